@@ -1,0 +1,66 @@
+"""mcpnb: a real MCP client for people in Jupyter notebooks.
+
+``import mcpnb`` and ``%load_ext mcpnb`` stay fast: the SDK, pandas and widgets load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "Pool": "mcpnb.pool",
+    "default_pool": "mcpnb.pool",
+    "Connection": "mcpnb.connection",
+    "ConnectionEvent": "mcpnb.events",
+    "ServerConfig": "mcpnb.config",
+    "AuthConfig": "mcpnb.config",
+    "load_config": "mcpnb.config",
+    "ToolResult": "mcpnb.results",
+    "ToolInfo": "mcpnb.tools",
+    "ServerStatus": "mcpnb.status",
+    "StatusTable": "mcpnb.status",
+    "McpnbError": "mcpnb.errors",
+    "ConfigError": "mcpnb.errors",
+    "ConnectError": "mcpnb.errors",
+    "CallError": "mcpnb.errors",
+    "CallTimeoutError": "mcpnb.errors",
+    "NotConnectedError": "mcpnb.errors",
+    "ToolNotFoundError": "mcpnb.errors",
+    "UnknownServerError": "mcpnb.errors",
+    "get_runtime": "mcpnb.runtime",
+}
+
+__all__ = [*sorted(_LAZY), "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .config import AuthConfig, ServerConfig, load_config
+    from .connection import Connection
+    from .errors import (
+        CallError,
+        CallTimeoutError,
+        ConfigError,
+        ConnectError,
+        McpnbError,
+        NotConnectedError,
+        ToolNotFoundError,
+        UnknownServerError,
+    )
+    from .events import ConnectionEvent
+    from .pool import Pool, default_pool
+    from .results import ToolResult
+    from .runtime import get_runtime
+    from .status import ServerStatus, StatusTable
+    from .tools import ToolInfo
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpnb' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

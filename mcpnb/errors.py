@@ -1,0 +1,114 @@
+"""The errors mcpnb raises on purpose, and helpers to turn SDK failures into one honest line.
+
+The SDK reports failures as (nested) ``ExceptionGroup`` s, bare ``OSError`` s or ``MCPError`` s with
+generic messages. A person in a notebook needs one short line that says what went wrong and what to
+do, so every public entry point raises a subclass of :class:`McpnbError` built from :func:`describe`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class McpnbError(Exception):
+    """Base class: every error mcpnb raises on purpose. The message is meant for a person."""
+
+
+class ConfigError(McpnbError, ValueError):
+    """A configuration problem, located as precisely as we can (file, server, key)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        server: str | None = None,
+        key: str | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        self.message, self.file, self.server, self.key, self.suggestion = message, file, server, key, suggestion
+        where = [p for p in (file, server and f"server {server!r}", key and f"key {key!r}") if p]
+        text = (": ".join(where) + ": " if where else "") + message
+        if suggestion:
+            text += f" (did you mean {suggestion!r}?)"
+        super().__init__(text)
+
+
+class UnknownServerError(McpnbError, KeyError):
+    """A name that is not in the pool."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class ConnectError(McpnbError):
+    """A server could not be reached or did not complete the handshake."""
+
+    def __init__(self, server: str, reason: str) -> None:
+        self.server, self.reason = server, reason
+        super().__init__(f"could not connect to {server!r}: {reason}")
+
+
+class NotConnectedError(McpnbError):
+    """The server is in the pool but not usable right now (failed, disabled, closed)."""
+
+
+class ToolNotFoundError(McpnbError):
+    """The server has no tool of that name (or a filter hides it)."""
+
+
+class CallError(McpnbError):
+    """A request failed on the way (transport, protocol), as opposed to a tool reporting ``isError``."""
+
+
+class CallTimeoutError(CallError, TimeoutError):
+    """A request took longer than its timeout; the request was cancelled on the server."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """The closest choice to ``word``, if any is close enough to be a plausible typo."""
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The non-group exceptions inside ``exc`` (anyio nests them in ``ExceptionGroup`` s)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
+    return [exc]
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The most informative leaf: the first one that is not a bare cancellation."""
+    found = leaves(exc)
+    for leaf in found:
+        if not isinstance(leaf, (GeneratorExit, KeyboardInterrupt)) and type(leaf).__name__ != "CancelledError":
+            return leaf
+    return found[0]
+
+
+def describe(exc: BaseException) -> str:
+    """One line a person can act on, for any failure the SDK or a transport raises."""
+    leaf = root_cause(exc)
+    name = type(leaf).__name__
+    text = str(leaf).strip().splitlines()[0] if str(leaf).strip() else ""
+    if isinstance(leaf, McpnbError):
+        return str(leaf)
+    if isinstance(leaf, FileNotFoundError):
+        target = leaf.filename or text
+        return f"command not found: {target}" if leaf.filename else f"file not found: {text}"
+    if isinstance(leaf, PermissionError):
+        return f"permission denied: {leaf.filename or text}"
+    if name == "ConnectError":
+        return f"connection refused or unreachable ({text or 'no answer'})"
+    if isinstance(leaf, TimeoutError):
+        return text or "timed out"
+    code = getattr(leaf, "code", None)
+    if name == "MCPError" and code == -32000:
+        return f"connection closed by the server ({text})" if text and text != "Connection closed" else (
+            "connection closed by the server"
+        )
+    if name == "MCPError":
+        return f"{text} (MCP error {code})"
+    return f"{name}: {text}" if text else name

@@ -1,0 +1,73 @@
+"""What a server offers, as plain data: tool descriptions and the flat ``mcp__server__tool`` names.
+
+Flat names let one namespace hold the tools of every server (agents and the magics both use them);
+server names may not contain ``__`` so the split is always unambiguous.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FLAT_PREFIX = "mcp__"
+FLAT_SEP = "__"
+
+
+def flat_name(server: str, tool: str) -> str:
+    """``mcp__{server}__{tool}``: one name that says where a tool lives."""
+    return f"{FLAT_PREFIX}{server}{FLAT_SEP}{tool}"
+
+
+def split_flat_name(name: str) -> tuple[str, str]:
+    """The inverse of :func:`flat_name`; a ``ValueError`` says what a flat name looks like."""
+    if not name.startswith(FLAT_PREFIX) or FLAT_SEP not in name[len(FLAT_PREFIX) :]:
+        raise ValueError(f"not a flat tool name: {name!r} (expected 'mcp__<server>__<tool>')")
+    server, tool = name[len(FLAT_PREFIX) :].split(FLAT_SEP, 1)
+    if not server or not tool:
+        raise ValueError(f"not a flat tool name: {name!r} (expected 'mcp__<server>__<tool>')")
+    return server, tool
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool of one server, with the schemas a form or a validator needs."""
+
+    server: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+
+    @property
+    def flat_name(self) -> str:
+        return flat_name(self.server, self.name)
+
+    @property
+    def required(self) -> list[str]:
+        return list(self.input_schema.get("required", []))
+
+    @property
+    def parameters(self) -> list[str]:
+        return list(self.input_schema.get("properties", {}))
+
+    @classmethod
+    def from_sdk(cls, server: str, tool: Any) -> ToolInfo:
+        """Build from an SDK ``types.Tool`` (pydantic); keeps wire (camelCase) annotation names."""
+        annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+        return cls(
+            server=server,
+            name=tool.name,
+            title=tool.title or (annotations or {}).get("title"),
+            description=tool.description,
+            input_schema=dict(tool.input_schema or {}),
+            output_schema=dict(tool.output_schema) if tool.output_schema else None,
+            annotations=annotations or None,
+            meta=dict(tool.meta) if getattr(tool, "meta", None) else None,
+        )
+
+    def __repr__(self) -> str:
+        params = ", ".join(p + ("*" if p in self.required else "") for p in self.parameters)
+        return f"<ToolInfo {self.server}.{self.name}({params})>"
