@@ -1,0 +1,32 @@
+"""Display settings shared by every renderer.
+
+One mutable object rather than keyword arguments threaded everywhere: the magics'
+``%config Mcp.display_limit = 50`` sets it once and every later result, listing and table obeys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class RenderDefaults:
+    """Limits that keep a notebook readable when a server returns a lot."""
+
+    display_limit: int = 20
+    """Rows of a table (or items of a JSON list) shown before "N more rows"."""
+    listing_limit: int = 200
+    """Rows of the tools listing: people scan a whole server's tools, so this is higher."""
+    text_limit: int = 20_000
+    """Characters of one text block shown; the full text stays on ``result.text``."""
+    json_limit: int = 50_000
+    """Characters of the collapsible JSON view."""
+
+
+DEFAULTS = RenderDefaults()
+
+
+def resolve_limit(limit: int | None, default: int) -> int:
+    """Negative or zero limits would hide everything silently; treat them as "at least one row"."""
+    value = default if limit is None else limit
+    return max(1, int(value))

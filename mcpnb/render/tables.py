@@ -1,0 +1,79 @@
+"""Structured content as a pandas DataFrame, when it has a table's shape.
+
+Which shapes count is a small, explicit list (see :func:`to_dataframe`) rather than "whatever pandas
+accepts": pandas turns almost anything into *some* frame, and a person should be able to predict
+when ``result.df`` works. pandas itself is imported inside the functions so ``import mcpnb`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class NotTabularError(TypeError, ValueError):
+    """The data has no table shape. Both a ``TypeError`` and a ``ValueError``, so either ``except`` works."""
+
+
+def _is_records(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(row, dict) for row in value)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"an object with keys {sorted(value)[:5]}" if value else "an empty object"
+    if isinstance(value, list):
+        kinds = sorted({type(v).__name__ for v in value})
+        return f"a list of {', '.join(kinds)}" if value else "an empty list"
+    return f"a {type(value).__name__}" if value is not None else "null"
+
+
+def tabular_rows(data: Any) -> list[dict[str, Any]] | dict[str, list[Any]]:
+    """The records or columns behind a table, or :class:`NotTabularError` ("not tabular: ...") saying why not.
+
+    Accepted shapes, in order:
+    1. a list of objects (records; nested objects are flattened later);
+    2. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
+       also the SDK's ``{"result": [...]}`` wrapper);
+    3. an object of equally long lists (columns).
+    """
+    if _is_records(data):
+        return data
+    if isinstance(data, dict) and data:
+        lists = [v for v in data.values() if isinstance(v, list)]
+        if len(lists) == 1 and lists[0] and _is_records(lists[0]):
+            return lists[0]
+        if len(lists) == len(data):
+            lengths = {len(v) for v in lists}
+            if len(lengths) == 1:
+                return data
+            raise NotTabularError(f"not tabular: the columns have different lengths {sorted(lengths)}")
+    raise NotTabularError(
+        f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
+        "objects, or an object of equally long lists (use .data for the raw value)"
+    )
+
+
+def to_dataframe(data: Any) -> Any:
+    """``data`` as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.
+
+    Raises :class:`NotTabularError` ("not tabular: ...") for other shapes, so callers can fall back to
+    a JSON view.
+    """
+    import pandas as pd
+
+    rows = tabular_rows(data)
+    try:
+        if isinstance(rows, dict):
+            return pd.DataFrame(rows)
+        return pd.json_normalize(rows) if rows else pd.DataFrame()
+    except Exception as exc:  # pandas' own limits (odd keys, mixed nesting) are still "not a table"
+        raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
+
+
+def is_tabular(data: Any) -> bool:
+    """Cheap shape check without importing pandas."""
+    try:
+        tabular_rows(data)
+    except NotTabularError:
+        return False
+    return True
