@@ -1,0 +1,24 @@
+"""Per-server state shared by the tools: the allowed root, the toolset, the UI catalog, the clock."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpnb.probekit.tasks import TaskManager
+
+
+@dataclass
+class ProbeState:
+    """What tools need besides their arguments; one instance per server."""
+
+    root: Path
+    toolset: str = "full"
+    started: float = field(default_factory=time.time)
+    catalog: dict[str, Any] | None = None
+    catalog_checksum: str = ""
+    tasks: TaskManager | None = None
+    tool_names: list[str] = field(default_factory=list)
