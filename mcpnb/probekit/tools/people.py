@@ -1,0 +1,136 @@
+"""People in the loop: a form interview, a one-question ask, and URL-mode consent to open a page.
+
+Elicitation goes through the SDK's ``Resolve``/``Elicit`` markers, which work in both protocol eras
+(a back-channel request on 2025-11-25, an ``input_required`` round on 2026-07-28). A decline or
+cancel is a normal, clean result: a person saying no is not an error.
+"""
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from mcp import UrlElicitationRequiredError, types
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve
+from mcp.server.mcpserver.resolve import AcceptedElicitation
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, Field, create_model
+
+from mcpnb.probekit import schemas
+from mcpnb.probekit.paths import read_text
+from mcpnb.probekit.responses import Payload, ProbeError, error_response, structured
+from mcpnb.probekit.state import ProbeState
+
+
+class InterviewForm(BaseModel):
+    """The design's kickoff questions, flat so every client can render them as a form."""
+
+    project_name: str = Field(title="Project name", description="What is the project called?")
+    goal: str = Field(title="Goal", description="What should it achieve, in one sentence?")
+    audience: str = Field(title="Audience", description="Who will use it?")
+    stack: Literal["python", "typescript", "go", "rust", "other"] = Field(
+        default="python", title="Main stack", description="Main language or stack"
+    )
+    deadline: str = Field(default="", title="Deadline", description="When is it due? (free text)")
+    has_tests: bool = Field(default=False, title="Tests exist", description="Does it already have tests?")
+
+
+QUESTIONS = {name: (field.description or name) for name, field in InterviewForm.model_fields.items()}
+
+
+def ask_interview(topic: str = "your project") -> Elicit[InterviewForm]:
+    """Resolver: the interview form (a marker, so it works in both eras)."""
+    return Elicit(f"A few questions about {topic}", InterviewForm)
+
+
+def answer_model(question: str, choices: list[str] | None) -> type[BaseModel]:
+    """A one-field form for ``question``; with choices, the field is an enum."""
+    kind: Any = Literal[tuple(choices)] if choices else str  # type: ignore[valid-type]
+    return create_model("Answer", answer=(kind, Field(title="Answer", description=question)))
+
+
+def ask_question(question: str, choices: list[str] | None = None) -> Elicit[Any]:
+    """Resolver for ``ask_user``: builds the form from the tool's own arguments."""
+    return Elicit(question, answer_model(question, choices))
+
+
+def outcome_payload(result: Any, questions: dict[str, str]) -> Payload:
+    """Answers as question/answer rows; decline and cancel give an empty, clean result."""
+    if isinstance(result, AcceptedElicitation):
+        data = result.data.model_dump()
+        rows = [{"question": questions.get(k, k), "answer": str(v)} for k, v in data.items()]
+        text = "\n".join(f"{r['question']} {r['answer']}" for r in rows)
+        return Payload({"action": "accept", "answers": rows, "message": "thank you"}, text)
+    action = getattr(result, "action", "cancel")
+    msg = "You declined; nothing was recorded." if action == "decline" else "Cancelled; nothing was recorded."
+    return Payload({"action": action, "answers": [], "message": msg}, msg)
+
+
+def page_title(text: str, fallback: str) -> str:
+    m = re.search(r"^#\s+(.+)$", text, re.M) or re.search(r"<title>(.*?)</title>", text, re.I | re.S)
+    return m.group(1).strip() if m else fallback
+
+
+def tools(state: ProbeState) -> list[Callable[..., Any]]:
+    """The people family (elicitation tools)."""
+
+    @structured(schemas.ANSWERS)
+    def interview(
+        result: Annotated[ElicitationResult[InterviewForm], Resolve(ask_interview)],
+        topic: str = "your project",
+    ) -> Payload:
+        """Ask the kickoff interview as a form (elicitation; works in both protocol eras)."""
+        return outcome_payload(result, QUESTIONS)
+
+    @structured(schemas.ANSWERS)
+    def ask_user(
+        question: str,
+        result: Annotated[ElicitationResult[Any], Resolve(ask_question)],
+        choices: list[str] | None = None,
+    ) -> Payload:
+        """Ask the person one question, optionally with fixed choices, and return the answer."""
+        return outcome_payload(result, {"answer": question})
+
+    async def open_local_page(
+        path: str, ctx: Context, via: Literal["auto", "elicit", "error"] = "auto", confirmed: bool = False
+    ) -> types.CallToolResult:
+        """Ask consent (URL-mode elicitation) before opening a local page inside the allowed root.
+        `via="elicit"` asks with a URL elicitation request (2025-11-25 era); `via="error"` answers
+        with the -32042 "URL elicitation required" error, after which the client retries with
+        `confirmed=true`; `auto` picks by era."""
+        try:
+            file, text = read_text(state.root, path)
+        except ProbeError as exc:
+            return error_response(str(exc))
+        url = file.as_uri()
+        elicitation_id = "open-" + hashlib.sha256(url.encode()).hexdigest()[:12]
+        message = f"Open the local page {path}?"
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        mode = via if via != "auto" else ("error" if modern else "elicit")
+        action = "accept"
+        if mode == "error" and not confirmed:
+            raise UrlElicitationRequiredError(
+                [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
+            )
+        if mode == "elicit":
+            if modern:
+                return error_response(
+                    "A URL elicitation request needs the 2025-11-25 protocol era (a back-channel).",
+                    hint="call with via='error' (any era) or connect with mode='legacy'",
+                )
+            outcome = await ctx.elicit_url(message, url, elicitation_id)
+            action = outcome.action
+            if action == "accept":
+                await ctx.session.send_elicit_complete(elicitation_id, related_request_id=ctx.request_id)
+        data = {"action": action, "path": path, "url": url, "title": "", "bytes": 0, "preview": ""}
+        if action == "accept":
+            data |= {"title": page_title(text, file.name), "bytes": len(text.encode()), "preview": text[:500]}
+            summary = f"Opened {path}: {data['title']} ({data['bytes']} bytes)\n\n{text[:500]}"
+        else:
+            summary = f"Not opened: the person chose {action}."
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=summary)], structured_content=data
+        )
+
+    open_local_page.output_schema = dict(schemas.PAGE)  # type: ignore[attr-defined]
+    return [interview, ask_user, open_local_page]

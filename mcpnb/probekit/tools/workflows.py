@@ -1,0 +1,596 @@
+"""Workflows (``start_*``): run a chain of the other tools' logic and report every step.
+
+Each step really runs (scans, analyses, generates), reports progress, and contributes outputs,
+artifacts, risks and next actions to one ``WorkflowReport``. The original returned instructions
+for an AI to follow; here a person can read what was done.
+"""
+
+import difflib
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import types
+
+from mcpnb.probekit import schemas
+from mcpnb.probekit.paths import confine, read_text
+from mcpnb.probekit.responses import ProbeError, ok_structured, text_table
+from mcpnb.probekit.runio import RunIO, task_tool
+from mcpnb.probekit.state import ProbeState
+from mcpnb.probekit.tools import code, git, project, ui
+from mcpnb.probekit.tools.analysis import analyze, severity_counts
+
+
+@dataclass
+class StepOut:
+    """What one step contributes to the report."""
+
+    outputs: str
+    notes: str = ""
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    risks: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+
+
+Step = tuple[str, str, Callable[[dict[str, Any]], StepOut]]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+async def run_steps(
+    name: str, goal: str, steps: list[Step], io: RunIO, delay: float = 0.0
+) -> types.CallToolResult:
+    """Run steps in order; a failing step marks the rest skipped. Returns the WorkflowReport result."""
+    started, bag = _now(), {}
+    records: list[dict[str, Any]] = []
+    artifacts: list[dict[str, Any]] = []
+    risks: list[dict[str, Any]] = []
+    actions: list[dict[str, Any]] = []
+    failed = None
+    for i, (step_name, step_input, fn) in enumerate(steps):
+        if failed:
+            records.append(
+                {
+                    "name": step_name,
+                    "status": "skipped",
+                    "input": step_input,
+                    "outputs": "",
+                    "notes": f"skipped after {failed!r} failed",
+                    "duration": 0.0,
+                }
+            )
+            continue
+        await io.progress(i, len(steps), f"{name}: {step_name}")
+        t0 = time.perf_counter()
+        try:
+            out = fn(bag)
+        except ProbeError as exc:
+            failed = step_name
+            records.append(
+                {
+                    "name": step_name,
+                    "status": "failed",
+                    "input": step_input,
+                    "outputs": "",
+                    "notes": str(exc),
+                    "duration": round(time.perf_counter() - t0, 4),
+                }
+            )
+            risks.append(
+                {
+                    "level": "high",
+                    "description": f"{step_name} failed: {exc}",
+                    "mitigation": "fix the input and run the workflow again",
+                }
+            )
+            continue
+        records.append(
+            {
+                "name": step_name,
+                "status": "completed",
+                "input": step_input,
+                "outputs": out.outputs,
+                "notes": out.notes,
+                "duration": round(time.perf_counter() - t0, 4),
+            }
+        )
+        artifacts += out.artifacts
+        risks += out.risks
+        actions += out.actions
+        await anyio.sleep(delay)
+    await io.progress(len(steps), len(steps), f"{name}: done")
+    done = sum(r["status"] == "completed" for r in records)
+    summary = f"{name}: {done}/{len(steps)} steps completed for {goal}" + (
+        f"; {failed} failed" if failed else ""
+    )
+    actions = sorted(actions, key=lambda a: a["priority"])[:10]
+    report = {
+        "workflowName": name,
+        "summary": summary,
+        "steps": records,
+        "artifacts": artifacts,
+        "risks": risks,
+        "assumptions": ["files are read from the allowed root; nothing is written"],
+        "nextActions": actions,
+        "timestamps": {"started": started, "completed": _now()},
+    }
+    text = (
+        summary
+        + "\n\n"
+        + text_table(records, ["name", "status", "outputs"])
+        + "\n\nNext:\n"
+        + text_table(actions, ["priority", "action", "reason"])
+    )
+    return ok_structured(schemas.WORKFLOW_REPORT, report, text)
+
+
+def preview(text: str, n: int = 300) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def findings_actions(found: list[Any], limit: int = 3) -> list[dict[str, Any]]:
+    order = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+    top = sorted(found, key=lambda f: (order[f.severity], f.file, f.line))[:limit]
+    return [
+        {
+            "priority": order[f.severity] + 1,
+            "action": f"{f.file}:{f.line} {f.suggestion}",
+            "reason": f.message,
+        }
+        for f in top
+    ]
+
+
+def bump(version: str, entries: list[dict[str, Any]]) -> str:
+    m = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", version.strip())
+    if not m:
+        raise ProbeError(f"{version!r} is not a version like 1.4.2")
+    major, minor, patch = map(int, m.groups())
+    if any(e["breaking"] for e in entries):
+        return f"{major + 1}.0.0"
+    if any(e["type"] == "feat" for e in entries):
+        return f"{major}.{minor + 1}.0"
+    return f"{major}.{minor}.{patch + 1}"
+
+
+def tools(state: ProbeState) -> list[Callable[..., Any]]:
+    """The ten start_* workflows, each a list of steps over the other families' logic."""
+    root = state.root
+
+    def scan_step(path: str) -> Step:
+        def run(bag: dict[str, Any]) -> StepOut:
+            bag["scan"] = project.scan(root, path)
+            t = bag["scan"]["totals"]
+            return StepOut(f"{t['files']} files, {t['lines']} lines, {len(bag['scan']['dependencies'])} deps")
+
+        return ("scan project", path, run)
+
+    def findings_step(label: str, path: str, cats: set[str]) -> Step:
+        def run(bag: dict[str, Any]) -> StepOut:
+            found = code.run_findings(code.load_sources(root, None, path), cats)
+            bag.setdefault("findings", []).extend(found)
+            counts = ", ".join(f"{c['count']} {c['severity']}" for c in severity_counts(found)) or "none"
+            risks = (
+                [
+                    {
+                        "level": "high",
+                        "description": f"{sum(f.severity == 'high' for f in found)} high-severity "
+                        f"{label} findings",
+                        "mitigation": "fix them before merging",
+                    }
+                ]
+                if any(f.severity == "high" for f in found)
+                else []
+            )
+            return StepOut(f"{len(found)} findings ({counts})", risks=risks, actions=findings_actions(found))
+
+        return (label, path, run)
+
+    async def start_feature(io: RunIO, feature: str, path: str = ".") -> types.CallToolResult:
+        """Workflow: scan the project, find the files a feature touches, estimate it, draft tests."""
+
+        def plan(bag: dict[str, Any]) -> StepOut:
+            bag["plan"] = project.plan_feature(root, feature, path)
+            c = bag["plan"]["candidates"]
+            return StepOut(
+                f"{len(c)} candidate files: " + ", ".join(x["path"] for x in c[:3]),
+                actions=[
+                    {"priority": s["order"], "action": s["action"], "reason": "from the plan"}
+                    for s in bag["plan"]["steps"]
+                ],
+            )
+
+        def est(bag: dict[str, Any]) -> StepOut:
+            e = project.estimate_task(feature, files=max(1, len(bag["plan"]["candidates"][:5])))
+            return StepOut(
+                f"{e['points']} points, expected {e['expected']} h",
+                risks=[
+                    {
+                        "level": "medium",
+                        "description": "estimate spread is wide",
+                        "mitigation": "split the feature",
+                    }
+                ]
+                if e["pessimistic"] > 3 * e["optimistic"]
+                else [],
+            )
+
+        def tests(bag: dict[str, Any]) -> StepOut:
+            py = [c["path"] for c in bag["plan"]["candidates"] if c["path"].endswith(".py")]
+            if not py:
+                return StepOut("no Python file to test", notes="skipped test skeleton")
+            rel = (Path(path) / py[0]).as_posix()
+            _, text = read_text(root, rel)
+            tests_, src = code.pytest_skeleton(code.api_symbols(text, rel), Path(py[0]).stem)
+            return StepOut(
+                f"{len(tests_)} test stubs for {py[0]}",
+                artifacts=[
+                    {
+                        "type": "test",
+                        "path": f"tests/test_{Path(py[0]).stem}.py",
+                        "description": "pytest skeleton",
+                        "contentPreview": preview(src),
+                    }
+                ],
+            )
+
+        steps = [
+            scan_step(path),
+            ("plan feature", feature, plan),
+            ("estimate", feature, est),
+            ("draft tests", path, tests),
+        ]
+        return await run_steps("start_feature", feature, steps, io)
+
+    async def start_onboard(io: RunIO, path: str = ".") -> types.CallToolResult:
+        """Workflow: scan, write the project context, list the public API, summarise code health."""
+
+        def context(bag: dict[str, Any]) -> StepOut:
+            ctx = project.project_context(root, path)
+            return StepOut(
+                f"{ctx['name']}: {ctx['primaryLanguage']}",
+                artifacts=[
+                    {
+                        "type": "doc",
+                        "path": "CONTEXT.md",
+                        "description": "project context",
+                        "contentPreview": preview(ctx["contextMarkdown"]),
+                    }
+                ],
+            )
+
+        def api(bag: dict[str, Any]) -> StepOut:
+            syms = [s for n, t in code.load_sources(root, None, path) for s in code.api_symbols(t, n)]
+            return StepOut(
+                f"{len(syms)} public symbols",
+                actions=[
+                    {"priority": 3, "action": "read the API table", "reason": f"{len(syms)} entry points"}
+                ],
+            )
+
+        steps = [
+            scan_step(path),
+            ("project context", path, context),
+            ("public API", path, api),
+            findings_step("code health", path, {"review", "security"}),
+        ]
+        return await run_steps("start_onboard", path, steps, io)
+
+    async def start_bugfix(io: RunIO, path: str = ".", error: str = "") -> types.CallToolResult:
+        """Workflow: read the traceback, find likely bugs near it, propose mechanical fixes, draft a test."""
+
+        def locate(bag: dict[str, Any]) -> StepOut:
+            sources = code.load_sources(root, None, path)
+            bag["frames"] = code.traceback_frames(error, sources)
+            found = code.run_findings(sources, {"debug", "review"})
+            lines = {(Path(f["file"]).name, f["line"]) for f in bag["frames"]}
+            near = [
+                f for f in found if any(Path(f.file).name == n and abs(f.line - ln) <= 3 for n, ln in lines)
+            ]
+            bag["near"] = near or found
+            return StepOut(
+                f"{len(bag['frames'])} frames, {len(near)} findings near them, {len(found)} in total",
+                actions=findings_actions(bag["near"]),
+            )
+
+        def propose(bag: dict[str, Any]) -> StepOut:
+            # findings name files relative to the root (folders) or as given (one file)
+            files = [path] if confine(root, path).is_file() else [f.file for f in bag["near"][:1]]
+            if not files:
+                return StepOut("nothing to fix mechanically", notes="no Python file with findings")
+            rel = files[0]
+            _, text = read_text(root, rel)
+            fixed, changes = code.apply_fixes(text, rel)
+            diff = "".join(
+                difflib.unified_diff(text.splitlines(True), fixed.splitlines(True), f"a/{rel}", f"b/{rel}")
+            )
+            return StepOut(
+                f"{len(changes)} change(s) proposed in {rel}",
+                artifacts=[
+                    {
+                        "type": "code",
+                        "path": rel,
+                        "description": "proposed patch (not applied)",
+                        "contentPreview": preview(diff),
+                    }
+                ]
+                if changes
+                else [],
+            )
+
+        steps = [("locate", preview(error, 80) or path, locate), ("propose fix", path, propose)]
+        return await run_steps("start_bugfix", path, steps, io)
+
+    async def start_ui(
+        io: RunIO, description: str, framework: str = "html", brand_color: str = "#3366ff"
+    ) -> types.CallToolResult:
+        """Workflow: search the catalog, derive design tokens, compose the page, render a preview."""
+        cat = ui.load_catalog()[0]
+
+        def find(bag: dict[str, Any]) -> StepOut:
+            bag["hits"] = [h for seg in ui.segments(description) for h in ui.search(cat, seg, limit=1)]
+            return StepOut(", ".join(h["id"] for h in bag["hits"]) or "no match")
+
+        def tokens(bag: dict[str, Any]) -> StepOut:
+            bag["tokens"] = ui.design_tokens("app", brand_color, 16, 1.25)
+            return StepOut(
+                f"{len(bag['tokens'])} tokens",
+                artifacts=[
+                    {
+                        "type": "config",
+                        "path": "tokens.css",
+                        "description": "design tokens",
+                        "contentPreview": preview(ui.tokens_css(bag["tokens"])),
+                    }
+                ],
+            )
+
+        def compose(bag: dict[str, Any]) -> StepOut:
+            if not bag["hits"]:
+                raise ProbeError("no catalog component matched the description")
+            comps = {c["id"]: c for c in cat["components"]}
+            files = [ui.component_code(comps[h["id"]], framework, None) for h in bag["hits"]]
+            return StepOut(
+                f"{len(files)} component files",
+                artifacts=[
+                    {
+                        "type": "code",
+                        "path": p,
+                        "description": f"{lang} component",
+                        "contentPreview": preview(src),
+                    }
+                    for p, lang, src in files
+                ],
+                actions=[
+                    {
+                        "priority": 2,
+                        "action": "wire the components to data",
+                        "reason": "they render static props",
+                    }
+                ],
+            )
+
+        steps = [
+            ("search catalog", description, find),
+            ("design tokens", brand_color, tokens),
+            ("compose", framework, compose),
+        ]
+        return await run_steps("start_ui", description, steps, io)
+
+    async def start_ralph(io: RunIO, path: str, max_iterations: int = 5) -> types.CallToolResult:
+        """Workflow: the "Ralph loop" — analyse, apply safe fixes, repeat until nothing changes."""
+        _, original = read_text(root, path)
+
+        def iteration(n: int) -> Step:
+            def run(bag: dict[str, Any]) -> StepOut:
+                src = bag.get("src", original)
+                if bag.get("stable"):
+                    return StepOut("already stable", notes="no further change")
+                fixed, changes = code.apply_fixes(src, path)
+                bag["src"], bag["stable"] = fixed, not changes
+                left = len(analyze(fixed, path))
+                return StepOut(f"{len(changes)} change(s); {left} finding(s) left")
+
+            return (f"iteration {n}", path, run)
+
+        def result(bag: dict[str, Any]) -> StepOut:
+            diff = "".join(
+                difflib.unified_diff(original.splitlines(True), bag.get("src", original).splitlines(True))
+            )
+            return StepOut(
+                "stable" if bag.get("stable") else "stopped at the iteration limit",
+                artifacts=[
+                    {
+                        "type": "code",
+                        "path": path,
+                        "description": "patch (not applied)",
+                        "contentPreview": preview(diff),
+                    }
+                ],
+            )
+
+        steps = [iteration(i + 1) for i in range(max(1, min(max_iterations, 20)))] + [
+            ("result", path, result)
+        ]
+        return await run_steps("start_ralph", path, steps, io)
+
+    async def start_review(io: RunIO, path: str = ".", diff: str | None = None) -> types.CallToolResult:
+        """Workflow: review, security scan and performance pass over a path; commit message for a diff."""
+        steps = [
+            findings_step("code review", path, {"review", "debug"}),
+            findings_step("security scan", path, {"security"}),
+            findings_step("performance", path, {"perf"}),
+        ]
+        if diff:
+
+            def commit(bag: dict[str, Any]) -> StepOut:
+                msg = git.build_commit(diff).data
+                return StepOut(
+                    msg["finalMessage"].splitlines()[0],
+                    risks=[{"level": "high", "description": "breaking change", "mitigation": "announce it"}]
+                    if msg["breaking"]
+                    else [],
+                )
+
+            steps.append(("commit message", "diff", commit))
+        return await run_steps("start_review", path, steps, io)
+
+    async def start_release(
+        io: RunIO, version: str, commits: list[str] | None = None, path: str = "."
+    ) -> types.CallToolResult:
+        """Workflow: collect commits (given or git log), bump the version by semver, write the changelog."""
+
+        def collect(bag: dict[str, Any]) -> StepOut:
+            pairs = [("", c) for c in commits] if commits else git.git_log(confine(root, path))
+            bag["entries"] = git.parse_commits(pairs)
+            return StepOut(f"{len(bag['entries'])} commits")
+
+        def next_version(bag: dict[str, Any]) -> StepOut:
+            bag["next"] = bump(version, bag["entries"])
+            return StepOut(
+                f"{version} -> {bag['next']}",
+                actions=[
+                    {"priority": 1, "action": f"tag v{bag['next']}", "reason": "semver from commit types"}
+                ],
+            )
+
+        def changelog(bag: dict[str, Any]) -> StepOut:
+            md = git.build_changelog(bag["entries"], bag["next"], "given" if commits else "git").text
+            return StepOut(
+                f"{md.count(chr(10))} lines",
+                artifacts=[
+                    {
+                        "type": "doc",
+                        "path": "CHANGELOG.md",
+                        "description": f"changelog for {bag['next']}",
+                        "contentPreview": preview(md),
+                    }
+                ],
+            )
+
+        steps = [
+            ("collect commits", path, collect),
+            ("next version", version, next_version),
+            ("changelog", version, changelog),
+        ]
+        return await run_steps("start_release", version, steps, io)
+
+    async def start_refactor(io: RunIO, path: str = ".") -> types.CallToolResult:
+        """Workflow: find refactoring targets (long functions, many arguments, smells)."""
+        steps = [findings_step("structure", path, {"review"}), findings_step("performance", path, {"perf"})]
+        return await run_steps("start_refactor", path, steps, io)
+
+    async def start_api(io: RunIO, path: str = ".") -> types.CallToolResult:
+        """Workflow: extract the public API, generate mock arguments from annotations, draft tests."""
+
+        def extract(bag: dict[str, Any]) -> StepOut:
+            bag["symbols"] = [
+                s for n, t in code.load_sources(root, None, path) for s in code.api_symbols(t, n)
+            ]
+            return StepOut(f"{len(bag['symbols'])} public symbols")
+
+        def mocks(bag: dict[str, Any]) -> StepOut:
+            rng = random.Random(0)
+            kinds = {
+                "int": {"type": "integer"},
+                "str": {"type": "string"},
+                "float": {"type": "number"},
+                "bool": {"type": "boolean"},
+            }
+            rows = []
+            for s in bag["symbols"]:
+                if s["kind"] == "function":
+                    args = re.findall(r"(\w+): (int|str|float|bool)", s["signature"])
+                    call_args = ", ".join(f"{a}={project.mock_value(kinds[t], rng, a)!r}" for a, t in args)
+                    rows.append(f"{s['name']}({call_args})")
+            return StepOut(
+                f"{len(rows)} example calls",
+                artifacts=[
+                    {
+                        "type": "code",
+                        "path": "examples.py",
+                        "description": "example calls with mock arguments",
+                        "contentPreview": preview("\n".join(rows)),
+                    }
+                ],
+            )
+
+        def tests(bag: dict[str, Any]) -> StepOut:
+            t, src = code.pytest_skeleton(
+                bag["symbols"], Path(path).stem if path.endswith(".py") else "module_under_test"
+            )
+            return StepOut(
+                f"{len(t)} test stubs",
+                artifacts=[
+                    {
+                        "type": "test",
+                        "path": "tests/test_api.py",
+                        "description": "pytest skeleton",
+                        "contentPreview": preview(src),
+                    }
+                ],
+            )
+
+        steps = [
+            ("extract API", path, extract),
+            ("mock arguments", path, mocks),
+            ("draft tests", path, tests),
+        ]
+        return await run_steps("start_api", path, steps, io)
+
+    async def start_doc(io: RunIO, path: str = ".") -> types.CallToolResult:
+        """Workflow: project context plus API reference, assembled into one Markdown document."""
+
+        def doc(bag: dict[str, Any]) -> StepOut:
+            ctx = project.project_context(root, path)
+            syms = [s for n, t in code.load_sources(root, None, path) for s in code.api_symbols(t, n)]
+            md = ctx["contextMarkdown"] + "\n" + code.api_markdown(syms)
+            return StepOut(
+                f"{len(md.splitlines())} lines of Markdown",
+                artifacts=[
+                    {
+                        "type": "doc",
+                        "path": "docs/index.md",
+                        "description": "generated documentation",
+                        "contentPreview": preview(md),
+                    }
+                ],
+                actions=[
+                    {
+                        "priority": 2,
+                        "action": "add docstrings where missing",
+                        "reason": "the API section shows them",
+                    }
+                ],
+            )
+
+        steps = [scan_step(path), ("write docs", path, doc)]
+        return await run_steps("start_doc", path, steps, io)
+
+    runners = [
+        start_feature,
+        start_onboard,
+        start_bugfix,
+        start_ui,
+        start_ralph,
+        start_review,
+        start_release,
+        start_refactor,
+        start_api,
+        start_doc,
+    ]
+    out = []
+    for runner in runners:
+        tool = task_tool(runner)
+        tool.__name__ = runner.__name__
+        tool.output_schema = dict(schemas.WORKFLOW_REPORT)  # type: ignore[attr-defined]
+        out.append(tool)
+    return out
