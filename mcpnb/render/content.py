@@ -192,7 +192,8 @@ def render_block(block: Any, *, server: str, text_limit: int) -> Rendered:
             f'<div class="mcpnb-dim">{esc(kind)} block</div>{pre(shown)}', f"[{kind} block] {shown}"
         )
     ann_html, ann_text = annotations_line(block)
-    audience = get(get(block, "annotations"), "audience") if get(block, "annotations") is not None else None
+    ann = get(block, "annotations")
+    audience = get(ann, "audience") if ann is not None else None
     html = out.html + ann_html
     if audience and "user" not in audience:
         # Meant for the model, not the person: keep it, folded away.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..status import StatusTable
 from .html import badge, esc, wrap
 
 # Colour by what a person should do: green nothing, amber wait, red act, grey chosen/idle.
@@ -56,7 +57,7 @@ def _row(row: Any) -> str:
 
 def status_bundle(table: Any) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a StatusTable (any list of ServerStatus rows)."""
-    text = repr(table) if type(table).__repr__ is not list.__repr__ else "\n".join(map(repr, table))
+    text = repr(table if isinstance(table, StatusTable) else StatusTable(table))
     if not table:
         return {
             "text/plain": text or "(no servers)",
