@@ -1,0 +1,119 @@
+"""Keep secrets out of everything a person sees: reprs, status rows, log lines, error messages.
+
+Notebooks get saved, shared and screen-shared, so a token printed once is a token leaked. Redaction
+happens at two levels: by *name* (a header called ``Authorization`` holds a secret whatever its value)
+and by *value* (:func:`scrub` removes known secret values from free text such as a server's error
+message that echoes its own command line). Standard library only: this is imported on every path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+REDACTED = "***"
+
+_SECRET_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+_SECRET_PARTS = ("token", "secret", "password", "passwd", "apikey", "credential")
+# URL query parameters that carry secrets without a telling name (signed URLs, OAuth codes).
+_SECRET_PARAMS = frozenset({"key", "sig", "signature", "code", "auth", "jwt", "pass", "pwd", "session"})
+# Values long enough to be worth scrubbing: shorter ones would mangle ordinary words.
+_MIN_SECRET = 4
+
+
+def is_secret_key(name: str) -> bool:
+    """Whether a header/field/variable *name* says its value is a secret.
+
+    Names are the only reliable signal we have before a value leaks, so err on the side of hiding:
+    ``X-Api-Key``, ``api_key``, ``apiKey``, ``GITHUB_TOKEN``, ``db_password`` all count.
+    """
+    low = name.strip().lower()
+    if low in _SECRET_NAMES or low == "key":
+        return True
+    if low.endswith(("-key", "_key", ".key")) or name.strip().endswith("Key"):
+        return True
+    return any(part in low for part in _SECRET_PARTS)
+
+
+def _is_secret_param(name: str) -> bool:
+    return is_secret_key(name) or name.strip().lower() in _SECRET_PARAMS
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """A copy safe to print: values of secret-named headers replaced, the rest kept for debugging."""
+    return {k: (REDACTED if is_secret_key(k) else v) for k, v in headers.items()}
+
+
+def redact_env(env: Mapping[str, str]) -> dict[str, str]:
+    """A copy with *every* value hidden: env values are how servers get credentials, whatever the name."""
+    return dict.fromkeys(env, REDACTED)
+
+
+def _redact_pairs(text: str, found: set[str] | None) -> str:
+    pieces = []
+    for piece in text.split("&"):
+        name, sep, value = piece.partition("=")
+        if sep and value and _is_secret_param(unquote_plus(name)):
+            if found is not None:
+                found.update({value, unquote_plus(value)})
+            piece = f"{name}={REDACTED}"
+        pieces.append(piece)
+    return "&".join(pieces)
+
+
+def _redact_url(url: str, found: set[str] | None) -> str:
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # malformed (e.g. a bad IPv6 literal): hide everything after the host part
+        head, sep, _ = url.partition("?")
+        return head + (f"?{REDACTED}" if sep else "")
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        user, colon, secret = userinfo.partition(":")
+        if colon:
+            netloc = f"{user}:{REDACTED}@{hostport}"
+            if found is not None and password:
+                found.update({secret, password})
+        elif user:  # a lone userinfo is the token-as-username convention (https://TOKEN@host)
+            netloc = f"{REDACTED}@{hostport}"
+            if found is not None:
+                found.update({user, unquote_plus(user)})
+    query = _redact_pairs(parts.query, found)
+    fragment = _redact_pairs(parts.fragment, found) if "=" in parts.fragment else parts.fragment
+    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
+        return url
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def redact_url(url: str) -> str:
+    """The URL with its userinfo password and secret-looking query parameters replaced.
+
+    Tokens in query strings (``?token=…``, ``?api_key=…``) are common for SSE endpoints, and a URL is
+    exactly what a status table or an error message shows.
+    """
+    return _redact_url(url, None)
+
+
+def url_secrets(url: str) -> set[str]:
+    """The values :func:`redact_url` hides, so they can also be scrubbed from free text."""
+    found: set[str] = set()
+    _redact_url(url, found)
+    return {s for s in found if s}
+
+
+def scrub(text: str, secrets: Iterable[str | None]) -> str:
+    """``text`` with every occurrence of every secret value replaced by :data:`REDACTED`.
+
+    Longest first in a single pass, so a secret that contains another is hidden whole. Values shorter
+    than 4 characters are ignored: scrubbing ``"1"`` or ``"on"`` would wreck the message and hide
+    nothing worth hiding.
+    """
+    values = sorted(
+        {s for s in secrets if isinstance(s, str) and len(s) >= _MIN_SECRET}, key=len, reverse=True
+    )
+    if not values or not text:
+        return text
+    return re.sub("|".join(map(re.escape, values)), REDACTED, text)
