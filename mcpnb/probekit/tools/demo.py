@@ -46,7 +46,7 @@ async def slow_task_run(
     delay: float = 0.05,
     confirm: bool = False,
     fail_at: int | None = None,
-    answer: Annotated[ElicitationResult[Proceed] | None, Resolve(ask_proceed)] = None,
+    answer: Annotated[ElicitationResult[Proceed], Resolve(ask_proceed)] = None,  # type: ignore[assignment]
 ) -> types.CallToolResult:
     """Count primes block by block (steps x block numbers), sleeping `delay` seconds between blocks.
     With `confirm`, asks at half-way whether to continue; `fail_at` makes that step fail on purpose.

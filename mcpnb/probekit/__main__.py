@@ -1,0 +1,53 @@
+"""``python -m mcpnb.probekit [--http [--port P]] [--toolset T] [--root DIR]``.
+
+stdio by default (for ``StdioServerParameters``); with ``--http`` the first stdout line is the URL,
+flushed, so a parent process can read it before connecting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from mcpnb.probekit.server import create_server
+from mcpnb.probekit.serving import serve_http
+from mcpnb.probekit.toolsets import UnknownToolsetError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m mcpnb.probekit", description="probe-kit teaching MCP server"
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio"
+    )
+    parser.add_argument("--port", type=int, default=0, help="HTTP port (0 picks a free one)")
+    parser.add_argument(
+        "--toolset", default=None, help="core, ui, workflow or full (default: $MCP_TOOLSET or full)"
+    )
+    parser.add_argument("--root", default=None, help="folder file-reading tools may read (default: cwd)")
+    args = parser.parse_args(argv)
+    try:
+        server = create_server(args.toolset, root=args.root)
+    except (UnknownToolsetError, ValueError) as exc:
+        print(f"probe-kit: {exc}", file=sys.stderr)
+        return 2
+    if not args.http:
+        server.run()
+        return 0
+    return asyncio.run(_serve(server, args.port))
+
+
+async def _serve(server: object, port: int) -> int:
+    handle = await serve_http(server, port=port)  # type: ignore[arg-type]
+    print(handle.url, flush=True)
+    try:
+        await handle.task
+    except asyncio.CancelledError:
+        await handle.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

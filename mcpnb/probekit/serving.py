@@ -1,0 +1,69 @@
+"""Serve probe-kit over Streamable HTTP on the *current* event loop, loopback only.
+
+A notebook cannot call ``anyio.run`` or ``MCPServer.run()``: the kernel loop is already running.
+So uvicorn serves a socket we bind ourselves (127.0.0.1, port 0 = a free port) as a task on the
+running loop, and the handle stops it cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from dataclasses import dataclass, field
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+
+HOST = "127.0.0.1"
+
+
+@dataclass
+class HttpHandle:
+    """A running HTTP server: its URL and how to stop it."""
+
+    url: str
+    port: int
+    server: uvicorn.Server = field(repr=False)
+    task: asyncio.Task[None] = field(repr=False)
+
+    @property
+    def running(self) -> bool:
+        return not self.task.done()
+
+    async def stop(self) -> None:
+        """Ask uvicorn to exit and wait for it; idempotent."""
+        self.server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
+async def serve_http(server: MCPServer, *, host: str = HOST, port: int = 0) -> HttpHandle:
+    """Start ``server`` at ``http://127.0.0.1:PORT/mcp`` on the running loop and return the handle."""
+    if host != HOST:
+        raise ValueError(f"probe-kit only listens on {HOST} (got {host!r})")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((HOST, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    sock.setblocking(False)
+    actual = sock.getsockname()[1]
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
+    uv = uvicorn.Server(config)
+    task = asyncio.get_running_loop().create_task(uv.serve(sockets=[sock]), name=f"probe-kit-http-{actual}")
+    try:
+        while not uv.started:
+            if task.done():
+                task.result()  # re-raise the startup failure
+                raise RuntimeError("probe-kit HTTP server exited during startup")
+            await asyncio.sleep(0.01)
+    except BaseException:
+        uv.should_exit = True
+        task.cancel()
+        sock.close()
+        raise
+    return HttpHandle(url=f"http://{HOST}:{actual}/mcp", port=actual, server=uv, task=task)

@@ -1,0 +1,242 @@
+"""The tasks API on the wire, in both protocol eras, on top of :class:`TaskManager`.
+
+- 2025-11-25 (SEP-1686): ``tools/call`` with ``params.task`` answers ``{"task": {...}}`` at once;
+  ``tasks/get``, ``tasks/result`` (blocks until done and delivers queued elicitations over the
+  back-channel), ``tasks/list``, ``tasks/cancel``; tools declare ``execution.taskSupport``.
+- 2026-07-28 (SEP-2663, ``io.modelcontextprotocol/tasks``): a client that declares the extension
+  gets a flat ``{"resultType": "task", ...}`` for task-capable tools; ``tasks/get`` carries the
+  result, error or ``inputRequests``; ``tasks/update`` delivers ``inputResponses``; ``tasks/cancel``.
+
+The SDK has no tasks implementation, so this uses its extension hooks: an ``Extension`` for the
+methods and the modern interception, and a server middleware for the legacy task-augmented call
+(the legacy ``tools/call`` result sieve would otherwise reject the ``CreateTaskResult`` shape).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from mcp import MCPError, types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import Extension, MethodBinding
+from mcp_types.jsonrpc import INVALID_PARAMS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from pydantic import ConfigDict, Field, ValidationError
+
+from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+LEGACY = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
+MODERN = frozenset(MODERN_PROTOCOL_VERSIONS)
+
+ToolLookup = Callable[[str], Any]
+
+
+class TaskParams(types.RequestParams):
+    """Params of every tasks/* method; ``inputResponses`` only matters for ``tasks/update``."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    task_id: str = Field(alias="taskId")
+    input_responses: dict[str, Any] | None = Field(default=None, alias="inputResponses")
+
+
+class ListParams(types.RequestParams):
+    model_config = ConfigDict(extra="allow")
+    cursor: str | None = None
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def wire_status(record: TaskRecord) -> str:
+    """``queued`` is internal; on the wire a queued task is ``working`` with a message saying so."""
+    return "working" if record.status == "queued" else record.status
+
+
+def legacy_task(record: TaskRecord, manager: TaskManager) -> dict[str, Any]:
+    out = {
+        "taskId": record.task_id,
+        "status": wire_status(record),
+        "createdAt": iso(record.created),
+        "lastUpdatedAt": iso(record.updated),
+        "ttl": record.ttl_ms,
+        "pollInterval": manager.poll_interval_ms,
+    }
+    if record.status_message:
+        out["statusMessage"] = record.status_message
+    return out
+
+
+def modern_task(record: TaskRecord, manager: TaskManager) -> dict[str, Any]:
+    out = {
+        "taskId": record.task_id,
+        "status": wire_status(record),
+        "createdAt": iso(record.created),
+        "lastUpdatedAt": iso(record.updated),
+        "ttlMs": record.ttl_ms,
+        "pollIntervalMs": manager.poll_interval_ms,
+    }
+    if record.status_message:
+        out["statusMessage"] = record.status_message
+    return out
+
+
+def result_dump(record: TaskRecord) -> dict[str, Any]:
+    assert record.result is not None
+    dumped = record.result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    dumped.setdefault("_meta", {})[RELATED_TASK] = {"taskId": record.task_id}
+    dumped.pop("resultType", None)
+    return dumped
+
+
+def _bad(message: str) -> MCPError:
+    return MCPError(code=INVALID_PARAMS, message=message)
+
+
+def prepare(lookup: ToolLookup, name: str, arguments: dict[str, Any] | None) -> Callable[..., Any]:
+    """The background runner for a task-augmented call, after checking the tool and its arguments."""
+    tool = lookup(name)
+    if tool is None:
+        raise _bad(f"Unknown tool: {name}")
+    runner = getattr(tool.fn, "task_runner", None)
+    if runner is None:
+        raise _bad(
+            f"Tool {name!r} does not support task-augmented execution (execution.taskSupport is forbidden)."
+        )
+    try:
+        kwargs = tool.fn_metadata.validate_arguments(arguments or {})
+    except ValidationError as exc:
+        raise _bad(
+            f"Invalid arguments for {name}: {exc.errors()[0]['msg']} at {exc.errors()[0]['loc']}"
+        ) from exc
+    for skip in getattr(tool.fn, "task_resolved", ()):
+        kwargs.pop(skip, None)
+
+    async def run(io: Any) -> types.CallToolResult:
+        return await runner(io, **kwargs)
+
+    return run
+
+
+def client_wants_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
+    caps = ctx.session.client_capabilities
+    return bool(caps and caps.extensions and TASKS_EXTENSION in caps.extensions)
+
+
+class ProbeTasks(Extension):
+    """Serves the tasks methods for both eras and turns modern task-capable calls into tasks."""
+
+    identifier = TASKS_EXTENSION
+
+    def __init__(self, manager: TaskManager, lookup: ToolLookup) -> None:
+        self.manager, self.lookup = manager, lookup
+
+    def settings(self) -> dict[str, Any]:
+        return {"pollIntervalMs": self.manager.poll_interval_ms, "maxConcurrent": self.manager.max_concurrent}
+
+    def methods(self) -> list[MethodBinding]:
+        return [
+            MethodBinding("tasks/get", TaskParams, self._get),
+            MethodBinding("tasks/cancel", TaskParams, self._cancel),
+            MethodBinding("tasks/result", TaskParams, self._result, protocol_versions=LEGACY),
+            MethodBinding("tasks/list", ListParams, self._list, protocol_versions=LEGACY),
+            MethodBinding("tasks/update", TaskParams, self._update, protocol_versions=MODERN),
+        ]
+
+    async def intercept_tool_call(
+        self, params: types.CallToolRequestParams, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.protocol_version in MODERN and client_wants_tasks(ctx):
+            tool = self.lookup(params.name)
+            if tool is not None and getattr(tool.fn, "task_runner", None) is not None:
+                record = self.manager.create(params.name, prepare(self.lookup, params.name, params.arguments))
+                return {"resultType": "task", **modern_task(record, self.manager)}
+        return await call_next(ctx)
+
+    def _record(self, task_id: str) -> TaskRecord:
+        try:
+            return self.manager.get(task_id)
+        except TaskError as exc:
+            raise _bad(str(exc)) from exc
+
+    async def _get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        record = self._record(params.task_id)
+        if ctx.protocol_version not in MODERN:
+            return legacy_task(record, self.manager)
+        out = modern_task(record, self.manager)
+        if record.status in {"completed", "failed"} and record.result is not None:
+            out["result"] = result_dump(record)
+        elif record.status == "cancelled":
+            out["error"] = {"code": INVALID_PARAMS, "message": "The task was cancelled."}
+        elif record.status == "input_required":
+            out["inputRequests"] = {
+                key: {"method": "elicitation/create", "params": p.params} for key, p in record.pending.items()
+            }
+        return out
+
+    async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        try:
+            record = await self.manager.cancel(params.task_id)
+        except TaskError as exc:
+            raise _bad(str(exc)) from exc
+        wire = modern_task if ctx.protocol_version in MODERN else legacy_task
+        return wire(record, self.manager)
+
+    async def _update(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        if not params.input_responses:
+            raise _bad("tasks/update needs inputResponses: {key: ElicitResult} for the task's inputRequests.")
+        try:
+            record = self.manager.answer(params.task_id, params.input_responses)
+        except (TaskError, ValidationError) as exc:
+            raise _bad(str(exc)) from exc
+        return modern_task(record, self.manager)
+
+    async def _list(self, ctx: ServerRequestContext[Any, Any], params: ListParams) -> dict[str, Any]:
+        return {"tasks": [legacy_task(r, self.manager) for r in self.manager.list()]}
+
+    async def _result(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        """Block until the task finishes, asking its queued questions over the back-channel meanwhile."""
+        record = self._record(params.task_id)
+        while not record.terminal:
+            waiting = [(k, p) for k, p in record.pending.items() if not p.delivering]
+            if record.status == "input_required" and waiting:
+                for key, pending in waiting:
+                    pending.delivering = True
+                    answer = await ctx.session.elicit_form(
+                        pending.params["message"],
+                        pending.params["requestedSchema"],
+                        related_request_id=ctx.request_id,
+                    )
+                    self.manager.resolve(record, key, answer)
+                continue
+            await self.manager.wait_change(record, timeout=1.0)
+        if record.status == "cancelled" or record.result is None:
+            raise _bad(f"Task {record.task_id!r} was cancelled; it has no result.")
+        return result_dump(record)
+
+    def legacy_middleware(self) -> Callable[..., Any]:
+        """Server middleware: task-augmented ``tools/call`` and the ``tasks`` capability (2025-11-25)."""
+        manager, lookup = self.manager, self.lookup
+
+        async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+            params = ctx.params or {}
+            if (
+                ctx.method == "tools/call"
+                and ctx.protocol_version in LEGACY
+                and params.get("task") is not None
+            ):
+                task = params.get("task") or {}
+                runner = prepare(lookup, str(params.get("name")), params.get("arguments"))
+                record = manager.create(str(params.get("name")), runner, ttl_ms=task.get("ttl"))
+                return {"task": legacy_task(record, manager)}
+            result = await call_next(ctx)
+            if ctx.method == "initialize" and isinstance(result, dict):
+                caps = result.setdefault("capabilities", {})
+                caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+            return result
+
+        return middleware
