@@ -54,7 +54,7 @@ async def test_feature_release_ui_ralph(server: Any) -> None:
     assert "## 1.5.0" in release.structured_content["artifacts"][0]["contentPreview"]
     assert ui["steps"][0]["outputs"] == "login-form, data-table"
     assert [s["outputs"].split(";")[0] for s in ralph["steps"][:3]] == [
-        "5 change(s)",
+        "3 change(s)",
         "0 change(s)",
         "already stable",
     ]
