@@ -42,6 +42,14 @@ def get(block: Any, attr: str, alias: str | None = None) -> Any:
     return getattr(block, attr, None)
 
 
+def sget(block: Any, attr: str, alias: str | None = None) -> str | None:
+    """A field as a string (or None): wire dicts from anywhere may hold any JSON type in any field."""
+    value = get(block, attr, alias)
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)
+
+
 def block_type(block: Any) -> str:
     value = get(block, "type")
     return value if isinstance(value, str) else "unknown"
@@ -68,17 +76,26 @@ def is_markdown(block: Any, mime_type: str | None = None) -> bool:
     return False
 
 
+def audience_of(block: Any) -> list[str]:
+    """The annotated audience as strings (empty when not annotated)."""
+    ann = get(block, "annotations")
+    audience = get(ann, "audience") if ann is not None else None
+    if audience is None:
+        return []
+    return [str(a) for a in audience] if isinstance(audience, list) else [str(audience)]
+
+
 def annotations_line(block: Any) -> tuple[str, str]:
     """Audience, priority and lastModified as one dim line (HTML, text); empty when there are none."""
     ann = get(block, "annotations")
     if ann is None:
         return "", ""
-    audience = get(ann, "audience")
+    audience = audience_of(block)
     priority = get(ann, "priority")
-    modified = get(ann, "last_modified", "lastModified")
+    modified = sget(ann, "last_modified", "lastModified")
     parts = []
     if audience:
-        parts.append("for " + " & ".join(str(a) for a in audience))
+        parts.append("for " + " & ".join(audience))
     if priority is not None:
         parts.append(f"priority {priority}")
     if modified:
@@ -130,12 +147,13 @@ def _uri_html(uri: str) -> str:
 
 
 def _resource_link(block: Any, server: str) -> Rendered:
-    uri = str(get(block, "uri") or "")
-    name = get(block, "title") or get(block, "name") or uri
-    desc = get(block, "description")
-    mime = get(block, "mime_type", "mimeType")
+    uri = sget(block, "uri") or ""
+    name = sget(block, "title") or sget(block, "name") or uri
+    desc = sget(block, "description")
+    mime = sget(block, "mime_type", "mimeType")
     size = get(block, "size")
-    facts = " · ".join(p for p in (mime, human_size(size) if isinstance(size, int) else None) if p)
+    size_s = human_size(size) if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
+    facts = " · ".join(p for p in (mime, size_s) if p)
     hint = _read_hint(server, uri)
     html = (
         f'<div class="mcpnb-card">🔗 <b>{esc(name)}</b> {_uri_html(uri)}'
@@ -149,8 +167,8 @@ def _resource_link(block: Any, server: str) -> Rendered:
 
 def _embedded(block: Any, server: str, text_limit: int) -> Rendered:
     res = get(block, "resource") or {}
-    uri = str(get(res, "uri") or "")
-    mime = get(res, "mime_type", "mimeType")
+    uri = sget(res, "uri") or ""
+    mime = sget(res, "mime_type", "mimeType")
     text = get(res, "text")
     blob = get(res, "blob")
     head_facts = " · ".join(p for p in ("embedded resource", mime) if p)
@@ -192,8 +210,7 @@ def render_block(block: Any, *, server: str, text_limit: int) -> Rendered:
             f'<div class="mcpnb-dim">{esc(kind)} block</div>{pre(shown)}', f"[{kind} block] {shown}"
         )
     ann_html, ann_text = annotations_line(block)
-    ann = get(block, "annotations")
-    audience = get(ann, "audience") if ann is not None else None
+    audience = audience_of(block)
     html = out.html + ann_html
     if audience and "user" not in audience:
         # Meant for the model, not the person: keep it, folded away.
