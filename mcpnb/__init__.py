@@ -32,7 +32,29 @@ _LAZY = {
     "get_runtime": "mcpnb.runtime",
 }
 
-__all__ = [*sorted(_LAZY), "__version__"]
+__all__ = [
+    "AuthConfig",
+    "CallError",
+    "CallTimeoutError",
+    "ConfigError",
+    "ConnectError",
+    "Connection",
+    "ConnectionEvent",
+    "McpnbError",
+    "NotConnectedError",
+    "Pool",
+    "ServerConfig",
+    "ServerStatus",
+    "StatusTable",
+    "ToolInfo",
+    "ToolNotFoundError",
+    "ToolResult",
+    "UnknownServerError",
+    "__version__",
+    "default_pool",
+    "get_runtime",
+    "load_config",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .config import AuthConfig, ServerConfig, load_config

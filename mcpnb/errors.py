@@ -27,7 +27,13 @@ class ConfigError(McpnbError, ValueError):
         key: str | None = None,
         suggestion: str | None = None,
     ) -> None:
-        self.message, self.file, self.server, self.key, self.suggestion = message, file, server, key, suggestion
+        self.message, self.file, self.server, self.key, self.suggestion = (
+            message,
+            file,
+            server,
+            key,
+            suggestion,
+        )
         where = [p for p in (file, server and f"server {server!r}", key and f"key {key!r}") if p]
         text = (": ".join(where) + ": " if where else "") + message
         if suggestion:
@@ -83,7 +89,10 @@ def root_cause(exc: BaseException) -> BaseException:
     """The most informative leaf: the first one that is not a bare cancellation."""
     found = leaves(exc)
     for leaf in found:
-        if not isinstance(leaf, (GeneratorExit, KeyboardInterrupt)) and type(leaf).__name__ != "CancelledError":
+        if (
+            not isinstance(leaf, (GeneratorExit, KeyboardInterrupt))
+            and type(leaf).__name__ != "CancelledError"
+        ):
             return leaf
     return found[0]
 
@@ -106,8 +115,10 @@ def describe(exc: BaseException) -> str:
         return text or "timed out"
     code = getattr(leaf, "code", None)
     if name == "MCPError" and code == -32000:
-        return f"connection closed by the server ({text})" if text and text != "Connection closed" else (
-            "connection closed by the server"
+        return (
+            f"connection closed by the server ({text})"
+            if text and text != "Connection closed"
+            else ("connection closed by the server")
         )
     if name == "MCPError":
         return f"{text} (MCP error {code})"

@@ -106,7 +106,9 @@ class ToolResult:
         status = "error" if self.is_error else "ok"
         badge = {None: "", True: ", schema ✓", False: ", schema ⚠"}[self.schema_valid]
         head = f"<ToolResult {self.server}.{self.tool} {status} in {self.elapsed * 1000:.0f} ms{badge}>"
-        body = self.text or (json.dumps(self.structured, default=str)[:500] if self.structured is not None else "")
+        body = self.text or (
+            json.dumps(self.structured, default=str)[:500] if self.structured is not None else ""
+        )
         return head + ("\n" + body if body else "")
 
 

@@ -28,7 +28,7 @@ class ServerStatus:
 
 
 class StatusTable(list[ServerStatus]):
-    """A list of :class:`ServerStatus` that prints as a table (HTML rendering lives in :mod:`mcpnb.render`)."""
+    """A list of :class:`ServerStatus` that prints as a table (HTML lives in :mod:`mcpnb.render`)."""
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
@@ -53,7 +53,9 @@ class StatusTable(list[ServerStatus]):
         cols = ["name", "transport", "state", "era", "server", "tools", "latency", "since", "last error"]
         table = [cols] + [_cells(row) for row in self]
         widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
-        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table)
+        return "\n".join(
+            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table
+        )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from .render import status_bundle

@@ -56,7 +56,9 @@ class ToolInfo:
     @classmethod
     def from_sdk(cls, server: str, tool: Any) -> ToolInfo:
         """Build from an SDK ``types.Tool`` (pydantic); keeps wire (camelCase) annotation names."""
-        annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+        annotations = (
+            tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+        )
         return cls(
             server=server,
             name=tool.name,

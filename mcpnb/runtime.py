@@ -1,0 +1,143 @@
+"""The runtime: one background thread with its own asyncio loop that owns every connection.
+
+Why a thread: a synchronous ``%mcp`` magic cannot run the kernel's own (already running) loop, and
+``nest_asyncio`` breaks widget answers. So sessions live on a private loop; synchronous callers wait
+on a ``concurrent.futures.Future`` (a kernel interrupt lands at once as ``KeyboardInterrupt`` and we
+cancel the call), asynchronous callers ``await`` it in short ticks so the kernel stays responsive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: How often an awaiting caller wakes up; an interrupt lands within one tick.
+TICK = 0.2
+
+
+class Runtime:
+    """A daemon thread running an asyncio loop, plus the bridges into it from sync and async code."""
+
+    def __init__(self, name: str = "mcpnb-runtime") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._closers: list[Callable[[], Awaitable[None]]] = []
+        self.closed = False
+        self.thread = threading.Thread(target=self._main, name=name, daemon=True)
+        self.thread.start()
+        self._started.wait()
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.call_soon(self._started.set)
+        try:
+            self.loop.run_forever()
+        finally:
+            with contextlib.suppress(Exception):
+                self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
+
+    @property
+    def in_runtime_thread(self) -> bool:
+        return threading.current_thread() is self.thread
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the runtime loop from any thread."""
+        if self.closed:
+            coro.close()
+            raise RuntimeError("the mcpnb runtime is closed")
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run ``coro`` on the runtime loop and wait for it, interruptibly.
+
+        A ``KeyboardInterrupt`` while waiting cancels the coroutine (the SDK then tells the server
+        with ``notifications/cancelled``) before it propagates, so the connection stays usable.
+        """
+        if self.in_runtime_thread:
+            coro.close()
+            raise RuntimeError("Runtime.run() called from the runtime thread; await the coroutine instead")
+        future = self.submit(coro)
+        try:
+            return future.result(timeout)
+        except KeyboardInterrupt:
+            self._cancel_and_settle(future)
+            raise
+        except TimeoutError:
+            if future.done():  # the coroutine itself raised a TimeoutError (e.g. CallTimeoutError)
+                raise
+            self._cancel_and_settle(future)
+            raise TimeoutError(f"gave up waiting after {timeout} s") from None
+
+    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` from another loop (the kernel's) without blocking it.
+
+        Waits in short ticks: ipykernel only delivers an interrupt when the loop wakes up. If the
+        awaiting task is cancelled (interrupt, ``wait_for``), the runtime call is cancelled too.
+        """
+        if self.in_runtime_thread:
+            return await coro
+        future = self.submit(coro)
+        wrapped = asyncio.wrap_future(future)
+        try:
+            while True:
+                done, _ = await asyncio.wait({wrapped}, timeout=TICK)
+                if done:
+                    return wrapped.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    @staticmethod
+    def _cancel_and_settle(future: concurrent.futures.Future[Any], grace: float = 2.0) -> None:
+        """Cancel and give the coroutine a moment to unwind (send its cancel notification)."""
+        future.cancel()
+        with contextlib.suppress(BaseException):
+            concurrent.futures.wait([future], timeout=grace)
+
+    def add_closer(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Register an async cleanup (e.g. a pool's ``aclose``) that ``close()`` runs on the loop."""
+        self._closers.append(closer)
+
+    def remove_closer(self, closer: Callable[[], Awaitable[None]]) -> None:
+        with contextlib.suppress(ValueError):
+            self._closers.remove(closer)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Close every registered owner (connections end, child processes exit), then stop the loop."""
+        if self.closed:
+            return
+
+        async def close_all() -> None:
+            for closer in reversed(self._closers):
+                with contextlib.suppress(BaseException):
+                    await closer()
+
+        if not self.in_runtime_thread and self.thread.is_alive():
+            with contextlib.suppress(BaseException):
+                asyncio.run_coroutine_threadsafe(close_all(), self.loop).result(timeout)
+        self.closed = True
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        if not self.in_runtime_thread:
+            self.thread.join(timeout)
+
+
+_runtime: Runtime | None = None
+_lock = threading.Lock()
+
+
+def get_runtime() -> Runtime:
+    """The process-wide runtime, started on first use and closed at interpreter exit."""
+    global _runtime
+    with _lock:
+        if _runtime is None or _runtime.closed:
+            _runtime = Runtime()
+            atexit.register(_runtime.close)
+        return _runtime

@@ -1,0 +1,147 @@
+"""Shared fixtures: real servers (subprocesses on 127.0.0.1), a fresh runtime and pool per test."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = str(ROOT / "tests" / "servers" / "demo_server.py")
+EVERYTHING = (
+    ROOT
+    / "tests"
+    / "peers"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
+LOOPBACK = str(ROOT / "tests" / "peers" / "loopback-only.cjs")
+
+
+def demo_command(*extra: str) -> dict:
+    """Keyword arguments for ``Pool.connect`` that start the demo server over stdio."""
+    return {"command": sys.executable, "args": [DEMO, "stdio", *extra]}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children(pid: int | None = None) -> set[int]:
+    """Live descendants of ``pid`` (default: this process), read from /proc (zombies excluded)."""
+    pid = os.getpid() if pid is None else pid
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":
+            parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier and p not in found}
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_until(predicate, timeout: float = 15.0, interval: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+class HttpServer:
+    """A demo server subprocess over Streamable HTTP or SSE on 127.0.0.1 (free port)."""
+
+    def __init__(self, kind: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, DEMO, kind, "--port", "0"], stdout=subprocess.PIPE, text=True
+        )
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        assert self.url.startswith("http://127.0.0.1:"), self.url
+        port = int(self.url.split(":")[2].split("/")[0])
+        assert wait_until(lambda: _accepts(port)), "demo server did not start"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _accepts(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def runtime():
+    from mcpnb.runtime import Runtime
+
+    rt = Runtime(name="mcpnb-test-runtime")
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def pool(runtime):
+    from mcpnb import Pool
+
+    p = Pool(runtime)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def http_url() -> Iterator[str]:
+    server = HttpServer("http")
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def sse_url() -> Iterator[str]:
+    server = HttpServer("sse")
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def everything() -> str:
+    if not EVERYTHING.exists() or shutil.which("node") is None:
+        pytest.fail(
+            "server-everything is not installed: run `npm ci --prefix tests/peers` "
+            "(the README's test command does)"
+        )
+    return str(EVERYTHING)

@@ -1,0 +1,84 @@
+"""Third-party servers we did not write: server-everything (npm) and mcp-server-time (PyPI)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import LOOPBACK, free_port, wait_until
+
+
+def test_server_everything_over_stdio(pool, everything):
+    pool.connect(
+        "everything", command="node", args=[everything, "stdio"], env={"GZIP_ALLOWED_DOMAINS": "127.0.0.1"}
+    )
+    row = pool.status()["everything"]
+    assert row.state == "connected" and row.era == "legacy"  # a 2025-era peer: auto mode falls back
+    names = {t.name for t in pool.tools("everything", refresh=True)}
+    assert {"echo", "get-sum", "get-structured-content"} <= names
+
+    assert "hello mcpnb" in pool.call("everything", "echo", {"message": "hello mcpnb"}).text
+    assert "42" in pool.call("everything", "get-sum", {"a": 2, "b": 40}).text
+    weather = pool.call("everything", "get-structured-content", {"location": "Chicago"})
+    assert set(weather.data) >= {"temperature", "conditions", "humidity"}
+    assert weather.schema_valid is True
+
+
+@pytest.fixture
+def everything_http(everything):
+    port = free_port()
+    proc = subprocess.Popen(
+        ["node", "-r", LOOPBACK, everything, "streamableHttp"],
+        env={"PORT": str(port), "PATH": "/usr/bin:/bin:/usr/local/bin", "GZIP_ALLOWED_DOMAINS": "127.0.0.1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    listening = wait_until(lambda: f"127.0.0.1:{port}" in _listening_sockets())
+    assert listening, "server-everything did not start on 127.0.0.1"
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
+def _listening_sockets() -> str:
+    lines = []
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(path).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            if state == "0A":  # LISTEN
+                host_hex, port_hex = local.split(":")
+                host = (
+                    ".".join(str(int(host_hex[i : i + 2], 16)) for i in (6, 4, 2, 0))
+                    if len(host_hex) == 8
+                    else host_hex
+                )
+                lines.append(f"{host}:{int(port_hex, 16)}")
+    return " ".join(lines)
+
+
+def test_server_everything_over_streamable_http_pinned_to_loopback(pool, everything_http):
+    port = everything_http.split(":")[2].split("/")[0]
+    assert f"0.0.0.0:{port}" not in _listening_sockets()
+    pool.connect("everything", url=everything_http)
+    assert pool.status()["everything"].state == "connected"
+    assert "via http" in pool.call("everything", "echo", {"message": "via http"}).text
+    assert "7" in pool.call("everything", "get-sum", {"a": 3, "b": 4}).text
+    assert (
+        pool.call("everything", "get-structured-content", {"location": "Chicago"}).data["temperature"]
+        is not None
+    )
+
+
+def test_mcp_server_time_modern_era(pool):
+    pool.connect("time", command=sys.executable, args=["-m", "mcp_server_time", "--local-timezone", "UTC"])
+    row = pool.status()["time"]
+    assert row.state == "connected" and row.era == "modern"
+    result = pool.call("time", "get_current_time", {"timezone": "Asia/Tokyo"})
+    assert not result.is_error
+    assert "Asia/Tokyo" in result.text
