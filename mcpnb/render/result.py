@@ -68,10 +68,6 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             f"<code>{esc(result.tool)}</code></div>{body_html or esc('(no message)')}</div>"
         )
         texts.insert(0, "The server reported an error:")
-    if mirrors:
-        plural = "s" if len(mirrors) != 1 else ""
-        note = f"{len(mirrors)} text block{plural} repeat the structured content (result.text)"
-        body_html += f'<div class="mcpnb-dim">{esc(note)}</div>'
     if result.structured is not None:
         s_html, s_text = render_structured(result, limit, DEFAULTS.json_limit)
         body_html += s_html
@@ -79,6 +75,10 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     elif result.schema_valid is False:
         body_html += f'<div class="mcpnb-block">{badge("⚠ " + str(result.schema_error), "warn")}</div>'
         texts.append(f"⚠ {result.schema_error}")
+    if mirrors:
+        blocks_say = "1 text block repeats" if len(mirrors) == 1 else f"{len(mirrors)} text blocks repeat"
+        note = f"{blocks_say} the structured content (result.text)"
+        body_html += f'<div class="mcpnb-dim">{esc(note)}</div>'
     bundle: dict[str, Any] = {}
     for b in blocks:  # the first image also travels on its own, for frontends without HTML
         for mime, value in b.mime.items():

@@ -107,5 +107,5 @@ async def test_structured_content_with_valid_schema(results: dict[str, ToolResul
     html = b["text/html"]
     assert "✓ outputSchema" in html
     assert "structured content · object, 3 keys" in html and "&quot;temperature&quot;" in html
-    assert "1 text block repeat" in html  # the JSON text mirror is folded away
+    assert "1 text block repeats the structured content" in html  # the JSON text mirror is folded away
     assert "schema ✓" in b["text/plain"]

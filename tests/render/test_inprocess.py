@@ -240,3 +240,17 @@ async def test_header_escapes_server_and_tool_names() -> None:
     html = result_bundle(r)["text/html"]
     assert "&lt;x&gt;.t&lt;script&gt;" in html and "t<script>" not in html
     assert re.search(r"500 ms", html)
+
+
+def test_declared_schema_without_structured_content_warns() -> None:
+    from mcp import types
+
+    r = ToolResult(
+        server="demo",
+        tool="t",
+        content=[types.TextContent(type="text", text="plain only")],
+        output_schema={"type": "object"},
+    )
+    b = result_bundle(r)
+    assert "⚠ outputSchema" in b["text/html"] and "returned no structuredContent" in b["text/html"]
+    assert "plain only" in b["text/plain"] and "schema ⚠" in b["text/plain"]
