@@ -36,7 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.http:
         server.run()
         return 0
-    return asyncio.run(_serve(server, args.port))
+    try:
+        return asyncio.run(_serve(server, args.port))
+    except KeyboardInterrupt:
+        return 130
 
 
 async def _serve(server: object, port: int) -> int:

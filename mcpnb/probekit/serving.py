@@ -10,12 +10,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 HOST = "127.0.0.1"
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: inside a kernel, SIGINT must interrupt the cell, not stop us."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 @dataclass
@@ -53,7 +62,7 @@ async def serve_http(server: MCPServer, *, host: str = HOST, port: int = 0) -> H
     sock.setblocking(False)
     actual = sock.getsockname()[1]
     config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
-    uv = uvicorn.Server(config)
+    uv = _Server(config)
     task = asyncio.get_running_loop().create_task(uv.serve(sockets=[sock]), name=f"probe-kit-http-{actual}")
     try:
         while not uv.started:

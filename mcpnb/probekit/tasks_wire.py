@@ -206,11 +206,14 @@ class ProbeTasks(Extension):
             if record.status == "input_required" and waiting:
                 for key, pending in waiting:
                     pending.delivering = True
-                    answer = await ctx.session.elicit_form(
-                        pending.params["message"],
-                        pending.params["requestedSchema"],
-                        related_request_id=ctx.request_id,
-                    )
+                    try:
+                        answer = await ctx.session.elicit_form(
+                            pending.params["message"],
+                            pending.params["requestedSchema"],
+                            related_request_id=ctx.request_id,
+                        )
+                    except Exception:  # no elicitation support, or the request failed: a clean cancel
+                        answer = types.ElicitResult(action="cancel")
                     self.manager.resolve(record, key, answer)
                 continue
             await self.manager.wait_change(record, timeout=1.0)

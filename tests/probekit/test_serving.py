@@ -140,3 +140,12 @@ def test_cli_unknown_toolset_exits_2(project: Path) -> None:
         timeout=30,
     )
     assert out.returncode == 2 and "valid toolsets: core, ui, workflow, full" in out.stderr
+
+
+@pytest.mark.anyio
+async def test_http_restart_on_the_same_server(server: Any) -> None:
+    for _ in range(2):
+        handle = await serve_http(server)
+        async with Client(handle.url) as client:
+            assert (await client.call_tool("estimate", {"task": "x"})).structured_content["points"] == 2
+        await handle.stop()

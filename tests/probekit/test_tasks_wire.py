@@ -229,3 +229,20 @@ async def test_modern_ttl_and_client_without_extension(project: Path) -> None:
     async with Client(server) as plain:  # no extension declared: a normal synchronous call
         result = await plain.call_tool("slow_task", {"steps": 1, "delay": 0})
     assert result.structured_content["totalPrimes"] == 168
+
+
+@pytest.mark.anyio
+async def test_legacy_result_without_elicitation_support_cancels_the_question(server: Any) -> None:
+    async with Client(server, mode="legacy") as client:  # no elicitation callback declared
+        send = raw(client)
+        task = (
+            await send(
+                "tools/call",
+                {"name": "slow_task", "task": {}, "arguments": {"steps": 2, "delay": 0, "confirm": True}},
+                {},
+            )
+        )["task"]
+        result = await send("tasks/result", {"taskId": task["taskId"]}, {})
+    assert (
+        result["structuredContent"]["confirmed"] is False and len(result["structuredContent"]["steps"]) == 1
+    )
