@@ -30,6 +30,8 @@ _LAZY = {
     "ToolNotFoundError": "mcpnb.errors",
     "UnknownServerError": "mcpnb.errors",
     "get_runtime": "mcpnb.runtime",
+    "serve_probekit": "mcpnb.serve",
+    "stop_probekit": "mcpnb.serve",
 }
 
 __all__ = [
@@ -54,6 +56,8 @@ __all__ = [
     "default_pool",
     "get_runtime",
     "load_config",
+    "serve_probekit",
+    "stop_probekit",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,6 +77,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .pool import Pool, default_pool
     from .results import ToolResult
     from .runtime import get_runtime
+    from .serve import serve_probekit, stop_probekit
     from .status import ServerStatus, StatusTable
     from .tools import ToolInfo
 
@@ -86,3 +91,17 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext mcpnb``: register the ``%mcp`` magics."""
+    from .magics import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext mcpnb``."""
+    from .magics import unload_ipython_extension as unload
+
+    unload(ipython)

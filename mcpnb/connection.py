@@ -307,9 +307,9 @@ class Connection:
 
     async def tool(self, name: str) -> ToolInfo:
         """One tool by name; a clear error with a suggestion when there is no such tool."""
-        tools = {t.name: t for t in await self.list_tools()}
-        if name not in tools:
-            tools = {t.name: t for t in await self.list_tools(refresh=True)}
+        if self._tools is None or name not in self._tools:  # unknown here: the list may be stale
+            await self.list_tools(refresh=True)
+        tools = self._tools or {}
         if name not in tools:
             hint = did_you_mean(name, tools)
             raise ToolNotFoundError(

@@ -105,6 +105,12 @@ def _accepts(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+@pytest.fixture(autouse=True)
+def _isolated_user_config(tmp_path_factory, monkeypatch):
+    """Tests never read the developer's own user-level MCP config."""
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(tmp_path_factory.mktemp("user") / "mcp.json"))
+
+
 @pytest.fixture
 def runtime():
     from mcpnb.runtime import Runtime

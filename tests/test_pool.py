@@ -43,7 +43,7 @@ def test_connect_list_call_every_transport_and_era(pool, transport, era, request
     assert row.era == ("modern" if era == "auto" else "legacy")
     assert (row.server_name, row.server_version) == ("demo", "1.2.3")
     names = {t.name for t in pool.tools("demo")}
-    assert {"echo", "add", "people", "point", "slow"} <= names
+    assert {"echo", "add", "people", "point", "slow", "header"} <= names
     assert row.tools == len(names)
 
     result = pool.call("demo", "add", {"a": 2, "b": 40})
@@ -288,3 +288,33 @@ def test_default_pool_is_shared():
     from mcpnb import default_pool
 
     assert default_pool() is default_pool()
+
+
+def test_connect_config_layers_and_partial_failure(pool, tmp_path, monkeypatch):
+    import json
+
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "good": {"command": sys.executable, "args": [DEMO, "stdio"], "env": {"MARK": "project"}},
+                    "broken": {"command": "/nonexistent/server"},
+                    "off": {"command": sys.executable, "args": [DEMO], "enabled": False},
+                }
+            }
+        )
+    )
+    (project / ".mcp.local.json").write_text(json.dumps({"mcpServers": {"good": {"env": {"MARK": "local"}}}}))
+    monkeypatch.chdir(project / "sub")  # found from the working directory upward
+
+    table = pool.connect_config()
+    assert {r.name: r.state for r in table} == {"good": "connected", "broken": "failed", "off": "disabled"}
+    assert "command not found" in table["broken"].last_error
+    assert pool.call("good", "env", {"name": "MARK"}).data == "local"  # the local layer won
+
+    with pytest.raises(UnknownServerError, match="did you mean 'good'"):
+        pool.connect_config(names=["goood"])
+    only = pool.connect_config(project / ".mcp.json", names=["good"])
+    assert [r.name for r in only] == ["good"]

@@ -99,6 +99,11 @@ def create_server() -> MCPServer:
         return os.environ.get(name, "")
 
     @server.tool()
+    def header(name: str, ctx: Context) -> str:
+        """An HTTP request header as the server received it ('' over stdio or when absent)."""
+        return (ctx.headers or {}).get(name.lower(), "")
+
+    @server.tool()
     async def progress(steps: int, ctx: Context) -> str:
         """Report progress ``steps`` times."""
         for i in range(steps):
@@ -136,6 +141,7 @@ def main() -> None:
     parser.add_argument("transport", choices=["stdio", "http", "sse"], nargs="?", default="stdio")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--startup-delay", type=float, default=0.0)
+    parser.add_argument("--token", help="ignored: tests check that a secret argument is redacted")
     args = parser.parse_args()
     if args.startup_delay:
         import time

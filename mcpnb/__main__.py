@@ -1,0 +1,56 @@
+"""``python -m mcpnb``: a two-minute tour with zero setup, on the built-in probe-kit server.
+
+It does what a notebook would: connect a server, look at its tools, call one, turn the structured
+result into a table, and show the status of the pool. Everything runs in this process.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+SAMPLE = textwrap.dedent(
+    """\
+    import subprocess
+
+    def run(cmd, seen=[]):
+        seen.append(cmd)
+        return subprocess.run(cmd, shell=True)
+
+    def load(path):
+        try:
+            return eval(open(path).read())
+        except:
+            return None
+    """
+)
+
+
+def main() -> None:
+    import mcpnb
+
+    pool = mcpnb.default_pool()
+    print("1. Connect probe-kit, the teaching server that ships with mcpnb (in-process):")
+    mcpnb.serve_probekit("probe", pool=pool)
+    print(pool.status(), end="\n\n")
+
+    tools = pool.tools("probe")
+    print(f"2. It offers {len(tools)} tools, for example:")
+    for tool in tools[:5]:
+        print(f"   {tool.flat_name:<32} {(tool.description or '').splitlines()[0][:60]}")
+    print()
+
+    print("3. Call code_review on a small snippet; the result is data, not just text:")
+    result = pool.call("probe", "code_review", {"source": SAMPLE})
+    print(f"   {result!r}".splitlines()[0], end="\n\n")
+    import pandas as pd
+
+    findings = pd.DataFrame(result.data["findings"])
+    print(findings[["severity", "rule", "line", "message"]].to_string(index=False), end="\n\n")
+
+    print("4. The pool keeps the connection between calls; its status:")
+    print(pool.status())
+    pool.close()
+
+
+if __name__ == "__main__":
+    main()

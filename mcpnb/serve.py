@@ -1,0 +1,60 @@
+"""Start probe-kit from a cell and connect it to a pool, so every demo works with zero setup.
+
+In-process (the default) needs no socket at all. Over HTTP, uvicorn runs as a task on the runtime
+loop (never the kernel's: a sync magic blocks the kernel thread while it waits), bound to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .pool import Pool
+    from .status import ServerStatus
+
+#: HTTP servers started by :func:`serve_probekit`, by connection name, so they can be stopped.
+_HTTP: dict[tuple[int, str], Any] = {}
+
+
+def serve_probekit(
+    name: str = "probe",
+    *,
+    toolset: str | None = None,
+    http: bool = False,
+    port: int = 0,
+    pool: Pool | None = None,
+    **options: Any,
+) -> ServerStatus:
+    """Start probe-kit and connect it as ``name`` (in-process, or over HTTP on 127.0.0.1:``port``).
+
+    ``options`` go to :meth:`Pool.connect` (``era="legacy"``, ``tool_timeout=...``).
+    """
+    from .pool import default_pool
+    from .probekit import create_server, serve_http
+
+    pool = pool or default_pool()
+    stop_probekit(name, pool=pool, missing_ok=True)
+    server = create_server(toolset)
+    if not http:
+        return pool.connect(name, server=server, **options)
+    handle = pool.runtime.run(serve_http(server, port=port))
+    _HTTP[(id(pool), name)] = handle
+    try:
+        return pool.connect(name, url=handle.url, **options)
+    except BaseException:
+        stop_probekit(name, pool=pool, missing_ok=True)
+        raise
+
+
+def stop_probekit(name: str = "probe", *, pool: Pool | None = None, missing_ok: bool = False) -> None:
+    """Disconnect ``name`` and stop its HTTP server if :func:`serve_probekit` started one."""
+    from .pool import default_pool
+
+    pool = pool or default_pool()
+    handle = _HTTP.pop((id(pool), name), None)
+    if name in pool:
+        pool.disconnect(name)
+    elif handle is None and not missing_ok:
+        pool.connection(name)  # raises UnknownServerError with a suggestion
+    if handle is not None:
+        pool.runtime.run(handle.stop())

@@ -1,0 +1,20 @@
+"""``python -m mcpnb``, the README's first command, runs end to end and shows real data."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_quick_tour_runs():
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpnb"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "probe-kit" in out and "connected" in out
+    assert "mcp__probe__code_review" in out or "mcp__probe__" in out
+    assert "S-EVAL" in out and "R-BARE-EXCEPT" in out  # the findings table really came from the server
+    assert "schema ✓" in out

@@ -1,0 +1,80 @@
+"""Secrets never leak: tokens, passwords and env values stay out of every repr, row, log and error."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from conftest import demo_command, free_port
+
+from mcpnb import ConnectError
+
+TOKEN = "tok-9f8e7d6c5b4a"
+PASSWORD = "pw-hunter2-zz"
+ENV_SECRET = "env-s3cr3t-value"
+
+
+def _everything_shown(pool, name: str) -> str:
+    conn = pool.connection(name)
+    return "\n".join(
+        [
+            repr(pool),
+            repr(pool.status()),
+            str(pool.status().rows()),
+            repr(conn.config),
+            str(conn.config),
+            str(conn.config.redacted()),
+            "\n".join(pool.logs(name)),
+        ]
+    )
+
+
+def test_bearer_token_reaches_server_but_is_never_shown(pool, http_url, caplog):
+    caplog.set_level(logging.DEBUG, logger="mcpnb")
+    pool.connect("secure", url=http_url, config={"auth": {"type": "bearer", "token": TOKEN}})
+    assert pool.call("secure", "header", {"name": "Authorization"}).data == f"Bearer {TOKEN}"
+    shown = _everything_shown(pool, "secure") + caplog.text
+    assert TOKEN not in shown
+    assert "secure" in shown  # the listing is there, only the secret is gone
+
+
+def test_bearer_token_from_env_and_basic_auth(pool, http_url, monkeypatch):
+    monkeypatch.setenv("MCPNB_TEST_TOKEN", TOKEN)
+    pool.connect("env", url=http_url, config={"auth": {"type": "bearer", "token_env": "MCPNB_TEST_TOKEN"}})
+    assert pool.call("env", "header", {"name": "Authorization"}).data == f"Bearer {TOKEN}"
+    pool.connect(
+        "basic", url=http_url, config={"auth": {"type": "basic", "username": "ada", "password": PASSWORD}}
+    )
+    import base64
+
+    sent = pool.call("basic", "header", {"name": "Authorization"}).data
+    assert base64.b64decode(sent.removeprefix("Basic ")).decode() == f"ada:{PASSWORD}"
+    shown = _everything_shown(pool, "env") + _everything_shown(pool, "basic")
+    assert TOKEN not in shown and PASSWORD not in shown
+
+
+def test_secret_header_and_env_values_are_redacted(pool, http_url):
+    pool.connect("hdr", url=http_url, headers={"X-Api-Key": TOKEN, "X-Trace": "visible-trace"})
+    assert pool.call("hdr", "header", {"name": "X-Api-Key"}).data == TOKEN
+    pool.connect("stdio", **demo_command(), env={"SERVICE_PASSWORD": ENV_SECRET})
+    assert pool.call("stdio", "env", {"name": "SERVICE_PASSWORD"}).data == ENV_SECRET
+    pool.call("stdio", "stderr_line", {"text": f"debug: password is {ENV_SECRET}"})
+    shown = _everything_shown(pool, "hdr") + _everything_shown(pool, "stdio")
+    assert TOKEN not in shown and ENV_SECRET not in shown
+    assert "visible-trace" in repr(pool.connection("hdr").config)  # non-secret headers stay readable
+
+
+def test_failed_connect_error_does_not_leak(pool):
+    url = f"http://127.0.0.1:{free_port()}/mcp?access_token={TOKEN}"
+    with pytest.raises(ConnectError) as info:
+        pool.connect("dead", url=url, headers={"Authorization": f"Bearer {TOKEN}"}, startup_timeout=10)
+    assert TOKEN not in str(info.value)
+    assert TOKEN not in _everything_shown(pool, "dead")
+    assert pool.status()["dead"].state == "failed"
+
+
+def test_server_echoing_a_secret_in_stderr_is_scrubbed(pool):
+    pool.connect("leaky", **demo_command("--token", TOKEN))
+    pool.call("leaky", "stderr_line", {"text": f"started with --token {TOKEN}"})
+    assert any("started with --token" in line for line in pool.logs("leaky"))
+    assert TOKEN not in _everything_shown(pool, "leaky")
