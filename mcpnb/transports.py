@@ -72,7 +72,9 @@ async def _http(config: ServerConfig) -> AsyncIterator[Any]:
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
-    async with create_mcp_http_client(headers=http_headers(config), timeout=timeout) as http:
+    async with create_mcp_http_client(
+        headers=http_headers(config), timeout=timeout, auth=http_auth(config)
+    ) as http:
         yield streamable_http_client(config.url or "", http_client=http)
 
 
@@ -84,7 +86,17 @@ def _sse(config: ServerConfig) -> Any:
         headers=http_headers(config),
         timeout=HTTP_CONNECT_TIMEOUT,
         sse_read_timeout=HTTP_READ_TIMEOUT,
+        auth=http_auth(config),
     )
+
+
+def http_auth(config: ServerConfig) -> Any:
+    """An ``httpx2.Auth`` for flows that need more than a header (OAuth); None otherwise."""
+    if config.auth is None or config.auth.type != "oauth":
+        return None
+    from .auth import oauth_provider
+
+    return oauth_provider(config)
 
 
 class StderrPipe:
