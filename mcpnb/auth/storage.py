@@ -1,0 +1,181 @@
+"""Where OAuth tokens live between requests: process memory (default) or a 0600 JSON file.
+
+Both implement the SDK's ``TokenStorage`` protocol. They also remember what the SDK forgets between
+providers: *when* the access token expires and *where* the token endpoint is (the authorization
+server's metadata). Without those, a provider built on stored tokens sends an expired token and
+waits for a 401, or refreshes against the MCP server's own origin and fails.
+
+Memory stores are shared per server within the process: the pool builds a new provider on every
+(re)connect, and a person who authorized in a browser once should not have to do it again because
+the server restarted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
+
+TOKEN_DIR_ENV = "MCPNB_TOKEN_DIR"
+
+
+def token_dir() -> Path:
+    """``$MCPNB_TOKEN_DIR`` or ``<user config dir>/mcpnb/tokens`` (looked up at call time, for tests)."""
+    override = os.environ.get(TOKEN_DIR_ENV)
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("mcpnb")) / "tokens"
+
+
+def token_path(server: str) -> Path:
+    """The file for one server; the name is sanitised so it cannot escape the token directory."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", server).lstrip(".") or "_"
+    return token_dir() / f"{safe}.json"
+
+
+class MemoryTokenStorage:
+    """Tokens and client registration held in this process only (gone with the kernel)."""
+
+    def __init__(self) -> None:
+        self._tokens: OAuthToken | None = None
+        self._client_info: OAuthClientInformationFull | None = None
+        self._metadata: OAuthMetadata | None = None
+        self.expires_at: float | None = None
+
+    def __repr__(self) -> str:  # never the values: a repr ends up in notebooks
+        return f"MemoryTokenStorage(tokens={'yes' if self._tokens else 'no'})"
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self._tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self._tokens = tokens
+        self.expires_at = _expiry(tokens)
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self._client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self._client_info = client_info
+
+    def stored_client_info(self) -> OAuthClientInformationFull | None:
+        return self._client_info
+
+    def stored_metadata(self) -> OAuthMetadata | None:
+        return self._metadata
+
+    def store_metadata(self, metadata: OAuthMetadata) -> None:
+        self._metadata = metadata
+
+    def clear(self) -> None:
+        self._tokens = self._client_info = self._metadata = self.expires_at = None
+
+
+class FileTokenStorage:
+    """Tokens and client registration in ``<token dir>/<server>.json``, readable by the owner only.
+
+    The file records the server URL it belongs to and is ignored for any other URL, so renaming a
+    server entry can never send one server's token to another.
+    """
+
+    def __init__(self, path: Path, server_url: str) -> None:
+        self.path, self.server_url = Path(path), server_url
+
+    def __repr__(self) -> str:
+        return f"FileTokenStorage(path={str(self.path)!r})"
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("server_url") != self.server_url:
+            return {}
+        return data
+
+    def _save(self, **changes: Any) -> None:
+        data = {**self._load(), **changes, "server_url": self.server_url}
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        # Created 0600 from the first byte (umask can only remove bits): never world-readable, even briefly.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    @property
+    def expires_at(self) -> float | None:
+        value = self._load().get("expires_at")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        raw = self._load().get("tokens")
+        try:
+            return OAuthToken.model_validate(raw) if raw else None
+        except ValueError:
+            return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self._save(tokens=tokens.model_dump(mode="json", exclude_none=True), expires_at=_expiry(tokens))
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        raw = self._load().get("client_info")
+        try:
+            return OAuthClientInformationFull.model_validate(raw) if raw else None
+        except ValueError:
+            return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self._save(client_info=client_info.model_dump(mode="json", exclude_none=True))
+
+    def stored_client_info(self) -> OAuthClientInformationFull | None:
+        """The registration on file, read synchronously (the provider needs its redirect port up front)."""
+        raw = self._load().get("client_info")
+        try:
+            return OAuthClientInformationFull.model_validate(raw) if raw else None
+        except ValueError:
+            return None
+
+    def stored_metadata(self) -> OAuthMetadata | None:
+        raw = self._load().get("oauth_metadata")
+        try:
+            return OAuthMetadata.model_validate(raw) if raw else None
+        except ValueError:
+            return None
+
+    def store_metadata(self, metadata: OAuthMetadata) -> None:
+        self._save(oauth_metadata=metadata.model_dump(mode="json", exclude_none=True))
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _expiry(tokens: OAuthToken) -> float | None:
+    return time.time() + tokens.expires_in if tokens.expires_in else None
+
+
+_MEMORY: dict[tuple[str, ...], MemoryTokenStorage] = {}
+
+
+def memory_storage(*key: str) -> MemoryTokenStorage:
+    """The process-wide store for ``key`` (server name first), created on first use."""
+    return _MEMORY.setdefault(tuple(key), MemoryTokenStorage())
+
+
+def forget_tokens(server: str) -> None:
+    """Drop what mcpnb holds for ``server``: memory stores and the token file (a 'log out')."""
+    for key in [k for k in _MEMORY if k[0] == server]:
+        del _MEMORY[key]
+    token_path(server).unlink(missing_ok=True)

@@ -1,0 +1,371 @@
+"""An OAuth-protected MCP server plus a tiny authorization server, both on 127.0.0.1 (free ports).
+
+The MCP server is a plain ``MCPServer`` with a ``token_verifier``: it answers 401 without a valid
+bearer token and publishes protected-resource metadata naming the authorization server. The
+authorization server is a few Starlette routes, small enough to read in one sitting, that still do
+the parts a client can get wrong: client authentication at ``/token`` (client_secret_basic or
+_post), the S256 PKCE check, exact redirect URIs, single-use codes, dynamic registration.
+
+Tests run both in a background thread (:class:`OAuthServers`, a context manager) so they can read
+what the authorization server saw (``token_requests``, ``authorize_requests``, ``registrations``).
+As a script it prints the URLs and a client to try by hand::
+
+    python tests/servers/oauth_server.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import uvicorn
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+HOST = "127.0.0.1"
+CLIENT_ID = "cc-client"
+CLIENT_SECRET = "cc-secret-0123456789"
+
+
+@dataclass
+class Client:
+    """A registered client. ``redirect_uris`` None: any loopback URI (RFC 8252 §7.3, pre-registered)."""
+
+    client_id: str
+    secret: str | None
+    auth_method: str = "client_secret_basic"
+    redirect_uris: list[str] | None = None
+
+
+@dataclass
+class AuthState:
+    """Everything the authorization server knows, shared with the MCP server's token verifier."""
+
+    issuer: str = ""
+    clients: dict[str, Client] = field(default_factory=dict)
+    codes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    access: dict[str, AccessToken] = field(default_factory=dict)
+    refresh: dict[str, str] = field(default_factory=dict)  # refresh token -> client id
+    token_ttl: int = 3600
+    # What happened, for the tests: (grant_type, http status) per token request, and so on.
+    token_requests: list[tuple[str, int]] = field(default_factory=list)
+    authorize_requests: int = 0
+    registrations: int = 0
+
+    def issue(self, client_id: str, scope: str | None, resource: str | None) -> dict[str, Any]:
+        token = secrets.token_urlsafe(24)
+        self.access[token] = AccessToken(
+            token=token,
+            client_id=client_id,
+            scopes=scope.split() if scope else [],
+            expires_at=int(time.time()) + self.token_ttl,
+            resource=resource,
+        )
+        refresh = secrets.token_urlsafe(24)
+        self.refresh[refresh] = client_id
+        body: dict[str, Any] = {
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires_in": self.token_ttl,
+            "refresh_token": refresh,
+        }
+        if scope:
+            body["scope"] = scope
+        return body
+
+
+class Verifier:
+    """The MCP server's side: a token is valid if this authorization server issued it and it is fresh."""
+
+    def __init__(self, state: AuthState) -> None:
+        self.state = state
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        found = self.state.access.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+
+def _error(status: int, error: str, description: str = "", **headers: str) -> JSONResponse:
+    body = {"error": error, **({"error_description": description} if description else {})}
+    return JSONResponse(body, status_code=status, headers=headers or None)
+
+
+def _is_loopback(uri: str) -> bool:
+    return uri.startswith((f"http://{HOST}:", "http://localhost:"))
+
+
+def authorization_app(
+    state: AuthState, *, token_endpoint: str | None = None, registration: bool = True
+) -> Starlette:
+    """The authorization server. ``token_endpoint`` overrides the advertised one (to test a dead one);
+    ``registration=False`` refuses dynamic client registration, as many production servers do."""
+
+    async def metadata(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "issuer": state.issuer,
+                "authorization_endpoint": f"{state.issuer}/authorize",
+                "token_endpoint": token_endpoint or f"{state.issuer}/token",
+                "registration_endpoint": f"{state.issuer}/register",
+                "response_types_supported": ["code"],
+                "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
+                "token_endpoint_auth_methods_supported": [
+                    "client_secret_basic",
+                    "client_secret_post",
+                    "none",
+                ],
+                "code_challenge_methods_supported": ["S256"],
+                "authorization_response_iss_parameter_supported": True,
+            }
+        )
+
+    async def register(request: Request) -> Response:
+        if not registration:
+            return _error(403, "access_denied", "dynamic registration is disabled")
+        meta = await request.json()
+        uris = meta.get("redirect_uris") or []
+        if not uris:
+            return _error(400, "invalid_redirect_uri", "redirect_uris is required")
+        method = meta.get("token_endpoint_auth_method") or "client_secret_basic"
+        client = Client(
+            client_id="dyn-" + secrets.token_hex(6),
+            secret=None if method == "none" else secrets.token_urlsafe(16),
+            auth_method=method,
+            redirect_uris=list(uris),
+        )
+        state.clients[client.client_id] = client
+        state.registrations += 1
+        info = {**meta, "client_id": client.client_id, "token_endpoint_auth_method": method}
+        if client.secret:
+            info["client_secret"] = client.secret
+        return JSONResponse(info, status_code=201)
+
+    async def authorize(request: Request) -> Response:
+        """Auto-approves (the 'person' always says yes) after checking what a real server checks."""
+        state.authorize_requests += 1
+        q = request.query_params
+        client = state.clients.get(q.get("client_id", ""))
+        redirect_uri = q.get("redirect_uri", "")
+        if client is None:
+            return _error(400, "invalid_client", "unknown client_id")
+        allowed = (
+            _is_loopback(redirect_uri)
+            if client.redirect_uris is None
+            else redirect_uri in client.redirect_uris
+        )
+        if not allowed:  # never redirect to an unregistered URI: answer here
+            return _error(400, "invalid_request", "redirect_uri is not registered")
+        if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256":
+            params = {"error": "invalid_request", "state": q.get("state", "")}
+            return RedirectResponse(f"{redirect_uri}?{urlencode(params)}", status_code=302)
+        code = secrets.token_urlsafe(16)
+        state.codes[code] = {
+            "client_id": client.client_id,
+            "redirect_uri": redirect_uri,
+            "challenge": q.get("code_challenge", ""),
+            "scope": q.get("scope"),
+            "resource": q.get("resource"),
+        }
+        params = {"code": code, "state": q.get("state", ""), "iss": state.issuer}
+        return RedirectResponse(f"{redirect_uri}?{urlencode(params)}", status_code=302)
+
+    def authenticate(request: Request, form: dict[str, str]) -> Client | None:
+        """The client this request proves to be (None: bad credentials)."""
+        header = request.headers.get("authorization", "")
+        if header.lower().startswith("basic "):
+            from urllib.parse import unquote
+
+            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
+            client_id, secret = unquote(client_id), unquote(secret)
+        else:
+            client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
+        client = state.clients.get(client_id)
+        if client is None:
+            return None
+        if client.secret is None:  # a public client proves nothing; PKCE protects it
+            return client
+        return client if secret and secrets.compare_digest(secret, client.secret) else None
+
+    async def token(request: Request) -> Response:
+        form = {k: str(v) for k, v in (await request.form()).items()}
+        grant = form.get("grant_type", "")
+        response = _token(request, form, grant)
+        state.token_requests.append((grant, response.status_code))
+        return response
+
+    def _token(request: Request, form: dict[str, str], grant: str) -> Response:
+        client = authenticate(request, form)
+        if client is None:
+            return _error(
+                401, "invalid_client", "client authentication failed", **{"WWW-Authenticate": "Basic"}
+            )
+        if grant == "client_credentials":
+            if client.secret is None:
+                return _error(400, "unauthorized_client", "public clients cannot use client_credentials")
+            return JSONResponse(state.issue(client.client_id, form.get("scope"), form.get("resource")))
+        if grant == "authorization_code":
+            issued = state.codes.pop(form.get("code", ""), None)  # single use, whatever happens next
+            if issued is None or issued["client_id"] != client.client_id:
+                return _error(400, "invalid_grant", "unknown or used code")
+            if form.get("redirect_uri") != issued["redirect_uri"]:
+                return _error(400, "invalid_grant", "redirect_uri differs from the authorization request")
+            verifier = form.get("code_verifier", "")
+            digest = hashlib.sha256(verifier.encode()).digest()
+            challenge = base64.urlsafe_b64encode(digest).decode().rstrip("=")
+            if not verifier or not secrets.compare_digest(challenge, issued["challenge"]):
+                return _error(400, "invalid_grant", "PKCE verification failed")
+            return JSONResponse(state.issue(client.client_id, issued["scope"], issued["resource"]))
+        if grant == "refresh_token":
+            owner = state.refresh.pop(form.get("refresh_token", ""), None)
+            if owner != client.client_id:
+                return _error(400, "invalid_grant", "unknown refresh token")
+            return JSONResponse(state.issue(client.client_id, form.get("scope"), form.get("resource")))
+        return _error(400, "unsupported_grant_type")
+
+    return Starlette(
+        routes=[
+            Route("/.well-known/oauth-authorization-server", metadata),
+            Route("/register", register, methods=["POST"]),
+            Route("/authorize", authorize),
+            Route("/token", token, methods=["POST"]),
+        ]
+    )
+
+
+def mcp_server(state: AuthState, mcp_url: str) -> MCPServer:
+    """The protected MCP server: two tools, one of which says who the token belongs to."""
+    server = MCPServer(
+        "oauth-demo",
+        token_verifier=Verifier(state),
+        auth=AuthSettings(
+            issuer_url=state.issuer, resource_server_url=mcp_url, validate_token_resource=False
+        ),
+        log_level="WARNING",
+    )
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
+
+    @server.tool()
+    def whoami() -> str:
+        """The client id of the bearer token this call came with."""
+        token = get_access_token()
+        return token.client_id if token else ""
+
+    return server
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without signal handlers: it runs in a background thread, where it may not install them."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _bind() -> socket.socket:
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, 0))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+class OAuthServers:
+    """Both servers in one background thread (one event loop). Use as a context manager.
+
+    ``dead_token_endpoint=True`` advertises a token endpoint where nothing listens;
+    ``registration=False`` refuses dynamic registration; ``transport="sse"`` serves the legacy SSE app.
+    """
+
+    def __init__(
+        self,
+        *,
+        dead_token_endpoint: bool = False,
+        registration: bool = True,
+        token_ttl: int = 3600,
+        transport: str = "http",
+    ) -> None:
+        self._as_sock, self._mcp_sock = _bind(), _bind()
+        as_port, mcp_port = self._as_sock.getsockname()[1], self._mcp_sock.getsockname()[1]
+        self.issuer = f"http://{HOST}:{as_port}"
+        self.mcp_url = f"http://{HOST}:{mcp_port}/" + ("sse" if transport == "sse" else "mcp")
+        self.state = AuthState(issuer=self.issuer, token_ttl=token_ttl)
+        self.state.clients[CLIENT_ID] = Client(CLIENT_ID, CLIENT_SECRET)
+        dead = None
+        if dead_token_endpoint:
+            with socket.socket() as s:  # a port that was free a moment ago: nothing answers there
+                s.bind((HOST, 0))
+                dead = f"http://{HOST}:{s.getsockname()[1]}/token"
+        server = mcp_server(self.state, self.mcp_url)
+        apps = [
+            (authorization_app(self.state, token_endpoint=dead, registration=registration), self._as_sock),
+            (server.sse_app() if transport == "sse" else server.streamable_http_app(), self._mcp_sock),
+        ]
+        self._servers = [
+            (_Server(uvicorn.Config(app, log_level="warning", lifespan="on")), sock) for app, sock in apps
+        ]
+        self._thread = threading.Thread(target=self._run, name="oauth-test-servers", daemon=True)
+
+    @property
+    def token_requests(self) -> list[tuple[str, int]]:
+        return list(self.state.token_requests)
+
+    def _run(self) -> None:
+        async def serve() -> None:
+            await asyncio.gather(*(server.serve(sockets=[sock]) for server, sock in self._servers))
+
+        asyncio.run(serve())
+
+    def __enter__(self) -> OAuthServers:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not all(server.started for server, _ in self._servers):
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                self.__exit__()
+                raise RuntimeError("OAuth test servers did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for server, _ in self._servers:
+            server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(10)
+        for _, sock in self._servers:
+            sock.close()
+
+
+def main() -> None:
+    with OAuthServers() as servers:
+        print(f"MCP server:           {servers.mcp_url}", flush=True)
+        print(f"Authorization server: {servers.issuer}", flush=True)
+        print(f"client_credentials:   client_id={CLIENT_ID} client_secret={CLIENT_SECRET}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
