@@ -1,0 +1,58 @@
+"""Every notebook in notebooks/ runs clean in a real kernel (nbclient), and shows what it promises."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def execute(path: Path) -> nbformat.NotebookNode:
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()  # raises CellExecutionError on any error not tagged "raises-exception"
+    return nb
+
+
+def test_there_are_notebooks():
+    assert PATHS, "notebooks/ is empty"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_notebook_runs(path: Path):
+    nb = execute(path)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "raises-exception" not in cell.metadata.get("tags", []):
+            assert not [o for o in cell.outputs if o.output_type == "error"], cell.source
+
+
+def _outputs(cell) -> list[dict]:
+    return [o for o in cell.outputs if o.output_type in ("execute_result", "display_data")]
+
+
+def _find(nb, text: str):
+    return next(c for c in nb.cells if c.cell_type == "code" and text in c.source)
+
+
+def test_quickstart_shows_tables_and_catches_bad_arguments():
+    nb = execute(NOTEBOOKS / "01-quickstart.ipynb")
+    status = _outputs(_find(nb, "%mcp serve probe-kit"))[0]["data"]
+    assert "connected" in status["text/plain"] and "<table" in status["text/html"]
+    tools = _outputs(_find(nb, "%mcp tools"))[0]["data"]
+    assert "ui_search" in tools["text/plain"] and "<table" in tools["text/html"]
+    call = _outputs(_find(nb, "probe.ui_search query="))[0]["data"]
+    assert "login-form" in call["text/plain"] and "schema ✓" in call["text/plain"]
+    frame = _outputs(_find(nb, "df.groupby"))[0]["data"]
+    assert "<table" in frame["text/html"] and "Lyon" in frame["text/html"]  # a real DataFrame
+    interpolated = _outputs(_find(nb, 'hits.data["query"]'))[0]["data"]
+    assert "checkout page" in interpolated["text/plain"]  # {{topic}} reached the server
+    bad = _find(nb, "limit=three")
+    # IPython reports a UsageError as a short stderr line, not a traceback
+    said = "".join(o.get("text", "") for o in bad.outputs if o.output_type == "stream")
+    assert "UsageError" in said and "'limit'" in said and "nothing was sent" in said
