@@ -77,6 +77,8 @@ class McpMagics(Magics):
 
     def run(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """Parse and run one ``%mcp`` line (and ``%%mcp`` body); errors become short messages."""
+        if cell is None and line.rstrip().endswith(";"):
+            line = line.rstrip()[:-1]  # IPython silences the output; the ";" is not an argument
         tokens = split_line(line)
         cut = tokens.index("--") if "--" in tokens else len(tokens)
         verbose = _VERBOSE in tokens[:cut]

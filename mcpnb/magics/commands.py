@@ -45,12 +45,19 @@ COMMANDS: dict[str, Command] = {}
 
 
 def command(
-    name: str, description: str, *, takes_cell: bool = False, store: bool = True, epilog: str | None = None
+    name: str,
+    description: str,
+    *,
+    takes_cell: bool = False,
+    store: bool = True,
+    epilog: str | None = None,
+    usage: str | None = None,
 ):
     """Register a subcommand; the decorated function adds its arguments to the parser first."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         parser = Parser(name, description, epilog)
+        parser.usage = usage
         fn.arguments(parser)  # type: ignore[attr-defined]
         if store:
             parser.add_argument("-o", "--out", metavar="VAR", help="also store the result in VAR")
@@ -187,6 +194,9 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
+    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] -- COMMAND [ARGS ...]\n"
+    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR] [--era E]\n"
+    "   or: %(prog)s --config [PATH] [NAME ...]",
 )
 @arguments(_connect_args)
 def connect(ctx: Context, ns: argparse.Namespace) -> Any:
@@ -278,6 +288,10 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.timeout is not None and ns.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     result = ctx.pool.call(tool.server, tool.name, values, timeout=ns.timeout)
+    if ctx.settings.show_transcript:
+        import sys
+
+        print("mcpnb: call transcripts are not available yet (Mcp.show_transcript)", file=sys.stderr)
     return RawJson(result.json()) if ns.raw else result
 
 
@@ -455,13 +469,15 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
 
 # ---------------------------------------------------------------- serve
 def _serve_args(p: Parser) -> None:
-    p.add_argument("server", nargs="?", choices=["probe-kit"], help="the server to start (probe-kit)")
+    p.add_argument(
+        "server", nargs="?", choices=["probe-kit"], metavar="probe-kit", help="the server to start"
+    )
     p.add_argument("--toolset", help="core, ui, workflow or full (default: full)")
     p.add_argument("--http", action="store_true", help="serve over HTTP on 127.0.0.1 instead of in-process")
     p.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
     p.add_argument("--name", default=None, help="connection name (default: probe)")
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
-    p.add_argument("--stop", metavar="N", help="stop a server started with %%mcp serve")
+    p.add_argument("--stop", metavar="NAME", help="disconnect NAME and stop its HTTP server, if any")
 
 
 @command(
@@ -524,8 +540,9 @@ def overview() -> str:
     """Every subcommand's usage line: the text ``%mcp?`` and ``%mcp help`` show."""
     lines = ["Subcommands (%mcp SUBCOMMAND -h for details; --verbose on any adds the traceback):", ""]
     for cmd in COMMANDS.values():
-        usage = " ".join(cmd.parser.format_usage().split())
-        lines.append("  " + usage.partition("usage: ")[2])
+        usage = cmd.parser.format_usage().partition("usage: ")[2]
+        for form in usage.split(" or: "):  # alternative forms on their own lines, wrapping undone
+            lines.append("  " + " ".join(form.split()))
         lines.append("      " + (cmd.parser.description or ""))
     lines += ["", "A bare %mcp shows the status table. x = %mcp ... keeps the result in x."]
     return "\n".join(lines)

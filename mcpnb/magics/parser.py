@@ -90,9 +90,11 @@ class Parser(MagicArgumentParser):
         options = [t for t in extra if t.startswith("-") and len(t) > 1]
         if options:
             word = options[0].split("=", 1)[0]
+            known = {s.lstrip("-"): s for s in self.option_strings() if s.startswith("--")}
+            hint = did_you_mean(word.lstrip("-"), known)
+            suggestion = f"; did you mean {known[hint]!r}?" if hint else ""
             raise UsageError(
-                f"{self.prog}: unknown option {word!r}{did_you_mean_text(word, self.option_strings())}"
-                f" (see %mcp {self.subcommand} -h)"
+                f"{self.prog}: unknown option {word!r}{suggestion} (see %mcp {self.subcommand} -h)"
             )
         shown = safe_token(extra[0])
         raise UsageError(f"{self.prog}: unexpected argument {shown} (see %mcp {self.subcommand} -h)")

@@ -165,6 +165,13 @@ def test_cell_call_body_forms_and_interpolation(ip, mcp):
     assert res.success and ip.user_ns["r4"].data == "$who"
 
 
+def test_trailing_semicolon_silences(ip, mcp):
+    connect_demo(ip)
+    silenced = cell(ip, "%mcp status;")
+    assert silenced.success and silenced.result is None
+    assert cell(ip, "%mcp status").result is not None
+
+
 def test_cell_call_timeout_and_raw(ip, mcp):
     connect_demo(ip)
     cell(ip, "%%mcp call demo.add --raw -o raw\na: 1\nb: 1\n")
