@@ -103,14 +103,14 @@ def _configured_names() -> list[str]:
 
 
 def default_config_files() -> list[Path]:
-    """The project and local ``.mcp.json`` files a bare ``%mcp connect --config`` would read."""
-    from ..config import LOCAL_FILE, find_project_config
+    """The user, project and local files a bare ``%mcp connect --config`` would read (those that exist)."""
+    from ..config import LOCAL_FILE, find_project_config, user_config_path
 
+    found = [user_config_path()]
     project = find_project_config(Path.cwd())
-    if project is None:
-        return []
-    local = project.parent / LOCAL_FILE
-    return [project, local] if local.is_file() else [project]
+    if project is not None:
+        found += [project, project.parent / LOCAL_FILE]
+    return [p for p in found if p.is_file()]
 
 
 def make_hook(get_pool: Callable[[], Any]) -> Callable[[Any, Any], list[str]]:

@@ -18,10 +18,15 @@ def ip() -> Any:
 
 
 @pytest.fixture
-def mcp(ip: Any, pool: Any) -> Iterator[Any]:
-    """The loaded magics, talking to this test's pool (closed by the ``pool`` fixture afterwards)."""
+def mcp(ip: Any, pool: Any, tmp_path_factory: Any, monkeypatch: Any) -> Iterator[Any]:
+    """The loaded magics, talking to this test's pool (closed by the ``pool`` fixture afterwards).
+
+    The user's own config layer is pointed at a file that does not exist, so a developer's
+    ``~/.config/mcpnb/mcp.json`` never leaks into a test.
+    """
     from mcpnb.magics import get_magics
 
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(tmp_path_factory.mktemp("user") / "absent.json"))
     magics = get_magics(ip)
     assert magics is not None
     magics.pool = pool

@@ -51,3 +51,18 @@ def test_broken_default_config_warns_and_loads(ip, mcp, tmp_path, monkeypatch, c
     get_magics(ip).pool = mcp.pool
     view = line(ip, "config")  # the full loader explains the problem instead of failing
     assert view.problem
+
+
+def test_broken_user_config_warns_too(ip, mcp, tmp_path, monkeypatch):
+    user = tmp_path / "user.json"
+    user.write_text("{not json")
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(user))
+    monkeypatch.chdir(tmp_path)
+    ip.run_line_magic("unload_ext", "mcpnb")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ip.run_line_magic("load_ext", "mcpnb")
+    assert any("user.json" in str(w.message) for w in caught)
+    from mcpnb.magics import get_magics
+
+    get_magics(ip).pool = mcp.pool

@@ -123,6 +123,21 @@ def test_body_parser_never_crashes(text):
     assert all(isinstance(k, str) for k in result)
 
 
+_keyish = st.text(alphabet=st.characters(blacklist_characters=":\n\r#"), min_size=1, max_size=8)
+_line = st.tuples(_keyish, st.text(max_size=30)).map(lambda kv: f"{kv[0]}: {kv[1]}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_line, st.text(max_size=20)), max_size=8).map("\n".join))
+def test_key_value_bodies_never_crash(text):
+    try:
+        result = parse_body(text, [{"x": [1, 2]}])
+    except UsageError as exc:
+        assert str(exc)  # a message a person can read
+        return
+    assert isinstance(result, Arguments)
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.recursive(

@@ -1,0 +1,45 @@
+"""The magics inside a real ipykernel (nbclient): rich outputs, short errors, state across cells."""
+
+from __future__ import annotations
+
+import nbformat
+from conftest import ROOT
+from nbclient import NotebookClient
+
+
+def run(*cells: tuple[str, bool]) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    for source, may_fail in cells:
+        cell = nbformat.v4.new_code_cell(source)
+        if may_fail:
+            cell.metadata["tags"] = ["raises-exception"]
+        nb.cells.append(cell)
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
+    return nb
+
+
+def test_magics_in_a_kernel():
+    nb = run(
+        ("%load_ext mcpnb", False),
+        ("%mcp serve probe-kit", False),
+        ('r = %mcp call probe.estimate task="ship it" files=2', False),
+        ("r", False),
+        ("%mcp connect bad -- /nonexistent/server", True),
+        ("%mcp connect bad --verbose -- /nonexistent/server", True),
+        ("%mcp call probe.estimate files=x", True),
+    )
+    status = nb.cells[1].outputs[0]["data"]
+    assert "<table" in status["text/html"] and "connected" in status["text/plain"]
+    result = nb.cells[3].outputs[0]["data"]
+    assert "<table" in result["text/html"] and "schema ✓" in result["text/plain"]
+
+    short = next(o for o in nb.cells[4].outputs if o.output_type == "error")
+    assert short["ename"] == "ConnectError" and "command not found" in short["evalue"]
+    assert len(short["traceback"]) == 2 and "--verbose" in short["traceback"][1]
+    verbose = next(o for o in nb.cells[5].outputs if o.output_type == "error")
+    assert len(verbose["traceback"]) > 2  # the full traceback, on request
+
+    usage = "".join(o.get("text", "") for o in nb.cells[6].outputs)
+    assert "UsageError" in usage and "missing required argument 'task'" in usage
