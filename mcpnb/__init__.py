@@ -31,11 +31,14 @@ _LAZY = {
     "UnknownServerError": "mcpnb.errors",
     "get_runtime": "mcpnb.runtime",
     "serve_probekit": "mcpnb.serve",
+    "set_authorization_ui": "mcpnb.auth",
+    "AuthError": "mcpnb.errors",
     "stop_probekit": "mcpnb.serve",
 }
 
 __all__ = [
     "AuthConfig",
+    "AuthError",
     "CallError",
     "CallTimeoutError",
     "ConfigError",
@@ -57,13 +60,16 @@ __all__ = [
     "get_runtime",
     "load_config",
     "serve_probekit",
+    "set_authorization_ui",
     "stop_probekit",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .auth import set_authorization_ui
     from .config import AuthConfig, ServerConfig, load_config
     from .connection import Connection
     from .errors import (
+        AuthError,
         CallError,
         CallTimeoutError,
         ConfigError,

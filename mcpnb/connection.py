@@ -1,20 +1,26 @@
 """One server: its owner task, its state machine, and the requests that go through it.
 
 The SDK's ``Client`` must be exited in the task that entered it, and a transport crash lands in that
-task. So each connection has exactly one long-lived owner task on the runtime loop; callers use the
-entered client from their own tasks and only ever see clean errors.
+task. So each session has exactly one long-lived owner task on the runtime loop; callers use the
+entered client from their own tasks and only ever see clean errors. When a live session dies, the
+connection replaces it (``reconnecting``, with backoff) and callers that arrive meanwhile wait.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from . import health
+from .cache import TTLCache
 from .errors import (
+    AuthError,
     CallError,
     CallTimeoutError,
     ConnectError,
@@ -23,13 +29,15 @@ from .errors import (
     ToolNotFoundError,
     describe,
     did_you_mean,
-    root_cause,
+    leaves,
 )
 from .events import ConnectionEvent, EventLog, State
 from .redact import scrub
 from .results import ToolResult
+from .retry import Backoff, is_retryable
 from .status import ServerStatus
-from .tools import ToolInfo
+from .timeouts import Deadline
+from .tools import ToolFilter, ToolInfo
 
 if TYPE_CHECKING:
     from .config import ServerConfig
@@ -38,10 +46,15 @@ if TYPE_CHECKING:
 STOP_GRACE = 8.0
 #: Last lines of a stdio server's stderr kept per connection.
 STDERR_LINES = 500
+#: The longest wait between reconnect attempts.
+MAX_RETRY_DELAY = 30.0
 
-_MODES = {"auto": "auto", "legacy": "legacy", "modern": "2026-07-28"}
+#: "modern" also probes (``server/discover``): the SDK's fixed-version mode skips it and then knows
+#: neither the server's name nor its capabilities. _install() insists on the modern era instead.
+_MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
 _CONNECTION_CLOSED = -32000
-_REQUEST_TIMEOUT = -32001
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
@@ -51,7 +64,13 @@ async def _skip_sdk_validation(name: str, result: Any) -> None:
 class Connection:
     """A live (or failed, or disabled) connection to one MCP server. Lives on the runtime loop."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
         self.config = config
         self.events = EventLog()
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
@@ -59,14 +78,26 @@ class Connection:
         self.since = datetime.now()
         self.last_error: str | None = None
         self.last_latency_ms: float | None = None
+        self.retries = 0
+        self.health = health.HealthState()
+        self.tool_cache: TTLCache[dict[str, ToolInfo]] = TTLCache(config.cache_ttl, clock)
+        self.filter = ToolFilter(config.enabled_tools, config.disabled_tools)
+        self.backoff = Backoff(config.retry_delay, MAX_RETRY_DELAY, rng=rng or random.Random())
+        self.clock = clock
         self.client: Any = None
         self.protocol_version: str | None = None
         self.server_info: Any = None
         self.capabilities: Any = None
         self.instructions: str | None = None
-        self._tools: dict[str, ToolInfo] | None = None
         self._owner: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[Any] | None = None  # resolved once the owner's session is up
         self._stop: asyncio.Event | None = None
+        self._background: set[asyncio.Task[Any]] = set()  # health loop, list_changed listener
+        self._recovery: asyncio.Task[None] | None = None
+        self._settled = asyncio.Event()  # set whenever the state is not connecting/reconnecting
+        self._settled.set()
+        self._http_status: int | None = None
+        self._session_expired = False
         self._secrets = config.secrets()
 
     # ------------------------------------------------------------------ identity and state
@@ -95,14 +126,24 @@ class Connection:
         """``text`` with every secret this server's config knows replaced by ``***``."""
         return scrub(text, self._secrets)
 
+    def emit(self, kind: str, message: str, **detail: Any) -> None:
+        self.events.emit(ConnectionEvent(self.name, kind, self.safe(message), detail=detail))
+
     def _set_state(self, state: State, message: str = "", **detail: Any) -> None:
         previous, self.state, self.since = self.state, state, datetime.now()
         if state is State.FAILED:
             self.last_error = self.safe(message)
+        elif state is State.CONNECTED:
+            self.last_error = None
+        if state in (State.CONNECTING, State.RECONNECTING):
+            self._settled.clear()
+        else:
+            self._settled.set()
         text = self.safe(message) if message else f"{previous} -> {state}"
         self.events.emit(ConnectionEvent(self.name, "state", text, state, previous, detail))
 
     def status(self) -> ServerStatus:
+        tools = self.tool_cache.peek()
         return ServerStatus(
             name=self.name,
             transport=self.config.transport,
@@ -111,10 +152,13 @@ class Connection:
             protocol_version=self.protocol_version,
             server_name=self.server_name,
             server_version=self.server_version,
-            tools=None if self._tools is None else len(self._tools),
+            tools=None if tools is None else len(tools),
             last_latency_ms=self.last_latency_ms,
             last_error=self.last_error,
             since=self.since,
+            healthy=self.health.healthy,
+            last_ok=self.health.last_ok,
+            retries=self.retries,
         )
 
     def __repr__(self) -> str:
@@ -125,47 +169,77 @@ class Connection:
         """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``."""
         if self.state is State.DISABLED:
             return
-        if self._owner is not None:
-            await self.stop()
+        await self._halt()
         self._set_state(State.CONNECTING, f"connecting to {self.config.target}")
-        timeout = self.config.startup_timeout
-        started = time.monotonic()
-        ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
-        self._stop = asyncio.Event()
-        self._owner = asyncio.get_running_loop().create_task(
-            self._own(ready), name=f"mcpnb-owner-{self.name}"
-        )
         try:
-            client = await asyncio.wait_for(asyncio.shield(ready), timeout)
-            self._install(client)
-            await asyncio.wait_for(self._refresh_tools(), max(0.1, timeout - (time.monotonic() - started)))
+            await self._open()
         except BaseException as exc:
-            reason = self._connect_failure(exc, timeout)
-            await self._end_owner()
+            reason = self._failure_reason(exc)
             self._set_state(State.FAILED, reason)
             if isinstance(exc, asyncio.CancelledError):
                 raise
             raise ConnectError(self.name, self.safe(reason)) from None
-        self.last_error = None
-        self._set_state(
-            State.CONNECTED, f"connected: {self.server_name or '?'} {self.server_version or ''}".strip()
-        )
+        self._set_state(State.CONNECTED, self._connected_message())
 
-    def _connect_failure(self, exc: BaseException, timeout: float) -> str:
-        if isinstance(exc, TimeoutError):
+    def _connected_message(self) -> str:
+        return f"connected: {self.server_name or '?'} {self.server_version or ''} ({self.era})".strip()
+
+    async def _open(self) -> None:
+        """One attempt at a fresh session: owner task, handshake, first tool list. Raises on failure."""
+        timeout = self.startup_timeout
+        started = self.clock()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[Any] = loop.create_future()
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
+        self._stop = asyncio.Event()
+        self._http_status, self._session_expired = None, False
+        self._ready = ready
+        self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
+        try:
+            client = await asyncio.wait_for(asyncio.shield(ready), timeout)
+            self._install(client)
+            if self.config.era == "modern" and self.era != "modern":
+                raise McpnbError(
+                    f"the server only speaks the handshake era ({self.protocol_version}), not 2026-07-28; "
+                    "use era 'auto' or 'legacy'"
+                )
+            remaining = max(0.1, timeout - (self.clock() - started))
+            await asyncio.wait_for(self._fetch_tools(), remaining)
+        except BaseException:
+            await self._end_owner()
+            self.client = None
+            raise
+        self._start_background()
+
+    @property
+    def startup_timeout(self) -> float:
+        """``startup_timeout``, but never shorter than a person needs to approve an OAuth login."""
+        auth = self.config.auth
+        if auth is not None and auth.type == "oauth" and auth.flow == "authorization_code":
+            from .auth import authorization_ui
+
+            return max(self.config.startup_timeout, authorization_ui().timeout)
+        return self.config.startup_timeout
+
+    def _failure_reason(self, exc: BaseException) -> str:
+        if isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError):
             return (
-                f"no answer within startup_timeout={timeout:g} s; "
+                f"no answer within startup_timeout={self.startup_timeout:g} s; "
                 f"raise startup_timeout for server {self.name!r} if it is just slow"
             )
         if isinstance(exc, asyncio.CancelledError):
             return "connect cancelled"
+        auth_failure = next((leaf for leaf in leaves(exc) if isinstance(leaf, AuthError)), None)
+        if auth_failure is not None:  # an OAuth flow's own message beats the 401 that started it
+            return str(auth_failure)
+        if self._http_status in (401, 403):
+            return str(AuthError.from_status(self.name, self._http_status, self.safe(self.config.target)))
         reason = describe(exc)
         if self.config.transport == "stdio" and self.stderr:
             reason += f" (server stderr: {self.stderr[-1][:200]})"
         return reason
 
-    async def _own(self, ready: asyncio.Future[Any]) -> None:
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """The owner task: enter the transport and client, wait for stop, exit in this same task."""
         from mcp import Client
         from mcp.types import Implementation
@@ -175,21 +249,23 @@ class Connection:
 
         try:
             async with contextlib.AsyncExitStack() as stack:
-                target = await stack.enter_async_context(open_target(self.config, on_stderr=self._on_stderr))
+                target = await stack.enter_async_context(
+                    open_target(self.config, on_stderr=self._on_stderr, on_response=self._on_response)
+                )
                 client = Client(
                     target,
                     mode=_MODES[self.config.era],
                     client_info=Implementation(name="mcpnb", version=__version__),
+                    message_handler=self._on_message,
                 )
                 await stack.enter_async_context(client)
                 ready.set_result(client)
-                assert self._stop is not None
-                await self._stop.wait()
+                await stop.wait()
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc)
-            elif not (self._stop and self._stop.is_set()):
-                self._died(exc)
+            elif not stop.is_set():
+                self._lost(exc)  # the transport died under a live session
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -204,23 +280,63 @@ class Connection:
         self.capabilities = client.server_capabilities
         self.instructions = client.instructions
 
-    def _died(self, exc: BaseException) -> None:
-        """The transport ended while we were connected (process died, HTTP server gone)."""
-        if self.state is State.CONNECTED:
-            self.client = None
-            self._set_state(State.FAILED, f"connection lost: {describe(exc)}")
-
     def _on_stderr(self, line: str) -> None:
         line = self.safe(line)
         self.stderr.append(line)
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
 
+    def _on_response(self, status: int, request_headers: Any) -> None:
+        if status < 400:
+            return
+        self._http_status = status
+        if status == 404 and request_headers.get("mcp-session-id"):
+            self._session_expired = True
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``)."""
+        from mcp.types import ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification):
+            self.tool_cache.invalidate()
+            self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+
+    def _start_background(self) -> None:
+        if self.config.health_check_interval > 0:
+            self._spawn(self._health_loop(), "health")
+        tools_caps = getattr(self.capabilities, "tools", None)
+        if self.era == "modern" and getattr(tools_caps, "list_changed", False):
+            self._spawn(self._listen(), "listen")
+
+    def _spawn(self, coro: Any, what: str) -> None:
+        task = asyncio.get_running_loop().create_task(coro, name=f"mcpnb-{what}-{self.name}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _listen(self) -> None:
+        """Modern era: list_changed arrives on a ``subscriptions/listen`` stream (teed to _on_message)."""
+        client = self.client
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    pass
+
     async def stop(self) -> None:
         """Close the session (the child process exits); state becomes ``disconnected``."""
-        await self._end_owner()
-        self.client = None
+        await self._halt()
         if self.state is not State.DISABLED:
             self._set_state(State.DISCONNECTED, "disconnected")
+
+    async def _halt(self) -> None:
+        """Stop recovery and background work, then the session itself."""
+        recovery, self._recovery = self._recovery, None
+        current = asyncio.current_task()
+        tasks = [t for t in (*self._background, recovery) if t is not None and t is not current]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_GRACE)
+        await self._end_owner()
+        self.client = None
 
     async def _end_owner(self) -> None:
         owner, self._owner = self._owner, None
@@ -228,15 +344,120 @@ class Connection:
             return
         if self._stop is not None:
             self._stop.set()
+        if self._ready is not None and not self._ready.done():
+            owner.cancel()  # still handshaking: it would never look at the stop event
         done, _ = await asyncio.wait({owner}, timeout=STOP_GRACE)
         if not done:
             owner.cancel()
             await asyncio.wait({owner}, timeout=STOP_GRACE)
         if owner.done() and not owner.cancelled():
-            owner.exception()  # retrieved: a crash was already reported through _died
+            owner.exception()  # retrieved: a crash was already reported through _lost
+
+    # ------------------------------------------------------------------ recovery
+    def _lost(self, exc: BaseException) -> None:
+        """A live session died (process killed, server restarted, probes failing): replace it."""
+        if self.state is not State.CONNECTED:
+            return
+        self.client = None
+        if self._stop is not None:
+            self._stop.set()  # let the owner task close what is left of the transport
+        reason = f"connection lost: {describe(exc)}"
+        if not is_retryable(exc, http_status=self._http_status) or self.config.max_retries <= 0:
+            self._set_state(State.FAILED, reason)
+            return
+        self._set_state(State.RECONNECTING, reason, attempt=0, max_retries=self.config.max_retries)
+        self._recovery = asyncio.get_running_loop().create_task(
+            self._recover(reason), name=f"mcpnb-recover-{self.name}"
+        )
+
+    async def _recover(self, reason: str) -> None:
+        """Reconnect with exponential backoff and jitter; ``failed`` after the last attempt."""
+        await self._end_owner()
+        for background in list(self._background):
+            background.cancel()
+        attempts = self.config.max_retries
+        for attempt in range(attempts):
+            delay = self.backoff.delay(attempt)
+            self.retries += 1
+            self._set_state(
+                State.RECONNECTING,
+                f"reconnecting (attempt {attempt + 1}/{attempts}) in {delay:.2f} s after: {reason}",
+                attempt=attempt + 1,
+                max_retries=attempts,
+                delay=delay,
+            )
+            self.emit(
+                "retry",
+                f"attempt {attempt + 1}/{attempts} in {delay:.2f} s",
+                attempt=attempt + 1,
+                delay=delay,
+            )
+            await asyncio.sleep(delay)
+            try:
+                await self._open()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                reason = self._failure_reason(exc)
+                if not is_retryable(exc, http_status=self._http_status):
+                    break
+                continue
+            self._set_state(State.CONNECTED, self._connected_message(), attempts=attempt + 1)
+            return
+        self._set_state(State.FAILED, f"gave up reconnecting: {reason}", attempts=attempts)
+
+    async def _renew_session(self) -> None:
+        """An HTTP session the server forgot (404): open a new one right away, no backoff."""
+        self.emit("session", "the server forgot our session (HTTP 404): starting a new one")
+        await self._halt()
+        self._set_state(State.RECONNECTING, "session expired: re-initializing")
+        try:
+            await self._open()
+        except Exception as exc:
+            self._set_state(
+                State.FAILED, f"session expired and re-initializing failed: {self._failure_reason(exc)}"
+            )
+            raise CallError(f"the session of {self.name!r} expired and could not be renewed") from None
+        self._set_state(State.CONNECTED, self._connected_message())
+
+    async def _health_loop(self) -> None:
+        interval = self.config.health_check_interval
+        timeout = health.probe_timeout(interval)
+        while True:
+            await asyncio.sleep(interval)
+            if self.state is not State.CONNECTED or self.client is None:
+                continue
+            try:
+                latency = await asyncio.wait_for(health.probe(self.client, self.era), timeout)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                was = self.health.healthy
+                why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
+                self.health.failed(why)
+                self.emit(
+                    "health", f"probe failed ({self.health.consecutive_failures} in a row): {why}", ok=False
+                )
+                if was is not False:
+                    self.emit("health", "unhealthy", ok=False)
+                if self._session_expired:
+                    await self._renew_session()
+                elif self.health.should_reconnect:
+                    self._lost(exc)
+                    return
+                continue
+            recovered = self.health.healthy is False
+            self.health.ok(latency)
+            self.emit("health", f"probe ok in {latency:.1f} ms", ok=True, latency_ms=latency)
+            if recovered:
+                self.emit("health", "healthy again", ok=True)
 
     # ------------------------------------------------------------------ requests
-    def _require_client(self) -> Any:
+    async def _client(self, wait: float | None) -> Any:
+        """The live client; waits (up to ``wait``) while a reconnect is under way."""
+        if self.state in (State.RECONNECTING, State.CONNECTING) and wait:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settled.wait(), wait)
         if self.state is State.CONNECTED and self.client is not None:
             return self.client
         if self.state is State.DISABLED:
@@ -246,93 +467,148 @@ class Connection:
             f"server {self.name!r} is {self.state}{why}; reconnect it with pool.reconnect({self.name!r})"
         )
 
-    async def _request(self, what: str, coro_factory: Any, timeout: float | None = None) -> Any:
-        """Run one request, turning SDK failures into mcpnb errors (and a dead transport into ``failed``)."""
+    async def _request(
+        self,
+        what: str,
+        send: Callable[[Any], Awaitable[Any]],
+        *,
+        idempotent: bool = True,
+        wait: float | None = None,
+    ) -> Any:
+        """Run one request, turning SDK failures into mcpnb errors and dead transports into recovery."""
         from mcp import MCPError
 
-        client = self._require_client()
-        started = time.monotonic()
+        client = await self._client(self.config.startup_timeout if wait is None else wait)
+        started = self.clock()
         try:
-            result = await coro_factory(client)
-        except MCPError as exc:
-            if exc.code == _REQUEST_TIMEOUT:
-                raise CallTimeoutError(
-                    f"{what} on {self.name!r} timed out after {timeout:g} s and was cancelled on the server; "
-                    f"raise tool_timeout for server {self.name!r} (or pass timeout=)"
-                ) from None
-            if exc.code == _CONNECTION_CLOSED:
-                self._lost(exc)
-                raise CallError(
-                    f"{what} failed: the connection to {self.name!r} closed ({self.safe(exc.message)}); "
-                    f"reconnect with pool.reconnect({self.name!r})"
-                ) from None
-            raise CallError(f"{what} on {self.name!r} failed: {self.safe(describe(exc))}") from None
+            result = await send(client)
         except (McpnbError, asyncio.CancelledError):
             raise
         except Exception as exc:
-            leaf = root_cause(exc)
-            if isinstance(leaf, OSError) or type(leaf).__module__.startswith(("httpx", "anyio")):
+            if self._session_expired:
+                await self._renew_session()
+                if idempotent:
+                    self.emit("session", f"retrying {what} once on the new session")
+                    return await self._request(what, send, idempotent=False, wait=wait)
+                raise CallError(
+                    f"{what}: the server forgot the session of {self.name!r} mid-call, so the call may "
+                    "or may not have run; it was not repeated (not marked read-only or idempotent). "
+                    "The connection is back: call again if that is safe."
+                ) from None
+            if self._http_status in (401, 403):
+                target = self.safe(self.config.target)
+                raise AuthError.from_status(self.name, self._http_status, target) from None
+            transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
+            if transport_failed and is_retryable(exc, http_status=self._http_status):
                 self._lost(exc)
+                then = (
+                    "reconnecting in the background"
+                    if self.state is State.RECONNECTING
+                    else f"reconnect with pool.reconnect({self.name!r})"
+                )
+                why = self.safe(describe(exc))
+                raise CallError(
+                    f"{what} failed: the connection to {self.name!r} was lost ({why}); {then}"
+                ) from None
             raise CallError(f"{what} on {self.name!r} failed: {self.safe(describe(exc))}") from None
-        self.last_latency_ms = (time.monotonic() - started) * 1000
+        self.last_latency_ms = (self.clock() - started) * 1000
         return result
 
-    def _lost(self, exc: BaseException) -> None:
-        if self.state is State.CONNECTED:
-            self.client = None
-            self._set_state(State.FAILED, f"connection lost: {describe(exc)}")
-            if self._stop is not None:
-                self._stop.set()  # let the owner task close what is left of the transport
-
-    async def _refresh_tools(self) -> None:
+    # ------------------------------------------------------------------ tools
+    async def _fetch_tools(self) -> dict[str, ToolInfo]:
         if self.capabilities is not None and self.capabilities.tools is None:
-            self._tools = {}
-            return
-        tools: dict[str, ToolInfo] = {}
-        cursor = None
-        while True:
-            page = await self.client.list_tools(cursor=cursor, cache_mode="refresh")
-            for tool in page.tools:
-                tools[tool.name] = ToolInfo.from_sdk(self.name, tool)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        self._tools = tools
+            tools: dict[str, ToolInfo] = {}
+        else:
+            tools = {}
+            cursor = None
+            while True:
+                page = await self.client.list_tools(cursor=cursor, cache_mode="refresh")
+                tools.update((t.name, ToolInfo.from_sdk(self.name, t)) for t in page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        self.tool_cache.put(tools)
+        if self.filter.active:
+            hidden = sum(not self.filter.allows(n) for n in tools)
+            self.emit("filter", f"{hidden} of {len(tools)} tools hidden by the tool filters", hidden=hidden)
+        return tools
+
+    async def _all_tools(self, refresh: bool) -> dict[str, ToolInfo]:
+        cached = None if refresh else self.tool_cache.get()
+        if cached is not None:
+            self.emit("cache", "tools/list served from cache", hit=True)
+            return cached
+        self.emit("cache", "tools/list fetched from the server", hit=False, refresh=refresh)
+        return await self._request("tools/list", lambda _client: self._fetch_tools())
 
     async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
-        """The server's tools (as listed at connect time unless ``refresh``)."""
-        if refresh or self._tools is None:
-            await self._request("tools/list", lambda _client: self._refresh_tools())
-        return list((self._tools or {}).values())
+        """The server's visible tools: cached for ``cache_ttl``; ``refresh`` asks the server again."""
+        tools = await self._all_tools(refresh)
+        return [t for n, t in tools.items() if self.filter.allows(n)]
 
     async def tool(self, name: str) -> ToolInfo:
-        """One tool by name; a clear error with a suggestion when there is no such tool."""
-        if self._tools is None or name not in self._tools:  # unknown here: the list may be stale
-            await self.list_tools(refresh=True)
-        tools = self._tools or {}
+        """One tool by name; a clear error (and no request) for filtered or unknown tools."""
+        hidden = self.filter.why_hidden(name)
+        if hidden:
+            raise ToolNotFoundError(
+                f"tool {name!r} of server {self.name!r} is filtered out ({hidden}); nothing was sent"
+            )
+        tools = self.tool_cache.peek()
+        if tools is None or name not in tools:  # unknown here: the list may be stale
+            tools = await self._all_tools(refresh=True)
         if name not in tools:
-            hint = did_you_mean(name, tools)
+            hint = did_you_mean(name, [n for n in tools if self.filter.allows(n)])
             raise ToolNotFoundError(
                 f"server {self.name!r} has no tool {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
             )
         return tools[name]
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressFn | None = None,
     ) -> ToolResult:
-        """Call a tool; the result keeps its payload even when it does not match ``outputSchema``."""
+        """Call a tool; the result keeps its payload even when it does not match ``outputSchema``.
+
+        ``timeout`` (default ``tool_timeout``) is the longest silence: progress restarts it;
+        ``max_total_timeout`` caps the whole call. On timeout the request is cancelled on the server.
+        """
         info = await self.tool(name)
-        timeout = self.config.tool_timeout if timeout is None else timeout
-        started = time.monotonic()
-        result = await self._request(
-            f"{name}()",
-            lambda client: client.call_tool(name, arguments or {}, read_timeout_seconds=timeout),
-            timeout,
-        )
+        annotations = info.annotations or {}
+        idempotent = bool(annotations.get("readOnlyHint") or annotations.get("idempotentHint"))
+        idle = self.config.tool_timeout if timeout is None else timeout
+        started = self.clock()
+
+        async def send(client: Any) -> Any:
+            deadline = Deadline(idle, max(idle, self.config.max_total_timeout), self.clock)
+
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                deadline.touch()
+                if on_progress is not None:
+                    await on_progress(value, total, message)
+
+            call = asyncio.ensure_future(client.call_tool(name, arguments or {}, progress_callback=progress))
+            try:
+                while not call.done():
+                    remaining = deadline.remaining()
+                    if remaining <= 0:
+                        raise CallTimeoutError(self.safe(deadline.message(f"{name}()", self.name)))
+                    await asyncio.wait({call}, timeout=remaining)
+                return call.result()
+            finally:
+                if not call.done():
+                    call.cancel()  # the SDK tells the server (notifications/cancelled)
+                    await asyncio.wait({call}, timeout=STOP_GRACE)
+
+        result = await self._request(f"{name}()", send, idempotent=idempotent, wait=idle)
         return ToolResult.from_sdk(
-            self.name, name, result, elapsed=time.monotonic() - started, output_schema=info.output_schema
+            self.name, name, result, elapsed=self.clock() - started, output_schema=info.output_schema
         )
 
+    # ------------------------------------------------------------------ resources and prompts
     async def list_resources(self) -> list[Any]:
         result = await self._request("resources/list", lambda c: c.list_resources())
         return list(result.resources)

@@ -64,6 +64,32 @@ class ToolNotFoundError(McpnbError):
     """The server has no tool of that name (or a filter hides it)."""
 
 
+class AuthError(McpnbError):
+    """Credentials were missing or rejected (HTTP 401/403, an OAuth flow that failed).
+
+    ``retryable`` is False when trying again unchanged cannot help (a rejected token or client) and
+    True when the cause may pass by itself (the authorization server was unreachable), so the retry
+    policy need not parse messages. ``status`` is the HTTP status when there was one.
+    """
+
+    def __init__(
+        self, message: str, *, server: str | None = None, retryable: bool = False, status: int | None = None
+    ) -> None:
+        self.server, self.retryable, self.status = server, retryable, status
+        super().__init__(f"server {server!r}: {message}" if server else message)
+
+    @classmethod
+    def from_status(cls, server: str, status: int, url: str) -> AuthError:
+        """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status."""
+        what = "Unauthorized" if status == 401 else "Forbidden"
+        return cls(
+            f"HTTP {status} {what} from {url}: the server rejected the credentials; "
+            "check its auth settings (token, token_env, headers)",
+            server=server,
+            status=status,
+        )
+
+
 class CallError(McpnbError):
     """A request failed on the way (transport, protocol), as opposed to a tool reporting ``isError``."""
 

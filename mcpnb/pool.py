@@ -207,7 +207,9 @@ class Pool:
         await self._arun(self._disconnect(name))
 
     async def _reconnect(self, name: str) -> ServerStatus:
-        return await self._connect(self.connection(name).config)
+        conn = self.connection(name)
+        await conn.start()
+        return conn.status()
 
     def reconnect(self, name: str) -> ServerStatus:
         """Start a fresh session with the same configuration."""

@@ -22,6 +22,9 @@ class ServerStatus:
     last_latency_ms: float | None = None
     last_error: str | None = None
     since: datetime | None = None
+    healthy: bool | None = None
+    last_ok: datetime | None = None
+    retries: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

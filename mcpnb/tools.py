@@ -73,3 +73,28 @@ class ToolInfo:
     def __repr__(self) -> str:
         params = ", ".join(p + ("*" if p in self.required else "") for p in self.parameters)
         return f"<ToolInfo {self.server}.{self.name}({params})>"
+
+
+@dataclass(frozen=True)
+class ToolFilter:
+    """``enabled_tools`` (an allow-list) then ``disabled_tools`` (a deny-list); shell patterns allowed."""
+
+    enabled: tuple[str, ...] | None = None
+    disabled: tuple[str, ...] = ()
+
+    def allows(self, name: str) -> bool:
+        return self.why_hidden(name) is None
+
+    def why_hidden(self, name: str) -> str | None:
+        """Which setting hides ``name`` (None when it is visible)."""
+        from fnmatch import fnmatchcase
+
+        if self.enabled is not None and not any(fnmatchcase(name, p) for p in self.enabled):
+            return "it is not in enabled_tools"
+        if any(fnmatchcase(name, p) for p in self.disabled):
+            return "it is in disabled_tools"
+        return None
+
+    @property
+    def active(self) -> bool:
+        return self.enabled is not None or bool(self.disabled)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .config import ServerConfig
 
+ResponseHook = Callable[[int, Any], None]
+
 #: MCP servers may hold a response stream open for a long time; reads get the SDK's 300 s.
 HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0
@@ -35,16 +37,25 @@ def http_headers(config: ServerConfig) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def open_target(config: ServerConfig, *, on_stderr: Callable[[str], None]) -> AsyncIterator[Any]:
-    """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit."""
+async def open_target(
+    config: ServerConfig,
+    *,
+    on_stderr: Callable[[str], None],
+    on_response: ResponseHook | None = None,
+) -> AsyncIterator[Any]:
+    """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit.
+
+    ``on_response(status, request_headers)`` sees every HTTP response: the SDK reports a 401 or an
+    expired session only as a generic JSON-RPC error, and the status is what tells them apart.
+    """
     if config.transport == "stdio":
         async with _stdio(config, on_stderr) as target:
             yield target
     elif config.transport == "http":
-        async with _http(config) as target:
+        async with _http(config, on_response) as target:
             yield target
     elif config.transport == "sse":
-        yield _sse(config)
+        yield _sse(config, on_response)
     elif config.transport == "inprocess":
         yield config.server
     else:  # pragma: no cover - config validation rejects this earlier
@@ -66,20 +77,20 @@ async def _stdio(config: ServerConfig, on_stderr: Callable[[str], None]) -> Asyn
 
 
 @contextlib.asynccontextmanager
-async def _http(config: ServerConfig) -> AsyncIterator[Any]:
+async def _http(config: ServerConfig, on_response: ResponseHook | None) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
-    async with create_mcp_http_client(
-        headers=http_headers(config), timeout=timeout, auth=http_auth(config)
-    ) as http:
+    async with _http_client(http_headers(config), timeout, http_auth(config), on_response) as http:
         yield streamable_http_client(config.url or "", http_client=http)
 
 
-def _sse(config: ServerConfig) -> Any:
+def _sse(config: ServerConfig, on_response: ResponseHook | None) -> Any:
     from mcp.client.sse import sse_client
+
+    def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+        return _http_client(headers, timeout, auth, on_response)
 
     return sse_client(
         config.url or "",
@@ -87,7 +98,22 @@ def _sse(config: ServerConfig) -> Any:
         timeout=HTTP_CONNECT_TIMEOUT,
         sse_read_timeout=HTTP_READ_TIMEOUT,
         auth=http_auth(config),
+        httpx_client_factory=factory,
     )
+
+
+def _http_client(headers: Any, timeout: Any, auth: Any, on_response: ResponseHook | None) -> Any:
+    """The SDK's HTTP client (its timeouts, same-origin redirects) plus our response hook."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+    if on_response is not None:
+
+        async def hook(response: Any) -> None:
+            on_response(response.status_code, response.request.headers)
+
+        client.event_hooks["response"].append(hook)
+    return client
 
 
 def http_auth(config: ServerConfig) -> Any:

@@ -81,9 +81,9 @@ def wait_until(predicate, timeout: float = 15.0, interval: float = 0.05) -> bool
 class HttpServer:
     """A demo server subprocess over Streamable HTTP or SSE on 127.0.0.1 (free port)."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, *extra: str, port: int = 0) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, DEMO, kind, "--port", "0"], stdout=subprocess.PIPE, text=True
+            [sys.executable, DEMO, kind, "--port", str(port), *extra], stdout=subprocess.PIPE, text=True
         )
         assert self.proc.stdout is not None
         self.url = self.proc.stdout.readline().strip()

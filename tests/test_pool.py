@@ -172,8 +172,8 @@ def test_keyboard_interrupt_cancels_call_and_keeps_connection(pool):
     assert pool.call("demo", "echo", {"text": "after"}).data == "after"
 
 
-def test_killed_server_fails_cleanly_and_reconnects(pool):
-    pool.connect("demo", **demo_command())
+def test_killed_server_fails_cleanly_and_reconnects_by_hand(pool):
+    pool.connect("demo", **demo_command(), max_retries=0)  # no automatic reconnect (see test_resilience)
     pool.connect("other", **demo_command())
     pid = pool.call("demo", "pid").data
 

@@ -20,8 +20,7 @@ import hmac
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
-from .errors import AuthError
+from ..errors import AuthError, ConfigError
 from .redirect import (
     AuthorizationUI,
     CallbackListener,

@@ -27,8 +27,8 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
 
+from ..errors import AuthError
 from ..redact import scrub
-from .errors import AuthError
 from .redirect import HOST, CallbackListener, authorization_ui, call_hook, parse_redirect
 
 logger = logging.getLogger("mcpnb.auth")

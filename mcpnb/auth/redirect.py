@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from mcp.shared.auth import AuthorizationCodeResult
 
-from .errors import AuthError
+from ..errors import AuthError
 
 logger = logging.getLogger("mcpnb.auth")
 

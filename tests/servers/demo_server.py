@@ -16,9 +16,13 @@ from typing import Any, TypedDict
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 CANCELLED: list[str] = []
 STARTED: list[str] = []
+CALLS: list[str] = []
+COUNTER = {"value": 0}
 
 
 class Point(TypedDict):
@@ -34,7 +38,49 @@ def create_server() -> MCPServer:
     @server.tool()
     def echo(text: str) -> str:
         """Return the text unchanged."""
+        CALLS.append("echo")
         return text
+
+    @server.tool()
+    def calls() -> list[str]:
+        """Which recorded tools the server really ran (tests prove that nothing was sent)."""
+        return list(CALLS)
+
+    @server.tool(annotations=ToolAnnotations(idempotentHint=False, readOnlyHint=False))
+    def increment() -> int:
+        """Not idempotent: must never be replayed behind the caller's back."""
+        COUNTER["value"] += 1
+        return COUNTER["value"]
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def count() -> int:
+        """Read-only: safe to retry."""
+        return COUNTER["value"]
+
+    @server.tool()
+    def forget_sessions() -> str:
+        """Drop every Streamable HTTP session, as a server restart or idle expiry would."""
+        server.session_manager._server_instances.clear()
+        return "forgotten"
+
+    @server.tool()
+    async def add_tool(name: str, ctx: Context) -> str:
+        """Register a new tool and announce list_changed (push in legacy, listen stream in modern)."""
+        server.add_tool(lambda: name, name=name, description=f"added at run time: {name}")
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            await ctx.notify_tools_changed()
+        else:
+            await ctx.session.send_tool_list_changed()
+        return name
+
+    @server.tool()
+    async def progress_for(seconds: float, every: float, ctx: Context) -> str:
+        """Report progress every ``every`` seconds for ``seconds`` (a long call that is alive)."""
+        steps = max(1, int(seconds / every))
+        for i in range(steps):
+            await anyio.sleep(every)
+            await ctx.report_progress(i + 1, steps, f"step {i + 1}/{steps}")
+        return f"done after {steps} steps"
 
     @server.tool()
     def add(a: int, b: int) -> int:
@@ -123,17 +169,35 @@ def create_server() -> MCPServer:
     return server
 
 
-def serve_http(kind: str, port: int) -> None:
+def serve_http(kind: str, port: int, token: str | None = None) -> None:
     import uvicorn
 
     server = create_server()
     app = server.streamable_http_app() if kind == "http" else server.sse_app()
+    if token:
+        app = require_bearer(app, token)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     path = "/mcp" if kind == "http" else "/sse"
     print(f"http://127.0.0.1:{sock.getsockname()[1]}{path}", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def require_bearer(app, token: str):
+    """Answer 401 unless the request carries ``Authorization: Bearer <token>``."""
+    from starlette.responses import PlainTextResponse
+
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected:
+            await PlainTextResponse("unauthorized", status_code=401)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return guarded
 
 
 def main() -> None:
@@ -142,6 +206,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--startup-delay", type=float, default=0.0)
     parser.add_argument("--token", help="ignored: tests check that a secret argument is redacted")
+    parser.add_argument("--require-token", help="HTTP: answer 401 unless this bearer token is sent")
     args = parser.parse_args()
     if args.startup_delay:
         import time
@@ -150,7 +215,7 @@ def main() -> None:
     if args.transport == "stdio":
         create_server().run()
     else:
-        serve_http(args.transport, args.port)
+        serve_http(args.transport, args.port, args.require_token)
 
 
 if __name__ == "__main__":
