@@ -53,7 +53,7 @@ class StatusTable(list[ServerStatus]):
     def __repr__(self) -> str:
         if not self:
             return "(no servers)"
-        cols = ["name", "transport", "state", "era", "server", "tools", "latency", "since", "last error"]
+        cols = COLUMNS
         table = [cols] + [_cells(row) for row in self]
         widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
         return "\n".join(
@@ -66,6 +66,26 @@ class StatusTable(list[ServerStatus]):
         return status_bundle(self)
 
 
+COLUMNS = [
+    "name",
+    "transport",
+    "state",
+    "health",
+    "era",
+    "server",
+    "tools",
+    "latency",
+    "retries",
+    "since",
+    "last error",
+]
+
+
+def health_text(row: ServerStatus) -> str:
+    """``ok`` / ``unhealthy`` from the periodic probes ('' before the first one)."""
+    return {True: "ok", False: "unhealthy", None: ""}[row.healthy]
+
+
 def _cells(row: ServerStatus) -> list[str]:
     server = " ".join(p for p in (row.server_name, row.server_version) if p)
     latency = f"{row.last_latency_ms:.1f} ms" if row.last_latency_ms is not None else ""
@@ -74,10 +94,12 @@ def _cells(row: ServerStatus) -> list[str]:
         row.name,
         row.transport,
         row.state,
+        health_text(row),
         row.era or "",
         server,
         "" if row.tools is None else str(row.tools),
         latency,
+        str(row.retries) if row.retries else "",
         since,
         row.last_error or "",
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..status import StatusTable
+from ..status import COLUMNS, StatusTable, health_text
 from .html import badge, esc, wrap
 
 # Colour by what a person should do: green nothing, amber wait, red act, grey chosen/idle.
@@ -41,14 +41,19 @@ def _row(row: Any) -> str:
         if row.last_error
         else ""
     )
+    last_ok = f"last ok {row.last_ok:%H:%M:%S}" if getattr(row, "last_ok", None) else "no probe yet"
+    health = health_text(row)
+    health_cell = badge(health, "ok" if health == "ok" else "bad") if health else ""
     cells = [
         f'<span class="mcpnb-name">{esc(row.name)}</span>',
         esc(row.transport),
         state_badge(row.state),
+        f'<span title="{esc(last_ok)}">{health_cell}</span>',
         era,
         esc(server),
         "" if row.tools is None else esc(row.tools),
         esc(latency),
+        esc(row.retries) if row.retries else "",
         esc(since),
         error,
     ]
@@ -63,7 +68,7 @@ def status_bundle(table: Any) -> dict[str, Any]:
             "text/plain": text or "(no servers)",
             "text/html": wrap('<div class="mcpnb-dim">(no servers)</div>'),
         }
-    cols = ["name", "transport", "state", "era", "server", "tools", "latency", "since", "last error"]
+    cols = COLUMNS
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"
     html = f"<table><thead>{head}</thead><tbody>{''.join(_row(r) for r in table)}</tbody></table>"
     return {"text/plain": text, "text/html": wrap(html)}
