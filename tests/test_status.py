@@ -10,8 +10,10 @@ from mcpnb.status import ServerStatus, StatusTable
 def _table() -> StatusTable:
     return StatusTable(
         [
-            ServerStatus("good", "stdio", "connected", era="modern", tools=3, healthy=True, last_ok=datetime.now()),
-            ServerStatus("sick", "http", "reconnecting", healthy=False, retries=2, last_error="connection lost"),
+            ServerStatus(
+                "good", "stdio", "connected", era="modern", tools=3, healthy=True, last_ok=datetime.now()
+            ),
+            ServerStatus("sick", "http", "reconnecting", healthy=False, retries=2, last_error="lost"),
             ServerStatus("new", "inprocess", "connecting"),
         ]
     )
