@@ -29,6 +29,9 @@ _LAZY = {
     "NotConnectedError": "mcpnb.errors",
     "ToolNotFoundError": "mcpnb.errors",
     "UnknownServerError": "mcpnb.errors",
+    "UrlRequiredError": "mcpnb.errors",
+    "Interaction": "mcpnb.interaction",
+    "CallContext": "mcpnb.interaction",
     "get_runtime": "mcpnb.runtime",
     "serve_probekit": "mcpnb.serve",
     "set_authorization_ui": "mcpnb.auth",
@@ -39,12 +42,14 @@ _LAZY = {
 __all__ = [
     "AuthConfig",
     "AuthError",
+    "CallContext",
     "CallError",
     "CallTimeoutError",
     "ConfigError",
     "ConnectError",
     "Connection",
     "ConnectionEvent",
+    "Interaction",
     "McpnbError",
     "NotConnectedError",
     "Pool",
@@ -55,6 +60,7 @@ __all__ = [
     "ToolNotFoundError",
     "ToolResult",
     "UnknownServerError",
+    "UrlRequiredError",
     "__version__",
     "default_pool",
     "get_runtime",
@@ -78,8 +84,10 @@ if TYPE_CHECKING:  # pragma: no cover
         NotConnectedError,
         ToolNotFoundError,
         UnknownServerError,
+        UrlRequiredError,
     )
     from .events import ConnectionEvent
+    from .interaction import CallContext, Interaction
     from .pool import Pool, default_pool
     from .results import ToolResult
     from .runtime import get_runtime

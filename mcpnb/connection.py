@@ -27,11 +27,13 @@ from .errors import (
     McpnbError,
     NotConnectedError,
     ToolNotFoundError,
+    UrlRequiredError,
     describe,
     did_you_mean,
     leaves,
 )
 from .events import ConnectionEvent, EventLog, State
+from .interaction import CallContext, Interaction, current_call, default_interaction
 from .redact import scrub
 from .results import ToolResult
 from .retry import Backoff, is_retryable
@@ -53,8 +55,9 @@ MAX_RETRY_DELAY = 30.0
 #: neither the server's name nor its capabilities. _install() insists on the modern era instead.
 _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
 _CONNECTION_CLOSED = -32000
-
-ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+_URL_ELICITATION_REQUIRED = -32042
+#: The longest a call's wait loop sleeps: a paused deadline (a person answering) is re-read this often.
+_TICK = 1.0
 
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
@@ -99,6 +102,8 @@ class Connection:
         self._http_status: int | None = None
         self._session_expired = False
         self._secrets = config.secrets()
+        self.interaction: Interaction | None = None  # None: the process-wide default
+        self._active_calls: list[CallContext] = []
 
     # ------------------------------------------------------------------ identity and state
     @property
@@ -257,6 +262,10 @@ class Connection:
                     mode=_MODES[self.config.era],
                     client_info=Implementation(name="mcpnb", version=__version__),
                     message_handler=self._on_message,
+                    elicitation_callback=self._on_elicit,
+                    sampling_callback=self._on_sample,
+                    logging_callback=self._on_log,
+                    log_level="info",
                 )
                 await stack.enter_async_context(client)
                 ready.set_result(client)
@@ -299,6 +308,55 @@ class Connection:
         if isinstance(message, ToolListChangedNotification):
             self.tool_cache.invalidate()
             self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+
+    # ------------------------------------------------------------------ people in the loop
+    def _current_call(self) -> CallContext | None:
+        """The call a server request belongs to (see :mod:`mcpnb.interaction`)."""
+        return current_call.get() or (self._active_calls[-1] if self._active_calls else None)
+
+    async def _ask(self, what: str, ask: Callable[[Interaction, CallContext | None], Awaitable[Any]]) -> Any:
+        """Ask the interaction, with the call's deadline paused and a bound on the person's time."""
+        interaction = self.interaction or default_interaction()
+        call = self._current_call()
+        if call is not None:
+            call.asked.append(what)
+            if call.deadline is not None:
+                call.deadline.pause()
+        self.emit("ask", f"the server asks: {what}", call=call.tool if call else None)
+        try:
+            return await asyncio.wait_for(ask(interaction, call), interaction.timeout)
+        finally:
+            if call is not None and call.deadline is not None:
+                call.deadline.resume()
+
+    async def _on_elicit(self, ctx: Any, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        mode = getattr(params, "mode", "form") or "form"
+        try:
+            result = await self._ask(
+                f"{mode} elicitation: {params.message}", lambda i, c: i.elicit(self.name, params, c)
+            )
+        except TimeoutError:
+            self.emit("ask", "nobody answered the elicitation in time: declined")
+            return ElicitResult(action="decline")
+        self.emit("ask", f"elicitation answered: {result.action}")
+        return result
+
+    async def _on_sample(self, ctx: Any, params: Any) -> Any:
+        from mcp.types import ErrorData
+
+        try:
+            return await self._ask(
+                "sampling (an LLM completion)", lambda i, c: i.sample(self.name, params, c)
+            )
+        except TimeoutError:
+            return ErrorData(code=-1, message="nobody answered the sampling request in time")
+
+    async def _on_log(self, params: Any) -> None:
+        interaction = self.interaction or default_interaction()
+        self.emit("log", f"{params.level}: {params.data}", level=params.level, logger=params.logger)
+        await interaction.log(self.name, params, self._current_call())
 
     def _start_background(self) -> None:
         if self.config.health_check_interval > 0:
@@ -485,6 +543,11 @@ class Connection:
         except (McpnbError, asyncio.CancelledError):
             raise
         except Exception as exc:
+            if isinstance(exc, MCPError) and exc.code == _URL_ELICITATION_REQUIRED:
+                data = exc.error.data if isinstance(exc.error.data, dict) else {}
+                raise UrlRequiredError(
+                    self.name, what.removesuffix("()"), list(data.get("elicitations", []))
+                ) from None
             if self._session_expired:
                 await self._renew_session()
                 if idempotent:
@@ -569,36 +632,50 @@ class Connection:
         arguments: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
-        on_progress: ProgressFn | None = None,
+        context: CallContext | None = None,
     ) -> ToolResult:
         """Call a tool; the result keeps its payload even when it does not match ``outputSchema``.
 
-        ``timeout`` (default ``tool_timeout``) is the longest silence: progress restarts it;
-        ``max_total_timeout`` caps the whole call. On timeout the request is cancelled on the server.
+        ``timeout`` (default ``tool_timeout``) is the longest silence: progress restarts it, and the
+        time a person takes to answer the server does not count; ``max_total_timeout`` caps the
+        whole call. On timeout the request is cancelled on the server. ``context`` carries what the
+        people-in-the-loop parts need (given answers, a progress callback, where to show forms).
         """
         info = await self.tool(name)
         annotations = info.annotations or {}
         idempotent = bool(annotations.get("readOnlyHint") or annotations.get("idempotentHint"))
         idle = self.config.tool_timeout if timeout is None else timeout
+        call_ctx = context or CallContext()
+        call_ctx.server, call_ctx.tool = self.name, name
         started = self.clock()
 
         async def send(client: Any) -> Any:
-            deadline = Deadline(idle, max(idle, self.config.max_total_timeout), self.clock)
+            deadline = call_ctx.deadline = Deadline(
+                idle, max(idle, self.config.max_total_timeout), self.clock
+            )
 
             async def progress(value: float, total: float | None, message: str | None) -> None:
                 deadline.touch()
-                if on_progress is not None:
-                    await on_progress(value, total, message)
+                if call_ctx.on_progress is not None:
+                    await call_ctx.on_progress(value, total, message)
 
-            call = asyncio.ensure_future(client.call_tool(name, arguments or {}, progress_callback=progress))
+            token = current_call.set(call_ctx)  # copied into the task below: modern-era requests see it
+            try:
+                call = asyncio.ensure_future(
+                    client.call_tool(name, arguments or {}, progress_callback=progress)
+                )
+            finally:
+                current_call.reset(token)
+            self._active_calls.append(call_ctx)  # legacy push requests find their call here
             try:
                 while not call.done():
                     remaining = deadline.remaining()
                     if remaining <= 0:
                         raise CallTimeoutError(self.safe(deadline.message(f"{name}()", self.name)))
-                    await asyncio.wait({call}, timeout=remaining)
+                    await asyncio.wait({call}, timeout=min(remaining, _TICK))
                 return call.result()
             finally:
+                self._active_calls.remove(call_ctx)
                 if not call.done():
                     call.cancel()  # the SDK tells the server (notifications/cancelled)
                     await asyncio.wait({call}, timeout=STOP_GRACE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 
 class McpnbError(Exception):
@@ -92,6 +93,22 @@ class AuthError(McpnbError):
 
 class CallError(McpnbError):
     """A request failed on the way (transport, protocol), as opposed to a tool reporting ``isError``."""
+
+
+class UrlRequiredError(CallError):
+    """The server needs the person to open a URL (a login, a consent page) before the call can run.
+
+    ``elicitations`` holds the server's requests (``url``, ``message``, ``elicitationId``); after the
+    person has completed them, call again.
+    """
+
+    def __init__(self, server: str, tool: str, elicitations: list[dict[str, Any]]) -> None:
+        self.server, self.tool, self.elicitations = server, tool, elicitations
+        urls = ", ".join(str(e.get("url")) for e in elicitations) or "(no URL given)"
+        super().__init__(
+            f"{tool}() on {server!r} needs you to open {urls} first "
+            "(the server asked for URL-mode elicitation); complete it there, then call again"
+        )
 
 
 class CallTimeoutError(CallError, TimeoutError):

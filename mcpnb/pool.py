@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .connection import Connection
 from .errors import UnknownServerError, did_you_mean
 from .events import ConnectionEvent
+from .interaction import CallContext, Interaction
 from .status import ServerStatus, StatusTable
 from .tools import FLAT_PREFIX, ToolInfo, split_flat_name
 
@@ -46,7 +47,19 @@ class Pool:
         self.runtime = runtime
         self._connections: dict[str, Connection] = {}
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
+        self._interaction: Interaction | None = None
         runtime.add_closer(self._close)
+
+    @property
+    def interaction(self) -> Interaction | None:
+        """How servers' requests for a person are answered (None: the process-wide default)."""
+        return self._interaction
+
+    @interaction.setter
+    def interaction(self, value: Interaction | None) -> None:
+        self._interaction = value
+        for conn in self._connections.values():
+            conn.interaction = value
 
     # ------------------------------------------------------------------ plumbing
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -111,6 +124,7 @@ class Pool:
         if old is not None:
             await old.stop()
         conn = Connection(config)
+        conn.interaction = self._interaction
         conn.events.subscribe(self._fan_out)
         self._connections[config.name] = conn
         try:
@@ -284,14 +298,18 @@ class Pool:
         arguments: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
     ) -> ToolResult:
         """Call ``tool`` on ``server`` (or a flat ``mcp__server__tool`` name) and return its result.
 
         A tool that reports an error returns a result with ``is_error``; only transport or protocol
         failures raise (``CallError``, ``CallTimeoutError``). Ctrl-C cancels the call on the server.
+        ``answers`` answers a form the server may ask for (instead of asking a person).
         """
         server, tool = self._target(server, tool)
-        return self._run(self.connection(server).call_tool(tool, arguments, timeout=timeout))
+        ctx = _call_context(context, answers)
+        return self._run(self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx))
 
     async def acall(
         self,
@@ -300,9 +318,14 @@ class Pool:
         arguments: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
     ) -> ToolResult:
         server, tool = self._target(server, tool)
-        return await self._arun(self.connection(server).call_tool(tool, arguments, timeout=timeout))
+        ctx = _call_context(context, answers)
+        return await self._arun(
+            self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
+        )
 
     # ------------------------------------------------------------------ resources and prompts
     def resources(self, server: str) -> list[Any]:
@@ -333,6 +356,13 @@ def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any
     if "cwd" in given:
         given["cwd"] = str(given["cwd"])
     return {**given, **options}
+
+
+def _call_context(context: CallContext | None, answers: dict[str, Any] | None) -> CallContext:
+    context = context or CallContext()
+    if answers is not None:
+        context.answers = answers
+    return context
 
 
 def _tool_list(tools: list[ToolInfo]) -> list[ToolInfo]:

@@ -32,7 +32,7 @@ def serve_probekit(
     from .pool import default_pool
     from .probekit import create_server, serve_http
 
-    pool = pool or default_pool()
+    pool = default_pool() if pool is None else pool
     stop_probekit(name, pool=pool, missing_ok=True)
     server = create_server(toolset)
     if not http:
@@ -50,7 +50,7 @@ def stop_probekit(name: str = "probe", *, pool: Pool | None = None, missing_ok: 
     """Disconnect ``name`` and stop its HTTP server if :func:`serve_probekit` started one."""
     from .pool import default_pool
 
-    pool = pool or default_pool()
+    pool = default_pool() if pool is None else pool
     handle = _HTTP.pop((id(pool), name), None)
     if name in pool:
         pool.disconnect(name)

@@ -22,11 +22,28 @@ class Deadline:
     def __post_init__(self) -> None:
         self.started = self.last_activity = self.clock()
 
+    paused: int = field(default=0, init=False)
+
     def touch(self) -> None:
         """Progress arrived: the idle clock starts again."""
         self.last_activity = self.clock()
 
+    def pause(self) -> None:
+        """The server is waiting for a person: neither clock runs meanwhile."""
+        if not self.paused:
+            self._paused_at = self.clock()
+        self.paused += 1
+
+    def resume(self) -> None:
+        self.paused -= 1
+        if not self.paused:
+            waited = self.clock() - self._paused_at
+            self.started += waited  # the person's time does not count against max_total_timeout
+            self.touch()
+
     def remaining(self) -> float:
+        if self.paused:
+            return float("inf")
         now = self.clock()
         return max(0.0, min(self.last_activity + self.idle, self.started + self.total) - now)
 

@@ -157,6 +157,13 @@ def create_server() -> MCPServer:
             await anyio.sleep(0.01)
         return "done"
 
+    @server.tool()
+    async def chatty(ctx: Context) -> str:
+        """Send two log notifications, then answer."""
+        await ctx.info("starting up")
+        await ctx.warning("almost done")
+        return "said things"
+
     @server.resource("demo://greeting")
     def greeting() -> str:
         return "hello from demo"
