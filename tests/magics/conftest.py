@@ -37,6 +37,15 @@ def mcp(ip: Any, pool: Any, tmp_path_factory: Any, monkeypatch: Any) -> Iterator
         ip.user_ns.pop(name, None)
 
 
+def connect_demo(ip: Any, name: str = "demo") -> Any:
+    """The demo test server over stdio, connected through the magic."""
+    import sys
+
+    from conftest import DEMO
+
+    return line(ip, f"connect {name} -- {sys.executable} {DEMO} stdio")
+
+
 def line(ip: Any, text: str) -> Any:
     """``%mcp text`` through IPython's own magic machinery (errors propagate as exceptions)."""
     return ip.run_line_magic("mcp", text)
