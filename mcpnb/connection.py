@@ -56,8 +56,6 @@ MAX_RETRY_DELAY = 30.0
 _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
 _CONNECTION_CLOSED = -32000
 _URL_ELICITATION_REQUIRED = -32042
-#: The longest a call's wait loop sleeps: a paused deadline (a person answering) is re-read this often.
-_TICK = 1.0
 
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
@@ -650,35 +648,36 @@ class Connection:
         started = self.clock()
 
         async def send(client: Any) -> Any:
-            deadline = call_ctx.deadline = Deadline(
-                idle, max(idle, self.config.max_total_timeout), self.clock
-            )
+            total = max(idle, self.config.max_total_timeout)
+            deadline = call_ctx.deadline = Deadline(idle, total, self.clock)
 
             async def progress(value: float, total: float | None, message: str | None) -> None:
                 deadline.touch()
                 if call_ctx.on_progress is not None:
                     await call_ctx.on_progress(value, total, message)
 
-            token = current_call.set(call_ctx)  # copied into the task below: modern-era requests see it
-            try:
-                call = asyncio.ensure_future(
-                    client.call_tool(name, arguments or {}, progress_callback=progress)
-                )
-            finally:
-                current_call.reset(token)
+            loop = asyncio.get_running_loop()
+            token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
             self._active_calls.append(call_ctx)  # legacy push requests find their call here
             try:
-                while not call.done():
-                    remaining = deadline.remaining()
-                    if remaining <= 0:
-                        raise CallTimeoutError(self.safe(deadline.message(f"{name}()", self.name)))
-                    await asyncio.wait({call}, timeout=min(remaining, _TICK))
-                return call.result()
+                async with asyncio.timeout(None) as timer:
+
+                    def reschedule() -> None:
+                        remaining = deadline.remaining()
+                        timer.reschedule(None if remaining is None else loop.time() + remaining)
+
+                    deadline.on_change = reschedule
+                    reschedule()
+                    # on expiry this task is cancelled: the SDK tells the server (notifications/cancelled)
+                    return await client.call_tool(name, arguments or {}, progress_callback=progress)
+            except TimeoutError:
+                if timer.expired():
+                    raise CallTimeoutError(self.safe(deadline.message(f"{name}()", self.name))) from None
+                raise
             finally:
+                deadline.on_change = None
                 self._active_calls.remove(call_ctx)
-                if not call.done():
-                    call.cancel()  # the SDK tells the server (notifications/cancelled)
-                    await asyncio.wait({call}, timeout=STOP_GRACE)
+                current_call.reset(token)
 
         result = await self._request(f"{name}()", send, idempotent=idempotent, wait=idle)
         return ToolResult.from_sdk(

@@ -36,13 +36,20 @@ class Runtime:
 
     def _main(self) -> None:
         asyncio.set_event_loop(self.loop)
-        self.loop.call_soon(self._started.set)
         try:
-            self.loop.run_forever()
+            # run_until_complete, not run_forever: anyio then treats this task as the root task and
+            # keeps its worker threads (sync tools of in-process servers) alive between calls,
+            # instead of starting a thread per call for each short-lived caller task.
+            self.loop.run_until_complete(self._serve())
         finally:
             with contextlib.suppress(Exception):
                 self.loop.run_until_complete(self.loop.shutdown_asyncgens())
             self.loop.close()
+
+    async def _serve(self) -> None:
+        self._stopping = asyncio.Event()
+        self._started.set()
+        await self._stopping.wait()
 
     @property
     def in_runtime_thread(self) -> bool:
@@ -124,7 +131,7 @@ class Runtime:
             with contextlib.suppress(BaseException):
                 asyncio.run_coroutine_threadsafe(close_all(), self.loop).result(timeout)
         self.closed = True
-        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.loop.call_soon_threadsafe(self._stopping.set)
         if not self.in_runtime_thread:
             self.thread.join(timeout)
 

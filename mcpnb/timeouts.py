@@ -1,7 +1,8 @@
-"""A call deadline that progress pushes back, under a hard cap.
+"""A call deadline that progress pushes back, under a hard cap, paused while a person answers.
 
 ``tool_timeout`` is about silence, not length: a tool that reports progress is alive, so each
-progress notification restarts the clock. ``max_total_timeout`` still bounds the whole call.
+progress notification restarts the clock. ``max_total_timeout`` still bounds the whole call. When
+the server waits for a person (elicitation, sampling), neither clock runs.
 """
 
 from __future__ import annotations
@@ -16,34 +17,42 @@ class Deadline:
     idle: float
     total: float
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
+    #: Called after every change, so whoever enforces the deadline can reschedule its timer.
+    on_change: Callable[[], None] | None = field(default=None, repr=False)
     started: float = field(init=False)
     last_activity: float = field(init=False)
+    paused: int = field(default=0, init=False)
+    _paused_at: float = field(default=0.0, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.started = self.last_activity = self.clock()
 
-    paused: int = field(default=0, init=False)
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def touch(self) -> None:
         """Progress arrived: the idle clock starts again."""
         self.last_activity = self.clock()
+        self._changed()
 
     def pause(self) -> None:
         """The server is waiting for a person: neither clock runs meanwhile."""
         if not self.paused:
             self._paused_at = self.clock()
         self.paused += 1
+        self._changed()
 
     def resume(self) -> None:
         self.paused -= 1
         if not self.paused:
-            waited = self.clock() - self._paused_at
-            self.started += waited  # the person's time does not count against max_total_timeout
+            self.started += self.clock() - self._paused_at  # a person's time is not the tool's time
             self.touch()
 
-    def remaining(self) -> float:
+    def remaining(self) -> float | None:
+        """Seconds left, or None while paused."""
         if self.paused:
-            return float("inf")
+            return None
         now = self.clock()
         return max(0.0, min(self.last_activity + self.idle, self.started + self.total) - now)
 
