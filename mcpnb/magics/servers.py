@@ -100,6 +100,14 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         path = None
         if words and (words[0].endswith(".json") or "/" in words[0] or Path(words[0]).is_file()):
             path = words.pop(0)
+        if path is None:
+            from .completion import default_config_files
+
+            if not default_config_files():
+                raise UsageError(
+                    f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); "
+                    "give a path: %mcp connect --config PATH"
+                )
         return ctx.pool.connect_config(path, words or None)
     if ns.more:
         raise UsageError(

@@ -70,6 +70,12 @@ def test_connect_config_file(ip, mcp, tmp_path):
         line(ip, f"connect --config {path} twoo")
 
 
+def test_connect_config_without_any_file_says_so(ip, mcp, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match=r"no \.mcp\.json found"):
+        line(ip, "connect --config")
+
+
 def test_connect_usage_errors(ip, mcp):
     with pytest.raises(UsageError, match="NAME"):
         line(ip, "connect")
