@@ -14,6 +14,8 @@ from .registry import Context, arguments, command, known_server, one_row
 
 
 def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
+    """``Pool.connect`` keywords from the flags. A flag that cannot apply is an error, not ignored:
+    a ``--header`` silently dropped from a command-started server hides a real mistake."""
     env: dict[str, str] = {}
     for item in ns.env or []:
         key, eq, value = item.partition("=")
@@ -42,7 +44,7 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
         if env:
             options["env"] = env
         if ns.cwd:
-            options["cwd"] = str(Path(ns.cwd).expanduser())
+            options["cwd"] = str(Path(ns.cwd).expanduser().absolute())
         return options
     if not ns.url:
         raise UsageError(
@@ -96,6 +98,18 @@ def _connect_args(p: Parser) -> None:
 @arguments(_connect_args)
 def connect(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.config:
+        flags = {
+            "--env": ns.env,
+            "--cwd": ns.cwd,
+            "--header": ns.header,
+            "--bearer-env": ns.bearer_env,
+            "--era": ns.era,
+            "--sse": ns.sse,
+        }
+        given = [flag for flag, value in flags.items() if value]
+        if given or ns.command:
+            what = given[0] if given else "'-- COMMAND'"
+            raise UsageError(f"{what} does not combine with --config: set it in the .mcp.json file")
         words = [w for w in (ns.name, ns.url, *ns.more) if w]
         path = None
         if words and (words[0].endswith(".json") or "/" in words[0] or Path(words[0]).is_file()):

@@ -87,6 +87,8 @@ def test_connect_usage_errors(ip, mcp):
         line(ip, "connect demo http://127.0.0.1:1/mcp --era legasy")
     with pytest.raises(UsageError, match="did you mean '--header'"):
         line(ip, "connect demo http://127.0.0.1:1/mcp --headr X")
+    with pytest.raises(UsageError, match="does not combine with --config"):
+        line(ip, "connect --config --era legacy")
     with pytest.raises(UsageError, match="for HTTP/SSE"):
         line(ip, f'connect demo --header "A: b" -- {PY} {DEMO}')
 
