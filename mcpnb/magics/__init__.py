@@ -10,6 +10,7 @@ problem is one short red line (its own exception type, so ``except mcpnb.CallErr
 from __future__ import annotations
 
 import keyword
+import re
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -137,7 +138,9 @@ def _shorten(exc: BaseException) -> None:
     exc.__context__ = None
     exc.__cause__ = None
     exc.__suppress_context__ = True
-    line = f"{type(exc).__name__}: {exc}"
+    # The core's advice names the Python API; in a magic cell the magic is the natural next step.
+    text = re.sub(r"pool\.reconnect\('([^']+)'\)", r"%mcp reconnect \1", str(exc))
+    line = f"{type(exc).__name__}: {text}"
     exc._render_traceback_ = lambda: [f"\x1b[0;31m{line}\x1b[0m", "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
 
 

@@ -107,6 +107,16 @@ def test_connect_failure_is_short_and_verbose_adds_the_traceback(ip, mcp, capsys
 
 
 # ---------------------------------------------------------------- status, tools
+def test_errors_advise_the_magic():
+    from mcpnb.errors import NotConnectedError
+    from mcpnb.magics import _shorten
+
+    exc = NotConnectedError("server 'x' is failed: gone; reconnect it with pool.reconnect('x')")
+    _shorten(exc)
+    shown = "\n".join(exc._render_traceback_())
+    assert "%mcp reconnect x" in shown and "--verbose" in shown
+
+
 def test_status_and_bare_mcp(ip, mcp):
     connect_demo(ip)
     for text in ("status", ""):
