@@ -8,9 +8,10 @@ apply when the extension loads.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, validate
+from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, default, observe, validate
 from traitlets.config import Configurable
 
 ELICITATION_MODES = ("widget", "text", "decline", "defaults")
@@ -30,12 +31,19 @@ class Mcp(Configurable):
     ).tag(config=True)
     elicitation = CaselessStrEnum(
         ELICITATION_MODES,
-        default_value="widget",
-        help="How a server's questions are answered: widget form, text prompt, decline, or defaults.",
+        help="How a server's questions are answered: widget form, text prompt, decline, or defaults "
+        "(default: $MCPNB_ELICITATION, else widget).",
     ).tag(config=True)
     show_transcript = Bool(
         False, help="Show each call's JSON-RPC traffic under the result (not available yet)."
     ).tag(config=True)
+
+    @default("elicitation")
+    def _elicitation_default(self) -> str:
+        # Headless runs (nbclient, papermill, CI) have no one to click: the environment, which the
+        # kernel inherits, is the one switch that reaches them without editing the notebook.
+        mode = os.environ.get("MCPNB_ELICITATION", "").strip().lower()
+        return mode if mode in ELICITATION_MODES else "widget"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -49,6 +49,17 @@ def test_timeouts_apply_to_magic_connections(ip, settings):
         line(ip, "call demo.slow seconds=5")
 
 
+def test_elicitation_default_comes_from_the_environment(monkeypatch):
+    from mcpnb.settings import Mcp
+
+    monkeypatch.setenv("MCPNB_ELICITATION", "Decline")
+    assert Mcp().elicitation == "decline"
+    monkeypatch.setenv("MCPNB_ELICITATION", "nonsense")
+    assert Mcp().elicitation == "widget"
+    monkeypatch.delenv("MCPNB_ELICITATION")
+    assert Mcp().elicitation == "widget"
+
+
 def test_invalid_values_are_refused(settings):
     with pytest.raises(TraitError):
         settings.elicitation = "telepathy"
