@@ -10,8 +10,8 @@ from typing import Any
 from mcpnb.forms.html import esc, esc_lines, is_web_url, url_parts
 from mcpnb.forms.outcome import FormOutcome, SamplingOutcome
 
-_HELP = "color:var(--jp-ui-font-color2,#666);font-size:0.9em"
-_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em"
+_HELP = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.4"
+_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
 _BOX = {"border": "1px solid var(--jp-border-color1,#ccc)", "padding": "8px 12px", "max_width": "720px"}
 _LINK = (
     "display:inline-block;padding:2px 12px;margin:2px 4px 2px 0;border-radius:2px;"
@@ -70,7 +70,7 @@ class UrlConsent:
         if host:
             lines.append(f'<div style="{_HELP}">Site: <b>{esc(host)}</b></div>')
         lines += [f'<div style="{_WARN}">⚠ {esc(x)}</div>' for x in warnings]
-        self.info = w.HTML("".join(lines))
+        self.info = w.HTML('<div style="line-height:1.4">' + "".join(lines) + "</div>")
         self.info.add_class("mcpnb-url-info")
         if is_web_url(url):
             link = (
@@ -258,7 +258,7 @@ class SamplingPanel:
             limits.append("stop at " + ", ".join(repr(s) for s in v.stop_sequences))
         if limits:
             parts.append(f'<div style="{_HELP}">{esc("; ".join(limits))}</div>')
-        self.info = w.HTML("".join(parts))
+        self.info = w.HTML('<div style="line-height:1.4">' + "".join(parts) + "</div>")
         self.reply = w.Textarea(
             placeholder="Your reply", rows=4, layout=w.Layout(width="100%", max_width="640px")
         )

@@ -22,8 +22,8 @@ _MULTI_CHECKBOXES = 8
 _RADIO_MAX = 4
 
 _HELP = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.3"
-_ERROR = "color:var(--jp-error-color1,#c62828);font-size:0.9em"
-_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em"
+_ERROR = "color:var(--jp-error-color1,#c62828);font-size:0.9em;line-height:1.4"
+_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
 
 
 def css_name(name: str) -> str:
@@ -84,8 +84,8 @@ class _Control:
         parts.append(w.HBox(row, layout=w.Layout(align_items="center")))
         if f.secret_like:
             warn = w.HTML(
-                f'<span style="{_WARN}">⚠ This looks like a secret (password, token or key). '
-                f"It will be sent to <b>{esc(server)}</b>; enter it only if you trust that server.</span>"
+                f'<div style="{_WARN}">⚠ This looks like a secret (password, token or key). '
+                f"It will be sent to <b>{esc(server)}</b>; enter it only if you trust that server.</div>"
             )
             warn.add_class("mcpnb-secret-warning")
             parts.append(warn)
@@ -253,7 +253,7 @@ class _Control:
 
     def show_error(self, message: str | None) -> None:
         if message:
-            self.error.value = f'<span style="{_ERROR}">✗ {esc(message)}</span>'
+            self.error.value = f'<div style="{_ERROR}">✗ {esc(message)}</div>'
             self.error.layout.display = None
         else:
             self.error.value = ""
@@ -287,12 +287,11 @@ def summary_html(fields: list[Field], outcome: FormOutcome, server: str) -> str:
     if outcome.action == "accept":
         shown = mask(fields, outcome.content) or {}
         rows = "".join(
-            f'<tr><td style="padding:0 8px 0 0;text-align:left"><code>{esc(k)}</code></td>'
-            f'<td style="text-align:left">{esc(_shown(v))}</td></tr>'
+            f'<div style="line-height:1.4"><code>{esc(k)}</code> {esc(_shown(v))}</div>'
             for k, v in shown.items()
         )
         empty = "" if rows else "<div>(an empty answer)</div>"
-        return f"<div>✓ Sent to <b>{esc(server)}</b>:</div><table>{rows}</table>{empty}"
+        return f"<div>✓ Sent to <b>{esc(server)}</b>:</div>{rows}{empty}"
     word = "Declined" if outcome.action == "decline" else "Cancelled"
     why = f" ({esc(outcome.reason)})" if outcome.reason else ""
     mark = "✗" if outcome.action == "decline" else "⊘"
@@ -335,7 +334,7 @@ class ElicitationForm:
         self.header = w.HTML(
             f'<div style="font-size:1.05em;margin-bottom:2px">📝 <b>{esc(self.server)}</b> '
             "asks for input</div>"
-            f'<div style="margin-bottom:6px">{esc_lines(self.message)}</div>{required_note}'
+            f'<div style="margin-bottom:6px;line-height:1.4">{esc_lines(self.message)}</div>{required_note}'
         )
         self.header.add_class("mcpnb-form-header")
         self.buttons = {
