@@ -64,6 +64,16 @@ def test_cell_call_body_forms_and_interpolation(ip, mcp):
     assert res.success and ip.user_ns["r4"].data == "$who"
 
 
+def test_interpolation_sees_function_locals(ip, mcp):
+    connect_demo(ip)
+    ip.user_ns["who"] = "global"
+    cell(
+        ip,
+        "def f():\n    who = 'local'\n    r = %mcp call demo.echo text={{who}}\n    return r\nfrom_f = f()",
+    )
+    assert ip.user_ns["from_f"].data == "local"
+
+
 def test_trailing_semicolon_silences(ip, mcp):
     connect_demo(ip)
     silenced = cell(ip, "%mcp status;")
