@@ -57,7 +57,7 @@ class UrlConsent:
 
         _b, host, _a, warnings = url_parts(url)
         lines = [
-            f'<div style="font-size:1.05em;margin-bottom:2px">🔗 <b>{esc(self.server)}</b> '
+            f'<div style="font-size:1.05em;margin-bottom:2px">↗ <b>{esc(self.server)}</b> '
             "asks you to open a link</div>",
         ]
         if on_retry is not None:
@@ -237,7 +237,7 @@ class SamplingPanel:
         self.outcome: SamplingOutcome | None = None
         v = self.view
         parts = [
-            f'<div style="font-size:1.05em;margin-bottom:2px">🤖 <b>{esc(self.server)}</b> asks for a model '
+            f'<div style="font-size:1.05em;margin-bottom:2px">✦ <b>{esc(self.server)}</b> asks for a model '
             "reply: you answer as the model</div>"
         ]
         if v.system_prompt:

@@ -27,6 +27,9 @@ _LEVEL_COLOURS = {
 }
 
 
+_LOG_LINE = "font-family:var(--jp-code-font-family,monospace);font-size:0.9em;line-height:1.4"
+
+
 def _pct(progress: float, total: float | None) -> float | None:
     if total is None or total <= 0:
         return None
@@ -225,7 +228,7 @@ class LogView:
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
             who = f"<b>{esc(logger)}</b> " if logger else ""
             rows.append(
-                f"<div style='font-family:var(--jp-code-font-family,monospace);font-size:0.9em'>"
+                f"<div style='{_LOG_LINE}'>"
                 f"<span style='color:{colour}'>[{esc(level)}]</span> {who}{esc(text)}</div>"
             )
         self.body.value = "".join(rows)

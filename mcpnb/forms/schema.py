@@ -7,6 +7,7 @@ validated with ``jsonschema``): a lossy widget would silently send something the
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -431,6 +432,29 @@ def _validator(schema_json: str) -> Any:
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls(schema, format_checker=_format_checker())
+
+
+_prewarmed = False
+
+
+def prewarm() -> None:
+    """Import jsonschema on a daemon thread while the person reads the form.
+
+    The import can take seconds (``rfc3987-syntax`` compiles a grammar); paying it on the Accept click
+    would make the form feel broken.
+    """
+    import threading
+
+    global _prewarmed
+    if _prewarmed:
+        return
+    _prewarmed = True
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # validation reports its own problems later
+            _format_checker()
+
+    threading.Thread(target=load, name="mcpnb-jsonschema-import", daemon=True).start()
 
 
 def _fmt_num(x: Any) -> str:

@@ -212,7 +212,7 @@ def ask_text(
     """Ask a form elicitation on a line-based console. Typing ``decline`` or ``cancel`` answers so."""
     server = server or "The server"
     fields = fields_from_schema(schema)
-    print_fn(f"📝 {server} asks for input: {message or ''}".rstrip())
+    print_fn(f"✎ {server} asks for input: {message or ''}".rstrip())
     print_fn("   (Enter keeps the default; type 'decline' or 'cancel' at any prompt to stop)")
     content: dict[str, Any] = {}
     try:
@@ -251,7 +251,7 @@ def ask_url_text(
     """URL-mode consent on a console: the link is printed, never opened; ``done`` means accept."""
     server = server or "The server"
     _before, host, _after, warnings = url_parts(url)
-    print_fn(f"🔗 {server} asks you to open a link: {message or ''}".rstrip())
+    print_fn(f"↗ {server} asks you to open a link: {message or ''}".rstrip())
     print_fn(f"   {url}")
     if host:
         print_fn(f"   site: {host}")
@@ -285,7 +285,7 @@ def ask_sampling_text(
 
     view = sampling_view(params)
     server = server or "The server"
-    print_fn(f"🤖 {server} asks for a model reply (you answer as the model).")
+    print_fn(f"✦ {server} asks for a model reply (you answer as the model).")
     if view.system_prompt:
         print_fn(f"   system: {view.system_prompt}")
     for role, text in view.messages:

@@ -14,7 +14,7 @@ from typing import Any
 
 from mcpnb.forms.html import esc, esc_lines
 from mcpnb.forms.outcome import FormOutcome
-from mcpnb.forms.schema import FORMAT_HINTS, Field, fields_from_schema, mask, validate
+from mcpnb.forms.schema import FORMAT_HINTS, Field, fields_from_schema, mask, prewarm, validate
 
 _CLASS_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 _SLIDER_MAX_STEPS = 1000
@@ -287,7 +287,7 @@ def summary_html(fields: list[Field], outcome: FormOutcome, server: str) -> str:
     if outcome.action == "accept":
         shown = mask(fields, outcome.content) or {}
         rows = "".join(
-            f'<div style="line-height:1.4"><code>{esc(k)}</code> {esc(_shown(v))}</div>'
+            f'<div style="line-height:1.4"><span style="{_HELP}">{esc(k)}:</span> {esc(_shown(v))}</div>'
             for k, v in shown.items()
         )
         empty = "" if rows else "<div>(an empty answer)</div>"
@@ -320,6 +320,7 @@ class ElicitationForm:
         self.server = server or "The server"
         self.on_done = on_done
         self.fields = fields_from_schema(self.schema)
+        prewarm()
         self.outcome: FormOutcome | None = None
         self.errors: dict[str, str] = {}
 
@@ -332,7 +333,7 @@ class ElicitationForm:
             else ""
         )
         self.header = w.HTML(
-            f'<div style="font-size:1.05em;margin-bottom:2px">📝 <b>{esc(self.server)}</b> '
+            f'<div style="font-size:1.05em;margin-bottom:2px">✎ <b>{esc(self.server)}</b> '
             "asks for input</div>"
             f'<div style="margin-bottom:6px;line-height:1.4">{esc_lines(self.message)}</div>{required_note}'
         )

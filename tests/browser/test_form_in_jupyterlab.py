@@ -93,12 +93,13 @@ def _wait_http(url: str, timeout: float, proc: subprocess.Popen, log: Path) -> N
     raise AssertionError(f"JupyterLab did not answer in {timeout} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """JupyterLab on 127.0.0.1 with a token, serving ``tmp_path``; no news popup, no PyPI lookups."""
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab on 127.0.0.1 with a token, serving a tmp dir; no news popup, no PyPI lookups."""
     assert Path(CHROMIUM).exists(), "Debian chromium is required: apt-get install -y chromium"
-    assert shutil.which("node") or True  # JupyterLab needs no node at runtime
     import jupyterlab  # noqa: F401  (a missing JupyterLab is a failure, not a skip)
+
+    tmp_path = tmp_path_factory.mktemp("lab")
 
     settings = tmp_path / ".lab-settings"
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
@@ -147,14 +148,46 @@ def lab(tmp_path):
             proc.wait(5)
 
 
+def _open_and_run(page, base: str, name: str) -> None:
+    """Open ``name`` in a fresh workspace, wait for an idle kernel, then Run All without awaiting it."""
+    page.goto(f"{base}/lab/workspaces/t{int(time.time() * 1000)}/tree/{name}?reset&token={TOKEN}")
+    page.wait_for_function(
+        """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+            return w && w.sessionContext?.session?.kernel?.status === 'idle'; }""",
+        timeout=60000,
+    )
+    # don't return the command's promise: it resolves only when the awaiting cell ends
+    page.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
+def _write_notebook(path: Path, *cells: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def _wait_file(path: Path, timeout: float = 30) -> dict:
+    end = time.monotonic() + timeout
+    while not path.exists() and time.monotonic() < end:
+        time.sleep(0.1)
+    assert path.exists(), f"the kernel never wrote {path.name}"
+    return json.loads(path.read_text())
+
+
+def _keep(shot: Path, name: str) -> None:
+    assert shot.stat().st_size > 10_000
+    keep = os.environ.get("MCPNB_SCREENSHOT_DIR")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / name)
+
+
 def test_fill_and_accept_a_form_in_jupyterlab(lab):
     from playwright.sync_api import expect, sync_playwright
 
     base, root, tmp_path = lab
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(CELL)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, root / "form.ipynb")
+    _write_notebook(root / "form.ipynb", CELL)
     answer = root / "answer.json"
     shot = tmp_path / "form.png"
 
@@ -162,14 +195,7 @@ def test_fill_and_accept_a_form_in_jupyterlab(lab):
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1400})
-            page.goto(f"{base}/lab/workspaces/t{int(time.time() * 1000)}/tree/form.ipynb?reset&token={TOKEN}")
-            page.wait_for_function(
-                """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-                    return w && w.sessionContext?.session?.kernel?.status === 'idle'; }""",
-                timeout=60000,
-            )
-            # don't return the command's promise: it resolves only when the awaiting cell ends
-            page.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            _open_and_run(page, base, "form.ipynb")
             panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
             form = panel.locator(".mcpnb-form")
             expect(form).to_be_visible(timeout=60000)
@@ -189,11 +215,7 @@ def test_fill_and_accept_a_form_in_jupyterlab(lab):
             age.press("Tab")
             form.get_by_role("button", name="Accept").click()
 
-            end = time.monotonic() + 30
-            while not answer.exists() and time.monotonic() < end:
-                time.sleep(0.1)
-            assert answer.exists(), "the kernel never received the answer"
-            got = json.loads(answer.read_text())
+            got = _wait_file(answer)
             assert got == {
                 "action": "accept",
                 "content": {
@@ -212,8 +234,73 @@ def test_fill_and_accept_a_form_in_jupyterlab(lab):
             page.screenshot(path=str(shot), full_page=True)
         finally:
             browser.close()
-    assert shot.stat().st_size > 10_000
-    keep = os.environ.get("MCPNB_SCREENSHOT_DIR")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(keep) / "form_in_jupyterlab.png")
+    _keep(shot, "form_in_jupyterlab.png")
+
+
+PANELS_CELL = """\
+import asyncio, json, pathlib, threading, time
+from IPython.display import display
+from mcpnb.forms import LogView, ProgressView, SamplingPanel, UrlConsent
+
+progress, log = ProgressView(), LogView()
+display(progress.widget)
+def work():
+    for i in range(1, 5):
+        progress.update(i, 8, f"step {i} <of> 8")
+        time.sleep(0.05)
+threading.Thread(target=work).start()
+log.add("warning", "auth", "token expires <soon>")
+log.add("info", None, {"step": 1})
+display(log.widget)
+fut = asyncio.get_running_loop().create_future()
+consent = UrlConsent(
+    "https://user@login.example.com/authorize?state=<x>",
+    message="Sign in <script>alert(1)</script>",
+    server="url-test",
+    on_done=lambda o: fut.done() or fut.set_result(o),
+    on_retry=lambda: None,
+)
+display(consent.widget)
+sampling = SamplingPanel(
+    {"messages": [{"role": "user", "content": {"type": "text", "text": "Say hi"}}],
+     "systemPrompt": "Be brief", "maxTokens": 20},
+    server="url-test", on_done=lambda o: None)
+display(sampling.widget)
+o = await asyncio.wait_for(fut, 120)
+pathlib.Path("consent.json").write_text(json.dumps({"action": o.action}))
+"""
+
+
+def test_url_consent_progress_and_log_in_jupyterlab(lab):
+    from playwright.sync_api import expect, sync_playwright
+
+    base, root, tmp_path = lab
+    _write_notebook(root / "panels.ipynb", PANELS_CELL)
+    shot = tmp_path / "panels.png"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1300})
+            _open_and_run(page, base, "panels.ipynb")
+            panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+            consent = panel.locator(".mcpnb-url-consent")
+            expect(consent).to_be_visible(timeout=60000)
+            expect(consent).to_contain_text("Sign in <script>alert(1)</script>")
+            expect(consent.locator("b", has_text="login.example.com").first).to_be_visible()
+            link = consent.locator(".mcpnb-url-open a")
+            expect(link).to_have_attribute("href", "https://user@login.example.com/authorize?state=<x>")
+            expect(link).to_have_attribute("target", "_blank")
+            expect(panel.locator(".mcpnb-progress")).to_contain_text("50%")
+            expect(panel.locator(".mcpnb-progress")).to_contain_text("step 4 <of> 8")
+            expect(panel.locator(".mcpnb-log")).to_contain_text("Server log (2)")
+            expect(panel.locator(".mcpnb-sampling")).to_contain_text("token limit 20")
+            assert len(page.context.pages) == 1  # nothing opened by itself
+            consent.get_by_role("button", name="I've completed it").click()
+            assert _wait_file(root / "consent.json") == {"action": "accept"}
+            expect(consent.locator(".mcpnb-status")).to_contain_text("completed it")
+            panel.locator(".mcpnb-log").get_by_text("Server log (2)").click()  # expand the log
+            expect(panel.locator(".mcpnb-log")).to_contain_text("token expires <soon>")
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    _keep(shot, "panels_in_jupyterlab.png")
