@@ -157,11 +157,9 @@ def test_config_view(ip, mcp, tmp_path, monkeypatch):
 
 
 def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
-    # serve_probekit() falls back to the default pool when given an *empty* pool (`pool or
-    # default_pool()`, and Pool has __len__): keep this test's pool non-empty until that is fixed.
-    connect_demo(ip)
-    table = line(ip, "serve probe-kit")
+    table = line(ip, "serve probe-kit")  # into this test's (empty) pool, not the default one
     assert table["probe"].transport == "inprocess" and table["probe"].tools == 36
+    assert mcp.pool.names == ["probe"]
     table = line(ip, "serve probe-kit --http --name kit --toolset ui")
     assert table["kit"].transport == "http" and table["kit"].state == "connected"
     assert line(ip, "call kit.ui_search query=button limit=1").data["results"]
