@@ -84,7 +84,12 @@ def attach_to_shell(shell: Any) -> Mcp:
     """Let ``%config Mcp`` see the settings and apply ``ipython_config.py`` values to them."""
     settings = get_settings()
     settings.parent = shell
-    settings.update_config(shell.config)
+    try:
+        settings.update_config(shell.config)
+    except TraitError as exc:  # a typo in ipython_config.py must not stop the magics from loading
+        import warnings
+
+        warnings.warn(f"mcpnb: ignoring invalid Mcp settings in the IPython config: {exc}", stacklevel=3)
     if settings not in shell.configurables:
         shell.configurables.append(settings)
     return settings

@@ -60,6 +60,21 @@ def test_elicitation_default_comes_from_the_environment(monkeypatch):
     assert Mcp().elicitation == "widget"
 
 
+def test_bad_ipython_config_value_warns(ip, settings):
+    from traitlets.config import Config
+
+    from mcpnb.settings import attach_to_shell
+
+    saved = ip.config
+    ip.config = Config({"Mcp": {"tool_timeout": -1}})
+    try:
+        with pytest.warns(UserWarning, match="invalid Mcp settings"):
+            attach_to_shell(ip)
+    finally:
+        ip.config = saved
+    assert settings.tool_timeout > 0
+
+
 def test_invalid_values_are_refused(settings):
     with pytest.raises(TraitError):
         settings.elicitation = "telepathy"
