@@ -195,3 +195,25 @@ def test_help_and_generated_usage(ip, mcp, capsys):
     assert "--timeout" in capsys.readouterr().out
     doc = ip.find_line_magic("mcp").__doc__
     assert "%mcp call" in doc and "usage" in doc.lower()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "status",
+        "tools probe",
+        "resources probe",
+        "read probe probe://toolsets",
+        "prompts probe",
+        "prompt probe.explain_tool tool_name=estimate",
+        "logs probe",
+        "config",
+        "reconnect probe",
+        "call probe.estimate task=x",
+    ],
+)
+def test_dash_o_stores_every_listing_and_result(ip, mcp, command):
+    line(ip, "serve probe-kit")
+    shown = line(ip, f"{command} -o kept")
+    assert ip.user_ns["kept"] is shown and shown is not None
+    assert "text/plain" in bundle(ip, shown)
