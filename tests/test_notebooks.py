@@ -56,3 +56,14 @@ def test_quickstart_shows_tables_and_catches_bad_arguments():
     # IPython reports a UsageError as a short stderr line, not a traceback
     said = "".join(o.get("text", "") for o in bad.outputs if o.output_type == "stream")
     assert "UsageError" in said and "'limit'" in said and "nothing was sent" in said
+
+
+def test_binder_files_avoid_the_repo2docker_traps():
+    """repo2docker defaults to Python 3.10 and ipykernel 7.0.1, ignores pyproject.toml when binder/
+    exists, and misreads a requirements file that is only ``.`` (verified with --no-build --debug:
+    with these files the repo is copied before pip runs, on Python 3.11)."""
+    binder = NOTEBOOKS.parent / "binder"
+    assert (binder / "runtime.txt").read_text().strip() == "python-3.11"
+    lines = [x.strip() for x in (binder / "requirements.txt").read_text().splitlines()]
+    assert lines[0].startswith("#") and "-e ." in lines
+    assert any(x.startswith("ipykernel>=7.4") for x in lines)
