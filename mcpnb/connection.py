@@ -248,6 +248,7 @@ class Connection:
         from mcp.types import Implementation
 
         from . import __version__
+        from .tasks import elicitation_answerer, tasks_extension
         from .transports import open_target
 
         try:
@@ -264,6 +265,9 @@ class Connection:
                     sampling_callback=self._on_sample,
                     logging_callback=self._on_log,
                     log_level="info",
+                    # 2026-07-28 servers make tasks only for clients that declare the extension;
+                    # call_tool() then waits for the task's result transparently
+                    extensions=[tasks_extension(answer=elicitation_answerer(self._on_elicit))],
                 )
                 await stack.enter_async_context(client)
                 ready.set_result(client)

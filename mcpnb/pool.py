@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .config import ServerConfig
-    from .results import ToolResult
     from .runtime import Runtime
 
 T = TypeVar("T")
@@ -48,6 +47,7 @@ class Pool:
         self._connections: dict[str, Connection] = {}
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
         self._interaction: Interaction | None = None
+        self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
         runtime.add_closer(self._close)
 
     @property
@@ -300,14 +300,20 @@ class Pool:
         timeout: float | None = None,
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
-    ) -> ToolResult:
+        task: bool | None = None,
+    ) -> Any:
         """Call ``tool`` on ``server`` (or a flat ``mcp__server__tool`` name) and return its result.
 
         A tool that reports an error returns a result with ``is_error``; only transport or protocol
         failures raise (``CallError``, ``CallTimeoutError``). Ctrl-C cancels the call on the server.
         ``answers`` answers a form the server may ask for (instead of asking a person).
+        ``task=True`` runs it as a task and returns the live :class:`~mcpnb.tasks.TaskHandle` at once;
+        a tool that requires tasks runs as one anyway, and the call waits for its result.
         """
         server, tool = self._target(server, tool)
+        if task or (task is None and self._requires_task(server, tool)):
+            handle = self.start_task(server, tool, arguments)
+            return handle if task else handle.result()
         ctx = _call_context(context, answers)
         return self._run(self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx))
 
@@ -320,12 +326,101 @@ class Pool:
         timeout: float | None = None,
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
-    ) -> ToolResult:
+        task: bool | None = None,
+    ) -> Any:
         server, tool = self._target(server, tool)
+        if task or (task is None and self._requires_task(server, tool)):
+            handle = await self.astart_task(server, tool, arguments)
+            return handle if task else await handle
         ctx = _call_context(context, answers)
         return await self._arun(
             self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
         )
+
+    # ------------------------------------------------------------------ tasks
+    @property
+    def task_registry(self) -> Any:
+        if self._tasks is None:
+            from .tasks import TaskRegistry
+
+            self._tasks = TaskRegistry()
+        return self._tasks
+
+    def _requires_task(self, server: str, tool: str) -> bool:
+        """From the cached tool list only: a plain call must not pay for a lookup."""
+        known = self.connection(server).tool_cache.peek() or {}
+        info = known.get(tool)
+        return info is not None and info.task_support == "required"
+
+    async def _start_task(
+        self, server: str, tool: str, arguments: dict[str, Any] | None, ttl_ms: int | None
+    ) -> Any:
+        from .tasks import elicitation_answerer, start_task
+
+        conn = self.connection(server)
+        await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+        registry = self.task_registry
+        return await conn._request(
+            f"{tool}() as a task",
+            lambda _client: start_task(
+                conn,
+                tool,
+                arguments,
+                ttl_ms=ttl_ms,
+                answer=elicitation_answerer(conn._on_elicit),
+                runner=self.runtime.run,
+                arunner=self.runtime.arun,
+                tasks=registry,
+            ),
+        )
+
+    def start_task(
+        self,
+        server: str,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        *,
+        ttl_ms: int | None = None,
+    ) -> Any:
+        """Start ``tool`` as a task (both protocol eras) and return its live ``TaskHandle`` at once.
+
+        ``handle.status``, ``handle.result()``, ``await handle``, ``handle.cancel()``.
+        """
+        server, tool = self._target(server, tool)
+        return self._run(self._start_task(server, tool, arguments, ttl_ms))
+
+    async def astart_task(
+        self,
+        server: str,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        *,
+        ttl_ms: int | None = None,
+    ) -> Any:
+        server, tool = self._target(server, tool)
+        return await self._arun(self._start_task(server, tool, arguments, ttl_ms))
+
+    async def _list_tasks(self, server: str | None) -> list[Any]:
+        from .tasks import list_tasks
+
+        names = [server] if server is not None else [n for n, c in self._connections.items() if c.client]
+        found: list[Any] = []
+        for name in names:
+            conn = self.connection(name)
+            found += await conn._request(
+                "tasks/list",
+                lambda _client, conn=conn: list_tasks(
+                    conn, tasks=self.task_registry, runner=self.runtime.run, arunner=self.runtime.arun
+                ),
+            )
+        return found
+
+    def tasks(self, server: str | None = None) -> list[Any]:
+        """Known tasks (legacy servers are asked with ``tasks/list``; modern ones have no list)."""
+        return self._run(self._list_tasks(server))
+
+    async def atasks(self, server: str | None = None) -> list[Any]:
+        return await self._arun(self._list_tasks(server))
 
     # ------------------------------------------------------------------ resources and prompts
     def resources(self, server: str) -> list[Any]:

@@ -40,6 +40,7 @@ class ToolInfo:
     output_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
+    task_support: str = "forbidden"  # execution.taskSupport: "forbidden" | "optional" | "required"
 
     @property
     def flat_name(self) -> str:
@@ -68,11 +69,18 @@ class ToolInfo:
             output_schema=dict(tool.output_schema) if tool.output_schema else None,
             annotations=annotations or None,
             meta=dict(tool.meta) if getattr(tool, "meta", None) else None,
+            task_support=_task_support(tool),
         )
 
     def __repr__(self) -> str:
         params = ", ".join(p + ("*" if p in self.required else "") for p in self.parameters)
         return f"<ToolInfo {self.server}.{self.name}({params})>"
+
+
+def _task_support(tool: Any) -> str:
+    execution = getattr(tool, "execution", None)
+    value = getattr(execution, "task_support", None) if execution is not None else None
+    return value if value in ("optional", "required") else "forbidden"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""``python -m mcpnb.probekit [--http [--port P]] [--toolset T] [--root DIR]``.
+"""``python -m mcpnb.probekit [--http [--port P]] [--toolset T] [--root DIR] [--task-ttl-ms N]``.
 
 stdio by default (for ``StdioServerParameters``); with ``--http`` the first stdout line is the URL,
 flushed, so a parent process can read it before connecting.
@@ -27,9 +27,14 @@ def main(argv: list[str] | None = None) -> int:
         "--toolset", default=None, help="core, ui, workflow or full (default: $MCP_TOOLSET or full)"
     )
     parser.add_argument("--root", default=None, help="folder file-reading tools may read (default: cwd)")
+    parser.add_argument("--task-ttl-ms", type=int, default=None, help="how long finished tasks are kept")
+    parser.add_argument("--poll-interval-ms", type=int, default=None, help="the poll hint tasks carry")
     args = parser.parse_args(argv)
+    options = {
+        k: v for k, v in (("task_ttl_ms", args.task_ttl_ms), ("poll_interval_ms", args.poll_interval_ms)) if v
+    }
     try:
-        server = create_server(args.toolset, root=args.root)
+        server = create_server(args.toolset, root=args.root, **options)
     except (UnknownToolsetError, ValueError) as exc:
         print(f"probe-kit: {exc}", file=sys.stderr)
         return 2

@@ -393,6 +393,7 @@ def tasks_extension(answer: Answer | None = None) -> Any:
 
             peer = Peer(ctx.session)
             handle = TaskHandle(peer, ctx.tool_name, TaskState.from_wire(_dump(created)), answer=self.answer)
+            handle.add_listener(_keep_call_alive)
             try:
                 result = await handle._wait(None)
             except BaseException:
@@ -403,6 +404,15 @@ def tasks_extension(answer: Answer | None = None) -> Any:
             return result.sdk_result
 
     return TasksExtension(answer)
+
+
+def _keep_call_alive(handle: Any) -> None:
+    """A task the server reports on is alive: restart the calling call's idle clock (tool_timeout)."""
+    from ..interaction import current_call
+
+    call = current_call.get()
+    if call is not None and call.deadline is not None:
+        call.deadline.touch()
 
 
 async def _cancel_quietly(handle: Any, grace: float = 5.0) -> None:

@@ -72,8 +72,10 @@ def first_choices(schema: dict[str, Any]) -> dict[str, Any]:
 def probe_target(transport: str, root: Path, **server_options: Any) -> Any:
     if transport == "memory":
         return create_server(root=root, poll_interval_ms=10, **server_options)
-    assert not server_options, "the stdio server has no flags for these"
-    return StdioServerParameters(command=sys.executable, args=["-m", "mcpnb.probekit", "--root", str(root)])
+    flags = [f"--{key.replace('_', '-')}={value}" for key, value in server_options.items()]
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "mcpnb.probekit", "--root", str(root), *flags]
+    )
 
 
 @asynccontextmanager

@@ -99,8 +99,6 @@ async def test_failing_task_is_an_error_result(transport: str, era: str, root: P
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_ttl_expiry_is_a_clear_error(transport: str, era: str, root: Path) -> None:
-    if transport == "stdio" and era == "modern":
-        pytest.skip("`python -m mcpnb.probekit` has no TTL flag and SEP-2663 clients cannot request one")
     options = {"task_ttl_ms": 30} if era == "modern" else {}
     async with probe_client(transport, era, root, **options) as client:
         handle = await start_task(client, "slow_task", {"steps": 1, "delay": 0}, ttl_ms=30)
