@@ -91,16 +91,7 @@ class Runtime:
         """
         if self.in_runtime_thread:
             return await coro
-        future = self.submit(coro)
-        wrapped = asyncio.wrap_future(future)
-        try:
-            while True:
-                done, _ = await asyncio.wait({wrapped}, timeout=TICK)
-                if done:
-                    return wrapped.result()
-        except BaseException:
-            future.cancel()
-            raise
+        return await await_in_ticks(self.submit(coro))
 
     @staticmethod
     def _cancel_and_settle(future: concurrent.futures.Future[Any], grace: float = 2.0) -> None:
@@ -134,6 +125,23 @@ class Runtime:
         self.loop.call_soon_threadsafe(self._stopping.set)
         if not self.in_runtime_thread:
             self.thread.join(timeout)
+
+
+async def await_in_ticks(future: concurrent.futures.Future[T]) -> T:
+    """Await a future that another thread's loop completes, waking every ``TICK``.
+
+    ipykernel delivers an interrupt only when its loop wakes up, so a plain await could sit on a
+    Ctrl-C for as long as the call takes. Cancelling the awaiting task cancels ``future`` too.
+    """
+    wrapped = asyncio.wrap_future(future)
+    try:
+        while True:
+            done, _ = await asyncio.wait({wrapped}, timeout=TICK)
+            if done:
+                return wrapped.result()
+    except BaseException:
+        future.cancel()
+        raise
 
 
 _runtime: Runtime | None = None

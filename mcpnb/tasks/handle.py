@@ -30,6 +30,7 @@ from mcp import types
 
 from mcpnb.errors import McpnbError
 from mcpnb.results import ToolResult
+from mcpnb.runtime import await_in_ticks
 
 from . import wire
 from .errors import TaskCancelledError, TaskError, TaskExpiredError, TaskInputRequiredError, TaskTimeoutError
@@ -46,8 +47,6 @@ Listener = Callable[["TaskHandle"], None]
 
 #: Poll bounds (seconds): a server hint of 0 must not spin the loop, a huge one must not freeze the view.
 MIN_POLL, MAX_POLL, DEFAULT_POLL = 0.01, 10.0, 1.0
-#: How often an awaiting caller on another loop wakes up, so a kernel interrupt lands.
-TICK = 0.2
 
 
 class TaskHandle:
@@ -383,16 +382,7 @@ class TaskHandle:
             return await self.arunner(coro)
         if asyncio.get_running_loop() is self.loop:
             return await coro
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        wrapped = asyncio.wrap_future(future)
-        try:
-            while True:
-                done, _ = await asyncio.wait({wrapped}, timeout=TICK)
-                if done:
-                    return wrapped.result()
-        except BaseException:
-            future.cancel()
-            raise
+        return await await_in_ticks(asyncio.run_coroutine_threadsafe(coro, self.loop))
 
     def _block(self, coro: Coroutine[Any, Any, T]) -> T:
         if self.runner is not None:
