@@ -1,0 +1,162 @@
+"""The ``@modelcontextprotocol/conformance`` client scenarios, run against ``client.py`` (mcpnb's Pool).
+
+The runner (Node >= 22, both from ``tests/peers``: ``npm ci --prefix tests/peers``) starts one
+scenario server, runs ``client.py <url>``, and prints its checks. One scenario per runner, one
+runner at a time: ``sse-retry`` measures the client's reconnection delay and fails when the
+machine is busy.
+
+The scenario servers ``listen(0)`` on every interface and read ``server.address().port`` right
+after, so the preload pins them to 127.0.0.1 with a socket bound synchronously (a ``listen(0,
+"127.0.0.1")`` would only bind after a DNS round, too late for ``address()``). Every run checks, in
+``/proc/net/tcp*``, that the runner's listening sockets are on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+PEERS = ROOT / "tests" / "peers" / "node_modules"
+NODE = PEERS / "node" / "bin" / "node"
+RUNNER = PEERS / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+CLIENT = Path(__file__).resolve().parent / "client.py"
+
+SCENARIOS = [
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "auth/client-credentials-basic",
+]
+
+#: The runner kills a client after this long (its own default is 30 s); the test waits a bit more.
+CLIENT_TIMEOUT_MS = 60_000
+RUN_TIMEOUT = 100.0
+
+# net.Server#listen on 127.0.0.1 for every TCP port form; the socket is bound before listen()
+# returns, so address() works at once as it does for an all-interfaces listen(0).
+LOOPBACK_SYNC = r"""
+const net = require("net");
+const { TCP, constants } = process.binding("tcp_wrap");
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  let [port, ...rest] = args;
+  if (port !== null && typeof port === "object" && !(port instanceof TCP)) {
+    const other = ["path", "fd", "handle", "_handle"].some((k) => port[k] !== undefined);
+    if (other) return listen.apply(this, args);
+    rest = [port.backlog, ...rest].filter((a) => a !== undefined);
+    port = port.port ?? 0;
+  } else if (typeof port === "number" || /^\d+$/.test(String(port))) {
+    if (typeof rest[0] === "string") rest = rest.slice(1);
+  } else {
+    return listen.apply(this, args);
+  }
+  const handle = new TCP(constants.SERVER);
+  if (handle.bind("127.0.0.1", Number(port)) !== 0) {  // let listen report the error the usual way
+    handle.close();
+    return listen.apply(this, [Number(port), "127.0.0.1", ...rest]);
+  }
+  return listen.apply(this, [handle, ...rest]);
+};
+"""
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TOTALS = re.compile(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings")
+
+
+@pytest.fixture(scope="module")
+def preload(tmp_path_factory) -> Path:
+    if not (NODE.exists() and RUNNER.exists()):
+        pytest.fail(
+            "node@22 and @modelcontextprotocol/conformance are not installed: run "
+            "`npm ci --prefix tests/peers` (the README's test command does)"
+        )
+    path = tmp_path_factory.mktemp("conformance") / "loopback-sync.cjs"
+    path.write_text(LOOPBACK_SYNC)
+    return path
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
+def _listening(inodes: set[str]) -> set[str]:
+    """``host:port`` of the LISTEN sockets among ``inodes`` (IPv4 dotted, IPv6 as /proc's hex)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] != "0A" or fields[9] not in inodes:
+                continue
+            host_hex, port_hex = fields[1].split(":")
+            if len(host_hex) == 8:
+                host = ".".join(str(int(host_hex[i : i + 2], 16)) for i in (6, 4, 2, 0))
+            else:
+                host = host_hex
+            found.add(f"{host}:{int(port_hex, 16)}")
+    return found
+
+
+def run_scenario(scenario: str, preload: Path, out: Path) -> tuple[int | None, str, set[str]]:
+    command = f"{sys.executable} {CLIENT}"
+    assert " " not in sys.executable and " " not in str(CLIENT), "the runner splits --command on spaces"
+    args = [str(NODE), "-r", str(preload), str(RUNNER), "client", "--command", command]
+    args += ["--scenario", scenario, "--timeout", str(CLIENT_TIMEOUT_MS)]
+    env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
+    env.pop("MCP_CONFORMANCE_SCENARIO", None)
+    env.pop("MCP_CONFORMANCE_CONTEXT", None)
+    listened: set[str] = set()
+    with out.open("w") as sink:
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + RUN_TIMEOUT
+        try:
+            while proc.poll() is None and time.monotonic() < deadline:
+                listened |= _listening(_socket_inodes(proc.pid))
+                time.sleep(0.05)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+                sink.write(f"\n[test] runner killed after {RUN_TIMEOUT:g} s\n")
+    returncode = proc.returncode if proc.returncode >= 0 else None
+    return returncode, ANSI.sub("", out.read_text()), listened
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 20)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_client_scenario(scenario, preload, tmp_path):
+    returncode, output, listened = run_scenario(scenario, preload, tmp_path / "runner.txt")
+    report = f"conformance client --scenario {scenario} (exit {returncode}):\n{output}"
+
+    assert listened, f"saw no listening socket of the runner\n{report}"
+    assert all(address.startswith("127.0.0.1:") for address in listened), (
+        f"the runner listened beyond 127.0.0.1: {sorted(listened)}\n{report}"
+    )
+    assert returncode == 0, report
+    totals = TOTALS.search(output)
+    assert totals is not None, report
+    passed, total, failed, warnings = map(int, totals.groups())
+    assert total > 0 and passed == total and failed == 0 and warnings == 0, report
+    assert "OVERALL: PASSED" in output, report
