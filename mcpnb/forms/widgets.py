@@ -75,6 +75,8 @@ class _Control:
             hints.append(f"Edit as JSON ({esc(f.json_reason or 'free-form value')}).")
         if f.kind == "multichoice" and (f.min_items is not None or f.max_items is not None):
             hints.append(esc(_items_hint(f)))
+        if self.include is not None:
+            hints.append("Optional: tick the box (or change the value) to send it.")
         label = w.HTML(
             label_html + "".join(f'<div style="{_HELP}">{h}</div>' for h in hints),
             layout=w.Layout(margin="0"),

@@ -134,8 +134,9 @@ class Frontend:
         return json.loads(line.removeprefix("OUTCOME "))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def kernel():
+    """A fresh kernel per test (~1 s): a failed test must not leave an awaiting cell for the next."""
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
     try:
         yield kc
@@ -146,7 +147,8 @@ def kernel():
 
 def _show_form(fe: Frontend) -> tuple[str, dict[str, str]]:
     cell = fe.execute(CELL.format(schema=json.dumps(SCHEMA)))
-    fe.wait_for(lambda: fe.find(cell, css="mcpnb-cancel", model="ButtonModel"), what="the form's buttons")
+    # the container's class is the last thing the form sets up: once seen, every model is known
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the form")
     ids = {name: fe.find(cell, css=f"mcpnb-field-{name}") for name in ("username", "email", "age")}
     for action in ("accept", "decline", "cancel"):
         ids[action] = fe.find(cell, css=f"mcpnb-{action}", model="ButtonModel")
