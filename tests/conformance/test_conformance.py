@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import LOOPBACK, ROOT
 
 PEERS = ROOT / "tests" / "peers" / "node_modules"
 NODE = PEERS / "node" / "bin" / "node"
@@ -40,47 +40,18 @@ SCENARIOS = [
 CLIENT_TIMEOUT_MS = 60_000
 RUN_TIMEOUT = 100.0
 
-# net.Server#listen on 127.0.0.1 for every TCP port form; the socket is bound before listen()
-# returns, so address() works at once as it does for an all-interfaces listen(0).
-LOOPBACK_SYNC = r"""
-const net = require("net");
-const { TCP, constants } = process.binding("tcp_wrap");
-const listen = net.Server.prototype.listen;
-net.Server.prototype.listen = function (...args) {
-  let [port, ...rest] = args;
-  if (port !== null && typeof port === "object" && !(port instanceof TCP)) {
-    const other = ["path", "fd", "handle", "_handle"].some((k) => port[k] !== undefined);
-    if (other) return listen.apply(this, args);
-    rest = [port.backlog, ...rest].filter((a) => a !== undefined);
-    port = port.port ?? 0;
-  } else if (typeof port === "number" || /^\d+$/.test(String(port))) {
-    if (typeof rest[0] === "string") rest = rest.slice(1);
-  } else {
-    return listen.apply(this, args);
-  }
-  const handle = new TCP(constants.SERVER);
-  if (handle.bind("127.0.0.1", Number(port)) !== 0) {  // let listen report the error the usual way
-    handle.close();
-    return listen.apply(this, [Number(port), "127.0.0.1", ...rest]);
-  }
-  return listen.apply(this, [handle, ...rest]);
-};
-"""
-
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TOTALS = re.compile(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings")
 
 
 @pytest.fixture(scope="module")
-def preload(tmp_path_factory) -> Path:
+def preload() -> Path:
     if not (NODE.exists() and RUNNER.exists()):
         pytest.fail(
             "node@22 and @modelcontextprotocol/conformance are not installed: run "
             "`npm ci --prefix tests/peers` (the README's test command does)"
         )
-    path = tmp_path_factory.mktemp("conformance") / "loopback-sync.cjs"
-    path.write_text(LOOPBACK_SYNC)
-    return path
+    return Path(LOOPBACK)
 
 
 def _socket_inodes(pid: int) -> set[str]:
