@@ -178,7 +178,7 @@ def _ask_field(
             extra = f" ({shown})" if choice.label != shown else ""
             print_fn(f"    {i}. {choice.label}{extra}")
     if f.secret_like:
-        print_fn("  ⚠ this looks like a secret: it will be sent to the server and may be echoed here")
+        print_fn("  ⚠ this looks like a secret: it will be sent to the server")
     for _ in range(MAX_TRIES):
         text = _read(input_fn, _prompt(f))
         if text == "" or (f.kind != "string" and not text.strip()):
@@ -208,8 +208,13 @@ def ask_text(
     server: str | None,
     input_fn: Callable[[str], str],
     print_fn: Callable[..., None] = print,
+    secret_input_fn: Callable[[str], str] | None = None,
 ) -> FormOutcome:
-    """Ask a form elicitation on a line-based console. Typing ``decline`` or ``cancel`` answers so."""
+    """Ask a form elicitation on a line-based console. Typing ``decline`` or ``cancel`` answers so.
+
+    ``secret_input_fn`` (e.g. ``getpass.getpass`` or ``Kernel.getpass``) reads secret-looking string
+    fields without echo; without it they are read with ``input_fn`` after a warning.
+    """
     server = server or "The server"
     fields = fields_from_schema(schema)
     print_fn(f"✎ {server} asks for input: {message or ''}".rstrip())
@@ -219,7 +224,12 @@ def ask_text(
         todo = list(fields)
         for _round in range(MAX_TRIES):
             for f in todo:
-                value = _ask_field(f, schema, input_fn, print_fn)
+                read = (
+                    secret_input_fn
+                    if (f.secret_like and f.kind == "string" and secret_input_fn)
+                    else input_fn
+                )
+                value = _ask_field(f, schema, read, print_fn)
                 if value is MISSING:
                     content.pop(f.name, None)
                 else:

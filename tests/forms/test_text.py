@@ -132,6 +132,13 @@ def test_json_field_and_secret_warning():
     assert outcome.content == {"filter": {"a": 1}, "password": "hunter2"}
     assert "not valid JSON" in printed and "looks like a secret" in printed
     assert "hunter2" not in printed  # the summary masks it
+    # with a no-echo reader, only the secret goes through it
+    plain, hidden = Script('{"a": 2}'), Script("s3cret")
+    outcome = ask_text(
+        schema, message="m", server="s", input_fn=plain, print_fn=lambda *a: None, secret_input_fn=hidden
+    )
+    assert outcome.content == {"filter": {"a": 2}, "password": "s3cret"}
+    assert len(plain.prompts) == 1 and hidden.prompts[0].startswith("password")
 
 
 def test_url_text():
