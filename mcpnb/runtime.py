@@ -71,7 +71,10 @@ class Runtime:
         if self.in_runtime_thread:
             coro.close()
             raise RuntimeError("Runtime.run() called from the runtime thread; await the coroutine instead")
-        future = self.submit(coro)
+        return self.wait(self.submit(coro), timeout)
+
+    def wait(self, future: concurrent.futures.Future[T], timeout: float | None = None) -> T:
+        """Wait for a submitted coroutine's future; Ctrl-C cancels it before propagating."""
         try:
             return future.result(timeout)
         except KeyboardInterrupt:

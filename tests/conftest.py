@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from jupyter_client.manager import start_new_kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "tests" / "servers" / "demo_server.py")
@@ -151,3 +152,15 @@ def everything() -> str:
             "(the README's test command does)"
         )
     return str(EVERYTHING)
+
+
+@pytest.fixture
+def kernel():
+    """A fresh kernel per test (~1 s): a failed test must not leave an awaiting cell for the next."""
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    kc.kernel_manager = km  # for tests that interrupt it, as the ■ button does
+    try:
+        yield kc
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

@@ -152,10 +152,15 @@ _loaded: dict[int, McpMagics] = {}
 
 def load_ipython_extension(ip: Any) -> None:
     """``%load_ext mcpnb``: register the magics, ``%config Mcp``, completion; check the default config."""
+    from ..interaction import default_interaction, set_default_interaction
+    from ..notebook import NotebookInteraction, install_async_cells
     from ..settings import attach_to_shell
     from .completion import make_hook
 
     settings = attach_to_shell(ip)
+    if not isinstance(default_interaction(), NotebookInteraction):
+        set_default_interaction(NotebookInteraction())  # servers' questions go to the calling cell
+    install_async_cells(ip)  # ipykernel >= 7.4: %mcp cells await, so a form's click reaches them
     magics = McpMagics(ip, settings)
     ip.register_magics(magics)
     _loaded[id(ip)] = magics
@@ -167,8 +172,10 @@ def load_ipython_extension(ip: Any) -> None:
 
 def unload_ipython_extension(ip: Any) -> None:
     """``%unload_ext mcpnb``: remove the magics and hooks. Open connections stay open (the pool owns them)."""
+    from ..notebook import uninstall_async_cells
     from ..settings import detach_from_shell
 
+    uninstall_async_cells(ip)
     magics = _loaded.pop(id(ip), None)
     manager = ip.magics_manager
     for kind in ("line", "cell"):

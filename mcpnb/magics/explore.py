@@ -73,6 +73,11 @@ def _call_args(p: Parser) -> None:
     )
     p.add_argument("--timeout", type=float, metavar="S", help="seconds before the call is cancelled")
     p.add_argument("--raw", action="store_true", help="show the result as the JSON the server sent")
+    p.add_argument(
+        "--answers", metavar="VAR", help="a dict variable answering the server's form (nobody is asked)"
+    )
+    p.add_argument("--task", action="store_true", help="run as a task: a live handle (status, cancel)")
+    p.add_argument("--ttl", type=int, metavar="MS", help="with --task: how long the server keeps it")
 
 
 @command(
@@ -102,12 +107,43 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     values = check_arguments(tool, args)
     if ns.timeout is not None and ns.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
-    result = ctx.pool.call(tool.server, tool.name, values, timeout=ns.timeout)
+    answers = _answers(ctx, ns.answers)
+    if ns.ttl is not None and not ns.task:
+        raise UsageError("--ttl goes with --task")
+    if ns.task or tool.task_support == "required":
+        return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl)
+    from ..notebook import LiveCall, call_in_cell
+
+    result = call_in_cell(ctx.pool, tool.server, tool.name, values, timeout=ns.timeout, answers=answers)
+    if isinstance(result, LiveCall):
+        return result  # a person is asked in this cell; the result will show here when it ends
     if ctx.settings.show_transcript:
         import sys
 
         print("mcpnb: call transcripts are not available yet (Mcp.show_transcript)", file=sys.stderr)
     return RawJson(result.json()) if ns.raw else result
+
+
+def _answers(ctx: Context, name: str | None) -> dict[str, Any] | None:
+    if name is None:
+        return None
+    from .parser import lookup
+
+    value = lookup(name, ctx.namespaces)
+    if not isinstance(value, dict):
+        raise UsageError(f"--answers {name}: expected a dict of field -> value, got {type(value).__name__}")
+    return value
+
+
+# ---------------------------------------------------------------- tasks
+@command("tasks", "Tasks this notebook started (and, on 2025-11-25 servers, every task the server lists).")
+@arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
+def tasks(ctx: Context, ns: argparse.Namespace) -> Any:
+    from .listings import TaskList
+
+    if ns.name:
+        known_server(ctx, ns.name)
+    return TaskList(ctx.pool.tasks(ns.name))
 
 
 class RawJson(dict[str, Any]):

@@ -106,6 +106,28 @@ class PromptList(_Table):
         ]
 
 
+class TaskList(_Table):
+    """``%mcp tasks``: each task's state as last seen (the handles themselves: index to act on one)."""
+
+    columns: ClassVar[list[str]] = ["server", "task", "tool", "status", "message", "elapsed", "ttl left"]
+    empty = "(no tasks)"
+
+    def __init__(self, handles: list[Any] = ()) -> None:  # type: ignore[assignment]
+        super().__init__([(h.server, h) for h in handles])
+
+    def cells(self, server: str, item: Any) -> list[str]:
+        ttl = item.ttl_left
+        return [
+            server,
+            item.task_id,
+            item.tool or "?",
+            item.status,
+            (item.status_message or "")[:80],
+            f"{item.elapsed:.1f} s",
+            "" if ttl is None else f"{ttl:.0f} s",
+        ]
+
+
 class ResourceContents(list[Any]):
     """``%mcp read``: the contents of one resource; text shown, blobs summarised (size and type)."""
 

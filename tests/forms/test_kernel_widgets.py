@@ -8,17 +8,11 @@ We watch iopub for the widget models the cell opens and send what a frontend wou
 from __future__ import annotations
 
 import json
-import queue
-import time
-from pathlib import Path
-from typing import Any
 
 import pytest
-from jupyter_client.manager import start_new_kernel
 
 from tests.forms.schemas import CONFORMANCE_BASIC
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.frontend import Frontend
 
 SCHEMA = {
     "type": "object",
@@ -41,108 +35,6 @@ display(form.widget)
 o = await asyncio.wait_for(fut, 90)
 print("OUTCOME " + json.dumps({{"action": o.action, "content": o.content}}))
 """
-
-
-class Frontend:
-    """Just enough of a widget frontend: models from iopub, updates and clicks on the shell channel."""
-
-    def __init__(self, kc: Any) -> None:
-        self.kc = kc
-        self.models: dict[str, dict[str, Any]] = {}
-        self.opened_by: dict[str, str] = {}
-        self.displayed: dict[str, list[str]] = {}
-        self.stdout: dict[str, str] = {}
-
-    def execute(self, code: str, **kw: Any) -> str:
-        return self.kc.execute(code, **kw)
-
-    def pump(self, seconds: float = 0.05) -> None:
-        end = time.monotonic() + seconds
-        while True:
-            try:
-                msg = self.kc.get_iopub_msg(timeout=max(0.0, min(0.05, end - time.monotonic())))
-            except queue.Empty:
-                if time.monotonic() >= end:
-                    return
-                continue
-            kind, content = msg["msg_type"], msg["content"]
-            parent = msg["parent_header"].get("msg_id", "")
-            if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
-                self.models[content["comm_id"]] = dict(content["data"]["state"])
-                self.opened_by[content["comm_id"]] = parent
-            elif kind == "comm_msg" and content["data"].get("method") == "update":
-                self.models.setdefault(content["comm_id"], {}).update(content["data"]["state"])
-            elif kind == "display_data":
-                view = content["data"].get("application/vnd.jupyter.widget-view+json")
-                if view:
-                    self.displayed.setdefault(parent, []).append(view["model_id"])
-            elif kind == "stream" and content["name"] == "stdout":
-                self.stdout[parent] = self.stdout.get(parent, "") + content["text"]
-
-    def wait_for(self, predicate: Any, timeout: float = 60.0, what: str = "condition") -> Any:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            self.pump(0.05)
-            found = predicate()
-            if found:
-                return found
-        raise AssertionError(f"timed out waiting for {what}")
-
-    def find(
-        self, cell: str, *, css: str | None = None, model: str | None = None, **state: Any
-    ) -> str | None:
-        for comm_id, st in self.models.items():
-            if self.opened_by.get(comm_id) != cell:
-                continue
-            if css is not None and css not in st.get("_dom_classes", []):
-                continue
-            if model is not None and st.get("_model_name") != model:
-                continue
-            if all(st.get(k) == v for k, v in state.items()):
-                return comm_id
-        return None
-
-    def _send(self, comm_id: str, data: dict[str, Any]) -> None:
-        msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
-        self.kc.shell_channel.send(msg)
-
-    def set(self, comm_id: str, value: Any) -> None:
-        """What typing into an input does: the browser sends the new value."""
-        self._send(comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []})
-        self.models[comm_id]["value"] = value
-
-    def click(self, comm_id: str) -> None:
-        self._send(comm_id, {"method": "custom", "content": {"event": "click"}})
-
-    def reply(self, msg_id: str, timeout: float = 90.0) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            self.pump(0.02)
-            try:
-                msg = self.kc.get_shell_msg(timeout=0.05)
-            except queue.Empty:
-                continue
-            if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "execute_reply":
-                self.pump(0.2)  # the last stream output may trail the reply
-                return msg["content"]
-        raise AssertionError("no execute_reply")
-
-    def outcome(self, msg_id: str) -> dict[str, Any]:
-        reply = self.reply(msg_id)
-        assert reply["status"] == "ok", reply
-        line = next(x for x in self.stdout.get(msg_id, "").splitlines() if x.startswith("OUTCOME "))
-        return json.loads(line.removeprefix("OUTCOME "))
-
-
-@pytest.fixture
-def kernel():
-    """A fresh kernel per test (~1 s): a failed test must not leave an awaiting cell for the next."""
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
-    try:
-        yield kc
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
 
 
 def _show_form(fe: Frontend) -> tuple[str, dict[str, str]]:

@@ -1,0 +1,153 @@
+"""Servers that need a person, from %mcp cells in a real kernel; this test plays the person.
+
+Top-level %mcp cells await (ipykernel >= 7.4): the form shows in the calling cell and the cell
+resumes with the result once Accept is clicked. A synchronous cell (the magic inside a function)
+lets go at once with a live call, and the result lands in the same output later. Headless runs
+(no stdin, as under nbclient) decline without showing anything. Text mode asks on stdin.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from typing import Any
+
+from conftest import DEMO
+
+from tests.frontend import Frontend
+
+SETUP = """
+%load_ext mcpnb
+%mcp serve probe-kit
+"""
+ASK = "%mcp call probe.ask_user question='Your name?'"
+
+
+def _run(fe: Frontend, code: str, **kw: Any) -> str:
+    cell = fe.execute(code, **kw)
+    reply = fe.reply(cell)
+    assert reply["status"] == "ok", reply
+    return cell
+
+
+def _answer_form(fe: Frontend, cell: str, value: str) -> None:
+    field = fe.wait_for(lambda: fe.find(cell, css="mcpnb-field-answer"), what="the form's answer field")
+    accept = fe.find(cell, css="mcpnb-accept", model="ButtonModel")
+    assert accept, "no Accept button"
+    fe.set(field, value)
+    fe.click(accept)
+
+
+def test_awaiting_cell_shows_the_form_and_resumes_with_the_result(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = fe.execute("r = " + ASK + "\nprint('GOT', r.data['answers'][0]['answer'])")
+    _answer_form(fe, cell, "Ada Lovelace")
+    reply = fe.reply(cell)
+    assert reply["status"] == "ok", reply
+    assert "GOT Ada Lovelace" in fe.stdout.get(cell, "")
+    form = fe.find(cell, css="mcpnb-form")
+    assert form in fe.displayed.get(cell, []) or any(  # shown in the calling cell itself
+        cid == form for cid in fe.models if fe.opened_by.get(cid) == cell
+    )
+
+
+def test_result_of_a_bare_call_is_the_cells_output(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = fe.execute(ASK)
+    _answer_form(fe, cell, "Grace")
+    assert fe.reply(cell)["status"] == "ok"
+    assert "Grace" in fe.results[cell]["text/plain"]
+
+
+def test_synchronous_cell_lets_go_and_the_result_lands_later(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    code = (
+        "def ask():\n"
+        f"    return get_ipython().run_line_magic('mcp', {ASK.removeprefix('%mcp ')!r})\n"
+        "live = ask()\n"
+        "print('TYPE', type(live).__name__)\n"
+    )
+    cell = _run(fe, code)  # the cell ends while the form waits: that is what lets the click through
+    assert "TYPE LiveCall" in fe.stdout[cell]
+    _answer_form(fe, cell, "Linus")
+    fe.wait_for(
+        lambda: any(
+            "Linus" in d.get("text/plain", "")
+            for i, d in fe.by_display_id.items()
+            if fe.display_cell.get(i) == cell
+        ),
+        what="the result in the calling cell's output",
+    )
+    later = _run(fe, "r = await live\nprint('LATER', r.data['answers'][0]['answer'])")
+    assert "LATER Linus" in fe.stdout[later]
+
+
+def test_headless_run_declines_without_showing_a_form(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = _run(fe, "r = " + ASK + "\nprint('ACTION', r.data['action'])", allow_stdin=False)
+    assert "ACTION decline" in fe.stdout[cell]
+    assert fe.find(cell, css="mcpnb-form") is None
+
+
+def test_text_mode_asks_on_stdin(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP + "%config Mcp.elicitation = 'text'\n")
+    cell = fe.execute("r = " + ASK + "\nprint('GOT', r.data['answers'][0]['answer'])", allow_stdin=True)
+    prompts = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        fe.pump(0.05)
+        try:
+            msg = kernel.get_stdin_msg(timeout=0.1)
+        except queue.Empty:
+            continue
+        if msg["msg_type"] == "input_request":
+            prompts.append(msg["content"]["prompt"])
+            kernel.input("Ada")
+            break
+    assert prompts, "no input_request on the stdin channel"
+    assert fe.reply(cell)["status"] == "ok"
+    assert "GOT Ada" in fe.stdout[cell]
+
+
+def test_progress_bar_in_the_calling_cell(kernel):
+    fe = Frontend(kernel)
+    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {__import__('sys').executable} {DEMO} stdio")
+    cell = _run(fe, "%mcp call demo.progress steps=5")
+    bars = [
+        cid
+        for cid, st in fe.models.items()
+        if fe.opened_by.get(cid) == cell and st.get("_model_name") == "FloatProgressModel"
+    ]
+    assert bars, "no progress bar was shown"
+    fe.pump(0.3)
+    labels = [
+        st.get("value", "")
+        for cid, st in fe.models.items()
+        if fe.opened_by.get(cid) == cell and st.get("_model_name") == "HTMLModel"
+    ]
+    assert any("done" in label for label in labels), labels  # collapsed to a summary when the call ended
+
+
+def test_interrupting_an_awaiting_call_cancels_it_on_the_server(kernel):
+    fe = Frontend(kernel)
+    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {__import__('sys').executable} {DEMO} stdio")
+    cell = fe.execute("%mcp call demo.slow seconds=60 tag=cell")
+    time.sleep(1.5)
+    kernel.kernel_manager.interrupt_kernel()
+    reply = fe.reply(cell)
+    assert reply["status"] == "error"
+    check = _run(
+        fe,
+        "import time\n"
+        "for _ in range(50):\n"
+        "    seen = %mcp call demo.cancelled\n"
+        "    if seen.data: break\n"
+        "    time.sleep(0.1)\n"
+        "print('CANCELLED', seen.data)",
+    )
+    assert "CANCELLED ['cell']" in fe.stdout[check]
