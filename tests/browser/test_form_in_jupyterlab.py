@@ -304,3 +304,42 @@ def test_url_consent_progress_and_log_in_jupyterlab(lab):
         finally:
             browser.close()
     _keep(shot, "panels_in_jupyterlab.png")
+
+
+MAGIC_CELLS = (
+    "%load_ext mcpnb\n%mcp serve probe-kit",
+    'r = %mcp call probe.ask_user question="What should we call you?"\nr',
+    "import json, pathlib\npathlib.Path('magic.json').write_text(json.dumps(r.data))",
+)
+
+
+def test_a_magic_call_asks_the_person_in_its_own_cell(lab):
+    """The whole path a person takes: Run All, the server asks, the form is in the calling cell,
+    Accept, the same cell shows the result, and the cells below run with it."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, root, tmp_path = lab
+    _write_notebook(root / "magic.ipynb", *MAGIC_CELLS)
+    shot = tmp_path / "magic.png"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1300})
+            _open_and_run(page, base, "magic.ipynb")
+            panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+            calling_cell = panel.locator(".jp-CodeCell").nth(1)
+            form = calling_cell.locator(".mcpnb-form")
+            expect(form).to_be_visible(timeout=60000)  # in the cell that made the call
+            expect(form).to_contain_text("probe asks for input")
+            expect(form).to_contain_text("What should we call you?")
+            assert not (root / "magic.json").exists()  # Run All waits for the person
+            calling_cell.locator(".mcpnb-field-answer input").fill("Ada")
+            form.get_by_role("button", name="Accept").click()
+            got = _wait_file(root / "magic.json")
+            assert got["action"] == "accept"
+            assert got["answers"] == [{"question": "What should we call you?", "answer": "Ada"}]
+            expect(calling_cell.locator(".jp-OutputArea-output", has_text="Ada").last).to_be_visible()
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    _keep(shot, "magic_call_in_jupyterlab.png")
