@@ -22,7 +22,7 @@ from .status import ServerStatus, StatusTable
 from .tools import FLAT_PREFIX, ToolInfo, split_flat_name
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
     from .config import ServerConfig
     from .runtime import Runtime
@@ -48,6 +48,7 @@ class Pool:
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
         self._interaction: Interaction | None = None
         self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
+        self._services: dict[str, Callable[[], Awaitable[None]]] = {}
         runtime.add_closer(self._close)
 
     @property
@@ -232,10 +233,24 @@ class Pool:
     async def areconnect(self, name: str) -> ServerStatus:
         return await self._arun(self._reconnect(name))
 
+    def add_service(self, key: str, stop: Callable[[], Awaitable[None]]) -> None:
+        """Something the pool started (a server on the runtime loop): ``stop()`` runs at close,
+        after the connections, so no client talks to a server that is already gone."""
+        self._services[key] = stop
+
+    def stop_service(self, key: str) -> bool:
+        """Stop one service now; False when there is no such service."""
+        stop = self._services.pop(key, None)
+        if stop is not None:
+            self._run(stop())
+        return stop is not None
+
     async def _close(self) -> None:
         conns = list(self._connections.values())
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
+        stops, self._services = list(self._services.values()), {}
+        await asyncio.gather(*(stop() for stop in stops), return_exceptions=True)
 
     def close(self) -> None:
         """Close every connection. The pool stays usable for new connects."""

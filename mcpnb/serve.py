@@ -12,9 +12,6 @@ if TYPE_CHECKING:
     from .pool import Pool
     from .status import ServerStatus
 
-#: HTTP servers started by :func:`serve_probekit`, by connection name, so they can be stopped.
-_HTTP: dict[tuple[int, str], Any] = {}
-
 
 def serve_probekit(
     name: str = "probe",
@@ -38,7 +35,7 @@ def serve_probekit(
     if not http:
         return pool.connect(name, server=server, **options)
     handle = pool.runtime.run(serve_http(server, port=port))
-    _HTTP[(id(pool), name)] = handle
+    pool.add_service(_service(name), handle.stop)  # stopped with the pool (kernel exit included)
     try:
         return pool.connect(name, url=handle.url, **options)
     except BaseException:
@@ -51,10 +48,12 @@ def stop_probekit(name: str = "probe", *, pool: Pool | None = None, missing_ok: 
     from .pool import default_pool
 
     pool = default_pool() if pool is None else pool
-    handle = _HTTP.pop((id(pool), name), None)
-    if name in pool:
+    connected = name in pool
+    if connected:
         pool.disconnect(name)
-    elif handle is None and not missing_ok:
+    if not pool.stop_service(_service(name)) and not connected and not missing_ok:
         pool.connection(name)  # raises UnknownServerError with a suggestion
-    if handle is not None:
-        pool.runtime.run(handle.stop())
+
+
+def _service(name: str) -> str:
+    return f"probe-kit:{name}"
