@@ -90,17 +90,21 @@ def _text(msgs: list[dict]) -> str:
 
 
 @pytest.mark.parametrize("style", ["sync", "await"])
-def test_interrupt_cancels_the_call_on_the_server(style):
+def test_interrupt_cancels_the_call_on_the_server(style, tmp_path):
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
     try:
-        status, msgs = _execute(kc, CONNECT)
+        connect = CONNECT.replace(
+            'pool.connect("demo", ', f'pool.connect("demo", env={{"DEMO_MARKS": {str(tmp_path)!r}}}, '
+        )
+        assert connect != CONNECT
+        status, msgs = _execute(kc, connect)
         assert status == "ok", _text(msgs)
         call = "pool.call('demo', 'slow', {'seconds': 60, 'tag': 'kernel'})"
         if style == "await":
             call = "await pool.acall('demo', 'slow', {'seconds': 60, 'tag': 'kernel'})"
         msg_id = kc.execute(call)
         # wait until the server has started the call, then interrupt the kernel like the ■ button does
-        time.sleep(1.0)
+        assert wait_until(lambda: (tmp_path / "started-kernel").exists(), timeout=60)
         km.interrupt_kernel()
         reply = kc.get_shell_msg(timeout=30)
         assert reply["parent_header"]["msg_id"] == msg_id

@@ -116,6 +116,9 @@ def create_server() -> MCPServer:
     async def slow(seconds: float, tag: str = "slow") -> str:
         """Sleep; a cancellation is recorded so tests can ask ``cancelled``."""
         STARTED.append(tag)
+        if os.environ.get("DEMO_MARKS"):  # lets a test wait until the call really started
+            with open(os.path.join(os.environ["DEMO_MARKS"], f"started-{tag}"), "w"):
+                pass
         try:
             await anyio.sleep(seconds)
         except anyio.get_cancelled_exc_class():
