@@ -9,10 +9,11 @@ lets go at once with a live call, and the result lands in the same output later.
 from __future__ import annotations
 
 import queue
+import sys
 import time
 from typing import Any
 
-from conftest import DEMO
+from conftest import DEMO, wait_until
 
 from tests.frontend import Frontend
 
@@ -116,7 +117,7 @@ def test_text_mode_asks_on_stdin(kernel):
 
 def test_progress_bar_in_the_calling_cell(kernel):
     fe = Frontend(kernel)
-    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {__import__('sys').executable} {DEMO} stdio")
+    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
     cell = _run(fe, "%mcp call demo.progress steps=5")
     bars = [
         cid
@@ -133,11 +134,12 @@ def test_progress_bar_in_the_calling_cell(kernel):
     assert any("done" in label for label in labels), labels  # collapsed to a summary when the call ended
 
 
-def test_interrupting_an_awaiting_call_cancels_it_on_the_server(kernel):
+def test_interrupting_an_awaiting_call_cancels_it_on_the_server(kernel, tmp_path):
     fe = Frontend(kernel)
-    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {__import__('sys').executable} {DEMO} stdio")
+    connect = f"%mcp connect demo --env DEMO_MARKS={tmp_path} -- {sys.executable} {DEMO} stdio"
+    _run(fe, "%load_ext mcpnb\n" + connect)
     cell = fe.execute("%mcp call demo.slow seconds=60 tag=cell")
-    time.sleep(1.5)
+    assert wait_until(lambda: (tmp_path / "started-cell").exists(), timeout=60)
     kernel.kernel_manager.interrupt_kernel()
     reply = fe.reply(cell)
     assert reply["status"] == "error"
