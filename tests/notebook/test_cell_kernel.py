@@ -32,8 +32,11 @@ def _run(fe: Frontend, code: str, **kw: Any) -> str:
 
 
 def _answer_form(fe: Frontend, cell: str, value: str) -> None:
-    field = fe.wait_for(lambda: fe.find(cell, css="mcpnb-field-answer"), what="the form's answer field")
+    # the container's class is the last thing a form sets up: once seen, every model is known
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the form")
+    field = fe.find(cell, css="mcpnb-field-answer")
     accept = fe.find(cell, css="mcpnb-accept", model="ButtonModel")
+    assert field, "no answer field"
     assert accept, "no Accept button"
     fe.set(field, value)
     fe.click(accept)
