@@ -58,6 +58,10 @@ _CONNECTION_CLOSED = -32000
 _URL_ELICITATION_REQUIRED = -32042
 
 
+class _AskFailed(Exception):
+    """The interaction itself failed (not the server): the server gets a decline."""
+
+
 async def _skip_sdk_validation(name: str, result: Any) -> None:
     """Replaces the SDK's strict outputSchema check, which raises and drops the payload."""
 
@@ -327,6 +331,11 @@ class Connection:
         self.emit("ask", f"the server asks: {what}", call=call.tool if call else None)
         try:
             return await asyncio.wait_for(ask(interaction, call), interaction.timeout)
+        except (TimeoutError, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # a broken UI must never look like a broken server
+            self.emit("ask", f"asking failed, so the server is told no: {describe(exc)}")
+            raise _AskFailed from exc
         finally:
             if call is not None and call.deadline is not None:
                 call.deadline.resume()
@@ -342,6 +351,8 @@ class Connection:
         except TimeoutError:
             self.emit("ask", "nobody answered the elicitation in time: declined")
             return ElicitResult(action="decline")
+        except _AskFailed:
+            return ElicitResult(action="decline")
         self.emit("ask", f"elicitation answered: {result.action}")
         return result
 
@@ -354,11 +365,16 @@ class Connection:
             )
         except TimeoutError:
             return ErrorData(code=-1, message="nobody answered the sampling request in time")
+        except _AskFailed:
+            return ErrorData(code=-1, message="the client could not ask anyone")
 
     async def _on_log(self, params: Any) -> None:
         interaction = self.interaction or default_interaction()
         self.emit("log", f"{params.level}: {params.data}", level=params.level, logger=params.logger)
-        await interaction.log(self.name, params, self._current_call())
+        try:
+            await interaction.log(self.name, params, self._current_call())
+        except Exception as exc:  # a broken log view must not break the session
+            self.emit("log", f"showing the log line failed: {describe(exc)}")
 
     def _start_background(self) -> None:
         if self.config.health_check_interval > 0:

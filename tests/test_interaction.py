@@ -193,3 +193,18 @@ def test_concurrent_calls_get_their_own_answers(pool, probe):
     a, b = asyncio.run(both())
     assert a.data["answers"][0]["answer"] == "first"
     assert b.data["answers"][0]["answer"] == "second"
+
+
+class BrokenPerson(Interaction):
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
+        raise OSError("the form could not be shown")
+
+
+def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe):
+    pool.interaction = BrokenPerson()
+    probe("modern")
+    result = pool.call("probe", "ask_user", {"question": "Name?"})
+    assert result.data["action"] == "decline"
+    row = pool.status()["probe"]
+    assert row.state == "connected" and row.retries == 0
+    assert any("asking failed" in e.message for e in pool.connection("probe").events.history)

@@ -40,8 +40,10 @@ class CellUI:
 
     def _stdin_allowed(self) -> bool:
         """False under nbclient/papermill: nobody is there to type, or to click."""
-        if self.kernel is None:
-            return True  # terminal IPython or plain Python: input() works
+        if self.kernel is None:  # terminal IPython or plain Python: input() works on a terminal
+            import sys
+
+            return bool(sys.stdin and sys.stdin.isatty())
         parent = self.kernel.get_parent("shell") or {}
         return bool(parent.get("content", {}).get("allow_stdin", False))
 
