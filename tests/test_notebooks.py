@@ -67,3 +67,17 @@ def test_binder_files_avoid_the_repo2docker_traps():
     lines = [x.strip() for x in (binder / "requirements.txt").read_text().splitlines()]
     assert lines[0].startswith("#") and "-e ." in lines
     assert any(x.startswith("ipykernel>=7.4") for x in lines)
+
+
+def test_people_in_the_loop_headless():
+    nb = execute(NOTEBOOKS / "02-people-in-the-loop.ipynb")
+    asked = _outputs(_find(nb, "probe.interview topic="))[0]["data"]["text/plain"]
+    assert asked == "'decline'"  # nbclient has no stdin: nobody can answer, so mcpnb declines
+    given = _outputs(_find(nb, "--answers me"))[0]["data"]
+    assert "notebook users" in given["text/plain"] and "<table" in given["text/html"]
+    handle = _outputs(_find(nb, "--task"))[0]["data"]["text/plain"]
+    assert "TaskHandle probe.slow_task" in handle
+    rows = _outputs(_find(nb, "job.result().df"))[0]["data"]["text/plain"]
+    assert rows.splitlines()[-1].split()[:2] == ["5", "6"]  # six steps, all done
+    listed = _outputs(_find(nb, "%mcp tasks"))[0]["data"]["text/plain"]
+    assert "slow_task" in listed and "completed" in listed

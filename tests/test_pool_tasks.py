@@ -69,3 +69,19 @@ def test_a_task_asks_the_person_mid_way(pool, era, proceed):
     steps = [row["step"] for row in result.data["steps"]]
     assert result.data["confirmed"] is proceed
     assert steps == ([1, 2, 3, 4] if proceed else [1, 2])
+
+
+def test_a_transparent_task_reports_its_status_as_progress(pool):
+    from mcpnb import CallContext
+
+    serve_probekit("probe", pool=pool)  # modern era: slow_task runs as a task behind a plain call
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append((value, total, message))
+
+    result = pool.call(
+        "probe", "slow_task", {"steps": 4, "delay": 0.2}, context=CallContext(on_progress=on_progress)
+    )
+    assert not result.is_error
+    assert any(message and "block" in message for _, _, message in seen), seen

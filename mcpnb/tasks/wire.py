@@ -18,6 +18,7 @@ Everything here works over an mcpnb ``Connection``, a bare ``mcp.Client`` or a `
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
@@ -407,12 +408,23 @@ def tasks_extension(answer: Answer | None = None) -> Any:
 
 
 def _keep_call_alive(handle: Any) -> None:
-    """A task the server reports on is alive: restart the calling call's idle clock (tool_timeout)."""
+    """A task the server reports on is alive: restart the calling call's idle clock (tool_timeout),
+    and show its progress (or its status message) as the call's progress."""
     from ..interaction import current_call
 
     call = current_call.get()
-    if call is not None and call.deadline is not None:
+    if call is None:
+        return
+    if call.deadline is not None:
         call.deadline.touch()
+    if call.on_progress is not None and not handle.done:
+        value, total, message = handle.progress or (0.0, None, handle.status_message)
+        shown = asyncio.ensure_future(call.on_progress(value, total, message or handle.status_message))
+        _SHOWING.add(shown)  # the loop keeps only weak references to tasks
+        shown.add_done_callback(_SHOWING.discard)
+
+
+_SHOWING: set[asyncio.Future[Any]] = set()
 
 
 async def _cancel_quietly(handle: Any, grace: float = 5.0) -> None:
