@@ -288,7 +288,10 @@ class Connection:
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
 
     def _install(self, client: Any) -> None:
+        from .transcript import tap
+
         client.session.validate_tool_result = _skip_sdk_validation
+        tap(client.session)
         self.client = client
         self.protocol_version = client.protocol_version
         self.server_info = client.server_info
@@ -326,6 +329,8 @@ class Connection:
         call = self._current_call()
         if call is not None:
             call.asked.append(what)
+            if call.transcript is not None:
+                call.transcript.add("←", "request", what)
             if call.deadline is not None:
                 call.deadline.pause()
         self.emit("ask", f"the server asks: {what}", call=call.tool if call else None)
@@ -371,6 +376,10 @@ class Connection:
     async def _on_log(self, params: Any) -> None:
         interaction = self.interaction or default_interaction()
         self.emit("log", f"{params.level}: {params.data}", level=params.level, logger=params.logger)
+        call = self._current_call()
+        if call is not None and call.transcript is not None:
+            payload = {"level": params.level, "logger": params.logger, "data": params.data}
+            call.transcript.add("←", "notification", "notifications/message", payload)
         try:
             await interaction.log(self.name, params, self._current_call())
         except Exception as exc:  # a broken log view must not break the session
@@ -673,6 +682,9 @@ class Connection:
 
             async def progress(value: float, total: float | None, message: str | None) -> None:
                 deadline.touch()
+                if call_ctx.transcript is not None:
+                    params = {"progress": value, "total": total, "message": message}
+                    call_ctx.transcript.add("←", "notification", "notifications/progress", params)
                 if call_ctx.on_progress is not None:
                     await call_ctx.on_progress(value, total, message)
 
@@ -700,9 +712,11 @@ class Connection:
                 current_call.reset(token)
 
         result = await self._request(f"{name}()", send, idempotent=idempotent, wait=idle)
-        return ToolResult.from_sdk(
+        out = ToolResult.from_sdk(
             self.name, name, result, elapsed=self.clock() - started, output_schema=info.output_schema
         )
+        out.transcript = call_ctx.transcript
+        return out
 
     # ------------------------------------------------------------------ resources and prompts
     async def list_resources(self) -> list[Any]:

@@ -37,6 +37,7 @@ class CallContext:
     logs: list[Any] = field(default_factory=list)  # log notifications received during the call
     asked: list[str] = field(default_factory=list)  # what the server asked for, for the record
     deadline: Any = field(default=None, repr=False)  # the call's Deadline, paused while a person answers
+    transcript: Any = None  # a mcpnb.transcript.Transcript to record the call's traffic into
 
 
 current_call: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("mcpnb_call", default=None)

@@ -26,6 +26,7 @@ class ToolResult:
     output_schema: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     sdk_result: Any = field(default=None, repr=False)
+    transcript: Any = field(default=None, repr=False)  # the call's traffic, when it was asked for
 
     @classmethod
     def from_sdk(

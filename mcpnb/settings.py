@@ -35,7 +35,7 @@ class Mcp(Configurable):
         "(default: $MCPNB_ELICITATION, else widget).",
     ).tag(config=True)
     show_transcript = Bool(
-        False, help="Show each call's JSON-RPC traffic under the result (not available yet)."
+        False, help="Show each call's JSON-RPC traffic (collapsed) under its result, as --transcript does."
     ).tag(config=True)
 
     @default("elicitation")

@@ -34,6 +34,14 @@ def demo_command(*extra: str) -> dict:
     return {"command": sys.executable, "args": [DEMO, "stdio", *extra]}
 
 
+def demo_server_object():
+    """The demo server as an in-process object (a fresh one each time)."""
+    sys.path.insert(0, str(Path(DEMO).parent))
+    from demo_server import create_server
+
+    return create_server()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -10,24 +10,17 @@ import threading
 import time
 
 import pytest
-from conftest import DEMO, alive, children, demo_command, free_port, wait_until
+from conftest import DEMO, alive, children, demo_command, demo_server_object, free_port, wait_until
 
 from mcpnb import CallError, CallTimeoutError, ConnectError, NotConnectedError, Pool, UnknownServerError
 from mcpnb.events import State
-
-
-def _inprocess():
-    sys.path.insert(0, os.path.dirname(DEMO))
-    from demo_server import create_server
-
-    return create_server()
 
 
 def _connect(pool: Pool, transport: str, era: str, request) -> None:
     if transport == "stdio":
         pool.connect("demo", **demo_command(), era=era)
     elif transport == "inprocess":
-        pool.connect("demo", server=_inprocess(), era=era)
+        pool.connect("demo", server=demo_server_object(), era=era)
     else:
         url = request.getfixturevalue("http_url" if transport == "http" else "sse_url")
         pool.connect("demo", url=url, era=era)

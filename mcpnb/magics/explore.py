@@ -74,6 +74,11 @@ def _call_args(p: Parser) -> None:
     p.add_argument("--timeout", type=float, metavar="S", help="seconds before the call is cancelled")
     p.add_argument("--raw", action="store_true", help="show the result as the JSON the server sent")
     p.add_argument(
+        "--transcript",
+        action="store_true",
+        help="show the call's JSON-RPC traffic (collapsed) under the result",
+    )
+    p.add_argument(
         "--answers", metavar="VAR", help="a dict variable answering the server's form (nobody is asked)"
     )
     p.add_argument("--task", action="store_true", help="run as a task: a live handle (status, cancel)")
@@ -114,13 +119,17 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
         return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl)
     from ..notebook import LiveCall, call_in_cell
 
-    result = call_in_cell(ctx.pool, tool.server, tool.name, values, timeout=ns.timeout, answers=answers)
+    result = call_in_cell(
+        ctx.pool,
+        tool.server,
+        tool.name,
+        values,
+        timeout=ns.timeout,
+        answers=answers,
+        transcript=ns.transcript or ctx.settings.show_transcript,
+    )
     if isinstance(result, LiveCall):
         return result  # a person is asked in this cell; the result will show here when it ends
-    if ctx.settings.show_transcript:
-        import sys
-
-        print("mcpnb: call transcripts are not available yet (Mcp.show_transcript)", file=sys.stderr)
     return RawJson(result.json()) if ns.raw else result
 
 

@@ -39,13 +39,20 @@ def call_in_cell(
     timeout: float | None = None,
     answers: dict[str, Any] | None = None,
     mode: Mode | None = None,
+    transcript: bool = False,
 ) -> ToolResult | LiveCall:
-    """``pool.call`` for a notebook cell: forms, progress and logs show in this cell."""
+    """``pool.call`` for a notebook cell: forms, progress and logs show in this cell.
+
+    ``transcript`` records the call's traffic; it shows (collapsed) under the result.
+    """
     from ..settings import get_settings
+    from ..transcript import Transcript
 
     server, tool = pool._target(server, tool)
     ui = CellUI(mode or get_settings().elicitation, awaiting=AWAITING.get())
-    ctx = CallContext(answers=answers, ui=ui, on_progress=ui.on_progress)
+    ctx = CallContext(
+        answers=answers, ui=ui, on_progress=ui.on_progress, transcript=Transcript() if transcript else None
+    )
     future = pool.runtime.submit(
         pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
     )

@@ -85,6 +85,10 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             bundle.setdefault(mime, value)
         if bundle:
             break
+    transcript = getattr(result, "transcript", None)
+    if transcript is not None:  # collapsed under the result: there for teaching, out of the way
+        body_html += transcript._repr_html_()
+        texts.append(f"transcript ({len(transcript)} messages):\n{transcript!r}")
     bundle["text/html"] = wrap(head_html, body_html)
     bundle["text/plain"] = "\n".join([head_text, *(t for t in texts if t)])
     return bundle

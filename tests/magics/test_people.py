@@ -43,3 +43,18 @@ def test_task_returns_a_live_handle_listed_by_tasks(ip: Any, probe: None) -> Non
     assert "completed" in repr(listed) and "slow_task" in repr(listed)
     with pytest.raises(UsageError, match="--ttl goes with --task"):
         line(ip, "call probe.slow_task --ttl 100")
+
+
+def test_transcript_flag_and_setting(ip: Any, probe: None) -> None:
+    from tests.magics.conftest import bundle
+
+    plain = line(ip, "call probe.estimate task=x")
+    assert plain.transcript is None
+    traced = line(ip, "call probe.estimate task=x --transcript")
+    assert [m.method for m in traced.transcript.messages] == ["tools/call", "tools/call"]
+    assert "mcpnb-transcript" in bundle(ip, traced)["text/html"]
+    ip.run_line_magic("config", "Mcp.show_transcript = True")
+    try:
+        assert line(ip, "call probe.estimate task=x").transcript is not None
+    finally:
+        ip.run_line_magic("config", "Mcp.show_transcript = False")
