@@ -319,6 +319,17 @@ class Connection:
             self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
 
     # ------------------------------------------------------------------ people in the loop
+    def adopt_call(self, context: CallContext, *, until: Callable[[], bool], watch: Any) -> None:
+        """Route this server's questions to ``context`` while something outlives its call (a task),
+        until ``until()`` is true; ``watch.add_listener`` says when to look again."""
+        self._active_calls.append(context)
+
+        def release(_: Any = None) -> None:
+            if until() and context in self._active_calls:
+                self._active_calls.remove(context)
+
+        watch.add_listener(release)
+
     def _current_call(self) -> CallContext | None:
         """The call a server request belongs to (see :mod:`mcpnb.interaction`)."""
         return current_call.get() or (self._active_calls[-1] if self._active_calls else None)

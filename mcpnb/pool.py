@@ -368,14 +368,19 @@ class Pool:
         return info is not None and info.task_support == "required"
 
     async def _start_task(
-        self, server: str, tool: str, arguments: dict[str, Any] | None, ttl_ms: int | None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        ttl_ms: int | None,
+        context: CallContext | None = None,
     ) -> Any:
         from .tasks import elicitation_answerer, start_task
 
         conn = self.connection(server)
         await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
         registry = self.task_registry
-        return await conn._request(
+        handle = await conn._request(
             f"{tool}() as a task",
             lambda _client: start_task(
                 conn,
@@ -388,6 +393,9 @@ class Pool:
                 tasks=registry,
             ),
         )
+        if context is not None and not handle.done:
+            conn.adopt_call(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
+        return handle
 
     def start_task(
         self,
@@ -396,13 +404,15 @@ class Pool:
         arguments: dict[str, Any] | None = None,
         *,
         ttl_ms: int | None = None,
+        context: CallContext | None = None,
     ) -> Any:
         """Start ``tool`` as a task (both protocol eras) and return its live ``TaskHandle`` at once.
 
-        ``handle.status``, ``handle.result()``, ``await handle``, ``handle.cancel()``.
+        ``handle.status``, ``handle.result()``, ``await handle``, ``handle.cancel()``. Questions the
+        task asks later go to ``context`` (e.g. the cell that started it) until it ends.
         """
         server, tool = self._target(server, tool)
-        return self._run(self._start_task(server, tool, arguments, ttl_ms))
+        return self._run(self._start_task(server, tool, arguments, ttl_ms, context))
 
     async def astart_task(
         self,
@@ -411,9 +421,10 @@ class Pool:
         arguments: dict[str, Any] | None = None,
         *,
         ttl_ms: int | None = None,
+        context: CallContext | None = None,
     ) -> Any:
         server, tool = self._target(server, tool)
-        return await self._arun(self._start_task(server, tool, arguments, ttl_ms))
+        return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
     async def _list_tasks(self, server: str | None) -> list[Any]:
         from .tasks import list_tasks

@@ -85,3 +85,31 @@ def test_a_transparent_task_reports_its_status_as_progress(pool):
     )
     assert not result.is_error
     assert any(message and "block" in message for _, _, message in seen), seen
+
+
+class Recorder(Interaction):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[Any] = []
+
+    async def elicit(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        self.calls.append(call)
+        return ElicitResult(action="accept", content={"proceed": True})
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_tasks_questions_go_to_the_context_that_started_it(pool, era):
+    from mcpnb import CallContext
+
+    person = Recorder()
+    pool.interaction = person
+    serve_probekit("probe", pool=pool, era=era)
+    started_here = CallContext()
+    handle = pool.start_task(
+        "probe", "slow_task", {"steps": 4, "delay": 0.01, "confirm": True}, context=started_here
+    )
+    assert handle.result(timeout=30).data["confirmed"] is True
+    assert person.calls == [started_here]
+    assert started_here not in pool.connection("probe")._active_calls  # released when the task ended

@@ -9,6 +9,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..interaction import CallContext
 from .parser import Parser, did_you_mean_text, parse_body, parse_pairs, split_target
 from .registry import Context, arguments, command, known_server, servers_named
 
@@ -115,9 +116,12 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     answers = _answers(ctx, ns.answers)
     if ns.ttl is not None and not ns.task:
         raise UsageError("--ttl goes with --task")
+    from ..notebook import CellUI, LiveCall, call_in_cell
+
     if ns.task or tool.task_support == "required":
-        return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl)
-    from ..notebook import LiveCall, call_in_cell
+        # the task may ask later: its questions go to this cell, whose context is captured now
+        later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
+        return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
 
     result = call_in_cell(
         ctx.pool,

@@ -156,3 +156,18 @@ def test_interrupting_an_awaiting_call_cancels_it_on_the_server(kernel, tmp_path
         "print('CANCELLED', seen.data)",
     )
     assert "CANCELLED ['cell']" in fe.stdout[check]
+
+
+def test_a_task_started_in_a_cell_asks_there_later(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = _run(fe, "h = %mcp call probe.slow_task steps=4 delay=0.05 confirm=true --task\nh")
+    # the cell is done (the handle shows at once); the task's question arrives afterwards, in this cell
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the task's form in the starting cell")
+    proceed = fe.find(cell, css="mcpnb-field-proceed")
+    accept = fe.find(cell, css="mcpnb-accept", model="ButtonModel")
+    assert proceed and accept
+    fe.set(proceed, True)
+    fe.click(accept)
+    later = _run(fe, "print('CONFIRMED', h.result(timeout=60).data['confirmed'])")
+    assert "CONFIRMED True" in fe.stdout[later]
