@@ -726,7 +726,7 @@ class Connection:
         out = ToolResult.from_sdk(
             self.name, name, result, elapsed=self.clock() - started, output_schema=info.output_schema
         )
-        out.transcript = call_ctx.transcript
+        out.transcript, out.logs = call_ctx.transcript, list(call_ctx.logs)
         return out
 
     # ------------------------------------------------------------------ resources and prompts

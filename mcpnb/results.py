@@ -27,6 +27,7 @@ class ToolResult:
     meta: dict[str, Any] | None = None
     sdk_result: Any = field(default=None, repr=False)
     transcript: Any = field(default=None, repr=False)  # the call's traffic, when it was asked for
+    logs: list[Any] = field(default_factory=list, repr=False)  # log notifications sent during the call
 
     @classmethod
     def from_sdk(

@@ -179,6 +179,8 @@ def test_logs_and_progress_land_on_the_call(pool, era):
     logged = CallContext()
     assert pool.call("demo", "chatty", context=logged).data == "said things"
     assert [(p.level, p.data) for p in logged.logs] == [("info", "starting up"), ("warning", "almost done")]
+    shown = pool.call("demo", "chatty")._repr_mimebundle_()
+    assert "server log: 2 messages" in shown["text/html"] and "[warning] almost done" in shown["text/plain"]
 
 
 def test_concurrent_calls_get_their_own_answers(pool, probe):

@@ -110,18 +110,7 @@ class CellUI:
                 self.progress = TextProgress(self.print)
         self.progress.update(value, total, message)
 
-    def finish(self, ok: bool, logs: list[Any] | None = None) -> None:
-        """The call ended: collapse the bar, and show the server's log lines under the result."""
+    def finish(self, ok: bool) -> None:
+        """The call ended: collapse the bar (the server's log lines show with the result)."""
         if self.progress is not None:
             self.progress.done(ok)
-        if logs:
-            from ..forms import LogView, format_log
-
-            if self.mode == "widget":
-                view = self.run(LogView)
-                for params in logs:
-                    view.add(params.level, params.logger, params.data)
-                self.show("logs", view.widget)
-            else:
-                for params in logs:
-                    self.print(format_log(params.level, params.logger, params.data))

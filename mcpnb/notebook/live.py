@@ -62,22 +62,22 @@ def call_in_cell(
     if ui.mode == "widget" and not ui.awaiting:
         while not future.done():
             if ui.asked.is_set():
-                return LiveCall(pool, future, ui, ctx, server, tool)
+                return LiveCall(pool, future, ui, server, tool)
             try:
                 concurrent.futures.wait([future], timeout=_POLL)
             except KeyboardInterrupt:
                 future.cancel()
                 raise
-    return _settle(pool, future, ui, ctx)
+    return _settle(pool, future, ui)
 
 
-def _settle(pool: Pool, future: concurrent.futures.Future[Any], ui: CellUI, ctx: CallContext) -> ToolResult:
+def _settle(pool: Pool, future: concurrent.futures.Future[Any], ui: CellUI) -> ToolResult:
     try:
         result = pool.runtime.wait(future)
     except BaseException:
-        ui.finish(False, ctx.logs)
+        ui.finish(False)
         raise
-    ui.finish(not result.is_error, ctx.logs)
+    ui.finish(not result.is_error)
     return result
 
 
@@ -93,17 +93,16 @@ class LiveCall:
         pool: Pool,
         future: concurrent.futures.Future[Any],
         ui: CellUI,
-        ctx: CallContext,
         server: str,
         tool: str,
     ) -> None:
-        self._pool, self._future, self._ui, self._ctx = pool, future, ui, ctx
+        self._pool, self._future, self._ui = pool, future, ui
         self.server, self.tool = server, tool
         future.add_done_callback(self._landed)
 
     def _landed(self, future: concurrent.futures.Future[Any]) -> None:
         ok = not future.cancelled() and future.exception() is None
-        self._ui.finish(ok and not future.result().is_error, self._ctx.logs)
+        self._ui.finish(ok and not future.result().is_error)
         if ok:
             self._ui.show("result", future.result())
         else:

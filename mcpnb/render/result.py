@@ -85,6 +85,16 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             bundle.setdefault(mime, value)
         if bundle:
             break
+    logs = getattr(result, "logs", None)
+    if logs:  # what the server logged during the call, folded under the result
+        from ..forms.progress import format_log
+
+        lines = [format_log(p.level, p.logger, p.data) for p in logs]
+        body_html += (
+            f"<details class='mcpnb-logs'><summary>server log: {len(lines)} messages</summary>"
+            f"<pre>{esc(chr(10).join(lines))}</pre></details>"
+        )
+        texts.append("server log:\n" + "\n".join(f"  {line}" for line in lines))
     transcript = getattr(result, "transcript", None)
     if transcript is not None:  # collapsed under the result: there for teaching, out of the way
         body_html += transcript._repr_html_()
