@@ -70,25 +70,27 @@ def tap(session: Any) -> None:
     dispatcher = session._dispatcher  # the SDK sends every request and notification through it
     send, notify = dispatcher.send_raw_request, dispatcher.notify
 
-    async def traced_send(method: str, params: Any, opts: Any = None) -> Any:
+    # Pass every argument through as given: the SDK also uses keyword-only ones (the courtesy
+    # cancel after an interrupt sends ``_related_request_id``; dropping it loses the cancel).
+    async def traced_send(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
         call = current_call.get()
         record = call.transcript if call is not None else None
         if record is None:
-            return await send(method, params, opts)
+            return await send(method, params, *args, **kwargs)
         record.add("→", "request", method, params)
         try:
-            result = await send(method, params, opts)
+            result = await send(method, params, *args, **kwargs)
         except Exception as exc:
             record.add("←", "error", method, {"error": str(exc)})
             raise
         record.add("←", "response", method, result)
         return result
 
-    async def traced_notify(method: str, params: Any = None, opts: Any = None) -> Any:
+    async def traced_notify(method: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
         call = current_call.get()
         if call is not None and call.transcript is not None:
             call.transcript.add("→", "notification", method, params)
-        return await notify(method, params, opts)
+        return await notify(method, params, *args, **kwargs)
 
     dispatcher.send_raw_request = traced_send
     dispatcher.notify = traced_notify
