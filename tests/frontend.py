@@ -71,10 +71,11 @@ class Frontend:
         raise AssertionError(f"timed out waiting for {what}")
 
     def find(
-        self, cell: str, *, css: str | None = None, model: str | None = None, **state: Any
+        self, cell: str | None, *, css: str | None = None, model: str | None = None, **state: Any
     ) -> str | None:
+        """A widget model opened by ``cell`` (None: by anything, e.g. a click handler's new widgets)."""
         for comm_id, st in self.models.items():
-            if self.opened_by.get(comm_id) != cell:
+            if cell is not None and self.opened_by.get(comm_id) != cell:
                 continue
             if css is not None and css not in st.get("_dom_classes", []):
                 continue
@@ -92,6 +93,11 @@ class Frontend:
         """What typing into an input does: the browser sends the new value."""
         self._send(comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []})
         self.models[comm_id]["value"] = value
+
+    def set_index(self, comm_id: str, index: int) -> None:
+        """What picking an option of a Dropdown does (its state is the index)."""
+        self._send(comm_id, {"method": "update", "state": {"index": index}, "buffer_paths": []})
+        self.models[comm_id]["index"] = index
 
     def click(self, comm_id: str) -> None:
         self._send(comm_id, {"method": "custom", "content": {"event": "click"}})

@@ -81,3 +81,8 @@ def test_people_in_the_loop_headless():
     assert rows.splitlines()[-1].split()[:2] == ["5", "6"]  # six steps, all done
     listed = _outputs(_find(nb, "%mcp tasks"))[0]["data"]["text/plain"]
     assert "slow_task" in listed and "completed" in listed
+    consent = _outputs(_find(nb, "classic.open_local_page"))[0]["data"]["text/plain"]
+    assert consent == "'decline'"  # a URL is never "visited" for you
+    refused = _find(nb, "probe.open_local_page")
+    said = "".join(o.get("text", "") + o.get("evalue", "") for o in refused.outputs)
+    assert "welcome.md" in said and "needs you to open" in said

@@ -388,6 +388,16 @@ class ElicitationForm:
         """The content Accept would send right now (fields with unparsable JSON left out)."""
         return self._gather()[0]
 
+    def check(self) -> dict[str, Any] | None:
+        """The content if it is valid (errors cleared), else None with the errors shown inline.
+
+        For forms that send more than once (the tool explorer), where :meth:`submit` would freeze.
+        """
+        content, problems = self._gather()
+        errors = {**validate(self.schema, content), **problems}
+        self.show_errors(errors)
+        return None if errors else content
+
     def show_errors(self, errors: dict[str, str]) -> None:
         """Errors next to their fields; ones that belong to no field go to the status line."""
         self.errors = dict(errors)

@@ -116,22 +116,26 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     answers = _answers(ctx, ns.answers)
     if ns.ttl is not None and not ns.task:
         raise UsageError("--ttl goes with --task")
-    from ..notebook import CellUI, LiveCall, call_in_cell
+    from ..errors import UrlRequiredError
+    from ..notebook import CellUI, LiveCall, call_in_cell, url_retry
 
     if ns.task or tool.task_support == "required":
         # the task may ask later: its questions go to this cell, whose context is captured now
         later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
         return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
 
-    result = call_in_cell(
-        ctx.pool,
-        tool.server,
-        tool.name,
-        values,
-        timeout=ns.timeout,
-        answers=answers,
-        transcript=ns.transcript or ctx.settings.show_transcript,
-    )
+    try:
+        result = call_in_cell(
+            ctx.pool,
+            tool.server,
+            tool.name,
+            values,
+            timeout=ns.timeout,
+            answers=answers,
+            transcript=ns.transcript or ctx.settings.show_transcript,
+        )
+    except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
+        return url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
     if isinstance(result, LiveCall):
         return result  # a person is asked in this cell; the result will show here when it ends
     return RawJson(result.json()) if ns.raw else result
@@ -146,6 +150,26 @@ def _answers(ctx: Context, name: str | None) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise UsageError(f"--answers {name}: expected a dict of field -> value, got {type(value).__name__}")
     return value
+
+
+# ---------------------------------------------------------------- explore
+@command(
+    "explore", "Pick a server and a tool, fill a form made from its input schema, and call it (widgets)."
+)
+@arguments(lambda p: p.add_argument("name", nargs="?", help="the server to start with"))
+def explore(ctx: Context, ns: argparse.Namespace) -> Any:
+    from ..notebook import CellUI, ToolExplorer
+
+    if ns.name:
+        known_server(ctx, ns.name)
+    if CellUI(ctx.settings.elicitation).mode != "widget":
+        raise UsageError(
+            "explore needs a widget frontend (JupyterLab, Notebook); use %mcp tools and %mcp call"
+        )
+    try:
+        return ToolExplorer(ctx.pool, ns.name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 # ---------------------------------------------------------------- tasks

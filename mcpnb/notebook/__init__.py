@@ -8,16 +8,21 @@ server's questions through it (a widget form, a text prompt, or a policy when no
 
 from .asynccell import arun_cell_magic, arun_line_magic, install_async_cells, uninstall_async_cells
 from .cell import CellUI
+from .explorer import ToolExplorer
 from .interaction import NotebookInteraction
 from .live import LiveCall, call_in_cell
+from .urlretry import UrlRetry, url_retry
 
 __all__ = [
     "CellUI",
     "LiveCall",
     "NotebookInteraction",
+    "ToolExplorer",
+    "UrlRetry",
     "arun_cell_magic",
     "arun_line_magic",
     "call_in_cell",
     "install_async_cells",
     "uninstall_async_cells",
+    "url_retry",
 ]

@@ -22,3 +22,5 @@ class ProbeState:
     catalog_checksum: str = ""
     tasks: TaskManager | None = None
     tool_names: list[str] = field(default_factory=list)
+    #: URL elicitations answered with -32042 and not yet retried: the retry counts as "seen it".
+    url_asked: set[str] = field(default_factory=set)

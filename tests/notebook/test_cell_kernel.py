@@ -171,3 +171,36 @@ def test_a_task_started_in_a_cell_asks_there_later(kernel):
     fe.click(accept)
     later = _run(fe, "print('CONFIRMED', h.result(timeout=60).data['confirmed'])")
     assert "CONFIRMED True" in fe.stdout[later]
+
+
+def test_explore_in_a_kernel(kernel):
+    fe = Frontend(kernel)
+    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
+    cell = _run(fe, "%mcp explore demo")
+    tools = fe.wait_for(
+        lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
+    )
+    options = fe.models[tools]["_options_labels"]
+    fe.set_index(tools, options.index("add"))
+    # the picker's handler builds the new form: its widgets are opened by that message, not the cell
+    a = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-a"), what="the form for add")
+    b = fe.find(None, css="mcpnb-field-b")
+    fe.set(a, 20)
+    fe.set(b, 22)
+    fe.click(fe.find(cell, css="mcpnb-explore-call"))
+    result = fe.find(cell, css="mcpnb-explore-result")
+    fe.wait_for(lambda: "42" in fe.models[result].get("value", ""), what="the result under the form")
+
+
+def test_url_required_shows_a_retry_panel(kernel, tmp_path):
+    (tmp_path / "page.md").write_text("# Thanks for visiting\n")
+    fe = Frontend(kernel)
+    _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + SETUP)
+    cell = _run(fe, "%mcp call probe.open_local_page path=page.md")
+    retry = fe.wait_for(
+        lambda: fe.find(cell, css="mcpnb-retry", model="ButtonModel"), what="the retry button"
+    )
+    assert fe.find(cell, css="mcpnb-url-consent")
+    fe.click(retry)
+    shown = fe.wait_for(lambda: fe.find(cell, css="mcpnb-retry-result"), what="the result area")
+    fe.wait_for(lambda: "Thanks for visiting" in fe.models[shown].get("value", ""), what="the retried result")

@@ -96,8 +96,8 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     ) -> types.CallToolResult:
         """Ask consent (URL-mode elicitation) before opening a local page inside the allowed root.
         `via="elicit"` asks with a URL elicitation request (2025-11-25 era); `via="error"` answers
-        with the -32042 "URL elicitation required" error, after which the client retries with
-        `confirmed=true`; `auto` picks by era."""
+        with the -32042 "URL elicitation required" error, after which the client retries the same
+        call (or passes `confirmed=true`); `auto` picks by era."""
         try:
             file, text = read_text(state.root, path)
         except ProbeError as exc:
@@ -108,7 +108,10 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         mode = via if via != "auto" else ("error" if modern else "elicit")
         action = "accept"
-        if mode == "error" and not confirmed:
+        came_back = elicitation_id in state.url_asked  # the retry after -32042: the person saw it
+        state.url_asked.discard(elicitation_id)
+        if mode == "error" and not (confirmed or came_back):
+            state.url_asked.add(elicitation_id)
             raise UrlElicitationRequiredError(
                 [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
             )

@@ -112,3 +112,14 @@ async def test_modern_auto_uses_the_error_form(server: Any) -> None:
         assert info.value.code == -32042
         by_request = await client.call_tool("open_local_page", {"path": "README.md", "via": "elicit"})
     assert by_request.is_error and "2025-11-25" in by_request.content[0].text
+
+
+@pytest.mark.anyio
+async def test_retrying_the_same_call_after_the_error_opens_the_page(server: Any) -> None:
+    async with Client(server, elicitation_callback=Answers()) as client:
+        with pytest.raises(MCPError):
+            await client.call_tool("open_local_page", {"path": "README.md"})
+        retry = await client.call_tool("open_local_page", {"path": "README.md"})  # the very same call
+        assert retry.structured_content["action"] == "accept"
+        with pytest.raises(MCPError):  # one retry per request: the next call asks again
+            await client.call_tool("open_local_page", {"path": "README.md"})
