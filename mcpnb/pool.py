@@ -326,10 +326,10 @@ class Pool:
         a tool that requires tasks runs as one anyway, and the call waits for its result.
         """
         server, tool = self._target(server, tool)
-        if task or (task is None and self._requires_task(server, tool)):
-            handle = self.start_task(server, tool, arguments)
-            return handle if task else handle.result()
         ctx = _call_context(context, answers)
+        if task or (task is None and self._requires_task(server, tool)):
+            handle = self.start_task(server, tool, arguments, context=ctx)
+            return handle if task else handle.result()
         return self._run(self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx))
 
     async def acall(
@@ -344,10 +344,10 @@ class Pool:
         task: bool | None = None,
     ) -> Any:
         server, tool = self._target(server, tool)
-        if task or (task is None and self._requires_task(server, tool)):
-            handle = await self.astart_task(server, tool, arguments)
-            return handle if task else await handle
         ctx = _call_context(context, answers)
+        if task or (task is None and self._requires_task(server, tool)):
+            handle = await self.astart_task(server, tool, arguments, context=ctx)
+            return handle if task else await handle
         return await self._arun(
             self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
         )

@@ -113,3 +113,30 @@ def test_a_tasks_questions_go_to_the_context_that_started_it(pool, era):
     assert handle.result(timeout=30).data["confirmed"] is True
     assert person.calls == [started_here]
     assert started_here not in pool.connection("probe")._active_calls  # released when the task ended
+
+
+def test_server_everything_research_task_asks_and_completes(pool, everything):
+    """A third-party legacy task tool that *requires* tasks: a plain call runs it as one, and its
+    input_required question (delivered through tasks/result) reaches the interaction."""
+    import time
+
+    from tests.tasks.conftest import Answers
+
+    class FirstChoice(Interaction):
+        def __init__(self) -> None:
+            super().__init__()
+            self.answers = Answers()
+
+        async def elicit(self, server: str, params: Any, call: Any) -> Any:
+            return await self.answers(None, params)
+
+    person = FirstChoice()
+    pool.interaction = person
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    deadline = time.monotonic() + 20
+    while "simulate-research-query" not in {t.name for t in pool.tools("ev", refresh=True)}:
+        assert time.monotonic() < deadline, "the task tool never appeared"
+        time.sleep(0.1)
+    result = pool.call("ev", "simulate-research-query", {"topic": "python packaging", "ambiguous": True})
+    assert not result.is_error and "python packaging" in result.text
+    assert len(person.answers.seen) == 1  # asked exactly once, through the pool's interaction
