@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from . import health
-from .cache import TTLCache
+from .asking import Asking
+from .catalog import ToolCatalog
 from .errors import (
     AuthError,
     CallError,
@@ -26,20 +27,18 @@ from .errors import (
     ConnectError,
     McpnbError,
     NotConnectedError,
-    ToolNotFoundError,
     UrlRequiredError,
     describe,
-    did_you_mean,
     leaves,
 )
 from .events import ConnectionEvent, EventLog, State
-from .interaction import CallContext, Interaction, current_call, default_interaction
+from .interaction import CallContext, Interaction, current_call
 from .redact import scrub
 from .results import ToolResult
-from .retry import Backoff, is_retryable
+from .retry import Backoff, is_retryable, reconnect_with_backoff, renew_session
 from .status import ServerStatus
-from .timeouts import Deadline
-from .tools import ToolFilter, ToolInfo
+from .timeouts import Deadline, DeadlinePassed, within
+from .tools import ToolInfo
 
 if TYPE_CHECKING:
     from .config import ServerConfig
@@ -56,10 +55,6 @@ MAX_RETRY_DELAY = 30.0
 _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
 _CONNECTION_CLOSED = -32000
 _URL_ELICITATION_REQUIRED = -32042
-
-
-class _AskFailed(Exception):
-    """The interaction itself failed (not the server): the server gets a decline."""
 
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
@@ -85,10 +80,10 @@ class Connection:
         self.last_latency_ms: float | None = None
         self.retries = 0
         self.health = health.HealthState()
-        self.tool_cache: TTLCache[dict[str, ToolInfo]] = TTLCache(config.cache_ttl, clock)
-        self.filter = ToolFilter(config.enabled_tools, config.disabled_tools)
         self.backoff = Backoff(config.retry_delay, MAX_RETRY_DELAY, rng=rng or random.Random())
         self.clock = clock
+        self.catalog = ToolCatalog(self)
+        self.tool_cache = self.catalog.cache  # what status() and the pool read without I/O
         self.client: Any = None
         self.protocol_version: str | None = None
         self.server_info: Any = None
@@ -101,11 +96,11 @@ class Connection:
         self._recovery: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()  # set whenever the state is not connecting/reconnecting
         self._settled.set()
-        self._http_status: int | None = None
-        self._session_expired = False
+        self.http_status: int | None = None
+        self.session_expired = False
         self._secrets = config.secrets()
         self.interaction: Interaction | None = None  # None: the process-wide default
-        self._active_calls: list[CallContext] = []
+        self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
 
     # ------------------------------------------------------------------ identity and state
     @property
@@ -136,7 +131,7 @@ class Connection:
     def emit(self, kind: str, message: str, **detail: Any) -> None:
         self.events.emit(ConnectionEvent(self.name, kind, self.safe(message), detail=detail))
 
-    def _set_state(self, state: State, message: str = "", **detail: Any) -> None:
+    def set_state(self, state: State, message: str = "", **detail: Any) -> None:
         previous, self.state, self.since = self.state, state, datetime.now()
         if state is State.FAILED:
             self.last_error = self.safe(message)
@@ -176,22 +171,22 @@ class Connection:
         """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``."""
         if self.state is State.DISABLED:
             return
-        await self._halt()
-        self._set_state(State.CONNECTING, f"connecting to {self.config.target}")
+        await self.halt()
+        self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
-            await self._open()
+            await self.open_session()
         except BaseException as exc:
-            reason = self._failure_reason(exc)
-            self._set_state(State.FAILED, reason)
+            reason = self.failure_reason(exc)
+            self.set_state(State.FAILED, reason)
             if isinstance(exc, asyncio.CancelledError):
                 raise
             raise ConnectError(self.name, self.safe(reason)) from None
-        self._set_state(State.CONNECTED, self._connected_message())
+        self.set_state(State.CONNECTED, self.connected_message())
 
-    def _connected_message(self) -> str:
+    def connected_message(self) -> str:
         return f"connected: {self.server_name or '?'} {self.server_version or ''} ({self.era})".strip()
 
-    async def _open(self) -> None:
+    async def open_session(self) -> None:
         """One attempt at a fresh session: owner task, handshake, first tool list. Raises on failure."""
         timeout = self.startup_timeout
         started = self.clock()
@@ -199,7 +194,7 @@ class Connection:
         ready: asyncio.Future[Any] = loop.create_future()
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
         self._stop = asyncio.Event()
-        self._http_status, self._session_expired = None, False
+        self.http_status, self.session_expired = None, False
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
         try:
@@ -211,9 +206,9 @@ class Connection:
                     "use era 'auto' or 'legacy'"
                 )
             remaining = max(0.1, timeout - (self.clock() - started))
-            await asyncio.wait_for(self._fetch_tools(), remaining)
+            await asyncio.wait_for(self.catalog.fetch(), remaining)
         except BaseException:
-            await self._end_owner()
+            await self.end_session()
             self.client = None
             raise
         self._start_background()
@@ -228,7 +223,7 @@ class Connection:
             return max(self.config.startup_timeout, authorization_ui().timeout)
         return self.config.startup_timeout
 
-    def _failure_reason(self, exc: BaseException) -> str:
+    def failure_reason(self, exc: BaseException) -> str:
         if isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError):
             return (
                 f"no answer within startup_timeout={self.startup_timeout:g} s; "
@@ -239,8 +234,8 @@ class Connection:
         auth_failure = next((leaf for leaf in leaves(exc) if isinstance(leaf, AuthError)), None)
         if auth_failure is not None:  # an OAuth flow's own message beats the 401 that started it
             return str(auth_failure)
-        if self._http_status in (401, 403):
-            return str(AuthError.from_status(self.name, self._http_status, self.safe(self.config.target)))
+        if self.http_status in (401, 403):
+            return str(AuthError.from_status(self.name, self.http_status, self.safe(self.config.target)))
         reason = describe(exc)
         if self.config.transport == "stdio" and self.stderr:
             reason += f" (server stderr: {self.stderr[-1][:200]})"
@@ -265,13 +260,13 @@ class Connection:
                     mode=_MODES[self.config.era],
                     client_info=Implementation(name="mcpnb", version=__version__),
                     message_handler=self._on_message,
-                    elicitation_callback=self._on_elicit,
-                    sampling_callback=self._on_sample,
-                    logging_callback=self._on_log,
+                    elicitation_callback=self.asking.on_elicit,
+                    sampling_callback=self.asking.on_sample,
+                    logging_callback=self.asking.on_log,
                     log_level="info",
                     # 2026-07-28 servers make tasks only for clients that declare the extension;
                     # call_tool() then waits for the task's result transparently
-                    extensions=[tasks_extension(answer=elicitation_answerer(self._on_elicit))],
+                    extensions=[tasks_extension(answer=elicitation_answerer(self.asking.on_elicit))],
                 )
                 await stack.enter_async_context(client)
                 ready.set_result(client)
@@ -280,7 +275,7 @@ class Connection:
             if not ready.done():
                 ready.set_exception(exc)
             elif not stop.is_set():
-                self._lost(exc)  # the transport died under a live session
+                self.lost(exc)  # the transport died under a live session
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -306,9 +301,9 @@ class Connection:
     def _on_response(self, status: int, request_headers: Any) -> None:
         if status < 400:
             return
-        self._http_status = status
+        self.http_status = status
         if status == 404 and request_headers.get("mcp-session-id"):
-            self._session_expired = True
+            self.session_expired = True
 
     async def _on_message(self, message: Any) -> None:
         """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``)."""
@@ -318,87 +313,9 @@ class Connection:
             self.tool_cache.invalidate()
             self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
 
-    # ------------------------------------------------------------------ people in the loop
-    def adopt_call(self, context: CallContext, *, until: Callable[[], bool], watch: Any) -> None:
-        """Route this server's questions to ``context`` while something outlives its call (a task),
-        until ``until()`` is true; ``watch.add_listener`` says when to look again."""
-        self._active_calls.append(context)
-
-        def release(_: Any = None) -> None:
-            if until() and context in self._active_calls:
-                self._active_calls.remove(context)
-
-        watch.add_listener(release)
-
-    def _current_call(self) -> CallContext | None:
-        """The call a server request belongs to (see :mod:`mcpnb.interaction`)."""
-        return current_call.get() or (self._active_calls[-1] if self._active_calls else None)
-
-    async def _ask(self, what: str, ask: Callable[[Interaction, CallContext | None], Awaitable[Any]]) -> Any:
-        """Ask the interaction, with the call's deadline paused and a bound on the person's time."""
-        interaction = self.interaction or default_interaction()
-        call = self._current_call()
-        if call is not None:
-            call.asked.append(what)
-            if call.transcript is not None:
-                call.transcript.add("←", "request", what)
-            if call.deadline is not None:
-                call.deadline.pause()
-        self.emit("ask", f"the server asks: {what}", call=call.tool if call else None)
-        try:
-            return await asyncio.wait_for(ask(interaction, call), interaction.timeout)
-        except (TimeoutError, asyncio.CancelledError):
-            raise
-        except Exception as exc:  # a broken UI must never look like a broken server
-            self.emit("ask", f"asking failed, so the server is told no: {describe(exc)}")
-            raise _AskFailed from exc
-        finally:
-            if call is not None and call.deadline is not None:
-                call.deadline.resume()
-
-    async def _on_elicit(self, ctx: Any, params: Any) -> Any:
-        from mcp.types import ElicitResult
-
-        mode = getattr(params, "mode", "form") or "form"
-        try:
-            result = await self._ask(
-                f"{mode} elicitation: {params.message}", lambda i, c: i.elicit(self.name, params, c)
-            )
-        except TimeoutError:
-            self.emit("ask", "nobody answered the elicitation in time: declined")
-            return ElicitResult(action="decline")
-        except _AskFailed:
-            return ElicitResult(action="decline")
-        self.emit("ask", f"elicitation answered: {result.action}")
-        return result
-
-    async def _on_sample(self, ctx: Any, params: Any) -> Any:
-        from mcp.types import ErrorData
-
-        try:
-            return await self._ask(
-                "sampling (an LLM completion)", lambda i, c: i.sample(self.name, params, c)
-            )
-        except TimeoutError:
-            return ErrorData(code=-1, message="nobody answered the sampling request in time")
-        except _AskFailed:
-            return ErrorData(code=-1, message="the client could not ask anyone")
-
-    async def _on_log(self, params: Any) -> None:
-        interaction = self.interaction or default_interaction()
-        self.emit("log", f"{params.level}: {params.data}", level=params.level, logger=params.logger)
-        call = self._current_call()
-        if call is not None and call.transcript is not None:
-            payload = {"level": params.level, "logger": params.logger, "data": params.data}
-            call.transcript.add("←", "notification", "notifications/message", payload)
-        try:
-            await interaction.log(self.name, params, self._current_call())
-        except Exception as exc:  # a broken log view must not break the session
-            self.emit("log", f"showing the log line failed: {describe(exc)}")
-
     def _start_background(self) -> None:
         if self.config.health_check_interval > 0:
-            self._spawn(self._health_loop(), "health")
+            self._spawn(health.monitor(self), "health")
         tools_caps = getattr(self.capabilities, "tools", None)
         if self.era == "modern" and getattr(tools_caps, "list_changed", False):
             self._spawn(self._listen(), "listen")
@@ -418,11 +335,16 @@ class Connection:
 
     async def stop(self) -> None:
         """Close the session (the child process exits); state becomes ``disconnected``."""
-        await self._halt()
+        await self.halt()
         if self.state is not State.DISABLED:
-            self._set_state(State.DISCONNECTED, "disconnected")
+            self.set_state(State.DISCONNECTED, "disconnected")
 
-    async def _halt(self) -> None:
+    def cancel_background(self) -> None:
+        """Stop the health loop and the list_changed listener (a new session starts its own)."""
+        for task in list(self._background):
+            task.cancel()
+
+    async def halt(self) -> None:
         """Stop recovery and background work, then the session itself."""
         recovery, self._recovery = self._recovery, None
         current = asyncio.current_task()
@@ -431,10 +353,10 @@ class Connection:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_GRACE)
-        await self._end_owner()
+        await self.end_session()
         self.client = None
 
-    async def _end_owner(self) -> None:
+    async def end_session(self) -> None:
         owner, self._owner = self._owner, None
         if owner is None:
             return
@@ -450,7 +372,7 @@ class Connection:
             owner.exception()  # retrieved: a crash was already reported through _lost
 
     # ------------------------------------------------------------------ recovery
-    def _lost(self, exc: BaseException) -> None:
+    def lost(self, exc: BaseException) -> None:
         """A live session died (process killed, server restarted, probes failing): replace it."""
         if self.state is not State.CONNECTED:
             return
@@ -458,95 +380,13 @@ class Connection:
         if self._stop is not None:
             self._stop.set()  # let the owner task close what is left of the transport
         reason = f"connection lost: {describe(exc)}"
-        if not is_retryable(exc, http_status=self._http_status) or self.config.max_retries <= 0:
-            self._set_state(State.FAILED, reason)
+        if not is_retryable(exc, http_status=self.http_status) or self.config.max_retries <= 0:
+            self.set_state(State.FAILED, reason)
             return
-        self._set_state(State.RECONNECTING, reason, attempt=0, max_retries=self.config.max_retries)
+        self.set_state(State.RECONNECTING, reason, attempt=0, max_retries=self.config.max_retries)
         self._recovery = asyncio.get_running_loop().create_task(
-            self._recover(reason), name=f"mcpnb-recover-{self.name}"
+            reconnect_with_backoff(self, reason), name=f"mcpnb-recover-{self.name}"
         )
-
-    async def _recover(self, reason: str) -> None:
-        """Reconnect with exponential backoff and jitter; ``failed`` after the last attempt."""
-        await self._end_owner()
-        for background in list(self._background):
-            background.cancel()
-        attempts = self.config.max_retries
-        for attempt in range(attempts):
-            delay = self.backoff.delay(attempt)
-            self.retries += 1
-            self._set_state(
-                State.RECONNECTING,
-                f"reconnecting (attempt {attempt + 1}/{attempts}) in {delay:.2f} s after: {reason}",
-                attempt=attempt + 1,
-                max_retries=attempts,
-                delay=delay,
-            )
-            self.emit(
-                "retry",
-                f"attempt {attempt + 1}/{attempts} in {delay:.2f} s",
-                attempt=attempt + 1,
-                delay=delay,
-            )
-            await asyncio.sleep(delay)
-            try:
-                await self._open()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                reason = self._failure_reason(exc)
-                if not is_retryable(exc, http_status=self._http_status):
-                    break
-                continue
-            self._set_state(State.CONNECTED, self._connected_message(), attempts=attempt + 1)
-            return
-        self._set_state(State.FAILED, f"gave up reconnecting: {reason}", attempts=attempts)
-
-    async def _renew_session(self) -> None:
-        """An HTTP session the server forgot (404): open a new one right away, no backoff."""
-        self.emit("session", "the server forgot our session (HTTP 404): starting a new one")
-        await self._halt()
-        self._set_state(State.RECONNECTING, "session expired: re-initializing")
-        try:
-            await self._open()
-        except Exception as exc:
-            self._set_state(
-                State.FAILED, f"session expired and re-initializing failed: {self._failure_reason(exc)}"
-            )
-            raise CallError(f"the session of {self.name!r} expired and could not be renewed") from None
-        self._set_state(State.CONNECTED, self._connected_message())
-
-    async def _health_loop(self) -> None:
-        interval = self.config.health_check_interval
-        timeout = health.probe_timeout(interval)
-        while True:
-            await asyncio.sleep(interval)
-            if self.state is not State.CONNECTED or self.client is None:
-                continue
-            try:
-                latency = await asyncio.wait_for(health.probe(self.client, self.era), timeout)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                was = self.health.healthy
-                why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
-                self.health.failed(why)
-                self.emit(
-                    "health", f"probe failed ({self.health.consecutive_failures} in a row): {why}", ok=False
-                )
-                if was is not False:
-                    self.emit("health", "unhealthy", ok=False)
-                if self._session_expired:
-                    await self._renew_session()
-                elif self.health.should_reconnect:
-                    self._lost(exc)
-                    return
-                continue
-            recovered = self.health.healthy is False
-            self.health.ok(latency)
-            self.emit("health", f"probe ok in {latency:.1f} ms", ok=True, latency_ms=latency)
-            if recovered:
-                self.emit("health", "healthy again", ok=True)
 
     # ------------------------------------------------------------------ requests
     async def _client(self, wait: float | None) -> Any:
@@ -586,8 +426,8 @@ class Connection:
                 raise UrlRequiredError(
                     self.name, what.removesuffix("()"), list(data.get("elicitations", []))
                 ) from None
-            if self._session_expired:
-                await self._renew_session()
+            if self.session_expired:
+                await renew_session(self)
                 if idempotent:
                     self.emit("session", f"retrying {what} once on the new session")
                     return await self._request(what, send, idempotent=False, wait=wait)
@@ -596,12 +436,12 @@ class Connection:
                     "or may not have run; it was not repeated (not marked read-only or idempotent). "
                     "The connection is back: call again if that is safe."
                 ) from None
-            if self._http_status in (401, 403):
+            if self.http_status in (401, 403):
                 target = self.safe(self.config.target)
-                raise AuthError.from_status(self.name, self._http_status, target) from None
+                raise AuthError.from_status(self.name, self.http_status, target) from None
             transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
-            if transport_failed and is_retryable(exc, http_status=self._http_status):
-                self._lost(exc)
+            if transport_failed and is_retryable(exc, http_status=self.http_status):
+                self.lost(exc)
                 then = (
                     "reconnecting in the background"
                     if self.state is State.RECONNECTING
@@ -616,53 +456,13 @@ class Connection:
         return result
 
     # ------------------------------------------------------------------ tools
-    async def _fetch_tools(self) -> dict[str, ToolInfo]:
-        if self.capabilities is not None and self.capabilities.tools is None:
-            tools: dict[str, ToolInfo] = {}
-        else:
-            tools = {}
-            cursor = None
-            while True:
-                page = await self.client.list_tools(cursor=cursor, cache_mode="refresh")
-                tools.update((t.name, ToolInfo.from_sdk(self.name, t)) for t in page.tools)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-        self.tool_cache.put(tools)
-        if self.filter.active:
-            hidden = sum(not self.filter.allows(n) for n in tools)
-            self.emit("filter", f"{hidden} of {len(tools)} tools hidden by the tool filters", hidden=hidden)
-        return tools
-
-    async def _all_tools(self, refresh: bool) -> dict[str, ToolInfo]:
-        cached = None if refresh else self.tool_cache.get()
-        if cached is not None:
-            self.emit("cache", "tools/list served from cache", hit=True)
-            return cached
-        self.emit("cache", "tools/list fetched from the server", hit=False, refresh=refresh)
-        return await self._request("tools/list", lambda _client: self._fetch_tools())
-
     async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
         """The server's visible tools: cached for ``cache_ttl``; ``refresh`` asks the server again."""
-        tools = await self._all_tools(refresh)
-        return [t for n, t in tools.items() if self.filter.allows(n)]
+        return await self.catalog.visible(refresh)
 
     async def tool(self, name: str) -> ToolInfo:
         """One tool by name; a clear error (and no request) for filtered or unknown tools."""
-        hidden = self.filter.why_hidden(name)
-        if hidden:
-            raise ToolNotFoundError(
-                f"tool {name!r} of server {self.name!r} is filtered out ({hidden}); nothing was sent"
-            )
-        tools = self.tool_cache.peek()
-        if tools is None or name not in tools:  # unknown here: the list may be stale
-            tools = await self._all_tools(refresh=True)
-        if name not in tools:
-            hint = did_you_mean(name, [n for n in tools if self.filter.allows(n)])
-            raise ToolNotFoundError(
-                f"server {self.name!r} has no tool {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
-            )
-        return tools[name]
+        return await self.catalog.get(name)
 
     async def call_tool(
         self,
@@ -699,27 +499,17 @@ class Connection:
                 if call_ctx.on_progress is not None:
                     await call_ctx.on_progress(value, total, message)
 
-            loop = asyncio.get_running_loop()
             token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
-            self._active_calls.append(call_ctx)  # legacy push requests find their call here
+            self.asking.active_calls.append(call_ctx)  # legacy push requests find their call here
             try:
-                async with asyncio.timeout(None) as timer:
-
-                    def reschedule() -> None:
-                        remaining = deadline.remaining()
-                        timer.reschedule(None if remaining is None else loop.time() + remaining)
-
-                    deadline.on_change = reschedule
-                    reschedule()
-                    # on expiry this task is cancelled: the SDK tells the server (notifications/cancelled)
-                    return await client.call_tool(name, arguments or {}, progress_callback=progress)
-            except TimeoutError:
-                if timer.expired():
-                    raise CallTimeoutError(self.safe(deadline.message(f"{name}()", self.name))) from None
-                raise
+                # past the deadline this task is cancelled: the SDK tells the server (notifications/cancelled)
+                return await within(
+                    deadline, client.call_tool(name, arguments or {}, progress_callback=progress)
+                )
+            except DeadlinePassed:
+                raise CallTimeoutError(self.safe(deadline.message(f"{name}()", self.name))) from None
             finally:
-                deadline.on_change = None
-                self._active_calls.remove(call_ctx)
+                self.asking.active_calls.remove(call_ctx)
                 current_call.reset(token)
 
         result = await self._request(f"{name}()", send, idempotent=idempotent, wait=idle)

@@ -6,12 +6,16 @@ A probe is the cheapest request each era offers: ``ping`` on legacy (2025-11-25)
 
 from __future__ import annotations
 
+import asyncio
 import time
 import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .connection import Connection
 
 #: One failed probe marks a server unhealthy; this many in a row replace its session.
 RECONNECT_AFTER_FAILURES = 3
@@ -75,3 +79,45 @@ async def probe(client: Any, era: str | None) -> float:
             raise
         await client.list_tools(cache_mode="bypass")
     return (time.monotonic() - started) * 1000
+
+
+async def monitor(conn: Connection) -> None:
+    """Probe ``conn`` every ``health_check_interval`` seconds while it is connected.
+
+    One failure marks it unhealthy (shown in the status table); a forgotten session is renewed;
+    :data:`RECONNECT_AFTER_FAILURES` in a row replace the session.
+    """
+    from .errors import describe
+    from .events import State
+    from .retry import renew_session
+
+    interval = conn.config.health_check_interval
+    timeout = probe_timeout(interval)
+    while True:
+        await asyncio.sleep(interval)
+        if conn.state is not State.CONNECTED or conn.client is None:
+            continue
+        try:
+            latency = await asyncio.wait_for(probe(conn.client, conn.era), timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            was = conn.health.healthy
+            why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
+            conn.health.failed(why)
+            conn.emit(
+                "health", f"probe failed ({conn.health.consecutive_failures} in a row): {why}", ok=False
+            )
+            if was is not False:
+                conn.emit("health", "unhealthy", ok=False)
+            if conn.session_expired:
+                await renew_session(conn)
+            elif conn.health.should_reconnect:
+                conn.lost(exc)
+                return
+            continue
+        recovered = conn.health.healthy is False
+        conn.health.ok(latency)
+        conn.emit("health", f"probe ok in {latency:.1f} ms", ok=True, latency_ms=latency)
+        if recovered:
+            conn.emit("health", "healthy again", ok=True)

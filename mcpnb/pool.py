@@ -387,14 +387,14 @@ class Pool:
                 tool,
                 arguments,
                 ttl_ms=ttl_ms,
-                answer=elicitation_answerer(conn._on_elicit),
+                answer=elicitation_answerer(conn.asking.on_elicit),
                 runner=self.runtime.run,
                 arunner=self.runtime.arun,
                 tasks=registry,
             ),
         )
         if context is not None and not handle.done:
-            conn.adopt_call(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
+            conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
         return handle
 
     def start_task(

@@ -7,10 +7,16 @@ will fail the same way every time, so those go straight to ``failed`` with their
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .errors import AuthError, McpnbError, root_cause
+from .errors import AuthError, CallError, McpnbError, root_cause
+from .events import State
+
+if TYPE_CHECKING:
+    from .connection import Connection
 
 _RETRYABLE_CODES = {-32000, -32001}
 
@@ -58,3 +64,54 @@ def is_retryable(exc: BaseException, *, http_status: int | None = None) -> bool:
         return True  # refused, reset, broken pipe, timed out
     # httpx2/httpcore transport errors and anyio's closed/broken streams: the wire went away
     return type(leaf).__module__.startswith(("httpx", "httpcore", "anyio"))
+
+
+async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
+    """Replace a lost session: up to ``max_retries`` attempts with backoff; ``failed`` after the last.
+
+    An error that time cannot fix ends the attempts at once, with its own reason.
+    """
+    await conn.end_session()
+    conn.cancel_background()
+    attempts = conn.config.max_retries
+    for attempt in range(attempts):
+        delay = conn.backoff.delay(attempt)
+        conn.retries += 1
+        conn.set_state(
+            State.RECONNECTING,
+            f"reconnecting (attempt {attempt + 1}/{attempts}) in {delay:.2f} s after: {reason}",
+            attempt=attempt + 1,
+            max_retries=attempts,
+            delay=delay,
+        )
+        conn.emit(
+            "retry", f"attempt {attempt + 1}/{attempts} in {delay:.2f} s", attempt=attempt + 1, delay=delay
+        )
+        await asyncio.sleep(delay)
+        try:
+            await conn.open_session()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            reason = conn.failure_reason(exc)
+            if not is_retryable(exc, http_status=conn.http_status):
+                break
+            continue
+        conn.set_state(State.CONNECTED, conn.connected_message(), attempts=attempt + 1)
+        return
+    conn.set_state(State.FAILED, f"gave up reconnecting: {reason}", attempts=attempts)
+
+
+async def renew_session(conn: Connection) -> None:
+    """A Streamable HTTP session the server forgot (404): open a new one at once, no backoff."""
+    conn.emit("session", "the server forgot our session (HTTP 404): starting a new one")
+    await conn.halt()
+    conn.set_state(State.RECONNECTING, "session expired: re-initializing")
+    try:
+        await conn.open_session()
+    except Exception as exc:
+        conn.set_state(
+            State.FAILED, f"session expired and re-initializing failed: {conn.failure_reason(exc)}"
+        )
+        raise CallError(f"the session of {conn.name!r} expired and could not be renewed") from None
+    conn.set_state(State.CONNECTED, conn.connected_message())

@@ -7,9 +7,17 @@ the server waits for a person (elicitation, sampling), neither clock runs.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class DeadlinePassed(TimeoutError):
+    """The :class:`Deadline` ran out (not some other timeout inside the awaited work)."""
 
 
 @dataclass
@@ -70,3 +78,28 @@ class Deadline:
             f"{what} on {server!r} timed out after {self.idle:g} s without progress and was cancelled on the "
             f"server; raise tool_timeout for server {server!r} (or pass timeout=)"
         )
+
+
+async def within(deadline: Deadline, work: Awaitable[T]) -> T:
+    """Await ``work`` until ``deadline`` passes, rescheduled on every change (progress, pauses).
+
+    When it passes, the awaiting task is cancelled (so ``work`` can clean up and tell its peer)
+    and :class:`DeadlinePassed` is raised.
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        async with asyncio.timeout(None) as timer:  # raises TimeoutError on the way out when it passed
+
+            def reschedule() -> None:
+                remaining = deadline.remaining()
+                timer.reschedule(None if remaining is None else loop.time() + remaining)
+
+            deadline.on_change = reschedule
+            reschedule()
+            return await work
+    except TimeoutError:
+        if timer.expired():
+            raise DeadlinePassed from None
+        raise
+    finally:
+        deadline.on_change = None

@@ -112,7 +112,7 @@ def test_a_tasks_questions_go_to_the_context_that_started_it(pool, era):
     )
     assert handle.result(timeout=30).data["confirmed"] is True
     assert person.calls == [started_here]
-    assert started_here not in pool.connection("probe")._active_calls  # released when the task ended
+    assert started_here not in pool.connection("probe").asking.active_calls  # released when the task ended
 
 
 def test_server_everything_research_task_asks_and_completes(pool, everything):
