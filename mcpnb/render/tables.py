@@ -47,6 +47,13 @@ def tabular_rows(data: Any) -> list[dict[str, Any]] | dict[str, list[Any]]:
             if len(lengths) == 1:
                 return data
             raise NotTabularError(f"not tabular: the columns have different lengths {sorted(lengths)}")
+        tables = [k for k, v in data.items() if isinstance(v, list) and v and _is_records(v)]
+        if len(tables) > 1:  # say which, and how to pick one
+            picks = ", ".join(f".data[{k!r}]" for k in tables)
+            raise NotTabularError(
+                f"not tabular as a whole: it holds several tables ({', '.join(tables)}); "
+                f"pick one, e.g. pandas.DataFrame(result{picks.split(', ')[0]}) (tables: {picks})"
+            )
     raise NotTabularError(
         f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
         "objects, or an object of equally long lists (use .data for the raw value)"
