@@ -461,31 +461,29 @@ def _fmt_num(x: Any) -> str:
     return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
 
+#: Messages for the validators that only need the schema's value said back.
+_BOUNDS = {
+    "pattern": "must match the pattern {val}",
+    "minimum": "must be at least {num}",
+    "maximum": "must be at most {num}",
+    "exclusiveMinimum": "must be more than {num}",
+    "exclusiveMaximum": "must be less than {num}",
+    "multipleOf": "must be a multiple of {num}",
+    "minLength": "must be at least {val} character{s}",
+    "maxLength": "must be at most {val} character{s}",
+    "minItems": "choose at least {val}",
+    "maxItems": "choose at most {val}",
+}
+
+
 def _message(error: Any) -> str:
     """A sentence a person understands, for the validators forms trip over most."""
     v, val = error.validator, error.validator_value
     if v == "format":
         return f"expected {FORMAT_HINTS.get(val, val)}"
-    if v == "pattern":
-        return f"must match the pattern {val}"
-    if v == "minimum":
-        return f"must be at least {_fmt_num(val)}"
-    if v == "maximum":
-        return f"must be at most {_fmt_num(val)}"
-    if v == "exclusiveMinimum":
-        return f"must be more than {_fmt_num(val)}"
-    if v == "exclusiveMaximum":
-        return f"must be less than {_fmt_num(val)}"
-    if v == "minLength":
-        return f"must be at least {val} character{'s' if val != 1 else ''}"
-    if v == "maxLength":
-        return f"must be at most {val} character{'s' if val != 1 else ''}"
-    if v == "minItems":
-        return f"choose at least {val}"
-    if v == "maxItems":
-        return f"choose at most {val}"
-    if v == "multipleOf":
-        return f"must be a multiple of {_fmt_num(val)}"
+    if v in _BOUNDS:
+        number = _fmt_num(val) if isinstance(val, int | float) else val
+        return _BOUNDS[v].format(val=val, num=number, s="s" if val != 1 else "")
     if v in ("enum", "const", "oneOf", "anyOf") and not error.path:
         return "not one of the allowed values"
     if v == "type":
