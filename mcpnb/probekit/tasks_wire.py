@@ -57,32 +57,28 @@ def wire_status(record: TaskRecord) -> str:
     return "working" if record.status == "queued" else record.status
 
 
-def legacy_task(record: TaskRecord, manager: TaskManager) -> dict[str, Any]:
+def _task(record: TaskRecord, manager: TaskManager, ttl_key: str, poll_key: str) -> dict[str, Any]:
     out = {
         "taskId": record.task_id,
         "status": wire_status(record),
         "createdAt": iso(record.created),
         "lastUpdatedAt": iso(record.updated),
-        "ttl": record.ttl_ms,
-        "pollInterval": manager.poll_interval_ms,
+        ttl_key: record.ttl_ms,
+        poll_key: manager.poll_interval_ms,
     }
     if record.status_message:
         out["statusMessage"] = record.status_message
     return out
+
+
+def legacy_task(record: TaskRecord, manager: TaskManager) -> dict[str, Any]:
+    """The 2025-11-25 shape (SEP-1686): ``ttl`` and ``pollInterval``."""
+    return _task(record, manager, "ttl", "pollInterval")
 
 
 def modern_task(record: TaskRecord, manager: TaskManager) -> dict[str, Any]:
-    out = {
-        "taskId": record.task_id,
-        "status": wire_status(record),
-        "createdAt": iso(record.created),
-        "lastUpdatedAt": iso(record.updated),
-        "ttlMs": record.ttl_ms,
-        "pollIntervalMs": manager.poll_interval_ms,
-    }
-    if record.status_message:
-        out["statusMessage"] = record.status_message
-    return out
+    """The 2026-07-28 extension's shape (SEP-2663): ``ttlMs`` and ``pollIntervalMs``."""
+    return _task(record, manager, "ttlMs", "pollIntervalMs")
 
 
 def result_dump(record: TaskRecord) -> dict[str, Any]:
