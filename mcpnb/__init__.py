@@ -7,39 +7,47 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from mcpnb._moved import install as _install_moved
+
+__version__ = "0.2.0"
+
+_install_moved()  # 0.1's deep imports (mcpnb.pool, mcpnb.results, ...) still work, with a warning
 
 _LAZY = {
-    "Pool": "mcpnb.pool",
-    "default_pool": "mcpnb.pool",
-    "Connection": "mcpnb.connection",
-    "ConnectionEvent": "mcpnb.events",
-    "ServerConfig": "mcpnb.config",
-    "AuthConfig": "mcpnb.config",
-    "load_config": "mcpnb.config",
-    "ToolResult": "mcpnb.results",
-    "ToolInfo": "mcpnb.tools",
-    "ServerStatus": "mcpnb.status",
-    "StatusTable": "mcpnb.status",
-    "McpnbError": "mcpnb.errors",
-    "ConfigError": "mcpnb.errors",
-    "ConnectError": "mcpnb.errors",
-    "CallError": "mcpnb.errors",
-    "CallTimeoutError": "mcpnb.errors",
-    "NotConnectedError": "mcpnb.errors",
-    "ToolNotFoundError": "mcpnb.errors",
-    "UnknownServerError": "mcpnb.errors",
-    "UrlRequiredError": "mcpnb.errors",
-    "Interaction": "mcpnb.interaction",
-    "CallContext": "mcpnb.interaction",
-    "get_runtime": "mcpnb.runtime",
-    "serve_probekit": "mcpnb.serve",
-    "set_authorization_ui": "mcpnb.auth",
-    "AuthError": "mcpnb.errors",
-    "stop_probekit": "mcpnb.serve",
+    "Pool": "mcpnb.client.pool",
+    "default_pool": "mcpnb.client.pool",
+    "Connection": "mcpnb.client.connection",
+    "ConnectionEvent": "mcpnb.client.events",
+    "ServerConfig": "mcpnb.client.config",
+    "AuthConfig": "mcpnb.client.config",
+    "load_config": "mcpnb.client.config",
+    "ToolResult": "mcpnb.client.results",
+    "ToolInfo": "mcpnb.client.toolinfo",
+    "ToolList": "mcpnb.client.toolinfo",
+    "TaskHandle": "mcpnb.client.tasks",
+    "ArgumentsError": "mcpnb.client.errors",
+    "ServerStatus": "mcpnb.client.status",
+    "StatusTable": "mcpnb.client.status",
+    "McpnbError": "mcpnb.client.errors",
+    "ConfigError": "mcpnb.client.errors",
+    "ConnectError": "mcpnb.client.errors",
+    "CallError": "mcpnb.client.errors",
+    "CallTimeoutError": "mcpnb.client.errors",
+    "NotConnectedError": "mcpnb.client.errors",
+    "ToolNotFoundError": "mcpnb.client.errors",
+    "UnknownServerError": "mcpnb.client.errors",
+    "UrlRequiredError": "mcpnb.client.errors",
+    "Interaction": "mcpnb.client.interaction",
+    "CallContext": "mcpnb.client.interaction",
+    "get_runtime": "mcpnb.client.runtime",
+    "serve_probekit": "mcpnb.notebook.launch",
+    "set_authorization_ui": "mcpnb.client.auth",
+    "AuthError": "mcpnb.client.errors",
+    "stop_probekit": "mcpnb.notebook.launch",
 }
 
 __all__ = [
+    "ArgumentsError",
     "AuthConfig",
     "AuthError",
     "CallContext",
@@ -56,7 +64,9 @@ __all__ = [
     "ServerConfig",
     "ServerStatus",
     "StatusTable",
+    "TaskHandle",
     "ToolInfo",
+    "ToolList",
     "ToolNotFoundError",
     "ToolResult",
     "UnknownServerError",
@@ -71,10 +81,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .auth import set_authorization_ui
-    from .config import AuthConfig, ServerConfig, load_config
-    from .connection import Connection
-    from .errors import (
+    from mcpnb.client.auth import set_authorization_ui
+    from mcpnb.client.config import AuthConfig, ServerConfig, load_config
+    from mcpnb.client.connection import Connection
+    from mcpnb.client.errors import (
+        ArgumentsError,
         AuthError,
         CallError,
         CallTimeoutError,
@@ -86,14 +97,15 @@ if TYPE_CHECKING:  # pragma: no cover
         UnknownServerError,
         UrlRequiredError,
     )
-    from .events import ConnectionEvent
-    from .interaction import CallContext, Interaction
-    from .pool import Pool, default_pool
-    from .results import ToolResult
-    from .runtime import get_runtime
-    from .serve import serve_probekit, stop_probekit
-    from .status import ServerStatus, StatusTable
-    from .tools import ToolInfo
+    from mcpnb.client.events import ConnectionEvent
+    from mcpnb.client.interaction import CallContext, Interaction
+    from mcpnb.client.pool import Pool, default_pool
+    from mcpnb.client.results import ToolResult
+    from mcpnb.client.runtime import get_runtime
+    from mcpnb.client.status import ServerStatus, StatusTable
+    from mcpnb.client.tasks import TaskHandle
+    from mcpnb.client.toolinfo import ToolInfo, ToolList
+    from mcpnb.notebook.launch import serve_probekit, stop_probekit
 
 
 def __getattr__(name: str) -> Any:
@@ -109,13 +121,13 @@ def __getattr__(name: str) -> Any:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext mcpnb``: register the ``%mcp`` magics."""
-    from .magics import load_ipython_extension as load
+    from mcpnb.notebook.magics import load_ipython_extension as load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext mcpnb``."""
-    from .magics import unload_ipython_extension as unload
+    from mcpnb.notebook.magics import unload_ipython_extension as unload
 
     unload(ipython)

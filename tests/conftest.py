@@ -122,7 +122,7 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
 
 @pytest.fixture
 def runtime():
-    from mcpnb.runtime import Runtime
+    from mcpnb.client.runtime import Runtime
 
     rt = Runtime(name="mcpnb-test-runtime")
     yield rt

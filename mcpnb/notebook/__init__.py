@@ -1,28 +1,6 @@
-"""The notebook side of people-in-the-loop: forms in the calling cell, progress bars, live calls.
+"""The notebook side: IPython, display and widgets, over the client.
 
-:class:`CellUI` is captured in the cell that makes a call; :class:`NotebookInteraction` answers a
-server's questions through it (a widget form, a text prompt, or a policy when nobody can answer);
-:func:`call_in_cell` runs a call so a person can answer in the same cell; :mod:`.asynccell` makes
-``%mcp`` cells awaitable on ipykernel >= 7.4, which is what lets a widget click reach a waiting cell.
+The ``%mcp`` magics (:mod:`.magics`), rich display (:mod:`.render`), forms and panels for a person
+(:mod:`.forms`), the calling cell where answers and progress land (:mod:`.cell`), ``%config Mcp``
+(:mod:`.settings`), task views (:mod:`.taskview`) and starting probe-kit from a cell (:mod:`.launch`).
 """
-
-from .asynccell import arun_cell_magic, arun_line_magic, install_async_cells, uninstall_async_cells
-from .cell import CellUI
-from .explorer import ToolExplorer
-from .interaction import NotebookInteraction
-from .live import LiveCall, call_in_cell
-from .urlretry import UrlRetry, url_retry
-
-__all__ = [
-    "CellUI",
-    "LiveCall",
-    "NotebookInteraction",
-    "ToolExplorer",
-    "UrlRetry",
-    "arun_cell_magic",
-    "arun_line_magic",
-    "call_in_cell",
-    "install_async_cells",
-    "uninstall_async_cells",
-    "url_retry",
-]

@@ -9,8 +9,8 @@ both protocol eras, with elicitation and a tasks API, so a person can learn MCP 
 From a shell: ``python -m mcpnb.probekit`` (stdio) or ``python -m mcpnb.probekit --http --port 0``.
 """
 
+from mcpnb.probekit.http_server import HttpHandle, serve_http
 from mcpnb.probekit.server import create_server
-from mcpnb.probekit.serving import HttpHandle, serve_http
 from mcpnb.probekit.tasks import TaskManager
 from mcpnb.probekit.tasks_wire import TASKS_EXTENSION
 from mcpnb.probekit.toolsets import TOOLSETS, UnknownToolsetError

@@ -10,8 +10,8 @@ import argparse
 import asyncio
 import sys
 
+from mcpnb.probekit.http_server import serve_http
 from mcpnb.probekit.server import create_server
-from mcpnb.probekit.serving import serve_http
 from mcpnb.probekit.toolsets import UnknownToolsetError
 
 

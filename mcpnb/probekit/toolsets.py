@@ -10,7 +10,7 @@ import difflib
 import os
 from collections.abc import Mapping
 
-from mcpnb.errors import ConfigError
+from mcpnb.client.errors import ConfigError
 
 CORE: tuple[str, ...] = (
     "interview", "ask_user", "init_project_context", "analyze_project", "code_review", "security_scan",

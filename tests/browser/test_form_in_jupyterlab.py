@@ -57,7 +57,7 @@ SCHEMA = {
 CELL = f"""\
 import asyncio, json, pathlib
 from IPython.display import display
-from mcpnb.forms import ElicitationForm
+from mcpnb.notebook.forms import ElicitationForm
 
 fut = asyncio.get_running_loop().create_future()
 form = ElicitationForm(
@@ -240,7 +240,7 @@ def test_fill_and_accept_a_form_in_jupyterlab(lab):
 PANELS_CELL = """\
 import asyncio, json, pathlib, threading, time
 from IPython.display import display
-from mcpnb.forms import LogView, ProgressView, SamplingPanel, UrlConsent
+from mcpnb.notebook.forms import LogView, ProgressView, SamplingPanel, UrlConsent
 
 progress, log = ProgressView(), LogView()
 display(progress.widget)

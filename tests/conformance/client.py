@@ -14,8 +14,8 @@ import os
 import sys
 from typing import Any
 
-from mcpnb.interaction import Interaction
-from mcpnb.pool import Pool
+from mcpnb.client.interaction import Interaction
+from mcpnb.client.pool import Pool
 
 #: What each scenario wants called (scenarios not listed only connect and list).
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {

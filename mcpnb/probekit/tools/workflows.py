@@ -3,162 +3,28 @@
 Each step really runs (scans, analyses, generates), reports progress, and contributes outputs,
 artifacts, risks and next actions to one ``WorkflowReport``. The original returned instructions
 for an AI to follow; here a person can read what was done.
+
+The step runner lives in :mod:`.steps`; this module is long because it holds the ten workflows side by
+side, each a short list of steps, which reads best in one place.
 """
 
 import difflib
 import random
 import re
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import anyio
 from mcp import types
 
 from mcpnb.probekit import schemas
 from mcpnb.probekit.paths import confine, read_text
-from mcpnb.probekit.responses import ProbeError, ok_structured, text_table
+from mcpnb.probekit.responses import ProbeError
 from mcpnb.probekit.runio import RunIO, task_tool
 from mcpnb.probekit.state import ProbeState
-from mcpnb.probekit.tools import code, git, project, ui
+from mcpnb.probekit.tools import code, git, planning, scan, ui
 from mcpnb.probekit.tools.analysis import analyze, severity_counts
-
-
-@dataclass
-class StepOut:
-    """What one step contributes to the report."""
-
-    outputs: str
-    notes: str = ""
-    artifacts: list[dict[str, Any]] = field(default_factory=list)
-    risks: list[dict[str, Any]] = field(default_factory=list)
-    actions: list[dict[str, Any]] = field(default_factory=list)
-
-
-Step = tuple[str, str, Callable[[dict[str, Any]], StepOut]]
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-async def run_steps(
-    name: str, goal: str, steps: list[Step], io: RunIO, delay: float = 0.0
-) -> types.CallToolResult:
-    """Run steps in order; a failing step marks the rest skipped. Returns the WorkflowReport result."""
-    started, bag = _now(), {}
-    records: list[dict[str, Any]] = []
-    artifacts: list[dict[str, Any]] = []
-    risks: list[dict[str, Any]] = []
-    actions: list[dict[str, Any]] = []
-    failed = None
-    for i, (step_name, step_input, fn) in enumerate(steps):
-        if failed:
-            records.append(
-                {
-                    "name": step_name,
-                    "status": "skipped",
-                    "input": step_input,
-                    "outputs": "",
-                    "notes": f"skipped after {failed!r} failed",
-                    "duration": 0.0,
-                }
-            )
-            continue
-        await io.progress(i, len(steps), f"{name}: {step_name}")
-        t0 = time.perf_counter()
-        try:
-            out = fn(bag)
-        except ProbeError as exc:
-            failed = step_name
-            records.append(
-                {
-                    "name": step_name,
-                    "status": "failed",
-                    "input": step_input,
-                    "outputs": "",
-                    "notes": str(exc),
-                    "duration": round(time.perf_counter() - t0, 4),
-                }
-            )
-            risks.append(
-                {
-                    "level": "high",
-                    "description": f"{step_name} failed: {exc}",
-                    "mitigation": "fix the input and run the workflow again",
-                }
-            )
-            continue
-        records.append(
-            {
-                "name": step_name,
-                "status": "completed",
-                "input": step_input,
-                "outputs": out.outputs,
-                "notes": out.notes,
-                "duration": round(time.perf_counter() - t0, 4),
-            }
-        )
-        artifacts += out.artifacts
-        risks += out.risks
-        actions += out.actions
-        await anyio.sleep(delay)
-    await io.progress(len(steps), len(steps), f"{name}: done")
-    done = sum(r["status"] == "completed" for r in records)
-    summary = f"{name}: {done}/{len(steps)} steps completed for {goal}" + (
-        f"; {failed} failed" if failed else ""
-    )
-    actions = sorted(actions, key=lambda a: a["priority"])[:10]
-    report = {
-        "workflowName": name,
-        "summary": summary,
-        "steps": records,
-        "artifacts": artifacts,
-        "risks": risks,
-        "assumptions": ["files are read from the allowed root; nothing is written"],
-        "nextActions": actions,
-        "timestamps": {"started": started, "completed": _now()},
-    }
-    text = (
-        summary
-        + "\n\n"
-        + text_table(records, ["name", "status", "outputs"])
-        + "\n\nNext:\n"
-        + text_table(actions, ["priority", "action", "reason"])
-    )
-    return ok_structured(schemas.WORKFLOW_REPORT, report, text)
-
-
-def preview(text: str, n: int = 300) -> str:
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def findings_actions(found: list[Any], limit: int = 3) -> list[dict[str, Any]]:
-    order = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
-    top = sorted(found, key=lambda f: (order[f.severity], f.file, f.line))[:limit]
-    return [
-        {
-            "priority": order[f.severity] + 1,
-            "action": f"{f.file}:{f.line} {f.suggestion}",
-            "reason": f.message,
-        }
-        for f in top
-    ]
-
-
-def bump(version: str, entries: list[dict[str, Any]]) -> str:
-    m = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", version.strip())
-    if not m:
-        raise ProbeError(f"{version!r} is not a version like 1.4.2")
-    major, minor, patch = map(int, m.groups())
-    if any(e["breaking"] for e in entries):
-        return f"{major + 1}.0.0"
-    if any(e["type"] == "feat" for e in entries):
-        return f"{major}.{minor + 1}.0"
-    return f"{major}.{minor}.{patch + 1}"
+from mcpnb.probekit.tools.steps import Step, StepOut, bump, findings_actions, preview, run_steps
 
 
 def tools(state: ProbeState) -> list[Callable[..., Any]]:
@@ -167,7 +33,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
 
     def scan_step(path: str) -> Step:
         def run(bag: dict[str, Any]) -> StepOut:
-            bag["scan"] = project.scan(root, path)
+            bag["scan"] = scan.scan(root, path)
             t = bag["scan"]["totals"]
             return StepOut(f"{t['files']} files, {t['lines']} lines, {len(bag['scan']['dependencies'])} deps")
 
@@ -198,7 +64,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         """Workflow: scan the project, find the files a feature touches, estimate it, draft tests."""
 
         def plan(bag: dict[str, Any]) -> StepOut:
-            bag["plan"] = project.plan_feature(root, feature, path)
+            bag["plan"] = planning.plan_feature(root, feature, path)
             c = bag["plan"]["candidates"]
             return StepOut(
                 f"{len(c)} candidate files: " + ", ".join(x["path"] for x in c[:3]),
@@ -209,7 +75,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
             )
 
         def est(bag: dict[str, Any]) -> StepOut:
-            e = project.estimate_task(feature, files=max(1, len(bag["plan"]["candidates"][:5])))
+            e = planning.estimate_task(feature, files=max(1, len(bag["plan"]["candidates"][:5])))
             return StepOut(
                 f"{e['points']} points, expected {e['expected']} h",
                 risks=[
@@ -254,7 +120,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         """Workflow: scan, write the project context, list the public API, summarise code health."""
 
         def context(bag: dict[str, Any]) -> StepOut:
-            ctx = project.project_context(root, path)
+            ctx = scan.project_context(root, path)
             return StepOut(
                 f"{ctx['name']}: {ctx['primaryLanguage']}",
                 artifacts=[
@@ -509,7 +375,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
             for s in bag["symbols"]:
                 if s["kind"] == "function":
                     args = re.findall(r"(\w+): (int|str|float|bool)", s["signature"])
-                    call_args = ", ".join(f"{a}={project.mock_value(kinds[t], rng, a)!r}" for a, t in args)
+                    call_args = ", ".join(f"{a}={planning.mock_value(kinds[t], rng, a)!r}" for a, t in args)
                     rows.append(f"{s['name']}({call_args})")
             return StepOut(
                 f"{len(rows)} example calls",
@@ -550,7 +416,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         """Workflow: project context plus API reference, assembled into one Markdown document."""
 
         def doc(bag: dict[str, Any]) -> StepOut:
-            ctx = project.project_context(root, path)
+            ctx = scan.project_context(root, path)
             syms = [s for n, t in code.load_sources(root, None, path) for s in code.api_symbols(t, n)]
             md = ctx["contextMarkdown"] + "\n" + code.api_markdown(syms)
             return StepOut(

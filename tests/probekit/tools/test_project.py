@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from mcpnb.probekit.responses import ProbeError
-from mcpnb.probekit.tools.project import estimate_task, mock_value, plan_feature, project_context, scan
+from mcpnb.probekit.tools.planning import estimate_task, mock_value, plan_feature
+from mcpnb.probekit.tools.scan import project_context, scan
 
 
 def test_scan_counts_languages_and_skips_vendored(project: Path) -> None:

@@ -1,0 +1,127 @@
+"""OAuth for HTTP/SSE servers: ``auth: {"type": "oauth", ...}`` in a server's config.
+
+``transports`` calls :func:`oauth_provider` and hands the result to its ``httpx2`` client. Two flows:
+
+- ``client_credentials``: the SDK's ``ClientCredentialsOAuthProvider`` (client id + secret).
+- ``authorization_code`` + PKCE: the SDK's ``OAuthClientProvider``; the person approves in a browser,
+  and the code comes back through a loopback listener or a pasted address
+  (:func:`set_authorization_ui` replaces how the link is shown and how the address is read).
+
+Tokens stay in process memory unless ``token_storage: "file"`` keeps them (and a dynamic client
+registration) in ``<user config dir>/mcpnb/tokens/<server>.json`` with mode 0600
+(``$MCPNB_TOKEN_DIR`` moves that directory). Every failure is an :class:`AuthError` that says what to
+change; no message, repr or log line carries a token, secret or code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client.auth.redirect import (
+    AuthorizationUI,
+    CallbackListener,
+    authorization_ui,
+    parse_redirect,
+    restore_authorization_ui,
+    set_authorization_ui,
+)
+from mcpnb.client.auth.storage import (
+    TOKEN_DIR_ENV,
+    FileTokenStorage,
+    MemoryTokenStorage,
+    forget_tokens,
+    memory_storage,
+    token_dir,
+    token_path,
+)
+from mcpnb.client.errors import AuthError, ConfigError
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from mcpnb.client.config import ServerConfig
+
+__all__ = [
+    "TOKEN_DIR_ENV",
+    "AuthError",
+    "AuthorizationUI",
+    "CallbackListener",
+    "FileTokenStorage",
+    "MemoryTokenStorage",
+    "authorization_ui",
+    "forget_tokens",
+    "oauth_provider",
+    "parse_redirect",
+    "restore_authorization_ui",
+    "set_authorization_ui",
+    "token_dir",
+    "token_path",
+]
+
+
+def oauth_provider(config: ServerConfig) -> httpx2.Auth:
+    """The ``httpx2.Auth`` for an ``oauth`` server config; raises :class:`AuthError` for what is missing.
+
+    Secrets are resolved here, at connect time, so ``client_secret_env`` picks up a rotated value.
+    """
+    from mcpnb.client.auth.provider import AuthorizationCode, ClientCredentials
+
+    auth, name = config.auth, config.name
+    if auth is None or auth.type != "oauth":
+        raise AuthError("oauth_provider needs auth type 'oauth'", server=name)
+    if not config.url:
+        raise AuthError("OAuth needs the server's url", server=name)
+    try:
+        secret = auth.resolve_client_secret()
+    except ConfigError as exc:
+        raise AuthError(
+            f"OAuth {auth.flow} needs a client secret: {exc.message}; set auth.client_secret, or "
+            "auth.client_secret_env to the name of a variable that holds it",
+            server=name,
+        ) from None
+    storage = _storage(config, secret)
+    issuer = getattr(auth, "issuer", None)
+    if auth.flow == "client_credentials":
+        if not auth.client_id:
+            raise AuthError("OAuth client_credentials needs auth.client_id", server=name)
+        return ClientCredentials(
+            name,
+            config.url,
+            storage,
+            client_id=auth.client_id,
+            client_secret=secret or "",
+            scope=auth.scope,
+            issuer=issuer,
+        )
+    return AuthorizationCode(
+        name,
+        config.url,
+        storage,
+        client_id=auth.client_id,
+        client_secret=secret,
+        scope=auth.scope,
+        redirect_port=getattr(auth, "redirect_port", None),
+    )
+
+
+def _storage(config: ServerConfig, secret: str | None) -> Any:
+    auth = config.auth
+    assert auth is not None and config.url
+    if auth.token_storage == "file":
+        return FileTokenStorage(token_path(config.name), config.url)
+    # Keyed by everything that makes tokens interchangeable: a changed client, secret or scope starts
+    # afresh (a wrong secret must fail, not ride on tokens an earlier right one obtained).
+    return memory_storage(
+        config.name, config.url, auth.flow, auth.client_id or "", auth.scope or "", _fingerprint(secret)
+    )
+
+
+_SALT = os.urandom(16)
+
+
+def _fingerprint(secret: str | None) -> str:
+    """A per-process keyed hash: tells secrets apart without keeping (or revealing) them."""
+    return hmac.new(_SALT, (secret or "").encode(), hashlib.sha256).hexdigest()[:16]

@@ -1,0 +1,352 @@
+"""ServerConfig -> an ``httpx2.Auth`` that runs the SDK's OAuth flows with notebook-sized errors.
+
+The SDK's providers do the protocol (discovery, registration, PKCE, refresh). What they do not do
+is say what went wrong in words a person can act on: a wrong secret surfaces as a raw token
+response body inside nested exception groups, an unreachable authorization server as a bare
+``ConnectError``. So our providers send the flow's *own* requests (metadata, registration, token)
+themselves, on a short-lived client, and turn each failure into an :class:`AuthError` naming the
+setting to fix. The request being authenticated still goes through the caller's client.
+
+A client the token endpoint rejected stays rejected for the provider's lifetime: every later
+request fails at once instead of asking the token endpoint again (no retry storm).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import socket
+import warnings
+from collections.abc import AsyncGenerator
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
+from pydantic import AnyUrl
+
+from mcpnb.client.auth.redirect import HOST, CallbackListener, authorization_ui, call_hook, parse_redirect
+from mcpnb.client.errors import AuthError
+from mcpnb.client.redact import scrub
+
+logger = logging.getLogger("mcpnb.client.auth")
+
+#: Budget for each metadata/registration/token request (the person's wait is not counted).
+SIDE_REQUEST_TIMEOUT = 30.0
+
+
+class _Friendly:
+    """Mixed into the SDK providers: send the flow's own requests, translate failures, hide secrets."""
+
+    context: Any  # OAuthContext, set by the SDK base class
+
+    def _setup(
+        self, server: str, client_id: str | None, client_secret: str | None, scope: str | None
+    ) -> None:
+        self._server = server
+        self._client_id = client_id
+        self._client_secret = client_secret
+        self._scope = scope
+        self._rejected: AuthError | None = None
+
+    def __repr__(self) -> str:
+        flow = (
+            "client_credentials" if isinstance(self, ClientCredentialsOAuthProvider) else "authorization_code"
+        )
+        return f"{type(self).__name__}(server={self._server!r}, flow={flow!r}, client_id={self._client_id!r})"
+
+    def _secret_values(self) -> list[str | None]:
+        values: list[str | None] = [self._client_secret]
+        tokens = getattr(self.context, "current_tokens", None)
+        if tokens is not None:
+            values += [tokens.access_token, tokens.refresh_token]
+        info = getattr(self.context, "client_info", None)
+        if info is not None:
+            values.append(info.client_secret)
+        return values
+
+    def _error(self, message: str, *, retryable: bool = False) -> AuthError:
+        return AuthError(scrub(message, self._secret_values()), server=self._server, retryable=retryable)
+
+    async def _initialize(self) -> None:
+        await super()._initialize()  # type: ignore[misc]
+        # The SDK does not keep expiry across providers; without it a stale stored token is sent
+        # first and only replaced after the server's 401. With it, the SDK refreshes up front.
+        storage = self.context.storage
+        expires_at = getattr(storage, "expires_at", None)
+        if self.context.current_tokens is not None and expires_at:
+            self.context.token_expiry_time = expires_at
+        stored = getattr(storage, "stored_metadata", None)
+        if self.context.oauth_metadata is None and stored is not None:
+            self.context.oauth_metadata = stored()
+
+    async def _handle_token_response(self, response: httpx2.Response) -> None:
+        await super()._handle_token_response(response)  # type: ignore[misc]
+        store = getattr(self.context.storage, "store_metadata", None)
+        if store is not None and self.context.oauth_metadata is not None:
+            store(self.context.oauth_metadata)
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        # The SDK replaces the requested scope with what discovery advertises (or nothing);
+        # a scope the person configured is a deliberate choice and wins.
+        if self._scope:
+            self.context.client_metadata.scope = self._scope
+        return await super()._perform_authorization()  # type: ignore[misc]
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if self._rejected is not None:  # a fresh copy: re-raising one object would grow its traceback
+            raise copy.copy(self._rejected).with_traceback(None)
+        flow = super().async_auth_flow(request)  # type: ignore[misc]
+        side: httpx2.AsyncClient | None = None
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is request:
+                    response = yield outgoing
+                else:
+                    if side is None:
+                        side = httpx2.AsyncClient(timeout=SIDE_REQUEST_TIMEOUT)
+                    response = await self._send_side(side, outgoing)
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except OAuthFlowError as exc:  # the SDK's own checks (issuer, state, resource mismatch...)
+            raise self._error(f"OAuth failed: {exc}") from None
+        finally:
+            await flow.aclose()
+            if side is not None:
+                await side.aclose()
+
+    async def _send_side(self, side: httpx2.AsyncClient, outgoing: httpx2.Request) -> httpx2.Response:
+        grant = _grant_type(outgoing)
+        what = _describe(outgoing, grant, getattr(self.context, "oauth_metadata", None))
+        where = str(outgoing.url.copy_with(query=None, fragment=None))
+        try:
+            response = await side.send(outgoing)
+        except httpx2.TimeoutException:
+            raise self._error(
+                f"the {what} at {where} did not answer within {SIDE_REQUEST_TIMEOUT:g} s; check that the "
+                "authorization server is up",
+                retryable=True,
+            ) from None
+        except httpx2.TransportError as exc:
+            reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
+            raise self._error(
+                f"could not reach the {what} at {where} ({reason}); check that the authorization server is "
+                "running and that the MCP server's OAuth metadata points at it",
+                retryable=True,
+            ) from None
+        logger.debug("oauth %s: %s %s -> HTTP %d", self._server, outgoing.method, where, response.status_code)
+        if response.status_code >= 400 and grant in ("client_credentials", "authorization_code"):
+            raise self._token_failure(response, grant)
+        if response.status_code >= 400 and what == "registration endpoint":
+            error, _ = _oauth_error(response)
+            raise self._error(
+                f"the authorization server refused dynamic client registration (HTTP {response.status_code}"
+                f"{' ' + error if error else ''}); register a client by hand and set auth.client_id "
+                "(and client_secret or client_secret_env)"
+            )
+        return response
+
+    def _token_failure(self, response: httpx2.Response, grant: str) -> AuthError:
+        status = response.status_code
+        error, description = _oauth_error(response)
+        detail = (
+            f"HTTP {status}" + (f" {error}" if error else "") + (f": {description}" if description else "")
+        )
+        configured = self._client_id is not None
+        if status == 401 or error == "invalid_client":
+            if configured:
+                fix = (
+                    "check auth.client_id and auth.client_secret (or the variable named by client_secret_env)"
+                )
+                who = f"client {self._client_id!r}"
+            else:  # a dynamically registered client the server has forgotten: start over next time
+                fix = "the stored registration was dropped; connect again to register anew"
+                who = "the registered client"
+                self.context.client_info = None
+                self._forget_client_info()
+            failure = self._error(f"the authorization server rejected {who} ({detail}); {fix}")
+            self._rejected = failure
+            return failure
+        if error == "invalid_scope":
+            return self._error(f"the authorization server refused the scope ({detail}); check auth.scope")
+        if error == "unauthorized_client":
+            return self._error(f"this client may not use the {grant} grant ({detail}); check auth.flow")
+        if error == "invalid_grant" and grant == "authorization_code":
+            return self._error(
+                f"the authorization code was refused ({detail}); connect again to authorize anew"
+            )
+        return self._error(f"the token request failed ({detail})", retryable=status >= 500)
+
+    def _forget_client_info(self) -> None:
+        clear = getattr(self.context.storage, "clear", None)
+        if clear is not None:
+            clear()
+
+
+class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
+    """Machine-to-machine OAuth (client_credentials) with a configured client id and secret."""
+
+    def __init__(
+        self,
+        server: str,
+        server_url: str,
+        storage: Any,
+        *,
+        client_id: str,
+        client_secret: str,
+        scope: str | None = None,
+        issuer: str | None = None,
+        token_endpoint_auth_method: str = "client_secret_basic",
+    ) -> None:
+        with warnings.catch_warnings():
+            # Without an issuer the SDK warns that it trusts discovery; the config has no issuer
+            # key yet, and the warning would land in the person's cell on every connect.
+            warnings.simplefilter("ignore")
+            super().__init__(
+                server_url,
+                storage,
+                client_id,
+                client_secret,
+                token_endpoint_auth_method=token_endpoint_auth_method,  # type: ignore[arg-type]
+                scope=scope,
+                issuer=issuer,
+            )
+        self._setup(server, client_id, client_secret, scope)
+
+
+class AuthorizationCode(_Friendly, OAuthClientProvider):
+    """Authorization code + PKCE, the person approving in a browser.
+
+    The redirect URI is ``http://127.0.0.1:<port>/callback`` whatever the mode (listener or paste),
+    so one registration serves both. The port is fixed when the provider is built: the one a stored
+    registration already uses, else ``redirect_port``, else a free one.
+    """
+
+    def __init__(
+        self,
+        server: str,
+        server_url: str,
+        storage: Any,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        scope: str | None = None,
+        redirect_port: int | None = None,
+    ) -> None:
+        port = redirect_port or _stored_loopback_port(storage) or _free_port()
+        self.redirect_uri = f"http://{HOST}:{port}/callback"
+        method = "client_secret_basic" if client_secret else "none"
+        metadata = OAuthClientMetadata(
+            redirect_uris=[AnyUrl(self.redirect_uri)],
+            token_endpoint_auth_method=method,
+            grant_types=["authorization_code", "refresh_token"],
+            client_name="mcpnb",
+            scope=scope,
+        )
+        super().__init__(server_url, metadata, storage, self._show_link, self._receive_code)
+        self._setup(server, client_id, client_secret, scope)
+        self._fixed_client_info = (
+            OAuthClientInformationFull(
+                client_id=client_id,
+                client_secret=client_secret,
+                redirect_uris=[AnyUrl(self.redirect_uri)],
+                token_endpoint_auth_method=method,
+                grant_types=["authorization_code", "refresh_token"],
+            )
+            if client_id
+            else None
+        )
+        self._listener: CallbackListener | None = None
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        if self._fixed_client_info is not None:
+            self.context.client_info = self._fixed_client_info
+            return
+        info = self.context.client_info
+        if info is not None and self.redirect_uri not in [str(u) for u in info.redirect_uris or []]:
+            self.context.client_info = None  # registered for another redirect URI: register again
+
+    async def _show_link(self, url: str) -> None:
+        ui = authorization_ui()
+        if ui.resolved_mode() == "listener":
+            port = int(urlsplit(self.redirect_uri).port or 0)
+            self._listener = await CallbackListener(port).start()
+        logger.debug("oauth %s: asking the person to authorize (%s mode)", self._server, ui.resolved_mode())
+        try:
+            await call_hook(ui.show_link, url)
+        except BaseException:
+            await self._close_listener()
+            raise
+
+    async def _receive_code(self) -> AuthorizationCodeResult:
+        ui = authorization_ui()
+        try:
+            if self._listener is not None:
+                return await self._listener.wait(ui.timeout)
+            text = await call_hook(ui.read_redirect, blocking=True)
+            return parse_redirect(str(text))
+        except AuthError as exc:
+            if exc.server is None:
+                raise AuthError(str(exc), server=self._server, retryable=exc.retryable) from None
+            raise
+        finally:
+            await self._close_listener()
+
+    async def _close_listener(self) -> None:
+        if self._listener is not None:
+            await self._listener.close()
+            self._listener = None
+
+
+def _grant_type(request: httpx2.Request) -> str | None:
+    if request.method != "POST" or "form-urlencoded" not in request.headers.get("content-type", ""):
+        return None
+    try:
+        return parse_qs(request.content.decode())["grant_type"][0]
+    except (KeyError, IndexError, UnicodeDecodeError):
+        return None
+
+
+def _describe(request: httpx2.Request, grant: str | None, metadata: Any) -> str:
+    if grant is not None:
+        return "token endpoint"
+    registration = getattr(metadata, "registration_endpoint", None)
+    if request.method == "POST" and (
+        (registration and str(request.url) == str(registration)) or request.url.path.endswith("/register")
+    ):
+        return "registration endpoint"
+    return "OAuth metadata endpoint"
+
+
+def _oauth_error(response: httpx2.Response) -> tuple[str, str]:
+    """RFC 6749 §5.2 ``error`` and ``error_description``, empty when the body is not that shape."""
+    try:
+        body = response.json()
+    except ValueError:
+        return "", ""
+    if not isinstance(body, dict):
+        return "", ""
+    return str(body.get("error") or "")[:100], str(body.get("error_description") or "")[:200]
+
+
+def _stored_loopback_port(storage: Any) -> int | None:
+    stored = getattr(storage, "stored_client_info", None)
+    info = stored() if stored is not None else None
+    for uri in (info.redirect_uris or []) if info is not None else []:
+        parts = urlsplit(str(uri))
+        if parts.hostname == HOST and parts.port:
+            return parts.port
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]

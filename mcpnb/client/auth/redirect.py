@@ -1,0 +1,243 @@
+"""Getting the authorization code back from the browser, in a notebook.
+
+Two ways, both behind replaceable hooks (:func:`set_authorization_ui`):
+
+- **listener** (default when the browser and the kernel share a machine): a one-shot HTTP listener
+  on ``127.0.0.1`` receives the redirect itself, answers "you can close this tab" and stops.
+- **paste** (default on JupyterHub, Binder, Colab, where ``127.0.0.1`` in the browser is not the
+  kernel's machine): the browser fails to load the loopback redirect, and the person pastes the
+  address it shows back into a password-style prompt, so the code is not echoed into the notebook.
+
+The person always sees the authorization link through ``show_link``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+from urllib.parse import parse_qs, urlsplit
+
+from mcp.shared.auth import AuthorizationCodeResult
+
+from mcpnb.client.errors import AuthError
+
+logger = logging.getLogger("mcpnb.client.auth")
+
+HOST = "127.0.0.1"
+CALLBACK_PATH = "/callback"
+MODE_ENV = "MCPNB_OAUTH_REDIRECT"
+# Signs that the browser is not on the kernel's machine, so a loopback listener would never be reached.
+_REMOTE_ENV = ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "JUPYTERHUB_API_URL", "COLAB_RELEASE_TAG")
+
+Mode = Literal["auto", "listener", "paste"]
+
+
+def default_show_link(url: str) -> None:
+    """A clickable link in a notebook, plain text elsewhere."""
+    from mcpnb.client.display import show
+
+    link = html.escape(url, quote=True)
+    page = f'<a href="{link}" target="_blank" rel="noopener">open the sign-in page</a>'
+    text = f"Authorize mcpnb in your browser: {url}"
+    show({"text/html": f"<p>Authorize mcpnb: {page}</p>", "text/plain": text})
+
+
+def default_read_redirect() -> str:
+    """Ask for the redirected address without echoing it (it carries the authorization code)."""
+    import getpass
+
+    return getpass.getpass(
+        "After approving, paste the address your browser shows (it starts with http://127.0.0.1): "
+    )
+
+
+@dataclass(frozen=True)
+class AuthorizationUI:
+    """How the person is shown the link and how the code comes back.
+
+    ``show_link(url)`` and ``read_redirect() -> str`` may be plain or async functions; a plain
+    ``read_redirect`` runs in a worker thread because it usually blocks on a person.
+    """
+
+    show_link: Callable[[str], Any] = default_show_link
+    read_redirect: Callable[[], Any] = default_read_redirect
+    mode: Mode = "auto"
+    timeout: float = 300.0
+
+    def resolved_mode(self) -> Literal["listener", "paste"]:
+        mode = os.environ.get(MODE_ENV) or self.mode
+        if mode in ("listener", "paste"):
+            return mode  # type: ignore[return-value]
+        remote = any(os.environ.get(var) for var in _REMOTE_ENV) or "google.colab" in sys.modules
+        return "paste" if remote else "listener"
+
+
+_ui = AuthorizationUI()
+
+
+def set_authorization_ui(
+    show_link: Callable[[str], Any] | None = None,
+    read_redirect: Callable[[], Any] | None = None,
+    *,
+    mode: Mode | None = None,
+    timeout: float | None = None,
+) -> AuthorizationUI:
+    """Replace parts of the authorization UI (omitted parts stay); returns the previous UI.
+
+    ``mode``: ``"listener"``, ``"paste"`` or ``"auto"`` (``$MCPNB_OAUTH_REDIRECT`` overrides it).
+    Pass the returned object to :func:`restore_authorization_ui` to undo.
+    """
+    global _ui
+    previous = _ui
+    changes = {
+        k: v
+        for k, v in {
+            "show_link": show_link,
+            "read_redirect": read_redirect,
+            "mode": mode,
+            "timeout": timeout,
+        }.items()
+        if v is not None
+    }
+    _ui = replace(_ui, **changes)
+    return previous
+
+
+def restore_authorization_ui(ui: AuthorizationUI) -> None:
+    global _ui
+    _ui = ui
+
+
+def authorization_ui() -> AuthorizationUI:
+    return _ui
+
+
+async def call_hook(fn: Callable[..., Any], *args: Any, blocking: bool = False) -> Any:
+    """Call a plain or async hook; a plain blocking one goes to a thread so the loop keeps serving."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn(*args)
+    result = await asyncio.to_thread(fn, *args) if blocking else fn(*args)
+    return await result if inspect.isawaitable(result) else result
+
+
+def parse_redirect(text: str) -> AuthorizationCodeResult:
+    """The code, state and issuer from a redirected URL (or just its query string).
+
+    Messages never repeat the input: it holds the authorization code.
+    """
+    text = (text or "").strip()
+    query = urlsplit(text).query if "://" in text else text.lstrip("?")
+    params = {k: v[0] for k, v in parse_qs(query).items()}
+    if "error" in params:
+        detail = params.get("error_description", "")
+        raise AuthError(
+            f"the authorization server refused: {params['error']}" + (f" ({detail})" if detail else ""),
+            retryable=False,
+        )
+    if not params.get("code"):
+        raise AuthError(
+            "the pasted address has no 'code' parameter: after approving, copy the whole address from "
+            "the browser's address bar (it starts with http://127.0.0.1)"
+        )
+    return AuthorizationCodeResult(code=params["code"], state=params.get("state"), iss=params.get("iss"))
+
+
+_PAGE = (
+    "<!doctype html><meta charset='utf-8'><title>mcpnb</title>"
+    "<body style='font-family:sans-serif;margin:3em'><h2>{title}</h2><p>{body}</p></body>"
+)
+
+
+class CallbackListener:
+    """A one-shot HTTP listener on 127.0.0.1: the first request to ``/callback`` ends it.
+
+    Other paths (a browser's ``/favicon.ico``) get a 404 and do not count.
+    """
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self._server: asyncio.Server | None = None
+        self._result: asyncio.Future[str] | None = None
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://{HOST}:{self.port}{CALLBACK_PATH}"
+
+    async def start(self) -> CallbackListener:
+        self._result = asyncio.get_running_loop().create_future()
+        try:
+            self._server = await asyncio.start_server(self._handle, HOST, self.port)
+        except OSError as exc:
+            raise AuthError(
+                f"cannot listen for the OAuth redirect on {HOST}:{self.port} ({exc.strerror or exc}); "
+                "close what uses that port, or use mcpnb.set_authorization_ui(mode='paste')",
+                retryable=True,
+            ) from None
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def wait(self, timeout: float) -> AuthorizationCodeResult:
+        assert self._result is not None, "start() first"
+        try:
+            query = await asyncio.wait_for(asyncio.shield(self._result), timeout)
+        except TimeoutError:
+            raise AuthError(
+                f"no browser redirect reached {self.redirect_uri} within {timeout:g} s: approve in the "
+                "browser and connect again; if the browser runs on another machine than the kernel, use "
+                "mcpnb.set_authorization_ui(mode='paste')",
+                retryable=True,
+            ) from None
+        finally:
+            await self.close()
+        return parse_redirect("?" + query)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 2)
+            self._server = None
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            method, target, *_ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
+            parts = urlsplit(target)
+            if method != "GET" or parts.path != CALLBACK_PATH or self._result is None or self._result.done():
+                await _answer(writer, 404, "Not found", "This address only receives one OAuth redirect.")
+                return
+            failed = "error" in parse_qs(parts.query)
+            if failed:
+                await _answer(writer, 400, "Authorization failed", "Return to the notebook to see why.")
+            else:
+                await _answer(
+                    writer,
+                    200,
+                    "Authorization complete",
+                    "You can close this tab and return to the notebook.",
+                )
+            logger.debug("OAuth redirect received on %s", self.redirect_uri)
+            self._result.set_result(parts.query)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError, OSError):
+            pass
+        finally:
+            writer.close()
+
+
+async def _answer(writer: asyncio.StreamWriter, status: int, title: str, body: str) -> None:
+    page = _PAGE.format(title=html.escape(title), body=html.escape(body)).encode()
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}[status]
+    writer.write(
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+        f"Content-Length: {len(page)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n".encode()
+        + page
+    )
+    await writer.drain()

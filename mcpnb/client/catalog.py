@@ -1,0 +1,75 @@
+"""A server's tools: fetched page by page, cached with a TTL, filtered for listing and calling.
+
+``tools/list`` is asked for constantly (listings, completion, argument checks, the output schema of
+every call) and changes rarely, and the server says when it does (``list_changed``): a hit on the
+cache does no I/O. The filters hide tools from both listing and calling, before anything is sent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mcpnb.client.cache import TTLCache
+from mcpnb.client.errors import ToolNotFoundError, did_you_mean
+from mcpnb.client.toolinfo import ToolFilter, ToolInfo
+
+if TYPE_CHECKING:
+    from mcpnb.client.connection import Connection
+
+
+class ToolCatalog:
+    """The tools of one connection."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.cache: TTLCache[dict[str, ToolInfo]] = TTLCache(conn.config.cache_ttl, conn.clock)
+        self.filter = ToolFilter(conn.config.enabled_tools, conn.config.disabled_tools)
+
+    async def fetch(self) -> dict[str, ToolInfo]:
+        """Every page of ``tools/list`` from the live session, into the cache."""
+        conn = self.conn
+        tools: dict[str, ToolInfo] = {}
+        if conn.capabilities is None or conn.capabilities.tools is not None:
+            cursor = None
+            while True:
+                page = await conn.client.list_tools(cursor=cursor, cache_mode="refresh")
+                tools.update((t.name, ToolInfo.from_sdk(conn.name, t)) for t in page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        self.cache.put(tools)
+        if self.filter.active:
+            hidden = sum(not self.filter.allows(n) for n in tools)
+            conn.emit("filter", f"{hidden} of {len(tools)} tools hidden by the tool filters", hidden=hidden)
+        return tools
+
+    async def all(self, refresh: bool = False) -> dict[str, ToolInfo]:
+        """Every tool, filtered or not: from the cache while fresh, else from the server."""
+        cached = None if refresh else self.cache.get()
+        if cached is not None:
+            self.conn.emit("cache", "tools/list served from cache", hit=True)
+            return cached
+        self.conn.emit("cache", "tools/list fetched from the server", hit=False, refresh=refresh)
+        return await self.conn.request("tools/list", lambda _client: self.fetch())
+
+    async def visible(self, refresh: bool = False) -> list[ToolInfo]:
+        tools = await self.all(refresh)
+        return [t for n, t in tools.items() if self.filter.allows(n)]
+
+    async def get(self, name: str) -> ToolInfo:
+        """One tool by name; a clear error (and no request) for filtered or unknown tools."""
+        server = self.conn.name
+        hidden = self.filter.why_hidden(name)
+        if hidden:
+            raise ToolNotFoundError(
+                f"tool {name!r} of server {server!r} is filtered out ({hidden}); nothing was sent"
+            )
+        tools = self.cache.peek()
+        if tools is None or name not in tools:  # unknown here: the list may be stale
+            tools = await self.all(refresh=True)
+        if name not in tools:
+            hint = did_you_mean(name, [n for n in tools if self.filter.allows(n)])
+            raise ToolNotFoundError(
+                f"server {server!r} has no tool {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
+            )
+        return tools[name]

@@ -1,0 +1,52 @@
+"""``${VAR}`` and ``${VAR:-default}`` in string settings; ``$${`` is a literal ``${``.
+
+A default applies when the variable is unset *or empty*; a missing variable without a default is an
+error that names it (and the closest variable that is set). Values of variables whose names look
+secret (``GH_TOKEN``) are collected, so the pool can scrub them from text it did not write.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from mcpnb.client.errors import ConfigError, did_you_mean
+from mcpnb.client.redact import is_secret_key
+
+_VAR_RE = re.compile(r"\$\$\{|\$\{([^}]*)\}|\$\{")
+_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def expand(text: str, environ: Mapping[str, str], fail: Callable[..., ConfigError], found: set[str]) -> str:
+    """``text`` with every reference replaced. ``fail(message, suggestion=None)`` builds the located
+    error to raise; secret values used are added to ``found``."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) == "$${":
+            return "${"
+        body = m.group(1)
+        if body is None:
+            raise fail("unclosed '${' (write '$${' for a literal '${')")
+        var, sep, default = body.partition(":-")
+        if not _ENV_NAME_RE.match(var) or "${" in default:
+            raise fail(f"malformed variable reference '${{{var}…}}': use ${{VAR}} or ${{VAR:-default}}")
+        value = environ.get(var)
+        if value is None or (sep and value == ""):
+            if sep:
+                if is_secret_key(var):
+                    found.add(default)
+                return default
+            raise fail(
+                f"environment variable {var!r} is not set (give a default with ${{{var}:-default}})",
+                suggestion=did_you_mean(var, environ),
+            )
+        if is_secret_key(var):
+            found.add(value)
+        return value
+
+    return _VAR_RE.sub(one, text)
+
+
+def escape(text: str) -> str:
+    """The inverse of :func:`expand` for a text without references: ``expand(escape(t)) == t``."""
+    return text.replace("${", "$${")

@@ -1,0 +1,89 @@
+"""Spellings: every accepted key and transport name, mapped to the one field name it sets.
+
+Files written for other MCP clients say ``startupTimeoutSec`` or ``type`` where mcpnb's fields are
+``startup_timeout`` and ``transport``; both spellings are accepted (the schema lists each one), and
+errors quote the spelling the user actually wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from mcpnb.client.errors import ConfigError
+
+Transport = Literal["stdio", "http", "sse", "inprocess"]
+Era = Literal["auto", "legacy", "modern"]
+
+TRANSPORTS: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamableHttp": "http",
+    "sse": "sse",
+    "inprocess": "inprocess",
+}
+# Other spellings -> field names. Everything else is spelled as the field.
+ALIASES: dict[str, str] = {
+    "type": "transport",
+    "startupTimeoutSec": "startup_timeout",
+    "startup_timeout_sec": "startup_timeout",
+    "toolTimeoutSec": "tool_timeout",
+    "tool_timeout_sec": "tool_timeout",
+    "maxTotalTimeoutSec": "max_total_timeout",
+    "max_total_timeout_sec": "max_total_timeout",
+    "enabledTools": "enabled_tools",
+    "disabledTools": "disabled_tools",
+    "maxRetries": "max_retries",
+    "retryDelay": "retry_delay",
+    "healthCheckInterval": "health_check_interval",
+    "cacheTtl": "cache_ttl",
+}
+AUTH_ALIASES: dict[str, str] = {
+    "tokenEnv": "token_env",
+    "passwordEnv": "password_env",
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "clientSecretEnv": "client_secret_env",
+    "tokenStorage": "token_storage",
+}
+# Keys that say "this is how to reach the server": a later layer naming one replaces all of these.
+TRANSPORT_NAMING = frozenset({"command", "url", "transport"})
+TRANSPORT_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "transport"})
+# Auth fields taken as written, never ``${VAR}``-expanded: the ``*_env`` ones hold names of variables
+# (expanding would put the secret where names are shown), the others are choices from a list.
+AUTH_VERBATIM = frozenset({"token_env", "password_env", "client_secret_env", "type", "flow", "token_storage"})
+
+
+def canonical(
+    name: str, entry: Mapping[str, Any], source: str | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Field names for every spelling, and how each was spelled (``auth.x`` for auth fields).
+    Two spellings of one setting in one entry is an error. ``entry`` has passed the schema."""
+    canon: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for raw, value in entry.items():
+        key = ALIASES.get(raw, raw)
+        if key in canon:
+            raise ConfigError(
+                f"set twice, as {spelled[key]!r} and {raw!r}", file=source, server=name, key=raw
+            )
+        if key == "transport":
+            value = TRANSPORTS[value]
+        elif key == "auth":
+            auth: dict[str, Any] = {}
+            for araw, avalue in value.items():
+                akey = AUTH_ALIASES.get(araw, araw)
+                if akey in auth:
+                    raise ConfigError(
+                        f"set twice, as {spelled['auth.' + akey]!r} and {'auth.' + araw!r}",
+                        file=source,
+                        server=name,
+                        key=f"{raw}.{araw}",
+                    )
+                auth[akey] = avalue
+                spelled[f"auth.{akey}"] = f"{raw}.{araw}"
+            value = auth
+        canon[key] = value
+        spelled[key] = raw
+    return canon, spelled

@@ -1,0 +1,201 @@
+"""Config files and their layers: user → project (``.mcp.json``) → local (``.mcp.local.json``) → code.
+
+``platformdirs`` (for the user layer's default place) is imported on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NoReturn
+
+from mcpnb.client.config.frozen import FrozenDict
+from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING
+from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
+from mcpnb.client.config.validate import kind, parse
+from mcpnb.client.errors import ConfigError, did_you_mean
+
+PROJECT_FILE = ".mcp.json"
+LOCAL_FILE = ".mcp.local.json"
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """``$MCPNB_USER_CONFIG`` if set, else ``<user config dir>/mcpnb/mcp.json``."""
+    env = os.environ if environ is None else environ
+    if env.get("MCPNB_USER_CONFIG"):
+        return Path(env["MCPNB_USER_CONFIG"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("mcpnb")) / "mcp.json"
+
+
+def find_project_config(start: Path) -> Path | None:
+    """``.mcp.json`` in ``start`` or its nearest parent: a notebook in ``project/notebooks/`` still
+    finds the project's servers."""
+    return _find_upward(Path(start), PROJECT_FILE)
+
+
+def load_file(path: str | Path, *, environ: Mapping[str, str] | None = None) -> dict[str, ServerConfig]:
+    """Every server of one file, fully validated on its own (no layering)."""
+    path = Path(path)
+    return {
+        name: ServerConfig.from_dict(name, entry, source=str(path), environ=environ)
+        for name, entry in _file_servers(path).items()
+    }
+
+
+def load_config(
+    start: str | Path | None = None,
+    *,
+    path: str | Path | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ConfigSet:
+    """Merge user → project → local → ``overrides``; later layers win per server, key by key.
+
+    A layer that names a transport (``command``, ``url``, ``type``) replaces the earlier layer's way
+    of reaching the server wholesale: a local ``url`` must not inherit the project's ``args``.
+    ``env`` and ``headers`` otherwise merge entry by entry, so ``.mcp.local.json`` can add a secret
+    variable without repeating the project's others. An explicit ``path`` that does not exist is an
+    error; a missing layer file found by search is simply skipped.
+    """
+    user = user_config_path(environ)
+    if path is not None:
+        project: Path | None = Path(path).expanduser()
+        if not project.is_file():
+            raise ConfigError("file not found", file=str(project))
+        local: Path | None = project.parent / LOCAL_FILE
+    else:
+        here = Path.cwd() if start is None else Path(start).expanduser()
+        here = here.parent if here.is_file() else here
+        project = find_project_config(here)
+        local = project.parent / LOCAL_FILE if project else _find_upward(here, LOCAL_FILE)
+
+    read: list[Path] = []
+    for candidate in (user, project, local):
+        if candidate is None or not candidate.is_file():
+            continue
+        if candidate.resolve() not in {p.resolve() for p in read}:  # e.g. the user file is the project's
+            read.append(candidate)
+    layers: list[tuple[str, Mapping[str, Any]]] = [(str(p), _file_servers(p)) for p in read]
+    if overrides:
+        if not isinstance(overrides, Mapping):
+            raise ConfigError(f"overrides must map server names to settings, got {kind(overrides)}")
+        layers.append((CODE_SOURCE, overrides))
+
+    # Per server: the merged settings, the file that wrote each one and how, the last file naming it.
+    merged: dict[str, dict[str, Any]] = {}
+    origins: dict[str, dict[str, str]] = {}
+    spelled: dict[str, dict[str, str]] = {}
+    last: dict[str, str] = {}
+    for source, servers in layers:
+        for name, data in servers.items():
+            canon, spell = parse(name, data, source)
+            base, where = merged.setdefault(name, {}), origins.setdefault(name, {})
+            if TRANSPORT_NAMING & canon.keys():
+                for key in TRANSPORT_KEYS:
+                    base.pop(key, None)
+                    where.pop(key, None)
+            for key, value in canon.items():
+                if key in ("env", "headers") and key in base:
+                    value = {**base[key], **value}
+                base[key] = value
+                where[key] = source
+            spelled.setdefault(name, {}).update(spell)
+            last[name] = source
+    configs = {
+        name: assemble(
+            name,
+            canon,
+            spelled=spelled[name],
+            origins=origins[name],
+            source=last[name],
+            server=None,
+            environ=environ,
+        )
+        for name, canon in merged.items()
+    }
+    return ConfigSet(servers=FrozenDict(configs), files=tuple(read))
+
+
+def _find_upward(start: Path, filename: str) -> Path | None:
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        candidate = directory / filename
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _file_servers(path: Path) -> Mapping[str, Any]:
+    """The ``mcpServers`` object of one file, with syntax and top-level shape checked."""
+    data = _read_json(path)
+    file = str(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"expected a JSON object at the top level, got {kind(data)}", file=file)
+    for key in data:
+        if key != "mcpServers" and (
+            key.lower().replace("_", "").replace("-", "") in ("mcpservers", "mcpserver", "servers", "mcp")
+            or did_you_mean(key, ["mcpServers"])
+        ):
+            raise ConfigError(
+                "unknown top-level key: servers go under 'mcpServers'",
+                file=file,
+                key=key,
+                suggestion="mcpServers",
+            )
+    if "mcpServers" not in data:
+        raise ConfigError("no 'mcpServers' object: servers go under a top-level 'mcpServers' key", file=file)
+    servers = data["mcpServers"]
+    if not isinstance(servers, dict):
+        raise ConfigError(
+            f"expected an object mapping server names to settings, got {kind(servers)}",
+            file=file,
+            key="mcpServers",
+        )
+    return servers
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:  # JSON would silently keep the last one: a copy-paste slip that hides a server
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _no_constants(token: str) -> NoReturn:
+    raise ValueError(f"{token} is not valid JSON")
+
+
+def _read_json(path: Path) -> Any:
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text", file=file) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", file=file) from None
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        hint = ""
+        before = text[: exc.pos].rstrip()
+        if text[exc.pos : exc.pos + 2] in ("//", "/*"):
+            hint = " (JSON does not allow comments)"
+        elif before.endswith(",") and exc.msg.startswith(("Expecting property name", "Expecting value")):
+            hint = " (a trailing comma?)"
+        raise ConfigError(
+            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}", file=file
+        ) from None
+    except _DuplicateKey as exc:
+        raise ConfigError("key appears twice in the same object", file=file, key=str(exc)) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=file) from None

@@ -1,0 +1,353 @@
+"""``ServerConfig`` (one server: how to reach it and how patiently) and ``ConfigSet`` (all of them).
+
+Secrets never reach a repr, ``redacted()`` view or ``target``; :meth:`ServerConfig.secrets` lists the
+values the pool must scrub from text it did not write itself (server errors, stderr lines).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from dataclasses import replace as _dc_replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from mcpnb.client.config.auth import AuthConfig
+from mcpnb.client.config.expand import escape
+from mcpnb.client.config.frozen import FrozenDict, is_default
+from mcpnb.client.config.keys import (
+    ALIASES,
+    AUTH_ALIASES,
+    AUTH_VERBATIM,
+    TRANSPORT_KEYS,
+    TRANSPORT_NAMING,
+    Era,
+    Transport,
+)
+from mcpnb.client.config.resolve import resolve
+from mcpnb.client.config.validate import check_name, entry, parse
+from mcpnb.client.errors import ConfigError, UnknownServerError, did_you_mean
+from mcpnb.client.redact import (
+    REDACTED,
+    is_secret_key,
+    redact_env,
+    redact_headers,
+    redact_url,
+    scrub,
+    url_secrets,
+)
+
+CODE_SOURCE = "<code>"
+# Env values that cannot be secrets; scrubbing them from every message would only mangle text.
+_TRIVIAL_VALUES = frozenset(
+    {"true", "false", "yes", "no", "none", "null", "info", "debug", "warning", "error"}
+)
+
+
+@dataclass(frozen=True, eq=True, repr=False)
+class ServerConfig:
+    """One server: how to reach it and how patiently. Build it with :meth:`from_dict` or :meth:`build`,
+    which validate; the plain constructor only normalises container types (for tests and internals)."""
+
+    name: str
+    transport: Transport
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=FrozenDict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=FrozenDict)
+    server: Any = field(default=None, compare=False)  # compared by identity in __eq__
+    era: Era = "auto"
+    enabled: bool = True
+    startup_timeout: float = 30.0
+    tool_timeout: float = 60.0
+    max_total_timeout: float = 600.0
+    enabled_tools: tuple[str, ...] | None = None
+    disabled_tools: tuple[str, ...] = ()
+    max_retries: int = 3
+    retry_delay: float = 1.0
+    health_check_interval: float = 60.0
+    cache_ttl: float = 300.0
+    auth: AuthConfig | None = None
+    # Where it came from, for error messages; two configs that connect the same way are equal
+    # whichever file they came from (so Pool.sync does not reconnect for a moved file).
+    source: str | None = field(default=None, compare=False)
+    # Values of secret-named ${VAR}s that went into the settings (set by the validating constructors).
+    _var_secrets: ClassVar[frozenset[str]] = frozenset()
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "args", tuple(self.args))
+        set_(self, "env", FrozenDict(self.env))
+        set_(self, "headers", FrozenDict(self.headers))
+        set_(self, "disabled_tools", tuple(self.disabled_tools))
+        if self.enabled_tools is not None:
+            set_(self, "enabled_tools", tuple(self.enabled_tools))
+        if self.auth is not None and (self.auth.server_name != self.name or self.auth.source is None):
+            set_(
+                self,
+                "auth",
+                _dc_replace(self.auth, server_name=self.name, source=self.auth.source or self.source),
+            )
+
+    # ---- identity
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self) if f.compare)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, ServerConfig)
+        return self.server is other.server and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self._key(), id(self.server)))
+
+    # ---- constructors
+    @classmethod
+    def from_dict(
+        cls,
+        name: str,
+        data: Mapping[str, Any],
+        *,
+        source: str | None = None,
+        server: Any = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> ServerConfig:
+        """Validate one ``mcpServers`` entry (any accepted spelling) and expand its ``${VAR}`` s."""
+        canon, spelled = parse(name, data, source)
+        return assemble(
+            name, canon, spelled=spelled, origins={}, source=source, server=server, environ=environ
+        )
+
+    @classmethod
+    def build(cls, name: str, /, *, environ: Mapping[str, str] | None = None, **kwargs: Any) -> ServerConfig:
+        """The code path (``Pool.connect(name, command=..., **options)``): snake_case keywords, ``None`` =
+        not given, the same validation as files, ``source="<code>"``."""
+        source = kwargs.pop("source", None) or CODE_SOURCE
+        server = kwargs.pop("server", None)
+        _check_kwargs(name, kwargs, source)
+        given = {k: v for k, v in kwargs.items() if v is not None}
+        return cls.from_dict(name, given, source=source, server=server, environ=environ)
+
+    def replace(self, **changes: Any) -> ServerConfig:
+        """A revalidated copy. ``None`` resets a field to its default; naming a new ``command``/``url``/
+        ``transport``/``server`` replaces the old way of reaching the server (as a later layer does).
+        Existing values are not expanded again: only the ``${VAR}`` s in ``changes`` are."""
+        name = changes.pop("name", self.name)
+        source = changes.pop("source", self.source)
+        environ = changes.pop("environ", None)
+        server = changes.pop("server", self.server)
+        _check_kwargs(name, changes, source)
+        given = {k: v for k, v in changes.items() if v is not None}
+        current = self._settings()
+        if TRANSPORT_NAMING & given.keys() or server is not self.server:
+            current = {k: v for k, v in current.items() if k not in TRANSPORT_KEYS}
+        current = {k: v for k, v in current.items() if k not in changes} | given
+        check_name(name, source)
+        entry(name, given, CODE_SOURCE)  # blame the change, not the merged whole
+        canon, spelled = parse(name, current, source)
+        origins = dict.fromkeys(changes, CODE_SOURCE)
+        result = assemble(
+            name, canon, spelled=spelled, origins=origins, source=source, server=server, environ=environ
+        )
+        object.__setattr__(result, "_var_secrets", result._var_secrets | self._var_secrets)
+        return result
+
+    # ---- views
+    def _changed(self) -> Iterator[tuple[str, Any]]:
+        """``(field, value)`` for every field but name and transport that is not at its default."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name not in ("name", "transport") and not is_default(f, value):
+                yield f.name, value
+
+    def _settings(self) -> dict[str, Any]:
+        """The settings as an entry :meth:`replace` can revalidate: JSON-able, literal ``${`` escaped."""
+        out: dict[str, Any] = {"transport": self.transport}
+        for key, value in self._changed():
+            if key in ("server", "source"):
+                continue
+            if key in ("command", "cwd", "url"):
+                value = escape(value)
+            elif key == "args":
+                value = [escape(a) for a in value]
+            elif key in ("env", "headers"):
+                value = {k: escape(v) for k, v in value.items()}
+            elif key == "auth":
+                value = {k: (v if k in AUTH_VERBATIM else escape(v)) for k, v in value._settings().items()}
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[key] = value
+        return out
+
+    def secrets(self) -> set[str]:
+        """Every secret value this config knows, for the pool to scrub from text it did not write."""
+        found: set[str] = set(self._var_secrets)
+        if self.auth is not None:
+            found |= self.auth.secrets()
+        for key, value in self.headers.items():
+            if is_secret_key(key) and value:
+                found |= _credential(value)
+        found |= {v for v in self.env.values() if v.lower() not in _TRIVIAL_VALUES and not _is_number(v)}
+        if self.url:
+            found |= url_secrets(self.url)
+        found |= _arg_secrets(self.args)[1]
+        return {s for s in found if s}
+
+    def _shown_args(self, secrets: set[str]) -> list[str]:
+        return [scrub(a, secrets) for a in _arg_secrets(self.args)[0]]
+
+    def redacted(self) -> dict[str, Any]:
+        """A JSON-able view for display (``%mcp config``): name, transport and non-default settings,
+        secrets replaced by ``***``."""
+        secrets = self.secrets()
+        out: dict[str, Any] = {"name": self.name, "transport": self.transport}
+        for key, value in self._changed():
+            if key == "server":
+                value = self.target
+            elif key in ("command", "cwd", "source"):
+                value = scrub(value, secrets)
+            elif key == "args":
+                value = self._shown_args(secrets)
+            elif key == "env":
+                value = redact_env(value)
+            elif key == "headers":
+                value = {k: scrub(v, secrets) for k, v in redact_headers(value).items()}
+            elif key == "url":
+                value = scrub(redact_url(value), secrets)
+            elif key == "auth":
+                value = value.redacted()
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[key] = value
+        return out
+
+    @property
+    def target(self) -> str:
+        """A short, safe description of what this connects to, for status rows and progress messages."""
+        if self.transport == "inprocess":
+            label = getattr(self.server, "name", None)
+            label = label if isinstance(label, str) and label else type(self.server).__name__
+            return f"<in-process {label}>"
+        secrets = self.secrets()
+        if self.transport == "stdio":
+            words = [scrub(self.command or "", secrets), *self._shown_args(secrets)]
+            text = " ".join(w if w and not any(c.isspace() for c in w) else repr(w) for w in words)
+        else:
+            text = scrub(redact_url(self.url or ""), secrets)
+        return text if len(text) <= 120 else text[:119] + "…"
+
+    def __repr__(self) -> str:
+        return "ServerConfig(" + ", ".join(f"{k}={v!r}" for k, v in self.redacted().items()) + ")"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class ConfigSet:
+    """The merged result of every layer, plus which files were actually read (to show the user)."""
+
+    servers: dict[str, ServerConfig]
+    files: tuple[Path, ...] = ()
+
+    def enabled(self) -> dict[str, ServerConfig]:
+        """The servers to start; disabled ones stay listed so a status table can show them."""
+        return {name: cfg for name, cfg in self.servers.items() if cfg.enabled}
+
+    def __getitem__(self, name: str) -> ServerConfig:
+        try:
+            return self.servers[name]
+        except KeyError:
+            hint = did_you_mean(name, self.servers)
+            raise UnknownServerError(
+                f"no server named {name!r} in the configuration"
+                + (f"; did you mean {hint!r}?" if hint else "")
+            ) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.servers)
+
+    def __len__(self) -> int:
+        return len(self.servers)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.servers
+
+
+def assemble(
+    name: str,
+    canon: Mapping[str, Any],
+    *,
+    spelled: Mapping[str, str],
+    origins: Mapping[str, str],
+    source: str | None,
+    server: Any,
+    environ: Mapping[str, str] | None,
+) -> ServerConfig:
+    """The checked config for canonical settings (see :func:`.resolve.resolve`)."""
+    values, var_secrets = resolve(
+        name, canon, spelled=spelled, origins=origins, source=source, server=server, environ=environ
+    )
+    config = ServerConfig(name=name, server=server, source=source, **values)
+    object.__setattr__(config, "_var_secrets", var_secrets)
+    return config
+
+
+_BUILD_KEYS = frozenset(f.name for f in fields(ServerConfig) if f.name not in ("name", "server", "source"))
+
+
+def _check_kwargs(name: str, kwargs: Mapping[str, Any], source: str | None) -> None:
+    for key in kwargs:
+        if key not in _BUILD_KEYS:
+            suggestion = ALIASES.get(key) or AUTH_ALIASES.get(key) or did_you_mean(key, _BUILD_KEYS)
+            raise ConfigError("unknown setting", file=source, server=name, key=key, suggestion=suggestion)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _credential(value: str) -> set[str]:
+    """A secret header value, and the credential inside it (``Bearer <token>``)."""
+    found = {value}
+    scheme, _, rest = value.partition(" ")
+    if rest and scheme.lower() in ("bearer", "basic", "token"):
+        found.add(rest.strip())
+    return found
+
+
+def _arg_secrets(args: tuple[str, ...]) -> tuple[list[str], set[str]]:
+    """Args as shown, and the values hidden: what follows ``--token``, ``--api-key=…``, or
+    ``Authorization: …`` (the mcp-remote ``--header`` style)."""
+    shown: list[str] = []
+    found: set[str] = set()
+    hide_next = False
+    for arg in args:
+        if hide_next:
+            shown.append(REDACTED)
+            found.add(arg)
+            hide_next = False
+            continue
+        flag, eq, value = arg.partition("=")
+        header, colon, hvalue = arg.partition(":")
+        if arg.startswith("-") and is_secret_key(flag.lstrip("-")):
+            if eq:
+                shown.append(f"{flag}={REDACTED}")
+                found.add(value)
+            else:
+                shown.append(arg)
+                hide_next = True
+            continue
+        if colon and re.fullmatch(r"[A-Za-z0-9_-]+", header) and is_secret_key(header) and hvalue.strip():
+            shown.append(f"{header}: {REDACTED}")
+            found |= _credential(hvalue.strip())
+            continue
+        shown.append(arg)
+    return shown, found

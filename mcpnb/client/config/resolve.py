@@ -1,0 +1,201 @@
+"""The last step, after the schema and the merge of layers: ``${VAR}`` expansion, the transport, and
+the rules no schema can say (keys of the other transport, command *and* url, auth shapes), each error
+pointing at the file and the spelling where the offending key was written.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcpnb.client.config.auth import AuthConfig
+from mcpnb.client.config.expand import expand
+from mcpnb.client.config.keys import AUTH_VERBATIM, Transport
+from mcpnb.client.errors import ConfigError
+from mcpnb.client.redact import redact_url
+
+# Expanded in this order, so the first bad reference is the one reported.
+_EXPANDED = ("command", "args", "env", "headers", "cwd", "url")
+_STDIO_ONLY = ("args", "env", "cwd")
+_HTTP_ONLY = ("headers", "auth")
+_SECONDS = (
+    "startup_timeout",
+    "tool_timeout",
+    "max_total_timeout",
+    "retry_delay",
+    "health_check_interval",
+    "cache_ttl",
+)
+# Per transport: what reaches it (to compare with what the keys imply), and how to say so in an error.
+_REACH = {
+    "stdio": ("stdio", "'command'"),
+    "http": ("url", "'url'"),
+    "sse": ("url", "'url'"),
+    "inprocess": ("inprocess", "a server object"),
+}
+_AUTH_FIELDS_BY_TYPE = {
+    "bearer": {"token", "token_env"},
+    "basic": {"username", "password", "password_env"},
+    "oauth": {"flow", "client_id", "client_secret", "client_secret_env", "scope", "token_storage"},
+}
+
+
+class _Where:
+    """Builds errors that point at the file and spelling where each key was actually written."""
+
+    def __init__(self, name: str, source: str | None, origins: Mapping[str, str], spelled: Mapping[str, str]):
+        self.name, self.source, self.origins, self.spelled = name, source, origins, spelled
+
+    def __call__(
+        self, message: str, key: str | None = None, sub: str = "", suggestion: str | None = None
+    ) -> ConfigError:
+        if key is None:
+            return ConfigError(message, file=self.source, server=self.name, suggestion=suggestion)
+        top = key.split(".", 1)[0]
+        shown = self.spelled.get(key) or (self.spelled.get(top, top) + key[len(top) :])
+        return ConfigError(
+            message,
+            file=self.origins.get(top, self.source),
+            server=self.name,
+            key=shown + sub,
+            suggestion=suggestion,
+        )
+
+
+def resolve(
+    name: str,
+    canon: Mapping[str, Any],
+    *,
+    spelled: Mapping[str, str],
+    origins: Mapping[str, str],
+    source: str | None,
+    server: Any,
+    environ: Mapping[str, str] | None,
+) -> tuple[dict[str, Any], frozenset[str]]:
+    """The ``ServerConfig`` fields for checked, canonical settings (besides name, server and source),
+    and the values of secret-named variables that expansion used.
+
+    ``spelled`` maps field names to the spelling written; ``origins`` maps them to the file that
+    wrote them (``source`` for the rest)."""
+    where = _Where(name, source, origins, spelled)
+    env_vars = os.environ if environ is None else environ
+    var_secrets: set[str] = set()
+
+    def expand_at(text: str, key: str, sub: str = "") -> str:
+        def fail(message: str, suggestion: str | None = None) -> ConfigError:
+            return where(message, key, sub, suggestion)
+
+        return expand(text, env_vars, fail, var_secrets)
+
+    values: dict[str, Any] = {k: v for k, v in canon.items() if k not in ("transport", "auth")}
+    for key in _EXPANDED:
+        value = values.get(key)
+        if isinstance(value, list):
+            values[key] = tuple(expand_at(a, key, f"[{i}]") for i, a in enumerate(value))
+        elif isinstance(value, dict):
+            values[key] = {k: expand_at(v, key, f".{k}") for k, v in value.items()}
+        elif isinstance(value, str):
+            values[key] = expand_at(value, key)
+
+    transport = _transport(canon, values, server, where)
+    for key in _STDIO_ONLY if transport != "stdio" else ():
+        if values.get(key):
+            raise where(f"applies only to stdio servers (this one is {transport})", key)
+    for key in _HTTP_ONLY if transport not in ("http", "sse") else ():
+        if canon.get(key):
+            raise where(f"applies only to http and sse servers (this one is {transport})", key)
+
+    if "url" in values:
+        parts = urlsplit(values["url"])
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise where(f"expected an http:// or https:// URL, got {redact_url(values['url'])!r}", "url")
+    if "cwd" in values:
+        cwd = os.path.expanduser(values["cwd"])
+        origin = origins.get("cwd", source)
+        if not os.path.isabs(cwd) and origin and not origin.startswith("<"):
+            cwd = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(origin)), cwd))
+        values["cwd"] = cwd
+
+    for key in _SECONDS:
+        if key in values:
+            values[key] = float(values[key])
+    for key, value in values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise where(f"must be a finite number, got {value}", key)
+    if "max_retries" in values:
+        values["max_retries"] = int(values["max_retries"])
+    for key in ("enabled_tools", "disabled_tools"):
+        if key in values:
+            values[key] = tuple(values[key])
+    both = [t for t in values.get("enabled_tools") or () if t in values.get("disabled_tools", ())]
+    if both:
+        raise where(f"tool {both[0]!r} is both enabled and disabled", "disabled_tools")
+
+    auth = None
+    if "auth" in canon:
+        auth = _auth(canon["auth"], where, expand_at, origins.get("auth", source), name)
+        for header in values.get("headers", {}):
+            if header.lower() == "authorization":
+                raise where("set either an Authorization header or 'auth', not both", "headers", f".{header}")
+
+    return {"transport": transport, "auth": auth, **values}, frozenset(s for s in var_secrets if s)
+
+
+def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any, where: _Where) -> Transport:
+    has_command, has_url = "command" in values, "url" in values
+    if server is not None and (has_command or has_url):
+        raise where("give a server object or a command/url, not both", "command" if has_command else "url")
+    if has_command and has_url:
+        raise where(
+            "both 'command' and 'url' are set: a server is either a process (command) or an endpoint (url)",
+            "url",
+        )
+    given = canon.get("transport")
+    if given == "inprocess" and server is None:
+        raise where("an in-process server needs a server object, which only code can give", "transport")
+    if not (has_command or has_url or server is not None):
+        raise where("neither 'command' nor 'url' is set: say how to start or reach the server", "command")
+    if server is not None:
+        inferred = "inprocess"
+    elif has_command:
+        inferred = "stdio"
+    else:
+        inferred = "sse" if urlsplit(values["url"]).path.rstrip("/").endswith("/sse") else "http"
+    if given is None:
+        return inferred  # type: ignore[return-value]
+    reach, need = _REACH[given]
+    if reach == _REACH[inferred][0]:
+        return given  # type: ignore[no-any-return]
+    raise where(f"transport {given!r} needs {need}", "transport", suggestion=inferred)
+
+
+def _auth(
+    raw: Mapping[str, Any], where: _Where, expand_at: Callable[..., str], source: str | None, name: str
+) -> AuthConfig:
+    kind = raw["type"]
+    for key in raw:
+        if key != "type" and key not in _AUTH_FIELDS_BY_TYPE[kind]:
+            owner = next(t for t, keys in _AUTH_FIELDS_BY_TYPE.items() if key in keys)
+            raise where(f"applies to {owner} auth, not {kind}", f"auth.{key}")
+    values = {k: (v if k in AUTH_VERBATIM else expand_at(v, f"auth.{k}")) for k, v in raw.items()}
+
+    def one_of(value_key: str, env_key: str) -> None:
+        if values.get(value_key) and values.get(env_key):
+            raise where(f"give {value_key!r} or {env_key!r}, not both", f"auth.{env_key}")
+        if not values.get(value_key) and not values.get(env_key):
+            raise where(f"{kind} auth needs {value_key!r} or {env_key!r}", "auth")
+
+    if kind == "bearer":
+        one_of("token", "token_env")
+    elif kind == "basic":
+        if not values.get("username"):
+            raise where("basic auth needs a 'username'", "auth")
+        one_of("password", "password_env")
+    elif values.get("flow", "client_credentials") == "client_credentials":
+        if not values.get("client_id"):
+            raise where("the client_credentials flow needs a 'client_id'", "auth")
+        one_of("client_secret", "client_secret_env")
+    return AuthConfig(**values, server_name=name, source=source)

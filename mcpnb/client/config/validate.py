@@ -1,0 +1,198 @@
+"""The shape of one ``mcpServers`` entry: its name, and the shipped JSON Schema (unknown keys, types,
+ranges), with jsonschema's findings turned into one located, "did you mean" message.
+
+``jsonschema`` is imported on first validation, not with the package: ``%load_ext mcpnb`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from mcpnb.client.config.auth import AuthConfig
+from mcpnb.client.config.keys import canonical
+from mcpnb.client.errors import ConfigError, did_you_mean
+
+#: One day. Anything longer is a typo (milliseconds for seconds), not a wish (the schema's maximum).
+MAX_SECONDS = 86400
+
+# No "__" (flat tool names mcp__{server}__{tool} split on the first "__"), no trailing "_" (same
+# reason: "a_" + "__" + "t" reads back as server "a", tool "_t"), no "." (the magics use NAME.TOOL).
+_NAME_RE = re.compile(r"^[A-Za-z0-9](?:_?[A-Za-z0-9-])*$")
+# Unknown keys that other clients use, with what to write instead.
+_HINTS = {"disabled": ("mcpnb spells this '\"enabled\": false'", "enabled")}
+_EXPECTED = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "a whole number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+# Of several findings, report an unknown key first, then a missing one, then a wrong type or choice.
+_RANK = {"additionalProperties": 0, "required": 1, "type": 2, "enum": 3}
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema the package ships (also usable by editors for ``.mcp.json``)."""
+    return json.loads(_schema_text())
+
+
+def parse(name: Any, data: Any, source: str | None) -> tuple[dict[str, Any], dict[str, str]]:
+    """Check one entry's name and shape; its settings under field names, and how each was spelled."""
+    check_name(name, source)
+    return canonical(name, entry(name, data, source), source)
+
+
+def check_name(name: Any, source: str | None) -> None:
+    if isinstance(name, str) and _NAME_RE.match(name):
+        return
+    if not isinstance(name, str):
+        raise ConfigError(f"a server name must be a string, got {kind(name)}", file=source)
+    fixed = re.sub(r"[^A-Za-z0-9_-]+", "-", name)
+    fixed = re.sub(r"_{2,}", "_", fixed).lstrip("_-").rstrip("_")
+    why = (
+        "names may not contain '__' (flat tool names mcp__SERVER__TOOL split on it)"
+        if "__" in name
+        else "names may not contain '.' (the magics use NAME.TOOL)"
+        if "." in name
+        else "names may not end with '_' (flat tool names mcp__SERVER__TOOL split on '__')"
+        if name.endswith("_")
+        else "use letters, digits, '-' and '_', starting with a letter or digit"
+    )
+    raise ConfigError(
+        f"invalid server name {name!r}: {why}",
+        file=source,
+        server=name if name else None,
+        suggestion=fixed if fixed and _NAME_RE.match(fixed) else None,
+    )
+
+
+def entry(name: str, data: Any, source: str | None) -> dict[str, Any]:
+    """``data`` as plain JSON, checked against the schema's ``server`` definition."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"expected an object with the server's settings, got {kind(data)}", file=source, server=name
+        )
+    plain = _jsonable(data)
+    errors = list(_server_validator().iter_errors(plain))
+    if errors:
+        order = list(plain)
+
+        def rank(e: Any) -> tuple[int, int, int]:
+            top = e.absolute_path[0] if e.absolute_path else None
+            return (_RANK.get(e.validator, 9), order.index(top) if top in order else -1, len(e.absolute_path))
+
+        raise _translate(min(errors, key=rank), name, source)
+    return plain
+
+
+def kind(value: Any) -> str:
+    """What a value is, in the words of an error message ("a list", "true/false")."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    if value is None:
+        return "null"
+    return f"a {type(value).__name__}"
+
+
+def _jsonable(value: Any) -> Any:
+    """Code callers pass tuples, Paths, AuthConfig objects: give the schema plain JSON shapes."""
+    if isinstance(value, AuthConfig):
+        return value._settings()
+    if isinstance(value, Mapping):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
+
+
+@cache
+def _schema_text() -> str:
+    from importlib.resources import files
+
+    return files(__package__ or "mcpnb.client.config").joinpath("schema.json").read_text(encoding="utf-8")
+
+
+@cache
+def _server_validator() -> Any:
+    import jsonschema
+
+    root = json.loads(_schema_text())
+    sub = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": "#/$defs/server"}
+    return jsonschema.validators.validator_for(root)(sub)
+
+
+def _path_key(path: Any) -> str | None:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or None
+
+
+def _translate(e: Any, name: str, source: str | None) -> ConfigError:
+    path = list(e.absolute_path)
+    key = _path_key(path)
+    secret_place = bool(path) and path[0] in ("env", "headers", "auth")
+    shown = "" if secret_place or isinstance(e.instance, (dict, list)) else f" ({e.instance!r})"
+    if len(shown) > 60:
+        shown = shown[:56] + "…)"
+
+    def err(message: str, at: str | None = key, suggestion: str | None = None) -> ConfigError:
+        return ConfigError(message, file=source, server=name, key=at, suggestion=suggestion)
+
+    if e.validator == "additionalProperties":
+        allowed = list(e.schema.get("properties", {}))
+        extra = next(k for k in e.instance if k not in allowed)
+        at = f"{key}.{extra}" if key else extra
+        if extra in _HINTS:
+            return err(f"unknown key: {_HINTS[extra][0]}", at, _HINTS[extra][1])
+        if extra == "server":
+            return err("unknown key: an in-process server object can only be given from code", at)
+        if extra == "name":
+            return err("unknown key: the server's name is its key under 'mcpServers'", at)
+        return err("unknown key", at, did_you_mean(extra, allowed))
+    if e.validator == "type":
+        expected = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        wanted = " or ".join(_EXPECTED.get(t, t) for t in expected)
+        if not path:
+            return err(f"expected an object with the server's settings, got {kind(e.instance)}")
+        return err(f"expected {wanted}, got {kind(e.instance)}{shown}")
+    if e.validator == "enum":
+        choices = [str(c) for c in e.validator_value]
+        hint = did_you_mean(e.instance, choices) if isinstance(e.instance, str) else None
+        return err(f"expected one of {', '.join(map(repr, choices))}, got {e.instance!r}", suggestion=hint)
+    if e.validator == "required":
+        missing = next(k for k in e.validator_value if k not in e.instance)
+        return err(f"missing required key {missing!r}", f"{key}.{missing}" if key else missing)
+    if e.validator == "exclusiveMinimum":
+        return err(f"must be greater than {e.validator_value}, got {e.instance}")
+    if e.validator == "minimum":
+        return err(f"must not be negative, got {e.instance}")
+    if e.validator == "maximum":
+        unit = "" if path and path[-1] in ("max_retries", "maxRetries") else " s"
+        return err(f"{e.instance}{unit} is absurd: the limit is {e.validator_value}{unit}")
+    if e.validator == "minLength":
+        return err("must not be empty")
+    if e.validator == "pattern":
+        found = re.fullmatch(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?", e.instance.strip()) if e.instance else None
+        return err(
+            "expected the *name* of an environment variable (letters, digits, '_')",
+            suggestion=found.group(1) if found else None,
+        )
+    return err("invalid value" + ("" if secret_place else f": {e.message}"))

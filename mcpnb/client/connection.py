@@ -1,0 +1,437 @@
+"""One server: its owner task, its state machine, and the requests that go through it.
+
+The SDK's ``Client`` must be exited in the task that entered it, and a transport crash lands in that
+task. So each session has exactly one long-lived owner task on the runtime loop; callers use the
+entered client from their own tasks and only ever see clean errors. When a live session dies, the
+connection replaces it (``reconnecting``, with backoff) and callers that arrive meanwhile wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client import health, requests
+from mcpnb.client.asking import Asking
+from mcpnb.client.catalog import ToolCatalog
+from mcpnb.client.errors import (
+    AuthError,
+    ConnectError,
+    McpnbError,
+    describe,
+    leaves,
+)
+from mcpnb.client.events import ConnectionEvent, EventLog, State
+from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.redact import scrub
+from mcpnb.client.results import ToolResult
+from mcpnb.client.retry import Backoff, is_retryable, reconnect_with_backoff
+from mcpnb.client.status import ServerStatus
+from mcpnb.client.toolinfo import ToolInfo
+
+if TYPE_CHECKING:
+    from mcpnb.client.config import ServerConfig
+
+#: How long a stopping owner task may take: stdio servers that ignore EOF need 2 s + SIGTERM + 2 s.
+STOP_GRACE = 8.0
+#: Last lines of a stdio server's stderr kept per connection.
+STDERR_LINES = 500
+#: The longest wait between reconnect attempts.
+MAX_RETRY_DELAY = 30.0
+
+#: "modern" also probes (``server/discover``): the SDK's fixed-version mode skips it and then knows
+#: neither the server's name nor its capabilities. _install() insists on the modern era instead.
+_MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
+_CONNECTION_CLOSED = -32000
+_URL_ELICITATION_REQUIRED = -32042
+
+
+async def _skip_sdk_validation(name: str, result: Any) -> None:
+    """Replaces the SDK's strict outputSchema check, which raises and drops the payload."""
+
+
+class Connection:
+    """A live (or failed, or disabled) connection to one MCP server. Lives on the runtime loop."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.events = EventLog()
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self.state = State.DISABLED if not config.enabled else State.DISCONNECTED
+        self.since = datetime.now()
+        self.last_error: str | None = None
+        self.last_latency_ms: float | None = None
+        self.retries = 0
+        self.health = health.HealthState()
+        self.backoff = Backoff(config.retry_delay, MAX_RETRY_DELAY, rng=rng or random.Random())
+        self.clock = clock
+        self.catalog = ToolCatalog(self)
+        self.tool_cache = self.catalog.cache  # what status() and the pool read without I/O
+        self.client: Any = None
+        self.protocol_version: str | None = None
+        self.server_info: Any = None
+        self.capabilities: Any = None
+        self.instructions: str | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[Any] | None = None  # resolved once the owner's session is up
+        self._stop: asyncio.Event | None = None
+        self._background: set[asyncio.Task[Any]] = set()  # health loop, list_changed listener
+        self._recovery: asyncio.Task[None] | None = None
+        self._settled = asyncio.Event()  # set whenever the state is not connecting/reconnecting
+        self._settled.set()
+        self.http_status: int | None = None
+        self.session_expired = False
+        self._secrets = config.secrets()
+        self.interaction: Interaction | None = None  # None: the process-wide default
+        self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
+
+    # ------------------------------------------------------------------ identity and state
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def era(self) -> str | None:
+        """``"modern"`` (2026-07-28, stateless) or ``"legacy"`` (handshake) once connected."""
+        if self.protocol_version is None:
+            return None
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        return "modern" if self.protocol_version in MODERN_PROTOCOL_VERSIONS else "legacy"
+
+    @property
+    def server_name(self) -> str | None:
+        return getattr(self.server_info, "name", None)
+
+    @property
+    def server_version(self) -> str | None:
+        return getattr(self.server_info, "version", None)
+
+    def safe(self, text: str) -> str:
+        """``text`` with every secret this server's config knows replaced by ``***``."""
+        return scrub(text, self._secrets)
+
+    def emit(self, kind: str, message: str, **detail: Any) -> None:
+        self.events.emit(ConnectionEvent(self.name, kind, self.safe(message), detail=detail))
+
+    def set_state(self, state: State, message: str = "", **detail: Any) -> None:
+        previous, self.state, self.since = self.state, state, datetime.now()
+        if state is State.FAILED:
+            self.last_error = self.safe(message)
+        elif state is State.CONNECTED:
+            self.last_error = None
+        if state in (State.CONNECTING, State.RECONNECTING):
+            self._settled.clear()
+        else:
+            self._settled.set()
+        text = self.safe(message) if message else f"{previous} -> {state}"
+        self.events.emit(ConnectionEvent(self.name, "state", text, state, previous, detail))
+
+    def status(self) -> ServerStatus:
+        tools = self.tool_cache.peek()
+        return ServerStatus(
+            name=self.name,
+            transport=self.config.transport,
+            state=str(self.state),
+            era=self.era,
+            protocol_version=self.protocol_version,
+            server_name=self.server_name,
+            server_version=self.server_version,
+            tools=None if tools is None else len(tools),
+            last_latency_ms=self.last_latency_ms,
+            last_error=self.last_error,
+            since=self.since,
+            healthy=self.health.healthy,
+            last_ok=self.health.last_ok,
+            retries=self.retries,
+        )
+
+    def __repr__(self) -> str:
+        return f"<Connection {self.name} {self.config.transport} {self.state}>"
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``."""
+        if self.state is State.DISABLED:
+            return
+        await self.halt()
+        self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
+        try:
+            await self.open_session()
+        except BaseException as exc:
+            reason = self.failure_reason(exc)
+            self.set_state(State.FAILED, reason)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise ConnectError(self.name, self.safe(reason)) from None
+        self.set_state(State.CONNECTED, self.connected_message())
+
+    def connected_message(self) -> str:
+        return f"connected: {self.server_name or '?'} {self.server_version or ''} ({self.era})".strip()
+
+    async def open_session(self) -> None:
+        """One attempt at a fresh session: owner task, handshake, first tool list. Raises on failure."""
+        timeout = self.startup_timeout
+        started = self.clock()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[Any] = loop.create_future()
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
+        self._stop = asyncio.Event()
+        self.http_status, self.session_expired = None, False
+        self._ready = ready
+        self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
+        try:
+            client = await asyncio.wait_for(asyncio.shield(ready), timeout)
+            self._install(client)
+            if self.config.era == "modern" and self.era != "modern":
+                raise McpnbError(
+                    f"the server only speaks the handshake era ({self.protocol_version}), not 2026-07-28; "
+                    "use era 'auto' or 'legacy'"
+                )
+            remaining = max(0.1, timeout - (self.clock() - started))
+            await asyncio.wait_for(self.catalog.fetch(), remaining)
+        except BaseException:
+            await self.end_session()
+            self.client = None
+            raise
+        self._start_background()
+
+    @property
+    def startup_timeout(self) -> float:
+        """``startup_timeout``, but never shorter than a person needs to approve an OAuth login."""
+        auth = self.config.auth
+        if auth is not None and auth.type == "oauth" and auth.flow == "authorization_code":
+            from mcpnb.client.auth import authorization_ui
+
+            return max(self.config.startup_timeout, authorization_ui().timeout)
+        return self.config.startup_timeout
+
+    def failure_reason(self, exc: BaseException) -> str:
+        if isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError):
+            return (
+                f"no answer within startup_timeout={self.startup_timeout:g} s; "
+                f"raise startup_timeout for server {self.name!r} if it is just slow"
+            )
+        if isinstance(exc, asyncio.CancelledError):
+            return "connect cancelled"
+        auth_failure = next((leaf for leaf in leaves(exc) if isinstance(leaf, AuthError)), None)
+        if auth_failure is not None:  # an OAuth flow's own message beats the 401 that started it
+            return str(auth_failure)
+        if self.http_status in (401, 403):
+            return str(AuthError.from_status(self.name, self.http_status, self.safe(self.config.target)))
+        reason = describe(exc)
+        if self.config.transport == "stdio" and self.stderr:
+            reason += f" (server stderr: {self.stderr[-1][:200]})"
+        return reason
+
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+        """The owner task: enter the transport and client, wait for stop, exit in this same task."""
+        from mcp import Client
+        from mcp.types import Implementation
+
+        from mcpnb import __version__
+        from mcpnb.client.tasks import elicitation_answerer, tasks_extension
+        from mcpnb.client.transports import open_target
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                target = await stack.enter_async_context(
+                    open_target(self.config, on_stderr=self._on_stderr, on_response=self._on_response)
+                )
+                client = Client(
+                    target,
+                    mode=_MODES[self.config.era],
+                    client_info=Implementation(name="mcpnb", version=__version__),
+                    message_handler=self._on_message,
+                    elicitation_callback=self.asking.on_elicit,
+                    sampling_callback=self.asking.on_sample,
+                    logging_callback=self.asking.on_log,
+                    log_level="info",
+                    # 2026-07-28 servers make tasks only for clients that declare the extension;
+                    # call_tool() then waits for the task's result transparently
+                    extensions=[tasks_extension(answer=elicitation_answerer(self.asking.on_elicit))],
+                )
+                await stack.enter_async_context(client)
+                ready.set_result(client)
+                await stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            elif not stop.is_set():
+                self.lost(exc)  # the transport died under a live session
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            if not ready.done():
+                ready.set_exception(ConnectionError("the connection ended before it was ready"))
+
+    def _install(self, client: Any) -> None:
+        from mcpnb.client.transcript import tap
+
+        client.session.validate_tool_result = _skip_sdk_validation
+        tap(client.session)
+        self.client = client
+        self.protocol_version = client.protocol_version
+        self.server_info = client.server_info
+        self.capabilities = client.server_capabilities
+        self.instructions = client.instructions
+
+    def _on_stderr(self, line: str) -> None:
+        line = self.safe(line)
+        self.stderr.append(line)
+        self.events.emit(ConnectionEvent(self.name, "stderr", line))
+
+    def _on_response(self, status: int, request_headers: Any) -> None:
+        if status < 400:
+            return
+        self.http_status = status
+        if status == 404 and request_headers.get("mcp-session-id"):
+            self.session_expired = True
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``)."""
+        from mcp.types import ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification):
+            self.tool_cache.invalidate()
+            self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+
+    def _start_background(self) -> None:
+        if self.config.health_check_interval > 0:
+            self._spawn(health.monitor(self), "health")
+        tools_caps = getattr(self.capabilities, "tools", None)
+        if self.era == "modern" and getattr(tools_caps, "list_changed", False):
+            self._spawn(self._listen(), "listen")
+
+    def _spawn(self, coro: Any, what: str) -> None:
+        task = asyncio.get_running_loop().create_task(coro, name=f"mcpnb-{what}-{self.name}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _listen(self) -> None:
+        """Modern era: list_changed arrives on a ``subscriptions/listen`` stream (teed to _on_message)."""
+        client = self.client
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    pass
+
+    async def stop(self) -> None:
+        """Close the session (the child process exits); state becomes ``disconnected``."""
+        await self.halt()
+        if self.state is not State.DISABLED:
+            self.set_state(State.DISCONNECTED, "disconnected")
+
+    def cancel_background(self) -> None:
+        """Stop the health loop and the list_changed listener (a new session starts its own)."""
+        for task in list(self._background):
+            task.cancel()
+
+    async def halt(self) -> None:
+        """Stop recovery and background work, then the session itself."""
+        recovery, self._recovery = self._recovery, None
+        current = asyncio.current_task()
+        tasks = [t for t in (*self._background, recovery) if t is not None and t is not current]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_GRACE)
+        await self.end_session()
+        self.client = None
+
+    async def end_session(self) -> None:
+        owner, self._owner = self._owner, None
+        if owner is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        if self._ready is not None and not self._ready.done():
+            owner.cancel()  # still handshaking: it would never look at the stop event
+        done, _ = await asyncio.wait({owner}, timeout=STOP_GRACE)
+        if not done:
+            owner.cancel()
+            await asyncio.wait({owner}, timeout=STOP_GRACE)
+        if owner.done() and not owner.cancelled():
+            owner.exception()  # retrieved: a crash was already reported through _lost
+
+    # ------------------------------------------------------------------ recovery
+    def lost(self, exc: BaseException) -> None:
+        """A live session died (process killed, server restarted, probes failing): replace it."""
+        if self.state is not State.CONNECTED:
+            return
+        self.client = None
+        if self._stop is not None:
+            self._stop.set()  # let the owner task close what is left of the transport
+        reason = f"connection lost: {describe(exc)}"
+        if not is_retryable(exc, http_status=self.http_status) or self.config.max_retries <= 0:
+            self.set_state(State.FAILED, reason)
+            return
+        self.set_state(State.RECONNECTING, reason, attempt=0, max_retries=self.config.max_retries)
+        self._recovery = asyncio.get_running_loop().create_task(
+            reconnect_with_backoff(self, reason), name=f"mcpnb-recover-{self.name}"
+        )
+
+    # ------------------------------------------------------------------ requests
+    async def request(
+        self,
+        what: str,
+        send: Callable[[Any], Awaitable[Any]],
+        *,
+        idempotent: bool = True,
+        wait: float | None = None,
+    ) -> Any:
+        """Run ``send(client)`` on the live session: see :func:`mcpnb.client.requests.request`."""
+        return await requests.request(self, what, send, idempotent=idempotent, wait=wait)
+
+    # ------------------------------------------------------------------ tools
+    async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
+        """The server's visible tools: cached for ``cache_ttl``; ``refresh`` asks the server again."""
+        return await self.catalog.visible(refresh)
+
+    async def tool(self, name: str) -> ToolInfo:
+        """One tool by name; a clear error (and no request) for filtered or unknown tools."""
+        return await self.catalog.get(name)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        context: CallContext | None = None,
+    ) -> ToolResult:
+        """Call a tool; the result keeps its payload even when it does not match ``outputSchema``.
+
+        ``timeout`` (default ``tool_timeout``) is the longest silence: progress restarts it, and the
+        time a person takes to answer the server does not count; ``max_total_timeout`` caps the
+        whole call. On timeout the request is cancelled on the server. ``context`` carries what the
+        people-in-the-loop parts need (given answers, a progress callback, where to show forms).
+        """
+        return await requests.call_tool(self, name, arguments, timeout=timeout, context=context)
+
+    # ------------------------------------------------------------------ resources and prompts
+    async def list_resources(self) -> list[Any]:
+        result = await self.request("resources/list", lambda c: c.list_resources())
+        return list(result.resources)
+
+    async def read_resource(self, uri: str) -> Any:
+        return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
+
+    async def list_prompts(self) -> list[Any]:
+        result = await self.request("prompts/list", lambda c: c.list_prompts())
+        return list(result.prompts)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:
+        return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, arguments))

@@ -1,0 +1,35 @@
+"""The one door from the client room to the notebook room: how client objects look in Jupyter.
+
+The client never imports IPython, ipywidgets or :mod:`mcpnb.notebook` on its own paths, so a script,
+a test or a web service uses it without them. Its data objects (results, status tables, tool lists,
+transcripts, task handles) still render richly in a notebook: their ``_repr_mimebundle_`` comes here,
+and only then, when a frontend is asking, the notebook room's renderers are imported by name.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from typing import Any
+
+RENDERERS = "mcpnb.notebook.render"
+
+
+def mimebundle(obj: Any) -> dict[str, Any]:
+    """The rich display of ``obj`` (``text/plain`` always, ``text/html`` and images where they help)."""
+    return import_module(RENDERERS).bundle(obj)
+
+
+def show(bundle: dict[str, str]) -> None:
+    """Show ``bundle`` in the running notebook if there is one, else print its text.
+
+    Only an IPython that is already loaded is used: a plain Python process never imports it here.
+    """
+    ipython_module = sys.modules.get("IPython")
+    shell = ipython_module.get_ipython() if ipython_module is not None else None
+    if shell is not None:
+        from IPython.display import display
+
+        display(bundle, raw=True)
+        return
+    print(bundle["text/plain"], flush=True)

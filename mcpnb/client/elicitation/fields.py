@@ -1,0 +1,352 @@
+"""The field model: what a JSON Schema property asks of a person, independent of any UI.
+
+Both the widget form and the text fallback read this model, so a schema shape is interpreted once.
+Anything the model cannot represent faithfully becomes kind ``json`` (edited as JSON text and
+validated with ``jsonschema``): a lossy widget would silently send something the server did not ask for.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["string", "number", "integer", "boolean", "choice", "multichoice", "json"]
+
+#: Words that make a field look like it wants a secret (matched against name/title words).
+SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "passcode",
+        "token",
+        "secret",
+        "key",
+        "apikey",
+        "credential",
+        "credentials",
+        "pin",
+        "otp",
+        "totp",
+        "cvv",
+        "ssn",
+        "bearer",
+        "cookie",
+        "session",
+        "privatekey",
+        "auth",
+    }
+)
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+class _Missing:
+    """Marks "no default": ``None`` is a legitimate default for nullable fields."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of a choice field: the value sent to the server and the label a person reads."""
+
+    value: Any
+    label: str
+
+
+@dataclass
+class Field:
+    """One property of an object schema, as a person would answer it."""
+
+    name: str
+    title: str
+    kind: Kind
+    schema: Any
+    description: str | None = None
+    required: bool = False
+    default: Any = MISSING
+    choices: tuple[Choice, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: float | None = None
+    exclusive_maximum: float | None = None
+    multiple_of: float | None = None
+    pattern: str | None = None
+    format: str | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    nullable: bool = False
+    secret_like: bool = False
+    #: Why a field fell back to the JSON editor (shown to the person as a hint).
+    json_reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not MISSING
+
+    @property
+    def bounded(self) -> bool:
+        """Both inclusive bounds known and finite: a slider is then an honest widget."""
+        return (
+            self.minimum is not None
+            and self.maximum is not None
+            and math.isfinite(self.minimum)
+            and math.isfinite(self.maximum)
+            and self.maximum >= self.minimum
+        )
+
+    def label_for(self, value: Any) -> str:
+        """The label of a choice value (or the value itself), for summaries and prompts."""
+        for choice in self.choices:
+            if _same(choice.value, value):
+                return choice.label
+        return str(value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality that keeps ``True`` and ``1`` apart, as JSON does."""
+    return type(a) is type(b) and a == b
+
+
+def looks_secret(name: str, title: str | None = None, schema: Any = None) -> bool:
+    """Whether a field probably wants a credential: people should think twice before typing it."""
+    if isinstance(schema, dict) and (schema.get("format") == "password" or schema.get("writeOnly") is True):
+        return True
+    text = f"{name} {title or ''}"
+    words = [w.lower() for w in _WORD.findall(text)]
+    joined = {a + b for a, b in itertools.pairwise(words)}
+    return any(w in SECRET_WORDS for w in words) or bool(joined & {"apikey", "privatekey", "accesskey"})
+
+
+def _resolve_ref(prop: dict[str, Any], root: dict[str, Any], depth: int = 0) -> dict[str, Any] | None:
+    """Follow a local ``#/...`` reference; ``None`` when it cannot be resolved (then: JSON editor)."""
+    ref = prop.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#") or depth > 8:
+        return None
+    node: Any = root
+    for part in ref.lstrip("#").split("/"):
+        if not part:
+            continue
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    if not isinstance(node, dict):
+        return None
+    merged = {**node, **{k: v for k, v in prop.items() if k != "$ref"}}
+    if "$ref" in node:
+        return _resolve_ref({**merged, "$ref": node["$ref"]}, root, depth + 1)
+    return merged
+
+
+def _const_options(options: Any) -> tuple[Choice, ...] | None:
+    """Titled choices from ``oneOf``/``anyOf`` lists of ``{"const": v, "title": t}``."""
+    if not isinstance(options, list) or not options:
+        return None
+    out = []
+    for opt in options:
+        if not isinstance(opt, dict) or "const" not in opt:
+            return None
+        label = opt.get("title")
+        out.append(Choice(opt["const"], str(label) if label is not None else str(opt["const"])))
+    return tuple(out)
+
+
+def _enum_choices(prop: dict[str, Any]) -> tuple[Choice, ...] | None:
+    enum = prop.get("enum")
+    if not isinstance(enum, list) or not enum:
+        return None
+    names = prop.get("enumNames")
+    if isinstance(names, list) and len(names) == len(enum):
+        return tuple(Choice(v, str(n)) for v, n in zip(enum, names, strict=True))
+    return tuple(Choice(v, v if isinstance(v, str) else json.dumps(v)) for v in enum)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
+
+
+def _split_nullable(prop: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
+    """``type: [x, "null"]`` and pydantic's ``anyOf: [{...}, {"type": "null"}]`` → (x-schema, True)."""
+    types = prop.get("type")
+    if isinstance(types, list):
+        rest = [t for t in types if t != "null"]
+        if len(rest) == 1:
+            return {**prop, "type": rest[0]}, len(rest) < len(types)
+        if not rest:
+            return None
+        return None
+    for key in ("anyOf", "oneOf"):
+        options = prop.get(key)
+        if isinstance(options, list) and len(options) == 2:
+            nulls = [o for o in options if isinstance(o, dict) and o.get("type") == "null"]
+            if len(nulls) == 1:
+                other = next(o for o in options if o is not nulls[0])
+                if isinstance(other, dict):
+                    base = {k: v for k, v in prop.items() if k != key}
+                    return {**other, **base}, True
+    return prop, False
+
+
+def field_from_property(
+    name: str, prop: Any, *, required: bool = False, root: dict[str, Any] | None = None
+) -> Field:
+    """Interpret one property schema; never raises (unknown shapes become the JSON editor)."""
+    root = root if isinstance(root, dict) else {}
+    original = prop
+
+    def as_json(reason: str) -> Field:
+        title = original.get("title") if isinstance(original, dict) else None
+        desc = original.get("description") if isinstance(original, dict) else None
+        default = original.get("default", MISSING) if isinstance(original, dict) else MISSING
+        return Field(
+            name=name,
+            title=str(title) if title is not None else name,
+            kind="json",
+            schema=original,
+            description=str(desc) if desc is not None else None,
+            required=required,
+            default=default,
+            secret_like=looks_secret(name, str(title) if title else None, original),
+            json_reason=reason,
+        )
+
+    if not isinstance(prop, dict):
+        return as_json("any JSON value")
+    if "$ref" in prop:
+        resolved = _resolve_ref(prop, root)
+        if resolved is None:
+            return as_json(f"unresolved reference {prop['$ref']!r}")
+        prop = resolved
+    split = _split_nullable(prop)
+    if split is None:
+        return as_json("several types allowed")
+    prop, nullable = split
+    if "$ref" in prop:
+        resolved = _resolve_ref(prop, root)
+        if resolved is None:
+            return as_json(f"unresolved reference {prop['$ref']!r}")
+        prop = resolved
+
+    title = prop.get("title")
+    title = str(title) if title is not None else name
+    desc = prop.get("description")
+    base: dict[str, Any] = {
+        "name": name,
+        "title": title,
+        "schema": original,
+        "description": str(desc) if desc is not None else None,
+        "required": required,
+        "default": prop.get("default", MISSING),
+        "nullable": nullable,
+        "secret_like": looks_secret(name, title, prop),
+    }
+    typ = prop.get("type")
+    if not isinstance(typ, str | type(None)):
+        return as_json("unsupported type")
+
+    choices = _enum_choices(prop) or _const_options(prop.get("oneOf")) or _const_options(prop.get("anyOf"))
+    if choices is not None and typ in (None, "string", "number", "integer", "boolean"):
+        return Field(kind="choice", choices=choices, **base)
+
+    if typ == "string":
+        fmt = prop.get("format")
+        min_len, max_len = _int(prop.get("minLength")), _int(prop.get("maxLength"))
+        pattern = prop.get("pattern") if isinstance(prop.get("pattern"), str) else None
+        return Field(
+            kind="string",
+            format=fmt if isinstance(fmt, str) else None,
+            min_length=min_len,
+            max_length=max_len,
+            pattern=pattern,
+            **base,
+        )
+    if typ in ("number", "integer"):
+        return Field(
+            kind=typ,
+            minimum=_number(prop.get("minimum")),
+            maximum=_number(prop.get("maximum")),
+            exclusive_minimum=_number(prop.get("exclusiveMinimum")),
+            exclusive_maximum=_number(prop.get("exclusiveMaximum")),
+            multiple_of=_number(prop.get("multipleOf")),
+            **base,
+        )
+    if typ == "boolean":
+        return Field(kind="boolean", **base)
+    if typ == "array":
+        items = prop.get("items")
+        if isinstance(items, dict):
+            if "$ref" in items:
+                items = _resolve_ref(items, root) or items
+            item_choices = (
+                _enum_choices(items)
+                or _const_options(items.get("anyOf"))
+                or _const_options(items.get("oneOf"))
+            )
+            if item_choices is not None:
+                return Field(
+                    kind="multichoice",
+                    choices=item_choices,
+                    min_items=_int(prop.get("minItems")),
+                    max_items=_int(prop.get("maxItems")),
+                    **base,
+                )
+        return as_json("a list")
+    if typ == "object":
+        return as_json("a nested object")
+    return as_json("no simple type")
+
+
+def fields_from_schema(schema: Any) -> list[Field]:
+    """Fields of an object schema in declaration order; a non-object schema gives no fields."""
+    if not isinstance(schema, dict):
+        return []
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return []
+    required = schema.get("required")
+    required_set = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
+    return [
+        field_from_property(str(name), prop, required=name in required_set, root=schema)
+        for name, prop in props.items()
+    ]
+
+
+def defaults_of(fields: list[Field]) -> dict[str, Any]:
+    """The content a person would send by accepting the pre-filled form untouched."""
+    return {f.name: f.default for f in fields if f.has_default}
+
+
+def mask(fields: list[Field], content: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Content for display: secret-looking values replaced, so a screen share never shows them."""
+    if content is None:
+        return None
+    secret = {f.name for f in fields if f.secret_like}
+    return {k: ("••••••" if k in secret and v not in (None, "") else v) for k, v in content.items()}
+
+
+# --- validation -------------------------------------------------------------------------------

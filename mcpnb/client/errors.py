@@ -1,0 +1,178 @@
+"""The errors mcpnb raises on purpose, and helpers to turn SDK failures into one honest line.
+
+The SDK reports failures as (nested) ``ExceptionGroup`` s, bare ``OSError`` s or ``MCPError`` s with
+generic messages. A person in a notebook needs one short line that says what went wrong and what to
+do, so every public entry point raises a subclass of :class:`McpnbError` built from :func:`describe`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+
+class McpnbError(Exception):
+    """Base class: every error mcpnb raises on purpose. The message is meant for a person."""
+
+
+class ConfigError(McpnbError, ValueError):
+    """A configuration problem, located as precisely as we can (file, server, key)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        server: str | None = None,
+        key: str | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        self.message, self.file, self.server, self.key, self.suggestion = (
+            message,
+            file,
+            server,
+            key,
+            suggestion,
+        )
+        where = [p for p in (file, server and f"server {server!r}", key and f"key {key!r}") if p]
+        text = (": ".join(where) + ": " if where else "") + message
+        if suggestion:
+            text += f" (did you mean {suggestion!r}?)"
+        super().__init__(text)
+
+
+class UnknownServerError(McpnbError, KeyError):
+    """A name that is not in the pool."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class ConnectError(McpnbError):
+    """A server could not be reached or did not complete the handshake."""
+
+    def __init__(self, server: str, reason: str) -> None:
+        self.server, self.reason = server, reason
+        super().__init__(f"could not connect to {server!r}: {reason}")
+
+
+class NotConnectedError(McpnbError):
+    """The server is in the pool but not usable right now (failed, disabled, closed)."""
+
+
+class ToolNotFoundError(McpnbError):
+    """The server has no tool of that name (or a filter hides it)."""
+
+
+class ArgumentsError(McpnbError, ValueError):
+    """Call arguments that do not fit the tool's ``inputSchema``: nothing was sent."""
+
+
+class AuthError(McpnbError):
+    """Credentials were missing or rejected (HTTP 401/403, an OAuth flow that failed).
+
+    ``retryable`` is False when trying again unchanged cannot help (a rejected token or client) and
+    True when the cause may pass by itself (the authorization server was unreachable), so the retry
+    policy need not parse messages. ``status`` is the HTTP status when there was one.
+    """
+
+    def __init__(
+        self, message: str, *, server: str | None = None, retryable: bool = False, status: int | None = None
+    ) -> None:
+        self.server, self.retryable, self.status = server, retryable, status
+        super().__init__(f"server {server!r}: {message}" if server else message)
+
+    @classmethod
+    def from_status(cls, server: str, status: int, url: str) -> AuthError:
+        """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status."""
+        what = "Unauthorized" if status == 401 else "Forbidden"
+        return cls(
+            f"HTTP {status} {what} from {url}: the server rejected the credentials; "
+            "check its auth settings (token, token_env, headers)",
+            server=server,
+            status=status,
+        )
+
+
+class CallError(McpnbError):
+    """A request failed on the way (transport, protocol), as opposed to a tool reporting ``isError``."""
+
+
+class UrlRequiredError(CallError):
+    """The server needs the person to open a URL (a login, a consent page) before the call can run.
+
+    ``elicitations`` holds the server's requests (``url``, ``message``, ``elicitationId``); after the
+    person has completed them, call again.
+    """
+
+    def __init__(self, server: str, tool: str, elicitations: list[dict[str, Any]]) -> None:
+        self.server, self.tool, self.elicitations = server, tool, elicitations
+        urls = ", ".join(str(e.get("url")) for e in elicitations) or "(no URL given)"
+        super().__init__(
+            f"{tool}() on {server!r} needs you to open {urls} first "
+            "(the server asked for URL-mode elicitation); complete it there, then call again"
+        )
+
+
+class CallTimeoutError(CallError, TimeoutError):
+    """A request took longer than its timeout; the request was cancelled on the server."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """The closest choice to ``word``, if any is close enough to be a plausible typo."""
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def did_you_mean_text(word: str, choices: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` or nothing: appended to messages so every error reads the same."""
+    hint = did_you_mean(word, list(choices))
+    return f"; did you mean {hint!r}?" if hint else ""
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The non-group exceptions inside ``exc`` (anyio nests them in ``ExceptionGroup`` s)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
+    return [exc]
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The most informative leaf: the first one that is not a bare cancellation."""
+    found = leaves(exc)
+    for leaf in found:
+        if (
+            not isinstance(leaf, (GeneratorExit, KeyboardInterrupt))
+            and type(leaf).__name__ != "CancelledError"
+        ):
+            return leaf
+    return found[0]
+
+
+def describe(exc: BaseException) -> str:
+    """One line a person can act on, for any failure the SDK or a transport raises."""
+    leaf = root_cause(exc)
+    name = type(leaf).__name__
+    text = str(leaf).strip().splitlines()[0] if str(leaf).strip() else ""
+    if isinstance(leaf, McpnbError):
+        return str(leaf)
+    if isinstance(leaf, FileNotFoundError):
+        target = leaf.filename or text
+        return f"command not found: {target}" if leaf.filename else f"file not found: {text}"
+    if isinstance(leaf, PermissionError):
+        return f"permission denied: {leaf.filename or text}"
+    if name == "ConnectError":
+        return f"connection refused or unreachable ({text or 'no answer'})"
+    if isinstance(leaf, TimeoutError):
+        return text or "timed out"
+    code = getattr(leaf, "code", None)
+    if name == "MCPError" and code == -32000:
+        return (
+            f"connection closed by the server ({text})"
+            if text and text != "Connection closed"
+            else ("connection closed by the server")
+        )
+    if name == "MCPError":
+        return f"{text} (MCP error {code})"
+    return f"{name}: {text}" if text else name

@@ -1,0 +1,96 @@
+"""When a server needs a person: elicitation, sampling, progress and logs, routed to the right call.
+
+The connection turns the SDK's callbacks into calls on an :class:`Interaction`. This base class
+never asks anyone: it applies a policy (decline, accept the schema defaults, or answers given with
+the call), which is right for scripts, CI and nbclient runs. The notebook UI subclasses it to show
+forms in the calling cell.
+
+Which call asked? In the 2026-07-28 era the request arrives inside the calling task, so a context
+variable knows. A legacy push request arrives on the session's receive task instead, so each
+connection also keeps its calls in flight and the most recent one is taken.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Policy = Literal["decline", "defaults"]
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+#: Nobody answers within this long: the request is declined, so nothing waits forever.
+ELICITATION_TIMEOUT = 600.0
+
+
+@dataclass
+class CallContext:
+    """What one call brings along for the people-in-the-loop parts (all optional)."""
+
+    server: str = ""
+    tool: str = ""
+    answers: dict[str, Any] | None = None  # --answers: used instead of asking
+    policy: Policy | None = None  # overrides the Interaction's policy for this call
+    on_progress: ProgressFn | None = None
+    ui: Any = None  # opaque to the core: where a notebook UI shows forms for this call
+    logs: list[Any] = field(default_factory=list)  # log notifications received during the call
+    asked: list[str] = field(default_factory=list)  # what the server asked for, for the record
+    deadline: Any = field(default=None, repr=False)  # the call's Deadline, paused while a person answers
+    transcript: Any = None  # a mcpnb.client.transcript.Transcript to record the call's traffic into
+
+
+current_call: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("mcpnb_call", default=None)
+
+
+class Interaction:
+    """Answers server requests without a person, by policy. Subclasses ask a person."""
+
+    def __init__(self, policy: Policy = "decline", timeout: float = ELICITATION_TIMEOUT) -> None:
+        self.policy: Policy = policy
+        self.timeout = timeout
+
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
+        """Answer a form or URL elicitation; returns an ``mcp.types.ElicitResult``."""
+        from mcp.types import ElicitResult
+
+        if getattr(params, "mode", "form") == "url":
+            return ElicitResult(action="decline")  # consent to open a URL needs a person, always
+        schema = params.requested_schema or {}
+        answers = call.answers if call is not None else None
+        policy: Any = (
+            answers if answers is not None else (call.policy if call and call.policy else self.policy)
+        )
+        from mcpnb.client.elicitation.policy import apply_policy
+
+        outcome = apply_policy(schema, policy)
+        return ElicitResult(action=outcome.action, content=outcome.content)
+
+    async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
+        """Answer a sampling request (an LLM completion the server wants). Headless: reject."""
+        from mcp.types import ErrorData
+
+        return ErrorData(code=-1, message="sampling was rejected: no person is there to answer")
+
+    async def log(self, server: str, params: Any, call: CallContext | None) -> None:
+        """A log notification from the server. Kept on the call (shown under its result)."""
+        if call is not None:
+            call.logs.append(params)
+
+
+_default_interaction: Interaction | None = None
+
+
+def default_interaction() -> Interaction:
+    global _default_interaction
+    if _default_interaction is None:
+        _default_interaction = Interaction()
+    return _default_interaction
+
+
+def set_default_interaction(interaction: Interaction) -> Interaction:
+    """Install the process-wide interaction (the notebook UI does); returns the previous one."""
+    global _default_interaction
+    previous = default_interaction()
+    _default_interaction = interaction
+    return previous

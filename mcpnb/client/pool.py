@@ -1,0 +1,502 @@
+"""The pool: named connections that outlive cells. This is the public API; the magics sit on top.
+
+Every operation is written once as a coroutine that runs on the runtime loop. The synchronous method
+waits for it interruptibly; the ``a``-prefixed twin awaits it without blocking the caller's loop.
+One server failing, hanging or dying never touches the others: each connection has its own owner
+task, and multi-server operations gather per-server outcomes instead of stopping at the first error.
+
+The module is long only because every operation has both faces; the work itself lives in the
+connection (:mod:`.connection`, :mod:`.requests`) and its helpers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mcpnb.client.connection import Connection
+from mcpnb.client.errors import UnknownServerError, did_you_mean
+from mcpnb.client.events import ConnectionEvent
+from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.status import ServerStatus, StatusTable
+from mcpnb.client.toolinfo import FLAT_PREFIX, ToolInfo, ToolList, split_flat_name
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from mcpnb.client.config import ServerConfig
+    from mcpnb.client.runtime import Runtime
+
+T = TypeVar("T")
+
+
+class Pool:
+    """Named MCP connections, shared by the magics and by Python code.
+
+    >>> pool = Pool()
+    >>> pool.connect("time", command="python", args=["-m", "mcp_server_time"])  # doctest: +SKIP
+    >>> pool.call("time", "get_current_time", {"timezone": "UTC"})  # doctest: +SKIP
+    """
+
+    def __init__(self, runtime: Runtime | None = None) -> None:
+        if runtime is None:
+            from mcpnb.client.runtime import get_runtime
+
+            runtime = get_runtime()
+        self.runtime = runtime
+        self._connections: dict[str, Connection] = {}
+        self._subscribers: list[Callable[[ConnectionEvent], None]] = []
+        self._interaction: Interaction | None = None
+        self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
+        self._services: dict[str, Callable[[], Awaitable[None]]] = {}
+        runtime.add_closer(self._close)
+
+    @property
+    def interaction(self) -> Interaction | None:
+        """How servers' requests for a person are answered (None: the process-wide default)."""
+        return self._interaction
+
+    @interaction.setter
+    def interaction(self, value: Interaction | None) -> None:
+        self._interaction = value
+        for conn in self._connections.values():
+            conn.interaction = value
+
+    # ------------------------------------------------------------------ plumbing
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self.runtime.run(coro)
+
+    async def _arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        return await self.runtime.arun(coro)
+
+    def connection(self, name: str) -> Connection:
+        """The :class:`Connection` object (its coroutines run on the runtime loop only)."""
+        try:
+            return self._connections[name]
+        except KeyError:
+            hint = did_you_mean(name, self._connections)
+            known = ", ".join(sorted(self._connections)) or "none yet"
+            suggestion = f"did you mean {hint!r}? " if hint else ""
+            raise UnknownServerError(f"no server named {name!r}; {suggestion}(connected: {known})") from None
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._connections)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._connections
+
+    def __len__(self) -> int:
+        return len(self._connections)
+
+    def subscribe(self, callback: Callable[[ConnectionEvent], None]) -> Callable[[], None]:
+        """Receive every event of every connection (present and future). Runs on the runtime thread."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _fan_out(self, event: ConnectionEvent) -> None:
+        for callback in list(self._subscribers):
+            callback(event)
+
+    # ------------------------------------------------------------------ connect / disconnect
+    @staticmethod
+    def _config(
+        name: str,
+        config: ServerConfig | Mapping[str, Any] | None,
+        options: dict[str, Any],
+    ) -> ServerConfig:
+        from mcpnb.client.config import ServerConfig
+
+        if isinstance(config, ServerConfig):
+            return config.replace(name=name, **{k: v for k, v in options.items() if v is not None})
+        if config is not None:
+            server = options.pop("server", None)
+            merged = {**config, **{k: v for k, v in options.items() if v is not None}}
+            return ServerConfig.from_dict(name, merged, source="<code>", server=server)
+        return ServerConfig.build(name, **options)
+
+    async def _connect(self, config: ServerConfig, *, raise_on_failure: bool = True) -> ServerStatus:
+        old = self._connections.pop(config.name, None)
+        if old is not None:
+            await old.stop()
+        conn = Connection(config)
+        conn.interaction = self._interaction
+        conn.events.subscribe(self._fan_out)
+        self._connections[config.name] = conn
+        try:
+            await conn.start()
+        except Exception:
+            if raise_on_failure:
+                raise
+        return conn.status()
+
+    def connect(
+        self,
+        name: str,
+        *,
+        command: str | None = None,
+        args: list[str] | tuple[str, ...] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: str | None = None,
+        config: ServerConfig | Mapping[str, Any] | None = None,
+        server: Any = None,
+        **options: Any,
+    ) -> ServerStatus:
+        """Connect (or reconnect, replacing) the server ``name``; raise ``ConnectError`` if it fails.
+
+        A failed server stays in the pool, ``failed`` with its reason, so ``status()`` shows it.
+        """
+        cfg = self._config(name, config, _given(locals(), options))
+        return self._run(self._connect(cfg))
+
+    async def aconnect(
+        self,
+        name: str,
+        *,
+        command: str | None = None,
+        args: list[str] | tuple[str, ...] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: str | None = None,
+        config: ServerConfig | Mapping[str, Any] | None = None,
+        server: Any = None,
+        **options: Any,
+    ) -> ServerStatus:
+        """Async twin of :meth:`connect`."""
+        cfg = self._config(name, config, _given(locals(), options))
+        return await self._arun(self._connect(cfg))
+
+    async def _connect_many(self, configs: list[ServerConfig]) -> StatusTable:
+        await asyncio.gather(*(self._connect(c, raise_on_failure=False) for c in configs))
+        return StatusTable(self._connections[c.name].status() for c in configs)
+
+    def _configs_from_files(self, path: str | Path | None, names: list[str] | None) -> list[ServerConfig]:
+        from mcpnb.client.config import load_config
+
+        found = load_config(path=Path(path) if path else None).servers
+        if names:
+            missing = [n for n in names if n not in found]
+            if missing:
+                hint = did_you_mean(missing[0], found)
+                raise UnknownServerError(
+                    f"no server named {missing[0]!r} in the configuration"
+                    + (f"; did you mean {hint!r}?" if hint else "")
+                    + f" (configured: {', '.join(sorted(found)) or 'none'})"
+                )
+            return [found[n] for n in names]
+        return list(found.values())
+
+    def connect_config(self, path: str | Path | None = None, names: list[str] | None = None) -> StatusTable:
+        """Connect the servers of the layered ``.mcp.json`` configuration (every one when ``names`` is None).
+
+        Per-server failures do not raise: they show as ``failed`` rows in the returned table.
+        Disabled servers are listed as ``disabled`` and not started.
+        """
+        return self._run(self._connect_many(self._configs_from_files(path, names)))
+
+    async def aconnect_config(
+        self, path: str | Path | None = None, names: list[str] | None = None
+    ) -> StatusTable:
+        return await self._arun(self._connect_many(self._configs_from_files(path, names)))
+
+    async def _disconnect(self, name: str) -> None:
+        conn = self.connection(name)
+        del self._connections[name]
+        await conn.stop()
+
+    def disconnect(self, name: str) -> None:
+        """Close one server's session (its process exits) and forget it."""
+        self._run(self._disconnect(name))
+
+    async def adisconnect(self, name: str) -> None:
+        await self._arun(self._disconnect(name))
+
+    async def _reconnect(self, name: str) -> ServerStatus:
+        conn = self.connection(name)
+        await conn.start()
+        return conn.status()
+
+    def reconnect(self, name: str) -> ServerStatus:
+        """Start a fresh session with the same configuration."""
+        return self._run(self._reconnect(name))
+
+    async def areconnect(self, name: str) -> ServerStatus:
+        return await self._arun(self._reconnect(name))
+
+    def add_service(self, key: str, stop: Callable[[], Awaitable[None]]) -> None:
+        """Something the pool started (a server on the runtime loop): ``stop()`` runs at close,
+        after the connections, so no client talks to a server that is already gone."""
+        self._services[key] = stop
+
+    def stop_service(self, key: str) -> bool:
+        """Stop one service now; False when there is no such service."""
+        stop = self._services.pop(key, None)
+        if stop is not None:
+            self._run(stop())
+        return stop is not None
+
+    async def _close(self) -> None:
+        conns = list(self._connections.values())
+        self._connections.clear()
+        await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
+        stops, self._services = list(self._services.values()), {}
+        await asyncio.gather(*(stop() for stop in stops), return_exceptions=True)
+
+    def close(self) -> None:
+        """Close every connection. The pool stays usable for new connects."""
+        self._run(self._close())
+
+    async def aclose(self) -> None:
+        await self._arun(self._close())
+
+    async def _sync(self, desired: Mapping[str, ServerConfig | Mapping[str, Any]]) -> StatusTable:
+        wanted = {name: self._config(name, cfg, {}) for name, cfg in desired.items()}
+        for name in [n for n in self._connections if n not in wanted]:
+            await self._disconnect(name)
+        changed = [
+            c for n, c in wanted.items() if n not in self._connections or self._connections[n].config != c
+        ]
+        await asyncio.gather(*(self._connect(c, raise_on_failure=False) for c in changed))
+        return StatusTable(self._connections[n].status() for n in wanted)
+
+    def sync(self, desired: Mapping[str, ServerConfig | Mapping[str, Any]]) -> StatusTable:
+        """Make the pool match ``desired``: add new servers, drop missing ones, reconnect changed ones."""
+        return self._run(self._sync(desired))
+
+    async def async_sync(self, desired: Mapping[str, ServerConfig | Mapping[str, Any]]) -> StatusTable:
+        return await self._arun(self._sync(desired))
+
+    # ------------------------------------------------------------------ status
+    def status(self) -> StatusTable:
+        """One row per server: state, era, server name/version, tools, latency, last error."""
+        return StatusTable(conn.status() for conn in list(self._connections.values()))
+
+    async def astatus(self) -> StatusTable:
+        return self.status()
+
+    # ------------------------------------------------------------------ tools
+    async def _tools(self, server: str | None, refresh: bool) -> list[ToolInfo]:
+        if server is not None:
+            return await self.connection(server).list_tools(refresh=refresh)
+        conns = [c for c in self._connections.values() if c.client is not None]
+        found = await asyncio.gather(*(c.list_tools(refresh=refresh) for c in conns), return_exceptions=True)
+        return [tool for tools in found if isinstance(tools, list) for tool in tools]
+
+    def tools(self, server: str | None = None, *, refresh: bool = False) -> list[ToolInfo]:
+        """The tools of one server, or of every connected server (servers that fail are skipped)."""
+        return ToolList(self._run(self._tools(server, refresh)))
+
+    async def atools(self, server: str | None = None, *, refresh: bool = False) -> list[ToolInfo]:
+        return ToolList(await self._arun(self._tools(server, refresh)))
+
+    def _target(self, server: str, tool: str | None) -> tuple[str, str]:
+        if tool is None:
+            if not server.startswith(FLAT_PREFIX):
+                raise TypeError("call() needs a tool name, or a flat name 'mcp__<server>__<tool>' alone")
+            return split_flat_name(server)
+        return server, tool
+
+    def call(
+        self,
+        server: str,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
+        task: bool | None = None,
+    ) -> Any:
+        """Call ``tool`` on ``server`` (or a flat ``mcp__server__tool`` name) and return its result.
+
+        A tool that reports an error returns a result with ``is_error``; only transport or protocol
+        failures raise (``CallError``, ``CallTimeoutError``). Ctrl-C cancels the call on the server.
+        ``answers`` answers a form the server may ask for (instead of asking a person).
+        ``task=True`` runs it as a task and returns the live :class:`~mcpnb.client.tasks.TaskHandle` at once;
+        a tool that requires tasks runs as one anyway, and the call waits for its result.
+        """
+        server, tool = self._target(server, tool)
+        ctx = _call_context(context, answers)
+        if task or (task is None and self._requires_task(server, tool)):
+            handle = self.start_task(server, tool, arguments, context=ctx)
+            return handle if task else handle.result()
+        return self._run(self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx))
+
+    async def acall(
+        self,
+        server: str,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
+        task: bool | None = None,
+    ) -> Any:
+        server, tool = self._target(server, tool)
+        ctx = _call_context(context, answers)
+        if task or (task is None and self._requires_task(server, tool)):
+            handle = await self.astart_task(server, tool, arguments, context=ctx)
+            return handle if task else await handle
+        return await self._arun(
+            self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
+        )
+
+    # ------------------------------------------------------------------ tasks
+    @property
+    def task_registry(self) -> Any:
+        if self._tasks is None:
+            from mcpnb.client.tasks import TaskRegistry
+
+            self._tasks = TaskRegistry()
+        return self._tasks
+
+    def _requires_task(self, server: str, tool: str) -> bool:
+        """From the cached tool list only: a plain call must not pay for a lookup."""
+        known = self.connection(server).tool_cache.peek() or {}
+        info = known.get(tool)
+        return info is not None and info.task_support == "required"
+
+    async def _start_task(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        ttl_ms: int | None,
+        context: CallContext | None = None,
+    ) -> Any:
+        from mcpnb.client.tasks import elicitation_answerer, start_task
+
+        conn = self.connection(server)
+        await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+        registry = self.task_registry
+        handle = await conn.request(
+            f"{tool}() as a task",
+            lambda _client: start_task(
+                conn,
+                tool,
+                arguments,
+                ttl_ms=ttl_ms,
+                answer=elicitation_answerer(conn.asking.on_elicit),
+                runner=self.runtime.run,
+                arunner=self.runtime.arun,
+                tasks=registry,
+            ),
+        )
+        if context is not None and not handle.done:
+            conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
+        return handle
+
+    def start_task(
+        self,
+        server: str,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        *,
+        ttl_ms: int | None = None,
+        context: CallContext | None = None,
+    ) -> Any:
+        """Start ``tool`` as a task (both protocol eras) and return its live ``TaskHandle`` at once.
+
+        ``handle.status``, ``handle.result()``, ``await handle``, ``handle.cancel()``. Questions the
+        task asks later go to ``context`` (e.g. the cell that started it) until it ends.
+        """
+        server, tool = self._target(server, tool)
+        return self._run(self._start_task(server, tool, arguments, ttl_ms, context))
+
+    async def astart_task(
+        self,
+        server: str,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        *,
+        ttl_ms: int | None = None,
+        context: CallContext | None = None,
+    ) -> Any:
+        server, tool = self._target(server, tool)
+        return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
+
+    async def _list_tasks(self, server: str | None) -> list[Any]:
+        from mcpnb.client.tasks import list_tasks
+
+        names = [server] if server is not None else [n for n, c in self._connections.items() if c.client]
+        found: list[Any] = []
+        for name in names:
+            conn = self.connection(name)
+            found += await conn.request(
+                "tasks/list",
+                lambda _client, conn=conn: list_tasks(
+                    conn, tasks=self.task_registry, runner=self.runtime.run, arunner=self.runtime.arun
+                ),
+            )
+        return found
+
+    def tasks(self, server: str | None = None) -> list[Any]:
+        """Known tasks (legacy servers are asked with ``tasks/list``; modern ones have no list)."""
+        return self._run(self._list_tasks(server))
+
+    async def atasks(self, server: str | None = None) -> list[Any]:
+        return await self._arun(self._list_tasks(server))
+
+    # ------------------------------------------------------------------ resources and prompts
+    def resources(self, server: str) -> list[Any]:
+        return self._run(self.connection(server).list_resources())
+
+    def read(self, server: str, uri: str) -> Any:
+        return self._run(self.connection(server).read_resource(uri))
+
+    def prompts(self, server: str) -> list[Any]:
+        return self._run(self.connection(server).list_prompts())
+
+    def prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> Any:
+        return self._run(self.connection(server).get_prompt(name, arguments))
+
+    def logs(self, server: str) -> list[str]:
+        """What the server printed on stderr and what happened to the connection, oldest first."""
+        conn = self.connection(server)
+        return [str(e) for e in conn.events.history]
+
+    def __repr__(self) -> str:
+        return f"<Pool {len(self)} servers>\n{self.status()!r}"
+
+
+def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``connect`` that were actually given."""
+    keys = ("command", "args", "env", "cwd", "url", "headers", "transport", "server")
+    given = {k: local_vars[k] for k in keys if local_vars[k] is not None}
+    if "cwd" in given:
+        given["cwd"] = str(given["cwd"])
+    return {**given, **options}
+
+
+def _call_context(context: CallContext | None, answers: dict[str, Any] | None) -> CallContext:
+    context = context or CallContext()
+    if answers is not None:
+        context.answers = answers
+    return context
+
+
+_default: Pool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> Pool:
+    """The process-wide pool the ``%mcp`` magics use (and Python code may share)."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.runtime.closed:
+            _default = Pool()
+        return _default

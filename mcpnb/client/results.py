@@ -1,0 +1,119 @@
+"""ToolResult: what one ``tools/call`` gave back, kept whole.
+
+The SDK validates ``structuredContent`` against the tool's ``outputSchema`` and raises on a mismatch,
+dropping the payload. We switch that off and check leniently here instead: the data always reaches
+the person, and a mismatch is reported next to it (``schema_error``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+
+@dataclass(eq=False)
+class ToolResult:
+    """The outcome of a tool call. Rendering lives in :mod:`mcpnb.notebook.render`; this is the data."""
+
+    server: str
+    tool: str
+    content: list[Any]
+    structured: Any = None
+    is_error: bool = False
+    elapsed: float = 0.0
+    output_schema: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    sdk_result: Any = field(default=None, repr=False)
+    transcript: Any = field(default=None, repr=False)  # the call's traffic, when it was asked for
+    logs: list[Any] = field(default_factory=list, repr=False)  # log notifications sent during the call
+
+    @classmethod
+    def from_sdk(
+        cls, server: str, tool: str, result: Any, *, elapsed: float, output_schema: dict[str, Any] | None
+    ) -> ToolResult:
+        return cls(
+            server=server,
+            tool=tool,
+            content=list(result.content),
+            structured=result.structured_content,
+            is_error=bool(result.is_error),
+            elapsed=elapsed,
+            output_schema=output_schema,
+            meta=dict(result.meta) if result.meta else None,
+            sdk_result=result,
+        )
+
+    @cached_property
+    def raw(self) -> dict[str, Any]:
+        """The result as it travelled on the wire (camelCase keys)."""
+        if self.sdk_result is not None:
+            return self.sdk_result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        out: dict[str, Any] = {"content": [_dump(b) for b in self.content], "isError": self.is_error}
+        if self.structured is not None:
+            out["structuredContent"] = self.structured
+        return out
+
+    def json(self) -> dict[str, Any]:
+        """The wire JSON, for saving or diffing."""
+        return self.raw
+
+    @property
+    def text(self) -> str:
+        """Every text block, joined by blank lines (what a terminal would print)."""
+        return "\n\n".join(b.text for b in self.content if getattr(b, "type", None) == "text")
+
+    @property
+    def data(self) -> Any:
+        """The structured payload, with the SDK's ``{"result": ...}`` wrapper for lists/primitives removed."""
+        s = self.structured
+        if isinstance(s, dict) and set(s) == {"result"}:
+            props = (self.output_schema or {}).get("properties")
+            if props is None or set(props) == {"result"}:
+                return s["result"]
+        return s
+
+    @cached_property
+    def schema_error(self) -> str | None:
+        """Why ``structured`` does not match ``output_schema`` (None when it does or nothing to check)."""
+        if self.output_schema is None or self.is_error:
+            return None
+        if self.structured is None:
+            return "the tool declares an outputSchema but returned no structuredContent"
+        from mcpnb.client.schemacheck import schema_problem
+
+        return schema_problem(self.structured, self.output_schema)
+
+    @property
+    def schema_valid(self) -> bool | None:
+        """True/False against the declared ``outputSchema``; None when the tool declares none."""
+        if self.output_schema is None or self.is_error:
+            return None
+        return self.schema_error is None
+
+    @property
+    def df(self) -> Any:
+        """The structured payload as a pandas DataFrame (tabular shapes only)."""
+        from mcpnb.client.frames import to_dataframe
+
+        return to_dataframe(self.data)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
+    def __repr__(self) -> str:
+        status = "error" if self.is_error else "ok"
+        badge = {None: "", True: ", schema ✓", False: ", schema ⚠"}[self.schema_valid]
+        head = f"<ToolResult {self.server}.{self.tool} {status} in {self.elapsed * 1000:.0f} ms{badge}>"
+        body = self.text or (
+            json.dumps(self.structured, default=str)[:500] if self.structured is not None else ""
+        )
+        return head + ("\n" + body if body else "")
+
+
+def _dump(block: Any) -> Any:
+    dump = getattr(block, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump else block

@@ -1,0 +1,105 @@
+"""The status table: one row per server, safe to show (no secrets ever reach a row)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """One server as the pool sees it right now."""
+
+    name: str
+    transport: str
+    state: str
+    era: str | None = None
+    protocol_version: str | None = None
+    server_name: str | None = None
+    server_version: str | None = None
+    tools: int | None = None
+    last_latency_ms: float | None = None
+    last_error: str | None = None
+    since: datetime | None = None
+    healthy: bool | None = None
+    last_ok: datetime | None = None
+    retries: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class StatusTable(list[ServerStatus]):
+    """A list of :class:`ServerStatus` that prints as a table (HTML lives in :mod:`mcpnb.notebook.render`)."""
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            for row in self:
+                if row.name == key:
+                    return row
+            raise KeyError(key)
+        return super().__getitem__(key)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [row.as_dict() for row in self]
+
+    @property
+    def df(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame(self.rows(), columns=[f.name for f in fields(ServerStatus)])
+
+    def __repr__(self) -> str:
+        if not self:
+            return "(no servers)"
+        cols = COLUMNS
+        table = [cols] + [_cells(row) for row in self]
+        widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
+        return "\n".join(
+            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table
+        )
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
+
+COLUMNS = [
+    "name",
+    "transport",
+    "state",
+    "health",
+    "era",
+    "server",
+    "tools",
+    "latency",
+    "retries",
+    "since",
+    "last error",
+]
+
+
+def health_text(row: ServerStatus) -> str:
+    """``ok`` / ``unhealthy`` from the periodic probes ('' before the first one)."""
+    return {True: "ok", False: "unhealthy", None: ""}[row.healthy]
+
+
+def _cells(row: ServerStatus) -> list[str]:
+    server = " ".join(p for p in (row.server_name, row.server_version) if p)
+    latency = f"{row.last_latency_ms:.1f} ms" if row.last_latency_ms is not None else ""
+    since = row.since.strftime("%H:%M:%S") if row.since else ""
+    return [
+        row.name,
+        row.transport,
+        row.state,
+        health_text(row),
+        row.era or "",
+        server,
+        "" if row.tools is None else str(row.tools),
+        latency,
+        str(row.retries) if row.retries else "",
+        since,
+        row.last_error or "",
+    ]

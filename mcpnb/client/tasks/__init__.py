@@ -1,0 +1,39 @@
+"""Tasks in both protocol eras: start a tool as a task, follow it, answer it, cancel it, see it.
+
+``start_task(conn, tool, args)`` gives a :class:`TaskHandle`; ``tasks_extension()`` is the client
+extension a ``Client`` needs for 2026-07-28 servers to create tasks at all; ``task_support(tool)``
+reads ``execution.taskSupport`` from ``tools/list``. The widget lives in :mod:`mcpnb.notebook.taskview`
+and imports ipywidgets only when a view is made.
+"""
+
+from mcpnb.client.tasks.errors import (
+    TaskCancelledError,
+    TaskError,
+    TaskExpiredError,
+    TaskInputRequiredError,
+    TaskTimeoutError,
+)
+from mcpnb.client.tasks.extension import elicitation_answerer, tasks_extension
+from mcpnb.client.tasks.handle import Answer, TaskHandle
+from mcpnb.client.tasks.registry import TaskRegistry, list_tasks, registry, start_task
+from mcpnb.client.tasks.wire import TASKS_EXTENSION, Peer, TaskState, task_support
+
+__all__ = [
+    "TASKS_EXTENSION",
+    "Answer",
+    "Peer",
+    "TaskCancelledError",
+    "TaskError",
+    "TaskExpiredError",
+    "TaskHandle",
+    "TaskInputRequiredError",
+    "TaskRegistry",
+    "TaskState",
+    "TaskTimeoutError",
+    "elicitation_answerer",
+    "list_tasks",
+    "registry",
+    "start_task",
+    "task_support",
+    "tasks_extension",
+]

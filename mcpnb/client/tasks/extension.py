@@ -1,0 +1,119 @@
+"""The client half of the 2026-07-28 tasks extension, and answering a task's questions.
+
+A ``Client`` built with :func:`tasks_extension` lets modern servers answer ``tools/call`` with a task;
+a plain call then still returns the final result (the claim resolver follows the task, keeping the
+call's idle clock alive and its progress bar moving). :func:`elicitation_answerer` lets the one
+elicitation callback a ``Client`` has also answer a task's ``inputRequests``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mcp import types
+
+from mcpnb.client.tasks.errors import TaskError
+from mcpnb.client.tasks.wire import TASKS_EXTENSION, CreatedTask, Peer, TaskState, dump
+
+if TYPE_CHECKING:
+    from mcpnb.client.tasks.handle import Answer
+
+
+def tasks_extension(answer: Answer | None = None) -> Any:
+    """The ``ClientExtension`` to pass to ``Client(extensions=[...])`` so modern servers create tasks.
+
+    With it, ``client.call_tool`` of a task-capable tool still returns the final result (the claim
+    resolver polls, answering ``inputRequests`` with ``answer``), while :func:`start_task` gets the
+    task itself. Built lazily so importing :mod:`mcpnb.client.tasks` stays cheap.
+    """
+    from mcp.client import ClientExtension
+    from mcp.client.extension import ClaimContext, ResultClaim
+
+    class TasksExtension(ClientExtension):
+        """Client half of SEP-2663: claims ``resultType: "task"`` on ``tools/call``."""
+
+        identifier = TASKS_EXTENSION
+
+        def __init__(self, answer: Answer | None) -> None:
+            self.answer = answer
+
+        def claims(self) -> tuple[ResultClaim[CreatedTask], ...]:
+            return (ResultClaim(result_type="task", model=CreatedTask, resolve=self._resolve),)
+
+        async def _resolve(self, created: CreatedTask, ctx: ClaimContext) -> types.CallToolResult:
+            from mcpnb.client.tasks.handle import TaskHandle
+
+            peer = Peer(ctx.session)
+            handle = TaskHandle(peer, ctx.tool_name, TaskState.from_wire(dump(created)), answer=self.answer)
+            handle.add_listener(_keep_call_alive)
+            try:
+                result = await handle._wait(None)
+            except BaseException:
+                # The caller gave up (timeout, interrupt) or following failed: a transparent call
+                # must not leave work running on the server that nobody will ever collect.
+                await _cancel_quietly(handle)
+                raise
+            return result.sdk_result
+
+    return TasksExtension(answer)
+
+
+def _keep_call_alive(handle: Any) -> None:
+    """A task the server reports on is alive: restart the calling call's idle clock (tool_timeout),
+    and show its progress (or its status message) as the call's progress."""
+    from mcpnb.client.interaction import current_call
+
+    call = current_call.get()
+    if call is None:
+        return
+    if call.deadline is not None:
+        call.deadline.touch()
+    if call.on_progress is not None and not handle.done:
+        value, total, message = handle.progress or (0.0, None, handle.status_message)
+        shown = asyncio.ensure_future(call.on_progress(value, total, message or handle.status_message))
+        _SHOWING.add(shown)  # the loop keeps only weak references to tasks
+        shown.add_done_callback(_SHOWING.discard)
+
+
+_SHOWING: set[asyncio.Future[Any]] = set()
+
+
+async def _cancel_quietly(handle: Any, grace: float = 5.0) -> None:
+    import anyio
+
+    with anyio.move_on_after(grace, shield=True), contextlib.suppress(Exception):
+        await handle._cancel()
+    if handle._watcher is not None:
+        handle._watcher.cancel()
+
+
+def elicitation_answerer(callback: Callable[..., Any], context: Any = None) -> Answer:
+    """An ``answer`` for modern ``inputRequests`` built from a Client-style elicitation callback.
+
+    One ``async (ctx, params) -> ElicitResult`` callback (the one given to ``Client``) then serves
+    push requests, multi-round-trip rounds and task questions alike. ``context`` is passed as
+    ``ctx`` (there is no request context for a task question).
+    """
+
+    async def answer(requests: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, request in requests.items():
+            if request.get("method") != "elicitation/create":
+                raise TaskError(f"cannot answer a task's {request.get('method')!r} request (key {key!r})")
+            params = request.get("params") or {}
+            model = (
+                types.ElicitRequestURLParams if params.get("mode") == "url" else types.ElicitRequestFormParams
+            )
+            reply = callback(context, model.model_validate(params))
+            if inspect.isawaitable(reply):
+                reply = await reply
+            if isinstance(reply, types.ErrorData):
+                reply = types.ElicitResult(action="cancel")
+            out[key] = reply
+        return out
+
+    return answer

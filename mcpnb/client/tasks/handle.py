@@ -1,0 +1,473 @@
+"""TaskHandle: one server-side task, followed from a notebook in either protocol era.
+
+A task outlives the request that created it, so the handle owns the follow-up: one *watcher* task
+on the loop that holds the session polls ``tasks/get`` (at the server's ``pollInterval``), feeds
+listeners (the live view), answers questions, and fetches the result when the task ends. Everything
+that waits (``await handle``, ``handle.result()``) only waits for the watcher, so interrupting a
+wait never cancels the task itself; only ``cancel()`` does.
+
+Questions (``input_required``): a 2025-11-25 server queues its ``elicitation/create`` and delivers
+it only while the client calls ``tasks/result``, so the watcher starts that call and the client's
+own elicitation callback answers. A SEP-2663 server lists ``inputRequests`` in ``tasks/get``; the
+handle's ``answer(requests) -> responses`` callback answers them with ``tasks/update``.
+
+The session lives on one loop (mcpnb's runtime thread); the handle can be driven from any thread:
+synchronous methods use ``runner`` (e.g. ``runtime.run``) or hop onto that loop themselves.
+
+The module is long because following a task is one state machine (watch, answer, settle, wait,
+cancel) with a sync and an async face; where handles come from lives in :mod:`.registry`, how one
+reads in a line in :mod:`.summary`, and how one looks in a notebook in :mod:`mcpnb.notebook.taskview`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from datetime import datetime
+from typing import Any, TypeVar
+
+from mcp import types
+
+from mcpnb.client.errors import McpnbError
+from mcpnb.client.results import ToolResult
+from mcpnb.client.runtime import await_in_ticks
+from mcpnb.client.tasks import wire
+from mcpnb.client.tasks.errors import (
+    TaskCancelledError,
+    TaskError,
+    TaskExpiredError,
+    TaskInputRequiredError,
+    TaskTimeoutError,
+)
+from mcpnb.client.tasks.wire import Peer, TaskState
+
+T = TypeVar("T")
+
+#: ``answer(requests) -> responses``: modern ``inputRequests`` (key -> ``{"method", "params"}``) to
+#: ``inputResponses`` (key -> ``ElicitResult`` or its dict); may be sync or async.
+Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
+Runner = Callable[[Coroutine[Any, Any, Any]], Any]
+ARunner = Callable[[Coroutine[Any, Any, Any]], Awaitable[Any]]
+Listener = Callable[["TaskHandle"], None]
+
+#: Poll bounds (seconds): a server hint of 0 must not spin the loop, a huge one must not freeze the view.
+MIN_POLL, MAX_POLL, DEFAULT_POLL = 0.01, 10.0, 1.0
+
+
+class TaskHandle:
+    """A task on one server: last known state, live polling, result, cancel, answers.
+
+    Build it with :func:`start_task` (or :func:`list_tasks`), on the loop that owns the session.
+    Async: ``await handle`` / ``await handle.wait()``, ``arefresh()``, ``acancel()``, ``arespond()``.
+    Sync (from another thread, e.g. a cell): ``result(timeout=None)``, ``refresh()``, ``cancel()``,
+    ``respond()``; ``status`` and friends are the last known values and never block.
+    """
+
+    def __init__(
+        self,
+        peer: Peer,
+        tool: str | None,
+        state: TaskState,
+        *,
+        arguments: dict[str, Any] | None = None,
+        answer: Answer | None = None,
+        output_schema: dict[str, Any] | None = None,
+        runner: Runner | None = None,
+        arunner: ARunner | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        loop: asyncio.AbstractEventLoop | None = None,
+        started: float | None = None,
+    ) -> None:
+        self.peer = peer
+        self.server = peer.name
+        self.tool = tool
+        self.arguments = arguments
+        self.answer = answer
+        self.runner, self.arunner = runner, arunner
+        self.loop = loop or asyncio.get_running_loop()
+        self._clock = clock
+        self._output_schema = output_schema
+        self._state = state
+        self._started = clock() if started is None else started
+        self._ended: float | None = self._started if state.terminal else None
+        self._result: ToolResult | None = None
+        self._failure: BaseException | None = None
+        self._listeners: list[Listener] = []
+        self._changed = asyncio.Event()
+        self._nudge = asyncio.Event()
+        self._watcher: asyncio.Task[None] | None = None
+        self._payload: asyncio.Task[types.CallToolResult] | None = None
+        self._answered: set[str] = set()
+        self._unanswered = False
+
+    @classmethod
+    def finished(
+        cls, peer: Peer, tool: str, result: types.CallToolResult, *, elapsed: float = 0.0, **kwargs: Any
+    ) -> TaskHandle:
+        """A handle for a call the server answered at once instead of creating a task.
+
+        Happens when the server does not do tasks for this tool or this client (a modern client
+        without :func:`tasks_extension`); the result must not be lost just because no task exists.
+        """
+        status = "failed" if result.is_error else "completed"
+        state = TaskState(task_id="", status=status, status_message="answered at once (no task)")
+        handle = cls(peer, tool, state, **kwargs)
+        handle._started = handle._clock() - elapsed
+        handle._ended = handle._clock()
+        handle._result = handle._tool_result(result)
+        return handle
+
+    # ------------------------------------------------------------------ last known state
+    @property
+    def state(self) -> TaskState:
+        return self._state
+
+    @property
+    def task_id(self) -> str:
+        return self._state.task_id
+
+    @property
+    def status(self) -> str:
+        """Last known status (no request): working, input_required, completed, failed, cancelled."""
+        return self._state.status
+
+    @property
+    def status_message(self) -> str | None:
+        return self._state.status_message
+
+    @property
+    def progress(self) -> tuple[float, float | None, str | None] | None:
+        """``(done, total, message)`` when the server reports any on the task; neither spec does."""
+        return self._state.progress
+
+    @property
+    def created_at(self) -> datetime | None:
+        return self._state.created_at
+
+    @property
+    def ttl_ms(self) -> int | None:
+        return self._state.ttl_ms
+
+    @property
+    def poll_interval_ms(self) -> int | None:
+        return self._state.poll_interval_ms
+
+    @property
+    def input_requests(self) -> dict[str, Any] | None:
+        """Modern era: the questions the task waits on (key -> ``{"method", "params"}``)."""
+        return self._state.input_requests if self._state.status == "input_required" else None
+
+    @property
+    def done(self) -> bool:
+        """True once the task ended and its outcome (result or cancellation) is known here."""
+        return self._result is not None or (self._state.status == "cancelled")
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the task was created (frozen when it ended), on our clock."""
+        return (self._ended if self._ended is not None else self._clock()) - self._started
+
+    @property
+    def ttl_left(self) -> float | None:
+        """Seconds until the server may drop the task, counting its TTL from creation as the spec does."""
+        if self._state.ttl_ms is None or not self._state.task_id:
+            return None
+        return max(0.0, self._state.ttl_ms / 1000 - (self._clock() - self._started))
+
+    @property
+    def failure(self) -> BaseException | None:
+        """Why following the task failed (expired, connection lost); the watcher stopped."""
+        return self._failure
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(handle)`` on every change (on the session's loop thread)."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return remove
+
+    # ------------------------------------------------------------------ on the session's loop
+    def _notify(self) -> None:
+        event, self._changed = self._changed, asyncio.Event()
+        event.set()
+        for listener in list(self._listeners):
+            with contextlib.suppress(Exception):  # a broken view must not stop the task
+                listener(self)
+
+    def _apply(self, state: TaskState) -> None:
+        if self._state.terminal and not state.terminal:
+            return  # a stale answer never revives a finished task
+        old = self._state
+        for name in ("ttl_ms", "poll_interval_ms", "created_at"):  # cancel/update answers may omit them
+            if getattr(state, name) is None:
+                setattr(state, name, getattr(old, name))
+        if state.status == old.status and state.status_message is None:
+            state.status_message = old.status_message
+        self._state = state
+        if state.terminal and self._ended is None:
+            self._ended = self._clock()
+        self._notify()
+
+    async def _refresh(self) -> TaskState:
+        self._apply(await wire.get(self.peer, self.task_id))
+        return self._state
+
+    def _ensure_watch(self) -> None:
+        if self._result is not None or not self.task_id:
+            return
+        if self._watcher is not None and not self._watcher.done():
+            return
+        if self._failure is not None:
+            if isinstance(self._failure, TaskExpiredError):
+                return
+            self._failure = None  # a transient failure (connection lost): try again
+        if self._state.status == "cancelled":
+            return
+        self._watcher = self.loop.create_task(self._watch(), name=f"mcpnb-task-{self.task_id[:8]}")
+
+    async def _watch(self) -> None:
+        try:
+            while not self._state.terminal:
+                state = await self._refresh()
+                if state.status == "input_required":
+                    await self._on_input(state)
+                if self._state.terminal:
+                    break
+                await self._sleep()
+            await self._settle()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._failure = exc
+            await self._drop_payload()
+            self._notify()
+
+    async def _sleep(self) -> None:
+        hint = self._state.poll_interval_ms
+        interval = DEFAULT_POLL if hint is None else hint / 1000
+        if self._unanswered:
+            interval = max(interval, 1.0)  # nobody is answering: keep the view fresh, not the server busy
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._nudge.wait(), min(MAX_POLL, max(MIN_POLL, interval)))
+        self._nudge.clear()
+
+    async def _on_input(self, state: TaskState) -> None:
+        if self.peer.era != "modern":
+            payload = self._payload
+            if payload is None or (payload.done() and (payload.cancelled() or payload.exception())):
+                # Legacy: tasks/result is where the queued question is delivered. (Re)start it: a
+                # session read timeout may have ended the last one while the person was thinking.
+                self._payload = self.loop.create_task(wire.payload(self.peer, self.task_id))
+            return
+        pending = {k: v for k, v in (state.input_requests or {}).items() if k not in self._answered}
+        if not pending:
+            return
+        if self.answer is None:
+            if not self._unanswered:
+                self._unanswered = True
+                self._notify()
+            return
+        responses = self.answer(pending)
+        if inspect.isawaitable(responses):
+            responses = await responses
+        await self._respond(dict(responses))
+
+    async def _respond(self, responses: dict[str, Any]) -> TaskState:
+        state = await wire.update(self.peer, self.task_id, responses)
+        self._answered |= set(responses)
+        self._unanswered = False
+        self._apply(state)
+        self._nudge.set()
+        return self._state
+
+    async def _settle(self) -> None:
+        """The task ended: fetch its result (completed/failed) and tell everyone."""
+        status = self._state.status
+        if status == "cancelled":
+            await self._drop_payload()
+            self._notify()
+            return
+        if self.peer.era == "modern":
+            if self._state.result is None:
+                await self._refresh()  # the ending came from tasks/cancel|update, which carry no result
+            if self._state.result is not None:
+                result = types.CallToolResult.model_validate(self._state.result)
+            elif status == "failed":
+                result = self._failure_result()
+            else:
+                raise TaskError(f"task {self.task_id!r} on {self.server!r} completed without a result")
+        else:
+            try:
+                payload = self._payload or self.loop.create_task(wire.payload(self.peer, self.task_id))
+                self._payload = payload
+                result = await payload
+            except McpnbError:
+                if status != "failed":
+                    raise
+                result = self._failure_result()
+        self._result = self._tool_result(result)
+        self._notify()
+
+    async def _drop_payload(self) -> None:
+        payload, self._payload = self._payload, None
+        if payload is not None and not payload.done():
+            payload.cancel()
+        if payload is not None:
+            await asyncio.gather(payload, return_exceptions=True)
+
+    def _failure_result(self) -> types.CallToolResult:
+        message = (self._state.error or {}).get("message") or self._state.status_message or "the task failed"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+    def _tool_result(self, result: types.CallToolResult) -> ToolResult:
+        schema = self._output_schema
+        if schema is None:
+            schema = self.peer.output_schema(self.tool)
+        return ToolResult.from_sdk(
+            self.server, self.tool or "?", result, elapsed=self.elapsed, output_schema=schema
+        )
+
+    async def _wait(self, timeout: float | None) -> ToolResult:
+        self._ensure_watch()
+        deadline = None if timeout is None else self.loop.time() + timeout
+        while True:
+            if self._result is not None:
+                return self._result
+            if self._failure is not None:
+                raise self._failure
+            if self._state.status == "cancelled":
+                raise TaskCancelledError(
+                    f"task {self.task_id!r} ({self.server}.{self.tool}) was cancelled; it has no result"
+                )
+            if self._unanswered and self._state.status == "input_required":
+                questions = self._state.input_requests or {}
+                asked = "; ".join(
+                    str((r.get("params") or {}).get("message", key)) for key, r in questions.items()
+                )
+                raise TaskInputRequiredError(
+                    f"task {self.task_id!r} ({self.server}.{self.tool}) waits for answers ({asked}); "
+                    "answer with handle.respond({key: {'action': 'accept', 'content': {...}}}) "
+                    "or start it with an answer callback",
+                    dict(questions),
+                )
+            changed = self._changed
+            remaining = None if deadline is None else deadline - self.loop.time()
+            try:
+                if remaining is not None and remaining <= 0:
+                    raise TimeoutError
+                await asyncio.wait_for(changed.wait(), remaining)
+            except TimeoutError:
+                raise TaskTimeoutError(
+                    f"task {self.task_id!r} ({self.server}.{self.tool}) is still {self.status} after "
+                    f"{timeout:g} s; it keeps running: wait again, or cancel it"
+                ) from None
+
+    async def _cancel(self) -> str:
+        if self._state.terminal or not self.task_id:
+            return self._state.status
+        try:
+            state = await wire.cancel(self.peer, self.task_id)
+        except McpnbError:
+            state = await self._refresh()  # it may have ended first; then there is nothing to cancel
+            if not state.terminal:
+                raise
+            return state.status
+        self._apply(state)
+        if state.status == "cancelled":
+            await self._drop_payload()
+        self._nudge.set()
+        return self._state.status
+
+    # ------------------------------------------------------------------ bridges
+    async def _bridge(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self.arunner is not None:
+            return await self.arunner(coro)
+        if asyncio.get_running_loop() is self.loop:
+            return await coro
+        return await await_in_ticks(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def _block(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self.runner is not None:
+            return self.runner(coro)
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            coro.close()
+            raise RuntimeError(
+                "this TaskHandle lives on the running loop: await it (await handle, await handle.acancel())"
+            )
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            future.cancel()  # stops our waiting only; the task keeps running on the server
+            raise
+
+    # ------------------------------------------------------------------ async API
+    async def arefresh(self) -> str:
+        """Ask the server for the current state now; returns the status."""
+        return (await self._bridge(self._refresh())).status
+
+    async def wait(self, timeout: float | None = None) -> ToolResult:
+        """The result, once the task ends (answering questions on the way).
+
+        Raises :class:`TaskCancelledError`, :class:`TaskExpiredError`, :class:`TaskInputRequiredError`
+        (modern, no ``answer``), or :class:`TaskTimeoutError` (the task keeps running). A failed task
+        is a ``ToolResult`` with ``is_error``, like a failed call.
+        """
+        return await self._bridge(self._wait(timeout))
+
+    aresult = wait
+
+    async def acancel(self) -> str:
+        """Cancel the task (a no-op once it ended); returns the final status."""
+        return await self._bridge(self._cancel())
+
+    async def arespond(self, responses: dict[str, Any]) -> str:
+        """Answer a modern task's ``inputRequests`` (key -> ``ElicitResult`` or its dict)."""
+        return (await self._bridge(self._respond(responses))).status
+
+    def __await__(self) -> Generator[Any, None, ToolResult]:
+        return self.wait().__await__()
+
+    # ------------------------------------------------------------------ sync API
+    def refresh(self) -> str:
+        return self._block(self._refresh()).status
+
+    def result(self, timeout: float | None = None) -> ToolResult:
+        """Block until the task ends (see :meth:`wait`). An interrupt stops waiting, not the task."""
+        return self._block(self._wait(timeout))
+
+    def cancel(self) -> str:
+        return self._block(self._cancel())
+
+    def respond(self, responses: dict[str, Any]) -> str:
+        return self._block(self._respond(responses)).status
+
+    def watch(self) -> None:
+        """Start polling in the background (thread-safe, idempotent): what a live view needs."""
+        self.loop.call_soon_threadsafe(self._ensure_watch)
+
+    def cancel_soon(self) -> concurrent.futures.Future[str]:
+        """Cancel without waiting (a button click on the kernel thread must not block)."""
+        return asyncio.run_coroutine_threadsafe(self._cancel(), self.loop)
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        from mcpnb.client.tasks.summary import describe_handle
+
+        return describe_handle(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)

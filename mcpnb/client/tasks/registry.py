@@ -1,0 +1,108 @@
+"""Where task handles come from: starting a tool as a task, listing a server's tasks, and the
+registry that remembers the tasks this client started (the 2026-07-28 era has no ``tasks/list``)."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from mcp import types
+
+from mcpnb.client.tasks import wire
+from mcpnb.client.tasks.handle import Answer, ARunner, Runner, TaskHandle
+from mcpnb.client.tasks.wire import Peer
+
+
+class TaskRegistry:
+    """The tasks this client started or saw, per server: what ``%mcp tasks`` lists in the modern era."""
+
+    def __init__(self) -> None:
+        self._by_server: dict[str, dict[str, TaskHandle]] = {}
+
+    def add(self, handle: TaskHandle) -> None:
+        if handle.task_id:
+            self._by_server.setdefault(handle.server, {})[handle.task_id] = handle
+
+    def get(self, server: str, task_id: str) -> TaskHandle | None:
+        return self._by_server.get(server, {}).get(task_id)
+
+    def handles(self, server: str | None = None) -> list[TaskHandle]:
+        if server is not None:
+            return list(self._by_server.get(server, {}).values())
+        return [h for tasks in self._by_server.values() for h in tasks.values()]
+
+    def forget(self, server: str, task_id: str | None = None) -> None:
+        if task_id is None:
+            self._by_server.pop(server, None)
+        else:
+            self._by_server.get(server, {}).pop(task_id, None)
+
+
+#: The process-wide registry (a pool may keep its own and pass it in).
+registry = TaskRegistry()
+
+
+def _peer(target: Any) -> Peer:
+    return target if isinstance(target, Peer) else Peer(target)
+
+
+async def start_task(
+    conn: Any,
+    tool: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    ttl_ms: int | None = None,
+    answer: Answer | None = None,
+    timeout: float | None = None,
+    runner: Runner | None = None,
+    arunner: ARunner | None = None,
+    tasks: TaskRegistry | None = None,
+) -> TaskHandle:
+    """Call ``tool`` as a task on ``conn`` (a ``Connection``, ``mcp.Client`` or ``Peer``).
+
+    Run it on the loop that owns the session. ``ttl_ms`` is a request (2025-11-25 only; servers may
+    ignore it); ``answer`` answers modern ``inputRequests``; ``timeout`` bounds the creating request
+    only. A server that answers synchronously gives an already finished handle with the result.
+    """
+    peer = _peer(conn)
+    started = time.monotonic()
+    created = await wire.create(peer, tool, arguments, ttl_ms, timeout)
+    common: dict[str, Any] = {"arguments": arguments, "answer": answer, "runner": runner, "arunner": arunner}
+    if isinstance(created, types.CallToolResult):
+        return TaskHandle.finished(peer, tool, created, elapsed=time.monotonic() - started, **common)
+    handle = TaskHandle(peer, tool, created, started=started, **common)
+    (registry if tasks is None else tasks).add(handle)
+    return handle
+
+
+async def list_tasks(
+    conn: Any,
+    *,
+    tasks: TaskRegistry | None = None,
+    runner: Runner | None = None,
+    arunner: ARunner | None = None,
+) -> list[TaskHandle]:
+    """Tasks on ``conn``'s server: legacy asks ``tasks/list``; modern has none, so the ones we know.
+
+    Listed tasks this client did not start get a handle too (``tool`` is None: the list does not
+    say), so they can be watched, awaited or cancelled like our own.
+    """
+    peer = _peer(conn)
+    known = registry if tasks is None else tasks
+    if peer.era == "modern":
+        return known.handles(peer.name)
+    out: list[TaskHandle] = []
+    now = datetime.now(UTC)
+    for state in await wire.list_states(peer):
+        handle = known.get(peer.name, state.task_id)
+        if handle is None:
+            age = (now - state.created_at).total_seconds() if state.created_at else 0.0
+            handle = TaskHandle(
+                peer, None, state, runner=runner, arunner=arunner, started=time.monotonic() - max(0.0, age)
+            )
+            known.add(handle)
+        else:
+            handle._apply(state)
+        out.append(handle)
+    return out

@@ -1,0 +1,365 @@
+"""Both tasks wires, reduced to one state shape and a handful of requests.
+
+- 2025-11-25 (SEP-1686, "legacy"): ``tools/call`` with ``params.task = {ttl}`` answers
+  ``{"task": {...}}``; ``tasks/get``, ``tasks/result`` (blocks until the task ends and is the channel
+  on which queued elicitations reach the client), ``tasks/list``, ``tasks/cancel``; ``ttl`` and
+  ``pollInterval`` in ms.
+- 2026-07-28 (SEP-2663 extension ``io.modelcontextprotocol/tasks``, "modern"): a client that
+  declares the extension gets a flat ``{"resultType": "task", taskId, status, ttlMs,
+  pollIntervalMs}``; ``tasks/get`` carries ``result`` | ``error`` | ``inputRequests``;
+  ``tasks/update`` carries ``inputResponses``; ``tasks/cancel``. No ``tasks/result``/``tasks/list``.
+
+``mcp`` 2.3.0 has the legacy types but never dispatches them, and nothing for the extension; the
+session's ``send_request`` is typed enough for everything except the legacy task-augmented
+``tools/call`` (its result is validated as a ``CallToolResult`` and fails), which goes out raw.
+Everything here works over an mcpnb ``Connection``, a bare ``mcp.Client`` or a ``ClientSession``
+(:class:`Peer`), so tests and the claim resolver share one code path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcp import MCPError, types
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcpnb.client.errors import CallError, McpnbError, describe
+from mcpnb.client.tasks.errors import TaskError, TaskExpiredError
+
+if TYPE_CHECKING:
+    pass
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+_INVALID_PARAMS = -32602
+
+
+def task_support(tool: Any) -> str:
+    """``"forbidden"`` | ``"optional"`` | ``"required"`` for a tool from ``tools/list``.
+
+    Accepts an SDK ``types.Tool``, a wire dict, or an mcpnb ``ToolInfo`` (which needs a
+    ``task_support`` or ``execution`` attribute: ask for it to be kept). The spec's default when a
+    tool says nothing is ``forbidden``, so that is what an unknown shape gives too.
+    """
+    direct = getattr(tool, "task_support", None)
+    if isinstance(direct, str):
+        return direct
+    if isinstance(tool, Mapping):
+        execution = tool.get("execution") or {}
+        value = execution.get("taskSupport") or execution.get("task_support")
+    else:
+        execution = getattr(tool, "execution", None)
+        if isinstance(execution, Mapping):
+            value = execution.get("taskSupport") or execution.get("task_support")
+        else:
+            value = getattr(execution, "task_support", None)
+    return value if value in ("optional", "required") else "forbidden"
+
+
+# ---------------------------------------------------------------------------------------- state
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+@dataclass
+class TaskState:
+    """One snapshot of a task, whichever era it came from (ms fields normalised)."""
+
+    task_id: str
+    status: str
+    status_message: str | None = None
+    created_at: datetime | None = None
+    last_updated_at: datetime | None = None
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = None
+    progress: tuple[float, float | None, str | None] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> TaskState:
+        """Read either era's task object (``ttl``/``pollInterval`` or ``ttlMs``/``pollIntervalMs``)."""
+        data = dict(data)
+        ttl = data.get("ttlMs", data.get("ttl"))
+        poll = data.get("pollIntervalMs", data.get("pollInterval"))
+        return cls(
+            task_id=str(data["taskId"]),
+            status=str(data.get("status", "working")),
+            status_message=data.get("statusMessage"),
+            created_at=_parse_time(data.get("createdAt")),
+            last_updated_at=_parse_time(data.get("lastUpdatedAt")),
+            ttl_ms=int(ttl) if isinstance(ttl, int | float) else None,
+            poll_interval_ms=int(poll) if isinstance(poll, int | float) else None,
+            result=data.get("result") if isinstance(data.get("result"), dict) else None,
+            error=data.get("error") if isinstance(data.get("error"), dict) else None,
+            input_requests=data.get("inputRequests") or None,
+            progress=_progress(data),
+            raw=data,
+        )
+
+
+def _progress(data: Mapping[str, Any]) -> tuple[float, float | None, str | None] | None:
+    """Progress if the server puts any on the task (neither spec defines it; be liberal)."""
+    value = data.get("progress")
+    if isinstance(value, Mapping) and isinstance(value.get("progress"), int | float):
+        return float(value["progress"]), value.get("total"), value.get("message")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        total = data.get("total")
+        return float(value), float(total) if isinstance(total, int | float) else None, None
+    return None
+
+
+# ---------------------------------------------------------------------------------------- typed requests
+class _Loose(types.Result):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class TaskIdParams(types.RequestParams):
+    """Params of ``tasks/get|cancel|update`` in the modern era (legacy uses the SDK's own types)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    task_id: str = Field(alias="taskId")
+    input_responses: dict[str, Any] | None = Field(default=None, alias="inputResponses")
+
+
+class TaskRequest(types.Request[TaskIdParams, str]):
+    method: str
+    params: TaskIdParams
+
+
+class CreatedTask(types.Result):
+    """The claimed flat ``resultType: "task"`` result of a modern task-augmented ``tools/call``."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    result_type: Literal["task"] = Field(default="task", alias="resultType")
+    task_id: str = Field(alias="taskId")
+    status: str = "working"
+    status_message: str | None = Field(default=None, alias="statusMessage")
+    created_at: str | None = Field(default=None, alias="createdAt")
+    last_updated_at: str | None = Field(default=None, alias="lastUpdatedAt")
+    ttl_ms: int | None = Field(default=None, alias="ttlMs")
+    poll_interval_ms: int | None = Field(default=None, alias="pollIntervalMs")
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+# ---------------------------------------------------------------------------------------- peer
+Send = Callable[[Any], Awaitable[Any]]
+
+
+class Peer:
+    """What the tasks code needs from one server, over a ``Connection``, a ``Client`` or a session.
+
+    ``call(what, fn)`` runs ``fn(client_or_session)``; over a ``Connection`` it goes through
+    ``Connection.request`` so transport failures trigger its recovery and read as mcpnb errors.
+    """
+
+    def __init__(self, target: Any, name: str | None = None) -> None:
+        from mcp.client.session import ClientSession
+
+        from mcpnb.client.connection import Connection
+
+        self.target = target
+        self.connection = target if isinstance(target, Connection) else None
+        self._is_session = isinstance(target, ClientSession)
+        if self.connection is not None:
+            self.name = name or self.connection.name
+        else:
+            info = getattr(target, "server_info", None)
+            self.name = name or getattr(info, "name", None) or "server"
+
+    @property
+    def era(self) -> str:
+        if self.connection is not None:
+            return self.connection.era or "legacy"
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        version = self.session.protocol_version
+        return "modern" if version in MODERN_PROTOCOL_VERSIONS else "legacy"
+
+    @property
+    def session(self) -> Any:
+        if self._is_session:
+            return self.target
+        client = self.connection.client if self.connection is not None else self.target
+        return client.session
+
+    def output_schema(self, tool: str | None) -> dict[str, Any] | None:
+        if tool is None:
+            return None
+        if self.connection is not None:
+            tools = self.connection.tool_cache.peek() or {}
+            info = tools.get(tool)
+            return getattr(info, "output_schema", None)
+        schemas = getattr(self.session, "_tool_output_schemas", None) or {}
+        schema = schemas.get(tool)
+        return dict(schema) if schema else None
+
+    def advertises_tasks(self) -> bool:
+        """Whether our client was built with :func:`tasks_extension` (modern tasks need it)."""
+        return TASKS_EXTENSION in (getattr(self.session, "_result_claims", None) or {})
+
+    async def call(self, what: str, fn: Send, *, idempotent: bool = True) -> Any:
+        if self.connection is not None:
+            return await self.connection.request(what, fn, idempotent=idempotent)
+        try:
+            return await fn(self.target)
+        except McpnbError:
+            raise
+        except Exception as exc:
+            raise CallError(f"{what} on {self.name!r} failed: {describe(exc)}") from None
+
+
+def _session_of(obj: Any) -> Any:
+    from mcp.client.session import ClientSession
+
+    return obj if isinstance(obj, ClientSession) else obj.session
+
+
+def _gone(peer: Peer, task_id: str, exc: MCPError) -> TaskExpiredError:
+    return TaskExpiredError(
+        f"server {peer.name!r} no longer knows task {task_id!r} ({exc.message}): tasks are kept only "
+        "for their TTL after they end, so its result is gone; run the tool again"
+    )
+
+
+# ---------------------------------------------------------------------------------------- requests
+Created = TaskState | types.CallToolResult
+
+
+async def create(
+    peer: Peer, tool: str, arguments: dict[str, Any] | None, ttl_ms: int | None, timeout: float | None
+) -> Created:
+    """Start ``tool`` as a task. A server that answers synchronously gives a ``CallToolResult``."""
+    if peer.era == "modern":
+
+        async def modern(client: Any) -> Any:
+            session = _session_of(client)
+            if not peer.advertises_tasks() and client is not session:
+                # Without the extension no task can be created; the full driver handles input rounds.
+                return await client.call_tool(tool, arguments or {}, read_timeout_seconds=timeout)
+            return await session.call_tool(
+                tool, arguments or {}, read_timeout_seconds=timeout, allow_claimed=True
+            )
+
+        result = await peer.call(f"{tool}() as a task", modern, idempotent=False)
+        if isinstance(result, types.CallToolResult):
+            return result
+        return TaskState.from_wire(dump(result))
+
+    params: dict[str, Any] = {"name": tool, "arguments": arguments or {}, "task": {}}
+    if ttl_ms is not None:
+        params["task"]["ttl"] = int(ttl_ms)
+
+    async def legacy(client: Any) -> Any:
+        # Typed send_request validates tools/call results as CallToolResult, so a CreateTaskResult
+        # would fail: this one request goes out raw.
+        opts: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+        return await _session_of(client)._dispatcher.send_raw_request("tools/call", params, opts)
+
+    raw = await peer.call(f"{tool}() as a task", legacy, idempotent=False)
+    if isinstance(raw, dict) and isinstance(raw.get("task"), dict):
+        return TaskState.from_wire(types.CreateTaskResult.model_validate(raw).task.model_dump(by_alias=True))
+    return types.CallToolResult.model_validate(raw)
+
+
+async def get(peer: Peer, task_id: str) -> TaskState:
+    """``tasks/get``; an unknown id (expired after its TTL) becomes :class:`TaskExpiredError`."""
+
+    async def send(client: Any) -> Any:
+        session = _session_of(client)
+        try:
+            if peer.era == "modern":
+                request = TaskRequest(method="tasks/get", params=TaskIdParams(task_id=task_id))
+                return dump(await session.send_request(request, _Loose))
+            request = types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id))
+            return dump(await session.send_request(request, types.GetTaskResult))
+        except MCPError as exc:
+            if exc.code == _INVALID_PARAMS:
+                raise _gone(peer, task_id, exc) from None
+            raise
+
+    return TaskState.from_wire(await peer.call(f"tasks/get {task_id}", send))
+
+
+async def payload(peer: Peer, task_id: str, timeout: float | None = None) -> types.CallToolResult:
+    """Legacy ``tasks/result``: blocks until the task ends, delivering its queued questions meanwhile."""
+
+    async def send(client: Any) -> Any:
+        request = types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task_id))
+        try:
+            return await _session_of(client).send_request(
+                request, types.CallToolResult, request_read_timeout_seconds=timeout
+            )
+        except MCPError as exc:
+            if exc.code == _INVALID_PARAMS:
+                raise _gone(peer, task_id, exc) from None
+            raise
+
+    return await peer.call(f"tasks/result {task_id}", send)
+
+
+async def cancel(peer: Peer, task_id: str) -> TaskState:
+    async def send(client: Any) -> Any:
+        session = _session_of(client)
+        if peer.era == "modern":
+            request = TaskRequest(method="tasks/cancel", params=TaskIdParams(task_id=task_id))
+            return dump(await session.send_request(request, _Loose))
+        request = types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task_id))
+        return dump(await session.send_request(request, types.CancelTaskResult))
+
+    return TaskState.from_wire(await peer.call(f"tasks/cancel {task_id}", send))
+
+
+async def update(peer: Peer, task_id: str, responses: dict[str, Any]) -> TaskState:
+    """Modern ``tasks/update`` with ``inputResponses`` (answers keyed like ``inputRequests``)."""
+    if peer.era != "modern":
+        raise TaskError(
+            f"task {task_id!r} on {peer.name!r} is a 2025-11-25 task: its questions are answered through "
+            "the client's elicitation callback while tasks/result runs, not with tasks/update"
+        )
+    answers = {k: dump(v) if isinstance(v, BaseModel) else dict(v) for k, v in responses.items()}
+
+    async def send(client: Any) -> Any:
+        params = TaskIdParams(task_id=task_id, input_responses=answers)
+        request = TaskRequest(method="tasks/update", params=params)
+        return dump(await _session_of(client).send_request(request, _Loose))
+
+    return TaskState.from_wire(await peer.call(f"tasks/update {task_id}", send))
+
+
+async def list_states(peer: Peer) -> list[TaskState]:
+    """Legacy ``tasks/list``, every page."""
+    states: list[TaskState] = []
+    cursor: str | None = None
+    while True:
+
+        async def send(client: Any, cursor: str | None = cursor) -> Any:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            return await _session_of(client).send_request(
+                types.ListTasksRequest(params=params), types.ListTasksResult
+            )
+
+        page = await peer.call("tasks/list", send)
+        states.extend(TaskState.from_wire(t.model_dump(by_alias=True)) for t in page.tasks)
+        cursor = page.next_cursor
+        if not cursor:
+            return states

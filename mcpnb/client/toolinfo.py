@@ -1,0 +1,158 @@
+"""What a server offers, as plain data: tool descriptions and the flat ``mcp__server__tool`` names.
+
+Flat names let one namespace hold the tools of every server (agents and the magics both use them);
+server names may not contain ``__`` so the split is always unambiguous.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FLAT_PREFIX = "mcp__"
+FLAT_SEP = "__"
+
+
+def flat_name(server: str, tool: str) -> str:
+    """``mcp__{server}__{tool}``: one name that says where a tool lives."""
+    return f"{FLAT_PREFIX}{server}{FLAT_SEP}{tool}"
+
+
+def split_flat_name(name: str) -> tuple[str, str]:
+    """The inverse of :func:`flat_name`; a ``ValueError`` says what a flat name looks like."""
+    if not name.startswith(FLAT_PREFIX) or FLAT_SEP not in name[len(FLAT_PREFIX) :]:
+        raise ValueError(f"not a flat tool name: {name!r} (expected 'mcp__<server>__<tool>')")
+    server, tool = name[len(FLAT_PREFIX) :].split(FLAT_SEP, 1)
+    if not server or not tool:
+        raise ValueError(f"not a flat tool name: {name!r} (expected 'mcp__<server>__<tool>')")
+    return server, tool
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool of one server, with the schemas a form or a validator needs."""
+
+    server: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    task_support: str = "forbidden"  # execution.taskSupport: "forbidden" | "optional" | "required"
+
+    @property
+    def flat_name(self) -> str:
+        return flat_name(self.server, self.name)
+
+    @property
+    def required(self) -> list[str]:
+        return list(self.input_schema.get("required", []))
+
+    @property
+    def parameters(self) -> list[str]:
+        return list(self.input_schema.get("properties", {}))
+
+    @classmethod
+    def from_sdk(cls, server: str, tool: Any) -> ToolInfo:
+        """Build from an SDK ``types.Tool`` (pydantic); keeps wire (camelCase) annotation names."""
+        annotations = (
+            tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+        )
+        return cls(
+            server=server,
+            name=tool.name,
+            title=tool.title or (annotations or {}).get("title"),
+            description=tool.description,
+            input_schema=dict(tool.input_schema or {}),
+            output_schema=dict(tool.output_schema) if tool.output_schema else None,
+            annotations=annotations or None,
+            meta=dict(tool.meta) if getattr(tool, "meta", None) else None,
+            task_support=_task_support(tool),
+        )
+
+    def __repr__(self) -> str:
+        params = ", ".join(p + ("*" if p in self.required else "") for p in self.parameters)
+        return f"<ToolInfo {self.server}.{self.name}({params})>"
+
+
+def _task_support(tool: Any) -> str:
+    execution = getattr(tool, "execution", None)
+    value = getattr(execution, "task_support", None) if execution is not None else None
+    return value if value in ("optional", "required") else "forbidden"
+
+
+@dataclass(frozen=True)
+class ToolFilter:
+    """``enabled_tools`` (an allow-list) then ``disabled_tools`` (a deny-list); shell patterns allowed."""
+
+    enabled: tuple[str, ...] | None = None
+    disabled: tuple[str, ...] = ()
+
+    def allows(self, name: str) -> bool:
+        return self.why_hidden(name) is None
+
+    def why_hidden(self, name: str) -> str | None:
+        """Which setting hides ``name`` (None when it is visible)."""
+        from fnmatch import fnmatchcase
+
+        if self.enabled is not None and not any(fnmatchcase(name, p) for p in self.enabled):
+            return "it is not in enabled_tools"
+        if any(fnmatchcase(name, p) for p in self.disabled):
+            return "it is in disabled_tools"
+        return None
+
+    @property
+    def active(self) -> bool:
+        return self.enabled is not None or bool(self.disabled)
+
+
+class ToolList(list[ToolInfo]):
+    """Tools of one or more servers: a plain list that renders as a table and converts with ``.df``."""
+
+    def __getitem__(self, key: Any) -> Any:
+        """``tools["server.tool"]``, ``tools["mcp__server__tool"]`` or a bare tool name when unique."""
+        if not isinstance(key, str):
+            result = super().__getitem__(key)
+            return ToolList(result) if isinstance(key, slice) else result
+        matches = [t for t in self if key in (f"{t.server}.{t.name}", t.flat_name, t.name)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise KeyError(key)
+        raise KeyError(f"{key!r} is ambiguous: {', '.join(f'{t.server}.{t.name}' for t in matches)}")
+
+    @property
+    def df(self) -> Any:
+        import pandas as pd
+
+        rows = [
+            {
+                "server": t.server,
+                "tool": t.name,
+                "title": t.title,
+                "description": t.description,
+                "parameters": t.parameters,
+                "required": t.required,
+                **{
+                    k: (t.annotations or {}).get(k)
+                    for k in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+                },
+            }
+            for t in self
+        ]
+        columns = ["server", "tool", "title", "description", "parameters", "required"]
+        return pd.DataFrame(
+            rows, columns=[*columns, "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
+        )
+
+    def __repr__(self) -> str:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)["text/plain"]
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)

@@ -1,0 +1,85 @@
+"""A call's conversation with its server, for teaching: what went out, what came back, and when.
+
+Every request leaves through the session's dispatcher (one door for JSON-RPC over stdio or HTTP and
+for the direct in-process path alike), so a thin wrapper there sees them all. It records only while
+a call that asked for a transcript is running (see :class:`~mcpnb.client.interaction.CallContext`);
+otherwise it costs one context-variable lookup. Server-to-client traffic that has its own hook
+(progress, log messages, elicitation) is added by the connection.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Message:
+    at: float  # seconds since the call started
+    direction: str  # "→" to the server, "←" from it
+    kind: str  # request, response, error, notification
+    method: str
+    payload: Any = None
+
+    def line(self) -> str:
+        body = json.dumps(self.payload, ensure_ascii=False, default=str) if self.payload is not None else ""
+        if len(body) > 300:
+            body = body[:300] + " …"
+        return f"{self.at * 1000:8.1f} ms {self.direction} {self.kind:<12} {self.method} {body}".rstrip()
+
+
+@dataclass
+class Transcript:
+    """The messages of one call, in order. Shown collapsed under the call's result."""
+
+    messages: list[Message] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def add(self, direction: str, kind: str, method: str, payload: Any = None) -> None:
+        self.messages.append(Message(time.monotonic() - self.started, direction, kind, method, payload))
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __repr__(self) -> str:
+        return "\n".join(m.line() for m in self.messages) or "(no messages)"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
+
+def tap(session: Any) -> None:
+    """Wrap the session's outgoing door so calls that want a transcript get one."""
+    from mcpnb.client.interaction import current_call
+
+    dispatcher = session._dispatcher  # the SDK sends every request and notification through it
+    send, notify = dispatcher.send_raw_request, dispatcher.notify
+
+    # Pass every argument through as given: the SDK also uses keyword-only ones (the courtesy
+    # cancel after an interrupt sends ``_related_request_id``; dropping it loses the cancel).
+    async def traced_send(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
+        call = current_call.get()
+        record = call.transcript if call is not None else None
+        if record is None:
+            return await send(method, params, *args, **kwargs)
+        record.add("→", "request", method, params)
+        try:
+            result = await send(method, params, *args, **kwargs)
+        except Exception as exc:
+            record.add("←", "error", method, {"error": str(exc)})
+            raise
+        record.add("←", "response", method, result)
+        return result
+
+    async def traced_notify(method: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
+        call = current_call.get()
+        if call is not None and call.transcript is not None:
+            call.transcript.add("→", "notification", method, params)
+        return await notify(method, params, *args, **kwargs)
+
+    dispatcher.send_raw_request = traced_send
+    dispatcher.notify = traced_notify

@@ -1,0 +1,173 @@
+"""ServerConfig -> the thing ``mcp.Client`` connects to, one small function per transport.
+
+Everything a transport needs to clean up (an ``httpx2`` client, the stderr pipe of a child process)
+lives in the async context manager, so the connection's owner task releases it on every exit path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpnb.client.config import ServerConfig
+
+ResponseHook = Callable[[int, Any], None]
+
+#: MCP servers may hold a response stream open for a long time; reads get the SDK's 300 s.
+HTTP_CONNECT_TIMEOUT = 30.0
+HTTP_READ_TIMEOUT = 300.0
+
+
+def http_headers(config: ServerConfig) -> dict[str, str]:
+    """Configured headers plus what ``auth`` asks for (bearer/basic), resolved at connect time."""
+    import base64
+
+    headers = dict(config.headers)
+    auth = config.auth
+    if auth is not None and auth.type == "bearer":
+        headers["Authorization"] = f"Bearer {auth.resolve_token()}"
+    elif auth is not None and auth.type == "basic":
+        pair = f"{auth.username or ''}:{auth.resolve_password()}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
+    return headers
+
+
+@contextlib.asynccontextmanager
+async def open_target(
+    config: ServerConfig,
+    *,
+    on_stderr: Callable[[str], None],
+    on_response: ResponseHook | None = None,
+) -> AsyncIterator[Any]:
+    """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit.
+
+    ``on_response(status, request_headers)`` sees every HTTP response: the SDK reports a 401 or an
+    expired session only as a generic JSON-RPC error, and the status is what tells them apart.
+    """
+    if config.transport == "stdio":
+        async with _stdio(config, on_stderr) as target:
+            yield target
+    elif config.transport == "http":
+        async with _http(config, on_response) as target:
+            yield target
+    elif config.transport == "sse":
+        yield _sse(config, on_response)
+    elif config.transport == "inprocess":
+        yield config.server
+    else:  # pragma: no cover - config validation rejects this earlier
+        raise ValueError(f"unknown transport {config.transport!r}")
+
+
+@contextlib.asynccontextmanager
+async def _stdio(config: ServerConfig, on_stderr: Callable[[str], None]) -> AsyncIterator[Any]:
+    from mcp import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=config.command or "",
+        args=list(config.args),
+        env=dict(config.env) or None,
+        cwd=config.cwd,
+    )
+    async with StderrPipe(on_stderr) as errlog:
+        yield stdio_client(params, errlog=errlog)
+
+
+@contextlib.asynccontextmanager
+async def _http(config: ServerConfig, on_response: ResponseHook | None) -> AsyncIterator[Any]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
+    async with _http_client(http_headers(config), timeout, http_auth(config), on_response) as http:
+        yield streamable_http_client(config.url or "", http_client=http)
+
+
+def _sse(config: ServerConfig, on_response: ResponseHook | None) -> Any:
+    from mcp.client.sse import sse_client
+
+    def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+        return _http_client(headers, timeout, auth, on_response)
+
+    return sse_client(
+        config.url or "",
+        headers=http_headers(config),
+        timeout=HTTP_CONNECT_TIMEOUT,
+        sse_read_timeout=HTTP_READ_TIMEOUT,
+        auth=http_auth(config),
+        httpx_client_factory=factory,
+    )
+
+
+def _http_client(headers: Any, timeout: Any, auth: Any, on_response: ResponseHook | None) -> Any:
+    """The SDK's HTTP client (its timeouts, same-origin redirects) plus our response hook."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+    if on_response is not None:
+
+        async def hook(response: Any) -> None:
+            on_response(response.status_code, response.request.headers)
+
+        client.event_hooks["response"].append(hook)
+    return client
+
+
+def http_auth(config: ServerConfig) -> Any:
+    """An ``httpx2.Auth`` for flows that need more than a header (OAuth); None otherwise."""
+    if config.auth is None or config.auth.type != "oauth":
+        return None
+    from mcpnb.client.auth import oauth_provider
+
+    return oauth_provider(config)
+
+
+class StderrPipe:
+    """A pipe whose write end becomes a child's stderr; each line read goes to ``on_line``.
+
+    Without it, a stdio server's stderr lands in whichever notebook cell happens to be running.
+    """
+
+    def __init__(self, on_line: Callable[[str], None]) -> None:
+        self._on_line = on_line
+        self._transport: asyncio.ReadTransport | None = None
+        self.writer: Any = None
+
+    async def __aenter__(self) -> Any:
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w")
+        loop = asyncio.get_running_loop()
+        self._transport, _ = await loop.connect_read_pipe(
+            lambda: _LineProtocol(self._on_line), os.fdopen(read_fd, "rb", buffering=0)
+        )
+        return self.writer
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.writer.close()  # the child keeps its own copy; reading ends at its EOF or below
+        await asyncio.sleep(0)  # let lines already in the pipe arrive
+        if self._transport is not None:
+            self._transport.close()
+
+
+class _LineProtocol(asyncio.Protocol):
+    def __init__(self, on_line: Callable[[str], None]) -> None:
+        self._on_line = on_line
+        self._buffer = b""
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            self._on_line(line.decode("utf-8", "replace").rstrip("\r"))
+        if len(self._buffer) > 65536:  # a server that never ends its line still gets logged
+            self._on_line(self._buffer.decode("utf-8", "replace"))
+            self._buffer = b""
+
+    def eof_received(self) -> bool | None:
+        if self._buffer:
+            self._on_line(self._buffer.decode("utf-8", "replace"))
+            self._buffer = b""
+        return None

@@ -1,0 +1,116 @@
+"""CellUI: the calling cell, captured when a call starts, so answers and progress land there.
+
+Server requests arrive on the runtime thread, long after the cell started and maybe after it ended.
+ipykernel keeps the current cell (the parent message) in context variables, so the cell's context is
+copied here, and everything shown for the call runs inside that copy: displays and stdin prompts go
+to the calling cell, not to whichever cell happens to run.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable
+from typing import Any, Literal
+
+Mode = Literal["widget", "text", "decline", "defaults"]
+
+
+def _kernel() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return None
+    shell = get_ipython()
+    return getattr(shell, "kernel", None) if shell is not None else None
+
+
+class CellUI:
+    """Where one call asks and reports: display handles and stdin of the cell that made it."""
+
+    def __init__(self, mode: Mode = "widget", *, awaiting: bool = False) -> None:
+        self.kernel = _kernel()
+        self.context = contextvars.copy_context()
+        self.awaiting = awaiting  # the cell awaits the call: widget clicks reach us while it waits
+        self.stdin_allowed = self._stdin_allowed()
+        self.mode: Mode = self._resolve(mode)
+        self.asked = threading.Event()  # a person was asked (a synchronous cell then lets go)
+        self._handles: dict[str, Any] = {}
+        self.progress: Any = None
+
+    def _stdin_allowed(self) -> bool:
+        """False under nbclient/papermill: nobody is there to type, or to click."""
+        if self.kernel is None:  # terminal IPython or plain Python: input() works on a terminal
+            import sys
+
+            return bool(sys.stdin and sys.stdin.isatty())
+        parent = self.kernel.get_parent("shell") or {}
+        return bool(parent.get("content", {}).get("allow_stdin", False))
+
+    def _resolve(self, mode: Mode) -> Mode:
+        if mode in ("decline", "defaults"):
+            return mode
+        if not self.stdin_allowed:
+            return "decline"  # headless: the configured policy applies (MCPNB_ELICITATION=defaults)
+        if mode == "widget" and self.kernel is None:
+            return "text"  # terminal IPython: no widget frontend
+        return mode
+
+    @property
+    def asks_people(self) -> bool:
+        return self.mode in ("widget", "text")
+
+    # ------------------------------------------------------------------ showing things in the cell
+    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` as if in the calling cell (its displays and prompts go there)."""
+        return self.context.copy().run(fn, *args, **kwargs)
+
+    def show(self, slot: str, obj: Any) -> None:
+        """Show ``obj`` in this cell's ``slot`` (one output each: form, progress, result)."""
+
+        def display() -> None:
+            from IPython.display import display as show
+
+            handle = self._handles.get(slot)
+            if handle is None:
+                self._handles[slot] = show(obj, display_id=True)
+            else:
+                handle.update(obj)
+
+        self.run(display)
+
+    def print(self, *args: Any, **kwargs: Any) -> None:
+        self.run(print, *args, flush=True, **kwargs)
+
+    def input(self, prompt: str) -> str:
+        """Ask on stdin in the calling cell (the kernel's input box, or the terminal)."""
+        if self.kernel is None:
+            return input(prompt)
+        return self.run(self.kernel.raw_input, prompt)
+
+    def secret_input(self, prompt: str) -> str:
+        if self.kernel is None:
+            import getpass
+
+            return getpass.getpass(prompt)
+        return self.run(self.kernel.getpass, prompt)
+
+    # ------------------------------------------------------------------ progress
+    async def on_progress(self, value: float, total: float | None, message: str | None) -> None:
+        """The call's ``on_progress``: a bar in the cell (a text bar without widgets)."""
+        if self.progress is None:
+            if self.mode == "widget":
+                from mcpnb.notebook.forms import ProgressView
+
+                self.progress = self.run(ProgressView)
+                self.show("progress", self.progress.widget)
+            else:
+                from mcpnb.notebook.forms import TextProgress
+
+                self.progress = TextProgress(self.print)
+        self.progress.update(value, total, message)
+
+    def finish(self, ok: bool) -> None:
+        """The call ended: collapse the bar (the server's log lines show with the result)."""
+        if self.progress is not None:
+            self.progress.done(ok)

@@ -1,0 +1,144 @@
+"""Calls made from a cell, so that a person can answer the server in that same cell.
+
+When the cell awaits (ipykernel >= 7.4 with :mod:`.asynccell`), the call simply waits: widget clicks
+reach the kernel meanwhile. A synchronous cell never sees a click while it blocks, so there, as soon
+as the server asks for a person, the cell lets go and returns a :class:`LiveCall`; the result then
+appears in the same output when the call ends.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextvars
+import html
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client.interaction import CallContext
+from mcpnb.notebook.cell.capture import CellUI, Mode
+
+if TYPE_CHECKING:
+    from mcpnb.client.pool import Pool
+    from mcpnb.client.results import ToolResult
+
+#: True while an awaiting cell runs the magic (set by :mod:`.asynccell`).
+AWAITING: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_awaiting_cell", default=False)
+#: The runtime futures an awaiting cell started, so an interrupt can cancel them.
+CELL_CALLS: contextvars.ContextVar[list[concurrent.futures.Future[Any]] | None] = contextvars.ContextVar(
+    "mcpnb_cell_calls", default=None
+)
+#: How often a synchronous cell looks whether the server asked for a person.
+_POLL = 0.05
+
+
+def call_in_cell(
+    pool: Pool,
+    server: str,
+    tool: str | None = None,
+    arguments: dict[str, Any] | None = None,
+    *,
+    timeout: float | None = None,
+    answers: dict[str, Any] | None = None,
+    mode: Mode | None = None,
+    transcript: bool = False,
+) -> ToolResult | LiveCall:
+    """``pool.call`` for a notebook cell: forms, progress and logs show in this cell.
+
+    ``transcript`` records the call's traffic; it shows (collapsed) under the result.
+    """
+    from mcpnb.client.transcript import Transcript
+    from mcpnb.notebook.settings import get_settings
+
+    server, tool = pool._target(server, tool)
+    ui = CellUI(mode or get_settings().elicitation, awaiting=AWAITING.get())
+    ctx = CallContext(
+        answers=answers, ui=ui, on_progress=ui.on_progress, transcript=Transcript() if transcript else None
+    )
+    future = pool.runtime.submit(
+        pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
+    )
+    started = CELL_CALLS.get()
+    if started is not None:
+        started.append(future)
+    if ui.mode == "widget" and not ui.awaiting:
+        while not future.done():
+            if ui.asked.is_set():
+                return LiveCall(pool, future, ui, server, tool)
+            try:
+                concurrent.futures.wait([future], timeout=_POLL)
+            except KeyboardInterrupt:
+                future.cancel()
+                raise
+    return _settle(pool, future, ui)
+
+
+def _settle(pool: Pool, future: concurrent.futures.Future[Any], ui: CellUI) -> ToolResult:
+    try:
+        result = pool.runtime.wait(future)
+    except BaseException:
+        ui.finish(False)
+        raise
+    ui.finish(not result.is_error)
+    return result
+
+
+class LiveCall:
+    """A call waiting for a person's answer in its cell; the result shows there when it ends.
+
+    ``await live`` (in a later cell) or ``live.result()`` gives the :class:`~mcpnb.client.results.ToolResult`
+    once it is there; ``live.cancel()`` gives up (the server is told).
+    """
+
+    def __init__(
+        self,
+        pool: Pool,
+        future: concurrent.futures.Future[Any],
+        ui: CellUI,
+        server: str,
+        tool: str,
+    ) -> None:
+        self._pool, self._future, self._ui = pool, future, ui
+        self.server, self.tool = server, tool
+        future.add_done_callback(self._landed)
+
+    def _landed(self, future: concurrent.futures.Future[Any]) -> None:
+        ok = not future.cancelled() and future.exception() is None
+        self._ui.finish(ok and not future.result().is_error)
+        if ok:
+            self._ui.show("result", future.result())
+        else:
+            why = "cancelled" if future.cancelled() else str(future.exception())
+            self._ui.show("result", _Note(f"{self.tool}() on {self.server!r} did not finish: {why}"))
+
+    def done(self) -> bool:
+        return self._future.done()
+
+    def result(self, timeout: float | None = None) -> ToolResult:
+        """The result (waits; in the cell that asked, answer first: a waiting cell sees no clicks)."""
+        return self._pool.runtime.wait(self._future, timeout)
+
+    def __await__(self) -> Any:
+        from mcpnb.client.runtime import await_in_ticks
+
+        return await_in_ticks(self._future).__await__()
+
+    def cancel(self) -> None:
+        self._future.cancel()
+
+    def __repr__(self) -> str:
+        state = "done" if self.done() else "waiting for your answer above"
+        return f"<LiveCall {self.server}.{self.tool}(): {state}; the result will show in this output>"
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<div class='mcpnb-live'>⏳ <b>{html.escape(self.tool)}()</b> on "
+            f"{html.escape(self.server)} waits for your answer above; the result will appear here. "
+            "<code>await</code> this object or call <code>.result()</code> later to get it.</div>"
+        )
+
+
+class _Note:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text

@@ -1,0 +1,113 @@
+"""NotebookInteraction: a server's questions answered by a person in the calling cell.
+
+Widget mode shows a form (or a URL-consent or sampling panel) in the cell and waits for the click;
+the click is handled on the kernel thread and handed to the runtime loop. Text mode asks on stdin.
+Without a cell to ask in, or headless (nbclient, papermill), or with answers given with the call,
+the policy of the base class applies. Each question is bounded by the interaction's timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.notebook.cell.capture import CellUI
+
+
+def _cell(call: CallContext | None) -> CellUI | None:
+    ui = call.ui if call is not None else None
+    return ui if isinstance(ui, CellUI) and ui.asks_people else None
+
+
+class NotebookInteraction(Interaction):
+    """Asks the person in the cell that made the call; falls back to the policy otherwise."""
+
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
+        from mcp.types import ElicitResult
+
+        ui = _cell(call)
+        if ui is None or (call is not None and call.answers is not None):
+            return await super().elicit(server, params, self._with_cell_policy(call))
+        url = getattr(params, "mode", "form") == "url"
+        if ui.mode == "text":
+            from mcpnb.notebook.forms import ask_text, ask_url_text
+
+            if url:
+                outcome = await asyncio.to_thread(
+                    ask_url_text, params.url, params.message, server, ui.input, ui.print
+                )
+            else:
+                outcome = await asyncio.to_thread(
+                    ask_text,
+                    params.requested_schema or {},
+                    message=params.message,
+                    server=server,
+                    input_fn=ui.input,
+                    print_fn=ui.print,
+                    secret_input_fn=ui.secret_input,
+                )
+        else:
+            from mcpnb.notebook.forms import ElicitationForm, UrlConsent
+
+            def build(done: Callable[[Any], None]) -> Any:
+                if url:
+                    return UrlConsent(params.url, message=params.message, server=server, on_done=done)
+                schema = params.requested_schema or {}
+                return ElicitationForm(schema, message=params.message, server=server, on_done=done)
+
+            outcome = await self._ask_widget(ui, build, "cancel")
+        return ElicitResult(action=outcome.action, content=None if url else outcome.content)
+
+    async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
+        ui = _cell(call)
+        if ui is None:
+            return await super().sample(server, params, call)
+        if ui.mode == "text":
+            from mcpnb.notebook.forms import ask_sampling_text
+
+            outcome = await asyncio.to_thread(
+                ask_sampling_text, params, server=server, input_fn=ui.input, print_fn=ui.print
+            )
+        else:
+            from mcpnb.notebook.forms import SamplingPanel
+
+            outcome = await self._ask_widget(
+                ui, lambda done: SamplingPanel(params, server=server, on_done=done), "reject"
+            )
+        return outcome.to_result()
+
+    def _with_cell_policy(self, call: CallContext | None) -> CallContext | None:
+        """Headless cells use the configured policy (``decline`` or ``defaults``)."""
+        ui = call.ui if call is not None else None
+        if (
+            isinstance(ui, CellUI)
+            and ui.mode in ("decline", "defaults")
+            and call is not None
+            and not call.policy
+        ):
+            call.policy = ui.mode
+        return call
+
+    async def _ask_widget(
+        self, ui: CellUI, build: Callable[[Callable[[Any], None]], Any], give_up: str
+    ) -> Any:
+        """Show a widget in the calling cell and wait for its answer (clicks come on the kernel thread)."""
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[Any] = loop.create_future()
+
+        def done(outcome: Any) -> None:
+            loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(outcome))
+
+        panel = ui.run(build, done)
+        ui.show("ask", panel.widget)
+        ui.asked.set()
+        try:
+            return await answered
+        except BaseException:  # timeout or interrupt: freeze the form so nobody answers into the void
+            from mcpnb.notebook.forms import FormOutcome, SamplingOutcome
+
+            stopped = SamplingOutcome("reject", "") if give_up == "reject" else FormOutcome("cancel", None)
+            ui.run(panel.finish, stopped, "no longer waiting for an answer")
+            raise

@@ -1,0 +1,283 @@
+"""One widget per form field: the right input for the field's kind, its help line and its error line.
+
+A field is read back as (present, value, problem), so the form can tell "left empty" from "typed
+something invalid" without knowing how each kind of input stores its value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from mcpnb.client.elicitation.answers import FORMAT_HINTS
+from mcpnb.client.elicitation.fields import Field
+from mcpnb.notebook.render.html import esc, esc_lines
+
+_CLASS_SAFE = re.compile(r"[^A-Za-z0-9_-]")
+_SLIDER_MAX_STEPS = 1000
+_MULTI_CHECKBOXES = 8
+_RADIO_MAX = 4
+
+HELP_STYLE = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.3"
+ERROR_STYLE = "color:var(--jp-error-color1,#c62828);font-size:0.9em;line-height:1.4"
+_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
+
+
+def css_name(name: str) -> str:
+    """The CSS class of a field's input: stable hooks for browser tests and custom styling."""
+    return "mcpnb-field-" + _CLASS_SAFE.sub("_", name)
+
+
+def _decimals(x: float) -> int:
+    text = repr(float(x))
+    if "e" in text or "E" in text:
+        return 6
+    return len(text.split(".")[1].rstrip("0")) if "." in text else 0
+
+
+def _float_step(f: Field) -> float:
+    """A slider step fine enough that the default (e.g. 3.14 on 0..1000) survives a nudge."""
+    if f.multiple_of:
+        return float(f.multiple_of)
+    span = float(f.maximum) - float(f.minimum)  # type: ignore[arg-type]
+    step = 10.0 ** (math.floor(math.log10(span)) - 3) if span > 0 else 0.01
+    if isinstance(f.default, int | float) and not isinstance(f.default, bool):
+        step = min(step, 10.0 ** -_decimals(f.default))
+    return min(step, 1.0)
+
+
+class Control:
+    """One field's widgets and how to read an answer out of them."""
+
+    def __init__(self, f: Field, server: str) -> None:
+        import ipywidgets as w
+
+        self.field = f
+        self.include: Any = None  # a "send this" checkbox for optional values that have no blank state
+        self._multi: list[Any] = []
+        self.input = self._build_input(w)
+        self.input.add_class(css_name(f.name))
+        self.error = w.HTML("", layout=w.Layout(display="none"))
+        self.error.add_class("mcpnb-error")
+
+        star = f' <span style="{ERROR_STYLE}" title="required">*</span>' if f.required else ""
+        name = f' <code style="{HELP_STYLE}">{esc(f.name)}</code>' if f.title != f.name else ""
+        label_html = f"<b>{esc(f.title)}</b>{star}{name}"
+        hints = []
+        if f.description:
+            hints.append(esc_lines(f.description))
+        if f.kind == "string" and f.format in FORMAT_HINTS:
+            hints.append(f"Expected: {esc(FORMAT_HINTS[f.format])}.")
+        if f.kind == "json":
+            hints.append(f"Edit as JSON ({esc(f.json_reason or 'free-form value')}).")
+        if f.kind == "multichoice" and (f.min_items is not None or f.max_items is not None):
+            hints.append(esc(_items_hint(f)))
+        if self.include is not None:
+            hints.append("Optional: tick the box (or change the value) to send it.")
+        label = w.HTML(
+            label_html + "".join(f'<div style="{HELP_STYLE}">{h}</div>' for h in hints),
+            layout=w.Layout(margin="0"),
+        )
+        parts = [label]
+        row = [self.include, self.input] if self.include is not None else [self.input]
+        parts.append(w.HBox(row, layout=w.Layout(align_items="center")))
+        if f.secret_like:
+            warn = w.HTML(
+                f'<div style="{_WARN}">⚠ This looks like a secret (password, token or key). '
+                f"It will be sent to <b>{esc(server)}</b>; enter it only if you trust that server.</div>"
+            )
+            warn.add_class("mcpnb-secret-warning")
+            parts.append(warn)
+        parts.append(self.error)
+        self.box = w.VBox(parts, layout=w.Layout(margin="0 0 8px 0"))
+
+    # -- building ----------------------------------------------------------------------------
+
+    def _optional_toggle(self, w: Any) -> None:
+        """Values like numbers have no blank state: an unticked box means "leave it out"."""
+        f = self.field
+        if f.required and not f.nullable:
+            return
+        if f.has_default:
+            return
+        self.include = w.Checkbox(
+            value=False,
+            indent=False,
+            description="",
+            tooltip="send a value for this field",
+            layout=w.Layout(width="28px"),
+        )
+
+        def tick(_change: Any) -> None:
+            self.include.value = True
+
+        self.input.observe(tick, names="value")
+
+    def _build_input(self, w: Any) -> Any:
+        f = self.field
+        wide = w.Layout(width="100%", max_width="560px")
+        default = f.default
+        if f.kind == "string":
+            text = default if isinstance(default, str) else ""
+            placeholder = {
+                "email": "name@example.com",
+                "uri": "https://…",
+                "date": "YYYY-MM-DD",
+                "date-time": "YYYY-MM-DDThh:mm:ssZ",
+            }.get(f.format or "", "")
+            if f.secret_like:
+                return w.Password(value=text, placeholder=placeholder, layout=wide)
+            if f.max_length is not None and f.max_length > 200:
+                return w.Textarea(value=text, placeholder=placeholder, rows=4, layout=wide)
+            return w.Text(value=text, placeholder=placeholder, layout=wide, continuous_update=True)
+        if f.kind in ("integer", "number"):
+            widget = self._number_input(w)
+            self.input = widget
+            self._optional_toggle(w)
+            return widget
+        if f.kind == "boolean":
+            return w.Checkbox(value=bool(default) if isinstance(default, bool) else False, indent=False)
+        if f.kind == "choice":
+            return self._choice_input(w, wide)
+        if f.kind == "multichoice":
+            return self._multi_input(w)
+        text = json.dumps(default, indent=2, ensure_ascii=False) if f.has_default else ""
+        placeholder = "JSON, e.g. {…}" if _json_type(f.schema) == "object" else "JSON value"
+        rows = min(12, max(3, text.count("\n") + 2))
+        return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide)
+
+    def _number_input(self, w: Any) -> Any:
+        f = self.field
+        is_int = f.kind == "integer"
+        default = f.default
+        numeric = isinstance(default, int | float) and not isinstance(default, bool)
+        if f.bounded and f.exclusive_minimum is None and f.exclusive_maximum is None:
+            lo, hi = f.minimum, f.maximum
+            if is_int:
+                lo_i, hi_i = math.ceil(lo), math.floor(hi)  # type: ignore[arg-type]
+                value = int(default) if numeric else lo_i
+                value = min(max(value, lo_i), hi_i)
+                step = int(f.multiple_of) if f.multiple_of and float(f.multiple_of).is_integer() else 1
+                if hi_i - lo_i <= _SLIDER_MAX_STEPS * step:
+                    return w.IntSlider(value=value, min=lo_i, max=hi_i, step=step, continuous_update=False)
+                return w.BoundedIntText(value=value, min=lo_i, max=hi_i, step=step)
+            value_f = float(default) if numeric else float(lo)  # type: ignore[arg-type]
+            value_f = min(max(value_f, float(lo)), float(hi))  # type: ignore[arg-type]
+            step_f = _float_step(f)
+            return w.FloatSlider(
+                value=value_f,
+                min=float(lo),  # type: ignore[arg-type]
+                max=float(hi),  # type: ignore[arg-type]
+                step=step_f,
+                readout_format=f".{min(6, _decimals(step_f))}f",
+                continuous_update=False,
+            )
+        if is_int:
+            return w.IntText(value=int(default) if numeric else 0)
+        return w.FloatText(value=float(default) if numeric else 0.0)
+
+    def _choice_input(self, w: Any, wide: Any) -> Any:
+        f = self.field
+        index = next(
+            (i for i, c in enumerate(f.choices) if f.has_default and _json_equal(c.value, f.default)),
+            None,
+        )
+        options = [(c.label, i) for i, c in enumerate(f.choices)]
+        if len(options) <= _RADIO_MAX:
+            return w.RadioButtons(options=options, value=index)
+        if not (f.required and index is not None):
+            options = [("—", -1), *options]
+        return w.Dropdown(options=options, value=-1 if index is None else index, layout=wide)
+
+    def _multi_input(self, w: Any) -> Any:
+        f = self.field
+        chosen = f.default if isinstance(f.default, list) else []
+        picked = [any(_json_equal(c.value, d) for d in chosen) for c in f.choices]
+        if len(f.choices) <= _MULTI_CHECKBOXES:
+            self._multi = [
+                w.Checkbox(value=p, description=c.label, indent=False, layout=w.Layout(width="auto"))
+                for c, p in zip(f.choices, picked, strict=True)
+            ]
+            return w.HBox(self._multi, layout=w.Layout(flex_flow="row wrap"))
+        return w.SelectMultiple(
+            options=[(c.label, i) for i, c in enumerate(f.choices)],
+            value=tuple(i for i, p in enumerate(picked) if p),
+            rows=min(8, len(f.choices)),
+        )
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def read(self) -> tuple[bool, Any, str | None]:
+        """(present, value, parse error): absent optional values are left out of the content."""
+        f = self.field
+        absent_value = (True, None, None) if f.nullable and f.required else (False, None, None)
+        if self.include is not None and not self.include.value:
+            return absent_value
+        if f.kind == "string":
+            text = self.input.value
+            return (True, text, None) if text != "" else absent_value
+        if f.kind == "integer":
+            return True, int(self.input.value), None
+        if f.kind == "number":
+            return True, float(self.input.value), None
+        if f.kind == "boolean":
+            return True, bool(self.input.value), None
+        if f.kind == "choice":
+            index = self.input.value
+            if index is None or index < 0:
+                return absent_value
+            return True, f.choices[index].value, None
+        if f.kind == "multichoice":
+            if self._multi:
+                picked = [i for i, box in enumerate(self._multi) if box.value]
+            else:
+                picked = list(self.input.value)
+            if not picked and not f.required and not f.has_default:
+                return absent_value
+            return True, [f.choices[i].value for i in picked], None
+        text = self.input.value.strip()
+        if not text:
+            return absent_value
+        try:
+            return True, json.loads(text), None
+        except ValueError as exc:
+            return True, None, f"not valid JSON: {exc}"
+
+    def widgets(self) -> list[Any]:
+        """Everything a person could change, to disable once the form is answered."""
+        out = [self.input, *self._multi]
+        if self.include is not None:
+            out.append(self.include)
+        return out
+
+    def show_error(self, message: str | None) -> None:
+        if message:
+            self.error.value = f'<div style="{ERROR_STYLE}">✗ {esc(message)}</div>'
+            self.error.layout.display = None
+        else:
+            self.error.value = ""
+            self.error.layout.display = "none"
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _json_type(schema: Any) -> str | None:
+    return schema.get("type") if isinstance(schema, dict) and isinstance(schema.get("type"), str) else None
+
+
+def _items_hint(f: Field) -> str:
+    if f.min_items is not None and f.max_items is not None:
+        if f.min_items == f.max_items:
+            return f"Choose exactly {f.min_items}."
+        return f"Choose {f.min_items} to {f.max_items}."
+    if f.min_items is not None:
+        return f"Choose at least {f.min_items}."
+    return f"Choose at most {f.max_items}."
+
+
+def shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,316 @@
+"""Panels for requests that are not forms: URL-mode consent (and the −32042 retry) and sampling."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
+from mcpnb.notebook.forms.urls import is_web_url, url_parts
+from mcpnb.notebook.render.html import esc, esc_lines
+
+_HELP = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.4"
+_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
+_BOX = {"border": "1px solid var(--jp-border-color1,#ccc)", "padding": "8px 12px", "max_width": "720px"}
+_LINK = (
+    "display:inline-block;padding:2px 12px;margin:2px 4px 2px 0;border-radius:2px;"
+    "background:var(--jp-brand-color1,#1976d2);color:white;text-decoration:none;line-height:24px"
+)
+
+
+def url_html(url: str) -> str:
+    """The full URL, escaped, with the host in bold: the part that decides who gets what you type."""
+    before, host, after, _warnings = url_parts(url)
+    return (
+        '<code style="word-break:break-all">'
+        f"{esc(before)}<b style='font-size:1.1em'>{esc(host)}</b>{esc(after)}</code>"
+    )
+
+
+class UrlConsent:
+    """Consent for a URL-mode elicitation: the link is shown, never opened for the person.
+
+    Buttons: Open (a plain link), "I've completed it" (accept), Decline, Cancel. With ``on_retry``
+    (the −32042 "URL elicitation required" error), a "Retry the call" button also appears: it
+    accepts if not yet answered, then calls ``on_retry``.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        message: str | None,
+        server: str | None,
+        on_done: Callable[[FormOutcome], None],
+        on_retry: Callable[[], None] | None = None,
+    ) -> None:
+        import ipywidgets as w
+
+        self.url = url
+        self.message = message or ""
+        self.server = server or "The server"
+        self.on_done = on_done
+        self.on_retry = on_retry
+        self.outcome: FormOutcome | None = None
+        self.retried = False
+
+        _b, host, _a, warnings = url_parts(url)
+        lines = [
+            f'<div style="font-size:1.05em;margin-bottom:2px">↗ <b>{esc(self.server)}</b> '
+            "asks you to open a link</div>",
+        ]
+        if on_retry is not None:
+            lines.append(
+                f'<div style="{_HELP}">The call needs this step first; retry it when you are done.</div>'
+            )
+        if self.message:
+            lines.append(f'<div style="margin:4px 0">{esc_lines(self.message)}</div>')
+        lines.append(f"<div>{url_html(url)}</div>")
+        if host:
+            lines.append(f'<div style="{_HELP}">Site: <b>{esc(host)}</b></div>')
+        lines += [f'<div style="{_WARN}">⚠ {esc(x)}</div>' for x in warnings]
+        self.info = w.HTML('<div style="line-height:1.4">' + "".join(lines) + "</div>")
+        self.info.add_class("mcpnb-url-info")
+        if is_web_url(url):
+            link = (
+                f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer" style="{_LINK}">Open ↗</a>'
+            )
+        else:
+            link = f'<span style="{_WARN}">(not a web link: copy it only if you know what it is)</span>'
+        self.link = w.HTML(link)
+        self.link.add_class("mcpnb-url-open")
+        self.buttons = {
+            "accept": w.Button(description="I've completed it", button_style="primary"),
+            "decline": w.Button(description="Decline"),
+            "cancel": w.Button(description="Cancel"),
+        }
+        if on_retry is not None:
+            self.buttons["retry"] = w.Button(description="Retry the call", button_style="success")
+        for action, button in self.buttons.items():
+            button.add_class(f"mcpnb-{action}")
+            if action == "retry":
+                button.on_click(lambda _b: self.retry())
+            else:
+                button.on_click(lambda _b, a=action: self.submit(a))
+        self.status = w.HTML("")
+        self.status.add_class("mcpnb-status")
+        self.widget = w.VBox(
+            [self.info, w.HBox([self.link, *self.buttons.values()]), self.status], layout=w.Layout(**_BOX)
+        )
+        self.widget.add_class("mcpnb-url-consent")
+
+    @classmethod
+    def retry_panel(
+        cls,
+        url: str,
+        *,
+        message: str | None,
+        server: str | None,
+        on_done: Callable[[FormOutcome], None],
+        on_retry: Callable[[], None],
+    ) -> UrlConsent:
+        """The −32042 variant, spelled out for readability at the call site."""
+        return cls(url, message=message, server=server, on_done=on_done, on_retry=on_retry)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def submit(self, action: str) -> bool:
+        """Answer as if a button was clicked; ``False`` if already answered."""
+        if self.outcome is not None:
+            return False
+        if action not in ("accept", "decline", "cancel"):
+            raise ValueError(f"unknown action {action!r}")
+        self.outcome = FormOutcome(action, None)  # type: ignore[arg-type]
+        for name, button in self.buttons.items():
+            # after "completed", retrying is still the natural next step
+            button.disabled = not (name == "retry" and action == "accept")
+        self.status.value = {
+            "accept": f"✓ Told <b>{esc(self.server)}</b> you completed it.",
+            "decline": f"✗ Declined: <b>{esc(self.server)}</b> was told you will not open it.",
+            "cancel": "⊘ Cancelled.",
+        }[action]
+        try:
+            self.on_done(self.outcome)
+        except Exception as exc:
+            self.status.value += f"<div>could not deliver the answer: {esc(exc)}</div>"
+        return True
+
+    def retry(self) -> bool:
+        """Accept if still open, then ask the caller to retry; only once."""
+        if self.on_retry is None or self.retried:
+            return False
+        if self.outcome is None:
+            self.submit("accept")
+        elif self.outcome.action != "accept":
+            return False
+        self.retried = True
+        for button in self.buttons.values():
+            button.disabled = True
+        self.status.value += "<div>↻ Retrying the call…</div>"
+        self.on_retry()
+        return True
+
+    def finish(self, outcome: FormOutcome, note: str | None = None) -> None:
+        """Freeze the panel when the answer came from elsewhere (timeout, completion notice)."""
+        self.outcome = outcome
+        for button in self.buttons.values():
+            button.disabled = True
+        self.status.value = esc(note or f"{outcome.action}")
+
+
+# --- sampling -----------------------------------------------------------------------------------
+
+
+@dataclass
+class SamplingView:
+    """A sampling request reduced to what a person needs to read, whatever shape it arrived in."""
+
+    messages: list[tuple[str, str]] = field(default_factory=list)
+    system_prompt: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    model_hints: list[str] = field(default_factory=list)
+    stop_sequences: list[str] = field(default_factory=list)
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, dict) and name in obj:
+            return obj[name]
+        if not isinstance(obj, dict) and hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list | tuple):
+        return "\n".join(_content_text(c) for c in content)
+    kind = _get(content, "type")
+    if kind == "text":
+        return str(_get(content, "text") or "")
+    if kind in ("image", "audio"):
+        data = _get(content, "data") or ""
+        return f"[{kind} {_get(content, 'mimeType', 'mime_type') or ''}, {len(data) * 3 // 4} bytes]"
+    if kind in ("tool_use", "tool_result"):
+        return f"[{kind} {_get(content, 'name') or _get(content, 'toolUseId', 'tool_use_id') or ''}]"
+    if content is None:
+        return ""
+    try:
+        return json.dumps(content if isinstance(content, dict) else content.model_dump(mode="json"))
+    except Exception:
+        return str(content)
+
+
+def sampling_view(params: Any) -> SamplingView:
+    """Read ``CreateMessageRequestParams`` or its JSON dict (camelCase or snake_case)."""
+    view = SamplingView()
+    for message in _get(params, "messages") or []:
+        view.messages.append((str(_get(message, "role") or "?"), _content_text(_get(message, "content"))))
+    system = _get(params, "systemPrompt", "system_prompt")
+    view.system_prompt = str(system) if system else None
+    max_tokens = _get(params, "maxTokens", "max_tokens")
+    view.max_tokens = max_tokens if isinstance(max_tokens, int) else None
+    temperature = _get(params, "temperature")
+    view.temperature = temperature if isinstance(temperature, int | float) else None
+    prefs = _get(params, "modelPreferences", "model_preferences")
+    for hint in _get(prefs, "hints") or []:
+        name = _get(hint, "name")
+        if name:
+            view.model_hints.append(str(name))
+    view.stop_sequences = [str(s) for s in (_get(params, "stopSequences", "stop_sequences") or [])]
+    return view
+
+
+class SamplingPanel:
+    """A sampling request answered by the person: they read the conversation and type the reply."""
+
+    def __init__(
+        self, params: Any, *, server: str | None, on_done: Callable[[SamplingOutcome], None]
+    ) -> None:
+        import ipywidgets as w
+
+        self.view = sampling_view(params)
+        self.server = server or "The server"
+        self.on_done = on_done
+        self.outcome: SamplingOutcome | None = None
+        v = self.view
+        parts = [
+            f'<div style="font-size:1.05em;margin-bottom:2px">✦ <b>{esc(self.server)}</b> asks for a model '
+            "reply: you answer as the model</div>"
+        ]
+        if v.system_prompt:
+            parts.append(f'<div style="{_HELP}">System prompt:</div><div>{esc_lines(v.system_prompt)}</div>')
+        for role, text in v.messages:
+            parts.append(
+                f'<div style="margin:4px 0"><b>{esc(role)}</b>: '
+                f'<span style="white-space:pre-wrap">{esc(text)}</span></div>'
+            )
+        limits = []
+        if v.max_tokens is not None:
+            limits.append(f"token limit {v.max_tokens}")
+        if v.temperature is not None:
+            limits.append(f"temperature {v.temperature}")
+        if v.model_hints:
+            limits.append("model hints " + ", ".join(v.model_hints))
+        if v.stop_sequences:
+            limits.append("stop at " + ", ".join(repr(s) for s in v.stop_sequences))
+        if limits:
+            parts.append(f'<div style="{_HELP}">{esc("; ".join(limits))}</div>')
+        self.info = w.HTML('<div style="line-height:1.4">' + "".join(parts) + "</div>")
+        self.reply = w.Textarea(
+            placeholder="Your reply", rows=4, layout=w.Layout(width="100%", max_width="640px")
+        )
+        self.reply.add_class("mcpnb-sampling-reply")
+        self.buttons = {
+            "accept": w.Button(description="Send reply", button_style="primary"),
+            "reject": w.Button(description="Reject"),
+        }
+        for action, button in self.buttons.items():
+            button.add_class(f"mcpnb-{action}")
+            button.on_click(lambda _b, a=action: self.submit(a))
+        self.status = w.HTML("")
+        self.status.add_class("mcpnb-status")
+        self.widget = w.VBox(
+            [self.info, self.reply, w.HBox(list(self.buttons.values())), self.status], layout=w.Layout(**_BOX)
+        )
+        self.widget.add_class("mcpnb-sampling")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def submit(self, action: str) -> bool:
+        """Send the typed reply (an empty one is refused) or reject; ``False`` when nothing was sent."""
+        if self.outcome is not None:
+            return False
+        if action == "accept":
+            text = self.reply.value
+            if not text.strip():
+                self.status.value = f'<span style="{_WARN}">Type a reply first, or Reject.</span>'
+                return False
+            outcome = SamplingOutcome("accept", text)
+        elif action == "reject":
+            outcome = SamplingOutcome("reject", None)
+        else:
+            raise ValueError(f"unknown action {action!r}")
+        self.finish(outcome)
+        try:
+            self.on_done(outcome)
+        except Exception as exc:
+            self.status.value += f"<div>could not deliver the answer: {esc(exc)}</div>"
+        return True
+
+    def finish(self, outcome: SamplingOutcome, note: str | None = None) -> None:
+        """Freeze the panel and record the answer (also for timeouts decided elsewhere)."""
+        self.outcome = outcome
+        self.reply.disabled = True
+        for button in self.buttons.values():
+            button.disabled = True
+        if outcome.action == "accept":
+            self.status.value = f"✓ Reply sent to <b>{esc(self.server)}</b>."
+        else:
+            self.status.value = "✗ Rejected: no reply was sent."
+        if note:
+            self.status.value += f'<div style="{_HELP}">{esc(note)}</div>'

@@ -1,0 +1,241 @@
+"""Progress and log notifications, shown under the calling cell (widgets) or printed (text).
+
+Updates arrive on the runtime's background thread. Setting widget traits from there is fine (the
+comm send is thread-safe enough in ipykernel); a lock keeps our own bookkeeping consistent, and
+updates are throttled because a chatty server must not flood the frontend with comm messages.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mcpnb.notebook.render.html import esc
+
+_LEVEL_COLOURS = {
+    "debug": "#888",
+    "info": "var(--jp-ui-font-color1,#333)",
+    "notice": "#1565c0",
+    "warning": "#e65100",
+    "error": "#c62828",
+    "critical": "#b71c1c",
+    "alert": "#b71c1c",
+    "emergency": "#b71c1c",
+}
+
+
+_LOG_LINE = "font-family:var(--jp-code-font-family,monospace);font-size:0.9em;line-height:1.4"
+
+
+def _pct(progress: float, total: float | None) -> float | None:
+    if total is None or total <= 0:
+        return None
+    return max(0.0, min(100.0, 100.0 * progress / total))
+
+
+def _elapsed(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+class ProgressView:
+    """A progress bar with the server's message; collapsed to one line when the call ends."""
+
+    #: Seconds between two frontend updates (the last state always lands on ``done``).
+    min_interval = 0.1
+
+    def __init__(self, description: str = "") -> None:
+        import ipywidgets as w
+
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self._last_push = 0.0
+        self._state: tuple[float, float | None, str | None] = (0.0, None, None)
+        self.finished = False
+        self._timer: threading.Timer | None = None
+        self.bar = w.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info", description=description)
+        self.label = w.HTML("")
+        self.widget = w.HBox([self.bar, self.label], layout=w.Layout(align_items="center"))
+        self.widget.add_class("mcpnb-progress")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def update(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Record a progress notification; pushes to the frontend at most every ``min_interval``."""
+        with self._lock:
+            if self.finished:
+                return
+            self._state = (float(progress), float(total) if total is not None else None, message)
+            now = time.monotonic()
+            final = total is not None and progress >= total
+            if not final and now - self._last_push < self.min_interval:
+                if self._timer is None:  # make sure a throttled update still lands soon
+                    self._timer = threading.Timer(self.min_interval, self._flush)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+            self._last_push = now
+            self._push()
+
+    def _flush(self) -> None:
+        with self._lock:
+            self._timer = None
+            if not self.finished:
+                self._last_push = time.monotonic()
+                self._push()
+
+    def _push(self) -> None:
+        progress, total, message = self._state
+        pct = _pct(progress, total)
+        if pct is None:
+            # no total: a full, pale bar and the count, rather than a bar that lies
+            self.bar.max = 1.0
+            self.bar.value = 1.0
+            self.bar.bar_style = ""
+            count = f"{progress:g}"
+        else:
+            self.bar.max = 100.0
+            self.bar.value = pct
+            self.bar.bar_style = "info"
+            count = f"{pct:.0f}% ({progress:g}/{total:g})"
+        text = f"{count} · {_elapsed(time.monotonic() - self._start)}"
+        if message:
+            text += f" · {esc(message)}"
+        self.label.value = f"<span>{text}</span>"
+
+    def done(self, ok: bool = True, message: str | None = None) -> None:
+        """Collapse to a one-line summary: a finished bar is noise above the result."""
+        with self._lock:
+            if self.finished:
+                return
+            self.finished = True
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            took = _elapsed(time.monotonic() - self._start)
+            self.bar.layout.display = "none"
+            mark = "✓ done" if ok else "✗ stopped"
+            extra = f" · {esc(message)}" if message else ""
+            grey = "color:var(--jp-ui-font-color2,#666)"
+            self.label.value = f'<span style="{grey}">{mark} in {took}{extra}</span>'
+
+
+class TextProgress:
+    """A text bar for consoles and stdin-only frontends: prints at most every ``step`` % or ``interval`` s."""
+
+    def __init__(
+        self,
+        print_fn: Callable[..., None] = print,
+        *,
+        step: float = 10.0,
+        interval: float = 1.0,
+        width: int = 20,
+    ) -> None:
+        self.print_fn = print_fn
+        self.step = step
+        self.interval = interval
+        self.width = width
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self._last_time: float | None = None
+        self._last_pct: float | None = None
+        self._last_line: str | None = None
+        self.finished = False
+
+    def line(self, progress: float, total: float | None, message: str | None) -> str:
+        pct = _pct(progress, total)
+        if pct is None:
+            head = f"[{'?' * self.width}] {progress:g}"
+        else:
+            filled = round(self.width * pct / 100)
+            head = f"[{'#' * filled}{'.' * (self.width - filled)}] {pct:3.0f}%"
+        return f"{head}{' ' + message if message else ''}"
+
+    def update(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        with self._lock:
+            if self.finished:
+                return
+            now = time.monotonic()
+            pct = _pct(progress, total)
+            due = (
+                self._last_time is None
+                or (pct is not None and self._last_pct is not None and pct - self._last_pct >= self.step)
+                or (pct is not None and pct >= 100 and self._last_pct != pct)
+                or now - self._last_time >= self.interval
+            )
+            line = self.line(progress, total, message)
+            if not due or line == self._last_line:
+                return
+            self._last_time, self._last_pct, self._last_line = now, pct, line
+            self.print_fn(line)
+
+    def done(self, ok: bool = True, message: str | None = None) -> None:
+        with self._lock:
+            if self.finished:
+                return
+            self.finished = True
+            took = _elapsed(time.monotonic() - self._start)
+            self.print_fn(f"{'done' if ok else 'stopped'} in {took}{' · ' + message if message else ''}")
+
+
+def format_log(level: str, logger: str | None, data: Any) -> str:
+    """One log notification as a line: ``[warning] db: connection slow``."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    return f"[{level}]{' ' + logger + ':' if logger else ''} {text}"
+
+
+class LogView:
+    """Server log notifications in a collapsed section under the result; hidden until the first one."""
+
+    max_entries = 500
+
+    def __init__(self, title: str = "Server log") -> None:
+        import ipywidgets as w
+
+        self._lock = threading.Lock()
+        self.title = title
+        self.entries: list[tuple[str, str | None, Any]] = []
+        self.dropped = 0
+        self.body = w.HTML("")
+        self.widget = w.Accordion(children=[self.body], titles=(title,), layout=w.Layout(display="none"))
+        self.widget.selected_index = None
+        self.widget.add_class("mcpnb-log")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def add(self, level: Any = "info", logger: str | None = None, data: Any = None) -> None:
+        """Append a notification; accepts the SDK's ``LoggingMessageNotificationParams`` as ``level``."""
+        if not isinstance(level, str) and hasattr(level, "level"):
+            params = level
+            level, logger, data = str(params.level), getattr(params, "logger", None), params.data
+        with self._lock:
+            self.entries.append((str(level), logger, data))
+            while len(self.entries) > self.max_entries:
+                self.entries.pop(0)
+                self.dropped += 1
+            self._render()
+
+    def _render(self) -> None:
+        rows = []
+        if self.dropped:
+            rows.append(f"<div style='color:#888'>… {self.dropped} earlier entries dropped</div>")
+        for level, logger, data in self.entries:
+            colour = _LEVEL_COLOURS.get(level, "inherit")
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+            who = f"<b>{esc(logger)}</b> " if logger else ""
+            rows.append(
+                f"<div style='{_LOG_LINE}'>"
+                f"<span style='color:{colour}'>[{esc(level)}]</span> {who}{esc(text)}</div>"
+            )
+        self.body.value = "".join(rows)
+        n = len(self.entries) + self.dropped
+        self.widget.set_title(0, f"{self.title} ({n})")
+        self.widget.layout.display = None
+
+    def text(self) -> str:
+        """The log as plain lines, for text frontends and tests."""
+        return "\n".join(format_log(level, logger, data) for level, logger, data in self.entries)

@@ -1,0 +1,187 @@
+"""The ipywidgets form for a form-mode elicitation (and any flat JSON Schema, e.g. a tool's input).
+
+ipywidgets is imported when a form is built, never at ``import mcpnb.notebook.forms``: a terminal session
+or a headless run must not pay for (or need) a widget frontend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mcpnb.client.elicitation.answers import prewarm, validate
+from mcpnb.client.elicitation.fields import Field, fields_from_schema, mask
+from mcpnb.client.elicitation.outcome import FormOutcome
+from mcpnb.notebook.forms.controls import ERROR_STYLE, HELP_STYLE, Control, shown
+from mcpnb.notebook.render.html import esc, esc_lines
+
+
+def summary_html(fields: list[Field], outcome: FormOutcome, server: str) -> str:
+    """What was sent, secrets masked: the notebook keeps a record a person can trust and share."""
+    if outcome.action == "accept":
+        masked = mask(fields, outcome.content) or {}
+        rows = "".join(
+            f'<div style="line-height:1.4"><span style="{HELP_STYLE}">{esc(k)}:</span> {esc(shown(v))}</div>'
+            for k, v in masked.items()
+        )
+        empty = "" if rows else "<div>(an empty answer)</div>"
+        return f"<div>✓ Sent to <b>{esc(server)}</b>:</div>{rows}{empty}"
+    word = "Declined" if outcome.action == "decline" else "Cancelled"
+    why = f" ({esc(outcome.reason)})" if outcome.reason else ""
+    mark = "✗" if outcome.action == "decline" else "⊘"
+    return f"<div>{mark} {word}: nothing was sent to <b>{esc(server)}</b>{why}.</div>"
+
+
+class ElicitationForm:
+    """A form for one elicitation: pre-filled defaults, inline validation, Accept/Decline/Cancel.
+
+    ``on_done`` runs once, on the thread that handles the click (the kernel's), after the form has
+    disabled itself; handing the answer to another loop is the caller's business.
+    """
+
+    def __init__(
+        self,
+        schema: dict[str, Any],
+        *,
+        message: str | None,
+        server: str | None,
+        on_done: Callable[[FormOutcome], None],
+    ) -> None:
+        import ipywidgets as w
+
+        self.schema = schema if isinstance(schema, dict) else {}
+        self.message = message or ""
+        self.server = server or "The server"
+        self.on_done = on_done
+        self.fields = fields_from_schema(self.schema)
+        prewarm()
+        self.outcome: FormOutcome | None = None
+        self.errors: dict[str, str] = {}
+
+        self.controls = {f.name: Control(f, self.server) for f in self.fields}
+        self.inputs = {name: c.input for name, c in self.controls.items()}
+
+        required_note = (
+            f'<div style="{HELP_STYLE}">Fields marked '
+            f'<span style="{ERROR_STYLE}">*</span> are required.</div>'
+            if any(f.required for f in self.fields)
+            else ""
+        )
+        self.header = w.HTML(
+            f'<div style="font-size:1.05em;margin-bottom:2px">✎ <b>{esc(self.server)}</b> '
+            "asks for input</div>"
+            f'<div style="margin-bottom:6px;line-height:1.4">{esc_lines(self.message)}</div>{required_note}'
+        )
+        self.header.add_class("mcpnb-form-header")
+        self.buttons = {
+            "accept": w.Button(description="Accept", button_style="primary", tooltip="Send these answers"),
+            "decline": w.Button(description="Decline", tooltip="Tell the server you will not answer"),
+            "cancel": w.Button(description="Cancel", tooltip="Dismiss without answering"),
+        }
+        for action, button in self.buttons.items():
+            button.add_class(f"mcpnb-{action}")
+            button.on_click(lambda _b, a=action: self.submit(a))
+        self.status = w.HTML("")
+        self.status.add_class("mcpnb-status")
+        body = [c.box for c in self.controls.values()]
+        if not body:
+            body = [w.HTML(f'<div style="{HELP_STYLE}">(no fields: accepting sends an empty answer)</div>')]
+        self.widget = w.VBox(
+            [
+                self.header,
+                *body,
+                w.HBox(list(self.buttons.values())),
+                self.status,
+            ],
+            layout=w.Layout(
+                border="1px solid var(--jp-border-color1,#ccc)", padding="8px 12px", max_width="720px"
+            ),
+        )
+        self.widget.add_class("mcpnb-form")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome is not None
+
+    def _gather(self) -> tuple[dict[str, Any], dict[str, str]]:
+        content: dict[str, Any] = {}
+        problems: dict[str, str] = {}
+        for name, control in self.controls.items():
+            present, value, problem = control.read()
+            if problem:
+                problems[name] = problem
+            elif present:
+                content[name] = value
+        return content, problems
+
+    def collect(self) -> dict[str, Any]:
+        """The content Accept would send right now (fields with unparsable JSON left out)."""
+        return self._gather()[0]
+
+    def check(self) -> dict[str, Any] | None:
+        """The content if it is valid (errors cleared), else None with the errors shown inline.
+
+        For forms that send more than once (the tool explorer), where :meth:`submit` would freeze.
+        """
+        content, problems = self._gather()
+        errors = {**validate(self.schema, content), **problems}
+        self.show_errors(errors)
+        return None if errors else content
+
+    def show_errors(self, errors: dict[str, str]) -> None:
+        """Errors next to their fields; ones that belong to no field go to the status line."""
+        self.errors = dict(errors)
+        for name, control in self.controls.items():
+            control.show_error(errors.get(name))
+        loose = [f"{k}: {v}" if k else v for k, v in errors.items() if k not in self.controls]
+        if errors:
+            n = len(errors)
+            lines = [f"Please fix {n} problem{'s' if n != 1 else ''} before sending.", *loose]
+            self.status.value = "".join(f'<div style="{ERROR_STYLE}">{esc(x)}</div>' for x in lines)
+        else:
+            self.status.value = ""
+
+    def submit(self, action: str) -> bool:
+        """Answer the form as if a button was clicked; ``False`` when nothing was sent.
+
+        Accept validates first: with errors the form stays open and ``on_done`` is not called.
+        """
+        if self.answered:
+            return False
+        if action not in ("accept", "decline", "cancel"):
+            raise ValueError(f"unknown action {action!r}")
+        if action == "accept":
+            content, problems = self._gather()
+            errors = {**validate(self.schema, content), **problems}
+            if errors:
+                self.show_errors(errors)
+                return False
+            outcome = FormOutcome("accept", content)
+        else:
+            outcome = FormOutcome(action, None)  # type: ignore[arg-type]
+        self.show_errors({})
+        self.finish(outcome)
+        try:
+            self.on_done(outcome)
+        except Exception as exc:  # the answer is still shown; say why it may not have arrived
+            self.status.value += f'<div style="{ERROR_STYLE}">could not deliver the answer: {esc(exc)}</div>'
+        return True
+
+    def finish(self, outcome: FormOutcome, note: str | None = None) -> None:
+        """Freeze the form and show what was sent, without calling ``on_done``.
+
+        Callers use it when the answer came from elsewhere (a timeout, an interrupt, a policy).
+        """
+        self.outcome = outcome
+        for control in self.controls.values():
+            for widget in control.widgets():
+                widget.disabled = True
+        for button in self.buttons.values():
+            button.disabled = True
+        text = summary_html(self.fields, outcome, self.server)
+        if note:
+            text += f'<div style="{HELP_STYLE}">{esc(note)}</div>'
+        self.status.value = text

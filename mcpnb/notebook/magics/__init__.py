@@ -1,0 +1,230 @@
+"""``%mcp`` and ``%%mcp``: a thin parser over the public :class:`~mcpnb.client.pool.Pool` API.
+
+Loading stays fast (IPython and the standard library only; the SDK, pandas and jsonschema load when
+a subcommand needs them) and never fails because of a broken default ``.mcp.json``: it warns.
+Errors follow JupySQL/BigQuery: a usage problem is a ``UsageError`` with "did you mean"; a server
+problem is one short red line (its own exception type, so ``except mcpnb.CallError`` still works);
+``--verbose`` shows the full traceback.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import (
+    Magics,
+    line_cell_magic,
+    magics_class,
+    needs_local_scope,
+    no_var_expand,
+    output_can_be_silenced,
+)
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from mcpnb.client.errors import (
+    ArgumentsError,
+    McpnbError,
+    ToolNotFoundError,
+    UnknownServerError,
+    did_you_mean_text,
+)
+from mcpnb.notebook.magics.commands import COMMANDS, Context, overview
+from mcpnb.notebook.magics.parser import HelpShown, split_line
+
+if TYPE_CHECKING:
+    from mcpnb.client.pool import Pool
+    from mcpnb.notebook.settings import Mcp
+
+__all__ = ["McpMagics", "load_ipython_extension", "unload_ipython_extension"]
+
+_VERBOSE = "--verbose"
+
+
+@magics_class
+class McpMagics(Magics):
+    """The ``%mcp`` magics. ``pool`` is the process-wide default pool unless a test or app swaps it."""
+
+    def __init__(self, shell: Any, settings: Mcp) -> None:
+        super().__init__(shell)
+        self.settings = settings
+        self._pool: Pool | None = None
+
+    @property
+    def pool(self) -> Pool:
+        if self._pool is None or self._pool.runtime.closed:
+            from mcpnb.client.pool import default_pool
+
+            return default_pool()
+        return self._pool
+
+    @pool.setter
+    def pool(self, pool: Pool | None) -> None:
+        self._pool = pool
+
+    @output_can_be_silenced
+    @no_var_expand
+    @needs_local_scope
+    @line_cell_magic
+    @magic_arguments()
+    @argument("subcommand", nargs="?", help="what to do (default: status); see the list below")
+    @argument("args", nargs="*", help="the subcommand's arguments; %%mcp SUBCOMMAND -h explains them")
+    @argument("--verbose", action="store_true", help="show the full traceback on errors")
+    def mcp(self, line: str, cell: str | None = None, local_ns: Mapping[str, Any] | None = None) -> Any:
+        """Explore MCP servers: connect, list tools, call them, read resources, render prompts.
+
+        ``$var`` is not expanded (JSON braces stay intact); write ``{{var}}`` to insert a notebook
+        variable.
+        """
+        return self.run(line, cell, local_ns)
+
+    def run(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
+        """Parse and run one ``%mcp`` line (and ``%%mcp`` body); errors become short messages."""
+        if cell is None and line.rstrip().endswith(";"):
+            line = line.rstrip()[:-1]  # IPython silences the output; the ";" is not an argument
+        tokens = split_line(line)
+        cut = tokens.index("--") if "--" in tokens else len(tokens)
+        verbose = _VERBOSE in tokens[:cut]
+        if verbose:
+            tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
+        try:
+            return self._dispatch(tokens, cell, local_ns)
+        except HelpShown:
+            return None
+        except (UnknownServerError, ToolNotFoundError, ArgumentsError) as exc:
+            if verbose:
+                raise
+            raise UsageError(str(exc)) from None
+        except McpnbError as exc:
+            if not verbose:
+                _shorten(exc)
+            raise
+
+    def _dispatch(self, tokens: list[str], cell: str | None, local_ns: Mapping[str, Any] | None) -> Any:
+        if not tokens:
+            tokens = ["status"]
+        sub, rest = tokens[0], tokens[1:]
+        if sub in ("-h", "--help"):
+            print(overview())
+            return None
+        command = COMMANDS.get(sub)
+        if command is None:
+            raise UsageError(
+                f"unknown subcommand {sub!r}{did_you_mean_text(sub, COMMANDS)} (%mcp help lists them)"
+            )
+        if cell is not None and cell.strip() and not command.takes_cell:
+            raise UsageError(f"%%mcp {sub} takes no cell body; use the line magic %mcp {sub}")
+        tail: list[str] | None = None
+        if sub == "connect" and "--" in rest:
+            i = rest.index("--")
+            rest, tail = rest[:i], rest[i + 1 :]
+            if not tail:
+                raise UsageError("nothing after '--': give the command that starts the server")
+        ns = command.parser.parse(rest)
+        if sub == "connect":
+            ns.command = tail
+        out = getattr(ns, "out", None)
+        if out is not None and (not out.isidentifier() or keyword.iskeyword(out)):
+            raise UsageError(f"-o needs a Python variable name, got {out!r}")
+        user_ns = self.shell.user_ns if self.shell is not None else {}
+        namespaces = [ns_ for ns_ in (local_ns, user_ns) if ns_ is not None]
+        ctx = Context(self.pool, self.settings, namespaces, user_ns, cell)
+        result = command.run(ctx, ns)
+        if out is not None:
+            user_ns[out] = result
+        return result
+
+
+def _shorten(exc: BaseException) -> None:
+    """Show ``Type: message`` only: the traceback of a server problem is mcpnb's, not the user's."""
+    exc.__context__ = None
+    exc.__cause__ = None
+    exc.__suppress_context__ = True
+    # The core's advice names the Python API; in a magic cell the magic is the natural next step.
+    text = re.sub(r"pool\.reconnect\('([^']+)'\)", r"%mcp reconnect \1", str(exc))
+    line = f"{type(exc).__name__}: {text}"
+    exc._render_traceback_ = lambda: [f"\x1b[0;31m{line}\x1b[0m", "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
+
+
+# `%mcp?` shows the generated usage followed by every subcommand's usage line.
+McpMagics.mcp.__doc__ = (McpMagics.mcp.__doc__ or "") + "\n" + overview()
+
+_loaded: dict[int, McpMagics] = {}
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """``%load_ext mcpnb``: register the magics, ``%config Mcp``, completion; check the default config."""
+    from mcpnb.client.interaction import default_interaction, set_default_interaction
+    from mcpnb.notebook.cell import NotebookInteraction, install_async_cells
+    from mcpnb.notebook.magics.completion import make_hook
+    from mcpnb.notebook.settings import attach_to_shell
+
+    settings = attach_to_shell(ip)
+    if not isinstance(default_interaction(), NotebookInteraction):
+        set_default_interaction(NotebookInteraction())  # servers' questions go to the calling cell
+    install_async_cells(ip)  # ipykernel >= 7.4: %mcp cells await, so a form's click reaches them
+    magics = McpMagics(ip, settings)
+    ip.register_magics(magics)
+    _loaded[id(ip)] = magics
+    hook = make_hook(lambda: magics.pool)
+    for key in ("%mcp", "%%mcp"):
+        ip.set_hook("complete_command", hook, str_key=key)
+    _warn_on_broken_default_config()
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """``%unload_ext mcpnb``: remove the magics and hooks. Open connections stay open (the pool owns them)."""
+    from mcpnb.notebook.cell import uninstall_async_cells
+    from mcpnb.notebook.settings import detach_from_shell
+
+    uninstall_async_cells(ip)
+    magics = _loaded.pop(id(ip), None)
+    manager = ip.magics_manager
+    for kind in ("line", "cell"):
+        manager.magics[kind].pop("mcp", None)
+    if magics is not None and magics in manager.registry.values():
+        for key in [k for k, v in manager.registry.items() if v is magics]:
+            del manager.registry[key]
+    dispatch = ip.strdispatchers.get("complete_command")
+    if dispatch is not None:
+        for key in ("%mcp", "%%mcp"):
+            dispatch.strs.pop(key, None)
+    detach_from_shell(ip)
+
+
+def get_magics(ip: Any) -> McpMagics | None:
+    """The loaded magics of a shell (tests swap ``.pool`` through this)."""
+    return _loaded.get(id(ip))
+
+
+def _warn_on_broken_default_config() -> None:
+    """Read the default ``.mcp.json`` files as plain JSON and warn about what is unusable.
+
+    Full validation needs jsonschema (seconds to import in some environments), so it waits until a
+    command reads the configuration; a syntax slip is what this catches early.
+    """
+    import json
+
+    try:
+        from mcpnb.notebook.magics.completion import default_config_files
+
+        files = default_config_files()
+    except Exception as exc:  # never let a config problem stop the extension from loading
+        warnings.warn(f"mcpnb: could not look for .mcp.json: {exc}", stacklevel=3)
+        return
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
+            if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
+                raise ValueError("expected an object with an 'mcpServers' object")
+        except Exception as exc:
+            reason = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            warnings.warn(
+                f"mcpnb: ignoring {path}: {reason}. "
+                "The magics work; fix the file before %mcp connect --config.",
+                stacklevel=3,
+            )

@@ -1,0 +1,125 @@
+"""Tab completion for ``%mcp`` / ``%%mcp``: subcommands, options, server names, ``NAME.TOOL``, ``key=``.
+
+Completion runs while a person types, so it only uses what the pool already knows (the cached tool
+lists) and swallows every error: a completer that raises or hangs is worse than none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcpnb.notebook.magics.commands import COMMANDS
+
+_SERVER_ARG = {"tools", "resources", "prompts", "disconnect", "reconnect", "logs", "read"}
+_CHOICES = {"--era": ["auto", "legacy", "modern"]}
+
+
+def candidates(pool: Any, text_until_cursor: str) -> list[str]:
+    """Completions for the word under the cursor, given the line up to the cursor."""
+    words = text_until_cursor.split()
+    if not words or not words[0].lstrip("%").startswith("mcp"):
+        return []
+    if text_until_cursor[-1:].isspace():
+        words.append("")
+    words = words[1:]
+    if not words:
+        return []
+    if len(words) == 1:
+        return [*COMMANDS, "--verbose"]
+    sub, current, previous = words[0], words[-1], words[-2]
+    command = COMMANDS.get(sub)
+    if command is None:
+        return []
+    if previous in _CHOICES:
+        return _CHOICES[previous]
+    if previous == "--toolset":
+        from mcpnb.probekit.toolsets import TOOLSETS
+
+        return list(TOOLSETS)
+    if previous == "--stop":
+        return list(pool.names)
+    if current.startswith("-"):
+        return [*command.parser.option_strings(), "--verbose"]
+    positional = [w for w in words[1:-1] if not w.startswith("-")]
+    first = not positional
+    if sub == "call":
+        return _tool_names(pool) if first else _parameters(pool, positional[0], words)
+    if sub == "prompt" and first:
+        return _prompt_names(pool)
+    if sub == "serve" and first:
+        return ["probe-kit"]
+    if sub == "help" and first:
+        return list(COMMANDS)
+    if sub == "connect" and "--config" in words:
+        return _configured_names()
+    if sub in _SERVER_ARG and first:
+        return list(pool.names)
+    return []
+
+
+def _tool_names(pool: Any) -> list[str]:
+    out: list[str] = []
+    for server in pool.names:
+        try:
+            out += [f"{server}.{t.name}" for t in pool.tools(server)]
+        except Exception:
+            out.append(f"{server}.")
+    return out
+
+
+def _parameters(pool: Any, target: str, words: list[str]) -> list[str]:
+    server, _, name = target.partition(".")
+    try:
+        tool = next(t for t in pool.tools(server) if t.name == name)
+    except Exception:
+        return []
+    given = {w.split("=", 1)[0] for w in words if "=" in w}
+    return [f"{p}=" for p in tool.parameters if p not in given]
+
+
+def _prompt_names(pool: Any) -> list[str]:
+    out: list[str] = []
+    for server in pool.names:
+        try:
+            out += [f"{server}.{p.name}" for p in pool.prompts(server)]
+        except Exception:
+            continue
+    return out
+
+
+def _configured_names() -> list[str]:
+    """Server names in the default ``.mcp.json`` files, read as plain JSON (no validation, no imports)."""
+    names: list[str] = []
+    for path in default_config_files():
+        try:
+            servers = json.loads(path.read_text(encoding="utf-8-sig")).get("mcpServers") or {}
+            names += [n for n in servers if n not in names]
+        except Exception:
+            continue
+    return names
+
+
+def default_config_files() -> list[Path]:
+    """The user, project and local files a bare ``%mcp connect --config`` would read (those that exist)."""
+    from mcpnb.client.config import LOCAL_FILE, find_project_config, user_config_path
+
+    found = [user_config_path()]
+    project = find_project_config(Path.cwd())
+    if project is not None:
+        found += [project, project.parent / LOCAL_FILE]
+    return [p for p in found if p.is_file()]
+
+
+def make_hook(get_pool: Callable[[], Any]) -> Callable[[Any, Any], list[str]]:
+    """An IPython ``complete_command`` hook (IPython filters the list by the word typed so far)."""
+
+    def hook(_shell: Any, event: Any) -> list[str]:
+        try:
+            return candidates(get_pool(), event.text_until_cursor)
+        except Exception:
+            return []
+
+    return hook

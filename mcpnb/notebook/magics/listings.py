@@ -1,0 +1,240 @@
+"""Displayable results of the subcommands that :mod:`mcpnb.notebook.render` has no type for yet.
+
+Resources, prompts, a read resource, a rendered prompt, logs and the configuration: each is plain
+data (a list or dict a person can index and keep with ``-o``) that renders through the same HTML
+building blocks and content-block renderer as tool results, with a ``text/plain`` twin for terminals.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from mcpnb.notebook.render.content import render_block
+from mcpnb.notebook.render.defaults import DEFAULTS
+from mcpnb.notebook.render.html import esc, pre, wrap
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def text_table(columns: list[str], rows: list[list[str]]) -> str:
+    table = [columns, *rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(columns))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table)
+
+
+def html_table(columns: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+class _Table(list[Any]):
+    """A list of SDK objects (with ``.server`` added by the caller) that renders as a table."""
+
+    columns: ClassVar[list[str]] = []
+    empty = "(nothing)"
+
+    def __init__(self, rows: list[tuple[str, Any]] = ()) -> None:  # type: ignore[assignment]
+        super().__init__(item for _, item in rows)
+        self.servers = [server for server, _ in rows]
+
+    def cells(self, server: str, item: Any) -> list[str]:
+        raise NotImplementedError
+
+    def _rows(self) -> list[list[str]]:
+        return [self.cells(s, item) for s, item in zip(self.servers, self, strict=True)]
+
+    @property
+    def df(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame(self._rows(), columns=self.columns)
+
+    def __repr__(self) -> str:
+        return text_table(self.columns, self._rows()) if self else self.empty
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        if not self:
+            return {
+                "text/plain": self.empty,
+                "text/html": wrap(f'<div class="mcpnb-dim">{esc(self.empty)}</div>'),
+            }
+        return {"text/plain": repr(self), "text/html": wrap(html_table(self.columns, self._rows()))}
+
+
+class ResourceList(_Table):
+    """``%mcp resources``: what each server offers to read (``%mcp read NAME URI``)."""
+
+    columns: ClassVar[list[str]] = ["server", "uri", "name", "title", "mime type", "description"]
+    empty = "(no resources)"
+
+    def cells(self, server: str, item: Any) -> list[str]:
+        desc = _get(item, "description") or ""
+        return [
+            server,
+            str(_get(item, "uri") or ""),
+            _get(item, "name") or "",
+            _get(item, "title") or "",
+            _get(item, "mime_type", "mimeType") or "",
+            desc.strip().splitlines()[0][:80] if desc.strip() else "",
+        ]
+
+
+class PromptList(_Table):
+    """``%mcp prompts``: prompt templates and their arguments (``*`` = required)."""
+
+    columns: ClassVar[list[str]] = ["server", "prompt", "title", "arguments", "description"]
+    empty = "(no prompts)"
+
+    def cells(self, server: str, item: Any) -> list[str]:
+        args = _get(item, "arguments") or []
+        shown = ", ".join(str(_get(a, "name")) + ("*" if _get(a, "required") else "") for a in args)
+        desc = _get(item, "description") or ""
+        return [
+            server,
+            _get(item, "name") or "",
+            _get(item, "title") or "",
+            shown,
+            desc.strip().splitlines()[0][:80] if desc.strip() else "",
+        ]
+
+
+class TaskList(_Table):
+    """``%mcp tasks``: each task's state as last seen (the handles themselves: index to act on one)."""
+
+    columns: ClassVar[list[str]] = ["server", "task", "tool", "status", "message", "elapsed", "ttl left"]
+    empty = "(no tasks)"
+
+    def __init__(self, handles: list[Any] = ()) -> None:  # type: ignore[assignment]
+        super().__init__([(h.server, h) for h in handles])
+
+    def cells(self, server: str, item: Any) -> list[str]:
+        ttl = item.ttl_left
+        return [
+            server,
+            item.task_id,
+            item.tool or "?",
+            item.status,
+            (item.status_message or "")[:80],
+            f"{item.elapsed:.1f} s",
+            "" if ttl is None else f"{ttl:.0f} s",
+        ]
+
+
+class ResourceContents(list[Any]):
+    """``%mcp read``: the contents of one resource; text shown, blobs summarised (size and type)."""
+
+    def __init__(self, server: str, uri: str, contents: list[Any]) -> None:
+        super().__init__(contents)
+        self.server, self.uri = server, uri
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(t for t in (_get(c, "text") for c in self) if isinstance(t, str))
+
+    def _blocks(self) -> list[Any]:
+        return [
+            render_block(
+                {"type": "resource", "resource": _dump(c)}, server=self.server, text_limit=DEFAULTS.text_limit
+            )
+            for c in self
+        ]
+
+    def __repr__(self) -> str:
+        return "\n".join([f"{self.server} {self.uri}", *(b.text for b in self._blocks())])
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        blocks = self._blocks()
+        head = (
+            f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(self.server)}</span> '
+            f"<code>{esc(self.uri)}</code></div>"
+        )
+        bundle: dict[str, Any] = {}
+        for b in blocks:
+            for mime, value in b.mime.items():
+                bundle.setdefault(mime, value)
+        bundle["text/html"] = wrap(head, "".join(b.html for b in blocks))
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+class PromptMessages(list[Any]):
+    """``%mcp prompt``: the messages a prompt template produced, role by role."""
+
+    def __init__(self, server: str, name: str, result: Any) -> None:
+        super().__init__(_get(result, "messages") or [])
+        self.server, self.name = server, name
+        self.description = _get(result, "description")
+        self.sdk_result = result
+
+    def _parts(self) -> list[tuple[str, Any]]:
+        out = []
+        for message in self:
+            block = render_block(_get(message, "content"), server=self.server, text_limit=DEFAULTS.text_limit)
+            out.append((str(_get(message, "role") or "?"), block))
+        return out
+
+    def __repr__(self) -> str:
+        lines = [f"{self.server}.{self.name}" + (f" — {self.description}" if self.description else "")]
+        lines += [f"[{role}] {block.text}" for role, block in self._parts()]
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        head = f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(self.server)}.{esc(self.name)}</span>'
+        head += f'<span class="mcpnb-dim">{esc(self.description or "")}</span></div>'
+        body = "".join(f"<div><b>{esc(role)}</b>{block.html}</div>" for role, block in self._parts())
+        return {"text/plain": repr(self), "text/html": wrap(head, body)}
+
+
+class LogView(list[str]):
+    """``%mcp logs``: connection events and the server's stderr, oldest first (already redacted)."""
+
+    def __init__(self, server: str, lines: list[str]) -> None:
+        super().__init__(lines)
+        self.server = server
+
+    def __repr__(self) -> str:
+        return "\n".join(self) if self else f"(no log lines for {self.server})"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {"text/plain": repr(self), "text/html": wrap(pre(repr(self)))}
+
+
+class ConfigView(dict[str, Any]):
+    """``%mcp config``: every server the magics know (files and live connections), secrets hidden."""
+
+    def __init__(self, servers: dict[str, Any], files: list[str], problem: str | None = None) -> None:
+        super().__init__(servers)
+        self.files, self.problem = files, problem
+
+    def _text(self) -> str:
+        lines = ["files: " + (", ".join(self.files) if self.files else "(no .mcp.json found)")]
+        if self.problem:
+            lines.append(f"⚠ {self.problem}")
+        lines.append(
+            json.dumps(dict(self), indent=2, default=str, ensure_ascii=False) if self else "(no servers)"
+        )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self._text()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        files = ", ".join(f"<code>{esc(f)}</code>" for f in self.files) or "(no .mcp.json found)"
+        html = f'<div class="mcpnb-dim">files: {files}</div>'
+        if self.problem:
+            html += f'<div class="mcpnb-error">{esc(self.problem)}</div>'
+        html += pre(json.dumps(dict(self), indent=2, default=str, ensure_ascii=False)) if self else ""
+        return {"text/plain": self._text(), "text/html": wrap(html)}
+
+
+def _dump(obj: Any) -> Any:
+    dump = getattr(obj, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump else obj

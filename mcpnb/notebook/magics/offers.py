@@ -1,0 +1,282 @@
+"""Subcommands that look at what servers offer and use it: tools, call, resources, read, prompts,
+prompt. Arguments are parsed and checked here, before any request is sent."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from mcpnb.client.errors import did_you_mean_text
+from mcpnb.client.interaction import CallContext
+from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs, split_target
+from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, servers_named
+
+
+def find_tool(ctx: Context, target: str) -> Any:
+    """The :class:`~mcpnb.client.toolinfo.ToolInfo` for ``NAME.TOOL`` (or a bare tool name that is unique)."""
+    server, name = split_target(target)
+    if server is None:
+        matches = [t for t in ctx.pool.tools() if t.name == name]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            where = ", ".join(f"{t.server}.{t.name}" for t in matches)
+            raise UsageError(f"tool {name!r} exists on several servers: say which ({where})")
+        every = [f"{t.server}.{t.name}" for t in ctx.pool.tools()]
+        hint = did_you_mean_text(name, [t.split(".", 1)[1] for t in every] + every)
+        raise UsageError(f"no connected server has a tool {name!r}{hint} (write NAME.TOOL)")
+    known_server(ctx, server)
+    for refresh in (False, True):  # the cached list may be stale: look again before giving up
+        tools = {t.name: t for t in ctx.pool.tools(server, refresh=refresh)}
+        if name in tools:
+            return tools[name]
+    raise UsageError(
+        f"server {server!r} has no tool {name!r}{did_you_mean_text(name, tools)} "
+        f"(%mcp tools {server} lists them)"
+    )
+
+
+# ---------------------------------------------------------------- tools
+def _tools_args(p: Parser) -> None:
+    p.add_argument("name", nargs="?", help="one server (default: every connected server)")
+    p.add_argument("--filter", metavar="PATTERN", help="keep tools whose name/title/description match")
+    p.add_argument("--refresh", action="store_true", help="ask the server again instead of the cached list")
+
+
+@command("tools", "List tools: server, tool, title, description, parameters (* = required), hints.")
+@arguments(_tools_args)
+def tools(ctx: Context, ns: argparse.Namespace) -> Any:
+    if ns.name:
+        known_server(ctx, ns.name)
+    found = ctx.pool.tools(ns.name, refresh=ns.refresh)
+    if ns.filter:
+        found = type(found)(t for t in found if _matches(ns.filter, t))
+    return found
+
+
+def _matches(pattern: str, tool: Any) -> bool:
+    """A glob (``get_*``) matches the name; plain words match name, title or description."""
+    import fnmatch
+
+    if any(c in pattern for c in "*?["):
+        return fnmatch.fnmatchcase(tool.name.lower(), pattern.lower())
+    text = " ".join(p for p in (tool.name, tool.title, tool.description) if p).lower()
+    return pattern.lower() in text
+
+
+# ---------------------------------------------------------------- call
+def _call_args(p: Parser) -> None:
+    p.add_argument("target", metavar="NAME.TOOL", help="server and tool, e.g. demo.add")
+    p.add_argument(
+        "pairs", nargs="*", metavar="key=value", help="arguments (values read as JSON if they parse)"
+    )
+    p.add_argument("--timeout", type=float, metavar="S", help="seconds before the call is cancelled")
+    p.add_argument("--raw", action="store_true", help="show the result as the JSON the server sent")
+    p.add_argument(
+        "--transcript",
+        action="store_true",
+        help="show the call's JSON-RPC traffic (collapsed) under the result",
+    )
+    p.add_argument(
+        "--answers", metavar="VAR", help="a dict variable answering the server's form (nobody is asked)"
+    )
+    p.add_argument("--task", action="store_true", help="run as a task: a live handle (status, cancel)")
+    p.add_argument("--ttl", type=int, metavar="MS", help="with --task: how long the server keeps it")
+
+
+@command(
+    "call",
+    "Call a tool. Arguments are checked against the tool's inputSchema before anything is sent.",
+    takes_cell=True,
+    epilog="examples:\n"
+    "  %mcp call demo.add a=1 b=2\n"
+    '  r = %mcp call demo.echo text="hello world"\n'
+    "  %%mcp call probe.ui_search -o hits      (then a body of 'key: value' lines or a JSON object;\n"
+    "  query: login {{topic}}                   {{var}} inserts a notebook variable)",
+)
+@arguments(_call_args)
+def call(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.client.arguments import check_arguments
+
+    args = parse_pairs(ns.pairs, ctx.namespaces)
+    if ctx.cell is not None:
+        body = parse_body(ctx.cell, ctx.namespaces)
+        for key in body:
+            if key in args:
+                raise UsageError(f"argument {key!r} is given on the magic line and in the cell body")
+        args.update(body)
+        args.raw.update(body.raw)
+        args.lines.update(body.lines)
+    tool = find_tool(ctx, ns.target)
+    values = check_arguments(tool, args)
+    if ns.timeout is not None and ns.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    answers = _answers(ctx, ns.answers)
+    if ns.ttl is not None and not ns.task:
+        raise UsageError("--ttl goes with --task")
+    from mcpnb.client.errors import UrlRequiredError
+    from mcpnb.notebook.cell import CellUI, LiveCall, call_in_cell, url_retry
+
+    if ns.task or tool.task_support == "required":
+        # the task may ask later: its questions go to this cell, whose context is captured now
+        later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
+        return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
+
+    try:
+        result = call_in_cell(
+            ctx.pool,
+            tool.server,
+            tool.name,
+            values,
+            timeout=ns.timeout,
+            answers=answers,
+            transcript=ns.transcript or ctx.settings.show_transcript,
+        )
+    except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
+        return url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
+    if isinstance(result, LiveCall):
+        return result  # a person is asked in this cell; the result will show here when it ends
+    return RawJson(result.json()) if ns.raw else result
+
+
+def _answers(ctx: Context, name: str | None) -> dict[str, Any] | None:
+    if name is None:
+        return None
+    from mcpnb.notebook.magics.parser import lookup
+
+    value = lookup(name, ctx.namespaces)
+    if not isinstance(value, dict):
+        raise UsageError(f"--answers {name}: expected a dict of field -> value, got {type(value).__name__}")
+    return value
+
+
+# ---------------------------------------------------------------- explore
+@command(
+    "explore", "Pick a server and a tool, fill a form made from its input schema, and call it (widgets)."
+)
+@arguments(lambda p: p.add_argument("name", nargs="?", help="the server to start with"))
+def explore(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.cell import CellUI, ToolExplorer
+
+    if ns.name:
+        known_server(ctx, ns.name)
+    if CellUI(ctx.settings.elicitation).mode != "widget":
+        raise UsageError(
+            "explore needs a widget frontend (JupyterLab, Notebook); use %mcp tools and %mcp call"
+        )
+    try:
+        return ToolExplorer(ctx.pool, ns.name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# ---------------------------------------------------------------- tasks
+@command("tasks", "Tasks this notebook started (and, on 2025-11-25 servers, every task the server lists).")
+@arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
+def tasks(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.magics.listings import TaskList
+
+    if ns.name:
+        known_server(ctx, ns.name)
+    return TaskList(ctx.pool.tasks(ns.name))
+
+
+class RawJson(dict[str, Any]):
+    """``--raw``: the wire result as JSON (a dict), shown expanded in JupyterLab."""
+
+    def __repr__(self) -> str:
+        import json
+
+        return json.dumps(self, indent=2, ensure_ascii=False, default=str)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {"application/json": dict(self), "text/plain": repr(self)}
+
+
+# ---------------------------------------------------------------- resources and prompts
+@command("resources", "List resources of one server (default: every connected server).")
+@arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
+def resources(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.magics.listings import ResourceList
+
+    rows: list[tuple[str, Any]] = []
+    for server in servers_named(ctx, ns.name):
+        rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, lambda s=server: ctx.pool.resources(s))]
+    return ResourceList(rows)
+
+
+def _skip_unsupported(ctx: Context, asked: str | None, fetch: Callable[[], list[Any]]) -> list[Any]:
+    """When listing every server, one that has no resources/prompts (or is down) is simply skipped."""
+    from mcpnb.client.errors import McpnbError
+
+    try:
+        return fetch()
+    except McpnbError:
+        if asked:
+            raise
+        return []
+
+
+def _read_args(p: Parser) -> None:
+    p.add_argument("name", help="the server")
+    p.add_argument("uri", help="the resource URI (from %%mcp resources or a resource link)")
+
+
+@command("read", "Read one resource: text shown, binary contents summarised.")
+@arguments(_read_args)
+def read(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.magics.listings import ResourceContents
+
+    known_server(ctx, ns.name)
+    result = ctx.pool.read(ns.name, ns.uri)
+    return ResourceContents(ns.name, ns.uri, list(getattr(result, "contents", []) or []))
+
+
+@command("prompts", "List prompt templates of one server (default: every connected server).")
+@arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
+def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.magics.listings import PromptList
+
+    rows: list[tuple[str, Any]] = []
+    for server in servers_named(ctx, ns.name):
+        rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, lambda s=server: ctx.pool.prompts(s))]
+    return PromptList(rows)
+
+
+def _prompt_args(p: Parser) -> None:
+    p.add_argument("target", metavar="NAME.PROMPT", help="server and prompt, e.g. demo.review")
+    p.add_argument("pairs", nargs="*", metavar="key=value", help="prompt arguments (text)")
+
+
+@command("prompt", "Render a prompt template with arguments and show its messages.")
+@arguments(_prompt_args)
+def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.magics.listings import PromptMessages
+
+    server, name = split_target(ns.target, "prompt")
+    if server is None:
+        raise UsageError(f"expected NAME.PROMPT, got {ns.target!r}")
+    known_server(ctx, server)
+    parsed = parse_pairs(ns.pairs, ctx.namespaces)
+    # Prompt arguments are strings on the wire: keep what was typed, not its JSON reading.
+    args = {k: parsed.raw.get(k, v if isinstance(v, str) else _text(v)) for k, v in parsed.items()}
+    known = {str(getattr(p, "name", "")): p for p in ctx.pool.prompts(server)}
+    if name not in known:
+        raise UsageError(f"server {server!r} has no prompt {name!r}{did_you_mean_text(name, known)}")
+    declared = {a.name: a for a in (getattr(known[name], "arguments", None) or [])}
+    for key in args:
+        if key not in declared:
+            raise UsageError(f"{server}.{name}: unknown argument {key!r}{did_you_mean_text(key, declared)}")
+    missing = [a for a, spec in declared.items() if getattr(spec, "required", False) and a not in args]
+    if missing:
+        raise UsageError(f"{server}.{name}: missing required argument {missing[0]!r}")
+    return PromptMessages(server, name, ctx.pool.prompt(server, name, args))
+
+
+def _text(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,337 @@
+"""Turning what a person typed into arguments: the line, ``key=value`` pairs, cell bodies, ``{{var}}``.
+
+Everything here either returns data or raises IPython's ``UsageError`` with a message that says
+where the problem is (which token, which line, which field) and, when a close spelling exists,
+"did you mean". Nothing exits the process or prints a traceback: that is argparse's default, and
+a magic that kills the kernel on a typo is worse than none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import MagicArgumentParser
+
+from mcpnb.client.errors import did_you_mean, did_you_mean_text
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
+_KEY_LINE = re.compile(r"^\s*([^\s:#][^:]*?)\s*:\s?(.*)$")
+_PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
+
+
+class HelpShown(Exception):
+    """``-h`` printed a subcommand's help: the magic returns quietly (argparse would exit)."""
+
+
+class Parser(MagicArgumentParser):
+    """A subcommand's parser: ``UsageError`` instead of exiting, "did you mean" for options and choices."""
+
+    def __init__(self, name: str, description: str, epilog: str | None = None) -> None:
+        super().__init__(
+            prog=f"%mcp {name}",
+            description=description,
+            epilog=epilog,
+            add_help=True,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.allow_abbrev = False  # "--head" silently meaning "--header" surprises more than it helps
+        self.subcommand = name
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if status:
+            raise UsageError(message or f"{self.prog}: invalid arguments")
+        raise HelpShown()
+
+    def error(self, message: str) -> NoReturn:
+        match = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if match:
+            choices = re.findall(r"'([^']*)'", match.group(3)) or match.group(3).split(", ")
+            message += did_you_mean_text(match.group(2), choices)
+        raise UsageError(f"{self.prog}: {message}\nusage: {self.usage_line()}")
+
+    def usage_line(self) -> str:
+        return self.format_usage().partition("usage: ")[2].strip()
+
+    def parse_known_intermixed_args(self, args: Any = None, namespace: Any = None) -> Any:
+        # argparse stores the formatted usage in ``self.usage`` while it parses intermixed args and
+        # formats it again on error or -h: the ``%`` of ``%mcp`` must be escaped for that.
+        saved = self.usage
+        if saved is None:
+            self.usage = self.format_usage().partition("usage: ")[2].replace("%", "%%")
+        try:
+            return super().parse_known_intermixed_args(args, namespace)
+        finally:
+            self.usage = saved
+
+    def option_strings(self) -> list[str]:
+        return [s for action in self._actions for s in action.option_strings]
+
+    def parse(self, tokens: list[str]) -> argparse.Namespace:
+        """Parse, reporting unknown options by name only (their values may be secrets)."""
+        # intermixed: "-o r a=1 b=2" and "a=1 -o r b=2" both work, as people type them
+        namespace, extra = self.parse_known_intermixed_args(tokens)
+        if extra:
+            self._unexpected(extra)
+        return namespace
+
+    def _unexpected(self, extra: list[str]) -> NoReturn:
+        options = [t for t in extra if t.startswith("-") and len(t) > 1]
+        if options:
+            word = options[0].split("=", 1)[0]
+            known = {s.lstrip("-"): s for s in self.option_strings() if s.startswith("--")}
+            hint = did_you_mean(word.lstrip("-"), known)
+            suggestion = f"; did you mean {known[hint]!r}?" if hint else ""
+            raise UsageError(
+                f"{self.prog}: unknown option {word!r}{suggestion} (see %mcp {self.subcommand} -h)"
+            )
+        shown = safe_token(extra[0])
+        raise UsageError(f"{self.prog}: unexpected argument {shown} (see %mcp {self.subcommand} -h)")
+
+
+def safe_token(token: str) -> str:
+    """A token fit for an error message: anything that may carry a secret is not echoed."""
+    from mcpnb.client.redact import is_secret_key
+
+    name = re.split(r"[:=]", token, maxsplit=1)[0]
+    if (":" in token or "=" in token) and is_secret_key(name):
+        return repr(f"{name}…")
+    if len(token) > 40 or (len(token) >= 20 and re.fullmatch(r"[A-Za-z0-9_\-.+/=]+", token)):
+        return "(a long value, not shown)"
+    return repr(token)
+
+
+def split_line(line: str) -> list[str]:
+    """Shell-like words: quotes group, so ``text="hello world"`` is one argument."""
+    try:
+        return shlex.split(line, posix=True)
+    except ValueError as exc:
+        raise UsageError(f"cannot split the magic line: {exc} (check your quotes)") from None
+
+
+# ---------------------------------------------------------------- {{var}} interpolation
+def lookup(name: str, namespaces: list[Mapping[str, Any]]) -> Any:
+    """``name`` or ``name.attr`` from the first namespace that has it."""
+    head, *attrs = name.split(".")
+    for ns in namespaces:
+        if head in ns:
+            value = ns[head]
+            break
+    else:
+        known = {k for ns in namespaces for k in ns if not k.startswith("_")}
+        raise UsageError(
+            f"{{{{{name}}}}}: no variable {head!r} in the notebook{did_you_mean_text(head, known)}"
+        )
+    for i, attr in enumerate(attrs):
+        try:
+            value = getattr(value, attr)
+        except AttributeError:
+            path = ".".join([head, *attrs[:i]])
+            raise UsageError(f"{{{{{name}}}}}: {path} has no attribute {attr!r}") from None
+    return value
+
+
+def whole_placeholder(text: str) -> str | None:
+    """The variable name when ``text`` is exactly one ``{{var}}``: its value is then used as is."""
+    match = _PLACEHOLDER.fullmatch(text.strip())
+    return match.group(1) if match else None
+
+
+def interpolate_text(text: str, namespaces: list[Mapping[str, Any]]) -> str:
+    """Replace each ``{{var}}`` with ``str(value)`` (strings), for values that stay text."""
+    return _PLACEHOLDER.sub(lambda m: str(lookup(m.group(1), namespaces)), text)
+
+
+def interpolate_json(text: str, namespaces: list[Mapping[str, Any]]) -> str:
+    """Replace ``{{var}}`` inside JSON text: as a JSON value outside strings, escaped text inside.
+
+    ``{"rows": {{data}}, "title": "Hello {{name}}"}`` then works for lists, numbers and text alike.
+    """
+    out: list[str] = []
+    in_string = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "{" and text.startswith("{{", i):
+            match = _PLACEHOLDER.match(text, i)
+            if match:
+                value = lookup(match.group(1), namespaces)
+                if in_string:
+                    out.append(json.dumps(str(value))[1:-1])
+                else:
+                    out.append(_to_json(value, match.group(1)))
+                i = match.end()
+                continue
+        if in_string and ch == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        if ch == '"':
+            in_string = not in_string
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _to_json(value: Any, name: str) -> str:
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        raise UsageError(
+            f"{{{{{name}}}}}: a {type(value).__name__} is not JSON; put it in quotes to send its text"
+        ) from None
+
+
+# ---------------------------------------------------------------- values and arguments
+class Arguments(dict[str, Any]):
+    """Tool arguments plus, per key, the text typed (``raw``) and the body line (``lines``).
+
+    The raw text lets a schema that wants a string get ``"007"`` rather than the number 7.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raw: dict[str, str] = {}
+        self.lines: dict[str, int] = {}
+
+    def put(self, key: str, value: Any, raw: str | None, line: int | None, where: str) -> None:
+        if key in self:
+            raise UsageError(f"{where}: argument {key!r} is given twice")
+        self[key] = value
+        if raw is not None:
+            self.raw[key] = raw
+        if line is not None:
+            self.lines[key] = line
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(token)
+
+
+def parse_value(text: str) -> tuple[Any, bool]:
+    """``(value, typed)``: JSON when the text parses as JSON, else the text itself (``typed`` False)."""
+    stripped = text.strip()
+    if not stripped:
+        return "", False
+    try:
+        return json.loads(stripped, parse_constant=_no_constant), True
+    except (ValueError, RecursionError):
+        return text, False
+
+
+def _value(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | None]:
+    """A value from ``key=value`` or ``key: value``: ``{{var}}`` alone is the object itself."""
+    name = whole_placeholder(text)
+    if name is not None:
+        return lookup(name, namespaces), None
+    text = interpolate_text(text, namespaces)
+    value, typed = parse_value(text)
+    return value, (text.strip() if typed and not isinstance(value, str) else None)
+
+
+def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Arguments:
+    """``key=value`` words from the magic line."""
+    args = Arguments()
+    for token in tokens:
+        match = _PAIR.match(token)
+        if not match:
+            raise UsageError(
+                f'expected key=value, got {safe_token(token)} (quote values with spaces: key="a b")'
+            )
+        key = match.group(1).strip()
+        value, raw = _value(match.group(2), namespaces)
+        args.put(key, value, raw, None, "the magic line")
+    return args
+
+
+def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> Arguments:
+    """A ``%%mcp call`` body: a JSON object, or ``key: value`` lines (``#`` starts a comment line).
+
+    A value that opens ``[`` or ``{`` and does not parse yet continues on the next lines,
+    so a long JSON value can be laid out readably.
+    """
+    namespaces = namespaces or []
+    text = body.strip()
+    args = Arguments()
+    if not text:
+        return args
+    name = whole_placeholder(text)
+    if name is not None:
+        value = lookup(name, namespaces)
+        if not isinstance(value, Mapping):
+            raise UsageError(
+                f"{{{{{name}}}}} is a {type(value).__name__}; the body needs a dict of arguments"
+            )
+        for key, item in value.items():
+            args.put(str(key), item, None, None, "the cell body")
+        return args
+    if text.startswith("{"):
+        return _json_body(text, namespaces)
+    lines = body.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        number = i + 1
+        i += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _KEY_LINE.match(line)
+        if not match:
+            raise UsageError(
+                f"cell body line {number}: expected 'key: value' (or write the whole body as a JSON object)"
+            )
+        key, rest = match.group(1).strip(), match.group(2)
+        if rest.strip()[:1] in ("[", "{") and whole_placeholder(rest) is None:
+            while parse_value(interpolate_json(rest, namespaces))[1] is False and i < len(lines):
+                rest += "\n" + lines[i]
+                i += 1
+            value, typed = parse_value(interpolate_json(rest, namespaces))
+            if not typed:
+                raise UsageError(f"cell body line {number}: the value of {key!r} is not valid JSON")
+            args.put(key, value, None, number, f"cell body line {number}")
+            continue
+        value, raw = _value(rest, namespaces)
+        args.put(key, value, raw, number, f"cell body line {number}")
+    return args
+
+
+def _json_body(text: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
+    try:
+        data = json.loads(interpolate_json(text, namespaces), parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"cell body: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"cell body: invalid JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"cell body: expected a JSON object of arguments, got a {type(data).__name__}")
+    args = Arguments()
+    for key, value in data.items():
+        args[key] = value
+    return args
+
+
+def split_target(target: str, what: str = "tool") -> tuple[str | None, str]:
+    """``NAME.TOOL`` → ``(NAME, TOOL)``; a flat ``mcp__NAME__TOOL`` too; a bare ``TOOL`` → ``(None, TOOL)``.
+
+    Server names never contain a dot, so the first dot splits (tool names may contain dots).
+    """
+    if target.startswith("mcp__"):
+        from mcpnb.client.toolinfo import split_flat_name
+
+        try:
+            return split_flat_name(target)
+        except ValueError:
+            pass
+    server, dot, name = target.partition(".")
+    if not dot:
+        return None, target
+    if not server or not name:
+        raise UsageError(f"expected NAME.{what.upper()}, got {target!r}")
+    return server, name

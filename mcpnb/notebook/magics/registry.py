@@ -1,0 +1,127 @@
+"""The subcommand registry: how a subcommand declares its arguments, and what it may use.
+
+Each subcommand parses its own words with its own :class:`~mcpnb.notebook.magics.parser.Parser` (so ``-h``,
+errors and completion are per subcommand) and calls the public :class:`~mcpnb.client.pool.Pool` API.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+from mcpnb.client.errors import did_you_mean_text
+from mcpnb.notebook.magics.parser import Parser
+
+if TYPE_CHECKING:
+    from mcpnb.client.pool import Pool
+    from mcpnb.notebook.settings import Mcp
+
+#: The order ``%mcp help`` lists subcommands in: the order a person meets them.
+ORDER = (
+    "connect", "status", "tools", "call", "resources", "read", "prompts", "prompt",
+    "disconnect", "reconnect", "logs", "config", "serve", "help",
+)  # fmt: skip
+
+
+@dataclass
+class Context:
+    """What a subcommand may use: the pool, the settings, the user's namespaces and the cell body."""
+
+    pool: Pool
+    settings: Mcp
+    namespaces: list[Mapping[str, Any]]
+    user_ns: dict[str, Any]
+    cell: str | None = None
+
+
+@dataclass
+class Command:
+    parser: Parser
+    run: Callable[[Context, argparse.Namespace], Any]
+    takes_cell: bool = False
+    store: bool = True  # accepts -o VAR
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(
+    name: str,
+    description: str,
+    *,
+    takes_cell: bool = False,
+    store: bool = True,
+    epilog: str | None = None,
+    usage: str | None = None,
+):
+    """Register a subcommand; the decorated function adds its arguments to the parser first."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        parser = Parser(name, description, epilog)
+        parser.usage = usage
+        fn.arguments(parser)  # type: ignore[attr-defined]
+        if store:
+            parser.add_argument("-o", "--out", metavar="VAR", help="also store the result in VAR")
+        COMMANDS[name] = Command(parser, fn, takes_cell, store)
+        return fn
+
+    return deco
+
+
+def arguments(add: Callable[[Parser], None]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.arguments = add  # type: ignore[attr-defined]
+        return fn
+
+    return deco
+
+
+# ---------------------------------------------------------------- helpers
+def known_server(ctx: Context, name: str) -> str:
+    if name not in ctx.pool:
+        known = ctx.pool.names
+        listed = ", ".join(sorted(known)) or "none yet; start one with %mcp serve probe-kit"
+        raise UsageError(f"no server named {name!r}{did_you_mean_text(name, known)} (connected: {listed})")
+    return name
+
+
+def servers_named(ctx: Context, name: str | None) -> list[str]:
+    return [known_server(ctx, name)] if name else list(ctx.pool.names)
+
+
+def one_row(status: Any) -> Any:
+    from mcpnb.client.status import StatusTable
+
+    return StatusTable([status])
+
+
+# ---------------------------------------------------------------- help
+@command("help", "Usage of %mcp, or of one subcommand.", store=False)
+@arguments(lambda p: p.add_argument("subcommand", nargs="?", help="a subcommand"))
+def help_(ctx: Context, ns: argparse.Namespace) -> Any:
+    if ns.subcommand:
+        if ns.subcommand not in COMMANDS:
+            raise UsageError(
+                f"unknown subcommand {ns.subcommand!r}{did_you_mean_text(ns.subcommand, COMMANDS)}"
+            )
+        print(COMMANDS[ns.subcommand].parser.format_help())
+    else:
+        print(overview())
+    return None
+
+
+def overview() -> str:
+    """Every subcommand's usage line: the text ``%mcp?`` and ``%mcp help`` show."""
+    lines = ["Subcommands (%mcp SUBCOMMAND -h for details; --verbose on any adds the traceback):", ""]
+    for name in sorted(COMMANDS, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER)):
+        cmd = COMMANDS[name]
+        usage = cmd.parser.format_usage().partition("usage: ")[2]
+        for form in usage.split(" or: "):  # alternative forms on their own lines, wrapping undone
+            lines.append("  " + " ".join(form.split()))
+        lines.append("      " + (cmd.parser.description or ""))
+    lines += ["", "A bare %mcp shows the status table. x = %mcp ... keeps the result in x."]
+    return "\n".join(lines)

@@ -1,0 +1,268 @@
+"""Subcommands that start, inspect and stop servers: connect, status, disconnect, reconnect, logs,
+config, serve. Each is a few lines over the :class:`~mcpnb.client.pool.Pool` API."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from mcpnb.client.errors import did_you_mean_text
+from mcpnb.notebook.magics.parser import Parser
+from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, one_row
+
+
+def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
+    """``Pool.connect`` keywords from the flags. A flag that cannot apply is an error, not ignored:
+    a ``--header`` silently dropped from a command-started server hides a real mistake."""
+    env: dict[str, str] = {}
+    for item in ns.env or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UsageError("--env expects KEY=VALUE")
+        env[key] = value
+    headers: dict[str, str] = {}
+    for item in ns.header or []:
+        key, colon, value = item.partition(":")
+        if not colon or not key.strip():
+            raise UsageError('--header expects "Name: value"')
+        headers[key.strip()] = value.strip()
+    options: dict[str, Any] = {
+        "startup_timeout": ctx.settings.startup_timeout,
+        "tool_timeout": ctx.settings.tool_timeout,
+    }
+    if ns.era:
+        options["era"] = ns.era
+    if ns.command:
+        if ns.url:
+            raise UsageError("give either a URL or '-- COMMAND ARGS', not both")
+        for flag, given in (("--header", headers), ("--bearer-env", ns.bearer_env), ("--sse", ns.sse)):
+            if given:
+                raise UsageError(f"{flag} is for HTTP/SSE servers; this one is started as a command")
+        options.update(command=ns.command[0], args=list(ns.command[1:]))
+        if env:
+            options["env"] = env
+        if ns.cwd:
+            options["cwd"] = str(Path(ns.cwd).expanduser().absolute())
+        return options
+    if not ns.url:
+        raise UsageError(
+            "say how to reach the server: %mcp connect NAME URL, %mcp connect NAME -- COMMAND ARGS, "
+            "or %mcp connect --config"
+        )
+    if env or ns.cwd:
+        raise UsageError("--env and --cwd are for servers started as a command (NAME -- COMMAND ARGS)")
+    options["url"] = ns.url
+    if ns.sse:
+        options["transport"] = "sse"
+    if headers:
+        options["headers"] = headers
+    if ns.bearer_env:
+        options["auth"] = {"type": "bearer", "token_env": ns.bearer_env}
+    return options
+
+
+# ---------------------------------------------------------------- connect
+def _connect_args(p: Parser) -> None:
+    p.add_argument("name", nargs="?", help="the server's name in this notebook")
+    p.add_argument("url", nargs="?", help="an HTTP (Streamable HTTP) or SSE endpoint")
+    p.add_argument(
+        "--env", action="append", metavar="K=V", help="environment variable for a command (repeat)"
+    )
+    p.add_argument("--cwd", metavar="DIR", help="working directory for a command")
+    p.add_argument("--sse", action="store_true", help="the URL is a (legacy) SSE endpoint")
+    p.add_argument("--header", action="append", metavar='"K: V"', help="HTTP header (repeat)")
+    p.add_argument("--bearer-env", metavar="VAR", help="send the token in environment variable VAR")
+    p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
+    p.add_argument(
+        "--config",
+        action="store_true",
+        help="connect servers from the .mcp.json layers: --config [PATH] [NAME ...]",
+    )
+    p.add_argument("more", nargs="*", help=argparse.SUPPRESS)
+
+
+@command(
+    "connect",
+    "Connect a server (replacing one of the same name) and show its status.",
+    epilog="examples:\n"
+    "  %mcp connect demo -- python server.py --flag\n"
+    "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
+    "  %mcp connect --config            (every enabled server in .mcp.json)\n"
+    "  %mcp connect --config path/to/.mcp.json time git",
+    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] -- COMMAND [ARGS ...]\n"
+    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR] [--era E]\n"
+    "   or: %(prog)s --config [PATH] [NAME ...]",
+)
+@arguments(_connect_args)
+def connect(ctx: Context, ns: argparse.Namespace) -> Any:
+    if ns.config:
+        flags = {
+            "--env": ns.env,
+            "--cwd": ns.cwd,
+            "--header": ns.header,
+            "--bearer-env": ns.bearer_env,
+            "--era": ns.era,
+            "--sse": ns.sse,
+        }
+        given = [flag for flag, value in flags.items() if value]
+        if given or ns.command:
+            what = given[0] if given else "'-- COMMAND'"
+            raise UsageError(f"{what} does not combine with --config: set it in the .mcp.json file")
+        words = [w for w in (ns.name, ns.url, *ns.more) if w]
+        path = None
+        if words and (words[0].endswith(".json") or "/" in words[0] or Path(words[0]).is_file()):
+            path = words.pop(0)
+        if path is None:
+            from mcpnb.notebook.magics.completion import default_config_files
+
+            if not default_config_files():
+                raise UsageError(
+                    f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); "
+                    "give a path: %mcp connect --config PATH"
+                )
+        return ctx.pool.connect_config(path, words or None)
+    if ns.more:
+        raise UsageError(
+            "too many words: %mcp connect NAME URL, or %mcp connect NAME -- COMMAND ARGS "
+            "(the command goes after --)"
+        )
+    if not ns.name:
+        raise UsageError("%mcp connect needs a NAME (or --config)")
+    return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns)))
+
+
+@command("status", "The status table: one row per server (state, era, tools, latency, last error).")
+@arguments(lambda p: None)
+def status(ctx: Context, ns: argparse.Namespace) -> Any:
+    return ctx.pool.status()
+
+
+# ---------------------------------------------------------------- lifecycle
+def _disconnect_args(p: Parser) -> None:
+    p.add_argument("name", nargs="?", help="the server to close")
+    p.add_argument("--all", action="store_true", help="close every server")
+
+
+@command("disconnect", "Close a server's session (its process exits) and forget it.", store=False)
+@arguments(_disconnect_args)
+def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
+    if ns.all == bool(ns.name):
+        raise UsageError("%mcp disconnect NAME, or %mcp disconnect --all")
+    names = list(ctx.pool.names) if ns.all else [known_server(ctx, ns.name)]
+    from mcpnb.notebook.launch import stop_probekit
+
+    for name in names:
+        stop_probekit(name, pool=ctx.pool, missing_ok=True)  # also stops an HTTP server we started
+    print(f"disconnected: {', '.join(names)}" if names else "no servers to disconnect")
+    return None
+
+
+@command("reconnect", "Start a fresh session with the same configuration.")
+@arguments(lambda p: p.add_argument("name", help="the server"))
+def reconnect(ctx: Context, ns: argparse.Namespace) -> Any:
+    known_server(ctx, ns.name)
+    return one_row(ctx.pool.reconnect(ns.name))
+
+
+def _logs_args(p: Parser) -> None:
+    p.add_argument("name", help="the server")
+    p.add_argument("-n", "--lines", type=int, metavar="N", help="only the last N lines")
+
+
+@command("logs", "What happened to a server: state changes and its stderr, oldest first.")
+@arguments(_logs_args)
+def logs(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.magics.listings import LogView
+
+    known_server(ctx, ns.name)
+    lines = ctx.pool.logs(ns.name)
+    if ns.lines is not None:
+        lines = lines[-ns.lines :] if ns.lines > 0 else []
+    return LogView(ns.name, lines)
+
+
+def _config_args(p: Parser) -> None:
+    p.add_argument("path", nargs="?", help="a .mcp.json to show instead of the default layers")
+
+
+@command("config", "The effective configuration (files and live connections), secrets redacted.")
+@arguments(_config_args)
+def config(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.client.errors import McpnbError
+    from mcpnb.notebook.magics.listings import ConfigView
+
+    servers: dict[str, Any] = {}
+    files: list[str] = []
+    problem = None
+    try:
+        from mcpnb.client.config import load_config
+
+        found = load_config(path=ns.path)
+        files = [str(f) for f in found.files]
+        servers = {name: cfg.redacted() for name, cfg in found.servers.items()}
+    except McpnbError as exc:
+        if ns.path:
+            raise
+        problem = str(exc)
+    for name in ctx.pool.names:
+        live = ctx.pool.connection(name).config.redacted()
+        live["connected"] = True
+        servers[name] = live
+    return ConfigView(servers, files, problem)
+
+
+# ---------------------------------------------------------------- serve
+def _serve_args(p: Parser) -> None:
+    p.add_argument(
+        "server", nargs="?", choices=["probe-kit"], metavar="probe-kit", help="the server to start"
+    )
+    p.add_argument("--toolset", help="core, ui, workflow or full (default: full)")
+    p.add_argument("--http", action="store_true", help="serve over HTTP on 127.0.0.1 instead of in-process")
+    p.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
+    p.add_argument("--name", default=None, help="connection name (default: probe)")
+    p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
+    p.add_argument("--stop", metavar="NAME", help="disconnect NAME and stop its HTTP server, if any")
+
+
+@command(
+    "serve",
+    "Start probe-kit, mcpnb's teaching server, and connect it (in-process by default).",
+    epilog="examples:\n  %mcp serve probe-kit\n  %mcp serve probe-kit --toolset core --http --name kit\n"
+    "  %mcp serve --stop kit",
+)
+@arguments(_serve_args)
+def serve(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.launch import serve_probekit, stop_probekit
+
+    if ns.stop:
+        if ns.server or ns.http or ns.toolset:
+            raise UsageError("%mcp serve --stop NAME takes no other options")
+        known_server(ctx, ns.stop)
+        stop_probekit(ns.stop, pool=ctx.pool)
+        print(f"stopped: {ns.stop}")
+        return None
+    if ns.server is None:
+        raise UsageError("%mcp serve probe-kit [--toolset T] [--http [--port P]] [--name N], or --stop NAME")
+    if ns.port and not ns.http:
+        raise UsageError("--port needs --http")
+    if ns.toolset:
+        from mcpnb.probekit.toolsets import TOOLSETS
+
+        if ns.toolset.lower() not in TOOLSETS:
+            raise UsageError(
+                f"unknown toolset {ns.toolset!r}{did_you_mean_text(ns.toolset, TOOLSETS)} "
+                f"(toolsets: {', '.join(TOOLSETS)})"
+            )
+    options: dict[str, Any] = {
+        "startup_timeout": ctx.settings.startup_timeout,
+        "tool_timeout": ctx.settings.tool_timeout,
+    }
+    if ns.era:
+        options["era"] = ns.era
+    status = serve_probekit(
+        ns.name or "probe", toolset=ns.toolset, http=ns.http, port=ns.port, pool=ctx.pool, **options
+    )
+    return one_row(status)

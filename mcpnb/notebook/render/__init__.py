@@ -1,0 +1,54 @@
+"""Rich display for mcpnb objects: results, tool listings, the status table, transcripts, tasks.
+
+Every bundle carries ``text/plain`` (terminal IPython, logs) and ``text/html`` (JupyterLab), plus the
+first image of a result under its own mime type. Only the standard library is imported here; pandas
+loads when a table is actually drawn, so ``import mcpnb`` stays fast.
+
+Client objects do not import this package: their ``_repr_mimebundle_`` goes through
+:mod:`mcpnb.client.display`, which calls :func:`bundle` when a frontend asks.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from mcpnb.client.frames import NotTabularError, to_dataframe
+from mcpnb.client.toolinfo import ToolList
+from mcpnb.notebook.render.defaults import DEFAULTS, RenderDefaults
+from mcpnb.notebook.render.result import result_bundle
+from mcpnb.notebook.render.status_table import status_bundle
+from mcpnb.notebook.render.tool_list import tools_bundle
+
+#: Client types by class name -> ``module:function`` that draws them (imported when first shown).
+RENDERERS = {
+    "ToolResult": "mcpnb.notebook.render.result:result_bundle",
+    "StatusTable": "mcpnb.notebook.render.status_table:status_bundle",
+    "ToolList": "mcpnb.notebook.render.tool_list:tools_bundle",
+    "Transcript": "mcpnb.notebook.render.transcript:transcript_bundle",
+    "TaskHandle": "mcpnb.notebook.taskview:handle_bundle",
+}
+
+
+def bundle(obj: Any) -> dict[str, Any]:
+    """The display bundle of a client object (what :func:`mcpnb.client.display.mimebundle` asks for)."""
+    for cls in type(obj).__mro__:
+        target = RENDERERS.get(cls.__name__)
+        if target is not None:
+            module, _, function = target.partition(":")
+            return getattr(import_module(module), function)(obj)
+    return {"text/plain": repr(obj)}
+
+
+__all__ = [
+    "DEFAULTS",
+    "RENDERERS",
+    "NotTabularError",
+    "RenderDefaults",
+    "ToolList",
+    "bundle",
+    "result_bundle",
+    "status_bundle",
+    "to_dataframe",
+    "tools_bundle",
+]

@@ -1,0 +1,218 @@
+"""One MCP content block (text, image, audio, resource link, embedded resource) to HTML and text.
+
+Blocks arrive as SDK pydantic models, but :func:`field` also reads wire-shaped dicts (camelCase), so
+results rebuilt from saved JSON render the same way. Everything a server sent is escaped; images and
+audio are inlined as ``data:`` URIs only for media types a browser treats as inert in ``<img>``/``<audio>``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate
+from mcpnb.notebook.render.markdown import markdown_to_html
+
+# SVG inside <img> runs no scripts, so it is as safe to inline as the raster formats.
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/jpg", "image/gif", "image/svg+xml", "image/webp"})
+# The keys a Jupyter frontend understands for a standalone image in the bundle.
+BUNDLE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/svg+xml"})
+_AUDIO = re.compile(r"^audio/[\w.+-]+$")
+_MARKDOWN = re.compile(r"markdown", re.IGNORECASE)
+
+
+@dataclass
+class Rendered:
+    """One block's HTML and terminal text, plus extra mime entries for the bundle (first image)."""
+
+    html: str
+    text: str
+    mime: dict[str, Any] = field(default_factory=dict)
+
+
+def get(block: Any, attr: str, alias: str | None = None) -> Any:
+    """Read a field from an SDK model (snake_case) or a wire dict (camelCase alias)."""
+    if isinstance(block, dict):
+        return block.get(alias or attr)
+    return getattr(block, attr, None)
+
+
+def sget(block: Any, attr: str, alias: str | None = None) -> str | None:
+    """A field as a string (or None): wire dicts from anywhere may hold any JSON type in any field."""
+    value = get(block, attr, alias)
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)
+
+
+def block_type(block: Any) -> str:
+    value = get(block, "type")
+    return value if isinstance(value, str) else "unknown"
+
+
+def b64_size(data: str) -> int | None:
+    """Decoded size of base64 data, or None when it is not valid base64 (then it is never inlined)."""
+    try:
+        return len(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError, TypeError):
+        return None
+
+
+def is_markdown(block: Any, mime_type: str | None = None) -> bool:
+    """A server marks Markdown through a mime type (resources) or ``_meta`` (text blocks)."""
+    if isinstance(mime_type, str) and _MARKDOWN.search(mime_type):
+        return True
+    meta = get(block, "meta", "_meta")
+    if isinstance(meta, dict):
+        for key in ("mimeType", "mime_type", "contentType", "content-type", "format"):
+            value = meta.get(key)
+            if isinstance(value, str) and _MARKDOWN.search(value):
+                return True
+    return False
+
+
+def audience_of(block: Any) -> list[str]:
+    """The annotated audience as strings (empty when not annotated)."""
+    ann = get(block, "annotations")
+    audience = get(ann, "audience") if ann is not None else None
+    if audience is None:
+        return []
+    return [str(a) for a in audience] if isinstance(audience, list) else [str(audience)]
+
+
+def annotations_line(block: Any) -> tuple[str, str]:
+    """Audience, priority and lastModified as one dim line (HTML, text); empty when there are none."""
+    ann = get(block, "annotations")
+    if ann is None:
+        return "", ""
+    audience = audience_of(block)
+    priority = get(ann, "priority")
+    modified = sget(ann, "last_modified", "lastModified")
+    parts = []
+    if audience:
+        parts.append("for " + " & ".join(audience))
+    if priority is not None:
+        parts.append(f"priority {priority}")
+    if modified:
+        parts.append(f"modified {modified}")
+    if not parts:
+        return "", ""
+    text = " · ".join(parts)
+    return f'<div class="mcpnb-dim">{esc(text)}</div>', f"  ({text})"
+
+
+def _text_body(text: str, markdown: bool, text_limit: int) -> tuple[str, str]:
+    shown, hidden = truncate(text, text_limit)
+    more = f"… {hidden} more characters (see result.text)" if hidden else ""
+    body = f'<div class="mcpnb-md">{markdown_to_html(shown)}</div>' if markdown else pre(shown)
+    if more:
+        body += f'<div class="mcpnb-dim">{esc(more)}</div>'
+    return body, shown + ("\n" + more if more else "")
+
+
+def _media(kind: str, data: Any, mime: Any) -> Rendered:
+    """Inline image or audio, or a one-line summary when the type or the data is not safe to inline."""
+    mime_s = mime if isinstance(mime, str) else "unknown type"
+    size = b64_size(data) if isinstance(data, str) else None
+    label = f"{kind} {mime_s}" + (f", {human_size(size)}" if size is not None else ", invalid base64")
+    extra: dict[str, Any] = {}
+    if size is not None and kind == "image" and mime_s in IMAGE_TYPES:
+        html = f'<img src="data:{esc(mime_s)};base64,{esc(data)}" alt="{esc(label)}" title="{esc(label)}">'
+        if mime_s in BUNDLE_IMAGE_TYPES:
+            if mime_s == "image/svg+xml":
+                extra[mime_s] = base64.b64decode(data).decode("utf-8", "replace")
+            else:
+                extra[mime_s] = data
+    elif size is not None and kind == "audio" and _AUDIO.match(mime_s):
+        html = f'<audio controls src="data:{esc(mime_s)};base64,{esc(data)}" title="{esc(label)}"></audio>'
+    else:
+        html = badge(label, "off")
+    return Rendered(html, f"[{label}]", extra)
+
+
+def _read_hint(server: str, uri: str) -> str:
+    return f"%mcp read {shlex.quote(server)} {shlex.quote(uri)}"
+
+
+def _uri_html(uri: str) -> str:
+    """Only web URIs become links: a ``javascript:`` or custom-scheme href is never emitted."""
+    if uri.startswith(("http://", "https://")):
+        return f'<a href="{esc(uri)}" target="_blank" rel="noopener noreferrer"><code>{esc(uri)}</code></a>'
+    return f"<code>{esc(uri)}</code>"
+
+
+def _resource_link(block: Any, server: str) -> Rendered:
+    uri = sget(block, "uri") or ""
+    name = sget(block, "title") or sget(block, "name") or uri
+    desc = sget(block, "description")
+    mime = sget(block, "mime_type", "mimeType")
+    size = get(block, "size")
+    size_s = human_size(size) if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
+    facts = " · ".join(p for p in (mime, size_s) if p)
+    hint = _read_hint(server, uri)
+    html = (
+        f'<div class="mcpnb-card">🔗 <b>{esc(name)}</b> {_uri_html(uri)}'
+        + (f" <span class='mcpnb-dim'>{esc(facts)}</span>" if facts else "")
+        + (f"<div>{esc(desc)}</div>" if desc else "")
+        + f'<div class="mcpnb-dim">read it: <code>{esc(hint)}</code></div></div>'
+    )
+    text = f"→ {name} <{uri}>" + (f" [{facts}]" if facts else "") + (f" — {desc}" if desc else "")
+    return Rendered(html, text + f"\n  {hint}")
+
+
+def _embedded(block: Any, server: str, text_limit: int) -> Rendered:
+    res = get(block, "resource") or {}
+    uri = sget(res, "uri") or ""
+    mime = sget(res, "mime_type", "mimeType")
+    text = get(res, "text")
+    blob = get(res, "blob")
+    head_facts = " · ".join(p for p in ("embedded resource", mime) if p)
+    head = f'<div>📄 {_uri_html(uri)} <span class="mcpnb-dim">{esc(head_facts)}</span></div>'
+    if isinstance(text, str):
+        body, body_text = _text_body(text, is_markdown(res, mime), text_limit)
+        return Rendered(f'<div class="mcpnb-card">{head}{body}</div>', f"[resource {uri}]\n{body_text}")
+    size = b64_size(blob) if isinstance(blob, str) else None
+    size_s = human_size(size) if size is not None else "invalid base64"
+    summary = f"blob, {size_s}, {mime or 'unknown type'}"
+    extra: dict[str, Any] = {}
+    body = f'<div class="mcpnb-dim">{esc(summary)} · <code>{esc(_read_hint(server, uri))}</code></div>'
+    if isinstance(mime, str) and mime in IMAGE_TYPES and size is not None:
+        media = _media("image", blob, mime)
+        body += media.html
+        extra = media.mime
+    return Rendered(f'<div class="mcpnb-card">{head}{body}</div>', f"[resource {uri}: {summary}]", extra)
+
+
+def render_block(block: Any, *, server: str, text_limit: int) -> Rendered:
+    """HTML and text for one block; unknown block types show as escaped JSON rather than vanish."""
+    kind = block_type(block)
+    if kind == "text":
+        text = get(block, "text")
+        text = text if isinstance(text, str) else str(text)
+        html, plain = _text_body(text, is_markdown(block), text_limit)
+        out = Rendered(html, plain)
+    elif kind in ("image", "audio"):
+        out = _media(kind, get(block, "data"), get(block, "mime_type", "mimeType"))
+    elif kind == "resource_link":
+        out = _resource_link(block, server)
+    elif kind == "resource":
+        out = _embedded(block, server, text_limit)
+    else:
+        dump = getattr(block, "model_dump", None)
+        raw = dump(mode="json", by_alias=True, exclude_none=True) if dump else block
+        shown = json.dumps(raw, indent=2, default=str, ensure_ascii=False)
+        out = Rendered(
+            f'<div class="mcpnb-dim">{esc(kind)} block</div>{pre(shown)}', f"[{kind} block] {shown}"
+        )
+    ann_html, ann_text = annotations_line(block)
+    audience = audience_of(block)
+    html = out.html + ann_html
+    if audience and "user" not in audience:
+        # Meant for the model, not the person: keep it, folded away.
+        html = f"<details><summary class='mcpnb-dim'>for the assistant</summary>{html}</details>"
+    return Rendered(f'<div class="mcpnb-block">{html}</div>', out.text + ann_text, out.mime)

@@ -1,0 +1,87 @@
+"""Small HTML building blocks: escaping, badges and the one stylesheet every bundle carries.
+
+Every string that came from a server (text, names, URIs, schema messages) passes through :func:`esc`
+before it reaches markup. Colours use JupyterLab's CSS variables with fallbacks, and badges use
+translucent backgrounds, so one stylesheet reads well in light and dark themes.
+"""
+
+from __future__ import annotations
+
+import html as _html
+from typing import Any
+
+ROOT = "mcpnb-r"
+
+STYLE = f"""<style>
+.{ROOT} {{font-family: var(--jp-content-font-family, system-ui, sans-serif);
+  font-size: var(--jp-content-font-size1, 13px); color: var(--jp-content-font-color1, inherit);
+  line-height: 1.4; max-width: 100%;}}
+.{ROOT} .mcpnb-head {{display: flex; flex-wrap: wrap; gap: .4em; align-items: center; margin-bottom: .3em;}}
+.{ROOT} .mcpnb-name {{font-family: var(--jp-code-font-family, monospace); font-weight: 600;}}
+.{ROOT} .mcpnb-dim {{color: var(--jp-content-font-color2, #888); font-size: .9em;}}
+.{ROOT} .mcpnb-badge {{display: inline-block; padding: 0 .45em; border-radius: .7em; font-size: .85em;
+  border: 1px solid rgba(128,128,128,.35); background: rgba(128,128,128,.12); white-space: nowrap;}}
+.{ROOT} .mcpnb-ok {{background: rgba(46,160,67,.18); border-color: rgba(46,160,67,.5);}}
+.{ROOT} .mcpnb-warn {{background: rgba(210,153,34,.2); border-color: rgba(210,153,34,.55);}}
+.{ROOT} .mcpnb-bad {{background: rgba(218,54,51,.18); border-color: rgba(218,54,51,.55);}}
+.{ROOT} .mcpnb-off {{background: rgba(128,128,128,.15); border-color: rgba(128,128,128,.4);}}
+.{ROOT} .mcpnb-block {{margin: .35em 0;}}
+.{ROOT} pre {{margin: .2em 0; padding: .4em .6em; white-space: pre-wrap; word-break: break-word;
+  max-height: 30em; overflow: auto; font-family: var(--jp-code-font-family, monospace);
+  font-size: var(--jp-code-font-size, 12px); background: var(--jp-layout-color2, rgba(128,128,128,.08));
+  border-radius: 3px;}}
+.{ROOT} code {{font-family: var(--jp-code-font-family, monospace);}}
+.{ROOT} .mcpnb-error {{border-left: 4px solid var(--jp-error-color1, #d32f2f); padding: .3em .7em;
+  background: rgba(218,54,51,.1); border-radius: 3px;}}
+.{ROOT} .mcpnb-error-title {{color: var(--jp-error-color1, #d32f2f); font-weight: 600;}}
+.{ROOT} .mcpnb-card {{border: 1px solid var(--jp-border-color2, rgba(128,128,128,.35)); border-radius: 4px;
+  padding: .3em .6em;}}
+.{ROOT} table {{border-collapse: collapse; margin: .2em 0; font-size: .95em;}}
+.{ROOT} th, .{ROOT} td {{padding: .15em .6em; text-align: left; vertical-align: top;
+  border-bottom: 1px solid var(--jp-border-color2, rgba(128,128,128,.3));}}
+.{ROOT} th {{font-weight: 600;}}
+.{ROOT} img {{max-width: 100%; max-height: 32em;}}
+.{ROOT} details > summary {{cursor: pointer;}}
+</style>"""
+
+
+def esc(value: Any) -> str:
+    """HTML-escape anything (quotes too, so the result is safe inside attributes)."""
+    return _html.escape("" if value is None else str(value), quote=True)
+
+
+def esc_lines(value: Any) -> str:
+    """Escaped text that keeps the server's line breaks."""
+    return esc(value).replace("\n", "<br>")
+
+
+def badge(text: str, kind: str = "", title: str | None = None) -> str:
+    """A small pill; ``kind`` is one of "ok", "warn", "bad", "off" or "" (neutral)."""
+    cls = f"mcpnb-badge mcpnb-{kind}" if kind else "mcpnb-badge"
+    tip = f' title="{esc(title)}"' if title else ""
+    return f'<span class="{cls}"{tip}>{esc(text)}</span>'
+
+
+def wrap(*parts: str) -> str:
+    """The outer container: scoped styles plus the content."""
+    return f'{STYLE}<div class="{ROOT}">{"".join(parts)}</div>'
+
+
+def pre(text: str) -> str:
+    return f"<pre>{esc(text)}</pre>"
+
+
+def human_size(n: int) -> str:
+    """Byte counts people can read at a glance."""
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def truncate(text: str, limit: int) -> tuple[str, int]:
+    """``(shown, hidden_chars)``: long server text stays in the result, not in the notebook file."""
+    if len(text) <= limit:
+        return text, 0
+    return text[:limit], len(text) - limit

@@ -1,0 +1,121 @@
+"""The mimebundle of a :class:`~mcpnb.client.results.ToolResult`.
+
+Layout: a header line (server.tool, ok/error, time, schema badge), the content blocks, then the
+structured data. When structured data is present the SDK also sends a JSON text copy of it in
+``content`` for old clients; those mirror blocks are folded into one note instead of shown twice.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcpnb.notebook.render.content import Rendered, block_type, get, render_block
+from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
+from mcpnb.notebook.render.html import badge, esc, wrap
+from mcpnb.notebook.render.structured import render_structured, schema_badge
+from mcpnb.notebook.render.transcript import transcript_html
+
+_MISSING = object()
+
+
+def _mirrors(result: Any) -> set[int]:
+    """Indexes of text blocks that only repeat the structured content (whole, or one list item each)."""
+    if result.structured is None or result.is_error:
+        return set()
+    data = result.data
+    found: set[int] = set()
+    text_index = 0
+    for i, block in enumerate(result.content):
+        if block_type(block) != "text":
+            continue
+        text = get(block, "text")
+        try:
+            parsed = json.loads(text)
+        except (TypeError, ValueError):
+            parsed = text
+        item = data[text_index] if isinstance(data, list) and text_index < len(data) else _MISSING
+        if parsed in (result.structured, data, item):
+            found.add(i)
+        text_index += 1
+    return found
+
+
+def _header(result: Any) -> tuple[str, str]:
+    status = badge("error", "bad") if result.is_error else badge("ok", "ok")
+    ms = f"{result.elapsed * 1000:.0f} ms"
+    schema_html, schema_text = schema_badge(result)
+    html = (
+        f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(result.server)}.{esc(result.tool)}</span>'
+        f'{status}<span class="mcpnb-dim">{esc(ms)}</span>{schema_html}</div>'
+    )
+    text = f"{result.server}.{result.tool} · {'error' if result.is_error else 'ok'} · {ms}"
+    return html, text + (f" · {schema_text}" if schema_text else "")
+
+
+def build_result(result: Any, limit: int) -> dict[str, Any]:
+    head_html, head_text = _header(result)
+    mirrors = _mirrors(result)
+    blocks: list[Rendered] = [
+        render_block(b, server=result.server, text_limit=DEFAULTS.text_limit)
+        for i, b in enumerate(result.content)
+        if i not in mirrors
+    ]
+    body_html = "".join(b.html for b in blocks)
+    texts = [b.text for b in blocks]
+    if result.is_error:
+        body_html = (
+            f'<div class="mcpnb-error"><div class="mcpnb-error-title">The server reported an error from '
+            f"<code>{esc(result.tool)}</code></div>{body_html or esc('(no message)')}</div>"
+        )
+        texts.insert(0, "The server reported an error:")
+    if result.structured is not None:
+        s_html, s_text = render_structured(result, limit, DEFAULTS.json_limit)
+        body_html += s_html
+        texts.append(s_text)
+    elif result.schema_valid is False:
+        body_html += f'<div class="mcpnb-block">{badge("⚠ " + str(result.schema_error), "warn")}</div>'
+        texts.append(f"⚠ {result.schema_error}")
+    if mirrors:
+        blocks_say = "1 text block repeats" if len(mirrors) == 1 else f"{len(mirrors)} text blocks repeat"
+        note = f"{blocks_say} the structured content (result.text)"
+        body_html += f'<div class="mcpnb-dim">{esc(note)}</div>'
+    bundle: dict[str, Any] = {}
+    for b in blocks:  # the first image also travels on its own, for frontends without HTML
+        for mime, value in b.mime.items():
+            bundle.setdefault(mime, value)
+        if bundle:
+            break
+    logs = getattr(result, "logs", None)
+    if logs:  # what the server logged during the call, folded under the result
+        from mcpnb.notebook.forms.progress import format_log
+
+        lines = [format_log(p.level, p.logger, p.data) for p in logs]
+        body_html += (
+            f"<details class='mcpnb-logs'><summary>server log: {len(lines)} messages</summary>"
+            f"<pre>{esc(chr(10).join(lines))}</pre></details>"
+        )
+        texts.append("server log:\n" + "\n".join(f"  {line}" for line in lines))
+    transcript = getattr(result, "transcript", None)
+    if transcript is not None:  # collapsed under the result: there for teaching, out of the way
+        body_html += transcript_html(transcript)
+        texts.append(f"transcript ({len(transcript)} messages):\n{transcript!r}")
+    bundle["text/html"] = wrap(head_html, body_html)
+    bundle["text/plain"] = "\n".join([head_text, *(t for t in texts if t)])
+    return bundle
+
+
+def result_bundle(result: Any, *, limit: int | None = None) -> dict[str, Any]:
+    """``_repr_mimebundle_`` for a ToolResult: ``text/plain``, ``text/html`` and the first image.
+
+    A rendering bug must never hide a result, so any failure degrades to the plain repr plus a note.
+    """
+    n = resolve_limit(limit, DEFAULTS.display_limit)
+    try:
+        return build_result(result, n)
+    except Exception as exc:
+        note = f"mcpnb could not render this result ({type(exc).__name__}: {exc}); see result.json()"
+        return {
+            "text/plain": f"{result!r}\n{note}",
+            "text/html": wrap(f"<pre>{esc(repr(result))}</pre>", esc(note)),
+        }

@@ -1,0 +1,117 @@
+"""The tools listing: :class:`ToolList` and its bundle.
+
+A listing is what people scan to decide what to call, so each row keeps the description short (the
+full text is one hover away), marks required parameters with ``*`` and turns behaviour hints into
+badges (read-only, destructive, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
+from mcpnb.notebook.render.html import badge, esc, wrap
+
+SHORT_DESCRIPTION = 90
+
+# (annotation key, value that earns a badge, label, colour)
+HINTS = [
+    ("readOnlyHint", True, "read-only", "ok"),
+    ("destructiveHint", True, "destructive", "bad"),
+    ("destructiveHint", False, "non-destructive", ""),
+    ("idempotentHint", True, "idempotent", ""),
+    ("openWorldHint", True, "open-world", "warn"),
+    ("openWorldHint", False, "closed-world", ""),
+]
+
+
+def short(text: str | None, limit: int = SHORT_DESCRIPTION) -> str:
+    """First line of a description, cut at ``limit`` characters."""
+    if not text:
+        return ""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def hint_labels(tool: Any) -> list[tuple[str, str]]:
+    """(label, colour) for each declared behaviour hint; undeclared hints show nothing."""
+    ann = tool.annotations or {}
+    if ann.get("readOnlyHint") is True:  # read-only makes the other hints meaningless
+        return [("read-only", "ok"), *[(lab, k) for key, v, lab, k in HINTS[3:] if ann.get(key) is v]]
+    return [(label, kind) for key, value, label, kind in HINTS if ann.get(key) is value]
+
+
+def params_text(tool: Any) -> str:
+    required = set(tool.required)
+    return ", ".join(p + ("*" if p in required else "") for p in tool.parameters)
+
+
+def _params_html(tool: Any) -> str:
+    props = tool.input_schema.get("properties", {}) if isinstance(tool.input_schema, dict) else {}
+    required = set(tool.required)
+    out = []
+    for name in tool.parameters:
+        spec = props.get(name) if isinstance(props.get(name), dict) else {}
+        kind = spec.get("type", "")
+        kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
+        star = "<b>*</b>" if name in required else ""
+        tip = spec.get("description") or ""
+        title = f' title="{esc(tip)}"' if tip else ""
+        type_html = f'<span class="mcpnb-dim">: {esc(kind)}</span>' if kind else ""
+        out.append(f"<code{title}>{esc(name)}{star}</code>{type_html}")
+    return ", ".join(out)
+
+
+def _row(tool: Any) -> str:
+    desc = tool.description or ""
+    cells = [
+        esc(tool.server),
+        f'<span class="mcpnb-name">{esc(tool.name)}</span>',
+        esc(tool.title or ""),
+        f'<span title="{esc(desc)}">{esc(short(desc))}</span>',
+        _params_html(tool),
+        " ".join(badge(label, kind) for label, kind in hint_labels(tool)),
+    ]
+    return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+COLUMNS = ["server", "tool", "title", "description", "parameters", "hints"]
+
+
+def _text_rows(tools: list[Any]) -> list[list[str]]:
+    return [
+        [
+            t.server,
+            t.name,
+            t.title or "",
+            short(t.description, 60),
+            params_text(t),
+            " ".join(label for label, _ in hint_labels(t)),
+        ]
+        for t in tools
+    ]
+
+
+def tools_text(tools: list[Any], limit: int) -> str:
+    if not tools:
+        return "(no tools)"
+    table = [COLUMNS, *_text_rows(tools[:limit])]
+    widths = [max(len(r[i]) for r in table) for i in range(len(COLUMNS))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
+    if len(tools) > limit:
+        lines.append(f"… {len(tools) - limit} more tools")
+    return "\n".join(lines)
+
+
+def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any]:
+    """``_repr_mimebundle_`` for a tools listing (any list of :class:`~mcpnb.client.toolinfo.ToolInfo`)."""
+    n = resolve_limit(limit, DEFAULTS.listing_limit)
+    if not tools:
+        return {"text/plain": "(no tools)", "text/html": wrap('<div class="mcpnb-dim">(no tools)</div>')}
+    head = "<tr>" + "".join(f"<th>{c}</th>" for c in COLUMNS) + "</tr>"
+    body = "".join(_row(t) for t in tools[:n])
+    html = f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
+    if len(tools) > n:
+        html += f'<div class="mcpnb-dim">… {len(tools) - n} more tools (.df has them all)</div>'
+    html += '<div class="mcpnb-dim">* required parameter</div>'
+    return {"text/plain": tools_text(tools, n), "text/html": wrap(html)}

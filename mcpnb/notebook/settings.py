@@ -1,0 +1,101 @@
+"""``%config Mcp.<option> = …``: the knobs a person turns from a notebook, as traitlets.
+
+IPython's ``%config`` finds configurables by class name, so the class is called ``Mcp``. One
+instance per process (:func:`get_settings`) so Python code (forms, tasks) reads the same values the
+magics do, with or without IPython; ``ipython_config.py`` values (``c.Mcp.display_limit = 50``)
+apply when the extension loads.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, default, observe, validate
+from traitlets.config import Configurable
+
+ELICITATION_MODES = ("widget", "text", "decline", "defaults")
+
+
+class Mcp(Configurable):
+    """mcpnb's notebook settings (``%config Mcp`` lists them with their current values)."""
+
+    display_limit = Int(
+        20, help="Rows of a table (and items of a JSON list) shown before 'N more rows'."
+    ).tag(config=True)
+    startup_timeout = Float(
+        30.0, help="Seconds a server connected by %mcp connect/serve may take to start."
+    ).tag(config=True)
+    tool_timeout = Float(
+        60.0, help="Default seconds a tool call may take, for servers connected by the magics."
+    ).tag(config=True)
+    elicitation = CaselessStrEnum(
+        ELICITATION_MODES,
+        help="How a server's questions are answered: widget form, text prompt, decline, or defaults "
+        "(default: $MCPNB_ELICITATION, else widget).",
+    ).tag(config=True)
+    show_transcript = Bool(
+        False, help="Show each call's JSON-RPC traffic (collapsed) under its result, as --transcript does."
+    ).tag(config=True)
+
+    @default("elicitation")
+    def _elicitation_default(self) -> str:
+        # Headless runs (nbclient, papermill, CI) have no one to click: the environment, which the
+        # kernel inherits, is the one switch that reaches them without editing the notebook.
+        mode = os.environ.get("MCPNB_ELICITATION", "").strip().lower()
+        return mode if mode in ELICITATION_MODES else "widget"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._apply_display_limit(self.display_limit)
+
+    @observe("display_limit")
+    def _on_display_limit(self, change: dict[str, Any]) -> None:
+        self._apply_display_limit(change["new"])
+
+    @validate("startup_timeout", "tool_timeout")
+    def _positive(self, proposal: dict[str, Any]) -> float:
+        # Zero or negative would make every connect or call fail at once, far from the typo.
+        value = proposal["value"]
+        if value <= 0:
+            raise TraitError(f"Mcp.{proposal['trait'].name} must be a positive number of seconds")
+        return float(value)
+
+    @staticmethod
+    def _apply_display_limit(value: int) -> None:
+        # Renderers read one shared object; setting it here makes every later result obey.
+        from mcpnb.notebook.render.defaults import DEFAULTS
+
+        DEFAULTS.display_limit = max(1, int(value))
+
+
+_settings: Mcp | None = None
+
+
+def get_settings() -> Mcp:
+    """The process-wide settings (created on first use; the extension adopts the same object)."""
+    global _settings
+    if _settings is None:
+        _settings = Mcp()
+    return _settings
+
+
+def attach_to_shell(shell: Any) -> Mcp:
+    """Let ``%config Mcp`` see the settings and apply ``ipython_config.py`` values to them."""
+    settings = get_settings()
+    settings.parent = shell
+    try:
+        settings.update_config(shell.config)
+    except TraitError as exc:  # a typo in ipython_config.py must not stop the magics from loading
+        import warnings
+
+        warnings.warn(f"mcpnb: ignoring invalid Mcp settings in the IPython config: {exc}", stacklevel=3)
+    if settings not in shell.configurables:
+        shell.configurables.append(settings)
+    return settings
+
+
+def detach_from_shell(shell: Any) -> None:
+    settings = get_settings()
+    if settings in shell.configurables:
+        shell.configurables.remove(settings)

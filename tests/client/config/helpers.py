@@ -1,0 +1,40 @@
+"""Shared by the config tests: fake secrets, file writers, and error assertions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpnb.client.errors import ConfigError
+
+TOKEN = "tok-SECRET-4f9a1c"
+PASSWORD = "pw-SECRET-77b2"
+ENV_VALUE = "env-SECRET-31d0"
+API_KEY = "key-SECRET-aa51"
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2))
+    return path
+
+
+def servers(**entries: Any) -> dict[str, Any]:
+    return {"mcpServers": entries}
+
+
+def config_error(call: Any, *args: Any, **kwargs: Any) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        call(*args, **kwargs)
+    return info.value
+
+
+def assert_located(err: ConfigError, *, file: str | None, server: str | None, key: str | None) -> None:
+    """The error says where: as attributes (for tools) and in the text (for people)."""
+    assert (err.file, err.server, err.key) == (file, server, key)
+    for part in (file, server, key):
+        if part is not None:
+            assert part in str(err)

@@ -1,0 +1,83 @@
+"""Auth: valid and invalid shapes, and secrets resolved from the environment at the last moment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpnb.client.config import (
+    AuthConfig,
+    ServerConfig,
+)
+from mcpnb.client.errors import ConfigError
+
+from .helpers import PASSWORD, TOKEN, assert_located, config_error
+
+
+@pytest.mark.parametrize(
+    ("auth", "key"),
+    [
+        ({"type": "bearer"}, "auth"),
+        ({"type": "bearer", "token": "abcd", "token_env": "T"}, "auth.token_env"),
+        ({"type": "bearer", "token": "abcd", "username": "u"}, "auth.username"),
+        ({"type": "basic", "password": "p"}, "auth"),
+        ({"type": "basic", "username": "u"}, "auth"),
+        ({"type": "oauth"}, "auth"),
+        ({"type": "oauth", "client_id": "c"}, "auth"),
+        ({"token": "abcd"}, "auth.type"),
+        ({"type": "jwt"}, "auth.type"),
+        ({"type": "oauth", "flow": "implicit"}, "auth.flow"),
+    ],
+)
+def test_auth_validation(auth: dict[str, Any], key: str) -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"url": "http://h/mcp", "auth": auth}, source="f.json")
+    assert_located(err, file="f.json", server="s", key=key)
+
+
+def test_valid_auth_shapes() -> None:
+    ok = [
+        {"type": "bearer", "token_env": "T"},
+        {"type": "basic", "username": "u", "passwordEnv": "P"},
+        {"type": "oauth", "clientId": "c", "clientSecretEnv": "S", "scope": "read", "tokenStorage": "file"},
+        {"type": "oauth", "flow": "authorization_code"},
+    ]
+    kinds = [ServerConfig.from_dict("s", {"url": "http://h/mcp", "auth": a}).auth for a in ok]
+    assert [a.type for a in kinds if a] == ["bearer", "basic", "oauth", "oauth"]
+    assert kinds[2] is not None and (kinds[2].client_secret_env, kinds[2].token_storage) == ("S", "file")
+
+
+def test_authorization_header_and_auth_together() -> None:
+    err = config_error(
+        ServerConfig.from_dict,
+        "s",
+        {
+            "url": "http://h",
+            "headers": {"authorization": "Bearer x"},
+            "auth": {"type": "bearer", "token": "abcd"},
+        },
+        source="f.json",
+    )
+    assert_located(err, file="f.json", server="s", key="headers.authorization")
+
+
+def test_resolve_token_reads_the_environment_late() -> None:
+    cfg = ServerConfig.from_dict(
+        "gh", {"url": "https://h/mcp", "auth": {"type": "bearer", "token_env": "GH_TOKEN"}}
+    )
+    assert cfg.auth is not None
+    assert cfg.auth.resolve_token({"GH_TOKEN": TOKEN}) == TOKEN
+    err = config_error(cfg.auth.resolve_token, {"GH_TOKN": "x"})
+    assert err.server == "gh" and "'GH_TOKEN'" in str(err) and err.suggestion == "GH_TOKN"
+    err = config_error(cfg.auth.resolve_token, {"GH_TOKEN": ""})
+    assert "empty" in str(err)
+
+
+def test_resolve_password_and_client_secret() -> None:
+    basic = AuthConfig(type="basic", username="u", password_env="PW")
+    assert basic.resolve_password({"PW": PASSWORD}) == PASSWORD
+    oauth = AuthConfig(type="oauth", client_id="c", client_secret="shh-secret")
+    assert oauth.resolve_client_secret({}) == "shh-secret"
+    assert AuthConfig(type="oauth", flow="authorization_code").resolve_client_secret({}) is None
+    with pytest.raises(ConfigError):
+        oauth.resolve_token({})

@@ -1,0 +1,224 @@
+"""Files and layers: real files in tmp_path, JSON errors, user/project/local merging."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpnb.client.config import (
+    ConfigSet,
+    find_project_config,
+    load_config,
+    load_file,
+    user_config_path,
+)
+
+from .helpers import API_KEY, assert_located, config_error, servers, write
+
+
+def test_load_file_reads_every_server(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / ".mcp.json",
+        {
+            "$schema": "ignored",
+            "mcpServers": {
+                "time": {"command": "python", "args": ["-m", "mcp_server_time"]},
+                "remote": {"type": "http", "url": "https://h/mcp", "enabled": False},
+            },
+        },
+    )
+    found = load_file(path)
+    assert list(found) == ["time", "remote"]
+    assert found["time"].transport == "stdio" and found["remote"].enabled is False
+    assert found["time"].source == str(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "hint"),
+    [
+        ('{"mcpServers": {\n  "a": {"command": "x",}\n}}', 2, 24, "trailing comma"),
+        ('{"mcpServers": {\n  // comment\n}}', 2, 3, "comments"),
+        ('{"mcpServers": {"a": {"command": "x"}}', 1, 39, None),
+        ("", 1, 1, None),
+    ],
+)
+def test_json_syntax_errors_give_line_and_column(
+    tmp_path: Path, text: str, line: int, column: int, hint: str | None
+) -> None:
+    path = write(tmp_path / ".mcp.json", text)
+    err = config_error(load_file, path)
+    assert err.file == str(path)
+    assert f"line {line}, column {column}" in str(err)
+    if hint:
+        assert hint in str(err)
+
+
+@pytest.mark.parametrize(
+    ("data", "key", "suggestion"),
+    [
+        ({"mcpServer": {}}, "mcpServer", "mcpServers"),
+        ({"servers": {"a": {"command": "x"}}}, "servers", "mcpServers"),
+        ({"mcp_servers": {}}, "mcp_servers", "mcpServers"),
+        ({"mcpServers": {}, "mcpservers": {}}, "mcpservers", "mcpServers"),
+        ({"other": 1}, None, None),
+        ({"mcpServers": []}, "mcpServers", None),
+        ([{"mcpServers": {}}], None, None),
+    ],
+)
+def test_top_level_shape(tmp_path: Path, data: Any, key: str | None, suggestion: str | None) -> None:
+    path = write(tmp_path / ".mcp.json", data)
+    err = config_error(load_file, path)
+    assert_located(err, file=str(path), server=None, key=key)
+    assert err.suggestion == suggestion
+
+
+def test_other_top_level_keys_are_ignored(tmp_path: Path) -> None:
+    path = write(tmp_path / ".mcp.json", {"mcpServers": {"a": {"command": "x"}}, "inputs": [], "version": 2})
+    assert list(load_file(path)) == ["a"]
+
+
+def test_duplicate_keys_are_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path / ".mcp.json", '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}')
+    err = config_error(load_file, path)
+    assert_located(err, file=str(path), server=None, key="a")
+
+
+def test_error_in_file_names_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path / ".mcp.json", servers(gh={"comand": "npx"}))
+    err = config_error(load_file, path)
+    assert_located(err, file=str(path), server="gh", key="comand")
+    assert err.suggestion == "command"
+
+
+def test_invalid_server_name_in_file(tmp_path: Path) -> None:
+    path = write(tmp_path / ".mcp.json", servers(**{"git.hub": {"command": "x"}}))
+    err = config_error(load_file, path)
+    assert err.file == str(path) and err.suggestion == "git-hub"
+
+
+def test_find_project_config_walks_upward(tmp_path: Path) -> None:
+    project = write(tmp_path / "proj" / ".mcp.json", servers())
+    nested = tmp_path / "proj" / "notebooks" / "deep"
+    nested.mkdir(parents=True)
+    assert find_project_config(nested) == project
+    assert find_project_config(tmp_path) is None
+
+
+def test_user_config_path(tmp_path: Path) -> None:
+    assert user_config_path({"MCPNB_USER_CONFIG": str(tmp_path / "u.json")}) == tmp_path / "u.json"
+    default = user_config_path({})
+    assert default.name == "mcp.json" and default.parent.name == "mcpnb"
+
+
+def test_three_layers_and_overrides(tmp_path: Path, environ: dict[str, str]) -> None:
+    user = write(
+        Path(environ["MCPNB_USER_CONFIG"]),
+        servers(
+            shared={"command": "user-cmd", "toolTimeoutSec": 10, "maxRetries": 1, "cacheTtl": 5},
+            only_user={"url": "http://user/mcp"},
+        ),
+    )
+    project = write(
+        tmp_path / "proj" / ".mcp.json",
+        servers(
+            shared={"command": "proj-cmd", "args": ["-p"], "tool_timeout": 20}, only_project={"command": "p"}
+        ),
+    )
+    local = write(tmp_path / "proj" / ".mcp.local.json", servers(shared={"maxRetries": 5}))
+    nested = tmp_path / "proj" / "nb"
+    nested.mkdir()
+    found = load_config(nested, environ=environ, overrides={"shared": {"retry_delay": 0.25}})
+    assert found.files == (user, project, local)
+    shared = found.servers["shared"]
+    assert (shared.command, shared.args, shared.tool_timeout) == (
+        "proj-cmd",
+        ("-p",),
+        20.0,
+    )  # project over user
+    assert shared.max_retries == 5  # local over user
+    assert shared.cache_ttl == 5.0  # only the user layer set it: kept key by key
+    assert shared.retry_delay == 0.25  # overrides win
+    assert shared.source == "<code>"
+    assert found.servers["only_user"].source == str(user)
+    assert found.servers["only_project"].source == str(project)
+    assert set(found) == {"shared", "only_user", "only_project"}
+
+
+def test_source_is_the_last_file_that_set_the_server(tmp_path: Path, environ: dict[str, str]) -> None:
+    write(tmp_path / ".mcp.json", servers(a={"command": "x"}, b={"command": "y"}))
+    local = write(tmp_path / ".mcp.local.json", servers(a={"enabled": False}))
+    found = load_config(tmp_path, environ=environ)
+    assert found.servers["a"].source == str(local) and found.servers["a"].command == "x"
+    assert found.servers["b"].source == str(tmp_path / ".mcp.json")
+    assert list(found.enabled()) == ["b"]
+
+
+def test_transport_keys_are_replaced_not_merged(tmp_path: Path, environ: dict[str, str]) -> None:
+    write(
+        Path(environ["MCPNB_USER_CONFIG"]),
+        servers(
+            s={
+                "command": "python",
+                "args": ["-m", "srv"],
+                "env": {"A": "1"},
+                "cwd": "/x",
+                "toolTimeoutSec": 7,
+            }
+        ),
+    )
+    write(tmp_path / ".mcp.json", servers(s={"url": "http://127.0.0.1:9/mcp", "headers": {"Accept": "x"}}))
+    write(tmp_path / ".mcp.local.json", servers(s={"type": "sse", "url": "http://127.0.0.1:9/events"}))
+    s = load_config(tmp_path, environ=environ).servers["s"]
+    assert (s.transport, s.url, s.command, s.args, s.env, s.cwd) == (
+        "sse",
+        "http://127.0.0.1:9/events",
+        None,
+        (),
+        {},
+        None,
+    )
+    assert s.headers == {}  # the local layer named a transport: the project's headers went with it
+    assert s.tool_timeout == 7.0  # non-transport keys still merge
+
+
+def test_env_and_headers_merge_entry_by_entry(tmp_path: Path, environ: dict[str, str]) -> None:
+    write(tmp_path / ".mcp.json", servers(s={"command": "x", "env": {"API_URL": "https://api", "MODE": "a"}}))
+    write(tmp_path / ".mcp.local.json", servers(s={"env": {"API_KEY": "${KEY}", "MODE": "b"}}))
+    s = load_config(tmp_path, environ={**environ, "KEY": API_KEY}).servers["s"]
+    assert dict(s.env) == {"API_URL": "https://api", "MODE": "b", "API_KEY": API_KEY}
+
+
+def test_missing_files_are_skipped(tmp_path: Path, environ: dict[str, str]) -> None:
+    assert load_config(tmp_path, environ=environ) == ConfigSet(servers={}, files=())
+    write(tmp_path / ".mcp.json", servers(a={"command": "x"}))
+    assert load_config(tmp_path, environ=environ).files == (tmp_path / ".mcp.json",)
+
+
+def test_explicit_path_and_its_local_file(tmp_path: Path, environ: dict[str, str]) -> None:
+    chosen = write(tmp_path / "conf" / "servers.json", servers(a={"command": "x"}))
+    local = write(tmp_path / "conf" / ".mcp.local.json", servers(a={"toolTimeoutSec": 3}))
+    write(tmp_path / ".mcp.json", servers(ignored={"command": "y"}))
+    found = load_config(tmp_path, path=chosen, environ=environ)
+    assert found.files == (chosen, local) and list(found) == ["a"] and found["a"].tool_timeout == 3
+    err = config_error(load_config, path=tmp_path / "nope.json", environ=environ)
+    assert err.file == str(tmp_path / "nope.json")
+
+
+def test_layer_errors_name_the_layer_that_wrote_the_key(tmp_path: Path, environ: dict[str, str]) -> None:
+    project = write(tmp_path / ".mcp.json", servers(s={"command": "x", "args": ["${NOPE}"]}))
+    local = write(tmp_path / ".mcp.local.json", servers(s={"toolTimeoutSec": 5}))
+    err = config_error(load_config, tmp_path, environ=environ)
+    assert_located(err, file=str(project), server="s", key="args[0]")
+    write(local, servers(s={"toolTimeout": 5}))
+    err = config_error(load_config, tmp_path, environ=environ)
+    assert_located(err, file=str(local), server="s", key="toolTimeout")
+    assert err.suggestion == "toolTimeoutSec"
+
+
+def test_a_merge_that_sets_both_command_and_url_is_reported(tmp_path: Path, environ: dict[str, str]) -> None:
+    write(Path(environ["MCPNB_USER_CONFIG"]), servers(s={"command": "x"}))
+    project = write(tmp_path / ".mcp.json", servers(s={"headers": {"Accept": "a"}}))
+    err = config_error(load_config, tmp_path, environ=environ)
+    assert_located(err, file=str(project), server="s", key="headers")

@@ -1,0 +1,40 @@
+"""The package surface: the public names, and an import that stays fast (no jsonschema, no platformdirs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from mcpnb.client import config
+
+
+def test_public_names() -> None:
+    assert sorted(config.__all__) == [
+        "AuthConfig",
+        "CODE_SOURCE",
+        "ConfigSet",
+        "Era",
+        "FrozenDict",
+        "LOCAL_FILE",
+        "MAX_SECONDS",
+        "PROJECT_FILE",
+        "ServerConfig",
+        "Transport",
+        "find_project_config",
+        "load_config",
+        "load_file",
+        "schema",
+        "user_config_path",
+    ]
+    assert all(hasattr(config, name) for name in config.__all__)
+    assert (config.PROJECT_FILE, config.LOCAL_FILE) == (".mcp.json", ".mcp.local.json")
+    assert (config.CODE_SOURCE, config.MAX_SECONDS) == ("<code>", 86400)
+
+
+def test_import_loads_neither_jsonschema_nor_platformdirs() -> None:
+    code = (
+        "import sys, mcpnb.client.config; "
+        "print([m for m in ('jsonschema', 'platformdirs') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,116 @@
+"""The checks after the schema: transport inference, keys of the other transport, tools, cwd."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpnb.client.config import (
+    ServerConfig,
+    load_file,
+)
+
+from .helpers import assert_located, config_error, servers, write
+
+
+@pytest.mark.parametrize(
+    ("entry", "transport"),
+    [
+        ({"command": "python"}, "stdio"),
+        ({"url": "http://127.0.0.1:8000/mcp"}, "http"),
+        ({"url": "http://127.0.0.1:8000/sse"}, "sse"),
+        ({"url": "http://127.0.0.1:8000/sse/"}, "sse"),
+        ({"url": "http://127.0.0.1:8000/sse?x=1"}, "sse"),
+        ({"url": "http://h/sse", "type": "http"}, "http"),
+        ({"url": "http://h/events", "type": "sse"}, "sse"),
+        ({"url": "http://h/mcp", "type": "streamable-http"}, "http"),
+        ({"url": "http://h/mcp", "type": "streamableHttp"}, "http"),
+        ({"url": "http://h/mcp", "transport": "http"}, "http"),
+        ({"command": "python", "type": "stdio"}, "stdio"),
+    ],
+)
+def test_transport_inference(entry: dict[str, Any], transport: str) -> None:
+    assert ServerConfig.from_dict("s", entry).transport == transport
+
+
+def test_server_object_means_inprocess() -> None:
+    class MyServer:
+        pass
+
+    obj = MyServer()
+    cfg = ServerConfig.build("s", server=obj)
+    assert cfg.transport == "inprocess" and cfg.server is obj and cfg.source == "<code>"
+    assert cfg.target == "<in-process MyServer>"
+
+
+def test_transport_that_contradicts_the_keys() -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"type": "stdio", "url": "http://h/mcp"}, source="f.json")
+    assert_located(err, file="f.json", server="s", key="type")
+    assert err.suggestion == "http"
+
+
+def test_inprocess_cannot_come_from_a_file() -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"type": "inprocess"}, source="f.json")
+    assert_located(err, file="f.json", server="s", key="type")
+    assert "server object" in str(err)
+
+
+def test_url_must_be_http() -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"url": "ftp://h/x?token=abcdef99"}, source="f.json")
+    assert_located(err, file="f.json", server="s", key="url")
+    assert "abcdef99" not in str(err)
+
+
+@pytest.mark.parametrize(
+    ("entry", "key"),
+    [
+        ({"url": "http://h/mcp", "args": ["-v"]}, "args"),
+        ({"url": "http://h/mcp", "env": {"A": "b"}}, "env"),
+        ({"command": "x", "headers": {"Accept": "x"}}, "headers"),
+        ({"command": "x", "auth": {"type": "bearer", "token": "abcd"}}, "auth"),
+    ],
+)
+def test_keys_of_the_other_transport(entry: dict[str, Any], key: str) -> None:
+    err = config_error(ServerConfig.from_dict, "s", entry, source="f.json")
+    assert_located(err, file="f.json", server="s", key=key)
+
+
+def test_both_command_and_url() -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"command": "x", "url": "http://h"}, source="f.json")
+    assert_located(err, file="f.json", server="s", key="url")
+    assert "'command'" in str(err) and "'url'" in str(err)
+
+
+def test_neither_command_nor_url() -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"toolTimeoutSec": 5}, source="f.json")
+    assert_located(err, file="f.json", server="s", key="command")
+    assert "neither" in str(err)
+
+
+def test_server_object_with_a_command() -> None:
+    err = config_error(ServerConfig.build, "s", command="python", server=object())
+    assert_located(err, file="<code>", server="s", key="command")
+
+
+def test_tool_both_enabled_and_disabled_names_the_tool() -> None:
+    err = config_error(
+        ServerConfig.from_dict,
+        "s",
+        {"command": "x", "enabledTools": ["echo", "add"], "disabledTools": ["add"]},
+        source="f.json",
+    )
+    assert_located(err, file="f.json", server="s", key="disabledTools")
+    assert "'add'" in str(err) and "'echo'" not in str(err)
+
+
+def test_not_a_number_from_code() -> None:
+    err = config_error(ServerConfig.build, "s", command="x", tool_timeout=float("nan"))
+    assert_located(err, file="<code>", server="s", key="tool_timeout")
+
+
+def test_relative_cwd_is_relative_to_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "proj" / ".mcp.json", servers(s={"command": "x", "cwd": "tools"}))
+    assert load_file(path)["s"].cwd == str(tmp_path / "proj" / "tools")
+    assert ServerConfig.build("s", command="x", cwd="tools").cwd == "tools"

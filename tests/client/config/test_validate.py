@@ -1,0 +1,155 @@
+"""Schema validation: unknown keys, types, ranges and names, each with a located message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpnb.client.config import (
+    MAX_SECONDS,
+    ServerConfig,
+    schema,
+)
+from mcpnb.client.config.validate import _NAME_RE
+
+from .helpers import assert_located, config_error, servers
+
+
+@pytest.mark.parametrize(
+    ("key", "suggestion"),
+    [
+        ("comand", "command"),
+        ("startupTimeout", "startupTimeoutSec"),
+        ("toolTimeoutsec", "toolTimeoutSec"),
+        ("enviroment", None),
+        ("disabled", "enabled"),
+        ("arg", "args"),
+    ],
+)
+def test_unknown_key_suggests_the_closest(key: str, suggestion: str | None) -> None:
+    err = config_error(ServerConfig.from_dict, "gh", {"command": "x", key: 1}, source="/p/.mcp.json")
+    assert_located(err, file="/p/.mcp.json", server="gh", key=key)
+    assert err.suggestion == suggestion
+    if suggestion:
+        assert f"did you mean {suggestion!r}" in str(err)
+
+
+def test_unknown_auth_key() -> None:
+    err = config_error(
+        ServerConfig.from_dict,
+        "s",
+        {"url": "http://h", "auth": {"type": "bearer", "tokn": "x"}},
+        source="f.json",
+    )
+    assert_located(err, file="f.json", server="s", key="auth.tokn")
+    assert err.suggestion == "token"
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "words"),
+    [
+        ({"command": ["python", "-m"]}, "command", ("expected a string", "got a list")),
+        ({"command": "x", "args": "-m srv"}, "args", ("expected a list", "got a string")),
+        ({"command": "x", "args": ["-m", 3]}, "args[1]", ("expected a string", "got a number")),
+        (
+            {"command": "x", "startupTimeoutSec": "30"},
+            "startupTimeoutSec",
+            ("expected a number", "got a string"),
+        ),
+        ({"command": "x", "enabled": "yes"}, "enabled", ("expected true or false", "got a string")),
+        ({"command": "x", "maxRetries": 2.5}, "maxRetries", ("expected a whole number", "got a number")),
+        ({"command": "x", "env": {"PORT": 8080}}, "env.PORT", ("expected a string", "got a number")),
+        ({"command": "x", "env": ["A=b"]}, "env", ("expected an object", "got a list")),
+        ({"command": "x", "enabledTools": "echo"}, "enabledTools", ("expected a list", "got a string")),
+    ],
+)
+def test_wrong_type_says_expected_and_got(entry: dict[str, Any], key: str, words: tuple[str, ...]) -> None:
+    err = config_error(ServerConfig.from_dict, "s", entry, source="f.json")
+    assert_located(err, file="f.json", server="s", key=key)
+    for word in words:
+        assert word in str(err)
+
+
+def test_entry_that_is_not_an_object() -> None:
+    err = config_error(ServerConfig.from_dict, "s", ["python"], source="f.json")
+    assert_located(err, file="f.json", server="s", key=None)
+    assert "got a list" in str(err)
+
+
+def test_bad_transport_value_suggests() -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"type": "htp", "url": "http://h"}, source="f.json")
+    assert_located(err, file="f.json", server="s", key="type")
+    assert err.suggestion == "http" and "'htp'" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("startupTimeoutSec", -1, "greater than 0"),
+        ("startupTimeoutSec", 0, "greater than 0"),
+        ("toolTimeoutSec", 0, "greater than 0"),
+        ("tool_timeout", -0.5, "greater than 0"),
+        ("retryDelay", -1, "negative"),
+        ("healthCheckInterval", -5, "negative"),
+        ("cacheTtl", -1, "negative"),
+        ("maxRetries", -1, "negative"),
+        ("toolTimeoutSec", 86401, "absurd"),
+        ("startupTimeoutSec", 3_600_000, "absurd"),
+        ("maxTotalTimeoutSec", 1e9, "absurd"),
+        ("maxRetries", 1000, "absurd"),
+    ],
+)
+def test_negative_zero_and_absurd_numbers(key: str, value: float, words: str) -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"command": "x", key: value}, source="f.json")
+    assert_located(err, file="f.json", server="s", key=key)
+    assert words in str(err)
+
+
+def test_limits_are_inclusive() -> None:
+    cfg = ServerConfig.from_dict("s", {"command": "x", "toolTimeoutSec": 86400, "healthCheckInterval": 0})
+    assert cfg.tool_timeout == 86400 and cfg.health_check_interval == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "suggestion"),
+    [
+        ("my.server", "my-server"),
+        ("my__server", "my_server"),
+        ("my server", "my-server"),
+        ("-lead", "lead"),
+        ("trail_", "trail"),
+        ("", None),
+    ],
+)
+def test_invalid_server_names(name: str, suggestion: str | None) -> None:
+    err = config_error(ServerConfig.from_dict, name, {"command": "x"}, source="f.json")
+    assert err.file == "f.json" and err.suggestion == suggestion
+    assert repr(name) in str(err)
+
+
+@pytest.mark.parametrize("name", ["a", "gh", "my-server", "my_server", "Server2", "0x", "a-_b"])
+def test_valid_server_names(name: str) -> None:
+    assert ServerConfig.from_dict(name, {"command": "x"}).name == name
+
+
+def test_shipped_schema_is_valid_and_accepts_a_real_file() -> None:
+    import jsonschema
+
+    shipped = schema()
+    jsonschema.Draft202012Validator.check_schema(shipped)
+    sample = servers(
+        time={"command": "python", "args": ["-m", "mcp_server_time"], "startupTimeoutSec": 10},
+        web={"type": "http", "url": "https://h/mcp", "auth": {"type": "bearer", "tokenEnv": "T"}},
+    )
+    jsonschema.validate(sample, shipped)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(servers(**{"a__b": {"command": "x"}}), shipped)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(servers(a={"comand": "x"}), shipped)
+
+
+def test_limits_and_name_pattern_agree_with_the_schema() -> None:
+    shipped = schema()
+    assert shipped["$defs"]["timeout"]["maximum"] == shipped["$defs"]["seconds"]["maximum"] == MAX_SECONDS
+    assert shipped["properties"]["mcpServers"]["propertyNames"]["pattern"] == _NAME_RE.pattern

@@ -1,0 +1,261 @@
+"""The field model and validation, on the schemas real peers send and on shapes nobody planned for."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpnb.client.elicitation.fields import MISSING, looks_secret
+from mcpnb.notebook.forms import ElicitationForm, fields_from_schema, validate
+from tests.client.elicitation.schemas import EVERYTHING, SEP1034, SEP1330
+
+
+def by_name(schema):
+    return {f.name: f for f in fields_from_schema(schema)}
+
+
+def test_import_is_light():
+    """A terminal or headless run must not pay for widgets, pandas or jsonschema."""
+    code = (
+        "import sys, mcpnb.notebook.forms\n"
+        "print(sorted(m for m in ('ipywidgets', 'pandas', 'jsonschema', 'mcp') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_everything_13_fields():
+    fields = by_name(EVERYTHING)
+    assert list(fields) == list(EVERYTHING["properties"])
+    kinds = {n: f.kind for n, f in fields.items()}
+    assert kinds == {
+        "name": "string",
+        "check": "boolean",
+        "firstLine": "string",
+        "email": "string",
+        "homepage": "string",
+        "birthdate": "string",
+        "integer": "integer",
+        "number": "number",
+        "untitledSingleSelectEnum": "choice",
+        "untitledMultipleSelectEnum": "multichoice",
+        "titledSingleSelectEnum": "choice",
+        "titledMultipleSelectEnum": "multichoice",
+        "legacyTitledEnum": "choice",
+    }
+    assert fields["name"].required and not fields["check"].required
+    assert fields["email"].format == "email" and fields["homepage"].format == "uri"
+    assert fields["birthdate"].format == "date"
+    assert (fields["integer"].minimum, fields["integer"].maximum, fields["integer"].default) == (1, 100, 42)
+    assert fields["number"].bounded and fields["number"].default == 3.14
+    assert [c.label for c in fields["titledSingleSelectEnum"].choices] == [
+        "Superman",
+        "Green Lantern",
+        "Wonder Woman",
+    ]
+    assert [c.value for c in fields["titledSingleSelectEnum"].choices] == ["hero-1", "hero-2", "hero-3"]
+    assert [c.label for c in fields["legacyTitledEnum"].choices][:2] == ["Cats", "Dogs"]
+    multi = fields["untitledMultipleSelectEnum"]
+    assert (multi.min_items, multi.max_items, multi.default) == (1, 3, ["Guitar"])
+    assert [c.label for c in fields["titledMultipleSelectEnum"].choices] == ["Tuna", "Salmon", "Trout"]
+    # the description of "integer" mentions a pin, but only names and titles count
+    assert not any(f.secret_like for f in fields.values())
+
+
+def test_sep1034_defaults_and_sep1330_enums():
+    d = by_name(SEP1034)
+    assert {n: f.default for n, f in d.items()} == {
+        "name": "John Doe",
+        "age": 30,
+        "score": 95.5,
+        "status": "active",
+        "verified": True,
+    }
+    assert d["status"].kind == "choice" and d["age"].kind == "integer" and d["score"].kind == "number"
+    e = by_name(SEP1330)
+    assert {n: f.kind for n, f in e.items()} == {
+        "untitledSingle": "choice",
+        "titledSingle": "choice",
+        "legacyEnum": "choice",
+        "untitledMulti": "multichoice",
+        "titledMulti": "multichoice",
+    }
+    assert [c.label for c in e["legacyEnum"].choices] == ["Option One", "Option Two", "Option Three"]
+    assert [c.label for c in e["titledMulti"].choices] == ["First Choice", "Second Choice"]
+    assert all(f.default is MISSING for f in e.values())
+
+
+def test_nullable_and_pydantic_optional():
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": ["integer", "null"]},
+            "b": {"anyOf": [{"type": "string", "format": "email"}, {"type": "null"}], "default": None},
+            "c": {"type": ["string", "integer"]},
+        },
+    }
+    f = by_name(schema)
+    assert f["a"].kind == "integer" and f["a"].nullable
+    assert f["b"].kind == "string" and f["b"].nullable and f["b"].format == "email" and f["b"].default is None
+    assert f["c"].kind == "json"
+
+
+def test_unsupported_shapes_become_json():
+    schema = {
+        "type": "object",
+        "$defs": {"Level": {"type": "string", "enum": ["lo", "hi"]}},
+        "properties": {
+            "nested": {"type": "object", "properties": {"x": {"type": "integer"}}},
+            "rows": {"type": "array", "items": {"type": "object"}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "missing": {"$ref": "#/$defs/Nope"},
+            "remote": {"$ref": "https://example.com/s.json"},
+            "level": {"$ref": "#/$defs/Level"},
+            "anything": True,
+            "untyped": {"description": "no type at all"},
+        },
+    }
+    f = by_name(schema)
+    for name in ("nested", "rows", "tags", "missing", "remote", "anything", "untyped"):
+        assert f[name].kind == "json", name
+        assert f[name].json_reason
+    assert f["level"].kind == "choice"  # a local $ref that resolves is used, not hidden
+    assert "unresolved" in f["missing"].json_reason
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "secret"),
+    [
+        ("password", None, True),
+        ("apiKey", None, True),
+        ("api_key", None, True),
+        ("x", "Access Token", True),
+        ("GITHUB_TOKEN", None, True),
+        ("clientSecret", None, True),
+        ("keyboard", None, False),
+        ("monkey", None, False),
+        ("name", "Your name", False),
+    ],
+)
+def test_secret_like(name, title, secret):
+    assert looks_secret(name, title) is secret
+
+
+def test_validate_messages():
+    schema = {
+        "type": "object",
+        "properties": {
+            "email": {"type": "string", "format": "email"},
+            "site": {"type": "string", "format": "uri"},
+            "day": {"type": "string", "format": "date"},
+            "when": {"type": "string", "format": "date-time"},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "n": {"type": "integer", "minimum": 1, "maximum": 10},
+            "short": {"type": "string", "maxLength": 3},
+            "pick": {"type": "array", "items": {"enum": ["a", "b", "c"]}, "minItems": 1, "maxItems": 2},
+        },
+        "required": ["email"],
+    }
+    good = {
+        "email": "ada@example.com",
+        "site": "https://example.com/x",
+        "day": "2024-02-29",
+        "when": "2024-02-29T10:00:00Z",
+        "code": "ABC",
+        "n": 5,
+        "short": "abc",
+        "pick": ["a"],
+    }
+    assert validate(schema, good) == {}
+    bad = {
+        "email": "not-an-email",
+        "site": "example dot com",
+        "day": "2023-02-29",
+        "when": "yesterday",
+        "code": "abc",
+        "n": 11,
+        "short": "abcd",
+        "pick": ["a", "b", "c"],
+    }
+    errors = validate(schema, bad)
+    assert set(errors) == set(bad)
+    assert "email" in errors["email"]
+    assert "URL" in errors["site"]
+    assert "date" in errors["day"]
+    assert "pattern" in errors["code"]
+    assert errors["n"] == "must be at most 10"
+    assert errors["pick"] == "choose at most 2"
+    assert validate(schema, {}) == {"email": "required"}
+
+
+def test_validate_never_raises_on_broken_schemas():
+    assert validate({"type": "object", "properties": {"a": {"type": "wat"}}}, {"a": 1}) == {}
+    assert validate({"type": "object", "required": ["a"], "properties": {"a": {"pattern": "("}}}, {}) == {
+        "a": "required"
+    }
+    assert validate("nonsense", {"a": 1}) == {}
+
+
+# --- hypothesis: any schema-looking thing must give fields and a form without crashing ---------
+
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=5)
+)
+_prop = st.recursive(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(
+                ["string", "integer", "number", "boolean", "array", "object", "null", ["string", "null"], "x"]
+            ),
+            "enum": st.lists(_scalars, max_size=4),
+            "default": _scalars,
+            "minimum": st.one_of(st.integers(-10, 10), st.floats(allow_nan=False)),
+            "maximum": st.one_of(st.integers(-10, 10), st.floats(allow_nan=False)),
+            "format": st.sampled_from(["email", "uri", "date", "date-time", "weird"]),
+            "title": st.text(max_size=10),
+            "$ref": st.sampled_from(["#/$defs/A", "#/nope", "x"]),
+            "minItems": st.integers(-1, 3),
+            "enumNames": st.lists(st.text(max_size=3), max_size=4),
+        },
+    ),
+    lambda children: st.one_of(
+        st.fixed_dictionaries({"type": st.just("array"), "items": children}),
+        st.fixed_dictionaries({"oneOf": st.lists(children, max_size=3)}),
+        st.fixed_dictionaries({"anyOf": st.lists(children, max_size=3)}),
+        st.fixed_dictionaries(
+            {
+                "type": st.just("object"),
+                "properties": st.dictionaries(st.text(max_size=4), children, max_size=3),
+            }
+        ),
+    ),
+    max_leaves=6,
+)
+_schema = st.fixed_dictionaries(
+    {
+        "type": st.just("object"),
+        "properties": st.dictionaries(st.text(min_size=1, max_size=6), _prop, max_size=5),
+    },
+    optional={
+        "required": st.lists(st.text(max_size=6), max_size=3),
+        "$defs": st.fixed_dictionaries({"A": _prop}),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_schema)
+def test_hypothesis_schemas_never_crash(schema):
+    fields = fields_from_schema(schema)
+    assert [f.name for f in fields] == list(schema["properties"])
+    form = ElicitationForm(schema, message="m", server="s", on_done=lambda o: None)
+    content = form.collect()
+    assert isinstance(validate(schema, content), dict)
+    form.submit("accept")
+    form.submit("decline")
+    assert form.answered

@@ -1,0 +1,382 @@
+"""OAuth against real servers on 127.0.0.1: a protected MCP server and a small authorization server.
+
+The tests play the person where the flow needs one: they fetch the authorization link with
+``httpx2`` (the authorization server auto-approves) and either let the redirect land on the
+loopback listener or hand the redirected address back through the paste hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import stat
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, OAuthServers  # tests/ is on sys.path
+
+from mcpnb.client.auth import (
+    AuthError,
+    CallbackListener,
+    FileTokenStorage,
+    oauth_provider,
+    parse_redirect,
+    restore_authorization_ui,
+    set_authorization_ui,
+    token_path,
+)
+from mcpnb.client.auth import storage as token_storage
+from mcpnb.client.config import ServerConfig
+from mcpnb.client.errors import leaves
+
+
+@pytest.fixture(autouse=True)
+def _isolated_tokens(tmp_path, monkeypatch):
+    """Token files in a temporary directory; no memory store leaks from one test into the next."""
+    monkeypatch.setenv("MCPNB_TOKEN_DIR", str(tmp_path / "tokens"))
+    token_storage._MEMORY.clear()
+    yield
+    token_storage._MEMORY.clear()
+
+
+@pytest.fixture
+def servers():
+    with OAuthServers() as s:
+        yield s
+
+
+@pytest.fixture
+def ui():
+    """Restores the default authorization UI after a test replaces it."""
+    previous = set_authorization_ui()
+    yield
+    restore_authorization_ui(previous)
+
+
+def cc_config(servers: OAuthServers, **auth: Any) -> ServerConfig:
+    base = {
+        "type": "oauth",
+        "flow": "client_credentials",
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+    }
+    merged = {k: v for k, v in {**base, **auth}.items() if v is not None}
+    return ServerConfig.from_dict("secured", {"url": servers.mcp_url, "auth": merged})
+
+
+def code_config(servers: OAuthServers, name: str = "browser", **auth: Any) -> ServerConfig:
+    return ServerConfig.from_dict(
+        name, {"url": servers.mcp_url, "auth": {"type": "oauth", "flow": "authorization_code", **auth}}
+    )
+
+
+async def _call(url: str, auth: httpx2.Auth, tool: str = "whoami", arguments: dict | None = None) -> str:
+    async with (
+        httpx2.AsyncClient(auth=auth) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        result = await client.call_tool(tool, arguments or {})
+    return result.content[0].text
+
+
+def call(cfg: ServerConfig, auth: httpx2.Auth | None = None, **kw: Any) -> str:
+    return asyncio.run(_call(cfg.url, auth or oauth_provider(cfg), **kw))
+
+
+def auth_error(cfg: ServerConfig, auth: httpx2.Auth | None = None) -> AuthError:
+    """The AuthError a connect raises (the SDK wraps it in exception groups)."""
+    with pytest.raises(BaseException) as info:
+        call(cfg, auth)
+    found = [leaf for leaf in leaves(info.value) if isinstance(leaf, AuthError)]
+    assert found, f"expected an AuthError, got {info.value!r}"
+    return found[0]
+
+
+class Person:
+    """Plays the person: opens the shown link; the authorization server approves at once."""
+
+    def __init__(self, follow: bool) -> None:
+        self.follow = follow
+        self.links: list[str] = []
+        self.pages: list[httpx2.Response] = []
+        self.done = threading.Event()
+
+    def show_link(self, url: str) -> None:
+        self.links.append(url)
+        if self.follow:  # a browser: follows the redirect to the loopback listener (on another thread)
+            threading.Thread(target=self._browse, args=(url,), name="browser", daemon=True).start()
+
+    def _browse(self, url: str) -> None:
+        self.pages.append(httpx2.get(url, follow_redirects=True, timeout=10))
+        self.done.set()
+
+    def read_redirect(self) -> str:
+        """What the person pastes: the address the browser was sent to (nothing listens there)."""
+        response = httpx2.get(self.links[-1], follow_redirects=False, timeout=10)
+        assert response.status_code == 302
+        return response.headers["location"]
+
+
+# --- client credentials -------------------------------------------------------------------------
+
+
+def test_client_credentials_call_a_tool(servers, monkeypatch):
+    monkeypatch.setenv("CC_SECRET", CLIENT_SECRET)
+    cfg = cc_config(servers, client_secret=None, client_secret_env="CC_SECRET", scope="tools")
+    assert call(cfg) == CLIENT_ID
+    assert servers.token_requests == [("client_credentials", 200)]
+    assert [t.scopes for t in servers.state.access.values()] == [["tools"]]  # the configured scope was asked
+
+
+def test_wrong_secret_is_a_clear_error_and_not_retried(servers):
+    cfg = cc_config(servers, client_secret="not-the-secret")
+    provider = oauth_provider(cfg)
+    error = auth_error(cfg, provider)
+    text = str(error)
+    assert "server 'secured'" in text and "rejected client 'cc-client'" in text
+    assert "HTTP 401 invalid_client" in text and "client_secret" in text
+    assert "not-the-secret" not in text and error.retryable is False
+    assert servers.token_requests == [("client_credentials", 401)]
+    # The same provider again (a reconnect that reuses it): refused at once, the token endpoint is not asked.
+    assert "rejected client" in str(auth_error(cfg, provider))
+    assert servers.token_requests == [("client_credentials", 401)]
+
+
+def test_missing_client_secret_names_the_variable(servers, monkeypatch):
+    monkeypatch.delenv("MISSING_SECRET", raising=False)
+    cfg = cc_config(servers, client_secret=None, client_secret_env="MISSING_SECRET")
+    with pytest.raises(AuthError) as info:
+        oauth_provider(cfg)
+    text = str(info.value)
+    assert "'MISSING_SECRET' is not set" in text and "client_secret_env" in text and "secured" in text
+    assert servers.token_requests == []
+
+
+def test_unreachable_token_endpoint():
+    with OAuthServers(dead_token_endpoint=True) as servers:
+        cfg = cc_config(servers)
+        error = auth_error(cfg)
+        live = servers.issuer
+    text = str(error)
+    assert "could not reach the token endpoint at http://127.0.0.1:" in text and "/token" in text
+    assert live not in text  # it names the dead endpoint the metadata advertised, not the live server
+    assert "ConnectError" in text and error.retryable is True
+    assert CLIENT_SECRET not in text
+
+
+# --- authorization code + PKCE ------------------------------------------------------------------
+
+
+def test_authorization_code_with_loopback_listener(servers, ui):
+    person = Person(follow=True)
+    set_authorization_ui(show_link=person.show_link, mode="listener")
+    cfg = code_config(servers)
+    assert call(cfg).startswith("dyn-")  # a dynamically registered public client
+    assert person.done.wait(10)
+    page = person.pages[0]
+    assert page.status_code == 200 and "close this tab" in page.text
+    assert page.url.host == "127.0.0.1" and page.url.path == "/callback"
+    assert "code_challenge_method=S256" in person.links[0]
+    assert servers.state.registrations == 1 and servers.state.authorize_requests == 1
+    assert servers.token_requests == [("authorization_code", 200)]
+    # The listener is gone: the one-shot port no longer accepts connections.
+    with pytest.raises(httpx2.ConnectError):
+        httpx2.get(str(page.url.copy_with(query=None)), timeout=2)
+
+
+def test_authorization_code_with_pasted_address(servers, ui):
+    person = Person(follow=False)
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")
+    assert call(code_config(servers)).startswith("dyn-")
+    assert servers.token_requests == [("authorization_code", 200)]
+
+
+def test_tampered_code_is_refused_clearly(servers, ui):
+    person = Person(follow=False)
+    tampered: list[str] = []
+
+    def paste() -> str:
+        url = person.read_redirect()
+        tampered.append(url.replace("code=", "code=x"))
+        return tampered[-1]
+
+    set_authorization_ui(show_link=person.show_link, read_redirect=paste, mode="paste")
+    error = auth_error(code_config(servers))
+    assert "authorization code was refused (HTTP 400 invalid_grant" in str(error)
+    code = parse_redirect(tampered[0]).code
+    assert code not in str(error)
+
+
+def test_pasting_something_else_says_what_to_paste(servers, ui):
+    person = Person(follow=False)
+    set_authorization_ui(
+        show_link=person.show_link, read_redirect=lambda: "http://127.0.0.1:1/cb?state=x", mode="paste"
+    )
+    error = auth_error(code_config(servers))
+    assert "no 'code' parameter" in str(error) and "address bar" in str(error)
+    assert servers.token_requests == []
+
+
+def test_refused_registration_says_to_configure_a_client(ui):
+    person = Person(follow=False)
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")
+    with OAuthServers(registration=False) as servers:
+        error = auth_error(code_config(servers))
+    text = str(error)
+    assert "refused dynamic client registration (HTTP 403 access_denied)" in text
+    assert "auth.client_id" in text and person.links == []  # nobody was sent to the browser
+
+
+def test_file_storage_is_private_and_reused(servers, ui):
+    person = Person(follow=False)
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")
+    cfg = code_config(servers, name="kept", token_storage="file")
+    first = call(cfg)
+
+    path = token_path("kept")
+    assert path.parent == Path(token_storage.token_dir()) and path.exists()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    saved = json.loads(path.read_text())
+    assert saved["server_url"] == servers.mcp_url
+    assert saved["tokens"]["access_token"] in servers.state.access
+    assert saved["client_info"]["client_id"] == first
+
+    # A new provider (a new kernel, say) uses the stored token: no link, no registration, no token request.
+    def no_person(*_: Any) -> str:
+        raise AssertionError("the stored token should have been used")
+
+    set_authorization_ui(show_link=no_person, read_redirect=no_person)
+    assert call(cfg) == first
+    assert servers.state.authorize_requests == 1 and servers.state.registrations == 1
+    assert servers.token_requests == [("authorization_code", 200)]
+
+    # An expired stored token is refreshed before use, still without the person.
+    saved = json.loads(path.read_text())
+    saved["expires_at"] = 1.0
+    path.write_text(json.dumps(saved))
+    assert call(cfg) == first
+    assert servers.token_requests == [("authorization_code", 200), ("refresh_token", 200)]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_token_file_for_another_url_is_ignored(tmp_path):
+    async def scenario() -> Any:
+        from mcp.shared.auth import OAuthToken
+
+        a = FileTokenStorage(tmp_path / "s.json", "http://127.0.0.1:1/mcp")
+        await a.set_tokens(OAuthToken(access_token="tok-for-one", expires_in=60))
+        b = FileTokenStorage(tmp_path / "s.json", "http://127.0.0.1:2/mcp")
+        return await a.get_tokens(), await b.get_tokens()
+
+    mine, other = asyncio.run(scenario())
+    assert mine is not None and mine.access_token == "tok-for-one" and other is None
+
+
+# --- the listener and the paste parser on their own ---------------------------------------------
+
+
+def test_listener_ignores_other_paths_and_reports_a_refusal():
+    async def scenario() -> tuple[int, int, str]:
+        listener = await CallbackListener(0).start()
+        async with httpx2.AsyncClient() as http:
+            favicon = await http.get(f"http://127.0.0.1:{listener.port}/favicon.ico")
+            denied = await http.get(listener.redirect_uri + "?error=access_denied&state=s")
+        with pytest.raises(AuthError) as info:
+            await listener.wait(5)
+        return favicon.status_code, denied.status_code, str(info.value)
+
+    favicon, denied, text = asyncio.run(scenario())
+    assert (favicon, denied) == (404, 400)
+    assert "refused: access_denied" in text
+
+
+def test_parse_redirect_accepts_url_or_query():
+    for text in (
+        "http://127.0.0.1:5/callback?code=abc&state=s&iss=http%3A%2F%2Fa",
+        "?code=abc&state=s",
+        "code=abc",
+    ):
+        assert parse_redirect(text).code == "abc"
+    assert parse_redirect("?code=abc&state=s&iss=http%3A%2F%2Fa").iss == "http://a"
+
+
+# --- secrets stay out of reprs and logs ---------------------------------------------------------
+
+
+def test_no_secret_in_reprs_logs_or_errors(servers, ui, caplog):
+    caplog.set_level(logging.DEBUG)
+    person = Person(follow=True)
+    set_authorization_ui(show_link=person.show_link, mode="listener")
+    texts: list[str] = []
+
+    good = oauth_provider(cc_config(servers))
+    call(cc_config(servers), good)
+    texts += [repr(good), repr(good.context.storage)]
+    texts.append(str(auth_error(cc_config(servers, client_secret="wrong-secret-value"))))
+    browser = oauth_provider(code_config(servers, token_storage="file"))
+    call(code_config(servers), browser)
+    texts += [repr(browser), repr(browser.context.storage)]
+
+    secrets_ = {CLIENT_SECRET, "wrong-secret-value"}
+    secrets_ |= set(servers.state.access) | set(servers.state.refresh)
+    secrets_ |= {c.secret for c in servers.state.clients.values() if c.secret}
+    secrets_ |= {parse_redirect(str(p.url)).code for p in person.pages}
+    assert len(secrets_) >= 6
+    # The client side only: the "browser" and the servers (their own threads) see codes by design.
+    ours = [r for r in caplog.records if r.threadName not in ("browser", "oauth-test-servers")]
+    assert len(ours) > 50
+    texts += [r.getMessage() for r in ours]
+    texts += [logging.Formatter().formatException(r.exc_info) for r in ours if r.exc_info]
+    assert any("oauth secured" in t for t in texts)  # our DEBUG lines were captured
+    leaked = [(s, t) for s in secrets_ for t in texts if s in t]
+    assert leaked == []
+
+
+# --- through the pool ---------------------------------------------------------------------------
+
+
+def test_pool_connects_with_client_credentials(servers, pool, monkeypatch):
+    monkeypatch.setenv("POOL_CC_SECRET", CLIENT_SECRET)
+    auth = {"type": "oauth", "client_id": CLIENT_ID, "client_secret_env": "POOL_CC_SECRET"}
+    pool.connect("secured", url=servers.mcp_url, config={"auth": auth})
+    assert pool.call("secured", "whoami").text == CLIENT_ID
+    assert pool.call("secured", "echo", {"text": "hi"}).text == "hi"
+    assert servers.token_requests == [("client_credentials", 200)]
+
+
+def test_pool_authorization_code_with_listener(servers, pool, ui):
+    """The flow runs on the pool's runtime thread; the person's link and the listener still meet."""
+    person = Person(follow=True)
+    set_authorization_ui(show_link=person.show_link, mode="listener")
+    pool.connect(
+        "browser", url=servers.mcp_url, config={"auth": {"type": "oauth", "flow": "authorization_code"}}
+    )
+    assert pool.call("browser", "whoami").text.startswith("dyn-")
+    assert person.done.wait(10) and person.pages[0].status_code == 200
+    assert servers.token_requests == [("authorization_code", 200)]
+
+
+def test_pool_client_credentials_over_sse(pool):
+    with OAuthServers(transport="sse") as servers:
+        auth = {"type": "oauth", "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}
+        pool.connect("legacy", url=servers.mcp_url, transport="sse", config={"auth": auth})
+        assert pool.call("legacy", "whoami").text == CLIENT_ID
+        assert servers.token_requests == [("client_credentials", 200)]
+        pool.close()
+
+
+def test_pool_wrong_secret_fails_once_without_retrying(servers, pool):
+    from mcpnb.client.errors import McpnbError
+
+    auth = {"type": "oauth", "client_id": CLIENT_ID, "client_secret": "bad-secret-value"}
+    with pytest.raises(McpnbError) as info:
+        pool.connect("secured", url=servers.mcp_url, config={"auth": auth})
+    assert "401" in str(info.value) and "bad-secret-value" not in str(info.value)
+    assert servers.token_requests == [("client_credentials", 401)]  # no retry storm

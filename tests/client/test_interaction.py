@@ -1,0 +1,212 @@
+"""Servers that need a person: elicitation, URL consent, sampling, logs and progress, routed per call.
+
+A scripted :class:`Interaction` plays the person: a real client feature (answers given with a call),
+exercised against real servers in both protocol eras.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from conftest import demo_command
+from mcp.types import CreateMessageResult, ElicitResult, TextContent
+
+from mcpnb import UrlRequiredError
+from mcpnb.client.interaction import CallContext, Interaction
+
+
+class ScriptedPerson(Interaction):
+    """Answers every form with ``values`` after ``delay`` seconds; records what it was asked."""
+
+    def __init__(self, values: dict[str, Any] | None = None, delay: float = 0.0, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.values, self.delay, self.seen = values, delay, []
+
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
+        self.seen.append((server, params.mode, call.tool if call else None))
+        await asyncio.sleep(self.delay)
+        if self.values is None:
+            await asyncio.sleep(3600)  # a person who never answers
+        if params.mode == "url":
+            return ElicitResult(action="accept")
+        return ElicitResult(action="accept", content=self.values)
+
+    async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
+        self.seen.append((server, "sampling", call.tool if call else None))
+        return CreateMessageResult(
+            role="assistant", model="a person", content=TextContent(type="text", text="hello from a person")
+        )
+
+
+@pytest.fixture
+def probe(pool):
+    from mcpnb import serve_probekit
+
+    def connect(era: str) -> str:
+        serve_probekit("probe", pool=pool, era=era)
+        return "probe"
+
+    return connect
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_elicitation_reaches_the_interaction_in_both_eras(pool, probe, era):
+    person = ScriptedPerson({"answer": "blue"})
+    pool.interaction = person
+    probe(era)
+    result = pool.call("probe", "ask_user", {"question": "Favourite colour?"})
+    assert result.data["action"] == "accept"
+    assert result.data["answers"][0]["answer"] == "blue"
+    assert person.seen == [("probe", "form", "ask_user")]  # routed to the call that asked
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_answers_given_with_the_call_need_no_person(pool, probe, era):
+    probe(era)
+    result = pool.call("probe", "ask_user", {"question": "Name?"}, answers={"answer": "Ada"})
+    assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
+
+
+def test_headless_default_declines(pool, probe):
+    probe("modern")
+    result = pool.call("probe", "ask_user", {"question": "Name?"})
+    assert result.data["action"] == "decline"
+
+
+def test_defaults_policy_accepts_schema_defaults(pool, probe):
+    pool.interaction = Interaction(policy="defaults")
+    probe("legacy")
+    # the interview has required fields without defaults: "defaults" cannot answer it, so it declines
+    assert pool.call("probe", "interview").data["action"] == "decline"
+
+
+def test_waiting_for_a_person_does_not_count_against_tool_timeout(pool, probe):
+    pool.interaction = ScriptedPerson({"answer": "slowly"}, delay=1.5)
+    from mcpnb import serve_probekit
+
+    serve_probekit("probe", pool=pool, tool_timeout=0.5)
+    result = pool.call("probe", "ask_user", {"question": "Take your time?"})
+    assert result.data["answers"][0]["answer"] == "slowly"
+
+
+def test_unanswered_elicitation_is_declined_after_its_timeout(pool, probe):
+    pool.interaction = ScriptedPerson(None, timeout=0.5)
+    probe("legacy")
+    result = pool.call("probe", "ask_user", {"question": "Anyone there?"})
+    assert result.data["action"] == "decline"
+    assert any("nobody answered" in e.message for e in pool.connection("probe").events.history)
+
+
+def test_url_required_error_carries_the_elicitation(pool, probe, tmp_path, monkeypatch):
+    (tmp_path / "page.md").write_text("# Hello page\n")
+    monkeypatch.chdir(tmp_path)
+    probe("modern")
+    with pytest.raises(UrlRequiredError) as info:
+        pool.call("probe", "open_local_page", {"path": "page.md"})
+    [request] = info.value.elicitations
+    assert request["url"].startswith("file://") and request["url"].endswith("page.md")
+    assert "needs you to open" in str(info.value)
+    confirmed = pool.call("probe", "open_local_page", {"path": "page.md", "confirmed": True})
+    assert confirmed.data["title"] == "Hello page"
+
+
+def test_url_elicitation_request_in_legacy_goes_to_the_interaction(pool, probe, tmp_path, monkeypatch):
+    (tmp_path / "page.md").write_text("# Consent page\n")
+    monkeypatch.chdir(tmp_path)
+    person = ScriptedPerson({})
+    pool.interaction = person
+    probe("legacy")
+    result = pool.call("probe", "open_local_page", {"path": "page.md", "via": "elicit"})
+    assert result.data["action"] == "accept" and result.data["title"] == "Consent page"
+    assert person.seen == [("probe", "url", "open_local_page")]
+    pool.interaction = None  # the headless default never consents to a URL
+    assert (
+        pool.call("probe", "open_local_page", {"path": "page.md", "via": "elicit"}).data["action"]
+        == "decline"
+    )
+
+
+def test_server_everything_push_elicitation_and_sampling(pool, everything):
+    person = ScriptedPerson(
+        {
+            "name": "Ada",
+            "check": True,
+            "firstLine": "x",
+            "email": "ada@example.com",
+            "homepage": "https://example.com",
+            "birthdate": "1815-12-10",
+            "integer": 3,
+            "number": 1.5,
+            "untitledSingleSelectEnum": "option1",
+            "titledSingleSelectEnum": "value1",
+            "legacyTitledEnum": "opt1",
+            "untitledMultipleSelectEnum": ["option1"],
+            "titledMultipleSelectEnum": ["value1"],
+        }
+    )
+    pool.interaction = person
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    names = {t.name for t in pool.tools("ev", refresh=True)}
+    assert {"trigger-elicitation-request", "trigger-sampling-request"} <= names  # we advertise both
+    elicited = pool.call("ev", "trigger-elicitation-request")
+    assert "Ada" in elicited.text and not elicited.is_error
+    sampled = pool.call("ev", "trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 20})
+    assert "hello from a person" in sampled.text
+    assert ("ev", "sampling", "trigger-sampling-request") in person.seen
+
+
+def test_sampling_is_rejected_headless(pool, everything):
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    pool.tools("ev", refresh=True)
+    result = pool.call("ev", "trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 20})
+    assert result.is_error or "reject" in result.text.lower()
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_logs_and_progress_land_on_the_call(pool, era):
+    pool.connect("demo", **demo_command(), era=era)
+    seen = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append((value, total, message))
+
+    ctx = CallContext(on_progress=on_progress)
+    pool.call("demo", "progress", {"steps": 3}, context=ctx)
+    assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+
+    logged = CallContext()
+    assert pool.call("demo", "chatty", context=logged).data == "said things"
+    assert [(p.level, p.data) for p in logged.logs] == [("info", "starting up"), ("warning", "almost done")]
+    shown = pool.call("demo", "chatty")._repr_mimebundle_()
+    assert "server log: 2 messages" in shown["text/html"] and "[warning] almost done" in shown["text/plain"]
+
+
+def test_concurrent_calls_get_their_own_answers(pool, probe):
+    probe("modern")
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(
+            pool.acall("probe", "ask_user", {"question": "A?"}, answers={"answer": "first"}),
+            pool.acall("probe", "ask_user", {"question": "B?"}, answers={"answer": "second"}),
+        )
+
+    a, b = asyncio.run(both())
+    assert a.data["answers"][0]["answer"] == "first"
+    assert b.data["answers"][0]["answer"] == "second"
+
+
+class BrokenPerson(Interaction):
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
+        raise OSError("the form could not be shown")
+
+
+def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe):
+    pool.interaction = BrokenPerson()
+    probe("modern")
+    result = pool.call("probe", "ask_user", {"question": "Name?"})
+    assert result.data["action"] == "decline"
+    row = pool.status()["probe"]
+    assert row.state == "connected" and row.retries == 0
+    assert any("asking failed" in e.message for e in pool.connection("probe").events.history)

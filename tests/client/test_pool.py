@@ -1,0 +1,313 @@
+"""The pool over every transport, against the demo server in real processes (and in-process)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import threading
+import time
+
+import pytest
+from conftest import DEMO, alive, children, demo_command, demo_server_object, free_port, wait_until
+
+from mcpnb import CallError, CallTimeoutError, ConnectError, NotConnectedError, Pool, UnknownServerError
+from mcpnb.client.events import State
+
+
+def _connect(pool: Pool, transport: str, era: str, request) -> None:
+    if transport == "stdio":
+        pool.connect("demo", **demo_command(), era=era)
+    elif transport == "inprocess":
+        pool.connect("demo", server=demo_server_object(), era=era)
+    else:
+        url = request.getfixturevalue("http_url" if transport == "http" else "sse_url")
+        pool.connect("demo", url=url, era=era)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http", "sse", "inprocess"])
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+def test_connect_list_call_every_transport_and_era(pool, transport, era, request):
+    _connect(pool, transport, era, request)
+    row = pool.status()["demo"]
+    assert row.state == "connected"
+    assert row.transport == transport
+    assert row.era == ("modern" if era == "auto" else "legacy")
+    assert (row.server_name, row.server_version) == ("demo", "1.2.3")
+    names = {t.name for t in pool.tools("demo")}
+    assert {"echo", "add", "people", "point", "slow", "header"} <= names
+    assert row.tools == len(names)
+
+    result = pool.call("demo", "add", {"a": 2, "b": 40})
+    assert not result.is_error
+    assert result.structured == {"result": 42}
+    assert result.data == 42
+    assert result.schema_valid is True
+
+    point = pool.call("demo", "point", {"x": 1, "y": 2})
+    assert point.data == {"x": 1, "y": 2}
+    assert pool.status()["demo"].last_latency_ms is not None
+
+
+def test_connection_exposes_server_details(pool):
+    pool.connect("demo", **demo_command())
+    conn = pool.connection("demo")
+    assert conn.instructions == "A demo server for mcpnb tests."
+    assert conn.capabilities.tools is not None
+    assert conn.protocol_version == "2026-07-28"
+    legacy = pool.connect("old", **demo_command(), era="legacy")
+    assert legacy.protocol_version == "2025-11-25"
+
+
+def test_structured_table_and_lenient_schema_check(pool):
+    pool.connect("demo", **demo_command())
+    table = pool.call("demo", "people")
+    assert [r["name"] for r in table.data] == ["Ada", "Linus", "Grace"]
+    assert table.df["age"].tolist() == [36, 54, 85]
+
+    bad = pool.call("demo", "bad_point")  # the SDK would raise and drop this payload
+    assert bad.structured == {"x": "not a number", "y": 2}
+    assert bad.schema_valid is False
+    assert "not a number" in bad.schema_error and "integer" in bad.schema_error
+    assert "schema ⚠" in repr(bad)
+
+
+def test_tool_error_is_a_result_not_an_exception(pool):
+    pool.connect("demo", **demo_command())
+    result = pool.call("demo", "fail", {"message": "kaput"})
+    assert result.is_error
+    assert "kaput" in result.text
+    assert result.schema_valid is None
+
+
+def test_unknown_tool_and_server_suggest(pool):
+    pool.connect("demo", **demo_command())
+    with pytest.raises(Exception, match="did you mean 'echo'"):
+        pool.call("demo", "ecko", {"text": "x"})
+    with pytest.raises(UnknownServerError, match="did you mean 'demo'"):
+        pool.call("dmeo", "echo", {"text": "x"})
+
+
+def test_flat_names_round_trip(pool):
+    pool.connect("demo", **demo_command())
+    tool = next(t for t in pool.tools("demo") if t.name == "add")
+    assert tool.flat_name == "mcp__demo__add"
+    assert pool.call("mcp__demo__add", arguments={"a": 1, "b": 1}).data == 2
+
+
+def test_resources_and_prompts(pool):
+    pool.connect("demo", **demo_command())
+    assert [str(r.uri) for r in pool.resources("demo")] == ["demo://greeting"]
+    assert pool.read("demo", "demo://greeting").contents[0].text == "hello from demo"
+    assert [p.name for p in pool.prompts("demo")] == ["review"]
+    prompt = pool.prompt("demo", "review", {"code": "x = 1"})
+    assert "x = 1" in prompt.messages[0].content.text
+
+
+def test_stderr_is_captured_not_leaked(pool, capfd):
+    pool.connect("demo", **demo_command())
+    pool.call("demo", "stderr_line", {"text": "a line on stderr 4711"})
+    conn = pool.connection("demo")
+    assert wait_until(lambda: "a line on stderr 4711" in conn.stderr)
+    assert any("a line on stderr 4711" in line for line in pool.logs("demo"))
+    out, err = capfd.readouterr()
+    assert "4711" not in out + err
+
+
+def test_partial_failure_leaves_good_server_working(pool):
+    pool.connect("good", **demo_command())
+    with pytest.raises(ConnectError, match="command not found"):
+        pool.connect("missing", command="/nonexistent/mcp-server-xyz")
+    with pytest.raises(ConnectError, match=r"refused|unreachable"):
+        pool.connect("refused", url=f"http://127.0.0.1:{free_port()}/mcp", startup_timeout=10)
+
+    table = pool.status()
+    assert table["good"].state == "connected"
+    for name in ("missing", "refused"):
+        assert table[name].state == "failed"
+        assert table[name].last_error and "\n" not in table[name].last_error
+    assert pool.call("good", "add", {"a": 1, "b": 2}).data == 3
+    with pytest.raises(NotConnectedError, match="failed"):
+        pool.call("missing", "echo", {"text": "x"})
+    assert {t.server for t in pool.tools()} == {"good"}  # listing all skips failed servers
+
+
+def test_hanging_server_is_bounded_by_startup_timeout(pool):
+    before = children()
+    with pytest.raises(ConnectError, match="startup_timeout=1"):
+        pool.connect(
+            "silent", command=sys.executable, args=["-c", "import time; time.sleep(60)"], startup_timeout=1
+        )
+    assert pool.status()["silent"].state == "failed"
+    assert wait_until(lambda: not (children() - before)), "the silent server was left running"
+
+
+def test_call_timeout_cancels_on_the_server(pool):
+    pool.connect("demo", **demo_command())
+    with pytest.raises(CallTimeoutError, match="raise tool_timeout for server 'demo'"):
+        pool.call("demo", "slow", {"seconds": 30, "tag": "t1"}, timeout=0.5)
+    assert wait_until(lambda: pool.call("demo", "cancelled").data == ["t1"])
+    assert pool.call("demo", "add", {"a": 1, "b": 1}).data == 2
+
+
+def test_keyboard_interrupt_cancels_call_and_keeps_connection(pool):
+    pool.connect("demo", **demo_command())
+    pool.call("demo", "echo", {"text": "warm"})
+    # a real SIGINT, as Ctrl-C or the kernel's interrupt sends (interrupt_main would not wake a blocked wait)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        pool.call("demo", "slow", {"seconds": 30, "tag": "interrupted"})
+    timer.join()
+    assert wait_until(lambda: pool.call("demo", "cancelled").data == ["interrupted"])
+    assert pool.status()["demo"].state == "connected"
+    assert pool.call("demo", "echo", {"text": "after"}).data == "after"
+
+
+def test_killed_server_fails_cleanly_and_reconnects_by_hand(pool):
+    pool.connect("demo", **demo_command(), max_retries=0)  # no automatic reconnect (see test_resilience)
+    pool.connect("other", **demo_command())
+    pid = pool.call("demo", "pid").data
+
+    def kill_soon() -> None:
+        time.sleep(0.3)
+        os.kill(pid, signal.SIGKILL)
+
+    threading.Thread(target=kill_soon).start()
+    with pytest.raises(CallError, match="closed"):
+        pool.call("demo", "slow", {"seconds": 30})
+    assert pool.status()["demo"].state == "failed"
+    assert pool.call("other", "add", {"a": 2, "b": 2}).data == 4  # the other server is untouched
+
+    pool.reconnect("demo")
+    assert pool.status()["demo"].state == "connected"
+    assert pool.call("demo", "pid").data != pid
+
+
+def test_close_leaves_no_child_process(pool):
+    before = children()
+    pool.connect("a", **demo_command())
+    pool.connect("b", **demo_command())
+    pids = {pool.call(n, "pid").data for n in ("a", "b")}
+    assert pids <= children()
+    pool.close()
+    assert len(pool) == 0
+    assert wait_until(lambda: not any(alive(p) for p in pids))
+    assert wait_until(lambda: not (children() - before))
+
+
+def test_disconnect_and_disabled(pool):
+    pool.connect("demo", **demo_command())
+    pid = pool.call("demo", "pid").data
+    pool.disconnect("demo")
+    assert "demo" not in pool
+    assert wait_until(lambda: not alive(pid))
+
+    row = pool.connect("off", **demo_command(), enabled=False)
+    assert row.state == "disabled"
+    with pytest.raises(NotConnectedError, match="disabled"):
+        pool.call("off", "echo", {"text": "x"})
+
+
+def test_events_reach_subscribers(pool):
+    seen = []
+    pool.subscribe(seen.append)
+    pool.connect("demo", **demo_command())
+    states = [e.state for e in seen if e.kind == "state"]
+    assert states == [State.CONNECTING, State.CONNECTED]
+    pool.disconnect("demo")
+    assert seen[-1].state == State.DISCONNECTED
+
+
+def test_sync_adds_removes_and_reconfigures(pool):
+    pool.sync({"a": demo_command(), "b": demo_command()})
+    assert set(pool.names) == {"a", "b"}
+    a_pid = pool.call("a", "pid").data
+    b_pid = pool.call("b", "pid").data
+
+    table = pool.sync({"a": demo_command(), "c": {**demo_command(), "env": {"MARK": "c"}}})
+    assert set(pool.names) == {"a", "c"}
+    assert [r.state for r in table] == ["connected", "connected"]
+    assert pool.call("a", "pid").data == a_pid  # unchanged config: same session
+    assert wait_until(lambda: not alive(b_pid))
+
+    pool.sync({"a": {**demo_command(), "env": {"MARK": "changed"}}})
+    assert pool.call("a", "env", {"name": "MARK"}).data == "changed"
+    assert pool.call("a", "pid").data != a_pid
+
+
+def test_async_twins_do_not_block_the_callers_loop(pool):
+    async def scenario() -> tuple[int, object]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        task = asyncio.ensure_future(ticker())
+        await pool.aconnect("demo", **demo_command())
+        before = ticks
+        result = await pool.acall("demo", "slow", {"seconds": 0.5})
+        during = ticks - before
+        tools = await pool.atools("demo")
+        status = await pool.astatus()
+        await pool.adisconnect("demo")
+        task.cancel()
+        return during, (result.data, len(tools) > 3, status["demo"].state)
+
+    during, (data, listed, state) = asyncio.run(scenario())
+    assert data == "slept 0.5"
+    assert listed and state == "connected"
+    assert during > 5  # the caller's loop kept running while the call was in flight
+
+
+def test_env_and_cwd_reach_stdio_server(pool, tmp_path):
+    pool.connect("demo", **demo_command(), env={"MCPNB_PROBE": "value-123"}, cwd=str(tmp_path))
+    assert pool.call("demo", "env", {"name": "MCPNB_PROBE"}).data == "value-123"
+
+
+def test_connect_replaces_existing_connection(pool):
+    pool.connect("demo", **demo_command())
+    first = pool.call("demo", "pid").data
+    pool.connect("demo", **demo_command())
+    assert pool.call("demo", "pid").data != first
+    assert wait_until(lambda: not alive(first))
+
+
+def test_default_pool_is_shared():
+    from mcpnb import default_pool
+
+    assert default_pool() is default_pool()
+
+
+def test_connect_config_layers_and_partial_failure(pool, tmp_path, monkeypatch):
+    import json
+
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "good": {"command": sys.executable, "args": [DEMO, "stdio"], "env": {"MARK": "project"}},
+                    "broken": {"command": "/nonexistent/server"},
+                    "off": {"command": sys.executable, "args": [DEMO], "enabled": False},
+                }
+            }
+        )
+    )
+    (project / ".mcp.local.json").write_text(json.dumps({"mcpServers": {"good": {"env": {"MARK": "local"}}}}))
+    monkeypatch.chdir(project / "sub")  # found from the working directory upward
+
+    table = pool.connect_config()
+    assert {r.name: r.state for r in table} == {"good": "connected", "broken": "failed", "off": "disabled"}
+    assert "command not found" in table["broken"].last_error
+    assert pool.call("good", "env", {"name": "MARK"}).data == "local"  # the local layer won
+
+    with pytest.raises(UnknownServerError, match="did you mean 'good'"):
+        pool.connect_config(names=["goood"])
+    only = pool.connect_config(project / ".mcp.json", names=["good"])
+    assert [r.name for r in only] == ["good"]

@@ -1,0 +1,142 @@
+"""Tasks through the pool: start, follow, cancel, list, and required-task tools, in both eras."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpnb import Interaction, serve_probekit
+from mcpnb.client.tasks import TaskCancelledError
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_start_task_returns_a_live_handle(pool, era):
+    serve_probekit("probe", pool=pool, era=era)
+    handle = pool.call("probe", "slow_task", {"steps": 3, "delay": 0.05}, task=True)
+    assert handle.task_id and handle.server == "probe" and handle.tool == "slow_task"
+    result = handle.result(timeout=30)
+    assert not result.is_error and "primes" in result.text
+    assert handle.status == "completed"
+    assert handle in pool.tasks("probe")
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_cancel_a_task(pool, era):
+    serve_probekit("probe", pool=pool, era=era)
+    handle = pool.start_task("probe", "slow_task", {"steps": 50, "delay": 0.2})
+    handle.cancel()
+    with pytest.raises(TaskCancelledError):
+        handle.result(timeout=30)
+    assert handle.status == "cancelled"
+
+
+def test_modern_task_outlives_tool_timeout_while_the_server_reports_it(pool):
+    serve_probekit("probe", pool=pool, tool_timeout=0.3)
+    # runs as a task (the pool declares the extension); each poll shows the task is alive
+    result = pool.call("probe", "slow_task", {"steps": 3, "delay": 0.3})
+    assert not result.is_error
+
+
+def test_task_for_an_unknown_tool_sends_nothing(pool):
+    serve_probekit("probe", pool=pool)
+    with pytest.raises(Exception, match="did you mean 'slow_task'"):
+        pool.start_task("probe", "slow_tsk")
+
+
+class Yes(Interaction):
+    def __init__(self, proceed: bool) -> None:
+        super().__init__()
+        self.proceed, self.asked = proceed, 0
+
+    async def elicit(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        self.asked += 1
+        return ElicitResult(action="accept", content={"proceed": self.proceed})
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+@pytest.mark.parametrize("proceed", [True, False])
+def test_a_task_asks_the_person_mid_way(pool, era, proceed):
+    person = Yes(proceed)
+    pool.interaction = person
+    serve_probekit("probe", pool=pool, era=era)
+    handle = pool.start_task("probe", "slow_task", {"steps": 4, "delay": 0.01, "confirm": True})
+    result = handle.result(timeout=30)
+    assert person.asked == 1
+    assert handle.status == "completed"
+    steps = [row["step"] for row in result.data["steps"]]
+    assert result.data["confirmed"] is proceed
+    assert steps == ([1, 2, 3, 4] if proceed else [1, 2])
+
+
+def test_a_transparent_task_reports_its_status_as_progress(pool):
+    from mcpnb import CallContext
+
+    serve_probekit("probe", pool=pool)  # modern era: slow_task runs as a task behind a plain call
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append((value, total, message))
+
+    result = pool.call(
+        "probe", "slow_task", {"steps": 4, "delay": 0.2}, context=CallContext(on_progress=on_progress)
+    )
+    assert not result.is_error
+    assert any(message and "block" in message for _, _, message in seen), seen
+
+
+class Recorder(Interaction):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[Any] = []
+
+    async def elicit(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        self.calls.append(call)
+        return ElicitResult(action="accept", content={"proceed": True})
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_tasks_questions_go_to_the_context_that_started_it(pool, era):
+    from mcpnb import CallContext
+
+    person = Recorder()
+    pool.interaction = person
+    serve_probekit("probe", pool=pool, era=era)
+    started_here = CallContext()
+    handle = pool.start_task(
+        "probe", "slow_task", {"steps": 4, "delay": 0.01, "confirm": True}, context=started_here
+    )
+    assert handle.result(timeout=30).data["confirmed"] is True
+    assert person.calls == [started_here]
+    assert started_here not in pool.connection("probe").asking.active_calls  # released when the task ended
+
+
+def test_server_everything_research_task_asks_and_completes(pool, everything):
+    """A third-party legacy task tool that *requires* tasks: a plain call runs it as one, and its
+    input_required question (delivered through tasks/result) reaches the interaction."""
+    import time
+
+    from tests.client.tasks.conftest import Answers
+
+    class FirstChoice(Interaction):
+        def __init__(self) -> None:
+            super().__init__()
+            self.answers = Answers()
+
+        async def elicit(self, server: str, params: Any, call: Any) -> Any:
+            return await self.answers(None, params)
+
+    person = FirstChoice()
+    pool.interaction = person
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    deadline = time.monotonic() + 20
+    while "simulate-research-query" not in {t.name for t in pool.tools("ev", refresh=True)}:
+        assert time.monotonic() < deadline, "the task tool never appeared"
+        time.sleep(0.1)
+    result = pool.call("ev", "simulate-research-query", {"topic": "python packaging", "ambiguous": True})
+    assert not result.is_error and "python packaging" in result.text
+    assert len(person.answers.seen) == 1  # asked exactly once, through the pool's interaction

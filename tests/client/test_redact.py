@@ -1,0 +1,102 @@
+"""Secret-hiding helpers: names that mark secrets, URLs, headers, env, and scrubbing free text."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpnb.client.redact import (
+    REDACTED,
+    is_secret_key,
+    redact_env,
+    redact_headers,
+    redact_url,
+    scrub,
+    url_secrets,
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Authorization",
+        "authorization",
+        "Proxy-Authorization",
+        "Cookie",
+        "set-cookie",
+        "X-Api-Key",
+        "api_key",
+        "apiKey",
+        "API_KEY",
+        "APIKEY",
+        "key",
+        "GITHUB_TOKEN",
+        "X-Auth-Token",
+        "client_secret",
+        "DB_PASSWORD",
+        "passwd",
+        "aws_credentials",
+    ],
+)
+def test_secret_names(name: str) -> None:
+    assert is_secret_key(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["Accept", "Content-Type", "PATH", "MONKEY", "keyboard", "User-Agent", "HOME"]
+)
+def test_ordinary_names(name: str) -> None:
+    assert not is_secret_key(name)
+
+
+def test_redact_headers_hides_only_secret_headers() -> None:
+    shown = redact_headers(
+        {"X-Api-Key": "k-123456", "Authorization": "Bearer abcdef", "Accept": "text/plain"}
+    )
+    assert shown == {"X-Api-Key": REDACTED, "Authorization": REDACTED, "Accept": "text/plain"}
+
+
+def test_redact_env_hides_every_value_and_keeps_names() -> None:
+    assert redact_env({"DEBUG": "1", "PATH": "/bin", "TOKEN": "t0ken-value"}) == {
+        "DEBUG": REDACTED,
+        "PATH": REDACTED,
+        "TOKEN": REDACTED,
+    }
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://example.com/mcp", "https://example.com/mcp"),
+        ("https://user:hunter22@example.com/mcp", f"https://user:{REDACTED}@example.com/mcp"),
+        ("https://ghp_abcdef@example.com/mcp", f"https://{REDACTED}@example.com/mcp"),
+        ("http://h/sse?token=abc123&x=1", f"http://h/sse?token={REDACTED}&x=1"),
+        ("http://h/sse?access_token=abc123", f"http://h/sse?access_token={REDACTED}"),
+        (
+            "http://h/?api_key=zzzz&apiKey=yyyy&key=kkkk",
+            f"http://h/?api_key={REDACTED}&apiKey={REDACTED}&key={REDACTED}",
+        ),
+        ("http://h/?secret=s3cr3t&page=2", f"http://h/?secret={REDACTED}&page=2"),
+        ("http://h/cb#access_token=frag-tok&state=9", f"http://h/cb#access_token={REDACTED}&state=9"),
+    ],
+)
+def test_redact_url(url: str, expected: str) -> None:
+    assert redact_url(url) == expected
+
+
+def test_url_secrets_are_the_hidden_values() -> None:
+    assert url_secrets("https://u:pw-9999@h/sse?token=abc%2F123&x=1") == {"pw-9999", "abc%2F123", "abc/123"}
+    assert url_secrets("https://h/mcp?page=2") == set()
+
+
+def test_scrub_replaces_every_occurrence_longest_first() -> None:
+    text = "auth abcd1234efgh failed; retry with abcd1234 then abcd1234"
+    out = scrub(text, ["abcd1234", "abcd1234efgh"])
+    assert out == f"auth {REDACTED} failed; retry with {REDACTED} then {REDACTED}"
+
+
+def test_scrub_ignores_short_and_missing_values() -> None:
+    assert scrub("on port 123 with abc", ["on", "123", "abc", None, ""]) == "on port 123 with abc"
+
+
+def test_scrub_escapes_regex_characters() -> None:
+    assert scrub("key a+b(c)*d. end", ["a+b(c)*d."]) == f"key {REDACTED} end"

@@ -1,0 +1,290 @@
+"""Faults that really happen, to real processes: kills, restarts, forgotten sessions, hangs, slowness.
+
+No wall-clock assertions: delays are made tiny through the config, and randomness is seeded.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import signal
+import sys
+import threading
+import time
+
+import pytest
+from conftest import DEMO, HttpServer, alive, demo_command, free_port, wait_until
+
+from mcpnb import CallError, CallTimeoutError, ConfigError, ConnectError, ToolNotFoundError
+from mcpnb.client.errors import AuthError
+from mcpnb.client.events import State
+from mcpnb.client.retry import Backoff, is_retryable
+
+FAST = {"retry_delay": 0.05, "max_retries": 3, "health_check_interval": 0}
+
+
+# ---------------------------------------------------------------- backoff and classification
+def test_backoff_delays_follow_the_formula_for_a_seed():
+    delays = Backoff(initial=1.0, maximum=30.0, jitter=0.1, rng=random.Random(7)).delays(7)
+    expected_rng = random.Random(7)
+    expected = [min(2**n, 30.0) * (1 + 0.1 * expected_rng.random()) for n in range(7)]
+    assert delays == pytest.approx(expected)
+    for n, d in enumerate(delays):
+        base = min(2**n, 30.0)
+        assert base <= d <= base * 1.1  # exponential, capped at 30 s, at most 10 % jitter on top
+
+
+def test_same_seed_same_delays_other_seed_other_delays():
+    a = Backoff(rng=random.Random(1)).delays(4)
+    assert a == Backoff(rng=random.Random(1)).delays(4)
+    assert a != Backoff(rng=random.Random(2)).delays(4)
+
+
+def test_error_classification():
+    from mcp import MCPError
+
+    assert is_retryable(ConnectionRefusedError())
+    assert is_retryable(ExceptionGroup("g", [ExceptionGroup("h", [MCPError(-32000, "Connection closed")])]))
+    assert is_retryable(TimeoutError())
+    assert is_retryable(MCPError(-32603, "Server returned an error response"), http_status=503)
+    assert is_retryable(MCPError(-32600, "Session not found"), http_status=404)
+    assert not is_retryable(FileNotFoundError(2, "No such file", "mcp-server-x"))
+    assert not is_retryable(MCPError(-32603, "Server returned an error response"), http_status=401)
+    assert not is_retryable(MCPError(-32602, "Invalid params"))
+    assert not is_retryable(MCPError(-32022, "Unsupported protocol version"))
+    assert not is_retryable(ConfigError("bad key"))
+    assert not is_retryable(AuthError.from_status("s", 403, "http://127.0.0.1:1/mcp"))
+    assert is_retryable(AuthError("authorization server unreachable", retryable=True))
+
+
+# ---------------------------------------------------------------- reconnect
+def _kill_soon(pid: int, sig: int = signal.SIGKILL, after: float = 0.3) -> None:
+    def later() -> None:
+        time.sleep(after)
+        os.kill(pid, sig)
+
+    threading.Thread(target=later, daemon=True).start()
+
+
+def test_killed_stdio_server_reconnects_with_backoff(pool):
+    seen = []
+    pool.subscribe(seen.append)
+    pool.connect("demo", **demo_command(), **FAST)
+    pid = pool.call("demo", "pid").data
+    _kill_soon(pid)
+    with pytest.raises(CallError, match="lost"):
+        pool.call("demo", "slow", {"seconds": 30})
+    new_pid = pool.call("demo", "pid").data  # waits for the reconnect under way
+    assert new_pid != pid
+    row = pool.status()["demo"]
+    assert row.state == "connected" and row.retries >= 1
+    retry = next(
+        e for e in seen if e.kind == "state" and e.state == State.RECONNECTING and e.detail.get("delay")
+    )
+    assert retry.detail["attempt"] == 1 and retry.detail["max_retries"] == 3
+    assert 0.05 <= retry.detail["delay"] <= 0.055
+
+
+def test_gives_up_after_the_last_attempt(pool, tmp_path):
+    gate = tmp_path / "gate"
+    gate.write_text("open")
+    script = tmp_path / "gated.py"
+    script.write_text(
+        "import runpy, sys, pathlib\n"
+        f"if not pathlib.Path({str(gate)!r}).exists():\n"
+        "    sys.exit('gate closed')\n"
+        f"sys.argv = [{DEMO!r}, 'stdio']\n"
+        f"runpy.run_path({DEMO!r}, run_name='__main__')\n"
+    )
+    seen = []
+    pool.subscribe(seen.append)
+    pool.connect("gated", command=sys.executable, args=[str(script)], **FAST)
+    pid = pool.call("gated", "pid").data
+    gate.unlink()
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(CallError):
+        pool.call("gated", "echo", {"text": "x"})
+    assert wait_until(lambda: pool.status()["gated"].state == "failed")
+    row = pool.status()["gated"]
+    assert row.retries == 3
+    assert "gave up reconnecting" in row.last_error
+    assert [e.detail["attempt"] for e in seen if e.kind == "retry"] == [1, 2, 3]
+
+    gate.write_text("open")
+    pool.reconnect("gated")  # by hand, at any time
+    assert pool.call("gated", "echo", {"text": "back"}).data == "back"
+
+
+def test_non_retryable_error_fails_at_once(pool, tmp_path):
+    link = tmp_path / "server-command"
+    link.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    link.chmod(0o755)
+    pool.connect("demo", command=str(link), args=[DEMO, "stdio"], **FAST)
+    pid = pool.call("demo", "pid").data
+    link.unlink()  # the command is gone: no amount of retrying brings it back
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(CallError):
+        pool.call("demo", "echo", {"text": "x"})
+    assert wait_until(lambda: pool.status()["demo"].state == "failed")
+    row = pool.status()["demo"]
+    assert row.retries == 1
+    assert "command not found" in row.last_error
+
+
+def test_http_server_restarted_on_the_same_port(pool):
+    port = free_port()
+    server = HttpServer("http", port=port)
+    try:
+        pool.connect("web", url=server.url, retry_delay=0.2, max_retries=6, health_check_interval=0)
+        assert pool.call("web", "add", {"a": 1, "b": 1}).data == 2
+        server.stop()
+        with pytest.raises(CallError):
+            pool.call("web", "add", {"a": 1, "b": 1})
+        server = HttpServer("http", port=port)
+        assert pool.call("web", "add", {"a": 2, "b": 2}).data == 4
+        assert pool.status()["web"].state == "connected"
+    finally:
+        server.stop()
+
+
+def test_forgotten_session_retries_idempotent_calls_only(pool, http_url):
+    pool.connect("web", url=http_url, era="legacy", **FAST)
+    assert pool.call("web", "increment").data == 1
+
+    pool.call("web", "forget_sessions")
+    assert pool.call("web", "count").data == 1  # read-only: retried transparently on a new session
+    assert pool.status()["web"].state == "connected"
+
+    pool.call("web", "forget_sessions")
+    with pytest.raises(CallError, match="may or may not have run") as info:
+        pool.call("web", "increment")
+    assert "connection is back" in str(info.value)
+    assert pool.call("web", "count").data == 1  # not replayed: the server counted it exactly once
+    assert len(pool.tools("web")) > 5  # list calls keep working on the new session
+
+
+# ---------------------------------------------------------------- startup and call timeouts
+def test_slow_start_trips_startup_timeout(pool):
+    with pytest.raises(ConnectError, match=r"startup_timeout=0\.5 s; raise startup_timeout"):
+        pool.connect("slow", **demo_command("--startup-delay", "5"), startup_timeout=0.5)
+    assert pool.status()["slow"].state == "failed"
+
+
+def test_progress_resets_the_tool_timeout(pool):
+    pool.connect("demo", **demo_command(), tool_timeout=1)
+    result = pool.call("demo", "progress_for", {"seconds": 3, "every": 0.4})
+    assert result.data.startswith("done after")
+
+
+def test_max_total_timeout_caps_a_call_that_keeps_reporting(pool):
+    pool.connect("demo", **demo_command(), tool_timeout=1, max_total_timeout=1.5)
+    with pytest.raises(CallTimeoutError, match=r"max_total_timeout=1\.5 s"):
+        pool.call("demo", "progress_for", {"seconds": 4, "every": 0.3})
+    assert pool.call("demo", "add", {"a": 1, "b": 2}).data == 3
+
+
+def test_silent_tool_times_out_without_progress(pool):
+    pool.connect("demo", **demo_command(), tool_timeout=0.5)
+    with pytest.raises(CallTimeoutError, match=r"without progress.*raise tool_timeout for server 'demo'"):
+        pool.call("demo", "slow", {"seconds": 30, "tag": "silent"})
+    assert wait_until(lambda: pool.call("demo", "cancelled").data == ["silent"])
+
+
+# ---------------------------------------------------------------- health
+def test_sigstopped_server_is_unhealthy_then_recovers(pool):
+    pool.connect("demo", **demo_command(), health_check_interval=0.3)
+    pid = pool.call("demo", "pid").data
+    assert wait_until(lambda: pool.status()["demo"].healthy is True)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        assert wait_until(lambda: pool.status()["demo"].healthy is False)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert wait_until(lambda: pool.status()["demo"].healthy is True)
+    assert pool.call("demo", "pid").data == pid  # the same session survived
+    conn = pool.connection("demo")
+    assert len(conn.health.latencies_ms) >= 2 and conn.health.last_ok is not None
+
+
+def test_hung_server_is_replaced_after_repeated_failures(pool):
+    pool.connect("demo", **demo_command(), health_check_interval=0.3, retry_delay=0.05)
+    pid = pool.call("demo", "pid").data
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        assert wait_until(lambda: pool.status()["demo"].retries >= 1, timeout=30)
+        assert wait_until(lambda: pool.status()["demo"].state == "connected", timeout=30)
+        assert pool.call("demo", "pid").data != pid
+    finally:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------- tool cache
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_list_changed_invalidates_the_cache(pool, era):
+    pool.connect("demo", **demo_command(), era=era, cache_ttl=3600)
+    assert "fresh_tool" not in {t.name for t in pool.tools("demo")}
+    pool.call("demo", "add_tool", {"name": "fresh_tool"})
+    assert wait_until(lambda: "fresh_tool" in {t.name for t in pool.tools("demo")})
+    invalidated = [
+        e for e in pool.connection("demo").events.history if e.detail.get("reason") == "list_changed"
+    ]
+    assert invalidated
+
+
+def test_cache_hit_does_no_io_and_ttl_expiry_refetches(pool):
+    pool.connect("demo", **demo_command(), cache_ttl=100)
+    conn = pool.connection("demo")
+    now = [1000.0]
+    conn.tool_cache.clock = lambda: now[0]
+    pool.tools("demo", refresh=True)
+    pid = pool.call("demo", "pid").data
+    os.kill(pid, signal.SIGSTOP)  # a frozen server: any I/O would hang
+    try:
+        assert len(pool.tools("demo")) > 5
+        hits = [e for e in conn.events.history if e.kind == "cache" and e.detail.get("hit") is True]
+        assert hits
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    now[0] += 101
+    pool.tools("demo")
+    last = [e for e in conn.events.history if e.kind == "cache"][-1]
+    assert last.detail.get("hit") is False
+
+
+# ---------------------------------------------------------------- filters
+def test_filters_apply_to_listing_and_calling(pool, caplog):
+    caplog.set_level(logging.DEBUG, logger="mcpnb")
+    pool.connect("demo", **demo_command(), enabled_tools=["add", "ec*", "calls"], disabled_tools=["echo"])
+    assert {t.name for t in pool.tools("demo")} == {"add", "calls"}
+    with pytest.raises(ToolNotFoundError, match=r"disabled_tools.*nothing was sent"):
+        pool.call("demo", "echo", {"text": "x"})
+    with pytest.raises(ToolNotFoundError, match="not in enabled_tools"):
+        pool.call("demo", "pid")
+    assert pool.call("demo", "calls").data == []  # the server never saw echo
+    assert "tools hidden by the tool filters" in caplog.text
+
+
+# ---------------------------------------------------------------- auth errors
+def test_wrong_token_is_an_auth_error_without_retries(pool):
+    server = HttpServer("http", "--require-token", "right-token-123")
+    try:
+        with pytest.raises(ConnectError, match="HTTP 401"):
+            pool.connect("web", url=server.url, headers={"Authorization": "Bearer wrong-token-456"}, **FAST)
+        row = pool.status()["web"]
+        assert row.state == "failed" and row.retries == 0
+        assert "wrong-token-456" not in row.last_error
+        pool.connect("ok", url=server.url, config={"auth": {"type": "bearer", "token": "right-token-123"}})
+        assert pool.call("ok", "add", {"a": 1, "b": 1}).data == 2
+    finally:
+        server.stop()
+
+
+def test_events_are_logged_at_debug(pool, caplog):
+    caplog.set_level(logging.DEBUG, logger="mcpnb")
+    pool.connect("demo", **demo_command())
+    pool.tools("demo")
+    messages = [r.getMessage() for r in caplog.records if r.name == "mcpnb"]
+    assert any("connected" in m for m in messages)
+    assert any("served from cache" in m for m in messages)

@@ -1,0 +1,36 @@
+"""The status table shows health, retries and errors in text and HTML, one row per server."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from mcpnb.client.status import ServerStatus, StatusTable
+
+
+def _table() -> StatusTable:
+    return StatusTable(
+        [
+            ServerStatus(
+                "good", "stdio", "connected", era="modern", tools=3, healthy=True, last_ok=datetime.now()
+            ),
+            ServerStatus("sick", "http", "reconnecting", healthy=False, retries=2, last_error="lost"),
+            ServerStatus("new", "inprocess", "connecting"),
+        ]
+    )
+
+
+def test_text_table_has_health_and_retries():
+    lines = repr(_table()).splitlines()
+    assert lines[0].split()[:5] == ["name", "transport", "state", "health", "era"]
+    good, sick, new = lines[1:]
+    assert " ok " in good and "unhealthy" in sick and " 2 " in sick
+    assert "ok" not in new.split() and "unhealthy" not in new  # no probe yet: no verdict
+
+
+def test_html_table_has_badges_and_lookup_by_name():
+    table = _table()
+    html = table._repr_mimebundle_()["text/html"]
+    assert html.count("<tr>") == 4
+    assert "unhealthy" in html and "last ok" in html and "no probe yet" in html
+    assert table["sick"].retries == 2
+    assert list(table.df["name"]) == ["good", "sick", "new"]

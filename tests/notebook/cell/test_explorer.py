@@ -1,0 +1,60 @@
+"""The tool explorer and the −32042 retry panel, as widgets a person uses (in-process here; the
+kernel tests click them through a real kernel)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import demo_command
+
+from mcpnb import UrlRequiredError, serve_probekit
+from mcpnb.notebook.cell import ToolExplorer, UrlRetry
+
+
+def test_explorer_calls_the_picked_tool_with_the_form(pool):
+    pool.connect("demo", **demo_command())
+    explorer = ToolExplorer(pool, "demo")
+    assert "add" in explorer.tool_pick.options and explorer.server_pick.value == "demo"
+    explorer.tool_pick.value = "add"
+    explorer.form.inputs["a"].value = 2
+    explorer.form.inputs["b"].value = 40
+    result = explorer.call()
+    assert result.data == 42
+    assert "42" in explorer.result_view.value and "✓" in explorer.status.value
+
+
+def test_explorer_checks_the_form_before_sending(pool):
+    pool.connect("demo", **demo_command())
+    explorer = ToolExplorer(pool, "demo")
+    explorer.tool_pick.value = "echo"  # text is required and left empty
+    assert explorer.call() is None
+    assert "text" in explorer.form.errors
+    assert pool.call("demo", "calls").data == []  # nothing reached the server
+
+
+def test_explorer_switches_servers(pool):
+    pool.connect("demo", **demo_command())
+    serve_probekit("probe", pool=pool)
+    explorer = ToolExplorer(pool)
+    explorer.server_pick.value = "probe"
+    assert "ui_search" in explorer.tool_pick.options
+    explorer.tool_pick.value = "ui_search"
+    explorer.form.inputs["query"].value = "date picker"
+    assert explorer.call().data["results"][0]["id"] == "date-picker"
+
+
+def test_explorer_needs_a_connected_server(pool):
+    with pytest.raises(ValueError, match="no connected server"):
+        ToolExplorer(pool)
+
+
+def test_retry_panel_calls_again_after_the_page(pool, tmp_path, monkeypatch):
+    (tmp_path / "page.md").write_text("# Consent given\n")
+    monkeypatch.chdir(tmp_path)
+    serve_probekit("probe", pool=pool)
+    with pytest.raises(UrlRequiredError) as info:
+        pool.call("probe", "open_local_page", {"path": "page.md"})
+    retry = UrlRetry(pool, info.value, {"path": "page.md"})
+    assert "probe" in retry.panel.widget.children[0].value  # which server asks
+    result = retry.panel.buttons["retry"].click() or retry.result
+    assert result.data["title"] == "Consent given"
+    assert "Consent given" in retry.result_view.value

@@ -1,0 +1,120 @@
+"""URL consent (and the −32042 retry variant) and the sampling panel."""
+
+from __future__ import annotations
+
+import mcp.types as types
+
+from mcpnb.notebook.forms import FormOutcome, SamplingOutcome, SamplingPanel, UrlConsent, sampling_view
+
+
+def panel(url="https://auth.example.com/login?x=1", retry=None, **kw):
+    got: list[FormOutcome] = []
+    p = UrlConsent(
+        url,
+        message=kw.get("message", "Sign in first"),
+        server=kw.get("server", "srv"),
+        on_done=got.append,
+        on_retry=retry,
+    )
+    return p, got
+
+
+def test_url_panel_shows_server_url_host_and_a_plain_link():
+    p, got = panel()
+    info = p.info.value
+    assert "srv" in info and "Sign in first" in info
+    assert "<b style='font-size:1.1em'>auth.example.com</b>" in info
+    assert "/login?x=1" in info
+    link = p.link.value
+    assert 'href="https://auth.example.com/login?x=1"' in link
+    assert 'target="_blank"' in link and "noopener" in link
+    assert got == []  # nothing happens until a person acts
+    assert [b.description for b in p.buttons.values()] == ["I've completed it", "Decline", "Cancel"]
+
+
+def test_url_buttons():
+    for key, action in (("accept", "accept"), ("decline", "decline"), ("cancel", "cancel")):
+        p, got = panel()
+        p.buttons[key].click()
+        assert got == [FormOutcome(action, None)]
+        assert all(b.disabled for b in p.buttons.values())
+        p.buttons["accept"].click()
+        assert len(got) == 1
+
+
+def test_dangerous_urls_are_not_linked_and_warned():
+    p, _ = panel("javascript:alert(document.cookie)")
+    assert "<a" not in p.link.value and "not a web link" in p.info.value
+    p, _ = panel("https://bank.com@evil.example/x")
+    assert "<b style='font-size:1.1em'>evil.example</b>" in p.info.value and "user name" in p.info.value
+
+
+def test_untrusted_strings_escaped():
+    url = 'https://x.org/"><script>alert(1)</script>'
+    p, _ = panel(url, message="<script>alert(2)</script>", server="<script>alert(3)</script>")
+    assert "<script>" not in p.info.value and "<script>" not in p.link.value
+    assert "&lt;script&gt;alert(2)" in p.info.value
+    assert '"><' not in p.link.value
+
+
+def test_retry_variant():
+    retried: list[int] = []
+    p, got = panel(retry=lambda: retried.append(1))
+    assert p.buttons["retry"].description == "Retry the call"
+    p.buttons["accept"].click()  # completed: retry stays available
+    assert got == [FormOutcome("accept", None)] and not p.buttons["retry"].disabled
+    p.buttons["retry"].click()
+    assert retried == [1] and all(b.disabled for b in p.buttons.values())
+    p.retry()
+    assert retried == [1]
+    # retry straight away accepts first
+    p, got = panel(retry=lambda: retried.append(2))
+    p.buttons["retry"].click()
+    assert got == [FormOutcome("accept", None)] and retried == [1, 2]
+    # after a decline there is nothing to retry
+    p, got = panel(retry=lambda: retried.append(3))
+    p.buttons["decline"].click()
+    assert p.retry() is False and retried == [1, 2]
+
+
+SAMPLING = types.CreateMessageRequestParams(
+    messages=[
+        types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Say <b>hi</b>")),
+        types.SamplingMessage(
+            role="assistant", content=types.ImageContent(type="image", data="AAAA", mime_type="image/png")
+        ),
+    ],
+    system_prompt="You are terse",
+    max_tokens=20,
+    model_preferences=types.ModelPreferences(hints=[types.ModelHint(name="claude")]),
+)
+
+
+def test_sampling_view_reads_sdk_params_and_dicts():
+    v = sampling_view(SAMPLING)
+    assert v.messages[0] == ("user", "Say <b>hi</b>")
+    assert v.messages[1][1].startswith("[image image/png")
+    assert (v.system_prompt, v.max_tokens, v.model_hints) == ("You are terse", 20, ["claude"])
+    d = sampling_view(SAMPLING.model_dump(by_alias=True, mode="json"))
+    assert d == v
+
+
+def test_sampling_panel_accept_and_reject():
+    got: list[SamplingOutcome] = []
+    p = SamplingPanel(SAMPLING, server="everything", on_done=got.append)
+    text = p.info.value
+    assert "everything" in text and "You are terse" in text and "token limit 20" in text
+    assert "Say &lt;b&gt;hi&lt;/b&gt;" in text and "<b>hi</b>" not in text
+    p.buttons["accept"].click()  # empty reply refused
+    assert got == [] and "Type a reply" in p.status.value
+    p.reply.value = "hello"
+    p.buttons["accept"].click()
+    assert got == [SamplingOutcome("accept", "hello")]
+    assert p.reply.disabled and all(b.disabled for b in p.buttons.values())
+    result = got[0].to_result()
+    assert isinstance(result, types.CreateMessageResult) and result.content.text == "hello"
+    got.clear()
+    p = SamplingPanel({"messages": []}, server=None, on_done=got.append)
+    p.buttons["reject"].click()
+    assert got == [SamplingOutcome("reject", None)]
+    assert isinstance(got[0].to_result(), types.ErrorData)

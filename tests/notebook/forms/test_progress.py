@@ -1,0 +1,78 @@
+"""Progress bar, text progress and the log view."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from mcpnb.notebook.forms import LogView, ProgressView, TextProgress
+
+
+def test_progress_view_updates_and_collapses():
+    p = ProgressView()
+    p.min_interval = 0
+    p.update(1, 4, "step <1>")
+    assert p.bar.value == 25 and "25%" in p.label.value and "step &lt;1&gt;" in p.label.value
+    p.update(3, None, "no total")
+    assert "3" in p.label.value and p.bar.value == p.bar.max
+    p.done()
+    assert p.bar.layout.display == "none" and "done" in p.label.value
+    p.update(4, 4)  # late updates are ignored
+    assert "done" in p.label.value
+    q = ProgressView()
+    q.done(ok=False, message="cancelled")
+    assert "stopped" in q.label.value and "cancelled" in q.label.value
+
+
+def test_progress_from_a_thread_is_throttled_but_lands():
+    p = ProgressView()
+    p.min_interval = 0.05
+    pushes = []
+    p.label.observe(lambda ch: pushes.append(ch["new"]), names="value")
+
+    def worker():
+        for i in range(1, 200):
+            p.update(i, 400, f"item {i}")
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    time.sleep(0.2)  # the throttled last state is flushed by a timer
+    assert len(pushes) < 50
+    assert "item 199" in p.label.value
+    p.done()
+
+
+def test_text_progress_prints_at_most_every_step():
+    lines: list[str] = []
+    t = TextProgress(lines.append, step=25, interval=60)
+    for i in range(101):
+        t.update(i, 100, "working")
+    t.done()
+    assert lines[0].startswith("[....................]   0%")
+    assert [line.split("]")[1].split("%")[0].strip() for line in lines[:-1]] == ["0", "25", "50", "75", "100"]
+    assert lines[-1].startswith("done in")
+    u = TextProgress(lines.append)
+    u.update(3)
+    assert lines[-1].startswith("[????????????????????] 3")
+
+
+def test_log_view():
+    log = LogView()
+    assert log.widget.layout.display == "none"  # nothing to show yet
+    log.add("warning", "db", "slow <query>")
+    log.add("error", None, {"code": 5})
+
+    class Params:  # the SDK's LoggingMessageNotificationParams shape
+        level = "info"
+        logger = "net"
+        data = "ok"
+
+    log.add(Params())
+    assert log.widget.layout.display is None and log.widget.selected_index is None  # shown, collapsed
+    assert log.widget.get_title(0) == "Server log (3)"
+    assert "slow &lt;query&gt;" in log.body.value and "<query>" not in log.body.value
+    assert log.text().splitlines() == ["[warning] db: slow <query>", '[error] {"code": 5}', "[info] net: ok"]
+    log.max_entries = 2
+    log.add("debug", None, "x")
+    assert len(log.entries) == 2 and "earlier entries dropped" in log.body.value

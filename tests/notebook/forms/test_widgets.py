@@ -1,0 +1,329 @@
+"""The ipywidgets form, driven in-process: set ``.value`` as a person would type, click buttons."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+import pytest
+
+from mcpnb.notebook.forms import ElicitationForm, FormOutcome
+from tests.client.elicitation.schemas import (
+    CONFORMANCE_BASIC,
+    EVERYTHING,
+    EVERYTHING_MESSAGE,
+    SEP1034,
+    SEP1330,
+)
+
+
+def make(schema, **kw):
+    got: list[FormOutcome] = []
+    form = ElicitationForm(
+        schema,
+        message=kw.pop("message", "Please answer"),
+        server=kw.pop("server", "demo"),
+        on_done=got.append,
+    )
+    return form, got
+
+
+def html_of(widget) -> str:
+    """All HTML text inside a widget tree (what a person would read)."""
+    out = []
+    if isinstance(widget, w.HTML):
+        out.append(widget.value)
+    for child in getattr(widget, "children", ()):
+        out.append(html_of(child))
+    return "\n".join(out)
+
+
+def test_everything_widgets_and_defaults_prefilled():
+    form, got = make(EVERYTHING, message=EVERYTHING_MESSAGE, server="server-everything")
+    i = form.inputs
+    assert isinstance(i["name"], w.Text) and i["name"].value == ""
+    assert isinstance(i["check"], w.Checkbox) and i["check"].value is False
+    assert i["firstLine"].value == "It was a dark and stormy night."
+    assert i["email"].placeholder == "name@example.com"
+    assert isinstance(i["integer"], w.IntSlider) and i["integer"].value == 42
+    assert (i["integer"].min, i["integer"].max) == (1, 100)
+    assert isinstance(i["number"], w.FloatSlider) and i["number"].value == pytest.approx(3.14)
+    assert i["number"].step <= 0.01  # the default survives a nudge of the slider
+    assert isinstance(i["untitledSingleSelectEnum"], w.Dropdown)  # 6 options
+    assert isinstance(i["titledSingleSelectEnum"], w.RadioButtons)  # 3 options
+    assert i["titledSingleSelectEnum"].label == "Superman"
+    assert i["legacyTitledEnum"].label == "Cats"
+    assert [c.description for c in i["untitledMultipleSelectEnum"].children] == [
+        "Guitar",
+        "Piano",
+        "Violin",
+        "Drums",
+        "Bass",
+    ]
+    text = html_of(form.widget)
+    assert "server-everything" in text and EVERYTHING_MESSAGE in text
+    assert "Your full, legal name" in text  # descriptions are shown as help
+    assert "mcpnb-field-name" in i["name"]._dom_classes
+
+    i["name"].value = "Ada"
+    i["email"].value = "ada@example.com"
+    i["homepage"].value = "https://example.com/ada"
+    i["birthdate"].value = "1815-12-10"
+    i["check"].value = True
+    i["untitledSingleSelectEnum"].label = "Joey"
+    i["titledSingleSelectEnum"].label = "Wonder Woman"
+    i["untitledMultipleSelectEnum"].children[1].value = True
+    form.buttons["accept"].click()
+    assert got == [
+        FormOutcome(
+            "accept",
+            {
+                "name": "Ada",
+                "check": True,
+                "firstLine": "It was a dark and stormy night.",
+                "email": "ada@example.com",
+                "homepage": "https://example.com/ada",
+                "birthdate": "1815-12-10",
+                "integer": 42,
+                "number": 3.14,
+                "untitledSingleSelectEnum": "Joey",
+                "untitledMultipleSelectEnum": ["Guitar", "Piano"],
+                "titledSingleSelectEnum": "hero-3",
+                "titledMultipleSelectEnum": ["fish-1"],
+                "legacyTitledEnum": "pet-1",
+            },
+        )
+    ]
+    assert isinstance(got[0].content["integer"], int) and isinstance(got[0].content["number"], float)
+
+
+def test_sep1034_accept_untouched_sends_every_default():
+    form, got = make(SEP1034)
+    form.buttons["accept"].click()
+    assert got[0].content == {
+        "name": "John Doe",
+        "age": 30,
+        "score": 95.5,
+        "status": "active",
+        "verified": True,
+    }
+
+
+def test_sep1330_enums_unset_by_default_and_pickable():
+    form, got = make(SEP1330)
+    assert form.collect() == {}  # nothing chosen, nothing invented
+    form.inputs["untitledSingle"].label = "option2"
+    form.inputs["titledSingle"].label = "Second Option"
+    form.inputs["legacyEnum"].label = "Option Three"
+    form.inputs["titledMulti"].children[0].value = True
+    form.submit("accept")
+    assert got[0].content == {
+        "untitledSingle": "option2",
+        "titledSingle": "value2",
+        "legacyEnum": "opt3",
+        "titledMulti": ["value1"],
+    }
+
+
+def test_required_marked_and_missing_required_blocks_accept():
+    form, got = make(CONFORMANCE_BASIC)
+    text = html_of(form.widget)
+    assert text.count('title="required"') == 2
+    assert "are required" in text
+    form.buttons["accept"].click()
+    assert got == []
+    assert form.errors == {"username": "required", "email": "required"}
+    assert "required" in form.controls["username"].error.value
+    assert form.controls["username"].error.layout.display is None  # visible
+    form.inputs["username"].value = "ada"
+    form.inputs["email"].value = "ada@example.com"
+    form.buttons["accept"].click()
+    assert got[0].content == {"username": "ada", "email": "ada@example.com"}
+    assert form.controls["username"].error.layout.display == "none"
+
+
+def test_inline_errors_email_pattern_bounds_then_fix():
+    schema = {
+        "type": "object",
+        "properties": {
+            "email": {"type": "string", "format": "email"},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "count": {"type": "integer", "minimum": 0},
+            "ratio": {"type": "number", "exclusiveMaximum": 1},
+        },
+        "required": ["email", "code", "count", "ratio"],
+    }
+    form, got = make(schema)
+    assert isinstance(form.inputs["count"], w.IntText)
+    assert isinstance(form.inputs["ratio"], w.FloatText)
+    form.inputs["email"].value = "ada-at-example"
+    form.inputs["code"].value = "abc"
+    form.inputs["count"].value = -3
+    form.inputs["ratio"].value = 1.5
+    assert form.submit("accept") is False
+    assert got == [] and not form.answered
+    assert set(form.errors) == {"email", "code", "count", "ratio"}
+    assert "email address" in form.controls["email"].error.value
+    assert "pattern" in form.controls["code"].error.value
+    assert "at least 0" in form.controls["count"].error.value
+    assert "less than 1" in form.controls["ratio"].error.value
+    assert "Please fix 4 problems" in form.status.value
+    assert not form.buttons["accept"].disabled
+    form.inputs["email"].value = "ada@example.com"
+    form.inputs["code"].value = "ABC"
+    form.inputs["count"].value = 3
+    form.inputs["ratio"].value = 0.5
+    assert form.submit("accept") is True
+    assert got[0].content == {"email": "ada@example.com", "code": "ABC", "count": 3, "ratio": 0.5}
+
+
+def test_optional_numbers_are_left_out_until_set():
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": ["number", "null"]}}}
+    form, _got = make(schema)
+    assert form.collect() == {}
+    form.inputs["n"].value = 7  # typing ticks the "send" box
+    assert form.controls["n"].include.value is True
+    assert form.collect() == {"n": 7}
+    form.controls["n"].include.value = False
+    assert form.collect() == {}
+
+
+def test_multichoice_bounds():
+    form, got = make(EVERYTHING | {"required": []})
+    boxes = form.inputs["untitledMultipleSelectEnum"].children
+    for box in boxes:
+        box.value = True
+    form.submit("accept")
+    assert got == [] and form.errors["untitledMultipleSelectEnum"] == "choose at most 3"
+    for box in boxes:
+        box.value = False
+    form.submit("accept")
+    assert form.errors["untitledMultipleSelectEnum"] == "choose at least 1"
+    boxes[4].value = True
+    form.submit("accept")
+    assert got[0].content["untitledMultipleSelectEnum"] == ["Bass"]
+    assert "Choose 1 to 3" in html_of(form.widget)
+
+
+def test_many_choices_use_select_multiple():
+    schema = {
+        "type": "object",
+        "properties": {
+            "t": {"type": "array", "items": {"enum": [f"v{i}" for i in range(12)]}, "default": ["v3"]}
+        },
+    }
+    form, _got = make(schema)
+    assert isinstance(form.inputs["t"], w.SelectMultiple)
+    assert form.collect() == {"t": ["v3"]}
+    form.inputs["t"].value = (0, 11)
+    assert form.collect() == {"t": ["v0", "v11"]}
+
+
+def test_secret_fields_warn_use_password_and_are_masked():
+    schema = {
+        "type": "object",
+        "properties": {"user": {"type": "string"}, "apiToken": {"type": "string", "title": "API token"}},
+    }
+    form, got = make(schema, server="vault")
+    assert isinstance(form.inputs["apiToken"], w.Password)
+    warnings = [c for c in form.controls["apiToken"].box.children if "mcpnb-secret-warning" in c._dom_classes]
+    assert warnings and "vault" in warnings[0].value
+    assert not [c for c in form.controls["user"].box.children if "mcpnb-secret-warning" in c._dom_classes]
+    form.inputs["user"].value = "ada"
+    form.inputs["apiToken"].value = "s3cr3t-value"
+    form.submit("accept")
+    assert got[0].content["apiToken"] == "s3cr3t-value"
+    assert "s3cr3t-value" not in form.status.value and "••••••" in form.status.value
+    assert "ada" in form.status.value
+
+
+def test_json_editor_for_nested_objects():
+    schema = {
+        "type": "object",
+        "properties": {
+            "filter": {
+                "type": "object",
+                "properties": {"field": {"type": "string"}, "op": {"enum": ["eq", "lt"]}},
+                "required": ["field"],
+                "default": {"field": "age", "op": "lt"},
+            },
+            "rows": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+        },
+        "required": ["filter"],
+    }
+    form, got = make(schema)
+    assert isinstance(form.inputs["filter"], w.Textarea)
+    assert '"field": "age"' in form.inputs["filter"].value  # default pre-filled as JSON
+    assert "Edit as JSON" in html_of(form.widget)
+    form.inputs["filter"].value = "{not json"
+    form.submit("accept")
+    assert got == [] and form.errors["filter"].startswith("not valid JSON")
+    form.inputs["filter"].value = '{"op": "eq"}'
+    form.submit("accept")
+    assert got == [] and "field" in form.errors["filter"]  # validated against the nested schema
+    form.inputs["filter"].value = '{"field": "name", "op": "eq"}'
+    form.inputs["rows"].value = '[{"id": 1}]'
+    form.submit("accept")
+    assert got[0].content == {"filter": {"field": "name", "op": "eq"}, "rows": [{"id": 1}]}
+
+
+def test_decline_and_cancel_disable_the_form():
+    for action in ("decline", "cancel"):
+        form, got = make(SEP1034)
+        form.buttons[action].click()
+        assert got == [FormOutcome(action, None)]
+        assert all(b.disabled for b in form.buttons.values())
+        assert all(i.disabled for i in form.inputs.values())
+        assert "nothing was sent" in form.status.value
+        form.buttons["accept"].click()  # a late click changes nothing
+        assert len(got) == 1
+
+
+def test_accept_disables_and_a_second_submit_is_ignored():
+    form, got = make(SEP1034)
+    assert form.submit("accept") is True
+    assert form.submit("accept") is False
+    assert len(got) == 1
+    assert all(i.disabled for i in form.inputs.values())
+    assert "Sent to <b>demo</b>" in form.status.value
+
+
+def test_on_done_failure_is_shown_not_raised():
+    def boom(_outcome):
+        raise RuntimeError("loop closed")
+
+    form = ElicitationForm(SEP1034, message="m", server="s", on_done=boom)
+    assert form.submit("accept") is True
+    assert "loop closed" in form.status.value
+
+
+def test_finish_from_elsewhere_does_not_call_on_done():
+    form, got = make(SEP1034)
+    form.finish(FormOutcome("decline", None, reason="no answer within 10 min"), note="timed out")
+    assert got == [] and form.answered
+    assert "no answer within 10 min" in form.status.value and "timed out" in form.status.value
+
+
+def test_untrusted_strings_are_escaped():
+    schema = {
+        "type": "object",
+        "properties": {
+            "<script>alert(1)</script>": {
+                "type": "string",
+                "title": "<img src=x onerror=alert(2)>",
+                "description": "<script>alert(3)</script>",
+            }
+        },
+    }
+    form, _got = make(schema, message="<script>alert(4)</script>", server="<b>evil</b>")
+    text = html_of(form.widget)
+    assert "<script>" not in text and "<img" not in text and "<b>evil</b>" not in text
+    assert "&lt;script&gt;alert(4)&lt;/script&gt;" in text
+    assert "&lt;b&gt;evil&lt;/b&gt;" in text
+    form.inputs["<script>alert(1)</script>"].value = "<script>x</script>"
+    form.submit("accept")
+    assert "<script>" not in form.status.value
+
+
+def test_repr_mimebundle_delegates_to_the_widget():
+    form, _ = make(SEP1034)
+    bundle = form._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -1,0 +1,62 @@
+"""A real IPython shell with ``%load_ext mcpnb``, and a fresh pool per test swapped into the magics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def ip() -> Any:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcpnb")
+    return shell
+
+
+@pytest.fixture
+def mcp(ip: Any, pool: Any, tmp_path_factory: Any, monkeypatch: Any) -> Iterator[Any]:
+    """The loaded magics, talking to this test's pool (closed by the ``pool`` fixture afterwards).
+
+    The user's own config layer is pointed at a file that does not exist, so a developer's
+    ``~/.config/mcpnb/mcp.json`` never leaks into a test.
+    """
+    from mcpnb.notebook.magics import get_magics
+
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(tmp_path_factory.mktemp("user") / "absent.json"))
+    magics = get_magics(ip)
+    assert magics is not None
+    magics.pool = pool
+    before = set(ip.user_ns)
+    yield magics
+    magics.pool = None
+    for name in set(ip.user_ns) - before:
+        ip.user_ns.pop(name, None)
+
+
+def connect_demo(ip: Any, name: str = "demo") -> Any:
+    """The demo test server over stdio, connected through the magic."""
+    import sys
+
+    from conftest import DEMO
+
+    return line(ip, f"connect {name} -- {sys.executable} {DEMO} stdio")
+
+
+def line(ip: Any, text: str) -> Any:
+    """``%mcp text`` through IPython's own magic machinery (errors propagate as exceptions)."""
+    return ip.run_line_magic("mcp", text)
+
+
+def cell(ip: Any, source: str) -> Any:
+    """Run a whole cell as a person would; returns IPython's ExecutionResult."""
+    return ip.run_cell(source)
+
+
+def bundle(ip: Any, obj: Any) -> dict[str, Any]:
+    """What a notebook frontend would receive for ``obj`` (every mime type IPython formats)."""
+    data, _ = ip.display_formatter.format(obj)
+    return data

@@ -1,0 +1,49 @@
+"""Tab completion: subcommands, options, server names, NAME.TOOL and key= through IPython's completer."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+from conftest import DEMO
+
+from mcpnb.notebook.magics.completion import candidates
+
+from .conftest import line
+
+
+def complete(ip, text: str) -> list[str]:
+    with warnings.catch_warnings():  # the v1 API is "pending deprecation" but is what terminals call
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        _, matches = ip.complete("", text, len(text))
+    return list(matches)
+
+
+def test_subcommands(ip, mcp):
+    assert complete(ip, "%mcp to") == ["tools"]
+    assert {"connect", "call", "serve", "status"} <= set(complete(ip, "%mcp "))
+    assert complete(ip, "%%mcp ca") == ["call"]
+
+
+def test_servers_tools_and_parameters(ip, mcp):
+    line(ip, f"connect demo -- {sys.executable} {DEMO} stdio")
+    line(ip, f"connect other -- {sys.executable} {DEMO} stdio")
+    assert set(complete(ip, "%mcp tools ")) == {"demo", "other"}
+    assert complete(ip, "%mcp logs ot") == ["other"]
+    assert set(complete(ip, "%mcp call demo.p")) >= {"demo.pid", "demo.people", "demo.point"}
+    assert complete(ip, "%%mcp call other.ech") == ["other.echo"]
+    assert complete(ip, "%mcp call demo.add ") == ["a=", "b="]
+    assert complete(ip, "%mcp call demo.add a=1 ") == ["b="]
+    assert complete(ip, "%mcp serve --stop ") == ["demo", "other"]
+
+
+def test_options_and_choices(ip, mcp):
+    assert "--timeout" in complete(ip, "%mcp call x.y --ti")
+    assert complete(ip, "%mcp connect x http://h --era l") == ["legacy"]
+    assert complete(ip, "%mcp serve pr") == ["probe-kit"]
+    assert "core" in complete(ip, "%mcp serve probe-kit --toolset ")
+
+
+def test_candidates_never_raise(mcp):
+    for text in ("", "%mcp", "%mcp call", "%mcp nope x", "%mcp call nothing.here ", "%mcp prompt "):
+        assert isinstance(candidates(mcp.pool, text), list)

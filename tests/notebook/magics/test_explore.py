@@ -1,0 +1,182 @@
+"""Exploring subcommands through a real IPython shell against real servers: tools, call (line and
+cell), resources, read, prompts, prompt. The demo server over stdio, a counting server in-process,
+server-everything over stdio. No protocol mocking."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from IPython.core.error import UsageError
+
+from mcpnb.client.results import ToolResult
+
+from .conftest import bundle, cell, connect_demo, line
+
+PY = sys.executable
+
+
+def test_tools_listing_filter_and_store(ip, mcp):
+    connect_demo(ip)
+    line(ip, "serve probe-kit --toolset core")
+    every = line(ip, "tools")
+    assert {t.server for t in every} == {"demo", "probe"}
+    only = line(ip, "tools demo --filter point -o found")
+    assert [t.name for t in only] == ["point", "bad_point"]
+    assert ip.user_ns["found"] is only
+    globbed = [t.name for t in line(ip, "tools demo --filter 'p*'")]
+    assert {"pid", "people", "point"} <= set(globbed) and all(n.startswith("p") for n in globbed)
+    data = bundle(ip, only)
+    assert "x*" in data["text/plain"] and "<table" in data["text/html"]
+    with pytest.raises(UsageError, match="did you mean 'demo'"):
+        line(ip, "tools dmeo")
+
+
+# ---------------------------------------------------------------- calls
+def test_call_line_capture_and_store(ip, mcp):
+    connect_demo(ip)
+    result = line(ip, "call demo.add a=1 b=2")
+    assert isinstance(result, ToolResult) and result.data == 3
+    cell(ip, "x = %mcp call demo.echo text='hello world'")
+    assert ip.user_ns["x"].text == "hello world"
+    line(ip, "call demo.people -o people")
+    assert list(ip.user_ns["people"].df["name"]) == ["Ada", "Linus", "Grace"]
+    assert line(ip, "call add a=5 b=5").data == 10  # a bare tool name works when it is unique
+
+
+def test_call_text_argument_keeps_what_was_typed(ip, mcp):
+    connect_demo(ip)
+    assert line(ip, "call demo.echo text=007").data == "007"  # the schema wants a string
+    assert line(ip, "call demo.echo text=true").data == "true"
+
+
+def test_cell_call_body_forms_and_interpolation(ip, mcp):
+    connect_demo(ip)
+    ip.user_ns["who"] = "Ada"
+    ip.user_ns["num"] = 40
+    cell(ip, "%%mcp call demo.echo -o r1\ntext: hello {{who}}\n")
+    assert ip.user_ns["r1"].data == "hello Ada"
+    cell(ip, '%%mcp call demo.add -o r2\n{"a": {{num}}, "b": 2}\n')
+    assert ip.user_ns["r2"].data == 42
+    cell(ip, "%%mcp call demo.echo -o r3\ntext: costs $5 {not an expression}\n")
+    assert ip.user_ns["r3"].data == "costs $5 {not an expression}"  # no $var / {expr} expansion
+    res = cell(ip, "r4 = %mcp call demo.echo text=$who")
+    assert res.success and ip.user_ns["r4"].data == "$who"
+
+
+def test_interpolation_sees_function_locals(ip, mcp):
+    connect_demo(ip)
+    ip.user_ns["who"] = "global"
+    cell(
+        ip,
+        "def f():\n    who = 'local'\n    r = %mcp call demo.echo text={{who}}\n    return r\nfrom_f = f()",
+    )
+    assert ip.user_ns["from_f"].data == "local"
+
+
+def test_trailing_semicolon_silences(ip, mcp):
+    connect_demo(ip)
+    silenced = cell(ip, "%mcp status;")
+    assert silenced.success and silenced.result is None
+    assert cell(ip, "%mcp status").result is not None
+
+
+def test_cell_call_timeout_and_raw(ip, mcp):
+    connect_demo(ip)
+    cell(ip, "%%mcp call demo.add --raw -o raw\na: 1\nb: 1\n")
+    assert ip.user_ns["raw"]["structuredContent"] == {"result": 2}
+    assert "application/json" in bundle(ip, ip.user_ns["raw"])
+    res = cell(ip, "%%mcp call demo.slow --timeout 0.5\nseconds: 5\n")
+    assert res.error_in_exec is not None and "timed out" in str(res.error_in_exec)
+    with pytest.raises(UsageError, match="positive"):
+        line(ip, "call demo.slow seconds=1 --timeout 0")
+
+
+@pytest.fixture
+def counter(mcp):
+    """An in-process server whose only tool records every call it receives."""
+    from mcp.server.mcpserver import MCPServer
+
+    calls: list[int] = []
+    server = MCPServer("counter", log_level="WARNING")
+
+    @server.tool()
+    def count(n: int, label: str = "") -> int:
+        """Record a call."""
+        calls.append(n)
+        return len(calls)
+
+    mcp.pool.connect("counter", server=server)
+    return calls
+
+
+def test_bad_arguments_are_caught_before_anything_is_sent(ip, mcp, counter):
+    with pytest.raises(UsageError, match=r"argument 'n': 'abc' is not of type 'integer'") as info:
+        line(ip, "call counter.count n=abc")
+    assert "nothing was sent" in str(info.value) and "count(n*: integer" in str(info.value)
+    with pytest.raises(UsageError, match=r"line 2\): 'x' is not of type"):
+        cell(ip, '%%mcp call counter.count\nlabel: ok\nn: "x"\n').raise_error()
+    with pytest.raises(UsageError, match="missing required argument 'n'"):
+        line(ip, "call counter.count label=x")
+    with pytest.raises(UsageError, match=r"unknown argument 'nn'.*did you mean 'n'"):
+        line(ip, "call counter.count nn=1")
+    assert counter == []  # the server saw no call at all
+    assert line(ip, "call counter.count n=7").data == 1
+    assert counter == [7]
+
+
+def test_unknown_tools_servers_and_subcommands_suggest(ip, mcp):
+    connect_demo(ip)
+    with pytest.raises(UsageError, match="did you mean 'echo'"):
+        line(ip, "call demo.ecko text=x")
+    with pytest.raises(UsageError, match="did you mean 'demo'"):
+        line(ip, "call dmeo.echo text=x")
+    with pytest.raises(UsageError, match="did you mean 'tools'"):
+        line(ip, "tols")
+    with pytest.raises(UsageError, match="did you mean '--timeout'"):
+        line(ip, "call demo.echo text=x --timout 3")
+    with pytest.raises(UsageError, match="takes no cell body"):
+        ip.run_cell_magic("mcp", "status", "something")
+
+
+def test_tool_error_renders_as_server_error(ip, mcp):
+    connect_demo(ip)
+    result = line(ip, "call demo.fail message=nope")
+    assert result.is_error
+    data = bundle(ip, result)
+    assert "The server reported an error" in data["text/plain"] and "nope" in data["text/plain"]
+
+
+# ---------------------------------------------------------------- server-everything, resources, prompts
+@pytest.fixture
+def everything_connected(ip, mcp, everything):
+    return line(ip, f"connect ev -- node {everything} stdio")
+
+
+def test_everything_calls(ip, mcp, everything_connected):
+    assert "5" in line(ip, "call ev.get-sum a=2 b=3").text
+    image = line(ip, "call ev.get-tiny-image")
+    assert "image/png" in bundle(ip, image)
+    structured = line(ip, "call ev.get-structured-content location=Chicago")
+    assert structured.data is not None
+
+
+def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
+    res = line(ip, "resources ev -o res")
+    assert ip.user_ns["res"] is res and len(res) > 0
+    uri = str(res[0].uri)
+    assert "<table" in bundle(ip, res)["text/html"]
+    contents = line(ip, f"read ev {uri}")
+    assert contents.text and uri in bundle(ip, contents)["text/plain"]
+    prompts = line(ip, "prompts ev")
+    assert "args-prompt" in repr(prompts) and "city*" in repr(prompts)
+    blob = line(ip, "read ev demo://resource/dynamic/blob/1")
+    assert "blob" in repr(blob) and "text/plain" in repr(blob)  # summarised: size and type
+    messages = line(ip, "prompt ev.args-prompt city=Paris state=IDF")
+    assert "Paris" in repr(messages)
+    with pytest.raises(UsageError, match="missing required argument 'city'"):
+        line(ip, "prompt ev.args-prompt")
+    with pytest.raises(UsageError, match="did you mean 'args-prompt'"):
+        line(ip, "prompt ev.args-promt city=x")
+    everything_listing = line(ip, "prompts")
+    assert len(everything_listing) == len(prompts)

@@ -1,0 +1,68 @@
+"""Loading: fast (no heavy imports), unloadable, and never stopped by a broken default .mcp.json."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from .conftest import line
+
+
+def test_load_imports_nothing_heavy():
+    code = (
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "ip = InteractiveShell.instance()\n"
+        "ip.run_line_magic('load_ext', 'mcpnb')\n"
+        "import sys\n"
+        "heavy = ('pandas', 'ipywidgets', 'jsonschema', 'mcp', 'httpx')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout.strip().replace("'", '"')) == []
+
+
+def test_unload_and_reload(ip, mcp):
+    ip.run_line_magic("unload_ext", "mcpnb")
+    assert ip.find_line_magic("mcp") is None
+    assert ip.find_cell_magic("mcp") is None
+    ip.run_line_magic("load_ext", "mcpnb")
+    from mcpnb.notebook.magics import get_magics
+
+    get_magics(ip).pool = mcp.pool
+    assert line(ip, "status") == []
+
+
+@pytest.mark.parametrize("content", ['{"mcpServers": {"a": ', "[1, 2]", '{"servers": {}}'])
+def test_broken_default_config_warns_and_loads(ip, mcp, tmp_path, monkeypatch, content):
+    (tmp_path / ".mcp.json").write_text(content)
+    monkeypatch.chdir(tmp_path)
+    ip.run_line_magic("unload_ext", "mcpnb")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ip.run_line_magic("load_ext", "mcpnb")
+    assert any(".mcp.json" in str(w.message) for w in caught)
+    assert ip.find_line_magic("mcp") is not None
+    from mcpnb.notebook.magics import get_magics
+
+    get_magics(ip).pool = mcp.pool
+    view = line(ip, "config")  # the full loader explains the problem instead of failing
+    assert view.problem
+
+
+def test_broken_user_config_warns_too(ip, mcp, tmp_path, monkeypatch):
+    user = tmp_path / "user.json"
+    user.write_text("{not json")
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(user))
+    monkeypatch.chdir(tmp_path)
+    ip.run_line_magic("unload_ext", "mcpnb")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ip.run_line_magic("load_ext", "mcpnb")
+    assert any("user.json" in str(w.message) for w in caught)
+    from mcpnb.notebook.magics import get_magics
+
+    get_magics(ip).pool = mcp.pool

@@ -1,0 +1,156 @@
+"""The line and cell-body parser: key=value words, bodies, {{var}} interpolation, targets."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from IPython.core.error import UsageError
+
+from mcpnb.notebook.magics.parser import (
+    Arguments,
+    interpolate_json,
+    parse_body,
+    parse_pairs,
+    parse_value,
+    safe_token,
+    split_line,
+    split_target,
+)
+
+
+def test_values_are_json_when_they_parse_else_text():
+    assert parse_value("5") == (5, True)
+    assert parse_value("true") == (True, True)
+    assert parse_value('["a", 1]') == (["a", 1], True)
+    assert parse_value("hello") == ("hello", False)
+    assert parse_value("NaN") == ("NaN", False)  # not JSON on the wire: kept as text
+
+
+def test_pairs_from_the_line():
+    args = parse_pairs(split_line('a=1 text="hello world" flags=[1,2] empty='), [])
+    assert args == {"a": 1, "text": "hello world", "flags": [1, 2], "empty": ""}
+    assert args.raw == {"a": "1", "flags": "[1,2]"}  # what was typed, for schemas that want text
+
+
+def test_pairs_errors_are_usage_errors():
+    with pytest.raises(UsageError, match="expected key=value"):
+        parse_pairs(["oops"], [])
+    with pytest.raises(UsageError, match="given twice"):
+        parse_pairs(["a=1", "a=2"], [])
+    with pytest.raises(UsageError, match="quotes"):
+        split_line('a="unclosed')
+
+
+def test_key_value_body_with_comments_and_multiline_json():
+    body = """
+    # a comment
+    query: login form
+    limit: 3
+    schema: {
+      "type": "object"
+    }
+    url: http://example.com/x
+    """
+    args = parse_body(body)
+    assert args == {
+        "query": "login form",
+        "limit": 3,
+        "schema": {"type": "object"},
+        "url": "http://example.com/x",
+    }
+    assert args.lines["limit"] == 4
+
+
+def test_json_body():
+    assert parse_body('{"a": 1, "b": [true, null]}') == {"a": 1, "b": [True, None]}
+    with pytest.raises(UsageError, match="line 1, column"):
+        parse_body('{"a": 1,}')
+    with pytest.raises(UsageError, match="not valid JSON"):
+        parse_body("a: {oops\nb: 2")
+
+
+def test_bad_body_lines_point_at_the_line():
+    with pytest.raises(UsageError, match="line 2"):
+        parse_body("a: 1\nnot a pair")
+
+
+def test_interpolation_from_the_namespace():
+    ns = [{"rows": [{"x": 1}], "name": 'Ada "the first"', "n": 3}]
+    assert parse_body("data: {{rows}}\nwho: hello {{name}}\ncount: {{ n }}", ns) == {
+        "data": [{"x": 1}],  # a whole placeholder is the object itself
+        "who": 'hello Ada "the first"',
+        "count": 3,
+    }
+    assert parse_body('{"data": {{rows}}, "who": "hi {{name}}"}', ns) == {
+        "data": [{"x": 1}],
+        "who": 'hi Ada "the first"',  # escaped inside a JSON string
+    }
+    assert parse_pairs(["data={{rows}}"], ns) == {"data": [{"x": 1}]}
+    assert parse_body("{{args}}", [{"args": {"a": 1}}]) == {"a": 1}
+
+
+def test_interpolation_errors_suggest_names():
+    with pytest.raises(UsageError, match="did you mean 'rows'"):
+        parse_body("data: {{rowz}}", [{"rows": 1}])
+    with pytest.raises(UsageError, match="not JSON"):
+        interpolate_json('{"a": {{obj}}}', [{"obj": object()}])
+
+
+def test_targets():
+    assert split_target("demo.add") == ("demo", "add")
+    assert split_target("demo.tool.with.dots") == ("demo", "tool.with.dots")
+    assert split_target("mcp__demo__add") == ("demo", "add")
+    assert split_target("add") == (None, "add")
+    with pytest.raises(UsageError):
+        split_target("demo.")
+
+
+def test_safe_token_hides_what_may_be_a_secret():
+    assert "sekret" not in safe_token("Authorization: Bearer sekret")
+    assert "abcdefghijklmnopqrstuvwxyz0123" not in safe_token("abcdefghijklmnopqrstuvwxyz0123")
+    assert safe_token("extra") == "'extra'"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text())
+def test_body_parser_never_crashes(text):
+    try:
+        result = parse_body(text, [{"x": 1, "name": "n"}])
+    except UsageError:
+        return
+    assert isinstance(result, Arguments)
+    assert all(isinstance(k, str) for k in result)
+
+
+_keyish = st.text(alphabet=st.characters(blacklist_characters=":\n\r#"), min_size=1, max_size=8)
+_line = st.tuples(_keyish, st.text(max_size=30)).map(lambda kv: f"{kv[0]}: {kv[1]}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_line, st.text(max_size=20)), max_size=8).map("\n".join))
+def test_key_value_bodies_never_crash(text):
+    try:
+        result = parse_body(text, [{"x": [1, 2]}])
+    except UsageError as exc:
+        assert str(exc)  # a message a person can read
+        return
+    assert isinstance(result, Arguments)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda c: st.lists(c) | st.dictionaries(st.text(), c),
+    )
+)
+def test_any_json_object_body_round_trips(value):
+    import json
+
+    body = json.dumps({"v": value})
+    assert parse_body(body) == {"v": value}
+    lines = parse_body("v: " + json.dumps(value))
+    if isinstance(value, str) and not value.strip():
+        return  # "v: " + '""' parses; a bare blank string is not distinguishable from empty text
+    assert "v" in lines

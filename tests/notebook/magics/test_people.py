@@ -1,0 +1,60 @@
+"""The people-in-the-loop options of %mcp call, in a real shell: --answers, --task, %mcp tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+
+from tests.notebook.magics.conftest import line
+
+
+@pytest.fixture
+def probe(ip: Any, mcp: Any) -> None:
+    line(ip, "serve probe-kit")
+
+
+def test_answers_from_a_notebook_variable(ip: Any, probe: None) -> None:
+    ip.user_ns["mine"] = {"answer": "Ada"}
+    result = line(ip, "call probe.ask_user question=Name? --answers mine")
+    assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
+
+
+def test_answers_must_be_a_dict(ip: Any, probe: None) -> None:
+    ip.user_ns["wrong"] = ["Ada"]
+    with pytest.raises(UsageError, match="expected a dict"):
+        line(ip, "call probe.ask_user question=Name? --answers wrong")
+    with pytest.raises(UsageError, match="did you mean 'wrong'"):
+        line(ip, "call probe.ask_user question=Name? --answers wrnog")
+
+
+def test_headless_shell_declines_without_answers(ip: Any, probe: None) -> None:
+    result = line(ip, "call probe.ask_user question=Name?")  # plain shell, stdin is a pipe under pytest
+    assert result.data["action"] == "decline"  # no terminal to type in: the headless policy applies
+
+
+def test_task_returns_a_live_handle_listed_by_tasks(ip: Any, probe: None) -> None:
+    handle = line(ip, "call probe.slow_task steps=3 delay=0.01 --task")
+    result = handle.result(timeout=30)
+    assert handle.status == "completed" and not result.is_error
+    listed = line(ip, "tasks probe")
+    assert handle.task_id in [h.task_id for h in listed]
+    assert "completed" in repr(listed) and "slow_task" in repr(listed)
+    with pytest.raises(UsageError, match="--ttl goes with --task"):
+        line(ip, "call probe.slow_task --ttl 100")
+
+
+def test_transcript_flag_and_setting(ip: Any, probe: None) -> None:
+    from tests.notebook.magics.conftest import bundle
+
+    plain = line(ip, "call probe.estimate task=x")
+    assert plain.transcript is None
+    traced = line(ip, "call probe.estimate task=x --transcript")
+    assert [m.method for m in traced.transcript.messages] == ["tools/call", "tools/call"]
+    assert "mcpnb-transcript" in bundle(ip, traced)["text/html"]
+    ip.run_line_magic("config", "Mcp.show_transcript = True")
+    try:
+        assert line(ip, "call probe.estimate task=x").transcript is not None
+    finally:
+        ip.run_line_magic("config", "Mcp.show_transcript = False")

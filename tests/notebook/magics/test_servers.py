@@ -1,0 +1,219 @@
+"""Server subcommands through a real IPython shell against real servers: connect (stdio, HTTP, SSE,
+--config), status, disconnect, reconnect, logs, config, serve, help. No protocol mocking."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from conftest import DEMO, ROOT
+from IPython.core.error import UsageError
+
+from mcpnb.client.errors import ConnectError
+from mcpnb.client.status import StatusTable
+
+from .conftest import bundle, cell, connect_demo, line
+
+PY = sys.executable
+
+
+# ---------------------------------------------------------------- connect variants
+def test_connect_stdio_with_env_and_cwd(ip, mcp):
+    servers = ROOT / "tests" / "servers"
+    # A relative script path only works if --cwd really sets the working directory.
+    table = line(
+        ip, f"connect demo --env GREETING=hello --env OTHER=x --cwd {servers} -- {PY} demo_server.py stdio"
+    )
+    assert isinstance(table, StatusTable) and table["demo"].state == "connected"
+    assert line(ip, "call demo.env name=GREETING").data == "hello"
+    assert mcp.pool.connection("demo").config.cwd == str(servers)
+
+
+def test_connect_http_with_header_and_era(ip, mcp, http_url):
+    table = line(ip, f'connect web {http_url} --header "X-Trace: abc" --era legacy')
+    assert table["web"].state == "connected"
+    assert table["web"].era == "legacy"
+    assert mcp.pool.connection("web").config.headers == {"X-Trace": "abc"}
+    assert line(ip, "call web.add a=2 b=3").data == 5
+
+
+def test_connect_sse(ip, mcp, sse_url):
+    table = line(ip, f"connect old {sse_url} --sse")
+    assert table["old"].transport == "sse" and table["old"].state == "connected"
+
+
+def test_connect_bearer_env(ip, mcp, http_url, monkeypatch):
+    monkeypatch.setenv("MCPNB_MAGIC_TOKEN", "tok-abcdef-123456")
+    table = line(ip, f"connect web {http_url} --bearer-env MCPNB_MAGIC_TOKEN")
+    assert table["web"].state == "connected"
+    assert mcp.pool.connection("web").config.auth.token_env == "MCPNB_MAGIC_TOKEN"
+
+
+def test_connect_bearer_env_unset_names_the_variable(ip, mcp, http_url, monkeypatch):
+    monkeypatch.delenv("MCPNB_MAGIC_MISSING", raising=False)
+    with pytest.raises(Exception, match="MCPNB_MAGIC_MISSING"):
+        line(ip, f"connect web {http_url} --bearer-env MCPNB_MAGIC_MISSING")
+
+
+def test_connect_config_file(ip, mcp, tmp_path):
+    path = tmp_path / ".mcp.json"
+    entry = {"command": PY, "args": [DEMO, "stdio"]}
+    path.write_text(
+        json.dumps({"mcpServers": {"one": entry, "two": entry, "off": {**entry, "enabled": False}}})
+    )
+    table = line(ip, f"connect --config {path} one")
+    assert [r.name for r in table] == ["one"]
+    table = line(ip, f"connect --config {path}")
+    assert {r.name: r.state for r in table} == {"one": "connected", "two": "connected", "off": "disabled"}
+    with pytest.raises(UsageError, match="did you mean 'two'"):
+        line(ip, f"connect --config {path} twoo")
+
+
+def test_connect_config_without_any_file_says_so(ip, mcp, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match=r"no \.mcp\.json found"):
+        line(ip, "connect --config")
+
+
+def test_connect_usage_errors(ip, mcp):
+    with pytest.raises(UsageError, match="NAME"):
+        line(ip, "connect")
+    with pytest.raises(UsageError, match="say how to reach"):
+        line(ip, "connect demo")
+    with pytest.raises(UsageError, match="nothing after"):
+        line(ip, "connect demo --")
+    with pytest.raises(UsageError, match="did you mean 'legacy'"):
+        line(ip, "connect demo http://127.0.0.1:1/mcp --era legasy")
+    with pytest.raises(UsageError, match="did you mean '--header'"):
+        line(ip, "connect demo http://127.0.0.1:1/mcp --headr X")
+    with pytest.raises(UsageError, match="does not combine with --config"):
+        line(ip, "connect --config --era legacy")
+    with pytest.raises(UsageError, match="for HTTP/SSE"):
+        line(ip, f'connect demo --header "A: b" -- {PY} {DEMO}')
+
+
+def test_connect_failure_is_short_and_verbose_adds_the_traceback(ip, mcp, capsys):
+    with pytest.raises(ConnectError, match="command not found"):
+        line(ip, "connect bad -- /nonexistent/server")
+    cell(ip, "%mcp connect bad -- /nonexistent/server")
+    err = capsys.readouterr()
+    text = err.out + err.err
+    assert "ConnectError: could not connect to 'bad'" in text
+    assert "Traceback" not in text and "--verbose" in text
+    cell(ip, "%mcp connect bad --verbose -- /nonexistent/server")
+    err = capsys.readouterr()
+    assert "Traceback" in err.out + err.err or "File " in err.out + err.err
+
+
+# ---------------------------------------------------------------- status, tools
+def test_errors_advise_the_magic():
+    from mcpnb.client.errors import NotConnectedError
+    from mcpnb.notebook.magics import _shorten
+
+    exc = NotConnectedError("server 'x' is failed: gone; reconnect it with pool.reconnect('x')")
+    _shorten(exc)
+    shown = "\n".join(exc._render_traceback_())
+    assert "%mcp reconnect x" in shown and "--verbose" in shown
+
+
+def test_status_and_bare_mcp(ip, mcp):
+    connect_demo(ip)
+    for text in ("status", ""):
+        table = line(ip, text)
+        assert isinstance(table, StatusTable)
+        assert table["demo"].state == "connected"
+    data = bundle(ip, line(ip, ""))
+    assert "connected" in data["text/plain"] and "<table" in data["text/html"]
+
+
+# ---------------------------------------------------------------- lifecycle, logs, config, serve
+def test_disconnect_reconnect_logs(ip, mcp, capsys):
+    connect_demo(ip)
+    connect_demo(ip, "demo2")
+    line(ip, "call demo.stderr_line text=hello-from-stderr")
+    pid = line(ip, "call demo.pid").data
+    assert line(ip, "reconnect demo")["demo"].state == "connected"
+    assert line(ip, "call demo.pid").data != pid
+    logs = line(ip, "logs demo")
+    assert any("connected" in entry for entry in logs)
+    assert len(line(ip, "logs demo -n 1")) == 1
+    line(ip, "disconnect demo")
+    assert "disconnected: demo" in capsys.readouterr().out
+    assert mcp.pool.names == ["demo2"]
+    with pytest.raises(UsageError):
+        line(ip, "disconnect")
+    line(ip, "disconnect --all")
+    assert mcp.pool.names == []
+
+
+def test_config_view(ip, mcp, tmp_path, monkeypatch):
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"filed": {"command": "echo"}}}))
+    monkeypatch.chdir(tmp_path)
+    connect_demo(ip)
+    view = line(ip, "config")
+    assert set(view) == {"filed", "demo"} and view["demo"]["connected"] is True
+    assert str(tmp_path / ".mcp.json") in repr(view)
+
+
+def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
+    table = line(ip, "serve probe-kit")  # into this test's (empty) pool, not the default one
+    assert table["probe"].transport == "inprocess" and table["probe"].tools == 36
+    assert mcp.pool.names == ["probe"]
+    table = line(ip, "serve probe-kit --http --name kit --toolset ui")
+    assert table["kit"].transport == "http" and table["kit"].state == "connected"
+    assert line(ip, "call kit.ui_search query=button limit=1").data["results"]
+    line(ip, "serve --stop kit")
+    assert "stopped: kit" in capsys.readouterr().out
+    assert "kit" not in mcp.pool
+    with pytest.raises(UsageError, match="did you mean 'core'"):
+        line(ip, "serve probe-kit --toolset cor")
+    with pytest.raises(UsageError, match="--port needs --http"):
+        line(ip, "serve probe-kit --port 8000")
+
+
+def test_help_and_generated_usage(ip, mcp, capsys):
+    line(ip, "help")
+    out = capsys.readouterr().out
+    for sub in (
+        "connect",
+        "status",
+        "tools",
+        "call",
+        "resources",
+        "read",
+        "prompts",
+        "prompt",
+        "disconnect",
+        "reconnect",
+        "logs",
+        "config",
+        "serve",
+    ):
+        assert f"%mcp {sub}" in out
+    assert line(ip, "call -h") is None
+    assert "--timeout" in capsys.readouterr().out
+    doc = ip.find_line_magic("mcp").__doc__
+    assert "%mcp call" in doc and "usage" in doc.lower()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "status",
+        "tools probe",
+        "resources probe",
+        "read probe probe://toolsets",
+        "prompts probe",
+        "prompt probe.explain_tool tool_name=estimate",
+        "logs probe",
+        "config",
+        "reconnect probe",
+        "call probe.estimate task=x",
+    ],
+)
+def test_dash_o_stores_every_listing_and_result(ip, mcp, command):
+    line(ip, "serve probe-kit")
+    shown = line(ip, f"{command} -o kept")
+    assert ip.user_ns["kept"] is shown and shown is not None
+    assert "text/plain" in bundle(ip, shown)

@@ -1,0 +1,185 @@
+"""Content blocks the everything-server does not send: Markdown, audio, assistant-only text, image blobs."""
+
+from __future__ import annotations
+
+import base64
+import io
+import wave
+from typing import Any
+
+import pytest
+from mcp import Client, types
+from mcp.server.mcpserver import Audio, MCPServer
+
+from mcpnb.client.results import ToolResult
+from mcpnb.notebook.render import result_bundle
+from mcpnb.notebook.render.markdown import markdown_to_html
+
+from .test_inprocess import PNG
+
+pytestmark = pytest.mark.anyio
+
+
+def _wav() -> bytes:
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        w.writeframes(b"\x00\x00" * 80)
+    return buf.getvalue()
+
+
+WAV = _wav()
+MARKDOWN = """# Report <script>x()</script>
+
+Some **bold**, *italic* and `code <b>`, a [link](https://example.com/?a=1&b=2)
+and a [bad one](javascript:alert(1)).
+
+- one
+- two
+
+```
+raw <html>
+```
+"""
+
+server = MCPServer("blocks", log_level="WARNING")
+
+
+@server.tool()
+def notes() -> list[types.ContentBlock]:
+    return [types.TextContent(type="text", text=MARKDOWN, _meta={"mimeType": "text/markdown"})]
+
+
+@server.tool()
+def sound() -> Audio:
+    return Audio(data=WAV, format="wav")
+
+
+@server.tool()
+def whisper() -> list[types.ContentBlock]:
+    ann = types.Annotations(audience=["assistant"], priority=0.2, last_modified="2026-01-02T03:04:05Z")
+    return [
+        types.TextContent(type="text", text="for the user"),
+        types.TextContent(type="text", text="hidden hint for the model", annotations=ann),
+    ]
+
+
+@server.tool()
+def attachment() -> list[types.ContentBlock]:
+    blob = types.BlobResourceContents(
+        uri="file:///tmp/red.png", mime_type="image/png", blob=base64.b64encode(PNG).decode()
+    )
+    doc = types.TextResourceContents(
+        uri="https://example.com/doc.md", mime_type="text/markdown", text="## Doc"
+    )
+    return [
+        types.EmbeddedResource(type="resource", resource=blob),
+        types.EmbeddedResource(type="resource", resource=doc),
+    ]
+
+
+@server.tool()
+def web_link() -> list[types.ContentBlock]:
+    return [
+        types.ResourceLink(
+            type="resource_link", name="page", uri="https://example.com/x?a=1&b=2", size=12345
+        ),
+        types.ResourceLink(type="resource_link", name="evil", uri="javascript:alert(1)"),
+    ]
+
+
+async def call(tool: str, args: dict[str, Any] | None = None) -> ToolResult:
+    async with Client(server) as client:
+        result = await client.call_tool(tool, args or {})
+    return ToolResult.from_sdk("blocks", tool, result, elapsed=0.01, output_schema=None)
+
+
+async def test_markdown_block_is_rendered_and_escaped() -> None:
+    b = result_bundle(await call("notes"))
+    html = b["text/html"]
+    assert "<h1>Report &lt;script&gt;x()&lt;/script&gt;</h1>" in html
+    assert "<strong>bold</strong>" in html and "<em>italic</em>" in html
+    assert "<code>code &lt;b&gt;</code>" in html
+    assert '<a href="https://example.com/?a=1&amp;b=2"' in html
+    assert 'href="javascript' not in html
+    assert "<ul><li>one</li><li>two</li></ul>" in html
+    assert "<pre>raw &lt;html&gt;</pre>" in html
+    assert "<script>" not in html
+    assert "# Report <script>x()</script>" in b["text/plain"]  # the terminal gets the source
+
+
+def test_plain_text_is_not_markdown() -> None:
+    r = ToolResult(server="s", tool="t", content=[types.TextContent(type="text", text="# not a heading")])
+    html = result_bundle(r)["text/html"]
+    assert "<pre># not a heading</pre>" in html and "<h1>" not in html
+
+
+def test_markdown_subset_edge_cases() -> None:
+    assert markdown_to_html("") == ""
+    assert markdown_to_html("1. a\n2. b") == "<ol><li>a</li><li>b</li></ol>"
+    assert markdown_to_html("a\nb\n\nc") == "<p>a<br>b</p><p>c</p>"
+    quoted = markdown_to_html('[x](https://e.com/"onmouseover="alert(1))')
+    assert 'onmouseover="' not in quoted and "&quot;onmouseover=&quot;" in quoted
+    unterminated = markdown_to_html("```\n<b>")
+    assert unterminated == "<pre>&lt;b&gt;</pre>"
+
+
+async def test_audio_inline() -> None:
+    r = await call("sound")
+    b = result_bundle(r)
+    data = base64.b64encode(WAV).decode()
+    assert f'<audio controls src="data:audio/wav;base64,{data}"' in b["text/html"]
+    assert f"[audio audio/wav, {len(WAV)} B]" in b["text/plain"]
+
+
+async def test_assistant_only_block_is_folded_with_its_annotations() -> None:
+    b = result_bundle(await call("whisper"))
+    html = b["text/html"]
+    assert "<details><summary class='mcpnb-dim'>for the assistant</summary>" in html
+    assert "for assistant · priority 0.2 · modified 2026-01-02T03:04:05Z" in html
+    assert html.index("for the user") < html.index("hidden hint")
+    assert "(for assistant · priority 0.2 · modified 2026-01-02T03:04:05Z)" in b["text/plain"]
+
+
+async def test_embedded_image_blob_and_markdown_text_resource() -> None:
+    b = result_bundle(await call("attachment"))
+    html = b["text/html"]
+    assert f"blob, {len(PNG)} B, image/png" in html
+    assert '<img src="data:image/png;base64,' in html and "image/png" in b
+    assert "<h2>Doc</h2>" in html  # text/markdown resource rendered as Markdown
+    assert '<a href="https://example.com/doc.md"' in html
+
+
+async def test_resource_links_only_link_web_uris() -> None:
+    b = result_bundle(await call("web_link"))
+    html = b["text/html"]
+    assert '<a href="https://example.com/x?a=1&amp;b=2"' in html and "12.3 kB" in html
+    assert 'href="javascript' not in html and "<code>javascript:alert(1)</code>" in html
+    assert "%mcp read blocks &#x27;javascript:alert(1)&#x27;" in html  # shell-quoted hint
+
+
+def test_unsafe_image_types_and_bad_base64_are_not_inlined() -> None:
+    content: list[Any] = [
+        types.ImageContent(type="image", data="not base64!!", mime_type="image/png"),
+        types.ImageContent(
+            type="image", data=base64.b64encode(b"x").decode(), mime_type='text/html"><script>'
+        ),
+        {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"},
+        {"type": "mystery", "payload": "<script>"},
+    ]
+    b = result_bundle(ToolResult(server="s", tool="t", content=content))
+    html = b["text/html"]
+    assert "[image image/png, invalid base64]" in b["text/plain"]
+    assert "<script>" not in html and 'src="data:text/html' not in html
+    assert html.count("<img ") == 1 and "image/png" in b  # the wire-shaped dict block still renders
+    assert "mystery block" in html and "&lt;script&gt;" in html
+
+
+def test_long_text_is_truncated_with_a_count() -> None:
+    from mcpnb.notebook.render import DEFAULTS
+
+    text = "x" * (DEFAULTS.text_limit + 123)
+    b = result_bundle(ToolResult(server="s", tool="t", content=[types.TextContent(type="text", text=text)]))
+    assert "123 more characters" in b["text/html"] and "123 more characters" in b["text/plain"]

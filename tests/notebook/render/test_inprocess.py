@@ -1,0 +1,256 @@
+"""Rendering real results from an in-process MCPServer (tables, JSON, images, errors, escaping)."""
+
+from __future__ import annotations
+
+import base64
+import re
+import struct
+import zlib
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from mcpnb.client.results import ToolResult
+from mcpnb.notebook.render import DEFAULTS, NotTabularError, result_bundle
+
+pytestmark = pytest.mark.anyio
+
+
+def _png(width: int = 2, height: int = 2) -> bytes:
+    """A real, decodable PNG (solid red), built by hand so the test needs no imaging library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+PNG = _png()
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>'
+
+server = MCPServer("render-test", log_level="WARNING")
+
+
+@server.tool()
+def people(n: int = 3) -> list[dict[str, Any]]:
+    """A list of records."""
+    return [{"name": f"p{i}", "age": 20 + i} for i in range(n)]
+
+
+@server.tool()
+def nested(n: int = 2) -> list[dict[str, Any]]:
+    """Records with nested objects (flattened into a.b columns)."""
+    return [{"id": i, "address": {"city": f"c{i}", "geo": {"lat": i * 1.5}}} for i in range(n)]
+
+
+@server.tool()
+def columns() -> dict[str, list[int]]:
+    """A dict of equally long lists."""
+    return {"x": [1, 2, 3], "y": [4, 5, 6]}
+
+
+@server.tool()
+def page() -> dict[str, Any]:
+    """Records inside an envelope, next to scalar metadata."""
+    return {"rows": [{"k": "a"}, {"k": "b"}], "total": 2}
+
+
+@server.tool()
+def answer() -> int:
+    """A primitive (wrapped by the SDK as {"result": 42})."""
+    return 42
+
+
+@server.tool()
+def config() -> dict[str, Any]:
+    """A non-tabular object: JSON view."""
+    return {"name": "<b>x</b>", "nested": {"deep": [1, 2, {"k": None}]}}
+
+
+@server.tool()
+def picture() -> Image:
+    return Image(data=PNG, format="png")
+
+
+@server.tool()
+def vector() -> Image:
+    return Image(data=SVG, format="svg+xml")
+
+
+@server.tool(structured_output=False)
+def hostile() -> str:
+    return "<script>alert('x')</script> & <img src=x onerror=alert(1)>"
+
+
+@server.tool()
+def fail(message: str = "disk <script>full</script>") -> str:
+    raise ToolError(message)
+
+
+async def call(tool: str, args: dict[str, Any] | None = None) -> ToolResult:
+    async with Client(server) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        result = await client.call_tool(tool, args or {})
+    return ToolResult.from_sdk("demo", tool, result, elapsed=0.01, output_schema=listed[tool].output_schema)
+
+
+def rows_in(html: str) -> int:
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return body.count("<tr")
+
+
+async def test_records_become_a_table_with_schema_badge() -> None:
+    r = await call("people", {"n": 3})
+    b = result_bundle(r)
+    assert set(b) == {"text/plain", "text/html"}
+    assert "<table" in b["text/html"] and rows_in(b["text/html"]) == 3
+    assert "3 rows × 2 columns" in b["text/html"]
+    assert "✓ outputSchema" in b["text/html"]
+    assert "schema ✓" in b["text/plain"]
+    assert "p2" in b["text/plain"] and "age" in b["text/plain"]
+    # the SDK's per-record JSON text copies are folded into one note, not shown three times
+    assert "3 text blocks repeat the structured content" in b["text/html"]
+    assert list(r.df.columns) == ["name", "age"] and len(r.df) == 3
+
+
+async def test_preview_truncates_at_display_limit() -> None:
+    r = await call("people", {"n": 45})
+    b = result_bundle(r, limit=10)
+    assert rows_in(b["text/html"]) == 10
+    assert "35 more rows" in b["text/html"] and "35 more rows" in b["text/plain"]
+    old = DEFAULTS.display_limit
+    DEFAULTS.display_limit = 40
+    try:
+        b = result_bundle(r)
+        assert rows_in(b["text/html"]) == 40 and "5 more rows" in b["text/plain"]
+    finally:
+        DEFAULTS.display_limit = old
+    assert len(r.df) == 45
+
+
+async def test_nested_records_are_flattened() -> None:
+    r = await call("nested", {"n": 2})
+    assert list(r.df.columns) == ["id", "address.city", "address.geo.lat"]
+    html = result_bundle(r)["text/html"]
+    assert "address.geo.lat" in html and rows_in(html) == 2
+
+
+async def test_dict_of_lists_and_enveloped_records() -> None:
+    cols = await call("columns")
+    assert cols.df.to_dict("list") == {"x": [1, 2, 3], "y": [4, 5, 6]}
+    assert rows_in(result_bundle(cols)["text/html"]) == 3
+    env = await call("page")
+    assert env.df.to_dict("list") == {"k": ["a", "b"]}
+    assert "2 rows × 1 column" in result_bundle(env)["text/html"]
+
+
+async def test_primitive_is_unwrapped_and_shown_as_json() -> None:
+    r = await call("answer")
+    assert r.data == 42
+    b = result_bundle(r)
+    assert "<details" in b["text/html"] and "<table" not in b["text/html"]
+    assert "structured content · int" in b["text/html"]
+    assert "42" in b["text/plain"]
+    with pytest.raises(NotTabularError, match="not tabular"):
+        _ = r.df
+
+
+async def test_non_tabular_object_is_a_collapsible_escaped_json_view() -> None:
+    r = await call("config")
+    html = result_bundle(r)["text/html"]
+    assert "<details open>" in html and "<pre>" in html
+    assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
+    with pytest.raises(ValueError, match="not tabular"):
+        _ = r.df
+
+
+async def test_png_inline_and_as_its_own_bundle_key() -> None:
+    r = await call("picture")
+    b = result_bundle(r)
+    data = base64.b64encode(PNG).decode()
+    assert b["image/png"] == data
+    assert f'<img src="data:image/png;base64,{data}"' in b["text/html"]
+    assert f"[image image/png, {len(PNG)} B]" in b["text/plain"]
+
+
+async def test_svg_inline_and_decoded_in_bundle() -> None:
+    r = await call("vector")
+    b = result_bundle(r)
+    assert b["image/svg+xml"] == SVG.decode()
+    assert 'src="data:image/svg+xml;base64,' in b["text/html"]
+
+
+async def test_script_in_server_text_is_escaped() -> None:
+    r = await call("hostile")
+    b = result_bundle(r)
+    html = b["text/html"]
+    assert "<script>" not in html.replace("<style>", "")
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<script>alert('x')</script>" in b["text/plain"]  # the terminal gets the text as sent
+
+
+async def test_error_result_renders_as_server_error() -> None:
+    r = await call("fail")
+    assert r.is_error
+    b = result_bundle(r)
+    html = b["text/html"]
+    assert 'class="mcpnb-error"' in html and "The server reported an error" in html
+    assert "disk &lt;script&gt;full&lt;/script&gt;" in html and "<script>" not in html
+    assert "outputSchema" not in html  # errors are not checked against the schema
+    assert b["text/plain"].startswith("demo.fail · error")
+    assert "disk <script>full</script>" in b["text/plain"]
+
+
+async def test_schema_mismatch_warns_but_still_shows_data() -> None:
+    good = await call("people", {"n": 2})
+    schema = {
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"type": "object", "required": ["email"]}}},
+        "required": ["result"],
+    }
+    r = ToolResult(
+        server="demo",
+        tool="people",
+        content=good.content,
+        structured=good.structured,
+        output_schema=schema,
+        elapsed=0.01,
+    )
+    assert r.schema_valid is False
+    b = result_bundle(r)
+    html = b["text/html"]
+    assert "⚠ outputSchema" in html and "&#x27;email&#x27; is a required property" in html
+    assert rows_in(html) == 2  # the data is still shown
+    assert "schema ⚠" in b["text/plain"] and "'email' is a required property" in b["text/plain"]
+
+
+async def test_header_escapes_server_and_tool_names() -> None:
+    r = ToolResult(server="<x>", tool="t<script>", content=[], elapsed=0.5)
+    html = result_bundle(r)["text/html"]
+    assert "&lt;x&gt;.t&lt;script&gt;" in html and "t<script>" not in html
+    assert re.search(r"500 ms", html)
+
+
+def test_declared_schema_without_structured_content_warns() -> None:
+    from mcp import types
+
+    r = ToolResult(
+        server="demo",
+        tool="t",
+        content=[types.TextContent(type="text", text="plain only")],
+        output_schema={"type": "object"},
+    )
+    b = result_bundle(r)
+    assert "⚠ outputSchema" in b["text/html"] and "returned no structuredContent" in b["text/html"]
+    assert "plain only" in b["text/plain"] and "schema ⚠" in b["text/plain"]

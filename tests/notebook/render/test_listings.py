@@ -1,0 +1,125 @@
+"""The tools listing (``ToolList``) and the status table, from real tool descriptions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from mcpnb.client.status import ServerStatus, StatusTable
+from mcpnb.client.toolinfo import ToolInfo
+from mcpnb.notebook.render import ToolList, status_bundle, tools_bundle
+
+from .test_inprocess import server as demo_server
+
+
+@pytest.fixture(scope="module")
+async def tools(everything: str) -> ToolList:
+    out = ToolList()
+    async with Client(demo_server) as client:
+        out.extend(ToolInfo.from_sdk("demo", t) for t in (await client.list_tools()).tools)
+    params = StdioServerParameters(command="node", args=[everything, "stdio"])
+    async with Client(params) as client:
+        out.extend(ToolInfo.from_sdk("everything", t) for t in (await client.list_tools()).tools)
+    return out
+
+
+@pytest.mark.anyio
+async def test_tools_table(tools: ToolList) -> None:
+    b = tools._repr_mimebundle_()
+    html, text = b["text/html"], b["text/plain"]
+    assert set(b) == {"text/plain", "text/html"}
+    assert html.count("<tr>") == len(tools) + 1  # header + one row per tool
+    assert "<code>n</code>" in html  # demo.people(n=3): optional, no star
+    assert text.splitlines()[0].split() == ["server", "tool", "title", "description", "parameters", "hints"]
+    sum_row = next(line for line in text.splitlines() if "get-sum" in line)
+    assert "a*, b*" in sum_row
+    assert "<code title=" in html and "a<b>*</b></code>" in html
+    echo = tools["everything.echo"]
+    assert echo.name == "echo" and tools["mcp__everything__echo"] is echo
+    assert 'mcpnb-badge mcpnb-ok">read-only' in html
+    labels = {ann for t in tools if t.annotations for ann in t.annotations}
+    assert labels & {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+
+def test_tool_badges_and_escaping() -> None:
+    evil = ToolInfo(
+        server="s<1>",
+        name="drop<script>",
+        title="Drop & burn",
+        description="Deletes <b>everything</b>.\nSecond line is not in the short form. " + "x" * 200,
+        input_schema={
+            "type": "object",
+            "properties": {
+                "table": {"type": "string", "description": "which <table>"},
+                "force": {"type": "boolean"},
+            },
+            "required": ["table"],
+        },
+        annotations={"destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+    )
+    reader = ToolInfo(server="s", name="peek", annotations={"readOnlyHint": True, "destructiveHint": True})
+    tl = ToolList([evil, reader])
+    html = tools_bundle(tl)["text/html"]
+    assert "<script>" not in html and "drop&lt;script&gt;" in html and "s&lt;1&gt;" in html
+    assert ">Deletes &lt;b&gt;everything&lt;/b&gt;.</span>" in html  # first line only in the cell
+    assert 'title="Deletes &lt;b&gt;everything&lt;/b&gt;.\nSecond line' in html  # the rest on hover
+    assert 'mcpnb-badge mcpnb-bad">destructive' in html
+    assert ">idempotent<" in html and ">closed-world<" in html
+    assert 'title="which &lt;table&gt;">table<b>*</b></code>' in html
+    # read-only overrides a contradictory destructive hint
+    peek_row = html.split("peek")[1]
+    assert ">read-only<" in peek_row and ">destructive<" not in peek_row
+    text = repr(tl)
+    assert "table*, force" in text and "destructive idempotent closed-world" in text
+    df = tl.df
+    assert list(df["tool"]) == ["drop<script>", "peek"] and df.loc[0, "required"] == ["table"]
+    assert bool(df.loc[1, "readOnlyHint"]) is True and df.loc[0, "readOnlyHint"] is None
+
+
+def test_tools_limit_and_empty() -> None:
+    many = ToolList(ToolInfo(server="s", name=f"t{i}") for i in range(30))
+    b = tools_bundle(many, limit=10)
+    assert b["text/html"].count("<tr>") == 11 and "20 more tools" in b["text/html"]
+    assert "20 more tools" in b["text/plain"]
+    assert isinstance(many[:3], ToolList) and len(many[:3]) == 3
+    with pytest.raises(KeyError):
+        many["nope"]
+    dup = ToolList([ToolInfo(server="a", name="x"), ToolInfo(server="b", name="x")])
+    with pytest.raises(KeyError, match="ambiguous"):
+        dup["x"]
+    assert tools_bundle(ToolList())["text/plain"] == "(no tools)"
+
+
+def test_status_table_badges() -> None:
+    when = datetime(2026, 1, 1, 12, 30, 5)
+    table = StatusTable(
+        [
+            ServerStatus(
+                "good",
+                "stdio",
+                "connected",
+                era="legacy",
+                protocol_version="2025-11-25",
+                server_name="everything",
+                server_version="2.0.0",
+                tools=13,
+                last_latency_ms=2.345,
+                since=when,
+            ),
+            ServerStatus("busy", "http", "reconnecting", last_error="timed out"),
+            ServerStatus("bad<x>", "http", "failed", last_error="401 <script>alert(1)</script>"),
+            ServerStatus("off", "stdio", "disabled"),
+        ]
+    )
+    b = table._repr_mimebundle_()
+    html = b["text/html"]
+    assert b["text/plain"] == repr(table)
+    assert 'mcpnb-ok">connected' in html and 'mcpnb-warn">reconnecting' in html
+    assert 'mcpnb-bad">failed' in html and 'mcpnb-off">disabled' in html
+    assert "2.3 ms" in html and "12:30:05" in html and "everything 2.0.0" in html and "2025-11-25" in html
+    assert "<script>" not in html and "401 &lt;script&gt;" in html and "bad&lt;x&gt;" in html
+    assert html.count("<tr>") == 5
+    empty = status_bundle(StatusTable())
+    assert empty["text/plain"] == "(no servers)" and "(no servers)" in empty["text/html"]
