@@ -186,7 +186,7 @@ def serve_http(kind: str, port: int, token: str | None = None) -> None:
     app = server.streamable_http_app() if kind == "http" else server.sse_app()
     if token:
         app = require_bearer(app, token)
-    sock = socket.socket()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY on accept
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     path = "/mcp" if kind == "http" else "/sse"
