@@ -133,7 +133,9 @@ def create_server(extra: dict[str, dict[str, Any]] | None = None) -> Server:
                 ]
             )
         if params.name == "fail":
-            return types.CallToolResult(content=[types.TextContent(type="text", text=f"failed: {args['why']}")], is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"failed: {args['why']}")], is_error=True
+            )
         if params.name == "rendezvous":
             async with condition:
                 index = len(arrived)

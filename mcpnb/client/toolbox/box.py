@@ -156,8 +156,9 @@ class Toolbox(Mapping[str, ToolFunction]):
     ) -> dict[str, Any]:
         """Coroutine twin of :meth:`run`."""
         parsed = parse_call(call)  # not a tool call at all: a TypeError, that is a bug in the loop
+        known = self.entries(parsed.format)  # two tools under one name: an error for you, not the model
         try:
-            function, arguments = self._resolve(parsed)
+            function, arguments = self._resolve(parsed, known)
             result = await self.pool.acall(function.server, function.tool.name, arguments, timeout=timeout)
         except McpnbError as exc:
             if raise_errors:
@@ -190,9 +191,8 @@ class Toolbox(Mapping[str, ToolFunction]):
                 raise reply
         return list(replies)
 
-    def _resolve(self, call: ToolCall) -> tuple[ToolFunction, dict[str, Any]]:
+    def _resolve(self, call: ToolCall, known: Mapping[str, Entry]) -> tuple[ToolFunction, dict[str, Any]]:
         """The function the model meant and the arguments to send (checked); McpnbError if not."""
-        known = self.entries(call.format)
         entry = known.get(call.name)
         if entry is None and call.name in self._functions:  # a flat name, from specs made elsewhere
             entry = next(e for e in known.values() if e.function.flat_name == call.name)

@@ -71,7 +71,9 @@ def gemini_exactly(model: Any, value: dict[str, Any], *, camel: bool = True) -> 
 def _normal(value: Any) -> Any:
     """Gemini's dump spells types in capitals and enums as their values: compare like with like."""
     if isinstance(value, dict):
-        return {k: (v.upper() if k == "type" and isinstance(v, str) else _normal(v)) for k, v in value.items()}
+        return {
+            k: (v.upper() if k == "type" and isinstance(v, str) else _normal(v)) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_normal(v) for v in value]
     return value

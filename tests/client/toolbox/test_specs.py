@@ -179,16 +179,23 @@ def test_recursive_schema_keeps_its_defs_for_openai_and_is_cut_for_gemini(toolbo
 def test_gemini_dialect_details(toolbox):
     spec = next(s for s in _specs(toolbox, "gemini") if s["name"] == "mcp__shapes__book_trip")
     props = spec["parameters"]["properties"]
-    assert props["seat"] == {
-        "type": "STRING", "enum": ["window", "aisle"], "nullable": True, "description": "Seat wish, null for none",
-    }  # fmt: skip
+    seat = {
+        "type": "STRING",
+        "enum": ["window", "aisle"],
+        "nullable": True,
+        "description": "Seat wish, null for none",
+    }
+    assert props["seat"] == seat
     assert props["notes"] == {"type": "STRING", "nullable": True}  # anyOf [string, null]
     assert props["traveller"]["properties"]["age"] == {"type": "INTEGER", "nullable": True}  # a type list
     assert props["origin"]["description"] == "Where the trip starts"  # the $ref's sibling wins
     assert props["origin"]["properties"]["city"]["description"] == "City name"  # ...and the target is inlined
     assert "default: 1000" in props["budget"]["description"]  # what the dialect cannot say is still said
     quarter = next(s for s in _specs(toolbox, "gemini") if s["name"].endswith("_4094d71b"))
-    assert quarter["parameters"]["properties"]["quarter"] == {"type": "INTEGER", "description": "(one of 1, 2, 3, 4)"}
+    assert quarter["parameters"]["properties"]["quarter"] == {
+        "type": "INTEGER",
+        "description": "(one of 1, 2, 3, 4)",
+    }
     no_params = next(s for s in _specs(toolbox, "gemini") if s["name"] == "mcp__everything__get-tiny-image")
     assert "parameters" not in no_params  # Gemini: a function without parameters leaves them unset
 
