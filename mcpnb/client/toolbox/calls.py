@@ -41,7 +41,7 @@ class ToolCall:
         raw = self.raw_arguments
         if raw is None or raw == "":
             return {}
-        if isinstance(raw, str):
+        if isinstance(raw, str) and self.format in ("openai", "openai-responses"):  # JSON text there
             try:
                 raw = json.loads(raw)
             except json.JSONDecodeError as exc:
