@@ -99,10 +99,8 @@ def test_structured_content_travels_once_as_json(toolbox, api):
     reply = api.check(toolbox.run(api.call("mcp__probe__estimate", {"task": "login page", "files": 3})))
     text = api.text(reply)
     assert '"expected"' in text and text.count('"expected"') == 1
-    assert (
-        "2 points" in text
-        or (api.fmt == "gemini"
-        and "2 points" in reply["function_response"]["response"]["text"])
+    assert "2 points" in text or (
+        api.fmt == "gemini" and "2 points" in reply["function_response"]["response"]["text"]
     )
 
 
@@ -116,8 +114,8 @@ def test_renamed_keys_reach_the_server_under_their_own_names(toolbox, api):
     reply = api.check(toolbox.run(api.call("mcp__shapes__book_trip", args)))
     sent = json.loads(api.text(reply))
     sent = sent.get("output", sent)
-    assert sent["arguments"] == {"traveller": {"name": "Ada"}, "origin": {"city": "Lyon"}, "filter[id]": "abc",
-                                 "max-stops": 2}  # fmt: skip
+    wanted = {"traveller": {"name": "Ada"}, "origin": {"city": "Lyon"}, "filter[id]": "abc", "max-stops": 2}
+    assert sent["arguments"] == wanted
 
 
 def test_a_strict_model_s_nulls_are_dropped_so_defaults_apply(toolbox):
@@ -246,7 +244,8 @@ def test_run_all_runs_calls_concurrently_and_keeps_their_order(shapes):
     toolbox = shapes.functions("shapes")
     apis = [Api("openai"), Api("anthropic"), Api("gemini"), Api("openai-responses")]  # mixed, on purpose
     calls = [
-        api.call("mcp__shapes__rendezvous", {"tag": tag, "n": 4}, id=tag) for api, tag in zip(apis, "abcd")
+        api.call("mcp__shapes__rendezvous", {"tag": tag, "n": 4}, id=tag)
+        for api, tag in zip(apis, "abcd", strict=True)
     ]
     replies = toolbox.run_all(calls, timeout=60)
     texts = [api.text(api.check(r)) for api, r in zip(apis, replies, strict=True)]
