@@ -48,10 +48,9 @@ def test_openai_chat_completions_loop(toolbox):
                 {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
                 for i, (n, a) in enumerate(CALLS)
             ]
-        return ChatCompletion.model_validate({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "scripted",
-            "choices": [{"index": 0, "finish_reason": "stop" if results else "tool_calls", "message": message}],
-        })  # fmt: skip
+        choice = {"index": 0, "finish_reason": "stop" if results else "tool_calls", "message": message}
+        head = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "scripted"}
+        return ChatCompletion.model_validate({**head, "choices": [choice]})
 
     messages: list[Any] = [{"role": "user", "content": QUESTION}]
     while True:
@@ -72,8 +71,16 @@ def test_openai_responses_loop(toolbox):
         check_tools(TypeAdapter(FunctionToolParam), tools)
         results = [i["output"] for i in items if i.get("type") == "function_call_output"]
         if results:
-            output = [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                       "content": [{"type": "output_text", "text": answer(results), "annotations": []}]}]  # fmt: skip
+            text = {"type": "output_text", "text": answer(results), "annotations": []}
+            output = [
+                {
+                    "type": "message",
+                    "id": "msg_1",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [text],
+                }
+            ]
         else:
             output = [
                 {"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{i}", "name": n,
@@ -114,10 +121,10 @@ def test_anthropic_messages_loop(toolbox):
                 {"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a}
                 for i, (n, a) in enumerate(CALLS)
             ]
-        return Message.model_validate({
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "scripted", "content": content,
-            "stop_reason": "end_turn" if results else "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1},
-        })  # fmt: skip
+        head = {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted"}
+        usage = {"input_tokens": 1, "output_tokens": 1}
+        stop = "end_turn" if results else "tool_use"
+        return Message.model_validate({**head, "content": content, "stop_reason": stop, "usage": usage})
 
     messages: list[Any] = [{"role": "user", "content": QUESTION}]
     while True:

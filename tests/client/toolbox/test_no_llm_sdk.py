@@ -34,7 +34,8 @@ def test_a_whole_round_loads_no_llm_sdk():
         "pool = Pool(); pool.connect('probe', server=create_server())\n"
         "tools = pool.functions()\n"
         "for fmt in ('openai', 'openai-responses', 'anthropic', 'gemini'): tools.specs(fmt)\n"
-        "r = tools.run({'type': 'tool_use', 'id': 't', 'name': 'mcp__probe__estimate', 'input': {'task': 'x'}})\n"
+        "call = {'type': 'tool_use', 'id': 't', 'name': 'mcp__probe__estimate', 'input': {'task': 'x'}}\n"
+        "r = tools.run(call)\n"
         "print(r['is_error']); pool.close()\n"
         f"print([m for m in sys.modules if m.split('.')[0] in {SDKS!r}])"
     )
