@@ -133,6 +133,13 @@ class ToolSpecs(list[dict[str, Any]]):
         self.format = fmt
         self.details = specs
 
+    def spec(self, name: str) -> dict[str, Any]:
+        """The spec of one tool, by flat name (``mcp__time__convert_time``) or by the name this API sees."""
+        for detail in self.details:
+            if name in (detail.entry.name, detail.entry.function.flat_name):
+                return detail.body
+        raise KeyError(f"no tool {name!r} in these {self.format} specs")
+
     def rows(self) -> list[list[str]]:
         rows = []
         for spec in self.details:
