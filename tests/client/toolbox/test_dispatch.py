@@ -266,3 +266,19 @@ def test_run_all_takes_a_whole_reply_and_skips_what_is_not_a_call(toolbox):
     assert not replies[0]["is_error"] and replies[1]["is_error"]  # one bad call does not stop the other
     with pytest.raises(ToolNotFoundError):
         toolbox.run_all(content, raise_errors=True)
+
+
+def test_arun_and_arun_all_await_from_another_loop(toolbox):
+    """As in a kernel cell: the caller's own loop awaits, the calls run on the runtime's."""
+    import asyncio
+
+    call = {"type": "tool_use", "id": "t", "name": "mcp__everything__get-sum", "input": {"a": 20, "b": 22}}
+
+    async def main():
+        one = await toolbox.arun(call)
+        both = await toolbox.arun_all([call, {**call, "id": "u", "input": {"a": 1, "b": 1}}])
+        return one, both
+
+    one, both = asyncio.run(main())
+    assert "42" in one["content"][0]["text"]
+    assert [r["tool_use_id"] for r in both] == ["t", "u"] and "2" in both[1]["content"][0]["text"]
