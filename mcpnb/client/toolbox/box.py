@@ -21,7 +21,7 @@ from mcpnb.client.errors import ArgumentsError, CallError, McpnbError, ToolNotFo
 from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
 from mcpnb.client.toolbox.functions import ToolFunction, make_function
 from mcpnb.client.toolbox.replies import error_reply, result_reply
-from mcpnb.client.toolbox.schema import drop_optional_nulls
+from mcpnb.client.toolbox.schema import drop_optional_nulls, normal_form
 from mcpnb.client.toolbox.specs import OPENAI_FORMATS, Entry, ToolSpecs, build_specs, check_format, entries
 from mcpnb.client.toolbox.strict import make_strict
 from mcpnb.client.toolbox.table import COLUMNS, text_table
@@ -132,11 +132,12 @@ class Toolbox(Mapping[str, ToolFunction]):
     def rows(self) -> list[list[str]]:
         """One row per tool: flat name, server, tool, parameters (* required), can it be strict."""
         rows = []
-        for entry in self.entries("openai").values():
-            tool = entry.function.tool
-            required = set(entry.schema.get("required") or [])
-            params = ", ".join(k + ("*" if k in required else "") for k in entry.schema["properties"])
-            _, blocker = make_strict(entry.schema)
+        for function in self._functions.values():  # flat names: a provider's name clash cannot break this
+            tool = function.tool
+            schema, _ = normal_form(tool.input_schema)
+            required = set(schema.get("required") or [])
+            params = ", ".join(k + ("*" if k in required else "") for k in schema["properties"])
+            _, blocker = make_strict(schema)
             rows.append(
                 [tool.flat_name, tool.server, tool.name, params, f"no: {blocker.short}" if blocker else "yes"]
             )

@@ -65,6 +65,7 @@ def test_two_tools_under_one_provider_name_is_an_error_naming_both(pool):
         toolbox.specs("openai")
     assert "'mcp__shapes__x.y'" in str(caught.value) and f"'mcp__shapes__{squatter}'" in str(caught.value)
     assert toolbox.specs("gemini")  # Gemini keeps the dot: no collision there
+    assert "mcp__shapes__x.y" in repr(toolbox)  # the table (flat names) still shows
     with pytest.raises(NameCollisionError):  # running a call needs the same map: same error, no guess
         toolbox.run({"type": "function_call", "call_id": "c", "name": "mcp__shapes__fail", "arguments": "{}"})
 
