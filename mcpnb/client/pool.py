@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from mcpnb.client.config import ServerConfig
     from mcpnb.client.runtime import Runtime
+    from mcpnb.client.toolbox import Toolbox
 
 T = TypeVar("T")
 
@@ -301,6 +302,28 @@ class Pool:
 
     async def atools(self, server: str | None = None, *, refresh: bool = False) -> list[ToolInfo]:
         return ToolList(await self._arun(self._tools(server, refresh)))
+
+    # ------------------------------------------------------------------ tools as functions (for LLMs)
+    async def _function_tools(self, servers: tuple[str, ...], refresh: bool) -> list[ToolInfo]:
+        if not servers:
+            return await self._tools(None, refresh)
+        found: list[ToolInfo] = []
+        for server in dict.fromkeys(servers):
+            found += await self.connection(server).list_tools(refresh=refresh)
+        return found
+
+    def functions(self, *servers: str, refresh: bool = False) -> Toolbox:
+        """The tools of ``servers`` (every connected one when none is named) as a :class:`Toolbox`:
+        Python functions by flat name, tool specs for OpenAI/Anthropic/Gemini, and ``run(call)``
+        to execute a model's tool calls."""
+        from mcpnb.client.toolbox import Toolbox
+
+        return Toolbox(self, self._run(self._function_tools(servers, refresh)))
+
+    async def afunctions(self, *servers: str, refresh: bool = False) -> Toolbox:
+        from mcpnb.client.toolbox import Toolbox
+
+        return Toolbox(self, await self._arun(self._function_tools(servers, refresh)))
 
     def _target(self, server: str, tool: str | None) -> tuple[str, str]:
         if tool is None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 #: The order ``%mcp help`` lists subcommands in: the order a person meets them.
 ORDER = (
-    "connect", "status", "tools", "call", "resources", "read", "prompts", "prompt",
+    "connect", "status", "tools", "call", "functions", "resources", "read", "prompts", "prompt",
     "disconnect", "reconnect", "logs", "config", "serve", "help",
 )  # fmt: skip
 
