@@ -101,11 +101,14 @@ def require(
     answers: dict[str, Any] | None = None,
     context: CallContext | None = None,
     where: str | None = None,
+    run: Callable[[Coroutine[Any, Any, Any]], Any] | None = None,
 ) -> Resolution:
-    """See :meth:`mcpnb.client.pool.Pool.require`."""
+    """See :meth:`mcpnb.client.pool.Pool.require`. ``where`` names the spec in messages (a cell);
+    ``run`` runs a coroutine on the runtime loop (a notebook cell's runner cancels it on interrupt)."""
+    run = run or pool.runtime.run
     declarations = gather(spec, source=source, skills=skills, base=base, config=config, where=where)
-    plan = plan_for(pool, declarations, strategy, pool.runtime.run, answers=answers, context=context)
-    return _settle(plan, pool.runtime.run(connect_plan(pool, plan)) if plan.ok else None)
+    plan = plan_for(pool, declarations, strategy, run, answers=answers, context=context)
+    return _settle(plan, run(connect_plan(pool, plan)) if plan.ok else None)
 
 
 async def arequire(

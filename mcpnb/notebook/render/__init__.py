@@ -27,6 +27,7 @@ RENDERERS = {
     "ToolList": "mcpnb.notebook.render.tool_list:tools_bundle",
     "Transcript": "mcpnb.notebook.render.transcript:transcript_bundle",
     "TaskHandle": "mcpnb.notebook.taskview:handle_bundle",
+    "Resolution": "mcpnb.notebook.render.requirements_table:resolution_bundle",
 }
 
 
