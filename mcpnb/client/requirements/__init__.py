@@ -22,7 +22,7 @@ from mcpnb.client.requirements.model import SOURCES, Declaration, Declarations, 
 from mcpnb.client.requirements.plan import STRATEGIES, Conflict, Option, Plan, PlannedServer
 from mcpnb.client.requirements.require import arequire, gather, require
 from mcpnb.client.requirements.resolution import Resolution, Row
-from mcpnb.client.requirements.resolver import resolve, tool_collisions
+from mcpnb.client.requirements.resolver import resolve
 
 __all__ = [
     "SOURCES",
@@ -44,5 +44,4 @@ __all__ = [
     "gather",
     "require",
     "resolve",
-    "tool_collisions",
 ]

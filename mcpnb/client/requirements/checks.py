@@ -49,7 +49,9 @@ def row_for(
     if state == "connected" and problems:
         state = "unsatisfied"
     level = "error" if problems and not server.optional else "warn" if problems or warnings else "ok"
+    notes = list(server.notes)
     if problems and server.optional:
+        notes = [n for n in notes if n != "optional"]  # said more fully below
         warnings.insert(0, "optional, so the notebook goes on without it")
     return Row(
         name=server.name,
@@ -62,5 +64,5 @@ def row_for(
         optional=server.optional,
         level=level,
         problems=tuple(problems),
-        notes=(*([action_note] if action_note else []), *server.notes, *problems, *warnings),
+        notes=(*([action_note] if action_note else []), *notes, *problems, *warnings),
     )

@@ -9,14 +9,13 @@ at once, and one that fails is a row, not an exception: the others go on.
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcpnb.client.errors import McpnbError
 from mcpnb.client.requirements.checks import row_for
+from mcpnb.client.requirements.collisions import collision_notes, collision_warnings
 from mcpnb.client.requirements.resolution import Resolution
-from mcpnb.client.requirements.resolver import differences, tool_collisions
-from mcpnb.client.toolinfo import flat_name
+from mcpnb.client.requirements.resolver import differences
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -49,12 +48,14 @@ async def connect_plan(pool: Pool, plan: Plan) -> Resolution:
     up = [s.name for s in plan.servers if statuses[s.name].state == "connected"]
     listed = await asyncio.gather(*(_tool_names(pool, name) for name in up))
     tools = dict(zip(up, listed, strict=True))
-    warnings = tool_collisions({n: t for n, t in tools.items() if t})
-    shared = _shared_tools(tools)
+    known = {n: t for n, t in tools.items() if t}
+    warnings, shared = collision_warnings(known), collision_notes(known)
     rows = []
     for server in plan.servers:
         status = statuses[server.name]
         action, note = actions[server.name]
+        if action != "kept" and status.state != "connected":
+            note = "tried to connect" if action == "connected" else f"tried to {note}"
         rows.append(
             row_for(
                 server,
@@ -75,20 +76,3 @@ async def _tool_names(pool: Pool, name: str) -> list[str] | None:
         return [tool.name for tool in await pool.connection(name).list_tools()]
     except McpnbError:
         return None
-
-
-def _shared_tools(tools: dict[str, Any]) -> dict[str, list[str]]:
-    """Per server, a note for each of its tools another required server also has."""
-    owners: dict[str, list[str]] = defaultdict(list)
-    for server, names in sorted(tools.items()):
-        for tool in names or ():
-            owners[tool].append(server)
-    notes: dict[str, list[str]] = defaultdict(list)
-    for tool, on in sorted(owners.items()):
-        if len(on) > 1:
-            for server in on:
-                others = ", ".join(o for o in on if o != server)
-                notes[server].append(
-                    f"tool {tool!r} is also on {others}: call it as {flat_name(server, tool)}"
-                )
-    return notes

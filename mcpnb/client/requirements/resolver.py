@@ -10,14 +10,14 @@ of their own. Skill ``requires`` are checked for cycles and put in order.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any
 
 from mcpnb.client.requirements import graph, versions
+from mcpnb.client.requirements.collisions import collision_warnings
 from mcpnb.client.requirements.model import RANK, Declaration, Declarations
 from mcpnb.client.requirements.plan import STRATEGIES, Conflict, Option, Plan, PlannedServer
-from mcpnb.client.toolinfo import flat_name
 
 Side = tuple[str, Declaration, Any]  # (option id, its closest declaration, the version it insists on)
 Asking = tuple[Mapping[str, str] | None, str, str | None]  # (choices, who chose, why nobody did)
@@ -76,24 +76,9 @@ def resolve(
         skills=tuple(s for s in graph.order(edges) if s in skills),
         conflicts=tuple(conflicts),
         cycles=tuple(cycles),
-        warnings=tuple(tool_collisions({s.name: s.tools for s in servers}, declared=True)),
+        warnings=tuple(collision_warnings({s.name: s.tools for s in servers}, declared=True)),
         problems=tuple(problems),
     )
-
-
-def tool_collisions(tools: Mapping[str, Iterable[str]], *, declared: bool = False) -> list[str]:
-    """A warning for each tool name found on two servers, naming the flat names that tell them apart."""
-    owners: dict[str, set[str]] = defaultdict(set)
-    for server, names in tools.items():
-        for tool in names:
-            owners[tool].add(server)
-    verb = "is declared on" if declared else "is on"
-    return [
-        f"tool {tool!r} {verb} {', '.join(sorted(on))}: call it as "
-        + " or ".join(flat_name(s, tool) for s in sorted(on))
-        for tool, on in sorted(owners.items())
-        if len(on) > 1
-    ]
 
 
 def differences(configs: Sequence[Any]) -> tuple[str, ...]:

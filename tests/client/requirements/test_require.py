@@ -126,10 +126,16 @@ def test_an_optional_server_that_fails_is_a_warning_row(pool):
 
 def test_tool_names_on_two_connected_servers_are_warned_about(pool):
     res = require(pool, {"mcpServers": {"a": PROBE, "b": {"server": create_server("core")}}})
-    assert any(
-        "'estimate' is on a, b: call it as mcp__a__estimate or mcp__b__estimate" in w for w in res.warnings
+    (warning,) = res.warnings  # one line for the pair, not one per tool
+    assert warning.startswith(
+        "15 tool names (analyze_project, ask_user, code_review, debug, +11 more) are on a, b"
     )
-    assert "tool 'estimate' is also on b: call it as mcp__a__estimate" in res["a"].notes
+    assert warning.endswith("call them as mcp__a__TOOL or mcp__b__TOOL")
+    assert (
+        res["a"].notes[-1].startswith("15 tool names are also on b (")
+        and "mcp__a__TOOL" in res["a"].notes[-1]
+    )
+    assert pool.call("mcp__b__estimate", arguments={"task": "x", "files": 1}).df is not None
 
 
 def test_skills_sharing_a_server_share_one_connection(pool, tmp_path):

@@ -78,6 +78,18 @@ def test_tool_names_on_two_servers_warn_with_the_flat_names_to_use():
     assert "'search'" in warning and "mcp__a__search" in warning and "mcp__b__search" in warning
 
 
+def test_many_shared_tool_names_make_one_warning_per_group_of_servers():
+    from mcpnb.client.requirements.collisions import collision_notes, collision_warnings
+
+    tools = {"a": ["t1", "t2", "t3", "t4", "t5", "solo"], "b": ["t1", "t2", "t3", "t4", "t5"], "c": ["solo"]}
+    assert collision_warnings(tools) == [
+        "5 tool names (t1, t2, t3, t4, +1 more) are on a, b: call them as mcp__a__TOOL or mcp__b__TOOL",
+        "tool 'solo' is on a, c: call it as mcp__a__solo or mcp__c__solo",
+    ]
+    assert collision_notes(tools)["c"] == ["tool 'solo' is also on a: call it as mcp__c__solo"]
+    assert len(collision_notes(tools)["a"]) == 2
+
+
 def test_incompatible_versions_of_one_config_are_a_version_conflict():
     plan = resolve(decls(decl("time", version=">=3"), skills=(skill("old", decl("time", version="<2")),)))
     (conflict,) = plan.conflicts
