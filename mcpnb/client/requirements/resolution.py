@@ -49,7 +49,8 @@ class Resolution:
     def __init__(self, plan: Plan, rows: list[Row] | None = None, warnings: list[str] | None = None) -> None:
         self.plan = plan
         self.rows = list(rows or [])
-        self.warnings = [*plan.warnings, *(warnings or [])]
+        # Once connected, the servers' real tool lists replace what was declared about them.
+        self.warnings = list(warnings or []) if self.rows else list(plan.warnings)
 
     @property
     def conflicts(self) -> tuple[Conflict, ...]:

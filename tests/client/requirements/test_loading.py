@@ -109,6 +109,13 @@ def test_unknown_and_wrong_keys_name_the_key(tmp_path, spec, says):
     assert str(caught.value).startswith(CELL) and says in str(caught.value)
 
 
+def test_an_unknown_source_is_refused(tmp_path):
+    with pytest.raises(
+        ValueError, match="unknown source 'cell': use one of notebook, skill, local, project, user"
+    ):
+        load({}, tmp_path, source="cell")
+
+
 # ---------------------------------------------------------------- skills
 def test_skills_load_recursively_by_path_and_by_name(tmp_path):
     write_skill(

@@ -249,3 +249,21 @@ async def test_arequire_is_the_async_twin(pool):
     res = await pool.arequire({"mcpServers": {"time": TIME}}, config=False)
     assert res["time"].state == "connected"
     assert (await pool.arequire({"mcpServers": {"time": TIME}}, config=False))["time"].action == "kept"
+
+
+def test_secrets_stay_hidden_in_the_table_the_plan_and_the_errors(pool, tmp_path):
+    import json
+
+    from mcpnb.notebook.render import bundle
+
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"probe": {**PROBE, "env": {"API_TOKEN": "s3cr3t-two"}}}})
+    )
+    spec = {"mcpServers": {"probe": {**PROBE, "env": {"API_TOKEN": "s3cr3t-one"}}}}
+    res = require(pool, spec, base=tmp_path, config=True)
+    assert "conflict (env.API_TOKEN)" in " ".join(res["probe"].notes)  # the key is named, never the value
+    shown = [repr(res), repr(res.plan), res.df.to_string(), *bundle(res).values()]
+    with pytest.raises(RequirementConflictError) as caught:
+        require(pool, spec, base=tmp_path, config=True, strategy="error")
+    shown.append(str(caught.value))
+    assert not [text for text in shown if "s3cr3t" in text]
