@@ -27,13 +27,13 @@ if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
     from mcpnb.client.requirements.plan import Plan
 
-Spec = Mapping[str, Any] | str | Declarations | None
+SpecInput = Mapping[str, Any] | str | Declarations | None
 #: How many rounds of questions ``ask`` may need (a choice of config can reveal a version conflict).
 _ROUNDS = 3
 
 
 def gather(
-    spec: Spec,
+    spec: SpecInput,
     *,
     source: str = "notebook",
     skills: Sequence[str | Path] = (),
@@ -91,7 +91,7 @@ def plan_for(
 
 def require(
     pool: Pool,
-    spec: Spec,
+    spec: SpecInput,
     *,
     strategy: str = "priority",
     source: str = "notebook",
@@ -113,7 +113,7 @@ def require(
 
 async def arequire(
     pool: Pool,
-    spec: Spec,
+    spec: SpecInput,
     *,
     strategy: str = "priority",
     source: str = "notebook",
