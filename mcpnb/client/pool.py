@@ -280,6 +280,56 @@ class Pool:
     async def async_sync(self, desired: Mapping[str, ServerConfig | Mapping[str, Any]]) -> StatusTable:
         return await self._arun(self._sync(desired))
 
+    # ------------------------------------------------------------------ declared requirements
+    def require(
+        self,
+        spec: Any,
+        *,
+        strategy: str = "priority",
+        source: str = "notebook",
+        skills: list[str | Path] | tuple[str | Path, ...] = (),
+        base: str | Path | None = None,
+        config: bool | str | Path = True,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
+    ) -> Any:
+        """Connect what ``spec`` declares (``{"mcpServers": {...}, "skills": [...]}``, as a mapping or
+        JSON/YAML text), with the skills it names and the ``.mcp.json`` layers, each server once.
+
+        ``strategy`` settles conflicts: ``priority`` (notebook > skill > local > project > user),
+        ``newest``, ``ask`` (a form, or ``answers``; headless, priority) or ``error``. Servers already
+        connected with the same settings are left alone. Returns a
+        :class:`~mcpnb.client.requirements.Resolution` (the table); raises a ``RequirementError``
+        (with ``.resolution``) before connecting anything when the input is wrong, and after, listing
+        every required server that failed. See :mod:`mcpnb.client.requirements`.
+        """
+        from mcpnb.client.requirements import require
+
+        return require(
+            self, spec, strategy=strategy, source=source, skills=skills, base=base, config=config,
+            answers=answers, context=context,
+        )  # fmt: skip
+
+    async def arequire(
+        self,
+        spec: Any,
+        *,
+        strategy: str = "priority",
+        source: str = "notebook",
+        skills: list[str | Path] | tuple[str | Path, ...] = (),
+        base: str | Path | None = None,
+        config: bool | str | Path = True,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
+    ) -> Any:
+        """Async twin of :meth:`require`."""
+        from mcpnb.client.requirements import arequire
+
+        return await arequire(
+            self, spec, strategy=strategy, source=source, skills=skills, base=base, config=config,
+            answers=answers, context=context,
+        )  # fmt: skip
+
     # ------------------------------------------------------------------ status
     def status(self) -> StatusTable:
         """One row per server: state, era, server name/version, tools, latency, last error."""

@@ -29,6 +29,7 @@ RENDERERS = {
     "TaskHandle": "mcpnb.notebook.taskview:handle_bundle",
     "Toolbox": "mcpnb.notebook.render.function_table:toolbox_bundle",
     "ToolSpecs": "mcpnb.notebook.render.function_table:specs_bundle",
+    "Resolution": "mcpnb.notebook.render.requirements_table:resolution_bundle",
 }
 
 
