@@ -92,6 +92,4 @@ class Completer:
         self, ref: Any, argument: types.CompletionArgument, context: Any = None
     ) -> types.Completion:
         found = self.values(ref, argument)
-        return types.Completion(
-            values=found[:MAX_VALUES], total=len(found), has_more=len(found) > MAX_VALUES
-        )
+        return types.Completion(values=found[:MAX_VALUES], total=len(found), has_more=len(found) > MAX_VALUES)

@@ -32,7 +32,7 @@ def add_fixtures(server: MCPServer) -> None:
         return base64.b64decode(PNG_1X1)
 
     @server.resource("test://template/{id}/data", name="template-data", mime_type="application/json")
-    def template_data(id: str) -> str:  # noqa: A002 - the suite's variable name
+    def template_data(id: str) -> str:
         """A resource template: the {id} in the URI becomes an argument of the read."""
         return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"})
 
@@ -52,7 +52,7 @@ def add_fixtures(server: MCPServer) -> None:
         return [UserMessage(f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")]
 
     @server.prompt(name="test_prompt_with_embedded_resource")
-    def test_prompt_with_embedded_resource(resourceUri: str) -> list[UserMessage]:  # noqa: N803
+    def test_prompt_with_embedded_resource(resourceUri: str) -> list[UserMessage]:
         """A prompt whose message embeds a resource by URI, then asks about it."""
         return [
             UserMessage(embedded(resourceUri, "Embedded resource content for testing.")),
@@ -63,4 +63,3 @@ def add_fixtures(server: MCPServer) -> None:
     def test_prompt_with_image() -> list[UserMessage]:
         """A prompt whose message carries an image, then asks about it."""
         return [UserMessage(image()), UserMessage("Please analyze the image above.")]
-

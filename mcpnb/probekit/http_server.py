@@ -18,6 +18,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from mcpnb.probekit.eventstore import MemoryEventStore
+from mcpnb.probekit.sessionera import SessionEra
 
 HOST = "127.0.0.1"
 #: The ``retry`` (ms) every SSE priming event suggests: how soon a client should reconnect.
@@ -66,7 +67,7 @@ async def serve_http(server: MCPServer, *, host: str = HOST, port: int = 0) -> H
     sock.listen(128)
     sock.setblocking(False)
     actual = sock.getsockname()[1]
-    app = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS)
+    app = SessionEra(server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS))
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uv = _Server(config)
     task = asyncio.get_running_loop().create_task(uv.serve(sockets=[sock]), name=f"probe-kit-http-{actual}")

@@ -63,7 +63,9 @@ class ProbeServer(MCPServer):
             raise invalid_params("tool", name, known)
         return await super().call_tool(name, arguments, context)
 
-    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
         prompt = self._prompt_manager.get_prompt(name)
         if prompt is None:
             raise invalid_params("prompt", name, [p.name for p in self._prompt_manager.list_prompts()])
@@ -211,7 +213,9 @@ def _register(server: MCPServer, fn: Any, name: str) -> None:
 def _add_features(server: MCPServer, state: ProbeState) -> None:
     """Logging, completions and resource subscriptions (each capability is declared by its handler)."""
     low = server._lowlevel_server
-    low.add_request_handler("logging/setLevel", types.SetLevelRequestParams, state.log_levels.handle_set_level)
+    low.add_request_handler(
+        "logging/setLevel", types.SetLevelRequestParams, state.log_levels.handle_set_level
+    )
     low.add_request_handler(
         "resources/subscribe", types.SubscribeRequestParams, state.subscriptions.handle_subscribe
     )

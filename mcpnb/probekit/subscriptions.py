@@ -35,9 +35,7 @@ class Subscriptions:
         self._by_uri.setdefault(str(params.uri), weakref.WeakSet()).add(connection_of(ctx.session))
         return types.EmptyResult()
 
-    async def handle_unsubscribe(
-        self, ctx: Any, params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
+    async def handle_unsubscribe(self, ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         """Unsubscribing from a URI one never subscribed to is not an error (nothing to undo)."""
         self._by_uri.get(str(params.uri), weakref.WeakSet()).discard(connection_of(ctx.session))
         return types.EmptyResult()

@@ -128,7 +128,9 @@ def fallback_text(question: str, fields: dict[str, Any]) -> str:
         choices = prop.get("enum") or [c.get("const") for c in prop.get("oneOf", [])]
         hint = f" — one of: {', '.join(map(str, choices))}" if choices else ""
         default = f" (default: {prop['default']})" if "default" in prop else ""
-        lines.append(f"- {prop.get('title', name)}: {prop.get('description', prop.get('type', ''))}{hint}{default}")
+        lines.append(
+            f"- {prop.get('title', name)}: {prop.get('description', prop.get('type', ''))}{hint}{default}"
+        )
     return "\n".join(lines)
 
 
@@ -243,7 +245,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         return await elicit_tool(ctx, "Please review and update the form fields with defaults", DEFAULTS_FORM)
 
     async def test_elicitation_sep1330_enums(ctx: Context) -> Any:
-        """Form elicitation offering choices five ways: enum, titled oneOf, enumNames, and two multi-selects."""
+        """Form elicitation offering choices five ways: enum, titled oneOf, enumNames, two multi-selects."""
         return await elicit_tool(ctx, "Please select options from the enum fields", ENUMS_FORM)
 
     async def test_reconnection(ctx: Context) -> list[types.TextContent]:
