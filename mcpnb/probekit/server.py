@@ -19,13 +19,15 @@ from typing import Any
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from pydantic import ValidationError
 
 from mcpnb.probekit.completions import Completer
 from mcpnb.probekit.fixtures import add_fixtures
 from mcpnb.probekit.offers import STATUS, add_prompts, add_resources
+from mcpnb.probekit.responses import error_response
 from mcpnb.probekit.state import ProbeState
 from mcpnb.probekit.tasks import TaskManager
 from mcpnb.probekit.tasks_wire import ProbeTasks
@@ -61,7 +63,12 @@ class ProbeServer(MCPServer):
         if self._tool_manager.get_tool(name) is None:
             known = [t.name for t in self._tool_manager.list_tools()]
             raise invalid_params("tool", name, known)
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError):
+                raise  # a bug in probe-kit: the SDK logs it with its traceback, as it should
+            return tool_error_result(name, exc)
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
@@ -88,6 +95,21 @@ class ProbeServer(MCPServer):
             known = [str(r.uri) for r in self._resource_manager.list_resources()]
             known += [t.uri_template for t in self._resource_manager.list_templates()]
             raise invalid_params("resource", str(uri), known) from None
+
+
+def tool_error_result(name: str, exc: ToolError) -> types.CallToolResult:
+    """Arguments that do not fit the input schema: which ones and why, as text and ``_meta.error``."""
+    cause = exc.__cause__
+    if not isinstance(cause, ValidationError):
+        return error_response(str(exc), code="tool_error")
+    problems = [f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in cause.errors()]
+    fields = sorted({".".join(map(str, e["loc"])) for e in cause.errors()})
+    return error_response(
+        f"Invalid arguments for {name}: " + "; ".join(problems),
+        hint="tools/list shows each tool's inputSchema",
+        code="invalid_arguments",
+        fields=fields,
+    )
 
 
 def invalid_params(kind: str, name: str, known: list[str]) -> MCPError:
