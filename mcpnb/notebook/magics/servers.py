@@ -219,7 +219,10 @@ def _serve_args(p: Parser) -> None:
     p.add_argument(
         "server", nargs="?", choices=["probe-kit"], metavar="probe-kit", help="the server to start"
     )
-    p.add_argument("--toolset", help="core, ui, workflow or full (default: full)")
+    p.add_argument("--toolset", help="core, ui, workflow, conformance or full (default: full)")
+    p.add_argument("--root", metavar="DIR", help="the project folder its tools may read (default: cwd)")
+    p.add_argument("--task-ttl", type=int, metavar="MS", help="how long finished tasks are kept (ms)")
+    p.add_argument("--poll-interval", type=int, metavar="MS", help="the poll hint tasks carry (ms)")
     p.add_argument("--http", action="store_true", help="serve over HTTP on 127.0.0.1 instead of in-process")
     p.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
     p.add_argument("--name", default=None, help="connection name (default: probe)")
@@ -238,7 +241,7 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.launch import serve_probekit, stop_probekit
 
     if ns.stop:
-        if ns.server or ns.http or ns.toolset:
+        if ns.server or ns.http or ns.toolset or ns.root or ns.task_ttl is not None:
             raise UsageError("%mcp serve --stop NAME takes no other options")
         known_server(ctx, ns.stop)
         stop_probekit(ns.stop, pool=ctx.pool)
@@ -262,7 +265,20 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
     }
     if ns.era:
         options["era"] = ns.era
+    for flag, value in (("--task-ttl", ns.task_ttl), ("--poll-interval", ns.poll_interval)):
+        if value is not None and value < 0:
+            raise UsageError(f"{flag} must be 0 or more milliseconds (got {value})")
+    if ns.root is not None and not Path(ns.root).expanduser().is_dir():
+        raise UsageError(f"--root {ns.root!r} is not a folder")
     status = serve_probekit(
-        ns.name or "probe", toolset=ns.toolset, http=ns.http, port=ns.port, pool=ctx.pool, **options
+        ns.name or "probe",
+        toolset=ns.toolset,
+        http=ns.http,
+        port=ns.port,
+        pool=ctx.pool,
+        root=Path(ns.root).expanduser() if ns.root else None,
+        task_ttl_ms=ns.task_ttl,
+        poll_interval_ms=ns.poll_interval,
+        **options,
     )
     return one_row(status)
