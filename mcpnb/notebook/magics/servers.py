@@ -167,17 +167,36 @@ def reconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     return one_row(ctx.pool.reconnect(ns.name))
 
 
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
 def _logs_args(p: Parser) -> None:
     p.add_argument("name", help="the server")
     p.add_argument("-n", "--lines", type=int, metavar="N", help="only the last N lines")
+    p.add_argument(
+        "--log-level",
+        metavar="LEVEL",
+        help="ask the server for log messages at LEVEL and above (debug, info, notice, warning, error, ...)",
+    )
 
 
-@command("logs", "What happened to a server: state changes and its stderr, oldest first.")
+@command(
+    "logs",
+    "What happened to a server: state changes, its log messages and its stderr, oldest first.",
+    epilog="examples:\n  %mcp logs probe\n  %mcp logs probe --log-level debug -n 20",
+)
 @arguments(_logs_args)
 def logs(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import LogView
 
     known_server(ctx, ns.name)
+    if ns.log_level is not None:
+        level = ns.log_level.lower()
+        if level not in LOG_LEVELS:
+            hint = did_you_mean_text(level, LOG_LEVELS)
+            raise UsageError(f"unknown log level {ns.log_level!r}{hint} (levels: {', '.join(LOG_LEVELS)})")
+        ctx.pool.set_log_level(ns.name, level)
+        print(f"{ns.name}: log messages at {level} and above from now on")
     lines = ctx.pool.logs(ns.name)
     if ns.lines is not None:
         lines = lines[-ns.lines :] if ns.lines > 0 else []
