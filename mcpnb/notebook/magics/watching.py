@@ -1,9 +1,11 @@
 """``%mcp subscribe`` / ``%mcp unsubscribe``: watch a resource; its updates print under the cell
 that subscribed, however many cells later they arrive.
 
-The pool calls a watcher on its runtime thread. The watcher keeps the subscribing cell's context
-(ipykernel keeps the current cell in context variables) and updates one display there, so an update
-never lands in whichever cell happens to be running.
+The pool calls a watcher on its runtime thread, and the watcher updates the one display the
+subscribing cell made (an ``update_display_data`` by display id: the frontend changes that output,
+wherever it is). The update is sent from an empty context, so ipykernel stamps it with the cell
+running *now*: nbclient only reads messages of the cell it is executing, and without this the
+update would carry the parent of the cell that connected the server and be dropped.
 """
 
 from __future__ import annotations
@@ -52,7 +54,6 @@ class Subscription:
 
     def __init__(self, view: UpdateLog, handle: Any) -> None:
         self.view, self.handle = view, handle
-        self.cell = contextvars.copy_context()
         self.stop: Any = None
 
     def __call__(self, uri: str) -> None:  # runs on the pool's runtime thread
@@ -61,7 +62,7 @@ class Subscription:
 
     def refresh(self) -> None:
         if self.handle is not None:
-            self.cell.copy().run(self.handle.update, self.view)
+            contextvars.Context().run(self.handle.update, self.view)
 
 
 #: Live subscriptions by (server, uri), so ``%mcp unsubscribe`` can mark their displays stopped.
