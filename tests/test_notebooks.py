@@ -115,3 +115,21 @@ def test_tools_for_llms_headless():
     assert "Error: mcp__probe__ui_search: argument 'limit'" in said  # the model read its mistake
     real = "".join(o.get("text", "") for o in _find(nb, "OPENAI_API_KEY").outputs)
     assert real.startswith("Skipped: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
+def test_mcp_features_headless():
+    nb = execute(NOTEBOOKS / "05-mcp-features.ipynb")
+    text = lambda c: "".join(  # noqa: E731
+        o.get("text", "") + o.get("data", {}).get("text/plain", "") + o.get("evalue", "") for o in c.outputs
+    )
+    assert "probe://status" in text(_find(nb, "%mcp resources probe"))
+    assert "# Welcome to probe-kit" in text(_find(nb, "probe://files/welcome.md"))
+    assert "Unknown resource: 'probe://statu'; did you mean 'probe://status'?" in text(
+        next(c for c in nb.cells if c.source == "%mcp read probe probe://statu")
+    )
+    assert "'gencommit'" in text(_find(nb, '"tool_name", "gen"'))
+    assert "'welcome.md'" in text(_find(nb, 'template="probe://files'))
+    shown = text(_find(nb, "%mcp logs probe -n 4"))
+    assert "log: debug: Debug detail" in shown and "log: info: Tool execution started" in shown
+    assert "(0 log notifications sent)" in text(_find(nb, "--log-level error"))
+    watched = text(_find(nb, "%mcp subscribe probe probe://status"))
+    assert watched.count("updated: probe://status") >= 2  # the update reached the subscribing cell
+    assert "stopped watching probe://status" in text(_find(nb, "%mcp unsubscribe"))

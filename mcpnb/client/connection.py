@@ -34,6 +34,7 @@ from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import Backoff, is_retryable, reconnect_with_backoff
 from mcpnb.client.status import ServerStatus
 from mcpnb.client.toolinfo import ToolInfo
+from mcpnb.client.watching import ResourceWatch
 
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
@@ -96,6 +97,8 @@ class Connection:
         self._secrets = config.secrets()
         self.interaction: Interaction | None = None  # None: the process-wide default
         self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
+        self.log_level = "info"  # what the server should send (setLevel, or the 2026 per-request opt-in)
+        self.watch = ResourceWatch(self)  # resources this client subscribed to
 
     # ------------------------------------------------------------------ identity and state
     @property
@@ -258,7 +261,7 @@ class Connection:
                     elicitation_callback=self.asking.on_elicit,
                     sampling_callback=self.asking.on_sample,
                     logging_callback=self.asking.on_log,
-                    log_level="info",
+                    log_level=self.log_level,
                     # 2026-07-28 servers make tasks only for clients that declare the extension;
                     # call_tool() then waits for the task's result transparently
                     extensions=[tasks_extension(answer=elicitation_answerer(self.asking.on_elicit))],
@@ -302,13 +305,17 @@ class Connection:
 
     async def _on_message(self, message: Any) -> None:
         """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``)."""
-        from mcp.types import ToolListChangedNotification
+        from mcp.types import ResourceUpdatedNotification, ToolListChangedNotification
 
         if isinstance(message, ToolListChangedNotification):
             self.tool_cache.invalidate()
             self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+        elif isinstance(message, ResourceUpdatedNotification):
+            self.watch.updated(str(message.params.uri))
 
     def _start_background(self) -> None:
+        if self.watch.uris:
+            self._spawn(self.watch.resume(), "resubscribe")
         if self.config.health_check_interval > 0:
             self._spawn(health.monitor(self), "health")
         tools_caps = getattr(self.capabilities, "tools", None)
@@ -342,6 +349,7 @@ class Connection:
     async def halt(self) -> None:
         """Stop recovery and background work, then the session itself."""
         recovery, self._recovery = self._recovery, None
+        self.watch.cancel()  # its listen stream belongs to the session that is ending
         current = asyncio.current_task()
         tasks = [t for t in (*self._background, recovery) if t is not None and t is not current]
         for task in tasks:
@@ -435,3 +443,55 @@ class Connection:
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:
         return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, arguments))
+
+    # ------------------------------------------------------------------ logging, completion, subscriptions
+    async def set_log_level(self, level: str) -> None:
+        """Ask the server for log lines at ``level`` and above: ``logging/setLevel`` (2025-11-25), or
+        the per-request opt-in every later request carries (2026-07-28). Kept across reconnects."""
+        from mcp import types
+
+        self.log_level = level
+        if self.era == "modern":
+            if self.client is not None:
+                _opt_in_logs(self.client.session, level)
+            return
+        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
+        await self.request(
+            f"logging/setLevel {level}", lambda c: c.session.send_request(request, types.EmptyResult)
+        )
+
+    async def complete(
+        self, ref: Any, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]:
+        """``completion/complete``: the server's suggestions for one argument of a prompt or template."""
+        result = await self.request(
+            f"completion/complete {argument}",
+            lambda c: c.complete(ref, {"name": argument, "value": value}, context_arguments=context),
+        )
+        return list(result.completion.values)
+
+    async def watch_resource(self, uri: str, watcher: Callable[[str], None]) -> None:
+        """Call ``watcher(uri)`` whenever the server says ``uri`` changed (subscribes if needed)."""
+        await self.watch.add(uri, watcher)
+
+    async def unwatch_resource(self, uri: str, watcher: Callable[[str], None] | None = None) -> bool:
+        return await self.watch.remove(uri, watcher)
+
+
+def _opt_in_logs(session: Any, level: str) -> None:
+    """2026-07-28: every request's ``_meta`` carries the log level. The SDK fixes it when the session
+    starts (``Client(log_level=...)``) and only sets it as a default, so ours goes in first; on an SDK
+    without that hook the level applies from the next session on."""
+    from mcp_types import LOG_LEVEL_META_KEY
+
+    stamp = getattr(session, "_stamp", None)
+    if stamp is None:
+        return
+    original = getattr(stamp, "original", stamp)
+
+    def with_level(data: dict[str, Any], opts: Any) -> None:
+        data.setdefault("params", {}).setdefault("_meta", {})[LOG_LEVEL_META_KEY] = level
+        original(data, opts)
+
+    with_level.original = original  # type: ignore[attr-defined]
+    session._stamp = with_level

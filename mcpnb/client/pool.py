@@ -537,6 +537,56 @@ class Pool:
     def prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> Any:
         return self._run(self.connection(server).get_prompt(name, arguments))
 
+    # ------------------------------------------------------------------ logging, completion, subscriptions
+    def set_log_level(self, server: str, level: str) -> None:
+        """Ask ``server`` for log lines at ``level`` and above (``debug`` … ``emergency``)."""
+        self._run(self.connection(server).set_log_level(_level(level)))
+
+    async def aset_log_level(self, server: str, level: str) -> None:
+        await self._arun(self.connection(server).set_log_level(_level(level)))
+
+    def complete(
+        self,
+        server: str,
+        prompt: str,
+        argument: str,
+        value: str = "",
+        context: dict[str, str] | None = None,
+        *,
+        template: str | None = None,
+        timeout: float | None = None,
+    ) -> list[str]:
+        """The server's suggestions for ``argument`` of a prompt (or of resource ``template`` when
+        given; ``prompt`` is then ignored). ``timeout`` bounds the wait (tab completion uses ~1 s)."""
+        from mcp import types
+
+        ref: Any = (
+            types.ResourceTemplateReference(type="ref/resource", uri=template)
+            if template
+            else types.PromptReference(type="ref/prompt", name=prompt)
+        )
+        coro = self.connection(server).complete(ref, argument, value, context)
+        return self._run(asyncio.wait_for(coro, timeout) if timeout else coro)
+
+    def watch(self, server: str, uri: str, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``callback(uri)`` (on the runtime thread) whenever ``server`` says ``uri`` changed;
+        returns a function that stops watching. Subscribes in either era, again after a reconnect."""
+        conn = self.connection(server)
+        self._run(conn.watch_resource(uri, callback))
+
+        def stop() -> None:
+            if not self.runtime.closed:
+                self._run(conn.unwatch_resource(uri, callback))
+
+        return stop
+
+    def unwatch(self, server: str, uri: str) -> bool:
+        """Stop every watcher of ``uri`` on ``server``; False when nobody was watching it."""
+        return self._run(self.connection(server).unwatch_resource(uri))
+
+    def watched(self, server: str) -> list[str]:
+        return self.connection(server).watch.uris
+
     def logs(self, server: str) -> list[str]:
         """What the server printed on stderr and what happened to the connection, oldest first."""
         conn = self.connection(server)
@@ -544,6 +594,18 @@ class Pool:
 
     def __repr__(self) -> str:
         return f"<Pool {len(self)} servers>\n{self.status()!r}"
+
+
+def _level(level: str) -> str:
+    """A valid MCP log level (RFC 5424 names), or an error that lists them."""
+    from mcpnb.client.errors import McpnbError, did_you_mean_text
+
+    levels = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+    chosen = level.strip().lower()
+    if chosen not in levels:
+        hint = did_you_mean_text(chosen, levels)
+        raise McpnbError(f"unknown log level {level!r}{hint} (levels: {', '.join(levels)})")
+    return chosen
 
 
 def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -110,6 +110,8 @@ class TaskManager:
         self.clock = clock
         self._tasks: dict[str, TaskRecord] = {}
         self._slots: asyncio.Semaphore | None = None
+        #: Called with the record whenever a task's status changes (probe://status subscribers).
+        self.on_change: list[Callable[[TaskRecord], None]] = []
 
     # --- lifecycle ----------------------------------------------------------------------------------
     def create(self, tool: str, runner: Runner, ttl_ms: int | None = None) -> TaskRecord:
@@ -154,8 +156,10 @@ class TaskManager:
         """Record a change and wake everyone waiting on this task."""
         if record.terminal and status is not None and status != record.status:
             return  # a finished task never changes status again
-        if status is not None:
+        if status is not None and status != record.status:
             record.status = status
+            for listener in self.on_change:
+                listener(record)
         if status_message is not None:
             record.status_message = status_message
         record.updated = self.clock()

@@ -158,7 +158,8 @@ def test_config_view(ip, mcp, tmp_path, monkeypatch):
 
 def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
     table = line(ip, "serve probe-kit")  # into this test's (empty) pool, not the default one
-    assert table["probe"].transport == "inprocess" and table["probe"].tools == 36
+    # full = 36 tools + the 14 conformance fixtures
+    assert table["probe"].transport == "inprocess" and table["probe"].tools == 36 + 14
     assert mcp.pool.names == ["probe"]
     table = line(ip, "serve probe-kit --http --name kit --toolset ui")
     assert table["kit"].transport == "http" and table["kit"].state == "connected"
