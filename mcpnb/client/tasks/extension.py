@@ -48,7 +48,10 @@ def tasks_extension(answer: Answer | None = None) -> Any:
             from mcpnb.client.tasks.handle import TaskHandle
 
             peer = Peer(ctx.session)
-            handle = TaskHandle(peer, ctx.tool_name, TaskState.from_wire(dump(created)), answer=self.answer)
+            state = TaskState.from_wire(
+                dump(created), method=f"{ctx.tool_name}()", server=peer.name, status="working"
+            )
+            handle = TaskHandle(peer, ctx.tool_name, state, answer=self.answer)
             handle.add_listener(_keep_call_alive)
             try:
                 result = await handle._wait(None)
