@@ -129,6 +129,24 @@ def server_offers_tasks(capabilities: Any, era: str | None) -> bool:
     return getattr(tools, "call", None) is not None
 
 
+def effective_task_support(stated: str, capabilities: Any, era: str | None) -> str:
+    """A tool's task support as each era states it.
+
+    2025-11-25: the tool's ``execution.taskSupport``, but only if the server declares
+    ``tasks.requests.tools.call`` (without it clients MUST NOT ask for tasks). 2026-07-28: tools
+    carry no ``execution``; a server that declares the extension decides per request, so every tool
+    *may* run as a task ("optional") unless it says more; a "required" is learnt from the server's
+    -32021 answer.
+    """
+    if era == "modern":
+        if stated in ("optional", "required"):
+            return stated
+        return "optional" if server_offers_tasks(capabilities, era) else "forbidden"
+    if capabilities is not None and not server_offers_tasks(capabilities, era):
+        return "forbidden"
+    return stated
+
+
 def server_lists_tasks(capabilities: Any, era: str | None) -> bool:
     """2025-11-25 servers say whether they answer ``tasks/list`` (``capabilities.tasks.list``);
     SEP-2663 has no list at all."""

@@ -41,6 +41,7 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _INVALID_PARAMS = -32602
+_METHOD_NOT_FOUND = -32601
 
 
 def task_support(tool: Any) -> str:
@@ -406,7 +407,13 @@ async def list_states(peer: Peer) -> list[TaskState]:
 
         async def send(client: Any, cursor: str | None = cursor) -> Any:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            return dump(await _session_of(client).send_request(types.ListTasksRequest(params=params), _Loose))
+            request = types.ListTasksRequest(params=params)
+            try:
+                return dump(await _session_of(client).send_request(request, _Loose))
+            except MCPError as exc:
+                if exc.code != _METHOD_NOT_FOUND:
+                    raise
+                raise TaskError(f"server {peer.name!r} does not answer tasks/list ({exc.message})") from None
 
         page = await peer.call("tasks/list", send)
         tasks = page.get("tasks") if isinstance(page, dict) else None
