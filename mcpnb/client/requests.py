@@ -137,12 +137,14 @@ async def request(
                 conn.name, what.removesuffix("()"), list(data.get("elicitations", []))
             ) from None
         if conn.session_expired:
+            answer = _fresh_answer(conn, started)
+            said = f" ({answer.text()})" if answer is not None else ""
             await renew_session(conn)
             if idempotent:
                 conn.emit("session", f"retrying {what} once on the new session")
                 return await request(conn, what, send, idempotent=False, wait=wait)
             raise CallError(
-                f"{what}: the server forgot the session of {conn.name!r} mid-call, so the call may "
+                f"{what}: the server forgot the session of {conn.name!r}{said}, so the call may "
                 "or may not have run; it was not repeated (not marked read-only or idempotent). "
                 "The connection is back: call again if that is safe."
             ) from None

@@ -199,8 +199,9 @@ async def renew_session(conn: Connection) -> None:
 
     If the server is not there to give one (refused: it is restarting), backoff takes over.
     """
-    status = conn.http_status or 404
-    conn.emit("session", f"the server forgot our session (HTTP {status}): starting a new one")
+    answer = conn.http_answer
+    said = answer.text() if answer is not None else f"HTTP {conn.http_status or 404}"
+    conn.emit("session", f"the server forgot our session ({said}): starting a new one")
     await conn.halt()
     conn.set_state(State.RECONNECTING, "session expired: re-initializing")
     try:
