@@ -371,10 +371,14 @@ class Pool:
         conn = self.connection(server)
         info = await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
         if validate:
+            from mcpnb.client.arguments import checked_arguments
+
             arguments = checked_arguments(info, arguments)
         if task or (task is None and info.task_support == "required"):
+            from mcpnb.client.tasks.extension import follow
+
             handle = await self._start_task(server, tool, arguments, None, ctx)
-            return handle if task else await _follow(handle)
+            return handle if task else await follow(handle)
         return await conn.call_tool(tool, arguments, timeout=timeout, context=ctx)
 
     # ------------------------------------------------------------------ tasks
@@ -501,32 +505,6 @@ def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any
     if "cwd" in given:
         given["cwd"] = str(given["cwd"])
     return {**given, **options}
-
-
-def checked_arguments(info: ToolInfo, arguments: dict[str, Any] | None) -> dict[str, Any]:
-    """``arguments`` checked against the tool's ``inputSchema`` (as ``%mcp call`` does)."""
-    from mcpnb.client.arguments import check_arguments
-    from mcpnb.client.errors import ArgumentsError
-
-    try:
-        return check_arguments(info, arguments or {})
-    except ArgumentsError as exc:
-        text = str(exc)
-        if "nothing was sent" not in text:
-            text += "\n  (nothing was sent)"
-        raise ArgumentsError(text) from None
-
-
-async def _follow(handle: Any) -> Any:
-    """Wait for a task a plain call started (a tool that requires tasks). If the caller gives up
-    (Ctrl-C), the task is cancelled on the server too, as a plain call would be."""
-    from mcpnb.client.tasks.extension import _cancel_quietly
-
-    try:
-        return await handle._wait(None)
-    except asyncio.CancelledError:
-        await _cancel_quietly(handle)
-        raise
 
 
 def _call_context(context: CallContext | None, answers: dict[str, Any] | None) -> CallContext:

@@ -94,6 +94,16 @@ async def _cancel_quietly(handle: Any, grace: float = 5.0) -> None:
         handle._watcher.cancel()
 
 
+async def follow(handle: Any) -> Any:
+    """Wait for a task a plain call started (a tool that requires tasks). If the caller gives up
+    (Ctrl-C, a cancelled cell), the task is cancelled on the server too, as a plain call would be."""
+    try:
+        return await handle._wait(None)
+    except asyncio.CancelledError:
+        await _cancel_quietly(handle)
+        raise
+
+
 def elicitation_answerer(callback: Callable[..., Any], context: Any = None) -> Answer:
     """An ``answer`` for modern ``inputRequests`` built from a Client-style elicitation callback.
 
