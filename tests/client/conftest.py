@@ -91,4 +91,3 @@ def fastmcp_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def fastmcp_venv() -> Path:
     return fastmcp_python()
-
