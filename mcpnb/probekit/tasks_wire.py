@@ -25,7 +25,7 @@ from typing import Any
 from mcp import MCPError, types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Extension, MethodBinding
-from mcp_types.jsonrpc import INVALID_PARAMS
+from mcp_types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -105,9 +105,11 @@ def prepare(lookup: ToolLookup, name: str, arguments: dict[str, Any] | None) -> 
     if tool is None:
         raise _bad(f"Unknown tool: {name}")
     runner = getattr(tool.fn, "task_runner", None)
-    if runner is None:
-        raise _bad(
-            f"Tool {name!r} does not support task-augmented execution (execution.taskSupport is forbidden)."
+    if runner is None:  # SEP-1686: "Servers SHOULD return a -32601 (Method not found) error"
+        raise MCPError(
+            code=METHOD_NOT_FOUND,
+            message=f"Tool {name!r} does not support task-augmented execution "
+            "(execution.taskSupport is forbidden).",
         )
     try:
         kwargs = tool.fn_metadata.validate_arguments(arguments or {})

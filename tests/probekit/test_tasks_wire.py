@@ -115,7 +115,7 @@ async def test_legacy_cancel_fail_and_errors(server: Any) -> None:
 
         with pytest.raises(MCPError, match="does not support task-augmented execution") as info:
             await send("tools/call", {"name": "gencommit", "arguments": {"diff": ""}, "task": {}}, {})
-        assert info.value.code == -32602
+        assert info.value.code == -32601  # SEP-1686: method not found for a forbidden tool
         with pytest.raises(MCPError, match="No task 'nope'"):
             await get("nope")
         with pytest.raises(MCPError) as info:
