@@ -67,6 +67,9 @@ def test_cancel_is_acknowledged_then_read_with_tasks_get(pool, fastmcp_url):
     with pytest.raises(TaskCancelledError):
         handle.result(timeout=30)
     assert handle.refresh() == "cancelled"
+    # over Streamable HTTP every tasks/* request names its task in Mcp-Name (SEP-2663 routing)
+    sent = [tuple(pair) for pair in pool.call("fm", "task_headers").data]
+    assert ("tasks/cancel", handle.task_id) in sent and ("tasks/get", handle.task_id) in sent
 
 
 class Name(Interaction):

@@ -10,7 +10,8 @@ ours; ``tests/peers/fastmcp.py`` builds it) and never imports mcpnb. Usage:
 Tools: ``double`` (task optional, 0.1 s), ``crawl`` (task optional, runs until cancelled),
 ``greet`` (task required: asks for a name with the guard pattern, then greets), ``stepper`` (task
 required, reports progress), ``explode`` (task optional, fails with a JSON-RPC error), ``echo``
-(no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error). Every start of a task-
+(no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error), ``task_headers``
+(the routing headers tasks/* requests came with). Every start of a task-
 capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can tell whether a call
 became a task.
 """
@@ -103,13 +104,27 @@ def fail_next_post(status: int, message: str) -> str:
     return "armed"
 
 
+TASK_HEADERS: list[list[str]] = []
+
+
+@mcp.tool
+def task_headers() -> list[list[str]]:
+    """``[Mcp-Method, Mcp-Name]`` of every tasks/* request so far (SEP-2663 routing headers)."""
+    return list(TASK_HEADERS)
+
+
 class FailOnce:
-    """ASGI middleware for ``fail_next_post``: what a proxy or a crashing handler answers."""
+    """ASGI middleware for ``fail_next_post`` (what a proxy or a crashing handler answers); it also
+    records the routing headers of tasks/* requests."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+            if headers.get("mcp-method", "").startswith("tasks/"):
+                TASK_HEADERS.append([headers["mcp-method"], headers.get("mcp-name", "")])
         if scope["type"] == "http" and scope["method"] == "POST" and FAIL_NEXT:
             status, message = FAIL_NEXT.pop()
             headers = [(b"content-type", b"text/plain; charset=utf-8")]

@@ -7,9 +7,7 @@ task: a 0.1 s tool then waits a whole poll interval. SEP-2663 makes the declarat
 pool declares it only when a task was asked for (``task=True``) or the tool requires one.
 
 :func:`install` wraps the session's one outgoing door (as the transcript tap does): a ``tools/call``
-sent under :func:`plain_call` goes out without the extension, and every ``tasks/*`` request carries
-the ``Mcp-Name`` header with its task id, which SEP-2663 requires over Streamable HTTP (a load
-balancer routes on it).
+sent under :func:`plain_call` goes out without the extension.
 """
 
 from __future__ import annotations
@@ -20,9 +18,7 @@ from contextvars import ContextVar
 from typing import Any
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel", "tasks/result"})
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
-NAME_HEADER = "mcp-name"
 #: The JSON-RPC codes for "missing required client capability": SEP-2663's text says -32003, the
 #: 2026-07-28 schema (and the SDK, and FastMCP) -32021. Either, naming the tasks extension, means
 #: "this tool runs only as a task, and nothing ran".
@@ -60,8 +56,6 @@ def install(session: Any) -> None:
     async def door(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
         if method == "tools/call" and _wants_task.get() is False:
             params = without_tasks(params)
-        elif method in TASK_METHODS and isinstance(params, Mapping) and isinstance(params.get("taskId"), str):
-            args, kwargs = _with_name_header(str(params["taskId"]), args, kwargs)
         return await send(method, params, *args, **kwargs)
 
     dispatcher.send_raw_request = door
@@ -83,19 +77,6 @@ def without_tasks(params: Any) -> Any:
     if kept:
         new_caps["extensions"] = kept
     return {**params, "_meta": {**meta, CAPABILITIES_META: new_caps}}
-
-
-def _with_name_header(task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
-    from mcp.shared.inbound import encode_header_value
-
-    opts = dict((args[0] if args else kwargs.get("opts")) or {})
-    headers = dict(opts.get("headers") or {})
-    if not any(key.lower() == NAME_HEADER for key in headers):
-        headers["Mcp-Name"] = encode_header_value(task_id)
-    opts["headers"] = headers
-    if args:
-        return (opts, *args[1:]), kwargs
-    return args, {**kwargs, "opts": opts}
 
 
 def requires_tasks(exc: BaseException) -> bool:

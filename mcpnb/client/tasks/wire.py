@@ -27,7 +27,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from mcp import MCPError, types
 from pydantic import BaseModel, ConfigDict, Field
@@ -186,6 +186,10 @@ class TaskIdParams(types.RequestParams):
 
 
 class TaskRequest(types.Request[TaskIdParams, str]):
+    """``tasks/get|update|cancel``. Over Streamable HTTP SEP-2663 requires the ``Mcp-Name`` header
+    to carry the task id (load balancers route on it): the SDK sets it from ``name_param``."""
+
+    name_param: ClassVar[str | None] = "taskId"
     method: str
     params: TaskIdParams
 
@@ -232,7 +236,7 @@ class Peer:
         else:
             info = getattr(target, "server_info", None)
             self.name = name or getattr(info, "name", None) or "server"
-            with contextlib.suppress(AttributeError):  # Mcp-Name on tasks/*; a Connection did it already
+            with contextlib.suppress(AttributeError):  # a Connection did it already
                 optin.install(self.session)
 
     @property
