@@ -24,6 +24,7 @@ _LAZY = {
     "ToolResult": "mcpnb.client.results",
     "ToolInfo": "mcpnb.client.toolinfo",
     "ToolList": "mcpnb.client.toolinfo",
+    "Toolbox": "mcpnb.client.toolbox",
     "TaskHandle": "mcpnb.client.tasks",
     "ArgumentsError": "mcpnb.client.errors",
     "ServerStatus": "mcpnb.client.status",
@@ -69,6 +70,7 @@ __all__ = [
     "ToolList",
     "ToolNotFoundError",
     "ToolResult",
+    "Toolbox",
     "UnknownServerError",
     "UrlRequiredError",
     "__version__",
@@ -104,6 +106,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcpnb.client.runtime import get_runtime
     from mcpnb.client.status import ServerStatus, StatusTable
     from mcpnb.client.tasks import TaskHandle
+    from mcpnb.client.toolbox import Toolbox
     from mcpnb.client.toolinfo import ToolInfo, ToolList
     from mcpnb.notebook.launch import serve_probekit, stop_probekit
 

@@ -12,6 +12,13 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 
 
+@pytest.fixture(autouse=True)
+def _no_model_keys(monkeypatch):
+    """Kernels inherit this environment: without API keys, 03's real-model cell stays offline."""
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+
 def execute(path: Path) -> nbformat.NotebookNode:
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
@@ -86,3 +93,43 @@ def test_people_in_the_loop_headless():
     refused = _find(nb, "probe.open_local_page")
     said = "".join(o.get("text", "") + o.get("evalue", "") for o in refused.outputs)
     assert "welcome.md" in said and "needs you to open" in said
+
+
+def test_tools_for_llms_headless():
+    nb = execute(NOTEBOOKS / "03-tools-for-llms.ipynb")
+    table = _outputs(_find(nb, 'tools = pool.functions("probe", "time")'))[0]["data"]
+    assert "mcp__time__convert_time" in table["text/plain"] and "<table" in table["text/html"]
+    helped = "".join(o.get("text", "") for o in _find(nb, "help(convert_time)").outputs)
+    assert "convert_time(source_timezone: str, time: str, target_timezone: str)" in helped
+    assert "Args:" in helped
+    refused = "".join(o.get("text", "") for o in _find(nb, 'limit="three"').outputs)
+    assert "'limit'" in refused and "nothing was sent" in refused
+    side_by_side = _outputs(_find(nb, "formats = ["))[0]["data"]["text/html"]
+    for fmt in ("openai", "openai-responses", "anthropic", "gemini"):
+        assert f"<b>{fmt}</b>" in side_by_side
+    warned = "".join(o.get("text", "") for o in _find(nb, "--strict").outputs)
+    assert "mcp__probe__gen_mock cannot be strict" in warned
+    answer = "".join(o.get("text", "") for o in _find(nb, "while True:\n    reply = scripted_model").outputs)
+    assert answer.startswith("It is ") and "Login form component" in answer
+    said = "".join(o.get("text", "") for o in _find(nb, "for m in messages:").outputs)
+    assert "Error: mcp__probe__ui_search: argument 'limit'" in said  # the model read its mistake
+    real = "".join(o.get("text", "") for o in _find(nb, "OPENAI_API_KEY").outputs)
+    assert real.startswith("Skipped: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
+def test_mcp_features_headless():
+    nb = execute(NOTEBOOKS / "05-mcp-features.ipynb")
+    text = lambda c: "".join(  # noqa: E731
+        o.get("text", "") + o.get("data", {}).get("text/plain", "") + o.get("evalue", "") for o in c.outputs
+    )
+    assert "probe://status" in text(_find(nb, "%mcp resources probe"))
+    assert "# Welcome to probe-kit" in text(_find(nb, "probe://files/welcome.md"))
+    assert "Unknown resource: 'probe://statu'; did you mean 'probe://status'?" in text(
+        next(c for c in nb.cells if c.source == "%mcp read probe probe://statu")
+    )
+    assert "'gencommit'" in text(_find(nb, '"tool_name", "gen"'))
+    assert "'welcome.md'" in text(_find(nb, 'template="probe://files'))
+    shown = text(_find(nb, "%mcp logs probe -n 4"))
+    assert "log: debug: Debug detail" in shown and "log: info: Tool execution started" in shown
+    assert "(0 log notifications sent)" in text(_find(nb, "--log-level error"))
+    watched = text(_find(nb, "%mcp subscribe probe probe://status"))
+    assert watched.count("updated: probe://status") >= 2  # the update reached the subscribing cell
+    assert "stopped watching probe://status" in text(_find(nb, "%mcp unsubscribe"))

@@ -31,9 +31,10 @@ from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import CallContext, Interaction
 from mcpnb.client.redact import scrub
 from mcpnb.client.results import ToolResult
-from mcpnb.client.retry import Backoff, is_retryable, reconnect_with_backoff
+from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
 from mcpnb.client.status import ServerStatus
 from mcpnb.client.toolinfo import ToolInfo
+from mcpnb.client.watching import ResourceWatch
 
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
@@ -92,10 +93,14 @@ class Connection:
         self._settled = asyncio.Event()  # set whenever the state is not connecting/reconnecting
         self._settled.set()
         self.http_status: int | None = None
+        self.http_answer: requests.HttpAnswer | None = None  # the last HTTP error, with the server's words
         self.session_expired = False
+        self.revivable = False  # failed, but time may fix it: the next request tries again at once
         self._secrets = config.secrets()
         self.interaction: Interaction | None = None  # None: the process-wide default
         self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
+        self.log_level = "info"  # what the server should send (setLevel, or the 2026 per-request opt-in)
+        self.watch = ResourceWatch(self)  # resources this client subscribed to
 
     # ------------------------------------------------------------------ identity and state
     @property
@@ -162,16 +167,21 @@ class Connection:
         return f"<Connection {self.name} {self.config.transport} {self.state}>"
 
     # ------------------------------------------------------------------ lifecycle
-    async def start(self) -> None:
-        """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``."""
+    async def start(self, *, wait: float = 0.0) -> None:
+        """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``.
+
+        ``wait`` > 0 keeps trying (with backoff) for that many seconds while the server is not
+        answering yet (see :func:`mcpnb.client.retry.open_patiently`).
+        """
         if self.state is State.DISABLED:
             return
         await self.halt()
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
-            await self.open_session()
+            await open_patiently(self, wait)
         except BaseException as exc:
             reason = self.failure_reason(exc)
+            self.revivable = isinstance(exc, Exception) and is_retryable(exc, http_status=self.http_status)
             self.set_state(State.FAILED, reason)
             if isinstance(exc, asyncio.CancelledError):
                 raise
@@ -189,7 +199,7 @@ class Connection:
         ready: asyncio.Future[Any] = loop.create_future()
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
         self._stop = asyncio.Event()
-        self.http_status, self.session_expired = None, False
+        self.http_status, self.http_answer, self.session_expired = None, None, False
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
         try:
@@ -248,7 +258,12 @@ class Connection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 target = await stack.enter_async_context(
-                    open_target(self.config, on_stderr=self._on_stderr, on_response=self._on_response)
+                    open_target(
+                        self.config,
+                        on_stderr=self._on_stderr,
+                        on_response=self._on_response,
+                        on_failure=lambda exc: requests.transport_failed(self, exc, stop),
+                    )
                 )
                 client = Client(
                     target,
@@ -258,7 +273,7 @@ class Connection:
                     elicitation_callback=self.asking.on_elicit,
                     sampling_callback=self.asking.on_sample,
                     logging_callback=self.asking.on_log,
-                    log_level="info",
+                    log_level=self.log_level,
                     # 2026-07-28 servers make tasks only for clients that declare the extension;
                     # call_tool() then waits for the task's result transparently
                     extensions=[tasks_extension(answer=elicitation_answerer(self.asking.on_elicit))],
@@ -278,10 +293,12 @@ class Connection:
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
 
     def _install(self, client: Any) -> None:
+        from mcpnb.client.tasks import optin
         from mcpnb.client.transcript import tap
 
         client.session.validate_tool_result = _skip_sdk_validation
         tap(client.session)
+        optin.install(client.session)  # tasks only when asked (SEP-2663 per-request opt-in)
         self.client = client
         self.protocol_version = client.protocol_version
         self.server_info = client.server_info
@@ -293,22 +310,27 @@ class Connection:
         self.stderr.append(line)
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
 
-    def _on_response(self, status: int, request_headers: Any) -> None:
-        if status < 400:
-            return
-        self.http_status = status
-        if status == 404 and request_headers.get("mcp-session-id"):
-            self.session_expired = True
+    def _on_response(self, status: int, request_headers: Any, message: str | None = None) -> None:
+        requests.note_response(self, status, request_headers, message)
 
     async def _on_message(self, message: Any) -> None:
-        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``)."""
-        from mcp.types import ToolListChangedNotification
+        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``),
+        resource updates; a transport error the SDK hands over (an SSE stream that broke) means the
+        session is lost."""
+        from mcp.types import ResourceUpdatedNotification, ToolListChangedNotification
 
+        if isinstance(message, Exception):
+            requests.transport_failed(self, message, self._stop)
+            return
         if isinstance(message, ToolListChangedNotification):
             self.tool_cache.invalidate()
             self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+        elif isinstance(message, ResourceUpdatedNotification):
+            self.watch.updated(str(message.params.uri))
 
     def _start_background(self) -> None:
+        if self.watch.uris:
+            self._spawn(self.watch.resume(), "resubscribe")
         if self.config.health_check_interval > 0:
             self._spawn(health.monitor(self), "health")
         tools_caps = getattr(self.capabilities, "tools", None)
@@ -342,6 +364,7 @@ class Connection:
     async def halt(self) -> None:
         """Stop recovery and background work, then the session itself."""
         recovery, self._recovery = self._recovery, None
+        self.watch.cancel()  # its listen stream belongs to the session that is ending
         current = asyncio.current_task()
         tasks = [t for t in (*self._background, recovery) if t is not None and t is not current]
         for task in tasks:
@@ -375,13 +398,12 @@ class Connection:
         if self._stop is not None:
             self._stop.set()  # let the owner task close what is left of the transport
         reason = f"connection lost: {describe(exc)}"
-        if not is_retryable(exc, http_status=self.http_status) or self.config.max_retries <= 0:
+        retryable = is_retryable(exc, http_status=self.http_status)
+        if not retryable or self.config.max_retries <= 0:
+            self.revivable = retryable
             self.set_state(State.FAILED, reason)
             return
-        self.set_state(State.RECONNECTING, reason, attempt=0, max_retries=self.config.max_retries)
-        self._recovery = asyncio.get_running_loop().create_task(
-            reconnect_with_backoff(self, reason), name=f"mcpnb-recover-{self.name}"
-        )
+        start_recovery(self, reason)
 
     # ------------------------------------------------------------------ requests
     async def request(
@@ -435,3 +457,55 @@ class Connection:
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:
         return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, arguments))
+
+    # ------------------------------------------------------------------ logging, completion, subscriptions
+    async def set_log_level(self, level: str) -> None:
+        """Ask the server for log lines at ``level`` and above: ``logging/setLevel`` (2025-11-25), or
+        the per-request opt-in every later request carries (2026-07-28). Kept across reconnects."""
+        from mcp import types
+
+        self.log_level = level
+        if self.era == "modern":
+            if self.client is not None:
+                _opt_in_logs(self.client.session, level)
+            return
+        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
+        await self.request(
+            f"logging/setLevel {level}", lambda c: c.session.send_request(request, types.EmptyResult)
+        )
+
+    async def complete(
+        self, ref: Any, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]:
+        """``completion/complete``: the server's suggestions for one argument of a prompt or template."""
+        result = await self.request(
+            f"completion/complete {argument}",
+            lambda c: c.complete(ref, {"name": argument, "value": value}, context_arguments=context),
+        )
+        return list(result.completion.values)
+
+    async def watch_resource(self, uri: str, watcher: Callable[[str], None]) -> None:
+        """Call ``watcher(uri)`` whenever the server says ``uri`` changed (subscribes if needed)."""
+        await self.watch.add(uri, watcher)
+
+    async def unwatch_resource(self, uri: str, watcher: Callable[[str], None] | None = None) -> bool:
+        return await self.watch.remove(uri, watcher)
+
+
+def _opt_in_logs(session: Any, level: str) -> None:
+    """2026-07-28: every request's ``_meta`` carries the log level. The SDK fixes it when the session
+    starts (``Client(log_level=...)``) and only sets it as a default, so ours goes in first; on an SDK
+    without that hook the level applies from the next session on."""
+    from mcp_types import LOG_LEVEL_META_KEY
+
+    stamp = getattr(session, "_stamp", None)
+    if stamp is None:
+        return
+    original = getattr(stamp, "original", stamp)
+
+    def with_level(data: dict[str, Any], opts: Any) -> None:
+        data.setdefault("params", {}).setdefault("_meta", {})[LOG_LEVEL_META_KEY] = level
+        original(data, opts)
+
+    with_level.original = original  # type: ignore[attr-defined]
+    session._stamp = with_level

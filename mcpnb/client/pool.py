@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from mcpnb.client.config import ServerConfig
     from mcpnb.client.runtime import Runtime
+    from mcpnb.client.toolbox import Toolbox
 
 T = TypeVar("T")
 
@@ -123,7 +124,9 @@ class Pool:
             return ServerConfig.from_dict(name, merged, source="<code>", server=server)
         return ServerConfig.build(name, **options)
 
-    async def _connect(self, config: ServerConfig, *, raise_on_failure: bool = True) -> ServerStatus:
+    async def _connect(
+        self, config: ServerConfig, *, raise_on_failure: bool = True, wait: float | None = None
+    ) -> ServerStatus:
         old = self._connections.pop(config.name, None)
         if old is not None:
             await old.stop()
@@ -132,7 +135,7 @@ class Pool:
         conn.events.subscribe(self._fan_out)
         self._connections[config.name] = conn
         try:
-            await conn.start()
+            await conn.start(wait=wait or 0.0)
         except Exception:
             if raise_on_failure:
                 raise
@@ -151,14 +154,17 @@ class Pool:
         transport: str | None = None,
         config: ServerConfig | Mapping[str, Any] | None = None,
         server: Any = None,
+        wait: float | None = None,
         **options: Any,
     ) -> ServerStatus:
         """Connect (or reconnect, replacing) the server ``name``; raise ``ConnectError`` if it fails.
 
         A failed server stays in the pool, ``failed`` with its reason, so ``status()`` shows it.
+        ``wait=SECONDS`` keeps trying (with backoff) while the server is not answering yet, for a
+        server that is still starting; the default fails at once.
         """
         cfg = self._config(name, config, _given(locals(), options))
-        return self._run(self._connect(cfg))
+        return self._run(self._connect(cfg, wait=wait))
 
     async def aconnect(
         self,
@@ -173,11 +179,12 @@ class Pool:
         transport: str | None = None,
         config: ServerConfig | Mapping[str, Any] | None = None,
         server: Any = None,
+        wait: float | None = None,
         **options: Any,
     ) -> ServerStatus:
         """Async twin of :meth:`connect`."""
         cfg = self._config(name, config, _given(locals(), options))
-        return await self._arun(self._connect(cfg))
+        return await self._arun(self._connect(cfg, wait=wait))
 
     async def _connect_many(self, configs: list[ServerConfig]) -> StatusTable:
         await asyncio.gather(*(self._connect(c, raise_on_failure=False) for c in configs))
@@ -279,6 +286,56 @@ class Pool:
     async def async_sync(self, desired: Mapping[str, ServerConfig | Mapping[str, Any]]) -> StatusTable:
         return await self._arun(self._sync(desired))
 
+    # ------------------------------------------------------------------ declared requirements
+    def require(
+        self,
+        spec: Any,
+        *,
+        strategy: str = "priority",
+        source: str = "notebook",
+        skills: list[str | Path] | tuple[str | Path, ...] = (),
+        base: str | Path | None = None,
+        config: bool | str | Path = True,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
+    ) -> Any:
+        """Connect what ``spec`` declares (``{"mcpServers": {...}, "skills": [...]}``, as a mapping or
+        JSON/YAML text), with the skills it names and the ``.mcp.json`` layers, each server once.
+
+        ``strategy`` settles conflicts: ``priority`` (notebook > skill > local > project > user),
+        ``newest``, ``ask`` (a form, or ``answers``; headless, priority) or ``error``. Servers already
+        connected with the same settings are left alone. Returns a
+        :class:`~mcpnb.client.requirements.Resolution` (the table); raises a ``RequirementError``
+        (with ``.resolution``) before connecting anything when the input is wrong, and after, listing
+        every required server that failed. See :mod:`mcpnb.client.requirements`.
+        """
+        from mcpnb.client.requirements import require
+
+        return require(
+            self, spec, strategy=strategy, source=source, skills=skills, base=base, config=config,
+            answers=answers, context=context,
+        )  # fmt: skip
+
+    async def arequire(
+        self,
+        spec: Any,
+        *,
+        strategy: str = "priority",
+        source: str = "notebook",
+        skills: list[str | Path] | tuple[str | Path, ...] = (),
+        base: str | Path | None = None,
+        config: bool | str | Path = True,
+        answers: dict[str, Any] | None = None,
+        context: CallContext | None = None,
+    ) -> Any:
+        """Async twin of :meth:`require`."""
+        from mcpnb.client.requirements import arequire
+
+        return await arequire(
+            self, spec, strategy=strategy, source=source, skills=skills, base=base, config=config,
+            answers=answers, context=context,
+        )  # fmt: skip
+
     # ------------------------------------------------------------------ status
     def status(self) -> StatusTable:
         """One row per server: state, era, server name/version, tools, latency, last error."""
@@ -302,6 +359,28 @@ class Pool:
     async def atools(self, server: str | None = None, *, refresh: bool = False) -> list[ToolInfo]:
         return ToolList(await self._arun(self._tools(server, refresh)))
 
+    # ------------------------------------------------------------------ tools as functions (for LLMs)
+    async def _function_tools(self, servers: tuple[str, ...], refresh: bool) -> list[ToolInfo]:
+        if not servers:
+            return await self._tools(None, refresh)
+        found: list[ToolInfo] = []
+        for server in dict.fromkeys(servers):
+            found += await self.connection(server).list_tools(refresh=refresh)
+        return found
+
+    def functions(self, *servers: str, refresh: bool = False) -> Toolbox:
+        """The tools of ``servers`` (every connected one when none is named) as a :class:`Toolbox`:
+        Python functions by flat name, tool specs for OpenAI/Anthropic/Gemini, and ``run(call)``
+        to execute a model's tool calls."""
+        from mcpnb.client.toolbox import Toolbox
+
+        return Toolbox(self, self._run(self._function_tools(servers, refresh)))
+
+    async def afunctions(self, *servers: str, refresh: bool = False) -> Toolbox:
+        from mcpnb.client.toolbox import Toolbox
+
+        return Toolbox(self, await self._arun(self._function_tools(servers, refresh)))
+
     def _target(self, server: str, tool: str | None) -> tuple[str, str]:
         if tool is None:
             if not server.startswith(FLAT_PREFIX):
@@ -319,21 +398,22 @@ class Pool:
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
         task: bool | None = None,
+        validate: bool = True,
     ) -> Any:
         """Call ``tool`` on ``server`` (or a flat ``mcp__server__tool`` name) and return its result.
 
         A tool that reports an error returns a result with ``is_error``; only transport or protocol
         failures raise (``CallError``, ``CallTimeoutError``). Ctrl-C cancels the call on the server.
         ``answers`` answers a form the server may ask for (instead of asking a person).
-        ``task=True`` runs it as a task and returns the live :class:`~mcpnb.client.tasks.TaskHandle` at once;
-        a tool that requires tasks runs as one anyway, and the call waits for its result.
+        The arguments are checked against the tool's ``inputSchema`` first (``ArgumentsError``, and
+        nothing is sent); ``validate=False`` leaves that to the server.
+        A plain call stays a plain call. ``task=True`` runs it as a task and returns the live
+        :class:`~mcpnb.client.tasks.TaskHandle` at once; a tool that *requires* tasks runs as one
+        anyway, and the call waits for its result.
         """
         server, tool = self._target(server, tool)
         ctx = _call_context(context, answers)
-        if task or (task is None and self._requires_task(server, tool)):
-            handle = self.start_task(server, tool, arguments, context=ctx)
-            return handle if task else handle.result()
-        return self._run(self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx))
+        return self._run(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def acall(
         self,
@@ -345,15 +425,34 @@ class Pool:
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
         task: bool | None = None,
+        validate: bool = True,
     ) -> Any:
         server, tool = self._target(server, tool)
         ctx = _call_context(context, answers)
-        if task or (task is None and self._requires_task(server, tool)):
-            handle = await self.astart_task(server, tool, arguments, context=ctx)
-            return handle if task else await handle
-        return await self._arun(
-            self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
-        )
+        return await self._arun(self._call(server, tool, arguments, timeout, ctx, task, validate))
+
+    async def _call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        timeout: float | None,
+        ctx: CallContext,
+        task: bool | None,
+        validate: bool,
+    ) -> Any:
+        conn = self.connection(server)
+        info = await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+        if validate:
+            from mcpnb.client.arguments import checked_arguments
+
+            arguments = checked_arguments(info, arguments)
+        if task or (task is None and info.task_support == "required"):
+            from mcpnb.client.tasks.extension import follow
+
+            handle = await self._start_task(server, tool, arguments, None, ctx)
+            return handle if task else await follow(handle)
+        return await conn.call_tool(tool, arguments, timeout=timeout, context=ctx)
 
     # ------------------------------------------------------------------ tasks
     @property
@@ -363,12 +462,6 @@ class Pool:
 
             self._tasks = TaskRegistry()
         return self._tasks
-
-    def _requires_task(self, server: str, tool: str) -> bool:
-        """From the cached tool list only: a plain call must not pay for a lookup."""
-        known = self.connection(server).tool_cache.peek() or {}
-        info = known.get(tool)
-        return info is not None and info.task_support == "required"
 
     async def _start_task(
         self,
@@ -429,26 +522,31 @@ class Pool:
         server, tool = self._target(server, tool)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
-    async def _list_tasks(self, server: str | None) -> list[Any]:
-        from mcpnb.client.tasks import list_tasks
+    async def _list_tasks(self, server: str | None) -> Any:
+        from mcpnb.client.tasks import TaskListing, server_tasks
 
-        names = [server] if server is not None else [n for n, c in self._connections.items() if c.client]
-        found: list[Any] = []
-        for name in names:
-            conn = self.connection(name)
-            found += await conn.request(
-                "tasks/list",
-                lambda _client, conn=conn: list_tasks(
-                    conn, tasks=self.task_registry, runner=self.runtime.run, arunner=self.runtime.arun
-                ),
+        conns = [self.connection(server)] if server is not None else list(self._connections.values())
+        found = await asyncio.gather(
+            *(
+                server_tasks(c, tasks=self.task_registry, runner=self.runtime.run, arunner=self.runtime.arun)
+                for c in conns
             )
-        return found
+        )
+        listing = TaskListing()
+        for conn, (handles, note) in zip(conns, found, strict=True):
+            listing.extend(handles)
+            if note is not None:
+                listing.notes[conn.name] = note
+        return listing
 
-    def tasks(self, server: str | None = None) -> list[Any]:
-        """Known tasks (legacy servers are asked with ``tasks/list``; modern ones have no list)."""
+    def tasks(self, server: str | None = None) -> Any:
+        """Tasks per server: 2025-11-25 servers that list tasks are asked (``tasks/list``); others
+        (2026-07-28 has no list) show the tasks started here. ``.notes`` says, per server, why it
+        shows none or only ours (no tasks at all, no ``tasks/list``, not connected); one server
+        without tasks never hides the others'."""
         return self._run(self._list_tasks(server))
 
-    async def atasks(self, server: str | None = None) -> list[Any]:
+    async def atasks(self, server: str | None = None) -> Any:
         return await self._arun(self._list_tasks(server))
 
     # ------------------------------------------------------------------ resources and prompts
@@ -464,6 +562,56 @@ class Pool:
     def prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> Any:
         return self._run(self.connection(server).get_prompt(name, arguments))
 
+    # ------------------------------------------------------------------ logging, completion, subscriptions
+    def set_log_level(self, server: str, level: str) -> None:
+        """Ask ``server`` for log lines at ``level`` and above (``debug`` … ``emergency``)."""
+        self._run(self.connection(server).set_log_level(_level(level)))
+
+    async def aset_log_level(self, server: str, level: str) -> None:
+        await self._arun(self.connection(server).set_log_level(_level(level)))
+
+    def complete(
+        self,
+        server: str,
+        prompt: str,
+        argument: str,
+        value: str = "",
+        context: dict[str, str] | None = None,
+        *,
+        template: str | None = None,
+        timeout: float | None = None,
+    ) -> list[str]:
+        """The server's suggestions for ``argument`` of a prompt (or of resource ``template`` when
+        given; ``prompt`` is then ignored). ``timeout`` bounds the wait (tab completion uses ~1 s)."""
+        from mcp import types
+
+        ref: Any = (
+            types.ResourceTemplateReference(type="ref/resource", uri=template)
+            if template
+            else types.PromptReference(type="ref/prompt", name=prompt)
+        )
+        coro = self.connection(server).complete(ref, argument, value, context)
+        return self._run(asyncio.wait_for(coro, timeout) if timeout else coro)
+
+    def watch(self, server: str, uri: str, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``callback(uri)`` (on the runtime thread) whenever ``server`` says ``uri`` changed;
+        returns a function that stops watching. Subscribes in either era, again after a reconnect."""
+        conn = self.connection(server)
+        self._run(conn.watch_resource(uri, callback))
+
+        def stop() -> None:
+            if not self.runtime.closed:
+                self._run(conn.unwatch_resource(uri, callback))
+
+        return stop
+
+    def unwatch(self, server: str, uri: str) -> bool:
+        """Stop every watcher of ``uri`` on ``server``; False when nobody was watching it."""
+        return self._run(self.connection(server).unwatch_resource(uri))
+
+    def watched(self, server: str) -> list[str]:
+        return self.connection(server).watch.uris
+
     def logs(self, server: str) -> list[str]:
         """What the server printed on stderr and what happened to the connection, oldest first."""
         conn = self.connection(server)
@@ -471,6 +619,18 @@ class Pool:
 
     def __repr__(self) -> str:
         return f"<Pool {len(self)} servers>\n{self.status()!r}"
+
+
+def _level(level: str) -> str:
+    """A valid MCP log level (RFC 5424 names), or an error that lists them."""
+    from mcpnb.client.errors import McpnbError, did_you_mean_text
+
+    levels = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+    chosen = level.strip().lower()
+    if chosen not in levels:
+        hint = did_you_mean_text(chosen, levels)
+        raise McpnbError(f"unknown log level {level!r}{hint} (levels: {', '.join(levels)})")
+    return chosen
 
 
 def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ loop (never the kernel's: a sync magic blocks the kernel thread while it waits),
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,18 +21,28 @@ def serve_probekit(
     http: bool = False,
     port: int = 0,
     pool: Pool | None = None,
+    root: str | Path | None = None,
+    task_ttl_ms: int | None = None,
+    poll_interval_ms: int | None = None,
     **options: Any,
 ) -> ServerStatus:
     """Start probe-kit and connect it as ``name`` (in-process, or over HTTP on 127.0.0.1:``port``).
 
+    ``root`` is the project folder its file tools may read (default: the working directory);
+    ``task_ttl_ms`` how long finished tasks are kept, ``poll_interval_ms`` the poll hint tasks carry.
     ``options`` go to :meth:`Pool.connect` (``era="legacy"``, ``tool_timeout=...``).
     """
     from mcpnb.client.pool import default_pool
     from mcpnb.probekit import create_server, serve_http
 
     pool = default_pool() if pool is None else pool
+    tuning = {
+        key: value
+        for key, value in (("task_ttl_ms", task_ttl_ms), ("poll_interval_ms", poll_interval_ms))
+        if value is not None
+    }
+    server = create_server(toolset, root=root, **tuning)  # a bad root or toolset fails before any stop
     stop_probekit(name, pool=pool, missing_ok=True)
-    server = create_server(toolset)
     if not http:
         return pool.connect(name, server=server, **options)
     handle = pool.runtime.run(serve_http(server, port=port))

@@ -30,9 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task-ttl-ms", type=int, default=None, help="how long finished tasks are kept")
     parser.add_argument("--poll-interval-ms", type=int, default=None, help="the poll hint tasks carry")
     args = parser.parse_args(argv)
-    options = {
-        k: v for k, v in (("task_ttl_ms", args.task_ttl_ms), ("poll_interval_ms", args.poll_interval_ms)) if v
-    }
+    given = (("task_ttl_ms", args.task_ttl_ms), ("poll_interval_ms", args.poll_interval_ms))
+    options = {k: v for k, v in given if v is not None}
     try:
         server = create_server(args.toolset, root=args.root, **options)
     except (UnknownToolsetError, ValueError) as exc:

@@ -2,7 +2,8 @@
 
 A notebook cannot call ``anyio.run`` or ``MCPServer.run()``: the kernel loop is already running.
 So uvicorn serves a socket we bind ourselves (127.0.0.1, port 0 = a free port) as a task on the
-running loop, and the handle stops it cleanly.
+running loop, and the handle stops it cleanly. Streams are resumable: an event store keeps what was
+sent, and each SSE response starts with a priming event that carries a ``retry`` hint.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from dataclasses import dataclass, field
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
+from mcpnb.probekit.eventstore import MemoryEventStore
+from mcpnb.probekit.sessionera import SessionEra
+
 HOST = "127.0.0.1"
+#: The ``retry`` (ms) every SSE priming event suggests: how soon a client should reconnect.
+RETRY_MS = 500
 
 
 class _Server(uvicorn.Server):
@@ -64,7 +70,8 @@ async def serve_http(server: MCPServer, *, host: str = HOST, port: int = 0) -> H
     sock.listen(128)
     sock.setblocking(False)
     actual = sock.getsockname()[1]
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
+    app = SessionEra(server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uv = _Server(config)
     task = asyncio.get_running_loop().create_task(uv.serve(sockets=[sock]), name=f"probe-kit-http-{actual}")
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,8 @@ from mcp import types
 
 
 class ProbeError(Exception):
-    """A failure a person can act on; its message becomes the ``isError`` text."""
+    """A failure a person can act on; its message becomes the ``isError`` text and ``_meta.error``
+    (whose ``code`` is the class name in snake_case: ``probe_error``, ``path_refused``, ...)."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,32 @@ def ok_structured(
     )
 
 
-def error_response(message: str, *, hint: str | None = None) -> types.CallToolResult:
-    """An ``isError`` result: one sentence saying what went wrong, and optionally what to try."""
+def error_response(
+    message: str, *, hint: str | None = None, code: str = "tool_error", **detail: Any
+) -> types.CallToolResult:
+    """An ``isError`` result: one sentence saying what went wrong, and optionally what to try.
+
+    The same facts go in ``_meta.error`` for programs (the design's machine-readable detail):
+    ``{"code": "path_refused", "message": ..., "hint": ...}`` plus any ``detail`` given.
+    """
     text = message if hint is None else f"{message}\nHint: {hint}"
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+    error = {"code": code, "message": message, **({"hint": hint} if hint else {}), **detail}
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], is_error=True, _meta={"error": error}
+    )
+
+
+def error_code(exc: BaseException) -> str:
+    """A stable snake_case code for an error: its ``code`` attribute, else its class name."""
+    given = getattr(exc, "code", None)
+    if isinstance(given, str):
+        return given
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).lower()
+
+
+def from_error(exc: BaseException) -> types.CallToolResult:
+    """The ``isError`` result for a :class:`ProbeError` (or any exception a tool turns into one)."""
+    return error_response(str(exc), code=error_code(exc))
 
 
 def text_table(records: Sequence[Mapping[str, Any]], columns: Sequence[str], *, limit: int = 50) -> str:
@@ -103,7 +127,7 @@ def structured(
                 try:
                     return finish(await fn(*args, **kwargs))
                 except ProbeError as exc:
-                    return error_response(str(exc))
+                    return from_error(exc)
 
         else:
 
@@ -112,7 +136,7 @@ def structured(
                 try:
                     return finish(fn(*args, **kwargs))
                 except ProbeError as exc:
-                    return error_response(str(exc))
+                    return from_error(exc)
 
         wrapper.__annotations__ = {**fn.__annotations__, "return": types.CallToolResult}
         wrapper.__signature__ = inspect.signature(fn).replace(  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import AcceptedElicitation
 from pydantic import BaseModel
 
-from mcpnb.probekit.responses import ProbeError, error_response
+from mcpnb.probekit.responses import ProbeError, from_error
 
 
 class RunIO(Protocol):
@@ -67,7 +67,7 @@ def task_tool(runner: Runner) -> Callable[..., Awaitable[types.CallToolResult]]:
         try:
             return await runner(ContextIO(ctx, answer), **kwargs)
         except ProbeError as exc:
-            return error_response(str(exc))
+            return from_error(exc)
 
     ordered = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params]
     tool.__signature__ = sig.replace(  # type: ignore[attr-defined]

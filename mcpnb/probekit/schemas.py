@@ -17,6 +17,7 @@ N: dict[str, Any] = {"type": "number"}
 B: dict[str, Any] = {"type": "boolean"}
 OPT_S: dict[str, Any] = {"type": ["string", "null"]}
 OPT_I: dict[str, Any] = {"type": ["integer", "null"]}
+DATE_TIME: dict[str, Any] = {"type": "string", "format": "date-time"}
 
 
 def obj(props: dict[str, Any], required: list[str] | None = None, *, extra: bool = False) -> dict[str, Any]:
@@ -52,8 +53,8 @@ WORKFLOW_REPORT = top(
                 {
                     "name": S,
                     "status": enum("pending", "running", "completed", "failed", "skipped"),
-                    "input": S,
-                    "outputs": S,
+                    "input": {"type": "object"},  # what the step was given, by name
+                    "outputs": arr(S),  # what it produced, one line each
                     "notes": S,
                     "duration": N,
                 },
@@ -74,7 +75,7 @@ WORKFLOW_REPORT = top(
         "risks": arr(obj({"level": enum("low", "medium", "high"), "description": S, "mitigation": S})),
         "assumptions": arr(S),
         "nextActions": arr(obj({"priority": INT, "action": S, "reason": S})),
-        "timestamps": obj({"started": S, "completed": S}),
+        "timestamps": obj({"started": DATE_TIME, "completed": DATE_TIME}, ["started"]),
     },
     ["workflowName", "summary", "steps", "nextActions"],
 )
@@ -83,11 +84,11 @@ COMMIT_MESSAGE = top(
     "CommitMessage",
     {
         "type": enum(*COMMIT_TYPES),
-        "scope": OPT_S,
+        "scope": S,  # omitted when the change has no scope
         "subject": S,
         "body": S,
         "breaking": B,
-        "footers": arr(obj({"token": S, "value": S})),
+        "footers": arr(S),  # "BREAKING CHANGE: ...", "Refs: #42"
         "finalMessage": S,
         "files": arr(
             obj(
@@ -291,7 +292,7 @@ CATALOG = top(
 ANSWERS = top(
     "Answers",
     {
-        "action": enum("accept", "decline", "cancel"),
+        "action": enum("accept", "decline", "cancel", "text"),  # text: asked as text (no forms)
         "answers": arr(obj({"question": S, "answer": S})),
         "message": S,
     },

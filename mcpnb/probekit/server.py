@@ -1,13 +1,14 @@
-"""Build the probe-kit ``MCPServer``: tools filtered by toolset, resources, prompts, tasks, debug log.
+"""Build the probe-kit ``MCPServer``: tools filtered by toolset, resources, prompts, tasks, logging,
+completions, subscriptions, debug log.
 
 Filtering happens at registration, so a tool outside the toolset is neither listed nor callable
-(the SDK answers "Unknown tool"), with no second check to forget.
+(``-32602`` "Unknown tool"), with no second check to forget.
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
-import json
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -18,7 +19,15 @@ from typing import Any
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+from pydantic import ValidationError
 
+from mcpnb.probekit.completions import Completer
+from mcpnb.probekit.fixtures import add_fixtures
+from mcpnb.probekit.offers import STATUS, add_prompts, add_resources
+from mcpnb.probekit.responses import error_response
 from mcpnb.probekit.state import ProbeState
 from mcpnb.probekit.tasks import TaskManager
 from mcpnb.probekit.tasks_wire import ProbeTasks
@@ -34,7 +43,13 @@ INSTRUCTIONS = (
 
 
 class ProbeServer(MCPServer):
-    """``MCPServer`` that declares ``execution.taskSupport`` on task-capable tools in ``tools/list``."""
+    """``MCPServer`` with task support declared in ``tools/list`` and the spec's error codes.
+
+    The SDK answers an unknown tool with an ``isError`` result, an unknown prompt with error code
+    ``0`` (and a traceback on stderr), and a missing prompt argument the same way. Each of these is
+    the client's mistake, so each is ``-32602`` (invalid params) here, with a message that names
+    the unknown thing and, because this is a teaching server, what exists instead.
+    """
 
     async def list_tools(self) -> list[types.Tool]:
         tools = await super().list_tools()
@@ -43,6 +58,70 @@ class ProbeServer(MCPServer):
             if info is not None and getattr(info.fn, "task_runner", None) is not None:
                 tool.execution = types.ToolExecution(task_support="optional")
         return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._tool_manager.get_tool(name) is None:
+            known = [t.name for t in self._tool_manager.list_tools()]
+            raise invalid_params("tool", name, known)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError):
+                raise  # a bug in probe-kit: the SDK logs it with its traceback, as it should
+            return tool_error_result(name, exc)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            raise invalid_params("prompt", name, [p.name for p in self._prompt_manager.list_prompts()])
+        given = arguments or {}
+        missing = [a.name for a in prompt.arguments or [] if a.required and a.name not in given]
+        if missing:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"prompt {name!r} needs the argument(s) {', '.join(missing)}",
+                data={"prompt": name, "missing": missing},
+            )
+        return await super().get_prompt(name, arguments, context)
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError as exc:
+            if not str(exc).startswith("Unknown resource"):
+                raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": str(uri)}) from None
+            known = [str(r.uri) for r in self._resource_manager.list_resources()]
+            known += [t.uri_template for t in self._resource_manager.list_templates()]
+            raise invalid_params("resource", str(uri), known) from None
+
+
+def tool_error_result(name: str, exc: ToolError) -> types.CallToolResult:
+    """Arguments that do not fit the input schema: which ones and why, as text and ``_meta.error``."""
+    cause = exc.__cause__
+    if not isinstance(cause, ValidationError):
+        return error_response(str(exc), code="tool_error")
+    problems = [f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in cause.errors()]
+    fields = sorted({".".join(map(str, e["loc"])) for e in cause.errors()})
+    return error_response(
+        f"Invalid arguments for {name}: " + "; ".join(problems),
+        hint="tools/list shows each tool's inputSchema",
+        code="invalid_arguments",
+        fields=fields,
+    )
+
+
+def invalid_params(kind: str, name: str, known: list[str]) -> MCPError:
+    """``-32602`` for an unknown tool, prompt or resource: what was asked, and what exists."""
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(known) if len(known) <= 20 else ", ".join(known[:20]) + f", … ({len(known)} in all)"
+    return MCPError(
+        code=INVALID_PARAMS,
+        message=f"Unknown {kind}: {name!r}{hint} This server has: {listed or 'none'}",
+        data={kind: name, "available": known},
+    )
 
 
 def debug_middleware() -> Any:
@@ -116,6 +195,7 @@ def create_server(
         extensions=[ext],
         lifespan=lifespan,
         middleware=[debug_middleware()] if verbose else None,
+        subscriptions=state.subscriptions.bus,
     )
     holder["server"] = server
     server.middleware.append(ext.legacy_middleware())
@@ -125,64 +205,45 @@ def create_server(
     by_name = {fn.__name__: fn for fn in every}
     state.tool_names = select_tools(list(by_name), chosen, show)
     for name in state.tool_names:
-        fn = by_name[name]
-        server.add_tool(fn, name=name, description=inspect.cleandoc(fn.__doc__ or name))
-        schema = getattr(fn, "output_schema", None)
-        if schema is not None:
-            server._tool_manager.get_tool(name).fn_metadata.output_schema = dict(schema)
+        _register(server, by_name[name], name)
 
-    _add_resources(server, state)
-    _add_prompts(server, state)
+    add_resources(server, state, SERVER_NAME, VERSION)
+    add_prompts(server, state)
+    if chosen == "conformance" or TOOLSETS[chosen] is None:
+        add_fixtures(server)
+    _add_features(server, state)
     return server
 
 
-def _add_resources(server: MCPServer, state: ProbeState) -> None:
-    @server.resource("probe://status", name="status", mime_type="application/json")
-    def status() -> str:
-        """Server info, active toolset, tool count, uptime and task counts."""
-        tasks = state.tasks.counts() if state.tasks else {}
-        return json.dumps(
-            {
-                "server": SERVER_NAME,
-                "version": VERSION,
-                "toolset": state.toolset,
-                "toolCount": len(state.tool_names),
-                "uptimeSeconds": round(time.time() - state.started, 3),
-                "root": str(state.root),
-                "tasks": tasks,
-            }
-        )
-
-    @server.resource("probe://toolsets", name="toolsets", mime_type="application/json")
-    def toolsets() -> str:
-        """Every toolset and its tools; which one is active."""
-        sets = {
-            name: list(members) if members is not None else "every tool" for name, members in TOOLSETS.items()
-        }
-        return json.dumps({"active": state.toolset, "toolsets": sets, "tools": state.tool_names})
+def _register(server: MCPServer, fn: Any, name: str) -> None:
+    """One tool, with the schemas it declares on itself (published output, exact input)."""
+    server.add_tool(
+        fn,
+        name=name,
+        description=inspect.cleandoc(fn.__doc__ or name),
+        structured_output=getattr(fn, "structured_output", None),
+    )
+    info = server._tool_manager.get_tool(name)
+    schema = getattr(fn, "output_schema", None)
+    if schema is not None:
+        info.fn_metadata.output_schema = dict(schema)
+    exact_input = getattr(fn, "input_schema", None)
+    if exact_input is not None:
+        info.parameters = dict(exact_input)  # kept as written: $schema, $defs, additionalProperties
 
 
-def _add_prompts(server: MCPServer, state: ProbeState) -> None:
-    @server.prompt(name="explain_tool")
-    def explain_tool(tool_name: str) -> str:
-        """Ask for a plain-language explanation of one probe-kit tool, with its schemas."""
-        tool = server._tool_manager.get_tool(tool_name)
-        if tool is None:
-            return f"There is no tool called {tool_name!r} in the {state.toolset!r} toolset."
-        return (
-            f"Explain the MCP tool `{tool_name}` to a newcomer.\n\nDescription: {tool.description}\n\n"
-            f"Input schema:\n{json.dumps(tool.parameters, indent=1)}\n\n"
-            f"Output schema title: {(tool.fn_metadata.output_schema or {}).get('title', 'none')}\n\n"
-            "Say what it needs, what it returns, and one example call."
-        )
-
-    @server.prompt(name="review_code")
-    def review_code(path: str = ".") -> str:
-        """A guided review: which probe-kit tools to call, in which order, on one path."""
-        return (
-            f"Review the code under `{path}` with probe-kit:\n"
-            "1. `analyze_project` for the shape of the project;\n"
-            "2. `security_scan` and `code_review` for findings (a table by severity);\n"
-            "3. `fix` on the worst file for a patch you can read before applying;\n"
-            "4. `gencommit` on the resulting diff for the commit message."
-        )
+def _add_features(server: MCPServer, state: ProbeState) -> None:
+    """Logging, completions and resource subscriptions (each capability is declared by its handler)."""
+    low = server._lowlevel_server
+    low.add_request_handler(
+        "logging/setLevel", types.SetLevelRequestParams, state.log_levels.handle_set_level
+    )
+    low.add_request_handler(
+        "resources/subscribe", types.SubscribeRequestParams, state.subscriptions.handle_subscribe
+    )
+    low.add_request_handler(
+        "resources/unsubscribe", types.UnsubscribeRequestParams, state.subscriptions.handle_unsubscribe
+    )
+    server.completion()(Completer(state))
+    if state.tasks is not None:
+        state.tasks.on_change.append(lambda record: state.subscriptions.changed_soon(STATUS))

@@ -1,4 +1,5 @@
-"""Per-server state shared by the tools: the allowed root, the toolset, the UI catalog, the clock."""
+"""Per-server state shared by the tools: the allowed root, the toolset, the UI catalog, the clock,
+the clients' log levels and resource subscriptions."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from mcpnb.probekit.logs import LogLevels
+from mcpnb.probekit.subscriptions import Subscriptions
 
 if TYPE_CHECKING:
     from mcpnb.probekit.tasks import TaskManager
@@ -24,3 +28,7 @@ class ProbeState:
     tool_names: list[str] = field(default_factory=list)
     #: URL elicitations answered with -32042 and not yet retried: the retry counts as "seen it".
     url_asked: set[str] = field(default_factory=set)
+    #: The level each client chose with ``logging/setLevel`` (2025-11-25 era).
+    log_levels: LogLevels = field(default_factory=LogLevels)
+    #: Who subscribed to which resource, and the 2026-07-28 event bus.
+    subscriptions: Subscriptions = field(default_factory=Subscriptions)

@@ -110,6 +110,8 @@ class TaskManager:
         self.clock = clock
         self._tasks: dict[str, TaskRecord] = {}
         self._slots: asyncio.Semaphore | None = None
+        #: Called with the record whenever a task's status changes (probe://status subscribers).
+        self.on_change: list[Callable[[TaskRecord], None]] = []
 
     # --- lifecycle ----------------------------------------------------------------------------------
     def create(self, tool: str, runner: Runner, ttl_ms: int | None = None) -> TaskRecord:
@@ -154,8 +156,10 @@ class TaskManager:
         """Record a change and wake everyone waiting on this task."""
         if record.terminal and status is not None and status != record.status:
             return  # a finished task never changes status again
-        if status is not None:
+        if status is not None and status != record.status:
             record.status = status
+            for listener in self.on_change:
+                listener(record)
         if status_message is not None:
             record.status_message = status_message
         record.updated = self.clock()
@@ -217,6 +221,25 @@ class TaskManager:
             record.job.cancel()
             await asyncio.gather(record.job, return_exceptions=True)
         return record
+
+    def request_cancel(self, task_id: str) -> TaskRecord:
+        """Ask a task to stop and return at once (SEP-2663: cancelling is eventually consistent).
+
+        A finished task is left as it is; its status says how it ended.
+        """
+        record = self.get(task_id)
+        if not record.terminal and record.job is not None:
+            record.job.cancel()
+        return record
+
+    def accept(self, task_id: str, responses: dict[str, Any]) -> list[str]:
+        """SEP-2663 ``tasks/update``: deliver the answers to questions the task is waiting on and
+        ignore the rest (unknown, already answered or superseded keys); returns the keys used."""
+        record = self.get(task_id)
+        used = [key for key in responses if key in record.pending]
+        for key in used:
+            self.resolve(record, key, types.ElicitResult.model_validate(responses[key]))
+        return used
 
     def answer(self, task_id: str, responses: dict[str, Any]) -> TaskRecord:
         """Deliver answers to pending questions (keys as published in ``inputRequests``)."""

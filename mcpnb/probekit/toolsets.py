@@ -27,8 +27,19 @@ WORKFLOW: tuple[str, ...] = (
     "design2code", "ui_design_system", "ui_search",
 )  # fmt: skip
 
-#: Name -> member tools; ``full`` is ``None``: every registered tool (internal steps and demos too).
-TOOLSETS: Mapping[str, tuple[str, ...] | None] = {"core": CORE, "ui": UI, "workflow": WORKFLOW, "full": None}
+#: The fixtures of the official conformance suite (``tools/conformance.py``), by the suite's names.
+CONFORMANCE: tuple[str, ...] = (
+    "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
+    "test_multiple_content_types", "test_tool_with_logging", "test_error_handling",
+    "test_tool_with_progress", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums", "test_reconnection", "json_schema_2020_12_tool",
+)  # fmt: skip
+
+#: Name -> member tools; ``full`` is ``None``: every registered tool (internal steps, demos and the
+#: conformance fixtures too).
+TOOLSETS: Mapping[str, tuple[str, ...] | None] = {
+    "core": CORE, "ui": UI, "workflow": WORKFLOW, "conformance": CONFORMANCE, "full": None,
+}  # fmt: skip
 DEFAULT_TOOLSET = "full"
 
 

@@ -40,3 +40,43 @@ def test_serving_again_replaces_the_server(pool):
     first = pool.connection("web").config.url
     serve_probekit("web", http=True, pool=pool)
     assert not _accepts(first) and _accepts(pool.connection("web").config.url)
+
+
+def test_root_task_ttl_and_poll_interval(pool, tmp_path):
+    import json
+
+    (tmp_path / "notes.md").write_text("# notes\n")
+    serve_probekit("probe", pool=pool, root=tmp_path, task_ttl_ms=1234, poll_interval_ms=77, era="legacy")
+    status = json.loads(pool.read("probe", "probe://status").contents[0].text)
+    assert status["root"] == str(tmp_path.resolve())
+    assert "# notes" in pool.read("probe", "probe://files/notes.md").contents[0].text
+    task = pool.connection("probe").client.session._dispatcher.send_raw_request
+    started = pool.runtime.run(
+        task("tools/call", {"name": "slow_task", "arguments": {"steps": 1, "delay": 0}, "task": {}}, {})
+    )
+    assert started["task"]["ttl"] == 1234 and started["task"]["pollInterval"] == 77
+    with pytest.raises(ValueError, match="is not a folder"):
+        serve_probekit("probe", pool=pool, root=tmp_path / "missing")
+    assert "probe" in pool  # a bad root fails before the running server is stopped
+
+
+def test_serve_magic_takes_root_ttl_and_poll(pool, tmp_path):
+    from IPython.core.error import UsageError
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from mcpnb.notebook.magics import get_magics
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mcpnb")
+    magics = get_magics(ip)
+    magics.pool = pool
+    try:
+        ip.run_line_magic("mcp", f"serve probe-kit --root {tmp_path} --task-ttl 500 --poll-interval 20")
+        manager = pool.connection("probe").config.server.probe_state.tasks
+        assert (manager.default_ttl_ms, manager.poll_interval_ms) == (500, 20)
+        with pytest.raises(UsageError, match="is not a folder"):
+            ip.run_line_magic("mcp", f"serve probe-kit --root {tmp_path / 'nope'}")
+        with pytest.raises(UsageError, match="must be 0 or more"):
+            ip.run_line_magic("mcp", "serve probe-kit --task-ttl -1")
+    finally:
+        magics.pool = None

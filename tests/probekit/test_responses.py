@@ -9,7 +9,9 @@ import jsonschema
 import pytest
 from mcp import Client, types
 
-from mcpnb.probekit.responses import error_response, ok_structured, ok_text, text_table
+from mcpnb.probekit.paths import PathRefused
+from mcpnb.probekit.responses import error_response, from_error, ok_structured, ok_text, text_table
+from mcpnb.probekit.toolsets import CONFORMANCE
 from tests.probekit.conftest import Answers
 
 DIFF = """diff --git a/app/billing.py b/app/billing.py
@@ -67,7 +69,10 @@ SAMPLES: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_every_tool_meets_its_published_schema(server: Any, mode: str) -> None:
     async with Client(server, mode=mode, elicitation_callback=Answers()) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        # the conformance fixtures answer with bare content blocks, as the suite expects
+        assert all(listed[name].output_schema is None for name in CONFORMANCE)
+        tools = {name: tool for name, tool in listed.items() if name not in CONFORMANCE}
         assert set(tools) == set(SAMPLES), "every tool needs a contract sample"
         for name, args in SAMPLES.items():
             schema = tools[name].output_schema
@@ -92,14 +97,26 @@ async def test_errors_are_is_error_results_with_a_sentence(server: Any) -> None:
         assert result.is_error and "Could not parse <source>: line 1" in result.content[0].text
         result = await client.call_tool("genui", {"component": "zzzz-qqq"})
         assert result.is_error and "try ui_search" in result.content[0].text
+        assert result.meta["error"]["code"] == "probe_error"
+        assert result.meta["error"]["message"] == result.content[0].text
+        refused = await client.call_tool("analyze_project", {"path": "../.."})
+        assert refused.is_error and refused.meta["error"]["code"] == "path_refused"
+        assert "'..' is not allowed" in refused.meta["error"]["message"]
 
 
 def test_helpers_shape_results() -> None:
     ok = ok_structured({"type": "object"}, {"a": 1}, "a is 1", meta={"k": "v"})
     assert ok.structured_content == {"a": 1} and ok.content[0].text == "a is 1" and ok.meta == {"k": "v"}
     assert ok_text("hi").content[0].text == "hi" and ok_text("hi").structured_content is None
-    err = error_response("No such file", hint="check the name")
+    err = error_response("No such file", hint="check the name", path="a.txt")
     assert err.is_error and err.content[0].text == "No such file\nHint: check the name"
+    assert err.meta == {
+        "error": {"code": "tool_error", "message": "No such file", "hint": "check the name", "path": "a.txt"}
+    }
+    assert from_error(PathRefused("Refused '/x'")).meta["error"] == {
+        "code": "path_refused",
+        "message": "Refused '/x'",
+    }
     table = text_table([{"a": 1, "b": "x" * 80}, {"a": None, "b": "y"}], ["a", "b"])
     lines = table.splitlines()
     assert lines[0].startswith("a ") and lines[2].endswith("...") and lines[3].startswith("   ")

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from mcpnb.probekit import TOOLSETS, UnknownToolsetError, create_server
 from mcpnb.probekit.toolsets import CORE, UI, WORKFLOW, env_flag, resolve_toolset, select_tools
@@ -28,7 +29,7 @@ def test_unknown_toolset_lists_the_valid_names() -> None:
     with pytest.raises(UnknownToolsetError) as info:
         resolve_toolset("cor", {})
     message = str(info.value)
-    assert "unknown toolset 'cor'" in message and "core, ui, workflow, full" in message
+    assert "unknown toolset 'cor'" in message and "core, ui, workflow, conformance, full" in message
     assert "did you mean 'core'" in message
     assert isinstance(info.value, ValueError)
     with pytest.raises(ValueError, match="valid toolsets"):
@@ -55,8 +56,9 @@ async def test_parameter_filters_listing_and_calling(project: Any) -> None:
     server = create_server("ui", root=project)
     assert await _names(server) == set(UI)
     async with Client(server) as client:
-        hidden = await client.call_tool("gencommit", {"diff": "x"})
-        assert hidden.is_error and "Unknown tool: gencommit" in hidden.content[0].text
+        with pytest.raises(MCPError) as hidden:
+            await client.call_tool("gencommit", {"diff": "x"})
+        assert hidden.value.error.code == -32602 and "Unknown tool: 'gencommit'" in str(hidden.value)
         shown = await client.call_tool("ui_search", {"query": "button"})
         assert not shown.is_error
 

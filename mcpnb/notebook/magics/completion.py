@@ -14,7 +14,10 @@ from typing import Any
 from mcpnb.notebook.magics.commands import COMMANDS
 
 _SERVER_ARG = {"tools", "resources", "prompts", "disconnect", "reconnect", "logs", "read"}
-_CHOICES = {"--era": ["auto", "legacy", "modern"]}
+_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+_CHOICES = {"--era": ["auto", "legacy", "modern"], "--log-level": _LOG_LEVELS}
+#: The longest a tab press waits for a server's completion/complete answer.
+SERVER_COMPLETION_TIMEOUT = 1.0
 
 
 def candidates(pool: Any, text_until_cursor: str) -> list[str]:
@@ -47,8 +50,10 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
     first = not positional
     if sub == "call":
         return _tool_names(pool) if first else _parameters(pool, positional[0], words)
-    if sub == "prompt" and first:
-        return _prompt_names(pool)
+    if sub == "prompt":
+        return _prompt_names(pool) if first else _prompt_arguments(pool, positional[0], current, words)
+    if sub in ("subscribe", "unsubscribe") and first:
+        return list(pool.names)
     if sub == "serve" and first:
         return ["probe-kit"]
     if sub == "help" and first:
@@ -88,6 +93,23 @@ def _prompt_names(pool: Any) -> list[str]:
         except Exception:
             continue
     return out
+
+
+def _prompt_arguments(pool: Any, target: str, current: str, words: list[str]) -> list[str]:
+    """``key=`` for the arguments not given yet; after ``key=``, the server's suggestions for it
+    (``completion/complete``, with the arguments already typed as context). IPython splits words at
+    ``=``, so a value is offered bare, matching the part after the ``=``."""
+    server, _, name = target.partition(".")
+    given = dict(w.split("=", 1) for w in words[1:-1] if "=" in w and not w.startswith("-"))
+    if "=" in current:
+        key, _, partial = current.partition("=")
+        context = {k: v for k, v in given.items() if k != key} or None
+        return pool.complete(server, name, key, partial, context, timeout=SERVER_COMPLETION_TIMEOUT)
+    try:
+        prompt = next(p for p in pool.prompts(server) if p.name == name)
+    except Exception:
+        return []
+    return [f"{a.name}=" for a in (prompt.arguments or []) if a.name not in given]
 
 
 def _configured_names() -> list[str]:

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 #: The order ``%mcp help`` lists subcommands in: the order a person meets them.
 ORDER = (
-    "connect", "status", "tools", "call", "resources", "read", "prompts", "prompt",
-    "disconnect", "reconnect", "logs", "config", "serve", "help",
+    "connect", "status", "tools", "call", "functions", "resources", "read", "subscribe", "unsubscribe",
+    "prompts", "prompt", "disconnect", "reconnect", "logs", "config", "serve", "require", "help",
 )  # fmt: skip
 
 

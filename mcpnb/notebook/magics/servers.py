@@ -77,6 +77,12 @@ def _connect_args(p: Parser) -> None:
     p.add_argument("--bearer-env", metavar="VAR", help="send the token in environment variable VAR")
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
+        "--wait",
+        type=float,
+        metavar="SECONDS",
+        help="keep trying while the server is still starting, up to SECONDS (default: fail at once)",
+    )
+    p.add_argument(
         "--config",
         action="store_true",
         help="connect servers from the .mcp.json layers: --config [PATH] [NAME ...]",
@@ -90,10 +96,11 @@ def _connect_args(p: Parser) -> None:
     epilog="examples:\n"
     "  %mcp connect demo -- python server.py --flag\n"
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
+    "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
-    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] -- COMMAND [ARGS ...]\n"
-    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR] [--era E]\n"
+    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
+    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR] [--era E] [--wait S]\n"
     "   or: %(prog)s --config [PATH] [NAME ...]",
 )
 @arguments(_connect_args)
@@ -106,6 +113,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             "--bearer-env": ns.bearer_env,
             "--era": ns.era,
             "--sse": ns.sse,
+            "--wait": ns.wait,
         }
         given = [flag for flag, value in flags.items() if value]
         if given or ns.command:
@@ -131,7 +139,9 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         )
     if not ns.name:
         raise UsageError("%mcp connect needs a NAME (or --config)")
-    return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns)))
+    if ns.wait is not None and ns.wait < 0:
+        raise UsageError("--wait takes a number of seconds (0 or more)")
+    return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns), wait=ns.wait))
 
 
 @command("status", "The status table: one row per server (state, era, tools, latency, last error).")
@@ -167,17 +177,36 @@ def reconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     return one_row(ctx.pool.reconnect(ns.name))
 
 
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
 def _logs_args(p: Parser) -> None:
     p.add_argument("name", help="the server")
     p.add_argument("-n", "--lines", type=int, metavar="N", help="only the last N lines")
+    p.add_argument(
+        "--log-level",
+        metavar="LEVEL",
+        help="ask the server for log messages at LEVEL and above (debug, info, notice, warning, error, ...)",
+    )
 
 
-@command("logs", "What happened to a server: state changes and its stderr, oldest first.")
+@command(
+    "logs",
+    "What happened to a server: state changes, its log messages and its stderr, oldest first.",
+    epilog="examples:\n  %mcp logs probe\n  %mcp logs probe --log-level debug -n 20",
+)
 @arguments(_logs_args)
 def logs(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import LogView
 
     known_server(ctx, ns.name)
+    if ns.log_level is not None:
+        level = ns.log_level.lower()
+        if level not in LOG_LEVELS:
+            hint = did_you_mean_text(level, LOG_LEVELS)
+            raise UsageError(f"unknown log level {ns.log_level!r}{hint} (levels: {', '.join(LOG_LEVELS)})")
+        ctx.pool.set_log_level(ns.name, level)
+        print(f"{ns.name}: log messages at {level} and above from now on")
     lines = ctx.pool.logs(ns.name)
     if ns.lines is not None:
         lines = lines[-ns.lines :] if ns.lines > 0 else []
@@ -219,7 +248,10 @@ def _serve_args(p: Parser) -> None:
     p.add_argument(
         "server", nargs="?", choices=["probe-kit"], metavar="probe-kit", help="the server to start"
     )
-    p.add_argument("--toolset", help="core, ui, workflow or full (default: full)")
+    p.add_argument("--toolset", help="core, ui, workflow, conformance or full (default: full)")
+    p.add_argument("--root", metavar="DIR", help="the project folder its tools may read (default: cwd)")
+    p.add_argument("--task-ttl", type=int, metavar="MS", help="how long finished tasks are kept (ms)")
+    p.add_argument("--poll-interval", type=int, metavar="MS", help="the poll hint tasks carry (ms)")
     p.add_argument("--http", action="store_true", help="serve over HTTP on 127.0.0.1 instead of in-process")
     p.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
     p.add_argument("--name", default=None, help="connection name (default: probe)")
@@ -238,7 +270,7 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.launch import serve_probekit, stop_probekit
 
     if ns.stop:
-        if ns.server or ns.http or ns.toolset:
+        if ns.server or ns.http or ns.toolset or ns.root or ns.task_ttl is not None:
             raise UsageError("%mcp serve --stop NAME takes no other options")
         known_server(ctx, ns.stop)
         stop_probekit(ns.stop, pool=ctx.pool)
@@ -262,7 +294,20 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
     }
     if ns.era:
         options["era"] = ns.era
+    for flag, value in (("--task-ttl", ns.task_ttl), ("--poll-interval", ns.poll_interval)):
+        if value is not None and value < 0:
+            raise UsageError(f"{flag} must be 0 or more milliseconds (got {value})")
+    if ns.root is not None and not Path(ns.root).expanduser().is_dir():
+        raise UsageError(f"--root {ns.root!r} is not a folder")
     status = serve_probekit(
-        ns.name or "probe", toolset=ns.toolset, http=ns.http, port=ns.port, pool=ctx.pool, **options
+        ns.name or "probe",
+        toolset=ns.toolset,
+        http=ns.http,
+        port=ns.port,
+        pool=ctx.pool,
+        root=Path(ns.root).expanduser() if ns.root else None,
+        task_ttl_ms=ns.task_ttl,
+        poll_interval_ms=ns.poll_interval,
+        **options,
     )
     return one_row(status)

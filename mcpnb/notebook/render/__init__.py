@@ -27,6 +27,9 @@ RENDERERS = {
     "ToolList": "mcpnb.notebook.render.tool_list:tools_bundle",
     "Transcript": "mcpnb.notebook.render.transcript:transcript_bundle",
     "TaskHandle": "mcpnb.notebook.taskview:handle_bundle",
+    "Toolbox": "mcpnb.notebook.render.function_table:toolbox_bundle",
+    "ToolSpecs": "mcpnb.notebook.render.function_table:specs_bundle",
+    "Resolution": "mcpnb.notebook.render.requirements_table:resolution_bundle",
 }
 
 

@@ -16,6 +16,7 @@ from mcpnb.probekit import schemas
 from mcpnb.probekit.paths import confine
 from mcpnb.probekit.responses import Payload, ProbeError, structured, text_table
 from mcpnb.probekit.state import ProbeState
+from mcpnb.probekit.tools.commits import commit_from_changes, commit_text, issue_footers
 
 
 @dataclass
@@ -204,19 +205,18 @@ def build_commit(diff: str, scope: str | None = None, issue: str | None = None) 
             what = f"changed the signature of {', '.join(info['changed'])}"
         else:
             what = "see the diff"
-        footers.append({"token": "BREAKING CHANGE", "value": what})
-    for ref in re.findall(r"#?(\d+)", issue or ""):
-        footers.append({"token": "Refs", "value": f"#{ref}"})
+        footers.append(f"BREAKING CHANGE: {what}")
+    footers += issue_footers(issue)
     body_lines = [f"- {f.change} {f.path} (+{len(f.added)} -{len(f.removed)})" for f in files]
     body = "\n".join(body_lines)
     scope_part = f"({info['scope']})" if info["scope"] else ""
     head = f"{info['type']}{scope_part}{'!' if info['breaking'] else ''}"
     final = f"{head}: {info['subject']}\n\n{body}"
     if footers:
-        final += "\n\n" + "\n".join(f"{f['token']}: {f['value']}" for f in footers)
+        final += "\n\n" + "\n".join(footers)
     data = {
         "type": info["type"],
-        "scope": info["scope"],
+        **({"scope": info["scope"]} if info["scope"] else {}),
         "subject": info["subject"],
         "body": body,
         "breaking": info["breaking"],
@@ -227,7 +227,7 @@ def build_commit(diff: str, scope: str | None = None, issue: str | None = None) 
             for f in files
         ],
     }
-    return Payload(data, final)
+    return Payload(data, commit_text(data))
 
 
 HEADER_RE = re.compile(r"^(?P<type>\w+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?:\s*(?P<subject>.+)$")
@@ -341,7 +341,7 @@ def build_pr(diff: str, title: str | None = None, issue: str | None = None) -> P
                     "",
                     "## Breaking changes",
                     "",
-                    *[f"{f['value']}" for f in commit["footers"] if f["token"] == "BREAKING CHANGE"],
+                    *[f.partition(": ")[2] for f in commit["footers"] if f.startswith("BREAKING CHANGE")],
                 ]
                 if commit["breaking"]
                 else []
@@ -363,10 +363,17 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     """The git family bound to this server's state."""
 
     @structured(schemas.COMMIT_MESSAGE)
-    def gencommit(diff: str, scope: str | None = None, issue: str | None = None) -> Payload:
-        """Write a Conventional Commit message for a unified diff: type and scope inference,
-        breaking-change detection (removed or re-signed public functions) and footers."""
-        return build_commit(diff, scope, issue)
+    def gencommit(
+        diff: str = "", changes: str = "", scope: str | None = None, issue: str | None = None
+    ) -> Payload:
+        """Write a Conventional Commit message for a unified diff (type and scope inference,
+        breaking-change detection from removed or re-signed public functions, footers), or for
+        `changes`, a plain summary of what changed when there is no diff."""
+        if diff.strip():
+            return build_commit(diff, scope, issue)
+        if changes.strip():
+            return commit_from_changes(changes, scope, issue)
+        raise ProbeError("Give `diff` (the output of `git diff`) or `changes` (a summary of what changed).")
 
     @structured(schemas.CHANGELOG)
     def genchangelog(

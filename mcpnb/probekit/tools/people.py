@@ -38,9 +38,16 @@ class InterviewForm(BaseModel):
 QUESTIONS = {name: (field.description or name) for name, field in InterviewForm.model_fields.items()}
 
 
-def ask_interview(topic: str = "your project") -> Elicit[InterviewForm]:
-    """Resolver: the interview form (a marker, so it works in both eras)."""
-    return Elicit(f"A few questions about {topic}", InterviewForm)
+def can_elicit(ctx: Context) -> bool:
+    """Whether the client declared elicitation; without it the question goes out as text."""
+    caps = ctx.client_capabilities
+    return caps is not None and caps.elicitation is not None
+
+
+def ask_interview(ctx: Context, topic: str = "your project") -> Elicit[InterviewForm] | None:
+    """Resolver: the interview form (a marker, so it works in both eras); None for a client
+    without elicitation, which gets the questions as text instead (the design's fallbackToText)."""
+    return Elicit(f"A few questions about {topic}", InterviewForm) if can_elicit(ctx) else None
 
 
 def answer_model(question: str, choices: list[str] | None) -> type[BaseModel]:
@@ -49,9 +56,23 @@ def answer_model(question: str, choices: list[str] | None) -> type[BaseModel]:
     return create_model("Answer", answer=(kind, Field(title="Answer", description=question)))
 
 
-def ask_question(question: str, choices: list[str] | None = None) -> Elicit[Any]:
-    """Resolver for ``ask_user``: builds the form from the tool's own arguments."""
-    return Elicit(question, answer_model(question, choices))
+def ask_question(ctx: Context, question: str, choices: list[str] | None = None) -> Elicit[Any] | None:
+    """Resolver for ``ask_user``: builds the form from the tool's own arguments (None: no forms)."""
+    return Elicit(question, answer_model(question, choices)) if can_elicit(ctx) else None
+
+
+def unasked(result: Any) -> bool:
+    """The resolver returned None (no forms): the SDK then hands the tool an empty "accept"."""
+    return result is None or (isinstance(result, AcceptedElicitation) and result.data is None)
+
+
+def text_question(intro: str, questions: list[tuple[str, list[str] | None]]) -> Payload:
+    """fallbackToText: a plain-text result that asks the question(s) and lists the options."""
+    lines = [intro, "(This client cannot show forms, so the questions come as text: answer in the chat.)"]
+    for question, options in questions:
+        lines.append(f"- {question}" + (f" Options: {', '.join(options)}" if options else ""))
+    text = "\n".join(lines)
+    return Payload({"action": "text", "answers": [], "message": text}, text)
 
 
 def outcome_payload(result: Any, questions: dict[str, str]) -> Payload:
@@ -64,6 +85,13 @@ def outcome_payload(result: Any, questions: dict[str, str]) -> Payload:
     action = getattr(result, "action", "cancel")
     msg = "You declined; nothing was recorded." if action == "decline" else "Cancelled; nothing was recorded."
     return Payload({"action": action, "answers": [], "message": msg}, msg)
+
+
+def _choices(annotation: Any) -> list[str] | None:
+    if annotation is bool:
+        return ["yes", "no"]
+    args = getattr(annotation, "__args__", None)
+    return [str(a) for a in args] if getattr(annotation, "__origin__", None) is Literal and args else None
 
 
 def page_title(text: str, fallback: str) -> str:
@@ -79,7 +107,12 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         result: Annotated[ElicitationResult[InterviewForm], Resolve(ask_interview)],
         topic: str = "your project",
     ) -> Payload:
-        """Ask the kickoff interview as a form (elicitation; works in both protocol eras)."""
+        """Ask the kickoff interview as a form (elicitation; works in both protocol eras). A client
+        without elicitation gets the questions as text."""
+        if unasked(result):
+            fields = InterviewForm.model_fields
+            asked = [(QUESTIONS[n], _choices(f.annotation)) for n, f in fields.items()]
+            return text_question(f"A few questions about {topic}:", asked)
         return outcome_payload(result, QUESTIONS)
 
     @structured(schemas.ANSWERS)
@@ -88,7 +121,10 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         result: Annotated[ElicitationResult[Any], Resolve(ask_question)],
         choices: list[str] | None = None,
     ) -> Payload:
-        """Ask the person one question, optionally with fixed choices, and return the answer."""
+        """Ask the person one question, optionally with fixed choices, and return the answer.
+        A client without elicitation gets the question and its choices as text."""
+        if unasked(result):
+            return text_question(question, [(question, choices)])
         return outcome_payload(result, {"answer": question})
 
     async def open_local_page(

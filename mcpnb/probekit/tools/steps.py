@@ -23,14 +23,23 @@ from mcpnb.probekit.runio import RunIO
 class StepOut:
     """What one step contributes to the report."""
 
-    outputs: str
+    outputs: str | list[str]
     notes: str = ""
     artifacts: list[dict[str, Any]] = field(default_factory=list)
     risks: list[dict[str, Any]] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
 
 
-Step = tuple[str, str, Callable[[dict[str, Any]], StepOut]]
+#: ``(name, input, run)``: the input is an object (a bare string is the step's ``target``).
+Step = tuple[str, str | dict[str, Any], Callable[[dict[str, Any]], StepOut]]
+
+
+def step_input(value: str | dict[str, Any]) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {"target": value}
+
+
+def step_outputs(value: str | list[str]) -> list[str]:
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _now() -> str:
@@ -38,23 +47,29 @@ def _now() -> str:
 
 
 async def run_steps(
-    name: str, goal: str, steps: list[Step], io: RunIO, delay: float = 0.0
+    name: str,
+    goal: str,
+    steps: list[Step],
+    io: RunIO,
+    delay: float = 0.0,
+    tail: Callable[[dict[str, Any]], str] | None = None,
 ) -> types.CallToolResult:
-    """Run steps in order; a failing step marks the rest skipped. Returns the WorkflowReport result."""
+    """Run steps in order; a failing step marks the rest skipped. Returns the WorkflowReport result;
+    ``tail(bag)`` adds to its text (start_ui's rendered page)."""
     started, bag = _now(), {}
     records: list[dict[str, Any]] = []
     artifacts: list[dict[str, Any]] = []
     risks: list[dict[str, Any]] = []
     actions: list[dict[str, Any]] = []
     failed = None
-    for i, (step_name, step_input, fn) in enumerate(steps):
+    for i, (step_name, given, fn) in enumerate(steps):
         if failed:
             records.append(
                 {
                     "name": step_name,
                     "status": "skipped",
-                    "input": step_input,
-                    "outputs": "",
+                    "input": step_input(given),
+                    "outputs": [],
                     "notes": f"skipped after {failed!r} failed",
                     "duration": 0.0,
                 }
@@ -70,8 +85,8 @@ async def run_steps(
                 {
                     "name": step_name,
                     "status": "failed",
-                    "input": step_input,
-                    "outputs": "",
+                    "input": step_input(given),
+                    "outputs": [],
                     "notes": str(exc),
                     "duration": round(time.perf_counter() - t0, 4),
                 }
@@ -88,8 +103,8 @@ async def run_steps(
             {
                 "name": step_name,
                 "status": "completed",
-                "input": step_input,
-                "outputs": out.outputs,
+                "input": step_input(given),
+                "outputs": step_outputs(out.outputs),
                 "notes": out.notes,
                 "duration": round(time.perf_counter() - t0, 4),
             }
@@ -117,9 +132,12 @@ async def run_steps(
     text = (
         summary
         + "\n\n"
-        + text_table(records, ["name", "status", "outputs"])
+        + text_table(
+            [{**r, "outputs": "; ".join(r["outputs"])} for r in records], ["name", "status", "outputs"]
+        )
         + "\n\nNext:\n"
         + text_table(actions, ["priority", "action", "reason"])
+        + (tail(bag) if tail else "")
     )
     return ok_structured(schemas.WORKFLOW_REPORT, report, text)
 

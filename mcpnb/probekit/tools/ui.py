@@ -237,6 +237,18 @@ def tokens_css(tokens: list[dict[str, str]]) -> str:
     return f":root {{\n{body}\n}}\n"
 
 
+def render_page(comps: list[dict[str, Any]], brand_color: str, title: str) -> str:
+    """One standalone HTML page: the components with their default props, styled by the tokens."""
+    css = tokens_css(design_tokens("preview", brand_color, 16, 1.25))
+    body = [render_template(c["template"], c["props"]) for c in comps]
+    return (
+        f'<!doctype html>\n<html><head><meta charset="utf-8"><title>{title}</title>\n<style>\n{css}'
+        "body { font-family: system-ui; padding: var(--space-space-4); }\n"
+        ".btn-primary { background: var(--color-brand-500); color: var(--color-on-brand); }\n"
+        "</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+
+
 def segments(description: str) -> list[str]:
     parts = re.split(r"[\n;,]|\bthen\b|\bwith\b|\band\b", description)
     return [p.strip() for p in parts if p and p.strip()]
@@ -368,18 +380,9 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     @structured(schemas.UI_CODE)
     def render_ui(components: list[str], brand_color: str = "#3366ff", title: str = "Preview") -> Payload:
         """Render catalog components into one standalone HTML page styled with the design tokens."""
-        css = tokens_css(design_tokens("preview", brand_color, 16, 1.25))
-        chosen, body = [], []
-        for cid in components:
-            comp = get(cid)
-            chosen.append({"id": comp["id"], "name": comp["name"], "props": json.dumps(comp["props"])})
-            body.append(render_template(comp["template"], comp["props"]))
-        page = (
-            f'<!doctype html>\n<html><head><meta charset="utf-8"><title>{title}</title>\n<style>\n{css}'
-            "body { font-family: system-ui; padding: var(--space-space-4); }\n"
-            ".btn-primary { background: var(--color-brand-500); color: var(--color-on-brand); }\n"
-            f"</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
-        )
+        comps = [get(cid) for cid in components]
+        chosen = [{"id": c["id"], "name": c["name"], "props": json.dumps(c["props"])} for c in comps]
+        page = render_page(comps, brand_color, title)
         data = {
             "framework": "html",
             "components": chosen,

@@ -198,8 +198,31 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     async def start_ui(
         io: RunIO, description: str, framework: str = "html", brand_color: str = "#3366ff"
     ) -> types.CallToolResult:
-        """Workflow: search the catalog, derive design tokens, compose the page, render a preview."""
+        """Workflow: check the component catalog, search it, derive design tokens, compose the
+        components, and render them into one HTML preview page (returned as the last artifact)."""
         cat = ui.load_catalog()[0]
+
+        def init_catalog(bag: dict[str, Any]) -> StepOut:  # the design's init_component_catalog
+            problems = ui.validate_catalog(cat)
+            if problems:
+                raise ProbeError("The catalog is inconsistent: " + "; ".join(problems[:5]))
+            return StepOut(f"catalog {cat['version']}: {len(cat['components'])} components, sound")
+
+        def render(bag: dict[str, Any]) -> StepOut:  # the design's render_ui
+            comps = {c["id"]: c for c in cat["components"]}
+            page = ui.render_page([comps[h["id"]] for h in bag["hits"]], brand_color, description[:60])
+            bag["preview"] = page
+            return StepOut(
+                [f"preview.html: {len(bag['hits'])} components, {len(page)} characters"],
+                artifacts=[
+                    {
+                        "type": "file",
+                        "path": "preview.html",
+                        "description": "the rendered preview page (complete)",
+                        "contentPreview": page,
+                    }
+                ],
+            )
 
         def find(bag: dict[str, Any]) -> StepOut:
             bag["hits"] = [h for seg in ui.segments(description) for h in ui.search(cat, seg, limit=1)]
@@ -244,12 +267,15 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
                 ],
             )
 
-        steps = [
-            ("search catalog", description, find),
-            ("design tokens", brand_color, tokens),
-            ("compose", framework, compose),
+        steps: list[Step] = [
+            ("init component catalog", {"catalog": "bundled"}, init_catalog),
+            ("search catalog", {"description": description}, find),
+            ("design tokens", {"brand_color": brand_color}, tokens),
+            ("compose", {"framework": framework}, compose),
+            ("render preview", {"brand_color": brand_color, "title": description[:60]}, render),
         ]
-        return await run_steps("start_ui", description, steps, io)
+        page = lambda bag: f"\n\nPreview (preview.html):\n{bag['preview']}" if "preview" in bag else ""  # noqa: E731
+        return await run_steps("start_ui", description, steps, io, tail=page)
 
     async def start_ralph(io: RunIO, path: str, max_iterations: int = 5) -> types.CallToolResult:
         """Workflow: the "Ralph loop" — analyse, apply safe fixes, repeat until nothing changes."""

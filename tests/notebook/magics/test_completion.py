@@ -47,3 +47,16 @@ def test_options_and_choices(ip, mcp):
 def test_candidates_never_raise(mcp):
     for text in ("", "%mcp", "%mcp call", "%mcp nope x", "%mcp call nothing.here ", "%mcp prompt "):
         assert isinstance(candidates(mcp.pool, text), list)
+
+
+def test_prompt_arguments_complete_from_the_server(ip, mcp, tmp_path):
+    """`%mcp prompt NAME.PROMPT key=<TAB>` asks the server (completion/complete), bounded in time."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "billing.py").write_text("x = 1\n")
+    line(ip, f"serve probe-kit --root {tmp_path}")
+    assert complete(ip, "%mcp prompt probe.explain_tool ") == ["tool_name="]
+    assert set(complete(ip, "%mcp prompt probe.explain_tool tool_name=gen")) >= {"gencommit", "genui"}
+    assert complete(ip, "%mcp prompt probe.review_code path=app/b") == ["app/billing.py"]
+    assert complete(ip, "%mcp prompt probe.tour_toolset toolset=w") == ["workflow"]
+    assert complete(ip, "%mcp logs probe --log-level w") == ["warning"]
+    assert complete(ip, "%mcp subscribe pr") == ["probe"]

@@ -61,8 +61,7 @@ def test_breaking_change_detected_with_footer_and_bang() -> None:
     assert data["breaking"] is True
     assert data["scope"] == "shop"
     assert data["subject"] == "remove remove_item"
-    assert {"token": "BREAKING CHANGE", "value": "removed remove_item"} in data["footers"]
-    assert {"token": "Refs", "value": "#42"} in data["footers"]
+    assert data["footers"] == ["BREAKING CHANGE: removed remove_item", "Refs: #42"]
     first = data["finalMessage"].splitlines()[0]
     assert first == f"{data['type']}(shop)!: remove remove_item"
     assert data["finalMessage"].endswith("BREAKING CHANGE: removed remove_item\nRefs: #42")

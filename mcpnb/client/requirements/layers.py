@@ -1,0 +1,32 @@
+"""The ``.mcp.json`` layers as declarations, ranked by the closest layer that names each server.
+
+They are merged exactly as ``%mcp connect --config`` merges them (user < project < local, key by
+key), so a local file that only adds a secret ``env`` entry still completes the project's server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcpnb.client.requirements.model import Declaration, Source, own_python
+
+
+def layer_declarations(base: Path, path: str | Path | None = None) -> tuple[Declaration, ...]:
+    """Every configured server, as a declaration of the layer that named it last."""
+    from mcpnb.client.config import LOCAL_FILE, load_config, user_config_path
+
+    found = load_config(start=base, path=path)
+    user = user_config_path()
+    out = []
+    for name, config in found.servers.items():
+        where = Path(config.source or "")
+        layer: Source = "local" if where.name == LOCAL_FILE else "user" if _same(where, user) else "project"
+        out.append(Declaration(name, layer, f"{layer} ({where.name})", config=own_python(config)))
+    return tuple(out)
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False

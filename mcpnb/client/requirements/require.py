@@ -1,0 +1,142 @@
+"""``pool.require``: gather the declarations, plan, (ask,) connect, check, and say what happened.
+
+Everything that can be wrong with the input (syntax, unknown keys, a skill folder without
+``SKILL.md``, a cycle, an unresolved conflict) is found before the first connection, so bad input
+leaves the pool exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client.requirements.choosing import choose
+from mcpnb.client.requirements.connecting import connect_plan
+from mcpnb.client.requirements.errors import failure_error, plan_error
+from mcpnb.client.requirements.layers import layer_declarations
+from mcpnb.client.requirements.model import SOURCES, Declarations
+from mcpnb.client.requirements.reading import read_text
+from mcpnb.client.requirements.resolution import Resolution
+from mcpnb.client.requirements.resolver import resolve
+from mcpnb.client.requirements.skills import load_skills
+from mcpnb.client.requirements.spec import parse_spec
+
+if TYPE_CHECKING:
+    from mcpnb.client.interaction import CallContext
+    from mcpnb.client.pool import Pool
+    from mcpnb.client.requirements.plan import Plan
+
+SpecInput = Mapping[str, Any] | str | Declarations | None
+#: How many rounds of questions ``ask`` may need (a choice of config can reveal a version conflict).
+_ROUNDS = 3
+
+
+def gather(
+    spec: SpecInput,
+    *,
+    source: str = "notebook",
+    skills: Sequence[str | Path] = (),
+    base: str | Path | None = None,
+    config: bool | str | Path = True,
+    where: str | None = None,
+) -> Declarations:
+    """Every declaration: the spec's (a mapping from code, or JSON/YAML text), its skills and the
+    skills they require, and the config layers (``config``: True for the default files found from
+    ``base``, a path for one project file, False for none). I/O happens here and only here."""
+    if isinstance(spec, Declarations):
+        return spec
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
+    folder = Path(base).expanduser() if base is not None else Path.cwd()
+    file = where or ("<code>" if not isinstance(spec, str) else "<spec>")
+    data = read_text(spec, file) if isinstance(spec, str) else spec
+    parsed = parse_spec(data, file=file, source=source, origin=source, objects=not isinstance(spec, str))  # type: ignore[arg-type]
+    refs = [*parsed.skills, *(str(s) for s in skills)]
+    loaded, roots = load_skills(refs, folder, file=file)
+    layers = () if config is False else layer_declarations(folder, None if config is True else config)
+    return Declarations(parsed.servers, loaded, roots, layers)
+
+
+def plan_for(
+    pool: Pool,
+    declarations: Declarations,
+    strategy: str,
+    run: Callable[[Coroutine[Any, Any, Any]], Any],
+    *,
+    answers: dict[str, Any] | None = None,
+    context: CallContext | None = None,
+) -> Plan:
+    """The plan; with ``ask``, the person (or the answers) settles the conflicts priority would."""
+    if strategy != "ask":
+        return resolve(declarations, strategy)
+    plan = resolve(declarations, "ask", nobody="nothing to ask")
+    choices: dict[str, str] = {}
+    asked: set[str] = set()
+    how, nobody = "asked", None
+    for _ in range(_ROUNDS):
+        new = [c for c in plan.conflicts if c.key not in asked]
+        if not new:
+            break
+        picked, said = run(choose(pool, new, answers=answers, context=context))
+        asked |= {c.key for c in new}
+        if picked is None:
+            nobody = said
+        else:
+            choices.update(picked)
+            how = said
+        plan = resolve(declarations, "ask", choices=choices, chosen_by=how, nobody=nobody)
+    return plan
+
+
+def require(
+    pool: Pool,
+    spec: SpecInput,
+    *,
+    strategy: str = "priority",
+    source: str = "notebook",
+    skills: Sequence[str | Path] = (),
+    base: str | Path | None = None,
+    config: bool | str | Path = True,
+    answers: dict[str, Any] | None = None,
+    context: CallContext | None = None,
+    where: str | None = None,
+    run: Callable[[Coroutine[Any, Any, Any]], Any] | None = None,
+) -> Resolution:
+    """See :meth:`mcpnb.client.pool.Pool.require`. ``where`` names the spec in messages (a cell);
+    ``run`` runs a coroutine on the runtime loop (a notebook cell's runner cancels it on interrupt)."""
+    run = run or pool.runtime.run
+    declarations = gather(spec, source=source, skills=skills, base=base, config=config, where=where)
+    plan = plan_for(pool, declarations, strategy, run, answers=answers, context=context)
+    return _settle(plan, run(connect_plan(pool, plan)) if plan.ok else None)
+
+
+async def arequire(
+    pool: Pool,
+    spec: SpecInput,
+    *,
+    strategy: str = "priority",
+    source: str = "notebook",
+    skills: Sequence[str | Path] = (),
+    base: str | Path | None = None,
+    config: bool | str | Path = True,
+    answers: dict[str, Any] | None = None,
+    context: CallContext | None = None,
+    where: str | None = None,
+) -> Resolution:
+    """Async twin of :func:`require` (reading the spec and skill files is quick and stays inline)."""
+    import asyncio
+
+    declarations = gather(spec, source=source, skills=skills, base=base, config=config, where=where)
+    plan = await asyncio.to_thread(
+        plan_for, pool, declarations, strategy, pool.runtime.run, answers=answers, context=context
+    )
+    return _settle(plan, await pool.runtime.arun(connect_plan(pool, plan)) if plan.ok else None)
+
+
+def _settle(plan: Plan, resolution: Resolution | None) -> Resolution:
+    if resolution is None:
+        raise plan_error(Resolution(plan))
+    if resolution.failures:
+        raise failure_error(resolution)
+    return resolution

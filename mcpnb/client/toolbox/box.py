@@ -1,0 +1,235 @@
+"""``Toolbox``: a notebook's MCP tools as Python functions, as tool specs for an LLM, and the dispatcher
+that runs the model's tool calls.
+
+``pool.functions()`` builds one. It is a read-only mapping from flat name (``mcp__probe__ui_search``)
+to a function; ``toolbox.short`` has the same functions under bare tool names where no two servers
+share one. ``toolbox.specs("anthropic")`` gives the ``tools=`` list for that API, and
+``toolbox.run(call)`` / ``run_all(calls)`` execute what the model asked for and return the messages to
+send back. A mistake of the model (bad JSON, an unknown tool, arguments the schema refuses, a tool
+that fails, a server that is down) comes back as an error result it can read and fix, never as an
+exception that ends your loop, unless you pass ``raise_errors=True``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client.errors import ArgumentsError, CallError, McpnbError, ToolNotFoundError, did_you_mean_text
+from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
+from mcpnb.client.toolbox.functions import ToolFunction, make_function
+from mcpnb.client.toolbox.replies import error_reply, result_reply
+from mcpnb.client.toolbox.schema import drop_optional_nulls, normal_form
+from mcpnb.client.toolbox.specs import OPENAI_FORMATS, Entry, ToolSpecs, build_specs, check_format, entries
+from mcpnb.client.toolbox.strict import make_strict
+from mcpnb.client.toolbox.table import COLUMNS, text_table
+
+#: How many tool names an "unknown tool" error lists.
+_LISTED = 20
+
+if TYPE_CHECKING:
+    from mcpnb.client.pool import Pool
+    from mcpnb.client.results import ToolResult
+    from mcpnb.client.toolinfo import ToolInfo
+
+
+class ToolFailedError(CallError):
+    """The tool ran and reported an error (``isError``); raised by ``run`` only with ``raise_errors``."""
+
+    def __init__(self, message: str, result: ToolResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class ShortNames(Mapping[str, ToolFunction]):
+    """The toolbox's functions under bare tool names (``toolbox.short["get-sum"]``), and as attributes
+    under their Python names (``toolbox.short.get_sum``) for tab completion. Names that two servers
+    share are left out: use the flat name for those."""
+
+    def __init__(self, functions: dict[str, ToolFunction]) -> None:
+        self._functions = functions
+        self._attrs = {f.__name__: f for f in functions.values()}
+
+    def __getitem__(self, name: str) -> ToolFunction:
+        try:
+            return self._functions[name]
+        except KeyError:
+            raise KeyError(
+                f"no tool {name!r} under a bare name{did_you_mean_text(name, self._functions)}"
+            ) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._functions)
+
+    def __len__(self) -> int:
+        return len(self._functions)
+
+    def __getattr__(self, name: str) -> ToolFunction:
+        attrs = self.__dict__.get("_attrs", {})
+        if name in attrs:
+            return attrs[name]
+        raise AttributeError(f"no tool {name!r} under a bare name{did_you_mean_text(name, attrs)}")
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *self._attrs]
+
+    def __repr__(self) -> str:
+        return f"<short names: {', '.join(self._functions) or 'none'}>"
+
+
+class Toolbox(Mapping[str, ToolFunction]):
+    """MCP tools as Python functions, LLM tool specs and a tool-call dispatcher (see the module doc)."""
+
+    def __init__(self, pool: Pool, tools: list[ToolInfo]) -> None:
+        self.pool = pool
+        self._functions: dict[str, ToolFunction] = {t.flat_name: make_function(pool, t) for t in tools}
+        counts: dict[str, int] = {}
+        for tool in tools:
+            counts[tool.name] = counts.get(tool.name, 0) + 1
+        self.short = ShortNames({t.name: self._functions[t.flat_name] for t in tools if counts[t.name] == 1})
+        self._entries: dict[str, dict[str, Entry]] = {}
+
+    # ------------------------------------------------------------------ the mapping
+    def __getitem__(self, name: str) -> ToolFunction:
+        try:
+            return self._functions[name]
+        except KeyError:
+            hint = did_you_mean_text(name, self._functions)
+            raise KeyError(f"no tool {name!r} in this toolbox{hint}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._functions)
+
+    def __len__(self) -> int:
+        return len(self._functions)
+
+    @property
+    def tools(self) -> list[ToolInfo]:
+        return [f.tool for f in self._functions.values()]
+
+    # ------------------------------------------------------------------ specs
+    def entries(self, fmt: str) -> Mapping[str, Entry]:
+        """Provider name → how that tool appears to ``fmt`` (its name, renamed keys, the way back)."""
+        key = "openai" if fmt in OPENAI_FORMATS else check_format(fmt)
+        if key not in self._entries:
+            self._entries[key] = entries(list(self._functions.values()), key)
+        return MappingProxyType(self._entries[key])
+
+    def specs(self, fmt: str, *, strict: bool | None = None) -> ToolSpecs:
+        """The tool specs for ``fmt``: ``"openai"`` (Chat Completions), ``"openai-responses"``,
+        ``"anthropic"`` or ``"gemini"`` (function declarations).
+
+        ``strict=True`` (OpenAI formats) applies strict mode where the schema allows it; a tool whose
+        schema cannot be strict goes out with ``strict: false`` and a :class:`StrictModeWarning` that
+        names the keyword in the way. ``strict=None`` leaves Chat Completions' ``strict`` unset and
+        sends ``strict: false`` to Responses (a required field there).
+        """
+        check_format(fmt)
+        return build_specs(dict(self.entries(fmt)), fmt, strict, stacklevel=2)
+
+    def rows(self) -> list[list[str]]:
+        """One row per tool: flat name, server, tool, parameters (* required), can it be strict."""
+        rows = []
+        for function in self._functions.values():  # flat names: a provider's name clash cannot break this
+            tool = function.tool
+            schema, _ = normal_form(tool.input_schema)
+            required = set(schema.get("required") or [])
+            params = ", ".join(k + ("*" if k in required else "") for k in schema["properties"])
+            _, blocker = make_strict(schema)
+            rows.append(
+                [tool.flat_name, tool.server, tool.name, params, f"no: {blocker.short}" if blocker else "yes"]
+            )
+        return rows
+
+    # ------------------------------------------------------------------ running the model's calls
+    def tool_calls(self, reply: Any) -> list[Any]:
+        """The tool calls in a model's reply (a response, a message, a list of content blocks)."""
+        return find_calls(reply)
+
+    def run(self, call: Any, *, raise_errors: bool = False, timeout: float | None = None) -> dict[str, Any]:
+        """Run one tool call of any supported SDK and return the message that answers it."""
+        return self.pool.runtime.run(self.arun(call, raise_errors=raise_errors, timeout=timeout))
+
+    async def arun(
+        self, call: Any, *, raise_errors: bool = False, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Coroutine twin of :meth:`run`."""
+        parsed = parse_call(call)  # not a tool call at all: a TypeError, that is a bug in the loop
+        known = self.entries(parsed.format)  # two tools under one name: an error for you, not the model
+        try:
+            function, arguments = self._resolve(parsed, known)
+            result = await self.pool.acall(function.server, function.tool.name, arguments, timeout=timeout)
+        except McpnbError as exc:
+            if raise_errors:
+                raise
+            return error_reply(parsed, str(exc))
+        if result.is_error and raise_errors:
+            raise ToolFailedError(f"{function.server}.{function.tool.name} failed: {result.text}", result)
+        return result_reply(parsed, result)
+
+    def run_all(
+        self, calls: Any, *, raise_errors: bool = False, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Run every tool call in ``calls`` concurrently; the replies come back in the calls' order.
+
+        ``calls`` is a list of calls, or a whole reply (``ChatCompletion``, ``Response``, Anthropic
+        ``Message`` or its ``content`` list, Gemini response): what is not a tool call is skipped.
+        """
+        return self.pool.runtime.run(self.arun_all(calls, raise_errors=raise_errors, timeout=timeout))
+
+    async def arun_all(
+        self, calls: Any, *, raise_errors: bool = False, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        found = find_calls(calls)
+        replies = await asyncio.gather(
+            *(self.arun(c, raise_errors=raise_errors, timeout=timeout) for c in found),
+            return_exceptions=raise_errors,
+        )
+        for reply in replies:
+            if isinstance(reply, BaseException):
+                raise reply
+        return list(replies)
+
+    def _resolve(self, call: ToolCall, known: Mapping[str, Entry]) -> tuple[ToolFunction, dict[str, Any]]:
+        """The function the model meant and the arguments to send (checked); McpnbError if not."""
+        entry = known.get(call.name)
+        if entry is None and call.name in self._functions:  # a flat name, from specs made elsewhere
+            entry = next(e for e in known.values() if e.function.flat_name == call.name)
+        if entry is None:
+            names = list(known)
+            listed = ", ".join(names[:_LISTED]) + (
+                f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+            )
+            raise ToolNotFoundError(
+                f"there is no tool {call.name!r}{did_you_mean_text(call.name, names)} (the tools: {listed})"
+            )
+        arguments = entry.server_arguments(call.arguments())
+        arguments = drop_optional_nulls(arguments, entry.original, entry.original)
+        from mcpnb.client.arguments import check_arguments
+
+        try:
+            return entry.function, check_arguments(entry.function.tool, arguments)
+        except ArgumentsError as exc:
+            raise ArgumentsError(_in_provider_terms(str(exc), entry)) from None
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        servers = sorted({t.server for t in self.tools})
+        head = f"Toolbox: {len(self)} tools from {', '.join(servers) or 'no server'}"
+        return head + "\n" + text_table(COLUMNS, self.rows())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
+
+def _in_provider_terms(message: str, entry: Entry) -> str:
+    """An argument error in the names the model knows: its tool name, renamed keys included."""
+    tool = entry.function.tool
+    message = message.replace(f"{tool.server}.{tool.name}: ", f"{entry.name}: ")
+    for provider_key, server_key in entry.keys.items():
+        message = message.replace(repr(server_key), repr(provider_key))
+    return message

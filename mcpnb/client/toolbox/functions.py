@@ -1,0 +1,117 @@
+"""One MCP tool as a plain Python function: real signature, docstring, checked arguments.
+
+A real function (not an object with ``__call__``) because that is what ``help()``, IPython's ``f?``
+and its keyword-argument completion understand. It checks its arguments against the tool's
+``inputSchema`` before anything is sent (the same check ``%mcp call`` makes) and returns the
+:class:`~mcpnb.client.results.ToolResult`; ``f.acall(...)`` is the coroutine twin for ``await``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mcpnb.client.results import ToolResult
+from mcpnb.client.toolbox.schema import normal_form
+from mcpnb.client.toolbox.signatures import Param, docstring, params, signature
+
+if TYPE_CHECKING:
+    from mcpnb.client.pool import Pool
+    from mcpnb.client.toolinfo import ToolInfo
+
+
+class ToolFunction(Protocol):
+    """What :func:`make_function` returns: a function with the tool it calls attached."""
+
+    tool: ToolInfo
+    server: str
+    flat_name: str
+    params: list[Param]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> ToolResult: ...
+
+    async def acall(self, *args: Any, **kwargs: Any) -> ToolResult: ...
+
+    def arguments(self, *args: Any, **kwargs: Any) -> dict[str, Any]: ...
+
+
+class Binder:
+    """Turns ``f(*args, **kwargs)`` into the argument dict the server expects (keys as in its schema)."""
+
+    def __init__(self, name: str, found: list[Param]) -> None:
+        self.name = name
+        self.params = found
+        self.positional = [p for p in found if not p.keyword_only]
+        self.by_name = {p.name: p for p in found} | {p.key: p for p in found}
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        if len(args) > len(self.positional):
+            raise TypeError(
+                f"{self.name}() takes {len(self.positional)} positional arguments but {len(args)} were given"
+            )
+        values: dict[str, Any] = {}
+        for param, value in zip(self.positional, args, strict=False):
+            values[param.key] = value
+        for name, value in kwargs.items():
+            param = self.by_name.get(name)
+            key = param.key if param is not None else name  # unknown: the schema check says so
+            if key in values:
+                raise TypeError(f"{self.name}() got multiple values for argument {name!r}")
+            values[key] = value
+        # None for an optional parameter that does not take null means "not given": the server's
+        # default applies (the signature shows None as the default of such parameters)
+        nullable = {p.key for p in self.params if p.nullable or p.required}
+        return {k: v for k, v in values.items() if v is not None or k in nullable or k not in self.by_name}
+
+
+def python_name(tool_name: str) -> str:
+    """``get-sum`` → ``get_sum``: the tool's name as an identifier, for ``__name__``."""
+    name = re.sub(r"\W", "_", tool_name) or "tool"
+    return "_" + name if name[0].isdigit() or name in {"None", "True", "False"} else name
+
+
+def returns_text(tool: ToolInfo) -> str:
+    out = tool.output_schema
+    shape = ""
+    if isinstance(out, dict):
+        props = out.get("properties") if isinstance(out.get("properties"), dict) else None
+        shape = f" Structured content: an object with {', '.join(props)}." if props else ""
+    return (
+        f"ToolResult: what {tool.server}.{tool.name} returned (.data the structured content, .text the "
+        f"text, .is_error whether the tool failed).{shape}"
+    )
+
+
+def make_function(pool: Pool, tool: ToolInfo) -> ToolFunction:
+    """The function for ``tool`` on ``pool``: calling it sends ``tools/call`` after the schema check."""
+    from mcpnb.client.arguments import check_arguments
+
+    schema, _ = normal_form(tool.input_schema)
+    found = params(schema)
+    name = python_name(tool.name)
+    binder = Binder(name, found)
+    sig = signature(found, ToolResult)
+    doc = docstring(tool.description or tool.title or "", found, returns_text(tool))
+
+    def arguments(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The arguments a call with these values would send, checked (``ArgumentsError`` if not)."""
+        return check_arguments(tool, binder.bind(args, kwargs))
+
+    def call(*args: Any, **kwargs: Any) -> ToolResult:
+        return pool.call(tool.server, tool.name, arguments(*args, **kwargs))
+
+    async def acall(*args: Any, **kwargs: Any) -> ToolResult:
+        return await pool.acall(tool.server, tool.name, arguments(*args, **kwargs))
+
+    for fn, doc_text in ((call, doc), (acall, f"Coroutine twin of {name}(): await it.\n\n{doc}")):
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = doc_text
+        fn.__signature__ = sig  # type: ignore[attr-defined]
+    arguments.__signature__ = sig.replace(return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    attrs = {"tool": tool, "server": tool.server, "flat_name": tool.flat_name, "params": found}
+    for key, value in attrs.items():
+        setattr(call, key, value)
+        setattr(acall, key, value)
+    call.acall = acall  # type: ignore[attr-defined]
+    call.arguments = arguments  # type: ignore[attr-defined]
+    return call  # type: ignore[return-value]

@@ -1,0 +1,177 @@
+"""Tool specs in each provider's shape: OpenAI Chat Completions and Responses, Anthropic, Gemini.
+
+``Entry`` is how one tool appears to one provider (its legal name, its renamed property keys and the
+way back); ``build_specs`` turns entries into the dicts each SDK takes as ``tools=``. No provider SDK
+is imported: the shapes are plain dicts, checked in the tests against each SDK's own types.
+
+- ``openai``: ``{"type": "function", "function": {"name", "description", "parameters", "strict"?}}``
+- ``openai-responses``: ``{"type": "function", "name", "description", "parameters", "strict"}``
+  (``strict`` is a required field there)
+- ``anthropic``: ``{"name", "description", "input_schema"}``
+- ``gemini``: a function declaration ``{"name", "description", "parameters"?}`` (wrap a list of them
+  as ``{"function_declarations": specs}``); ``parameters`` in Gemini's ``Schema`` dialect.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpnb.client.toolbox.functions import ToolFunction
+from mcpnb.client.toolbox.gemini import to_gemini
+from mcpnb.client.toolbox.names import PROPERTY_KEYS, TOOL_NAMES, assign
+from mcpnb.client.toolbox.schema import Schema, normal_form
+from mcpnb.client.toolbox.strict import NotStrict, make_strict
+
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
+OPENAI_FORMATS = ("openai", "openai-responses")
+
+
+class StrictModeWarning(UserWarning):
+    """A tool asked to be strict cannot be: its spec goes out with ``strict: false`` instead."""
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        from mcpnb.client.errors import did_you_mean_text
+
+        raise ValueError(
+            f"unknown format {fmt!r}{did_you_mean_text(fmt, FORMATS)} (one of {', '.join(FORMATS)})"
+        )
+    return fmt
+
+
+@dataclass(frozen=True)
+class Entry:
+    """How one tool appears to one provider, and the way back from what the model sends."""
+
+    function: ToolFunction
+    name: str  # the name the provider sees (and the model calls)
+    schema: Schema  # the normal form, with provider property keys
+    original: Schema  # the normal form, with the server's property keys
+    keys: dict[str, str] = field(default_factory=dict)  # provider key -> server key (renamed ones only)
+
+    def server_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The model's arguments under the keys the server expects."""
+        return {self.keys.get(k, k): v for k, v in arguments.items()}
+
+
+def entries(functions: list[ToolFunction], fmt: str) -> dict[str, Entry]:
+    """Provider name → entry for every function; a ``NameCollisionError`` when two would share a name."""
+    check_format(fmt)
+    names = assign([f.flat_name for f in functions], TOOL_NAMES[fmt], what=f"{fmt} tool names")
+    key_rule = PROPERTY_KEYS.get(fmt)
+    found: dict[str, Entry] = {}
+    for function in functions:
+        original, _ = normal_form(function.tool.input_schema)
+        schema, keys = original, {}
+        if key_rule is not None:
+            renamed = assign(
+                list(original["properties"]),
+                key_rule,
+                what=f"{function.flat_name}: {fmt} property keys",
+            )
+            if any(k != v for k, v in renamed.items()):
+                schema = _rename(original, renamed)
+                keys = {new: old for old, new in renamed.items() if new != old}
+        name = names[function.flat_name]
+        found[name] = Entry(function, name, schema, original, keys)
+    return found
+
+
+def _rename(schema: Schema, renamed: dict[str, str]) -> Schema:
+    out = dict(schema)
+    out["properties"] = {renamed[k]: v for k, v in schema["properties"].items()}
+    if isinstance(schema.get("required"), list):
+        out["required"] = [renamed.get(k, k) for k in schema["required"]]
+    return out
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One produced spec and what the table shows about it."""
+
+    entry: Entry
+    body: dict[str, Any]
+    strict: bool | None  # None: the format has no strict mode
+    blocker: NotStrict | None = None  # why it could not be strict, when strict was asked for
+
+
+def build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
+    tool = entry.function.tool
+    description = tool.description or tool.title or ""
+    if fmt in OPENAI_FORMATS:
+        parameters, is_strict, blocker = entry.schema, False, None
+        if strict:
+            converted, blocker = make_strict(entry.schema)
+            if blocker is None:
+                parameters, is_strict = converted, True
+        function = {"name": entry.name, "description": description, "parameters": parameters}
+        if fmt == "openai":
+            if strict is not None:
+                function["strict"] = is_strict
+            return Spec(entry, {"type": "function", "function": function}, is_strict, blocker)
+        return Spec(entry, {"type": "function", **function, "strict": is_strict}, is_strict, blocker)
+    if strict:
+        raise ValueError(f"strict mode is an OpenAI option ({', '.join(OPENAI_FORMATS)}), not {fmt!r}")
+    if fmt == "anthropic":
+        body = {"name": entry.name, "description": description, "input_schema": entry.schema}
+        return Spec(entry, body, None)
+    body = {"name": entry.name, "description": description}
+    if entry.schema["properties"]:  # Gemini: a function without parameters leaves them unset
+        body["parameters"] = to_gemini(entry.schema, entry.schema)
+    return Spec(entry, body, None)
+
+
+class ToolSpecs(list[dict[str, Any]]):
+    """The specs for one provider, ready to pass as ``tools=``: a plain list of dicts that shows as a
+    table (name, server, tool, parameters, strict?) and keeps what each row came from."""
+
+    def __init__(self, fmt: str, specs: list[Spec]) -> None:
+        super().__init__(s.body for s in specs)
+        self.format = fmt
+        self.details = specs
+
+    def spec(self, name: str) -> dict[str, Any]:
+        """The spec of one tool, by flat name (``mcp__time__convert_time``) or by the name this API sees."""
+        for detail in self.details:
+            if name in (detail.entry.name, detail.entry.function.flat_name):
+                return detail.body
+        raise KeyError(f"no tool {name!r} in these {self.format} specs")
+
+    def rows(self) -> list[list[str]]:
+        rows = []
+        for spec in self.details:
+            tool = spec.entry.function.tool
+            params = spec.entry.schema["properties"]
+            required = set(spec.entry.schema.get("required") or [])
+            strict = {None: "—", True: "yes", False: "no"}[spec.strict]
+            if spec.blocker:
+                strict = f"no: {spec.blocker.short}"
+            parameters = ", ".join(k + ("*" if k in required else "") for k in params)
+            rows.append([spec.entry.name, tool.server, tool.name, parameters, strict])
+        return rows
+
+    def __repr__(self) -> str:
+        from mcpnb.client.toolbox.table import COLUMNS, text_table
+
+        return f"{len(self)} {self.format} tool specs\n" + text_table(COLUMNS, self.rows())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
+
+def build_specs(found: dict[str, Entry], fmt: str, strict: bool | None, *, stacklevel: int = 2) -> ToolSpecs:
+    specs = [build_spec(entry, fmt, strict) for entry in found.values()]
+    for spec in specs:
+        if spec.blocker:
+            warnings.warn(
+                f"{spec.entry.function.flat_name} cannot be strict for OpenAI: {spec.blocker}; "
+                "its spec says strict: false",
+                StrictModeWarning,
+                stacklevel=stacklevel + 1,
+            )
+    return ToolSpecs(fmt, specs)

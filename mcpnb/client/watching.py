@@ -1,0 +1,135 @@
+"""Resource subscriptions for one connection: who watches which URI, in either protocol era.
+
+2025-11-25: ``resources/subscribe`` once per URI, then ``notifications/resources/updated`` arrives
+among the session's notifications (``Connection._on_message`` hands it here). 2026-07-28: there is
+no subscribe request; a ``subscriptions/listen`` stream with ``resourceSubscriptions`` carries the
+same news, so one listener task per session follows every watched URI (restarted when the set
+changes). A new session (after a reconnect) subscribes again to everything still watched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from mcpnb.client.errors import describe
+
+if TYPE_CHECKING:
+    from mcpnb.client.connection import Connection
+
+Watcher = Callable[[str], None]
+
+
+class ResourceWatch:
+    """The watched URIs of one connection and the callbacks to tell."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.watchers: dict[str, list[Watcher]] = {}
+        self._listener: asyncio.Task[None] | None = None
+
+    @property
+    def uris(self) -> list[str]:
+        return list(self.watchers)
+
+    async def add(self, uri: str, watcher: Watcher) -> None:
+        """Start telling ``watcher(uri)`` when ``uri`` changes; subscribes on the server if needed."""
+        first = uri not in self.watchers
+        self.watchers.setdefault(uri, []).append(watcher)
+        if first:
+            try:
+                await self._subscribe(uri)
+            except BaseException:
+                self.watchers[uri].remove(watcher)
+                if not self.watchers[uri]:
+                    del self.watchers[uri]
+                raise
+
+    async def remove(self, uri: str, watcher: Watcher | None = None) -> bool:
+        """Stop telling ``watcher`` (every watcher of ``uri`` when None); False if none was watching."""
+        current = self.watchers.get(uri, [])
+        gone = list(current) if watcher is None else [w for w in current if w is watcher]
+        if not gone:
+            return False
+        for w in gone:
+            current.remove(w)
+        if not current:
+            del self.watchers[uri]
+            with contextlib.suppress(Exception):  # the session may be gone: nothing to undo there
+                await self._unsubscribe(uri)
+        return True
+
+    def updated(self, uri: str) -> None:
+        """A server said ``uri`` changed: tell its watchers (a failing watcher is logged, not fatal)."""
+        self.conn.emit("resource", f"resource updated: {uri}", uri=uri)
+        for watcher in list(self.watchers.get(uri, [])):
+            try:
+                watcher(uri)
+            except Exception as exc:
+                self.conn.emit("resource", f"a watcher of {uri} failed: {describe(exc)}")
+
+    async def resume(self) -> None:
+        """A new session: subscribe again to everything still watched."""
+        self._listener = None
+        for uri in self.uris:
+            try:
+                await self._subscribe(uri)
+            except Exception as exc:
+                self.conn.emit("resource", f"could not subscribe again to {uri}: {describe(exc)}")
+
+    # ------------------------------------------------------------------ the two eras
+    async def _subscribe(self, uri: str) -> None:
+        if self.conn.era == "modern":
+            await self._relisten()
+            return
+        from mcp import types
+
+        request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+        await self.conn.request(
+            f"resources/subscribe {uri}", lambda c: c.session.send_request(request, types.EmptyResult)
+        )
+
+    async def _unsubscribe(self, uri: str) -> None:
+        if self.conn.era == "modern":
+            await self._relisten()
+            return
+        from mcp import types
+
+        request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
+        await self.conn.request(
+            f"resources/unsubscribe {uri}", lambda c: c.session.send_request(request, types.EmptyResult)
+        )
+
+    async def _relisten(self) -> None:
+        """One listen stream for every watched URI; returns once the server acknowledged it."""
+        if self._listener is not None:
+            self._listener.cancel()
+            self._listener = None
+        if not self.watchers:
+            return
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._listener = asyncio.get_running_loop().create_task(
+            self._listen(self.uris, ready), name=f"mcpnb-watch-{self.conn.name}"
+        )
+        await asyncio.wait_for(asyncio.shield(ready), self.conn.config.startup_timeout)
+
+    async def _listen(self, uris: list[str], ready: asyncio.Future[None]) -> None:
+        client = self.conn.client
+        try:
+            async with client.listen(resource_subscriptions=uris) as events:
+                ready.set_result(None)
+                async for _event in events:
+                    pass  # the SDK also hands each event to the message handler: updated() runs there
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            self.conn.emit("resource", f"the subscription stream ended: {describe(exc)}")
+
+    def cancel(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            self._listener = None

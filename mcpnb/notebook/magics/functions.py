@@ -1,0 +1,51 @@
+"""``%mcp functions``: the connected servers' tools as functions for an LLM.
+
+Without ``--format`` it returns the :class:`~mcpnb.client.toolbox.Toolbox` (Python functions by flat
+name, ``.specs()``, ``.run(call)``); with ``--format`` the tool specs for that API, ready for
+``tools=``. Either shows as a table: name, server, tool, parameters, strict?.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from mcpnb.notebook.magics.parser import Parser
+from mcpnb.notebook.magics.registry import Context, arguments, command, known_server
+
+#: The formats ``--format`` takes (the same as ``Toolbox.specs``; listed here so loading stays light).
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
+
+
+def _functions_args(p: Parser) -> None:
+    p.add_argument(
+        "servers", nargs="*", metavar="SERVER", help="servers to include (default: every connected one)"
+    )
+    p.add_argument("--format", choices=FORMATS, help="the tool specs for this API instead of the toolbox")
+    p.add_argument(
+        "--strict", action="store_true", help="with --format openai…: OpenAI strict mode where possible"
+    )
+    p.add_argument("--refresh", action="store_true", help="ask the servers for their tools again")
+
+
+@command(
+    "functions",
+    "Tools as functions for an LLM: the toolbox, or with --format the specs each API takes as tools=.",
+    epilog="examples:\n"
+    "  tools = %mcp functions                       (f = tools.short.ui_search; f(query='login'))\n"
+    "  %mcp functions probe time --format anthropic -o specs\n"
+    "  %mcp functions --format openai --strict      (the strict? column says what blocks strict mode)\n"
+    "then: messages += tools.run_all(reply)        (runs the model's tool calls, any SDK's shape)",
+)
+@arguments(_functions_args)
+def functions(ctx: Context, ns: argparse.Namespace) -> Any:
+    for name in ns.servers:
+        known_server(ctx, name)
+    if ns.strict and ns.format not in ("openai", "openai-responses"):
+        raise UsageError("--strict goes with --format openai or --format openai-responses")
+    toolbox = ctx.pool.functions(*ns.servers, refresh=ns.refresh)
+    if ns.format is None:
+        return toolbox
+    return toolbox.specs(ns.format, strict=True if ns.strict else None)

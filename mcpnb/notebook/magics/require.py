@@ -1,0 +1,131 @@
+"""``%%mcp require``: the servers a notebook needs, stated visibly in its first cells, connected
+once each however many skills ask for them, checked, and shown as a table.
+
+A thin layer over :func:`mcpnb.client.requirements.require` (``Pool.require``): the cell body is the
+spec (JSON or YAML), ``--skill`` adds skill folders, and strategy ``ask`` shows its form in this
+cell through the same forms a server's questions use (text prompts when the cell cannot wait for a
+click; priority, said so in the table, when nobody is there).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from mcpnb.notebook.magics.parser import Parser, lookup
+from mcpnb.notebook.magics.registry import Context, arguments, command
+
+CELL = "the %%mcp require cell"
+STRATEGIES = ("priority", "newest", "ask", "error")
+
+
+def _args(p: Parser) -> None:
+    p.add_argument(
+        "--skill", action="append", metavar="DIR", help="a skill folder (and the skills it requires); repeat"
+    )
+    p.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="priority",
+        help="settle conflicts by source (priority: notebook > skill > local > project > user), by the "
+        "highest version (newest), with a form (ask) or not at all (error)",
+    )
+    p.add_argument(
+        "--config", metavar="PATH", help="the .mcp.json to rank below the notebook (default: found)"
+    )
+    p.add_argument("--no-config", action="store_true", help="leave the .mcp.json layers out")
+    p.add_argument(
+        "--answers", metavar="VAR", help="--strategy ask: a dict {server: source} instead of a form"
+    )
+
+
+@command(
+    "require",
+    "Connect the servers this notebook (and its skills) needs, each once, and check versions and tools.",
+    takes_cell=True,
+    epilog="examples:\n"
+    "  %%mcp require\n"
+    "  mcpServers:\n"
+    "    time: {command: python, args: [-m, mcp_server_time], version: '>=2025', tools: [get_current_time]}\n"
+    "  skills: [skills/field-notes]\n\n"
+    "  %mcp require --skill skills/field-notes --strategy newest",
+    usage="%%%%mcp require [--skill DIR] [--strategy S] [--config PATH | --no-config] [--answers VAR] "
+    "[-o VAR]  + a JSON/YAML body\n   or: %(prog)s --skill DIR [...]",
+)
+@arguments(_args)
+def require(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.client.interaction import CallContext
+    from mcpnb.client.requirements import RequirementError
+    from mcpnb.client.requirements import require as require_servers
+
+    body = ctx.cell if ctx.cell and ctx.cell.strip() else None
+    if body is None and not ns.skill:
+        raise UsageError(
+            '%%mcp require needs a body ({"mcpServers": {...}, "skills": [...]}, JSON or YAML) or --skill DIR'
+        )
+    if ns.config and ns.no_config:
+        raise UsageError("--config PATH and --no-config contradict each other: give one")
+    answers = _answers(ns.answers, ctx.namespaces) if ns.answers else None
+    if answers is not None and ns.strategy != "ask":
+        raise UsageError("--answers is for --strategy ask")
+    try:
+        return require_servers(
+            ctx.pool,
+            body,
+            strategy=ns.strategy,
+            skills=ns.skill or (),
+            config=False if ns.no_config else (ns.config or True),
+            answers=answers,
+            context=CallContext(ui=_cell_ui(ctx)),
+            where=CELL,
+            run=_runner(ctx),
+        )
+    except RequirementError as exc:
+        if exc.resolution is not None and ns.out:
+            ctx.user_ns[ns.out] = exc.resolution
+        if exc.resolution is not None and exc.resolution.rows:  # the table first, then the one error
+            from IPython.display import display
+
+            display(exc.resolution)
+        raise
+
+
+def _answers(name: str, namespaces: list[Mapping[str, Any]]) -> dict[str, Any]:
+    value = lookup(name, namespaces)
+    if not isinstance(value, Mapping):
+        raise UsageError(
+            f"--answers {name}: expected a dict {{server: source}}, got a {type(value).__name__}"
+        )
+    return dict(value)
+
+
+def _cell_ui(ctx: Context) -> Any:
+    """Where a strategy ``ask`` form goes: this cell. A cell that does not await never sees a click
+    while it blocks, so there the question is asked on stdin instead."""
+    from mcpnb.notebook.cell.capture import CellUI
+    from mcpnb.notebook.cell.live import AWAITING
+
+    awaiting = AWAITING.get()
+    mode = ctx.settings.elicitation
+    if mode == "widget" and not awaiting:
+        mode = "text"
+    return CellUI(mode, awaiting=awaiting)
+
+
+def _runner(ctx: Context) -> Callable[[Coroutine[Any, Any, Any]], Any]:
+    """Run on the runtime loop, so that an interrupted awaiting cell cancels what it started."""
+    from mcpnb.notebook.cell.live import CELL_CALLS
+
+    runtime = ctx.pool.runtime
+    started = CELL_CALLS.get()
+
+    def run(coro: Coroutine[Any, Any, Any]) -> Any:
+        future = runtime.submit(coro)
+        if started is not None:
+            started.append(future)
+        return runtime.wait(future)
+
+    return run

@@ -1,0 +1,50 @@
+"""The toolbox and its tool specs as a table: name (as the model sees it), server, tool, parameters,
+and whether OpenAI strict mode applies (with the keyword that blocks it when it does not)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpnb.notebook.render.html import badge, esc, wrap
+
+
+def _strict_cell(value: str) -> str:
+    if value == "yes":
+        return badge("strict", "ok")
+    if value.startswith("no: "):
+        return badge("not strict", "warn", title=value[4:])
+    if value == "no":
+        return badge("not strict", "off")
+    return '<span class="mcpnb-dim">—</span>'
+
+
+def _table(columns: list[str], rows: list[list[str]], head: str) -> str:
+    header = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row[:-1]) + f"<td>{_strict_cell(row[-1])}</td></tr>"
+        for row in rows
+    )
+    return (
+        f"<div><b>{esc(head)}</b></div><table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def toolbox_bundle(toolbox: Any) -> dict[str, Any]:
+    """A :class:`~mcpnb.client.toolbox.Toolbox`: every function by flat name, and whether it can be strict."""
+    from mcpnb.client.toolbox.table import COLUMNS
+
+    text = repr(toolbox)
+    head = text.splitlines()[0]
+    formats = '"openai" | "openai-responses" | "anthropic" | "gemini"'
+    note = f'<div class="mcpnb-dim">* required; toolbox.specs({esc(formats)}) gives the specs</div>'
+    return {"text/plain": text, "text/html": wrap(_table(COLUMNS, toolbox.rows(), head), note)}
+
+
+def specs_bundle(specs: Any) -> dict[str, Any]:
+    """:class:`~mcpnb.client.toolbox.ToolSpecs`: the names each row gets in that API's ``tools=``."""
+    from mcpnb.client.toolbox.table import COLUMNS
+
+    text = repr(specs)
+    head = text.splitlines()[0]
+    note = '<div class="mcpnb-dim">* required; a list of dicts: pass it as tools=, specs[0] shows one</div>'
+    return {"text/plain": text, "text/html": wrap(_table(COLUMNS, specs.rows(), head), note)}

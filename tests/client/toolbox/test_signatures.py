@@ -1,0 +1,183 @@
+"""Every tool of probe-kit and server-everything (and the shapes server) as a Python function: a real
+signature from its inputSchema, annotations from the JSON types, a docstring with an Args section."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import pydoc
+from typing import Any, Literal
+
+import pytest
+
+from mcpnb.client.errors import ArgumentsError
+from mcpnb.client.results import ToolResult
+
+SIMPLE = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
+
+
+def _functions(toolbox, *servers):
+    return [f for f in toolbox.values() if f.server in servers]
+
+
+def _props(f):
+    schema = f.tool.input_schema
+    return schema.get("properties") or {}, set(schema.get("required") or [])
+
+
+@pytest.mark.parametrize("server", ["probe", "everything", "shapes"])
+def test_every_tool_has_a_real_signature_from_its_schema(toolbox, server):
+    functions = _functions(toolbox, server)
+    assert functions
+    for f in functions:
+        props, required = _props(f)
+        sig = inspect.signature(f)
+        assert sig.return_annotation is ToolResult
+        assert f.__name__.isidentifier()
+        by_key = {p.key: p for p in f.params}
+        assert sorted(by_key) == sorted([*props, *(k for k in required if k not in props)])
+        kinds = [param.kind for param in sig.parameters.values()]
+        assert kinds == sorted(kinds)  # positional-or-keyword before keyword-only
+        seen_default = False
+        for key, spec in props.items():
+            param = sig.parameters[by_key[key].name]
+            if key in required:
+                assert param.default is inspect.Parameter.empty, (f.__name__, key)
+                if param.kind is param.POSITIONAL_OR_KEYWORD:
+                    assert not seen_default, f"{f.__name__}: required {key} after an optional one"
+            else:
+                assert param.default == spec.get("default"), (f.__name__, key)  # the schema's, else None
+                seen_default = seen_default or param.kind is param.POSITIONAL_OR_KEYWORD
+            kind = spec.get("type")
+            if isinstance(kind, str) and kind in SIMPLE and "enum" not in spec:
+                assert param.annotation is SIMPLE[kind], (f.__name__, key, param.annotation)
+            if kind == "array":
+                assert param.annotation is list or param.annotation.__origin__ is list
+            if "enum" in spec and all(isinstance(v, str) for v in spec["enum"]):
+                assert param.annotation == Literal[tuple(spec["enum"])]
+
+
+@pytest.mark.parametrize("server", ["probe", "everything"])
+def test_every_tool_has_a_docstring_with_its_description_args_and_returns(toolbox, server):
+    for f in _functions(toolbox, server):
+        doc = f.__doc__
+        description = (f.tool.description or f.tool.title or "").strip()
+        assert doc.startswith(description or "(the server gives no description)")
+        props, _ = _props(f)
+        if props:
+            args = doc.split("\nArgs:\n", 1)[1].split("\nReturns:\n", 1)[0]
+            for param in f.params:
+                line = next(x for x in args.splitlines() if x.startswith(f"    {param.name} ("))
+                wanted = (props[param.key].get("description") or props[param.key].get("title") or "").strip()
+                assert wanted in line, (f.__name__, param.key, line)
+        assert "\nReturns:\n    ToolResult:" in doc
+        assert inspect.signature(f.acall) == inspect.signature(f)
+        assert inspect.iscoroutinefunction(f.acall)
+
+
+def sig(toolbox, name):
+    return str(inspect.signature(toolbox[name])).split(" -> ")[0]
+
+
+def test_signatures_people_read(toolbox):
+    assert (
+        sig(toolbox, "mcp__probe__ui_search") == "(query: str, limit: int = 5, category: str | None = None)"
+    )
+    assert sig(toolbox, "mcp__probe__genui") == (
+        "(component: str, framework: Literal['html', 'react', 'vue'] = 'html', props: dict | None = None)"
+    )
+    assert sig(toolbox, "mcp__probe__ask_user") == "(question: str, choices: list[str] | None = None)"
+    assert sig(toolbox, "mcp__probe__slow_task") == (
+        "(steps: int = 5, block: int = 1000, delay: float = 0.05, confirm: bool = False, "
+        "fail_at: int | None = None)"
+    )
+    assert sig(toolbox, "mcp__everything__get-sum") == "(a: float, b: float)"
+    assert sig(toolbox, "mcp__everything__get-annotated-message") == (
+        "(messageType: Literal['error', 'success', 'debug'], includeImage: bool = False)"
+    )
+    assert sig(toolbox, "mcp__everything__trigger-url-elicitation").startswith("(url: str, message: str = ")
+    assert toolbox["mcp__everything__get-sum"].__name__ == "get_sum"
+
+
+def test_nested_objects_refs_enums_nullable_and_names_python_cannot_spell(toolbox):
+    book = toolbox["mcp__shapes__book_trip"]
+    assert sig(toolbox, "mcp__shapes__book_trip") == (
+        "(traveller: dict, origin: dict, stops: list[dict] = None, "
+        "seat: Literal['window', 'aisle', None] = None, budget: float = 1000, notes: str | None = None, "
+        "*, class_: Literal['economy', 'business'] = 'economy', max_stops: int = None, "
+        "filter_id_: str = None)"
+    )
+    assert "class_ (Literal['economy', 'business'], keyword-only, optional): sent as 'class'." in book.__doc__
+    assert "origin (dict): Where the trip starts" in book.__doc__  # the $ref's own description
+    assert sig(toolbox, "mcp__shapes__combined") == "(a: Any = None)"  # allOf: the schema says no type
+    assert sig(toolbox, "mcp__shapes__tree") == "(root: dict)"
+
+
+def test_arguments_are_bound_like_python_and_checked_like_percent_mcp_call(toolbox):
+    book = toolbox["mcp__shapes__book_trip"]
+    sent = book.arguments({"name": "Ada"}, {"city": "Lyon"}, class_="business", filter_id_="abc", notes=None)
+    assert sent == {
+        "traveller": {"name": "Ada"},
+        "origin": {"city": "Lyon"},
+        "class": "business",
+        "filter[id]": "abc",
+        "notes": None,
+    }  # fmt: skip  (notes takes null: kept)
+    assert (
+        book.arguments({"name": "A"}, {"city": "L"}, **{"class": "economy", "max-stops": 2})["max-stops"] == 2
+    )
+    assert "stops" not in book.arguments({"name": "A"}, {"city": "L"}, stops=None)  # None: not sent
+    with pytest.raises(ArgumentsError, match=r"'class'.*is not one of"):
+        book.arguments({"name": "A"}, {"city": "L"}, class_="first")
+    with pytest.raises(ArgumentsError, match="missing required argument 'origin'"):
+        book.arguments({"name": "A"})
+    with pytest.raises(ArgumentsError, match="unknown argument 'budjet'; did you mean 'budget'"):
+        book.arguments({"name": "A"}, {"city": "L"}, budjet=3)
+    with pytest.raises(TypeError, match="takes 6 positional arguments but 7 were given"):
+        book.arguments(1, 2, 3, 4, 5, 6, 7)
+    with pytest.raises(TypeError, match="multiple values for argument 'traveller'"):
+        book.arguments({"name": "A"}, traveller={"name": "B"})
+
+
+def test_calling_sends_checked_arguments_and_returns_the_result(toolbox):
+    result = toolbox["mcp__shapes__book_trip"]({"name": "Ada"}, {"city": "Lyon"}, class_="business")
+    assert isinstance(result, ToolResult) and not result.is_error
+    assert result.data["arguments"] == {
+        "traveller": {"name": "Ada"},
+        "origin": {"city": "Lyon"},
+        "class": "business",
+    }
+    assert (
+        toolbox.short.convert_time("Europe/Paris", "14:30", "Asia/Tokyo").data["time_difference"] == "+8.0h"
+    )
+    with pytest.raises(ArgumentsError, match="nothing was sent"):
+        toolbox.short.get_sum(a="two", b=2)
+
+
+def test_acall_awaits_the_same_call(toolbox):
+    result = asyncio.run(toolbox.short["get-sum"].acall(a=2, b=40))  # from another loop, as a kernel's
+    assert "42" in result.text
+
+
+def test_help_and_short_names(toolbox: Any):
+    text = pydoc.render_doc(toolbox.short.ui_search, renderer=pydoc.plaintext)
+    assert "ui_search(query: str, limit: int = 5, category: str | None = None)" in text
+    assert "Args:" in text and "Returns:" in text
+    assert "ui_search" in dir(toolbox.short) and "get_sum" in dir(toolbox.short)
+    assert toolbox.short["get-sum"] is toolbox["mcp__everything__get-sum"] is toolbox.short.get_sum
+    with pytest.raises(AttributeError, match="did you mean 'ui_search'"):
+        toolbox.short.ui_serch  # noqa: B018
+    with pytest.raises(KeyError, match="did you mean 'mcp__probe__ui_search'"):
+        toolbox["mcp__probe__ui_serch"]
+    assert len(toolbox) == len(toolbox.tools) and "mcp__time__convert_time" in toolbox
+
+
+def test_a_name_two_servers_share_is_not_short(pool):
+    from mcpnb.probekit import create_server
+
+    pool.connect("one", server=create_server())
+    pool.connect("two", server=create_server())
+    toolbox = pool.functions()
+    assert "ui_search" not in toolbox.short and len(toolbox.short) == 0
+    assert toolbox["mcp__one__ui_search"] is not toolbox["mcp__two__ui_search"]
+    assert toolbox["mcp__two__estimate"](task="x").server == "two"

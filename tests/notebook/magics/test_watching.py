@@ -1,0 +1,57 @@
+"""%mcp logs --log-level and %mcp subscribe/unsubscribe in a real IPython shell, against probe-kit."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from IPython.core.error import UsageError
+
+from mcpnb.notebook.magics.watching import LIVE
+
+from .conftest import line
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_log_level_changes_what_the_server_sends(ip, mcp, era):
+    line(ip, f"serve probe-kit --toolset conformance --era {era}")
+    line(ip, "call probe.test_tool_with_logging")
+    assert not [x for x in mcp.pool.logs("probe") if "log: debug" in x]  # info and above by default
+    line(ip, "logs probe --log-level debug")
+    line(ip, "call probe.test_tool_with_logging")
+    shown = repr(line(ip, "logs probe -n 2"))
+    assert "log: info: Tool execution completed" in shown and "log: debug: Debug detail" in shown
+    line(ip, "logs probe --log-level error")
+    before = len(mcp.pool.logs("probe"))
+    line(ip, "call probe.test_tool_with_logging")
+    assert not [x for x in mcp.pool.logs("probe")[before:] if " log: " in x]
+    with pytest.raises(UsageError, match=r"unknown log level 'verbos'.*\(levels: debug, info"):
+        line(ip, "logs probe --log-level verbos")
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_subscribe_prints_updates_then_unsubscribe_stops(ip, mcp, era, capsys):
+    line(ip, f"serve probe-kit --era {era}")
+    line(ip, "subscribe probe probe://status")
+    [watcher] = LIVE[("probe", "probe://status")]
+    arrived = threading.Event()
+    shown = watcher.refresh
+
+    def refresh() -> None:
+        shown()
+        if len(watcher.view.lines) >= 2:
+            arrived.set()
+
+    watcher.refresh = refresh  # type: ignore[method-assign]  # a marker to wait on, display unchanged
+    handle = mcp.pool.start_task("probe", "slow_task", {"steps": 1, "delay": 0})
+    handle.result()
+    assert arrived.wait(10), watcher.view.lines
+    assert all(x.endswith("updated: probe://status") for x in watcher.view.lines)
+    assert "watching probe://status" in repr(watcher.view)
+    line(ip, "unsubscribe probe://status")  # one server connected: the name may be left out
+    assert watcher.view.stopped and ("probe", "probe://status") not in LIVE
+    assert mcp.pool.watched("probe") == []
+    with pytest.raises(UsageError, match="not watching 'probe://status'"):
+        line(ip, "unsubscribe probe probe://status")
+    with pytest.raises(UsageError, match="no server named 'nope'"):
+        line(ip, "subscribe nope probe://status")
