@@ -44,6 +44,7 @@ _LAZY = {
     "set_authorization_ui": "mcpnb.client.auth",
     "AuthError": "mcpnb.client.errors",
     "stop_probekit": "mcpnb.notebook.launch",
+    "teach": "mcpnb.notebook.teach",  # a module: the course's self-checking exercises
 }
 
 __all__ = [
@@ -78,6 +79,7 @@ __all__ = [
     "serve_probekit",
     "set_authorization_ui",
     "stop_probekit",
+    "teach",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,6 +107,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcpnb.client.status import ServerStatus, StatusTable
     from mcpnb.client.tasks import TaskHandle
     from mcpnb.client.toolinfo import ToolInfo, ToolList
+    from mcpnb.notebook import teach
     from mcpnb.notebook.launch import serve_probekit, stop_probekit
 
 
@@ -114,7 +117,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'mcpnb' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    value = imported if module.endswith(f".{name}") else getattr(imported, name)
     globals()[name] = value
     return value
 
