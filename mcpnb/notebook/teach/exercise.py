@@ -21,7 +21,7 @@ Checker = Callable[[Any], str]
 SOLUTIONS = "notebooks/solutions/"
 
 
-class Wrong(Exception):  # noqa: N818 (a verdict, not an error: ``raise Wrong("...")`` reads as one)
+class Wrong(Exception):
     """Raised by a checker: the message is what the student reads, so it says what to change."""
 
 
@@ -86,16 +86,16 @@ def _find(name: str) -> Exercise:
     try:
         return EXERCISES[name]
     except KeyError:
-        raise KeyError(
-            f"no exercise named {name!r}{did_you_mean_text(name, list(EXERCISES))}"
-        ) from None
+        raise KeyError(f"no exercise named {name!r}{did_you_mean_text(name, list(EXERCISES))}") from None
 
 
 def check(name: str, value: Any) -> Verdict:
     """Check ``value`` as the answer to exercise ``name`` and say what you think of it."""
     ex = _find(name)
     if _unanswered(value):
-        return Verdict(name, None, f"not answered yet: replace `...` with your answer (`teach.hint({name!r})` helps)")
+        return Verdict(
+            name, None, f"not answered yet: replace `...` with your answer (`teach.hint({name!r})` helps)"
+        )
     try:
         note = ex.checker(value)
     except Wrong as wrong:

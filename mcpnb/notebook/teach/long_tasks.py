@@ -58,7 +58,9 @@ def _cancel(value: Any) -> str:
     if status == "cancelled":
         return "the server stopped the work and keeps the task, marked cancelled, until its TTL runs out"
     if status == "completed":
-        raise Wrong("it finished before your cancel arrived: give it more steps (say `steps=50`) and cancel at once")
+        raise Wrong(
+            "it finished before your cancel arrived: give it more steps (say `steps=50`) and cancel at once"
+        )
     if status in ("working", "input_required"):
         raise Wrong(f"it is still {status}: call `.cancel()` on it")
     raise Wrong(f"its status is {status}; a cancelled task says `cancelled`")
@@ -81,6 +83,11 @@ def _poll_field(value: Any) -> str:
     for era, field in expected.items():
         if value[era] != field:
             if str(value[era]).lower().startswith("ttl"):
-                raise Wrong(f"`{value[era]}` is how long the task is kept; which field says how often to poll?")
+                raise Wrong(
+                    f"`{value[era]}` is how long the task is kept; which field says how often to poll?"
+                )
             raise Wrong(f"the {era} task object has no field `{value[era]}` for that; look at its keys again")
-    return "same meaning, two spellings: `ttl`/`pollInterval` (2025-11-25) vs `ttlMs`/`pollIntervalMs` (extension)"
+    return (
+        "same meaning, two spellings: `ttl`/`pollInterval` (2025-11-25) vs `ttlMs`/`pollIntervalMs` "
+        "(the extension)"
+    )

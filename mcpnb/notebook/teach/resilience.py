@@ -20,16 +20,21 @@ NOTEBOOK = "09-resilience.ipynb"
 def _state(value: Any) -> str:
     state = str(value).strip().lower()
     if state == "reconnecting":
-        return "calls made meanwhile wait for the new session (up to startup_timeout) instead of failing at once"
+        return (
+            "calls made meanwhile wait for the new session (up to startup_timeout) instead of failing at once"
+        )
     if state == "failed":
         raise Wrong(
-            "`failed` is where a server ends when the pool gives up (after `max_retries`) or retrying cannot help; "
+            "`failed` is where a server ends when the pool gives up (after `max_retries`) "
+            "or retrying cannot help; "
             "demo came back"
         )
     if state == "connected":
         raise Wrong("it was connected before the kill and after the return; what was it in between?")
     if state in ("disconnected", "connecting"):
-        raise Wrong(f"`{state}` is the state before a first connect (or after `%mcp disconnect`); look at the events")
+        raise Wrong(
+            f"`{state}` is the state before a first connect (or after `%mcp disconnect`); look at the events"
+        )
     raise Wrong(f"`{value}` is not a state mcpnb uses; the events after the kill name the right one")
 
 
@@ -47,12 +52,17 @@ def _timeout(value: Any) -> str:
     if value <= 0:
         raise Wrong("a timeout must be a positive number of seconds")
     if value < 1:
-        raise Wrong("the exercise asks for whole seconds; the smallest whole number that works is what we want")
+        raise Wrong(
+            "the exercise asks for whole seconds; the smallest whole number that works is what we want"
+        )
     if value == 1:
-        return "each progress notification restarts the clock, so 1 s of allowed silence is plenty for a 3 s call"
+        return (
+            "each progress notification restarts the clock: 1 s of allowed silence is plenty for a 3 s call"
+        )
     if value >= 3:
         raise Wrong(
-            f"{value} s works, but it is not the smallest: the call lasts 3 s, yet the server is never silent "
+            f"{value} s works, but it is not the smallest: the call lasts 3 s, "
+            "yet the server is never silent "
             "for more than half a second"
         )
     raise Wrong(f"{value} s works, but a smaller whole number does too; how long is the server ever silent?")
@@ -63,7 +73,8 @@ def _timeout(value: Any) -> str:
     notebook=NOTEBOOK,
     hints=[
         "Retry only what time can fix.",
-        "A dead process can be restarted; a wrong token or a missing program stays wrong however often you try.",
+        "A dead process can be restarted; a wrong token or a missing program stays wrong "
+        "however often you try.",
     ],
 )
 def _retry(value: Any) -> str:
@@ -71,7 +82,9 @@ def _retry(value: Any) -> str:
     if not isinstance(value, dict) or set(value) != set(expected):
         raise Wrong(f"give a dict with the keys {', '.join(repr(k) for k in expected)}, each True or False")
     if value["HTTP 401"]:
-        raise Wrong("a 401 will not go away by asking again: mcpnb fails at once and says which credentials to check")
+        raise Wrong(
+            "a 401 will not go away by asking again: mcpnb fails at once and says which credentials to check"
+        )
     if value["command not found"]:
         raise Wrong("a program that is not installed stays missing: retrying would only delay the message")
     if not value["killed server"]:

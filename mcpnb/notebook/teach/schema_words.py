@@ -62,11 +62,13 @@ def _sentence(error: Any, sender: str) -> str:
         wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         wants = " or ".join(_WANTED.get(w, w) for w in wanted)
         got = json_type(error.instance)
-        return f"{sender} `{where}` as {got} ({error.instance!r}); the schema wants {wants}{_fix(error.instance, wanted)}"
+        fix = _fix(error.instance, wanted)
+        return f"{sender} `{where}` as {got} ({error.instance!r}); the schema wants {wants}{fix}"
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         inside = f" inside `{where}`" if error.absolute_path else ""
-        return f"`{missing}` is required by the schema and {sender.replace('send', 'have')} no `{missing}`{inside}"
+        owner = sender.replace("send", "have")  # "your arguments have", "your result has"
+        return f"`{missing}` is required by the schema and {owner} no `{missing}`{inside}"
     if kind == "additionalProperties":
         allowed = list((error.schema.get("properties") or {}).keys())
         extra = sorted(set(error.instance) - set(allowed))
@@ -77,7 +79,8 @@ def _sentence(error: Any, sender: str) -> str:
         options = ", ".join(repr(v) for v in error.validator_value)
         return f"`{where}` is {error.instance!r}; the schema allows only {options}"
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        return f"`{where}` is {error.instance!r}, outside the range the schema sets ({kind} {error.validator_value})"
+        limit = f"{kind} {error.validator_value}"
+        return f"`{where}` is {error.instance!r}, outside the range the schema sets ({limit})"
     return f"at `{where}`: {error.message}"
 
 

@@ -47,13 +47,17 @@ def live_tool(server: str, tool: str, where: str) -> Any:
 )
 def _arguments(args: Any) -> str:
     if not isinstance(args, dict):
-        raise Wrong(f"`args` should be a dict of arguments, like {{'query': ...}}; you gave {type(args).__name__}")
+        raise Wrong(
+            f"`args` should be a dict of arguments, like {{'query': ...}}; you gave {type(args).__name__}"
+        )
     schema = live_tool("probe", "ui_search", "section 1").input_schema
     problems = explain(args, schema, sender="your arguments send") + unknown_parameters(args, schema)
     if problems:
         raise Wrong("; ".join(problems))
     if "date picker" not in str(args.get("query", "")).lower():
-        raise Wrong(f"the schema is happy, but the query {args.get('query')!r} does not ask for a date picker")
+        raise Wrong(
+            f"the schema is happy, but the query {args.get('query')!r} does not ask for a date picker"
+        )
     if args.get("limit") != 2:
         limit = args.get("limit", "the default (5)")
         raise Wrong(f"the schema is happy, but you ask for {limit} results; the exercise wants the 2 best")
@@ -80,7 +84,9 @@ def _fix_point(fixed: Any) -> str:
         raise Wrong(f"`y` was fine (2) and should stay 2; you changed it to {fixed.get('y')!r}")
     if fixed.get("x") != 3:
         raise Wrong(f"`x` is an integer now, but {fixed.get('x')!r} is not the number the server meant (3)")
-    return "it matches the outputSchema now; a real server must send it like that, mcpnb only tells you when not"
+    return (
+        "it matches the outputSchema now; a real server must send it like that, mcpnb only tells you when not"
+    )
 
 
 def _expected_counts() -> dict[str, int]:
@@ -110,7 +116,9 @@ def _counts_of(value: Any) -> dict[str, int]:
             )
         value = numeric.iloc[:, 0]
     if not isinstance(value, pd.Series):
-        raise Wrong(f"`by_city` should be a pandas Series (or DataFrame) of counts; you gave {type(value).__name__}")
+        raise Wrong(
+            f"`by_city` should be a pandas Series (or DataFrame) of counts; you gave {type(value).__name__}"
+        )
     try:
         return {str(k): int(v) for k, v in value.items()}
     except (TypeError, ValueError):

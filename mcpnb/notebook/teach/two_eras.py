@@ -15,7 +15,8 @@ OPENING = {"legacy": "initialize", "modern": "server/discover"}
     notebook=NOTEBOOK,
     hints=[
         "Look at the `method` of the first message each `teach.Wire` sent in section 1.",
-        "One era shakes hands and then says `notifications/initialized`; the other only asks what the server offers.",
+        "One era shakes hands and then says `notifications/initialized`; "
+        "the other only asks what the server offers.",
     ],
 )
 def _opening(value: Any) -> str:
@@ -30,7 +31,9 @@ def _opening(value: Any) -> str:
     for era, method in OPENING.items():
         if got[era] != method:
             if got[era] in ("notifications/initialized", "ping", "tools/list"):
-                raise Wrong(f"`{got[era]}` comes later (or not at all); which method did the {era} Wire send *first*?")
+                raise Wrong(
+                    f"`{got[era]}` comes later (or not at all); which method did the {era} Wire send *first*?"
+                )
             raise Wrong(f"the {era} era does not open with `{got[era]}`; scroll up to its first exchange")
     return "initialize opens a session; server/discover only describes the server, every request stands alone"
 
@@ -48,12 +51,20 @@ def _session(value: Any) -> str:
     if name is None:
         raise Wrong("give the header's name as a string")
     if name == "mcp-session-id":
-        return "the legacy server remembers you by that id; a modern server remembers nothing between requests"
+        return (
+            "the legacy server remembers you by that id; a modern server remembers nothing between requests"
+        )
     if name == "mcp-protocol-version":
-        raise Wrong("the *client* sends that one (in both eras); which header did the legacy *server* send back?")
+        raise Wrong(
+            "the *client* sends that one (in both eras); which header did the legacy *server* send back?"
+        )
     if name == "content-type":
-        raise Wrong("both servers send a content type (an event stream vs plain JSON); look for the other one")
-    raise Wrong(f"`{value}` is not among the headers the legacy server sent back; look at `legacy_hello.headers`")
+        raise Wrong(
+            "both servers send a content type (an event stream vs plain JSON); look for the other one"
+        )
+    raise Wrong(
+        f"`{value}` is not among the headers the legacy server sent back; look at `legacy_hello.headers`"
+    )
 
 
 @exercise(
