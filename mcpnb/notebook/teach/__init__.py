@@ -14,11 +14,9 @@ exercises with :func:`exercise`; the ones of notebooks 06–09 load with this pa
 
 from __future__ import annotations
 
-from mcpnb.notebook.teach import long_tasks, resilience, structured_output, two_eras
-from mcpnb.notebook.teach.exercise import EXERCISES, Verdict, Wrong, check, exercise, hint
+from mcpnb.notebook.teach import long_tasks, resilience, structured_output, two_eras  # noqa: F401 (registers)
+from mcpnb.notebook.teach.exercises import EXERCISES, Verdict, Wrong, check, exercise, hint
 from mcpnb.notebook.teach.schema_words import explain
 from mcpnb.notebook.teach.wire import Exchange, Wire
-
-del long_tasks, resilience, structured_output, two_eras  # imported for their exercises only
 
 __all__ = ["EXERCISES", "Exchange", "Verdict", "Wire", "Wrong", "check", "exercise", "explain", "hint"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpnb.notebook.teach.exercise import Wrong, exercise
+from mcpnb.notebook.teach.exercises import Wrong, exercise
 
 NOTEBOOK = "07-two-eras.ipynb"
 OPENING = {"legacy": "initialize", "modern": "server/discover"}

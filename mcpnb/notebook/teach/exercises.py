@@ -70,6 +70,17 @@ def _code(text: str) -> str:
 EXERCISES: dict[str, Exercise] = {}
 
 
+def course_pool() -> Any:
+    """The pool the lessons connect their servers in (the notebook's default pool).
+
+    Checkers that ask a server (for the real schema, say) go through here, so tests can point them
+    at a pool of their own.
+    """
+    import mcpnb
+
+    return mcpnb.default_pool()
+
+
 def exercise(name: str, *, hints: list[str], notebook: str = "") -> Callable[[Checker], Checker]:
     """Register the decorated checker as exercise ``name`` (other lessons add theirs the same way)."""
 
@@ -100,6 +111,8 @@ def check(name: str, value: Any) -> Verdict:
         note = ex.checker(value)
     except Wrong as wrong:
         return Verdict(name, False, f"{wrong} (stuck? `teach.hint({name!r})`)")
+    except Exception as exc:  # an answer shaped like nothing the checker expected: say so, go on
+        return Verdict(name, False, f"the check could not read this answer ({type(exc).__name__}: {exc})")
     return Verdict(name, True, note or "right")
 
 
