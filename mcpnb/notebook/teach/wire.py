@@ -15,6 +15,7 @@ import html
 import itertools
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
@@ -140,7 +141,7 @@ class Wire:
             self.url, data=json.dumps(body).encode(), headers=headers, method="POST"
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
+            with _opener(self.url).open(request, timeout=self.timeout) as resp:
                 status, got, raw = resp.status, _lower(resp.headers), resp.read().decode()
         except urllib.error.HTTPError as exc:  # a JSON-RPC error may come with a 4xx status
             status, got, raw = exc.code, _lower(exc.headers), exc.read().decode()
@@ -149,6 +150,14 @@ class Wire:
         fold = self._envelope_shown and self.era == "modern"
         self._envelope_shown = self._envelope_shown or "_meta" in body.get("params", {})
         return Exchange(body, status, got, _parse(raw, got.get("content-type", "")), headers, fold)
+
+
+def _opener(url: str) -> urllib.request.OpenerDirector:
+    """A server on this machine is reached directly, never through an ``http_proxy`` from the env."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    return urllib.request.build_opener()
 
 
 def _lower(headers: Any) -> dict[str, str]:
