@@ -26,7 +26,7 @@ INTEGER_LIMIT = {
 def course(pool, monkeypatch):
     """probe-kit connected as ``probe``, where the lessons' checkers look for it."""
     mcpnb.serve_probekit("probe", pool=pool)
-    monkeypatch.setattr("mcpnb.notebook.teach.structured_output.course_pool", lambda: pool)
+    monkeypatch.setattr("mcpnb.notebook.teach.exercises.course_pool", lambda: pool)
     return pool
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpnb.notebook.teach.exercises import Wrong, course_pool, exercise
+from mcpnb.notebook.teach import exercises
+from mcpnb.notebook.teach.exercises import Wrong, exercise
 from mcpnb.notebook.teach.schema_words import explain, unknown_parameters
 
 NOTEBOOK = "06-structured-output.ipynb"
@@ -26,7 +27,7 @@ def live_tool(server: str, tool: str, where: str) -> Any:
     """The tool as the connected server describes it now (a checker reads the real schema)."""
     from mcpnb.client.errors import McpnbError
 
-    pool = course_pool()
+    pool = exercises.course_pool()
     if server not in pool:
         raise Wrong(f"this check asks the `{server}` server for the schema: run the cells of {where} first")
     try:
@@ -89,7 +90,7 @@ def _fix_point(fixed: Any) -> str:
 
 
 def _expected_counts() -> dict[str, int]:
-    people = course_pool().call(
+    people = exercises.course_pool().call(
         "probe", "gen_mock", {"schema": PEOPLE_SCHEMA, "count": PEOPLE_COUNT, "seed": PEOPLE_SEED}
     )
     return {str(k): int(v) for k, v in people.df["city"].value_counts().items()}
