@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import random
 import time
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -29,6 +30,7 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.logfilter import remember_secrets
 from mcpnb.client.redact import scrub
 from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import Backoff, is_retryable, reconnect_with_backoff
@@ -54,6 +56,20 @@ _URL_ELICITATION_REQUIRED = -32042
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
     """Replaces the SDK's strict outputSchema check, which raises and drops the payload."""
+
+
+def _load_sdk() -> None:
+    """Import what a session needs (the SDK, the transports, the tasks extension), in a worker thread."""
+    import mcp.client.sse
+    import mcp.client.stdio
+    import mcp.client.streamable_http  # noqa: F401
+
+    import mcpnb.client.tasks
+    import mcpnb.client.transcript
+    import mcpnb.client.transports  # noqa: F401
+    from mcpnb.client.logfilter import install
+
+    install()  # the SDK's loggers exist now: hide credentials, route its warnings to server logs
 
 
 class Connection:
@@ -91,9 +107,13 @@ class Connection:
         self._recovery: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()  # set whenever the state is not connecting/reconnecting
         self._settled.set()
+        # Sessions ended on purpose, and how ("disconnected", "reconnected by you"): a call still
+        # running on one learns why it was cut off, and its failure is not taken for a lost server.
+        self._ended_by: list[tuple[weakref.ref[Any], str]] = []
         self.http_status: int | None = None
         self.session_expired = False
         self._secrets = config.secrets()
+        remember_secrets(self, self._secrets)  # scrubbed from the HTTP client's and the SDK's logs too
         self.interaction: Interaction | None = None  # None: the process-wide default
         self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
 
@@ -166,7 +186,7 @@ class Connection:
         """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``."""
         if self.state is State.DISABLED:
             return
-        await self.halt()
+        await self.halt("reconnected by you")
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
             await self.open_session()
@@ -183,6 +203,9 @@ class Connection:
 
     async def open_session(self) -> None:
         """One attempt at a fresh session: owner task, handshake, first tool list. Raises on failure."""
+        # The first import of the SDK takes seconds on a busy machine: not on startup_timeout's clock,
+        # and not on the runtime loop, which keeps serving the other connections meanwhile.
+        await asyncio.to_thread(_load_sdk)
         timeout = self.startup_timeout
         started = self.clock()
         loop = asyncio.get_running_loop()
@@ -242,9 +265,12 @@ class Connection:
         from mcp.types import Implementation
 
         from mcpnb import __version__
+        from mcpnb.client.logfilter import SERVER_LOG
         from mcpnb.client.tasks import elicitation_answerer, tasks_extension
         from mcpnb.client.transports import open_target
 
+        SERVER_LOG.set(self._on_sdk_log)  # SDK warnings from this session's tasks go to its log
+        client: Any = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 target = await stack.enter_async_context(
@@ -270,7 +296,7 @@ class Connection:
             if not ready.done():
                 ready.set_exception(exc)
             elif not stop.is_set():
-                self.lost(exc)  # the transport died under a live session
+                self.lost(exc, client)  # the transport died under a live session
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -292,6 +318,9 @@ class Connection:
         line = self.safe(line)
         self.stderr.append(line)
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
+
+    def _on_sdk_log(self, line: str) -> None:
+        self.emit("sdk", line)
 
     def _on_response(self, status: int, request_headers: Any) -> None:
         if status < 400:
@@ -328,9 +357,12 @@ class Connection:
                 async for _event in subscription:
                     pass
 
-    async def stop(self) -> None:
-        """Close the session (the child process exits); state becomes ``disconnected``."""
-        await self.halt()
+    async def stop(self, why: str = "disconnected") -> None:
+        """Close the session (the child process exits); state becomes ``disconnected``.
+
+        ``why`` is what a call still running on the session is told.
+        """
+        await self.halt(why)
         if self.state is not State.DISABLED:
             self.set_state(State.DISCONNECTED, "disconnected")
 
@@ -339,8 +371,17 @@ class Connection:
         for task in list(self._background):
             task.cancel()
 
-    async def halt(self) -> None:
-        """Stop recovery and background work, then the session itself."""
+    async def halt(self, why: str | None = "disconnected") -> None:
+        """Stop recovery and background work, then the session itself.
+
+        Every way of ending a connection comes through here, so none leaves a recovery behind: the
+        client is let go *first*, and a call that fails on it afterwards is told ``why`` instead of
+        starting a reconnect (see :meth:`lost`).
+        """
+        if self.client is not None and why is not None:
+            self._ended_by = [(r, w) for r, w in self._ended_by if r() is not None]
+            self._ended_by.append((weakref.ref(self.client), why))
+        self.client = None
         recovery, self._recovery = self._recovery, None
         current = asyncio.current_task()
         tasks = [t for t in (*self._background, recovery) if t is not None and t is not current]
@@ -367,9 +408,19 @@ class Connection:
             owner.exception()  # retrieved: a crash was already reported through _lost
 
     # ------------------------------------------------------------------ recovery
-    def lost(self, exc: BaseException) -> None:
-        """A live session died (process killed, server restarted, probes failing): replace it."""
+    def ended_by(self, client: Any) -> str | None:
+        """How a session was ended on purpose (``"disconnected"``...), or None if it was not."""
+        return next((w for r, w in self._ended_by if client is not None and r() is client), None)
+
+    def lost(self, exc: BaseException, client: Any = None) -> None:
+        """A live session died (process killed, server restarted, probes failing): replace it.
+
+        ``client`` is the session that failed; a failure of any other than the current one (ended
+        on purpose, or already replaced) changes nothing.
+        """
         if self.state is not State.CONNECTED:
+            return
+        if client is not None and client is not self.client:
             return
         self.client = None
         if self._stop is not None:

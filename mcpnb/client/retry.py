@@ -105,7 +105,7 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
 async def renew_session(conn: Connection) -> None:
     """A Streamable HTTP session the server forgot (404): open a new one at once, no backoff."""
     conn.emit("session", "the server forgot our session (HTTP 404): starting a new one")
-    await conn.halt()
+    await conn.halt(None)  # not ended on purpose: calls on the old session fail as they would
     conn.set_state(State.RECONNECTING, "session expired: re-initializing")
     try:
         await conn.open_session()
