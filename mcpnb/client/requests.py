@@ -152,5 +152,6 @@ async def call_tool(
     out = ToolResult.from_sdk(
         conn.name, name, result, elapsed=conn.clock() - started, output_schema=info.output_schema
     )
-    out.transcript, out.logs = call_ctx.transcript, list(call_ctx.logs)
+    out.transcript = call_ctx.transcript
+    out.logs, out.logs_dropped = call_ctx.kept_logs()
     return out

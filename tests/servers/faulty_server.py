@@ -23,6 +23,11 @@ import sys
 import time
 from pathlib import Path
 
+if "--marks" in sys.argv:  # first of all, before the slow imports: a test must see every start
+    Path(sys.argv[sys.argv.index("--marks") + 1], f"pid-{os.getpid()}").write_text(" ".join(sys.argv))
+if "--hang" in sys.argv or "--ignore-term" in sys.argv:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from demo_server import create_server
@@ -108,10 +113,6 @@ def main() -> None:
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--marks")
     args = parser.parse_args()
-    if args.marks:
-        Path(args.marks, f"pid-{os.getpid()}").write_text(" ".join(sys.argv))
-    if args.ignore_term or args.hang:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.hang:
         while True:
             time.sleep(3600)
