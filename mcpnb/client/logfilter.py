@@ -31,8 +31,10 @@ SERVER_LOG: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.C
     "mcpnb_server_log", default=None
 )
 
+#: The SDK's loggers (its session logs as plain "client").
+SDK_LOGGERS = ("mcp", "mcp_types", "client")
 #: Loggers whose records are rewritten (with every child logger that exists when :func:`install` runs).
-WATCHED = ("httpx2", "httpx", "httpcore", "mcp", "mcp_types", "sse_starlette", "uvicorn")
+WATCHED = ("httpx2", "httpx", "httpcore", *SDK_LOGGERS, "sse_starlette", "uvicorn")
 
 _URL = re.compile(r"""\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>`]+""")
 _SECRET_NAME = r"[\w-]*(?:authorization|cookie|token|secret|passw(?:or)?d|api[-_]?key|[-_]key)[\w-]*"
@@ -41,7 +43,7 @@ _SECRET_NAME = r"[\w-]*(?:authorization|cookie|token|secret|passw(?:or)?d|api[-_
 _HEADER = re.compile(
     rf"""(?ix)
     (?P<name>\b{_SECRET_NAME})
-    (?P<sep>['"]?\s*(?:[:=]|,\s*b?)\s*b?['"]?)
+    (?P<sep>['"]?\s*[:=]\s*(?:b?['"])?|['"],\s*b['"])
     (?P<value>(?:(?:bearer|basic|token|digest)\s+)?[^\s'",;)}}\]&]+)
     """
 )
@@ -89,7 +91,7 @@ class CredentialFilter(logging.Filter):
 
 
 def _is_sdk(name: str) -> bool:
-    return name.split(".", 1)[0] in ("mcp", "mcp_types")
+    return name.split(".", 1)[0] in SDK_LOGGERS
 
 
 def _cause(record: logging.LogRecord) -> str:

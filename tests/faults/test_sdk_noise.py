@@ -11,6 +11,7 @@ import pytest
 from conftest import HttpServer, children
 
 from mcpnb import McpnbError
+from mcpnb.client.logfilter import SDK_LOGGERS
 
 
 def _sdk_lines(conn) -> list[str]:
@@ -20,7 +21,9 @@ def _sdk_lines(conn) -> list[str]:
 def sdk_warnings_shown(caplog) -> list[str]:
     """SDK records at WARNING or above that reached a logging handler (in a kernel: the cell)."""
     return [
-        r.getMessage() for r in caplog.records if r.name.startswith("mcp.") and r.levelno >= logging.WARNING
+        r.getMessage()
+        for r in caplog.records
+        if r.name.split(".")[0] in SDK_LOGGERS and r.levelno >= logging.WARNING
     ]
 
 
