@@ -40,7 +40,7 @@ from mcpnb.client.toolinfo import ToolInfo
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
-#: How long a stopping owner task may take: stdio servers that ignore EOF need 2 s + SIGTERM + 2 s.
+#: How long a stopping owner task may take (a stdio server is gone within ~2 s, see client/stdio.py).
 STOP_GRACE = 8.0
 #: Last lines of a stdio server's stderr kept per connection.
 STDERR_LINES = 500
@@ -418,7 +418,7 @@ class Connection:
         ``client`` is the session that failed; a failure of any other than the current one (ended
         on purpose, or already replaced) changes nothing.
         """
-        if self.state is not State.CONNECTED:
+        if self.state is not State.CONNECTED or self.client is None:  # None: being ended on purpose
             return
         if client is not None and client is not self.client:
             return
