@@ -42,7 +42,6 @@ class CallContext:
     deadline: Any = field(default=None, repr=False)  # the call's Deadline, paused while a person answers
     transcript: Any = None  # a mcpnb.client.transcript.Transcript to record the call's traffic into
 
-
     def add_log(self, params: Any) -> None:
         """Keep the newest :data:`LOG_LIMIT` log notifications; count the ones that fall out."""
         self.logs.append(params)
