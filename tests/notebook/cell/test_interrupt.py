@@ -27,16 +27,14 @@ def test_an_interrupted_awaiting_cell_says_so(kernel, tmp_path):
     reply = _interrupt(kernel, fe, "%mcp call demo.slow seconds=60 tag=await", tmp_path / "started-await")
     assert reply["status"] == "error"
     assert reply["ename"] == "Interrupted"
-    assert reply["evalue"] == (
-        "%mcp call demo.slow seconds=60 tag=await: interrupted; the call was cancelled on the server"
-    )
+    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the call was cancelled on the server"
     assert "CancelledError" not in "".join(reply["traceback"])
 
     # inside a function the cell is synchronous: the same words
     code = "def run():\n    r = %mcp call demo.slow seconds=60 tag=sync\n    return r\nrun()"
     reply = _interrupt(kernel, fe, code, tmp_path / "started-sync")
     assert reply["status"] == "error" and reply["ename"] == "Interrupted"
-    assert reply["evalue"].endswith(": interrupted; the call was cancelled on the server")
+    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the call was cancelled on the server"
 
     check = fe.execute(
         "import time\n"
@@ -48,3 +46,11 @@ def test_an_interrupted_awaiting_cell_says_so(kernel, tmp_path):
     )
     assert fe.reply(check)["status"] == "ok"
     assert "CANCELLED ['await', 'sync']" in fe.stdout[check]
+
+
+def test_the_interrupt_line_never_repeats_arguments():
+    from mcpnb.notebook.magics import Interrupted, interrupted
+
+    exc = interrupted("connect docs http://127.0.0.1:1/mcp?token=SECRET-VALUE --header 'X-Key: k'", 0)
+    assert isinstance(exc, Interrupted) and str(exc) == "%mcp connect docs: interrupted"
+    assert exc._render_traceback_()[0].endswith("Interrupted: %mcp connect docs: interrupted\x1b[0m")
