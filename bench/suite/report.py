@@ -232,6 +232,9 @@ def plot(rows: Sequence[Row], path: Path) -> None:
     ax.set_title("Large structured results (pool over HTTP)")
     ax.legend(fontsize=8)
 
+    for ax in axes.flat:
+        if not any(p.get_height() for p in ax.patches):
+            ax.text(0.5, 0.5, "not measured in this run", ha="center", va="center", transform=ax.transAxes)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
