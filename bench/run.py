@@ -30,6 +30,7 @@ from suite import concurrency, kernel, large, probekit, report, sequential, star
 from suite.common import FULL, QUICK, ROOT, TRANSPORTS, Row, Scale
 from suite.servers import Processes, Servers
 
+Job = Callable[[Callable[[str], None]], list[Row]]
 SECTIONS = ("sequential", "concurrency", "kernel", "startup", "large", "probekit")
 
 
@@ -74,7 +75,7 @@ def scale_for(opts: argparse.Namespace) -> Scale:
 
 def plan(
     sections: list[str], transports: list[str], scale: Scale, servers: Servers, state: dict[str, Any]
-) -> list[tuple[str, Callable[[Callable[[str], None]], list[Row]]]]:
+) -> list[tuple[str, Job]]:
     """(name, job) pairs; each job takes a ``tick(message)`` and returns its rows."""
 
     def pool() -> Any:
@@ -84,16 +85,14 @@ def plan(
             state["pool"] = Pool()
         return state["pool"]
 
-    loop = state["loop"]
-    jobs: list[tuple[str, Callable[[Callable[[str], None]], list[Row]]]] = []
+    def shared() -> tuple[Scale, Servers, Any, asyncio.AbstractEventLoop]:
+        return scale, servers, pool(), state["loop"]  # the loop is made anew for each job
+
+    jobs: list[tuple[str, Job]] = []
     for t in transports if "sequential" in sections else []:
-        jobs.append(
-            (f"sequential {t}", lambda tick, t=t: sequential.measure(t, scale, servers, pool(), loop, tick))
-        )
+        jobs.append((f"sequential {t}", lambda tick, t=t: sequential.measure(t, *shared(), tick)))
     for t in transports if "concurrency" in sections else []:
-        jobs.append(
-            (f"concurrency {t}", lambda tick, t=t: concurrency.measure(t, scale, servers, pool(), loop, tick))
-        )
+        jobs.append((f"concurrency {t}", lambda tick, t=t: concurrency.measure(t, *shared(), tick)))
     if "kernel" in sections:
         jobs.append(("kernel", lambda tick: kernel.measure(scale, tick)))
     if "startup" in sections:
@@ -101,8 +100,18 @@ def plan(
     if "large" in sections:
         jobs.append(("large results", lambda tick: large.measure(scale, servers, tick)))
     if "probekit" in sections:
-        jobs.append(("probe-kit", lambda tick: probekit.measure(scale, servers, loop, tick)))
+        jobs.append(("probe-kit", lambda tick: probekit.measure(scale, servers, state["loop"], tick)))
     return jobs
+
+
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what a job left on its loop (nothing, normally) and close it."""
+    leftovers = asyncio.all_tasks(loop)
+    for task in leftovers:
+        task.cancel()
+    if leftovers:
+        loop.run_until_complete(asyncio.wait(leftovers, timeout=10))
+    loop.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     rows: list[Row] = []
     took: dict[str, float] = {}
-    state: dict[str, Any] = {"loop": asyncio.new_event_loop()}
+    state: dict[str, Any] = {}
     with Processes() as procs:
         servers = Servers(procs)
         try:
@@ -140,17 +149,16 @@ def main(argv: list[str] | None = None) -> int:
                         if opts.verbose:
                             bar.write(f"{time.monotonic() - began:7.1f} s  {name}: {msg}", file=sys.stderr)
 
-                    rows += job(tick)
+                    state["loop"] = asyncio.new_event_loop()  # each job on a clean loop of its own
+                    try:
+                        rows += job(tick)
+                    finally:
+                        close_loop(state.pop("loop"))
                     took[name] = time.monotonic() - began
                     bar.update()
         finally:
             if "pool" in state:
                 state["pool"].close()
-            loop = state["loop"]
-            for task in asyncio.all_tasks(loop):
-                task.cancel()
-            loop.run_until_complete(asyncio.sleep(0))
-            loop.close()
     seconds = time.monotonic() - t0
     load_after = os.getloadavg()
 

@@ -50,7 +50,10 @@ class Scale:
     """How much of everything: ``full`` for the numbers we publish, ``quick`` for a smoke run."""
 
     calls: int = 300  # sequential calls per client and repetition
-    reps: int = 3  # repetitions, interleaved between clients so drifting load hits all alike
+    reps: int = 3  # repetitions
+    # calls are made in blocks of this many, client after client, so load that comes and goes on a
+    # shared machine lands on every client alike (ratios are then fair even when times are not)
+    block: int = 50
     warmup: int = 20
     # a new session per call costs a connect each: far fewer of those (per transport)
     per_call_sessions: dict[str, int] = field(
@@ -59,7 +62,7 @@ class Scale:
     concurrent: int = 100  # calls of the slow tool at once on one connection
     slow_seconds: float = 0.05
     one_by_one: int = 10  # sequential slow calls measured (scaled to `concurrent`)
-    kernel_calls: int = 200
+    kernel_calls: int = 200  # per repetition, in blocks too
     load_ext_runs: int = 5
     first_connect_runs: int = 3
     sizes: tuple[int, ...] = (100_000, 1_000_000)
@@ -72,6 +75,7 @@ FULL = Scale()
 QUICK = Scale(
     calls=20,
     reps=1,
+    block=10,
     warmup=3,
     per_call_sessions={"inprocess": 3, "stdio": 1, "http-legacy": 2, "http-modern": 2},
     concurrent=10,
@@ -101,6 +105,12 @@ class Deadline:
     @property
     def left(self) -> float:
         return max(0.0, self.end - time.monotonic())
+
+
+def blocks(total: int, size: int) -> list[int]:
+    """``total`` calls cut into blocks of at most ``size`` (interleaved between clients)."""
+    full, rest = divmod(total, size)
+    return [size] * full + ([rest] if rest else [])
 
 
 def median(xs: Sequence[float]) -> float:

@@ -1,10 +1,11 @@
 """``%mcp call`` against ``pool.call`` in a real kernel (jupyter_client plays the frontend).
 
-The clock runs inside the kernel: ``time.perf_counter`` around N calls of each way, in alternating
-blocks, so the difference per call is what the magic adds (parsing, the tool lookup, the calling
-cell's context), not the kernel's messaging. Two pairs: the synchronous path (a magic inside a loop
-or a function) against ``pool.call``, and the awaited path a top-level ``%mcp`` cell takes (the
-input transformer rewrites it into ``await arun_line_magic(...)``) against ``await pool.acall``.
+The clock runs inside the kernel: ``time.perf_counter`` around blocks of N calls of each way, the
+four ways taking turns, so the difference per call is what the magic adds (parsing, the tool
+lookup, the calling cell's context), not the kernel's messaging. Two pairs: the synchronous path
+(a magic inside a loop or a function) against ``pool.call``, and the awaited path a top-level
+``%mcp`` cell takes (the input transformer rewrites it into ``await arun_line_magic(...)``)
+against ``await pool.acall``.
 Replies and output are matched to the request by their parent msg_id.
 """
 
@@ -58,7 +59,7 @@ async def _magic_async(n):  # what a top-level `%mcp call demo.add a=1 b=2` cell
 
 _got = {"pool": [], "magic": [], "apool": [], "amagic": []}
 _pool_sync($warm); _magic_sync($warm); await _pool_async($warm); await _magic_async($warm)
-for _ in range($reps):
+for _ in range($blocks):
     _got["pool"].append(_pool_sync($n))
     _got["magic"].append(_magic_sync($n))
     _got["apool"].append(await _pool_async($n))
@@ -123,10 +124,10 @@ def measure(scale: Scale, tick: Tick) -> list[Row]:
         state = execute(kc, SETUP, 120).strip().splitlines()[-1]
         if state != "connected":
             raise RuntimeError(f"demo server not connected in the kernel: {state}")
-        tick(f"kernel: {scale.reps} × {scale.kernel_calls} calls each way")
-        code = Template(MEASURE).substitute(
-            warm=scale.warmup, reps=scale.reps, n=scale.kernel_calls, mark=repr(MARK)
-        )
+        n = min(scale.block, scale.kernel_calls)
+        rounds = max(1, scale.kernel_calls * scale.reps // n)
+        tick(f"kernel: {rounds} blocks of {n} calls each way")
+        code = Template(MEASURE).substitute(warm=scale.warmup, blocks=rounds, n=n, mark=repr(MARK))
         started = time.monotonic()
         out = execute(kc, code, scale.budget * 4 + 60)
         got = json.loads(next(line for line in out.splitlines() if line.startswith(MARK))[len(MARK) :])
@@ -141,7 +142,7 @@ def measure(scale: Scale, tick: Tick) -> list[Row]:
             km.shutdown_kernel(now=True)
 
     ms = {k: median(v) * 1000 for k, v in got.items()}
-    detail = f"median of {scale.reps} blocks of {scale.kernel_calls}, timed inside the kernel"
+    detail = f"median of {len(got['pool'])} blocks, timed inside the kernel"
     return [
         Row(SECTION, f"{SECTION}/pool-call", LABELS["pool-call"], ms["pool"], detail=detail),
         Row(

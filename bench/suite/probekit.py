@@ -2,7 +2,7 @@
 
 probe-kit binds its own socket (so a notebook can serve it on a running loop); ``MCPServer.run()``
 lets uvicorn bind. The same probe-kit tool is called through a raw ``mcp.Client`` in both eras,
-in interleaved blocks, so the ratio is the listener's cost alone (a Nagle stall shows as ~40 ms).
+in alternating blocks, so the ratio is the listener's cost alone (a Nagle stall shows as ~40 ms).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import asyncio
 import time
 from typing import Any
 
-from suite.common import PYTHON, Deadline, Row, Scale, Tick, failed, latency_row, median
+from suite.common import PYTHON, Deadline, Row, Scale, Tick, blocks, failed, latency_row, median
 from suite.owned import OwnedClient
 from suite.servers import Servers, first_line, free_port, wait_listening
 
@@ -71,11 +71,13 @@ def measure(scale: Scale, servers: Servers, loop: asyncio.AbstractEventLoop, tic
             live = {k: c.start() for k, c in clients.items()}
             for client in live.values():
                 loop.run_until_complete(block(client, scale.warmup, Deadline(scale.budget)))
-            for rep in range(scale.reps):
-                tick(f"probe-kit {era}: round {rep + 1} of {scale.reps}")
+            phase = Deadline(2 * scale.budget)
+            plan = blocks(scale.probekit_calls * scale.reps, scale.block)
+            for i, n in enumerate(plan):
+                if i % 5 == 0:
+                    tick(f"probe-kit {era}: block {i + 1} of {len(plan)}")
                 for k, client in live.items():
-                    budget = Deadline(scale.budget / (2 * scale.reps))
-                    times[k] += loop.run_until_complete(block(client, scale.probekit_calls, budget))
+                    times[k] += loop.run_until_complete(block(client, n, phase))
         except Exception as exc:
             rows += [failed(SECTION, key, label, exc) for key, label in keys(era).values()]
             continue

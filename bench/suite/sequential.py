@@ -3,8 +3,9 @@
 Clients: the raw ``mcp.Client`` (its own loop, no thread hop: the floor), mcpnb's ``pool.call``
 from the main thread and ``await pool.acall`` from a loop on the main thread (as a notebook cell
 calls them), FastMCP's ``Client`` (a subprocess of its own, see fastmcp_client.py) and a client that
-opens a new session for every call. Raw, sync and async run in interleaved blocks, so load that
-comes and goes on a shared machine lands on all three alike; ratios are medians over the raw one.
+opens a new session for every call. Raw, sync and async take turns in blocks of ``scale.block``
+calls, so load that comes and goes on a shared machine lands on all three alike; ratios are the
+median per call over the raw client's median.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import subprocess
 import time
 from typing import Any
 
-from suite.common import PYTHON, Deadline, Row, Scale, Tick, failed, latency_row, median
+from suite.common import PYTHON, Deadline, Row, Scale, Tick, blocks, failed, latency_row, median
 from suite.owned import OwnedClient
 from suite.servers import Servers, demo_server, pool_options, raw_mode, raw_target
 
@@ -138,14 +139,16 @@ def measure(
         loop.run_until_complete(raw_block(client, scale.warmup, warm))
         sync_block(pool, name, scale.warmup, warm)
         loop.run_until_complete(async_block(pool, name, scale.warmup, warm))
-        block_budget = scale.budget / (3 * scale.reps)
-        for rep in range(scale.reps):
-            tick(f"{transport}: raw / pool.call / pool.acall, round {rep + 1} of {scale.reps}")
-            times["raw"] += loop.run_until_complete(raw_block(client, scale.calls, Deadline(block_budget)))
-            times["pool-sync"] += sync_block(pool, name, scale.calls, Deadline(block_budget))
-            times["pool-async"] += loop.run_until_complete(
-                async_block(pool, name, scale.calls, Deadline(block_budget))
-            )
+        phase = Deadline(3 * scale.budget)  # the three clients share it, block after block
+        plan = blocks(scale.calls * scale.reps, scale.block)
+        for i, n in enumerate(plan):
+            if phase.passed:
+                break
+            if i % 5 == 0:
+                tick(f"{transport}: raw / pool.call / pool.acall, block {i + 1} of {len(plan)}")
+            times["raw"] += loop.run_until_complete(raw_block(client, n, phase))
+            times["pool-sync"] += sync_block(pool, name, n, phase)
+            times["pool-async"] += loop.run_until_complete(async_block(pool, name, n, phase))
     except Exception as exc:
         return [
             failed(SECTION, f"{SECTION}/{transport}/{c}", f"{transport} · {label}", exc)
