@@ -19,6 +19,7 @@ import asyncio
 import datetime
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -116,6 +117,8 @@ def close_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     opts = parse(argv)
+    # a terminated run unwinds like Ctrl-C does, so every server it started is stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         from tqdm import tqdm
     except ImportError:
