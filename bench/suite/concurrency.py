@@ -118,6 +118,8 @@ def measure(
             names["speed-up"],
             one_by_one / pool_s,
             "×",
-            target="≥ 20×" if scale.concurrent >= 100 else "",
+            # the goal is for stdio (bench/pool_overhead.py's old case); over HTTP even the raw
+            # client's 100 calls at once take ~20 of the tool's durations here
+            target="≥ 20×" if transport == "stdio" and scale.concurrent >= 100 else "",
         ),
     ]

@@ -175,7 +175,6 @@ def plot(rows: Sequence[Row], path: Path) -> None:
             xs = [t + i * step - width / 2 + step / 2 for t in x]
             ax.bar(xs, [v if v is not None else 0 for v in values], step, label=label)
         ax.set_xticks(list(x), TRANSPORTS)
-        ax.legend(fontsize=8)
 
     def get(key: str, attr: str = "value") -> float | None:
         row = by_key.get(key)
@@ -193,6 +192,7 @@ def plot(rows: Sequence[Row], path: Path) -> None:
     ax.set_yscale("log")
     ax.set_ylabel("ms per call (median, log scale)")
     ax.set_title("Sequential latency")
+    ax.legend(fontsize=8)
 
     ax = axes[0][1]
     bars(
@@ -207,6 +207,7 @@ def plot(rows: Sequence[Row], path: Path) -> None:
     ax.axhline(1.05, color="green", linestyle="--", linewidth=0.8, label="target 1.05")
     ax.set_ylabel("ratio to the raw mcp.Client")
     ax.set_title("Overhead over the raw SDK")
+    ax.legend(fontsize=8)
 
     ax = axes[1][0]
     bars(
@@ -220,6 +221,7 @@ def plot(rows: Sequence[Row], path: Path) -> None:
     ax.set_yscale("log")
     ax.set_ylabel("seconds (log scale)")
     ax.set_title("Slow calls on one connection")
+    ax.legend(fontsize=8)
 
     ax = axes[1][1]
     sizes = sorted({int(r.key.split("/")[1]) for r in rows if r.section == "large" and r.key.count("/") == 2})
