@@ -284,7 +284,7 @@ class _Server(uvicorn.Server):
 
 
 def _bind() -> socket.socket:
-    sock = socket.socket()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY on accept
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, 0))
     sock.listen(128)
