@@ -45,6 +45,7 @@ _LAZY = {
     "set_authorization_ui": "mcpnb.client.auth",
     "AuthError": "mcpnb.client.errors",
     "stop_probekit": "mcpnb.notebook.launch",
+    "teach": "mcpnb.notebook.teach",  # a module: the course's self-checking exercises
 }
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "serve_probekit",
     "set_authorization_ui",
     "stop_probekit",
+    "teach",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,6 +110,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcpnb.client.tasks import TaskHandle
     from mcpnb.client.toolbox import Toolbox
     from mcpnb.client.toolinfo import ToolInfo, ToolList
+    from mcpnb.notebook import teach
     from mcpnb.notebook.launch import serve_probekit, stop_probekit
 
 
@@ -117,7 +120,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'mcpnb' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    value = imported if module.endswith(f".{name}") else getattr(imported, name)
     globals()[name] = value
     return value
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -112,6 +114,50 @@ class HttpServer:
 def _accepts(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+# ---------------------------------------------------------------- nothing outlives the test session
+#: Linux prctl option: orphaned descendants are re-parented to this process, not to init.
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Become the subreaper of every process the tests start, so one orphaned by a dying kernel or
+    a killed parent (a server in its own session) still counts as ours at the end."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the check sees descendants only
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if any process the tests started (a server, a kernel) is still alive at the end.
+
+    Every fixture has been torn down by now; a process still ending gets a few seconds to go.
+    """
+    wait_until(lambda: not children(), timeout=10, interval=0.1)
+    left = sorted(children())
+    if not left:
+        return
+    lines = [f"{pid}: {_cmdline(pid)}" for pid in left]
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    message = "processes started by the tests outlived them (now killed):\n  " + "\n  ".join(lines)
+    if reporter is not None:
+        reporter.write_line("")
+        reporter.write_line(message, red=True, bold=True)
+    else:
+        print(message, file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300]
+    except OSError:
+        return "?"
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import random
 import time
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -29,6 +30,7 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.logfilter import remember_secrets
 from mcpnb.client.redact import scrub
 from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
@@ -39,7 +41,7 @@ from mcpnb.client.watching import ResourceWatch
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
-#: How long a stopping owner task may take: stdio servers that ignore EOF need 2 s + SIGTERM + 2 s.
+#: How long a stopping owner task may take (a stdio server is gone within ~2 s, see client/stdio.py).
 STOP_GRACE = 8.0
 #: Last lines of a stdio server's stderr kept per connection.
 STDERR_LINES = 500
@@ -55,6 +57,20 @@ _URL_ELICITATION_REQUIRED = -32042
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
     """Replaces the SDK's strict outputSchema check, which raises and drops the payload."""
+
+
+def _load_sdk() -> None:
+    """Import what a session needs (the SDK, the transports, the tasks extension), in a worker thread."""
+    import mcp.client.sse
+    import mcp.client.stdio
+    import mcp.client.streamable_http  # noqa: F401
+
+    import mcpnb.client.tasks
+    import mcpnb.client.transcript
+    import mcpnb.client.transports  # noqa: F401
+    from mcpnb.client.logfilter import install
+
+    install()  # the SDK's loggers exist now: hide credentials, route its warnings to server logs
 
 
 class Connection:
@@ -92,11 +108,15 @@ class Connection:
         self._recovery: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()  # set whenever the state is not connecting/reconnecting
         self._settled.set()
+        # Sessions ended on purpose, and how ("disconnected", "reconnected by you"): a call still
+        # running on one learns why it was cut off, and its failure is not taken for a lost server.
+        self._ended_by: list[tuple[weakref.ref[Any], str]] = []
         self.http_status: int | None = None
         self.http_answer: requests.HttpAnswer | None = None  # the last HTTP error, with the server's words
         self.session_expired = False
         self.revivable = False  # failed, but time may fix it: the next request tries again at once
         self._secrets = config.secrets()
+        remember_secrets(self, self._secrets)  # scrubbed from the HTTP client's and the SDK's logs too
         self.interaction: Interaction | None = None  # None: the process-wide default
         self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
         self.log_level = "info"  # what the server should send (setLevel, or the 2026 per-request opt-in)
@@ -175,7 +195,7 @@ class Connection:
         """
         if self.state is State.DISABLED:
             return
-        await self.halt()
+        await self.halt("reconnected by you")
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
             await open_patiently(self, wait)
@@ -193,6 +213,9 @@ class Connection:
 
     async def open_session(self) -> None:
         """One attempt at a fresh session: owner task, handshake, first tool list. Raises on failure."""
+        # The first import of the SDK takes seconds on a busy machine: not on startup_timeout's clock,
+        # and not on the runtime loop, which keeps serving the other connections meanwhile.
+        await asyncio.to_thread(_load_sdk)
         timeout = self.startup_timeout
         started = self.clock()
         loop = asyncio.get_running_loop()
@@ -252,9 +275,12 @@ class Connection:
         from mcp.types import Implementation
 
         from mcpnb import __version__
+        from mcpnb.client.logfilter import SERVER_LOG
         from mcpnb.client.tasks import elicitation_answerer, tasks_extension
         from mcpnb.client.transports import open_target
 
+        SERVER_LOG.set(self._on_sdk_log)  # SDK warnings from this session's tasks go to its log
+        client: Any = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 target = await stack.enter_async_context(
@@ -285,7 +311,7 @@ class Connection:
             if not ready.done():
                 ready.set_exception(exc)
             elif not stop.is_set():
-                self.lost(exc)  # the transport died under a live session
+                self.lost(exc, client)  # the transport died under a live session
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -309,6 +335,9 @@ class Connection:
         line = self.safe(line)
         self.stderr.append(line)
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
+
+    def _on_sdk_log(self, line: str) -> None:
+        self.emit("sdk", line)
 
     def _on_response(self, status: int, request_headers: Any, message: str | None = None) -> None:
         requests.note_response(self, status, request_headers, message)
@@ -350,9 +379,12 @@ class Connection:
                 async for _event in subscription:
                     pass
 
-    async def stop(self) -> None:
-        """Close the session (the child process exits); state becomes ``disconnected``."""
-        await self.halt()
+    async def stop(self, why: str = "disconnected") -> None:
+        """Close the session (the child process exits); state becomes ``disconnected``.
+
+        ``why`` is what a call still running on the session is told.
+        """
+        await self.halt(why)
         if self.state is not State.DISABLED:
             self.set_state(State.DISCONNECTED, "disconnected")
 
@@ -361,8 +393,17 @@ class Connection:
         for task in list(self._background):
             task.cancel()
 
-    async def halt(self) -> None:
-        """Stop recovery and background work, then the session itself."""
+    async def halt(self, why: str | None = "disconnected") -> None:
+        """Stop recovery and background work, then the session itself.
+
+        Every way of ending a connection comes through here, so none leaves a recovery behind: the
+        client is let go *first*, and a call that fails on it afterwards is told ``why`` instead of
+        starting a reconnect (see :meth:`lost`).
+        """
+        if self.client is not None and why is not None:
+            self._ended_by = [(r, w) for r, w in self._ended_by if r() is not None]
+            self._ended_by.append((weakref.ref(self.client), why))
+        self.client = None
         recovery, self._recovery = self._recovery, None
         self.watch.cancel()  # its listen stream belongs to the session that is ending
         current = asyncio.current_task()
@@ -390,9 +431,19 @@ class Connection:
             owner.exception()  # retrieved: a crash was already reported through _lost
 
     # ------------------------------------------------------------------ recovery
-    def lost(self, exc: BaseException) -> None:
-        """A live session died (process killed, server restarted, probes failing): replace it."""
-        if self.state is not State.CONNECTED:
+    def ended_by(self, client: Any) -> str | None:
+        """How a session was ended on purpose (``"disconnected"``...), or None if it was not."""
+        return next((w for r, w in self._ended_by if client is not None and r() is client), None)
+
+    def lost(self, exc: BaseException, client: Any = None) -> None:
+        """A live session died (process killed, server restarted, probes failing): replace it.
+
+        ``client`` is the session that failed; a failure of any other than the current one (ended
+        on purpose, or already replaced) changes nothing.
+        """
+        if self.state is not State.CONNECTED or self.client is None:  # None: being ended on purpose
+            return
+        if client is not None and client is not self.client:
             return
         self.client = None
         if self._stop is not None:

@@ -22,6 +22,8 @@ ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
 #: Nobody answers within this long: the request is declined, so nothing waits forever.
 ELICITATION_TIMEOUT = 600.0
+#: Log notifications kept per call (the newest); the rest are counted, so a flood cannot fill a cell.
+LOG_LIMIT = 200
 
 
 @dataclass
@@ -34,10 +36,23 @@ class CallContext:
     policy: Policy | None = None  # overrides the Interaction's policy for this call
     on_progress: ProgressFn | None = None
     ui: Any = None  # opaque to the core: where a notebook UI shows forms for this call
-    logs: list[Any] = field(default_factory=list)  # log notifications received during the call
+    logs: list[Any] = field(default_factory=list)  # the last LOG_LIMIT log notifications of the call
+    logs_dropped: int = 0  # earlier ones, not kept: a server may log 50,000 lines in one call
     asked: list[str] = field(default_factory=list)  # what the server asked for, for the record
     deadline: Any = field(default=None, repr=False)  # the call's Deadline, paused while a person answers
     transcript: Any = None  # a mcpnb.client.transcript.Transcript to record the call's traffic into
+
+    def add_log(self, params: Any) -> None:
+        """Keep the newest :data:`LOG_LIMIT` log notifications; count the ones that fall out."""
+        self.logs.append(params)
+        if len(self.logs) > 2 * LOG_LIMIT:  # trim in batches: appending stays O(1) on average
+            self.logs_dropped += len(self.logs) - LOG_LIMIT
+            del self.logs[:-LOG_LIMIT]
+
+    def kept_logs(self) -> tuple[list[Any], int]:
+        """The newest :data:`LOG_LIMIT` log notifications, and how many earlier ones were dropped."""
+        extra = max(0, len(self.logs) - LOG_LIMIT)
+        return self.logs[extra:], self.logs_dropped + extra
 
 
 current_call: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("mcpnb_call", default=None)
@@ -75,7 +90,7 @@ class Interaction:
     async def log(self, server: str, params: Any, call: CallContext | None) -> None:
         """A log notification from the server. Kept on the call (shown under its result)."""
         if call is not None:
-            call.logs.append(params)
+            call.add_log(params)
 
 
 _default_interaction: Interaction | None = None

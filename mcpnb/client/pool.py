@@ -129,7 +129,7 @@ class Pool:
     ) -> ServerStatus:
         old = self._connections.pop(config.name, None)
         if old is not None:
-            await old.stop()
+            await old.stop("reconnected by you")
         conn = Connection(config)
         conn.interaction = self._interaction
         conn.events.subscribe(self._fan_out)

@@ -66,8 +66,11 @@ def _redact_url(url: str, found: set[str] | None) -> str:
     try:
         parts = urlsplit(url)
         password = parts.password
-    except ValueError:  # malformed (e.g. a bad IPv6 literal): hide everything after the host part
+    except ValueError:  # malformed (e.g. a bad IPv6 literal): hide the userinfo and the query
         head, sep, _ = url.partition("?")
+        scheme, slashes, rest = head.partition("://")
+        if slashes and "@" in rest:
+            head = f"{scheme}://{REDACTED}@{rest.rpartition('@')[2]}"
         return head + (f"?{REDACTED}" if sep else "")
     netloc = parts.netloc
     if "@" in netloc:

@@ -131,6 +131,9 @@ async def request(
     except (McpnbError, asyncio.CancelledError):
         raise
     except Exception as exc:
+        ended = conn.ended_by(client)
+        if ended is not None:  # disconnect(), close(), reconnect(): not a lost server, no recovery
+            raise CallError(f"{what} did not finish: {conn.name!r} was {ended} while the call ran") from None
         if isinstance(exc, MCPError) and exc.code == _URL_ELICITATION_REQUIRED:
             data = exc.error.data if isinstance(exc.error.data, dict) else {}
             raise UrlRequiredError(
@@ -154,7 +157,7 @@ async def request(
             raise AuthError.from_status(conn.name, conn.http_status, target) from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
         if transport_failed and is_retryable(exc, http_status=conn.http_status):
-            conn.lost(exc)
+            conn.lost(exc, client)
             then = (
                 "reconnecting in the background"
                 if conn.state is State.RECONNECTING
@@ -231,5 +234,6 @@ async def call_tool(
     out = ToolResult.from_sdk(
         conn.name, name, result, elapsed=conn.clock() - started, output_schema=info.output_schema
     )
-    out.transcript, out.logs = call_ctx.transcript, list(call_ctx.logs)
+    out.transcript = call_ctx.transcript
+    out.logs, out.logs_dropped = call_ctx.kept_logs()
     return out

@@ -27,7 +27,8 @@ class ToolResult:
     meta: dict[str, Any] | None = None
     sdk_result: Any = field(default=None, repr=False)
     transcript: Any = field(default=None, repr=False)  # the call's traffic, when it was asked for
-    logs: list[Any] = field(default_factory=list, repr=False)  # log notifications sent during the call
+    logs: list[Any] = field(default_factory=list, repr=False)  # the last log notifications of the call
+    logs_dropped: int = 0  # earlier log notifications that were not kept
 
     @classmethod
     def from_sdk(

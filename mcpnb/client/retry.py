@@ -202,7 +202,7 @@ async def renew_session(conn: Connection) -> None:
     answer = conn.http_answer
     said = answer.text() if answer is not None else f"HTTP {conn.http_status or 404}"
     conn.emit("session", f"the server forgot our session ({said}): starting a new one")
-    await conn.halt()
+    await conn.halt(None)  # not ended on purpose: calls on the old session fail as they would
     conn.set_state(State.RECONNECTING, "session expired: re-initializing")
     try:
         await conn.open_session()

@@ -12,7 +12,9 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -20,6 +22,9 @@ T = TypeVar("T")
 
 #: How often an awaiting caller wakes up; an interrupt lands within one tick.
 TICK = 0.2
+#: How long closing may take when the kernel or the interpreter goes away. jupyter_client sends
+#: SIGTERM 2.5 s after asking a kernel to shut down: every stdio server must be gone before that.
+SHUTDOWN_BUDGET = 1.5
 
 
 class Runtime:
@@ -121,13 +126,14 @@ class Runtime:
                 with contextlib.suppress(BaseException):
                     await closer()
 
+        deadline = time.monotonic() + timeout
         if not self.in_runtime_thread and self.thread.is_alive():
             with contextlib.suppress(BaseException):
                 asyncio.run_coroutine_threadsafe(close_all(), self.loop).result(timeout)
         self.closed = True
         self.loop.call_soon_threadsafe(self._stopping.set)
         if not self.in_runtime_thread:
-            self.thread.join(timeout)
+            self.thread.join(max(0.1, deadline - time.monotonic()))  # the whole close stays within timeout
 
 
 async def await_in_ticks(future: concurrent.futures.Future[T]) -> T:
@@ -152,10 +158,52 @@ _lock = threading.Lock()
 
 
 def get_runtime() -> Runtime:
-    """The process-wide runtime, started on first use and closed at interpreter exit."""
+    """The process-wide runtime, started on first use and closed at interpreter exit and kernel shutdown."""
     global _runtime
     with _lock:
         if _runtime is None or _runtime.closed:
             _runtime = Runtime()
-            atexit.register(_runtime.close)
+            atexit.register(shut_down)
+            hook_kernel_shutdown(shut_down)
         return _runtime
+
+
+def shut_down() -> None:
+    """The process is going away: close the runtime on the short clock, then end any child left.
+
+    Children get stdin EOF, SIGTERM and SIGKILL within :data:`SHUTDOWN_BUDGET`; one whose session
+    could not be closed in time (a stuck loop) is killed with its process group all the same.
+    """
+    from mcpnb.client import stdio
+
+    stdio.hurry()
+    runtime = _runtime
+    if runtime is not None:
+        with contextlib.suppress(BaseException):
+            runtime.close(timeout=SHUTDOWN_BUDGET)
+    stdio.end_all_now()
+
+
+def hook_kernel_shutdown(callback: Callable[[], None]) -> bool:
+    """In an ipykernel, run ``callback`` when the kernel is asked to shut down or restart.
+
+    jupyter_client kills a kernel 5 s after asking (SIGTERM at 2.5 s), and atexit handlers do not
+    run then; the shutdown request itself is the moment to end child processes. Looked up in
+    ``sys.modules`` only: a plain Python process never imports ipykernel for this.
+    """
+    kernelbase = sys.modules.get("ipykernel.kernelbase")
+    if kernelbase is None or not kernelbase.Kernel.initialized():
+        return False
+    kernel = kernelbase.Kernel.instance()
+    original = kernel.do_shutdown
+    if getattr(original, "_mcpnb_hook", False):
+        return True
+
+    def do_shutdown(restart: bool) -> Any:
+        with contextlib.suppress(BaseException):
+            callback()
+        return original(restart)
+
+    do_shutdown._mcpnb_hook = True  # type: ignore[attr-defined]
+    kernel.do_shutdown = do_shutdown
+    return True

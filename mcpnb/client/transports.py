@@ -73,16 +73,33 @@ async def open_target(
 
 @contextlib.asynccontextmanager
 async def _stdio(config: ServerConfig, on_stderr: Callable[[str], None]) -> AsyncIterator[Any]:
-    from mcp import StdioServerParameters, stdio_client
+    import sys
 
-    params = StdioServerParameters(
-        command=config.command or "",
-        args=list(config.args),
-        env=dict(config.env) or None,
-        cwd=config.cwd,
-    )
+    from mcpnb.client.stdio import stdio_transport
+
+    if sys.platform == "win32":  # no process groups: the SDK's own transport (Job Objects)
+        from mcp import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=config.command or "", args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
+        )
+        async with StderrPipe(on_stderr) as errlog:
+            yield stdio_client(params, errlog=errlog)
+        return
+
+    def on_bad_line(line: str) -> None:  # a print() in the server: its bug, logged, never in the cell
+        on_stderr(f"[stdout, not JSON-RPC, ignored] {line[:500]}")
+
     async with StderrPipe(on_stderr) as errlog:
-        yield stdio_client(params, errlog=errlog)
+        yield stdio_transport(
+            config.name,
+            config.command or "",
+            config.args,
+            env=config.env,
+            cwd=config.cwd,
+            errlog=errlog,
+            on_bad_line=on_bad_line,
+        )
 
 
 @contextlib.asynccontextmanager

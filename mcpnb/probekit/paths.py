@@ -43,6 +43,16 @@ def read_text(root: Path, relative: str, *, limit: int = 2_000_000) -> tuple[Pat
     return path, path.read_text(encoding="utf-8", errors="replace")
 
 
+def file_inside(root: Path, path: Path) -> Path | None:
+    """``path`` resolved, if it is a file whose real location (after every symlink) is inside
+    ``root``; None otherwise. What every tool that finds files by name (manifests) reads through."""
+    try:
+        real = path.resolve()
+        return real if real.is_relative_to(root.resolve()) and real.is_file() else None
+    except OSError:
+        return None
+
+
 def is_inside(root: Path, path: Path) -> bool:
     """Whether ``path`` (after following symlinks) stays inside ``root``: used while walking trees."""
     try:

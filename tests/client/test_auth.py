@@ -14,6 +14,7 @@ import stat
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
@@ -284,7 +285,7 @@ def test_token_file_for_another_url_is_ignored(tmp_path):
 
 def test_listener_ignores_other_paths_and_reports_a_refusal():
     async def scenario() -> tuple[int, int, str]:
-        listener = await CallbackListener(0).start()
+        listener = await CallbackListener(0, state="s").start()
         async with httpx2.AsyncClient() as http:
             favicon = await http.get(f"http://127.0.0.1:{listener.port}/favicon.ico")
             denied = await http.get(listener.redirect_uri + "?error=access_denied&state=s")
@@ -295,6 +296,66 @@ def test_listener_ignores_other_paths_and_reports_a_refusal():
     favicon, denied, text = asyncio.run(scenario())
     assert (favicon, denied) == (404, 400)
     assert "refused: access_denied" in text
+
+
+def test_listener_is_not_ended_by_a_redirect_of_another_sign_in():
+    """A request with a wrong or no ``state`` gets a 400 and the listener keeps waiting for the real
+    redirect; nothing it answers repeats the expected state."""
+    expected = "the-expected-state-0123456789"
+
+    async def scenario() -> tuple[list[httpx2.Response], Any]:
+        listener = await CallbackListener(0, state=expected).start()
+        async with httpx2.AsyncClient() as http:
+            strays = [
+                await http.get(listener.redirect_uri + "?code=evil"),
+                await http.get(listener.redirect_uri + "?code=evil&state=guess"),
+                await http.get(listener.redirect_uri + "?error=access_denied"),
+                await http.get(listener.redirect_uri),
+            ]
+            waiting = asyncio.ensure_future(listener.wait(10))
+            real = await http.get(listener.redirect_uri + f"?code=good&state={expected}")
+        return [*strays, real], await waiting
+
+    pages, result = asyncio.run(scenario())
+    assert [p.status_code for p in pages] == [400, 400, 400, 400, 200]
+    assert all("does not belong to the sign-in" in p.text for p in pages[:4])
+    assert not any(expected in p.text for p in pages)
+    assert (result.code, result.state) == ("good", expected)
+
+
+def test_a_stray_callback_does_not_block_the_real_login(servers, ui):
+    """Something on the machine hits /callback first (no state, a guessed one): the login goes on."""
+    person = Person(follow=True)
+    strays: list[int] = []
+
+    def strays_then_browse(url: str) -> None:  # off the runtime loop, where the listener answers
+        redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+        for query in ("?code=evil", "?code=evil&state=guess", ""):
+            strays.append(httpx2.get(redirect + query, timeout=5).status_code)
+        person._browse(url)
+
+    def show_link(url: str) -> None:
+        threading.Thread(target=strays_then_browse, args=(url,), daemon=True).start()
+
+    set_authorization_ui(show_link=show_link, mode="listener")
+    assert call(code_config(servers)).startswith("dyn-")
+    assert person.done.wait(10) and person.pages[0].status_code == 200
+    assert strays == [400, 400, 400]
+    assert servers.token_requests == [("authorization_code", 200)]
+
+
+def test_a_pasted_redirect_of_another_sign_in_is_refused_without_echoing_the_state(servers, ui):
+    person = Person(follow=False)
+
+    def paste() -> str:
+        return person.read_redirect().replace("state=", "state=other")
+
+    set_authorization_ui(show_link=person.show_link, read_redirect=paste, mode="paste")
+    error = auth_error(code_config(servers))
+    expected = parse_qs(urlsplit(person.links[0]).query)["state"][0]
+    assert "belongs to another sign-in" in str(error)
+    assert expected not in str(error)
+    assert servers.token_requests == []  # the code was never exchanged
 
 
 def test_parse_redirect_accepts_url_or_query():

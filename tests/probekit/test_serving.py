@@ -126,7 +126,11 @@ async def test_cli_http_prints_url_first(project: Path) -> None:
         assert "gencommit" in names and "ui_search" not in names
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # never leave it behind (tests/conftest.py checks)
+            proc.kill()
+            proc.wait()
 
 
 def test_cli_unknown_toolset_exits_2(project: Path) -> None:

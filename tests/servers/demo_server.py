@@ -18,6 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from typing_extensions import TypedDict as TypedExtensionsDict
 
 CANCELLED: list[str] = []
 STARTED: list[str] = []
@@ -28,6 +29,21 @@ COUNTER = {"value": 0}
 class Point(TypedDict):
     x: int
     y: int
+
+
+class Row(TypedExtensionsDict):  # pydantic needs typing_extensions' TypedDict inside a list on 3.11
+    id: int
+    name: str
+    score: float
+    active: bool
+    group: str
+
+
+class Table(TypedExtensionsDict):
+    rows: list[Row]
+
+
+GROUPS = ("north", "south", "east", "west")
 
 
 def create_server() -> MCPServer:
@@ -101,6 +117,18 @@ def create_server() -> MCPServer:
     def point(x: int, y: int) -> Point:
         """Structured output with a declared schema."""
         return Point(x=x, y=y)
+
+    @server.tool()
+    def rows(n: int) -> Table:
+        """``n`` rows of five columns under ``rows``, with an outputSchema (bench/run.py's large results).
+
+        An object, not a bare list: MCPServer mirrors a returned list as one text block per item.
+        """
+        made = [
+            Row(id=i, name=f"row {i}", score=i * 0.5, active=i % 2 == 0, group=GROUPS[i % 4])
+            for i in range(n)
+        ]
+        return Table(rows=made)
 
     @server.tool()
     def bad_point() -> dict[str, Any]:

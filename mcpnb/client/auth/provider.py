@@ -27,7 +27,15 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
 
-from mcpnb.client.auth.redirect import HOST, CallbackListener, authorization_ui, call_hook, parse_redirect
+from mcpnb.client.auth.redirect import (
+    HOST,
+    CallbackListener,
+    authorization_ui,
+    call_hook,
+    check_state,
+    parse_redirect,
+    state_of,
+)
 from mcpnb.client.errors import AuthError
 from mcpnb.client.redact import scrub
 
@@ -58,7 +66,7 @@ class _Friendly:
         return f"{type(self).__name__}(server={self._server!r}, flow={flow!r}, client_id={self._client_id!r})"
 
     def _secret_values(self) -> list[str | None]:
-        values: list[str | None] = [self._client_secret]
+        values: list[str | None] = [self._client_secret, getattr(self, "_state", None)]
         tokens = getattr(self.context, "current_tokens", None)
         if tokens is not None:
             values += [tokens.access_token, tokens.refresh_token]
@@ -263,6 +271,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             else None
         )
         self._listener: CallbackListener | None = None
+        self._state: str | None = None  # what this sign-in's redirect must bring back
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -275,9 +284,10 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
 
     async def _show_link(self, url: str) -> None:
         ui = authorization_ui()
+        self._state = state_of(url)
         if ui.resolved_mode() == "listener":
             port = int(urlsplit(self.redirect_uri).port or 0)
-            self._listener = await CallbackListener(port).start()
+            self._listener = await CallbackListener(port, state=self._state).start()
         logger.debug("oauth %s: asking the person to authorize (%s mode)", self._server, ui.resolved_mode())
         try:
             await call_hook(ui.show_link, url)
@@ -291,7 +301,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             if self._listener is not None:
                 return await self._listener.wait(ui.timeout)
             text = await call_hook(ui.read_redirect, blocking=True)
-            return parse_redirect(str(text))
+            return check_state(parse_redirect(str(text)), self._state)
         except AuthError as exc:
             if exc.server is None:
                 raise AuthError(str(exc), server=self._server, retryable=exc.retryable) from None

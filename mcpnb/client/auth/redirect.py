@@ -19,6 +19,7 @@ import html
 import inspect
 import logging
 import os
+import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -156,14 +157,34 @@ _PAGE = (
 )
 
 
-class CallbackListener:
-    """A one-shot HTTP listener on 127.0.0.1: the first request to ``/callback`` ends it.
+def state_of(url: str) -> str | None:
+    """The ``state`` parameter of an authorization URL (what the redirect must bring back)."""
+    return (parse_qs(urlsplit(url).query).get("state") or [None])[0]
 
-    Other paths (a browser's ``/favicon.ico``) get a 404 and do not count.
+
+def check_state(result: AuthorizationCodeResult, expected: str | None) -> AuthorizationCodeResult:
+    """``result`` if its ``state`` is the one this sign-in sent; never repeats either value."""
+    if expected is not None and not (result.state and secrets.compare_digest(result.state, expected)):
+        raise AuthError(
+            "the redirected address belongs to another sign-in (its 'state' does not match this one); "
+            "approve the link mcpnb showed last, then paste or let through that redirect",
+            retryable=False,
+        )
+    return result
+
+
+class CallbackListener:
+    """A one-shot HTTP listener on 127.0.0.1: the redirect of *this* sign-in ends it.
+
+    A request that does not carry the ``state`` the authorization URL sent (a stray page, another
+    program on the machine, an old tab) gets a 400 and does not count, so it cannot end the listener
+    before the real redirect arrives; the expected ``state`` is never shown. Other paths (a
+    browser's ``/favicon.ico``) get a 404.
     """
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, state: str | None = None) -> None:
         self.port = port
+        self.state = state  # None: any redirect counts (only for callers that check it themselves)
         self._server: asyncio.Server | None = None
         self._result: asyncio.Future[str] | None = None
 
@@ -213,6 +234,17 @@ class CallbackListener:
             parts = urlsplit(target)
             if method != "GET" or parts.path != CALLBACK_PATH or self._result is None or self._result.done():
                 await _answer(writer, 404, "Not found", "This address only receives one OAuth redirect.")
+                return
+            given = (parse_qs(parts.query).get("state") or [""])[0]
+            if self.state is not None and not secrets.compare_digest(given.encode(), self.state.encode()):
+                logger.debug("OAuth redirect with a wrong or missing state ignored on %s", self.redirect_uri)
+                await _answer(
+                    writer,
+                    400,
+                    "Not this sign-in",
+                    "This redirect does not belong to the sign-in mcpnb is waiting for; "
+                    "use the link shown in the notebook.",
+                )
                 return
             failed = "error" in parse_qs(parts.query)
             if failed:

@@ -47,6 +47,13 @@ AUTH_ALIASES: dict[str, str] = {
     "clientSecretEnv": "client_secret_env",
     "tokenStorage": "token_storage",
 }
+# The original plan's .mcp.json format (shared with other MCP clients) counts these camelCase time keys
+# in milliseconds; every snake_case key and every ``...Sec`` spelling is in seconds.
+MILLISECOND_KEYS: dict[str, str] = {
+    "retryDelay": "retry_delay",
+    "healthCheckInterval": "health_check_interval",
+    "cacheTtl": "cache_ttl",
+}
 # Keys that say "this is how to reach the server": a later layer naming one replaces all of these.
 TRANSPORT_NAMING = frozenset({"command", "url", "transport"})
 TRANSPORT_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "transport"})

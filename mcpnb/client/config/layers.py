@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
-from mcpnb.client.config.validate import kind, parse
+from mcpnb.client.config.validate import NESTED_TOO_DEEP, kind, parse
 from mcpnb.client.errors import ConfigError, did_you_mean
 
 PROJECT_FILE = ".mcp.json"
@@ -197,5 +197,7 @@ def _read_json(path: Path) -> Any:
         ) from None
     except _DuplicateKey as exc:
         raise ConfigError("key appears twice in the same object", file=file, key=str(exc)) from None
+    except RecursionError:
+        raise ConfigError(NESTED_TOO_DEEP, file=file) from None
     except ValueError as exc:
         raise ConfigError(str(exc), file=file) from None

@@ -83,8 +83,8 @@ class ServerConfig:
         set_(self, "env", FrozenDict(self.env))
         set_(self, "headers", FrozenDict(self.headers))
         set_(self, "disabled_tools", tuple(self.disabled_tools))
-        if self.enabled_tools is not None:
-            set_(self, "enabled_tools", tuple(self.enabled_tools))
+        if self.enabled_tools is not None:  # an empty allow-list means no filter, not "hide every tool"
+            set_(self, "enabled_tools", tuple(self.enabled_tools) or None)
         if self.auth is not None and (self.auth.server_name != self.name or self.auth.source is None):
             set_(
                 self,

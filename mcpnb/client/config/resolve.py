@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from mcpnb.client.config.auth import AuthConfig
 from mcpnb.client.config.expand import expand
-from mcpnb.client.config.keys import AUTH_VERBATIM, Transport
+from mcpnb.client.config.keys import AUTH_VERBATIM, MILLISECOND_KEYS, Transport
 from mcpnb.client.errors import ConfigError
 from mcpnb.client.redact import redact_url
 
@@ -29,6 +29,13 @@ _SECONDS = (
     "health_check_interval",
     "cache_ttl",
 )
+# Seconds a person plausibly means, per key with a unit trap (0 switches the feature off and is always
+# fine). A value outside the range that fits it in the other unit was written in the wrong unit.
+_PLAUSIBLE = {
+    "retry_delay": (0.01, 600.0),
+    "health_check_interval": (0.1, 21600.0),
+    "cache_ttl": (0.5, 86400.0),
+}
 # Per transport: what reaches it (to compare with what the keys imply), and how to say so in an error.
 _REACH = {
     "stdio": ("stdio", "'command'"),
@@ -100,6 +107,8 @@ def resolve(
         elif isinstance(value, str):
             values[key] = expand_at(value, key)
 
+    if "url" in values:
+        _check_url(values["url"], where)
     transport = _transport(canon, values, server, where)
     for key in _STDIO_ONLY if transport != "stdio" else ():
         if values.get(key):
@@ -108,10 +117,6 @@ def resolve(
         if canon.get(key):
             raise where(f"applies only to http and sse servers (this one is {transport})", key)
 
-    if "url" in values:
-        parts = urlsplit(values["url"])
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise where(f"expected an http:// or https:// URL, got {redact_url(values['url'])!r}", "url")
     if "cwd" in values:
         cwd = os.path.expanduser(values["cwd"])
         origin = origins.get("cwd", source)
@@ -125,11 +130,16 @@ def resolve(
     for key, value in values.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise where(f"must be a finite number, got {value}", key)
+    for key in _PLAUSIBLE:
+        if key in values:
+            values[key] = _seconds(key, values[key], spelled.get(key, key), where)
     if "max_retries" in values:
         values["max_retries"] = int(values["max_retries"])
     for key in ("enabled_tools", "disabled_tools"):
         if key in values:
             values[key] = tuple(values[key])
+    if values.get("enabled_tools") == ():
+        del values["enabled_tools"]  # an empty allow-list means no filter (as in the plan), not "hide all"
     both = [t for t in values.get("enabled_tools") or () if t in values.get("disabled_tools", ())]
     if both:
         raise where(f"tool {both[0]!r} is both enabled and disabled", "disabled_tools")
@@ -142,6 +152,51 @@ def resolve(
                 raise where("set either an Authorization header or 'auth', not both", "headers", f".{header}")
 
     return {"transport": transport, "auth": auth, **values}, frozenset(s for s in var_secrets if s)
+
+
+def _check_url(url: str, where: _Where) -> None:
+    """A URL ``urlsplit`` accepts, with a scheme and a host; its message never shows a credential."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises for a port that is not a number)
+    except ValueError as exc:
+        raise where(f"not a valid URL ({exc}): {redact_url(url)!r}", "url") from None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise where(f"expected an http:// or https:// URL, got {redact_url(url)!r}", "url")
+
+
+def _seconds(key: str, value: float, spelling: str, where: _Where) -> float:
+    """``value`` in seconds; a :class:`ConfigError` when it was most likely written in the other unit.
+
+    ``spelling`` is the key as written: the plan's camelCase ones (``retryDelay``...) count ms.
+    """
+    in_ms = spelling in MILLISECOND_KEYS
+    seconds = value / 1000 if in_ms else value
+    low, high = _PLAUSIBLE[key]
+    if seconds == 0 or low <= seconds <= high:
+        return seconds
+    camel = next(k for k, v in MILLISECOND_KEYS.items() if v == key)
+    if in_ms and low <= value <= high:
+        raise where(
+            f"counts milliseconds, and {value:g} ms looks like a number of seconds; "
+            f"write {value * 1000:g}, or {key}: {value:g} in seconds",
+            key,
+        )
+    if not in_ms and low <= value / 1000 <= high:
+        raise where(
+            f"counts seconds, and {value:g} s ({_duration(value)}) looks like milliseconds; "
+            f"write {value / 1000:g}, or {camel}: {value:g} in milliseconds",
+            key,
+        )
+    scale, unit = (1000, "ms") if in_ms else (1, "s")
+    span = f"{low * scale:g}..{high * scale:g} {unit}"
+    raise where(f"{value:g} {unit} is outside {span} (0 switches it off)", key)
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} hours"
+    return f"{seconds / 60:.1f} minutes" if seconds >= 60 else f"{seconds:g} s"
 
 
 def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any, where: _Where) -> Transport:

@@ -14,8 +14,11 @@ from functools import cache
 from typing import Any
 
 from mcpnb.client.config.auth import AuthConfig
-from mcpnb.client.config.keys import canonical
+from mcpnb.client.config.keys import MILLISECOND_KEYS, canonical
 from mcpnb.client.errors import ConfigError, did_you_mean
+
+#: What a structure too deep for Python's recursion (a 5000-deep .mcp.json) is told.
+NESTED_TOO_DEEP = "nested too deeply: settings are a few levels of objects and lists, not thousands"
 
 #: One day. Anything longer is a typo (milliseconds for seconds), not a wish (the schema's maximum).
 MAX_SECONDS = 86400
@@ -79,8 +82,11 @@ def entry(name: str, data: Any, source: str | None) -> dict[str, Any]:
         raise ConfigError(
             f"expected an object with the server's settings, got {kind(data)}", file=source, server=name
         )
-    plain = _jsonable(data)
-    errors = list(_server_validator().iter_errors(plain))
+    try:
+        plain = _jsonable(data)
+        errors = list(_server_validator().iter_errors(plain))
+    except RecursionError:
+        raise ConfigError(NESTED_TOO_DEEP, file=source, server=name) from None
     if errors:
         order = list(plain)
 
@@ -185,7 +191,13 @@ def _translate(e: Any, name: str, source: str | None) -> ConfigError:
     if e.validator == "minimum":
         return err(f"must not be negative, got {e.instance}")
     if e.validator == "maximum":
-        unit = "" if path and path[-1] in ("max_retries", "maxRetries") else " s"
+        unit = (
+            ""
+            if path and path[-1] in ("max_retries", "maxRetries")
+            else " ms"
+            if path and path[-1] in MILLISECOND_KEYS
+            else " s"
+        )
         return err(f"{e.instance}{unit} is absurd: the limit is {e.validator_value}{unit}")
     if e.validator == "minLength":
         return err("must not be empty")

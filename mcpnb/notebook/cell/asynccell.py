@@ -1,24 +1,40 @@
 """Make ``%mcp`` cells awaitable, so a widget click can reach a cell that waits for it.
 
 ipykernel >= 7.4 handles comm messages (widget clicks) while an *async* cell waits, never while a
-synchronous one blocks. An input transformer rewrites a top-level ``%mcp``/``%%mcp`` (which IPython
+synchronous one blocks. An input transformer rewrites each top-level ``%mcp``/``%%mcp`` (which IPython
 has already turned into ``get_ipython().run_line_magic('mcp', ...)``) into an ``await`` of
 :func:`arun_line_magic`, which runs the magic in a worker thread and waits in short ticks, so the
-kernel's loop stays free for clicks and for interrupts. Indented uses (inside a ``def``) are left
-alone: they take the synchronous path, where :class:`~.live.LiveCall` takes over.
+kernel's loop stays free for clicks and for interrupts.
+
+The cell is parsed (``ast``), not searched with a pattern: only real calls are rewritten, never text
+inside a string, and only where ``await`` is allowed and means the same thing: in the cell's own
+top-level statements (and the blocks of a top-level ``if``/``for``/``with``/``try``), outside any
+``lambda``, ``def``, ``class``, comprehension or f-string. The rest (``f = lambda: %mcp status``, a
+``%mcp`` inside a ``def``) takes the synchronous path, where :class:`~.live.LiveCall` takes over.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextvars
-import re
 from typing import Any
 
 from mcpnb.notebook.cell.live import AWAITING, CELL_CALLS
 
-_MAGIC_CALL = re.compile(r"get_ipython\(\)\.run_(line|cell)_magic\('mcp', ")
-_REPLACEMENT = r"await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_\1_magic('mcp', "
+_AWAITED = "(await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_{kind}_magic("
+#: Where ``await`` would be a syntax error or change the meaning: leave calls under these alone.
+_OWN_SCOPE = (
+    ast.Lambda,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.JoinedStr,
+)
 
 
 def supported() -> bool:
@@ -31,8 +47,72 @@ def supported() -> bool:
 
 
 def transform(lines: list[str]) -> list[str]:
-    """Rewrite top-level ``%mcp`` lines into awaits (indented ones stay synchronous)."""
-    return [line if line[:1] in (" ", "\t") else _MAGIC_CALL.sub(_REPLACEMENT, line) for line in lines]
+    """Rewrite the top-level ``%mcp`` calls of a cell into awaits; anything else stays as it is."""
+    source = "".join(lines)
+    if "run_line_magic" not in source and "run_cell_magic" not in source:
+        return lines
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):  # IPython reports it; a transformer must not
+        return lines
+    calls = [
+        call
+        for statement in tree.body
+        if not isinstance(statement, _OWN_SCOPE)
+        for call in _awaitable_calls(statement)
+    ]
+    if not calls:
+        return lines
+    encoded = [line.encode() for line in source.splitlines(keepends=True)]
+    for call, kind in sorted(calls, key=lambda c: (c[0].lineno, c[0].col_offset), reverse=True):
+        _rewrite(encoded, call, kind)  # last first: earlier offsets stay valid
+    return b"".join(encoded).decode().splitlines(keepends=True)
+
+
+def _awaitable_calls(node: ast.AST) -> list[tuple[ast.Call, str]]:
+    """``get_ipython().run_{line,cell}_magic('mcp', ...)`` calls under ``node``, outside own scopes."""
+    found = []
+    if isinstance(node, ast.Call):
+        kind = _magic_kind(node)
+        if kind is not None:
+            found.append((node, kind))
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, _OWN_SCOPE):
+            found += _awaitable_calls(child)
+    return found
+
+
+def _magic_kind(call: ast.Call) -> str | None:
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr in ("run_line_magic", "run_cell_magic")
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Name)
+        and func.value.func.id == "get_ipython"
+        and not func.value.args
+        and call.args
+        and isinstance(call.args[0], ast.Constant)
+        and call.args[0].value == "mcp"
+    ):
+        return None
+    return func.attr.split("_")[1]  # "line" or "cell"
+
+
+def _rewrite(encoded: list[bytes], call: ast.Call, kind: str) -> None:
+    """Replace ``get_ipython().run_X_magic(`` by the awaited twin and close the parenthesis."""
+    assert call.end_lineno is not None and call.end_col_offset is not None
+    first_arg = call.args[0]
+    start_line, start = call.lineno - 1, call.col_offset  # ast offsets count UTF-8 bytes
+    arg_line, arg_start = first_arg.lineno - 1, first_arg.col_offset
+    end_line, end = call.end_lineno - 1, call.end_col_offset
+    encoded[end_line] = encoded[end_line][:end] + b")" + encoded[end_line][end:]
+    head = _AWAITED.format(kind=kind).encode()
+    if arg_line == start_line:
+        encoded[start_line] = encoded[start_line][:start] + head + encoded[start_line][arg_start:]
+    else:  # the arguments start on a later line: drop the rest of the head's line
+        encoded[start_line] = encoded[start_line][:start] + head + b"\n"
+        encoded[arg_line] = encoded[arg_line][arg_start:]
 
 
 def install_async_cells(shell: Any) -> bool:
@@ -79,15 +159,19 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
     AWAITING.reset(tokens[0])
     CELL_CALLS.reset(tokens[1])
     job = asyncio.get_running_loop().run_in_executor(None, context.run, lambda: fn(*args, **kwargs))
+    job.add_done_callback(lambda f: f.cancelled() or f.exception())  # an abandoned job stays quiet
     try:
         while True:
             done, _ = await asyncio.wait({job}, timeout=TICK)  # wake up often: interrupts land then
             if done:
                 result = job.result()
                 break
-    except BaseException:
-        for future in started:
-            future.cancel()  # the SDK tells the server; the worker thread then ends on its own
+    except BaseException as exc:
+        cancelled = sum(future.cancel() for future in started)  # the SDK tells the server
+        if isinstance(exc, asyncio.CancelledError) and name == "mcp" and "--verbose" not in line.split():
+            from mcpnb.notebook.magics import interrupted
+
+            raise interrupted(line, cancelled) from None  # ipykernel turns Ctrl-C into a cancellation
         raise
     silenced = getattr(fn, "_ipython_magic_output_can_be_silenced", False)
     if silenced and DisplayHook.semicolon_at_end_of_expression(line if cell is None else cell):

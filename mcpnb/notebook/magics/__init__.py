@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
     from mcpnb.notebook.settings import Mcp
 
-__all__ = ["McpMagics", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["Interrupted", "McpMagics", "load_ipython_extension", "unload_ipython_extension"]
 
 _VERBOSE = "--verbose"
 
@@ -93,6 +93,10 @@ class McpMagics(Magics):
             tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
         try:
             return self._dispatch(tokens, cell, local_ns)
+        except KeyboardInterrupt:  # a synchronous cell: the call is already cancelled on the server
+            if verbose:
+                raise
+            raise interrupted(line, 1 if tokens[:1] == ["call"] else 0) from None
         except HelpShown:
             return None
         except (UnknownServerError, ToolNotFoundError, ArgumentsError) as exc:
@@ -137,6 +141,27 @@ class McpMagics(Magics):
         if out is not None:
             user_ns[out] = result
         return result
+
+
+class Interrupted(McpnbError):
+    """A ``%mcp`` cell stopped by Ctrl-C or the kernel's ■ button.
+
+    An ``Exception``, not a ``KeyboardInterrupt``: raised from an awaiting cell's task, a
+    ``KeyboardInterrupt`` would escape asyncio and stop the kernel's loop.
+    """
+
+
+def interrupted(line: str, cancelled_calls: int) -> Interrupted:
+    """What an interrupted ``%mcp`` cell says, instead of a bare ``CancelledError`` or traceback."""
+    what = " ".join(line.split()[:2])[:80] or "status"  # subcommand and target: arguments may hold secrets
+    if cancelled_calls:
+        calls = "the call was" if cancelled_calls == 1 else f"{cancelled_calls} calls were"
+        text = f"%mcp {what}: interrupted; {calls} cancelled on the server"
+    else:
+        text = f"%mcp {what}: interrupted"
+    exc = Interrupted(text)
+    _shorten(exc)
+    return exc
 
 
 def _shorten(exc: BaseException) -> None:

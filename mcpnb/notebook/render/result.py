@@ -91,11 +91,16 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
         from mcpnb.notebook.forms.progress import format_log
 
         lines = [format_log(p.level, p.logger, p.data) for p in logs]
+        dropped = getattr(result, "logs_dropped", 0)
+        summary = f"server log: {len(lines)} messages"
+        if dropped:
+            total = len(lines) + dropped
+            summary = f"server log: the last {len(lines)} of {total:,} messages ({dropped:,} dropped)"
         body_html += (
-            f"<details class='mcpnb-logs'><summary>server log: {len(lines)} messages</summary>"
+            f"<details class='mcpnb-logs'><summary>{esc(summary)}</summary>"
             f"<pre>{esc(chr(10).join(lines))}</pre></details>"
         )
-        texts.append("server log:\n" + "\n".join(f"  {line}" for line in lines))
+        texts.append(f"{summary}:\n" + "\n".join(f"  {line}" for line in lines))
     transcript = getattr(result, "transcript", None)
     if transcript is not None:  # collapsed under the result: there for teaching, out of the way
         body_html += transcript_html(transcript)

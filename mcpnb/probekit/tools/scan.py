@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mcpnb.probekit.paths import confine, is_inside
+from mcpnb.probekit.paths import confine, file_inside, is_inside
 from mcpnb.probekit.responses import ProbeError
 from mcpnb.probekit.tools.code import SKIP_DIRS
 
@@ -81,12 +81,15 @@ def _req_line(line: str) -> tuple[str, str] | None:
     return re.sub(r"\[.*\]", "", m.group(1)), m.group(2).strip()
 
 
-def dependencies(base: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Dependencies declared in pyproject.toml, requirements*.txt and package.json at ``base``."""
+def dependencies(root: Path, base: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Dependencies declared in pyproject.toml, requirements*.txt and package.json at ``base``.
+
+    A manifest that is a symlink out of ``root`` is not read (``/etc/passwd`` as requirements.txt).
+    """
     deps: list[dict[str, Any]] = []
     manifests: list[str] = []
-    pyproject = base / "pyproject.toml"
-    if pyproject.is_file():
+    pyproject = file_inside(root, base / "pyproject.toml")
+    if pyproject is not None:
         manifests.append("pyproject.toml")
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
@@ -116,21 +119,24 @@ def dependencies(base: Path) -> tuple[list[dict[str, Any]], list[str]]:
                             "dev": True,
                         }
                     )
-    for req in sorted(base.glob("requirements*.txt")):
-        manifests.append(req.name)
+    for found in sorted(base.glob("requirements*.txt")):
+        req = file_inside(root, found)
+        if req is None:
+            continue
+        manifests.append(found.name)
         for line in req.read_text(encoding="utf-8", errors="replace").splitlines():
             if parsed := _req_line(line):
                 deps.append(
                     {
                         "name": parsed[0],
                         "spec": parsed[1],
-                        "source": req.name,
+                        "source": found.name,
                         "ecosystem": "pypi",
-                        "dev": "dev" in req.name or "test" in req.name,
+                        "dev": "dev" in found.name or "test" in found.name,
                     }
                 )
-    pkg = base / "package.json"
-    if pkg.is_file():
+    pkg = file_inside(root, base / "package.json")
+    if pkg is not None:
         manifests.append("package.json")
         try:
             data = json.loads(pkg.read_text(encoding="utf-8"))
@@ -175,7 +181,7 @@ def scan(root: Path, path: str = ".") -> dict[str, Any]:
     languages = sorted(
         ({"language": k, **v} for k, v in per_lang.items()), key=lambda r: (-r["files"], r["language"])
     )
-    deps, manifests = dependencies(base)
+    deps, manifests = dependencies(root, base)
     largest = sorted(sizes, key=lambda r: (-r["bytes"], r["path"]))[:10]
     totals = {
         "files": len(files),
@@ -198,8 +204,8 @@ def project_context(root: Path, path: str = ".") -> dict[str, Any]:
     info = scan(root, path)
     base = confine(root, path)
     name = base.name or "project"
-    pyproject = base / "pyproject.toml"
-    if pyproject.is_file():
+    pyproject = file_inside(root, base / "pyproject.toml")
+    if pyproject is not None:
         name = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("name", name)
     code_langs = [
         r

@@ -341,7 +341,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         """Workflow: collect commits (given or git log), bump the version by semver, write the changelog."""
 
         def collect(bag: dict[str, Any]) -> StepOut:
-            pairs = [("", c) for c in commits] if commits else git.git_log(confine(root, path))
+            pairs = [("", c) for c in commits] if commits else git.git_log(root, confine(root, path))
             bag["entries"] = git.parse_commits(pairs)
             return StepOut(f"{len(bag['entries'])} commits")
 

@@ -31,9 +31,9 @@ from .helpers import assert_located, config_error
         ("enabled_tools", ["a"], "enabled_tools", ("a",)),
         ("disabledTools", ["x"], "disabled_tools", ("x",)),
         ("maxRetries", 0, "max_retries", 0),
-        ("retryDelay", 0.5, "retry_delay", 0.5),
+        ("retryDelay", 500, "retry_delay", 0.5),  # the plan's camelCase time keys count milliseconds
         ("healthCheckInterval", 0, "health_check_interval", 0.0),
-        ("cacheTtl", 10, "cache_ttl", 10.0),
+        ("cacheTtl", 10_000, "cache_ttl", 10.0),
         ("era", "legacy", "era", "legacy"),
         ("enabled", False, "enabled", False),
     ],

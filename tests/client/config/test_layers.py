@@ -116,7 +116,7 @@ def test_three_layers_and_overrides(tmp_path: Path, environ: dict[str, str]) -> 
     user = write(
         Path(environ["MCPNB_USER_CONFIG"]),
         servers(
-            shared={"command": "user-cmd", "toolTimeoutSec": 10, "maxRetries": 1, "cacheTtl": 5},
+            shared={"command": "user-cmd", "toolTimeoutSec": 10, "maxRetries": 1, "cacheTtl": 5000},
             only_user={"url": "http://user/mcp"},
         ),
     )

@@ -154,3 +154,46 @@ def test_any_json_object_body_round_trips(value):
     if isinstance(value, str) and not value.strip():
         return  # "v: " + '""' parses; a bare blank string is not distinguishable from empty text
     assert "v" in lines
+
+
+# ---------------------------------------------------------------- fuzzing the line parser
+_line_text = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_line_text)
+def test_any_line_splits_into_words_or_says_why(text):
+    try:
+        words = split_line(text)
+    except UsageError as exc:
+        assert "check your quotes" in str(exc)
+        return
+    assert all(isinstance(w, str) for w in words)
+    try:
+        args = parse_pairs(words, [{"x": 1}])
+    except UsageError as exc:
+        assert str(exc)
+        return
+    assert isinstance(args, Arguments) and set(args) <= {w.partition("=")[0] for w in words}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_line_text)
+def test_any_target_splits_or_says_why(text):
+    try:
+        server, name = split_target(text)
+    except UsageError as exc:
+        assert "expected NAME.TOOL" in str(exc)
+        return
+    assert isinstance(name, str) and (server is None or isinstance(server, str))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='{}"\\ab:,[]1 ', max_size=40))
+def test_interpolating_any_json_text_never_crashes(text):
+    try:
+        out = interpolate_json(text, [{"a": [1, "x"], "b": 'q"uote'}])
+    except UsageError as exc:
+        assert "{{" in str(exc)
+        return
+    assert isinstance(out, str)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 from typing import Any
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from mcpnb.client.frames import is_tabular
 from mcpnb.client.results import ToolResult
+from mcpnb.client.status import ServerStatus, StatusTable
 from mcpnb.notebook.render import NotTabularError, result_bundle, to_dataframe
 
 scalars = (
@@ -129,3 +131,60 @@ def test_odd_wire_content_never_crashes(blocks: list[dict[str, Any]], is_error: 
     b = result_bundle(r)
     assert b["text/plain"].startswith("s.t · "), b["text/plain"]  # not the fallback repr
     assert "<script" not in b["text/html"]
+
+
+# ---------------------------------------------------------------- server logs and status rows
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["debug", "info", "warning", "error", "critical", "x"]),
+            st.none() | st.text(max_size=8),
+            json_values,
+        ),
+        max_size=30,
+    ),
+    st.integers(0, 10**6),
+)
+def test_logs_under_a_result_render_whatever_the_server_logged(logs: list[Any], dropped: int) -> None:
+    from types import SimpleNamespace
+
+    notes = [SimpleNamespace(level=lv, logger=lg, data=d) for lv, lg, d in logs]
+    r = ToolResult(server="s", tool="t", content=[], logs=notes, logs_dropped=dropped if notes else 0)
+    b = result_bundle(r)
+    assert b["text/plain"].startswith("s.t · ok")
+    if notes and dropped:
+        assert (
+            f"the last {len(notes)} of {len(notes) + dropped:,} messages ({dropped:,} dropped)"
+            in b["text/plain"]
+        )
+    elif notes:
+        assert f"server log: {len(notes)} messages" in b["text/plain"]
+    assert "<script" not in b["text/html"]
+
+
+_rows = st.builds(
+    ServerStatus,
+    name=st.text(min_size=1, max_size=10),
+    transport=st.sampled_from(["stdio", "http", "sse", "inprocess", "?"]),
+    state=st.sampled_from(["connected", "failed", "reconnecting", "disabled", "disconnected", "x"]),
+    era=st.none() | st.sampled_from(["modern", "legacy"]),
+    server_name=st.none() | st.text(max_size=10),
+    tools=st.none() | st.integers(0, 10**4),
+    last_latency_ms=st.none() | st.floats(0, 1e6),
+    last_error=st.none() | st.text(max_size=300),
+    healthy=st.none() | st.booleans(),
+    retries=st.integers(0, 100),
+)
+
+
+@SETTINGS
+@given(st.lists(_rows, max_size=6))
+def test_any_status_table_renders(rows: list[ServerStatus]) -> None:
+    from mcpnb.notebook.render import bundle
+
+    b = bundle(StatusTable(rows))
+    assert set(b) >= {"text/plain", "text/html"}
+    assert "<script" not in b["text/html"]
+    for row in rows:
+        assert html_lib.escape(row.name) in b["text/html"]

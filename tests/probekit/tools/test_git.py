@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,124 @@ async def test_genchangelog_reads_local_git_log(tmp_path: Path) -> None:
         ("feat", "first feature"),
     ]
     assert all(len(e["hash"]) == 7 for e in data["entries"])
+
+
+# ---------------------------------------------------------------- git stays inside the root
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@x",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@x",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "PATH": "/usr/bin:/bin",
+}
+
+
+def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
+    env = {**GIT_ENV, "HOME": str(repo)}
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True, input=stdin
+    )
+    return done.stdout.strip()
+
+
+def _repo_with(repo: Path, *messages: str) -> Path:
+    repo.mkdir(parents=True, exist_ok=True)
+    _git(repo, "init", "-q")
+    for msg in messages:
+        (repo / "f.txt").write_text(msg)
+        _git(repo, "add", ".")
+        _git(repo, "commit", "-qm", msg)
+    return repo
+
+
+async def _changelog(root: Path) -> Any:
+    from mcpnb.probekit import create_server
+
+    async with Client(create_server(root=root)) as client:
+        return await client.call_tool("genchangelog", {"version": "1.0.0"})
+
+
+@pytest.mark.anyio
+async def test_git_history_above_the_root_is_not_read(tmp_path: Path) -> None:
+    from mcpnb.probekit import create_server
+
+    outer = _repo_with(tmp_path / "outer", "feat: a commit of the enclosing repository")
+    root = outer / "inner"
+    root.mkdir()
+    (root / "app.py").write_text("x = 1\n")
+    result = await _changelog(root)
+    text = " ".join(getattr(c, "text", "") for c in result.content)
+    assert result.is_error and "No git repository inside the allowed root" in text
+    assert "enclosing repository" not in text
+    async with Client(create_server(root=root)) as client:
+        release = await client.call_tool("start_release", {"version": "1.0.0"})
+    assert "enclosing repository" not in str(release.structured_content)
+    assert release.structured_content["steps"][0]["status"] == "failed"
+
+
+@pytest.mark.anyio
+async def test_a_repository_inside_the_root_still_works_from_a_subfolder(tmp_path: Path) -> None:
+    from mcpnb.probekit import create_server
+
+    root = _repo_with(tmp_path / "root", "feat: inside")
+    (root / "sub").mkdir()
+    async with Client(create_server(root=root)) as client:
+        result = await client.call_tool("genchangelog", {"path": "sub"})
+    assert [e["subject"] for e in result.structured_content["entries"]] == ["inside"]
+
+
+@pytest.mark.anyio
+async def test_a_repositorys_own_config_cannot_start_programs(tmp_path: Path) -> None:
+    root = _repo_with(tmp_path / "root", "feat: plain")
+    # a commit that carries a (fake) signature, so that showing signatures would call gpg
+    tree = _git(root, "write-tree")
+    parent = _git(root, "rev-parse", "HEAD")
+    signed = (
+        f"tree {tree}\nparent {parent}\nauthor t <t@x> 1700000000 +0000\n"
+        "committer t <t@x> 1700000000 +0000\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEfake\n -----END PGP SIGNATURE-----\n"
+        "\nfix: signed\n"
+    )
+    sha = _git(root, "hash-object", "-t", "commit", "-w", "--stdin", stdin=signed)
+    _git(root, "update-ref", "HEAD", sha)
+    marker = tmp_path / "ran"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\ncat >/dev/null\nexit 0\n')
+    evil.chmod(0o755)
+    with (root / ".git" / "config").open("a") as config:
+        config.write(
+            f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {evil}\n"
+            f"[core]\n\tpager = {evil}\n\tfsmonitor = {evil}\n[diff]\n\texternal = {evil}\n"
+        )
+    result = await _changelog(root)
+    assert not result.is_error, result.content
+    assert [e["subject"] for e in result.structured_content["entries"]] == ["signed", "plain"]
+    assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.anyio
+async def test_a_git_dir_outside_the_root_is_refused(tmp_path: Path) -> None:
+    elsewhere = _repo_with(tmp_path / "elsewhere", "feat: someone else's history")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / ".git").write_text(f"gitdir: {elsewhere / '.git'}\n")
+    result = await _changelog(root)
+    text = " ".join(getattr(c, "text", "") for c in result.content)
+    assert result.is_error and "leads outside the allowed root" in text
+    assert "someone else" not in text
+
+    os.remove(root / ".git")
+    (root / ".git").symlink_to(elsewhere / ".git")
+    result = await _changelog(root)
+    assert result.is_error and "someone else" not in " ".join(getattr(c, "text", "") for c in result.content)
+
+
+@pytest.mark.anyio
+async def test_object_alternates_outside_the_root_are_refused(tmp_path: Path) -> None:
+    elsewhere = _repo_with(tmp_path / "elsewhere", "feat: borrowed objects")
+    root = _repo_with(tmp_path / "root", "feat: own")
+    (root / ".git" / "objects" / "info" / "alternates").write_text(str(elsewhere / ".git" / "objects") + "\n")
+    result = await _changelog(root)
+    text = " ".join(getattr(c, "text", "") for c in result.content)
+    assert result.is_error and "object alternate leads outside the allowed root" in text

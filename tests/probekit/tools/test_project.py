@@ -84,3 +84,60 @@ def test_mock_values_are_seeded_and_follow_the_schema() -> None:
     )
     assert rec["email"].endswith("@example.com") and len(rec["id"]) == 36 and 1 <= len(rec["tags"]) <= 2
     assert rec["joined"][:2] == "20"
+
+
+# ---------------------------------------------------------------- manifests that lead out of the root
+OUTSIDE = "outside-secret-dependency==6.6.6\nroot:x:0:0:root:/root:/bin/bash\n"
+
+
+@pytest.fixture
+def leaky(tmp_path: Path) -> Path:
+    """A root whose manifests are symlinks to files outside it (as if to /etc/passwd)."""
+    root = tmp_path / "leaky"
+    root.mkdir()
+    (root / "app.py").write_text("print('hi')\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "passwd").write_text(OUTSIDE)
+    (outside / "pyproject.toml").write_text(
+        '[project]\nname = "outside-name"\ndependencies = ["outside-pkg"]\n'
+    )
+    (outside / "package.json").write_text('{"dependencies": {"outside-npm": "1"}}')
+    (root / "requirements.txt").symlink_to(outside / "passwd")
+    (root / "requirements-dev.txt").symlink_to(outside / "passwd")
+    (root / "pyproject.toml").symlink_to(outside / "pyproject.toml")
+    (root / "package.json").symlink_to(outside / "package.json")
+    (root / "requirements-ok.txt").write_text("inside-dep==1.0\n")
+    return root
+
+
+def test_symlinked_manifests_out_of_the_root_are_not_read(leaky: Path) -> None:
+    data = scan(leaky)
+    assert data["manifests"] == ["requirements-ok.txt"]
+    assert [d["name"] for d in data["dependencies"]] == ["inside-dep"]
+    ctx = project_context(leaky)
+    assert ctx["name"] == "leaky"  # not the outside pyproject's name
+    assert "outside" not in ctx["contextMarkdown"] and "root:x" not in ctx["contextMarkdown"]
+
+
+@pytest.mark.anyio
+async def test_no_tool_reads_a_manifest_outside_the_root(leaky: Path) -> None:
+    from mcp import Client
+
+    from mcpnb.probekit import create_server
+
+    async with Client(create_server(root=leaky, poll_interval_ms=10)) as client:
+        texts = []
+        for tool, args in (
+            ("analyze_project", {}),
+            ("init_project_context", {}),
+            ("start_onboard", {}),
+        ):
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, (tool, result.content)
+            texts.append(
+                str(result.structured_content) + " ".join(getattr(c, "text", "") for c in result.content)
+            )
+    for text in texts:
+        assert "outside" not in text and "root:x" not in text
+    assert "inside-dep" in texts[0]

@@ -1,0 +1,181 @@
+"""``%mcp call`` against ``pool.call`` in a real kernel (jupyter_client plays the frontend).
+
+The clock runs inside the kernel: ``time.perf_counter`` around blocks of N calls of each way, the
+four ways taking turns, so the difference per call is what the magic adds (parsing, the tool
+lookup, the calling cell's context), not the kernel's messaging. Two pairs: the synchronous path
+(a magic inside a loop or a function) against ``pool.call``, and the awaited path a top-level
+``%mcp`` cell takes (the input transformer rewrites it into ``await arun_line_magic(...)``)
+against ``await pool.acall``.
+Replies and output are matched to the request by their parent msg_id.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from string import Template
+from typing import Any
+
+from suite.common import DEMO, PYTHON, ROOT, Deadline, Row, Scale, Tick, failed, median, ratio
+
+SECTION = "kernel"
+MARK = "BENCH-JSON "
+
+SETUP = f"""
+%load_ext mcpnb
+import json, time
+import mcpnb
+from mcpnb.notebook.cell import arun_line_magic
+pool = mcpnb.default_pool()
+pool.connect("demo", command={PYTHON!r}, args=[{str(DEMO)!r}, "stdio"])
+print(pool.status()["demo"].state)
+"""
+
+MEASURE = """
+def _pool_sync(n):
+    t = time.perf_counter()
+    for _ in range(n):
+        pool.call("demo", "add", {"a": 1, "b": 2})
+    return (time.perf_counter() - t) / n
+
+def _magic_sync(n):
+    t = time.perf_counter()
+    for _ in range(n):
+        %mcp call demo.add a=1 b=2
+    return (time.perf_counter() - t) / n
+
+async def _pool_async(n):
+    t = time.perf_counter()
+    for _ in range(n):
+        await pool.acall("demo", "add", {"a": 1, "b": 2})
+    return (time.perf_counter() - t) / n
+
+async def _magic_async(n):  # what a top-level `%mcp call demo.add a=1 b=2` cell is rewritten into
+    t = time.perf_counter()
+    for _ in range(n):
+        await arun_line_magic("mcp", "call demo.add a=1 b=2")
+    return (time.perf_counter() - t) / n
+
+_got = {"pool": [], "magic": [], "apool": [], "amagic": []}
+_pool_sync($warm); _magic_sync($warm); await _pool_async($warm); await _magic_async($warm)
+for _ in range($blocks):
+    _got["pool"].append(_pool_sync($n))
+    _got["magic"].append(_magic_sync($n))
+    _got["apool"].append(await _pool_async($n))
+    _got["amagic"].append(await _magic_async($n))
+print($mark + json.dumps(_got))
+"""
+
+LABELS = {
+    "pool-call": "pool.call in a kernel",
+    "magic-call": "%mcp call in a kernel (synchronous path)",
+    "magic-overhead": "%mcp call minus pool.call, per call",
+    "pool-acall": "await pool.acall in a kernel",
+    "magic-await": "%mcp call in a kernel (awaited, top-level cell)",
+    "magic-await-overhead": "awaited %mcp call minus await pool.acall, per call",
+}
+
+
+def execute(kc: Any, code: str, timeout: float) -> str:
+    """Run ``code``; return its stdout. Raises with the kernel's error if the cell failed."""
+    msg_id = kc.execute(code)
+    deadline = Deadline(timeout)
+    out: list[str] = []
+    error = None
+    while True:  # iopub until this request's idle
+        if deadline.passed:
+            raise TimeoutError(f"the kernel did not finish within {timeout} s")
+        try:
+            msg = kc.get_iopub_msg(timeout=min(0.5, deadline.left))
+        except queue.Empty:
+            continue
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "stream" and content.get("name") == "stdout":
+            out.append(content["text"])
+        elif kind == "error":
+            error = f"{content['ename']}: {content['evalue']}"
+        elif kind == "status" and content["execution_state"] == "idle":
+            break
+    while True:  # then this request's reply on the shell channel
+        if deadline.passed:
+            raise TimeoutError(f"no execute_reply within {timeout} s")
+        try:
+            reply = kc.get_shell_msg(timeout=min(0.5, deadline.left))
+        except queue.Empty:
+            continue
+        if reply["parent_header"].get("msg_id") == msg_id:
+            break
+    if reply["content"]["status"] != "ok" or error:
+        raise RuntimeError(error or reply["content"].get("evalue", "cell failed"))
+    return "".join(out)
+
+
+def measure(scale: Scale, tick: Tick) -> list[Row]:
+    from jupyter_client.manager import start_new_kernel
+
+    tick("starting a kernel")
+    km = kc = None
+    try:
+        km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT), startup_timeout=120)
+        tick("kernel: %load_ext mcpnb and connect")
+        state = execute(kc, SETUP, 120).strip().splitlines()[-1]
+        if state != "connected":
+            raise RuntimeError(f"demo server not connected in the kernel: {state}")
+        n = min(scale.block, scale.kernel_calls)
+        rounds = max(1, scale.kernel_calls * scale.reps // n)
+        tick(f"kernel: {rounds} blocks of {n} calls each way")
+        code = Template(MEASURE).substitute(warm=scale.warmup, blocks=rounds, n=n, mark=repr(MARK))
+        started = time.monotonic()
+        out = execute(kc, code, scale.budget * 4 + 60)
+        got = json.loads(next(line for line in out.splitlines() if line.startswith(MARK))[len(MARK) :])
+        tick(f"kernel: measured in {time.monotonic() - started:.0f} s")
+        execute(kc, "pool.close()", 60)
+    except Exception as exc:
+        return [failed(SECTION, f"{SECTION}/{k}", label, exc) for k, label in LABELS.items()]
+    finally:
+        if kc is not None:
+            kc.stop_channels()
+        if km is not None:
+            km.shutdown_kernel(now=True)
+
+    ms = {k: median(v) * 1000 for k, v in got.items()}
+    detail = f"median of {len(got['pool'])} blocks, timed inside the kernel"
+    return [
+        Row(SECTION, f"{SECTION}/pool-call", LABELS["pool-call"], ms["pool"], detail=detail),
+        Row(
+            SECTION,
+            f"{SECTION}/magic-call",
+            LABELS["magic-call"],
+            ms["magic"],
+            ratio=ratio(ms["magic"], ms["pool"]),
+            versus="pool.call",
+            detail=detail,
+        ),
+        Row(
+            SECTION,
+            f"{SECTION}/magic-overhead",
+            LABELS["magic-overhead"],
+            ms["magic"] - ms["pool"],
+            target="≤ 0.5 ms",
+        ),
+        Row(SECTION, f"{SECTION}/pool-acall", LABELS["pool-acall"], ms["apool"], detail=detail),
+        Row(
+            SECTION,
+            f"{SECTION}/magic-await",
+            LABELS["magic-await"],
+            ms["amagic"],
+            ratio=ratio(ms["amagic"], ms["apool"]),
+            versus="await pool.acall",
+            detail=detail,
+        ),
+        Row(
+            SECTION,
+            f"{SECTION}/magic-await-overhead",
+            LABELS["magic-await-overhead"],
+            ms["amagic"] - ms["apool"],
+            target="≤ 0.5 ms",
+        ),
+    ]

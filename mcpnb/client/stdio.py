@@ -1,0 +1,224 @@
+"""stdio servers: the child process, its pipes, and how it ends, on a clock a kernel shutdown allows.
+
+The SDK's ``stdio_client`` speaks the same newline-delimited JSON-RPC; mcpnb owns the process because:
+
+- **Kernel shutdown.** jupyter_client asks a kernel to shut down, sends SIGTERM 2.5 s later and
+  SIGKILL at 5 s. A server in its own session (so Ctrl-C in the kernel does not kill it) survives
+  its kernel unless it is ended inside that window. The SDK's clock (2 s for stdin EOF, 2 s after
+  SIGTERM, per server) does not fit; ours is :data:`EOF_GRACE` + :data:`TERM_GRACE`, shortened by
+  :func:`hurry`, and every live child is listed so :func:`end_all_now` can end them from any thread.
+- **Garbage on stdout** (a ``print`` in a server) is the server's bug: the line goes to the
+  server's own log, not as an SDK traceback into whichever cell is running.
+- **A missing cwd** is reported by the OS as the *command* not being found; we say what is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any
+
+from mcpnb.client.errors import ConfigError
+
+#: After stdin is closed, how long a server may take to exit on its own.
+EOF_GRACE = 1.0
+#: After SIGTERM to its process group, how long before SIGKILL.
+TERM_GRACE = 1.0
+#: The clock once the process is on its way out (kernel shutdown, interpreter exit).
+HURRIED = (0.25, 0.25)
+#: How long the writer may flush messages already accepted before stdin closes.
+_FLUSH = 0.5
+_POLL = 0.01
+
+_clock = [EOF_GRACE, TERM_GRACE]
+_live: dict[int, str] = {}  # pid (= process group id) -> server name, for every child still running
+_live_lock = threading.Lock()
+
+
+def hurry() -> None:
+    """From now on, end children on the short clock (the kernel or the interpreter is going away)."""
+    _clock[:] = HURRIED
+
+
+def live_children() -> dict[int, str]:
+    """``{pid: server name}`` of the stdio servers this process started and has not ended yet."""
+    with _live_lock:
+        return dict(_live)
+
+
+def end_all_now(grace: float = HURRIED[1]) -> list[int]:
+    """SIGTERM every live child's process group, SIGKILL what is left after ``grace`` seconds.
+
+    Synchronous and loop-free, so it works when the runtime loop is stuck or already gone; returns
+    the pids it had to signal.
+    """
+    groups = list(live_children())
+    for pgid in groups:
+        _signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(_group_alive(g) for g in groups):
+        time.sleep(_POLL)
+    for pgid in groups:
+        _signal_group(pgid, signal.SIGKILL)
+    with _live_lock:
+        for pgid in groups:
+            _live.pop(pgid, None)
+    return groups
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def check_cwd(cwd: str | None, server: str) -> None:
+    """A clear error for a working directory that is not there (the OS would blame the command)."""
+    if cwd is not None and not os.path.isdir(cwd):
+        why = "is not a folder" if os.path.exists(cwd) else "does not exist"
+        raise ConfigError(f"the working directory {cwd!r} {why}", server=server, key="cwd")
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(
+    server: str,
+    command: str,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    errlog: Any,
+    on_bad_line: Callable[[str], None],
+) -> AsyncIterator[Any]:
+    """Start ``command`` in its own process group; yield the (read, write) streams ``mcp.Client`` takes.
+
+    On exit (normal, error or cancellation) the server is ended: stdin closed, then SIGTERM to its
+    group, then SIGKILL, within the current clock; nothing of it outlives this block.
+    """
+    import anyio
+    import mcp_types as types
+    from anyio.streams.text import TextReceiveStream
+    from mcp.client.stdio import get_default_environment
+    from mcp.shared.message import SessionMessage
+
+    check_cwd(cwd, server)
+    try:
+        process = await anyio.open_process(
+            [command, *args],
+            env=get_default_environment() | dict(env or {}),
+            stderr=errlog,
+            cwd=cwd,
+            start_new_session=True,  # its own group: the kernel's Ctrl-C does not reach it; killpg does
+        )
+    except FileNotFoundError as exc:
+        check_cwd(cwd, server)  # removed since the check above: still say so
+        raise exc
+    with _live_lock:
+        _live[process.pid] = server
+
+    read_in, read_out = anyio.create_memory_object_stream[Any](0)
+    write_in, write_out = anyio.create_memory_object_stream[Any](0)
+    writer_done = anyio.Event()
+
+    async def read_stdout() -> None:
+        pieces: list[str] = []
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with read_in:
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
+                    *lines, rest = chunk.split("\n")
+                    for line in lines:
+                        pieces.append(line)
+                        text, pieces[:] = "".join(pieces), []
+                        if not text.strip():
+                            continue
+                        try:
+                            message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+                        except ValueError:
+                            on_bad_line(text)
+                            continue
+                        await read_in.send(SessionMessage(message))
+                    if rest:
+                        pieces.append(rest)
+        with contextlib.suppress(Exception):  # keep a server that still writes from blocking on a full pipe
+            with anyio.CancelScope(shield=True):
+                while True:
+                    await process.stdout.receive()
+
+    async def write_stdin() -> None:
+        try:
+            async with write_out:
+                async for message in write_out:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    await process.stdin.send(data.encode())
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_in.aclose()  # the session sees the connection end instead of waiting forever
+        finally:
+            writer_done.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_stdout)
+            tg.start_soon(write_stdin)
+            try:
+                yield read_out, write_in
+            finally:
+                with anyio.CancelScope(shield=True):  # must finish under cancellation, bounded throughout
+                    write_in.close()
+                    with anyio.move_on_after(_FLUSH):
+                        await writer_done.wait()
+                    await _end(process)
+                    read_out.close()
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await _end(process)
+
+
+async def _end(process: Any) -> None:
+    """stdin EOF, then SIGTERM to the group, then SIGKILL; the group is gone (or abandoned) after."""
+    import anyio
+
+    pgid = process.pid
+    with _live_lock:
+        if pgid not in _live:
+            return
+    eof_grace, term_grace = _clock
+    with contextlib.suppress(Exception):
+        await process.stdin.aclose()
+    await _wait(lambda: process.returncode is not None, eof_grace)
+    _signal_group(pgid, signal.SIGTERM)  # also reaches what the server started, if it exited already
+    if not await _wait(lambda: not _group_alive(pgid), term_grace):
+        _signal_group(pgid, signal.SIGKILL)
+        await _wait(lambda: process.returncode is not None, 2.0)
+    with contextlib.suppress(Exception):
+        await process.stdout.aclose()
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    with contextlib.suppress(Exception):
+        transport.close()  # type: ignore[union-attr]
+    with _live_lock:
+        _live.pop(pgid, None)
+    await anyio.lowlevel.checkpoint()
+
+
+async def _wait(done: Callable[[], bool], timeout: float) -> bool:
+    import anyio
+
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        await anyio.sleep(_POLL)
+    return True

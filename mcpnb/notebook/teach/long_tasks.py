@@ -1,0 +1,93 @@
+"""Exercises of ``08-tasks.ipynb``: a task's TTL, cancelling one, the two wires' field names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpnb.notebook.teach.exercises import Wrong, exercise
+
+NOTEBOOK = "08-tasks.ipynb"
+
+
+def _handle(value: Any, name: str) -> Any:
+    from mcpnb.client.tasks import TaskHandle
+
+    if not isinstance(value, TaskHandle):
+        what = "a result (the call waited)" if type(value).__name__ == "ToolResult" else type(value).__name__
+        raise Wrong(f"`{name}` should be the live handle that `--task` gives; you have {what}")
+    return value
+
+
+@exercise(
+    "08.ttl",
+    notebook=NOTEBOOK,
+    hints=[
+        "`--ttl` asks the server to keep the task (and its result) that long after it was created.",
+        "Only a 2025-11-25 server honours the client's TTL: start it on `old`.",
+        "`--ttl` counts milliseconds.",
+    ],
+)
+def _ttl(value: Any) -> str:
+    handle = _handle(value, "short")
+    if handle.tool != "slow_task":
+        raise Wrong(f"that is a task of `{handle.tool}`; start `slow_task`")
+    ttl = handle.ttl_ms
+    if ttl == 20:
+        raise Wrong("your task's TTL is 20 ms: `--ttl` counts milliseconds, so 20 seconds is 20000")
+    if ttl == 300_000:
+        raise Wrong(
+            "the server kept its default TTL (5 minutes): a 2026-07-28 server decides the TTL itself, "
+            "and a 2025-11-25 one uses `--ttl` only when you give it"
+        )
+    if ttl != 20_000:
+        raise Wrong(f"the server keeps this task for {ttl} ms; the exercise asks for 20 seconds")
+    return "20 s after it was created the server may forget the task and its result: collect results in time"
+
+
+@exercise(
+    "08.cancel",
+    notebook=NOTEBOOK,
+    hints=[
+        "Start a task that takes a while (`steps=50`), then call `.cancel()` on its handle.",
+        "`.cancel()` waits for the server's answer; `.status` then says `cancelled`.",
+    ],
+)
+def _cancel(value: Any) -> str:
+    handle = _handle(value, "stopped")
+    status = handle.status
+    if status == "cancelled":
+        return "the server stopped the work and keeps the task, marked cancelled, until its TTL runs out"
+    if status == "completed":
+        raise Wrong(
+            "it finished before your cancel arrived: give it more steps (say `steps=50`) and cancel at once"
+        )
+    if status in ("working", "input_required"):
+        raise Wrong(f"it is still {status}: call `.cancel()` on it")
+    raise Wrong(f"its status is {status}; a cancelled task says `cancelled`")
+
+
+@exercise(
+    "08.poll-field",
+    notebook=NOTEBOOK,
+    hints=[
+        "Both wires tell the client how long to wait between two `tasks/get`; look at a task object of each.",
+        "One wire names durations in milliseconds with an `Ms` suffix.",
+    ],
+)
+def _poll_field(value: Any) -> str:
+    expected = {"legacy": "pollInterval", "modern": "pollIntervalMs"}
+    if not isinstance(value, dict) or set(value) != set(expected):
+        raise Wrong("give a dict with two keys, `legacy` and `modern`, each a field name")
+    if value == {"legacy": "pollIntervalMs", "modern": "pollInterval"}:
+        raise Wrong("the other way round: the 2026-07-28 extension spells its durations with `Ms`")
+    for era, field in expected.items():
+        if value[era] != field:
+            if str(value[era]).lower().startswith("ttl"):
+                raise Wrong(
+                    f"`{value[era]}` is how long the task is kept; which field says how often to poll?"
+                )
+            raise Wrong(f"the {era} task object has no field `{value[era]}` for that; look at its keys again")
+    return (
+        "same meaning, two spellings: `ttl`/`pollInterval` (2025-11-25) vs `ttlMs`/`pollIntervalMs` "
+        "(the extension)"
+    )

@@ -1,0 +1,77 @@
+"""The filter on other people's loggers: credentials in URLs and headers never reach a handler."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from mcpnb.client.logfilter import SERVER_LOG, install, redact_text, remember_secrets
+
+SECRET = "s3cr3t-Tok3n-value"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'HTTP Request: POST http://ada:{SECRET}@127.0.0.1:8000/mcp "HTTP/1.1 200 OK"',
+        f"GET http://127.0.0.1:8000/sse?token={SECRET}&x=1",
+        f"GET http://127.0.0.1:8000/sse?api_key={SECRET}",
+        f"https://{SECRET}@example.invalid/mcp",
+        f"headers={{'Authorization': 'Bearer {SECRET}', 'accept': 'application/json'}}",
+        f"Authorization: Bearer {SECRET}",
+        f"[(b'content-type', b'text/plain'), (b'set-cookie', b'sid={SECRET}; Path=/')]",
+        f'{{"X-Api-Key": "{SECRET}"}}',
+        f"password={SECRET}",
+    ],
+)
+def test_credentials_in_urls_and_headers_are_hidden(text):
+    shown = redact_text(text)
+    assert SECRET not in shown and "***" in shown
+
+
+def test_ordinary_text_is_left_alone():
+    text = 'HTTP Request: POST http://127.0.0.1:8000/mcp "HTTP/1.1 200 OK" content-type: application/json'
+    assert redact_text(text) == text
+
+
+def test_secrets_a_connection_knows_are_scrubbed_while_it_lives():
+    class Owner:
+        pass
+
+    owner = Owner()
+    remember_secrets(owner, {"plain-value-with-no-name"})
+    assert redact_text("the server said plain-value-with-no-name") == "the server said ***"
+    del owner
+    assert redact_text("plain-value-with-no-name") == "plain-value-with-no-name"
+
+
+def test_records_of_watched_loggers_are_rewritten_before_any_handler(caplog):
+    import mcp.client.session  # noqa: F401  (the SDK's loggers exist once it is imported)
+
+    install()
+    caplog.set_level(logging.DEBUG)
+    logging.getLogger("httpx2").info("HTTP Request: %s %s", "POST", f"http://u:{SECRET}@127.0.0.1/mcp")
+    try:
+        raise ValueError(f"bad token={SECRET}")
+    except ValueError:
+        logging.getLogger("client").debug("failed", exc_info=True)  # the SDK session's logger
+    assert SECRET not in caplog.text
+    assert "http://u:***@127.0.0.1/mcp" in caplog.text and "token=***" in caplog.text
+
+
+def test_sdk_warnings_in_a_session_go_to_its_log(caplog):
+    import mcp.client.sse  # noqa: F401
+
+    install()
+    seen: list[str] = []
+    caplog.set_level(logging.DEBUG)
+    token = SERVER_LOG.set(seen.append)
+    try:
+        logging.getLogger("mcp.client.sse").error("Error in sse_reader", exc_info=ValueError("boom"))
+        logging.getLogger("mcp.client.sse").debug("a debug line stays where it was")
+    finally:
+        SERVER_LOG.reset(token)
+    assert seen == ["[error] Error in sse_reader (ValueError: boom)"]
+    assert not any("sse_reader" in r.getMessage() for r in caplog.records)
+    assert any("a debug line" in r.getMessage() for r in caplog.records)

@@ -1,0 +1,113 @@
+"""Streamable HTTP servers that answer 500, 401, 400 or 404, drop the connection mid-answer, or
+die: what the person is told, what the pool says afterwards, and no process left behind."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import children, wait_until
+
+from faults.conftest import QUICK, no_process_left
+from faults.test_sdk_noise import sdk_warnings_shown
+from mcpnb import CallError
+from mcpnb.client.errors import AuthError
+
+ERA = pytest.mark.parametrize("era", ["legacy", "modern"])
+
+
+def _fault(pool, tool: str, **arguments) -> None:
+    pool.call("web", tool, arguments)
+
+
+def _recovers(pool) -> None:
+    assert wait_until(lambda: pool.status()["web"].state == "connected")
+    assert pool.call("web", "add", {"a": 20, "b": 22}).data == 42
+
+
+@ERA
+def test_http_500_is_a_failed_call_and_the_next_one_works(pool, faulty_http, marks, era):
+    pool.connect("web", url=faulty_http.url, era=era, **QUICK)
+    _fault(pool, "fail_next", status=500)
+    with pytest.raises(CallError, match=r"^add\(\) on 'web' failed: "):
+        pool.call("web", "add", {"a": 1, "b": 2})
+    _recovers(pool)
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)
+
+
+@ERA
+def test_http_401_says_the_credentials_were_rejected(pool, faulty_http, marks, era):
+    pool.connect("web", url=faulty_http.url, era=era, **QUICK)
+    _fault(pool, "fail_next", status=401)
+    with pytest.raises(AuthError) as info:
+        pool.call("web", "add", {"a": 1, "b": 2})
+    assert str(info.value) == (
+        f"server 'web': HTTP 401 Unauthorized from {faulty_http.url}: the server rejected the "
+        "credentials; check its auth settings (token, token_env, headers)"
+    )
+    assert pool.status()["web"].retries == 0  # no reconnect for a rejected credential
+    _recovers(pool)
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)
+
+
+@ERA
+def test_http_400_is_a_failed_call_not_a_lost_server(pool, faulty_http, marks, era):
+    pool.connect("web", url=faulty_http.url, era=era, **QUICK)
+    _fault(pool, "fail_next", status=400)
+    with pytest.raises(CallError, match=r"^add\(\) on 'web' failed: ") as info:
+        pool.call("web", "add", {"a": 1, "b": 2})
+    assert "lost" not in str(info.value)
+    assert pool.status()["web"].state == "connected" and pool.status()["web"].retries == 0
+    _recovers(pool)
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)
+
+
+def test_http_404_on_a_session_renews_it(pool, faulty_http, marks):
+    pool.connect("web", url=faulty_http.url, era="legacy", **QUICK)
+    _fault(pool, "fail_next", status=404)
+    with pytest.raises(CallError) as info:  # add is not marked idempotent: not replayed
+        pool.call("web", "add", {"a": 1, "b": 2})
+    assert "the server forgot the session of 'web' mid-call" in str(info.value)
+    assert "The connection is back" in str(info.value)
+    assert pool.status()["web"].state == "connected"
+    _fault(pool, "fail_next", status=404)
+    assert pool.call("web", "count").data == 0  # read-only: replayed once on the renewed session
+    _recovers(pool)
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)
+
+
+@ERA
+def test_a_dropped_connection_is_lost_and_recovered(pool, faulty_http, marks, era):
+    pool.connect("web", url=faulty_http.url, era=era, **QUICK)
+    _fault(pool, "drop_next")
+    with pytest.raises(CallError) as info:
+        pool.call("web", "add", {"a": 1, "b": 2})
+    assert str(info.value).startswith("add() failed: the connection to 'web' was lost (")
+    _recovers(pool)
+    assert pool.status()["web"].retries >= 1
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)
+
+
+def test_a_server_that_dies_mid_session_is_failed_after_the_retries(pool, faulty_http, marks, capfd, caplog):
+    pool.connect("web", url=faulty_http.url, era="legacy", **QUICK)
+    faulty_http.stop()  # kill -9: every connection drops
+    with pytest.raises(CallError) as info:
+        pool.call("web", "add", {"a": 1, "b": 2})
+    assert "'web' was lost" in str(info.value)
+    assert wait_until(lambda: pool.status()["web"].state == "failed")
+    row = pool.status()["web"]
+    assert row.retries == QUICK["max_retries"] and row.last_error.startswith("gave up reconnecting: ")
+    pool.close()
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err  # the SDK's complaints went to the server's log
+    assert sdk_warnings_shown(caplog) == []
+    no_process_left(marks)
+    assert not children()

@@ -1,0 +1,123 @@
+"""stdio servers that fail the ways real ones do: killed mid-call, hung at start, deaf to SIGTERM,
+printing garbage, flooding logs, answering with 10 MB. Each test checks what the person is told,
+the pool's state afterwards, and that no process is left."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+from conftest import wait_until
+
+from faults.conftest import QUICK, no_process_left
+from faults.test_sdk_noise import sdk_warnings_shown
+from mcpnb import CallError, ConnectError
+from mcpnb.client import stdio
+from mcpnb.client.interaction import LOG_LIMIT
+
+
+def test_kill_9_mid_call_says_lost_and_reconnects(pool, marks):
+    pool.connect("srv", **marks.stdio(), env={"DEMO_MARKS": str(marks.path)}, **QUICK)
+    (first,) = marks.wait_for(1)
+    outcome = {}
+
+    def call() -> None:
+        try:
+            pool.call("srv", "slow", {"seconds": 60, "tag": "k"})
+        except Exception as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    assert wait_until(lambda: (marks.path / "started-k").exists())
+    os.kill(first, signal.SIGKILL)
+    thread.join(30)
+
+    error = outcome["error"]
+    assert isinstance(error, CallError)
+    assert str(error).startswith("slow() failed: the connection to 'srv' was lost (")
+    assert str(error).endswith("; reconnecting in the background")
+    assert pool.call("srv", "echo", {"text": "back"}).data == "back"  # waits for the new session
+    row = pool.status()["srv"]
+    assert row.state == "connected" and row.retries == 1
+    assert len(marks.wait_for(2)) == 2
+    pool.close()
+    no_process_left(marks)
+
+
+def test_server_that_hangs_at_start_fails_the_connect_and_is_killed(pool, marks):
+    with pytest.raises(ConnectError) as info:
+        pool.connect("hung", **marks.stdio("--hang"), startup_timeout=3, **QUICK)
+    assert str(info.value) == (
+        "could not connect to 'hung': no answer within startup_timeout=3 s; "
+        "raise startup_timeout for server 'hung' if it is just slow"
+    )
+    row = pool.status()["hung"]
+    assert row.state == "failed" and row.retries == 0
+    no_process_left(marks)  # it ignores stdin EOF and SIGTERM: only SIGKILL ended it
+
+
+def test_server_that_ignores_sigterm_ends_on_close(pool, marks):
+    pool.connect("deaf", **marks.stdio("--ignore-term"), **QUICK)
+    (pid,) = marks.wait_for(1)
+    assert stdio.live_children().get(pid) == "deaf"
+    pool.close()
+    assert pool.names == [] and pid not in stdio.live_children()
+    no_process_left(marks)
+
+
+def test_garbage_on_stdout_goes_to_the_server_log_not_the_cell(pool, marks, capfd, caplog):
+    pool.connect("noisy", **marks.stdio("--garbage"), **QUICK)
+    assert pool.call("noisy", "add", {"a": 2, "b": 3}).data == 5
+    logs = "\n".join(pool.logs("noisy"))
+    assert "[stdout, not JSON-RPC, ignored] starting up..." in logs
+    assert "[stdout, not JSON-RPC, ignored] {not json" in logs
+    assert pool.status()["noisy"].state == "connected"
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "not json" not in out + err
+    assert sdk_warnings_shown(caplog) == []
+    pool.close()
+    no_process_left(marks)
+
+
+def test_a_flood_of_log_notifications_is_capped_under_the_result(pool, marks):
+    from mcpnb.notebook.render import result_bundle
+
+    pool.connect("chatty", **marks.stdio(), **QUICK)
+    result = pool.call("chatty", "flood", {"n": 3000})
+    assert result.data == "sent 3000 log lines"
+    assert len(result.logs) == LOG_LIMIT and result.logs_dropped == 3000 - LOG_LIMIT
+    assert result.logs[-1].data == "log line 3000 of 3000"  # the newest are kept
+    shown = result_bundle(result)
+    summary = f"server log: the last {LOG_LIMIT} of 3,000 messages ({3000 - LOG_LIMIT:,} dropped)"
+    assert summary in shown["text/plain"] and summary in shown["text/html"]
+    assert "log line 1 of 3000" not in shown["text/plain"]
+    assert len(shown["text/plain"]) < 40_000
+    assert pool.status()["chatty"].state == "connected"
+    pool.close()
+    no_process_left(marks)
+
+
+def test_a_10_mb_result_arrives_whole(pool, marks):
+    pool.connect("big", **marks.stdio(), **QUICK)
+    result = pool.call("big", "big", {"mb": 10})
+    assert result.data == "x" * (10 * 1024 * 1024)
+    assert pool.call("big", "echo", {"text": "after"}).data == "after"  # the session is fine
+    assert pool.status()["big"].state == "connected"
+    pool.close()
+    no_process_left(marks)
+
+
+def test_a_missing_cwd_says_so(pool, marks, tmp_path):
+    gone = tmp_path / "no-such-folder"
+    with pytest.raises(ConnectError) as info:
+        pool.connect("srv", **marks.stdio(), cwd=str(gone), **QUICK)
+    assert str(info.value) == (
+        f"could not connect to 'srv': server 'srv': key 'cwd': the working directory {str(gone)!r} "
+        "does not exist"
+    )
+    assert "command not found" not in str(info.value)
+    assert pool.status()["srv"].state == "failed"
+    assert marks.pids() == set()  # nothing was started

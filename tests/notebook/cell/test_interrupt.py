@@ -1,0 +1,56 @@
+"""Interrupting a %mcp cell (the kernel's ■ button) ends it with one clear line, not a bare
+CancelledError or KeyboardInterrupt traceback; the call is cancelled on the server."""
+
+from __future__ import annotations
+
+import sys
+
+from conftest import DEMO, wait_until
+
+from tests.frontend import Frontend
+
+
+def _interrupt(kernel, fe: Frontend, code: str, marker) -> dict:
+    cell = fe.execute(code)
+    assert wait_until(marker.exists, timeout=60), "the server never started the call"
+    kernel.kernel_manager.interrupt_kernel()
+    return fe.reply(cell)
+
+
+def test_an_interrupted_awaiting_cell_says_so(kernel, tmp_path):
+    fe = Frontend(kernel)
+    setup = fe.execute(
+        f"%load_ext mcpnb\n%mcp connect demo --env DEMO_MARKS={tmp_path} -- {sys.executable} {DEMO} stdio"
+    )
+    assert fe.reply(setup)["status"] == "ok"
+
+    reply = _interrupt(kernel, fe, "%mcp call demo.slow seconds=60 tag=await", tmp_path / "started-await")
+    assert reply["status"] == "error"
+    assert reply["ename"] == "Interrupted"
+    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the call was cancelled on the server"
+    assert "CancelledError" not in "".join(reply["traceback"])
+
+    # inside a function the cell is synchronous: the same words
+    code = "def run():\n    r = %mcp call demo.slow seconds=60 tag=sync\n    return r\nrun()"
+    reply = _interrupt(kernel, fe, code, tmp_path / "started-sync")
+    assert reply["status"] == "error" and reply["ename"] == "Interrupted"
+    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the call was cancelled on the server"
+
+    check = fe.execute(
+        "import time\n"
+        "for _ in range(50):\n"
+        "    seen = %mcp call demo.cancelled\n"
+        "    if len(seen.data) == 2: break\n"
+        "    time.sleep(0.1)\n"
+        "print('CANCELLED', sorted(seen.data))"
+    )
+    assert fe.reply(check)["status"] == "ok"
+    assert "CANCELLED ['await', 'sync']" in fe.stdout[check]
+
+
+def test_the_interrupt_line_never_repeats_arguments():
+    from mcpnb.notebook.magics import Interrupted, interrupted
+
+    exc = interrupted("connect docs http://127.0.0.1:1/mcp?token=SECRET-VALUE --header 'X-Key: k'", 0)
+    assert isinstance(exc, Interrupted) and str(exc) == "%mcp connect docs: interrupted"
+    assert exc._render_traceback_()[0].endswith("Interrupted: %mcp connect docs: interrupted\x1b[0m")

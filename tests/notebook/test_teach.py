@@ -1,0 +1,247 @@
+"""mcpnb.teach: checks that teach, hints on request, schema problems in words, JSON-RPC by hand.
+
+The checkers that read a server's schema run against a real probe-kit (in-process, or over HTTP on
+127.0.0.1 for the hand-cranked wire). The full lessons, with every worked solution and every common
+mistake, run in a kernel in tests/test_course.py.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pandas as pd
+import pytest
+
+import mcpnb
+from mcpnb import teach
+
+INTEGER_LIMIT = {
+    "type": "object",
+    "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+    "required": ["query"],
+}
+
+
+@pytest.fixture
+def course(pool, monkeypatch):
+    """probe-kit connected as ``probe``, where the lessons' checkers look for it."""
+    mcpnb.serve_probekit("probe", pool=pool)
+    monkeypatch.setattr("mcpnb.notebook.teach.exercises.course_pool", lambda: pool)
+    return pool
+
+
+@pytest.fixture
+def scratch():
+    """An exercise registered for one test, and forgotten after it."""
+    before = dict(teach.EXERCISES)
+    yield
+    teach.EXERCISES.clear()
+    teach.EXERCISES.update(before)
+
+
+# ---------------------------------------------------------------- check and hint
+def test_mcpnb_teach_is_the_notebook_room_s_teach_package():
+    assert mcpnb.teach is teach  # the client room never imports it: tests/client/test_room.py
+    assert {"06.arguments", "07.opening", "08.ttl", "09.retry"} <= set(teach.EXERCISES)
+
+
+def test_an_answer_left_as_dots_is_not_answered_yet():
+    for value in (..., {"killed server": ..., "HTTP 401": False, "command not found": False}):
+        verdict = teach.check("09.retry", value)
+        assert verdict.passed is None and not verdict
+        assert "not answered yet" in repr(verdict) and "teach.hint('09.retry')" in repr(verdict)
+
+
+def test_right_and_wrong_answers_get_their_verdicts():
+    right = teach.check("07.opening", {"legacy": "initialize", "modern": "server/discover"})
+    assert right.passed is True and repr(right).startswith("✓ 07.opening: ")
+    swapped = teach.check("07.opening", {"legacy": "server/discover", "modern": "initialize"})
+    assert swapped.passed is False and repr(swapped).startswith("✗ 07.opening: the other way round")
+    assert "stuck? `teach.hint('07.opening')`" in swapped.message
+    later = teach.check("07.opening", {"legacy": "notifications/initialized", "modern": "server/discover"})
+    assert "comes later" in later.message
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("07.session", "MCP-Protocol-Version", "the *client* sends that one"),
+        ("07.session", "mcp-session-id", None),
+        ("07.mrtr", 1, "1 is the legacy count"),
+        ("07.mrtr", True, "give a number"),
+        ("07.mrtr", 2, None),
+        ("08.poll-field", {"legacy": "ttl", "modern": "ttlMs"}, "`ttl` is how long the task is kept"),
+        ("08.poll-field", {"legacy": "pollIntervalMs", "modern": "pollInterval"}, "the other way round"),
+        ("08.poll-field", {"legacy": "pollInterval", "modern": "pollIntervalMs"}, None),
+        ("08.ttl", 20000, "should be the live handle that `--task` gives"),
+        ("09.state", "failed", "`failed` is where a server ends when the pool gives up"),
+        ("09.state", "Reconnecting ", None),
+        ("09.timeout", 4, "4 s works, but it is not the smallest"),
+        ("09.timeout", 0, "positive number"),
+        ("09.timeout", 1, None),
+        ("09.retry", {"killed server": True, "HTTP 401": True, "command not found": False}, "a 401 will not"),
+        ("09.retry", {"killed server": False, "HTTP 401": False, "command not found": False}, "*is* retried"),
+    ],
+)
+def test_each_mistake_is_told_what_to_change(name, value, says):
+    verdict = teach.check(name, value)
+    if says is None:
+        assert verdict.passed is True, verdict
+    else:
+        assert verdict.passed is False and says in verdict.message, verdict
+
+
+def test_hints_come_one_at_a_time_then_point_at_the_solutions(scratch):
+    @teach.exercise("test.hints", hints=["first", "second"], notebook="99-test.ipynb")
+    def _never(value):
+        raise teach.Wrong("no")
+
+    assert repr(teach.hint("test.hints")) == "💡 test.hints: (1/2) first"
+    assert repr(teach.hint("test.hints")) == "💡 test.hints: (2/2) second"
+    assert "notebooks/solutions/99-test.md" in repr(teach.hint("test.hints"))
+
+
+def test_a_lesson_registers_its_own_exercise_and_a_crashing_checker_is_a_verdict(scratch):
+    @teach.exercise("test.square", hints=[])
+    def _square(value):
+        if value != 4:
+            raise teach.Wrong(f"{value} is not 2 squared")
+        return "2 × 2"
+
+    assert teach.check("test.square", 4).message == "2 × 2"
+    assert "3 is not 2 squared" in teach.check("test.square", 3).message
+
+    @teach.exercise("test.crash", hints=[])
+    def _crash(value):
+        return value["missing"]
+
+    verdict = teach.check("test.crash", {})  # never raises: Run All goes on
+    assert verdict.passed is False and "could not read this answer (KeyError" in verdict.message
+
+
+def test_an_unknown_exercise_name_suggests_the_right_one():
+    with pytest.raises(KeyError, match=r"did you mean '06\.arguments'"):
+        teach.check("06.argument", {})
+
+
+def test_verdict_html_escapes_and_shows_backticks_as_code():
+    html = teach.Verdict("x", False, "`<b>` is not <allowed>")._repr_html_()
+    assert "<code>&lt;b&gt;</code> is not &lt;allowed&gt;" in html and "✗ x" in html
+
+
+# ---------------------------------------------------------------- schema problems in words
+def test_a_string_where_the_schema_wants_an_integer():
+    said = teach.explain({"query": "x", "limit": "2"}, INTEGER_LIMIT, sender="your arguments send")
+    assert said == [
+        "your arguments send `limit` as a string ('2'); the schema wants an integer: "
+        "drop the quotes and write 2"
+    ]
+
+
+def test_missing_extra_enum_range_and_booleans_in_words():
+    from mcpnb.notebook.teach.schema_words import unknown_parameters
+
+    assert teach.explain({"limit": 2}, INTEGER_LIMIT, sender="your arguments send") == [
+        "`query` is required by the schema and your arguments have no `query`"
+    ]
+    closed = {**INTEGER_LIMIT, "additionalProperties": False}
+    assert "no `limt` (did you mean `limit`?)" in teach.explain({"query": "q", "limt": 2}, closed)[0]
+    assert unknown_parameters({"query": "q", "limt": 2}, INTEGER_LIMIT) == [
+        "the tool has no parameter `limt` (did you mean `limit`?); the server would ignore it"
+    ]
+    enum = {"type": "object", "properties": {"city": {"enum": ["Lyon", "Oslo"]}}}
+    assert teach.explain({"city": "Rome"}, enum) == [
+        "`city` is 'Rome'; the schema allows only 'Lyon', 'Oslo'"
+    ]
+    ranged = {"type": "integer", "minimum": 18}
+    assert "outside the range the schema sets (minimum 18)" in teach.explain(3, ranged)[0]
+    flag = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert "`n` as a boolean (True)" in teach.explain({"n": True}, flag)[0]  # True is no integer in JSON
+    assert teach.explain({"query": "q", "limit": 2}, INTEGER_LIMIT) == []
+
+
+# ---------------------------------------------------------------- checkers that read a live server
+def test_arguments_are_checked_against_the_servers_real_input_schema(course):
+    wrong_type = teach.check("06.arguments", {"query": "date picker", "limit": "2"})
+    assert "your arguments send `limit` as a string ('2'); the schema wants an integer" in wrong_type.message
+    typo = teach.check("06.arguments", {"query": "date picker", "limt": 2})
+    assert "no parameter `limt` (did you mean `limit`?)" in typo.message
+    assert (
+        "you ask for the default (5) results" in teach.check("06.arguments", {"query": "date picker"}).message
+    )
+    assert teach.check("06.arguments", {"query": "date picker", "limit": 2}).passed
+
+
+def test_a_checker_that_needs_a_server_says_which_cells_to_run(course):
+    verdict = teach.check("06.fix-point", {"x": 3, "y": 2})
+    assert verdict.passed is False and "asks the `demo` server" in verdict.message
+
+
+def test_the_frame_exercise_recounts_the_lesson_s_people(course):
+    from mcpnb.notebook.teach.structured_output import PEOPLE_COUNT, PEOPLE_SCHEMA, PEOPLE_SEED
+
+    people = course.call(
+        "probe", "gen_mock", {"schema": PEOPLE_SCHEMA, "count": PEOPLE_COUNT, "seed": PEOPLE_SEED}
+    )
+    assert "its `.df` is the DataFrame" in teach.check("06.frame", people).message
+    assert "these are the 30 records themselves" in teach.check("06.frame", people.df).message
+    assert teach.check("06.frame", people.df["city"].value_counts()).passed
+    assert teach.check("06.frame", people.df.groupby("city").size().to_frame("n")).passed
+    shifted = people.df["city"].value_counts().sort_index()
+    shifted.iloc[0], shifted.iloc[1] = shifted.iloc[0] + 1, shifted.iloc[1] - 1
+    assert "not per city" in teach.check("06.frame", shifted).message
+    assert "add up to 1" in teach.check("06.frame", pd.Series({"Lyon": 1})).message
+
+
+def test_task_checkers_read_a_real_handle(course):
+    serve_http = mcpnb.serve_probekit("old", http=True, era="legacy", pool=course)
+    assert serve_http.era == "legacy"
+    short = course.start_task("old", "slow_task", {"steps": 1, "delay": 0}, ttl_ms=20)
+    assert "`--ttl` counts milliseconds" in teach.check("08.ttl", short).message
+    right = course.start_task("old", "slow_task", {"steps": 1, "delay": 0}, ttl_ms=20_000)
+    assert teach.check("08.ttl", right).passed
+    running = course.start_task("probe", "slow_task", {"steps": 50, "delay": 0.2})
+    assert "still working: call `.cancel()`" in teach.check("08.cancel", running).message
+    running.cancel()
+    assert teach.check("08.cancel", running).passed
+    assert "a result (the call waited)" in teach.check("08.cancel", right.result()).message
+
+
+# ---------------------------------------------------------------- JSON-RPC by hand
+def test_the_hand_cranked_wire_shows_what_each_era_sends(pool):
+    mcpnb.serve_probekit("kit", http=True, pool=pool)
+    url = pool.connection("kit").config.url
+
+    legacy = teach.Wire(url, "legacy")
+    hello = legacy.send(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    assert hello.status == 200 and hello.result["protocolVersion"] == "2025-11-25"
+    assert legacy.session_id and hello.headers["mcp-session-id"] == legacy.session_id
+    assert legacy.notify("notifications/initialized").status == 202
+    listed = legacy.send("tools/list")
+    assert listed.sent_headers["Mcp-Session-Id"] == legacy.session_id
+    assert any(t["name"] == "estimate" for t in listed.result["tools"])
+
+    modern = teach.Wire(url, "modern", tasks=True)
+    found = modern.send("server/discover")
+    assert "mcp-session-id" not in found.headers and modern.session_id is None
+    assert "io.modelcontextprotocol/tasks" in found.result["capabilities"]["extensions"]
+    assert "io.modelcontextprotocol/clientInfo" in repr(found)  # the first envelope is shown whole
+    task = modern.send("tools/call", {"name": "slow_task", "arguments": {"steps": 1, "delay": 0}})
+    assert task.sent_headers["Mcp-Name"] == "slow_task" and task.result["resultType"] == "task"
+    assert "(the same envelope as before)" in repr(task) and "_meta" in task.request["params"]
+    refused = modern.send("tasks/get", {"taskId": "no-such-task"})
+    assert refused.result is None and "no-such-task" in refused.error["message"]
+    with pytest.raises(ValueError, match="legacy' or 'modern"):
+        teach.Wire(url, "2024")
+
+
+def test_teach_imports_no_heavy_module_until_used():
+    import subprocess
+
+    heavy = "{'pandas', 'jsonschema', 'mcp', 'ipywidgets'}"
+    code = f"import mcpnb, sys; mcpnb.teach; print(sorted({heavy} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

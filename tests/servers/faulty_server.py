@@ -1,0 +1,131 @@
+"""The demo server with faults on purpose, for tests/faults: what real servers do wrong.
+
+Run: ``python tests/servers/faulty_server.py [stdio|http] [--ignore-term] [--garbage] [--hang]``.
+
+- ``--ignore-term``: ignores SIGTERM and keeps running after stdin closes (only SIGKILL ends it).
+- ``--garbage``: writes lines that are not JSON-RPC on stdout before serving (a stray ``print``).
+- ``--hang``: never answers the handshake (and ignores SIGTERM while it hangs).
+- ``--marks DIR``: writes ``DIR/pid-<pid>`` at start, so a test knows every process it must see end.
+
+Extra tools: ``flood(n)`` sends ``n`` log notifications, ``big(mb)`` returns ``mb`` megabytes of
+text, ``fail_next(status, count)``
+makes the HTTP app answer the next ``count`` MCP requests with ``status`` (500, 401, 400, 404) and
+``drop_next(count)`` closes the next connections without an answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+if "--marks" in sys.argv:  # first of all, before the slow imports: a test must see every start
+    Path(sys.argv[sys.argv.index("--marks") + 1], f"pid-{os.getpid()}").write_text(" ".join(sys.argv))
+if "--hang" in sys.argv or "--ignore-term" in sys.argv:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from demo_server import create_server
+from mcp.server.mcpserver import Context
+
+FAULTS: dict[str, int] = {"status": 0, "count": 0, "drop": 0}
+
+
+def create_faulty_server():
+    server = create_server()
+
+    @server.tool()
+    async def flood(n: int, ctx: Context) -> str:
+        """Send ``n`` log notifications, then answer."""
+        for i in range(n):
+            await ctx.info(f"log line {i + 1} of {n}")
+        return f"sent {n} log lines"
+
+    @server.tool()
+    def big(mb: float) -> str:
+        """A text result of ``mb`` megabytes."""
+        return "x" * int(mb * 1024 * 1024)
+
+    @server.tool()
+    def fail_next(status: int, count: int = 1) -> str:
+        """HTTP only: answer the next ``count`` MCP requests with ``status``."""
+        FAULTS.update(status=status, count=count)
+        return f"the next {count} requests get HTTP {status}"
+
+    @server.tool()
+    def drop_next(count: int = 1) -> str:
+        """HTTP only: close the next ``count`` connections without an answer."""
+        FAULTS["drop"] = count
+        return f"the next {count} connections are dropped"
+
+    return server
+
+
+def faulty_app(app):
+    """The HTTP app, answering with the status (or dropping the connection) a test asked for."""
+    from starlette.responses import PlainTextResponse
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST":
+            if FAULTS["drop"] > 0:  # half an answer, then the connection closes (uvicorn aborts it)
+                FAULTS["drop"] -= 1
+                headers = [(b"content-type", b"application/json"), (b"content-length", b"1000")]
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": b'{"jsonrpc": "2.0", ', "more_body": True})
+                raise ConnectionAbortedError("dropped on purpose")
+            if FAULTS["count"] > 0:
+                FAULTS["count"] -= 1
+                status = FAULTS["status"]
+                await PlainTextResponse(f"fault injected: HTTP {status}", status_code=status)(
+                    scope, receive, send
+                )
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def serve_http(port: int) -> None:
+    import uvicorn
+
+    server = create_faulty_server()
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    config = uvicorn.Config(
+        faulty_app(server.streamable_http_app()), log_level="critical", timeout_graceful_shutdown=1
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("transport", choices=["stdio", "http"], nargs="?", default="stdio")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--ignore-term", action="store_true")
+    parser.add_argument("--garbage", action="store_true")
+    parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--marks")
+    args = parser.parse_args()
+    if args.hang:
+        while True:
+            time.sleep(3600)
+    if args.garbage:
+        print("starting up...", flush=True)
+        print("{not json", flush=True)
+    if args.transport == "http":
+        serve_http(args.port)
+        return
+    create_faulty_server().run()
+    while args.ignore_term:  # stdin closed: a well-behaved server exits here; this one does not
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()

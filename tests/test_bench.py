@@ -1,0 +1,80 @@
+"""bench/run.py runs in one go and reports every row (a smoke run with tiny sizes; never timings).
+
+The bench's numbers are for people (docs/performance.md); what a test can hold it to is that every
+section ran against the real servers, every client on every transport produced a number, and the
+report was written. Which numbers came out is never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+TRANSPORTS = ("inprocess", "stdio", "http-legacy", "http-modern")
+SIZES = (200, 2000)
+KERNEL = {
+    "call": ("pool-call", "magic-call", "magic-overhead"),
+    "await": ("pool-acall", "magic-await", "magic-await-overhead"),
+}
+
+
+def expected_keys() -> list[str]:
+    keys = []
+    for t in TRANSPORTS:
+        keys += [f"sequential/{t}/{c}" for c in ("raw", "pool-sync", "pool-async", "fastmcp", "per-call")]
+    for t in TRANSPORTS:
+        keys += [f"concurrency/{t}/{c}" for c in ("raw", "pool-async", "one-by-one", "speed-up")]
+    for way in ("call", "await"):
+        keys += [f"kernel/{k}" for k in KERNEL[way]]
+    keys += ["startup/load-ext", "startup/sdk-import"]
+    keys += [f"startup/first-connect/{t}/{c}" for t in ("stdio", "http-modern") for c in ("raw", "pool")]
+    for n in SIZES:
+        keys += [f"large/{n}/{step}" for step in ("call", "df", "render", "total", "peak-memory")]
+    small = min(SIZES)
+    keys += [f"large/{small}/raw"]
+    keys += [f"large/{small}/call/{t}" for t in ("inprocess", "stdio", "http-legacy")]
+    keys += [f"probekit/{era}/{k}" for era in ("http-legacy", "http-modern") for k in ("run", "probekit")]
+    return keys
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, float) and math.isfinite(value)
+
+
+@pytest.mark.timeout(900)
+def test_quick_run_reports_every_row(tmp_path):
+    rows_file = tmp_path / "rows.json"
+    rows_arg = ",".join(str(n) for n in SIZES)
+    cmd = [sys.executable, "bench/run.py", "--quick", "--rows", rows_arg, "--out", str(tmp_path)]
+    run = subprocess.run(
+        [*cmd, "--json", str(rows_file)], cwd=ROOT, capture_output=True, text=True, timeout=840
+    )
+    assert rows_file.exists(), run.stderr[-3000:]
+    rows = {r["key"]: r for r in json.loads(rows_file.read_text())}
+
+    failed = {k: r["error"] for k, r in rows.items() if r["error"]}
+    assert not failed, failed
+    missing = [k for k in expected_keys() if k not in rows]
+    assert not missing, missing
+    unexpected = [k for k in rows if k not in expected_keys()]
+    assert not unexpected, unexpected  # a new row belongs in expected_keys() (and in the docs)
+    not_numbers = [k for k, r in rows.items() if not _finite(r["value"])]
+    assert not not_numbers, not_numbers
+    # the per-client rows compare with the raw client measured in the same run
+    assert all(rows[f"sequential/{t}/pool-sync"]["ratio"] is not None for t in TRANSPORTS)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+    table = run.stdout  # the printed table has one line per row
+    assert all(r["label"] in table for r in rows.values())
+    report = (tmp_path / "performance.md").read_text()
+    table_lines = [line for line in report.splitlines() if line.startswith("| ")]
+    for r in rows.values():
+        assert any(line.startswith(f"| {r['label']} |") for line in table_lines), r["label"]
+    assert "cores (nproc)" in report and "| mcp |" in report
+    assert (tmp_path / "performance.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "performance.png" in report
