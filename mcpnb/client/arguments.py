@@ -1,17 +1,21 @@
 """Check call arguments against the tool's ``inputSchema`` before anything is sent.
 
 A server's own error for a bad argument is often a stack trace or a generic "invalid params"; the
-schema knows exactly which field is wrong, so we say it first and send nothing. ``jsonschema`` is
-imported here, on the first call, never when the extension loads.
+schema knows exactly which field is wrong, so we say it first and send nothing. A compiled check
+(``jsonschema-rs``) passes good arguments in microseconds; ``jsonschema``, which words the errors a
+person reads, is imported only when a call is wrong, never when the extension loads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from mcpnb.client.errors import ArgumentsError, did_you_mean_text
+from mcpnb.client.schemacheck import compiled, schema_key
 
 _MAX_ERRORS = 3
 
@@ -94,17 +98,30 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _problems(values: dict[str, Any], schema: dict[str, Any]) -> list[Any]:
+    """The schema's complaints about ``values``, most useful first; none for a broken schema.
+
+    Every call goes through here, so the common case (valid arguments) is one compiled check
+    (``jsonschema-rs``, cached per schema); ``jsonschema`` only runs to word the errors.
+    """
     if not schema:
         return []
-    import jsonschema
-
+    key = schema_key(schema)
+    with contextlib.suppress(Exception):  # a schema it cannot compile: jsonschema decides below
+        if compiled(key, formats=False).is_valid(values):
+            return []
     try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        validator = cls(schema)
-        errors = list(validator.iter_errors(values))
+        errors = list(_validator(key).iter_errors(values))
     except Exception:  # a broken schema is the server's problem: let the server judge the call
         return []
     return sorted(errors, key=lambda e: (list(e.absolute_path), e.validator != "required"))
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Any:
+    import jsonschema
+
+    schema = json.loads(schema_json)
+    return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
 
 
 def _line(args: Mapping[str, Any], key: str) -> str:

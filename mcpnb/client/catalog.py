@@ -64,6 +64,16 @@ class ToolCatalog:
         self.conn.emit("cache", "tools/list fetched from the server", hit=False, refresh=refresh)
         return await self.conn.request("tools/list", lambda _client: self.fetch())
 
+    def cached(self, name: str) -> ToolInfo | None:
+        """The tool from a fresh cache, if it is there and not filtered out; never any I/O.
+
+        Safe from any thread (it only reads the cached dictionary), so a magic can check a call's
+        arguments without a hop onto the runtime loop and back.
+        """
+        tools = self.cache.get()
+        tool = tools.get(name) if tools is not None else None
+        return tool if tool is not None and self.filter.allows(name) else None
+
     async def visible(self, refresh: bool = False) -> list[ToolInfo]:
         tools = await self.all(refresh)
         return [t for n, t in tools.items() if self.filter.allows(n)]

@@ -359,6 +359,11 @@ class Pool:
     async def atools(self, server: str | None = None, *, refresh: bool = False) -> list[ToolInfo]:
         return ToolList(await self._arun(self._tools(server, refresh)))
 
+    def cached_tool(self, server: str, tool: str) -> ToolInfo | None:
+        """``tool`` of ``server`` if the tool list is cached and fresh, else None: no I/O, no hop."""
+        conn = self._connections.get(server)
+        return conn.catalog.cached(tool) if conn is not None else None
+
     # ------------------------------------------------------------------ tools as functions (for LLMs)
     async def _function_tools(self, servers: tuple[str, ...], refresh: bool) -> list[ToolInfo]:
         if not servers:

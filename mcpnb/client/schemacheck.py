@@ -18,11 +18,17 @@ def _refuse(uri: str) -> Any:
     raise ValueError(f"remote schema {uri} is not fetched")
 
 
-@lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Any:
+@lru_cache(maxsize=512)
+def compiled(schema_json: str, *, formats: bool = True) -> Any:
+    """A compiled validator for a schema given as canonical JSON text (cached: tools repeat)."""
     import jsonschema_rs
 
-    return jsonschema_rs.validator_for(json.loads(schema_json), validate_formats=True, retriever=_refuse)
+    return jsonschema_rs.validator_for(json.loads(schema_json), validate_formats=formats, retriever=_refuse)
+
+
+def schema_key(schema: Any) -> str:
+    """The cache key of a schema: its canonical JSON."""
+    return json.dumps(schema, sort_keys=True, default=str)
 
 
 def json_path(path: Any) -> str:
@@ -36,7 +42,7 @@ def json_path(path: Any) -> str:
 def schema_problem(instance: Any, schema: dict[str, Any]) -> str | None:
     """The first validation error as one line (``at $.rows[2].age: "x" is not of type "integer"``)."""
     try:
-        validator = _validator(json.dumps(schema, sort_keys=True, default=str))
+        validator = compiled(schema_key(schema))
         if validator.is_valid(instance):
             return None
         error = next(iter(validator.iter_errors(instance)), None)

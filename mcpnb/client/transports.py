@@ -25,6 +25,9 @@ FailureHook = Callable[[BaseException], None]
 MESSAGE_LIMIT = 300
 
 #: MCP servers may hold a response stream open for a long time; reads get the SDK's 300 s.
+#: The largest single server-sent event accepted (a whole tool result in the 2025-11-25 era). The SDK's
+#: default, 1 MiB, refuses a 100k-row table; this still bounds what a misbehaving server can make us hold.
+MAX_SSE_EVENT = 256 * 1024 * 1024
 HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0
 
@@ -112,7 +115,7 @@ async def _http(
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
     client = _http_client(http_headers(config), timeout, http_auth(config), on_response, on_failure)
     async with client as http:
-        yield streamable_http_client(config.url or "", http_client=http)
+        yield streamable_http_client(config.url or "", http_client=http, max_sse_event_size=MAX_SSE_EVENT)
 
 
 def _sse(config: ServerConfig, on_response: ResponseHook | None, on_failure: FailureHook | None) -> Any:

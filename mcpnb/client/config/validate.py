@@ -84,7 +84,7 @@ def entry(name: str, data: Any, source: str | None) -> dict[str, Any]:
         )
     try:
         plain = _jsonable(data)
-        errors = list(_server_validator().iter_errors(plain))
+        errors = [] if _quick_check(plain) else list(_server_validator().iter_errors(plain))
     except RecursionError:
         raise ConfigError(NESTED_TOO_DEEP, file=source, server=name) from None
     if errors:
@@ -135,13 +135,38 @@ def _schema_text() -> str:
     return files(__package__ or "mcpnb.client.config").joinpath("schema.json").read_text(encoding="utf-8")
 
 
+def _server_schema() -> dict[str, Any]:
+    root = json.loads(_schema_text())
+    return {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": "#/$defs/server"}
+
+
+@cache
+def _server_schema_key() -> str:
+    from mcpnb.client.schemacheck import schema_key
+
+    return schema_key(_server_schema())
+
+
+def _quick_check(plain: Any) -> bool:
+    """True when the entry is valid, by a compiled check (``jsonschema-rs``, microseconds).
+
+    The first connect of a session would otherwise import ``jsonschema``, which takes seconds where
+    ``rfc3987-syntax`` is installed (JupyterLab brings it); it is needed only to word an error.
+    """
+    from mcpnb.client.schemacheck import compiled
+
+    try:
+        return bool(compiled(_server_schema_key(), formats=False).is_valid(plain))
+    except Exception:  # cannot tell: jsonschema decides
+        return False
+
+
 @cache
 def _server_validator() -> Any:
     import jsonschema
 
-    root = json.loads(_schema_text())
-    sub = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": "#/$defs/server"}
-    return jsonschema.validators.validator_for(root)(sub)
+    sub = _server_schema()
+    return jsonschema.validators.validator_for(sub)(sub)
 
 
 def _path_key(path: Any) -> str | None:

@@ -28,6 +28,9 @@ def find_tool(ctx: Context, target: str) -> Any:
         every = [f"{t.server}.{t.name}" for t in ctx.pool.tools()]
         hint = did_you_mean_text(name, [t.split(".", 1)[1] for t in every] + every)
         raise UsageError(f"no connected server has a tool {name!r}{hint} (write NAME.TOOL)")
+    cached = ctx.pool.cached_tool(server, name)  # the common case: no round trip to the runtime loop
+    if cached is not None:
+        return cached
     known_server(ctx, server)
     for refresh in (False, True):  # the cached list may be stale: look again before giving up
         tools = {t.name: t for t in ctx.pool.tools(server, refresh=refresh)}

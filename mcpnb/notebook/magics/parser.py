@@ -42,6 +42,7 @@ class Parser(MagicArgumentParser):
         )
         self.allow_abbrev = False  # "--head" silently meaning "--header" surprises more than it helps
         self.subcommand = name
+        self._escaped_usage: str | None = None  # formatted once: it costs more than parsing a call
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if status:
@@ -63,7 +64,9 @@ class Parser(MagicArgumentParser):
         # formats it again on error or -h: the ``%`` of ``%mcp`` must be escaped for that.
         saved = self.usage
         if saved is None:
-            self.usage = self.format_usage().partition("usage: ")[2].replace("%", "%%")
+            if self._escaped_usage is None:
+                self._escaped_usage = self.format_usage().partition("usage: ")[2].replace("%", "%%")
+            self.usage = self._escaped_usage
         try:
             return super().parse_known_intermixed_args(args, namespace)
         finally:

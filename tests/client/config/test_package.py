@@ -38,3 +38,19 @@ def test_import_loads_neither_jsonschema_nor_platformdirs() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_valid_config_is_checked_without_importing_jsonschema() -> None:
+    """jsonschema can take seconds to import: only a config with a mistake pays for its wording."""
+    code = (
+        "import sys\n"
+        "from mcpnb.client.config import ServerConfig\n"
+        "ServerConfig.build('x', command='python', args=['-m', 'y'], env={'A': '1'}, tool_timeout=5)\n"
+        "print('jsonschema' in sys.modules)\n"
+        "try:\n"
+        "    ServerConfig.build('x', command='python', tool_timeout='soon')\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "ConfigError"]
