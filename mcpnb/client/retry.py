@@ -114,7 +114,7 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
         conn.set_state(State.CONNECTED, conn.connected_message(), attempts=attempt + 1)
         return
     conn.revivable = revivable
-    then = "; the next call tries again" if revivable else ""
+    then = AGAIN if revivable else ""
     conn.set_state(State.FAILED, f"gave up reconnecting: {reason}{then}", attempts=attempts)
 
 
@@ -219,8 +219,13 @@ async def renew_session(conn: Connection) -> None:
     conn.set_state(State.CONNECTED, conn.connected_message())
 
 
+AGAIN = "; the next call tries again"
+
+
 def not_connected(conn: Connection) -> NotConnectedError:
-    why = f": {conn.last_error}" if conn.state is State.FAILED and conn.last_error else ""
+    failed = conn.state is State.FAILED
+    why = f": {conn.last_error.removesuffix(AGAIN)}" if failed and conn.last_error else ""
+    then = "the next call tries again, or " if failed and conn.revivable else ""
     return NotConnectedError(
-        f"server {conn.name!r} is {conn.state}{why}; reconnect it with pool.reconnect({conn.name!r})"
+        f"server {conn.name!r} is {conn.state}{why}; {then}reconnect it with pool.reconnect({conn.name!r})"
     )
