@@ -22,6 +22,8 @@ class Marks:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # servers that other tests' session-scoped fixtures keep running are not this test's
+        self.children_before = children()
 
     def stdio(self, *flags: str) -> dict:
         """``Pool.connect`` keywords for a faulty stdio server that leaves its pid here."""
@@ -46,10 +48,14 @@ def marks(tmp_path: Path) -> Marks:
 
 
 def no_process_left(marks: Marks) -> None:
-    """Every server a test started is gone, and this process has no child left."""
+    """Every server a test started is gone, and this process has no child it did not have before."""
     assert marks.pids(), "the test started no server?"
     assert wait_until(marks.none_alive), f"still alive: {[p for p in marks.pids() if alive(p)]}"
-    assert wait_until(lambda: not children()), f"children left: {children()}"
+
+    def new_children() -> set[int]:
+        return children() - marks.children_before
+
+    assert wait_until(lambda: not new_children()), f"children left: {new_children()}"
 
 
 class FaultyHttp:
