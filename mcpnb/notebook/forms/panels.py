@@ -48,6 +48,9 @@ class UrlConsent:
     ) -> None:
         import ipywidgets as w
 
+        from mcpnb.notebook.cell.commstatus import install_comm_status
+
+        install_comm_status()  # clicks and typing reach a cell that awaits this panel
         self.url = url
         self.message = message or ""
         self.server = server or "The server"
@@ -232,6 +235,9 @@ class SamplingPanel:
     ) -> None:
         import ipywidgets as w
 
+        from mcpnb.notebook.cell.commstatus import install_comm_status
+
+        install_comm_status()
         self.view = sampling_view(params)
         self.server = server or "The server"
         self.on_done = on_done
@@ -261,7 +267,10 @@ class SamplingPanel:
             parts.append(f'<div style="{_HELP}">{esc("; ".join(limits))}</div>')
         self.info = w.HTML('<div style="line-height:1.4">' + "".join(parts) + "</div>")
         self.reply = w.Textarea(
-            placeholder="Your reply", rows=4, layout=w.Layout(width="100%", max_width="640px")
+            placeholder="Your reply",
+            rows=4,
+            layout=w.Layout(width="100%", max_width="640px"),
+            continuous_update=False,  # sent when the box loses focus: before the click on "Send reply"
         )
         self.reply.add_class("mcpnb-sampling-reply")
         self.buttons = {

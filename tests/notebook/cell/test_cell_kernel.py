@@ -8,14 +8,12 @@ lets go at once with a live call, and the result lands in the same output later.
 
 from __future__ import annotations
 
-import queue
 import sys
-import time
 from typing import Any
 
 from conftest import DEMO, wait_until
 
-from tests.frontend import Frontend
+from tests.frontend import Frontend, input_request
 
 SETUP = """
 %load_ext mcpnb
@@ -101,19 +99,8 @@ def test_text_mode_asks_on_stdin(kernel):
     fe = Frontend(kernel)
     _run(fe, SETUP + "%config Mcp.elicitation = 'text'\n")
     cell = fe.execute("r = " + ASK + "\nprint('GOT', r.data['answers'][0]['answer'])", allow_stdin=True)
-    prompts = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        fe.pump(0.05)
-        try:
-            msg = kernel.get_stdin_msg(timeout=0.1)
-        except queue.Empty:
-            continue
-        if msg["msg_type"] == "input_request":
-            prompts.append(msg["content"]["prompt"])
-            kernel.input("Ada")
-            break
-    assert prompts, "no input_request on the stdin channel"
+    input_request(kernel, cell, between=lambda: fe.pump(0.05))
+    kernel.input("Ada")
     assert fe.reply(cell)["status"] == "ok"
     assert "GOT Ada" in fe.stdout[cell]
 
