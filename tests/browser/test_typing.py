@@ -29,7 +29,8 @@ from browser.lab import (
 
 pytestmark = pytest.mark.timeout(240)
 
-SAVE = "import json, pathlib\npathlib.Path({file!r}).write_text(json.dumps({expr}))"
+KERNEL_BUSY = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
+SAVE = "import json, pathlib\n_ = pathlib.Path({file!r}).write_text(json.dumps({expr}))"
 
 
 def _answers(data: dict) -> dict:
@@ -86,6 +87,8 @@ def test_interview_typed_key_by_key_reaches_probe_kit(lab, pw, shots):
         # a stale "required" under a field that is now filled goes away as the field changes
         expect(cell.locator(".mcpnb-error", has_text="required")).to_have_count(0)
         shots.take(page, "form-filled")
+        # every update got its idle, and the kernel indicator still says the waiting cell runs
+        page.wait_for_function(KERNEL_BUSY, timeout=10000)
         form.get_by_role("button", name="Accept").click()
 
         got = wait_file(lab.root / "interview.json")
