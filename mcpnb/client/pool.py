@@ -48,6 +48,7 @@ class Pool:
             runtime = get_runtime()
         self.runtime = runtime
         self._connections: dict[str, Connection] = {}
+        self._disconnected: set[str] = set()  # names closed on purpose: errors then say so
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
         self._interaction: Interaction | None = None
         self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
@@ -77,10 +78,18 @@ class Pool:
         try:
             return self._connections[name]
         except KeyError:
+            if name in self._disconnected:
+                raise UnknownServerError(
+                    f"server {name!r} was disconnected; connect it again to use it"
+                ) from None
             hint = did_you_mean(name, self._connections)
             known = ", ".join(sorted(self._connections)) or "none yet"
             suggestion = f"did you mean {hint!r}? " if hint else ""
             raise UnknownServerError(f"no server named {name!r}; {suggestion}(connected: {known})") from None
+
+    def was_disconnected(self, name: str) -> bool:
+        """True for a name that was disconnected on purpose (and not connected again since)."""
+        return name in self._disconnected and name not in self._connections
 
     @property
     def names(self) -> list[str]:
@@ -124,6 +133,7 @@ class Pool:
         return ServerConfig.build(name, **options)
 
     async def _connect(self, config: ServerConfig, *, raise_on_failure: bool = True) -> ServerStatus:
+        self._disconnected.discard(config.name)
         old = self._connections.pop(config.name, None)
         if old is not None:
             await old.stop()
@@ -215,6 +225,7 @@ class Pool:
     async def _disconnect(self, name: str) -> None:
         conn = self.connection(name)
         del self._connections[name]
+        self._disconnected.add(name)
         await conn.stop()
 
     def disconnect(self, name: str) -> None:
@@ -250,6 +261,7 @@ class Pool:
 
     async def _close(self) -> None:
         conns = list(self._connections.values())
+        self._disconnected.update(self._connections)
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
         stops, self._services = list(self._services.values()), {}

@@ -109,8 +109,7 @@ def test_interview_typed_key_by_key_reaches_probe_kit(lab, pw, shots):
 
 
 EVERYTHING_CELLS = (
-    "%load_ext mcpnb\n"
-    f"%mcp connect everything --era legacy -- node -r {LOOPBACK} {EVERYTHING} stdio",
+    f"%load_ext mcpnb\n%mcp connect everything --era legacy -- node -r {LOOPBACK} {EVERYTHING} stdio",
     "r = %mcp call everything.trigger-elicitation-request",
     SAVE.format(file="everything.json", expr="r.text"),
 )
