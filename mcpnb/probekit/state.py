@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpnb.probekit.pages import PageServer
     from mcpnb.probekit.tasks import TaskManager
 
 
@@ -24,3 +25,5 @@ class ProbeState:
     tool_names: list[str] = field(default_factory=list)
     #: URL elicitations answered with -32042 and not yet retried: the retry counts as "seen it".
     url_asked: set[str] = field(default_factory=set)
+    #: Pages ``open_local_page`` asked consent for, served on 127.0.0.1 (started on first use).
+    pages: PageServer | None = None
