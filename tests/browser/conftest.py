@@ -45,6 +45,26 @@ class Shots:
         assert path.stat().st_size > 10_000, f"an empty screenshot: {path}"
         return path
 
+    def whole_notebook(self, page: Any, what: str = "final") -> Path:
+        """The notebook from its first cell to its last: the window grows to the notebook's height
+        (JupyterLab scrolls inside the page, so a full-page shot alone shows one screen)."""
+        height = page.evaluate(
+            """() => { const s = document.querySelector(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+                return s ? s.scrollHeight : document.body.scrollHeight; }"""
+        )
+        size = page.viewport_size
+        page.set_viewport_size({"width": size["width"], "height": min(16000, int(height) + 200)})
+        page.evaluate(
+            """() => { const s = document.querySelector(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+                if (s) s.scrollTop = 0; }"""
+        )
+        try:
+            return self.take(page, what)
+        finally:
+            page.set_viewport_size(size)
+
 
 @pytest.fixture
 def shots(shot_dir, request) -> Shots:

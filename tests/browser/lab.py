@@ -56,6 +56,11 @@ class Server:
         (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
             json.dumps({"fetchNews": "false", "checkForUpdates": False})
         )
+        # every cell in the DOM (and painted), so locators and whole-notebook screenshots see them all
+        (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True, exist_ok=True)
+        (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+            json.dumps({"windowingMode": "none"})
+        )
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {
@@ -146,6 +151,13 @@ def open_and_run(page: Any, base: str, name: str, app: str = "lab") -> None:
         page.goto(f"{base}/notebooks/{name}?token={TOKEN}")
     page.wait_for_function(KERNEL_IDLE_LAB, timeout=90000)
     page.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
+def code_cell(page: Any, source: str) -> Any:
+    """The code cell of the visible notebook whose source contains ``source``."""
+    return (
+        page.locator(PANEL).locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=source))
+    )
 
 
 def wait_file(path: Path, timeout: float = 60) -> Any:
