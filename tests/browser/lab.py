@@ -85,7 +85,8 @@ class Server:
                     f"--IdentityProvider.token={TOKEN}",
                     f"--ServerApp.root_dir={self.root}",
                     f"--{app_class}.expose_app_in_browser=True",
-                    f"--{app_class}.extension_manager=readonly",
+                    # no PyPI lookups from JupyterLab's extension manager (Notebook 7 has no such trait)
+                    *(["--LabApp.extension_manager=readonly"] if app == "lab" else []),
                 ],
                 stdout=out,
                 stderr=subprocess.STDOUT,
