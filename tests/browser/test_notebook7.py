@@ -70,11 +70,13 @@ def test_two_forms_then_a_retry_panel_in_notebook7(nb7, pw, shots):
         asking = code_cell(page, "first = %mcp")
         first = asking.locator(".mcpnb-form").first
         expect(first).to_be_visible(timeout=90000)
+        shots.take(page, "first-form-before")
         type_into(page, first.locator(".mcpnb-field-answer input"), "Grace")
         first.get_by_role("button", name="Accept").click()
         second = asking.locator(".mcpnb-form").nth(1)
         expect(second).to_be_visible(timeout=60000)
         type_into(page, second.locator(".mcpnb-field-answer input"), "Because")
+        shots.take(page, "second-form-filled")
         second.get_by_role("button", name="Decline").click()
         panel = code_cell(page, "open_local_page").locator(".mcpnb-url-consent")
         expect(panel).to_be_visible(timeout=60000)
