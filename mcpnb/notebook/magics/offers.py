@@ -136,7 +136,12 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
             transcript=ns.transcript or ctx.settings.show_transcript,
         )
     except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
-        return url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
+        # an awaiting cell waits there and gets the retried result (None when the person said no)
+        result = url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
+        from mcpnb.client.results import ToolResult
+
+        if not isinstance(result, ToolResult):
+            return result
     if isinstance(result, LiveCall):
         return result  # a person is asked in this cell; the result will show here when it ends
     return RawJson(result.json()) if ns.raw else result
