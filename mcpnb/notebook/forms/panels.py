@@ -14,6 +14,11 @@ from mcpnb.notebook.render.html import esc, esc_lines
 _HELP = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.4"
 _WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
 _BOX = {"border": "1px solid var(--jp-border-color1,#ccc)", "padding": "8px 12px", "max_width": "720px"}
+_LINK = (
+    "display:inline-block;padding:2px 12px;margin:2px 4px 2px 0;border-radius:2px;"
+    "background:var(--jp-brand-color1,#1976d2);color:white;text-decoration:none;line-height:24px"
+)
+_RETRYING = "<div>↻ Retrying the call…</div>"
 
 
 def _label_wide() -> Any:
@@ -21,13 +26,6 @@ def _label_wide() -> Any:
     import ipywidgets as w
 
     return w.Layout(width="auto", min_width="148px")
-
-
-_RETRYING = "<div>↻ Retrying the call…</div>"
-_LINK = (
-    "display:inline-block;padding:2px 12px;margin:2px 4px 2px 0;border-radius:2px;"
-    "background:var(--jp-brand-color1,#1976d2);color:white;text-decoration:none;line-height:24px"
-)
 
 
 def url_html(url: str) -> str:
