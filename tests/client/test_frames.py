@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from mcpnb.client.frames import row_count, to_dataframe
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3))
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3)
+)
 flat_rows = st.lists(st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), scalars, max_size=4), max_size=8)
 
 

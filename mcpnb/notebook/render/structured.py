@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from mcpnb.client.frames import is_tabular, to_dataframe
+from mcpnb.client.frames import is_tabular, row_count, to_dataframe
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
 _OPEN_LINES = 40  # short JSON starts unfolded; long JSON starts folded
@@ -69,9 +69,9 @@ def frame_table(df: Any) -> tuple[str, str]:
 
 
 def _table(data: Any, limit: int) -> tuple[str, str]:
-    df = to_dataframe(data)
-    rows, cols = df.shape
-    shown = df.head(limit)
+    # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
+    shown = to_dataframe(data, limit=limit)
+    rows, cols = row_count(data), shown.shape[1]
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
     table_html, table_text = frame_table(shown)

@@ -254,9 +254,9 @@ async def test_schema_mismatch_warns_but_still_shows_data() -> None:
     assert r.schema_valid is False
     b = result_bundle(r)
     html = b["text/html"]
-    assert "⚠ outputSchema" in html and "&#x27;email&#x27; is a required property" in html
+    assert "⚠ outputSchema" in html and "&quot;email&quot; is a required property" in html
     assert rows_in(html) == 2  # the data is still shown
-    assert "schema ⚠" in b["text/plain"] and "'email' is a required property" in b["text/plain"]
+    assert "schema ⚠" in b["text/plain"] and '"email" is a required property' in b["text/plain"]
 
 
 async def test_header_escapes_server_and_tool_names() -> None:
