@@ -1,7 +1,8 @@
 """``python -m mcpnb``: a two-minute tour with zero setup, on the built-in probe-kit server.
 
 It does what a notebook would: connect a server, look at its tools, call one, turn the structured
-result into a table, and show the status of the pool. Everything runs in this process.
+result into a table, and show the status of the pool. Everything runs in this process. Tools are
+named as the magics name them (``probe.code_review``), so the tour carries over to a notebook.
 """
 
 from __future__ import annotations
@@ -33,19 +34,24 @@ def main() -> None:
     mcpnb.serve_probekit("probe", pool=pool)
     print(pool.status(), end="\n\n")
 
+    from mcpnb.notebook.render.tool_list import short
+
     tools = pool.tools("probe")
     print(f"2. It offers {len(tools)} tools, for example:")
     for tool in tools[:5]:
-        print(f"   {tool.flat_name:<32} {(tool.description or '').splitlines()[0][:60]}")
+        print(f"   {tool.server}.{tool.name:<24} {short(tool.description, 60)}")
     print()
 
-    print("3. Call code_review on a small snippet; the result is data, not just text:")
+    print("3. Call probe.code_review on a small snippet (in a notebook: %mcp call probe.code_review")
+    print("   source=...); the result is data, not just text:")
     result = pool.call("probe", "code_review", {"source": SAMPLE})
     print(f"   {result!r}".splitlines()[0], end="\n\n")
     import pandas as pd
 
+    from mcpnb.notebook.render.structured import frame_table
+
     findings = pd.DataFrame(result.data["findings"])
-    print(findings[["severity", "rule", "line", "message"]].to_string(index=False), end="\n\n")
+    print(frame_table(findings[["severity", "rule", "line", "message"]])[1], end="\n\n")
 
     print("4. The pool keeps the connection between calls; its status:")
     print(pool.status())

@@ -2,6 +2,8 @@
 
 Shared by the kernel tests that need a person to click (forms, notebook calls). ipykernel >= 7.4
 dispatches comm messages while an async cell waits, so a test can answer a form the cell awaits.
+Every reply is matched by its parent ``msg_id``: the shell channel may hold older replies (the
+``kernel_info_reply`` that ``start_new_kernel`` leaves behind, a reply to an earlier request).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class Frontend:
         self.results: dict[str, dict[str, Any]] = {}  # execute_result data, by cell
         self.by_display_id: dict[str, dict[str, Any]] = {}  # latest data of each display_id
         self.display_cell: dict[str, str] = {}  # display_id -> the cell that first showed it
+        self.statuses: list[tuple[str, str]] = []  # (parent msg_id, execution_state), in order
 
     def execute(self, code: str, **kw: Any) -> str:
         return self.kc.execute(code, **kw)
@@ -42,7 +45,9 @@ class Frontend:
                 continue
             kind, content = msg["msg_type"], msg["content"]
             parent = msg["parent_header"].get("msg_id", "")
-            if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
+            if kind == "status":
+                self.statuses.append((parent, content["execution_state"]))
+            elif kind == "comm_open" and content.get("target_name") == "jupyter.widget":
                 self.models[content["comm_id"]] = dict(content["data"]["state"])
                 self.opened_by[content["comm_id"]] = parent
             elif kind == "comm_msg" and content["data"].get("method") == "update":
@@ -85,14 +90,16 @@ class Frontend:
                 return comm_id
         return None
 
-    def _send(self, comm_id: str, data: dict[str, Any]) -> None:
+    def _send(self, comm_id: str, data: dict[str, Any]) -> str:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
         self.kc.shell_channel.send(msg)
+        return msg["header"]["msg_id"]
 
-    def set(self, comm_id: str, value: Any) -> None:
-        """What typing into an input does: the browser sends the new value."""
-        self._send(comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []})
+    def set(self, comm_id: str, value: Any) -> str:
+        """What typing into an input does: the browser sends the new value (returns the msg_id)."""
+        sent = self._send(comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []})
         self.models[comm_id]["value"] = value
+        return sent
 
     def set_index(self, comm_id: str, index: int) -> None:
         """What picking an option of a Dropdown does (its state is the index)."""
@@ -103,20 +110,45 @@ class Frontend:
         self._send(comm_id, {"method": "custom", "content": {"event": "click"}})
 
     def reply(self, msg_id: str, timeout: float = 90.0) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            self.pump(0.02)
-            try:
-                msg = self.kc.get_shell_msg(timeout=0.05)
-            except queue.Empty:
-                continue
-            if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "execute_reply":
-                self.pump(0.2)  # the last stream output may trail the reply
-                return msg["content"]
-        raise AssertionError("no execute_reply")
+        content = shell_reply(self.kc, msg_id, timeout, between=lambda: self.pump(0.02))
+        self.pump(0.2)  # the last stream output may trail the reply
+        return content
 
     def outcome(self, msg_id: str) -> dict[str, Any]:
         reply = self.reply(msg_id)
         assert reply["status"] == "ok", reply
         line = next(x for x in self.stdout.get(msg_id, "").splitlines() if x.startswith("OUTCOME "))
         return json.loads(line.removeprefix("OUTCOME "))
+
+
+def shell_reply(kc: Any, msg_id: str, timeout: float = 90.0, between: Any = None) -> dict[str, Any]:
+    """The content of the reply to request ``msg_id``; replies to other requests are skipped.
+
+    ``between`` runs while waiting (a frontend pumps iopub there).
+    """
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if between is not None:
+            between()
+        try:
+            msg = kc.get_shell_msg(timeout=0.05)
+        except queue.Empty:
+            continue
+        if msg["parent_header"].get("msg_id") == msg_id:
+            return msg["content"]
+    raise AssertionError(f"no reply to {msg_id} in {timeout} s")
+
+
+def input_request(kc: Any, msg_id: str, timeout: float = 60.0, between: Any = None) -> dict[str, Any]:
+    """The next ``input_request`` that request ``msg_id`` sent on the stdin channel (others skipped)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if between is not None:
+            between()
+        try:
+            msg = kc.get_stdin_msg(timeout=0.05)
+        except queue.Empty:
+            continue
+        if msg["msg_type"] == "input_request" and msg["parent_header"].get("msg_id") == msg_id:
+            return msg["content"]
+    raise AssertionError(f"no input_request from {msg_id} in {timeout} s")

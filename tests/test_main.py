@@ -15,6 +15,8 @@ def test_quick_tour_runs():
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "probe-kit" in out and "connected" in out
-    assert "mcp__probe__code_review" in out or "mcp__probe__" in out
+    assert "probe.interview" in out and "mcp__probe__" not in out  # the names the magics use
+    assert "%mcp call probe.code_review" in out
+    assert "…" in out  # long descriptions are cut visibly
     assert "S-EVAL" in out and "R-BARE-EXCEPT" in out  # the findings table really came from the server
     assert "schema ✓" in out

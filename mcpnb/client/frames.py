@@ -82,21 +82,39 @@ def to_dataframes(data: Any) -> dict[str, Any]:
     return {key: to_dataframe(data[key]) for key in tables}
 
 
-def to_dataframe(data: Any) -> Any:
+def to_dataframe(data: Any, *, limit: int | None = None) -> Any:
     """``data`` as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.
 
-    Raises :class:`NotTabularError` ("not tabular: ...") for other shapes, so callers can fall back to
-    a JSON view.
+    ``limit`` builds only the first rows (a preview of a 100k-row result costs what the preview
+    shows). Raises :class:`NotTabularError` ("not tabular: ...") for other shapes, so callers can
+    fall back to a JSON view.
     """
     import pandas as pd
 
     rows = tabular_rows(data, one_row=True)
+    if limit is not None:
+        rows = {k: v[:limit] for k, v in rows.items()} if isinstance(rows, dict) else rows[:limit]
     try:
         if isinstance(rows, dict):
             return pd.DataFrame(rows)
-        return pd.json_normalize(rows) if rows else pd.DataFrame()
+        if not rows:
+            return pd.DataFrame()
+        # flat records (the common case) go straight in: json_normalize is many times slower
+        return pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
     except Exception as exc:  # pandas' own limits (odd keys, mixed nesting) are still "not a table"
         raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
+
+
+def _flat(rows: list[dict[str, Any]]) -> bool:
+    return not any(type(value) is dict for row in rows for value in row.values())
+
+
+def row_count(data: Any) -> int:
+    """How many rows :func:`to_dataframe` would give, without building them."""
+    rows = tabular_rows(data, one_row=True)
+    if isinstance(rows, dict):
+        return max((len(v) for v in rows.values()), default=0)
+    return len(rows)
 
 
 def is_tabular(data: Any) -> bool:

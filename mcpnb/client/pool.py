@@ -49,6 +49,7 @@ class Pool:
             runtime = get_runtime()
         self.runtime = runtime
         self._connections: dict[str, Connection] = {}
+        self._disconnected: set[str] = set()  # names closed on purpose: errors then say so
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
         self._interaction: Interaction | None = None
         self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
@@ -78,10 +79,18 @@ class Pool:
         try:
             return self._connections[name]
         except KeyError:
+            if name in self._disconnected:
+                raise UnknownServerError(
+                    f"server {name!r} was disconnected; connect it again to use it"
+                ) from None
             hint = did_you_mean(name, self._connections)
             known = ", ".join(sorted(self._connections)) or "none yet"
             suggestion = f"did you mean {hint!r}? " if hint else ""
             raise UnknownServerError(f"no server named {name!r}; {suggestion}(connected: {known})") from None
+
+    def was_disconnected(self, name: str) -> bool:
+        """True for a name that was disconnected on purpose (and not connected again since)."""
+        return name in self._disconnected and name not in self._connections
 
     @property
     def names(self) -> list[str]:
@@ -127,6 +136,7 @@ class Pool:
     async def _connect(
         self, config: ServerConfig, *, raise_on_failure: bool = True, wait: float | None = None
     ) -> ServerStatus:
+        self._disconnected.discard(config.name)
         old = self._connections.pop(config.name, None)
         if old is not None:
             await old.stop("reconnected by you")
@@ -222,6 +232,7 @@ class Pool:
     async def _disconnect(self, name: str) -> None:
         conn = self.connection(name)
         del self._connections[name]
+        self._disconnected.add(name)
         await conn.stop()
 
     def disconnect(self, name: str) -> None:
@@ -257,6 +268,7 @@ class Pool:
 
     async def _close(self) -> None:
         conns = list(self._connections.values())
+        self._disconnected.update(self._connections)
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
         stops, self._services = list(self._services.values()), {}

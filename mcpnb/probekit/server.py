@@ -186,6 +186,8 @@ def create_server(
             users -= 1
             if users == 0:
                 await manager.shutdown()
+                if state.pages is not None:
+                    state.pages.stop()
 
     server = ProbeServer(
         SERVER_NAME,

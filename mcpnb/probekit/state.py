@@ -12,6 +12,7 @@ from mcpnb.probekit.logs import LogLevels
 from mcpnb.probekit.subscriptions import Subscriptions
 
 if TYPE_CHECKING:
+    from mcpnb.probekit.pages import PageServer
     from mcpnb.probekit.tasks import TaskManager
 
 
@@ -32,3 +33,5 @@ class ProbeState:
     log_levels: LogLevels = field(default_factory=LogLevels)
     #: Who subscribed to which resource, and the 2026-07-28 event bus.
     subscriptions: Subscriptions = field(default_factory=Subscriptions)
+    #: Pages ``open_local_page`` asked consent for, served on 127.0.0.1 (started on first use).
+    pages: PageServer | None = None

@@ -106,7 +106,7 @@ def test_url_required_error_carries_the_elicitation(pool, probe, tmp_path, monke
     with pytest.raises(UrlRequiredError) as info:
         pool.call("probe", "open_local_page", {"path": "page.md"})
     [request] = info.value.elicitations
-    assert request["url"].startswith("file://") and request["url"].endswith("page.md")
+    assert request["url"].startswith("http://127.0.0.1:") and request["url"].endswith("page.md")
     assert "needs you to open" in str(info.value)
     confirmed = pool.call("probe", "open_local_page", {"path": "page.md", "confirmed": True})
     assert confirmed.data["title"] == "Hello page"

@@ -203,6 +203,8 @@ def test_disconnect_and_disabled(pool):
     pool.disconnect("demo")
     assert "demo" not in pool
     assert wait_until(lambda: not alive(pid))
+    with pytest.raises(UnknownServerError, match="'demo' was disconnected"):  # not "connected: none yet"
+        pool.call("demo", "pid")
 
     row = pool.connect("off", **demo_command(), enabled=False)
     assert row.state == "disabled"

@@ -20,6 +20,7 @@ import asyncio
 import contextvars
 from typing import Any
 
+from mcpnb.notebook.cell.commstatus import install_comm_status
 from mcpnb.notebook.cell.live import AWAITING, CELL_CALLS
 
 _AWAITED = "(await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_{kind}_magic("
@@ -119,6 +120,7 @@ def install_async_cells(shell: Any) -> bool:
     """Add the transformer in a kernel that supports it; returns whether it was added."""
     if getattr(shell, "kernel", None) is None or not supported():
         return False
+    install_comm_status(shell.kernel)  # without it, typing in a form reaches the cell one key only
     if transform not in shell.input_transformers_post:
         shell.input_transformers_post.append(transform)
     return True

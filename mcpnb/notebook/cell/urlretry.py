@@ -1,20 +1,26 @@
 """The −32042 answer ("open this URL first") in a notebook: the consent panel, then "retry the call".
 
 The server refused the call until the person visits a page (a login, a consent screen). The panel
-shows which server asks and the full URL (never opened by itself); after the visit, the retry
-button sends the very same call again and its result shows below the panel.
+shows which server asks and the full URL (never opened by itself). In a cell that awaits (a
+top-level ``%mcp call`` on ipykernel >= 7.4) the cell waits for the person, like a form: Run All
+holds until they retry (the cell's result is then the retried call's) or decline. Elsewhere the
+panel is the cell's output and the retry's result shows under it.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import html
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import McpnbError, UrlRequiredError
 from mcpnb.notebook.cell.capture import CellUI, Mode
+from mcpnb.notebook.cell.live import AWAITING, CELL_CALLS
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
+
+_ERROR = "color:var(--jp-error-color1,#c62828)"
 
 
 def url_retry(
@@ -24,11 +30,18 @@ def url_retry(
     *,
     mode: Mode,
     timeout: float | None = None,
-) -> UrlRetry:
-    """A :class:`UrlRetry` where a person can click; otherwise the error stands (it says what to do)."""
-    if CellUI(mode).mode != "widget" or not error.elicitations:
+) -> Any:
+    """Where a person can click: the panel (awaiting cells wait for the retried result or a no).
+
+    Otherwise (headless, text mode) the error stands: it says what to do.
+    """
+    ui = CellUI(mode, awaiting=AWAITING.get())
+    if ui.mode != "widget" or not error.elicitations:
         raise error
-    return UrlRetry(pool, error, arguments, timeout=timeout)
+    retry = UrlRetry(pool, error, arguments, timeout=timeout, ui=ui)
+    if ui.awaiting:
+        return retry.wait()
+    return retry
 
 
 class UrlRetry:
@@ -41,20 +54,23 @@ class UrlRetry:
         arguments: dict[str, Any] | None,
         *,
         timeout: float | None = None,
+        ui: CellUI | None = None,
     ) -> None:
         import ipywidgets as w
 
         from mcpnb.notebook.forms import UrlConsent
 
         self.pool, self.error, self.arguments, self.timeout = pool, error, arguments, timeout
+        self.ui = ui
         self.result: Any = None
+        self._decided: concurrent.futures.Future[str] | None = None
         first = error.elicitations[0]
         self.panel = UrlConsent.retry_panel(
             str(first.get("url", "")),
             message=first.get("message"),
             server=error.server,
-            on_done=lambda _outcome: None,
-            on_retry=self.retry,
+            on_done=self._answered,
+            on_retry=self._retry_clicked,
         )
         self.result_view = w.HTML()
         self.result_view.add_class("mcpnb-retry-result")
@@ -66,21 +82,86 @@ class UrlRetry:
     def __repr__(self) -> str:
         return str(self.error)
 
+    # ------------------------------------------------------------------ an awaiting cell
+    def wait(self) -> Any:
+        """Show the panel in the calling cell and wait (in the magic's worker thread) for the person.
+
+        Returns the retried call's result, or None when they declined or cancelled. An interrupt
+        of the cell cancels the wait.
+        """
+        assert self.ui is not None
+        self.ui.show("ask", self.widget)
+        self.ui.asked.set()
+        while True:
+            self._decided = concurrent.futures.Future()
+            started = CELL_CALLS.get()
+            if started is not None:
+                started.append(self._decided)  # the cell's interrupt cancels it
+            try:
+                choice = self._decided.result()
+            except concurrent.futures.CancelledError:
+                self.ui.run(self.panel.finish_retry, False, "No longer waiting: the cell was interrupted.")
+                raise
+            if choice != "retry":
+                return None
+            done, result = self._call_again()
+            if done:
+                return result
+
+    def _answered(self, outcome: Any) -> None:
+        """Decline or Cancel (a click on the kernel thread): the waiting cell goes on without a call."""
+        if outcome.action != "accept" and self._decided is not None and not self._decided.done():
+            self._decided.set_result(outcome.action)
+
+    def _retry_clicked(self) -> None:
+        if self.ui is not None and self.ui.awaiting:
+            if self._decided is not None and not self._decided.done():
+                self._decided.set_result("retry")  # the cell's worker thread calls again
+            return
+        self.retry()
+
+    def _call_again(self) -> tuple[bool, Any]:
+        """(finished, result) of calling again from the awaiting cell; its forms show in that cell."""
+        from mcpnb.notebook.cell.live import call_in_cell
+
+        try:
+            result = call_in_cell(
+                self.pool, self.error.server, self.error.tool, self.arguments, timeout=self.timeout
+            )
+        except UrlRequiredError:
+            self.panel.finish_retry(
+                False, "The server still asks for the page: complete it there, then retry."
+            )
+            return False, None
+        except McpnbError as exc:
+            self.panel.finish_retry(False, f"The retry failed: {exc}", final=True)
+            raise
+        self.result = result
+        failed = getattr(result, "is_error", False)
+        self.panel.finish_retry(
+            True, "The tool reported an error: see below." if failed else "Done: the result is below."
+        )
+        return True, result
+
+    # ------------------------------------------------------------------ a cell that has ended
     def retry(self) -> Any:
-        """Send the same call again (after the person visited the page)."""
+        """Send the same call again (after the person visited the page); its result shows below."""
         try:
             self.result = self.pool.call(
                 self.error.server, self.error.tool, self.arguments, timeout=self.timeout
             )
         except UrlRequiredError:
-            self.result_view.value = (
-                "<i>The server still asks for the page; complete it there, then retry.</i>"
+            self.panel.finish_retry(
+                False, "The server still asks for the page: complete it there, then retry."
             )
             return None
         except McpnbError as exc:
-            self.result_view.value = (
-                f"<span style='color:var(--jp-error-color1,#c62828)'>{html.escape(str(exc))}</span>"
-            )
+            self.panel.finish_retry(False, "The retry failed.", final=True)
+            self.result_view.value = f"<span style='{_ERROR}'>{html.escape(str(exc))}</span>"
             return None
+        failed = self.result.is_error
+        self.panel.finish_retry(
+            True, "The tool reported an error:" if failed else "Done: the result is below."
+        )
         self.result_view.value = self.result._repr_mimebundle_()["text/html"]
         return self.result

@@ -19,6 +19,10 @@ _CLASS_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 _SLIDER_MAX_STEPS = 1000
 _MULTI_CHECKBOXES = 8
 _RADIO_MAX = 4
+#: Text goes to the kernel once per edit, when the field loses focus (or on Enter), not per key: the
+#: update then always leaves the browser before the click that took the focus away (Accept), whereas
+#: per-key updates queue behind one another in the widget frontend and the last one could trail it.
+_TYPED = {"continuous_update": False}
 
 HELP_STYLE = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.3"
 ERROR_STYLE = "color:var(--jp-error-color1,#c62828);font-size:0.9em;line-height:1.4"
@@ -128,10 +132,10 @@ class Control:
                 "date-time": "YYYY-MM-DDThh:mm:ssZ",
             }.get(f.format or "", "")
             if f.secret_like:
-                return w.Password(value=text, placeholder=placeholder, layout=wide)
+                return w.Password(value=text, placeholder=placeholder, layout=wide, **_TYPED)
             if f.max_length is not None and f.max_length > 200:
-                return w.Textarea(value=text, placeholder=placeholder, rows=4, layout=wide)
-            return w.Text(value=text, placeholder=placeholder, layout=wide, continuous_update=True)
+                return w.Textarea(value=text, placeholder=placeholder, rows=4, layout=wide, **_TYPED)
+            return w.Text(value=text, placeholder=placeholder, layout=wide, **_TYPED)
         if f.kind in ("integer", "number"):
             widget = self._number_input(w)
             self.input = widget
@@ -146,7 +150,7 @@ class Control:
         text = json.dumps(default, indent=2, ensure_ascii=False) if f.has_default else ""
         placeholder = "JSON, e.g. {…}" if _json_type(f.schema) == "object" else "JSON value"
         rows = min(12, max(3, text.count("\n") + 2))
-        return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide)
+        return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide, **_TYPED)
 
     def _number_input(self, w: Any) -> Any:
         f = self.field
@@ -162,7 +166,7 @@ class Control:
                 step = int(f.multiple_of) if f.multiple_of and float(f.multiple_of).is_integer() else 1
                 if hi_i - lo_i <= _SLIDER_MAX_STEPS * step:
                     return w.IntSlider(value=value, min=lo_i, max=hi_i, step=step, continuous_update=False)
-                return w.BoundedIntText(value=value, min=lo_i, max=hi_i, step=step)
+                return w.BoundedIntText(value=value, min=lo_i, max=hi_i, step=step, **_TYPED)
             value_f = float(default) if numeric else float(lo)  # type: ignore[arg-type]
             value_f = min(max(value_f, float(lo)), float(hi))  # type: ignore[arg-type]
             step_f = _float_step(f)
@@ -175,8 +179,8 @@ class Control:
                 continuous_update=False,
             )
         if is_int:
-            return w.IntText(value=int(default) if numeric else 0)
-        return w.FloatText(value=float(default) if numeric else 0.0)
+            return w.IntText(value=int(default) if numeric else 0, **_TYPED)
+        return w.FloatText(value=float(default) if numeric else 0.0, **_TYPED)
 
     def _choice_input(self, w: Any, wide: Any) -> Any:
         f = self.field
@@ -244,6 +248,11 @@ class Control:
             return True, json.loads(text), None
         except ValueError as exc:
             return True, None, f"not valid JSON: {exc}"
+
+    def on_change(self, callback: Any) -> None:
+        """Call ``callback()`` whenever a person changes this field (any of its widgets)."""
+        for widget in self.widgets():
+            widget.observe(lambda _change: callback(), names="value")
 
     def widgets(self) -> list[Any]:
         """Everything a person could change, to disable once the form is answered."""

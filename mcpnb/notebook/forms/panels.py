@@ -18,6 +18,14 @@ _LINK = (
     "display:inline-block;padding:2px 12px;margin:2px 4px 2px 0;border-radius:2px;"
     "background:var(--jp-brand-color1,#1976d2);color:white;text-decoration:none;line-height:24px"
 )
+_RETRYING = "<div>↻ Retrying the call…</div>"
+
+
+def _label_wide() -> Any:
+    """A button as wide as its label (the default width cuts "I've completed it")."""
+    import ipywidgets as w
+
+    return w.Layout(width="auto", min_width="148px")
 
 
 def url_html(url: str) -> str:
@@ -48,6 +56,9 @@ class UrlConsent:
     ) -> None:
         import ipywidgets as w
 
+        from mcpnb.notebook.cell.commstatus import install_comm_status
+
+        install_comm_status()  # clicks and typing reach a cell that awaits this panel
         self.url = url
         self.message = message or ""
         self.server = server or "The server"
@@ -55,6 +66,7 @@ class UrlConsent:
         self.on_retry = on_retry
         self.outcome: FormOutcome | None = None
         self.retried = False
+        self._before_retry: str | None = None
 
         _b, host, _a, warnings = url_parts(url)
         lines = [
@@ -82,12 +94,14 @@ class UrlConsent:
         self.link = w.HTML(link)
         self.link.add_class("mcpnb-url-open")
         self.buttons = {
-            "accept": w.Button(description="I've completed it", button_style="primary"),
+            "accept": w.Button(description="I've completed it", button_style="primary", layout=_label_wide()),
             "decline": w.Button(description="Decline"),
             "cancel": w.Button(description="Cancel"),
         }
         if on_retry is not None:
-            self.buttons["retry"] = w.Button(description="Retry the call", button_style="success")
+            self.buttons["retry"] = w.Button(
+                description="Retry the call", button_style="success", layout=_label_wide()
+            )
         for action, button in self.buttons.items():
             button.add_class(f"mcpnb-{action}")
             if action == "retry":
@@ -139,7 +153,7 @@ class UrlConsent:
         return True
 
     def retry(self) -> bool:
-        """Accept if still open, then ask the caller to retry; only once."""
+        """Accept if still open, then ask the caller to retry; once at a time (see :meth:`finish_retry`)."""
         if self.on_retry is None or self.retried:
             return False
         if self.outcome is None:
@@ -149,9 +163,23 @@ class UrlConsent:
         self.retried = True
         for button in self.buttons.values():
             button.disabled = True
-        self.status.value += "<div>↻ Retrying the call…</div>"
+        if self._before_retry is None:
+            self._before_retry = self.status.value  # what the server was told stays on record
+        self.status.value = self._before_retry + _RETRYING
         self.on_retry()
         return True
+
+    def finish_retry(self, ok: bool, note: str, *, final: bool = False) -> None:
+        """The retried call ended: say how. When it did not go through (and it is not ``final``),
+        Retry is offered again."""
+        mark = "✓" if ok else "✗"
+        style = "" if ok else f' style="{_WARN}"'
+        base = self._before_retry if self._before_retry is not None else self.status.value
+        self.status.value = f"{base}<div{style}>{mark} {esc(note)}</div>"
+        again = not ok and not final and self.on_retry is not None
+        self.retried = not again
+        if "retry" in self.buttons:
+            self.buttons["retry"].disabled = not again
 
     def finish(self, outcome: FormOutcome, note: str | None = None) -> None:
         """Freeze the panel when the answer came from elsewhere (timeout, completion notice)."""
@@ -232,6 +260,9 @@ class SamplingPanel:
     ) -> None:
         import ipywidgets as w
 
+        from mcpnb.notebook.cell.commstatus import install_comm_status
+
+        install_comm_status()
         self.view = sampling_view(params)
         self.server = server or "The server"
         self.on_done = on_done
@@ -261,7 +292,10 @@ class SamplingPanel:
             parts.append(f'<div style="{_HELP}">{esc("; ".join(limits))}</div>')
         self.info = w.HTML('<div style="line-height:1.4">' + "".join(parts) + "</div>")
         self.reply = w.Textarea(
-            placeholder="Your reply", rows=4, layout=w.Layout(width="100%", max_width="640px")
+            placeholder="Your reply",
+            rows=4,
+            layout=w.Layout(width="100%", max_width="640px"),
+            continuous_update=False,  # sent when the box loses focus: before the click on "Send reply"
         )
         self.reply.add_class("mcpnb-sampling-reply")
         self.buttons = {

@@ -49,6 +49,9 @@ class ElicitationForm:
     ) -> None:
         import ipywidgets as w
 
+        from mcpnb.notebook.cell.commstatus import install_comm_status
+
+        install_comm_status()  # so what a person types reaches a cell that awaits this form
         self.schema = schema if isinstance(schema, dict) else {}
         self.message = message or ""
         self.server = server or "The server"
@@ -60,6 +63,8 @@ class ElicitationForm:
 
         self.controls = {f.name: Control(f, self.server) for f in self.fields}
         self.inputs = {name: c.input for name, c in self.controls.items()}
+        for name, control in self.controls.items():
+            control.on_change(lambda n=name: self._recheck(n))
 
         required_note = (
             f'<div style="{HELP_STYLE}">Fields marked '
@@ -130,6 +135,22 @@ class ElicitationForm:
         errors = {**validate(self.schema, content), **problems}
         self.show_errors(errors)
         return None if errors else content
+
+    def _recheck(self, name: str) -> None:
+        """A field with an error shown changed: check it again, so a fixed field loses its "✗".
+
+        Only fields already marked are re-checked; a person half-way through typing is not scolded.
+        """
+        if name not in self.errors or self.answered:
+            return
+        content, problems = self._gather()
+        now = {**validate(self.schema, content), **problems}
+        errors = dict(self.errors)
+        if name in now:
+            errors[name] = now[name]
+        else:
+            errors.pop(name)
+        self.show_errors(errors)
 
     def show_errors(self, errors: dict[str, str]) -> None:
         """Errors next to their fields; ones that belong to no field go to the status line."""

@@ -175,8 +175,15 @@ def _shorten(exc: BaseException) -> None:
     exc._render_traceback_ = lambda: [f"\x1b[0;31m{line}\x1b[0m", "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
 
 
+def _plain_help(doc: str) -> str:
+    """IPython's generated usage is reST (``::`` and a literal block); ``%mcp?`` shows it as text."""
+    doc = doc.removeprefix("::\n\n").replace("``", "")
+    first, _, rest = doc.partition("\n")
+    return f"Usage: {first.strip()}\n{rest}"
+
+
 # `%mcp?` shows the generated usage followed by every subcommand's usage line.
-McpMagics.mcp.__doc__ = (McpMagics.mcp.__doc__ or "") + "\n" + overview()
+McpMagics.mcp.__doc__ = _plain_help(McpMagics.mcp.__doc__ or "") + "\n" + overview()
 
 _loaded: dict[int, McpMagics] = {}
 

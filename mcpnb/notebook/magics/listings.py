@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from mcpnb.notebook.render.content import render_block
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, pre, wrap
+from mcpnb.notebook.render.tool_list import short
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -83,7 +84,7 @@ class ResourceList(_Table):
             _get(item, "name") or "",
             _get(item, "title") or "",
             _get(item, "mime_type", "mimeType") or "",
-            desc.strip().splitlines()[0][:80] if desc.strip() else "",
+            short(desc, 80),
         ]
 
 
@@ -102,7 +103,7 @@ class PromptList(_Table):
             _get(item, "name") or "",
             _get(item, "title") or "",
             shown,
-            desc.strip().splitlines()[0][:80] if desc.strip() else "",
+            short(desc, 80),
         ]
 
 
@@ -134,7 +135,7 @@ class TaskList(_Table):
             item.task_id,
             item.tool or "?",
             item.status,
-            (item.status_message or "")[:80],
+            short(item.status_message, 80),
             f"{item.elapsed:.1f} s",
             "" if ttl is None else f"{ttl:.0f} s",
         ]

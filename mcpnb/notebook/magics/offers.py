@@ -72,7 +72,7 @@ def _matches(pattern: str, tool: Any) -> bool:
 
 # ---------------------------------------------------------------- call
 def _call_args(p: Parser) -> None:
-    p.add_argument("target", metavar="NAME.TOOL", help="server and tool, e.g. demo.add")
+    p.add_argument("target", metavar="NAME.TOOL", help="server and tool, e.g. probe.ui_search")
     p.add_argument(
         "pairs", nargs="*", metavar="key=value", help="arguments (values read as JSON if they parse)"
     )
@@ -94,9 +94,9 @@ def _call_args(p: Parser) -> None:
     "call",
     "Call a tool. Arguments are checked against the tool's inputSchema before anything is sent.",
     takes_cell=True,
-    epilog="examples:\n"
-    "  %mcp call demo.add a=1 b=2\n"
-    '  r = %mcp call demo.echo text="hello world"\n'
+    epilog="examples (after %mcp serve probe-kit):\n"
+    '  %mcp call probe.ui_search query="date picker" limit=3\n'
+    '  r = %mcp call probe.code_review source="eval(input())"\n'
     "  %%mcp call probe.ui_search -o hits      (then a body of 'key: value' lines or a JSON object;\n"
     "  query: login {{topic}}                   {{var}} inserts a notebook variable)",
 )
@@ -139,7 +139,12 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
             transcript=ns.transcript or ctx.settings.show_transcript,
         )
     except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
-        return url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
+        # an awaiting cell waits there and gets the retried result (None when the person said no)
+        result = url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
+        from mcpnb.client.results import ToolResult
+
+        if not isinstance(result, ToolResult):
+            return result
     if isinstance(result, LiveCall):
         return result  # a person is asked in this cell; the result will show here when it ends
     return RawJson(result.json()) if ns.raw else result
@@ -250,7 +255,7 @@ def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
 
 
 def _prompt_args(p: Parser) -> None:
-    p.add_argument("target", metavar="NAME.PROMPT", help="server and prompt, e.g. demo.review")
+    p.add_argument("target", metavar="NAME.PROMPT", help="server and prompt, e.g. probe.explain_tool")
     p.add_argument("pairs", nargs="*", metavar="key=value", help="prompt arguments (text)")
 
 

@@ -83,6 +83,8 @@ def arguments(add: Callable[[Parser], None]) -> Callable[[Callable[..., Any]], C
 # ---------------------------------------------------------------- helpers
 def known_server(ctx: Context, name: str) -> str:
     if name not in ctx.pool:
+        if ctx.pool.was_disconnected(name):
+            raise UsageError(f"server {name!r} was disconnected; connect it again to use it")
         known = ctx.pool.names
         listed = ", ".join(sorted(known)) or "none yet; start one with %mcp serve probe-kit"
         raise UsageError(f"no server named {name!r}{did_you_mean_text(name, known)} (connected: {listed})")

@@ -2,7 +2,9 @@
 
 Every string that came from a server (text, names, URIs, schema messages) passes through :func:`esc`
 before it reaches markup. Colours use JupyterLab's CSS variables with fallbacks, and badges use
-translucent backgrounds, so one stylesheet reads well in light and dark themes.
+translucent backgrounds, so one stylesheet reads well in light and dark themes. Table cells are
+left-aligned (numbers right): JupyterLab right-aligns every output table cell with a two-class
+selector, so ours names the root class twice to weigh as much and, coming later, win.
 """
 
 from __future__ import annotations
@@ -37,9 +39,12 @@ STYLE = f"""<style>
 .{ROOT} .mcpnb-card {{border: 1px solid var(--jp-border-color2, rgba(128,128,128,.35)); border-radius: 4px;
   padding: .3em .6em;}}
 .{ROOT} table {{border-collapse: collapse; margin: .2em 0; font-size: .95em;}}
-.{ROOT} th, .{ROOT} td {{padding: .15em .6em; text-align: left; vertical-align: top;
+.{ROOT}.{ROOT} th, .{ROOT}.{ROOT} td {{padding: .15em .6em; text-align: left; vertical-align: top;
   border-bottom: 1px solid var(--jp-border-color2, rgba(128,128,128,.3));}}
+.{ROOT}.{ROOT} .mcpnb-num {{text-align: right;}}
 .{ROOT} th {{font-weight: 600;}}
+.{ROOT} details.mcpnb-more > summary {{list-style: none;}}
+.{ROOT} details.mcpnb-more[open] > summary {{display: none;}}
 .{ROOT} img {{max-width: 100%; max-height: 32em;}}
 .{ROOT} details > summary {{cursor: pointer;}}
 </style>"""

@@ -3,11 +3,12 @@
 Layout: a header line (server.tool, ok/error, time, schema badge), the content blocks, then the
 structured data. When structured data is present the SDK also sends a JSON text copy of it in
 ``content`` for old clients; those mirror blocks are folded into one note instead of shown twice.
+When the structured data shows as a table, the server's own text rendition of it (a summary, an
+ASCII table) is folded under the table, one click away: a result is shown once.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mcpnb.notebook.render.content import Rendered, block_type, get, render_block
@@ -23,6 +24,8 @@ def _mirrors(result: Any) -> set[int]:
     """Indexes of text blocks that only repeat the structured content (whole, or one list item each)."""
     if result.structured is None or result.is_error:
         return set()
+    from pydantic_core import from_json  # jiter: a few times faster than json on a 10 MB mirror
+
     data = result.data
     found: set[int] = set()
     text_index = 0
@@ -31,8 +34,8 @@ def _mirrors(result: Any) -> set[int]:
             continue
         text = get(block, "text")
         try:
-            parsed = json.loads(text)
-        except (TypeError, ValueError):
+            parsed = from_json(text) if isinstance(text, str) else text
+        except ValueError:
             parsed = text
         item = data[text_index] if isinstance(data, list) and text_index < len(data) else _MISSING
         if parsed in (result.structured, data, item):
@@ -56,11 +59,18 @@ def _header(result: Any) -> tuple[str, str]:
 def build_result(result: Any, limit: int) -> dict[str, Any]:
     head_html, head_text = _header(result)
     mirrors = _mirrors(result)
-    blocks: list[Rendered] = [
-        render_block(b, server=result.server, text_limit=DEFAULTS.text_limit)
+    kept = [
+        (b, render_block(b, server=result.server, text_limit=DEFAULTS.text_limit))
         for i, b in enumerate(result.content)
         if i not in mirrors
     ]
+    structured = None
+    if result.structured is not None:
+        structured = render_structured(result, limit, DEFAULTS.json_limit)
+    # a table is the data shown once: the server's text rendition of it is one click away
+    fold = structured is not None and structured[2] and not result.is_error
+    folded = [r for b, r in kept if fold and block_type(b) == "text"]
+    blocks: list[Rendered] = [r for b, r in kept if not (fold and block_type(b) == "text")]
     body_html = "".join(b.html for b in blocks)
     texts = [b.text for b in blocks]
     if result.is_error:
@@ -69,13 +79,18 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             f"<code>{esc(result.tool)}</code></div>{body_html or esc('(no message)')}</div>"
         )
         texts.insert(0, "The server reported an error:")
-    if result.structured is not None:
-        s_html, s_text = render_structured(result, limit, DEFAULTS.json_limit)
-        body_html += s_html
-        texts.append(s_text)
+    if structured is not None:
+        body_html += structured[0]
+        texts.append(structured[1])
     elif result.schema_valid is False:
         body_html += f'<div class="mcpnb-block">{badge("⚠ " + str(result.schema_error), "warn")}</div>'
         texts.append(f"⚠ {result.schema_error}")
+    if folded:
+        body_html += (
+            "<details class='mcpnb-text-version'><summary class='mcpnb-dim'>the server's text version "
+            f"of this result</summary>{''.join(r.html for r in folded)}</details>"
+        )
+        texts.append("(the server's text version of this table: result.text)")
     if mirrors:
         blocks_say = "1 text block repeats" if len(mirrors) == 1 else f"{len(mirrors)} text blocks repeat"
         note = f"{blocks_say} the structured content (result.text)"

@@ -7,9 +7,10 @@ Previews stop at the display limit and say how much is hidden; the whole value s
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-from mcpnb.client.frames import is_tabular, to_dataframe
+from mcpnb.client.frames import is_tabular, row_count, to_dataframe
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
 _OPEN_LINES = 40  # short JSON starts unfolded; long JSON starts folded
@@ -26,16 +27,56 @@ def schema_badge(result: Any) -> tuple[str, str]:
     return badge("⚠ outputSchema", "warn", error), f"schema ⚠ {error}"
 
 
+def _numeric(column: Any) -> bool:
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    return is_numeric_dtype(column) and not is_bool_dtype(column)
+
+
+def _cell(value: Any) -> str:
+    try:
+        missing = value is None or (isinstance(value, float) and math.isnan(value))
+    except TypeError:
+        missing = False
+    return "" if missing else str(value)
+
+
+def frame_table(df: Any) -> tuple[str, str]:
+    """(HTML, text) of a DataFrame: text columns left-aligned, numbers right-aligned.
+
+    Not ``DataFrame.to_html``/``to_string``: they right-align text, which is hard to scan.
+    """
+    columns = [str(c) for c in df.columns]
+    numeric = [_numeric(df[c]) for c in df.columns]
+    rows = [[_cell(v) for v in row] for row in df.itertuples(index=False, name=None)]
+
+    def td(tag: str, text: str, num: bool) -> str:
+        return f'<{tag} class="mcpnb-num">{esc(text)}</{tag}>' if num else f"<{tag}>{esc(text)}</{tag}>"
+
+    head = "".join(td("th", c, n) for c, n in zip(columns, numeric, strict=True))
+    body = "".join(
+        "<tr>" + "".join(td("td", v, n) for v, n in zip(row, numeric, strict=True)) + "</tr>" for row in rows
+    )
+    html = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
+    lines = [
+        "  ".join(
+            (v.rjust(w) if n else v.ljust(w)) for v, w, n in zip(line, widths, numeric, strict=True)
+        ).rstrip()
+        for line in [columns, *rows]
+    ]
+    return html, "\n".join(lines)
+
+
 def _table(data: Any, limit: int) -> tuple[str, str]:
-    df = to_dataframe(data)
-    rows, cols = df.shape
-    shown = df.head(limit)
+    # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
+    shown = to_dataframe(data, limit=limit)
+    rows, cols = row_count(data), shown.shape[1]
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
-    html = f'<div class="mcpnb-dim">structured content · {esc(caption)}</div>' + shown.to_html(
-        index=False, border=0, escape=True, na_rep="", max_cols=50
-    )
-    text = f"structured content ({caption}):\n" + (shown.to_string(index=False, max_cols=20) if cols else "")
+    table_html, table_text = frame_table(shown)
+    html = f'<div class="mcpnb-dim">structured content · {esc(caption)}</div>' + table_html
+    text = f"structured content ({caption}):\n" + (table_text if cols else "")
     if more:
         note = f"… {more} more row{'s' if more != 1 else ''} (result.df has them all)"
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'
@@ -74,19 +115,21 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
     return html, text
 
 
-def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, str]:
-    """The structured section (HTML, text), with a schema warning line above it on a mismatch."""
+def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, str, bool]:
+    """The structured section (HTML, text, drawn as a table?), with a schema warning line above it on
+    a mismatch."""
     data = result.data
     warn_html = warn_text = ""
     if result.schema_valid is False:
         msg = f"⚠ does not match the tool's outputSchema: {result.schema_error}"
         warn_html = f'<div class="mcpnb-block"><span class="mcpnb-badge mcpnb-warn">{esc(msg)}</span></div>'
         warn_text = msg + "\n"
-    if is_tabular(data):
+    table = is_tabular(data)
+    if table:
         try:
             html, text = _table(data, limit)
         except Exception:  # a shape pandas still refuses: the JSON view always works
-            html, text = _json_view(data, limit, json_limit)
-    else:
+            table = False
+    if not table:
         html, text = _json_view(data, limit, json_limit)
-    return warn_html + f'<div class="mcpnb-block">{html}</div>', warn_text + text
+    return warn_html + f'<div class="mcpnb-block">{html}</div>', warn_text + text, table

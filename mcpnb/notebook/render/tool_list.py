@@ -1,8 +1,9 @@
 """The tools listing: :class:`ToolList` and its bundle.
 
 A listing is what people scan to decide what to call, so each row keeps the description short (the
-full text is one hover away), marks required parameters with ``*`` and turns behaviour hints into
-badges (read-only, destructive, ...).
+full text is one click away, and in the tooltip), marks required parameters with ``*`` and turns
+behaviour hints into badges (read-only, destructive, ...). The ``title`` and ``hints`` columns appear
+only when some tool has one: an empty column is noise.
 """
 
 from __future__ import annotations
@@ -62,41 +63,59 @@ def _params_html(tool: Any) -> str:
     return ", ".join(out)
 
 
-def _row(tool: Any) -> str:
-    desc = tool.description or ""
-    cells = [
-        esc(tool.server),
-        f'<span class="mcpnb-name">{esc(tool.name)}</span>',
-        esc(tool.title or ""),
-        f'<span title="{esc(desc)}">{esc(short(desc))}</span>',
-        _params_html(tool),
-        " ".join(badge(label, kind) for label, kind in hint_labels(tool)),
-    ]
-    return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+def _description_html(text: str) -> str:
+    """The first line, cut; when that hides anything, a click unfolds the whole description."""
+    first = short(text)
+    if not text or first == text.strip():
+        return esc(first)
+    return (
+        f'<details class="mcpnb-more" title="{esc(text)}"><summary>{esc(first)}</summary>'
+        f'<span style="white-space:pre-wrap">{esc(text.strip())}</span></details>'
+    )
+
+
+def _cells(tool: Any) -> dict[str, str]:
+    return {
+        "server": esc(tool.server),
+        "tool": f'<span class="mcpnb-name">{esc(tool.name)}</span>',
+        "title": esc(tool.title or ""),
+        "description": _description_html(tool.description or ""),
+        "parameters": _params_html(tool),
+        "hints": " ".join(badge(label, kind) for label, kind in hint_labels(tool)),
+    }
 
 
 COLUMNS = ["server", "tool", "title", "description", "parameters", "hints"]
 
 
-def _text_rows(tools: list[Any]) -> list[list[str]]:
-    return [
-        [
-            t.server,
-            t.name,
-            t.title or "",
-            short(t.description, 60),
-            params_text(t),
-            " ".join(label for label, _ in hint_labels(t)),
-        ]
-        for t in tools
-    ]
+def columns_for(tools: list[Any]) -> list[str]:
+    """Every column, less ``title`` and ``hints`` when no tool has one."""
+    drop = set()
+    if not any(t.title for t in tools):
+        drop.add("title")
+    if not any(hint_labels(t) for t in tools):
+        drop.add("hints")
+    return [c for c in COLUMNS if c not in drop]
+
+
+def _text_cells(t: Any) -> dict[str, str]:
+    return {
+        "server": t.server,
+        "tool": t.name,
+        "title": t.title or "",
+        "description": short(t.description, 60),
+        "parameters": params_text(t),
+        "hints": " ".join(label for label, _ in hint_labels(t)),
+    }
 
 
 def tools_text(tools: list[Any], limit: int) -> str:
     if not tools:
         return "(no tools)"
-    table = [COLUMNS, *_text_rows(tools[:limit])]
-    widths = [max(len(r[i]) for r in table) for i in range(len(COLUMNS))]
+    shown = tools[:limit]
+    columns = columns_for(shown)
+    table = [columns, *([_text_cells(t)[c] for c in columns] for t in shown)]
+    widths = [max(len(r[i]) for r in table) for i in range(len(columns))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
     if len(tools) > limit:
         lines.append(f"… {len(tools) - limit} more tools")
@@ -108,8 +127,13 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     n = resolve_limit(limit, DEFAULTS.listing_limit)
     if not tools:
         return {"text/plain": "(no tools)", "text/html": wrap('<div class="mcpnb-dim">(no tools)</div>')}
-    head = "<tr>" + "".join(f"<th>{c}</th>" for c in COLUMNS) + "</tr>"
-    body = "".join(_row(t) for t in tools[:n])
+    shown = tools[:n]
+    columns = columns_for(shown)
+    head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
+    body = "".join(
+        "<tr>" + "".join(f"<td>{cells[c]}</td>" for c in columns) + "</tr>"
+        for cells in (_cells(t) for t in shown)
+    )
     html = f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
     if len(tools) > n:
         html += f'<div class="mcpnb-dim">… {len(tools) - n} more tools (.df has them all)</div>'

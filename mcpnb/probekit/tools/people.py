@@ -99,6 +99,15 @@ def page_title(text: str, fallback: str) -> str:
     return m.group(1).strip() if m else fallback
 
 
+def _page_url(state: ProbeState, file: Any) -> str:
+    """A link a browser can open: the page served on 127.0.0.1 (a ``file://`` URL is not a web link)."""
+    from mcpnb.probekit.pages import PageServer
+
+    if state.pages is None:
+        state.pages = PageServer()
+    return state.pages.publish(file)
+
+
 def tools(state: ProbeState) -> list[Callable[..., Any]]:
     """The people family (elicitation tools)."""
 
@@ -130,7 +139,8 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     async def open_local_page(
         path: str, ctx: Context, via: Literal["auto", "elicit", "error"] = "auto", confirmed: bool = False
     ) -> types.CallToolResult:
-        """Ask consent (URL-mode elicitation) before opening a local page inside the allowed root.
+        """Ask consent (URL-mode elicitation) before opening a local page inside the allowed root
+        (served for you on http://127.0.0.1).
         `via="elicit"` asks with a URL elicitation request (2025-11-25 era); `via="error"` answers
         with the -32042 "URL elicitation required" error, after which the client retries the same
         call (or passes `confirmed=true`); `auto` picks by era."""
@@ -138,7 +148,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
             file, text = read_text(state.root, path)
         except ProbeError as exc:
             return error_response(str(exc))
-        url = file.as_uri()
+        url = _page_url(state, file)
         elicitation_id = "open-" + hashlib.sha256(url.encode()).hexdigest()[:12]
         message = f"Open the local page {path}?"
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS

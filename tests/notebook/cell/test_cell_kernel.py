@@ -8,14 +8,12 @@ lets go at once with a live call, and the result lands in the same output later.
 
 from __future__ import annotations
 
-import queue
 import sys
-import time
 from typing import Any
 
 from conftest import DEMO, wait_until
 
-from tests.frontend import Frontend
+from tests.frontend import Frontend, input_request
 
 SETUP = """
 %load_ext mcpnb
@@ -101,19 +99,8 @@ def test_text_mode_asks_on_stdin(kernel):
     fe = Frontend(kernel)
     _run(fe, SETUP + "%config Mcp.elicitation = 'text'\n")
     cell = fe.execute("r = " + ASK + "\nprint('GOT', r.data['answers'][0]['answer'])", allow_stdin=True)
-    prompts = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        fe.pump(0.05)
-        try:
-            msg = kernel.get_stdin_msg(timeout=0.1)
-        except queue.Empty:
-            continue
-        if msg["msg_type"] == "input_request":
-            prompts.append(msg["content"]["prompt"])
-            kernel.input("Ada")
-            break
-    assert prompts, "no input_request on the stdin channel"
+    input_request(kernel, cell, between=lambda: fe.pump(0.05))
+    kernel.input("Ada")
     assert fe.reply(cell)["status"] == "ok"
     assert "GOT Ada" in fe.stdout[cell]
 
@@ -192,15 +179,43 @@ def test_explore_in_a_kernel(kernel):
     fe.wait_for(lambda: "42" in fe.models[result].get("value", ""), what="the result under the form")
 
 
-def test_url_required_shows_a_retry_panel(kernel, tmp_path):
+def test_url_required_panel_holds_the_cell_until_the_retry(kernel, tmp_path):
+    """−32042: the consent panel shows in the awaiting cell, which waits (Run All holds) until the
+    person retries; the cell's result is then the retried call's, and the panel says it is done."""
     (tmp_path / "page.md").write_text("# Thanks for visiting\n")
     fe = Frontend(kernel)
     _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + SETUP)
-    cell = _run(fe, "%mcp call probe.open_local_page path=page.md")
+    cell = fe.execute("%mcp call probe.open_local_page path=page.md")
     retry = fe.wait_for(
         lambda: fe.find(cell, css="mcpnb-retry", model="ButtonModel"), what="the retry button"
     )
     assert fe.find(cell, css="mcpnb-url-consent")
+    fe.pump(0.3)
+    assert cell not in fe.results  # the cell waits for the person
     fe.click(retry)
-    shown = fe.wait_for(lambda: fe.find(cell, css="mcpnb-retry-result"), what="the result area")
-    fe.wait_for(lambda: "Thanks for visiting" in fe.models[shown].get("value", ""), what="the retried result")
+    assert fe.reply(cell)["status"] == "ok"
+    assert "Thanks for visiting" in fe.results[cell]["text/plain"]  # shown once: the cell's result
+    status = fe.find(cell, css="mcpnb-status")
+    assert "Done: the result is below" in fe.models[status]["value"]
+    assert "Retrying" not in fe.models[status]["value"]
+    view = fe.find(cell, css="mcpnb-retry-result")
+    assert fe.models[view].get("value", "") == ""
+
+
+def test_url_required_panel_declined_lets_the_cell_go_on(kernel, tmp_path):
+    (tmp_path / "page.md").write_text("# Not today\n")
+    fe = Frontend(kernel)
+    _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + SETUP)
+    cell = fe.execute("r = %mcp call probe.open_local_page path=page.md\nprint('RESULT', r)")
+    decline = fe.wait_for(
+        lambda: fe.find(cell, css="mcpnb-decline", model="ButtonModel"), what="the decline button"
+    )
+    fe.click(decline)
+    assert fe.reply(cell)["status"] == "ok"
+    assert "RESULT None" in fe.stdout[cell]
+    after = _run(
+        fe,
+        "%mcp disconnect probe\nimport mcpnb\ntry:\n    mcpnb.default_pool().call('probe', 'ping')\n"
+        "except Exception as exc:\n    print('SAID', exc)",
+    )
+    assert "was disconnected" in fe.stdout[after]

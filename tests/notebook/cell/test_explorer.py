@@ -58,3 +58,5 @@ def test_retry_panel_calls_again_after_the_page(pool, tmp_path, monkeypatch):
     result = retry.panel.buttons["retry"].click() or retry.result
     assert result.data["title"] == "Consent given"
     assert "Consent given" in retry.result_view.value
+    assert "Done: the result is below" in retry.panel.status.value  # not left on "Retrying…"
+    assert "Retrying" not in retry.panel.status.value

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from tests.client.elicitation.schemas import CONFORMANCE_BASIC
-from tests.frontend import Frontend
+from tests.frontend import Frontend, input_request
 
 SCHEMA = {
     "type": "object",
@@ -103,9 +103,7 @@ def test_text_fallback_over_the_stdin_channel(kernel):
     cell = fe.execute(code, allow_stdin=True)
     prompts = []
     for answer in ("ada", "nope", "ada@example.com", ""):
-        msg = kernel.get_stdin_msg(timeout=60)
-        assert msg["msg_type"] == "input_request"
-        prompts.append(msg["content"]["prompt"])
+        prompts.append(input_request(kernel, cell, between=lambda: fe.pump(0.05))["prompt"])
         kernel.input(answer)
     assert fe.outcome(cell) == {
         "action": "accept",

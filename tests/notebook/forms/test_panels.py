@@ -77,6 +77,27 @@ def test_retry_variant():
     assert p.retry() is False and retried == [1, 2]
 
 
+def test_retry_status_ends_with_the_outcome():
+    retried: list[int] = []
+    p, _ = panel(retry=lambda: retried.append(1))
+    p.buttons["retry"].click()
+    assert "Retrying the call" in p.status.value
+    p.finish_retry(False, "still needs the page")  # not through: Retry is offered again
+    assert "Retrying" not in p.status.value and "✗ still needs the page" in p.status.value
+    assert not p.buttons["retry"].disabled and p.buttons["decline"].disabled
+    p.buttons["retry"].click()
+    assert retried == [1, 1]
+    p.finish_retry(True, "Done: the result is below.")
+    assert "✓ Done: the result is below." in p.status.value and "still needs" not in p.status.value
+    assert "completed it" in p.status.value  # what was told to the server stays on record
+    assert all(b.disabled for b in p.buttons.values())
+
+
+def test_button_labels_are_not_cut():
+    p, _ = panel(retry=lambda: None)
+    assert p.buttons["accept"].layout.width == "auto" and p.buttons["retry"].layout.width == "auto"
+
+
 SAMPLING = types.CreateMessageRequestParams(
     messages=[
         types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Say <b>hi</b>")),

@@ -175,6 +175,27 @@ def test_inline_errors_email_pattern_bounds_then_fix():
     assert got[0].content == {"email": "ada@example.com", "code": "ABC", "count": 3, "ratio": 0.5}
 
 
+def test_a_marked_field_is_checked_again_as_it_changes():
+    """A "✗ required" under a field that was then filled must not stay: the error follows the field."""
+    form, _ = make(CONFORMANCE_BASIC)
+    form.buttons["accept"].click()
+    assert set(form.errors) == {"username", "email"} and "Please fix 2 problems" in form.status.value
+    form.inputs["username"].value = "ada"  # fixed: its error goes, the other stays
+    assert form.errors == {"email": "required"}
+    assert form.controls["username"].error.layout.display == "none"
+    assert "Please fix 1 problem " in form.status.value
+    form.inputs["email"].value = "ada@example.com"
+    assert form.errors == {} and form.status.value == ""
+    fresh, _ = make(CONFORMANCE_BASIC)
+    fresh.inputs["email"].value = "half-typ"  # never marked: nobody is scolded while typing
+    assert fresh.errors == {} and fresh.controls["email"].error.value == ""
+
+
+def test_text_goes_to_the_kernel_once_per_edit():
+    form, _ = make(CONFORMANCE_BASIC)
+    assert form.inputs["username"].continuous_update is False  # sent on blur: before the Accept click
+
+
 def test_optional_numbers_are_left_out_until_set():
     schema = {"type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": ["number", "null"]}}}
     form, _got = make(schema)

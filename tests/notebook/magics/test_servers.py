@@ -224,7 +224,23 @@ def test_help_and_generated_usage(ip, mcp, capsys):
     assert line(ip, "call -h") is None
     assert "--timeout" in capsys.readouterr().out
     doc = ip.find_line_magic("mcp").__doc__
-    assert "%mcp call" in doc and "usage" in doc.lower()
+    assert "%mcp call" in doc and doc.startswith("Usage: %mcp")
+    assert "::" not in doc.split("\n")[0] and "``" not in doc  # text, not reST markup
+
+
+def test_call_help_examples_run_on_probe_kit(ip, mcp, capsys):
+    """The examples of ``%mcp call -h`` use a server everyone has, and each one works as written."""
+    line(ip, "serve probe-kit")
+    line(ip, "call -h")
+    examples = [
+        x.strip().removeprefix("r = ")
+        for x in capsys.readouterr().out.split("examples", 1)[1].splitlines()
+        if x.strip().startswith(("%mcp call", "r = %mcp call"))
+    ]
+    assert examples and all(" probe." in x for x in examples)
+    for example in examples:
+        result = line(ip, example.removeprefix("%mcp "))
+        assert not result.is_error, example
 
 
 @pytest.mark.parametrize(

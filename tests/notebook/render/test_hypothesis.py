@@ -70,7 +70,10 @@ def test_result_bundle_never_crashes(data: Any, schema: dict[str, Any] | None) -
     assert set(b) >= {"text/plain", "text/html"}
     assert b["text/plain"].startswith("s.t · ok")
     if schema is not None:
-        assert ("✓ outputSchema" in b["text/html"]) != ("⚠ outputSchema" in b["text/html"])
+        # the badges as markup: the data itself may contain the words, but only escaped
+        ok = re.search(r'<span class="mcpnb-badge mcpnb-ok"[^>]*>✓ outputSchema</span>', b["text/html"])
+        warn = re.search(r'<span class="mcpnb-badge mcpnb-warn"[^>]*>⚠ outputSchema</span>', b["text/html"])
+        assert bool(ok) != bool(warn)
     if is_tabular(r.data):
         rows = len(to_dataframe(r.data))
         assert ("<table" in b["text/html"]) or rows == 0 or "<details" in b["text/html"]

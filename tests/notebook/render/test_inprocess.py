@@ -12,6 +12,7 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from mcpnb.client.results import ToolResult
 from mcpnb.notebook.render import DEFAULTS, NotTabularError, result_bundle
@@ -63,6 +64,16 @@ def columns() -> dict[str, list[int]]:
 def page() -> dict[str, Any]:
     """Records inside an envelope, next to scalar metadata."""
     return {"rows": [{"k": "a"}, {"k": "b"}], "total": 2}
+
+
+@server.tool()
+def findings() -> CallToolResult:
+    """A summary text next to the same data as records (what probe-kit's tools send)."""
+    rows = [{"rule": "S-EVAL", "line": 9}, {"rule": "R-BARE-EXCEPT", "line": 10}]
+    summary = "2 findings:\nS-EVAL at line 9\nR-BARE-EXCEPT at line 10"
+    return CallToolResult(
+        content=[TextContent(type="text", text=summary)], structured_content={"items": rows}
+    )
 
 
 @server.tool()
@@ -121,6 +132,20 @@ async def test_records_become_a_table_with_schema_badge() -> None:
     # the SDK's per-record JSON text copies are folded into one note, not shown three times
     assert "3 text blocks repeat the structured content" in b["text/html"]
     assert list(r.df.columns) == ["name", "age"] and len(r.df) == 3
+
+
+async def test_a_table_is_shown_once_and_the_server_text_folded_under_it() -> None:
+    b = result_bundle(await call("findings"))
+    html = b["text/html"]
+    table_at, folded_at = html.index("<table"), html.index("<details class='mcpnb-text-version'>")
+    assert table_at < folded_at and html.index("2 findings:") > folded_at  # one click away, below
+    assert '<th class="mcpnb-num">line</th>' in html and "<th>rule</th>" in html
+    assert '<td class="mcpnb-num">9</td>' in html and "<td>S-EVAL</td>" in html
+    text = b["text/plain"]
+    assert "2 findings" not in text and "result.text" in text
+    header = next(line for line in text.splitlines() if line.startswith("rule"))
+    row = next(line for line in text.splitlines() if line.startswith("R-BARE"))
+    assert header == "rule           line" and row == "R-BARE-EXCEPT    10"  # text left, numbers right
 
 
 async def test_preview_truncates_at_display_limit() -> None:
@@ -229,9 +254,9 @@ async def test_schema_mismatch_warns_but_still_shows_data() -> None:
     assert r.schema_valid is False
     b = result_bundle(r)
     html = b["text/html"]
-    assert "⚠ outputSchema" in html and "&#x27;email&#x27; is a required property" in html
+    assert "⚠ outputSchema" in html and "&quot;email&quot; is a required property" in html
     assert rows_in(html) == 2  # the data is still shown
-    assert "schema ⚠" in b["text/plain"] and "'email' is a required property" in b["text/plain"]
+    assert "schema ⚠" in b["text/plain"] and '"email" is a required property' in b["text/plain"]
 
 
 async def test_header_escapes_server_and_tool_names() -> None:

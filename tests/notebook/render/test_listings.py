@@ -63,8 +63,9 @@ def test_tool_badges_and_escaping() -> None:
     tl = ToolList([evil, reader])
     html = tools_bundle(tl)["text/html"]
     assert "<script>" not in html and "drop&lt;script&gt;" in html and "s&lt;1&gt;" in html
-    assert ">Deletes &lt;b&gt;everything&lt;/b&gt;.</span>" in html  # first line only in the cell
+    assert "<summary>Deletes &lt;b&gt;everything&lt;/b&gt;.</summary>" in html  # first line in the cell
     assert 'title="Deletes &lt;b&gt;everything&lt;/b&gt;.\nSecond line' in html  # the rest on hover
+    assert "Second line is not in the short form. " + "x" * 200 in html  # and one click away, whole
     assert 'mcpnb-badge mcpnb-bad">destructive' in html
     assert ">idempotent<" in html and ">closed-world<" in html
     assert 'title="which &lt;table&gt;">table<b>*</b></code>' in html
@@ -76,6 +77,20 @@ def test_tool_badges_and_escaping() -> None:
     df = tl.df
     assert list(df["tool"]) == ["drop<script>", "peek"] and df.loc[0, "required"] == ["table"]
     assert bool(df.loc[1, "readOnlyHint"]) is True and df.loc[0, "readOnlyHint"] is None
+
+
+def test_title_and_hints_columns_only_when_a_tool_has_them() -> None:
+    plain = ToolList([ToolInfo(server="s", name="a", description="short"), ToolInfo(server="s", name="b")])
+    b = tools_bundle(plain)
+    assert b["text/plain"].splitlines()[0].split() == ["server", "tool", "description", "parameters"]
+    assert "<th>title</th>" not in b["text/html"] and "<th>hints</th>" not in b["text/html"]
+    assert "<details" not in b["text/html"]  # nothing hidden, nothing to unfold
+    titled = ToolList([*plain, ToolInfo(server="s", name="c", title="Cee")])
+    assert titled._repr_mimebundle_()["text/plain"].splitlines()[0].split()[2] == "title"
+    hinted = ToolList([*plain, ToolInfo(server="s", name="d", annotations={"readOnlyHint": True})])
+    assert "<th>hints</th>" in tools_bundle(hinted)["text/html"]
+    cut = ToolList([ToolInfo(server="s", name="long", description="word " * 40)])
+    assert "…" in tools_bundle(cut)["text/plain"]  # a terminal sees that it was cut
 
 
 def test_tools_limit_and_empty() -> None:

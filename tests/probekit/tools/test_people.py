@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import urllib.request
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, MCPError, UrlElicitationRequiredError, types
 
@@ -58,6 +60,11 @@ async def test_ask_user_with_choices(server: Any, mode: str) -> None:
     assert result.structured_content["answers"] == [{"question": "Colour?", "answer": "blue"}]
 
 
+def _fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as resp:
+        return resp.read().decode()
+
+
 @pytest.mark.anyio
 async def test_url_mode_by_request_in_legacy(server: Any) -> None:
     notes: list[Any] = []
@@ -70,9 +77,13 @@ async def test_url_mode_by_request_in_legacy(server: Any) -> None:
         server, mode="legacy", elicitation_callback=answers, message_handler=on_message
     ) as client:
         result = await client.call_tool("open_local_page", {"path": "README.md"})
-    asked = answers.seen[0]
-    assert isinstance(asked, types.ElicitRequestURLParams)
-    assert asked.url.startswith("file://") and asked.url.endswith("/README.md")
+        asked = answers.seen[0]
+        assert isinstance(asked, types.ElicitRequestURLParams)
+        assert asked.url.startswith("http://127.0.0.1:") and asked.url.endswith("/README.md")
+        page = await anyio.to_thread.run_sync(_fetch, asked.url)  # a link a browser can open
+        assert "Demo project" in page
+    with pytest.raises(OSError):  # the page server stopped with the session
+        await anyio.to_thread.run_sync(_fetch, asked.url)
     assert (
         result.structured_content["title"] == "Demo project"
         and result.structured_content["action"] == "accept"

@@ -1,0 +1,97 @@
+"""Fixtures of the browser tests: one JupyterLab per module, screenshots kept as artifacts.
+
+These tests fail (never skip) when chromium, JupyterLab or playwright is missing: CI installs them
+(``apt-get install chromium``; ``pip install -e .[test]``; never ``playwright install``).
+Screenshots go to ``$MCPNB_SCREENSHOT_DIR`` when set, else to ``screenshots/`` in pytest's tmp dir;
+the folder is printed at the end of the run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser.lab import Server
+
+_SHOT_DIR: list[Path] = []
+
+
+@pytest.fixture(scope="session")
+def shot_dir(tmp_path_factory) -> Path:
+    chosen = os.environ.get("MCPNB_SCREENSHOT_DIR")
+    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    if not _SHOT_DIR:
+        _SHOT_DIR.append(folder)
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+class Shots:
+    """Numbered full-page screenshots of one test, e.g. ``interview-01-form-before.png``."""
+
+    def __init__(self, folder: Path, test: str) -> None:
+        self.folder, self.test, self.count = folder, test, 0
+
+    def take(self, page: Any, what: str) -> Path:
+        self.count += 1
+        path = self.folder / f"{self.test}-{self.count:02d}-{what}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 10_000, f"an empty screenshot: {path}"
+        return path
+
+    def whole_notebook(self, page: Any, what: str = "final") -> Path:
+        """The notebook from its first cell to its last: the window grows to the notebook's height
+        (JupyterLab scrolls inside the page, so a full-page shot alone shows one screen)."""
+        height = page.evaluate(
+            """() => { const s = document.querySelector(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+                return s ? s.scrollHeight : document.body.scrollHeight; }"""
+        )
+        size = page.viewport_size
+        page.set_viewport_size({"width": size["width"], "height": min(16000, int(height) + 200)})
+        page.evaluate(
+            """() => { const s = document.querySelector(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+                if (s) s.scrollTop = 0; }"""
+        )
+        try:
+            return self.take(page, what)
+        finally:
+            page.set_viewport_size(size)
+
+
+@pytest.fixture
+def shots(shot_dir, request) -> Shots:
+    name = re.sub(r"[^A-Za-z0-9_-]+", "_", request.node.name.removeprefix("test_"))
+    return Shots(shot_dir, name)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> Iterator[Server]:
+    """JupyterLab on 127.0.0.1 with a token, serving a tmp dir; no news popup, no PyPI lookups."""
+    import jupyterlab  # noqa: F401  (a missing JupyterLab is a failure, not a skip)
+
+    server = Server("lab", tmp_path_factory.mktemp("lab"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pw() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _SHOT_DIR:
+        terminalreporter.write_line(f"browser screenshots: {_SHOT_DIR[0]}")

@@ -1,0 +1,202 @@
+"""JupyterLab (or Notebook 7) on 127.0.0.1, Debian's chromium driven by Playwright, and a person's hands.
+
+The hands type the way people do: key by key (``press_sequentially`` / ``keyboard.type``), with
+Backspace, Tab, Control+A, a paste from the clipboard. ``Locator.fill()`` sets a value in one event,
+which hides bugs a person meets, so these helpers never use it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+CHROMIUM = "/usr/bin/chromium"
+TOKEN = "mcpnb-browser-test"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+#: A person's pace is ~100 ms a key; 15 ms keeps the tests quick and still sends one event per key.
+KEY_DELAY_MS = 15
+#: The visible notebook only (JupyterLab keeps hidden tabs in the DOM).
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``jupyter lab`` or ``jupyter notebook`` serving ``root`` on a free loopback port."""
+
+    def __init__(self, app: str, home: Path) -> None:
+        self.app = app
+        self.home = home
+        self.root = home / "root"
+        self.root.mkdir(parents=True, exist_ok=True)
+        settings = home / ".lab-settings"
+        (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True, exist_ok=True)
+        (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False})
+        )
+        # every cell in the DOM (and painted), so locators and whole-notebook screenshots see them all
+        (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True, exist_ok=True)
+        (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+            json.dumps({"windowingMode": "none"})
+        )
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {
+            **os.environ,
+            "JUPYTERLAB_SETTINGS_DIR": str(settings),
+            "JUPYTERLAB_WORKSPACES_DIR": str(home / ".lab-ws"),
+            "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
+        }
+        self.log = home / f"{app}.log"
+        app_class = "LabApp" if app == "lab" else "JupyterNotebookApp"
+        with self.log.open("w") as out:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "jupyter",
+                    app,
+                    "--no-browser",
+                    "--ip=127.0.0.1",
+                    f"--port={self.port}",
+                    "--allow-root",
+                    f"--IdentityProvider.token={TOKEN}",
+                    f"--ServerApp.root_dir={self.root}",
+                    f"--{app_class}.expose_app_in_browser=True",
+                    # no PyPI lookups from JupyterLab's extension manager (Notebook 7 has no such trait)
+                    *(["--LabApp.extension_manager=readonly"] if app == "lab" else []),
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        self._wait_http(f"{self.base}/api/status?token={TOKEN}", 90)
+
+    def _wait_http(self, url: str, timeout: float) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"jupyter {self.app} exited:\n{self.log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=1) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.25)
+        log = self.log.read_text()[-3000:]
+        raise AssertionError(f"jupyter {self.app} did not answer in {timeout} s:\n{log}")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+def launch(pw: Any) -> Any:
+    """Debian's chromium (Playwright never downloads a browser here)."""
+    assert Path(CHROMIUM).exists(), "Debian chromium is required: apt-get install -y chromium"
+    return pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+def new_page(browser: Any, base: str, height: int = 1400) -> Any:
+    """A page whose clipboard the test may write (for pasting), on the server's origin."""
+    context = browser.new_context(viewport={"width": 1280, "height": height})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    return context.new_page()
+
+
+def write_notebook(path: Path, *cells: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+KERNEL_IDLE_LAB = """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    return w && w.sessionContext?.session?.kernel?.status === 'idle'; }"""
+
+
+def open_and_run(page: Any, base: str, name: str, app: str = "lab") -> None:
+    """Open ``name`` (a fresh JupyterLab workspace), wait for an idle kernel, then Run All.
+
+    The command's promise is not returned: it resolves only when the awaiting cells end.
+    """
+    if app == "lab":
+        page.goto(f"{base}/lab/workspaces/t{int(time.time() * 1000)}/tree/{name}?reset&token={TOKEN}")
+    else:
+        page.goto(f"{base}/notebooks/{name}?token={TOKEN}")
+    page.wait_for_function(KERNEL_IDLE_LAB, timeout=90000)
+    page.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
+def code_cell(page: Any, source: str) -> Any:
+    """The code cell of the visible notebook whose source contains ``source``."""
+    return (
+        page.locator(PANEL).locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=source))
+    )
+
+
+def wait_file(path: Path, timeout: float = 60) -> Any:
+    """What a cell wrote for the test (the kernel side's view of what the server returned)."""
+    end = time.monotonic() + timeout
+    while not path.exists() and time.monotonic() < end:
+        time.sleep(0.1)
+    assert path.exists(), f"the kernel never wrote {path.name}"
+    return json.loads(path.read_text())
+
+
+# ---------------------------------------------------------------------------- a person's hands
+def type_into(page: Any, field: Any, text: str) -> None:
+    """Click into ``field`` and type ``text`` key by key at the end of what is there."""
+    field.click()
+    page.keyboard.press("End")
+    field.press_sequentially(text, delay=KEY_DELAY_MS)
+
+
+def retype(page: Any, field: Any, text: str) -> None:
+    """Select what the field holds, erase it with Backspace, type ``text`` key by key."""
+    field.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    field.press_sequentially(text, delay=KEY_DELAY_MS)
+
+
+def paste_into(page: Any, field: Any, text: str) -> None:
+    """Put ``text`` on the clipboard and paste it with Control+V (one input event, as a real paste)."""
+    page.evaluate("t => navigator.clipboard.writeText(t)", text)
+    field.click()
+    page.keyboard.press("End")
+    page.keyboard.press("Control+V")
+
+
+def edit_readout(page: Any, readout: Any, text: str) -> None:
+    """A slider's number readout: click, select, type the number key by key, Enter."""
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(text, delay=KEY_DELAY_MS)
+    page.keyboard.press("Enter")
