@@ -57,8 +57,9 @@ def test_quickstart_says_how_many_cells_it_has():
 
 def test_quickstart_shows_tables_and_catches_bad_arguments():
     nb = execute(NOTEBOOKS / "01-quickstart.ipynb")
-    status = _outputs(_find(nb, "%mcp serve probe-kit"))[0]["data"]
-    assert "connected" in status["text/plain"] and "<table" in status["text/html"]
+    required = _outputs(_find(nb, "%%mcp require"))[0]["data"]
+    assert "probe" in required["text/plain"] and "connected" in required["text/plain"]
+    assert "<table" in required["text/html"]
     tools = _outputs(_find(nb, "%mcp tools"))[0]["data"]
     assert "ui_search" in tools["text/plain"] and "<table" in tools["text/html"]
     call = _outputs(_find(nb, "probe.ui_search query="))[0]["data"]
