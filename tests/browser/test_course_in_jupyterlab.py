@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-# JupyterLab, chromium and the helpers are the form test's; this file only adds the course.
-from browser.test_form_in_jupyterlab import CHROMIUM, CHROMIUM_ARGS, TOKEN, _open_and_run, lab  # noqa: F401
+# JupyterLab (the ``lab`` fixture), chromium and the helpers are the browser tests' own (lab.py).
+from browser.lab import CHROMIUM, CHROMIUM_ARGS, TOKEN, open_and_run
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -57,10 +57,10 @@ def headless_policy():
 
 
 @pytest.fixture(scope="module")
-def course(headless_policy, lab, tmp_path_factory):  # noqa: F811 (the imported fixture)
+def course(headless_policy, lab, tmp_path_factory):
     """The course copied into the served root (with the test servers its lessons start), Binder's
     JupyterLab settings as user settings, every cell rendered (no windowing, for the screenshots)."""
-    base, root, tmp_path = lab
+    base, root, tmp_path = lab.base, lab.root, lab.home
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     shutil.copytree(ROOT / "tests" / "servers", root / "tests" / "servers")
     settings = tmp_path / ".lab-settings"
@@ -127,7 +127,7 @@ def test_notebook_runs_in_jupyterlab_without_an_error(course, browser, notebook,
     base, shots = course
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     try:
-        _open_and_run(page, base, f"notebooks/{notebook.name}")
+        open_and_run(page, base, f"notebooks/{notebook.name}")
         state = _wait_for_run_all(page, notebook.name)
         unexpected = [c for c in state["cells"] if c["errors"] and "raises-exception" not in c["tags"]]
         assert not unexpected, (
@@ -142,7 +142,7 @@ def test_notebook_runs_in_jupyterlab_without_an_error(course, browser, notebook,
         page.close()
 
 
-def test_an_error_outside_a_raises_exception_cell_is_seen(course, browser, lab):  # noqa: F811
+def test_an_error_outside_a_raises_exception_cell_is_seen(course, browser, lab):
     """The detector itself: Run All goes past a tagged error, and an untagged one is reported."""
     import nbformat
 
@@ -151,10 +151,10 @@ def test_an_error_outside_a_raises_exception_cell_is_seen(course, browser, lab):
     nb.cells = [nbformat.v4.new_code_cell("1 / 0"), nbformat.v4.new_code_cell("undefined_name")]
     nb.cells[0].metadata["tags"] = ["raises-exception"]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, lab[1] / "notebooks" / "zz-broken-on-purpose.ipynb")
+    nbformat.write(nb, lab.root / "notebooks" / "zz-broken-on-purpose.ipynb")
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     try:
-        _open_and_run(page, base, "notebooks/zz-broken-on-purpose.ipynb")
+        open_and_run(page, base, "notebooks/zz-broken-on-purpose.ipynb")
         cells = _wait_for_run_all(page, "zz-broken-on-purpose.ipynb")["cells"]
         assert cells[0]["errors"] == ["ZeroDivisionError: division by zero"]
         assert cells[1]["errors"] == ["NameError: name 'undefined_name' is not defined"]
