@@ -27,12 +27,13 @@ def signature(tool: Any) -> str:
     parts = []
     for name in tool.parameters:
         spec = props.get(name) if isinstance(props.get(name), dict) else {}
-        kind = _type_names(spec)
+        kind = type_names(spec)
         parts.append(name + ("*" if name in required else "") + (f": {'|'.join(kind)}" if kind else ""))
     return f"{tool.name}({', '.join(parts)})"
 
 
-def _type_names(spec: dict[str, Any]) -> list[str]:
+def type_names(spec: dict[str, Any]) -> list[str]:
+    """The JSON types ``spec`` names, through ``type`` lists and ``anyOf``/``oneOf`` options."""
     kind = spec.get("type")
     if isinstance(kind, str):
         return [kind]
@@ -42,7 +43,7 @@ def _type_names(spec: dict[str, Any]) -> list[str]:
     for key in ("anyOf", "oneOf"):
         for option in spec.get(key) or []:
             if isinstance(option, dict):
-                found += [k for k in _type_names(option) if k not in found]
+                found += [k for k in type_names(option) if k not in found]
     return found
 
 
@@ -53,7 +54,7 @@ def _coerce(args: Mapping[str, Any], props: dict[str, Any]) -> dict[str, Any]:
         spec = props.get(key)
         if not isinstance(spec, dict):
             continue
-        kinds = _type_names(spec)
+        kinds = type_names(spec)
         value = out[key]
         if "string" in kinds and not _matches_any(value, kinds):
             out[key] = raw

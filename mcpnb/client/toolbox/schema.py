@@ -119,21 +119,6 @@ def deref(spec: Any, root: Schema) -> Schema:
     return spec
 
 
-def type_names(spec: Schema) -> list[str]:
-    """The JSON types ``spec`` names, through ``type`` lists and ``anyOf``/``oneOf`` options."""
-    kind = spec.get("type")
-    if isinstance(kind, str):
-        return [kind]
-    if isinstance(kind, list):
-        return [str(k) for k in kind]
-    found: list[str] = []
-    for key in ("anyOf", "oneOf"):
-        for option in spec.get(key) or []:
-            if isinstance(option, dict):
-                found += [k for k in type_names(option) if k not in found]
-    return found
-
-
 def allows_null(spec: Any, root: Schema | None = None) -> bool:
     """Whether ``spec`` says in so many words that ``null`` is a valid value.
 
