@@ -162,10 +162,16 @@ def code_cell(page: Any, source: str) -> Any:
 
 
 def wait_file(path: Path, timeout: float = 60) -> Any:
-    """What a cell wrote for the test (the kernel side's view of what the server returned)."""
+    """What a cell wrote for the test (the kernel side's view of what the server returned).
+
+    The file can be seen while the kernel is still writing it: wait until it holds whole JSON.
+    """
     end = time.monotonic() + timeout
-    while not path.exists() and time.monotonic() < end:
-        time.sleep(0.1)
+    while time.monotonic() < end:
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):  # not there yet, or half written
+            time.sleep(0.1)
     assert path.exists(), f"the kernel never wrote {path.name}"
     return json.loads(path.read_text())
 
