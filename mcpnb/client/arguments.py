@@ -123,3 +123,14 @@ def _describe(error: Any, args: Mapping[str, Any]) -> str:
     sub = "".join(f"[{json.dumps(p)}]" for p in path[1:])
     message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
     return f"argument {field!r}{sub}{_line(args, field)}: {message}"
+
+
+def checked_arguments(tool: Any, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """:func:`check_arguments` for code (``pool.call``): every error also says nothing was sent."""
+    try:
+        return check_arguments(tool, arguments or {})
+    except ArgumentsError as exc:
+        text = str(exc)
+        if "nothing was sent" not in text:
+            text += "\n  (nothing was sent)"
+        raise ArgumentsError(text) from None

@@ -7,6 +7,7 @@ cache does no I/O. The filters hide tools from both listing and calling, before 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mcpnb.client.cache import TTLCache
@@ -28,12 +29,17 @@ class ToolCatalog:
     async def fetch(self) -> dict[str, ToolInfo]:
         """Every page of ``tools/list`` from the live session, into the cache."""
         conn = self.conn
+        from mcpnb.client.tasks.optin import effective_task_support
+
         tools: dict[str, ToolInfo] = {}
         if conn.capabilities is None or conn.capabilities.tools is not None:
             cursor = None
             while True:
                 page = await conn.client.list_tools(cursor=cursor, cache_mode="refresh")
-                tools.update((t.name, ToolInfo.from_sdk(conn.name, t)) for t in page.tools)
+                for tool in page.tools:
+                    info = ToolInfo.from_sdk(conn.name, tool)
+                    support = effective_task_support(info.task_support, conn.capabilities, conn.era)
+                    tools[tool.name] = replace(info, task_support=support)
                 cursor = page.next_cursor
                 if not cursor:
                     break
@@ -42,6 +48,12 @@ class ToolCatalog:
             hidden = sum(not self.filter.allows(n) for n in tools)
             conn.emit("filter", f"{hidden} of {len(tools)} tools hidden by the tool filters", hidden=hidden)
         return tools
+
+    def learn_task_support(self, name: str, support: str) -> None:
+        """What a call taught us (a -32021 "tasks required"): later calls ask for a task at once."""
+        tools = self.cache.peek()
+        if tools is not None and name in tools:
+            tools[name] = replace(tools[name], task_support=support)
 
     async def all(self, refresh: bool = False) -> dict[str, ToolInfo]:
         """Every tool, filtered or not: from the cache while fresh, else from the server."""

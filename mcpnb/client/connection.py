@@ -31,7 +31,7 @@ from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import CallContext, Interaction
 from mcpnb.client.redact import scrub
 from mcpnb.client.results import ToolResult
-from mcpnb.client.retry import Backoff, is_retryable, reconnect_with_backoff
+from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
 from mcpnb.client.status import ServerStatus
 from mcpnb.client.toolinfo import ToolInfo
 from mcpnb.client.watching import ResourceWatch
@@ -93,7 +93,9 @@ class Connection:
         self._settled = asyncio.Event()  # set whenever the state is not connecting/reconnecting
         self._settled.set()
         self.http_status: int | None = None
+        self.http_answer: requests.HttpAnswer | None = None  # the last HTTP error, with the server's words
         self.session_expired = False
+        self.revivable = False  # failed, but time may fix it: the next request tries again at once
         self._secrets = config.secrets()
         self.interaction: Interaction | None = None  # None: the process-wide default
         self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
@@ -165,16 +167,21 @@ class Connection:
         return f"<Connection {self.name} {self.config.transport} {self.state}>"
 
     # ------------------------------------------------------------------ lifecycle
-    async def start(self) -> None:
-        """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``."""
+    async def start(self, *, wait: float = 0.0) -> None:
+        """Connect, bounded by ``startup_timeout``; raise :class:`ConnectError` and stay ``failed``.
+
+        ``wait`` > 0 keeps trying (with backoff) for that many seconds while the server is not
+        answering yet (see :func:`mcpnb.client.retry.open_patiently`).
+        """
         if self.state is State.DISABLED:
             return
         await self.halt()
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
-            await self.open_session()
+            await open_patiently(self, wait)
         except BaseException as exc:
             reason = self.failure_reason(exc)
+            self.revivable = isinstance(exc, Exception) and is_retryable(exc, http_status=self.http_status)
             self.set_state(State.FAILED, reason)
             if isinstance(exc, asyncio.CancelledError):
                 raise
@@ -192,7 +199,7 @@ class Connection:
         ready: asyncio.Future[Any] = loop.create_future()
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
         self._stop = asyncio.Event()
-        self.http_status, self.session_expired = None, False
+        self.http_status, self.http_answer, self.session_expired = None, None, False
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
         try:
@@ -251,7 +258,12 @@ class Connection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 target = await stack.enter_async_context(
-                    open_target(self.config, on_stderr=self._on_stderr, on_response=self._on_response)
+                    open_target(
+                        self.config,
+                        on_stderr=self._on_stderr,
+                        on_response=self._on_response,
+                        on_failure=lambda exc: requests.transport_failed(self, exc, stop),
+                    )
                 )
                 client = Client(
                     target,
@@ -281,10 +293,12 @@ class Connection:
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
 
     def _install(self, client: Any) -> None:
+        from mcpnb.client.tasks import optin
         from mcpnb.client.transcript import tap
 
         client.session.validate_tool_result = _skip_sdk_validation
         tap(client.session)
+        optin.install(client.session)  # tasks only when asked (SEP-2663 per-request opt-in)
         self.client = client
         self.protocol_version = client.protocol_version
         self.server_info = client.server_info
@@ -296,17 +310,18 @@ class Connection:
         self.stderr.append(line)
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
 
-    def _on_response(self, status: int, request_headers: Any) -> None:
-        if status < 400:
-            return
-        self.http_status = status
-        if status == 404 and request_headers.get("mcp-session-id"):
-            self.session_expired = True
+    def _on_response(self, status: int, request_headers: Any, message: str | None = None) -> None:
+        requests.note_response(self, status, request_headers, message)
 
     async def _on_message(self, message: Any) -> None:
-        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``)."""
+        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``),
+        resource updates; a transport error the SDK hands over (an SSE stream that broke) means the
+        session is lost."""
         from mcp.types import ResourceUpdatedNotification, ToolListChangedNotification
 
+        if isinstance(message, Exception):
+            requests.transport_failed(self, message, self._stop)
+            return
         if isinstance(message, ToolListChangedNotification):
             self.tool_cache.invalidate()
             self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
@@ -383,13 +398,12 @@ class Connection:
         if self._stop is not None:
             self._stop.set()  # let the owner task close what is left of the transport
         reason = f"connection lost: {describe(exc)}"
-        if not is_retryable(exc, http_status=self.http_status) or self.config.max_retries <= 0:
+        retryable = is_retryable(exc, http_status=self.http_status)
+        if not retryable or self.config.max_retries <= 0:
+            self.revivable = retryable
             self.set_state(State.FAILED, reason)
             return
-        self.set_state(State.RECONNECTING, reason, attempt=0, max_retries=self.config.max_retries)
-        self._recovery = asyncio.get_running_loop().create_task(
-            reconnect_with_backoff(self, reason), name=f"mcpnb-recover-{self.name}"
-        )
+        start_recovery(self, reason)
 
     # ------------------------------------------------------------------ requests
     async def request(

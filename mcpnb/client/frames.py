@@ -27,14 +27,26 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__}" if value is not None else "null"
 
 
-def tabular_rows(data: Any) -> list[dict[str, Any]] | dict[str, list[Any]]:
+def table_keys(data: Any) -> list[str]:
+    """The keys of an object whose values are (non-empty) lists of objects: its tables."""
+    if not isinstance(data, dict):
+        return []
+    return [k for k, v in data.items() if isinstance(v, list) and v and _is_records(v)]
+
+
+def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | dict[str, list[Any]]:
     """The records or columns behind a table, or :class:`NotTabularError` ("not tabular: ...") saying why not.
 
     Accepted shapes, in order:
     1. a list of objects (records; nested objects are flattened later);
     2. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
        also the SDK's ``{"result": [...]}`` wrapper);
-    3. an object of equally long lists (columns).
+    3. an object of equally long lists (columns);
+    4. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
+       (``{"temperature": 22, "where": {"city": ...}}``) is one row. It is not table-*shaped*, so
+       displays still show it as JSON.
+
+    An object that holds several tables is not one table: ``.dfs`` gives each.
     """
     if _is_records(data):
         return data
@@ -47,17 +59,27 @@ def tabular_rows(data: Any) -> list[dict[str, Any]] | dict[str, list[Any]]:
             if len(lengths) == 1:
                 return data
             raise NotTabularError(f"not tabular: the columns have different lengths {sorted(lengths)}")
-        tables = [k for k, v in data.items() if isinstance(v, list) and v and _is_records(v)]
-        if len(tables) > 1:  # say which, and how to pick one
-            picks = ", ".join(f".data[{k!r}]" for k in tables)
+        tables = table_keys(data)
+        if len(tables) > 1:  # say which, and how to get them
             raise NotTabularError(
-                f"not tabular as a whole: it holds several tables ({', '.join(tables)}); "
-                f"pick one, e.g. pandas.DataFrame(result{picks.split(', ')[0]}) (tables: {picks})"
+                f"not tabular as one table: it holds several tables ({', '.join(tables)}); use "
+                f".dfs, a dict of DataFrames by key (e.g. result.dfs[{tables[0]!r}]), or one of "
+                + ", ".join(f".data[{k!r}]" for k in tables)
             )
+        if one_row and not tables:
+            return [data]
     raise NotTabularError(
         f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
-        "objects, or an object of equally long lists (use .data for the raw value)"
+        "objects, an object of equally long lists, or one object (use .data for the raw value)"
     )
+
+
+def to_dataframes(data: Any) -> dict[str, Any]:
+    """Every table inside an object, by key, as DataFrames (what ``result.dfs`` gives)."""
+    tables = table_keys(data)
+    if not tables:
+        raise NotTabularError(f"no tables in it: got {_describe(data)}; use .df (or .data for the raw value)")
+    return {key: to_dataframe(data[key]) for key in tables}
 
 
 def to_dataframe(data: Any) -> Any:
@@ -68,7 +90,7 @@ def to_dataframe(data: Any) -> Any:
     """
     import pandas as pd
 
-    rows = tabular_rows(data)
+    rows = tabular_rows(data, one_row=True)
     try:
         if isinstance(rows, dict):
             return pd.DataFrame(rows)

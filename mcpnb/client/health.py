@@ -7,6 +7,7 @@ A probe is the cheapest request each era offers: ``ping`` on legacy (2025-11-25)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import warnings
 from collections import deque
@@ -87,7 +88,7 @@ async def monitor(conn: Connection) -> None:
     One failure marks it unhealthy (shown in the status table); a forgotten session is renewed;
     :data:`RECONNECT_AFTER_FAILURES` in a row replace the session.
     """
-    from mcpnb.client.errors import describe
+    from mcpnb.client.errors import McpnbError, describe
     from mcpnb.client.events import State
     from mcpnb.client.retry import renew_session
 
@@ -111,8 +112,12 @@ async def monitor(conn: Connection) -> None:
             if was is not False:
                 conn.emit("health", "unhealthy", ok=False)
             if conn.session_expired:
-                await renew_session(conn)
-            elif conn.health.should_reconnect:
+                # a new session brings its own monitor; this one ends (and a renewal that cannot
+                # reach the server has already handed over to the backoff loop)
+                with contextlib.suppress(McpnbError):
+                    await renew_session(conn)
+                return
+            if conn.health.should_reconnect:
                 conn.lost(exc)
                 return
             continue

@@ -124,7 +124,9 @@ class Pool:
             return ServerConfig.from_dict(name, merged, source="<code>", server=server)
         return ServerConfig.build(name, **options)
 
-    async def _connect(self, config: ServerConfig, *, raise_on_failure: bool = True) -> ServerStatus:
+    async def _connect(
+        self, config: ServerConfig, *, raise_on_failure: bool = True, wait: float | None = None
+    ) -> ServerStatus:
         old = self._connections.pop(config.name, None)
         if old is not None:
             await old.stop()
@@ -133,7 +135,7 @@ class Pool:
         conn.events.subscribe(self._fan_out)
         self._connections[config.name] = conn
         try:
-            await conn.start()
+            await conn.start(wait=wait or 0.0)
         except Exception:
             if raise_on_failure:
                 raise
@@ -152,14 +154,17 @@ class Pool:
         transport: str | None = None,
         config: ServerConfig | Mapping[str, Any] | None = None,
         server: Any = None,
+        wait: float | None = None,
         **options: Any,
     ) -> ServerStatus:
         """Connect (or reconnect, replacing) the server ``name``; raise ``ConnectError`` if it fails.
 
         A failed server stays in the pool, ``failed`` with its reason, so ``status()`` shows it.
+        ``wait=SECONDS`` keeps trying (with backoff) while the server is not answering yet, for a
+        server that is still starting; the default fails at once.
         """
         cfg = self._config(name, config, _given(locals(), options))
-        return self._run(self._connect(cfg))
+        return self._run(self._connect(cfg, wait=wait))
 
     async def aconnect(
         self,
@@ -174,11 +179,12 @@ class Pool:
         transport: str | None = None,
         config: ServerConfig | Mapping[str, Any] | None = None,
         server: Any = None,
+        wait: float | None = None,
         **options: Any,
     ) -> ServerStatus:
         """Async twin of :meth:`connect`."""
         cfg = self._config(name, config, _given(locals(), options))
-        return await self._arun(self._connect(cfg))
+        return await self._arun(self._connect(cfg, wait=wait))
 
     async def _connect_many(self, configs: list[ServerConfig]) -> StatusTable:
         await asyncio.gather(*(self._connect(c, raise_on_failure=False) for c in configs))
@@ -392,21 +398,22 @@ class Pool:
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
         task: bool | None = None,
+        validate: bool = True,
     ) -> Any:
         """Call ``tool`` on ``server`` (or a flat ``mcp__server__tool`` name) and return its result.
 
         A tool that reports an error returns a result with ``is_error``; only transport or protocol
         failures raise (``CallError``, ``CallTimeoutError``). Ctrl-C cancels the call on the server.
         ``answers`` answers a form the server may ask for (instead of asking a person).
-        ``task=True`` runs it as a task and returns the live :class:`~mcpnb.client.tasks.TaskHandle` at once;
-        a tool that requires tasks runs as one anyway, and the call waits for its result.
+        The arguments are checked against the tool's ``inputSchema`` first (``ArgumentsError``, and
+        nothing is sent); ``validate=False`` leaves that to the server.
+        A plain call stays a plain call. ``task=True`` runs it as a task and returns the live
+        :class:`~mcpnb.client.tasks.TaskHandle` at once; a tool that *requires* tasks runs as one
+        anyway, and the call waits for its result.
         """
         server, tool = self._target(server, tool)
         ctx = _call_context(context, answers)
-        if task or (task is None and self._requires_task(server, tool)):
-            handle = self.start_task(server, tool, arguments, context=ctx)
-            return handle if task else handle.result()
-        return self._run(self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx))
+        return self._run(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def acall(
         self,
@@ -418,15 +425,34 @@ class Pool:
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
         task: bool | None = None,
+        validate: bool = True,
     ) -> Any:
         server, tool = self._target(server, tool)
         ctx = _call_context(context, answers)
-        if task or (task is None and self._requires_task(server, tool)):
-            handle = await self.astart_task(server, tool, arguments, context=ctx)
-            return handle if task else await handle
-        return await self._arun(
-            self.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
-        )
+        return await self._arun(self._call(server, tool, arguments, timeout, ctx, task, validate))
+
+    async def _call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        timeout: float | None,
+        ctx: CallContext,
+        task: bool | None,
+        validate: bool,
+    ) -> Any:
+        conn = self.connection(server)
+        info = await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+        if validate:
+            from mcpnb.client.arguments import checked_arguments
+
+            arguments = checked_arguments(info, arguments)
+        if task or (task is None and info.task_support == "required"):
+            from mcpnb.client.tasks.extension import follow
+
+            handle = await self._start_task(server, tool, arguments, None, ctx)
+            return handle if task else await follow(handle)
+        return await conn.call_tool(tool, arguments, timeout=timeout, context=ctx)
 
     # ------------------------------------------------------------------ tasks
     @property
@@ -436,12 +462,6 @@ class Pool:
 
             self._tasks = TaskRegistry()
         return self._tasks
-
-    def _requires_task(self, server: str, tool: str) -> bool:
-        """From the cached tool list only: a plain call must not pay for a lookup."""
-        known = self.connection(server).tool_cache.peek() or {}
-        info = known.get(tool)
-        return info is not None and info.task_support == "required"
 
     async def _start_task(
         self,
@@ -502,26 +522,31 @@ class Pool:
         server, tool = self._target(server, tool)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
-    async def _list_tasks(self, server: str | None) -> list[Any]:
-        from mcpnb.client.tasks import list_tasks
+    async def _list_tasks(self, server: str | None) -> Any:
+        from mcpnb.client.tasks import TaskListing, server_tasks
 
-        names = [server] if server is not None else [n for n, c in self._connections.items() if c.client]
-        found: list[Any] = []
-        for name in names:
-            conn = self.connection(name)
-            found += await conn.request(
-                "tasks/list",
-                lambda _client, conn=conn: list_tasks(
-                    conn, tasks=self.task_registry, runner=self.runtime.run, arunner=self.runtime.arun
-                ),
+        conns = [self.connection(server)] if server is not None else list(self._connections.values())
+        found = await asyncio.gather(
+            *(
+                server_tasks(c, tasks=self.task_registry, runner=self.runtime.run, arunner=self.runtime.arun)
+                for c in conns
             )
-        return found
+        )
+        listing = TaskListing()
+        for conn, (handles, note) in zip(conns, found, strict=True):
+            listing.extend(handles)
+            if note is not None:
+                listing.notes[conn.name] = note
+        return listing
 
-    def tasks(self, server: str | None = None) -> list[Any]:
-        """Known tasks (legacy servers are asked with ``tasks/list``; modern ones have no list)."""
+    def tasks(self, server: str | None = None) -> Any:
+        """Tasks per server: 2025-11-25 servers that list tasks are asked (``tasks/list``); others
+        (2026-07-28 has no list) show the tasks started here. ``.notes`` says, per server, why it
+        shows none or only ours (no tasks at all, no ``tasks/list``, not connected); one server
+        without tasks never hides the others'."""
         return self._run(self._list_tasks(server))
 
-    async def atasks(self, server: str | None = None) -> list[Any]:
+    async def atasks(self, server: str | None = None) -> Any:
         return await self._arun(self._list_tasks(server))
 
     # ------------------------------------------------------------------ resources and prompts

@@ -4,7 +4,13 @@ Every request a connection sends (tools, resources, prompts, tasks) goes through
 so there is one place that turns the SDK's errors into mcpnb's: a −32042 into
 :class:`UrlRequiredError`, a forgotten HTTP session into a renewal (and one replay, only for
 read-only or idempotent requests), a 401/403 into :class:`AuthError`, a dead transport into
-background recovery and a :class:`CallError` that says so.
+background recovery and a :class:`CallError` that says so, and any other HTTP error into one that
+carries the status and the server's own message (the SDK says only "-32603").
+
+What the HTTP layer sees arrives here too (:func:`note_response`, :func:`transport_failed`), so a
+server that died or forgot the session turns the status to ``reconnecting`` as soon as anything
+notices, not at the next health probe. A ``failed`` server that time may have fixed is tried again
+at once by the next request (:func:`live_client`).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import (
@@ -26,7 +33,7 @@ from mcpnb.client.errors import (
 from mcpnb.client.events import State
 from mcpnb.client.interaction import CallContext, current_call
 from mcpnb.client.results import ToolResult
-from mcpnb.client.retry import is_retryable, renew_session
+from mcpnb.client.retry import is_retryable, not_connected, renew_session, revive
 from mcpnb.client.timeouts import Deadline, DeadlinePassed, within
 
 if TYPE_CHECKING:
@@ -34,10 +41,17 @@ if TYPE_CHECKING:
 
 _CONNECTION_CLOSED = -32000
 _URL_ELICITATION_REQUIRED = -32042
+#: What the SDK makes of an HTTP error response without a JSON-RPC error in its body (-32603
+#: "Server returned an error response", -32600 "Session terminated") or with one (any code): when
+#: the HTTP layer saw an error answer to this request, its status and message say more.
+_HTTP_STAND_INS = frozenset({-32603, -32600, -32000, -32601})
 
 
 async def live_client(conn: Connection, wait: float | None) -> Any:
-    """The live client; waits (up to ``wait``) while a reconnect is under way."""
+    """The live client; waits (up to ``wait``) while a reconnect is under way, and tries a
+    ``failed`` server again at once when what failed was something time can fix."""
+    if conn.state is State.FAILED and conn.revivable:
+        await revive(conn)
     if conn.state in (State.RECONNECTING, State.CONNECTING) and wait:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(conn._settled.wait(), wait)
@@ -45,10 +59,59 @@ async def live_client(conn: Connection, wait: float | None) -> Any:
         return conn.client
     if conn.state is State.DISABLED:
         raise NotConnectedError(f"server {conn.name!r} is disabled (enabled: false in its config)")
-    why = f": {conn.last_error}" if conn.state is State.FAILED and conn.last_error else ""
-    raise NotConnectedError(
-        f"server {conn.name!r} is {conn.state}{why}; reconnect it with pool.reconnect({conn.name!r})"
-    )
+    raise not_connected(conn)
+
+
+@dataclass(frozen=True)
+class HttpAnswer:
+    """An HTTP error response as the server gave it: what the SDK turns into a bare -32603."""
+
+    status: int
+    message: str | None
+    at: float
+
+    def text(self) -> str:
+        return f"HTTP {self.status}" + (f" from the server: {self.message}" if self.message else "")
+
+
+def note_response(conn: Connection, status: int, request_headers: Any, message: str | None) -> None:
+    """Every HTTP response (on the transport's task): remember errors, spot a forgotten session.
+
+    A server that forgot our session answers 404 (the spec) or 400 with a message that says so
+    (server-everything: "Bad Request: No valid session ID provided").
+    """
+    if status < 400:
+        return
+    conn.http_status = status
+    conn.http_answer = HttpAnswer(status, conn.safe(message) if message else None, conn.clock())
+    if request_headers.get("mcp-session-id") and unknown_session(status, message):
+        conn.session_expired = True
+
+
+def unknown_session(status: int, message: str | None) -> bool:
+    return status == 404 or (status == 400 and "session" in (message or "").lower())
+
+
+def transport_failed(conn: Connection, exc: BaseException, stop: asyncio.Event | None = None) -> None:
+    """The HTTP layer hit a network error (refused, reset, a stream cut mid-body), maybe on a
+    background stream the SDK retries quietly: a live session is lost, say so now."""
+    if (stop is not None and stop.is_set()) or conn.state is not State.CONNECTED:
+        return
+    if type(exc).__name__ not in _NETWORK_ERRORS and not isinstance(exc, OSError):
+        return  # timeouts and the like: a slow server is not a dead one
+    conn.lost(exc)
+
+
+#: httpx2's errors that mean the wire is gone (not timeouts, not bad requests).
+_NETWORK_ERRORS = frozenset(
+    {"ConnectError", "ReadError", "WriteError", "CloseError", "NetworkError", "RemoteProtocolError"}
+)
+
+
+def _fresh_answer(conn: Connection, since: float) -> HttpAnswer | None:
+    answer = conn.http_answer
+    return answer if answer is not None and answer.at >= since else None
+
 
 async def request(
     conn: Connection,
@@ -74,16 +137,19 @@ async def request(
                 conn.name, what.removesuffix("()"), list(data.get("elicitations", []))
             ) from None
         if conn.session_expired:
+            answer = _fresh_answer(conn, started)
+            said = f" ({answer.text()})" if answer is not None else ""
             await renew_session(conn)
             if idempotent:
                 conn.emit("session", f"retrying {what} once on the new session")
                 return await request(conn, what, send, idempotent=False, wait=wait)
             raise CallError(
-                f"{what}: the server forgot the session of {conn.name!r} mid-call, so the call may "
+                f"{what}: the server forgot the session of {conn.name!r}{said}, so the call may "
                 "or may not have run; it was not repeated (not marked read-only or idempotent). "
                 "The connection is back: call again if that is safe."
             ) from None
-        if conn.http_status in (401, 403):
+        answer = _fresh_answer(conn, started)
+        if conn.http_status in (401, 403) and (answer is None or answer.status in (401, 403)):
             target = conn.safe(conn.config.target)
             raise AuthError.from_status(conn.name, conn.http_status, target) from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
@@ -98,6 +164,8 @@ async def request(
             raise CallError(
                 f"{what} failed: the connection to {conn.name!r} was lost ({why}); {then}"
             ) from None
+        if answer is not None and isinstance(exc, MCPError) and exc.code in _HTTP_STAND_INS:
+            raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
         raise CallError(f"{what} on {conn.name!r} failed: {conn.safe(describe(exc))}") from None
     conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
@@ -112,6 +180,8 @@ async def call_tool(
     context: CallContext | None = None,
 ) -> ToolResult:
     """One ``tools/call``: the deadline, progress, the call context people-in-the-loop needs, the result."""
+    from mcpnb.client.tasks import optin
+
     info = await conn.tool(name)
     annotations = info.annotations or {}
     idempotent = bool(annotations.get("readOnlyHint") or annotations.get("idempotentHint"))
@@ -132,13 +202,25 @@ async def call_tool(
             if call_ctx.on_progress is not None:
                 await call_ctx.on_progress(value, total, message)
 
+        async def attempt(as_task: bool) -> Any:
+            # SEP-2663: the tasks extension is declared on this request only when a task is wanted
+            # (the tool requires one); otherwise a task-optional tool answers as a plain call
+            with optin.asking(as_task):
+                return await client.call_tool(name, arguments or {}, progress_callback=progress)
+
         token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
         conn.asking.active_calls.append(call_ctx)  # legacy push requests find their call here
         try:
             # past the deadline this task is cancelled: the SDK tells the server (notifications/cancelled)
-            return await within(
-                deadline, client.call_tool(name, arguments or {}, progress_callback=progress)
-            )
+            try:
+                return await within(deadline, attempt(info.task_support == "required"))
+            except Exception as exc:
+                if not optin.requires_tasks(exc) or conn.era != "modern":
+                    raise
+                # the server runs this tool only as a task, and said so before running anything
+                conn.catalog.learn_task_support(name, "required")
+                conn.emit("tasks", f"{name}() runs only as a task on this server: asking for one")
+                return await within(deadline, attempt(True))
         except DeadlinePassed:
             raise CallTimeoutError(conn.safe(deadline.message(f"{name}()", conn.name))) from None
         finally:

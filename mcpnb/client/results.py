@@ -94,10 +94,19 @@ class ToolResult:
 
     @property
     def df(self) -> Any:
-        """The structured payload as a pandas DataFrame (tabular shapes only)."""
+        """The structured payload as a pandas DataFrame: records, columns, or one object as one row
+        (nested keys flattened to ``a.b``). A payload holding several tables says to use ``.dfs``."""
         from mcpnb.client.frames import to_dataframe
 
         return to_dataframe(self.data)
+
+    @property
+    def dfs(self) -> dict[str, Any]:
+        """Each table inside the structured payload (a key whose value is a list of objects), as a
+        dict of DataFrames by key."""
+        from mcpnb.client.frames import to_dataframes
+
+        return to_dataframes(self.data)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

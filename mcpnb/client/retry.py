@@ -3,6 +3,17 @@
 Retrying is only worth it for failures that time can fix (a process that died, a server restarting,
 a dropped connection). A typo in a command, a rejected token or an unsupported protocol version
 will fail the same way every time, so those go straight to ``failed`` with their reason.
+
+Three ways back to a live session, all here:
+
+- :func:`reconnect_with_backoff`: a live session died; up to ``max_retries`` attempts with capped
+  backoff, then ``failed``. A server that stays down longer is not given up on for good: the
+  connection stays *revivable*, and the next call (or ``pool.reconnect``) tries again at once
+  (:func:`revive`), so a server that came back is used without a manual step.
+- :func:`renew_session`: the server forgot our HTTP session (a 404, or a 400 that says so): a new
+  one at once; if the server is not there, backoff takes over.
+- :func:`open_patiently`: a first connect that may wait (``connect(..., wait=60)``) for a server
+  that is still starting (a container, a first ``npx`` download).
 """
 
 from __future__ import annotations
@@ -12,7 +23,7 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mcpnb.client.errors import AuthError, CallError, McpnbError, root_cause
+from mcpnb.client.errors import AuthError, CallError, McpnbError, NotConnectedError, root_cause
 from mcpnb.client.events import State
 
 if TYPE_CHECKING:
@@ -69,11 +80,13 @@ def is_retryable(exc: BaseException, *, http_status: int | None = None) -> bool:
 async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
     """Replace a lost session: up to ``max_retries`` attempts with backoff; ``failed`` after the last.
 
-    An error that time cannot fix ends the attempts at once, with its own reason.
+    An error that time cannot fix ends the attempts at once, with its own reason; one that time may
+    still fix leaves the connection revivable (the next call tries again at once).
     """
     await conn.end_session()
     conn.cancel_background()
     attempts = conn.config.max_retries
+    revivable = True
     for attempt in range(attempts):
         delay = conn.backoff.delay(attempt)
         conn.retries += 1
@@ -95,23 +108,119 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
         except Exception as exc:
             reason = conn.failure_reason(exc)
             if not is_retryable(exc, http_status=conn.http_status):
+                revivable = False
                 break
             continue
         conn.set_state(State.CONNECTED, conn.connected_message(), attempts=attempt + 1)
         return
-    conn.set_state(State.FAILED, f"gave up reconnecting: {reason}", attempts=attempts)
+    conn.revivable = revivable
+    then = "; the next call tries again" if revivable else ""
+    conn.set_state(State.FAILED, f"gave up reconnecting: {reason}{then}", attempts=attempts)
+
+
+def start_recovery(conn: Connection, reason: str) -> None:
+    """``reconnecting`` now, and the backoff loop in the background (no-op if one already runs)."""
+    if conn._recovery is not None and not conn._recovery.done():
+        return
+    conn.set_state(State.RECONNECTING, reason, attempt=0, max_retries=conn.config.max_retries)
+    conn._recovery = asyncio.get_running_loop().create_task(
+        reconnect_with_backoff(conn, reason), name=f"mcpnb-recover-{conn.name}"
+    )
+
+
+async def revive(conn: Connection) -> None:
+    """A ``failed`` server that time may have fixed: one attempt now, shared by concurrent callers.
+
+    Runs as the connection's recovery task, so disconnecting or reconnecting by hand cancels it.
+    """
+    task = conn._recovery
+    if task is None or task.done():
+        task = conn._recovery = asyncio.get_running_loop().create_task(
+            _revive_once(conn), name=f"mcpnb-revive-{conn.name}"
+        )
+    await asyncio.shield(task)
+
+
+async def _revive_once(conn: Connection) -> None:
+    before = conn.last_error or "it failed"
+    conn.set_state(State.RECONNECTING, f"trying again at once (it had failed: {before})", attempt=1)
+    await conn.end_session()
+    conn.cancel_background()
+    conn.retries += 1
+    try:
+        await conn.open_session()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        conn.revivable = is_retryable(exc, http_status=conn.http_status)
+        conn.set_state(State.FAILED, f"still failing: {conn.failure_reason(exc)}")
+        return
+    conn.set_state(State.CONNECTED, conn.connected_message())
+
+
+async def open_patiently(conn: Connection, wait: float) -> None:
+    """The first session: one attempt, or with ``wait`` > 0 attempts with backoff until the server
+    answers or ``wait`` seconds have passed (each attempt still bounded by ``startup_timeout``)."""
+    if wait <= 0:
+        await conn.open_session()
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    attempt = 0
+    while True:
+        try:
+            await conn.open_session()
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            remaining = deadline - loop.time()
+            if not is_retryable(exc, http_status=conn.http_status) or remaining <= 0:
+                if attempt and remaining <= 0:
+                    raise McpnbError(
+                        f"no answer after waiting {wait:g} s ({attempt + 1} attempts); "
+                        f"last: {conn.failure_reason(exc)}"
+                    ) from None
+                raise
+            delay = min(conn.backoff.delay(attempt), remaining)
+            attempt += 1
+            why = conn.failure_reason(exc)
+            conn.set_state(
+                State.CONNECTING,
+                f"waiting for the server (attempt {attempt}, next in {delay:.1f} s): {why}",
+                attempt=attempt,
+                delay=delay,
+            )
+            await asyncio.sleep(delay)
 
 
 async def renew_session(conn: Connection) -> None:
-    """A Streamable HTTP session the server forgot (404): open a new one at once, no backoff."""
-    conn.emit("session", "the server forgot our session (HTTP 404): starting a new one")
+    """A Streamable HTTP session the server forgot (404, or a 400 that says so): a new one at once.
+
+    If the server is not there to give one (refused: it is restarting), backoff takes over.
+    """
+    answer = conn.http_answer
+    said = answer.text() if answer is not None else f"HTTP {conn.http_status or 404}"
+    conn.emit("session", f"the server forgot our session ({said}): starting a new one")
     await conn.halt()
     conn.set_state(State.RECONNECTING, "session expired: re-initializing")
     try:
         await conn.open_session()
     except Exception as exc:
-        conn.set_state(
-            State.FAILED, f"session expired and re-initializing failed: {conn.failure_reason(exc)}"
-        )
+        reason = f"session expired and re-initializing failed: {conn.failure_reason(exc)}"
+        if is_retryable(exc, http_status=conn.http_status) and conn.config.max_retries > 0:
+            start_recovery(conn, reason)
+            raise CallError(
+                f"the session of {conn.name!r} expired and the server is not answering; "
+                "reconnecting in the background"
+            ) from None
+        conn.set_state(State.FAILED, reason)
         raise CallError(f"the session of {conn.name!r} expired and could not be renewed") from None
     conn.set_state(State.CONNECTED, conn.connected_message())
+
+
+def not_connected(conn: Connection) -> NotConnectedError:
+    why = f": {conn.last_error}" if conn.state is State.FAILED and conn.last_error else ""
+    return NotConnectedError(
+        f"server {conn.name!r} is {conn.state}{why}; reconnect it with pool.reconnect({conn.name!r})"
+    )

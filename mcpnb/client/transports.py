@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
-ResponseHook = Callable[[int, Any], None]
+#: ``(status, request_headers, server_message)`` for every HTTP response; the message is read from
+#: the body of error responses only (a JSON-RPC error's ``message``, else the first text).
+ResponseHook = Callable[[int, Any, str | None], None]
+#: Called with any exception the HTTP layer raises (refused, reset, a stream cut mid-body), including
+#: on background streams the SDK retries silently: it is how a dead server is seen at once.
+FailureHook = Callable[[BaseException], None]
+#: How much of an error response's body is kept as "the server's own message".
+MESSAGE_LIMIT = 300
 
 #: MCP servers may hold a response stream open for a long time; reads get the SDK's 300 s.
 HTTP_CONNECT_TIMEOUT = 30.0
@@ -42,20 +49,22 @@ async def open_target(
     *,
     on_stderr: Callable[[str], None],
     on_response: ResponseHook | None = None,
+    on_failure: FailureHook | None = None,
 ) -> AsyncIterator[Any]:
     """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit.
 
-    ``on_response(status, request_headers)`` sees every HTTP response: the SDK reports a 401 or an
-    expired session only as a generic JSON-RPC error, and the status is what tells them apart.
+    ``on_response(status, request_headers, message)`` sees every HTTP response: the SDK reports a
+    401, a 500 or an expired session only as a generic JSON-RPC error, and the status and the
+    server's own words are what tell them apart. ``on_failure(exc)`` sees transport errors.
     """
     if config.transport == "stdio":
         async with _stdio(config, on_stderr) as target:
             yield target
     elif config.transport == "http":
-        async with _http(config, on_response) as target:
+        async with _http(config, on_response, on_failure) as target:
             yield target
     elif config.transport == "sse":
-        yield _sse(config, on_response)
+        yield _sse(config, on_response, on_failure)
     elif config.transport == "inprocess":
         yield config.server
     else:  # pragma: no cover - config validation rejects this earlier
@@ -77,20 +86,23 @@ async def _stdio(config: ServerConfig, on_stderr: Callable[[str], None]) -> Asyn
 
 
 @contextlib.asynccontextmanager
-async def _http(config: ServerConfig, on_response: ResponseHook | None) -> AsyncIterator[Any]:
+async def _http(
+    config: ServerConfig, on_response: ResponseHook | None, on_failure: FailureHook | None
+) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
-    async with _http_client(http_headers(config), timeout, http_auth(config), on_response) as http:
+    client = _http_client(http_headers(config), timeout, http_auth(config), on_response, on_failure)
+    async with client as http:
         yield streamable_http_client(config.url or "", http_client=http)
 
 
-def _sse(config: ServerConfig, on_response: ResponseHook | None) -> Any:
+def _sse(config: ServerConfig, on_response: ResponseHook | None, on_failure: FailureHook | None) -> Any:
     from mcp.client.sse import sse_client
 
     def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
-        return _http_client(headers, timeout, auth, on_response)
+        return _http_client(headers, timeout, auth, on_response, on_failure)
 
     return sse_client(
         config.url or "",
@@ -102,18 +114,94 @@ def _sse(config: ServerConfig, on_response: ResponseHook | None) -> Any:
     )
 
 
-def _http_client(headers: Any, timeout: Any, auth: Any, on_response: ResponseHook | None) -> Any:
-    """The SDK's HTTP client (its timeouts, same-origin redirects) plus our response hook."""
-    from mcp.shared._httpx_utils import create_mcp_http_client
+def _http_client(
+    headers: Any,
+    timeout: Any,
+    auth: Any,
+    on_response: ResponseHook | None,
+    on_failure: FailureHook | None = None,
+) -> Any:
+    """The SDK's HTTP client (its timeouts; redirects stay the SDK's business) plus our hooks."""
+    import httpx2
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-    client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+    if timeout is None:
+        timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+    kwargs: dict[str, Any] = {"timeout": timeout, "headers": headers, "auth": auth}
+    if on_failure is not None:
+        kwargs["transport"] = watched_transport(httpx2.AsyncHTTPTransport(), on_failure)
+    client = httpx2.AsyncClient(**{k: v for k, v in kwargs.items() if v is not None})
     if on_response is not None:
 
         async def hook(response: Any) -> None:
-            on_response(response.status_code, response.request.headers)
+            message = await server_message(response) if response.status_code >= 400 else None
+            on_response(response.status_code, response.request.headers, message)
 
         client.event_hooks["response"].append(hook)
     return client
+
+
+async def server_message(response: Any) -> str | None:
+    """What the server said in an error response: a JSON-RPC error's message, or its text."""
+    import json
+
+    try:
+        body = (await response.aread())[:4096].decode("utf-8", "replace").strip()
+    except Exception:  # a body we cannot read still leaves the status
+        return None
+    if not body:
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        message = error.get("message") if isinstance(error, dict) else data.get("message") or error
+        if isinstance(message, str) and message.strip():
+            body = message.strip()
+    first = body.splitlines()[0] if body else ""
+    return first[:MESSAGE_LIMIT] or None
+
+
+def watched_transport(inner: Any, on_failure: FailureHook) -> Any:
+    """An httpx transport that reports every error ``inner`` raises, while connecting or mid-body.
+
+    The SDK quietly retries its background SSE streams, so a server that died is otherwise seen
+    only by the next call; this tells the connection at once. (Built on first use: httpx2 is
+    imported lazily.)
+    """
+    import httpx2
+
+    class WatchedStream(httpx2.AsyncByteStream):
+        def __init__(self, stream: Any) -> None:
+            self.stream = stream
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            try:
+                async for chunk in self.stream:
+                    yield chunk
+            except Exception as exc:
+                on_failure(exc)
+                raise
+
+        async def aclose(self) -> None:
+            await self.stream.aclose()
+
+    class WatchedTransport(httpx2.AsyncBaseTransport):
+        async def handle_async_request(self, request: Any) -> Any:
+            try:
+                response = await inner.handle_async_request(request)
+            except Exception as exc:
+                on_failure(exc)
+                raise
+            response.stream = WatchedStream(response.stream)
+            return response
+
+        async def aclose(self) -> None:
+            await inner.aclose()
+
+    return WatchedTransport()
 
 
 def http_auth(config: ServerConfig) -> Any:

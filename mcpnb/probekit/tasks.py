@@ -222,6 +222,25 @@ class TaskManager:
             await asyncio.gather(record.job, return_exceptions=True)
         return record
 
+    def request_cancel(self, task_id: str) -> TaskRecord:
+        """Ask a task to stop and return at once (SEP-2663: cancelling is eventually consistent).
+
+        A finished task is left as it is; its status says how it ended.
+        """
+        record = self.get(task_id)
+        if not record.terminal and record.job is not None:
+            record.job.cancel()
+        return record
+
+    def accept(self, task_id: str, responses: dict[str, Any]) -> list[str]:
+        """SEP-2663 ``tasks/update``: deliver the answers to questions the task is waiting on and
+        ignore the rest (unknown, already answered or superseded keys); returns the keys used."""
+        record = self.get(task_id)
+        used = [key for key in responses if key in record.pending]
+        for key in used:
+            self.resolve(record, key, types.ElicitResult.model_validate(responses[key]))
+        return used
+
     def answer(self, task_id: str, responses: dict[str, Any]) -> TaskRecord:
         """Deliver answers to pending questions (keys as published in ``inputRequests``)."""
         record = self.get(task_id)

@@ -3,9 +3,13 @@
 - 2025-11-25 (SEP-1686): ``tools/call`` with ``params.task`` answers ``{"task": {...}}`` at once;
   ``tasks/get``, ``tasks/result`` (blocks until done and delivers queued elicitations over the
   back-channel), ``tasks/list``, ``tasks/cancel``; tools declare ``execution.taskSupport``.
-- 2026-07-28 (SEP-2663, ``io.modelcontextprotocol/tasks``): a client that declares the extension
-  gets a flat ``{"resultType": "task", ...}`` for task-capable tools; ``tasks/get`` carries the
-  result, error or ``inputRequests``; ``tasks/update`` delivers ``inputResponses``; ``tasks/cancel``.
+- 2026-07-28 (SEP-2663, ``io.modelcontextprotocol/tasks``): a client that declares the extension on
+  a request gets a flat ``{"resultType": "task", ...}`` for task-capable tools; ``tasks/get`` carries
+  the result, error or ``inputRequests``; ``tasks/update`` delivers ``inputResponses`` and
+  ``tasks/cancel`` asks the task to stop, both answered with an empty acknowledgement
+  (``{"resultType": "complete"}``): what happened is for ``tasks/get`` to tell. A tool result with
+  ``isError`` is a ``completed`` task (``failed`` is only for JSON-RPC errors); the extension's
+  settings are an empty object. probe-kit is a teaching server: it answers exactly as the specs say.
 
 The SDK has no tasks implementation, so this uses its extension hooks: an ``Extension`` for the
 methods and the modern interception, and a server middleware for the legacy task-augmented call
@@ -33,6 +37,8 @@ LEGACY = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 MODERN = frozenset(MODERN_PROTOCOL_VERSIONS)
 
 ToolLookup = Callable[[str], Any]
+#: SEP-2663's answer to ``tasks/cancel`` and ``tasks/update``: an empty result.
+ACKNOWLEDGED: dict[str, Any] = {"resultType": "complete"}
 
 
 class TaskParams(types.RequestParams):
@@ -132,7 +138,7 @@ class ProbeTasks(Extension):
         self.manager, self.lookup = manager, lookup
 
     def settings(self) -> dict[str, Any]:
-        return {"pollIntervalMs": self.manager.poll_interval_ms, "maxConcurrent": self.manager.max_concurrent}
+        return {}  # SEP-2663 defines no settings: an empty object says "supported"
 
     def methods(self) -> list[MethodBinding]:
         return [
@@ -163,11 +169,12 @@ class ProbeTasks(Extension):
         record = self._record(params.task_id)
         if ctx.protocol_version not in MODERN:
             return legacy_task(record, self.manager)
-        out = modern_task(record, self.manager)
+        out: dict[str, Any] = {"resultType": "complete", **modern_task(record, self.manager)}
         if record.status in {"completed", "failed"} and record.result is not None:
+            # SEP-2663: a tool result (even with isError) completes the task; ``failed`` is only for
+            # JSON-RPC errors, which probe-kit's tools never raise.
+            out["status"] = "completed"
             out["result"] = result_dump(record)
-        elif record.status == "cancelled":
-            out["error"] = {"code": INVALID_PARAMS, "message": "The task was cancelled."}
         elif record.status == "input_required":
             out["inputRequests"] = {
                 key: {"method": "elicitation/create", "params": p.params} for key, p in record.pending.items()
@@ -175,21 +182,29 @@ class ProbeTasks(Extension):
         return out
 
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        if ctx.protocol_version in MODERN:
+            self._request_cancel(params.task_id)
+            return ACKNOWLEDGED
         try:
-            record = await self.manager.cancel(params.task_id)
+            record = await self.manager.cancel(params.task_id)  # 2025-11-25: cancelled before answering
         except TaskError as exc:
             raise _bad(str(exc)) from exc
-        wire = modern_task if ctx.protocol_version in MODERN else legacy_task
-        return wire(record, self.manager)
+        return legacy_task(record, self.manager)
+
+    def _request_cancel(self, task_id: str) -> None:
+        try:
+            self.manager.request_cancel(task_id)
+        except TaskError as exc:
+            raise _bad(str(exc)) from exc
 
     async def _update(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
-        if not params.input_responses:
+        if params.input_responses is None:
             raise _bad("tasks/update needs inputResponses: {key: ElicitResult} for the task's inputRequests.")
         try:
-            record = self.manager.answer(params.task_id, params.input_responses)
+            self.manager.accept(params.task_id, params.input_responses)
         except (TaskError, ValidationError) as exc:
             raise _bad(str(exc)) from exc
-        return modern_task(record, self.manager)
+        return ACKNOWLEDGED
 
     async def _list(self, ctx: ServerRequestContext[Any, Any], params: ListParams) -> dict[str, Any]:
         return {"tasks": [legacy_task(r, self.manager) for r in self.manager.list()]}

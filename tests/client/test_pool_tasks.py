@@ -31,11 +31,14 @@ def test_cancel_a_task(pool, era):
     assert handle.status == "cancelled"
 
 
-def test_modern_task_outlives_tool_timeout_while_the_server_reports_it(pool):
-    serve_probekit("probe", pool=pool, tool_timeout=0.3)
-    # runs as a task (the pool declares the extension); each poll shows the task is alive
-    result = pool.call("probe", "slow_task", {"steps": 3, "delay": 0.3})
-    assert not result.is_error
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_plain_call_of_a_task_optional_tool_creates_no_task(pool, era):
+    serve_probekit("probe", pool=pool, era=era)
+    assert pool.tools("probe")["slow_task"].task_support == "optional"
+    result = pool.call("probe", "slow_task", {"steps": 2, "delay": 0.01})
+    assert not result.is_error and result.data["totalPrimes"] > 0
+    server = pool.connection("probe").config.server
+    assert server.probe_state.tasks.list() == []  # the server made no task: SEP-2663 opt-in per request
 
 
 def test_task_for_an_unknown_tool_sends_nothing(pool):
@@ -69,22 +72,6 @@ def test_a_task_asks_the_person_mid_way(pool, era, proceed):
     steps = [row["step"] for row in result.data["steps"]]
     assert result.data["confirmed"] is proceed
     assert steps == ([1, 2, 3, 4] if proceed else [1, 2])
-
-
-def test_a_transparent_task_reports_its_status_as_progress(pool):
-    from mcpnb import CallContext
-
-    serve_probekit("probe", pool=pool)  # modern era: slow_task runs as a task behind a plain call
-    seen: list[tuple[float, float | None, str | None]] = []
-
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        seen.append((value, total, message))
-
-    result = pool.call(
-        "probe", "slow_task", {"steps": 4, "delay": 0.2}, context=CallContext(on_progress=on_progress)
-    )
-    assert not result.is_error
-    assert any(message and "block" in message for _, _, message in seen), seen
 
 
 class Recorder(Interaction):

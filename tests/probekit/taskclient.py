@@ -45,9 +45,24 @@ class TaskState(types.Result):
     input_requests: dict[str, Any] | None = Field(default=None, alias="inputRequests")
 
 
+class Acknowledgement(types.Result):
+    """SEP-2663's answer to tasks/cancel and tasks/update: an empty result (resultType "complete")."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
 async def rpc(session: Any, method: str, task_id: str, **extra: Any) -> TaskState:
     params = TaskParams(task_id=task_id, **extra)
     return await session.send_request(TaskRequest(method=method, params=params), TaskState)
+
+
+async def ack(session: Any, method: str, task_id: str, **extra: Any) -> dict[str, Any]:
+    """tasks/cancel or tasks/update; the acknowledgement as a dict (without ``_meta``)."""
+    params = TaskParams(task_id=task_id, **extra)
+    result = await session.send_request(TaskRequest(method=method, params=params), Acknowledgement)
+    dumped = result.model_dump(by_alias=True, exclude_none=True)
+    dumped.pop("_meta", None)
+    return dumped
 
 
 class TasksClient(ClientExtension):
@@ -68,7 +83,7 @@ class TasksClient(ClientExtension):
             self.seen.append(state.status)
             if state.status == "input_required" and state.input_requests and self.answer is not None:
                 responses = {k: self.answer(v["params"]) for k, v in state.input_requests.items()}
-                await rpc(ctx.session, "tasks/update", created.task_id, input_responses=responses)
+                await ack(ctx.session, "tasks/update", created.task_id, input_responses=responses)
                 continue
             if state.status in {"completed", "failed"} and state.result is not None:
                 return types.CallToolResult.model_validate(state.result)

@@ -13,7 +13,7 @@ from mcp import Client, MCPError
 from mcpnb.probekit import create_server
 from mcpnb.probekit.schemas import SLOW_JOB
 from tests.probekit.conftest import Answers
-from tests.probekit.taskclient import CreatedTask, TasksClient, rpc
+from tests.probekit.taskclient import CreatedTask, TasksClient, ack, rpc
 
 RELATED = "io.modelcontextprotocol/related-task"
 SLOW = {"steps": 40, "delay": 0.02}
@@ -184,29 +184,36 @@ async def test_modern_manual_handle_get_update_cancel(server: Any) -> None:
         ((key, request),) = waiting["inputRequests"].items()
         assert request["method"] == "elicitation/create" and request["params"]["mode"] == "form"
         assert "proceed" in request["params"]["requestedSchema"]["properties"]
-        updated = await rpc(
+        updated = await ack(
             session, "tasks/update", created.task_id, input_responses={key: {"action": "decline"}}
         )
-        assert updated.status in {"working", "completed"}
+        assert updated == {"resultType": "complete"}  # SEP-2663: an empty acknowledgement
         done = await poll(get, created.task_id, {"completed"})
         assert done["result"]["structuredContent"]["confirmed"] is False
         assert done["result"]["_meta"][RELATED] == {"taskId": created.task_id}
 
         slow = await session.call_tool("slow_task", SLOW, allow_claimed=True)
         await poll(get, slow.task_id, {"working"})
-        cancelled = await rpc(session, "tasks/cancel", slow.task_id)
-        assert cancelled.status == "cancelled"
-        state = await get(slow.task_id)
-        assert state["error"]["message"] == "The task was cancelled." and "result" not in state
+        assert await ack(session, "tasks/cancel", slow.task_id) == {"resultType": "complete"}
+        state = await poll(get, slow.task_id, {"cancelled"})
+        assert "result" not in state and "error" not in state  # CancelledTask carries neither
 
         failing = await session.call_tool(
             "slow_task", {"steps": 2, "delay": 0, "fail_at": 1}, allow_claimed=True
         )
-        failed = await poll(get, failing.task_id, {"failed"})
+        # a tool result with isError completes the task; "failed" is only for JSON-RPC errors
+        failed = await poll(get, failing.task_id, {"completed"})
         assert failed["result"]["isError"] is True
-
-        with pytest.raises(MCPError, match="not waiting for input"):
-            await rpc(session, "tasks/update", failing.task_id, input_responses={"x": {"action": "accept"}})
+        # answers for keys the task is not waiting on are ignored; cancelling a finished task is acked
+        stray = {"x": {"action": "accept"}}
+        ignored = await ack(session, "tasks/update", failing.task_id, input_responses=stray)
+        assert ignored == {"resultType": "complete"}
+        assert await ack(session, "tasks/cancel", failing.task_id) == {"resultType": "complete"}
+        assert (await get(failing.task_id))["status"] == "completed"
+        for method in ("tasks/get", "tasks/cancel", "tasks/update"):
+            with pytest.raises(MCPError) as info:
+                await ack(session, method, "no-such-task", input_responses={})
+            assert info.value.code == -32602
         for method in ("tasks/list", "tasks/result"):
             with pytest.raises(MCPError) as info:
                 await rpc(session, method, failing.task_id)

@@ -15,7 +15,14 @@ from mcpnb.client.tasks.errors import (
 )
 from mcpnb.client.tasks.extension import elicitation_answerer, tasks_extension
 from mcpnb.client.tasks.handle import Answer, TaskHandle
-from mcpnb.client.tasks.registry import TaskRegistry, list_tasks, registry, start_task
+from mcpnb.client.tasks.registry import (
+    TaskListing,
+    TaskRegistry,
+    list_tasks,
+    registry,
+    server_tasks,
+    start_task,
+)
 from mcpnb.client.tasks.wire import TASKS_EXTENSION, Peer, TaskState, task_support
 
 __all__ = [
@@ -27,12 +34,14 @@ __all__ = [
     "TaskExpiredError",
     "TaskHandle",
     "TaskInputRequiredError",
+    "TaskListing",
     "TaskRegistry",
     "TaskState",
     "TaskTimeoutError",
     "elicitation_answerer",
     "list_tasks",
     "registry",
+    "server_tasks",
     "start_task",
     "task_support",
     "tasks_extension",

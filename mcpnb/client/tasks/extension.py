@@ -48,7 +48,10 @@ def tasks_extension(answer: Answer | None = None) -> Any:
             from mcpnb.client.tasks.handle import TaskHandle
 
             peer = Peer(ctx.session)
-            handle = TaskHandle(peer, ctx.tool_name, TaskState.from_wire(dump(created)), answer=self.answer)
+            state = TaskState.from_wire(
+                dump(created), method=f"{ctx.tool_name}()", server=peer.name, status="working"
+            )
+            handle = TaskHandle(peer, ctx.tool_name, state, answer=self.answer)
             handle.add_listener(_keep_call_alive)
             try:
                 result = await handle._wait(None)
@@ -89,6 +92,16 @@ async def _cancel_quietly(handle: Any, grace: float = 5.0) -> None:
         await handle._cancel()
     if handle._watcher is not None:
         handle._watcher.cancel()
+
+
+async def follow(handle: Any) -> Any:
+    """Wait for a task a plain call started (a tool that requires tasks). If the caller gives up
+    (Ctrl-C, a cancelled cell), the task is cancelled on the server too, as a plain call would be."""
+    try:
+        return await handle._wait(None)
+    except asyncio.CancelledError:
+        await _cancel_quietly(handle)
+        raise
 
 
 def elicitation_answerer(callback: Callable[..., Any], context: Any = None) -> Answer:

@@ -1,5 +1,9 @@
 """Where task handles come from: starting a tool as a task, listing a server's tasks, and the
-registry that remembers the tasks this client started (the 2026-07-28 era has no ``tasks/list``)."""
+registry that remembers the tasks this client started (the 2026-07-28 era has no ``tasks/list``).
+
+:func:`server_tasks` is what a listing of many servers asks each one: the tasks it has, and a note
+when it has none to give (no tasks at all, no ``tasks/list``, not connected), so one server's
+"method not found" never hides the others' tasks."""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from typing import Any
 
 from mcp import types
 
-from mcpnb.client.tasks import wire
+from mcpnb.client.errors import McpnbError
+from mcpnb.client.tasks import optin, wire
 from mcpnb.client.tasks.handle import Answer, ARunner, Runner, TaskHandle
 from mcpnb.client.tasks.wire import Peer
 
@@ -106,3 +111,47 @@ async def list_tasks(
             handle._apply(state)
         out.append(handle)
     return out
+
+
+class TaskListing(list[TaskHandle]):
+    """Tasks of several servers, plus ``notes``: server -> why it shows none (or only ours)."""
+
+    def __init__(self, handles: list[TaskHandle] = (), notes: dict[str, str] | None = None) -> None:  # type: ignore[assignment]
+        super().__init__(handles)
+        self.notes: dict[str, str] = dict(notes or {})
+
+    def __repr__(self) -> str:
+        lines = [repr(h) for h in self] or ["(no tasks)"]
+        lines += [f"{server}: {note}" for server, note in self.notes.items()]
+        return "\n".join(lines)
+
+
+async def server_tasks(
+    conn: Any,
+    *,
+    tasks: TaskRegistry | None = None,
+    runner: Runner | None = None,
+    arunner: ARunner | None = None,
+) -> tuple[list[TaskHandle], str | None]:
+    """One server's tasks and a note when it cannot list them; never raises for "no tasks here".
+
+    Where each era says so: 2025-11-25 servers declare ``tasks.list``; SEP-2663 has no list, so a
+    2026-07-28 server shows the tasks this client started.
+    """
+    known = registry if tasks is None else tasks
+    mine = known.handles(conn.name)
+    if conn.client is None:
+        return mine, f"not connected ({conn.state})"
+    era, caps = conn.era, conn.capabilities
+    if not optin.server_offers_tasks(caps, era):
+        what = "the tasks extension" if era == "modern" else "the tasks capability"
+        return mine, f"no tasks: the server does not declare {what}"
+    if era == "modern":
+        return mine, None
+    if not optin.server_lists_tasks(caps, era):
+        return mine, "the server does not list tasks (no tasks.list capability): only tasks started here"
+    try:
+        found = await list_tasks(conn, tasks=known, runner=runner, arunner=arunner)
+    except McpnbError as exc:
+        return mine, f"{exc}: only tasks started here"
+    return found, None

@@ -9,6 +9,11 @@
   pollIntervalMs}``; ``tasks/get`` carries ``result`` | ``error`` | ``inputRequests``;
   ``tasks/update`` carries ``inputResponses``; ``tasks/cancel``. No ``tasks/result``/``tasks/list``.
 
+What comes back is read leniently, as both specs allow: ``tasks/cancel`` and ``tasks/update`` answer
+a 2026-07-28 client with an empty acknowledgement (``{"resultType": "complete"}``, the state then
+comes from ``tasks/get``), optional fields may be missing, unknown ones are ignored, and a reply that
+lacks what the spec requires is a :class:`TaskError` naming the method and the server.
+
 ``mcp`` 2.3.0 has the legacy types but never dispatches them, and nothing for the extension; the
 session's ``send_request`` is typed enough for everything except the legacy task-augmented
 ``tools/call`` (its result is validated as a ``CallToolResult`` and fails), which goes out raw.
@@ -18,25 +23,25 @@ Everything here works over an mcpnb ``Connection``, a bare ``mcp.Client`` or a `
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from mcp import MCPError, types
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcpnb.client.errors import CallError, McpnbError, describe
+from mcpnb.client.tasks import optin
 from mcpnb.client.tasks.errors import TaskError, TaskExpiredError
+from mcpnb.client.tasks.optin import TASKS_EXTENSION
 
-if TYPE_CHECKING:
-    pass
-
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _INVALID_PARAMS = -32602
+_METHOD_NOT_FOUND = -32601
 
 
 def task_support(tool: Any) -> str:
@@ -93,25 +98,67 @@ class TaskState:
         return self.status in TERMINAL
 
     @classmethod
-    def from_wire(cls, data: Mapping[str, Any]) -> TaskState:
-        """Read either era's task object (``ttl``/``pollInterval`` or ``ttlMs``/``pollIntervalMs``)."""
+    def from_wire(
+        cls,
+        data: Any,
+        *,
+        method: str = "a tasks request",
+        server: str = "the server",
+        task_id: str | None = None,
+        status: str | None = None,
+    ) -> TaskState:
+        """Read either era's task object (``ttl``/``pollInterval`` or ``ttlMs``/``pollIntervalMs``).
+
+        ``task_id``/``status`` fill in what a reply may leave out because the request already says
+        it (``tasks/get`` of a known id) or the spec gives a default (a new task is ``working``);
+        anything else missing is a :class:`TaskError` that names ``method`` and ``server``.
+        """
+        if not isinstance(data, Mapping):
+            raise TaskError(f"{method} on {server!r} answered {_short(data)}, which is not a task")
         data = dict(data)
+        found_id = data.get("taskId", task_id)
+        found_status = data.get("status", status)
+        if not isinstance(found_id, str) or not found_id:
+            raise TaskError(f"{method} on {server!r} answered without a taskId: {_short(data)}")
+        if not isinstance(found_status, str) or not found_status:
+            raise TaskError(f"{method} on {server!r} answered without a task status: {_short(data)}")
         ttl = data.get("ttlMs", data.get("ttl"))
         poll = data.get("pollIntervalMs", data.get("pollInterval"))
+        message = data.get("statusMessage")
         return cls(
-            task_id=str(data["taskId"]),
-            status=str(data.get("status", "working")),
-            status_message=data.get("statusMessage"),
+            task_id=found_id,
+            status=found_status,
+            status_message=message if isinstance(message, str) else None,
             created_at=_parse_time(data.get("createdAt")),
             last_updated_at=_parse_time(data.get("lastUpdatedAt")),
-            ttl_ms=int(ttl) if isinstance(ttl, int | float) else None,
-            poll_interval_ms=int(poll) if isinstance(poll, int | float) else None,
+            ttl_ms=int(ttl) if _number(ttl) else None,
+            poll_interval_ms=int(poll) if _number(poll) else None,
             result=data.get("result") if isinstance(data.get("result"), dict) else None,
             error=data.get("error") if isinstance(data.get("error"), dict) else None,
-            input_requests=data.get("inputRequests") or None,
+            input_requests=data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else None,
             progress=_progress(data),
             raw=data,
         )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _short(data: Any, limit: int = 200) -> str:
+    import json
+
+    try:
+        text = json.dumps(data, default=str)
+    except (TypeError, ValueError):
+        text = repr(data)
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def is_acknowledgement(data: Any) -> bool:
+    """SEP-2663's empty result for ``tasks/cancel``/``tasks/update``: no task fields, just
+    ``resultType: "complete"`` (and maybe ``_meta``)."""
+    return isinstance(data, Mapping) and "taskId" not in data and "status" not in data
 
 
 def _progress(data: Mapping[str, Any]) -> tuple[float, float | None, str | None] | None:
@@ -185,6 +232,8 @@ class Peer:
         else:
             info = getattr(target, "server_info", None)
             self.name = name or getattr(info, "name", None) or "server"
+            with contextlib.suppress(AttributeError):  # Mcp-Name on tasks/*; a Connection did it already
+                optin.install(self.session)
 
     @property
     def era(self) -> str:
@@ -249,21 +298,23 @@ async def create(
     peer: Peer, tool: str, arguments: dict[str, Any] | None, ttl_ms: int | None, timeout: float | None
 ) -> Created:
     """Start ``tool`` as a task. A server that answers synchronously gives a ``CallToolResult``."""
+    what = f"{tool}() as a task"
     if peer.era == "modern":
 
         async def modern(client: Any) -> Any:
             session = _session_of(client)
-            if not peer.advertises_tasks() and client is not session:
-                # Without the extension no task can be created; the full driver handles input rounds.
-                return await client.call_tool(tool, arguments or {}, read_timeout_seconds=timeout)
-            return await session.call_tool(
-                tool, arguments or {}, read_timeout_seconds=timeout, allow_claimed=True
-            )
+            with optin.task_call():  # SEP-2663: this request declares the extension
+                if not peer.advertises_tasks() and client is not session:
+                    # Without the extension no task can be created; the full driver handles input rounds.
+                    return await client.call_tool(tool, arguments or {}, read_timeout_seconds=timeout)
+                return await session.call_tool(
+                    tool, arguments or {}, read_timeout_seconds=timeout, allow_claimed=True
+                )
 
-        result = await peer.call(f"{tool}() as a task", modern, idempotent=False)
+        result = await peer.call(what, modern, idempotent=False)
         if isinstance(result, types.CallToolResult):
             return result
-        return TaskState.from_wire(dump(result))
+        return TaskState.from_wire(dump(result), method=what, server=peer.name, status="working")
 
     params: dict[str, Any] = {"name": tool, "arguments": arguments or {}, "task": {}}
     if ttl_ms is not None:
@@ -275,29 +326,29 @@ async def create(
         opts: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         return await _session_of(client)._dispatcher.send_raw_request("tools/call", params, opts)
 
-    raw = await peer.call(f"{tool}() as a task", legacy, idempotent=False)
+    raw = await peer.call(what, legacy, idempotent=False)
     if isinstance(raw, dict) and isinstance(raw.get("task"), dict):
-        return TaskState.from_wire(types.CreateTaskResult.model_validate(raw).task.model_dump(by_alias=True))
+        return TaskState.from_wire(raw["task"], method=what, server=peer.name, status="working")
     return types.CallToolResult.model_validate(raw)
+
+
+async def _send(peer: Peer, client: Any, method: str, task_id: str, **extra: Any) -> dict[str, Any]:
+    """One ``tasks/*`` request, its reply as a plain dict (either era; nothing assumed about it)."""
+    params = TaskIdParams(task_id=task_id, **extra)
+    request = TaskRequest(method=method, params=params)
+    try:
+        return dump(await _session_of(client).send_request(request, _Loose))
+    except MCPError as exc:
+        if exc.code == _INVALID_PARAMS and method == "tasks/get":  # cancel: -32602 also means "ended"
+            raise _gone(peer, task_id, exc) from None
+        raise
 
 
 async def get(peer: Peer, task_id: str) -> TaskState:
     """``tasks/get``; an unknown id (expired after its TTL) becomes :class:`TaskExpiredError`."""
-
-    async def send(client: Any) -> Any:
-        session = _session_of(client)
-        try:
-            if peer.era == "modern":
-                request = TaskRequest(method="tasks/get", params=TaskIdParams(task_id=task_id))
-                return dump(await session.send_request(request, _Loose))
-            request = types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id))
-            return dump(await session.send_request(request, types.GetTaskResult))
-        except MCPError as exc:
-            if exc.code == _INVALID_PARAMS:
-                raise _gone(peer, task_id, exc) from None
-            raise
-
-    return TaskState.from_wire(await peer.call(f"tasks/get {task_id}", send))
+    what = f"tasks/get {task_id}"
+    raw = await peer.call(what, lambda client: _send(peer, client, "tasks/get", task_id))
+    return TaskState.from_wire(raw, method=what, server=peer.name, task_id=task_id)
 
 
 async def payload(peer: Peer, task_id: str, timeout: float | None = None) -> types.CallToolResult:
@@ -317,49 +368,60 @@ async def payload(peer: Peer, task_id: str, timeout: float | None = None) -> typ
     return await peer.call(f"tasks/result {task_id}", send)
 
 
-async def cancel(peer: Peer, task_id: str) -> TaskState:
-    async def send(client: Any) -> Any:
-        session = _session_of(client)
-        if peer.era == "modern":
-            request = TaskRequest(method="tasks/cancel", params=TaskIdParams(task_id=task_id))
-            return dump(await session.send_request(request, _Loose))
-        request = types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task_id))
-        return dump(await session.send_request(request, types.CancelTaskResult))
-
-    return TaskState.from_wire(await peer.call(f"tasks/cancel {task_id}", send))
+async def cancel(peer: Peer, task_id: str) -> TaskState | None:
+    """``tasks/cancel``: the task as 2025-11-25 servers return it, or None for SEP-2663's empty
+    acknowledgement (cancelling is eventually consistent there: ``tasks/get`` tells what happened)."""
+    what = f"tasks/cancel {task_id}"
+    raw = await peer.call(what, lambda client: _send(peer, client, "tasks/cancel", task_id))
+    if is_acknowledgement(raw):
+        return None
+    return TaskState.from_wire(raw, method=what, server=peer.name, task_id=task_id)
 
 
-async def update(peer: Peer, task_id: str, responses: dict[str, Any]) -> TaskState:
-    """Modern ``tasks/update`` with ``inputResponses`` (answers keyed like ``inputRequests``)."""
+async def update(peer: Peer, task_id: str, responses: dict[str, Any]) -> TaskState | None:
+    """Modern ``tasks/update`` with ``inputResponses`` (answers keyed like ``inputRequests``).
+
+    SEP-2663 answers with an empty acknowledgement (None here); a server that sends the task back
+    anyway gets it read.
+    """
     if peer.era != "modern":
         raise TaskError(
             f"task {task_id!r} on {peer.name!r} is a 2025-11-25 task: its questions are answered through "
             "the client's elicitation callback while tasks/result runs, not with tasks/update"
         )
     answers = {k: dump(v) if isinstance(v, BaseModel) else dict(v) for k, v in responses.items()}
-
-    async def send(client: Any) -> Any:
-        params = TaskIdParams(task_id=task_id, input_responses=answers)
-        request = TaskRequest(method="tasks/update", params=params)
-        return dump(await _session_of(client).send_request(request, _Loose))
-
-    return TaskState.from_wire(await peer.call(f"tasks/update {task_id}", send))
+    what = f"tasks/update {task_id}"
+    raw = await peer.call(
+        what, lambda client: _send(peer, client, "tasks/update", task_id, input_responses=answers)
+    )
+    if is_acknowledgement(raw):
+        return None
+    return TaskState.from_wire(raw, method=what, server=peer.name, task_id=task_id)
 
 
 async def list_states(peer: Peer) -> list[TaskState]:
-    """Legacy ``tasks/list``, every page."""
+    """Legacy ``tasks/list``, every page (entries without an id or status are skipped, not fatal)."""
     states: list[TaskState] = []
     cursor: str | None = None
     while True:
 
         async def send(client: Any, cursor: str | None = cursor) -> Any:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            return await _session_of(client).send_request(
-                types.ListTasksRequest(params=params), types.ListTasksResult
-            )
+            request = types.ListTasksRequest(params=params)
+            try:
+                return dump(await _session_of(client).send_request(request, _Loose))
+            except MCPError as exc:
+                if exc.code != _METHOD_NOT_FOUND:
+                    raise
+                raise TaskError(f"server {peer.name!r} does not answer tasks/list ({exc.message})") from None
 
         page = await peer.call("tasks/list", send)
-        states.extend(TaskState.from_wire(t.model_dump(by_alias=True)) for t in page.tasks)
-        cursor = page.next_cursor
-        if not cursor:
+        tasks = page.get("tasks") if isinstance(page, dict) else None
+        if not isinstance(tasks, list):
+            raise TaskError(f"tasks/list on {peer.name!r} answered without a task list: {_short(page)}")
+        for entry in tasks:
+            with contextlib.suppress(TaskError):
+                states.append(TaskState.from_wire(entry, method="tasks/list", server=peer.name))
+        cursor = page.get("nextCursor")
+        if not isinstance(cursor, str) or not cursor:
             return states

@@ -114,6 +114,18 @@ class TaskList(_Table):
 
     def __init__(self, handles: list[Any] = ()) -> None:  # type: ignore[assignment]
         super().__init__([(h.server, h) for h in handles])
+        self.notes: dict[str, str] = dict(getattr(handles, "notes", {}))  # server -> why none are listed
+
+    def __repr__(self) -> str:
+        return "\n".join([super().__repr__(), *(f"{s}: {n}" for s, n in self.notes.items())])
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(include, exclude)
+        if self.notes:
+            notes = "".join(f'<div class="mcpnb-dim">{esc(s)}: {esc(n)}</div>' for s, n in self.notes.items())
+            bundle["text/html"] = bundle["text/html"] + wrap(notes)
+            bundle["text/plain"] = repr(self)
+        return bundle
 
     def cells(self, server: str, item: Any) -> list[str]:
         ttl = item.ttl_left

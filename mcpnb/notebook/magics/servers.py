@@ -77,6 +77,12 @@ def _connect_args(p: Parser) -> None:
     p.add_argument("--bearer-env", metavar="VAR", help="send the token in environment variable VAR")
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
+        "--wait",
+        type=float,
+        metavar="SECONDS",
+        help="keep trying while the server is still starting, up to SECONDS (default: fail at once)",
+    )
+    p.add_argument(
         "--config",
         action="store_true",
         help="connect servers from the .mcp.json layers: --config [PATH] [NAME ...]",
@@ -90,10 +96,11 @@ def _connect_args(p: Parser) -> None:
     epilog="examples:\n"
     "  %mcp connect demo -- python server.py --flag\n"
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
+    "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
-    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] -- COMMAND [ARGS ...]\n"
-    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR] [--era E]\n"
+    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
+    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR] [--era E] [--wait S]\n"
     "   or: %(prog)s --config [PATH] [NAME ...]",
 )
 @arguments(_connect_args)
@@ -106,6 +113,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             "--bearer-env": ns.bearer_env,
             "--era": ns.era,
             "--sse": ns.sse,
+            "--wait": ns.wait,
         }
         given = [flag for flag, value in flags.items() if value]
         if given or ns.command:
@@ -131,7 +139,9 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         )
     if not ns.name:
         raise UsageError("%mcp connect needs a NAME (or --config)")
-    return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns)))
+    if ns.wait is not None and ns.wait < 0:
+        raise UsageError("--wait takes a number of seconds (0 or more)")
+    return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns), wait=ns.wait))
 
 
 @command("status", "The status table: one row per server (state, era, tools, latency, last error).")

@@ -43,6 +43,35 @@ def test_connect_sse(ip, mcp, sse_url):
     assert table["old"].transport == "sse" and table["old"].state == "connected"
 
 
+def test_connect_waits_for_a_server_that_is_still_starting(ip, mcp):
+    import threading
+
+    from conftest import HttpServer, free_port
+
+    port = free_port()
+    waiting, started = threading.Event(), []
+    mcp.pool.subscribe(lambda e: "waiting for the server" in e.message and waiting.set())
+
+    def start_when_waited_for() -> None:
+        if waiting.wait(30):
+            started.append(HttpServer("http", port=port))
+
+    starter = threading.Thread(target=start_when_waited_for, daemon=True)
+    starter.start()
+    try:
+        table = line(ip, f"connect late http://127.0.0.1:{port}/mcp --wait 30")
+        assert table["late"].state == "connected" and waiting.is_set()
+        assert line(ip, "call late.add a=2 b=3").data == 5
+    finally:
+        starter.join(40)
+        for server in started:
+            server.stop()
+    with pytest.raises(UsageError, match="--wait takes a number of seconds"):
+        line(ip, "connect late http://127.0.0.1:9/mcp --wait -1")
+    with pytest.raises(UsageError, match="--wait does not combine with --config"):
+        line(ip, "connect --config --wait 5")
+
+
 def test_connect_bearer_env(ip, mcp, http_url, monkeypatch):
     monkeypatch.setenv("MCPNB_MAGIC_TOKEN", "tok-abcdef-123456")
     table = line(ip, f"connect web {http_url} --bearer-env MCPNB_MAGIC_TOKEN")

@@ -1,0 +1,155 @@
+"""Asking for a task per request, as SEP-2663 has it, and where each era says a tool may be one.
+
+The SDK stamps a client's capability ad, extensions included, on *every* 2026-07-28 request, so a
+client built with the tasks extension would invite the server to turn every ``tools/call`` into a
+task: a 0.1 s tool then waits a whole poll interval. SEP-2663 makes the declaration per request
+("the client signals support by including the extension in its per-request capabilities"), so the
+pool declares it only when a task was asked for (``task=True``) or the tool requires one.
+
+:func:`install` wraps the session's one outgoing door (as the transcript tap does): a ``tools/call``
+sent under :func:`plain_call` goes out without the extension, and every ``tasks/*`` request carries
+the ``Mcp-Name`` header with its task id, which SEP-2663 requires over Streamable HTTP (a load
+balancer routes on it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from typing import Any
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel", "tasks/result"})
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+NAME_HEADER = "mcp-name"
+#: The JSON-RPC codes for "missing required client capability": SEP-2663's text says -32003, the
+#: 2026-07-28 schema (and the SDK, and FastMCP) -32021. Either, naming the tasks extension, means
+#: "this tool runs only as a task, and nothing ran".
+MISSING_CAPABILITY_CODES = frozenset({-32003, -32021})
+
+#: None: leave the request as the SDK built it; False: a plain call (no task); True: a task is wanted.
+_wants_task: ContextVar[bool | None] = ContextVar("mcpnb_wants_task", default=None)
+
+
+@contextlib.contextmanager
+def asking(wanted: bool) -> Iterator[None]:
+    """Within the block, ``tools/call`` requests declare the tasks extension only if ``wanted``."""
+    token = _wants_task.set(wanted)
+    try:
+        yield
+    finally:
+        _wants_task.reset(token)
+
+
+def plain_call() -> contextlib.AbstractContextManager[None]:
+    return asking(False)
+
+
+def task_call() -> contextlib.AbstractContextManager[None]:
+    return asking(True)
+
+
+def install(session: Any) -> None:
+    """Wrap ``session``'s dispatcher once (idempotent); costs one context-variable lookup per request."""
+    dispatcher = session._dispatcher  # every request leaves through it (stdio, HTTP, in-process)
+    if getattr(dispatcher, "_mcpnb_task_door", False):
+        return
+    send = dispatcher.send_raw_request
+
+    async def door(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
+        if method == "tools/call" and _wants_task.get() is False:
+            params = without_tasks(params)
+        elif method in TASK_METHODS and isinstance(params, Mapping) and isinstance(params.get("taskId"), str):
+            args, kwargs = _with_name_header(str(params["taskId"]), args, kwargs)
+        return await send(method, params, *args, **kwargs)
+
+    dispatcher.send_raw_request = door
+    dispatcher._mcpnb_task_door = True
+
+
+def without_tasks(params: Any) -> Any:
+    """``params`` whose per-request capabilities no longer declare the tasks extension (copied:
+    the SDK shares one capabilities dict between all requests)."""
+    if not isinstance(params, Mapping):
+        return params
+    meta = params.get("_meta")
+    caps = meta.get(CAPABILITIES_META) if isinstance(meta, Mapping) else None
+    extensions = caps.get("extensions") if isinstance(caps, Mapping) else None
+    if not isinstance(extensions, Mapping) or TASKS_EXTENSION not in extensions:
+        return params
+    kept = {k: v for k, v in extensions.items() if k != TASKS_EXTENSION}
+    new_caps = {k: v for k, v in caps.items() if k != "extensions"}
+    if kept:
+        new_caps["extensions"] = kept
+    return {**params, "_meta": {**meta, CAPABILITIES_META: new_caps}}
+
+
+def _with_name_header(task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    from mcp.shared.inbound import encode_header_value
+
+    opts = dict((args[0] if args else kwargs.get("opts")) or {})
+    headers = dict(opts.get("headers") or {})
+    if not any(key.lower() == NAME_HEADER for key in headers):
+        headers["Mcp-Name"] = encode_header_value(task_id)
+    opts["headers"] = headers
+    if args:
+        return (opts, *args[1:]), kwargs
+    return args, {**kwargs, "opts": opts}
+
+
+def requires_tasks(exc: BaseException) -> bool:
+    """Whether ``exc`` is a server saying the call can only run as a task (nothing ran)."""
+    code = getattr(exc, "code", None)
+    if code not in MISSING_CAPABILITY_CODES:
+        return False
+    error = getattr(exc, "error", None)
+    data = getattr(error, "data", None)
+    needed = (data or {}).get("requiredCapabilities") if isinstance(data, Mapping) else None
+    extensions = (needed or {}).get("extensions") if isinstance(needed, Mapping) else None
+    if isinstance(extensions, Mapping):
+        return TASKS_EXTENSION in extensions
+    return TASKS_EXTENSION in str(getattr(error, "message", "") or exc)
+
+
+def server_offers_tasks(capabilities: Any, era: str | None) -> bool:
+    """Where each era says the server does tasks at all.
+
+    2025-11-25 (SEP-1686): ``capabilities.tasks.requests.tools.call``. 2026-07-28 (SEP-2663):
+    ``capabilities.extensions["io.modelcontextprotocol/tasks"]`` (its settings are an empty object).
+    """
+    if capabilities is None:
+        return False
+    if era == "modern":
+        extensions = getattr(capabilities, "extensions", None) or {}
+        return TASKS_EXTENSION in extensions
+    tasks = getattr(capabilities, "tasks", None)
+    requests = getattr(tasks, "requests", None)
+    tools = getattr(requests, "tools", None)
+    return getattr(tools, "call", None) is not None
+
+
+def effective_task_support(stated: str, capabilities: Any, era: str | None) -> str:
+    """A tool's task support as each era states it.
+
+    2025-11-25: the tool's ``execution.taskSupport``, but only if the server declares
+    ``tasks.requests.tools.call`` (without it clients MUST NOT ask for tasks). 2026-07-28: tools
+    carry no ``execution``; a server that declares the extension decides per request, so every tool
+    *may* run as a task ("optional") unless it says more; a "required" is learnt from the server's
+    -32021 answer.
+    """
+    if era == "modern":
+        if stated in ("optional", "required"):
+            return stated
+        return "optional" if server_offers_tasks(capabilities, era) else "forbidden"
+    if capabilities is not None and not server_offers_tasks(capabilities, era):
+        return "forbidden"
+    return stated
+
+
+def server_lists_tasks(capabilities: Any, era: str | None) -> bool:
+    """2025-11-25 servers say whether they answer ``tasks/list`` (``capabilities.tasks.list``);
+    SEP-2663 has no list at all."""
+    if era == "modern" or capabilities is None:
+        return False
+    return getattr(getattr(capabilities, "tasks", None), "list", None) is not None

@@ -1,0 +1,94 @@
+"""Peers for the client tests that we did not write and that need more than ``node``:
+FastMCP with its tasks package (SEP-2663), in its own virtual environment.
+
+``fastmcp-tasks`` pins ``fastmcp-slim`` and friends to versions that conflict with ours, so it can
+never join the project's environment: the first test that needs it builds a separate venv under
+``tests/peers/.fastmcp-venv`` (git-ignored; about half a minute from PyPI on a clean machine; kept
+while the pinned requirement is unchanged) and runs the server there as a subprocess on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, wait_until
+
+FASTMCP_REQUIREMENT = "fastmcp-tasks==4.1.4"  # pulls fastmcp-slim[server]==4.1.4, pydocket, burner-redis
+FASTMCP_VENV = ROOT / "tests" / "peers" / ".fastmcp-venv"
+FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_tasks_server.py"
+
+
+def fastmcp_python() -> Path:
+    """The venv's interpreter, building the venv first if it is missing or stale."""
+    python = FASTMCP_VENV / "bin" / "python"
+    stamp = FASTMCP_VENV / ".mcpnb-ready"
+    if python.exists() and stamp.exists() and stamp.read_text() == FASTMCP_REQUIREMENT:
+        return python
+    venv.EnvBuilder(clear=True, with_pip=True).create(FASTMCP_VENV)
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", FASTMCP_REQUIREMENT],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        why = done.stderr[-2000:]
+        pytest.fail(f"could not build the FastMCP peer's venv ({FASTMCP_REQUIREMENT}):\n{why}")
+    stamp.write_text(FASTMCP_REQUIREMENT)
+    return python
+
+
+class FastMcpServer:
+    """The FastMCP tasks server over Streamable HTTP on 127.0.0.1 (a free port, or ``port``)."""
+
+    def __init__(self, port: int = 0) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FASTMCP_", "VIRTUAL_ENV"))}
+        env["FASTMCP_LOG_LEVEL"] = "WARNING"
+        self.proc = subprocess.Popen(
+            [str(fastmcp_python()), str(FASTMCP_SERVER), "http", str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        assert self.url.startswith("http://127.0.0.1:"), f"the FastMCP peer did not start: {self.url!r}"
+        self.port = int(self.url.split(":")[2].split("/")[0])
+        assert wait_until(self._answers, timeout=60), "the FastMCP peer never answered HTTP"
+
+    def _answers(self) -> bool:
+        import httpx2
+
+        try:
+            httpx2.get(self.url, timeout=1.0)
+        except httpx2.TransportError:
+            return False
+        return True
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def fastmcp_url() -> Iterator[str]:
+    """One FastMCP tasks server for the session (tests read counters as differences)."""
+    server = FastMcpServer()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def fastmcp_venv() -> Path:
+    return fastmcp_python()
+

@@ -1,0 +1,154 @@
+"""A FastMCP 4 server with its tasks package (SEP-2663): an implementation of the 2026-07-28 tasks
+extension that we did not write, to test mcpnb's task code against.
+
+It runs only in its own virtual environment (``fastmcp-tasks`` pins versions that conflict with
+ours; ``tests/peers/fastmcp.py`` builds it) and never imports mcpnb. Usage:
+
+    python fastmcp_tasks_server.py http     # prints its URL (127.0.0.1, a free port), then serves
+    python fastmcp_tasks_server.py stdio
+
+Tools: ``double`` (task optional, 0.1 s), ``crawl`` (task optional, runs until cancelled),
+``greet`` (task required: asks for a name with the guard pattern, then greets), ``stepper`` (task
+required, reports progress), ``explode`` (task optional, fails with a JSON-RPC error), ``echo``
+(no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error). Every start of a task-
+capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can tell whether a call
+became a task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from typing import Any
+
+import mcp_types
+from fastmcp import Context, FastMCP
+from fastmcp.utilities.tasks import TaskConfig
+from fastmcp_tasks import TasksExtension
+from mcp.shared.exceptions import MCPError
+
+mcp = FastMCP("fastmcp-tasks-peer")
+mcp.add_extension(TasksExtension(url="memory://"))
+STARTED: dict[str, int] = {}
+
+
+def _count(name: str) -> None:
+    STARTED[name] = STARTED.get(name, 0) + 1
+
+
+@mcp.tool(task=True)
+async def double(value: int, ctx: Context) -> int:
+    """Twice ``value`` after 0.1 s of work."""
+    _count("double:task" if ctx.is_background_task else "double:plain")
+    await asyncio.sleep(0.1)
+    return value * 2
+
+
+@mcp.tool(task=True)
+async def crawl(ctx: Context) -> str:
+    """Runs until cancelled (the cancel test's victim)."""
+    _count("crawl:task" if ctx.is_background_task else "crawl:plain")
+    await asyncio.sleep(3600)
+    return "never"
+
+
+@mcp.tool(task=TaskConfig(mode="required"))
+async def greet(ctx: Context) -> Any:
+    """Asks for a name (guard pattern: the task waits in input_required), then greets."""
+    answers = ctx.input_responses or {}
+    answer = answers.get("name")
+    if answer is None:
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        request = mcp_types.ElicitRequest(
+            params=mcp_types.ElicitRequestFormParams(message="What is your name?", requested_schema=schema)
+        )
+        return mcp_types.InputRequiredResult(input_requests={"name": request})
+    fields = answer if isinstance(answer, dict) else answer.model_dump()
+    content, action = fields.get("content"), fields.get("action")
+    if action != "accept" or not content:
+        return f"no name given ({action})"
+    return f"Hello, {content['name']}!"
+
+
+@mcp.tool(task=TaskConfig(mode="required"))
+async def stepper(steps: int, ctx: Context) -> str:
+    """Counts to ``steps`` (0.1 s each), reporting progress; runs only as a task."""
+    _count("stepper:task" if ctx.is_background_task else "stepper:plain")
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step} of {steps}")
+        await asyncio.sleep(0.1)
+    return f"{steps} steps done"
+
+
+@mcp.tool(task=True)
+async def explode() -> str:
+    """Fails with a JSON-RPC error, so the task ends ``failed``."""
+    raise MCPError(code=-32603, message="the reactor melted")
+
+
+@mcp.tool
+def echo(text: str) -> str:
+    """A tool that never runs as a task."""
+    return text
+
+
+FAIL_NEXT: list[tuple[int, str]] = []
+
+
+@mcp.tool
+def fail_next_post(status: int, message: str) -> str:
+    """The next HTTP POST is answered with ``status`` and ``message`` as plain text (no JSON-RPC)."""
+    FAIL_NEXT.append((status, message))
+    return "armed"
+
+
+class FailOnce:
+    """ASGI middleware for ``fail_next_post``: what a proxy or a crashing handler answers."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and FAIL_NEXT:
+            status, message = FAIL_NEXT.pop()
+            headers = [(b"content-type", b"text/plain; charset=utf-8")]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": message.encode()})
+            return
+        await self.app(scope, receive, send)
+
+
+@mcp.tool
+def runs() -> dict[str, int]:
+    """How many times each task-capable tool started, and how (task or plain)."""
+    return dict(STARTED)
+
+
+def main() -> None:
+    kind = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    if kind == "stdio":
+        mcp.run("stdio", show_banner=False)
+        return
+    port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    from starlette.middleware import Middleware
+
+    asyncio.run(
+        mcp.run_http_async(
+            show_banner=False,
+            transport="http",
+            host="127.0.0.1",
+            port=sock.getsockname()[1],
+            log_level="warning",
+            sockets=[sock],
+            middleware=[Middleware(FailOnce)],
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
