@@ -26,6 +26,10 @@ INDEX = PREFIX + "tasks"
 CHANNEL = PREFIX + "tasks:changed"
 #: Seconds between attempts to listen again after the pub/sub connection broke.
 RELISTEN = 1.0
+#: The most one store operation may take. (The client's own ``socket_timeout`` stays off: on
+#: Python 3.11 it wraps each send in ``asyncio.wait_for``, which can swallow a cancellation, and a
+#: task that is cancelled must stop; ``asyncio.timeout`` here does not have that flaw.)
+OPERATION_TIMEOUT = 10.0
 
 _TERMINAL_LUA = "s == 'completed' or s == 'failed' or s == 'cancelled'"
 # KEYS[1]: the task; ARGV: unless_terminal ('1'|'0'), lease_before ('' = no check),
@@ -83,7 +87,7 @@ class RedisStore(TaskStore):
                 ) from None
             try:
                 self._client = aioredis.from_url(
-                    self._raw_url, decode_responses=True, socket_connect_timeout=5, health_check_interval=30
+                    self._raw_url, decode_responses=True, socket_connect_timeout=5, socket_timeout=None, health_check_interval=30
                 )
             except ValueError as exc:
                 raise TaskStoreError(f"bad task store URL {self.url}: {exc}") from None
@@ -98,9 +102,14 @@ class RedisStore(TaskStore):
         from redis.exceptions import RedisError
 
         try:
-            return await fn(self._redis())
+            async with asyncio.timeout(OPERATION_TIMEOUT):
+                return await fn(self._redis())
         except RedisError as exc:
             raise TaskStoreError(f"task store {self.url}: {what} failed: {exc}") from exc
+        except TimeoutError:
+            raise TaskStoreError(
+                f"task store {self.url}: {what} got no answer within {OPERATION_TIMEOUT:g} s"
+            ) from None
 
     # ------------------------------------------------------------------ the interface
     async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
