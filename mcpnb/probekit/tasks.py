@@ -372,7 +372,8 @@ class TaskManager:
             return record
         since = datetime.fromtimestamp(record.lease_until - self.lease_s, UTC).strftime("%H:%M:%S UTC")
         if fields.get(CANCEL):
-            record.status, record.status_message = "cancelled", "cancelled (the worker running it had stopped)"
+            record.status = "cancelled"
+            record.status_message = "cancelled (the worker running it had stopped)"
         else:
             record.status = "failed"
             record.status_message = (
@@ -473,7 +474,8 @@ class TaskManager:
         """SEP-2663 ``tasks/update``: deliver the answers to questions the task is waiting on and
         ignore the rest (unknown, already answered or superseded keys); returns the keys used."""
         record = await self.get(task_id)
-        answers = {k: types.ElicitResult.model_validate(v) for k, v in responses.items() if k in record.pending}
+        wanted = {k: v for k, v in responses.items() if k in record.pending}
+        answers = {k: types.ElicitResult.model_validate(v) for k, v in wanted.items()}
         for key, answer in answers.items():
             await self.resolve(task_id, key, answer)
         return list(answers)

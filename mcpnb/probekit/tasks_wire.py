@@ -218,7 +218,8 @@ class ProbeTasks(Extension):
         record = await self._record(params.task_id)
         while not record.terminal:
             asking = record.status == "input_required"
-            waiting = [(k, p) for k, p in record.pending.items() if asking and self.manager.claim(record.task_id, k)]
+            claim = self.manager.claim
+            waiting = [(k, p) for k, p in record.pending.items() if asking and claim(record.task_id, k)]
             if waiting:
                 for key, pending in waiting:
                     try:

@@ -168,7 +168,8 @@ async def test_a_redis_server_that_is_not_there_is_a_clear_error() -> None:
     from tests.probekit.stores import free_port
 
     store = open_store(f"redis://:s3cret@127.0.0.1:{free_port()}/0")
-    with pytest.raises(TaskStoreError, match=r"task store redis://:\*\*\*@127\.0\.0\.1:\d+/0: read failed") as info:
+    shown = r"task store redis://:\*\*\*@127\.0\.0\.1:\d+/0: read failed"
+    with pytest.raises(TaskStoreError, match=shown) as info:
         await store.read("x")
     assert "s3cret" not in str(info.value)
     await store.close()

@@ -84,7 +84,8 @@ async def test_started_on_one_worker_answered_and_read_on_the_other(workers: Any
     waiting = await until(status_of(b, record.task_id, "input_required"))
     (key,) = waiting.pending
     assert waiting.pending[key].params["message"] == "Go on?"
-    assert await b.accept(record.task_id, {key: {"action": "accept", "content": {"ok": True}}, "x": {}}) == [key]
+    answers = {key: {"action": "accept", "content": {"ok": True}}, "x": {}}
+    assert await b.accept(record.task_id, answers) == [key]  # a key it does not wait for is ignored
     done = await until(status_of(b, record.task_id, "completed"))
     assert done.result.content[0].text == "accept:True" and done.progress == (3, 3, "step 3")
     assert record.status == "completed"  # the running worker's own record
@@ -148,7 +149,8 @@ async def vanish(manager: TaskManager) -> None:
         running.lost = True
         if running.job is not None:
             running.job.cancel()
-    await asyncio.gather(*manager._background, *(r.job for r in manager._running.values()), return_exceptions=True)
+    jobs = [r.job for r in manager._running.values()]
+    await asyncio.gather(*manager._background, *jobs, return_exceptions=True)
     manager._background = []
 
 

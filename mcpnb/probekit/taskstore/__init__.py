@@ -89,12 +89,15 @@ class TaskStore(ABC):
 
     async def publish(self, task_id: str) -> None:
         """Tell the other workers that something about ``task_id`` changed (if the store can)."""
+        return None
 
     async def listen(self, on_change: Callable[[str], None]) -> None:
         """Call ``on_change(task_id)`` for every :meth:`publish` anywhere, until cancelled."""
+        return None
 
     async def close(self) -> None:
         """Let go of connections and files; the store opens them again on next use."""
+        return None
 
 
 def safe_url(url: str) -> str:

@@ -87,7 +87,11 @@ class RedisStore(TaskStore):
                 ) from None
             try:
                 self._client = aioredis.from_url(
-                    self._raw_url, decode_responses=True, socket_connect_timeout=5, socket_timeout=None, health_check_interval=30
+                    self._raw_url,
+                    decode_responses=True,
+                    socket_connect_timeout=5,
+                    socket_timeout=None,
+                    health_check_interval=30,
                 )
             except ValueError as exc:
                 raise TaskStoreError(f"bad task store URL {self.url}: {exc}") from None
@@ -212,7 +216,7 @@ class RedisStore(TaskStore):
                     if message is not None and message.get("type") == "message":
                         on_change(str(message["data"]))
             except (RedisError, OSError) as exc:
-                print(f"[probe-kit] task store {self.url}: listening failed ({exc}); retrying", file=sys.stderr)
+                print(f"[probe-kit] task store {self.url}: listening failed ({exc})", file=sys.stderr)
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()

@@ -25,7 +25,9 @@ T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created REAL NOT NULL, expires REAL);
-CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, at REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS tasks_expires ON tasks (expires);
 CREATE TABLE IF NOT EXISTS fields (
     id TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (id, name)
@@ -102,7 +104,10 @@ class SqliteStore(TaskStore):
     async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
         def run(db: sqlite3.Connection) -> None:
             with _transaction(db):
-                db.execute("INSERT INTO tasks (id, created, expires) VALUES (?, ?, ?)", (task_id, created, expires_at))
+                db.execute(
+                    "INSERT INTO tasks (id, created, expires) VALUES (?, ?, ?)",
+                    (task_id, created, expires_at),
+                )
                 self._set(db, task_id, fields)
 
         await self._call(run)
@@ -180,23 +185,29 @@ class SqliteStore(TaskStore):
                 gone = "SELECT id FROM tasks WHERE expires IS NOT NULL AND expires <= ?"
                 db.execute(f"DELETE FROM fields WHERE id IN ({gone})", (now,))
                 db.execute("DELETE FROM changes WHERE at < ?", (now - CHANGES_KEPT,))
-                return db.execute("DELETE FROM tasks WHERE expires IS NOT NULL AND expires <= ?", (now,)).rowcount
+                return db.execute(
+                    "DELETE FROM tasks WHERE expires IS NOT NULL AND expires <= ?", (now,)
+                ).rowcount
 
         return await self._call(run)
 
     async def publish(self, task_id: str) -> None:
         now = time.time()
-        await self._call(lambda db: db.execute("INSERT INTO changes (task_id, at) VALUES (?, ?)", (task_id, now)))
+        await self._call(
+            lambda db: db.execute("INSERT INTO changes (task_id, at) VALUES (?, ?)", (task_id, now))
+        )
 
     async def listen(self, on_change: Callable[[str], None]) -> None:
         """Read the change log from its current end on, every :data:`LISTEN_EVERY` seconds."""
-        last = await self._call(lambda db: db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
+        last = await self._call(
+            lambda db: db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0]
+        )
         while True:
             await asyncio.sleep(LISTEN_EVERY)
             seen = last
             try:
                 rows = await self._call(
-                    lambda db: db.execute(
+                    lambda db, seen=seen: db.execute(
                         "SELECT seq, task_id FROM changes WHERE seq > ? ORDER BY seq", (seen,)
                     ).fetchall()
                 )
