@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from typing import Any
 
@@ -18,6 +19,9 @@ from mcpnb.probekit.server import create_server
 from mcpnb.probekit.taskstore import ENV as STORE_ENV
 from mcpnb.probekit.taskstore import TaskStoreError
 from mcpnb.probekit.toolsets import UnknownToolsetError
+
+#: Seconds a stopping server gives open requests and streams before it closes them.
+GRACE_S = 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -115,11 +119,23 @@ def _fail(message: str) -> int:
 
 
 async def _serve(server: object, port: int) -> int:
+    """Serve until the server ends or SIGINT/SIGTERM asks: then stop gracefully (running tasks are
+    cancelled and say so, which a shared task store keeps for the other workers to report)."""
     handle = await serve_http(server, port=port)  # type: ignore[arg-type]
     print(handle.url, flush=True)
+    loop = asyncio.get_running_loop()
+    asked = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, asked.set)
+    stopping = loop.create_task(asked.wait())
     try:
-        await handle.task
-    except asyncio.CancelledError:
+        await asyncio.wait([handle.task, stopping], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        tasks = getattr(getattr(server, "probe_state", None), "tasks", None)
+        if tasks is not None:
+            await tasks.shutdown()  # first: what it ran is cancelled now, not after the streams close
+        handle.server.config.timeout_graceful_shutdown = GRACE_S  # open streams must not hold the exit
         await handle.stop()
     return 0
 

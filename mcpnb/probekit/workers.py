@@ -89,7 +89,7 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
         http="mcpnb.probekit.app:NoDelayHTTP",
         lifespan="on",
         log_level="warning",
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=2,  # a listen stream never ends by itself: do not wait for it long
     )
     try:
         if workers == 1:
