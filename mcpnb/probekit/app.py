@@ -50,7 +50,8 @@ def options_from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         try:
             out[keyword] = kind(raw)
         except ValueError:
-            raise ValueError(f"{var}={raw!r} is not a {kind.__name__}") from None
+            wanted = "a whole number" if kind is int else "a number"
+            raise ValueError(f"{var}={raw!r}: expected {wanted}") from None
     return out
 
 

@@ -33,6 +33,7 @@ async def status_json(state: ProbeState, name: str, version: str) -> str:
             "root": str(state.root),
             "tasks": tasks,
             "taskStore": state.tasks.store.url if state.tasks else None,
+            "worker": state.tasks.worker if state.tasks else None,
         }
     )
 

@@ -63,6 +63,7 @@ class _Running:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     reason: str | None = None  # why its job was cancelled, when not by a client
     lost: bool = False  # another worker ended it (our lease ran out): write nothing more
+    unsaved: bool = False  # it ended, but the store did not take its end yet
 
 
 class TaskIO:
@@ -199,10 +200,11 @@ class TaskManager:
         record.pending.clear()
         try:
             await self._touch(running, status=status, status_message=message)
-        except Exception as exc:  # the store is down: the task ends here, other workers see its lease run out
-            _log(f"could not save the end of task {record.task_id}: {exc}")
-        finally:
-            self._running.pop(record.task_id, None)
+        except TaskStoreError as exc:  # kept here: the heartbeat saves it once the store answers again
+            running.unsaved = True
+            _log(f"could not save the end of task {record.task_id} yet: {exc}")
+            return
+        self._running.pop(record.task_id, None)
 
     async def _touch(
         self, running: _Running, *, status: str | None = None, status_message: str | None = None
@@ -276,6 +278,8 @@ class TaskManager:
         for job in jobs:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
+        with contextlib.suppress(TaskStoreError):
+            await self._save_ends()  # one last try; then other workers see the lease run out
         background, self._background = self._background, []
         for task in [*background, *self._checks]:
             task.cancel()
@@ -321,11 +325,21 @@ class TaskManager:
                 for running in mine:
                     await self._save(running, strict=False)
                 await self._check(mine)
+                await self._save_ends()
                 if self.clock() - swept >= SWEEP_EVERY:
                     swept = self.clock()
                     await self.store.sweep()
             except TaskStoreError as exc:
                 _log(str(exc))
+
+    async def _save_ends(self) -> None:
+        """Write the ends the store did not take when they happened (it was down or busy)."""
+        for running in [r for r in self._running.values() if r.unsaved]:
+            await self._save(running, strict=True)
+            running.unsaved = False
+            self._running.pop(running.record.task_id, None)
+            self._wakers.wake(running.record.task_id)
+            await self.store.publish(running.record.task_id)
 
     async def _check(self, runnings: list[_Running]) -> None:
         """Act on what other workers wrote into our running tasks: cancel, answers, or their end."""

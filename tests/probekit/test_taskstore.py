@@ -182,3 +182,36 @@ async def test_a_sqlite_file_that_cannot_be_made_is_a_clear_error(tmp_path: Path
     with pytest.raises(TaskStoreError, match="cannot open the task store sqlite://"):
         await store.read("x")
     await store.close()
+
+
+async def test_the_server_says_which_store_and_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from mcp import Client
+
+    from mcpnb.probekit import create_server
+
+    monkeypatch.setenv("MCP_TASK_STORE", f"sqlite://{tmp_path / 'env.db'}")  # the environment's choice
+    server = create_server("core", root=tmp_path)
+    async with Client(server) as client:
+        status = json.loads((await client.read_resource("probe://status")).contents[0].text)
+    assert status["taskStore"] == f"sqlite://{tmp_path / 'env.db'}" and status["worker"].startswith("pid ")
+    hidden = create_server("core", root=tmp_path, task_store="redis://:s3cret@127.0.0.1:1/0")
+    assert hidden.probe_state.tasks.store.url == "redis://:***@127.0.0.1:1/0"  # type: ignore[attr-defined]
+    with pytest.raises(TaskStoreError, match="unknown task store"):
+        create_server("core", root=tmp_path, task_store="mysql://x")
+
+
+def test_worker_settings_travel_in_the_environment() -> None:
+    from mcpnb.probekit.app import options_from_env, options_to_env
+
+    env = options_to_env(
+        {"root": "/r", "task_ttl_ms": 500, "task_lease_s": 2.5, "max_concurrent_tasks": None}, "::1"
+    )
+    assert env == {"MCP_PROBEKIT_ROOT": "/r", "MCP_PROBEKIT_TASK_TTL_MS": "500",
+                   "MCP_PROBEKIT_TASK_LEASE_S": "2.5", "MCP_PROBEKIT_HOST": "::1"}  # fmt: skip
+    assert options_from_env(env) == {"root": "/r", "task_ttl_ms": 500, "task_lease_s": 2.5}
+    with pytest.raises(ValueError, match="MCP_PROBEKIT_MAX_TASKS='many': expected a whole number"):
+        options_from_env({"MCP_PROBEKIT_MAX_TASKS": "many"})

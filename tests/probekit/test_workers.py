@@ -308,7 +308,7 @@ async def _accepted_nodelay(http: Any) -> int:
     import asyncio
     import socket
 
-    import httpx
+    import httpx2 as httpx
     import uvicorn
 
     from mcpnb.probekit.app import build_app

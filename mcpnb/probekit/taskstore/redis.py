@@ -30,6 +30,9 @@ RELISTEN = 1.0
 #: Python 3.11 it wraps each send in ``asyncio.wait_for``, which can swallow a cancellation, and a
 #: task that is cancelled must stop; ``asyncio.timeout`` here does not have that flaw.)
 OPERATION_TIMEOUT = 10.0
+#: Connections one worker keeps to Redis at most; a request beyond them waits for a free one (the
+#: client's default pool would fail it with "Too many connections" under a class's load).
+MAX_CONNECTIONS = 32
 
 _TERMINAL_LUA = "s == 'completed' or s == 'failed' or s == 'cancelled'"
 # KEYS[1]: the task; ARGV: unless_terminal ('1'|'0'), lease_before ('' = no check),
@@ -86,13 +89,16 @@ class RedisStore(TaskStore):
                     "the redis task store needs the redis package: pip install 'mcpnb[classroom]'"
                 ) from None
             try:
-                self._client = aioredis.from_url(
+                pool = aioredis.BlockingConnectionPool.from_url(
                     self._raw_url,
+                    max_connections=MAX_CONNECTIONS,
+                    timeout=OPERATION_TIMEOUT,
                     decode_responses=True,
                     socket_connect_timeout=5,
                     socket_timeout=None,
                     health_check_interval=30,
                 )
+                self._client = aioredis.Redis.from_pool(pool)  # closing the client closes the pool
             except ValueError as exc:
                 raise TaskStoreError(f"bad task store URL {self.url}: {exc}") from None
             self._loop = loop
