@@ -16,6 +16,8 @@ from pydantic import BaseModel
 
 from mcpnb.probekit.responses import ok_text
 from mcpnb.probekit.tasks import TaskError, TaskManager
+from mcpnb.probekit.taskstore import TaskStoreError
+from mcpnb.probekit.taskstore.memory import MemoryStore
 from tests.probekit.stores import SHARED, redis_server, store_url  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.anyio
@@ -181,3 +183,52 @@ async def test_results_survive_a_restart_and_expire_with_their_ttl(store_url: st
         await until(dropped)
     finally:
         await restarted.shutdown()
+
+
+class FlakyStore(MemoryStore):
+    """A shared store that can be down for a while (writes fail as a dropped Redis would)."""
+
+    shared = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+
+    async def write(self, task_id: str, fields: dict[str, str], **kwargs: Any) -> bool:
+        if self.down:
+            raise TaskStoreError("task store flaky://: write failed: Connection refused")
+        return await super().write(task_id, fields, **kwargs)
+
+
+async def test_an_end_the_store_missed_is_saved_when_it_answers_again() -> None:
+    store = FlakyStore()
+    manager = TaskManager(store=store, lease_s=0.2)
+    gate = asyncio.Event()
+
+    async def waits(io: Any) -> types.CallToolResult:
+        await gate.wait()
+        return ok_text("done")
+
+    try:
+        record = await manager.create("waits", waits)
+        await until(status_of(manager, record.task_id, "working"))
+        store.down = True
+        gate.set()
+        await until(lambda: _is(record.terminal))
+        assert (await store.read(record.task_id))["status"] == "working"  # the end is not stored yet
+        assert (await manager.get(record.task_id)).status == "completed"  # but this worker knows it
+        store.down = False
+        stored = await until(lambda: _status_in_store(store, record.task_id, "completed"))
+        assert stored and not manager.running(record.task_id)
+    finally:
+        store.down = False
+        await manager.shutdown()
+
+
+async def _is(value: bool) -> bool:
+    return value
+
+
+async def _status_in_store(store: MemoryStore, task_id: str, status: str) -> bool:
+    fields = await store.read(task_id)
+    return fields is not None and fields["status"] == status
