@@ -5,13 +5,8 @@ Statuses: ``queued`` (internal: waiting for a worker slot) → ``working`` ⇄ `
 ``completed`` | ``failed`` | ``cancelled``. Finished tasks are kept for their TTL so a client can
 still fetch the result, then the store drops them. The wire layers (``tasks_wire.py``) only translate.
 
-With a shared store (SQLite, Redis) several workers serve the same tasks. A task runs on the worker
-that created it; any worker can read it, answer its questions or cancel it. Those requests travel
-as fields in the store (``cancel``, ``answer:<key>``) plus a change notice (:meth:`TaskStore.publish`)
-that the running worker hears and acts on; it also looks at its tasks' fields every heartbeat, so a
-lost notice only delays the news. The running worker renews a lease on each of its unfinished tasks
-(every ``lease_s / 4``); a worker that reads a task whose lease ran out knows its worker died and
-ends it as ``failed`` (``cancelled`` if a cancel was asked), saying so.
+With a shared store (SQLite, Redis) several workers serve the same tasks: a task runs on the worker
+that created it, and any worker can read it, answer its questions or cancel it (how: ``taskshare.py``).
 """
 
 from __future__ import annotations
@@ -25,8 +20,6 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from mcp import types
@@ -35,13 +28,12 @@ from pydantic import BaseModel
 
 from mcpnb.probekit.responses import ProbeError, error_response
 from mcpnb.probekit.taskrecord import ANSWER, CANCEL, STATUSES, PendingInput, TaskRecord
+from mcpnb.probekit.taskshare import Running, Sharing, Wakers
 from mcpnb.probekit.taskstore import TERMINAL, TaskStore, TaskStoreError, open_store
 from mcpnb.probekit.taskstore.memory import MemoryStore
 
 __all__ = ["STATUSES", "TERMINAL", "PendingInput", "TaskError", "TaskIO", "TaskManager", "TaskRecord"]
 
-#: Seconds between sweeps of expired tasks and index entries (stores that need it).
-SWEEP_EVERY = 30.0
 #: The most task ids :meth:`TaskManager.claim` remembers (one per question a tasks/result asked).
 MAX_CLAIMS = 10_000
 
@@ -53,23 +45,10 @@ class TaskError(ProbeError):
 Runner = Callable[["TaskIO"], Awaitable[types.CallToolResult]]
 
 
-@dataclass
-class _Running:
-    """What only the worker running a task has: the job, the futures its questions wait on."""
-
-    record: TaskRecord
-    job: asyncio.Task[None] | None = None
-    futures: dict[str, asyncio.Future[types.ElicitResult]] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    reason: str | None = None  # why its job was cancelled, when not by a client
-    lost: bool = False  # another worker ended it (our lease ran out): write nothing more
-    unsaved: bool = False  # it ended, but the store did not take its end yet
-
-
 class TaskIO:
     """RunIO for a task: progress goes on the record, questions park the task in input_required."""
 
-    def __init__(self, manager: TaskManager, running: _Running) -> None:
+    def __init__(self, manager: TaskManager, running: Running) -> None:
         self.manager, self.running, self.record = manager, running, running.record
         self._keys = itertools.count(1)
 
@@ -91,34 +70,7 @@ class TaskIO:
             self.record.pending.pop(key, None)
 
 
-class _Wakers:
-    """One event per task somebody waits on; :meth:`wake` releases every waiter of that task."""
-
-    def __init__(self) -> None:
-        self._events: dict[str, tuple[asyncio.Event, int]] = {}
-
-    def wake(self, task_id: str) -> None:
-        found = self._events.pop(task_id, None)
-        if found is not None:
-            found[0].set()
-
-    async def wait(self, task_id: str, timeout: float, ready: Callable[[], Awaitable[bool]]) -> None:
-        event, count = self._events.get(task_id, (asyncio.Event(), 0))
-        self._events[task_id] = (event, count + 1)
-        try:
-            if not await ready():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(event.wait(), timeout)
-        finally:
-            found = self._events.get(task_id)
-            if found is not None and found[0] is event:
-                if found[1] <= 1:
-                    del self._events[task_id]
-                else:
-                    self._events[task_id] = (event, found[1] - 1)
-
-
-class TaskManager:
+class TaskManager(Sharing):
     """Creates, tracks, answers, cancels and expires tasks, in the given store (default: memory).
 
     ``max_concurrent`` bounds how many run at once on this worker (the rest wait as ``queued``);
@@ -147,9 +99,9 @@ class TaskManager:
         self.store = store if isinstance(store, TaskStore) else open_store(store, clock=clock)
         self.lease_s = lease_s
         self.worker = f"pid {os.getpid()} ({uuid.uuid4().hex[:6]})"
-        self._running: dict[str, _Running] = {}
+        self._running: dict[str, Running] = {}
         self._slots: asyncio.Semaphore | None = None
-        self._wakers = _Wakers()
+        self._wakers = Wakers()
         self._claims: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._background: list[asyncio.Task[None]] = []
         self._checks: set[asyncio.Task[None]] = set()
@@ -168,7 +120,7 @@ class TaskManager:
         record = TaskRecord(
             task_id=uuid.uuid4().hex, tool=tool, ttl_ms=ttl, created=now, updated=now, owner=self.worker
         )
-        running = _Running(record)
+        running = Running(record)
         fields = self._fields(record)
         await self.store.insert(record.task_id, fields, created=now, expires_at=self._expiry(record))
         self._running[record.task_id] = running
@@ -177,7 +129,7 @@ class TaskManager:
         )
         return record
 
-    async def _run(self, running: _Running, runner: Runner) -> None:
+    async def _run(self, running: Running, runner: Runner) -> None:
         assert self._slots is not None
         record = running.record
         try:
@@ -207,7 +159,7 @@ class TaskManager:
         self._running.pop(record.task_id, None)
 
     async def _touch(
-        self, running: _Running, *, status: str | None = None, status_message: str | None = None
+        self, running: Running, *, status: str | None = None, status_message: str | None = None
     ) -> None:
         """Record a change, save it, and wake everyone waiting on this task."""
         record = running.record
@@ -226,7 +178,7 @@ class TaskManager:
         if moved and self.store.shared:
             await self.store.publish(record.task_id)
 
-    async def _save(self, running: _Running, *, strict: bool) -> None:
+    async def _save(self, running: Running, *, strict: bool) -> None:
         """Write the live record (one write at a time per task, always the newest state).
 
         A progress write that fails is only logged (the next heartbeat writes again); a status
@@ -248,12 +200,6 @@ class TaskManager:
                 return
         if not saved:
             self._lose(running, "it was ended by another worker (this worker's lease on it ran out)")
-
-    def _lose(self, running: _Running, why: str) -> None:
-        running.lost = True
-        running.reason = f"cancelled here: {why}"
-        if running.job is not None and not running.job.done() and running.job is not asyncio.current_task():
-            running.job.cancel()
 
     def _fields(self, record: TaskRecord) -> dict[str, str]:
         if self.store.shared and not record.terminal:
@@ -286,89 +232,6 @@ class TaskManager:
         await asyncio.gather(*background, *self._checks, return_exceptions=True)
         await self.store.close()
 
-    # --- the other workers --------------------------------------------------------------------------
-    def _start_background(self) -> None:
-        """Shared stores: hear other workers' notices, renew leases, look at our tasks' fields."""
-        if not self.store.shared or any(not t.done() for t in self._background):
-            return
-        loop = asyncio.get_running_loop()
-        self._background = [
-            loop.create_task(self._listen(), name="probe-kit-tasks-listen"),
-            loop.create_task(self._keep(), name="probe-kit-tasks-keep"),
-        ]
-
-    async def _listen(self) -> None:
-        while True:
-            try:
-                await self.store.listen(self._heard)
-                return
-            except TaskStoreError as exc:
-                _log(f"{exc}; listening again in 1 s")
-                await asyncio.sleep(1.0)
-
-    def _heard(self, task_id: str) -> None:
-        self._wakers.wake(task_id)
-        running = self._running.get(task_id)
-        if running is not None:
-            check = asyncio.get_running_loop().create_task(self._check([running]))
-            self._checks.add(check)
-            check.add_done_callback(self._checks.discard)
-
-    async def _keep(self) -> None:
-        """The heartbeat: every ``lease_s / 4`` write each running task (its lease with it) and read
-        what other workers asked of it; now and then sweep expired tasks."""
-        swept = self.clock()
-        while True:
-            await asyncio.sleep(self.lease_s / 4)
-            try:
-                mine = [r for r in self._running.values() if not r.record.terminal]
-                for running in mine:
-                    await self._save(running, strict=False)
-                await self._check(mine)
-                await self._save_ends()
-                if self.clock() - swept >= SWEEP_EVERY:
-                    swept = self.clock()
-                    await self.store.sweep()
-            except TaskStoreError as exc:
-                _log(str(exc))
-
-    async def _save_ends(self) -> None:
-        """Write the ends the store did not take when they happened (it was down or busy)."""
-        for running in [r for r in self._running.values() if r.unsaved]:
-            await self._save(running, strict=True)
-            running.unsaved = False
-            self._running.pop(running.record.task_id, None)
-            self._wakers.wake(running.record.task_id)
-            await self.store.publish(running.record.task_id)
-
-    async def _check(self, runnings: list[_Running]) -> None:
-        """Act on what other workers wrote into our running tasks: cancel, answers, or their end."""
-        if not runnings:
-            return
-        try:
-            found = await self.store.read_many([r.record.task_id for r in runnings])
-        except TaskStoreError as exc:
-            _log(str(exc))
-            return
-        for running, fields in zip(runnings, found, strict=True):
-            job = running.job
-            if fields is None or job is None or job.done() or running.record.terminal:
-                continue
-            if fields.get("status") in TERMINAL:
-                self._lose(running, "it was ended by another worker (this worker's lease on it ran out)")
-            elif fields.get(CANCEL):
-                job.cancel()
-            else:
-                for key in list(running.futures):
-                    raw = fields.get(ANSWER + key)
-                    if raw is not None:
-                        await self._deliver(running, key, types.ElicitResult.model_validate_json(raw))
-
-    async def _send(self, task_id: str, name: str, value: str) -> None:
-        """Leave a request in a task another worker runs, and tell it."""
-        await self.store.add(task_id, name, value)
-        await self.store.publish(task_id)
-
     # --- queries ------------------------------------------------------------------------------------
     async def get(self, task_id: str) -> TaskRecord:
         running = self._running.get(task_id)
@@ -378,32 +241,6 @@ class TaskManager:
         if fields is None:
             raise TaskError(f"No task {task_id!r}: unknown, or finished and dropped after its TTL expired.")
         return await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields)
-
-    async def _unless_lost(self, record: TaskRecord, fields: dict[str, str]) -> TaskRecord:
-        """A task whose worker stopped renewing its lease is over: end it, saying why (once)."""
-        now = self.clock()
-        if record.terminal or record.lease_until is None or record.lease_until >= now:
-            return record
-        since = datetime.fromtimestamp(record.lease_until - self.lease_s, UTC).strftime("%H:%M:%S UTC")
-        if fields.get(CANCEL):
-            record.status = "cancelled"
-            record.status_message = "cancelled (the worker running it had stopped)"
-        else:
-            record.status = "failed"
-            record.status_message = (
-                f"The probe-kit worker running this task ({record.owner}) stopped before it finished "
-                f"(no heartbeat since {since}); its work is lost. Run the tool again."
-            )
-        record.finished = record.updated = now
-        record.pending.clear()
-        record.lease_until = None
-        saved = await self.store.write(
-            record.task_id, record.to_fields(), expires_at=self._expiry(record), lease_before=now
-        )
-        if not saved:  # its worker came back, or another reader ended it first: read what is there
-            return await self.get(record.task_id)
-        await self.store.publish(record.task_id)
-        return record
 
     async def list(self) -> list[TaskRecord]:
         out = []
@@ -518,7 +355,7 @@ class TaskManager:
         dumped = result.model_dump_json(by_alias=True, exclude_none=True)
         await self._send(task_id, ANSWER + key, dumped)
 
-    async def _deliver(self, running: _Running, key: str, result: types.ElicitResult) -> None:
+    async def _deliver(self, running: Running, key: str, result: types.ElicitResult) -> None:
         record = running.record
         future = running.futures.get(key)
         if record.pending.pop(key, None) is None and future is None:
