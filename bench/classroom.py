@@ -357,13 +357,12 @@ def plot(rows: list[Row], path: Path) -> None:
             continue
         xs = [r.workers for r in mine]
         left.plot(xs, [r.throughput for r in mine], marker=marker, label=store)
-        left.set_ylim(bottom=0)
         right.plot(xs, [r.quantile(95) for r in mine], marker=marker, label=store)
-        right.set_ylim(bottom=0)
     students = rows[0].students if rows else 0
     left.set(title=f"throughput, {students} students", xlabel="workers", ylabel="requests / s")
     right.set(title="p95 latency per request", xlabel="workers", ylabel="ms")
     for ax in (left, right):
+        ax.set_ylim(bottom=0)  # after every line is drawn, so the top still fits them all
         ax.set_xticks(sorted({r.workers for r in rows}))
         ax.grid(alpha=0.3)
         ax.legend()
