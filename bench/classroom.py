@@ -32,6 +32,7 @@ import contextlib
 import ctypes
 import functools
 import json
+import logging
 import os
 import random
 import shutil
@@ -386,7 +387,7 @@ def update_doc(doc: Path, text: str) -> None:
 def workspace() -> Iterator[tuple[Processes, Path]]:
     procs = Processes()
     folder = Path(tempfile.mkdtemp(prefix="classroom-bench-"))
-    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops it like Ctrl-C
     try:
         yield procs, folder
     finally:
@@ -482,4 +483,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # students cut off by Ctrl-C are not news
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: every process it started is stopped", file=sys.stderr)
+        sys.exit(130)
