@@ -2,7 +2,8 @@
 
 The Redis server is Debian's ``redis-server`` (``.ci/run`` installs it), started once per test session
 with no persistence (``--save '' --appendonly no``), emptied before each test that uses it and
-killed at the end; nothing is left running. Without the binary the tests fail and say how to get it.
+killed at the end (and with the test process, should that be killed first): nothing is left
+running. Without the binary the tests fail and say how to get it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,17 @@ import pytest
 
 STORES = ["memory", "sqlite", "redis"]
 SHARED = ["sqlite", "redis"]
+
+
+def die_with_parent() -> None:
+    """``preexec_fn`` for servers the tests start: killed with the test run (``PR_SET_PDEATHSIG``),
+    even one that is itself killed, and in a process group of their own."""
+    import ctypes
+    import os
+    import signal
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+    os.setpgrp()
 
 
 def free_port() -> int:
@@ -57,6 +69,7 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
          "--daemonize", "no", "--dir", str(folder), "--logfile", str(folder / "redis.log")],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=die_with_parent,
     )  # fmt: skip
     try:
         for _ in range(500):  # up in a few ms usually; bounded

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import ctypes
 import os
 import signal
 import subprocess
@@ -25,18 +24,12 @@ import pytest
 
 from mcpnb.client.interaction import Interaction
 from mcpnb.client.tasks import TaskCancelledError, TaskExpiredError
-from tests.probekit.stores import SHARED, flush, free_port, redis_server  # noqa: F401  (fixture)
+from tests.probekit.stores import SHARED, die_with_parent, flush, redis_server  # noqa: F401  (fixture)
 
 ERAS = ["modern", "legacy"]
 LEASE_S = 2.0
 SLOW = {"steps": 400, "delay": 0.05}
 ASKS = {"steps": 4, "delay": 0.05, "confirm": True}
-
-
-def _die_with_parent() -> None:
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: no worker outlives the test run
-    os.setpgrp()
 
 
 class Worker:
@@ -53,7 +46,7 @@ class Worker:
             stdout=subprocess.PIPE,
             stderr=log.open("ab"),
             text=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             line = pool.submit(self.proc.stdout.readline)  # type: ignore[union-attr]
