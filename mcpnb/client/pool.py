@@ -539,6 +539,34 @@ class Pool:
         server, tool = self._target(server, tool)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
+    async def _attach_task(self, server: str, task_id: str, context: CallContext | None) -> Any:
+        from mcpnb.client.tasks import attach_task, elicitation_answerer
+
+        conn = self.connection(server)
+        handle = await conn.request(
+            f"tasks/get {task_id}",
+            lambda _client: attach_task(
+                conn,
+                task_id,
+                answer=elicitation_answerer(conn.asking.on_elicit),
+                runner=self.runtime.run,
+                arunner=self.runtime.arun,
+                tasks=self.task_registry,
+            ),
+        )
+        if context is not None and not handle.done:
+            conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
+        return handle
+
+    def attach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
+        """A live ``TaskHandle`` for a task this kernel did not start: one started before a kernel
+        restart, or by another notebook on the same server (both eras). Its questions go to
+        ``context`` (e.g. the cell that attached); an unknown or expired id is ``TaskExpiredError``."""
+        return self._run(self._attach_task(server, task_id, context))
+
+    async def aattach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
+        return await self._arun(self._attach_task(server, task_id, context))
+
     async def _list_tasks(self, server: str | None) -> Any:
         from mcpnb.client.tasks import TaskListing, server_tasks
 

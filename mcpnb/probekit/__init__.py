@@ -6,7 +6,8 @@ both protocol eras, with elicitation and a tasks API, so a person can learn MCP 
     server = create_server("core")           # in-process: hand it to mcp.Client(server)
     handle = await serve_http(server)        # or over HTTP on 127.0.0.1; handle.url, await handle.stop()
 
-From a shell: ``python -m mcpnb.probekit`` (stdio) or ``python -m mcpnb.probekit --http --port 0``.
+From a shell: ``python -m mcpnb.probekit`` (stdio) or ``python -m mcpnb.probekit --http --port 0``;
+for a class, ``--workers N --task-store redis://127.0.0.1:6379/0`` (see docs/classroom.md).
 """
 
 from mcpnb.probekit.http_server import HttpHandle, serve_http

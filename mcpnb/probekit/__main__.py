@@ -1,21 +1,30 @@
-"""``python -m mcpnb.probekit [--http [--port P]] [--toolset T] [--root DIR] [--task-ttl-ms N]``.
+"""``python -m mcpnb.probekit [--http [--host H] [--port P] [--workers N]] [--toolset T] [--root DIR]
+[--task-store URL] [--task-ttl-ms N] [--poll-interval-ms N] [--max-tasks N] [--task-lease-s S]``.
 
 stdio by default (for ``StdioServerParameters``); with ``--http`` the first stdout line is the URL,
-flushed, so a parent process can read it before connecting.
+flushed, so a parent process can read it before connecting. ``--workers N`` serves it from N
+processes sharing ``--task-store`` (see :mod:`mcpnb.probekit.workers` and docs/classroom.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
+from typing import Any
 
-from mcpnb.probekit.http_server import serve_http
+from mcpnb.probekit.http_server import HOST, serve_http
 from mcpnb.probekit.server import create_server
+from mcpnb.probekit.taskstore import ENV as STORE_ENV
+from mcpnb.probekit.taskstore import TaskStoreError
 from mcpnb.probekit.toolsets import UnknownToolsetError
 
+#: Seconds a stopping server gives open requests and streams before it closes them.
+GRACE_S = 2
 
-def main(argv: list[str] | None = None) -> int:
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m mcpnb.probekit", description="probe-kit teaching MCP server"
     )
@@ -24,19 +33,58 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--port", type=int, default=0, help="HTTP port (0 picks a free one)")
     parser.add_argument(
+        "--host",
+        default=HOST,
+        help="HTTP address to listen on (default 127.0.0.1; anything else is reachable)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="HTTP worker processes (more than 1 needs a shared --task-store)",
+    )
+    parser.add_argument(
         "--toolset", default=None, help="core, ui, workflow or full (default: $MCP_TOOLSET or full)"
     )
     parser.add_argument("--root", default=None, help="folder file-reading tools may read (default: cwd)")
+    parser.add_argument(
+        "--task-store",
+        default=None,
+        metavar="URL",
+        help="where tasks live: memory:// (default), sqlite:///path.db or redis://127.0.0.1:6379/0 "
+        f"(default: ${STORE_ENV} or memory://)",
+    )
     parser.add_argument("--task-ttl-ms", type=int, default=None, help="how long finished tasks are kept")
     parser.add_argument("--poll-interval-ms", type=int, default=None, help="the poll hint tasks carry")
-    args = parser.parse_args(argv)
-    given = (("task_ttl_ms", args.task_ttl_ms), ("poll_interval_ms", args.poll_interval_ms))
-    options = {k: v for k, v in given if v is not None}
+    parser.add_argument(
+        "--max-tasks", type=int, default=None, help="tasks one worker runs at once (default 4)"
+    )
+    parser.add_argument(
+        "--task-lease-s",
+        type=float,
+        default=None,
+        help="seconds without a heartbeat before another worker declares a task's worker gone (default 10)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    given = (
+        ("task_ttl_ms", args.task_ttl_ms),
+        ("poll_interval_ms", args.poll_interval_ms),
+        ("max_concurrent_tasks", args.max_tasks),
+        ("task_lease_s", args.task_lease_s),
+    )
+    options: dict[str, Any] = {k: v for k, v in given if v is not None}
+    if args.http and (args.workers != 1 or args.host != HOST):
+        return _serve_workers(args, options)
+    if args.workers != 1:
+        return _fail("--workers needs --http (stdio is one process by nature)")
     try:
-        server = create_server(args.toolset, root=args.root, **options)
-    except (UnknownToolsetError, ValueError) as exc:
-        print(f"probe-kit: {exc}", file=sys.stderr)
-        return 2
+        server = create_server(args.toolset, root=args.root, task_store=args.task_store, **options)
+    except (UnknownToolsetError, ValueError, TaskStoreError) as exc:
+        return _fail(str(exc))
     if not args.http:
         server.run()
         return 0
@@ -46,12 +94,48 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _serve_workers(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    from mcpnb.probekit.app import options_to_env
+    from mcpnb.probekit.workers import check_workers, serve_workers
+
+    problem = check_workers(args.workers, args.task_store)
+    if problem:
+        return _fail(problem)
+    try:  # build one server here first, so a bad toolset or root is one clear line, not N tracebacks
+        create_server(args.toolset, root=args.root, task_store=args.task_store, **options)
+    except (UnknownToolsetError, ValueError, TaskStoreError) as exc:
+        return _fail(str(exc))
+    env = options_to_env({**options, "root": args.root}, args.host)
+    if args.toolset is not None:
+        env["MCP_TOOLSET"] = args.toolset
+    if args.task_store is not None:
+        env[STORE_ENV] = args.task_store
+    return serve_workers(args.host, args.port, args.workers, env)
+
+
+def _fail(message: str) -> int:
+    print(f"probe-kit: {message}", file=sys.stderr)
+    return 2
+
+
 async def _serve(server: object, port: int) -> int:
+    """Serve until the server ends or SIGINT/SIGTERM asks: then stop gracefully (running tasks are
+    cancelled and say so, which a shared task store keeps for the other workers to report)."""
     handle = await serve_http(server, port=port)  # type: ignore[arg-type]
     print(handle.url, flush=True)
+    loop = asyncio.get_running_loop()
+    asked = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, asked.set)
+    stopping = loop.create_task(asked.wait())
     try:
-        await handle.task
-    except asyncio.CancelledError:
+        await asyncio.wait([handle.task, stopping], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        tasks = getattr(getattr(server, "probe_state", None), "tasks", None)
+        if tasks is not None:
+            await tasks.shutdown()  # first: what it ran is cancelled now, not after the streams close
+        handle.server.config.timeout_graceful_shutdown = GRACE_S  # open streams must not hold the exit
         await handle.stop()
     return 0
 

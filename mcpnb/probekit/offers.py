@@ -21,8 +21,8 @@ from mcpnb.probekit.toolsets import TOOLSETS
 STATUS = "probe://status"
 
 
-def status_json(state: ProbeState, name: str, version: str) -> str:
-    tasks = state.tasks.counts() if state.tasks else {}
+async def status_json(state: ProbeState, name: str, version: str) -> str:
+    tasks = await state.tasks.counts() if state.tasks else {}
     return json.dumps(
         {
             "server": name,
@@ -32,6 +32,8 @@ def status_json(state: ProbeState, name: str, version: str) -> str:
             "uptimeSeconds": round(time.time() - state.started, 3),
             "root": str(state.root),
             "tasks": tasks,
+            "taskStore": state.tasks.store.url if state.tasks else None,
+            "worker": state.tasks.worker if state.tasks else None,
         }
     )
 
@@ -40,9 +42,9 @@ def add_resources(server: MCPServer, state: ProbeState, name: str, version: str)
     from mcpnb.probekit.completions import catalog_categories
 
     @server.resource(STATUS, name="status", mime_type="application/json")
-    def status() -> str:
+    async def status() -> str:
         """Server info, active toolset, tool count, uptime and task counts (subscribe to watch tasks)."""
-        return status_json(state, name, version)
+        return await status_json(state, name, version)
 
     @server.resource("probe://toolsets", name="toolsets", mime_type="application/json")
     def toolsets() -> str:

@@ -31,6 +31,7 @@ from mcpnb.probekit.responses import error_response
 from mcpnb.probekit.state import ProbeState
 from mcpnb.probekit.tasks import TaskManager
 from mcpnb.probekit.tasks_wire import ProbeTasks
+from mcpnb.probekit.taskstore import TaskStore, open_store
 from mcpnb.probekit.tools import all_tools
 from mcpnb.probekit.toolsets import TOOLSETS, env_flag, resolve_toolset, select_tools
 
@@ -154,13 +155,18 @@ def create_server(
     max_concurrent_tasks: int = 4,
     task_ttl_ms: int = 300_000,
     poll_interval_ms: int = 250,
+    task_store: TaskStore | str | None = None,
+    task_lease_s: float = 10.0,
 ) -> MCPServer:
     """A fresh probe-kit server.
 
     ``toolset`` (else ``MCP_TOOLSET``, else ``full``) picks the tools; ``show_all`` (else
     ``MCP_SHOW_ALL``) ignores the filter; ``debug`` (else ``MCP_DEBUG``) logs requests to stderr.
-    ``root`` (default: the working directory) confines every file-reading tool. Raises
-    :class:`~mcpnb.probekit.toolsets.UnknownToolsetError` (a ``ValueError``) for an unknown toolset.
+    ``root`` (default: the working directory) confines every file-reading tool. ``task_store`` (a
+    URL, else ``MCP_TASK_STORE``, else ``memory://``) is where tasks live: ``sqlite:///…`` or
+    ``redis://…`` let several workers share them (see :mod:`mcpnb.probekit.taskstore`). Raises
+    :class:`~mcpnb.probekit.toolsets.UnknownToolsetError` (a ``ValueError``) for an unknown toolset
+    and :class:`~mcpnb.probekit.taskstore.TaskStoreError` for a task store URL it cannot use.
     """
     chosen = resolve_toolset(toolset)
     show = env_flag(show_all, "MCP_SHOW_ALL")
@@ -169,7 +175,11 @@ def create_server(
     if not base.is_dir():
         raise ValueError(f"probe-kit root {str(base)!r} is not a folder")
     manager = TaskManager(
-        max_concurrent=max_concurrent_tasks, default_ttl_ms=task_ttl_ms, poll_interval_ms=poll_interval_ms
+        max_concurrent=max_concurrent_tasks,
+        default_ttl_ms=task_ttl_ms,
+        poll_interval_ms=poll_interval_ms,
+        store=task_store if isinstance(task_store, TaskStore) else open_store(task_store),
+        lease_s=task_lease_s,
     )
     state = ProbeState(root=base, toolset=chosen, tasks=manager)
     holder: dict[str, MCPServer] = {}

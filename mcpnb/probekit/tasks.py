@@ -1,8 +1,12 @@
-"""The tasks manager: background runs of task-capable tools, independent of the wire era.
+"""The tasks manager: background runs of task-capable tools, independent of the wire era and of
+where tasks are kept (a :class:`~mcpnb.probekit.taskstore.TaskStore`).
 
 Statuses: ``queued`` (internal: waiting for a worker slot) → ``working`` ⇄ ``input_required`` →
 ``completed`` | ``failed`` | ``cancelled``. Finished tasks are kept for their TTL so a client can
-still fetch the result, then dropped. The wire layers (``tasks_wire.py``) only translate.
+still fetch the result, then the store drops them. The wire layers (``tasks_wire.py``) only translate.
+
+With a shared store (SQLite, Redis) several workers serve the same tasks: a task runs on the worker
+that created it, and any worker can read it, answer its questions or cancel it (how: ``taskshare.py``).
 """
 
 from __future__ import annotations
@@ -10,10 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
+import sys
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from mcp import types
@@ -21,45 +27,19 @@ from mcp.server.elicitation import render_elicitation_schema
 from pydantic import BaseModel
 
 from mcpnb.probekit.responses import ProbeError, error_response
+from mcpnb.probekit.taskrecord import ANSWER, CANCEL, STATUSES, PendingInput, TaskRecord
+from mcpnb.probekit.taskshare import Running, Sharing, Wakers
+from mcpnb.probekit.taskstore import TERMINAL, TaskStore, TaskStoreError, open_store
+from mcpnb.probekit.taskstore.memory import MemoryStore
 
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
-STATUSES = ("queued", "working", "input_required", "completed", "failed", "cancelled")
+__all__ = ["STATUSES", "TERMINAL", "PendingInput", "TaskError", "TaskIO", "TaskManager", "TaskRecord"]
+
+#: The most task ids :meth:`TaskManager.claim` remembers (one per question a tasks/result asked).
+MAX_CLAIMS = 10_000
 
 
 class TaskError(ProbeError):
     """A tasks request that cannot be served (unknown id, already finished, nothing to answer)."""
-
-
-@dataclass
-class PendingInput:
-    """A question a task is waiting on; ``params`` are form-mode ``elicitation/create`` params."""
-
-    params: dict[str, Any]
-    future: asyncio.Future[types.ElicitResult]
-    delivering: bool = False
-
-
-@dataclass
-class TaskRecord:
-    """One task: its state, its result once finished, and the questions it waits on."""
-
-    task_id: str
-    tool: str
-    ttl_ms: int
-    created: float
-    updated: float
-    status: str = "queued"
-    status_message: str | None = "queued: waiting for a worker slot"
-    result: types.CallToolResult | None = None
-    finished: float | None = None
-    progress: tuple[float, float | None, str] | None = None
-    pending: dict[str, PendingInput] = field(default_factory=dict)
-    job: asyncio.Task[None] | None = None
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def terminal(self) -> bool:
-        return self.status in TERMINAL
 
 
 Runner = Callable[["TaskIO"], Awaitable[types.CallToolResult]]
@@ -68,31 +48,35 @@ Runner = Callable[["TaskIO"], Awaitable[types.CallToolResult]]
 class TaskIO:
     """RunIO for a task: progress goes on the record, questions park the task in input_required."""
 
-    def __init__(self, manager: TaskManager, record: TaskRecord) -> None:
-        self.manager, self.record = manager, record
+    def __init__(self, manager: TaskManager, running: Running) -> None:
+        self.manager, self.running, self.record = manager, running, running.record
         self._keys = itertools.count(1)
 
     async def progress(self, done: float, total: float | None, message: str) -> None:
         self.record.progress = (done, total, message)
-        self.manager.touch(self.record, status_message=message)
+        await self.manager._touch(self.running, status_message=message)
 
     async def ask(self, message: str, schema: type[BaseModel]) -> types.ElicitResult:
         key = f"input-{next(self._keys)}"
         params = {"mode": "form", "message": message, "requestedSchema": render_elicitation_schema(schema)}
         future: asyncio.Future[types.ElicitResult] = asyncio.get_running_loop().create_future()
-        self.record.pending[key] = PendingInput(params, future)
-        self.manager.touch(self.record, status="input_required", status_message=message)
+        self.running.futures[key] = future
+        self.record.pending[key] = PendingInput(params)
+        await self.manager._touch(self.running, status="input_required", status_message=message)
         try:
             return await future
         finally:
+            self.running.futures.pop(key, None)
             self.record.pending.pop(key, None)
 
 
-class TaskManager:
-    """Creates, tracks, answers, cancels and expires tasks.
+class TaskManager(Sharing):
+    """Creates, tracks, answers, cancels and expires tasks, in the given store (default: memory).
 
-    ``max_concurrent`` bounds how many run at once (the rest wait as ``queued``); ``poll_interval_ms``
-    is the hint clients get; ``default_ttl_ms``/``max_ttl_ms`` bound how long finished tasks stay.
+    ``max_concurrent`` bounds how many run at once on this worker (the rest wait as ``queued``);
+    ``poll_interval_ms`` is the hint clients get; ``default_ttl_ms``/``max_ttl_ms`` bound how long
+    finished tasks stay; ``lease_s`` is how long a task outlives its worker's last heartbeat before
+    another worker may declare it lost (shared stores only).
     """
 
     def __init__(
@@ -103,147 +87,253 @@ class TaskManager:
         max_ttl_ms: int = 3_600_000,
         poll_interval_ms: int = 250,
         clock: Callable[[], float] = time.time,
+        store: TaskStore | str | None = None,
+        lease_s: float = 10.0,
     ) -> None:
         self.max_concurrent = max_concurrent
         self.default_ttl_ms, self.max_ttl_ms = default_ttl_ms, max_ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self.clock = clock
-        self._tasks: dict[str, TaskRecord] = {}
+        if store is None:
+            store = MemoryStore(clock=clock)
+        self.store = store if isinstance(store, TaskStore) else open_store(store, clock=clock)
+        self.lease_s = lease_s
+        self.worker = f"pid {os.getpid()} ({uuid.uuid4().hex[:6]})"
+        self._running: dict[str, Running] = {}
         self._slots: asyncio.Semaphore | None = None
+        self._wakers = Wakers()
+        self._claims: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._background: list[asyncio.Task[None]] = []
+        self._checks: set[asyncio.Task[None]] = set()
         #: Called with the record whenever a task's status changes (probe://status subscribers).
         self.on_change: list[Callable[[TaskRecord], None]] = []
 
     # --- lifecycle ----------------------------------------------------------------------------------
-    def create(self, tool: str, runner: Runner, ttl_ms: int | None = None) -> TaskRecord:
-        """Register a task and start it in the background (it queues if all slots are busy)."""
-        self.evict()
+    async def create(self, tool: str, runner: Runner, ttl_ms: int | None = None) -> TaskRecord:
+        """Register a task in the store and start it here in the background (it queues if all
+        slots are busy)."""
+        self._start_background()
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.max_concurrent)
         ttl = self.default_ttl_ms if ttl_ms is None else max(0, min(int(ttl_ms), self.max_ttl_ms))
         now = self.clock()
-        record = TaskRecord(task_id=uuid.uuid4().hex, tool=tool, ttl_ms=ttl, created=now, updated=now)
-        self._tasks[record.task_id] = record
-        record.job = asyncio.get_running_loop().create_task(
-            self._run(record, runner), name=f"probe-task-{tool}"
+        record = TaskRecord(
+            task_id=uuid.uuid4().hex, tool=tool, ttl_ms=ttl, created=now, updated=now, owner=self.worker
+        )
+        running = Running(record)
+        fields = self._fields(record)
+        await self.store.insert(record.task_id, fields, created=now, expires_at=self._expiry(record))
+        self._running[record.task_id] = running
+        running.job = asyncio.get_running_loop().create_task(
+            self._run(running, runner), name=f"probe-task-{tool}"
         )
         return record
 
-    async def _run(self, record: TaskRecord, runner: Runner) -> None:
+    async def _run(self, running: Running, runner: Runner) -> None:
         assert self._slots is not None
+        record = running.record
         try:
             async with self._slots:
-                self.touch(record, status="working", status_message="working")
-                result = await runner(TaskIO(self, record))
+                await self._touch(running, status="working", status_message="working")
+                result = await runner(TaskIO(self, running))
             status = "failed" if result.is_error else "completed"
             message = _first_text(result) if result.is_error else "completed"
         except asyncio.CancelledError:
-            result, status, message = None, "cancelled", "cancelled"
+            result, status, message = None, "cancelled", running.reason or "cancelled"
         except ProbeError as exc:
             result, status, message = error_response(str(exc)), "failed", str(exc)
         except Exception as exc:  # a tool bug must fail the task, not vanish with it
             text = f"{type(exc).__name__}: {exc}"
             result, status, message = error_response(f"The task failed unexpectedly: {text}"), "failed", text
-        for pending in record.pending.values():
-            if not pending.future.done():
-                pending.future.cancel()
-        record.result = result
-        record.finished = self.clock()
-        self.touch(record, status=status, status_message=message)
+        for future in running.futures.values():
+            if not future.done():
+                future.cancel()
+        record.result, record.finished = result, self.clock()
+        record.pending.clear()
+        try:
+            await self._touch(running, status=status, status_message=message)
+        except TaskStoreError as exc:  # kept here: the heartbeat saves it once the store answers again
+            running.unsaved = True
+            _log(f"could not save the end of task {record.task_id} yet: {exc}")
+            return
+        self._running.pop(record.task_id, None)
 
-    def touch(
-        self, record: TaskRecord, *, status: str | None = None, status_message: str | None = None
+    async def _touch(
+        self, running: Running, *, status: str | None = None, status_message: str | None = None
     ) -> None:
-        """Record a change and wake everyone waiting on this task."""
+        """Record a change, save it, and wake everyone waiting on this task."""
+        record = running.record
         if record.terminal and status is not None and status != record.status:
             return  # a finished task never changes status again
-        if status is not None and status != record.status:
-            record.status = status
+        moved = status is not None and status != record.status
+        if moved:
+            record.status = status  # type: ignore[assignment]
             for listener in self.on_change:
                 listener(record)
         if status_message is not None:
             record.status_message = status_message
         record.updated = self.clock()
-        event, record.changed = record.changed, asyncio.Event()
-        event.set()
+        await self._save(running, strict=moved)
+        self._wakers.wake(record.task_id)
+        if moved and self.store.shared:
+            await self.store.publish(record.task_id)
 
-    async def wait_change(self, record: TaskRecord, timeout: float | None = None) -> None:
-        """Wait until the task changes (or ``timeout`` seconds pass)."""
-        event = record.changed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
+    async def _save(self, running: Running, *, strict: bool) -> None:
+        """Write the live record (one write at a time per task, always the newest state).
+
+        A progress write that fails is only logged (the next heartbeat writes again); a status
+        change that cannot be written raises (``strict``). A refused write means another worker
+        ended the task (our lease ran out): stop the work, write nothing more.
+        """
+        if running.lost:
+            return
+        async with running.lock:
+            record = running.record
+            try:
+                saved = await self.store.write(
+                    record.task_id, self._fields(record), expires_at=self._expiry(record)
+                )
+            except TaskStoreError as exc:
+                if strict:
+                    raise
+                _log(str(exc))
+                return
+        if not saved:
+            self._lose(running, "it was ended by another worker (this worker's lease on it ran out)")
+
+    def _fields(self, record: TaskRecord) -> dict[str, str]:
+        if self.store.shared and not record.terminal:
+            record.lease_until = self.clock() + self.lease_s
+        return record.to_fields()
+
+    def _expiry(self, record: TaskRecord) -> float | None:
+        """When the store may forget the task: its TTL after it ended; while it runs, never (memory)
+        or its TTL after the lease runs out (shared: a task whose worker died does not stay forever)."""
+        ttl = record.ttl_ms / 1000
+        if record.terminal:
+            return (record.finished or self.clock()) + ttl
+        if self.store.shared and record.lease_until is not None:
+            return record.lease_until + ttl
+        return None
 
     async def shutdown(self) -> None:
-        """Cancel every running task (server exit)."""
-        jobs = [r.job for r in self._tasks.values() if r.job is not None and not r.job.done()]
+        """Cancel every task running here (server exit), stop listening, let go of the store."""
+        jobs = [r.job for r in self._running.values() if r.job is not None and not r.job.done()]
+        for running in self._running.values():
+            running.reason = "cancelled: probe-kit stopped before the task finished"
         for job in jobs:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
+        with contextlib.suppress(TaskStoreError):
+            await self._save_ends()  # one last try; then other workers see the lease run out
+        background, self._background = self._background, []
+        for task in [*background, *self._checks]:
+            task.cancel()
+        await asyncio.gather(*background, *self._checks, return_exceptions=True)
+        await self.store.close()
 
     # --- queries ------------------------------------------------------------------------------------
-    def get(self, task_id: str) -> TaskRecord:
-        self.evict()
-        record = self._tasks.get(task_id)
-        if record is None:
+    async def get(self, task_id: str) -> TaskRecord:
+        running = self._running.get(task_id)
+        if running is not None:
+            return running.record
+        fields = await self.store.read(task_id)
+        if fields is None:
             raise TaskError(f"No task {task_id!r}: unknown, or finished and dropped after its TTL expired.")
-        return record
+        return await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields)
 
-    def list(self) -> list[TaskRecord]:
-        self.evict()
-        return sorted(self._tasks.values(), key=lambda r: (r.created, r.task_id))
+    async def list(self) -> list[TaskRecord]:
+        out = []
+        for task_id, fields in await self.store.scan(["status", "doc", "owner", "lease", CANCEL]):
+            running = self._running.get(task_id)
+            if running is not None:
+                out.append(running.record)
+            elif "doc" in fields:
+                out.append(await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields))
+        return sorted(out, key=lambda r: (r.created, r.task_id))
 
-    def counts(self) -> dict[str, int]:
+    async def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)
-        for record in self.list():
-            counts[record.status] += 1
+        for _, fields in await self.store.scan(["status"]):
+            status = fields.get("status")
+            if status in counts:
+                counts[status] += 1
         return counts
 
-    def evict(self) -> int:
-        """Drop finished tasks whose TTL has passed; returns how many were dropped."""
-        now = self.clock()
-        gone = [
-            tid
-            for tid, r in self._tasks.items()
-            if r.terminal and r.finished is not None and (now - r.finished) * 1000 >= r.ttl_ms
-        ]
-        for tid in gone:
-            del self._tasks[tid]
-        return len(gone)
+    def running(self, task_id: str) -> bool:
+        """Whether this worker is running ``task_id`` right now."""
+        found = self._running.get(task_id)
+        return found is not None and found.job is not None and not found.job.done()
+
+    async def wait_change(self, record: TaskRecord, timeout: float | None = None) -> TaskRecord:
+        """Wait until the task changes (or ``timeout`` seconds pass, at most one second when its
+        worker is elsewhere: a worker that died sends no notice) and return it as it is then."""
+        self._start_background()
+        task_id, seen = record.task_id, (record.status, record.updated)
+        local = task_id in self._running
+        limit = 3600.0 if timeout is None else timeout
+        if not local:
+            limit = min(limit, 1.0)
+
+        async def ready() -> bool:
+            if local:
+                return False
+            fresh = await self.get(task_id)
+            return (fresh.status, fresh.updated) != seen
+
+        await self._wakers.wait(task_id, limit, ready)
+        return await self.get(task_id)
 
     # --- commands -----------------------------------------------------------------------------------
     async def cancel(self, task_id: str) -> TaskRecord:
-        """Cancel a task and wait until its work has stopped."""
-        record = self.get(task_id)
+        """Cancel a task and wait until its work has stopped (or its worker is known to be gone)."""
+        record = await self.get(task_id)
         if record.terminal:
             raise TaskError(
                 f"Task {task_id!r} is already {record.status}; only unfinished tasks can be cancelled."
             )
-        if record.job is not None:
-            record.job.cancel()
-            await asyncio.gather(record.job, return_exceptions=True)
+        running = self._running.get(task_id)
+        if running is not None and running.job is not None:
+            running.job.cancel()
+            await asyncio.gather(running.job, return_exceptions=True)
+            return running.record
+        await self._send(task_id, CANCEL, "1")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 2 * self.lease_s + 1
+        while not record.terminal and loop.time() < deadline:
+            record = await self.wait_change(record, timeout=deadline - loop.time())
+        if not record.terminal:
+            raise TaskError(f"Task {task_id!r} was asked to stop but its worker has not said so yet.")
         return record
 
-    def request_cancel(self, task_id: str) -> TaskRecord:
+    async def request_cancel(self, task_id: str) -> TaskRecord:
         """Ask a task to stop and return at once (SEP-2663: cancelling is eventually consistent).
 
         A finished task is left as it is; its status says how it ended.
         """
-        record = self.get(task_id)
-        if not record.terminal and record.job is not None:
-            record.job.cancel()
+        record = await self.get(task_id)
+        if record.terminal:
+            return record
+        running = self._running.get(task_id)
+        if running is not None and running.job is not None:
+            running.job.cancel()
+        else:
+            await self._send(task_id, CANCEL, "1")
         return record
 
-    def accept(self, task_id: str, responses: dict[str, Any]) -> list[str]:
+    async def accept(self, task_id: str, responses: dict[str, Any]) -> list[str]:
         """SEP-2663 ``tasks/update``: deliver the answers to questions the task is waiting on and
         ignore the rest (unknown, already answered or superseded keys); returns the keys used."""
-        record = self.get(task_id)
-        used = [key for key in responses if key in record.pending]
-        for key in used:
-            self.resolve(record, key, types.ElicitResult.model_validate(responses[key]))
-        return used
+        record = await self.get(task_id)
+        wanted = {k: v for k, v in responses.items() if k in record.pending}
+        answers = {k: types.ElicitResult.model_validate(v) for k, v in wanted.items()}
+        for key, answer in answers.items():
+            await self.resolve(task_id, key, answer)
+        return list(answers)
 
-    def answer(self, task_id: str, responses: dict[str, Any]) -> TaskRecord:
+    async def answer(self, task_id: str, responses: dict[str, Any]) -> TaskRecord:
         """Deliver answers to pending questions (keys as published in ``inputRequests``)."""
-        record = self.get(task_id)
+        record = await self.get(task_id)
         if record.status != "input_required":
             raise TaskError(f"Task {task_id!r} is {record.status}; it is not waiting for input.")
         unknown = sorted(set(responses) - set(record.pending))
@@ -251,16 +341,38 @@ class TaskManager:
             raise TaskError(
                 f"Task {task_id!r} is not waiting for {unknown}; it waits for {sorted(record.pending)}."
             )
-        for key, value in responses.items():
-            self.resolve(record, key, types.ElicitResult.model_validate(value))
-        return record
+        answers = {k: types.ElicitResult.model_validate(v) for k, v in responses.items()}
+        for key, answer in answers.items():
+            await self.resolve(task_id, key, answer)
+        return await self.get(task_id)
 
-    def resolve(self, record: TaskRecord, key: str, result: types.ElicitResult) -> None:
-        pending = record.pending.pop(key, None)
-        if pending is not None and not pending.future.done():
-            pending.future.set_result(result)
+    async def resolve(self, task_id: str, key: str, result: types.ElicitResult) -> None:
+        """Answer one question: here if this worker runs the task, else through the store."""
+        running = self._running.get(task_id)
+        if running is not None:
+            await self._deliver(running, key, result)
+            return
+        dumped = result.model_dump_json(by_alias=True, exclude_none=True)
+        await self._send(task_id, ANSWER + key, dumped)
+
+    async def _deliver(self, running: Running, key: str, result: types.ElicitResult) -> None:
+        record = running.record
+        future = running.futures.get(key)
+        if record.pending.pop(key, None) is None and future is None:
+            return  # answered already
+        if future is not None and not future.done():
+            future.set_result(result)
         if not record.pending and record.status == "input_required":
-            self.touch(record, status="working", status_message="working")
+            await self._touch(running, status="working", status_message="working")
+
+    def claim(self, task_id: str, key: str) -> bool:
+        """True the first time a ``tasks/result`` here takes a question to ask its client."""
+        if (task_id, key) in self._claims:
+            return False
+        self._claims[(task_id, key)] = None
+        while len(self._claims) > MAX_CLAIMS:
+            self._claims.popitem(last=False)
+        return True
 
 
 def _first_text(result: types.CallToolResult) -> str:
@@ -268,3 +380,7 @@ def _first_text(result: types.CallToolResult) -> str:
         if isinstance(block, types.TextContent):
             return block.text
     return "failed"
+
+
+def _log(message: str) -> None:
+    print(f"[probe-kit] {message}", file=sys.stderr, flush=True)

@@ -25,7 +25,7 @@ from typing import Any
 from mcp import MCPError, types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Extension, MethodBinding
-from mcp_types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -157,18 +157,20 @@ class ProbeTasks(Extension):
         if ctx.protocol_version in MODERN and client_wants_tasks(ctx):
             tool = self.lookup(params.name)
             if tool is not None and getattr(tool.fn, "task_runner", None) is not None:
-                record = self.manager.create(params.name, prepare(self.lookup, params.name, params.arguments))
+                record = await self.manager.create(
+                    params.name, prepare(self.lookup, params.name, params.arguments)
+                )
                 return {"resultType": "task", **modern_task(record, self.manager)}
         return await call_next(ctx)
 
-    def _record(self, task_id: str) -> TaskRecord:
+    async def _record(self, task_id: str) -> TaskRecord:
         try:
-            return self.manager.get(task_id)
+            return await self.manager.get(task_id)
         except TaskError as exc:
             raise _bad(str(exc)) from exc
 
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
-        record = self._record(params.task_id)
+        record = await self._record(params.task_id)
         if ctx.protocol_version not in MODERN:
             return legacy_task(record, self.manager)
         out: dict[str, Any] = {"resultType": "complete", **modern_task(record, self.manager)}
@@ -177,6 +179,8 @@ class ProbeTasks(Extension):
             # JSON-RPC errors, which probe-kit's tools never raise.
             out["status"] = "completed"
             out["result"] = result_dump(record)
+        elif record.status == "failed":  # no result: its worker died (a shared task store says so)
+            out["error"] = {"code": INTERNAL_ERROR, "message": record.status_message or "the task failed"}
         elif record.status == "input_required":
             out["inputRequests"] = {
                 key: {"method": "elicitation/create", "params": p.params} for key, p in record.pending.items()
@@ -185,7 +189,7 @@ class ProbeTasks(Extension):
 
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
         if ctx.protocol_version in MODERN:
-            self._request_cancel(params.task_id)
+            await self._request_cancel(params.task_id)
             return ACKNOWLEDGED
         try:
             record = await self.manager.cancel(params.task_id)  # 2025-11-25: cancelled before answering
@@ -193,9 +197,9 @@ class ProbeTasks(Extension):
             raise _bad(str(exc)) from exc
         return legacy_task(record, self.manager)
 
-    def _request_cancel(self, task_id: str) -> None:
+    async def _request_cancel(self, task_id: str) -> None:
         try:
-            self.manager.request_cancel(task_id)
+            await self.manager.request_cancel(task_id)
         except TaskError as exc:
             raise _bad(str(exc)) from exc
 
@@ -203,22 +207,23 @@ class ProbeTasks(Extension):
         if params.input_responses is None:
             raise _bad("tasks/update needs inputResponses: {key: ElicitResult} for the task's inputRequests.")
         try:
-            self.manager.accept(params.task_id, params.input_responses)
+            await self.manager.accept(params.task_id, params.input_responses)
         except (TaskError, ValidationError) as exc:
             raise _bad(str(exc)) from exc
         return ACKNOWLEDGED
 
     async def _list(self, ctx: ServerRequestContext[Any, Any], params: ListParams) -> dict[str, Any]:
-        return {"tasks": [legacy_task(r, self.manager) for r in self.manager.list()]}
+        return {"tasks": [legacy_task(r, self.manager) for r in await self.manager.list()]}
 
     async def _result(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
         """Block until the task finishes, asking its queued questions over the back-channel meanwhile."""
-        record = self._record(params.task_id)
+        record = await self._record(params.task_id)
         while not record.terminal:
-            waiting = [(k, p) for k, p in record.pending.items() if not p.delivering]
-            if record.status == "input_required" and waiting:
+            asking = record.status == "input_required"
+            claim = self.manager.claim
+            waiting = [(k, p) for k, p in record.pending.items() if asking and claim(record.task_id, k)]
+            if waiting:
                 for key, pending in waiting:
-                    pending.delivering = True
                     try:
                         answer = await ctx.session.elicit_form(
                             pending.params["message"],
@@ -227,9 +232,15 @@ class ProbeTasks(Extension):
                         )
                     except Exception:  # no elicitation support, or the request failed: a clean cancel
                         answer = types.ElicitResult(action="cancel")
-                    self.manager.resolve(record, key, answer)
+                    await self.manager.resolve(record.task_id, key, answer)
+                record = await self._record(record.task_id)
                 continue
-            await self.manager.wait_change(record, timeout=1.0)
+            try:
+                record = await self.manager.wait_change(record, timeout=1.0)
+            except TaskError as exc:
+                raise _bad(str(exc)) from exc
+        if record.status == "failed" and record.result is None:  # its worker died
+            raise MCPError(code=INTERNAL_ERROR, message=record.status_message or "the task failed")
         if record.status == "cancelled" or record.result is None:
             raise _bad(f"Task {record.task_id!r} was cancelled; it has no result.")
         return result_dump(record)
@@ -247,7 +258,7 @@ class ProbeTasks(Extension):
             ):
                 task = params.get("task") or {}
                 runner = prepare(lookup, str(params.get("name")), params.get("arguments"))
-                record = manager.create(str(params.get("name")), runner, ttl_ms=task.get("ttl"))
+                record = await manager.create(str(params.get("name")), runner, ttl_ms=task.get("ttl"))
                 return {"task": legacy_task(record, manager)}
             result = await call_next(ctx)
             if ctx.method == "initialize" and isinstance(result, dict):

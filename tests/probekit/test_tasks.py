@@ -34,12 +34,13 @@ async def test_runs_to_completion_and_keeps_the_result() -> None:
         await io.progress(1, 2, "half")
         return ok_text("done")
 
-    record = manager.create("t", runner)
+    record = await manager.create("t", runner)
     assert record.status == "queued"
     await until(lambda: record.terminal)
     assert record.status == "completed" and record.result.content[0].text == "done"
     assert record.progress == (1, 2, "half")
-    assert manager.counts()["completed"] == 1 and manager.list() == [record]
+    assert (await manager.counts())["completed"] == 1
+    assert [(r.task_id, r.status) for r in await manager.list()] == [(record.task_id, "completed")]
 
 
 @pytest.mark.anyio
@@ -51,7 +52,7 @@ async def test_concurrency_limit_queues_the_rest() -> None:
         await gate.wait()
         return ok_text("ok")
 
-    first, second = manager.create("a", runner), manager.create("b", runner)
+    first, second = await manager.create("a", runner), await manager.create("b", runner)
     await until(lambda: first.status == "working")
     await asyncio.sleep(0.02)
     assert second.status == "queued" and "waiting for a worker slot" in (second.status_message or "")
@@ -68,18 +69,18 @@ async def test_input_required_then_answered() -> None:
         reply = await io.ask("Sure?", Yes)
         return ok_text(f"{reply.action}:{reply.content}")
 
-    record = manager.create("t", runner)
+    record = await manager.create("t", runner)
     await until(lambda: record.status == "input_required")
     (key,) = record.pending
     assert record.pending[key].params["requestedSchema"]["properties"]["ok"]["type"] == "boolean"
     with pytest.raises(TaskError, match="not waiting for"):
-        manager.answer(record.task_id, {"nope": {"action": "accept"}})
-    manager.answer(record.task_id, {key: {"action": "accept", "content": {"ok": True}}})
+        await manager.answer(record.task_id, {"nope": {"action": "accept"}})
+    await manager.answer(record.task_id, {key: {"action": "accept", "content": {"ok": True}}})
     assert record.status == "working"
     await until(lambda: record.terminal)
     assert record.result.content[0].text == "accept:{'ok': True}"
     with pytest.raises(TaskError, match="not waiting for input"):
-        manager.answer(record.task_id, {key: {"action": "accept"}})
+        await manager.answer(record.task_id, {key: {"action": "accept"}})
 
 
 @pytest.mark.anyio
@@ -92,12 +93,12 @@ async def test_cancel_stops_the_work() -> None:
             ticks[0] += 1
             await asyncio.sleep(0.005)
 
-    record = manager.create("t", runner)
+    record = await manager.create("t", runner)
     await until(lambda: ticks[0] >= 3)
     await manager.cancel(record.task_id)
     stopped = ticks[0]
     await asyncio.sleep(0.05)
-    assert record.status == "cancelled" and ticks[0] == stopped and record.job.done()
+    assert record.status == "cancelled" and ticks[0] == stopped and not manager.running(record.task_id)
     with pytest.raises(TaskError, match="already cancelled"):
         await manager.cancel(record.task_id)
 
@@ -112,7 +113,7 @@ async def test_failures_become_failed_tasks() -> None:
     async def bug(io: Any) -> types.CallToolResult:
         raise KeyError("x")
 
-    a, b = manager.create("a", expected), manager.create("b", bug)
+    a, b = await manager.create("a", expected), await manager.create("b", bug)
     await until(lambda: a.terminal and b.terminal)
     assert a.status == b.status == "failed"
     assert a.result.is_error and a.result.content[0].text == "bad input"
@@ -132,15 +133,15 @@ async def test_ttl_drops_finished_tasks_only() -> None:
         await gate.wait()
         return ok_text("ok")
 
-    done, running = manager.create("a", quick), manager.create("b", slow, ttl_ms=10)
+    done, running = await manager.create("a", quick), await manager.create("b", slow, ttl_ms=10)
     await until(lambda: done.terminal)
     now[0] += 4.9
-    assert manager.get(done.task_id) is done
+    assert (await manager.get(done.task_id)).status == "completed"
     now[0] += 0.2
     with pytest.raises(TaskError, match="dropped after its TTL"):
-        manager.get(done.task_id)
-    assert manager.get(running.task_id) is running  # a working task never expires
-    assert manager.create("c", quick, ttl_ms=10**9).ttl_ms == manager.max_ttl_ms
+        await manager.get(done.task_id)
+    assert await manager.get(running.task_id) is running  # a working task never expires
+    assert (await manager.create("c", quick, ttl_ms=10**9)).ttl_ms == manager.max_ttl_ms
     gate.set()
     await until(lambda: running.terminal)
     await manager.shutdown()
@@ -154,7 +155,7 @@ async def test_shutdown_cancels_running_tasks() -> None:
         await asyncio.Event().wait()
         return ok_text("never")
 
-    record = manager.create("t", forever)
+    record = await manager.create("t", forever)
     await until(lambda: record.status == "working")
     await manager.shutdown()
     assert record.status == "cancelled"

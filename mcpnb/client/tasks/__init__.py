@@ -1,6 +1,7 @@
 """Tasks in both protocol eras: start a tool as a task, follow it, answer it, cancel it, see it.
 
-``start_task(conn, tool, args)`` gives a :class:`TaskHandle`; ``tasks_extension()`` is the client
+``start_task(conn, tool, args)`` gives a :class:`TaskHandle` (``attach_task(conn, task_id)`` one
+for a task started elsewhere); ``tasks_extension()`` is the client
 extension a ``Client`` needs for 2026-07-28 servers to create tasks at all; ``task_support(tool)``
 reads ``execution.taskSupport`` from ``tools/list``. The widget lives in :mod:`mcpnb.notebook.taskview`
 and imports ipywidgets only when a view is made.
@@ -18,6 +19,7 @@ from mcpnb.client.tasks.handle import Answer, TaskHandle
 from mcpnb.client.tasks.registry import (
     TaskListing,
     TaskRegistry,
+    attach_task,
     list_tasks,
     registry,
     server_tasks,
@@ -38,6 +40,7 @@ __all__ = [
     "TaskRegistry",
     "TaskState",
     "TaskTimeoutError",
+    "attach_task",
     "elicitation_answerer",
     "list_tasks",
     "registry",

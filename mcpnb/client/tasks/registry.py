@@ -81,6 +81,44 @@ async def start_task(
     return handle
 
 
+async def attach_task(
+    conn: Any,
+    task_id: str,
+    *,
+    answer: Answer | None = None,
+    runner: Runner | None = None,
+    arunner: ARunner | None = None,
+    tasks: TaskRegistry | None = None,
+) -> TaskHandle:
+    """A live handle for a task this client did not start: one from before a kernel restart, or
+    from another notebook on the same server (both eras: ``tasks/get`` is all it needs).
+
+    The handle follows the task like one :func:`start_task` made: it polls, answers questions
+    (``answer`` in the 2026-07-28 era; the client's elicitation callback through ``tasks/result``
+    in 2025-11-25), fetches the result, cancels. ``tool`` is None: neither wire says which tool a
+    task runs. An id the server does not know is a :class:`TaskExpiredError`.
+    """
+    peer = _peer(conn)
+    known = registry if tasks is None else tasks
+    state = await wire.get(peer, task_id)
+    handle = known.get(peer.name, task_id)
+    if handle is not None:
+        handle._apply(state)
+        return handle
+    age = (datetime.now(UTC) - state.created_at).total_seconds() if state.created_at else 0.0
+    handle = TaskHandle(
+        peer,
+        None,
+        state,
+        answer=answer,
+        runner=runner,
+        arunner=arunner,
+        started=time.monotonic() - max(0.0, age),
+    )
+    known.add(handle)
+    return handle
+
+
 async def list_tasks(
     conn: Any,
     *,

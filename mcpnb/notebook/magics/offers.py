@@ -182,13 +182,30 @@ def explore(ctx: Context, ns: argparse.Namespace) -> Any:
 
 
 # ---------------------------------------------------------------- tasks
+def _tasks_args(p: Parser) -> None:
+    p.add_argument("name", nargs="?", help="one server")
+    p.add_argument(
+        "--attach",
+        metavar="ID",
+        help="a live handle for task ID on that server, started elsewhere (another notebook, a restart)",
+    )
+
+
 @command("tasks", "Tasks this notebook started (and, on 2025-11-25 servers, every task the server lists).")
-@arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
+@arguments(_tasks_args)
 def tasks(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import TaskList
 
     if ns.name:
         known_server(ctx, ns.name)
+    if ns.attach is not None:
+        if not ns.name:
+            raise UsageError("--attach needs the server: %mcp tasks NAME --attach ID")
+        from mcpnb.notebook.cell import CellUI
+
+        # the task may ask later: its questions go to this cell, whose context is captured now
+        later = CallContext(ui=CellUI(ctx.settings.elicitation))
+        return ctx.pool.attach_task(ns.name, ns.attach.strip(), context=later)
     return TaskList(ctx.pool.tasks(ns.name))
 
 

@@ -82,8 +82,9 @@ async def test_cancel_a_working_task_stops_the_work(
         assert await handle.arefresh() == "cancelled" and handle.status_message == before == "cancelled"
         assert await handle.acancel() == "cancelled"  # cancelling an ended task is a no-op
         if transport == "memory":
-            record = client.probe_server.probe_state.tasks.get(handle.task_id)  # type: ignore[attr-defined]
-            assert record.job.done() and record.result is None
+            manager = client.probe_server.probe_state.tasks  # type: ignore[attr-defined]
+            record = await manager.get(handle.task_id)
+            assert not manager.running(handle.task_id) and record.result is None
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -244,9 +245,9 @@ async def test_modern_transparent_call_cancelled_cancels_the_task(root: Path) ->
         async with anyio.create_task_group() as tg:
             tg.start_soon(client.call_tool, "slow_task", SLOW)
             for _ in range(1000):
-                if any(r.status == "working" for r in manager.list()):
+                if any(r.status == "working" for r in await manager.list()):
                     break
                 await anyio.sleep(0.01)
             tg.cancel_scope.cancel()
-        (record,) = manager.list()
-        assert record.status == "cancelled" and record.job.done()
+        (record,) = await manager.list()
+        assert record.status == "cancelled" and not manager.running(record.task_id)

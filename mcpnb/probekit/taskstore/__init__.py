@@ -1,0 +1,137 @@
+"""Where probe-kit keeps its tasks: in this process, in a SQLite file, or in Redis.
+
+A task is a small hash of text fields (``status``, ``doc`` with the rest of its state as JSON,
+``lease``, ``cancel``, ``answer:<key>``, ...). The task manager (``tasks.py``) decides what the fields
+mean; a store only keeps them, expires them and guards the two writes that race between workers:
+
+- a finished task never changes again (``unless_terminal``): the first ending wins;
+- a worker that finds a task whose owner stopped renewing its lease may end it, but only if the lease
+  is still the expired one it saw (``lease_before``), so a late heartbeat and a reaper cannot both win.
+
+Pick one with a URL (``--task-store`` or ``MCP_TASK_STORE``): ``memory://`` (the default: this process
+only), ``sqlite:///path/to/tasks.db`` (a file: survives restarts, shared by workers on one machine),
+``redis://127.0.0.1:6379/0`` (shared by workers anywhere; needs the ``redis`` package).
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+#: The status values after which a task never changes (the stores' guard reads ``status``).
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+STATUS, LEASE = "status", "lease"
+ENV = "MCP_TASK_STORE"
+DEFAULT_URL = "memory://"
+
+Fields = dict[str, str]
+Clock = Callable[[], float]
+
+
+class TaskStoreError(RuntimeError):
+    """The store cannot be opened or answered (bad URL, missing package, server down)."""
+
+
+class TaskStore(ABC):
+    """The operations the task manager needs; every method may be called from any task on one loop.
+
+    ``expires_at`` is an epoch time in seconds (``None``: never). ``shared`` says whether other
+    processes see the same tasks; a shared store also carries :meth:`publish` to every worker's
+    :meth:`listen` (Redis pub/sub, or a change log SQLite workers poll).
+    """
+
+    shared: bool = False
+
+    def __init__(self, url: str) -> None:
+        self.url = safe_url(url)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.url}>"
+
+    @abstractmethod
+    async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
+        """Add a new task."""
+
+    @abstractmethod
+    async def read(self, task_id: str) -> Fields | None:
+        """Every field of a live task, or ``None`` (unknown or expired)."""
+
+    @abstractmethod
+    async def read_many(self, task_ids: Sequence[str]) -> list[Fields | None]:
+        """:meth:`read` for several tasks in one round trip."""
+
+    @abstractmethod
+    async def write(
+        self,
+        task_id: str,
+        fields: Fields,
+        *,
+        expires_at: float | None,
+        unless_terminal: bool = True,
+        lease_before: float | None = None,
+    ) -> bool:
+        """Set ``fields`` and the expiry of a live task; False (and nothing written) when the task is
+        gone, already finished (with ``unless_terminal``) or its lease is not older than ``lease_before``."""
+
+    @abstractmethod
+    async def add(self, task_id: str, name: str, value: str) -> bool:
+        """Set one field if the task is live, unfinished and has no such field yet (answers, cancel)."""
+
+    @abstractmethod
+    async def scan(self, names: Sequence[str]) -> list[tuple[str, Fields]]:
+        """The named fields of every live task, oldest first (``tasks/list``, task counts)."""
+
+    async def sweep(self) -> int:
+        """Delete expired tasks now (stores that expire on read); returns how many."""
+        return 0
+
+    async def publish(self, task_id: str) -> None:
+        """Tell the other workers that something about ``task_id`` changed (if the store can)."""
+        return None
+
+    async def listen(self, on_change: Callable[[str], None]) -> None:
+        """Call ``on_change(task_id)`` for every :meth:`publish` anywhere, until cancelled."""
+        return None
+
+    async def close(self) -> None:
+        """Let go of connections and files; the store opens them again on next use."""
+        return None
+
+
+def safe_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (it is printed in logs and ``probe://status``)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def open_store(url: str | None = None, *, clock: Clock | None = None) -> TaskStore:
+    """The store a URL names (default: ``$MCP_TASK_STORE``, else ``memory://``).
+
+    Opening is lazy: a Redis server that is down fails the first task request, with its address.
+    """
+    url = (url or os.environ.get(ENV) or DEFAULT_URL).strip()
+    scheme = urlsplit(url).scheme.lower()
+    if scheme == "memory":
+        from mcpnb.probekit.taskstore.memory import MemoryStore
+
+        return MemoryStore(url, clock=clock)
+    if scheme == "sqlite":
+        from mcpnb.probekit.taskstore.sqlite import SqliteStore
+
+        return SqliteStore(url)
+    if scheme in {"redis", "rediss", "unix"}:
+        from mcpnb.probekit.taskstore.redis import RedisStore
+
+        return RedisStore(url)
+    raise TaskStoreError(
+        f"unknown task store {safe_url(url)!r}: use memory://, sqlite:///path/to/tasks.db "
+        "or redis://127.0.0.1:6379/0"
+    )

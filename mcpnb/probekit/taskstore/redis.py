@@ -1,0 +1,236 @@
+"""Tasks in Redis (the ``redis`` package's asyncio client): shared by every worker, anywhere.
+
+Each task is a hash ``probekit:task:<id>``; Redis expires it (``PEXPIREAT``) when its TTL runs out,
+so nothing here sweeps task data. A sorted set ``probekit:tasks`` (score: creation time) lists them
+for ``tasks/list`` and counts; members whose hash has expired are dropped when met. The two guarded
+writes are Lua scripts, so each check and its write are one atomic step. Every change a worker
+announces goes out on the channel ``probekit:tasks:changed`` (pub/sub): the worker running a task
+hears "cancel" or "here is an answer" at once, and a ``tasks/result`` waiting elsewhere wakes up.
+The manager still polls its own tasks now and then, so a message lost while a connection was down
+delays the news; it never loses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from mcpnb.probekit.taskstore import Fields, TaskStore, TaskStoreError
+
+T = TypeVar("T")
+PREFIX = "probekit:"
+INDEX = PREFIX + "tasks"
+CHANNEL = PREFIX + "tasks:changed"
+#: Seconds between attempts to listen again after the pub/sub connection broke.
+RELISTEN = 1.0
+#: The most one store operation may take. (The client's own ``socket_timeout`` stays off: on
+#: Python 3.11 it wraps each send in ``asyncio.wait_for``, which can swallow a cancellation, and a
+#: task that is cancelled must stop; ``asyncio.timeout`` here does not have that flaw.)
+OPERATION_TIMEOUT = 10.0
+#: Connections one worker keeps to Redis at most; a request beyond them waits for a free one (the
+#: client's default pool would fail it with "Too many connections" under a class's load).
+MAX_CONNECTIONS = 32
+
+_TERMINAL_LUA = "s == 'completed' or s == 'failed' or s == 'cancelled'"
+# KEYS[1]: the task; ARGV: unless_terminal ('1'|'0'), lease_before ('' = no check),
+# expire-at in ms ('' = never), then field/value pairs.
+WRITE = f"""
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[1] == '1' then
+  local s = redis.call('HGET', KEYS[1], 'status')
+  if {_TERMINAL_LUA} then return 0 end
+end
+if ARGV[2] ~= '' then
+  local lease = tonumber(redis.call('HGET', KEYS[1], 'lease') or '0') or 0
+  if lease >= tonumber(ARGV[2]) then return 0 end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+if ARGV[3] == '' then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
+return 1
+"""
+# KEYS[1]: the task; ARGV: field, value.
+ADD = f"""
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local s = redis.call('HGET', KEYS[1], 'status')
+if {_TERMINAL_LUA} then return 0 end
+return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+"""
+
+
+def key(task_id: str) -> str:
+    return f"{PREFIX}task:{task_id}"
+
+
+def _ms(expires_at: float | None) -> str:
+    return "" if expires_at is None else str(int(expires_at * 1000))
+
+
+class RedisStore(TaskStore):
+    shared = True
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self._raw_url = url
+        self._client: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._scripts: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ plumbing
+    def _redis(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:  # a client belongs to the loop it was made on
+            try:
+                import redis.asyncio as aioredis
+            except ImportError:
+                raise TaskStoreError(
+                    "the redis task store needs the redis package: pip install 'mcpnb[classroom]'"
+                ) from None
+            try:
+                pool = aioredis.BlockingConnectionPool.from_url(
+                    self._raw_url,
+                    max_connections=MAX_CONNECTIONS,
+                    timeout=OPERATION_TIMEOUT,
+                    decode_responses=True,
+                    socket_connect_timeout=5,
+                    socket_timeout=None,
+                    health_check_interval=30,
+                )
+                self._client = aioredis.Redis.from_pool(pool)  # closing the client closes the pool
+            except ValueError as exc:
+                raise TaskStoreError(f"bad task store URL {self.url}: {exc}") from None
+            self._loop = loop
+            self._scripts = {
+                "write": self._client.register_script(WRITE),
+                "add": self._client.register_script(ADD),
+            }
+        return self._client
+
+    async def _do(self, what: str, fn: Callable[[Any], Awaitable[T]]) -> T:
+        from redis.exceptions import RedisError
+
+        try:
+            async with asyncio.timeout(OPERATION_TIMEOUT):
+                return await fn(self._redis())
+        except RedisError as exc:
+            raise TaskStoreError(f"task store {self.url}: {what} failed: {exc}") from exc
+        except TimeoutError:
+            raise TaskStoreError(
+                f"task store {self.url}: {what} got no answer within {OPERATION_TIMEOUT:g} s"
+            ) from None
+
+    # ------------------------------------------------------------------ the interface
+    async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
+        async def run(r: Any) -> None:
+            async with r.pipeline(transaction=True) as pipe:
+                pipe.hset(key(task_id), mapping=fields)
+                if expires_at is not None:
+                    pipe.pexpireat(key(task_id), int(expires_at * 1000))
+                pipe.zadd(INDEX, {task_id: created})
+                await pipe.execute()
+
+        await self._do("insert", run)
+
+    async def read(self, task_id: str) -> Fields | None:
+        found = await self._do("read", lambda r: r.hgetall(key(task_id)))
+        return found or None
+
+    async def read_many(self, task_ids: Sequence[str]) -> list[Fields | None]:
+        async def run(r: Any) -> list[Any]:
+            async with r.pipeline(transaction=False) as pipe:
+                for task_id in task_ids:
+                    pipe.hgetall(key(task_id))
+                return await pipe.execute()
+
+        return [found or None for found in await self._do("read", run)] if task_ids else []
+
+    async def write(
+        self,
+        task_id: str,
+        fields: Fields,
+        *,
+        expires_at: float | None,
+        unless_terminal: bool = True,
+        lease_before: float | None = None,
+    ) -> bool:
+        pairs = [item for pair in fields.items() for item in pair]
+        args = ["1" if unless_terminal else "0", "" if lease_before is None else repr(lease_before)]
+
+        async def run(r: Any) -> Any:
+            return await self._scripts["write"](keys=[key(task_id)], args=[*args, _ms(expires_at), *pairs])
+
+        return bool(await self._do("write", run))
+
+    async def add(self, task_id: str, name: str, value: str) -> bool:
+        async def run(r: Any) -> Any:
+            return await self._scripts["add"](keys=[key(task_id)], args=[name, value])
+
+        return bool(await self._do("write", run))
+
+    async def scan(self, names: Sequence[str]) -> list[tuple[str, Fields]]:
+        wanted = ["status", *[n for n in names if n != "status"]]  # every task has a status
+
+        async def run(r: Any) -> list[tuple[str, Fields]]:
+            ids = await r.zrange(INDEX, 0, -1)
+            async with r.pipeline(transaction=False) as pipe:
+                for task_id in ids:
+                    pipe.hmget(key(task_id), wanted)
+                rows = await pipe.execute() if ids else []
+            out, gone = [], []
+            for task_id, values in zip(ids, rows, strict=True):
+                if values[0] is None:
+                    gone.append(task_id)
+                    continue
+                found = {n: v for n, v in zip(wanted, values, strict=True) if v is not None and n in names}
+                out.append((task_id, found))
+            if gone:
+                await r.zrem(INDEX, *gone)
+            return out
+
+        return await self._do("scan", run)
+
+    async def sweep(self) -> int:
+        """Drop index entries whose task Redis has already expired (the tasks themselves need nothing)."""
+
+        async def run(r: Any) -> int:
+            ids = await r.zrange(INDEX, 0, -1)
+            async with r.pipeline(transaction=False) as pipe:
+                for task_id in ids:
+                    pipe.exists(key(task_id))
+                alive = await pipe.execute() if ids else []
+            gone = [t for t, there in zip(ids, alive, strict=True) if not there]
+            if gone:
+                await r.zrem(INDEX, *gone)
+            return len(gone)
+
+        return await self._do("sweep", run)
+
+    async def publish(self, task_id: str) -> None:
+        await self._do("publish", lambda r: r.publish(CHANNEL, task_id))
+
+    async def listen(self, on_change: Callable[[str], None]) -> None:
+        from redis.exceptions import RedisError
+
+        while True:
+            pubsub = self._redis().pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(CHANNEL)
+                while True:
+                    message = await pubsub.get_message(timeout=5.0)
+                    if message is not None and message.get("type") == "message":
+                        on_change(str(message["data"]))
+            except (RedisError, OSError) as exc:
+                print(f"[probe-kit] task store {self.url}: listening failed ({exc})", file=sys.stderr)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(RELISTEN)
+
+    async def close(self) -> None:
+        client, self._client = self._client, None
+        self._scripts = {}
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.aclose()

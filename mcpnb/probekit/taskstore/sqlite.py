@@ -1,0 +1,246 @@
+"""Tasks in a SQLite file (standard library): they survive a restart, and workers on one machine share them.
+
+``sqlite:///abs/path/tasks.db`` (or ``sqlite://relative.db``). The file is in WAL mode so readers never
+wait for a writer; each write that must not race (see the package docstring) runs in one
+``BEGIN IMMEDIATE`` transaction, which SQLite serialises across processes. SQLite cannot notify
+other processes, so workers poll it (the task manager does that for the tasks it runs) and expired
+tasks are removed on read and by :meth:`sweep`. The connection lives in one thread of its own: the
+event loop never blocks on the file lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Fields, TaskStore, TaskStoreError
+
+T = TypeVar("T")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created REAL NOT NULL, expires REAL);
+CREATE TABLE IF NOT EXISTS changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tasks_expires ON tasks (expires);
+CREATE TABLE IF NOT EXISTS fields (
+    id TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (id, name)
+) WITHOUT ROWID;
+"""
+LIVE_FIELDS = (
+    "SELECT f.name, f.value FROM fields f JOIN tasks t ON t.id = f.id "
+    "WHERE f.id = ? AND (t.expires IS NULL OR t.expires > ?)"
+)
+#: How often :meth:`SqliteStore.listen` looks at the change log (s), and how long entries stay there.
+LISTEN_EVERY, CHANGES_KEPT = 0.05, 60.0
+#: How long a write waits for another process's transaction before giving up (ms).
+BUSY_TIMEOUT_MS = 10_000
+
+
+def sqlite_path(url: str) -> Path:
+    """``sqlite:///tmp/t.db`` -> ``/tmp/t.db``; ``sqlite://t.db`` -> ``t.db`` (relative to the cwd)."""
+    rest = url.split("://", 1)[1] if "://" in url else ""
+    if not rest or rest in {"/", ":memory:"}:
+        raise TaskStoreError(
+            f"task store {url!r} names no file: use sqlite:///absolute/path/tasks.db (a file workers share)"
+        )
+    return Path(rest).expanduser()
+
+
+class SqliteStore(TaskStore):
+    shared = True
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.path = sqlite_path(url)
+        self._db: sqlite3.Connection | None = None
+        self._thread: concurrent.futures.ThreadPoolExecutor | None = None
+
+    # ------------------------------------------------------------------ plumbing
+    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._thread is None:
+            self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="probe-kit-sqlite")
+        return await asyncio.get_running_loop().run_in_executor(self._thread, self._run, fn)
+
+    def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._db is None:
+            self._db = self._open()
+        try:
+            return fn(self._db)
+        except sqlite3.Error as exc:
+            raise TaskStoreError(f"task store {self.url}: {exc}") from exc
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise TaskStoreError(f"cannot open the task store {self.url}: {exc}") from exc
+        return db
+
+    @staticmethod
+    def _fields(db: sqlite3.Connection, task_id: str, now: float) -> Fields | None:
+        rows = db.execute(LIVE_FIELDS, (task_id, now)).fetchall()
+        return dict(rows) if rows else None  # a task always has fields: none means unknown or expired
+
+    @staticmethod
+    def _set(db: sqlite3.Connection, task_id: str, fields: Fields) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO fields (id, name, value) VALUES (?, ?, ?)",
+            [(task_id, k, v) for k, v in fields.items()],
+        )
+
+    # ------------------------------------------------------------------ the interface
+    async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
+        def run(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                db.execute(
+                    "INSERT INTO tasks (id, created, expires) VALUES (?, ?, ?)",
+                    (task_id, created, expires_at),
+                )
+                self._set(db, task_id, fields)
+
+        await self._call(run)
+
+    async def read(self, task_id: str) -> Fields | None:
+        now = time.time()
+        return await self._call(lambda db: self._fields(db, task_id, now))
+
+    async def read_many(self, task_ids: Sequence[str]) -> list[Fields | None]:
+        now = time.time()
+        return await self._call(lambda db: [self._fields(db, t, now) for t in task_ids])
+
+    async def write(
+        self,
+        task_id: str,
+        fields: Fields,
+        *,
+        expires_at: float | None,
+        unless_terminal: bool = True,
+        lease_before: float | None = None,
+    ) -> bool:
+        now = time.time()
+
+        def run(db: sqlite3.Connection) -> bool:
+            with _transaction(db):
+                current = self._fields(db, task_id, now)
+                if current is None or (unless_terminal and current.get(STATUS) in TERMINAL):
+                    return False
+                if lease_before is not None and float(current.get(LEASE) or 0) >= lease_before:
+                    return False
+                self._set(db, task_id, fields)
+                db.execute("UPDATE tasks SET expires = ? WHERE id = ?", (expires_at, task_id))
+                return True
+
+        return await self._call(run)
+
+    async def add(self, task_id: str, name: str, value: str) -> bool:
+        now = time.time()
+
+        def run(db: sqlite3.Connection) -> bool:
+            with _transaction(db):
+                current = self._fields(db, task_id, now)
+                if current is None or current.get(STATUS) in TERMINAL or name in current:
+                    return False
+                self._set(db, task_id, {name: value})
+                return True
+
+        return await self._call(run)
+
+    async def scan(self, names: Sequence[str]) -> list[tuple[str, Fields]]:
+        now = time.time()
+        marks = ",".join("?" * len(names))
+
+        def run(db: sqlite3.Connection) -> list[tuple[str, Fields]]:
+            rows = db.execute(
+                "SELECT t.id, f.name, f.value FROM tasks t LEFT JOIN fields f "
+                f"ON f.id = t.id AND f.name IN ({marks}) "
+                "WHERE t.expires IS NULL OR t.expires > ? ORDER BY t.created, t.id",
+                (*names, now),
+            ).fetchall()
+            out: dict[str, Fields] = {}
+            for task_id, name, value in rows:
+                found = out.setdefault(task_id, {})
+                if name is not None:
+                    found[name] = value
+            return list(out.items())
+
+        return await self._call(run)
+
+    async def sweep(self) -> int:
+        now = time.time()
+
+        def run(db: sqlite3.Connection) -> int:
+            with _transaction(db):
+                gone = "SELECT id FROM tasks WHERE expires IS NOT NULL AND expires <= ?"
+                db.execute(f"DELETE FROM fields WHERE id IN ({gone})", (now,))
+                db.execute("DELETE FROM changes WHERE at < ?", (now - CHANGES_KEPT,))
+                return db.execute(
+                    "DELETE FROM tasks WHERE expires IS NOT NULL AND expires <= ?", (now,)
+                ).rowcount
+
+        return await self._call(run)
+
+    async def publish(self, task_id: str) -> None:
+        now = time.time()
+        await self._call(
+            lambda db: db.execute("INSERT INTO changes (task_id, at) VALUES (?, ?)", (task_id, now))
+        )
+
+    async def listen(self, on_change: Callable[[str], None]) -> None:
+        """Read the change log from its current end on, every :data:`LISTEN_EVERY` seconds."""
+        last = await self._call(
+            lambda db: db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0]
+        )
+        while True:
+            await asyncio.sleep(LISTEN_EVERY)
+            seen = last
+            try:
+                rows = await self._call(
+                    lambda db, seen=seen: db.execute(
+                        "SELECT seq, task_id FROM changes WHERE seq > ? ORDER BY seq", (seen,)
+                    ).fetchall()
+                )
+            except TaskStoreError as exc:  # a locked or vanished file: say so, keep listening
+                print(f"[probe-kit] {exc}; retrying", file=sys.stderr)
+                continue
+            for seq, task_id in rows:
+                last = seq
+                on_change(task_id)
+
+    async def close(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+
+        def shut() -> None:
+            db, self._db = self._db, None
+            if db is not None:
+                db.close()
+
+        await asyncio.get_running_loop().run_in_executor(thread, shut)
+        thread.shutdown(wait=False)
+
+
+class _transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error): the write lock is taken up front,
+    so a check and the write that depends on it see the same file."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")

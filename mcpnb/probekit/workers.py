@@ -1,0 +1,103 @@
+"""Serve probe-kit from several worker processes on one port (``--http --workers N``).
+
+This process binds the listener itself (``IPPROTO_TCP``, so accepted connections get
+``TCP_NODELAY``; see DESIGN: without it every response waits ~40 ms), prints the URL, and hands the
+socket to uvicorn's supervisor, which starts N workers that accept from it, restarts a worker that
+dies, and stops them all on Ctrl-C or SIGTERM. Each worker builds its server with
+:func:`mcpnb.probekit.app.create_app` from the environment set here.
+
+Workers share nothing but the task store, so more than one worker needs a shared store (SQLite or
+Redis): with the memory store a task made on one worker would be unknown to the others.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+from mcpnb.probekit.taskstore import TaskStoreError, open_store
+
+LOOPBACK = "127.0.0.1"
+BACKLOG = 2048
+
+
+def check_workers(workers: int, store_url: str | None) -> str | None:
+    """Why this combination cannot work, or None."""
+    if workers < 1:
+        return f"--workers must be 1 or more (got {workers})"
+    if workers == 1:
+        return None
+    try:
+        store = open_store(store_url)
+    except TaskStoreError as exc:
+        return str(exc)
+    if not store.shared:
+        return (
+            f"--workers {workers} needs a task store the workers share: with {store.url} each worker keeps "
+            "its own tasks, so a task started on one would be unknown to the others. Add "
+            "--task-store sqlite:///path/tasks.db (one machine) or --task-store redis://127.0.0.1:6379/0"
+        )
+    return None
+
+
+def reachable_warning(host: str, port: int) -> str | None:
+    """What to tell a person who binds anything but loopback."""
+    if host in (LOOPBACK, "localhost", "::1"):
+        return None
+    return (
+        f"probe-kit: WARNING: listening on {host}:{port} — reachable from other machines on this network. "
+        "probe-kit has no authentication: anyone who can reach this port can call its tools, which read "
+        "files under --root. Put it behind your hub's proxy or a firewall."
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket whose accepted connections asyncio makes ``TCP_NODELAY``."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(BACKLOG)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> int:
+    """Run ``workers`` probe-kit workers on ``host:port`` until interrupted; returns the exit code."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    sock = bind(host, port)
+    actual = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"http://{shown}:{actual}/mcp", flush=True)  # the first line: a parent process reads it
+    warning = reachable_warning(host, actual)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    os.environ.update(env)  # the workers (spawned) inherit it and build the same server
+    config = uvicorn.Config(
+        "mcpnb.probekit.app:create_app",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=actual,
+        http="mcpnb.probekit.app:NoDelayHTTP",
+        lifespan="on",
+        log_level="warning",
+        timeout_graceful_shutdown=2,  # a listen stream never ends by itself: do not wait for it long
+    )
+    try:
+        if workers == 1:
+            uvicorn.Server(config).run(sockets=[sock])
+        else:
+            Multiprocess(config, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sock.close()
+    return 0

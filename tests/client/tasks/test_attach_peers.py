@@ -1,0 +1,83 @@
+"""``pool.attach_task`` against servers we did not write: FastMCP's tasks extension (2026-07-28,
+over Streamable HTTP, from a second connection) and server-everything's legacy tasks (2025-11-25, over
+stdio, after the registry forgot the task as a kernel restart would).
+
+(Across probe-kit workers sharing a task store: ``tests/probekit/test_workers.py``.)
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from mcpnb import Interaction
+from mcpnb.client.tasks import TaskCancelledError, TaskExpiredError
+
+
+class Name(Interaction):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name, self.asked_by = name, []
+
+    async def elicit(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        self.asked_by.append(server)
+        return ElicitResult(action="accept", content={"name": self.name})
+
+
+def test_a_fastmcp_task_followed_from_another_connection(pool: Any, fastmcp_url: str) -> None:
+    person = Name("Ada")
+    pool.interaction = person
+    pool.connect("fm", url=fastmcp_url)
+    pool.connect("other", url=fastmcp_url)  # another notebook on the same server
+    quick = pool.call("fm", "double", {"value": 4}, task=True)
+    assert "8" in pool.attach_task("other", quick.task_id).result(timeout=60).text
+
+    asks = pool.call("fm", "greet", task=True)  # never awaited here: its question waits
+    attached = pool.attach_task("other", asks.task_id)
+    assert attached.tool is None and attached.server == "other"
+    assert "Hello, Ada!" in attached.result(timeout=60).text
+    assert person.asked_by == ["other"]  # answered with tasks/update through the attaching connection
+
+    long = pool.call("fm", "crawl", task=True)
+    follower = pool.attach_task("other", long.task_id)
+    assert follower.cancel() == "cancelled"
+    with pytest.raises(TaskCancelledError):
+        follower.result(timeout=30)
+    assert long.refresh() == "cancelled"
+    with pytest.raises(TaskExpiredError):
+        pool.attach_task("other", "no-such-task")
+
+
+def test_a_server_everything_task_attached_again_after_the_registry_forgot_it(
+    pool: Any, everything: str
+) -> None:
+    from tests.client.tasks.conftest import Answers
+
+    class FirstChoice(Interaction):
+        def __init__(self) -> None:
+            super().__init__()
+            self.answers = Answers()
+
+        async def elicit(self, server: str, params: Any, call: Any) -> Any:
+            return await self.answers(None, params)
+
+    person = FirstChoice()
+    pool.interaction = person
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    deadline = time.monotonic() + 20
+    while "simulate-research-query" not in {t.name for t in pool.tools("ev", refresh=True)}:
+        assert time.monotonic() < deadline, "the task tool never appeared"
+        time.sleep(0.1)
+    started = pool.start_task(
+        "ev", "simulate-research-query", {"topic": "python packaging", "ambiguous": True}
+    )
+    pool.task_registry.forget("ev")  # what a kernel restart leaves behind
+    attached = pool.attach_task("ev", started.task_id)
+    assert attached is not started and attached.task_id == started.task_id
+    result = attached.result(timeout=60)
+    assert not result.is_error and "python packaging" in result.text
+    assert len(person.answers.seen) == 1  # its question came through tasks/result on the attached handle

@@ -1,0 +1,40 @@
+"""``%mcp tasks NAME --attach ID`` in a real shell: a live handle for a task this kernel did not start.
+
+(Across two real worker processes and both eras: ``tests/probekit/test_workers.py``.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+
+from mcpnb.client.tasks import TaskExpiredError
+from tests.notebook.magics.conftest import line
+
+
+@pytest.fixture
+def probe(ip: Any, mcp: Any) -> None:
+    line(ip, "serve probe-kit")
+
+
+def test_attach_gives_a_new_live_handle_after_the_registry_forgot(ip: Any, mcp: Any, probe: None) -> None:
+    started = line(ip, "call probe.slow_task steps=3 delay=0.01 --task")
+    mcp.pool.task_registry.forget("probe")  # what a kernel restart leaves: no handle for the task
+    attached = line(ip, f"tasks probe --attach {started.task_id}")
+    assert attached is not started and attached.task_id == started.task_id
+    result = attached.result(timeout=30)
+    assert not result.is_error and result.data["totalPrimes"] > 0
+    assert attached.tool is None  # neither wire says which tool a task runs
+    assert started.task_id in [h.task_id for h in line(ip, "tasks probe")]
+    assert line(ip, f"tasks probe --attach {started.task_id}") is attached  # known now: the same handle
+
+
+def test_attach_needs_a_server_and_a_known_id(ip: Any, probe: None) -> None:
+    with pytest.raises(UsageError, match="--attach needs the server"):
+        line(ip, "tasks --attach abc")
+    with pytest.raises(UsageError, match="did you mean 'probe'"):
+        line(ip, "tasks prbe --attach abc")
+    with pytest.raises(TaskExpiredError, match="no longer knows task 'no-such-task'"):
+        line(ip, "tasks probe --attach no-such-task")
