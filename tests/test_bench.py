@@ -26,7 +26,9 @@ KERNEL = {
 def expected_keys() -> list[str]:
     keys = []
     for t in TRANSPORTS:
-        keys += [f"sequential/{t}/{c}" for c in ("raw", "pool-sync", "pool-async", "fastmcp", "per-call")]
+        clients = ("raw", "hop-sync", "hop-async", "pool-sync", "pool-async", "fastmcp", "per-call")
+        keys += [f"sequential/{t}/{c}" for c in clients]
+        keys += [f"sequential/{t}/pool-over-hop-{way}" for way in ("sync", "async")]
     for t in TRANSPORTS:
         keys += [f"concurrency/{t}/{c}" for c in ("raw", "pool-async", "one-by-one", "speed-up")]
     for way in ("call", "await"):

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from mcpnb.client.errors import ArgumentsError, did_you_mean_text
-from mcpnb.client.schemacheck import compiled, schema_key
+from mcpnb.client.schemacheck import schema_key
 
 _MAX_ERRORS = 3
 
@@ -79,18 +79,19 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     that names the field, the problem and the tool's signature."""
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    values = _coerce(args, props)
-    where = f"{tool.server}.{tool.name}"
-    extra = schema.get("additionalProperties")
-    if props and not extra:
+    values = _coerce(args, props) if getattr(args, "raw", None) else dict(args)
+    if props and not schema.get("additionalProperties"):
         for key in values:
             if key not in props:
                 raise ArgumentsError(
-                    f"{where}: unknown argument {key!r}{_line(args, key)}{did_you_mean_text(key, props)}\n"
-                    f"  {signature(tool)}"
+                    f"{tool.server}.{tool.name}: unknown argument {key!r}{_line(args, key)}"
+                    f"{did_you_mean_text(key, props)}\n  {signature(tool)}"
                 )
+    if _passes(tool, values):
+        return values
     problems = _problems(values, schema)
     if problems:
+        where = f"{tool.server}.{tool.name}"
         lines = [f"{where}: {_describe(e, args)}" for e in problems[:_MAX_ERRORS]]
         if len(problems) > _MAX_ERRORS:
             lines.append(f"… and {len(problems) - _MAX_ERRORS} more")
@@ -98,20 +99,25 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+def _passes(tool: Any, values: dict[str, Any]) -> bool:
+    """The fast verdict: the tool's compiled check, once per tool list (False: ask :func:`_problems`)."""
+    check = tool.argument_check
+    with contextlib.suppress(Exception):  # values it cannot read (a datetime, say): jsonschema decides
+        return check is not None and check.is_valid(values)
+    return False
+
+
 def _problems(values: dict[str, Any], schema: dict[str, Any]) -> list[Any]:
     """The schema's complaints about ``values``, most useful first; none for a broken schema.
 
-    Every call goes through here, so the common case (valid arguments) is one compiled check
-    (``jsonschema-rs``, cached per schema); ``jsonschema`` only runs to word the errors.
+    Valid arguments (the common case: every call) never get here: the tool's compiled check
+    (:attr:`~mcpnb.client.toolinfo.ToolInfo.argument_check`) passed them. ``jsonschema`` runs only
+    to word the errors, or for a schema ``jsonschema-rs`` cannot compile.
     """
     if not schema:
         return []
-    key = schema_key(schema)
-    with contextlib.suppress(Exception):  # a schema it cannot compile: jsonschema decides below
-        if compiled(key, formats=False).is_valid(values):
-            return []
     try:
-        errors = list(_validator(key).iter_errors(values))
+        errors = list(_validator(schema_key(schema)).iter_errors(values))
     except Exception:  # a broken schema is the server's problem: let the server judge the call
         return []
     return sorted(errors, key=lambda e: (list(e.absolute_path), e.validator != "required"))

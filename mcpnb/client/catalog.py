@@ -81,7 +81,7 @@ class ToolCatalog:
     async def get(self, name: str) -> ToolInfo:
         """One tool by name; a clear error (and no request) for filtered or unknown tools."""
         server = self.conn.name
-        hidden = self.filter.why_hidden(name)
+        hidden = self.filter.active and self.filter.why_hidden(name)
         if hidden:
             raise ToolNotFoundError(
                 f"tool {name!r} of server {server!r} is filtered out ({hidden}); nothing was sent"

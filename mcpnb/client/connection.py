@@ -1,9 +1,12 @@
-"""One server: its owner task, its state machine, and the requests that go through it.
+"""One server: its owner task, its state machine, and the life of its sessions.
 
 The SDK's ``Client`` must be exited in the task that entered it, and a transport crash lands in that
 task. So each session has exactly one long-lived owner task on the runtime loop; callers use the
 entered client from their own tasks and only ever see clean errors. When a live session dies, the
 connection replaces it (``reconnecting``, with backoff) and callers that arrive meanwhile wait.
+
+What a session calls back into lives in :mod:`.callbacks`; the requests callers make through the
+connection (tools, resources, prompts, log level, completion, watching) in :mod:`.operations`.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import random
 import time
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import health, requests
 from mcpnb.client.asking import Asking
+from mcpnb.client.callbacks import SessionCallbacks
 from mcpnb.client.catalog import ToolCatalog
 from mcpnb.client.errors import (
     AuthError,
@@ -29,13 +33,12 @@ from mcpnb.client.errors import (
     leaves,
 )
 from mcpnb.client.events import ConnectionEvent, EventLog, State
-from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.interaction import Interaction
 from mcpnb.client.logfilter import remember_secrets
+from mcpnb.client.operations import ConnectionRequests
 from mcpnb.client.redact import scrub
-from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
 from mcpnb.client.status import ServerStatus
-from mcpnb.client.toolinfo import ToolInfo
 from mcpnb.client.watching import ResourceWatch
 
 if TYPE_CHECKING:
@@ -51,8 +54,6 @@ MAX_RETRY_DELAY = 30.0
 #: "modern" also probes (``server/discover``): the SDK's fixed-version mode skips it and then knows
 #: neither the server's name nor its capabilities. _install() insists on the modern era instead.
 _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
-_CONNECTION_CLOSED = -32000
-_URL_ELICITATION_REQUIRED = -32042
 
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
@@ -73,7 +74,7 @@ def _load_sdk() -> None:
     install()  # the SDK's loggers exist now: hide credentials, route its warnings to server logs
 
 
-class Connection:
+class Connection(SessionCallbacks, ConnectionRequests):
     """A live (or failed, or disabled) connection to one MCP server. Lives on the runtime loop."""
 
     def __init__(
@@ -319,43 +320,19 @@ class Connection:
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
 
     def _install(self, client: Any) -> None:
+        from mcpnb.client import lean
         from mcpnb.client.tasks import optin
         from mcpnb.client.transcript import tap
 
         client.session.validate_tool_result = _skip_sdk_validation
         tap(client.session)
         optin.install(client.session)  # tasks only when asked (SEP-2663 per-request opt-in)
+        lean.install(client.session)  # large results without the SDK's parse blow-up and deep copy
         self.client = client
         self.protocol_version = client.protocol_version
         self.server_info = client.server_info
         self.capabilities = client.server_capabilities
         self.instructions = client.instructions
-
-    def _on_stderr(self, line: str) -> None:
-        line = self.safe(line)
-        self.stderr.append(line)
-        self.events.emit(ConnectionEvent(self.name, "stderr", line))
-
-    def _on_sdk_log(self, line: str) -> None:
-        self.emit("sdk", line)
-
-    def _on_response(self, status: int, request_headers: Any, message: str | None = None) -> None:
-        requests.note_response(self, status, request_headers, message)
-
-    async def _on_message(self, message: Any) -> None:
-        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``),
-        resource updates; a transport error the SDK hands over (an SSE stream that broke) means the
-        session is lost."""
-        from mcp.types import ResourceUpdatedNotification, ToolListChangedNotification
-
-        if isinstance(message, Exception):
-            requests.transport_failed(self, message, self._stop)
-            return
-        if isinstance(message, ToolListChangedNotification):
-            self.tool_cache.invalidate()
-            self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
-        elif isinstance(message, ResourceUpdatedNotification):
-            self.watch.updated(str(message.params.uri))
 
     def _start_background(self) -> None:
         if self.watch.uris:
@@ -455,108 +432,3 @@ class Connection:
             self.set_state(State.FAILED, reason)
             return
         start_recovery(self, reason)
-
-    # ------------------------------------------------------------------ requests
-    async def request(
-        self,
-        what: str,
-        send: Callable[[Any], Awaitable[Any]],
-        *,
-        idempotent: bool = True,
-        wait: float | None = None,
-    ) -> Any:
-        """Run ``send(client)`` on the live session: see :func:`mcpnb.client.requests.request`."""
-        return await requests.request(self, what, send, idempotent=idempotent, wait=wait)
-
-    # ------------------------------------------------------------------ tools
-    async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
-        """The server's visible tools: cached for ``cache_ttl``; ``refresh`` asks the server again."""
-        return await self.catalog.visible(refresh)
-
-    async def tool(self, name: str) -> ToolInfo:
-        """One tool by name; a clear error (and no request) for filtered or unknown tools."""
-        return await self.catalog.get(name)
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-        context: CallContext | None = None,
-    ) -> ToolResult:
-        """Call a tool; the result keeps its payload even when it does not match ``outputSchema``.
-
-        ``timeout`` (default ``tool_timeout``) is the longest silence: progress restarts it, and the
-        time a person takes to answer the server does not count; ``max_total_timeout`` caps the
-        whole call. On timeout the request is cancelled on the server. ``context`` carries what the
-        people-in-the-loop parts need (given answers, a progress callback, where to show forms).
-        """
-        return await requests.call_tool(self, name, arguments, timeout=timeout, context=context)
-
-    # ------------------------------------------------------------------ resources and prompts
-    async def list_resources(self) -> list[Any]:
-        result = await self.request("resources/list", lambda c: c.list_resources())
-        return list(result.resources)
-
-    async def read_resource(self, uri: str) -> Any:
-        return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
-
-    async def list_prompts(self) -> list[Any]:
-        result = await self.request("prompts/list", lambda c: c.list_prompts())
-        return list(result.prompts)
-
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:
-        return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, arguments))
-
-    # ------------------------------------------------------------------ logging, completion, subscriptions
-    async def set_log_level(self, level: str) -> None:
-        """Ask the server for log lines at ``level`` and above: ``logging/setLevel`` (2025-11-25), or
-        the per-request opt-in every later request carries (2026-07-28). Kept across reconnects."""
-        from mcp import types
-
-        self.log_level = level
-        if self.era == "modern":
-            if self.client is not None:
-                _opt_in_logs(self.client.session, level)
-            return
-        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
-        await self.request(
-            f"logging/setLevel {level}", lambda c: c.session.send_request(request, types.EmptyResult)
-        )
-
-    async def complete(
-        self, ref: Any, argument: str, value: str, context: dict[str, str] | None = None
-    ) -> list[str]:
-        """``completion/complete``: the server's suggestions for one argument of a prompt or template."""
-        result = await self.request(
-            f"completion/complete {argument}",
-            lambda c: c.complete(ref, {"name": argument, "value": value}, context_arguments=context),
-        )
-        return list(result.completion.values)
-
-    async def watch_resource(self, uri: str, watcher: Callable[[str], None]) -> None:
-        """Call ``watcher(uri)`` whenever the server says ``uri`` changed (subscribes if needed)."""
-        await self.watch.add(uri, watcher)
-
-    async def unwatch_resource(self, uri: str, watcher: Callable[[str], None] | None = None) -> bool:
-        return await self.watch.remove(uri, watcher)
-
-
-def _opt_in_logs(session: Any, level: str) -> None:
-    """2026-07-28: every request's ``_meta`` carries the log level. The SDK fixes it when the session
-    starts (``Client(log_level=...)``) and only sets it as a default, so ours goes in first; on an SDK
-    without that hook the level applies from the next session on."""
-    from mcp_types import LOG_LEVEL_META_KEY
-
-    stamp = getattr(session, "_stamp", None)
-    if stamp is None:
-        return
-    original = getattr(stamp, "original", stamp)
-
-    def with_level(data: dict[str, Any], opts: Any) -> None:
-        data.setdefault("params", {}).setdefault("_meta", {})[LOG_LEVEL_META_KEY] = level
-        original(data, opts)
-
-    with_level.original = original  # type: ignore[attr-defined]
-    session._stamp = with_level

@@ -5,8 +5,11 @@ waits for it interruptibly; the ``a``-prefixed twin awaits it without blocking t
 One server failing, hanging or dying never touches the others: each connection has its own owner
 task, and multi-server operations gather per-server outcomes instead of stopping at the first error.
 
-The module is long only because every operation has both faces; the work itself lives in the
-connection (:mod:`.connection`, :mod:`.requests`) and its helpers.
+This module is the pool's core (connections, status, tools, calls) and the two faces of every
+operation; the work lives elsewhere: in the connection (:mod:`.connection`, :mod:`.operations`,
+:mod:`.requests`) and in each feature's own module: tasks in :mod:`.tasks.pooled`, declared
+requirements in :mod:`.requirements`, tools as functions in :mod:`.toolbox.box`, watching in
+:mod:`.watching`. A new feature adds its body there and only its two faces here.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from mcpnb.client.connection import Connection
 from mcpnb.client.errors import UnknownServerError, did_you_mean
 from mcpnb.client.events import ConnectionEvent
 from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.operations import checked_log_level, completion_reference
 from mcpnb.client.status import ServerStatus, StatusTable
 from mcpnb.client.toolinfo import FLAT_PREFIX, ToolInfo, ToolList, split_flat_name
+from mcpnb.client.watching import watch_from
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -377,26 +382,18 @@ class Pool:
         return conn.catalog.cached(tool) if conn is not None else None
 
     # ------------------------------------------------------------------ tools as functions (for LLMs)
-    async def _function_tools(self, servers: tuple[str, ...], refresh: bool) -> list[ToolInfo]:
-        if not servers:
-            return await self._tools(None, refresh)
-        found: list[ToolInfo] = []
-        for server in dict.fromkeys(servers):
-            found += await self.connection(server).list_tools(refresh=refresh)
-        return found
-
     def functions(self, *servers: str, refresh: bool = False) -> Toolbox:
         """The tools of ``servers`` (every connected one when none is named) as a :class:`Toolbox`:
         Python functions by flat name, tool specs for OpenAI/Anthropic/Gemini, and ``run(call)``
         to execute a model's tool calls."""
-        from mcpnb.client.toolbox import Toolbox
+        from mcpnb.client.toolbox.box import Toolbox, tools_of
 
-        return Toolbox(self, self._run(self._function_tools(servers, refresh)))
+        return Toolbox(self, self._run(tools_of(self, servers, refresh)))
 
     async def afunctions(self, *servers: str, refresh: bool = False) -> Toolbox:
-        from mcpnb.client.toolbox import Toolbox
+        from mcpnb.client.toolbox.box import Toolbox, tools_of
 
-        return Toolbox(self, await self._arun(self._function_tools(servers, refresh)))
+        return Toolbox(self, await self._arun(tools_of(self, servers, refresh)))
 
     def _target(self, server: str, tool: str | None) -> tuple[str, str]:
         if tool is None:
@@ -469,7 +466,7 @@ class Pool:
 
             handle = await self._start_task(server, tool, arguments, None, ctx)
             return handle if task else await follow(handle)
-        return await conn.call_tool(tool, arguments, timeout=timeout, context=ctx)
+        return await conn.call_tool(tool, arguments, timeout=timeout, context=ctx, info=info)
 
     # ------------------------------------------------------------------ tasks
     @property
@@ -488,27 +485,9 @@ class Pool:
         ttl_ms: int | None,
         context: CallContext | None = None,
     ) -> Any:
-        from mcpnb.client.tasks import elicitation_answerer, start_task
+        from mcpnb.client.tasks import pooled
 
-        conn = self.connection(server)
-        await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
-        registry = self.task_registry
-        handle = await conn.request(
-            f"{tool}() as a task",
-            lambda _client: start_task(
-                conn,
-                tool,
-                arguments,
-                ttl_ms=ttl_ms,
-                answer=elicitation_answerer(conn.asking.on_elicit),
-                runner=self.runtime.run,
-                arunner=self.runtime.arun,
-                tasks=registry,
-            ),
-        )
-        if context is not None and not handle.done:
-            conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
-        return handle
+        return await pooled.start(self, server, tool, arguments, ttl_ms, context)
 
     def start_task(
         self,
@@ -539,60 +518,32 @@ class Pool:
         server, tool = self._target(server, tool)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
-    async def _attach_task(self, server: str, task_id: str, context: CallContext | None) -> Any:
-        from mcpnb.client.tasks import attach_task, elicitation_answerer
-
-        conn = self.connection(server)
-        handle = await conn.request(
-            f"tasks/get {task_id}",
-            lambda _client: attach_task(
-                conn,
-                task_id,
-                answer=elicitation_answerer(conn.asking.on_elicit),
-                runner=self.runtime.run,
-                arunner=self.runtime.arun,
-                tasks=self.task_registry,
-            ),
-        )
-        if context is not None and not handle.done:
-            conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
-        return handle
-
     def attach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
         """A live ``TaskHandle`` for a task this kernel did not start: one started before a kernel
         restart, or by another notebook on the same server (both eras). Its questions go to
         ``context`` (e.g. the cell that attached); an unknown or expired id is ``TaskExpiredError``."""
-        return self._run(self._attach_task(server, task_id, context))
+        from mcpnb.client.tasks import pooled
+
+        return self._run(pooled.attach(self, server, task_id, context))
 
     async def aattach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
-        return await self._arun(self._attach_task(server, task_id, context))
+        from mcpnb.client.tasks import pooled
 
-    async def _list_tasks(self, server: str | None) -> Any:
-        from mcpnb.client.tasks import TaskListing, server_tasks
-
-        conns = [self.connection(server)] if server is not None else list(self._connections.values())
-        found = await asyncio.gather(
-            *(
-                server_tasks(c, tasks=self.task_registry, runner=self.runtime.run, arunner=self.runtime.arun)
-                for c in conns
-            )
-        )
-        listing = TaskListing()
-        for conn, (handles, note) in zip(conns, found, strict=True):
-            listing.extend(handles)
-            if note is not None:
-                listing.notes[conn.name] = note
-        return listing
+        return await self._arun(pooled.attach(self, server, task_id, context))
 
     def tasks(self, server: str | None = None) -> Any:
         """Tasks per server: 2025-11-25 servers that list tasks are asked (``tasks/list``); others
         (2026-07-28 has no list) show the tasks started here. ``.notes`` says, per server, why it
         shows none or only ours (no tasks at all, no ``tasks/list``, not connected); one server
         without tasks never hides the others'."""
-        return self._run(self._list_tasks(server))
+        from mcpnb.client.tasks import pooled
+
+        return self._run(pooled.listing(self, server))
 
     async def atasks(self, server: str | None = None) -> Any:
-        return await self._arun(self._list_tasks(server))
+        from mcpnb.client.tasks import pooled
+
+        return await self._arun(pooled.listing(self, server))
 
     # ------------------------------------------------------------------ resources and prompts
     def resources(self, server: str) -> list[Any]:
@@ -610,10 +561,10 @@ class Pool:
     # ------------------------------------------------------------------ logging, completion, subscriptions
     def set_log_level(self, server: str, level: str) -> None:
         """Ask ``server`` for log lines at ``level`` and above (``debug`` … ``emergency``)."""
-        self._run(self.connection(server).set_log_level(_level(level)))
+        self._run(self.connection(server).set_log_level(checked_log_level(level)))
 
     async def aset_log_level(self, server: str, level: str) -> None:
-        await self._arun(self.connection(server).set_log_level(_level(level)))
+        await self._arun(self.connection(server).set_log_level(checked_log_level(level)))
 
     def complete(
         self,
@@ -628,27 +579,14 @@ class Pool:
     ) -> list[str]:
         """The server's suggestions for ``argument`` of a prompt (or of resource ``template`` when
         given; ``prompt`` is then ignored). ``timeout`` bounds the wait (tab completion uses ~1 s)."""
-        from mcp import types
-
-        ref: Any = (
-            types.ResourceTemplateReference(type="ref/resource", uri=template)
-            if template
-            else types.PromptReference(type="ref/prompt", name=prompt)
-        )
+        ref = completion_reference(prompt, template)
         coro = self.connection(server).complete(ref, argument, value, context)
         return self._run(asyncio.wait_for(coro, timeout) if timeout else coro)
 
     def watch(self, server: str, uri: str, callback: Callable[[str], None]) -> Callable[[], None]:
         """Call ``callback(uri)`` (on the runtime thread) whenever ``server`` says ``uri`` changed;
         returns a function that stops watching. Subscribes in either era, again after a reconnect."""
-        conn = self.connection(server)
-        self._run(conn.watch_resource(uri, callback))
-
-        def stop() -> None:
-            if not self.runtime.closed:
-                self._run(conn.unwatch_resource(uri, callback))
-
-        return stop
+        return watch_from(self, server, uri, callback)
 
     def unwatch(self, server: str, uri: str) -> bool:
         """Stop every watcher of ``uri`` on ``server``; False when nobody was watching it."""
@@ -664,18 +602,6 @@ class Pool:
 
     def __repr__(self) -> str:
         return f"<Pool {len(self)} servers>\n{self.status()!r}"
-
-
-def _level(level: str) -> str:
-    """A valid MCP log level (RFC 5424 names), or an error that lists them."""
-    from mcpnb.client.errors import McpnbError, did_you_mean_text
-
-    levels = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-    chosen = level.strip().lower()
-    if chosen not in levels:
-        hint = did_you_mean_text(chosen, levels)
-        raise McpnbError(f"unknown log level {level!r}{hint} (levels: {', '.join(levels)})")
-    return chosen
 
 
 def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from mcpnb.client.timeouts import Deadline, DeadlinePassed, within
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
+    from mcpnb.client.toolinfo import ToolInfo
 
 _CONNECTION_CLOSED = -32000
 _URL_ELICITATION_REQUIRED = -32042
@@ -124,7 +125,9 @@ async def request(
     """Run ``send(client)``, turning SDK failures into mcpnb errors and dead transports into recovery."""
     from mcp import MCPError
 
-    client = await live_client(conn, conn.config.startup_timeout if wait is None else wait)
+    client = conn.client
+    if conn.state is not State.CONNECTED or client is None:  # the common case needs no await
+        client = await live_client(conn, conn.config.startup_timeout if wait is None else wait)
     started = conn.clock()
     try:
         result = await send(client)
@@ -181,49 +184,48 @@ async def call_tool(
     *,
     timeout: float | None = None,
     context: CallContext | None = None,
+    info: ToolInfo | None = None,
 ) -> ToolResult:
-    """One ``tools/call``: the deadline, progress, the call context people-in-the-loop needs, the result."""
-    from mcpnb.client.tasks import optin
+    """One ``tools/call``: the deadline, progress, the call context people-in-the-loop needs, the result.
 
-    info = await conn.tool(name)
+    ``info``: the tool, when the caller has just looked it up (the pool has, to check the arguments).
+    """
+    if info is None:
+        info = await conn.tool(name)
     annotations = info.annotations or {}
     idempotent = bool(annotations.get("readOnlyHint") or annotations.get("idempotentHint"))
+    task_required = info.task_support == "required"
     idle = conn.config.tool_timeout if timeout is None else timeout
     call_ctx = context or CallContext()
     call_ctx.server, call_ctx.tool = conn.name, name
     started = conn.clock()
 
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        call_ctx.deadline.touch()
+        if call_ctx.transcript is not None:
+            params = {"progress": value, "total": total, "message": message}
+            call_ctx.transcript.add("←", "notification", "notifications/progress", params)
+        if call_ctx.on_progress is not None:
+            await call_ctx.on_progress(value, total, message)
+
     async def send(client: Any) -> Any:
         total = max(idle, conn.config.max_total_timeout)
         deadline = call_ctx.deadline = Deadline(idle, total, conn.clock)
-
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            deadline.touch()
-            if call_ctx.transcript is not None:
-                params = {"progress": value, "total": total, "message": message}
-                call_ctx.transcript.add("←", "notification", "notifications/progress", params)
-            if call_ctx.on_progress is not None:
-                await call_ctx.on_progress(value, total, message)
-
-        async def attempt(as_task: bool) -> Any:
-            # SEP-2663: the tasks extension is declared on this request only when a task is wanted
-            # (the tool requires one); otherwise a task-optional tool answers as a plain call
-            with optin.asking(as_task):
-                return await client.call_tool(name, arguments or {}, progress_callback=progress)
-
         token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
         conn.asking.active_calls.append(call_ctx)  # legacy push requests find their call here
         try:
             # past the deadline this task is cancelled: the SDK tells the server (notifications/cancelled)
             try:
-                return await within(deadline, attempt(info.task_support == "required"))
+                return await _send_call(client, name, arguments, deadline, progress, task_required)
             except Exception as exc:
+                from mcpnb.client.tasks import optin
+
                 if not optin.requires_tasks(exc) or conn.era != "modern":
                     raise
                 # the server runs this tool only as a task, and said so before running anything
                 conn.catalog.learn_task_support(name, "required")
                 conn.emit("tasks", f"{name}() runs only as a task on this server: asking for one")
-                return await within(deadline, attempt(True))
+                return await _send_call(client, name, arguments, deadline, progress, True)
         except DeadlinePassed:
             raise CallTimeoutError(conn.safe(deadline.message(f"{name}()", conn.name))) from None
         finally:
@@ -237,3 +239,17 @@ async def call_tool(
     out.transcript = call_ctx.transcript
     out.logs, out.logs_dropped = call_ctx.kept_logs()
     return out
+
+
+async def _send_call(
+    client: Any, name: str, arguments: dict[str, Any] | None, deadline: Deadline, progress: Any, as_task: bool
+) -> Any:
+    """SEP-2663: the tasks extension is declared on this request only when a task is wanted (the
+    tool requires one); otherwise (the default) a task-optional tool answers as a plain call."""
+    sending = within(deadline, client.call_tool(name, arguments or {}, progress_callback=progress))
+    if not as_task:
+        return await sending
+    from mcpnb.client.tasks.optin import task_call
+
+    with task_call():
+        return await sending

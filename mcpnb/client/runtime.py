@@ -2,8 +2,9 @@
 
 Why a thread: a synchronous ``%mcp`` magic cannot run the kernel's own (already running) loop, and
 ``nest_asyncio`` breaks widget answers. So sessions live on a private loop; synchronous callers wait
-on a ``concurrent.futures.Future`` (a kernel interrupt lands at once as ``KeyboardInterrupt`` and we
-cancel the call), asynchronous callers ``await`` it in short ticks so the kernel stays responsive.
+on a lock (a kernel interrupt lands at once as ``KeyboardInterrupt`` and we cancel the call),
+asynchronous callers ``await`` it in short ticks so the kernel stays responsive. How a call crosses
+the threads is :mod:`mcpnb.client.bridge`.
 """
 
 from __future__ import annotations
@@ -12,16 +13,19 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import functools
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from mcpnb.client.bridge import TICK, Handover, Mailbox, await_in_ticks, per_loop, wait_ticking
+
+__all__ = ["TICK", "Runtime", "await_in_ticks", "get_runtime", "hook_kernel_shutdown", "shut_down"]
+
 T = TypeVar("T")
 
-#: How often an awaiting caller wakes up; an interrupt lands within one tick.
-TICK = 0.2
 #: How long closing may take when the kernel or the interpreter goes away. jupyter_client sends
 #: SIGTERM 2.5 s after asking a kernel to shut down: every stdio server must be gone before that.
 SHUTDOWN_BUDGET = 1.5
@@ -32,6 +36,7 @@ class Runtime:
 
     def __init__(self, name: str = "mcpnb-runtime") -> None:
         self.loop = asyncio.new_event_loop()
+        self._inbox = Mailbox(self.loop)
         self._started = threading.Event()
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self.closed = False
@@ -76,7 +81,16 @@ class Runtime:
         if self.in_runtime_thread:
             coro.close()
             raise RuntimeError("Runtime.run() called from the runtime thread; await the coroutine instead")
-        return self.wait(self.submit(coro), timeout)
+        hop = self._hand_over(coro)
+        try:
+            finished = hop.lock.acquire(timeout=-1 if timeout is None else timeout)
+        except KeyboardInterrupt:
+            hop.cancel_and_settle()
+            raise
+        if not finished:
+            hop.cancel_and_settle()
+            raise TimeoutError(f"gave up waiting after {timeout} s")
+        return hop.outcome()
 
     def wait(self, future: concurrent.futures.Future[T], timeout: float | None = None) -> T:
         """Wait for a submitted coroutine's future; Ctrl-C cancels it before propagating."""
@@ -94,12 +108,27 @@ class Runtime:
     async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
         """Await ``coro`` from another loop (the kernel's) without blocking it.
 
-        Waits in short ticks: ipykernel only delivers an interrupt when the loop wakes up. If the
-        awaiting task is cancelled (interrupt, ``wait_for``), the runtime call is cancelled too.
+        The caller's loop wakes every :data:`TICK` while it waits: ipykernel delivers an interrupt
+        only when its loop wakes up. If the awaiting task is cancelled (interrupt, ``wait_for``),
+        the runtime call is cancelled too.
         """
         if self.in_runtime_thread:
             return await coro
-        return await await_in_ticks(self.submit(coro))
+        caller = asyncio.get_running_loop()
+        waiter = caller.create_future()
+        hop = self._hand_over(coro, on_done=functools.partial(per_loop(Mailbox, caller).post, waiter))
+        await wait_ticking(caller, waiter, cancel=hop.cancel)
+        return hop.outcome()
+
+    def _hand_over(
+        self, coro: Coroutine[Any, Any, T], on_done: Callable[[], Any] | None = None
+    ) -> Handover[T]:
+        if self.closed:
+            coro.close()
+            raise RuntimeError("the mcpnb runtime is closed")
+        hop = Handover(coro, self.loop, on_done)
+        self._inbox.post(hop.start)
+        return hop
 
     @staticmethod
     def _cancel_and_settle(future: concurrent.futures.Future[Any], grace: float = 2.0) -> None:
@@ -134,23 +163,6 @@ class Runtime:
         self.loop.call_soon_threadsafe(self._stopping.set)
         if not self.in_runtime_thread:
             self.thread.join(max(0.1, deadline - time.monotonic()))  # the whole close stays within timeout
-
-
-async def await_in_ticks(future: concurrent.futures.Future[T]) -> T:
-    """Await a future that another thread's loop completes, waking every ``TICK``.
-
-    ipykernel delivers an interrupt only when its loop wakes up, so a plain await could sit on a
-    Ctrl-C for as long as the call takes. Cancelling the awaiting task cancels ``future`` too.
-    """
-    wrapped = asyncio.wrap_future(future)
-    try:
-        while True:
-            done, _ = await asyncio.wait({wrapped}, timeout=TICK)
-            if done:
-                return wrapped.result()
-    except BaseException:
-        future.cancel()
-        raise
 
 
 _runtime: Runtime | None = None

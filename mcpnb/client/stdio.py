@@ -109,10 +109,11 @@ async def stdio_transport(
     group, then SIGKILL, within the current clock; nothing of it outlives this block.
     """
     import anyio
-    import mcp_types as types
     from anyio.streams.text import TextReceiveStream
     from mcp.client.stdio import get_default_environment
     from mcp.shared.message import SessionMessage
+
+    from mcpnb.client.lean import parse_message
 
     check_cwd(cwd, server)
     try:
@@ -145,11 +146,13 @@ async def stdio_transport(
                         if not text.strip():
                             continue
                         try:
-                            message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+                            message = parse_message(text)
                         except ValueError:
                             on_bad_line(text)
                             continue
+                        del text  # a 200 MB line is not kept while the session reads the message
                         await read_in.send(SessionMessage(message))
+                        del message
                     if rest:
                         pieces.append(rest)
         with contextlib.suppress(Exception):  # keep a server that still writes from blocking on a full pipe

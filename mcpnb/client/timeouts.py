@@ -3,15 +3,22 @@
 ``tool_timeout`` is about silence, not length: a tool that reports progress is alive, so each
 progress notification restarts the clock. ``max_total_timeout`` still bounds the whole call. When
 the server waits for a person (elicitation, sampling), neither clock runs.
+
+Deadlines are enforced by one timer per loop (:class:`_Watch`), set for the earliest of them, not
+by a timer per call: a call that ends long before its deadline (nearly every call) then costs a
+dictionary entry instead of a scheduled and cancelled timer (``python bench/run.py`` measures it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import math
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -30,6 +37,8 @@ class Deadline:
     started: float = field(init=False)
     last_activity: float = field(init=False)
     paused: int = field(default=0, init=False)
+    #: Set when the deadline ran out and the call was cancelled for it.
+    expired: bool = field(default=False, init=False, repr=False)
     _paused_at: float = field(default=0.0, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -81,25 +90,75 @@ class Deadline:
 
 
 async def within(deadline: Deadline, work: Awaitable[T]) -> T:
-    """Await ``work`` until ``deadline`` passes, rescheduled on every change (progress, pauses).
+    """Await ``work`` until ``deadline`` passes, however progress and pauses move it.
 
     When it passes, the awaiting task is cancelled (so ``work`` can clean up and tell its peer)
     and :class:`DeadlinePassed` is raised.
     """
-    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is None:  # pragma: no cover - within() is always awaited in a task
+        raise RuntimeError("within() needs a running task")
+    watch = _watch_for(asyncio.get_running_loop())
+    cancelling = task.cancelling()
+    key = id(deadline)
+    watch.calls[key] = (deadline, task)
+    deadline.on_change = functools.partial(watch.arm_for, deadline)
+    watch.arm_for(deadline)
     try:
-        async with asyncio.timeout(None) as timer:  # raises TimeoutError on the way out when it passed
-
-            def reschedule() -> None:
-                remaining = deadline.remaining()
-                timer.reschedule(None if remaining is None else loop.time() + remaining)
-
-            deadline.on_change = reschedule
-            reschedule()
-            return await work
-    except TimeoutError:
-        if timer.expired():
+        result = await work
+    except asyncio.CancelledError:
+        if deadline.expired and task.uncancel() <= cancelling:  # ours, and nobody else's as well
             raise DeadlinePassed from None
         raise
+    except BaseException:
+        if deadline.expired:  # the work turned our cancel into an error of its own: that error stands
+            task.uncancel()
+        raise
     finally:
+        watch.calls.pop(key, None)
         deadline.on_change = None
+    if deadline.expired:  # the work swallowed our cancel and finished: keep its result
+        task.uncancel()
+    return result
+
+
+class _Watch:
+    """The running deadlines of one loop and the one timer that checks them, set for the earliest."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.calls: dict[int, tuple[Deadline, asyncio.Task[Any]]] = {}
+        self._handle: asyncio.TimerHandle | None = None
+        self._at = math.inf  # loop time the timer fires
+
+    def arm_for(self, deadline: Deadline) -> None:
+        """Make sure the timer fires no later than ``deadline`` runs out (a moved deadline too)."""
+        remaining = deadline.remaining()
+        if remaining is None:  # paused: resume() calls again
+            return
+        when = self.loop.time() + remaining
+        if when < self._at:
+            if self._handle is not None:
+                self._handle.cancel()
+            self._at, self._handle = when, self.loop.call_at(when, self._check)
+
+    def _check(self) -> None:
+        """Cancel the calls whose deadline passed; set the timer for the next one."""
+        self._handle, self._at = None, math.inf
+        for deadline, task in list(self.calls.values()):
+            remaining = deadline.remaining()
+            if remaining is not None and remaining <= 0 and not deadline.expired:
+                deadline.expired = True
+                task.cancel()
+            elif not deadline.expired:
+                self.arm_for(deadline)
+
+
+_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Watch] = weakref.WeakKeyDictionary()
+
+
+def _watch_for(loop: asyncio.AbstractEventLoop) -> _Watch:
+    watch = _watches.get(loop)
+    if watch is None:
+        watch = _watches[loop] = _Watch(loop)
+    return watch

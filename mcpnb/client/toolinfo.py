@@ -7,6 +7,7 @@ server names may not contain ``__`` so the split is always unambiguous.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 FLAT_PREFIX = "mcp__"
@@ -53,6 +54,17 @@ class ToolInfo:
     @property
     def parameters(self) -> list[str]:
         return list(self.input_schema.get("properties", {}))
+
+    @cached_property
+    def argument_check(self) -> Any:
+        """``input_schema`` compiled (``jsonschema-rs``, formats not checked), or None when it does
+        not compile. Once per tool list, not per call: every ``pool.call`` checks its arguments."""
+        from mcpnb.client.schemacheck import compiled, schema_key
+
+        try:
+            return compiled(schema_key(self.input_schema), formats=False)
+        except Exception:  # a schema it cannot compile: jsonschema decides, call by call
+            return None
 
     @classmethod
     def from_sdk(cls, server: str, tool: Any) -> ToolInfo:

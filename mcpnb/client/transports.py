@@ -112,6 +112,9 @@ async def _http(
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
+    from mcpnb.client.lean import lean_streamable_http
+
+    lean_streamable_http()  # large results without the SDK's 15× peak while parsing
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
     client = _http_client(http_headers(config), timeout, http_auth(config), on_response, on_failure)
     async with client as http:

@@ -18,6 +18,7 @@ from mcpnb.client.errors import describe
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
+    from mcpnb.client.pool import Pool
 
 Watcher = Callable[[str], None]
 
@@ -133,3 +134,16 @@ class ResourceWatch:
         if self._listener is not None:
             self._listener.cancel()
             self._listener = None
+
+
+def watch_from(pool: Pool, server: str, uri: str, callback: Watcher) -> Callable[[], None]:
+    """``Pool.watch``: watch ``uri`` on ``server`` from the caller's thread; the function it returns
+    stops this one watcher (and does nothing once the runtime is closed)."""
+    conn = pool.connection(server)
+    pool._run(conn.watch_resource(uri, callback))
+
+    def stop() -> None:
+        if not pool.runtime.closed:
+            pool._run(conn.unwatch_resource(uri, callback))
+
+    return stop

@@ -70,3 +70,76 @@ def test_other_timeouts_are_not_mistaken_for_the_deadline():
     with pytest.raises(TimeoutError, match="the work's own timeout") as info:
         asyncio.run(scenario())
     assert not isinstance(info.value, DeadlinePassed)
+
+
+def test_many_calls_share_one_timer_and_each_ends_on_its_own_deadline():
+    """Calls of different lengths at once: only the silent ones end, each near its own deadline."""
+
+    async def scenario() -> list[str]:
+        async def work(seconds: float) -> str:
+            await asyncio.sleep(seconds)
+            return f"done {seconds}"
+
+        async def one(idle: float, seconds: float) -> str:
+            started = asyncio.get_running_loop().time()
+            try:
+                return await within(Deadline(idle=idle, total=30), work(seconds))
+            except DeadlinePassed:
+                waited = asyncio.get_running_loop().time() - started
+                return f"timed out ({'after' if waited >= idle else 'BEFORE'} its idle time)"
+
+        return list(
+            await asyncio.gather(one(0.3, 0.01), one(0.05, 30), one(30, 0.2), one(0.1, 30), one(30, 0.01))
+        )
+
+    assert asyncio.run(scenario()) == [
+        "done 0.01",
+        "timed out (after its idle time)",
+        "done 0.2",
+        "timed out (after its idle time)",
+        "done 0.01",
+    ]
+
+
+def test_a_deadline_that_resumes_after_the_others_ended_is_still_enforced():
+    """A paused call, then every other call ends; once it resumes its deadline still runs out."""
+
+    async def scenario() -> None:
+        paused = Deadline(idle=0.05, total=30)
+
+        async def asks_then_goes_silent() -> None:
+            paused.pause()
+            await asyncio.sleep(0.2)  # meanwhile the short call below ends and no timer is left
+            paused.resume()
+            await asyncio.sleep(30)
+
+        async def short() -> None:
+            await within(Deadline(idle=30, total=30), asyncio.sleep(0.01))
+
+        with pytest.raises(DeadlinePassed):
+            await asyncio.gather(within(paused, asks_then_goes_silent()), short())
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_a_cancel_from_elsewhere_is_not_mistaken_for_the_deadline():
+    async def scenario() -> None:
+        task = asyncio.ensure_future(within(Deadline(idle=30, total=30), asyncio.sleep(30)))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+
+
+def test_the_task_goes_on_normally_after_a_deadline_passed():
+    """The deadline's cancel is taken back: the next await in the same task is not cancelled."""
+
+    async def scenario() -> str:
+        with pytest.raises(DeadlinePassed):
+            await within(Deadline(idle=0.05, total=30), asyncio.sleep(30))
+        await asyncio.sleep(0.01)
+        return "still running"
+
+    assert asyncio.run(scenario()) == "still running"

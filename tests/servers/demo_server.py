@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from typing_extensions import TypedDict as TypedExtensionsDict
 
@@ -131,6 +131,21 @@ def create_server() -> MCPServer:
         return Table(rows=made)
 
     @server.tool()
+    def mixed_rows(n: int, as_list: bool = False) -> CallToolResult:
+        """A text summary beside ``n`` rows of structured content (no JSON mirror); ``as_list`` sends the
+        rows as a bare list (any JSON value is structured content from 2026-07-28 on)."""
+        made = [{"id": i, "name": f"row {i}", "tags": ["a", "é"], "score": i / 3} for i in range(n)]
+        summary = TextContent(type="text", text=f"{n} rows, ids 0 to {n - 1}")
+        return CallToolResult(content=[summary], structured_content=made if as_list else {"rows": made})
+
+    @server.tool()
+    def bad_rows(n: int) -> dict[str, Any]:
+        """Publishes ``rows``'s schema; its last row's ``id`` is text (a large result that does not match)."""
+        made = rows(n)
+        made["rows"][-1]["id"] = "last"  # type: ignore[typeddict-item]
+        return dict(made)
+
+    @server.tool()
     def bad_point() -> dict[str, Any]:
         """Publishes Point's schema but returns data that does not match it (the payload must survive)."""
         return {"x": "not a number", "y": 2}
@@ -138,6 +153,9 @@ def create_server() -> MCPServer:
     # A buggy server, on purpose: advertise a schema the tool does not honour.
     server._tool_manager.get_tool("bad_point").fn_metadata.output_schema = server._tool_manager.get_tool(
         "point"
+    ).output_schema
+    server._tool_manager.get_tool("bad_rows").fn_metadata.output_schema = server._tool_manager.get_tool(
+        "rows"
     ).output_schema
 
     @server.tool()

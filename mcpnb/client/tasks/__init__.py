@@ -25,7 +25,8 @@ from mcpnb.client.tasks.registry import (
     server_tasks,
     start_task,
 )
-from mcpnb.client.tasks.wire import TASKS_EXTENSION, Peer, TaskState, task_support
+from mcpnb.client.tasks.state import TaskState, task_support
+from mcpnb.client.tasks.wire import TASKS_EXTENSION, Peer
 
 __all__ = [
     "TASKS_EXTENSION",

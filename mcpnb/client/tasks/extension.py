@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from mcp import types
 
 from mcpnb.client.tasks.errors import TaskError
-from mcpnb.client.tasks.wire import TASKS_EXTENSION, CreatedTask, Peer, TaskState, dump
+from mcpnb.client.tasks.state import TaskState
+from mcpnb.client.tasks.wire import TASKS_EXTENSION, CreatedTask, Peer, dump
 
 if TYPE_CHECKING:
     from mcpnb.client.tasks.handle import Answer

@@ -33,9 +33,9 @@ from typing import Any, TypeVar
 
 from mcp import types
 
+from mcpnb.client.bridge import await_in_ticks
 from mcpnb.client.errors import McpnbError
 from mcpnb.client.results import ToolResult
-from mcpnb.client.runtime import await_in_ticks
 from mcpnb.client.tasks import wire
 from mcpnb.client.tasks.errors import (
     TaskCancelledError,
@@ -44,7 +44,8 @@ from mcpnb.client.tasks.errors import (
     TaskInputRequiredError,
     TaskTimeoutError,
 )
-from mcpnb.client.tasks.wire import Peer, TaskState
+from mcpnb.client.tasks.state import TaskState
+from mcpnb.client.tasks.wire import Peer
 
 T = TypeVar("T")
 

@@ -18,15 +18,14 @@ lacks what the spec requires is a :class:`TaskError` naming the method and the s
 session's ``send_request`` is typed enough for everything except the legacy task-augmented
 ``tools/call`` (its result is validated as a ``CallToolResult`` and fails), which goes out raw.
 Everything here works over an mcpnb ``Connection``, a bare ``mcp.Client`` or a ``ClientSession``
-(:class:`Peer`), so tests and the claim resolver share one code path.
+(:class:`Peer`), so tests and the claim resolver share one code path. Reading a reply into a
+:class:`~mcpnb.client.tasks.state.TaskState` is :mod:`.state`'s job.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Literal
 
 from mcp import MCPError, types
@@ -36,140 +35,18 @@ from mcpnb.client.errors import CallError, McpnbError, describe
 from mcpnb.client.tasks import optin
 from mcpnb.client.tasks.errors import TaskError, TaskExpiredError
 from mcpnb.client.tasks.optin import TASKS_EXTENSION
+from mcpnb.client.tasks.state import (  # noqa: F401 (STATUSES, TERMINAL, task_support: their old home)
+    STATUSES,
+    TERMINAL,
+    TaskState,
+    is_acknowledgement,
+    short,
+    task_support,
+)
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
-STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _INVALID_PARAMS = -32602
 _METHOD_NOT_FOUND = -32601
-
-
-def task_support(tool: Any) -> str:
-    """``"forbidden"`` | ``"optional"`` | ``"required"`` for a tool from ``tools/list``.
-
-    Accepts an SDK ``types.Tool``, a wire dict, or an mcpnb ``ToolInfo`` (which needs a
-    ``task_support`` or ``execution`` attribute: ask for it to be kept). The spec's default when a
-    tool says nothing is ``forbidden``, so that is what an unknown shape gives too.
-    """
-    direct = getattr(tool, "task_support", None)
-    if isinstance(direct, str):
-        return direct
-    if isinstance(tool, Mapping):
-        execution = tool.get("execution") or {}
-        value = execution.get("taskSupport") or execution.get("task_support")
-    else:
-        execution = getattr(tool, "execution", None)
-        if isinstance(execution, Mapping):
-            value = execution.get("taskSupport") or execution.get("task_support")
-        else:
-            value = getattr(execution, "task_support", None)
-    return value if value in ("optional", "required") else "forbidden"
-
-
-# ---------------------------------------------------------------------------------------- state
-def _parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-@dataclass
-class TaskState:
-    """One snapshot of a task, whichever era it came from (ms fields normalised)."""
-
-    task_id: str
-    status: str
-    status_message: str | None = None
-    created_at: datetime | None = None
-    last_updated_at: datetime | None = None
-    ttl_ms: int | None = None
-    poll_interval_ms: int | None = None
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    input_requests: dict[str, Any] | None = None
-    progress: tuple[float, float | None, str | None] | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def terminal(self) -> bool:
-        return self.status in TERMINAL
-
-    @classmethod
-    def from_wire(
-        cls,
-        data: Any,
-        *,
-        method: str = "a tasks request",
-        server: str = "the server",
-        task_id: str | None = None,
-        status: str | None = None,
-    ) -> TaskState:
-        """Read either era's task object (``ttl``/``pollInterval`` or ``ttlMs``/``pollIntervalMs``).
-
-        ``task_id``/``status`` fill in what a reply may leave out because the request already says
-        it (``tasks/get`` of a known id) or the spec gives a default (a new task is ``working``);
-        anything else missing is a :class:`TaskError` that names ``method`` and ``server``.
-        """
-        if not isinstance(data, Mapping):
-            raise TaskError(f"{method} on {server!r} answered {_short(data)}, which is not a task")
-        data = dict(data)
-        found_id = data.get("taskId", task_id)
-        found_status = data.get("status", status)
-        if not isinstance(found_id, str) or not found_id:
-            raise TaskError(f"{method} on {server!r} answered without a taskId: {_short(data)}")
-        if not isinstance(found_status, str) or not found_status:
-            raise TaskError(f"{method} on {server!r} answered without a task status: {_short(data)}")
-        ttl = data.get("ttlMs", data.get("ttl"))
-        poll = data.get("pollIntervalMs", data.get("pollInterval"))
-        message = data.get("statusMessage")
-        return cls(
-            task_id=found_id,
-            status=found_status,
-            status_message=message if isinstance(message, str) else None,
-            created_at=_parse_time(data.get("createdAt")),
-            last_updated_at=_parse_time(data.get("lastUpdatedAt")),
-            ttl_ms=int(ttl) if _number(ttl) else None,
-            poll_interval_ms=int(poll) if _number(poll) else None,
-            result=data.get("result") if isinstance(data.get("result"), dict) else None,
-            error=data.get("error") if isinstance(data.get("error"), dict) else None,
-            input_requests=data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else None,
-            progress=_progress(data),
-            raw=data,
-        )
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _short(data: Any, limit: int = 200) -> str:
-    import json
-
-    try:
-        text = json.dumps(data, default=str)
-    except (TypeError, ValueError):
-        text = repr(data)
-    return text if len(text) <= limit else text[:limit] + " …"
-
-
-def is_acknowledgement(data: Any) -> bool:
-    """SEP-2663's empty result for ``tasks/cancel``/``tasks/update``: no task fields, just
-    ``resultType: "complete"`` (and maybe ``_meta``)."""
-    return isinstance(data, Mapping) and "taskId" not in data and "status" not in data
-
-
-def _progress(data: Mapping[str, Any]) -> tuple[float, float | None, str | None] | None:
-    """Progress if the server puts any on the task (neither spec defines it; be liberal)."""
-    value = data.get("progress")
-    if isinstance(value, Mapping) and isinstance(value.get("progress"), int | float):
-        return float(value["progress"]), value.get("total"), value.get("message")
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        total = data.get("total")
-        return float(value), float(total) if isinstance(total, int | float) else None, None
-    return None
 
 
 # ---------------------------------------------------------------------------------------- typed requests
@@ -422,7 +299,7 @@ async def list_states(peer: Peer) -> list[TaskState]:
         page = await peer.call("tasks/list", send)
         tasks = page.get("tasks") if isinstance(page, dict) else None
         if not isinstance(tasks, list):
-            raise TaskError(f"tasks/list on {peer.name!r} answered without a task list: {_short(page)}")
+            raise TaskError(f"tasks/list on {peer.name!r} answered without a task list: {short(page)}")
         for entry in tasks:
             with contextlib.suppress(TaskError):
                 states.append(TaskState.from_wire(entry, method="tasks/list", server=peer.name))

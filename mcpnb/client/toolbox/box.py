@@ -35,6 +35,17 @@ if TYPE_CHECKING:
     from mcpnb.client.toolinfo import ToolInfo
 
 
+async def tools_of(pool: Pool, servers: tuple[str, ...], refresh: bool) -> list[ToolInfo]:
+    """The tools a toolbox of ``servers`` holds (every connected server's when none is named; a
+    server named twice counts once). Runs on the runtime loop (see ``Pool.functions``)."""
+    if not servers:
+        return await pool._tools(None, refresh)  # the pool's own gathering: servers that fail are skipped
+    found: list[ToolInfo] = []
+    for server in dict.fromkeys(servers):
+        found += await pool.connection(server).list_tools(refresh=refresh)
+    return found
+
+
 class ToolFailedError(CallError):
     """The tool ran and reported an error (``isError``); raised by ``run`` only with ``raise_errors``."""
 

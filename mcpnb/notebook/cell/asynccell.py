@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import concurrent.futures
 import contextvars
 from typing import Any
 
@@ -116,6 +117,18 @@ def _rewrite(encoded: list[bytes], call: ast.Call, kind: str) -> None:
         encoded[arg_line] = encoded[arg_line][arg_start:]
 
 
+_threads: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _magic_threads() -> concurrent.futures.ThreadPoolExecutor:
+    """Where awaited magics run: threads of their own, not the kernel loop's default executor
+    (user code may fill that one; a magic waiting behind it would look hung)."""
+    global _threads
+    if _threads is None:
+        _threads = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="mcpnb-magic")
+    return _threads
+
+
 def install_async_cells(shell: Any) -> bool:
     """Add the transformer in a kernel that supports it; returns whether it was added."""
     if getattr(shell, "kernel", None) is None or not supported():
@@ -145,7 +158,7 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
     from IPython import get_ipython
     from IPython.core.displayhook import DisplayHook
 
-    from mcpnb.client.runtime import TICK
+    from mcpnb.client.bridge import await_in_ticks
 
     shell = get_ipython()
     fn = shell.find_cell_magic(name) if cell is not None else shell.find_line_magic(name)
@@ -160,14 +173,9 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
     context = contextvars.copy_context()  # the cell's parent header goes along: output lands here
     AWAITING.reset(tokens[0])
     CELL_CALLS.reset(tokens[1])
-    job = asyncio.get_running_loop().run_in_executor(None, context.run, lambda: fn(*args, **kwargs))
-    job.add_done_callback(lambda f: f.cancelled() or f.exception())  # an abandoned job stays quiet
+    job = _magic_threads().submit(context.run, lambda: fn(*args, **kwargs))
     try:
-        while True:
-            done, _ = await asyncio.wait({job}, timeout=TICK)  # wake up often: interrupts land then
-            if done:
-                result = job.result()
-                break
+        result = await await_in_ticks(job)  # the kernel's loop wakes often: interrupts land then
     except BaseException as exc:
         cancelled = sum(future.cancel() for future in started)  # the SDK tells the server
         if isinstance(exc, asyncio.CancelledError) and name == "mcp" and "--verbose" not in line.split():

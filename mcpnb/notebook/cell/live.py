@@ -117,7 +117,7 @@ class LiveCall:
         return self._pool.runtime.wait(self._future, timeout)
 
     def __await__(self) -> Any:
-        from mcpnb.client.runtime import await_in_ticks
+        from mcpnb.client.bridge import await_in_ticks
 
         return await_in_ticks(self._future).__await__()
 

@@ -246,7 +246,7 @@ def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Argum
             raise UsageError(
                 f'expected key=value, got {safe_token(token)} (quote values with spaces: key="a b")'
             )
-        key = match.group(1).strip()
+        key = match.group(1).strip(" \t")  # what was typed: a control character stays, and shows
         value, raw = _value(match.group(2), namespaces)
         args.put(key, value, raw, None, "the magic line")
     return args

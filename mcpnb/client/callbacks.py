@@ -1,0 +1,64 @@
+"""What a live session calls back into its connection: stderr lines, SDK log lines, HTTP responses
+and server notifications.
+
+The transport and the SDK call these from the session's own tasks, while the connection's lifecycle
+(:mod:`.connection`) decides when sessions start and end; keeping them apart lets each be read on
+its own. A mixin of :class:`~mcpnb.client.connection.Connection`: it uses the connection's name,
+event log, stderr buffer, tool cache, watched resources and stop event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client import requests
+from mcpnb.client.events import ConnectionEvent, EventLog
+
+if TYPE_CHECKING:
+    from mcpnb.client.cache import TTLCache
+    from mcpnb.client.toolinfo import ToolInfo
+    from mcpnb.client.watching import ResourceWatch
+
+
+class SessionCallbacks:
+    """The callbacks a session is given when it opens (see ``Connection._own``)."""
+
+    name: str
+    events: EventLog
+    stderr: deque[str]
+    tool_cache: TTLCache[dict[str, ToolInfo]]
+    watch: ResourceWatch
+    _stop: asyncio.Event | None
+
+    if TYPE_CHECKING:
+
+        def safe(self, text: str) -> str: ...
+        def emit(self, kind: str, message: str, **detail: Any) -> None: ...
+
+    def _on_stderr(self, line: str) -> None:
+        line = self.safe(line)
+        self.stderr.append(line)
+        self.events.emit(ConnectionEvent(self.name, "stderr", line))
+
+    def _on_sdk_log(self, line: str) -> None:
+        self.emit("sdk", line)
+
+    def _on_response(self, status: int, request_headers: Any, message: str | None = None) -> None:
+        requests.note_response(self, status, request_headers, message)
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``),
+        resource updates; a transport error the SDK hands over (an SSE stream that broke) means the
+        session is lost."""
+        from mcp.types import ResourceUpdatedNotification, ToolListChangedNotification
+
+        if isinstance(message, Exception):
+            requests.transport_failed(self, message, self._stop)
+            return
+        if isinstance(message, ToolListChangedNotification):
+            self.tool_cache.invalidate()
+            self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+        elif isinstance(message, ResourceUpdatedNotification):
+            self.watch.updated(str(message.params.uri))

@@ -1,0 +1,131 @@
+"""Large tool results through the SDK's receive path without its needless copies.
+
+Measured on a 1M-row × 5-column result (a 232 MB JSON-RPC message; its Python objects take ~500 MB),
+two steps of the SDK's receive path dominated the client's peak memory:
+
+1. **Parsing.** ``jsonrpc_message_adapter.validate_json`` peaks at about 15× the message's size:
+   pydantic-core first builds a JSON tree of its own, then validates a union of four message types
+   against it (3.7 GB for the 232 MB message, 7–9 s). :func:`parse_message` parses with jiter
+   (``pydantic_core.from_json``, which also shares repeated short strings) and validates the Python
+   objects: the same message at about 2.5× its size, several times faster. The message types hold
+   ``params``/``result`` as ``dict[str, Any]``, so this checks the envelope and keeps the parsed
+   values as they are. Small messages keep the SDK's path untouched, and a message the lean path
+   refuses (not JSON, not JSON-RPC) goes to the SDK's parser too, so it fails with the SDK's error.
+2. **The result's surface check.** ``ClientSession.send_request`` validates a result against the
+   negotiated revision's wire type and *dumps it back to JSON-mode Python* (a full deep copy of
+   ``structuredContent``, +500 MB, thrown away). That check only looks at the top-level type of
+   ``structuredContent`` (an object in 2025-11-25, any JSON value in 2026-07-28), so it is shown
+   an empty value of the same type, and the real one is put back on the ``CallToolResult`` the
+   session returns.
+
+mcpnb's stdio reader calls :func:`parse_message` itself; the SDK's Streamable HTTP client is pointed
+at it by :func:`lean_streamable_http`, only inside mcpnb's own connections (other users of the SDK
+in the process keep its parser). The legacy HTTP+SSE transport keeps the SDK's parser. In-process
+servers send no JSON; the hand-over still saves the copy. :func:`install` sets up both per session.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+#: Messages at least this long (characters or bytes) are parsed lean; smaller ones by the SDK.
+LEAN_FROM = 64 * 1024
+
+_in_mcpnb: ContextVar[bool] = ContextVar("mcpnb_lean_parse", default=False)
+_held: ContextVar[list[Any] | None] = ContextVar("mcpnb_held_structured", default=None)
+
+
+def parse_message(data: str | bytes | bytearray, *, lean_from: int = LEAN_FROM) -> Any:
+    """One JSON-RPC message, as ``jsonrpc_message_adapter.validate_json(data, by_name=False)`` gives it."""
+    from mcp_types import jsonrpc_message_adapter as adapter
+
+    if len(data) >= lean_from:
+        from pydantic_core import from_json
+
+        try:
+            return adapter.validate_python(from_json(data), by_name=False)
+        except ValueError:  # not JSON, or not a message (ValidationError is a ValueError): the SDK says why
+            pass
+    return adapter.validate_json(data, by_name=False)
+
+
+class _LeanAdapter:
+    """Stands in for the SDK's message adapter in its Streamable HTTP client; lean in mcpnb's tasks."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def validate_json(self, data: Any, **kwargs: Any) -> Any:
+        if _in_mcpnb.get() and kwargs == {"by_name": False}:
+            return parse_message(data)
+        return self._inner.validate_json(data, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def lean_streamable_http() -> None:
+    """Point the SDK's Streamable HTTP client at :func:`parse_message`, for mcpnb's connections only.
+
+    The module-level adapter is wrapped once; it parses lean only where the flag is set. The SDK
+    parses a request's response in a context copied from the task that sent the request (its
+    context streams), so :func:`install` sets the flag around each request mcpnb's session sends;
+    this sets it for the task that opens the connection (its background GET stream).
+    """
+    import mcp.client.streamable_http as module
+
+    adapter = getattr(module, "jsonrpc_message_adapter", None)  # an SDK that moved it keeps its own parser
+    if adapter is not None and not isinstance(adapter, _LeanAdapter):
+        module.jsonrpc_message_adapter = _LeanAdapter(adapter)  # type: ignore[assignment]
+    _in_mcpnb.set(True)
+
+
+def install(session: Any) -> None:
+    """The lean receive path for one session (idempotent): every request it sends is answered
+    through :func:`parse_message`, and a ``tools/call`` result's ``structuredContent`` skips the
+    session's surface check's deep copy.
+
+    The hand-over acts only inside ``session.call_tool`` (every tool call mcpnb makes goes through
+    it; a raw ``tools/call`` sent another way is left alone), and only where the empty stand-in is
+    checked exactly like the real value: an object always, a list where the revision allows any
+    JSON value. The session's reply is rebuilt, never changed in place (a transcript may hold it).
+    """
+    dispatcher = session._dispatcher  # every request leaves through it (stdio, HTTP, in-process)
+    if getattr(dispatcher, "_mcpnb_lean", False):
+        return
+    from mcp_types import CallToolResult
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    send, call_tool = dispatcher.send_raw_request, session.call_tool
+
+    async def door(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
+        token = _in_mcpnb.set(True)
+        try:
+            raw = await send(method, params, *args, **kwargs)
+        finally:
+            _in_mcpnb.reset(token)
+        held = _held.get()
+        if held is None or method != "tools/call" or not isinstance(raw, dict):
+            return raw
+        value = raw.get("structuredContent")
+        any_json = session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if type(value) is dict or (type(value) is list and any_json):
+            held.append(value)
+            return {**raw, "structuredContent": type(value)()}
+        return raw
+
+    async def lean_call_tool(*args: Any, **kwargs: Any) -> Any:
+        held: list[Any] = []
+        token = _held.set(held)
+        try:
+            result = await call_tool(*args, **kwargs)
+        finally:
+            _held.reset(token)
+        if held and isinstance(result, CallToolResult):
+            result.structured_content = held[-1]
+        return result
+
+    dispatcher.send_raw_request = door
+    dispatcher._mcpnb_lean = True
+    session.call_tool = lean_call_tool

@@ -1,0 +1,165 @@
+"""What callers ask of one server, as :class:`~mcpnb.client.connection.Connection` methods: tools,
+resources, prompts, the log level, completion and resource watching.
+
+Each is a thin request through the live session (:mod:`.requests` does the waiting and the error
+mapping, :mod:`.catalog` the tool list, :mod:`.watching` the subscriptions); the connection's own
+module is left with the session's lifecycle. A mixin: it uses the connection's ``era``, ``client``,
+``catalog``, ``watch`` and ``log_level``. The pool's checks of what a person typed for these
+requests (a log level's name, a completion's reference) live here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client import requests
+
+if TYPE_CHECKING:
+    from mcpnb.client.catalog import ToolCatalog
+    from mcpnb.client.interaction import CallContext
+    from mcpnb.client.results import ToolResult
+    from mcpnb.client.toolinfo import ToolInfo
+    from mcpnb.client.watching import ResourceWatch
+
+#: MCP log levels (RFC 5424 names), least severe first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class ConnectionRequests:
+    """The requests of one connection; every one waits for a live session (see :mod:`.requests`)."""
+
+    client: Any
+    catalog: ToolCatalog
+    watch: ResourceWatch
+    log_level: str
+
+    if TYPE_CHECKING:
+
+        @property
+        def era(self) -> str | None: ...
+
+    async def request(
+        self,
+        what: str,
+        send: Callable[[Any], Awaitable[Any]],
+        *,
+        idempotent: bool = True,
+        wait: float | None = None,
+    ) -> Any:
+        """Run ``send(client)`` on the live session: see :func:`mcpnb.client.requests.request`."""
+        return await requests.request(self, what, send, idempotent=idempotent, wait=wait)
+
+    # ------------------------------------------------------------------ tools
+    async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
+        """The server's visible tools: cached for ``cache_ttl``; ``refresh`` asks the server again."""
+        return await self.catalog.visible(refresh)
+
+    async def tool(self, name: str) -> ToolInfo:
+        """One tool by name; a clear error (and no request) for filtered or unknown tools."""
+        return await self.catalog.get(name)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        context: CallContext | None = None,
+        info: ToolInfo | None = None,
+    ) -> ToolResult:
+        """Call a tool; the result keeps its payload even when it does not match ``outputSchema``.
+
+        ``timeout`` (default ``tool_timeout``) is the longest silence: progress restarts it, and the
+        time a person takes to answer the server does not count; ``max_total_timeout`` caps the
+        whole call. On timeout the request is cancelled on the server. ``context`` carries what the
+        people-in-the-loop parts need (given answers, a progress callback, where to show forms).
+        """
+        return await requests.call_tool(self, name, arguments, timeout=timeout, context=context, info=info)
+
+    # ------------------------------------------------------------------ resources and prompts
+    async def list_resources(self) -> list[Any]:
+        result = await self.request("resources/list", lambda c: c.list_resources())
+        return list(result.resources)
+
+    async def read_resource(self, uri: str) -> Any:
+        return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
+
+    async def list_prompts(self) -> list[Any]:
+        result = await self.request("prompts/list", lambda c: c.list_prompts())
+        return list(result.prompts)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:
+        return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, arguments))
+
+    # ------------------------------------------------------------------ logging, completion, subscriptions
+    async def set_log_level(self, level: str) -> None:
+        """Ask the server for log lines at ``level`` and above: ``logging/setLevel`` (2025-11-25), or
+        the per-request opt-in every later request carries (2026-07-28). Kept across reconnects."""
+        from mcp import types
+
+        self.log_level = level
+        if self.era == "modern":
+            if self.client is not None:
+                _opt_in_logs(self.client.session, level)
+            return
+        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
+        await self.request(
+            f"logging/setLevel {level}", lambda c: c.session.send_request(request, types.EmptyResult)
+        )
+
+    async def complete(
+        self, ref: Any, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]:
+        """``completion/complete``: the server's suggestions for one argument of a prompt or template."""
+        result = await self.request(
+            f"completion/complete {argument}",
+            lambda c: c.complete(ref, {"name": argument, "value": value}, context_arguments=context),
+        )
+        return list(result.completion.values)
+
+    async def watch_resource(self, uri: str, watcher: Callable[[str], None]) -> None:
+        """Call ``watcher(uri)`` whenever the server says ``uri`` changed (subscribes if needed)."""
+        await self.watch.add(uri, watcher)
+
+    async def unwatch_resource(self, uri: str, watcher: Callable[[str], None] | None = None) -> bool:
+        return await self.watch.remove(uri, watcher)
+
+
+def _opt_in_logs(session: Any, level: str) -> None:
+    """2026-07-28: every request's ``_meta`` carries the log level. The SDK fixes it when the session
+    starts (``Client(log_level=...)``) and only sets it as a default, so ours goes in first; on an SDK
+    without that hook the level applies from the next session on."""
+    from mcp_types import LOG_LEVEL_META_KEY
+
+    stamp = getattr(session, "_stamp", None)
+    if stamp is None:
+        return
+    original = getattr(stamp, "original", stamp)
+
+    def with_level(data: dict[str, Any], opts: Any) -> None:
+        data.setdefault("params", {}).setdefault("_meta", {})[LOG_LEVEL_META_KEY] = level
+        original(data, opts)
+
+    with_level.original = original  # type: ignore[attr-defined]
+    session._stamp = with_level
+
+
+def checked_log_level(level: str) -> str:
+    """A valid MCP log level (RFC 5424 names), or an error that lists them."""
+    from mcpnb.client.errors import McpnbError, did_you_mean_text
+
+    chosen = level.strip().lower()
+    if chosen not in LOG_LEVELS:
+        hint = did_you_mean_text(chosen, LOG_LEVELS)
+        raise McpnbError(f"unknown log level {level!r}{hint} (levels: {', '.join(LOG_LEVELS)})")
+    return chosen
+
+
+def completion_reference(prompt: str, template: str | None) -> Any:
+    """What ``completion/complete`` completes: resource ``template`` when given, else ``prompt``."""
+    from mcp import types
+
+    if template:
+        return types.ResourceTemplateReference(type="ref/resource", uri=template)
+    return types.PromptReference(type="ref/prompt", name=prompt)

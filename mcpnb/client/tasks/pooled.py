@@ -1,0 +1,79 @@
+"""Tasks through the pool: what ``Pool.start_task``, ``attach_task`` and ``tasks`` do on the runtime loop.
+
+:mod:`.registry` works on one connection and knows nothing of a pool; this module is where a server
+name becomes a connection, the pool's registry and runtime are handed in, and a task's later
+questions are routed to the cell that started (or attached) it. Each function takes the pool first
+and runs on the runtime loop; ``Pool`` keeps the sync and async faces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from mcpnb.client.tasks.extension import elicitation_answerer
+from mcpnb.client.tasks.registry import TaskListing, attach_task, server_tasks, start_task
+
+if TYPE_CHECKING:
+    from mcpnb.client.connection import Connection
+    from mcpnb.client.interaction import CallContext
+    from mcpnb.client.pool import Pool
+    from mcpnb.client.tasks.handle import TaskHandle
+
+
+def _handle_options(pool: Pool, conn: Connection) -> dict[str, Any]:
+    """What every handle the pool makes needs: who answers its questions, how it hops onto the loop."""
+    return {
+        "answer": elicitation_answerer(conn.asking.on_elicit),
+        "runner": pool.runtime.run,
+        "arunner": pool.runtime.arun,
+        "tasks": pool.task_registry,
+    }
+
+
+def _adopt(conn: Connection, handle: TaskHandle, context: CallContext | None) -> TaskHandle:
+    """Send the questions a running task asks later to ``context`` (the cell), until it ends."""
+    if context is not None and not handle.done:
+        conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
+    return handle
+
+
+async def start(
+    pool: Pool,
+    server: str,
+    tool: str,
+    arguments: dict[str, Any] | None,
+    ttl_ms: int | None,
+    context: CallContext | None = None,
+) -> TaskHandle:
+    """Start ``tool`` on ``server`` as a task; its handle at once (see ``Pool.start_task``)."""
+    conn = pool.connection(server)
+    await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+    options = _handle_options(pool, conn)
+    handle = await conn.request(
+        f"{tool}() as a task", lambda _client: start_task(conn, tool, arguments, ttl_ms=ttl_ms, **options)
+    )
+    return _adopt(conn, handle, context)
+
+
+async def attach(pool: Pool, server: str, task_id: str, context: CallContext | None) -> TaskHandle:
+    """A handle for a task started elsewhere (see ``Pool.attach_task``)."""
+    conn = pool.connection(server)
+    options = _handle_options(pool, conn)
+    handle = await conn.request(f"tasks/get {task_id}", lambda _client: attach_task(conn, task_id, **options))
+    return _adopt(conn, handle, context)
+
+
+async def listing(pool: Pool, server: str | None) -> TaskListing:
+    """Tasks of one server or of every connected one, with a note per server (see ``Pool.tasks``)."""
+    conns = [pool.connection(server)] if server is not None else [pool.connection(n) for n in pool.names]
+    runtime = pool.runtime
+    found = await asyncio.gather(
+        *(server_tasks(c, tasks=pool.task_registry, runner=runtime.run, arunner=runtime.arun) for c in conns)
+    )
+    result = TaskListing()
+    for conn, (handles, note) in zip(conns, found, strict=True):
+        result.extend(handles)
+        if note is not None:
+            result.notes[conn.name] = note
+    return result

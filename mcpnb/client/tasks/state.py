@@ -1,0 +1,148 @@
+"""One task as either wire describes it, read leniently: :class:`TaskState` and the readers behind it.
+
+Both eras' task objects (``ttl``/``pollInterval`` in 2025-11-25, ``ttlMs``/``pollIntervalMs`` in
+2026-07-28) become one :class:`TaskState`; optional fields may be missing and unknown ones are
+ignored, and a reply that lacks what the spec requires is a :class:`TaskError` naming the method
+and the server. Reading is apart from :mod:`.wire`, which sends the requests, so the two can be read
+(and tested) on their own; nothing here talks to a server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from mcpnb.client.tasks.errors import TaskError
+
+STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+def task_support(tool: Any) -> str:
+    """``"forbidden"`` | ``"optional"`` | ``"required"`` for a tool from ``tools/list``.
+
+    Accepts an SDK ``types.Tool``, a wire dict, or an mcpnb ``ToolInfo`` (which needs a
+    ``task_support`` or ``execution`` attribute: ask for it to be kept). The spec's default when a
+    tool says nothing is ``forbidden``, so that is what an unknown shape gives too.
+    """
+    direct = getattr(tool, "task_support", None)
+    if isinstance(direct, str):
+        return direct
+    if isinstance(tool, Mapping):
+        execution = tool.get("execution") or {}
+        value = execution.get("taskSupport") or execution.get("task_support")
+    else:
+        execution = getattr(tool, "execution", None)
+        if isinstance(execution, Mapping):
+            value = execution.get("taskSupport") or execution.get("task_support")
+        else:
+            value = getattr(execution, "task_support", None)
+    return value if value in ("optional", "required") else "forbidden"
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+@dataclass
+class TaskState:
+    """One snapshot of a task, whichever era it came from (ms fields normalised)."""
+
+    task_id: str
+    status: str
+    status_message: str | None = None
+    created_at: datetime | None = None
+    last_updated_at: datetime | None = None
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = None
+    progress: tuple[float, float | None, str | None] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    @classmethod
+    def from_wire(
+        cls,
+        data: Any,
+        *,
+        method: str = "a tasks request",
+        server: str = "the server",
+        task_id: str | None = None,
+        status: str | None = None,
+    ) -> TaskState:
+        """Read either era's task object (``ttl``/``pollInterval`` or ``ttlMs``/``pollIntervalMs``).
+
+        ``task_id``/``status`` fill in what a reply may leave out because the request already says
+        it (``tasks/get`` of a known id) or the spec gives a default (a new task is ``working``);
+        anything else missing is a :class:`TaskError` that names ``method`` and ``server``.
+        """
+        if not isinstance(data, Mapping):
+            raise TaskError(f"{method} on {server!r} answered {short(data)}, which is not a task")
+        data = dict(data)
+        found_id = data.get("taskId", task_id)
+        found_status = data.get("status", status)
+        if not isinstance(found_id, str) or not found_id:
+            raise TaskError(f"{method} on {server!r} answered without a taskId: {short(data)}")
+        if not isinstance(found_status, str) or not found_status:
+            raise TaskError(f"{method} on {server!r} answered without a task status: {short(data)}")
+        ttl = data.get("ttlMs", data.get("ttl"))
+        poll = data.get("pollIntervalMs", data.get("pollInterval"))
+        message = data.get("statusMessage")
+        return cls(
+            task_id=found_id,
+            status=found_status,
+            status_message=message if isinstance(message, str) else None,
+            created_at=_parse_time(data.get("createdAt")),
+            last_updated_at=_parse_time(data.get("lastUpdatedAt")),
+            ttl_ms=int(ttl) if _number(ttl) else None,
+            poll_interval_ms=int(poll) if _number(poll) else None,
+            result=data.get("result") if isinstance(data.get("result"), dict) else None,
+            error=data.get("error") if isinstance(data.get("error"), dict) else None,
+            input_requests=data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else None,
+            progress=_progress(data),
+            raw=data,
+        )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def short(data: Any, limit: int = 200) -> str:
+    """``data`` as at most ``limit`` characters of JSON, for an error message that quotes a reply."""
+    import json
+
+    try:
+        text = json.dumps(data, default=str)
+    except (TypeError, ValueError):
+        text = repr(data)
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def is_acknowledgement(data: Any) -> bool:
+    """SEP-2663's empty result for ``tasks/cancel``/``tasks/update``: no task fields, just
+    ``resultType: "complete"`` (and maybe ``_meta``)."""
+    return isinstance(data, Mapping) and "taskId" not in data and "status" not in data
+
+
+def _progress(data: Mapping[str, Any]) -> tuple[float, float | None, str | None] | None:
+    """Progress if the server puts any on the task (neither spec defines it; be liberal)."""
+    value = data.get("progress")
+    if isinstance(value, Mapping) and isinstance(value.get("progress"), int | float):
+        return float(value["progress"]), value.get("total"), value.get("message")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        total = data.get("total")
+        return float(value), float(total) if isinstance(total, int | float) else None, None
+    return None
