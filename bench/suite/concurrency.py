@@ -3,7 +3,7 @@
 ``concurrent`` calls of the demo server's ``slow`` tool (``slow_seconds`` each) are gathered on one
 connection through the raw ``mcp.Client`` and through ``await pool.acall``; the same calls made one
 by one through ``pool.call`` (a few measured, scaled up) give the speed-up. Each burst is repeated
-``reps`` times and the median wall time is kept.
+``concurrent_reps`` times and the median wall time is kept.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from suite.common import Deadline, Row, Scale, Tick, failed, median, ratio
 from suite.owned import OwnedClient
-from suite.servers import Servers, pool_options, raw_mode, raw_target
+from suite.servers import Servers, pool_options, raw_client
 
 SECTION = "concurrency"
 
@@ -43,15 +43,11 @@ def measure(
     loop: asyncio.AbstractEventLoop,
     tick: Tick,
 ) -> list[Row]:
-    from mcp import Client
-
     url = servers.url_for(transport)
     name = f"conc-{transport}"
     args = {"seconds": scale.slow_seconds}
     names = labels(transport, scale)
-    raw = OwnedClient(
-        loop, lambda: Client(raw_target(transport, url, servers.procs.devnull), mode=raw_mode(transport))
-    )
+    raw = OwnedClient(loop, lambda: raw_client(transport, url, servers.procs.devnull))
     try:
         tick(f"{transport}: connecting")
         client = raw.start()
@@ -60,8 +56,8 @@ def measure(
         assert not client_warm.is_error, client_warm
         pool.call(name, "slow", {"seconds": 0})
         raw_times, pool_times = [], []
-        for rep in range(scale.reps):
-            tick(f"{transport}: {scale.concurrent} calls at once, round {rep + 1} of {scale.reps}")
+        for rep in range(scale.concurrent_reps):
+            tick(f"{transport}: {scale.concurrent} calls at once, round {rep + 1} of {scale.concurrent_reps}")
             raw_times.append(
                 loop.run_until_complete(
                     burst(lambda: client.call_tool("slow", args), scale.concurrent, scale.budget)
@@ -90,7 +86,7 @@ def measure(
 
     raw_s, pool_s = median(raw_times), median(pool_times)
     one_by_one = median(singles) * scale.concurrent
-    detail = f"median of {scale.reps}"
+    detail = f"median of {scale.concurrent_reps}"
     return [
         Row(SECTION, f"{SECTION}/{transport}/raw", names["raw"], raw_s, "s", detail=detail),
         Row(

@@ -75,6 +75,11 @@ LABELS = {
     "magic-await": "%mcp call in a kernel (awaited, top-level cell)",
     "magic-await-overhead": "awaited %mcp call minus await pool.acall, per call",
 }
+#: The rows of each way of calling: the pool alone, the magic, and what the magic adds.
+KEYS = {
+    "call": ("pool-call", "magic-call", "magic-overhead"),
+    "await": ("pool-acall", "magic-await", "magic-await-overhead"),
+}
 
 
 def execute(kc: Any, code: str, timeout: float) -> str:
@@ -143,39 +148,28 @@ def measure(scale: Scale, tick: Tick) -> list[Row]:
 
     ms = {k: median(v) * 1000 for k, v in got.items()}
     detail = f"median of {len(got['pool'])} blocks, timed inside the kernel"
-    return [
-        Row(SECTION, f"{SECTION}/pool-call", LABELS["pool-call"], ms["pool"], detail=detail),
-        Row(
-            SECTION,
-            f"{SECTION}/magic-call",
-            LABELS["magic-call"],
-            ms["magic"],
-            ratio=ratio(ms["magic"], ms["pool"]),
-            versus="pool.call",
-            detail=detail,
-        ),
-        Row(
-            SECTION,
-            f"{SECTION}/magic-overhead",
-            LABELS["magic-overhead"],
-            ms["magic"] - ms["pool"],
-            target="≤ 0.5 ms",
-        ),
-        Row(SECTION, f"{SECTION}/pool-acall", LABELS["pool-acall"], ms["apool"], detail=detail),
-        Row(
-            SECTION,
-            f"{SECTION}/magic-await",
-            LABELS["magic-await"],
-            ms["amagic"],
-            ratio=ratio(ms["amagic"], ms["apool"]),
-            versus="await pool.acall",
-            detail=detail,
-        ),
-        Row(
-            SECTION,
-            f"{SECTION}/magic-await-overhead",
-            LABELS["magic-await-overhead"],
-            ms["amagic"] - ms["apool"],
-            target="≤ 0.5 ms",
-        ),
-    ]
+    rows = []
+    for base, magic, (pool_key, magic_key, overhead_key), versus in (
+        ("pool", "magic", KEYS["call"], "pool.call"),
+        ("apool", "amagic", KEYS["await"], "await pool.acall"),
+    ):
+        rows += [
+            Row(SECTION, f"{SECTION}/{pool_key}", LABELS[pool_key], ms[base], detail=detail),
+            Row(
+                SECTION,
+                f"{SECTION}/{magic_key}",
+                LABELS[magic_key],
+                ms[magic],
+                ratio=ratio(ms[magic], ms[base]),
+                versus=versus,
+                detail=detail,
+            ),
+            Row(
+                SECTION,
+                f"{SECTION}/{overhead_key}",
+                LABELS[overhead_key],
+                ms[magic] - ms[base],
+                target="≤ 0.5 ms",
+            ),
+        ]
+    return rows

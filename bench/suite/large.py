@@ -68,7 +68,10 @@ def size_rows(n: int, got: dict[str, Any], with_raw: bool) -> list[Row]:
         )
     else:
         rows.append(Row(SECTION, f"{p}/total", total_label, unit="s", error="a step failed"))
-    base, peak = got.get("base_mb"), got.get("peak_mb")
+    base, peak, payload = got.get("base_mb"), got.get("peak_mb"), got.get("payload_mb")
+    detail = f"{peak - base:+.0f} MB over {base:.0f} MB before the call" if base and peak else ""
+    if detail and payload:
+        detail += f" = {(peak - base) / payload:.1f}× the {payload:.0f} MB result (compact JSON)"
     rows.append(
         Row(
             SECTION,
@@ -76,7 +79,7 @@ def size_rows(n: int, got: dict[str, Any], with_raw: bool) -> list[Row]:
             f"{where}: peak memory of the client process",
             peak,
             "MB",
-            detail=f"{peak - base:+.0f} MB over {base:.0f} MB before the call" if base and peak else "",
+            detail=detail,
             target="bounded" if n >= 1_000_000 else "",
         )
     )

@@ -6,10 +6,11 @@
 Prints one JSON line: seconds for each step (``call``: ``pool.call`` of the demo server's ``rows``
 tool; ``df``: ``result.df``; ``render``: ``mcpnb.notebook.render.result_bundle(result)``, which
 includes the lenient outputSchema check; ``raw``: the same call through a raw ``mcp.Client``, which
-validates strictly), the peak resident memory (ru_maxrss) before the call and after rendering, and
-what came back. A step that fails gives ``{"<step>_error": "..."}`` and the steps after it are
-skipped. Then, for each transport in ``also`` (after the peak was taken), the call alone over it:
-``{"call/<transport>": seconds}`` or ``{"call/<transport>_error": "..."}``.
+validates strictly), the peak resident memory (ru_maxrss) before the call and after rendering, the
+result's size as compact JSON (``payload_mb``), and what came back. A step that fails gives
+``{"<step>_error": "..."}`` and the steps after it are skipped. Then, for each transport in ``also``
+(after the peak was taken), the call alone over it: ``{"call/<transport>": seconds}`` or
+``{"call/<transport>_error": "..."}``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ DEMO = Path(__file__).resolve().parents[2] / "tests" / "servers" / "demo_server.
 
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def payload_mb(result: object) -> float:
+    """The result's size as compact JSON (what the peak is compared with)."""
+    from pydantic_core import to_json
+
+    return len(to_json(result.raw)) / 1e6  # type: ignore[attr-defined]
 
 
 def pool_options(kind: str, url: str | None) -> dict:
@@ -95,6 +103,8 @@ def main() -> None:
                     out["schema_valid"] = result.schema_valid
                     out["peak_mb"] = peak_mb()
                 elif step == "raw":
+                    if result is not None:  # after the peak was taken: it copies
+                        out["payload_mb"] = payload_mb(result)
                     result = df = bundle = None
                     gc.collect()
                     out["raw"] = asyncio.run(raw_call(spec))
@@ -104,6 +114,8 @@ def main() -> None:
                 break
             out[step] = time.perf_counter() - t
         out.setdefault("peak_mb", peak_mb())
+        if result is not None and "payload_mb" not in out:
+            out["payload_mb"] = payload_mb(result)
         result = df = bundle = None
         for kind in spec.get("also", []):
             gc.collect()

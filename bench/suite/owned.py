@@ -8,6 +8,7 @@ pattern, and the best case for the raw client (no thread hop at all).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 from collections.abc import Callable
 from typing import Any
@@ -48,3 +49,46 @@ class OwnedClient:
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):
             self.loop.run_until_complete(asyncio.wait_for(self._task, timeout))
         self._task = None
+
+
+class RuntimeClient:
+    """A raw ``mcp.Client`` held open on mcpnb's runtime loop, called through ``runtime.run``.
+
+    The floor of any synchronous MCP API in a kernel: the kernel's own loop is already running, so
+    the session must live on another thread and every call crosses to it and back. The pool's
+    ratio to this client is what the pool itself adds; its ratio to the raw client includes the hop.
+    """
+
+    def __init__(self, runtime: Any, make: Callable[[], Any]) -> None:
+        self.runtime = runtime
+        self._make = make
+        self.client: Any = None
+        self._stop: asyncio.Event | None = None
+        self._owner: concurrent.futures.Future[None] | None = None
+
+    def start(self, timeout: float = 60.0) -> Any:
+        ready: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        async def own() -> None:
+            self._stop = asyncio.Event()
+            try:
+                async with self._make() as client:
+                    ready.set_result(client)
+                    await self._stop.wait()
+            except BaseException as exc:
+                if not ready.done():
+                    ready.set_exception(exc)
+                raise
+
+        self._owner = self.runtime.submit(own())
+        self.client = ready.result(timeout)
+        return self.client
+
+    def close(self, timeout: float = 30.0) -> None:
+        if self._owner is None:
+            return
+        if self._stop is not None:
+            self.runtime.loop.call_soon_threadsafe(self._stop.set)
+        with contextlib.suppress(BaseException):
+            self._owner.result(timeout)
+        self._owner = None

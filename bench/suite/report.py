@@ -22,6 +22,29 @@ SECTION_TITLES = {
     "large": "Large structured results (N rows × 5 columns, outputSchema declared)",
     "probekit": "probe-kit over HTTP against MCPServer.run()'s server (same tool, raw client)",
 }
+#: What a reader needs to read a section's numbers right (shown under its title in the markdown).
+SECTION_NOTES = {
+    "sequential": (
+        "The *hop floor* is the raw client held on mcpnb's runtime thread and called through"
+        " `runtime.run` / `await runtime.arun`: what any synchronous MCP API in a kernel pays, since the"
+        " kernel's own loop is already running and the session must live on another thread. The"
+        " *over the hop floor* rows divide the pool's median by the floor's: what the pool itself adds."
+        " In-process servers pay the most for the hop: their call is pure Python on the client's own"
+        " threads, and a synchronous tool also runs in a worker thread, so a pooled call wakes four"
+        " threads in turn where the raw client wakes two; a wake-up on another CPU costs tens of µs on"
+        " a virtual machine."
+    ),
+    "concurrency": (
+        "A burst of 100 HTTP calls is CPU-bound on 2 cores (server, client and its runtime thread"
+        " share them), so its time swings with whatever else runs; each value is the median of"
+        " several bursts, raw and pool taking turns."
+    ),
+    "large": (
+        "The peak memory rows give the multiple of the result's own size (compact JSON) in the notes."
+        " mcpnb parses large messages with jiter and skips the SDK session's throw-away copy of"
+        " `structuredContent` (`mcpnb/client/lean.py`)."
+    ),
+}
 
 
 def value_text(row: Row) -> str:
@@ -100,14 +123,16 @@ def machine() -> dict[str, str]:
 
 def load_note(load_before: tuple[float, ...], load_after: tuple[float, ...]) -> str:
     cores = os.cpu_count() or 1
-    worst = max(load_before[0], load_after[0])
+    # The run itself keeps about one core busy (the clients, the servers), so the load at the end
+    # says little about other work; the load when it started does.
+    before = load_before[0]
     text = (
         f"Load average (1/5/15 min) at the start: {'/'.join(f'{x:.2f}' for x in load_before)}, "
         f"at the end: {'/'.join(f'{x:.2f}' for x in load_after)} on {cores} cores."
     )
-    if worst > 0.5 * cores:
+    if before > 0.5 * cores:
         text += (
-            " **The machine was busy with other work during this run: the numbers are noisy (absolute"
+            " **The machine was busy with other work when this run started: the numbers are noisy (absolute"
             " times high, ratios less so). Rerun `python bench/run.py` on a quiet machine before"
             " quoting them.**"
         )
@@ -144,7 +169,10 @@ def markdown(
         block = [r for r in rows if r.section == section]
         if not block:
             continue
-        out += ["", f"## {title}", "", "| measurement | value | ratio | vs | target | notes |"]
+        out += ["", f"## {title}", ""]
+        if section in SECTION_NOTES:
+            out += [SECTION_NOTES[section], ""]
+        out += ["| measurement | value | ratio | vs | target | notes |"]
         out.append("| --- | ---: | ---: | --- | --- | --- |")
         for r in block:
             ratio = ratio_text(r)

@@ -1,11 +1,14 @@
 """Sequential latency: the same trivial call (``add``) through every client, on every transport.
 
-Clients: the raw ``mcp.Client`` (its own loop, no thread hop: the floor), mcpnb's ``pool.call``
-from the main thread and ``await pool.acall`` from a loop on the main thread (as a notebook cell
-calls them), FastMCP's ``Client`` (a subprocess of its own, see fastmcp_client.py) and a client that
-opens a new session for every call. Raw, sync and async take turns in blocks of ``scale.block``
-calls, so load that comes and goes on a shared machine lands on all three alike; ratios are the
-median per call over the raw client's median.
+Clients: the raw ``mcp.Client`` (its own loop, no thread hop), the same raw client held on mcpnb's
+runtime thread and called through ``runtime.run`` / ``await runtime.arun`` (the floor of any
+synchronous API in a kernel, whose own loop is already running: one cross-thread round trip),
+mcpnb's ``pool.call`` from the main thread and ``await pool.acall`` from a loop on the main thread
+(as a notebook cell calls them), FastMCP's ``Client`` (a subprocess of its own, see
+fastmcp_client.py) and a client that opens a new session for every call. The first five take turns
+in blocks of ``scale.block`` calls, so load that comes and goes on a shared machine lands on all
+alike; ratios are the median per call over the raw client's median, and for the pool also over
+the hop floor's (what the pool itself adds).
 """
 
 from __future__ import annotations
@@ -14,20 +17,30 @@ import asyncio
 import json
 import subprocess
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from suite.common import PYTHON, Deadline, Row, Scale, Tick, blocks, failed, latency_row, median
-from suite.owned import OwnedClient
-from suite.servers import Servers, demo_server, pool_options, raw_mode, raw_target
+from suite.owned import OwnedClient, RuntimeClient
+from suite.servers import Servers, demo_server, pool_options, raw_client
 
 SECTION = "sequential"
 TOOL, ARGS = "add", {"a": 1, "b": 2}
 CLIENTS = {
     "raw": "mcp.Client (raw)",
+    "hop-sync": "mcp.Client on the runtime thread, runtime.run (hop floor)",
+    "hop-async": "mcp.Client on the runtime thread, await runtime.arun (hop floor)",
     "pool-sync": "mcpnb pool.call",
     "pool-async": "mcpnb await pool.acall",
     "fastmcp": "FastMCP Client",
     "per-call": "new session per call",
+}
+#: The clients that take turns in blocks (the others run on their own afterwards).
+TURNS = ("raw", "hop-sync", "hop-async", "pool-sync", "pool-async")
+#: The pool against the hop floor: the same median, divided by the floor's.
+OVER_HOP = {
+    "pool-over-hop-sync": "mcpnb pool.call over the hop floor",
+    "pool-over-hop-async": "mcpnb await pool.acall over the hop floor",
 }
 FASTMCP_SCRIPT = __file__.replace("sequential.py", "fastmcp_client.py")
 
@@ -38,35 +51,26 @@ def target_for(transport: str, client: str) -> str:
     return ""
 
 
-async def raw_block(client: Any, n: int, deadline: Deadline) -> list[float]:
+def timed(call: Callable[[], Any], n: int, deadline: Deadline) -> list[float]:
+    """Seconds per call of up to ``n`` calls of ``call`` (fewer once ``deadline`` passes)."""
     times = []
     for _ in range(n):
         if deadline.passed:
             break
         t = time.perf_counter()
-        await client.call_tool(TOOL, ARGS)
+        call()
         times.append(time.perf_counter() - t)
     return times
 
 
-def sync_block(pool: Any, name: str, n: int, deadline: Deadline) -> list[float]:
+async def atimed(call: Callable[[], Awaitable[Any]], n: int, deadline: Deadline) -> list[float]:
+    """:func:`timed` for a call that is awaited."""
     times = []
     for _ in range(n):
         if deadline.passed:
             break
         t = time.perf_counter()
-        pool.call(name, TOOL, ARGS, timeout=30)
-        times.append(time.perf_counter() - t)
-    return times
-
-
-async def async_block(pool: Any, name: str, n: int, deadline: Deadline) -> list[float]:
-    times = []
-    for _ in range(n):
-        if deadline.passed:
-            break
-        t = time.perf_counter()
-        await pool.acall(name, TOOL, ARGS, timeout=30)
+        await call()
         times.append(time.perf_counter() - t)
     return times
 
@@ -74,18 +78,13 @@ async def async_block(pool: Any, name: str, n: int, deadline: Deadline) -> list[
 async def per_call_block(
     transport: str, url: str | None, errlog: Any, n: int, deadline: Deadline
 ) -> list[float]:
-    from mcp import Client
-
     server = demo_server() if transport == "inprocess" else None  # one server, a new session each call
-    times = []
-    for _ in range(n):
-        if deadline.passed:
-            break
-        t = time.perf_counter()
-        async with Client(raw_target(transport, url, errlog, server), mode=raw_mode(transport)) as client:
+
+    async def one_session() -> None:
+        async with raw_client(transport, url, errlog, server) as client:
             await client.call_tool(TOOL, ARGS)
-        times.append(time.perf_counter() - t)
-    return times
+
+    return await atimed(one_session, n, deadline)
 
 
 def fastmcp_times(transport: str, url: str | None, scale: Scale) -> list[float]:
@@ -123,44 +122,57 @@ def measure(
     loop: asyncio.AbstractEventLoop,
     tick: Tick,
 ) -> list[Row]:
-    from mcp import Client
-
     url = servers.url_for(transport)
     errlog = servers.procs.devnull
     name = f"seq-{transport}"
-    times: dict[str, list[float]] = {"raw": [], "pool-sync": [], "pool-async": []}
+    times: dict[str, list[float]] = {key: [] for key in TURNS}
     rows: list[Row] = []
-    raw = OwnedClient(loop, lambda: Client(raw_target(transport, url, errlog), mode=raw_mode(transport)))
+
+    def make() -> Any:
+        return raw_client(transport, url, errlog)
+
+    raw, held = OwnedClient(loop, make), RuntimeClient(pool.runtime, make)
+    runtime = pool.runtime
     try:
         tick(f"{transport}: connecting")
-        client = raw.start()
+        client, on_runtime = raw.start(), held.start()
         pool.connect(name, **pool_options(transport, url))
+        turns = {
+            "raw": lambda n, d: loop.run_until_complete(atimed(lambda: client.call_tool(TOOL, ARGS), n, d)),
+            "hop-sync": lambda n, d: timed(lambda: runtime.run(on_runtime.call_tool(TOOL, ARGS)), n, d),
+            "hop-async": lambda n, d: loop.run_until_complete(
+                atimed(lambda: runtime.arun(on_runtime.call_tool(TOOL, ARGS)), n, d)
+            ),
+            "pool-sync": lambda n, d: timed(lambda: pool.call(name, TOOL, ARGS, timeout=30), n, d),
+            "pool-async": lambda n, d: loop.run_until_complete(
+                atimed(lambda: pool.acall(name, TOOL, ARGS, timeout=30), n, d)
+            ),
+        }
         warm = Deadline(scale.budget)
-        loop.run_until_complete(raw_block(client, scale.warmup, warm))
-        sync_block(pool, name, scale.warmup, warm)
-        loop.run_until_complete(async_block(pool, name, scale.warmup, warm))
-        phase = Deadline(3 * scale.budget)  # the three clients share it, block after block
+        for turn in turns.values():
+            turn(scale.warmup, warm)
+        phase = Deadline(len(turns) * scale.budget)  # the clients share it, block after block
         plan = blocks(scale.calls * scale.reps, scale.block)
         for i, n in enumerate(plan):
             if phase.passed:
                 break
             if i % 5 == 0:
-                tick(f"{transport}: raw / pool.call / pool.acall, block {i + 1} of {len(plan)}")
-            times["raw"] += loop.run_until_complete(raw_block(client, n, phase))
-            times["pool-sync"] += sync_block(pool, name, n, phase)
-            times["pool-async"] += loop.run_until_complete(async_block(pool, name, n, phase))
+                tick(f"{transport}: raw / hop floor / pool, block {i + 1} of {len(plan)}")
+            for key, turn in turns.items():
+                times[key] += turn(n, phase)
     except Exception as exc:
         return [
             failed(SECTION, f"{SECTION}/{transport}/{c}", f"{transport} · {label}", exc)
-            for c, label in CLIENTS.items()
+            for c, label in {**CLIENTS, **OVER_HOP}.items()
         ]
     finally:
         raw.close()
+        held.close()
         if name in pool:
             pool.disconnect(name)
 
     reference = median(times["raw"]) if times["raw"] else None
-    for client_key in ("raw", "pool-sync", "pool-async"):
+    for client_key in TURNS:
         rows.append(
             latency_row(
                 SECTION,
@@ -170,6 +182,20 @@ def measure(
                 reference=reference,
                 versus="raw",
                 target=target_for(transport, client_key),
+            )
+        )
+    for key, label in OVER_HOP.items():
+        way = key.rsplit("-", 1)[1]  # sync or async
+        pooled, floor = times[f"pool-{way}"], times[f"hop-{way}"]
+        rows.append(
+            latency_row(
+                SECTION,
+                f"{SECTION}/{transport}/{key}",
+                f"{transport} · {label}",
+                pooled,
+                reference=median(floor) if floor else None,
+                versus="hop floor",
+                note="what the pool adds to one cross-thread round trip",
             )
         )
 

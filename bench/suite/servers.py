@@ -122,6 +122,13 @@ def raw_mode(transport: str) -> str:
     return "legacy" if transport == "http-legacy" else "auto"
 
 
+def raw_client(transport: str, url: str | None, errlog: Any, server: Any = None) -> Any:
+    """A raw ``mcp.Client`` (not entered yet) for the demo server over ``transport``."""
+    from mcp import Client
+
+    return Client(raw_target(transport, url, errlog, server), mode=raw_mode(transport))
+
+
 def raw_target(transport: str, url: str | None, errlog: Any, server: Any = None) -> Any:
     """What ``mcp.Client`` takes for ``transport``; a stdio child's stderr goes to ``errlog``."""
     if transport == "inprocess":
