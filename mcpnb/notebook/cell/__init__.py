@@ -10,11 +10,12 @@ from mcpnb.notebook.cell.asynccell import (
     arun_cell_magic,
     arun_line_magic,
     install_async_cells,
+    off_loop,
     uninstall_async_cells,
 )
 from mcpnb.notebook.cell.capture import CellUI
 from mcpnb.notebook.cell.explorer import ToolExplorer
-from mcpnb.notebook.cell.live import LiveCall, call_in_cell
+from mcpnb.notebook.cell.live import LiveCall, acall_in_cell, call_in_cell
 from mcpnb.notebook.cell.questions import NotebookInteraction
 from mcpnb.notebook.cell.urlretry import UrlRetry, url_retry
 
@@ -24,10 +25,12 @@ __all__ = [
     "NotebookInteraction",
     "ToolExplorer",
     "UrlRetry",
+    "acall_in_cell",
     "arun_cell_magic",
     "arun_line_magic",
     "call_in_cell",
     "install_async_cells",
+    "off_loop",
     "uninstall_async_cells",
     "url_retry",
 ]

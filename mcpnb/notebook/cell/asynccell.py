@@ -3,8 +3,10 @@
 ipykernel >= 7.4 handles comm messages (widget clicks) while an *async* cell waits, never while a
 synchronous one blocks. An input transformer rewrites each top-level ``%mcp``/``%%mcp`` (which IPython
 has already turned into ``get_ipython().run_line_magic('mcp', ...)``) into an ``await`` of
-:func:`arun_line_magic`, which runs the magic in a worker thread and waits in short ticks, so the
-kernel's loop stays free for clicks and for interrupts.
+:func:`arun_line_magic`. That parses the line on the kernel's thread; ``%mcp call`` then awaits the
+server on the kernel's own loop, and any other subcommand runs in a thread of its own
+(:func:`off_loop`), since it may block. Either way the cell waits in short ticks, so the kernel's
+loop stays free for clicks and for interrupts.
 
 The cell is parsed (``ast``), not searched with a pattern: only real calls are rewritten, never text
 inside a string, and only where ``await`` is allowed and means the same thing: in the cell's own
@@ -16,13 +18,16 @@ top-level statements (and the blocks of a top-level ``if``/``for``/``with``/``tr
 from __future__ import annotations
 
 import ast
-import asyncio
 import concurrent.futures
 import contextvars
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mcpnb.notebook.cell.commstatus import install_comm_status
 from mcpnb.notebook.cell.live import AWAITING, CELL_CALLS
+
+T = TypeVar("T")
 
 _AWAITED = "(await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_{kind}_magic("
 #: Where ``await`` would be a syntax error or change the meaning: leave calls under these alone.
@@ -158,7 +163,7 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
     from IPython import get_ipython
     from IPython.core.displayhook import DisplayHook
 
-    from mcpnb.client.bridge import await_in_ticks
+    from mcpnb.notebook.magics import McpMagics
 
     shell = get_ipython()
     fn = shell.find_cell_magic(name) if cell is not None else shell.find_line_magic(name)
@@ -168,22 +173,35 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
         )
     kwargs: dict[str, Any] = {"local_ns": shell.user_ns} if getattr(fn, "needs_local_scope", False) else {}
     args = (line,) if cell is None else (line, cell)
+    magics = getattr(fn, "__self__", None)
+    if isinstance(magics, McpMagics):
+        result = await magics.arun(line, cell, kwargs.get("local_ns"))
+    else:  # another magic under our name: it may block, so it waits in a thread
+        result = await off_loop(fn, *args, **kwargs)
+    silenced = getattr(fn, "_ipython_magic_output_can_be_silenced", False)
+    if silenced and DisplayHook.semicolon_at_end_of_expression(line if cell is None else cell):
+        return None
+    return result
+
+
+async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run the blocking part of an awaited magic in a thread, while the kernel's loop stays free.
+
+    The thread sees the cell's context (its output lands in the cell) and knows the cell awaits
+    (:data:`~.live.AWAITING`: a form is answered in place). If the cell is interrupted, the calls
+    the thread started are cancelled on the server.
+    """
+    from mcpnb.client.bridge import await_in_ticks
+
     started: list[Any] = []
     tokens = AWAITING.set(True), CELL_CALLS.set(started)
     context = contextvars.copy_context()  # the cell's parent header goes along: output lands here
     AWAITING.reset(tokens[0])
     CELL_CALLS.reset(tokens[1])
-    job = _magic_threads().submit(context.run, lambda: fn(*args, **kwargs))
+    job = _magic_threads().submit(context.run, functools.partial(fn, *args, **kwargs))
     try:
-        result = await await_in_ticks(job)  # the kernel's loop wakes often: interrupts land then
-    except BaseException as exc:
-        cancelled = sum(future.cancel() for future in started)  # the SDK tells the server
-        if isinstance(exc, asyncio.CancelledError) and name == "mcp" and "--verbose" not in line.split():
-            from mcpnb.notebook.magics import interrupted
-
-            raise interrupted(line, cancelled) from None  # ipykernel turns Ctrl-C into a cancellation
+        return await await_in_ticks(job)  # the kernel's loop wakes often: interrupts land then
+    except BaseException:
+        for future in started:
+            future.cancel()  # the SDK tells the server
         raise
-    silenced = getattr(fn, "_ipython_magic_output_can_be_silenced", False)
-    if silenced and DisplayHook.semicolon_at_end_of_expression(line if cell is None else cell):
-        return None
-    return result

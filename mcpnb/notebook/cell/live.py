@@ -19,6 +19,7 @@ from mcpnb.notebook.cell.capture import CellUI, Mode
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
     from mcpnb.client.results import ToolResult
+    from mcpnb.client.toolinfo import ToolInfo
 
 #: True while an awaiting cell runs the magic (set by :mod:`.asynccell`).
 AWAITING: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_awaiting_cell", default=False)
@@ -45,14 +46,8 @@ def call_in_cell(
 
     ``transcript`` records the call's traffic; it shows (collapsed) under the result.
     """
-    from mcpnb.client.transcript import Transcript
-    from mcpnb.notebook.settings import get_settings
-
     server, tool = pool._target(server, tool)
-    ui = CellUI(mode or get_settings().elicitation, awaiting=AWAITING.get())
-    ctx = CallContext(
-        answers=answers, ui=ui, on_progress=ui.on_progress, transcript=Transcript() if transcript else None
-    )
+    ui, ctx = _in_cell(mode, answers, transcript, awaiting=AWAITING.get())
     future = pool.runtime.submit(
         pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
     )
@@ -69,6 +64,47 @@ def call_in_cell(
                 future.cancel()
                 raise
     return _settle(pool, future, ui)
+
+
+async def acall_in_cell(
+    pool: Pool,
+    server: str,
+    tool: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    timeout: float | None = None,
+    answers: dict[str, Any] | None = None,
+    mode: Mode | None = None,
+    transcript: bool = False,
+    info: ToolInfo | None = None,
+) -> ToolResult:
+    """:func:`call_in_cell` for a cell that awaits (on the kernel's loop): forms are answered in place.
+
+    ``info``: the tool, when the caller has looked it up already (no second lookup).
+    """
+    ui, ctx = _in_cell(mode, answers, transcript, awaiting=True)
+    call = pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx, info=info)
+    try:
+        result = await pool.runtime.arun(call)  # an interrupt cancels it on the server
+    except BaseException:
+        ui.finish(False)
+        raise
+    ui.finish(not result.is_error)
+    return result
+
+
+def _in_cell(
+    mode: Mode | None, answers: dict[str, Any] | None, transcript: bool, *, awaiting: bool
+) -> tuple[CellUI, CallContext]:
+    """The cell's UI and the call context that reaches it (forms, progress, the transcript)."""
+    from mcpnb.client.transcript import Transcript
+    from mcpnb.notebook.settings import get_settings
+
+    ui = CellUI(mode or get_settings().elicitation, awaiting=awaiting)
+    ctx = CallContext(
+        answers=answers, ui=ui, on_progress=ui.on_progress, transcript=Transcript() if transcript else None
+    )
+    return ui, ctx
 
 
 def _settle(pool: Pool, future: concurrent.futures.Future[Any], ui: CellUI) -> ToolResult:

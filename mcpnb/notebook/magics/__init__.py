@@ -9,6 +9,8 @@ problem is one short red line (its own exception type, so ``except mcpnb.CallErr
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import keyword
 import re
 import warnings
@@ -33,7 +35,7 @@ from mcpnb.client.errors import (
     UnknownServerError,
     did_you_mean_text,
 )
-from mcpnb.notebook.magics.commands import COMMANDS, Context, overview
+from mcpnb.notebook.magics.commands import COMMANDS, Command, Context, overview
 from mcpnb.notebook.magics.parser import HelpShown, split_line
 
 if TYPE_CHECKING:
@@ -84,31 +86,49 @@ class McpMagics(Magics):
 
     def run(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """Parse and run one ``%mcp`` line (and ``%%mcp`` body); errors become short messages."""
-        if cell is None and line.rstrip().endswith(";"):
-            line = line.rstrip()[:-1]  # IPython silences the output; the ";" is not an argument
-        tokens = split_line(line)
-        cut = tokens.index("--") if "--" in tokens else len(tokens)
-        verbose = _VERBOSE in tokens[:cut]
-        if verbose:
-            tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
+        line, tokens, verbose = _read_line(line, cell)
         try:
-            return self._dispatch(tokens, cell, local_ns)
-        except KeyboardInterrupt:  # a synchronous cell: the call is already cancelled on the server
-            if verbose:
+            found = self._prepare(tokens, cell, local_ns)
+            if found is None:
+                return None
+            command, ctx, ns = found
+            return _keep(ctx, ns, command.run(ctx, ns))
+        except BaseException as exc:
+            shown = _shown_error(exc, line, tokens, verbose)
+            if shown is exc:
                 raise
-            raise interrupted(line, 1 if tokens[:1] == ["call"] else 0) from None
-        except HelpShown:
+            if shown is not None:
+                raise shown from None
             return None
-        except (UnknownServerError, ToolNotFoundError, ArgumentsError) as exc:
-            if verbose:
-                raise
-            raise UsageError(str(exc)) from None
-        except McpnbError as exc:
-            if not verbose:
-                _shorten(exc)
-            raise
 
-    def _dispatch(self, tokens: list[str], cell: str | None, local_ns: Mapping[str, Any] | None) -> Any:
+    async def arun(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
+        """:meth:`run` for a cell that awaits: parsed on the kernel's thread, then the subcommand's
+        awaited twin runs on the kernel's loop (``%mcp call``), or the subcommand in a thread."""
+        from mcpnb.notebook.cell import off_loop
+
+        line, tokens, verbose = _read_line(line, cell)
+        try:
+            found = self._prepare(tokens, cell, local_ns)
+            if found is None:
+                return None
+            command, ctx, ns = found
+            if command.awaited is not None:
+                result = await command.awaited(ctx, ns)
+            else:
+                result = await off_loop(command.run, ctx, ns)
+            return _keep(ctx, ns, result)
+        except BaseException as exc:
+            shown = _shown_error(exc, line, tokens, verbose)
+            if shown is exc:
+                raise
+            if shown is not None:
+                raise shown from None
+            return None
+
+    def _prepare(
+        self, tokens: list[str], cell: str | None, local_ns: Mapping[str, Any] | None
+    ) -> tuple[Command, Context, argparse.Namespace] | None:
+        """The subcommand, what it may use and its parsed arguments; None when only help was asked."""
         if not tokens:
             tokens = ["status"]
         sub, rest = tokens[0], tokens[1:]
@@ -136,11 +156,44 @@ class McpMagics(Magics):
             raise UsageError(f"-o needs a Python variable name, got {out!r}")
         user_ns = self.shell.user_ns if self.shell is not None else {}
         namespaces = [ns_ for ns_ in (local_ns, user_ns) if ns_ is not None]
-        ctx = Context(self.pool, self.settings, namespaces, user_ns, cell)
-        result = command.run(ctx, ns)
-        if out is not None:
-            user_ns[out] = result
-        return result
+        return command, Context(self.pool, self.settings, namespaces, user_ns, cell), ns
+
+
+def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool]:
+    """The line without IPython's silencing ``;``, its words without ``--verbose``, and that flag."""
+    if cell is None and line.rstrip().endswith(";"):
+        line = line.rstrip()[:-1]  # IPython silences the output; the ";" is not an argument
+    tokens = split_line(line)
+    cut = tokens.index("--") if "--" in tokens else len(tokens)
+    verbose = _VERBOSE in tokens[:cut]
+    if verbose:
+        tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
+    return line, tokens, verbose
+
+
+def _keep(ctx: Context, ns: argparse.Namespace, result: Any) -> Any:
+    """``-o VAR`` keeps the result in the notebook's namespace too."""
+    out = getattr(ns, "out", None)
+    if out is not None:
+        ctx.user_ns[out] = result
+    return result
+
+
+def _shown_error(exc: BaseException, line: str, tokens: list[str], verbose: bool) -> BaseException | None:
+    """What a failed ``%mcp`` shows: ``exc`` itself (shortened), a short error instead, or None (help)."""
+    if isinstance(exc, HelpShown):
+        return None
+    if verbose:
+        return exc
+    if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+        # a synchronous cell's Ctrl-C, an awaiting cell's cancellation: the call is already
+        # cancelled on the server
+        return interrupted(line, 1 if tokens[:1] == ["call"] else 0)
+    if isinstance(exc, (UnknownServerError, ToolNotFoundError, ArgumentsError)):
+        return UsageError(str(exc))
+    if isinstance(exc, McpnbError):
+        _shorten(exc)
+    return exc
 
 
 class Interrupted(McpnbError):

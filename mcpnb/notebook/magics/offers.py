@@ -4,6 +4,7 @@ prompt. Arguments are parsed and checked here, before any request is sent."""
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from IPython.core.error import UsageError
 from mcpnb.client.errors import did_you_mean_text
 from mcpnb.client.interaction import CallContext
 from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs, split_target
-from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, servers_named
+from mcpnb.notebook.magics.registry import Context, arguments, awaited, command, known_server, servers_named
 
 
 def find_tool(ctx: Context, target: str) -> Any:
@@ -102,26 +103,11 @@ def _call_args(p: Parser) -> None:
 )
 @arguments(_call_args)
 def call(ctx: Context, ns: argparse.Namespace) -> Any:
-    from mcpnb.client.arguments import check_arguments
-
-    args = parse_pairs(ns.pairs, ctx.namespaces)
-    if ctx.cell is not None:
-        body = parse_body(ctx.cell, ctx.namespaces)
-        for key in body:
-            if key in args:
-                raise UsageError(f"argument {key!r} is given on the magic line and in the cell body")
-        args.update(body)
-        args.raw.update(body.raw)
-        args.lines.update(body.lines)
+    args = _call_arguments(ctx, ns)
     tool = find_tool(ctx, ns.target)
-    values = check_arguments(tool, args)
-    if ns.timeout is not None and ns.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
-    answers = _answers(ctx, ns.answers)
-    if ns.ttl is not None and not ns.task:
-        raise UsageError("--ttl goes with --task")
+    values, answers = _checked(ctx, ns, tool, args)
     from mcpnb.client.errors import UrlRequiredError
-    from mcpnb.notebook.cell import CellUI, LiveCall, call_in_cell, url_retry
+    from mcpnb.notebook.cell import CellUI, call_in_cell, url_retry
 
     if ns.task or tool.task_support == "required":
         # the task may ask later: its questions go to this cell, whose context is captured now
@@ -141,12 +127,78 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
         # an awaiting cell waits there and gets the retried result (None when the person said no)
         result = url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
-        from mcpnb.client.results import ToolResult
+    return _shown(result, ns)
 
-        if not isinstance(result, ToolResult):
-            return result
-    if isinstance(result, LiveCall):
-        return result  # a person is asked in this cell; the result will show here when it ends
+
+@awaited("call")
+async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
+    """``%mcp call`` in an awaiting cell: the server is awaited on the kernel's loop, no thread between.
+
+    A task, or a tool whose list is not cached yet, takes the blocking path in a thread instead.
+    """
+    from mcpnb.notebook.cell import off_loop
+
+    server, name = split_target(ns.target)
+    tool = ctx.pool.cached_tool(server, name) if server is not None else None
+    if tool is None or ns.task or tool.task_support == "required":
+        return await off_loop(call, ctx, ns)
+    values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns))
+    from mcpnb.client.errors import UrlRequiredError
+    from mcpnb.notebook.cell import acall_in_cell, url_retry
+
+    try:
+        result = await acall_in_cell(
+            ctx.pool,
+            tool.server,
+            tool.name,
+            values,
+            timeout=ns.timeout,
+            answers=answers,
+            transcript=ns.transcript or ctx.settings.show_transcript,
+            info=tool,
+        )
+    except UrlRequiredError as needs_page:  # the consent panel holds the cell until the retry or a no
+        retry = functools.partial(url_retry, mode=ctx.settings.elicitation, timeout=ns.timeout)
+        result = await off_loop(retry, ctx.pool, needs_page, values)
+    return _shown(result, ns)
+
+
+def _call_arguments(ctx: Context, ns: argparse.Namespace) -> Any:
+    """The call's arguments from the line and the cell body (a key in both is an error)."""
+    args = parse_pairs(ns.pairs, ctx.namespaces)
+    if ctx.cell is not None:
+        body = parse_body(ctx.cell, ctx.namespaces)
+        for key in body:
+            if key in args:
+                raise UsageError(f"argument {key!r} is given on the magic line and in the cell body")
+        args.update(body)
+        args.raw.update(body.raw)
+        args.lines.update(body.lines)
+    return args
+
+
+def _checked(
+    ctx: Context, ns: argparse.Namespace, tool: Any, args: Any
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The arguments checked against the tool's inputSchema, and the form answers given, if any."""
+    from mcpnb.client.arguments import check_arguments
+
+    values = check_arguments(tool, args)
+    if ns.timeout is not None and ns.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    answers = _answers(ctx, ns.answers)
+    if ns.ttl is not None and not ns.task:
+        raise UsageError("--ttl goes with --task")
+    return values, answers
+
+
+def _shown(result: Any, ns: argparse.Namespace) -> Any:
+    """What the cell shows: the result or its JSON (``--raw``); a :class:`~mcpnb.notebook.cell.LiveCall`
+    (a person is asked in this cell, the result shows there later) or a declined retry's None as is."""
+    from mcpnb.client.results import ToolResult
+
+    if not isinstance(result, ToolResult):
+        return result
     return RawJson(result.json()) if ns.raw else result
 
 

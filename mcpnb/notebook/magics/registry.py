@@ -7,7 +7,7 @@ errors and completion are per subcommand) and calls the public :class:`~mcpnb.cl
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,8 @@ class Command:
     run: Callable[[Context, argparse.Namespace], Any]
     takes_cell: bool = False
     store: bool = True  # accepts -o VAR
+    #: The twin a top-level (awaiting) cell runs on the kernel's own loop; None: ``run`` in a thread.
+    awaited: Callable[[Context, argparse.Namespace], Awaitable[Any]] | None = None
 
 
 COMMANDS: dict[str, Command] = {}
@@ -67,6 +69,20 @@ def command(
         if store:
             parser.add_argument("-o", "--out", metavar="VAR", help="also store the result in VAR")
         COMMANDS[name] = Command(parser, fn, takes_cell, store)
+        return fn
+
+    return deco
+
+
+def awaited(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the awaited twin of subcommand ``name``.
+
+    An awaiting cell runs every other subcommand in a thread of its own (it may block); a twin
+    awaits the server on the kernel's loop instead, which saves two thread switches per call.
+    """
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        COMMANDS[name].awaited = fn
         return fn
 
     return deco
