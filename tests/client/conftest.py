@@ -10,6 +10,7 @@ while the pinned requirement is unchanged) and runs the server there as a subpro
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import venv
 from collections.abc import Iterator
@@ -21,6 +22,20 @@ from conftest import ROOT, wait_until
 FASTMCP_REQUIREMENT = "fastmcp-tasks==4.1.4"  # pulls fastmcp-slim[server]==4.1.4, pydocket, burner-redis
 FASTMCP_VENV = ROOT / "tests" / "peers" / ".fastmcp-venv"
 FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_tasks_server.py"
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C raises ``KeyboardInterrupt`` here, as in a terminal or a kernel.
+
+    A test run started in the background by a shell without job control inherits SIGINT ignored,
+    and Python then installs no handler of its own: a test that sends SIGINT sets it for itself.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def fastmcp_python() -> Path:

@@ -151,7 +151,7 @@ def test_call_timeout_cancels_on_the_server(pool):
     assert pool.call("demo", "add", {"a": 1, "b": 1}).data == 2
 
 
-def test_keyboard_interrupt_cancels_call_and_keeps_connection(pool):
+def test_keyboard_interrupt_cancels_call_and_keeps_connection(pool, ctrl_c):
     pool.connect("demo", **demo_command())
     pool.call("demo", "echo", {"text": "warm"})
     # a real SIGINT, as Ctrl-C or the kernel's interrupt sends (interrupt_main would not wake a blocked wait)

@@ -83,7 +83,7 @@ def test_giving_up_waiting_cancels_the_coroutine(runtime: Runtime) -> None:
     assert slow.cancelled  # settled before run() returned
 
 
-def test_ctrl_c_while_waiting_cancels_the_coroutine_then_propagates(runtime: Runtime) -> None:
+def test_ctrl_c_while_waiting_cancels_the_coroutine_then_propagates(runtime: Runtime, ctrl_c: None) -> None:
     slow = _Slow()
 
     main = threading.main_thread().ident

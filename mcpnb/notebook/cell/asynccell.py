@@ -178,8 +178,9 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
         result = await magics.arun(line, cell, kwargs.get("local_ns"))
     else:  # another magic under our name: it may block, so it waits in a thread
         result = await off_loop(fn, *args, **kwargs)
-    silenced = getattr(fn, "_ipython_magic_output_can_be_silenced", False)
-    if silenced and DisplayHook.semicolon_at_end_of_expression(line if cell is None else cell):
+    text = line if cell is None else cell
+    silenced = ";" in text and getattr(fn, "_ipython_magic_output_can_be_silenced", False)
+    if silenced and DisplayHook.semicolon_at_end_of_expression(text):  # tokenizes: only if it may say yes
         return None
     return result
 
