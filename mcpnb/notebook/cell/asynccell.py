@@ -180,9 +180,9 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
         result = await off_loop(fn, *args, **kwargs)
     text = line if cell is None else cell
     silenced = ";" in text and getattr(fn, "_ipython_magic_output_can_be_silenced", False)
-    if silenced and DisplayHook.semicolon_at_end_of_expression(text):  # tokenizes: only if it may say yes
+    if silenced and DisplayHook.semicolon_at_end_of_expression(text):  # another magic's own rule
         return None
-    return result
+    return result  # %mcp silences itself
 
 
 async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

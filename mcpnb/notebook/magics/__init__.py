@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import keyword
 import re
 import warnings
@@ -24,7 +25,6 @@ from IPython.core.magic import (
     magics_class,
     needs_local_scope,
     no_var_expand,
-    output_can_be_silenced,
 )
 from IPython.core.magic_arguments import argument, magic_arguments
 
@@ -68,7 +68,6 @@ class McpMagics(Magics):
     def pool(self, pool: Pool | None) -> None:
         self._pool = pool
 
-    @output_can_be_silenced
     @no_var_expand
     @needs_local_scope
     @line_cell_magic
@@ -80,19 +79,20 @@ class McpMagics(Magics):
         """Explore MCP servers: connect, list tools, call them, read resources, render prompts.
 
         ``$var`` is not expanded (JSON braces stay intact); write ``{{var}}`` to insert a notebook
-        variable.
+        variable. A trailing ``;`` silences the output, as IPython's own magics do.
         """
         return self.run(line, cell, local_ns)
 
     def run(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """Parse and run one ``%mcp`` line (and ``%%mcp`` body); errors become short messages."""
-        line, tokens, verbose = _read_line(line, cell)
+        line, tokens, verbose, silent = _read_line(line, cell)
         try:
             found = self._prepare(tokens, cell, local_ns)
             if found is None:
                 return None
             command, ctx, ns = found
-            return _keep(ctx, ns, command.run(ctx, ns))
+            result = _keep(ctx, ns, command.run(ctx, ns))
+            return None if silent else result
         except BaseException as exc:
             shown = _shown_error(exc, line, tokens, verbose)
             if shown is exc:
@@ -106,7 +106,7 @@ class McpMagics(Magics):
         awaited twin runs on the kernel's loop (``%mcp call``), or the subcommand in a thread."""
         from mcpnb.notebook.cell import off_loop
 
-        line, tokens, verbose = _read_line(line, cell)
+        line, tokens, verbose, silent = _read_line(line, cell)
         try:
             found = self._prepare(tokens, cell, local_ns)
             if found is None:
@@ -116,7 +116,8 @@ class McpMagics(Magics):
                 result = await command.awaited(ctx, ns)
             else:
                 result = await off_loop(command.run, ctx, ns)
-            return _keep(ctx, ns, result)
+            result = _keep(ctx, ns, result)
+            return None if silent else result
         except BaseException as exc:
             shown = _shown_error(exc, line, tokens, verbose)
             if shown is exc:
@@ -159,16 +160,24 @@ class McpMagics(Magics):
         return command, Context(self.pool, self.settings, namespaces, user_ns, cell), ns
 
 
-def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool]:
-    """The line without IPython's silencing ``;``, its words without ``--verbose``, and that flag."""
-    if cell is None and line.rstrip().endswith(";"):
-        line = line.rstrip()[:-1]  # IPython silences the output; the ";" is not an argument
-    tokens = split_line(line)
+def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool, bool]:
+    """The line without a silencing ``;``, its words without ``--verbose``, that flag, and whether
+    the output is silenced (a trailing ``;`` on the line, or on the body of a ``%%mcp`` cell)."""
+    silent = (line if cell is None else cell).rstrip().endswith(";")
+    if cell is None and silent:
+        line = line.rstrip()[:-1]  # not an argument
+    tokens = list(_words(line))
     cut = tokens.index("--") if "--" in tokens else len(tokens)
     verbose = _VERBOSE in tokens[:cut]
     if verbose:
         tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
-    return line, tokens, verbose
+    return line, tokens, verbose, silent
+
+
+@functools.lru_cache(maxsize=64)
+def _words(line: str) -> tuple[str, ...]:
+    """A line's words, split once however often a loop runs it (splitting costs more than a lookup)."""
+    return tuple(split_line(line))
 
 
 def _keep(ctx: Context, ns: argparse.Namespace, result: Any) -> Any:

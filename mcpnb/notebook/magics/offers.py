@@ -100,6 +100,7 @@ def _call_args(p: Parser) -> None:
     '  r = %mcp call probe.code_review source="eval(input())"\n'
     "  %%mcp call probe.ui_search -o hits      (then a body of 'key: value' lines or a JSON object;\n"
     "  query: login {{topic}}                   {{var}} inserts a notebook variable)",
+    remember=True,
 )
 @arguments(_call_args)
 def call(ctx: Context, ns: argparse.Namespace) -> Any:

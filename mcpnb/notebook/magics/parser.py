@@ -43,6 +43,9 @@ class Parser(MagicArgumentParser):
         self.allow_abbrev = False  # "--head" silently meaning "--header" surprises more than it helps
         self.subcommand = name
         self._escaped_usage: str | None = None  # formatted once: it costs more than parsing a call
+        #: Parse a repeated line once (``%mcp call`` in a loop): argparse costs more than the call's hop.
+        self.remember = False
+        self._parsed: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if status:
@@ -77,11 +80,20 @@ class Parser(MagicArgumentParser):
 
     def parse(self, tokens: list[str]) -> argparse.Namespace:
         """Parse, reporting unknown options by name only (their values may be secrets)."""
-        # intermixed: "-o r a=1 b=2" and "a=1 -o r b=2" both work, as people type them
-        namespace, extra = self.parse_known_intermixed_args(tokens)
-        if extra:
-            self._unexpected(extra)
-        return namespace
+        key = tuple(tokens)
+        known = self._parsed.get(key) if self.remember else None
+        if known is None:
+            # intermixed: "-o r a=1 b=2" and "a=1 -o r b=2" both work, as people type them
+            namespace, extra = self.parse_known_intermixed_args(tokens)
+            if extra:
+                self._unexpected(extra)
+            if not self.remember:
+                return namespace
+            if len(self._parsed) >= 64:
+                self._parsed.clear()
+            known = self._parsed[key] = vars(namespace)
+        # a fresh namespace each time, lists copied: a subcommand may change what it was given
+        return argparse.Namespace(**{k: list(v) if isinstance(v, list) else v for k, v in known.items()})
 
     def _unexpected(self, extra: list[str]) -> NoReturn:
         options = [t for t in extra if t.startswith("-") and len(t) > 1]

@@ -59,12 +59,17 @@ def command(
     store: bool = True,
     epilog: str | None = None,
     usage: str | None = None,
+    remember: bool = False,
 ):
-    """Register a subcommand; the decorated function adds its arguments to the parser first."""
+    """Register a subcommand; the decorated function adds its arguments to the parser first.
+
+    ``remember``: a line run again (in a loop) reuses its parse (see :class:`Parser`).
+    """
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         parser = Parser(name, description, epilog)
         parser.usage = usage
+        parser.remember = remember
         fn.arguments(parser)  # type: ignore[attr-defined]
         if store:
             parser.add_argument("-o", "--out", metavar="VAR", help="also store the result in VAR")
