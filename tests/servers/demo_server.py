@@ -225,13 +225,15 @@ def create_server() -> MCPServer:
     return server
 
 
-def serve_http(kind: str, port: int, token: str | None = None) -> None:
+def serve_http(kind: str, port: int, token: str | None = None, refuse_delete: bool = False) -> None:
     import uvicorn
 
     server = create_server()
     app = server.streamable_http_app() if kind == "http" else server.sse_app()
     if token:
         app = require_bearer(app, token)
+    if refuse_delete:
+        app = refusing_delete(app)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY on accept
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
@@ -256,6 +258,19 @@ def require_bearer(app, token: str):
     return guarded
 
 
+def refusing_delete(app):
+    """Answer a session's DELETE with 500: a session that cannot be ended, while the server lives."""
+    from starlette.responses import PlainTextResponse
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "DELETE":
+            await PlainTextResponse("cannot end sessions today", status_code=500)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("transport", choices=["stdio", "http", "sse"], nargs="?", default="stdio")
@@ -263,6 +278,7 @@ def main() -> None:
     parser.add_argument("--startup-delay", type=float, default=0.0)
     parser.add_argument("--token", help="ignored: tests check that a secret argument is redacted")
     parser.add_argument("--require-token", help="HTTP: answer 401 unless this bearer token is sent")
+    parser.add_argument("--refuse-delete", action="store_true", help="HTTP: answer DELETE with 500")
     args = parser.parse_args()
     if args.startup_delay:
         import time
@@ -271,7 +287,7 @@ def main() -> None:
     if args.transport == "stdio":
         create_server().run()
     else:
-        serve_http(args.transport, args.port, args.require_token)
+        serve_http(args.transport, args.port, args.require_token, args.refuse_delete)
 
 
 if __name__ == "__main__":
