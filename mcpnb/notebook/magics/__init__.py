@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import keyword
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -86,20 +87,13 @@ class McpMagics(Magics):
     def run(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """Parse and run one ``%mcp`` line (and ``%%mcp`` body); errors become short messages."""
         line, tokens, verbose, silent = _read_line(line, cell)
-        try:
+        with _short_errors(line, tokens, verbose):
             found = self._prepare(tokens, cell, local_ns)
-            if found is None:
-                return None
-            command, ctx, ns = found
-            result = _keep(ctx, ns, command.run(ctx, ns))
-            return None if silent else result
-        except BaseException as exc:
-            shown = _shown_error(exc, line, tokens, verbose)
-            if shown is exc:
-                raise
-            if shown is not None:
-                raise shown from None
-            return None
+            if found is not None:
+                command, ctx, ns = found
+                result = _keep(ctx, ns, command.run(ctx, ns))
+                return None if silent else result
+        return None  # only help was shown
 
     async def arun(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """:meth:`run` for a cell that awaits: parsed on the kernel's thread, then the subcommand's
@@ -107,24 +101,17 @@ class McpMagics(Magics):
         from mcpnb.notebook.cell import off_loop
 
         line, tokens, verbose, silent = _read_line(line, cell)
-        try:
+        with _short_errors(line, tokens, verbose):
             found = self._prepare(tokens, cell, local_ns)
-            if found is None:
-                return None
-            command, ctx, ns = found
-            if command.awaited is not None:
-                result = await command.awaited(ctx, ns)
-            else:
-                result = await off_loop(command.run, ctx, ns)
-            result = _keep(ctx, ns, result)
-            return None if silent else result
-        except BaseException as exc:
-            shown = _shown_error(exc, line, tokens, verbose)
-            if shown is exc:
-                raise
-            if shown is not None:
-                raise shown from None
-            return None
+            if found is not None:
+                command, ctx, ns = found
+                if command.awaited is not None:
+                    result = await command.awaited(ctx, ns)
+                else:
+                    result = await off_loop(command.run, ctx, ns)
+                result = _keep(ctx, ns, result)
+                return None if silent else result
+        return None  # only help was shown
 
     def _prepare(
         self, tokens: list[str], cell: str | None, local_ns: Mapping[str, Any] | None
@@ -188,21 +175,26 @@ def _keep(ctx: Context, ns: argparse.Namespace, result: Any) -> Any:
     return result
 
 
-def _shown_error(exc: BaseException, line: str, tokens: list[str], verbose: bool) -> BaseException | None:
-    """What a failed ``%mcp`` shows: ``exc`` itself (shortened), a short error instead, or None (help)."""
-    if isinstance(exc, HelpShown):
-        return None
-    if verbose:
-        return exc
-    if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
-        # a synchronous cell's Ctrl-C, an awaiting cell's cancellation: the call is already
-        # cancelled on the server
-        return interrupted(line, 1 if tokens[:1] == ["call"] else 0)
-    if isinstance(exc, (UnknownServerError, ToolNotFoundError, ArgumentsError)):
-        return UsageError(str(exc))
-    if isinstance(exc, McpnbError):
-        _shorten(exc)
-    return exc
+@contextlib.contextmanager
+def _short_errors(line: str, tokens: list[str], verbose: bool) -> Iterator[None]:
+    """What a failed ``%mcp`` shows (JupySQL-style): one short line, or the full error with
+    ``--verbose``; an interrupt says what was cancelled; ``-h`` that printed help is no error."""
+    try:
+        yield
+    except HelpShown:
+        pass
+    except BaseException as exc:
+        if verbose:
+            raise
+        if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+            # a synchronous cell's Ctrl-C, an awaiting cell's cancellation: the call is already
+            # cancelled on the server
+            raise interrupted(line, 1 if tokens[:1] == ["call"] else 0) from None
+        if isinstance(exc, (UnknownServerError, ToolNotFoundError, ArgumentsError)):
+            raise UsageError(str(exc)) from None
+        if isinstance(exc, McpnbError):
+            _shorten(exc)
+        raise
 
 
 class Interrupted(McpnbError):

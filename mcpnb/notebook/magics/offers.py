@@ -116,15 +116,7 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
         return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
 
     try:
-        result = call_in_cell(
-            ctx.pool,
-            tool.server,
-            tool.name,
-            values,
-            timeout=ns.timeout,
-            answers=answers,
-            transcript=ns.transcript or ctx.settings.show_transcript,
-        )
+        result = call_in_cell(ctx.pool, tool.server, tool.name, values, **_in_cell(ctx, ns, answers))
     except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
         # an awaiting cell waits there and gets the retried result (None when the person said no)
         result = url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
@@ -149,14 +141,7 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
 
     try:
         result = await acall_in_cell(
-            ctx.pool,
-            tool.server,
-            tool.name,
-            values,
-            timeout=ns.timeout,
-            answers=answers,
-            transcript=ns.transcript or ctx.settings.show_transcript,
-            info=tool,
+            ctx.pool, tool.server, tool.name, values, info=tool, **_in_cell(ctx, ns, answers)
         )
     except UrlRequiredError as needs_page:  # the consent panel holds the cell until the retry or a no
         retry = functools.partial(url_retry, mode=ctx.settings.elicitation, timeout=ns.timeout)
@@ -191,6 +176,15 @@ def _checked(
     if ns.ttl is not None and not ns.task:
         raise UsageError("--ttl goes with --task")
     return values, answers
+
+
+def _in_cell(ctx: Context, ns: argparse.Namespace, answers: dict[str, Any] | None) -> dict[str, Any]:
+    """How the cell makes the call: its timeout, given answers, and whether to keep a transcript."""
+    return {
+        "timeout": ns.timeout,
+        "answers": answers,
+        "transcript": ns.transcript or ctx.settings.show_transcript,
+    }
 
 
 def _shown(result: Any, ns: argparse.Namespace) -> Any:
