@@ -175,14 +175,12 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
     args = (line,) if cell is None else (line, cell)
     magics = getattr(fn, "__self__", None)
     if isinstance(magics, McpMagics):
-        result = await magics.arun(line, cell, kwargs.get("local_ns"))
-    else:  # another magic under our name: it may block, so it waits in a thread
-        result = await off_loop(fn, *args, **kwargs)
-    text = line if cell is None else cell
-    silenced = ";" in text and getattr(fn, "_ipython_magic_output_can_be_silenced", False)
-    if silenced and DisplayHook.semicolon_at_end_of_expression(text):  # another magic's own rule
+        return await magics.arun(line, cell, kwargs.get("local_ns"))  # it silences its own ';'
+    result = await off_loop(fn, *args, **kwargs)  # another magic under our name: it may block
+    silenced = getattr(fn, "_ipython_magic_output_can_be_silenced", False)
+    if silenced and DisplayHook.semicolon_at_end_of_expression(line if cell is None else cell):
         return None
-    return result  # %mcp silences itself
+    return result
 
 
 async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
