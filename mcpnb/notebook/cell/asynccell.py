@@ -171,12 +171,13 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
         return (
             shell.run_cell_magic(name, line, cell) if cell is not None else shell.run_line_magic(name, line)
         )
-    kwargs: dict[str, Any] = {"local_ns": shell.user_ns} if getattr(fn, "needs_local_scope", False) else {}
-    args = (line,) if cell is None else (line, cell)
     magics = getattr(fn, "__self__", None)
     if isinstance(magics, McpMagics):
-        return await magics.arun(line, cell, kwargs.get("local_ns"))  # it silences its own ';'
-    result = await off_loop(fn, *args, **kwargs)  # another magic under our name: it may block
+        return await magics.arun(line, cell, shell.user_ns)  # it silences its own ';'
+    # another magic under our name: it may block, so it runs in a thread
+    kwargs: dict[str, Any] = {"local_ns": shell.user_ns} if getattr(fn, "needs_local_scope", False) else {}
+    args = (line,) if cell is None else (line, cell)
+    result = await off_loop(fn, *args, **kwargs)
     silenced = getattr(fn, "_ipython_magic_output_can_be_silenced", False)
     if silenced and DisplayHook.semicolon_at_end_of_expression(line if cell is None else cell):
         return None

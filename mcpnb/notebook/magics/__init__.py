@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
 import keyword
 import re
 import warnings
@@ -153,18 +152,12 @@ def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool, bool]
     silent = (line if cell is None else cell).rstrip().endswith(";")
     if cell is None and silent:
         line = line.rstrip()[:-1]  # not an argument
-    tokens = list(_words(line))
+    tokens = split_line(line)
     cut = tokens.index("--") if "--" in tokens else len(tokens)
     verbose = _VERBOSE in tokens[:cut]
     if verbose:
         tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
     return line, tokens, verbose, silent
-
-
-@functools.lru_cache(maxsize=64)
-def _words(line: str) -> tuple[str, ...]:
-    """A line's words, split once however often a loop runs it (splitting costs more than a lookup)."""
-    return tuple(split_line(line))
 
 
 def _keep(ctx: Context, ns: argparse.Namespace, result: Any) -> Any:
