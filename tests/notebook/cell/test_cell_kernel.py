@@ -171,7 +171,7 @@ def test_explore_in_a_kernel(kernel):
     fe.set_index(tools, options.index("add"))
     # the picker's handler builds the new form: its widgets are opened by that message, not the cell
     a = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-a"), what="the form for add")
-    b = fe.find(None, css="mcpnb-field-b")
+    b = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-b"), what="the form's second field")
     fe.set(a, 20)
     fe.set(b, 22)
     fe.click(fe.find(cell, css="mcpnb-explore-call"))
