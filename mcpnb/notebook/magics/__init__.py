@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import keyword
 import re
 import warnings
@@ -152,12 +153,25 @@ def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool, bool]
     silent = (line if cell is None else cell).rstrip().endswith(";")
     if cell is None and silent:
         line = line.rstrip()[:-1]  # not an argument
-    tokens = split_line(line)
+    tokens = list(_remembered_words(line)) if _remembers(line) else split_line(line)
     cut = tokens.index("--") if "--" in tokens else len(tokens)
     verbose = _VERBOSE in tokens[:cut]
     if verbose:
         tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
     return line, tokens, verbose, silent
+
+
+def _remembers(line: str) -> bool:
+    """Whether the line's subcommand keeps what it parsed (``call``; never ``connect``'s secrets)."""
+    first = line.split(None, 1)[:1]
+    command = COMMANDS.get(first[0]) if first else None
+    return command is not None and command.parser.remember
+
+
+@functools.lru_cache(maxsize=64)
+def _remembered_words(line: str) -> tuple[str, ...]:
+    """The words of a line run again and again (a loop), split once: splitting costs more than the lookup."""
+    return tuple(split_line(line))
 
 
 def _keep(ctx: Context, ns: argparse.Namespace, result: Any) -> Any:

@@ -40,6 +40,17 @@ def test_subcommands_that_take_secrets_are_never_remembered():
     assert not connect._parsed
 
 
+def test_only_lines_of_remembering_subcommands_are_kept_split(ip, mcp):
+    from mcpnb.notebook.magics import _remembered_words
+
+    _remembered_words.cache_clear()
+    connect_demo(ip)
+    line(ip, "call demo.echo text=kept")
+    line(ip, "call demo.echo text=kept")
+    kept = _remembered_words.cache_info()
+    assert (kept.hits, kept.currsize) == (1, 1)  # the connect line (its command, its env) is not there
+
+
 def test_the_same_call_in_a_loop_uses_each_iterations_variables(ip, mcp):
     connect_demo(ip)
     result = cell(
