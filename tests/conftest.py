@@ -166,6 +166,17 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MCPNB_USER_CONFIG", str(tmp_path_factory.mktemp("user") / "mcp.json"))
 
 
+@pytest.fixture(autouse=True)
+def _default_interaction_restored():
+    """What answers a server's questions by default is process-wide (``%load_ext`` installs the
+    notebook's): a test that changes it must not decide how a later test's questions are answered."""
+    from mcpnb.client import interaction
+
+    before = interaction._default_interaction
+    yield
+    interaction._default_interaction = before
+
+
 @pytest.fixture
 def runtime():
     from mcpnb.client.runtime import Runtime

@@ -124,6 +124,8 @@ def test_tools_for_llms_headless():
     assert "Error: mcp__probe__ui_search: argument 'limit'" in said  # the model read its mistake
     real = "".join(o.get("text", "") for o in _find(nb, "OPENAI_API_KEY").outputs)
     assert real.startswith("Skipped: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
+
+
 def test_mcp_features_headless():
     nb = execute(NOTEBOOKS / "05-mcp-features.ipynb")
     text = lambda c: "".join(  # noqa: E731

@@ -1,8 +1,10 @@
 """``%mcp call`` against ``pool.call`` in a real kernel (jupyter_client plays the frontend).
 
-The clock runs inside the kernel: ``time.perf_counter`` around blocks of N calls of each way, the
-four ways taking turns, so the difference per call is what the magic adds (parsing, the tool
-lookup, the calling cell's context), not the kernel's messaging. Two pairs: the synchronous path
+The clock runs inside the kernel: ``time.perf_counter`` around each call, in blocks of N calls of
+each way, the four ways taking turns; the difference of the median calls is what the magic adds
+(parsing, the tool lookup, the calling cell's context), not the kernel's messaging. Medians of
+single calls, not means of blocks: on a shared 2-core machine a block's mean carries whatever
+else ran meanwhile. Two pairs: the synchronous path
 (a magic inside a loop or a function) against ``pool.call``, and the awaited path a top-level
 ``%mcp`` cell takes (the input transformer rewrites it into ``await arun_line_magic(...)``)
 against ``await pool.acall``.
@@ -33,37 +35,47 @@ print(pool.status()["demo"].state)
 """
 
 MEASURE = """
+_clock = time.perf_counter
+
 def _pool_sync(n):
-    t = time.perf_counter()
+    times = []
     for _ in range(n):
+        t = _clock()
         pool.call("demo", "add", {"a": 1, "b": 2})
-    return (time.perf_counter() - t) / n
+        times.append(_clock() - t)
+    return times
 
 def _magic_sync(n):
-    t = time.perf_counter()
+    times = []
     for _ in range(n):
+        t = _clock()
         %mcp call demo.add a=1 b=2
-    return (time.perf_counter() - t) / n
+        times.append(_clock() - t)
+    return times
 
 async def _pool_async(n):
-    t = time.perf_counter()
+    times = []
     for _ in range(n):
+        t = _clock()
         await pool.acall("demo", "add", {"a": 1, "b": 2})
-    return (time.perf_counter() - t) / n
+        times.append(_clock() - t)
+    return times
 
 async def _magic_async(n):  # what a top-level `%mcp call demo.add a=1 b=2` cell is rewritten into
-    t = time.perf_counter()
+    times = []
     for _ in range(n):
+        t = _clock()
         await arun_line_magic("mcp", "call demo.add a=1 b=2")
-    return (time.perf_counter() - t) / n
+        times.append(_clock() - t)
+    return times
 
 _got = {"pool": [], "magic": [], "apool": [], "amagic": []}
 _pool_sync($warm); _magic_sync($warm); await _pool_async($warm); await _magic_async($warm)
 for _ in range($blocks):
-    _got["pool"].append(_pool_sync($n))
-    _got["magic"].append(_magic_sync($n))
-    _got["apool"].append(await _pool_async($n))
-    _got["amagic"].append(await _magic_async($n))
+    _got["pool"] += _pool_sync($n)
+    _got["magic"] += _magic_sync($n)
+    _got["apool"] += await _pool_async($n)
+    _got["amagic"] += await _magic_async($n)
 print($mark + json.dumps(_got))
 """
 
@@ -147,7 +159,7 @@ def measure(scale: Scale, tick: Tick) -> list[Row]:
             km.shutdown_kernel(now=True)
 
     ms = {k: median(v) * 1000 for k, v in got.items()}
-    detail = f"median of {len(got['pool'])} blocks, timed inside the kernel"
+    detail = f"median per call, n={len(got['pool'])} in blocks of {n}, timed inside the kernel"
     rows = []
     for base, magic, (pool_key, magic_key, overhead_key), versus in (
         ("pool", "magic", KEYS["call"], "pool.call"),

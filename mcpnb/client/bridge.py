@@ -36,7 +36,19 @@ class Handover(Generic[T]):
     round trip with a real call as the "hop floor").
     """
 
-    __slots__ = ("_context", "_coro", "_error", "_loop", "_on_done", "_result", "_task", "cancelled", "lock")
+    __slots__ = (
+        "_context",
+        "_coro",
+        "_error",
+        "_loop",
+        "_on_done",
+        "_result",
+        "_task",
+        "_then",
+        "cancelled",
+        "done",
+        "lock",
+    )
 
     def __init__(self, coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop, on_done: Any) -> None:
         self._coro, self._loop, self._on_done = coro, loop, on_done
@@ -44,7 +56,9 @@ class Handover(Generic[T]):
         self._context = contextvars.copy_context()  # the caller's context variables reach the call
         self._result: Any = None
         self._error: BaseException | None = None
+        self._then: list[concurrent.futures.Future[T]] = []  # callers that stopped waiting (future())
         self.cancelled = False
+        self.done = False  # read and written on the runtime loop only
         self.lock = threading.Lock()
         self.lock.acquire()
 
@@ -65,12 +79,49 @@ class Handover(Generic[T]):
         else:
             self._finish(None)
 
-    def _finish(self, error: BaseException | None) -> None:
-        self._error = error
+    def _finish(self, error: BaseException | None) -> None:  # on the runtime loop
+        self._error, self.done = error, True
         self.lock.release()
         if self._on_done is not None:
             with contextlib.suppress(RuntimeError):  # the caller's loop is gone: nobody waits
                 self._on_done()
+        for future in self._then:
+            self._settle(future)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the coroutine ends (True) or ``timeout`` passes (False); one caller only.
+
+        A ``KeyboardInterrupt`` while waiting cancels the coroutine (the SDK then tells the server
+        with ``notifications/cancelled``) before it propagates, so the connection stays usable.
+        """
+        try:
+            return self.lock.acquire(timeout=-1 if timeout is None else timeout)
+        except KeyboardInterrupt:
+            self.cancel_and_settle()
+            raise
+
+    def future(self) -> concurrent.futures.Future[T]:
+        """The outcome as a future, for a caller that stops waiting but keeps a handle (a cell that
+        lets go while a person answers). Cancelling the future cancels the coroutine."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def link() -> None:  # on the runtime loop, where _finish runs: no race with it
+            if self.done:
+                self._settle(future)
+            else:
+                self._then.append(future)
+
+        future.add_done_callback(lambda f: self.cancel() if f.cancelled() else None)
+        self._loop.call_soon_threadsafe(link)
+        return future
+
+    def _settle(self, future: concurrent.futures.Future[T]) -> None:
+        if not future.set_running_or_notify_cancel():  # the caller gave it up already
+            return
+        if self._error is not None:
+            future.set_exception(self._error)
+        else:
+            future.set_result(self._result)
 
     def outcome(self) -> T:
         """The coroutine's result, or its exception raised (in the caller's thread)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import concurrent.futures
 import contextlib
 import functools
 import sys
@@ -65,13 +64,6 @@ class Runtime:
     def in_runtime_thread(self) -> bool:
         return threading.current_thread() is self.thread
 
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Schedule ``coro`` on the runtime loop from any thread."""
-        if self.closed:
-            coro.close()
-            raise RuntimeError("the mcpnb runtime is closed")
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Run ``coro`` on the runtime loop and wait for it, interruptibly.
 
@@ -81,29 +73,14 @@ class Runtime:
         if self.in_runtime_thread:
             coro.close()
             raise RuntimeError("Runtime.run() called from the runtime thread; await the coroutine instead")
-        hop = self._hand_over(coro)
-        try:
-            finished = hop.lock.acquire(timeout=-1 if timeout is None else timeout)
-        except KeyboardInterrupt:
-            hop.cancel_and_settle()
-            raise
-        if not finished:
+        return self.settle(self.hand_over(coro), timeout)
+
+    def settle(self, hop: Handover[T], timeout: float | None = None) -> T:
+        """Wait for a handed-over coroutine's outcome; giving up after ``timeout`` cancels it."""
+        if not hop.wait(timeout):
             hop.cancel_and_settle()
             raise TimeoutError(f"gave up waiting after {timeout} s")
         return hop.outcome()
-
-    def wait(self, future: concurrent.futures.Future[T], timeout: float | None = None) -> T:
-        """Wait for a submitted coroutine's future; Ctrl-C cancels it before propagating."""
-        try:
-            return future.result(timeout)
-        except KeyboardInterrupt:
-            self._cancel_and_settle(future)
-            raise
-        except TimeoutError:
-            if future.done():  # the coroutine itself raised a TimeoutError (e.g. CallTimeoutError)
-                raise
-            self._cancel_and_settle(future)
-            raise TimeoutError(f"gave up waiting after {timeout} s") from None
 
     async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
         """Await ``coro`` from another loop (the kernel's) without blocking it.
@@ -116,26 +93,24 @@ class Runtime:
             return await coro
         caller = asyncio.get_running_loop()
         waiter = caller.create_future()
-        hop = self._hand_over(coro, on_done=functools.partial(per_loop(Mailbox, caller).post, waiter))
+        hop = self.hand_over(coro, on_done=functools.partial(per_loop(Mailbox, caller).post, waiter))
         await wait_ticking(caller, waiter, cancel=hop.cancel)
         return hop.outcome()
 
-    def _hand_over(
+    def hand_over(
         self, coro: Coroutine[Any, Any, T], on_done: Callable[[], Any] | None = None
     ) -> Handover[T]:
+        """Start ``coro`` on the runtime loop from another thread; ``on_done`` runs there when it ends.
+
+        For a caller that decides later how to wait (:meth:`settle`, ``hop.wait``, ``hop.future()``);
+        :meth:`run` and :meth:`arun` are the usual ways in.
+        """
         if self.closed:
             coro.close()
             raise RuntimeError("the mcpnb runtime is closed")
         hop = Handover(coro, self.loop, on_done)
         self._inbox.post(hop.start)
         return hop
-
-    @staticmethod
-    def _cancel_and_settle(future: concurrent.futures.Future[Any], grace: float = 2.0) -> None:
-        """Cancel and give the coroutine a moment to unwind (send its cancel notification)."""
-        future.cancel()
-        with contextlib.suppress(BaseException):
-            concurrent.futures.wait([future], timeout=grace)
 
     def add_closer(self, closer: Callable[[], Awaitable[None]]) -> None:
         """Register an async cleanup (e.g. a pool's ``aclose``) that ``close()`` runs on the loop."""

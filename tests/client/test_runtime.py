@@ -101,6 +101,47 @@ def test_ctrl_c_while_waiting_cancels_the_coroutine_then_propagates(runtime: Run
     assert runtime.run(_on_thread()) == "mcpnb-test-runtime"  # and the runtime still serves
 
 
+def test_a_caller_that_stops_waiting_keeps_the_outcome_as_a_future(runtime: Runtime) -> None:
+    """A synchronous cell lets go when a person is asked; its handle (LiveCall) gets the result later."""
+    release = threading.Event()
+
+    async def answered_later() -> str:
+        await asyncio.get_running_loop().run_in_executor(None, release.wait, 10)
+        return "answered"
+
+    hop = runtime.hand_over(answered_later())
+    assert not hop.wait(0.05)  # still running: the caller gives up waiting
+    future = hop.future()
+    assert not future.done()
+    release.set()
+    assert future.result(10) == "answered"
+
+
+def test_a_future_asked_for_after_the_end_has_the_outcome_too(runtime: Runtime) -> None:
+    async def fails() -> None:
+        raise ValueError("the tool's own error")
+
+    hop = runtime.hand_over(fails())
+    deadline = time.monotonic() + 10
+    while not hop.done and time.monotonic() < deadline:  # ended before anyone asked for a future
+        time.sleep(0.01)
+    with pytest.raises(ValueError, match="the tool's own error"):
+        hop.future().result(10)
+
+
+def test_cancelling_the_future_cancels_the_coroutine(runtime: Runtime) -> None:
+    slow = _Slow()
+    hop = runtime.hand_over(slow.run())
+    assert slow.started.wait(10)
+    future = hop.future()
+    assert future.cancel()
+    deadline = time.monotonic() + 10
+    while not slow.cancelled and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert slow.cancelled
+    assert runtime.run(_on_thread()) == "mcpnb-test-runtime"
+
+
 def test_run_from_the_runtime_thread_is_refused(runtime: Runtime) -> None:
     async def nested() -> str:
         inner = _on_thread()

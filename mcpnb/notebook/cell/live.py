@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 
 #: True while an awaiting cell runs the magic (set by :mod:`.asynccell`).
 AWAITING: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_awaiting_cell", default=False)
-#: The runtime futures an awaiting cell started, so an interrupt can cancel them.
-CELL_CALLS: contextvars.ContextVar[list[concurrent.futures.Future[Any]] | None] = contextvars.ContextVar(
+#: What an awaiting cell started on the runtime (anything with ``cancel()``), so an interrupt can
+#: cancel it.
+CELL_CALLS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "mcpnb_cell_calls", default=None
 )
 #: How often a synchronous cell looks whether the server asked for a person.
@@ -41,29 +42,33 @@ def call_in_cell(
     answers: dict[str, Any] | None = None,
     mode: Mode | None = None,
     transcript: bool = False,
+    info: ToolInfo | None = None,
 ) -> ToolResult | LiveCall:
     """``pool.call`` for a notebook cell: forms, progress and logs show in this cell.
 
     ``transcript`` records the call's traffic; it shows (collapsed) under the result.
+    ``info``: the tool, when the caller has looked it up already (no second lookup).
     """
     server, tool = pool._target(server, tool)
     ui, ctx = _in_cell(mode, answers, transcript, awaiting=AWAITING.get())
-    future = pool.runtime.submit(
-        pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx)
-    )
+    call = pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx, info=info)
+    hop = pool.runtime.hand_over(call)
     started = CELL_CALLS.get()
     if started is not None:
-        started.append(future)
-    if ui.mode == "widget" and not ui.awaiting:
-        while not future.done():
-            if ui.asked.is_set():
-                return LiveCall(pool, future, ui, server, tool)
-            try:
-                concurrent.futures.wait([future], timeout=_POLL)
-            except KeyboardInterrupt:
-                future.cancel()
-                raise
-    return _settle(pool, future, ui)
+        started.append(hop)
+    try:
+        if ui.mode == "widget" and not ui.awaiting:
+            while not hop.wait(_POLL):  # the call's end wakes this at once; a question, within _POLL
+                if ui.asked.is_set():
+                    return LiveCall(hop.future(), ui, server, tool)
+        else:
+            hop.wait()
+        result = hop.outcome()
+    except BaseException:
+        ui.finish(False)
+        raise
+    ui.finish(not result.is_error)
+    return result
 
 
 async def acall_in_cell(
@@ -107,16 +112,6 @@ def _in_cell(
     return ui, ctx
 
 
-def _settle(pool: Pool, future: concurrent.futures.Future[Any], ui: CellUI) -> ToolResult:
-    try:
-        result = pool.runtime.wait(future)
-    except BaseException:
-        ui.finish(False)
-        raise
-    ui.finish(not result.is_error)
-    return result
-
-
 class LiveCall:
     """A call waiting for a person's answer in its cell; the result shows there when it ends.
 
@@ -124,15 +119,8 @@ class LiveCall:
     once it is there; ``live.cancel()`` gives up (the server is told).
     """
 
-    def __init__(
-        self,
-        pool: Pool,
-        future: concurrent.futures.Future[Any],
-        ui: CellUI,
-        server: str,
-        tool: str,
-    ) -> None:
-        self._pool, self._future, self._ui = pool, future, ui
+    def __init__(self, future: concurrent.futures.Future[Any], ui: CellUI, server: str, tool: str) -> None:
+        self._future, self._ui = future, ui
         self.server, self.tool = server, tool
         future.add_done_callback(self._landed)
 
@@ -149,8 +137,20 @@ class LiveCall:
         return self._future.done()
 
     def result(self, timeout: float | None = None) -> ToolResult:
-        """The result (waits; in the cell that asked, answer first: a waiting cell sees no clicks)."""
-        return self._pool.runtime.wait(self._future, timeout)
+        """The result (waits; in the cell that asked, answer first: a waiting cell sees no clicks).
+
+        Ctrl-C, or no result within ``timeout``, cancels the call on the server.
+        """
+        try:
+            return self._future.result(timeout)
+        except KeyboardInterrupt:
+            self._future.cancel()
+            raise
+        except TimeoutError:
+            if self._future.done():  # the call itself timed out (CallTimeoutError)
+                raise
+            self._future.cancel()
+            raise TimeoutError(f"gave up waiting after {timeout} s; the call was cancelled") from None
 
     def __await__(self) -> Any:
         from mcpnb.client.bridge import await_in_ticks

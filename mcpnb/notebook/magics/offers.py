@@ -116,7 +116,9 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
         return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
 
     try:
-        result = call_in_cell(ctx.pool, tool.server, tool.name, values, **_in_cell(ctx, ns, answers))
+        result = call_in_cell(
+            ctx.pool, tool.server, tool.name, values, info=tool, **_in_cell(ctx, ns, answers)
+        )
     except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
         # an awaiting cell waits there and gets the retried result (None when the person said no)
         result = url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)

@@ -228,13 +228,17 @@ def _no_constant(token: str) -> Any:
     raise ValueError(token)
 
 
+#: One decoder for every value: ``json.loads`` with an option builds a new one per call.
+_JSON = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def parse_value(text: str) -> tuple[Any, bool]:
     """``(value, typed)``: JSON when the text parses as JSON, else the text itself (``typed`` False)."""
     stripped = text.strip()
     if not stripped:
         return "", False
     try:
-        return json.loads(stripped, parse_constant=_no_constant), True
+        return _JSON.decode(stripped), True
     except (ValueError, RecursionError):
         return text, False
 
@@ -317,7 +321,7 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
 
 def _json_body(text: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
     try:
-        data = json.loads(interpolate_json(text, namespaces), parse_constant=_no_constant)
+        data = _JSON.decode(interpolate_json(text, namespaces))
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"cell body: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"

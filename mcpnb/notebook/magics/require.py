@@ -123,9 +123,9 @@ def _runner(ctx: Context) -> Callable[[Coroutine[Any, Any, Any]], Any]:
     started = CELL_CALLS.get()
 
     def run(coro: Coroutine[Any, Any, Any]) -> Any:
-        future = runtime.submit(coro)
+        hop = runtime.hand_over(coro)
         if started is not None:
-            started.append(future)
-        return runtime.wait(future)
+            started.append(hop)
+        return runtime.settle(hop)
 
     return run

@@ -9,12 +9,28 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def ip() -> Any:
+def _loaded_shell() -> Any:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from mcpnb.client.interaction import default_interaction, set_default_interaction
+
+    plain = default_interaction()
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "mcpnb")
+    set_default_interaction(plain)  # the ip fixture installs the notebook's for each test
     return shell
+
+
+@pytest.fixture
+def ip(_loaded_shell: Any) -> Iterator[Any]:
+    """The shell, with what ``%load_ext`` installs process-wide (the notebook's interaction) in place
+    for this test only: a test elsewhere that runs later sees the plain library's default."""
+    from mcpnb.client.interaction import set_default_interaction
+    from mcpnb.notebook.cell import NotebookInteraction
+
+    before = set_default_interaction(NotebookInteraction())
+    yield _loaded_shell
+    set_default_interaction(before)
 
 
 @pytest.fixture
