@@ -7,6 +7,7 @@ The SDK's ``stdio_client`` speaks the same newline-delimited JSON-RPC; mcpnb own
   its kernel unless it is ended inside that window. The SDK's clock (2 s for stdin EOF, 2 s after
   SIGTERM, per server) does not fit; ours is :data:`EOF_GRACE` + :data:`TERM_GRACE`, shortened by
   :func:`hurry`, and every live child is listed so :func:`end_all_now` can end them from any thread.
+  A kernel killed outright (SIGKILL) ends nothing itself: :mod:`mcpnb.client.reaper` does.
 - **Garbage on stdout** (a ``print`` in a server) is the server's bug: the line goes to the
   server's own log, not as an SDK traceback into whichever cell is running.
 - **A missing cwd** is reported by the OS as the *command* not being found; we say what is missing.
@@ -22,6 +23,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
+from mcpnb.client import reaper
 from mcpnb.client.errors import ConfigError
 
 #: After stdin is closed, how long a server may take to exit on its own.
@@ -67,6 +69,8 @@ def end_all_now(grace: float = HURRIED[1]) -> list[int]:
     with _live_lock:
         for pgid in groups:
             _live.pop(pgid, None)
+    for pgid in groups:
+        reaper.unwatch(pgid)
     return groups
 
 
@@ -129,6 +133,7 @@ async def stdio_transport(
         raise exc
     with _live_lock:
         _live[process.pid] = server
+    reaper.watch(process.pid)  # if this process is killed outright, the server still ends
 
     read_in, read_out = anyio.create_memory_object_stream[Any](0)
     write_in, write_out = anyio.create_memory_object_stream[Any](0)
@@ -213,6 +218,7 @@ async def _end(process: Any) -> None:
         transport.close()  # type: ignore[union-attr]
     with _live_lock:
         _live.pop(pgid, None)
+    reaper.unwatch(pgid)
     await anyio.lowlevel.checkpoint()
 
 

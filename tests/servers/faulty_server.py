@@ -2,7 +2,8 @@
 
 Run: ``python tests/servers/faulty_server.py [stdio|http] [--ignore-term] [--garbage] [--hang]``.
 
-- ``--ignore-term``: ignores SIGTERM and keeps running after stdin closes (only SIGKILL ends it).
+- ``--ignore-term``: ignores SIGTERM and keeps running after stdin closes, even when its client
+  died and stdout is a broken pipe (only SIGKILL ends it).
 - ``--garbage``: writes lines that are not JSON-RPC on stdout before serving (a stray ``print``).
 - ``--hang``: never answers the handshake (and ignores SIGTERM while it hangs).
 - ``--marks DIR``: writes ``DIR/pid-<pid>`` at start, so a test knows every process it must see end.
@@ -122,7 +123,12 @@ def main() -> None:
     if args.transport == "http":
         serve_http(args.port)
         return
-    create_faulty_server().run()
+    try:
+        create_faulty_server().run()
+    except Exception:
+        if not args.ignore_term:
+            raise
+        # its client is gone (a broken pipe on stdout): this one shrugs that off as well
     while args.ignore_term:  # stdin closed: a well-behaved server exits here; this one does not
         time.sleep(3600)
 
