@@ -20,9 +20,6 @@ from mcpnb.probekit.taskstore import ENV as STORE_ENV
 from mcpnb.probekit.taskstore import TaskStoreError
 from mcpnb.probekit.toolsets import UnknownToolsetError
 
-#: Seconds a stopping server gives open requests and streams before it closes them.
-GRACE_S = 2
-
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -135,7 +132,6 @@ async def _serve(server: object, port: int) -> int:
         tasks = getattr(getattr(server, "probe_state", None), "tasks", None)
         if tasks is not None:
             await tasks.shutdown()  # first: what it ran is cancelled now, not after the streams close
-        handle.server.config.timeout_graceful_shutdown = GRACE_S  # open streams must not hold the exit
         await handle.stop()
     return 0
 

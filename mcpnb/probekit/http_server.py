@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,6 +24,23 @@ from mcpnb.probekit.sessionera import SessionEra
 HOST = "127.0.0.1"
 #: The ``retry`` (ms) every SSE priming event suggests: how soon a client should reconnect.
 RETRY_MS = 500
+#: Seconds a stopping server gives open requests and streams before it closes them: a client's
+#: listening stream never ends by itself, and uvicorn would otherwise wait for it (a minute and more).
+GRACE_S = 2
+
+
+class _QuietStop(logging.Filter):
+    """A stop cancels the streams still open after :data:`GRACE_S`: expected, so no error and no
+    traceback in whichever cell stopped the server (uvicorn logs both at ERROR)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, asyncio.CancelledError) and "graceful shutdown" in str(error):
+            return False
+        return "graceful shutdown exceeded" not in record.getMessage()
+
+
+_QUIET_STOP = _QuietStop()
 
 
 class _Server(uvicorn.Server):
@@ -71,7 +89,9 @@ async def serve_http(server: MCPServer, *, host: str = HOST, port: int = 0) -> H
     sock.setblocking(False)
     actual = sock.getsockname()[1]
     app = SessionEra(server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS))
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_S)
+    if _QUIET_STOP not in logging.getLogger("uvicorn.error").filters:
+        logging.getLogger("uvicorn.error").addFilter(_QUIET_STOP)
     uv = _Server(config)
     task = asyncio.get_running_loop().create_task(uv.serve(sockets=[sock]), name=f"probe-kit-http-{actual}")
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 
 import pytest
 
@@ -33,6 +34,32 @@ def test_closing_the_pool_stops_its_http_servers(pool):
     url = pool.connection("web").config.url
     pool.close()
     assert not _accepts(url)
+
+
+def test_stopping_does_not_wait_for_another_clients_open_stream(pool, capfd):
+    """Another notebook still connected holds a listening stream that never ends by itself: the stop
+    closes it after a short grace instead of waiting for it (uvicorn's default waited a minute), and
+    says nothing about it in the cell."""
+    from mcpnb import Pool
+
+    serve_probekit("web", http=True, pool=pool)
+    url = pool.connection("web").config.url
+    other = Pool()
+    try:
+        other.connect("other", url=url, era="legacy")  # its GET stream stays open on the server
+        stopped = threading.Event()
+
+        def stop() -> None:
+            stop_probekit("web", pool=pool)
+            stopped.set()
+
+        threading.Thread(target=stop, daemon=True).start()
+        assert stopped.wait(30), "the stop waited for the other client's stream to end"
+        assert not _accepts(url)
+    finally:
+        other.close()
+    err = capfd.readouterr().err
+    assert "graceful shutdown" not in err and "Traceback" not in err, err
 
 
 def test_serving_again_replaces_the_server(pool):
