@@ -240,6 +240,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             await self.end_session()
             self.client = None
             raise
+        self.health.new_session()  # the old session's failed probes say nothing about this one
         self._start_background()
 
     @property

@@ -41,7 +41,8 @@ class HealthState:
 
     @property
     def healthy(self) -> bool | None:
-        """None until the first probe; False from the first failure until a probe succeeds."""
+        """None until the first probe; False from the first failure until a probe succeeds (or a
+        new session starts)."""
         if self.consecutive_failures:
             return False
         return True if self.last_ok else None
@@ -49,6 +50,11 @@ class HealthState:
     def ok(self, latency_ms: float) -> None:
         self.latencies_ms.append(latency_ms)
         self.last_ok = datetime.now()
+        self.consecutive_failures = 0
+        self.last_failure = None
+
+    def new_session(self) -> None:
+        """A fresh handshake just succeeded: the old session's failed probes no longer count."""
         self.consecutive_failures = 0
         self.last_failure = None
 

@@ -213,11 +213,19 @@ def test_sigstopped_server_is_unhealthy_then_recovers(pool):
 def test_hung_server_is_replaced_after_repeated_failures(pool):
     pool.connect("demo", **demo_command(), health_check_interval=0.3, retry_delay=0.05)
     pid = pool.call("demo", "pid").data
+    conn = pool.connection("demo")
+    verdicts = []  # the health column at the moment each new session is announced
+    conn.events.subscribe(
+        lambda e: (
+            verdicts.append(conn.health.healthy) if e.kind == "state" and e.state == "connected" else None
+        )
+    )
     os.kill(pid, signal.SIGSTOP)
     try:
         assert wait_until(lambda: pool.status()["demo"].retries >= 1, timeout=30)
         assert wait_until(lambda: pool.status()["demo"].state == "connected", timeout=30)
         assert pool.call("demo", "pid").data != pid
+        assert verdicts and False not in verdicts  # not "unhealthy" for the old session's failures
     finally:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
