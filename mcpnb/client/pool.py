@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import warnings
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -504,6 +505,7 @@ class Pool:
         task asks later go to ``context`` (e.g. the cell that started it) until it ends.
         """
         server, tool = self._target(server, tool)
+        _warn_unsent_ttl(self, server, ttl_ms)
         return self._run(self._start_task(server, tool, arguments, ttl_ms, context))
 
     async def astart_task(
@@ -516,6 +518,7 @@ class Pool:
         context: CallContext | None = None,
     ) -> Any:
         server, tool = self._target(server, tool)
+        _warn_unsent_ttl(self, server, ttl_ms)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
     def attach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
@@ -618,6 +621,15 @@ def _call_context(context: CallContext | None, answers: dict[str, Any] | None) -
     if answers is not None:
         context.answers = answers
     return context
+
+
+def _warn_unsent_ttl(pool: Pool, server: str, ttl_ms: int | None) -> None:
+    """On the caller's thread, so the warning shows in the cell that asked."""
+    from mcpnb.client.tasks.pooled import unsent_ttl
+
+    why = unsent_ttl(pool, server, ttl_ms)
+    if why is not None:
+        warnings.warn(why, UserWarning, stacklevel=3)
 
 
 _default: Pool | None = None

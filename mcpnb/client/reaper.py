@@ -54,7 +54,6 @@ signal_all(groups, signal.SIGKILL)
 _lock = threading.Lock()
 _watchdog: subprocess.Popen[bytes] | None = None
 _listed: set[int] = set()
-_ended: list[subprocess.Popen[bytes]] = []  # watchdogs told to go, reaped at the next start
 
 
 def watch(pgid: int) -> None:
@@ -88,7 +87,6 @@ def watchdog_pid() -> int | None:
 def _start() -> None:
     """A new watchdog that lists every server running now (a killed one is replaced the same way)."""
     global _watchdog
-    _ended[:] = [p for p in _ended if p.poll() is None]
     _retire()
     try:
         _watchdog = subprocess.Popen(
@@ -106,13 +104,14 @@ def _start() -> None:
 
 
 def _retire() -> None:
-    """Close the watchdog's input (it ends what is still listed, then exits); reaped later."""
+    """Close the watchdog's input (it ends what is still listed, then exits) and reap it."""
     global _watchdog
     if _watchdog is not None:
         if _watchdog.stdin is not None:
             with contextlib.suppress(OSError):
                 _watchdog.stdin.close()
-        _ended.append(_watchdog)
+        # it exits within milliseconds; waiting here would block the runtime loop meanwhile
+        threading.Thread(target=_watchdog.wait, name="mcpnb-reaper-wait", daemon=True).start()
         _watchdog = None
 
 

@@ -42,6 +42,19 @@ def test_a_plain_call_of_a_task_optional_tool_creates_no_task(pool, era):
     assert made == []  # the server made no task: SEP-2663 opt-in per request
 
 
+def test_a_ttl_a_modern_server_never_hears_of_is_said_not_lost_quietly(pool):
+    import warnings
+
+    serve_probekit("probe", pool=pool)  # 2026-07-28: the server alone decides a task's TTL
+    serve_probekit("old", pool=pool, era="legacy")
+    with pytest.warns(UserWarning, match=r"'probe' speaks 2026-07-28.*a TTL of 5000 ms is not sent"):
+        handle = pool.start_task("probe", "slow_task", {"steps": 1, "delay": 0}, ttl_ms=5000)
+    assert handle.ttl_ms == 300_000  # the server's own choice, which the warning points to
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the older era takes the TTL: nothing to say
+        assert pool.start_task("old", "slow_task", {"steps": 1, "delay": 0}, ttl_ms=5000).ttl_ms == 5000
+
+
 def test_task_for_an_unknown_tool_sends_nothing(pool):
     serve_probekit("probe", pool=pool)
     with pytest.raises(Exception, match="did you mean 'slow_task'"):

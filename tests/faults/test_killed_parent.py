@@ -34,28 +34,25 @@ def _kill_and_wait(pids: list[int]) -> list[int]:
 
 
 def test_a_python_killed_with_sigkill_leaves_no_server(marks):
-    owner = subprocess.Popen(
-        [sys.executable, "-c", _OWNER.format(faulty=FAULTY, marks=str(marks.path))],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=str(ROOT),
-    )
-    try:
-        server = int(owner.stdout.readline())  # type: ignore[union-attr]
-        watchdogs = children(owner.pid) - {server}  # the reaper's, in a session of its own
-        assert alive(server)
-        owner.stdin.write("\n")  # type: ignore[union-attr]
-        owner.stdin.flush()  # type: ignore[union-attr]
-        assert owner.wait(30) == -signal.SIGKILL
-        assert _kill_and_wait([server]) == [], "the server outlived its killed owner"
-        assert _kill_and_wait(list(watchdogs)) == [], "the watchdog stayed after its work was done"
-    finally:
-        for pid in marks.pids():
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        if owner.poll() is None:
-            owner.kill()
+    code = _OWNER.format(faulty=FAULTY, marks=str(marks.path))
+    with subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=str(ROOT)
+    ) as owner:
+        try:
+            server = int(owner.stdout.readline())  # type: ignore[union-attr]
+            watchdogs = children(owner.pid) - {server}  # the reaper's, in a session of its own
+            assert alive(server) and len(watchdogs) == 1
+            owner.stdin.write("\n")  # type: ignore[union-attr]
+            owner.stdin.flush()  # type: ignore[union-attr]
+            assert owner.wait(30) == -signal.SIGKILL
+            assert _kill_and_wait([server]) == [], "the server outlived its killed owner"
+            assert _kill_and_wait(list(watchdogs)) == [], "the watchdog stayed after its work was done"
+        finally:
+            for pid in marks.pids():
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+            if owner.poll() is None:
+                owner.kill()
 
 
 def test_a_kernel_killed_with_sigkill_leaves_no_server(marks):

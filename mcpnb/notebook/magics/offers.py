@@ -111,6 +111,11 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.cell import CellUI, call_in_cell, url_retry
 
     if ns.task or tool.task_support == "required":
+        from mcpnb.client.tasks.pooled import unsent_ttl
+
+        why = unsent_ttl(ctx.pool, tool.server, ns.ttl)
+        if why is not None:  # nothing is started: leave --ttl out, or start it on an older connection
+            raise UsageError(f"--ttl: {why}; nothing was started")
         # the task may ask later: its questions go to this cell, whose context is captured now
         later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
         return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)

@@ -45,6 +45,13 @@ def test_task_returns_a_live_handle_listed_by_tasks(ip: Any, probe: None) -> Non
         line(ip, "call probe.slow_task --ttl 100")
 
 
+def test_ttl_for_a_server_that_decides_it_stops_before_anything_starts(ip: Any, probe: None) -> None:
+    before = line(ip, "tasks probe")
+    with pytest.raises(UsageError, match=r"--ttl: 'probe' speaks 2026-07-28.*nothing was started"):
+        line(ip, "call probe.slow_task steps=1 delay=0 --task --ttl 5000")
+    assert len(line(ip, "tasks probe")) == len(before)
+
+
 def test_transcript_flag_and_setting(ip: Any, probe: None) -> None:
     from tests.notebook.magics.conftest import bundle
 
