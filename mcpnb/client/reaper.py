@@ -21,6 +21,8 @@ import threading
 
 #: Seconds the watchdog waits after SIGTERM before SIGKILL.
 GRACE = 1.0
+#: How long ending the last server waits for the watchdog to exit (it takes milliseconds).
+_RETIRE_WAIT = 0.5
 
 #: The watchdog: reads ``+pgid`` / ``-pgid`` lines; at the end of its input, ends the groups still
 #: listed. Plain ``python -I -S``: no site, no mcpnb, a few milliseconds to start.
@@ -106,13 +108,16 @@ def _start() -> None:
 def _retire() -> None:
     """Close the watchdog's input (it ends what is still listed, then exits) and reap it."""
     global _watchdog
-    if _watchdog is not None:
-        if _watchdog.stdin is not None:
-            with contextlib.suppress(OSError):
-                _watchdog.stdin.close()
-        # it exits within milliseconds; waiting here would block the runtime loop meanwhile
-        threading.Thread(target=_watchdog.wait, name="mcpnb-reaper-wait", daemon=True).start()
-        _watchdog = None
+    if _watchdog is None:
+        return
+    watchdog, _watchdog = _watchdog, None
+    if watchdog.stdin is not None:
+        with contextlib.suppress(OSError):
+            watchdog.stdin.close()
+    try:  # with nothing listed it exits at once: gone when the last server is, no process left over
+        watchdog.wait(_RETIRE_WAIT)
+    except subprocess.TimeoutExpired:  # still ending what was listed: reaped in the background
+        threading.Thread(target=watchdog.wait, name="mcpnb-reaper-wait", daemon=True).start()
 
 
 def _send(proc: subprocess.Popen[bytes] | None, line: str) -> bool:
