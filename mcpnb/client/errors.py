@@ -119,6 +119,10 @@ class CallTimeoutError(CallError, TimeoutError):
     """A request took longer than its timeout; the request was cancelled on the server."""
 
 
+class ServerExitedError(ConnectionError):
+    """A stdio server's process ended on its own under a live session (worth starting again)."""
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """The closest choice to ``word``, if any is close enough to be a plausible typo."""
     matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -155,7 +159,7 @@ def describe(exc: BaseException) -> str:
     leaf = root_cause(exc)
     name = type(leaf).__name__
     text = str(leaf).strip().splitlines()[0] if str(leaf).strip() else ""
-    if isinstance(leaf, McpnbError):
+    if isinstance(leaf, (McpnbError, ServerExitedError)):
         return str(leaf)
     if isinstance(leaf, FileNotFoundError):
         target = leaf.filename or text

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from mcpnb.client import reaper
-from mcpnb.client.errors import ConfigError
+from mcpnb.client.errors import ConfigError, ServerExitedError
 
 #: After stdin is closed, how long a server may take to exit on its own.
 EOF_GRACE = 1.0
@@ -35,6 +35,8 @@ HURRIED = (0.25, 0.25)
 #: How long the writer may flush messages already accepted before stdin closes.
 _FLUSH = 0.5
 _POLL = 0.01
+#: How long a server that closed its stdout gets to exit, so the notice can give its exit code.
+_EXIT_WAIT = 0.5
 
 _clock = [EOF_GRACE, TERM_GRACE]
 _live: dict[int, str] = {}  # pid (= process group id) -> server name, for every child still running
@@ -106,11 +108,14 @@ async def stdio_transport(
     cwd: str | None,
     errlog: Any,
     on_bad_line: Callable[[str], None],
+    on_exit: Callable[[BaseException], None] | None = None,
 ) -> AsyncIterator[Any]:
     """Start ``command`` in its own process group; yield the (read, write) streams ``mcp.Client`` takes.
 
     On exit (normal, error or cancellation) the server is ended: stdin closed, then SIGTERM to its
     group, then SIGKILL, within the current clock; nothing of it outlives this block.
+    ``on_exit(error)``: the server closed its stdout (it exited, or was killed) while this block was
+    live; without it an idle session would look connected until its next request.
     """
     import anyio
     from anyio.streams.text import TextReceiveStream
@@ -138,6 +143,7 @@ async def stdio_transport(
     read_in, read_out = anyio.create_memory_object_stream[Any](0)
     write_in, write_out = anyio.create_memory_object_stream[Any](0)
     writer_done = anyio.Event()
+    ending = anyio.Event()  # we are ending the server: its end of output is no news
 
     async def read_stdout() -> None:
         pieces: list[str] = []
@@ -160,6 +166,10 @@ async def stdio_transport(
                         del message
                     if rest:
                         pieces.append(rest)
+                if on_exit is not None and not ending.is_set():  # end of output we did not ask for
+                    with anyio.move_on_after(_EXIT_WAIT):
+                        await process.wait()
+                    on_exit(ServerExitedError(_exit_text(process.returncode)))
         with contextlib.suppress(Exception):  # keep a server that still writes from blocking on a full pipe
             with anyio.CancelScope(shield=True):
                 while True:
@@ -183,6 +193,7 @@ async def stdio_transport(
             try:
                 yield read_out, write_in
             finally:
+                ending.set()
                 with anyio.CancelScope(shield=True):  # must finish under cancellation, bounded throughout
                     write_in.close()
                     with anyio.move_on_after(_FLUSH):
@@ -220,6 +231,18 @@ async def _end(process: Any) -> None:
         _live.pop(pgid, None)
     reaper.unwatch(pgid)
     await anyio.lowlevel.checkpoint()
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "the server closed its output (its process still runs)"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the server process was killed ({name})"
+    return f"the server process exited (exit code {code})"
 
 
 async def _wait(done: Callable[[], bool], timeout: float) -> bool:

@@ -61,7 +61,7 @@ async def open_target(
     server's own words are what tell them apart. ``on_failure(exc)`` sees transport errors.
     """
     if config.transport == "stdio":
-        async with _stdio(config, on_stderr) as target:
+        async with _stdio(config, on_stderr, on_failure) as target:
             yield target
     elif config.transport == "http":
         async with _http(config, on_response, on_failure) as target:
@@ -75,7 +75,9 @@ async def open_target(
 
 
 @contextlib.asynccontextmanager
-async def _stdio(config: ServerConfig, on_stderr: Callable[[str], None]) -> AsyncIterator[Any]:
+async def _stdio(
+    config: ServerConfig, on_stderr: Callable[[str], None], on_failure: FailureHook | None
+) -> AsyncIterator[Any]:
     import sys
 
     from mcpnb.client.stdio import stdio_transport
@@ -102,6 +104,7 @@ async def _stdio(config: ServerConfig, on_stderr: Callable[[str], None]) -> Asyn
             cwd=config.cwd,
             errlog=errlog,
             on_bad_line=on_bad_line,
+            on_exit=on_failure,
         )
 
 

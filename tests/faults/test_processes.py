@@ -121,3 +121,20 @@ def test_a_missing_cwd_says_so(pool, marks, tmp_path):
     assert "command not found" not in str(info.value)
     assert pool.status()["srv"].state == "failed"
     assert marks.pids() == set()  # nothing was started
+
+
+def test_a_server_that_dies_between_calls_shows_at_once_and_comes_back(pool, marks):
+    """No request, no health probe: the end of the server's output is the news (the status table
+    says so now, not at the next call), and the pool starts it again in the background."""
+    pool.connect("srv", **marks.stdio(), **QUICK)
+    (first,) = marks.wait_for(1)
+    os.kill(first, signal.SIGKILL)
+    assert wait_until(lambda: pool.status()["srv"].retries >= 1)
+    lost = [
+        e.message for e in pool.connection("srv").events.history if e.message.startswith("connection lost")
+    ]
+    assert lost == ["connection lost: the server process was killed (SIGKILL)"]
+    assert wait_until(lambda: pool.status()["srv"].state == "connected")
+    assert pool.call("srv", "pid").data != first
+    pool.close()
+    no_process_left(marks)
