@@ -64,7 +64,7 @@ class RuntimeClient:
         self._make = make
         self.client: Any = None
         self._stop: asyncio.Event | None = None
-        self._owner: concurrent.futures.Future[None] | None = None
+        self._owner: Any = None  # the owner task's hand-over
 
     def start(self, timeout: float = 60.0) -> Any:
         ready: concurrent.futures.Future[Any] = concurrent.futures.Future()
@@ -80,7 +80,7 @@ class RuntimeClient:
                     ready.set_exception(exc)
                 raise
 
-        self._owner = self.runtime.submit(own())
+        self._owner = self.runtime.hand_over(own())
         self.client = ready.result(timeout)
         return self.client
 
@@ -90,5 +90,5 @@ class RuntimeClient:
         if self._stop is not None:
             self.runtime.loop.call_soon_threadsafe(self._stop.set)
         with contextlib.suppress(BaseException):
-            self._owner.result(timeout)
+            self.runtime.settle(self._owner, timeout)
         self._owner = None
