@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.datetime.now(datetime.UTC)
     t0 = time.monotonic()
     load_before = os.getloadavg()
+    setup = report.machine()  # now: the git state before this run writes its own files
     rows: list[Row] = []
     took: dict[str, float] = {}
     state: dict[str, Any] = {}
@@ -195,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             command=command,
             load_before=load_before,
             load_after=load_after,
+            setup=setup,
             plot=png.name,
             caveat=opts.caveat,
         )

@@ -147,6 +147,7 @@ def markdown(
     command: str,
     load_before: tuple[float, ...],
     load_after: tuple[float, ...],
+    setup: dict[str, str],
     plot: str | None,
     caveat: str | None = None,
 ) -> str:
@@ -162,7 +163,7 @@ def markdown(
     if caveat:
         out += [f"> **Caveat:** {caveat}", ""]
     out += [f"> {load_note(load_before, load_after)}", "", "## Machine", "", "| | |", "| --- | --- |"]
-    out += [f"| {k} | {v} |" for k, v in machine().items()]
+    out += [f"| {k} | {v} |" for k, v in setup.items()]
     if plot:
         out += ["", f"![latency, ratios, concurrency and large results]({plot})"]
     for section, title in SECTION_TITLES.items():
