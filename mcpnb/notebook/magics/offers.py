@@ -116,6 +116,11 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
         why = unsent_ttl(ctx.pool, tool.server, ns.ttl)
         if why is not None:  # nothing is started: leave --ttl out, or start it on an older connection
             raise UsageError(f"--ttl: {why}; nothing was started")
+        if ns.transcript:
+            raise UsageError(
+                f"--transcript records one call's traffic, and {tool.name} runs as a task (its traffic "
+                "spans many requests, polls included): leave --transcript out; nothing was started"
+            )
         # the task may ask later: its questions go to this cell, whose context is captured now
         later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
         return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)

@@ -45,6 +45,13 @@ def test_task_returns_a_live_handle_listed_by_tasks(ip: Any, probe: None) -> Non
         line(ip, "call probe.slow_task --ttl 100")
 
 
+def test_a_transcript_of_a_task_is_refused_not_ignored(ip: Any, probe: None) -> None:
+    before = line(ip, "tasks probe")
+    with pytest.raises(UsageError, match=r"--transcript records one call's traffic.*nothing was started"):
+        line(ip, "call probe.slow_task steps=1 delay=0 --task --transcript")
+    assert len(line(ip, "tasks probe")) == len(before)  # nothing was started
+
+
 def test_ttl_for_a_server_that_decides_it_stops_before_anything_starts(ip: Any, probe: None) -> None:
     before = line(ip, "tasks probe")
     with pytest.raises(UsageError, match=r"--ttl: 'probe' speaks 2026-07-28.*nothing was started"):
