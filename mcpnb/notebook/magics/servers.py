@@ -14,9 +14,26 @@ from mcpnb.notebook.magics.parser import Parser
 from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, one_row
 
 
+def _filled(ctx: Context, ns: argparse.Namespace) -> None:
+    """``{{var}}`` in the URL, a header, an env value, the cwd or the command, as in every ``%mcp``
+    line: ``--header "Authorization: Bearer {{token}}"`` keeps the token out of the notebook."""
+    from mcpnb.notebook.magics.parser import interpolate_text
+
+    def fill(text: str) -> str:
+        return interpolate_text(text, ctx.namespaces) if "{{" in text else text
+
+    ns.url = fill(ns.url) if ns.url else ns.url
+    ns.cwd = fill(ns.cwd) if ns.cwd else ns.cwd
+    for name in ("header", "env", "command"):
+        given = getattr(ns, name)
+        if given:
+            setattr(ns, name, [fill(item) for item in given])
+
+
 def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
     """``Pool.connect`` keywords from the flags. A flag that cannot apply is an error, not ignored:
     a ``--header`` silently dropped from a command-started server hides a real mistake."""
+    _filled(ctx, ns)
     env: dict[str, str] = {}
     for item in ns.env or []:
         key, eq, value = item.partition("=")
@@ -97,6 +114,7 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect demo -- python server.py --flag\n"
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
     "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
+    '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
     usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"

@@ -38,6 +38,22 @@ def test_connect_http_with_header_and_era(ip, mcp, http_url):
     assert line(ip, "call web.add a=2 b=3").data == 5
 
 
+def test_connect_fills_notebook_variables(ip, mcp, http_url):
+    """``{{var}}`` as in every %mcp line: a token stays in a variable, not in the saved cell."""
+    ip.user_ns.update(url=http_url, token="s3cret-token", script=DEMO, greeting="hi there")
+    table = line(ip, 'connect web {{url}} --header "Authorization: Bearer {{token}}"')
+    assert table["web"].state == "connected"
+    assert mcp.pool.connection("web").config.headers == {"Authorization": "Bearer s3cret-token"}
+    assert "s3cret-token" not in repr(table) + repr(mcp.pool.connection("web").config)
+    line(ip, f"connect demo --env GREETING={{{{greeting}}}} -- {PY} {{{{script}}}} stdio")
+    assert line(ip, "call demo.env name=GREETING").data == "hi there"
+    with pytest.raises(
+        UsageError, match=r"\{\{tokn\}\}: no variable 'tokn' in the notebook; did you mean 'token'"
+    ):
+        line(ip, "connect web2 {{url}} --header 'Authorization: Bearer {{tokn}}'")
+    assert "web2" not in mcp.pool
+
+
 def test_connect_sse(ip, mcp, sse_url):
     table = line(ip, f"connect old {sse_url} --sse")
     assert table["old"].transport == "sse" and table["old"].state == "connected"
