@@ -52,8 +52,18 @@ class Runtime:
             self.loop.run_until_complete(self._serve())
         finally:
             with contextlib.suppress(Exception):
+                self._cancel_leftovers()
                 self.loop.run_until_complete(self.loop.shutdown_asyncgens())
             self.loop.close()
+
+    def _cancel_leftovers(self, grace: float = 0.5) -> None:
+        """Cancel what still runs once every owner has closed (as ``asyncio.run`` does): a library's
+        watcher task left pending would be reported as "destroyed but pending" when the loop goes."""
+        leftovers = [task for task in asyncio.all_tasks(self.loop) if not task.done()]
+        for task in leftovers:
+            task.cancel()
+        if leftovers:
+            self.loop.run_until_complete(asyncio.wait(leftovers, timeout=grace))
 
     async def _serve(self) -> None:
         self._stopping = asyncio.Event()

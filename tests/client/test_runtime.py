@@ -163,6 +163,26 @@ def test_a_closed_runtime_refuses_and_closes_the_coroutine() -> None:
     assert coro.cr_frame is None  # closed: no "never awaited" warning
 
 
+def test_closing_cancels_what_a_library_left_running() -> None:
+    """A library's watcher task (sse_starlette keeps one per loop) must be cancelled when the runtime
+    closes, not left pending for the garbage collector to report as "destroyed but it is pending"."""
+    rt = Runtime(name="mcpnb-leftovers")
+    seen = threading.Event()
+
+    async def watcher() -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            seen.set()
+            raise
+
+    rt.loop.call_soon_threadsafe(lambda: rt.loop.create_task(watcher()))
+    assert rt.run(asyncio.sleep(0, "started")) == "started"
+    rt.close()
+    assert seen.is_set()
+    assert not rt.thread.is_alive()
+
+
 def test_arun_awaits_from_another_loop(runtime: Runtime) -> None:
     async def caller() -> tuple[str, str]:
         return await runtime.arun(_on_thread()), threading.current_thread().name
