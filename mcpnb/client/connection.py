@@ -394,7 +394,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.client = None
 
     async def end_session(self) -> None:
-        owner, self._owner = self._owner, None
+        """End the current session and wait for its owner task to finish (its transport closed,
+        its process ended). Kept as ``_owner`` until then: a second caller (a recovery cancelled
+        by ``disconnect``) waits for the same end instead of returning while it is still under way."""
+        owner = self._owner
         if owner is None:
             return
         if self._stop is not None:
@@ -405,6 +408,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if not done:
             owner.cancel()
             await asyncio.wait({owner}, timeout=STOP_GRACE)
+        if self._owner is owner:  # not a newer session started meanwhile
+            self._owner = None
         if owner.done() and not owner.cancelled():
             owner.exception()  # retrieved: a crash was already reported through _lost
 
@@ -413,11 +418,12 @@ class Connection(SessionCallbacks, ConnectionRequests):
         """How a session was ended on purpose (``"disconnected"``...), or None if it was not."""
         return next((w for r, w in self._ended_by if client is not None and r() is client), None)
 
-    def lost(self, exc: BaseException, client: Any = None) -> None:
+    def lost(self, exc: BaseException, client: Any = None, *, http_status: int | None = None) -> None:
         """A live session died (process killed, server restarted, probes failing): replace it.
 
         ``client`` is the session that failed; a failure of any other than the current one (ended
-        on purpose, or already replaced) changes nothing.
+        on purpose, or already replaced) changes nothing. ``http_status``: the HTTP answer to the
+        request that failed, if it had one (an earlier request's 401 is no reason to give up).
         """
         if self.state is not State.CONNECTED or self.client is None:  # None: being ended on purpose
             return
@@ -427,7 +433,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if self._stop is not None:
             self._stop.set()  # let the owner task close what is left of the transport
         reason = f"connection lost: {describe(exc)}"
-        retryable = is_retryable(exc, http_status=self.http_status)
+        retryable = is_retryable(exc, http_status=http_status)
         if not retryable or self.config.max_retries <= 0:
             self.revivable = retryable
             self.set_state(State.FAILED, reason)

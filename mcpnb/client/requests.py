@@ -154,13 +154,14 @@ async def request(
                 "or may not have run; it was not repeated (not marked read-only or idempotent). "
                 "The connection is back: call again if that is safe."
             ) from None
+        # only an HTTP answer to this request counts: an earlier 401 says nothing of a later drop
         answer = _fresh_answer(conn, started)
-        if conn.http_status in (401, 403) and (answer is None or answer.status in (401, 403)):
-            target = conn.safe(conn.config.target)
-            raise AuthError.from_status(conn.name, conn.http_status, target) from None
+        status = answer.status if answer is not None else None
+        if status in (401, 403):
+            raise AuthError.from_status(conn.name, status, conn.safe(conn.config.target)) from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
-        if transport_failed and is_retryable(exc, http_status=conn.http_status):
-            conn.lost(exc, client)
+        if transport_failed and is_retryable(exc, http_status=status):
+            conn.lost(exc, client, http_status=status)
             then = (
                 "reconnecting in the background"
                 if conn.state is State.RECONNECTING

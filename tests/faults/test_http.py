@@ -97,6 +97,26 @@ def test_a_dropped_connection_is_lost_and_recovered(pool, faulty_http, marks, er
     no_process_left(marks)
 
 
+@ERA
+def test_a_rejected_credential_is_not_blamed_for_a_later_dropped_connection(pool, faulty_http, marks, era):
+    """The 401 was that call's answer; a later call whose connection drops (no answer at all) is a
+    lost connection, not "the server rejected the credentials" again."""
+    pool.connect("web", url=faulty_http.url, era=era, **QUICK)
+    _fault(pool, "fail_next", status=401)
+    with pytest.raises(AuthError):
+        pool.call("web", "add", {"a": 1, "b": 2})
+    _recovers(pool)
+    _fault(pool, "drop_next")
+    with pytest.raises(CallError) as info:
+        pool.call("web", "add", {"a": 1, "b": 2})
+    assert not isinstance(info.value, AuthError)
+    assert str(info.value).startswith("add() failed: the connection to 'web' was lost (")
+    _recovers(pool)
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)
+
+
 def test_a_server_that_dies_mid_session_is_failed_after_the_retries(pool, faulty_http, marks, capfd, caplog):
     pool.connect("web", url=faulty_http.url, era="legacy", **QUICK)
     faulty_http.stop()  # kill -9: every connection drops
