@@ -87,9 +87,13 @@ def watchdog_pid() -> int | None:
 
 
 def _start() -> None:
-    """A new watchdog that lists every server running now (a killed one is replaced the same way)."""
+    """A new watchdog that lists every server running now (one that died is replaced this way)."""
     global _watchdog
-    _retire()
+    if _watchdog is not None:  # it took no line: dead, or past helping; never let it end our servers
+        with contextlib.suppress(OSError):
+            _watchdog.kill()
+        _watchdog.wait()
+        _watchdog = None
     try:
         _watchdog = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _WATCHDOG],

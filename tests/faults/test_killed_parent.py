@@ -90,3 +90,21 @@ def test_the_watchdog_lives_only_while_servers_run(pool, marks):
     pool.close()
     assert reaper.watchdog_pid() is None
     no_process_left(marks)  # the watchdog too: it left when the last server ended
+
+
+def test_a_killed_watchdog_is_replaced_and_the_servers_stay(pool, marks):
+    """Someone kills the watchdog: the next server start brings a new one that lists every server,
+    and the servers already running are not touched in the swap."""
+    from mcpnb.client import reaper
+
+    pool.connect("one", **marks.stdio(), **QUICK)
+    first = reaper.watchdog_pid()
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    assert wait_until(lambda: not alive(first))
+    pool.connect("two", **marks.stdio(), **QUICK)
+    second = reaper.watchdog_pid()
+    assert second not in (None, first) and alive(second)
+    assert pool.call("one", "echo", {"text": "still here"}).data == "still here"
+    pool.close()
+    no_process_left(marks)
