@@ -13,7 +13,7 @@ import sys
 from conftest import DEMO, ROOT, alive, children, wait_until
 from jupyter_client.manager import start_new_kernel
 
-from faults.conftest import FAULTY, QUICK, no_process_left
+from faults.conftest import FAULTY
 from faults.test_kernel_shutdown import _run
 
 _OWNER = """
@@ -77,34 +77,80 @@ def test_a_kernel_killed_with_sigkill_leaves_no_server(marks):
         km.shutdown_kernel(now=True)
 
 
-def test_the_watchdog_lives_only_while_servers_run(pool, marks):
-    from mcpnb.client import reaper
+_LIFETIME = """
+import sys
+import mcpnb
+from mcpnb.client import reaper
+pool = mcpnb.Pool()
+server = [{demo!r}, "stdio"]
+print(reaper.watchdog_pid())
+pool.connect("one", command=sys.executable, args=server)
+first = reaper.watchdog_pid()
+pool.connect("two", command=sys.executable, args=server)
+print(first, reaper.watchdog_pid())
+pool.disconnect("one")
+print(reaper.watchdog_pid())
+pool.close()
+print(reaper.watchdog_pid(), flush=True)
+sys.stdin.readline()
+"""
 
-    before = children()
-    pool.connect("one", **marks.stdio(), **QUICK)
-    pool.connect("two", command=sys.executable, args=[DEMO, "stdio"], **QUICK)
-    watchdog = reaper.watchdog_pid()
-    assert watchdog is not None and watchdog in children() - before
-    pool.disconnect("one")
-    assert reaper.watchdog_pid() == watchdog  # "two" still runs: the same watchdog keeps watching
-    pool.close()
-    assert reaper.watchdog_pid() is None
-    no_process_left(marks)  # the watchdog too: it left when the last server ended
+
+def test_the_watchdog_lives_only_while_servers_run():
+    """In a fresh interpreter (here other tests' servers may run): none before the first server,
+    one for all of them, still there while one runs, gone with the last."""
+    code = _LIFETIME.format(demo=DEMO)
+    with subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=str(ROOT)
+    ) as owner:
+        try:
+            lines = [owner.stdout.readline().split() for _ in range(4)]  # type: ignore[union-attr]
+            assert lines[0] == ["None"]
+            first, same = lines[1]
+            assert first == same and first != "None"
+            assert lines[2] == [first]  # "two" still runs
+            assert lines[3] == ["None"]
+            assert not alive(int(first))  # reaped as the last server ended, before close() returned
+            assert children(owner.pid) == set()
+        finally:
+            owner.stdin.close()  # type: ignore[union-attr]
+            owner.wait(30)
 
 
-def test_a_killed_watchdog_is_replaced_and_the_servers_stay(pool, marks):
-    """Someone kills the watchdog: the next server start brings a new one that lists every server,
-    and the servers already running are not touched in the swap."""
-    from mcpnb.client import reaper
+_REPLACED = """
+import os, signal, sys, time
+import mcpnb
+from mcpnb.client import reaper
+pool = mcpnb.Pool()
+deaf = [{faulty!r}, "stdio", "--ignore-term", "--marks", {marks!r}]
+pool.connect("one", command=sys.executable, args=deaf, health_check_interval=0)
+first = reaper.watchdog_pid()
+os.kill(first, signal.SIGKILL)
+os.waitpid(first, 0)
+pool.connect("two", command=sys.executable, args=deaf, health_check_interval=0)
+print(first, reaper.watchdog_pid(), pool.call("one", "pid").data, pool.call("two", "pid").data, flush=True)
+sys.stdin.readline()
+os.kill(os.getpid(), signal.SIGKILL)
+"""
 
-    pool.connect("one", **marks.stdio(), **QUICK)
-    first = reaper.watchdog_pid()
-    assert first is not None
-    os.kill(first, signal.SIGKILL)
-    assert wait_until(lambda: not alive(first))
-    pool.connect("two", **marks.stdio(), **QUICK)
-    second = reaper.watchdog_pid()
-    assert second not in (None, first) and alive(second)
-    assert pool.call("one", "echo", {"text": "still here"}).data == "still here"
-    pool.close()
-    no_process_left(marks)
+
+def test_a_killed_watchdog_is_replaced_by_one_that_watches_every_server(marks):
+    """Someone kills the watchdog: the next server start brings a new one, which lists the server
+    that was already running too (the swap touches no server): a SIGKILL then ends both."""
+    code = _REPLACED.format(faulty=FAULTY, marks=str(marks.path))
+    with subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=str(ROOT)
+    ) as owner:
+        try:
+            first, second, one, two = (int(x) for x in owner.stdout.readline().split())  # type: ignore[union-attr]
+            assert second != first and alive(second) and alive(one) and alive(two)
+            owner.stdin.write("\n")  # type: ignore[union-attr]
+            owner.stdin.flush()  # type: ignore[union-attr]
+            assert owner.wait(30) == -signal.SIGKILL
+            assert _kill_and_wait([one, two]) == [], "a server outlived its killed owner"
+        finally:
+            for pid in marks.pids():
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+            if owner.poll() is None:
+                owner.kill()
