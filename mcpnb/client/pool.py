@@ -629,7 +629,7 @@ def _warn_unsent_ttl(pool: Pool, server: str, ttl_ms: int | None) -> None:
 
     why = unsent_ttl(pool, server, ttl_ms)
     if why is not None:
-        warnings.warn(why, UserWarning, stacklevel=3)
+        warnings.warn(f"{why}; the handle's ttl_ms shows the server's choice", UserWarning, stacklevel=3)
 
 
 _default: Pool | None = None

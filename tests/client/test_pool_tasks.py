@@ -47,7 +47,10 @@ def test_a_ttl_a_modern_server_never_hears_of_is_said_not_lost_quietly(pool):
 
     serve_probekit("probe", pool=pool)  # 2026-07-28: the server alone decides a task's TTL
     serve_probekit("old", pool=pool, era="legacy")
-    with pytest.warns(UserWarning, match=r"'probe' speaks 2026-07-28.*a TTL of 5000 ms is not sent"):
+    with pytest.warns(
+        UserWarning,
+        match=r"'probe' speaks 2026-07-28.*a TTL of 5000 ms cannot be sent.*ttl_ms shows the server's choice",
+    ):
         handle = pool.start_task("probe", "slow_task", {"steps": 1, "delay": 0}, ttl_ms=5000)
     assert handle.ttl_ms == 300_000  # the server's own choice, which the warning points to
     with warnings.catch_warnings():

@@ -41,13 +41,11 @@ def _adopt(conn: Connection, handle: TaskHandle, context: CallContext | None) ->
 def unsent_ttl(pool: Pool, server: str, ttl_ms: int | None) -> str | None:
     """Why ``ttl_ms`` will not reach ``server`` (None when it will, or none was given): the
     2026-07-28 tasks extension lets the server alone decide how long it keeps a task."""
-    conn = pool.connection(server)
-    if ttl_ms is None or conn.era != "modern":
+    if ttl_ms is None or pool.connection(server).era != "modern":
         return None
     return (
-        f"{server!r} speaks 2026-07-28, where the server decides how long it keeps a task: "
-        f"a TTL of {ttl_ms} ms is not sent (the handle's ttl_ms shows the server's choice; "
-        "a 2025-11-25 connection takes a TTL)"
+        f"{server!r} speaks 2026-07-28, where the server decides how long it keeps a task, "
+        f"so a TTL of {ttl_ms} ms cannot be sent (a 2025-11-25 connection takes one)"
     )
 
 

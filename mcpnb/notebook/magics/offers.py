@@ -114,8 +114,8 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
         from mcpnb.client.tasks.pooled import unsent_ttl
 
         why = unsent_ttl(ctx.pool, tool.server, ns.ttl)
-        if why is not None:  # nothing is started: leave --ttl out, or start it on an older connection
-            raise UsageError(f"--ttl: {why}; nothing was started")
+        if why is not None:
+            raise UsageError(f"--ttl: {why}; leave --ttl out (nothing was started)")
         if ns.transcript:
             raise UsageError(
                 f"--transcript records one call's traffic, and {tool.name} runs as a task (its traffic "

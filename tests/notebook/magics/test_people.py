@@ -54,7 +54,9 @@ def test_a_transcript_of_a_task_is_refused_not_ignored(ip: Any, probe: None) -> 
 
 def test_ttl_for_a_server_that_decides_it_stops_before_anything_starts(ip: Any, probe: None) -> None:
     before = line(ip, "tasks probe")
-    with pytest.raises(UsageError, match=r"--ttl: 'probe' speaks 2026-07-28.*nothing was started"):
+    with pytest.raises(
+        UsageError, match=r"--ttl: 'probe' speaks 2026-07-28.*leave --ttl out \(nothing was started\)"
+    ):
         line(ip, "call probe.slow_task steps=1 delay=0 --task --ttl 5000")
     assert len(line(ip, "tasks probe")) == len(before)
 
