@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import warnings
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -504,8 +503,10 @@ class Pool:
         ``handle.status``, ``handle.result()``, ``await handle``, ``handle.cancel()``. Questions the
         task asks later go to ``context`` (e.g. the cell that started it) until it ends.
         """
+        from mcpnb.client.tasks import pooled
+
         server, tool = self._target(server, tool)
-        _warn_unsent_ttl(self, server, ttl_ms)
+        pooled.warn_unsent_ttl(self, server, ttl_ms)
         return self._run(self._start_task(server, tool, arguments, ttl_ms, context))
 
     async def astart_task(
@@ -517,8 +518,10 @@ class Pool:
         ttl_ms: int | None = None,
         context: CallContext | None = None,
     ) -> Any:
+        from mcpnb.client.tasks import pooled
+
         server, tool = self._target(server, tool)
-        _warn_unsent_ttl(self, server, ttl_ms)
+        pooled.warn_unsent_ttl(self, server, ttl_ms)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
     def attach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
@@ -621,15 +624,6 @@ def _call_context(context: CallContext | None, answers: dict[str, Any] | None) -
     if answers is not None:
         context.answers = answers
     return context
-
-
-def _warn_unsent_ttl(pool: Pool, server: str, ttl_ms: int | None) -> None:
-    """On the caller's thread, so the warning shows in the cell that asked."""
-    from mcpnb.client.tasks.pooled import unsent_ttl
-
-    why = unsent_ttl(pool, server, ttl_ms)
-    if why is not None:
-        warnings.warn(f"{why}; the handle's ttl_ms shows the server's choice", UserWarning, stacklevel=3)
 
 
 _default: Pool | None = None

@@ -9,6 +9,7 @@ and runs on the runtime loop; ``Pool`` keeps the sync and async faces.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.tasks.extension import elicitation_answerer
@@ -47,6 +48,13 @@ def unsent_ttl(pool: Pool, server: str, ttl_ms: int | None) -> str | None:
         f"{server!r} speaks 2026-07-28, where the server decides how long it keeps a task, "
         f"so a TTL of {ttl_ms} ms cannot be sent (a 2025-11-25 connection takes one)"
     )
+
+
+def warn_unsent_ttl(pool: Pool, server: str, ttl_ms: int | None) -> None:
+    """``Pool.start_task``'s warning, on the caller's thread so that it shows in the cell that asked."""
+    why = unsent_ttl(pool, server, ttl_ms)
+    if why is not None:  # stacklevel: the caller of Pool.start_task
+        warnings.warn(f"{why}; the handle's ttl_ms shows the server's choice", UserWarning, stacklevel=3)
 
 
 async def start(

@@ -20,7 +20,7 @@ def _filled(ctx: Context, ns: argparse.Namespace) -> None:
     from mcpnb.notebook.magics.parser import interpolate_text
 
     def fill(text: str) -> str:
-        return interpolate_text(text, ctx.namespaces) if "{{" in text else text
+        return interpolate_text(text, ctx.namespaces)
 
     ns.url = fill(ns.url) if ns.url else ns.url
     ns.cwd = fill(ns.cwd) if ns.cwd else ns.cwd
