@@ -9,9 +9,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jupyter_client.manager import start_new_kernel
@@ -72,6 +74,21 @@ def children(pid: int | None = None) -> set[int]:
     return found
 
 
+@contextlib.contextmanager
+def unclocked() -> Iterator[None]:
+    """Stop the running test's timeout clock (pytest-timeout's ``signal`` method) for a one-off
+    setup step that is no part of the test (building a peer's venv), and start it again after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    left, interval = signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        yield
+    finally:
+        if left > 0:
+            signal.setitimer(signal.ITIMER_REAL, left, interval)
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -116,6 +133,48 @@ def _accepts(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+# ---------------------------------------------------------------- the run in parallel (pytest-xdist)
+#: Workers at the most for ``-n auto`` (pyproject's addopts): each may hold a kernel, a JupyterLab
+#: and a chromium at once, and the tests that time a server's recovery need some CPU left.
+MAX_WORKERS = 4
+
+#: Lines for the end of the run's report. A worker's own report is not shown, so a worker hands
+#: them to the controller (``workeroutput``), which prints them.
+_summary: list[str] = []
+#: Processes the workers found alive at their end (on the controller).
+_leftovers: list[str] = []
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
+
+
+def run_basetemp(factory: pytest.TempPathFactory) -> Path:
+    """The run's temporary folder: under xdist each worker has a subfolder of the controller's."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def report_at_the_end(line: str) -> None:
+    """Print ``line`` once under the run's summary, whichever process ran the test."""
+    if line not in _summary:
+        _summary.append(line)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the controller: what a worker that ended had to report."""
+    output = getattr(node, "workeroutput", {})
+    for line in output.get("mcpnb_summary", []):
+        report_at_the_end(line)
+    _leftovers.extend(output.get("mcpnb_leftovers", []))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line in _summary:
+        terminalreporter.write_line(line)
+
+
 # ---------------------------------------------------------------- nothing outlives the test session
 #: Linux prctl option: orphaned descendants are re-parented to this process, not to init.
 _PR_SET_CHILD_SUBREAPER = 36
@@ -130,19 +189,27 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+@pytest.hookimpl(trylast=True)  # on the xdist controller: after its workers are down
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run if any process the tests started (a server, a kernel) is still alive at the end.
 
-    Every fixture has been torn down by now; a process still ending gets a few seconds to go.
+    Every fixture has been torn down by now; a process still ending gets a few seconds to go. Each
+    xdist worker checks its own and tells the controller, which also sees what a worker orphaned.
     """
     wait_until(lambda: not children(), timeout=10, interval=0.1)
     left = sorted(children())
-    if not left:
-        return
     lines = [f"{pid}: {_cmdline(pid)}" for pid in left]
     for pid in left:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:  # an xdist worker: the controller reports for it
+        worker_output["mcpnb_summary"] = _summary
+        worker_output["mcpnb_leftovers"] = lines
+        return
+    lines += _leftovers
+    if not lines:
+        return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     message = "processes started by the tests outlived them (now killed):\n  " + "\n  ".join(lines)
     if reporter is not None:

@@ -15,20 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import report_at_the_end, run_basetemp
 
 from browser.lab import Server
-
-_SHOT_DIR: list[Path] = []
 
 
 @pytest.fixture(scope="session")
 def shot_dir(tmp_path_factory) -> Path:
     chosen = os.environ.get("MCPNB_SCREENSHOT_DIR")
-    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "screenshots"
+    folder = Path(chosen) if chosen else run_basetemp(tmp_path_factory) / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
-    if not _SHOT_DIR:
-        _SHOT_DIR.append(folder)
-    print(f"\nscreenshots: {folder}")
+    report_at_the_end(f"browser screenshots: {folder}")
     return folder
 
 
@@ -90,8 +87,3 @@ def pw() -> Iterator[Any]:
 
     with sync_playwright() as p:
         yield p
-
-
-def pytest_terminal_summary(terminalreporter) -> None:
-    if _SHOT_DIR:
-        terminalreporter.write_line(f"browser screenshots: {_SHOT_DIR[0]}")

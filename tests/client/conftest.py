@@ -9,6 +9,7 @@ while the pinned requirement is unchanged) and runs the server there as a subpro
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -17,10 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, wait_until
+from conftest import ROOT, unclocked, wait_until
 
 FASTMCP_REQUIREMENT = "fastmcp-tasks==4.1.4"  # pulls fastmcp-slim[server]==4.1.4, pydocket, burner-redis
 FASTMCP_VENV = ROOT / "tests" / "peers" / ".fastmcp-venv"
+FASTMCP_LOCK = ROOT / "tests" / "peers" / ".fastmcp-venv.lock"
 FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_tasks_server.py"
 
 
@@ -39,11 +41,23 @@ def ctrl_c() -> Iterator[None]:
 
 
 def fastmcp_python() -> Path:
-    """The venv's interpreter, building the venv first if it is missing or stale."""
+    """The venv's interpreter, building the venv first if it is missing or stale.
+
+    Parallel test workers may all ask at once on a clean machine: one builds, the others wait on
+    the lock and find it built. Neither is the asking test's time: the build downloads and installs
+    a few dozen packages (a minute or more while another worker runs tests), which is not what a
+    test's timeout bounds.
+    """
     python = FASTMCP_VENV / "bin" / "python"
     stamp = FASTMCP_VENV / ".mcpnb-ready"
-    if python.exists() and stamp.exists() and stamp.read_text() == FASTMCP_REQUIREMENT:
-        return python
+    with unclocked(), open(FASTMCP_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if python.exists() and stamp.exists() and stamp.read_text() == FASTMCP_REQUIREMENT:
+            return python
+        return _build_fastmcp_venv(python, stamp)
+
+
+def _build_fastmcp_venv(python: Path, stamp: Path) -> Path:
     venv.EnvBuilder(clear=True, with_pip=True).create(FASTMCP_VENV)
     done = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", FASTMCP_REQUIREMENT],
