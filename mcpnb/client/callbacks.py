@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from mcpnb.client.toolinfo import ToolInfo
     from mcpnb.client.watching import ResourceWatch
 
+#: The longest stderr line kept (characters): the rest of a longer one is counted, not kept.
+STDERR_LINE_CHARS = 4000
+
 
 class SessionCallbacks:
     """The callbacks a session is given when it opens (see ``Connection._own``)."""
@@ -38,7 +41,10 @@ class SessionCallbacks:
         def emit(self, kind: str, message: str, **detail: Any) -> None: ...
 
     def _on_stderr(self, line: str) -> None:
-        line = self.safe(line)
+        line = self.safe(line)  # first: a cut must not leave the head of a secret unredacted
+        if len(line) > STDERR_LINE_CHARS:  # a dumped blob is not a log line: keep its start
+            more = len(line) - STDERR_LINE_CHARS
+            line = f"{line[:STDERR_LINE_CHARS]} … ({more:,} more characters not kept)"
         self.stderr.append(line)
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
 

@@ -112,6 +112,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # Sessions ended on purpose, and how ("disconnected", "reconnected by you"): a call still
         # running on one learns why it was cut off, and its failure is not taken for a lost server.
         self._ended_by: list[tuple[weakref.ref[Any], str]] = []
+        # The last session that died under us, and why (its process's exit code, say): the calls
+        # it takes down hear only "connection closed", and this is what they tell the person.
+        self._lost_why: tuple[weakref.ref[Any], str] | None = None
         self.http_status: int | None = None
         self.http_answer: requests.HttpAnswer | None = None  # the last HTTP error, with the server's words
         self.session_expired = False
@@ -154,8 +157,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
     def set_state(self, state: State, message: str = "", **detail: Any) -> None:
         previous, self.state, self.since = self.state, state, datetime.now()
-        if state is State.FAILED:
-            self.last_error = self.safe(message)
+        if state is State.FAILED or (state is State.RECONNECTING and message):
+            self.last_error = self.safe(message)  # reconnecting: why, while it lasts
         elif state is State.CONNECTED:
             self.last_error = None
         if state in (State.CONNECTING, State.RECONNECTING):
@@ -418,6 +421,13 @@ class Connection(SessionCallbacks, ConnectionRequests):
         """How a session was ended on purpose (``"disconnected"``...), or None if it was not."""
         return next((w for r, w in self._ended_by if client is not None and r() is client), None)
 
+    def why_lost(self, client: Any) -> str | None:
+        """Why ``client``'s session died under us, as :meth:`lost` heard it, or None."""
+        if client is None or self._lost_why is None:
+            return None
+        ref, why = self._lost_why
+        return why if ref() is client else None
+
     def lost(self, exc: BaseException, client: Any = None, *, http_status: int | None = None) -> None:
         """A live session died (process killed, server restarted, probes failing): replace it.
 
@@ -429,10 +439,12 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return
         if client is not None and client is not self.client:
             return
+        why = describe(exc)
+        self._lost_why = (weakref.ref(self.client), why)
         self.client = None
         if self._stop is not None:
             self._stop.set()  # let the owner task close what is left of the transport
-        reason = f"connection lost: {describe(exc)}"
+        reason = f"connection lost: {why}"
         retryable = is_retryable(exc, http_status=http_status)
         if not retryable or self.config.max_retries <= 0:
             self.revivable = retryable

@@ -8,6 +8,7 @@ do, so every public entry point raises a subclass of :class:`McpnbError` built f
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -123,6 +124,30 @@ class ServerExitedError(ConnectionError):
     """A stdio server's process ended on its own under a live session (worth starting again)."""
 
 
+class MessageTooLargeError(McpnbError, ConnectionError):
+    """A server sent a message over its ``max_message_mb``: the session ends rather than the kernel."""
+
+    def __init__(self, server: str, limit: int) -> None:
+        super().__init__(
+            f"{server!r} sent a message over max_message_mb={_mb(limit)} (MB) and the connection was "
+            f"closed; raise max_message_mb for server {server!r} if its answers are meant to be that large"
+        )
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):g}"
+
+
+#: How httpx2 words an event over the limit the SDK passes it (our ``max_message_mb``).
+_EVENT_OVER = re.compile(r"Server-sent event exceeded the (\d+) byte limit")
+
+
+def over_message_limit(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK reporting one response stream's event over ``max_message_mb``
+    (that request failed; the session itself is fine)."""
+    return _EVENT_OVER.search(str(root_cause(exc))) is not None
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """The closest choice to ``word``, if any is close enough to be a plausible typo."""
     matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -170,6 +195,12 @@ def describe(exc: BaseException) -> str:
         return f"connection refused or unreachable ({text or 'no answer'})"
     if isinstance(leaf, TimeoutError):
         return text or "timed out"
+    over = _EVENT_OVER.search(text)
+    if over is not None:
+        return (
+            f"the server sent a message over max_message_mb={_mb(int(over[1]))} (MB) and the stream "
+            "was closed; raise max_message_mb if its answers are meant to be that large"
+        )
     code = getattr(leaf, "code", None)
     if name == "MCPError" and code == -32000:
         return (

@@ -18,14 +18,16 @@ two steps of the SDK's receive path dominated the client's peak memory:
    an empty value of the same type, and the real one is put back on the ``CallToolResult`` the
    session returns.
 
-mcpnb's stdio reader calls :func:`parse_message` itself; the SDK's Streamable HTTP client is pointed
-at it by :func:`lean_streamable_http`, only inside mcpnb's own connections (other users of the SDK
-in the process keep its parser). The legacy HTTP+SSE transport keeps the SDK's parser. In-process
-servers send no JSON; the hand-over still saves the copy. :func:`install` sets up both per session.
+mcpnb's stdio reader calls :func:`parse_message` itself; the SDK's Streamable HTTP and legacy
+HTTP+SSE clients are pointed at it by :func:`lean_streamable_http` and :func:`lean_sse`, only inside
+mcpnb's own connections (other users of the SDK in the process keep its parser). In-process servers
+send no JSON; the hand-over still saves the copy. :func:`install` sets up both per session.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -33,6 +35,8 @@ from typing import Any
 LEAN_FROM = 64 * 1024
 
 _in_mcpnb: ContextVar[bool] = ContextVar("mcpnb_lean_parse", default=False)
+_sse_event_limit: ContextVar[int | None] = ContextVar("mcpnb_sse_event_limit", default=None)
+_sse_over: ContextVar[Callable[[int], None] | None] = ContextVar("mcpnb_sse_over_limit", default=None)
 _held: ContextVar[list[Any] | None] = ContextVar("mcpnb_held_structured", default=None)
 
 
@@ -79,6 +83,70 @@ def lean_streamable_http() -> None:
     if adapter is not None and not isinstance(adapter, _LeanAdapter):
         module.jsonrpc_message_adapter = _LeanAdapter(adapter)  # type: ignore[assignment]
     _in_mcpnb.set(True)
+
+
+class _LeanTypes:
+    """``mcp_types`` as the SDK's SSE client module sees it: the same names, the lean adapter."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.jsonrpc_message_adapter = _LeanAdapter(inner.jsonrpc_message_adapter)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def lean_sse(max_event_size: int, on_over: Callable[[int], None] | None = None) -> None:
+    """The legacy HTTP+SSE client, for mcpnb's connections only: events up to ``max_event_size``
+    and :func:`parse_message`; ``on_over(limit)`` hears of an event over the limit first (the SDK
+    then ends the stream, and its pending calls would only hear "connection closed").
+
+    Every message arrives there as one server-sent event on the GET stream, and ``sse_client`` takes
+    no event limit: the SDK's 1 MiB refuses a 10k-row result and ends the whole connection. Both
+    module-level names are wrapped once and act only in the task that opens one of mcpnb's
+    connections (where the GET stream's reader runs), which this marks with the flag and the limit.
+    """
+    import mcp.client.sse as module
+
+    types = getattr(module, "types", None)
+    if types is not None and not isinstance(types, _LeanTypes):
+        module.types = _LeanTypes(types)  # type: ignore[assignment]
+    opener = getattr(module, "sse_within_origin", None)
+    if opener is not None and not getattr(opener, "_mcpnb", False):
+
+        @contextlib.asynccontextmanager
+        async def sse_within_origin(client: Any, url: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            limit, over = _sse_event_limit.get(), _sse_over.get()
+            if limit is not None:
+                kwargs["max_event_size"] = limit
+            async with opener(client, url, **kwargs) as source:
+                yield source if limit is None or over is None else _Reported(source, limit, over)
+
+        sse_within_origin._mcpnb = True  # type: ignore[attr-defined]
+        module.sse_within_origin = sse_within_origin  # type: ignore[assignment]
+    _sse_event_limit.set(max_event_size)
+    _sse_over.set(on_over)
+    _in_mcpnb.set(True)
+
+
+class _Reported:
+    """An event source that reports an event over its limit before the error reaches the SDK."""
+
+    def __init__(self, source: Any, limit: int, on_over: Callable[[int], None]) -> None:
+        self._source, self._limit, self._on_over = source, limit, on_over
+
+    def __getattr__(self, name: str) -> Any:  # response, and whatever else the SDK reads
+        return getattr(self._source, name)
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        import httpx2
+
+        try:
+            async for event in self._source:
+                yield event
+        except httpx2.SSEError:  # raised while reading only for an event over the limit
+            self._on_over(self._limit)
+            raise
 
 
 def install(session: Any) -> None:

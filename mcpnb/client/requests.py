@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from mcpnb.client.errors import (
     NotConnectedError,
     UrlRequiredError,
     describe,
+    over_message_limit,
 )
 from mcpnb.client.events import State
 from mcpnb.client.interaction import CallContext, current_call
@@ -69,7 +71,6 @@ class HttpAnswer:
 
     status: int
     message: str | None
-    at: float
 
     def text(self) -> str:
         return f"HTTP {self.status}" + (f" from the server: {self.message}" if self.message else "")
@@ -81,10 +82,15 @@ def note_response(conn: Connection, status: int, request_headers: Any, message: 
     A server that forgot our session answers 404 (the spec) or 400 with a message that says so
     (server-everything: "Bad Request: No valid session ID provided").
     """
+    answers = _answers.get()
     if status < 400:
+        if answers is not None:
+            answers.clear()  # the request's last answer was not an error (an auth retry went through)
         return
     conn.http_status = status
-    conn.http_answer = HttpAnswer(status, conn.safe(message) if message else None, conn.clock())
+    conn.http_answer = answer = HttpAnswer(status, conn.safe(message) if message else None)
+    if answers is not None:
+        answers.append(answer)
     if request_headers.get("mcp-session-id") and unknown_session(status, message):
         conn.session_expired = True
 
@@ -109,9 +115,10 @@ _NETWORK_ERRORS = frozenset(
 )
 
 
-def _fresh_answer(conn: Connection, since: float) -> HttpAnswer | None:
-    answer = conn.http_answer
-    return answer if answer is not None and answer.at >= since else None
+#: The HTTP error answers to the request the current task is sending. The SDK posts each request in
+#: a context copied from the task that sent it, so the response hook fills the sender's own list:
+#: two calls failing at once each see their own answer, never the other's.
+_answers: ContextVar[list[HttpAnswer] | None] = ContextVar("mcpnb_http_answers", default=None)
 
 
 async def request(
@@ -129,11 +136,14 @@ async def request(
     if conn.state is not State.CONNECTED or client is None:  # the common case needs no await
         client = await live_client(conn, conn.config.startup_timeout if wait is None else wait)
     started = conn.clock()
+    answers: list[HttpAnswer] = []
+    token = _answers.set(answers)
     try:
         result = await send(client)
     except (McpnbError, asyncio.CancelledError):
         raise
     except Exception as exc:
+        answer = answers[-1] if answers else None  # the HTTP answer to this request, if it was an error
         ended = conn.ended_by(client)
         if ended is not None:  # disconnect(), close(), reconnect(): not a lost server, no recovery
             raise CallError(f"{what} did not finish: {conn.name!r} was {ended} while the call ran") from None
@@ -143,7 +153,6 @@ async def request(
                 conn.name, what.removesuffix("()"), list(data.get("elicitations", []))
             ) from None
         if conn.session_expired:
-            answer = _fresh_answer(conn, started)
             said = f" ({answer.text()})" if answer is not None else ""
             await renew_session(conn)
             if idempotent:
@@ -154,11 +163,12 @@ async def request(
                 "or may not have run; it was not repeated (not marked read-only or idempotent). "
                 "The connection is back: call again if that is safe."
             ) from None
-        # only an HTTP answer to this request counts: an earlier 401 says nothing of a later drop
-        answer = _fresh_answer(conn, started)
+        # only an HTTP answer to this request counts: another call's 401 says nothing of this drop
         status = answer.status if answer is not None else None
         if status in (401, 403):
             raise AuthError.from_status(conn.name, status, conn.safe(conn.config.target)) from None
+        if over_message_limit(exc):  # only this answer's stream ended: the session goes on
+            raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
         if transport_failed and is_retryable(exc, http_status=status):
             conn.lost(exc, client, http_status=status)
@@ -167,13 +177,15 @@ async def request(
                 if conn.state is State.RECONNECTING
                 else f"reconnect with pool.reconnect({conn.name!r})"
             )
-            why = conn.safe(describe(exc))
+            why = conn.safe(conn.why_lost(client) or describe(exc))
             raise CallError(
                 f"{what} failed: the connection to {conn.name!r} was lost ({why}); {then}"
             ) from None
         if answer is not None and isinstance(exc, MCPError) and exc.code in _HTTP_STAND_INS:
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
         raise CallError(f"{what} on {conn.name!r} failed: {conn.safe(describe(exc))}") from None
+    finally:
+        _answers.reset(token)
     conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
 

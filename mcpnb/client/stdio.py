@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from mcpnb.client import reaper
-from mcpnb.client.errors import ConfigError, ServerExitedError
+from mcpnb.client.errors import ConfigError, MessageTooLargeError, ServerExitedError
 
 #: After stdin is closed, how long a server may take to exit on its own.
 EOF_GRACE = 1.0
@@ -109,6 +109,7 @@ async def stdio_transport(
     errlog: Any,
     on_bad_line: Callable[[str], None],
     on_exit: Callable[[BaseException], None] | None = None,
+    max_message: int | None = None,
 ) -> AsyncIterator[Any]:
     """Start ``command`` in its own process group; yield the (read, write) streams ``mcp.Client`` takes.
 
@@ -116,6 +117,8 @@ async def stdio_transport(
     group, then SIGKILL, within the current clock; nothing of it outlives this block.
     ``on_exit(error)``: the server closed its stdout (it exited, or was killed) while this block was
     live; without it an idle session would look connected until its next request.
+    ``max_message``: the longest line (in characters) taken from the server; a longer one ends
+    the session with :class:`MessageTooLargeError` instead of growing until the kernel dies.
     """
     import anyio
     from anyio.streams.text import TextReceiveStream
@@ -147,13 +150,15 @@ async def stdio_transport(
 
     async def read_stdout() -> None:
         pieces: list[str] = []
+        held = 0  # characters in pieces: a line still unfinished
+        too_large: MessageTooLargeError | None = None
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             async with read_in:
                 async for chunk in TextReceiveStream(process.stdout, errors="replace"):
                     *lines, rest = chunk.split("\n")
                     for line in lines:
                         pieces.append(line)
-                        text, pieces[:] = "".join(pieces), []
+                        text, pieces[:], held = "".join(pieces), [], 0
                         if not text.strip():
                             continue
                         try:
@@ -166,10 +171,16 @@ async def stdio_transport(
                         del message
                     if rest:
                         pieces.append(rest)
+                        held += len(rest)
+                        if max_message is not None and held > max_message:
+                            pieces.clear()
+                            too_large = MessageTooLargeError(server, max_message)
+                            break
                 if on_exit is not None and not ending.is_set():  # end of output we did not ask for
-                    with anyio.move_on_after(_EXIT_WAIT):
-                        await process.wait()
-                    on_exit(ServerExitedError(_exit_text(process.returncode)))
+                    if too_large is None:
+                        with anyio.move_on_after(_EXIT_WAIT):
+                            await process.wait()
+                    on_exit(too_large or ServerExitedError(_exit_text(process.returncode)))
         with contextlib.suppress(Exception):  # keep a server that still writes from blocking on a full pipe
             with anyio.CancelScope(shield=True):
                 while True:

@@ -25,9 +25,6 @@ FailureHook = Callable[[BaseException], None]
 MESSAGE_LIMIT = 300
 
 #: MCP servers may hold a response stream open for a long time; reads get the SDK's 300 s.
-#: The largest single server-sent event accepted (a whole tool result in the 2025-11-25 era). The SDK's
-#: default, 1 MiB, refuses a 100k-row table; this still bounds what a misbehaving server can make us hold.
-MAX_SSE_EVENT = 256 * 1024 * 1024
 HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0
 
@@ -86,7 +83,7 @@ async def _stdio(
         from mcp import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(
-            command=config.command or "", args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
+            command=config.program, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
         )
         async with StderrPipe(on_stderr) as errlog:
             yield stdio_client(params, errlog=errlog)
@@ -98,13 +95,14 @@ async def _stdio(
     async with StderrPipe(on_stderr) as errlog:
         yield stdio_transport(
             config.name,
-            config.command or "",
+            config.program,
             config.args,
             env=config.env,
             cwd=config.cwd,
             errlog=errlog,
             on_bad_line=on_bad_line,
             on_exit=on_failure,
+            max_message=config.max_message_bytes,
         )
 
 
@@ -121,11 +119,22 @@ async def _http(
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
     client = _http_client(http_headers(config), timeout, http_auth(config), on_response, on_failure)
     async with client as http:
-        yield streamable_http_client(config.url or "", http_client=http, max_sse_event_size=MAX_SSE_EVENT)
+        # a whole tool result is one event in the 2025-11-25 era: the SDK's 1 MiB refuses a 10k-row table
+        limit = config.max_message_bytes
+        yield streamable_http_client(config.url or "", http_client=http, max_sse_event_size=limit)
 
 
 def _sse(config: ServerConfig, on_response: ResponseHook | None, on_failure: FailureHook | None) -> Any:
     from mcp.client.sse import sse_client
+
+    from mcpnb.client.errors import MessageTooLargeError
+    from mcpnb.client.lean import lean_sse
+
+    def over(limit: int) -> None:  # the session ends with this reason, not a bare "connection closed"
+        if on_failure is not None:
+            on_failure(MessageTooLargeError(config.name, limit))
+
+    lean_sse(config.max_message_bytes, over)  # a result is one event here; parsed without the 15× peak
 
     def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
         return _http_client(headers, timeout, auth, on_response, on_failure)

@@ -261,9 +261,15 @@ class TaskManager(Sharing):
         return counts
 
     def running(self, task_id: str) -> bool:
-        """Whether this worker is running ``task_id`` right now."""
+        """Whether this worker's tool is still at work on ``task_id``.
+
+        A task's end is recorded only once its tool has returned or stopped, so a finished record
+        means the work is over even while the job is still saving that end and telling others.
+        """
         found = self._running.get(task_id)
-        return found is not None and found.job is not None and not found.job.done()
+        if found is None or found.job is None or found.job.done():
+            return False
+        return not found.record.terminal
 
     async def wait_change(self, record: TaskRecord, timeout: float | None = None) -> TaskRecord:
         """Wait until the task changes (or ``timeout`` seconds pass, at most one second when its

@@ -89,6 +89,15 @@ def test_http_results_equal_the_sdks(pool, http_url, era):
     check_same(pool, "demo", calls, sdk_results(http_url, "legacy" if era == "legacy" else "auto", calls))
 
 
+def test_sse_results_equal_the_sdks(pool, sse_url):
+    from mcp.client.sse import sse_client
+
+    pool.connect("demo", url=sse_url, transport="sse")
+    modern = pool.status()["demo"].era == "modern"  # the era the SDK's client negotiates there too
+    calls = MODERN_CALLS if modern else LEGACY_CALLS
+    check_same(pool, "demo", calls, sdk_results(sse_client(sse_url), "auto" if modern else "legacy", calls))
+
+
 def test_inprocess_results_equal_the_sdks(pool):
     pool.connect("demo", server=demo_server_object())
     check_same(pool, "demo", MODERN_CALLS, sdk_results(demo_server_object(), "auto", MODERN_CALLS))
@@ -174,13 +183,17 @@ def test_parsing_a_large_message_peaks_at_a_small_multiple_of_its_size():
     assert peak < 3 * len(text), f"parsing peaked at {peak / len(text):.1f}× the message's size"
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_a_large_call_peaks_at_a_small_multiple_of_the_message(pool, request, transport):
+@pytest.mark.parametrize(("transport", "bound"), [("stdio", 3.3), ("http", 3.3), ("sse", 6.4)])
+def test_a_large_call_peaks_at_a_small_multiple_of_the_message(pool, request, transport, bound):
     """Receiving, the session's surface check included (Python allocations only; the server is
     another process). Measured: 2.7-2.85× the message's size; 3.7-3.9× when the surface check
-    copies the structured content again; 5.2-6.2× with the SDK's parser too."""
+    copies the structured content again; 5.2-6.2× with the SDK's parser too. Legacy HTTP+SSE:
+    httpx2's event parser holds the event's text a few times over while it splits it into lines
+    (5.7× lean, 7.1× with the SDK's parser)."""
     if transport == "stdio":
         pool.connect("demo", **demo_command())
+    elif transport == "sse":
+        pool.connect("demo", url=request.getfixturevalue("sse_url"), transport="sse")
     else:
         pool.connect("demo", url=request.getfixturevalue("http_url"), era="modern")
     pool.call("demo", "rows", {"n": 10})
@@ -193,4 +206,4 @@ def test_a_large_call_peaks_at_a_small_multiple_of_the_message(pool, request, tr
         tracemalloc.stop()
     size = len(json.dumps(result.raw))
     assert len(result.data["rows"]) == 20_000
-    assert peak < 3.3 * size, f"the call peaked at {peak / size:.1f}× the message's size"
+    assert peak < bound * size, f"the call peaked at {peak / size:.1f}× the message's size"

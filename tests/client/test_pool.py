@@ -115,6 +115,20 @@ def test_stderr_is_captured_not_leaked(pool, capfd):
     assert "4711" not in out + err
 
 
+def test_a_huge_stderr_line_keeps_its_start_and_says_how_much_was_cut(pool):
+    from mcpnb.client.callbacks import STDERR_LINE_CHARS
+
+    pool.connect("demo", **demo_command())
+    blob = "start-" + "y" * 50_000  # under the 64 KiB a line without its end is held for
+    pool.call("demo", "stderr_line", {"text": blob})
+    conn = pool.connection("demo")
+    assert wait_until(lambda: any(line.startswith("start-") for line in conn.stderr))
+    (kept,) = [line for line in conn.stderr if line.startswith("start-")]
+    assert kept.startswith(blob[:STDERR_LINE_CHARS])
+    assert kept.endswith(f" … ({len(blob) - STDERR_LINE_CHARS:,} more characters not kept)")
+    assert max(len(line) for line in pool.logs("demo")) < STDERR_LINE_CHARS + 200
+
+
 def test_partial_failure_leaves_good_server_working(pool):
     pool.connect("good", **demo_command())
     with pytest.raises(ConnectError, match="command not found"):
@@ -175,7 +189,8 @@ def test_killed_server_fails_cleanly_and_reconnects_by_hand(pool):
         os.kill(pid, signal.SIGKILL)
 
     threading.Thread(target=kill_soon).start()
-    with pytest.raises(CallError, match="closed"):
+    lost = r"was lost \(the server process was killed \(SIGKILL\)\); reconnect with pool.reconnect"
+    with pytest.raises(CallError, match=lost):  # how it died, not the SDK's "connection closed"
         pool.call("demo", "slow", {"seconds": 30})
     assert pool.status()["demo"].state == "failed"
     assert pool.call("other", "add", {"a": 2, "b": 2}).data == 4  # the other server is untouched
@@ -269,6 +284,21 @@ def test_async_twins_do_not_block_the_callers_loop(pool):
 def test_env_and_cwd_reach_stdio_server(pool, tmp_path):
     pool.connect("demo", **demo_command(), env={"MCPNB_PROBE": "value-123"}, cwd=str(tmp_path))
     assert pool.call("demo", "env", {"name": "MCPNB_PROBE"}).data == "value-123"
+
+
+def test_python_starts_the_interpreter_running_this_code(pool, tmp_path, monkeypatch):
+    # PATH's first python is another interpreter (an unactivated venv's kernel, a conda base)
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    for name in ("python", "python3"):
+        shim = shims / name
+        shim.write_text("#!/bin/sh\necho 'the wrong python' >&2\nexit 3\n")
+        shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    pool.connect("demo", command="python", args=[DEMO, "stdio"])
+    pid = pool.call("demo", "pid").data
+    assert os.path.realpath(f"/proc/{pid}/exe") == os.path.realpath(sys.executable)
+    assert pool.connection("demo").config.command == "python"  # shown as written
 
 
 def test_connect_replaces_existing_connection(pool):

@@ -3,6 +3,8 @@ die: what the person is told, what the pool says afterwards, and no process left
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from conftest import children, wait_until
 
@@ -111,6 +113,29 @@ def test_a_rejected_credential_is_not_blamed_for_a_later_dropped_connection(pool
         pool.call("web", "add", {"a": 1, "b": 2})
     assert not isinstance(info.value, AuthError)
     assert str(info.value).startswith("add() failed: the connection to 'web' was lost (")
+    _recovers(pool)
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)
+
+
+@ERA
+def test_two_calls_failing_at_once_each_get_their_own_answer(pool, faulty_http, marks, era):
+    """While one call waits for an answer that never comes (its connection drops), another is
+    answered 401: that 401 is the second call's answer only, not the first one's."""
+    pool.connect("web", url=faulty_http.url, era=era, **QUICK)
+    _fault(pool, "in_turn", steps=["drop:1", "401"])  # whichever request arrives first is dropped
+
+    async def both() -> list[BaseException]:
+        first = asyncio.ensure_future(pool.acall("web", "add", {"a": 1, "b": 2}))
+        await asyncio.sleep(0.3)  # its request is at the server, waiting to be dropped
+        second = asyncio.ensure_future(pool.acall("web", "add", {"a": 3, "b": 4}))
+        return await asyncio.gather(first, second, return_exceptions=True)
+
+    outcomes = asyncio.run(both())
+    rejected = [e for e in outcomes if isinstance(e, AuthError)]
+    lost = [e for e in outcomes if type(e) is CallError and "the connection to 'web' was lost" in str(e)]
+    assert len(rejected) == 1 and len(lost) == 1, outcomes
     _recovers(pool)
     pool.close()
     faulty_http.stop()

@@ -37,8 +37,10 @@ def test_kill_9_mid_call_says_lost_and_reconnects(pool, marks):
 
     error = outcome["error"]
     assert isinstance(error, CallError)
-    assert str(error).startswith("slow() failed: the connection to 'srv' was lost (")
-    assert str(error).endswith("; reconnecting in the background")
+    assert str(error) == (  # how it died, not the SDK's "connection closed"
+        "slow() failed: the connection to 'srv' was lost (the server process was killed (SIGKILL)); "
+        "reconnecting in the background"
+    )
     assert pool.call("srv", "echo", {"text": "back"}).data == "back"  # waits for the new session
     row = pool.status()["srv"]
     assert row.state == "connected" and row.retries == 1
@@ -126,9 +128,11 @@ def test_a_missing_cwd_says_so(pool, marks, tmp_path):
 def test_a_server_that_dies_between_calls_shows_at_once_and_comes_back(pool, marks):
     """No request, no health probe: the end of the server's output is the news (the status table
     says so now, not at the next call), and the pool starts it again in the background."""
-    pool.connect("srv", **marks.stdio(), **QUICK)
+    pool.connect("srv", **marks.stdio(), **{**QUICK, "retry_delay": 1.0})
     (first,) = marks.wait_for(1)
     os.kill(first, signal.SIGKILL)
+    assert wait_until(lambda: pool.status()["srv"].state == "reconnecting")
+    assert "the server process was killed (SIGKILL)" in pool.status()["srv"].last_error  # why, meanwhile
     assert wait_until(lambda: pool.status()["srv"].retries >= 1)
     lost = [
         e.message for e in pool.connection("srv").events.history if e.message.startswith("connection lost")
@@ -136,5 +140,36 @@ def test_a_server_that_dies_between_calls_shows_at_once_and_comes_back(pool, mar
     assert lost == ["connection lost: the server process was killed (SIGKILL)"]
     assert wait_until(lambda: pool.status()["srv"].state == "connected")
     assert pool.call("srv", "pid").data != first
+    pool.close()
+    no_process_left(marks)
+
+
+def test_a_flood_without_newlines_ends_the_session_not_the_kernel(pool, marks):
+    """A server that dumps megabytes of bytes on stdout with no newline (a bug) would make the kernel
+    hold all of it: past ``max_message_mb`` the session ends, the call says why, other servers go on."""
+    pool.connect("flood", **marks.stdio(), max_message_mb=1, **QUICK)
+    pool.connect("other", **marks.stdio(), **QUICK)
+    with pytest.raises(CallError) as info:
+        pool.call("flood", "spew", {"mb": 8})
+    said = str(info.value)
+    assert said.startswith("spew() failed: the connection to 'flood' was lost (")
+    assert "'flood' sent a message over max_message_mb=1 (MB)" in said
+    row = pool.status()["flood"]
+    assert row.state == "failed" and row.retries == 0  # starting it again would only repeat it
+    assert "raise max_message_mb for server 'flood'" in row.last_error
+    assert pool.call("other", "echo", {"text": "fine"}).data == "fine"
+    pool.close()
+    no_process_left(marks)
+
+
+def test_max_message_mb_bounds_an_answer_and_raising_it_lets_it_through(pool, marks):
+    """``big`` sends its text twice (content and structuredContent): ``mb`` of text is a message
+    of about twice that."""
+    pool.connect("tight", **marks.stdio(), max_message_mb=1, **QUICK)
+    assert pool.call("tight", "big", {"mb": 0.25}).data == "x" * (256 * 1024)  # under the bound
+    with pytest.raises(CallError, match="max_message_mb=1 "):
+        pool.call("tight", "big", {"mb": 2})
+    pool.connect("roomy", **marks.stdio(), max_message_mb=6, **QUICK)
+    assert len(pool.call("roomy", "big", {"mb": 2}).data) == 2 * 1024 * 1024
     pool.close()
     no_process_left(marks)

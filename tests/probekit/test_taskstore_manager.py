@@ -97,16 +97,33 @@ async def test_started_on_one_worker_answered_and_read_on_the_other(workers: Any
 
 async def test_cancelled_through_the_other_worker_stops_the_work(workers: Any) -> None:
     a, b = workers
-    soon = await a.create("forever", forever)
+    ticks = {"soon": 0, "legacy": 0}
+
+    def counting(name: str) -> Any:
+        async def runner(io: Any) -> types.CallToolResult:
+            while True:
+                ticks[name] += 1
+                await asyncio.sleep(0.005)
+
+        return runner
+
+    async def still(name: str) -> bool:
+        """Whether the work stands still: no tick over a few sleeps of the runner."""
+        before = ticks[name]
+        await asyncio.sleep(0.05)
+        return ticks[name] == before
+
+    soon = await a.create("forever", counting("soon"))
     await until(status_of(b, soon.task_id, "working"))
     await b.request_cancel(soon.task_id)  # SEP-2663: ask, and return at once
     await until(status_of(a, soon.task_id, "cancelled"))
-    assert not a.running(soon.task_id)
+    assert await still("soon") and not a.running(soon.task_id)
 
-    legacy = await a.create("forever", forever)
+    legacy = await a.create("forever", counting("legacy"))
     await until(status_of(b, legacy.task_id, "working"))
     ended = await b.cancel(legacy.task_id)  # SEP-1686: the answer comes once the work stopped
     assert ended.status == "cancelled" and not a.running(legacy.task_id)
+    assert await still("legacy") and ticks["legacy"] > 0
     with pytest.raises(TaskError, match="already cancelled"):
         await b.cancel(legacy.task_id)
 

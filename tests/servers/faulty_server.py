@@ -11,12 +11,15 @@ Run: ``python tests/servers/faulty_server.py [stdio|http] [--ignore-term] [--gar
 Extra tools: ``flood(n)`` sends ``n`` log notifications, ``big(mb)`` returns ``mb`` megabytes of
 text, ``fail_next(status, count)``
 makes the HTTP app answer the next ``count`` MCP requests with ``status`` (500, 401, 400, 404) and
-``drop_next(count)`` closes the next connections without an answer.
+``drop_next(count)`` closes the next connections without an answer; ``in_turn(steps)`` gives
+the next requests one step each (``"401"``: that status; ``"drop:0.5"``: dropped after 0.5 s), for
+calls that fail differently at the same time.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import socket
@@ -35,6 +38,8 @@ from demo_server import create_server
 from mcp.server.mcpserver import Context
 
 FAULTS: dict[str, int] = {"status": 0, "count": 0, "drop": 0}
+STEPS: list[str] = []
+PROTOCOL_OUT: list[int] = [1]  # stdio: the pipe to the client, kept before the SDK claims fd 1
 
 
 def create_faulty_server():
@@ -53,6 +58,14 @@ def create_faulty_server():
         return "x" * int(mb * 1024 * 1024)
 
     @server.tool()
+    def spew(mb: float) -> str:
+        """stdio: ``mb`` megabytes of bytes on stdout with no newline (a bug: binary data dumped)."""
+        data = b"\x00" * int(mb * 1024 * 1024)
+        while data:  # the pipe the client reads: the SDK points fd 1 at stderr while it serves
+            data = data[os.write(PROTOCOL_OUT[0], data) :]
+        return "spewed"
+
+    @server.tool()
     def fail_next(status: int, count: int = 1) -> str:
         """HTTP only: answer the next ``count`` MCP requests with ``status``."""
         FAULTS.update(status=status, count=count)
@@ -64,6 +77,12 @@ def create_faulty_server():
         FAULTS["drop"] = count
         return f"the next {count} connections are dropped"
 
+    @server.tool()
+    def in_turn(steps: list[str]) -> str:
+        """HTTP only: the next MCP requests, one step each: a status (``"401"``) or ``"drop:<s>"``."""
+        STEPS[:] = steps
+        return f"the next {len(steps)} requests: {', '.join(steps)}"
+
     return server
 
 
@@ -71,20 +90,30 @@ def faulty_app(app):
     """The HTTP app, answering with the status (or dropping the connection) a test asked for."""
     from starlette.responses import PlainTextResponse
 
+    async def drop(send):  # half an answer, then the connection closes (uvicorn aborts it)
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"1000")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b'{"jsonrpc": "2.0", ', "more_body": True})
+        raise ConnectionAbortedError("dropped on purpose")
+
+    async def answer(status, scope, receive, send):
+        await PlainTextResponse(f"fault injected: HTTP {status}", status_code=status)(scope, receive, send)
+
     async def guarded(scope, receive, send):
         if scope["type"] == "http" and scope["method"] == "POST":
-            if FAULTS["drop"] > 0:  # half an answer, then the connection closes (uvicorn aborts it)
+            if STEPS:
+                step = STEPS.pop(0)
+                if step.startswith("drop"):
+                    await asyncio.sleep(float(step.partition(":")[2] or 0))
+                    await drop(send)
+                await answer(int(step), scope, receive, send)
+                return
+            if FAULTS["drop"] > 0:
                 FAULTS["drop"] -= 1
-                headers = [(b"content-type", b"application/json"), (b"content-length", b"1000")]
-                await send({"type": "http.response.start", "status": 200, "headers": headers})
-                await send({"type": "http.response.body", "body": b'{"jsonrpc": "2.0", ', "more_body": True})
-                raise ConnectionAbortedError("dropped on purpose")
+                await drop(send)
             if FAULTS["count"] > 0:
                 FAULTS["count"] -= 1
-                status = FAULTS["status"]
-                await PlainTextResponse(f"fault injected: HTTP {status}", status_code=status)(
-                    scope, receive, send
-                )
+                await answer(FAULTS["status"], scope, receive, send)
                 return
         await app(scope, receive, send)
 
@@ -123,6 +152,7 @@ def main() -> None:
     if args.transport == "http":
         serve_http(args.port)
         return
+    PROTOCOL_OUT[:] = [os.dup(1)]
     try:
         create_faulty_server().run()
     except Exception:

@@ -7,6 +7,7 @@ values the pool must scrub from text it did not write itself (server errors, std
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from dataclasses import replace as _dc_replace
@@ -39,6 +40,8 @@ from mcpnb.client.redact import (
 )
 
 CODE_SOURCE = "<code>"
+#: Commands that mean "the interpreter running this code" (as Jupyter reads ``python`` in a kernelspec).
+PYTHON_NAMES = frozenset({"python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"})
 # Env values that cannot be secrets; scrubbing them from every message would only mangle text.
 _TRIVIAL_VALUES = frozenset(
     {"true", "false", "yes", "no", "none", "null", "info", "debug", "warning", "error"}
@@ -70,6 +73,9 @@ class ServerConfig:
     retry_delay: float = 1.0
     health_check_interval: float = 60.0
     cache_ttl: float = 300.0
+    #: The largest single message accepted from the server (a stdio line, a server-sent event), so
+    #: a server that floods its output cannot make the kernel hold it all; 1M rows × 5 is ~230 MB.
+    max_message_mb: float = 256.0
     auth: AuthConfig | None = None
     # Where it came from, for error messages; two configs that connect the same way are equal
     # whichever file they came from (so Pool.sync does not reconnect for a moved file).
@@ -93,8 +99,17 @@ class ServerConfig:
             )
 
     # ---- identity
+    def compared(self) -> dict[str, Any]:
+        """The settings two configs are compared by (not ``server``: by identity; not ``source``),
+        with ``command`` as the program it starts: ``python`` and this interpreter's path are one."""
+        return {
+            f.name: self.program if f.name == "command" else getattr(self, f.name)
+            for f in fields(self)
+            if f.compare
+        }
+
     def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self) if f.compare)
+        return tuple(self.compared().values())
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -104,6 +119,21 @@ class ServerConfig:
 
     def __hash__(self) -> int:
         return hash((self._key(), id(self.server)))
+
+    @property
+    def program(self) -> str:
+        """What a stdio server's ``command`` starts: ``python`` is the interpreter running this code.
+
+        A notebook's servers are installed where the kernel runs (Binder, a virtualenv that is not
+        activated, a conda env), and ``python`` on ``PATH`` may be another interpreter without them;
+        Jupyter reads ``python`` in a kernelspec the same way. Another interpreter: give its path.
+        """
+        command = self.command or ""
+        return sys.executable if command in PYTHON_NAMES and sys.executable else command
+
+    @property
+    def max_message_bytes(self) -> int:
+        return int(self.max_message_mb * 1024 * 1024)
 
     # ---- constructors
     @classmethod

@@ -21,13 +21,15 @@ from mcpnb.client.redact import redact_url
 _EXPANDED = ("command", "args", "env", "headers", "cwd", "url")
 _STDIO_ONLY = ("args", "env", "cwd")
 _HTTP_ONLY = ("headers", "auth")
-_SECONDS = (
+# Held as floats, whichever number was written.
+_FLOATS = (
     "startup_timeout",
     "tool_timeout",
     "max_total_timeout",
     "retry_delay",
     "health_check_interval",
     "cache_ttl",
+    "max_message_mb",
 )
 # Seconds a person plausibly means, per key with a unit trap (0 switches the feature off and is always
 # fine). A value outside the range that fits it in the other unit was written in the wrong unit.
@@ -124,7 +126,7 @@ def resolve(
             cwd = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(origin)), cwd))
         values["cwd"] = cwd
 
-    for key in _SECONDS:
+    for key in _FLOATS:
         if key in values:
             values[key] = float(values[key])
     for key, value in values.items():

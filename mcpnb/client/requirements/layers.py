@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcpnb.client.requirements.model import Declaration, Source, own_python
+from mcpnb.client.requirements.model import Declaration, Source
 
 
 def layer_declarations(base: Path, path: str | Path | None = None) -> tuple[Declaration, ...]:
@@ -21,7 +21,7 @@ def layer_declarations(base: Path, path: str | Path | None = None) -> tuple[Decl
     for name, config in found.servers.items():
         where = Path(config.source or "")
         layer: Source = "local" if where.name == LOCAL_FILE else "user" if _same(where, user) else "project"
-        out.append(Declaration(name, layer, f"{layer} ({where.name})", config=own_python(config)))
+        out.append(Declaration(name, layer, f"{layer} ({where.name})", config=config))
     return tuple(out)
 
 

@@ -7,9 +7,7 @@ versions will do, which tools must be there, and whether the notebook can live w
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from dataclasses import replace as _dc_replace
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -19,8 +17,6 @@ Source = Literal["notebook", "skill", "local", "project", "user"]
 #: Closest first: under the ``priority`` strategy the closer source wins.
 SOURCES: tuple[Source, ...] = ("notebook", "skill", "local", "project", "user")
 RANK = {source: i for i, source in enumerate(SOURCES)}
-#: Commands that mean "the interpreter running this code" (as Jupyter reads ``python`` in a kernelspec).
-PYTHON_NAMES = frozenset({"python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"})
 
 
 @dataclass(frozen=True)
@@ -66,17 +62,3 @@ class Declarations:
     skills: tuple[Skill, ...] = ()
     roots: tuple[str, ...] = ()  # the skills the spec names itself
     layers: tuple[Declaration, ...] = ()
-
-
-def own_python(config: ServerConfig) -> ServerConfig:
-    """``command: python`` runs the interpreter running this code (the kernel's, in a notebook).
-
-    A notebook's servers are installed where the notebook runs (Binder, a virtualenv that is not
-    activated); ``python`` on ``PATH`` may be another interpreter without them. Jupyter reads the
-    ``python`` of a kernelspec the same way.
-    """
-    if config.transport != "stdio" or config.command not in PYTHON_NAMES:
-        return config
-    changed = _dc_replace(config, command=sys.executable)
-    object.__setattr__(changed, "_var_secrets", config._var_secrets)
-    return changed

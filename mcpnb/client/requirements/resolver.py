@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 from mcpnb.client.requirements import graph, versions
@@ -87,17 +87,18 @@ def differences(configs: Sequence[Any]) -> tuple[str, ...]:
     keys: list[str] = []
     if any(c.server is not configs[0].server for c in configs):
         keys.append("server")
-    for f in fields(configs[0]):
-        if not f.compare or f.name == "name":
+    settings = [c.compared() for c in configs]
+    for name in settings[0]:
+        if name == "name":
             continue
-        values = [getattr(c, f.name) for c in configs]
+        values = [each[name] for each in settings]
         if all(v == values[0] for v in values):
             continue
-        if f.name in ("env", "headers"):
+        if name in ("env", "headers"):
             entries = sorted({k for v in values for k in v})
-            keys += [f"{f.name}.{k}" for k in entries if len({repr(v.get(k)) for v in values}) > 1]
+            keys += [f"{name}.{k}" for k in entries if len({repr(v.get(k)) for v in values}) > 1]
         else:
-            keys.append(f.name)
+            keys.append(name)
     return tuple(keys)
 
 

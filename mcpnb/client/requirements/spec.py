@@ -15,7 +15,7 @@ from typing import Any
 
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.requirements import versions
-from mcpnb.client.requirements.model import Declaration, Source, own_python
+from mcpnb.client.requirements.model import Declaration, Source
 
 SPEC_KEYS = ("mcpServers", "skills")
 REQUIREMENT_KEYS = ("version", "optional", "tools")
@@ -100,7 +100,7 @@ def server_entry(
         raise ConfigError("expected a list of tool names", file=file, server=name, key="tools")
     config = None
     if server is not None or _REACHING & settings.keys():
-        config = own_python(ServerConfig.from_dict(name, settings, source=file, server=server))
+        config = ServerConfig.from_dict(name, settings, source=file, server=server)
     elif settings:
         raise ConfigError(
             f"settings without a way to reach the server ({', '.join(map(str, settings))}): "

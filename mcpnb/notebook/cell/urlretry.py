@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import html
+import threading
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import McpnbError, UrlRequiredError
@@ -63,7 +64,12 @@ class UrlRetry:
         self.pool, self.error, self.arguments, self.timeout = pool, error, arguments, timeout
         self.ui = ui
         self.result: Any = None
+        # What the person chose (on the kernel thread) for the cell that waits (in the magic's
+        # thread). A click can land before the cell starts waiting for it (the panel shows first,
+        # or Retry comes back after a failed retry): it is kept, never dropped.
+        self._lock = threading.Lock()
         self._decided: concurrent.futures.Future[str] | None = None
+        self._early: str | None = None
         first = error.elicitations[0]
         self.panel = UrlConsent.retry_panel(
             str(first.get("url", "")),
@@ -93,12 +99,12 @@ class UrlRetry:
         self.ui.show("ask", self.widget)
         self.ui.asked.set()
         while True:
-            self._decided = concurrent.futures.Future()
+            decided = self._next_decision()
             started = CELL_CALLS.get()
             if started is not None:
-                started.append(self._decided)  # the cell's interrupt cancels it
+                started.append(decided)  # the cell's interrupt cancels it
             try:
-                choice = self._decided.result()
+                choice = decided.result()
             except concurrent.futures.CancelledError:
                 self.ui.run(self.panel.finish_retry, False, "No longer waiting: the cell was interrupted.")
                 raise
@@ -108,15 +114,30 @@ class UrlRetry:
             if done:
                 return result
 
+    def _next_decision(self) -> concurrent.futures.Future[str]:
+        """What the waiting cell waits on next: already settled by a click that came first."""
+        with self._lock:
+            self._decided = concurrent.futures.Future()
+            if self._early is not None:
+                self._decided.set_result(self._early)
+                self._early = None
+            return self._decided
+
+    def _decide(self, choice: str) -> None:
+        with self._lock:
+            if self._decided is not None and not self._decided.done():
+                self._decided.set_result(choice)
+            else:
+                self._early = choice
+
     def _answered(self, outcome: Any) -> None:
         """Decline or Cancel (a click on the kernel thread): the waiting cell goes on without a call."""
-        if outcome.action != "accept" and self._decided is not None and not self._decided.done():
-            self._decided.set_result(outcome.action)
+        if outcome.action != "accept" and self.ui is not None and self.ui.awaiting:
+            self._decide(outcome.action)
 
     def _retry_clicked(self) -> None:
         if self.ui is not None and self.ui.awaiting:
-            if self._decided is not None and not self._decided.done():
-                self._decided.set_result("retry")  # the cell's worker thread calls again
+            self._decide("retry")  # the cell's worker thread calls again
             return
         self.retry()
 

@@ -111,7 +111,7 @@ def _connect_args(p: Parser) -> None:
     "connect",
     "Connect a server (replacing one of the same name) and show its status.",
     epilog="examples:\n"
-    "  %mcp connect demo -- python server.py --flag\n"
+    "  %mcp connect demo -- python server.py --flag   (python: this kernel's interpreter)\n"
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
     "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'

@@ -34,6 +34,7 @@ from .helpers import assert_located, config_error
         ("retryDelay", 500, "retry_delay", 0.5),  # the plan's camelCase time keys count milliseconds
         ("healthCheckInterval", 0, "health_check_interval", 0.0),
         ("cacheTtl", 10_000, "cache_ttl", 10.0),
+        ("max_message_mb", 64, "max_message_mb", 64.0),
         ("era", "legacy", "era", "legacy"),
         ("enabled", False, "enabled", False),
     ],
@@ -87,3 +88,13 @@ def test_every_spelling_in_the_schema_sets_a_field() -> None:
     assert {AUTH_ALIASES.get(k, k) for k in defs["auth"]["properties"]} == auth_fields
     assert set(AUTH_ALIASES) <= set(defs["auth"]["properties"])
     assert set(defs["transport"]["enum"]) == set(TRANSPORTS)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"), [(0, "must be greater than 0"), ("big", "expected a number, got a string ('big')")]
+)
+def test_max_message_mb_must_be_a_positive_number(value: Any, said: str) -> None:
+    given = {"command": "x", "max_message_mb": value}
+    err = config_error(ServerConfig.from_dict, "s", given, source="f.json")
+    assert_located(err, file="f.json", server="s", key="max_message_mb")
+    assert said in str(err)

@@ -205,3 +205,15 @@ def test_redacted_shows_only_non_defaults() -> None:
         "tool_timeout": 5.0,
         "source": "f.json",
     }
+
+
+def test_python_means_this_interpreter_when_configs_are_compared():
+    import sys
+
+    written = ServerConfig.build("s", command="python", args=["-m", "x"])
+    resolved = ServerConfig.build("s", command=sys.executable, args=["-m", "x"])
+    assert written == resolved and hash(written) == hash(resolved)  # they start the same process
+    assert written.program == sys.executable and written.command == "python"
+    other = ServerConfig.build("s", command="/opt/other/bin/python", args=["-m", "x"])
+    assert other != written and other.program == "/opt/other/bin/python"
+    assert ServerConfig.build("u", url="http://127.0.0.1:1/mcp").program == ""

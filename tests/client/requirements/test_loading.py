@@ -39,7 +39,8 @@ def test_a_yaml_body(tmp_path):
     time, docs = found.servers
     assert (time.name, time.source, time.origin) == ("time", "notebook", "notebook")
     assert time.config.args == ("-m", "mcp_server_time")
-    assert time.config.command == sys.executable  # "python" is the interpreter running this code
+    assert time.config.command == "python"  # as written (the table shows it so)
+    assert time.config.program == sys.executable  # what it starts: the interpreter running this code
     assert time.version == ">=2025" and time.tools == ("get_current_time",) and not time.optional
     assert docs.config is None and docs.optional  # a reference: .mcp.json or a skill says how
 

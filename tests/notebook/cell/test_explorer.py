@@ -3,11 +3,14 @@ kernel tests click them through a real kernel)."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from conftest import demo_command
 
 from mcpnb import UrlRequiredError, serve_probekit
 from mcpnb.notebook.cell import ToolExplorer, UrlRetry
+from mcpnb.notebook.cell.capture import CellUI
 
 
 def test_explorer_calls_the_picked_tool_with_the_form(pool):
@@ -60,3 +63,38 @@ def test_retry_panel_calls_again_after_the_page(pool, tmp_path, monkeypatch):
     assert "Consent given" in retry.result_view.value
     assert "Done: the result is below" in retry.panel.status.value  # not left on "Retrying…"
     assert "Retrying" not in retry.panel.status.value
+
+
+class _ClickedAsItShows(CellUI):
+    """An awaiting cell whose person clicks the instant the panel appears: before the cell has
+    started to wait for the answer (the race a loaded kernel loses: the click was dropped and the
+    cell waited forever)."""
+
+    def __init__(self, button: str) -> None:
+        super().__init__("widget", awaiting=True)
+        self.mode, self.button, self.retry = "widget", button, None
+
+    def show(self, slot: str, obj: object) -> None:
+        self.retry.panel.buttons[self.button].click()
+
+
+@pytest.mark.parametrize("button", ["decline", "retry"])
+def test_a_click_before_the_awaiting_cell_waits_is_kept(pool, tmp_path, monkeypatch, button):
+    (tmp_path / "page.md").write_text("# Consent given\n")
+    monkeypatch.chdir(tmp_path)
+    serve_probekit("probe", pool=pool)
+    with pytest.raises(UrlRequiredError) as info:
+        pool.call("probe", "open_local_page", {"path": "page.md"})
+    ui = _ClickedAsItShows(button)
+    retry = ui.retry = UrlRetry(pool, info.value, {"path": "page.md"}, ui=ui)
+    outcome: dict[str, object] = {}
+    waiter = threading.Thread(target=lambda: outcome.update(result=retry.wait()), daemon=True)
+    waiter.start()
+    waiter.join(30)
+    assert not waiter.is_alive(), f"the cell still waits after a click on {button}"
+    if button == "decline":
+        assert outcome["result"] is None
+        assert "Declined" in retry.panel.status.value
+    else:
+        assert outcome["result"].data["title"] == "Consent given"
+        assert "Done: the result is below" in retry.panel.status.value
