@@ -16,8 +16,15 @@ from typing import Any
 
 import pytest
 from conftest import report_at_the_end, run_basetemp
+from playwright.sync_api import expect
 
 from browser.lab import Server
+
+# What a click sets off (the kernel, a server, the widget's answer) shows on the page only after a
+# round trip; on a loaded 2-core machine (parallel test workers, each with a kernel, a JupyterLab
+# and a chromium) that can take longer than Playwright's 5 s default for ``expect``. This bounds a
+# wait; it is no speed check (tests never assert how fast anything is).
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="session")
