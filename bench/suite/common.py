@@ -62,7 +62,7 @@ class Scale:
     concurrent: int = 100  # calls of the slow tool at once on one connection
     # bursts per client, interleaved: one burst lasts ~0.1-0.3 s and its time swings by half on a
     # shared machine, so the median needs more of them than the sequential section's reps
-    concurrent_reps: int = 9
+    concurrent_reps: int = 15
     slow_seconds: float = 0.05
     one_by_one: int = 10  # sequential slow calls measured (scaled to `concurrent`)
     kernel_calls: int = 200  # per repetition, in blocks too
