@@ -38,7 +38,7 @@ def expected_keys() -> list[str]:
     for n in SIZES:
         keys += [f"large/{n}/{step}" for step in ("call", "df", "render", "total", "peak-memory")]
     small = min(SIZES)
-    keys += [f"large/{small}/raw"]
+    keys += [f"large/{small}/{k}" for k in ("raw", "wire", "client-share")]
     keys += [f"large/{small}/call/{t}" for t in ("inprocess", "stdio", "http-legacy")]
     keys += [f"probekit/{era}/{k}" for era in ("http-legacy", "http-modern") for k in ("run", "probekit")]
     return keys

@@ -3,8 +3,9 @@
 For each size, a fresh process (large_child.py) calls the tool through the pool over HTTP (modern
 era; the server runs apart, so the peak memory is the client's), then ``.df``, then renders the
 display bundle, and records its peak RSS. For the smallest size the same process then times the
-call through a raw ``mcp.Client`` (strict outputSchema validation) and through the pool over the
-other transports (after its peak memory was taken).
+same request POSTed with a bare HTTP client, its answer read but not parsed (the server's share,
+which any client pays), the call through a raw ``mcp.Client`` (strict outputSchema validation), and
+the call through the pool over the other transports (all after its peak memory was taken).
 """
 
 from __future__ import annotations
@@ -68,6 +69,20 @@ def size_rows(n: int, got: dict[str, Any], with_raw: bool) -> list[Row]:
         )
     else:
         rows.append(Row(SECTION, f"{p}/total", total_label, unit="s", error="a step failed"))
+    if with_raw:  # the server's share of the call, which no client can take off
+        wire = step("wire", f"{where}: the server's answer alone (bare HTTP POST, bytes read, not parsed)")
+        rows.append(wire)
+        if wire.value is not None and all(isinstance(x, float) for x in parts):
+            rows.append(
+                Row(
+                    SECTION,
+                    f"{p}/client-share",
+                    f"{where}: call + .df + render, less the server's answer",
+                    sum(parts) - wire.value,
+                    "s",
+                    detail="what mcpnb itself takes: parsing the answer, the result, .df, the display",
+                )
+            )
     base, peak, payload = got.get("base_mb"), got.get("peak_mb"), got.get("payload_mb")
     detail = f"{peak - base:+.0f} MB over {base:.0f} MB before the call" if base and peak else ""
     if detail and payload:
@@ -93,7 +108,7 @@ def measure(scale: Scale, servers: Servers, tick: Tick) -> list[Row]:
     smallest = min(scale.sizes)
     for n in scale.sizes:
         first = n == smallest
-        steps = ["call", "df", "render"] + (["raw"] if first else [])
+        steps = ["call", "df", "render"] + (["wire", "raw"] if first else [])
         also = [t for t in TRANSPORTS if t != MAIN_TRANSPORT] if first else []
         tick(f"{n:,} rows: {', '.join(steps)}" + (f", then the call over {', '.join(also)}" if also else ""))
         spec = {"n": n, "transport": MAIN_TRANSPORT, "url": servers.demo_url, "steps": steps, "also": also}

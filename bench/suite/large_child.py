@@ -1,16 +1,17 @@
 """One large structured result, measured in a process of its own (so peak memory is this size's).
 
     python bench/suite/large_child.py '{"n": 100000, "transport": "http-modern", "url": "...",
-        "steps": ["call", "df", "render", "raw"], "also": ["stdio"], "timeout": 300}'
+        "steps": ["call", "df", "render", "wire", "raw"], "also": ["stdio"], "timeout": 300}'
 
 Prints one JSON line: seconds for each step (``call``: ``pool.call`` of the demo server's ``rows``
 tool; ``df``: ``result.df``; ``render``: ``mcpnb.notebook.render.result_bundle(result)``, which
-includes the lenient outputSchema check; ``raw``: the same call through a raw ``mcp.Client``, which
-validates strictly), the peak resident memory (ru_maxrss) before the call and after rendering, the
-result's size as compact JSON (``payload_mb``), and what came back. A step that fails gives
-``{"<step>_error": "..."}`` and the steps after it are skipped. Then, for each transport in ``also``
-(after the peak was taken), the call alone over it: ``{"call/<transport>": seconds}`` or
-``{"call/<transport>_error": "..."}``.
+includes the lenient outputSchema check; ``wire``: the same request POSTed with a bare HTTP client,
+the answer's bytes read and not parsed, i.e. the server's own time plus the wire, which any client
+pays; ``raw``: the same call through a raw ``mcp.Client``, which validates strictly), the peak
+resident memory (ru_maxrss) before the call and after rendering, the result's size as compact JSON
+(``payload_mb``), and what came back. A step that fails gives ``{"<step>_error": "..."}`` and the
+steps after it are skipped. Then, for each transport in ``also`` (after the peak was taken), the
+call alone over it: ``{"call/<transport>": seconds}`` or ``{"call/<transport>_error": "..."}``.
 """
 
 from __future__ import annotations
@@ -73,6 +74,41 @@ async def raw_call(spec: dict) -> float:
         return elapsed
 
 
+def wire_call(spec: dict) -> float:
+    """POST ``rows`` as the modern era frames it, and read the answer without parsing it."""
+    import httpx2
+
+    version = "2026-07-28"
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": version,
+        "mcp-method": "tools/call",
+        "mcp-name": "rows",
+    }
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+
+    def post(client: httpx2.Client, n: int) -> bytes:
+        params = {"name": "rows", "arguments": {"n": n}, "_meta": envelope}
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+        response = client.post(spec["url"], headers=headers, content=body, timeout=spec["timeout"])
+        response.raise_for_status()
+        return response.content
+
+    with httpx2.Client() as client:
+        post(client, 10)  # a kept-alive connection, as the pool's
+        t = time.perf_counter()
+        size = len(post(client, spec["n"]))
+        elapsed = time.perf_counter() - t
+    if size < spec["n"] * 20:
+        raise RuntimeError(f"the answer has {size} bytes: not {spec['n']} rows")
+    return elapsed
+
+
 def main() -> None:
     spec = json.loads(sys.argv[1])
     n, steps, out = spec["n"], spec["steps"], {}
@@ -102,6 +138,9 @@ def main() -> None:
                     out["html_chars"] = len(bundle["text/html"])
                     out["schema_valid"] = result.schema_valid
                     out["peak_mb"] = peak_mb()
+                elif step == "wire":  # after the peak was taken: it holds the answer's bytes
+                    out["wire"] = wire_call(spec)
+                    continue
                 elif step == "raw":
                     if result is not None:  # after the peak was taken: it copies
                         out["payload_mb"] = payload_mb(result)

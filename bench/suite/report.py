@@ -42,7 +42,11 @@ SECTION_NOTES = {
     "large": (
         "The peak memory rows give the multiple of the result's own size (compact JSON) in the notes."
         " mcpnb parses large messages with jiter and skips the SDK session's throw-away copy of"
-        " `structuredContent` (`mcpnb/client/lean.py`)."
+        " `structuredContent` (`mcpnb/client/lean.py`). The *server's answer alone* row POSTs the same"
+        " request with a bare HTTP client and reads the bytes without parsing them: the server's own work"
+        " (the SDK's MCPServer builds, validates and serializes the rows, and mirrors them as a JSON text"
+        " block) plus the wire, which every client pays. The row after it takes that off the total: what"
+        " mcpnb itself spends."
     ),
 }
 
