@@ -118,6 +118,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.http_status: int | None = None
         self.http_answer: requests.HttpAnswer | None = None  # the last HTTP error, with the server's words
         self.session_expired = False
+        # What the transport said while a session was being opened (the process exited, code 3):
+        # the handshake itself then fails only with "connection closed".
+        self.ended_early: BaseException | None = None
         self.revivable = False  # failed, but time may fix it: the next request tries again at once
         self._secrets = config.secrets()
         remember_secrets(self, self._secrets)  # scrubbed from the HTTP client's and the SDK's logs too
@@ -227,6 +230,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
         self._stop = asyncio.Event()
         self.http_status, self.http_answer, self.session_expired = None, None, False
+        self.ended_early = None
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
         try:
@@ -257,6 +261,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         return self.config.startup_timeout
 
     def failure_reason(self, exc: BaseException) -> str:
+        if self.ended_early is not None and not isinstance(exc, asyncio.CancelledError):
+            exc = self.ended_early  # the process's exit, not the "connection closed" it caused
         if isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError):
             return (
                 f"no answer within startup_timeout={self.startup_timeout:g} s; "

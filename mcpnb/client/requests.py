@@ -27,7 +27,9 @@ from mcpnb.client.errors import (
     CallError,
     CallTimeoutError,
     McpnbError,
+    MessageTooLargeError,
     NotConnectedError,
+    ServerExitedError,
     UrlRequiredError,
     describe,
     over_message_limit,
@@ -102,7 +104,11 @@ def unknown_session(status: int, message: str | None) -> bool:
 def transport_failed(conn: Connection, exc: BaseException, stop: asyncio.Event | None = None) -> None:
     """The HTTP layer hit a network error (refused, reset, a stream cut mid-body), maybe on a
     background stream the SDK retries quietly: a live session is lost, say so now."""
-    if (stop is not None and stop.is_set()) or conn.state is not State.CONNECTED:
+    if stop is not None and stop.is_set():
+        return
+    if conn.state is not State.CONNECTED:
+        if isinstance(exc, (ServerExitedError, MessageTooLargeError)):  # while opening: say why it fails
+            conn.ended_early = exc
         return
     if type(exc).__name__ not in _NETWORK_ERRORS and not isinstance(exc, OSError):
         return  # timeouts and the like: a slow server is not a dead one

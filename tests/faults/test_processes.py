@@ -13,7 +13,7 @@ from conftest import wait_until
 
 from faults.conftest import QUICK, no_process_left
 from faults.test_sdk_noise import sdk_warnings_shown
-from mcpnb import CallError, ConnectError
+from mcpnb import CallError, ConnectError, NotConnectedError
 from mcpnb.client import stdio
 from mcpnb.client.interaction import LOG_LIMIT
 
@@ -59,6 +59,19 @@ def test_server_that_hangs_at_start_fails_the_connect_and_is_killed(pool, marks)
     row = pool.status()["hung"]
     assert row.state == "failed" and row.retries == 0
     no_process_left(marks)  # it ignores stdin EOF and SIGTERM: only SIGKILL ended it
+
+
+def test_a_server_that_exits_at_start_says_its_exit_code_and_last_words(pool):
+    code = "import sys; print('MY_API_KEY is not set', file=sys.stderr); sys.exit(3)"
+    with pytest.raises(ConnectError) as info:
+        pool.connect("quits", command="python", args=["-c", code], **QUICK)
+    assert str(info.value) == (  # not the SDK's "connection closed" that the exit caused
+        "could not connect to 'quits': the server process exited (exit code 3) "
+        "(server stderr: MY_API_KEY is not set)"
+    )
+    assert pool.status()["quits"].last_error == str(info.value).removeprefix("could not connect to 'quits': ")
+    with pytest.raises(NotConnectedError, match=r"still failing: the server process exited \(exit code 3\)"):
+        pool.call("quits", "anything")
 
 
 def test_server_that_ignores_sigterm_ends_on_close(pool, marks):

@@ -232,6 +232,7 @@ def _shorten(exc: BaseException) -> None:
     exc.__suppress_context__ = True
     # The core's advice names the Python API; in a magic cell the magic is the natural next step.
     text = re.sub(r"pool\.reconnect\('([^']+)'\)", r"%mcp reconnect \1", str(exc))
+    text = text.replace("(or pass timeout=)", "(or pass --timeout SECONDS)")
     line = f"{type(exc).__name__}: {text}"
     exc._render_traceback_ = lambda: [f"\x1b[0;31m{line}\x1b[0m", "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
 

@@ -88,6 +88,8 @@ def test_cell_call_timeout_and_raw(ip, mcp):
     assert "application/json" in bundle(ip, ip.user_ns["raw"])
     res = cell(ip, "%%mcp call demo.slow --timeout 0.5\nseconds: 5\n")
     assert res.error_in_exec is not None and "timed out" in str(res.error_in_exec)
+    shown = "\n".join(res.error_in_exec._render_traceback_())  # the advice names the magic's option
+    assert "(or pass --timeout SECONDS)" in shown and "timeout=" not in shown
     with pytest.raises(UsageError, match="positive"):
         line(ip, "call demo.slow seconds=1 --timeout 0")
 
