@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -55,6 +56,9 @@ class Pool:
         self.runtime = runtime
         self._connections: dict[str, Connection] = {}
         self._disconnected: set[str] = set()  # names closed on purpose: errors then say so
+        # Servers of a config file whose settings are invalid: not started, but listed (and named
+        # in errors) until they are connected again or disconnected.
+        self._misconfigured: dict[str, ServerStatus] = {}
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
         self._interaction: Interaction | None = None
         self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
@@ -84,6 +88,11 @@ class Pool:
         try:
             return self._connections[name]
         except KeyError:
+            if name in self._misconfigured:
+                raise UnknownServerError(
+                    f"server {name!r} was not started: {self._misconfigured[name].last_error}; "
+                    "fix its settings and connect it again"
+                ) from None
             if name in self._disconnected:
                 raise UnknownServerError(
                     f"server {name!r} was disconnected; connect it again to use it"
@@ -142,6 +151,7 @@ class Pool:
         self, config: ServerConfig, *, raise_on_failure: bool = True, wait: float | None = None
     ) -> ServerStatus:
         self._disconnected.discard(config.name)
+        self._misconfigured.pop(config.name, None)
         old = self._connections.pop(config.name, None)
         if old is not None:
             await old.stop("reconnected by you")
@@ -201,14 +211,32 @@ class Pool:
         cfg = self._config(name, config, _given(locals(), options))
         return await self._arun(self._connect(cfg, wait=wait))
 
-    async def _connect_many(self, configs: list[ServerConfig]) -> StatusTable:
-        await asyncio.gather(*(self._connect(c, raise_on_failure=False) for c in configs))
-        return StatusTable(self._connections[c.name].status() for c in configs)
+    async def _connect_many(self, configs: list[ServerConfig | tuple[str, str]]) -> StatusTable:
+        """Connect each config at once; a ``(name, problem)`` is a server whose settings are invalid:
+        not started, shown as failed (a live session of that name is left as it is)."""
+        rows: dict[str, ServerStatus] = {}
+        for item in configs:
+            if isinstance(item, tuple):
+                name, problem = item
+                rows[name] = ServerStatus(
+                    name, "?", "failed", last_error=f"invalid settings: {problem}", since=datetime.now()
+                )
+                if name not in self._connections:
+                    self._misconfigured[name] = rows[name]
+        ready = [c for c in configs if not isinstance(c, tuple)]
+        await asyncio.gather(*(self._connect(c, raise_on_failure=False) for c in ready))
+        return StatusTable(
+            rows[c[0]] if isinstance(c, tuple) else self._connections[c.name].status() for c in configs
+        )
 
-    def _configs_from_files(self, path: str | Path | None, names: list[str] | None) -> list[ServerConfig]:
+    def _configs_from_files(
+        self, path: str | Path | None, names: list[str] | None
+    ) -> list[ServerConfig | tuple[str, str]]:
         from mcpnb.client.config import load_config
 
-        found = load_config(path=Path(path) if path else None).servers
+        loaded = load_config(path=Path(path) if path else None, keep_going=True)
+        found: dict[str, ServerConfig | tuple[str, str]] = {n: (n, why) for n, why in loaded.problems.items()}
+        found.update(loaded.servers)
         if names:
             missing = [n for n in names if n not in found]
             if missing:
@@ -224,8 +252,9 @@ class Pool:
     def connect_config(self, path: str | Path | None = None, names: list[str] | None = None) -> StatusTable:
         """Connect the servers of the layered ``.mcp.json`` configuration (every one when ``names`` is None).
 
-        Per-server failures do not raise: they show as ``failed`` rows in the returned table.
-        Disabled servers are listed as ``disabled`` and not started.
+        Per-server failures do not raise: they show as ``failed`` rows in the returned table, and so
+        does a server whose settings are invalid (it is not started; the others are). Disabled
+        servers are listed as ``disabled`` and not started.
         """
         return self._run(self._connect_many(self._configs_from_files(path, names)))
 
@@ -235,6 +264,8 @@ class Pool:
         return await self._arun(self._connect_many(self._configs_from_files(path, names)))
 
     async def _disconnect(self, name: str) -> None:
+        if name not in self._connections and self._misconfigured.pop(name, None) is not None:
+            return  # never started: only forgotten
         conn = self.connection(name)
         del self._connections[name]
         self._disconnected.add(name)
@@ -273,6 +304,7 @@ class Pool:
 
     async def _close(self) -> None:
         conns = list(self._connections.values())
+        self._misconfigured.clear()
         self._disconnected.update(self._connections)
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
@@ -356,7 +388,10 @@ class Pool:
     # ------------------------------------------------------------------ status
     def status(self) -> StatusTable:
         """One row per server: state, era, server name/version, tools, latency, last error."""
-        return StatusTable(conn.status() for conn in list(self._connections.values()))
+        live = [conn.status() for conn in list(self._connections.values())]
+        return StatusTable(
+            live + [row for n, row in self._misconfigured.items() if n not in self._connections]
+        )
 
     async def astatus(self) -> StatusTable:
         return self.status()

@@ -343,3 +343,37 @@ def test_connect_config_layers_and_partial_failure(pool, tmp_path, monkeypatch):
         pool.connect_config(names=["goood"])
     only = pool.connect_config(project / ".mcp.json", names=["good"])
     assert [r.name for r in only] == ["good"]
+
+
+def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(pool, tmp_path):
+    import json
+
+    path = tmp_path / ".mcp.json"
+    good = {"command": sys.executable, "args": [DEMO, "stdio"]}
+    path.write_text(json.dumps({"mcpServers": {"good": good, "typo": {**good, "tool_timout": 5}}}))
+
+    table = pool.connect_config(path)
+    assert {r.name: r.state for r in table} == {"good": "connected", "typo": "failed"}
+    why = table["typo"].last_error
+    assert why.startswith(f"invalid settings: {path}: server 'typo': key 'tool_timout'")
+    assert "did you mean 'tool_timeout'" in why
+    assert {r.name: r.state for r in pool.status()} == {
+        "good": "connected",
+        "typo": "failed",
+    }  # it stays visible
+    assert pool.call("good", "echo", {"text": "up"}).data == "up"
+    with pytest.raises(
+        UnknownServerError, match=r"server 'typo' was not started: invalid settings: .*tool_timout"
+    ):
+        pool.call("typo", "echo", {"text": "x"})
+
+    path.write_text(json.dumps({"mcpServers": {"good": good, "typo": {**good, "tool_timeout": 5}}}))
+    fixed = pool.connect_config(path, names=["typo"])  # fixed in the file: it starts
+    assert [(r.name, r.state) for r in fixed] == [("typo", "connected")]
+    assert pool.call("typo", "echo", {"text": "x"}).data == "x"
+
+    path.write_text(json.dumps({"mcpServers": {"broken": {"comand": "x"}}}))
+    pool.connect_config(path)
+    assert pool.status()["broken"].state == "failed"
+    pool.disconnect("broken")  # never started: forgotten
+    assert "broken" not in [r.name for r in pool.status()]

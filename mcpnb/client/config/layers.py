@@ -52,6 +52,7 @@ def load_config(
     path: str | Path | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     environ: Mapping[str, str] | None = None,
+    keep_going: bool = False,
 ) -> ConfigSet:
     """Merge user → project → local → ``overrides``; later layers win per server, key by key.
 
@@ -60,6 +61,10 @@ def load_config(
     ``env`` and ``headers`` otherwise merge entry by entry, so ``.mcp.local.json`` can add a secret
     variable without repeating the project's others. An explicit ``path`` that does not exist is an
     error; a missing layer file found by search is simply skipped.
+
+    An invalid server raises :class:`ConfigError`; with ``keep_going`` it is left out and named in
+    ``problems`` with what is wrong, so the others can start. A file that cannot be read as a whole
+    (bad JSON, no ``mcpServers``) raises either way.
     """
     user = user_config_path(environ)
     if path is not None:
@@ -90,9 +95,20 @@ def load_config(
     origins: dict[str, dict[str, str]] = {}
     spelled: dict[str, dict[str, str]] = {}
     last: dict[str, str] = {}
+    problems: dict[str, str] = {}
+
+    def invalid(name: str, exc: ConfigError) -> None:
+        if not keep_going:
+            raise exc
+        problems.setdefault(name, str(exc))
+
     for source, servers in layers:
         for name, data in servers.items():
-            canon, spell = parse(name, data, source)
+            try:
+                canon, spell = parse(name, data, source)
+            except ConfigError as exc:
+                invalid(name, exc)
+                continue
             base, where = merged.setdefault(name, {}), origins.setdefault(name, {})
             if TRANSPORT_NAMING & canon.keys():
                 for key in TRANSPORT_KEYS:
@@ -105,19 +121,23 @@ def load_config(
                 where[key] = source
             spelled.setdefault(name, {}).update(spell)
             last[name] = source
-    configs = {
-        name: assemble(
-            name,
-            canon,
-            spelled=spelled[name],
-            origins=origins[name],
-            source=last[name],
-            server=None,
-            environ=environ,
-        )
-        for name, canon in merged.items()
-    }
-    return ConfigSet(servers=FrozenDict(configs), files=tuple(read))
+    configs: dict[str, ServerConfig] = {}
+    for name, canon in merged.items():
+        if name in problems:  # one of its layers is invalid: the rest alone would be a guess
+            continue
+        try:
+            configs[name] = assemble(
+                name,
+                canon,
+                spelled=spelled[name],
+                origins=origins[name],
+                source=last[name],
+                server=None,
+                environ=environ,
+            )
+        except ConfigError as exc:
+            invalid(name, exc)
+    return ConfigSet(servers=FrozenDict(configs), files=tuple(read), problems=FrozenDict(problems))
 
 
 def _find_upward(start: Path, filename: str) -> Path | None:

@@ -223,14 +223,19 @@ class LogView(list[str]):
 class ConfigView(dict[str, Any]):
     """``%mcp config``: every server the magics know (files and live connections), secrets hidden."""
 
-    def __init__(self, servers: dict[str, Any], files: list[str], problem: str | None = None) -> None:
+    def __init__(self, servers: dict[str, Any], files: list[str], problems: list[str] | None = None) -> None:
         super().__init__(servers)
-        self.files, self.problem = files, problem
+        self.files, self.problems = files, problems or []
+
+    def _files(self) -> list[str] | str:
+        if self.files:
+            return self.files
+        return "(none could be read)" if self.problems else "(no .mcp.json found)"
 
     def _text(self) -> str:
-        lines = ["files: " + (", ".join(self.files) if self.files else "(no .mcp.json found)")]
-        if self.problem:
-            lines.append(f"⚠ {self.problem}")
+        files = self._files()
+        lines = ["files: " + (files if isinstance(files, str) else ", ".join(files))]
+        lines += [f"⚠ {problem}" for problem in self.problems]
         lines.append(
             json.dumps(dict(self), indent=2, default=str, ensure_ascii=False) if self else "(no servers)"
         )
@@ -240,10 +245,10 @@ class ConfigView(dict[str, Any]):
         return self._text()
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        files = ", ".join(f"<code>{esc(f)}</code>" for f in self.files) or "(no .mcp.json found)"
+        files = self._files()
+        files = files if isinstance(files, str) else ", ".join(f"<code>{esc(f)}</code>" for f in files)
         html = f'<div class="mcpnb-dim">files: {files}</div>'
-        if self.problem:
-            html += f'<div class="mcpnb-error">{esc(self.problem)}</div>'
+        html += "".join(f'<div class="mcpnb-error">{esc(problem)}</div>' for problem in self.problems)
         html += pre(json.dumps(dict(self), indent=2, default=str, ensure_ascii=False)) if self else ""
         return {"text/plain": self._text(), "text/html": wrap(html)}
 

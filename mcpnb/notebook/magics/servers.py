@@ -243,22 +243,23 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
 
     servers: dict[str, Any] = {}
     files: list[str] = []
-    problem = None
+    problems: list[str] = []
     try:
         from mcpnb.client.config import load_config
 
-        found = load_config(path=ns.path)
+        found = load_config(path=ns.path, keep_going=True)
         files = [str(f) for f in found.files]
         servers = {name: cfg.redacted() for name, cfg in found.servers.items()}
+        problems = list(found.problems.values())
     except McpnbError as exc:
         if ns.path:
             raise
-        problem = str(exc)
+        problems = [str(exc)]
     for name in ctx.pool.names:
         live = ctx.pool.connection(name).config.redacted()
         live["connected"] = True
         servers[name] = live
-    return ConfigView(servers, files, problem)
+    return ConfigView(servers, files, problems)
 
 
 # ---------------------------------------------------------------- serve

@@ -14,6 +14,7 @@ from mcpnb.client.config import (
     load_file,
     user_config_path,
 )
+from mcpnb.client.errors import ConfigError
 
 from .helpers import API_KEY, assert_located, config_error, servers, write
 
@@ -222,3 +223,29 @@ def test_a_merge_that_sets_both_command_and_url_is_reported(tmp_path: Path, envi
     project = write(tmp_path / ".mcp.json", servers(s={"headers": {"Accept": "a"}}))
     err = config_error(load_config, tmp_path, environ=environ)
     assert_located(err, file=str(project), server="s", key="headers")
+
+
+def test_keep_going_leaves_out_only_the_invalid_servers(tmp_path: Path, environ: dict[str, str]) -> None:
+    project = write(
+        tmp_path / ".mcp.json",
+        servers(
+            good={"command": "x"},
+            typo={"comand": "x"},  # an unknown key: invalid on its own
+            unset={"command": "x", "args": ["${NOPE}"]},  # invalid once assembled
+            later={"command": "x"},
+        ),
+    )
+    write(tmp_path / ".mcp.local.json", servers(later={"toolTimeout": 5}))  # a later layer breaks it
+    with pytest.raises(ConfigError):  # without keep_going, the first problem still stops the load
+        load_config(tmp_path, environ=environ)
+
+    found = load_config(tmp_path, environ=environ, keep_going=True)
+    assert list(found.servers) == ["good"]
+    assert sorted(found.problems) == ["later", "typo", "unset"]
+    assert found.problems["typo"].startswith(f"{project}: server 'typo': key 'comand'")
+    assert "did you mean 'command'" in found.problems["typo"]
+    assert "NOPE" in found.problems["unset"]
+    assert ".mcp.local.json" in found.problems["later"] and "toolTimeoutSec" in found.problems["later"]
+    with pytest.raises(ConfigError, match="invalid JSON"):  # a file that cannot be read still raises
+        write(project, "{")
+        load_config(tmp_path, environ=environ, keep_going=True)

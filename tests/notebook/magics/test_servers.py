@@ -115,6 +115,23 @@ def test_connect_config_file(ip, mcp, tmp_path):
         line(ip, f"connect --config {path} twoo")
 
 
+def test_config_with_one_invalid_server_connects_the_rest_and_shows_the_problem(
+    ip, mcp, tmp_path, monkeypatch
+):
+    path = tmp_path / ".mcp.json"
+    entry = {"command": PY, "args": [DEMO, "stdio"], "env": {"TOKEN": "hunter2-secret"}}
+    path.write_text(json.dumps({"mcpServers": {"one": entry, "bad": {**entry, "argz": []}}}))
+    monkeypatch.chdir(tmp_path)
+    table = line(ip, "connect --config")
+    assert {r.name: r.state for r in table} == {"one": "connected", "bad": "failed"}
+    assert "key 'argz'" in table["bad"].last_error and "did you mean 'args'" in table["bad"].last_error
+    view = line(ip, "config")
+    shown = repr(view)
+    assert f"files: {path}" in shown  # the file was read, even if one server in it is wrong
+    assert "⚠" in shown and "key 'argz'" in shown
+    assert "hunter2-secret" not in shown
+
+
 def test_connect_config_without_any_file_says_so(ip, mcp, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UsageError, match=r"no \.mcp\.json found"):
