@@ -170,8 +170,10 @@ def _remembers(line: str) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _remembered_words(line: str) -> tuple[str, ...]:
-    """The words of a line run again and again (a loop), split once: splitting costs more than the lookup."""
-    return tuple(split_line(line))
+    """The words of a line run again and again (a loop), split once: splitting costs more than the lookup.
+
+    Only ``call`` lines are remembered, and their ``key=[...]`` / ``key={...}`` values stay JSON."""
+    return tuple(split_line(line, json_values=True))
 
 
 def _keep(ctx: Context, ns: argparse.Namespace, result: Any) -> Any:

@@ -9,6 +9,7 @@ a magic that kills the kernel on a typo is worse than none.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import shlex
@@ -121,12 +122,72 @@ def safe_token(token: str) -> str:
     return repr(token)
 
 
-def split_line(line: str) -> list[str]:
-    """Shell-like words: quotes group, so ``text="hello world"`` is one argument."""
+def split_line(line: str, *, json_values: bool = False) -> list[str]:
+    """Shell-like words: quotes group, so ``text="hello world"`` is one argument.
+
+    ``json_values`` (tool arguments): a ``key=`` followed by a whole JSON array or object is one
+    word, kept as typed: ``choices=["a b", "c"]`` reaches the tool as that list, where a shell
+    would drop its quotes and split it at the space.
+    """
+    if not json_values:
+        return _shell_words(line)
+    words: list[str] = []
+    i = 0
+    while i < len(line):
+        if line[i] in _BLANKS:
+            i += 1
+            continue
+        pair = _JSON_PAIR.match(line, i)
+        end = _json_end(line, pair.end()) if pair else None
+        if end is not None and (end == len(line) or line[end] in _BLANKS):
+            words.append(line[i:end])
+            i = end
+            continue
+        lexer = shlex.shlex(io.StringIO(line[i:]), posix=True)
+        lexer.whitespace_split, lexer.commenters = True, ""
+        try:
+            word = lexer.get_token()
+        except ValueError as exc:
+            raise UsageError(f"cannot split the magic line: {exc} (check your quotes)") from None
+        if word is not None:
+            words.append(word)
+        i += max(1, lexer.instream.tell())
+    return words
+
+
+def _shell_words(line: str) -> list[str]:
     try:
         return shlex.split(line, posix=True)
     except ValueError as exc:
         raise UsageError(f"cannot split the magic line: {exc} (check your quotes)") from None
+
+
+#: What separates words (shlex's whitespace: ``str.isspace`` would also take ``\x1f``).
+_BLANKS = " \t\r\n"
+#: ``key=`` right before ``[`` or ``{``: a JSON value typed on the magic line.
+_JSON_PAIR = re.compile(r"[^ \t\r\n=\"'\[{]+=(?=[\[{])")
+
+
+def _json_end(text: str, start: int) -> int | None:
+    """Where the bracketed JSON value starting at ``start`` ends (None: it does not close)."""
+    depth, i, in_string = 0, start, False
+    while i < len(text):
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
 
 
 # ---------------------------------------------------------------- {{var}} interpolation

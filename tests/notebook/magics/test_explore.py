@@ -5,6 +5,7 @@ server-everything over stdio. No protocol mocking."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
@@ -125,6 +126,23 @@ def test_bad_arguments_are_caught_before_anything_is_sent(ip, mcp, counter):
     assert counter == []  # the server saw no call at all
     assert line(ip, "call counter.count n=7").data == 1
     assert counter == [7]
+
+
+def test_json_lists_and_objects_typed_on_the_line_reach_the_tool_whole(ip, mcp):
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("picker", log_level="WARNING")
+
+    @server.tool()
+    def pick(choices: list[str], weights: dict[str, int] | None = None) -> dict[str, Any]:
+        """Answer with what arrived."""
+        return {"choices": choices, "weights": weights}
+
+    mcp.pool.connect("picker", server=server)
+    got = line(ip, 'call picker.pick choices=["a b", "c"] weights={"a b": 2}')
+    assert got.data == {"choices": ["a b", "c"], "weights": {"a b": 2}}
+    got = line(ip, "call picker.pick choices='[\"x\"]'")  # quoted as a shell would want: still works
+    assert got.data["choices"] == ["x"]
 
 
 def test_unknown_tools_servers_and_subcommands_suggest(ip, mcp):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -31,6 +33,39 @@ def test_pairs_from_the_line():
     args = parse_pairs(split_line('a=1 text="hello world" flags=[1,2] empty='), [])
     assert args == {"a": 1, "text": "hello world", "flags": [1, 2], "empty": ""}
     assert args.raw == {"a": "1", "flags": "[1,2]"}  # what was typed, for schemas that want text
+
+
+def test_json_values_on_a_call_line_keep_their_quotes_and_spaces():
+    line = 'choices=["a b", "c"] obj={"k": {"n": [1, 2]}} esc=["say \\"hi\\""] text="x y" rows={{data}}'
+    assert split_line(line) == [
+        "choices=[a b,",
+        "c]",
+        "obj={k:",
+        "{n:",
+        "[1,",
+        "2]}}",
+        'esc=[say "hi"]',
+        "text=x y",
+        "rows={{data}}",
+    ]
+    words = split_line(line, json_values=True)
+    assert words == [
+        'choices=["a b", "c"]',
+        'obj={"k": {"n": [1, 2]}}',
+        'esc=["say \\"hi\\""]',
+        "text=x y",
+        "rows={{data}}",
+    ]
+    args = parse_pairs(words, [{"data": [{"id": 1}]}])
+    assert args == {
+        "choices": ["a b", "c"],
+        "obj": {"k": {"n": [1, 2]}},
+        "esc": ['say "hi"'],
+        "text": "x y",
+        "rows": [{"id": 1}],
+    }
+    # not a whole JSON value: the shell's reading, as before
+    assert split_line("pattern=[a-z]+ a=[1,2 b=3", json_values=True) == ["pattern=[a-z]+", "a=[1,2", "b=3"]
 
 
 def test_pairs_errors_are_usage_errors():
@@ -168,7 +203,11 @@ def test_any_line_splits_into_words_or_says_why(text):
         words = split_line(text)
     except UsageError as exc:
         assert "check your quotes" in str(exc)
+        with pytest.raises(UsageError, match="check your quotes"):
+            split_line(text, json_values=True)
         return
+    if not re.search(r"=[\[{]", text):  # no JSON value on the line: the same words either way
+        assert split_line(text, json_values=True) == words
     assert all(isinstance(w, str) for w in words)
     try:
         args = parse_pairs(words, [{"x": 1}])
