@@ -274,7 +274,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if auth_failure is not None:  # an OAuth flow's own message beats the 401 that started it
             return str(auth_failure)
         if self.http_status in (401, 403):
-            return str(AuthError.from_status(self.name, self.http_status, self.safe(self.config.target)))
+            target, sent = self.safe(self.config.target), self.config.sends_credentials
+            return str(AuthError.from_status(self.name, self.http_status, target, sent_credentials=sent))
         reason = describe(exc)
         if self.config.transport == "stdio" and self.stderr:
             reason += f" (server stderr: {self.stderr[-1][:200]})"

@@ -36,7 +36,8 @@ class ConfigError(McpnbError, ValueError):
             key,
             suggestion,
         )
-        where = [p for p in (file, server and f"server {server!r}", key and f"key {key!r}") if p]
+        shown_file = None if file is not None and file.startswith("<") else file  # "<code>" names no file
+        where = [p for p in (shown_file, server and f"server {server!r}", key and f"key {key!r}") if p]
         text = (": ".join(where) + ": " if where else "") + message
         if suggestion:
             text += f" (did you mean {suggestion!r}?)"
@@ -85,15 +86,17 @@ class AuthError(McpnbError):
         super().__init__(f"server {server!r}: {message}" if server else message)
 
     @classmethod
-    def from_status(cls, server: str, status: int, url: str) -> AuthError:
+    def from_status(cls, server: str, status: int, url: str, *, sent_credentials: bool = True) -> AuthError:
         """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status."""
         what = "Unauthorized" if status == 401 else "Forbidden"
-        return cls(
-            f"HTTP {status} {what} from {url}: the server rejected the credentials; "
-            "check its auth settings (token, token_env, headers)",
-            server=server,
-            status=status,
-        )
+        if status == 401 and not sent_credentials:
+            why = (
+                "the server asks for credentials and none were sent; give them in its auth settings "
+                "(auth with token or token_env, or an Authorization header)"
+            )
+        else:
+            why = "the server rejected the credentials; check its auth settings (token, token_env, headers)"
+        return cls(f"HTTP {status} {what} from {url}: {why}", server=server, status=status)
 
 
 class CallError(McpnbError):

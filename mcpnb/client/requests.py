@@ -172,7 +172,12 @@ async def request(
         # only an HTTP answer to this request counts: another call's 401 says nothing of this drop
         status = answer.status if answer is not None else None
         if status in (401, 403):
-            raise AuthError.from_status(conn.name, status, conn.safe(conn.config.target)) from None
+            raise AuthError.from_status(
+                conn.name,
+                status,
+                conn.safe(conn.config.target),
+                sent_credentials=conn.config.sends_credentials,
+            ) from None
         if over_message_limit(exc):  # only this answer's stream ended: the session goes on
             raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED

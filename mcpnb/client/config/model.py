@@ -213,6 +213,13 @@ class ServerConfig:
             out[key] = value
         return out
 
+    @property
+    def sends_credentials(self) -> bool:
+        """Whether requests carry credentials (auth, a secret header or URL parameter): a 401 then
+        means they were wrong, not missing."""
+        headers = any(is_secret_key(key) and value for key, value in self.headers.items())
+        return self.auth is not None or headers or bool(self.url and url_secrets(self.url))
+
     def secrets(self) -> set[str]:
         """Every secret value this config knows, for the pool to scrub from text it did not write."""
         found: set[str] = set(self._var_secrets)

@@ -256,8 +256,9 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
             raise
         problems = [str(exc)]
     for name in ctx.pool.names:
-        live = ctx.pool.connection(name).config.redacted()
-        live["connected"] = True
+        conn = ctx.pool.connection(name)
+        live = conn.config.redacted()
+        live["state"] = str(conn.state)  # in the pool: connected, failed, reconnecting...
         servers[name] = live
     return ConfigView(servers, files, problems)
 

@@ -214,7 +214,8 @@ def test_config_view(ip, mcp, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     connect_demo(ip)
     view = line(ip, "config")
-    assert set(view) == {"filed", "demo"} and view["demo"]["connected"] is True
+    assert set(view) == {"filed", "demo"} and view["demo"]["state"] == "connected"
+    assert "state" not in view["filed"]  # in the file, not in the pool
     assert str(tmp_path / ".mcp.json") in repr(view)
 
 
