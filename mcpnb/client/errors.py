@@ -36,7 +36,7 @@ class ConfigError(McpnbError, ValueError):
             key,
             suggestion,
         )
-        shown_file = None if file is not None and file.startswith("<") else file  # "<code>" names no file
+        shown_file = None if file == "<code>" else file  # config.CODE_SOURCE: settings given in code
         where = [p for p in (shown_file, server and f"server {server!r}", key and f"key {key!r}") if p]
         text = (": ".join(where) + ": " if where else "") + message
         if suggestion:

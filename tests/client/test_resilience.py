@@ -287,7 +287,7 @@ def test_wrong_token_is_an_auth_error_without_retries(pool):
         assert row.state == "failed" and row.retries == 0
         assert "wrong-token-456" not in row.last_error
         assert "rejected the credentials" in row.last_error
-        with pytest.raises(ConnectError, match="HTTP 401.* asks for credentials and none were sent"):
+        with pytest.raises(ConnectError, match=r"HTTP 401.* asks for credentials and none were sent"):
             pool.connect("bare", url=server.url, **FAST)
         pool.connect("ok", url=server.url, config={"auth": {"type": "bearer", "token": "right-token-123"}})
         assert pool.call("ok", "add", {"a": 1, "b": 1}).data == 2

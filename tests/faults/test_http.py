@@ -37,33 +37,26 @@ def test_http_500_is_a_failed_call_and_the_next_one_works(pool, faulty_http, mar
     no_process_left(marks)
 
 
+REJECTED = "the server rejected the credentials; check its auth settings (token, token_env, headers)"
+MISSING = (
+    "the server asks for credentials and none were sent; give them in its auth settings (auth with "
+    "token or token_env, or an Authorization header)"
+)
+
+
 @ERA
-def test_http_401_says_the_credentials_were_rejected(pool, faulty_http, marks, era):
-    pool.connect("web", url=faulty_http.url, era=era, headers={"Authorization": "Bearer t0k3n-x"}, **QUICK)
+@pytest.mark.parametrize(
+    ("headers", "why"), [({"Authorization": "Bearer t0k3n-x"}, REJECTED), ({}, MISSING)], ids=["sent", "none"]
+)
+def test_http_401_says_whether_the_credentials_were_rejected_or_missing(
+    pool, faulty_http, marks, era, headers, why
+):
+    pool.connect("web", url=faulty_http.url, era=era, headers=headers, **QUICK)
     _fault(pool, "fail_next", status=401)
     with pytest.raises(AuthError) as info:
         pool.call("web", "add", {"a": 1, "b": 2})
-    assert str(info.value) == (
-        f"server 'web': HTTP 401 Unauthorized from {faulty_http.url}: the server rejected the "
-        "credentials; check its auth settings (token, token_env, headers)"
-    )
+    assert str(info.value) == f"server 'web': HTTP 401 Unauthorized from {faulty_http.url}: {why}"
     assert pool.status()["web"].retries == 0  # no reconnect for a rejected credential
-    _recovers(pool)
-    pool.close()
-    faulty_http.stop()
-    no_process_left(marks)
-
-
-def test_http_401_without_credentials_says_none_were_sent(pool, faulty_http, marks):
-    pool.connect("web", url=faulty_http.url, **QUICK)
-    _fault(pool, "fail_next", status=401)
-    with pytest.raises(AuthError) as info:
-        pool.call("web", "add", {"a": 1, "b": 2})
-    assert str(info.value) == (
-        f"server 'web': HTTP 401 Unauthorized from {faulty_http.url}: the server asks for credentials "
-        "and none were sent; give them in its auth settings (auth with token or token_env, or an "
-        "Authorization header)"
-    )
     _recovers(pool)
     pool.close()
     faulty_http.stop()

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from mcpnb.client.config.model import CODE_SOURCE
 from mcpnb.client.errors import ConfigError
 
 TOKEN = "tok-SECRET-4f9a1c"
@@ -36,7 +37,7 @@ def assert_located(err: ConfigError, *, file: str | None, server: str | None, ke
     """The error says where: as attributes (for tools) and in the text (for people)."""
     assert (err.file, err.server, err.key) == (file, server, key)
     for part in (file, server, key):
-        if part is not None and not part.startswith("<"):
+        if part is not None and part != CODE_SOURCE:
             assert part in str(err)
-    if file is not None and file.startswith("<"):  # "<code>" names no file: it is not shown
+    if file == CODE_SOURCE:  # settings given in code: no file to name
         assert file not in str(err)

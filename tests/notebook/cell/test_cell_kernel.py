@@ -189,7 +189,8 @@ def test_url_required_panel_holds_the_cell_until_the_retry(kernel, tmp_path):
     retry = fe.wait_for(
         lambda: fe.find(cell, css="mcpnb-retry", model="ButtonModel"), what="the retry button"
     )
-    assert fe.find(cell, css="mcpnb-url-consent")
+    # the panel's box is made after its buttons: its messages may still be on the way
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-url-consent"), what="the consent panel")
     fe.pump(0.3)
     assert cell not in fe.results  # the cell waits for the person
     fe.click(retry)
