@@ -70,6 +70,7 @@ class Handover(Generic[T]):
         self._task = self._loop.create_task(self._drive(), context=self._context)
 
     async def _drive(self) -> None:
+        __tracebackhide__ = True
         try:
             self._result = await self._coro
         except asyncio.CancelledError:
@@ -125,6 +126,7 @@ class Handover(Generic[T]):
 
     def outcome(self) -> T:
         """The coroutine's result, or its exception raised (in the caller's thread)."""
+        __tracebackhide__ = True
         if self._error is not None:
             error, self._error = self._error, None  # no reference cycle through the traceback
             raise error

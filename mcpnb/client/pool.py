@@ -78,9 +78,11 @@ class Pool:
 
     # ------------------------------------------------------------------ plumbing
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        __tracebackhide__ = True  # IPython and pytest leave plumbing out of a user's traceback
         return self.runtime.run(coro)
 
     async def _arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        __tracebackhide__ = True
         return await self.runtime.arun(coro)
 
     def connection(self, name: str) -> Connection:

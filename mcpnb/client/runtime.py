@@ -80,6 +80,7 @@ class Runtime:
         A ``KeyboardInterrupt`` while waiting cancels the coroutine (the SDK then tells the server
         with ``notifications/cancelled``) before it propagates, so the connection stays usable.
         """
+        __tracebackhide__ = True  # a failure's traceback shows the caller and where it was raised
         if self.in_runtime_thread:
             coro.close()
             raise RuntimeError("Runtime.run() called from the runtime thread; await the coroutine instead")
@@ -87,6 +88,7 @@ class Runtime:
 
     def settle(self, hop: Handover[T], timeout: float | None = None) -> T:
         """Wait for a handed-over coroutine's outcome; giving up after ``timeout`` cancels it."""
+        __tracebackhide__ = True
         if not hop.wait(timeout):
             hop.cancel_and_settle()
             raise TimeoutError(f"gave up waiting after {timeout} s")
@@ -99,6 +101,7 @@ class Runtime:
         only when its loop wakes up. If the awaiting task is cancelled (interrupt, ``wait_for``),
         the runtime call is cancelled too.
         """
+        __tracebackhide__ = True
         if self.in_runtime_thread:
             return await coro
         caller = asyncio.get_running_loop()

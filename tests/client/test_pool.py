@@ -12,7 +12,15 @@ import time
 import pytest
 from conftest import DEMO, alive, children, demo_command, demo_server_object, free_port, wait_until
 
-from mcpnb import CallError, CallTimeoutError, ConnectError, NotConnectedError, Pool, UnknownServerError
+from mcpnb import (
+    CallError,
+    CallTimeoutError,
+    ConnectError,
+    NotConnectedError,
+    Pool,
+    ToolNotFoundError,
+    UnknownServerError,
+)
 from mcpnb.client.events import State
 
 
@@ -377,3 +385,24 @@ def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(p
     assert pool.status()["broken"].state == "failed"
     pool.disconnect("broken")  # never started: forgotten
     assert "broken" not in [r.name for r in pool.status()]
+
+
+@pytest.mark.parametrize("awaited", [False, True], ids=["call", "acall"])
+def test_a_failed_call_shows_in_ipython_without_the_thread_plumbing(pool, awaited):
+    """The traceback a person reads: their line, then where the error was raised; the hops
+    between threads (pool, runtime, bridge) are marked hidden, as IPython and pytest understand."""
+    from IPython.core.ultratb import AutoFormattedTB
+
+    pool.connect("demo", server=demo_server_object())
+    try:
+        if awaited:
+            asyncio.run(pool.acall("demo", "nope"))
+        else:
+            pool.call("demo", "nope")
+    except ToolNotFoundError:
+        etype, value, tb = sys.exc_info()
+    shown = AutoFormattedTB(mode="Context", theme_name="nocolor")
+    text = shown.stb2text(shown.structured_traceback(etype, value, tb))
+    assert "skipping hidden" in text
+    assert "bridge.py" not in text and "runtime.py" not in text
+    assert "catalog.py" in text and "has no tool 'nope'" in text  # where it was raised, and why

@@ -433,6 +433,7 @@ class TaskHandle:
         return await await_in_ticks(asyncio.run_coroutine_threadsafe(coro, self.loop))
 
     def _block(self, coro: Coroutine[Any, Any, T]) -> T:
+        __tracebackhide__ = True  # the person's line, then the reason: not how it got there
         if self.runner is not None:
             return self.runner(coro)
         try:
