@@ -40,21 +40,58 @@ def _elapsed(seconds: float) -> str:
     return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
-class ProgressView:
-    """A progress bar with the server's message; collapsed to one line when the call ends."""
+class _Throttled:
+    """Pushes to the frontend at most every ``min_interval``; a held-back update lands by a timer.
 
-    #: Seconds between two frontend updates (the last state always lands on ``done``).
+    Subclasses hold ``_lock`` while they call :meth:`_due` and define ``_push`` (called under it).
+    """
+
+    #: Seconds between two frontend updates.
     min_interval = 0.1
+
+    def _init_throttle(self) -> None:
+        self._lock = threading.Lock()
+        self._last_push = 0.0
+        self._timer: threading.Timer | None = None
+        self.finished = False
+
+    def _due(self, now: bool = False) -> bool:
+        """Whether to push now (under ``_lock``); if not, a timer pushes the latest state soon."""
+        at = time.monotonic()
+        if now or at - self._last_push >= self.min_interval:
+            self._last_push = at
+            return True
+        if self._timer is None:
+            self._timer = threading.Timer(self.min_interval, self._flush)
+            self._timer.daemon = True
+            self._timer.start()
+        return False
+
+    def _flush(self) -> None:
+        with self._lock:
+            self._timer = None
+            if not self.finished:
+                self._last_push = time.monotonic()
+                self._push()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _push(self) -> None:
+        raise NotImplementedError
+
+
+class ProgressView(_Throttled):
+    """A progress bar with the server's message; collapsed to one line when the call ends."""
 
     def __init__(self, description: str = "") -> None:
         import ipywidgets as w
 
-        self._lock = threading.Lock()
+        self._init_throttle()
         self._start = time.monotonic()
-        self._last_push = 0.0
         self._state: tuple[float, float | None, str | None] = (0.0, None, None)
-        self.finished = False
-        self._timer: threading.Timer | None = None
         self.bar = w.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info", description=description)
         self.label = w.HTML("")
         self.widget = w.HBox([self.bar, self.label], layout=w.Layout(align_items="center"))
@@ -69,22 +106,7 @@ class ProgressView:
             if self.finished:
                 return
             self._state = (float(progress), float(total) if total is not None else None, message)
-            now = time.monotonic()
-            final = total is not None and progress >= total
-            if not final and now - self._last_push < self.min_interval:
-                if self._timer is None:  # make sure a throttled update still lands soon
-                    self._timer = threading.Timer(self.min_interval, self._flush)
-                    self._timer.daemon = True
-                    self._timer.start()
-                return
-            self._last_push = now
-            self._push()
-
-    def _flush(self) -> None:
-        with self._lock:
-            self._timer = None
-            if not self.finished:
-                self._last_push = time.monotonic()
+            if self._due(now=total is not None and progress >= total):
                 self._push()
 
     def _push(self) -> None:
@@ -112,9 +134,7 @@ class ProgressView:
             if self.finished:
                 return
             self.finished = True
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+            self._stop_timer()
             took = _elapsed(time.monotonic() - self._start)
             self.bar.layout.display = "none"
             mark = "✓ done" if ok else "✗ stopped"
@@ -187,17 +207,31 @@ def format_log(level: str, logger: str | None, data: Any) -> str:
     return f"[{level}]{' ' + logger + ':' if logger else ''} {text}"
 
 
-class LogView:
-    """Server log notifications in a collapsed section under the result; hidden until the first one."""
+def _log_row(level: str, logger: str | None, data: Any) -> str:
+    colour = _LEVEL_COLOURS.get(level, "inherit")
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    who = f"<b>{esc(logger)}</b> " if logger else ""
+    return (
+        f"<div style='{_LOG_LINE}'><span style='color:{colour}'>[{esc(level)}]</span> {who}{esc(text)}</div>"
+    )
+
+
+class LogView(_Throttled):
+    """Server log notifications in a collapsed section under the result; hidden until the first one.
+
+    Each line is rendered once, and the frontend hears of new lines at most every ``min_interval``:
+    a server logging thousands of lines must not resend the whole log with each one.
+    """
 
     max_entries = 500
 
     def __init__(self, title: str = "Server log") -> None:
         import ipywidgets as w
 
-        self._lock = threading.Lock()
+        self._init_throttle()
         self.title = title
         self.entries: list[tuple[str, str | None, Any]] = []
+        self._rows: list[str] = []  # each entry's HTML, made once
         self.dropped = 0
         self.body = w.HTML("")
         self.widget = w.Accordion(children=[self.body], titles=(title,), layout=w.Layout(display="none"))
@@ -214,27 +248,29 @@ class LogView:
             level, logger, data = str(params.level), getattr(params, "logger", None), params.data
         with self._lock:
             self.entries.append((str(level), logger, data))
-            while len(self.entries) > self.max_entries:
-                self.entries.pop(0)
-                self.dropped += 1
-            self._render()
+            self._rows.append(_log_row(str(level), logger, data))
+            excess = len(self.entries) - self.max_entries
+            if excess > 0:
+                del self.entries[:excess], self._rows[:excess]
+                self.dropped += excess
+            if self._due():
+                self._push()
 
-    def _render(self) -> None:
-        rows = []
-        if self.dropped:
-            rows.append(f"<div style='color:#888'>… {self.dropped} earlier entries dropped</div>")
-        for level, logger, data in self.entries:
-            colour = _LEVEL_COLOURS.get(level, "inherit")
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
-            who = f"<b>{esc(logger)}</b> " if logger else ""
-            rows.append(
-                f"<div style='{_LOG_LINE}'>"
-                f"<span style='color:{colour}'>[{esc(level)}]</span> {who}{esc(text)}</div>"
-            )
-        self.body.value = "".join(rows)
+    def _push(self) -> None:
+        head = (
+            f"<div style='color:#888'>… {self.dropped} earlier entries dropped</div>" if self.dropped else ""
+        )
+        self.body.value = head + "".join(self._rows)
         n = len(self.entries) + self.dropped
         self.widget.set_title(0, f"{self.title} ({n})")
         self.widget.layout.display = None
+
+    def flush(self) -> None:
+        """Show what is held back now (the call ended: no need to wait for the timer)."""
+        with self._lock:
+            self._stop_timer()
+            self._last_push = time.monotonic()
+            self._push()
 
     def text(self) -> str:
         """The log as plain lines, for text frontends and tests."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+from conftest import wait_until
+
 from mcpnb.notebook.forms import LogView, ProgressView, TextProgress
 
 
@@ -69,10 +71,34 @@ def test_log_view():
         data = "ok"
 
     log.add(Params())
+    log.flush()  # lines that came within min_interval of the first are held back until now
     assert log.widget.layout.display is None and log.widget.selected_index is None  # shown, collapsed
     assert log.widget.get_title(0) == "Server log (3)"
     assert "slow &lt;query&gt;" in log.body.value and "<query>" not in log.body.value
     assert log.text().splitlines() == ["[warning] db: slow <query>", '[error] {"code": 5}', "[info] net: ok"]
     log.max_entries = 2
     log.add("debug", None, "x")
+    log.flush()
     assert len(log.entries) == 2 and "earlier entries dropped" in log.body.value
+    assert log.widget.get_title(0) == "Server log (4)"
+
+
+def test_a_flood_of_log_lines_reaches_the_frontend_in_few_updates_and_whole():
+    log = LogView()
+    log.min_interval = 0.05
+    pushes: list[str] = []
+    log.body.observe(lambda ch: pushes.append(ch["new"]), names="value")
+
+    def server() -> None:
+        for i in range(2000):
+            log.add("info", "db", f"line {i}")
+
+    thread = threading.Thread(target=server)
+    thread.start()
+    thread.join()
+    assert wait_until(lambda: "line 1999" in log.body.value)  # the held-back last lines land by a timer
+    assert len(pushes) < 200  # not one resend of the whole log per line
+    assert log.widget.get_title(0) == "Server log (2000)"
+    assert (
+        log.body.value.count("line ") == log.max_entries and "1500 earlier entries dropped" in log.body.value
+    )
