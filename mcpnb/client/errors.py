@@ -214,3 +214,16 @@ def describe(exc: BaseException) -> str:
     if name == "MCPError":
         return f"{text} (MCP error {code})"
     return f"{name}: {text}" if text else name
+
+
+def json_problem(text: str, exc: Any) -> str:
+    """``invalid JSON at line 3, column 5: ... (a trailing comma?)`` for a ``json.JSONDecodeError``:
+    where, and the two slips people make most when they write JSON by hand."""
+    hint = ""
+    if text[exc.pos : exc.pos + 2] in ("//", "/*"):
+        hint = " (JSON does not allow comments)"
+    elif text[: exc.pos].rstrip().endswith(",") and exc.msg.startswith(
+        ("Expecting property name", "Expecting value")
+    ):
+        hint = " (a trailing comma?)"
+    return f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"

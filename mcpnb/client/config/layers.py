@@ -15,7 +15,7 @@ from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
 from mcpnb.client.config.validate import NESTED_TOO_DEEP, kind, parse
-from mcpnb.client.errors import ConfigError, did_you_mean
+from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
 
 PROJECT_FILE = ".mcp.json"
 LOCAL_FILE = ".mcp.local.json"
@@ -206,15 +206,7 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
-        hint = ""
-        before = text[: exc.pos].rstrip()
-        if text[exc.pos : exc.pos + 2] in ("//", "/*"):
-            hint = " (JSON does not allow comments)"
-        elif before.endswith(",") and exc.msg.startswith(("Expecting property name", "Expecting value")):
-            hint = " (a trailing comma?)"
-        raise ConfigError(
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}", file=file
-        ) from None
+        raise ConfigError(json_problem(text, exc), file=file) from None
     except _DuplicateKey as exc:
         raise ConfigError("key appears twice in the same object", file=file, key=str(exc)) from None
     except RecursionError:

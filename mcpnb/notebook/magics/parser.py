@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
-from mcpnb.client.errors import did_you_mean, did_you_mean_text
+from mcpnb.client.errors import did_you_mean, did_you_mean_text, json_problem
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
 _KEY_LINE = re.compile(r"^\s*([^\s:#][^:]*?)\s*:\s?(.*)$")
@@ -381,12 +381,11 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
 
 
 def _json_body(text: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
+    body = interpolate_json(text, namespaces)
     try:
-        data = _JSON.decode(interpolate_json(text, namespaces))
+        data = _JSON.decode(body)
     except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"cell body: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        raise UsageError(f"cell body: {json_problem(body, exc)}") from None
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"cell body: invalid JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
     if not isinstance(data, dict):

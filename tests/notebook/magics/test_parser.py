@@ -99,8 +99,10 @@ def test_key_value_body_with_comments_and_multiline_json():
 
 def test_json_body():
     assert parse_body('{"a": 1, "b": [true, null]}') == {"a": 1, "b": [True, None]}
-    with pytest.raises(UsageError, match="line 1, column"):
+    with pytest.raises(UsageError, match=r"line 1, column 9: .* \(a trailing comma\?\)$"):
         parse_body('{"a": 1,}')
+    with pytest.raises(UsageError, match=r"line 2, column 1: .* \(JSON does not allow comments\)$"):
+        parse_body('{"a": 1,\n// the second\n"b": 2}')
     with pytest.raises(UsageError, match="not valid JSON"):
         parse_body("a: {oops\nb: 2")
 
