@@ -46,6 +46,7 @@ def find_tool(ctx: Context, target: str) -> Any:
 # ---------------------------------------------------------------- tools
 def _tools_args(p: Parser) -> None:
     p.add_argument("name", nargs="?", help="one server (default: every connected server)")
+    p.add_argument("pattern", nargs="?", help="as --filter: %%mcp tools probe review")
     p.add_argument("--filter", metavar="PATTERN", help="keep tools whose name/title/description match")
     p.add_argument("--refresh", action="store_true", help="ask the server again instead of the cached list")
 
@@ -53,11 +54,14 @@ def _tools_args(p: Parser) -> None:
 @command("tools", "List tools: server, tool, title, description, parameters (* = required), hints.")
 @arguments(_tools_args)
 def tools(ctx: Context, ns: argparse.Namespace) -> Any:
+    if ns.pattern and ns.filter:
+        raise UsageError("%mcp tools: give the pattern once (after the server, or as --filter)")
+    pattern = ns.pattern or ns.filter
     if ns.name:
         known_server(ctx, ns.name)
     found = ctx.pool.tools(ns.name, refresh=ns.refresh)
-    if ns.filter:
-        found = type(found)(t for t in found if _matches(ns.filter, t))
+    if pattern:
+        found = type(found)(t for t in found if _matches(pattern, t))
     return found
 
 

@@ -25,6 +25,9 @@ def test_tools_listing_filter_and_store(ip, mcp):
     only = line(ip, "tools demo --filter point -o found")
     assert [t.name for t in only] == ["point", "bad_point"]
     assert ip.user_ns["found"] is only
+    assert [t.name for t in line(ip, "tools demo point")] == ["point", "bad_point"]  # the same, shorter
+    with pytest.raises(UsageError, match="give the pattern once"):
+        line(ip, "tools demo point --filter add")
     globbed = [t.name for t in line(ip, "tools demo --filter 'p*'")]
     assert {"pid", "people", "point"} <= set(globbed) and all(n.startswith("p") for n in globbed)
     data = bundle(ip, only)
