@@ -54,7 +54,9 @@ def gather(
     parsed = parse_spec(data, file=file, source=source, origin=source, objects=not isinstance(spec, str))  # type: ignore[arg-type]
     refs = [*parsed.skills, *(str(s) for s in skills)]
     loaded, roots = load_skills(refs, folder, file=file)
-    layers = () if config is False else layer_declarations(folder, None if config is True else config)
+    needed = {d.name for d in parsed.servers} | {d.name for skill in loaded for d in skill.servers}
+    path = None if config is True else config
+    layers = () if config is False else layer_declarations(folder, path, needed=needed)
     return Declarations(parsed.servers, loaded, roots, layers)
 
 

@@ -165,6 +165,20 @@ def test_config_layers_rank_below_the_notebook(pool, tmp_path):
     assert taken["time"].source == "project (.mcp.json)" and taken["time"].action == "reconnected"
 
 
+def test_a_server_with_invalid_settings_in_the_config_matters_only_if_the_notebook_needs_it(pool, tmp_path):
+    import json
+
+    config = {"mcpServers": {"time": TIME, "typo": {"comand": "x"}}}
+    (tmp_path / ".mcp.json").write_text(json.dumps(config))
+    res = require(pool, {"mcpServers": {"time": {"version": ">=2025"}}}, base=tmp_path, config=True)
+    assert res["time"].state == "connected" and pool.names == ["time"]  # the typo is not in the way
+    with pytest.raises(
+        ConfigError, match=r"\.mcp\.json: server 'typo': key 'comand'.*did you mean 'command'"
+    ):
+        require(pool, {"mcpServers": {"typo": {}}}, base=tmp_path, config=True)
+    assert pool.names == ["time"]
+
+
 # ---------------------------------------------------------------- strategies through the pool
 def _disagreeing(tmp_path):
     write_skill(tmp_path, "flows", servers={"probe": {**PROBE, "args": [*PROBE["args"][:-1], "workflow"]}})
