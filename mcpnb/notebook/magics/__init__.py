@@ -312,13 +312,17 @@ def _warn_on_broken_default_config() -> None:
     except Exception as exc:  # never let a config problem stop the extension from loading
         warnings.warn(f"mcpnb: could not look for .mcp.json: {exc}", stacklevel=3)
         return
+    from mcpnb.client.errors import json_problem
+
     for path in files:
+        text = ""
         try:
-            data = json.loads(path.read_text(encoding="utf-8-sig"))
+            text = path.read_text(encoding="utf-8-sig")
+            data = json.loads(text)
             if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
                 raise ValueError("expected an object with an 'mcpServers' object")
         except Exception as exc:
-            reason = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            reason = json_problem(text, exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
             warnings.warn(
                 f"mcpnb: ignoring {path}: {reason}. "
                 "The magics work; fix the file before %mcp connect --config.",

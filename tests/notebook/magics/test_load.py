@@ -45,6 +45,8 @@ def test_broken_default_config_warns_and_loads(ip, mcp, tmp_path, monkeypatch, c
         warnings.simplefilter("always")
         ip.run_line_magic("load_ext", "mcpnb")
     assert any(".mcp.json" in str(w.message) for w in caught)
+    if content.startswith('{"mcpServers": {"a": '):  # a JSON slip: where, as a config error says it
+        assert any("invalid JSON at line 1, column" in str(w.message) for w in caught)
     assert ip.find_line_magic("mcp") is not None
     from mcpnb.notebook.magics import get_magics
 
