@@ -21,7 +21,11 @@ FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
 
 def _functions_args(p: Parser) -> None:
     p.add_argument(
-        "servers", nargs="*", metavar="SERVER", help="servers to include (default: every connected one)"
+        "servers",
+        nargs="*",
+        default=(),
+        metavar="SERVER",
+        help="servers to include (default: every connected one)",
     )
     p.add_argument("--format", choices=FORMATS, help="the tool specs for this API instead of the toolbox")
     p.add_argument(

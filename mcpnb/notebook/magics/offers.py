@@ -79,7 +79,11 @@ def _matches(pattern: str, tool: Any) -> bool:
 def _call_args(p: Parser) -> None:
     p.add_argument("target", metavar="NAME.TOOL", help="server and tool, e.g. probe.ui_search")
     p.add_argument(
-        "pairs", nargs="*", metavar="key=value", help="arguments (values read as JSON if they parse)"
+        "pairs",
+        nargs="*",
+        default=(),
+        metavar="key=value",
+        help="arguments (values read as JSON if they parse)",
     )
     p.add_argument("--timeout", type=float, metavar="S", help="seconds before the call is cancelled")
     p.add_argument("--raw", action="store_true", help="show the result as the JSON the server sent")
@@ -336,7 +340,7 @@ def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
 
 def _prompt_args(p: Parser) -> None:
     p.add_argument("target", metavar="NAME.PROMPT", help="server and prompt, e.g. probe.explain_tool")
-    p.add_argument("pairs", nargs="*", metavar="key=value", help="prompt arguments (text)")
+    p.add_argument("pairs", nargs="*", default=(), metavar="key=value", help="prompt arguments (text)")
 
 
 @command("prompt", "Render a prompt template with arguments and show its messages.")

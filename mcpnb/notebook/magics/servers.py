@@ -104,7 +104,7 @@ def _connect_args(p: Parser) -> None:
         action="store_true",
         help="connect servers from the .mcp.json layers: --config [PATH] [NAME ...]",
     )
-    p.add_argument("more", nargs="*", help=argparse.SUPPRESS)
+    p.add_argument("more", nargs="*", default=(), help=argparse.SUPPRESS)
 
 
 @command(

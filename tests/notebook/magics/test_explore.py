@@ -160,6 +160,9 @@ def test_unknown_tools_servers_and_subcommands_suggest(ip, mcp):
         line(ip, "call demo.echo text=x --timout 3")
     with pytest.raises(UsageError, match="takes no cell body"):
         ip.run_cell_magic("mcp", "status", "something")
+    for sub, needed in (("call", "NAME.TOOL"), ("prompt", "NAME.PROMPT")):  # not the optional key=value
+        with pytest.raises(UsageError, match=rf"the following arguments are required: {needed}\n"):
+            line(ip, sub)
 
 
 def test_tool_error_renders_as_server_error(ip, mcp):
