@@ -227,8 +227,10 @@ class Toolbox(Mapping[str, ToolFunction]):
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
+        if not self:
+            return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)"
         servers = sorted({t.server for t in self.tools})
-        head = f"Toolbox: {len(self)} tools from {', '.join(servers) or 'no server'}"
+        head = f"Toolbox: {len(self)} tools from {', '.join(servers)}"
         return head + "\n" + text_table(COLUMNS, self.rows())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

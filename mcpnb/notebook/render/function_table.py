@@ -34,6 +34,8 @@ def toolbox_bundle(toolbox: Any) -> dict[str, Any]:
     from mcpnb.client.toolbox.table import COLUMNS
 
     text = repr(toolbox)
+    if not toolbox:
+        return {"text/plain": text, "text/html": wrap(f'<div class="mcpnb-dim">{esc(text)}</div>')}
     head = text.splitlines()[0]
     formats = '"openai" | "openai-responses" | "anthropic" | "gemini"'
     note = f'<div class="mcpnb-dim">* required; toolbox.specs({esc(formats)}) gives the specs</div>'

@@ -36,6 +36,17 @@ def test_the_toolbox_shows_as_a_table(ip, served):
     assert "no: additionalProperties at properties.schema" in gen_mock
 
 
+def test_an_empty_toolbox_says_why_instead_of_an_empty_table(ip, mcp):
+    toolbox = line(ip, "functions")
+    assert len(toolbox) == 0
+    data = bundle(ip, toolbox)
+    assert (
+        data["text/plain"]
+        == "Toolbox: no tools (no server is connected, or its tool filters hide every tool)"
+    )
+    assert "<table" not in data["text/html"] and "no server is connected" in data["text/html"]
+
+
 def test_specs_for_one_api_from_some_servers_into_a_variable(ip, served):
     line(ip, "functions time --format anthropic -o specs")
     specs = ip.user_ns["specs"]
