@@ -30,7 +30,10 @@ from mcpnb.client.errors import (
     ConnectError,
     McpnbError,
     describe,
+    http_refusal,
+    http_status_of,
     leaves,
+    root_cause,
 )
 from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import Interaction
@@ -58,6 +61,13 @@ _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
     """Replaces the SDK's strict outputSchema check, which raises and drops the payload."""
+
+
+def _answered_with_an_error(exc: BaseException) -> bool:
+    """The SDK's words for an HTTP error answer without a JSON-RPC error in it: -32603 "Server
+    returned an error response", or -32601 for a 404."""
+    leaf = root_cause(exc)
+    return type(leaf).__name__ == "MCPError" and getattr(leaf, "code", None) in (-32603, -32601)
 
 
 def _load_sdk() -> None:
@@ -276,6 +286,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if self.http_status in (401, 403):
             target, sent = self.safe(self.config.target), self.config.sends_credentials
             return str(AuthError.from_status(self.name, self.http_status, target, sent_credentials=sent))
+        status = http_status_of(exc) or (self.http_status if _answered_with_an_error(exc) else None)
+        if status is not None and status >= 400:
+            answer = self.http_answer
+            said = answer.message if answer is not None and answer.status == status else None
+            return http_refusal(status, said, self.safe(self.config.target), self.config.transport)
         reason = describe(exc)
         if self.config.transport == "stdio" and self.stderr:
             reason += f" (server stderr: {self.stderr[-1][:200]})"

@@ -227,3 +227,40 @@ def json_problem(text: str, exc: Any) -> str:
     ):
         hint = " (a trailing comma?)"
     return f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"
+
+
+def http_refusal(status: int, message: str | None, url: str, transport: str) -> str:
+    """Why a server answered the handshake with an HTTP error (the SDK says only "-32603" or
+    ``HTTPStatusError``), with the likely fix for the usual mix-ups: a wrong path, or a Streamable
+    HTTP endpoint reached as legacy SSE and the other way round."""
+    from http import HTTPStatus
+
+    try:
+        phrase = f" {HTTPStatus(status).phrase}"
+    except ValueError:
+        phrase = ""
+    said = f" ({message})" if message and message.strip() != phrase.strip() else ""
+    text = f"HTTP {status}{phrase} from {url}{said}"
+    if status == 404:
+        hint = (
+            "nothing answers MCP at that path; check the URL (Streamable HTTP servers often serve "
+            "/mcp, SSE servers /sse)"
+        )
+    elif transport == "sse" and status in (400, 405, 406):
+        hint = (
+            "it takes no SSE stream there; if it is a Streamable HTTP endpoint, use transport 'http', "
+            "not 'sse'"
+        )
+    elif transport == "http" and status == 405:
+        hint = "it takes no MCP requests there; if it is a legacy SSE endpoint, use transport 'sse'"
+    else:
+        return text
+    return f"{text}: {hint}"
+
+
+def http_status_of(exc: BaseException) -> int | None:
+    """The status of an HTTP error response behind ``exc`` (httpx's ``HTTPStatusError``), if any."""
+    leaf = root_cause(exc)
+    response = getattr(leaf, "response", None) if type(leaf).__name__ == "HTTPStatusError" else None
+    status = getattr(response, "status_code", None)
+    return status if isinstance(status, int) else None

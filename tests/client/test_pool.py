@@ -406,3 +406,21 @@ def test_a_failed_call_shows_in_ipython_without_the_thread_plumbing(pool, awaite
     assert "skipping hidden" in text
     assert "bridge.py" not in text and "runtime.py" not in text
     assert "catalog.py" in text and "has no tool 'nope'" in text  # where it was raised, and why
+
+
+def test_an_http_refusal_at_connect_says_what_it_means(pool, http_url, sse_url):
+    """The SDK says "-32603" or raises HTTPStatusError; the person hears the status and the
+    likely fix for the usual mix-ups: a wrong path, or the other HTTP transport."""
+    with pytest.raises(ConnectError) as info:
+        pool.connect("posts-to-sse", url=sse_url, transport="http", startup_timeout=10)
+    assert str(info.value) == (
+        f"could not connect to 'posts-to-sse': HTTP 405 Method Not Allowed from {sse_url}: it takes no "
+        "MCP requests there; if it is a legacy SSE endpoint, use transport 'sse'"
+    )
+    with pytest.raises(ConnectError, match=r"HTTP 400 Bad Request from .*use transport 'http', not 'sse'$"):
+        pool.connect("sse-to-http", url=http_url, transport="sse", startup_timeout=10)
+    wrong = http_url.replace("/mcp", "/nope")
+    for transport in ("http", "sse"):
+        with pytest.raises(ConnectError, match=rf"HTTP 404 Not Found from {wrong}: nothing answers MCP at"):
+            pool.connect(f"path-{transport}", url=wrong, transport=transport, startup_timeout=10)
+    assert pool.status()["path-http"].last_error.startswith(f"HTTP 404 Not Found from {wrong}")

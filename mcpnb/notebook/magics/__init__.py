@@ -235,6 +235,9 @@ def _shorten(exc: BaseException) -> None:
     # The core's advice names the Python API; in a magic cell the magic is the natural next step.
     text = re.sub(r"pool\.reconnect\('([^']+)'\)", r"%mcp reconnect \1", str(exc))
     text = text.replace("(or pass timeout=)", "(or pass --timeout SECONDS)")
+    text = text.replace("use transport 'http', not 'sse'", "drop --sse").replace(
+        "use transport 'sse'", "add --sse"
+    )
     line = f"{type(exc).__name__}: {text}"
     exc._render_traceback_ = lambda: [f"\x1b[0;31m{line}\x1b[0m", "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
 

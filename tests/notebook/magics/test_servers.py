@@ -101,6 +101,13 @@ def test_connect_bearer_env_unset_names_the_variable(ip, mcp, http_url, monkeypa
         line(ip, f"connect web {http_url} --bearer-env MCPNB_MAGIC_MISSING")
 
 
+def test_an_sse_connect_to_a_streamable_http_endpoint_says_drop_sse(ip, mcp, http_url):
+    with pytest.raises(Exception) as info:
+        line(ip, f"connect web {http_url} --sse")
+    shown = "\n".join(info.value._render_traceback_())
+    assert "HTTP 400 Bad Request" in shown and "Streamable HTTP endpoint, drop --sse" in shown
+
+
 def test_connect_config_file(ip, mcp, tmp_path):
     path = tmp_path / ".mcp.json"
     entry = {"command": PY, "args": [DEMO, "stdio"]}
