@@ -91,10 +91,7 @@ class Pool:
             return self._connections[name]
         except KeyError:
             if name in self._misconfigured:
-                raise UnknownServerError(
-                    f"server {name!r} was not started: {self._misconfigured[name].last_error}; "
-                    "fix its settings and connect it again"
-                ) from None
+                raise UnknownServerError(not_started(name, self.misconfigured[name])) from None
             if name in self._disconnected:
                 raise UnknownServerError(
                     f"server {name!r} was disconnected; connect it again to use it"
@@ -103,6 +100,12 @@ class Pool:
             known = ", ".join(sorted(self._connections)) or "none yet"
             suggestion = f"did you mean {hint!r}? " if hint else ""
             raise UnknownServerError(f"no server named {name!r}; {suggestion}(connected: {known})") from None
+
+    @property
+    def misconfigured(self) -> dict[str, str]:
+        """Servers of a config file that were not started because their settings are invalid, and
+        why (each shows as a ``failed`` row until it is connected again or disconnected)."""
+        return {name: row.last_error or "" for name, row in self._misconfigured.items()}
 
     def was_disconnected(self, name: str) -> bool:
         """True for a name that was disconnected on purpose (and not connected again since)."""
@@ -391,9 +394,7 @@ class Pool:
     def status(self) -> StatusTable:
         """One row per server: state, era, server name/version, tools, latency, last error."""
         live = [conn.status() for conn in list(self._connections.values())]
-        return StatusTable(
-            live + [row for n, row in self._misconfigured.items() if n not in self._connections]
-        )
+        return StatusTable(live + list(self._misconfigured.values()))
 
     async def astatus(self) -> StatusTable:
         return self.status()
@@ -645,6 +646,11 @@ class Pool:
 
     def __repr__(self) -> str:
         return f"<Pool {len(self)} servers>\n{self.status()!r}"
+
+
+def not_started(name: str, why: str) -> str:
+    """What a call to a server with invalid settings hears."""
+    return f"server {name!r} was not started: {why}; fix its settings and connect it again"
 
 
 def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -104,6 +104,11 @@ def arguments(add: Callable[[Parser], None]) -> Callable[[Callable[..., Any]], C
 # ---------------------------------------------------------------- helpers
 def known_server(ctx: Context, name: str) -> str:
     if name not in ctx.pool:
+        why = ctx.pool.misconfigured.get(name)
+        if why is not None:
+            from mcpnb.client.pool import not_started
+
+            raise UsageError(not_started(name, why))
         if ctx.pool.was_disconnected(name):
             raise UsageError(f"server {name!r} was disconnected; connect it again to use it")
         known = ctx.pool.names

@@ -179,11 +179,18 @@ def _disconnect_args(p: Parser) -> None:
 def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.all == bool(ns.name):
         raise UsageError("%mcp disconnect NAME, or %mcp disconnect --all")
-    names = list(ctx.pool.names) if ns.all else [known_server(ctx, ns.name)]
+    unstarted = ctx.pool.misconfigured  # invalid settings, never started: only their failed rows go
+    if ns.all:
+        names = [*ctx.pool.names, *unstarted]
+    else:
+        names = [ns.name if ns.name in unstarted else known_server(ctx, ns.name)]
     from mcpnb.notebook.launch import stop_probekit
 
     for name in names:
-        stop_probekit(name, pool=ctx.pool, missing_ok=True)  # also stops an HTTP server we started
+        if name in unstarted:
+            ctx.pool.disconnect(name)
+        else:
+            stop_probekit(name, pool=ctx.pool, missing_ok=True)  # also stops an HTTP server we started
     print(f"disconnected: {', '.join(names)}" if names else "no servers to disconnect")
     return None
 

@@ -137,6 +137,14 @@ def test_config_with_one_invalid_server_connects_the_rest_and_shows_the_problem(
     assert f"files: {path}" in shown  # the file was read, even if one server in it is wrong
     assert "⚠" in shown and "key 'argz'" in shown
     assert "hunter2-secret" not in shown
+    with pytest.raises(UsageError, match=r"server 'bad' was not started: invalid settings: .*key 'argz'"):
+        line(ip, "call bad.echo text=x")
+    assert [r.name for r in line(ip, "status")] == ["one", "bad"]
+    line(ip, "disconnect bad")  # never started: its failed row goes
+    assert [r.name for r in line(ip, "status")] == ["one"]
+    line(ip, "connect --config")
+    line(ip, "disconnect --all")
+    assert list(line(ip, "status")) == []
 
 
 def test_connect_config_without_any_file_says_so(ip, mcp, tmp_path, monkeypatch):
