@@ -259,8 +259,7 @@ def http_refusal(status: int, message: str | None, url: str, transport: str) -> 
 
 
 def http_status_of(exc: BaseException) -> int | None:
-    """The status of an HTTP error response behind ``exc`` (httpx's ``HTTPStatusError``), if any."""
-    leaf = root_cause(exc)
-    response = getattr(leaf, "response", None) if type(leaf).__name__ == "HTTPStatusError" else None
+    """The status of the HTTP response behind ``exc`` (httpx's ``HTTPStatusError``), if any."""
+    response = getattr(root_cause(exc), "response", None)
     status = getattr(response, "status_code", None)
     return status if isinstance(status, int) else None

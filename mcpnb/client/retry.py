@@ -23,7 +23,14 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mcpnb.client.errors import AuthError, CallError, McpnbError, NotConnectedError, root_cause
+from mcpnb.client.errors import (
+    AuthError,
+    CallError,
+    McpnbError,
+    NotConnectedError,
+    http_status_of,
+    root_cause,
+)
 from mcpnb.client.events import State
 
 if TYPE_CHECKING:
@@ -48,11 +55,6 @@ class Backoff:
 
     def delays(self, attempts: int) -> list[float]:
         return [self.delay(n) for n in range(attempts)]
-
-
-def http_status_of(exc: BaseException) -> int | None:
-    response = getattr(root_cause(exc), "response", None)
-    return getattr(response, "status_code", None)
 
 
 def is_retryable(exc: BaseException, *, http_status: int | None = None) -> bool:

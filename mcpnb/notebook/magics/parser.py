@@ -148,7 +148,7 @@ def split_line(line: str, *, json_values: bool = False) -> list[str]:
         try:
             word = lexer.get_token()
         except ValueError as exc:
-            raise UsageError(f"cannot split the magic line: {exc} (check your quotes)") from None
+            raise _unsplittable(exc) from None
         if word is not None:
             words.append(word)
         i += max(1, lexer.instream.tell())
@@ -159,7 +159,11 @@ def _shell_words(line: str) -> list[str]:
     try:
         return shlex.split(line, posix=True)
     except ValueError as exc:
-        raise UsageError(f"cannot split the magic line: {exc} (check your quotes)") from None
+        raise _unsplittable(exc) from None
+
+
+def _unsplittable(exc: ValueError) -> UsageError:
+    return UsageError(f"cannot split the magic line: {exc} (check your quotes)")
 
 
 #: What separates words (shlex's whitespace: ``str.isspace`` would also take ``\x1f``).
