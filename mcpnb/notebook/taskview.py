@@ -11,6 +11,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.tasks.summary import describe_handle, outcome_text, seconds
+from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:
     from mcpnb.client.tasks.handle import TaskHandle
@@ -45,19 +46,10 @@ def handle_html(handle: TaskHandle) -> str:
     return f"<div><b>Task {title}</b><table>{body}</table></div>"
 
 
-def _in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
 def handle_bundle(handle: TaskHandle) -> dict[str, Any]:
     """text/plain and text/html always; the live widget too when a kernel can show it."""
     bundle: dict[str, Any] = {"text/plain": describe_handle(handle), "text/html": handle_html(handle)}
-    if _in_kernel():
+    if current_kernel() is not None:
         try:
             view = TaskView(handle)
         except ImportError:

@@ -13,23 +13,16 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
+from mcpnb.notebook.frontend import current_kernel
+
 Mode = Literal["widget", "text", "decline", "defaults"]
-
-
-def _kernel() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython is a dependency
-        return None
-    shell = get_ipython()
-    return getattr(shell, "kernel", None) if shell is not None else None
 
 
 class CellUI:
     """Where one call asks and reports: display handles and stdin of the cell that made it."""
 
     def __init__(self, mode: Mode = "widget", *, awaiting: bool = False) -> None:
-        self.kernel = _kernel()
+        self.kernel = current_kernel()
         self.context = contextvars.copy_context()
         self.awaiting = awaiting  # the cell awaits the call: widget clicks reach us while it waits
         self.stdin_allowed = self._stdin_allowed()

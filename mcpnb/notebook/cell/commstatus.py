@@ -21,19 +21,12 @@ import contextvars
 import inspect
 from typing import Any
 
+from mcpnb.notebook.frontend import current_kernel
+
 _COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
 #: Set inside a concurrently dispatched comm message: statuses ipykernel publishes there are ours to send.
 _IN_COMM: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_in_comm_dispatch", default=False)
 _MARK = "_mcpnb_comm_status"
-
-
-def _kernel() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython is a dependency
-        return None
-    shell = get_ipython()
-    return getattr(shell, "kernel", None) if shell is not None else None
 
 
 def needed(kernel: Any) -> bool:
@@ -48,13 +41,13 @@ def needed(kernel: Any) -> bool:
 
 
 def installed(kernel: Any = None) -> bool:
-    kernel = kernel if kernel is not None else _kernel()
+    kernel = kernel if kernel is not None else current_kernel()
     return kernel is not None and _MARK in vars(kernel)
 
 
 def install_comm_status(kernel: Any = None) -> bool:
     """Patch this kernel (once); returns whether the patch is in place."""
-    kernel = kernel if kernel is not None else _kernel()
+    kernel = kernel if kernel is not None else current_kernel()
     if kernel is None or not needed(kernel):
         return False
     if installed(kernel):
@@ -91,7 +84,7 @@ def install_comm_status(kernel: Any = None) -> bool:
 
 
 def uninstall_comm_status(kernel: Any = None) -> None:
-    kernel = kernel if kernel is not None else _kernel()
+    kernel = kernel if kernel is not None else current_kernel()
     if kernel is None or not installed(kernel):
         return
     vars(kernel).pop("dispatch_shell", None)

@@ -5,7 +5,8 @@ The pool calls a watcher on its runtime thread, and the watcher updates the one 
 subscribing cell made (an ``update_display_data`` by display id: the frontend changes that output,
 wherever it is). The update is sent from an empty context, so ipykernel stamps it with the cell
 running *now*: nbclient only reads messages of the cell it is executing, and without this the
-update would carry the parent of the cell that connected the server and be dropped.
+update would carry the parent of the cell that connected the server and be dropped. A terminal
+changes nothing in place: there each update prints as one line of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from mcpnb.notebook.frontend import current_kernel
 from mcpnb.notebook.magics.parser import Parser
 from mcpnb.notebook.magics.registry import Context, arguments, command, known_server
 
@@ -57,12 +59,15 @@ class Subscription:
         self.stop: Any = None
 
     def __call__(self, uri: str) -> None:  # runs on the pool's runtime thread
-        self.view.add(f"{datetime.now():%H:%M:%S} updated: {uri}")
-        self.refresh()
+        line = f"{datetime.now():%H:%M:%S} updated: {uri}"
+        self.view.add(line)
+        self.refresh(line)
 
-    def refresh(self) -> None:
-        if self.handle is not None:
+    def refresh(self, line: str | None = None) -> None:
+        if self.handle is not None:  # a kernel: the subscribing cell's output changes in place
             contextvars.Context().run(self.handle.update, self.view)
+        elif line is not None:  # a terminal keeps what it printed: print only what is new
+            print(f"{self.view.server}: {line}", flush=True)
 
 
 #: Live subscriptions by (server, uri), so ``%mcp unsubscribe`` can mark their displays stopped.
@@ -96,7 +101,7 @@ def subscribe(ctx: Context, ns: argparse.Namespace) -> Any:
 
     server, uri = _target(ctx, ns.words)
     view = UpdateLog(server, uri)
-    handle = display(view, display_id=True)
+    handle = display(view, display_id=True) if current_kernel() is not None else display(view)
     watcher = Subscription(view, handle)
     watcher.stop = ctx.pool.watch(server, uri, watcher)
     LIVE.setdefault((server, uri), []).append(watcher)

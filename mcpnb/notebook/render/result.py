@@ -153,7 +153,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
 
         lines = [format_log(p.level, p.logger, p.data) for p in logs]
         dropped = getattr(result, "logs_dropped", 0)
-        summary = f"server log: {len(lines)} messages"
+        summary = "server log: 1 message" if len(lines) == 1 else f"server log: {len(lines)} messages"
         if dropped:
             total = len(lines) + dropped
             summary = f"server log: the last {len(lines)} of {total:,} messages ({dropped:,} dropped)"

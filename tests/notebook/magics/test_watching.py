@@ -37,8 +37,8 @@ def test_subscribe_prints_updates_then_unsubscribe_stops(ip, mcp, era, capsys):
     arrived = threading.Event()
     shown = watcher.refresh
 
-    def refresh() -> None:
-        shown()
+    def refresh(line: str | None = None) -> None:
+        shown(line)
         if len(watcher.view.lines) >= 2:
             arrived.set()
 

@@ -162,7 +162,8 @@ def test_logs_under_a_result_render_whatever_the_server_logged(logs: list[Any], 
             in b["text/plain"]
         )
     elif notes:
-        assert f"server log: {len(notes)} messages" in b["text/plain"]
+        noun = "message" if len(notes) == 1 else "messages"
+        assert f"server log: {len(notes)} {noun}:" in b["text/plain"]
     assert "<script" not in b["text/html"]
 
 
