@@ -101,6 +101,7 @@ class TaskHandle:
         self._state = state
         self._started = clock() if started is None else started
         self._ended: float | None = self._started if state.terminal else None
+        self._heard = self._clock()  # when the server last told us the task's state (our clock)
         self._result: ToolResult | None = None
         self._failure: BaseException | None = None
         self._listeners: list[Listener] = []
@@ -189,6 +190,18 @@ class TaskHandle:
         return max(0.0, self._state.ttl_ms / 1000 - (self._clock() - self._started))
 
     @property
+    def heard_ago(self) -> float | None:
+        """Seconds since the server last reported the state, when nothing keeps it fresh.
+
+        None once the task ended or while a watcher polls it (a live view, ``watch()``, a waiting
+        ``result()``). A terminal shows no live view, so its ``repr`` says how old the status is
+        rather than passing off a status from minutes ago as the task's current one.
+        """
+        if self._state.terminal or (self._watcher is not None and not self._watcher.done()):
+            return None
+        return self._clock() - self._heard
+
+    @property
     def failure(self) -> BaseException | None:
         """Why following the task failed (expired, connection lost); the watcher stopped."""
         return self._failure
@@ -220,7 +233,7 @@ class TaskHandle:
                 setattr(state, name, getattr(old, name))
         if state.status == old.status and state.status_message is None:
             state.status_message = old.status_message
-        self._state = state
+        self._state, self._heard = state, self._clock()
         if state.terminal and self._ended is None:
             self._ended = self._clock()
         self._notify()

@@ -8,6 +8,10 @@ if TYPE_CHECKING:
     from mcpnb.client.tasks.handle import TaskHandle
 
 
+#: A status older than this, with nothing polling, is shown with its age.
+STALE_AFTER = 1.0
+
+
 def seconds(value: float | None) -> str:
     """``0.4 s``, ``12 s``, ``4 min 58 s``, ``2 h 5 min``: short enough for a status line."""
     if value is None:
@@ -43,7 +47,10 @@ def outcome_text(handle: TaskHandle) -> str | None:
 def describe_handle(handle: TaskHandle) -> str:
     """One line: who, which task, status, times, message, outcome."""
     who = f"{handle.server}.{handle.tool or '?'}"
-    parts = [handle.status, f"{seconds(handle.elapsed)}"]
+    status, ago = handle.status, handle.heard_ago
+    if ago is not None and ago >= STALE_AFTER:
+        status += f" as of {seconds(ago)} ago (.refresh() asks the server)"
+    parts = [status, f"{seconds(handle.elapsed)}"]
     if not handle.state.terminal and handle.ttl_left is not None:
         parts.append(f"TTL {seconds(handle.ttl_left)} left")
     progress = _progress_text(handle)

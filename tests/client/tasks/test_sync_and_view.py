@@ -7,6 +7,7 @@ widget view, updated from the runtime thread and cancelled by a button click on 
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from mcpnb.client.tasks import (
     list_tasks,
     start_task,
 )
+from mcpnb.client.tasks.summary import STALE_AFTER
 from mcpnb.notebook.taskview import TaskView, describe_handle, handle_bundle
 from mcpnb.probekit import create_server
 
@@ -119,6 +121,21 @@ def test_live_view_follows_the_task_and_shows_the_end(runtime: Runtime, conn: An
     assert "completed" in describe_handle(handle) and "text/html" in handle_bundle(handle)
     bundle = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and "completed" in bundle["text/plain"]
+
+
+def test_a_status_nobody_polls_says_how_old_it_is(runtime: Runtime, conn: Any) -> None:
+    """A terminal shows no live view: ``repr`` must not pass an old status off as the current one."""
+    handle = start(runtime, conn, SLOW)
+    time.sleep(STALE_AFTER + 0.1)
+    assert handle.heard_ago is not None and handle.heard_ago > STALE_AFTER
+    assert re.search(r" working as of \d\.\d s ago \(\.refresh\(\) asks the server\) · ", repr(handle))
+    assert handle.refresh() == "working" and handle.heard_ago < STALE_AFTER
+    handle.watch()  # polled from now on: always fresh
+    wait_for(lambda: handle.heard_ago is None)
+    time.sleep(STALE_AFTER + 0.1)
+    assert " as of " not in repr(handle)
+    handle.cancel()
+    assert handle.heard_ago is None and " as of " not in repr(handle)
 
 
 def test_cancel_button(runtime: Runtime, conn: Any) -> None:
