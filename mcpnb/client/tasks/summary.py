@@ -41,6 +41,8 @@ def outcome_text(handle: TaskHandle) -> str | None:
         return "result: error" if handle._result.is_error else "result ready"
     if handle.input_requests and handle.answer is None and handle._unanswered:
         return "needs answers: handle.respond({...})"
+    if handle.status == "input_required" and handle.answer is not None and handle.heard_ago is not None:
+        return "waits for an answer: .result() asks you"  # nothing polls: nobody was asked yet
     return None
 
 

@@ -138,6 +138,17 @@ def test_a_status_nobody_polls_says_how_old_it_is(runtime: Runtime, conn: Any) -
     assert handle.heard_ago is None and " as of " not in repr(handle)
 
 
+def test_a_question_nobody_polled_for_says_result_asks(runtime: Runtime, conn: Any) -> None:
+    """Without a live view nobody is asked until ``result()`` waits: the status line says so."""
+    handle = start(runtime, conn, {"steps": 4, "delay": 0.01, "confirm": True}, answer=lambda r: {})
+    wait_for(lambda: handle.refresh() == "input_required")
+    assert "input_required" in repr(handle) and "waits for an answer: .result() asks you" in repr(handle)
+    handle.watch()  # a live view: whoever answers is asked now, no hint
+    wait_for(lambda: handle.heard_ago is None)
+    assert ".result() asks you" not in repr(handle)
+    handle.cancel()
+
+
 def test_cancel_button(runtime: Runtime, conn: Any) -> None:
     handle = start(runtime, conn, SLOW)
     view = TaskView(handle)
