@@ -239,7 +239,17 @@ def _shorten(exc: BaseException) -> None:
         "use transport 'sse'", "add --sse"
     )
     line = f"{type(exc).__name__}: {text}"
-    exc._render_traceback_ = lambda: [f"\x1b[0;31m{line}\x1b[0m", "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
+    exc._render_traceback_ = lambda: [_red(line), "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
+
+
+def _red(line: str) -> str:
+    """Red, as IPython shows an error, unless the shell shows no colours (``--colors=NoColor``)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None and str(getattr(shell, "colors", "")).lower() == "nocolor":
+        return line
+    return f"\x1b[0;31m{line}\x1b[0m"
 
 
 def _plain_help(doc: str) -> str:

@@ -283,14 +283,20 @@ def _serve_args(p: Parser) -> None:
     p.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
     p.add_argument("--name", default=None, help="connection name (default: probe)")
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
-    p.add_argument("--stop", metavar="NAME", help="disconnect NAME and stop its HTTP server, if any")
+    p.add_argument(
+        "--stop",
+        nargs="?",
+        const="probe",
+        metavar="NAME",
+        help="disconnect NAME (default: probe) and stop its HTTP server, if any",
+    )
 
 
 @command(
     "serve",
     "Start probe-kit, mcpnb's teaching server, and connect it (in-process by default).",
     epilog="examples:\n  %mcp serve probe-kit\n  %mcp serve probe-kit --toolset core --http --name kit\n"
-    "  %mcp serve --stop kit",
+    "  %mcp serve --stop kit\n  %mcp serve --stop      (the one named probe)",
 )
 @arguments(_serve_args)
 def serve(ctx: Context, ns: argparse.Namespace) -> Any:
@@ -298,13 +304,15 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
 
     if ns.stop:
         if ns.server or ns.http or ns.toolset or ns.root or ns.task_ttl is not None:
-            raise UsageError("%mcp serve --stop NAME takes no other options")
+            raise UsageError("%mcp serve --stop [NAME] takes no other options")
         known_server(ctx, ns.stop)
         stop_probekit(ns.stop, pool=ctx.pool)
         print(f"stopped: {ns.stop}")
         return None
     if ns.server is None:
-        raise UsageError("%mcp serve probe-kit [--toolset T] [--http [--port P]] [--name N], or --stop NAME")
+        raise UsageError(
+            "%mcp serve probe-kit [--toolset T] [--http [--port P]] [--name N], or --stop [NAME]"
+        )
     if ns.port and not ns.http:
         raise UsageError("--port needs --http")
     if ns.toolset:

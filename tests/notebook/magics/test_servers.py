@@ -251,6 +251,12 @@ def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
         line(ip, "serve probe-kit --port 8000")
 
 
+def test_serve_stop_without_a_name_stops_probe(ip, mcp, capsys):
+    line(ip, "serve probe-kit")
+    line(ip, "serve --stop")
+    assert "stopped: probe" in capsys.readouterr().out and "probe" not in mcp.pool
+
+
 def test_help_and_generated_usage(ip, mcp, capsys):
     line(ip, "help")
     out = capsys.readouterr().out

@@ -16,6 +16,7 @@ r = %mcp call probe.estimate task="add a login page" files=3
 r.df
 %mcp call probe.estimate files=x
 %mcp status
+%mcp connect bad -- nonexistent-command-mcpnb-test
 """
 
 
@@ -41,6 +42,8 @@ def test_terminal_session_is_text(tmp_path: Path):
     assert "connected" in text and "probe-kit" in text
     assert "<table" not in text and "<div" not in text  # no HTML leaks into a terminal
     assert "Traceback" not in text
+    assert "ConnectError: could not connect to 'bad': command not found" in text
+    assert "\x1b[" not in text  # --colors=nocolor: no escape codes, ours included
 
 
 def test_a_subscription_prints_each_update_once(tmp_path: Path):
