@@ -58,7 +58,7 @@ def describe_handle(handle: TaskHandle) -> str:
     progress = _progress_text(handle)
     if progress:
         parts.append(progress)
-    if handle.status_message:
+    if handle.status_message and handle.status_message.lower() != handle.status:  # "completed · completed"
         parts.append(handle.status_message)
     outcome = outcome_text(handle)
     if outcome:

@@ -77,6 +77,7 @@ def test_sync_result_status_and_cancel_through_a_connection(runtime: Runtime, co
     result = handle.result()
     assert handle.status == "completed" and result.data["totalPrimes"] == 430
     assert result.server == "probe" and result.schema_valid is True  # schema from the connection's cache
+    assert handle.status_message == "completed" and repr(handle).count("completed") == 1  # said once
 
     slow = start(runtime, conn, SLOW, tasks=tasks)
     with pytest.raises(TaskTimeoutError, match="keeps running"):
