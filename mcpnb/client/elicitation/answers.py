@@ -1,8 +1,12 @@
 """Checking a person's answers against the form's schema, with messages a person understands.
 
-``jsonschema`` does the checking (imported on first use, or ahead by :func:`prewarm`); the formats
-forms use most (email, uri, date, date-time) are checked by our own rules so results do not vary with
-whichever optional format packages happen to be installed.
+Valid answers (the common case) are recognised by ``jsonschema-rs``, compiled; ``jsonschema`` only
+words the problems of invalid ones. Its first import can take seconds (with ``rfc3987-syntax``
+installed, as JupyterLab's own dependencies install it, it compiles a grammar), and answers given in
+code are checked on the runtime loop, where seconds would stall every connection. It is imported
+on first use, or ahead by :func:`prewarm` while a person reads a form. The formats forms use most
+(email, uri, date, date-time) are checked by our own rules so results do not vary with whichever
+optional format packages happen to be installed.
 """
 
 from __future__ import annotations
@@ -75,16 +79,54 @@ def _check_datetime(value: object) -> bool:
     return True
 
 
+_FORMATS = {"email": _check_email, "uri": _check_uri, "date": _check_date, "date-time": _check_datetime}
+
+
+def _format_keys(node: Any) -> int:
+    """How many ``format`` keys a schema holds, at any depth."""
+    if isinstance(node, dict):
+        return sum((key == "format") + _format_keys(value) for key, value in node.items())
+    if isinstance(node, list):
+        return sum(_format_keys(item) for item in node)
+    return 0
+
+
+def _passes(schema: dict[str, Any], content: dict[str, Any]) -> bool:
+    """The fast verdict, without ``jsonschema``: False means "let jsonschema say what is wrong".
+
+    Formats are ours, so they are checked here, for a form's own fields; a format anywhere else
+    (nested, or a field named ``format``) leaves the verdict to the full check.
+    """
+    from mcpnb.client.schemacheck import compiled, schema_key
+
+    try:
+        if not compiled(schema_key(schema), formats=False).is_valid(content):
+            return False
+    except Exception:  # a schema jsonschema-rs refuses, values it cannot read: the full check decides
+        return False
+    fields = schema.get("properties")
+    formats = {
+        name: prop["format"]
+        for name, prop in (fields.items() if isinstance(fields, dict) else ())
+        if isinstance(prop, dict) and isinstance(prop.get("format"), str)
+    }
+    if len(formats) != _format_keys(schema):
+        return False
+    return all(_FORMATS.get(fmt, _any)(content[name]) for name, fmt in formats.items() if name in content)
+
+
+def _any(value: object) -> bool:
+    return True
+
+
 @lru_cache(maxsize=1)
 def _format_checker() -> Any:
     """Our own checkers: jsonschema's depend on optional packages, so results would vary by install."""
     import jsonschema
 
     checker = jsonschema.FormatChecker(formats=())
-    checker.checks("email")(_check_email)
-    checker.checks("uri")(_check_uri)
-    checker.checks("date")(_check_date)
-    checker.checks("date-time")(_check_datetime)
+    for name, check in _FORMATS.items():
+        checker.checks(name)(check)
     return checker
 
 
@@ -171,6 +213,13 @@ def validate(schema: Any, content: Any) -> dict[str, str]:
         return {}
     if not isinstance(content, dict):
         return {"": "expected an object"}
+    if _passes(schema, content):
+        return {}
+    return _worded(schema, content)
+
+
+def _worded(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, str]:
+    """:func:`validate` by ``jsonschema``, whose errors say which keyword failed and where."""
     errors: dict[str, str] = {}
     try:
         validator = _validator(json.dumps(schema, sort_keys=True, default=str))

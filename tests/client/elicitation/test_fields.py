@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcpnb.client.elicitation import answers
 from mcpnb.client.elicitation.fields import MISSING, looks_secret
 from mcpnb.notebook.forms import ElicitationForm, fields_from_schema, validate
 from tests.client.elicitation.schemas import EVERYTHING, SEP1034, SEP1330
@@ -259,3 +260,77 @@ def test_hypothesis_schemas_never_crash(schema):
     form.submit("accept")
     form.submit("decline")
     assert form.answered
+
+
+# --- the fast verdict (jsonschema-rs) against jsonschema's --------------------------------------
+
+_answers = st.one_of(_scalars, st.lists(_scalars, max_size=3))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_schema, st.data())
+def test_the_fast_verdict_never_passes_what_jsonschema_refuses(schema, data):
+    names = st.sampled_from(list(schema["properties"])) if schema["properties"] else st.text(max_size=4)
+    content = data.draw(st.dictionaries(names, _answers, max_size=5))
+    if answers._passes(schema, content):
+        assert answers._worded(schema, content) == {}
+
+
+_flat_field = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.just("string")},
+        optional={
+            "format": st.sampled_from(["email", "uri", "date", "date-time", "color"]),
+            "maxLength": st.integers(0, 5),
+            "pattern": st.sampled_from(
+                ["^a", "[0-9]", "^[a-z]+@"]
+            ),  # no '$': Python's matches before a newline
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["integer", "number"])},
+        optional={"minimum": st.integers(-3, 3), "maximum": st.integers(-3, 3)},
+    ),
+    st.fixed_dictionaries({"type": st.just("boolean")}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("string"),
+            "enum": st.lists(st.text(max_size=3), min_size=1, max_size=3, unique=True),
+        }
+    ),
+)
+_typed = st.one_of(
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(-5, 5),
+    st.text(max_size=6),
+    st.sampled_from(["ada@example.com", "https://example.com/x", "2024-02-29", "2024-02-29T10:00:00Z", "12"]),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.text(min_size=1, max_size=5), _flat_field, min_size=1, max_size=4), st.data())
+def test_a_flat_form_gets_the_same_verdict_both_ways(fields, data):
+    """Forms are flat: for them the fast verdict is the whole answer (jsonschema only words errors)."""
+    names = st.sampled_from(list(fields))
+    schema = {"type": "object", "properties": fields, "required": data.draw(st.lists(names, unique=True))}
+    content = data.draw(st.dictionaries(names, _typed))
+    assert answers._passes(schema, content) == (answers._worded(schema, content) == {})
+
+
+def test_valid_answers_given_in_code_never_import_jsonschema():
+    """Its first import can take seconds (rfc3987-syntax compiles a grammar) and would stall the
+    runtime loop, every connection with it; only invalid answers need its words."""
+    code = """if True:
+        import sys, mcpnb
+        pool = mcpnb.Pool()
+        pool.connect("probe", server=__import__("mcpnb.probekit", fromlist=["x"]).create_server())
+        r = pool.call("probe", "ask_user", {"question": "Name?"}, answers={"answer": "Ada"})
+        print(r.data["action"], "jsonschema" in sys.modules)
+        choose = {"question": "Age?", "choices": ["1", "2"]}
+        r = pool.call("probe", "ask_user", choose, answers={"answer": "3"})
+        print(r.data["action"], "jsonschema" in sys.modules)
+        pool.close()
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["accept", "False", "decline", "True"], out.stderr[-2000:]
