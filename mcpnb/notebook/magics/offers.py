@@ -222,7 +222,7 @@ def _answers(ctx: Context, name: str | None) -> dict[str, Any] | None:
         return None
     from mcpnb.notebook.magics.parser import lookup
 
-    value = lookup(name, ctx.namespaces)
+    value = lookup(name, ctx.namespaces, label=f"--answers {name}")
     if not isinstance(value, dict):
         raise UsageError(f"--answers {name}: expected a dict of field -> value, got {type(value).__name__}")
     return value

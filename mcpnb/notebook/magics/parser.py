@@ -195,25 +195,37 @@ def _json_end(text: str, start: int) -> int | None:
 
 
 # ---------------------------------------------------------------- {{var}} interpolation
-def lookup(name: str, namespaces: list[Mapping[str, Any]]) -> Any:
-    """``name`` or ``name.attr`` from the first namespace that has it."""
+def lookup(name: str, namespaces: list[Mapping[str, Any]], *, label: str | None = None) -> Any:
+    """``name`` or ``name.attr`` from the first namespace that has it.
+
+    ``label`` is how an error names the reference (``{{name}}``, or ``--answers name``); a "did you
+    mean" offers the notebook's own variables, not IPython's (``open``, ``In``, ``exit``).
+    """
+    label = label or f"{{{{{name}}}}}"
     head, *attrs = name.split(".")
     for ns in namespaces:
         if head in ns:
             value = ns[head]
             break
     else:
-        known = {k for ns in namespaces for k in ns if not k.startswith("_")}
-        raise UsageError(
-            f"{{{{{name}}}}}: no variable {head!r} in the notebook{did_you_mean_text(head, known)}"
-        )
+        hidden = _ipython_names()
+        known = {k for ns in namespaces for k in ns if not k.startswith("_") and k not in hidden}
+        raise UsageError(f"{label}: no variable {head!r} in the notebook{did_you_mean_text(head, known)}")
     for i, attr in enumerate(attrs):
         try:
             value = getattr(value, attr)
         except AttributeError:
             path = ".".join([head, *attrs[:i]])
-            raise UsageError(f"{{{{{name}}}}}: {path} has no attribute {attr!r}") from None
+            raise UsageError(f"{label}: {path} has no attribute {attr!r}") from None
     return value
+
+
+def _ipython_names() -> Mapping[str, Any]:
+    """What IPython itself put in the user namespace (``In``, ``Out``, ``open``, ``exit``...)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return getattr(shell, "user_ns_hidden", None) or {}
 
 
 def whole_placeholder(text: str) -> str | None:

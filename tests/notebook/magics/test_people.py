@@ -25,8 +25,13 @@ def test_answers_must_be_a_dict(ip: Any, probe: None) -> None:
     ip.user_ns["wrong"] = ["Ada"]
     with pytest.raises(UsageError, match="expected a dict"):
         line(ip, "call probe.ask_user question=Name? --answers wrong")
-    with pytest.raises(UsageError, match="did you mean 'wrong'"):
+    with pytest.raises(
+        UsageError, match=r"^--answers wrnog: no variable 'wrnog' in the notebook; did you mean 'wrong'"
+    ):
         line(ip, "call probe.ask_user question=Name? --answers wrnog")
+    with pytest.raises(UsageError) as info:  # IPython's own names (open, In, exit) are not offered
+        line(ip, "call probe.ask_user question=Name? --answers opn")
+    assert "did you mean" not in str(info.value) and "open" in ip.user_ns
 
 
 def test_headless_shell_declines_without_answers(ip: Any, probe: None) -> None:
