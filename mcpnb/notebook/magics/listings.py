@@ -214,10 +214,24 @@ class LogView(list[str]):
         self.server = server
 
     def __repr__(self) -> str:
-        return "\n".join(self) if self else f"(no log lines for {self.server})"
+        return "\n".join(_folded(self)) if self else f"(no log lines for {self.server})"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return {"text/plain": repr(self), "text/html": wrap(pre(repr(self)))}
+
+
+def _folded(lines: list[str]) -> list[str]:
+    """A line repeated right after itself (same second, same words) shows once, with a count: a
+    server announcing its tool list four times while it starts is one line worth reading."""
+    out: list[str] = []
+    repeats = 0
+    for i, line in enumerate(lines):
+        repeats += 1
+        if i + 1 < len(lines) and lines[i + 1] == line:
+            continue
+        out.append(f"{line} (×{repeats})" if repeats > 1 else line)
+        repeats = 0
+    return out
 
 
 class ConfigView(dict[str, Any]):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -215,6 +216,11 @@ def test_disconnect_reconnect_logs(ip, mcp, capsys):
     logs = line(ip, "logs demo")
     assert any("connected" in entry for entry in logs)
     assert len(line(ip, "logs demo -n 1")) == 1
+    for _ in range(3):
+        line(ip, "call demo.stderr_line text=again")
+    shown = [x for x in repr(line(ip, "logs demo")).splitlines() if "stderr: again" in x]
+    counts = [int(m.group(1)) if (m := re.search(r" \(×(\d+)\)$", x)) else 1 for x in shown]
+    assert sum(counts) == 3 and len(shown) < 3, shown  # folded (a second may end between two of them)
     line(ip, "disconnect demo")
     assert "disconnected: demo" in capsys.readouterr().out
     assert mcp.pool.names == ["demo2"]
