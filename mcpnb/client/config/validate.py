@@ -176,6 +176,17 @@ def _path_key(path: Any) -> str | None:
     return out or None
 
 
+def _as_list(text: str, path: list[Any]) -> str | None:
+    """The list a string meant, as JSON: ``"-m mod"`` as arguments, ``"a, b"`` as names."""
+    import shlex
+
+    try:
+        words = shlex.split(text) if path[-1] == "args" else re.split(r"[,\s]+", text.strip())
+    except ValueError:  # unbalanced quotes: no guess
+        return None
+    return json.dumps([w for w in words if w]) if words else None
+
+
 def _translate(e: Any, name: str, source: str | None) -> ConfigError:
     path = list(e.absolute_path)
     key = _path_key(path)
@@ -203,6 +214,8 @@ def _translate(e: Any, name: str, source: str | None) -> ConfigError:
         wanted = " or ".join(_EXPECTED.get(t, t) for t in expected)
         if not path:
             return err(f"expected an object with the server's settings, got {kind(e.instance)}")
+        if "array" in expected and isinstance(e.instance, str) and not secret_place:
+            return err(f"expected {wanted}, got a string{shown}", suggestion=_as_list(e.instance, path))
         return err(f"expected {wanted}, got {kind(e.instance)}{shown}")
     if e.validator == "enum":
         choices = [str(c) for c in e.validator_value]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -69,6 +70,20 @@ def test_wrong_type_says_expected_and_got(entry: dict[str, Any], key: str, words
     assert_located(err, file="f.json", server="s", key=key)
     for word in words:
         assert word in str(err)
+
+
+@pytest.mark.parametrize(
+    ("entry", "meant"),
+    [
+        ({"args": "-m srv --name 'a b'"}, ["-m", "srv", "--name", "a b"]),  # split as a shell would
+        ({"disabledTools": "delete_page, drop_*"}, ["delete_page", "drop_*"]),
+        ({"enabled_tools": "echo add"}, ["echo", "add"]),
+    ],
+)
+def test_a_string_where_a_list_belongs_suggests_the_list(entry: dict[str, Any], meant: list[str]) -> None:
+    err = config_error(ServerConfig.from_dict, "s", {"command": "x", **entry}, source="f.json")
+    assert err.suggestion is not None and json.loads(err.suggestion) == meant
+    assert f"(did you mean {err.suggestion!r}?)" in str(err)
 
 
 def test_entry_that_is_not_an_object() -> None:
