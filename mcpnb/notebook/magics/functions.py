@@ -13,7 +13,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from mcpnb.notebook.magics.parser import Parser
-from mcpnb.notebook.magics.registry import Context, arguments, command, known_server
+from mcpnb.notebook.magics.registry import Context, arguments, command, hint_if_empty, known_server
 
 #: The formats ``--format`` takes (the same as ``Toolbox.specs``; listed here so loading stays light).
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
@@ -47,6 +47,8 @@ def _functions_args(p: Parser) -> None:
 def functions(ctx: Context, ns: argparse.Namespace) -> Any:
     for name in ns.servers:
         known_server(ctx, name)
+    if not ns.servers:
+        hint_if_empty(ctx)
     if ns.strict and ns.format not in ("openai", "openai-responses"):
         raise UsageError("--strict goes with --format openai or --format openai-responses")
     toolbox = ctx.pool.functions(*ns.servers, refresh=ns.refresh)

@@ -13,7 +13,15 @@ from IPython.core.error import UsageError
 from mcpnb.client.errors import did_you_mean_text
 from mcpnb.client.interaction import CallContext
 from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs, split_target
-from mcpnb.notebook.magics.registry import Context, arguments, awaited, command, known_server, servers_named
+from mcpnb.notebook.magics.registry import (
+    Context,
+    arguments,
+    awaited,
+    command,
+    hint_if_empty,
+    known_server,
+    servers_named,
+)
 
 
 def find_tool(ctx: Context, target: str) -> Any:
@@ -59,6 +67,8 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
     pattern = ns.pattern or ns.filter
     if ns.name:
         known_server(ctx, ns.name)
+    else:
+        hint_if_empty(ctx)
     found = ctx.pool.tools(ns.name, refresh=ns.refresh)
     if pattern:
         found = type(found)(t for t in found if _matches(pattern, t))

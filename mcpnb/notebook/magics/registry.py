@@ -117,8 +117,25 @@ def known_server(ctx: Context, name: str) -> str:
     return name
 
 
+#: What an empty pool means to someone who just loaded the extension.
+NOTHING_CONNECTED = (
+    "no servers are connected yet: %mcp serve probe-kit starts the teaching server, "
+    "%mcp connect NAME -- COMMAND (or NAME URL) one of yours"
+)
+
+
 def servers_named(ctx: Context, name: str | None) -> list[str]:
-    return [known_server(ctx, name)] if name else list(ctx.pool.names)
+    """``[name]`` (checked), or every connected server."""
+    if name:
+        return [known_server(ctx, name)]
+    hint_if_empty(ctx)
+    return list(ctx.pool.names)
+
+
+def hint_if_empty(ctx: Context) -> None:
+    """With no server connected, an empty listing also says how to connect one."""
+    if not ctx.pool.names:
+        print(NOTHING_CONNECTED)
 
 
 def one_row(status: Any) -> Any:

@@ -324,3 +324,13 @@ def test_dash_o_stores_every_listing_and_result(ip, mcp, command):
     shown = line(ip, f"{command} -o kept")
     assert ip.user_ns["kept"] is shown and shown is not None
     assert "text/plain" in bundle(ip, shown)
+
+
+def test_listings_of_an_empty_pool_say_how_to_connect(ip, mcp, capsys):
+    for sub in ("tools", "resources", "prompts", "functions"):
+        assert len(line(ip, sub)) == 0
+        out = capsys.readouterr().out
+        assert "no servers are connected yet: %mcp serve probe-kit starts the teaching server" in out, sub
+    line(ip, "serve probe-kit --toolset core")
+    capsys.readouterr()
+    assert len(line(ip, "tools")) == 15 and "no servers" not in capsys.readouterr().out
