@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -55,7 +56,11 @@ def find_tool(ctx: Context, target: str) -> Any:
 def _tools_args(p: Parser) -> None:
     p.add_argument("name", nargs="?", help="one server (default: every connected server)")
     p.add_argument("pattern", nargs="?", help="as --filter: %%mcp tools probe review")
-    p.add_argument("--filter", metavar="PATTERN", help="keep tools whose name/title/description match")
+    p.add_argument(
+        "--filter",
+        metavar="PATTERN",
+        help="keep tools whose name holds PATTERN, or whose title or description has a word starting with it; a glob (get_*) matches names",
+    )
     p.add_argument("--refresh", action="store_true", help="ask the server again instead of the cached list")
 
 
@@ -76,13 +81,17 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
 
 
 def _matches(pattern: str, tool: Any) -> bool:
-    """A glob (``get_*``) matches the name; plain words match name, title or description."""
+    """A glob (``get_*``) matches the name; plain words match inside the name, or at the start of a
+    word of the title or description ("ui" finds ``genui`` and "UI components", not "required")."""
     import fnmatch
 
     if any(c in pattern for c in "*?["):
         return fnmatch.fnmatchcase(tool.name.lower(), pattern.lower())
-    text = " ".join(p for p in (tool.name, tool.title, tool.description) if p).lower()
-    return pattern.lower() in text
+    words = pattern.lower()
+    if words in tool.name.lower():
+        return True
+    text = " ".join(p for p in (tool.title, tool.description) if p).lower()
+    return re.search(rf"(?<![a-z0-9]){re.escape(words)}", text) is not None
 
 
 # ---------------------------------------------------------------- call

@@ -28,6 +28,10 @@ def test_tools_listing_filter_and_store(ip, mcp):
     assert [t.name for t in line(ip, "tools demo point")] == ["point", "bad_point"]  # the same, shorter
     with pytest.raises(UsageError, match="give the pattern once"):
         line(ip, "tools demo point --filter add")
+    line(ip, "serve probe-kit --name full")
+    ui = {t.name for t in line(ip, "tools full ui")}  # in a name, or a word of the description
+    assert {"ui_search", "genui", "start_ui", "render_ui"} <= ui
+    assert not ui & {"open_local_page", "analyze_project", "security_scan"}  # "required", "built"
     globbed = [t.name for t in line(ip, "tools demo --filter 'p*'")]
     assert {"pid", "people", "point"} <= set(globbed) and all(n.startswith("p") for n in globbed)
     data = bundle(ip, only)
