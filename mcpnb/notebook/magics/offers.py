@@ -59,7 +59,8 @@ def _tools_args(p: Parser) -> None:
     p.add_argument(
         "--filter",
         metavar="PATTERN",
-        help="keep tools whose name holds PATTERN, or whose title or description has a word starting with it; a glob (get_*) matches names",
+        help="keep tools whose name holds PATTERN or whose title or description has a word "
+        "starting with it; a glob (get_*) matches names",
     )
     p.add_argument("--refresh", action="store_true", help="ask the server again instead of the cached list")
 
