@@ -23,6 +23,8 @@ from mcpnb.client.errors import did_you_mean, did_you_mean_text, json_problem
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
 _KEY_LINE = re.compile(r"^\s*([^\s:#][^:]*?)\s*:\s?(.*)$")
+#: ``key: |`` (or ``|-``, ``|+``): the lines below, more indented, are the value, literally.
+_BLOCK = re.compile(r"^\s*\|([+-]?)\s*(?:#.*)?$")
 _PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
 
 
@@ -349,7 +351,9 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
     """A ``%%mcp call`` body: a JSON object, or ``key: value`` lines (``#`` starts a comment line).
 
     A value that opens ``[`` or ``{`` and does not parse yet continues on the next lines,
-    so a long JSON value can be laid out readably.
+    so a long JSON value can be laid out readably. ``key: |`` takes the more indented lines below
+    as one text, literally (YAML's literal block: source code, a diff; ``|-`` drops the final
+    newline), so code with ``{{`` in it stays as written.
     """
     namespaces = namespaces or []
     text = body.strip()
@@ -382,6 +386,16 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
                 f"cell body line {number}: expected 'key: value' (or write the whole body as a JSON object)"
             )
         key, rest = match.group(1).strip(), match.group(2)
+        block = _BLOCK.match(rest)
+        if block:
+            indent = len(line) - len(line.lstrip())
+            start = i
+            while i < len(lines) and (
+                not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
+            ):
+                i += 1
+            args.put(key, _literal(lines[start:i], block.group(1)), None, number, f"cell body line {number}")
+            continue
         if rest.strip()[:1] in ("[", "{") and whole_placeholder(rest) is None:
             while parse_value(interpolate_json(rest, namespaces))[1] is False and i < len(lines):
                 rest += "\n" + lines[i]
@@ -394,6 +408,17 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
         value, raw = _value(rest, namespaces)
         args.put(key, value, raw, number, f"cell body line {number}")
     return args
+
+
+def _literal(lines: list[str], chomp: str) -> str:
+    """A literal block's text: dedented; one final newline kept (``|``), none (``|-``), all (``|+``)."""
+    import textwrap
+
+    text = textwrap.dedent("\n".join(lines))
+    if chomp == "+":
+        return text + "\n"
+    text = text.rstrip("\n")
+    return text + "\n" if text and chomp == "" else text
 
 
 def _json_body(text: str, namespaces: list[Mapping[str, Any]]) -> Arguments:

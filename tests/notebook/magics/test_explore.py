@@ -70,6 +70,9 @@ def test_cell_call_body_forms_and_interpolation(ip, mcp):
     assert ip.user_ns["r3"].data == "costs $5 {not an expression}"  # no $var / {expr} expansion
     res = cell(ip, "r4 = %mcp call demo.echo text=$who")
     assert res.success and ip.user_ns["r4"].data == "$who"
+    code = "def page():\n    return render('{{ title }}')\n"  # a template's braces, kept as typed
+    res = cell(ip, "%%mcp call demo.echo -o r5\ntext: |\n" + "".join(f"  {x}\n" for x in code.splitlines()))
+    assert res.success and ip.user_ns["r5"].data == code
 
 
 def test_interpolation_sees_function_locals(ip, mcp):

@@ -97,6 +97,33 @@ def test_key_value_body_with_comments_and_multiline_json():
     assert args.lines["limit"] == 4
 
 
+def test_a_literal_block_takes_the_indented_lines_as_they_are():
+    body = """source: |
+    def f(x=[]):
+        return eval("{{x}}")  # kept: {{ }} means nothing in a block
+
+    print(f())
+path: a.py
+diff: |-
+  -old
+  +new
+empty: |
+kept: |+
+  x
+
+"""
+    args = parse_body(body, [])
+    assert (
+        args["source"]
+        == 'def f(x=[]):\n    return eval("{{x}}")  # kept: {{ }} means nothing in a block\n\nprint(f())\n'
+    )
+    assert args["path"] == "a.py" and args.lines["path"] == 6
+    assert args["diff"] == "-old\n+new"  # |- drops the final newline
+    assert args["empty"] == "" and args["kept"] == "x\n\n"
+    indented = parse_body("  a: |\n    one\n  b: 2\n")  # the block ends where the indent does
+    assert indented == {"a": "one\n", "b": 2}
+
+
 def test_json_body():
     assert parse_body('{"a": 1, "b": [true, null]}') == {"a": 1, "b": [True, None]}
     with pytest.raises(UsageError, match=r"line 1, column 9: .* \(a trailing comma\?\)$"):
