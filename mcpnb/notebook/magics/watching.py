@@ -70,7 +70,8 @@ class Subscription:
             print(f"{self.view.server}: {line}", flush=True)
 
 
-#: Live subscriptions by (server, uri), so ``%mcp unsubscribe`` can mark their displays stopped.
+#: The live subscription of each (server, uri), so ``%mcp unsubscribe`` can mark its display stopped
+#: (a list: the pool allows several watchers; the magic keeps the newest).
 LIVE: dict[tuple[str, str], list[Subscription]] = {}
 
 
@@ -104,7 +105,11 @@ def subscribe(ctx: Context, ns: argparse.Namespace) -> Any:
     handle = display(view, display_id=True) if current_kernel() is not None else display(view)
     watcher = Subscription(view, handle)
     watcher.stop = ctx.pool.watch(server, uri, watcher)
-    LIVE.setdefault((server, uri), []).append(watcher)
+    for earlier in LIVE.pop((server, uri), []):  # a cell run again: one display follows, not two
+        earlier.stop()
+        earlier.view.stopped = True
+        earlier.refresh()
+    LIVE[(server, uri)] = [watcher]
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from IPython.core.error import UsageError
@@ -55,3 +56,22 @@ def test_subscribe_prints_updates_then_unsubscribe_stops(ip, mcp, era, capsys):
         line(ip, "unsubscribe probe probe://status")
     with pytest.raises(UsageError, match="no server named 'nope'"):
         line(ip, "subscribe nope probe://status")
+
+
+def test_subscribing_again_replaces_the_earlier_watcher(ip, mcp, capsys):
+    """A cell run twice must not print every update twice: the newest subscription follows it."""
+    line(ip, "serve probe-kit")
+    line(ip, "subscribe probe probe://status")
+    [first] = LIVE[("probe", "probe://status")]
+    line(ip, "subscribe probe probe://status")
+    [second] = LIVE[("probe", "probe://status")]
+    assert first is not second and first.view.stopped and not second.view.stopped
+    assert mcp.pool.watched("probe") == ["probe://status"]  # still subscribed on the server
+    mcp.pool.start_task("probe", "slow_task", {"steps": 1, "delay": 0}).result()
+    for _ in range(200):
+        if second.view.lines:
+            break
+        time.sleep(0.05)
+    assert second.view.lines and first.view.lines == []
+    line(ip, "unsubscribe probe probe://status")
+    assert mcp.pool.watched("probe") == []
