@@ -8,6 +8,7 @@ Every reply is matched by its parent ``msg_id``: the shell channel may hold olde
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import time
@@ -111,7 +112,11 @@ class Frontend:
 
     def reply(self, msg_id: str, timeout: float = 90.0) -> dict[str, Any]:
         content = shell_reply(self.kc, msg_id, timeout, between=lambda: self.pump(0.02))
-        self.pump(0.2)  # the last stream output may trail the reply
+        # Outputs may trail the reply; and after an error, ipykernel answers "aborted" to a request
+        # that reaches it before it is done aborting (it finishes after sending the error reply).
+        # So wait for the request's idle, as a person's next click comes after the cell stops.
+        with contextlib.suppress(AssertionError):  # a kernel without the status: as before
+            self.wait_for(lambda: (msg_id, "idle") in self.statuses, timeout=10, what="idle")
         return content
 
     def outcome(self, msg_id: str) -> dict[str, Any]:

@@ -82,6 +82,23 @@ def _execute(kc, code: str, timeout: float = 60) -> tuple[str, list[dict]]:
     return shell_reply(kc, msg_id, timeout)["status"], msgs
 
 
+def _wait_idle(kc, msg_id: str, timeout: float = 30) -> None:
+    """Wait for the kernel's idle after request ``msg_id``, as a person's next click comes after the
+    cell stops running. After an error ipykernel aborts what reaches it before it has posted its
+    "stop aborting" marker, which it does after sending the error reply: a request sent the moment
+    that reply arrives can be answered "aborted"."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            msg = kc.get_iopub_msg(timeout=0.2)
+        except queue.Empty:
+            continue
+        mine = msg["parent_header"].get("msg_id") == msg_id
+        if mine and msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return
+    raise AssertionError(f"the kernel never went idle after {msg_id}")
+
+
 def _text(msgs: list[dict]) -> str:
     parts = []
     for m in msgs:
@@ -110,6 +127,7 @@ def test_interrupt_cancels_the_call_on_the_server(style, tmp_path):
         reply = shell_reply(kc, msg_id, timeout=30)  # not the kernel_info_reply start_new_kernel left
         assert reply["status"] == "error"
         assert reply["ename"] in ("KeyboardInterrupt", "CancelledError")
+        _wait_idle(kc, msg_id)
         code = (
             "import time\n"
             "for _ in range(50):\n"
