@@ -2,8 +2,8 @@
 
 A server's own error for a bad argument is often a stack trace or a generic "invalid params"; the
 schema knows exactly which field is wrong, so we say it first and send nothing. A compiled check
-(``jsonschema-rs``) passes good arguments in microseconds; ``jsonschema``, which words the errors a
-person reads, is imported only when a call is wrong, never when the extension loads.
+(``jsonschema-rs``) passes good arguments in microseconds and words what is wrong with bad ones;
+``jsonschema`` is imported only for a schema or values it cannot take, never when the extension loads.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -89,7 +90,7 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
                 )
     if _passes(tool, values):
         return values
-    problems = _problems(values, schema)
+    problems = _problems(tool, values, schema)
     if problems:
         where = f"{tool.server}.{tool.name}"
         lines = [f"{where}: {_describe(e, args)}" for e in problems[:_MAX_ERRORS]]
@@ -107,20 +108,69 @@ def _passes(tool: Any, values: dict[str, Any]) -> bool:
     return False
 
 
-def _problems(values: dict[str, Any], schema: dict[str, Any]) -> list[Any]:
+@dataclass(frozen=True)
+class _Problem:
+    """One complaint of the schema, from either validator: where, which keyword, what it says."""
+
+    path: list[Any]
+    keyword: str
+    message: str
+    missing: str | None = None  # the absent property, for "required"
+
+
+def _problems(tool: Any, values: dict[str, Any], schema: dict[str, Any]) -> list[_Problem]:
     """The schema's complaints about ``values``, most useful first; none for a broken schema.
 
     Valid arguments (the common case: every call) never get here: the tool's compiled check
-    (:attr:`~mcpnb.client.toolinfo.ToolInfo.argument_check`) passed them. ``jsonschema`` runs only
-    to word the errors, or for a schema ``jsonschema-rs`` cannot compile.
+    (:attr:`~mcpnb.client.toolinfo.ToolInfo.argument_check`) passed them. The same check words the
+    errors, values quoted as JSON like the outputSchema warnings; ``jsonschema`` (whose first import
+    takes seconds where ``rfc3987-syntax`` is installed) only for what ``jsonschema-rs`` cannot take.
     """
     if not schema:
         return []
+    found = _compiled_problems(tool.argument_check, values)
+    if found is None:
+        found = _jsonschema_problems(values, schema)
+    return sorted(found, key=lambda p: (p.path, p.keyword != "required"))
+
+
+def _compiled_problems(check: Any, values: dict[str, Any]) -> list[_Problem] | None:
+    if check is None:
+        return None
+    try:
+        errors = list(check.iter_errors(values))
+    except Exception:  # values it cannot read (a datetime, say): jsonschema says what is wrong
+        return None
+    return [
+        _Problem(list(e.instance_path), _keyword(e.schema_path), e.message, getattr(e.kind, "property", None))
+        for e in errors
+    ]
+
+
+def _keyword(schema_path: Any) -> str:
+    """The keyword that failed: the last name on the schema path (``properties.a.type`` -> ``type``)."""
+    return next((k for k in reversed(list(schema_path)) if isinstance(k, str)), "")
+
+
+def _jsonschema_problems(values: dict[str, Any], schema: dict[str, Any]) -> list[_Problem]:
     try:
         errors = list(_validator(schema_key(schema)).iter_errors(values))
     except Exception:  # a broken schema is the server's problem: let the server judge the call
         return []
-    return sorted(errors, key=lambda e: (list(e.absolute_path), e.validator != "required"))
+    return [
+        _Problem(
+            list(e.absolute_path),
+            str(e.validator),
+            e.message,
+            _absent(e) if e.validator == "required" else None,
+        )
+        for e in errors
+    ]
+
+
+def _absent(error: Any) -> str | None:
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    return next((k for k in error.validator_value if k not in instance), None)
 
 
 @lru_cache(maxsize=256)
@@ -136,16 +186,15 @@ def _line(args: Mapping[str, Any], key: str) -> str:
     return f" (line {line})" if line else ""
 
 
-def _describe(error: Any, args: Mapping[str, Any]) -> str:
-    path = list(error.absolute_path)
-    if error.validator == "required" and not path:
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return f"missing required argument {missing!r}"
+def _describe(problem: _Problem, args: Mapping[str, Any]) -> str:
+    path = problem.path
+    if problem.keyword == "required" and not path and problem.missing is not None:
+        return f"missing required argument {problem.missing!r}"
     if not path:
-        return error.message
+        return problem.message
     field = str(path[0])
     sub = "".join(f"[{json.dumps(p)}]" for p in path[1:])
-    message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
+    message = problem.message if len(problem.message) <= 200 else problem.message[:199] + "…"
     return f"argument {field!r}{sub}{_line(args, field)}: {message}"
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from mcpnb.client.arguments import check_arguments, signature
@@ -37,12 +40,45 @@ def test_valid_arguments_pass_and_typed_text_is_coerced():
 def test_errors_point_at_the_field():
     with pytest.raises(ArgumentsError, match=r"argument 'limit': 0 is less than the minimum of 1"):
         check_arguments(TOOL, parse_pairs(["query=x", "limit=0"], []))
-    with pytest.raises(ArgumentsError, match=r"argument 'tags'\[1\] \(line 3\): 1 is not of type 'string'"):
+    with pytest.raises(ArgumentsError, match=r"argument 'tags'\[1\] \(line 3\): 1 is not of type \"string\""):
         check_arguments(TOOL, parse_body('query: x\n\ntags: ["a", 1]'))
     with pytest.raises(ArgumentsError, match="missing required argument 'query'"):
         check_arguments(TOOL, parse_pairs([], []))
     with pytest.raises(ArgumentsError, match=r"unknown argument 'limt'.*did you mean 'limit'"):
         check_arguments(TOOL, parse_pairs(["query=x", "limt=2"], []))
+
+
+def test_a_value_the_compiled_check_cannot_read_is_worded_by_jsonschema():
+    import datetime
+
+    with pytest.raises(
+        ArgumentsError, match=r"argument 'limit': datetime\.date\(2024, 1, 1\) is not of type"
+    ):
+        check_arguments(TOOL, {"query": "x", "limit": datetime.date(2024, 1, 1)})
+
+
+def test_wrong_arguments_are_worded_without_importing_jsonschema():
+    """Its first import takes seconds where rfc3987-syntax is installed; a typo must not wait for it."""
+    code = """if True:
+        import sys
+        from mcpnb.client.arguments import check_arguments
+        from mcpnb.client.errors import ArgumentsError
+        from mcpnb.client.toolinfo import ToolInfo
+        schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+        tool = ToolInfo(server="s", name="t", input_schema=schema)
+        for bad in ({"n": "abc"}, {}):
+            try:
+                check_arguments(tool, bad)
+            except ArgumentsError as exc:
+                print(str(exc).splitlines()[0])
+        print("jsonschema" in sys.modules)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.splitlines() == [
+        's.t: argument \'n\': "abc" is not of type "integer"',
+        "s.t: missing required argument 'n'",
+        "False",
+    ], out.stderr[-2000:]
 
 
 def test_schemas_that_allow_anything():

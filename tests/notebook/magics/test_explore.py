@@ -124,10 +124,10 @@ def counter(mcp):
 
 
 def test_bad_arguments_are_caught_before_anything_is_sent(ip, mcp, counter):
-    with pytest.raises(UsageError, match=r"argument 'n': 'abc' is not of type 'integer'") as info:
+    with pytest.raises(UsageError, match=r"argument 'n': \"abc\" is not of type \"integer\"") as info:
         line(ip, "call counter.count n=abc")
     assert "nothing was sent" in str(info.value) and "count(n*: integer" in str(info.value)
-    with pytest.raises(UsageError, match=r"line 2\): 'x' is not of type"):
+    with pytest.raises(UsageError, match=r"line 2\): \"x\" is not of type"):
         cell(ip, '%%mcp call counter.count\nlabel: ok\nn: "x"\n').raise_error()
     with pytest.raises(UsageError, match="missing required argument 'n'"):
         line(ip, "call counter.count label=x")
