@@ -67,6 +67,12 @@ def test_kernel_shutdown_leaves_no_server_process():
 def _execute(kc, code: str, timeout: float = 60) -> tuple[str, list[dict]]:
     """Run code; return (status, iopub messages for it)."""
     msg_id = kc.execute(code)
+    msgs = _until_idle(kc, msg_id, timeout)
+    return shell_reply(kc, msg_id, timeout)["status"], msgs
+
+
+def _until_idle(kc, msg_id: str, timeout: float = 60) -> list[dict]:
+    """The iopub messages of request ``msg_id``, up to its idle status (then the last one)."""
     msgs = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -77,26 +83,13 @@ def _execute(kc, code: str, timeout: float = 60) -> tuple[str, list[dict]]:
         if msg["parent_header"].get("msg_id") != msg_id:
             continue
         msgs.append(msg)
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+        if _idle(msg):
             break
-    return shell_reply(kc, msg_id, timeout)["status"], msgs
+    return msgs
 
 
-def _wait_idle(kc, msg_id: str, timeout: float = 30) -> None:
-    """Wait for the kernel's idle after request ``msg_id``, as a person's next click comes after the
-    cell stops running. After an error ipykernel aborts what reaches it before it has posted its
-    "stop aborting" marker, which it does after sending the error reply: a request sent the moment
-    that reply arrives can be answered "aborted"."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            msg = kc.get_iopub_msg(timeout=0.2)
-        except queue.Empty:
-            continue
-        mine = msg["parent_header"].get("msg_id") == msg_id
-        if mine and msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            return
-    raise AssertionError(f"the kernel never went idle after {msg_id}")
+def _idle(msg: dict) -> bool:
+    return msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
 
 
 def _text(msgs: list[dict]) -> str:
@@ -127,7 +120,11 @@ def test_interrupt_cancels_the_call_on_the_server(style, tmp_path):
         reply = shell_reply(kc, msg_id, timeout=30)  # not the kernel_info_reply start_new_kernel left
         assert reply["status"] == "error"
         assert reply["ename"] in ("KeyboardInterrupt", "CancelledError")
-        _wait_idle(kc, msg_id)
+        # As a person's next click comes after the cell stops: after an error, ipykernel answers
+        # "aborted" to a request that reaches it before it is done aborting (it finishes after
+        # sending the error reply).
+        went = _until_idle(kc, msg_id, timeout=30)
+        assert went and _idle(went[-1])
         code = (
             "import time\n"
             "for _ in range(50):\n"
