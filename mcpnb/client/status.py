@@ -29,6 +29,10 @@ class ServerStatus:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def __str__(self) -> str:
+        """The row as the status table prints it: ``print(pool.connect(...))`` in a script."""
+        return repr(StatusTable([self]))
+
 
 class StatusTable(list[ServerStatus]):
     """A list of :class:`ServerStatus` that prints as a table (HTML lives in :mod:`mcpnb.notebook.render`)."""

@@ -34,3 +34,13 @@ def test_html_table_has_badges_and_lookup_by_name():
     assert "unhealthy" in html and "last ok" in html and "no probe yet" in html
     assert table["sick"].retries == 2
     assert list(table.df["name"]) == ["good", "sick", "new"]
+
+
+def test_one_row_prints_as_the_table_does():
+    row = _table()["sick"]
+    assert str(row) == repr(StatusTable([row])) and str(row).splitlines()[1].split()[:3] == [
+        "sick",
+        "http",
+        "reconnecting",
+    ]
+    assert repr(row).startswith("ServerStatus(name='sick'")  # the repr stays the dataclass's, for debugging
