@@ -37,7 +37,7 @@ class ToolExplorer:
             item.add_class(f"mcpnb-explore-{name}")
         self.server_pick.observe(lambda _c: self._load_tools(), names="value")
         self.tool_pick.observe(lambda _c: self._load_form(), names="value")
-        self.call_button.on_click(lambda _b: self.call())
+        self.call_button.on_click(lambda _b: self.form.edits.then(self.call) if self.form else self.call())
         self.widget = w.VBox(
             [
                 w.HBox([self.server_pick, self.tool_pick]),

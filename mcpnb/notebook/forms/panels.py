@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
+from mcpnb.notebook.forms.settle import Edits
 from mcpnb.notebook.forms.urls import is_web_url, url_parts
 from mcpnb.notebook.render.html import esc, esc_lines
 
@@ -298,13 +299,15 @@ class SamplingPanel:
             continuous_update=False,  # sent when the box loses focus: before the click on "Send reply"
         )
         self.reply.add_class("mcpnb-sampling-reply")
+        self.edits = Edits()
+        self.reply.observe(self.edits.touch, names="value")
         self.buttons = {
             "accept": w.Button(description="Send reply", button_style="primary"),
             "reject": w.Button(description="Reject"),
         }
         for action, button in self.buttons.items():
             button.add_class(f"mcpnb-{action}")
-            button.on_click(lambda _b, a=action: self.submit(a))
+            button.on_click(lambda _b, a=action: self.edits.then(lambda: self.submit(a)))
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         self.widget = w.VBox(

@@ -13,6 +13,7 @@ from mcpnb.client.elicitation.answers import prewarm, validate
 from mcpnb.client.elicitation.fields import Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome
 from mcpnb.notebook.forms.controls import ERROR_STYLE, HELP_STYLE, Control, shown
+from mcpnb.notebook.forms.settle import Edits
 from mcpnb.notebook.render.html import esc, esc_lines
 
 
@@ -63,7 +64,9 @@ class ElicitationForm:
 
         self.controls = {f.name: Control(f, self.server) for f in self.fields}
         self.inputs = {name: c.input for name, c in self.controls.items()}
+        self.edits = Edits()
         for name, control in self.controls.items():
+            control.on_change(self.edits.touch)
             control.on_change(lambda n=name: self._recheck(n))
 
         required_note = (
@@ -85,7 +88,7 @@ class ElicitationForm:
         }
         for action, button in self.buttons.items():
             button.add_class(f"mcpnb-{action}")
-            button.on_click(lambda _b, a=action: self.submit(a))
+            button.on_click(lambda _b, a=action: self._click(a))
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         body = [c.box for c in self.controls.values()]
@@ -164,6 +167,13 @@ class ElicitationForm:
             self.status.value = "".join(f'<div style="{ERROR_STYLE}">{esc(x)}</div>' for x in lines)
         else:
             self.status.value = ""
+
+    def _click(self, action: str) -> None:
+        """Accept reads the fields, so it waits for an edit the click may have overtaken."""
+        if action == "accept":
+            self.edits.then(lambda: self.submit(action))
+        else:
+            self.submit(action)
 
     def submit(self, action: str) -> bool:
         """Answer the form as if a button was clicked; ``False`` when nothing was sent.

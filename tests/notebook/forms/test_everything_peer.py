@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import mcp.types as types
 import pytest
@@ -37,6 +38,16 @@ def _text(result) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
 
+async def _answered(got: list) -> Any:
+    """The outcome a click gives. Inside a running loop a click that reads the fields waits for an
+    edit it may have overtaken (``forms.settle``): the answer comes a moment later."""
+    for _ in range(100):
+        if got:
+            return got[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError("the form never answered")
+
+
 def _result(outcome: FormOutcome) -> types.ElicitResult:
     return types.ElicitResult(action=outcome.action, content=outcome.content)
 
@@ -57,8 +68,9 @@ def test_form_answers_trigger_elicitation_request(everything):
         form.inputs["check"].value = True
         form.inputs["titledSingleSelectEnum"].label = "Green Lantern"
         form.buttons["accept"].click()
-        seen["content"] = got[0].content
-        return _result(got[0])
+        outcome = await _answered(got)
+        seen["content"] = outcome.content
+        return _result(outcome)
 
     async def main():
         async with _client(everything, elicitation_callback=on_elicit) as client:
@@ -126,7 +138,7 @@ def test_url_consent_sampling_and_progress_against_everything(everything):
         assert "Say hi" in panel.info.value and "token limit 20" in panel.info.value
         panel.reply.value = "hi from a person"
         panel.buttons["accept"].click()
-        return got[0].to_result()
+        return (await _answered(got)).to_result()
 
     async def on_progress(value, total, message):
         progress.update(value, total, message)

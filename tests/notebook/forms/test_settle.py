@@ -1,0 +1,66 @@
+"""A click that reads a form waits for an edit it may have overtaken: the widget frontend holds a
+model's newest value until the kernel has answered its previous update, while a click goes at once."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+from mcpnb.notebook.forms import ElicitationForm, SamplingPanel
+from mcpnb.notebook.forms.settle import SETTLE, Edits
+
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+
+
+async def _first(got: list) -> Any:
+    for _ in range(100):
+        if got:
+            return got[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError("nothing was answered")
+
+
+def test_accept_sends_the_value_that_arrives_just_after_the_click():
+    async def person() -> Any:
+        got: list = []
+        form = ElicitationForm(SCHEMA, message="Name?", server="s", on_done=got.append)
+        form.inputs["answer"].value = "Ad"
+        form.buttons["accept"].click()  # the click overtook the last edit...
+        form.inputs["answer"].value = "Ada"  # ...which the frontend sends once the kernel answered
+        return await _first(got)
+
+    outcome = asyncio.run(person())
+    assert outcome.action == "accept" and outcome.content == {"answer": "Ada"}
+
+
+def test_a_sampling_reply_typed_just_before_send_is_the_one_sent():
+    params = SimpleNamespace(messages=[], system_prompt=None, max_tokens=None, temperature=None)
+
+    async def person() -> Any:
+        got: list = []
+        panel = SamplingPanel(params, server="s", on_done=got.append)
+        panel.reply.value = "hel"
+        panel.buttons["accept"].click()
+        panel.reply.value = "hello"
+        return await _first(got)
+
+    assert asyncio.run(person()).text == "hello"
+
+
+def test_decline_and_quiet_fields_answer_at_once():
+    async def person() -> tuple[list, list]:
+        declined: list = []
+        form = ElicitationForm(SCHEMA, message="Name?", server="s", on_done=declined.append)
+        form.inputs["answer"].value = "Ada"
+        form.buttons["decline"].click()  # reads no field: nothing to wait for
+        now = [100.0]
+        edits = Edits(clock=lambda: now[0])
+        edits.touch()
+        now[0] += 2 * SETTLE  # quiet long enough
+        ran: list = []
+        edits.then(lambda: ran.append(True))
+        return declined, ran
+
+    declined, ran = asyncio.run(person())
+    assert [o.action for o in declined] == ["decline"] and ran == [True]
