@@ -7,19 +7,25 @@ the click read the older value (seen in JupyterLab: a second radio choice, then 
 first). So a click that reads a form runs once its fields have been quiet for :data:`SETTLE`
 seconds (:data:`MAX_WAIT` at most): long enough for a held-back value to arrive, too short for a
 person to notice.
+
+The wait is on the kernel's loop, where the click's handler ran, so ``on_done`` callbacks keep
+running on the kernel's thread (a form's owner may resolve an asyncio future there). A cell that
+starts meanwhile runs the waiting clicks first: a synchronous cell (``h.result()``) blocks the loop,
+and must not block the answer it waits for.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 SETTLE = 0.3
 MAX_WAIT = 3.0
+
+#: Clicks waiting for their fields to settle; a cell that starts runs them first.
+_waiting: list[Callable[[], None]] = []
 
 
 class Edits:
@@ -34,27 +40,39 @@ class Edits:
         self.changed_at = self._clock()
 
     def then(self, work: Callable[[], Any]) -> None:
-        """Run ``work`` now if the fields are quiet, else on a timer thread once they are.
-
-        A timer, not the kernel's loop: a cell run right after the click may block that loop
-        (``h.result()``), and the click must land all the same. ``work`` runs in the click's
-        context variables, so what it shows goes where the click's handler would have shown it.
-        """
+        """Run ``work`` now if the fields are quiet, else on the running loop once they are."""
         try:
-            asyncio.get_running_loop()
+            loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop, no widget frontend (plain Python, a test clicking): nothing in flight
             work()
             return
-        context = contextvars.copy_context()
         started = self._clock()
+
+        def once() -> None:
+            if once in _waiting:
+                _waiting.remove(once)
+                work()
 
         def when_quiet() -> None:
             quiet = self._clock() - self.changed_at
             if quiet >= SETTLE or self._clock() - started >= MAX_WAIT:
-                context.run(work)
-                return
-            timer = threading.Timer(SETTLE - quiet, when_quiet)
-            timer.daemon = True
-            timer.start()
+                once()
+            else:
+                loop.call_later(SETTLE - quiet, when_quiet)
 
+        _waiting.append(once)
+        _run_before_cells()
         when_quiet()
+
+
+def _run_waiting(*_: Any) -> None:
+    while _waiting:
+        _waiting[0]()
+
+
+def _run_before_cells() -> None:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None and _run_waiting not in shell.events.callbacks["pre_run_cell"]:
+        shell.events.register("pre_run_cell", _run_waiting)

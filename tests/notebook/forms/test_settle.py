@@ -64,3 +64,23 @@ def test_decline_and_quiet_fields_answer_at_once():
 
     declined, ran = asyncio.run(person())
     assert [o.action for o in declined] == ["decline"] and ran == [True]
+
+
+def test_a_cell_that_starts_runs_a_waiting_click_first():
+    """A synchronous cell run right after the click (``h.result()``) blocks the loop the click waits
+    on: the click runs before the cell does, and the answer is not held back."""
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+
+    async def person() -> tuple[list, list]:
+        got: list = []
+        form = ElicitationForm(SCHEMA, message="Name?", server="s", on_done=got.append)
+        form.inputs["answer"].value = "Ada"
+        form.buttons["accept"].click()  # within the window: waits
+        before = list(got)
+        ip.run_cell("seen_by_the_cell = 1")  # no await in between: only the cell start can run it
+        return before, got
+
+    before, got = asyncio.run(person())
+    assert before == [] and [o.content for o in got] == [{"answer": "Ada"}]
