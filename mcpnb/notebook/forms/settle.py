@@ -54,6 +54,8 @@ class Edits:
                 work()
 
         def when_quiet() -> None:
+            if once not in _waiting:  # a cell that started ran it already
+                return
             quiet = self._clock() - self.changed_at
             if quiet >= SETTLE or self._clock() - started >= MAX_WAIT:
                 once()

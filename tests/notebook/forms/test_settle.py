@@ -69,9 +69,9 @@ def test_decline_and_quiet_fields_answer_at_once():
 def test_a_cell_that_starts_runs_a_waiting_click_first():
     """A synchronous cell run right after the click (``h.result()``) blocks the loop the click waits
     on: the click runs before the cell does, and the answer is not held back."""
-    from IPython.testing.globalipapp import get_ipython
+    from IPython.core.interactiveshell import InteractiveShell
 
-    ip = get_ipython()
+    ip = InteractiveShell.instance()  # the one shell of this test process, as the other tests use
 
     async def person() -> tuple[list, list]:
         got: list = []
