@@ -17,6 +17,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from mcpnb.client.schemacheck import compiled, schema_key
+
 if TYPE_CHECKING:
     from mcpnb.client.elicitation.fields import Field
 
@@ -97,8 +99,6 @@ def _passes(schema: dict[str, Any], content: dict[str, Any]) -> bool:
     Formats are ours, so they are checked here, for a form's own fields; a format anywhere else
     (nested, or a field named ``format``) leaves the verdict to the full check.
     """
-    from mcpnb.client.schemacheck import compiled, schema_key
-
     try:
         if not compiled(schema_key(schema), formats=False).is_valid(content):
             return False
@@ -222,7 +222,7 @@ def _worded(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, str]:
     """:func:`validate` by ``jsonschema``, whose errors say which keyword failed and where."""
     errors: dict[str, str] = {}
     try:
-        validator = _validator(json.dumps(schema, sort_keys=True, default=str))
+        validator = _validator(schema_key(schema))
         found = sorted(validator.iter_errors(content), key=lambda e: (len(e.path), str(e.path)))
     except Exception:
         return _required_missing(schema, content)

@@ -307,7 +307,7 @@ class SamplingPanel:
         }
         for action, button in self.buttons.items():
             button.add_class(f"mcpnb-{action}")
-            button.on_click(lambda _b, a=action: self._click(a))
+            button.on_click(lambda _b, a=action: self.edits.click(a, self.submit))
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         self.widget = w.VBox(
@@ -317,13 +317,6 @@ class SamplingPanel:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
-
-    def _click(self, action: str) -> None:
-        """Sending reads the reply, so it waits for an edit the click may have overtaken."""
-        if action == "accept":
-            self.edits.then(lambda: self.submit(action))
-        else:
-            self.submit(action)
 
     def submit(self, action: str) -> bool:
         """Send the typed reply (an empty one is refused) or reject; ``False`` when nothing was sent."""

@@ -39,6 +39,14 @@ class Edits:
         """A field changed (usable as a traitlets observer)."""
         self.changed_at = self._clock()
 
+    def click(self, action: str, submit: Callable[[str], Any]) -> None:
+        """A form button: ``accept`` sends what the fields hold, so it waits for them to settle;
+        the other answers read no field and go at once."""
+        if action == "accept":
+            self.then(lambda: submit(action))
+        else:
+            submit(action)
+
     def then(self, work: Callable[[], Any]) -> None:
         """Run ``work`` now if the fields are quiet, else on the running loop once they are."""
         try:

@@ -88,7 +88,7 @@ class ElicitationForm:
         }
         for action, button in self.buttons.items():
             button.add_class(f"mcpnb-{action}")
-            button.on_click(lambda _b, a=action: self._click(a))
+            button.on_click(lambda _b, a=action: self.edits.click(a, self.submit))
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         body = [c.box for c in self.controls.values()]
@@ -167,13 +167,6 @@ class ElicitationForm:
             self.status.value = "".join(f'<div style="{ERROR_STYLE}">{esc(x)}</div>' for x in lines)
         else:
             self.status.value = ""
-
-    def _click(self, action: str) -> None:
-        """Accept reads the fields, so it waits for an edit the click may have overtaken."""
-        if action == "accept":
-            self.edits.then(lambda: self.submit(action))
-        else:
-            self.submit(action)
 
     def submit(self, action: str) -> bool:
         """Answer the form as if a button was clicked; ``False`` when nothing was sent.

@@ -69,10 +69,14 @@ class Subscription:
         elif line is not None:  # a terminal keeps what it printed: print only what is new
             print(f"{self.view.server}: {line}", flush=True)
 
+    def ended(self) -> None:
+        """Its display says it no longer watches (the pool has stopped calling it)."""
+        self.view.stopped = True
+        self.refresh()
 
-#: The live subscription of each (server, uri), so ``%mcp unsubscribe`` can mark its display stopped
-#: (a list: the pool allows several watchers; the magic keeps the newest).
-LIVE: dict[tuple[str, str], list[Subscription]] = {}
+
+#: The live subscription of each (server, uri), so ``%mcp unsubscribe`` can mark its display stopped.
+LIVE: dict[tuple[str, str], Subscription] = {}
 
 
 def _target(ctx: Context, words: list[str]) -> tuple[str, str]:
@@ -105,11 +109,11 @@ def subscribe(ctx: Context, ns: argparse.Namespace) -> Any:
     handle = display(view, display_id=True) if current_kernel() is not None else display(view)
     watcher = Subscription(view, handle)
     watcher.stop = ctx.pool.watch(server, uri, watcher)
-    for earlier in LIVE.pop((server, uri), []):  # a cell run again: one display follows, not two
+    earlier = LIVE.get((server, uri))
+    if earlier is not None:  # a cell run again: one display follows, not two
         earlier.stop()
-        earlier.view.stopped = True
-        earlier.refresh()
-    LIVE[(server, uri)] = [watcher]
+        earlier.ended()
+    LIVE[(server, uri)] = watcher
     return None
 
 
@@ -120,8 +124,8 @@ def unsubscribe(ctx: Context, ns: argparse.Namespace) -> Any:
     if not ctx.pool.unwatch(server, uri):
         watched = ", ".join(ctx.pool.watched(server)) or "nothing"
         raise UsageError(f"{server} is not watching {uri!r} (watching: {watched})")
-    for watcher in LIVE.pop((server, uri), []):
-        watcher.view.stopped = True
-        watcher.refresh()
+    watcher = LIVE.pop((server, uri), None)
+    if watcher is not None:
+        watcher.ended()
     print(f"{server}: stopped watching {uri}")
     return None

@@ -34,7 +34,7 @@ def test_log_level_changes_what_the_server_sends(ip, mcp, era):
 def test_subscribe_prints_updates_then_unsubscribe_stops(ip, mcp, era, capsys):
     line(ip, f"serve probe-kit --era {era}")
     line(ip, "subscribe probe probe://status")
-    [watcher] = LIVE[("probe", "probe://status")]
+    watcher = LIVE[("probe", "probe://status")]
     arrived = threading.Event()
     shown = watcher.refresh
 
@@ -62,9 +62,9 @@ def test_subscribing_again_replaces_the_earlier_watcher(ip, mcp, capsys):
     """A cell run twice must not print every update twice: the newest subscription follows it."""
     line(ip, "serve probe-kit")
     line(ip, "subscribe probe probe://status")
-    [first] = LIVE[("probe", "probe://status")]
+    first = LIVE[("probe", "probe://status")]
     line(ip, "subscribe probe probe://status")
-    [second] = LIVE[("probe", "probe://status")]
+    second = LIVE[("probe", "probe://status")]
     assert first is not second and first.view.stopped and not second.view.stopped
     assert mcp.pool.watched("probe") == ["probe://status"]  # still subscribed on the server
     mcp.pool.start_task("probe", "slow_task", {"steps": 1, "delay": 0}).result()
