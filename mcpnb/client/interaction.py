@@ -12,7 +12,6 @@ connection also keeps its calls in flight and the most recent one is taken.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -79,8 +78,7 @@ class Interaction:
         )
         from mcpnb.client.elicitation.policy import apply_policy
 
-        # Off the loop: wording invalid answers imports jsonschema, which can take seconds.
-        outcome = await asyncio.to_thread(apply_policy, schema, policy)
+        outcome = apply_policy(schema, policy)
         return ElicitResult(action=outcome.action, content=outcome.content)
 
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:

@@ -10,8 +10,12 @@ make the client call the network. Imported on first use.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
+
+#: Format checkers that replace the validator's own, as hashable ``(name, check)`` pairs.
+Checkers = tuple[tuple[str, Callable[[Any], bool]], ...]
 
 
 def _refuse(uri: str) -> Any:
@@ -19,11 +23,13 @@ def _refuse(uri: str) -> Any:
 
 
 @lru_cache(maxsize=512)
-def compiled(schema_json: str, *, formats: bool = True) -> Any:
+def compiled(schema_json: str, *, formats: bool = True, checkers: Checkers = ()) -> Any:
     """A compiled validator for a schema given as canonical JSON text (cached: tools repeat)."""
     import jsonschema_rs
 
-    return jsonschema_rs.validator_for(json.loads(schema_json), validate_formats=formats, retriever=_refuse)
+    return jsonschema_rs.validator_for(
+        json.loads(schema_json), validate_formats=formats, formats=dict(checkers) or None, retriever=_refuse
+    )
 
 
 def schema_key(schema: Any) -> str:

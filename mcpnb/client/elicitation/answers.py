@@ -1,20 +1,16 @@
 """Checking a person's answers against the form's schema, with messages a person understands.
 
-Valid answers (the common case) are recognised by ``jsonschema-rs``, compiled; ``jsonschema`` only
-words the problems of invalid ones. Its first import can take seconds (with ``rfc3987-syntax``
-installed, as JupyterLab's own dependencies install it, it compiles a grammar), and answers given in
-code are checked on the runtime loop, where seconds would stall every connection. It is imported
-on first use, or ahead by :func:`prewarm` while a person reads a form. The formats forms use most
-(email, uri, date, date-time) are checked by our own rules so results do not vary with whichever
-optional format packages happen to be installed.
+``jsonschema-rs`` checks, compiled once per form: microseconds, so answers given in code are checked
+on the runtime loop without stalling other connections, and no form waits for ``jsonschema``'s
+import (seconds where ``rfc3987-syntax`` is installed, as JupyterLab's own dependencies install it).
+The formats forms use most (email, uri, date, date-time) are checked by our own rules, so a person
+reads the same verdict, and the same hint, whichever validator version is installed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import math
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.schemacheck import compiled, schema_key
@@ -84,82 +80,20 @@ def _check_datetime(value: object) -> bool:
 _FORMATS = {"email": _check_email, "uri": _check_uri, "date": _check_date, "date-time": _check_datetime}
 
 
-def _format_keys(node: Any) -> int:
-    """How many ``format`` keys a schema holds, at any depth."""
-    if isinstance(node, dict):
-        return sum((key == "format") + _format_keys(value) for key, value in node.items())
-    if isinstance(node, list):
-        return sum(_format_keys(item) for item in node)
-    return 0
+_CHECKERS = tuple(_FORMATS.items())
 
 
-def _passes(schema: dict[str, Any], content: dict[str, Any]) -> bool:
-    """The fast verdict, without ``jsonschema``: False means "let jsonschema say what is wrong".
-
-    Formats are ours, so they are checked here, for a form's own fields; a format anywhere else
-    (nested, or a field named ``format``) leaves the verdict to the full check.
-    """
-    try:
-        if not compiled(schema_key(schema), formats=False).is_valid(content):
-            return False
-    except Exception:  # a schema jsonschema-rs refuses, values it cannot read: the full check decides
-        return False
-    fields = schema.get("properties")
-    formats = {
-        name: prop["format"]
-        for name, prop in (fields.items() if isinstance(fields, dict) else ())
-        if isinstance(prop, dict) and isinstance(prop.get("format"), str)
-    }
-    if len(formats) != _format_keys(schema):
-        return False
-    return all(_FORMATS.get(fmt, _any)(content[name]) for name, fmt in formats.items() if name in content)
-
-
-def _any(value: object) -> bool:
-    return True
-
-
-@lru_cache(maxsize=1)
-def _format_checker() -> Any:
-    """Our own checkers: jsonschema's depend on optional packages, so results would vary by install."""
-    import jsonschema
-
-    checker = jsonschema.FormatChecker(formats=())
-    for name, check in _FORMATS.items():
-        checker.checks(name)(check)
-    return checker
-
-
-@lru_cache(maxsize=128)
-def _validator(schema_json: str) -> Any:
-    import jsonschema
-
-    schema = json.loads(schema_json)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema, format_checker=_format_checker())
-
-
-_prewarmed = False
-
-
-def prewarm() -> None:
-    """Import jsonschema on a daemon thread while the person reads the form.
-
-    The import can take seconds (``rfc3987-syntax`` compiles a grammar); paying it on the Accept click
-    would make the form feel broken.
-    """
-    import threading
-
-    global _prewarmed
-    if _prewarmed:
-        return
-    _prewarmed = True
-
-    def load() -> None:
-        with contextlib.suppress(Exception):  # validation reports its own problems later
-            _format_checker()
-
-    threading.Thread(target=load, name="mcpnb-jsonschema-import", daemon=True).start()
+def _json_native(value: object) -> bool:
+    """Whether a value is one JSON can carry (answers given in code may hold a ``date``, say)."""
+    if value is None or isinstance(value, str | bool | int):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_json_native(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_native(v) for k, v in value.items())
+    return False
 
 
 def _fmt_num(x: Any) -> str:
@@ -182,17 +116,20 @@ _BOUNDS = {
 
 
 def _message(error: Any) -> str:
-    """A sentence a person understands, for the validators forms trip over most."""
-    v, val = error.validator, error.validator_value
-    if v == "format":
-        return f"expected {FORMAT_HINTS.get(val, val)}"
-    if v in _BOUNDS:
+    """A sentence a person understands, for the keywords forms trip over most."""
+    kind = error.kind.name
+    detail = error.kind.as_dict()
+    if kind == "format":
+        fmt = detail.get("format", "")
+        return f"expected {FORMAT_HINTS.get(fmt) or 'a valid ' + str(fmt)}"
+    if kind in _BOUNDS:
+        val = next(iter(detail.values()), "")
         number = _fmt_num(val) if isinstance(val, int | float) else val
-        return _BOUNDS[v].format(val=val, num=number, s="s" if val != 1 else "")
-    if v in ("enum", "const", "oneOf", "anyOf") and not error.path:
+        return _BOUNDS[kind].format(val=val, num=number, s="s" if val != 1 else "")
+    if kind in ("enum", "const", "oneOf", "anyOf") and not list(error.instance_path):
         return "not one of the allowed values"
-    if v == "type":
-        return f"expected {val if isinstance(val, str) else ' or '.join(map(str, val))}"
+    if kind == "type":
+        return "expected " + " or ".join(map(str, detail.get("types", ())))
     return str(error.message)
 
 
@@ -206,32 +143,45 @@ def _required_missing(schema: dict[str, Any], content: dict[str, Any]) -> dict[s
 def validate(schema: Any, content: Any) -> dict[str, str]:
     """Field name → first problem, ``""`` for problems of the whole answer; empty when valid.
 
-    A schema ``jsonschema`` cannot use (unknown types, bad patterns) is only checked for required
+    A schema that cannot be compiled (unknown types, bad patterns) is only checked for required
     fields: the server validates again, and a person must never be stuck in front of a form.
     """
     if not isinstance(schema, dict):
         return {}
     if not isinstance(content, dict):
         return {"": "expected an object"}
-    if _passes(schema, content):
-        return {}
-    return _worded(schema, content)
-
-
-def _worded(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, str]:
-    """:func:`validate` by ``jsonschema``, whose errors say which keyword failed and where."""
-    errors: dict[str, str] = {}
+    foreign = {k: _not_json(schema, k, v) for k, v in content.items() if not _json_native(v)}
+    readable = {k: v for k, v in content.items() if k not in foreign}
     try:
-        validator = _validator(schema_key(schema))
-        found = sorted(validator.iter_errors(content), key=lambda e: (len(e.path), str(e.path)))
+        check = compiled(schema_key(schema), checkers=_CHECKERS)
+        if not foreign and check.is_valid(readable):
+            return {}
+        found = sorted(check.iter_errors(readable), key=lambda e: len(e.instance_path))
     except Exception:
-        return _required_missing(schema, content)
+        return {**_required_missing(schema, content), **foreign}
+    return _worded(found, schema, content, foreign)
+
+
+def _not_json(schema: dict[str, Any], name: str, value: object) -> str:
+    """What to say of a value JSON cannot carry: the field's type, and the Python type given."""
+    fields = schema.get("properties")
+    prop = fields.get(name) if isinstance(fields, dict) else None
+    types = prop.get("type") if isinstance(prop, dict) else None
+    wanted = " or ".join(map(str, types)) if isinstance(types, list) else types or "a JSON value"
+    return f"expected {wanted}, not a {type(value).__name__}"
+
+
+def _worded(
+    found: list[Any], schema: dict[str, Any], content: dict[str, Any], first: dict[str, str]
+) -> dict[str, str]:
+    """One message per field from the validator's errors, shallowest first, ``first`` ahead of them."""
+    errors = dict(first)
     for error in found:
-        if error.validator == "required" and not error.path:
+        path = list(error.instance_path)
+        if error.kind.name == "required" and not path:
             for name, msg in _required_missing(schema, content).items():
                 errors.setdefault(name, msg)
             continue
-        path = list(error.absolute_path)
         key = str(path[0]) if path else ""
         if key in errors:
             continue

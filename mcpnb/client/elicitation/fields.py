@@ -2,7 +2,7 @@
 
 Both the widget form and the text fallback read this model, so a schema shape is interpreted once.
 Anything the model cannot represent faithfully becomes kind ``json`` (edited as JSON text and
-validated with ``jsonschema``): a lossy widget would silently send something the server did not ask for.
+validated against the schema): a lossy widget would silently send something the server did not ask for.
 """
 
 from __future__ import annotations

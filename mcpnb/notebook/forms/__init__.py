@@ -1,6 +1,6 @@
 """People in the loop: elicitation forms, URL consent, sampling panels, progress and logs.
 
-Importing this package is cheap: ipywidgets and jsonschema load when a form is built or validated,
+Importing this package is cheap: ipywidgets loads when a form is built, the validator when one is checked,
 so terminals and headless runs (text fallback, policies) never pay for them.
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcpnb.client.elicitation.answers import prewarm, validate
+from mcpnb.client.elicitation.answers import validate
 from mcpnb.client.elicitation.fields import Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome
 from mcpnb.notebook.forms.controls import ERROR_STYLE, HELP_STYLE, Control, shown
@@ -58,7 +58,6 @@ class ElicitationForm:
         self.server = server or "The server"
         self.on_done = on_done
         self.fields = fields_from_schema(self.schema)
-        prewarm()
         self.outcome: FormOutcome | None = None
         self.errors: dict[str, str] = {}
 
