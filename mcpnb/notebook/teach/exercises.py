@@ -102,7 +102,10 @@ def _find(name: str) -> Exercise:
 
 def check(name: str, value: Any) -> Verdict:
     """Check ``value`` as the answer to exercise ``name`` and say what you think of it."""
-    ex = _find(name)
+    try:
+        ex = _find(name)
+    except KeyError as unknown:  # a mistyped name: say so in the cell, and Run All goes on
+        return Verdict(name, False, unknown.args[0])
     if _unanswered(value):
         return Verdict(
             name, None, f"not answered yet: replace `...` with your answer (`teach.hint({name!r})` helps)"
@@ -139,7 +142,10 @@ class Hint:
 
 def hint(name: str) -> Hint:
     """The next hint for exercise ``name`` (each call reveals one more)."""
-    ex = _find(name)
+    try:
+        ex = _find(name)
+    except KeyError as unknown:
+        return Hint(name, unknown.args[0])
     if ex.shown >= len(ex.hints):
         where = SOLUTIONS + (ex.notebook.replace(".ipynb", ".md") if ex.notebook else "")
         return Hint(name, f"no more hints; the worked solution is in `{where}`")
