@@ -46,6 +46,11 @@ class ToolResult:
             sdk_result=result,
         )
 
+    @property
+    def label(self) -> str:
+        """``server.tool``; the server alone for an attached task's result (its tool is unknown)."""
+        return f"{self.server}.{self.tool}" if self.tool else self.server
+
     @cached_property
     def raw(self) -> dict[str, Any]:
         """The result as it travelled on the wire (camelCase keys)."""
@@ -117,7 +122,7 @@ class ToolResult:
     def __repr__(self) -> str:
         status = "error" if self.is_error else "ok"
         badge = {None: "", True: ", schema ✓", False: ", schema ⚠"}[self.schema_valid]
-        head = f"<ToolResult {self.server}.{self.tool} {status} in {self.elapsed * 1000:.0f} ms{badge}>"
+        head = f"<ToolResult {self.label} {status} in {self.elapsed * 1000:.0f} ms{badge}>"
         body = self.text or (
             json.dumps(self.structured, default=str)[:500] if self.structured is not None else ""
         )

@@ -42,7 +42,7 @@ def handle_html(handle: TaskHandle) -> str:
     body = "".join(
         f'<tr><th style="text-align:left;padding-right:1em">{k}</th><td>{v}</td></tr>' for k, v in rows
     )
-    title = html.escape(f"{handle.server}.{handle.tool or '?'}")
+    title = html.escape(handle.label)
     return f"<div><b>Task {title}</b><table>{body}</table></div>"
 
 
@@ -95,7 +95,7 @@ class TaskView:
         """Copy the handle's last known state into the widgets."""
         h = self.handle
         color = _COLORS.get(h.status, "#6e7781")
-        self.title.value = f"<b>{html.escape(h.server)}.{html.escape(h.tool or '?')}</b>&nbsp;"
+        self.title.value = f"<b>{html.escape(h.label)}</b>&nbsp;"
         self.status.value = f'<span style="color:{color};font-weight:bold">{html.escape(h.status)}</span>'
         outcome = outcome_text(h)
         self.message.value = " — ".join(x for x in (h.status_message, outcome) if x)

@@ -134,6 +134,11 @@ class TaskHandle:
 
     # ------------------------------------------------------------------ last known state
     @property
+    def label(self) -> str:
+        """``server.tool``; the server alone for an attached task (neither wire names its tool)."""
+        return f"{self.server}.{self.tool}" if self.tool else self.server
+
+    @property
     def state(self) -> TaskState:
         return self._state
 
@@ -368,7 +373,7 @@ class TaskHandle:
         if schema is None:
             schema = self.peer.output_schema(self.tool)
         return ToolResult.from_sdk(
-            self.server, self.tool or "?", result, elapsed=self.elapsed, output_schema=schema
+            self.server, self.tool or "", result, elapsed=self.elapsed, output_schema=schema
         )
 
     async def _wait(self, timeout: float | None) -> ToolResult:
@@ -381,7 +386,7 @@ class TaskHandle:
                 raise self._failure
             if self._state.status == "cancelled":
                 raise TaskCancelledError(
-                    f"task {self.task_id!r} ({self.server}.{self.tool}) was cancelled; it has no result"
+                    f"task {self.task_id!r} ({self.label}) was cancelled; it has no result"
                 )
             if self._unanswered and self._state.status == "input_required":
                 questions = self._state.input_requests or {}
@@ -389,7 +394,7 @@ class TaskHandle:
                     str((r.get("params") or {}).get("message", key)) for key, r in questions.items()
                 )
                 raise TaskInputRequiredError(
-                    f"task {self.task_id!r} ({self.server}.{self.tool}) waits for answers ({asked}); "
+                    f"task {self.task_id!r} ({self.label}) waits for answers ({asked}); "
                     "answer with handle.respond({key: {'action': 'accept', 'content': {...}}}) "
                     "or start it with an answer callback",
                     dict(questions),
@@ -402,7 +407,7 @@ class TaskHandle:
                 await asyncio.wait_for(changed.wait(), remaining)
             except TimeoutError:
                 raise TaskTimeoutError(
-                    f"task {self.task_id!r} ({self.server}.{self.tool}) is still {self.status} after "
+                    f"task {self.task_id!r} ({self.label}) is still {self.status} after "
                     f"{timeout:g} s; it keeps running: wait again, or cancel it"
                 ) from None
 

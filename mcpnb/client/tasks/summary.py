@@ -48,7 +48,6 @@ def outcome_text(handle: TaskHandle) -> str | None:
 
 def describe_handle(handle: TaskHandle) -> str:
     """One line: who, which task, status, times, message, outcome."""
-    who = f"{handle.server}.{handle.tool or '?'}"
     status, ago = handle.status, handle.heard_ago
     if ago is not None and ago >= STALE_AFTER:
         status += f" as of {seconds(ago)} ago (.refresh() asks the server)"
@@ -64,4 +63,4 @@ def describe_handle(handle: TaskHandle) -> str:
     if outcome:
         parts.append(outcome)
     ident = handle.task_id[:8] if handle.task_id else "(no task)"
-    return f"<TaskHandle {who} {ident} " + " · ".join(parts) + ">"
+    return f"<TaskHandle {handle.label} {ident} " + " · ".join(parts) + ">"

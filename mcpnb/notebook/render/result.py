@@ -95,10 +95,10 @@ def _header(result: Any) -> tuple[str, str]:
     ms = f"{result.elapsed * 1000:.0f} ms"
     schema_html, schema_text = schema_badge(result)
     html = (
-        f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(result.server)}.{esc(result.tool)}</span>'
+        f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(result.label)}</span>'
         f'{status}<span class="mcpnb-dim">{esc(ms)}</span>{schema_html}</div>'
     )
-    text = f"{result.server}.{result.tool} · {'error' if result.is_error else 'ok'} · {ms}"
+    text = f"{result.label} · {'error' if result.is_error else 'ok'} · {ms}"
     return html, text + (f" · {schema_text}" if schema_text else "")
 
 
@@ -122,7 +122,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     if result.is_error:
         body_html = (
             f'<div class="mcpnb-error"><div class="mcpnb-error-title">The server reported an error from '
-            f"<code>{esc(result.tool)}</code></div>{body_html or esc('(no message)')}</div>"
+            f"<code>{esc(result.label)}</code></div>{body_html or esc('(no message)')}</div>"
         )
         texts.insert(0, "The server reported an error:")
     if structured is not None:

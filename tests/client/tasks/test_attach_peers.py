@@ -39,7 +39,9 @@ def test_a_fastmcp_task_followed_from_another_connection(pool: Any, fastmcp_url:
     asks = pool.call("fm", "greet", task=True)  # never awaited here: its question waits
     attached = pool.attach_task("other", asks.task_id)
     assert attached.tool is None and attached.server == "other"
-    assert "Hello, Ada!" in attached.result(timeout=60).text
+    assert repr(attached).startswith(f"<TaskHandle other {asks.task_id[:8]} ")  # no tool to name
+    answered = attached.result(timeout=60)
+    assert "Hello, Ada!" in answered.text and repr(answered).startswith("<ToolResult other ok ")
     assert person.asked_by == ["other"]  # answered with tasks/update through the attaching connection
 
     long = pool.call("fm", "crawl", task=True)
