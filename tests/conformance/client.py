@@ -5,6 +5,8 @@ this script with the server's URL as the last argument, the scenario name in
 ``MCP_CONFORMANCE_SCENARIO`` and, for some auth scenarios, a JSON ``MCP_CONFORMANCE_CONTEXT``.
 Everything goes through the public :class:`mcpnb.Pool`: connect, list the tools, call the one the
 scenario expects. Exit 0 when that worked; the runner judges the rest from what the server saw.
+Authorization-code scenarios sign in as a person would: mcpnb shows the link and listens on its
+loopback redirect; :func:`browse` plays the browser that opens the link.
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
+from mcpnb.client.auth import set_authorization_ui
 from mcpnb.client.interaction import Interaction
 from mcpnb.client.pool import Pool
 
@@ -38,7 +43,39 @@ def server_config(scenario: str, context: dict[str, Any]) -> dict[str, Any]:
             "client_id": context["client_id"],
             "client_secret": context["client_secret"],
         }
+    elif scenario.startswith("auth/"):
+        config["auth"] = {"type": "oauth", "flow": "authorization_code"}
+        if "client_id" in context:  # pre-registration: the runner says which client to be
+            config["auth"]["client_id"] = context["client_id"]
+            if context.get("client_secret"):
+                config["auth"]["client_secret"] = context["client_secret"]
     return config
+
+
+def browse(url: str) -> None:
+    """The person's browser: open the authorization link, approve, follow the redirects home.
+
+    The scenario's authorization server approves at once and redirects to mcpnb's loopback
+    listener, which is where the code must arrive. The browser is its own thread, as a browser is
+    its own program: mcpnb shows the link and goes on listening. Only loopback addresses are opened.
+    """
+    threading.Thread(target=_follow, args=(url,), name="browser", daemon=True).start()
+
+
+def _follow(url: str) -> None:
+    import httpx2
+
+    log("browser opens", url)
+    with httpx2.Client(timeout=10) as browser:
+        for _ in range(5):
+            if urlsplit(url).hostname not in ("localhost", "127.0.0.1"):
+                raise RuntimeError(f"refusing to open {url}: not a loopback address")
+            response = browser.get(url)
+            if not response.is_redirect:
+                log("browser landed:", response.status_code, response.text[:120])
+                return
+            url = urljoin(url, response.headers["location"])
+        raise RuntimeError("too many redirects")
 
 
 def main(argv: list[str]) -> int:
@@ -50,6 +87,7 @@ def main(argv: list[str]) -> int:
     url = argv[-1]
     log(f"scenario {scenario!r}, server {url}")
 
+    set_authorization_ui(show_link=browse, mode="listener", timeout=30)
     pool = Pool()
     pool.interaction = Interaction(policy="defaults")
     try:

@@ -34,6 +34,23 @@ SCENARIOS = [
     "elicitation-sep1034-client-defaults",
     "sse-retry",
     "auth/client-credentials-basic",
+    # authorization code + PKCE: discovery, registration, token endpoint authentication, scopes.
+    # client.py's "browser" opens the link mcpnb shows, the scenario approves, and the code comes
+    # back through mcpnb's loopback listener, as it does for a person.
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/2025-03-26-oauth-endpoint-fallback",
 ]
 
 #: The runner kills a client after this long (its own default is 30 s); the test waits a bit more.
