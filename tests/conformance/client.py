@@ -45,6 +45,8 @@ def server_config(scenario: str, context: dict[str, Any]) -> dict[str, Any]:
         }
     elif scenario.startswith("auth/"):
         config["auth"] = {"type": "oauth", "flow": "authorization_code"}
+        if scenario == "auth/basic-cimd":  # the URL the scenario's authorization server expects
+            config["auth"]["client_metadata_url"] = "https://conformance-test.local/client-metadata.json"
         if "client_id" in context:  # pre-registration: the runner says which client to be
             config["auth"]["client_id"] = context["client_id"]
             if context.get("client_secret"):

@@ -50,6 +50,7 @@ SCENARIOS = [
     "auth/token-endpoint-auth-post",
     "auth/token-endpoint-auth-none",
     "auth/pre-registration",
+    "auth/basic-cimd",  # a URL-based client id: auth.client_metadata_url
     "auth/2025-03-26-oauth-endpoint-fallback",
 ]
 

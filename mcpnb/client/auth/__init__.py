@@ -104,6 +104,7 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
         client_secret=secret,
         scope=auth.scope,
         redirect_port=getattr(auth, "redirect_port", None),
+        client_metadata_url=auth.client_metadata_url,
     )
 
 
@@ -115,7 +116,13 @@ def _storage(config: ServerConfig, secret: str | None) -> Any:
     # Keyed by everything that makes tokens interchangeable: a changed client, secret or scope starts
     # afresh (a wrong secret must fail, not ride on tokens an earlier right one obtained).
     return memory_storage(
-        config.name, config.url, auth.flow, auth.client_id or "", auth.scope or "", _fingerprint(secret)
+        config.name,
+        config.url,
+        auth.flow,
+        auth.client_id or "",
+        auth.client_metadata_url or "",
+        auth.scope or "",
+        _fingerprint(secret),
     )
 
 

@@ -246,6 +246,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         client_secret: str | None = None,
         scope: str | None = None,
         redirect_port: int | None = None,
+        client_metadata_url: str | None = None,
     ) -> None:
         port = redirect_port or _stored_loopback_port(storage) or _free_port()
         self.redirect_uri = f"http://{HOST}:{port}/callback"
@@ -257,7 +258,14 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             client_name="mcpnb",
             scope=scope,
         )
-        super().__init__(server_url, metadata, storage, self._show_link, self._receive_code)
+        super().__init__(
+            server_url,
+            metadata,
+            storage,
+            self._show_link,
+            self._receive_code,
+            client_metadata_url=client_metadata_url,
+        )
         self._setup(server, client_id, client_secret, scope)
         self._fixed_client_info = (
             OAuthClientInformationFull(

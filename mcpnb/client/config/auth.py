@@ -32,6 +32,9 @@ class AuthConfig:
     client_secret: str | None = None
     client_secret_env: str | None = None
     scope: str | None = None
+    # a URL-based client id (a Client ID Metadata Document): used where the authorization server
+    # supports it, instead of registering a client
+    client_metadata_url: str | None = None
     token_storage: Literal["memory", "file"] = "memory"
     # Where this auth belongs, so resolve_* errors can say which server and file need fixing.
     server_name: str | None = field(default=None, compare=False)

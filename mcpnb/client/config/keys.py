@@ -46,6 +46,7 @@ AUTH_ALIASES: dict[str, str] = {
     "clientSecret": "client_secret",
     "clientSecretEnv": "client_secret_env",
     "tokenStorage": "token_storage",
+    "clientMetadataUrl": "client_metadata_url",
 }
 # The original plan's .mcp.json format (shared with other MCP clients) counts these camelCase time keys
 # in milliseconds; every snake_case key and every ``...Sec`` spelling is in seconds.

@@ -48,7 +48,15 @@ _REACH = {
 _AUTH_FIELDS_BY_TYPE = {
     "bearer": {"token", "token_env"},
     "basic": {"username", "password", "password_env"},
-    "oauth": {"flow", "client_id", "client_secret", "client_secret_env", "scope", "token_storage"},
+    "oauth": {
+        "flow",
+        "client_id",
+        "client_secret",
+        "client_secret_env",
+        "scope",
+        "token_storage",
+        "client_metadata_url",
+    },
 }
 
 
@@ -229,6 +237,17 @@ def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any,
     raise where(f"transport {given!r} needs {need}", "transport", suggestion=inferred)
 
 
+def _client_metadata_url(url: str, where: _Where) -> None:
+    """The authorization server fetches the client's metadata from it: https, and a document's path."""
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not parts.netloc or parts.path in ("", "/"):
+        raise where(
+            f"{url!r} is not where a client metadata document can live: give an https:// address with a "
+            "path, like https://example.com/mcpnb/client.json",
+            "auth.client_metadata_url",
+        )
+
+
 def _auth(
     raw: Mapping[str, Any], where: _Where, expand_at: Callable[..., str], source: str | None, name: str
 ) -> AuthConfig:
@@ -255,4 +274,10 @@ def _auth(
         if not values.get("client_id"):
             raise where("the client_credentials flow needs a 'client_id'", "auth")
         one_of("client_secret", "client_secret_env")
+        if "client_metadata_url" in values:
+            raise where(
+                "applies to the authorization_code flow, where a person signs in", "auth.client_metadata_url"
+            )
+    if "client_metadata_url" in values:
+        _client_metadata_url(values["client_metadata_url"], where)
     return AuthConfig(**values, server_name=name, source=source)

@@ -28,6 +28,23 @@ from .helpers import PASSWORD, TOKEN, assert_located, config_error
         ({"token": "abcd"}, "auth.type"),
         ({"type": "jwt"}, "auth.type"),
         ({"type": "oauth", "flow": "implicit"}, "auth.flow"),
+        (
+            {
+                "type": "oauth",
+                "client_id": "c",
+                "client_secret": "s",
+                "client_metadata_url": "https://h/c.json",
+            },
+            "auth.client_metadata_url",
+        ),
+        (
+            {"type": "oauth", "flow": "authorization_code", "clientMetadataUrl": "http://h/c.json"},
+            "auth.clientMetadataUrl",
+        ),
+        (
+            {"type": "oauth", "flow": "authorization_code", "client_metadata_url": "https://h/"},
+            "auth.client_metadata_url",
+        ),
     ],
 )
 def test_auth_validation(auth: dict[str, Any], key: str) -> None:
@@ -45,6 +62,17 @@ def test_valid_auth_shapes() -> None:
     kinds = [ServerConfig.from_dict("s", {"url": "http://h/mcp", "auth": a}).auth for a in ok]
     assert [a.type for a in kinds if a] == ["bearer", "basic", "oauth", "oauth"]
     assert kinds[2] is not None and (kinds[2].client_secret_env, kinds[2].token_storage) == ("S", "file")
+
+
+def test_a_client_metadata_document_url_is_taken_and_checked() -> None:
+    """A URL-based client id (CIMD): the authorization server fetches it, so https and a path."""
+    url = "https://example.com/mcpnb/client.json"
+    auth = {"type": "oauth", "flow": "authorization_code", "clientMetadataUrl": url}
+    taken = ServerConfig.from_dict("s", {"url": "http://h/mcp", "auth": auth}).auth
+    assert taken is not None and taken.client_metadata_url == url and url in repr(taken)
+    bad = {**auth, "clientMetadataUrl": "http://example.com/c.json"}
+    err = config_error(ServerConfig.from_dict, "s", {"url": "http://h/mcp", "auth": bad}, source="f.json")
+    assert "https:// address with a path" in str(err)
 
 
 def test_authorization_header_and_auth_together() -> None:
