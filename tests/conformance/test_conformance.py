@@ -52,6 +52,10 @@ SCENARIOS = [
     "auth/pre-registration",
     "auth/basic-cimd",  # a URL-based client id: auth.client_metadata_url
     "auth/2025-03-26-oauth-endpoint-fallback",
+    # the draft's: refuse a protected resource that names another server; offline_access
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
 ]
 
 #: The runner kills a client after this long (its own default is 30 s); the test waits a bit more.
