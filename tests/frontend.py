@@ -25,7 +25,8 @@ class Frontend:
         self.kc = kc
         self.models: dict[str, dict[str, Any]] = {}
         self.opened_by: dict[str, str] = {}
-        self.displayed: dict[str, list[str]] = {}
+        self.displayed: dict[str, list[str]] = {}  # widget models shown, by cell
+        self.displays: dict[str, list[dict[str, Any]]] = {}  # display_data bundles, by cell
         self.stdout: dict[str, str] = {}
         self.results: dict[str, dict[str, Any]] = {}  # execute_result data, by cell
         self.by_display_id: dict[str, dict[str, Any]] = {}  # latest data of each display_id
@@ -54,6 +55,8 @@ class Frontend:
             elif kind == "comm_msg" and content["data"].get("method") == "update":
                 self.models.setdefault(content["comm_id"], {}).update(content["data"]["state"])
             elif kind in ("display_data", "update_display_data"):
+                if kind == "display_data":
+                    self.displays.setdefault(parent, []).append(content["data"])
                 view = content["data"].get("application/vnd.jupyter.widget-view+json")
                 if view and kind == "display_data":
                     self.displayed.setdefault(parent, []).append(view["model_id"])

@@ -1,0 +1,69 @@
+"""Signing in with OAuth (authorization code) from a notebook cell, in a real kernel.
+
+The sign-in runs on mcpnb's runtime thread while the cell waits in ``%mcp connect --config``: the link
+must reach the cell's output from there, and in paste mode the prompt must reach the frontend as a
+password-style ``input_request`` from a worker thread. The test is the person: it reads the link in
+the output, opens it (the authorization server approves at once), and either lets the browser
+follow the redirect to mcpnb's loopback listener or pastes the address it was sent to.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.frontend import Frontend, input_request
+from tests.servers.oauth_server import OAuthServers
+
+LINK = re.compile(r'href="([^"]+)"')
+
+
+def _sign_in_link(fe: Frontend, cell: str) -> str:
+    def link() -> str | None:
+        for display in fe.displays.get(cell, []):
+            found = LINK.search(display.get("text/html", ""))
+            if found:
+                return found.group(1).replace("&amp;", "&")
+        return None
+
+    return fe.wait_for(link, timeout=30, what="the sign-in link in the cell's output")
+
+
+@pytest.mark.parametrize("mode", ["listener", "paste"])
+def test_a_person_signs_in_from_a_cell(kernel: Any, tmp_path: Any, mode: str) -> None:
+    fe = Frontend(kernel)
+    with OAuthServers() as servers:
+        config = tmp_path / "mcp.json"
+        auth = {"type": "oauth", "flow": "authorization_code"}
+        config.write_text(json.dumps({"mcpServers": {"secure": {"url": servers.mcp_url, "auth": auth}}}))
+        setup = f"import os; os.environ['MCPNB_OAUTH_REDIRECT'] = {mode!r}\n%load_ext mcpnb"
+        assert fe.reply(fe.execute(setup))["status"] == "ok"
+
+        cell = fe.execute(f"%mcp connect --config {config}", allow_stdin=True)
+        link = _sign_in_link(fe, cell)
+        assert link.startswith(f"{servers.issuer}/authorize?") and "code_challenge=" in link
+        approved = httpx2.get(link, follow_redirects=False)  # the person approves
+        redirect = approved.headers["location"]
+        assert approved.status_code == 302 and redirect.startswith("http://127.0.0.1:")
+        if mode == "listener":
+            page = httpx2.get(redirect)  # the browser follows it home, to mcpnb's listener
+            assert page.status_code == 200 and "You can close this tab" in page.text
+        else:
+            prompt = input_request(kernel, cell, between=fe.pump)
+            assert prompt["password"] is True and "paste the address" in prompt["prompt"]
+            kernel.input(redirect)  # the browser could not load it: the person pastes its address
+
+        assert fe.reply(cell)["status"] == "ok"
+        table = fe.results[cell]["text/plain"]
+        assert re.search(r"^secure\s+http\s+connected\b", table, re.M), table
+        code = redirect.split("code=")[1].split("&")[0]
+        assert code not in json.dumps(fe.displays.get(cell, [])) + table  # never echoed
+
+        call = fe.execute("r = %mcp call secure.whoami\nprint(r.text)")
+        assert fe.reply(call)["status"] == "ok"
+        assert fe.stdout[call].strip().startswith("dyn-")  # the client it registered, signed in
+        fe.reply(fe.execute("%mcp disconnect secure"))  # so the servers need not wait for its stream
