@@ -51,8 +51,10 @@ class SessionCallbacks:
     def _on_sdk_log(self, line: str) -> None:
         self.emit("sdk", line)
 
-    def _on_response(self, status: int, request_headers: Any, message: str | None = None) -> None:
-        requests.note_response(self, status, request_headers, message)
+    def _on_response(
+        self, status: int, request_headers: Any, message: str | None = None, challenge: str | None = None
+    ) -> None:
+        requests.note_response(self, status, request_headers, message, challenge)
 
     async def _on_message(self, message: Any) -> None:
         """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``),

@@ -285,7 +285,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return str(auth_failure)
         if self.http_status in (401, 403):
             target, sent = self.safe(self.config.target), self.config.sends_credentials
-            return str(AuthError.from_status(self.name, self.http_status, target, sent_credentials=sent))
+            oauth = self.http_answer is not None and self.http_answer.oauth
+            return str(
+                AuthError.from_status(self.name, self.http_status, target, sent_credentials=sent, oauth=oauth)
+            )
         status = http_status_of(exc) or (self.http_status if _answered_with_an_error(exc) else None)
         if status is not None and status >= 400:
             answer = self.http_answer

@@ -86,10 +86,20 @@ class AuthError(McpnbError):
         super().__init__(f"server {server!r}: {message}" if server else message)
 
     @classmethod
-    def from_status(cls, server: str, status: int, url: str, *, sent_credentials: bool = True) -> AuthError:
-        """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status."""
+    def from_status(
+        cls, server: str, status: int, url: str, *, sent_credentials: bool = True, oauth: bool = False
+    ) -> AuthError:
+        """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status.
+
+        ``oauth``: the 401 pointed to OAuth metadata, so the way in is signing in, not a token.
+        """
         what = "Unauthorized" if status == 401 else "Forbidden"
-        if status == 401 and not sent_credentials:
+        if status == 401 and not sent_credentials and oauth:
+            why = (
+                'the server signs people in with OAuth: give it auth {"type": "oauth", "flow": '
+                f'"authorization_code"}} (in a notebook: %mcp connect {server} {url} --oauth)'
+            )
+        elif status == 401 and not sent_credentials:
             why = (
                 "the server asks for credentials and none were sent; give them in its auth settings "
                 "(auth with token or token_env, or an Authorization header)"

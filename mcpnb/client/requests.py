@@ -73,12 +73,15 @@ class HttpAnswer:
 
     status: int
     message: str | None
+    oauth: bool = False  # a 401 whose challenge points to OAuth metadata: the server signs people in
 
     def text(self) -> str:
         return f"HTTP {self.status}" + (f" from the server: {self.message}" if self.message else "")
 
 
-def note_response(conn: Connection, status: int, request_headers: Any, message: str | None) -> None:
+def note_response(
+    conn: Connection, status: int, request_headers: Any, message: str | None, challenge: str | None = None
+) -> None:
     """Every HTTP response (on the transport's task): remember errors, spot a forgotten session.
 
     A server that forgot our session answers 404 (the spec) or 400 with a message that says so
@@ -90,11 +93,19 @@ def note_response(conn: Connection, status: int, request_headers: Any, message: 
             answers.clear()  # the request's last answer was not an error (an auth retry went through)
         return
     conn.http_status = status
-    conn.http_answer = answer = HttpAnswer(status, conn.safe(message) if message else None)
+    conn.http_answer = answer = HttpAnswer(
+        status, conn.safe(message) if message else None, oauth=signs_in_with_oauth(challenge)
+    )
     if answers is not None:
         answers.append(answer)
     if request_headers.get("mcp-session-id") and unknown_session(status, message):
         conn.session_expired = True
+
+
+def signs_in_with_oauth(challenge: str | None) -> bool:
+    """A ``WWW-Authenticate`` that names protected-resource metadata (RFC 9728): how an MCP server
+    says "sign in with OAuth" (the authorization spec), as opposed to wanting some static token."""
+    return bool(challenge) and "resource_metadata" in str(challenge).lower()
 
 
 def unknown_session(status: int, message: str | None) -> bool:
@@ -177,6 +188,7 @@ async def request(
                 status,
                 conn.safe(conn.config.target),
                 sent_credentials=conn.config.sends_credentials,
+                oauth=answer is not None and answer.oauth,
             ) from None
         if over_message_limit(exc):  # only this answer's stream ended: the session goes on
             raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
-#: ``(status, request_headers, server_message)`` for every HTTP response; the message is read from
-#: the body of error responses only (a JSON-RPC error's ``message``, else the first text).
-ResponseHook = Callable[[int, Any, str | None], None]
+#: ``(status, request_headers, server_message, challenge)`` for every HTTP response; the message is
+#: read from the body of error responses only (a JSON-RPC error's ``message``, else the first text),
+#: the challenge is a 401's ``WWW-Authenticate`` header (it says whether the server signs in with OAuth).
+ResponseHook = Callable[[int, Any, str | None, str | None], None]
 #: Called with any exception the HTTP layer raises (refused, reset, a stream cut mid-body), including
 #: on background streams the SDK retries silently: it is how a dead server is seen at once.
 FailureHook = Callable[[BaseException], None]
@@ -53,7 +54,7 @@ async def open_target(
 ) -> AsyncIterator[Any]:
     """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit.
 
-    ``on_response(status, request_headers, message)`` sees every HTTP response: the SDK reports a
+    ``on_response(status, request_headers, message, challenge)`` sees every HTTP response: the SDK reports a
     401, a 500 or an expired session only as a generic JSON-RPC error, and the status and the
     server's own words are what tell them apart. ``on_failure(exc)`` sees transport errors.
     """
@@ -169,8 +170,10 @@ def _http_client(
     if on_response is not None:
 
         async def hook(response: Any) -> None:
-            message = await server_message(response) if response.status_code >= 400 else None
-            on_response(response.status_code, response.request.headers, message)
+            status = response.status_code
+            message = await server_message(response) if status >= 400 else None
+            challenge = response.headers.get("www-authenticate") if status == 401 else None
+            on_response(status, response.request.headers, message, challenge)
 
         client.event_hooks["response"].append(hook)
     return client

@@ -20,7 +20,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, OAuthServers  # tests/ is on sys.path
+from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, OAuthServers, Person  # tests/ is on sys.path
 
 from mcpnb.client.auth import (
     AuthError,
@@ -97,31 +97,6 @@ def auth_error(cfg: ServerConfig, auth: httpx2.Auth | None = None) -> AuthError:
     found = [leaf for leaf in leaves(info.value) if isinstance(leaf, AuthError)]
     assert found, f"expected an AuthError, got {info.value!r}"
     return found[0]
-
-
-class Person:
-    """Plays the person: opens the shown link; the authorization server approves at once."""
-
-    def __init__(self, follow: bool) -> None:
-        self.follow = follow
-        self.links: list[str] = []
-        self.pages: list[httpx2.Response] = []
-        self.done = threading.Event()
-
-    def show_link(self, url: str) -> None:
-        self.links.append(url)
-        if self.follow:  # a browser: follows the redirect to the loopback listener (on another thread)
-            threading.Thread(target=self._browse, args=(url,), name="browser", daemon=True).start()
-
-    def _browse(self, url: str) -> None:
-        self.pages.append(httpx2.get(url, follow_redirects=True, timeout=10))
-        self.done.set()
-
-    def read_redirect(self) -> str:
-        """What the person pastes: the address the browser was sent to (nothing listens there)."""
-        response = httpx2.get(self.links[-1], follow_redirects=False, timeout=10)
-        assert response.status_code == 302
-        return response.headers["location"]
 
 
 # --- client credentials -------------------------------------------------------------------------

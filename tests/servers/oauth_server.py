@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+import httpx2
 import uvicorn
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
@@ -355,6 +356,31 @@ class OAuthServers:
             self._thread.join(10)
         for _, sock in self._servers:
             sock.close()
+
+
+class Person:
+    """Plays the person: opens the shown link; the authorization server approves at once."""
+
+    def __init__(self, follow: bool) -> None:
+        self.follow = follow
+        self.links: list[str] = []
+        self.pages: list[httpx2.Response] = []
+        self.done = threading.Event()
+
+    def show_link(self, url: str) -> None:
+        self.links.append(url)
+        if self.follow:  # a browser: follows the redirect to the loopback listener (on another thread)
+            threading.Thread(target=self._browse, args=(url,), name="browser", daemon=True).start()
+
+    def _browse(self, url: str) -> None:
+        self.pages.append(httpx2.get(url, follow_redirects=True, timeout=10))
+        self.done.set()
+
+    def read_redirect(self) -> str:
+        """What the person pastes: the address the browser was sent to (nothing listens there)."""
+        response = httpx2.get(self.links[-1], follow_redirects=False, timeout=10)
+        assert response.status_code == 302
+        return response.headers["location"]
 
 
 def main() -> None:

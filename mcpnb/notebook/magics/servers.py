@@ -55,7 +55,13 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
     if ns.command:
         if ns.url:
             raise UsageError("give either a URL or '-- COMMAND ARGS', not both")
-        for flag, given in (("--header", headers), ("--bearer-env", ns.bearer_env), ("--sse", ns.sse)):
+        http_only = (
+            ("--header", headers),
+            ("--bearer-env", ns.bearer_env),
+            ("--oauth", ns.oauth),
+            ("--sse", ns.sse),
+        )
+        for flag, given in http_only:
             if given:
                 raise UsageError(f"{flag} is for HTTP/SSE servers; this one is started as a command")
         options.update(command=ns.command[0], args=list(ns.command[1:]))
@@ -76,8 +82,12 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
         options["transport"] = "sse"
     if headers:
         options["headers"] = headers
+    if ns.bearer_env and ns.oauth:
+        raise UsageError("--bearer-env or --oauth: a server takes one way to sign in")
     if ns.bearer_env:
         options["auth"] = {"type": "bearer", "token_env": ns.bearer_env}
+    if ns.oauth:
+        options["auth"] = {"type": "oauth", "flow": "authorization_code"}
     return options
 
 
@@ -92,6 +102,11 @@ def _connect_args(p: Parser) -> None:
     p.add_argument("--sse", action="store_true", help="the URL is a (legacy) SSE endpoint")
     p.add_argument("--header", action="append", metavar='"K: V"', help="HTTP header (repeat)")
     p.add_argument("--bearer-env", metavar="VAR", help="send the token in environment variable VAR")
+    p.add_argument(
+        "--oauth",
+        action="store_true",
+        help="sign in with OAuth in your browser (a link shows here; the client registers itself)",
+    )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
         "--wait",
@@ -113,12 +128,13 @@ def _connect_args(p: Parser) -> None:
     epilog="examples:\n"
     "  %mcp connect demo -- python server.py --flag   (python: this kernel's interpreter)\n"
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
+    "  %mcp connect docs https://example.com/mcp --oauth   (sign in in your browser)\n"
     "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
     usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
-    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR] [--era E] [--wait S]\n"
+    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth] [--era E] [--wait S]\n"
     "   or: %(prog)s --config [PATH] [NAME ...]",
 )
 @arguments(_connect_args)
@@ -129,6 +145,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             "--cwd": ns.cwd,
             "--header": ns.header,
             "--bearer-env": ns.bearer_env,
+            "--oauth": ns.oauth,
             "--era": ns.era,
             "--sse": ns.sse,
             "--wait": ns.wait,

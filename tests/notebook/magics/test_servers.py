@@ -102,6 +102,27 @@ def test_connect_bearer_env_unset_names_the_variable(ip, mcp, http_url, monkeypa
         line(ip, f"connect web {http_url} --bearer-env MCPNB_MAGIC_MISSING")
 
 
+def test_connect_oauth_signs_in_and_a_server_that_wants_it_says_so(ip, mcp):
+    from servers.oauth_server import OAuthServers, Person
+
+    from mcpnb.client.auth import restore_authorization_ui, set_authorization_ui
+
+    with OAuthServers() as servers:
+        with pytest.raises(ConnectError) as info:
+            line(ip, f"connect secure {servers.mcp_url}")
+        assert "signs people in with OAuth" in str(info.value)
+        assert f"%mcp connect secure {servers.mcp_url} --oauth" in str(info.value)
+        person = Person(follow=True)  # opens the link and approves; the browser goes back to mcpnb
+        previous = set_authorization_ui(show_link=person.show_link, mode="listener")
+        try:
+            table = line(ip, f"connect secure {servers.mcp_url} --oauth")
+        finally:
+            restore_authorization_ui(previous)
+        assert table["secure"].state == "connected" and len(person.links) == 1
+        assert line(ip, "call secure.whoami").text.startswith("dyn-")  # a client it registered
+        line(ip, "disconnect secure")
+
+
 def test_an_sse_connect_to_a_streamable_http_endpoint_says_drop_sse(ip, mcp, http_url):
     with pytest.raises(Exception) as info:
         line(ip, f"connect web {http_url} --sse")
@@ -169,6 +190,12 @@ def test_connect_usage_errors(ip, mcp):
         line(ip, "connect --config --era legacy")
     with pytest.raises(UsageError, match="for HTTP/SSE"):
         line(ip, f'connect demo --header "A: b" -- {PY} {DEMO}')
+    with pytest.raises(UsageError, match="--oauth is for HTTP/SSE"):
+        line(ip, f"connect demo --oauth -- {PY} {DEMO}")
+    with pytest.raises(UsageError, match="one way to sign in"):
+        line(ip, "connect demo http://127.0.0.1:1/mcp --oauth --bearer-env TOKEN")
+    with pytest.raises(UsageError, match="--oauth does not combine with --config"):
+        line(ip, "connect --config --oauth")
 
 
 def test_connect_failure_is_short_and_verbose_adds_the_traceback(ip, mcp, capsys):
