@@ -20,16 +20,30 @@ def mimebundle(obj: Any) -> dict[str, Any]:
     return import_module(RENDERERS).bundle(obj)
 
 
-def show(bundle: dict[str, str]) -> None:
+def show(bundle: dict[str, str], display_id: str | None = None) -> None:
     """Show ``bundle`` in the running notebook if there is one, else print its text.
 
-    Only an IPython that is already loaded is used: a plain Python process never imports it here.
+    ``display_id`` lets :func:`replace` change it in place later. Only an IPython that is already
+    loaded is used: a plain Python process never imports it here.
     """
-    ipython_module = sys.modules.get("IPython")
-    shell = ipython_module.get_ipython() if ipython_module is not None else None
-    if shell is not None:
+    if _in_ipython():
         from IPython.display import display
 
-        display(bundle, raw=True)
+        display(bundle, raw=True, display_id=display_id)
         return
     print(bundle["text/plain"], flush=True)
+
+
+def replace(bundle: dict[str, str], display_id: str) -> None:
+    """Replace what :func:`show` showed under ``display_id`` (elsewhere: print the news)."""
+    if _in_ipython():
+        from IPython.display import update_display
+
+        update_display(bundle, raw=True, display_id=display_id)
+        return
+    print(bundle["text/plain"], flush=True)
+
+
+def _in_ipython() -> bool:
+    ipython_module = sys.modules.get("IPython")
+    return ipython_module is not None and ipython_module.get_ipython() is not None

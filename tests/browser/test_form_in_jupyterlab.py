@@ -204,3 +204,39 @@ def test_a_magic_call_asks_the_person_in_its_own_cell(lab, pw, shots):
         shots.take(page, "form-after")
     finally:
         browser.close()
+
+
+def test_sign_in_with_oauth_by_clicking_the_link_in_jupyterlab(lab, pw, shots):
+    """``%mcp connect NAME URL --oauth``: the person clicks the link in the cell's output, approves in
+    the tab it opens, and that tab lands on mcpnb's loopback listener; the cell then shows the server
+    connected and the next cell calls it signed in."""
+    from servers.oauth_server import OAuthServers
+
+    with OAuthServers() as servers:
+        write_notebook(
+            lab.root / "signin.ipynb",
+            f"%load_ext mcpnb\n%mcp connect secure {servers.mcp_url} --oauth",
+            "who = %mcp call secure.whoami\nprint('signed in as', who.text)\n%mcp disconnect secure",
+        )
+        browser = launch(pw)
+        try:
+            page = new_page(browser, lab.base)
+            open_and_run(page, lab.base, "signin.ipynb")
+            link = page.locator(PANEL).get_by_role("link", name="open the sign-in page")
+            expect(link).to_be_visible(timeout=90000)
+            assert len(page.context.pages) == 1  # nothing opened by itself
+            shots.take(page, "link")
+            with page.context.expect_page() as opened:
+                link.click()
+            tab = opened.value  # the authorization server approves at once and sends it home
+            expect(tab.locator("h2")).to_have_text("Authorization complete")
+            assert tab.url.startswith("http://127.0.0.1:") and "/callback?" in tab.url
+            shots.take(tab, "tab")
+            expect(page.locator(PANEL)).to_contain_text("signed in as dyn-", timeout=60000)
+            expect(page.locator(PANEL).locator(".jp-OutputArea").first).to_contain_text("connected")
+            expect(page.locator(PANEL)).to_contain_text("Approved at 127.0.0.1:")  # in the link's place
+            expect(link).to_have_count(0)
+            shots.take(page, "connected")
+        finally:
+            browser.close()
+    assert servers.state.authorize_requests == 1 and servers.token_requests == [("authorization_code", 200)]

@@ -190,13 +190,17 @@ def test_tampered_code_is_refused_clearly(servers, ui):
 
 
 def test_pasting_something_else_says_what_to_paste(servers, ui):
-    person = Person(follow=False)
+    person, spent = Person(follow=False), []
     set_authorization_ui(
-        show_link=person.show_link, read_redirect=lambda: "http://127.0.0.1:1/cb?state=x", mode="paste"
+        show_link=person.show_link,
+        read_redirect=lambda: "http://127.0.0.1:1/cb?state=x",
+        mode="paste",
+        link_done=lambda url, problem: spent.append((url, problem)),
     )
     error = auth_error(code_config(servers))
     assert "no 'code' parameter" in str(error) and "address bar" in str(error)
     assert servers.token_requests == []
+    assert len(spent) == 1 and spent[0][0] == person.links[0] and "no 'code' parameter" in spent[0][1]
 
 
 def test_refused_registration_says_to_configure_a_client(ui):

@@ -4,7 +4,8 @@ The sign-in runs on mcpnb's runtime thread while the cell waits in ``%mcp connec
 must reach the cell's output from there, and in paste mode the prompt must reach the frontend as a
 password-style ``input_request`` from a worker thread. The test is the person: it reads the link in
 the output, opens it (the authorization server approves at once), and either lets the browser
-follow the redirect to mcpnb's loopback listener or pastes the address it was sent to.
+follow the redirect to mcpnb's loopback listener or pastes the address it was sent to. Once spent,
+the link is replaced in place, so a saved notebook keeps no link that leads nowhere.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def test_a_person_signs_in_from_a_cell(kernel: Any, tmp_path: Any, mode: str) ->
             kernel.input(redirect)  # the browser could not load it: the person pastes its address
 
         assert fe.reply(cell)["status"] == "ok"
+        signin = [data for key, data in fe.by_display_id.items() if key.startswith("mcpnb-signin-")]
+        host = link.split("/")[2]
+        assert [d["text/plain"] for d in signin] == [f"Approved at {host}."]  # the spent link is gone
         table = fe.results[cell]["text/plain"]
         assert re.search(r"^secure\s+http\s+connected\b", table, re.M), table
         code = redirect.split("code=")[1].split("&")[0]

@@ -13,6 +13,7 @@ request fails at once instead of asking the token endpoint again (no retry storm
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import socket
@@ -280,6 +281,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         )
         self._listener: CallbackListener | None = None
         self._state: str | None = None  # what this sign-in's redirect must bring back
+        self._link: str | None = None  # the sign-in link shown, until it is spent
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -292,7 +294,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
 
     async def _show_link(self, url: str) -> None:
         ui = authorization_ui()
-        self._state = state_of(url)
+        self._state, self._link = state_of(url), url
         if ui.resolved_mode() == "listener":
             port = int(urlsplit(self.redirect_uri).port or 0)
             self._listener = await CallbackListener(port, state=self._state).start()
@@ -305,17 +307,29 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
 
     async def _receive_code(self) -> AuthorizationCodeResult:
         ui = authorization_ui()
+        problem: str | None = "the sign-in was cancelled"
         try:
             if self._listener is not None:
-                return await self._listener.wait(ui.timeout)
-            text = await call_hook(ui.read_redirect, blocking=True)
-            return check_state(parse_redirect(str(text)), self._state)
+                result = await self._listener.wait(ui.timeout)
+            else:
+                text = await call_hook(ui.read_redirect, blocking=True)
+                result = check_state(parse_redirect(str(text)), self._state)
+            problem = None
+            return result
         except AuthError as exc:
+            problem = str(exc)
             if exc.server is None:
                 raise AuthError(str(exc), server=self._server, retryable=exc.retryable) from None
             raise
         finally:
             await self._close_listener()
+            await self._link_done(ui, problem)
+
+    async def _link_done(self, ui: Any, problem: str | None) -> None:
+        link, self._link = self._link, None
+        if ui.link_done is not None and link is not None:
+            with contextlib.suppress(Exception):  # a follow-up that fails must not fail the sign-in
+                await call_hook(ui.link_done, link, problem)
 
     async def _close_listener(self) -> None:
         if self._listener is not None:

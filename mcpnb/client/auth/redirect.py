@@ -42,13 +42,30 @@ Mode = Literal["auto", "listener", "paste"]
 
 
 def default_show_link(url: str) -> None:
-    """A clickable link in a notebook, plain text elsewhere."""
+    """A clickable link in a notebook, plain text elsewhere; it names where the person signs in."""
     from mcpnb.client.display import show
 
     link = html.escape(url, quote=True)
+    host = html.escape(urlsplit(url).netloc)
     page = f'<a href="{link}" target="_blank" rel="noopener">open the sign-in page</a>'
-    text = f"Authorize mcpnb in your browser: {url}"
-    show({"text/html": f"<p>Authorize mcpnb: {page}</p>", "text/plain": text})
+    text = f"Authorize mcpnb at {urlsplit(url).netloc}, in your browser: {url}"
+    bundle = {"text/html": f"<p>Authorize mcpnb at <b>{host}</b>: {page}</p>", "text/plain": text}
+    show(bundle, display_id=_display_id(url))
+
+
+def default_link_done(url: str, problem: str | None) -> None:
+    """The link is spent once the browser came back (or the wait ended): say so in its place, so a
+    saved notebook does not keep a sign-in link that leads nowhere."""
+    from mcpnb.client.display import replace
+
+    host = urlsplit(url).netloc
+    said = f"Approved at {host}." if problem is None else f"Sign-in at {host} did not complete: {problem}"
+    replace({"text/html": f"<p>{html.escape(said)}</p>", "text/plain": said}, _display_id(url))
+
+
+def _display_id(url: str) -> str:
+    """One display per sign-in: the link's ``state`` is unique to it."""
+    return f"mcpnb-signin-{state_of(url) or abs(hash(url))}"
 
 
 def default_read_redirect() -> str:
@@ -66,12 +83,15 @@ class AuthorizationUI:
 
     ``show_link(url)`` and ``read_redirect() -> str`` may be plain or async functions; a plain
     ``read_redirect`` runs in a worker thread because it usually blocks on a person.
+    ``link_done(url, problem)`` follows up on the link once it is spent (``problem`` None: approved);
+    a ``show_link`` given without one gets none.
     """
 
     show_link: Callable[[str], Any] = default_show_link
     read_redirect: Callable[[], Any] = default_read_redirect
     mode: Mode = "auto"
     timeout: float = 300.0
+    link_done: Callable[[str, str | None], Any] | None = default_link_done
 
     def resolved_mode(self) -> Literal["listener", "paste"]:
         mode = os.environ.get(MODE_ENV) or self.mode
@@ -90,6 +110,7 @@ def set_authorization_ui(
     *,
     mode: Mode | None = None,
     timeout: float | None = None,
+    link_done: Callable[[str, str | None], Any] | None = None,
 ) -> AuthorizationUI:
     """Replace parts of the authorization UI (omitted parts stay); returns the previous UI.
 
@@ -105,9 +126,12 @@ def set_authorization_ui(
             "read_redirect": read_redirect,
             "mode": mode,
             "timeout": timeout,
+            "link_done": link_done,
         }.items()
         if v is not None
     }
+    if show_link is not None and link_done is None:
+        changes["link_done"] = None  # the default follow-up would replace a display it never made
     _ui = replace(_ui, **changes)
     return previous
 
