@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import stat
 import threading
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, OAuthServers, Person  # tests/ is on sys.path
+from servers.oauth_server import Client as Registered
 
 from mcpnb.client.auth import (
     AuthError,
@@ -164,6 +166,20 @@ def test_authorization_code_with_loopback_listener(servers, ui):
     # The listener is gone: the one-shot port no longer accepts connections.
     with pytest.raises(httpx2.ConnectError):
         httpx2.get(str(page.url.copy_with(query=None)), timeout=2)
+
+
+def test_a_client_registered_for_one_redirect_address_signs_in_with_redirect_port(servers, ui):
+    """A client registered by hand where the authorization server wants the exact redirect address."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    exact = f"http://127.0.0.1:{port}/callback"
+    servers.state.clients["desk"] = Registered("desk", None, auth_method="none", redirect_uris=[exact])
+    person = Person(follow=True)
+    set_authorization_ui(show_link=person.show_link, mode="listener")
+    assert call(code_config(servers, client_id="desk", redirect_port=port)) == "desk"
+    assert parse_qs(urlsplit(person.links[0]).query)["redirect_uri"] == [exact]
+    assert servers.state.registrations == 0 and servers.token_requests == [("authorization_code", 200)]
 
 
 def test_authorization_code_with_pasted_address(servers, ui):

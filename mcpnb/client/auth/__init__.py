@@ -83,7 +83,6 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
             server=name,
         ) from None
     storage = _storage(config, secret)
-    issuer = getattr(auth, "issuer", None)
     if auth.flow == "client_credentials":
         if not auth.client_id:
             raise AuthError("OAuth client_credentials needs auth.client_id", server=name)
@@ -94,7 +93,6 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
             client_id=auth.client_id,
             client_secret=secret or "",
             scope=auth.scope,
-            issuer=issuer,
         )
     return AuthorizationCode(
         name,
@@ -103,7 +101,7 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
         client_id=auth.client_id,
         client_secret=secret,
         scope=auth.scope,
-        redirect_port=getattr(auth, "redirect_port", None),
+        redirect_port=auth.redirect_port,
         client_metadata_url=auth.client_metadata_url,
     )
 

@@ -210,7 +210,6 @@ class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
         client_id: str,
         client_secret: str,
         scope: str | None = None,
-        issuer: str | None = None,
         token_endpoint_auth_method: str = "client_secret_basic",
     ) -> None:
         with warnings.catch_warnings():
@@ -224,7 +223,6 @@ class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
                 client_secret,
                 token_endpoint_auth_method=token_endpoint_auth_method,  # type: ignore[arg-type]
                 scope=scope,
-                issuer=issuer,
             )
         self._setup(server, client_id, client_secret, scope)
 
@@ -233,8 +231,9 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
     """Authorization code + PKCE, the person approving in a browser.
 
     The redirect URI is ``http://127.0.0.1:<port>/callback`` whatever the mode (listener or paste),
-    so one registration serves both. The port is fixed when the provider is built: the one a stored
-    registration already uses, else ``redirect_port``, else a free one.
+    so one registration serves both. The port is fixed when the provider is built: ``redirect_port``
+    (a client registered by hand for that exact address), else the one a stored registration already
+    uses, else a free one.
     """
 
     def __init__(

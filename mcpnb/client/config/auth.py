@@ -35,6 +35,9 @@ class AuthConfig:
     # a URL-based client id (a Client ID Metadata Document): used where the authorization server
     # supports it, instead of registering a client
     client_metadata_url: str | None = None
+    # a fixed loopback port for the sign-in redirect (http://127.0.0.1:PORT/callback), for a client
+    # registered by hand where the authorization server wants that exact address
+    redirect_port: int | None = None
     token_storage: Literal["memory", "file"] = "memory"
     # Where this auth belongs, so resolve_* errors can say which server and file need fixing.
     server_name: str | None = field(default=None, compare=False)

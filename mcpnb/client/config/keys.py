@@ -47,6 +47,7 @@ AUTH_ALIASES: dict[str, str] = {
     "clientSecretEnv": "client_secret_env",
     "tokenStorage": "token_storage",
     "clientMetadataUrl": "client_metadata_url",
+    "redirectPort": "redirect_port",
 }
 # The original plan's .mcp.json format (shared with other MCP clients) counts these camelCase time keys
 # in milliseconds; every snake_case key and every ``...Sec`` spelling is in seconds.
@@ -60,7 +61,9 @@ TRANSPORT_NAMING = frozenset({"command", "url", "transport"})
 TRANSPORT_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "transport"})
 # Auth fields taken as written, never ``${VAR}``-expanded: the ``*_env`` ones hold names of variables
 # (expanding would put the secret where names are shown), the others are choices from a list.
-AUTH_VERBATIM = frozenset({"token_env", "password_env", "client_secret_env", "type", "flow", "token_storage"})
+AUTH_VERBATIM = frozenset(
+    {"token_env", "password_env", "client_secret_env", "type", "flow", "token_storage", "redirect_port"}
+)
 
 
 def canonical(

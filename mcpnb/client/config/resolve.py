@@ -56,6 +56,7 @@ _AUTH_FIELDS_BY_TYPE = {
         "scope",
         "token_storage",
         "client_metadata_url",
+        "redirect_port",
     },
 }
 
@@ -274,10 +275,9 @@ def _auth(
         if not values.get("client_id"):
             raise where("the client_credentials flow needs a 'client_id'", "auth")
         one_of("client_secret", "client_secret_env")
-        if "client_metadata_url" in values:
-            raise where(
-                "applies to the authorization_code flow, where a person signs in", "auth.client_metadata_url"
-            )
+        for key in ("client_metadata_url", "redirect_port"):
+            if key in values:
+                raise where("applies to the authorization_code flow, where a person signs in", f"auth.{key}")
     if "client_metadata_url" in values:
         _client_metadata_url(values["client_metadata_url"], where)
     return AuthConfig(**values, server_name=name, source=source)

@@ -45,6 +45,12 @@ from .helpers import PASSWORD, TOKEN, assert_located, config_error
             {"type": "oauth", "flow": "authorization_code", "client_metadata_url": "https://h/"},
             "auth.client_metadata_url",
         ),
+        (
+            {"type": "oauth", "client_id": "c", "client_secret": "s", "redirect_port": 8765},
+            "auth.redirect_port",
+        ),
+        ({"type": "oauth", "flow": "authorization_code", "redirectPort": 80}, "auth.redirectPort"),
+        ({"type": "oauth", "flow": "authorization_code", "redirect_port": "8765"}, "auth.redirect_port"),
     ],
 )
 def test_auth_validation(auth: dict[str, Any], key: str) -> None:
@@ -57,11 +63,12 @@ def test_valid_auth_shapes() -> None:
         {"type": "bearer", "token_env": "T"},
         {"type": "basic", "username": "u", "passwordEnv": "P"},
         {"type": "oauth", "clientId": "c", "clientSecretEnv": "S", "scope": "read", "tokenStorage": "file"},
-        {"type": "oauth", "flow": "authorization_code"},
+        {"type": "oauth", "flow": "authorization_code", "redirectPort": 8765},
     ]
     kinds = [ServerConfig.from_dict("s", {"url": "http://h/mcp", "auth": a}).auth for a in ok]
     assert [a.type for a in kinds if a] == ["bearer", "basic", "oauth", "oauth"]
     assert kinds[2] is not None and (kinds[2].client_secret_env, kinds[2].token_storage) == ("S", "file")
+    assert kinds[3] is not None and kinds[3].redirect_port == 8765
 
 
 def test_a_client_metadata_document_url_is_taken_and_checked() -> None:
