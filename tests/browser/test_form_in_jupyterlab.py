@@ -8,7 +8,17 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from browser.lab import PANEL, launch, new_page, open_and_run, retype, type_into, wait_file, write_notebook
+from browser.lab import (
+    PANEL,
+    launch,
+    new_page,
+    open_and_run,
+    paste_into,
+    retype,
+    type_into,
+    wait_file,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -240,3 +250,46 @@ def test_sign_in_with_oauth_by_clicking_the_link_in_jupyterlab(lab, pw, shots):
         finally:
             browser.close()
     assert servers.state.authorize_requests == 1 and servers.token_requests == [("authorization_code", 200)]
+
+
+def test_sign_in_with_oauth_by_pasting_the_address_in_jupyterlab(lab, pw, shots):
+    """Paste mode (JupyterHub, Binder: the browser cannot reach the kernel's 127.0.0.1): the approved
+    tab cannot load the redirect, so the person copies its address and pastes it into the password
+    box the cell shows; the code is not echoed into the notebook."""
+    from servers.oauth_server import OAuthServers
+
+    with OAuthServers() as servers:
+        write_notebook(
+            lab.root / "paste.ipynb",
+            "import os; os.environ['MCPNB_OAUTH_REDIRECT'] = 'paste'\n%load_ext mcpnb",
+            f"%mcp connect secure {servers.mcp_url} --oauth",
+            "who = %mcp call secure.whoami\nprint('signed in as', who.text)\n%mcp disconnect secure",
+        )
+        browser = launch(pw)
+        try:
+            page = new_page(browser, lab.base)
+            page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+            redirects: list[str] = []
+            page.context.on("request", lambda r: "/callback?" in r.url and redirects.append(r.url))
+            open_and_run(page, lab.base, "paste.ipynb")
+            link = page.locator(PANEL).get_by_role("link", name="open the sign-in page")
+            expect(link).to_be_visible(timeout=90000)
+            with page.context.expect_page():
+                link.click()
+            for _ in range(300):  # the tab goes to the authorization server, then is sent home
+                if redirects:
+                    break
+                page.wait_for_timeout(100)
+            assert redirects, "the approved tab was never sent to the redirect address"
+            box = page.locator(PANEL).locator(".jp-Stdin-input")
+            expect(box).to_be_visible()
+            expect(box).to_have_attribute("type", "password")
+            paste_into(page, box, redirects[0])
+            page.keyboard.press("Enter")
+            expect(page.locator(PANEL)).to_contain_text("signed in as dyn-", timeout=60000)
+            expect(page.locator(PANEL)).to_contain_text("Approved at 127.0.0.1:")
+            code = redirects[0].split("code=")[1].split("&")[0]
+            assert code not in page.locator(PANEL).inner_text()
+            shots.take(page, "connected")
+        finally:
+            browser.close()
