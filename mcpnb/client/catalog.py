@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from mcpnb.client.cache import TTLCache
 from mcpnb.client.errors import ToolNotFoundError, did_you_mean
+from mcpnb.client.paging import every_page
 from mcpnb.client.toolinfo import ToolFilter, ToolInfo
 
 if TYPE_CHECKING:
@@ -33,16 +34,13 @@ class ToolCatalog:
 
         tools: dict[str, ToolInfo] = {}
         if conn.capabilities is None or conn.capabilities.tools is not None:
-            cursor = None
-            while True:
-                page = await conn.client.list_tools(cursor=cursor, cache_mode="refresh")
-                for tool in page.tools:
-                    info = ToolInfo.from_sdk(conn.name, tool)
-                    support = effective_task_support(info.task_support, conn.capabilities, conn.era)
-                    tools[tool.name] = replace(info, task_support=support)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+            listed = await every_page(
+                lambda at: conn.client.list_tools(cursor=at, cache_mode="refresh"), "tools"
+            )
+            for tool in listed:
+                info = ToolInfo.from_sdk(conn.name, tool)
+                support = effective_task_support(info.task_support, conn.capabilities, conn.era)
+                tools[tool.name] = replace(info, task_support=support)
         self.cache.put(tools)
         if self.filter.active:
             hidden = sum(not self.filter.allows(n) for n in tools)

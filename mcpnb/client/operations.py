@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import requests
+from mcpnb.client.paging import every_page
 
 if TYPE_CHECKING:
     from mcpnb.client.catalog import ToolCatalog
@@ -78,16 +79,32 @@ class ConnectionRequests:
         return await requests.call_tool(self, name, arguments, timeout=timeout, context=context, info=info)
 
     # ------------------------------------------------------------------ resources and prompts
+    async def _every_page(
+        self, what: str, send: Callable[[Any, str | None], Awaitable[Any]], field: str
+    ) -> list[Any]:
+        """Each page its own request (each waits for a live session and maps errors)."""
+        return await every_page(lambda at: self.request(what, lambda c: send(c, at)), field)
+
     async def list_resources(self) -> list[Any]:
-        result = await self.request("resources/list", lambda c: c.list_resources())
-        return list(result.resources)
+        """Every resource, page by page."""
+        return await self._every_page(
+            "resources/list", lambda c, at: c.list_resources(cursor=at), "resources"
+        )
+
+    async def list_resource_templates(self) -> list[Any]:
+        """Every resource template (``uri_template`` with ``{placeholders}`` to fill before reading)."""
+        return await self._every_page(
+            "resources/templates/list",
+            lambda c, at: c.list_resource_templates(cursor=at),
+            "resource_templates",
+        )
 
     async def read_resource(self, uri: str) -> Any:
         return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
 
     async def list_prompts(self) -> list[Any]:
-        result = await self.request("prompts/list", lambda c: c.list_prompts())
-        return list(result.prompts)
+        """Every prompt, page by page."""
+        return await self._every_page("prompts/list", lambda c, at: c.list_prompts(cursor=at), "prompts")
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:
         return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, arguments))

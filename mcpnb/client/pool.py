@@ -593,6 +593,10 @@ class Pool:
     def resources(self, server: str) -> list[Any]:
         return self._run(self.connection(server).list_resources())
 
+    def resource_templates(self, server: str) -> list[Any]:
+        """Templates of resources (``uri_template``): fill the ``{placeholders}``, then :meth:`read`."""
+        return self._run(self.connection(server).list_resource_templates())
+
     def read(self, server: str, uri: str) -> Any:
         return self._run(self.connection(server).read_resource(uri))
 

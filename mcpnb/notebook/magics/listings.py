@@ -71,7 +71,8 @@ class _Table(list[Any]):
 
 
 class ResourceList(_Table):
-    """``%mcp resources``: what each server offers to read (``%mcp read NAME URI``)."""
+    """``%mcp resources``: what each server offers to read (``%mcp read NAME URI``). A template's
+    ``uri`` shows its ``{placeholders}``: fill them in to read one."""
 
     columns: ClassVar[list[str]] = ["server", "uri", "name", "title", "mime type", "description"]
     empty = "(no resources)"
@@ -80,7 +81,7 @@ class ResourceList(_Table):
         desc = _get(item, "description") or ""
         return [
             server,
-            str(_get(item, "uri") or ""),
+            str(_get(item, "uri") or _get(item, "uri_template", "uriTemplate") or ""),
             _get(item, "name") or "",
             _get(item, "title") or "",
             _get(item, "mime_type", "mimeType") or "",

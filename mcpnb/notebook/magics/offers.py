@@ -4,6 +4,7 @@ prompt. Arguments are parsed and checked here, before any request is sent."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import re
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.client.errors import did_you_mean_text
+from mcpnb.client.errors import McpnbError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
 from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs, split_target
 from mcpnb.notebook.magics.registry import (
@@ -309,7 +310,10 @@ class RawJson(dict[str, Any]):
 
 
 # ---------------------------------------------------------------- resources and prompts
-@command("resources", "List resources of one server (default: every connected server).")
+@command(
+    "resources",
+    "List resources and resource templates of one server (default: every connected server).",
+)
 @arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
 def resources(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import ResourceList
@@ -317,13 +321,13 @@ def resources(ctx: Context, ns: argparse.Namespace) -> Any:
     rows: list[tuple[str, Any]] = []
     for server in servers_named(ctx, ns.name):
         rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, lambda s=server: ctx.pool.resources(s))]
+        with contextlib.suppress(McpnbError):  # templates are optional: a server may list none
+            rows += [(server, t) for t in ctx.pool.resource_templates(server)]
     return ResourceList(rows)
 
 
 def _skip_unsupported(ctx: Context, asked: str | None, fetch: Callable[[], list[Any]]) -> list[Any]:
     """When listing every server, one that has no resources/prompts (or is down) is simply skipped."""
-    from mcpnb.client.errors import McpnbError
-
     try:
         return fetch()
     except McpnbError:

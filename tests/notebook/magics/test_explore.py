@@ -203,6 +203,8 @@ def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
     assert contents.text and uri in bundle(ip, contents)["text/plain"]
     prompts = line(ip, "prompts ev")
     assert "args-prompt" in repr(prompts) and "city*" in repr(prompts)
+    listed = repr(res)  # the templates too, placeholders shown: fill them in to read one
+    assert "demo://resource/dynamic/text/{resourceId}" in listed and "Dynamic Blob Resource" in listed
     blob = line(ip, "read ev demo://resource/dynamic/blob/1")
     assert "blob" in repr(blob) and "text/plain" in repr(blob)  # summarised: size and type
     messages = line(ip, "prompt ev.args-prompt city=Paris state=IDF")
