@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
+from conftest import HttpServer
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, OAuthServers, Person  # tests/ is on sys.path
@@ -227,6 +228,23 @@ def test_refused_registration_says_to_configure_a_client(ui):
     text = str(error)
     assert "refused dynamic client registration (HTTP 403 access_denied)" in text
     assert "auth.client_id" in text and person.links == []  # nobody was sent to the browser
+
+
+def test_oauth_for_a_server_that_wants_a_static_token_says_so(ui):
+    """No OAuth metadata anywhere (the SDK then tries the old default /register and gets a 401):
+    not an authorization server refusing to register us, but a server that takes a token."""
+    person = Person(follow=False)
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")
+    server = HttpServer("http", "--require-token", "right-token-123")
+    try:
+        cfg = ServerConfig.from_dict(
+            "web", {"url": server.url, "auth": {"type": "oauth", "flow": "authorization_code"}}
+        )
+        text = str(auth_error(cfg))
+    finally:
+        server.stop()
+    assert "publishes no OAuth metadata" in text and "auth bearer" in text
+    assert "refused dynamic client registration" not in text and person.links == []
 
 
 def test_file_storage_is_private_and_reused(servers, ui):

@@ -59,6 +59,7 @@ class _Friendly:
         self._client_secret = client_secret
         self._scope = scope
         self._rejected: AuthError | None = None
+        self._found_metadata = False  # any OAuth discovery document answered (well-known addresses)
 
     def __repr__(self) -> str:
         flow = (
@@ -150,8 +151,17 @@ class _Friendly:
                 retryable=True,
             ) from None
         logger.debug("oauth %s: %s %s -> HTTP %d", self._server, outgoing.method, where, response.status_code)
+        if "/.well-known/" in outgoing.url.path and response.status_code < 400:
+            self._found_metadata = True
         if response.status_code >= 400 and grant in ("client_credentials", "authorization_code"):
             raise self._token_failure(response, grant)
+        if response.status_code >= 400 and what == "registration endpoint" and not self._found_metadata:
+            raise self._error(
+                "the server publishes no OAuth metadata (nothing at its /.well-known/"
+                "oauth-protected-resource or oauth-authorization-server addresses), so it does not sign "
+                "people in with OAuth; it wants a token: auth bearer (token or token_env) or an "
+                "Authorization header"
+            )
         if response.status_code >= 400 and what == "registration endpoint":
             error, _ = _oauth_error(response)
             raise self._error(
