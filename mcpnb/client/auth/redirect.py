@@ -45,11 +45,15 @@ def default_show_link(url: str) -> None:
     """A clickable link in a notebook, plain text elsewhere; it names where the person signs in."""
     from mcpnb.client.display import show
 
-    link = html.escape(url, quote=True)
-    host = html.escape(urlsplit(url).netloc)
-    page = f'<a href="{link}" target="_blank" rel="noopener">open the sign-in page</a>'
-    text = f"Authorize mcpnb at {urlsplit(url).netloc}, in your browser: {url}"
-    bundle = {"text/html": f"<p>Authorize mcpnb at <b>{host}</b>: {page}</p>", "text/plain": text}
+    host = urlsplit(url).netloc
+    page = (
+        f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener">open the sign-in page</a>'
+    )
+    text = f"Authorize mcpnb at {host}, in your browser: {url}"
+    bundle = {
+        "text/html": f"<p>Authorize mcpnb at <b>{html.escape(host)}</b>: {page}</p>",
+        "text/plain": text,
+    }
     show(bundle, display_id=_display_id(url))
 
 

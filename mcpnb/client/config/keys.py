@@ -60,7 +60,7 @@ MILLISECOND_KEYS: dict[str, str] = {
 TRANSPORT_NAMING = frozenset({"command", "url", "transport"})
 TRANSPORT_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "transport"})
 # Auth fields taken as written, never ``${VAR}``-expanded: the ``*_env`` ones hold names of variables
-# (expanding would put the secret where names are shown), the others are choices from a list.
+# (expanding would put the secret where names are shown), the others are choices from a list or numbers.
 AUTH_VERBATIM = frozenset(
     {"token_env", "password_env", "client_secret_env", "type", "flow", "token_storage", "redirect_port"}
 )
