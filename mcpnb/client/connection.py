@@ -198,6 +198,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             healthy=self.health.healthy,
             last_ok=self.health.last_ok,
             retries=self.retries,
+            instructions=self.instructions,
         )
 
     def __repr__(self) -> str:

@@ -25,6 +25,7 @@ class ServerStatus:
     healthy: bool | None = None
     last_ok: datetime | None = None
     retries: int = 0
+    instructions: str | None = None  # the server's own guide to its tools (``initialize``), if it gave one
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,9 +61,10 @@ class StatusTable(list[ServerStatus]):
         cols = COLUMNS
         table = [cols] + [_cells(row) for row in self]
         widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
-        return "\n".join(
-            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table
-        )
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
+        if len(self) == 1 and self[0].instructions:  # a server just connected: what it says of itself
+            lines.append(f"instructions: {instructions_preview(self[0].instructions)}")
+        return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle
@@ -83,6 +85,14 @@ COLUMNS = [
     "since",
     "last error",
 ]
+
+
+def instructions_preview(text: str, limit: int = 100) -> str:
+    """The first line of a server's instructions, cut to ``limit``; ``.instructions`` has them all."""
+    lines = text.strip().splitlines()
+    first = lines[0] if lines else ""
+    cut = len(first) > limit or len(lines) > 1
+    return (first[:limit].rstrip() + " …" if cut else first) + (" (.instructions has all)" if cut else "")
 
 
 def health_text(row: ServerStatus) -> str:

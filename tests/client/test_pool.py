@@ -62,6 +62,9 @@ def test_connection_exposes_server_details(pool):
     pool.connect("demo", **demo_command())
     conn = pool.connection("demo")
     assert conn.instructions == "A demo server for mcpnb tests."
+    status = pool.status()["demo"]
+    assert status.instructions == conn.instructions
+    assert repr(pool.status()).splitlines()[-1] == "instructions: A demo server for mcpnb tests."
     assert conn.capabilities.tools is not None
     assert conn.protocol_version == "2026-07-28"
     legacy = pool.connect("old", **demo_command(), era="legacy")

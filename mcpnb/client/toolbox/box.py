@@ -120,6 +120,20 @@ class Toolbox(Mapping[str, ToolFunction]):
     def tools(self) -> list[ToolInfo]:
         return [f.tool for f in self._functions.values()]
 
+    @property
+    def instructions(self) -> str:
+        """What the servers of these tools wrote for the model that uses them (``initialize``'s
+        ``instructions``), one section per server, for your system prompt; empty when none did."""
+        sections = []
+        for server in dict.fromkeys(t.server for t in self.tools):
+            try:
+                text = self.pool.connection(server).instructions
+            except McpnbError:  # disconnected since the toolbox was made: nothing to add
+                continue
+            if text and text.strip():
+                sections.append(f"## {server}\n{text.strip()}")
+        return "\n\n".join(sections)
+
     # ------------------------------------------------------------------ specs
     def entries(self, fmt: str) -> Mapping[str, Entry]:
         """Provider name → how that tool appears to ``fmt`` (its name, renamed keys, the way back)."""

@@ -71,4 +71,13 @@ def status_bundle(table: Any) -> dict[str, Any]:
     cols = COLUMNS
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"
     html = f"<table><thead>{head}</thead><tbody>{''.join(_row(r) for r in table)}</tbody></table>"
+    html += "".join(_instructions(r) for r in table if getattr(r, "instructions", None))
     return {"text/plain": text, "text/html": wrap(html)}
+
+
+def _instructions(row: Any) -> str:
+    """A server's own guide to its tools, folded: one line until a person opens it."""
+    return (
+        f'<details class="mcpnb-instructions"><summary>Instructions from {esc(row.name)}</summary>'
+        f'<div style="white-space: pre-wrap">{esc(row.instructions.strip())}</div></details>'
+    )

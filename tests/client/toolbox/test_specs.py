@@ -224,3 +224,11 @@ def test_unknown_format_and_strict_for_another_api_say_what_to_do(toolbox):
         toolbox.specs("opnai")
     with pytest.raises(ValueError, match="strict mode is an OpenAI option"):
         toolbox.specs("anthropic", strict=True)
+
+
+def test_the_servers_instructions_are_there_for_a_system_prompt(peers):
+    """server-everything writes instructions for the model; mcp-server-time writes none."""
+    everything = peers.functions("everything", "time").instructions
+    assert everything.startswith("## everything\n") and "Everything Server" in everything
+    assert "## time" not in everything
+    assert peers.functions("time").instructions == ""

@@ -39,6 +39,14 @@ def test_ipython_display_formatter_uses_the_bundles() -> None:
     table = StatusTable([ServerStatus("a", "stdio", "connected")])
     data, _ = shell.display_formatter.format(table)
     assert "mcpnb-ok" in data["text/html"]
+    guide = "Call <first> before second.\n" + "Then the rest. " * 20
+    told = StatusTable([ServerStatus("a", "stdio", "connected", instructions=guide)])
+    data, _ = shell.display_formatter.format(told)  # folded: one line until a person opens it
+    assert "<details" in data["text/html"] and "Call &lt;first&gt; before second." in data["text/html"]
+    assert data["text/plain"].endswith("instructions: Call <first> before second. … (.instructions has all)")
+    both = StatusTable([*told, ServerStatus("b", "stdio", "connected", instructions="B's guide")])
+    data, _ = shell.display_formatter.format(both)  # every row's guide, folded; text: the table only
+    assert data["text/html"].count("<details") == 2 and "instructions" not in data["text/plain"]
     data, _ = shell.display_formatter.format(ToolList([ToolInfo(server="s", name="x")]))
     assert "<table>" in data["text/html"] and data["text/plain"].startswith("server")
 
