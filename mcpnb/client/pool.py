@@ -268,20 +268,25 @@ class Pool:
     ) -> StatusTable:
         return await self._arun(self._connect_many(self._configs_from_files(path, names)))
 
-    async def _disconnect(self, name: str) -> None:
+    async def _disconnect(self, name: str, sign_out: bool = False) -> None:
         if name not in self._connections and self._misconfigured.pop(name, None) is not None:
             return  # never started: only forgotten
         conn = self.connection(name)
         del self._connections[name]
         self._disconnected.add(name)
         await conn.stop()
+        if sign_out:
+            from mcpnb.client.auth import forget_tokens
 
-    def disconnect(self, name: str) -> None:
-        """Close one server's session (its process exits) and forget it."""
-        self._run(self._disconnect(name))
+            forget_tokens(name)
 
-    async def adisconnect(self, name: str) -> None:
-        await self._arun(self._disconnect(name))
+    def disconnect(self, name: str, *, sign_out: bool = False) -> None:
+        """Close one server's session (its process exits) and forget it. ``sign_out`` also drops its
+        OAuth tokens and registration (in memory and on disk): the next connect signs in afresh."""
+        self._run(self._disconnect(name, sign_out))
+
+    async def adisconnect(self, name: str, *, sign_out: bool = False) -> None:
+        await self._arun(self._disconnect(name, sign_out))
 
     async def _reconnect(self, name: str) -> ServerStatus:
         conn = self.connection(name)

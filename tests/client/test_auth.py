@@ -435,6 +435,11 @@ def test_pool_authorization_code_with_listener(servers, pool, ui):
     assert pool.call("browser", "whoami").text.startswith("dyn-")
     assert person.done.wait(10) and person.pages[0].status_code == 200
     assert servers.token_requests == [("authorization_code", 200)]
+    pool.disconnect("browser", sign_out=True)  # tokens and registration dropped: a new sign-in
+    pool.connect(
+        "browser", url=servers.mcp_url, config={"auth": {"type": "oauth", "flow": "authorization_code"}}
+    )
+    assert len(person.links) == 2 and servers.state.registrations == 2
 
 
 def test_pool_client_credentials_over_sse(pool):

@@ -189,6 +189,11 @@ def status(ctx: Context, ns: argparse.Namespace) -> Any:
 def _disconnect_args(p: Parser) -> None:
     p.add_argument("name", nargs="?", help="the server to close")
     p.add_argument("--all", action="store_true", help="close every server")
+    p.add_argument(
+        "--sign-out",
+        action="store_true",
+        help="also forget its OAuth sign-in: the next connect asks you to sign in again",
+    )
 
 
 @command("disconnect", "Close a server's session (its process exits) and forget it.", store=False)
@@ -208,7 +213,12 @@ def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
             ctx.pool.disconnect(name)
         else:
             stop_probekit(name, pool=ctx.pool, missing_ok=True)  # also stops an HTTP server we started
-    print(f"disconnected: {', '.join(names)}" if names else "no servers to disconnect")
+        if ns.sign_out:
+            from mcpnb.client.auth import forget_tokens
+
+            forget_tokens(name)
+    said = f"disconnected: {', '.join(names)}" if names else "no servers to disconnect"
+    print(said + (" (signed out)" if names and ns.sign_out else ""))
     return None
 
 

@@ -102,7 +102,7 @@ def test_connect_bearer_env_unset_names_the_variable(ip, mcp, http_url, monkeypa
         line(ip, f"connect web {http_url} --bearer-env MCPNB_MAGIC_MISSING")
 
 
-def test_connect_oauth_signs_in_and_a_server_that_wants_it_says_so(ip, mcp):
+def test_connect_oauth_signs_in_and_a_server_that_wants_it_says_so(ip, mcp, capsys):
     from servers.oauth_server import OAuthServers, Person
 
     from mcpnb.client.auth import restore_authorization_ui, set_authorization_ui
@@ -116,11 +116,18 @@ def test_connect_oauth_signs_in_and_a_server_that_wants_it_says_so(ip, mcp):
         previous = set_authorization_ui(show_link=person.show_link, mode="listener")
         try:
             table = line(ip, f"connect secure {servers.mcp_url} --oauth")
+            assert table["secure"].state == "connected" and len(person.links) == 1
+            assert line(ip, "call secure.whoami").text.startswith("dyn-")  # a client it registered
+            line(ip, "disconnect secure")
+            line(ip, f"connect secure {servers.mcp_url} --oauth")  # still signed in: no link
+            assert len(person.links) == 1
+            line(ip, "disconnect secure --sign-out")
+            assert "disconnected: secure (signed out)" in capsys.readouterr().out
+            line(ip, f"connect secure {servers.mcp_url} --oauth")  # signs in afresh
+            assert len(person.links) == 2 and servers.state.registrations == 2
         finally:
             restore_authorization_ui(previous)
-        assert table["secure"].state == "connected" and len(person.links) == 1
-        assert line(ip, "call secure.whoami").text.startswith("dyn-")  # a client it registered
-        line(ip, "disconnect secure")
+        line(ip, "disconnect secure --sign-out")
 
 
 def test_an_sse_connect_to_a_streamable_http_endpoint_says_drop_sse(ip, mcp, http_url):
