@@ -220,6 +220,24 @@ def test_pasting_something_else_says_what_to_paste(servers, ui):
     assert len(spent) == 1 and spent[0][0] == person.links[0] and "no 'code' parameter" in spent[0][1]
 
 
+def test_a_prompt_that_cannot_be_shown_is_what_the_spent_link_says(servers, ui):
+    """No stdin to paste into (a kernel without a frontend, say): the link's place says why."""
+    person, spent = Person(follow=False), []
+
+    def no_stdin() -> str:
+        raise EOFError("stdin is not available")
+
+    set_authorization_ui(
+        show_link=person.show_link,
+        read_redirect=no_stdin,
+        mode="paste",
+        link_done=lambda url, problem: spent.append(problem),
+    )
+    with pytest.raises(BaseException):
+        call(code_config(servers))
+    assert spent == ["EOFError: stdin is not available"] and servers.token_requests == []
+
+
 def test_refused_registration_says_to_configure_a_client(ui):
     person = Person(follow=False)
     set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")

@@ -330,6 +330,9 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             if exc.server is None:
                 raise AuthError(str(exc), server=self._server, retryable=exc.retryable) from None
             raise
+        except Exception as exc:  # a prompt that could not be shown (no stdin), say
+            problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise
         finally:
             await self._close_listener()
             await self._link_done(ui, problem)
