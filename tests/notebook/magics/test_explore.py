@@ -205,6 +205,11 @@ def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
     assert "args-prompt" in repr(prompts) and "city*" in repr(prompts)
     listed = repr(res)  # the templates too, placeholders shown: fill them in to read one
     assert "demo://resource/dynamic/text/{resourceId}" in listed and "Dynamic Blob Resource" in listed
+    with pytest.raises(
+        UsageError,
+        match=r"fill in \{resourceId\} first, e.g. %mcp read ev demo://resource/dynamic/text/VALUE",
+    ):
+        line(ip, "read ev demo://resource/dynamic/text/{resourceId}")
     blob = line(ip, "read ev demo://resource/dynamic/blob/1")
     assert "blob" in repr(blob) and "text/plain" in repr(blob)  # summarised: size and type
     messages = line(ip, "prompt ev.args-prompt city=Paris state=IDF")
