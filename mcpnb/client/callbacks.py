@@ -1,16 +1,17 @@
-"""What a live session calls back into its connection: stderr lines, SDK log lines, HTTP responses
-and server notifications.
+"""What a live session calls back into its connection: stderr lines, SDK log lines, HTTP responses,
+server notifications and the server's ``roots/list``.
 
 The transport and the SDK call these from the session's own tasks, while the connection's lifecycle
 (:mod:`.connection`) decides when sessions start and end; keeping them apart lets each be read on
 its own. A mixin of :class:`~mcpnb.client.connection.Connection`: it uses the connection's name,
-event log, stderr buffer, tool cache, watched resources and stop event.
+config, event log, stderr buffer, tool cache, watched resources and stop event.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import requests
@@ -18,6 +19,7 @@ from mcpnb.client.events import ConnectionEvent, EventLog
 
 if TYPE_CHECKING:
     from mcpnb.client.cache import TTLCache
+    from mcpnb.client.config import ServerConfig
     from mcpnb.client.toolinfo import ToolInfo
     from mcpnb.client.watching import ResourceWatch
 
@@ -28,6 +30,7 @@ STDERR_LINE_CHARS = 4000
 class SessionCallbacks:
     """The callbacks a session is given when it opens (see ``Connection._own``)."""
 
+    config: ServerConfig
     name: str
     events: EventLog
     stderr: deque[str]
@@ -47,6 +50,13 @@ class SessionCallbacks:
             line = f"{line[:STDERR_LINE_CHARS]} … ({more:,} more characters not kept)"
         self.stderr.append(line)
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
+
+    async def _list_roots(self, context: Any) -> Any:
+        """``roots/list``: the directories the server's config offers (``roots``), as file URIs."""
+        from mcp import types
+
+        roots = [types.Root(uri=Path(p).as_uri(), name=Path(p).name or p) for p in self.config.roots]
+        return types.ListRootsResult(roots=roots)
 
     def _on_sdk_log(self, line: str) -> None:
         self.emit("sdk", line)

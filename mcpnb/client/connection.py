@@ -330,6 +330,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
                     elicitation_callback=self.asking.on_elicit,
                     sampling_callback=self.asking.on_sample,
                     logging_callback=self.asking.on_log,
+                    # declared only where roots are configured: a server then asks for them
+                    list_roots_callback=self._list_roots if self.config.roots else None,
                     log_level=self.log_level,
                     # 2026-07-28 servers make tasks only for clients that declare the extension;
                     # call_tool() then waits for the task's result transparently

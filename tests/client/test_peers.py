@@ -24,6 +24,20 @@ def test_server_everything_over_stdio(pool, everything):
     weather = pool.call("everything", "get-structured-content", {"location": "Chicago"})
     assert set(weather.data) >= {"temperature", "conditions", "humidity"}
     assert weather.schema_valid is True
+    assert "get-roots-list" not in names  # no roots configured: the capability is not declared
+
+
+def test_server_everything_asks_for_the_configured_roots(pool, everything, tmp_path):
+    """MCP roots (2025-11-25): offered only where configured; the server asks with ``roots/list``."""
+    (tmp_path / "data").mkdir()
+    pool.connect(
+        "everything", command="node", args=[everything, "stdio"], roots=[tmp_path, tmp_path / "data"]
+    )
+    assert pool.connection("everything").config.roots == (str(tmp_path), str(tmp_path / "data"))
+    said = pool.call("everything", "get-roots-list").text  # what the server received
+    assert (
+        "2 total" in said and f"URI: {tmp_path.as_uri()}\n" in said and (tmp_path / "data").as_uri() in said
+    )
 
 
 @pytest.fixture

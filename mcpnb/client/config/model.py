@@ -59,6 +59,8 @@ class ServerConfig:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=FrozenDict)
     cwd: str | None = None
+    #: Directories the server may work in, offered as MCP roots (2025-11-25; file URIs, absolute).
+    roots: tuple[str, ...] = ()
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=FrozenDict)
     server: Any = field(default=None, compare=False)  # compared by identity in __eq__
@@ -86,6 +88,7 @@ class ServerConfig:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "args", tuple(self.args))
+        set_(self, "roots", tuple(self.roots))
         set_(self, "env", FrozenDict(self.env))
         set_(self, "headers", FrozenDict(self.headers))
         set_(self, "disabled_tools", tuple(self.disabled_tools))
@@ -202,7 +205,7 @@ class ServerConfig:
                 continue
             if key in ("command", "cwd", "url"):
                 value = escape(value)
-            elif key == "args":
+            elif key in ("args", "roots"):
                 value = [escape(a) for a in value]
             elif key in ("env", "headers"):
                 value = {k: escape(v) for k, v in value.items()}

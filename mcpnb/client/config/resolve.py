@@ -18,7 +18,7 @@ from mcpnb.client.errors import ConfigError
 from mcpnb.client.redact import redact_url
 
 # Expanded in this order, so the first bad reference is the one reported.
-_EXPANDED = ("command", "args", "env", "headers", "cwd", "url")
+_EXPANDED = ("command", "args", "env", "headers", "cwd", "roots", "url")
 _STDIO_ONLY = ("args", "env", "cwd")
 _HTTP_ONLY = ("headers", "auth")
 # Held as floats, whichever number was written.
@@ -129,11 +129,11 @@ def resolve(
             raise where(f"applies only to http and sse servers (this one is {transport})", key)
 
     if "cwd" in values:
-        cwd = os.path.expanduser(values["cwd"])
-        origin = origins.get("cwd", source)
-        if not os.path.isabs(cwd) and origin and not origin.startswith("<"):
-            cwd = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(origin)), cwd))
-        values["cwd"] = cwd
+        values["cwd"] = _beside(values["cwd"], origins.get("cwd", source))
+    if "roots" in values:  # file URIs are absolute: relative to the file, else to the working directory
+        values["roots"] = tuple(
+            os.path.abspath(_beside(r, origins.get("roots", source))) for r in values["roots"]
+        )
 
     for key in _FLOATS:
         if key in values:
@@ -236,6 +236,14 @@ def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any,
     if reach == _REACH[inferred][0]:
         return given  # type: ignore[no-any-return]
     raise where(f"transport {given!r} needs {need}", "transport", suggestion=inferred)
+
+
+def _beside(path: str, origin: str | None) -> str:
+    """``~`` expanded; a relative path is taken relative to the config file that wrote it."""
+    path = os.path.expanduser(path)
+    if not os.path.isabs(path) and origin and not origin.startswith("<"):
+        path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(origin)), path))
+    return path
 
 
 def _client_metadata_url(url: str, where: _Where) -> None:

@@ -24,7 +24,7 @@ def _filled(ctx: Context, ns: argparse.Namespace) -> None:
 
     ns.url = fill(ns.url) if ns.url else ns.url
     ns.cwd = fill(ns.cwd) if ns.cwd else ns.cwd
-    for name in ("header", "env", "command"):
+    for name in ("header", "env", "command", "root"):
         given = getattr(ns, name)
         if given:
             setattr(ns, name, [fill(item) for item in given])
@@ -52,6 +52,8 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
     }
     if ns.era:
         options["era"] = ns.era
+    if ns.root:
+        options["roots"] = [str(Path(r).expanduser().absolute()) for r in ns.root]
     if ns.command:
         if ns.url:
             raise UsageError("give either a URL or '-- COMMAND ARGS', not both")
@@ -99,6 +101,12 @@ def _connect_args(p: Parser) -> None:
         "--env", action="append", metavar="K=V", help="environment variable for a command (repeat)"
     )
     p.add_argument("--cwd", metavar="DIR", help="working directory for a command")
+    p.add_argument(
+        "--root",
+        action="append",
+        metavar="DIR",
+        help="a directory the server may work in, offered as an MCP root (repeat)",
+    )
     p.add_argument("--sse", action="store_true", help="the URL is a (legacy) SSE endpoint")
     p.add_argument("--header", action="append", metavar='"K: V"', help="HTTP header (repeat)")
     p.add_argument("--bearer-env", metavar="VAR", help="send the token in environment variable VAR")
@@ -133,7 +141,7 @@ def _connect_args(p: Parser) -> None:
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
-    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
+    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
     "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth] [--era E] [--wait S]\n"
     "   or: %(prog)s --config [PATH] [NAME ...]",
 )
@@ -143,6 +151,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         flags = {
             "--env": ns.env,
             "--cwd": ns.cwd,
+            "--root": ns.root,
             "--header": ns.header,
             "--bearer-env": ns.bearer_env,
             "--oauth": ns.oauth,

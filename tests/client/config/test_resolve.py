@@ -1,4 +1,4 @@
-"""The checks after the schema: transport inference, keys of the other transport, tools, cwd."""
+"""The checks after the schema: transport inference, keys of the other transport, tools, cwd, roots."""
 
 from __future__ import annotations
 
@@ -114,3 +114,16 @@ def test_relative_cwd_is_relative_to_the_file(tmp_path: Path) -> None:
     path = write(tmp_path / "proj" / ".mcp.json", servers(s={"command": "x", "cwd": "tools"}))
     assert load_file(path)["s"].cwd == str(tmp_path / "proj" / "tools")
     assert ServerConfig.build("s", command="x", cwd="tools").cwd == "tools"
+
+
+def test_roots_are_absolute_relative_to_the_file_and_expanded(tmp_path: Path, monkeypatch: Any) -> None:
+    """Roots go out as file URIs, which are absolute: relative to the file, or to the working directory."""
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
+    path = write(
+        tmp_path / "proj" / ".mcp.json", servers(s={"url": "http://h/mcp", "roots": [".", "${DATA_DIR}"]})
+    )
+    assert load_file(path)["s"].roots == (str(tmp_path / "proj"), str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    assert ServerConfig.build("s", command="x", roots=["here"]).roots == (str(tmp_path / "here"),)
+    err = config_error(ServerConfig.from_dict, "s", {"command": "x", "roots": "/tmp"}, source="f.json")
+    assert "did you mean" in str(err) and '["/tmp"]' in str(err)

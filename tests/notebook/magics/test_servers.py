@@ -31,6 +31,17 @@ def test_connect_stdio_with_env_and_cwd(ip, mcp):
     assert mcp.pool.connection("demo").config.cwd == str(servers)
 
 
+def test_connect_with_roots(ip, mcp, everything, tmp_path, monkeypatch):
+    """``--root DIR`` (repeat): the directories the server may work in, as MCP roots; relative to here."""
+    monkeypatch.chdir(tmp_path)
+    line(ip, f"connect ev --root . --root sub -- node {everything} stdio")
+    assert mcp.pool.connection("ev").config.roots == (str(tmp_path), str(tmp_path / "sub"))
+    said = line(ip, "call ev.get-roots-list").text
+    assert tmp_path.as_uri() in said and (tmp_path / "sub").as_uri() in said
+    with pytest.raises(UsageError, match="--root does not combine with --config"):
+        line(ip, "connect --config --root .")
+
+
 def test_connect_http_with_header_and_era(ip, mcp, http_url):
     table = line(ip, f'connect web {http_url} --header "X-Trace: abc" --era legacy')
     assert table["web"].state == "connected"
