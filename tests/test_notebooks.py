@@ -133,7 +133,7 @@ def test_mcp_features_headless():
     )
     assert "probe://status" in text(_find(nb, "%mcp resources probe"))
     assert "probe://files/{+path}" in text(_find(nb, "%mcp resources probe"))  # templates too
-    assert text(_find(nb, '.instructions)')).startswith("probe-kit is a teaching MCP server")
+    assert text(_find(nb, ".instructions)")).startswith("probe-kit is a teaching MCP server")
     assert "# Welcome to probe-kit" in text(_find(nb, "probe://files/welcome.md"))
     assert "Unknown resource: 'probe://statu'; did you mean 'probe://status'?" in text(
         next(c for c in nb.cells if c.source == "%mcp read probe probe://statu")

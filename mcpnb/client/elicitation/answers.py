@@ -9,6 +9,7 @@ reads the same verdict, and the same hint, whichever validator version is instal
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import TYPE_CHECKING, Any
@@ -115,7 +116,7 @@ _BOUNDS = {
 }
 
 
-def _message(error: Any) -> str:
+def _message(error: Any, schema: dict[str, Any]) -> str:
     """A sentence a person understands, for the keywords forms trip over most."""
     kind = error.kind.name
     detail = error.kind.as_dict()
@@ -128,9 +129,27 @@ def _message(error: Any) -> str:
         return _BOUNDS[kind].format(val=val, num=number, s="s" if val != 1 else "")
     if kind in ("enum", "const", "oneOf", "anyOf") and not list(error.instance_path):
         return "not one of the allowed values"
+    if kind in ("oneOf", "anyOf"):  # titled choices are a list of consts: name them, as enum's message does
+        consts = _choices(schema, list(error.schema_path))
+        if consts:
+            return f"{json.dumps(error.instance)} is not one of {' or '.join(json.dumps(c) for c in consts)}"
+        return "not one of the allowed values"
     if kind == "type":
         return "expected " + " or ".join(map(str, detail.get("types", ())))
     return str(error.message)
+
+
+def _choices(schema: Any, path: list[Any]) -> list[Any]:
+    """The ``const`` of every branch of the ``oneOf``/``anyOf`` at ``path``; empty unless all have one."""
+    node = schema
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            return []
+    if not isinstance(node, list) or not all(isinstance(b, dict) and "const" in b for b in node):
+        return []
+    return [b["const"] for b in node]
 
 
 def _required_missing(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, str]:
@@ -185,7 +204,7 @@ def _worded(
         key = str(path[0]) if path else ""
         if key in errors:
             continue
-        msg = _message(error)
+        msg = _message(error, schema)
         if len(path) > 1:
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
             msg = f"at {where.lstrip('.')}: {msg}"

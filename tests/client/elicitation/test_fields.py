@@ -193,6 +193,26 @@ def test_validate_messages():
     assert validate(schema, {}) == {"email": "required"}
 
 
+def test_a_choice_that_is_not_offered_names_the_choices():
+    """Titled choices (SEP-1330) are oneOf/anyOf lists of consts: say which values exist, as enum does."""
+    titled = {"oneOf": [{"const": "a", "title": "A"}, {"const": "b", "title": "B"}]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "level": {"type": "string", **titled},
+            "pick": {"type": "string", "enum": ["x", "y"]},
+            "multi": {"type": "array", "items": {"anyOf": titled["oneOf"]}},
+            "either": {"anyOf": [{"type": "integer"}, {"type": "boolean"}]},
+        },
+    }
+    assert validate(schema, {"level": "c", "pick": "z", "multi": ["a", "d"], "either": "s"}) == {
+        "level": '"c" is not one of "a" or "b"',
+        "pick": '"z" is not one of "x" or "y"',
+        "multi": 'at [1]: "d" is not one of "a" or "b"',
+        "either": "not one of the allowed values",
+    }
+
+
 def test_a_value_json_cannot_carry_is_named_not_lost():
     """Answers given in code may hold Python objects; the person reads which field and why."""
     import datetime
