@@ -24,14 +24,7 @@ LINK = re.compile(r'href="([^"]+)"')
 
 
 def _sign_in_link(fe: Frontend, cell: str) -> str:
-    def link() -> str | None:
-        for display in fe.displays.get(cell, []):
-            found = LINK.search(display.get("text/html", ""))
-            if found:
-                return found.group(1).replace("&amp;", "&")
-        return None
-
-    return fe.wait_for(link, timeout=30, what="the sign-in link in the cell's output")
+    return fe.wait_for(lambda: next(iter(_links(fe, cell)), None), timeout=30, what="the sign-in link")
 
 
 @pytest.mark.parametrize("mode", ["listener", "paste"])
@@ -71,3 +64,40 @@ def test_a_person_signs_in_from_a_cell(kernel: Any, tmp_path: Any, mode: str) ->
         assert fe.reply(call)["status"] == "ok"
         assert fe.stdout[call].strip().startswith("dyn-")  # the client it registered, signed in
         fe.reply(fe.execute("%mcp disconnect secure"))  # so the servers need not wait for its stream
+
+
+def test_two_sign_ins_in_one_cell_come_one_at_a_time(kernel: Any, tmp_path: Any) -> None:
+    """Two OAuth servers in one ``--config``, paste mode: two links and two identical prompts at once
+    would leave the person guessing which address goes where (both sign-ins failed that way). Each
+    link shows once the one before is spent, and its prompt follows it."""
+    fe = Frontend(kernel)
+    with OAuthServers() as first, OAuthServers() as second:
+        auth = {"type": "oauth", "flow": "authorization_code"}
+        entries = {"a": {"url": first.mcp_url, "auth": auth}, "b": {"url": second.mcp_url, "auth": auth}}
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": entries}))
+        setup = "import os; os.environ['MCPNB_OAUTH_REDIRECT'] = 'paste'\n%load_ext mcpnb"
+        assert fe.reply(fe.execute(setup))["status"] == "ok"
+
+        cell = fe.execute(f"%mcp connect --config {config}", allow_stdin=True)
+        for turn in (1, 2):
+            links = fe.wait_for(
+                lambda n=turn: (found := _links(fe, cell)) and len(found) >= n and found,
+                timeout=30,
+                what=f"sign-in link {turn}",
+            )
+            assert len(links) == turn  # never two at once
+            input_request(kernel, cell, between=fe.pump)
+            approved = httpx2.get(links[-1], follow_redirects=False)
+            kernel.input(approved.headers["location"])
+
+        assert fe.reply(cell)["status"] == "ok"
+        table = fe.results[cell]["text/plain"]
+        assert re.search(r"^a\s+http\s+connected\b", table, re.M), table
+        assert re.search(r"^b\s+http\s+connected\b", table, re.M), table
+        fe.reply(fe.execute("%mcp disconnect --all"))
+
+
+def _links(fe: Frontend, cell: str) -> list[str]:
+    found = (LINK.search(d.get("text/html", "")) for d in fe.displays.get(cell, []))
+    return [m.group(1).replace("&amp;", "&") for m in found if m]

@@ -13,11 +13,13 @@ request fails at once instead of asking the token endpoint again (no retry storm
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import logging
 import socket
 import warnings
+import weakref
 from collections.abc import AsyncGenerator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -130,6 +132,10 @@ class _Friendly:
             await flow.aclose()
             if side is not None:
                 await side.aclose()
+            self._flow_ended()
+
+    def _flow_ended(self) -> None:
+        """A flow ended, however it ended (the authorization code flow gives up its turn here)."""
 
     async def _send_side(self, side: httpx2.AsyncClient, outgoing: httpx2.Request) -> httpx2.Response:
         grant = _grant_type(outgoing)
@@ -291,6 +297,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         self._listener: CallbackListener | None = None
         self._state: str | None = None  # what this sign-in's redirect must bring back
         self._link: str | None = None  # the sign-in link shown, until it is spent
+        self._turn: asyncio.Lock | None = None  # the one-sign-in-at-a-time turn, while held
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -302,6 +309,12 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             self.context.client_info = None  # registered for another redirect URI: register again
 
     async def _show_link(self, url: str) -> None:
+        # One sign-in at a time: a person faced with two links and two identical prompts cannot tell
+        # which address belongs where (two OAuth servers in one --config, say); the next link shows
+        # once this one is spent.
+        turn = _turn()
+        await turn.acquire()
+        self._turn = turn
         ui = authorization_ui()
         self._state, self._link = state_of(url), url
         if ui.resolved_mode() == "listener":
@@ -312,6 +325,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             await call_hook(ui.show_link, url)
         except BaseException:
             await self._close_listener()
+            self._flow_ended()
             raise
 
     async def _receive_code(self) -> AuthorizationCodeResult:
@@ -336,6 +350,12 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         finally:
             await self._close_listener()
             await self._link_done(ui, problem)
+            self._flow_ended()
+
+    def _flow_ended(self) -> None:
+        turn, self._turn = self._turn, None
+        if turn is not None:
+            turn.release()
 
     async def _link_done(self, ui: Any, problem: str | None) -> None:
         link, self._link = self._link, None
@@ -378,6 +398,18 @@ def _oauth_error(response: httpx2.Response) -> tuple[str, str]:
     if not isinstance(body, dict):
         return "", ""
     return str(body.get("error") or "")[:100], str(body.get("error_description") or "")[:200]
+
+
+_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _turn() -> asyncio.Lock:
+    """The running loop's sign-in turn (sign-ins run on the runtime loop; tests may have several)."""
+    loop = asyncio.get_running_loop()
+    lock = _turns.get(loop)
+    if lock is None:
+        lock = _turns[loop] = asyncio.Lock()
+    return lock
 
 
 def _stored_loopback_port(storage: Any) -> int | None:
