@@ -317,11 +317,13 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         self._turn = turn
         ui = authorization_ui()
         self._state, self._link = state_of(url), url
-        if ui.resolved_mode() == "listener":
-            port = int(urlsplit(self.redirect_uri).port or 0)
-            self._listener = await CallbackListener(port, state=self._state).start()
-        logger.debug("oauth %s: asking the person to authorize (%s mode)", self._server, ui.resolved_mode())
         try:
+            if ui.resolved_mode() == "listener":
+                port = int(urlsplit(self.redirect_uri).port or 0)
+                self._listener = await CallbackListener(port, state=self._state).start()
+            logger.debug(
+                "oauth %s: asking the person to authorize (%s mode)", self._server, ui.resolved_mode()
+            )
             await call_hook(ui.show_link, url)
         except BaseException:
             await self._close_listener()
