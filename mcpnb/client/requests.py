@@ -36,6 +36,7 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import State
 from mcpnb.client.interaction import CallContext, current_call
+from mcpnb.client.logfilter import SERVER_LOG
 from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import is_retryable, not_connected, renew_session, revive
 from mcpnb.client.timeouts import Deadline, DeadlinePassed, within
@@ -155,6 +156,9 @@ async def request(
     started = conn.clock()
     answers: list[HttpAnswer] = []
     token = _answers.set(answers)
+    # the SDK's warnings while this request runs in the caller's task (a failed token refresh, say)
+    # go to the server's log, as those of its own tasks do, not to the running cell's stderr
+    route = SERVER_LOG.set(conn._on_sdk_log)
     try:
         result = await send(client)
     except (McpnbError, asyncio.CancelledError):
@@ -209,6 +213,7 @@ async def request(
         raise CallError(f"{what} on {conn.name!r} failed: {conn.safe(describe(exc))}") from None
     finally:
         _answers.reset(token)
+        SERVER_LOG.reset(route)
     conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
 

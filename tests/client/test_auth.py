@@ -13,6 +13,7 @@ import logging
 import socket
 import stat
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -462,6 +463,24 @@ def test_pool_authorization_code_with_listener(servers, pool, ui):
         "browser", url=servers.mcp_url, config={"auth": {"type": "oauth", "flow": "authorization_code"}}
     )
     assert len(person.links) == 2 and servers.state.registrations == 2
+
+
+def test_a_failed_token_refresh_is_in_the_server_log_not_the_cell(pool, ui, caplog):
+    """The SDK warns when a refresh token is refused; in a kernel, with no handler, Python would print
+    that to the running cell. It goes to the server's log, then a new sign-in runs."""
+    person = Person(follow=True)
+    set_authorization_ui(show_link=person.show_link, mode="listener")
+    with OAuthServers(token_ttl=1) as servers:
+        auth = {"type": "oauth", "flow": "authorization_code"}
+        pool.connect("expiring", url=servers.mcp_url, config={"auth": auth, "health_check_interval": 0})
+        servers.state.refresh.clear()  # the refresh token is revoked
+        time.sleep(1.5)  # and the access token expires
+        caplog.clear()
+        assert pool.call("expiring", "whoami").text.startswith("dyn-")
+        assert any("Token refresh failed" in str(e) for e in pool.logs("expiring"))
+        pool.disconnect("expiring")
+    assert ("refresh_token", 400) in servers.token_requests and len(person.links) == 2
+    assert not [r for r in caplog.records if "Token refresh failed" in r.getMessage()]
 
 
 def test_pool_client_credentials_over_sse(pool):

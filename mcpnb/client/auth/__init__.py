@@ -68,6 +68,9 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
     Secrets are resolved here, at connect time, so ``client_secret_env`` picks up a rotated value.
     """
     from mcpnb.client.auth.provider import AuthorizationCode, ClientCredentials
+    from mcpnb.client.logfilter import install
+
+    install()  # the SDK's OAuth loggers exist now: their warnings go to the server's log, not the cell
 
     auth, name = config.auth, config.name
     if auth is None or auth.type != "oauth":
