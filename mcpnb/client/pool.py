@@ -269,12 +269,12 @@ class Pool:
         return await self._arun(self._connect_many(self._configs_from_files(path, names)))
 
     async def _disconnect(self, name: str, sign_out: bool = False) -> None:
-        if name not in self._connections and self._misconfigured.pop(name, None) is not None:
-            return  # never started: only forgotten
-        conn = self.connection(name)
-        del self._connections[name]
-        self._disconnected.add(name)
-        await conn.stop()
+        # one never started (invalid settings) is only forgotten; an unknown name raises here
+        if name in self._connections or self._misconfigured.pop(name, None) is None:
+            conn = self.connection(name)
+            del self._connections[name]
+            self._disconnected.add(name)
+            await conn.stop()
         if sign_out:
             from mcpnb.client.auth import forget_tokens
 

@@ -53,7 +53,7 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
     if ns.era:
         options["era"] = ns.era
     if ns.root:
-        options["roots"] = [str(Path(r).expanduser().absolute()) for r in ns.root]
+        options["roots"] = ns.root  # the config makes them absolute, from the working directory
     if ns.command:
         if ns.url:
             raise UsageError("give either a URL or '-- COMMAND ARGS', not both")
@@ -218,14 +218,8 @@ def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.launch import stop_probekit
 
     for name in names:
-        if name in unstarted:
-            ctx.pool.disconnect(name)
-        else:
-            stop_probekit(name, pool=ctx.pool, missing_ok=True)  # also stops an HTTP server we started
-        if ns.sign_out:
-            from mcpnb.client.auth import forget_tokens
-
-            forget_tokens(name)
+        ctx.pool.disconnect(name, sign_out=ns.sign_out)
+        stop_probekit(name, pool=ctx.pool, missing_ok=True)  # an HTTP probe-kit we started stops too
     said = f"disconnected: {', '.join(names)}" if names else "no servers to disconnect"
     print(said + (" (signed out)" if names and ns.sign_out else ""))
     return None
