@@ -59,8 +59,10 @@ class ToolCatalog:
         if cached is not None:
             self.conn.emit("cache", "tools/list served from cache", hit=True)
             return cached
+        tools = await self.conn.request("tools/list", lambda _client: self.fetch())
+        # after, not before: a server that is down fetched nothing, and its log should not say so
         self.conn.emit("cache", "tools/list fetched from the server", hit=False, refresh=refresh)
-        return await self.conn.request("tools/list", lambda _client: self.fetch())
+        return tools
 
     def cached(self, name: str) -> ToolInfo | None:
         """The tool from a fresh cache, if it is there and not filtered out; never any I/O.

@@ -32,6 +32,7 @@ from mcpnb.client.errors import (
     describe,
     http_refusal,
     http_status_of,
+    last_words,
     leaves,
     root_cause,
 )
@@ -296,8 +297,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
             said = answer.message if answer is not None and answer.status == status else None
             return http_refusal(status, said, self.safe(self.config.target), self.config.transport)
         reason = describe(exc)
-        if self.config.transport == "stdio" and self.stderr:
-            reason += f" (server stderr: {self.stderr[-1][:200]})"
+        said = last_words(self.stderr) if self.config.transport == "stdio" else None
+        if said:
+            reason += f" (server stderr: {said[:200]})"
         return reason
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:

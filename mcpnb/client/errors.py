@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -224,6 +224,24 @@ def describe(exc: BaseException) -> str:
     if name == "MCPError":
         return f"{text} (MCP error {code})"
     return f"{name}: {text}" if text else name
+
+
+#: A stderr line that names a failure: Python's last traceback line, Node's ``Error: ...``, ``npm error``.
+_FAILURE_WORDS = re.compile(r"error|exception|fatal|panic|ERR!", re.IGNORECASE)
+#: Lines that runtimes print after the message itself: Node's version banner, npm's log pointer,
+#: a stack frame, a caret or a brace alone.
+_TRAILERS = re.compile(r"Node\.js v\d|.*A complete log of this run|\s+at \S|[\s^~{}\[\](),;]*$")
+
+
+def last_words(lines: Sequence[str], *, look_back: int = 15) -> str | None:
+    """The stderr line that says why a server stopped: the last one naming a failure among its last
+    few, else the last that is not a runtime's trailer (Node ends a crash with ``Node.js v20.20.2``,
+    which says nothing about it)."""
+    recent = [line.strip() for line in list(lines)[-look_back:] if not _TRAILERS.match(line)]
+    for line in reversed(recent):
+        if _FAILURE_WORDS.search(line):
+            return line
+    return recent[-1] if recent else None
 
 
 def json_problem(text: str, exc: Any) -> str:

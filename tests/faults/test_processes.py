@@ -72,6 +72,28 @@ def test_a_server_that_exits_at_start_says_its_exit_code_and_last_words(pool):
     assert pool.status()["quits"].last_error == str(info.value).removeprefix("could not connect to 'quits': ")
     with pytest.raises(NotConnectedError, match=r"still failing: the server process exited \(exit code 3\)"):
         pool.call("quits", "anything")
+    logged = [event.message for event in pool.connection("quits").events.history]
+    assert not [m for m in logged if "tools/list" in m], logged  # nothing was fetched: the log says so
+
+
+def test_a_node_server_that_crashes_at_start_is_told_by_its_error_not_nodes_banner(pool, tmp_path):
+    # Node ends a crash with its stack, the error's fields and "Node.js v20.x": the last line says
+    # nothing about what went wrong; the error line above it does
+    missing = tmp_path / "no-such-server.js"
+    with pytest.raises(ConnectError) as info:
+        pool.connect("js", command="node", args=[str(missing)], **QUICK)
+    message = str(info.value)
+    assert f"(server stderr: Error: Cannot find module '{missing}')" in message, message
+    assert "Node.js v" not in message
+
+
+def test_a_python_server_that_crashes_at_start_is_told_by_its_exception(pool):
+    code = "import logging; logging.warning('starting'); import no_such_module_here"
+    with pytest.raises(ConnectError) as info:
+        pool.connect("py", command="python", args=["-c", code], **QUICK)
+    assert str(info.value).endswith(
+        "(server stderr: ModuleNotFoundError: No module named 'no_such_module_here')"
+    )
 
 
 def test_server_that_ignores_sigterm_ends_on_close(pool, marks):

@@ -1,0 +1,56 @@
+"""Which stderr line tells why a server stopped (``errors.last_words``), on the output real runtimes
+print when they crash."""
+
+from __future__ import annotations
+
+from mcpnb.client.errors import last_words
+
+NODE_CRASH = """node:internal/modules/cjs/loader:1210
+  throw err;
+  ^
+
+Error: Cannot find module '/srv/index.js'
+    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)
+    at Module._load (node:internal/modules/cjs/loader:1038:27)
+    at node:internal/main/run_main_module:28:49 {
+  code: 'MODULE_NOT_FOUND',
+  requireStack: []
+}
+
+Node.js v20.20.2""".splitlines()
+
+NPX_MISSING = """npm error code E404
+npm error 404 Not Found - GET http://127.0.0.1:9/no-such-server - Not found
+npm error 404
+npm error A complete log of this run can be found in: /root/.npm/_logs/2026-12-02-debug-0.log""".splitlines()
+
+
+def test_node_crash_names_the_error_not_the_version_banner():
+    assert last_words(NODE_CRASH) == "Error: Cannot find module '/srv/index.js'"
+
+
+def test_python_traceback_names_the_exception():
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "<string>", line 1, in <module>',
+        "KeyError: 'TOKEN'",
+    ]
+    assert last_words(lines) == "KeyError: 'TOKEN'"
+
+
+def test_npm_error_skips_the_log_pointer():
+    assert last_words(NPX_MISSING) == "npm error 404"
+
+
+def test_a_plain_last_line_is_kept_when_nothing_names_a_failure():
+    assert last_words(["starting", "MY_API_KEY is not set", ""]) == "MY_API_KEY is not set"
+
+
+def test_an_old_error_far_above_does_not_beat_the_last_line():
+    lines = ["ERROR: retrying the cache", *[f"served request {i}" for i in range(20)], "shutting down"]
+    assert last_words(lines) == "shutting down"
+
+
+def test_nothing_said():
+    assert last_words([]) is None
+    assert last_words(["", "}", "   "]) is None
