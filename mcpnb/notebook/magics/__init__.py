@@ -79,8 +79,9 @@ class McpMagics(Magics):
     def mcp(self, line: str, cell: str | None = None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """Explore MCP servers: connect, list tools, call them, read resources, render prompts.
 
-        ``$var`` is not expanded (JSON braces stay intact); write ``{{var}}`` to insert a notebook
-        variable. A trailing ``;`` silences the output, as IPython's own magics do.
+        Write ``{{var}}`` to insert a notebook variable. IPython's ``{var}`` and ``$var`` are not
+        expanded (JSON has braces): naming a notebook variable that way is an error that says so.
+        A trailing ``;`` silences the output, as IPython's own magics do.
         """
         return self.run(line, cell, local_ns)
 

@@ -230,6 +230,33 @@ def _ipython_names() -> Mapping[str, Any]:
     return getattr(shell, "user_ns_hidden", None) or {}
 
 
+#: IPython's own ways to insert a variable in a magic line, ``{name}`` and ``$name``, which ``%mcp``
+#: does not use (a ``${VAR}`` is a config's environment variable and stays as it is).
+_IPYTHON_STYLE = re.compile(r"(?<![{$])\{([A-Za-z_]\w*)\}(?!\})|\$([A-Za-z_]\w*)")
+
+
+def refuse_ipython_style(text: str, namespaces: list[Mapping[str, Any]], *, whole: bool = False) -> None:
+    """A ``UsageError`` for ``{name}`` or ``$name`` where ``name`` is a notebook variable.
+
+    IPython expands those in other magics; ``%mcp`` does not (JSON has braces), so the text would
+    reach the server as typed: a command path ``{EV}`` that does not exist, a token ``$token``.
+    ``whole``: only when it is the entire value (a tool argument may be a template on purpose).
+    """
+    if whole:
+        match = _IPYTHON_STYLE.fullmatch(text.strip())
+        matches = [match] if match else []
+    else:
+        matches = list(_IPYTHON_STYLE.finditer(text))
+    for match in matches:
+        name = match.group(1) or match.group(2)
+        if name not in _ipython_names() and any(name in ns for ns in namespaces):
+            as_text = f" (a JSON string, '\"{match.group(0)}\"', sends the text)" if whole else ""
+            raise UsageError(
+                f"{match.group(0)} would reach the server as typed: %mcp inserts a notebook variable "
+                f"with double braces, {{{{{name}}}}}{as_text}"
+            )
+
+
 def whole_placeholder(text: str) -> str | None:
     """The variable name when ``text`` is exactly one ``{{var}}``: its value is then used as is."""
     match = _PLACEHOLDER.fullmatch(text.strip())
@@ -327,6 +354,7 @@ def _value(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | N
     name = whole_placeholder(text)
     if name is not None:
         return lookup(name, namespaces), None
+    refuse_ipython_style(text, namespaces, whole=True)
     text = interpolate_text(text, namespaces)
     value, typed = parse_value(text)
     return value, (text.strip() if typed and not isinstance(value, str) else None)

@@ -17,9 +17,10 @@ from mcpnb.notebook.magics.registry import Context, arguments, command, known_se
 def _filled(ctx: Context, ns: argparse.Namespace) -> None:
     """``{{var}}`` in the URL, a header, an env value, the cwd or the command, as in every ``%mcp``
     line: ``--header "Authorization: Bearer {{token}}"`` keeps the token out of the notebook."""
-    from mcpnb.notebook.magics.parser import interpolate_text
+    from mcpnb.notebook.magics.parser import interpolate_text, refuse_ipython_style
 
     def fill(text: str) -> str:
+        refuse_ipython_style(text, ctx.namespaces)
         return interpolate_text(text, ctx.namespaces)
 
     ns.url = fill(ns.url) if ns.url else ns.url

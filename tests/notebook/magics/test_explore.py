@@ -68,7 +68,11 @@ def test_cell_call_body_forms_and_interpolation(ip, mcp):
     assert ip.user_ns["r2"].data == 42
     cell(ip, "%%mcp call demo.echo -o r3\ntext: costs $5 {not an expression}\n")
     assert ip.user_ns["r3"].data == "costs $5 {not an expression}"  # no $var / {expr} expansion
-    res = cell(ip, "r4 = %mcp call demo.echo text=$who")
+    res = cell(ip, "r4 = %mcp call demo.echo text=$who")  # IPython's way, not ours: said, not sent
+    assert isinstance(res.error_in_exec, UsageError)
+    assert str(res.error_in_exec).startswith("$who would reach the server as typed")
+    assert "{{who}}" in str(res.error_in_exec)
+    res = cell(ip, """r4 = %mcp call demo.echo text='"$who"'""")  # as JSON text: sent as typed
     assert res.success and ip.user_ns["r4"].data == "$who"
     code = "def page():\n    return render('{{ title }}')\n"  # a template's braces, kept as typed
     res = cell(ip, "%%mcp call demo.echo -o r5\ntext: |\n" + "".join(f"  {x}\n" for x in code.splitlines()))

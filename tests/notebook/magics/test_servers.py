@@ -66,6 +66,25 @@ def test_connect_fills_notebook_variables(ip, mcp, http_url):
     assert "web2" not in mcp.pool
 
 
+def test_ipython_style_variables_are_refused_with_the_double_braces_to_write(ip, mcp, http_url):
+    """``{var}`` and ``$var`` insert a variable in IPython's own magics, not in %mcp (JSON has braces):
+    a command path ``{script}`` would start nothing and a header would send ``$token`` as typed."""
+    ip.user_ns.update(script=DEMO, token="s3cret-token", url=http_url)
+    with pytest.raises(UsageError, match=r"^\{script\} would reach the server as typed: .*, \{\{script\}\}$"):
+        line(ip, f"connect demo -- {PY} {{script}} stdio")
+    with pytest.raises(UsageError, match=r"^\$token would reach the server as typed: .*, \{\{token\}\}$"):
+        line(ip, 'connect web {{url}} --header "Authorization: Bearer $token"')
+    assert "demo" not in mcp.pool and "web" not in mcp.pool  # nothing was started
+    # a config's ${VAR} (the environment's) and names that are no notebook variable stay as typed
+    line(ip, f"connect demo --env GREETING=${{HOME}}-{{nobody}}-$nobody -- {PY} {{{{script}}}} stdio")
+    assert line(ip, "call demo.env name=GREETING").data.endswith("-{nobody}-$nobody")
+    # a tool argument is refused only when the whole value is such a reference
+    ip.user_ns["topic"] = "tides"
+    with pytest.raises(UsageError, match=r"^\{topic\} would reach the server"):
+        line(ip, "call demo.echo text={topic}")
+    assert line(ip, 'call demo.echo text="a {topic} template"').data == "a {topic} template"
+
+
 def test_connect_sse(ip, mcp, sse_url):
     table = line(ip, f"connect old {sse_url} --sse")
     assert table["old"].transport == "sse" and table["old"].state == "connected"
