@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ class CellUI:
     """Where one call asks and reports: display handles and stdin of the cell that made it."""
 
     def __init__(self, mode: Mode = "widget", *, awaiting: bool = False) -> None:
+        self.started = time.monotonic()  # the call's start: progress shows its time, not the bar's
         self.kernel = current_kernel()
         self.context = contextvars.copy_context()
         self.awaiting = awaiting  # the cell awaits the call: widget clicks reach us while it waits
@@ -95,12 +97,12 @@ class CellUI:
             if self.mode == "widget":
                 from mcpnb.notebook.forms import ProgressView
 
-                self.progress = self.run(ProgressView)
+                self.progress = self.run(ProgressView, started=self.started)
                 self.show("progress", self.progress.widget)
             else:
                 from mcpnb.notebook.forms import TextProgress
 
-                self.progress = TextProgress(self.print)
+                self.progress = TextProgress(self.print, started=self.started)
         self.progress.update(value, total, message)
 
     def finish(self, ok: bool) -> None:

@@ -86,11 +86,13 @@ class _Throttled:
 class ProgressView(_Throttled):
     """A progress bar with the server's message; collapsed to one line when the call ends."""
 
-    def __init__(self, description: str = "") -> None:
+    def __init__(self, description: str = "", *, started: float | None = None) -> None:
+        """``started``: when the call began (``time.monotonic()``); the bar shows at the first
+        notification, which may come long after, and "done in" is the call's time, not the bar's."""
         import ipywidgets as w
 
         self._init_throttle()
-        self._start = time.monotonic()
+        self._start = time.monotonic() if started is None else started
         self._state: tuple[float, float | None, str | None] = (0.0, None, None)
         self.bar = w.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info", description=description)
         self.label = w.HTML("")
@@ -153,13 +155,14 @@ class TextProgress:
         step: float = 10.0,
         interval: float = 1.0,
         width: int = 20,
+        started: float | None = None,
     ) -> None:
         self.print_fn = print_fn
         self.step = step
         self.interval = interval
         self.width = width
         self._lock = threading.Lock()
-        self._start = time.monotonic()
+        self._start = time.monotonic() if started is None else started  # as ProgressView's
         self._last_time: float | None = None
         self._last_pct: float | None = None
         self._last_line: str | None = None

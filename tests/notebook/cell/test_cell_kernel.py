@@ -8,6 +8,7 @@ lets go at once with a live call, and the result lands in the same output later.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -122,6 +123,21 @@ def test_progress_bar_in_the_calling_cell(kernel):
         if fe.opened_by.get(cid) == cell and st.get("_model_name") == "HTMLModel"
     ]
     assert any("done" in label for label in labels), labels  # collapsed to a summary when the call ended
+
+
+def test_the_collapsed_bar_says_how_long_the_call_took_not_the_bar(kernel):
+    # the bar appears at the first notification (after a second here); "done in" counts the call
+    fe = Frontend(kernel)
+    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
+    cell = _run(fe, "%mcp call demo.progress_for seconds=2 every=1")
+    fe.pump(0.3)
+    labels = [
+        st.get("value", "")
+        for cid, st in fe.models.items()
+        if fe.opened_by.get(cid) == cell and st.get("_model_name") == "HTMLModel"
+    ]
+    took = [float(m.group(1)) for label in labels if (m := re.search(r"done in (\d+\.\d) s", label))]
+    assert took and took[0] >= 2.0, labels  # the server slept 2 s in all
 
 
 def test_interrupting_an_awaiting_call_cancels_it_on_the_server(kernel, tmp_path):
