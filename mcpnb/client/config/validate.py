@@ -28,6 +28,25 @@ MAX_SECONDS = 86400
 _NAME_RE = re.compile(r"^[A-Za-z0-9](?:_?[A-Za-z0-9-])*$")
 # Unknown keys that other clients use, with what to write instead.
 _HINTS = {"disabled": ("mcpnb spells this '\"enabled\": false'", "enabled")}
+#: Keys of other MCP clients' server entries (Docker Compose, VS Code, Windsurf, Gemini CLI, Cline)
+#: that people copy from their docs, with mcpnb's name for each; a near miss ("enviroment") too.
+_RENAMED = {
+    "environment": "env",
+    "serverUrl": "url",
+    "httpUrl": "url",
+    "includeTools": "enabled_tools",
+    "excludeTools": "disabled_tools",
+    "transportType": "type",
+    "timeout": "tool_timeout",
+}
+_NO_APPROVAL = "mcpnb has no approval list: a call runs when you run its cell"
+#: ...and those mcpnb has no use for, with why.
+_UNUSED = {
+    "envFile": "mcpnb reads no env file: list the variables in 'env' (\"${VAR}\" takes one from yours)",
+    "autoApprove": _NO_APPROVAL,
+    "alwaysAllow": _NO_APPROVAL,
+    "trust": _NO_APPROVAL,
+}
 _EXPECTED = {
     "string": "a string",
     "number": "a number",
@@ -208,7 +227,10 @@ def _translate(e: Any, name: str, source: str | None) -> ConfigError:
             return err("unknown key: an in-process server object can only be given from code", at)
         if extra == "name":
             return err("unknown key: the server's name is its key under 'mcpServers'", at)
-        return err("unknown key", at, did_you_mean(extra, allowed))
+        near = did_you_mean(extra, [*allowed, *_RENAMED, *_UNUSED] if not key else allowed)
+        if near in _UNUSED:
+            return err(f"unknown key: {_UNUSED[near]}", at)
+        return err("unknown key", at, _RENAMED.get(near, near))
     if e.validator == "type":
         expected = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
         wanted = " or ".join(_EXPECTED.get(t, t) for t in expected)

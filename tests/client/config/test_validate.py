@@ -23,9 +23,19 @@ from .helpers import assert_located, config_error, servers
         ("comand", "command"),
         ("startupTimeout", "startupTimeoutSec"),
         ("toolTimeoutsec", "toolTimeoutSec"),
-        ("enviroment", None),
         ("disabled", "enabled"),
         ("arg", "args"),
+        # other clients' keys, and near misses of them
+        ("environment", "env"),
+        ("enviroment", "env"),
+        ("serverUrl", "url"),
+        ("httpUrl", "url"),
+        ("includeTools", "enabled_tools"),
+        ("excludeTools", "disabled_tools"),
+        ("timeout", "tool_timeout"),
+        ("transportType", "type"),
+        ("envFile", None),
+        ("autoApprove", None),
     ],
 )
 def test_unknown_key_suggests_the_closest(key: str, suggestion: str | None) -> None:
@@ -34,6 +44,15 @@ def test_unknown_key_suggests_the_closest(key: str, suggestion: str | None) -> N
     assert err.suggestion == suggestion
     if suggestion:
         assert f"did you mean {suggestion!r}" in str(err)
+
+
+def test_other_clients_keys_say_what_mcpnb_calls_them_or_why_it_has_none() -> None:
+    def said(key: str) -> str:
+        return str(config_error(ServerConfig.from_dict, "gh", {"command": "x", key: 1}, source="f.json"))
+
+    assert said("enviroment").endswith("key 'enviroment': unknown key (did you mean 'env'?)")
+    assert "unknown key: mcpnb reads no env file" in said("envFile")
+    assert "unknown key: mcpnb has no approval list" in said("alwaysAllow")
 
 
 def test_unknown_auth_key() -> None:
