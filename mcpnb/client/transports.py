@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -198,8 +199,29 @@ async def server_message(response: Any) -> str | None:
         message = error.get("message") if isinstance(error, dict) else data.get("message") or error
         if isinstance(message, str) and message.strip():
             body = message.strip()
+    elif _HTML.match(body):
+        body = html_text(body)
     first = body.splitlines()[0] if body else ""
     return first[:MESSAGE_LIMIT] or None
+
+
+_HTML = re.compile(r"\s*<(!doctype html|html)\b", re.IGNORECASE)
+#: Where an error page says what happened: Express's <pre>, nginx's <h1>, else the page's <title>.
+_SAYS = [
+    re.compile(rf"<{tag}\b[^>]*>(.*?)</{tag}>", re.IGNORECASE | re.DOTALL) for tag in ("pre", "h1", "title")
+]
+
+
+def html_text(page: str) -> str:
+    """The words of an HTML error page ("Cannot POST /sse"), not its first line ("<!DOCTYPE html>")."""
+    import html
+
+    for said in _SAYS:
+        match = said.search(page)
+        text = " ".join(re.sub(r"<[^>]+>", " ", match.group(1)).split()) if match else ""
+        if text:
+            return html.unescape(text)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
 def watched_transport(inner: Any, on_failure: FailureHook) -> Any:

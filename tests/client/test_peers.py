@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import LOOPBACK, free_port, wait_until
 
+from mcpnb import ConnectError
+
 
 def test_server_everything_over_stdio(pool, everything):
     pool.connect(
@@ -87,6 +89,14 @@ def test_server_everything_over_streamable_http_pinned_to_loopback(pool, everyth
         pool.call("everything", "get-structured-content", {"location": "Chicago"}).data["temperature"]
         is not None
     )
+
+
+def test_a_wrong_path_says_what_the_servers_html_error_page_says(pool, everything_http):
+    # Express answers an unknown path with an HTML page: its words, not its "<!DOCTYPE html>"
+    wrong = everything_http.replace("/mcp", "/nope")
+    with pytest.raises(ConnectError) as info:
+        pool.connect("lost", url=wrong, startup_timeout=10)
+    assert f"HTTP 404 Not Found from {wrong} (Cannot POST /nope): nothing answers MCP" in str(info.value)
 
 
 def test_mcp_server_time_modern_era(pool):
