@@ -35,7 +35,9 @@ class ToolCatalog:
         tools: dict[str, ToolInfo] = {}
         if conn.capabilities is None or conn.capabilities.tools is not None:
             listed = await every_page(
-                lambda at: conn.client.list_tools(cursor=at, cache_mode="refresh"), "tools"
+                lambda at: conn.client.list_tools(cursor=at, cache_mode="refresh"),
+                "tools",
+                on_cut=lambda why: conn.emit("paging", f"tools/list: {why}"),
             )
             for tool in listed:
                 info = ToolInfo.from_sdk(conn.name, tool)

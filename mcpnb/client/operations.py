@@ -40,6 +40,8 @@ class ConnectionRequests:
         @property
         def era(self) -> str | None: ...
 
+        def emit(self, kind: str, message: str, **detail: Any) -> None: ...
+
     async def request(
         self,
         what: str,
@@ -83,7 +85,11 @@ class ConnectionRequests:
         self, what: str, send: Callable[[Any, str | None], Awaitable[Any]], field: str
     ) -> list[Any]:
         """Each page its own request (each waits for a live session and maps errors)."""
-        return await every_page(lambda at: self.request(what, lambda c: send(c, at)), field)
+        return await every_page(
+            lambda at: self.request(what, lambda c: send(c, at)),
+            field,
+            on_cut=lambda why: self.emit("paging", f"{what}: {why}"),
+        )
 
     async def list_resources(self) -> list[Any]:
         """Every resource, page by page."""

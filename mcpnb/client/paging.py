@@ -9,12 +9,23 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+#: More pages than any real list needs (a thousand resources at ten a page is a hundred): past it,
+#: the server is taken to hand out cursors forever.
+MAX_PAGES = 1000
 
-async def every_page(fetch: Callable[[str | None], Awaitable[Any]], field: str) -> list[Any]:
+
+async def every_page(
+    fetch: Callable[[str | None], Awaitable[Any]],
+    field: str,
+    *,
+    max_pages: int = MAX_PAGES,
+    on_cut: Callable[[str], None] | None = None,
+) -> list[Any]:
     """Every item of a paginated list: ``fetch(cursor)`` for each page, ``field`` holding its items.
 
-    A cursor the server hands out a second time ends the walk: a server stuck on one page must not
-    hang the notebook (what it listed so far is kept).
+    A cursor the server hands out a second time, or a walk past ``max_pages``, ends it: a server
+    stuck on one page, or making up cursors, must not hang the notebook. What it listed so far is
+    kept, and ``on_cut`` hears why the list may be incomplete (for the server's log).
     """
     items: list[Any] = []
     cursor: str | None = None
@@ -23,6 +34,17 @@ async def every_page(fetch: Callable[[str | None], Awaitable[Any]], field: str) 
         page = await fetch(cursor)
         items += getattr(page, field)
         cursor = page.next_cursor
-        if not cursor or cursor in seen:
+        if not cursor:
+            return items
+        why = (
+            f"the server handed out cursor {cursor[:40]!r} twice"
+            if cursor in seen
+            else f"stopped after {max_pages} pages"
+            if len(seen) + 1 >= max_pages
+            else None
+        )
+        if why is not None:
+            if on_cut is not None:
+                on_cut(f"{why}; kept the {len(items)} items listed so far, the list may be incomplete")
             return items
         seen.add(cursor)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from mcpnb.client.paging import every_page
+from mcpnb.client.paging import MAX_PAGES, every_page
 
 from .conftest import fastmcp_python
 
@@ -41,5 +41,34 @@ def test_a_cursor_handed_out_twice_ends_the_walk() -> None:
         asked.append(cursor)
         return SimpleNamespace(items=[len(asked)], next_cursor="again")
 
-    assert asyncio.run(every_page(stuck, "items")) == [1, 2]
+    cut: list[str] = []
+    assert asyncio.run(every_page(stuck, "items", on_cut=cut.append)) == [1, 2]
     assert asked == [None, "again"]
+    assert cut == [
+        "the server handed out cursor 'again' twice; kept the 2 items listed so far, "
+        "the list may be incomplete"
+    ]
+
+
+def test_a_server_that_makes_up_cursors_forever_is_stopped_and_the_log_says_so(pool: Any) -> None:
+    """A new cursor on every page: the walk stops at ``MAX_PAGES`` and the server's log says why."""
+    from mcp import types
+    from mcp.server import Server
+
+    pages: list[str | None] = []
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        pages.append(cursor)
+        item = types.Resource(uri=f"endless://{len(pages)}", name=f"r{len(pages)}")
+        return types.ListResourcesResult(resources=[item], next_cursor=f"page-{len(pages)}")
+
+    endless = Server("endless", version="1.0", on_list_resources=list_resources)
+    pool.connect("endless", server=endless)
+    listed = pool.resources("endless")
+    assert len(listed) == len(pages) == MAX_PAGES  # every page asked for is kept
+    said = [e.message for e in pool.connection("endless").events.history if e.kind == "paging"]
+    assert said == [
+        f"resources/list: stopped after {MAX_PAGES} pages; kept the {MAX_PAGES} items listed so far, "
+        "the list may be incomplete"
+    ]
