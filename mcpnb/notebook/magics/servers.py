@@ -62,6 +62,7 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
             ("--header", headers),
             ("--bearer-env", ns.bearer_env),
             ("--oauth", ns.oauth),
+            ("--keep-sign-in", ns.keep_sign_in),
             ("--sse", ns.sse),
         )
         for flag, given in http_only:
@@ -89,8 +90,12 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--bearer-env or --oauth: a server takes one way to sign in")
     if ns.bearer_env:
         options["auth"] = {"type": "bearer", "token_env": ns.bearer_env}
+    if ns.keep_sign_in and not ns.oauth:
+        raise UsageError("--keep-sign-in keeps an OAuth sign-in: give it with --oauth")
     if ns.oauth:
         options["auth"] = {"type": "oauth", "flow": "authorization_code"}
+        if ns.keep_sign_in:
+            options["auth"]["token_storage"] = "file"
     return options
 
 
@@ -115,6 +120,12 @@ def _connect_args(p: Parser) -> None:
         "--oauth",
         action="store_true",
         help="sign in with OAuth in your browser (a link shows here; the client registers itself)",
+    )
+    p.add_argument(
+        "--keep-sign-in",
+        action="store_true",
+        help="with --oauth: keep the tokens in a file only you can read, so a kernel restart does not "
+        "sign in again (--sign-out on disconnect forgets them)",
     )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
@@ -143,7 +154,8 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
     usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
-    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth] [--era E] [--wait S]\n"
+    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]]"
+    " [--era E] [--wait S]\n"
     "   or: %(prog)s --config [PATH] [NAME ...]",
 )
 @arguments(_connect_args)
@@ -156,6 +168,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             "--header": ns.header,
             "--bearer-env": ns.bearer_env,
             "--oauth": ns.oauth,
+            "--keep-sign-in": ns.keep_sign_in,
             "--era": ns.era,
             "--sse": ns.sse,
             "--wait": ns.wait,
@@ -313,6 +326,12 @@ def _serve_args(p: Parser) -> None:
     p.add_argument("--http", action="store_true", help="serve over HTTP on 127.0.0.1 instead of in-process")
     p.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
     p.add_argument("--name", default=None, help="connection name (default: probe)")
+    p.add_argument(
+        "--keep-sign-in",
+        action="store_true",
+        help="with --oauth: keep the tokens in a file only you can read, so a kernel restart does not "
+        "sign in again (--sign-out on disconnect forgets them)",
+    )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
         "--stop",

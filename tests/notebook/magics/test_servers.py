@@ -160,6 +160,36 @@ def test_connect_oauth_signs_in_and_a_server_that_wants_it_says_so(ip, mcp, caps
         line(ip, "disconnect secure --sign-out")
 
 
+def test_keep_sign_in_survives_a_kernel_restart_until_sign_out(ip, mcp, tmp_path, monkeypatch):
+    """``--oauth --keep-sign-in``: the tokens go to a file only the user can read; a restarted kernel
+    (memory gone) connects without a new link; ``--sign-out`` deletes the file."""
+    from servers.oauth_server import OAuthServers, Person
+
+    from mcpnb.client.auth import restore_authorization_ui, set_authorization_ui
+    from mcpnb.client.auth import storage as token_storage
+
+    monkeypatch.setenv(token_storage.TOKEN_DIR_ENV, str(tmp_path / "tokens"))
+    with pytest.raises(UsageError, match="--keep-sign-in keeps an OAuth sign-in: give it with --oauth"):
+        line(ip, "connect web http://127.0.0.1:1/mcp --keep-sign-in")
+    with OAuthServers() as servers:
+        person = Person(follow=True)
+        previous = set_authorization_ui(show_link=person.show_link, mode="listener")
+        try:
+            line(ip, f"connect kept {servers.mcp_url} --oauth --keep-sign-in")
+            assert len(person.links) == 1
+            kept = token_storage.token_path("kept")
+            assert kept.exists() and (kept.stat().st_mode & 0o777) == 0o600
+            line(ip, "disconnect kept")
+            token_storage._MEMORY.clear()  # what a kernel restart forgets
+            line(ip, f"connect kept {servers.mcp_url} --oauth --keep-sign-in")
+            assert len(person.links) == 1  # no new sign-in: the file had the tokens
+            assert line(ip, "call kept.whoami").text.startswith("dyn-")
+            line(ip, "disconnect kept --sign-out")
+            assert not kept.exists()
+        finally:
+            restore_authorization_ui(previous)
+
+
 def test_an_sse_connect_to_a_streamable_http_endpoint_says_drop_sse(ip, mcp, http_url):
     with pytest.raises(Exception) as info:
         line(ip, f"connect web {http_url} --sse")
