@@ -366,7 +366,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.protocol_version = client.protocol_version
         self.server_info = client.server_info
         self.capabilities = client.server_capabilities
-        self.instructions = client.instructions
+        # a server may write its own settings (a key from its env) into what it says of itself
+        self.instructions = self.safe(client.instructions) if client.instructions else None
 
     def _start_background(self) -> None:
         if self.watch.uris:

@@ -64,6 +64,14 @@ def test_secret_header_and_env_values_are_redacted(pool, http_url):
     assert "visible-trace" in repr(pool.connection("hdr").config)  # non-secret headers stay readable
 
 
+def test_instructions_that_repeat_a_secret_show_it_redacted(pool):
+    said = "Connected with key {API_KEY}; ask for anything."  # the server fills in its setting
+    pool.connect("talky", **demo_command(), env={"API_KEY": ENV_SECRET, "DEMO_INSTRUCTIONS": said})
+    row = pool.status()["talky"]
+    assert row.instructions == "Connected with key ***; ask for anything."
+    assert ENV_SECRET not in repr(pool.status()) + str(pool.status()._repr_mimebundle_())
+
+
 def test_failed_connect_error_does_not_leak(pool):
     url = f"http://127.0.0.1:{free_port()}/mcp?access_token={TOKEN}"
     with pytest.raises(ConnectError) as info:

@@ -47,9 +47,9 @@ GROUPS = ("north", "south", "east", "west")
 
 
 def create_server() -> MCPServer:
-    server = MCPServer(
-        "demo", version="1.2.3", instructions="A demo server for mcpnb tests.", log_level="WARNING"
-    )
+    # DEMO_INSTRUCTIONS: a server that writes its settings into its instructions ("{API_KEY}")
+    instructions = os.environ.get("DEMO_INSTRUCTIONS", "A demo server for mcpnb tests.").format(**os.environ)
+    server = MCPServer("demo", version="1.2.3", instructions=instructions, log_level="WARNING")
 
     @server.tool()
     def echo(text: str) -> str:
