@@ -139,12 +139,15 @@ def split_line(line: str, *, json_values: bool = False) -> list[str]:
         if line[i] in _BLANKS:
             i += 1
             continue
-        pair = _JSON_PAIR.match(line, i)
-        end = _json_end(line, pair.end()) if pair else None
+        pair = _JSON_PAIR.match(line, i)  # key={...} or key=[...]; or a whole {...} of arguments
+        end = _json_end(line, pair.end() if pair else i) if pair or line[i] == "{" else None
         if end is not None and (end == len(line) or line[end] in _BLANKS):
             words.append(line[i:end])
             i = end
             continue
+        if end is None and not pair and line[i] == "{":  # an object that never closes: say so as JSON
+            words.append(line[i:])
+            break
         lexer = shlex.shlex(io.StringIO(line[i:]), posix=True)
         lexer.whitespace_split, lexer.commenters = True, ""
         try:
@@ -361,9 +364,14 @@ def _value(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | N
 
 
 def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Arguments:
-    """``key=value`` words from the magic line."""
+    """``key=value`` words from the magic line, or a JSON object (``{"a": 1}``, ``{{args}}``) among them."""
     args = Arguments()
     for token in tokens:
+        whole = _object_arguments(token, namespaces, "the magic line") if token[:1] == "{" else None
+        if whole is not None:
+            for key, value in whole.items():
+                args.put(key, value, None, None, "the magic line")
+            continue
         match = _PAIR.match(token)
         if not match:
             raise UsageError(
@@ -388,18 +396,9 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
     args = Arguments()
     if not text:
         return args
-    name = whole_placeholder(text)
-    if name is not None:
-        value = lookup(name, namespaces)
-        if not isinstance(value, Mapping):
-            raise UsageError(
-                f"{{{{{name}}}}} is a {type(value).__name__}; the body needs a dict of arguments"
-            )
-        for key, item in value.items():
-            args.put(str(key), item, None, None, "the cell body")
-        return args
-    if text.startswith("{"):
-        return _json_body(text, namespaces)
+    whole = _object_arguments(text, namespaces, "the cell body")
+    if whole is not None:
+        return whole
     lines = body.splitlines()
     i = 0
     while i < len(lines):
@@ -449,16 +448,28 @@ def _literal(lines: list[str], chomp: str) -> str:
     return text + "\n" if text and chomp == "" else text
 
 
-def _json_body(text: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
+def _object_arguments(text: str, namespaces: list[Mapping[str, Any]], where: str) -> Arguments | None:
+    """All the arguments at once: a ``{{var}}`` holding a dict, or a JSON object (None: neither)."""
+    name = whole_placeholder(text)
+    if name is not None:
+        value = lookup(name, namespaces)
+        if not isinstance(value, Mapping):
+            raise UsageError(f"{{{{{name}}}}} is a {type(value).__name__}; {where} needs a dict of arguments")
+        args = Arguments()
+        for key, item in value.items():
+            args.put(str(key), item, None, None, where)
+        return args
+    if not text.startswith("{"):
+        return None
     body = interpolate_json(text, namespaces)
     try:
         data = _JSON.decode(body)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"cell body: {json_problem(body, exc)}") from None
+        raise UsageError(f"{where}: {json_problem(body, exc)}") from None
     except (ValueError, RecursionError) as exc:
-        raise UsageError(f"cell body: invalid JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
+        raise UsageError(f"{where}: invalid JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
     if not isinstance(data, dict):
-        raise UsageError(f"cell body: expected a JSON object of arguments, got a {type(data).__name__}")
+        raise UsageError(f"{where}: expected a JSON object of arguments, got a {type(data).__name__}")
     args = Arguments()
     for key, value in data.items():
         args[key] = value

@@ -58,6 +58,23 @@ def test_call_text_argument_keeps_what_was_typed(ip, mcp):
     assert line(ip, "call demo.echo text=true").data == "true"
 
 
+def test_a_json_object_or_a_dict_on_the_line_is_the_arguments(ip, mcp):
+    """``%mcp call demo.add {"a": 1, "b": 2}``, as people type it after seeing the JSON a tool takes."""
+    connect_demo(ip)
+    assert line(ip, 'call demo.add {"a": 40, "b": 2}').data == 42
+    ip.user_ns["args"] = {"a": 1, "b": 2}
+    assert line(ip, "call demo.add {{args}}").data == 3
+    assert line(ip, 'call demo.echo {"text": "a {b} c"}').data == "a {b} c"  # spaces and braces kept
+    assert line(ip, 'call demo.add {"a": 5} b=6').data == 11  # with key=value beside it
+    with pytest.raises(UsageError, match=r"^the magic line: argument 'a' is given twice$"):
+        line(ip, 'call demo.add {"a": 5, "b": 1} a=6')
+    with pytest.raises(UsageError, match=r"^the magic line: invalid JSON at line 1, column \d+"):
+        line(ip, 'call demo.add {"a": 5, "b": 1')  # never closes
+    with pytest.raises(UsageError, match=r"^\{\{args\}\} is a list; the magic line needs a dict"):
+        ip.user_ns["args"] = [1, 2]
+        line(ip, "call demo.add {{args}}")
+
+
 def test_cell_call_body_forms_and_interpolation(ip, mcp):
     connect_demo(ip)
     ip.user_ns["who"] = "Ada"
