@@ -387,7 +387,10 @@ def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
     args = {k: parsed.raw.get(k, v if isinstance(v, str) else _text(v)) for k, v in parsed.items()}
     known = {str(getattr(p, "name", "")): p for p in ctx.pool.prompts(server)}
     if name not in known:
-        raise UsageError(f"server {server!r} has no prompt {name!r}{did_you_mean_text(name, known)}")
+        raise UsageError(
+            f"server {server!r} has no prompt {name!r}{did_you_mean_text(name, known)}"
+            f" (%mcp prompts {server} lists them)"
+        )
     declared = {a.name: a for a in (getattr(known[name], "arguments", None) or [])}
     for key in args:
         if key not in declared:

@@ -237,7 +237,7 @@ def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
     assert "Paris" in repr(messages)
     with pytest.raises(UsageError, match="missing required argument 'city'"):
         line(ip, "prompt ev.args-prompt")
-    with pytest.raises(UsageError, match="did you mean 'args-prompt'"):
+    with pytest.raises(UsageError, match=r"did you mean 'args-prompt'\? \(%mcp prompts ev lists them\)$"):
         line(ip, "prompt ev.args-promt city=x")
     everything_listing = line(ip, "prompts")
     assert len(everything_listing) == len(prompts)
