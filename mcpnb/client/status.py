@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -90,7 +91,7 @@ COLUMNS = [
 def instructions_preview(text: str, limit: int = 100) -> str:
     """The first line of a server's instructions, cut to ``limit``; ``.instructions`` has them all."""
     lines = text.strip().splitlines()
-    first = lines[0] if lines else ""
+    first = re.sub(r"^#{1,6}\s+", "", lines[0]) if lines else ""  # a Markdown heading's marks say nothing
     cut = len(first) > limit or len(lines) > 1
     return (first[:limit].rstrip() + " …" if cut else first) + (" (.instructions has all)" if cut else "")
 

@@ -27,6 +27,9 @@ def test_server_everything_over_stdio(pool, everything):
     assert set(weather.data) >= {"temperature", "conditions", "humidity"}
     assert weather.schema_valid is True
     assert "get-roots-list" not in names  # no roots configured: the capability is not declared
+    # its instructions open with a Markdown heading: the preview gives its words
+    said = repr(pool.status()).splitlines()[-1]
+    assert said.startswith("instructions: Everything Server – Server Instructions …"), said
 
 
 def test_server_everything_asks_for_the_configured_roots(pool, everything, tmp_path):
