@@ -130,15 +130,17 @@ class TaskList(_Table):
         return bundle
 
     def cells(self, server: str, item: Any) -> list[str]:
+        from mcpnb.client.tasks.summary import seconds  # as the handle shows them: "4 min 58 s"
+
         ttl = item.ttl_left
         return [
             server,
             item.task_id,
-            item.tool or "?",
+            item.tool or "",  # a task attached by id: neither wire names its tool
             item.status,
             short(item.status_message, 80),
-            f"{item.elapsed:.1f} s",
-            "" if ttl is None else f"{ttl:.0f} s",
+            seconds(item.elapsed),
+            "" if ttl is None else seconds(ttl),
         ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -46,6 +47,8 @@ def test_task_returns_a_live_handle_listed_by_tasks(ip: Any, probe: None) -> Non
     listed = line(ip, "tasks probe")
     assert handle.task_id in [h.task_id for h in listed]
     assert "completed" in repr(listed) and "slow_task" in repr(listed)
+    row = next(r for r in repr(listed).splitlines() if handle.task_id in r)
+    assert re.search(r" \d+ min \d+ s$", row), row  # the TTL left as the handle says it, not "3599 s"
     with pytest.raises(UsageError, match="--ttl goes with --task"):
         line(ip, "call probe.slow_task --ttl 100")
 
