@@ -432,9 +432,18 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
                 raise UsageError(f"cell body line {number}: the value of {key!r} is not valid JSON")
             args.put(key, value, None, number, f"cell body line {number}")
             continue
+        quoted = _SINGLE_QUOTED.fullmatch(rest.strip())
+        if quoted:  # YAML's 'text': the text, as "text" is (JSON's quotes) and as a shell reads it
+            text = interpolate_text(quoted.group(1).replace("''", "'"), namespaces)
+            args.put(key, text, None, number, f"cell body line {number}")
+            continue
         value, raw = _value(rest, namespaces)
         args.put(key, value, raw, number, f"cell body line {number}")
     return args
+
+
+#: A YAML single-quoted value: ``'it''s'`` is "it's".
+_SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'")
 
 
 def _literal(lines: list[str], chomp: str) -> str:

@@ -81,6 +81,12 @@ def test_cell_call_body_forms_and_interpolation(ip, mcp):
     ip.user_ns["num"] = 40
     cell(ip, "%%mcp call demo.echo -o r1\ntext: hello {{who}}\n")
     assert ip.user_ns["r1"].data == "hello Ada"
+    cell(ip, "%%mcp call demo.echo -o r1\ntext: 'it''s {{who}}: 007'\n")  # YAML's single quotes
+    assert ip.user_ns["r1"].data == "it's Ada: 007"
+    cell(ip, '%%mcp call demo.echo -o r1\ntext: "it\'s"\n')  # JSON's double quotes
+    assert ip.user_ns["r1"].data == "it's"
+    cell(ip, "%%mcp call demo.echo -o r1\ntext: it's 'here'\n")  # quotes inside a text stay
+    assert ip.user_ns["r1"].data == "it's 'here'"
     cell(ip, '%%mcp call demo.add -o r2\n{"a": {{num}}, "b": 2}\n')
     assert ip.user_ns["r2"].data == 42
     cell(ip, "%%mcp call demo.echo -o r3\ntext: costs $5 {not an expression}\n")
