@@ -187,6 +187,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the check sees descendants only
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # The browser in these tests runs on this machine, whoever started the run: a CI job or a person
+    # over SSH must not switch OAuth sign-ins to paste mode (mcpnb.client.auth.redirect).
+    for var in ("SSH_CONNECTION", "SSH_CLIENT"):
+        os.environ.pop(var, None)
 
 
 @pytest.hookimpl(trylast=True)  # on the xdist controller: after its workers are down

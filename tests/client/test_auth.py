@@ -30,6 +30,7 @@ from mcpnb.client.auth import (
     AuthError,
     CallbackListener,
     FileTokenStorage,
+    authorization_ui,
     oauth_provider,
     parse_redirect,
     restore_authorization_ui,
@@ -104,6 +105,29 @@ def auth_error(cfg: ServerConfig, auth: httpx2.Auth | None = None) -> AuthError:
 
 
 # --- client credentials -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "mode"),
+    [
+        ({}, "listener"),  # browser and kernel on one machine
+        ({"JUPYTERHUB_API_URL": "http://hub:8081/hub/api"}, "paste"),
+        ({"BINDER_SERVICE_HOST": "10.0.0.1"}, "paste"),
+        ({"SSH_CONNECTION": "10.0.0.2 50000 10.0.0.3 22"}, "paste"),  # ssh -L forwards the notebook only
+        ({"SSH_CLIENT": "10.0.0.2 50000 22"}, "paste"),
+        ({"SSH_CONNECTION": "10.0.0.2 50000 10.0.0.3 22", "VSCODE_IPC_HOOK_CLI": "/tmp/v.sock"}, "listener"),
+        ({"SSH_CONNECTION": "10.0.0.2 50000 10.0.0.3 22", "MCPNB_OAUTH_REDIRECT": "listener"}, "listener"),
+    ],
+)
+def test_the_redirect_mode_follows_where_the_browser_is(env, mode, monkeypatch, ui):
+    hints = ("JUPYTERHUB_API_URL", "BINDER_SERVICE_HOST", "BINDER_REQUEST", "COLAB_RELEASE_TAG")
+    for var in (*hints, "SSH_CONNECTION", "SSH_CLIENT", "VSCODE_IPC_HOOK_CLI", "VSCODE_PID", "VSCODE_CWD"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.delenv("MCPNB_OAUTH_REDIRECT", raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    set_authorization_ui(mode="auto")
+    assert authorization_ui().resolved_mode() == mode
 
 
 def test_client_credentials_call_a_tool(servers, monkeypatch):

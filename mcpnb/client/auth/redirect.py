@@ -4,9 +4,10 @@ Two ways, both behind replaceable hooks (:func:`set_authorization_ui`):
 
 - **listener** (default when the browser and the kernel share a machine): a one-shot HTTP listener
   on ``127.0.0.1`` receives the redirect itself, answers "you can close this tab" and stops.
-- **paste** (default on JupyterHub, Binder, Colab, where ``127.0.0.1`` in the browser is not the
-  kernel's machine): the browser fails to load the loopback redirect, and the person pastes the
-  address it shows back into a password-style prompt, so the code is not echoed into the notebook.
+- **paste** (default on JupyterHub, Binder, Colab and for a kernel started over SSH, where
+  ``127.0.0.1`` in the browser is not the kernel's machine): the browser fails to load the loopback
+  redirect, and the person pastes the address it shows back into a password-style prompt, so the
+  code is not echoed into the notebook.
 
 The person always sees the authorization link through ``show_link``.
 """
@@ -37,6 +38,10 @@ CALLBACK_PATH = "/callback"
 MODE_ENV = "MCPNB_OAUTH_REDIRECT"
 # Signs that the browser is not on the kernel's machine, so a loopback listener would never be reached.
 _REMOTE_ENV = ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "JUPYTERHUB_API_URL", "COLAB_RELEASE_TAG")
+# A kernel started from an SSH session serves a browser elsewhere (``ssh -L 8888:…`` forwards the
+# notebook's port, not the listener's). VS Code's remote sessions forward listening ports themselves.
+_SSH_ENV = ("SSH_CONNECTION", "SSH_CLIENT")
+_FORWARDS_PORTS_ENV = ("VSCODE_IPC_HOOK_CLI", "VSCODE_PID", "VSCODE_CWD")
 
 Mode = Literal["auto", "listener", "paste"]
 
@@ -102,7 +107,9 @@ class AuthorizationUI:
         if mode in ("listener", "paste"):
             return mode  # type: ignore[return-value]
         remote = any(os.environ.get(var) for var in _REMOTE_ENV) or "google.colab" in sys.modules
-        return "paste" if remote else "listener"
+        over_ssh = any(os.environ.get(var) for var in _SSH_ENV)
+        forwarded = any(os.environ.get(var) for var in _FORWARDS_PORTS_ENV)
+        return "paste" if remote or (over_ssh and not forwarded) else "listener"
 
 
 _ui = AuthorizationUI()
