@@ -36,15 +36,13 @@ async def every_page(
         cursor = page.next_cursor
         if not cursor:
             return items
-        why = (
-            f"the server handed out cursor {cursor[:40]!r} twice"
-            if cursor in seen
-            else f"stopped after {max_pages} pages"
-            if len(seen) + 1 >= max_pages
-            else None
-        )
-        if why is not None:
-            if on_cut is not None:
-                on_cut(f"{why}; kept the {len(items)} items listed so far, the list may be incomplete")
-            return items
-        seen.add(cursor)
+        if cursor in seen:
+            why = f"the server handed out cursor {cursor[:40]!r} twice"
+        elif len(seen) + 1 >= max_pages:
+            why = f"stopped after {max_pages} pages"
+        else:
+            seen.add(cursor)
+            continue
+        if on_cut is not None:
+            on_cut(f"{why}; kept the {len(items)} items listed so far, the list may be incomplete")
+        return items
