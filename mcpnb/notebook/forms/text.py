@@ -237,8 +237,8 @@ def ask_text(
                 return FormOutcome("decline", None, reason="; ".join(errors.values()))
         else:
             return FormOutcome("cancel", None, reason="the answers never validated")
-    except _Stop as stop:
-        print_fn(f"→ {stop.action}")
+    except _Stop as stop:  # the person's own word needs no reason; anything else says why
+        print_fn(f"→ {stop.action}" + ("" if stop.reason in _SAID.values() else f" ({stop.reason})"))
         return FormOutcome(stop.action, None, reason=stop.reason)  # type: ignore[arg-type]
     print_fn(f"→ sending to {server}: {json.dumps(mask(fields, content), ensure_ascii=False, default=str)}")
     return FormOutcome("accept", content)

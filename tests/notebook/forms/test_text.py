@@ -114,9 +114,12 @@ def test_input_closed_cancels_and_endless_bad_input_gives_up():
     outcome, _, _ = run(SEP1034)  # EOF at once
     assert outcome.action == "cancel" and outcome.reason == "input closed"
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
-    outcome, script, _ = run(schema, *["x"] * 10)
+    outcome, script, printed = run(schema, *["x"] * 10)
     assert outcome.action == "cancel" and "after 5 tries" in outcome.reason
     assert len(script.prompts) == 5
+    assert printed.splitlines()[-1] == "→ cancel (no usable answer for 'n' after 5 tries)"  # says why
+    outcome, _, printed = run(schema, "cancel")
+    assert printed.splitlines()[-1] == "→ cancel"  # their own word: nothing to explain
 
 
 def test_json_field_and_secret_warning():
