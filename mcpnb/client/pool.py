@@ -648,10 +648,12 @@ class Pool:
     def watched(self, server: str) -> list[str]:
         return self.connection(server).watch.uris
 
-    def logs(self, server: str) -> list[str]:
-        """What the server printed on stderr and what happened to the connection, oldest first."""
-        conn = self.connection(server)
-        return [str(e) for e in conn.events.history]
+    def logs(self, server: str | None = None) -> list[str]:
+        """What the server printed on stderr and what happened to the connection, oldest first;
+        without ``server``, every server's, interleaved in the order it happened."""
+        conns = [self.connection(server)] if server is not None else list(self._connections.values())
+        events = sorted((e for conn in conns for e in conn.events.history), key=lambda e: e.monotonic)
+        return [str(e) for e in events]
 
     def __repr__(self) -> str:
         return f"<Pool {len(self)} servers>\n{self.status()!r}"

@@ -202,10 +202,23 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
     return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns), wait=ns.wait))
 
 
+def _status_args(p: Parser) -> None:
+    p.add_argument("names", nargs="*", metavar="NAME", help="only these servers (default: every one)")
+
+
 @command("status", "The status table: one row per server (state, era, tools, latency, last error).")
-@arguments(lambda p: None)
+@arguments(_status_args)
 def status(ctx: Context, ns: argparse.Namespace) -> Any:
-    return ctx.pool.status()
+    from mcpnb.client.status import StatusTable
+
+    table = ctx.pool.status()
+    if not ns.names:
+        return table
+    listed = {row.name for row in table}  # servers whose settings are invalid have a row too
+    for name in ns.names:
+        if name not in listed:
+            known_server(ctx, name)  # says why: never connected, disconnected, a typo
+    return StatusTable(row for row in table if row.name in ns.names)
 
 
 # ---------------------------------------------------------------- lifecycle
@@ -250,7 +263,7 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 
 
 def _logs_args(p: Parser) -> None:
-    p.add_argument("name", help="the server")
+    p.add_argument("name", nargs="?", help="the server (default: every server, in the order it happened)")
     p.add_argument("-n", "--lines", type=int, metavar="N", help="only the last N lines")
     p.add_argument(
         "--log-level",
@@ -262,14 +275,17 @@ def _logs_args(p: Parser) -> None:
 @command(
     "logs",
     "What happened to a server: state changes, its log messages and its stderr, oldest first.",
-    epilog="examples:\n  %mcp logs probe\n  %mcp logs probe --log-level debug -n 20",
+    epilog="examples:\n  %mcp logs probe\n  %mcp logs probe --log-level debug -n 20\n  %mcp logs -n 30",
 )
 @arguments(_logs_args)
 def logs(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import LogView
 
-    known_server(ctx, ns.name)
+    if ns.name is not None:
+        known_server(ctx, ns.name)
     if ns.log_level is not None:
+        if ns.name is None:
+            raise UsageError("--log-level asks one server: %mcp logs NAME --log-level LEVEL")
         level = ns.log_level.lower()
         if level not in LOG_LEVELS:
             hint = did_you_mean_text(level, LOG_LEVELS)
@@ -279,7 +295,7 @@ def logs(ctx: Context, ns: argparse.Namespace) -> Any:
     lines = ctx.pool.logs(ns.name)
     if ns.lines is not None:
         lines = lines[-ns.lines :] if ns.lines > 0 else []
-    return LogView(ns.name, lines)
+    return LogView(ns.name or "any server", lines)
 
 
 def _config_args(p: Parser) -> None:

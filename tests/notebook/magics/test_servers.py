@@ -297,6 +297,11 @@ def test_status_and_bare_mcp(ip, mcp):
         assert table["demo"].state == "connected"
     data = bundle(ip, line(ip, ""))
     assert "connected" in data["text/plain"] and "<table" in data["text/html"]
+    connect_demo(ip, "other")
+    assert [row.name for row in line(ip, "status other")] == ["other"]  # only the servers named
+    assert [row.name for row in line(ip, "status demo other")] == ["demo", "other"]
+    with pytest.raises(UsageError, match=r"no server named 'othr'; did you mean 'other'\?"):
+        line(ip, "status othr")
 
 
 # ---------------------------------------------------------------- lifecycle, logs, config, serve
@@ -310,6 +315,11 @@ def test_disconnect_reconnect_logs(ip, mcp, capsys):
     logs = line(ip, "logs demo")
     assert any("connected" in entry for entry in logs)
     assert len(line(ip, "logs demo -n 1")) == 1
+    every = line(ip, "logs")  # every server's, in the order it happened
+    assert {entry.split()[1] for entry in every} == {"demo", "demo2"}
+    assert set(every) >= set(logs) and every == sorted(every, key=lambda e: e.split()[0])
+    with pytest.raises(UsageError, match="--log-level asks one server"):
+        line(ip, "logs --log-level debug")
     for _ in range(3):
         line(ip, "call demo.stderr_line text=again")
     shown = [x for x in repr(line(ip, "logs demo")).splitlines() if "stderr: again" in x]
