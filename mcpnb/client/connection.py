@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import time
 import weakref
@@ -43,6 +44,7 @@ from mcpnb.client.operations import ConnectionRequests
 from mcpnb.client.redact import scrub
 from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
 from mcpnb.client.status import ServerStatus
+from mcpnb.client.timeouts import CONNECTING, Deadline, within
 from mcpnb.client.watching import ResourceWatch
 
 if TYPE_CHECKING:
@@ -235,8 +237,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # The first import of the SDK takes seconds on a busy machine: not on startup_timeout's clock,
         # and not on the runtime loop, which keeps serving the other connections meanwhile.
         await asyncio.to_thread(_load_sdk)
-        timeout = self.startup_timeout
-        started = self.clock()
+        # startup_timeout, paused while a sign-in waits for another one to finish (see CONNECTING)
+        deadline = Deadline(idle=math.inf, total=self.startup_timeout)
+        connecting = CONNECTING.set(deadline)  # the owner task below, and what it starts, see it
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
@@ -245,16 +248,16 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.ended_early = None
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
+        CONNECTING.reset(connecting)
         try:
-            client = await asyncio.wait_for(asyncio.shield(ready), timeout)
+            client = await within(deadline, asyncio.shield(ready))
             self._install(client)
             if self.config.era == "modern" and self.era != "modern":
                 raise McpnbError(
                     f"the server only speaks the handshake era ({self.protocol_version}), not 2026-07-28; "
                     "use era 'auto' or 'legacy'"
                 )
-            remaining = max(0.1, timeout - (self.clock() - started))
-            await asyncio.wait_for(self.catalog.fetch(), remaining)
+            await within(deadline, self.catalog.fetch())
         except BaseException:
             await self.end_session()
             self.client = None

@@ -2,7 +2,8 @@
 
 ``tool_timeout`` is about silence, not length: a tool that reports progress is alive, so each
 progress notification restarts the clock. ``max_total_timeout`` still bounds the whole call. When
-the server waits for a person (elicitation, sampling), neither clock runs.
+the server waits for a person (elicitation, sampling), neither clock runs. A connect's
+``startup_timeout`` is such a deadline too, paused while its OAuth sign-in waits for another one.
 
 Deadlines are enforced by one timer per loop (:class:`_Watch`), set for the earliest of them, not
 by a timer per call: a call that ends long before its deadline (nearly every call) then costs a
@@ -12,15 +13,36 @@ dictionary entry instead of a scheduled and cancelled timer (``python bench/run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import math
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+#: The connect under way in this task and those it starts (the session, its HTTP auth flow): a wait
+#: that is no fault of the server's pauses it (an OAuth sign-in waiting for the one before it).
+CONNECTING: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("mcpnb_connecting", default=None)
+
+
+@contextlib.contextmanager
+def connect_clock_paused() -> Iterator[None]:
+    """Stop the startup clock of the connect this code runs for (if any) while the block waits."""
+    deadline = CONNECTING.get()
+    if deadline is None:
+        yield
+        return
+    deadline.pause()
+    try:
+        yield
+    finally:
+        deadline.resume()
 
 
 class DeadlinePassed(TimeoutError):

@@ -489,6 +489,38 @@ def test_pool_authorization_code_with_listener(servers, pool, ui):
     assert len(person.links) == 2 and servers.state.registrations == 2
 
 
+def test_a_sign_in_waiting_for_its_turn_is_off_its_startup_clock(pool, ui, tmp_path):
+    """Two OAuth servers in one config: the second link waits until the first is approved. The person
+    takes most of startup_timeout over the first; the second still connects, because waiting for
+    the turn is no fault of its server (its clock ran through that wait and it failed)."""
+    links: list[str] = []
+
+    def person(url: str) -> None:  # slow to approve the first link, quicker with the second
+        links.append(url)
+        delay = 4.5 if len(links) == 1 else 2.0
+
+        def approve() -> None:
+            time.sleep(delay)
+            httpx2.get(url, follow_redirects=True, timeout=10)
+
+        threading.Thread(target=approve, name="person", daemon=True).start()
+
+    set_authorization_ui(show_link=person, mode="listener", timeout=6)
+    with OAuthServers() as first, OAuthServers() as second:
+        auth = {"type": "oauth", "flow": "authorization_code"}
+        entries = {
+            name: {"url": where.mcp_url, "auth": auth, "startup_timeout": 6}
+            for name, where in (("a", first), ("b", second))
+        }
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": entries}))
+        table = pool.connect_config(config)
+        assert [(row.name, row.state) for row in table] == [("a", "connected"), ("b", "connected")], table
+        assert len(links) == 2  # one link each, one after the other
+        for name in ("a", "b"):
+            pool.disconnect(name, sign_out=True)
+
+
 def test_a_failed_token_refresh_is_in_the_server_log_not_the_cell(pool, ui, caplog):
     """The SDK warns when a refresh token is refused; in a kernel, with no handler, Python would print
     that to the running cell. It goes to the server's log, then a new sign-in runs."""

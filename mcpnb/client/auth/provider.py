@@ -41,6 +41,7 @@ from mcpnb.client.auth.redirect import (
 )
 from mcpnb.client.errors import AuthError
 from mcpnb.client.redact import scrub
+from mcpnb.client.timeouts import connect_clock_paused
 
 logger = logging.getLogger("mcpnb.client.auth")
 
@@ -313,7 +314,8 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         # which address belongs where (two OAuth servers in one --config, say); the next link shows
         # once this one is spent.
         turn = _turn()
-        await turn.acquire()
+        with connect_clock_paused():  # waiting for another sign-in is not this server being slow
+            await turn.acquire()
         self._turn = turn
         ui = authorization_ui()
         self._state, self._link = state_of(url), url
