@@ -210,6 +210,21 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.1f} minutes" if seconds >= 60 else f"{seconds:g} s"
 
 
+def _check_server_object(server: Any, where: _Where) -> None:
+    """What the SDK's client can run in-process: an ``MCPServer``, a low-level ``Server``, or a
+    transport (an async context manager). Anything else failed later, deep in the SDK."""
+    from mcp.server.lowlevel import Server
+    from mcp.server.mcpserver import MCPServer
+
+    if isinstance(server, (MCPServer, Server)) or hasattr(server, "__aenter__"):
+        return
+    raise where(
+        f"an in-process server is an MCP server object (mcp's MCPServer or Server), not a "
+        f"{type(server).__name__}",
+        "server",
+    )
+
+
 def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any, where: _Where) -> Transport:
     has_command, has_url = "command" in values, "url" in values
     if server is not None and (has_command or has_url):
@@ -225,6 +240,7 @@ def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any,
     if not (has_command or has_url or server is not None):
         raise where("neither 'command' nor 'url' is set: say how to start or reach the server", "command")
     if server is not None:
+        _check_server_object(server, where)
         inferred = "inprocess"
     elif has_command:
         inferred = "stdio"

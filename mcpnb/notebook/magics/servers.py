@@ -17,18 +17,35 @@ from mcpnb.notebook.magics.registry import Context, arguments, command, known_se
 def _filled(ctx: Context, ns: argparse.Namespace) -> None:
     """``{{var}}`` in the URL, a header, an env value, the cwd or the command, as in every ``%mcp``
     line: ``--header "Authorization: Bearer {{token}}"`` keeps the token out of the notebook."""
-    from mcpnb.notebook.magics.parser import interpolate_text, refuse_ipython_style
+    from mcpnb.notebook.magics.parser import interpolate_text, lookup, refuse_ipython_style, whole_placeholder
 
     def fill(text: str) -> str:
         refuse_ipython_style(text, ctx.namespaces)
         return interpolate_text(text, ctx.namespaces)
 
+    held = whole_placeholder(ns.url) if ns.url else None
+    value = lookup(held, ctx.namespaces) if held else None
+    ns.server = None
+    if value is not None and not isinstance(value, str):  # {{srv}}: a server object made in the notebook
+        ns.server, ns.url = value, None
     ns.url = fill(ns.url) if ns.url else ns.url
     ns.cwd = fill(ns.cwd) if ns.cwd else ns.cwd
     for name in ("header", "env", "command", "root"):
         given = getattr(ns, name)
         if given:
             setattr(ns, name, [fill(item) for item in given])
+
+
+#: Flags for a server that runs elsewhere (a process, an endpoint), not for an object in this kernel.
+_NOT_IN_PROCESS = {
+    "--env": "env",
+    "--cwd": "cwd",
+    "--sse": "sse",
+    "--header": "header",
+    "--bearer-env": "bearer_env",
+    "--oauth": "oauth",
+    "--keep-sign-in": "keep_sign_in",
+}
 
 
 def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
@@ -55,6 +72,13 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
         options["era"] = ns.era
     if ns.root:
         options["roots"] = ns.root  # the config makes them absolute, from the working directory
+    if ns.server is not None:
+        given = [flag for flag, on in _NOT_IN_PROCESS.items() if getattr(ns, on)]
+        if given or ns.command:
+            flag = given[0] if given else "-- COMMAND"
+            raise UsageError(f"{flag} does not apply to a server object run in-process")
+        options["server"] = ns.server
+        return options
     if ns.command:
         if ns.url:
             raise UsageError("give either a URL or '-- COMMAND ARGS', not both")
@@ -102,7 +126,11 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
 # ---------------------------------------------------------------- connect
 def _connect_args(p: Parser) -> None:
     p.add_argument("name", nargs="?", help="the server's name in this notebook")
-    p.add_argument("url", nargs="?", help="an HTTP (Streamable HTTP) or SSE endpoint")
+    p.add_argument(
+        "url",
+        nargs="?",
+        help="an HTTP (Streamable HTTP) or SSE endpoint, or {{srv}}: a server object made in the notebook",
+    )
     p.add_argument(
         "--env", action="append", metavar="K=V", help="environment variable for a command (repeat)"
     )
@@ -150,6 +178,7 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
     "  %mcp connect docs https://example.com/mcp --oauth   (sign in in your browser)\n"
     "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
+    "  %mcp connect mine {{srv}}   (srv = MCPServer(...) made in the notebook, run in-process)\n"
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",

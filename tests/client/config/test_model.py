@@ -84,7 +84,9 @@ def test_replace_revalidates_and_switches_transport() -> None:
 
 
 def test_equality_and_identity_of_server_objects() -> None:
-    a, b = object(), object()
+    from mcp.server.mcpserver import MCPServer
+
+    a, b = MCPServer("a", log_level="WARNING"), MCPServer("a", log_level="WARNING")
     assert ServerConfig.build("s", server=a) == ServerConfig.build("s", server=a)
     assert ServerConfig.build("s", server=a) != ServerConfig.build("s", server=b)
     one = ServerConfig.from_dict("s", {"command": "x"}, source="a.json")

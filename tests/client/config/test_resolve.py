@@ -36,13 +36,21 @@ def test_transport_inference(entry: dict[str, Any], transport: str) -> None:
 
 
 def test_server_object_means_inprocess() -> None:
-    class MyServer:
+    from mcp.server.lowlevel import Server
+
+    class MyServer(Server):
         pass
 
-    obj = MyServer()
+    obj = MyServer("mine")
     cfg = ServerConfig.build("s", server=obj)
     assert cfg.transport == "inprocess" and cfg.server is obj and cfg.source == "<code>"
-    assert cfg.target == "<in-process MyServer>"
+    assert cfg.target == "<in-process mine>"  # the name it gave itself
+
+
+def test_a_server_object_the_sdk_cannot_run_is_refused_by_name() -> None:
+    err = config_error(ServerConfig.build, "s", server={"tools": []})
+    assert_located(err, file="<code>", server="s", key="server")
+    assert "an in-process server is an MCP server object (mcp's MCPServer or Server), not a dict" in str(err)
 
 
 def test_transport_that_contradicts_the_keys() -> None:

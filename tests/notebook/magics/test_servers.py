@@ -11,7 +11,7 @@ import pytest
 from conftest import DEMO, ROOT
 from IPython.core.error import UsageError
 
-from mcpnb.client.errors import ConnectError
+from mcpnb.client.errors import ConfigError, ConnectError
 from mcpnb.client.status import StatusTable
 
 from .conftest import bundle, cell, connect_demo, line
@@ -83,6 +83,29 @@ def test_ipython_style_variables_are_refused_with_the_double_braces_to_write(ip,
     with pytest.raises(UsageError, match=r"^\{topic\} would reach the server"):
         line(ip, "call demo.echo text={topic}")
     assert line(ip, 'call demo.echo text="a {topic} template"').data == "a {topic} template"
+
+
+def test_connect_a_server_made_in_the_notebook(ip, mcp, http_url):
+    """``%mcp connect NAME {{srv}}``: a server object written in a cell runs in-process, as people
+    write one while learning MCP; a variable holding a URL is still a URL."""
+    from mcp.server.mcpserver import MCPServer
+
+    srv = MCPServer("mine", log_level="WARNING")
+
+    @srv.tool()
+    def hello(name: str) -> str:
+        """Greet someone."""
+        return f"hi {name}"
+
+    ip.user_ns.update(srv=srv, url=http_url, notes={"a": 1})
+    table = line(ip, "connect mine {{srv}}")
+    assert (table["mine"].transport, table["mine"].state) == ("inprocess", "connected")
+    assert line(ip, "call mine.hello name=Ada").data == "hi Ada"
+    assert line(ip, "connect web {{url}}")["web"].transport == "http"
+    with pytest.raises(UsageError, match="--header does not apply to a server object run in-process"):
+        line(ip, 'connect mine2 {{srv}} --header "X: y"')
+    with pytest.raises(ConfigError, match=r"an in-process server is an MCP server object .*, not a dict"):
+        line(ip, "connect odd {{notes}}")
 
 
 def test_connect_sse(ip, mcp, sse_url):
