@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -146,3 +147,7 @@ def test_mcp_features_headless():
     watched = text(_find(nb, "%mcp subscribe probe probe://status"))
     assert watched.count("updated: probe://status") >= 2  # the update reached the subscribing cell
     assert "stopped watching probe://status" in text(_find(nb, "%mcp unsubscribe"))
+    own = text(_find(nb, "%mcp connect greeter {{srv}}"))  # a server written in a cell, run in-process
+    assert re.search(r"^greeter\s+inprocess\s+connected", own, re.M) and "Greets people by name." in own
+    assert "Hello, Ada!" in text(_find(nb, "%mcp call greeter.greet"))
+    assert "Be kind to your clients." in text(_find(nb, "%mcp read greeter"))
