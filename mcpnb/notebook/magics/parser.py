@@ -146,7 +146,7 @@ def split_line(line: str, *, json_values: bool = False) -> list[str]:
             i = end
             continue
         if end is None and not pair and line[i] == "{":  # an object that never closes: say so as JSON
-            words.append(line[i:])
+            words.append(line[i:].rstrip(_BLANKS))
             break
         lexer = shlex.shlex(io.StringIO(line[i:]), posix=True)
         lexer.whitespace_split, lexer.commenters = True, ""

@@ -371,12 +371,6 @@ def _serve_args(p: Parser) -> None:
     p.add_argument("--http", action="store_true", help="serve over HTTP on 127.0.0.1 instead of in-process")
     p.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
     p.add_argument("--name", default=None, help="connection name (default: probe)")
-    p.add_argument(
-        "--keep-sign-in",
-        action="store_true",
-        help="with --oauth: keep the tokens in a file only you can read, so a kernel restart does not "
-        "sign in again (--sign-out on disconnect forgets them)",
-    )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
         "--stop",

@@ -66,6 +66,9 @@ def test_json_values_on_a_call_line_keep_their_quotes_and_spaces():
     }
     # not a whole JSON value: the shell's reading, as before
     assert split_line("pattern=[a-z]+ a=[1,2 b=3", json_values=True) == ["pattern=[a-z]+", "a=[1,2", "b=3"]
+    # a whole object of arguments is one word as typed; one that never closes is the rest of the line
+    assert split_line('t.x {"a": "b c"} k=1', json_values=True) == ["t.x", '{"a": "b c"}', "k=1"]
+    assert split_line('t.x {"a": "b c" \n', json_values=True) == ["t.x", '{"a": "b c"']
 
 
 def test_pairs_errors_are_usage_errors():
@@ -235,7 +238,8 @@ def test_any_line_splits_into_words_or_says_why(text):
         with pytest.raises(UsageError, match="check your quotes"):
             split_line(text, json_values=True)
         return
-    if not re.search(r"=[\[{]", text):  # no JSON value on the line: the same words either way
+    # no JSON value (key={...}, key=[...]) nor a whole object of arguments ({...}): the same words
+    if not re.search(r"=[\[{]|(?:^|[ \t\r\n])\{", text):
         assert split_line(text, json_values=True) == words
     assert all(isinstance(w, str) for w in words)
     try:
