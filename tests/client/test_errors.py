@@ -1,5 +1,5 @@
-"""Which stderr line tells why a server stopped (``errors.last_words``), on the output real runtimes
-print when they crash."""
+"""Errors that say what happened: which stderr line tells why a server stopped (``errors.last_words``),
+on the output real runtimes print when they crash."""
 
 from __future__ import annotations
 
