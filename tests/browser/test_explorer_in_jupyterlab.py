@@ -59,3 +59,37 @@ def test_a_person_explores_a_tool_and_calls_it(lab, pw, shots):
         assert len(got["results"]) == 2
     finally:
         browser.close()
+
+
+def test_a_tool_that_asks_the_person_asks_inside_the_explorer(lab, pw, shots):
+    """``ask_user`` elicits: the form shows inside the explorer (a click has no cell to show it in),
+    the person types the answer, Accept, and the result lands there too. It was declined unseen."""
+    cells = ("%load_ext mcpnb\n%mcp serve probe-kit", "ex = %mcp explore probe\nex")
+    write_notebook(lab.root / "ask.ipynb", *cells)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "ask.ipynb")
+        explorer = page.locator(PANEL).locator(".mcpnb-explorer")
+        expect(explorer).to_be_visible(timeout=90000)
+        explorer.locator(".widget-dropdown", has_text="tool").locator("select").select_option("ask_user")
+        type_into(page, explorer.locator(".mcpnb-field-question input"), "Your name?")
+        explorer.get_by_role("button", name="Call").click()
+        form = explorer.locator(".mcpnb-form")  # the server's question, under the Call button
+        expect(form).to_be_visible(timeout=30000)
+        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("waiting for your answer")
+        type_into(page, form.locator(".mcpnb-field-answer input"), "Ada")
+        shots.take(page, "asked")
+        form.get_by_role("button", name="Accept").click()
+        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
+        expect(explorer.locator(".mcpnb-explore-result")).to_contain_text("Ada")
+        shots.take(page, "answered")
+        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
+            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
+        page.keyboard.type(SAVE.format(file="asked.json", expr="ex.result.data"))
+        page.keyboard.press("Shift+Enter")
+        got = wait_file(lab.root / "asked.json")
+        assert got["action"] == "accept"
+        assert [row["answer"] for row in got["answers"]] == ["Ada"]
+    finally:
+        browser.close()

@@ -2,13 +2,17 @@
 
 The form is the same one elicitation uses (defaults, required marks, inline errors); a tool's
 schema may be richer than an elicitation's, and what the form cannot show as a widget becomes a
-JSON editor. Each Call runs on the kernel thread, like a cell would, and the result replaces the last.
+JSON editor. Each Call runs as a cell's call would, and the result replaces the last. A tool that
+asks the person (a form, a URL, a sampling reply) asks inside the explorer: a click has no cell
+output to show it in, and the Call button lets go while the person answers.
 """
 
 from __future__ import annotations
 
 import html
 from typing import TYPE_CHECKING, Any
+
+from mcpnb.notebook.cell.capture import CellUI, Mode
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -30,6 +34,8 @@ class ToolExplorer:
         self.form_box = w.VBox()
         self.call_button = w.Button(description="Call", button_style="primary", tooltip="Send tools/call")
         self.status = w.HTML()
+        self.asking = w.VBox()  # what the call under way shows: a server's question, its progress
+        self._shown: dict[str, Any] = {}
         self.result_view = w.HTML()
         self.result: Any = None
         self.form: Any = None
@@ -44,6 +50,7 @@ class ToolExplorer:
                 self.about,
                 self.form_box,
                 w.HBox([self.call_button, self.status]),
+                self.asking,
                 self.result_view,
             ]
         )
@@ -79,21 +86,75 @@ class ToolExplorer:
         self.form_box.children = (*inputs, self.form.status)
 
     def call(self) -> Any:
-        """What the Call button does: validate, call, show the result (or the error)."""
+        """What the Call button does: validate, call, show the result (or the error).
+
+        Returns the result, or a :class:`~mcpnb.notebook.cell.LiveCall` when the server asked the
+        person (the result then shows here once they answered).
+        """
+        from mcpnb.notebook.cell.live import LiveCall, call_in_cell
+        from mcpnb.notebook.settings import get_settings
+
         tool = self.tool
         arguments = self.form.check() if self.form is not None else {}
         if tool is None or arguments is None:
             return None
+        self._shown.clear()
+        self.asking.children, self.result_view.value = (), ""
         self.status.value = "<i>calling…</i>"
+        ui = _InExplorer(self, get_settings().elicitation)
         try:
-            self.result = self.pool.call(tool.server, tool.name, arguments)
+            outcome = call_in_cell(self.pool, tool.server, tool.name, arguments, info=tool, ui=ui)
         except Exception as exc:  # shown where the person looks; the notebook keeps running
-            self.status.value = (
-                f"<span style='color:var(--jp-error-color1,#c62828)'>{html.escape(str(exc))}</span>"
-            )
+            self._said(str(exc))
             return None
+        if isinstance(outcome, LiveCall):
+            self.status.value = "<i>waiting for your answer below…</i>"
+        else:
+            self.show(outcome)
+        return outcome
+
+    def show(self, result: Any) -> None:
+        """The call's outcome in place of the last: a result, or why the call did not finish."""
+        from mcpnb.client.results import ToolResult
+
+        if not isinstance(result, ToolResult):
+            self._said(str(result))
+            return
+        self.result = result
+        self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
+        self.result_view.value = result._repr_mimebundle_()["text/html"]
+
+    def _said(self, problem: str) -> None:
         self.status.value = (
-            f"{'✗ error' if self.result.is_error else '✓'} in {self.result.elapsed * 1000:.0f} ms"
+            f"<span style='color:var(--jp-error-color1,#c62828)'>{html.escape(problem)}</span>"
         )
-        self.result_view.value = self.result._repr_mimebundle_()["text/html"]
-        return self.result
+
+    def keep_in_view(self, slot: str, widget: Any) -> None:
+        """A server's question or a progress bar of the call under way, under the Call button."""
+        self._shown[slot] = widget
+        self.asking.children = tuple(self._shown.values())
+
+
+class _InExplorer(CellUI):
+    """Where a call started by the Call button asks and reports: inside the explorer.
+
+    The click's message is no cell, so a plain :class:`CellUI` would see no stdin and decline every
+    question; but a person made it, so they are asked, in a widget form (unless the notebook's
+    policy is ``decline`` or ``defaults``).
+    """
+
+    def __init__(self, explorer: ToolExplorer, mode: Mode) -> None:
+        self.explorer = explorer
+        super().__init__(mode)
+
+    def _stdin_allowed(self) -> bool:
+        return True
+
+    def _resolve(self, mode: Mode) -> Mode:
+        return mode if mode in ("decline", "defaults") else "widget"
+
+    def show(self, slot: str, obj: Any) -> None:
+        if slot == "result":
+            self.explorer.show(obj)
+        else:
+            self.explorer.keep_in_view(slot, obj)

@@ -43,14 +43,16 @@ def call_in_cell(
     mode: Mode | None = None,
     transcript: bool = False,
     info: ToolInfo | None = None,
+    ui: CellUI | None = None,
 ) -> ToolResult | LiveCall:
     """``pool.call`` for a notebook cell: forms, progress and logs show in this cell.
 
     ``transcript`` records the call's traffic; it shows (collapsed) under the result.
     ``info``: the tool, when the caller has looked it up already (no second lookup).
+    ``ui``: where to ask and report instead of the running cell (a widget's own output).
     """
     server, tool = pool._target(server, tool)
-    ui, ctx = _in_cell(mode, answers, transcript, awaiting=AWAITING.get())
+    ui, ctx = _in_cell(mode, answers, transcript, awaiting=AWAITING.get(), ui=ui)
     call = pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx, info=info)
     hop = pool.runtime.hand_over(call)
     started = CELL_CALLS.get()
@@ -99,13 +101,18 @@ async def acall_in_cell(
 
 
 def _in_cell(
-    mode: Mode | None, answers: dict[str, Any] | None, transcript: bool, *, awaiting: bool
+    mode: Mode | None,
+    answers: dict[str, Any] | None,
+    transcript: bool,
+    *,
+    awaiting: bool,
+    ui: CellUI | None = None,
 ) -> tuple[CellUI, CallContext]:
-    """The cell's UI and the call context that reaches it (forms, progress, the transcript)."""
+    """The cell's UI (or ``ui``) and the call context that reaches it (forms, progress, the transcript)."""
     from mcpnb.client.transcript import Transcript
     from mcpnb.notebook.settings import get_settings
 
-    ui = CellUI(mode or get_settings().elicitation, awaiting=awaiting)
+    ui = ui or CellUI(mode or get_settings().elicitation, awaiting=awaiting)
     ctx = CallContext(
         answers=answers, ui=ui, on_progress=ui.on_progress, transcript=Transcript() if transcript else None
     )
