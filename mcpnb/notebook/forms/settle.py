@@ -5,8 +5,10 @@ update of that model (its message throttle: one update in flight per model), whi
 goes out at once. A person who changes a field and clicks within one kernel round trip would have
 the click read the older value (seen in JupyterLab: a second radio choice, then Accept, sent the
 first). So a click that reads a form runs once its fields have been quiet for :data:`SETTLE`
-seconds (:data:`MAX_WAIT` at most): long enough for a held-back value to arrive, too short for a
-person to notice.
+seconds, the click itself counting as the last edit (:data:`MAX_WAIT` at most): long enough for a
+held-back value to arrive, too short for a person to notice. (A field typed into right after the
+form appeared had its value arrive after the click, with no earlier edit to wait for: seen with
+``%mcp explore``, where the click then said a required field was empty.)
 
 The wait is on the kernel's loop, where the click's handler ran, so ``on_done`` callbacks keep
 running on the kernel's thread (a form's owner may resolve an asyncio future there). A cell that
@@ -64,7 +66,10 @@ class Edits:
         def when_quiet() -> None:
             if once not in _waiting:  # a cell that started ran it already
                 return
-            quiet = self._clock() - self.changed_at
+            # the click counts as the last edit: what was typed just before it may not have arrived
+            # at all yet (the frontend holds it back behind the previous message), and then no edit
+            # here says that anything is in flight
+            quiet = self._clock() - max(self.changed_at, started)
             if quiet >= SETTLE or self._clock() - started >= MAX_WAIT:
                 once()
             else:
