@@ -50,7 +50,8 @@ class Edits:
             submit(action)
 
     def then(self, work: Callable[[], Any]) -> None:
-        """Run ``work`` now if the fields are quiet, else on the running loop once they are."""
+        """Run ``work`` on the running loop once the fields have been quiet for :data:`SETTLE` after
+        this click (at once where no loop runs: no widget frontend, nothing in flight)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop, no widget frontend (plain Python, a test clicking): nothing in flight
