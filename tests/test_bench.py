@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
+import socket
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import DEMO, ROOT
+
+FAULTY = str(ROOT / "tests" / "servers" / "faulty_server.py")
 
 TRANSPORTS = ("inprocess", "stdio", "http-legacy", "http-modern")
 SIZES = (200, 2000)
@@ -80,3 +85,25 @@ def test_quick_run_reports_every_row(tmp_path):
     assert "cores (nproc)" in report and "| mcp |" in report
     assert (tmp_path / "performance.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "performance.png" in report
+
+
+@pytest.mark.parametrize(
+    "server", [[DEMO, "http"], [DEMO, "sse"], [FAULTY, "http"]], ids=["demo-http", "demo-sse", "faulty"]
+)
+def test_a_server_accepts_as_soon_as_it_prints_its_url(server):
+    """The bench connects the moment a server prints its URL; CI once lost every HTTP row of a run
+    because the port was bound but not listening until uvicorn started. Stopped right after the
+    print, the server must still accept: the kernel's backlog answers for a socket that listens."""
+    proc = subprocess.Popen([sys.executable, *server, "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        os.kill(proc.pid, signal.SIGSTOP)
+        port = int(url.split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+            assert conn.getpeername() == ("127.0.0.1", port)
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()

@@ -237,6 +237,7 @@ def serve_http(kind: str, port: int, token: str | None = None, refuse_delete: bo
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY on accept
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
+    sock.listen(128)  # the URL printed below accepts at once, before uvicorn has started
     path = "/mcp" if kind == "http" else "/sse"
     print(f"http://127.0.0.1:{sock.getsockname()[1]}{path}", flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)

@@ -124,9 +124,10 @@ def serve_http(port: int) -> None:
     import uvicorn
 
     server = create_faulty_server()
-    sock = socket.socket()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
+    sock.listen(128)  # the URL printed below accepts at once, before uvicorn has started
     print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
     config = uvicorn.Config(
         faulty_app(server.streamable_http_app()), log_level="critical", timeout_graceful_shutdown=1
