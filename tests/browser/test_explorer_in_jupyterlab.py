@@ -81,15 +81,19 @@ def test_a_tool_that_asks_the_person_asks_inside_the_explorer(lab, pw, shots):
     the person types the answer, Accept, and the result lands there too. It was declined unseen."""
     with exploring(lab, pw, "ask_user") as (page, explorer):
         type_into(page, explorer.locator(".mcpnb-field-question input"), "Your name?")
-        explorer.get_by_role("button", name="Call").click()
+        expect(explorer.locator(".mcpnb-field-choices textarea")).to_have_value("")  # not "null"
+        call = explorer.get_by_role("button", name="Call")
+        call.click()
         form = explorer.locator(".mcpnb-form")  # the server's question, under the Call button
         expect(form).to_be_visible(timeout=30000)
         expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("waiting for your answer")
+        expect(call).to_be_disabled()  # another Call now would hide the question
         type_into(page, form.locator(".mcpnb-field-answer input"), "Ada")
         shots.take(page, "asked")
         form.get_by_role("button", name="Accept").click()
         expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
         expect(explorer.locator(".mcpnb-explore-result")).to_contain_text("Ada")
+        expect(call).to_be_enabled()
         shots.take(page, "answered")
         got = what_the_server_answered(page, lab)
         assert got["action"] == "accept"

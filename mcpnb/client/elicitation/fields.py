@@ -219,7 +219,7 @@ def field_from_property(
     root = root if isinstance(root, dict) else {}
     original = prop
 
-    def as_json(reason: str) -> Field:
+    def as_json(reason: str, nullable: bool = False) -> Field:
         title = original.get("title") if isinstance(original, dict) else None
         desc = original.get("description") if isinstance(original, dict) else None
         default = original.get("default", MISSING) if isinstance(original, dict) else MISSING
@@ -233,6 +233,7 @@ def field_from_property(
             default=default,
             secret_like=looks_secret(name, str(title) if title else None, original),
             json_reason=reason,
+            nullable=nullable,
         )
 
     if not isinstance(prop, dict):
@@ -315,10 +316,10 @@ def field_from_property(
                     max_items=_int(prop.get("maxItems")),
                     **base,
                 )
-        return as_json("a list")
+        return as_json("a list", nullable)
     if typ == "object":
-        return as_json("a nested object")
-    return as_json("no simple type")
+        return as_json("a nested object", nullable)
+    return as_json("no simple type", nullable)
 
 
 def fields_from_schema(schema: Any) -> list[Field]:

@@ -109,14 +109,21 @@ class ToolExplorer:
             return None
         if isinstance(outcome, LiveCall):
             self.status.value = "<i>waiting for your answer below…</i>"
+            self._hold(True)  # another Call would hide the question this call waits on
         else:
             self.show(outcome)
         return outcome
+
+    def _hold(self, held: bool) -> None:
+        for picker in (self.server_pick, self.tool_pick, self.call_button):
+            picker.disabled = held
+        self.call_button.tooltip = "answer the server's question below first" if held else "Send tools/call"
 
     def show(self, result: Any) -> None:
         """The call's outcome in place of the last: a result, or why the call did not finish."""
         from mcpnb.client.results import ToolResult
 
+        self._hold(False)
         if not isinstance(result, ToolResult):
             self._said(str(result))
             return

@@ -147,7 +147,11 @@ class Control:
             return self._choice_input(w, wide)
         if f.kind == "multichoice":
             return self._multi_input(w)
-        text = json.dumps(default, indent=2, ensure_ascii=False) if f.has_default else ""
+        # a null default shows as an empty editor: left empty, the field is left out (or sent as
+        # null where it is required), and a person types a value without deleting "null" first
+        text = (
+            json.dumps(default, indent=2, ensure_ascii=False) if f.has_default and default is not None else ""
+        )
         placeholder = "JSON, e.g. {…}" if _json_type(f.schema) == "object" else "JSON value"
         rows = min(12, max(3, text.count("\n") + 2))
         return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide, **_TYPED)

@@ -195,6 +195,37 @@ def test_explore_in_a_kernel(kernel):
     fe.wait_for(lambda: "42" in fe.models[result].get("value", ""), what="the result under the form")
 
 
+def test_explorer_holds_its_pickers_while_a_question_waits(kernel):
+    """Clicked while ``ask_user`` waits on the person, a second Call (or another tool) would hide the
+    question and leave the first call waiting unseen: Call and the pickers wait for the answer.
+    ``choices`` (``list[str] | None = None``) starts as an empty editor, not "null"."""
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = _run(fe, "%mcp explore probe")
+    tools = fe.wait_for(
+        lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
+    )
+    fe.set_index(tools, fe.models[tools]["_options_labels"].index("ask_user"))
+    question = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-question"), what="the form for ask_user")
+    choices = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-choices"), what="the choices editor")
+    assert fe.models[choices]["value"] == ""
+    fe.set(question, "Your name?")
+    call = fe.find(cell, css="mcpnb-explore-call")
+    fe.click(call)
+    fe.wait_for(lambda: fe.models[call].get("disabled"), what="Call held while the question waits")
+    assert fe.models[tools].get("disabled") is True
+    answer = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-answer"), what="the server's question")
+    fe.set(answer, "Ada")
+    # the explorer's own form for the tool has an Accept too, never shown: click the question's
+    asked = [k for k, by in fe.opened_by.items() if by == fe.opened_by[answer]]
+    accept = next(k for k in asked if "mcpnb-accept" in fe.models[k].get("_dom_classes", []))
+    fe.click(accept)
+    result = fe.find(cell, css="mcpnb-explore-result")
+    fe.wait_for(lambda: "Ada" in fe.models[result].get("value", ""), what="the answer in the result")
+    fe.wait_for(lambda: fe.models[call].get("disabled") is False, what="Call free again")
+    assert fe.models[tools].get("disabled") is False
+
+
 def test_url_required_panel_holds_the_cell_until_the_retry(kernel, tmp_path):
     """−32042: the consent panel shows in the awaiting cell, which waits (Run All holds) until the
     person retries; the cell's result is then the retried call's, and the panel says it is done."""

@@ -348,3 +348,26 @@ def test_repr_mimebundle_delegates_to_the_widget():
     form, _ = make(SEP1034)
     bundle = form._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_a_null_default_is_an_empty_editor():
+    """``tags: list[str] | None = None`` (how Pydantic and FastMCP write an optional list): the JSON
+    editor starts empty, not with a "null" a person must delete before typing; left empty, the field
+    is left out (the server's default applies), or sent as null where the schema requires it."""
+    nullable_list = {
+        "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+        "default": None,
+    }
+    schema = {
+        "type": "object",
+        "properties": {"tags": nullable_list, "keep": nullable_list},
+        "required": ["keep"],
+    }
+    form, got = make(schema)
+    assert form.inputs["tags"].value == form.inputs["keep"].value == ""
+    form.submit("accept")
+    assert got[0].content == {"keep": None}
+    form, got = make(schema)
+    form.inputs["tags"].value = '["a", "b"]'
+    form.submit("accept")
+    assert got[0].content == {"tags": ["a", "b"], "keep": None}
