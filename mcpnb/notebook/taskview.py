@@ -86,6 +86,12 @@ class TaskView:
                 self.cancel_button,
             ]
         )
+        for name, item in (
+            ("task", self.widget),
+            ("task-status", self.status),
+            ("task-cancel", self.cancel_button),
+        ):
+            item.add_class(f"mcpnb-{name}")
         self._remove = handle.add_listener(lambda _h: self.update())
         self.update()
         if watch and not handle.done:
@@ -99,15 +105,15 @@ class TaskView:
         self.status.value = f'<span style="color:{color};font-weight:bold">{html.escape(h.status)}</span>'
         outcome = outcome_text(h)
         self.message.value = " — ".join(x for x in (h.status_message, outcome) if x)
-        if h.progress is not None and h.progress[1]:
-            self.bar.layout.visibility = "visible"
-            self.bar.value = max(0.0, min(1.0, h.progress[0] / h.progress[1]))
-        elif h.state.terminal:
-            self.bar.layout.visibility = "visible"
-            self.bar.value = 1.0
-            self.bar.bar_style = {"completed": "success", "failed": "danger"}.get(h.status, "")
-        else:
-            self.bar.layout.visibility = "hidden"
+        known = bool(h.progress is not None and h.progress[1])
+        if known:
+            self.bar.value = max(0.0, min(1.0, h.progress[0] / h.progress[1]))  # type: ignore[index]
+        elif h.status in ("completed", "failed"):
+            self.bar.value = 1.0  # ended, with no progress reported: a full bar in the outcome's colour
+        # a cancelled task keeps the bar where it stopped (none when it never said): not a full one
+        self.bar.layout.display = None if known or h.status in ("completed", "failed") else "none"
+        if h.state.terminal:
+            self.bar.bar_style = {"completed": "success", "failed": "danger"}.get(h.status, "warning")
         times = f"elapsed {seconds(h.elapsed)}"
         if h.ttl_left is not None and not h.state.terminal:
             times += f" · TTL left {seconds(h.ttl_left)}"

@@ -117,6 +117,7 @@ def test_live_view_follows_the_task_and_shows_the_end(runtime: Runtime, conn: An
     wait_for(lambda: handle.done)
     wait_for(lambda: "completed" in view.status.value)
     assert view.cancel_button.disabled and view.bar.value == 1.0 and "result ready" in view.message.value
+    assert view.bar.layout.display is None and view.bar.bar_style == "success"
     working = [s for s in shown if "working" in s[0]]
     assert working and "TTL left" in working[0][1] and working[0][2] is False
     assert "completed" in describe_handle(handle) and "text/html" in handle_bundle(handle)
@@ -157,5 +158,8 @@ def test_cancel_button(runtime: Runtime, conn: Any) -> None:
     view.cancel_button.click()
     wait_for(lambda: "cancelled" in view.status.value)
     assert handle.status == "cancelled" and view.cancel_button.disabled
+    # not a full bar, which reads as done: where it stopped (or none, when it never said)
+    shown_full = view.bar.layout.display != "none" and view.bar.value == 1.0
+    assert not shown_full and view.bar.bar_style == "warning"
     with pytest.raises(TaskCancelledError):
         handle.result()
