@@ -44,6 +44,13 @@ def replace(bundle: dict[str, str], display_id: str) -> None:
     print(bundle["text/plain"], flush=True)
 
 
+def offer_paste(url: str, deliver: Any) -> Any:
+    """The notebook's paste box under a sign-in link (None outside IPython, or where none shows)."""
+    if not _in_ipython():
+        return None
+    return import_module("mcpnb.notebook.cell.signin").offer_paste(url, deliver)
+
+
 def _in_ipython() -> bool:
     ipython_module = sys.modules.get("IPython")
     return ipython_module is not None and ipython_module.get_ipython() is not None

@@ -5,6 +5,8 @@ Fixtures and a person's hands (typing key by key, never ``fill()``) are in :mod:
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from playwright.sync_api import expect
 
@@ -293,3 +295,61 @@ def test_sign_in_with_oauth_by_pasting_the_address_in_jupyterlab(lab, pw, shots)
             shots.take(page, "connected")
         finally:
             browser.close()
+
+
+def test_sign_in_pasting_into_the_box_when_the_listener_is_out_of_reach(lab, pw, shots):
+    """Listener mode, but the browser is not on the kernel's machine (a kernel in a container the
+    signs missed): the approved tab's redirect to 127.0.0.1 fails to load (here: aborted), so the
+    person pastes that address into the box under the link and clicks; the cell signs in at once
+    instead of waiting five minutes for a redirect that cannot come, and the box leaves the cell."""
+    from servers.oauth_server import OAuthServers
+
+    with OAuthServers() as servers:
+        write_notebook(
+            lab.root / "boxed.ipynb",
+            "import os; os.environ['MCPNB_OAUTH_REDIRECT'] = 'listener'\n%load_ext mcpnb",
+            f"%mcp connect secure {servers.mcp_url} --oauth",
+            "who = %mcp call secure.whoami\nprint('signed in as', who.text)\n%mcp disconnect secure",
+        )
+        browser = launch(pw)
+        try:
+            page = new_page(browser, lab.base)
+            page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+            redirects: list[str] = []
+
+            def out_of_reach(route: Any) -> None:
+                # the approval's redirect home goes to 127.0.0.1 on the person's own machine, where
+                # nothing listens: the tab shows the address but never reaches the kernel's listener
+                approved = route.fetch(max_redirects=0)
+                redirects.append(approved.headers["location"])
+                route.fulfill(status=502, body="127.0.0.1 refused to connect")
+
+            page.context.route(lambda url: "/authorize?" in url, out_of_reach)
+            open_and_run(page, lab.base, "boxed.ipynb")
+            link = page.locator(PANEL).get_by_role("link", name="open the sign-in page")
+            expect(link).to_be_visible(timeout=90000)
+            box = page.locator(PANEL).locator(".mcpnb-signin-paste")
+            expect(box).to_be_visible()
+            with page.context.expect_page():
+                link.click()
+            for _ in range(300):  # the tab goes to the authorization server, then is sent home
+                if redirects:
+                    break
+                page.wait_for_timeout(100)
+            assert redirects, "the approved tab was never sent to the redirect address"
+            field = box.locator("input[type=password]")
+            paste_into(page, field, "http://127.0.0.1:1/callback?code=x&state=not-this-one")
+            box.get_by_role("button", name="Use this address").click()
+            expect(box).to_contain_text("another sign-in")  # said in place; the wait goes on
+            shots.take(page, "box")
+            paste_into(page, field, redirects[0])
+            box.get_by_role("button", name="Use this address").click()
+            expect(page.locator(PANEL)).to_contain_text("signed in as dyn-", timeout=60000)
+            expect(page.locator(PANEL)).to_contain_text("Approved at 127.0.0.1:")
+            expect(box).to_have_count(0)  # the box left with the link
+            code = redirects[0].split("code=")[1].split("&")[0]
+            assert code not in page.locator(PANEL).inner_text()
+            shots.take(page, "connected")
+        finally:
+            browser.close()
+    assert servers.token_requests == [("authorization_code", 200)]

@@ -383,6 +383,38 @@ def test_listener_is_not_ended_by_a_redirect_of_another_sign_in():
     assert (result.code, result.state) == ("good", expected)
 
 
+def test_a_pasted_address_ends_the_listeners_wait_from_another_thread():
+    """What the paste box under a link does (a click, on the kernel's thread): an address that is
+    not this sign-in's is refused and the wait goes on; this sign-in's ends it; once it ended, a
+    paste says so. A refusal pasted back ends the sign-in with the server's reason."""
+    state = "the-state-of-this-sign-in"
+
+    async def scenario() -> tuple[list[str], Any, str, str]:
+        listener = await CallbackListener(0, state=state).start()
+        said = []
+        for wrong in ("", "http://127.0.0.1:1/callback?state=" + state, "?code=c&state=guess"):
+            try:
+                await asyncio.to_thread(listener.deliver, wrong)
+            except AuthError as exc:
+                said.append(str(exc))
+        url = f"{listener.redirect_uri}?code=pasted&state={state}"
+        await asyncio.to_thread(listener.deliver, url)
+        result = await listener.wait(5)
+        with pytest.raises(AuthError) as ended:
+            listener.deliver(url)
+        refused = await CallbackListener(0, state=state).start()
+        await asyncio.to_thread(refused.deliver, f"?error=access_denied&state={state}")
+        with pytest.raises(AuthError) as why:
+            await refused.wait(5)
+        return said, result, str(ended.value), str(why.value)
+
+    said, result, ended, why = asyncio.run(scenario())
+    assert len(said) == 3 and "no 'code'" in said[0] and "no 'code'" in said[1]
+    assert "another sign-in" in said[2] and not any(state in s for s in said)
+    assert (result.code, result.state) == ("pasted", state)
+    assert "has ended" in ended and "refused: access_denied" in why
+
+
 def test_a_stray_callback_does_not_block_the_real_login(servers, ui):
     """Something on the machine hits /callback first (no state, a guessed one): the login goes on."""
     person = Person(follow=True)

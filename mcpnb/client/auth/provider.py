@@ -299,6 +299,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         self._state: str | None = None  # what this sign-in's redirect must bring back
         self._link: str | None = None  # the sign-in link shown, until it is spent
         self._turn: asyncio.Lock | None = None  # the one-sign-in-at-a-time turn, while held
+        self._offer: Any = None  # what ui.offer_paste showed, closed when the sign-in ends
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -327,6 +328,11 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
                 "oauth %s: asking the person to authorize (%s mode)", self._server, ui.resolved_mode()
             )
             await call_hook(ui.show_link, url)
+            if self._listener is not None and ui.offer_paste is not None:
+                try:  # a paste box that cannot show must not fail the sign-in: the listener waits
+                    self._offer = await call_hook(ui.offer_paste, url, self._listener.deliver)
+                except Exception as exc:
+                    logger.debug("oauth %s: no paste box (%s)", self._server, type(exc).__name__)
         except BaseException:
             await self._close_listener()
             self._flow_ended()
@@ -368,6 +374,10 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
                 await call_hook(ui.link_done, link, problem)
 
     async def _close_listener(self) -> None:
+        offer, self._offer = self._offer, None
+        if callable(getattr(offer, "close", None)):
+            with contextlib.suppress(Exception):
+                offer.close()
         if self._listener is not None:
             await self._listener.close()
             self._listener = None

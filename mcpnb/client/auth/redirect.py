@@ -9,7 +9,10 @@ Two ways, both behind replaceable hooks (:func:`set_authorization_ui`):
   redirect, and the person pastes the address it shows back into a password-style prompt, so the
   code is not echoed into the notebook.
 
-The person always sees the authorization link through ``show_link``.
+The person always sees the authorization link through ``show_link``. In listener mode,
+``offer_paste`` may also offer to take the address: a browser on another machine than a kernel the
+signs above missed (a container, a server started by a service) cannot reach the listener, and its
+page fails to load after the approval. Whichever comes first, the listener or the paste, signs in.
 """
 
 from __future__ import annotations
@@ -72,6 +75,13 @@ def default_link_done(url: str, problem: str | None) -> None:
     replace({"text/html": f"<p>{html.escape(said)}</p>", "text/plain": said}, _display_id(url))
 
 
+def default_offer_paste(url: str, deliver: Callable[[str], None]) -> Any:
+    """In a notebook, a paste box under the link (:mod:`mcpnb.notebook.cell.signin`); elsewhere none."""
+    from mcpnb.client.display import offer_paste
+
+    return offer_paste(url, deliver)
+
+
 def _display_id(url: str) -> str:
     """One display per sign-in: the link's ``state`` is unique to it."""
     return f"mcpnb-signin-{state_of(url) or abs(hash(url))}"
@@ -93,7 +103,10 @@ class AuthorizationUI:
     ``show_link(url)`` and ``read_redirect() -> str`` may be plain or async functions; a plain
     ``read_redirect`` runs in a worker thread because it usually blocks on a person.
     ``link_done(url, problem)`` follows up on the link once it is spent (``problem`` None: approved);
-    a ``show_link`` given without one gets none.
+    a ``show_link`` given without one gets none. ``offer_paste(url, deliver)`` (listener mode only)
+    may offer to paste the redirected address too: ``deliver(address)`` ends the wait with it, or
+    raises :class:`AuthError` for an address that is not this sign-in's redirect; what it returns,
+    if it has a ``close()``, is closed when the sign-in ends.
     """
 
     show_link: Callable[[str], Any] = default_show_link
@@ -101,6 +114,7 @@ class AuthorizationUI:
     mode: Mode = "auto"
     timeout: float = 300.0
     link_done: Callable[[str, str | None], Any] | None = default_link_done
+    offer_paste: Callable[[str, Callable[[str], None]], Any] | None = default_offer_paste
 
     def resolved_mode(self) -> Literal["listener", "paste"]:
         mode = os.environ.get(MODE_ENV) or self.mode
@@ -122,6 +136,7 @@ def set_authorization_ui(
     mode: Mode | None = None,
     timeout: float | None = None,
     link_done: Callable[[str, str | None], Any] | None = None,
+    offer_paste: Callable[[str, Callable[[str], None]], Any] | None = None,
 ) -> AuthorizationUI:
     """Replace parts of the authorization UI (omitted parts stay); returns the previous UI.
 
@@ -138,11 +153,14 @@ def set_authorization_ui(
             "mode": mode,
             "timeout": timeout,
             "link_done": link_done,
+            "offer_paste": offer_paste,
         }.items()
         if v is not None
     }
     if show_link is not None and link_done is None:
         changes["link_done"] = None  # the default follow-up would replace a display it never made
+    if show_link is not None and offer_paste is None:
+        changes["offer_paste"] = None  # nor would a box under a link shown elsewhere make sense
     _ui = replace(_ui, **changes)
     return previous
 
@@ -222,13 +240,15 @@ class CallbackListener:
         self.state = state  # None: any redirect counts (only for callers that check it themselves)
         self._server: asyncio.Server | None = None
         self._result: asyncio.Future[str] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def redirect_uri(self) -> str:
         return f"http://{HOST}:{self.port}{CALLBACK_PATH}"
 
     async def start(self) -> CallbackListener:
-        self._result = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        self._result = self._loop.create_future()
         try:
             self._server = await asyncio.start_server(self._handle, HOST, self.port)
         except OSError as exc:
@@ -254,6 +274,24 @@ class CallbackListener:
         finally:
             await self.close()
         return parse_redirect("?" + query)
+
+    def deliver(self, address: str) -> None:
+        """End the wait with a pasted redirect address, from any thread (a widget's click).
+
+        Raises :class:`AuthError` (never repeating the address) when it carries no code and no
+        error, or belongs to another sign-in, or when this sign-in has already ended.
+        """
+        text = (address or "").strip()
+        query = urlsplit(text).query if "://" in text else text.lstrip("?")
+        params = parse_qs(query)
+        if "error" not in params:
+            parse_redirect(text)  # raises when there is no code
+        given = (params.get("state") or [None])[0]
+        check_state(AuthorizationCodeResult(code="", state=given), self.state)  # another sign-in's?
+        loop, result = self._loop, self._result
+        if loop is None or result is None or result.done() or self._server is None:
+            raise AuthError("this sign-in has ended: connect again for a new link", retryable=False)
+        loop.call_soon_threadsafe(lambda: result.done() or result.set_result(query))
 
     async def close(self) -> None:
         if self._server is not None:

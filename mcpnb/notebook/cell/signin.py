@@ -1,0 +1,77 @@
+"""A box under an OAuth sign-in link, for a browser that cannot reach the kernel's 127.0.0.1.
+
+In listener mode the browser brings the code back to a listener on the kernel's machine. A browser
+elsewhere (the kernel in a Docker container, or on a server started in a way mcpnb cannot see)
+fails to load that address after the approval, and the sign-in would wait for it in vain. The box
+takes the address that page shows instead; whichever comes first, the listener or the box, signs
+in. It shows only in a cell that awaits (``%mcp connect`` at the top level on ipykernel >= 7.4): a
+cell that blocks the kernel would never receive the click.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from mcpnb.client.errors import AuthError
+from mcpnb.notebook.cell.capture import CellUI
+from mcpnb.notebook.cell.live import AWAITING
+
+SLOT = "signin-paste"
+_ERROR = "color:var(--jp-error-color1,#c62828)"
+_HINT = (
+    "Browser on another machine than this kernel (a container, a remote server)? After you approve, "
+    "its page at 127.0.0.1 does not load: paste that page's address here."
+)
+
+
+def offer_paste(url: str, deliver: Callable[[str], None]) -> PasteBox | None:
+    """The hook :func:`mcpnb.set_authorization_ui` takes as ``offer_paste`` (installed by ``%load_ext``)."""
+    ui = CellUI("widget", awaiting=AWAITING.get())
+    if ui.mode != "widget" or not ui.awaiting:
+        return None
+    box = PasteBox(deliver, ui)
+    ui.show(SLOT, box.widget)
+    return box
+
+
+class PasteBox:
+    """A password field and a button; the address is never kept in the widget once used."""
+
+    def __init__(self, deliver: Callable[[str], None], ui: CellUI | None = None) -> None:
+        import ipywidgets as w
+
+        from mcpnb.notebook.forms.settle import Edits
+
+        self._deliver, self._ui = deliver, ui
+        self.field = w.Password(
+            placeholder="http://127.0.0.1:…/callback?code=…", layout=w.Layout(width="420px")
+        )
+        self.button = w.Button(description="Use this address", tooltip="sign in with the pasted address")
+        self.status = w.HTML()
+        edits = Edits()  # a click right after the paste must read the pasted value, not the empty one
+        self.field.observe(edits.touch, names="value")
+        self.button.on_click(lambda _b: edits.then(self.use))
+        self.widget = w.VBox(
+            [w.HTML(f"<small>{html.escape(_HINT)}</small>"), w.HBox([self.field, self.button]), self.status]
+        )
+        self.widget.add_class("mcpnb-signin-paste")
+
+    def use(self) -> None:
+        """What the button does: hand the address to the sign-in, or say why it is not the one."""
+        address, self.field.value = self.field.value, ""  # the code is not kept in widget state
+        try:
+            self._deliver(address)
+        except AuthError as exc:
+            self.status.value = f"<span style='{_ERROR}'>✗ {html.escape(str(exc))}</span>"
+            return
+        self.field.disabled = self.button.disabled = True
+        self.status.value = "✓ address received: signing in…"
+
+    def close(self) -> None:
+        """The sign-in ended (either way): the box leaves the cell, so a saved notebook has none."""
+        if self._ui is not None:
+            from IPython.display import HTML
+
+            self._ui.show(SLOT, HTML(""))
+        self.widget.close()
