@@ -254,6 +254,29 @@ def test_sign_in_with_oauth_by_clicking_the_link_in_jupyterlab(lab, pw, shots):
     assert servers.state.authorize_requests == 1 and servers.token_requests == [("authorization_code", 200)]
 
 
+def _sign_in_cells(servers: Any, mode: str) -> tuple[str, ...]:
+    return (
+        f"import os; os.environ['MCPNB_OAUTH_REDIRECT'] = {mode!r}\n%load_ext mcpnb",
+        f"%mcp connect secure {servers.mcp_url} --oauth",
+        "who = %mcp call secure.whoami\nprint('signed in as', who.text)\n%mcp disconnect secure",
+    )
+
+
+def _approve_in_a_tab(page: Any, redirects: list[str]) -> str:
+    """Click the sign-in link; the tab opened goes to the authorization server, which approves at
+    once and sends it home: the redirect's address (``redirects`` records it)."""
+    link = page.locator(PANEL).get_by_role("link", name="open the sign-in page")
+    expect(link).to_be_visible(timeout=90000)
+    with page.context.expect_page():
+        link.click()
+    for _ in range(300):
+        if redirects:
+            break
+        page.wait_for_timeout(100)
+    assert redirects, "the approved tab was never sent to the redirect address"
+    return redirects[0]
+
+
 def test_sign_in_with_oauth_by_pasting_the_address_in_jupyterlab(lab, pw, shots):
     """Paste mode (JupyterHub, Binder: the browser cannot reach the kernel's 127.0.0.1): the approved
     tab cannot load the redirect, so the person copies its address and pastes it into the password
@@ -261,12 +284,7 @@ def test_sign_in_with_oauth_by_pasting_the_address_in_jupyterlab(lab, pw, shots)
     from servers.oauth_server import OAuthServers
 
     with OAuthServers() as servers:
-        write_notebook(
-            lab.root / "paste.ipynb",
-            "import os; os.environ['MCPNB_OAUTH_REDIRECT'] = 'paste'\n%load_ext mcpnb",
-            f"%mcp connect secure {servers.mcp_url} --oauth",
-            "who = %mcp call secure.whoami\nprint('signed in as', who.text)\n%mcp disconnect secure",
-        )
+        write_notebook(lab.root / "paste.ipynb", *_sign_in_cells(servers, "paste"))
         browser = launch(pw)
         try:
             page = new_page(browser, lab.base)
@@ -274,23 +292,15 @@ def test_sign_in_with_oauth_by_pasting_the_address_in_jupyterlab(lab, pw, shots)
             redirects: list[str] = []
             page.context.on("request", lambda r: "/callback?" in r.url and redirects.append(r.url))
             open_and_run(page, lab.base, "paste.ipynb")
-            link = page.locator(PANEL).get_by_role("link", name="open the sign-in page")
-            expect(link).to_be_visible(timeout=90000)
-            with page.context.expect_page():
-                link.click()
-            for _ in range(300):  # the tab goes to the authorization server, then is sent home
-                if redirects:
-                    break
-                page.wait_for_timeout(100)
-            assert redirects, "the approved tab was never sent to the redirect address"
+            address = _approve_in_a_tab(page, redirects)
             box = page.locator(PANEL).locator(".jp-Stdin-input")
             expect(box).to_be_visible()
             expect(box).to_have_attribute("type", "password")
-            paste_into(page, box, redirects[0])
+            paste_into(page, box, address)
             page.keyboard.press("Enter")
             expect(page.locator(PANEL)).to_contain_text("signed in as dyn-", timeout=60000)
             expect(page.locator(PANEL)).to_contain_text("Approved at 127.0.0.1:")
-            code = redirects[0].split("code=")[1].split("&")[0]
+            code = address.split("code=")[1].split("&")[0]
             assert code not in page.locator(PANEL).inner_text()
             shots.take(page, "connected")
         finally:
@@ -305,12 +315,7 @@ def test_sign_in_pasting_into_the_box_when_the_listener_is_out_of_reach(lab, pw,
     from servers.oauth_server import OAuthServers
 
     with OAuthServers() as servers:
-        write_notebook(
-            lab.root / "boxed.ipynb",
-            "import os; os.environ['MCPNB_OAUTH_REDIRECT'] = 'listener'\n%load_ext mcpnb",
-            f"%mcp connect secure {servers.mcp_url} --oauth",
-            "who = %mcp call secure.whoami\nprint('signed in as', who.text)\n%mcp disconnect secure",
-        )
+        write_notebook(lab.root / "boxed.ipynb", *_sign_in_cells(servers, "listener"))
         browser = launch(pw)
         try:
             page = new_page(browser, lab.base)
@@ -326,28 +331,20 @@ def test_sign_in_pasting_into_the_box_when_the_listener_is_out_of_reach(lab, pw,
 
             page.context.route(lambda url: "/authorize?" in url, out_of_reach)
             open_and_run(page, lab.base, "boxed.ipynb")
-            link = page.locator(PANEL).get_by_role("link", name="open the sign-in page")
-            expect(link).to_be_visible(timeout=90000)
             box = page.locator(PANEL).locator(".mcpnb-signin-paste")
-            expect(box).to_be_visible()
-            with page.context.expect_page():
-                link.click()
-            for _ in range(300):  # the tab goes to the authorization server, then is sent home
-                if redirects:
-                    break
-                page.wait_for_timeout(100)
-            assert redirects, "the approved tab was never sent to the redirect address"
+            expect(box).to_be_visible(timeout=90000)
+            address = _approve_in_a_tab(page, redirects)
             field = box.locator("input[type=password]")
             paste_into(page, field, "http://127.0.0.1:1/callback?code=x&state=not-this-one")
             box.get_by_role("button", name="Use this address").click()
             expect(box).to_contain_text("another sign-in")  # said in place; the wait goes on
             shots.take(page, "box")
-            paste_into(page, field, redirects[0])
+            paste_into(page, field, address)
             box.get_by_role("button", name="Use this address").click()
             expect(page.locator(PANEL)).to_contain_text("signed in as dyn-", timeout=60000)
             expect(page.locator(PANEL)).to_contain_text("Approved at 127.0.0.1:")
             expect(box).to_have_count(0)  # the box left with the link
-            code = redirects[0].split("code=")[1].split("&")[0]
+            code = address.split("code=")[1].split("&")[0]
             assert code not in page.locator(PANEL).inner_text()
             shots.take(page, "connected")
         finally:
