@@ -205,7 +205,9 @@ def describe(exc: BaseException) -> str:
     if isinstance(leaf, PermissionError):
         return f"permission denied: {leaf.filename or text}"
     if name == "ConnectError":
-        return f"connection refused or unreachable ({text or 'no answer'})"
+        where = _address_of(leaf)
+        said = f"connection refused or unreachable ({text or 'no answer'})"
+        return f"{said}: is the server at {where} running, on that port?" if where else said
     if isinstance(leaf, TimeoutError):
         return text or "timed out"
     over = _EVENT_OVER.search(text)
@@ -281,9 +283,20 @@ def http_refusal(status: int, message: str | None, url: str, transport: str) -> 
         )
     elif transport == "http" and status == 405:
         hint = "it takes no MCP requests there; if it is a legacy SSE endpoint, use transport 'sse'"
+    elif status == 501:
+        hint = "the web server there takes no POST requests: is that an MCP server's address?"
     else:
         return text
     return f"{text}: {hint}"
+
+
+def _address_of(exc: BaseException) -> str | None:
+    """``host:port`` of the request an httpx error was raised for (None when it has none)."""
+    try:
+        url = exc.request.url  # type: ignore[attr-defined]  # httpx raises RuntimeError when unset
+    except (AttributeError, RuntimeError):
+        return None
+    return f"{url.host}:{url.port}" if url.port else url.host or None
 
 
 def http_status_of(exc: BaseException) -> int | None:

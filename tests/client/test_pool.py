@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -427,3 +428,32 @@ def test_an_http_refusal_at_connect_says_what_it_means(pool, http_url, sse_url):
         with pytest.raises(ConnectError, match=rf"HTTP 404 Not Found from {wrong}: nothing answers MCP at"):
             pool.connect(f"path-{transport}", url=wrong, transport=transport, startup_timeout=10)
     assert pool.status()["path-http"].last_error.startswith(f"HTTP 404 Not Found from {wrong}")
+
+
+def test_an_address_where_no_mcp_server_answers_says_so(pool, tmp_path):
+    """A port nothing listens on, and a plain web server (Python's http.server: GET only, 501 to a
+    POST): each says what is at that address and what to check, not only the HTTP library's words."""
+    port = free_port()
+    with pytest.raises(ConnectError) as info:
+        pool.connect("nobody", url=f"http://127.0.0.1:{port}/mcp", startup_timeout=10)
+    assert str(info.value).endswith(f"is the server at 127.0.0.1:{port} running, on that port?")
+    web = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert web.stdout is not None
+        served = int(web.stdout.readline().split("port ")[1].split()[0])  # "Serving HTTP on ... port N"
+        url = f"http://127.0.0.1:{served}/mcp"
+        with pytest.raises(ConnectError) as info:
+            pool.connect("static", url=url, startup_timeout=10)
+        assert str(info.value).endswith(
+            f"HTTP 501 Not Implemented from {url} (Error response): the web server there "
+            "takes no POST requests: is that an MCP server's address?"
+        )
+    finally:
+        web.terminate()
+        web.wait(10)
+        web.stdout.close()
