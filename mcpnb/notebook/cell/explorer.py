@@ -4,7 +4,8 @@ The form is the same one elicitation uses (defaults, required marks, inline erro
 schema may be richer than an elicitation's, and what the form cannot show as a widget becomes a
 JSON editor. Each Call runs as a cell's call would, and the result replaces the last. A tool that
 asks the person (a form, a URL, a sampling reply) asks inside the explorer: a click has no cell
-output to show it in, and the Call button lets go while the person answers.
+output to show it in, and the Call button lets go while the person answers. A tool that first
+wants a page opened (−32042) shows it there as a link, with a Retry that calls again.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
+from mcpnb.client.errors import UrlRequiredError
 from mcpnb.notebook.cell.capture import CellUI, Mode
 
 if TYPE_CHECKING:
@@ -104,6 +106,9 @@ class ToolExplorer:
         ui = _InExplorer(self, get_settings().elicitation)
         try:
             outcome = call_in_cell(self.pool, tool.server, tool.name, arguments, info=tool, ui=ui)
+        except UrlRequiredError as exc:  # −32042: open a page first, then Retry calls again from here
+            self._consent(exc)
+            return None
         except Exception as exc:  # shown where the person looks; the notebook keeps running
             self._said(str(exc))
             return None
@@ -130,6 +135,30 @@ class ToolExplorer:
         self.result = result
         self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
         self.result_view.value = result._repr_mimebundle_()["text/html"]
+
+    def _consent(self, error: UrlRequiredError) -> None:
+        """The page the server wants opened first, as a link, under the Call button; Retry calls
+        again with the form as it is then (a click cannot be made to wait on it, so nothing waits)."""
+        from mcpnb.notebook.forms import UrlConsent
+
+        if not error.elicitations:
+            self._said(str(error))
+            return
+        first = error.elicitations[0]
+
+        def answered(outcome: Any) -> None:
+            if outcome.action != "accept":
+                self.status.value = "<i>not called again: the page was declined</i>"
+
+        panel = UrlConsent.retry_panel(
+            str(first.get("url", "")),
+            message=first.get("message"),
+            server=error.server,
+            on_done=answered,
+            on_retry=self.call,
+        )
+        self.status.value = "<i>the server asks you to open a page first (below)</i>"
+        self.keep_in_view("ask", panel.widget)
 
     def _said(self, problem: str) -> None:
         self.status.value = (

@@ -226,6 +226,45 @@ def test_explorer_holds_its_pickers_while_a_question_waits(kernel):
     assert fe.models[tools].get("disabled") is False
 
 
+def test_explorer_shows_the_page_a_peer_wants_opened_then_retries(kernel, everything):
+    """server-everything's ``trigger-url-elicitation`` with ``errorPath``: the call is refused with
+    −32042 ("open this page first"). The explorer shows the page as a link with Retry (it said it in
+    one line of text before); Retry calls again, and the retried call asks by URL elicitation, which
+    shows in the explorer too, and the person's "completed" reaches the server."""
+    fe = Frontend(kernel)
+    _run(fe, f"%load_ext mcpnb\n%mcp connect ev -- node {everything} stdio")
+    cell = _run(fe, "%mcp explore ev")
+    tools = fe.wait_for(
+        lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
+    )
+    fe.set_index(tools, fe.models[tools]["_options_labels"].index("trigger-url-elicitation"))
+    url = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-url"), what="the form's url field")
+    fe.set(url, "https://example.com/consent")
+    fe.set(fe.find(None, css="mcpnb-field-errorPath"), True)
+    fe.click(fe.find(cell, css="mcpnb-explore-call"))
+    panel = fe.wait_for(lambda: fe.find(None, css="mcpnb-url-consent"), what="the page to open first")
+    status = fe.find(cell, css="mcpnb-explore-status")
+    assert "open a page first" in fe.models[status]["value"]
+    retry = fe.find(fe.opened_by[panel], css="mcpnb-retry", model="ButtonModel")
+    fe.click(retry)
+    asked = fe.wait_for(
+        lambda: next(
+            (
+                k
+                for k in fe.models
+                if "mcpnb-url-consent" in fe.models[k].get("_dom_classes", []) and k != panel
+            ),
+            None,
+        ),
+        what="the retried call's URL request",
+    )
+    fe.click(fe.find(fe.opened_by[asked], css="mcpnb-accept", model="ButtonModel"))
+    result = fe.find(cell, css="mcpnb-explore-result")
+    done = "User completed the URL elicitation flow"
+    fe.wait_for(lambda: done in fe.models[result].get("value", ""), what="the server's answer")
+    assert "&quot;action&quot;: &quot;accept&quot;" in fe.models[result]["value"]
+
+
 def test_url_required_panel_holds_the_cell_until_the_retry(kernel, tmp_path):
     """−32042: the consent panel shows in the awaiting cell, which waits (Run All holds) until the
     person retries; the cell's result is then the retried call's, and the panel says it is done."""

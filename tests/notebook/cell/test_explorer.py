@@ -4,6 +4,7 @@ kernel tests click them through a real kernel)."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from conftest import demo_command
@@ -48,6 +49,35 @@ def test_explorer_switches_servers(pool):
 def test_explorer_needs_a_connected_server(pool):
     with pytest.raises(ValueError, match="no connected server"):
         ToolExplorer(pool)
+
+
+def test_explorer_shows_the_page_to_open_first_and_retries(pool, tmp_path, monkeypatch):
+    """−32042 from probe-kit's ``open_local_page`` (modern era): a link with Retry under the Call
+    button, not one line of text; Decline says nothing was called again, Retry calls again."""
+    (tmp_path / "page.md").write_text("# Thanks for visiting\n")
+    monkeypatch.chdir(tmp_path)
+    serve_probekit("probe", pool=pool)
+    explorer = ToolExplorer(pool, "probe")
+    explorer.tool_pick.value = "open_local_page"
+    explorer.form.inputs["path"].value = "page.md"
+
+    def panel_buttons() -> dict[str, Any]:
+        (panel,) = explorer.asking.children
+        assert "mcpnb-url-consent" in panel._dom_classes
+        assert ".md" in panel.children[1].children[0].value  # the Open ↗ link
+        return {c._dom_classes[0].removeprefix("mcpnb-"): c for c in panel.children[1].children[1:]}
+
+    assert explorer.call() is None
+    assert "open a page first" in explorer.status.value
+    panel_buttons()["decline"].click()
+    assert "not called again" in explorer.status.value and explorer.result is None
+    (tmp_path / "other.md").write_text("# Another page\n")
+    explorer.form.inputs["path"].value = "other.md"
+    assert explorer.call() is None  # another page: asked again
+    explorer.form.inputs["path"].value = "page.md"  # Retry calls with the form as it is then
+    panel_buttons()["retry"].click()
+    assert "Thanks for visiting" in explorer.result.text and "✓" in explorer.status.value
+    assert explorer.asking.children == ()
 
 
 def test_retry_panel_calls_again_after_the_page(pool, tmp_path, monkeypatch):
