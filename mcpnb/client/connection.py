@@ -279,10 +279,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if self.ended_early is not None and not isinstance(exc, asyncio.CancelledError):
             exc = self.ended_early  # the process's exit, not the "connection closed" it caused
         if isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError):
-            return (
-                f"no answer within startup_timeout={self.startup_timeout:g} s; "
-                f"raise startup_timeout for server {self.name!r} if it is just slow"
-            )
+            return self._silence_reason()
         if isinstance(exc, asyncio.CancelledError):
             return "connect cancelled"
         auth_failure = next((leaf for leaf in leaves(exc) if isinstance(leaf, AuthError)), None)
@@ -304,6 +301,25 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if said:
             reason += f" (server stderr: {said[:200]})"
         return reason
+
+    def _silence_reason(self) -> str:
+        """Why the handshake got no answer: a stdio program that prints something other than
+        JSON-RPC is no MCP server (or is one with a print() in the way); else it may just be slow,
+        and what it last wrote on stderr may say why."""
+        from mcpnb.client.transports import NOT_JSON_RPC
+
+        waited = f"no answer within startup_timeout={self.startup_timeout:g} s"
+        if self.config.transport != "stdio":
+            return f"{waited}; raise startup_timeout for server {self.name!r} if it is just slow"
+        printed = [line[len(NOT_JSON_RPC) :] for line in self.stderr if line.startswith(NOT_JSON_RPC)]
+        if printed:
+            return (
+                f"{waited}: it wrote {printed[0][:120]!r} on stdout, which is not JSON-RPC; is "
+                f"{self.config.program!r} an MCP server over stdio? (a print() to stdout gets in the way)"
+            )
+        said = last_words(self.stderr)
+        reason = f"{waited}; raise startup_timeout for server {self.name!r} if it is just slow"
+        return f"{reason} (server stderr: {said[:200]})" if said else reason
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """The owner task: enter the transport and client, wait for stop, exit in this same task."""

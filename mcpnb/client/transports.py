@@ -31,6 +31,10 @@ HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0
 
 
+#: How a line a stdio server printed on stdout, not JSON-RPC, is kept in its log.
+NOT_JSON_RPC = "[stdout, not JSON-RPC, ignored] "
+
+
 def http_headers(config: ServerConfig) -> dict[str, str]:
     """Configured headers plus what ``auth`` asks for (bearer/basic), resolved at connect time."""
     import base64
@@ -92,7 +96,7 @@ async def _stdio(
         return
 
     def on_bad_line(line: str) -> None:  # a print() in the server: its bug, logged, never in the cell
-        on_stderr(f"[stdout, not JSON-RPC, ignored] {line[:500]}")
+        on_stderr(f"{NOT_JSON_RPC}{line[:500]}")
 
     async with StderrPipe(on_stderr) as errlog:
         yield stdio_transport(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 
 import pytest
@@ -59,6 +60,27 @@ def test_server_that_hangs_at_start_fails_the_connect_and_is_killed(pool, marks)
     row = pool.status()["hung"]
     assert row.state == "failed" and row.retries == 0
     no_process_left(marks)  # it ignores stdin EOF and SIGTERM: only SIGKILL ended it
+
+
+def test_a_program_that_answers_text_not_json_rpc_is_named_as_such(pool):
+    """Lesson 09's "server" answers every line with a friendly sentence: the handshake gets no
+    answer, and the timeout says what it wrote instead and what to check, not only "raise
+    startup_timeout". A silent one that said something on stderr first gets that line."""
+    chatty = "import sys\nfor line in sys.stdin:\n    print('hello! I am not JSON-RPC', flush=True)"
+    with pytest.raises(ConnectError) as info:
+        pool.connect("noise", command=sys.executable, args=["-c", chatty], startup_timeout=3, **QUICK)
+    assert str(info.value) == (
+        "could not connect to 'noise': no answer within startup_timeout=3 s: it wrote "
+        f"'hello! I am not JSON-RPC' on stdout, which is not JSON-RPC; is {sys.executable!r} an MCP "
+        "server over stdio? (a print() to stdout gets in the way)"
+    )
+    waits = "import sys, time\nprint('waiting for the database at db:5432', file=sys.stderr)\ntime.sleep(60)"
+    with pytest.raises(ConnectError) as info:
+        pool.connect("waits", command=sys.executable, args=["-c", waits], startup_timeout=3, **QUICK)
+    assert str(info.value).endswith(
+        "raise startup_timeout for server 'waits' if it is just slow (server stderr: waiting for the "
+        "database at db:5432)"
+    )
 
 
 def test_a_server_that_exits_at_start_says_its_exit_code_and_last_words(pool):

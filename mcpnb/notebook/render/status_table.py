@@ -37,7 +37,9 @@ def _row(row: Any) -> str:
     proto = row.protocol_version or ""
     era = esc(row.era or "") + (f' <span class="mcpnb-dim">{esc(proto)}</span>' if proto else "")
     error = (
-        f'<span style="color: var(--jp-error-color1, #d32f2f)">{esc(row.last_error)}</span>'
+        # a path or URL in it breaks anywhere: the table then fits the output area, not wider
+        f'<span style="color: var(--jp-error-color1, #d32f2f); overflow-wrap: anywhere">'
+        f"{esc(row.last_error)}</span>"
         if row.last_error
         else ""
     )
