@@ -26,7 +26,7 @@ _HINT = (
 
 
 def offer_paste(url: str, deliver: Callable[[str], None]) -> PasteBox | None:
-    """The hook :func:`mcpnb.set_authorization_ui` takes as ``offer_paste`` (installed by ``%load_ext``)."""
+    """``AuthorizationUI.offer_paste``'s default in a notebook (reached through ``client.display``)."""
     ui = CellUI("widget", awaiting=AWAITING.get())
     if ui.mode != "widget" or not ui.awaiting:
         return None
