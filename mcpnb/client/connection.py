@@ -194,7 +194,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             protocol_version=self.protocol_version,
             server_name=self.server_name,
             server_version=self.server_version,
-            tools=None if tools is None else len(tools),
+            tools=None if tools is None else sum(map(self.catalog.filter.allows, tools)),  # callable ones
             last_latency_ms=self.last_latency_ms,
             last_error=self.last_error,
             since=self.since,

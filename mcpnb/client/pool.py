@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from mcpnb.client.toolbox import Toolbox
 
 T = TypeVar("T")
+_Said = TypeVar("_Said", ServerStatus, StatusTable)
 
 
 class Pool:
@@ -194,7 +195,7 @@ class Pool:
         server that is still starting; the default fails at once.
         """
         cfg = self._config(name, config, _given(locals(), options))
-        return self._run(self._connect(cfg, wait=wait))
+        return self._filters_said(self._run(self._connect(cfg, wait=wait)))
 
     async def aconnect(
         self,
@@ -214,7 +215,19 @@ class Pool:
     ) -> ServerStatus:
         """Async twin of :meth:`connect`."""
         cfg = self._config(name, config, _given(locals(), options))
-        return await self._arun(self._connect(cfg, wait=wait))
+        return self._filters_said(await self._arun(self._connect(cfg, wait=wait)))
+
+    def _filters_said(self, connected: _Said) -> _Said:
+        """Warn (where the person connected) of tool filter patterns that match no tool: a typo in
+        ``disabled_tools`` hides nothing, and the tool it meant stays callable."""
+        import warnings
+
+        rows = connected if isinstance(connected, StatusTable) else [connected]
+        for row in rows:
+            conn = self._connections.get(row.name)
+            for said in conn.catalog.unmatched if conn is not None else ():
+                warnings.warn(f"server {row.name!r}: {said}", UserWarning, stacklevel=3)
+        return connected
 
     async def _connect_many(self, configs: list[ServerConfig | tuple[str, str]]) -> StatusTable:
         """Connect each config at once; a ``(name, problem)`` is a server whose settings are invalid:
@@ -261,12 +274,12 @@ class Pool:
         does a server whose settings are invalid (it is not started; the others are). Disabled
         servers are listed as ``disabled`` and not started.
         """
-        return self._run(self._connect_many(self._configs_from_files(path, names)))
+        return self._filters_said(self._run(self._connect_many(self._configs_from_files(path, names))))
 
     async def aconnect_config(
         self, path: str | Path | None = None, names: list[str] | None = None
     ) -> StatusTable:
-        return await self._arun(self._connect_many(self._configs_from_files(path, names)))
+        return self._filters_said(await self._arun(self._connect_many(self._configs_from_files(path, names))))
 
     async def _disconnect(self, name: str, sign_out: bool = False) -> None:
         # one never started (invalid settings) is only forgotten; an unknown name raises here

@@ -119,6 +119,23 @@ class ToolFilter:
     def active(self) -> bool:
         return self.enabled is not None or bool(self.disabled)
 
+    def unmatched(self, names: list[str]) -> list[str]:
+        """What to say of each pattern that matches none of ``names`` (a typo filters nothing)."""
+        from fnmatch import fnmatchcase
+
+        from mcpnb.client.errors import did_you_mean
+
+        said = []
+        for setting, patterns in (("enabled_tools", self.enabled or ()), ("disabled_tools", self.disabled)):
+            for pattern in patterns:
+                if not any(fnmatchcase(n, pattern) for n in names):
+                    hint = did_you_mean(pattern, names)
+                    said.append(
+                        f"{setting}: {pattern!r} matches none of the server's tools"
+                        + (f"; did you mean {hint!r}?" if hint else "")
+                    )
+        return said
+
 
 class ToolList(list[ToolInfo]):
     """Tools of one or more servers: a plain list that renders as a table and converts with ``.df``."""

@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 
 import pytest
 from conftest import DEMO, HttpServer, alive, demo_command, free_port, wait_until
@@ -275,6 +276,26 @@ def test_filters_apply_to_listing_and_calling(pool, caplog):
         pool.call("demo", "pid")
     assert pool.call("demo", "calls").data == []  # the server never saw echo
     assert "tools hidden by the tool filters" in caplog.text
+
+
+def test_a_filter_that_matches_no_tool_is_said_and_the_status_counts_callable_tools(pool):
+    """``disabled_tools: ["ad"]`` (meant: add) hides nothing, and add stays callable: the connect
+    warns, with the name it probably meant. The status row counts the tools one can call."""
+    with pytest.warns(UserWarning) as said:
+        row = pool.connect(
+            "demo", **demo_command(), disabled_tools=["ad"], enabled_tools=["add", "ech*", "zz*"]
+        )
+    assert [str(w.message) for w in said] == [
+        "server 'demo': enabled_tools: 'zz*' matches none of the server's tools",
+        "server 'demo': disabled_tools: 'ad' matches none of the server's tools; did you mean 'add'?",
+    ]
+    assert row.tools == 2 == pool.status()["demo"].tools  # add and echo, of the demo's many
+    assert any("'ad' matches none" in line for line in pool.logs("demo"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every pattern matches a tool: nothing to say
+        assert pool.connect("plain", **demo_command(), disabled_tools=["pid"]).tools == len(
+            pool.tools("plain")
+        )
 
 
 # ---------------------------------------------------------------- auth errors
