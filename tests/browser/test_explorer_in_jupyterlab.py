@@ -87,13 +87,14 @@ def test_a_tool_that_asks_the_person_asks_inside_the_explorer(lab, pw, shots):
         form = explorer.locator(".mcpnb-form")  # the server's question, under the Call button
         expect(form).to_be_visible(timeout=30000)
         expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("waiting for your answer")
-        expect(call).to_be_disabled()  # another Call now would hide the question
+        # another Call now would hide the question: the button is Stop until the call ends
+        expect(explorer.locator(".mcpnb-explore-call")).to_have_text("Stop")
         type_into(page, form.locator(".mcpnb-field-answer input"), "Ada")
         shots.take(page, "asked")
         form.get_by_role("button", name="Accept").click()
         expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
         expect(explorer.locator(".mcpnb-explore-result")).to_contain_text("Ada")
-        expect(call).to_be_enabled()
+        expect(explorer.locator(".mcpnb-explore-call")).to_have_text("Call")
         shots.take(page, "answered")
         got = what_the_server_answered(page, lab)
         assert got["action"] == "accept"

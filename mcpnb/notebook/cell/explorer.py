@@ -2,10 +2,12 @@
 
 The form is the same one elicitation uses (defaults, required marks, inline errors); a tool's
 schema may be richer than an elicitation's, and what the form cannot show as a widget becomes a
-JSON editor. Each Call runs as a cell's call would, and the result replaces the last. A tool that
-asks the person (a form, a URL, a sampling reply) asks inside the explorer: a click has no cell
-output to show it in, and the Call button lets go while the person answers. A tool that first
-wants a page opened (−32042) shows it there as a link, with a Retry that calls again.
+JSON editor. Each Call runs as a cell's call would, and the result replaces the last. The click
+lets go at once (a long tool must not hold the kernel, and the notebook's cells keep running);
+while the call runs, Call becomes Stop, which cancels it on the server. A tool that asks the
+person (a form, a URL, a sampling reply) asks inside the explorer: a click has no cell output to
+show it in. A tool that first wants a page opened (−32042) shows it there as a link, with a Retry
+that calls again.
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ class ToolExplorer:
         self.result_view = w.HTML()
         self.result: Any = None
         self.form: Any = None
+        self.running: Any = None  # the LiveCall under way, which Stop cancels
         for name, item in (("call", self.call_button), ("result", self.result_view), ("status", self.status)):
             item.add_class(f"mcpnb-explore-{name}")
         self.server_pick.observe(lambda _c: self._load_tools(), names="value")
         self.tool_pick.observe(lambda _c: self._load_form(), names="value")
-        self.call_button.on_click(lambda _b: self.form.edits.then(self.call) if self.form else self.call())
+        self.call_button.on_click(lambda _b: self._clicked())
         self.widget = w.VBox(
             [
                 w.HBox([self.server_pick, self.tool_pick]),
@@ -87,13 +90,21 @@ class ToolExplorer:
         inputs = [c.box for c in self.form.controls.values()]  # no header, buttons or status: ours
         self.form_box.children = (*inputs, self.form.status)
 
-    def call(self) -> Any:
-        """What the Call button does: validate, call, show the result (or the error).
+    def _clicked(self) -> None:
+        if self.running is not None and not self.running.done():
+            self.running.cancel()  # Stop: the server is told; the outcome shows as it lands
+        elif self.form is not None:
+            self.form.edits.then(self.call)
+        else:
+            self.call()
 
-        Returns the result, or a :class:`~mcpnb.notebook.cell.LiveCall` when the server asked the
-        person (the result then shows here once they answered).
+    def call(self) -> Any:
+        """What the Call button does: validate, start the call, show its result when it lands.
+
+        Returns the :class:`~mcpnb.notebook.cell.LiveCall` under way (``.result()`` waits for it),
+        or None when nothing was sent (the form has errors, the call could not start).
         """
-        from mcpnb.notebook.cell.live import LiveCall, call_in_cell
+        from mcpnb.notebook.cell.live import call_in_cell
         from mcpnb.notebook.settings import get_settings
 
         tool = self.tool
@@ -104,37 +115,41 @@ class ToolExplorer:
         self.asking.children, self.result_view.value = (), ""
         self.status.value = "<i>calling…</i>"
         ui = _InExplorer(self, get_settings().elicitation)
+        self._hold(True)  # another Call, or another tool, would hide what this call shows
         try:
-            outcome = call_in_cell(self.pool, tool.server, tool.name, arguments, info=tool, ui=ui)
-        except UrlRequiredError as exc:  # −32042: open a page first, then Retry calls again from here
-            self._consent(exc)
-            return None
+            self.running = call_in_cell(
+                self.pool, tool.server, tool.name, arguments, info=tool, ui=ui, let_go=True
+            )
         except Exception as exc:  # shown where the person looks; the notebook keeps running
-            self._said(str(exc))
+            self.show(exc)
             return None
-        if isinstance(outcome, LiveCall):
-            self.status.value = "<i>waiting for your answer below…</i>"
-            self._hold(True)  # another Call would hide the question this call waits on
-        else:
-            self.show(outcome)
-        return outcome
+        return self.running
 
     def _hold(self, held: bool) -> None:
-        for picker in (self.server_pick, self.tool_pick, self.call_button):
-            picker.disabled = held
-        self.call_button.tooltip = "answer the server's question below first" if held else "Send tools/call"
+        """While a call runs: the pickers wait, and Call is Stop."""
+        self.server_pick.disabled = self.tool_pick.disabled = held
+        button = self.call_button
+        button.description, button.button_style, button.tooltip = (
+            ("Stop", "warning", "cancel the call (the server is told)")
+            if held
+            else ("Call", "primary", "Send tools/call")
+        )
 
     def show(self, result: Any) -> None:
-        """The call's outcome in place of the last: a result, or why the call did not finish."""
+        """The call's outcome in place of the last: a result, or why the call did not finish.
+        Call comes back last, once all of it shows."""
         from mcpnb.client.results import ToolResult
 
-        self._hold(False)
-        if not isinstance(result, ToolResult):
+        error = result if isinstance(result, BaseException) else getattr(result, "error", None)
+        if isinstance(error, UrlRequiredError):  # −32042: open a page first, then Retry calls again
+            self._consent(error)
+        elif not isinstance(result, ToolResult):
             self._said(str(result))
-            return
-        self.result = result
-        self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
-        self.result_view.value = result._repr_mimebundle_()["text/html"]
+        else:
+            self.result = result
+            self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
+            self.result_view.value = result._repr_mimebundle_()["text/html"]
+        self._hold(False)
 
     def _consent(self, error: UrlRequiredError) -> None:
         """The page the server wants opened first, as a link, under the Call button; Retry calls
@@ -192,5 +207,7 @@ class _InExplorer(CellUI):
     def show(self, slot: str, obj: Any) -> None:
         if slot == "result":
             self.explorer.show(obj)
-        else:
-            self.explorer.keep_in_view(slot, obj)
+            return
+        self.explorer.keep_in_view(slot, obj)
+        if slot == "ask":
+            self.explorer.status.value = "<i>waiting for your answer below…</i>"

@@ -44,12 +44,14 @@ def call_in_cell(
     transcript: bool = False,
     info: ToolInfo | None = None,
     ui: CellUI | None = None,
+    let_go: bool = False,
 ) -> ToolResult | LiveCall:
     """``pool.call`` for a notebook cell: forms, progress and logs show in this cell.
 
     ``transcript`` records the call's traffic; it shows (collapsed) under the result.
     ``info``: the tool, when the caller has looked it up already (no second lookup).
     ``ui``: where to ask and report instead of the running cell (a widget's own output).
+    ``let_go``: return a :class:`LiveCall` at once (a widget's click must not hold the kernel).
     """
     server, tool = pool._target(server, tool)
     ui, ctx = _in_cell(mode, answers, transcript, awaiting=AWAITING.get(), ui=ui)
@@ -58,6 +60,8 @@ def call_in_cell(
     started = CELL_CALLS.get()
     if started is not None:
         started.append(hop)
+    if let_go:
+        return LiveCall(hop.future(), ui, server, tool)
     try:
         if ui.mode == "widget" and not ui.awaiting:
             while not hop.wait(_POLL):  # the call's end wakes this at once; a question, within _POLL
@@ -137,8 +141,9 @@ class LiveCall:
         if ok:
             self._ui.show("result", future.result())
         else:
-            why = "cancelled" if future.cancelled() else str(future.exception())
-            self._ui.show("result", _Note(f"{self.tool}() on {self.server!r} did not finish: {why}"))
+            error = None if future.cancelled() else future.exception()
+            why = "cancelled" if error is None else str(error)
+            self._ui.show("result", _Note(f"{self.tool}() on {self.server!r} did not finish: {why}", error))
 
     def done(self) -> bool:
         return self._future.done()
@@ -180,8 +185,10 @@ class LiveCall:
 
 
 class _Note:
-    def __init__(self, text: str) -> None:
-        self.text = text
+    """Why a call did not finish, in words (and the error itself, for a view that can do more)."""
+
+    def __init__(self, text: str, error: BaseException | None = None) -> None:
+        self.text, self.error = text, error
 
     def __repr__(self) -> str:
         return self.text

@@ -197,8 +197,8 @@ def test_explore_in_a_kernel(kernel):
 
 def test_explorer_holds_its_pickers_while_a_question_waits(kernel):
     """Clicked while ``ask_user`` waits on the person, a second Call (or another tool) would hide the
-    question and leave the first call waiting unseen: Call and the pickers wait for the answer.
-    ``choices`` (``list[str] | None = None``) starts as an empty editor, not "null"."""
+    question and leave the first call waiting unseen: the pickers wait for the answer, and Call is
+    Stop meanwhile. ``choices`` (``list[str] | None = None``) starts as an empty editor, not "null"."""
     fe = Frontend(kernel)
     _run(fe, SETUP)
     cell = _run(fe, "%mcp explore probe")
@@ -212,7 +212,9 @@ def test_explorer_holds_its_pickers_while_a_question_waits(kernel):
     fe.set(question, "Your name?")
     call = fe.find(cell, css="mcpnb-explore-call")
     fe.click(call)
-    fe.wait_for(lambda: fe.models[call].get("disabled"), what="Call held while the question waits")
+    fe.wait_for(lambda: fe.models[call].get("description") == "Stop", what="Stop while the call runs")
+    status = fe.find(cell, css="mcpnb-explore-status")
+    fe.wait_for(lambda: "waiting for your answer" in fe.models[status]["value"], what="the status")
     assert fe.models[tools].get("disabled") is True
     answer = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-answer"), what="the server's question")
     fe.set(answer, "Ada")
@@ -222,7 +224,7 @@ def test_explorer_holds_its_pickers_while_a_question_waits(kernel):
     fe.click(accept)
     result = fe.find(cell, css="mcpnb-explore-result")
     fe.wait_for(lambda: "Ada" in fe.models[result].get("value", ""), what="the answer in the result")
-    fe.wait_for(lambda: fe.models[call].get("disabled") is False, what="Call free again")
+    fe.wait_for(lambda: fe.models[call].get("description") == "Call", what="Call back")
     assert fe.models[tools].get("disabled") is False
 
 
@@ -244,7 +246,7 @@ def test_explorer_shows_the_page_a_peer_wants_opened_then_retries(kernel, everyt
     fe.click(fe.find(cell, css="mcpnb-explore-call"))
     panel = fe.wait_for(lambda: fe.find(None, css="mcpnb-url-consent"), what="the page to open first")
     status = fe.find(cell, css="mcpnb-explore-status")
-    assert "open a page first" in fe.models[status]["value"]
+    fe.wait_for(lambda: "open a page first" in fe.models[status]["value"], what="the status")
     retry = fe.find(fe.opened_by[panel], css="mcpnb-retry", model="ButtonModel")
     fe.click(retry)
     asked = fe.wait_for(
@@ -263,6 +265,38 @@ def test_explorer_shows_the_page_a_peer_wants_opened_then_retries(kernel, everyt
     done = "User completed the URL elicitation flow"
     fe.wait_for(lambda: done in fe.models[result].get("value", ""), what="the server's answer")
     assert "&quot;action&quot;: &quot;accept&quot;" in fe.models[result]["value"]
+
+
+def test_an_explorer_call_lets_the_kernel_go_and_stop_cancels_it(kernel):
+    """A long tool called from the explorer no longer holds the kernel: a cell runs while the call
+    is under way (it waited for the whole call before). Stop cancels it, and the server was told."""
+    fe = Frontend(kernel)
+    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
+    cell = _run(fe, "%mcp explore demo")
+    tools = fe.wait_for(
+        lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
+    )
+    fe.set_index(tools, fe.models[tools]["_options_labels"].index("slow"))
+    seconds = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-seconds"), what="the form for slow")
+    fe.set(seconds, 120)
+    fe.set(fe.find(None, css="mcpnb-field-tag"), "from-the-explorer")
+    call = fe.find(cell, css="mcpnb-explore-call")
+    fe.click(call)
+    fe.wait_for(lambda: fe.models[call].get("description") == "Stop", what="Stop while the call runs")
+    meanwhile = _run(fe, "print('the kernel is free')")
+    assert "the kernel is free" in fe.stdout[meanwhile]
+    status = fe.find(cell, css="mcpnb-explore-status")
+    assert "calling" in fe.models[status]["value"]  # the call is still under way
+    fe.click(call)  # Stop
+    fe.wait_for(lambda: "cancelled" in fe.models[status]["value"], what="the call said cancelled")
+    assert fe.models[call]["description"] == "Call"
+    ask = (  # the server records the cancel as its task unwinds: ask until it has
+        "import mcpnb, time\nfor _ in range(200):\n"
+        "    seen = mcpnb.default_pool().call('demo', 'cancelled').data\n"
+        "    if seen:\n        break\n    time.sleep(0.05)\nprint('SERVER SAW', seen)"
+    )
+    told = _run(fe, ask)
+    assert "SERVER SAW ['from-the-explorer']" in fe.stdout[told]
 
 
 def test_url_required_panel_holds_the_cell_until_the_retry(kernel, tmp_path):

@@ -7,11 +7,19 @@ import threading
 from typing import Any
 
 import pytest
-from conftest import demo_command
+from conftest import demo_command, wait_until
 
 from mcpnb import UrlRequiredError, serve_probekit
 from mcpnb.notebook.cell import ToolExplorer, UrlRetry
 from mcpnb.notebook.cell.capture import CellUI
+
+
+def landed(explorer: ToolExplorer) -> Any:
+    """Click Call and wait for the outcome to show (the click lets go at once): the result, or None."""
+    live = explorer.call()
+    assert live is not None, explorer.form.errors
+    assert wait_until(lambda: live.done() and explorer.call_button.description == "Call")
+    return explorer.result
 
 
 def test_explorer_calls_the_picked_tool_with_the_form(pool):
@@ -21,7 +29,7 @@ def test_explorer_calls_the_picked_tool_with_the_form(pool):
     explorer.tool_pick.value = "add"
     explorer.form.inputs["a"].value = 2
     explorer.form.inputs["b"].value = 40
-    result = explorer.call()
+    result = landed(explorer)
     assert result.data == 42
     assert "42" in explorer.result_view.value and "✓" in explorer.status.value
 
@@ -43,7 +51,7 @@ def test_explorer_switches_servers(pool):
     assert "ui_search" in explorer.tool_pick.options
     explorer.tool_pick.value = "ui_search"
     explorer.form.inputs["query"].value = "date picker"
-    assert explorer.call().data["results"][0]["id"] == "date-picker"
+    assert landed(explorer).data["results"][0]["id"] == "date-picker"
 
 
 def test_explorer_needs_a_connected_server(pool):
@@ -67,15 +75,16 @@ def test_explorer_shows_the_page_to_open_first_and_retries(pool, tmp_path, monke
         assert ".md" in panel.children[1].children[0].value  # the Open ↗ link
         return {c._dom_classes[0].removeprefix("mcpnb-"): c for c in panel.children[1].children[1:]}
 
-    assert explorer.call() is None
+    assert landed(explorer) is None
     assert "open a page first" in explorer.status.value
     panel_buttons()["decline"].click()
     assert "not called again" in explorer.status.value and explorer.result is None
     (tmp_path / "other.md").write_text("# Another page\n")
     explorer.form.inputs["path"].value = "other.md"
-    assert explorer.call() is None  # another page: asked again
+    assert landed(explorer) is None  # another page: asked again
     explorer.form.inputs["path"].value = "page.md"  # Retry calls with the form as it is then
     panel_buttons()["retry"].click()
+    assert wait_until(lambda: explorer.result is not None and explorer.call_button.description == "Call")
     assert "Thanks for visiting" in explorer.result.text and "✓" in explorer.status.value
     assert explorer.asking.children == ()
 
