@@ -309,7 +309,7 @@ def test_sign_in_with_oauth_by_pasting_the_address_in_jupyterlab(lab, pw, shots)
 
 def test_sign_in_pasting_into_the_box_when_the_listener_is_out_of_reach(lab, pw, shots):
     """Listener mode, but the browser is not on the kernel's machine (a kernel in a container the
-    signs missed): the approved tab's redirect to 127.0.0.1 fails to load (here: aborted), so the
+    signs missed): the approved tab's redirect to 127.0.0.1 fails to load (here: answered 502), so the
     person pastes that address into the box under the link and clicks; the cell signs in at once
     instead of waiting five minutes for a redirect that cannot come, and the box leaves the cell."""
     from servers.oauth_server import OAuthServers

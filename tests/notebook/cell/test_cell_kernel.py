@@ -176,16 +176,24 @@ def test_a_task_started_in_a_cell_asks_there_later(kernel):
     assert "CONFIRMED True" in fe.stdout[later]
 
 
-def test_explore_in_a_kernel(kernel):
-    fe = Frontend(kernel)
-    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
-    cell = _run(fe, "%mcp explore demo")
+def _exploring(fe: Frontend, setup: str, server: str, tool: str) -> tuple[str, str]:
+    """Run ``setup``, then ``%mcp explore server`` and pick ``tool``: (the explorer's cell, its tool
+    picker). The picker's handler builds the new form: its widgets are opened by that message, not
+    the cell (find them with ``fe.find(None, ...)``)."""
+    _run(fe, setup)
+    cell = _run(fe, f"%mcp explore {server}")
     tools = fe.wait_for(
         lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
     )
-    options = fe.models[tools]["_options_labels"]
-    fe.set_index(tools, options.index("add"))
-    # the picker's handler builds the new form: its widgets are opened by that message, not the cell
+    fe.set_index(tools, fe.models[tools]["_options_labels"].index(tool))
+    return cell, tools
+
+
+def test_explore_in_a_kernel(kernel):
+    fe = Frontend(kernel)
+    cell, _ = _exploring(
+        fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio", "demo", "add"
+    )
     a = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-a"), what="the form for add")
     b = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-b"), what="the form's second field")
     fe.set(a, 20)
@@ -200,12 +208,7 @@ def test_explorer_holds_its_pickers_while_a_question_waits(kernel):
     question and leave the first call waiting unseen: the pickers wait for the answer, and Call is
     Stop meanwhile. ``choices`` (``list[str] | None = None``) starts as an empty editor, not "null"."""
     fe = Frontend(kernel)
-    _run(fe, SETUP)
-    cell = _run(fe, "%mcp explore probe")
-    tools = fe.wait_for(
-        lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
-    )
-    fe.set_index(tools, fe.models[tools]["_options_labels"].index("ask_user"))
+    cell, tools = _exploring(fe, SETUP, "probe", "ask_user")
     question = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-question"), what="the form for ask_user")
     choices = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-choices"), what="the choices editor")
     assert fe.models[choices]["value"] == ""
@@ -234,12 +237,8 @@ def test_explorer_shows_the_page_a_peer_wants_opened_then_retries(kernel, everyt
     one line of text before); Retry calls again, and the retried call asks by URL elicitation, which
     shows in the explorer too, and the person's "completed" reaches the server."""
     fe = Frontend(kernel)
-    _run(fe, f"%load_ext mcpnb\n%mcp connect ev -- node {everything} stdio")
-    cell = _run(fe, "%mcp explore ev")
-    tools = fe.wait_for(
-        lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
-    )
-    fe.set_index(tools, fe.models[tools]["_options_labels"].index("trigger-url-elicitation"))
+    setup = f"%load_ext mcpnb\n%mcp connect ev -- node {everything} stdio"
+    cell, _ = _exploring(fe, setup, "ev", "trigger-url-elicitation")
     url = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-url"), what="the form's url field")
     fe.set(url, "https://example.com/consent")
     fe.set(fe.find(None, css="mcpnb-field-errorPath"), True)
@@ -271,12 +270,9 @@ def test_an_explorer_call_lets_the_kernel_go_and_stop_cancels_it(kernel):
     """A long tool called from the explorer no longer holds the kernel: a cell runs while the call
     is under way (it waited for the whole call before). Stop cancels it, and the server was told."""
     fe = Frontend(kernel)
-    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
-    cell = _run(fe, "%mcp explore demo")
-    tools = fe.wait_for(
-        lambda: fe.find(cell, model="DropdownModel", description="tool"), what="the tool picker"
+    cell, _ = _exploring(
+        fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio", "demo", "slow"
     )
-    fe.set_index(tools, fe.models[tools]["_options_labels"].index("slow"))
     seconds = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-seconds"), what="the form for slow")
     fe.set(seconds, 120)
     fe.set(fe.find(None, css="mcpnb-field-tag"), "from-the-explorer")
