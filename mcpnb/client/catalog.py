@@ -26,8 +26,6 @@ class ToolCatalog:
         self.conn = conn
         self.cache: TTLCache[dict[str, ToolInfo]] = TTLCache(conn.config.cache_ttl, conn.clock)
         self.filter = ToolFilter(conn.config.enabled_tools, conn.config.disabled_tools)
-        #: Filter patterns that matched no tool at the last fetch, said in words (a typo, usually).
-        self.unmatched: list[str] = []
 
     async def fetch(self) -> dict[str, ToolInfo]:
         """Every page of ``tools/list`` from the live session, into the cache."""
@@ -49,10 +47,14 @@ class ToolCatalog:
         if self.filter.active:
             hidden = sum(not self.filter.allows(n) for n in tools)
             conn.emit("filter", f"{hidden} of {len(tools)} tools hidden by the tool filters", hidden=hidden)
-            self.unmatched = self.filter.unmatched(list(tools))
-            for said in self.unmatched:
+            for said in self.unmatched():
                 conn.emit("filter", said)
         return tools
+
+    def unmatched(self) -> list[str]:
+        """Filter patterns that match none of the cached tools, said in words (a typo, usually)."""
+        tools = self.cache.peek()
+        return self.filter.unmatched(list(tools)) if tools is not None and self.filter.active else []
 
     def learn_task_support(self, name: str, support: str) -> None:
         """What a call taught us (a -32021 "tasks required"): later calls ask for a task at once."""

@@ -296,11 +296,12 @@ class Connection(SessionCallbacks, ConnectionRequests):
             answer = self.http_answer
             said = answer.message if answer is not None and answer.status == status else None
             return http_refusal(status, said, self.safe(self.config.target), self.config.transport)
-        reason = describe(exc)
+        return self._with_last_words(describe(exc))
+
+    def _with_last_words(self, reason: str) -> str:
+        """``reason``, and the stderr line of a stdio server that says why it stopped, if any."""
         said = last_words(self.stderr) if self.config.transport == "stdio" else None
-        if said:
-            reason += f" (server stderr: {said[:200]})"
-        return reason
+        return f"{reason} (server stderr: {said[:200]})" if said else reason
 
     def _silence_reason(self) -> str:
         """Why the handshake got no answer: a stdio program that prints something other than
@@ -309,17 +310,15 @@ class Connection(SessionCallbacks, ConnectionRequests):
         from mcpnb.client.transports import NOT_JSON_RPC
 
         waited = f"no answer within startup_timeout={self.startup_timeout:g} s"
-        if self.config.transport != "stdio":
-            return f"{waited}; raise startup_timeout for server {self.name!r} if it is just slow"
         printed = [line[len(NOT_JSON_RPC) :] for line in self.stderr if line.startswith(NOT_JSON_RPC)]
-        if printed:
+        if printed:  # only a stdio server's stdout gets there
             return (
                 f"{waited}: it wrote {printed[0][:120]!r} on stdout, which is not JSON-RPC; is "
                 f"{self.config.program!r} an MCP server over stdio? (a print() to stdout gets in the way)"
             )
-        said = last_words(self.stderr)
-        reason = f"{waited}; raise startup_timeout for server {self.name!r} if it is just slow"
-        return f"{reason} (server stderr: {said[:200]})" if said else reason
+        return self._with_last_words(
+            f"{waited}; raise startup_timeout for server {self.name!r} if it is just slow"
+        )
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """The owner task: enter the transport and client, wait for stop, exit in this same task."""

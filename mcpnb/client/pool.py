@@ -225,7 +225,7 @@ class Pool:
         rows = connected if isinstance(connected, StatusTable) else [connected]
         for row in rows:
             conn = self._connections.get(row.name)
-            for said in conn.catalog.unmatched if conn is not None else ():
+            for said in conn.catalog.unmatched() if conn is not None else ():
                 warnings.warn(f"server {row.name!r}: {said}", UserWarning, stacklevel=3)
         return connected
 

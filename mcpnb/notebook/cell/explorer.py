@@ -154,24 +154,17 @@ class ToolExplorer:
     def _consent(self, error: UrlRequiredError) -> None:
         """The page the server wants opened first, as a link, under the Call button; Retry calls
         again with the form as it is then (a click cannot be made to wait on it, so nothing waits)."""
-        from mcpnb.notebook.forms import UrlConsent
+        from mcpnb.notebook.cell.urlretry import consent_panel
 
         if not error.elicitations:
             self._said(str(error))
             return
-        first = error.elicitations[0]
 
         def answered(outcome: Any) -> None:
             if outcome.action != "accept":
                 self.status.value = "<i>not called again: the page was declined</i>"
 
-        panel = UrlConsent.retry_panel(
-            str(first.get("url", "")),
-            message=first.get("message"),
-            server=error.server,
-            on_done=answered,
-            on_retry=self.call,
-        )
+        panel = consent_panel(error, on_done=answered, on_retry=self.call)
         self.status.value = "<i>the server asks you to open a page first (below)</i>"
         self.keep_in_view("ask", panel.widget)
 

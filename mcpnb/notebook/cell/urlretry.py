@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import html
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import McpnbError, UrlRequiredError
@@ -45,6 +46,23 @@ def url_retry(
     return retry
 
 
+def consent_panel(
+    error: UrlRequiredError, *, on_done: Callable[[Any], None], on_retry: Callable[[], Any]
+) -> Any:
+    """The consent panel for the first page a −32042 answer asks to open: its URL, its message and
+    the server asking, with Retry."""
+    from mcpnb.notebook.forms import UrlConsent
+
+    first = error.elicitations[0]
+    return UrlConsent.retry_panel(
+        str(first.get("url", "")),
+        message=first.get("message"),
+        server=error.server,
+        on_done=on_done,
+        on_retry=on_retry,
+    )
+
+
 class UrlRetry:
     """The consent panel for a −32042 error, with a button that calls again."""
 
@@ -59,8 +77,6 @@ class UrlRetry:
     ) -> None:
         import ipywidgets as w
 
-        from mcpnb.notebook.forms import UrlConsent
-
         self.pool, self.error, self.arguments, self.timeout = pool, error, arguments, timeout
         self.ui = ui
         self.result: Any = None
@@ -70,14 +86,7 @@ class UrlRetry:
         self._lock = threading.Lock()
         self._decided: concurrent.futures.Future[str] | None = None
         self._early: str | None = None
-        first = error.elicitations[0]
-        self.panel = UrlConsent.retry_panel(
-            str(first.get("url", "")),
-            message=first.get("message"),
-            server=error.server,
-            on_done=self._answered,
-            on_retry=self._retry_clicked,
-        )
+        self.panel = consent_panel(error, on_done=self._answered, on_retry=self._retry_clicked)
         self.result_view = w.HTML()
         self.result_view.add_class("mcpnb-retry-result")
         self.widget = w.VBox([self.panel.widget, self.result_view])
