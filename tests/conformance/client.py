@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import threading
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -42,6 +44,17 @@ def server_config(scenario: str, context: dict[str, Any]) -> dict[str, Any]:
             "flow": "client_credentials",
             "client_id": context["client_id"],
             "client_secret": context["client_secret"],
+        }
+    elif scenario == "auth/client-credentials-jwt":
+        # as a person would: the key in a file, no algorithm given (a P-256 key signs ES256)
+        key_file = Path(tempfile.mkdtemp()) / "client-key.pem"
+        key_file.write_text(context["private_key_pem"])
+        key_file.chmod(0o600)
+        config["auth"] = {
+            "type": "oauth",
+            "flow": "client_credentials",
+            "client_id": context["client_id"],
+            "private_key_file": str(key_file),
         }
     elif scenario.startswith("auth/"):
         config["auth"] = {"type": "oauth", "flow": "authorization_code"}

@@ -34,6 +34,7 @@ SCENARIOS = [
     "elicitation-sep1034-client-defaults",
     "sse-retry",
     "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",  # private_key_jwt (SEP-1046): a key file, the algorithm inferred
     # authorization code + PKCE: discovery, registration, token endpoint authentication, scopes.
     # client.py's "browser" opens the link mcpnb shows, the scenario approves, and the code comes
     # back through mcpnb's loopback listener, as it does for a person.

@@ -42,6 +42,7 @@ from starlette.routing import Route
 HOST = "127.0.0.1"
 CLIENT_ID = "cc-client"
 CLIENT_SECRET = "cc-secret-0123456789"
+JWT_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Client:
     secret: str | None
     auth_method: str = "client_secret_basic"
     redirect_uris: list[str] | None = None
+    public_key: str | None = None  # private_key_jwt: the PEM its assertions must verify with
 
 
 @dataclass
@@ -68,6 +70,9 @@ class AuthState:
     token_requests: list[tuple[str, int]] = field(default_factory=list)
     authorize_requests: int = 0
     registrations: int = 0
+    # private_key_jwt: the algorithms the metadata lists, and the assertion ids seen (no replays)
+    signing_algorithms: list[str] = field(default_factory=lambda: ["RS256", "ES256", "EdDSA"])
+    assertion_ids: set[str] = field(default_factory=set)
 
     def issue(self, client_id: str, scope: str | None, resource: str | None) -> dict[str, Any]:
         token = secrets.token_urlsafe(24)
@@ -131,8 +136,10 @@ def authorization_app(
                 "token_endpoint_auth_methods_supported": [
                     "client_secret_basic",
                     "client_secret_post",
+                    "private_key_jwt",
                     "none",
                 ],
+                "token_endpoint_auth_signing_alg_values_supported": state.signing_algorithms,
                 "code_challenge_methods_supported": ["S256"],
                 "authorization_response_iss_parameter_supported": True,
             }
@@ -190,6 +197,8 @@ def authorization_app(
 
     def authenticate(request: Request, form: dict[str, str]) -> Client | None:
         """The client this request proves to be (None: bad credentials)."""
+        if form.get("client_assertion_type") == JWT_ASSERTION:
+            return asserted(form.get("client_assertion", ""))
         header = request.headers.get("authorization", "")
         if header.lower().startswith("basic "):
             from urllib.parse import unquote
@@ -199,11 +208,35 @@ def authorization_app(
         else:
             client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
         client = state.clients.get(client_id)
-        if client is None:
+        if client is None or client.public_key is not None:  # a key's client must sign
             return None
         if client.secret is None:  # a public client proves nothing; PKCE protects it
             return client
         return client if secret and secrets.compare_digest(secret, client.secret) else None
+
+    def asserted(assertion: str) -> Client | None:
+        """RFC 7523 §3: signed by the key registered for its issuer, that client as issuer and
+        subject, this server as audience, not expired, and never seen before."""
+        import jwt
+
+        try:
+            claimed = jwt.decode(assertion, options={"verify_signature": False}).get("iss")
+            client = state.clients.get(str(claimed))
+            if client is None or client.public_key is None:
+                return None
+            claims = jwt.decode(
+                assertion,
+                client.public_key,
+                algorithms=state.signing_algorithms,
+                audience=[state.issuer, state.issuer + "/"],
+                options={"require": ["iss", "sub", "aud", "exp", "jti"]},
+            )
+        except jwt.PyJWTError:
+            return None
+        if claims["sub"] != client.client_id or claims["jti"] in state.assertion_ids:
+            return None
+        state.assertion_ids.add(claims["jti"])
+        return client
 
     async def token(request: Request) -> Response:
         form = {k: str(v) for k, v in (await request.form()).items()}
@@ -219,7 +252,7 @@ def authorization_app(
                 401, "invalid_client", "client authentication failed", **{"WWW-Authenticate": "Basic"}
             )
         if grant == "client_credentials":
-            if client.secret is None:
+            if client.secret is None and client.public_key is None:
                 return _error(400, "unauthorized_client", "public clients cannot use client_credentials")
             return JSONResponse(state.issue(client.client_id, form.get("scope"), form.get("resource")))
         if grant == "authorization_code":
@@ -328,6 +361,12 @@ class OAuthServers:
             (_Server(uvicorn.Config(app, log_level="warning", lifespan="on")), sock) for app, sock in apps
         ]
         self._thread = threading.Thread(target=self._run, name="oauth-test-servers", daemon=True)
+
+    def add_key_client(self, client_id: str, public_key_pem: str) -> None:
+        """A client that proves itself with assertions signed by the matching private key."""
+        self.state.clients[client_id] = Client(
+            client_id, None, auth_method="private_key_jwt", public_key=public_key_pem
+        )
 
     @property
     def token_requests(self) -> list[tuple[str, int]]:

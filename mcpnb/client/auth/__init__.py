@@ -2,7 +2,9 @@
 
 ``transports`` calls :func:`oauth_provider` and hands the result to its ``httpx2`` client. Two flows:
 
-- ``client_credentials``: the SDK's ``ClientCredentialsOAuthProvider`` (client id + secret).
+- ``client_credentials``: the SDK's ``ClientCredentialsOAuthProvider`` (client id + secret), or its
+  ``PrivateKeyJWTOAuthProvider`` where the client signs an assertion with a private key instead
+  (``private_key_file`` / ``private_key_env``; :mod:`.keys`).
 - ``authorization_code`` + PKCE: the SDK's ``OAuthClientProvider``; the person approves in a browser,
   and the code comes back through a loopback listener or a pasted address
   (:func:`set_authorization_ui` replaces how the link is shown and how the address is read).
@@ -85,10 +87,14 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
             "auth.client_secret_env to the name of a variable that holds it",
             server=name,
         ) from None
+    if auth.flow == "client_credentials" and not auth.client_id:
+        raise AuthError("OAuth client_credentials needs auth.client_id", server=name)
+    if auth.flow == "client_credentials" and auth.signs_with_key:
+        assert auth.client_id
+        return _private_key_jwt(config, auth.client_id)
     storage = _storage(config, secret)
     if auth.flow == "client_credentials":
-        if not auth.client_id:
-            raise AuthError("OAuth client_credentials needs auth.client_id", server=name)
+        assert auth.client_id
         return ClientCredentials(
             name,
             config.url,
@@ -106,6 +112,31 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
         scope=auth.scope,
         redirect_port=auth.redirect_port,
         client_metadata_url=auth.client_metadata_url,
+    )
+
+
+def _private_key_jwt(config: ServerConfig, client_id: str) -> httpx2.Auth:
+    """client_credentials with ``private_key_jwt``: the key is read and checked at connect time, so a
+    wrong file is a clear error before any request (and a rotated one is picked up)."""
+    from mcpnb.client.auth.keys import load_signing_key
+    from mcpnb.client.auth.provider import PrivateKeyJWT
+
+    auth = config.auth
+    assert auth is not None and config.url
+    where = "auth.private_key_file" if auth.private_key_file else "auth.private_key"
+    try:
+        pem = auth.resolve_private_key()
+        key = load_signing_key(pem, auth.signing_algorithm, auth.key_id, where=where)
+    except ConfigError as exc:
+        raise AuthError(f"OAuth private_key_jwt: {exc.message}", server=config.name) from None
+    return PrivateKeyJWT(
+        config.name,
+        config.url,
+        _storage(config, pem),
+        client_id=client_id,
+        key=key,
+        pem=pem,
+        scope=auth.scope,
     )
 
 

@@ -26,10 +26,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+)
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
 
+from mcpnb.client.auth.keys import SigningKey
 from mcpnb.client.auth.redirect import (
     HOST,
     CallbackListener,
@@ -65,9 +69,8 @@ class _Friendly:
         self._found_metadata = False  # any OAuth discovery document answered (well-known addresses)
 
     def __repr__(self) -> str:
-        flow = (
-            "client_credentials" if isinstance(self, ClientCredentialsOAuthProvider) else "authorization_code"
-        )
+        machine = isinstance(self, (ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider))
+        flow = "client_credentials" if machine else "authorization_code"
         return f"{type(self).__name__}(server={self._server!r}, flow={flow!r}, client_id={self._client_id!r})"
 
     def _secret_values(self) -> list[str | None]:
@@ -187,9 +190,7 @@ class _Friendly:
         configured = self._client_id is not None
         if status == 401 or error == "invalid_client":
             if configured:
-                fix = (
-                    "check auth.client_id and auth.client_secret (or the variable named by client_secret_env)"
-                )
+                fix = self._credentials_hint()
                 who = f"client {self._client_id!r}"
             else:  # a dynamically registered client the server has forgotten: start over next time
                 fix = "the stored registration was dropped; connect again to register anew"
@@ -208,6 +209,10 @@ class _Friendly:
                 f"the authorization code was refused ({detail}); connect again to authorize anew"
             )
         return self._error(f"the token request failed ({detail})", retryable=status >= 500)
+
+    def _credentials_hint(self) -> str:
+        """What to check when the authorization server does not believe the client is who it says."""
+        return "check auth.client_id and auth.client_secret (or the variable named by client_secret_env)"
 
     def _forget_client_info(self) -> None:
         clear = getattr(self.context.storage, "clear", None)
@@ -242,6 +247,49 @@ class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
                 scope=scope,
             )
         self._setup(server, client_id, client_secret, scope)
+
+
+class PrivateKeyJWT(_Friendly, PrivateKeyJWTOAuthProvider):
+    """Machine-to-machine OAuth (client_credentials) where the client signs an assertion with its
+    private key (``private_key_jwt``, RFC 7523) instead of sending a secret (SEP-1046)."""
+
+    def __init__(
+        self,
+        server: str,
+        server_url: str,
+        storage: Any,
+        *,
+        client_id: str,
+        key: SigningKey,
+        pem: str,
+        scope: str | None = None,
+    ) -> None:
+        async def assertion(audience: str) -> str:
+            self._check_algorithm()
+            return key.assertion(client_id, audience)
+
+        with warnings.catch_warnings():  # no issuer to pin yet: as for ClientCredentials
+            warnings.simplefilter("ignore")
+            super().__init__(server_url, storage, client_id, assertion, scope=scope)
+        self._setup(server, client_id, pem, scope)
+        self._key = key
+
+    def _check_algorithm(self) -> None:
+        """A server that lists the algorithms it takes is told no other: say so before it refuses."""
+        metadata = self.context.oauth_metadata
+        taken = getattr(metadata, "token_endpoint_auth_signing_alg_values_supported", None)
+        if taken and self._key.algorithm not in taken:
+            raise self._error(
+                f"the authorization server takes client assertions signed with {', '.join(taken)}, and "
+                f"this {self._key.kind} key signs {self._key.algorithm}; set auth.signing_algorithm to "
+                "one of those the key can make, or register a key of another kind"
+            )
+
+    def _credentials_hint(self) -> str:
+        return (
+            f"check auth.client_id, and that the authorization server holds the public half of the "
+            f"private key (a {self._key.kind} key, signing {self._key.algorithm})"
+        )
 
 
 class AuthorizationCode(_Friendly, OAuthClientProvider):

@@ -12,7 +12,18 @@ from mcpnb.client.config.frozen import is_default
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import REDACTED
 
-_SECRET_FIELDS = ("token", "password", "client_secret")
+#: What each kind of private key signs with (``private_key_jwt``), first the one a key of that kind
+#: is taken to mean: :mod:`mcpnb.client.auth.keys` signs, the config checks names against these.
+ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "RSA": ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512"),
+    "P-256": ("ES256",),
+    "P-384": ("ES384",),
+    "P-521": ("ES512",),
+    "Ed25519": ("EdDSA",),
+}
+SIGNING_ALGORITHMS: tuple[str, ...] = tuple(alg for algs in ALGORITHMS.values() for alg in algs)
+
+_SECRET_FIELDS = ("token", "password", "client_secret", "private_key")
 _WHERE_FIELDS = ("server_name", "source")
 
 
@@ -31,6 +42,13 @@ class AuthConfig:
     client_id: str | None = None
     client_secret: str | None = None
     client_secret_env: str | None = None
+    # client_credentials with private_key_jwt instead of a secret: a PEM private key, in a file
+    # (the usual way), a variable, or the config itself; the algorithm follows from the key
+    private_key: str | None = None
+    private_key_env: str | None = None
+    private_key_file: str | None = None
+    signing_algorithm: str | None = None
+    key_id: str | None = None  # the JWT's "kid", for a server that holds several keys of this client
     scope: str | None = None
     # a URL-based client id (a Client ID Metadata Document): used where the authorization server
     # supports it, instead of registering a client
@@ -84,10 +102,33 @@ class AuthConfig:
         return self._from_env(self.password, self.password_env, "password", environ)
 
     def resolve_client_secret(self, environ: Mapping[str, str] | None = None) -> str | None:
-        """The OAuth client secret; ``None`` for a public client (authorization code without a secret)."""
-        if not self.client_secret and not self.client_secret_env and self.flow == "authorization_code":
+        """The OAuth client secret; ``None`` for a public client (authorization code without a
+        secret) and for one that signs with a private key."""
+        unset = not self.client_secret and not self.client_secret_env
+        if unset and (self.flow == "authorization_code" or self.signs_with_key):
             return None
         return self._from_env(self.client_secret, self.client_secret_env, "client_secret", environ)
+
+    @property
+    def signs_with_key(self) -> bool:
+        """client_credentials with ``private_key_jwt``: a signed assertion instead of a secret."""
+        return bool(self.private_key or self.private_key_env or self.private_key_file)
+
+    def resolve_private_key(self, environ: Mapping[str, str] | None = None) -> str:
+        """The PEM text of the private key, read at connect time (a rotated key file just works)."""
+        if self.private_key_file:
+            try:
+                with open(self.private_key_file, encoding="utf-8") as f:
+                    return f.read()
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+                raise ConfigError(
+                    f"cannot read the private key file {self.private_key_file!r} ({reason})",
+                    file=self.source,
+                    server=self.server_name,
+                    key="auth.private_key_file",
+                ) from None
+        return self._from_env(self.private_key, self.private_key_env, "private_key", environ)
 
     def secrets(self) -> set[str]:
         """Every secret value this auth can produce now, best effort: never raises (used while reporting)."""
@@ -98,11 +139,17 @@ class AuthConfig:
                 found.add(value)
             if var and os.environ.get(var):
                 found.add(os.environ[var])
+        if self.private_key_file:
+            try:
+                with open(self.private_key_file, encoding="utf-8") as f:
+                    found.add(f.read().strip())
+            except (OSError, UnicodeDecodeError):
+                pass
         if self.type == "basic":
             password = self.password or (os.environ.get(self.password_env) if self.password_env else None)
             if password:  # the header carries base64("user:password"), which a log line may show
                 found.add(base64.b64encode(f"{self.username or ''}:{password}".encode()).decode())
-        return found
+        return found | {value.strip() for value in found if value.strip()}  # a PEM's final newline
 
     def _settings(self) -> dict[str, Any]:
         """The fields that differ from their defaults (``type`` always), as a ``.mcp.json`` would say them."""

@@ -48,6 +48,11 @@ AUTH_ALIASES: dict[str, str] = {
     "tokenStorage": "token_storage",
     "clientMetadataUrl": "client_metadata_url",
     "redirectPort": "redirect_port",
+    "privateKey": "private_key",
+    "privateKeyEnv": "private_key_env",
+    "privateKeyFile": "private_key_file",
+    "signingAlgorithm": "signing_algorithm",
+    "keyId": "key_id",
 }
 # The original plan's .mcp.json format (shared with other MCP clients) counts these camelCase time keys
 # in milliseconds; every snake_case key and every ``...Sec`` spelling is in seconds.
@@ -62,7 +67,17 @@ TRANSPORT_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "
 # Auth fields taken as written, never ``${VAR}``-expanded: the ``*_env`` ones hold names of variables
 # (expanding would put the secret where names are shown), the others are choices from a list or numbers.
 AUTH_VERBATIM = frozenset(
-    {"token_env", "password_env", "client_secret_env", "type", "flow", "token_storage", "redirect_port"}
+    {
+        "token_env",
+        "password_env",
+        "client_secret_env",
+        "private_key_env",
+        "type",
+        "flow",
+        "token_storage",
+        "redirect_port",
+        "signing_algorithm",
+    }
 )
 
 

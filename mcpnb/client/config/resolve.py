@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpnb.client.config.auth import AuthConfig
+from mcpnb.client.config.auth import SIGNING_ALGORITHMS, AuthConfig
 from mcpnb.client.config.expand import expand
 from mcpnb.client.config.keys import AUTH_VERBATIM, MILLISECOND_KEYS, Transport
-from mcpnb.client.errors import ConfigError
+from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import redact_url
 
 # Expanded in this order, so the first bad reference is the one reported.
@@ -53,6 +53,11 @@ _AUTH_FIELDS_BY_TYPE = {
         "client_id",
         "client_secret",
         "client_secret_env",
+        "private_key",
+        "private_key_env",
+        "private_key_file",
+        "signing_algorithm",
+        "key_id",
         "scope",
         "token_storage",
         "client_metadata_url",
@@ -273,6 +278,44 @@ def _client_metadata_url(url: str, where: _Where) -> None:
         )
 
 
+_SECRET_FIELDS = ("client_secret", "client_secret_env")
+_KEY_FIELDS = ("private_key_file", "private_key_env", "private_key")
+
+
+def _client_credentials(values: dict[str, Any], where: _Where, origin: str | None) -> None:
+    """A client proves itself with one secret or one private key (``private_key_jwt``), not both."""
+    secrets = [key for key in _SECRET_FIELDS if values.get(key)]
+    keys = [key for key in _KEY_FIELDS if values.get(key)]
+    if len(secrets) + len(keys) > 1:
+        given = " and ".join(repr(key) for key in secrets + keys)
+        raise where(
+            f"give one of client_secret, client_secret_env, private_key_file, private_key_env or "
+            f"private_key, not {given}",
+            f"auth.{(secrets + keys)[-1]}",
+        )
+    if not secrets and not keys:
+        raise where(
+            "the client_credentials flow needs 'client_secret' or 'client_secret_env' (a shared "
+            "secret), or 'private_key_file' or 'private_key_env' (private_key_jwt)",
+            "auth",
+        )
+    if not keys:
+        for key in ("signing_algorithm", "key_id"):
+            if key in values:
+                raise where("applies to private_key_jwt: set private_key_file (or _env) too", f"auth.{key}")
+        return
+    if "private_key_file" in values:
+        values["private_key_file"] = _beside(values["private_key_file"], origin)
+    algorithm = values.get("signing_algorithm")
+    if algorithm is not None and algorithm not in SIGNING_ALGORITHMS:
+        raise where(
+            f"unknown signing algorithm {algorithm!r} (one of {', '.join(SIGNING_ALGORITHMS)}); "
+            "leave it out to use the one the key implies",
+            "auth.signing_algorithm",
+            suggestion=did_you_mean(algorithm, SIGNING_ALGORITHMS),
+        )
+
+
 def _auth(
     raw: Mapping[str, Any], where: _Where, expand_at: Callable[..., str], source: str | None, name: str
 ) -> AuthConfig:
@@ -298,10 +341,17 @@ def _auth(
     elif values.get("flow", "client_credentials") == "client_credentials":
         if not values.get("client_id"):
             raise where("the client_credentials flow needs a 'client_id'", "auth")
-        one_of("client_secret", "client_secret_env")
+        _client_credentials(values, where, origin=source)
         for key in ("client_metadata_url", "redirect_port"):
             if key in values:
                 raise where("applies to the authorization_code flow, where a person signs in", f"auth.{key}")
+    else:
+        for key in (*_KEY_FIELDS, "signing_algorithm", "key_id"):
+            if key in values:
+                raise where(
+                    "applies to the client_credentials flow (private_key_jwt), not authorization_code",
+                    f"auth.{key}",
+                )
     if "client_metadata_url" in values:
         _client_metadata_url(values["client_metadata_url"], where)
     return AuthConfig(**values, server_name=name, source=source)
