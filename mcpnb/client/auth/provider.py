@@ -20,7 +20,7 @@ import logging
 import socket
 import warnings
 import weakref
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -220,6 +220,16 @@ class _Friendly:
             clear()
 
 
+@contextlib.contextmanager
+def _no_issuer_warning() -> Iterator[None]:
+    """Building a client_credentials provider without an issuer makes the SDK warn that it trusts
+    discovery; the config has no issuer key yet, and the warning would land in the person's cell
+    on every connect."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
 class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
     """Machine-to-machine OAuth (client_credentials) with a configured client id and secret."""
 
@@ -234,10 +244,7 @@ class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
         scope: str | None = None,
         token_endpoint_auth_method: str = "client_secret_basic",
     ) -> None:
-        with warnings.catch_warnings():
-            # Without an issuer the SDK warns that it trusts discovery; the config has no issuer
-            # key yet, and the warning would land in the person's cell on every connect.
-            warnings.simplefilter("ignore")
+        with _no_issuer_warning():
             super().__init__(
                 server_url,
                 storage,
@@ -268,8 +275,7 @@ class PrivateKeyJWT(_Friendly, PrivateKeyJWTOAuthProvider):
             self._check_algorithm()
             return key.assertion(client_id, audience)
 
-        with warnings.catch_warnings():  # no issuer to pin yet: as for ClientCredentials
-            warnings.simplefilter("ignore")
+        with _no_issuer_warning():
             super().__init__(server_url, storage, client_id, assertion, scope=scope)
         self._setup(server, client_id, pem, scope)
         self._key = key
