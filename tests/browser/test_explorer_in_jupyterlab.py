@@ -45,13 +45,19 @@ def exploring(lab: Any, pw: Any, tool: str) -> Iterator[tuple[Any, Any]]:
         browser.close()
 
 
-def what_the_server_answered(page: Any, lab: Any) -> Any:
-    """A cell added below the explorer writes ``ex.result.data`` to a file (the kernel's view)."""
+def what_the_server_answered(page: Any, lab: Any, tool: str) -> Any:
+    """A cell added below the explorer writes ``ex.result.data`` to a file (the kernel's view).
+
+    One file per tool, removed first: the module's tests share one JupyterLab root, and a file an
+    earlier test left would be read before this cell has run (it was, under load).
+    """
+    answer = lab.root / f"explored-{tool}.json"
+    answer.unlink(missing_ok=True)
     for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
         page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
-    page.keyboard.type(SAVE.format(file="explored.json", expr="ex.result.data"))
+    page.keyboard.type(SAVE.format(file=answer.name, expr="ex.result.data"))
     page.keyboard.press("Shift+Enter")
-    return wait_file(lab.root / "explored.json")
+    return wait_file(answer)
 
 
 def test_a_person_explores_a_tool_and_calls_it(lab, pw, shots):
@@ -71,7 +77,7 @@ def test_a_person_explores_a_tool_and_calls_it(lab, pw, shots):
         expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
         expect(explorer.locator(".mcpnb-explore-result")).to_contain_text("login-form")  # shown there
         shots.take(page, "called")
-        got = what_the_server_answered(page, lab)
+        got = what_the_server_answered(page, lab, "ui_search")
         assert got["query"] == "login form"
         assert len(got["results"]) == 2
 
@@ -96,6 +102,6 @@ def test_a_tool_that_asks_the_person_asks_inside_the_explorer(lab, pw, shots):
         expect(explorer.locator(".mcpnb-explore-result")).to_contain_text("Ada")
         expect(explorer.locator(".mcpnb-explore-call")).to_have_text("Call")
         shots.take(page, "answered")
-        got = what_the_server_answered(page, lab)
+        got = what_the_server_answered(page, lab, "ask_user")
         assert got["action"] == "accept"
         assert [row["answer"] for row in got["answers"]] == ["Ada"]
