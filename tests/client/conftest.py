@@ -1,5 +1,6 @@
-"""Peers for the client tests that we did not write and that need more than ``node``:
-FastMCP with its tasks package (SEP-2663), in its own virtual environment.
+"""Fixtures the client tests share: the OAuth tests' token isolation, authorization UI and key, and
+the peers we did not write that need more than ``node``: FastMCP with its tasks package
+(SEP-2663), in its own virtual environment.
 
 ``fastmcp-tasks`` pins ``fastmcp-slim`` and friends to versions that conflict with ours, so it can
 never join the project's environment: the first test that needs it builds a separate venv under
@@ -16,6 +17,7 @@ import subprocess
 import venv
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ROOT, unclocked, wait_until
@@ -24,6 +26,35 @@ FASTMCP_REQUIREMENT = "fastmcp-tasks==4.1.4"  # pulls fastmcp-slim[server]==4.1.
 FASTMCP_VENV = ROOT / "tests" / "peers" / ".fastmcp-venv"
 FASTMCP_LOCK = ROOT / "tests" / "peers" / ".fastmcp-venv.lock"
 FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_tasks_server.py"
+
+
+@pytest.fixture
+def isolated_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Token files in a temporary directory; no memory store leaks from one test into the next."""
+    from mcpnb.client.auth import storage
+
+    monkeypatch.setenv("MCPNB_TOKEN_DIR", str(tmp_path / "tokens"))
+    storage._MEMORY.clear()
+    yield
+    storage._MEMORY.clear()
+
+
+@pytest.fixture
+def ui() -> Iterator[None]:
+    """Restores the default authorization UI after a test replaces it."""
+    from mcpnb.client.auth import restore_authorization_ui, set_authorization_ui
+
+    previous = set_authorization_ui()
+    yield
+    restore_authorization_ui(previous)
+
+
+@pytest.fixture(scope="module")
+def rsa_key() -> Any:
+    """A private key for ``private_key_jwt`` (2048-bit RSA takes a moment: one per module)."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
 @pytest.fixture

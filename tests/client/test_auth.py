@@ -33,7 +33,6 @@ from mcpnb.client.auth import (
     authorization_ui,
     oauth_provider,
     parse_redirect,
-    restore_authorization_ui,
     set_authorization_ui,
     token_path,
 )
@@ -41,28 +40,13 @@ from mcpnb.client.auth import storage as token_storage
 from mcpnb.client.config import ServerConfig
 from mcpnb.client.errors import leaves
 
-
-@pytest.fixture(autouse=True)
-def _isolated_tokens(tmp_path, monkeypatch):
-    """Token files in a temporary directory; no memory store leaks from one test into the next."""
-    monkeypatch.setenv("MCPNB_TOKEN_DIR", str(tmp_path / "tokens"))
-    token_storage._MEMORY.clear()
-    yield
-    token_storage._MEMORY.clear()
+pytestmark = pytest.mark.usefixtures("isolated_tokens")
 
 
 @pytest.fixture
 def servers():
     with OAuthServers() as s:
         yield s
-
-
-@pytest.fixture
-def ui():
-    """Restores the default authorization UI after a test replaces it."""
-    previous = set_authorization_ui()
-    yield
-    restore_authorization_ui(previous)
 
 
 def cc_config(servers: OAuthServers, **auth: Any) -> ServerConfig:

@@ -24,7 +24,9 @@ from mcpnb.client.auth.keys import load_signing_key
 from mcpnb.client.config import ServerConfig
 from mcpnb.client.errors import ConfigError, McpnbError
 
-from .test_auth import _isolated_tokens, auth_error, call  # noqa: F401 (the fixture is autouse)
+from .test_auth import auth_error, call
+
+pytestmark = pytest.mark.usefixtures("isolated_tokens")
 
 KEY_CLIENT = "key-client"
 
@@ -40,11 +42,6 @@ def public_pem(key: Any) -> str:
         .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
         .decode()
     )
-
-
-@pytest.fixture(scope="module")
-def rsa_key() -> Any:
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
 @pytest.fixture

@@ -326,6 +326,23 @@ def _bind() -> socket.socket:
     return sock
 
 
+def _legacy_app(as_app: Any, mcp_app: Any) -> Any:
+    """One origin for both, and no protected-resource metadata (the 2025-03-26 way): a client finds
+    the authorization server's metadata at the MCP server's origin."""
+    as_paths = {route.path for route in as_app.routes}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and path.startswith("/.well-known/oauth-protected-resource"):
+            await Response(status_code=404)(scope, receive, send)
+        elif scope["type"] == "http" and path in as_paths:
+            await as_app(scope, receive, send)
+        else:  # the MCP app, its lifespan (the session manager) included
+            await mcp_app(scope, receive, send)
+
+    return app
+
+
 class OAuthServers:
     """Both servers in one background thread (one event loop). Use as a context manager.
 
@@ -340,8 +357,10 @@ class OAuthServers:
         registration: bool = True,
         token_ttl: int = 3600,
         transport: str = "http",
+        legacy: bool = False,
     ) -> None:
-        self._as_sock, self._mcp_sock = _bind(), _bind()
+        self._mcp_sock = _bind()
+        self._as_sock = self._mcp_sock if legacy else _bind()
         as_port, mcp_port = self._as_sock.getsockname()[1], self._mcp_sock.getsockname()[1]
         self.issuer = f"http://{HOST}:{as_port}"
         self.mcp_url = f"http://{HOST}:{mcp_port}/" + ("sse" if transport == "sse" else "mcp")
@@ -353,10 +372,13 @@ class OAuthServers:
                 s.bind((HOST, 0))
                 dead = f"http://{HOST}:{s.getsockname()[1]}/token"
         server = mcp_server(self.state, self.mcp_url)
-        apps = [
-            (authorization_app(self.state, token_endpoint=dead, registration=registration), self._as_sock),
-            (server.sse_app() if transport == "sse" else server.streamable_http_app(), self._mcp_sock),
-        ]
+        as_app = authorization_app(self.state, token_endpoint=dead, registration=registration)
+        mcp_app = server.sse_app() if transport == "sse" else server.streamable_http_app()
+        apps = (
+            [(_legacy_app(as_app, mcp_app), self._mcp_sock)]
+            if legacy
+            else [(as_app, self._as_sock), (mcp_app, self._mcp_sock)]
+        )
         self._servers = [
             (_Server(uvicorn.Config(app, log_level="warning", lifespan="on")), sock) for app, sock in apps
         ]

@@ -102,6 +102,7 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
             client_id=auth.client_id,
             client_secret=secret or "",
             scope=auth.scope,
+            issuer=auth.issuer,
         )
     return AuthorizationCode(
         name,
@@ -110,6 +111,7 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
         client_id=auth.client_id,
         client_secret=secret,
         scope=auth.scope,
+        issuer=auth.issuer,
         redirect_port=auth.redirect_port,
         client_metadata_url=auth.client_metadata_url,
     )
@@ -137,6 +139,7 @@ def _private_key_jwt(config: ServerConfig, client_id: str) -> httpx2.Auth:
         key=key,
         pem=pem,
         scope=auth.scope,
+        issuer=auth.issuer,
     )
 
 
@@ -154,6 +157,7 @@ def _storage(config: ServerConfig, secret: str | None) -> Any:
         auth.client_id or "",
         auth.client_metadata_url or "",
         auth.scope or "",
+        auth.issuer or "",
         _fingerprint(secret),
     )
 

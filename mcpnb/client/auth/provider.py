@@ -30,6 +30,7 @@ from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
 )
+from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
 
@@ -59,12 +60,18 @@ class _Friendly:
     context: Any  # OAuthContext, set by the SDK base class
 
     def _setup(
-        self, server: str, client_id: str | None, client_secret: str | None, scope: str | None
+        self,
+        server: str,
+        client_id: str | None,
+        client_secret: str | None,
+        scope: str | None,
+        issuer: str | None,
     ) -> None:
         self._server = server
         self._client_id = client_id
         self._client_secret = client_secret
         self._scope = scope
+        self._issuer_pin = issuer  # auth.issuer: the one authorization server this client trusts
         self._rejected: AuthError | None = None
         self._found_metadata = False  # any OAuth discovery document answered (well-known addresses)
 
@@ -97,6 +104,34 @@ class _Friendly:
         stored = getattr(storage, "stored_metadata", None)
         if self.context.oauth_metadata is None and stored is not None:
             self.context.oauth_metadata = stored()
+        held = self.context.oauth_metadata
+        if self._issuer_pin is not None and not (held and issuers_match(str(held.issuer), self._issuer_pin)):
+            # Tokens from another authorization server (or from one not known) are not refreshed or
+            # sent: a refresh would carry the client's credentials to that server's token endpoint.
+            self.context.oauth_metadata = None
+            self.context.clear_tokens()
+
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        """With auth.issuer, that one of the servers the MCP server lists, or stop before anything
+        (a registration, a sign-in link, a secret) goes to a server the person did not name."""
+        pin = self._issuer_pin
+        if pin is None:
+            return super()._select_authorization_server(advertised)  # type: ignore[misc, no-any-return]
+        for server in advertised:
+            if issuers_match(server, pin):
+                return server
+        raise self._error(
+            f"the MCP server sends its clients to the authorization server {' or '.join(advertised)}, and "
+            f"auth.issuer is {pin}: nothing was sent there (no secret, no sign-in). If that server is "
+            "the right one, set auth.issuer to it; if not, check that the url is the server you meant"
+        )
+
+    def _expected_issuer(self) -> str:
+        """The issuer discovered metadata must name: auth.issuer where the MCP server publishes no
+        resource metadata (the legacy path), so metadata at its origin names that issuer or stops."""
+        expected: str = super()._expected_issuer()  # type: ignore[misc]
+        pin = self._issuer_pin
+        return expected if pin is None or issuers_match(expected, pin) else pin
 
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         await super()._handle_token_response(response)  # type: ignore[misc]
@@ -131,6 +166,13 @@ class _Friendly:
         except StopAsyncIteration:
             return
         except OAuthFlowError as exc:  # the SDK's own checks (issuer, state, resource mismatch...)
+            pin = self._issuer_pin
+            if pin is not None and "issuer" in str(exc):
+                raise self._error(
+                    f"the authorization server's metadata does not name auth.issuer {pin} ({exc}): "
+                    "nothing was sent there. Set auth.issuer to the issuer that server publishes if "
+                    "it is the right one"
+                ) from None
             raise self._error(f"OAuth failed: {exc}") from None
         finally:
             await flow.aclose()
@@ -221,12 +263,14 @@ class _Friendly:
 
 
 @contextlib.contextmanager
-def _no_issuer_warning() -> Iterator[None]:
+def _no_issuer_warning(issuer: str | None) -> Iterator[None]:
     """Building a client_credentials provider without an issuer makes the SDK warn that it trusts
-    discovery; the config has no issuer key yet, and the warning would land in the person's cell
-    on every connect."""
+    discovery. auth.issuer is optional (the README says why to set it), and the warning would land
+    in the person's cell on every connect."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        if issuer is None:
+            warnings.simplefilter("ignore")
+            logger.debug("oauth: no auth.issuer; the MCP server's metadata names the authorization server")
         yield
 
 
@@ -242,9 +286,10 @@ class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
         client_id: str,
         client_secret: str,
         scope: str | None = None,
+        issuer: str | None = None,
         token_endpoint_auth_method: str = "client_secret_basic",
     ) -> None:
-        with _no_issuer_warning():
+        with _no_issuer_warning(issuer):
             super().__init__(
                 server_url,
                 storage,
@@ -252,8 +297,9 @@ class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
                 client_secret,
                 token_endpoint_auth_method=token_endpoint_auth_method,  # type: ignore[arg-type]
                 scope=scope,
+                issuer=issuer,
             )
-        self._setup(server, client_id, client_secret, scope)
+        self._setup(server, client_id, client_secret, scope, issuer)
 
 
 class PrivateKeyJWT(_Friendly, PrivateKeyJWTOAuthProvider):
@@ -270,14 +316,15 @@ class PrivateKeyJWT(_Friendly, PrivateKeyJWTOAuthProvider):
         key: SigningKey,
         pem: str,
         scope: str | None = None,
+        issuer: str | None = None,
     ) -> None:
         async def assertion(audience: str) -> str:
             self._check_algorithm()
             return key.assertion(client_id, audience)
 
-        with _no_issuer_warning():
-            super().__init__(server_url, storage, client_id, assertion, scope=scope)
-        self._setup(server, client_id, pem, scope)
+        with _no_issuer_warning(issuer):
+            super().__init__(server_url, storage, client_id, assertion, scope=scope, issuer=issuer)
+        self._setup(server, client_id, pem, scope, issuer)
         self._key = key
 
     def _check_algorithm(self) -> None:
@@ -316,6 +363,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         client_id: str | None = None,
         client_secret: str | None = None,
         scope: str | None = None,
+        issuer: str | None = None,
         redirect_port: int | None = None,
         client_metadata_url: str | None = None,
     ) -> None:
@@ -337,7 +385,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             self._receive_code,
             client_metadata_url=client_metadata_url,
         )
-        self._setup(server, client_id, client_secret, scope)
+        self._setup(server, client_id, client_secret, scope, issuer)
         self._fixed_client_info = (
             OAuthClientInformationFull(
                 client_id=client_id,

@@ -50,6 +50,9 @@ class AuthConfig:
     signing_algorithm: str | None = None
     key_id: str | None = None  # the JWT's "kid", for a server that holds several keys of this client
     scope: str | None = None
+    # the authorization server this client belongs to (its RFC 8414 issuer identifier): secrets,
+    # assertions and sign-ins go there only, not wherever the MCP server's metadata points
+    issuer: str | None = None
     # a URL-based client id (a Client ID Metadata Document): used where the authorization server
     # supports it, instead of registering a client
     client_metadata_url: str | None = None

@@ -59,6 +59,7 @@ _AUTH_FIELDS_BY_TYPE = {
         "signing_algorithm",
         "key_id",
         "scope",
+        "issuer",
         "token_storage",
         "client_metadata_url",
         "redirect_port",
@@ -278,6 +279,20 @@ def _client_metadata_url(url: str, where: _Where) -> None:
         )
 
 
+def _issuer(issuer: str, where: _Where) -> None:
+    """An RFC 8414 issuer identifier: an http(s) URL with a host and no query or fragment."""
+    parts = urlsplit(issuer)
+    if parts.scheme in ("http", "https") and parts.netloc and not parts.query and not parts.fragment:
+        return
+    bare = "://" not in issuer and issuer.strip("/") and not parts.query and not parts.fragment
+    raise where(
+        f"{issuer!r} is not an authorization server's issuer: give the https:// address its metadata "
+        "names as 'issuer' (no query or fragment), like https://login.example.com",
+        "auth.issuer",
+        suggestion=f"https://{issuer}" if bare else None,
+    )
+
+
 _SECRET_FIELDS = ("client_secret", "client_secret_env")
 _KEY_FIELDS = ("private_key_file", "private_key_env", "private_key")
 
@@ -354,4 +369,6 @@ def _auth(
                 )
     if "client_metadata_url" in values:
         _client_metadata_url(values["client_metadata_url"], where)
+    if "issuer" in values:
+        _issuer(values["issuer"], where)
     return AuthConfig(**values, server_name=name, source=source)
