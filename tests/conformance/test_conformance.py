@@ -154,3 +154,21 @@ def test_client_scenario(scenario, preload, tmp_path):
     passed, total, failed, warnings = map(int, totals.groups())
     assert total > 0 and passed == total and failed == 0 and warnings == 0, report
     assert "OVERALL: PASSED" in output, report
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 20)
+def test_metadata_that_names_another_issuer_is_not_used(preload, tmp_path):
+    """``auth/2025-03-26-oauth-metadata-backcompat`` serves, at the server's root
+    ``/.well-known/oauth-authorization-server``, metadata whose ``issuer`` has a path
+    (``http://localhost:PORT/oauth``). RFC 8414 §3.3 says such metadata MUST NOT be used (its issuer
+    differs from the one the address was built from), and the SDK's check (SEP-2468) refuses it;
+    the scenario expects a client to register and sign in there anyway. mcpnb keeps the RFC's side:
+    the connect fails with that reason, and nothing is registered, authorized or asked for a token."""
+    scenario = "auth/2025-03-26-oauth-metadata-backcompat"
+    returncode, output, _ = run_scenario(scenario, preload, tmp_path / "runner.txt")
+    report = f"conformance client --scenario {scenario} (exit {returncode}):\n{output}"
+    assert returncode not in (0, None), report
+    assert re.search(r"issuer mismatch: http://localhost:\d+/oauth != http://localhost:\d+", output), report
+    assert "SUCCESS Client requested authorization server metadata" in output, report  # it got that far
+    for step in ("client-registration", "authorization-request", "token-request"):
+        assert f"Expected Check Missing: {step}" in output, report
