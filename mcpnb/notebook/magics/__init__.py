@@ -15,6 +15,7 @@ import contextlib
 import functools
 import keyword
 import re
+import sys
 import warnings
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -88,7 +89,7 @@ class McpMagics(Magics):
     def run(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """Parse and run one ``%mcp`` line (and ``%%mcp`` body); errors become short messages."""
         line, tokens, verbose, silent = _read_line(line, cell)
-        with _short_errors(line, tokens, verbose):
+        with _short_errors(line, tokens, verbose), _warnings_as_text():
             found = self._prepare(tokens, cell, local_ns)
             if found is not None:
                 command, ctx, ns = found
@@ -102,7 +103,7 @@ class McpMagics(Magics):
         from mcpnb.notebook.cell import off_loop
 
         line, tokens, verbose, silent = _read_line(line, cell)
-        with _short_errors(line, tokens, verbose):
+        with _short_errors(line, tokens, verbose), _warnings_as_text():
             found = self._prepare(tokens, cell, local_ns)
             if found is not None:
                 command, ctx, ns = found
@@ -205,6 +206,19 @@ def _short_errors(line: str, tokens: list[str], verbose: bool) -> Iterator[None]
         if isinstance(exc, McpnbError):
             _shorten(exc)
         raise
+
+
+@contextlib.contextmanager
+def _warnings_as_text() -> Iterator[None]:
+    """A warning a subcommand raises (a tool filter that matches nothing, say) shows as its message:
+    Python's own format would lead with a file and line inside mcpnb, which mean nothing to the
+    person and bury what to fix. The warning filters in force still decide what shows."""
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            yield
+        finally:
+            for warning in caught:
+                print(f"{warning.category.__name__}: {warning.message}", file=sys.stderr)
 
 
 class Interrupted(McpnbError):

@@ -57,9 +57,12 @@ def test_specs_for_one_api_from_some_servers_into_a_variable(ip, served):
     assert text.splitlines()[0] == "2 anthropic tool specs" and "timezone*" in text
 
 
-def test_strict_openai_specs_warn_about_the_tools_that_cannot_be(ip, served):
-    with pytest.warns(StrictModeWarning, match="mcp__probe__gen_mock cannot be strict"):
-        specs = line(ip, "functions probe --format openai --strict")
+def test_strict_openai_specs_warn_about_the_tools_that_cannot_be(ip, served, capsys):
+    specs = line(ip, "functions probe --format openai --strict")
+    said = capsys.readouterr().err
+    assert (
+        said.startswith(f"{StrictModeWarning.__name__}: ") and "mcp__probe__gen_mock cannot be strict" in said
+    )
     by_name = {s["function"]["name"]: s["function"] for s in specs}
     assert by_name["mcp__probe__ui_search"]["strict"] is True
     assert by_name["mcp__probe__gen_mock"]["strict"] is False

@@ -234,6 +234,19 @@ def test_connect_config_file(ip, mcp, tmp_path):
         line(ip, f"connect --config {path} twoo")
 
 
+def test_a_filter_that_matches_no_tool_is_said_as_its_message(ip, mcp, tmp_path, capsys):
+    """Not Python's warning format, whose file and line would be mcpnb's own; every connect says it."""
+    path = tmp_path / ".mcp.json"
+    entry = {"command": PY, "args": [DEMO, "stdio"], "disabled_tools": ["ad"]}
+    path.write_text(json.dumps({"mcpServers": {"demo": entry}}))
+    for _ in range(2):
+        line(ip, f"connect --config {path}")
+        err = capsys.readouterr().err
+        said = "UserWarning: server 'demo': disabled_tools: 'ad' matches none of the server's tools"
+        assert err.startswith(said) and "did you mean 'add'?" in err
+        assert ".py:" not in err and "mcpnb" not in err and len(err.splitlines()) == 1
+
+
 def test_config_with_one_invalid_server_connects_the_rest_and_shows_the_problem(
     ip, mcp, tmp_path, monkeypatch
 ):
