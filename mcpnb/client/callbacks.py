@@ -34,6 +34,7 @@ class SessionCallbacks:
     name: str
     events: EventLog
     stderr: deque[str]
+    stderr_count: int
     tool_cache: TTLCache[dict[str, ToolInfo]]
     watch: ResourceWatch
     _stop: asyncio.Event | None
@@ -49,6 +50,7 @@ class SessionCallbacks:
             more = len(line) - STDERR_LINE_CHARS
             line = f"{line[:STDERR_LINE_CHARS]} … ({more:,} more characters not kept)"
         self.stderr.append(line)
+        self.stderr_count += 1
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
 
     async def _list_roots(self, context: Any) -> Any:

@@ -100,6 +100,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.config = config
         self.events = EventLog()
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self.stderr_count = 0  # lines ever written, and where this session's began: see session_stderr
+        self._session_stderr_from = 0
         self.state = State.DISABLED if not config.enabled else State.DISCONNECTED
         self.since = datetime.now()
         self.last_error: str | None = None
@@ -246,6 +248,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self._stop = asyncio.Event()
         self.http_status, self.http_answer, self.session_expired = None, None, False
         self.ended_early = None
+        self._session_stderr_from = self.stderr_count
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
         CONNECTING.reset(connecting)
@@ -298,9 +301,16 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return http_refusal(status, said, self.safe(self.config.target), self.config.transport)
         return self._with_last_words(describe(exc))
 
+    @property
+    def session_stderr(self) -> list[str]:
+        """The stderr lines of the latest start: an earlier process's last words (a crash that has
+        since been fixed) must not explain why this one failed. The log keeps them all."""
+        count = min(self.stderr_count - self._session_stderr_from, len(self.stderr))
+        return list(self.stderr)[len(self.stderr) - count :]
+
     def _with_last_words(self, reason: str) -> str:
         """``reason``, and the stderr line of a stdio server that says why it stopped, if any."""
-        said = last_words(self.stderr) if self.config.transport == "stdio" else None
+        said = last_words(self.session_stderr) if self.config.transport == "stdio" else None
         return f"{reason} (server stderr: {said[:200]})" if said else reason
 
     def _silence_reason(self) -> str:
@@ -310,7 +320,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         from mcpnb.client.transports import NOT_JSON_RPC
 
         waited = f"no answer within startup_timeout={self.startup_timeout:g} s"
-        printed = [line[len(NOT_JSON_RPC) :] for line in self.stderr if line.startswith(NOT_JSON_RPC)]
+        printed = [line[len(NOT_JSON_RPC) :] for line in self.session_stderr if line.startswith(NOT_JSON_RPC)]
         if printed:  # only a stdio server's stdout gets there
             return (
                 f"{waited}: it wrote {printed[0][:120]!r} on stdout, which is not JSON-RPC; is "

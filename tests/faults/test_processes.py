@@ -83,6 +83,28 @@ def test_a_program_that_answers_text_not_json_rpc_is_named_as_such(pool):
     )
 
 
+def test_a_reconnect_that_times_out_says_nothing_of_the_earlier_process(pool, tmp_path):
+    """The first start crashed saying why; the fix made it start but hang: the timeout must not
+    quote the old crash (it is in the server's log, not in this attempt's reason)."""
+    flag = tmp_path / "started-once"
+    code = (
+        "import pathlib, sys, time\n"
+        f"flag = pathlib.Path({str(flag)!r})\n"
+        "if not flag.exists():\n"
+        "    flag.touch(); print('RuntimeError: DATABASE_URL is not set', file=sys.stderr); sys.exit(1)\n"
+        "time.sleep(60)"
+    )
+    with pytest.raises(ConnectError, match=r"DATABASE_URL is not set"):
+        pool.connect("db", command=sys.executable, args=["-c", code], startup_timeout=3, **QUICK)
+    with pytest.raises(ConnectError) as info:
+        pool.reconnect("db")
+    assert str(info.value) == (
+        "could not connect to 'db': no answer within startup_timeout=3 s; "
+        "raise startup_timeout for server 'db' if it is just slow"
+    )
+    assert any("DATABASE_URL is not set" in line for line in pool.logs("db"))  # still in the log
+
+
 def test_a_server_that_exits_at_start_says_its_exit_code_and_last_words(pool):
     code = "import sys; print('MY_API_KEY is not set', file=sys.stderr); sys.exit(3)"
     with pytest.raises(ConnectError) as info:
