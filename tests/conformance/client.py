@@ -36,7 +36,7 @@ def log(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
 
-def server_config(scenario: str, context: dict[str, Any]) -> dict[str, Any]:
+def server_config(scenario: str, context: dict[str, Any], url: str) -> dict[str, Any]:
     config: dict[str, Any] = {"transport": "http"}
     if scenario == "auth/client-credentials-basic":
         config["auth"] = {
@@ -56,6 +56,20 @@ def server_config(scenario: str, context: dict[str, Any]) -> dict[str, Any]:
             "client_id": context["client_id"],
             "private_key_file": str(key_file),
         }
+    elif scenario == "auth/cross-app-access-complete-flow":
+        # SEP-990: the ID token as a person's tool would leave it (a variable), the identity
+        # provider by its issuer (its token endpoint found from its metadata)
+        os.environ["CONFORMANCE_ID_TOKEN"] = context["idp_id_token"]
+        config["auth"] = {
+            "type": "oauth",
+            "flow": "identity_assertion",
+            "client_id": context["client_id"],
+            "client_secret": context["client_secret"],
+            "issuer": administrators_issuer(url),
+            "idp_issuer": context["idp_issuer"],
+            "idp_client_id": context["idp_client_id"],
+            "id_token_env": "CONFORMANCE_ID_TOKEN",
+        }
     elif scenario.startswith("auth/"):
         config["auth"] = {"type": "oauth", "flow": "authorization_code"}
         if scenario == "auth/basic-cimd":  # the URL the scenario's authorization server expects
@@ -65,6 +79,17 @@ def server_config(scenario: str, context: dict[str, Any]) -> dict[str, Any]:
             if context.get("client_secret"):
                 config["auth"]["client_secret"] = context["client_secret"]
     return config
+
+
+def administrators_issuer(url: str) -> str:
+    """The authorization server an administrator configures for SEP-990 (the flow takes it as
+    configuration, never from the MCP server; the scenario's context does not include it). The test
+    looks it up where an administrator would: the server's protected-resource metadata."""
+    import httpx2
+
+    parts = urlsplit(url)
+    prm = f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
+    return str(httpx2.get(prm, timeout=10).json()["authorization_servers"][0])
 
 
 def browse(url: str) -> None:
@@ -106,7 +131,7 @@ def main(argv: list[str]) -> int:
     pool = Pool()
     pool.interaction = Interaction(policy="defaults")
     try:
-        pool.connect("conformance", url=url, config=server_config(scenario, context))
+        pool.connect("conformance", url=url, config=server_config(scenario, context, url))
         tools = pool.tools("conformance")
         log("tools:", [t.name for t in tools])
         if scenario in CALLS:

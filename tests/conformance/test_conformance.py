@@ -35,6 +35,8 @@ SCENARIOS = [
     "sse-retry",
     "auth/client-credentials-basic",
     "auth/client-credentials-jwt",  # private_key_jwt (SEP-1046): a key file, the algorithm inferred
+    # SEP-990: an ID token exchanged at the identity provider, the grant presented to the server's
+    "auth/cross-app-access-complete-flow",  # authorization server (the flow identity_assertion)
     # authorization code + PKCE: discovery, registration, token endpoint authentication, scopes.
     # client.py's "browser" opens the link mcpnb shows, the scenario approves, and the code comes
     # back through mcpnb's loopback listener, as it does for a person.

@@ -43,6 +43,8 @@ HOST = "127.0.0.1"
 CLIENT_ID = "cc-client"
 CLIENT_SECRET = "cc-secret-0123456789"
 JWT_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # SEP-990: an ID-JAG for a token
+ID_JAG_TYP = "oauth-id-jag+jwt"
 
 
 @dataclass
@@ -73,6 +75,11 @@ class AuthState:
     # private_key_jwt: the algorithms the metadata lists, and the assertion ids seen (no replays)
     signing_algorithms: list[str] = field(default_factory=lambda: ["RS256", "ES256", "EdDSA"])
     assertion_ids: set[str] = field(default_factory=set)
+    # SEP-990: the identity provider whose grants it takes (issuer, public key PEM), the resource
+    # they must name, and the people it gave tokens to that way
+    trusted_idp: tuple[str, str] | None = None
+    resource: str = ""
+    granted_subjects: list[str] = field(default_factory=list)
 
     def issue(self, client_id: str, scope: str | None, resource: str | None) -> dict[str, Any]:
         token = secrets.token_urlsafe(24)
@@ -132,7 +139,12 @@ def authorization_app(
                 "token_endpoint": token_endpoint or f"{state.issuer}/token",
                 "registration_endpoint": f"{state.issuer}/register",
                 "response_types_supported": ["code"],
-                "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
+                "grant_types_supported": [
+                    "authorization_code",
+                    "client_credentials",
+                    "refresh_token",
+                    JWT_BEARER,
+                ],
                 "token_endpoint_auth_methods_supported": [
                     "client_secret_basic",
                     "client_secret_post",
@@ -238,6 +250,31 @@ def authorization_app(
         state.assertion_ids.add(claims["jti"])
         return client
 
+    def granted(assertion: str, client: Client) -> str | None:
+        """The person an ID-JAG speaks for: signed by the trusted identity provider, typed as an
+        ID-JAG, made out to this server, to the authenticated client and to the MCP server."""
+        import jwt
+
+        if state.trusted_idp is None:
+            return None
+        idp, key = state.trusted_idp
+        try:
+            if jwt.get_unverified_header(assertion).get("typ") != ID_JAG_TYP:
+                return None
+            claims = jwt.decode(
+                assertion,
+                key,
+                algorithms=["ES256"],
+                audience=[state.issuer, state.issuer + "/"],
+                issuer=idp,
+                options={"require": ["iss", "sub", "aud", "exp", "jti", "client_id"]},
+            )
+        except jwt.PyJWTError:
+            return None
+        if claims["client_id"] != client.client_id or claims.get("resource") != state.resource:
+            return None
+        return str(claims["sub"])
+
     async def token(request: Request) -> Response:
         form = {k: str(v) for k, v in (await request.form()).items()}
         grant = form.get("grant_type", "")
@@ -251,6 +288,14 @@ def authorization_app(
             return _error(
                 401, "invalid_client", "client authentication failed", **{"WWW-Authenticate": "Basic"}
             )
+        if grant == JWT_BEARER:
+            subject = granted(form.get("assertion", ""), client)
+            if subject is None:
+                return _error(
+                    400, "invalid_grant", "not a grant of a trusted identity provider for this client"
+                )
+            state.granted_subjects.append(subject)
+            return JSONResponse(state.issue(client.client_id, form.get("scope"), form.get("resource")))
         if grant == "client_credentials":
             if client.secret is None and client.public_key is None:
                 return _error(400, "unauthorized_client", "public clients cannot use client_credentials")
@@ -343,6 +388,40 @@ def _legacy_app(as_app: Any, mcp_app: Any) -> Any:
     return app
 
 
+class Served:
+    """ASGI apps on their own loopback sockets, served by uvicorn in one background thread (one
+    event loop), so a test can read what the servers saw."""
+
+    def __init__(self, apps: list[tuple[Any, socket.socket]]) -> None:
+        self._servers = [
+            (_Server(uvicorn.Config(app, log_level="warning", lifespan="on")), sock) for app, sock in apps
+        ]
+        self._thread = threading.Thread(target=self._run, name="oauth-test-servers", daemon=True)
+
+    def _run(self) -> None:
+        async def serve() -> None:
+            await asyncio.gather(*(server.serve(sockets=[sock]) for server, sock in self._servers))
+
+        asyncio.run(serve())
+
+    def start(self) -> None:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not all(server.started for server, _ in self._servers):
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                self.stop()
+                raise RuntimeError("OAuth test servers did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        for server, _ in self._servers:
+            server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(10)
+        for _, sock in self._servers:
+            sock.close()
+
+
 class OAuthServers:
     """Both servers in one background thread (one event loop). Use as a context manager.
 
@@ -364,7 +443,7 @@ class OAuthServers:
         as_port, mcp_port = self._as_sock.getsockname()[1], self._mcp_sock.getsockname()[1]
         self.issuer = f"http://{HOST}:{as_port}"
         self.mcp_url = f"http://{HOST}:{mcp_port}/" + ("sse" if transport == "sse" else "mcp")
-        self.state = AuthState(issuer=self.issuer, token_ttl=token_ttl)
+        self.state = AuthState(issuer=self.issuer, token_ttl=token_ttl, resource=self.mcp_url)
         self.state.clients[CLIENT_ID] = Client(CLIENT_ID, CLIENT_SECRET)
         dead = None
         if dead_token_endpoint:
@@ -379,10 +458,11 @@ class OAuthServers:
             if legacy
             else [(as_app, self._as_sock), (mcp_app, self._mcp_sock)]
         )
-        self._servers = [
-            (_Server(uvicorn.Config(app, log_level="warning", lifespan="on")), sock) for app, sock in apps
-        ]
-        self._thread = threading.Thread(target=self._run, name="oauth-test-servers", daemon=True)
+        self._served = Served(apps)
+
+    def trust(self, idp: Any) -> None:
+        """Take the grants of ``idp`` (an ``identity_provider.IdentityProvider``), as SEP-990 needs."""
+        self.state.trusted_idp = (idp.issuer, idp.public_pem)
 
     def add_key_client(self, client_id: str, public_key_pem: str) -> None:
         """A client that proves itself with assertions signed by the matching private key."""
@@ -394,29 +474,12 @@ class OAuthServers:
     def token_requests(self) -> list[tuple[str, int]]:
         return list(self.state.token_requests)
 
-    def _run(self) -> None:
-        async def serve() -> None:
-            await asyncio.gather(*(server.serve(sockets=[sock]) for server, sock in self._servers))
-
-        asyncio.run(serve())
-
     def __enter__(self) -> OAuthServers:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not all(server.started for server, _ in self._servers):
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                self.__exit__()
-                raise RuntimeError("OAuth test servers did not start")
-            time.sleep(0.01)
+        self._served.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for server, _ in self._servers:
-            server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(10)
-        for _, sock in self._servers:
-            sock.close()
+        self._served.stop()
 
 
 class Person:

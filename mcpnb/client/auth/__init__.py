@@ -1,6 +1,6 @@
 """OAuth for HTTP/SSE servers: ``auth: {"type": "oauth", ...}`` in a server's config.
 
-``transports`` calls :func:`oauth_provider` and hands the result to its ``httpx2`` client. Two flows:
+``transports`` calls :func:`oauth_provider` and hands the result to its ``httpx2`` client. Three flows:
 
 - ``client_credentials``: the SDK's ``ClientCredentialsOAuthProvider`` (client id + secret), or its
   ``PrivateKeyJWTOAuthProvider`` where the client signs an assertion with a private key instead
@@ -8,6 +8,8 @@
 - ``authorization_code`` + PKCE: the SDK's ``OAuthClientProvider``; the person approves in a browser,
   and the code comes back through a loopback listener or a pasted address
   (:func:`set_authorization_ui` replaces how the link is shown and how the address is read).
+- ``identity_assertion`` (SEP-990): the person's ID token, exchanged at the company's identity
+  provider for a grant the MCP server's authorization server takes (:mod:`.assertion`).
 
 Tokens stay in process memory unless ``token_storage: "file"`` keeps them (and a dynamic client
 registration) in ``<user config dir>/mcpnb/tokens/<server>.json`` with mode 0600
@@ -87,6 +89,8 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
             "auth.client_secret_env to the name of a variable that holds it",
             server=name,
         ) from None
+    if auth.flow == "identity_assertion":
+        return _identity_assertion(config, secret or "")
     if auth.flow == "client_credentials" and not auth.client_id:
         raise AuthError("OAuth client_credentials needs auth.client_id", server=name)
     if auth.flow == "client_credentials" and auth.signs_with_key:
@@ -140,6 +144,41 @@ def _private_key_jwt(config: ServerConfig, client_id: str) -> httpx2.Auth:
         pem=pem,
         scope=auth.scope,
         issuer=auth.issuer,
+    )
+
+
+def _identity_assertion(config: ServerConfig, secret: str) -> httpx2.Auth:
+    """SEP-990: the ID token is read now (a missing one is said before any request) and again at
+    each exchange (the tool that renews it rewrites its file or variable)."""
+    from mcpnb.client.auth.assertion import IdentityAssertion
+
+    auth = config.auth
+    assert auth is not None and config.url and auth.client_id and auth.issuer and auth.idp_client_id
+    try:
+        idp_secret = auth.resolve_idp_client_secret()
+        id_token = auth.resolve_id_token()
+    except ConfigError as exc:
+        raise AuthError(f"OAuth identity_assertion: {exc.message}", server=config.name) from None
+    if auth.id_token_file:
+        where = f"the file auth.id_token_file names ({auth.id_token_file})"
+    elif auth.id_token_env:
+        where = f"the variable auth.id_token_env names ({auth.id_token_env})"
+    else:
+        where = "auth.id_token"
+    return IdentityAssertion(
+        config.name,
+        config.url,
+        _storage(config, secret + "\n" + id_token),  # another person's ID token: other tokens
+        client_id=auth.client_id,
+        client_secret=secret,
+        issuer=auth.issuer,
+        idp_client_id=auth.idp_client_id,
+        idp_client_secret=idp_secret,
+        idp_issuer=auth.idp_issuer,
+        idp_token_endpoint=auth.idp_token_endpoint,
+        id_token=auth.resolve_id_token,
+        id_token_from=where,
+        scope=auth.scope,
     )
 
 

@@ -31,6 +31,7 @@ from mcp.client.auth.extensions.client_credentials import (
     PrivateKeyJWTOAuthProvider,
 )
 from mcp.client.auth.utils import issuers_match
+from mcp.shared.auth import JWT_BEARER_GRANT_TYPE as JWT_BEARER
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
 
@@ -57,7 +58,8 @@ SIDE_REQUEST_TIMEOUT = 30.0
 class _Friendly:
     """Mixed into the SDK providers: send the flow's own requests, translate failures, hide secrets."""
 
-    context: Any  # OAuthContext, set by the SDK base class
+    context: Any  # OAuthContext, set by the SDK base class (None for the identity assertion one)
+    _flow_name: str  # auth.flow, for the repr
 
     def _setup(
         self,
@@ -76,8 +78,7 @@ class _Friendly:
         self._found_metadata = False  # any OAuth discovery document answered (well-known addresses)
 
     def __repr__(self) -> str:
-        machine = isinstance(self, (ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider))
-        flow = "client_credentials" if machine else "authorization_code"
+        flow = self._flow_name
         return f"{type(self).__name__}(server={self._server!r}, flow={flow!r}, client_id={self._client_id!r})"
 
     def _secret_values(self) -> list[str | None]:
@@ -205,7 +206,7 @@ class _Friendly:
         logger.debug("oauth %s: %s %s -> HTTP %d", self._server, outgoing.method, where, response.status_code)
         if "/.well-known/" in outgoing.url.path and response.status_code < 400:
             self._found_metadata = True
-        if response.status_code >= 400 and grant in ("client_credentials", "authorization_code"):
+        if response.status_code >= 400 and grant in ("client_credentials", "authorization_code", JWT_BEARER):
             raise self._token_failure(response, grant)
         if response.status_code >= 400 and what == "registration endpoint" and not self._found_metadata:
             raise self._error(
@@ -225,10 +226,7 @@ class _Friendly:
 
     def _token_failure(self, response: httpx2.Response, grant: str) -> AuthError:
         status = response.status_code
-        error, description = _oauth_error(response)
-        detail = (
-            f"HTTP {status}" + (f" {error}" if error else "") + (f": {description}" if description else "")
-        )
+        error, detail = refusal(response)
         configured = self._client_id is not None
         if status == 401 or error == "invalid_client":
             if configured:
@@ -246,6 +244,12 @@ class _Friendly:
             return self._error(f"the authorization server refused the scope ({detail}); check auth.scope")
         if error == "unauthorized_client":
             return self._error(f"this client may not use the {grant} grant ({detail}); check auth.flow")
+        if error == "invalid_grant" and grant == JWT_BEARER:
+            return self._error(
+                f"the authorization server refused the identity provider's grant ({detail}); it may not "
+                "trust that identity provider, or take its grants for this client (check auth.issuer "
+                "and auth.client_id with its administrator)"
+            )
         if error == "invalid_grant" and grant == "authorization_code":
             return self._error(
                 f"the authorization code was refused ({detail}); connect again to authorize anew"
@@ -277,6 +281,8 @@ def _no_issuer_warning(issuer: str | None) -> Iterator[None]:
 class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
     """Machine-to-machine OAuth (client_credentials) with a configured client id and secret."""
 
+    _flow_name = "client_credentials"
+
     def __init__(
         self,
         server: str,
@@ -305,6 +311,8 @@ class ClientCredentials(_Friendly, ClientCredentialsOAuthProvider):
 class PrivateKeyJWT(_Friendly, PrivateKeyJWTOAuthProvider):
     """Machine-to-machine OAuth (client_credentials) where the client signs an assertion with its
     private key (``private_key_jwt``, RFC 7523) instead of sending a secret (SEP-1046)."""
+
+    _flow_name = "client_credentials"
 
     def __init__(
         self,
@@ -353,6 +361,8 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
     (a client registered by hand for that exact address), else the one a stored registration already
     uses, else a free one.
     """
+
+    _flow_name = "authorization_code"
 
     def __init__(
         self,
@@ -503,6 +513,14 @@ def _describe(request: httpx2.Request, grant: str | None, metadata: Any) -> str:
     ):
         return "registration endpoint"
     return "OAuth metadata endpoint"
+
+
+def refusal(response: httpx2.Response) -> tuple[str, str]:
+    """A refused OAuth request's ``error``, and ``HTTP 400 invalid_grant: <description>`` to show."""
+    error, description = _oauth_error(response)
+    return error, f"HTTP {response.status_code}" + (f" {error}" if error else "") + (
+        f": {description}" if description else ""
+    )
 
 
 def _oauth_error(response: httpx2.Response) -> tuple[str, str]:

@@ -23,7 +23,8 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
 }
 SIGNING_ALGORITHMS: tuple[str, ...] = tuple(alg for algs in ALGORITHMS.values() for alg in algs)
 
-_SECRET_FIELDS = ("token", "password", "client_secret", "private_key")
+_SECRET_FIELDS = ("token", "password", "client_secret", "private_key", "id_token", "idp_client_secret")
+_SECRET_FILES = ("private_key_file", "id_token_file")
 _WHERE_FIELDS = ("server_name", "source")
 
 
@@ -38,7 +39,7 @@ class AuthConfig:
     username: str | None = None
     password: str | None = None
     password_env: str | None = None
-    flow: Literal["client_credentials", "authorization_code"] = "client_credentials"
+    flow: Literal["client_credentials", "authorization_code", "identity_assertion"] = "client_credentials"
     client_id: str | None = None
     client_secret: str | None = None
     client_secret_env: str | None = None
@@ -49,6 +50,17 @@ class AuthConfig:
     private_key_file: str | None = None
     signing_algorithm: str | None = None
     key_id: str | None = None  # the JWT's "kid", for a server that holds several keys of this client
+    # identity_assertion (SEP-990, enterprise-managed): the person's ID token from the company's
+    # identity provider, exchanged there (RFC 8693) for a grant the MCP authorization server takes
+    # instead of a sign-in; read at each exchange, so a refreshed token file or variable just works
+    id_token: str | None = None
+    id_token_env: str | None = None
+    id_token_file: str | None = None
+    idp_issuer: str | None = None  # its token endpoint found from its metadata, or given:
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None  # this client at the identity provider (the ID token's audience)
+    idp_client_secret: str | None = None
+    idp_client_secret_env: str | None = None
     scope: str | None = None
     # the authorization server this client belongs to (its RFC 8414 issuer identifier): secrets,
     # assertions and sign-ins go there only, not wherever the MCP server's metadata points
@@ -120,18 +132,37 @@ class AuthConfig:
     def resolve_private_key(self, environ: Mapping[str, str] | None = None) -> str:
         """The PEM text of the private key, read at connect time (a rotated key file just works)."""
         if self.private_key_file:
-            try:
-                with open(self.private_key_file, encoding="utf-8") as f:
-                    return f.read()
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-                raise ConfigError(
-                    f"cannot read the private key file {self.private_key_file!r} ({reason})",
-                    file=self.source,
-                    server=self.server_name,
-                    key="auth.private_key_file",
-                ) from None
+            return self._read_file("private_key_file", "private key")
         return self._from_env(self.private_key, self.private_key_env, "private_key", environ)
+
+    def resolve_id_token(self, environ: Mapping[str, str] | None = None) -> str:
+        """The person's ID token, read at each exchange: identity providers issue them for an hour or
+        so, and the tool that renews one rewrites its file or variable."""
+        if self.id_token_file:
+            return self._read_file("id_token_file", "ID token").strip()
+        return self._from_env(self.id_token, self.id_token_env, "id_token", environ).strip()
+
+    def resolve_idp_client_secret(self, environ: Mapping[str, str] | None = None) -> str | None:
+        """This client's secret at the identity provider; None where it is a public client there."""
+        if not self.idp_client_secret and not self.idp_client_secret_env:
+            return None
+        return self._from_env(
+            self.idp_client_secret, self.idp_client_secret_env, "idp_client_secret", environ
+        )
+
+    def _read_file(self, key: str, what: str) -> str:
+        path = getattr(self, key)
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            raise ConfigError(
+                f"cannot read the {what} file {path!r} ({reason})",
+                file=self.source,
+                server=self.server_name,
+                key=f"auth.{key}",
+            ) from None
 
     def secrets(self) -> set[str]:
         """Every secret value this auth can produce now, best effort: never raises (used while reporting)."""
@@ -142,17 +173,18 @@ class AuthConfig:
                 found.add(value)
             if var and os.environ.get(var):
                 found.add(os.environ[var])
-        if self.private_key_file:
-            try:
-                with open(self.private_key_file, encoding="utf-8") as f:
-                    found.add(f.read().strip())
-            except (OSError, UnicodeDecodeError):
-                pass
+        for key in _SECRET_FILES:
+            if getattr(self, key):
+                try:
+                    with open(getattr(self, key), encoding="utf-8") as f:
+                        found.add(f.read().strip())
+                except (OSError, UnicodeDecodeError):
+                    pass
         if self.type == "basic":
             password = self.password or (os.environ.get(self.password_env) if self.password_env else None)
             if password:  # the header carries base64("user:password"), which a log line may show
                 found.add(base64.b64encode(f"{self.username or ''}:{password}".encode()).decode())
-        return found | {value.strip() for value in found if value.strip()}  # a PEM's final newline
+        return {value for value in found | {v.strip() for v in found} if value}  # a PEM's final newline
 
     def _settings(self) -> dict[str, Any]:
         """The fields that differ from their defaults (``type`` always), as a ``.mcp.json`` would say them."""

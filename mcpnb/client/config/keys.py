@@ -53,6 +53,14 @@ AUTH_ALIASES: dict[str, str] = {
     "privateKeyFile": "private_key_file",
     "signingAlgorithm": "signing_algorithm",
     "keyId": "key_id",
+    "idToken": "id_token",
+    "idTokenEnv": "id_token_env",
+    "idTokenFile": "id_token_file",
+    "idpIssuer": "idp_issuer",
+    "idpTokenEndpoint": "idp_token_endpoint",
+    "idpClientId": "idp_client_id",
+    "idpClientSecret": "idp_client_secret",
+    "idpClientSecretEnv": "idp_client_secret_env",
 }
 # The original plan's .mcp.json format (shared with other MCP clients) counts these camelCase time keys
 # in milliseconds; every snake_case key and every ``...Sec`` spelling is in seconds.
@@ -72,6 +80,8 @@ AUTH_VERBATIM = frozenset(
         "password_env",
         "client_secret_env",
         "private_key_env",
+        "id_token_env",
+        "idp_client_secret_env",
         "type",
         "flow",
         "token_storage",

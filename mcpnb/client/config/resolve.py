@@ -58,6 +58,14 @@ _AUTH_FIELDS_BY_TYPE = {
         "private_key_file",
         "signing_algorithm",
         "key_id",
+        "id_token",
+        "id_token_env",
+        "id_token_file",
+        "idp_issuer",
+        "idp_token_endpoint",
+        "idp_client_id",
+        "idp_client_secret",
+        "idp_client_secret_env",
         "scope",
         "issuer",
         "token_storage",
@@ -279,18 +287,71 @@ def _client_metadata_url(url: str, where: _Where) -> None:
         )
 
 
-def _issuer(issuer: str, where: _Where) -> None:
+def _issuer(issuer: str, where: _Where, key: str = "issuer", what: str = "an authorization server") -> None:
     """An RFC 8414 issuer identifier: an http(s) URL with a host and no query or fragment."""
     parts = urlsplit(issuer)
     if parts.scheme in ("http", "https") and parts.netloc and not parts.query and not parts.fragment:
         return
     bare = "://" not in issuer and issuer.strip("/") and not parts.query and not parts.fragment
     raise where(
-        f"{issuer!r} is not an authorization server's issuer: give the https:// address its metadata "
-        "names as 'issuer' (no query or fragment), like https://login.example.com",
-        "auth.issuer",
+        f"{issuer!r} is not {what}'s issuer: give the https:// address its metadata names as "
+        "'issuer' (no query or fragment), like https://login.example.com",
+        f"auth.{key}",
         suggestion=f"https://{issuer}" if bare else None,
     )
+
+
+_IDENTITY_FIELDS = (
+    "id_token",
+    "id_token_env",
+    "id_token_file",
+    "idp_issuer",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_client_secret",
+    "idp_client_secret_env",
+)
+
+
+def _one(values: dict[str, Any], keys: tuple[str, ...], where: _Where, need: str | None) -> str | None:
+    """The one of ``keys`` that is set; two set is an error, none set is one when ``need`` says why."""
+    given = [key for key in keys if values.get(key)]
+    if len(given) > 1:
+        raise where(
+            f"give one of {', '.join(keys)}, not {' and '.join(map(repr, given))}", f"auth.{given[-1]}"
+        )
+    if not given and need is not None:
+        raise where(f"the identity_assertion flow needs {' or '.join(map(repr, keys))}: {need}", "auth")
+    return given[0] if given else None
+
+
+def _identity_assertion(values: dict[str, Any], where: _Where, origin: str | None) -> None:
+    """SEP-990: the ID token and the identity provider that exchanges it, and the client and
+    authorization server (``issuer``) the exchanged grant is for. Nothing here is discovered from
+    the MCP server: that is the point of the flow."""
+    for key in (*_KEY_FIELDS, "signing_algorithm", "key_id", "client_metadata_url", "redirect_port"):
+        if key in values:
+            raise where("does not apply to the identity_assertion flow", f"auth.{key}")
+    _one(values, ("client_id",), where, "this client at the MCP server's authorization server")
+    _one(values, _SECRET_FIELDS, where, "this client's secret at the MCP server's authorization server")
+    _one(values, ("issuer",), where, "the MCP server's authorization server, which the grant is made out to")
+    _one(values, ("idp_client_id",), where, "this client at the identity provider (the ID token's audience)")
+    _one(values, ("idp_client_secret", "idp_client_secret_env"), where, None)
+    idp = _one(values, ("idp_issuer", "idp_token_endpoint"), where, "the identity provider to exchange at")
+    if idp == "idp_issuer":
+        _issuer(values["idp_issuer"], where, "idp_issuer", "an identity provider")
+    else:
+        parts = urlsplit(values["idp_token_endpoint"])
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise where(
+                "give the identity provider's token endpoint as an https:// address",
+                "auth.idp_token_endpoint",
+            )
+    if (
+        _one(values, ("id_token_file", "id_token_env", "id_token"), where, "the person's ID token")
+        == "id_token_file"
+    ):
+        values["id_token_file"] = _beside(values["id_token_file"], origin)
 
 
 _SECRET_FIELDS = ("client_secret", "client_secret_env")
@@ -331,6 +392,30 @@ def _client_credentials(values: dict[str, Any], where: _Where, origin: str | Non
         )
 
 
+def _oauth(values: dict[str, Any], where: _Where, origin: str | None) -> None:
+    """Each flow's keys, and no key of another flow (each names the flow it belongs to)."""
+    flow = values.get("flow", "client_credentials")
+    stray = next((key for key in _IDENTITY_FIELDS if key in values), None)
+    if flow != "identity_assertion" and stray is not None:
+        raise where(f"applies to the identity_assertion flow (SEP-990), not {flow}", f"auth.{stray}")
+    if flow == "identity_assertion":
+        _identity_assertion(values, where, origin)
+    elif flow == "client_credentials":
+        if not values.get("client_id"):
+            raise where("the client_credentials flow needs a 'client_id'", "auth")
+        _client_credentials(values, where, origin)
+        for key in ("client_metadata_url", "redirect_port"):
+            if key in values:
+                raise where("applies to the authorization_code flow, where a person signs in", f"auth.{key}")
+    else:
+        for key in (*_KEY_FIELDS, "signing_algorithm", "key_id"):
+            if key in values:
+                raise where(
+                    "applies to the client_credentials flow (private_key_jwt), not authorization_code",
+                    f"auth.{key}",
+                )
+
+
 def _auth(
     raw: Mapping[str, Any], where: _Where, expand_at: Callable[..., str], source: str | None, name: str
 ) -> AuthConfig:
@@ -353,20 +438,8 @@ def _auth(
         if not values.get("username"):
             raise where("basic auth needs a 'username'", "auth")
         one_of("password", "password_env")
-    elif values.get("flow", "client_credentials") == "client_credentials":
-        if not values.get("client_id"):
-            raise where("the client_credentials flow needs a 'client_id'", "auth")
-        _client_credentials(values, where, origin=source)
-        for key in ("client_metadata_url", "redirect_port"):
-            if key in values:
-                raise where("applies to the authorization_code flow, where a person signs in", f"auth.{key}")
     else:
-        for key in (*_KEY_FIELDS, "signing_algorithm", "key_id"):
-            if key in values:
-                raise where(
-                    "applies to the client_credentials flow (private_key_jwt), not authorization_code",
-                    f"auth.{key}",
-                )
+        _oauth(values, where, source)
     if "client_metadata_url" in values:
         _client_metadata_url(values["client_metadata_url"], where)
     if "issuer" in values:

@@ -1,0 +1,153 @@
+"""A company's identity provider for the SEP-990 tests, on 127.0.0.1 (a free port).
+
+It signs ID tokens (what a person's single sign-on would have left with them) and exchanges them
+for Identity Assertion JWT Authorization Grants: the RFC 8693 token exchange of
+draft-ietf-oauth-identity-assertion-authz-grant, with the checks that draft asks of it (the client
+authenticates, the ID token is its own and fresh, the grant names the authorization server and the
+resource) and an administrator's policy of who may not. The MCP side is ``oauth_server.OAuthServers``
+with ``trust(idp)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import socket
+import time
+import uuid
+from typing import Any
+from urllib.parse import unquote
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from servers.oauth_server import CLIENT_ID, HOST, ID_JAG_TYP, Served, _bind, _error
+
+IDP_CLIENT_ID = "notebook-at-idp"
+IDP_CLIENT_SECRET = "idp-secret-0123456789"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
+ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
+
+
+class IdentityProvider:
+    """Use as a context manager. ``exchanges`` holds each token exchange as the IdP saw it (the
+    subject token left out) with the status it answered; ``denied`` is the policy's deny list."""
+
+    def __init__(self, *, mcp_client_id: str = CLIENT_ID) -> None:
+        self._sock = _bind()
+        self.issuer = f"http://{HOST}:{self._sock.getsockname()[1]}"
+        self.token_endpoint = f"{self.issuer}/token"
+        self._key = ec.generate_private_key(ec.SECP256R1())
+        self.public_pem = (
+            self._key.public_key()
+            .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+            .decode()
+        )
+        self.clients = {IDP_CLIENT_ID: IDP_CLIENT_SECRET}
+        self.mcp_client_id = mcp_client_id  # the client the grants name at the MCP side
+        self.denied: set[str] = set()  # people the administrator's policy keeps out
+        self.exchanges: list[dict[str, Any]] = []
+        self.grants: list[str] = []  # the ID-JAGs it issued
+        self._served = Served([(self._app(), self._sock)])
+
+    def id_token(
+        self, subject: str = "ada@example.com", *, audience: str = IDP_CLIENT_ID, ttl: int = 3600
+    ) -> str:
+        """An ID token as the person's sign-in at this provider would have issued it."""
+        now = int(time.time())
+        claims = {"iss": self.issuer, "sub": subject, "aud": IDP_CLIENT_ID, "iat": now, "exp": now + ttl}
+        return jwt.encode(claims, self._key, algorithm="ES256")
+
+    def _app(self) -> Starlette:
+        async def metadata(request: Request) -> Response:
+            return JSONResponse(
+                {
+                    "issuer": self.issuer,
+                    "token_endpoint": self.token_endpoint,
+                    "grant_types_supported": [TOKEN_EXCHANGE],
+                }
+            )
+
+        async def token(request: Request) -> Response:
+            form = {k: str(v) for k, v in (await request.form()).items()}
+            response = self._exchange(request, form)
+            seen = {k: v for k, v in form.items() if k != "subject_token"}
+            self.exchanges.append({**seen, "status": response.status_code})
+            return response
+
+        return Starlette(
+            routes=[
+                Route("/.well-known/openid-configuration", metadata),
+                Route("/token", token, methods=["POST"]),
+            ]
+        )
+
+    def _client(self, request: Request, form: dict[str, str]) -> str | None:
+        header = request.headers.get("authorization", "")
+        if header.lower().startswith("basic "):
+            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
+            client_id, secret = unquote(client_id), unquote(secret)
+        else:
+            client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
+        known = self.clients.get(client_id)
+        return client_id if known and secrets.compare_digest(known, secret) else None
+
+    def _exchange(self, request: Request, form: dict[str, str]) -> Response:
+        client = self._client(request, form)
+        if client is None:
+            return _error(401, "invalid_client", "client authentication failed")
+        if form.get("grant_type") != TOKEN_EXCHANGE:
+            return _error(400, "unsupported_grant_type")
+        wrong = [
+            key
+            for key, want in (("subject_token_type", ID_TOKEN), ("requested_token_type", ID_JAG))
+            if form.get(key) != want
+        ] + [key for key in ("audience", "resource") if not form.get(key)]
+        if wrong:
+            return _error(400, "invalid_request", f"missing or wrong: {', '.join(wrong)}")
+        try:
+            person = jwt.decode(
+                form.get("subject_token", ""),
+                self._key.public_key(),
+                algorithms=["ES256"],
+                audience=client,  # the ID token was issued to this client
+                issuer=self.issuer,
+            )
+        except jwt.PyJWTError as exc:
+            return _error(400, "invalid_grant", f"the ID token is not valid: {exc}")
+        if person["sub"] in self.denied:
+            return _error(400, "access_denied", "your administrator has not given you this server")
+        now = int(time.time())
+        claims = {
+            "iss": self.issuer,
+            "sub": person["sub"],
+            "aud": form["audience"],
+            "client_id": self.mcp_client_id,
+            "resource": form["resource"],
+            "iat": now,
+            "exp": now + 300,
+            "jti": str(uuid.uuid4()),
+        }
+        grant = jwt.encode(claims, self._key, algorithm="ES256", headers={"typ": ID_JAG_TYP})
+        self.grants.append(grant)
+        return JSONResponse({"access_token": grant, "issued_token_type": ID_JAG, "token_type": "N_A"})
+
+    def __enter__(self) -> IdentityProvider:
+        self._served.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._served.stop()
+
+
+def unused_port() -> int:
+    """A loopback port where nothing listens (it was free a moment ago)."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
