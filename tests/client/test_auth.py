@@ -572,3 +572,22 @@ def test_pool_wrong_secret_fails_once_without_retrying(servers, pool):
         pool.connect("secured", url=servers.mcp_url, config={"auth": auth})
     assert "401" in str(info.value) and "bad-secret-value" not in str(info.value)
     assert servers.token_requests == [("client_credentials", 401)]  # no retry storm
+
+
+def test_a_fault_in_the_flow_is_said_as_one_not_as_the_servers_401(servers, pool, monkeypatch):
+    """A bug inside the OAuth flow (injected: the helper that names each side request breaks) was
+    reported as "HTTP 401 ... the server rejected the credentials", sending the person to check
+    settings that were right."""
+    from mcpnb.client.auth import provider
+    from mcpnb.client.errors import McpnbError
+
+    def broken(*_: Any) -> str:
+        raise KeyError("oauth_metadata")
+
+    monkeypatch.setattr(provider, "_describe", broken)
+    auth = {"type": "oauth", "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}
+    with pytest.raises(McpnbError) as info:
+        pool.connect("secured", url=servers.mcp_url, config={"auth": auth})
+    text = str(info.value)
+    assert "OAuth failed inside mcpnb or the MCP SDK (KeyError: 'oauth_metadata')" in text
+    assert "a fault, not your settings" in text and "rejected the credentials" not in text

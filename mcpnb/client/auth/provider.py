@@ -45,11 +45,15 @@ from mcpnb.client.auth.redirect import (
     parse_redirect,
     state_of,
 )
-from mcpnb.client.errors import AuthError
+from mcpnb.client.errors import AuthError, describe
 from mcpnb.client.redact import scrub
 from mcpnb.client.timeouts import connect_clock_paused
 
 logger = logging.getLogger("mcpnb.client.auth")
+
+#: What a flow raises only through a bug in its code (ours or the SDK's), never because of a setting
+#: or a server's answer: the connect would otherwise report the server's 401 instead.
+_FAULTS = (AttributeError, TypeError, LookupError, NameError, AssertionError)
 
 #: Budget for each metadata/registration/token request (the person's wait is not counted).
 SIDE_REQUEST_TIMEOUT = 30.0
@@ -175,6 +179,11 @@ class _Friendly:
                     "it is the right one"
                 ) from None
             raise self._error(f"OAuth failed: {exc}") from None
+        except _FAULTS as exc:  # a bug: said as such, not hidden behind the 401 that started the flow
+            raise self._error(
+                f"OAuth failed inside mcpnb or the MCP SDK ({describe(exc)}): a fault, not your "
+                "settings; --verbose shows where, please report it"
+            ) from exc
         finally:
             await flow.aclose()
             if side is not None:
