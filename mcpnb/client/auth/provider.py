@@ -13,13 +13,10 @@ request fails at once instead of asking the token endpoint again (no retry storm
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import logging
-import socket
 import warnings
-import weakref
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -32,22 +29,14 @@ from mcp.client.auth.extensions.client_credentials import (
 )
 from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE as JWT_BEARER
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
 
 from mcpnb.client.auth.keys import SigningKey
-from mcpnb.client.auth.redirect import (
-    HOST,
-    CallbackListener,
-    authorization_ui,
-    call_hook,
-    check_state,
-    parse_redirect,
-    state_of,
-)
+from mcpnb.client.auth.redirect import HOST
+from mcpnb.client.auth.signin import BrowserSignIn, free_port
 from mcpnb.client.errors import AuthError, describe
 from mcpnb.client.redact import scrub
-from mcpnb.client.timeouts import connect_clock_paused
 
 logger = logging.getLogger("mcpnb.client.auth")
 
@@ -86,7 +75,7 @@ class _Friendly:
         return f"{type(self).__name__}(server={self._server!r}, flow={flow!r}, client_id={self._client_id!r})"
 
     def _secret_values(self) -> list[str | None]:
-        values: list[str | None] = [self._client_secret, getattr(self, "_state", None)]
+        values: list[str | None] = [self._client_secret]
         tokens = getattr(self.context, "current_tokens", None)
         if tokens is not None:
             values += [tokens.access_token, tokens.refresh_token]
@@ -386,7 +375,7 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         redirect_port: int | None = None,
         client_metadata_url: str | None = None,
     ) -> None:
-        port = redirect_port or _stored_loopback_port(storage) or _free_port()
+        port = redirect_port or _stored_loopback_port(storage) or free_port()
         self.redirect_uri = f"http://{HOST}:{port}/callback"
         method = "client_secret_basic" if client_secret else "none"
         metadata = OAuthClientMetadata(
@@ -396,12 +385,13 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             client_name="mcpnb",
             scope=scope,
         )
+        self._sign_in = BrowserSignIn(server, self.redirect_uri)
         super().__init__(
             server_url,
             metadata,
             storage,
-            self._show_link,
-            self._receive_code,
+            self._sign_in.show_link,
+            self._sign_in.receive_code,
             client_metadata_url=client_metadata_url,
         )
         self._setup(server, client_id, client_secret, scope, issuer)
@@ -416,11 +406,6 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             if client_id
             else None
         )
-        self._listener: CallbackListener | None = None
-        self._state: str | None = None  # what this sign-in's redirect must bring back
-        self._link: str | None = None  # the sign-in link shown, until it is spent
-        self._turn: asyncio.Lock | None = None  # the one-sign-in-at-a-time turn, while held
-        self._offer: Any = None  # what ui.offer_paste showed, closed when the sign-in ends
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -431,77 +416,11 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         if info is not None and self.redirect_uri not in [str(u) for u in info.redirect_uris or []]:
             self.context.client_info = None  # registered for another redirect URI: register again
 
-    async def _show_link(self, url: str) -> None:
-        # One sign-in at a time: a person faced with two links and two identical prompts cannot tell
-        # which address belongs where (two OAuth servers in one --config, say); the next link shows
-        # once this one is spent.
-        turn = _turn()
-        with connect_clock_paused():  # waiting for another sign-in is not this server being slow
-            await turn.acquire()
-        self._turn = turn
-        ui = authorization_ui()
-        self._state, self._link = state_of(url), url
-        try:
-            if ui.resolved_mode() == "listener":
-                port = int(urlsplit(self.redirect_uri).port or 0)
-                self._listener = await CallbackListener(port, state=self._state).start()
-            logger.debug(
-                "oauth %s: asking the person to authorize (%s mode)", self._server, ui.resolved_mode()
-            )
-            await call_hook(ui.show_link, url)
-            if self._listener is not None and ui.offer_paste is not None:
-                try:  # a paste box that cannot show must not fail the sign-in: the listener waits
-                    self._offer = await call_hook(ui.offer_paste, url, self._listener.deliver)
-                except Exception as exc:
-                    logger.debug("oauth %s: no paste box (%s)", self._server, type(exc).__name__)
-        except BaseException:
-            await self._close_listener()
-            self._flow_ended()
-            raise
-
-    async def _receive_code(self) -> AuthorizationCodeResult:
-        ui = authorization_ui()
-        problem: str | None = "the sign-in was cancelled"
-        try:
-            if self._listener is not None:
-                result = await self._listener.wait(ui.timeout)
-            else:
-                text = await call_hook(ui.read_redirect, blocking=True)
-                result = check_state(parse_redirect(str(text)), self._state)
-            problem = None
-            return result
-        except AuthError as exc:
-            problem = str(exc)
-            if exc.server is None:
-                raise AuthError(str(exc), server=self._server, retryable=exc.retryable) from None
-            raise
-        except Exception as exc:  # a prompt that could not be shown (no stdin), say
-            problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise
-        finally:
-            await self._close_listener()
-            await self._link_done(ui, problem)
-            self._flow_ended()
-
     def _flow_ended(self) -> None:
-        turn, self._turn = self._turn, None
-        if turn is not None:
-            turn.release()
+        self._sign_in.release()
 
-    async def _link_done(self, ui: Any, problem: str | None) -> None:
-        link, self._link = self._link, None
-        if ui.link_done is not None and link is not None:
-            with contextlib.suppress(Exception):  # a follow-up that fails must not fail the sign-in
-                await call_hook(ui.link_done, link, problem)
-
-    async def _close_listener(self) -> None:
-        offer, self._offer = self._offer, None
-        if callable(getattr(offer, "close", None)):
-            with contextlib.suppress(Exception):
-                offer.close()
-        if self._listener is not None:
-            await self._listener.close()
-            self._listener = None
+    def _secret_values(self) -> list[str | None]:
+        return [*super()._secret_values(), self._sign_in.state]
 
 
 def _grant_type(request: httpx2.Request) -> str | None:
@@ -543,18 +462,6 @@ def _oauth_error(response: httpx2.Response) -> tuple[str, str]:
     return str(body.get("error") or "")[:100], str(body.get("error_description") or "")[:200]
 
 
-_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
-
-
-def _turn() -> asyncio.Lock:
-    """The running loop's sign-in turn (sign-ins run on the runtime loop; tests may have several)."""
-    loop = asyncio.get_running_loop()
-    lock = _turns.get(loop)
-    if lock is None:
-        lock = _turns[loop] = asyncio.Lock()
-    return lock
-
-
 def _stored_loopback_port(storage: Any) -> int | None:
     stored = getattr(storage, "stored_client_info", None)
     info = stored() if stored is not None else None
@@ -563,9 +470,3 @@ def _stored_loopback_port(storage: Any) -> int | None:
         if parts.hostname == HOST and parts.port:
             return parts.port
     return None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
