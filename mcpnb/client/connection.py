@@ -272,7 +272,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
     def startup_timeout(self) -> float:
         """``startup_timeout``, but never shorter than a person needs to approve an OAuth login."""
         auth = self.config.auth
-        if auth is not None and auth.type == "oauth" and auth.flow == "authorization_code":
+        if auth is not None and auth.asks_a_person:
             from mcpnb.client.auth import authorization_ui
 
             return max(self.config.startup_timeout, authorization_ui().timeout)

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from servers.identity_provider import IDP_CLIENT_ID, IDP_CLIENT_SECRET, IdentityProvider, unused_port
-from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, JWT_BEARER, OAuthServers
+from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, JWT_BEARER, OAuthServers, Person
 
-from mcpnb.client.auth import oauth_provider
+from mcpnb.client.auth import oauth_provider, set_authorization_ui
 from mcpnb.client.config import ServerConfig
 from mcpnb.client.config.layers import load_file
 from mcpnb.client.errors import ConfigError, McpnbError
@@ -99,6 +99,79 @@ def test_an_id_token_file_beside_the_config_is_read_at_each_exchange(servers, id
     token_file.write_text(idp.id_token())
     assert call(cfg, provider) == CLIENT_ID  # the same provider: the fresh token was read
     assert [e["status"] for e in idp.exchanges] == [400, 200]
+
+
+# --- no ID token at hand: the person signs in at the identity provider ---------------------------
+
+
+def signing_in(servers: OAuthServers, idp: IdentityProvider, **auth: Any) -> ServerConfig:
+    return ia_config(servers, idp, id_token_env=None, **auth)
+
+
+@pytest.mark.parametrize("mode", ["listener", "paste"])
+def test_without_an_id_token_the_person_signs_in_at_the_identity_provider(servers, idp, ui, mode):
+    person = Person(follow=mode == "listener")
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode=mode)
+    assert call(signing_in(servers, idp)) == CLIENT_ID
+    (link,) = person.links
+    assert link.startswith(idp.issuer + "/authorize?")  # the identity provider's page, not the server's
+    (asked,) = idp.sign_ins
+    assert asked["scope"] == "openid" and asked["code_challenge_method"] == "S256" and asked["nonce"]
+    assert asked["client_id"] == IDP_CLIENT_ID and asked["redirect_uri"].startswith("http://127.0.0.1:")
+    assert servers.state.granted_subjects == [idp.person]  # the grant speaks for who signed in
+    assert servers.state.authorize_requests == 0 and servers.state.registrations == 0
+
+
+def test_the_sign_in_is_kept_for_the_connection(servers, idp, ui):
+    """The server forgets its tokens (a 401 next): the grant is asked for again with the ID token of
+    the sign-in, and the person is not sent to sign in twice."""
+    person = Person(follow=False)
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")
+    cfg = signing_in(servers, idp)
+    provider = oauth_provider(cfg)
+    assert call(cfg, provider) == CLIENT_ID
+    servers.state.access.clear()
+    assert call(cfg, provider) == CLIENT_ID
+    assert len(person.links) == 1 and [e["status"] for e in idp.exchanges] == [200, 200]
+
+
+def test_an_expired_sign_in_says_to_sign_in_again_and_does(servers, idp, ui):
+    person = Person(follow=False)
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")
+    idp.id_token_ttl = -10  # its ID token has already expired when it is exchanged
+    cfg = signing_in(servers, idp)
+    provider = oauth_provider(cfg)
+    text = str(auth_error(cfg, provider))
+    assert "refused the ID token of your sign-in (HTTP 400 invalid_grant" in text
+    assert "connect again to sign in anew" in text and servers.token_requests == []
+    idp.id_token_ttl = 3600
+    assert call(cfg, provider) == CLIENT_ID
+    assert len(person.links) == 2
+
+
+def test_an_id_token_of_another_sign_in_is_not_used(servers, idp, ui):
+    person = Person(follow=False)
+    set_authorization_ui(show_link=person.show_link, read_redirect=person.read_redirect, mode="paste")
+    idp.replays = True
+    text = str(auth_error(signing_in(servers, idp)))
+    assert "does not belong to it (its nonce differs); sign in again" in text
+    assert idp.exchanges == [] and servers.token_requests == []
+
+
+def test_a_slow_sign_in_is_not_on_the_servers_startup_clock(servers, idp, pool, ui):
+    """The person takes longer than startup_timeout to sign in at the identity provider."""
+    import time
+
+    person = Person(follow=False)
+
+    def slowly() -> str:
+        time.sleep(2.5)
+        return person.read_redirect()
+
+    set_authorization_ui(show_link=person.show_link, read_redirect=slowly, mode="paste")
+    cfg = signing_in(servers, idp)
+    pool.connect("corp", url=servers.mcp_url, config=cfg, startup_timeout=1)
+    assert pool.call("corp", "whoami").text == CLIENT_ID and len(person.links) == 1
 
 
 # --- what goes wrong, said so a person can act on it --------------------------------------------
@@ -212,11 +285,11 @@ def test_through_the_pool_with_nothing_secret_shown(servers, idp, pool, monkeypa
         ("issuer", "needs 'issuer'"),
         ("idp_client_id", "needs 'idp_client_id'"),
         ("client_secret", "needs 'client_secret' or 'client_secret_env'"),
-        ("id_token_env", "needs 'id_token_file' or 'id_token_env' or 'id_token'"),
         ("idp_issuer", "needs 'idp_issuer' or 'idp_token_endpoint'"),
     ],
 )
 def test_what_the_flow_needs_is_named(drop, said):
+    """(No ID token is no mistake: the person signs in at the identity provider.)"""
     base = {
         "type": "oauth",
         "flow": "identity_assertion",
@@ -240,6 +313,12 @@ def test_what_the_flow_needs_is_named(drop, said):
         ({"idp_token_endpoint": "https://idp.example.com/token"}, "auth.idp_token_endpoint", "give one of"),
         ({"idp_issuer": "idp.example.com"}, "auth.idp_issuer", "not an identity provider's issuer"),
         ({"private_key_file": "k.pem"}, "auth.private_key_file", "does not apply to the identity_assertion"),
+        ({"redirect_port": 8765}, "auth.redirect_port", "applies where the person signs in"),
+        (
+            {"id_token_env": None, "idp_issuer": None, "idp_token_endpoint": "https://idp.example.com/t"},
+            "auth",
+            "give auth.idp_issuer, where its sign-in page is found",
+        ),
     ],
 )
 def test_settings_that_do_not_fit_name_their_key(auth, key, said):
@@ -257,6 +336,7 @@ def test_settings_that_do_not_fit_name_their_key(auth, key, said):
     if base["flow"] == "client_credentials":
         for extra in ("idp_issuer", "idp_client_id", "issuer"):
             base.pop(extra)
+    base = {k: v for k, v in base.items() if v is not None}
     with pytest.raises(ConfigError) as info:
         ServerConfig.from_dict("corp", {"url": "http://127.0.0.1:9/mcp", "auth": base})
     assert info.value.key == key and said in info.value.message

@@ -1,7 +1,8 @@
 """A company's identity provider for the SEP-990 tests, on 127.0.0.1 (a free port).
 
-It signs ID tokens (what a person's single sign-on would have left with them) and exchanges them
-for Identity Assertion JWT Authorization Grants: the RFC 8693 token exchange of
+It signs a person in (OpenID Connect: authorization code + PKCE, auto-approved as the person
+``person``) or signs ID tokens directly (what a sign-on would have left with them), and exchanges
+them for Identity Assertion JWT Authorization Grants: the RFC 8693 token exchange of
 draft-ietf-oauth-identity-assertion-authz-grant, with the checks that draft asks of it (the client
 authenticates, the ID token is its own and fresh, the grant names the authorization server and the
 resource) and an administrator's policy of who may not. The MCP side is ``oauth_server.OAuthServers``
@@ -11,22 +12,23 @@ with ``trust(idp)``.
 from __future__ import annotations
 
 import base64
+import hashlib
 import secrets
 import socket
 import time
 import uuid
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlencode
 
 import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from servers.oauth_server import CLIENT_ID, HOST, ID_JAG_TYP, Served, _bind, _error
+from servers.oauth_server import CLIENT_ID, HOST, ID_JAG_TYP, Served, _bind, _error, _is_loopback
 
 IDP_CLIENT_ID = "notebook-at-idp"
 IDP_CLIENT_SECRET = "idp-secret-0123456789"
@@ -54,14 +56,18 @@ class IdentityProvider:
         self.denied: set[str] = set()  # people the administrator's policy keeps out
         self.exchanges: list[dict[str, Any]] = []
         self.grants: list[str] = []  # the ID-JAGs it issued
+        self.person = "ada@example.com"  # who signs in at /authorize
+        self.id_token_ttl = 3600  # of the ID tokens a sign-in gets
+        self.replays = False  # True: a sign-in gets an ID token of an earlier sign-in (another nonce)
+        self.sign_ins: list[dict[str, str]] = []  # each /authorize request's parameters
+        self._codes: dict[str, dict[str, str]] = {}
         self._served = Served([(self._app(), self._sock)])
 
-    def id_token(
-        self, subject: str = "ada@example.com", *, audience: str = IDP_CLIENT_ID, ttl: int = 3600
-    ) -> str:
+    def id_token(self, subject: str = "ada@example.com", *, ttl: int = 3600, **more: str) -> str:
         """An ID token as the person's sign-in at this provider would have issued it."""
         now = int(time.time())
         claims = {"iss": self.issuer, "sub": subject, "aud": IDP_CLIENT_ID, "iat": now, "exp": now + ttl}
+        claims.update(more)
         return jwt.encode(claims, self._key, algorithm="ES256")
 
     def _app(self) -> Starlette:
@@ -69,13 +75,36 @@ class IdentityProvider:
             return JSONResponse(
                 {
                     "issuer": self.issuer,
+                    "authorization_endpoint": f"{self.issuer}/authorize",
                     "token_endpoint": self.token_endpoint,
-                    "grant_types_supported": [TOKEN_EXCHANGE],
+                    "grant_types_supported": ["authorization_code", TOKEN_EXCHANGE],
+                    "response_types_supported": ["code"],
+                    "code_challenge_methods_supported": ["S256"],
                 }
             )
 
+        async def authorize(request: Request) -> Response:
+            """The person signs in and approves at once; what a real provider checks is checked."""
+            q = dict(request.query_params)
+            self.sign_ins.append(q)
+            redirect = q.get("redirect_uri", "")
+            if q.get("client_id") not in self.clients or not _is_loopback(redirect):
+                return _error(400, "invalid_request", "unknown client or redirect address")
+            if q.get("response_type") != "code" or "openid" not in q.get("scope", "").split():
+                return _error(
+                    400, "invalid_request", "an OpenID sign-in needs response_type=code, scope=openid"
+                )
+            if q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
+                return _error(400, "invalid_request", "PKCE (S256) is required")
+            code = secrets.token_urlsafe(16)
+            self._codes[code] = q
+            back = {"code": code, "state": q.get("state", ""), "iss": self.issuer}
+            return RedirectResponse(f"{redirect}?{urlencode(back)}", status_code=302)
+
         async def token(request: Request) -> Response:
             form = {k: str(v) for k, v in (await request.form()).items()}
+            if form.get("grant_type") == "authorization_code":
+                return self._code_for_id_token(request, form)
             response = self._exchange(request, form)
             seen = {k: v for k, v in form.items() if k != "subject_token"}
             self.exchanges.append({**seen, "status": response.status_code})
@@ -84,8 +113,25 @@ class IdentityProvider:
         return Starlette(
             routes=[
                 Route("/.well-known/openid-configuration", metadata),
+                Route("/authorize", authorize),
                 Route("/token", token, methods=["POST"]),
             ]
+        )
+
+    def _code_for_id_token(self, request: Request, form: dict[str, str]) -> Response:
+        client = self._client(request, form)
+        asked = self._codes.pop(form.get("code", ""), None)  # single use
+        if client is None:
+            return _error(401, "invalid_client", "client authentication failed")
+        if asked is None or asked["client_id"] != client or asked["redirect_uri"] != form.get("redirect_uri"):
+            return _error(400, "invalid_grant", "unknown or used code")
+        digest = hashlib.sha256(form.get("code_verifier", "").encode()).digest()
+        if base64.urlsafe_b64encode(digest).decode().rstrip("=") != asked["code_challenge"]:
+            return _error(400, "invalid_grant", "PKCE verification failed")
+        nonce = "an-earlier-sign-in" if self.replays else asked.get("nonce", "")
+        id_token = self.id_token(self.person, ttl=self.id_token_ttl, nonce=nonce)
+        return JSONResponse(
+            {"access_token": secrets.token_urlsafe(16), "token_type": "Bearer", "id_token": id_token}
         )
 
     def _client(self, request: Request, form: dict[str, str]) -> str | None:

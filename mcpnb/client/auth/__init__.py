@@ -148,15 +148,17 @@ def _private_key_jwt(config: ServerConfig, client_id: str) -> httpx2.Auth:
 
 
 def _identity_assertion(config: ServerConfig, secret: str) -> httpx2.Auth:
-    """SEP-990: the ID token is read now (a missing one is said before any request) and again at
-    each exchange (the tool that renews it rewrites its file or variable)."""
+    """SEP-990: a configured ID token is read now (a missing one is said before any request) and
+    again at each exchange (the tool that renews it rewrites its file or variable); without one, the
+    person signs in at the identity provider when the first exchange needs it."""
     from mcpnb.client.auth.assertion import IdentityAssertion
 
     auth = config.auth
     assert auth is not None and config.url and auth.client_id and auth.issuer and auth.idp_client_id
+    signs_in = auth.asks_a_person
     try:
         idp_secret = auth.resolve_idp_client_secret()
-        id_token = auth.resolve_id_token()
+        id_token = "" if signs_in else auth.resolve_id_token()
     except ConfigError as exc:
         raise AuthError(f"OAuth identity_assertion: {exc.message}", server=config.name) from None
     if auth.id_token_file:
@@ -176,9 +178,10 @@ def _identity_assertion(config: ServerConfig, secret: str) -> httpx2.Auth:
         idp_client_secret=idp_secret,
         idp_issuer=auth.idp_issuer,
         idp_token_endpoint=auth.idp_token_endpoint,
-        id_token=auth.resolve_id_token,
+        id_token=None if signs_in else auth.resolve_id_token,
         id_token_from=where,
         scope=auth.scope,
+        redirect_port=auth.redirect_port,
     )
 
 

@@ -51,8 +51,9 @@ class AuthConfig:
     signing_algorithm: str | None = None
     key_id: str | None = None  # the JWT's "kid", for a server that holds several keys of this client
     # identity_assertion (SEP-990, enterprise-managed): the person's ID token from the company's
-    # identity provider, exchanged there (RFC 8693) for a grant the MCP authorization server takes
-    # instead of a sign-in; read at each exchange, so a refreshed token file or variable just works
+    # identity provider, exchanged there (RFC 8693) for a grant the MCP authorization server takes;
+    # read at each exchange, so a refreshed token file or variable just works. None given: the
+    # person signs in at the identity provider for one (redirect_port as for authorization_code)
     id_token: str | None = None
     id_token_env: str | None = None
     id_token_file: str | None = None
@@ -123,6 +124,14 @@ class AuthConfig:
         if unset and (self.flow == "authorization_code" or self.signs_with_key):
             return None
         return self._from_env(self.client_secret, self.client_secret_env, "client_secret", environ)
+
+    @property
+    def asks_a_person(self) -> bool:
+        """Connecting may wait for a person signing in, in a browser (not on the server's clock)."""
+        if self.type != "oauth":
+            return False
+        has_id_token = bool(self.id_token or self.id_token_env or self.id_token_file)
+        return self.flow == "authorization_code" or (self.flow == "identity_assertion" and not has_id_token)
 
     @property
     def signs_with_key(self) -> bool:

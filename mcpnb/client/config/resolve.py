@@ -326,10 +326,10 @@ def _one(values: dict[str, Any], keys: tuple[str, ...], where: _Where, need: str
 
 
 def _identity_assertion(values: dict[str, Any], where: _Where, origin: str | None) -> None:
-    """SEP-990: the ID token and the identity provider that exchanges it, and the client and
-    authorization server (``issuer``) the exchanged grant is for. Nothing here is discovered from
-    the MCP server: that is the point of the flow."""
-    for key in (*_KEY_FIELDS, "signing_algorithm", "key_id", "client_metadata_url", "redirect_port"):
+    """SEP-990: the ID token (or a sign-in at the identity provider for one) and the identity
+    provider that exchanges it, and the client and authorization server (``issuer``) the exchanged
+    grant is for. Nothing here is discovered from the MCP server: that is the point of the flow."""
+    for key in (*_KEY_FIELDS, "signing_algorithm", "key_id", "client_metadata_url"):
         if key in values:
             raise where("does not apply to the identity_assertion flow", f"auth.{key}")
     _one(values, ("client_id",), where, "this client at the MCP server's authorization server")
@@ -347,11 +347,20 @@ def _identity_assertion(values: dict[str, Any], where: _Where, origin: str | Non
                 "give the identity provider's token endpoint as an https:// address",
                 "auth.idp_token_endpoint",
             )
-    if (
-        _one(values, ("id_token_file", "id_token_env", "id_token"), where, "the person's ID token")
-        == "id_token_file"
-    ):
+    token = _one(values, ("id_token_file", "id_token_env", "id_token"), where, None)
+    if token == "id_token_file":
         values["id_token_file"] = _beside(values["id_token_file"], origin)
+    if token is not None and "redirect_port" in values:
+        raise where(
+            "applies where the person signs in at the identity provider (no ID token given)",
+            "auth.redirect_port",
+        )
+    if token is None and idp != "idp_issuer":
+        raise where(
+            "without an ID token (id_token_file, id_token_env or id_token) the person signs in at the "
+            "identity provider: give auth.idp_issuer, where its sign-in page is found",
+            "auth",
+        )
 
 
 _SECRET_FIELDS = ("client_secret", "client_secret_env")
