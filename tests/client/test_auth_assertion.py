@@ -278,6 +278,17 @@ def test_through_the_pool_with_nothing_secret_shown(servers, idp, pool, monkeypa
 
 # --- the settings -------------------------------------------------------------------------------
 
+SETTINGS = {
+    "type": "oauth",
+    "flow": "identity_assertion",
+    "client_id": "c",
+    "client_secret": "s",
+    "issuer": "https://as.example.com",
+    "idp_issuer": "https://idp.example.com",
+    "idp_client_id": "i",
+    "id_token_env": "T",
+}
+
 
 @pytest.mark.parametrize(
     ("drop", "said"),
@@ -290,16 +301,7 @@ def test_through_the_pool_with_nothing_secret_shown(servers, idp, pool, monkeypa
 )
 def test_what_the_flow_needs_is_named(drop, said):
     """(No ID token is no mistake: the person signs in at the identity provider.)"""
-    base = {
-        "type": "oauth",
-        "flow": "identity_assertion",
-        "client_id": "c",
-        "client_secret": "s",
-        "issuer": "https://as.example.com",
-        "idp_issuer": "https://idp.example.com",
-        "idp_client_id": "i",
-        "id_token_env": "T",
-    }
+    base = dict(SETTINGS)
     base.pop(drop)
     with pytest.raises(ConfigError, match=said):
         ServerConfig.from_dict("corp", {"url": "http://127.0.0.1:9/mcp", "auth": base})
@@ -322,17 +324,7 @@ def test_what_the_flow_needs_is_named(drop, said):
     ],
 )
 def test_settings_that_do_not_fit_name_their_key(auth, key, said):
-    base = {
-        "type": "oauth",
-        "flow": "identity_assertion",
-        "client_id": "c",
-        "client_secret": "s",
-        "issuer": "https://as.example.com",
-        "idp_issuer": "https://idp.example.com",
-        "idp_client_id": "i",
-        "id_token_env": "T",
-        **auth,
-    }
+    base = {**SETTINGS, **auth}
     if base["flow"] == "client_credentials":
         for extra in ("idp_issuer", "idp_client_id", "issuer"):
             base.pop(extra)

@@ -18,7 +18,7 @@ import socket
 import time
 import uuid
 from typing import Any
-from urllib.parse import unquote, urlencode
+from urllib.parse import urlencode
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -28,7 +28,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from servers.oauth_server import CLIENT_ID, HOST, ID_JAG_TYP, Served, _bind, _error, _is_loopback
+from servers.oauth_server import (
+    CLIENT_ID,
+    HOST,
+    ID_JAG_TYP,
+    Served,
+    _bind,
+    _error,
+    _is_loopback,
+    credentials,
+)
 
 IDP_CLIENT_ID = "notebook-at-idp"
 IDP_CLIENT_SECRET = "idp-secret-0123456789"
@@ -135,12 +144,7 @@ class IdentityProvider:
         )
 
     def _client(self, request: Request, form: dict[str, str]) -> str | None:
-        header = request.headers.get("authorization", "")
-        if header.lower().startswith("basic "):
-            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
-            client_id, secret = unquote(client_id), unquote(secret)
-        else:
-            client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
+        client_id, secret = credentials(request, form)
         known = self.clients.get(client_id)
         return client_id if known and secrets.compare_digest(known, secret) else None
 

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 import httpx2
 import uvicorn
@@ -121,6 +121,16 @@ def _error(status: int, error: str, description: str = "", **headers: str) -> JS
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
+def credentials(request: Request, form: dict[str, str]) -> tuple[str, str]:
+    """The client id and secret a token request carries: HTTP Basic (each part form-encoded,
+    RFC 6749 §2.3.1), else the form (client_secret_post, or a public client's id alone)."""
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("basic "):
+        client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
+        return unquote(client_id), unquote(secret)
+    return form.get("client_id", ""), form.get("client_secret", "")
+
+
 def _is_loopback(uri: str) -> bool:
     return uri.startswith((f"http://{HOST}:", "http://localhost:"))
 
@@ -211,14 +221,7 @@ def authorization_app(
         """The client this request proves to be (None: bad credentials)."""
         if form.get("client_assertion_type") == JWT_ASSERTION:
             return asserted(form.get("client_assertion", ""))
-        header = request.headers.get("authorization", "")
-        if header.lower().startswith("basic "):
-            from urllib.parse import unquote
-
-            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
-            client_id, secret = unquote(client_id), unquote(secret)
-        else:
-            client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
+        client_id, secret = credentials(request, form)
         client = state.clients.get(client_id)
         if client is None or client.public_key is not None:  # a key's client must sign
             return None

@@ -250,21 +250,11 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
         )
 
     async def _ask_idp(self, idp: httpx2.AsyncClient, method: str, url: str, **kw: Any) -> httpx2.Response:
-        where = url.split("?", 1)[0]
-        try:
-            return await idp.request(method, url, **kw)
-        except httpx2.TimeoutException:
-            raise self._error(
-                f"the identity provider at {where} did not answer within {SIDE_REQUEST_TIMEOUT:g} s",
-                retryable=True,
-            ) from None
-        except httpx2.TransportError as exc:
-            reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
-            raise self._error(
-                f"could not reach the identity provider at {where} ({reason}); check auth.idp_issuer "
-                "(or idp_token_endpoint) and that it is up",
-                retryable=True,
-            ) from None
+        return await self._reach(
+            idp.request(method, url, **kw),
+            f"the identity provider at {url.split('?', 1)[0]}",
+            "check auth.idp_issuer (or idp_token_endpoint) and that it is up",
+        )
 
     def _exchange_failure(self, response: httpx2.Response, *, sign_in: bool = False) -> AuthError:
         error, detail = refusal(response)

@@ -17,7 +17,7 @@ import contextlib
 import copy
 import logging
 import warnings
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -186,21 +186,12 @@ class _Friendly:
         grant = _grant_type(outgoing)
         what = _describe(outgoing, grant, getattr(self.context, "oauth_metadata", None))
         where = str(outgoing.url.copy_with(query=None, fragment=None))
-        try:
-            response = await side.send(outgoing)
-        except httpx2.TimeoutException:
-            raise self._error(
-                f"the {what} at {where} did not answer within {SIDE_REQUEST_TIMEOUT:g} s; check that the "
-                "authorization server is up",
-                retryable=True,
-            ) from None
-        except httpx2.TransportError as exc:
-            reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
-            raise self._error(
-                f"could not reach the {what} at {where} ({reason}); check that the authorization server is "
-                "running and that the MCP server's OAuth metadata points at it",
-                retryable=True,
-            ) from None
+        response = await self._reach(
+            side.send(outgoing),
+            f"the {what} at {where}",
+            "check that the authorization server is running and that the MCP server's OAuth metadata "
+            "points at it",
+        )
         logger.debug("oauth %s: %s %s -> HTTP %d", self._server, outgoing.method, where, response.status_code)
         if "/.well-known/" in outgoing.url.path and response.status_code < 400:
             self._found_metadata = True
@@ -221,6 +212,19 @@ class _Friendly:
                 "(and client_secret or client_secret_env)"
             )
         return response
+
+    async def _reach(self, sending: Awaitable[httpx2.Response], what: str, check: str) -> httpx2.Response:
+        """The response ``sending`` gets, or a retryable AuthError: ``what`` did not answer or could
+        not be reached, and ``check`` (what to look at)."""
+        try:
+            return await sending
+        except httpx2.TimeoutException:
+            raise self._error(
+                f"{what} did not answer within {SIDE_REQUEST_TIMEOUT:g} s; {check}", retryable=True
+            ) from None
+        except httpx2.TransportError as exc:
+            reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
+            raise self._error(f"could not reach {what} ({reason}); {check}", retryable=True) from None
 
     def _token_failure(self, response: httpx2.Response, grant: str) -> AuthError:
         status = response.status_code

@@ -45,6 +45,19 @@ _REACH = {
     "sse": ("url", "'url'"),
     "inprocess": ("inprocess", "a server object"),
 }
+# identity_assertion's own keys (SEP-990): the ID token and the identity provider
+_IDENTITY_FIELDS = (
+    "id_token",
+    "id_token_env",
+    "id_token_file",
+    "idp_issuer",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_client_secret",
+    "idp_client_secret_env",
+)
+
+
 _AUTH_FIELDS_BY_TYPE = {
     "bearer": {"token", "token_env"},
     "basic": {"username", "password", "password_env"},
@@ -58,14 +71,7 @@ _AUTH_FIELDS_BY_TYPE = {
         "private_key_file",
         "signing_algorithm",
         "key_id",
-        "id_token",
-        "id_token_env",
-        "id_token_file",
-        "idp_issuer",
-        "idp_token_endpoint",
-        "idp_client_id",
-        "idp_client_secret",
-        "idp_client_secret_env",
+        *_IDENTITY_FIELDS,
         "scope",
         "issuer",
         "token_storage",
@@ -299,18 +305,6 @@ def _issuer(issuer: str, where: _Where, key: str = "issuer", what: str = "an aut
         f"auth.{key}",
         suggestion=f"https://{issuer}" if bare else None,
     )
-
-
-_IDENTITY_FIELDS = (
-    "id_token",
-    "id_token_env",
-    "id_token_file",
-    "idp_issuer",
-    "idp_token_endpoint",
-    "idp_client_id",
-    "idp_client_secret",
-    "idp_client_secret_env",
-)
 
 
 def _one(values: dict[str, Any], keys: tuple[str, ...], where: _Where, need: str | None) -> str | None:
