@@ -98,6 +98,45 @@ def test_two_sign_ins_in_one_cell_come_one_at_a_time(kernel: Any, tmp_path: Any)
         fe.reply(fe.execute("%mcp disconnect --all"))
 
 
+def test_a_person_signs_in_at_the_company_identity_provider_from_a_cell(kernel: Any, tmp_path: Any) -> None:
+    """Enterprise-managed authorization (SEP-990) with no ID token at hand: the link the cell shows
+    is the identity provider's sign-in page; once approved, the exchange and the grant happen
+    without the person, and the call runs as the person who signed in."""
+    from tests.servers.identity_provider import IDP_CLIENT_ID, IDP_CLIENT_SECRET, IdentityProvider
+    from tests.servers.oauth_server import CLIENT_ID, CLIENT_SECRET
+
+    fe = Frontend(kernel)
+    with IdentityProvider() as idp, OAuthServers() as servers:
+        servers.trust(idp)
+        auth = {
+            "type": "oauth",
+            "flow": "identity_assertion",
+            "client_id": CLIENT_ID,
+            "client_secret": CLIENT_SECRET,
+            "issuer": servers.issuer,
+            "idp_issuer": idp.issuer,
+            "idp_client_id": IDP_CLIENT_ID,
+            "idp_client_secret": IDP_CLIENT_SECRET,
+        }
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"corp": {"url": servers.mcp_url, "auth": auth}}}))
+        setup = "import os; os.environ['MCPNB_OAUTH_REDIRECT'] = 'listener'\n%load_ext mcpnb"
+        assert fe.reply(fe.execute(setup))["status"] == "ok"
+
+        cell = fe.execute(f"%mcp connect --config {config}")
+        link = _sign_in_link(fe, cell)
+        assert link.startswith(f"{idp.issuer}/authorize?") and "scope=openid" in link
+        page = httpx2.get(link, follow_redirects=True)  # approve; the browser follows it home
+        assert page.status_code == 200 and "You can close this tab" in page.text
+        assert fe.reply(cell)["status"] == "ok"
+        table = fe.results[cell]["text/plain"]
+        assert re.search(r"^corp\s+http\s+connected\b", table, re.M), table
+        assert servers.state.granted_subjects == [idp.person]
+        shown = json.dumps(fe.displays.get(cell, [])) + table
+        assert not [grant for grant in idp.grants if grant in shown] and IDP_CLIENT_SECRET not in shown
+        fe.reply(fe.execute("%mcp disconnect corp"))
+
+
 def _links(fe: Frontend, cell: str) -> list[str]:
     found = (LINK.search(d.get("text/html", "")) for d in fe.displays.get(cell, []))
     return [m.group(1).replace("&amp;", "&") for m in found if m]
