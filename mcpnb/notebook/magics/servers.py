@@ -45,6 +45,7 @@ _NOT_IN_PROCESS = {
     "--bearer-env": "bearer_env",
     "--oauth": "oauth",
     "--keep-sign-in": "keep_sign_in",
+    "--issuer": "issuer",
 }
 
 
@@ -87,6 +88,7 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
             ("--bearer-env", ns.bearer_env),
             ("--oauth", ns.oauth),
             ("--keep-sign-in", ns.keep_sign_in),
+            ("--issuer", ns.issuer),
             ("--sse", ns.sse),
         )
         for flag, given in http_only:
@@ -116,10 +118,14 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
         options["auth"] = {"type": "bearer", "token_env": ns.bearer_env}
     if ns.keep_sign_in and not ns.oauth:
         raise UsageError("--keep-sign-in keeps an OAuth sign-in: give it with --oauth")
+    if ns.issuer and not ns.oauth:
+        raise UsageError("--issuer names the authorization server of an OAuth sign-in: give it with --oauth")
     if ns.oauth:
         options["auth"] = {"type": "oauth", "flow": "authorization_code"}
         if ns.keep_sign_in:
             options["auth"]["token_storage"] = "file"
+        if ns.issuer:
+            options["auth"]["issuer"] = ns.issuer
     return options
 
 
@@ -155,6 +161,12 @@ def _connect_args(p: Parser) -> None:
         help="with --oauth: keep the tokens in a file only you can read, so a kernel restart does not "
         "sign in again (--sign-out on disconnect forgets them)",
     )
+    p.add_argument(
+        "--issuer",
+        metavar="URL",
+        help="with --oauth: sign in only at this authorization server (its issuer); a server that "
+        "sends you elsewhere is refused before you see a link",
+    )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
         "--wait",
@@ -183,7 +195,8 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git",
     usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
-    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]]"
+    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
+    " [--issuer URL]]"
     " [--era E] [--wait S]\n"
     "   or: %(prog)s --config [PATH] [NAME ...]",
 )
@@ -198,6 +211,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             "--bearer-env": ns.bearer_env,
             "--oauth": ns.oauth,
             "--keep-sign-in": ns.keep_sign_in,
+            "--issuer": ns.issuer,
             "--era": ns.era,
             "--sse": ns.sse,
             "--wait": ns.wait,

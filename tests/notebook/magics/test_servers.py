@@ -183,6 +183,30 @@ def test_connect_oauth_signs_in_and_a_server_that_wants_it_says_so(ip, mcp, caps
         line(ip, "disconnect secure --sign-out")
 
 
+def test_connect_oauth_with_an_issuer_signs_in_only_there(ip, mcp):
+    """``--issuer``: a server that sends the person to another authorization server is refused
+    before any link shows; the one that names it signs in as before."""
+    from servers.oauth_server import OAuthServers, Person
+
+    from mcpnb.client.auth import restore_authorization_ui, set_authorization_ui
+
+    with pytest.raises(UsageError, match="--issuer names the authorization server of an OAuth sign-in"):
+        line(ip, "connect web http://127.0.0.1:1/mcp --issuer http://127.0.0.1:2")
+    with OAuthServers() as trusted, OAuthServers() as other:
+        person = Person(follow=True)
+        previous = set_authorization_ui(show_link=person.show_link, mode="listener")
+        try:
+            with pytest.raises(ConnectError) as info:
+                line(ip, f"connect secure {other.mcp_url} --oauth --issuer {trusted.issuer}")
+            assert f"auth.issuer is {trusted.issuer}: nothing was sent there" in str(info.value)
+            assert person.links == [] and other.state.registrations == 0
+            table = line(ip, f"connect secure {trusted.mcp_url} --oauth --issuer {trusted.issuer}")
+            assert table["secure"].state == "connected" and len(person.links) == 1
+        finally:
+            restore_authorization_ui(previous)
+        line(ip, "disconnect secure --sign-out")
+
+
 def test_keep_sign_in_survives_a_kernel_restart_until_sign_out(ip, mcp, tmp_path, monkeypatch):
     """``--oauth --keep-sign-in``: the tokens go to a file only the user can read; a restarted kernel
     (memory gone) connects without a new link; ``--sign-out`` deletes the file."""
