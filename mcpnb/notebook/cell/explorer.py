@@ -7,7 +7,9 @@ lets go at once (a long tool must not hold the kernel, and the notebook's cells 
 while the call runs, Call becomes Stop, which cancels it on the server. A tool that asks the
 person (a form, a URL, a sampling reply) asks inside the explorer: a click has no cell output to
 show it in. A tool that first wants a page opened (−32042) shows it there as a link, with a Retry
-that calls again.
+that calls again. A tool that can run as a task (``execution.taskSupport``) offers "as a task"
+(ticked and fixed where it must): the task's live view shows under Call, Stop cancels the task,
+and its result lands like a call's.
 """
 
 from __future__ import annotations
@@ -37,14 +39,21 @@ class ToolExplorer:
         self.about = w.HTML()
         self.form_box = w.VBox()
         self.call_button = w.Button(description="Call", button_style="primary", tooltip="Send tools/call")
+        self.as_task = w.Checkbox(description="as a task", indent=False, layout=w.Layout(width="auto"))
         self.status = w.HTML()
         self.asking = w.VBox()  # what the call under way shows: a server's question, its progress
         self._shown: dict[str, Any] = {}
         self.result_view = w.HTML()
         self.result: Any = None
         self.form: Any = None
-        self.running: Any = None  # the LiveCall under way, which Stop cancels
-        for name, item in (("call", self.call_button), ("result", self.result_view), ("status", self.status)):
+        self.running: Any = None  # the LiveCall (or _Task) under way, which Stop cancels
+        self.task: Any = None  # the TaskHandle of the last call run as a task
+        for name, item in (
+            ("call", self.call_button),
+            ("task", self.as_task),
+            ("result", self.result_view),
+            ("status", self.status),
+        ):
             item.add_class(f"mcpnb-explore-{name}")
         self.server_pick.observe(lambda _c: self._load_tools(), names="value")
         self.tool_pick.observe(lambda _c: self._load_form(), names="value")
@@ -54,7 +63,7 @@ class ToolExplorer:
                 w.HBox([self.server_pick, self.tool_pick]),
                 self.about,
                 self.form_box,
-                w.HBox([self.call_button, self.status]),
+                w.HBox([self.call_button, self.as_task, self.status]),
                 self.asking,
                 self.result_view,
             ]
@@ -89,6 +98,14 @@ class ToolExplorer:
         )
         inputs = [c.box for c in self.form.controls.values()]  # no header, buttons or status: ours
         self.form_box.children = (*inputs, self.form.status)
+        support = tool.task_support
+        self.as_task.layout.display = None if support in ("optional", "required") else "none"
+        self.as_task.value = self.as_task.disabled = support == "required"
+        self.as_task.tooltip = (
+            "this tool runs only as a task"
+            if support == "required"
+            else "start it as a task: a live view with Cancel, the kernel free meanwhile"
+        )
 
     def _clicked(self) -> None:
         if self.running is not None and not self.running.done():
@@ -117,13 +134,38 @@ class ToolExplorer:
         ui = _InExplorer(self, get_settings().elicitation)
         self._hold(True)  # another Call, or another tool, would hide what this call shows
         try:
-            self.running = call_in_cell(
-                self.pool, tool.server, tool.name, arguments, info=tool, ui=ui, let_go=True
-            )
+            if self.as_task.value and self.as_task.layout.display != "none":
+                self.running = self._start_task(tool, arguments, ui)
+            else:
+                self.running = call_in_cell(
+                    self.pool, tool.server, tool.name, arguments, info=tool, ui=ui, let_go=True
+                )
         except Exception as exc:  # shown where the person looks; the notebook keeps running
             self.show(exc)
             return None
         return self.running
+
+    def _start_task(self, tool: Any, arguments: dict[str, Any], ui: CellUI) -> _Task:
+        """``tasks`` for this call: its live view under Call; the result shows when it ends. The
+        task's questions come to the explorer, like a call's."""
+
+        from mcpnb.client.interaction import CallContext
+        from mcpnb.notebook.taskview import TaskView
+
+        handle = self.pool.start_task(tool.server, tool.name, arguments, context=CallContext(ui=ui))
+        self.task = handle
+        self.keep_in_view("task", TaskView(handle).widget)
+        self.status.value = f"<i>running as task {html.escape(handle.task_id or '')}…</i>"
+
+        async def outcome() -> None:
+            try:
+                result: Any = await handle.wait()
+            except Exception as exc:  # cancelled, expired, failed to follow: said in the status
+                result = exc
+            self.show(result)
+
+        handle.loop.call_soon_threadsafe(lambda: handle.loop.create_task(outcome()))
+        return _Task(handle)
 
     def _hold(self, held: bool) -> None:
         """While a call runs: the pickers wait, and Call is Stop."""
@@ -177,6 +219,19 @@ class ToolExplorer:
         """A server's question or a progress bar of the call under way, under the Call button."""
         self._shown[slot] = widget
         self.asking.children = tuple(self._shown.values())
+
+
+class _Task:
+    """The explorer's handle on a task under way: what Stop cancels (without blocking the click)."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def done(self) -> bool:
+        return bool(self.handle.state.terminal)
+
+    def cancel(self) -> None:
+        self.handle.cancel_soon()
 
 
 class _InExplorer(CellUI):

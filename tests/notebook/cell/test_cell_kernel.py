@@ -203,6 +203,28 @@ def test_explore_in_a_kernel(kernel):
     fe.wait_for(lambda: "42" in fe.models[result].get("value", ""), what="the result under the form")
 
 
+def test_explorer_runs_a_tool_as_a_task_in_a_kernel(kernel):
+    """Ticked "as a task": the task's live view shows under Call and the result lands when it ends,
+    while the kernel stays free (a cell runs meanwhile)."""
+    fe = Frontend(kernel)
+    cell, _ = _exploring(fe, SETUP, "probe", "slow_task")
+    steps = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-steps"), what="the form for slow_task")
+    fe.set(steps, 20)
+    fe.set(fe.find(None, css="mcpnb-field-delay"), 0.1)
+    fe.set(fe.find(cell, css="mcpnb-explore-task"), True)
+    fe.click(fe.find(cell, css="mcpnb-explore-call"))
+    view = fe.wait_for(lambda: fe.find(None, css="mcpnb-task"), what="the task's live view")
+    status = fe.find(fe.opened_by[view], css="mcpnb-task-status")
+    meanwhile = _run(fe, "print('FREE', ex_tasks := 1)")
+    assert "FREE 1" in fe.stdout[meanwhile]  # the kernel is not held by the task
+    fe.wait_for(lambda: "completed" in fe.models[status].get("value", ""), what="the task completed")
+    result = fe.find(cell, css="mcpnb-explore-result")
+    fe.wait_for(
+        lambda: "19997" in fe.models[result].get("value", ""),
+        what="its result under the form (the largest prime below 20,000)",
+    )
+
+
 def test_explorer_holds_its_pickers_while_a_question_waits(kernel):
     """Clicked while ``ask_user`` waits on the person, a second Call (or another tool) would hide the
     question and leave the first call waiting unseen: the pickers wait for the answer, and Call is

@@ -137,3 +137,73 @@ def test_a_click_before_the_awaiting_cell_waits_is_kept(pool, tmp_path, monkeypa
     else:
         assert outcome["result"].data["title"] == "Consent given"
         assert "Done: the result is below" in retry.panel.status.value
+
+
+# --- tools that run as tasks ---------------------------------------------------------------------
+
+
+def _widgets(root: Any) -> list[Any]:
+    """``root`` and every widget inside it, depth first."""
+    return [root, *(w for child in getattr(root, "children", ()) for w in _widgets(child))]
+
+
+def _css(root: Any, css: str) -> Any:
+    return next(w for w in _widgets(root) if css in getattr(w, "_dom_classes", ()))
+
+
+def _slow_task(pool: Any, **values: Any) -> ToolExplorer:
+    pool.connect("demo", **demo_command())
+    serve_probekit("probe", pool=pool)
+    explorer = ToolExplorer(pool, "demo")
+    explorer.tool_pick.value = "add"
+    assert explorer.as_task.layout.display == "none"  # no task support declared: nothing to tick
+    explorer.server_pick.value = "probe"
+    explorer.tool_pick.value = "slow_task"  # execution.taskSupport "optional"
+    assert explorer.as_task.layout.display is None and not explorer.as_task.disabled
+    assert explorer.as_task.value is False  # a plain call unless the person ticks it
+    for name, value in values.items():
+        explorer.form.inputs[name].value = value
+    explorer.as_task.value = True
+    return explorer
+
+
+def test_a_tool_that_can_run_as_a_task_runs_as_one_from_the_explorer(pool):
+    from mcpnb.probekit.tools.demo import primes_in
+
+    explorer = _slow_task(pool, steps=3, delay=0.0)
+    running = explorer.call()
+    handle = explorer.task
+    assert handle is not None and handle.task_id  # a real task on the server, not a plain call
+    assert "mcpnb-task" in explorer.asking.children[0]._dom_classes  # its live view, under Call
+    assert wait_until(lambda: running.done() and explorer.call_button.description == "Call")
+    assert explorer.result.data["totalPrimes"] == len(primes_in(0, 3000))
+    assert "✓" in explorer.status.value and "2999" in explorer.result_view.value  # its last row
+    assert handle.status == "completed"
+
+
+def test_stop_cancels_the_task_on_the_server(pool):
+    explorer = _slow_task(pool, steps=600, delay=0.1)
+    running = explorer.call()
+    handle = explorer.task
+    assert wait_until(lambda: handle.status == "working")
+    assert explorer.call_button.description == "Stop"
+    explorer._clicked()  # Stop
+    assert wait_until(lambda: running.done() and explorer.call_button.description == "Call")
+    assert handle.refresh() == "cancelled"  # what the server says now
+    assert "cancelled" in explorer.status.value
+
+
+def test_a_task_asks_its_question_inside_the_explorer(pool):
+    """probe-kit's ``slow_task`` with ``confirm`` asks half-way whether to go on (input_required):
+    the question shows under Call, as a call's would, and the answer reaches the task."""
+    from mcpnb.notebook.cell import NotebookInteraction
+
+    pool.interaction = NotebookInteraction()  # what %load_ext installs: questions go to the cell's UI
+    explorer = _slow_task(pool, steps=2, delay=0.0, confirm=True)
+    running = explorer.call()
+    assert wait_until(lambda: len(explorer.asking.children) == 2)  # the task's view, then the question
+    form = explorer.asking.children[1]
+    next(w for w in _widgets(form) if type(w).__name__ == "Checkbox").value = True  # "Continue?"
+    _css(form, "mcpnb-accept").click()
+    assert wait_until(lambda: running.done() and explorer.call_button.description == "Call")
+    assert explorer.result.data["confirmed"] is True and len(explorer.result.data["steps"]) == 2
