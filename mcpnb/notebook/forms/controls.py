@@ -104,7 +104,7 @@ class Control:
         f = self.field
         if f.required and not f.nullable:
             return
-        if f.has_default:
+        if f.has_default and f.default is not None:  # a null default is no value: leave it out
             return
         self.include = w.Checkbox(
             value=False,
