@@ -82,7 +82,7 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
         self._redirect_uri = f"http://{HOST}:{redirect_port or free_port()}/callback"
         self._sign_in = BrowserSignIn(server, self._redirect_uri)
         self._idp_metadata: dict[str, Any] | None = None
-        self._used: list[str] = []  # ID tokens and grants this provider handled: never in a message
+        self._used: set[str] = set()  # ID tokens, codes and grants it handled: never in a message
 
     def _flow_ended(self) -> None:
         self._sign_in.release()
@@ -129,7 +129,7 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
                 f"(issued_token_type {issued!r}, expected {ID_JAG!r}); does it support enterprise-managed "
                 "authorization (ID-JAG, SEP-990) for this client?"
             )
-        self._used.append(grant)
+        self._used.add(grant)
         return grant
 
     def _authenticate(self, data: dict[str, str]) -> dict[str, str]:
@@ -151,7 +151,7 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
         else:
             id_token = self._signed_in or await self._sign_in_at_idp(idp)
             self._signed_in = id_token
-        self._used.append(id_token)
+        self._used.add(id_token)
         return id_token
 
     async def _sign_in_at_idp(self, idp: httpx2.AsyncClient) -> str:
@@ -191,7 +191,7 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
             "redirect_uri": self._redirect_uri,
             "code_verifier": verifier,
         }
-        self._used.append(result.code)
+        self._used.add(result.code)
         response = await self._ask_idp(
             idp,
             "POST",
