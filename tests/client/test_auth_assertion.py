@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from servers.identity_provider import IDP_CLIENT_ID, IDP_CLIENT_SECRET, IdentityProvider, unused_port
+from servers.identity_provider import (
+    IDP_CLIENT_ID,
+    IDP_CLIENT_SECRET,
+    IdentityProvider,
+    assertion_auth,
+    unused_port,
+)
 from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, JWT_BEARER, OAuthServers, Person
 
 from mcpnb.client.auth import oauth_provider, set_authorization_ui
@@ -42,18 +48,7 @@ def servers(idp):
 
 
 def ia_config(servers: OAuthServers, idp: IdentityProvider, name: str = "corp", **auth: Any) -> ServerConfig:
-    entry = {
-        "type": "oauth",
-        "flow": "identity_assertion",
-        "client_id": CLIENT_ID,
-        "client_secret": CLIENT_SECRET,
-        "issuer": servers.issuer,
-        "idp_issuer": idp.issuer,
-        "idp_client_id": IDP_CLIENT_ID,
-        "idp_client_secret": IDP_CLIENT_SECRET,
-        "id_token_env": "CORP_ID_TOKEN",
-        **auth,
-    }
+    entry = {**assertion_auth(servers.issuer, idp), "id_token_env": "CORP_ID_TOKEN", **auth}
     return ServerConfig.from_dict(
         name, {"url": servers.mcp_url, "auth": {k: v for k, v in entry.items() if v}}
     )

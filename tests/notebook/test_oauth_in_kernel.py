@@ -102,22 +102,12 @@ def test_a_person_signs_in_at_the_company_identity_provider_from_a_cell(kernel: 
     """Enterprise-managed authorization (SEP-990) with no ID token at hand: the link the cell shows
     is the identity provider's sign-in page; once approved, the exchange and the grant happen
     without the person, and the call runs as the person who signed in."""
-    from tests.servers.identity_provider import IDP_CLIENT_ID, IDP_CLIENT_SECRET, IdentityProvider
-    from tests.servers.oauth_server import CLIENT_ID, CLIENT_SECRET
+    from tests.servers.identity_provider import IDP_CLIENT_SECRET, IdentityProvider, assertion_auth
 
     fe = Frontend(kernel)
     with IdentityProvider() as idp, OAuthServers() as servers:
         servers.trust(idp)
-        auth = {
-            "type": "oauth",
-            "flow": "identity_assertion",
-            "client_id": CLIENT_ID,
-            "client_secret": CLIENT_SECRET,
-            "issuer": servers.issuer,
-            "idp_issuer": idp.issuer,
-            "idp_client_id": IDP_CLIENT_ID,
-            "idp_client_secret": IDP_CLIENT_SECRET,
-        }
+        auth = assertion_auth(servers.issuer, idp)  # no ID token: the person signs in
         config = tmp_path / "mcp.json"
         config.write_text(json.dumps({"mcpServers": {"corp": {"url": servers.mcp_url, "auth": auth}}}))
         setup = "import os; os.environ['MCPNB_OAUTH_REDIRECT'] = 'listener'\n%load_ext mcpnb"

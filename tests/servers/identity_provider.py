@@ -30,6 +30,7 @@ from starlette.routing import Route
 
 from servers.oauth_server import (
     CLIENT_ID,
+    CLIENT_SECRET,
     HOST,
     ID_JAG_TYP,
     Served,
@@ -194,6 +195,21 @@ class IdentityProvider:
 
     def __exit__(self, *exc: object) -> None:
         self._served.stop()
+
+
+def assertion_auth(authorization_server: str, idp: IdentityProvider) -> dict[str, Any]:
+    """The ``auth`` of an ``identity_assertion`` config for the test servers, with no ID token
+    given (the person signs in at ``idp``); the tests add or drop keys."""
+    return {
+        "type": "oauth",
+        "flow": "identity_assertion",
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+        "issuer": authorization_server,
+        "idp_issuer": idp.issuer,
+        "idp_client_id": IDP_CLIENT_ID,
+        "idp_client_secret": IDP_CLIENT_SECRET,
+    }
 
 
 def unused_port() -> int:
