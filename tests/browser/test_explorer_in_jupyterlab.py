@@ -105,3 +105,22 @@ def test_a_tool_that_asks_the_person_asks_inside_the_explorer(lab, pw, shots):
         got = what_the_server_answered(page, lab, "ask_user")
         assert got["action"] == "accept"
         assert [row["answer"] for row in got["answers"]] == ["Ada"]
+
+
+def test_a_person_runs_a_tool_as_a_task_from_the_explorer(lab, pw, shots):
+    """probe-kit's ``slow_task`` supports tasks: the person types the steps, ticks "as a task",
+    clicks Call; the task's live view shows under the form and its result lands there."""
+    with exploring(lab, pw, "slow_task") as (page, explorer):
+        retype(page, explorer.locator(".mcpnb-field-steps input"), "20")
+        ticked = explorer.locator(".mcpnb-explore-task input[type=checkbox]")
+        expect(ticked).not_to_be_checked()
+        ticked.click()
+        expect(ticked).to_be_checked()
+        explorer.get_by_role("button", name="Call").click()
+        view = explorer.locator(".mcpnb-task")
+        expect(view).to_be_visible(timeout=30000)  # the task's live view, not a plain call
+        expect(view.locator(".mcpnb-task-status")).to_contain_text("completed", timeout=60000)
+        expect(explorer.locator(".mcpnb-explore-result")).to_contain_text("19997", timeout=30000)
+        shots.take(page, "task-done")
+        got = what_the_server_answered(page, lab, "slow_task")
+        assert got["upTo"] == 20000 and len(got["steps"]) == 20
