@@ -148,7 +148,6 @@ class ToolExplorer:
     def _start_task(self, tool: Any, arguments: dict[str, Any], ui: CellUI) -> _Task:
         """``tasks`` for this call: its live view under Call; the result shows when it ends. The
         task's questions come to the explorer, like a call's."""
-
         from mcpnb.client.interaction import CallContext
         from mcpnb.notebook.taskview import TaskView
 
@@ -164,8 +163,7 @@ class ToolExplorer:
                 result = exc
             self.show(result)
 
-        handle.loop.call_soon_threadsafe(lambda: handle.loop.create_task(outcome()))
-        return _Task(handle)
+        return _Task(handle, self.pool.runtime.hand_over(outcome()))
 
     def _hold(self, held: bool) -> None:
         """While a call runs: the pickers wait, and Call is Stop."""
@@ -222,10 +220,12 @@ class ToolExplorer:
 
 
 class _Task:
-    """The explorer's handle on a task under way: what Stop cancels (without blocking the click)."""
+    """The explorer's handle on a task under way: what Stop cancels (without blocking the click),
+    and the runtime's hand-over that shows the task's outcome when it ends (held here)."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Any, following: Any) -> None:
         self.handle = handle
+        self.following = following
 
     def done(self) -> bool:
         return bool(self.handle.state.terminal)
