@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -184,11 +185,8 @@ class AuthConfig:
                 found.add(os.environ[var])
         for key in _SECRET_FILES:
             if getattr(self, key):
-                try:
-                    with open(getattr(self, key), encoding="utf-8") as f:
-                        found.add(f.read().strip())
-                except (OSError, UnicodeDecodeError):
-                    pass
+                with contextlib.suppress(ConfigError):  # unreadable: nothing of it can be shown
+                    found.add(self._read_file(key, key).strip())
         if self.type == "basic":
             password = self.password or (os.environ.get(self.password_env) if self.password_env else None)
             if password:  # the header carries base64("user:password"), which a log line may show
