@@ -41,6 +41,8 @@ SCHEMA = {
         },
         "score": {"type": "number", "title": "Score", "minimum": 0, "maximum": 10, "default": 7.5},
         "apiToken": {"type": "string", "title": "API token", "description": "Optional"},
+        "newsletter": {"type": ["boolean", "null"], "title": "Newsletter"},
+        "remember": {"type": ["boolean", "null"], "title": "Remember me", "default": None},
     },
     "required": ["name", "age"],
 }
@@ -93,6 +95,9 @@ def test_type_and_accept_a_form_in_jupyterlab(lab, pw, shots):
         page.keyboard.press("Tab")
         retype(page, age, "36")  # a number, typed twice
         page.keyboard.press("Tab")
+        newsletter = panel.locator(".mcpnb-field-newsletter")
+        newsletter.get_by_role("button", name="true").click()
+        newsletter.get_by_role("button", name="false").click()  # changed their mind: a chosen false
         form.get_by_role("button", name="Accept").click()
 
         got = wait_file(answer)
@@ -104,6 +109,7 @@ def test_type_and_accept_a_form_in_jupyterlab(lab, pw, shots):
                 "email": "ada@example.com",
                 "level": "expert",
                 "score": 7.5,
+                "newsletter": False,  # "remember", left on "not set", is not sent
             },
         }
         status = form.locator(".mcpnb-status")

@@ -23,6 +23,9 @@ _RADIO_MAX = 4
 #: update then always leaves the browser before the click that took the focus away (Accept), whereas
 #: per-key updates queue behind one another in the widget frontend and the last one could trail it.
 _TYPED = {"continuous_update": False}
+#: The "no value" button of a nullable boolean: left out of the answer, or null where it is required.
+_UNSET = "unset"
+_UNSET_LABEL = "not set"
 
 HELP_STYLE = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.3"
 ERROR_STYLE = "color:var(--jp-error-color1,#c62828);font-size:0.9em;line-height:1.4"
@@ -39,6 +42,11 @@ def _decimals(x: float) -> int:
     if "e" in text or "E" in text:
         return 6
     return len(text.split(".")[1].rstrip("0")) if "." in text else 0
+
+
+def _unset_allowed(f: Field) -> bool:
+    """Null is a value of its own and the field starts with it (a null default, or none at all)."""
+    return f.nullable and not (f.has_default and f.default is not None)
 
 
 def _float_step(f: Field) -> float:
@@ -80,6 +88,8 @@ class Control:
             hints.append(esc(_items_hint(f)))
         if self.include is not None:
             hints.append("Optional: tick the box (or change the value) to send it.")
+        if f.kind == "boolean" and _unset_allowed(f):
+            hints.append(f"“{_UNSET_LABEL}” sends {'null' if f.required else 'nothing'}.")
         label = w.HTML(
             label_html + "".join(f'<div style="{HELP_STYLE}">{h}</div>' for h in hints),
             layout=w.Layout(margin="0"),
@@ -142,7 +152,7 @@ class Control:
             self._optional_toggle(w)
             return widget
         if f.kind == "boolean":
-            return w.Checkbox(value=bool(default) if isinstance(default, bool) else False, indent=False)
+            return self._boolean_input(w)
         if f.kind == "choice":
             return self._choice_input(w, wide)
         if f.kind == "multichoice":
@@ -155,6 +165,19 @@ class Control:
         placeholder = "JSON, e.g. {…}" if _json_type(f.schema) == "object" else "JSON value"
         rows = min(12, max(3, text.count("\n") + 2))
         return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide, **_TYPED)
+
+    def _boolean_input(self, w: Any) -> Any:
+        """A checkbox, or three buttons where null is a value of its own (``flag: bool | None = None``):
+        a checkbox has no "unset", and an untouched one would send ``false``, which nobody chose."""
+        f = self.field
+        if _unset_allowed(f):
+            return w.ToggleButtons(
+                options=[(_UNSET_LABEL, _UNSET), ("true", True), ("false", False)],
+                value=_UNSET,
+                tooltips=["null" if f.required else "leave it out", "", ""],
+                style={"button_width": "auto"},
+            )
+        return w.Checkbox(value=bool(f.default) if isinstance(f.default, bool) else False, indent=False)
 
     def _number_input(self, w: Any) -> Any:
         f = self.field
@@ -231,6 +254,8 @@ class Control:
         if f.kind == "number":
             return True, float(self.input.value), None
         if f.kind == "boolean":
+            if self.input.value == _UNSET:
+                return absent_value
             return True, bool(self.input.value), None
         if f.kind == "choice":
             index = self.input.value

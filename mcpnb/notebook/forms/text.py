@@ -38,7 +38,7 @@ def _show_default(f: Field) -> str:
         return f.label_for(f.default)
     if f.kind == "multichoice" and isinstance(f.default, list):
         return ", ".join(f.label_for(v) for v in f.default)
-    if f.kind == "boolean":
+    if f.kind == "boolean" and isinstance(f.default, bool):
         return "y" if f.default else "n"
     if f.secret_like and f.default:
         return "••••••"
@@ -48,7 +48,7 @@ def _show_default(f: Field) -> str:
 def _prompt(f: Field) -> str:
     bits = [f.title]
     if f.kind == "boolean":
-        bits.append("[y/n]")
+        bits.append("[y/n/null]" if f.nullable else "[y/n]")
     elif f.kind == "string" and f.format in FORMAT_HINTS:
         bits.append(f"({FORMAT_HINTS[f.format]})")
     elif f.kind in ("integer", "number"):

@@ -181,3 +181,22 @@ def test_sampling_text():
     assert (
         ask_sampling_text(params, server="s", input_fn=Script(), print_fn=printed.append).action == "reject"
     )
+
+
+def test_a_nullable_boolean_offers_null_and_shows_a_null_default_as_null():
+    """``confirm: bool | None = None`` was prompted as ``[y/n] [default: n]``: Enter then sent null,
+    not the "n" the prompt promised."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "confirm": {"anyOf": [{"type": "boolean"}, {"type": "null"}], "default": None},
+            "strict": {"type": ["boolean", "null"]},
+        },
+        "required": ["strict"],
+    }
+    outcome, script, _ = run(schema, "", "null")
+    assert script.prompts == [
+        "confirm [y/n/null] [default: null]: ",
+        "strict [y/n/null] (required): ",
+    ]
+    assert outcome.content == {"confirm": None, "strict": None}

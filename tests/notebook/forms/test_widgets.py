@@ -392,3 +392,31 @@ def test_a_number_with_a_null_default_is_left_out_until_set():
     form.inputs["fail_at"].value = 3  # typing ticks the "send" box
     form.submit("accept")
     assert got[0].content == {"fail_at": 3, "limit": None}
+
+
+def test_a_boolean_with_a_null_default_is_left_out_until_chosen():
+    """``confirm: bool | None = None``: a checkbox has no "unset", so an untouched form sent
+    ``confirm: false``, which nobody chose. Three buttons now start on "not set": left out (the
+    server's null default applies), or null where the schema requires the field."""
+    nullable_bool = {"anyOf": [{"type": "boolean"}, {"type": "null"}], "default": None}
+    schema = {
+        "type": "object",
+        "properties": {
+            "confirm": nullable_bool,
+            "strict": {"type": ["boolean", "null"]},
+            "plain": {"type": "boolean"},
+        },
+        "required": ["strict"],
+    }
+    form, got = make(schema)
+    assert form.inputs["confirm"].label == "not set"
+    assert isinstance(form.inputs["plain"], w.Checkbox)  # no null: a checkbox, false untouched
+    assert "“not set” sends nothing" in html_of(form.controls["confirm"].box)
+    assert "“not set” sends null" in html_of(form.controls["strict"].box)
+    form.submit("accept")
+    assert got[0].content == {"strict": None, "plain": False}
+    form, got = make(schema)
+    form.inputs["confirm"].label = "false"  # a person clicks "false"
+    form.inputs["strict"].label = "true"
+    form.submit("accept")
+    assert got[0].content == {"confirm": False, "strict": True, "plain": False}
