@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import describe
-from mcpnb.client.interaction import CallContext, Interaction, current_call, default_interaction
+from mcpnb.client.interaction import CallContext, Interaction, current_call, default_interaction, quote
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
@@ -67,7 +67,7 @@ class Asking:
             raise
         except Exception as exc:  # a broken UI must never look like a broken server
             self.conn.emit("ask", f"asking failed, so the server is told no: {describe(exc)}")
-            raise _AskFailed from exc
+            raise _AskFailed(describe(exc)) from exc
         finally:
             if call is not None and call.deadline is not None:
                 call.deadline.resume()
@@ -84,8 +84,10 @@ class Asking:
             )
         except TimeoutError:
             self.conn.emit("ask", "nobody answered the elicitation in time: declined")
+            self._said(f"{server} asked {quote(params.message)} and nobody answered in time: declined")
             return ElicitResult(action="decline")
-        except _AskFailed:
+        except _AskFailed as failed:
+            self._said(f"{server} asked {quote(params.message)} and asking failed ({failed}): declined")
             return ElicitResult(action="decline")
         self.conn.emit("ask", f"elicitation answered: {result.action}")
         return result
@@ -98,9 +100,17 @@ class Asking:
         try:
             return await self._ask("sampling (an LLM completion)", lambda i, c: i.sample(server, params, c))
         except TimeoutError:
+            self._said(f"{server} asked for an LLM completion and nobody answered in time: rejected")
             return ErrorData(code=-1, message="nobody answered the sampling request in time")
-        except _AskFailed:
+        except _AskFailed as failed:
+            self._said(f"{server} asked for an LLM completion and asking failed ({failed}): rejected")
             return ErrorData(code=-1, message="the client could not ask anyone")
+
+    def _said(self, sentence: str) -> None:
+        """A question the person did not answer, said with the call's result."""
+        call = self.current()
+        if call is not None:
+            call.answered_without_asking.append(sentence)
 
     async def on_log(self, params: Any) -> None:
         """The SDK's logging callback: an event, the call's transcript, and the interaction."""

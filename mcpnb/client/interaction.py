@@ -39,6 +39,11 @@ class CallContext:
     logs: list[Any] = field(default_factory=list)  # the last LOG_LIMIT log notifications of the call
     logs_dropped: int = 0  # earlier ones, not kept: a server may log 50,000 lines in one call
     asked: list[str] = field(default_factory=list)  # what the server asked for, for the record
+    #: The server's questions that nobody was asked, each said as a sentence: how the policy or the
+    #: call's answers answered, and why (shown with the result: a typo in the answers, or a headless
+    #: run declining, must not pass unseen).
+    answered_without_asking: list[str] = field(default_factory=list)
+    policy_reason: str = ""  # why a policy answers instead of a person, e.g. nobody can answer here
     deadline: Any = field(default=None, repr=False)  # the call's Deadline, paused while a person answers
     transcript: Any = None  # a mcpnb.client.transcript.Transcript to record the call's traffic into
 
@@ -53,6 +58,18 @@ class CallContext:
         """The newest :data:`LOG_LIMIT` log notifications, and how many earlier ones were dropped."""
         extra = max(0, len(self.logs) - LOG_LIMIT)
         return self.logs[extra:], self.logs_dropped + extra
+
+
+def quote(message: Any, limit: int = 100) -> str:
+    """A server's message quoted in one of our sentences: its first line, cut at ``limit``."""
+    text = str(message or "").strip()
+    first = text.splitlines()[0] if text else ""
+    return repr(first if len(first) <= limit and first == text else first[: limit - 1].rstrip() + "…")
+
+
+def _unasked(call: CallContext | None, sentence: str) -> None:
+    if call is not None:
+        call.answered_without_asking.append(sentence)
 
 
 current_call: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("mcpnb_call", default=None)
@@ -70,6 +87,8 @@ class Interaction:
         from mcp.types import ElicitResult
 
         if getattr(params, "mode", "form") == "url":
+            asked = f"{server} asked to open a page ({quote(params.message)})"
+            _unasked(call, f"{asked} and nobody was asked: declined")
             return ElicitResult(action="decline")  # consent to open a URL needs a person, always
         schema = params.requested_schema or {}
         answers = call.answers if call is not None else None
@@ -79,12 +98,21 @@ class Interaction:
         from mcpnb.client.elicitation.policy import apply_policy
 
         outcome = apply_policy(schema, policy)
+        if isinstance(policy, dict):
+            by = "the answers given with the call"
+        else:
+            reason = call.policy_reason if call is not None else ""
+            by = f"the {policy!r} policy" + (f" ({reason})" if reason else "")
+        said = {"accept": "accepted", "decline": "declined"}.get(outcome.action, "cancelled")
+        why = f": {outcome.reason}" if outcome.reason and policy != "decline" else ""
+        _unasked(call, f"{server} asked {quote(params.message)} and nobody was asked: {said} by {by}{why}")
         return ElicitResult(action=outcome.action, content=outcome.content)
 
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
         """Answer a sampling request (an LLM completion the server wants). Headless: reject."""
         from mcp.types import ErrorData
 
+        _unasked(call, f"{server} asked for an LLM completion and nobody was asked: rejected")
         return ErrorData(code=-1, message="sampling was rejected: no person is there to answer")
 
     async def log(self, server: str, params: Any, call: CallContext | None) -> None:

@@ -279,6 +279,7 @@ async def call_tool(
     )
     out.transcript = call_ctx.transcript
     out.logs, out.logs_dropped = call_ctx.kept_logs()
+    out.answered_without_asking = list(call_ctx.answered_without_asking)
     return out
 
 

@@ -29,6 +29,8 @@ class ToolResult:
     transcript: Any = field(default=None, repr=False)  # the call's traffic, when it was asked for
     logs: list[Any] = field(default_factory=list, repr=False)  # the last log notifications of the call
     logs_dropped: int = 0  # earlier log notifications that were not kept
+    #: The server's questions answered by a policy or the call's answers, not a person (how and why).
+    answered_without_asking: list[str] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_sdk(

@@ -67,19 +67,28 @@ def test_answers_given_with_the_call_need_no_person(pool, probe, era):
     probe(era)
     result = pool.call("probe", "ask_user", {"question": "Name?"}, answers={"answer": "Ada"})
     assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
+    assert result.answered_without_asking == [
+        "probe asked 'Name?' and nobody was asked: accepted by the answers given with the call"
+    ]
 
 
 def test_headless_default_declines(pool, probe):
     probe("modern")
     result = pool.call("probe", "ask_user", {"question": "Name?"})
     assert result.data["action"] == "decline"
+    assert result.answered_without_asking == [
+        "probe asked 'Name?' and nobody was asked: declined by the 'decline' policy"
+    ]
 
 
 def test_defaults_policy_accepts_schema_defaults(pool, probe):
     pool.interaction = Interaction(policy="defaults")
     probe("legacy")
     # the interview has required fields without defaults: "defaults" cannot answer it, so it declines
-    assert pool.call("probe", "interview").data["action"] == "decline"
+    result = pool.call("probe", "interview")
+    assert result.data["action"] == "decline"
+    [said] = result.answered_without_asking
+    assert "declined by the 'defaults' policy: no default for required field(s): " in said
 
 
 def test_waiting_for_a_person_does_not_count_against_tool_timeout(pool, probe):
@@ -96,6 +105,8 @@ def test_unanswered_elicitation_is_declined_after_its_timeout(pool, probe):
     probe("legacy")
     result = pool.call("probe", "ask_user", {"question": "Anyone there?"})
     assert result.data["action"] == "decline"
+    said = "probe asked 'Anyone there?' and nobody answered in time: declined"
+    assert result.answered_without_asking == [said]
     assert any("nobody answered" in e.message for e in pool.connection("probe").events.history)
 
 
@@ -122,10 +133,10 @@ def test_url_elicitation_request_in_legacy_goes_to_the_interaction(pool, probe, 
     assert result.data["action"] == "accept" and result.data["title"] == "Consent page"
     assert person.seen == [("probe", "url", "open_local_page")]
     pool.interaction = None  # the headless default never consents to a URL
-    assert (
-        pool.call("probe", "open_local_page", {"path": "page.md", "via": "elicit"}).data["action"]
-        == "decline"
-    )
+    result = pool.call("probe", "open_local_page", {"path": "page.md", "via": "elicit"})
+    assert result.data["action"] == "decline"
+    [said] = result.answered_without_asking
+    assert said.startswith("probe asked to open a page (") and said.endswith("nobody was asked: declined")
 
 
 def test_server_everything_push_elicitation_and_sampling(pool, everything):
@@ -162,6 +173,19 @@ def test_sampling_is_rejected_headless(pool, everything):
     pool.tools("ev", refresh=True)
     result = pool.call("ev", "trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 20})
     assert result.is_error or "reject" in result.text.lower()
+    assert result.answered_without_asking == ["ev asked for an LLM completion and nobody was asked: rejected"]
+
+
+def test_a_typo_in_the_answers_is_said_with_the_result(pool, everything):
+    """server-everything's form, answered with a misspelt field: the form is declined (a half-filled
+    form must not go out), and the result says so and why, where a person looks (it was silent)."""
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    result = pool.call("ev", "trigger-elicitation-request", answers={"name": "Ada", "emial": "a@b.c"})
+    assert "declined" in result.text.lower()
+    [said] = result.answered_without_asking
+    assert said.startswith("ev asked 'Please provide inputs for the following fields:' and nobody was asked")
+    assert "declined by the answers given with the call: unknown field(s) in the answers: emial" in said
+    assert pool.call("ev", "echo", {"message": "hi"}).answered_without_asking == []  # per call
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
@@ -207,6 +231,17 @@ def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe):
     probe("modern")
     result = pool.call("probe", "ask_user", {"question": "Name?"})
     assert result.data["action"] == "decline"
+    assert result.answered_without_asking == [
+        "probe asked 'Name?' and asking failed (OSError: the form could not be shown): declined"
+    ]
     row = pool.status()["probe"]
     assert row.state == "connected" and row.retries == 0
     assert any("asking failed" in e.message for e in pool.connection("probe").events.history)
+
+
+def test_a_long_question_is_quoted_by_its_first_line():
+    from mcpnb.client.interaction import quote
+
+    assert quote("Name?") == "'Name?'"
+    assert quote("Pick one.\n\nThe long story follows…") == "'Pick one.…'"
+    assert quote("x" * 300) == repr("x" * 99 + "…")

@@ -28,6 +28,7 @@ class CellUI:
         self.context = contextvars.copy_context()
         self.awaiting = awaiting  # the cell awaits the call: widget clicks reach us while it waits
         self.stdin_allowed = self._stdin_allowed()
+        self.why_nobody_asked = ""  # said with a question a policy answered in this cell
         self.mode: Mode = self._resolve(mode)
         self.asked = threading.Event()  # a person was asked (a synchronous cell then lets go)
         self._handles: dict[str, Any] = {}
@@ -44,8 +45,13 @@ class CellUI:
 
     def _resolve(self, mode: Mode) -> Mode:
         if mode in ("decline", "defaults"):
+            self.why_nobody_asked = f"Mcp.elicitation is {mode!r}"
             return mode
         if not self.stdin_allowed:
+            self.why_nobody_asked = (
+                "nobody can answer in this run, as under nbclient or papermill: "
+                "give answers with the call, or set MCPNB_ELICITATION=defaults"
+            )
             return "decline"  # headless: the configured policy applies (MCPNB_ELICITATION=defaults)
         if mode == "widget" and self.kernel is None:
             return "text"  # terminal IPython: no widget frontend

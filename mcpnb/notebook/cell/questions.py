@@ -88,6 +88,7 @@ class NotebookInteraction(Interaction):
             and not call.policy
         ):
             call.policy = ui.mode
+            call.policy_reason = ui.why_nobody_asked
         return call
 
     async def _ask_widget(

@@ -94,6 +94,11 @@ def test_headless_run_declines_without_showing_a_form(kernel):
     cell = _run(fe, "r = " + ASK + "\nprint('ACTION', r.data['action'])", allow_stdin=False)
     assert "ACTION decline" in fe.stdout[cell]
     assert fe.find(cell, css="mcpnb-form") is None
+    shown = _run(fe, ASK, allow_stdin=False)  # the result says who declined, and what to do
+    plain = fe.results[shown]["text/plain"]
+    assert "probe asked 'Your name?' and nobody was asked: declined by the 'decline' policy" in plain
+    assert "nobody can answer in this run" in plain and "MCPNB_ELICITATION=defaults" in plain
+    assert "nobody was asked" in fe.results[shown]["text/html"]
 
 
 def test_text_mode_asks_on_stdin(kernel):

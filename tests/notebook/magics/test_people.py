@@ -22,6 +22,19 @@ def test_answers_from_a_notebook_variable(ip: Any, probe: None) -> None:
     assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
 
 
+def test_a_misspelt_answer_is_said_under_the_result(ip: Any, probe: None) -> None:
+    """The form is declined (a half-filled form must not go out) and the result says why; it said
+    only "You declined", which the person had not."""
+    from tests.notebook.magics.conftest import bundle
+
+    ip.user_ns["mine"] = {"answr": "Ada"}
+    result = line(ip, "call probe.ask_user question=Name? --answers mine")
+    assert result.data["action"] == "decline"
+    said = "declined by the answers given with the call: unknown field(s) in the answers: answr"
+    assert said in bundle(ip, result)["text/plain"]
+    assert said in bundle(ip, result)["text/html"]
+
+
 def test_answers_must_be_a_dict(ip: Any, probe: None) -> None:
     ip.user_ns["wrong"] = ["Ada"]
     with pytest.raises(UsageError, match="expected a dict"):
