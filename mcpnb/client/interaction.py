@@ -64,7 +64,7 @@ def quote(message: Any, limit: int = 100) -> str:
     """A server's message quoted in one of our sentences: its first line, cut at ``limit``."""
     text = str(message or "").strip()
     first = text.splitlines()[0] if text else ""
-    return repr(first if len(first) <= limit and first == text else first[: limit - 1].rstrip() + "…")
+    return f"“{first if len(first) <= limit and first == text else first[: limit - 1].rstrip() + '…'}”"
 
 
 def _unasked(call: CallContext | None, sentence: str) -> None:

@@ -68,7 +68,7 @@ def test_answers_given_with_the_call_need_no_person(pool, probe, era):
     result = pool.call("probe", "ask_user", {"question": "Name?"}, answers={"answer": "Ada"})
     assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
     assert result.answered_without_asking == [
-        "probe asked 'Name?' and nobody was asked: accepted by the answers given with the call"
+        "probe asked “Name?” and nobody was asked: accepted by the answers given with the call"
     ]
 
 
@@ -77,7 +77,7 @@ def test_headless_default_declines(pool, probe):
     result = pool.call("probe", "ask_user", {"question": "Name?"})
     assert result.data["action"] == "decline"
     assert result.answered_without_asking == [
-        "probe asked 'Name?' and nobody was asked: declined by the 'decline' policy"
+        "probe asked “Name?” and nobody was asked: declined by the 'decline' policy"
     ]
 
 
@@ -105,7 +105,7 @@ def test_unanswered_elicitation_is_declined_after_its_timeout(pool, probe):
     probe("legacy")
     result = pool.call("probe", "ask_user", {"question": "Anyone there?"})
     assert result.data["action"] == "decline"
-    said = "probe asked 'Anyone there?' and nobody answered in time: declined"
+    said = "probe asked “Anyone there?” and nobody answered in time: declined"
     assert result.answered_without_asking == [said]
     assert any("nobody answered" in e.message for e in pool.connection("probe").events.history)
 
@@ -183,7 +183,7 @@ def test_a_typo_in_the_answers_is_said_with_the_result(pool, everything):
     result = pool.call("ev", "trigger-elicitation-request", answers={"name": "Ada", "emial": "a@b.c"})
     assert "declined" in result.text.lower()
     [said] = result.answered_without_asking
-    assert said.startswith("ev asked 'Please provide inputs for the following fields:' and nobody was asked")
+    assert said.startswith("ev asked “Please provide inputs for the following fields:” and nobody was asked")
     assert "declined by the answers given with the call: unknown field(s) in the answers: emial" in said
     assert pool.call("ev", "echo", {"message": "hi"}).answered_without_asking == []  # per call
 
@@ -232,7 +232,7 @@ def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe):
     result = pool.call("probe", "ask_user", {"question": "Name?"})
     assert result.data["action"] == "decline"
     assert result.answered_without_asking == [
-        "probe asked 'Name?' and asking failed (OSError: the form could not be shown): declined"
+        "probe asked “Name?” and asking failed (OSError: the form could not be shown): declined"
     ]
     row = pool.status()["probe"]
     assert row.state == "connected" and row.retries == 0
@@ -242,6 +242,6 @@ def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe):
 def test_a_long_question_is_quoted_by_its_first_line():
     from mcpnb.client.interaction import quote
 
-    assert quote("Name?") == "'Name?'"
-    assert quote("Pick one.\n\nThe long story follows…") == "'Pick one.…'"
-    assert quote("x" * 300) == repr("x" * 99 + "…")
+    assert quote("Name?") == "“Name?”"
+    assert quote("Pick one.\n\nThe long story follows…") == "“Pick one.…”"
+    assert quote("x" * 300) == "“" + "x" * 99 + "…”"

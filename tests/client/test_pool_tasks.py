@@ -144,3 +144,32 @@ def test_server_everything_research_task_asks_and_completes(pool, everything):
     result = pool.call("ev", "simulate-research-query", {"topic": "python packaging", "ambiguous": True})
     assert not result.is_error and "python packaging" in result.text
     assert len(person.answers.seen) == 1  # asked exactly once, through the pool's interaction
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_tasks_question_nobody_was_asked_is_said_with_its_result(pool, era):
+    """Headless, the policy declines the task's half-way question; its result says so (it said
+    only "stopped: not confirmed", as if a person had said no)."""
+    serve_probekit("probe", pool=pool, era=era)
+    handle = pool.start_task("probe", "slow_task", {"steps": 4, "delay": 0.01, "confirm": True})
+    result = handle.result(timeout=30)
+    assert result.data["confirmed"] is False
+    assert result.answered_without_asking == [
+        "probe asked “Half of the work is done. Continue?” and nobody was asked: "
+        "declined by the 'decline' policy"
+    ]
+
+
+def test_server_everythings_task_question_nobody_was_asked_is_said_with_its_result(pool, everything):
+    import time
+
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    deadline = time.monotonic() + 20
+    while "simulate-research-query" not in {t.name for t in pool.tools("ev", refresh=True)}:
+        assert time.monotonic() < deadline, "the task tool never appeared"
+        time.sleep(0.1)
+    handle = pool.start_task("ev", "simulate-research-query", {"topic": "packaging", "ambiguous": True})
+    result = handle.result(timeout=60)
+    assert "User declined" in result.text  # what the server made of the policy's answer
+    [said] = result.answered_without_asking
+    assert said.startswith("ev asked “The research query") and "declined by the 'decline' policy" in said

@@ -110,6 +110,9 @@ class TaskHandle:
         self._watcher: asyncio.Task[None] | None = None
         self._payload: asyncio.Task[types.CallToolResult] | None = None
         self._answered: set[str] = set()
+        #: The task's questions nobody was asked (how and why), said with its result; the pool links
+        #: it to the starting call's list, where the connection records them.
+        self.answered_without_asking: list[str] = []
         self._unanswered = False
         self.polls = 0  # tasks/get requests sent (tests and the curious read it)
         self.waits: deque[float] = deque(maxlen=64)  # the latest pauses between them, as scheduled (s)
@@ -372,9 +375,11 @@ class TaskHandle:
         schema = self._output_schema
         if schema is None:
             schema = self.peer.output_schema(self.tool)
-        return ToolResult.from_sdk(
+        out = ToolResult.from_sdk(
             self.server, self.tool or "", result, elapsed=self.elapsed, output_schema=schema
         )
+        out.answered_without_asking = list(self.answered_without_asking)
+        return out
 
     async def _wait(self, timeout: float | None) -> ToolResult:
         self._ensure_watch()

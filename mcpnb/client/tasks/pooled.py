@@ -33,9 +33,15 @@ def _handle_options(pool: Pool, conn: Connection) -> dict[str, Any]:
 
 
 def _adopt(conn: Connection, handle: TaskHandle, context: CallContext | None) -> TaskHandle:
-    """Send the questions a running task asks later to ``context`` (the cell), until it ends."""
-    if context is not None and not handle.done:
+    """Send the questions a running task asks later to ``context`` (the cell), until it ends; without
+    one, to a context of its own (not to whichever call happens to be in flight), so that the
+    questions nobody was asked are said with the task's result."""
+    from mcpnb.client.interaction import CallContext
+
+    context = context if context is not None else CallContext(server=conn.name, tool=handle.tool or "")
+    if not handle.done:
         conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
+        handle.answered_without_asking = context.answered_without_asking
     return handle
 
 
