@@ -86,7 +86,7 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
             if key not in props:
                 raise ArgumentsError(
                     f"{tool.server}.{tool.name}: unknown argument {key!r}{_line(args, key)}"
-                    f"{did_you_mean_text(key, props)}\n  {signature(tool)}"
+                    f"{did_you_mean_text(key, props)}\n  {signature(tool)}\n  (nothing was sent)"
                 )
     if _passes(tool, values):
         return values

@@ -44,8 +44,10 @@ def test_errors_point_at_the_field():
         check_arguments(TOOL, parse_body('query: x\n\ntags: ["a", 1]'))
     with pytest.raises(ArgumentsError, match="missing required argument 'query'"):
         check_arguments(TOOL, parse_pairs([], []))
-    with pytest.raises(ArgumentsError, match=r"unknown argument 'limt'.*did you mean 'limit'"):
-        check_arguments(TOOL, parse_pairs(["query=x", "limt=2"], []))
+    with pytest.raises(
+        ArgumentsError, match=r"(?s)unknown argument 'limt'.*did you mean 'limit'.*nothing was sent"
+    ):
+        check_arguments(TOOL, parse_pairs(["query=x", "limt=2"], []))  # like every other refusal
 
 
 def test_a_value_the_compiled_check_cannot_read_is_worded_by_jsonschema():
