@@ -17,7 +17,14 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.errors import ArgumentsError, CallError, McpnbError, ToolNotFoundError, did_you_mean_text
+from mcpnb.client.errors import (
+    ArgumentsError,
+    CallError,
+    McpnbError,
+    ToolNotFoundError,
+    did_you_mean,
+    did_you_mean_text,
+)
 from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
 from mcpnb.client.toolbox.functions import ToolFunction, make_function
 from mcpnb.client.toolbox.replies import error_reply, result_reply
@@ -115,6 +122,20 @@ class Toolbox(Mapping[str, ToolFunction]):
 
     def __len__(self) -> int:
         return len(self._functions)
+
+    def __getattr__(self, name: str) -> Any:
+        """``tools.estimate`` is a natural first try: say where the tool is instead of Python's bare
+        AttributeError (tools are not attributes here, where a tool named ``run`` would be hidden)."""
+        short = self.__dict__.get("short")
+        if name.startswith("_") or short is None:
+            raise AttributeError(name)
+        attrs = short.__dict__["_attrs"]
+        if name in attrs:
+            hint = f"the tool is .short.{name} (or [{attrs[name].tool.flat_name!r}])"
+        else:
+            close = did_you_mean(name, list(attrs))
+            hint = f"did you mean .short.{close}?" if close else "tools are under .short, by their bare names"
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}; {hint}")
 
     @property
     def tools(self) -> list[ToolInfo]:

@@ -181,3 +181,17 @@ def test_a_name_two_servers_share_is_not_short(pool):
     assert "ui_search" not in toolbox.short and len(toolbox.short) == 0
     assert toolbox["mcp__one__ui_search"] is not toolbox["mcp__two__ui_search"]
     assert toolbox["mcp__two__estimate"](task="x").server == "two"
+
+
+def test_a_tool_asked_of_the_toolbox_itself_says_where_it_is(toolbox):
+    """``tools.convert_time`` is a natural first try; Python's bare AttributeError left the person
+    guessing. Methods stay methods, and copy/pickle probing still gets a plain AttributeError."""
+    with pytest.raises(
+        AttributeError, match=r"the tool is \.short\.convert_time \(or \['mcp__time__convert_time'\]\)"
+    ):
+        _ = toolbox.convert_time
+    with pytest.raises(AttributeError, match=r"did you mean \.short\.convert_time\?"):
+        _ = toolbox.convert_tme
+    with pytest.raises(AttributeError, match=r"tools are under \.short"):
+        _ = toolbox.nothing_like_any_tool_here
+    assert not hasattr(toolbox, "__deepcopy_hook__") and callable(toolbox.run)
