@@ -223,8 +223,8 @@ def describe(exc: BaseException) -> str:
             if text and text != "Connection closed"
             else ("connection closed by the server")
         )
-    if name == "MCPError":
-        return f"{text} (MCP error {code})"
+    if name == "MCPError":  # the TypeScript SDK writes its code into the message too: said once
+        return f"{re.sub(r'^MCP error -?[0-9]+: *', '', text)} (MCP error {code})"
     return f"{name}: {text}" if text else name
 
 

@@ -78,6 +78,16 @@ def test_call_checks_arguments_before_sending(pool, everything):
     assert "3" in pool.call("ev", "get-sum", {"a": 1, "b": 2}).text
 
 
+def test_a_typescript_servers_error_code_is_said_once(pool, everything):
+    """The TypeScript SDK writes "MCP error -32602: " into the message itself: the error read
+    "MCP error -32602: Resource nothing://x not found (MCP error -32602)"."""
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    with pytest.raises(CallError) as info:
+        pool.read("ev", "nothing://x")
+    said = str(info.value)
+    assert said.endswith(": Resource nothing://x not found (MCP error -32602)") and said.count("-32602") == 1
+
+
 def test_df_of_one_object_is_one_row(pool, everything):
     pool.connect("ev", command="node", args=[everything, "stdio"])
     weather = pool.call("ev", "get-structured-content", {"location": "Chicago"})
