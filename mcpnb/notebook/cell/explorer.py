@@ -250,7 +250,7 @@ class _InExplorer(CellUI):
         return True
 
     def _resolve(self, mode: Mode) -> Mode:
-        return mode if mode in ("decline", "defaults") else "widget"
+        return super()._resolve(mode) if mode in ("decline", "defaults") else "widget"
 
     def show(self, slot: str, obj: Any) -> None:
         if slot == "result":

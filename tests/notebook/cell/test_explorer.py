@@ -207,3 +207,23 @@ def test_a_task_asks_its_question_inside_the_explorer(pool):
     _css(form, "mcpnb-accept").click()
     assert wait_until(lambda: running.done() and explorer.call_button.description == "Call")
     assert explorer.result.data["confirmed"] is True and len(explorer.result.data["steps"]) == 2
+
+
+def test_a_question_the_policy_answers_in_the_explorer_is_said_with_the_result(pool, monkeypatch):
+    """With ``Mcp.elicitation = "decline"`` the explorer's call asks nobody; its result says so and
+    why, not only the server's "You declined"."""
+    from mcpnb.notebook.cell import NotebookInteraction
+    from mcpnb.notebook.settings import get_settings
+
+    monkeypatch.setattr(get_settings(), "elicitation", "decline")
+    pool.interaction = NotebookInteraction()  # what %load_ext installs
+    serve_probekit("probe", pool=pool)
+    explorer = ToolExplorer(pool, "probe")
+    explorer.tool_pick.value = "ask_user"
+    explorer.form.inputs["question"].value = "Colour?"
+    result = landed(explorer)
+    assert result.answered_without_asking == [
+        "probe asked “Colour?” and nobody was asked: declined by the 'decline' policy "
+        "(Mcp.elicitation is 'decline')"
+    ]
+    assert "nobody was asked" in explorer.result_view.value
