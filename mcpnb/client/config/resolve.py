@@ -307,15 +307,22 @@ def _issuer(issuer: str, where: _Where, key: str = "issuer", what: str = "an aut
     )
 
 
-def _one(values: dict[str, Any], keys: tuple[str, ...], where: _Where, need: str | None) -> str | None:
-    """The one of ``keys`` that is set; two set is an error, none set is one when ``need`` says why."""
+def _one(
+    values: dict[str, Any],
+    keys: tuple[str, ...],
+    where: _Where,
+    need: str | None,
+    by: str = "the identity_assertion flow",
+) -> str | None:
+    """The one of ``keys`` that is set; two set is an error, none set is one when ``need`` is given
+    (what the key is for, or "" where the keys say it)."""
     given = [key for key in keys if values.get(key)]
     if len(given) > 1:
         raise where(
             f"give one of {', '.join(keys)}, not {' and '.join(map(repr, given))}", f"auth.{given[-1]}"
         )
     if not given and need is not None:
-        raise where(f"the identity_assertion flow needs {' or '.join(map(repr, keys))}: {need}", "auth")
+        raise where(f"{by} needs {' or '.join(map(repr, keys))}" + (f": {need}" if need else ""), "auth")
     return given[0] if given else None
 
 
@@ -429,18 +436,12 @@ def _auth(
             raise where(f"applies to {owner} auth, not {kind}", f"auth.{key}")
     values = {k: (v if k in AUTH_VERBATIM else expand_at(v, f"auth.{k}")) for k, v in raw.items()}
 
-    def one_of(value_key: str, env_key: str) -> None:
-        if values.get(value_key) and values.get(env_key):
-            raise where(f"give {value_key!r} or {env_key!r}, not both", f"auth.{env_key}")
-        if not values.get(value_key) and not values.get(env_key):
-            raise where(f"{kind} auth needs {value_key!r} or {env_key!r}", "auth")
-
     if kind == "bearer":
-        one_of("token", "token_env")
+        _one(values, ("token", "token_env"), where, "", by="bearer auth")
     elif kind == "basic":
         if not values.get("username"):
             raise where("basic auth needs a 'username'", "auth")
-        one_of("password", "password_env")
+        _one(values, ("password", "password_env"), where, "", by="basic auth")
     else:
         _oauth(values, where, source)
     if "client_metadata_url" in values:

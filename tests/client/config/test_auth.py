@@ -116,3 +116,24 @@ def test_resolve_password_and_client_secret() -> None:
     assert AuthConfig(type="oauth", flow="authorization_code").resolve_client_secret({}) is None
     with pytest.raises(ConfigError):
         oauth.resolve_token({})
+
+
+@pytest.mark.parametrize(
+    ("auth", "said"),
+    [
+        ({"type": "bearer"}, "bearer auth needs 'token' or 'token_env'"),
+        (
+            {"type": "bearer", "token": "abcd", "token_env": "T"},
+            "give one of token, token_env, not 'token' and",
+        ),
+        ({"type": "basic", "username": "u"}, "basic auth needs 'password' or 'password_env'"),
+        (
+            {"type": "basic", "username": "u", "password": "p", "password_env": "P"},
+            "give one of password, password_env, not 'password' and 'password_env'",
+        ),
+    ],
+)
+def test_one_of_two_keys_reads_as_everywhere_else(auth, said):
+    """The bearer and basic checks say it as the other flows do (one helper for all of them)."""
+    with pytest.raises(ConfigError, match=said):
+        ServerConfig.from_dict("s", {"url": "https://h/mcp", "auth": auth})
