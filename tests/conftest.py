@@ -97,6 +97,17 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def connect_everything(pool: Any, name: str = "ev") -> str:
+    """server-everything over stdio, once its task tool is listed (it registers that one just after
+    initialization). Returns ``name``."""
+    pool.connect(name, command="node", args=[str(EVERYTHING), "stdio"])
+    deadline = time.monotonic() + 20
+    while "simulate-research-query" not in {t.name for t in pool.tools(name, refresh=True)}:
+        assert time.monotonic() < deadline, "the task tool never appeared"
+        time.sleep(0.1)
+    return name
+
+
 def wait_until(predicate, timeout: float = 15.0, interval: float = 0.05) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

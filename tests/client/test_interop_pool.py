@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from typing import Any
 
 import pytest
-from conftest import demo_command, free_port
+from conftest import connect_everything, demo_command, free_port
 
 from mcpnb import ConnectError, Interaction
 from mcpnb.client.errors import ArgumentsError, CallError
@@ -18,14 +17,6 @@ from mcpnb.client.tasks import TaskCancelledError
 from tests.client.test_interop_sessions import Everything
 
 RESEARCH = "simulate-research-query"
-
-
-def _everything_tools(pool: Any, name: str) -> None:
-    """server-everything registers its task tool just after initialization."""
-    deadline = time.monotonic() + 20
-    while RESEARCH not in {t.name for t in pool.tools(name, refresh=True)}:
-        assert time.monotonic() < deadline, "the task tool never appeared"
-        time.sleep(0.1)
 
 
 class Decline(Interaction):
@@ -37,11 +28,10 @@ class Decline(Interaction):
 
 def test_tasks_of_a_mixed_pool_list_per_server_with_notes(pool, everything, fastmcp_url):
     pool.interaction = Decline()
-    pool.connect("ev", command="node", args=[everything, "stdio"])  # 2025-11-25, lists tasks
+    connect_everything(pool)  # 2025-11-25, lists tasks
     pool.connect("fm", url=fastmcp_url)  # 2026-07-28 tasks extension: no tasks/list
     pool.connect("time", command=sys.executable, args=["-m", "mcp_server_time", "--local-timezone", "UTC"])
     pool.connect("demo", **demo_command(), era="legacy")  # 2025-11-25 without tasks
-    _everything_tools(pool, "ev")
     assert pool.tools("ev")[RESEARCH].task_support == "required"
     assert pool.tools("time")["get_current_time"].task_support == "forbidden"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import connect_everything
 
 from mcpnb import Interaction, serve_probekit
 from mcpnb.client.tasks import TaskCancelledError
@@ -122,8 +123,6 @@ def test_a_tasks_questions_go_to_the_context_that_started_it(pool, era):
 def test_server_everything_research_task_asks_and_completes(pool, everything):
     """A third-party legacy task tool that *requires* tasks: a plain call runs it as one, and its
     input_required question (delivered through tasks/result) reaches the interaction."""
-    import time
-
     from tests.client.tasks.conftest import Answers
 
     class FirstChoice(Interaction):
@@ -136,11 +135,7 @@ def test_server_everything_research_task_asks_and_completes(pool, everything):
 
     person = FirstChoice()
     pool.interaction = person
-    pool.connect("ev", command="node", args=[everything, "stdio"])
-    deadline = time.monotonic() + 20
-    while "simulate-research-query" not in {t.name for t in pool.tools("ev", refresh=True)}:
-        assert time.monotonic() < deadline, "the task tool never appeared"
-        time.sleep(0.1)
+    connect_everything(pool)
     result = pool.call("ev", "simulate-research-query", {"topic": "python packaging", "ambiguous": True})
     assert not result.is_error and "python packaging" in result.text
     assert len(person.answers.seen) == 1  # asked exactly once, through the pool's interaction
@@ -161,13 +156,7 @@ def test_a_tasks_question_nobody_was_asked_is_said_with_its_result(pool, era):
 
 
 def test_server_everythings_task_question_nobody_was_asked_is_said_with_its_result(pool, everything):
-    import time
-
-    pool.connect("ev", command="node", args=[everything, "stdio"])
-    deadline = time.monotonic() + 20
-    while "simulate-research-query" not in {t.name for t in pool.tools("ev", refresh=True)}:
-        assert time.monotonic() < deadline, "the task tool never appeared"
-        time.sleep(0.1)
+    connect_everything(pool)
     handle = pool.start_task("ev", "simulate-research-query", {"topic": "packaging", "ambiguous": True})
     result = handle.result(timeout=60)
     assert "User declined" in result.text  # what the server made of the policy's answer
