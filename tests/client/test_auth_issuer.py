@@ -48,8 +48,8 @@ def nothing_reached(servers: OAuthServers) -> bool:
 
 def says_where_it_was_sent(text: str, servers: OAuthServers, issuer: str) -> None:
     assert "server 'secured'" in text or "server 'browser'" in text or "server 'machine'" in text
-    assert servers.issuer in text and f"auth.issuer is {issuer}" in text
-    assert "nothing was sent there" in text and "set auth.issuer to it" in text
+    assert servers.issuer in text and f"the issuer you gave (auth.issuer, or --issuer) is {issuer}" in text
+    assert "nothing was sent there" in text and "give it as the issuer" in text
     assert CLIENT_SECRET not in text
 
 
@@ -126,7 +126,10 @@ def test_a_legacy_server_whose_own_authorization_server_is_not_the_issuer(truste
         before = (list(legacy.token_requests), legacy.state.registrations, list(person.links))
         text = str(auth_error(config(legacy, issuer=trusted.issuer)))
         after = (list(legacy.token_requests), legacy.state.registrations, list(person.links))
-    assert f"does not name auth.issuer {trusted.issuer}" in text and "nothing was sent there" in text
+    assert (
+        f"does not name the issuer you gave (auth.issuer, or --issuer) {trusted.issuer}" in text
+        and "nothing was sent there" in text
+    )
     assert legacy.issuer in text  # the issuer its metadata does name
     assert after == before and len(before[0]) == 1
 

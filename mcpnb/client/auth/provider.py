@@ -116,8 +116,9 @@ class _Friendly:
                 return server
         raise self._error(
             f"the MCP server sends its clients to the authorization server {' or '.join(advertised)}, and "
-            f"auth.issuer is {pin}: nothing was sent there (no secret, no sign-in). If that server is "
-            "the right one, set auth.issuer to it; if not, check that the url is the server you meant"
+            f"the issuer you gave (auth.issuer, or --issuer) is {pin}: nothing was sent there (no secret, "
+            "no sign-in). If that server is the right one, give it as the issuer; if not, check that the "
+            "url is the server you meant"
         )
 
     def _expected_issuer(self) -> str:
@@ -163,9 +164,9 @@ class _Friendly:
             pin = self._issuer_pin
             if pin is not None and "issuer" in str(exc):
                 raise self._error(
-                    f"the authorization server's metadata does not name auth.issuer {pin} ({exc}): "
-                    "nothing was sent there. Set auth.issuer to the issuer that server publishes if "
-                    "it is the right one"
+                    f"the authorization server's metadata does not name the issuer you gave (auth.issuer, "
+                    f"or --issuer) {pin} ({exc}): nothing was sent there. Give the issuer that server "
+                    "publishes if it is the right one"
                 ) from None
             raise self._error(f"OAuth failed: {exc}") from None
         except _FAULTS as exc:  # a bug: said as such, not hidden behind the 401 that started the flow

@@ -198,7 +198,9 @@ def test_connect_oauth_with_an_issuer_signs_in_only_there(ip, mcp):
         try:
             with pytest.raises(ConnectError) as info:
                 line(ip, f"connect secure {other.mcp_url} --oauth --issuer {trusted.issuer}")
-            assert f"auth.issuer is {trusted.issuer}: nothing was sent there" in str(info.value)
+            assert f"(auth.issuer, or --issuer) is {trusted.issuer}: nothing was sent there" in str(
+                info.value
+            )
             assert person.links == [] and other.state.registrations == 0
             table = line(ip, f"connect secure {trusted.mcp_url} --oauth --issuer {trusted.issuer}")
             assert table["secure"].state == "connected" and len(person.links) == 1
