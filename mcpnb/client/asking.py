@@ -13,7 +13,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import describe
-from mcpnb.client.interaction import CallContext, Interaction, current_call, default_interaction, quote
+from mcpnb.client.interaction import (
+    CallContext,
+    Interaction,
+    current_call,
+    default_interaction,
+    note_unasked,
+    quote,
+)
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
@@ -77,17 +84,18 @@ class Asking:
         from mcp.types import ElicitResult
 
         mode = getattr(params, "mode", "form") or "form"
-        server = self.conn.name
+        server, call = self.conn.name, self.current()
+        asked = f"{server} asked {quote(params.message)}"
         try:
             result = await self._ask(
                 f"{mode} elicitation: {params.message}", lambda i, c: i.elicit(server, params, c)
             )
         except TimeoutError:
             self.conn.emit("ask", "nobody answered the elicitation in time: declined")
-            self._said(f"{server} asked {quote(params.message)} and nobody answered in time: declined")
+            note_unasked(call, f"{asked} and nobody answered in time: declined")
             return ElicitResult(action="decline")
         except _AskFailed as failed:
-            self._said(f"{server} asked {quote(params.message)} and asking failed ({failed}): declined")
+            note_unasked(call, f"{asked} and asking failed ({failed}): declined")
             return ElicitResult(action="decline")
         self.conn.emit("ask", f"elicitation answered: {result.action}")
         return result
@@ -96,21 +104,16 @@ class Asking:
         """The SDK's sampling callback: the person plays the model (or it is rejected)."""
         from mcp.types import ErrorData
 
-        server = self.conn.name
+        server, call = self.conn.name, self.current()
+        asked = f"{server} asked for an LLM completion"
         try:
             return await self._ask("sampling (an LLM completion)", lambda i, c: i.sample(server, params, c))
         except TimeoutError:
-            self._said(f"{server} asked for an LLM completion and nobody answered in time: rejected")
+            note_unasked(call, f"{asked} and nobody answered in time: rejected")
             return ErrorData(code=-1, message="nobody answered the sampling request in time")
         except _AskFailed as failed:
-            self._said(f"{server} asked for an LLM completion and asking failed ({failed}): rejected")
+            note_unasked(call, f"{asked} and asking failed ({failed}): rejected")
             return ErrorData(code=-1, message="the client could not ask anyone")
-
-    def _said(self, sentence: str) -> None:
-        """A question the person did not answer, said with the call's result."""
-        call = self.current()
-        if call is not None:
-            call.answered_without_asking.append(sentence)
 
     async def on_log(self, params: Any) -> None:
         """The SDK's logging callback: an event, the call's transcript, and the interaction."""

@@ -64,10 +64,13 @@ def quote(message: Any, limit: int = 100) -> str:
     """A server's message quoted in one of our sentences: its first line, cut at ``limit``."""
     text = str(message or "").strip()
     first = text.splitlines()[0] if text else ""
-    return f"“{first if len(first) <= limit and first == text else first[: limit - 1].rstrip() + '…'}”"
+    if first != text or len(first) > limit:
+        first = first[: limit - 1].rstrip() + "…"
+    return f"“{first}”"
 
 
-def _unasked(call: CallContext | None, sentence: str) -> None:
+def note_unasked(call: CallContext | None, sentence: str) -> None:
+    """Say with ``call``'s result how a question no person answered was answered, and why."""
     if call is not None:
         call.answered_without_asking.append(sentence)
 
@@ -88,7 +91,7 @@ class Interaction:
 
         if getattr(params, "mode", "form") == "url":
             asked = f"{server} asked to open a page ({quote(params.message)})"
-            _unasked(call, f"{asked} and nobody was asked: declined")
+            note_unasked(call, f"{asked} and nobody was asked: declined")
             return ElicitResult(action="decline")  # consent to open a URL needs a person, always
         schema = params.requested_schema or {}
         answers = call.answers if call is not None else None
@@ -105,14 +108,16 @@ class Interaction:
             by = f"the {policy!r} policy" + (f" ({reason})" if reason else "")
         said = {"accept": "accepted", "decline": "declined"}.get(outcome.action, "cancelled")
         why = f": {outcome.reason}" if outcome.reason and policy != "decline" else ""
-        _unasked(call, f"{server} asked {quote(params.message)} and nobody was asked: {said} by {by}{why}")
+        note_unasked(
+            call, f"{server} asked {quote(params.message)} and nobody was asked: {said} by {by}{why}"
+        )
         return ElicitResult(action=outcome.action, content=outcome.content)
 
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
         """Answer a sampling request (an LLM completion the server wants). Headless: reject."""
         from mcp.types import ErrorData
 
-        _unasked(call, f"{server} asked for an LLM completion and nobody was asked: rejected")
+        note_unasked(call, f"{server} asked for an LLM completion and nobody was asked: rejected")
         return ErrorData(code=-1, message="sampling was rejected: no person is there to answer")
 
     async def log(self, server: str, params: Any, call: CallContext | None) -> None:

@@ -50,7 +50,7 @@ class CellUI:
         if not self.stdin_allowed:
             self.why_nobody_asked = (
                 "nobody can answer in this run, as under nbclient or papermill: "
-                "give answers with the call, or set MCPNB_ELICITATION=defaults"
+                "give answers with the call (--answers VAR), or set MCPNB_ELICITATION=defaults"
             )
             return "decline"  # headless: the configured policy applies (MCPNB_ELICITATION=defaults)
         if mode == "widget" and self.kernel is None:
