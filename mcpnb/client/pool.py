@@ -229,15 +229,15 @@ class Pool:
                 warnings.warn(f"server {row.name!r}: {said}", UserWarning, stacklevel=3)
         return connected
 
-    async def _connect_many(self, configs: list[ServerConfig | tuple[str, str]]) -> StatusTable:
+    async def _connect_many(self, configs: list[ServerConfig | tuple[str, str, str]]) -> StatusTable:
         """Connect each config at once; a ``(name, problem)`` is a server whose settings are invalid:
         not started, shown as failed (a live session of that name is left as it is)."""
         rows: dict[str, ServerStatus] = {}
         for item in configs:
             if isinstance(item, tuple):
-                name, problem = item
+                name, problem, transport = item
                 rows[name] = ServerStatus(
-                    name, "?", "failed", last_error=f"invalid settings: {problem}", since=datetime.now()
+                    name, transport, "failed", last_error=f"invalid settings: {problem}", since=datetime.now()
                 )
                 if name not in self._connections:
                     self._misconfigured[name] = rows[name]
@@ -249,11 +249,13 @@ class Pool:
 
     def _configs_from_files(
         self, path: str | Path | None, names: list[str] | None
-    ) -> list[ServerConfig | tuple[str, str]]:
+    ) -> list[ServerConfig | tuple[str, str, str]]:
         from mcpnb.client.config import load_config
 
         loaded = load_config(path=Path(path) if path else None, keep_going=True)
-        found: dict[str, ServerConfig | tuple[str, str]] = {n: (n, why) for n, why in loaded.problems.items()}
+        found: dict[str, ServerConfig | tuple[str, str, str]] = {
+            n: (n, why, loaded.problem_transports.get(n, "?")) for n, why in loaded.problems.items()
+        }
         found.update(loaded.servers)
         if names:
             missing = [n for n in names if n not in found]

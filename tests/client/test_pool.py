@@ -366,6 +366,7 @@ def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(p
 
     table = pool.connect_config(path)
     assert {r.name: r.state for r in table} == {"good": "connected", "typo": "failed"}
+    assert table["typo"].transport == "stdio"  # what its entry says, though it was not started (was "?")
     why = table["typo"].last_error
     assert why.startswith(f"invalid settings: {path}: server 'typo': key 'tool_timout'")
     assert "did you mean 'tool_timeout'" in why

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from mcpnb.client.config.frozen import FrozenDict
-from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING
+from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORTS
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
+from mcpnb.client.config.resolve import transport_of_url
 from mcpnb.client.config.validate import NESTED_TOO_DEEP, kind, parse
 from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
 
@@ -96,6 +97,7 @@ def load_config(
     spelled: dict[str, dict[str, str]] = {}
     last: dict[str, str] = {}
     problems: dict[str, str] = {}
+    reached: dict[str, str] = {}  # how each server is reached, as far as its raw entries say
 
     def invalid(name: str, exc: ConfigError) -> None:
         if not keep_going:
@@ -104,6 +106,7 @@ def load_config(
 
     for source, servers in layers:
         for name, data in servers.items():
+            reached[name] = _reach_of(data) or reached.get(name, "?")
             try:
                 canon, spell = parse(name, data, source)
             except ConfigError as exc:
@@ -137,7 +140,25 @@ def load_config(
             )
         except ConfigError as exc:
             invalid(name, exc)
-    return ConfigSet(servers=FrozenDict(configs), files=tuple(read), problems=FrozenDict(problems))
+    return ConfigSet(
+        servers=FrozenDict(configs),
+        files=tuple(read),
+        problems=FrozenDict(problems),
+        problem_transports=FrozenDict({name: reached[name] for name in problems}),
+    )
+
+
+def _reach_of(data: Any) -> str | None:
+    """The transport a raw entry names or implies (``command``, ``url``), for the status row of a
+    server whose settings are invalid: only what it says, nothing checked."""
+    if not isinstance(data, Mapping):
+        return None
+    named = data.get("transport", data.get("type"))
+    if isinstance(named, str) and named in TRANSPORTS:
+        return TRANSPORTS[named]
+    if "command" in data:
+        return "stdio"
+    return transport_of_url(data["url"]) if isinstance(data.get("url"), str) else None
 
 
 def _find_upward(start: Path, filename: str) -> Path | None:

@@ -295,6 +295,8 @@ class ConfigSet:
     #: With ``load_config(keep_going=True)``: the servers left out because their settings are
     #: invalid, each with what is wrong (one typo must not keep the other servers from starting).
     problems: Mapping[str, str] = field(default_factory=dict)
+    #: How each of those would be reached, as far as its entries say (``?`` where they do not).
+    problem_transports: Mapping[str, str] = field(default_factory=dict)
 
     def enabled(self) -> dict[str, ServerConfig]:
         """The servers to start; disabled ones stay listed so a status table can show them."""

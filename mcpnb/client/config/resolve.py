@@ -245,6 +245,11 @@ def _check_server_object(server: Any, where: _Where) -> None:
     )
 
 
+def transport_of_url(url: str) -> Transport:
+    """An endpoint whose path ends in ``/sse`` is the legacy SSE transport; any other, Streamable HTTP."""
+    return "sse" if urlsplit(url).path.rstrip("/").endswith("/sse") else "http"
+
+
 def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any, where: _Where) -> Transport:
     has_command, has_url = "command" in values, "url" in values
     if server is not None and (has_command or has_url):
@@ -265,7 +270,7 @@ def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any,
     elif has_command:
         inferred = "stdio"
     else:
-        inferred = "sse" if urlsplit(values["url"]).path.rstrip("/").endswith("/sse") else "http"
+        inferred = transport_of_url(values["url"])
     if given is None:
         return inferred  # type: ignore[return-value]
     reach, need = _REACH[given]

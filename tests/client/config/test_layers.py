@@ -233,6 +233,10 @@ def test_keep_going_leaves_out_only_the_invalid_servers(tmp_path: Path, environ:
             typo={"comand": "x"},  # an unknown key: invalid on its own
             unset={"command": "x", "args": ["${NOPE}"]},  # invalid once assembled
             later={"command": "x"},
+            web={"url": "https://h/mcp", "headerz": {}},
+            events={"url": "https://h/sse", "timeout": 3},
+            named={"type": "streamableHttp", "ur": "https://h/mcp"},
+            odd=["not", "an", "object"],
         ),
     )
     write(tmp_path / ".mcp.local.json", servers(later={"toolTimeout": 5}))  # a later layer breaks it
@@ -241,7 +245,16 @@ def test_keep_going_leaves_out_only_the_invalid_servers(tmp_path: Path, environ:
 
     found = load_config(tmp_path, environ=environ, keep_going=True)
     assert list(found.servers) == ["good"]
-    assert sorted(found.problems) == ["later", "typo", "unset"]
+    assert sorted(found.problems) == ["events", "later", "named", "odd", "typo", "unset", "web"]
+    assert found.problem_transports == {  # for their status rows: what the entries say
+        "typo": "?",  # "comand" is not "command"
+        "unset": "stdio",
+        "later": "stdio",
+        "web": "http",
+        "events": "sse",
+        "named": "http",
+        "odd": "?",
+    }
     assert found.problems["typo"].startswith(f"{project}: server 'typo': key 'comand'")
     assert "did you mean 'command'" in found.problems["typo"]
     assert "NOPE" in found.problems["unset"]
