@@ -25,6 +25,9 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0
 _KEY_LINE = re.compile(r"^\s*([^\s:#][^:]*?)\s*:\s?(.*)$")
 #: ``key: |`` (or ``|-``, ``|+``): the lines below, more indented, are the value, literally.
 _BLOCK = re.compile(r"^\s*\|([+-]?)\s*(?:#.*)?$")
+#: A line that starts with what can only be an argument's name (``kept: |+``, ``path: a.py``): an
+#: empty block before it is meant; ``def f(): pass`` at the left edge is a block not indented.
+_NAME_LINE = re.compile(r"^\s*[A-Za-z_][\w.-]*\s*:")
 _PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
 
 
@@ -421,6 +424,15 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
                 not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
             ):
                 i += 1
+            if (
+                i < len(lines)
+                and not any(x.strip() for x in lines[start:i])
+                and not _NAME_LINE.match(lines[i])
+            ):
+                raise UsageError(
+                    f"cell body line {number}: the text of {key!r} goes on the lines below '{rest.strip()}', "
+                    f"indented (line {i + 1} starts at the left edge, where the next key would be)"
+                )
             args.put(key, _literal(lines[start:i], block.group(1)), None, number, f"cell body line {number}")
             continue
         if rest.strip()[:1] in ("[", "{") and whole_placeholder(rest) is None:

@@ -127,6 +127,19 @@ kept: |+
     assert indented == {"a": "one\n", "b": 2}
 
 
+def test_a_literal_block_not_indented_is_said_so():
+    """Code pasted under ``source: |`` at the left edge was read as keys: "unknown argument
+    'def f()'", which sent the person to the tool's arguments instead of the indentation."""
+    with pytest.raises(
+        UsageError,
+        match=r"^cell body line 1: the text of 'source' goes on the lines below '\|', indented \(line 2 ",
+    ):
+        parse_body("source: |\ndef f(): pass\n")
+    with pytest.raises(UsageError, match=r"line 3 starts at the left edge"):
+        parse_body("source: |-\n\nprint('hi')\n")
+    assert parse_body("empty: |\nkept: 1\n") == {"empty": "", "kept": 1}  # an empty block, then a key
+
+
 def test_json_body():
     assert parse_body('{"a": 1, "b": [true, null]}') == {"a": 1, "b": [True, None]}
     with pytest.raises(UsageError, match=r"line 1, column 9: .* \(a trailing comma\?\)$"):
