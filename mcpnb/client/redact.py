@@ -63,6 +63,8 @@ def _redact_pairs(text: str, found: set[str] | None) -> str:
 
 
 def _redact_url(url: str, found: set[str] | None) -> str:
+    if "://" not in url and "@" in url.split("/", 1)[0]:  # no scheme (a typo): still an authority
+        return _redact_url("//" + url, found)[2:]
     try:
         parts = urlsplit(url)
         password = parts.password

@@ -77,10 +77,27 @@ def test_redact_env_hides_every_value_and_keeps_names() -> None:
         ),
         ("http://h/?secret=s3cr3t&page=2", f"http://h/?secret={REDACTED}&page=2"),
         ("http://h/cb#access_token=frag-tok&state=9", f"http://h/cb#access_token={REDACTED}&state=9"),
+        # the scheme left out (a typo the URL check then reports): still a password, still hidden
+        ("user:hunter22@example.com/mcp", f"user:{REDACTED}@example.com/mcp"),
+        ("ghp_abcdef@example.com/mcp?token=t0k3n", f"{REDACTED}@example.com/mcp?token={REDACTED}"),
+        ("example.com/a@b", "example.com/a@b"),
     ],
 )
 def test_redact_url(url: str, expected: str) -> None:
     assert redact_url(url) == expected
+
+
+def test_a_url_without_its_scheme_is_refused_without_showing_its_password() -> None:
+    """The config check quoted ``u:hunter22@host/mcp`` whole: redaction only knew URLs with a scheme."""
+    from mcpnb.client.config import ServerConfig
+    from mcpnb.client.errors import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        ServerConfig.from_dict("w", {"url": "u:hunter22@mcp.example.com/mcp"})
+    said = str(info.value)
+    assert "hunter22" not in said and "did you mean 'https://u:***@mcp.example.com/mcp'?" in said
+    with pytest.raises(ConfigError, match=r"did you mean 'http://127\.0\.0\.1:8765/mcp'\?"):
+        ServerConfig.from_dict("w", {"url": "127.0.0.1:8765/mcp"})  # a local one: http
 
 
 def test_url_secrets_are_the_hidden_values() -> None:

@@ -193,7 +193,13 @@ def _check_url(url: str, where: _Where) -> None:
     except ValueError as exc:
         raise where(f"not a valid URL ({exc}): {redact_url(url)!r}", "url") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise where(f"expected an http:// or https:// URL, got {redact_url(url)!r}", "url")
+        bare = "://" not in url and url.strip("/") != ""
+        local = url.split("/")[0].rsplit(":", 1)[0] in ("127.0.0.1", "localhost", "[::1]")
+        raise where(
+            f"expected an http:// or https:// URL, got {redact_url(url)!r}",
+            "url",
+            suggestion=redact_url(f"{'http' if local else 'https'}://{url}") if bare else None,
+        )
 
 
 def _seconds(key: str, value: float, spelling: str, where: _Where) -> float:
