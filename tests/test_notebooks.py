@@ -90,6 +90,7 @@ def test_people_in_the_loop_headless():
     nb = execute(NOTEBOOKS / "02-people-in-the-loop.ipynb")
     asked = _outputs(_find(nb, "probe.interview topic="))[0]["data"]["text/plain"]
     assert "You declined" in asked  # nbclient has no stdin: nobody can answer, so mcpnb declines
+    assert "⚠ probe asked “" in asked and "nobody can answer in this run" in asked  # and says so
     given = _outputs(_find(nb, "--answers me"))[0]["data"]
     assert "notebook users" in given["text/plain"] and "<table" in given["text/html"]
     handle = _outputs(_find(nb, "--task"))[0]["data"]["text/plain"]
