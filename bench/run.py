@@ -28,12 +28,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from suite import concurrency, kernel, large, probekit, report, sequential, startup
+from suite import concurrency, kernel, large, placement, probekit, report, sequential, startup
 from suite.common import FULL, QUICK, ROOT, TRANSPORTS, Row, Scale
 from suite.servers import Processes, Servers
 
 Job = Callable[[Callable[[str], None]], list[Row]]
-SECTIONS = ("sequential", "concurrency", "kernel", "startup", "large", "probekit")
+SECTIONS = ("sequential", "placement", "concurrency", "kernel", "startup", "large", "probekit")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -93,6 +93,8 @@ def plan(
     jobs: list[tuple[str, Job]] = []
     for t in transports if "sequential" in sections else []:
         jobs.append((f"sequential {t}", lambda tick, t=t: sequential.measure(t, *shared(), tick)))
+    if "placement" in sections and "inprocess" in transports:
+        jobs.append(("placement", lambda tick: placement.measure(scale, tick)))
     for t in transports if "concurrency" in sections else []:
         jobs.append((f"concurrency {t}", lambda tick, t=t: concurrency.measure(t, *shared(), tick)))
     if "kernel" in sections:

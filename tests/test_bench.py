@@ -34,6 +34,7 @@ def expected_keys() -> list[str]:
         clients = ("raw", "hop-sync", "hop-async", "pool-sync", "pool-async", "fastmcp", "per-call")
         keys += [f"sequential/{t}/{c}" for c in clients]
         keys += [f"sequential/{t}/pool-over-hop-{way}" for way in ("sync", "async")]
+    keys += [f"placement/{where}/{k}" for where in ("free", "one-cpu") for k in ("round_trip", "raw", "pool")]
     for t in TRANSPORTS:
         keys += [f"concurrency/{t}/{c}" for c in ("raw", "pool-async", "one-by-one", "speed-up")]
     for way in ("call", "await"):

@@ -16,6 +16,7 @@ from suite.common import ROOT, TRANSPORTS, Row
 
 SECTION_TITLES = {
     "sequential": "Sequential latency (median per call; ratio to the raw mcp.Client on the same server)",
+    "placement": "The hop floor and CPU placement (in-process, fresh processes)",
     "concurrency": "Concurrent calls on one connection",
     "kernel": "%mcp call over pool.call in a real kernel",
     "startup": "Starting up (fresh interpreters)",
@@ -33,6 +34,15 @@ SECTION_NOTES = {
         " threads, and a synchronous tool also runs in a worker thread, so a pooled call wakes four"
         " threads in turn where the raw client wakes two; a wake-up on another CPU costs tens of µs on"
         " a virtual machine."
+    ),
+    "placement": (
+        "Where the in-process hop floor comes from. The same in-process calls in two fresh processes:"
+        " one whose threads run on any CPU (as everywhere else in this report), one bound to a single"
+        " CPU before its first thread starts. A thread that hands work to another wakes it; on a"
+        " virtual machine, waking a thread that sleeps on the other virtual CPU is an interrupt"
+        " between virtual CPUs, and that is most of the round trip. Bound to one CPU, the raw client"
+        " (which wakes a worker thread for a synchronous tool) gets faster too, so the pool's ratio to"
+        " it changes less than its time does: the floor is the machine's wake-up, not the pool."
     ),
     "concurrency": (
         "A burst of 100 HTTP calls is CPU-bound on 2 cores (server, client and its runtime thread"
