@@ -17,6 +17,11 @@ from suite.common import PYTHON, Row, Scale, Tick, failed, ratio
 SECTION = "placement"
 CHILD = __file__.replace("placement.py", "placement_child.py")
 WHERE = {"free": "threads on any CPU", "one-cpu": "every thread on one CPU"}
+LABELS = {
+    "round_trip": "a coroutine that does nothing, through runtime.run",
+    "raw": "inprocess · mcp.Client (raw)",
+    "pool": "inprocess · mcpnb pool.call",
+}
 
 
 def child(pin: bool, scale: Scale) -> dict[str, float]:
@@ -61,10 +66,3 @@ def measure(scale: Scale, tick: Tick) -> list[Row]:
         row("one-cpu", "raw", "threads free", "raw"),
         row("one-cpu", "pool", "raw", "raw"),
     ]
-
-
-LABELS = {
-    "round_trip": "a coroutine that does nothing, through runtime.run",
-    "raw": "inprocess · mcp.Client (raw)",
-    "pool": "inprocess · mcpnb pool.call",
-}
