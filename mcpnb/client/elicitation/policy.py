@@ -7,6 +7,7 @@ from typing import Any, Literal
 from mcpnb.client.elicitation.answers import validate
 from mcpnb.client.elicitation.fields import defaults_of, fields_from_schema
 from mcpnb.client.elicitation.outcome import FormOutcome
+from mcpnb.client.errors import did_you_mean
 
 Policy = Literal["decline", "defaults"] | dict[str, Any]
 
@@ -45,14 +46,19 @@ def apply_policy(schema: dict[str, Any], policy: Policy) -> FormOutcome:
         return FormOutcome(
             "decline",
             None,
-            reason=f"unknown field(s) in the answers: {', '.join(unknown)} "
-            f"(the form asks for {', '.join(sorted(known))})",
+            reason=f"unknown field(s) in the answers: {', '.join(u + _close(u, known) for u in unknown)}; "
+            f"the form asks for {', '.join(sorted(known))}",
         )
     content = {**defaults_of(fields), **policy}
     errors = validate(schema, content)
     if errors:
         return FormOutcome("decline", None, reason=_explain("the given answers are invalid", errors))
     return FormOutcome("accept", content)
+
+
+def _close(name: str, known: set[str]) -> str:
+    hint = did_you_mean(name, sorted(known))
+    return f" (did you mean {hint!r}?)" if hint else ""
 
 
 def _explain(head: str, errors: dict[str, str]) -> str:

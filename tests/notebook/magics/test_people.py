@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -30,9 +31,12 @@ def test_a_misspelt_answer_is_said_under_the_result(ip: Any, probe: None) -> Non
     ip.user_ns["mine"] = {"answr": "Ada"}
     result = line(ip, "call probe.ask_user question=Name? --answers mine")
     assert result.data["action"] == "decline"
-    said = "declined by the answers given with the call: unknown field(s) in the answers: answr"
+    said = (
+        "declined by the answers given with the call: unknown field(s) in the answers: answr "
+        "(did you mean 'answer'?); the form asks for answer"
+    )
     assert said in bundle(ip, result)["text/plain"]
-    assert said in bundle(ip, result)["text/html"]
+    assert html.escape(said) in bundle(ip, result)["text/html"]
 
 
 def test_answers_must_be_a_dict(ip: Any, probe: None) -> None:
