@@ -58,12 +58,16 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise UsageError("--env expects KEY=VALUE")
+        if key in env:  # the values are not shown: they are often secrets
+            raise UsageError(f"--env {key} is given twice: give each variable once")
         env[key] = value
     headers: dict[str, str] = {}
     for item in ns.header or []:
         key, colon, value = item.partition(":")
         if not colon or not key.strip():
             raise UsageError('--header expects "Name: value"')
+        if key.strip().lower() in (name.lower() for name in headers):  # HTTP names ignore case
+            raise UsageError(f"--header {key.strip()!r} is given twice: give each header once")
         headers[key.strip()] = value.strip()
     options: dict[str, Any] = {
         "startup_timeout": ctx.settings.startup_timeout,

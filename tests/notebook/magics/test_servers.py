@@ -325,6 +325,15 @@ def test_connect_usage_errors(ip, mcp):
         line(ip, "connect demo http://127.0.0.1:1/mcp --oauth --bearer-env TOKEN")
     with pytest.raises(UsageError, match="--oauth does not combine with --config"):
         line(ip, "connect --config --oauth")
+    # given twice, the last would win unseen; the values (often secrets) are not repeated
+    with pytest.raises(UsageError, match=r"^--header 'authorization' is given twice: give each header once$"):
+        line(
+            ip,
+            'connect w http://127.0.0.1:1/mcp --header "Authorization: Bearer AAA1" '
+            '--header "authorization: BBB2"',
+        )
+    with pytest.raises(UsageError, match=r"^--env TOKEN is given twice: give each variable once$"):
+        line(ip, f"connect demo --env TOKEN=AAA1 --env TOKEN=BBB2 -- {PY} {DEMO}")
 
 
 def test_connect_failure_is_short_and_verbose_adds_the_traceback(ip, mcp, capsys):
