@@ -148,8 +148,9 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
         if bundle:
             break
     for note in getattr(result, "answered_without_asking", ()):  # never folded: it changed the result
-        body_html += f'<div class="mcpnb-block">{badge("⚠ " + note, "warn")}</div>'
-        texts.append(f"⚠ {note}")
+        mark, kind = ("ⓘ", "") if "nobody was asked: accepted" in note else ("⚠", "warn")
+        body_html += f'<div class="mcpnb-block">{badge(f"{mark} {note}", kind)}</div>'
+        texts.append(f"{mark} {note}")
     logs = getattr(result, "logs", None)
     if logs:  # what the server logged during the call, folded under the result
         from mcpnb.notebook.forms.progress import format_log

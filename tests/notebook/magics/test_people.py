@@ -21,6 +21,11 @@ def test_answers_from_a_notebook_variable(ip: Any, probe: None) -> None:
     ip.user_ns["mine"] = {"answer": "Ada"}
     result = line(ip, "call probe.ask_user question=Name? --answers mine")
     assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
+    from tests.notebook.magics.conftest import bundle
+
+    shown = bundle(ip, result)["text/plain"]  # said, as information: the person gave these answers
+    assert "ⓘ probe asked “Name?” and nobody was asked: accepted by the answers given with the call" in shown
+    assert "⚠" not in shown
 
 
 def test_a_misspelt_answer_is_said_under_the_result(ip: Any, probe: None) -> None:
