@@ -128,7 +128,8 @@ class ToolResult:
         body = self.text or (
             json.dumps(self.structured, default=str)[:500] if self.structured is not None else ""
         )
-        return head + ("\n" + body if body else "")
+        said = "".join(f"\n(! {note})" for note in self.answered_without_asking)  # never unseen
+        return head + ("\n" + body if body else "") + said
 
 
 def _dump(block: Any) -> Any:

@@ -79,6 +79,9 @@ def test_headless_default_declines(pool, probe):
     assert result.answered_without_asking == [
         "probe asked “Name?” and nobody was asked: declined by the 'decline' policy"
     ]
+    assert repr(result).endswith(
+        "\n(! probe asked “Name?” and nobody was asked: declined by the 'decline' policy)"
+    )
 
 
 def test_defaults_policy_accepts_schema_defaults(pool, probe):
