@@ -69,10 +69,19 @@ def quote(message: Any, limit: int = 100) -> str:
     return f"“{first}”"
 
 
-def note_unasked(call: CallContext | None, sentence: str) -> None:
+class Unasked(str):
+    """How a question no person answered was answered, and why, as a sentence; ``accepted`` tells
+    answers that went out (information) from refusals (a warning) without reading the words."""
+
+    accepted: bool = False
+
+
+def note_unasked(call: CallContext | None, sentence: str, *, accepted: bool = False) -> None:
     """Say with ``call``'s result how a question no person answered was answered, and why."""
     if call is not None:
-        call.answered_without_asking.append(sentence)
+        note = Unasked(sentence)
+        note.accepted = accepted
+        call.answered_without_asking.append(note)
 
 
 current_call: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("mcpnb_call", default=None)
@@ -108,9 +117,8 @@ class Interaction:
             by = f"the {policy!r} policy" + (f" ({reason})" if reason else "")
         said = {"accept": "accepted", "decline": "declined"}.get(outcome.action, "cancelled")
         why = f": {outcome.reason}" if outcome.reason and policy != "decline" else ""
-        note_unasked(
-            call, f"{server} asked {quote(params.message)} and nobody was asked: {said} by {by}{why}"
-        )
+        sentence = f"{server} asked {quote(params.message)} and nobody was asked: {said} by {by}{why}"
+        note_unasked(call, sentence, accepted=outcome.action == "accept")
         return ElicitResult(action=outcome.action, content=outcome.content)
 
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:

@@ -128,7 +128,10 @@ class ToolResult:
         body = self.text or (
             json.dumps(self.structured, default=str)[:500] if self.structured is not None else ""
         )
-        said = "".join(f"\n(! {note})" for note in self.answered_without_asking)  # never unseen
+        said = "".join(  # never unseen
+            f"\n({'i' if getattr(note, 'accepted', False) else '!'} {note})"
+            for note in self.answered_without_asking
+        )
         return head + ("\n" + body if body else "") + said
 
 

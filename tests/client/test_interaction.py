@@ -70,6 +70,10 @@ def test_answers_given_with_the_call_need_no_person(pool, probe, era):
     assert result.answered_without_asking == [
         "probe asked “Name?” and nobody was asked: accepted by the answers given with the call"
     ]
+    assert result.answered_without_asking[0].accepted  # information, not a warning (repr: "i", not "!")
+    assert repr(result).endswith(
+        "\n(i probe asked “Name?” and nobody was asked: accepted by the answers given with the call)"
+    )
 
 
 def test_headless_default_declines(pool, probe):

@@ -148,7 +148,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
         if bundle:
             break
     for note in getattr(result, "answered_without_asking", ()):  # never folded: it changed the result
-        mark, kind = ("ⓘ", "") if "nobody was asked: accepted" in note else ("⚠", "warn")
+        mark, kind = ("ⓘ", "") if getattr(note, "accepted", False) else ("⚠", "warn")
         body_html += f'<div class="mcpnb-block">{badge(f"{mark} {note}", kind)}</div>'
         texts.append(f"{mark} {note}")
     logs = getattr(result, "logs", None)
