@@ -98,6 +98,12 @@ def test_a_url_without_its_scheme_is_refused_without_showing_its_password() -> N
     assert "hunter22" not in said and "did you mean 'https://u:***@mcp.example.com/mcp'?" in said
     with pytest.raises(ConfigError, match=r"did you mean 'http://127\.0\.0\.1:8765/mcp'\?"):
         ServerConfig.from_dict("w", {"url": "127.0.0.1:8765/mcp"})  # a local one: http
+    with pytest.raises(ConfigError, match=r"did you mean 'http://u:\*\*\*@localhost:8765/mcp'\?"):
+        ServerConfig.from_dict(
+            "w", {"url": "u:hunter22@localhost:8765/mcp"}
+        )  # the host decides, not the user
+    with pytest.raises(ConfigError, match="expected an http:// or https:// URL"):
+        ServerConfig.from_dict("w", {"url": "[::1/mcp"})  # no host to read: still the config error
 
 
 def test_url_secrets_are_the_hidden_values() -> None:

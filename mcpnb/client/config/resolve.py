@@ -194,7 +194,10 @@ def _check_url(url: str, where: _Where) -> None:
         raise where(f"not a valid URL ({exc}): {redact_url(url)!r}", "url") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         bare = "://" not in url and url.strip("/") != ""
-        local = url.split("/")[0].rsplit(":", 1)[0] in ("127.0.0.1", "localhost", "[::1]")
+        try:  # read as an authority, like the redaction does: the host is what decides http
+            local = urlsplit("//" + url).hostname in ("127.0.0.1", "localhost", "::1")
+        except ValueError:  # "[::1/x": no host to read, and no suggestion either way
+            local = False
         raise where(
             f"expected an http:// or https:// URL, got {redact_url(url)!r}",
             "url",

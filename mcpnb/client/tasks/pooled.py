@@ -38,8 +38,8 @@ def _adopt(conn: Connection, handle: TaskHandle, context: CallContext | None) ->
     questions nobody was asked are said with the task's result."""
     from mcpnb.client.interaction import CallContext
 
-    context = context if context is not None else CallContext(server=conn.name, tool=handle.tool or "")
     if not handle.done:
+        context = context if context is not None else CallContext(server=conn.name, tool=handle.tool or "")
         conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
         handle.answered_without_asking = context.answered_without_asking
     return handle

@@ -64,11 +64,12 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
     headers: dict[str, str] = {}
     for item in ns.header or []:
         key, colon, value = item.partition(":")
-        if not colon or not key.strip():
+        key = key.strip()
+        if not colon or not key:
             raise UsageError('--header expects "Name: value"')
-        if key.strip().lower() in (name.lower() for name in headers):  # HTTP names ignore case
-            raise UsageError(f"--header {key.strip()!r} is given twice: give each header once")
-        headers[key.strip()] = value.strip()
+        if key.lower() in (name.lower() for name in headers):  # HTTP names ignore case
+            raise UsageError(f"--header {key!r} is given twice: give each header once")
+        headers[key] = value.strip()
     options: dict[str, Any] = {
         "startup_timeout": ctx.settings.startup_timeout,
         "tool_timeout": ctx.settings.tool_timeout,
