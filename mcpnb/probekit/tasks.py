@@ -218,12 +218,12 @@ class TaskManager(Sharing):
 
     async def shutdown(self) -> None:
         """Cancel every task running here (server exit), stop listening, let go of the store."""
-        jobs = [r.job for r in self._running.values() if r.job is not None and not r.job.done()]
-        for running in self._running.values():
-            running.reason = "cancelled: probe-kit stopped before the task finished"
-        for job in jobs:
-            job.cancel()
-        await asyncio.gather(*jobs, return_exceptions=True)
+        live = [(r, r.job) for r in self._running.values() if r.job is not None and not r.job.done()]
+        for running, job in live:
+            if not running.record.terminal:  # an ended task is only saving its end: let it finish
+                running.reason = "cancelled: probe-kit stopped before the task finished"
+                job.cancel()
+        await asyncio.gather(*(job for _, job in live), return_exceptions=True)
         with contextlib.suppress(TaskStoreError):
             await self._save_ends()  # one last try; then other workers see the lease run out
         background, self._background = self._background, []

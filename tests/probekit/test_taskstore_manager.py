@@ -15,6 +15,7 @@ from mcp import types
 from pydantic import BaseModel
 
 from mcpnb.probekit.responses import ok_text
+from mcpnb.probekit.taskrecord import TaskRecord
 from mcpnb.probekit.tasks import TaskError, TaskManager
 from mcpnb.probekit.taskstore import TaskStoreError
 from mcpnb.probekit.taskstore.memory import MemoryStore
@@ -249,3 +250,37 @@ async def _is(value: bool) -> bool:
 async def _status_in_store(store: MemoryStore, task_id: str, status: str) -> bool:
     fields = await store.read(task_id)
     return fields is not None and fields["status"] == status
+
+
+class SlowEndStore(MemoryStore):
+    """A store that takes its time over a task's end (a busy Redis), so a shutdown can come first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ending = asyncio.Event()
+        self.go_on = asyncio.Event()
+
+    async def write(self, task_id: str, fields: dict[str, str], **kwargs: Any) -> bool:
+        if fields.get("status") == "completed":
+            self.ending.set()
+            await self.go_on.wait()
+        return await super().write(task_id, fields, **kwargs)
+
+
+async def test_a_shutdown_while_an_end_is_being_saved_keeps_that_end() -> None:
+    store = SlowEndStore()
+    manager = TaskManager(store=store)
+
+    async def quick(io: Any) -> types.CallToolResult:
+        return ok_text("kept")
+
+    record = await manager.create("quick", quick)
+    await store.ending.wait()  # the tool returned; its end is on its way to the store
+    assert (await manager.get(record.task_id)).status == "completed"
+    stopping = asyncio.create_task(manager.shutdown())
+    await asyncio.sleep(0)
+    store.go_on.set()
+    await stopping
+    fields = await store.read(record.task_id)
+    assert fields is not None and fields["status"] == "completed"
+    assert TaskRecord.from_fields(record.task_id, fields).result.content[0].text == "kept"
