@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from mcpnb.notebook.render.content import render_block
+from mcpnb.notebook.render.content import blob_text, render_block
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, pre, wrap
 from mcpnb.notebook.render.tool_list import short
@@ -145,7 +145,8 @@ class TaskList(_Table):
 
 
 class ResourceContents(list[Any]):
-    """``%mcp read``: the contents of one resource; text shown, blobs summarised (size and type)."""
+    """``%mcp read``: the contents of one resource; text shown (a blob's too when its type is text and
+    its bytes UTF-8), other blobs summarised (size and type), images and audio inline."""
 
     def __init__(self, server: str, uri: str, contents: list[Any]) -> None:
         super().__init__(contents)
@@ -153,7 +154,11 @@ class ResourceContents(list[Any]):
 
     @property
     def text(self) -> str:
-        return "\n\n".join(t for t in (_get(c, "text") for c in self) if isinstance(t, str))
+        """Every text content, and every blob whose type is text and whose bytes are UTF-8."""
+        texts = (
+            _get(c, "text") or blob_text(_get(c, "blob"), _get(c, "mime_type", "mimeType")) for c in self
+        )
+        return "\n\n".join(t for t in texts if isinstance(t, str))
 
     def _blocks(self) -> list[Any]:
         return [

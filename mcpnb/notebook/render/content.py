@@ -24,6 +24,11 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/jpg", "image/gif", "i
 BUNDLE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/svg+xml"})
 _AUDIO = re.compile(r"^audio/[\w.+-]+$")
 _MARKDOWN = re.compile(r"markdown", re.IGNORECASE)
+# Media types whose bytes are text a person can read (a server may send text as a base64 blob).
+_TEXTUAL = re.compile(
+    r"^(text/[\w.+-]+|application/([\w.-]+\+)?(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql))\s*(;.*)?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -106,9 +111,9 @@ def annotations_line(block: Any) -> tuple[str, str]:
     return f'<div class="mcpnb-dim">{esc(text)}</div>', f"  ({text})"
 
 
-def _text_body(text: str, markdown: bool, text_limit: int) -> tuple[str, str]:
+def _text_body(text: str, markdown: bool, text_limit: int, whole: str = "see result.text") -> tuple[str, str]:
     shown, hidden = truncate(text, text_limit)
-    more = f"… {hidden} more characters (see result.text)" if hidden else ""
+    more = f"… {hidden} more characters ({whole})" if hidden else ""
     body = f'<div class="mcpnb-md">{markdown_to_html(shown)}</div>' if markdown else pre(shown)
     if more:
         body += f'<div class="mcpnb-dim">{esc(more)}</div>'
@@ -172,20 +177,37 @@ def _embedded(block: Any, server: str, text_limit: int) -> Rendered:
     text = get(res, "text")
     blob = get(res, "blob")
     head_facts = " · ".join(p for p in ("embedded resource", mime) if p)
+    whole = f"all of it: r = {_read_hint(server, uri)}, then r.text"
     head = f'<div>📄 {_uri_html(uri)} <span class="mcpnb-dim">{esc(head_facts)}</span></div>'
     if isinstance(text, str):
-        body, body_text = _text_body(text, is_markdown(res, mime), text_limit)
+        body, body_text = _text_body(text, is_markdown(res, mime), text_limit, whole)
         return Rendered(f'<div class="mcpnb-card">{head}{body}</div>', f"[resource {uri}]\n{body_text}")
     size = b64_size(blob) if isinstance(blob, str) else None
     size_s = human_size(size) if size is not None else "invalid base64"
     summary = f"blob, {size_s}, {mime or 'unknown type'}"
     extra: dict[str, Any] = {}
     body = f'<div class="mcpnb-dim">{esc(summary)} · <code>{esc(_read_hint(server, uri))}</code></div>'
-    if isinstance(mime, str) and mime in IMAGE_TYPES and size is not None:
-        media = _media("image", blob, mime)
-        body += media.html
-        extra = media.mime
-    return Rendered(f'<div class="mcpnb-card">{head}{body}</div>', f"[resource {uri}: {summary}]", extra)
+    text_s = f"[resource {uri}: {summary}]"
+    if isinstance(mime, str) and size is not None:
+        if mime in IMAGE_TYPES or _AUDIO.match(mime):
+            media = _media("image" if mime in IMAGE_TYPES else "audio", blob, mime)
+            body += media.html
+            extra = media.mime
+        elif (decoded := blob_text(blob, mime)) is not None:
+            shown, shown_text = _text_body(decoded, is_markdown(res, mime), text_limit, whole)
+            body += shown
+            text_s += "\n" + shown_text
+    return Rendered(f'<div class="mcpnb-card">{head}{body}</div>', text_s, extra)
+
+
+def blob_text(blob: Any, mime: Any) -> str | None:
+    """A textual blob's text, when its bytes are UTF-8 (else it stays summarised, never mangled)."""
+    if not (isinstance(blob, str) and isinstance(mime, str) and _TEXTUAL.match(mime)):
+        return None
+    try:
+        return base64.b64decode(blob, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
 
 
 def render_block(block: Any, *, server: str, text_limit: int) -> Rendered:

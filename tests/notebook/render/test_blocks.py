@@ -81,6 +81,23 @@ def attachment() -> list[types.ContentBlock]:
 
 
 @server.tool()
+def blobs() -> list[types.ContentBlock]:
+    def blob(name: str, mime: str, data: bytes) -> types.EmbeddedResource:
+        contents = types.BlobResourceContents(
+            uri=f"file:///tmp/{name}", mime_type=mime, blob=base64.b64encode(data).decode()
+        )
+        return types.EmbeddedResource(type="resource", resource=contents)
+
+    return [
+        blob("rows.json", "application/json", b'{"html": "<b>x</b>", "caf\xc3\xa9": 1}'),
+        blob("latin1.txt", "text/plain", "café".encode("latin-1")),  # not UTF-8: never mangled
+        blob("beep.wav", "audio/wav", WAV),
+        blob("data.bin", "application/octet-stream", b"plain ascii but not declared text"),
+        blob("long.txt", "text/plain; charset=utf-8", b"x" * 30_000),
+    ]
+
+
+@server.tool()
 def web_link() -> list[types.ContentBlock]:
     return [
         types.ResourceLink(
@@ -150,6 +167,19 @@ async def test_embedded_image_blob_and_markdown_text_resource() -> None:
     assert '<img src="data:image/png;base64,' in html and "image/png" in b
     assert "<h2>Doc</h2>" in html  # text/markdown resource rendered as Markdown
     assert '<a href="https://example.com/doc.md"' in html
+
+
+async def test_blobs_show_what_a_person_can_read_and_summarise_the_rest() -> None:
+    b = result_bundle(await call("blobs"))
+    html, text = b["text/html"], b["text/plain"]
+    assert '{"html": "<b>x</b>", "café": 1}' in text  # textual bytes shown as text
+    assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html  # and escaped
+    latin1 = "[resource file:///tmp/latin1.txt: blob, 4 B, text/plain]\n[resource file:///tmp/beep.wav"
+    assert latin1 in text  # not UTF-8: summarised only, never mangled
+    assert "caf\ufffd" not in text and "caf\ufffd" not in html
+    assert f'<audio controls src="data:audio/wav;base64,{base64.b64encode(WAV).decode()}"' in html
+    assert "plain ascii but not declared text" not in text  # octet-stream stays a summary
+    assert "more characters (all of it: r = %mcp read blocks file:///tmp/long.txt, then r.text)" in text
 
 
 async def test_resource_links_only_link_web_uris() -> None:

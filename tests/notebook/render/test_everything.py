@@ -72,14 +72,16 @@ async def test_resource_links(results: dict[str, ToolResult]) -> None:
 
 
 @pytest.mark.anyio
-async def test_embedded_blob_is_summarized(results: dict[str, ToolResult]) -> None:
+async def test_embedded_text_blob_is_summarized_and_read(results: dict[str, ToolResult]) -> None:
     r = results["blob"]
     blob = next(c.resource for c in r.content if c.type == "resource")
-    size = len(base64.b64decode(blob.blob))
+    raw = base64.b64decode(blob.blob)
     b = result_bundle(r)
-    assert f"blob, {size} B, text/plain" in b["text/html"]
-    assert f"[resource demo://resource/dynamic/blob/2: blob, {size} B, text/plain]" in b["text/plain"]
-    assert blob.blob not in b["text/html"]  # summarized, not dumped
+    assert f"blob, {len(raw)} B, text/plain" in b["text/html"]
+    assert f"[resource demo://resource/dynamic/blob/2: blob, {len(raw)} B, text/plain]" in b["text/plain"]
+    assert blob.blob not in b["text/html"]  # summarized, not dumped as base64
+    # its bytes are text/plain: the person reads them, as they would in a browser
+    assert raw.decode() in b["text/plain"] and raw.decode() in b["text/html"]
 
 
 @pytest.mark.anyio
