@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from mcpnb.notebook.render.content import blob_text, render_block
+from mcpnb.notebook.render.content import blob_text, read_hint, render_block
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, pre, wrap
 from mcpnb.notebook.render.tool_list import short
@@ -155,15 +155,22 @@ class ResourceContents(list[Any]):
     @property
     def text(self) -> str:
         """Every text content, and every blob whose type is text and whose bytes are UTF-8."""
-        texts = (
-            _get(c, "text") or blob_text(_get(c, "blob"), _get(c, "mime_type", "mimeType")) for c in self
-        )
+        texts = [
+            blob_text(_get(c, "blob"), _get(c, "mime_type", "mimeType"))
+            if _get(c, "text") is None
+            else _get(c, "text")
+            for c in self
+        ]
         return "\n\n".join(t for t in texts if isinstance(t, str))
 
     def _blocks(self) -> list[Any]:
+        whole = f"all of it: r = {read_hint(self.server, self.uri)}, then r.text"
         return [
             render_block(
-                {"type": "resource", "resource": _dump(c)}, server=self.server, text_limit=DEFAULTS.text_limit
+                {"type": "resource", "resource": _dump(c)},
+                server=self.server,
+                text_limit=DEFAULTS.text_limit,
+                whole=whole,
             )
             for c in self
         ]
@@ -197,8 +204,13 @@ class PromptMessages(list[Any]):
 
     def _parts(self) -> list[tuple[str, Any]]:
         out = []
-        for message in self:
-            block = render_block(_get(message, "content"), server=self.server, text_limit=DEFAULTS.text_limit)
+        for i, message in enumerate(self):
+            block = render_block(
+                _get(message, "content"),
+                server=self.server,
+                text_limit=DEFAULTS.text_limit,
+                at=f"p[{i}].content",
+            )
             out.append((str(_get(message, "role") or "?"), block))
         return out
 

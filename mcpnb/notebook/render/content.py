@@ -111,7 +111,7 @@ def annotations_line(block: Any) -> tuple[str, str]:
     return f'<div class="mcpnb-dim">{esc(text)}</div>', f"  ({text})"
 
 
-def _text_body(text: str, markdown: bool, text_limit: int, whole: str = "see result.text") -> tuple[str, str]:
+def _text_body(text: str, markdown: bool, text_limit: int, whole: str) -> tuple[str, str]:
     shown, hidden = truncate(text, text_limit)
     more = f"… {hidden} more characters ({whole})" if hidden else ""
     body = f'<div class="mcpnb-md">{markdown_to_html(shown)}</div>' if markdown else pre(shown)
@@ -140,7 +140,7 @@ def _media(kind: str, data: Any, mime: Any) -> Rendered:
     return Rendered(html, f"[{label}]", extra)
 
 
-def _read_hint(server: str, uri: str) -> str:
+def read_hint(server: str, uri: str) -> str:
     return f"%mcp read {shlex.quote(server)} {shlex.quote(uri)}"
 
 
@@ -159,7 +159,7 @@ def _resource_link(block: Any, server: str) -> Rendered:
     size = get(block, "size")
     size_s = human_size(size) if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
     facts = " · ".join(p for p in (mime, size_s) if p)
-    hint = _read_hint(server, uri)
+    hint = read_hint(server, uri)
     html = (
         f'<div class="mcpnb-card">🔗 <b>{esc(name)}</b> {_uri_html(uri)}'
         + (f" <span class='mcpnb-dim'>{esc(facts)}</span>" if facts else "")
@@ -170,14 +170,13 @@ def _resource_link(block: Any, server: str) -> Rendered:
     return Rendered(html, text + f"\n  {hint}")
 
 
-def _embedded(block: Any, server: str, text_limit: int) -> Rendered:
+def _embedded(block: Any, server: str, text_limit: int, whole: str) -> Rendered:
     res = get(block, "resource") or {}
     uri = sget(res, "uri") or ""
     mime = sget(res, "mime_type", "mimeType")
     text = get(res, "text")
     blob = get(res, "blob")
     head_facts = " · ".join(p for p in ("embedded resource", mime) if p)
-    whole = f"all of it: r = {_read_hint(server, uri)}, then r.text"
     head = f'<div>📄 {_uri_html(uri)} <span class="mcpnb-dim">{esc(head_facts)}</span></div>'
     if isinstance(text, str):
         body, body_text = _text_body(text, is_markdown(res, mime), text_limit, whole)
@@ -186,7 +185,7 @@ def _embedded(block: Any, server: str, text_limit: int) -> Rendered:
     size_s = human_size(size) if size is not None else "invalid base64"
     summary = f"blob, {size_s}, {mime or 'unknown type'}"
     extra: dict[str, Any] = {}
-    body = f'<div class="mcpnb-dim">{esc(summary)} · <code>{esc(_read_hint(server, uri))}</code></div>'
+    body = f'<div class="mcpnb-dim">{esc(summary)} · <code>{esc(read_hint(server, uri))}</code></div>'
     text_s = f"[resource {uri}: {summary}]"
     if isinstance(mime, str) and size is not None:
         if mime in IMAGE_TYPES or _AUDIO.match(mime):
@@ -210,20 +209,26 @@ def blob_text(blob: Any, mime: Any) -> str | None:
         return None
 
 
-def render_block(block: Any, *, server: str, text_limit: int) -> Rendered:
-    """HTML and text for one block; unknown block types show as escaped JSON rather than vanish."""
+def render_block(
+    block: Any, *, server: str, text_limit: int, at: str = "result.content[i]", whole: str | None = None
+) -> Rendered:
+    """HTML and text for one block; unknown block types show as escaped JSON rather than vanish.
+
+    ``at`` is the Python expression of the block (``whole`` overrides the hint built from it), so a
+    text cut at ``text_limit`` says where all of it is.
+    """
     kind = block_type(block)
     if kind == "text":
         text = get(block, "text")
         text = text if isinstance(text, str) else str(text)
-        html, plain = _text_body(text, is_markdown(block), text_limit)
+        html, plain = _text_body(text, is_markdown(block), text_limit, whole or f"all of it: {at}.text")
         out = Rendered(html, plain)
     elif kind in ("image", "audio"):
         out = _media(kind, get(block, "data"), get(block, "mime_type", "mimeType"))
     elif kind == "resource_link":
         out = _resource_link(block, server)
     elif kind == "resource":
-        out = _embedded(block, server, text_limit)
+        out = _embedded(block, server, text_limit, whole or f"all of it: {at}.resource.text")
     else:
         dump = getattr(block, "model_dump", None)
         raw = dump(mode="json", by_alias=True, exclude_none=True) if dump else block

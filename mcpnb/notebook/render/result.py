@@ -106,7 +106,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     head_html, head_text = _header(result)
     mirrors = _mirrors(result)
     kept = [
-        (b, render_block(b, server=result.server, text_limit=DEFAULTS.text_limit))
+        (b, render_block(b, server=result.server, text_limit=DEFAULTS.text_limit, at=f"result.content[{i}]"))
         for i, b in enumerate(result.content)
         if i not in mirrors
     ]

@@ -179,7 +179,7 @@ async def test_blobs_show_what_a_person_can_read_and_summarise_the_rest() -> Non
     assert "caf\ufffd" not in text and "caf\ufffd" not in html
     assert f'<audio controls src="data:audio/wav;base64,{base64.b64encode(WAV).decode()}"' in html
     assert "plain ascii but not declared text" not in text  # octet-stream stays a summary
-    assert "more characters (all of it: r = %mcp read blocks file:///tmp/long.txt, then r.text)" in text
+    assert "more characters (all of it: result.content[4].resource.text)" in text
 
 
 async def test_resource_links_only_link_web_uris() -> None:
@@ -213,3 +213,21 @@ def test_long_text_is_truncated_with_a_count() -> None:
     text = "x" * (DEFAULTS.text_limit + 123)
     b = result_bundle(ToolResult(server="s", tool="t", content=[types.TextContent(type="text", text=text)]))
     assert "123 more characters" in b["text/html"] and "123 more characters" in b["text/plain"]
+    assert "(all of it: result.content[0].text)" in b["text/plain"]  # says where the rest is
+
+
+def test_a_cut_text_says_where_all_of_it_is_in_reads_and_prompts() -> None:
+    from mcpnb.notebook.magics.listings import PromptMessages, ResourceContents
+    from mcpnb.notebook.render import DEFAULTS
+
+    long = "y" * (DEFAULTS.text_limit + 7)
+    read = ResourceContents("s", "file:///a b.txt", [types.TextResourceContents(uri="file:///a", text=long)])
+    assert "7 more characters (all of it: r = %mcp read s 'file:///a b.txt', then r.text)" in repr(read)
+    assert read.text == long
+    said = [
+        types.PromptMessage(role="user", content=types.TextContent(type="text", text="hi")),
+        types.PromptMessage(role="user", content=types.TextContent(type="text", text=long)),
+    ]
+    prompt = PromptMessages("s", "p", types.GetPromptResult(messages=said))
+    assert "7 more characters (all of it: p[1].content.text)" in repr(prompt)
+    assert prompt[1].content.text == long
