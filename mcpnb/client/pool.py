@@ -60,6 +60,9 @@ class Pool:
         # Servers of a config file whose settings are invalid: not started, but listed (and named
         # in errors) until they are connected again or disconnected.
         self._misconfigured: dict[str, ServerStatus] = {}
+        # Every name in the order it was first connected (or listed as invalid): the status table
+        # keeps it, so a reconnect or a fix does not move a row.
+        self._order: dict[str, None] = {}
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
         self._interaction: Interaction | None = None
         self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
@@ -158,6 +161,7 @@ class Pool:
     ) -> ServerStatus:
         self._disconnected.discard(config.name)
         self._misconfigured.pop(config.name, None)
+        self._order.setdefault(config.name)
         old = self._connections.pop(config.name, None)
         if old is not None:
             await old.stop("reconnected by you")
@@ -234,6 +238,7 @@ class Pool:
         not started, shown as failed (a live session of that name is left as it is)."""
         rows: dict[str, ServerStatus] = {}
         for item in configs:
+            self._order.setdefault(item[0] if isinstance(item, tuple) else item.name)
             if isinstance(item, tuple):
                 name, problem, transport = item
                 rows[name] = ServerStatus(
@@ -254,9 +259,10 @@ class Pool:
 
         loaded = load_config(path=Path(path) if path else None, keep_going=True)
         found: dict[str, ServerConfig | tuple[str, str, str]] = {
-            n: (n, why, loaded.problem_transports.get(n, "?")) for n, why in loaded.problems.items()
+            n: loaded.servers[n] if n in loaded.servers else (n, why, loaded.problem_transports.get(n, "?"))
+            for n in loaded.order
+            if n in loaded.servers or (why := loaded.problems.get(n)) is not None
         }
-        found.update(loaded.servers)
         if names:
             missing = [n for n in names if n not in found]
             if missing:
@@ -330,6 +336,7 @@ class Pool:
     async def _close(self) -> None:
         conns = list(self._connections.values())
         self._misconfigured.clear()
+        self._order.clear()
         self._disconnected.update(self._connections)
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
@@ -413,8 +420,10 @@ class Pool:
     # ------------------------------------------------------------------ status
     def status(self) -> StatusTable:
         """One row per server: state, era, server name/version, tools, latency, last error."""
-        live = [conn.status() for conn in list(self._connections.values())]
-        return StatusTable(live + list(self._misconfigured.values()))
+        rows = [conn.status() for conn in list(self._connections.values())]
+        rows += self._misconfigured.values()
+        place = {name: i for i, name in enumerate(self._order)}
+        return StatusTable(sorted(rows, key=lambda row: place.get(row.name, len(place))))
 
     async def astatus(self) -> StatusTable:
         return self.status()

@@ -362,18 +362,15 @@ def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(p
 
     path = tmp_path / ".mcp.json"
     good = {"command": sys.executable, "args": [DEMO, "stdio"]}
-    path.write_text(json.dumps({"mcpServers": {"good": good, "typo": {**good, "tool_timout": 5}}}))
+    path.write_text(json.dumps({"mcpServers": {"typo": {**good, "tool_timout": 5}, "good": good}}))
 
     table = pool.connect_config(path)
-    assert {r.name: r.state for r in table} == {"good": "connected", "typo": "failed"}
+    assert [(r.name, r.state) for r in table] == [("typo", "failed"), ("good", "connected")]  # file order
     assert table["typo"].transport == "stdio"  # what its entry says, though it was not started (was "?")
     why = table["typo"].last_error
     assert why.startswith(f"invalid settings: {path}: server 'typo': key 'tool_timout'")
     assert "did you mean 'tool_timeout'" in why
-    assert {r.name: r.state for r in pool.status()} == {
-        "good": "connected",
-        "typo": "failed",
-    }  # it stays visible
+    assert [(r.name, r.state) for r in pool.status()] == [("typo", "failed"), ("good", "connected")]
     assert pool.call("good", "echo", {"text": "up"}).data == "up"
     with pytest.raises(
         UnknownServerError, match=r"server 'typo' was not started: invalid settings: .*tool_timout"
@@ -384,6 +381,8 @@ def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(p
     fixed = pool.connect_config(path, names=["typo"])  # fixed in the file: it starts
     assert [(r.name, r.state) for r in fixed] == [("typo", "connected")]
     assert pool.call("typo", "echo", {"text": "x"}).data == "x"
+    pool.reconnect("good")
+    assert [r.name for r in pool.status()] == ["typo", "good"]  # fixed or restarted: no row moves
 
     path.write_text(json.dumps({"mcpServers": {"broken": {"comand": "x"}}}))
     pool.connect_config(path)

@@ -145,6 +145,7 @@ def load_config(
         files=tuple(read),
         problems=FrozenDict(problems),
         problem_transports=FrozenDict({name: reached[name] for name in problems}),
+        order=tuple(reached),
     )
 
 

@@ -297,6 +297,8 @@ class ConfigSet:
     problems: Mapping[str, str] = field(default_factory=dict)
     #: How each of those would be reached, as far as its entries say (``?`` where they do not).
     problem_transports: Mapping[str, str] = field(default_factory=dict)
+    #: Every server the files name (valid or not), in the order they first name them: tables keep it.
+    order: tuple[str, ...] = ()
 
     def enabled(self) -> dict[str, ServerConfig]:
         """The servers to start; disabled ones stay listed so a status table can show them."""
