@@ -381,7 +381,11 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
 # ---------------------------------------------------------------- serve
 def _serve_args(p: Parser) -> None:
     p.add_argument(
-        "server", nargs="?", choices=["probe-kit"], metavar="probe-kit", help="the server to start"
+        "server",
+        nargs="?",
+        choices=["probe-kit"],
+        metavar="probe-kit",
+        help="the server to start (the default)",
     )
     p.add_argument("--toolset", help="core, ui, workflow, conformance or full (default: full)")
     p.add_argument("--root", metavar="DIR", help="the project folder its tools may read (default: cwd)")
@@ -403,7 +407,8 @@ def _serve_args(p: Parser) -> None:
 @command(
     "serve",
     "Start probe-kit, mcpnb's teaching server, and connect it (in-process by default).",
-    epilog="examples:\n  %mcp serve probe-kit\n  %mcp serve probe-kit --toolset core --http --name kit\n"
+    epilog="examples:\n  %mcp serve probe-kit      (or just %mcp serve: probe-kit is the one it serves)\n"
+    "  %mcp serve --toolset core --http --name kit\n"
     "  %mcp serve --stop kit\n  %mcp serve --stop      (the one named probe)",
 )
 @arguments(_serve_args)
@@ -417,10 +422,6 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
         stop_probekit(ns.stop, pool=ctx.pool)
         print(f"stopped: {ns.stop}")
         return None
-    if ns.server is None:
-        raise UsageError(
-            "%mcp serve probe-kit [--toolset T] [--http [--port P]] [--name N], or --stop [NAME]"
-        )
     if ns.port and not ns.http:
         raise UsageError("--port needs --http")
     if ns.toolset:

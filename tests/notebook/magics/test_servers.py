@@ -420,7 +420,7 @@ def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
     # full = 36 tools + the 14 conformance fixtures
     assert table["probe"].transport == "inprocess" and table["probe"].tools == 36 + 14
     assert mcp.pool.names == ["probe"]
-    table = line(ip, "serve probe-kit --http --name kit --toolset ui")
+    table = line(ip, "serve --http --name kit --toolset ui")  # probe-kit is the default
     assert table["kit"].transport == "http" and table["kit"].state == "connected"
     assert line(ip, "call kit.ui_search query=button limit=1").data["results"]
     line(ip, "serve --stop kit")
