@@ -119,13 +119,13 @@ class ProgressView(_Throttled):
             self.bar.max = 1.0
             self.bar.value = 1.0
             self.bar.bar_style = ""
-            count = f"{progress:g}"
+            count = f"{progress:g}" if progress else ""  # a task's status message alone has no count
         else:
             self.bar.max = 100.0
             self.bar.value = pct
             self.bar.bar_style = "info"
             count = f"{pct:.0f}% ({progress:g}/{total:g})"
-        text = f"{count} · {_elapsed(time.monotonic() - self._start)}"
+        text = " · ".join(p for p in (count, _elapsed(time.monotonic() - self._start)) if p)
         if message:
             text += f" · {esc(message)}"
         self.label.value = f"<span>{text}</span>"
@@ -171,7 +171,7 @@ class TextProgress:
     def line(self, progress: float, total: float | None, message: str | None) -> str:
         pct = _pct(progress, total)
         if pct is None:
-            head = f"[{'?' * self.width}] {progress:g}"
+            head = f"[{'?' * self.width}]" + (f" {progress:g}" if progress else "")
         else:
             filled = round(self.width * pct / 100)
             head = f"[{'#' * filled}{'.' * (self.width - filled)}] {pct:3.0f}%"

@@ -59,6 +59,19 @@ def test_text_progress_prints_at_most_every_step():
     assert lines[-1].startswith("[????????????????????] 3")
 
 
+def test_a_status_message_alone_shows_no_count():
+    """A task reports its state as a status message (tasks/get), no number: the bar says the
+    message, not a count of 0 that reads as "nothing done"."""
+    lines: list[str] = []
+    TextProgress(lines.append).update(0.0, None, "step 1 of 3")
+    assert lines == ["[????????????????????] step 1 of 3"]
+    p = ProgressView()
+    p.min_interval = 0
+    p.update(0.0, None, "step 1 of 3")
+    assert p.label.value.startswith("<span>") and " s · step 1 of 3" in p.label.value
+    assert "<span>0 ·" not in p.label.value
+
+
 def test_log_view():
     log = LogView()
     assert log.widget.layout.display == "none"  # nothing to show yet
