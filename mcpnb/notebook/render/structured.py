@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from mcpnb.client.frames import is_tabular, row_count, to_dataframe
+from mcpnb.client.frames import is_tabular, row_count, table_keys, to_dataframe
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
 _OPEN_LINES = 40  # short JSON starts unfolded; long JSON starts folded
@@ -68,15 +68,59 @@ def frame_table(df: Any) -> tuple[str, str]:
     return html, "\n".join(lines)
 
 
+_FIELDS_SHOWN = 20  # fields beside a table: more are counted, not shown
+_FIELD_WIDTH = 120  # characters of one field's value
+
+
+def _beside_the_table(data: Any) -> tuple[str | None, dict[str, Any]]:
+    """The key holding the table of ``{"items": [...], "total": 3, ...}`` and the fields beside it:
+    they are often the answer itself (an estimate's numbers next to its factors), so they are shown."""
+    if isinstance(data, dict):
+        tables = table_keys(data)
+        if len(tables) == 1 and [k for k, v in data.items() if isinstance(v, list)] == tables:
+            return tables[0], {k: v for k, v in data.items() if k != tables[0]}
+    return None, {}
+
+
+def _fields(fields: dict[str, Any]) -> tuple[str, str]:
+    """(HTML, text) of the fields beside a table: one per line, each value in one line."""
+    shown = list(fields.items())[:_FIELDS_SHOWN]
+    values = [
+        truncate(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str), _FIELD_WIDTH)[0]
+        for _, v in shown
+    ]
+    width = max(len(str(k)) for k, _ in shown)
+    text = "\n".join(f"{str(k).ljust(width)}  {v}".rstrip() for (k, _), v in zip(shown, values, strict=True))
+    rows = "".join(
+        f"<tr><th>{esc(str(k))}</th><td>{esc(v)}</td></tr>" for (k, _), v in zip(shown, values, strict=True)
+    )
+    html = f'<table class="mcpnb-fields">{rows}</table>'
+    if len(fields) > len(shown):
+        note = f"… {len(fields) - len(shown)} more fields (result.data has them all)"
+        html += f'<div class="mcpnb-dim">{esc(note)}</div>'
+        text += "\n" + note
+    return html, text
+
+
 def _table(data: Any, limit: int) -> tuple[str, str]:
     # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
     shown = to_dataframe(data, limit=limit)
     rows, cols = row_count(data), shown.shape[1]
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
+    key, fields = _beside_the_table(data)
     table_html, table_text = frame_table(shown)
-    html = f'<div class="mcpnb-dim">structured content · {esc(caption)}</div>' + table_html
-    text = f"structured content ({caption}):\n" + (table_text if cols else "")
+    table_text = table_text if cols else ""
+    if fields:  # the fields first, then the table under its key
+        fields_html, fields_text = _fields(fields)
+        html = (
+            f'<div class="mcpnb-dim">structured content</div>{fields_html}'
+            f'<div class="mcpnb-dim">{esc(str(key))} · {esc(caption)}</div>{table_html}'
+        )
+        text = f"structured content:\n{fields_text}\n{key} ({caption}):\n{table_text}"
+    else:
+        html = f'<div class="mcpnb-dim">structured content · {esc(caption)}</div>' + table_html
+        text = f"structured content ({caption}):\n{table_text}"
     if more:
         note = f"… {more} more row{'s' if more != 1 else ''} (result.df has them all)"
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'

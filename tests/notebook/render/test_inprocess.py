@@ -67,6 +67,14 @@ def page() -> dict[str, Any]:
 
 
 @server.tool()
+def estimate(extra: int = 0) -> dict[str, Any]:
+    """The answer in fields, its parts as a table (probe-kit's estimate has this shape)."""
+    fields: dict[str, Any] = {"task": "<login>", "expected": 3.73, "range": {"low": 2.1, "high": 6.3}}
+    fields |= {f"f{i:02}": i for i in range(extra)}
+    return {**fields, "note": "n" * 500, "factors": [{"factor": "base", "weight": 2.0}]}
+
+
+@server.tool()
 def findings() -> CallToolResult:
     """A summary text next to the same data as records (what probe-kit's tools send)."""
     rows = [{"rule": "S-EVAL", "line": 9}, {"rule": "R-BARE-EXCEPT", "line": 10}]
@@ -177,6 +185,32 @@ async def test_dict_of_lists_and_enveloped_records() -> None:
     env = await call("page")
     assert env.df.to_dict("list") == {"k": ["a", "b"]}
     assert "2 rows × 1 column" in result_bundle(env)["text/html"]
+
+
+async def test_the_fields_beside_a_table_are_shown_above_it() -> None:
+    r = await call("estimate")
+    b = result_bundle(r)
+    text, html = b["text/plain"], b["text/html"]
+    assert "structured content:\ntask      <login>\nexpected  3.73\n" in text
+    assert 'range     {"low": 2.1, "high": 6.3}' in text
+    note = next(line for line in text.splitlines() if line.startswith("note"))
+    assert note.endswith("n") and len(note) < 200  # one line each, however long the value
+    assert "factors (1 row × 2 columns):\nfactor  weight\nbase       2.0" in text
+    assert "<th>task</th><td>&lt;login&gt;</td>" in html and "<login>" not in html
+    assert (
+        html.index("<th>expected</th>")
+        < html.index("factors · 1 row × 2 columns")
+        < html.index("<td>base</td>")
+    )
+    assert list(r.df.columns) == ["factor", "weight"]  # .df is still the table
+    many = result_bundle(await call("estimate", {"extra": 30}))["text/plain"]
+    assert (
+        re.search(r"\nf16 +16\n", many)
+        and "f17" not in many
+        and "… 14 more fields (result.data has them all)" in many
+    )
+    env = result_bundle(await call("page"))["text/plain"]
+    assert "total  2\nrows (2 rows × 1 column):" in env
 
 
 async def test_primitive_is_unwrapped_and_shown_as_json() -> None:
