@@ -10,7 +10,8 @@
   "parts"?: [inline images]}}`` (camelCase when the call came in REST spelling)
 
 Structured content travels as JSON text (Gemini: as the JSON object itself), once: a text block that
-already is that JSON is not repeated. Every reply is plain JSON-serialisable data (images base64).
+already says it (its JSON, or the string a tool returned) is not repeated. Every reply is plain
+JSON-serialisable data (images base64).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Payload:
     data: Any = None
     has_data: bool = False
     is_error: bool = False
+    repeats: set[int] = field(default_factory=set)  # texts that only say ``data`` again
 
     def text(self, *, images_as_text: bool = False) -> str:
         parts = list(self.texts)
@@ -98,16 +100,22 @@ def payload(result: ToolResult) -> Payload:
             out.texts.append(f"[{kind or 'unknown'} content: not shown]")
     if result.structured is not None:
         out.data, out.has_data = result.structured, True
-        if not any(_is_json_of(text, result.structured) for text in out.texts):
+        said = (result.structured, result.data)
+        out.repeats = {i for i, text in enumerate(out.texts) if _repeats(text, said)}
+        if not out.repeats:
+            out.repeats.add(len(out.texts))
             out.texts.append(json.dumps(result.structured, ensure_ascii=False, default=str))
     return out
 
 
-def _is_json_of(text: str, value: Any) -> bool:
+def _repeats(text: str, values: tuple[Any, ...]) -> bool:
+    """Whether ``text`` already says one of ``values``: as JSON, or as the very string (a tool that
+    returns ``"read z"`` sends it as text and as ``{"result": "read z"}``)."""
     try:
-        return json.loads(text) == value
+        said = json.loads(text)
     except (ValueError, TypeError):
-        return False
+        said = text
+    return any(said == value for value in values)
 
 
 def result_reply(call: ToolCall, result: ToolResult) -> dict[str, Any]:
@@ -164,7 +172,7 @@ def _gemini(call: ToolCall, body: Payload) -> dict[str, Any]:
         response: dict[str, Any] = {"error": body.text()}
     elif body.has_data:
         response = {"output": body.data}
-        extra = [t for t in body.texts if not _is_json_of(t, body.data)]
+        extra = [t for i, t in enumerate(body.texts) if i not in body.repeats]
         if extra:
             response["text"] = "\n\n".join(extra)
     else:

@@ -105,6 +105,31 @@ def test_structured_content_travels_once_as_json(toolbox, api):
 
 
 @pytest.mark.parametrize("api", APIS, ids=IDS)
+def test_a_returned_string_or_number_travels_once(pool, api):
+    """The SDK's MCPServer sends a tool's plain return value twice: as text ("read z") and as
+    ``{"result": "read z"}``. The model reads it once."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("plain", log_level="WARNING")
+
+    @server.tool()
+    def read(path: str) -> str:
+        return f"read {path}"
+
+    @server.tool()
+    def count() -> int:
+        return 42
+
+    pool.connect("plain", server=server)
+    toolbox = pool.functions("plain")
+    said = api.text(api.check(toolbox.run(api.call("mcp__plain__read", {"path": "z"}))))
+    number = api.text(api.check(toolbox.run(api.call("mcp__plain__count", {}))))
+    assert said.count("read z") == 1 and number.count("42") == 1
+    if api.fmt != "gemini":  # (Gemini gets the JSON object itself)
+        assert (said, number) == ("read z", "42")
+
+
+@pytest.mark.parametrize("api", APIS, ids=IDS)
 def test_renamed_keys_reach_the_server_under_their_own_names(toolbox, api):
     entry = toolbox.entries(api.fmt)["mcp__shapes__book_trip"]
     wire = {v: k for k, v in entry.keys.items()}  # server key -> what the model sees
