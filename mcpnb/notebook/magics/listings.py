@@ -155,11 +155,10 @@ class ResourceContents(list[Any]):
     @property
     def text(self) -> str:
         """Every text content, and every blob whose type is text and whose bytes are UTF-8."""
+        texts = [_get(c, "text") for c in self]
         texts = [
-            blob_text(_get(c, "blob"), _get(c, "mime_type", "mimeType"))
-            if _get(c, "text") is None
-            else _get(c, "text")
-            for c in self
+            blob_text(_get(c, "blob"), _get(c, "mime_type", "mimeType")) if t is None else t
+            for c, t in zip(self, texts, strict=True)
         ]
         return "\n\n".join(t for t in texts if isinstance(t, str))
 
