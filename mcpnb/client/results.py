@@ -125,14 +125,37 @@ class ToolResult:
         status = "error" if self.is_error else "ok"
         badge = {None: "", True: ", schema ✓", False: ", schema ⚠"}[self.schema_valid]
         head = f"<ToolResult {self.label} {status} in {self.elapsed * 1000:.0f} ms{badge}>"
-        body = self.text or (
-            json.dumps(self.structured, default=str)[:500] if self.structured is not None else ""
+        body = _clip(self.text, _REPR_TEXT, "result.text") or (
+            _json_head(self.structured, _REPR_JSON) if self.structured is not None else ""
         )
         said = "".join(  # never unseen
             f"\n({'i' if getattr(note, 'accepted', False) else '!'} {note})"
             for note in self.answered_without_asking
         )
         return head + ("\n" + body if body else "") + said
+
+
+#: Characters of text and of structured JSON a repr shows: print(result) of 1M rows stays a glance.
+_REPR_TEXT = 2000
+_REPR_JSON = 500
+
+
+def _clip(text: str, limit: int, whole: str) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… {len(text) - limit} more characters ({whole} has all)"
+
+
+def _json_head(value: Any, limit: int) -> str:
+    """The first ``limit`` characters of ``value`` as JSON, serialising no more than that: the
+    pure-Python encoder yields pieces lazily, where ``json.dumps`` would write every row first."""
+    pieces, size = [], 0
+    for piece in json.JSONEncoder(default=str, ensure_ascii=False).iterencode(value):
+        pieces.append(piece)
+        size += len(piece)
+        if size > limit:
+            return "".join(pieces)[:limit] + "… (result.data has all)"
+    return "".join(pieces)
 
 
 def _dump(block: Any) -> Any:

@@ -86,3 +86,22 @@ def test_max_message_mb_reaches_the_legacy_sse_transport(pool, sse_url):
     assert row.state == "failed" and "raise max_message_mb for server 'tight'" in row.last_error
     pool.connect("roomy", url=sse_url, transport="sse", max_message_mb=16)  # text and structure: 2× the table
     assert len(pool.call("roomy", "rows", {"n": ROWS}).data["rows"]) == ROWS
+
+
+def test_the_repr_of_a_large_result_is_a_glance(pool):
+    """print(result) in a plain REPL: the head of the text (or of the JSON) and where the rest is,
+    not 2.5 MB of rows."""
+    from mcpnb.client.results import ToolResult
+
+    pool.connect("demo", **demo_command())
+    result = pool.call("demo", "rows", {"n": ROWS})
+    shown = repr(result)
+    hidden = len(result.text) - 2000
+    assert len(shown) < 2200 and shown.endswith(f"… {hidden} more characters (result.text has all)")
+    assert result.text[:2000] in shown
+    data_only = ToolResult("demo", "rows", content=[], structured=result.structured)
+    glance = repr(data_only)
+    assert len(glance) < 600 and glance.endswith("… (result.data has all)")
+    assert '{"rows": [{"id": 0, "name": "row 0"' in glance
+    small = ToolResult("demo", "rows", content=[], structured={"rows": []})
+    assert repr(small).endswith('\n{"rows": []}')  # whole when it fits
