@@ -29,7 +29,10 @@ def expand(text: str, environ: Mapping[str, str], fail: Callable[..., ConfigErro
             raise fail("unclosed '${' (write '$${' for a literal '${')")
         var, sep, default = body.partition(":-")
         if not _ENV_NAME_RE.match(var) or "${" in default:
-            raise fail(f"malformed variable reference '${{{var}…}}': use ${{VAR}} or ${{VAR:-default}}")
+            raise fail(
+                f"malformed variable reference '${{{var}…}}': use ${{VAR}} or ${{VAR:-default}}"
+                + _vscode_hint(var)
+            )
         value = environ.get(var)
         if value is None or (sep and value == ""):
             if sep:
@@ -37,7 +40,8 @@ def expand(text: str, environ: Mapping[str, str], fail: Callable[..., ConfigErro
                     found.add(default)
                 return default
             raise fail(
-                f"environment variable {var!r} is not set (give a default with ${{{var}:-default}})",
+                f"environment variable {var!r} is not set (give a default with ${{{var}:-default}})"
+                + _vscode_hint(var),
                 suggestion=did_you_mean(var, environ),
             )
         if is_secret_key(var):
@@ -45,6 +49,21 @@ def expand(text: str, environ: Mapping[str, str], fail: Callable[..., ConfigErro
         return value
 
     return _VAR_RE.sub(one, text)
+
+
+def _vscode_hint(var: str) -> str:
+    """What to write instead of a VS Code variable, for a config copied from ``.vscode/mcp.json``."""
+    kind, _, name = var.partition(":")
+    if kind == "env" and _ENV_NAME_RE.match(name):
+        return f"; VS Code's ${{env:{name}}} is ${{{name}}} here"
+    if kind == "input":
+        return (
+            f"; ${{input:{name}}} is a VS Code prompt, which these files do not have: put the value "
+            "in an environment variable and write ${VAR}"
+        )
+    if var in ("workspaceFolder", "workspaceRoot", "userHome", "cwd"):
+        return f"; VS Code's ${{{var}}} is not expanded here: write the path itself"
+    return ""
 
 
 def escape(text: str) -> str:

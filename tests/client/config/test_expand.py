@@ -124,3 +124,23 @@ def test_values_of_secret_variables_are_collected() -> None:
 @given(st.text(alphabet="${}:-A_x ", max_size=40))
 def test_expansion_undoes_escape(text: str) -> None:
     assert expand(escape(text), {}, never, set()) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("${env:GH_TOKEN}", "VS Code's ${env:GH_TOKEN} is ${GH_TOKEN} here"),
+        ("Bearer ${input:token}", "${input:token} is a VS Code prompt, which these files do not have"),
+        (
+            "${workspaceFolder}/src",
+            "VS Code's ${workspaceFolder} is not expanded here: write the path itself",
+        ),
+    ],
+)
+def test_a_vs_code_variable_says_what_to_write_instead(text: str, said: str) -> None:
+    """Configs are copied from .vscode/mcp.json: its variables get the spelling that works here."""
+    err = config_error(
+        ServerConfig.from_dict, "s", {"command": "x", "args": [text]}, source="f.json", environ={}
+    )
+    assert_located(err, file="f.json", server="s", key="args[0]")
+    assert said in str(err)
