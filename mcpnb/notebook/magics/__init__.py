@@ -80,8 +80,10 @@ class McpMagics(Magics):
     def mcp(self, line: str, cell: str | None = None, local_ns: Mapping[str, Any] | None = None) -> Any:
         """Explore MCP servers: connect, list tools, call them, read resources, render prompts.
 
-        Write ``{{var}}`` to insert a notebook variable. IPython's ``{var}`` and ``$var`` are not
-        expanded (JSON has braces): naming a notebook variable that way is an error that says so.
+        Write ``{{var}}`` to insert a notebook variable, or ``{{expr}}`` a Python expression
+        (``{{len(rows)}}``; quote it on the line if it has spaces). IPython's ``{var}`` and ``$var``
+        are not expanded (JSON has braces): naming a notebook variable that way is an error that
+        says so. A ``key: |`` block is sent as written, braces and all.
         A trailing ``;`` silences the output, as IPython's own magics do.
         """
         return self.run(line, cell, local_ns)

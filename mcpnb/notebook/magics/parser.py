@@ -21,7 +21,9 @@ from IPython.core.magic_arguments import MagicArgumentParser
 
 from mcpnb.client.errors import did_you_mean, did_you_mean_text, json_problem
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
+#: ``{{ … }}``: a notebook variable (``name``, ``name.attr``) or a Python expression (``len(rows)``).
+_PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
+_NAME_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _KEY_LINE = re.compile(r"^\s*([^\s:#][^:]*?)\s*:\s?(.*)$")
 #: ``key: |`` (or ``|-``, ``|+``): the lines below, more indented, are the value, literally.
 _BLOCK = re.compile(r"^\s*\|([+-]?)\s*(?:#.*)?$")
@@ -263,15 +265,44 @@ def refuse_ipython_style(text: str, namespaces: list[Mapping[str, Any]], *, whol
             )
 
 
+def _ours(ref: str) -> bool:
+    """Whether the text between double braces is ours to fill: a name, or an expression Python can
+    parse. Anything else (``{{#each}}``, ``{{> card}}``: a template for the server) is sent as typed."""
+    if _NAME_REF.fullmatch(ref):
+        return True
+    try:
+        compile(ref, "<{{ }}>", "eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def value_of(ref: str, namespaces: list[Mapping[str, Any]]) -> Any:
+    """The value of ``{{ref}}``: a variable as :func:`lookup` finds it, or the expression evaluated
+    in the notebook (as IPython's own ``{expr}`` in shell commands, and JupySQL's ``{{expr}}``)."""
+    if _NAME_REF.fullmatch(ref):
+        return lookup(ref, namespaces)
+    from collections import ChainMap
+
+    scope = next((ns for ns in reversed(namespaces) if isinstance(ns, dict)), {})
+    try:
+        return eval(ref, scope, ChainMap(*namespaces))  # the person's own expression, in their notebook
+    except Exception as exc:
+        raise UsageError(f"{{{{{ref}}}}}: {type(exc).__name__}: {exc} (nothing was sent)") from None
+
+
 def whole_placeholder(text: str) -> str | None:
-    """The variable name when ``text`` is exactly one ``{{var}}``: its value is then used as is."""
+    """The variable (or expression) when ``text`` is exactly one ``{{…}}``: its value is then used
+    as is (a list stays a list)."""
     match = _PLACEHOLDER.fullmatch(text.strip())
-    return match.group(1) if match else None
+    return match.group(1) if match and _ours(match.group(1)) else None
 
 
 def interpolate_text(text: str, namespaces: list[Mapping[str, Any]]) -> str:
     """Replace each ``{{var}}`` with ``str(value)`` (strings), for values that stay text."""
-    return _PLACEHOLDER.sub(lambda m: str(lookup(m.group(1), namespaces)), text)
+    return _PLACEHOLDER.sub(
+        lambda m: str(value_of(m.group(1), namespaces)) if _ours(m.group(1)) else m.group(0), text
+    )
 
 
 def interpolate_json(text: str, namespaces: list[Mapping[str, Any]]) -> str:
@@ -286,8 +317,8 @@ def interpolate_json(text: str, namespaces: list[Mapping[str, Any]]) -> str:
         ch = text[i]
         if ch == "{" and text.startswith("{{", i):
             match = _PLACEHOLDER.match(text, i)
-            if match:
-                value = lookup(match.group(1), namespaces)
+            if match and _ours(match.group(1)):
+                value = value_of(match.group(1), namespaces)
                 if in_string:
                     out.append(json.dumps(str(value))[1:-1])
                 else:
@@ -359,7 +390,7 @@ def _value(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | N
     """A value from ``key=value`` or ``key: value``: ``{{var}}`` alone is the object itself."""
     name = whole_placeholder(text)
     if name is not None:
-        return lookup(name, namespaces), None
+        return value_of(name, namespaces), None
     refuse_ipython_style(text, namespaces, whole=True)
     text = interpolate_text(text, namespaces)
     value, typed = parse_value(text)
@@ -435,7 +466,7 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
                 )
             args.put(key, _literal(lines[start:i], block.group(1)), None, number, f"cell body line {number}")
             continue
-        if rest.strip()[:1] in ("[", "{") and whole_placeholder(rest) is None:
+        if rest.strip()[:1] in ("[", "{") and not _opens_with_placeholder(rest):
             while parse_value(interpolate_json(rest, namespaces))[1] is False and i < len(lines):
                 rest += "\n" + lines[i]
                 i += 1
@@ -452,6 +483,12 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
         value, raw = _value(rest, namespaces)
         args.put(key, value, raw, number, f"cell body line {number}")
     return args
+
+
+def _opens_with_placeholder(text: str) -> bool:
+    """``{{name}} and more`` is text (JSON never starts with ``{{``), not a JSON object to collect."""
+    match = _PLACEHOLDER.match(text.strip())
+    return match is not None and _ours(match.group(1))
 
 
 #: A YAML single-quoted value: ``'it''s'`` is "it's".
@@ -473,7 +510,7 @@ def _object_arguments(text: str, namespaces: list[Mapping[str, Any]], where: str
     """All the arguments at once: a ``{{var}}`` holding a dict, or a JSON object (None: neither)."""
     name = whole_placeholder(text)
     if name is not None:
-        value = lookup(name, namespaces)
+        value = value_of(name, namespaces)
         if not isinstance(value, Mapping):
             raise UsageError(f"{{{{{name}}}}} is a {type(value).__name__}; {where} needs a dict of arguments")
         args = Arguments()

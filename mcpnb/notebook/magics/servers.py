@@ -17,14 +17,19 @@ from mcpnb.notebook.magics.registry import Context, arguments, command, known_se
 def _filled(ctx: Context, ns: argparse.Namespace) -> None:
     """``{{var}}`` in the URL, a header, an env value, the cwd or the command, as in every ``%mcp``
     line: ``--header "Authorization: Bearer {{token}}"`` keeps the token out of the notebook."""
-    from mcpnb.notebook.magics.parser import interpolate_text, lookup, refuse_ipython_style, whole_placeholder
+    from mcpnb.notebook.magics.parser import (
+        interpolate_text,
+        refuse_ipython_style,
+        value_of,
+        whole_placeholder,
+    )
 
     def fill(text: str) -> str:
         refuse_ipython_style(text, ctx.namespaces)
         return interpolate_text(text, ctx.namespaces)
 
     held = whole_placeholder(ns.url) if ns.url else None
-    value = lookup(held, ctx.namespaces) if held else None
+    value = value_of(held, ctx.namespaces) if held else None
     ns.server = None
     if value is not None and not isinstance(value, str):  # {{srv}}: a server object made in the notebook
         ns.server, ns.url = value, None

@@ -110,6 +110,12 @@ def test_interpolation_sees_function_locals(ip, mcp):
         "def f():\n    who = 'local'\n    r = %mcp call demo.echo text={{who}}\n    return r\nfrom_f = f()",
     )
     assert ip.user_ns["from_f"].data == "local"
+    cell(  # an expression sees them too, before the notebook's
+        ip,
+        'def g():\n    n = 20\n    r = %mcp call demo.add a={{n * 2}} b="{{len(who) - 4}}"\n    return r\n'
+        "from_g = g()",
+    )
+    assert ip.user_ns["from_g"].data == 42
 
 
 def test_trailing_semicolon_silences(ip, mcp):

@@ -170,6 +170,38 @@ def test_interpolation_from_the_namespace():
     assert parse_body("{{args}}", [{"args": {"a": 1}}]) == {"a": 1}
 
 
+def test_an_expression_between_double_braces_is_evaluated_in_the_notebook():
+    """As IPython's ``{expr}`` and JupySQL's ``{{expr}}``: ``{{len(rows)}}`` used to reach the server
+    as the text "{{len(rows)}}"."""
+    user = {"rows": [{"x": 1}, {"x": 2}], "name": "Ada", "n": 3}
+    local = {"n": 10}  # a function's own variables come first, as for a plain {{n}}
+    ns = [local, user]
+    assert parse_pairs(["count={{len(rows)}}", "first={{ rows[0] }}", "more={{n + 1}}"], ns) == {
+        "count": 2,
+        "first": {"x": 1},  # a whole placeholder is the object itself
+        "more": 11,
+    }
+    assert parse_body("who: {{name.upper()}} and {{n * 2}}\nxs: {{[r['x'] for r in rows]}}", ns) == {
+        "who": "ADA and 20",
+        "xs": [1, 2],
+    }
+    assert parse_body('{"total": {{sum(r["x"] for r in rows)}}, "who": "{{name.lower()}}"}', ns) == {
+        "total": 3,
+        "who": "ada",
+    }
+    assert parse_body("{{dict(query=name, limit=n)}}", ns) == {"query": "Ada", "limit": 10}
+    with pytest.raises(
+        UsageError, match=r"^\{\{1/0\}\}: ZeroDivisionError: division by zero \(nothing was sent\)$"
+    ):
+        parse_pairs(["x={{1/0}}"], ns)
+    with pytest.raises(UsageError, match=r"^\{\{len\(rowz\)\}\}: NameError: name 'rowz' is not defined"):
+        parse_body("x: {{len(rowz)}}", ns)
+    # a text that starts with a placeholder is text, not JSON ("the value of 'who' is not valid JSON")
+    assert parse_body("who: {{name}}, welcome ({{n}})", ns) == {"who": "Ada, welcome (10)"}
+    # what Python cannot parse is a template for the server, sent as typed
+    assert parse_pairs(["t={{#each rows}}{{/each}}"], ns) == {"t": "{{#each rows}}{{/each}}"}
+
+
 def test_interpolation_errors_suggest_names():
     with pytest.raises(UsageError, match="did you mean 'rows'"):
         parse_body("data: {{rowz}}", [{"rows": 1}])
