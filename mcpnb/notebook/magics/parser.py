@@ -284,11 +284,18 @@ def value_of(ref: str, namespaces: list[Mapping[str, Any]]) -> Any:
         return lookup(ref, namespaces)
     from collections import ChainMap
 
+    from mcpnb.client.redact import scrub
+
     scope = next((ns for ns in reversed(namespaces) if isinstance(ns, dict)), {})
+    names = ChainMap(*namespaces)
+    code = compile(ref, "<{{ }}>", "eval")
     try:
-        return eval(ref, scope, ChainMap(*namespaces))  # the person's own expression, in their notebook
+        return eval(code, scope, names)  # the person's own expression, in their notebook
     except Exception as exc:
-        raise UsageError(f"{{{{{ref}}}}}: {type(exc).__name__}: {exc} (nothing was sent)") from None
+        # int(token) says "invalid literal …: 'sk-…'": the texts the expression reads are not repeated
+        read = [names.get(name) for name in code.co_names]
+        said = scrub(str(exc), [value for value in read if isinstance(value, str)])
+        raise UsageError(f"{{{{{ref}}}}}: {type(exc).__name__}: {said} (nothing was sent)") from None
 
 
 def whole_placeholder(text: str) -> str | None:

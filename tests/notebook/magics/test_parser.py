@@ -196,6 +196,10 @@ def test_an_expression_between_double_braces_is_evaluated_in_the_notebook():
         parse_pairs(["x={{1/0}}"], ns)
     with pytest.raises(UsageError, match=r"^\{\{len\(rowz\)\}\}: NameError: name 'rowz' is not defined"):
         parse_body("x: {{len(rowz)}}", ns)
+    secret = {"token": "sk-live-4242-do-not-show"}
+    with pytest.raises(UsageError, match=r"^\{\{int\(token\)\}\}: ValueError: invalid literal") as info:
+        parse_pairs(["n={{int(token)}}"], [secret])
+    assert "sk-live" not in str(info.value)  # the value it could not read is not repeated
     # a text that starts with a placeholder is text, not JSON ("the value of 'who' is not valid JSON")
     assert parse_body("who: {{name}}, welcome ({{n}})", ns) == {"who": "Ada, welcome (10)"}
     # what Python cannot parse is a template for the server, sent as typed
