@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mcpnb.client.errors import describe
+from mcpnb.client.errors import CallError, describe
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
@@ -37,6 +37,12 @@ class ResourceWatch:
 
     async def add(self, uri: str, watcher: Watcher) -> None:
         """Start telling ``watcher(uri)`` when ``uri`` changes; subscribes on the server if needed."""
+        resources = getattr(self.conn.capabilities, "resources", None)
+        if self.conn.capabilities is not None and not getattr(resources, "subscribe", False):
+            raise CallError(
+                f"{self.conn.name!r} does not offer resource subscriptions (its capabilities have no "
+                f"resources.subscribe): nothing would tell about changes to {uri}; read it again instead"
+            )
         first = uri not in self.watchers
         self.watchers.setdefault(uri, []).append(watcher)
         if first:
@@ -83,7 +89,14 @@ class ResourceWatch:
     # ------------------------------------------------------------------ the two eras
     async def _subscribe(self, uri: str) -> None:
         if self.conn.era == "modern":
-            await self._relisten()
+            try:
+                await self._relisten()
+            except (asyncio.CancelledError, CallError):
+                raise
+            except Exception as exc:  # the SDK's MCPError, a timeout: said as every request's failure
+                raise CallError(
+                    f"subscriptions/listen {uri} on {self.conn.name!r} failed: {describe(exc)}"
+                ) from None
             return
         from mcp import types
 

@@ -102,13 +102,17 @@ def _args(p: Parser) -> None:
 )
 @arguments(_args)
 def subscribe(ctx: Context, ns: argparse.Namespace) -> Any:
-    from IPython.display import display
+    from IPython.display import DisplayHandle, display
 
     server, uri = _target(ctx, ns.words)
     view = UpdateLog(server, uri)
-    handle = display(view, display_id=True) if current_kernel() is not None else display(view)
+    handle = DisplayHandle() if current_kernel() is not None else None
     watcher = Subscription(view, handle)
-    watcher.stop = ctx.pool.watch(server, uri, watcher)
+    watcher.stop = ctx.pool.watch(server, uri, watcher)  # shown once it watches: a refusal shows nothing
+    if handle is not None:
+        handle.display(view)
+    else:
+        display(view)
     earlier = LIVE.get((server, uri))
     if earlier is not None:  # a cell run again: one display follows, not two
         earlier.stop()

@@ -75,3 +75,20 @@ def test_subscribing_again_replaces_the_earlier_watcher(ip, mcp, capsys):
     assert second.view.lines and first.view.lines == []
     line(ip, "unsubscribe probe probe://status")
     assert mcp.pool.watched("probe") == []
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_server_without_subscriptions_says_so_and_shows_no_watcher(ip, mcp, era, capsys):
+    """mcp-server-time declares ``resources.subscribe: false``: the modern era's listen answered
+    "Method not found" as a raw traceback, under a display that already said "watching"."""
+    import sys
+
+    from mcpnb.client.errors import CallError
+
+    line(ip, f"connect time --era {era} -- {sys.executable} -m mcp_server_time")
+    capsys.readouterr()
+    with pytest.raises(CallError, match=r"^'time' does not offer resource subscriptions \(its capabilities"):
+        line(ip, "subscribe time file:///x")
+    assert "watching" not in capsys.readouterr().out and ("time", "file:///x") not in LIVE
+    assert mcp.pool.watched("time") == []
+    assert line(ip, "call time.get_current_time timezone=UTC").data["timezone"] == "UTC"  # unharmed
