@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import requests
+from mcpnb.client.errors import CallError
 from mcpnb.client.paging import every_page
 
 if TYPE_CHECKING:
@@ -121,6 +122,11 @@ class ConnectionRequests:
         the per-request opt-in every later request carries (2026-07-28). Kept across reconnects."""
         from mcp import types
 
+        if self.capabilities is not None and getattr(self.capabilities, "logging", None) is None:
+            raise CallError(
+                f"{self.name!r} does not offer logging (its capabilities have no logging): it sends no "
+                "log messages to set a level for"
+            )
         self.log_level = level
         if self.era == "modern":
             if self.client is not None:

@@ -92,3 +92,21 @@ def test_a_server_without_subscriptions_says_so_and_shows_no_watcher(ip, mcp, er
     assert "watching" not in capsys.readouterr().out and ("time", "file:///x") not in LIVE
     assert mcp.pool.watched("time") == []
     assert line(ip, "call time.get_current_time timezone=UTC").data["timezone"] == "UTC"  # unharmed
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_log_level_for_a_server_without_logging_says_it_sends_none(ip, mcp, era, capsys):
+    """mcp-server-time declares no logging: legacy answered "Method not found (MCP error -32601)",
+    modern said "log messages at debug and above from now on" for a server that sends none."""
+    import sys
+
+    from mcpnb.client.errors import CallError
+
+    line(ip, f"connect time --era {era} -- {sys.executable} -m mcp_server_time")
+    capsys.readouterr()
+    with pytest.raises(
+        CallError, match=r"^'time' does not offer logging \(its capabilities have no logging\)"
+    ):
+        line(ip, "logs time --log-level debug")
+    assert "from now on" not in capsys.readouterr().out
+    assert "state: connected" in repr(line(ip, "logs time"))  # the log itself is still there
