@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.connection import Connection
-from mcpnb.client.errors import UnknownServerError, did_you_mean
+from mcpnb.client.errors import UnknownServerError, describe, did_you_mean
 from mcpnb.client.events import ConnectionEvent
 from mcpnb.client.interaction import CallContext, Interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
@@ -429,19 +429,31 @@ class Pool:
         return self.status()
 
     # ------------------------------------------------------------------ tools
-    async def _tools(self, server: str | None, refresh: bool) -> list[ToolInfo]:
+    async def _tools(self, server: str | None, refresh: bool) -> ToolList:
         if server is not None:
-            return await self.connection(server).list_tools(refresh=refresh)
+            return ToolList(await self.connection(server).list_tools(refresh=refresh))
         conns = [c for c in self._connections.values() if c.client is not None]
         found = await asyncio.gather(*(c.list_tools(refresh=refresh) for c in conns), return_exceptions=True)
-        return [tool for tools in found if isinstance(tools, list) for tool in tools]
+        missed = {c.name: str(c.state) for c in self._connections.values() if c.client is None}
+        missed |= {
+            c.name: f"listing failed: {describe(r)}"
+            for c, r in zip(conns, found, strict=True)
+            if not isinstance(r, list)
+        }
+        missed |= {name: "invalid settings" for name in self._misconfigured}
+        place = {name: i for i, name in enumerate(self._order)}
+        return ToolList(
+            [tool for tools in found if isinstance(tools, list) for tool in tools],
+            not_listed=dict(sorted(missed.items(), key=lambda kv: place.get(kv[0], len(place)))),
+        )
 
-    def tools(self, server: str | None = None, *, refresh: bool = False) -> list[ToolInfo]:
-        """The tools of one server, or of every connected server (servers that fail are skipped)."""
-        return ToolList(self._run(self._tools(server, refresh)))
+    def tools(self, server: str | None = None, *, refresh: bool = False) -> ToolList:
+        """The tools of one server, or of every connected server (the others are named in the
+        list's ``not_listed``, with their state)."""
+        return self._run(self._tools(server, refresh))
 
-    async def atools(self, server: str | None = None, *, refresh: bool = False) -> list[ToolInfo]:
-        return ToolList(await self._arun(self._tools(server, refresh)))
+    async def atools(self, server: str | None = None, *, refresh: bool = False) -> ToolList:
+        return await self._arun(self._tools(server, refresh))
 
     def cached_tool(self, server: str, tool: str) -> ToolInfo | None:
         """``tool`` of ``server`` if the tool list is cached and fresh, else None: no I/O, no hop."""

@@ -138,7 +138,15 @@ class ToolFilter:
 
 
 class ToolList(list[ToolInfo]):
-    """Tools of one or more servers: a plain list that renders as a table and converts with ``.df``."""
+    """Tools of one or more servers: a plain list that renders as a table and converts with ``.df``.
+
+    ``not_listed``: the servers of the pool whose tools are missing from a listing of every server
+    (not connected, or the listing failed), each with its state, so a gap is never silent.
+    """
+
+    def __init__(self, tools: Any = (), not_listed: dict[str, str] | None = None) -> None:
+        super().__init__(tools)
+        self.not_listed: dict[str, str] = dict(not_listed or {})
 
     def __getitem__(self, key: Any) -> Any:
         """``tools["server.tool"]``, ``tools["mcp__server__tool"]`` or a bare tool name when unique."""

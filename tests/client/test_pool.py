@@ -350,6 +350,8 @@ def test_connect_config_layers_and_partial_failure(pool, tmp_path, monkeypatch):
     assert {r.name: r.state for r in table} == {"good": "connected", "broken": "failed", "off": "disabled"}
     assert "command not found" in table["broken"].last_error
     assert pool.call("good", "env", {"name": "MARK"}).data == "local"  # the local layer won
+    assert pool.tools().not_listed == {"broken": "failed", "off": "disabled"}
+    assert pool.tools("good").not_listed == {}  # one server asked for: nothing else to say
 
     with pytest.raises(UnknownServerError, match="did you mean 'good'"):
         pool.connect_config(names=["goood"])
@@ -372,6 +374,8 @@ def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(p
     assert "did you mean 'tool_timeout'" in why
     assert [(r.name, r.state) for r in pool.status()] == [("typo", "failed"), ("good", "connected")]
     assert pool.call("good", "echo", {"text": "up"}).data == "up"
+    listed = pool.tools()  # every server's tools: the one missing is named, not silently left out
+    assert {t.server for t in listed} == {"good"} and listed.not_listed == {"typo": "invalid settings"}
     with pytest.raises(
         UnknownServerError, match=r"server 'typo' was not started: invalid settings: .*tool_timout"
     ):

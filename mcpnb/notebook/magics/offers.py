@@ -14,6 +14,7 @@ from IPython.core.error import UsageError
 
 from mcpnb.client.errors import McpnbError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
+from mcpnb.client.toolinfo import ToolList
 from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs, split_target
 from mcpnb.notebook.magics.registry import (
     Context,
@@ -78,7 +79,7 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
         hint_if_empty(ctx)
     found = ctx.pool.tools(ns.name, refresh=ns.refresh)
     if pattern:
-        found = type(found)(t for t in found if _matches(pattern, t))
+        found = ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed)
     return found
 
 

@@ -122,11 +122,25 @@ def tools_text(tools: list[Any], limit: int) -> str:
     return "\n".join(lines)
 
 
+def _not_listed(tools: list[Any]) -> str:
+    """The servers whose tools a listing of every server lacks, and why (their state)."""
+    missed = getattr(tools, "not_listed", None) or {}
+    if not missed:
+        return ""
+    said = ", ".join(f"{name} ({why})" for name, why in missed.items())
+    return f"not listed: {said}; %mcp status says more"
+
+
 def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a tools listing (any list of :class:`~mcpnb.client.toolinfo.ToolInfo`)."""
     n = resolve_limit(limit, DEFAULTS.listing_limit)
+    note = _not_listed(tools)
+    note_html = f'<div class="mcpnb-dim">{esc(note)}</div>' if note else ""
     if not tools:
-        return {"text/plain": "(no tools)", "text/html": wrap('<div class="mcpnb-dim">(no tools)</div>')}
+        return {
+            "text/plain": "(no tools)" + (f"\n{note}" if note else ""),
+            "text/html": wrap('<div class="mcpnb-dim">(no tools)</div>' + note_html),
+        }
     shown = tools[:n]
     columns = columns_for(shown)
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
@@ -137,5 +151,5 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     html = f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
     if len(tools) > n:
         html += f'<div class="mcpnb-dim">… {len(tools) - n} more tools (.df has them all)</div>'
-    html += '<div class="mcpnb-dim">* required parameter</div>'
-    return {"text/plain": tools_text(tools, n), "text/html": wrap(html)}
+    html += '<div class="mcpnb-dim">* required parameter</div>' + note_html
+    return {"text/plain": tools_text(tools, n) + (f"\n{note}" if note else ""), "text/html": wrap(html)}

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 
+from mcpnb.client.errors import ConnectError
 from mcpnb.client.results import ToolResult
 
 from .conftest import bundle, cell, connect_demo, line
@@ -38,6 +39,19 @@ def test_tools_listing_filter_and_store(ip, mcp):
     assert "x*" in data["text/plain"] and "<table" in data["text/html"]
     with pytest.raises(UsageError, match="did you mean 'demo'"):
         line(ip, "tools dmeo")
+
+
+def test_a_listing_of_every_server_names_those_it_could_not_list(ip, mcp):
+    connect_demo(ip)
+    with pytest.raises(ConnectError):
+        line(ip, "connect gone -- /nonexistent/server")
+    every = line(ip, "tools")
+    note = "not listed: gone (failed); %mcp status says more"
+    assert {t.server for t in every} == {"demo"} and every.not_listed == {"gone": "failed"}
+    data = bundle(ip, every)
+    assert data["text/plain"].endswith("\n" + note) and note in data["text/html"]
+    assert note in bundle(ip, line(ip, "tools --filter 'p*'"))["text/plain"]  # a filter keeps it
+    assert "not listed" not in bundle(ip, line(ip, "tools demo"))["text/plain"]
 
 
 # ---------------------------------------------------------------- calls
