@@ -171,3 +171,21 @@ def test_a_server_that_dies_mid_session_is_failed_after_the_retries(pool, faulty
     assert sdk_warnings_shown(caplog) == []
     no_process_left(marks)
     assert not children() - marks.children_before
+
+
+def test_a_tools_listing_names_the_server_whose_listing_failed(pool, faulty_http, marks):
+    """One server answers tools/list with HTTP 500: the others' tools are listed, and that one is
+    named with why, rather than left out."""
+    from conftest import demo_server_object
+
+    pool.connect("web", url=faulty_http.url, **QUICK)
+    pool.connect("demo", server=demo_server_object())
+    _fault(pool, "fail_next", status=500)
+    listed = pool.tools(refresh=True)
+    assert {t.server for t in listed} == {"demo"}
+    assert list(listed.not_listed) == ["web"] and listed.not_listed["web"].startswith("listing failed: ")
+    assert "HTTP 500" in listed.not_listed["web"]
+    assert {t.server for t in pool.tools(refresh=True)} == {"demo", "web"}  # the next listing has it
+    pool.close()
+    faulty_http.stop()
+    no_process_left(marks)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from mcpnb.notebook.render.content import blob_text, read_hint, render_block
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, pre, wrap
-from mcpnb.notebook.render.tool_list import short
+from mcpnb.notebook.render.tool_list import not_listed_note, short
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -42,9 +42,15 @@ class _Table(list[Any]):
     columns: ClassVar[list[str]] = []
     empty = "(nothing)"
 
-    def __init__(self, rows: list[tuple[str, Any]] = ()) -> None:  # type: ignore[assignment]
+    def __init__(
+        self,
+        rows: list[tuple[str, Any]] = (),  # type: ignore[assignment]
+        not_listed: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(item for _, item in rows)
         self.servers = [server for server, _ in rows]
+        #: servers a listing of every server could not ask (not connected, or the listing failed)
+        self.not_listed: dict[str, str] = dict(not_listed or {})
 
     def cells(self, server: str, item: Any) -> list[str]:
         raise NotImplementedError
@@ -59,15 +65,22 @@ class _Table(list[Any]):
         return pd.DataFrame(self._rows(), columns=self.columns)
 
     def __repr__(self) -> str:
-        return text_table(self.columns, self._rows()) if self else self.empty
+        note = not_listed_note(self)
+        shown = text_table(self.columns, self._rows()) if self else self.empty
+        return shown + (f"\n{note}" if note else "")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        note = not_listed_note(self)
+        note_html = f'<div class="mcpnb-dim">{esc(note)}</div>' if note else ""
         if not self:
             return {
-                "text/plain": self.empty,
-                "text/html": wrap(f'<div class="mcpnb-dim">{esc(self.empty)}</div>'),
+                "text/plain": repr(self),
+                "text/html": wrap(f'<div class="mcpnb-dim">{esc(self.empty)}</div>' + note_html),
             }
-        return {"text/plain": repr(self), "text/html": wrap(html_table(self.columns, self._rows()))}
+        return {
+            "text/plain": repr(self),
+            "text/html": wrap(html_table(self.columns, self._rows()) + note_html),
+        }
 
 
 class ResourceList(_Table):

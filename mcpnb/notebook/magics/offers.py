@@ -320,20 +320,40 @@ def resources(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import ResourceList
 
     rows: list[tuple[str, Any]] = []
+    missed: dict[str, str] = {}
     for server in servers_named(ctx, ns.name):
-        rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, lambda s=server: ctx.pool.resources(s))]
+        fetch = functools.partial(ctx.pool.resources, server)
+        rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, server, "resources", fetch, missed)]
         with contextlib.suppress(McpnbError):  # templates are optional: a server may list none
             rows += [(server, t) for t in ctx.pool.resource_templates(server)]
-    return ResourceList(rows)
+    return ResourceList(rows, not_listed=_with_invalid(ctx, ns.name, missed))
 
 
-def _skip_unsupported(ctx: Context, asked: str | None, fetch: Callable[[], list[Any]]) -> list[Any]:
-    """When listing every server, one that has no resources/prompts (or is down) is simply skipped."""
+def _with_invalid(ctx: Context, asked: str | None, missed: dict[str, str]) -> dict[str, str]:
+    """A listing of every server also names those a config file gave invalid settings."""
+    return missed if asked else missed | dict.fromkeys(ctx.pool.misconfigured, "invalid settings")
+
+
+def _skip_unsupported(
+    ctx: Context,
+    asked: str | None,
+    server: str,
+    capability: str,
+    fetch: Callable[[], list[Any]],
+    missed: dict[str, str],
+) -> list[Any]:
+    """When listing every server, one without resources/prompts is skipped; one that is down, or
+    that offers them and fails to list them, is named in ``missed`` (the listing says so)."""
     try:
         return fetch()
-    except McpnbError:
+    except McpnbError as exc:
         if asked:
             raise
+        conn = ctx.pool.connection(server)
+        if conn.client is None:
+            missed[server] = str(conn.state)
+        elif getattr(conn.capabilities, capability, None) is not None:
+            missed[server] = f"listing failed: {exc}"
         return []
 
 
@@ -364,9 +384,11 @@ def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import PromptList
 
     rows: list[tuple[str, Any]] = []
+    missed: dict[str, str] = {}
     for server in servers_named(ctx, ns.name):
-        rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, lambda s=server: ctx.pool.prompts(s))]
-    return PromptList(rows)
+        fetch = functools.partial(ctx.pool.prompts, server)
+        rows += [(server, p) for p in _skip_unsupported(ctx, ns.name, server, "prompts", fetch, missed)]
+    return PromptList(rows, not_listed=_with_invalid(ctx, ns.name, missed))
 
 
 def _prompt_args(p: Parser) -> None:

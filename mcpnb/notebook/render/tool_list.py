@@ -122,9 +122,9 @@ def tools_text(tools: list[Any], limit: int) -> str:
     return "\n".join(lines)
 
 
-def _not_listed(tools: list[Any]) -> str:
-    """The servers whose tools a listing of every server lacks, and why (their state)."""
-    missed = getattr(tools, "not_listed", None) or {}
+def not_listed_note(listing: Any) -> str:
+    """The servers whose items a listing of every server lacks, and why (their state)."""
+    missed = getattr(listing, "not_listed", None) or {}
     if not missed:
         return ""
     said = ", ".join(f"{name} ({why})" for name, why in missed.items())
@@ -134,7 +134,7 @@ def _not_listed(tools: list[Any]) -> str:
 def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a tools listing (any list of :class:`~mcpnb.client.toolinfo.ToolInfo`)."""
     n = resolve_limit(limit, DEFAULTS.listing_limit)
-    note = _not_listed(tools)
+    note = not_listed_note(tools)
     note_html = f'<div class="mcpnb-dim">{esc(note)}</div>' if note else ""
     if not tools:
         return {

@@ -52,6 +52,12 @@ def test_a_listing_of_every_server_names_those_it_could_not_list(ip, mcp):
     assert data["text/plain"].endswith("\n" + note) and note in data["text/html"]
     assert note in bundle(ip, line(ip, "tools --filter 'p*'"))["text/plain"]  # a filter keeps it
     assert "not listed" not in bundle(ip, line(ip, "tools demo"))["text/plain"]
+    line(ip, f"connect time -- {PY} -m mcp_server_time")  # connected, and offers neither: not named
+    for listing in ("resources", "prompts"):
+        found = line(ip, listing)
+        assert found.not_listed == {"gone": "failed"}, listing
+        assert repr(found).endswith("\n" + note) and note in bundle(ip, found)["text/html"]
+        assert line(ip, f"{listing} time").not_listed == {}
 
 
 # ---------------------------------------------------------------- calls
