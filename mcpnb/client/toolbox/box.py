@@ -102,6 +102,9 @@ class Toolbox(Mapping[str, ToolFunction]):
 
     def __init__(self, pool: Pool, tools: list[ToolInfo]) -> None:
         self.pool = pool
+        #: servers whose tools are missing from a toolbox of every server, and why (a model is not
+        #: told of tools that are not here: the person should know)
+        self.not_listed: dict[str, str] = dict(getattr(tools, "not_listed", None) or {})
         self._functions: dict[str, ToolFunction] = {t.flat_name: make_function(pool, t) for t in tools}
         counts: dict[str, int] = {}
         for tool in tools:
@@ -262,11 +265,13 @@ class Toolbox(Mapping[str, ToolFunction]):
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
+        missed = ", ".join(f"{name} ({why})" for name, why in self.not_listed.items())
+        tail = f"\nnot in this toolbox: {missed}" if missed else ""
         if not self:
-            return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)"
+            return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)" + tail
         servers = sorted({t.server for t in self.tools})
         head = f"Toolbox: {len(self)} tools from {', '.join(servers)}"
-        return head + "\n" + text_table(COLUMNS, self.rows())
+        return head + "\n" + text_table(COLUMNS, self.rows()) + tail
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

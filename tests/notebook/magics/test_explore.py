@@ -58,6 +58,10 @@ def test_a_listing_of_every_server_names_those_it_could_not_list(ip, mcp):
         assert found.not_listed == {"gone": "failed"}, listing
         assert repr(found).endswith("\n" + note) and note in bundle(ip, found)["text/html"]
         assert line(ip, f"{listing} time").not_listed == {}
+    box = line(ip, "functions")  # tools a model will not be told of: the person is
+    assert box.not_listed == {"gone": "failed"} and repr(box).endswith("\nnot in this toolbox: gone (failed)")
+    assert "not in this toolbox: gone (failed)" in bundle(ip, box)["text/html"]
+    assert line(ip, "functions demo").not_listed == {}
 
 
 # ---------------------------------------------------------------- calls
