@@ -289,7 +289,8 @@ def load_ipython_extension(ip: Any) -> None:
     from mcpnb.notebook.magics.completion import make_hook
     from mcpnb.notebook.settings import attach_to_shell
 
-    settings = attach_to_shell(ip)
+    with _warnings_as_text():  # an ipython_config.py typo: said without mcpnb's file and line
+        settings = attach_to_shell(ip)
     if not isinstance(default_interaction(), NotebookInteraction):
         set_default_interaction(NotebookInteraction())  # servers' questions go to the calling cell
     install_async_cells(ip)  # ipykernel >= 7.4: %mcp cells await, so a form's click reaches them
@@ -299,7 +300,8 @@ def load_ipython_extension(ip: Any) -> None:
     hook = make_hook(lambda: magics.pool)
     for key in ("%mcp", "%%mcp"):
         ip.set_hook("complete_command", hook, str_key=key)
-    _warn_on_broken_default_config()
+    with _warnings_as_text():
+        _warn_on_broken_default_config()
 
 
 def unload_ipython_extension(ip: Any) -> None:
