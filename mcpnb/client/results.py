@@ -55,7 +55,9 @@ class ToolResult:
 
     @cached_property
     def raw(self) -> dict[str, Any]:
-        """The result as it travelled on the wire (camelCase keys)."""
+        """The result in its wire shape (camelCase keys), as the SDK's model holds it: fields the
+        server left out but the protocol defaults (``isError: false``) appear too. The exact JSON a
+        server sent is in a call's transcript (``transcript=True``, ``%mcp call --transcript``)."""
         if self.sdk_result is not None:
             return self.sdk_result.model_dump(mode="json", by_alias=True, exclude_none=True)
         out: dict[str, Any] = {"content": [_dump(b) for b in self.content], "isError": self.is_error}

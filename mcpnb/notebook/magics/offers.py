@@ -108,7 +108,11 @@ def _call_args(p: Parser) -> None:
         help="arguments (values read as JSON if they parse)",
     )
     p.add_argument("--timeout", type=float, metavar="S", help="seconds before the call is cancelled")
-    p.add_argument("--raw", action="store_true", help="show the result as the JSON the server sent")
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="show the result as wire JSON (--transcript shows it exactly as sent)",
+    )
     p.add_argument(
         "--transcript",
         action="store_true",
