@@ -6,6 +6,7 @@ loop (never the kernel's: a sync magic blocks the kernel thread while it waits),
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +46,18 @@ def serve_probekit(
     stop_probekit(name, pool=pool, missing_ok=True)
     if not http:
         return pool.connect(name, server=server, **options)
-    handle = pool.runtime.run(serve_http(server, port=port))
+    try:
+        handle = pool.runtime.run(serve_http(server, port=port))
+    except OSError as exc:  # the port is taken (or not ours to take): said, not a traceback
+        from mcpnb.client.errors import ConnectError
+
+        taken = exc.errno == errno.EADDRINUSE
+        why = "another server is listening there" if taken else (exc.strerror or str(exc))
+        raise ConnectError(
+            name,
+            f"probe-kit cannot listen on 127.0.0.1:{port}: {why}; choose another port, or leave the "
+            "port out for a free one",
+        ) from None
     pool.add_service(_service(name), handle.stop)  # stopped with the pool (kernel exit included)
     try:
         return pool.connect(name, url=handle.url, **options)

@@ -432,6 +432,26 @@ def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
         line(ip, "serve probe-kit --port 8000")
 
 
+def test_serve_on_a_taken_port_says_so(ip, mcp):
+    """A port another server holds was a bare "OSError: [Errno 98] Address already in use"."""
+    import socket
+
+    from mcpnb.client.errors import ConnectError
+
+    line(ip, "serve probe-kit --toolset core")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        with pytest.raises(
+            ConnectError, match=rf"probe-kit cannot listen on 127\.0\.0\.1:{port}: another server"
+        ):
+            line(ip, f"serve probe-kit --http --port {port} --name kit")
+    assert mcp.pool.names == ["probe"] and line(ip, "call probe.estimate task=x").data["task"] == "x"
+    line(ip, f"serve probe-kit --http --port {port} --name kit")  # free again: it serves there
+    assert mcp.pool.status()["kit"].state == "connected"
+
+
 def test_serve_stop_without_a_name_stops_probe(ip, mcp, capsys):
     line(ip, "serve probe-kit")
     line(ip, "serve --stop")
