@@ -107,7 +107,10 @@ def _serve_workers(args: argparse.Namespace, options: dict[str, Any]) -> int:
         env["MCP_TOOLSET"] = args.toolset
     if args.task_store is not None:
         env[STORE_ENV] = args.task_store
-    return serve_workers(args.host, args.port, args.workers, env)
+    try:
+        return serve_workers(args.host, args.port, args.workers, env)
+    except OSError as exc:  # binding the shared listener: the port is taken, or not ours to take
+        return _cannot_listen(args.host, args.port, exc)
 
 
 def _fail(message: str) -> int:
@@ -115,10 +118,17 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _cannot_listen(host: str, port: int, exc: OSError) -> int:
+    return _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc} (--port 0 picks a free port)")
+
+
 async def _serve(server: object, port: int) -> int:
     """Serve until the server ends or SIGINT/SIGTERM asks: then stop gracefully (running tasks are
     cancelled and say so, which a shared task store keeps for the other workers to report)."""
-    handle = await serve_http(server, port=port)  # type: ignore[arg-type]
+    try:
+        handle = await serve_http(server, port=port)  # type: ignore[arg-type]
+    except OSError as exc:  # the port is taken, or not ours to take: one line, not a traceback
+        return _cannot_listen(HOST, port, exc)
     print(handle.url, flush=True)
     loop = asyncio.get_running_loop()
     asked = asyncio.Event()

@@ -146,6 +146,33 @@ def test_cli_unknown_toolset_exits_2(project: Path) -> None:
     assert out.returncode == 2 and "valid toolsets: core, ui, workflow, conformance, full" in out.stderr
 
 
+@pytest.mark.parametrize(
+    "workers", [[], ["--workers", "2", "--task-store", "sqlite:///{db}"]], ids=["one", "two"]
+)
+def test_cli_on_a_taken_port_says_so_in_one_line(project: Path, tmp_path: Path, workers: list[str]) -> None:
+    """A port another server holds was an OSError traceback ("[Errno 98] Address already in use")."""
+    import socket
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    extra = [w.format(db=tmp_path / "tasks.db") for w in workers]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = subprocess.run(
+            [sys.executable, "-m", "mcpnb.probekit", "--http", "--port", str(port), *extra],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    said = (
+        f"probe-kit: cannot listen on 127.0.0.1:{port}: Address already in use (--port 0 picks a free port)"
+    )
+    assert out.returncode == 2 and out.stderr.strip() == said and out.stdout == ""
+
+
 @pytest.mark.anyio
 async def test_http_restart_on_the_same_server(server: Any) -> None:
     for _ in range(2):
