@@ -192,6 +192,17 @@ def root_cause(exc: BaseException) -> BaseException:
     return found[0]
 
 
+def _not_runnable(path: str) -> str:
+    """Why starting ``path`` was refused, in the words of what to do about it."""
+    import os
+
+    if os.path.isdir(path):
+        return f"{path} is a folder, not a program: give the command that starts the server"
+    if os.path.isfile(path) and not os.access(path, os.X_OK):
+        return f"{path} is not executable: make it so (chmod +x), or start it with its interpreter"
+    return f"permission denied: {path}"
+
+
 def describe(exc: BaseException) -> str:
     """One line a person can act on, for any failure the SDK or a transport raises."""
     leaf = root_cause(exc)
@@ -203,7 +214,7 @@ def describe(exc: BaseException) -> str:
         target = leaf.filename or text
         return f"command not found: {target}" if leaf.filename else f"file not found: {text}"
     if isinstance(leaf, PermissionError):
-        return f"permission denied: {leaf.filename or text}"
+        return _not_runnable(leaf.filename) if leaf.filename else f"permission denied: {text}"
     if name == "ConnectError":
         where = _address_of(leaf)
         said = f"connection refused or unreachable ({text or 'no answer'})"

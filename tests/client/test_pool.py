@@ -141,6 +141,17 @@ def test_a_huge_stderr_line_keeps_its_start_and_says_how_much_was_cut(pool):
     assert max(len(line) for line in pool.logs("demo")) < STDERR_LINE_CHARS + 200
 
 
+def test_a_command_that_cannot_run_says_what_is_wrong_with_it(pool, tmp_path):
+    """ "permission denied: /tmp" sent people to check file permissions of a folder."""
+    script = tmp_path / "server.py"
+    script.write_text("print('hi')\n")  # not executable
+    with pytest.raises(ConnectError, match=rf"{tmp_path} is a folder, not a program"):
+        pool.connect("folder", command=str(tmp_path))
+    with pytest.raises(ConnectError, match=rf"{script} is not executable: make it so \(chmod \+x\)"):
+        pool.connect("script", command=str(script))
+    assert pool.status()["script"].last_error.endswith("or start it with its interpreter")
+
+
 def test_partial_failure_leaves_good_server_working(pool):
     pool.connect("good", **demo_command())
     with pytest.raises(ConnectError, match="command not found"):
