@@ -53,6 +53,17 @@ class SessionCallbacks:
         self.stderr_count += 1
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
 
+    def _check_roots(self) -> None:
+        """A root that is no folder would be offered to the server as a place it cannot work in."""
+        import os
+
+        from mcpnb.client.errors import ConfigError
+
+        for root in self.config.roots:
+            if not os.path.isdir(root):
+                why = "is not a folder" if os.path.exists(root) else "does not exist"
+                raise ConfigError(f"the root {root!r} {why}", server=self.name, key="roots")
+
     async def _list_roots(self, context: Any) -> Any:
         """``roots/list``: the directories the server's config offers (``roots``), as file URIs."""
         from mcp import types

@@ -343,6 +343,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         SERVER_LOG.set(self._on_sdk_log)  # SDK warnings from this session's tasks go to its log
         client: Any = None
         try:
+            self._check_roots()
             async with contextlib.AsyncExitStack() as stack:
                 target = await stack.enter_async_context(
                     open_target(

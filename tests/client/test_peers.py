@@ -45,6 +45,20 @@ def test_server_everything_asks_for_the_configured_roots(pool, everything, tmp_p
     )
 
 
+def test_a_root_that_is_no_folder_is_refused_before_the_server_starts(pool, everything, tmp_path):
+    """It was offered to the server, which would then be told of a place it cannot work in."""
+    from mcpnb.client.errors import ConnectError
+
+    (tmp_path / "file.txt").write_text("x")
+    for root, why in ((tmp_path / "gone", "does not exist"), (tmp_path / "file.txt", "is not a folder")):
+        with pytest.raises(ConnectError, match=rf"key 'roots': the root '{root}' {why}$"):
+            pool.connect("everything", command="node", args=[everything, "stdio"], roots=[tmp_path, root])
+    assert pool.status()["everything"].retries == 0  # a setting to fix, not a server to retry
+    (tmp_path / "gone").mkdir()
+    pool.connect("everything", command="node", args=[everything, "stdio"], roots=[tmp_path / "gone"])
+    assert "1 total" in pool.call("everything", "get-roots-list").text
+
+
 @pytest.fixture
 def everything_http(everything):
     port = free_port()
