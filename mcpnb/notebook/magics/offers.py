@@ -221,6 +221,8 @@ def _checked(
     answers = _answers(ctx, ns.answers)
     if ns.ttl is not None and not ns.task:
         raise UsageError("--ttl goes with --task")
+    if ns.ttl is not None and ns.ttl < 0:
+        raise UsageError(f"--ttl must be 0 or more milliseconds (got {ns.ttl})")
     return values, answers
 
 

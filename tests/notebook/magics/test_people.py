@@ -73,6 +73,8 @@ def test_task_returns_a_live_handle_listed_by_tasks(ip: Any, probe: None) -> Non
     assert re.search(r" \d+ min \d+ s$", row), row  # the TTL left as the handle says it, not "3599 s"
     with pytest.raises(UsageError, match="--ttl goes with --task"):
         line(ip, "call probe.slow_task --ttl 100")
+    with pytest.raises(UsageError, match=r"^--ttl must be 0 or more milliseconds \(got -5\)$"):
+        line(ip, "call probe.slow_task --task --ttl -5")  # said before what the era does with a TTL
 
 
 def test_a_transcript_of_a_task_is_refused_not_ignored(ip: Any, probe: None) -> None:
