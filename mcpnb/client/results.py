@@ -128,7 +128,7 @@ class ToolResult:
         badge = {None: "", True: ", schema ✓", False: ", schema ⚠"}[self.schema_valid]
         head = f"<ToolResult {self.label} {status} in {self.elapsed * 1000:.0f} ms{badge}>"
         body = _clip(self.text, _REPR_TEXT, "result.text") or (
-            _json_head(self.structured, _REPR_JSON) if self.structured is not None else ""
+            _data_head(self.structured) if self.structured is not None else ""
         )
         said = "".join(  # never unseen
             f"\n({'i' if getattr(note, 'accepted', False) else '!'} {note})"
@@ -148,16 +148,22 @@ def _clip(text: str, limit: int, whole: str) -> str:
     return f"{text[:limit]}… {len(text) - limit} more characters ({whole} has all)"
 
 
-def _json_head(value: Any, limit: int) -> str:
-    """The first ``limit`` characters of ``value`` as JSON, serialising no more than that: the
-    pure-Python encoder yields pieces lazily, where ``json.dumps`` would write every row first."""
+def json_head(value: Any, limit: int) -> tuple[str, bool]:
+    """The first ``limit`` characters of ``value`` as JSON, and whether there is more, serialising
+    no more than that: the pure-Python encoder yields pieces lazily, where ``json.dumps`` would
+    write every row of a large result first."""
     pieces, size = [], 0
     for piece in json.JSONEncoder(default=str, ensure_ascii=False).iterencode(value):
         pieces.append(piece)
         size += len(piece)
         if size > limit:
-            return "".join(pieces)[:limit] + "… (result.data has all)"
-    return "".join(pieces)
+            return "".join(pieces)[:limit], True
+    return "".join(pieces), False
+
+
+def _data_head(value: Any) -> str:
+    head, cut = json_head(value, _REPR_JSON)
+    return head + "… (result.data has all)" if cut else head
 
 
 def _dump(block: Any) -> Any:

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from mcpnb.client.frames import is_tabular, row_count, table_keys, to_dataframe
+from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
 _OPEN_LINES = 40  # short JSON starts unfolded; long JSON starts folded
@@ -85,10 +86,7 @@ def _beside_the_table(data: Any) -> tuple[str | None, dict[str, Any]]:
 def _fields(fields: dict[str, Any]) -> tuple[str, str]:
     """(HTML, text) of the fields beside a table: one per line, each value in one line."""
     shown = list(fields.items())[:_FIELDS_SHOWN]
-    values = [
-        truncate(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str), _FIELD_WIDTH)[0]
-        for _, v in shown
-    ]
+    values = [_one_line(v) for _, v in shown]
     width = max(len(str(k)) for k, _ in shown)
     text = "\n".join(f"{str(k).ljust(width)}  {v}".rstrip() for (k, _), v in zip(shown, values, strict=True))
     rows = "".join(
@@ -100,6 +98,17 @@ def _fields(fields: dict[str, Any]) -> tuple[str, str]:
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'
         text += "\n" + note
     return html, text
+
+
+def _one_line(value: Any) -> str:
+    """A field's value in one line of at most ``_FIELD_WIDTH`` characters (a big value is not
+    serialised whole to show its start)."""
+    if isinstance(value, str):
+        text, cut = value[: _FIELD_WIDTH + 1], len(value) > _FIELD_WIDTH
+    else:
+        text, cut = json_head(value, _FIELD_WIDTH + 1)
+    text = " ".join(text.split())  # a value with line breaks keeps to its row
+    return text[:_FIELD_WIDTH] + "…" if cut or len(text) > _FIELD_WIDTH else text
 
 
 def _table(data: Any, limit: int) -> tuple[str, str]:

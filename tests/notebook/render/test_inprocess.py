@@ -70,6 +70,7 @@ def page() -> dict[str, Any]:
 def estimate(extra: int = 0) -> dict[str, Any]:
     """The answer in fields, its parts as a table (probe-kit's estimate has this shape)."""
     fields: dict[str, Any] = {"task": "<login>", "expected": 3.73, "range": {"low": 2.1, "high": 6.3}}
+    fields["why"] = "two\nlines"
     fields |= {f"f{i:02}": i for i in range(extra)}
     return {**fields, "note": "n" * 500, "factors": [{"factor": "base", "weight": 2.0}]}
 
@@ -192,9 +193,9 @@ async def test_the_fields_beside_a_table_are_shown_above_it() -> None:
     b = result_bundle(r)
     text, html = b["text/plain"], b["text/html"]
     assert "structured content:\ntask      <login>\nexpected  3.73\n" in text
-    assert 'range     {"low": 2.1, "high": 6.3}' in text
+    assert 'range     {"low": 2.1, "high": 6.3}' in text and "\nwhy       two lines\n" in text
     note = next(line for line in text.splitlines() if line.startswith("note"))
-    assert note.endswith("n") and len(note) < 200  # one line each, however long the value
+    assert note.endswith("n…") and len(note) < 200  # one line each, however long the value
     assert "factors (1 row × 2 columns):\nfactor  weight\nbase       2.0" in text
     assert "<th>task</th><td>&lt;login&gt;</td>" in html and "<login>" not in html
     assert (
@@ -205,9 +206,9 @@ async def test_the_fields_beside_a_table_are_shown_above_it() -> None:
     assert list(r.df.columns) == ["factor", "weight"]  # .df is still the table
     many = result_bundle(await call("estimate", {"extra": 30}))["text/plain"]
     assert (
-        re.search(r"\nf16 +16\n", many)
-        and "f17" not in many
-        and "… 14 more fields (result.data has them all)" in many
+        re.search(r"\nf15 +15\n", many)
+        and "f16" not in many
+        and "… 15 more fields (result.data has them all)" in many
     )
     env = result_bundle(await call("page"))["text/plain"]
     assert "total  2\nrows (2 rows × 1 column):" in env
