@@ -34,6 +34,7 @@ def test_connect_stdio_with_env_and_cwd(ip, mcp):
 def test_connect_with_roots(ip, mcp, everything, tmp_path, monkeypatch):
     """``--root DIR`` (repeat): the directories the server may work in, as MCP roots; relative to here."""
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()  # a root must be a folder that exists
     line(ip, f"connect ev --root . --root sub -- node {everything} stdio")
     assert mcp.pool.connection("ev").config.roots == (str(tmp_path), str(tmp_path / "sub"))
     said = line(ip, "call ev.get-roots-list").text
