@@ -75,12 +75,35 @@ def _matches_any(value: Any, kinds: list[str]) -> bool:
     return any(checks.get(k, False) for k in kinds)
 
 
+_JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+def native(value: Any) -> Any:
+    """``value`` with a notebook's data types turned into JSON's own: numpy scalars and arrays,
+    pandas Series (lists) and DataFrames (records), tuples (lists). The very same object when there
+    is nothing to turn, so plain arguments cost one walk and no copy."""
+    kind = type(value)
+    if kind in _JSON_LEAVES:
+        return value
+    if kind is dict:
+        turned = {k: native(v) for k, v in value.items()}
+        return value if all(turned[k] is v for k, v in value.items()) else turned
+    if kind is list or kind is tuple:
+        items = [native(v) for v in value]
+        return value if kind is list and all(a is b for a, b in zip(items, value, strict=True)) else items
+    if hasattr(value, "columns") and hasattr(value, "to_dict"):  # a DataFrame: its rows
+        return native(value.to_dict("records"))
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):  # numpy scalars and arrays, a Series
+        return native(value.tolist())
+    return value
+
+
 def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments to send (typed text coerced where the schema wants text), or an :class:`ArgumentsError`
     that names the field, the problem and the tool's signature."""
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    values = _coerce(args, props) if getattr(args, "raw", None) else dict(args)
+    values = native(_coerce(args, props) if getattr(args, "raw", None) else dict(args))
     if props and not schema.get("additionalProperties"):
         for key in values:
             if key not in props:

@@ -50,6 +50,30 @@ def test_errors_point_at_the_field():
         check_arguments(TOOL, parse_pairs(["query=x", "limt=2"], []))  # like every other refusal
 
 
+def test_a_notebooks_numpy_and_pandas_values_go_as_json():
+    """``files={{n}}`` with ``n = df["x"].sum()`` (an ``np.int64``) was "not of type 'integer'"."""
+    import numpy as np
+    import pandas as pd
+
+    from mcpnb.client.arguments import native
+
+    frame = pd.DataFrame({"k": ["a", "b"], "v": np.array([1, 2])})
+    sent = check_arguments(
+        TOOL, {"query": np.str_("x"), "limit": np.int64(3), "tags": np.array(["a", "b"]), "category": None}
+    )
+    assert sent == {"query": "x", "limit": 3, "tags": ["a", "b"], "category": None}
+    assert [type(v) for v in sent.values()] == [str, int, list, type(None)]
+    assert native({"rows": frame, "col": frame["v"], "pair": (np.float64(0.5), np.bool_(True))}) == {
+        "rows": [{"k": "a", "v": 1}, {"k": "b", "v": 2}],
+        "col": [1, 2],
+        "pair": [0.5, True],
+    }
+    plain = {"a": [1, {"b": "c"}], "d": None}
+    assert native(plain) is plain  # nothing to turn: no copy
+    with pytest.raises(ArgumentsError, match=r"argument 'limit': 0 is less than the minimum of 1"):
+        check_arguments(TOOL, {"query": "x", "limit": np.int64(0)})  # turned, then checked as any
+
+
 def test_a_value_the_compiled_check_cannot_read_is_worded_by_jsonschema():
     import datetime
 

@@ -45,6 +45,14 @@ def test_server_everything_asks_for_the_configured_roots(pool, everything, tmp_p
     )
 
 
+def test_numpy_values_reach_a_server_we_did_not_write(pool, everything):
+    import numpy as np
+
+    pool.connect("everything", command="node", args=[everything, "stdio"])
+    said = pool.call("everything", "get-sum", {"a": np.int64(2), "b": np.float64(0.5)}).text
+    assert said == "The sum of 2 and 0.5 is 2.5."
+
+
 def test_a_root_that_is_no_folder_is_refused_before_the_server_starts(pool, everything, tmp_path):
     """It was offered to the server, which would then be told of a place it cannot work in."""
     from mcpnb.client.errors import ConnectError

@@ -344,8 +344,10 @@ def interpolate_json(text: str, namespaces: list[Mapping[str, Any]]) -> str:
 
 
 def _to_json(value: Any, name: str) -> str:
+    from mcpnb.client.arguments import native
+
     try:
-        return json.dumps(value, allow_nan=False)
+        return json.dumps(native(value), allow_nan=False)
     except (TypeError, ValueError):
         raise UsageError(
             f"{{{{{name}}}}}: a {type(value).__name__} is not JSON; put it in quotes to send its text"

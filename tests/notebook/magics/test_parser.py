@@ -200,6 +200,12 @@ def test_an_expression_between_double_braces_is_evaluated_in_the_notebook():
     with pytest.raises(UsageError, match=r"^\{\{int\(token\)\}\}: ValueError: invalid literal") as info:
         parse_pairs(["n={{int(token)}}"], [secret])
     assert "sk-live" not in str(info.value)  # the value it could not read is not repeated
+    import numpy as np  # a notebook's numbers: JSON's own inside a JSON body too
+
+    assert parse_body('{"n": {{np.int64(4)}}, "xs": {{np.arange(2)}}}', [{"np": np}]) == {
+        "n": 4,
+        "xs": [0, 1],
+    }
     # a text that starts with a placeholder is text, not JSON ("the value of 'who' is not valid JSON")
     assert parse_body("who: {{name}}, welcome ({{n}})", ns) == {"who": "Ada, welcome (10)"}
     # what Python cannot parse is a template for the server, sent as typed
