@@ -103,6 +103,8 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     that names the field, the problem and the tool's signature."""
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
+    # object, which the SDK would then fail to send)
     values = native(_coerce(args, props) if getattr(args, "raw", None) else dict(args))
     if props and not schema.get("additionalProperties"):
         for key in values:

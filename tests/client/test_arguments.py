@@ -68,6 +68,11 @@ def test_a_notebooks_numpy_and_pandas_values_go_as_json():
         "col": [1, 2],
         "pair": [0.5, True],
     }
+    free = ToolInfo(
+        server="s", name="t", input_schema={"type": "object", "properties": {"d": {"type": "object"}}}
+    )
+    inner = check_arguments(free, {"d": {"x": np.int64(1)}})["d"]["x"]  # a free-form object too
+    assert inner == 1 and type(inner) is int
     plain = {"a": [1, {"b": "c"}], "d": None}
     assert native(plain) is plain  # nothing to turn: no copy
     with pytest.raises(ArgumentsError, match=r"argument 'limit': 0 is less than the minimum of 1"):
