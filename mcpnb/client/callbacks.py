@@ -55,14 +55,10 @@ class SessionCallbacks:
 
     def _check_roots(self) -> None:
         """A root that is no folder would be offered to the server as a place it cannot work in."""
-        import os
-
-        from mcpnb.client.errors import ConfigError
+        from mcpnb.client.stdio import check_folder
 
         for root in self.config.roots:
-            if not os.path.isdir(root):
-                why = "is not a folder" if os.path.exists(root) else "does not exist"
-                raise ConfigError(f"the root {root!r} {why}", server=self.name, key="roots")
+            check_folder(root, self.name, "roots", "the root")
 
     async def _list_roots(self, context: Any) -> Any:
         """``roots/list``: the directories the server's config offers (``roots``), as file URIs."""

@@ -31,7 +31,7 @@ from mcpnb.client.toolinfo import FLAT_PREFIX, ToolInfo, ToolList, split_flat_na
 from mcpnb.client.watching import watch_from
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Iterable
 
     from mcpnb.client.config import ServerConfig
     from mcpnb.client.runtime import Runtime
@@ -422,8 +422,19 @@ class Pool:
         """One row per server: state, era, server name/version, tools, latency, last error."""
         rows = [conn.status() for conn in list(self._connections.values())]
         rows += self._misconfigured.values()
-        place = {name: i for i, name in enumerate(self._order)}
-        return StatusTable(sorted(rows, key=lambda row: place.get(row.name, len(place))))
+        return StatusTable(self._ordered(rows, lambda row: row.name))
+
+    def unreachable(self) -> dict[str, str]:
+        """The servers that cannot be asked now, and why (their state, or invalid settings), in the
+        status table's order: what a listing of every server says it left out."""
+        found = {c.name: str(c.state) for c in self._connections.values() if c.client is None}
+        found |= dict.fromkeys(self._misconfigured, "invalid settings")
+        return dict(self._ordered(found.items(), lambda kv: kv[0]))
+
+    def _ordered(self, items: Iterable[T], name: Callable[[T], str]) -> list[T]:
+        """``items`` in the order their servers were first named (unknown names last)."""
+        place = {n: i for i, n in enumerate(self._order)}
+        return sorted(items, key=lambda item: place.get(name(item), len(place)))
 
     async def astatus(self) -> StatusTable:
         return self.status()
@@ -434,17 +445,14 @@ class Pool:
             return ToolList(await self.connection(server).list_tools(refresh=refresh))
         conns = [c for c in self._connections.values() if c.client is not None]
         found = await asyncio.gather(*(c.list_tools(refresh=refresh) for c in conns), return_exceptions=True)
-        missed = {c.name: str(c.state) for c in self._connections.values() if c.client is None}
-        missed |= {
+        failed = {
             c.name: f"listing failed: {describe(r)}"
             for c, r in zip(conns, found, strict=True)
             if not isinstance(r, list)
         }
-        missed |= {name: "invalid settings" for name in self._misconfigured}
-        place = {name: i for i, name in enumerate(self._order)}
         return ToolList(
             [tool for tools in found if isinstance(tools, list) for tool in tools],
-            not_listed=dict(sorted(missed.items(), key=lambda kv: place.get(kv[0], len(place)))),
+            not_listed=dict(self._ordered({**self.unreachable(), **failed}.items(), lambda kv: kv[0])),
         )
 
     def tools(self, server: str | None = None, *, refresh: bool = False) -> ToolList:

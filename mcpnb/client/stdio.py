@@ -91,11 +91,17 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+def check_folder(path: str, server: str, key: str, what: str) -> None:
+    """A clear error for a folder a setting names that is not there (the OS would blame the command,
+    a server the client)."""
+    if not os.path.isdir(path):
+        why = "is not a folder" if os.path.exists(path) else "does not exist"
+        raise ConfigError(f"{what} {path!r} {why}", server=server, key=key)
+
+
 def check_cwd(cwd: str | None, server: str) -> None:
-    """A clear error for a working directory that is not there (the OS would blame the command)."""
-    if cwd is not None and not os.path.isdir(cwd):
-        why = "is not a folder" if os.path.exists(cwd) else "does not exist"
-        raise ConfigError(f"the working directory {cwd!r} {why}", server=server, key="cwd")
+    if cwd is not None:
+        check_folder(cwd, server, "cwd", "the working directory")
 
 
 @contextlib.asynccontextmanager

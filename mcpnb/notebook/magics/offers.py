@@ -326,18 +326,19 @@ def resources(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import ResourceList
 
     rows: list[tuple[str, Any]] = []
-    missed: dict[str, str] = {}
-    for server in servers_named(ctx, ns.name):
+    missed = _unreachable(ctx, ns.name)
+    for server in (s for s in servers_named(ctx, ns.name) if s not in missed):
         fetch = functools.partial(ctx.pool.resources, server)
         rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, server, "resources", fetch, missed)]
         with contextlib.suppress(McpnbError):  # templates are optional: a server may list none
             rows += [(server, t) for t in ctx.pool.resource_templates(server)]
-    return ResourceList(rows, not_listed=_with_invalid(ctx, ns.name, missed))
+    return ResourceList(rows, not_listed=missed)
 
 
-def _with_invalid(ctx: Context, asked: str | None, missed: dict[str, str]) -> dict[str, str]:
-    """A listing of every server also names those a config file gave invalid settings."""
-    return missed if asked else missed | dict.fromkeys(ctx.pool.misconfigured, "invalid settings")
+def _unreachable(ctx: Context, asked: str | None) -> dict[str, str]:
+    """A listing of every server names those it cannot ask (down, invalid settings), as the tools
+    listing does; one server asked for raises its own error instead."""
+    return {} if asked else ctx.pool.unreachable()
 
 
 def _skip_unsupported(
@@ -348,17 +349,14 @@ def _skip_unsupported(
     fetch: Callable[[], list[Any]],
     missed: dict[str, str],
 ) -> list[Any]:
-    """When listing every server, one without resources/prompts is skipped; one that is down, or
-    that offers them and fails to list them, is named in ``missed`` (the listing says so)."""
+    """When listing every server, one without resources/prompts is skipped; one that offers them
+    and fails to list them is named in ``missed`` (the listing says so)."""
     try:
         return fetch()
     except McpnbError as exc:
         if asked:
             raise
-        conn = ctx.pool.connection(server)
-        if conn.client is None:
-            missed[server] = str(conn.state)
-        elif getattr(conn.capabilities, capability, None) is not None:
+        if getattr(ctx.pool.connection(server).capabilities, capability, None) is not None:
             missed[server] = f"listing failed: {exc}"
         return []
 
@@ -390,11 +388,11 @@ def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import PromptList
 
     rows: list[tuple[str, Any]] = []
-    missed: dict[str, str] = {}
-    for server in servers_named(ctx, ns.name):
+    missed = _unreachable(ctx, ns.name)
+    for server in (s for s in servers_named(ctx, ns.name) if s not in missed):
         fetch = functools.partial(ctx.pool.prompts, server)
         rows += [(server, p) for p in _skip_unsupported(ctx, ns.name, server, "prompts", fetch, missed)]
-    return PromptList(rows, not_listed=_with_invalid(ctx, ns.name, missed))
+    return PromptList(rows, not_listed=missed)
 
 
 def _prompt_args(p: Parser) -> None:

@@ -9,6 +9,7 @@ a magic that kills the kernel on a typo is worse than none.
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import re
@@ -265,16 +266,19 @@ def refuse_ipython_style(text: str, namespaces: list[Mapping[str, Any]], *, whol
             )
 
 
+@functools.lru_cache(maxsize=256)
+def _expression(ref: str) -> Any:
+    """``ref`` compiled as a Python expression, or None when Python cannot parse it."""
+    try:
+        return compile(ref, "<{{ }}>", "eval")
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _ours(ref: str) -> bool:
     """Whether the text between double braces is ours to fill: a name, or an expression Python can
     parse. Anything else (``{{#each}}``, ``{{> card}}``: a template for the server) is sent as typed."""
-    if _NAME_REF.fullmatch(ref):
-        return True
-    try:
-        compile(ref, "<{{ }}>", "eval")
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return _NAME_REF.fullmatch(ref) is not None or _expression(ref) is not None
 
 
 def value_of(ref: str, namespaces: list[Mapping[str, Any]]) -> Any:
@@ -288,7 +292,7 @@ def value_of(ref: str, namespaces: list[Mapping[str, Any]]) -> Any:
 
     scope = next((ns for ns in reversed(namespaces) if isinstance(ns, dict)), {})
     names = ChainMap(*namespaces)
-    code = compile(ref, "<{{ }}>", "eval")
+    code = _expression(ref)
     try:
         return eval(code, scope, names)  # the person's own expression, in their notebook
     except Exception as exc:
