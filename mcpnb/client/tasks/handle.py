@@ -100,7 +100,8 @@ class TaskHandle:
         self._output_schema = output_schema
         self._state = state
         self._started = clock() if started is None else started
-        self._ended: float | None = self._started if state.terminal else None
+        # a task that had ended before we saw it ran from its creation to its last update
+        self._ended: float | None = self._started + state.span if state.terminal else None
         self._heard = self._clock()  # when the server last told us the task's state (our clock)
         self._result: ToolResult | None = None
         self._failure: BaseException | None = None

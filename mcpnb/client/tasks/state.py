@@ -72,6 +72,14 @@ class TaskState:
     def terminal(self) -> bool:
         return self.status in TERMINAL
 
+    @property
+    def span(self) -> float:
+        """Seconds from creation to the last update, by the server's clock (0 where it says neither):
+        how long a task that ended before this client saw it had run."""
+        if self.created_at is None or self.last_updated_at is None:
+            return 0.0
+        return max(0.0, (self.last_updated_at - self.created_at).total_seconds())
+
     @classmethod
     def from_wire(
         cls,

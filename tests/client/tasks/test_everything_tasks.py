@@ -57,3 +57,17 @@ async def test_research_query_cancel_and_list(everything: str) -> None:
         listed = await list_tasks(client, tasks=tasks)
         assert handle in listed and handle.status == "cancelled"
         assert await handle.arefresh() == "cancelled"
+
+
+async def test_a_task_that_ended_elsewhere_lists_with_the_time_it_ran(everything: str) -> None:
+    """Another notebook lists a task ours ended: it ran from createdAt to lastUpdatedAt, not 0 s."""
+    async with open_everything(everything, Answers()) as client:
+        handle = await start_task(client, TOOL, {"topic": "ended elsewhere"}, tasks=TaskRegistry())
+        await anyio.sleep(0.3)
+        assert await handle.acancel() == "cancelled"
+        (other,) = [h for h in await list_tasks(client, tasks=TaskRegistry()) if h.task_id == handle.task_id]
+    assert other is not handle and other.tool is None and other.status == "cancelled"
+    ran = other.elapsed
+    assert ran >= 0.3  # it was created at least 0.3 s before the cancel
+    await anyio.sleep(0.05)
+    assert other.elapsed == ran  # ended: frozen, not counting on
