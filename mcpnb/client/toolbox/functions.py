@@ -45,9 +45,10 @@ class Binder:
         self.by_name = {p.name: p for p in found} | {p.key: p for p in found}
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        if len(args) > len(self.positional):
+        if len(args) > (n := len(self.positional)):
             raise TypeError(
-                f"{self.name}() takes {len(self.positional)} positional arguments but {len(args)} were given"
+                f"{self.name}() takes {n} positional argument{'s' if n != 1 else ''} "
+                f"but {len(args)} {'was' if len(args) == 1 else 'were'} given"
             )
         values: dict[str, Any] = {}
         for param, value in zip(self.positional, args, strict=False):

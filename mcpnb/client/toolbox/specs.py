@@ -32,13 +32,26 @@ class StrictModeWarning(UserWarning):
     """A tool asked to be strict cannot be: its spec goes out with ``strict: false`` instead."""
 
 
+#: What people call a format by its model or company rather than its API (a hint, never taken as-is:
+#: "openai" could be either of two APIs, and a spec for the wrong one is refused by the provider).
+_KNOWN_AS = {
+    "claude": "anthropic",
+    "google": "gemini",
+    "vertex": "gemini",
+    "gpt": "openai",
+    "chatgpt": "openai",
+    "chat": "openai",
+    "responses": "openai-responses",
+}
+
+
 def check_format(fmt: str) -> str:
     if fmt not in FORMATS:
         from mcpnb.client.errors import did_you_mean_text
 
-        raise ValueError(
-            f"unknown format {fmt!r}{did_you_mean_text(fmt, FORMATS)} (one of {', '.join(FORMATS)})"
-        )
+        known = _KNOWN_AS.get(str(fmt).lower().replace("_", "-"))
+        hint = f"; did you mean {known!r}?" if known else did_you_mean_text(fmt, FORMATS)
+        raise ValueError(f"unknown format {fmt!r}{hint} (one of {', '.join(FORMATS)})")
     return fmt
 
 

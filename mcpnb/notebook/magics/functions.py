@@ -27,7 +27,11 @@ def _functions_args(p: Parser) -> None:
         metavar="SERVER",
         help="servers to include (default: every connected one)",
     )
-    p.add_argument("--format", choices=FORMATS, help="the tool specs for this API instead of the toolbox")
+    p.add_argument(
+        "--format",
+        metavar="{" + ",".join(FORMATS) + "}",
+        help="the tool specs for this API instead of the toolbox",
+    )
     p.add_argument(
         "--strict", action="store_true", help="with --format openai…: OpenAI strict mode where possible"
     )
@@ -49,6 +53,13 @@ def functions(ctx: Context, ns: argparse.Namespace) -> Any:
         known_server(ctx, name)
     if not ns.servers:
         hint_if_empty(ctx)
+    if ns.format is not None:
+        from mcpnb.client.toolbox.specs import check_format  # says "claude" is 'anthropic'
+
+        try:
+            check_format(ns.format)
+        except ValueError as exc:
+            raise UsageError(f"--format: {exc}") from None
     if ns.strict and ns.format not in ("openai", "openai-responses"):
         raise UsageError("--strict goes with --format openai or --format openai-responses")
     toolbox = ctx.pool.functions(*ns.servers, refresh=ns.refresh)

@@ -68,7 +68,7 @@ class Api:
             return reply["is_error"]
         if self.fmt == "gemini":
             return "error" in reply["function_response"]["response"]
-        return self.text(reply).startswith("Error: ")
+        return self.text(reply).startswith("Error")
 
     def name(self, toolbox: Any, flat: str) -> str:
         """What the model calls ``flat`` (its name in this API's specs)."""
@@ -211,6 +211,17 @@ def test_a_tool_that_fails_is_an_error_result(toolbox, api):
     with pytest.raises(ToolFailedError, match="the disk is full") as caught:
         toolbox.run(api.call("mcp__shapes__fail", {"why": "the disk is full"}), raise_errors=True)
     assert caught.value.result.is_error
+
+
+def test_a_server_s_own_error_text_is_not_prefixed_twice(toolbox):
+    """mcp-server-time (the SDK's server) says "Error executing tool …" itself: a chat model reads
+    one "Error", and a message that does not say so gets the prefix."""
+    api = Api("openai")
+    bad = api.check(toolbox.run(api.call("mcp__time__get_current_time", {"timezone": "Mars/Olympus"})))
+    said = bad["content"]
+    assert said.startswith("Error executing tool get_current_time") and "Mars/Olympus" in said
+    failed = api.check(toolbox.run(api.call("mcp__shapes__fail", {"why": "the disk is full"})))
+    assert failed["content"] == "Error: failed: the disk is full"
 
 
 def test_a_server_that_is_gone_is_an_error_result(shapes):

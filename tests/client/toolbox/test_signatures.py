@@ -135,6 +135,9 @@ def test_arguments_are_bound_like_python_and_checked_like_percent_mcp_call(toolb
         book.arguments({"name": "A"}, {"city": "L"}, budjet=3)
     with pytest.raises(TypeError, match="takes 6 positional arguments but 7 were given"):
         book.arguments(1, 2, 3, 4, 5, 6, 7)
+    one = r"^get_current_time\(\) takes 1 positional argument but 2 were given$"
+    with pytest.raises(TypeError, match=one):
+        toolbox["mcp__time__get_current_time"]("UTC", "extra")  # as Python says it
     with pytest.raises(TypeError, match="multiple values for argument 'traveller'"):
         book.arguments({"name": "A"}, traveller={"name": "B"})
 

@@ -222,6 +222,9 @@ def test_descriptions_default_to_empty_and_root_schemas_are_normalised(toolbox):
 def test_unknown_format_and_strict_for_another_api_say_what_to_do(toolbox):
     with pytest.raises(ValueError, match="did you mean 'openai'"):
         toolbox.specs("opnai")
+    for said, meant in [("claude", "anthropic"), ("Google", "gemini"), ("responses", "openai-responses")]:
+        with pytest.raises(ValueError, match=f"unknown format '{said}'; did you mean '{meant}'"):
+            toolbox.specs(said)  # a model's or company's name for its API
     with pytest.raises(ValueError, match="strict mode is an OpenAI option"):
         toolbox.specs("anthropic", strict=True)
 

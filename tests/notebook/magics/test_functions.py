@@ -75,6 +75,8 @@ def test_mistakes_are_usage_errors_that_say_what_to_do(ip, served):
         line(ip, "functions prob")
     with pytest.raises(UsageError, match="did you mean 'openai'"):
         line(ip, "functions --format opnai")
+    with pytest.raises(UsageError, match="did you mean 'anthropic'"):
+        line(ip, "functions --format claude")
 
 
 def test_the_magic_offers_the_formats_the_toolbox_knows():
