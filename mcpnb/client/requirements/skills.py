@@ -30,7 +30,7 @@ from mcpnb.client.requirements.reading import read_text
 from mcpnb.client.requirements.spec import server_entry, skill_list
 
 SKILL_FILE = "SKILL.md"
-#: The Agent Skills front matter keys, plus ``mcp``.
+#: The Agent Skills front matter keys, plus ``mcp`` (other keys, as Claude Code's, are left alone).
 FRONT_KEYS = ("name", "description", "mcp", "license", "compatibility", "metadata", "allowed-tools")
 MCP_KEYS = ("servers", "requires")
 
@@ -76,11 +76,16 @@ def read_skill(folder: Path) -> tuple[Skill, list[Path]]:
     path = folder / SKILL_FILE
     file = str(path)
     data = front_matter(path)
-    for key in data:
-        if key not in FRONT_KEYS:
+    for key in map(str, data):
+        if key in FRONT_KEYS:
+            continue
+        if key in MCP_KEYS or _squash(key) == "mcpservers":
             raise ConfigError(
-                "unknown key", file=file, key=str(key), suggestion=did_you_mean(str(key), FRONT_KEYS)
+                "mcpnb reads this under 'mcp:' (mcp: {servers: …, requires: […]})", file=file, key=key
             )
+        if did_you_mean(key, ["mcp"]):
+            raise ConfigError("unknown key", file=file, key=key, suggestion="mcp")
+        # any other key (argument-hint, model, version, …) is another tool's: a skill serves many
     name = _text(data, "name", file)
     description = _text(data, "description", file)
     mcp = data.get("mcp") or {}
@@ -177,6 +182,10 @@ def _declared_name(path: Path) -> str | None:
     except ConfigError:
         return None  # a broken neighbour is reported when it is used, not when it is passed by
     return name if isinstance(name, str) else None
+
+
+def _squash(key: str) -> str:
+    return key.lower().replace("-", "").replace("_", "")
 
 
 def _text(data: Mapping[str, Any], key: str, file: str) -> str:

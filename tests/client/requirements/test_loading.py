@@ -178,6 +178,8 @@ def test_a_requires_name_nobody_has_suggests_a_neighbour(tmp_path):
             "key 'mcp.server': unknown key (did you mean 'mcp.servers'?)",
         ),
         ("name: x\ndescription: d\nmpc: {}\n", "key 'mpc': unknown key (did you mean 'mcp'?)"),
+        ("name: x\ndescription: d\nrequires: [y]\n", "key 'requires': mcpnb reads this under 'mcp:'"),
+        ("name: x\ndescription: d\nmcpServers: {}\n", "key 'mcpServers': mcpnb reads this under 'mcp:'"),
         ("name: x\n", "key 'description': expected a non-empty string, got nothing"),
         (
             "name: x\ndescription: d\nmcp:\n  servers:\n    t: {command: x, verison: '1'}\n",
@@ -197,6 +199,20 @@ def test_front_matter_mistakes_name_the_skill_file_and_the_key(tmp_path, front, 
     with pytest.raises(ConfigError) as caught:
         load({"skills": ["x"]}, tmp_path)
     assert str(caught.value).startswith(str(folder / "SKILL.md")) and says in str(caught.value)
+
+
+def test_other_tools_front_matter_keys_are_left_alone(tmp_path):
+    """A Claude Code skill carries keys of its own (argument-hint, model, …): the skill still loads."""
+    folder = tmp_path / "review"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: review\ndescription: Review a change.\nargument-hint: [file]\nmodel: sonnet\n"
+        "disable-model-invocation: true\nversion: 1.2.0\nallowed-tools: Read Grep\n"
+        "mcp:\n  servers:\n    probe: {command: python, args: [-m, mcpnb.probekit]}\n---\nbody\n"
+    )
+    found = load({"skills": ["review"]}, tmp_path)
+    (skill,) = found.skills
+    assert skill.name == "review" and [s.name for s in skill.servers] == ["probe"]
 
 
 def test_a_skill_md_without_front_matter(tmp_path):
