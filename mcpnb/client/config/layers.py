@@ -60,7 +60,8 @@ def load_config(
     A layer that names a transport (``command``, ``url``, ``type``) replaces the earlier layer's way
     of reaching the server wholesale: a local ``url`` must not inherit the project's ``args``.
     ``env`` and ``headers`` otherwise merge entry by entry, so ``.mcp.local.json`` can add a secret
-    variable without repeating the project's others. An explicit ``path`` that does not exist is an
+    variable without repeating the project's others (a header replaces one whose name differs only
+    in case: HTTP sees one header). An explicit ``path`` that does not exist is an
     error; a missing layer file found by search is simply skipped.
 
     An invalid server raises :class:`ConfigError`; with ``keep_going`` it is left out and named in
@@ -118,7 +119,12 @@ def load_config(
                     base.pop(key, None)
                     where.pop(key, None)
             for key, value in canon.items():
-                if key in ("env", "headers") and key in base:
+                if key == "headers" and key in base:  # HTTP names ignore case: a later layer's wins
+                    value = {
+                        **{h: v for h, v in base[key].items() if h.lower() not in _lower(value)},
+                        **value,
+                    }
+                elif key == "env" and key in base:
                     value = {**base[key], **value}
                 base[key] = value
                 where[key] = source
@@ -235,3 +241,7 @@ def _read_json(path: Path) -> Any:
         raise ConfigError(NESTED_TOO_DEEP, file=file) from None
     except ValueError as exc:
         raise ConfigError(str(exc), file=file) from None
+
+
+def _lower(names: Mapping[str, Any]) -> set[str]:
+    return {n.lower() for n in names}

@@ -140,6 +140,14 @@ def resolve(
 
     if "url" in values:
         _check_url(values["url"], where)
+    seen: dict[str, str] = {}
+    for header in values.get("headers") or {}:
+        if (first := seen.setdefault(header.lower(), header)) != header:
+            raise where(
+                f"{first!r} and {header!r} are one header (HTTP names ignore case): keep one",
+                "headers",
+                f".{header}",
+            )
     transport = _transport(canon, values, server, where)
     for key in _STDIO_ONLY if transport != "stdio" else ():
         if values.get(key):

@@ -191,6 +191,29 @@ def test_env_and_headers_merge_entry_by_entry(tmp_path: Path, environ: dict[str,
     assert dict(s.env) == {"API_URL": "https://api", "MODE": "b", "API_KEY": API_KEY}
 
 
+def test_a_header_replaces_one_whose_name_differs_only_in_case(
+    tmp_path: Path, environ: dict[str, str]
+) -> None:
+    """HTTP names ignore case: ``x-api-key`` in the local file is the project's ``X-API-Key``, not a
+    second header (two would both be sent, and the server would read either)."""
+    url = "http://127.0.0.1:9/mcp"
+    write(
+        tmp_path / ".mcp.json",
+        servers(s={"url": url, "headers": {"X-API-Key": "${OLD}", "Accept-Language": "fr"}}),
+    )
+    write(tmp_path / ".mcp.local.json", servers(s={"headers": {"x-api-key": "${KEY}"}}))
+    s = load_config(tmp_path, environ={**environ, "KEY": API_KEY, "OLD": "old"}).servers["s"]
+    assert dict(s.headers) == {"Accept-Language": "fr", "x-api-key": API_KEY}
+
+
+def test_two_headers_one_name_in_one_entry_are_refused(tmp_path: Path, environ: dict[str, str]) -> None:
+    both = {"url": "http://127.0.0.1:9/mcp", "headers": {"X-API-Key": "a", "x-api-key": "b"}}
+    project = write(tmp_path / ".mcp.json", servers(s=both))
+    err = config_error(load_config, tmp_path, environ=environ)
+    assert_located(err, file=str(project), server="s", key="headers.x-api-key")
+    assert "'X-API-Key' and 'x-api-key' are one header" in str(err)
+
+
 def test_missing_files_are_skipped(tmp_path: Path, environ: dict[str, str]) -> None:
     assert load_config(tmp_path, environ=environ) == ConfigSet(servers={}, files=())
     write(tmp_path / ".mcp.json", servers(a={"command": "x"}))
