@@ -113,6 +113,20 @@ class CallError(McpnbError):
     """A request failed on the way (transport, protocol), as opposed to a tool reporting ``isError``."""
 
 
+def check_offered(server: str, capabilities: Any, path: str, offers: str, instead: str) -> None:
+    """Refuse a request the server said it does not serve (``path`` like ``"resources.subscribe"``
+    absent from its capabilities), in words, before sending it: the answer would be a bare
+    "Method not found" in one era and, in the other, sometimes a silent nothing.
+    Capabilities not known yet (``None``) are no refusal: the server answers for itself."""
+    if capabilities is None:
+        return
+    value = capabilities
+    for part in path.split("."):
+        value = getattr(value, part, None)
+    if value is None or value is False:
+        raise CallError(f"{server!r} does not offer {offers} (its capabilities have no {path}): {instead}")
+
+
 class UrlRequiredError(CallError):
     """The server needs the person to open a URL (a login, a consent page) before the call can run.
 

@@ -10,11 +10,12 @@ requests (a log level's name, a completion's reference) live here too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import requests
-from mcpnb.client.errors import CallError
+from mcpnb.client.errors import ArgumentsError, McpnbError, check_offered, did_you_mean_text
 from mcpnb.client.paging import every_page
 
 if TYPE_CHECKING:
@@ -122,11 +123,9 @@ class ConnectionRequests:
         the per-request opt-in every later request carries (2026-07-28). Kept across reconnects."""
         from mcp import types
 
-        if self.capabilities is not None and getattr(self.capabilities, "logging", None) is None:
-            raise CallError(
-                f"{self.name!r} does not offer logging (its capabilities have no logging): it sends no "
-                "log messages to set a level for"
-            )
+        check_offered(
+            self.name, self.capabilities, "logging", "logging", "it sends no log messages to set a level for"
+        )
         self.log_level = level
         if self.era == "modern":
             if self.client is not None:
@@ -141,11 +140,39 @@ class ConnectionRequests:
         self, ref: Any, argument: str, value: str, context: dict[str, str] | None = None
     ) -> list[str]:
         """``completion/complete``: the server's suggestions for one argument of a prompt or template."""
+        check_offered(self.name, self.capabilities, "completions", "completions", "type the value yourself")
         result = await self.request(
             f"completion/complete {argument}",
             lambda c: c.complete(ref, {"name": argument, "value": value}, context_arguments=context),
         )
-        return list(result.completion.values)
+        values = list(result.completion.values)
+        if not values:  # "nothing starts so", or a name we got wrong: the server says the same
+            await self._check_completion_target(ref, argument)
+        return values
+
+    async def _check_completion_target(self, ref: Any, argument: str) -> None:
+        """Name a prompt, template or argument the server does not have (one listing, only for an
+        empty answer, and only where the listing works)."""
+        try:
+            if ref.type == "ref/prompt":
+                what, name = "prompt", ref.name
+                known = {p.name: [a.name for a in p.arguments or ()] for p in await self.list_prompts()}
+            else:
+                what, name = "resource template", ref.uri
+                templates = await self.list_resource_templates()
+                known = {t.uri_template: template_variables(t.uri_template) for t in templates}
+        except McpnbError:
+            return
+        if name not in known:
+            raise ArgumentsError(
+                f"{self.name!r} has no {what} {name!r}, so nothing completes{did_you_mean_text(name, known)}"
+            )
+        if argument not in known[name]:
+            have = ", ".join(known[name]) or "none"
+            raise ArgumentsError(
+                f"{what} {name!r} on {self.name!r} has no argument {argument!r}"
+                f"{did_you_mean_text(argument, known[name])} (its arguments: {have})"
+            )
 
     async def watch_resource(self, uri: str, watcher: Callable[[str], None]) -> None:
         """Call ``watcher(uri)`` whenever the server says ``uri`` changed (subscribes if needed)."""
@@ -192,3 +219,9 @@ def completion_reference(prompt: str, template: str | None) -> Any:
     if template:
         return types.ResourceTemplateReference(type="ref/resource", uri=template)
     return types.PromptReference(type="ref/prompt", name=prompt)
+
+
+def template_variables(template: str) -> list[str]:
+    """The variables of an RFC 6570 URI template: ``{+path}`` and ``{?q,lang*}`` give path, q, lang."""
+    names = (n for body in re.findall(r"\{[+#./;?&]?([^}]*)\}", template) for n in body.split(","))
+    return [re.sub(r"(\*|:\d+)$", "", n.strip()) for n in names if n.strip()]

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mcpnb.client.errors import CallError, describe
+from mcpnb.client.errors import CallError, check_offered, describe
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
@@ -37,12 +37,13 @@ class ResourceWatch:
 
     async def add(self, uri: str, watcher: Watcher) -> None:
         """Start telling ``watcher(uri)`` when ``uri`` changes; subscribes on the server if needed."""
-        resources = getattr(self.conn.capabilities, "resources", None)
-        if self.conn.capabilities is not None and not getattr(resources, "subscribe", False):
-            raise CallError(
-                f"{self.conn.name!r} does not offer resource subscriptions (its capabilities have no "
-                f"resources.subscribe): nothing would tell about changes to {uri}; read it again instead"
-            )
+        check_offered(
+            self.conn.name,
+            self.conn.capabilities,
+            "resources.subscribe",
+            "resource subscriptions",
+            f"nothing would tell about changes to {uri}; read it again instead",
+        )
         first = uri not in self.watchers
         self.watchers.setdefault(uri, []).append(watcher)
         if first:

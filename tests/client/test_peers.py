@@ -131,3 +131,30 @@ def test_mcp_server_time_modern_era(pool):
     result = pool.call("time", "get_current_time", {"timezone": "Asia/Tokyo"})
     assert not result.is_error
     assert "Asia/Tokyo" in result.text
+
+
+def test_completions_from_server_everything_and_names_it_does_not_have(pool, everything):
+    from mcpnb.client.errors import ArgumentsError
+
+    pool.connect("everything", command="node", args=[everything, "stdio"])
+    assert pool.complete("everything", "completable-prompt", "department", "E") == ["Engineering"]
+    assert pool.complete("everything", "completable-prompt", "name", "", {"department": "Sales"}) == [
+        "David",
+        "Eve",
+        "Frank",
+    ]
+    assert pool.complete("everything", "completable-prompt", "department", "Z") == []  # nothing starts so
+    # the server answers an argument it does not have with the same empty list: said, not an empty list
+    with pytest.raises(ArgumentsError, match="no argument 'departement'; did you mean 'department'"):
+        pool.complete("everything", "completable-prompt", "departement", "E")
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_completions_from_a_server_without_them_are_refused_in_words(pool, era):
+    """mcp-server-time declares no completions: "Method not found (MCP error -32601)" before."""
+    from mcpnb.client.errors import CallError
+
+    pool.connect("time", command=sys.executable, args=["-m", "mcp_server_time"], era=era)
+    with pytest.raises(CallError, match=r"^'time' does not offer completions \(its capabilities have no"):
+        pool.complete("time", "anything", "timezone", "Eu")
+    assert pool.call("time", "get_current_time", {"timezone": "UTC"}).data["timezone"] == "UTC"

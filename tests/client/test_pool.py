@@ -472,3 +472,24 @@ def test_an_address_where_no_mcp_server_answers_says_so(pool, tmp_path):
         web.terminate()
         web.wait(10)
         web.stdout.close()
+
+
+def test_a_completion_for_a_prompt_or_template_the_server_lacks_says_so(pool):
+    """probe-kit answers an unknown prompt or template with no values, as it answers "nothing starts
+    so": an empty list for a typo would read as "no suggestions"."""
+    from mcpnb.client.errors import ArgumentsError
+    from mcpnb.probekit import create_server
+
+    pool.connect("probe", server=create_server())
+    assert "gencommit" in pool.complete("probe", "explain_tool", "tool_name", "gen")
+    assert pool.complete("probe", "explain_tool", "tool_name", "zzz") == []
+    with pytest.raises(ArgumentsError, match="no prompt 'explain_tol', so nothing completes; did you mean"):
+        pool.complete("probe", "explain_tol", "tool_name", "gen")
+    with pytest.raises(
+        ArgumentsError, match=r"no resource template 'probe://file/\{\+path\}'.*'probe://files"
+    ):
+        pool.complete("probe", "", "path", "w", template="probe://file/{+path}")
+    with pytest.raises(
+        ArgumentsError, match=r"has no argument 'pat'; did you mean 'path'\? \(its arguments: path\)"
+    ):
+        pool.complete("probe", "", "pat", "w", template="probe://files/{+path}")
