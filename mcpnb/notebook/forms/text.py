@@ -42,6 +42,8 @@ def _show_default(f: Field) -> str:
         return "y" if f.default else "n"
     if f.secret_like and f.default:
         return "••••••"
+    if f.default == "":
+        return '""'  # "[default: ]" read as a prompt cut short
     return f.default if isinstance(f.default, str) else json.dumps(f.default)
 
 

@@ -183,6 +183,14 @@ def test_sampling_text():
     )
 
 
+def test_an_empty_text_default_is_shown_as_empty_quotes():
+    """probe-kit's interview asks "Deadline [default: ]: ", which reads as a prompt cut short."""
+    schema = {"type": "object", "properties": {"deadline": {"type": "string", "default": ""}}}
+    outcome, script, _ = run(schema, "")
+    assert script.prompts == ['deadline [default: ""]: ']
+    assert outcome.content == {"deadline": ""}
+
+
 def test_a_nullable_boolean_offers_null_and_shows_a_null_default_as_null():
     """``confirm: bool | None = None`` was prompted as ``[y/n] [default: n]``: Enter then sent null,
     not the "n" the prompt promised."""
