@@ -55,6 +55,8 @@ class Parser(MagicArgumentParser):
         #: Parse a repeated line once (``%mcp call`` in a loop): argparse costs more than the call's hop.
         self.remember = False
         self._parsed: dict[tuple[str, ...], dict[str, Any]] = {}
+        #: Options people guess from other tools' flags (``--url``) -> how this subcommand says it.
+        self.instead: dict[str, str] = {}
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if status:
@@ -111,6 +113,8 @@ class Parser(MagicArgumentParser):
             known = {s.lstrip("-"): s for s in self.option_strings() if s.startswith("--")}
             hint = did_you_mean(word.lstrip("-"), known)
             suggestion = f"; did you mean {known[hint]!r}?" if hint else ""
+            if word in self.instead:
+                suggestion = f": {self.instead[word]}"
             raise UsageError(
                 f"{self.prog}: unknown option {word!r}{suggestion} (see %mcp {self.subcommand} -h)"
             )

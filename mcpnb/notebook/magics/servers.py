@@ -140,7 +140,24 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- connect
+#: Flags of other tools' connect commands, and where this one takes what they mean.
+_CONNECT_INSTEAD = {
+    "--url": "the URL is the word after the name (%mcp connect NAME URL)",
+    "--command": "the command goes after -- (%mcp connect NAME -- COMMAND ARGS)",
+    "--cmd": "the command goes after -- (%mcp connect NAME -- COMMAND ARGS)",
+    "--args": "arguments follow the command after -- (%mcp connect NAME -- COMMAND ARGS)",
+    "--transport": "a URL is Streamable HTTP (--sse for an SSE endpoint), a command after -- is stdio",
+    "--type": "a URL is Streamable HTTP (--sse for an SSE endpoint), a command after -- is stdio",
+    "--name": "the name is the first word (%mcp connect NAME …)",
+    "--token": "--bearer-env VAR sends the token an environment variable holds "
+    "(or --header 'Authorization: Bearer {{token}}')",
+    "--bearer": "--bearer-env VAR sends the token an environment variable holds "
+    "(or --header 'Authorization: Bearer {{token}}')",
+}
+
+
 def _connect_args(p: Parser) -> None:
+    p.instead.update(_CONNECT_INSTEAD)
     p.add_argument("name", nargs="?", help="the server's name in this notebook")
     p.add_argument(
         "url",

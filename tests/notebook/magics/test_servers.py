@@ -318,6 +318,14 @@ def test_connect_usage_errors(ip, mcp):
         line(ip, "connect demo http://127.0.0.1:1/mcp --headr X")
     with pytest.raises(UsageError, match="does not combine with --config"):
         line(ip, "connect --config --era legacy")
+    # other clients' flags say where this magic takes what they mean (a value is never echoed)
+    with pytest.raises(UsageError, match=r"unknown option '--url': the URL is the word after the name"):
+        line(ip, "connect demo --url http://127.0.0.1:1/mcp")
+    with pytest.raises(UsageError, match=r"unknown option '--command': the command goes after --"):
+        line(ip, f"connect demo --command {PY}")
+    with pytest.raises(UsageError, match=r"'--token': --bearer-env VAR") as caught:
+        line(ip, "connect demo http://127.0.0.1:1/mcp --token=tok-SECRET-9")
+    assert "SECRET" not in str(caught.value)
     with pytest.raises(UsageError, match="for HTTP/SSE"):
         line(ip, f'connect demo --header "A: b" -- {PY} {DEMO}')
     with pytest.raises(UsageError, match="--oauth is for HTTP/SSE"):
