@@ -192,6 +192,8 @@ def test_the_frame_exercise_recounts_the_lesson_s_people(course):
     shifted.iloc[0], shifted.iloc[1] = shifted.iloc[0] + 1, shifted.iloc[1] - 1
     assert "not per city" in teach.check("06.frame", shifted).message
     assert "add up to 1" in teach.check("06.frame", pd.Series({"Lyon": 1})).message
+    mean_age = people.df.groupby("city")["age"].mean()  # int() cut it to "counts" adding up to 152
+    assert "yours have fractions" in teach.check("06.frame", mean_age).message
 
 
 def test_task_checkers_read_a_real_handle(course):

@@ -118,9 +118,16 @@ def _counts_of(value: Any) -> dict[str, int]:
             f"`by_city` should be a pandas Series (or DataFrame) of counts; you gave {type(value).__name__}"
         )
     try:
-        return {str(k): int(v) for k, v in value.items()}
+        counts = {str(k): float(v) for k, v in value.items()}
     except (TypeError, ValueError):
         raise Wrong("the values should be counts (whole numbers), one per city") from None
+    fractions = [v for v in counts.values() if not v.is_integer()]
+    if fractions:  # int() would cut a mean age of 50.6 to a "count" of 50
+        raise Wrong(
+            f"the values should be counts (whole numbers); yours have fractions, like {fractions[0]:.4g}: "
+            "a mean or another statistic? count the rows of each city"
+        )
+    return {k: int(v) for k, v in counts.items()}
 
 
 @exercise(
