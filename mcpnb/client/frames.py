@@ -27,6 +27,10 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__}" if value is not None else "null"
 
 
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
 def table_keys(data: Any) -> list[str]:
     """The keys of an object whose values are (non-empty) lists of objects: its tables."""
     if not isinstance(data, dict):
@@ -43,8 +47,9 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
        also the SDK's ``{"result": [...]}`` wrapper);
     3. an object of equally long lists (columns);
     4. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
-       (``{"temperature": 22, "where": {"city": ...}}``) is one row. It is not table-*shaped*, so
-       displays still show it as JSON.
+       (``{"temperature": 22, "where": {"city": ...}}``) is one row, and a list of plain values
+       (a tool's ``list[str]``, unwrapped from the SDK's ``{"result": [...]}``) is one ``value``
+       column. Neither is table-*shaped*, so displays still show them as JSON.
 
     An object that holds several tables is not one table: ``.dfs`` gives each.
     """
@@ -68,6 +73,8 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
             )
         if one_row and not tables:
             return [data]
+    if one_row and isinstance(data, list) and data and all(_is_scalar(v) for v in data):
+        return {"value": data}
     raise NotTabularError(
         f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
         "objects, an object of equally long lists, or one object (use .data for the raw value)"

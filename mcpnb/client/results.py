@@ -104,8 +104,9 @@ class ToolResult:
 
     @property
     def df(self) -> Any:
-        """The structured payload as a pandas DataFrame: records, columns, or one object as one row
-        (nested keys flattened to ``a.b``). A payload holding several tables says to use ``.dfs``."""
+        """The structured payload as a pandas DataFrame: records, columns, one object as one row
+        (nested keys flattened to ``a.b``), or plain values as one ``value`` column. A payload
+        holding several tables says to use ``.dfs``."""
         from mcpnb.client.frames import to_dataframe
 
         return to_dataframe(self.data)

@@ -47,7 +47,9 @@ def test_to_dataframe_returns_a_frame_or_says_not_tabular(data: Any) -> None:
         assert isinstance(exc, TypeError) and isinstance(exc, ValueError)
         return
     assert isinstance(df, pd.DataFrame)
-    assert is_tabular(data) or (isinstance(data, dict) and len(df) == 1)  # one object: one row
+    one_row = isinstance(data, dict) and len(df) == 1  # one object: one row
+    one_column = isinstance(data, list) and list(df.columns) == ["value"] and len(df) == len(data)
+    assert is_tabular(data) or one_row or one_column  # plain values: one column
 
 
 @SETTINGS

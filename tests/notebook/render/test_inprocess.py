@@ -92,6 +92,12 @@ def answer() -> int:
 
 
 @server.tool()
+def files() -> list[str]:
+    """Plain values (wrapped by the SDK as {"result": [...]})."""
+    return ["a.py", "b.py", "a.py"]
+
+
+@server.tool()
 def config() -> dict[str, Any]:
     """A non-tabular object: JSON view."""
     return {"name": "<b>x</b>", "nested": {"deep": [1, 2, {"k": None}]}}
@@ -223,6 +229,12 @@ async def test_primitive_is_unwrapped_and_shown_as_json() -> None:
     assert "42" in b["text/plain"]
     with pytest.raises(NotTabularError, match="not tabular"):
         _ = r.df
+
+
+async def test_a_list_of_plain_values_is_json_on_screen_and_one_column_in_df() -> None:
+    r = await call("files")
+    assert r.data == ["a.py", "b.py", "a.py"] and "<table" not in result_bundle(r)["text/html"]
+    assert r.df["value"].value_counts().to_dict() == {"a.py": 2, "b.py": 1}
 
 
 async def test_non_tabular_object_is_a_collapsible_escaped_json_view() -> None:

@@ -23,6 +23,16 @@ def test_a_single_object_is_one_row_with_nested_keys_flattened():
         to_dataframes({"temperature": 22.5})
 
 
+def test_a_list_of_plain_values_is_one_value_column():
+    """A tool's ``list[str]`` arrives as ``{"result": [...]}`` and ``.data`` unwraps it: ``.df`` said
+    "not tabular" for what pandas reads as one column."""
+    frame = to_dataframe(["a.py", "b.py", None, 3])
+    assert list(frame.columns) == ["value"] and list(frame["value"])[:2] == ["a.py", "b.py"]
+    assert not is_tabular(["a.py"])  # displays keep the JSON view
+    with pytest.raises(NotTabularError, match="not tabular"):
+        to_dataframe([1, [2, 3]])  # a nested list is no column of values
+
+
 def test_one_table_among_other_keys_is_the_table():
     frame = to_dataframe({"findings": [{"rule": "S-EVAL", "line": 3}], "counts": {"high": 1}})
     assert list(frame["rule"]) == ["S-EVAL"]
