@@ -253,11 +253,11 @@ class Pool:
         )
 
     def _configs_from_files(
-        self, path: str | Path | None, names: list[str] | None
+        self, path: str | Path | None, names: list[str] | None, inputs: Mapping[str, str] | None = None
     ) -> list[ServerConfig | tuple[str, str, str]]:
         from mcpnb.client.config import load_config
 
-        loaded = load_config(path=Path(path) if path else None, keep_going=True)
+        loaded = load_config(path=Path(path) if path else None, keep_going=True, inputs=inputs)
         found: dict[str, ServerConfig | tuple[str, str, str]] = {
             n: loaded.servers[n] if n in loaded.servers else (n, why, loaded.problem_transports.get(n, "?"))
             for n in loaded.order
@@ -275,19 +275,32 @@ class Pool:
             return [found[n] for n in names]
         return list(found.values())
 
-    def connect_config(self, path: str | Path | None = None, names: list[str] | None = None) -> StatusTable:
+    def connect_config(
+        self,
+        path: str | Path | None = None,
+        names: list[str] | None = None,
+        *,
+        inputs: Mapping[str, str] | None = None,
+    ) -> StatusTable:
         """Connect the servers of the layered ``.mcp.json`` configuration (every one when ``names`` is None).
 
         Per-server failures do not raise: they show as ``failed`` rows in the returned table, and so
         does a server whose settings are invalid (it is not started; the others are). Disabled
-        servers are listed as ``disabled`` and not started.
+        servers are listed as ``disabled`` and not started. ``path`` may be VS Code's
+        ``.vscode/mcp.json``; ``inputs`` then gives the values VS Code would prompt for (``${input:ID}``).
         """
-        return self._filters_said(self._run(self._connect_many(self._configs_from_files(path, names))))
+        configs = self._configs_from_files(path, names, inputs)
+        return self._filters_said(self._run(self._connect_many(configs)))
 
     async def aconnect_config(
-        self, path: str | Path | None = None, names: list[str] | None = None
+        self,
+        path: str | Path | None = None,
+        names: list[str] | None = None,
+        *,
+        inputs: Mapping[str, str] | None = None,
     ) -> StatusTable:
-        return self._filters_said(await self._arun(self._connect_many(self._configs_from_files(path, names))))
+        configs = self._configs_from_files(path, names, inputs)
+        return self._filters_said(await self._arun(self._connect_many(configs)))
 
     async def _disconnect(self, name: str, sign_out: bool = False) -> None:
         # one never started (invalid settings) is only forgotten; an unknown name raises here

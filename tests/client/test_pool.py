@@ -493,3 +493,52 @@ def test_a_completion_for_a_prompt_or_template_the_server_lacks_says_so(pool):
         ArgumentsError, match=r"has no argument 'pat'; did you mean 'path'\? \(its arguments: path\)"
     ):
         pool.complete("probe", "", "pat", "w", template="probe://files/{+path}")
+
+
+def test_connect_config_reads_a_vs_code_file_with_its_inputs(pool, tmp_path):
+    """``.vscode/mcp.json``: probe-kit starts with the toolset and root the file asks for, a server
+    whose input was not given is a failed row saying which, and a password input is scrubbed."""
+    import json
+
+    project = tmp_path / "proj"
+    (project / ".vscode").mkdir(parents=True)
+    (project / ".vscode" / "mcp.json").write_text(
+        "{\n  // as VS Code writes it\n"
+        + json.dumps(
+            {
+                "inputs": [
+                    {"type": "promptString", "id": "toolset", "description": "Which toolset"},
+                    {"type": "promptString", "id": "key", "description": "API key", "password": True},
+                ],
+                "servers": {
+                    "probe": {
+                        "type": "stdio",
+                        "command": sys.executable,
+                        "args": [
+                            "-m",
+                            "mcpnb.probekit",
+                            "--toolset",
+                            "${input:toolset}",
+                            "--root",
+                            "${workspaceFolder}",
+                        ],
+                        "env": {"PROBE_KEY": "${input:key}"},
+                    },
+                    "other": {
+                        "command": sys.executable,
+                        "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"],
+                    },
+                },
+            }
+        )[1:]
+    )
+    table = pool.connect_config(
+        project / ".vscode" / "mcp.json", ["probe"], inputs={"toolset": "core", "key": "k-SECRET-1"}
+    )
+    assert table["probe"].state == "connected" and table["probe"].tools == 15  # the core toolset
+    status = json.loads(pool.read("probe", "probe://status").contents[0].text)
+    assert status["root"] == str(project.resolve())  # ${workspaceFolder}: the folder holding .vscode
+    assert "k-SECRET-1" not in repr(pool.status()) + " ".join(pool.logs("probe"))
+    table = pool.connect_config(project / ".vscode" / "mcp.json", ["other"])
+    assert table["other"].state == "failed" and "needs input 'toolset'" in table["other"].last_error
+    assert pool.status()["probe"].state == "connected"  # the other server is untouched

@@ -6,7 +6,7 @@ One validation pipeline serves every entry point (``.mcp.json`` files, ``Pool.co
     raw mapping ─► jsonschema (shipped ``schema.json``: unknown keys, types, ranges)    validate.py
                 ─► canonical snake_case keys                                        keys.py
                 ─► layers merged                                                    layers.py
-                ─► ``${VAR}`` expansion                                             expand.py
+                ─► ``${VAR}`` expansion (and a VS Code file's own variables)       expand.py, vscode.py
                 ─► semantic checks (transport, tools, auth)                         resolve.py
                 ─► frozen :class:`ServerConfig`                                     model.py, auth.py
 

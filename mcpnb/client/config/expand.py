@@ -9,17 +9,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import is_secret_key
+
+if TYPE_CHECKING:
+    from mcpnb.client.config.vscode import Variables
 
 _VAR_RE = re.compile(r"\$\$\{|\$\{([^}]*)\}|\$\{")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def expand(text: str, environ: Mapping[str, str], fail: Callable[..., ConfigError], found: set[str]) -> str:
+def expand(
+    text: str,
+    environ: Mapping[str, str],
+    fail: Callable[..., ConfigError],
+    found: set[str],
+    variables: Variables | None = None,
+) -> str:
     """``text`` with every reference replaced. ``fail(message, suggestion=None)`` builds the located
-    error to raise; secret values used are added to ``found``."""
+    error to raise; secret values used are added to ``found``. ``variables``: a VS Code file's own
+    (``${env:X}``, ``${workspaceFolder}``, ``${input:id}``), for a value written in one."""
 
     def one(m: re.Match[str]) -> str:
         if m.group(0) == "$${":
@@ -27,6 +38,8 @@ def expand(text: str, environ: Mapping[str, str], fail: Callable[..., ConfigErro
         body = m.group(1)
         if body is None:
             raise fail("unclosed '${' (write '$${' for a literal '${')")
+        if variables is not None and (value := variables.expand(body, environ, fail, found)) is not None:
+            return value
         var, sep, default = body.partition(":-")
         if not _ENV_NAME_RE.match(var) or "${" in default:
             raise fail(

@@ -16,6 +16,7 @@ from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORT
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
 from mcpnb.client.config.resolve import transport_of_url
 from mcpnb.client.config.validate import NESTED_TOO_DEEP, kind, parse
+from mcpnb.client.config.vscode import Variables, is_vscode, read_servers, without_comments
 from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
 
 PROJECT_FILE = ".mcp.json"
@@ -38,13 +39,30 @@ def find_project_config(start: Path) -> Path | None:
     return _find_upward(Path(start), PROJECT_FILE)
 
 
-def load_file(path: str | Path, *, environ: Mapping[str, str] | None = None) -> dict[str, ServerConfig]:
+def load_file(
+    path: str | Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    inputs: Mapping[str, str] | None = None,
+) -> dict[str, ServerConfig]:
     """Every server of one file, fully validated on its own (no layering)."""
     path = Path(path)
-    return {
-        name: ServerConfig.from_dict(name, entry, source=str(path), environ=environ)
-        for name, entry in _file_servers(path).items()
-    }
+    servers, variables = _file_servers(path, inputs)
+    own = {str(path): variables} if variables is not None else None
+    out: dict[str, ServerConfig] = {}
+    for name, entry in servers.items():
+        canon, spell = parse(name, entry, str(path))
+        out[name] = assemble(
+            name,
+            canon,
+            spelled=spell,
+            origins={},
+            source=str(path),
+            server=None,
+            environ=environ,
+            variables=own,
+        )
+    return out
 
 
 def load_config(
@@ -54,6 +72,7 @@ def load_config(
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     environ: Mapping[str, str] | None = None,
     keep_going: bool = False,
+    inputs: Mapping[str, str] | None = None,
 ) -> ConfigSet:
     """Merge user → project → local → ``overrides``; later layers win per server, key by key.
 
@@ -67,6 +86,9 @@ def load_config(
     An invalid server raises :class:`ConfigError`; with ``keep_going`` it is left out and named in
     ``problems`` with what is wrong, so the others can start. A file that cannot be read as a whole
     (bad JSON, no ``mcpServers``) raises either way.
+
+    A file in VS Code's format (``servers``, ``inputs``: see :mod:`.vscode`) is read as VS Code
+    reads it; ``inputs`` gives the values of its ``${input:ID}`` s.
     """
     user = user_config_path(environ)
     if path is not None:
@@ -86,7 +108,13 @@ def load_config(
             continue
         if candidate.resolve() not in {p.resolve() for p in read}:  # e.g. the user file is the project's
             read.append(candidate)
-    layers: list[tuple[str, Mapping[str, Any]]] = [(str(p), _file_servers(p)) for p in read]
+    layers: list[tuple[str, Mapping[str, Any]]] = []
+    variables: dict[str, Variables] = {}  # file -> the ${…} of a VS Code file
+    for p in read:
+        servers, own = _file_servers(p, inputs)
+        layers.append((str(p), servers))
+        if own is not None:
+            variables[str(p)] = own
     if overrides:
         if not isinstance(overrides, Mapping):
             raise ConfigError(f"overrides must map server names to settings, got {kind(overrides)}")
@@ -143,6 +171,7 @@ def load_config(
                 source=last[name],
                 server=None,
                 environ=environ,
+                variables=variables,
             )
         except ConfigError as exc:
             invalid(name, exc)
@@ -177,12 +206,17 @@ def _find_upward(start: Path, filename: str) -> Path | None:
     return None
 
 
-def _file_servers(path: Path) -> Mapping[str, Any]:
-    """The ``mcpServers`` object of one file, with syntax and top-level shape checked."""
+def _file_servers(
+    path: Path, inputs: Mapping[str, str] | None = None
+) -> tuple[Mapping[str, Any], Variables | None]:
+    """The ``mcpServers`` object of one file, with syntax and top-level shape checked; for a file in
+    VS Code's format, its ``servers`` and what its ``${…}`` mean."""
     data = _read_json(path)
     file = str(path)
     if not isinstance(data, dict):
         raise ConfigError(f"expected a JSON object at the top level, got {kind(data)}", file=file)
+    if is_vscode(data) and _may_be_vscode(path):
+        return read_servers(data, path, inputs)
     for key in data:
         if key != "mcpServers" and (
             key.lower().replace("_", "").replace("-", "") in ("mcpservers", "mcpserver", "servers", "mcp")
@@ -203,7 +237,13 @@ def _file_servers(path: Path) -> Mapping[str, Any]:
             file=file,
             key="mcpServers",
         )
-    return servers
+    return servers, None
+
+
+def _may_be_vscode(path: Path) -> bool:
+    """VS Code's format, from any file but ``.mcp.json``/``.mcp.local.json``: those other clients read
+    too, in theirs (``mcpServers``, plain JSON)."""
+    return path.name not in (PROJECT_FILE, LOCAL_FILE)
 
 
 class _DuplicateKey(ValueError):
@@ -232,9 +272,18 @@ def _read_json(path: Path) -> Any:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", file=file) from None
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(json_problem(text, exc), file=file) from None
+        try:
+            return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+        except json.JSONDecodeError as exc:
+            try:  # VS Code's mcp.json may have comments and trailing commas; .mcp.json may not
+                data = json.loads(
+                    without_comments(text), object_pairs_hook=_no_duplicates, parse_constant=_no_constants
+                )
+            except json.JSONDecodeError:
+                data = None
+            if is_vscode(data) and _may_be_vscode(path):
+                return data
+            raise ConfigError(json_problem(text, exc), file=file) from None
     except _DuplicateKey as exc:
         raise ConfigError("key appears twice in the same object", file=file, key=str(exc)) from None
     except RecursionError:

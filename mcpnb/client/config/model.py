@@ -333,10 +333,18 @@ def assemble(
     source: str | None,
     server: Any,
     environ: Mapping[str, str] | None,
+    variables: Mapping[str, Any] | None = None,
 ) -> ServerConfig:
     """The checked config for canonical settings (see :func:`.resolve.resolve`)."""
     values, var_secrets = resolve(
-        name, canon, spelled=spelled, origins=origins, source=source, server=server, environ=environ
+        name,
+        canon,
+        spelled=spelled,
+        origins=origins,
+        source=source,
+        server=server,
+        environ=environ,
+        variables=variables,
     )
     config = ServerConfig(name=name, server=server, source=source, **values)
     object.__setattr__(config, "_var_secrets", var_secrets)

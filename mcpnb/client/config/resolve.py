@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mcpnb.client.config.auth import SIGNING_ALGORITHMS, AuthConfig
@@ -16,6 +16,9 @@ from mcpnb.client.config.expand import expand
 from mcpnb.client.config.keys import AUTH_VERBATIM, MILLISECOND_KEYS, Transport
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import redact_url
+
+if TYPE_CHECKING:
+    from mcpnb.client.config.vscode import Variables
 
 # Expanded in this order, so the first bad reference is the one reported.
 _EXPANDED = ("command", "args", "env", "headers", "cwd", "roots", "url")
@@ -112,12 +115,13 @@ def resolve(
     source: str | None,
     server: Any,
     environ: Mapping[str, str] | None,
+    variables: Mapping[str, Variables] | None = None,
 ) -> tuple[dict[str, Any], frozenset[str]]:
     """The ``ServerConfig`` fields for checked, canonical settings (besides name, server and source),
     and the values of secret-named variables that expansion used.
 
     ``spelled`` maps field names to the spelling written; ``origins`` maps them to the file that
-    wrote them (``source`` for the rest)."""
+    wrote them (``source`` for the rest); ``variables``, file -> a VS Code file's own ``${…}``."""
     where = _Where(name, source, origins, spelled)
     env_vars = os.environ if environ is None else environ
     var_secrets: set[str] = set()
@@ -126,7 +130,8 @@ def resolve(
         def fail(message: str, suggestion: str | None = None) -> ConfigError:
             return where(message, key, sub, suggestion)
 
-        return expand(text, env_vars, fail, var_secrets)
+        written_in = origins.get(key.split(".", 1)[0], source)
+        return expand(text, env_vars, fail, var_secrets, (variables or {}).get(written_in or ""))
 
     values: dict[str, Any] = {k: v for k, v in canon.items() if k not in ("transport", "auth")}
     for key in _EXPANDED:

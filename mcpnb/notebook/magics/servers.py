@@ -4,6 +4,7 @@ config, serve. Each is a few lines over the :class:`~mcpnb.client.pool.Pool` API
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,34 @@ _NOT_IN_PROCESS = {
     "--keep-sign-in": "keep_sign_in",
     "--issuer": "issuer",
 }
+
+
+def _inputs(ctx: Context, given: list[str] | None) -> dict[str, str] | None:
+    """``--input ID=VALUE`` (``{{var}}`` filled) as a dict; values are never repeated in errors."""
+    if not given:
+        return None
+    from mcpnb.notebook.magics.parser import interpolate_text, refuse_ipython_style
+
+    inputs: dict[str, str] = {}
+    for item in given:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UsageError("--input expects ID=VALUE")
+        if key in inputs:
+            raise UsageError(f"--input {key} is given twice: give each input once")
+        refuse_ipython_style(value, ctx.namespaces)
+        inputs[key] = interpolate_text(value, ctx.namespaces)
+    return inputs
+
+
+def _vscode_file() -> str | None:
+    """VS Code's ``.vscode/mcp.json`` here or above, as a path to type (relative where it can be)."""
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        found = folder / ".vscode" / "mcp.json"
+        if found.is_file():
+            return os.path.relpath(found)
+    return None
 
 
 def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
@@ -206,6 +235,13 @@ def _connect_args(p: Parser) -> None:
         action="store_true",
         help="connect servers from the .mcp.json layers: --config [PATH] [NAME ...]",
     )
+    p.add_argument(
+        "--input",
+        action="append",
+        metavar="ID=VALUE",
+        help="with --config .vscode/mcp.json: the value of ${input:ID}, which VS Code would prompt for "
+        "(repeat; {{var}} keeps a secret out of the notebook)",
+    )
     p.add_argument("more", nargs="*", default=(), help=argparse.SUPPRESS)
 
 
@@ -220,12 +256,13 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect mine {{srv}}   (srv = MCPServer(...) made in the notebook, run in-process)\n"
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
-    "  %mcp connect --config path/to/.mcp.json time git",
+    "  %mcp connect --config path/to/.mcp.json time git\n"
+    "  %mcp connect --config .vscode/mcp.json --input api-key={{key}}   (VS Code's file and its inputs)",
     usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
     "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
     " [--issuer URL]]"
     " [--era E] [--wait S]\n"
-    "   or: %(prog)s --config [PATH] [NAME ...]",
+    "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]",
 )
 @arguments(_connect_args)
 def connect(ctx: Context, ns: argparse.Namespace) -> Any:
@@ -255,11 +292,18 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             from mcpnb.notebook.magics.completion import default_config_files
 
             if not default_config_files():
-                raise UsageError(
-                    f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); "
-                    "give a path: %mcp connect --config PATH"
+                vscode = _vscode_file()
+                then = (
+                    f"VS Code's servers are in {vscode}: %mcp connect --config {vscode}"
+                    if vscode
+                    else "give a path: %mcp connect --config PATH"
                 )
-        return ctx.pool.connect_config(path, words or None)
+                raise UsageError(
+                    f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); {then}"
+                )
+        return ctx.pool.connect_config(path, words or None, inputs=_inputs(ctx, ns.input))
+    if ns.input:
+        raise UsageError("--input goes with --config (the values of a VS Code file's ${input:ID})")
     if ns.more:
         raise UsageError(
             "too many words: %mcp connect NAME URL, or %mcp connect NAME -- COMMAND ARGS "

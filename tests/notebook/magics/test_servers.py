@@ -305,6 +305,29 @@ def test_connect_config_without_any_file_says_so(ip, mcp, tmp_path, monkeypatch)
         line(ip, "connect --config")
 
 
+def test_connect_config_points_at_a_vs_code_file_and_takes_its_inputs(ip, mcp, tmp_path, monkeypatch):
+    import json
+
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    entry = {"command": PY, "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"]}
+    (tmp_path / ".vscode" / "mcp.json").write_text(
+        json.dumps({"inputs": [{"id": "toolset", "description": "Which toolset"}], "servers": {"kit": entry}})
+    )
+    monkeypatch.chdir(tmp_path / "notebooks")
+    with pytest.raises(
+        UsageError, match=r"VS Code's servers are in \.\./\.vscode/mcp\.json: %mcp connect --config"
+    ):
+        line(ip, "connect --config")
+    ip.user_ns["chosen"] = "ui"
+    table = line(ip, "connect --config ../.vscode/mcp.json --input toolset={{chosen}}")
+    assert table["kit"].state == "connected" and "ui_search" in {t.name for t in mcp.pool.tools("kit")}
+    with pytest.raises(UsageError, match=r"--input goes with --config"):
+        line(ip, f"connect other --input toolset=ui -- {PY} {DEMO}")
+    with pytest.raises(UsageError, match="--input toolset is given twice"):
+        line(ip, "connect --config ../.vscode/mcp.json --input toolset=ui --input toolset=core")
+
+
 def test_connect_usage_errors(ip, mcp):
     with pytest.raises(UsageError, match="NAME"):
         line(ip, "connect")

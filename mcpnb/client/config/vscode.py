@@ -1,0 +1,189 @@
+"""VS Code's ``.vscode/mcp.json``: ``servers`` (not ``mcpServers``), ``inputs``, comments, variables.
+
+A notebook opened in VS Code often sits in a workspace that already lists its MCP servers there.
+Named as a config file (``%mcp connect --config .vscode/mcp.json``; any file in this format but
+``.mcp.json`` and ``.mcp.local.json``, which other clients read in theirs), it is read as VS Code
+reads it:
+
+- JSON with comments and trailing commas (only for a file in this format);
+- ``${env:NAME}``, ``${workspaceFolder}`` (the folder holding ``.vscode``), ``${workspaceFolderBasename}``,
+  ``${userHome}``, ``${pathSeparator}`` / ``${/}``;
+- ``${input:ID}``: VS Code prompts for these; here their values come with the connect
+  (``--input ID=VALUE``, ``inputs={ID: ...}``), and a server whose input was not given is a failed
+  row that says how to give it, while the others start. A ``password`` input is a secret: scrubbed
+  from every message, like a secret-named variable;
+- VS Code's own keys that do not change how a server runs (``dev``, ``gallery``, ``version``) are
+  left out; the rest are ``.mcp.json`` keys (``envFile`` is refused there, saying why).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcpnb.client.errors import ConfigError, did_you_mean
+
+#: VS Code-only keys of a server entry: development aids and gallery bookkeeping.
+IGNORED_KEYS = frozenset({"dev", "gallery", "version"})
+_TOP_KEYS = ("servers", "inputs")
+#: A JSON string, a comment, or anything else (kept): comments become spaces, so positions hold.
+_JSONC = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+_INPUT = re.compile(r"\$\{input:([^}]*)\}")
+_TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\])*"|,(?=\s*[}\]])', re.S)
+
+
+def is_vscode(data: Any) -> bool:
+    """VS Code's layout: a top-level ``servers`` object and no ``mcpServers``."""
+    return isinstance(data, dict) and "servers" in data and "mcpServers" not in data
+
+
+def without_comments(text: str) -> str:
+    """``text`` with ``//`` and ``/* */`` comments and trailing commas blanked (line and column of
+    everything else unchanged, so a JSON error still points at the right place)."""
+
+    def blank(m: re.Match[str]) -> str:
+        s = m.group(0)
+        return s if s.startswith('"') else re.sub(r"[^\n]", " ", s)
+
+    return _TRAILING_COMMA.sub(blank, _JSONC.sub(blank, text))
+
+
+@dataclass(frozen=True)
+class Input:
+    """One of the file's ``inputs``: what VS Code would prompt for."""
+
+    id: str
+    description: str = ""
+    password: bool = False
+
+
+@dataclass
+class Variables:
+    """What ``${…}`` means in one VS Code file: its workspace folder and the inputs' values."""
+
+    file: str
+    workspace: Path
+    declared: dict[str, Input] = field(default_factory=dict)
+    values: Mapping[str, str] = field(default_factory=dict)
+    #: server -> the input ids its entry uses, in order
+    used: dict[str, list[str]] = field(default_factory=dict)
+
+    def expand(
+        self,
+        body: str,
+        environ: Mapping[str, str],
+        fail: Callable[..., ConfigError],
+        found: set[str],
+    ) -> str | None:
+        """The value of ``${body}``, or None when it is not a VS Code variable (then ``${VAR}``)."""
+        kind, colon, name = body.partition(":")
+        if not colon:
+            predefined = {
+                "workspaceFolder": str(self.workspace),
+                "workspaceFolderBasename": self.workspace.name,
+                "userHome": str(Path.home()),
+                "pathSeparator": os.sep,
+                "/": os.sep,
+            }
+            return predefined.get(body)
+        if kind == "env":
+            value = environ.get(name)
+            if value is None:
+                raise fail(
+                    f"environment variable {name!r} is not set", suggestion=did_you_mean(name, environ)
+                )
+            return value
+        if kind == "input":
+            return self._input(name, fail, found)
+        if kind in ("config", "command"):
+            raise fail(
+                f"${{{body}}} asks VS Code itself (its settings or a command), which a notebook cannot: "
+                "write the value, or ${env:NAME} for one from the environment"
+            )
+        return None
+
+    def _input(self, name: str, fail: Callable[..., ConfigError], found: set[str]) -> str:
+        declared = self.declared.get(name)
+        if declared is None:
+            hint = did_you_mean(name, self.declared)
+            known = ", ".join(self.declared) or "none"
+            raise fail(
+                f"${{input:{name}}}: the file's inputs declare no {name!r} (they declare: {known})",
+                suggestion=hint and f"${{input:{hint}}}",
+            )
+        value = self.values.get(name)
+        if value is None:  # say every input this server lacks, not one per attempt
+            server = fail("").server or ""
+            lacking = [
+                i for i in self.used.get(server, [name]) if i in self.declared and i not in self.values
+            ]
+            raise fail(self._lacking(lacking or [name]))
+        if declared.password and value:
+            found.add(value)
+        return value
+
+    def _lacking(self, ids: list[str]) -> str:
+        described = [
+            f"{i!r} ({self.declared[i].description})" if self.declared[i].description else repr(i)
+            for i in ids
+        ]
+        several = len(ids) > 1
+        flags = " ".join(f"--input {i}=VALUE" for i in ids)
+        given = ", ".join(f"{i!r}: ..." for i in ids)
+        return (
+            f"needs input{'s' if several else ''} {' and '.join(described)}, which VS Code would prompt "
+            f"for: give {'them' if several else 'it'} with %mcp connect --config {self.file} {flags} "
+            f"(a {{{{variable}}}} keeps a value out of the notebook), or inputs={{{given}}} to "
+            "pool.connect_config"
+        )
+
+
+def read_servers(
+    data: dict[str, Any], path: Path, inputs: Mapping[str, str] | None
+) -> tuple[dict[str, Any], Variables]:
+    """The ``servers`` of a VS Code file as ``mcpServers`` entries, and how to expand their ``${…}``."""
+    file = str(path)
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise ConfigError(
+                "unknown top-level key", file=file, key=key, suggestion=did_you_mean(key, _TOP_KEYS)
+            )
+    servers = data["servers"]
+    if not isinstance(servers, dict):
+        raise ConfigError("expected an object mapping server names to settings", file=file, key="servers")
+    declared = _inputs(data.get("inputs", []), file)
+    unknown = [i for i in inputs or {} if i not in declared]
+    if unknown:
+        hint = did_you_mean(unknown[0], declared)
+        raise ConfigError(
+            f"an input was given for {unknown[0]!r}, which the file does not declare "
+            f"(it declares: {', '.join(declared) or 'none'})",
+            file=file,
+            key="inputs",
+            suggestion=hint,
+        )
+    workspace = path.resolve().parent
+    if workspace.name == ".vscode":
+        workspace = workspace.parent
+    entries = {
+        name: {k: v for k, v in entry.items() if k not in IGNORED_KEYS} if isinstance(entry, dict) else entry
+        for name, entry in servers.items()
+    }
+    used = {name: list(dict.fromkeys(_INPUT.findall(json.dumps(entry)))) for name, entry in entries.items()}
+    return entries, Variables(file, workspace, declared, dict(inputs or {}), used)
+
+
+def _inputs(raw: Any, file: str) -> dict[str, Input]:
+    if not isinstance(raw, list):
+        raise ConfigError("expected a list of inputs", file=file, key="inputs")
+    found: dict[str, Input] = {}
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:
+            raise ConfigError("expected an object with an 'id'", file=file, key=f"inputs[{i}]")
+        found[item["id"]] = Input(item["id"], str(item.get("description") or ""), bool(item.get("password")))
+    return found
