@@ -49,20 +49,10 @@ def load_file(
     path = Path(path)
     servers, variables = _file_servers(path, inputs)
     own = {str(path): variables} if variables is not None else None
-    out: dict[str, ServerConfig] = {}
-    for name, entry in servers.items():
-        canon, spell = parse(name, entry, str(path))
-        out[name] = assemble(
-            name,
-            canon,
-            spelled=spell,
-            origins={},
-            source=str(path),
-            server=None,
-            environ=environ,
-            variables=own,
-        )
-    return out
+    return {
+        name: ServerConfig.from_dict(name, entry, source=str(path), environ=environ, variables=own)
+        for name, entry in servers.items()
+    }
 
 
 def load_config(

@@ -148,11 +148,20 @@ class ServerConfig:
         source: str | None = None,
         server: Any = None,
         environ: Mapping[str, str] | None = None,
+        variables: Mapping[str, Any] | None = None,
     ) -> ServerConfig:
-        """Validate one ``mcpServers`` entry (any accepted spelling) and expand its ``${VAR}`` s."""
+        """Validate one ``mcpServers`` entry (any accepted spelling) and expand its ``${VAR}`` s
+        (``variables``: a VS Code file's own, by file)."""
         canon, spelled = parse(name, data, source)
         return assemble(
-            name, canon, spelled=spelled, origins={}, source=source, server=server, environ=environ
+            name,
+            canon,
+            spelled=spelled,
+            origins={},
+            source=source,
+            server=server,
+            environ=environ,
+            variables=variables,
         )
 
     @classmethod
