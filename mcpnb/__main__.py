@@ -26,8 +26,20 @@ SAMPLE = textwrap.dedent(
 )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
     import mcpnb
+
+    parser = argparse.ArgumentParser(
+        prog="python -m mcpnb",
+        description="A two-minute tour of mcpnb in this terminal, on probe-kit (the teaching MCP "
+        "server inside the package): connect, list tools, call one, a table, the status.",
+        epilog="next: jupyter lab notebooks/01-quickstart.ipynb (the course) · "
+        "python -m mcpnb.probekit --help (the server on its own) · in IPython: %load_ext mcpnb, then %mcp?",
+    )
+    parser.add_argument("--version", action="version", version=f"mcpnb {mcpnb.__version__}")
+    parser.parse_args(argv)
 
     pool = mcpnb.default_pool()
     print("1. Connect probe-kit, the teaching server that ships with mcpnb (in-process):")

@@ -20,3 +20,39 @@ def test_quick_tour_runs():
     assert "…" in out  # long descriptions are cut visibly
     assert "S-EVAL" in out and "R-BARE-EXCEPT" in out  # the findings table really came from the server
     assert "schema ✓" in out
+
+
+def test_help_and_unknown_options_do_not_run_the_tour():
+    """``python -m mcpnb --help`` ran the whole tour."""
+    import mcpnb
+
+    shown = subprocess.run(
+        [sys.executable, "-m", "mcpnb", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (
+        shown.returncode == 0 and "usage: python -m mcpnb" in shown.stdout and "connected" not in shown.stdout
+    )
+    assert "notebooks/01-quickstart.ipynb" in shown.stdout
+    version = subprocess.run(
+        [sys.executable, "-m", "mcpnb", "--version"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert version.stdout.strip() == f"mcpnb {mcpnb.__version__}"
+    wrong = subprocess.run(
+        [sys.executable, "-m", "mcpnb", "--tour"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert wrong.returncode == 2 and "unrecognized arguments: --tour" in wrong.stderr and not wrong.stdout
