@@ -41,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
         help="HTTP worker processes (more than 1 needs a shared --task-store)",
     )
     parser.add_argument(
-        "--toolset", default=None, help="core, ui, workflow or full (default: $MCP_TOOLSET or full)"
+        "--toolset",
+        default=None,
+        help="core, ui, workflow, conformance or full (default: $MCP_TOOLSET or full)",
     )
     parser.add_argument("--root", default=None, help="folder file-reading tools may read (default: cwd)")
     parser.add_argument(
