@@ -101,6 +101,11 @@ def native(value: Any) -> Any:
 def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments to send (typed text coerced where the schema wants text), or an :class:`ArgumentsError`
     that names the field, the problem and the tool's signature."""
+    if not hasattr(args, "keys"):  # "query=x" from code: dict("query=x") says only "length 1; 2 is required"
+        raise ArgumentsError(
+            f"{tool.server}.{tool.name}: the arguments must be a dict of the tool's parameters "
+            f"(a pandas row will do), not a {type(args).__name__}\n  {signature(tool)}\n  (nothing was sent)"
+        )
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
@@ -226,7 +231,7 @@ def _describe(problem: _Problem, args: Mapping[str, Any]) -> str:
 def checked_arguments(tool: Any, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     """:func:`check_arguments` for code (``pool.call``): every error also says nothing was sent."""
     try:
-        return check_arguments(tool, arguments or {})
+        return check_arguments(tool, {} if arguments is None else arguments)
     except ArgumentsError as exc:
         text = str(exc)
         if "nothing was sent" not in text:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.connection import Connection
-from mcpnb.client.errors import UnknownServerError, describe, did_you_mean
+from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text
 from mcpnb.client.events import ConnectionEvent
 from mcpnb.client.interaction import CallContext, Interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
@@ -100,10 +100,9 @@ class Pool:
                 raise UnknownServerError(
                     f"server {name!r} was disconnected; connect it again to use it"
                 ) from None
-            hint = did_you_mean(name, self._connections)
             known = ", ".join(sorted(self._connections)) or "none yet"
-            suggestion = f"did you mean {hint!r}? " if hint else ""
-            raise UnknownServerError(f"no server named {name!r}; {suggestion}(connected: {known})") from None
+            said = did_you_mean_text(name, self._connections)
+            raise UnknownServerError(f"no server named {name!r}{said} (connected: {known})") from None
 
     @property
     def misconfigured(self) -> dict[str, str]:
@@ -495,18 +494,30 @@ class Pool:
 
         return Toolbox(self, await self._arun(tools_of(self, servers, refresh)))
 
-    def _target(self, server: str, tool: str | None) -> tuple[str, str]:
+    def _target(
+        self, server: str, tool: str | Mapping[str, Any] | None, arguments: Any
+    ) -> tuple[str, str, Any]:
+        """(server, tool, arguments) however a call names its tool: ``("probe", "ui_search", {...})``,
+        ``("probe.ui_search", {...})`` as the magics write it (server names have no ".") or a flat
+        ``"mcp__probe__ui_search"``."""
+        if isinstance(tool, Mapping) and arguments is None:
+            tool, arguments = None, tool
         if tool is None:
-            if not server.startswith(FLAT_PREFIX):
-                raise TypeError("call() needs a tool name, or a flat name 'mcp__<server>__<tool>' alone")
-            return split_flat_name(server)
-        return server, tool
+            if server.startswith(FLAT_PREFIX):
+                return (*split_flat_name(server), arguments)
+            if "." not in server:
+                raise TypeError(
+                    "call() needs a tool: ('server', 'tool', {...}), 'server.tool' or a flat name "
+                    "'mcp__<server>__<tool>'"
+                )
+            server, _, tool = server.partition(".")
+        return server, tool, arguments  # type: ignore[return-value]
 
     def call(
         self,
         server: str,
-        tool: str | None = None,
-        arguments: dict[str, Any] | None = None,
+        tool: str | Mapping[str, Any] | None = None,
+        arguments: Mapping[str, Any] | None = None,
         *,
         timeout: float | None = None,
         answers: dict[str, Any] | None = None,
@@ -514,7 +525,8 @@ class Pool:
         task: bool | None = None,
         validate: bool = True,
     ) -> Any:
-        """Call ``tool`` on ``server`` (or a flat ``mcp__server__tool`` name) and return its result.
+        """Call ``tool`` on ``server`` and return its result. The tool may also be named as the magics
+        name it, ``pool.call("probe.ui_search", {...})``, or by its flat ``mcp__server__tool`` name.
 
         A tool that reports an error returns a result with ``is_error``; only transport or protocol
         failures raise (``CallError``, ``CallTimeoutError``). Ctrl-C cancels the call on the server.
@@ -525,15 +537,15 @@ class Pool:
         :class:`~mcpnb.client.tasks.TaskHandle` at once; a tool that *requires* tasks runs as one
         anyway, and the call waits for its result.
         """
-        server, tool = self._target(server, tool)
+        server, tool, arguments = self._target(server, tool, arguments)
         ctx = _call_context(context, answers)
         return self._run(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def acall(
         self,
         server: str,
-        tool: str | None = None,
-        arguments: dict[str, Any] | None = None,
+        tool: str | Mapping[str, Any] | None = None,
+        arguments: Mapping[str, Any] | None = None,
         *,
         timeout: float | None = None,
         answers: dict[str, Any] | None = None,
@@ -541,7 +553,7 @@ class Pool:
         task: bool | None = None,
         validate: bool = True,
     ) -> Any:
-        server, tool = self._target(server, tool)
+        server, tool, arguments = self._target(server, tool, arguments)
         ctx = _call_context(context, answers)
         return await self._arun(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
@@ -592,8 +604,8 @@ class Pool:
     def start_task(
         self,
         server: str,
-        tool: str | None = None,
-        arguments: dict[str, Any] | None = None,
+        tool: str | Mapping[str, Any] | None = None,
+        arguments: Mapping[str, Any] | None = None,
         *,
         ttl_ms: int | None = None,
         context: CallContext | None = None,
@@ -605,22 +617,22 @@ class Pool:
         """
         from mcpnb.client.tasks import pooled
 
-        server, tool = self._target(server, tool)
+        server, tool, arguments = self._target(server, tool, arguments)
         pooled.warn_unsent_ttl(self, server, ttl_ms)
         return self._run(self._start_task(server, tool, arguments, ttl_ms, context))
 
     async def astart_task(
         self,
         server: str,
-        tool: str | None = None,
-        arguments: dict[str, Any] | None = None,
+        tool: str | Mapping[str, Any] | None = None,
+        arguments: Mapping[str, Any] | None = None,
         *,
         ttl_ms: int | None = None,
         context: CallContext | None = None,
     ) -> Any:
         from mcpnb.client.tasks import pooled
 
-        server, tool = self._target(server, tool)
+        server, tool, arguments = self._target(server, tool, arguments)
         pooled.warn_unsent_ttl(self, server, ttl_ms)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
+from mcpnb.client.errors import did_you_mean_text
+
 
 @dataclass(frozen=True)
 class ServerStatus:
@@ -44,7 +46,10 @@ class StatusTable(list[ServerStatus]):
             for row in self:
                 if row.name == key:
                     return row
-            raise KeyError(key)
+            names = [row.name for row in self]
+            raise KeyError(
+                f"no row {key!r}{did_you_mean_text(key, names)} (rows: {', '.join(names) or 'none'})"
+            )
         return super().__getitem__(key)
 
     def rows(self) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ import pytest
 from conftest import DEMO, alive, children, demo_command, demo_server_object, free_port, wait_until
 
 from mcpnb import (
+    ArgumentsError,
     CallError,
     CallTimeoutError,
     ConnectError,
@@ -97,8 +98,26 @@ def test_unknown_tool_and_server_suggest(pool):
     pool.connect("demo", **demo_command())
     with pytest.raises(Exception, match="did you mean 'echo'"):
         pool.call("demo", "ecko", {"text": "x"})
-    with pytest.raises(UnknownServerError, match="did you mean 'demo'"):
+    with pytest.raises(
+        UnknownServerError, match=r"^no server named 'dmeo'; did you mean 'demo'\? \(connected: demo\)$"
+    ):
         pool.call("dmeo", "echo", {"text": "x"})
+    with pytest.raises(UnknownServerError, match=r"^no server named 'nothing' \(connected: demo\)$"):
+        pool.call("nothing", "echo", {"text": "x"})  # it read "no server named 'nothing'; (connected: …)"
+
+
+def test_a_tool_named_as_the_magics_name_it_and_arguments_that_are_no_dict(pool):
+    import pandas as pd
+
+    pool.connect("demo", **demo_command())
+    assert pool.call("demo.add", {"a": 1, "b": 2}).data == 3  # as %mcp call demo.add a=1 b=2
+    assert pool.call("mcp__demo__add", {"a": 2, "b": 2}).data == 4
+    row = pd.DataFrame({"a": [5], "b": [6]}).iloc[0]
+    assert pool.call("demo", "add", row).data == 11  # a pandas row is a mapping of its columns
+    with pytest.raises(ArgumentsError, match=r"^demo.add: the arguments must be a dict .* not a str\n"):
+        pool.call("demo", "add", "a=1 b=2")  # it was "dictionary update sequence element #0 has length 1"
+    with pytest.raises(TypeError, match="call\\(\\) needs a tool"):
+        pool.call("demo")
 
 
 def test_flat_names_round_trip(pool):

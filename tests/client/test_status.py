@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pytest
+
 from mcpnb.client.status import ServerStatus, StatusTable
 
 
@@ -33,6 +35,8 @@ def test_html_table_has_badges_and_lookup_by_name():
     assert html.count("<tr>") == 4
     assert "unhealthy" in html and "last ok" in html and "no probe yet" in html
     assert table["sick"].retries == 2
+    with pytest.raises(KeyError, match=r"no row 'sik'; did you mean 'sick'\? \(rows: good, sick, new\)"):
+        table["sik"]
     assert list(table.df["name"]) == ["good", "sick", "new"]
 
 

@@ -53,7 +53,7 @@ def call_in_cell(
     ``ui``: where to ask and report instead of the running cell (a widget's own output).
     ``let_go``: return a :class:`LiveCall` at once (a widget's click must not hold the kernel).
     """
-    server, tool = pool._target(server, tool)
+    server, tool, arguments = pool._target(server, tool, arguments)
     ui, ctx = _in_cell(mode, answers, transcript, awaiting=AWAITING.get(), ui=ui)
     call = pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx, info=info)
     hop = pool.runtime.hand_over(call)
