@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable
 
     from mcpnb.client.config import ServerConfig
+    from mcpnb.client.contents import ResourceContents
     from mcpnb.client.runtime import Runtime
     from mcpnb.client.toolbox import Toolbox
 
@@ -671,8 +672,12 @@ class Pool:
         """Templates of resources (``uri_template``): fill the ``{placeholders}``, then :meth:`read`."""
         return self._run(self.connection(server).list_resource_templates())
 
-    def read(self, server: str, uri: str) -> Any:
-        return self._run(self.connection(server).read_resource(uri))
+    def read(self, server: str, uri: str) -> ResourceContents:
+        """``resources/read``: the contents (a list), ``.text`` of them all, ``.raw`` the SDK's result."""
+        from mcpnb.client.contents import ResourceContents
+
+        result = self._run(self.connection(server).read_resource(uri))
+        return ResourceContents(server, uri, list(getattr(result, "contents", None) or []), result)
 
     def prompts(self, server: str) -> list[Any]:
         return self._run(self.connection(server).list_prompts())

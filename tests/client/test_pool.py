@@ -130,7 +130,11 @@ def test_flat_names_round_trip(pool):
 def test_resources_and_prompts(pool):
     pool.connect("demo", **demo_command())
     assert [str(r.uri) for r in pool.resources("demo")] == ["demo://greeting"]
-    assert pool.read("demo", "demo://greeting").contents[0].text == "hello from demo"
+    read = pool.read("demo", "demo://greeting")
+    assert read.contents[0].text == "hello from demo"  # as the SDK's result has it
+    assert read.text == "hello from demo" and read[0].text == read.text  # as %mcp read has it (was none)
+    assert read.raw.contents == read.contents and read.meta == read.raw.meta  # the rest reads through
+    assert repr(read) == "<ResourceContents demo demo://greeting>\nhello from demo"
     assert [p.name for p in pool.prompts("demo")] == ["review"]
     prompt = pool.prompt("demo", "review", {"code": "x = 1"})
     assert "x = 1" in prompt.messages[0].content.text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from mcpnb.notebook.render.content import blob_text, read_hint, render_block
+from mcpnb.notebook.render.content import render_block
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, pre, wrap
 from mcpnb.notebook.render.tool_list import not_listed_note, short
@@ -155,54 +155,6 @@ class TaskList(_Table):
             seconds(item.elapsed),
             "" if ttl is None else seconds(ttl),
         ]
-
-
-class ResourceContents(list[Any]):
-    """``%mcp read``: the contents of one resource; text shown (a blob's too when its type is text and
-    its bytes UTF-8), other blobs summarised (size and type), images and audio inline."""
-
-    def __init__(self, server: str, uri: str, contents: list[Any]) -> None:
-        super().__init__(contents)
-        self.server, self.uri = server, uri
-
-    @property
-    def text(self) -> str:
-        """Every text content, and every blob whose type is text and whose bytes are UTF-8."""
-        texts = [_get(c, "text") for c in self]
-        texts = [
-            blob_text(_get(c, "blob"), _get(c, "mime_type", "mimeType")) if t is None else t
-            for c, t in zip(self, texts, strict=True)
-        ]
-        return "\n\n".join(t for t in texts if isinstance(t, str))
-
-    def _blocks(self) -> list[Any]:
-        whole = f"all of it: r = {read_hint(self.server, self.uri)}, then r.text"
-        return [
-            render_block(
-                {"type": "resource", "resource": _dump(c)},
-                server=self.server,
-                text_limit=DEFAULTS.text_limit,
-                whole=whole,
-            )
-            for c in self
-        ]
-
-    def __repr__(self) -> str:
-        return "\n".join([f"{self.server} {self.uri}", *(b.text for b in self._blocks())])
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        blocks = self._blocks()
-        head = (
-            f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(self.server)}</span> '
-            f"<code>{esc(self.uri)}</code></div>"
-        )
-        bundle: dict[str, Any] = {}
-        for b in blocks:
-            for mime, value in b.mime.items():
-                bundle.setdefault(mime, value)
-        bundle["text/html"] = wrap(head, "".join(b.html for b in blocks))
-        bundle["text/plain"] = repr(self)
-        return bundle
 
 
 class PromptMessages(list[Any]):

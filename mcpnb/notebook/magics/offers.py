@@ -369,8 +369,6 @@ def _read_args(p: Parser) -> None:
 @command("read", "Read one resource: text shown, binary contents summarised.")
 @arguments(_read_args)
 def read(ctx: Context, ns: argparse.Namespace) -> Any:
-    from mcpnb.notebook.magics.listings import ResourceContents
-
     known_server(ctx, ns.name)
     placeholder = re.search(r"\{[^{}]+\}", ns.uri)
     if placeholder:  # copied from a template's row of %mcp resources
@@ -378,8 +376,7 @@ def read(ctx: Context, ns: argparse.Namespace) -> Any:
             f"{ns.uri} is a resource template: fill in {placeholder.group(0)} first, "
             f"e.g. %mcp read {ns.name} {ns.uri[: placeholder.start()]}VALUE{ns.uri[placeholder.end() :]}"
         )
-    result = ctx.pool.read(ns.name, ns.uri)
-    return ResourceContents(ns.name, ns.uri, list(getattr(result, "contents", []) or []))
+    return ctx.pool.read(ns.name, ns.uri)
 
 
 @command("prompts", "List prompt templates of one server (default: every connected server).")

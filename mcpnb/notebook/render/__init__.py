@@ -30,6 +30,7 @@ RENDERERS = {
     "Toolbox": "mcpnb.notebook.render.function_table:toolbox_bundle",
     "ToolSpecs": "mcpnb.notebook.render.function_table:specs_bundle",
     "Resolution": "mcpnb.notebook.render.requirements_table:resolution_bundle",
+    "ResourceContents": "mcpnb.notebook.render.resource:contents_bundle",
 }
 
 

@@ -15,6 +15,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpnb.client.contents import blob_text
 from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate
 from mcpnb.notebook.render.markdown import markdown_to_html
 
@@ -24,11 +25,6 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/jpg", "image/gif", "i
 BUNDLE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/svg+xml"})
 _AUDIO = re.compile(r"^audio/[\w.+-]+$")
 _MARKDOWN = re.compile(r"markdown", re.IGNORECASE)
-# Media types whose bytes are text a person can read (a server may send text as a base64 blob).
-_TEXTUAL = re.compile(
-    r"^(text/[\w.+-]+|application/([\w.-]+\+)?(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql))\s*(;.*)?$",
-    re.IGNORECASE,
-)
 
 
 @dataclass
@@ -197,16 +193,6 @@ def _embedded(block: Any, server: str, text_limit: int, whole: str) -> Rendered:
             body += shown
             text_s += "\n" + shown_text
     return Rendered(f'<div class="mcpnb-card">{head}{body}</div>', text_s, extra)
-
-
-def blob_text(blob: Any, mime: Any) -> str | None:
-    """A textual blob's text, when its bytes are UTF-8 (else it stays summarised, never mangled)."""
-    if not (isinstance(blob, str) and isinstance(mime, str) and _TEXTUAL.match(mime)):
-        return None
-    try:
-        return base64.b64decode(blob, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
 
 
 def render_block(

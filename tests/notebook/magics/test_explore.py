@@ -268,7 +268,9 @@ def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
     ):
         line(ip, "read ev demo://resource/dynamic/text/{resourceId}")
     blob = line(ip, "read ev demo://resource/dynamic/blob/1")
-    assert "blob" in repr(blob) and "text/plain" in repr(blob)  # summarised: size and type
+    shown = bundle(ip, blob)["text/plain"]
+    assert "blob" in shown and "text/plain" in shown  # summarised: size and type
+    assert "[blob: text/plain" in repr(blob)  # print() outside a notebook says as much
     assert blob.text.startswith("Resource 1: ")  # its bytes are text/plain: read as text too
     assert blob.text in repr(blob) and blob.text in bundle(ip, blob)["text/html"]
     messages = line(ip, "prompt ev.args-prompt city=Paris state=IDF")

@@ -217,12 +217,14 @@ def test_long_text_is_truncated_with_a_count() -> None:
 
 
 def test_a_cut_text_says_where_all_of_it_is_in_reads_and_prompts() -> None:
-    from mcpnb.notebook.magics.listings import PromptMessages, ResourceContents
+    from mcpnb.client.contents import ResourceContents
+    from mcpnb.notebook.magics.listings import PromptMessages
     from mcpnb.notebook.render import DEFAULTS
 
     long = "y" * (DEFAULTS.text_limit + 7)
     read = ResourceContents("s", "file:///a b.txt", [types.TextResourceContents(uri="file:///a", text=long)])
-    assert "7 more characters (all of it: r = %mcp read s 'file:///a b.txt', then r.text)" in repr(read)
+    shown = read._repr_mimebundle_()["text/plain"]
+    assert "7 more characters (all of it: r = %mcp read s 'file:///a b.txt', then r.text)" in shown
     assert read.text == long
     said = [
         types.PromptMessage(role="user", content=types.TextContent(type="text", text="hi")),

@@ -1,0 +1,90 @@
+"""What ``resources/read`` gives back, as data: ``pool.read`` and ``%mcp read`` both return it.
+
+The SDK's result holds its contents in a list of pydantic models, text and base64 blobs apart;
+:class:`ResourceContents` is that list with ``.text`` (every text, and every blob whose type is
+text and whose bytes are UTF-8), and it renders in a notebook as ``%mcp read`` shows it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+#: Media types whose bytes are text a person can read (a server may send text as a base64 blob).
+TEXTUAL = re.compile(
+    r"^(text/[\w.+-]+|application/([\w.-]+\+)?(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql))\s*(;.*)?$",
+    re.IGNORECASE,
+)
+_REPR_TEXT = 2000
+
+
+def blob_text(blob: Any, mime: Any) -> str | None:
+    """A textual blob's text, when its bytes are UTF-8 (else it stays summarised, never mangled)."""
+    if not (isinstance(blob, str) and isinstance(mime, str) and TEXTUAL.match(mime)):
+        return None
+    try:
+        return base64.b64decode(blob, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def field(obj: Any, *names: str) -> Any:
+    """The first of ``names`` that ``obj`` (a model or its dict) has, or None."""
+    for name in names:
+        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+class ResourceContents(list[Any]):
+    """The contents of one resource (``server``, ``uri``); ``.raw`` is the SDK's whole result, whose
+    other fields (``meta``, ...) read through, so code written for it keeps working."""
+
+    def __init__(self, server: str, uri: str, contents: list[Any], raw: Any = None) -> None:
+        super().__init__(contents)
+        self.server, self.uri, self.raw = server, uri, raw
+
+    @property
+    def contents(self) -> list[Any]:
+        return list(self)
+
+    @property
+    def text(self) -> str:
+        """Every text content, and every blob whose type is text and whose bytes are UTF-8."""
+        texts = [field(c, "text") for c in self]
+        texts = [
+            blob_text(field(c, "blob"), field(c, "mime_type", "mimeType")) if t is None else t
+            for c, t in zip(self, texts, strict=True)
+        ]
+        return "\n\n".join(t for t in texts if isinstance(t, str))
+
+    def __getattr__(self, name: str) -> Any:
+        raw = self.__dict__.get("raw")
+        if raw is None or name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(raw, name)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
+    def __repr__(self) -> str:
+        """Text outside a notebook (``print``); a notebook shows what ``%mcp read`` shows."""
+        parts = []
+        for c in self:
+            blob, mime = field(c, "blob"), field(c, "mime_type", "mimeType")
+            text = field(c, "text")
+            if text is None and isinstance(blob, str):
+                size = len(blob) * 3 // 4 - blob[-2:].count("=")
+                text = f"[blob: {mime or 'no type'}, {size:,} bytes]"
+                if (decoded := blob_text(blob, mime)) is not None:
+                    text += "\n" + decoded
+            parts.append(text if isinstance(text, str) else "")
+        body = "\n\n".join(parts)
+        if len(body) > _REPR_TEXT:
+            body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
+        return f"<ResourceContents {self.server} {self.uri}>\n{body}".rstrip("\n")

@@ -1,0 +1,40 @@
+"""How a resource's contents look (``%mcp read``, ``pool.read``): text shown, a blob's too when its
+type is text and its bytes UTF-8, other blobs summarised (size and type), images and audio inline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpnb.notebook.render.content import read_hint, render_block
+from mcpnb.notebook.render.defaults import DEFAULTS
+from mcpnb.notebook.render.html import esc, wrap
+
+
+def contents_bundle(contents: Any) -> dict[str, Any]:
+    """The display of a :class:`~mcpnb.client.contents.ResourceContents`."""
+    server, uri = contents.server, contents.uri
+    whole = f"all of it: r = {read_hint(server, uri)}, then r.text"
+    blocks = [
+        render_block(
+            {"type": "resource", "resource": _dump(c)},
+            server=server,
+            text_limit=DEFAULTS.text_limit,
+            whole=whole,
+        )
+        for c in contents
+    ]
+    head = (
+        f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(server)}</span> <code>{esc(uri)}</code></div>'
+    )
+    bundle: dict[str, Any] = {}
+    for b in blocks:
+        for mime, value in b.mime.items():
+            bundle.setdefault(mime, value)
+    bundle["text/html"] = wrap(head, "".join(b.html for b in blocks))
+    bundle["text/plain"] = "\n".join([f"{server} {uri}", *(b.text for b in blocks)])
+    return bundle
+
+
+def _dump(obj: Any) -> Any:
+    dump = getattr(obj, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump else obj
