@@ -1,8 +1,8 @@
-"""What ``resources/read`` gives back, as data: ``pool.read`` and ``%mcp read`` both return it.
+"""What ``resources/read`` and ``prompts/get`` give back, as data: ``pool.read`` and ``%mcp read``
+return a :class:`ResourceContents`, ``pool.prompt`` and ``%mcp prompt`` a :class:`PromptMessages`.
 
-The SDK's result holds its contents in a list of pydantic models, text and base64 blobs apart;
-:class:`ResourceContents` is that list with ``.text`` (every text, and every blob whose type is
-text and whose bytes are UTF-8), and it renders in a notebook as ``%mcp read`` shows it.
+Each is the SDK result's list (contents, messages) with ``.text``, and renders in a notebook as the
+magic shows it; the SDK's result is ``.sdk_result``, and its other fields read through.
 """
 
 from __future__ import annotations
@@ -39,13 +39,30 @@ def field(obj: Any, *names: str) -> Any:
     return None
 
 
-class ResourceContents(list[Any]):
-    """The contents of one resource (``server``, ``uri``); ``.raw`` is the SDK's whole result, whose
-    other fields (``meta``, ...) read through, so code written for it keeps working."""
+class _Listed(list[Any]):
+    """A list of an SDK result's items, the result's other fields read through from ``sdk_result``."""
 
-    def __init__(self, server: str, uri: str, contents: list[Any], raw: Any = None) -> None:
+    sdk_result: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        sdk_result = self.__dict__.get("sdk_result")
+        if sdk_result is None or name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(sdk_result, name)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
+
+class ResourceContents(_Listed):
+    """The contents of one resource (``server``, ``uri``); ``.sdk_result`` is the SDK's whole
+    result, whose other fields (``meta``, ...) read through, so code written for it keeps working."""
+
+    def __init__(self, server: str, uri: str, contents: list[Any], sdk_result: Any = None) -> None:
         super().__init__(contents)
-        self.server, self.uri, self.raw = server, uri, raw
+        self.server, self.uri, self.sdk_result = server, uri, sdk_result
 
     @property
     def contents(self) -> list[Any]:
@@ -60,17 +77,6 @@ class ResourceContents(list[Any]):
             for c, t in zip(self, texts, strict=True)
         ]
         return "\n\n".join(t for t in texts if isinstance(t, str))
-
-    def __getattr__(self, name: str) -> Any:
-        raw = self.__dict__.get("raw")
-        if raw is None or name.startswith("_"):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return getattr(raw, name)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from mcpnb.client.display import mimebundle
-
-        return mimebundle(self)
 
     def __repr__(self) -> str:
         """Text outside a notebook (``print``); a notebook shows what ``%mcp read`` shows."""
@@ -88,3 +94,38 @@ class ResourceContents(list[Any]):
         if len(body) > _REPR_TEXT:
             body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
         return f"<ResourceContents {self.server} {self.uri}>\n{body}".rstrip("\n")
+
+
+class PromptMessages(_Listed):
+    """The messages a prompt template produced (``server``, ``name``, ``description``), role by role."""
+
+    def __init__(self, server: str, name: str, result: Any) -> None:
+        super().__init__(field(result, "messages") or [])
+        self.server, self.name, self.sdk_result = server, name, result
+        self.description = field(result, "description")
+
+    @property
+    def messages(self) -> list[Any]:
+        return list(self)
+
+    @property
+    def text(self) -> str:
+        """Every message's text, in order (what a model would be sent, without the roles)."""
+        texts = [field(field(m, "content") or {}, "text") for m in self]
+        return "\n\n".join(t for t in texts if isinstance(t, str))
+
+    def __repr__(self) -> str:
+        """Text outside a notebook; a notebook shows what ``%mcp prompt`` shows."""
+        head = f"<PromptMessages {self.server}.{self.name}>" + (
+            f" {self.description}" if self.description else ""
+        )
+        lines = [head]
+        for m in self:
+            content = field(m, "content")
+            text = field(content or {}, "text")
+            shown = text if isinstance(text, str) else f"[{field(content or {}, 'type') or 'content'}]"
+            lines.append(f"[{field(m, 'role') or '?'}] {shown}")
+        body = "\n".join(lines)
+        if len(body) > _REPR_TEXT:
+            body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
+        return body

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable
 
     from mcpnb.client.config import ServerConfig
-    from mcpnb.client.contents import ResourceContents
+    from mcpnb.client.contents import PromptMessages, ResourceContents
     from mcpnb.client.runtime import Runtime
     from mcpnb.client.toolbox import Toolbox
 
@@ -673,7 +673,7 @@ class Pool:
         return self._run(self.connection(server).list_resource_templates())
 
     def read(self, server: str, uri: str) -> ResourceContents:
-        """``resources/read``: the contents (a list), ``.text`` of them all, ``.raw`` the SDK's result."""
+        """``resources/read``: the contents (a list), ``.text`` of them all, ``.sdk_result``."""
         from mcpnb.client.contents import ResourceContents
 
         result = self._run(self.connection(server).read_resource(uri))
@@ -682,8 +682,11 @@ class Pool:
     def prompts(self, server: str) -> list[Any]:
         return self._run(self.connection(server).list_prompts())
 
-    def prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> Any:
-        return self._run(self.connection(server).get_prompt(name, arguments))
+    def prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> PromptMessages:
+        """``prompts/get``: the messages (a list), ``.text`` of them all, ``.sdk_result``."""
+        from mcpnb.client.contents import PromptMessages
+
+        return PromptMessages(server, name, self._run(self.connection(server).get_prompt(name, arguments)))
 
     # ------------------------------------------------------------------ logging, completion, subscriptions
     def set_log_level(self, server: str, level: str) -> None:

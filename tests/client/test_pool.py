@@ -133,11 +133,15 @@ def test_resources_and_prompts(pool):
     read = pool.read("demo", "demo://greeting")
     assert read.contents[0].text == "hello from demo"  # as the SDK's result has it
     assert read.text == "hello from demo" and read[0].text == read.text  # as %mcp read has it (was none)
-    assert read.raw.contents == read.contents and read.meta == read.raw.meta  # the rest reads through
+    assert (
+        read.sdk_result.contents == read.contents and read.meta == read.sdk_result.meta
+    )  # the rest reads through
     assert repr(read) == "<ResourceContents demo demo://greeting>\nhello from demo"
     assert [p.name for p in pool.prompts("demo")] == ["review"]
     prompt = pool.prompt("demo", "review", {"code": "x = 1"})
-    assert "x = 1" in prompt.messages[0].content.text
+    assert "x = 1" in prompt.messages[0].content.text  # as the SDK's result has it
+    assert prompt.text == prompt[0].content.text and prompt.sdk_result.messages == prompt.messages
+    assert repr(prompt).startswith("<PromptMessages demo.review>") and "[user] " in repr(prompt)
 
 
 def test_stderr_is_captured_not_leaked(pool, capfd):

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from mcpnb.notebook.render.content import render_block
-from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, pre, wrap
 from mcpnb.notebook.render.tool_list import not_listed_note, short
 
@@ -155,39 +153,6 @@ class TaskList(_Table):
             seconds(item.elapsed),
             "" if ttl is None else seconds(ttl),
         ]
-
-
-class PromptMessages(list[Any]):
-    """``%mcp prompt``: the messages a prompt template produced, role by role."""
-
-    def __init__(self, server: str, name: str, result: Any) -> None:
-        super().__init__(_get(result, "messages") or [])
-        self.server, self.name = server, name
-        self.description = _get(result, "description")
-        self.sdk_result = result
-
-    def _parts(self) -> list[tuple[str, Any]]:
-        out = []
-        for i, message in enumerate(self):
-            block = render_block(
-                _get(message, "content"),
-                server=self.server,
-                text_limit=DEFAULTS.text_limit,
-                at=f"p[{i}].content",
-            )
-            out.append((str(_get(message, "role") or "?"), block))
-        return out
-
-    def __repr__(self) -> str:
-        lines = [f"{self.server}.{self.name}" + (f" — {self.description}" if self.description else "")]
-        lines += [f"[{role}] {block.text}" for role, block in self._parts()]
-        return "\n".join(lines)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        head = f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(self.server)}.{esc(self.name)}</span>'
-        head += f'<span class="mcpnb-dim">{esc(self.description or "")}</span></div>'
-        body = "".join(f"<div><b>{esc(role)}</b>{block.html}</div>" for role, block in self._parts())
-        return {"text/plain": repr(self), "text/html": wrap(head, body)}
 
 
 class LogView(list[str]):

@@ -400,8 +400,6 @@ def _prompt_args(p: Parser) -> None:
 @command("prompt", "Render a prompt template with arguments and show its messages.")
 @arguments(_prompt_args)
 def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
-    from mcpnb.notebook.magics.listings import PromptMessages
-
     server, name = split_target(ns.target, "prompt")
     if server is None:
         raise UsageError(f"expected NAME.PROMPT, got {ns.target!r}")
@@ -422,7 +420,7 @@ def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
     missing = [a for a, spec in declared.items() if getattr(spec, "required", False) and a not in args]
     if missing:
         raise UsageError(f"{server}.{name}: missing required argument {missing[0]!r}")
-    return PromptMessages(server, name, ctx.pool.prompt(server, name, args))
+    return ctx.pool.prompt(server, name, args)
 
 
 def _text(value: Any) -> str:

@@ -31,6 +31,7 @@ RENDERERS = {
     "ToolSpecs": "mcpnb.notebook.render.function_table:specs_bundle",
     "Resolution": "mcpnb.notebook.render.requirements_table:resolution_bundle",
     "ResourceContents": "mcpnb.notebook.render.resource:contents_bundle",
+    "PromptMessages": "mcpnb.notebook.render.resource:messages_bundle",
 }
 
 

@@ -1,5 +1,6 @@
-"""How a resource's contents look (``%mcp read``, ``pool.read``): text shown, a blob's too when its
-type is text and its bytes UTF-8, other blobs summarised (size and type), images and audio inline."""
+"""How a resource's contents (``%mcp read``, ``pool.read``) and a prompt's messages (``%mcp prompt``,
+``pool.prompt``) look: text shown, a blob's too when its type is text and its bytes UTF-8, other
+blobs summarised (size and type), images and audio inline."""
 
 from __future__ import annotations
 
@@ -33,6 +34,25 @@ def contents_bundle(contents: Any) -> dict[str, Any]:
     bundle["text/html"] = wrap(head, "".join(b.html for b in blocks))
     bundle["text/plain"] = "\n".join([f"{server} {uri}", *(b.text for b in blocks)])
     return bundle
+
+
+def messages_bundle(prompt: Any) -> dict[str, Any]:
+    """The display of a :class:`~mcpnb.client.contents.PromptMessages`, role by role."""
+    parts = [
+        (
+            str(getattr(m, "role", None) or "?"),
+            render_block(
+                m.content, server=prompt.server, text_limit=DEFAULTS.text_limit, at=f"p[{i}].content"
+            ),
+        )
+        for i, m in enumerate(prompt)
+    ]
+    said = f" — {prompt.description}" if prompt.description else ""
+    text = "\n".join([f"{prompt.server}.{prompt.name}{said}", *(f"[{role}] {b.text}" for role, b in parts)])
+    head = f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(prompt.server)}.{esc(prompt.name)}</span>'
+    head += f'<span class="mcpnb-dim">{esc(prompt.description or "")}</span></div>'
+    body = "".join(f"<div><b>{esc(role)}</b>{b.html}</div>" for role, b in parts)
+    return {"text/plain": text, "text/html": wrap(head, body)}
 
 
 def _dump(obj: Any) -> Any:

@@ -217,8 +217,7 @@ def test_long_text_is_truncated_with_a_count() -> None:
 
 
 def test_a_cut_text_says_where_all_of_it_is_in_reads_and_prompts() -> None:
-    from mcpnb.client.contents import ResourceContents
-    from mcpnb.notebook.magics.listings import PromptMessages
+    from mcpnb.client.contents import PromptMessages, ResourceContents
     from mcpnb.notebook.render import DEFAULTS
 
     long = "y" * (DEFAULTS.text_limit + 7)
@@ -231,5 +230,5 @@ def test_a_cut_text_says_where_all_of_it_is_in_reads_and_prompts() -> None:
         types.PromptMessage(role="user", content=types.TextContent(type="text", text=long)),
     ]
     prompt = PromptMessages("s", "p", types.GetPromptResult(messages=said))
-    assert "7 more characters (all of it: p[1].content.text)" in repr(prompt)
+    assert "7 more characters (all of it: p[1].content.text)" in prompt._repr_mimebundle_()["text/plain"]
     assert prompt[1].content.text == long
