@@ -30,7 +30,7 @@ def blob_text(blob: Any, mime: Any) -> str | None:
         return None
 
 
-def field(obj: Any, *names: str) -> Any:
+def pick(obj: Any, *names: str) -> Any:
     """The first of ``names`` that ``obj`` (a model or its dict) has, or None."""
     for name in names:
         value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
@@ -71,9 +71,9 @@ class ResourceContents(_Listed):
     @property
     def text(self) -> str:
         """Every text content, and every blob whose type is text and whose bytes are UTF-8."""
-        texts = [field(c, "text") for c in self]
+        texts = [pick(c, "text") for c in self]
         texts = [
-            blob_text(field(c, "blob"), field(c, "mime_type", "mimeType")) if t is None else t
+            blob_text(pick(c, "blob"), pick(c, "mime_type", "mimeType")) if t is None else t
             for c, t in zip(self, texts, strict=True)
         ]
         return "\n\n".join(t for t in texts if isinstance(t, str))
@@ -82,8 +82,8 @@ class ResourceContents(_Listed):
         """Text outside a notebook (``print``); a notebook shows what ``%mcp read`` shows."""
         parts = []
         for c in self:
-            blob, mime = field(c, "blob"), field(c, "mime_type", "mimeType")
-            text = field(c, "text")
+            blob, mime = pick(c, "blob"), pick(c, "mime_type", "mimeType")
+            text = pick(c, "text")
             if text is None and isinstance(blob, str):
                 size = len(blob) * 3 // 4 - blob[-2:].count("=")
                 text = f"[blob: {mime or 'no type'}, {size:,} bytes]"
@@ -100,9 +100,9 @@ class PromptMessages(_Listed):
     """The messages a prompt template produced (``server``, ``name``, ``description``), role by role."""
 
     def __init__(self, server: str, name: str, result: Any) -> None:
-        super().__init__(field(result, "messages") or [])
+        super().__init__(pick(result, "messages") or [])
         self.server, self.name, self.sdk_result = server, name, result
-        self.description = field(result, "description")
+        self.description = pick(result, "description")
 
     @property
     def messages(self) -> list[Any]:
@@ -111,7 +111,7 @@ class PromptMessages(_Listed):
     @property
     def text(self) -> str:
         """Every message's text, in order (what a model would be sent, without the roles)."""
-        texts = [field(field(m, "content") or {}, "text") for m in self]
+        texts = [pick(pick(m, "content") or {}, "text") for m in self]
         return "\n\n".join(t for t in texts if isinstance(t, str))
 
     def __repr__(self) -> str:
@@ -121,10 +121,10 @@ class PromptMessages(_Listed):
         )
         lines = [head]
         for m in self:
-            content = field(m, "content")
-            text = field(content or {}, "text")
-            shown = text if isinstance(text, str) else f"[{field(content or {}, 'type') or 'content'}]"
-            lines.append(f"[{field(m, 'role') or '?'}] {shown}")
+            content = pick(m, "content")
+            text = pick(content or {}, "text")
+            shown = text if isinstance(text, str) else f"[{pick(content or {}, 'type') or 'content'}]"
+            lines.append(f"[{pick(m, 'role') or '?'}] {shown}")
         body = "\n".join(lines)
         if len(body) > _REPR_TEXT:
             body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"

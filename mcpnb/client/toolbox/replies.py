@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpnb.client.contents import pick
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolbox.calls import ToolCall
 
@@ -50,14 +51,6 @@ class Payload:
         )
 
 
-def _get(block: Any, *names: str) -> Any:
-    for name in names:
-        value = block.get(name) if isinstance(block, dict) else getattr(block, name, None)
-        if value is not None:
-            return value
-    return None
-
-
 def _size(data: str) -> int:
     return len(data) * 3 // 4
 
@@ -70,24 +63,24 @@ def payload(result: ToolResult) -> Payload:
     """The pieces of ``result`` a model can take: text blocks, images, the structured content."""
     out = Payload(is_error=result.is_error)
     for block in result.content:
-        kind = _get(block, "type")
+        kind = pick(block, "type")
         if kind == "text":
-            out.texts.append(str(_get(block, "text") or ""))
+            out.texts.append(str(pick(block, "text") or ""))
         elif kind == "image":
             out.images.append(
-                (str(_get(block, "mime_type", "mimeType") or "image/png"), str(_get(block, "data")))
+                (str(pick(block, "mime_type", "mimeType") or "image/png"), str(pick(block, "data")))
             )
         elif kind == "audio":
-            mime, data = _get(block, "mime_type", "mimeType"), str(_get(block, "data") or "")
+            mime, data = pick(block, "mime_type", "mimeType"), str(pick(block, "data") or "")
             out.texts.append(f"[audio {mime}, {_size(data)} bytes: not shown]")
         elif kind == "resource_link":
-            what = _get(block, "title", "name") or ""
-            about = _get(block, "description")
-            out.texts.append(f"[resource link {what}: {_get(block, 'uri')}]" + (f" {about}" if about else ""))
+            what = pick(block, "title", "name") or ""
+            about = pick(block, "description")
+            out.texts.append(f"[resource link {what}: {pick(block, 'uri')}]" + (f" {about}" if about else ""))
         elif kind == "resource":
-            resource = _get(block, "resource") or {}
-            uri, mime = _get(resource, "uri"), _get(resource, "mime_type", "mimeType")
-            text, blob = _get(resource, "text"), _get(resource, "blob")
+            resource = pick(block, "resource") or {}
+            uri, mime = pick(resource, "uri"), pick(resource, "mime_type", "mimeType")
+            text, blob = pick(resource, "text"), pick(resource, "blob")
             if text is not None:
                 out.texts.append(f"[resource {uri}]\n{text}")
             elif blob is not None and str(mime or "").startswith("image/"):

@@ -10,16 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
+from mcpnb.client.contents import pick
 from mcpnb.notebook.render.html import esc, pre, wrap
 from mcpnb.notebook.render.tool_list import not_listed_note, short
-
-
-def _get(obj: Any, *names: str) -> Any:
-    for name in names:
-        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-        if value is not None:
-            return value
-    return None
 
 
 def text_table(columns: list[str], rows: list[list[str]]) -> str:
@@ -89,13 +82,13 @@ class ResourceList(_Table):
     empty = "(no resources)"
 
     def cells(self, server: str, item: Any) -> list[str]:
-        desc = _get(item, "description") or ""
+        desc = pick(item, "description") or ""
         return [
             server,
-            str(_get(item, "uri") or _get(item, "uri_template", "uriTemplate") or ""),
-            _get(item, "name") or "",
-            _get(item, "title") or "",
-            _get(item, "mime_type", "mimeType") or "",
+            str(pick(item, "uri") or pick(item, "uri_template", "uriTemplate") or ""),
+            pick(item, "name") or "",
+            pick(item, "title") or "",
+            pick(item, "mime_type", "mimeType") or "",
             short(desc, 80),
         ]
 
@@ -107,13 +100,13 @@ class PromptList(_Table):
     empty = "(no prompts)"
 
     def cells(self, server: str, item: Any) -> list[str]:
-        args = _get(item, "arguments") or []
-        shown = ", ".join(str(_get(a, "name")) + ("*" if _get(a, "required") else "") for a in args)
-        desc = _get(item, "description") or ""
+        args = pick(item, "arguments") or []
+        shown = ", ".join(str(pick(a, "name")) + ("*" if pick(a, "required") else "") for a in args)
+        desc = pick(item, "description") or ""
         return [
             server,
-            _get(item, "name") or "",
-            _get(item, "title") or "",
+            pick(item, "name") or "",
+            pick(item, "title") or "",
             shown,
             short(desc, 80),
         ]
