@@ -22,37 +22,24 @@ def test_quick_tour_runs():
     assert "schema ✓" in out
 
 
+def _tour(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcpnb", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def test_help_and_unknown_options_do_not_run_the_tour():
     """``python -m mcpnb --help`` ran the whole tour."""
     import mcpnb
 
-    shown = subprocess.run(
-        [sys.executable, "-m", "mcpnb", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert (
-        shown.returncode == 0 and "usage: python -m mcpnb" in shown.stdout and "connected" not in shown.stdout
-    )
-    assert "notebooks/01-quickstart.ipynb" in shown.stdout
-    version = subprocess.run(
-        [sys.executable, "-m", "mcpnb", "--version"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert version.stdout.strip() == f"mcpnb {mcpnb.__version__}"
-    wrong = subprocess.run(
-        [sys.executable, "-m", "mcpnb", "--tour"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    shown = _tour("--help")
+    assert shown.returncode == 0 and "usage: python -m mcpnb" in shown.stdout
+    assert "connected" not in shown.stdout and "notebooks/01-quickstart.ipynb" in shown.stdout
+    assert _tour("--version").stdout.strip() == f"mcpnb {mcpnb.__version__}"
+    wrong = _tour("--tour")
     assert wrong.returncode == 2 and "unrecognized arguments: --tour" in wrong.stderr and not wrong.stdout
