@@ -668,25 +668,48 @@ class Pool:
     def resources(self, server: str) -> list[Any]:
         return self._run(self.connection(server).list_resources())
 
+    async def aresources(self, server: str) -> list[Any]:
+        return await self._arun(self.connection(server).list_resources())
+
     def resource_templates(self, server: str) -> list[Any]:
         """Templates of resources (``uri_template``): fill the ``{placeholders}``, then :meth:`read`."""
         return self._run(self.connection(server).list_resource_templates())
 
+    async def aresource_templates(self, server: str) -> list[Any]:
+        return await self._arun(self.connection(server).list_resource_templates())
+
     def read(self, server: str, uri: str) -> ResourceContents:
         """``resources/read``: the contents (a list), ``.text`` of them all, ``.sdk_result``."""
+        return self._run(self._read(server, uri))
+
+    async def aread(self, server: str, uri: str) -> ResourceContents:
+        return await self._arun(self._read(server, uri))
+
+    async def _read(self, server: str, uri: str) -> ResourceContents:
         from mcpnb.client.contents import ResourceContents
 
-        result = self._run(self.connection(server).read_resource(uri))
+        result = await self.connection(server).read_resource(uri)
         return ResourceContents(server, uri, list(getattr(result, "contents", None) or []), result)
 
     def prompts(self, server: str) -> list[Any]:
         return self._run(self.connection(server).list_prompts())
 
+    async def aprompts(self, server: str) -> list[Any]:
+        return await self._arun(self.connection(server).list_prompts())
+
     def prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> PromptMessages:
         """``prompts/get``: the messages (a list), ``.text`` of them all, ``.sdk_result``."""
+        return self._run(self._prompt(server, name, arguments))
+
+    async def aprompt(
+        self, server: str, name: str, arguments: dict[str, str] | None = None
+    ) -> PromptMessages:
+        return await self._arun(self._prompt(server, name, arguments))
+
+    async def _prompt(self, server: str, name: str, arguments: dict[str, str] | None) -> PromptMessages:
         from mcpnb.client.contents import PromptMessages
 
-        return PromptMessages(server, name, self._run(self.connection(server).get_prompt(name, arguments)))
+        return PromptMessages(server, name, await self.connection(server).get_prompt(name, arguments))
 
     # ------------------------------------------------------------------ logging, completion, subscriptions
     def set_log_level(self, server: str, level: str) -> None:
@@ -712,6 +735,21 @@ class Pool:
         ref = completion_reference(prompt, template)
         coro = self.connection(server).complete(ref, argument, value, context)
         return self._run(asyncio.wait_for(coro, timeout) if timeout else coro)
+
+    async def acomplete(
+        self,
+        server: str,
+        prompt: str,
+        argument: str,
+        value: str = "",
+        context: dict[str, str] | None = None,
+        *,
+        template: str | None = None,
+        timeout: float | None = None,
+    ) -> list[str]:
+        ref = completion_reference(prompt, template)
+        coro = self.connection(server).complete(ref, argument, value, context)
+        return await self._arun(asyncio.wait_for(coro, timeout) if timeout else coro)
 
     def watch(self, server: str, uri: str, callback: Callable[[str], None]) -> Callable[[], None]:
         """Call ``callback(uri)`` (on the runtime thread) whenever ``server`` says ``uri`` changed;

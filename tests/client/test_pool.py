@@ -569,3 +569,37 @@ def test_connect_config_reads_a_vs_code_file_with_its_inputs(pool, tmp_path):
     table = pool.connect_config(project / ".vscode" / "mcp.json", ["other"])
     assert table["other"].state == "failed" and "needs input 'toolset'" in table["other"].last_error
     assert pool.status()["probe"].state == "connected"  # the other server is untouched
+
+
+def test_resources_prompts_and_completions_have_async_twins(pool):
+    """An awaiting cell (or any asyncio app) reads and renders without blocking its own loop."""
+    from mcpnb.probekit import create_server
+
+    pool.connect("probe", server=create_server())
+
+    async def scenario():
+        ticks = 0
+
+        async def tick():
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        ticker = asyncio.ensure_future(tick())
+        read = await pool.aread("probe", "probe://status")
+        prompt = await pool.aprompt("probe", "explain_tool", {"tool_name": "gencommit"})
+        listed = (
+            await pool.aresources("probe"),
+            await pool.aresource_templates("probe"),
+            await pool.aprompts("probe"),
+        )
+        done = await pool.acomplete("probe", "explain_tool", "tool_name", "gen")
+        ticker.cancel()
+        return read, prompt, listed, done, ticks
+
+    read, prompt, (resources, templates, prompts), done, ticks = asyncio.run(scenario())
+    assert '"server": "probe-kit"' in read.text and read.uri == "probe://status"
+    assert "gencommit" in prompt.text and prompt.name == "explain_tool"
+    assert resources and templates and "explain_tool" in {p.name for p in prompts}
+    assert "gencommit" in done and ticks > 0  # the caller's loop ran while it waited
