@@ -37,6 +37,10 @@ def find_tool(ctx: Context, target: str) -> Any:
         if matches:
             where = ", ".join(f"{t.server}.{t.name}" for t in matches)
             raise UsageError(f"tool {name!r} exists on several servers: say which ({where})")
+        if name in ctx.pool.names:
+            raise UsageError(
+                f"{name!r} is a server: name one of its tools, {name}.TOOL (%mcp tools {name} lists them)"
+            )
         every = [f"{t.server}.{t.name}" for t in ctx.pool.tools()]
         hint = did_you_mean_text(name, [t.split(".", 1)[1] for t in every] + every)
         raise UsageError(f"no connected server has a tool {name!r}{hint} (write NAME.TOOL)")
@@ -79,7 +83,11 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
         hint_if_empty(ctx)
     found = ctx.pool.tools(ns.name, refresh=ns.refresh)
     if pattern:
-        found = ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed)
+        kept = ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed)
+        if found and not kept:  # "(no tools)" read as if the server had none
+            where, listing = (ns.name, f"%mcp tools {ns.name}") if ns.name else ("any server", "%mcp tools")
+            print(f"no tool of {where} matches {pattern!r} ({len(found)} tools: {listing} lists them)")
+        return kept
     return found
 
 
@@ -402,7 +410,8 @@ def _prompt_args(p: Parser) -> None:
 def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
     server, name = split_target(ns.target, "prompt")
     if server is None:
-        raise UsageError(f"expected NAME.PROMPT, got {ns.target!r}")
+        also = f": name one of its prompts, {name}.PROMPT (%mcp prompts {name} lists them)"
+        raise UsageError(f"expected NAME.PROMPT, got {ns.target!r}{also if name in ctx.pool.names else ''}")
     known_server(ctx, server)
     parsed = parse_pairs(ns.pairs, ctx.namespaces)
     # Prompt arguments are strings on the wire: keep what was typed, not its JSON reading.

@@ -567,5 +567,6 @@ def split_target(target: str, what: str = "tool") -> tuple[str | None, str]:
     if not dot:
         return None, target
     if not server or not name:
-        raise UsageError(f"expected NAME.{what.upper()}, got {target!r}")
+        also = f": name the {what} after the dot (%mcp {what}s {server} lists them)" if server else ""
+        raise UsageError(f"expected NAME.{what.upper()}, got {target!r}{also}")
     return server, name

@@ -41,6 +41,17 @@ def test_tools_listing_filter_and_store(ip, mcp):
         line(ip, "tools dmeo")
 
 
+def test_a_filter_that_keeps_nothing_says_so(ip, mcp, capsys):
+    """ "(no tools)" alone read as if the server had none."""
+    connect_demo(ip)
+    capsys.readouterr()
+    assert list(line(ip, "tools demo zzz")) == []
+    said = capsys.readouterr().out
+    assert "no tool of demo matches 'zzz' (" in said and "tools: %mcp tools demo lists them)" in said
+    line(ip, "tools demo point")
+    assert capsys.readouterr().out == ""  # something matched: nothing to say
+
+
 def test_a_listing_of_every_server_names_those_it_could_not_list(ip, mcp):
     connect_demo(ip)
     with pytest.raises(ConnectError):
@@ -224,6 +235,19 @@ def test_unknown_tools_servers_and_subcommands_suggest(ip, mcp):
         line(ip, "call demo.echo text=x --timout 3")
     with pytest.raises(UsageError, match="takes no cell body"):
         ip.run_cell_magic("mcp", "status", "something")
+    # a server named without its tool or prompt says to name one, and where they are listed
+    with pytest.raises(
+        UsageError, match=r"^'demo' is a server: name one of its tools, demo.TOOL \(%mcp tools demo"
+    ):
+        line(ip, "call demo")
+    with pytest.raises(
+        UsageError, match=r"got 'demo.': name the tool after the dot \(%mcp tools demo lists them\)"
+    ):
+        line(ip, "call demo.")
+    with pytest.raises(
+        UsageError, match=r"got 'demo': name one of its prompts, demo.PROMPT \(%mcp prompts demo"
+    ):
+        line(ip, "prompt demo")
     for sub, needed in (("call", "NAME.TOOL"), ("prompt", "NAME.PROMPT")):  # not the optional key=value
         with pytest.raises(UsageError, match=rf"the following arguments are required: {needed}\n"):
             line(ip, sub)
