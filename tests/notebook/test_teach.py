@@ -81,6 +81,8 @@ def test_right_and_wrong_answers_get_their_verdicts():
         ("09.timeout", 1, None),
         ("09.retry", {"killed server": True, "HTTP 401": True, "command not found": False}, "a 401 will not"),
         ("09.retry", {"killed server": False, "HTTP 401": False, "command not found": False}, "*is* retried"),
+        # "no" is true in Python: it was told "a 401 will not go away" for the right answer
+        ("09.retry", {"killed server": "yes", "HTTP 401": "no", "command not found": "no"}, "True or False"),
     ],
 )
 def test_each_mistake_is_told_what_to_change(name, value, says):

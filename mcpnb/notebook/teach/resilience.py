@@ -81,6 +81,9 @@ def _retry(value: Any) -> str:
     expected = {"killed server": True, "HTTP 401": False, "command not found": False}
     if not isinstance(value, dict) or set(value) != set(expected):
         raise Wrong(f"give a dict with the keys {', '.join(repr(k) for k in expected)}, each True or False")
+    loose = [k for k, v in value.items() if not isinstance(v, bool)]
+    if loose:  # "no" is a non-empty string: Python reads it as true
+        raise Wrong(f"answer each with True or False; {loose[0]!r} is {value[loose[0]]!r}")
     if value["HTTP 401"]:
         raise Wrong(
             "a 401 will not go away by asking again: mcpnb fails at once and says which credentials to check"
