@@ -305,3 +305,33 @@ def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
         line(ip, "prompt ev.args-promt city=x")
     everything_listing = line(ip, "prompts")
     assert len(everything_listing) == len(prompts)
+
+
+def test_resources_and_prompts_of_every_server_name_one_whose_listing_failed(ip, mcp, tmp_path):
+    """The faulty server offers resources and prompts, then answers their listing with HTTP 500:
+    the other servers' rows are listed, and that one is named with why, not left out."""
+    import subprocess
+
+    from conftest import ROOT, wait_until
+
+    faulty = subprocess.Popen(
+        [PY, str(ROOT / "tests" / "servers" / "faulty_server.py"), "http", "--marks", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = faulty.stdout.readline().strip()
+        line(ip, f"connect web {url} --wait 30")
+        connect_demo(ip)
+        for listing in ("resources", "prompts"):
+            line(ip, "call web.fail_next status=500")
+            listed = line(ip, listing)
+            assert set(listed.servers) == {"demo"} and len(listed) > 0
+            assert list(listed.not_listed) == ["web"] and listed.not_listed["web"].startswith(
+                "listing failed: "
+            )
+            assert "not listed: web (listing failed: " in repr(listed)
+            assert wait_until(lambda: mcp.pool.status()["web"].state == "connected")
+    finally:
+        faulty.kill()
+        faulty.wait()
