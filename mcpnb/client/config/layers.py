@@ -262,18 +262,30 @@ def _read_json(path: Path) -> Any:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", file=file) from None
     try:
-        try:
-            return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
-        except json.JSONDecodeError as exc:
-            try:  # VS Code's mcp.json may have comments and trailing commas; .mcp.json may not
-                data = json.loads(
-                    without_comments(text), object_pairs_hook=_no_duplicates, parse_constant=_no_constants
-                )
-            except json.JSONDecodeError:
-                data = None
-            if is_vscode(data) and _may_be_vscode(path):
-                return data
+        return _parse_json(text, file)
+    except json.JSONDecodeError as exc:
+        if not _may_be_vscode(path):
             raise ConfigError(json_problem(text, exc), file=file) from None
+        # VS Code's mcp.json may have comments and trailing commas; read that way, an error in a
+        # file of its own format is the one to show ("JSON does not allow comments" would mislead)
+        relaxed = without_comments(text)
+        try:
+            data = _parse_json(relaxed, file)
+        except json.JSONDecodeError as in_vscode:
+            if '"servers"' in text and '"mcpServers"' not in text:
+                raise ConfigError(json_problem(relaxed, in_vscode), file=file) from None
+            raise ConfigError(json_problem(text, exc), file=file) from None
+        if is_vscode(data):
+            return data
+        raise ConfigError(json_problem(text, exc), file=file) from None
+
+
+def _parse_json(text: str, file: str) -> Any:
+    """``text`` as JSON (a ``JSONDecodeError`` for bad syntax, a located error for the rest)."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    except json.JSONDecodeError:
+        raise
     except _DuplicateKey as exc:
         raise ConfigError("key appears twice in the same object", file=file, key=str(exc)) from None
     except RecursionError:

@@ -50,7 +50,7 @@ def test_json_syntax_errors_give_line_and_column(
 ) -> None:
     path = write(tmp_path / ".mcp.json", text)
     err = config_error(load_file, path)
-    assert err.file == str(path)
+    assert err.file == str(path) and str(err).count(str(path)) == 1  # named once
     assert f"line {line}, column {column}" in str(err)
     if hint:
         assert hint in str(err)

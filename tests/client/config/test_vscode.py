@@ -122,3 +122,13 @@ def test_dot_mcp_json_stays_json(tmp_path, environ):
         load_config(path=path, environ=environ)
     write(path, servers(s={"command": "x"}))
     assert list(load_config(path=path, environ=environ).servers) == ["s"]
+
+
+def test_a_syntax_error_in_a_vs_code_file_is_its_own_not_the_comments(tmp_path, environ):
+    """Comments are allowed there: the missing comma on line 5 is the mistake to show."""
+    path = write(
+        tmp_path / ".vscode" / "mcp.json",
+        '{\n  // mine\n  "servers": {\n    "a": {"command": "x"}\n    "b": {"command": "y"}\n  }\n}\n',
+    )
+    err = config_error(load_file, path, environ=environ)
+    assert str(err) == f"{path}: invalid JSON at line 5, column 5: Expecting ',' delimiter"
