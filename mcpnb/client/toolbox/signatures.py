@@ -163,7 +163,8 @@ def docstring(description: str, found: list[Param], returns: str) -> str:
             if p.name != p.key:
                 text = f"sent as {p.key!r}. {text}".strip()
             if not p.required and p.default is not None:
-                text = f"{text} Defaults to {json.dumps(p.default)}.".strip()
+                end = "" if not text or text.endswith((".", "!", "?", ":")) else "."  # "…in seconds Defaults"
+                text = f"{text}{end} Defaults to {json.dumps(p.default)}.".strip()
             lines.append(f"{head}: {text}" if text else head)
     lines += ["", "Returns:", f"    {returns}"]
     return "\n".join(lines)
