@@ -101,11 +101,7 @@ def native(value: Any) -> Any:
 def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments to send (typed text coerced where the schema wants text), or an :class:`ArgumentsError`
     that names the field, the problem and the tool's signature."""
-    if not hasattr(args, "keys"):  # "query=x" from code: dict("query=x") says only "length 1; 2 is required"
-        raise ArgumentsError(
-            f"{tool.server}.{tool.name}: the arguments must be a dict of the tool's parameters "
-            f"(a pandas row will do), not a {type(args).__name__}\n  {signature(tool)}\n  (nothing was sent)"
-        )
+    _mapping(tool, args)
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
@@ -226,6 +222,23 @@ def _describe(problem: _Problem, args: Mapping[str, Any]) -> str:
     sub = "".join(f"[{json.dumps(p)}]" for p in path[1:])
     message = problem.message if len(problem.message) <= 200 else problem.message[:199] + "…"
     return f"argument {field!r}{sub}{_line(args, field)}: {message}"
+
+
+def _mapping(tool: Any, args: Any) -> None:
+    if not hasattr(args, "keys"):  # "query=x" from code: dict("query=x") says only "length 1; 2 is required"
+        raise ArgumentsError(
+            f"{tool.server}.{tool.name}: the arguments must be a dict of the tool's parameters "
+            f"(a pandas row will do), not a {type(args).__name__}\n  {signature(tool)}\n  (nothing was sent)"
+        )
+
+
+def unchecked_arguments(tool: Any, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The arguments as JSON's types, not checked against the schema (``pool.call(validate=False)``
+    leaves that to the server; a pandas row or a numpy value is still no JSON the SDK could send)."""
+    if arguments is None:
+        return {}
+    _mapping(tool, arguments)
+    return native(dict(arguments))
 
 
 def checked_arguments(tool: Any, arguments: Mapping[str, Any] | None) -> dict[str, Any]:

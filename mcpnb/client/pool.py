@@ -570,10 +570,9 @@ class Pool:
     ) -> Any:
         conn = self.connection(server)
         info = await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
-        if validate:
-            from mcpnb.client.arguments import checked_arguments
+        from mcpnb.client.arguments import checked_arguments, unchecked_arguments
 
-            arguments = checked_arguments(info, arguments)
+        arguments = (checked_arguments if validate else unchecked_arguments)(info, arguments)
         if task or (task is None and info.task_support == "required"):
             from mcpnb.client.tasks.extension import follow
 

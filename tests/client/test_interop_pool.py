@@ -66,6 +66,11 @@ def test_call_checks_arguments_before_sending(pool, everything):
     else:
         assert answer.is_error
     assert "3" in pool.call("ev", "get-sum", {"a": 1, "b": 2}).text
+    # unchecked is not unconverted: a pandas row of numpy values still goes as JSON
+    import pandas as pd
+
+    row = pd.DataFrame({"a": [2], "b": [40]}).iloc[0]
+    assert pool.call("ev", "get-sum", row, validate=False).text == "The sum of 2 and 40 is 42."
 
 
 def test_a_typescript_servers_error_code_is_said_once(pool, everything):

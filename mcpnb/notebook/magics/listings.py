@@ -179,14 +179,25 @@ def _folded(lines: list[str]) -> list[str]:
 class ConfigView(dict[str, Any]):
     """``%mcp config``: every server the magics know (files and live connections), secrets hidden."""
 
-    def __init__(self, servers: dict[str, Any], files: list[str], problems: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        servers: dict[str, Any],
+        files: list[str],
+        problems: list[str] | None = None,
+        vscode: str | None = None,
+    ) -> None:
         super().__init__(servers)
         self.files, self.problems = files, problems or []
+        self.vscode = vscode  # VS Code's mcp.json, when no .mcp.json was found: read only when named
 
     def _files(self) -> list[str] | str:
         if self.files:
             return self.files
-        return "(none could be read)" if self.problems else "(no .mcp.json found)"
+        if self.problems:
+            return "(none could be read)"
+        if self.vscode:
+            return f"(no .mcp.json found; VS Code's servers are in {self.vscode}: %mcp config {self.vscode})"
+        return "(no .mcp.json found)"
 
     def _text(self) -> str:
         files = self._files()

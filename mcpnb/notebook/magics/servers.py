@@ -441,7 +441,7 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
         live = conn.config.redacted()
         live["state"] = str(conn.state)  # in the pool: connected, failed, reconnecting...
         servers[name] = live
-    return ConfigView(servers, files, problems)
+    return ConfigView(servers, files, problems, vscode=None if files or ns.path else _vscode_file())
 
 
 # ---------------------------------------------------------------- serve

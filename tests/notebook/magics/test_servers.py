@@ -315,6 +315,9 @@ def test_connect_config_points_at_a_vs_code_file_and_takes_its_inputs(ip, mcp, t
         json.dumps({"inputs": [{"id": "toolset", "description": "Which toolset"}], "servers": {"kit": entry}})
     )
     monkeypatch.chdir(tmp_path / "notebooks")
+    shown = repr(line(ip, "config"))
+    assert "files: (no .mcp.json found; VS Code's servers are in ../.vscode/mcp.json: %mcp config" in shown
+    assert "needs input 'toolset'" in repr(line(ip, "config ../.vscode/mcp.json"))
     with pytest.raises(
         UsageError, match=r"VS Code's servers are in \.\./\.vscode/mcp\.json: %mcp connect --config"
     ):
