@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextvars
+import re
 import threading
 from datetime import datetime
 from typing import Any
@@ -105,6 +106,7 @@ def subscribe(ctx: Context, ns: argparse.Namespace) -> Any:
     from IPython.display import DisplayHandle, display
 
     server, uri = _target(ctx, ns.words)
+    unlisted = _unlisted(ctx, server, uri)
     view = UpdateLog(server, uri)
     handle = DisplayHandle() if current_kernel() is not None else None
     watcher = Subscription(view, handle)
@@ -118,7 +120,32 @@ def subscribe(ctx: Context, ns: argparse.Namespace) -> Any:
         earlier.stop()
         earlier.ended()
     LIVE[(server, uri)] = watcher
+    if unlisted:
+        print(unlisted)
     return None
+
+
+def _unlisted(ctx: Context, server: str, uri: str) -> str | None:
+    """A warning for a URI the server lists neither as a resource nor as a template's match: a
+    typo (``probe://statu``) would be watched, and never change. Not a refusal: a server may
+    announce updates of resources it does not list."""
+    from mcpnb.client.errors import McpnbError, did_you_mean_text
+
+    try:
+        listed = [str(r.uri) for r in ctx.pool.resources(server)]
+        templates = [str(t.uri_template) for t in ctx.pool.resource_templates(server)]
+    except McpnbError:
+        return None
+    if uri in listed or any(_fits(template, uri) for template in templates):
+        return None
+    hint = did_you_mean_text(uri, listed)
+    return f"⚠ {server} lists no resource {uri}, so it may never change (watching it anyway){hint}"
+
+
+def _fits(template: str, uri: str) -> bool:
+    """Whether ``uri`` could come from an RFC 6570 ``template`` (each ``{…}`` taken as any text)."""
+    parts = re.split(r"\{[^}]*\}", template)
+    return re.fullmatch(".+".join(map(re.escape, parts)), uri) is not None
 
 
 @command("unsubscribe", "Stop watching a resource (every %mcp subscribe of it).", store=False)

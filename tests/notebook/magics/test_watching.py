@@ -77,6 +77,21 @@ def test_subscribing_again_replaces_the_earlier_watcher(ip, mcp, capsys):
     assert mcp.pool.watched("probe") == []
 
 
+def test_a_uri_the_server_does_not_list_is_watched_with_a_warning(ip, mcp, capsys):
+    """``probe://statu`` (a typo) was watched in silence, and never changed."""
+    line(ip, "serve probe-kit")
+    capsys.readouterr()
+    line(ip, "subscribe probe probe://statu")
+    said = capsys.readouterr().out
+    assert "⚠ probe lists no resource probe://statu, so it may never change (watching it anyway)" in said
+    assert "did you mean 'probe://status'?" in said and mcp.pool.watched("probe") == ["probe://statu"]
+    for listed in ("probe://status", "probe://files/README.md"):  # a resource, a template's match
+        line(ip, f"subscribe probe {listed}")
+        assert "⚠" not in capsys.readouterr().out
+    for uri in ("probe://statu", "probe://status", "probe://files/README.md"):
+        line(ip, f"unsubscribe probe {uri}")
+
+
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_a_server_without_subscriptions_says_so_and_shows_no_watcher(ip, mcp, era, capsys):
     """mcp-server-time declares ``resources.subscribe: false``: the modern era's listen answered
