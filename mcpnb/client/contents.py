@@ -30,6 +30,12 @@ def blob_text(blob: Any, mime: Any) -> str | None:
         return None
 
 
+def wire(obj: Any) -> Any:
+    """An SDK model in its wire shape (camelCase keys, unset fields left out); anything else as is."""
+    dump = getattr(obj, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump else obj
+
+
 def pick(obj: Any, *names: str) -> Any:
     """The first of ``names`` that ``obj`` (a model or its dict) has, or None."""
     for name in names:

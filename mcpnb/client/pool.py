@@ -731,9 +731,7 @@ class Pool:
     ) -> list[str]:
         """The server's suggestions for ``argument`` of a prompt (or of resource ``template`` when
         given; ``prompt`` is then ignored). ``timeout`` bounds the wait (tab completion uses ~1 s)."""
-        ref = completion_reference(prompt, template)
-        coro = self.connection(server).complete(ref, argument, value, context)
-        return self._run(asyncio.wait_for(coro, timeout) if timeout else coro)
+        return self._run(self._complete(server, prompt, argument, value, context, template, timeout))
 
     async def acomplete(
         self,
@@ -746,9 +744,21 @@ class Pool:
         template: str | None = None,
         timeout: float | None = None,
     ) -> list[str]:
+        return await self._arun(self._complete(server, prompt, argument, value, context, template, timeout))
+
+    def _complete(
+        self,
+        server: str,
+        prompt: str,
+        argument: str,
+        value: str,
+        context: dict[str, str] | None,
+        template: str | None,
+        timeout: float | None,
+    ) -> Coroutine[Any, Any, list[str]]:
         ref = completion_reference(prompt, template)
         coro = self.connection(server).complete(ref, argument, value, context)
-        return await self._arun(asyncio.wait_for(coro, timeout) if timeout else coro)
+        return asyncio.wait_for(coro, timeout) if timeout else coro
 
     def watch(self, server: str, uri: str, callback: Callable[[str], None]) -> Callable[[], None]:
         """Call ``callback(uri)`` (on the runtime thread) whenever ``server`` says ``uri`` changed;

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from mcpnb.client.contents import wire
+
 
 @dataclass(eq=False)
 class ToolResult:
@@ -59,8 +61,8 @@ class ToolResult:
         server left out but the protocol defaults (``isError: false``) appear too. The exact JSON a
         server sent is in a call's transcript (``transcript=True``, ``%mcp call --transcript``)."""
         if self.sdk_result is not None:
-            return self.sdk_result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        out: dict[str, Any] = {"content": [_dump(b) for b in self.content], "isError": self.is_error}
+            return wire(self.sdk_result)
+        out: dict[str, Any] = {"content": [wire(b) for b in self.content], "isError": self.is_error}
         if self.structured is not None:
             out["structuredContent"] = self.structured
         return out
@@ -165,8 +167,3 @@ def json_head(value: Any, limit: int) -> tuple[str, bool]:
 def _data_head(value: Any) -> str:
     head, cut = json_head(value, _REPR_JSON)
     return head + "… (result.data has all)" if cut else head
-
-
-def _dump(block: Any) -> Any:
-    dump = getattr(block, "model_dump", None)
-    return dump(mode="json", by_alias=True, exclude_none=True) if dump else block

@@ -21,6 +21,7 @@ from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
 
 PROJECT_FILE = ".mcp.json"
 LOCAL_FILE = ".mcp.local.json"
+VSCODE_FILE = ".vscode/mcp.json"
 
 
 def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -37,6 +38,11 @@ def find_project_config(start: Path) -> Path | None:
     """``.mcp.json`` in ``start`` or its nearest parent: a notebook in ``project/notebooks/`` still
     finds the project's servers."""
     return _find_upward(Path(start), PROJECT_FILE)
+
+
+def find_vscode_config(start: Path) -> Path | None:
+    """VS Code's ``.vscode/mcp.json`` in ``start`` or its nearest parent (read only when named)."""
+    return _find_upward(Path(start), VSCODE_FILE)
 
 
 def load_file(

@@ -122,9 +122,8 @@ def error_reply(call: ToolCall, message: str) -> dict[str, Any]:
 
 
 def _reply(call: ToolCall, body: Payload) -> dict[str, Any]:
-    said = body.text()
     # the SDK's own "Error executing tool …" already says it: "Error: Error executing" read twice
-    prefix = "Error: " if body.is_error and not said.lower().startswith("error") else ""
+    prefix = "Error: " if body.is_error and not body.text().lower().startswith("error") else ""
     if call.format == "openai":
         return {
             "role": "tool",

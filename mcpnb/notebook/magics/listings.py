@@ -218,8 +218,3 @@ class ConfigView(dict[str, Any]):
         html += "".join(f'<div class="mcpnb-error">{esc(problem)}</div>' for problem in self.problems)
         html += pre(json.dumps(dict(self), indent=2, default=str, ensure_ascii=False)) if self else ""
         return {"text/plain": self._text(), "text/html": wrap(html)}
-
-
-def _dump(obj: Any) -> Any:
-    dump = getattr(obj, "model_dump", None)
-    return dump(mode="json", by_alias=True, exclude_none=True) if dump else obj

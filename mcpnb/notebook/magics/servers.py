@@ -15,19 +15,21 @@ from mcpnb.notebook.magics.parser import Parser
 from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, one_row
 
 
+def _fill(ctx: Context, text: str) -> str:
+    """``text`` with its ``{{var}}`` filled, as in every ``%mcp`` line (IPython's ``{var}`` refused)."""
+    from mcpnb.notebook.magics.parser import interpolate_text, refuse_ipython_style
+
+    refuse_ipython_style(text, ctx.namespaces)
+    return interpolate_text(text, ctx.namespaces)
+
+
 def _filled(ctx: Context, ns: argparse.Namespace) -> None:
     """``{{var}}`` in the URL, a header, an env value, the cwd or the command, as in every ``%mcp``
     line: ``--header "Authorization: Bearer {{token}}"`` keeps the token out of the notebook."""
-    from mcpnb.notebook.magics.parser import (
-        interpolate_text,
-        refuse_ipython_style,
-        value_of,
-        whole_placeholder,
-    )
+    from mcpnb.notebook.magics.parser import value_of, whole_placeholder
 
     def fill(text: str) -> str:
-        refuse_ipython_style(text, ctx.namespaces)
-        return interpolate_text(text, ctx.namespaces)
+        return _fill(ctx, text)
 
     held = whole_placeholder(ns.url) if ns.url else None
     value = value_of(held, ctx.namespaces) if held else None
@@ -59,8 +61,6 @@ def _inputs(ctx: Context, given: list[str] | None) -> dict[str, str] | None:
     """``--input ID=VALUE`` (``{{var}}`` filled) as a dict; values are never repeated in errors."""
     if not given:
         return None
-    from mcpnb.notebook.magics.parser import interpolate_text, refuse_ipython_style
-
     inputs: dict[str, str] = {}
     for item in given:
         key, eq, value = item.partition("=")
@@ -68,19 +68,16 @@ def _inputs(ctx: Context, given: list[str] | None) -> dict[str, str] | None:
             raise UsageError("--input expects ID=VALUE")
         if key in inputs:
             raise UsageError(f"--input {key} is given twice: give each input once")
-        refuse_ipython_style(value, ctx.namespaces)
-        inputs[key] = interpolate_text(value, ctx.namespaces)
+        inputs[key] = _fill(ctx, value)
     return inputs
 
 
 def _vscode_file() -> str | None:
-    """VS Code's ``.vscode/mcp.json`` here or above, as a path to type (relative where it can be)."""
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        found = folder / ".vscode" / "mcp.json"
-        if found.is_file():
-            return os.path.relpath(found)
-    return None
+    """VS Code's ``.vscode/mcp.json`` here or above, as a path to type (relative to here)."""
+    from mcpnb.client.config import find_vscode_config
+
+    found = find_vscode_config(Path.cwd())
+    return os.path.relpath(found) if found is not None else None
 
 
 def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
@@ -170,18 +167,22 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- connect
 #: Flags of other tools' connect commands, and where this one takes what they mean.
+_COMMAND = "the command goes after -- (%mcp connect NAME -- COMMAND ARGS)"
+_TRANSPORT = "a URL is Streamable HTTP (--sse for an SSE endpoint), a command after -- is stdio"
+_TOKEN = (
+    "--bearer-env VAR sends the token an environment variable holds "
+    "(or --header 'Authorization: Bearer {{token}}')"
+)
 _CONNECT_INSTEAD = {
     "--url": "the URL is the word after the name (%mcp connect NAME URL)",
-    "--command": "the command goes after -- (%mcp connect NAME -- COMMAND ARGS)",
-    "--cmd": "the command goes after -- (%mcp connect NAME -- COMMAND ARGS)",
+    "--command": _COMMAND,
+    "--cmd": _COMMAND,
     "--args": "arguments follow the command after -- (%mcp connect NAME -- COMMAND ARGS)",
-    "--transport": "a URL is Streamable HTTP (--sse for an SSE endpoint), a command after -- is stdio",
-    "--type": "a URL is Streamable HTTP (--sse for an SSE endpoint), a command after -- is stdio",
+    "--transport": _TRANSPORT,
+    "--type": _TRANSPORT,
     "--name": "the name is the first word (%mcp connect NAME …)",
-    "--token": "--bearer-env VAR sends the token an environment variable holds "
-    "(or --header 'Authorization: Bearer {{token}}')",
-    "--bearer": "--bearer-env VAR sends the token an environment variable holds "
-    "(or --header 'Authorization: Bearer {{token}}')",
+    "--token": _TOKEN,
+    "--bearer": _TOKEN,
 }
 
 

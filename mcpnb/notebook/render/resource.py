@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpnb.client.contents import wire
 from mcpnb.notebook.render.content import read_hint, render_block
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, wrap
@@ -17,7 +18,7 @@ def contents_bundle(contents: Any) -> dict[str, Any]:
     whole = f"all of it: r = {read_hint(server, uri)}, then r.text"
     blocks = [
         render_block(
-            {"type": "resource", "resource": _dump(c)},
+            {"type": "resource", "resource": wire(c)},
             server=server,
             text_limit=DEFAULTS.text_limit,
             whole=whole,
@@ -53,8 +54,3 @@ def messages_bundle(prompt: Any) -> dict[str, Any]:
     head += f'<span class="mcpnb-dim">{esc(prompt.description or "")}</span></div>'
     body = "".join(f"<div><b>{esc(role)}</b>{b.html}</div>" for role, b in parts)
     return {"text/plain": text, "text/html": wrap(head, body)}
-
-
-def _dump(obj: Any) -> Any:
-    dump = getattr(obj, "model_dump", None)
-    return dump(mode="json", by_alias=True, exclude_none=True) if dump else obj

@@ -21,6 +21,7 @@ def test_public_names() -> None:
         "ServerConfig",
         "Transport",
         "find_project_config",
+        "find_vscode_config",
         "load_config",
         "load_file",
         "schema",
