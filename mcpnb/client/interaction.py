@@ -134,6 +134,27 @@ class Interaction:
             call.add_log(params)
 
 
+async def ask_form(
+    interaction: Interaction, asker: str, message: str, schema: dict[str, Any], call: CallContext, given: str
+) -> tuple[Any, str]:
+    """A form of mcpnb's own (not a server's) asked as an elicitation is, so the same forms answer it:
+    ``(ElicitResult, "")``, or ``(None, why nobody was asked)`` when nobody can answer here (headless,
+    or no notebook cell and no ``given``, the values that stand in for a person's), or in time."""
+    import asyncio
+
+    if call.ui is not None and not getattr(call.ui, "asks_people", False):
+        return None, "nobody to ask (a headless run)"
+    if call.ui is None and type(interaction).elicit is Interaction.elicit:
+        return None, f"nobody to ask (no notebook cell, and no {given} given)"
+    from mcp.types import ElicitRequestFormParams
+
+    params = ElicitRequestFormParams(message=message, requested_schema=schema)
+    try:
+        return await asyncio.wait_for(interaction.elicit(asker, params, call), interaction.timeout), ""
+    except TimeoutError:
+        return None, f"nobody answered within {interaction.timeout:g} s"
+
+
 _default_interaction: Interaction | None = None
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mcpnb.client.connection import Connection
 from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text
 from mcpnb.client.events import ConnectionEvent
-from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.interaction import CallContext, Interaction, default_interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
 from mcpnb.client.status import ServerStatus, StatusTable
 from mcpnb.client.toolinfo import FLAT_PREFIX, ToolInfo, ToolList, split_flat_name
@@ -275,22 +275,41 @@ class Pool:
             return [found[n] for n in names]
         return list(found.values())
 
+    async def _connect_files(
+        self,
+        path: str | Path | None,
+        names: list[str] | None,
+        inputs: Mapping[str, str] | None,
+        context: CallContext | None,
+    ) -> StatusTable:
+        configs = self._configs_from_files(path, names, inputs)  # names checked before anyone is asked
+        if path is not None:
+            from mcpnb.client.inputs import ask_inputs
+
+            interaction = self.interaction or default_interaction()
+            asked = await ask_inputs(interaction, path, names, inputs, context)
+            if asked != dict(inputs or {}):
+                configs = self._configs_from_files(path, names, asked)
+        return await self._connect_many(configs)
+
     def connect_config(
         self,
         path: str | Path | None = None,
         names: list[str] | None = None,
         *,
         inputs: Mapping[str, str] | None = None,
+        context: CallContext | None = None,
     ) -> StatusTable:
         """Connect the servers of the layered ``.mcp.json`` configuration (every one when ``names`` is None).
 
         Per-server failures do not raise: they show as ``failed`` rows in the returned table, and so
         does a server whose settings are invalid (it is not started; the others are). Disabled
         servers are listed as ``disabled`` and not started. ``path`` may be VS Code's
-        ``.vscode/mcp.json``; ``inputs`` then gives the values VS Code would prompt for (``${input:ID}``).
+        ``.vscode/mcp.json``; ``inputs`` then gives the values VS Code would prompt for
+        (``${input:ID}``), and the ones not given are asked through the :attr:`interaction` (in
+        ``context``'s cell), where someone can answer.
         """
-        configs = self._configs_from_files(path, names, inputs)
-        return self._filters_said(self._run(self._connect_many(configs)))
+        return self._filters_said(self._run(self._connect_files(path, names, inputs, context)))
 
     async def aconnect_config(
         self,
@@ -298,9 +317,9 @@ class Pool:
         names: list[str] | None = None,
         *,
         inputs: Mapping[str, str] | None = None,
+        context: CallContext | None = None,
     ) -> StatusTable:
-        configs = self._configs_from_files(path, names, inputs)
-        return self._filters_said(await self._arun(self._connect_many(configs)))
+        return self._filters_said(await self._arun(self._connect_files(path, names, inputs, context)))
 
     async def _disconnect(self, name: str, sign_out: bool = False) -> None:
         # one never started (invalid settings) is only forgotten; an unknown name raises here

@@ -98,6 +98,9 @@ def test_type_and_accept_a_form_in_jupyterlab(lab, pw, shots):
         newsletter = panel.locator(".mcpnb-field-newsletter")
         newsletter.get_by_role("button", name="true").click()
         newsletter.get_by_role("button", name="false").click()  # changed their mind: a chosen false
+        token = panel.locator(".mcpnb-field-apiToken input")
+        expect(token).to_have_attribute("type", "password")
+        type_into(page, token, "tok-9 x")
         form.get_by_role("button", name="Accept").click()
 
         got = wait_file(answer)
@@ -109,12 +112,16 @@ def test_type_and_accept_a_form_in_jupyterlab(lab, pw, shots):
                 "email": "ada@example.com",
                 "level": "expert",
                 "score": 7.5,
+                "apiToken": "tok-9 x",
                 "newsletter": False,  # "remember", left on "not set", is not sent
             },
         }
         status = form.locator(".mcpnb-status")
         expect(status).to_contain_text("Sent to browser-test")
         expect(status).to_contain_text("Ada Lovelace")
+        expect(status).to_contain_text("••••••")
+        expect(status).not_to_contain_text("tok-9 x")
+        expect(token).to_have_value("")  # sent, the secret leaves the page and the widget state
         expect(form.get_by_role("button", name="Accept")).to_be_disabled()
         expect(panel.locator(".jp-OutputArea-output", has_text="kernel got accept").first).to_be_visible()
         shots.take(page, "form-after")

@@ -45,6 +45,12 @@ def find_vscode_config(start: Path) -> Path | None:
     return _find_upward(Path(start), VSCODE_FILE)
 
 
+def vscode_variables(path: str | Path, inputs: Mapping[str, str] | None = None) -> Variables | None:
+    """What ``${…}`` means in ``path`` (its inputs: which servers use which), or None when the file
+    is not in VS Code's format."""
+    return _file_servers(Path(path).expanduser(), inputs)[1]
+
+
 def load_file(
     path: str | Path,
     *,

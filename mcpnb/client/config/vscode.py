@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,11 +55,14 @@ def without_comments(text: str) -> str:
 
 @dataclass(frozen=True)
 class Input:
-    """One of the file's ``inputs``: what VS Code would prompt for."""
+    """One of the file's ``inputs``: what VS Code would prompt for (``promptString``, or
+    ``pickString`` with its ``options`` as ``(value, label)`` pairs)."""
 
     id: str
     description: str = ""
     password: bool = False
+    default: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -70,8 +73,18 @@ class Variables:
     workspace: Path
     declared: dict[str, Input] = field(default_factory=dict)
     values: Mapping[str, str] = field(default_factory=dict)
-    #: server -> the input ids its entry uses, in order
+    #: server -> the input ids its entry uses, in order (a disabled server uses none: it never starts)
     used: dict[str, list[str]] = field(default_factory=dict)
+
+    def lacking(self, servers: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """Each declared input that ``servers`` (default: every one) use and nobody gave, with the
+        servers that use it: what VS Code would prompt for before starting them."""
+        found: dict[str, list[str]] = {}
+        for server in self.used if servers is None else servers:
+            for i in self.used.get(server, []):
+                if i in self.declared and i not in self.values:
+                    found.setdefault(i, []).append(server)
+        return found
 
     def expand(
         self,
@@ -117,12 +130,11 @@ class Variables:
                 suggestion=hint and f"${{input:{hint}}}",
             )
         value = self.values.get(name)
+        server = fail("").server or ""
+        if value is None and server not in self.used:
+            return ""  # a disabled server: never started, so nothing to prompt for
         if value is None:  # say every input this server lacks, not one per attempt
-            server = fail("").server or ""
-            lacking = [
-                i for i in self.used.get(server, [name]) if i in self.declared and i not in self.values
-            ]
-            raise fail(self._lacking(lacking or [name]))
+            raise fail(self._lacking(list(self.lacking([server])) or [name]))
         if declared.password and value:
             found.add(value)
         return value
@@ -174,7 +186,11 @@ def read_servers(
         name: {k: v for k, v in entry.items() if k not in IGNORED_KEYS} if isinstance(entry, dict) else entry
         for name, entry in servers.items()
     }
-    used = {name: list(dict.fromkeys(_INPUT.findall(json.dumps(entry)))) for name, entry in entries.items()}
+    used = {
+        name: list(dict.fromkeys(_INPUT.findall(json.dumps(entry))))
+        for name, entry in entries.items()
+        if not (isinstance(entry, dict) and entry.get("enabled") is False)
+    }
     return entries, Variables(file, workspace, declared, dict(inputs or {}), used)
 
 
@@ -185,5 +201,29 @@ def _inputs(raw: Any, file: str) -> dict[str, Input]:
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:
             raise ConfigError("expected an object with an 'id'", file=file, key=f"inputs[{i}]")
-        found[item["id"]] = Input(item["id"], str(item.get("description") or ""), bool(item.get("password")))
+        default = item.get("default")
+        found[item["id"]] = Input(
+            item["id"],
+            str(item.get("description") or ""),
+            bool(item.get("password")),
+            None if default is None else str(default),
+            _options(item.get("options"), file, f"inputs[{i}].options"),
+        )
     return found
+
+
+def _options(raw: Any, file: str, key: str) -> tuple[tuple[str, str], ...]:
+    """A ``pickString``'s options: strings, or ``{"label", "value"}`` objects as VS Code allows."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ConfigError("expected a list of options", file=file, key=key)
+    found = []
+    for option in raw:
+        if isinstance(option, dict) and isinstance(option.get("value"), str):
+            found.append((option["value"], str(option.get("label") or option["value"])))
+        elif isinstance(option, str):
+            found.append((option, option))
+        else:
+            raise ConfigError('expected a string or {"label": ..., "value": ...}', file=file, key=key)
+    return tuple(found)

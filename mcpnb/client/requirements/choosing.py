@@ -9,11 +9,10 @@ with priority's pick (when it has one) as the default.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.interaction import CallContext, Interaction, default_interaction
+from mcpnb.client.interaction import CallContext, ask_form, default_interaction
 from mcpnb.client.requirements.errors import RequirementConflictError
 
 if TYPE_CHECKING:
@@ -66,17 +65,9 @@ async def choose(
             raise RequirementConflictError(f"the answers given do not settle the conflicts: {outcome.reason}")
         return {k: str(v) for k, v in (outcome.content or {}).items()}, "answers given"
     interaction = pool.interaction or default_interaction()
-    if call.ui is not None and not getattr(call.ui, "asks_people", False):
-        return None, "nobody to ask (a headless run)"
-    if call.ui is None and type(interaction).elicit is Interaction.elicit:
-        return None, "nobody to ask (no notebook cell, and no answers given)"
-    from mcp.types import ElicitRequestFormParams
-
-    params = ElicitRequestFormParams(message=MESSAGE, requested_schema=schema)
-    try:
-        result = await asyncio.wait_for(interaction.elicit(ASKER, params, call), interaction.timeout)
-    except TimeoutError:
-        return None, f"nobody answered within {interaction.timeout:g} s"
+    result, nobody = await ask_form(interaction, ASKER, MESSAGE, schema, call, "answers")
+    if result is None:
+        return None, nobody
     if result.action == "accept":
         return {k: str(v) for k, v in (result.content or {}).items()}, "asked"
     if result.action == "cancel":

@@ -11,7 +11,8 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import html
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.interaction import CallContext
 from mcpnb.notebook.cell.capture import CellUI, Mode
@@ -19,6 +20,7 @@ from mcpnb.notebook.cell.capture import CellUI, Mode
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
     from mcpnb.client.results import ToolResult
+    from mcpnb.client.runtime import Runtime
     from mcpnb.client.toolinfo import ToolInfo
 
 #: True while an awaiting cell runs the magic (set by :mod:`.asynccell`).
@@ -28,6 +30,7 @@ AWAITING: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_awaiting_
 CELL_CALLS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "mcpnb_cell_calls", default=None
 )
+T = TypeVar("T")
 #: How often a synchronous cell looks whether the server asked for a person.
 _POLL = 0.05
 
@@ -102,6 +105,27 @@ async def acall_in_cell(
         raise
     ui.finish(not result.is_error)
     return result
+
+
+def asking_ui(mode: Mode) -> CellUI:
+    """Where a form of mcpnb's own goes (a ``require`` choice, a VS Code file's inputs): this cell.
+    A cell that does not await never sees a click while it blocks, so there the question is asked
+    on stdin instead."""
+    awaiting = AWAITING.get()
+    return CellUI("text" if mode == "widget" and not awaiting else mode, awaiting=awaiting)
+
+
+def cell_runner(runtime: Runtime) -> Callable[[Coroutine[Any, Any, T]], T]:
+    """``runtime.run`` that an interrupt of the awaiting cell cancels, like the cell's calls."""
+    started = CELL_CALLS.get()
+
+    def run(coro: Coroutine[Any, Any, T]) -> T:
+        hop = runtime.hand_over(coro)
+        if started is not None:
+            started.append(hop)
+        return runtime.settle(hop)
+
+    return run
 
 
 def _in_cell(

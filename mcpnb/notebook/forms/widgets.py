@@ -202,6 +202,8 @@ class ElicitationForm:
         for control in self.controls.values():
             for widget in control.widgets():
                 widget.disabled = True
+            if control.field.secret_like and control.field.kind == "string":
+                control.input.value = ""  # out of the widget state a saved notebook may keep
         for button in self.buttons.values():
             button.disabled = True
         text = summary_html(self.fields, outcome, self.server)

@@ -10,7 +10,7 @@ click; priority, said so in the table, when nobody is there).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -60,6 +60,7 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.interaction import CallContext
     from mcpnb.client.requirements import RequirementError
     from mcpnb.client.requirements import require as require_servers
+    from mcpnb.notebook.cell.live import asking_ui, cell_runner
 
     body = ctx.cell if ctx.cell and ctx.cell.strip() else None
     if body is None and not ns.skill:
@@ -79,9 +80,9 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
             skills=ns.skill or (),
             config=False if ns.no_config else (ns.config or True),
             answers=answers,
-            context=CallContext(ui=_cell_ui(ctx)),
+            context=CallContext(ui=asking_ui(ctx.settings.elicitation)),
             where=CELL,
-            run=_runner(ctx),
+            run=cell_runner(ctx.pool.runtime),
         )
     except RequirementError as exc:
         if exc.resolution is not None and ns.out:
@@ -100,32 +101,3 @@ def _answers(name: str, namespaces: list[Mapping[str, Any]]) -> dict[str, Any]:
             f"--answers {name}: expected a dict {{server: source}}, got a {type(value).__name__}"
         )
     return dict(value)
-
-
-def _cell_ui(ctx: Context) -> Any:
-    """Where a strategy ``ask`` form goes: this cell. A cell that does not await never sees a click
-    while it blocks, so there the question is asked on stdin instead."""
-    from mcpnb.notebook.cell.capture import CellUI
-    from mcpnb.notebook.cell.live import AWAITING
-
-    awaiting = AWAITING.get()
-    mode = ctx.settings.elicitation
-    if mode == "widget" and not awaiting:
-        mode = "text"
-    return CellUI(mode, awaiting=awaiting)
-
-
-def _runner(ctx: Context) -> Callable[[Coroutine[Any, Any, Any]], Any]:
-    """Run on the runtime loop, so that an interrupted awaiting cell cancels what it started."""
-    from mcpnb.notebook.cell.live import CELL_CALLS
-
-    runtime = ctx.pool.runtime
-    started = CELL_CALLS.get()
-
-    def run(coro: Coroutine[Any, Any, Any]) -> Any:
-        hop = runtime.hand_over(coro)
-        if started is not None:
-            started.append(hop)
-        return runtime.settle(hop)
-
-    return run

@@ -241,7 +241,7 @@ def _connect_args(p: Parser) -> None:
         action="append",
         metavar="ID=VALUE",
         help="with --config .vscode/mcp.json: the value of ${input:ID}, which VS Code would prompt for "
-        "(repeat; {{var}} keeps a secret out of the notebook)",
+        "(repeat; {{var}} keeps a secret out of the notebook; the ones not given are asked in the cell)",
     )
     p.add_argument("more", nargs="*", default=(), help=argparse.SUPPRESS)
 
@@ -302,7 +302,14 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
                 raise UsageError(
                     f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); {then}"
                 )
-        return ctx.pool.connect_config(path, words or None, inputs=_inputs(ctx, ns.input))
+        from mcpnb.client.interaction import CallContext
+        from mcpnb.notebook.cell.live import asking_ui, cell_runner
+
+        asking = CallContext(ui=asking_ui(ctx.settings.elicitation))  # a VS Code file's missing inputs
+        run = cell_runner(ctx.pool.runtime)
+        return run(
+            ctx.pool.aconnect_config(path, words or None, inputs=_inputs(ctx, ns.input), context=asking)
+        )
     if ns.input:
         raise UsageError("--input goes with --config (the values of a VS Code file's ${input:ID})")
     if ns.more:

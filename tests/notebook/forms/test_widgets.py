@@ -254,6 +254,8 @@ def test_secret_fields_warn_use_password_and_are_masked():
     assert got[0].content["apiToken"] == "s3cr3t-value"
     assert "s3cr3t-value" not in form.status.value and "••••••" in form.status.value
     assert "ada" in form.status.value
+    # sent, it leaves the widget: a notebook saved with its widget state must not keep it
+    assert form.inputs["apiToken"].value == "" and form.inputs["user"].value == "ada"
 
 
 def test_json_editor_for_nested_objects():

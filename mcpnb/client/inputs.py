@@ -1,0 +1,71 @@
+"""A VS Code file's ``${input:ID}`` values, asked of the person in the cell as VS Code prompts for them.
+
+VS Code asks for an input the first time a server that uses it starts. A connect from such a file
+does the same through the pool's :class:`~mcpnb.client.interaction.Interaction`, like a server's
+elicitation: one form for every input the chosen servers lack (a ``password`` input in a password
+field, or read without echo on a console; a ``pickString`` as a choice; a ``default`` filled in).
+Where nobody can answer (headless, a script), or the person declines, nothing is made up: those
+servers are failed rows that say how to give the values (``--input ID=VALUE``, ``inputs=``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from mcpnb.client.config.vscode import Variables
+from mcpnb.client.interaction import CallContext, Interaction, ask_form
+
+
+def question(variables: Variables, lacking: Mapping[str, list[str]]) -> dict[str, Any]:
+    """The form's JSON Schema: one required string per input, saying which servers use it."""
+    properties: dict[str, Any] = {}
+    for input_id, servers in lacking.items():
+        declared = variables.declared[input_id]
+        used = f"for {', '.join(servers)}"
+        prop: dict[str, Any] = {
+            "type": "string",
+            "title": input_id,
+            "description": f"{declared.description} ({used})" if declared.description else used,
+        }
+        if declared.password:
+            prop["writeOnly"] = True  # a password field, and masked in the record of what was sent
+        if declared.options:
+            prop["oneOf"] = [{"const": value, "title": label} for value, label in declared.options]
+        if declared.default is not None:
+            prop["default"] = declared.default
+        properties[input_id] = prop
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+async def ask_inputs(
+    interaction: Interaction,
+    path: str | Path,
+    servers: Iterable[str] | None,
+    given: Mapping[str, str] | None,
+    call: CallContext | None = None,
+) -> dict[str, str]:
+    """``given`` and what the person typed for the inputs ``servers`` (default: all) still lack.
+
+    Only a file in VS Code's format has inputs; for any other, and when nothing is lacking or
+    nobody answers, ``given`` comes back as it was (the config then says what is missing).
+    """
+    from mcpnb.client.config.layers import vscode_variables
+
+    values = dict(given or {})
+    variables = vscode_variables(path, values)
+    lacking = variables.lacking(servers) if variables is not None else {}
+    if variables is None or not lacking:
+        return values
+    users = list(dict.fromkeys(s for names in lacking.values() for s in names))
+    message = (
+        f"{variables.file} leaves {'these' if len(lacking) > 1 else 'this'} to its client, as VS Code "
+        "prompts for them: used in the servers' settings, never saved."
+    )
+    result, _nobody = await ask_form(
+        interaction, ", ".join(users), message, question(variables, lacking), call or CallContext(), "inputs"
+    )
+    if result is not None and result.action == "accept":
+        values.update({k: str(v) for k, v in (result.content or {}).items() if v is not None})
+    return values
