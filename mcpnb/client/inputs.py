@@ -54,6 +54,8 @@ async def ask_inputs(
     from mcpnb.client.config.layers import vscode_variables
 
     values = dict(given or {})
+    if not Path(path).expanduser().is_file():
+        return values  # the config's own reading says so
     variables = vscode_variables(path, values)
     lacking = variables.lacking(servers) if variables is not None else {}
     if variables is None or not lacking:

@@ -411,6 +411,7 @@ class Pool:
         config: bool | str | Path = True,
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
+        inputs: Mapping[str, str] | None = None,
     ) -> Any:
         """Connect what ``spec`` declares (``{"mcpServers": {...}, "skills": [...]}``, as a mapping or
         JSON/YAML text), with the skills it names and the ``.mcp.json`` layers, each server once.
@@ -420,13 +421,15 @@ class Pool:
         connected with the same settings are left alone. Returns a
         :class:`~mcpnb.client.requirements.Resolution` (the table); raises a ``RequirementError``
         (with ``.resolution``) before connecting anything when the input is wrong, and after, listing
-        every required server that failed. See :mod:`mcpnb.client.requirements`.
+        every required server that failed. ``config`` may be VS Code's ``.vscode/mcp.json``: its
+        ``${input:ID}`` values come from ``inputs``, else are asked as :meth:`connect_config` asks.
+        See :mod:`mcpnb.client.requirements`.
         """
         from mcpnb.client.requirements import require
 
         return require(
             self, spec, strategy=strategy, source=source, skills=skills, base=base, config=config,
-            answers=answers, context=context,
+            answers=answers, context=context, inputs=inputs,
         )  # fmt: skip
 
     async def arequire(
@@ -440,13 +443,14 @@ class Pool:
         config: bool | str | Path = True,
         answers: dict[str, Any] | None = None,
         context: CallContext | None = None,
+        inputs: Mapping[str, str] | None = None,
     ) -> Any:
         """Async twin of :meth:`require`."""
         from mcpnb.client.requirements import arequire
 
         return await arequire(
             self, spec, strategy=strategy, source=source, skills=skills, base=base, config=config,
-            answers=answers, context=context,
+            answers=answers, context=context, inputs=inputs,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ status

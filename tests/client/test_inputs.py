@@ -155,3 +155,28 @@ def test_the_async_twin_asks_too(pool, vscode):
     pool.interaction = person
     table = asyncio.run(pool.aconnect_config(vscode, ["probe"]))
     assert table["probe"].state == "connected" and len(person.asked) == 1
+
+
+def test_require_asks_only_for_what_the_needed_servers_lack(pool, vscode):
+    """``pool.require(..., config=".vscode/mcp.json")``: the notebook needs probe, so only its input
+    is asked; given with ``inputs=``, nobody is asked."""
+    person = Person(content={"toolset": "ui"})
+    pool.interaction = person
+    res = pool.require({"mcpServers": {"probe": {}}}, config=vscode)
+    assert res["probe"].state == "connected" and pool.names == ["probe"]
+    [(asker, _, schema)] = person.asked
+    assert asker == "probe" and list(schema["properties"]) == ["toolset"]  # not search's key
+    assert "ui_search" in {t.name for t in pool.tools("probe")}
+    res = pool.require({"mcpServers": {"probe": {}}}, config=vscode, inputs={"toolset": "core"})
+    assert res["probe"].action == "reconnected" and len(person.asked) == 1
+    assert pool.status()["probe"].tools == 15
+
+
+def test_require_without_the_inputs_says_how_to_give_them(pool, vscode):
+    from mcpnb.client.errors import ConfigError
+
+    with pytest.raises(
+        ConfigError, match=r"needs input 'toolset'.*--input toolset=VALUE \(%mcp connect, %%mcp require"
+    ):
+        pool.require({"mcpServers": {"probe": {}}}, config=vscode)
+    assert pool.names == []

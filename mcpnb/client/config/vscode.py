@@ -149,9 +149,9 @@ class Variables:
         given = ", ".join(f"{i!r}: ..." for i in ids)
         return (
             f"needs input{'s' if several else ''} {' and '.join(described)}, which VS Code would prompt "
-            f"for: give {'them' if several else 'it'} with %mcp connect --config {self.file} {flags} "
-            f"(a {{{{variable}}}} keeps a value out of the notebook), or inputs={{{given}}} to "
-            "pool.connect_config"
+            f"for: give {'them' if several else 'it'} with --config {self.file} {flags} (%mcp connect, "
+            f"%%mcp require; a {{{{variable}}}} keeps a value out of the notebook), or inputs={{{given}}} "
+            "(pool.connect_config, pool.require)"
         )
 
 

@@ -6,24 +6,29 @@ key), so a local file that only adds a secret ``env`` entry still completes the 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from mcpnb.client.requirements.model import Declaration, Source
 
 
 def layer_declarations(
-    base: Path, path: str | Path | None = None, *, needed: Collection[str] = ()
+    base: Path,
+    path: str | Path | None = None,
+    *,
+    needed: Collection[str] = (),
+    inputs: Mapping[str, str] | None = None,
 ) -> tuple[Declaration, ...]:
     """Every configured server, as a declaration of the layer that named it last.
 
     A server whose settings are invalid is an error only if ``needed`` names it: a typo in a server
-    the notebook does not use must not stop the notebook from getting the ones it does.
+    the notebook does not use must not stop the notebook from getting the ones it does. ``inputs``:
+    the ``${input:ID}`` values of a VS Code file.
     """
     from mcpnb.client.config import LOCAL_FILE, load_config, user_config_path
     from mcpnb.client.errors import ConfigError
 
-    found = load_config(start=base, path=path, keep_going=True)
+    found = load_config(start=base, path=path, keep_going=True, inputs=inputs)
     broken = sorted(set(needed) & set(found.problems))
     if broken:
         raise ConfigError(found.problems[broken[0]])

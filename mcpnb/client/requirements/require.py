@@ -7,7 +7,7 @@ leaves the pool exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from mcpnb.client.requirements.plan import Plan
 
 SpecInput = Mapping[str, Any] | str | Declarations | None
+#: ``(config path, needed servers, inputs given) -> inputs``: a VS Code file's lacking inputs asked.
+AskInputs = Callable[[str | Path, Collection[str], Mapping[str, str] | None], Mapping[str, str]]
 #: How many rounds of questions ``ask`` may need (a choice of config can reveal a version conflict).
 _ROUNDS = 3
 
@@ -40,10 +42,15 @@ def gather(
     base: str | Path | None = None,
     config: bool | str | Path = True,
     where: str | None = None,
+    inputs: Mapping[str, str] | None = None,
+    ask: AskInputs | None = None,
 ) -> Declarations:
     """Every declaration: the spec's (a mapping from code, or JSON/YAML text), its skills and the
     skills they require, and the config layers (``config``: True for the default files found from
-    ``base``, a path for one project file, False for none). I/O happens here and only here."""
+    ``base``, a path for one project file, False for none). I/O happens here and only here.
+
+    ``inputs`` are the ``${input:ID}`` values of a VS Code file given as ``config``; ``ask`` gets
+    the ones the needed servers still lack from a person."""
     if isinstance(spec, Declarations):
         return spec
     if source not in SOURCES:
@@ -56,7 +63,9 @@ def gather(
     loaded, roots = load_skills(refs, folder, file=file)
     needed = {d.name for d in parsed.servers} | {d.name for skill in loaded for d in skill.servers}
     path = None if config is True else config
-    layers = () if config is False else layer_declarations(folder, path, needed=needed)
+    if ask is not None and path not in (None, False):
+        inputs = ask(path, needed, inputs)  # type: ignore[arg-type]
+    layers = () if config is False else layer_declarations(folder, path, needed=needed, inputs=inputs)
     return Declarations(parsed.servers, loaded, roots, layers)
 
 
@@ -104,11 +113,15 @@ def require(
     context: CallContext | None = None,
     where: str | None = None,
     run: Callable[[Coroutine[Any, Any, Any]], Any] | None = None,
+    inputs: Mapping[str, str] | None = None,
 ) -> Resolution:
     """See :meth:`mcpnb.client.pool.Pool.require`. ``where`` names the spec in messages (a cell);
     ``run`` runs a coroutine on the runtime loop (a notebook cell's runner cancels it on interrupt)."""
     run = run or pool.runtime.run
-    declarations = gather(spec, source=source, skills=skills, base=base, config=config, where=where)
+    declarations = gather(
+        spec, source=source, skills=skills, base=base, config=config, where=where,
+        inputs=inputs, ask=_asking(pool, run, context),
+    )  # fmt: skip
     plan = plan_for(pool, declarations, strategy, run, answers=answers, context=context)
     return _settle(plan, run(connect_plan(pool, plan)) if plan.ok else None)
 
@@ -125,15 +138,32 @@ async def arequire(
     answers: dict[str, Any] | None = None,
     context: CallContext | None = None,
     where: str | None = None,
+    inputs: Mapping[str, str] | None = None,
 ) -> Resolution:
-    """Async twin of :func:`require` (reading the spec and skill files is quick and stays inline)."""
+    """Async twin of :func:`require` (reading the files, and asking for a VS Code file's inputs,
+    in a thread)."""
     import asyncio
 
-    declarations = gather(spec, source=source, skills=skills, base=base, config=config, where=where)
+    declarations = await asyncio.to_thread(
+        gather, spec, source=source, skills=skills, base=base, config=config, where=where,
+        inputs=inputs, ask=_asking(pool, pool.runtime.run, context),
+    )  # fmt: skip
     plan = await asyncio.to_thread(
         plan_for, pool, declarations, strategy, pool.runtime.run, answers=answers, context=context
     )
     return _settle(plan, await pool.runtime.arun(connect_plan(pool, plan)) if plan.ok else None)
+
+
+def _asking(
+    pool: Pool, run: Callable[[Coroutine[Any, Any, Any]], Any], context: CallContext | None
+) -> AskInputs:
+    def ask(path: str | Path, needed: Collection[str], given: Mapping[str, str] | None) -> Mapping[str, str]:
+        from mcpnb.client.inputs import ask_inputs
+        from mcpnb.client.interaction import default_interaction
+
+        return run(ask_inputs(pool.interaction or default_interaction(), path, needed, given, context))
+
+    return ask
 
 
 def _settle(plan: Plan, resolution: Resolution | None) -> Resolution:

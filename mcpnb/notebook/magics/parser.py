@@ -551,6 +551,33 @@ def _object_arguments(text: str, namespaces: list[Mapping[str, Any]], where: str
     return args
 
 
+def add_input_flag(p: Parser) -> None:
+    """``--input ID=VALUE``, for a line that reads VS Code's ``.vscode/mcp.json``."""
+    p.add_argument(
+        "--input",
+        action="append",
+        metavar="ID=VALUE",
+        help="with --config .vscode/mcp.json: the value of ${input:ID}, which VS Code would prompt for "
+        "(repeat; {{var}} keeps a secret out of the notebook; the ones not given are asked in the cell)",
+    )
+
+
+def input_values(given: list[str] | None, namespaces: list[Mapping[str, Any]]) -> dict[str, str] | None:
+    """``--input ID=VALUE`` (``{{var}}`` filled) as a dict; values are never repeated in errors."""
+    if not given:
+        return None
+    inputs: dict[str, str] = {}
+    for item in given:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UsageError("--input expects ID=VALUE")
+        if key in inputs:
+            raise UsageError(f"--input {key} is given twice: give each input once")
+        refuse_ipython_style(value, namespaces)
+        inputs[key] = interpolate_text(value, namespaces)
+    return inputs
+
+
 def split_target(target: str, what: str = "tool") -> tuple[str | None, str]:
     """``NAME.TOOL`` → ``(NAME, TOOL)``; a flat ``mcp__NAME__TOOL`` too; a bare ``TOOL`` → ``(None, TOOL)``.
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.notebook.magics.parser import Parser, lookup
+from mcpnb.notebook.magics.parser import Parser, add_input_flag, input_values, lookup
 from mcpnb.notebook.magics.registry import Context, arguments, command
 
 CELL = "the %%mcp require cell"
@@ -40,6 +40,7 @@ def _args(p: Parser) -> None:
     p.add_argument(
         "--answers", metavar="VAR", help="--strategy ask: a dict {server: source} instead of a form"
     )
+    add_input_flag(p)
 
 
 @command(
@@ -53,7 +54,7 @@ def _args(p: Parser) -> None:
     "  skills: [skills/field-notes]\n\n"
     "  %mcp require --skill skills/field-notes --strategy newest",
     usage="%%%%mcp require [--skill DIR] [--strategy S] [--config PATH | --no-config] [--answers VAR] "
-    "[-o VAR]  + a JSON/YAML body\n   or: %(prog)s --skill DIR [...]",
+    "[--input ID=VALUE] [-o VAR]  + a JSON/YAML body\n   or: %(prog)s --skill DIR [...]",
 )
 @arguments(_args)
 def require(ctx: Context, ns: argparse.Namespace) -> Any:
@@ -70,6 +71,9 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.config and ns.no_config:
         raise UsageError("--config PATH and --no-config contradict each other: give one")
     answers = _answers(ns.answers, ctx.namespaces) if ns.answers else None
+    inputs = input_values(ns.input, ctx.namespaces)
+    if inputs is not None and not ns.config:
+        raise UsageError("--input goes with --config PATH (the values of a VS Code file's ${input:ID})")
     if answers is not None and ns.strategy != "ask":
         raise UsageError("--answers is for --strategy ask")
     try:
@@ -80,6 +84,7 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
             skills=ns.skill or (),
             config=False if ns.no_config else (ns.config or True),
             answers=answers,
+            inputs=inputs,
             context=CallContext(ui=asking_ui(ctx.settings.elicitation)),
             where=CELL,
             run=cell_runner(ctx.pool.runtime),

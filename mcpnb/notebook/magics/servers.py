@@ -11,7 +11,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from mcpnb.client.errors import did_you_mean_text
-from mcpnb.notebook.magics.parser import Parser
+from mcpnb.notebook.magics.parser import Parser, add_input_flag, input_values
 from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, one_row
 
 
@@ -55,21 +55,6 @@ _NOT_IN_PROCESS = {
     "--keep-sign-in": "keep_sign_in",
     "--issuer": "issuer",
 }
-
-
-def _inputs(ctx: Context, given: list[str] | None) -> dict[str, str] | None:
-    """``--input ID=VALUE`` (``{{var}}`` filled) as a dict; values are never repeated in errors."""
-    if not given:
-        return None
-    inputs: dict[str, str] = {}
-    for item in given:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise UsageError("--input expects ID=VALUE")
-        if key in inputs:
-            raise UsageError(f"--input {key} is given twice: give each input once")
-        inputs[key] = _fill(ctx, value)
-    return inputs
 
 
 def _vscode_file() -> str | None:
@@ -236,13 +221,7 @@ def _connect_args(p: Parser) -> None:
         action="store_true",
         help="connect servers from the .mcp.json layers: --config [PATH] [NAME ...]",
     )
-    p.add_argument(
-        "--input",
-        action="append",
-        metavar="ID=VALUE",
-        help="with --config .vscode/mcp.json: the value of ${input:ID}, which VS Code would prompt for "
-        "(repeat; {{var}} keeps a secret out of the notebook; the ones not given are asked in the cell)",
-    )
+    add_input_flag(p)
     p.add_argument("more", nargs="*", default=(), help=argparse.SUPPRESS)
 
 
@@ -305,11 +284,10 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         from mcpnb.client.interaction import CallContext
         from mcpnb.notebook.cell.live import asking_ui, cell_runner
 
-        asking = CallContext(ui=asking_ui(ctx.settings.elicitation))  # a VS Code file's missing inputs
-        run = cell_runner(ctx.pool.runtime)
-        return run(
-            ctx.pool.aconnect_config(path, words or None, inputs=_inputs(ctx, ns.input), context=asking)
-        )
+        inputs = input_values(ns.input, ctx.namespaces)
+        asking = CallContext(ui=asking_ui(ctx.settings.elicitation))  # for the inputs not given
+        connecting = ctx.pool.aconnect_config(path, words or None, inputs=inputs, context=asking)
+        return cell_runner(ctx.pool.runtime)(connecting)
     if ns.input:
         raise UsageError("--input goes with --config (the values of a VS Code file's ${input:ID})")
     if ns.more:

@@ -109,6 +109,25 @@ def test_the_project_layer_ranks_below_the_cell_and_can_be_left_out(ip, mcp, her
     )["time"].notes == ("already connected with these settings: untouched",)
 
 
+def test_a_vs_code_file_as_config_takes_its_inputs_on_the_line(ip, mcp, here):
+    import json
+
+    (here / ".vscode").mkdir()
+    entry = {"command": "python", "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"]}
+    (here / ".vscode" / "mcp.json").write_text(
+        json.dumps({"inputs": [{"id": "toolset", "description": "Which toolset"}], "servers": {"kit": entry}})
+    )
+    ip.user_ns["chosen"] = "ui"
+    res = require(ip, "mcpServers:\n  kit: {}\n", "--config .vscode/mcp.json --input toolset={{chosen}}")
+    assert res["kit"].state == "connected" and "ui_search" in {t.name for t in mcp.pool.tools("kit")}
+    with pytest.raises(UsageError, match=r"--input goes with --config PATH"):
+        require(ip, "mcpServers:\n  kit: {}\n", "--input toolset=ui")
+    with pytest.raises(UsageError, match="--input toolset is given twice"):
+        require(
+            ip, "mcpServers:\n  kit: {}\n", "--config .vscode/mcp.json --input toolset=ui --input toolset=x"
+        )
+
+
 def test_strategy_ask_without_a_person_falls_back_to_priority_and_says_so(ip, mcp, here, monkeypatch):
     write_skill(
         here,

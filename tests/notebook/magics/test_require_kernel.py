@@ -88,3 +88,26 @@ def test_headless_nobody_is_asked_and_priority_decides(kernel, tmp_path):
     assert not [m for m in fe.models.values() if "mcpnb-form" in m.get("_dom_classes", [])]  # no form shown
     assert "core" in _args_of_probe(fe)
     fe.reply(fe.execute("mcpnb.default_pool().close()"))
+
+
+def test_a_vs_code_files_inputs_are_asked_in_the_cell(kernel, tmp_path):
+    """``--config .vscode/mcp.json``: the input the needed server lacks is a form in this cell."""
+    import json
+
+    entry = {"command": PROBE[0], "args": [*PROBE[1:], "${input:toolset}"]}
+    (tmp_path / ".vscode").mkdir()
+    path = tmp_path / ".vscode" / "mcp.json"
+    path.write_text(json.dumps({"inputs": [{"id": "toolset"}], "servers": {"probe": entry}}))
+    fe = Frontend(kernel)
+    assert fe.reply(fe.execute("%load_ext mcpnb"))["status"] == "ok"
+    cell = fe.execute(f"%%mcp require --config {path}\nmcpServers:\n  probe: {{}}\n")
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the form")
+    field = fe.find(cell, css="mcpnb-field-toolset")
+    accept = fe.find(cell, css="mcpnb-accept", model="ButtonModel")
+    assert field and accept
+    fe.set(field, "workflow")
+    fe.click(accept)
+    reply = fe.reply(cell)
+    assert reply["status"] == "ok", reply
+    assert "workflow" in _args_of_probe(fe)
+    fe.reply(fe.execute("mcpnb.default_pool().close()"))
