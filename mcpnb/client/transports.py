@@ -72,7 +72,10 @@ async def open_target(
     elif config.transport == "sse":
         yield _sse(config, on_response, on_failure)
     elif config.transport == "inprocess":
-        yield config.server
+        from mcpnb.client.inprocess import in_process
+
+        async with in_process(config.server) as target:
+            yield target
     else:  # pragma: no cover - config validation rejects this earlier
         raise ValueError(f"unknown transport {config.transport!r}")
 

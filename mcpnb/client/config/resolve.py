@@ -253,16 +253,15 @@ def _duration(seconds: float) -> str:
 
 
 def _check_server_object(server: Any, where: _Where) -> None:
-    """What the SDK's client can run in-process: an ``MCPServer``, a low-level ``Server``, or a
-    transport (an async context manager). Anything else failed later, deep in the SDK."""
-    from mcp.server.lowlevel import Server
-    from mcp.server.mcpserver import MCPServer
+    """What runs in-process: an ``MCPServer``, a low-level ``Server``, a transport (an async context
+    manager) or a FastMCP server. Anything else failed later, deep in the SDK."""
+    from mcpnb.client.inprocess import runnable
 
-    if isinstance(server, (MCPServer, Server)) or hasattr(server, "__aenter__"):
+    if runnable(server):
         return
     raise where(
-        f"an in-process server is an MCP server object (mcp's MCPServer or Server), not a "
-        f"{type(server).__name__}",
+        f"an in-process server is an MCP server object (mcp's MCPServer or Server, or a FastMCP), "
+        f"not a {type(server).__name__}",
         "server",
     )
 

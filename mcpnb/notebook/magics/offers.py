@@ -27,6 +27,16 @@ from mcpnb.notebook.magics.registry import (
 )
 
 
+def check_spaced(ctx: Context, command: str, target: str, words: list[str], kind: str = "tool") -> None:
+    """``%mcp call probe ui_search q=1``, a space for the dot, read ``ui_search`` as a malformed
+    ``key=value``: say how to write it instead."""
+    if "." in target or target not in ctx.pool.names or not words or "=" in words[0]:
+        return
+    named = f"{target}.{words[0]}"
+    more = " key=value …" if len(words) > 1 else ""
+    raise UsageError(f"write the {kind} as {named}, with a dot: %mcp {command} {named}{more}")
+
+
 def find_tool(ctx: Context, target: str) -> Any:
     """The :class:`~mcpnb.client.toolinfo.ToolInfo` for ``NAME.TOOL`` (or a bare tool name that is unique)."""
     server, name = split_target(target)
@@ -146,6 +156,7 @@ def _call_args(p: Parser) -> None:
 )
 @arguments(_call_args)
 def call(ctx: Context, ns: argparse.Namespace) -> Any:
+    check_spaced(ctx, "call", ns.target, ns.pairs)
     args = _call_arguments(ctx, ns)
     tool = find_tool(ctx, ns.target)
     values, answers = _checked(ctx, ns, tool, args)
@@ -408,6 +419,7 @@ def _prompt_args(p: Parser) -> None:
 @command("prompt", "Render a prompt template with arguments and show its messages.")
 @arguments(_prompt_args)
 def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
+    check_spaced(ctx, "prompt", ns.target, ns.pairs, "prompt")
     server, name = split_target(ns.target, "prompt")
     if server is None:
         also = f": name one of its prompts, {name}.PROMPT (%mcp prompts {name} lists them)"

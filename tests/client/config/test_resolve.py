@@ -50,7 +50,10 @@ def test_server_object_means_inprocess() -> None:
 def test_a_server_object_the_sdk_cannot_run_is_refused_by_name() -> None:
     err = config_error(ServerConfig.build, "s", server={"tools": []})
     assert_located(err, file="<code>", server="s", key="server")
-    assert "an in-process server is an MCP server object (mcp's MCPServer or Server), not a dict" in str(err)
+    assert (
+        "an in-process server is an MCP server object (mcp's MCPServer or Server, or a FastMCP), not a dict"
+        in str(err)
+    )
 
 
 def test_transport_that_contradicts_the_keys() -> None:

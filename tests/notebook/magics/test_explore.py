@@ -248,6 +248,19 @@ def test_unknown_tools_servers_and_subcommands_suggest(ip, mcp):
         UsageError, match=r"got 'demo': name one of its prompts, demo.PROMPT \(%mcp prompts demo"
     ):
         line(ip, "prompt demo")
+    # a space for the dot read the tool as a malformed key=value ("expected key=value, got 'echo'")
+    with pytest.raises(
+        UsageError, match=r"^write the tool as demo.echo, with a dot: %mcp call demo.echo key=value …$"
+    ):
+        line(ip, "call demo echo text=x")
+    with pytest.raises(UsageError, match=r"^write the tool as demo.echo, with a dot: %mcp call demo.echo$"):
+        line(ip, "call demo echo")
+    with pytest.raises(
+        UsageError, match=r"^write the prompt as demo.greet, with a dot: %mcp prompt demo.greet key"
+    ):
+        line(ip, "prompt demo greet name=x")
+    with pytest.raises(UsageError, match=r"expected key=value, got 'echo'"):
+        line(ip, "call demo.echo echo")  # a real mistake in the arguments is still said as one
     for sub, needed in (("call", "NAME.TOOL"), ("prompt", "NAME.PROMPT")):  # not the optional key=value
         with pytest.raises(UsageError, match=rf"the following arguments are required: {needed}\n"):
             line(ip, sub)

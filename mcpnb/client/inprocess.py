@@ -1,0 +1,48 @@
+"""Server objects run in this process: the SDK's (``MCPServer``, a low-level ``Server``, a transport)
+and FastMCP's.
+
+A ``FastMCP`` server is what most people write in Python; the SDK's client cannot run one as it
+is. FastMCP's own in-memory transport runs its low-level server (an SDK ``Server``) inside the
+server's lifespan, and so does this. fastmcp is never imported here: an object that has both
+parts is run that way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+
+def fastmcp_lowlevel(server: Any) -> Any | None:
+    """The SDK ``Server`` inside a FastMCP server (None for anything else)."""
+    from mcp.server.lowlevel import Server
+
+    lowlevel = getattr(server, "_mcp_server", None)
+    if isinstance(lowlevel, Server) and callable(getattr(server, "_lifespan_manager", None)):
+        return lowlevel
+    return None
+
+
+def runnable(server: Any) -> bool:
+    """Whether the SDK's client can run ``server`` in-process (with :func:`in_process`)."""
+    from mcp.server.lowlevel import Server
+    from mcp.server.mcpserver import MCPServer
+
+    return (
+        isinstance(server, (MCPServer, Server))
+        or hasattr(server, "__aenter__")
+        or fastmcp_lowlevel(server) is not None
+    )
+
+
+@contextlib.asynccontextmanager
+async def in_process(server: Any) -> AsyncIterator[Any]:
+    """What ``mcp.Client(...)`` takes for ``server``: itself, or a FastMCP server's low-level server
+    while its lifespan runs (its startup and shutdown hooks, as under FastMCP's own client)."""
+    lowlevel = fastmcp_lowlevel(server)
+    if lowlevel is None:
+        yield server
+        return
+    async with server._lifespan_manager():
+        yield lowlevel

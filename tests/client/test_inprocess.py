@@ -1,0 +1,89 @@
+"""A FastMCP server written in a cell runs in-process like the SDK's own, inside its lifespan, as
+FastMCP's own in-memory client runs it: FastMCP 4 is an implementation we did not write."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import fastmcp
+import pytest
+from mcp.types import ElicitResult
+
+from mcpnb import Interaction
+from mcpnb.client.interaction import CallContext
+
+
+def weather(events: list[str]) -> Any:
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Any):
+        events.append("start")
+        try:
+            yield {}
+        finally:
+            events.append("stop")
+
+    srv = fastmcp.FastMCP("weather", lifespan=lifespan)
+
+    @srv.tool
+    def forecast(city: str, days: int = 3) -> list[dict]:
+        """Forecast for a city."""
+        return [{"day": i, "city": city, "temp": 20 + i} for i in range(days)]
+
+    @srv.tool
+    async def greet(ctx: fastmcp.Context) -> str:
+        """Ask the person their name."""
+        await ctx.info("about to ask")
+        answer = await ctx.elicit("Your name?", response_type=str)
+        return f"hello {answer.data}" if answer.action == "accept" else f"no name ({answer.action})"
+
+    @srv.resource("data://cities")
+    def cities() -> list[str]:
+        return ["Paris", "Oslo"]
+
+    @srv.prompt
+    def ask(city: str) -> str:
+        return f"What is the weather in {city}?"
+
+    return srv
+
+
+class Ada(Interaction):
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
+        return ElicitResult(action="accept", content={"value": "Ada"})
+
+
+def test_a_fastmcp_server_runs_in_process_inside_its_lifespan(pool):
+    events: list[str] = []
+    table = pool.connect("w", server=weather(events))
+    assert table.state == "connected" and events == ["start"]
+    assert {t.name for t in pool.tools("w")} == {"forecast", "greet"}
+    result = pool.call("w", "forecast", {"city": "Paris", "days": 2})
+    assert result.df is not None and list(result.df["temp"]) == [20, 21]
+    assert pool.read("w", "data://cities").text == '["Paris", "Oslo"]'
+    assert "Oslo" in pool.prompt("w", "ask", {"city": "Oslo"}).text
+    pool.disconnect("w")
+    assert events == ["start", "stop"]  # its shutdown hooks ran
+
+
+def test_a_fastmcp_tool_asks_the_person_and_logs(pool):
+    """FastMCP's ``ctx.elicit`` is a server-initiated request, which only the 2025-11-25 era has
+    (on a 2026-07-28 connection FastMCP itself refuses it, and says so in the result)."""
+    pool.interaction = Ada()
+    pool.connect("w", server=weather([]), era="legacy")
+    result = pool.call("w", "greet")
+    assert result.text == "hello Ada"
+    assert [log.data["msg"] for log in result.logs] == ["about to ask"]  # FastMCP logs {"msg", "extra"}
+    pool.connect("m", server=weather([]))
+    refused = pool.call("m", "greet")
+    assert refused.is_error and "unavailable on 2026-07-28 connections" in refused.text
+
+
+def test_anything_else_is_still_refused_by_name(pool):
+    from mcpnb.client.errors import ConfigError
+
+    class NotAServer:
+        _mcp_server = "looks like one"
+
+    with pytest.raises(ConfigError, match="or a FastMCP\\), not a NotAServer"):
+        pool.connect("x", server=NotAServer())
