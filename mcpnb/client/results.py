@@ -108,10 +108,11 @@ class ToolResult:
     def df(self) -> Any:
         """The structured payload as a pandas DataFrame: records, columns, one object as one row
         (nested keys flattened to ``a.b``), or plain values as one ``value`` column. A payload
-        holding several tables says to use ``.dfs``."""
+        holding several tables says to use ``.dfs``. A tool without ``structuredContent`` whose
+        text is one JSON object or array (older servers' way) is read from its text."""
         from mcpnb.client.frames import to_dataframe
 
-        return to_dataframe(self.data)
+        return to_dataframe(self._tabular())
 
     @property
     def dfs(self) -> dict[str, Any]:
@@ -119,7 +120,28 @@ class ToolResult:
         dict of DataFrames by key."""
         from mcpnb.client.frames import to_dataframes
 
-        return to_dataframes(self.data)
+        return to_dataframes(self._tabular())
+
+    def _tabular(self) -> Any:
+        """What ``.df`` reads: the structured payload, else text that is JSON; else why neither."""
+        if self.structured is not None:
+            return self.data
+        from mcpnb.client.frames import NotTabularError
+
+        text = self.text.strip()
+        if self.is_error:
+            first = text.splitlines()[0] if text else "no message"
+            raise NotTabularError(f"{self.label} failed, so there is no table: {first}")
+        if text[:1] in ("[", "{"):
+            try:
+                return json.loads(text)
+            except ValueError:
+                pass
+        said = "only text (read .text)" if text else "no text either"
+        raise NotTabularError(
+            f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "
+            "structuredContent, or text that is one JSON object or array"
+        )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

@@ -32,6 +32,33 @@ def test_server_everything_over_stdio(pool, everything):
     assert said.startswith("instructions: Everything Server – Server Instructions …"), said
 
 
+def test_df_of_a_tool_without_structured_content(pool, everything):
+    """Older tools answer in text only: JSON text (server-everything's ``get-env``) becomes a table;
+    plain text and an error say what there is instead of "not tabular: got null"."""
+    from mcpnb.client.frames import NotTabularError
+
+    pool.connect("everything", command="node", args=[everything, "stdio"], env={"COLOUR": "teal"})
+    env = pool.call("everything", "get-env", {})
+    assert env.structured is None and env.df.loc[0, "COLOUR"] == "teal"  # one object, one row
+    with pytest.raises(
+        NotTabularError, match=r"everything.echo returned no structuredContent, only text \(read \.text\)"
+    ):
+        _ = pool.call("everything", "echo", {"message": "hi"}).df
+    from mcp.server.mcpserver import MCPServer
+
+    mine = MCPServer("mine", log_level="WARNING")
+
+    @mine.tool()
+    def fail() -> str:
+        raise ValueError("the disk is full")
+
+    pool.connect("mine", server=mine)
+    failed = pool.call("mine", "fail")
+    assert failed.is_error
+    with pytest.raises(NotTabularError, match=r"^mine.fail failed, so there is no table: Error executing tool fail$"):
+        _ = failed.dfs
+
+
 def test_server_everything_asks_for_the_configured_roots(pool, everything, tmp_path):
     """MCP roots (2025-11-25): offered only where configured; the server asks with ``roots/list``."""
     (tmp_path / "data").mkdir()
