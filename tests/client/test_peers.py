@@ -55,7 +55,9 @@ def test_df_of_a_tool_without_structured_content(pool, everything):
     pool.connect("mine", server=mine)
     failed = pool.call("mine", "fail")
     assert failed.is_error
-    with pytest.raises(NotTabularError, match=r"^mine.fail failed, so there is no table: Error executing tool fail$"):
+    with pytest.raises(
+        NotTabularError, match=r"^mine.fail failed, so there is no table: Error executing tool fail$"
+    ):
         _ = failed.dfs
 
 

@@ -190,6 +190,10 @@ def _squash(key: str) -> str:
 
 def _text(data: Mapping[str, Any], key: str, file: str) -> str:
     value = data.get(key)
+    if value is None:  # missing: perhaps misspelled (desciption), which other keys may be
+        typo = next((k for k in map(str, data) if did_you_mean(k, [key]) == key), None)
+        if typo is not None:
+            raise ConfigError(f"required, and missing: is {typo!r} it, misspelled?", file=file, key=key)
     if not isinstance(value, str) or not value.strip():
         got = "nothing" if value is None else repr(value)
         raise ConfigError(f"expected a non-empty string, got {got}", file=file, key=key)

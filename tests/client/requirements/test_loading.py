@@ -182,6 +182,11 @@ def test_a_requires_name_nobody_has_suggests_a_neighbour(tmp_path):
         ("name: x\ndescription: d\nmcpServers: {}\n", "key 'mcpServers': mcpnb reads this under 'mcp:'"),
         ("name: x\n", "key 'description': expected a non-empty string, got nothing"),
         (
+            "name: x\ndesciption: d\n",
+            "key 'description': required, and missing: is 'desciption' it, misspelled?",
+        ),
+        ("Name: x\ndescription: d\n", "key 'name': required, and missing: is 'Name' it, misspelled?"),
+        (
             "name: x\ndescription: d\nmcp:\n  servers:\n    t: {command: x, verison: '1'}\n",
             "server 't': key 'verison'",
         ),
