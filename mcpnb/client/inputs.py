@@ -61,9 +61,12 @@ async def ask_inputs(
     if variables is None or not lacking:
         return values
     users = list(dict.fromkeys(s for names in lacking.values() for s in names))
+    many = len(lacking) > 1
     message = (
-        f"{variables.file} leaves {'these' if len(lacking) > 1 else 'this'} to its client, as VS Code "
-        "prompts for them: used in the servers' settings, never saved."
+        f"{variables.file} asks its client for {'these values' if many else 'this value'} before "
+        f"starting {', '.join(users)}, as VS Code prompts for them. "
+        f"{'They go' if many else 'It goes'} into the server settings only, and {'are' if many else 'is'} "
+        "not saved."
     )
     result, _nobody = await ask_form(
         interaction, ", ".join(users), message, question(variables, lacking), call or CallContext(), "inputs"

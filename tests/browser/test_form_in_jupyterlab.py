@@ -5,6 +5,7 @@ Fixtures and a person's hands (typing key by key, never ``fill()``) are in :mod:
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -227,6 +228,62 @@ def test_a_magic_call_asks_the_person_in_its_own_cell(lab, pw, shots):
         assert got["answers"] == [{"question": "What should we call you?", "answer": "Ada"}]
         expect(calling_cell.locator(".jp-OutputArea-output", has_text="Ada").last).to_be_visible()
         shots.take(page, "form-after")
+    finally:
+        browser.close()
+
+
+VSCODE_CELLS = (
+    "%load_ext mcpnb",
+    "%mcp connect --config .vscode/mcp.json",
+    "import json, pathlib, mcpnb\n"
+    "config = mcpnb.default_pool().connection('probe').config\n"
+    "_ = pathlib.Path('vscode.json').write_text(json.dumps([config.args[-1], config.env['PROBE_KEY']]))",
+)
+
+
+def test_a_vs_code_files_inputs_are_typed_into_a_form_in_jupyterlab(lab, pw, shots):
+    """``%mcp connect --config .vscode/mcp.json``: what VS Code would prompt for is one form in the
+    cell; the password typed key by key reaches the server and leaves the page once sent."""
+    import sys
+
+    (lab.root / ".vscode").mkdir(exist_ok=True)
+    (lab.root / ".vscode" / "mcp.json").write_text(
+        json.dumps(
+            {
+                "inputs": [
+                    {"type": "pickString", "id": "toolset", "options": ["core", "ui"], "default": "core"},
+                    {"type": "promptString", "id": "key", "description": "API key", "password": True},
+                ],
+                "servers": {
+                    "probe": {
+                        "command": sys.executable,
+                        "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"],
+                        "env": {"PROBE_KEY": "${input:key}"},
+                    }
+                },
+            }
+        )
+    )
+    write_notebook(lab.root / "vscode.ipynb", *VSCODE_CELLS)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "vscode.ipynb")
+        cell = page.locator(PANEL).locator(".jp-CodeCell").nth(1)
+        form = cell.locator(".mcpnb-form")
+        expect(form).to_be_visible(timeout=90000)
+        expect(form).to_contain_text(".vscode/mcp.json asks its client for these values")
+        cell.locator(".mcpnb-field-toolset").get_by_text("ui").click()
+        key = cell.locator(".mcpnb-field-key input")
+        expect(key).to_have_attribute("type", "password")
+        type_into(page, key, "k-typed 42")
+        shots.take(page, "inputs-before")
+        form.get_by_role("button", name="Accept").click()
+        assert wait_file(lab.root / "vscode.json") == ["ui", "k-typed 42"]
+        expect(cell.locator(".jp-OutputArea-output", has_text="connected").last).to_be_visible()
+        expect(key).to_have_value("")  # sent, the secret leaves the page
+        expect(cell).not_to_contain_text("k-typed 42")
+        shots.take(page, "inputs-after")
     finally:
         browser.close()
 
