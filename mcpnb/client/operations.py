@@ -10,8 +10,9 @@ requests (a log level's name, a completion's reference) live here too.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import requests
@@ -114,8 +115,35 @@ class ConnectionRequests:
         """Every prompt, page by page."""
         return await self._every_page("prompts/list", lambda c, at: c.list_prompts(cursor=at), "prompts")
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:
-        return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, arguments))
+    async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        """``prompts/get`` once the name and arguments are checked against the server's list (a
+        typo gets a did-you-mean, not each server's own words); values that are not text are sent
+        as JSON text, since prompt arguments are strings on the wire."""
+        texts = {
+            k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+            for k, v in (arguments or {}).items()
+        }
+        await self._check_prompt(name, texts)
+        return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, texts or None))
+
+    async def _check_prompt(self, name: str, arguments: Mapping[str, str]) -> None:
+        try:
+            prompts = {p.name: p for p in await self.list_prompts()}
+        except McpnbError:  # no list to check against: the server says what is wrong, if anything
+            return
+        if name not in prompts:
+            raise ArgumentsError(
+                f"server {self.name!r} has no prompt {name!r}{did_you_mean_text(name, prompts)}"
+            )
+        declared = {a.name: a for a in prompts[name].arguments or ()}
+        label = f"{self.name}.{name}"
+        for key in arguments:
+            if key not in declared:
+                hint, have = did_you_mean_text(key, declared), ", ".join(declared) or "none"
+                raise ArgumentsError(f"{label}: unknown argument {key!r}{hint} (its arguments: {have})")
+        missing = [a for a, spec in declared.items() if spec.required and a not in arguments]
+        if missing:
+            raise ArgumentsError(f"{label}: missing required argument {missing[0]!r}")
 
     # ------------------------------------------------------------------ logging, completion, subscriptions
     async def set_log_level(self, level: str) -> None:

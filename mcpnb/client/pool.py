@@ -719,16 +719,20 @@ class Pool:
     async def aprompts(self, server: str) -> list[Any]:
         return await self._arun(self.connection(server).list_prompts())
 
-    def prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> PromptMessages:
-        """``prompts/get``: the messages (a list), ``.text`` of them all, ``.sdk_result``."""
+    def prompt(self, server: str, name: str, arguments: Mapping[str, Any] | None = None) -> PromptMessages:
+        """``prompts/get``: the messages (a list), ``.text`` of them all, ``.sdk_result``.
+
+        The name and arguments are checked against the server's prompt list first (an
+        :class:`ArgumentsError` with a did-you-mean; nothing sent); a value that is not text goes
+        as JSON text (``3`` as ``"3"``), since prompt arguments are strings."""
         return self._run(self._prompt(server, name, arguments))
 
     async def aprompt(
-        self, server: str, name: str, arguments: dict[str, str] | None = None
+        self, server: str, name: str, arguments: Mapping[str, Any] | None = None
     ) -> PromptMessages:
         return await self._arun(self._prompt(server, name, arguments))
 
-    async def _prompt(self, server: str, name: str, arguments: dict[str, str] | None) -> PromptMessages:
+    async def _prompt(self, server: str, name: str, arguments: Mapping[str, Any] | None) -> PromptMessages:
         from mcpnb.client.contents import PromptMessages
 
         return PromptMessages(server, name, await self.connection(server).get_prompt(name, arguments))

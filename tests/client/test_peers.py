@@ -61,6 +61,27 @@ def test_df_of_a_tool_without_structured_content(pool, everything):
         _ = failed.dfs
 
 
+def test_pool_prompt_checks_names_and_arguments_before_sending(pool, everything):
+    """server-everything answers a typo in its own words ("Invalid input: expected string, received
+    undefined at city" for ``citty``); the pool names the mistake, and sends a number as text (the
+    SDK's model refused it: "1 validation error for GetPromptRequestParams")."""
+    from mcpnb.client.errors import ArgumentsError
+
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    with pytest.raises(
+        ArgumentsError, match=r"^server 'ev' has no prompt 'args-promt'; did you mean 'args-prompt'\?$"
+    ):
+        pool.prompt("ev", "args-promt", {"city": "Paris"})
+    with pytest.raises(
+        ArgumentsError,
+        match=r"^ev.args-prompt: unknown argument 'citty'; did you mean 'city'\? \(its arguments: city",
+    ):
+        pool.prompt("ev", "args-prompt", {"citty": "Paris"})
+    with pytest.raises(ArgumentsError, match=r"^ev.args-prompt: missing required argument 'city'$"):
+        pool.prompt("ev", "args-prompt", {"state": "IDF"})
+    assert "weather in 75001" in pool.prompt("ev", "args-prompt", {"city": 75001}).text
+
+
 def test_server_everything_asks_for_the_configured_roots(pool, everything, tmp_path):
     """MCP roots (2025-11-25): offered only where configured; the server asks with ``roots/list``."""
     (tmp_path / "data").mkdir()

@@ -12,7 +12,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.client.errors import McpnbError, did_you_mean_text
+from mcpnb.client.errors import ArgumentsError, McpnbError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
 from mcpnb.client.toolinfo import ToolList
 from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs, split_target
@@ -427,24 +427,8 @@ def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
     known_server(ctx, server)
     parsed = parse_pairs(ns.pairs, ctx.namespaces)
     # Prompt arguments are strings on the wire: keep what was typed, not its JSON reading.
-    args = {k: parsed.raw.get(k, v if isinstance(v, str) else _text(v)) for k, v in parsed.items()}
-    known = {str(getattr(p, "name", "")): p for p in ctx.pool.prompts(server)}
-    if name not in known:
-        raise UsageError(
-            f"server {server!r} has no prompt {name!r}{did_you_mean_text(name, known)}"
-            f" (%mcp prompts {server} lists them)"
-        )
-    declared = {a.name: a for a in (getattr(known[name], "arguments", None) or [])}
-    for key in args:
-        if key not in declared:
-            raise UsageError(f"{server}.{name}: unknown argument {key!r}{did_you_mean_text(key, declared)}")
-    missing = [a for a, spec in declared.items() if getattr(spec, "required", False) and a not in args]
-    if missing:
-        raise UsageError(f"{server}.{name}: missing required argument {missing[0]!r}")
-    return ctx.pool.prompt(server, name, args)
-
-
-def _text(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
+    args = {k: parsed.raw.get(k, v) for k, v in parsed.items()}
+    try:
+        return ctx.pool.prompt(server, name, args)
+    except ArgumentsError as exc:
+        raise UsageError(f"{exc} (%mcp prompts {server} lists them)") from None
