@@ -16,7 +16,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import requests
-from mcpnb.client.errors import ArgumentsError, McpnbError, check_offered, did_you_mean_text
+from mcpnb.client.errors import (
+    ArgumentsError,
+    CallError,
+    McpnbError,
+    check_offered,
+    did_you_mean,
+    did_you_mean_text,
+)
 from mcpnb.client.paging import every_page
 
 if TYPE_CHECKING:
@@ -109,7 +116,27 @@ class ConnectionRequests:
         )
 
     async def read_resource(self, uri: str) -> Any:
-        return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
+        """``resources/read``; a refusal of a URI the server does not list gets a did-you-mean
+        from its list (looked up only then: servers say "not found" in words of every kind)."""
+        try:
+            return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
+        except CallError as exc:
+            close = await self.closest_listed(uri) if type(exc) is CallError else None
+            if close is None or close in str(exc):
+                raise
+            raise CallError(f"{exc}; did you mean {close!r}?") from exc
+
+    async def closest_listed(self, uri: str) -> str | None:
+        """The listed resource ``uri`` is probably a typo of; None when it is listed, fits a
+        template, nothing is close, or the lists cannot be read."""
+        try:
+            listed = [str(r.uri) for r in await self.list_resources()]
+            templates = [str(t.uri_template) for t in await self.list_resource_templates()]
+        except McpnbError:
+            return None
+        if uri in listed or any(template_fits(t, uri) for t in templates):
+            return None
+        return did_you_mean(uri, listed)
 
     async def list_prompts(self) -> list[Any]:
         """Every prompt, page by page."""
@@ -247,6 +274,12 @@ def completion_reference(prompt: str, template: str | None) -> Any:
     if template:
         return types.ResourceTemplateReference(type="ref/resource", uri=template)
     return types.PromptReference(type="ref/prompt", name=prompt)
+
+
+def template_fits(template: str, uri: str) -> bool:
+    """Whether ``uri`` could come from an RFC 6570 ``template`` (each ``{…}`` taken as any text)."""
+    parts = re.split(r"\{[^}]*\}", template)
+    return re.fullmatch(".+".join(map(re.escape, parts)), uri) is not None
 
 
 def template_variables(template: str) -> list[str]:

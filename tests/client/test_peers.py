@@ -82,6 +82,20 @@ def test_pool_prompt_checks_names_and_arguments_before_sending(pool, everything)
     assert "weather in 75001" in pool.prompt("ev", "args-prompt", {"city": 75001}).text
 
 
+def test_a_resource_read_refused_for_a_typo_says_the_listed_one_it_was_probably(pool, everything):
+    from mcpnb import CallError
+
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    doc = "demo://resource/static/document/architecture.md"
+    with pytest.raises(CallError, match=rf"not found \(MCP error -32602\); did you mean '{doc}'\?$"):
+        pool.read("ev", doc.replace("architecture", "architectur"))
+    with pytest.raises(
+        CallError, match=r"Unknown resource: demo://resource/dynamic/text/abc \(MCP error -32603\)$"
+    ):
+        pool.read("ev", "demo://resource/dynamic/text/abc")  # fits a template: the server's words alone
+    assert pool.read("ev", doc).text  # the right one reads
+
+
 def test_server_everything_asks_for_the_configured_roots(pool, everything, tmp_path):
     """MCP roots (2025-11-25): offered only where configured; the server asks with ``roots/list``."""
     (tmp_path / "data").mkdir()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextvars
-import re
 import threading
 from datetime import datetime
 from typing import Any
@@ -130,22 +129,17 @@ def _unlisted(ctx: Context, server: str, uri: str) -> str | None:
     typo (``probe://statu``) would be watched, and never change. Not a refusal: a server may
     announce updates of resources it does not list."""
     from mcpnb.client.errors import McpnbError, did_you_mean_text
+    from mcpnb.client.operations import template_fits
 
     try:
         listed = [str(r.uri) for r in ctx.pool.resources(server)]
         templates = [str(t.uri_template) for t in ctx.pool.resource_templates(server)]
     except McpnbError:
         return None
-    if uri in listed or any(_fits(template, uri) for template in templates):
+    if uri in listed or any(template_fits(template, uri) for template in templates):
         return None
     hint = did_you_mean_text(uri, listed)
     return f"⚠ {server} lists no resource {uri}, so it may never change (watching it anyway){hint}"
-
-
-def _fits(template: str, uri: str) -> bool:
-    """Whether ``uri`` could come from an RFC 6570 ``template`` (each ``{…}`` taken as any text)."""
-    parts = re.split(r"\{[^}]*\}", template)
-    return re.fullmatch(".+".join(map(re.escape, parts)), uri) is not None
 
 
 @command("unsubscribe", "Stop watching a resource (every %mcp subscribe of it).", store=False)
