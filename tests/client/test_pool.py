@@ -571,6 +571,24 @@ def test_connect_config_reads_a_vs_code_file_with_its_inputs(pool, tmp_path):
     assert pool.status()["probe"].state == "connected"  # the other server is untouched
 
 
+def test_connect_config_reads_cursors_file(pool, tmp_path, monkeypatch):
+    """``.cursor/mcp.json``: probe-kit starts at ``${workspaceFolder}`` with ``${env:…}`` filled."""
+    import json
+
+    project = tmp_path / "proj"
+    (project / ".cursor").mkdir(parents=True)
+    entry = {
+        "command": sys.executable,
+        "args": ["-m", "mcpnb.probekit", "--toolset", "${env:PROBE_SET}", "--root", "${workspaceFolder}"],
+    }
+    (project / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"probe": entry}}))
+    monkeypatch.setenv("PROBE_SET", "core")
+    table = pool.connect_config(project / ".cursor" / "mcp.json")
+    assert table["probe"].state == "connected" and table["probe"].tools == 15
+    status = json.loads(pool.read("probe", "probe://status").contents[0].text)
+    assert status["root"] == str(project.resolve())
+
+
 def test_resources_prompts_and_completions_have_async_twins(pool):
     """An awaiting cell (or any asyncio app) reads and renders without blocking its own loop."""
     from mcpnb.probekit import create_server

@@ -16,7 +16,7 @@ from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORT
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
 from mcpnb.client.config.resolve import transport_of_url
 from mcpnb.client.config.validate import NESTED_TOO_DEEP, kind, parse
-from mcpnb.client.config.vscode import Variables, is_vscode, read_servers, without_comments
+from mcpnb.client.config.vscode import Variables, cursor_variables, is_vscode, read_servers, without_comments
 from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
 
 PROJECT_FILE = ".mcp.json"
@@ -239,7 +239,7 @@ def _file_servers(
             file=file,
             key="mcpServers",
         )
-    return servers, None
+    return servers, cursor_variables(path)
 
 
 def _may_be_vscode(path: Path) -> bool:

@@ -14,6 +14,9 @@ reads it:
   from every message, like a secret-named variable;
 - VS Code's own keys that do not change how a server runs (``dev``, ``gallery``, ``version``) are
   left out; the rest are ``.mcp.json`` keys (``envFile`` is refused there, saying why).
+
+Cursor's ``.cursor/mcp.json`` keeps ``mcpServers`` (plain JSON) but expands the same variables,
+without inputs: :func:`cursor_variables`.
 """
 
 from __future__ import annotations
@@ -179,9 +182,7 @@ def read_servers(
             key="inputs",
             suggestion=hint,
         )
-    workspace = path.resolve().parent
-    if workspace.name == ".vscode":
-        workspace = workspace.parent
+    workspace = _workspace(path)
     entries = {
         name: {k: v for k, v in entry.items() if k not in IGNORED_KEYS} if isinstance(entry, dict) else entry
         for name, entry in servers.items()
@@ -192,6 +193,18 @@ def read_servers(
         if not (isinstance(entry, dict) and entry.get("enabled") is False)
     }
     return entries, Variables(file, workspace, declared, dict(inputs or {}), used)
+
+
+def cursor_variables(path: Path) -> Variables | None:
+    """Cursor's ``.cursor/mcp.json`` is ``mcpServers`` JSON, as ours, but expands VS Code's
+    variables (``${env:NAME}``, ``${workspaceFolder}``, ``${userHome}``, …; it has no inputs)."""
+    return Variables(str(path), _workspace(path)) if path.resolve().parent.name == ".cursor" else None
+
+
+def _workspace(path: Path) -> Path:
+    """``${workspaceFolder}``: the folder holding the editor's ``.vscode`` or ``.cursor``."""
+    folder = path.resolve().parent
+    return folder.parent if folder.name in (".vscode", ".cursor") else folder
 
 
 def _inputs(raw: Any, file: str) -> dict[str, Input]:

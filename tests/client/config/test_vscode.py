@@ -132,3 +132,29 @@ def test_a_syntax_error_in_a_vs_code_file_is_its_own_not_the_comments(tmp_path, 
     )
     err = config_error(load_file, path, environ=environ)
     assert str(err) == f"{path}: invalid JSON at line 5, column 5: Expecting ',' delimiter"
+
+
+def test_cursors_file_is_mcp_servers_json_with_vs_codes_variables(tmp_path, environ):
+    """``.cursor/mcp.json`` (Cursor's project file) writes ``${env:NAME}`` and ``${workspaceFolder}``
+    as VS Code does; they were refused ("VS Code's ${env:MY_TOKEN} is ${MY_TOKEN} here")."""
+    path = write(
+        tmp_path / "proj" / ".cursor" / "mcp.json",
+        {
+            "mcpServers": {
+                "local": {"command": "x", "args": ["--root", "${workspaceFolder}", "--home", "${userHome}"]},
+                "remote": {
+                    "url": "http://127.0.0.1:9/mcp",
+                    "headers": {"Authorization": "Bearer ${env:TOKEN}", "X-Plain": "${PLAIN:-p}"},
+                },
+                "asks": {"command": "x", "args": ["${input:key}"]},
+            }
+        },
+    )
+    found = load_config(path=path, environ={**environ, "TOKEN": API_KEY}, keep_going=True)
+    assert found.servers["local"].args == ("--root", str(tmp_path / "proj"), "--home", str(Path.home()))
+    assert dict(found.servers["remote"].headers) == {"Authorization": f"Bearer {API_KEY}", "X-Plain": "p"}
+    assert "${input:key}: the file's inputs declare no 'key'" in found.problems["asks"]
+    # elsewhere, ${env:NAME} is still not ours: a .mcp.json says how to write it
+    plain = write(tmp_path / ".mcp.json", {"mcpServers": {"s": {"command": "x", "args": ["${env:TOKEN}"]}}})
+    err = config_error(load_config, path=plain, environ=environ)
+    assert "VS Code's ${env:TOKEN} is ${TOKEN} here" in str(err)
