@@ -5,7 +5,6 @@ Fixtures and a person's hands (typing key by key, never ``fill()``) are in :mod:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from browser.lab import (
     wait_file,
     write_notebook,
 )
+from tests.client.config.helpers import write_probe_vscode
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -244,26 +244,7 @@ VSCODE_CELLS = (
 def test_a_vs_code_files_inputs_are_typed_into_a_form_in_jupyterlab(lab, pw, shots):
     """``%mcp connect --config .vscode/mcp.json``: what VS Code would prompt for is one form in the
     cell; the password typed key by key reaches the server and leaves the page once sent."""
-    import sys
-
-    (lab.root / ".vscode").mkdir(exist_ok=True)
-    (lab.root / ".vscode" / "mcp.json").write_text(
-        json.dumps(
-            {
-                "inputs": [
-                    {"type": "pickString", "id": "toolset", "options": ["core", "ui"], "default": "core"},
-                    {"type": "promptString", "id": "key", "description": "API key", "password": True},
-                ],
-                "servers": {
-                    "probe": {
-                        "command": sys.executable,
-                        "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"],
-                        "env": {"PROBE_KEY": "${input:key}"},
-                    }
-                },
-            }
-        )
-    )
+    write_probe_vscode(lab.root)
     write_notebook(lab.root / "vscode.ipynb", *VSCODE_CELLS)
     browser = launch(pw)
     try:

@@ -23,6 +23,23 @@ def write(path: Path, data: Any) -> Path:
     return path
 
 
+def write_probe_vscode(folder: Path) -> Path:
+    """``folder/.vscode/mcp.json`` whose one server, probe-kit over stdio, needs two inputs: a
+    ``toolset`` (a pick: core or ui) and a ``key`` (a password, in the server's ``PROBE_KEY``)."""
+    import sys
+
+    entry = {
+        "command": sys.executable,
+        "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"],
+        "env": {"PROBE_KEY": "${input:key}"},
+    }
+    inputs = [
+        {"type": "pickString", "id": "toolset", "description": "Which toolset", "options": ["core", "ui"]},
+        {"type": "promptString", "id": "key", "description": "API key", "password": True},
+    ]
+    return write(folder / ".vscode" / "mcp.json", {"inputs": inputs, "servers": {"probe": entry}})
+
+
 def servers(**entries: Any) -> dict[str, Any]:
     return {"mcpServers": entries}
 

@@ -5,9 +5,9 @@ awaits, stdin prompts when it cannot wait for a click, nobody when headless)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
+from tests.client.config.helpers import write_probe_vscode
 from tests.frontend import Frontend
 
 KEY = "k-SECRET-4410"
@@ -15,27 +15,7 @@ KEY = "k-SECRET-4410"
 
 def _setup(fe: Frontend, tmp_path: Path) -> str:
     """A VS Code file whose one server needs a toolset (a pick) and a key (a password)."""
-    data = {
-        "inputs": [
-            {
-                "type": "pickString",
-                "id": "toolset",
-                "description": "Which toolset",
-                "options": ["core", "ui"],
-            },
-            {"type": "promptString", "id": "key", "description": "API key", "password": True},
-        ],
-        "servers": {
-            "probe": {
-                "command": sys.executable,
-                "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"],
-                "env": {"PROBE_KEY": "${input:key}"},
-            }
-        },
-    }
-    path = tmp_path / ".vscode" / "mcp.json"
-    path.parent.mkdir()
-    path.write_text(json.dumps(data))
+    path = write_probe_vscode(tmp_path)
     assert fe.reply(fe.execute("%load_ext mcpnb"))["status"] == "ok"
     return str(path)
 
