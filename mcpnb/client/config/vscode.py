@@ -134,7 +134,7 @@ class Variables:
             )
         value = self.values.get(name)
         server = fail("").server or ""
-        if value is None and server not in self.used:
+        if value is None and server and server not in self.used:
             return ""  # a disabled server: never started, so nothing to prompt for
         if value is None:  # say every input this server lacks, not one per attempt
             raise fail(self._lacking(list(self.lacking([server])) or [name]))
