@@ -222,9 +222,9 @@ def _content_text(content: Any) -> str:
         return str(_get(content, "text") or "")
     if kind in ("image", "audio"):
         data = _get(content, "data") or ""
-        return f"[{kind} {_get(content, 'mimeType', 'mime_type') or ''}, {len(data) * 3 // 4} bytes]"
+        return f"[{kind} {_get(content, 'mime_type', 'mimeType') or ''}, {len(data) * 3 // 4} bytes]"
     if kind in ("tool_use", "tool_result"):
-        return f"[{kind} {_get(content, 'name') or _get(content, 'toolUseId', 'tool_use_id') or ''}]"
+        return f"[{kind} {_get(content, 'name') or _get(content, 'tool_use_id', 'toolUseId') or ''}]"
     if content is None:
         return ""
     try:
@@ -238,18 +238,18 @@ def sampling_view(params: Any) -> SamplingView:
     view = SamplingView()
     for message in _get(params, "messages") or []:
         view.messages.append((str(_get(message, "role") or "?"), _content_text(_get(message, "content"))))
-    system = _get(params, "systemPrompt", "system_prompt")
+    system = _get(params, "system_prompt", "systemPrompt")
     view.system_prompt = str(system) if system else None
-    max_tokens = _get(params, "maxTokens", "max_tokens")
+    max_tokens = _get(params, "max_tokens", "maxTokens")
     view.max_tokens = max_tokens if isinstance(max_tokens, int) else None
     temperature = _get(params, "temperature")
     view.temperature = temperature if isinstance(temperature, int | float) else None
-    prefs = _get(params, "modelPreferences", "model_preferences")
+    prefs = _get(params, "model_preferences", "modelPreferences")
     for hint in _get(prefs, "hints") or []:
         name = _get(hint, "name")
         if name:
             view.model_hints.append(str(name))
-    view.stop_sequences = [str(s) for s in (_get(params, "stopSequences", "stop_sequences") or [])]
+    view.stop_sequences = [str(s) for s in (_get(params, "stop_sequences", "stopSequences") or [])]
     return view
 
 

@@ -120,6 +120,21 @@ def test_sampling_view_reads_sdk_params_and_dicts():
     assert d == v
 
 
+def test_sampling_view_reads_sdk_models_without_fastmcps_deprecation_warnings():
+    """Once fastmcp is imported (a FastMCP server written in a cell), reading an SDK model's
+    camelCase names warns ("Accessing `CreateMessageRequestParams.maxTokens` is deprecated"), and
+    each warning lands in the person's cell: the snake_case names are read first."""
+    import warnings
+
+    import fastmcp  # noqa: F401  (its shims are what warn)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        v = sampling_view(SAMPLING)
+    assert [str(w.message) for w in caught] == []
+    assert v.system_prompt == "You are terse" and v.messages[1][1].startswith("[image image/png")
+
+
 def test_sampling_panel_accept_and_reject():
     got: list[SamplingOutcome] = []
     p = SamplingPanel(SAMPLING, server="everything", on_done=got.append)
