@@ -67,8 +67,8 @@ class SessionCallbacks:
         roots = [types.Root(uri=Path(p).as_uri(), name=Path(p).name or p) for p in self.config.roots]
         return types.ListRootsResult(roots=roots)
 
-    def _on_sdk_log(self, line: str) -> None:
-        self.emit("sdk", line)
+    def _on_sdk_log(self, line: str, kind: str = "sdk") -> None:
+        self.emit(kind, line)
 
     def _on_response(
         self, status: int, request_headers: Any, message: str | None = None, challenge: str | None = None

@@ -11,7 +11,9 @@ The SDK also logs tracebacks at WARNING and above from its transport tasks (a se
 garbage, an SSE stream that dies, "Session termination failed" on disconnect). Without a handler,
 Python prints those to stderr, which in a kernel is whichever cell is running. A record logged in a
 connection's own tasks (:data:`SERVER_LOG` is set there) goes to that server's log instead
-(``%mcp logs NAME``), as one line.
+(``%mcp logs NAME``), as one line. So do a FastMCP server's, run in-process: its tasks are the
+connection's, and a tool that raises would otherwise print a framed traceback into the cell (a
+stdio server's stderr goes to its log as well).
 """
 
 from __future__ import annotations
@@ -26,15 +28,17 @@ from typing import Any
 
 from mcpnb.client.redact import REDACTED, redact_url, scrub
 
-#: Set in a connection's owner task (inherited by the SDK tasks it starts): where its SDK warnings go.
-SERVER_LOG: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+#: Set in a connection's owner task (inherited by the SDK tasks it starts): where its SDK warnings go,
+#: as ``route(line, kind)`` (kind ``sdk``, or ``server`` for an in-process server's own logger).
+SERVER_LOG: contextvars.ContextVar[Callable[[str, str], None] | None] = contextvars.ContextVar(
     "mcpnb_server_log", default=None
 )
 
-#: The SDK's loggers (its session logs as plain "client").
-SDK_LOGGERS = ("mcp", "mcp_types", "client")
+#: The SDK's loggers (its session logs as plain "client"), and FastMCP's: what a connection's own
+#: tasks log at WARNING and above goes to its server's log.
+SERVER_LOGGERS = ("mcp", "mcp_types", "client", "fastmcp")
 #: Loggers whose records are rewritten (with every child logger that exists when :func:`install` runs).
-WATCHED = ("httpx2", "httpx", "httpcore", *SDK_LOGGERS, "sse_starlette", "uvicorn")
+WATCHED = ("httpx2", "httpx", "httpcore", *SERVER_LOGGERS, "sse_starlette", "uvicorn")
 
 _URL = re.compile(r"""\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>`]+""")
 _SECRET_NAME = r"[\w-]*(?:authorization|cookie|token|secret|passw(?:or)?d|api[-_]?key|[-_]key)[\w-]*"
@@ -82,16 +86,17 @@ class CredentialFilter(logging.Filter):
                 record.exc_text = redact_text(record.exc_text)
             record.msg, record.args = text, None
             route = SERVER_LOG.get()
-            if route is not None and record.levelno >= logging.WARNING and _is_sdk(record.name):
-                route(f"[{record.levelname.lower()}] {text}{_cause(record)}")
+            if route is not None and record.levelno >= logging.WARNING and _is_servers(record.name):
+                kind = "server" if record.name.split(".", 1)[0] == "fastmcp" else "sdk"
+                route(f"[{record.levelname.lower()}] {text}{_cause(record)}", kind)
                 return False
         except Exception:  # a filter must never break logging
             return True
         return True
 
 
-def _is_sdk(name: str) -> bool:
-    return name.split(".", 1)[0] in SDK_LOGGERS
+def _is_servers(name: str) -> bool:
+    return name.split(".", 1)[0] in SERVER_LOGGERS
 
 
 def _cause(record: logging.LogRecord) -> str:

@@ -87,3 +87,23 @@ def test_anything_else_is_still_refused_by_name(pool):
 
     with pytest.raises(ConfigError, match="or a FastMCP\\), not a NotAServer"):
         pool.connect("x", server=NotAServer())
+
+
+def test_a_fastmcp_tools_traceback_goes_to_the_servers_log_not_the_cell(pool, capfd):
+    """FastMCP logs a raising tool with a framed traceback on stderr (the running cell, in a
+    kernel); run in-process, that goes to the server's log as one line, as a stdio server's would."""
+    srv = fastmcp.FastMCP("media")
+
+    @srv.tool
+    def boom(x: int) -> int:
+        raise ValueError(f"bad x {x}")
+
+    pool.connect("m", server=srv)
+    capfd.readouterr()
+    result = pool.call("m", "boom", {"x": 3})
+    assert result.is_error and "bad x 3" in result.text
+    out, err = capfd.readouterr()
+    assert "Traceback" not in err + out and "boom" not in err + out
+    assert any(
+        "server: [error] Error calling tool 'boom' (ValueError: bad x 3)" in line for line in pool.logs("m")
+    )

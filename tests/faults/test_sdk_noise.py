@@ -11,7 +11,7 @@ import pytest
 from conftest import HttpServer, children
 
 from mcpnb import McpnbError
-from mcpnb.client.logfilter import SDK_LOGGERS
+from mcpnb.client.logfilter import SERVER_LOGGERS
 
 
 def _sdk_lines(conn) -> list[str]:
@@ -23,7 +23,7 @@ def sdk_warnings_shown(caplog) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name.split(".")[0] in SDK_LOGGERS and r.levelno >= logging.WARNING
+        if r.name.split(".")[0] in SERVER_LOGGERS and r.levelno >= logging.WARNING
     ]
 
 
