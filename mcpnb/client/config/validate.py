@@ -27,7 +27,14 @@ MAX_SECONDS = 86400
 # reason: "a_" + "__" + "t" reads back as server "a", tool "_t"), no "." (the magics use NAME.TOOL).
 _NAME_RE = re.compile(r"^[A-Za-z0-9](?:_?[A-Za-z0-9-])*$")
 # Unknown keys that other clients use, with what to write instead.
-_HINTS = {"disabled": ("mcpnb spells this '\"enabled\": false'", "enabled")}
+_HINTS = {
+    "disabled": ("mcpnb spells this '\"enabled\": false'", "enabled"),
+    # Gemini CLI's is milliseconds and Cline's seconds: a plain rename would take 30000 as 8 hours
+    "timeout": (
+        "mcpnb's is 'tool_timeout', in seconds (Gemini CLI's 'timeout' counts milliseconds)",
+        "tool_timeout",
+    ),
+}
 #: Keys of other MCP clients' server entries (Docker Compose, VS Code, Windsurf, Gemini CLI, Cline)
 #: that people copy from their docs, with mcpnb's name for each; a near miss ("enviroment") too.
 _RENAMED = {
@@ -37,7 +44,6 @@ _RENAMED = {
     "includeTools": "enabled_tools",
     "excludeTools": "disabled_tools",
     "transportType": "type",
-    "timeout": "tool_timeout",
 }
 _NO_APPROVAL = "mcpnb has no approval list: a call runs when you run its cell"
 #: ...and those mcpnb has no use for, with why.
