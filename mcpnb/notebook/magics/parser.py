@@ -438,9 +438,12 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
     """A ``%%mcp call`` body: a JSON object, or ``key: value`` lines (``#`` starts a comment line).
 
     A value that opens ``[`` or ``{`` and does not parse yet continues on the next lines,
-    so a long JSON value can be laid out readably. ``key: |`` takes the more indented lines below
-    as one text, literally (YAML's literal block: source code, a diff; ``|-`` drops the final
-    newline), so code with ``{{`` in it stays as written.
+    so a long JSON value can be laid out readably; where it is not JSON, YAML's flow style
+    (``{sku: A1, qty: 2}``) is read too. ``key:`` with more indented lines below takes them as a
+    YAML block (``- item`` lists, nested ``key: value``). In both, only JSON's words are values
+    (``true``, ``null``, numbers): ``no`` and ``12:30`` stay text. ``key: |`` takes the more
+    indented lines below as one text, literally (YAML's literal block: source code, a diff; ``|-``
+    drops the final newline), so code with ``{{`` in it stays as written.
     """
     namespaces = namespaces or []
     text = body.strip()
@@ -483,13 +486,29 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
                 )
             args.put(key, _literal(lines[start:i], block.group(1)), None, number, f"cell body line {number}")
             continue
+        if not rest.strip():
+            end = _indented_end(lines, i, len(line) - len(line.lstrip()))
+            if any(x.strip() for x in lines[i:end]):  # key: and a YAML block below it
+                value, typed = _yaml_value(interpolate_json("\n".join(lines[i:end]), namespaces))
+                if not typed:
+                    raise UsageError(
+                        f"cell body line {number}: the indented lines below {key!r} are not YAML "
+                        "(a '- item' list or 'name: value' lines), nor JSON"
+                    )
+                args.put(key, value, None, number, f"cell body line {number}")
+                i = end
+                continue
         if rest.strip()[:1] in ("[", "{") and not _opens_with_placeholder(rest):
-            while parse_value(interpolate_json(rest, namespaces))[1] is False and i < len(lines):
+            value, typed = _structured(rest, namespaces)
+            while not typed and i < len(lines):
                 rest += "\n" + lines[i]
                 i += 1
-            value, typed = parse_value(interpolate_json(rest, namespaces))
+                value, typed = _structured(rest, namespaces)
             if not typed:
-                raise UsageError(f"cell body line {number}: the value of {key!r} is not valid JSON")
+                raise UsageError(
+                    f"cell body line {number}: the value of {key!r} is neither JSON nor YAML "
+                    "(a bracket not closed?)"
+                )
             args.put(key, value, None, number, f"cell body line {number}")
             continue
         quoted = _SINGLE_QUOTED.fullmatch(rest.strip())
@@ -500,6 +519,57 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
         value, raw = _value(rest, namespaces)
         args.put(key, value, raw, number, f"cell body line {number}")
     return args
+
+
+def _indented_end(lines: list[str], start: int, indent: int) -> int:
+    """Where the lines from ``start`` that are blank or indented deeper than ``indent`` end."""
+    end = start
+    while end < len(lines) and (
+        not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent
+    ):
+        end += 1
+    return end
+
+
+def _structured(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, bool]:
+    """A ``[``/``{`` value: JSON, else YAML's flow style; ``typed`` False while it reads as neither."""
+    filled = interpolate_json(text, namespaces)
+    value, typed = parse_value(filled)
+    return (value, True) if typed else _yaml_value(filled)
+
+
+def _yaml_value(text: str) -> tuple[Any, bool]:
+    """``(value, True)`` when ``text`` is YAML, read with JSON's scalars only; else ``(None, False)``."""
+    import textwrap
+
+    import yaml
+
+    try:
+        return yaml.load(textwrap.dedent(text), Loader=_json_scalar_loader()), True
+    except (yaml.YAMLError, TypeError, RecursionError):  # TypeError: an unhashable key ({[a]: 1})
+        return None, False
+
+
+@functools.cache
+def _json_scalar_loader() -> Any:
+    """YAML's safe loader, recognising only JSON's scalars (``true``, ``false``, ``null``, numbers):
+    YAML 1.1 would read ``no`` as false, ``12:30`` as 750 and ``2024-01-01`` as a date, which JSON
+    cannot even send."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {}
+    number = r"-?(?:0|[1-9][0-9]*)"
+    for tag, pattern, first in (
+        ("bool", r"^(?:true|false)$", "tf"),
+        ("null", r"^(?:null|~|)$", ["n", "~", ""]),
+        ("int", rf"^{number}$", "-0123456789"),
+        ("float", rf"^{number}(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$", "-0123456789"),
+    ):
+        Loader.add_implicit_resolver(f"tag:yaml.org,2002:{tag}", re.compile(pattern), list(first))
+    return Loader
 
 
 def _opens_with_placeholder(text: str) -> bool:

@@ -348,3 +348,35 @@ def test_resources_and_prompts_of_every_server_name_one_whose_listing_failed(ip,
     finally:
         faulty.kill()
         faulty.wait()
+
+
+SHOP = """
+import fastmcp
+from pydantic import BaseModel
+
+class Line(BaseModel):
+    sku: str
+    qty: int = 1
+
+shop = fastmcp.FastMCP("shop")
+
+@shop.tool
+def order(lines: list[Line], ship_to: dict[str, str]) -> dict:
+    return {"items": sum(item.qty for item in lines), "city": ship_to["city"]}
+"""
+
+
+def test_a_yaml_body_reaches_a_fastmcp_tool_with_nested_arguments(ip, mcp):
+    """A FastMCP server written in the notebook (pydantic models as arguments), called with the body
+    people write after ``%%mcp require``: YAML's flow style and a ``- item`` list."""
+    assert cell(ip, SHOP).success
+    line(ip, "connect shop {{shop}}")
+    body = "lines:\n  - {sku: A1, qty: 2}\n  - sku: B2\nship_to: {street: 1 Main, city: Oslo}\n"
+    result = ip.run_cell_magic("mcp", "call shop.order", body)
+    assert result.data == {"items": 3, "city": "Oslo"}
+    with pytest.raises(
+        UsageError, match=r"argument 'lines'\[0\]\[\"qty\"\] \(line 1\): \"two\" is not of type"
+    ):
+        ip.run_cell_magic(
+            "mcp", "call shop.order", "lines:\n  - {sku: A1, qty: two}\nship_to: {city: Oslo}\n"
+        )

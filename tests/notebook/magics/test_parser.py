@@ -146,8 +146,34 @@ def test_json_body():
         parse_body('{"a": 1,}')
     with pytest.raises(UsageError, match=r"line 2, column 1: .* \(JSON does not allow comments\)$"):
         parse_body('{"a": 1,\n// the second\n"b": 2}')
-    with pytest.raises(UsageError, match="not valid JSON"):
+    with pytest.raises(
+        UsageError, match=r"line 1: the value of 'a' is neither JSON nor YAML \(a bracket not closed\?\)"
+    ):
         parse_body("a: {oops\nb: 2")
+
+
+def test_yaml_flow_values_and_blocks_as_people_write_them():
+    """What ``%%mcp require`` bodies taught: YAML's flow style and ``- item`` blocks (they were
+    "not valid JSON", and a block's ``- sku: B2`` line was read as an argument named ``- sku``)."""
+    body = (
+        "lines:\n  - {sku: A1, qty: 2}\n  - sku: B2\n    tags: [new, sale]\n"
+        "ship_to: {street: 1 Main, city: Oslo}\nn: 3"
+    )
+    assert parse_body(body) == {
+        "lines": [{"sku": "A1", "qty": 2}, {"sku": "B2", "tags": ["new", "sale"]}],
+        "ship_to": {"street": "1 Main", "city": "Oslo"},
+        "n": 3,
+    }
+    # only JSON's words are values: YAML 1.1 would send false, 750 and a date JSON cannot carry
+    assert parse_body("opts: {country: no, at: 12:30, day: 2024-01-01, ok: true, x: null, f: 1.5e3}") == {
+        "opts": {"country": "no", "at": "12:30", "day": "2024-01-01", "ok": True, "x": None, "f": 1500.0}
+    }
+    assert parse_body("where:\n  city: {{city}}\n  tags: {{tags}}", [{"city": "Oslo", "tags": ["a b"]}]) == {
+        "where": {"city": "Oslo", "tags": ["a b"]}
+    }
+    assert parse_body("query:\nlimit: 3") == {"query": "", "limit": 3}  # nothing indented: no block
+    with pytest.raises(UsageError, match=r"line 1: the indented lines below 'where' are not YAML"):
+        parse_body("where:\n  - a\n  b: c")
 
 
 def test_bad_body_lines_point_at_the_line():
