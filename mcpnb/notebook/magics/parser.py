@@ -409,9 +409,13 @@ def _value(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | N
     if name is not None:
         return value_of(name, namespaces), None
     refuse_ipython_style(text, namespaces, whole=True)
-    text = interpolate_text(text, namespaces)
-    value, typed = parse_value(text)
-    return value, (text.strip() if typed and not isinstance(value, str) else None)
+    filled = interpolate_text(text, namespaces)
+    value, typed = parse_value(filled)
+    if not typed and filled.strip()[:1] in ("[", "{"):  # YAML's flow style: [a, b], {city: Oslo}
+        read, ok = _yaml_value(interpolate_json(text, namespaces))
+        if ok and isinstance(read, list | dict):
+            value, typed = read, True
+    return value, (filled.strip() if typed and not isinstance(value, str) else None)
 
 
 def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Arguments:
@@ -499,17 +503,19 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
                 i = end
                 continue
         if rest.strip()[:1] in ("[", "{") and not _opens_with_placeholder(rest):
-            value, typed = _structured(rest, namespaces)
-            while not typed and i < len(lines):
+            value, how = _structured(rest, namespaces)
+            while how is None and i < len(lines):
                 rest += "\n" + lines[i]
                 i += 1
-                value, typed = _structured(rest, namespaces)
-            if not typed:
+                value, how = _structured(rest, namespaces)
+            if how is None:
                 raise UsageError(
                     f"cell body line {number}: the value of {key!r} is neither JSON nor YAML "
                     "(a bracket not closed?)"
                 )
-            args.put(key, value, None, number, f"cell body line {number}")
+            # read as YAML, the text typed stays at hand for an argument that wants a string
+            raw = rest.strip() if how == "yaml" else None
+            args.put(key, value, raw, number, f"cell body line {number}")
             continue
         quoted = _SINGLE_QUOTED.fullmatch(rest.strip())
         if quoted:  # YAML's 'text': the text, as "text" is (JSON's quotes) and as a shell reads it
@@ -531,11 +537,14 @@ def _indented_end(lines: list[str], start: int, indent: int) -> int:
     return end
 
 
-def _structured(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, bool]:
-    """A ``[``/``{`` value: JSON, else YAML's flow style; ``typed`` False while it reads as neither."""
+def _structured(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | None]:
+    """A ``[``/``{`` value and how it read: ``json``, else ``yaml`` (flow style), else None (yet)."""
     filled = interpolate_json(text, namespaces)
     value, typed = parse_value(filled)
-    return (value, True) if typed else _yaml_value(filled)
+    if typed:
+        return value, "json"
+    value, typed = _yaml_value(filled)
+    return (value, "yaml") if typed else (None, None)
 
 
 def _yaml_value(text: str) -> tuple[Any, bool]:

@@ -361,8 +361,8 @@ class Line(BaseModel):
 shop = fastmcp.FastMCP("shop")
 
 @shop.tool
-def order(lines: list[Line], ship_to: dict[str, str]) -> dict:
-    return {"items": sum(item.qty for item in lines), "city": ship_to["city"]}
+def order(lines: list[Line], ship_to: dict[str, str], note: str = "") -> dict:
+    return {"items": sum(item.qty for item in lines), "city": ship_to["city"], "note": note}
 """
 
 
@@ -373,7 +373,10 @@ def test_a_yaml_body_reaches_a_fastmcp_tool_with_nested_arguments(ip, mcp):
     line(ip, "connect shop {{shop}}")
     body = "lines:\n  - {sku: A1, qty: 2}\n  - sku: B2\nship_to: {street: 1 Main, city: Oslo}\n"
     result = ip.run_cell_magic("mcp", "call shop.order", body)
-    assert result.data == {"items": 3, "city": "Oslo"}
+    assert result.data == {"items": 3, "city": "Oslo", "note": ""}
+    # on the line too; a string argument keeps the text typed, braces and all
+    result = line(ip, "call shop.order lines=[{sku: A1, qty: 4}] ship_to={city: Bergen} note={draft}")
+    assert result.data == {"items": 4, "city": "Bergen", "note": "{draft}"}
     with pytest.raises(
         UsageError, match=r"argument 'lines'\[0\]\[\"qty\"\] \(line 1\): \"two\" is not of type"
     ):

@@ -172,6 +172,9 @@ def test_yaml_flow_values_and_blocks_as_people_write_them():
         "where": {"city": "Oslo", "tags": ["a b"]}
     }
     assert parse_body("query:\nlimit: 3") == {"query": "", "limit": 3}  # nothing indented: no block
+    line = parse_pairs(["tags=[new, sale]", "where={city: Oslo}", "title=[draft] notes"], [])
+    assert line == {"tags": ["new", "sale"], "where": {"city": "Oslo"}, "title": "[draft] notes"}
+    assert line.raw["where"] == "{city: Oslo}"  # for an argument that wants a string
     with pytest.raises(UsageError, match=r"line 1: the indented lines below 'where' are not YAML"):
         parse_body("where:\n  - a\n  b: c")
 
