@@ -6,6 +6,7 @@ lists) and swallows every error: a completer that raises or hangs is worse than 
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +59,10 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
         return ["probe-kit"]
     if sub == "help" and first:
         return list(COMMANDS)
+    if previous == "--input":
+        return _input_ids(words)
+    if previous == "--config" or (sub == "config" and first):
+        return _paths(current) + (_configured_names() if sub == "connect" else [])
     if sub == "connect" and "--config" in words:
         return _configured_names()
     if sub in _SERVER_ARG and first:
@@ -110,6 +115,33 @@ def _prompt_arguments(pool: Any, target: str, current: str, words: list[str]) ->
     except Exception:
         return []
     return [f"{a.name}=" for a in (prompt.arguments or []) if a.name not in given]
+
+
+def _paths(current: str, limit: int = 200) -> list[str]:
+    """Folders and ``.json`` files where the word typed so far points, by name: IPython completes
+    the part after the last ``/`` (``.vscode/`` then offers ``mcp.json``)."""
+    folder, slash, _ = current.rpartition("/")
+    where = Path(folder or "/").expanduser() if slash else Path()
+    found = []
+    for entry in sorted(where.iterdir())[:limit]:
+        if entry.is_dir():
+            found.append(entry.name + "/")
+        elif entry.suffix == ".json":
+            found.append(entry.name)
+    return found
+
+
+def _input_ids(words: list[str]) -> list[str]:
+    """``ID=`` for each input the line's VS Code file declares and the line does not give yet."""
+    from mcpnb.client.config.layers import vscode_variables
+
+    after = words[words.index("--config") + 1 :] if "--config" in words else []
+    path = next((w for w in after if w.endswith(".json")), None)
+    variables = vscode_variables(path) if path else None
+    if variables is None:
+        return []
+    given = {w.partition("=")[0] for prev, w in itertools.pairwise(words) if prev == "--input"}
+    return [f"{i}=" for i in variables.declared if i not in given]
 
 
 def _configured_names() -> list[str]:

@@ -60,3 +60,21 @@ def test_prompt_arguments_complete_from_the_server(ip, mcp, tmp_path):
     assert complete(ip, "%mcp prompt probe.tour_toolset toolset=w") == ["workflow"]
     assert complete(ip, "%mcp logs probe --log-level w") == ["warning"]
     assert complete(ip, "%mcp subscribe pr") == ["probe"]
+
+
+def test_config_paths_and_a_vs_code_files_inputs(ip, mcp, tmp_path, monkeypatch):
+    """``--config`` completes folders and ``.json`` files (inside ``.vscode/`` it offered Python's
+    builtins); ``--input`` offers the ``ID=`` the file declares and the line does not give yet."""
+    from tests.client.config.helpers import write_probe_vscode
+
+    write_probe_vscode(tmp_path)
+    (tmp_path / "notes.txt").write_text("not a config")
+    monkeypatch.chdir(tmp_path)
+    assert complete(ip, "%mcp connect --config .vs") == [".vscode/"]
+    assert complete(ip, "%mcp connect --config .vscode/") == [".vscode/mcp.json"]
+    assert complete(ip, "%%mcp require --config .vscode/m") == [".vscode/mcp.json"]
+    assert "notes.txt" not in complete(ip, "%mcp config ")
+    line_ = "%mcp connect --config .vscode/mcp.json --input "
+    assert complete(ip, line_) == ["toolset=", "key="]  # in the order the file declares them
+    assert complete(ip, line_ + "toolset=ui --input ") == ["key="]
+    assert complete(ip, "%mcp connect --config nowhere.json --input ") == []
