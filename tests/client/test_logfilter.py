@@ -66,12 +66,12 @@ def test_sdk_warnings_in_a_session_go_to_its_log(caplog):
     install()
     seen: list[str] = []
     caplog.set_level(logging.DEBUG)
-    token = SERVER_LOG.set(seen.append)
+    token = SERVER_LOG.set(lambda line, kind: seen.append(f"{kind}: {line}"))
     try:
         logging.getLogger("mcp.client.sse").error("Error in sse_reader", exc_info=ValueError("boom"))
         logging.getLogger("mcp.client.sse").debug("a debug line stays where it was")
     finally:
         SERVER_LOG.reset(token)
-    assert seen == ["[error] Error in sse_reader (ValueError: boom)"]
+    assert seen == ["sdk: [error] Error in sse_reader (ValueError: boom)"]
     assert not any("sse_reader" in r.getMessage() for r in caplog.records)
     assert any("a debug line" in r.getMessage() for r in caplog.records)
