@@ -472,13 +472,9 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
             )
         key, rest = match.group(1).strip(), match.group(2)
         block = _BLOCK.match(rest)
+        below = _indented_end(lines, i, len(line) - len(line.lstrip()))  # the lines indented under it
         if block:
-            indent = len(line) - len(line.lstrip())
-            start = i
-            while i < len(lines) and (
-                not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
-            ):
-                i += 1
+            start, i = i, below
             if (
                 i < len(lines)
                 and not any(x.strip() for x in lines[start:i])
@@ -490,18 +486,16 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
                 )
             args.put(key, _literal(lines[start:i], block.group(1)), None, number, f"cell body line {number}")
             continue
-        if not rest.strip():
-            end = _indented_end(lines, i, len(line) - len(line.lstrip()))
-            if any(x.strip() for x in lines[i:end]):  # key: and a YAML block below it
-                value, typed = _yaml_value(interpolate_json("\n".join(lines[i:end]), namespaces))
-                if not typed:
-                    raise UsageError(
-                        f"cell body line {number}: the indented lines below {key!r} are not YAML "
-                        "(a '- item' list or 'name: value' lines), nor JSON"
-                    )
-                args.put(key, value, None, number, f"cell body line {number}")
-                i = end
-                continue
+        if not rest.strip() and any(x.strip() for x in lines[i:below]):  # key: and a YAML block
+            value, typed = _yaml_value(interpolate_json("\n".join(lines[i:below]), namespaces))
+            if not typed:
+                raise UsageError(
+                    f"cell body line {number}: the indented lines below {key!r} are not YAML "
+                    "(a '- item' list or 'name: value' lines), nor JSON"
+                )
+            args.put(key, value, None, number, f"cell body line {number}")
+            i = below
+            continue
         if rest.strip()[:1] in ("[", "{") and not _opens_with_placeholder(rest):
             value, how = _structured(rest, namespaces)
             while how is None and i < len(lines):
