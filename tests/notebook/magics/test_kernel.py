@@ -43,3 +43,40 @@ def test_magics_in_a_kernel():
 
     usage = "".join(o.get("text", "") for o in nb.cells[6].outputs)
     assert "UsageError" in usage and "missing required argument 'task'" in usage
+
+
+FASTMCP_SERVER = """\
+import fastmcp
+
+srv = fastmcp.FastMCP("notes")
+
+@srv.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+@srv.tool
+def boom() -> str:
+    raise ValueError("the disk is full")
+"""
+
+
+def test_a_fastmcp_server_written_in_a_cell():
+    """The server a person writes with FastMCP, connected from the next cell in a real kernel: its
+    result renders as a table, and a raising tool's traceback stays out of the cell (its log has it)."""
+    nb = run(
+        ("%load_ext mcpnb", False),
+        (FASTMCP_SERVER, False),
+        ("%mcp connect notes {{srv}}", False),
+        ("%mcp call notes.add a=2 b=40", False),
+        ("%mcp call notes.boom", False),
+        ("import mcpnb\nprint('\\n'.join(mcpnb.default_pool().logs('notes')))", False),
+    )
+    assert "connected" in nb.cells[2].outputs[0]["data"]["text/plain"]
+    assert "42" in nb.cells[3].outputs[0]["data"]["text/plain"]
+    boom = nb.cells[4].outputs
+    assert [o.output_type for o in boom] == ["execute_result"]  # no stream: no framed traceback
+    assert "the disk is full" in boom[0]["data"]["text/plain"]
+    assert (
+        "server: [error] Error calling tool 'boom' (ValueError: the disk is full)"
+        in nb.cells[5].outputs[0]["text"]
+    )
