@@ -320,6 +320,12 @@ def interpolate_text(text: str, namespaces: list[Mapping[str, Any]]) -> str:
     )
 
 
+def fill_text(text: str, namespaces: list[Mapping[str, Any]]) -> str:
+    """``text`` with its ``{{var}}`` filled, as in every ``%mcp`` line (IPython's ``{var}`` refused)."""
+    refuse_ipython_style(text, namespaces)
+    return interpolate_text(text, namespaces)
+
+
 def interpolate_json(text: str, namespaces: list[Mapping[str, Any]]) -> str:
     """Replace ``{{var}}`` inside JSON text: as a JSON value outside strings, escaped text inside.
 
@@ -646,8 +652,7 @@ def input_values(given: list[str] | None, namespaces: list[Mapping[str, Any]]) -
             raise UsageError("--input expects ID=VALUE")
         if key in inputs:
             raise UsageError(f"--input {key} is given twice: give each input once")
-        refuse_ipython_style(value, namespaces)
-        inputs[key] = interpolate_text(value, namespaces)
+        inputs[key] = fill_text(value, namespaces)
     return inputs
 
 

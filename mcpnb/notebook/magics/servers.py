@@ -11,16 +11,8 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from mcpnb.client.errors import did_you_mean_text
-from mcpnb.notebook.magics.parser import Parser, add_input_flag, input_values
+from mcpnb.notebook.magics.parser import Parser, add_input_flag, fill_text, input_values
 from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, one_row
-
-
-def _fill(ctx: Context, text: str) -> str:
-    """``text`` with its ``{{var}}`` filled, as in every ``%mcp`` line (IPython's ``{var}`` refused)."""
-    from mcpnb.notebook.magics.parser import interpolate_text, refuse_ipython_style
-
-    refuse_ipython_style(text, ctx.namespaces)
-    return interpolate_text(text, ctx.namespaces)
 
 
 def _filled(ctx: Context, ns: argparse.Namespace) -> None:
@@ -29,7 +21,7 @@ def _filled(ctx: Context, ns: argparse.Namespace) -> None:
     from mcpnb.notebook.magics.parser import value_of, whole_placeholder
 
     def fill(text: str) -> str:
-        return _fill(ctx, text)
+        return fill_text(text, ctx.namespaces)
 
     held = whole_placeholder(ns.url) if ns.url else None
     value = value_of(held, ctx.namespaces) if held else None
