@@ -121,14 +121,15 @@ class ConnectionRequests:
         try:
             return await self.request(f"resources/read {uri}", lambda c: c.read_resource(uri))
         except CallError as exc:
-            close = await self.closest_listed(uri) if type(exc) is CallError else None
-            if close is None or close in str(exc):
+            close = await self.unlisted_resource(uri) if type(exc) is CallError else None
+            if not close or close in str(exc):
                 raise
             raise CallError(f"{exc}; did you mean {close!r}?") from exc
 
-    async def closest_listed(self, uri: str) -> str | None:
-        """The listed resource ``uri`` is probably a typo of; None when it is listed, fits a
-        template, nothing is close, or the lists cannot be read."""
+    async def unlisted_resource(self, uri: str) -> str | None:
+        """For a URI the server lists neither as a resource nor as a template's match (a typo, most
+        likely): the listed one it is closest to, or ``""`` when none is close. None when it is
+        listed, fits a template, or the lists cannot be read."""
         try:
             listed = [str(r.uri) for r in await self.list_resources()]
             templates = [str(t.uri_template) for t in await self.list_resource_templates()]
@@ -136,7 +137,7 @@ class ConnectionRequests:
             return None
         if uri in listed or any(template_fits(t, uri) for t in templates):
             return None
-        return did_you_mean(uri, listed)
+        return did_you_mean(uri, listed) or ""
 
     async def list_prompts(self) -> list[Any]:
         """Every prompt, page by page."""

@@ -693,6 +693,12 @@ class Pool:
     async def aresources(self, server: str) -> list[Any]:
         return await self._arun(self.connection(server).list_resources())
 
+    def unlisted_resource(self, server: str, uri: str) -> str | None:
+        """For ``uri`` that ``server`` lists neither as a resource nor as a template's match: the
+        listed URI it is closest to (a typo), or ``""``; None when it is listed or fits a template
+        (or the lists cannot be read). A read refused for such a URI says so by itself."""
+        return self._run(self.connection(server).unlisted_resource(uri))
+
     def resource_templates(self, server: str) -> list[Any]:
         """Templates of resources (``uri_template``): fill the ``{placeholders}``, then :meth:`read`."""
         return self._run(self.connection(server).list_resource_templates())

@@ -128,17 +128,10 @@ def _unlisted(ctx: Context, server: str, uri: str) -> str | None:
     """A warning for a URI the server lists neither as a resource nor as a template's match: a
     typo (``probe://statu``) would be watched, and never change. Not a refusal: a server may
     announce updates of resources it does not list."""
-    from mcpnb.client.errors import McpnbError, did_you_mean_text
-    from mcpnb.client.operations import template_fits
-
-    try:
-        listed = [str(r.uri) for r in ctx.pool.resources(server)]
-        templates = [str(t.uri_template) for t in ctx.pool.resource_templates(server)]
-    except McpnbError:
+    close = ctx.pool.unlisted_resource(server, uri)
+    if close is None:
         return None
-    if uri in listed or any(template_fits(template, uri) for template in templates):
-        return None
-    hint = did_you_mean_text(uri, listed)
+    hint = f"; did you mean {close!r}?" if close else ""
     return f"⚠ {server} lists no resource {uri}, so it may never change (watching it anyway){hint}"
 
 
