@@ -23,6 +23,7 @@ from mcpnb.client.config.keys import Era, Transport
 from mcpnb.client.config.layers import (
     LOCAL_FILE,
     PROJECT_FILE,
+    find_other_configs,
     find_project_config,
     find_vscode_config,
     load_config,
@@ -43,6 +44,7 @@ __all__ = [
     "FrozenDict",
     "ServerConfig",
     "Transport",
+    "find_other_configs",
     "find_project_config",
     "find_vscode_config",
     "load_config",

@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
+from mcpnb.client.config import codex, gemini
 from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORTS
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
@@ -40,9 +42,30 @@ def find_project_config(start: Path) -> Path | None:
     return _find_upward(Path(start), PROJECT_FILE)
 
 
+#: Other MCP clients' project files (read only when named), and the key their servers go under.
+OTHER_CLIENTS = {
+    "VS Code": (VSCODE_FILE, '"servers"'),
+    "Cursor": (".cursor/mcp.json", '"mcpServers"'),
+    "Gemini CLI": (".gemini/settings.json", '"mcpServers"'),
+    "Codex": (".codex/config.toml", "mcp_servers"),
+}
+
+
 def find_vscode_config(start: Path) -> Path | None:
     """VS Code's ``.vscode/mcp.json`` in ``start`` or its nearest parent (read only when named)."""
     return _find_upward(Path(start), VSCODE_FILE)
+
+
+def find_other_configs(start: Path) -> dict[str, Path]:
+    """Other MCP clients' files that list servers, in ``start`` or its nearest parent, by client:
+    where a person who found no ``.mcp.json`` may have them."""
+    found = {}
+    for client, (filename, key) in OTHER_CLIENTS.items():
+        path = _find_upward(Path(start), filename)
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if path is not None and key in path.read_text(encoding="utf-8-sig"):
+                found[client] = path
+    return found
 
 
 def vscode_variables(path: str | Path, inputs: Mapping[str, str] | None = None) -> Variables | None:
@@ -59,7 +82,7 @@ def load_file(
 ) -> dict[str, ServerConfig]:
     """Every server of one file, fully validated on its own (no layering)."""
     path = Path(path)
-    servers, variables = _file_servers(path, inputs)
+    servers, variables = _file_servers(path, inputs, environ)
     own = {str(path): variables} if variables is not None else None
     return {
         name: ServerConfig.from_dict(name, entry, source=str(path), environ=environ, variables=own)
@@ -113,7 +136,7 @@ def load_config(
     layers: list[tuple[str, Mapping[str, Any]]] = []
     variables: dict[str, Variables] = {}  # file -> the ${…} of a VS Code file
     for p in read:
-        servers, own = _file_servers(p, inputs)
+        servers, own = _file_servers(p, inputs, environ)
         layers.append((str(p), servers))
         if own is not None:
             variables[str(p)] = own
@@ -209,16 +232,22 @@ def _find_upward(start: Path, filename: str) -> Path | None:
 
 
 def _file_servers(
-    path: Path, inputs: Mapping[str, str] | None = None
+    path: Path, inputs: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
 ) -> tuple[Mapping[str, Any], Variables | None]:
     """The ``mcpServers`` object of one file, with syntax and top-level shape checked; for a file in
-    VS Code's format, its ``servers`` and what its ``${…}`` mean."""
+    VS Code's format, its ``servers`` and what its ``${…}`` mean; for Codex's and Gemini CLI's, their
+    servers as mcpnb entries."""
+    if codex.is_codex(path):
+        environ = os.environ if environ is None else environ
+        return codex.read_servers(codex.read_toml(path), path, environ), None
     data = _read_json(path)
     file = str(path)
     if not isinstance(data, dict):
         raise ConfigError(f"expected a JSON object at the top level, got {kind(data)}", file=file)
     if is_vscode(data) and _may_be_vscode(path):
         return read_servers(data, path, inputs)
+    if gemini.is_gemini(path) and isinstance(data.get("mcpServers"), dict):  # beside its own "mcp"
+        return gemini.read_servers(data, path), None
     for key in data:
         if key != "mcpServers" and (
             key.lower().replace("_", "").replace("-", "") in ("mcpservers", "mcpserver", "servers", "mcp")
@@ -287,7 +316,7 @@ def _read_json(path: Path) -> Any:
             if '"servers"' in text and '"mcpServers"' not in text:
                 raise ConfigError(json_problem(relaxed, in_vscode), file=file) from None
             raise ConfigError(json_problem(text, exc), file=file) from None
-        if is_vscode(data):
+        if is_vscode(data) or gemini.is_gemini(path):  # Gemini CLI's settings allow comments too
             return data
         raise ConfigError(json_problem(text, exc), file=file) from None
 

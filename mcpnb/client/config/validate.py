@@ -72,7 +72,11 @@ def schema() -> dict[str, Any]:
 
 
 def parse(name: Any, data: Any, source: str | None) -> tuple[dict[str, Any], dict[str, str]]:
-    """Check one entry's name and shape; its settings under field names, and how each was spelled."""
+    """Check one entry's name and shape; its settings under field names, and how each was spelled.
+    ``data`` may be the error another client's entry was refused with (Codex's, Gemini CLI's): raised
+    here, where every entry is checked, so it is that server's alone."""
+    if isinstance(data, ConfigError):
+        raise data
     check_name(name, source)
     return canonical(name, entry(name, data, source), source)
 

@@ -118,15 +118,15 @@ def _prompt_arguments(pool: Any, target: str, current: str, words: list[str]) ->
 
 
 def _paths(current: str, limit: int = 200) -> list[str]:
-    """Folders and ``.json`` files where the word typed so far points, by name: IPython completes
-    the part after the last ``/`` (``.vscode/`` then offers ``mcp.json``)."""
+    """Folders and config files (``.json``, Codex's ``.toml``) where the word typed so far points, by
+    name: IPython completes the part after the last ``/`` (``.vscode/`` then offers ``mcp.json``)."""
     folder, slash, _ = current.rpartition("/")
     where = Path(folder or "/").expanduser() if slash else Path()
     found = []
     for entry in sorted(where.iterdir())[:limit]:
         if entry.is_dir():
             found.append(entry.name + "/")
-        elif entry.suffix == ".json":
+        elif entry.suffix in (".json", ".toml"):
             found.append(entry.name)
     return found
 

@@ -184,19 +184,20 @@ class ConfigView(dict[str, Any]):
         servers: dict[str, Any],
         files: list[str],
         problems: list[str] | None = None,
-        vscode: str | None = None,
+        elsewhere: str | None = None,
     ) -> None:
         super().__init__(servers)
         self.files, self.problems = files, problems or []
-        self.vscode = vscode  # VS Code's mcp.json, when no .mcp.json was found: read only when named
+        # where other clients' files list servers (VS Code's mcp.json, …), when no .mcp.json was found
+        self.elsewhere = elsewhere
 
     def _files(self) -> list[str] | str:
         if self.files:
             return self.files
         if self.problems:
             return "(none could be read)"
-        if self.vscode:
-            return f"(no .mcp.json found; VS Code's servers are in {self.vscode}: %mcp config {self.vscode})"
+        if self.elsewhere:
+            return f"(no .mcp.json found; {self.elsewhere})"
         return "(no .mcp.json found)"
 
     def _text(self) -> str:

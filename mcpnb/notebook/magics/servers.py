@@ -49,12 +49,19 @@ _NOT_IN_PROCESS = {
 }
 
 
-def _vscode_file() -> str | None:
-    """VS Code's ``.vscode/mcp.json`` here or above, as a path to type (relative to here)."""
-    from mcpnb.client.config import find_vscode_config
+def _other_files() -> dict[str, str]:
+    """Other MCP clients' files here or above (VS Code's, Gemini CLI's, …), as paths to type."""
+    from mcpnb.client.config import find_other_configs
 
-    found = find_vscode_config(Path.cwd())
-    return os.path.relpath(found) if found is not None else None
+    return {client: os.path.relpath(path) for client, path in find_other_configs(Path.cwd()).items()}
+
+
+def other_files_text(others: dict[str, str], command: str) -> str | None:
+    """Where the servers are, for a person who has no ``.mcp.json``: "VS Code's servers are in …"."""
+    return (
+        "; ".join(f"{client}'s servers are in {path}: {command} {path}" for client, path in others.items())
+        or None
+    )
 
 
 def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
@@ -264,11 +271,9 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             from mcpnb.notebook.magics.completion import default_config_files
 
             if not default_config_files():
-                vscode = _vscode_file()
                 then = (
-                    f"VS Code's servers are in {vscode}: %mcp connect --config {vscode}"
-                    if vscode
-                    else "give a path: %mcp connect --config PATH"
+                    other_files_text(_other_files(), "%mcp connect --config")
+                    or "give a path: %mcp connect --config PATH"
                 )
                 raise UsageError(
                     f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); {then}"
@@ -419,7 +424,12 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
         live = conn.config.redacted()
         live["state"] = str(conn.state)  # in the pool: connected, failed, reconnecting...
         servers[name] = live
-    return ConfigView(servers, files, problems, vscode=None if files or ns.path else _vscode_file())
+    return ConfigView(
+        servers,
+        files,
+        problems,
+        elsewhere=None if files or ns.path else other_files_text(_other_files(), "%mcp config"),
+    )
 
 
 # ---------------------------------------------------------------- serve

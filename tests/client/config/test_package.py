@@ -20,6 +20,7 @@ def test_public_names() -> None:
         "PROJECT_FILE",
         "ServerConfig",
         "Transport",
+        "find_other_configs",
         "find_project_config",
         "find_vscode_config",
         "load_config",

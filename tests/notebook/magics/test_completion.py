@@ -63,14 +63,17 @@ def test_prompt_arguments_complete_from_the_server(ip, mcp, tmp_path):
 
 
 def test_config_paths_and_a_vs_code_files_inputs(ip, mcp, tmp_path, monkeypatch):
-    """``--config`` completes folders and ``.json`` files (inside ``.vscode/`` it offered Python's
-    builtins); ``--input`` offers the ``ID=`` the file declares and the line does not give yet."""
+    """``--config`` completes folders and ``.json`` and ``.toml`` (Codex's) files (inside
+    ``.vscode/`` it offered Python's builtins); ``--input`` offers the ``ID=`` the file declares and
+    the line does not give yet."""
     from tests.client.config.helpers import write_probe_vscode
 
     write_probe_vscode(tmp_path)
     (tmp_path / "notes.txt").write_text("not a config")
+    (tmp_path / "codex.toml").write_text("[mcp_servers.a]\ncommand = 'x'\n")
     monkeypatch.chdir(tmp_path)
     assert complete(ip, "%mcp connect --config .vs") == [".vscode/"]
+    assert "codex.toml" in complete(ip, "%mcp connect --config ")
     assert complete(ip, "%mcp connect --config .vscode/") == [".vscode/mcp.json"]
     assert complete(ip, "%%mcp require --config .vscode/m") == [".vscode/mcp.json"]
     assert "notes.txt" not in complete(ip, "%mcp config ")

@@ -305,9 +305,37 @@ def test_connect_config_without_any_file_says_so(ip, mcp, tmp_path, monkeypatch)
         line(ip, "connect --config")
 
 
-def test_connect_config_points_at_a_vs_code_file_and_takes_its_inputs(ip, mcp, tmp_path, monkeypatch):
-    import json
+def test_connect_config_points_at_gemini_clis_and_codexs_files(ip, mcp, tmp_path, monkeypatch):
+    """A project whose servers are in Gemini CLI's or Codex's file: the bare connect says where, and
+    the path it says starts them (a settings file without servers is not pointed at)."""
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / ".gemini" / "settings.json").write_text('{"theme": "GitHub"}')
+    (tmp_path / ".codex" / "config.toml").write_text(
+        f"[mcp_servers.kit]\ncommand = {json.dumps(PY)}\nargs = ['-m', 'mcpnb.probekit']\n"
+    )
+    monkeypatch.chdir(tmp_path / "notebooks")
+    with pytest.raises(UsageError) as info:
+        line(ip, "connect --config")
+    assert str(info.value).endswith(
+        "Codex's servers are in ../.codex/config.toml: %mcp connect --config ../.codex/config.toml"
+    )
+    assert "Gemini" not in str(info.value)
+    (tmp_path / ".gemini" / "settings.json").write_text(
+        json.dumps(
+            {"theme": "GitHub", "mcpServers": {"g": {"command": PY, "args": ["-m", "mcpnb.probekit"]}}}
+        )
+    )
+    shown = repr(line(ip, "config"))
+    assert (
+        "Gemini CLI's servers are in ../.gemini/settings.json: %mcp config ../.gemini/settings.json" in shown
+    )
+    table = line(ip, "connect --config ../.codex/config.toml")
+    assert table["kit"].state == "connected"
 
+
+def test_connect_config_points_at_a_vs_code_file_and_takes_its_inputs(ip, mcp, tmp_path, monkeypatch):
     (tmp_path / ".vscode").mkdir()
     (tmp_path / "notebooks").mkdir()
     entry = {"command": PY, "args": ["-m", "mcpnb.probekit", "--toolset", "${input:toolset}"]}

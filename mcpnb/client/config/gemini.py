@@ -1,0 +1,156 @@
+"""Gemini CLI's ``settings.json`` (``~/.gemini/`` or a project's ``.gemini/``): its ``mcpServers``.
+
+Named as a config file (``%mcp connect --config .gemini/settings.json``), a file in a ``.gemini``
+folder is read as Gemini CLI reads it; everything else in it (themes, models, …) is left alone:
+
+- JSON with comments, as Gemini CLI allows;
+- ``httpUrl`` is a Streamable HTTP server and ``url`` an SSE one (``"type": "http"`` makes a ``url``
+  Streamable HTTP too);
+- ``timeout`` counts milliseconds (mcpnb's ``tool_timeout`` counts seconds);
+- ``includeTools`` / ``excludeTools`` filter tools, and a tool in both is excluded;
+- ``$VAR`` as well as ``${VAR}`` takes a value from the environment; a relative ``cwd`` is in the
+  project's folder (the one holding ``.gemini``);
+- ``oauth`` (``clientId``, ``clientSecret``, ``scopes``) signs in through the browser; its endpoints
+  are found from the server's metadata, as Gemini CLI does when they are not written;
+- the top-level ``mcp.allowed`` / ``mcp.excluded`` lists say which servers may start: the others
+  are disabled, as an ``"enabled": false`` entry is;
+- ``trust`` (skip Gemini CLI's confirmations), ``description`` and ``extensionName`` change nothing
+  for calls a person runs from cells, and are left out. Google's own sign-ins (``authProviderType``
+  ``google_credentials``, ``service_account_impersonation``) are refused, saying what to write.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mcpnb.client.config.validate import kind
+from mcpnb.client.errors import ConfigError
+
+#: Gemini CLI keys that do not change how a server is reached or called from a cell.
+IGNORED_KEYS = frozenset({"trust", "description", "extensionName", "targetAudience", "targetServiceAccount"})
+#: ``oauth`` keys read: the rest (endpoints, redirect, audiences) are found from the server's metadata.
+_OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret"}
+#: ``$VAR`` (not ``$${``, not ``${``): Gemini CLI's short form of ``${VAR}``.
+_BARE_VAR = re.compile(r"\$\$|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def is_gemini(path: Path) -> bool:
+    """A file in a ``.gemini`` folder: Gemini CLI's settings (user or project)."""
+    return path.resolve().parent.name == ".gemini"
+
+
+def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The file's ``mcpServers`` as mcpnb entries (``data`` has one, an object); an entry that cannot
+    be read is the error that says why, for that server alone."""
+    file = str(path)
+    allowed, excluded = _server_lists(data.get("mcp"), file)
+    entries = {}
+    for name, entry in data["mcpServers"].items():
+        if not isinstance(entry, dict):
+            entries[name] = entry  # the schema says what is wrong with it
+            continue
+        try:
+            converted = _entry(name, entry, path)
+        except ConfigError as exc:
+            entries[name] = exc
+            continue
+        if (allowed is not None and name not in allowed) or name in excluded:
+            converted["enabled"] = False
+        entries[name] = converted
+    return entries
+
+
+def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
+    def fail(message: str, key: str) -> ConfigError:
+        return ConfigError(message, file=str(path), server=name, key=key)
+
+    out: dict[str, Any] = {}
+    for key, value in entry.items():
+        if key in IGNORED_KEYS:
+            continue
+        if key == "httpUrl":
+            out["url"], out["type"] = _short_vars(_string(value, fail, key)), "http"
+        elif key == "url":
+            out["url"] = _short_vars(value)
+            out.setdefault("type", "sse")  # Gemini CLI's url is SSE unless "type" says otherwise
+        elif key == "type":
+            out["type"] = value
+        elif key == "timeout":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise fail(f"expected a positive number of milliseconds, got {kind(value)}", key)
+            out["tool_timeout"] = value / 1000
+        elif key in ("includeTools", "excludeTools"):
+            out["enabled_tools" if key == "includeTools" else "disabled_tools"] = _names(value, fail, key)
+        elif key == "oauth":
+            auth = _oauth(value, fail)
+            if auth is not None:
+                out["auth"] = auth
+        elif key == "authProviderType":
+            if value != "dynamic_discovery":
+                raise fail(
+                    f"{value!r} is Gemini CLI's own Google sign-in, which mcpnb does not do: give the token "
+                    'as a header ("headers": {"Authorization": "Bearer ${TOKEN}"})',
+                    key,
+                )
+        elif key == "cwd" and isinstance(value, str) and not value.startswith(("/", "~", "$")):
+            out["cwd"] = str(path.resolve().parent.parent / _short_vars(value))  # the project's folder
+        else:
+            out[key] = _short_vars(value)
+    if "enabled_tools" in out and "disabled_tools" in out:  # excluded wins, as in Gemini CLI
+        out["enabled_tools"] = [t for t in out["enabled_tools"] if t not in out["disabled_tools"]]
+    return out
+
+
+def _server_lists(mcp: Any, file: str) -> tuple[set[str] | None, set[str]]:
+    """``mcp.allowed`` (None: no list, all allowed) and ``mcp.excluded``."""
+    if not isinstance(mcp, dict):
+        return None, set()
+    lists = []
+    for key in ("allowed", "excluded"):
+        value = mcp.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise ConfigError(
+                f"expected a list of server names, got {kind(value)}", file=file, key=f"mcp.{key}"
+            )
+        lists.append(value)
+    return (None if lists[0] is None else set(lists[0])), set(lists[1] or ())
+
+
+def _oauth(value: Any, fail: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        raise fail(f"expected an object, got {kind(value)}", "oauth")
+    if value.get("enabled") is False:
+        return None
+    auth: dict[str, Any] = {"type": "oauth", "flow": "authorization_code"}
+    for key, field in _OAUTH_KEYS.items():
+        if key in value:
+            auth[field] = _short_vars(_string(value[key], fail, f"oauth.{key}"))
+    if "scopes" in value:
+        auth["scope"] = " ".join(_names(value["scopes"], fail, "oauth.scopes"))
+    return auth
+
+
+def _string(value: Any, fail: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise fail(f"expected a string, got {kind(value)}", key)
+    return value
+
+
+def _names(value: Any, fail: Any, key: str) -> list[str]:
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise fail(f"expected a list of names, got {kind(value)}", key)
+    return value
+
+
+def _short_vars(value: Any) -> Any:
+    """``$VAR`` written as ``${VAR}``, in every string of ``value`` (``$$`` stays as written)."""
+    if isinstance(value, str):
+        return _BARE_VAR.sub(lambda m: m.group(0) if m.group(1) is None else "${" + m.group(1) + "}", value)
+    if isinstance(value, list):
+        return [_short_vars(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _short_vars(v) for k, v in value.items()}
+    return value
