@@ -14,9 +14,10 @@ folder is read as Gemini CLI reads it; everything else in it (themes, models, â€
   are found from the server's metadata, as Gemini CLI does when they are not written;
 - the top-level ``mcp.allowed`` / ``mcp.excluded`` lists say which servers may start: the others
   are disabled, as an ``"enabled": false`` entry is;
-- ``trust`` (skip Gemini CLI's confirmations), ``description`` and ``extensionName`` change nothing
-  for calls a person runs from cells, and are left out. Google's own sign-ins (``authProviderType``
-  ``google_credentials``, ``service_account_impersonation``) are refused, saying what to write.
+- ``trust`` (skip Gemini CLI's confirmations) and ``extensionName`` change nothing for calls a
+  person runs from cells, and are left out (``description`` is kept: ``%mcp config`` shows it).
+  Google's own sign-ins (``authProviderType`` ``google_credentials``,
+  ``service_account_impersonation``) are refused, saying what to write.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from mcpnb.client.config.validate import kind
 from mcpnb.client.errors import ConfigError
 
 #: Gemini CLI keys that do not change how a server is reached or called from a cell.
-IGNORED_KEYS = frozenset({"trust", "description", "extensionName", "targetAudience", "targetServiceAccount"})
+IGNORED_KEYS = frozenset({"trust", "extensionName", "targetAudience", "targetServiceAccount"})
 #: ``oauth`` keys read: the rest (endpoints, redirect, audiences) are found from the server's metadata.
 _OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret"}
 #: ``$VAR`` (not ``$${``, not ``${``): Gemini CLI's short form of ``${VAR}``.

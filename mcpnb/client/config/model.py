@@ -79,6 +79,8 @@ class ServerConfig:
     #: a server that floods its output cannot make the kernel hold it all; 1M rows × 5 is ~230 MB.
     max_message_mb: float = 256.0
     auth: AuthConfig | None = None
+    #: A note for people (Gemini CLI's and others' entries have one): shown, never sent.
+    description: str | None = field(default=None, compare=False)
     # Where it came from, for error messages; two configs that connect the same way are equal
     # whichever file they came from (so Pool.sync does not reconnect for a moved file).
     source: str | None = field(default=None, compare=False)

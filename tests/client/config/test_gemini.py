@@ -59,6 +59,7 @@ def test_its_servers_are_read_as_gemini_cli_reads_them(settings, environ):
     transports = {n: found.servers[n].transport for n in ("streamed", "events", "typed")}
     assert transports == {"streamed": "http", "events": "sse", "typed": "http"}
     assert dict(found.servers["streamed"].headers) == {"Authorization": f"Bearer {API_KEY}"}
+    assert found.servers["events"].description == "an SSE server"
     auth = found.servers["signin"].auth
     assert (auth.type, auth.flow, auth.client_id, auth.scope) == (
         "oauth",

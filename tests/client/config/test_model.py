@@ -209,6 +209,17 @@ def test_redacted_shows_only_non_defaults() -> None:
     }
 
 
+def test_a_description_is_a_note_shown_and_not_a_setting() -> None:
+    """Entries copied from other clients' files carry a ``description``: it refused the server
+    ("unknown key"); it is kept, shown, and changes nothing (the same server, no reconnect)."""
+    noted = ServerConfig.from_dict("s", {"command": "x", "description": "the docs server"})
+    assert noted.redacted()["description"] == "the docs server"
+    assert noted == ServerConfig.from_dict("s", {"command": "x"})
+    err = config_error(ServerConfig.from_dict, "s", {"command": "x", "description": ["a", "b"]})
+    assert "expected a string" in str(err)
+    assert_located(err, file=None, server="s", key="description")
+
+
 def test_python_means_this_interpreter_when_configs_are_compared():
     import sys
 
