@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import escape
-from mcpnb.client.config.validate import kind
+from mcpnb.client.config.validate import Refused, kind
 from mcpnb.client.errors import ConfigError, did_you_mean
 
 #: Codex keys that do not change how a server is reached or called from a cell.
@@ -57,7 +57,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def read_servers(data: Mapping[str, Any], path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
-    """``[mcp_servers.*]`` as mcpnb entries (one that cannot be read: the error that says why);
+    """``[mcp_servers.*]`` as mcpnb entries (one that cannot be read: :class:`Refused`, saying why);
     ``environ`` says which listed variables are set."""
     file = str(path)
     if "mcp_servers" not in data:
@@ -75,7 +75,10 @@ def read_servers(data: Mapping[str, Any], path: Path, environ: Mapping[str, str]
         try:
             entries[name] = _entry(name, entry, path, environ) if isinstance(entry, dict) else entry
         except ConfigError as exc:  # that server's alone: parse() raises it where entries are checked
-            entries[name] = exc
+            reach = (
+                {"url": entry["url"], "type": "http"} if "url" in entry else {"command": entry.get("command")}
+            )
+            entries[name] = Refused(exc, reach)
     return entries
 
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpnb.client.config.validate import kind
+from mcpnb.client.config.validate import Refused, kind
 from mcpnb.client.errors import ConfigError
 
 #: Gemini CLI keys that do not change how a server is reached or called from a cell.
@@ -45,7 +45,7 @@ def is_gemini(path: Path) -> bool:
 
 def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """The file's ``mcpServers`` as mcpnb entries (``data`` has one, an object); an entry that cannot
-    be read is the error that says why, for that server alone."""
+    be read is :class:`Refused`: why, for that server alone."""
     file = str(path)
     allowed, excluded = _server_lists(data.get("mcp"), file)
     entries = {}
@@ -56,7 +56,7 @@ def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
         try:
             converted = _entry(name, entry, path)
         except ConfigError as exc:
-            entries[name] = exc
+            entries[name] = Refused(exc, _reach(entry))
             continue
         if (allowed is not None and name not in allowed) or name in excluded:
             converted["enabled"] = False
@@ -103,6 +103,15 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
     if "enabled_tools" in out and "disabled_tools" in out:  # excluded wins, as in Gemini CLI
         out["enabled_tools"] = [t for t in out["enabled_tools"] if t not in out["disabled_tools"]]
     return out
+
+
+def _reach(entry: dict[str, Any]) -> dict[str, Any]:
+    """How an entry is reached, in mcpnb's keys, as far as its transport keys say."""
+    if "httpUrl" in entry:
+        return {"url": entry["httpUrl"], "type": "http"}
+    if "url" in entry:
+        return {"url": entry["url"], "type": entry.get("type", "sse")}
+    return {"command": entry["command"]} if "command" in entry else {}
 
 
 def _server_lists(mcp: Any, file: str) -> tuple[set[str] | None, set[str]]:

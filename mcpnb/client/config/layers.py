@@ -17,7 +17,7 @@ from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORTS
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
 from mcpnb.client.config.resolve import transport_of_url
-from mcpnb.client.config.validate import NESTED_TOO_DEEP, kind, parse
+from mcpnb.client.config.validate import NESTED_TOO_DEEP, Refused, kind, parse
 from mcpnb.client.config.vscode import Variables, cursor_variables, is_vscode, read_servers, without_comments
 from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
 
@@ -212,6 +212,8 @@ def load_config(
 def _reach_of(data: Any) -> str | None:
     """The transport a raw entry names or implies (``command``, ``url``), for the status row of a
     server whose settings are invalid: only what it says, nothing checked."""
+    if isinstance(data, Refused):
+        data = data.reach
     if not isinstance(data, Mapping):
         return None
     named = data.get("transport", data.get("type"))

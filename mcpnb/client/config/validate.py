@@ -10,6 +10,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -71,12 +72,21 @@ def schema() -> dict[str, Any]:
     return json.loads(_schema_text())
 
 
+@dataclass(frozen=True)
+class Refused:
+    """An entry of another client's file (Codex's, Gemini CLI's) that cannot be read: why, and the
+    keys that say how it is reached (``url`` and ``type``, or ``command``), for its status row."""
+
+    error: ConfigError
+    reach: Mapping[str, Any]
+
+
 def parse(name: Any, data: Any, source: str | None) -> tuple[dict[str, Any], dict[str, str]]:
     """Check one entry's name and shape; its settings under field names, and how each was spelled.
-    ``data`` may be the error another client's entry was refused with (Codex's, Gemini CLI's): raised
-    here, where every entry is checked, so it is that server's alone."""
-    if isinstance(data, ConfigError):
-        raise data
+    ``data`` may be another client's entry that could not be read (:class:`Refused`): its error is
+    raised here, where every entry is checked, so it is that server's alone."""
+    if isinstance(data, Refused):
+        raise data.error
     check_name(name, source)
     return canonical(name, entry(name, data, source), source)
 

@@ -78,7 +78,7 @@ def test_its_servers_are_read_as_codex_reads_them(config, environ):
     assert found.servers["off"].enabled is False
     assert API_KEY not in repr(docs) + repr(remote) and API_KEY in docs.secrets()
     # a token written in the file is refused, as Codex refuses it; the others load
-    assert set(found.problems) == {"inline"}
+    assert set(found.problems) == {"inline"} and found.problem_transports["inline"] == "http"
     assert "bearer_token_env_var" in found.problems["inline"]
     assert "written-in-the-file" not in found.problems["inline"]
 

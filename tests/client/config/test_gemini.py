@@ -74,6 +74,7 @@ def test_its_servers_are_read_as_gemini_cli_reads_them(settings, environ):
     assert "Gemini CLI's own Google sign-in" in found.problems["google"]
     assert '"Authorization": "Bearer ${TOKEN}"' in found.problems["google"]
     assert set(found.problems) == {"google"}
+    assert found.problem_transports["google"] == "http"  # its status row says how it is reached
 
 
 def test_an_allowed_list_leaves_the_others_disabled(tmp_path, environ):
