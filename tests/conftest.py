@@ -291,6 +291,17 @@ def sse_url() -> Iterator[str]:
     server.stop()
 
 
+def reference_server(name: str) -> str:
+    """The entry point of one of the MCP project's reference servers in ``tests/peers``
+    (``server-filesystem``, ``server-memory``), run with ``node``."""
+    path = EVERYTHING.parents[2] / name / "dist" / "index.js"
+    if not path.exists() or shutil.which("node") is None:
+        pytest.fail(
+            f"{name} is not installed: run `npm ci --prefix tests/peers` (the README's test command does)"
+        )
+    return str(path)
+
+
 @pytest.fixture(scope="session")
 def everything() -> str:
     if not EVERYTHING.exists() or shutil.which("node") is None:

@@ -32,10 +32,12 @@ def _is_scalar(value: Any) -> bool:
 
 
 def table_keys(data: Any) -> list[str]:
-    """The keys of an object whose values are (non-empty) lists of objects: its tables."""
+    """The keys of an object whose values are lists of objects: its tables (an empty list beside
+    one that has rows is a table with none yet: a graph's ``relations`` before there are any)."""
     if not isinstance(data, dict):
         return []
-    return [k for k, v in data.items() if isinstance(v, list) and v and _is_records(v)]
+    keys = [k for k, v in data.items() if isinstance(v, list) and _is_records(v)]
+    return keys if any(data[k] for k in keys) else []
 
 
 def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | dict[str, list[Any]]:
@@ -59,7 +61,7 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1 and lists[0] and _is_records(lists[0]):
             return lists[0]
-        if len(lists) == len(data):
+        if len(lists) == len(data) and not any(v and _is_records(v) for v in lists):
             lengths = {len(v) for v in lists}
             if len(lengths) == 1:
                 return data

@@ -90,6 +90,32 @@ def _same_text(text: str, serialized: bytes) -> bool:
     )
 
 
+def _wraps_content(result: Any) -> str | None:
+    """The one key of structured content that only wraps the content blocks shown above it (the
+    filesystem reference server's ``{"content": <the text>}``, or the blocks themselves), so the
+    result is not shown twice; None when it holds anything else."""
+    data = result.structured
+    if result.is_error or not isinstance(data, dict) or len(data) != 1:
+        return None
+    [(key, value)] = data.items()
+    blocks = list(result.content)
+    texts = [get(b, "text") for b in blocks if block_type(b) == "text"]
+    if isinstance(value, str) and texts and value in ("\n".join(texts), "".join(texts)):
+        return key
+    if isinstance(value, list) and value and len(value) == len(blocks):
+        return key if all(map(_is_block, value, blocks)) else None
+    return None
+
+
+def _is_block(item: Any, block: Any) -> bool:
+    """Whether ``item`` (wire JSON: ``mimeType``) says what ``block`` (an SDK model or a dict) holds."""
+    return isinstance(item, dict) and all(get(block, _snake(k), k) == v for k, v in item.items())
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
 def _header(result: Any) -> tuple[str, str]:
     status = badge("error", "bad") if result.is_error else badge("ok", "ok")
     ms = f"{result.elapsed * 1000:.0f} ms"
@@ -111,7 +137,11 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
         if i not in mirrors
     ]
     structured = None
-    if result.structured is not None:
+    wrapper = _wraps_content(result)
+    if wrapper is not None:  # the blocks above are its whole content: say so rather than repeat them
+        note = f"structured content: {{{wrapper!r}: the content above}} (result.structured)"
+        structured = (f'<div class="mcpnb-block mcpnb-dim">{esc(note)}</div>', note, False)
+    elif result.structured is not None:
         structured = render_structured(result, limit, DEFAULTS.json_limit)
     # a table is the data shown once: the server's text rendition of it is one click away
     fold = structured is not None and structured[2] and not result.is_error

@@ -111,15 +111,21 @@ def _one_line(value: Any) -> str:
     return text[:_FIELD_WIDTH] + "…" if cut or len(text) > _FIELD_WIDTH else text
 
 
-def _table(data: Any, limit: int) -> tuple[str, str]:
+def _grid(data: Any, limit: int, where: str) -> tuple[str, str, str, str]:
+    """(HTML, text, caption, note of rows not shown) of one table; ``where`` gets all its rows."""
     # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
     shown = to_dataframe(data, limit=limit)
     rows, cols = row_count(data), shown.shape[1]
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
-    key, fields = _beside_the_table(data)
     table_html, table_text = frame_table(shown)
-    table_text = table_text if cols else ""
+    note = f"… {more} more row{'s' if more != 1 else ''} ({where} has them all)" if more else ""
+    return table_html, table_text if cols else "", caption if rows else "no rows", note
+
+
+def _table(data: Any, limit: int) -> tuple[str, str]:
+    table_html, table_text, caption, note = _grid(data, limit, "result.df")
+    key, fields = _beside_the_table(data)
     if fields:  # the fields first, then the table under its key
         fields_html, fields_text = _fields(fields)
         html = (
@@ -130,11 +136,29 @@ def _table(data: Any, limit: int) -> tuple[str, str]:
     else:
         html = f'<div class="mcpnb-dim">structured content · {esc(caption)}</div>' + table_html
         text = f"structured content ({caption}):\n{table_text}"
-    if more:
-        note = f"… {more} more row{'s' if more != 1 else ''} (result.df has them all)"
+    if note:
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'
         text += "\n" + note
     return html, text
+
+
+def _tables(data: dict[str, Any], keys: list[str], limit: int) -> tuple[str, str]:
+    """An object that holds several tables (a graph's entities and relations): its other fields,
+    then each table under its key, as ``result.dfs`` gives them."""
+    fields = {k: v for k, v in data.items() if k not in keys}
+    html, texts = '<div class="mcpnb-dim">structured content</div>', ["structured content:"]
+    if fields:
+        fields_html, fields_text = _fields(fields)
+        html += fields_html
+        texts.append(fields_text)
+    for key in keys:
+        table_html, table_text, caption, note = _grid(data[key], limit, f"result.dfs[{key!r}]")
+        html += f'<div class="mcpnb-dim">{esc(str(key))} · {esc(caption)}</div>{table_html}'
+        texts.append(f"{key} ({caption}):" + (f"\n{table_text}" if table_text else ""))
+        if note:
+            html += f'<div class="mcpnb-dim">{esc(note)}</div>'
+            texts.append(note)
+    return html, "\n".join(texts)
 
 
 def _kind(data: Any) -> str:
@@ -178,9 +202,11 @@ def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, st
         warn_html = f'<div class="mcpnb-block"><span class="mcpnb-badge mcpnb-warn">{esc(msg)}</span></div>'
         warn_text = msg + "\n"
     table = is_tabular(data)
-    if table:
+    tables = [] if table else table_keys(data)
+    if table or len(tables) > 1:
         try:
-            html, text = _table(data, limit)
+            html, text = _table(data, limit) if table else _tables(data, tables, limit)
+            table = True
         except Exception:  # a shape pandas still refuses: the JSON view always works
             table = False
     if not table:
