@@ -127,6 +127,31 @@ def check_offered(server: str, capabilities: Any, path: str, offers: str, instea
         raise CallError(f"{server!r} does not offer {offers} (its capabilities have no {path}): {instead}")
 
 
+#: The capability that answers each family of methods, and what it is called in words.
+_SERVES = {
+    "tools/": ("tools", "tools"),
+    "resources/": ("resources", "resources"),
+    "prompts/": ("prompts", "prompts"),
+    "completion/": ("completions", "completions"),
+    "logging/": ("logging", "log messages"),
+}
+
+
+def unoffered(server: str, capabilities: Any, method: str) -> str | None:
+    """Why ``method`` got "Method not found", in words, when the server never said it serves it
+    (``resources/list`` to a server of tools only); None when it did, or its capabilities are not
+    known: then the server's own answer is the one to show."""
+    family = next((v for k, v in _SERVES.items() if method.startswith(k)), None)
+    if capabilities is None or family is None or getattr(capabilities, family[0], None) is not None:
+        return None
+    offered = [words for cap, words in _SERVES.values() if getattr(capabilities, cap, None) is not None]
+    return (
+        f"{server!r} does not offer {family[1]} (its capabilities have no {family[0]}; it offers "
+        f"{', '.join(offered) or 'none of tools, resources and prompts'}): {method.split()[0]} is not "
+        "a method it has"
+    )
+
+
 class UrlRequiredError(CallError):
     """The server needs the person to open a URL (a login, a consent page) before the call can run.
 

@@ -33,6 +33,7 @@ from mcpnb.client.errors import (
     UrlRequiredError,
     describe,
     over_message_limit,
+    unoffered,
 )
 from mcpnb.client.events import State
 from mcpnb.client.interaction import CallContext, current_call
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 _CONNECTION_CLOSED = -32000
 _URL_ELICITATION_REQUIRED = -32042
+_METHOD_NOT_FOUND = -32601
 #: What the SDK makes of an HTTP error response without a JSON-RPC error in its body (-32603
 #: "Server returned an error response", -32600 "Session terminated") or with one (any code): when
 #: the HTTP layer saw an error answer to this request, its status and message say more.
@@ -208,6 +210,10 @@ async def request(
             raise CallError(
                 f"{what} failed: the connection to {conn.name!r} was lost ({why}); {then}"
             ) from None
+        if isinstance(exc, MCPError) and exc.code == _METHOD_NOT_FOUND:
+            said = unoffered(conn.name, conn.capabilities, what)
+            if said is not None:
+                raise CallError(said) from None
         if answer is not None and isinstance(exc, MCPError) and exc.code in _HTTP_STAND_INS:
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
         raise CallError(f"{what} on {conn.name!r} failed: {conn.safe(describe(exc))}") from None

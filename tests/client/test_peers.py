@@ -1,4 +1,4 @@
-"""Third-party servers we did not write: server-everything (npm) and mcp-server-time (PyPI)."""
+"""Third-party servers we did not write: server-everything and server-filesystem (npm), mcp-server-time (PyPI)."""
 
 from __future__ import annotations
 
@@ -222,3 +222,25 @@ def test_completions_from_a_server_without_them_are_refused_in_words(pool, era):
     with pytest.raises(CallError, match=r"^'time' does not offer completions \(its capabilities have no"):
         pool.complete("time", "anything", "timezone", "Eu")
     assert pool.call("time", "get_current_time", {"timezone": "UTC"}).data["timezone"] == "UTC"
+
+
+def test_resources_and_prompts_of_a_server_of_tools_only_are_refused_in_words(pool, tmp_path):
+    """server-filesystem serves tools only: listing its resources or prompts, or reading a file://
+    URI from it, said "Method not found (MCP error -32601)"."""
+    from conftest import reference_server
+
+    from mcpnb.client.errors import CallError
+
+    pool.connect("fs", command="node", args=[reference_server("server-filesystem"), str(tmp_path)])
+    offers = r"\(its capabilities have no {0}; it offers tools\): {0}/{1} is not a method it has$"
+    with pytest.raises(
+        CallError, match=r"^'fs' does not offer resources " + offers.format("resources", "list")
+    ):
+        pool.resources("fs")
+    with pytest.raises(CallError, match=r"^'fs' does not offer prompts " + offers.format("prompts", "list")):
+        pool.prompts("fs")
+    with pytest.raises(
+        CallError, match=r"^'fs' does not offer resources " + offers.format("resources", "read")
+    ):
+        pool.read("fs", tmp_path.as_uri())
+    assert "Allowed directories" in pool.call("fs", "list_allowed_directories").text
