@@ -1,4 +1,5 @@
-"""Third-party servers we did not write: server-everything and server-filesystem (npm), mcp-server-time (PyPI)."""
+"""Third-party servers we did not write: server-everything and server-filesystem (npm),
+mcp-server-time (PyPI)."""
 
 from __future__ import annotations
 
