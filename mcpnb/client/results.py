@@ -7,6 +7,7 @@ the person, and a mismatch is reported next to it (``schema_error``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -123,12 +124,17 @@ class ToolResult:
         return to_dataframes(self._tabular())
 
     def _tabular(self) -> Any:
-        """What ``.df`` reads: the structured payload, else text that is JSON; else why neither."""
+        """What ``.df`` reads: the structured payload, else text that is JSON; else why neither.
+        A payload that only wraps the text (the filesystem reference server's ``{"content": <the
+        text>}``) is read as that text: its JSON is the table (``directory_tree``'s entries)."""
+        text = self.text.strip()
         if self.structured is not None:
+            if _wraps_text(self.structured, text) and text[:1] in ("[", "{"):
+                with contextlib.suppress(ValueError):
+                    return json.loads(text)
             return self.data
         from mcpnb.client.frames import NotTabularError
 
-        text = self.text.strip()
         if self.is_error:
             first = text.splitlines()[0] if text else "no message"
             raise NotTabularError(f"{self.label} failed, so there is no table: {first}")
@@ -189,3 +195,11 @@ def json_head(value: Any, limit: int) -> tuple[str, bool]:
 def _data_head(value: Any) -> str:
     head, cut = json_head(value, _REPR_JSON)
     return head + "… (result.data has all)" if cut else head
+
+
+def _wraps_text(structured: Any, text: str) -> bool:
+    """Whether ``structured`` is one key holding the result's text and nothing else."""
+    if not (isinstance(structured, dict) and len(structured) == 1):
+        return False
+    [value] = structured.values()
+    return isinstance(value, str) and value.strip() == text

@@ -87,3 +87,12 @@ def test_a_graph_is_two_tables_and_df_says_to_take_one(pool, graph):
     assert bundle["text/plain"].count("corresponded with") == 1  # its JSON text copy is folded
     assert bundle["text/html"].count("<table") == 2
     assert full.dfs["relations"].to_dict("records") == [relation]
+
+
+def test_df_of_a_json_text_the_structured_content_only_wraps_is_its_table(pool, files):
+    """``directory_tree`` answers JSON text, and ``{"content": <that text>}`` as structured content:
+    ``.df`` was one row holding the JSON as a string."""
+    tree = pool.call("fs", "directory_tree", {"path": str(files)})
+    assert sorted(tree.df["name"]) == ["dot.png", "notes.txt"] and set(tree.df["type"]) == {"file"}
+    listing = pool.call("fs", "list_directory", {"path": str(files)})
+    assert list(listing.df.columns) == ["content"]  # plain text: the payload as it is
