@@ -247,7 +247,7 @@ def _file_servers(
     if not isinstance(data, dict):
         raise ConfigError(f"expected a JSON object at the top level, got {kind(data)}", file=file)
     if is_vscode(data) and _may_be_vscode(path):
-        return read_servers(data, path, inputs)
+        return read_servers(data, path, inputs, environ)
     if gemini.is_gemini(path) and isinstance(data.get("mcpServers"), dict):  # beside its own "mcp"
         return gemini.read_servers(data, path), None
     for key in data:

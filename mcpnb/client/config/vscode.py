@@ -12,8 +12,10 @@ reads it:
   (``--input ID=VALUE``, ``inputs={ID: ...}``), and a server whose input was not given is a failed
   row that says how to give it, while the others start. A ``password`` input is a secret: scrubbed
   from every message, like a secret-named variable;
+- ``envFile``: the variables of an env file (``KEY=VALUE`` lines; relative to the workspace
+  folder) go into the server's ``env``, under the ones ``env`` names itself;
 - VS Code's own keys that do not change how a server runs (``dev``, ``gallery``, ``version``) are
-  left out; the rest are ``.mcp.json`` keys (``envFile`` is refused there, saying why).
+  left out; the rest are ``.mcp.json`` keys.
 
 Cursor's ``.cursor/mcp.json`` keeps ``mcpServers`` (plain JSON) but expands the same variables,
 without inputs: :func:`cursor_variables`.
@@ -159,7 +161,10 @@ class Variables:
 
 
 def read_servers(
-    data: dict[str, Any], path: Path, inputs: Mapping[str, str] | None
+    data: dict[str, Any],
+    path: Path,
+    inputs: Mapping[str, str] | None,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Any], Variables]:
     """The ``servers`` of a VS Code file as ``mcpServers`` entries, and how to expand their ``${…}``."""
     file = str(path)
@@ -192,7 +197,50 @@ def read_servers(
         for name, entry in entries.items()
         if not (isinstance(entry, dict) and entry.get("enabled") is False)
     }
-    return entries, Variables(file, workspace, declared, dict(inputs or {}), used)
+    variables = Variables(file, workspace, declared, dict(inputs or {}), used)
+    for name, entry in entries.items():
+        if isinstance(entry, dict) and "envFile" in entry:
+            entries[name] = _with_env_file(name, entry, variables, os.environ if environ is None else environ)
+    return entries, variables
+
+
+def _with_env_file(name: str, entry: dict[str, Any], variables: Variables, environ: Mapping[str, str]) -> Any:
+    """The entry with its ``envFile``'s variables in ``env`` (a variable ``env`` names itself wins),
+    read when the file is; a file that cannot be read refuses that server alone (:class:`Refused`)."""
+    from mcpnb.client.config.expand import escape, expand
+    from mcpnb.client.config.validate import Refused, kind
+
+    rest = {k: v for k, v in entry.items() if k != "envFile"}
+    if rest.get("enabled") is False or not isinstance(rest.get("env", {}), dict):
+        return rest  # never started, or its env is wrong (the schema says how): nothing to read
+
+    def fail(message: str, suggestion: str | None = None) -> ConfigError:
+        return ConfigError(message, file=variables.file, server=name, key="envFile", suggestion=suggestion)
+
+    raw = entry["envFile"]
+    try:
+        if not isinstance(raw, str) or not raw:
+            raise fail(f"expected the path of an environment file, got {kind(raw)}")
+        where = Path(expand(raw, environ, fail, set(), variables)).expanduser()
+        values = _env_file(where if where.is_absolute() else variables.workspace / where, fail)
+    except ConfigError as exc:
+        return Refused(exc, rest)
+    rest["env"] = {**{k: escape(v) for k, v in values.items()}, **rest.get("env", {})}
+    return rest
+
+
+def _env_file(path: Path, fail: Callable[..., ConfigError]) -> dict[str, str]:
+    """``KEY=VALUE`` lines as VS Code reads an env file: comments, ``export``, quotes; values as
+    written (no ``${…}`` inside them expanded); a bare ``KEY`` sets nothing."""
+    from dotenv import dotenv_values
+
+    if not path.is_file():
+        raise fail(f"{path} is not a file (a relative envFile is taken from the workspace folder)")
+    try:
+        values = dotenv_values(path, interpolate=False, encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def cursor_variables(path: Path) -> Variables | None:

@@ -158,3 +158,59 @@ def test_cursors_file_is_mcp_servers_json_with_vs_codes_variables(tmp_path, envi
     plain = write(tmp_path / ".mcp.json", {"mcpServers": {"s": {"command": "x", "args": ["${env:TOKEN}"]}}})
     err = config_error(load_config, path=plain, environ=environ)
     assert "VS Code's ${env:TOKEN} is ${TOKEN} here" in str(err)
+
+
+ENV_FILE = """# the service's settings
+export SEARCH_KEY="key with spaces # not a comment"
+REGION=eu  # a comment
+QUOTED='$literal ${NOT_EXPANDED}'
+EMPTY=
+BARE
+"""
+
+
+def test_an_env_file_goes_into_the_servers_env_as_vs_code_reads_it(tmp_path, environ):
+    """VS Code's ``envFile`` (its documented ``"${workspaceFolder}/.env"``) was refused: "mcpnb reads
+    no env file"."""
+    write(tmp_path / "proj" / ".env", ENV_FILE)
+    write(tmp_path / "proj" / "conf" / "other.env", "OTHER=1\n")
+    path = write(
+        tmp_path / "proj" / ".vscode" / "mcp.json",
+        {
+            "servers": {
+                "search": {"command": "x", "envFile": "${workspaceFolder}/.env", "env": {"REGION": "us"}},
+                "relative": {"command": "x", "envFile": "conf/other.env"},
+                "missing": {"command": "x", "envFile": "${workspaceFolder}/nowhere.env"},
+                "off": {"command": "x", "envFile": "nowhere.env", "enabled": False},
+            }
+        },
+    )
+    found = load_config(path=path, environ=environ, keep_going=True)
+    search = found.servers["search"]
+    assert dict(search.env) == {
+        "SEARCH_KEY": "key with spaces # not a comment",
+        "REGION": "us",  # what env names itself wins
+        "QUOTED": "$literal ${NOT_EXPANDED}",  # as written
+        "EMPTY": "",
+    }
+    assert "key with spaces # not a comment" in search.secrets()
+    assert "key with spaces" not in repr(search) + str(search.redacted())
+    assert dict(found.servers["relative"].env) == {"OTHER": "1"}  # from the workspace folder
+    assert found.servers["off"].enabled is False  # never started: its file is not read
+    assert set(found.problems) == {"missing"}
+    assert f"{tmp_path / 'proj' / 'nowhere.env'} is not a file" in found.problems["missing"]
+    err = config_error(load_config, path=path, environ=environ)
+    assert_located(err, file=str(path), server="missing", key="envFile")
+
+
+def test_a_server_started_from_a_vs_code_file_gets_its_env_files_variables(pool, tmp_path):
+    import sys
+
+    from conftest import DEMO
+
+    write(tmp_path / ".env", f"PROBE_KEY={API_KEY}\n")
+    entry = {"command": sys.executable, "args": [DEMO, "stdio"], "envFile": "${workspaceFolder}/.env"}
+    path = write(tmp_path / ".vscode" / "mcp.json", {"servers": {"demo": entry}})
+    assert pool.connect_config(path)["demo"].state == "connected"
+    assert pool.call("demo", "env", {"name": "PROBE_KEY"}).text == API_KEY
+    assert API_KEY not in repr(pool.status()) + repr(pool.connection("demo").config)
