@@ -6,6 +6,10 @@ elicitation: one form for every input the chosen servers lack (a ``password`` in
 field, or read without echo on a console; a ``pickString`` as a choice; a ``default`` filled in).
 Where nobody can answer (headless, a script), or the person declines, nothing is made up: those
 servers are failed rows that say how to give the values (``--input ID=VALUE``, ``inputs=``).
+
+What the person typed is kept while the kernel runs, as VS Code keeps it (:class:`TypedInputs`):
+connecting from the same file again does not ask again, unless a server that used the value failed
+to start (a mistyped key is asked for anew). Nothing is written to disk.
 """
 
 from __future__ import annotations
@@ -39,14 +43,53 @@ def question(variables: Variables, lacking: Mapping[str, list[str]]) -> dict[str
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
+class TypedInputs:
+    """What a person typed for each file's inputs in this kernel, and the servers each went to."""
+
+    def __init__(self) -> None:
+        self._values: dict[Path, dict[str, str]] = {}
+        self._users: dict[tuple[Path, str], list[str]] = {}
+
+    def recall(self, path: str | Path, declared: Iterable[str]) -> dict[str, str]:
+        """The values typed for ``path``'s inputs that it still declares."""
+        kept = self._values.get(_key(path), {})
+        return {i: kept[i] for i in declared if i in kept}
+
+    def keep(self, path: str | Path, values: Mapping[str, str], users: Mapping[str, list[str]]) -> None:
+        self._values.setdefault(_key(path), {}).update(values)
+        for input_id in values:
+            self._users[(_key(path), input_id)] = list(users.get(input_id, []))
+
+    def failed(self, servers: Iterable[str]) -> None:
+        """Servers that did not start: the values typed for them are asked for again next time."""
+        down = set(servers)
+        for (path, input_id), users in list(self._users.items()):
+            if down & set(users):
+                del self._users[(path, input_id)]
+                self._values.get(path, {}).pop(input_id, None)
+
+    def forget(self, path: str | Path | None = None) -> None:
+        """Drop the values typed for ``path`` (default: every file)."""
+        keys = [_key(path)] if path is not None else list(self._values)
+        for key in keys:
+            self._values.pop(key, None)
+        self._users = {k: v for k, v in self._users.items() if k[0] not in keys}
+
+
+def _key(path: str | Path) -> Path:
+    return Path(path).expanduser().resolve()
+
+
 async def ask_inputs(
     interaction: Interaction,
     path: str | Path,
     servers: Iterable[str] | None,
     given: Mapping[str, str] | None,
     call: CallContext | None = None,
+    typed: TypedInputs | None = None,
 ) -> dict[str, str]:
-    """``given`` and what the person typed for the inputs ``servers`` (default: all) still lack.
+    """``given``, what the person typed before (``typed``) and what they type now for the inputs
+    ``servers`` (default: all) still lack; what they type now is kept in ``typed``.
 
     Only a file in VS Code's format has inputs; for any other, and when nothing is lacking or
     nobody answers, ``given`` comes back as it was (the config then says what is missing).
@@ -57,6 +100,9 @@ async def ask_inputs(
     if not Path(path).expanduser().is_file():
         return values  # the config's own reading says so
     variables = vscode_variables(path, values)
+    if variables is not None and typed is not None:
+        values = {**typed.recall(path, variables.declared), **values}
+        variables = vscode_variables(path, values)
     lacking = variables.lacking(servers) if variables is not None else {}
     if variables is None or not lacking:
         return values
@@ -66,11 +112,14 @@ async def ask_inputs(
         f"{variables.file} asks its client for {'these values' if many else 'this value'} before "
         f"starting {', '.join(users)}, as VS Code prompts for them. "
         f"{'They go' if many else 'It goes'} into the server settings only, and {'are' if many else 'is'} "
-        "not saved."
+        "kept until the kernel stops, never saved."
     )
     result, _nobody = await ask_form(
         interaction, ", ".join(users), message, question(variables, lacking), call or CallContext(), "inputs"
     )
     if result is not None and result.action == "accept":
-        values.update({k: str(v) for k, v in (result.content or {}).items() if v is not None})
+        answered = {k: str(v) for k, v in (result.content or {}).items() if v is not None and k in lacking}
+        values.update(answered)
+        if typed is not None:
+            typed.keep(path, answered, lacking)
     return values

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from mcpnb.client.config import ServerConfig
     from mcpnb.client.contents import PromptMessages, ResourceContents
+    from mcpnb.client.inputs import TypedInputs
     from mcpnb.client.runtime import Runtime
     from mcpnb.client.toolbox import Toolbox
 
@@ -68,7 +69,22 @@ class Pool:
         self._interaction: Interaction | None = None
         self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
         self._services: dict[str, Callable[[], Awaitable[None]]] = {}
+        self._typed: TypedInputs | None = None
         runtime.add_closer(self._close)
+
+    @property
+    def typed_inputs(self) -> TypedInputs:
+        """What a person typed for VS Code files' ``${input:ID}`` in this kernel (see
+        :mod:`mcpnb.client.inputs`): not asked again until a server that used it fails to start."""
+        if self._typed is None:
+            from mcpnb.client.inputs import TypedInputs
+
+            self._typed = TypedInputs()
+        return self._typed
+
+    def forget_inputs(self, path: str | Path | None = None) -> None:
+        """Ask again for the inputs of ``path`` (default: every file) at its next connect."""
+        self.typed_inputs.forget(path)
 
     @property
     def interaction(self) -> Interaction | None:
@@ -287,10 +303,13 @@ class Pool:
             from mcpnb.client.inputs import ask_inputs
 
             interaction = self.interaction or default_interaction()
-            asked = await ask_inputs(interaction, path, names, inputs, context)
+            asked = await ask_inputs(interaction, path, names, inputs, context, self.typed_inputs)
             if asked != dict(inputs or {}):
                 configs = self._configs_from_files(path, names, asked)
-        return await self._connect_many(configs)
+        table = await self._connect_many(configs)
+        if self._typed is not None:
+            self._typed.failed(row.name for row in table if row.state == "failed")
+        return table
 
     def connect_config(
         self,

@@ -180,3 +180,43 @@ def test_require_without_the_inputs_says_how_to_give_them(pool, vscode):
     ):
         pool.require({"mcpServers": {"probe": {}}}, config=vscode)
     assert pool.names == []
+
+
+def test_what_a_person_typed_is_not_asked_again_in_this_kernel(pool, vscode):
+    """VS Code keeps what was typed for an input; so does the pool: running the connect cell again
+    (or requiring a server of the same file) asked for every value again."""
+    person = Person(content={"key": KEY, "toolset": "ui"})
+    pool.interaction = person
+    pool.connect_config(vscode)
+    table = pool.connect_config(vscode)  # the same cell, run again
+    assert [r.state for r in table][:2] == ["connected", "connected"] and len(person.asked) == 1
+    assert json.loads(pool.call("search", "get-env", {}).text)["SEARCH_KEY"] == KEY
+    assert "ui_search" in {t.name for t in pool.tools("probe")}
+    res = pool.require({"mcpServers": {"probe": {}}}, config=vscode)
+    assert res["probe"].state == "connected" and len(person.asked) == 1
+    # a value given with the connect wins over the one typed
+    pool.connect_config(vscode, ["probe"], inputs={"toolset": "core"})
+    assert pool.status()["probe"].tools == 15 and len(person.asked) == 1
+    pool.forget_inputs(vscode)
+    pool.connect_config(vscode, ["probe"])
+    assert len(person.asked) == 2
+
+
+def test_a_value_whose_server_failed_to_start_is_asked_for_again(pool, vscode):
+    """A mistyped value would otherwise stick until the kernel restarts."""
+    person = Person(content={"toolset": "no-such-toolset"})
+    pool.interaction = person
+    assert pool.connect_config(vscode, ["probe"])["probe"].state == "failed"
+    person.content = {"toolset": "core"}
+    assert pool.connect_config(vscode, ["probe"])["probe"].state == "connected"
+    assert len(person.asked) == 2
+
+
+def test_an_input_the_file_no_longer_declares_is_not_given(pool, vscode):
+    pool.interaction = Person(content={"toolset": "core", "key": KEY})
+    pool.connect_config(vscode, ["probe"])
+    data = json.loads(vscode.read_text().split("\n", 1)[1])
+    data["inputs"] = [i for i in data["inputs"] if i["id"] != "toolset"]
+    data["servers"]["probe"]["args"][-1] = "ui"
+    vscode.write_text(json.dumps(data))
+    assert pool.connect_config(vscode, ["probe"])["probe"].state == "connected"  # no "undeclared input"

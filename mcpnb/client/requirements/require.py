@@ -123,7 +123,7 @@ def require(
         inputs=inputs, ask=_asking(pool, run, context),
     )  # fmt: skip
     plan = plan_for(pool, declarations, strategy, run, answers=answers, context=context)
-    return _settle(plan, run(connect_plan(pool, plan)) if plan.ok else None)
+    return _settle(pool, plan, run(connect_plan(pool, plan)) if plan.ok else None)
 
 
 async def arequire(
@@ -151,7 +151,7 @@ async def arequire(
     plan = await asyncio.to_thread(
         plan_for, pool, declarations, strategy, pool.runtime.run, answers=answers, context=context
     )
-    return _settle(plan, await pool.runtime.arun(connect_plan(pool, plan)) if plan.ok else None)
+    return _settle(pool, plan, await pool.runtime.arun(connect_plan(pool, plan)) if plan.ok else None)
 
 
 def _asking(
@@ -161,14 +161,16 @@ def _asking(
         from mcpnb.client.inputs import ask_inputs
         from mcpnb.client.interaction import default_interaction
 
-        return run(ask_inputs(pool.interaction or default_interaction(), path, needed, given, context))
+        interaction = pool.interaction or default_interaction()
+        return run(ask_inputs(interaction, path, needed, given, context, pool.typed_inputs))
 
     return ask
 
 
-def _settle(plan: Plan, resolution: Resolution | None) -> Resolution:
+def _settle(pool: Pool, plan: Plan, resolution: Resolution | None) -> Resolution:
     if resolution is None:
         raise plan_error(Resolution(plan))
+    pool.typed_inputs.failed(row.name for row in resolution.rows if row.state == "failed")
     if resolution.failures:
         raise failure_error(resolution)
     return resolution
