@@ -130,15 +130,15 @@ def _header(result: Any) -> tuple[str, str]:
 
 def build_result(result: Any, limit: int) -> dict[str, Any]:
     head_html, head_text = _header(result)
-    mirrors = _mirrors(result)
+    wrapper = _wraps_content(result)  # the blocks are the whole result: shown, the payload a note
+    mirrors = set() if wrapper is not None else _mirrors(result)
     kept = [
         (b, render_block(b, server=result.server, text_limit=DEFAULTS.text_limit, at=f"result.content[{i}]"))
         for i, b in enumerate(result.content)
         if i not in mirrors
     ]
     structured = None
-    wrapper = _wraps_content(result)
-    if wrapper is not None:  # the blocks above are its whole content: say so rather than repeat them
+    if wrapper is not None:
         note = f"structured content: {{{wrapper!r}: the content above}} (result.structured)"
         structured = (f'<div class="mcpnb-block mcpnb-dim">{esc(note)}</div>', note, False)
     elif result.structured is not None:

@@ -91,3 +91,13 @@ def test_folding_a_large_mirror_does_not_parse_a_second_copy_of_it():
         tracemalloc.stop()
     assert FOLDED in html
     assert peak < 2.6 * len(text), f"drawing peaked at {peak / len(text):.2f}× the mirror's size"
+
+
+def test_a_tool_that_returns_a_string_shows_it_once():
+    """MCPServer and FastMCP wrap a returned string as ``{"result": <the text>}`` beside the text:
+    the text is shown (the full suite's notebook caught it hidden as a mirror and the payload folded
+    into a note, so nothing showed)."""
+    content = [types.TextContent(type="text", text="Hello, Ada!")]
+    result = ToolResult(server="s", tool="greet", content=content, structured={"result": "Hello, Ada!"})
+    plain = result_bundle(result)["text/plain"]
+    assert plain.count("Hello, Ada!") == 1 and "{'result': the content above}" in plain
