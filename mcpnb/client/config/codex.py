@@ -27,13 +27,19 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import escape
-from mcpnb.client.config.validate import Refused, kind
+from mcpnb.client.config.validate import Refused, kind, misspelt
 from mcpnb.client.errors import ConfigError, did_you_mean
 
 #: Codex keys that do not change how a server is reached or called from a cell.
 IGNORED_KEYS = frozenset(
     {"required", "tools", "oauth_resource", "experimental_environment", "experimental_use_rmcp_client"}
 )
+#: Every key of Codex's server tables: a near miss of one is that key misspelt.
+CODEX_KEYS = IGNORED_KEYS | {
+    "command", "args", "env", "env_vars", "cwd", "url", "http_headers", "env_http_headers",
+    "bearer_token", "bearer_token_env_var", "startup_timeout_sec", "startup_timeout_ms",
+    "tool_timeout_sec", "enabled", "enabled_tools", "disabled_tools", "scopes",
+}  # fmt: skip
 #: Keys that hold names of environment variables.
 _VARIABLE_KEYS = ("env_vars", "env_http_headers", "bearer_token_env_var")
 
@@ -83,8 +89,8 @@ def read_servers(data: Mapping[str, Any], path: Path, environ: Mapping[str, str]
 
 
 def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
-    def fail(message: str, key: str) -> ConfigError:
-        return ConfigError(message, file=str(path), server=name, key=key)
+    def fail(message: str, key: str, suggestion: str | None = None) -> ConfigError:
+        return ConfigError(message, file=str(path), server=name, key=key, suggestion=suggestion)
 
     out: dict[str, Any] = {}
     forwarded: dict[str, str] = {}  # env_vars: the variables passed on from the environment
@@ -118,6 +124,8 @@ def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, s
             out["startup_timeout"] = value / 1000
         elif key == "cwd" and isinstance(value, str) and not Path(value).expanduser().is_absolute():
             out["cwd"] = escape(str(_project(path) / value))
+        elif near := misspelt(key, CODEX_KEYS):
+            raise fail("unknown key", key, suggestion=near)  # Codex's spelling, not mcpnb's
         else:
             out[key] = _literal(value)
     if forwarded or env:

@@ -27,11 +27,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpnb.client.config.validate import Refused, kind
+from mcpnb.client.config.validate import Refused, kind, misspelt
 from mcpnb.client.errors import ConfigError
 
 #: Gemini CLI keys that do not change how a server is reached or called from a cell.
 IGNORED_KEYS = frozenset({"trust", "extensionName", "targetAudience", "targetServiceAccount"})
+#: Every key of Gemini CLI's server entries: a near miss of one is that key misspelt.
+GEMINI_KEYS = IGNORED_KEYS | {
+    "command", "args", "env", "cwd", "url", "httpUrl", "type", "headers", "timeout", "description",
+    "includeTools", "excludeTools", "oauth", "authProviderType",
+}  # fmt: skip
 #: ``oauth`` keys read: the rest (endpoints, redirect, audiences) are found from the server's metadata.
 _OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret"}
 #: ``$VAR`` (not ``$${``, not ``${``): Gemini CLI's short form of ``${VAR}``.
@@ -65,8 +70,8 @@ def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
 
 
 def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
-    def fail(message: str, key: str) -> ConfigError:
-        return ConfigError(message, file=str(path), server=name, key=key)
+    def fail(message: str, key: str, suggestion: str | None = None) -> ConfigError:
+        return ConfigError(message, file=str(path), server=name, key=key, suggestion=suggestion)
 
     out: dict[str, Any] = {}
     for key, value in entry.items():
@@ -98,6 +103,8 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
                 )
         elif key == "cwd" and isinstance(value, str) and not value.startswith(("/", "~", "$")):
             out["cwd"] = str(path.resolve().parent.parent / _short_vars(value))  # the project's folder
+        elif near := misspelt(key, GEMINI_KEYS):
+            raise fail("unknown key", key, suggestion=near)  # Gemini CLI's spelling, not mcpnb's
         else:
             out[key] = _short_vars(value)
     if "enabled_tools" in out and "disabled_tools" in out:  # excluded wins, as in Gemini CLI

@@ -180,6 +180,18 @@ def _server_schema() -> dict[str, Any]:
 
 
 @cache
+def server_keys() -> frozenset[str]:
+    """Every key a server entry may have, in every accepted spelling (the schema's)."""
+    return frozenset(json.loads(_schema_text())["$defs"]["server"]["properties"])
+
+
+def misspelt(key: str, keys: frozenset[str]) -> str | None:
+    """The key of another client's format (``keys``) that ``key`` is a near miss of; None for a key
+    of theirs or of mcpnb's (an entry may use either), or one near none."""
+    return None if key in keys or key in server_keys() else did_you_mean(key, keys)
+
+
+@cache
 def _server_schema_key() -> str:
     from mcpnb.client.schemacheck import schema_key
 

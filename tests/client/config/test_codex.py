@@ -105,6 +105,13 @@ def test_a_file_that_cannot_be_read_says_why(tmp_path, environ, text, says):
         ("url = 'http://127.0.0.1:9/mcp'\nhttp_headers = { X = 1 }", "http_headers", "a table of strings"),
         ("command = 'x'\nstartup_timeout_sec = 'ten'", "startup_timeout_sec", "expected a number"),
         ("command = 'x'\nenabled_tool = ['a']", "enabled_tool", "did you mean 'enabled_tools'"),
+        # Codex's own keys, misspelt: mcpnb's 'env' or nothing was suggested
+        ("command = 'x'\nenv_var = ['HOME']", "env_var", "unknown key (did you mean 'env_vars'?)"),
+        (
+            "url = 'http://127.0.0.1:9/mcp'\nbearer_token_env = 'T'",
+            "bearer_token_env",
+            "'bearer_token_env_var'",
+        ),
     ],
 )
 def test_a_mistake_in_one_table_names_its_key(tmp_path, environ, table, key, says):
@@ -113,6 +120,11 @@ def test_a_mistake_in_one_table_names_its_key(tmp_path, environ, table, key, say
     err = config_error(load_config, path=path, environ=environ)
     assert says in str(err)
     assert_located(err, file=str(path), server="s", key=key)
+
+
+def test_mcpnbs_own_keys_may_stand_in_a_codex_table(tmp_path, environ):
+    path = write(tmp_path / "config.toml", "[mcp_servers.s]\ncommand = 'x'\nstartup_timeout = 5\n")
+    assert load_config(path=path, environ=environ).servers["s"].startup_timeout == 5.0
 
 
 def test_the_pool_starts_its_servers_with_what_the_environment_holds(pool, tmp_path, monkeypatch, everything):

@@ -93,6 +93,9 @@ def test_an_allowed_list_leaves_the_others_disabled(tmp_path, environ):
         ({"command": "x", "includeTools": "search"}, "includeTools", "expected a list of names"),
         ({"httpUrl": 8080}, "httpUrl", "expected a string"),
         ({"httpUrl": "http://127.0.0.1:9/mcp", "oauth": ["read"]}, "oauth", "expected an object"),
+        # a misspelt key is one of Gemini CLI's, not mcpnb's 'enabled_tools'
+        ({"command": "x", "includTools": ["a"]}, "includTools", "unknown key (did you mean 'includeTools'?)"),
+        ({"httpurl": "http://127.0.0.1:9/mcp"}, "httpurl", "unknown key (did you mean 'httpUrl'?)"),
     ],
 )
 def test_a_mistake_in_a_gemini_key_names_that_key(tmp_path, environ, entry, key, says):
