@@ -14,6 +14,7 @@ to start (a mistyped key is asked for anew). Nothing is written to disk.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,7 @@ async def ask_inputs(
     variables = vscode_variables(path, values)
     if variables is not None and typed is not None:
         values = {**typed.recall(path, variables.declared), **values}
-        variables = vscode_variables(path, values)
+        variables = dataclasses.replace(variables, values=values)
     lacking = variables.lacking(servers) if variables is not None else {}
     if variables is None or not lacking:
         return values
