@@ -101,7 +101,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
                     'as a header ("headers": {"Authorization": "Bearer ${TOKEN}"})',
                     key,
                 )
-        elif key == "cwd" and isinstance(value, str) and not value.startswith(("/", "~", "$")):
+        elif key == "cwd" and isinstance(value, str) and not _absolute(value):
             out["cwd"] = str(path.resolve().parent.parent / _short_vars(value))  # the project's folder
         elif near := misspelt(key, GEMINI_KEYS):
             raise fail("unknown key", key, suggestion=near)  # Gemini CLI's spelling, not mcpnb's
@@ -110,6 +110,11 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
     if "enabled_tools" in out and "disabled_tools" in out:  # excluded wins, as in Gemini CLI
         out["enabled_tools"] = [t for t in out["enabled_tools"] if t not in out["disabled_tools"]]
     return out
+
+
+def _absolute(path: str) -> bool:
+    """A ``cwd`` that does not start in the project's folder (``~`` and ``$VAR`` ones neither)."""
+    return path.startswith("$") or Path(path).expanduser().is_absolute()
 
 
 def _reach(entry: dict[str, Any]) -> dict[str, Any]:

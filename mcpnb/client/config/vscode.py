@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpnb.client.config.expand import escape, expand
+from mcpnb.client.config.validate import Refused, kind
 from mcpnb.client.errors import ConfigError, did_you_mean
 
 #: VS Code-only keys of a server entry: development aids and gallery bookkeeping.
@@ -207,9 +209,6 @@ def read_servers(
 def _with_env_file(name: str, entry: dict[str, Any], variables: Variables, environ: Mapping[str, str]) -> Any:
     """The entry with its ``envFile``'s variables in ``env`` (a variable ``env`` names itself wins),
     read when the file is; a file that cannot be read refuses that server alone (:class:`Refused`)."""
-    from mcpnb.client.config.expand import escape, expand
-    from mcpnb.client.config.validate import Refused, kind
-
     rest = {k: v for k, v in entry.items() if k != "envFile"}
     if rest.get("enabled") is False or not isinstance(rest.get("env", {}), dict):
         return rest  # never started, or its env is wrong (the schema says how): nothing to read
