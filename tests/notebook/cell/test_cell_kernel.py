@@ -194,6 +194,12 @@ def _exploring(fe: Frontend, setup: str, server: str, tool: str) -> tuple[str, s
     return cell, tools
 
 
+def _field(fe: Frontend, name: str) -> str:
+    """The form's input for argument ``name``, once its widget has arrived: a form's widgets are
+    opened one message each, so the one found first is no sign the others are there."""
+    return fe.wait_for(lambda: fe.find(None, css=f"mcpnb-field-{name}"), what=f"the form's {name} field")
+
+
 def test_explore_in_a_kernel(kernel):
     fe = Frontend(kernel)
     cell, _ = _exploring(
@@ -215,7 +221,7 @@ def test_explorer_runs_a_tool_as_a_task_in_a_kernel(kernel):
     cell, _ = _exploring(fe, SETUP, "probe", "slow_task")
     steps = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-steps"), what="the form for slow_task")
     fe.set(steps, 20)
-    fe.set(fe.find(None, css="mcpnb-field-delay"), 0.1)
+    fe.set(_field(fe, "delay"), 0.1)
     fe.set(fe.find(cell, css="mcpnb-explore-task"), True)
     fe.click(fe.find(cell, css="mcpnb-explore-call"))
     view = fe.wait_for(lambda: fe.find(None, css="mcpnb-task"), what="the task's live view")
@@ -268,7 +274,7 @@ def test_explorer_shows_the_page_a_peer_wants_opened_then_retries(kernel, everyt
     cell, _ = _exploring(fe, setup, "ev", "trigger-url-elicitation")
     url = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-url"), what="the form's url field")
     fe.set(url, "https://example.com/consent")
-    fe.set(fe.find(None, css="mcpnb-field-errorPath"), True)
+    fe.set(_field(fe, "errorPath"), True)
     fe.click(fe.find(cell, css="mcpnb-explore-call"))
     panel = fe.wait_for(lambda: fe.find(None, css="mcpnb-url-consent"), what="the page to open first")
     status = fe.find(cell, css="mcpnb-explore-status")
@@ -302,7 +308,7 @@ def test_an_explorer_call_lets_the_kernel_go_and_stop_cancels_it(kernel):
     )
     seconds = fe.wait_for(lambda: fe.find(None, css="mcpnb-field-seconds"), what="the form for slow")
     fe.set(seconds, 120)
-    fe.set(fe.find(None, css="mcpnb-field-tag"), "from-the-explorer")
+    fe.set(_field(fe, "tag"), "from-the-explorer")
     call = fe.find(cell, css="mcpnb-explore-call")
     fe.click(call)
     fe.wait_for(lambda: fe.models[call].get("description") == "Stop", what="Stop while the call runs")
