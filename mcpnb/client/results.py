@@ -127,14 +127,17 @@ class ToolResult:
         """What ``.df`` reads: the structured payload, else text that is JSON; else why neither.
         A payload that only wraps the text (the filesystem reference server's ``{"content": <the
         text>}``) is read as that text: its JSON is the table (``directory_tree``'s entries)."""
-        text = self.text.strip()
         if self.structured is not None:
-            if _wraps_text(self.structured, text) and text[:1] in ("[", "{"):
+            wrapped = _wrapped_text(self.structured)  # checked first: a large result's text is not copied
+            if wrapped is not None and wrapped.strip() == self.text.strip():
                 with contextlib.suppress(ValueError):
-                    return json.loads(text)
+                    parsed = json.loads(wrapped)
+                    if isinstance(parsed, (list, dict)):
+                        return parsed
             return self.data
         from mcpnb.client.frames import NotTabularError
 
+        text = self.text.strip()
         if self.is_error:
             first = text.splitlines()[0] if text else "no message"
             raise NotTabularError(f"{self.label} failed, so there is no table: {first}")
@@ -197,9 +200,9 @@ def _data_head(value: Any) -> str:
     return head + "… (result.data has all)" if cut else head
 
 
-def _wraps_text(structured: Any, text: str) -> bool:
-    """Whether ``structured`` is one key holding the result's text and nothing else."""
+def _wrapped_text(structured: Any) -> str | None:
+    """The text of a payload that is one key holding one string (``{"content": "..."}``)."""
     if not (isinstance(structured, dict) and len(structured) == 1):
-        return False
+        return None
     [value] = structured.values()
-    return isinstance(value, str) and value.strip() == text
+    return value if isinstance(value, str) else None
