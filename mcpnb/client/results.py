@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from mcpnb.client.contents import wire
+from mcpnb.client.contents import pick, wire
 
 
 @dataclass(eq=False)
@@ -123,13 +123,29 @@ class ToolResult:
 
         return to_dataframes(self._tabular())
 
+    def content_wrapper(self) -> str | None:
+        """The one key of ``structuredContent`` when it only wraps the content blocks (the
+        filesystem reference server's ``{"content": <the text>}``, or the blocks themselves): it
+        says nothing they do not, so displays, models and ``.df`` take the content instead."""
+        data = self.structured
+        if self.is_error or not isinstance(data, dict) or len(data) != 1:
+            return None
+        [(key, value)] = data.items()
+        if isinstance(value, str):
+            texts = [pick(b, "text") for b in self.content if pick(b, "type") == "text"]
+            return key if texts and value in ("\n".join(texts), "".join(texts)) else None
+        if isinstance(value, list) and value and len(value) == len(self.content):
+            return key if all(map(_is_block, value, self.content)) else None
+        return None
+
     def _tabular(self) -> Any:
         """What ``.df`` reads: the structured payload, else text that is JSON; else why neither.
         A payload that only wraps the text (the filesystem reference server's ``{"content": <the
         text>}``) is read as that text: its JSON is the table (``directory_tree``'s entries)."""
         if self.structured is not None:
-            wrapped = _wrapped_text(self.structured)  # checked first: a large result's text is not copied
-            if wrapped is not None and wrapped.strip() == self.text.strip():
+            wrapper = self.content_wrapper()
+            wrapped = self.structured[wrapper] if wrapper is not None else None
+            if isinstance(wrapped, str):
                 with contextlib.suppress(ValueError):
                     parsed = json.loads(wrapped)
                     if isinstance(parsed, (list, dict)):
@@ -200,9 +216,10 @@ def _data_head(value: Any) -> str:
     return head + "… (result.data has all)" if cut else head
 
 
-def _wrapped_text(structured: Any) -> str | None:
-    """The text of a payload that is one key holding one string (``{"content": "..."}``)."""
-    if not (isinstance(structured, dict) and len(structured) == 1):
-        return None
-    [value] = structured.values()
-    return value if isinstance(value, str) else None
+def _is_block(item: Any, block: Any) -> bool:
+    """Whether ``item`` (wire JSON: ``mimeType``) says what ``block`` (an SDK model or a dict) holds."""
+    return isinstance(item, dict) and all(pick(block, _snake(k), k) == v for k, v in item.items())
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)

@@ -91,7 +91,7 @@ def payload(result: ToolResult) -> Payload:
                 )
         else:
             out.texts.append(f"[{kind or 'unknown'} content: not shown]")
-    if result.structured is not None:
+    if result.structured is not None and result.content_wrapper() is None:  # else it only says the content
         out.data, out.has_data = result.structured, True
         said = (result.structured, result.data)
         out.repeats = {i for i, text in enumerate(out.texts) if _repeats(text, said)}

@@ -90,32 +90,6 @@ def _same_text(text: str, serialized: bytes) -> bool:
     )
 
 
-def _wraps_content(result: Any) -> str | None:
-    """The one key of structured content that only wraps the content blocks shown above it (the
-    filesystem reference server's ``{"content": <the text>}``, or the blocks themselves), so the
-    result is not shown twice; None when it holds anything else."""
-    data = result.structured
-    if result.is_error or not isinstance(data, dict) or len(data) != 1:
-        return None
-    [(key, value)] = data.items()
-    blocks = list(result.content)
-    texts = [get(b, "text") for b in blocks if block_type(b) == "text"]
-    if isinstance(value, str) and texts and value in ("\n".join(texts), "".join(texts)):
-        return key
-    if isinstance(value, list) and value and len(value) == len(blocks):
-        return key if all(map(_is_block, value, blocks)) else None
-    return None
-
-
-def _is_block(item: Any, block: Any) -> bool:
-    """Whether ``item`` (wire JSON: ``mimeType``) says what ``block`` (an SDK model or a dict) holds."""
-    return isinstance(item, dict) and all(get(block, _snake(k), k) == v for k, v in item.items())
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
-
-
 def _header(result: Any) -> tuple[str, str]:
     status = badge("error", "bad") if result.is_error else badge("ok", "ok")
     ms = f"{result.elapsed * 1000:.0f} ms"
@@ -130,7 +104,7 @@ def _header(result: Any) -> tuple[str, str]:
 
 def build_result(result: Any, limit: int) -> dict[str, Any]:
     head_html, head_text = _header(result)
-    wrapper = _wraps_content(result)  # the blocks are the whole result: shown, the payload a note
+    wrapper = result.content_wrapper()  # the blocks are the whole result: shown, the payload a note
     mirrors = set() if wrapper is not None else _mirrors(result)
     kept = [
         (b, render_block(b, server=result.server, text_limit=DEFAULTS.text_limit, at=f"result.content[{i}]"))

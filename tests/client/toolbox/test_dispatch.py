@@ -130,6 +130,25 @@ def test_a_returned_string_or_number_travels_once(pool, api):
 
 
 @pytest.mark.parametrize("api", APIS, ids=IDS)
+def test_structured_content_that_only_wraps_the_content_is_not_sent_again(pool, api, tmp_path):
+    """server-filesystem answers a file's text, and ``{"content": <that text>}``; an image, and
+    ``{"content": [<that image block>]}``: the model got the file twice, the image also as base64 text."""
+    import base64
+
+    from conftest import reference_server
+
+    (tmp_path / "notes.txt").write_text("first line\nsecond line\n")
+    (tmp_path / "dot.png").write_bytes(base64.b64decode(PIXEL))
+    pool.connect("fs", command="node", args=[reference_server("server-filesystem"), str(tmp_path)])
+    toolbox = pool.functions("fs")
+    text = api.check(toolbox.run(api.call("mcp__fs__read_text_file", {"path": str(tmp_path / "notes.txt")})))
+    assert api.text(text).count("second line") == 1
+    image = api.check(toolbox.run(api.call("mcp__fs__read_media_file", {"path": str(tmp_path / "dot.png")})))
+    assert PIXEL not in api.text(image)  # the image itself travels as the API's image, where it has one
+    assert PIXEL in json.dumps(image) or api.fmt == "openai"  # (Chat Completions takes no images)
+
+
+@pytest.mark.parametrize("api", APIS, ids=IDS)
 def test_renamed_keys_reach_the_server_under_their_own_names(toolbox, api):
     entry = toolbox.entries(api.fmt)["mcp__shapes__book_trip"]
     wire = {v: k for k, v in entry.keys.items()}  # server key -> what the model sees
