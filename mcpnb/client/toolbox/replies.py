@@ -10,7 +10,8 @@
   "parts"?: [inline images]}}`` (camelCase when the call came in REST spelling)
 
 Structured content travels as JSON text (Gemini: as the JSON object itself), once: a text block that
-already says it (its JSON, or the string a tool returned) is not repeated. Every reply is plain
+already says it (its JSON, or the string a tool returned) is not repeated, and structured content
+that only wraps the content (``{"content": <the text>}``) is not sent at all. Every reply is plain
 JSON-serialisable data (images base64).
 """
 
