@@ -96,6 +96,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, s
     forwarded: dict[str, str] = {}  # env_vars: the variables passed on from the environment
     env: dict[str, str] = {}
     headers: dict[str, str] = {}
+    from_env: dict[str, str] = {}  # env_http_headers: over the written ones, as in Codex
     scopes: list[str] | None = None
     for key, value in entry.items():
         if key in IGNORED_KEYS:
@@ -107,7 +108,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, s
                 key,
             )
         if key in _VARIABLE_KEYS:
-            _variables(key, value, fail, environ, forwarded, headers, out)
+            _variables(key, value, fail, environ, forwarded, from_env, out)
         elif key == "url":
             out["url"], out["type"] = _literal(value), "http"
         elif key == "scopes":
@@ -132,8 +133,8 @@ def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, s
         out["env"] = {**forwarded, **env}
     if scopes is not None and "auth" not in out:  # a bearer token, when given, is what Codex sends
         out["auth"] = {"type": "oauth", "flow": "authorization_code", "scope": " ".join(scopes)}
-    if headers:
-        out["headers"] = headers
+    if headers or from_env:
+        out["headers"] = {**headers, **from_env}
     disabled = out.get("disabled_tools")
     if isinstance(out.get("enabled_tools"), list) and isinstance(disabled, list):
         out["enabled_tools"] = [t for t in out["enabled_tools"] if t not in disabled]

@@ -35,8 +35,8 @@ approval_mode = "approve"
 [mcp_servers.remote]
 url = "http://127.0.0.1:9/mcp"
 bearer_token_env_var = "MY_API_KEY"
-http_headers = { "X-Plain" = "plain" }
 env_http_headers = { "X-Key" = "MY_API_KEY", "X-Absent" = "NOT_SET_HERE" }
+http_headers = { "X-Plain" = "plain", "X-Key" = "written" }
 
 [mcp_servers.login]
 url = "http://127.0.0.1:9/mcp"
@@ -72,7 +72,8 @@ def test_its_servers_are_read_as_codex_reads_them(config, environ):
         "bearer",
         "MY_API_KEY",
     )
-    assert dict(remote.headers) == {"X-Plain": "plain", "X-Key": API_KEY}  # X-Absent: its variable is unset
+    # X-Absent: its variable is unset; X-Key: the variable's value over the written one, as in Codex
+    assert dict(remote.headers) == {"X-Plain": "plain", "X-Key": API_KEY}
     login = found.servers["login"].auth
     assert (login.type, login.flow, login.scope) == ("oauth", "authorization_code", "read write")
     assert found.servers["off"].enabled is False
