@@ -135,7 +135,7 @@ class ToolResult:
             texts = [pick(b, "text") for b in self.content if pick(b, "type") == "text"]
             return key if texts and value in ("\n".join(texts), "".join(texts)) else None
         if isinstance(value, list) and value and len(value) == len(self.content):
-            return key if all(map(_is_block, value, self.content)) else None
+            return key if all(map(_is_block, value, map(wire, self.content))) else None
         return None
 
     def _tabular(self) -> Any:
@@ -216,10 +216,6 @@ def _data_head(value: Any) -> str:
     return head + "… (result.data has all)" if cut else head
 
 
-def _is_block(item: Any, block: Any) -> bool:
-    """Whether ``item`` (wire JSON: ``mimeType``) says what ``block`` (an SDK model or a dict) holds."""
-    return isinstance(item, dict) and all(pick(block, _snake(k), k) == v for k, v in item.items())
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+def _is_block(item: Any, block: dict[str, Any]) -> bool:
+    """Whether ``item`` says what ``block`` (both in their wire shape) holds."""
+    return isinstance(item, dict) and all(block.get(k) == v for k, v in item.items())
