@@ -48,33 +48,26 @@ class TypedInputs:
     """What a person typed for each file's inputs in this kernel, and the servers each went to."""
 
     def __init__(self) -> None:
-        self._values: dict[Path, dict[str, str]] = {}
-        self._users: dict[tuple[Path, str], list[str]] = {}
+        self._kept: dict[tuple[Path, str], tuple[str, list[str]]] = {}  # (file, input) -> value, users
 
     def recall(self, path: str | Path, declared: Iterable[str]) -> dict[str, str]:
         """The values typed for ``path``'s inputs that it still declares."""
-        kept = self._values.get(_key(path), {})
-        return {i: kept[i] for i in declared if i in kept}
+        file = _key(path)
+        return {i: self._kept[(file, i)][0] for i in declared if (file, i) in self._kept}
 
     def keep(self, path: str | Path, values: Mapping[str, str], users: Mapping[str, list[str]]) -> None:
-        self._values.setdefault(_key(path), {}).update(values)
-        for input_id in values:
-            self._users[(_key(path), input_id)] = list(users.get(input_id, []))
+        for input_id, value in values.items():
+            self._kept[(_key(path), input_id)] = (value, list(users.get(input_id, [])))
 
     def failed(self, servers: Iterable[str]) -> None:
         """Servers that did not start: the values typed for them are asked for again next time."""
         down = set(servers)
-        for (path, input_id), users in list(self._users.items()):
-            if down & set(users):
-                del self._users[(path, input_id)]
-                self._values.get(path, {}).pop(input_id, None)
+        self._kept = {k: v for k, v in self._kept.items() if not down & set(v[1])}
 
     def forget(self, path: str | Path | None = None) -> None:
         """Drop the values typed for ``path`` (default: every file)."""
-        keys = [_key(path)] if path is not None else list(self._values)
-        for key in keys:
-            self._values.pop(key, None)
-        self._users = {k: v for k, v in self._users.items() if k[0] not in keys}
+        file = None if path is None else _key(path)
+        self._kept = {k: v for k, v in self._kept.items() if file is not None and k[0] != file}
 
 
 def _key(path: str | Path) -> Path:
