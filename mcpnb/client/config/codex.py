@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import escape
-from mcpnb.client.config.validate import Refused, kind, misspelt
+from mcpnb.client.config.validate import Refused, kind, milliseconds, misspelt, strings
 from mcpnb.client.errors import ConfigError, did_you_mean
 
 #: Codex keys that do not change how a server is reached or called from a cell.
@@ -112,17 +112,13 @@ def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, s
         elif key == "url":
             out["url"], out["type"] = _literal(value), "http"
         elif key == "scopes":
-            if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-                raise fail(f"expected a list of scopes, got {kind(value)}", key)
-            scopes = value
+            scopes = strings(value, fail, key, "scopes")
         elif key == "env":
             env.update(_table(value, fail, key))
         elif key == "http_headers":
             headers.update(_table(value, fail, key))
         elif key == "startup_timeout_ms":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise fail(f"expected a positive number of milliseconds, got {kind(value)}", key)
-            out["startup_timeout"] = value / 1000
+            out["startup_timeout"] = milliseconds(value, fail, key)
         elif key == "cwd" and isinstance(value, str) and not Path(value).expanduser().is_absolute():
             out["cwd"] = escape(str(_project(path) / value))
         elif near := misspelt(key, CODEX_KEYS):

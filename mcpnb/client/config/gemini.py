@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpnb.client.config.validate import Refused, kind, misspelt
+from mcpnb.client.config.validate import Refused, kind, milliseconds, misspelt, strings
 from mcpnb.client.errors import ConfigError
 
 #: Gemini CLI keys that do not change how a server is reached or called from a cell.
@@ -85,11 +85,10 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
         elif key == "type":
             out["type"] = value
         elif key == "timeout":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise fail(f"expected a positive number of milliseconds, got {kind(value)}", key)
-            out["tool_timeout"] = value / 1000
+            out["tool_timeout"] = milliseconds(value, fail, key)
         elif key in ("includeTools", "excludeTools"):
-            out["enabled_tools" if key == "includeTools" else "disabled_tools"] = _names(value, fail, key)
+            field = "enabled_tools" if key == "includeTools" else "disabled_tools"
+            out[field] = strings(value, fail, key, "names")
         elif key == "oauth":
             auth = _oauth(value, fail)
             if auth is not None:
@@ -151,19 +150,13 @@ def _oauth(value: Any, fail: Any) -> dict[str, Any] | None:
         if key in value:
             auth[field] = _short_vars(_string(value[key], fail, f"oauth.{key}"))
     if "scopes" in value:
-        auth["scope"] = " ".join(_names(value["scopes"], fail, "oauth.scopes"))
+        auth["scope"] = " ".join(strings(value["scopes"], fail, "oauth.scopes", "names"))
     return auth
 
 
 def _string(value: Any, fail: Any, key: str) -> str:
     if not isinstance(value, str):
         raise fail(f"expected a string, got {kind(value)}", key)
-    return value
-
-
-def _names(value: Any, fail: Any, key: str) -> list[str]:
-    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-        raise fail(f"expected a list of names, got {kind(value)}", key)
     return value
 
 

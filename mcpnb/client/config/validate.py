@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -177,6 +177,20 @@ def _schema_text() -> str:
 def _server_schema() -> dict[str, Any]:
     root = json.loads(_schema_text())
     return {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": "#/$defs/server"}
+
+
+def milliseconds(value: Any, fail: Callable[[str, str], ConfigError], key: str) -> float:
+    """Another client's time in milliseconds (Gemini CLI's ``timeout``, Codex's ``…_ms``), in seconds."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise fail(f"expected a positive number of milliseconds, got {kind(value)}", key)
+    return value / 1000
+
+
+def strings(value: Any, fail: Callable[[str, str], ConfigError], key: str, what: str) -> list[str]:
+    """Another client's list of strings (tool names, scopes), or ``fail``'s error saying ``what``."""
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise fail(f"expected a list of {what}, got {kind(value)}", key)
+    return value
 
 
 @cache
