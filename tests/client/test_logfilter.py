@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import logging
+import weakref
 
 import pytest
 
+from mcpnb.client import logfilter
 from mcpnb.client.logfilter import SERVER_LOG, install, redact_text, remember_secrets
 
 SECRET = "s3cr3t-Tok3n-value"
+
+
+@pytest.fixture(autouse=True)
+def no_live_connections(monkeypatch):
+    """Secrets of connections other tests of this worker left alive (until collected) are scrubbed
+    too: these tests see only their own."""
+    monkeypatch.setattr(logfilter, "_secrets", weakref.WeakKeyDictionary())
 
 
 @pytest.mark.parametrize(

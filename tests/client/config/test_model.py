@@ -124,6 +124,15 @@ def test_secrets_lists_every_secret_value(monkeypatch: pytest.MonkeyPatch) -> No
     assert {TOKEN, API_KEY, ENV_VALUE} <= stdio.secrets()
 
 
+def test_env_values_that_hide_nothing_are_not_secrets() -> None:
+    """Each secret is scrubbed from every log line while its connection lives: a loopback address
+    among them hid the host of every local URL logged."""
+    cfg = ServerConfig.build(
+        "s", command="x", env={"ALLOWED": "127.0.0.1", "HOST": "localhost", "DEBUG": "true", "V": ENV_VALUE}
+    )
+    assert cfg.secrets() == {ENV_VALUE}
+
+
 def test_secret_never_in_repr_str_or_redacted() -> None:
     env = {"GH_TOKEN": TOKEN}
     configs = [
