@@ -119,7 +119,10 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     problems = _problems(tool, values, schema)
     if problems:
         where = f"{tool.server}.{tool.name}"
-        lines = [f"{where}: {_describe(e, args)}" for e in problems[:_MAX_ERRORS]]
+        lines = [
+            f"{where}: {_describe(e, args)}{_how_to_write(e, args, values, props)}"
+            for e in problems[:_MAX_ERRORS]
+        ]
         if len(problems) > _MAX_ERRORS:
             lines.append(f"… and {len(problems) - _MAX_ERRORS} more")
         raise ArgumentsError("\n".join([*lines, f"  {signature(tool)}", "  (nothing was sent)"]))
@@ -222,6 +225,28 @@ def _describe(problem: _Problem, args: Mapping[str, Any]) -> str:
     sub = "".join(f"[{json.dumps(p)}]" for p in path[1:])
     message = problem.message if len(problem.message) <= 200 else problem.message[:199] + "…"
     return f"argument {field!r}{sub}{_line(args, field)}: {message}"
+
+
+def _how_to_write(
+    problem: _Problem, args: Mapping[str, Any], values: dict[str, Any], props: dict[str, Any]
+) -> str:
+    """For a typed (magic) argument that wants a list or an object and got one plain value: how to
+    write the one it wants. ``files=b.txt`` for an array said only 'is not of type "array"'."""
+    if problem.keyword != "type" or len(problem.path) != 1 or not hasattr(args, "raw"):
+        return ""
+    key = str(problem.path[0])
+    spec = props.get(key)
+    value = values.get(key)
+    if not isinstance(spec, dict) or isinstance(value, list | dict):
+        return ""
+    kinds = type_names(spec)
+    typed = args.raw.get(key, value if isinstance(value, str) else json.dumps(value))
+    body = key in getattr(args, "lines", {})
+    if "array" in kinds:
+        return f"; a list is written in brackets: {key}{': ' if body else '='}[{typed}]"
+    if "object" in kinds:
+        return f"; an object is written in braces: {key}{': ' if body else '='}{{name: value}}"
+    return ""
 
 
 def _mapping(tool: Any, args: Any) -> None:

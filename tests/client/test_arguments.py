@@ -50,6 +50,37 @@ def test_errors_point_at_the_field():
         check_arguments(TOOL, parse_pairs(["query=x", "limt=2"], []))  # like every other refusal
 
 
+def test_one_plain_value_for_a_list_or_an_object_says_how_to_write_one():
+    """``files=b.txt`` for mcp-server-git's ``git_add`` said only 'is not of type "array"'."""
+    tool = ToolInfo(
+        server="s",
+        name="t",
+        input_schema={
+            "type": "object",
+            "properties": {"tags": {"type": "array"}, "ids": {"type": "array"}, "where": {"type": "object"}},
+        },
+    )
+    cases = [  # what was typed, what the error says to write, and that written
+        (
+            parse_pairs(["tags=b.txt,a.txt"], []),
+            "tags=[b.txt,a.txt]",
+            parse_pairs(["tags=[b.txt,a.txt]"], []),
+        ),
+        (parse_pairs(["ids=7"], []), "ids=[7]", parse_pairs(["ids=[7]"], [])),
+        (parse_body("tags: b.txt"), "tags: [b.txt]", parse_body("tags: [b.txt]")),
+    ]
+    for typed, hint, written in cases:
+        with pytest.raises(ArgumentsError) as caught:
+            check_arguments(tool, typed)
+        assert f'is not of type "array"; a list is written in brackets: {hint}' in str(caught.value)
+        assert all(isinstance(v, list) for v in check_arguments(tool, written).values())
+    with pytest.raises(ArgumentsError, match=r"an object is written in braces: where=\{name: value\}"):
+        check_arguments(tool, parse_pairs(["where=Oslo"], []))
+    with pytest.raises(ArgumentsError) as caught:  # code gets the plain message: no magic syntax
+        check_arguments(tool, {"tags": "b.txt"})
+    assert "brackets" not in str(caught.value)
+
+
 def test_a_notebooks_numpy_and_pandas_values_go_as_json():
     """``files={{n}}`` with ``n = df["x"].sum()`` (an ``np.int64``) was "not of type 'integer'"."""
     import numpy as np

@@ -4,6 +4,8 @@ server-everything over stdio. No protocol mocking."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from typing import Any
 
@@ -383,3 +385,26 @@ def test_a_yaml_body_reaches_a_fastmcp_tool_with_nested_arguments(ip, mcp):
         ip.run_cell_magic(
             "mcp", "call shop.order", "lines:\n  - {sku: A1, qty: two}\nship_to: {city: Oslo}\n"
         )
+
+
+def test_one_file_for_a_list_of_files_says_how_to_write_the_list(ip, mcp, tmp_path):
+    """server-filesystem's ``read_multiple_files`` takes ``paths``, an array: ``paths=notes.txt``
+    said only 'is not of type "array"'; what the error says to write then reads the file."""
+    from tests.conftest import reference_server
+
+    (tmp_path / "notes.txt").write_text("the notes\n")
+    line(ip, f"connect fs -- node {reference_server('server-filesystem')} {tmp_path}")
+    note = tmp_path / "notes.txt"
+    with pytest.raises(UsageError) as caught:
+        line(ip, f"call fs.read_multiple_files paths={note}")
+    hint = f"a list is written in brackets: paths=[{note}]"
+    assert hint in str(caught.value) and "(nothing was sent)" in str(caught.value)
+    assert "the notes" in line(ip, f"call fs.read_multiple_files paths=[{note}]").text
+    with pytest.raises(
+        UsageError,
+        match=re.escape(
+            f'(line 1): {json.dumps(str(note))} is not of type "array"; '
+            "a list is written in brackets: paths: ["
+        ),
+    ):
+        cell(ip, f"%%mcp call fs.read_multiple_files\npaths: {note}").raise_error()
