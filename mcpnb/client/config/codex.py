@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpnb.client.config.expand import escape
+from mcpnb.client.config.expand import escape, literal
 from mcpnb.client.config.validate import Refused, kind, milliseconds, misspelt, strings
 from mcpnb.client.errors import ConfigError, did_you_mean
 
@@ -110,7 +110,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, s
         if key in _VARIABLE_KEYS:
             _variables(key, value, fail, environ, forwarded, from_env, out)
         elif key == "url":
-            out["url"], out["type"] = _literal(value), "http"
+            out["url"], out["type"] = literal(value), "http"
         elif key == "scopes":
             scopes = strings(value, fail, key, "scopes")
         elif key == "env":
@@ -124,7 +124,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, s
         elif near := misspelt(key, CODEX_KEYS):
             raise fail("unknown key", key, suggestion=near)  # Codex's spelling, not mcpnb's
         else:
-            out[key] = _literal(value)
+            out[key] = literal(value)
     if forwarded or env:
         out["env"] = {**forwarded, **env}
     if scopes is not None and "auth" not in out:  # a bearer token, when given, is what Codex sends
@@ -170,17 +170,6 @@ def _table(value: Any, fail: Any, key: str, *, escaped: bool = True) -> dict[str
     if not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
         raise fail(f"expected a table of strings, got {kind(value)}", key)
     return {k: escape(v) if escaped else v for k, v in value.items()}
-
-
-def _literal(value: Any) -> Any:
-    """``value`` with every ``${`` kept as written (mcpnb would expand it; Codex does not)."""
-    if isinstance(value, str):
-        return escape(value)
-    if isinstance(value, list):
-        return [_literal(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _literal(v) for k, v in value.items()}
-    return value
 
 
 def _project(path: Path) -> Path:

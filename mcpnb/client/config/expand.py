@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import is_secret_key
@@ -82,3 +82,15 @@ def _vscode_hint(var: str) -> str:
 def escape(text: str) -> str:
     """The inverse of :func:`expand` for a text without references: ``expand(escape(t)) == t``."""
     return text.replace("${", "$${")
+
+
+def literal(value: Any) -> Any:
+    """``value`` with every ``${`` in its strings kept as written: a value from a client that expands
+    no variables (Codex, Cline), which mcpnb would otherwise expand."""
+    if isinstance(value, str):
+        return escape(value)
+    if isinstance(value, list):
+        return [literal(v) for v in value]
+    if isinstance(value, dict):
+        return {k: literal(v) for k, v in value.items()}
+    return value

@@ -74,7 +74,7 @@ def schema() -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Refused:
-    """An entry of another client's file (Codex's, Gemini CLI's) that cannot be read: why, and the
+    """An entry of another client's file (Codex's, Gemini CLI's, Cline's) that cannot be read: why, and the
     keys that say how it is reached (``url`` and ``type``, or ``command``), for its status row."""
 
     error: ConfigError
