@@ -94,6 +94,12 @@ class Interaction:
         self.policy: Policy = policy
         self.timeout = timeout
 
+    def code_context(self) -> CallContext:
+        """The context of a call made from code (``pool.call``, a toolbox function) that brought
+        none: where its questions go. Here nowhere, so the policy answers; the notebook's asks the
+        person in the calling cell. Called on the caller's thread (or with its context variables)."""
+        return CallContext()
+
     async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
         """Answer a form or URL elicitation; returns an ``mcp.types.ElicitResult``."""
         from mcp.types import ElicitResult

@@ -97,6 +97,18 @@ class Pool:
         for conn in self._connections.values():
             conn.interaction = value
 
+    def asking_context(self) -> CallContext:
+        """Where a question for a call made from code without a context goes (a server's form, a
+        file's inputs): the interaction decides; the notebook's asks in the calling cell. Built on
+        the caller's thread, or in a coroutine that carries the caller's context variables."""
+        return (self._interaction or default_interaction()).code_context()
+
+    def _call_context(self, context: CallContext | None, answers: dict[str, Any] | None) -> CallContext:
+        context = context or self.asking_context()
+        if answers is not None:
+            context.answers = answers
+        return context
+
     # ------------------------------------------------------------------ plumbing
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         __tracebackhide__ = True  # IPython and pytest leave plumbing out of a user's traceback
@@ -303,7 +315,9 @@ class Pool:
             from mcpnb.client.inputs import ask_inputs
 
             interaction = self.interaction or default_interaction()
-            asked = await ask_inputs(interaction, path, names, inputs, context, self.typed_inputs)
+            asked = await ask_inputs(
+                interaction, path, names, inputs, context or self.asking_context(), self.typed_inputs
+            )
             if asked != dict(inputs or {}):
                 configs = self._configs_from_files(path, names, asked)
         table = await self._connect_many(configs)
@@ -581,7 +595,7 @@ class Pool:
         anyway, and the call waits for its result.
         """
         server, tool, arguments = self._target(server, tool, arguments)
-        ctx = _call_context(context, answers)
+        ctx = self._call_context(context, answers)
         return self._run(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def acall(
@@ -597,7 +611,7 @@ class Pool:
         validate: bool = True,
     ) -> Any:
         server, tool, arguments = self._target(server, tool, arguments)
-        ctx = _call_context(context, answers)
+        ctx = self._call_context(context, answers)
         return await self._arun(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def _call(
@@ -849,11 +863,6 @@ def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any
     return {**given, **options}
 
 
-def _call_context(context: CallContext | None, answers: dict[str, Any] | None) -> CallContext:
-    context = context or CallContext()
-    if answers is not None:
-        context.answers = answers
-    return context
 
 
 _default: Pool | None = None

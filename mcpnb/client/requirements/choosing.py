@@ -55,7 +55,7 @@ async def choose(
     leaves it to priority.
     """
     schema = question(conflicts)
-    call = context if context is not None else CallContext()
+    call = context if context is not None else pool.asking_context()
     given = answers if answers is not None else call.answers
     if given is not None:
         from mcpnb.client.elicitation.policy import apply_policy

@@ -369,3 +369,48 @@ def test_url_required_panel_declined_lets_the_cell_go_on(kernel, tmp_path):
         "except Exception as exc:\n    print('SAID', exc)",
     )
     assert "was disconnected" in fe.stdout[after]
+
+
+CODE_ASK = (
+    "from mcpnb import default_pool\n"
+    "r = default_pool().call('probe', 'ask_user', {'question': 'Your name?'})\n"
+    "print('GOT', r.data['action'], r.data['answers'])\n"
+)
+
+
+def test_a_call_from_code_asks_on_stdin_in_its_cell(kernel):
+    """``pool.call`` in a cell: the server's form was declined "by the 'decline' policy" with the
+    person right there. The cell blocks in the call, so no click could reach a widget: stdin asks."""
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = fe.execute(CODE_ASK, allow_stdin=True)
+    input_request(kernel, cell, between=lambda: fe.pump(0.05))
+    kernel.input("Ada")
+    assert fe.reply(cell)["status"] == "ok"
+    assert "GOT accept" in fe.stdout[cell] and "Ada" in fe.stdout[cell]
+
+
+def test_a_models_tool_call_asks_the_person_in_its_cell(kernel):
+    """``tools.run(call)`` dispatches on mcpnb's loop: the question still reaches the cell that ran it."""
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    code = (
+        "import json\n"
+        "from mcpnb import default_pool\n"
+        "tools = default_pool().functions('probe')\n"
+        "call = {'id': 'c1', 'type': 'function', 'function': {'name': 'mcp__probe__ask_user',\n"
+        "        'arguments': json.dumps({'question': 'Your name?'})}}\n"
+        "print('REPLY', tools.run(call)['content'])\n"
+    )
+    cell = fe.execute(code, allow_stdin=True)
+    input_request(kernel, cell, between=lambda: fe.pump(0.05))
+    kernel.input("Grace")
+    assert fe.reply(cell)["status"] == "ok"
+    assert "REPLY" in fe.stdout[cell] and "Grace" in fe.stdout[cell]
+
+
+def test_a_call_from_code_in_a_headless_run_says_why_nobody_was_asked(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = _run(fe, CODE_ASK + "print(r.answered_without_asking)", allow_stdin=False)
+    assert "GOT decline" in fe.stdout[cell] and "nobody can answer in this run" in fe.stdout[cell]
