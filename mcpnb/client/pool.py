@@ -863,8 +863,6 @@ def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any
     return {**given, **options}
 
 
-
-
 _default: Pool | None = None
 _default_lock = threading.Lock()
 
