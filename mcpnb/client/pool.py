@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from mcpnb.client.inputs import TypedInputs
     from mcpnb.client.runtime import Runtime
     from mcpnb.client.toolbox import Toolbox
+    from mcpnb.client.toolbox.approval import Approve
 
 T = TypeVar("T")
 _Said = TypeVar("_Said", ServerStatus, StatusTable)
@@ -538,18 +539,23 @@ class Pool:
         return conn.catalog.cached(tool) if conn is not None else None
 
     # ------------------------------------------------------------------ tools as functions (for LLMs)
-    def functions(self, *servers: str, refresh: bool = False) -> Toolbox:
+    def functions(self, *servers: str, refresh: bool = False, approve: Approve = "never") -> Toolbox:
         """The tools of ``servers`` (every connected one when none is named) as a :class:`Toolbox`:
         Python functions by flat name, tool specs for OpenAI/Anthropic/Gemini, and ``run(call)``
-        to execute a model's tool calls."""
+        to execute a model's tool calls. ``approve`` says which of those calls ask the person first
+        (``"never"``, ``"destructive"``, ``"writes"``, ``"always"``, or ``(tool, arguments) -> bool``)."""
+        from mcpnb.client.toolbox.approval import check_approve
         from mcpnb.client.toolbox.box import Toolbox, tools_of
 
-        return Toolbox(self, self._run(tools_of(self, servers, refresh)))
+        check_approve(approve)  # before the servers are asked for their tools
+        return Toolbox(self, self._run(tools_of(self, servers, refresh)), approve=approve)
 
-    async def afunctions(self, *servers: str, refresh: bool = False) -> Toolbox:
+    async def afunctions(self, *servers: str, refresh: bool = False, approve: Approve = "never") -> Toolbox:
+        from mcpnb.client.toolbox.approval import check_approve
         from mcpnb.client.toolbox.box import Toolbox, tools_of
 
-        return Toolbox(self, await self._arun(tools_of(self, servers, refresh)))
+        check_approve(approve)
+        return Toolbox(self, await self._arun(tools_of(self, servers, refresh)), approve=approve)
 
     def _target(
         self, server: str, tool: str | Mapping[str, Any] | None, arguments: Any

@@ -25,6 +25,7 @@ from mcpnb.client.errors import (
     did_you_mean,
     did_you_mean_text,
 )
+from mcpnb.client.toolbox.approval import Approve, ask, asks, check_approve
 from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
 from mcpnb.client.toolbox.functions import ToolFunction, make_function
 from mcpnb.client.toolbox.replies import error_reply, result_reply
@@ -100,8 +101,10 @@ class ShortNames(Mapping[str, ToolFunction]):
 class Toolbox(Mapping[str, ToolFunction]):
     """MCP tools as Python functions, LLM tool specs and a tool-call dispatcher (see the module doc)."""
 
-    def __init__(self, pool: Pool, tools: list[ToolInfo]) -> None:
+    def __init__(self, pool: Pool, tools: list[ToolInfo], *, approve: Approve = "never") -> None:
         self.pool = pool
+        self.approve = approve
+        self._turn: asyncio.Lock | None = None  # one approval question at a time (made on mcpnb's loop)
         #: servers whose tools are missing from a toolbox of every server, and why (a model is not
         #: told of tools that are not here: the person should know)
         self.not_listed: dict[str, str] = dict(getattr(tools, "not_listed", None) or {})
@@ -139,6 +142,16 @@ class Toolbox(Mapping[str, ToolFunction]):
             close = did_you_mean(name, list(attrs))
             hint = f"did you mean .short.{close}?" if close else "tools are under .short, by their bare names"
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}; {hint}")
+
+    @property
+    def approve(self) -> Approve:
+        """Which of the model's calls wait for a person's yes (:mod:`~mcpnb.client.toolbox.approval`):
+        ``"never"``, ``"destructive"``, ``"writes"``, ``"always"`` or ``(tool, arguments) -> bool``."""
+        return self._approve
+
+    @approve.setter
+    def approve(self, value: Approve) -> None:
+        self._approve = check_approve(value)
 
     @property
     def tools(self) -> list[ToolInfo]:
@@ -209,6 +222,9 @@ class Toolbox(Mapping[str, ToolFunction]):
         known = self.entries(parsed.format)  # two tools under one name: an error for you, not the model
         try:
             function, arguments = self._resolve(parsed, known)
+            if await asks(self._approve, function.tool, arguments):
+                self._turn = self._turn or asyncio.Lock()
+                await ask(self.pool, function.tool, arguments, self._turn)
             result = await self.pool.acall(function.server, function.tool.name, arguments, timeout=timeout)
         except McpnbError as exc:
             if raise_errors:

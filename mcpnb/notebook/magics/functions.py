@@ -17,6 +17,8 @@ from mcpnb.notebook.magics.registry import Context, arguments, command, hint_if_
 
 #: The formats ``--format`` takes (the same as ``Toolbox.specs``; listed here so loading stays light).
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
+#: What ``--approve`` takes (``Toolbox.approve``'s modes).
+APPROVE = ("never", "destructive", "writes", "always")
 
 
 def _functions_args(p: Parser) -> None:
@@ -36,6 +38,12 @@ def _functions_args(p: Parser) -> None:
         "--strict", action="store_true", help="with --format openai…: OpenAI strict mode where possible"
     )
     p.add_argument("--refresh", action="store_true", help="ask the servers for their tools again")
+    p.add_argument(
+        "--approve",
+        default="never",
+        metavar="{" + ",".join(APPROVE) + "}",
+        help="which of the model's calls ask you first (destructive: by the servers' annotations)",
+    )
 
 
 @command(
@@ -45,6 +53,7 @@ def _functions_args(p: Parser) -> None:
     "  tools = %mcp functions                       (f = tools.short.ui_search; f(query='login'))\n"
     "  %mcp functions probe time --format anthropic -o specs\n"
     "  %mcp functions --format openai --strict      (the strict? column says what blocks strict mode)\n"
+    "  tools = %mcp functions --approve destructive (a model's call that may destroy data asks you)\n"
     "then: messages += tools.run_all(reply)        (runs the model's tool calls, any SDK's shape)",
 )
 @arguments(_functions_args)
@@ -60,9 +69,14 @@ def functions(ctx: Context, ns: argparse.Namespace) -> Any:
             check_format(ns.format)
         except ValueError as exc:
             raise UsageError(f"--format: {exc}") from None
+    if ns.approve not in APPROVE:
+        from mcpnb.client.errors import did_you_mean_text
+
+        hint = did_you_mean_text(ns.approve, APPROVE)
+        raise UsageError(f"--approve {ns.approve!r}: expected one of {', '.join(APPROVE)}{hint}")
     if ns.strict and ns.format not in ("openai", "openai-responses"):
         raise UsageError("--strict goes with --format openai or --format openai-responses")
-    toolbox = ctx.pool.functions(*ns.servers, refresh=ns.refresh)
+    toolbox = ctx.pool.functions(*ns.servers, refresh=ns.refresh, approve=ns.approve)
     if ns.format is None:
         return toolbox
     return toolbox.specs(ns.format, strict=True if ns.strict else None)

@@ -414,3 +414,30 @@ def test_a_call_from_code_in_a_headless_run_says_why_nobody_was_asked(kernel):
     _run(fe, SETUP)
     cell = _run(fe, CODE_ASK + "print(r.answered_without_asking)", allow_stdin=False)
     assert "GOT decline" in fe.stdout[cell] and "nobody can answer in this run" in fe.stdout[cell]
+
+
+def test_a_models_call_that_needs_approval_asks_the_person_in_its_cell(kernel):
+    """``approve="destructive"``: the demo server's ``echo`` has no annotations, so by the spec's
+    defaults it may destroy data; the person's "2" (do not run it) reaches the model as a refusal."""
+    fe = Frontend(kernel)
+    _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
+    code = (
+        "import json\n"
+        "from mcpnb import default_pool\n"
+        "tools = default_pool().functions('demo', approve='destructive')\n"
+        "def echo(text):\n"
+        "    call = {'id': 'c1', 'type': 'function', 'function': {'name': 'mcp__demo__echo',\n"
+        "            'arguments': json.dumps({'text': text})}}\n"
+        "    return tools.run(call)['content']\n"
+        "print('FIRST', echo('ran'))\n"
+        "print('SECOND', echo('refused'))\n"
+    )
+    cell = fe.execute(code, allow_stdin=True)
+    input_request(kernel, cell, between=lambda: fe.pump(0.05))
+    kernel.input("1")  # Run it
+    input_request(kernel, cell, between=lambda: fe.pump(0.05))
+    kernel.input("2")  # Do not run it
+    assert fe.reply(cell)["status"] == "ok"
+    out = fe.stdout[cell]
+    assert "The model asks to run demo.echo with" in out
+    assert "FIRST ran" in out and "SECOND Error: demo.echo was not run: the person did not approve it" in out

@@ -77,10 +77,21 @@ def test_mistakes_are_usage_errors_that_say_what_to_do(ip, served):
         line(ip, "functions --format opnai")
     with pytest.raises(UsageError, match="did you mean 'anthropic'"):
         line(ip, "functions --format claude")
+    with pytest.raises(
+        UsageError, match=r"--approve 'destrutive': expected one of .*did you mean 'destructive'"
+    ):
+        line(ip, "functions --approve destrutive")
 
 
-def test_the_magic_offers_the_formats_the_toolbox_knows():
-    assert magic.FORMATS == FORMATS
+def test_approve_reaches_the_toolbox(ip, served):
+    assert line(ip, "functions").approve == "never"
+    assert line(ip, "functions probe --approve destructive").approve == "destructive"
+
+
+def test_the_magic_offers_the_formats_and_approvals_the_toolbox_knows():
+    from mcpnb.client.toolbox.approval import MODES
+
+    assert magic.FORMATS == FORMATS and magic.APPROVE == MODES
 
 
 def test_ipython_shows_the_signature_docstring_and_completes_keywords(ip, served):
