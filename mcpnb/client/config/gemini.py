@@ -8,8 +8,9 @@ folder is read as Gemini CLI reads it; everything else in it (themes, models, â€
   Streamable HTTP too);
 - ``timeout`` counts milliseconds (mcpnb's ``tool_timeout`` counts seconds);
 - ``includeTools`` / ``excludeTools`` filter tools, and a tool in both is excluded;
-- ``$VAR`` as well as ``${VAR}`` takes a value from the environment; a relative ``cwd`` is in the
-  project's folder (the one holding ``.gemini``);
+- ``$VAR`` as well as ``${VAR}`` takes a value from the environment, and one that is not set stays
+  as written (a ``$`` in a password is no variable); a relative ``cwd`` is in the project's folder
+  (the one holding ``.gemini``);
 - ``oauth`` (``clientId``, ``clientSecret``, ``scopes``) signs in through the browser; its endpoints
   are found from the server's metadata, as Gemini CLI does when they are not written;
 - the top-level ``mcp.allowed`` / ``mcp.excluded`` lists say which servers may start: the others
@@ -27,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mcpnb.client.config.expand import escape
 from mcpnb.client.config.validate import Refused, kind, milliseconds, misspelt, strings
 from mcpnb.client.errors import ConfigError
 
@@ -39,8 +41,8 @@ GEMINI_KEYS = IGNORED_KEYS | {
 }  # fmt: skip
 #: ``oauth`` keys read: the rest (endpoints, redirect, audiences) are found from the server's metadata.
 _OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret"}
-#: ``$VAR`` (not ``$${``, not ``${``): Gemini CLI's short form of ``${VAR}``.
-_BARE_VAR = re.compile(r"\$\$|\$([A-Za-z_][A-Za-z0-9_]*)")
+#: A reference as Gemini CLI finds one: ``$VAR`` or ``${VAR}`` (``${VAR:-default}`` in newer versions).
+_REFERENCE = re.compile(r"\$(?:(\w+)|\{([^}]+)\})")
 
 
 def is_gemini(path: Path) -> bool:
@@ -48,7 +50,7 @@ def is_gemini(path: Path) -> bool:
     return path.resolve().parent.name == ".gemini"
 
 
-def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+def read_servers(data: Mapping[str, Any], path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     """The file's ``mcpServers`` as mcpnb entries (``data`` has one, an object); an entry that cannot
     be read is :class:`Refused`: why, for that server alone."""
     file = str(path)
@@ -59,7 +61,7 @@ def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
             entries[name] = entry  # the schema says what is wrong with it
             continue
         try:
-            converted = _entry(name, entry, path)
+            converted = _entry(name, entry, path, environ)
         except ConfigError as exc:
             entries[name] = Refused(exc, _reach(entry))
             continue
@@ -69,18 +71,21 @@ def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     return entries
 
 
-def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
+def _entry(name: str, entry: dict[str, Any], path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     def fail(message: str, key: str, suggestion: str | None = None) -> ConfigError:
         return ConfigError(message, file=str(path), server=name, key=key, suggestion=suggestion)
+
+    def refs(value: Any) -> Any:
+        return _references(value, environ)
 
     out: dict[str, Any] = {}
     for key, value in entry.items():
         if key in IGNORED_KEYS:
             continue
         if key == "httpUrl":
-            out["url"], out["type"] = _short_vars(_string(value, fail, key)), "http"
+            out["url"], out["type"] = refs(_string(value, fail, key)), "http"
         elif key == "url":
-            out["url"] = _short_vars(value)
+            out["url"] = refs(value)
             out.setdefault("type", "sse")  # Gemini CLI's url is SSE unless "type" says otherwise
         elif key == "type":
             out["type"] = value
@@ -90,7 +95,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
             field = "enabled_tools" if key == "includeTools" else "disabled_tools"
             out[field] = strings(value, fail, key, "names")
         elif key == "oauth":
-            auth = _oauth(value, fail)
+            auth = _oauth(refs(value), fail)
             if auth is not None:
                 out["auth"] = auth
         elif key == "authProviderType":
@@ -101,11 +106,11 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
                     key,
                 )
         elif key == "cwd" and isinstance(value, str) and not _absolute(value):
-            out["cwd"] = str(path.resolve().parent.parent / _short_vars(value))  # the project's folder
+            out["cwd"] = str(path.resolve().parent.parent / refs(value))  # the project's folder
         elif near := misspelt(key, GEMINI_KEYS):
             raise fail("unknown key", key, suggestion=near)  # Gemini CLI's spelling, not mcpnb's
         else:
-            out[key] = _short_vars(value)
+            out[key] = refs(value)
     if "enabled_tools" in out and "disabled_tools" in out:  # excluded wins, as in Gemini CLI
         out["enabled_tools"] = [t for t in out["enabled_tools"] if t not in out["disabled_tools"]]
     return out
@@ -148,7 +153,7 @@ def _oauth(value: Any, fail: Any) -> dict[str, Any] | None:
     auth: dict[str, Any] = {"type": "oauth", "flow": "authorization_code"}
     for key, field in _OAUTH_KEYS.items():
         if key in value:
-            auth[field] = _short_vars(_string(value[key], fail, f"oauth.{key}"))
+            auth[field] = _string(value[key], fail, f"oauth.{key}")
     if "scopes" in value:
         auth["scope"] = " ".join(strings(value["scopes"], fail, "oauth.scopes", "names"))
     return auth
@@ -160,12 +165,23 @@ def _string(value: Any, fail: Any, key: str) -> str:
     return value
 
 
-def _short_vars(value: Any) -> Any:
-    """``$VAR`` written as ``${VAR}``, in every string of ``value`` (``$$`` stays as written)."""
+def _references(value: Any, environ: Mapping[str, str]) -> Any:
+    """``value`` with Gemini CLI's references in mcpnb's spelling: ``$VAR`` and ``${VAR}`` of a set
+    variable as ``${VAR}`` (mcpnb expands it, and knows a secret's value), of an unset one kept as
+    written, as Gemini CLI keeps it; every other ``${`` literal."""
     if isinstance(value, str):
-        return _BARE_VAR.sub(lambda m: m.group(0) if m.group(1) is None else "${" + m.group(1) + "}", value)
+        parts, end = [], 0
+        for m in _REFERENCE.finditer(value):
+            parts.append(escape(value[end : m.start()]))
+            name = m.group(1) or m.group(2)
+            if name in environ or ":-" in name:
+                parts.append("${" + name + "}")
+            else:
+                parts.append(escape(m.group(0)))
+            end = m.end()
+        return "".join(parts) + escape(value[end:])
     if isinstance(value, list):
-        return [_short_vars(v) for v in value]
+        return [_references(v, environ) for v in value]
     if isinstance(value, dict):
-        return {k: _short_vars(v) for k, v in value.items()}
+        return {k: _references(v, environ) for k, v in value.items()}
     return value

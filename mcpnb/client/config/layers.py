@@ -249,7 +249,7 @@ def _file_servers(
     if is_vscode(data) and _may_be_vscode(path):
         return read_servers(data, path, inputs, environ)
     if gemini.is_gemini(path) and isinstance(data.get("mcpServers"), dict):  # beside its own "mcp"
-        return gemini.read_servers(data, path), None
+        return gemini.read_servers(data, path, os.environ if environ is None else environ), None
     if cline.is_cline(path) and isinstance(data.get("mcpServers"), dict):
         return cline.read_servers(data, path), None
     for key in data:

@@ -77,6 +77,24 @@ def test_its_servers_are_read_as_gemini_cli_reads_them(settings, environ):
     assert found.problem_transports["google"] == "http"  # its status row says how it is reached
 
 
+def test_a_variable_that_is_not_set_stays_as_written(tmp_path, environ):
+    """As in Gemini CLI: ``$word`` in a password is no variable unless one of that name is set (it
+    was "environment variable 'sword' is not set"); ``${VAR:-default}`` takes its default."""
+    path = write(
+        tmp_path / ".gemini" / "settings.json",
+        {
+            "mcpServers": {
+                "s": {
+                    "command": "x",
+                    "args": ["pa$sword", "${UNSET}", "$SET", "${SET}", "${UNSET:-fallback}"],
+                }
+            }
+        },
+    )
+    found = load_config(path=path, environ={**environ, "SET": "value"})
+    assert found.servers["s"].args == ("pa$sword", "${UNSET}", "value", "value", "fallback")
+
+
 def test_an_allowed_list_leaves_the_others_disabled(tmp_path, environ):
     path = write(
         tmp_path / ".gemini" / "settings.json",
