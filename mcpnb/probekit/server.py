@@ -227,12 +227,19 @@ def create_server(
     return server
 
 
+#: What every probe-kit tool may say of itself: it reads (files, a repository's history, its own
+#: catalog) and writes nothing, and reaches nothing beyond the machine. The conformance suite's
+#: fixtures say nothing, as the suite's reference server does, so the spec's defaults show too.
+READS_ONLY = types.ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+
+
 def _register(server: MCPServer, fn: Any, name: str) -> None:
     """One tool, with the schemas it declares on itself (published output, exact input)."""
     server.add_tool(
         fn,
         name=name,
         description=inspect.cleandoc(fn.__doc__ or name),
+        annotations=None if fn.__module__.endswith(".conformance") else READS_ONLY,
         structured_output=getattr(fn, "structured_output", None),
     )
     info = server._tool_manager.get_tool(name)

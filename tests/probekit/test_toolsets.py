@@ -82,3 +82,16 @@ async def test_internal_ui_steps_only_in_full(project: Any) -> None:
     assert {"render_ui", "init_component_catalog"} <= full
     assert not {"render_ui", "init_component_catalog"} & workflow
     assert workflow == set(WORKFLOW)
+
+
+@pytest.mark.anyio
+async def test_tools_say_they_only_read_and_the_conformance_fixtures_say_nothing(project: Any) -> None:
+    """A client decides whether to ask a person from these (mcpnb's ``approve="destructive"``): a
+    probe-kit tool reads and reaches nothing beyond the machine; the suite's fixtures, as written by
+    the suite, carry no annotations, so a client's handling of the spec's defaults shows too."""
+    async with Client(create_server(root=project)) as client:
+        tools = {t.name: t.annotations for t in (await client.list_tools()).tools}
+    said = {name for name, hints in tools.items() if hints is not None}
+    assert {"ui_search", "gencommit", "ask_user", "slow_task", "estimate"} <= said
+    assert all(tools[n].read_only_hint is True and tools[n].open_world_hint is False for n in said)
+    assert tools["test_simple_text"] is None and tools["test_elicitation"] is None
