@@ -124,6 +124,11 @@ def test_tools_for_llms_headless():
     assert answer.startswith("It is ") and "Login form component" in answer
     said = "".join(o.get("text", "") for o in _find(nb, "for m in messages:").outputs)
     assert "Error: mcp__probe__ui_search: argument 'limit'" in said  # the model read its mistake
+    said_of_themselves = "".join(o.get("text", "") for o in _find(nb, "careful = pool.functions").outputs)
+    assert "mcp__time__convert_time          read-only, by the server's annotations" in said_of_themselves
+    assert "test_simple_text     the server does not say what it changes" in said_of_themselves
+    waited = _outputs(_find(nb, '"id": "toolu_2"'))[0]["data"]["text/plain"]  # nobody here to say yes
+    assert "probe.test_simple_text was not run: it needs a person's approval; nobody to ask" in waited
     real = "".join(o.get("text", "") for o in _find(nb, "OPENAI_API_KEY").outputs)
     assert real.startswith("Skipped: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
 
