@@ -401,3 +401,39 @@ def test_sign_in_pasting_into_the_box_when_the_listener_is_out_of_reach(lab, pw,
         finally:
             browser.close()
     assert servers.token_requests == [("authorization_code", 200)]
+
+
+APPROVAL_CELLS = (
+    "%load_ext mcpnb\n%mcp serve probe-kit",
+    "import json, pathlib, mcpnb\n"
+    "tools = mcpnb.default_pool().functions('probe', approve='destructive')\n"
+    "replies = [tools.run({'type': 'tool_use', 'id': f't{i}', 'name': 'mcp__probe__test_simple_text',"
+    " 'input': {}}) for i in (1, 2)]\n"
+    "_ = pathlib.Path('approval.json').write_text(json.dumps([str(r['content']) for r in replies]))",
+)
+
+
+def test_a_person_says_yes_then_no_to_the_models_calls_in_jupyterlab(lab, pw, shots):
+    """``approve="destructive"``: a tool with no annotations may destroy data, so each of the model's
+    calls waits for the person, asked in the cell that runs the loop (on stdin: that cell blocks in
+    the call). They type 1 (run it) and then 2 (do not run it), as people do, key by key."""
+    write_notebook(lab.root / "approval.ipynb", *APPROVAL_CELLS)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base, height=1300)
+        open_and_run(page, lab.base, "approval.ipynb")
+        calling_cell = page.locator(PANEL).locator(".jp-CodeCell").nth(1)
+        for answer in ("1", "2"):
+            box = calling_cell.locator(".jp-Stdin-input").last
+            expect(box).to_be_visible(timeout=90000)
+            expect(calling_cell).to_contain_text("The model asks to run probe.test_simple_text with {}")
+            shots.take(page, f"asked-{answer}")
+            type_into(page, box, answer)
+            page.keyboard.press("Enter")
+            # answered: JupyterLab keeps the prompt with the answer as text; the next is a new box
+            expect(calling_cell).to_contain_text(f"Run this call? (required): {answer}", timeout=30000)
+        ran, refused = wait_file(lab.root / "approval.json")
+        assert "This is a simple text response for testing." in ran
+        assert "probe.test_simple_text was not run: the person did not approve it" in refused
+    finally:
+        browser.close()
