@@ -98,14 +98,22 @@ class Pool:
         for conn in self._connections.values():
             conn.interaction = value
 
-    def asking_context(self) -> CallContext:
+    def asking_context(self, *, awaited: bool = False) -> CallContext:
         """Where a question for a call made from code without a context goes (a server's form, a
         file's inputs): the interaction decides; the notebook's asks in the calling cell. Built on
-        the caller's thread, or in a coroutine that carries the caller's context variables."""
-        return (self._interaction or default_interaction()).code_context()
+        the caller's thread, or in a coroutine that carries the caller's context variables;
+        ``awaited``: the caller awaits on a loop of its own (a cell's), so it is free for a click."""
+        return (self._interaction or default_interaction()).code_context(awaited=awaited)
 
-    def _call_context(self, context: CallContext | None, answers: dict[str, Any] | None) -> CallContext:
-        context = context or self.asking_context()
+    def awaited_here(self) -> bool:
+        """An ``await`` of the pool from outside mcpnb's own loop (a cell's), which stays free while
+        the call runs; on mcpnb's loop the caller blocks in ``runtime.run``."""
+        return not self.runtime.in_runtime_thread
+
+    def _call_context(
+        self, context: CallContext | None, answers: dict[str, Any] | None, *, awaited: bool = False
+    ) -> CallContext:
+        context = context or self.asking_context(awaited=awaited)
         if answers is not None:
             context.answers = answers
         return context
@@ -617,7 +625,7 @@ class Pool:
         validate: bool = True,
     ) -> Any:
         server, tool, arguments = self._target(server, tool, arguments)
-        ctx = self._call_context(context, answers)
+        ctx = self._call_context(context, answers, awaited=self.awaited_here())
         return await self._arun(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def _call(

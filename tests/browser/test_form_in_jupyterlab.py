@@ -437,3 +437,41 @@ def test_a_person_says_yes_then_no_to_the_models_calls_in_jupyterlab(lab, pw, sh
         assert "probe.test_simple_text was not run: the person did not approve it" in refused
     finally:
         browser.close()
+
+
+AWAITED_CELLS = (
+    "%load_ext mcpnb\n%mcp serve probe-kit",
+    "import json, pathlib, mcpnb\n"
+    "r = await mcpnb.default_pool().acall('probe', 'ask_user', {'question': 'What should we call you?'})\n"
+    "_ = pathlib.Path('awaited.json').write_text(json.dumps(r.data))",
+    "tools = mcpnb.default_pool().functions('probe', approve='always')\n"
+    "reply = await tools.arun({'type': 'tool_use', 'id': 't1', 'name': 'mcp__probe__estimate',"
+    " 'input': {'task': 'login page'}})\n"
+    "_ = pathlib.Path('approved.json').write_text(json.dumps(str(reply['content'])))",
+)
+
+
+def test_awaited_calls_from_code_ask_with_forms_in_jupyterlab(lab, pw, shots):
+    """A cell that awaits ``pool.acall`` (or ``tools.arun``) leaves the kernel free for clicks: the
+    server's question, and the approval of a model's call, are forms in that cell, typed and clicked."""
+    write_notebook(lab.root / "awaited.ipynb", *AWAITED_CELLS)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base, height=1300)
+        open_and_run(page, lab.base, "awaited.ipynb")
+        cells = page.locator(PANEL).locator(".jp-CodeCell")
+        form = cells.nth(1).locator(".mcpnb-form")
+        expect(form).to_be_visible(timeout=90000)
+        expect(form).to_contain_text("What should we call you?")
+        type_into(page, cells.nth(1).locator(".mcpnb-field-answer input"), "Ada")
+        form.get_by_role("button", name="Accept").click()
+        assert wait_file(lab.root / "awaited.json")["answers"][0]["answer"] == "Ada"
+        approval = cells.nth(2).locator(".mcpnb-form")
+        expect(approval).to_be_visible(timeout=90000)
+        expect(approval).to_contain_text('The model asks to run probe.estimate with {"task": "login page"}')
+        shots.take(page, "approval")
+        approval.get_by_text("Run it", exact=True).click()
+        approval.get_by_role("button", name="Accept").click()
+        assert "points; expected" in wait_file(lab.root / "approved.json")
+    finally:
+        browser.close()

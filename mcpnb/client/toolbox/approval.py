@@ -93,22 +93,17 @@ async def ask(pool: Pool, tool: ToolInfo, arguments: Mapping[str, Any], turn: as
 
     ``turn``: one question at a time, though ``run_all`` runs the calls at once.
     """
-    from mcpnb.client.interaction import ask_form
+    from mcpnb.client.interaction import ask_form, default_interaction
 
     shown = json.dumps(dict(arguments), ensure_ascii=False, default=str)
     if len(shown) > _SHOWN:
         shown = shown[: _SHOWN - 1] + "…"
     what = f"{tool.server}.{tool.name}"
     message = f"The model asks to run {what} with {shown} ({effect(tool)})."
-    interaction = pool.interaction
-    if interaction is None:
-        from mcpnb.client.interaction import default_interaction
-
-        interaction = default_interaction()
+    interaction = pool.interaction or default_interaction()
+    call = pool.asking_context(awaited=pool.awaited_here())  # a form where the cell awaits this
     async with turn:
-        result, nobody = await ask_form(
-            interaction, ASKER, message, _QUESTION, pool.asking_context(), "approval"
-        )
+        result, nobody = await ask_form(interaction, ASKER, message, _QUESTION, call, "approval")
     if result is None:
         raise NotApprovedError(f"{what} was not run: it needs a person's approval; {nobody}")
     if result.action != "accept" or (result.content or {}).get("decision") != "run":

@@ -107,11 +107,14 @@ async def acall_in_cell(
     return result
 
 
-def asking_ui(mode: Mode) -> CellUI:
-    """Where a form of mcpnb's own goes (a ``require`` choice, a VS Code file's inputs): this cell.
-    A cell that does not await never sees a click while it blocks, so there the question is asked
-    on stdin instead."""
-    awaiting = AWAITING.get()
+def asking_ui(mode: Mode, *, awaited: bool = False) -> CellUI:
+    """Where a form of mcpnb's own goes (a ``require`` choice, a VS Code file's inputs), or a server's
+    for a call made from code: this cell. A cell that does not await never sees a click while it
+    blocks, so there the question is asked on stdin instead. ``awaited``: the cell awaits this
+    (``await pool.acall(...)``), which lets a click through where the kernel allows it."""
+    from mcpnb.notebook.cell.asynccell import supported
+
+    awaiting = AWAITING.get() or (awaited and supported())
     return CellUI("text" if mode == "widget" and not awaiting else mode, awaiting=awaiting)
 
 

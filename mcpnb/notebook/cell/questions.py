@@ -24,14 +24,15 @@ def _cell(call: CallContext | None) -> CellUI | None:
 class NotebookInteraction(Interaction):
     """Asks the person in the cell that made the call; falls back to the policy otherwise."""
 
-    def code_context(self) -> CallContext:
-        """A call from code (``pool.call``, ``tools.run_all(reply)``) asks in the cell that made it,
-        as a ``%mcp`` call does: on stdin, since a cell that blocks in the call never sees a click
-        (nobody there, as under nbclient: the policy, with why)."""
+    def code_context(self, *, awaited: bool = False) -> CallContext:
+        """A call from code asks in the cell that made it, as a ``%mcp`` call does: a form where the
+        cell awaits the call (``await pool.acall(...)``), on stdin where it blocks in it
+        (``pool.call``, ``tools.run_all(reply)``), since such a cell never sees a click; nobody
+        there, as under nbclient: the policy, with why."""
         from mcpnb.notebook.cell.live import asking_ui
         from mcpnb.notebook.settings import get_settings
 
-        return CallContext(ui=asking_ui(get_settings().elicitation))
+        return CallContext(ui=asking_ui(get_settings().elicitation, awaited=awaited))
 
     async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
         from mcp.types import ElicitResult

@@ -441,3 +441,38 @@ def test_a_models_call_that_needs_approval_asks_the_person_in_its_cell(kernel):
     out = fe.stdout[cell]
     assert "The model asks to run demo.echo with" in out
     assert "FIRST ran" in out and "SECOND Error: demo.echo was not run: the person did not approve it" in out
+
+
+def test_an_awaited_call_from_code_shows_the_form_in_its_cell(kernel):
+    """``await pool.acall(...)``: the cell waits on the kernel's loop, which stays free for clicks, so
+    the server's question is the same form a ``%mcp`` cell shows."""
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    code = (
+        "from mcpnb import default_pool\n"
+        "r = await default_pool().acall('probe', 'ask_user', {'question': 'Your name?'})\n"
+        "print('GOT', r.data['answers'][0]['answer'])\n"
+    )
+    cell = fe.execute(code, allow_stdin=True)
+    _answer_form(fe, cell, "Hedy")
+    assert fe.reply(cell)["status"] == "ok"
+    assert "GOT Hedy" in fe.stdout[cell]
+
+
+def test_an_awaited_model_call_asks_for_approval_with_a_form(kernel):
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    code = (
+        "from mcpnb import default_pool\n"
+        "tools = default_pool().functions('probe', approve='always')\n"
+        "reply = await tools.arun({'type': 'tool_use', 'id': 't1', 'name': 'mcp__probe__estimate',\n"
+        "                          'input': {'task': 'login page'}})\n"
+        "print('REPLY is_error', reply['is_error'], str(reply['content'])[:80])\n"
+    )
+    cell = fe.execute(code, allow_stdin=True)
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the approval form")
+    decision = fe.wait_for(lambda: fe.find(cell, model="RadioButtonsModel"), what="the choice")
+    fe.set_index(decision, 0)  # Run it
+    fe.click(fe.find(cell, css="mcpnb-accept", model="ButtonModel"))
+    assert fe.reply(cell)["status"] == "ok"
+    assert "REPLY is_error False" in fe.stdout[cell] and "points; expected" in fe.stdout[cell]
