@@ -42,9 +42,8 @@ from mcpnb.client.redact import (
 CODE_SOURCE = "<code>"
 #: Commands that mean "the interpreter running this code" (as Jupyter reads ``python`` in a kernelspec).
 PYTHON_NAMES = frozenset({"python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"})
-# Env values that cannot be secrets; scrubbing them from every message would only mangle text.
-# Env values that hide nothing: scrubbed from every log line, "127.0.0.1" turned each URL of a local
-# server into "http://***:8000" for as long as a connection with such a value lived.
+# Env values that cannot be secrets; scrubbing them from every message would only mangle text
+# ("127.0.0.1" turned each URL of a local server in the logs into "http://***:8000").
 _TRIVIAL_VALUES = frozenset(
     {"true", "false", "yes", "no", "none", "null", "info", "debug", "warning", "error"}
     | {"localhost", "127.0.0.1", "::1", "0.0.0.0"}

@@ -58,3 +58,11 @@ def assert_located(err: ConfigError, *, file: str | None, server: str | None, ke
             assert part in str(err)
     if file == CODE_SOURCE:  # settings given in code: no file to name
         assert file not in str(err)
+
+
+def assert_remote_calls(pool: Any) -> None:
+    """The servers of the ``remote_servers`` fixture, connected as ``events`` (SSE) and ``streamed``
+    (Streamable HTTP, with the bearer ``TOKEN`` it requires), answer; the token shows nowhere."""
+    assert pool.call("events", "echo", {"text": "over SSE"}).text == "over SSE"
+    assert pool.call("streamed", "header", {"name": "authorization"}).text == f"Bearer {TOKEN}"
+    assert TOKEN not in repr(pool.status()) + repr(pool.connection("streamed").config)

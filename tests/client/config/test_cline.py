@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from mcpnb.client.config import load_config
-from tests.conftest import DEMO, HttpServer
+from tests.conftest import DEMO
 
-from .helpers import TOKEN, assert_located, write
+from .helpers import TOKEN, assert_located, assert_remote_calls, write
 
 SETTINGS = {
     "mcpServers": {
@@ -92,45 +92,38 @@ def test_in_mcpnbs_own_file_disabled_is_still_not_ours(tmp_path, environ):
     assert '"enabled": false' in load_config(path=path, environ=environ, keep_going=True).problems["s"]
 
 
-def test_the_pool_starts_its_servers_over_stdio_sse_and_streamable_http(pool, tmp_path):
+def test_the_pool_starts_its_servers_over_stdio_sse_and_streamable_http(pool, tmp_path, remote_servers):
     """Real servers, each reached as Cline would: a command, a url alone (SSE), and a Streamable HTTP
     server that refuses a request without the header the file gives; the disabled one stays off."""
-    sse = HttpServer("sse")
-    http = HttpServer("http", "--require-token", TOKEN)
-    try:
-        path = write(
-            tmp_path / "cline_mcp_settings.json",
-            {
-                "mcpServers": {
-                    "local": {
-                        "command": sys.executable,
-                        "args": [DEMO, "stdio"],
-                        "env": {"GREETING": "${literally}"},
-                        "autoApprove": ["echo"],
-                        "timeout": 20,
-                    },
-                    "events": {"url": sse.url},
-                    "streamed": {
-                        "type": "streamableHttp",
-                        "url": http.url,
-                        "headers": {"Authorization": f"Bearer {TOKEN}"},
-                    },
-                    "off": {"command": sys.executable, "args": [DEMO, "stdio"], "disabled": True},
-                }
-            },
-        )
-        table = pool.connect_config(path)
-        assert {r.name: (r.state, r.transport) for r in table} == {
-            "local": ("connected", "stdio"),
-            "events": ("connected", "sse"),
-            "streamed": ("connected", "http"),
-            "off": ("disabled", "stdio"),
-        }
-        assert pool.call("local", "env", {"name": "GREETING"}).text == "${literally}"
-        assert pool.connection("local").config.tool_timeout == 20
-        assert pool.call("events", "echo", {"text": "over SSE"}).text == "over SSE"
-        assert pool.call("streamed", "header", {"name": "authorization"}).text == f"Bearer {TOKEN}"
-        assert TOKEN not in repr(pool.status()) + repr(pool.connection("streamed").config)
-    finally:
-        sse.stop()
-        http.stop()
+    sse, http = remote_servers
+    path = write(
+        tmp_path / "cline_mcp_settings.json",
+        {
+            "mcpServers": {
+                "local": {
+                    "command": sys.executable,
+                    "args": [DEMO, "stdio"],
+                    "env": {"GREETING": "${literally}"},
+                    "autoApprove": ["echo"],
+                    "timeout": 20,
+                },
+                "events": {"url": sse.url},
+                "streamed": {
+                    "type": "streamableHttp",
+                    "url": http.url,
+                    "headers": {"Authorization": f"Bearer {TOKEN}"},
+                },
+                "off": {"command": sys.executable, "args": [DEMO, "stdio"], "disabled": True},
+            }
+        },
+    )
+    table = pool.connect_config(path)
+    assert {r.name: (r.state, r.transport) for r in table} == {
+        "local": ("connected", "stdio"),
+        "events": ("connected", "sse"),
+        "streamed": ("connected", "http"),
+        "off": ("disabled", "stdio"),
+    }
+    assert pool.call("local", "env", {"name": "GREETING"}).text == "${literally}"
+    assert pool.connection("local").config.tool_timeout == 20
+    assert_remote_calls(pool)

@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from mcpnb.client.config import load_config
-from tests.conftest import DEMO, HttpServer
+from tests.conftest import DEMO
 
-from .helpers import API_KEY, TOKEN, assert_located, write
+from .helpers import API_KEY, TOKEN, assert_located, assert_remote_calls, write
 
 SETTINGS = """{
   "theme": "Dracula",
@@ -132,47 +132,42 @@ def test_outside_a_gemini_folder_its_keys_are_still_not_ours(tmp_path, environ):
     assert "did you mean 'url'" in found.problems["s"]
 
 
-def test_the_pool_starts_its_servers_over_stdio_sse_and_streamable_http(pool, tmp_path, monkeypatch):
+def test_the_pool_starts_its_servers_over_stdio_sse_and_streamable_http(
+    pool, tmp_path, monkeypatch, remote_servers
+):
     """Real servers, each reached as the file says: ``command``, ``url`` (SSE), ``httpUrl`` with a
     bearer header from ``$VAR`` (the server refuses a request without it)."""
-    sse = HttpServer("sse")
-    http = HttpServer("http", "--require-token", TOKEN)
-    try:
-        monkeypatch.setenv("MCPNB_TEST_TOKEN", TOKEN)
-        monkeypatch.setenv("MCPNB_TEST_REGION", "north")
-        path = write(
-            tmp_path / ".gemini" / "settings.json",
-            "// mine\n"
-            + json.dumps(
-                {
-                    "mcpServers": {
-                        "local": {
-                            "command": sys.executable,
-                            "args": [DEMO, "stdio"],
-                            "env": {"REGION": "$MCPNB_TEST_REGION"},
-                            "excludeTools": ["fail"],
-                            "timeout": 20000,
-                        },
-                        "events": {"url": sse.url},
-                        "streamed": {
-                            "httpUrl": http.url,
-                            "headers": {"Authorization": "Bearer $MCPNB_TEST_TOKEN"},
-                        },
-                    }
+    sse, http = remote_servers
+    monkeypatch.setenv("MCPNB_TEST_TOKEN", TOKEN)
+    monkeypatch.setenv("MCPNB_TEST_REGION", "north")
+    path = write(
+        tmp_path / ".gemini" / "settings.json",
+        "// mine\n"
+        + json.dumps(
+            {
+                "mcpServers": {
+                    "local": {
+                        "command": sys.executable,
+                        "args": [DEMO, "stdio"],
+                        "env": {"REGION": "$MCPNB_TEST_REGION"},
+                        "excludeTools": ["fail"],
+                        "timeout": 20000,
+                    },
+                    "events": {"url": sse.url},
+                    "streamed": {
+                        "httpUrl": http.url,
+                        "headers": {"Authorization": "Bearer $MCPNB_TEST_TOKEN"},
+                    },
                 }
-            ),
-        )
-        table = pool.connect_config(path)
-        assert {r.name: (r.state, r.transport) for r in table} == {
-            "local": ("connected", "stdio"),
-            "events": ("connected", "sse"),
-            "streamed": ("connected", "http"),
-        }
-        assert pool.call("local", "env", {"name": "REGION"}).text == "north"
-        assert "fail" not in {t.name for t in pool.tools("local")}
-        assert pool.call("events", "echo", {"text": "over SSE"}).text == "over SSE"
-        assert pool.call("streamed", "header", {"name": "authorization"}).text == f"Bearer {TOKEN}"
-        assert TOKEN not in repr(pool.status()) + repr(pool.connection("streamed").config)
-    finally:
-        sse.stop()
-        http.stop()
+            }
+        ),
+    )
+    table = pool.connect_config(path)
+    assert {r.name: (r.state, r.transport) for r in table} == {
+        "local": ("connected", "stdio"),
+        "events": ("connected", "sse"),
+        "streamed": ("connected", "http"),
+    }
+    assert pool.call("local", "env", {"name": "REGION"}).text == "north"
+    assert "fail" not in {t.name for t in pool.tools("local")}
+    assert_remote_calls(pool)

@@ -101,14 +101,21 @@ def test_headless_run_declines_without_showing_a_form(kernel):
     assert "nobody was asked" in fe.results[shown]["text/html"]
 
 
+def _answered_on_stdin(fe: Frontend, code: str, *answers: str) -> str:
+    """Run ``code``, type each answer where the cell asks on stdin; what the cell printed."""
+    cell = fe.execute(code, allow_stdin=True)
+    for answer in answers:
+        input_request(fe.kc, cell, between=lambda: fe.pump(0.05))
+        fe.kc.input(answer)
+    assert fe.reply(cell)["status"] == "ok"
+    return fe.stdout[cell]
+
+
 def test_text_mode_asks_on_stdin(kernel):
     fe = Frontend(kernel)
     _run(fe, SETUP + "%config Mcp.elicitation = 'text'\n")
-    cell = fe.execute("r = " + ASK + "\nprint('GOT', r.data['answers'][0]['answer'])", allow_stdin=True)
-    input_request(kernel, cell, between=lambda: fe.pump(0.05))
-    kernel.input("Ada")
-    assert fe.reply(cell)["status"] == "ok"
-    assert "GOT Ada" in fe.stdout[cell]
+    said = _answered_on_stdin(fe, "r = " + ASK + "\nprint('GOT', r.data['answers'][0]['answer'])", "Ada")
+    assert "GOT Ada" in said
 
 
 def test_progress_bar_in_the_calling_cell(kernel):
@@ -383,11 +390,8 @@ def test_a_call_from_code_asks_on_stdin_in_its_cell(kernel):
     person right there. The cell blocks in the call, so no click could reach a widget: stdin asks."""
     fe = Frontend(kernel)
     _run(fe, SETUP)
-    cell = fe.execute(CODE_ASK, allow_stdin=True)
-    input_request(kernel, cell, between=lambda: fe.pump(0.05))
-    kernel.input("Ada")
-    assert fe.reply(cell)["status"] == "ok"
-    assert "GOT accept" in fe.stdout[cell] and "Ada" in fe.stdout[cell]
+    said = _answered_on_stdin(fe, CODE_ASK, "Ada")
+    assert "GOT accept" in said and "Ada" in said
 
 
 def test_a_models_tool_call_asks_the_person_in_its_cell(kernel):
@@ -402,11 +406,8 @@ def test_a_models_tool_call_asks_the_person_in_its_cell(kernel):
         "        'arguments': json.dumps({'question': 'Your name?'})}}\n"
         "print('REPLY', tools.run(call)['content'])\n"
     )
-    cell = fe.execute(code, allow_stdin=True)
-    input_request(kernel, cell, between=lambda: fe.pump(0.05))
-    kernel.input("Grace")
-    assert fe.reply(cell)["status"] == "ok"
-    assert "REPLY" in fe.stdout[cell] and "Grace" in fe.stdout[cell]
+    said = _answered_on_stdin(fe, code, "Grace")
+    assert "REPLY" in said and "Grace" in said
 
 
 def test_a_call_from_code_in_a_headless_run_says_why_nobody_was_asked(kernel):
@@ -432,13 +433,7 @@ def test_a_models_call_that_needs_approval_asks_the_person_in_its_cell(kernel):
         "print('FIRST', echo('ran'))\n"
         "print('SECOND', echo('refused'))\n"
     )
-    cell = fe.execute(code, allow_stdin=True)
-    input_request(kernel, cell, between=lambda: fe.pump(0.05))
-    kernel.input("1")  # Run it
-    input_request(kernel, cell, between=lambda: fe.pump(0.05))
-    kernel.input("2")  # Do not run it
-    assert fe.reply(cell)["status"] == "ok"
-    out = fe.stdout[cell]
+    out = _answered_on_stdin(fe, code, "1", "2")  # Run it; Do not run it
     assert "The model asks to run demo.echo with" in out
     assert "FIRST ran" in out and "SECOND Error: demo.echo was not run: the person did not approve it" in out
 
