@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import literal
-from mcpnb.client.config.validate import Refused, kind, misspelt
+from mcpnb.client.config.validate import Refused, kind, misspelt, seconds
 from mcpnb.client.errors import ConfigError
 
 FILENAME = "cline_mcp_settings.json"
@@ -71,9 +71,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
                 raise fail(f"expected true or false, got {kind(value)}", key)
             out["enabled"] = not value
         elif key == "timeout":
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
-                raise fail(f"expected a number of seconds, at least 1, got {kind(value)}", key)
-            out["tool_timeout"] = value
+            out["tool_timeout"] = seconds(value, fail, key)
         elif key in CLINE_KEYS:
             if key in kept:
                 out[key] = literal(value)

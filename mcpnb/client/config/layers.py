@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from mcpnb.client.config import cline, codex, gemini
+from mcpnb.client.config import cline, codex, gemini, roo
 from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORTS
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
@@ -48,6 +48,8 @@ OTHER_CLIENTS = {
     "Cursor": (".cursor/mcp.json", '"mcpServers"'),
     "Gemini CLI": (".gemini/settings.json", '"mcpServers"'),
     "Codex": (".codex/config.toml", "mcp_servers"),
+    "Roo Code": (".roo/mcp.json", '"mcpServers"'),
+    "Kilo Code": (".kilocode/mcp.json", '"mcpServers"'),
 }
 
 
@@ -237,8 +239,8 @@ def _file_servers(
     path: Path, inputs: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
 ) -> tuple[Mapping[str, Any], Variables | None]:
     """The ``mcpServers`` object of one file, with syntax and top-level shape checked; for a file in
-    VS Code's format, its ``servers`` and what its ``${…}`` mean; for Codex's, Gemini CLI's and
-    Cline's, their servers as mcpnb entries."""
+    VS Code's format, its ``servers`` and what its ``${…}`` mean; for Codex's, Gemini CLI's, Cline's
+    and Roo Code's, their servers as mcpnb entries."""
     if codex.is_codex(path):
         environ = os.environ if environ is None else environ
         return codex.read_servers(codex.read_toml(path), path, environ), None
@@ -252,6 +254,8 @@ def _file_servers(
         return gemini.read_servers(data, path, os.environ if environ is None else environ), None
     if cline.is_cline(path) and isinstance(data.get("mcpServers"), dict):
         return cline.read_servers(data, path), None
+    if roo.is_roo(path) and isinstance(data.get("mcpServers"), dict):
+        return roo.read_servers(data, path, os.environ if environ is None else environ), None
     for key in data:
         if key != "mcpServers" and (
             key.lower().replace("_", "").replace("-", "") in ("mcpservers", "mcpserver", "servers", "mcp")

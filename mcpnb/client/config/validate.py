@@ -74,7 +74,7 @@ def schema() -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Refused:
-    """An entry of another client's file (Codex's, Gemini CLI's, Cline's) that cannot be read: why, and the
+    """An entry of another client's file (Codex's, Gemini CLI's, Cline's, …) that cannot be read: why, and the
     keys that say how it is reached (``url`` and ``type``, or ``command``), for its status row."""
 
     error: ConfigError
@@ -184,6 +184,16 @@ def milliseconds(value: Any, fail: Callable[[str, str], ConfigError], key: str) 
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise fail(f"expected a positive number of milliseconds, got {kind(value)}", key)
     return value / 1000
+
+
+def seconds(
+    value: Any, fail: Callable[[str, str], ConfigError], key: str, *, most: float | None = None
+) -> float:
+    """Another client's time in seconds, at least one (Cline's and Roo Code's ``timeout``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= (most or value):
+        within = f"from 1 to {most:g}" if most else "at least 1"
+        raise fail(f"expected a number of seconds, {within}, got {kind(value)}", key)
+    return value
 
 
 def strings(value: Any, fail: Callable[[str, str], ConfigError], key: str, what: str) -> list[str]:
