@@ -471,3 +471,21 @@ def test_an_awaited_model_call_asks_for_approval_with_a_form(kernel):
     fe.click(fe.find(cell, css="mcpnb-accept", model="ButtonModel"))
     assert fe.reply(cell)["status"] == "ok"
     assert "REPLY is_error False" in fe.stdout[cell] and "points; expected" in fe.stdout[cell]
+
+
+def test_a_vs_code_files_inputs_asked_from_code_on_stdin(kernel, tmp_path):
+    """``pool.connect_config(path)`` in a cell asks for what the file's servers lack there, as
+    ``%mcp connect --config`` does (it was "nobody to ask (no notebook cell)")."""
+    from tests.client.config.helpers import write_probe_vscode
+
+    path = write_probe_vscode(tmp_path)
+    fe = Frontend(kernel)
+    _run(fe, "%load_ext mcpnb")
+    code = (
+        "from mcpnb import default_pool\n"
+        f"table = default_pool().connect_config({str(path)!r})\n"
+        "config = default_pool().connection('probe').config\n"
+        "print('STATE', table[0].state, config.args[-1], config.env['PROBE_KEY'] == 'typed-key')\n"
+    )
+    said = _answered_on_stdin(fe, code, "1", "typed-key")  # toolset: core; the key, in a password box
+    assert "STATE connected core True" in said and "typed-key" not in said
