@@ -228,8 +228,8 @@ def create_server(
 
 
 #: What every probe-kit tool may say of itself: it reads (files, a repository's history, its own
-#: catalog) and writes nothing, and reaches nothing beyond the machine. The conformance suite's
-#: fixtures say nothing, as the suite's reference server does, so the spec's defaults show too.
+#: catalog) and writes nothing, and reaches nothing beyond the machine. The conformance fixtures
+#: carry no annotations, so a client's handling of the spec's defaults shows too.
 READS_ONLY = types.ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
 
