@@ -128,6 +128,23 @@ class Interaction:
         note_unasked(call, sentence, accepted=outcome.action == "accept")
         return ElicitResult(action=outcome.action, content=outcome.content)
 
+    async def confirm(
+        self, question: str, details: str, call: CallContext, *, yes: str, no: str
+    ) -> tuple[bool | None, str]:
+        """A yes/no of mcpnb's own (run the model's call?): ``(answer, "")``, or ``(None, why nobody
+        answered)``. Asked here as a form with the two answers as a choice, so an interaction that
+        answers forms answers this too; the notebook's shows two buttons."""
+        choice = {
+            "type": "string",
+            "title": question,
+            "oneOf": [{"const": "yes", "title": yes}, {"const": "no", "title": no}],
+        }
+        schema = {"type": "object", "properties": {"answer": choice}, "required": ["answer"]}
+        result, nobody = await ask_form(self, "mcpnb", details, schema, call, "answer")
+        if result is None:
+            return None, nobody
+        return result.action == "accept" and (result.content or {}).get("answer") == "yes", ""
+
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
         """Answer a sampling request (an LLM completion the server wants). Headless: reject."""
         from mcp.types import ErrorData

@@ -416,14 +416,14 @@ APPROVAL_CELLS = (
 def test_a_person_says_yes_then_no_to_the_models_calls_in_jupyterlab(lab, pw, shots):
     """``approve="destructive"``: a tool with no annotations may destroy data, so each of the model's
     calls waits for the person, asked in the cell that runs the loop (on stdin: that cell blocks in
-    the call). They type 1 (run it) and then 2 (do not run it), as people do, key by key."""
+    the call). They type y and then n, as people do, key by key."""
     write_notebook(lab.root / "approval.ipynb", *APPROVAL_CELLS)
     browser = launch(pw)
     try:
         page = new_page(browser, lab.base, height=1300)
         open_and_run(page, lab.base, "approval.ipynb")
         calling_cell = page.locator(PANEL).locator(".jp-CodeCell").nth(1)
-        for answer in ("1", "2"):
+        for answer in ("y", "n"):
             box = calling_cell.locator(".jp-Stdin-input").last
             expect(box).to_be_visible(timeout=90000)
             expect(calling_cell).to_contain_text("The model asks to run probe.test_simple_text with {}")
@@ -431,7 +431,9 @@ def test_a_person_says_yes_then_no_to_the_models_calls_in_jupyterlab(lab, pw, sh
             type_into(page, box, answer)
             page.keyboard.press("Enter")
             # answered: JupyterLab keeps the prompt with the answer as text; the next is a new box
-            expect(calling_cell).to_contain_text(f"Run this call? (required): {answer}", timeout=30000)
+            expect(calling_cell).to_contain_text(
+                f"Run probe.test_simple_text? [y/N]: {answer}", timeout=30000
+            )
         ran, refused = wait_file(lab.root / "approval.json")
         assert "This is a simple text response for testing." in ran
         assert "probe.test_simple_text was not run: the person did not approve it" in refused
@@ -453,7 +455,7 @@ AWAITED_CELLS = (
 
 def test_awaited_calls_from_code_ask_with_forms_in_jupyterlab(lab, pw, shots):
     """A cell that awaits ``pool.acall`` (or ``tools.arun``) leaves the kernel free for clicks: the
-    server's question, and the approval of a model's call, are forms in that cell, typed and clicked."""
+    server's question is a form in that cell, and the approval of a model's call two buttons."""
     write_notebook(lab.root / "awaited.ipynb", *AWAITED_CELLS)
     browser = launch(pw)
     try:
@@ -466,12 +468,13 @@ def test_awaited_calls_from_code_ask_with_forms_in_jupyterlab(lab, pw, shots):
         type_into(page, cells.nth(1).locator(".mcpnb-field-answer input"), "Ada")
         form.get_by_role("button", name="Accept").click()
         assert wait_file(lab.root / "awaited.json")["answers"][0]["answer"] == "Ada"
-        approval = cells.nth(2).locator(".mcpnb-form")
+        approval = cells.nth(2).locator(".mcpnb-confirm")
         expect(approval).to_be_visible(timeout=90000)
+        expect(approval).to_contain_text("Run probe.estimate?")
         expect(approval).to_contain_text('The model asks to run probe.estimate with {"task": "login page"}')
         shots.take(page, "approval")
-        approval.get_by_text("Run it", exact=True).click()
-        approval.get_by_role("button", name="Accept").click()
+        approval.get_by_role("button", name="Run it", exact=True).click()
+        expect(approval).to_contain_text("✓ Run it")
         assert "points; expected" in wait_file(lab.root / "approved.json")
     finally:
         browser.close()

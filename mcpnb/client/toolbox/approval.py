@@ -29,20 +29,8 @@ if TYPE_CHECKING:
 
 Approve = Literal["never", "destructive", "writes", "always"] | Callable[["ToolInfo", dict[str, Any]], Any]
 MODES = ("never", "destructive", "writes", "always")
-ASKER = "mcpnb"
 #: The arguments, as shown in the question, are cut after this many characters.
 _SHOWN = 300
-_QUESTION = {
-    "type": "object",
-    "properties": {
-        "decision": {
-            "type": "string",
-            "title": "Run this call?",
-            "oneOf": [{"const": "run", "title": "Run it"}, {"const": "refuse", "title": "Do not run it"}],
-        }
-    },
-    "required": ["decision"],
-}
 
 
 class NotApprovedError(McpnbError):
@@ -93,18 +81,20 @@ async def ask(pool: Pool, tool: ToolInfo, arguments: Mapping[str, Any], turn: as
 
     ``turn``: one question at a time, though ``run_all`` runs the calls at once.
     """
-    from mcpnb.client.interaction import ask_form, default_interaction
+    from mcpnb.client.interaction import default_interaction
 
     shown = json.dumps(dict(arguments), ensure_ascii=False, default=str)
     if len(shown) > _SHOWN:
         shown = shown[: _SHOWN - 1] + "…"
     what = f"{tool.server}.{tool.name}"
-    message = f"The model asks to run {what} with {shown} ({effect(tool)})."
+    details = f"The model asks to run {what} with {shown} ({effect(tool)})."
     interaction = pool.interaction or default_interaction()
-    call = pool.asking_context(awaited=pool.awaited_here())  # a form where the cell awaits this
+    call = pool.asking_context(awaited=pool.awaited_here())  # buttons where the cell awaits this
     async with turn:
-        result, nobody = await ask_form(interaction, ASKER, message, _QUESTION, call, "approval")
-    if result is None:
+        said, nobody = await interaction.confirm(
+            f"Run {what}?", details, call, yes="Run it", no="Do not run it"
+        )
+    if said is None:
         raise NotApprovedError(f"{what} was not run: it needs a person's approval; {nobody}")
-    if result.action != "accept" or (result.content or {}).get("decision") != "run":
+    if not said:
         raise NotApprovedError(f"{what} was not run: the person did not approve it")

@@ -70,6 +70,30 @@ class NotebookInteraction(Interaction):
             outcome = await self._ask_widget(ui, build, "cancel")
         return ElicitResult(action=outcome.action, content=None if url else outcome.content)
 
+    async def confirm(
+        self, question: str, details: str, call: CallContext, *, yes: str, no: str
+    ) -> tuple[bool | None, str]:
+        ui = _cell(call)
+        if ui is None:
+            return await super().confirm(question, details, call, yes=yes, no=no)
+        try:
+            if ui.mode == "text":
+                from mcpnb.notebook.forms import ask_confirm_text
+
+                asking = asyncio.to_thread(
+                    ask_confirm_text, question, details, yes=yes, no=no, input_fn=ui.input, print_fn=ui.print
+                )
+                return await asyncio.wait_for(asking, self.timeout), ""
+            from mcpnb.notebook.forms import ConfirmPanel
+
+            def build(done: Callable[[Any], None]) -> Any:
+                return ConfirmPanel(question, details, yes=yes, no=no, on_done=done)
+
+            outcome = await asyncio.wait_for(self._ask_widget(ui, build, "cancel"), self.timeout)
+        except TimeoutError:
+            return None, f"nobody answered within {self.timeout:g} s"
+        return outcome.action == "accept", ""
+
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
         ui = _cell(call)
         if ui is None:

@@ -10,14 +10,15 @@ from mcpnb.client.elicitation.answers import validate
 from mcpnb.client.elicitation.fields import MISSING, Choice, Field, defaults_of, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
 from mcpnb.client.elicitation.policy import Policy, apply_policy
-from mcpnb.notebook.forms.panels import SamplingPanel, SamplingView, UrlConsent, sampling_view
+from mcpnb.notebook.forms.panels import ConfirmPanel, SamplingPanel, SamplingView, UrlConsent, sampling_view
 from mcpnb.notebook.forms.progress import LogView, ProgressView, TextProgress, format_log
-from mcpnb.notebook.forms.text import ask_sampling_text, ask_text, ask_url_text
+from mcpnb.notebook.forms.text import ask_confirm_text, ask_sampling_text, ask_text, ask_url_text
 from mcpnb.notebook.forms.widgets import ElicitationForm
 
 __all__ = [
     "MISSING",
     "Choice",
+    "ConfirmPanel",
     "ElicitationForm",
     "Field",
     "FormOutcome",
@@ -30,6 +31,7 @@ __all__ = [
     "TextProgress",
     "UrlConsent",
     "apply_policy",
+    "ask_confirm_text",
     "ask_sampling_text",
     "ask_text",
     "ask_url_text",

@@ -1,4 +1,5 @@
-"""Panels for requests that are not forms: URL-mode consent (and the −32042 retry) and sampling."""
+"""Panels for requests that are not forms: URL-mode consent (and the −32042 retry), a yes/no of
+mcpnb's own (run the model's call?) and sampling."""
 
 from __future__ import annotations
 
@@ -188,6 +189,60 @@ class UrlConsent:
         for button in self.buttons.values():
             button.disabled = True
         self.status.value = esc(note or f"{outcome.action}")
+
+
+class ConfirmPanel:
+    """A yes or a no of mcpnb's own, as two buttons (a form with a choice and Accept/Decline/Cancel
+    made three ways to say no): ``accept`` for yes, ``decline`` for no."""
+
+    def __init__(
+        self, question: str, details: str, *, yes: str, no: str, on_done: Callable[[FormOutcome], None]
+    ) -> None:
+        import ipywidgets as w
+
+        from mcpnb.notebook.cell.commstatus import install_comm_status
+
+        install_comm_status()  # a click reaches a cell that awaits this panel
+        self.on_done = on_done
+        self.outcome: FormOutcome | None = None
+        self.labels = {"accept": yes, "decline": no}
+        heading = f'<div style="font-size:1.05em;margin-bottom:2px">⚠ <b>{esc(question)}</b></div>'
+        body = f'<div style="margin:4px 0">{esc_lines(details)}</div>'
+        self.info = w.HTML(f'<div style="line-height:1.4">{heading}{body}</div>')
+        self.buttons = {
+            "accept": w.Button(description=yes, button_style="warning", layout=_label_wide()),
+            "decline": w.Button(description=no, layout=_label_wide()),
+        }
+        for action, button in self.buttons.items():
+            button.add_class(f"mcpnb-confirm-{'yes' if action == 'accept' else 'no'}")
+            button.on_click(lambda _b, a=action: self.submit(a))
+        self.status = w.HTML("")
+        self.status.add_class("mcpnb-status")
+        self.widget = w.VBox(
+            [self.info, w.HBox(list(self.buttons.values())), self.status], layout=w.Layout(**_BOX)
+        )
+        self.widget.add_class("mcpnb-confirm")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def submit(self, action: str) -> bool:
+        """Answer as if a button was clicked; ``False`` if already answered."""
+        if self.outcome is not None:
+            return False
+        self.finish(FormOutcome(action, None), f"{'✓' if action == 'accept' else '✗'} {self.labels[action]}")  # type: ignore[arg-type]
+        try:
+            self.on_done(self.outcome)  # type: ignore[arg-type]
+        except Exception as exc:
+            self.status.value += f"<div>could not deliver the answer: {esc(exc)}</div>"
+        return True
+
+    def finish(self, outcome: FormOutcome, note: str | None = None) -> None:
+        """Freeze the panel: answered here, or no longer waited for (timeout, interrupt)."""
+        self.outcome = outcome
+        for button in self.buttons.values():
+            button.disabled = True
+        self.status.value = esc(note or outcome.action)
 
 
 # --- sampling -----------------------------------------------------------------------------------

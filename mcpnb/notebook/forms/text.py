@@ -246,6 +246,22 @@ def ask_text(
     return FormOutcome("accept", content)
 
 
+def ask_confirm_text(
+    question: str,
+    details: str,
+    *,
+    yes: str,
+    no: str,
+    input_fn: Callable[[str], str],
+    print_fn: Callable[..., None] = print,
+) -> bool:
+    """A yes/no of mcpnb's own on a console; anything but ``y``/``yes`` is no (the safe answer)."""
+    print_fn(f"⚠ {details}")
+    said = input_fn(f"{question} [y/N]: ").strip().lower() in ("y", "yes")
+    print_fn(f"→ {yes if said else no}")
+    return said
+
+
 def ask_url_text(
     url: str,
     message: str | None,

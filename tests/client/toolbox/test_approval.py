@@ -20,9 +20,10 @@ from tests.conftest import DEMO, reference_server
 
 
 class Person(Interaction):
-    """Answers each question with ``decision`` and keeps what it was asked (and how many at once)."""
+    """Answers each question (a form, the base interaction's way to ask a yes/no) with ``decision``
+    and keeps what it was asked (and how many at once)."""
 
-    def __init__(self, decision: str = "run", action: str = "accept") -> None:
+    def __init__(self, decision: str = "yes", action: str = "accept") -> None:
         super().__init__()
         self.decision, self.action = decision, action
         self.asked: list[str] = []
@@ -34,7 +35,7 @@ class Person(Interaction):
         self.asked.append(f"{server}: {params.message}")
         await asyncio.sleep(0.05)  # a person takes a moment: a second question would overlap here
         self.at_once -= 1
-        return ElicitResult(action=self.action, content={"decision": self.decision})
+        return ElicitResult(action=self.action, content={"answer": self.decision})
 
 
 def call(name: str, arguments: dict[str, Any], id: str = "c1") -> dict[str, Any]:
@@ -50,7 +51,7 @@ def files(pool, tmp_path):
 
 
 def test_destructive_asks_before_a_tool_that_may_destroy_and_runs_it_on_yes(pool, files):
-    person = pool.interaction = Person("run")
+    person = pool.interaction = Person("yes")
     tools = pool.functions("fs", approve="destructive")
     read = tools.run(call("mcp__fs__read_text_file", {"path": str(files / "notes.txt")}))
     made = tools.run(call("mcp__fs__create_directory", {"path": str(files / "made")}))
@@ -65,12 +66,12 @@ def test_destructive_asks_before_a_tool_that_may_destroy_and_runs_it_on_yes(pool
 
 
 def test_a_refused_call_is_not_run_and_the_model_is_told(pool, files):
-    pool.interaction = Person("refuse")
+    pool.interaction = Person("no")
     tools = pool.functions("fs", approve="destructive")
     reply = tools.run(call("mcp__fs__write_file", {"path": str(files / "notes.txt"), "content": "gone"}))
     assert (files / "notes.txt").read_text() == "kept\n"
     assert "fs.write_file was not run: the person did not approve it" in reply["content"]
-    pool.interaction = Person("run", action="decline")  # the form's Decline refuses too
+    pool.interaction = Person("yes", action="decline")  # the form's Decline refuses too
     with pytest.raises(NotApprovedError, match="did not approve"):
         tools.run(
             call("mcp__fs__move_file", {"source": str(files / "notes.txt"), "destination": "x"}),
@@ -80,7 +81,7 @@ def test_a_refused_call_is_not_run_and_the_model_is_told(pool, files):
 
 
 def test_writes_asks_before_anything_not_read_only_and_always_before_everything(pool, files):
-    person = pool.interaction = Person("run")
+    person = pool.interaction = Person("yes")
     tools = pool.functions("fs", approve="writes")
     tools.run(call("mcp__fs__create_directory", {"path": str(files / "made")}))
     assert len(person.asked) == 1 and "destroys nothing, by the server's annotations" in person.asked[0]
@@ -96,7 +97,7 @@ def test_a_tool_without_annotations_counts_as_destructive(pool):
     """The spec's defaults: not read-only, destructive."""
     import sys
 
-    person = pool.interaction = Person("run")
+    person = pool.interaction = Person("yes")
     pool.connect("demo", command=sys.executable, args=[DEMO, "stdio"])
     tools = pool.functions("demo", approve="destructive")
     assert "hi" in tools.run(call("mcp__demo__echo", {"text": "hi"}))["content"]
@@ -112,7 +113,7 @@ def test_nobody_to_ask_means_not_run(pool, files):
 
 
 def test_a_function_says_which_calls_ask(pool, files):
-    person = pool.interaction = Person("run")
+    person = pool.interaction = Person("yes")
     seen = []
 
     def only_outside_notes(tool, arguments):
@@ -126,7 +127,7 @@ def test_a_function_says_which_calls_ask(pool, files):
 
 
 def test_calls_run_at_once_ask_one_at_a_time(pool, files):
-    person = pool.interaction = Person("run")
+    person = pool.interaction = Person("yes")
     tools = pool.functions("fs", approve="always")
     replies = tools.run_all(
         [call("mcp__fs__create_directory", {"path": str(files / f"d{i}")}, id=f"c{i}") for i in range(3)]

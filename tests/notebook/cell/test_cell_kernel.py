@@ -419,7 +419,7 @@ def test_a_call_from_code_in_a_headless_run_says_why_nobody_was_asked(kernel):
 
 def test_a_models_call_that_needs_approval_asks_the_person_in_its_cell(kernel):
     """``approve="destructive"``: the demo server's ``echo`` has no annotations, so by the spec's
-    defaults it may destroy data; the person's "2" (do not run it) reaches the model as a refusal."""
+    defaults it may destroy data; the person's "n" reaches the model as a refusal."""
     fe = Frontend(kernel)
     _run(fe, f"%load_ext mcpnb\n%mcp connect demo -- {sys.executable} {DEMO} stdio")
     code = (
@@ -433,8 +433,8 @@ def test_a_models_call_that_needs_approval_asks_the_person_in_its_cell(kernel):
         "print('FIRST', echo('ran'))\n"
         "print('SECOND', echo('refused'))\n"
     )
-    out = _answered_on_stdin(fe, code, "1", "2")  # Run it; Do not run it
-    assert "The model asks to run demo.echo with" in out
+    out = _answered_on_stdin(fe, code, "y", "n")
+    assert "The model asks to run demo.echo with" in out and "→ Do not run it" in out
     assert "FIRST ran" in out and "SECOND Error: demo.echo was not run: the person did not approve it" in out
 
 
@@ -454,7 +454,7 @@ def test_an_awaited_call_from_code_shows_the_form_in_its_cell(kernel):
     assert "GOT Hedy" in fe.stdout[cell]
 
 
-def test_an_awaited_model_call_asks_for_approval_with_a_form(kernel):
+def test_an_awaited_model_call_asks_for_approval_with_two_buttons(kernel):
     fe = Frontend(kernel)
     _run(fe, SETUP)
     code = (
@@ -465,10 +465,8 @@ def test_an_awaited_model_call_asks_for_approval_with_a_form(kernel):
         "print('REPLY is_error', reply['is_error'], str(reply['content'])[:80])\n"
     )
     cell = fe.execute(code, allow_stdin=True)
-    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the approval form")
-    decision = fe.wait_for(lambda: fe.find(cell, model="RadioButtonsModel"), what="the choice")
-    fe.set_index(decision, 0)  # Run it
-    fe.click(fe.find(cell, css="mcpnb-accept", model="ButtonModel"))
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-confirm"), what="the approval panel")
+    fe.click(fe.wait_for(lambda: fe.find(cell, css="mcpnb-confirm-yes"), what="Run it"))
     assert fe.reply(cell)["status"] == "ok"
     assert "REPLY is_error False" in fe.stdout[cell] and "points; expected" in fe.stdout[cell]
 

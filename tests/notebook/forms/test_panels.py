@@ -154,3 +154,38 @@ def test_sampling_panel_accept_and_reject():
     p.buttons["reject"].click()
     assert got == [SamplingOutcome("reject", None)]
     assert isinstance(got[0].to_result(), types.ErrorData)
+
+
+def test_a_yes_or_no_of_our_own_is_two_buttons_answered_once():
+    from mcpnb.notebook.forms import ConfirmPanel
+
+    got: list[FormOutcome] = []
+    panel = ConfirmPanel(
+        "Run fs.write_file?",
+        "The model asks <b>this</b>.",
+        yes="Run it",
+        no="Do not run it",
+        on_done=got.append,
+    )
+    assert "&lt;b&gt;this&lt;/b&gt;" in panel.info.value and "Run fs.write_file?" in panel.info.value
+    assert [b.description for b in panel.buttons.values()] == ["Run it", "Do not run it"]
+    panel.buttons["decline"].click()
+    assert [o.action for o in got] == ["decline"] and "✗ Do not run it" in panel.status.value
+    assert not panel.submit("accept") and len(got) == 1  # answered once
+    assert all(b.disabled for b in panel.buttons.values())
+
+
+def test_a_yes_or_no_on_a_console_takes_only_y_for_yes():
+    from mcpnb.notebook.forms import ask_confirm_text
+
+    for typed, said in (("y", True), ("YES ", True), ("", False), ("no", False), ("run", False)):
+        printed: list[str] = []
+        got = ask_confirm_text(
+            "Run x?",
+            "details",
+            yes="Run it",
+            no="Do not",
+            input_fn=lambda _p, t=typed: t,
+            print_fn=printed.append,
+        )
+        assert got is said and printed[-1] == ("→ Run it" if said else "→ Do not")
