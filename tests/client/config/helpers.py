@@ -60,9 +60,30 @@ def assert_located(err: ConfigError, *, file: str | None, server: str | None, ke
         assert file not in str(err)
 
 
-def assert_remote_calls(pool: Any) -> None:
-    """The servers of the ``remote_servers`` fixture, connected as ``events`` (SSE) and ``streamed``
-    (Streamable HTTP, with the bearer ``TOKEN`` it requires), answer; the token shows nowhere."""
+def assert_refused_alone(path: Path, environ: Any, key: str, says: str) -> None:
+    """Server ``s`` of another client's file ``path`` is refused, saying ``says`` of ``key``, and
+    the server ``ok`` beside it loads."""
+    from mcpnb.client.config import load_config
+
+    found = load_config(path=path, environ=environ, keep_going=True)
+    assert says in found.problems["s"] and "ok" in found.servers
+    with pytest.raises(ConfigError) as info:
+        load_config(path=path, environ=environ)
+    assert_located(info.value, file=str(path), server="s", key=key)
+
+
+def assert_remote_calls(pool: Any, table: Any, *, off: bool = False) -> None:
+    """``table`` connected ``local`` (stdio) and the servers of the ``remote_servers`` fixture, as
+    ``events`` (SSE) and ``streamed`` (Streamable HTTP, with the bearer ``TOKEN`` it requires), and
+    left ``off`` disabled; they answer, and the token shows nowhere."""
+    expected = {
+        "local": ("connected", "stdio"),
+        "events": ("connected", "sse"),
+        "streamed": ("connected", "http"),
+    }
+    if off:
+        expected["off"] = ("disabled", "stdio")
+    assert {r.name: (r.state, r.transport) for r in table} == expected
     assert pool.call("events", "echo", {"text": "over SSE"}).text == "over SSE"
     assert pool.call("streamed", "header", {"name": "authorization"}).text == f"Bearer {TOKEN}"
     assert TOKEN not in repr(pool.status()) + repr(pool.connection("streamed").config)

@@ -13,7 +13,7 @@ import pytest
 from mcpnb.client.config import load_config
 from tests.conftest import DEMO
 
-from .helpers import API_KEY, TOKEN, assert_located, assert_remote_calls, write
+from .helpers import API_KEY, TOKEN, assert_refused_alone, assert_remote_calls, write
 
 SETTINGS = """{
   "theme": "Dracula",
@@ -118,11 +118,7 @@ def test_an_allowed_list_leaves_the_others_disabled(tmp_path, environ):
 )
 def test_a_mistake_in_a_gemini_key_names_that_key(tmp_path, environ, entry, key, says):
     path = write(tmp_path / ".gemini" / "settings.json", {"mcpServers": {"s": entry, "ok": {"command": "x"}}})
-    found = load_config(path=path, environ=environ, keep_going=True)
-    assert says in found.problems["s"] and "ok" in found.servers
-    with pytest.raises(Exception) as info:
-        load_config(path=path, environ=environ)
-    assert_located(info.value, file=str(path), server="s", key=key)
+    assert_refused_alone(path, environ, key, says)
 
 
 def test_outside_a_gemini_folder_its_keys_are_still_not_ours(tmp_path, environ):
@@ -163,11 +159,6 @@ def test_the_pool_starts_its_servers_over_stdio_sse_and_streamable_http(
         ),
     )
     table = pool.connect_config(path)
-    assert {r.name: (r.state, r.transport) for r in table} == {
-        "local": ("connected", "stdio"),
-        "events": ("connected", "sse"),
-        "streamed": ("connected", "http"),
-    }
     assert pool.call("local", "env", {"name": "REGION"}).text == "north"
     assert "fail" not in {t.name for t in pool.tools("local")}
-    assert_remote_calls(pool)
+    assert_remote_calls(pool, table)
