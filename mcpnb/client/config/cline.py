@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import literal
-from mcpnb.client.config.validate import Refused, kind, misspelt, seconds
+from mcpnb.client.config.validate import Refused, boolean, misspelt, seconds
 from mcpnb.client.errors import ConfigError
 
 FILENAME = "cline_mcp_settings.json"
@@ -67,9 +67,7 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
     kept = _STDIO_KEYS if "command" in out else _URL_KEYS  # the others Cline lets stand, unused
     for key, value in entry.items():
         if key == "disabled":
-            if not isinstance(value, bool):
-                raise fail(f"expected true or false, got {kind(value)}", key)
-            out["enabled"] = not value
+            out["enabled"] = not boolean(value, fail, key)
         elif key == "timeout":
             out["tool_timeout"] = seconds(value, fail, key)
         elif key in CLINE_KEYS:

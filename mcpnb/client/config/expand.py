@@ -87,10 +87,30 @@ def escape(text: str) -> str:
 def literal(value: Any) -> Any:
     """``value`` with every ``${`` in its strings kept as written: a value from a client that expands
     no variables (Codex, Cline), which mcpnb would otherwise expand."""
+    return _strings(value, escape)
+
+
+def respell(value: Any, reference: re.Pattern[str], spell: Callable[[re.Match[str]], str]) -> Any:
+    """``value`` with another client's variable references in mcpnb's spelling: each match of
+    ``reference`` in its strings becomes what ``spell`` says (``${NAME}`` for mcpnb to expand, or
+    :func:`escape` of the text to keep it), and the text around them is kept as written."""
+
+    def one(text: str) -> str:
+        parts, end = [], 0
+        for m in reference.finditer(text):
+            parts += [escape(text[end : m.start()]), spell(m)]
+            end = m.end()
+        return "".join(parts) + escape(text[end:])
+
+    return _strings(value, one)
+
+
+def _strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string in it, through lists and objects."""
     if isinstance(value, str):
-        return escape(value)
+        return change(value)
     if isinstance(value, list):
-        return [literal(v) for v in value]
+        return [_strings(v, change) for v in value]
     if isinstance(value, dict):
-        return {k: literal(v) for k, v in value.items()}
+        return {k: _strings(v, change) for k, v in value.items()}
     return value

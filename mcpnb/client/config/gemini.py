@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpnb.client.config.expand import escape
+from mcpnb.client.config.expand import escape, respell
 from mcpnb.client.config.validate import Refused, kind, milliseconds, misspelt, strings
 from mcpnb.client.errors import ConfigError
 
@@ -169,19 +169,9 @@ def _references(value: Any, environ: Mapping[str, str]) -> Any:
     """``value`` with Gemini CLI's references in mcpnb's spelling: ``$VAR`` and ``${VAR}`` of a set
     variable as ``${VAR}`` (mcpnb expands it, and knows a secret's value), of an unset one kept as
     written, as Gemini CLI keeps it; every other ``${`` literal."""
-    if isinstance(value, str):
-        parts, end = [], 0
-        for m in _REFERENCE.finditer(value):
-            parts.append(escape(value[end : m.start()]))
-            name = m.group(1) or m.group(2)
-            if name in environ or ":-" in name:
-                parts.append("${" + name + "}")
-            else:
-                parts.append(escape(m.group(0)))
-            end = m.end()
-        return "".join(parts) + escape(value[end:])
-    if isinstance(value, list):
-        return [_references(v, environ) for v in value]
-    if isinstance(value, dict):
-        return {k: _references(v, environ) for k, v in value.items()}
-    return value
+
+    def spell(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        return "${" + name + "}" if name in environ or ":-" in name else escape(m.group(0))
+
+    return respell(value, _REFERENCE, spell)

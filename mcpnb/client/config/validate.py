@@ -186,6 +186,13 @@ def milliseconds(value: Any, fail: Callable[[str, str], ConfigError], key: str) 
     return value / 1000
 
 
+def boolean(value: Any, fail: Callable[[str, str], ConfigError], key: str) -> bool:
+    """Another client's true or false (Cline's and Roo Code's ``disabled``)."""
+    if not isinstance(value, bool):
+        raise fail(f"expected true or false, got {kind(value)}", key)
+    return value
+
+
 def seconds(
     value: Any, fail: Callable[[str, str], ConfigError], key: str, *, most: float | None = None
 ) -> float:
