@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpnb.client.config.expand import escape, literal
-from mcpnb.client.config.validate import Refused, kind, misspelt, seconds, strings
+from mcpnb.client.config.expand import escape, literal, respell
+from mcpnb.client.config.validate import Refused, boolean, misspelt, seconds, strings
 from mcpnb.client.errors import ConfigError
 
 PROJECT_FOLDERS = (".roo", ".kilocode")
@@ -58,10 +58,7 @@ def read_servers(data: Mapping[str, Any], path: Path, environ: Mapping[str, str]
         try:
             entries[name] = _entry(name, entry, path, _Variables(environ, workspace))
         except ConfigError as exc:
-            reach = (
-                {"url": entry["url"], "type": _TYPES.get(entry.get("type"), "http")} if "url" in entry else {}
-            )
-            entries[name] = Refused(exc, reach or {"command": entry.get("command")})
+            entries[name] = Refused(exc, _reach(entry))
     return entries
 
 
@@ -80,22 +77,14 @@ class _Variables:
         self.environ, self.workspace = environ, workspace
 
     def __call__(self, value: Any) -> Any:
-        if isinstance(value, str):
-            parts, end = [], 0
-            for m in _VARIABLE.finditer(value):
-                parts.append(escape(value[end : m.start()]))
-                name = m.group(1)
-                if name is None:
-                    parts.append(escape(str(self.workspace)))
-                else:  # set: mcpnb expands it (and knows a secret's value); unset: kept as written
-                    parts.append("${" + name + "}" if name in self.environ else escape(m.group(0)))
-                end = m.end()
-            return "".join(parts) + escape(value[end:])
-        if isinstance(value, list):
-            return [self(v) for v in value]
-        if isinstance(value, dict):
-            return {k: self(v) for k, v in value.items()}
-        return value
+        return respell(value, _VARIABLE, self._spell)
+
+    def _spell(self, m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name is None:
+            return escape(str(self.workspace))
+        # set: mcpnb expands it (and knows a secret's value); unset: kept as written, as in Roo Code
+        return "${" + name + "}" if name in self.environ else escape(m.group(0))
 
 
 def _entry(name: str, entry: dict[str, Any], path: Path, variables: _Variables) -> dict[str, Any]:
@@ -107,16 +96,14 @@ def _entry(name: str, entry: dict[str, Any], path: Path, variables: _Variables) 
     written = entry.get("type", "stdio" if "command" in entry else None)
     if written is None:
         raise fail("a 'url' needs a 'type': 'sse' or 'streamable-http', as Roo Code requires", "type")
-    if written not in _TYPES:
+    if not isinstance(written, str) or written not in _TYPES:
         raise fail(f"expected one of {', '.join(map(repr, _TYPES))}, got {written!r}", "type")
     out: dict[str, Any] = {"type": _TYPES[written]}
     for key, value in entry.items():
         if key in IGNORED_KEYS or key == "type":
             continue
         if key == "disabled":
-            if not isinstance(value, bool):
-                raise fail(f"expected true or false, got {kind(value)}", key)
-            out["enabled"] = not value
+            out["enabled"] = not boolean(value, fail, key)
         elif key == "timeout":
             out["tool_timeout"] = seconds(value, fail, key, most=3600)
         elif key == "disabledTools":

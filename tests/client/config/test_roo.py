@@ -70,6 +70,7 @@ def test_its_servers_are_read_as_roo_code_reads_them(project, environ):
         ({"url": "http://127.0.0.1:9/mcp"}, "type", "a 'url' needs a 'type': 'sse' or 'streamable-http'"),
         ({"command": "x", "url": "http://127.0.0.1:9/mcp"}, "url", "a 'command' or a 'url', not both"),
         ({"type": "http", "url": "http://127.0.0.1:9/mcp"}, "type", "expected one of 'stdio', 'sse'"),
+        ({"type": ["sse"], "url": "http://127.0.0.1:9/sse"}, "type", "expected one of 'stdio', 'sse'"),
         ({"command": "x", "timeout": 7200}, "timeout", "expected a number of seconds, from 1 to 3600"),
         ({"command": "x", "disabledTools": "delete"}, "disabledTools", "expected a list of names"),
         ({"command": "x", "alwaysAlow": ["a"]}, "alwaysAlow", "unknown key (did you mean 'alwaysAllow'?)"),
