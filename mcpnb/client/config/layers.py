@@ -241,8 +241,8 @@ def _file_servers(
     """The ``mcpServers`` object of one file, with syntax and top-level shape checked; for a file in
     VS Code's format, its ``servers`` and what its ``${…}`` mean; for Codex's, Gemini CLI's, Cline's
     and Roo Code's, their servers as mcpnb entries."""
+    environ = os.environ if environ is None else environ  # what other clients' variables read
     if codex.is_codex(path):
-        environ = os.environ if environ is None else environ
         return codex.read_servers(codex.read_toml(path), path, environ), None
     data = _read_json(path)
     file = str(path)
@@ -251,11 +251,11 @@ def _file_servers(
     if is_vscode(data) and _may_be_vscode(path):
         return read_servers(data, path, inputs, environ)
     if gemini.is_gemini(path) and isinstance(data.get("mcpServers"), dict):  # beside its own "mcp"
-        return gemini.read_servers(data, path, os.environ if environ is None else environ), None
+        return gemini.read_servers(data, path, environ), None
     if cline.is_cline(path) and isinstance(data.get("mcpServers"), dict):
         return cline.read_servers(data, path), None
     if roo.is_roo(path) and isinstance(data.get("mcpServers"), dict):
-        return roo.read_servers(data, path, os.environ if environ is None else environ), None
+        return roo.read_servers(data, path, environ), None
     for key in data:
         if key != "mcpServers" and (
             key.lower().replace("_", "").replace("-", "") in ("mcpservers", "mcpserver", "servers", "mcp")

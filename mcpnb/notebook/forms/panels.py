@@ -230,9 +230,10 @@ class ConfirmPanel:
         """Answer as if a button was clicked; ``False`` if already answered."""
         if self.outcome is not None:
             return False
-        self.finish(FormOutcome(action, None), f"{'✓' if action == 'accept' else '✗'} {self.labels[action]}")  # type: ignore[arg-type]
+        outcome = FormOutcome(action, None)  # type: ignore[arg-type]
+        self.finish(outcome, f"{'✓' if action == 'accept' else '✗'} {self.labels[action]}")
         try:
-            self.on_done(self.outcome)  # type: ignore[arg-type]
+            self.on_done(outcome)
         except Exception as exc:
             self.status.value += f"<div>could not deliver the answer: {esc(exc)}</div>"
         return True
