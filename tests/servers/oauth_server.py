@@ -68,6 +68,12 @@ class AuthState:
     access: dict[str, AccessToken] = field(default_factory=dict)
     refresh: dict[str, str] = field(default_factory=dict)  # refresh token -> client id
     token_ttl: int = 3600
+    # When each access token stops being accepted: its lifetime from the moment it was issued, plus
+    # the leeway servers give for clocks and transit, so the client's own clock (started when the
+    # response arrives) always says "expired" first. (AccessToken.expires_at is whole seconds: a
+    # one-second token could die a few milliseconds after it was issued, mid-connect.)
+    deadlines: dict[str, float] = field(default_factory=dict)
+    leeway: float = 1.0
     # What happened, for the tests: (grant_type, http status) per token request, and so on.
     token_requests: list[tuple[str, int]] = field(default_factory=list)
     authorize_requests: int = 0
@@ -90,6 +96,7 @@ class AuthState:
             expires_at=int(time.time()) + self.token_ttl,
             resource=resource,
         )
+        self.deadlines[token] = time.time() + self.token_ttl + self.leeway
         refresh = secrets.token_urlsafe(24)
         self.refresh[refresh] = client_id
         body: dict[str, Any] = {
@@ -111,7 +118,7 @@ class Verifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         found = self.state.access.get(token)
-        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+        if found is None or self.state.deadlines[token] < time.time():
             return None
         return found
 
