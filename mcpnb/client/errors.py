@@ -296,9 +296,10 @@ def last_words(lines: Sequence[str], *, look_back: int = 15) -> str | None:
     return recent[-1] if recent else None
 
 
-def json_problem(text: str, exc: Any) -> str:
+def json_problem(text: str, exc: Any, first_line: int = 1) -> str:
     """``invalid JSON at line 3, column 5: ... (a trailing comma?)`` for a ``json.JSONDecodeError``:
-    where, and the two slips people make most when they write JSON by hand."""
+    where, and the slips people make most when they write JSON by hand. ``first_line``: the line
+    of the file that ``text`` starts on."""
     hint = ""
     if text[exc.pos : exc.pos + 2] in ("//", "/*"):
         hint = " (JSON does not allow comments)"
@@ -306,7 +307,13 @@ def json_problem(text: str, exc: Any) -> str:
         ("Expecting property name", "Expecting value")
     ):
         hint = " (a trailing comma?)"
-    return f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"
+    elif exc.msg.startswith("Unterminated string"):
+        hint = " (a missing closing quote?)"
+    # json's own message points on with "at" to the position it reports apart: "Unterminated string
+    # starting at", "Invalid control character at"; the position is already said, first
+    what = exc.msg.removesuffix(" at").removesuffix(" starting")
+    line = exc.lineno + first_line - 1
+    return f"invalid JSON at line {line}, column {exc.colno}: {what}{hint}"
 
 
 def http_refusal(status: int, message: str | None, url: str, transport: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcpnb.client.errors import ConfigError
+from mcpnb.client.errors import ConfigError, json_problem
 
 
 class _Twice(ValueError):
@@ -38,8 +38,7 @@ def _json(text: str, file: str, first_line: int) -> Any:
     try:
         return json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
-        line = exc.lineno + first_line - 1
-        raise ConfigError(f"invalid JSON at line {line}, column {exc.colno}: {exc.msg}", file=file) from None
+        raise ConfigError(json_problem(text, exc, first_line), file=file) from None
     except _Twice as exc:
         raise ConfigError("key appears twice in the same object", file=file, key=exc.key) from None
 

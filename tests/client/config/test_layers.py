@@ -42,6 +42,7 @@ def test_load_file_reads_every_server(tmp_path: Path) -> None:
         ('{"mcpServers": {\n  "a": {"command": "x",}\n}}', 2, 24, "trailing comma"),
         ('{"mcpServers": {\n  // comment\n}}', 2, 3, "comments"),
         ('{"mcpServers": {"a": {"command": "x"}}', 1, 39, None),
+        ('{"mcpServers": {"a": {"command": "x}}}', 1, 34, "Unterminated string (a missing closing quote?)"),
         ("", 1, 1, None),
     ],
 )

@@ -146,6 +146,11 @@ def test_json_body():
         parse_body('{"a": 1,}')
     with pytest.raises(UsageError, match=r"line 2, column 1: .* \(JSON does not allow comments\)$"):
         parse_body('{"a": 1,\n// the second\n"b": 2}')
+    # json's "Unterminated string starting at" reads cut off: the position is said once, first
+    with pytest.raises(
+        UsageError, match=r"line 1, column 7: Unterminated string \(a missing closing quote\?\)$"
+    ):
+        parse_body('{"a": "b}')
     with pytest.raises(
         UsageError, match=r"line 1: the value of 'a' is neither JSON nor YAML \(a bracket not closed\?\)"
     ):
@@ -314,13 +319,15 @@ _line_text = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_si
 @settings(max_examples=400, deadline=None)
 @given(_line_text)
 @example("0\x1f=1")  # str.strip() took the \x1f (Python calls it whitespace; shlex does not)
+@example('{"')  # a quote in an object that never closes: the JSON reader says what is wrong
 def test_any_line_splits_into_words_or_says_why(text):
     try:
         words = split_line(text)
     except UsageError as exc:
         assert "check your quotes" in str(exc)
-        with pytest.raises(UsageError, match="check your quotes"):
-            split_line(text, json_values=True)
+        # tool arguments: the same, or a "{" that never closes, handed whole to the JSON reader
+        with pytest.raises(UsageError, match=r"check your quotes|invalid JSON at line 1, column \d+: \w"):
+            parse_pairs(split_line(text, json_values=True), [{"x": 1}])
         return
     # no JSON value (key={...}, key=[...]) nor a whole object of arguments ({...}): the same words
     if not re.search(r"=[\[{]|(?:^|[ \t\r\n])\{", text):
