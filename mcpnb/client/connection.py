@@ -57,6 +57,10 @@ STDERR_LINES = 500
 #: The longest wait between reconnect attempts.
 MAX_RETRY_DELAY = 30.0
 
+#: The HTTP transports, each the other's fallback where the URL guessed (see _open_guessing).
+_OTHER_HTTP = {"http": "sse", "sse": "http"}
+_HTTP_NAMES = {"http": "Streamable HTTP", "sse": "legacy SSE"}
+
 #: "modern" also probes (``server/discover``): the SDK's fixed-version mode skips it and then knows
 #: neither the server's name nor its capabilities. _install() insists on the modern era instead.
 _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
@@ -98,6 +102,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         rng: random.Random | None = None,
     ) -> None:
         self.config = config
+        # The transport in use: config.transport, or the other HTTP one where the URL's guess was
+        # refused (see _open_guessing)
+        self.transport: str = config.transport
         self.events = EventLog()
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self.stderr_count = 0  # lines ever written, and where this session's began: see session_stderr
@@ -190,7 +197,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         tools = self.tool_cache.peek()
         return ServerStatus(
             name=self.name,
-            transport=self.config.transport,
+            transport=self.transport,
             state=str(self.state),
             era=self.era,
             protocol_version=self.protocol_version,
@@ -207,7 +214,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         )
 
     def __repr__(self) -> str:
-        return f"<Connection {self.name} {self.config.transport} {self.state}>"
+        return f"<Connection {self.name} {self.transport} {self.state}>"
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, *, wait: float = 0.0) -> None:
@@ -219,9 +226,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if self.state is State.DISABLED:
             return
         await self.halt("reconnected by you")
+        self.transport = self.config.transport
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
-            await open_patiently(self, wait)
+            await self._open_guessing(wait)
         except BaseException as exc:
             reason = self.failure_reason(exc)
             self.revivable = isinstance(exc, Exception) and is_retryable(exc, http_status=self.http_status)
@@ -230,6 +238,43 @@ class Connection(SessionCallbacks, ConnectionRequests):
                 raise
             raise ConnectError(self.name, self.safe(reason)) from None
         self.set_state(State.CONNECTED, self.connected_message())
+
+    async def _open_guessing(self, wait: float) -> None:
+        """The first session; where the URL's path guessed the transport and the server refused it
+        with a 4xx, the other HTTP transport at the same URL: what the spec asks of clients that
+        support older servers (POST an initialize; on a 4xx, GET an SSE stream). Its reconnects
+        then keep to the transport that answered."""
+        try:
+            await open_patiently(self, wait)
+            return
+        except Exception as exc:
+            if not self._refused_as(exc):
+                raise
+            first = self.failure_reason(exc, hint=False)
+        guess, self.transport = self.transport, _OTHER_HTTP[self.transport]
+        self.emit("transport", f"{first}; trying {_HTTP_NAMES[self.transport]} at the same URL")
+        try:
+            await open_patiently(self, wait)
+        except Exception as exc:
+            second = self.failure_reason(exc, hint=False)
+            self.transport = guess
+            both = f"{_HTTP_NAMES[guess]} and {_HTTP_NAMES[_OTHER_HTTP[guess]]}"
+            if second == first:
+                raise McpnbError(f"{first} (tried as {both} alike)") from None
+            raise McpnbError(f"{first}; as {_HTTP_NAMES[_OTHER_HTTP[guess]]}: {second}") from None
+
+    def _refused_as(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is a guessed transport's refusal: a 4xx that is not about credentials
+        (401, 403, 407) or about pace (429)."""
+        if not self.config.transport_guessed or self.transport not in _OTHER_HTTP:
+            return False
+        if any(isinstance(leaf, AuthError) for leaf in leaves(exc)):
+            return False
+        status = self._refusal_status(exc)
+        return status is not None and 400 <= status < 500 and status not in (401, 403, 407, 429)
+
+    def _refusal_status(self, exc: BaseException) -> int | None:
+        return http_status_of(exc) or (self.http_status if _answered_with_an_error(exc) else None)
 
     def connected_message(self) -> str:
         return f"connected: {self.server_name or '?'} {self.server_version or ''} ({self.era})".strip()
@@ -278,7 +323,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return max(self.config.startup_timeout, authorization_ui().timeout)
         return self.config.startup_timeout
 
-    def failure_reason(self, exc: BaseException) -> str:
+    def failure_reason(self, exc: BaseException, *, hint: bool = True) -> str:
+        """Why a session could not be opened, for a person. ``hint=False``: without the advice to
+        try the other HTTP transport (it has been tried)."""
         if self.ended_early is not None and not isinstance(exc, asyncio.CancelledError):
             exc = self.ended_early  # the process's exit, not the "connection closed" it caused
         if isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError):
@@ -294,11 +341,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return str(
                 AuthError.from_status(self.name, self.http_status, target, sent_credentials=sent, oauth=oauth)
             )
-        status = http_status_of(exc) or (self.http_status if _answered_with_an_error(exc) else None)
+        status = self._refusal_status(exc)
         if status is not None and status >= 400:
             answer = self.http_answer
             said = answer.message if answer is not None and answer.status == status else None
-            return http_refusal(status, said, self.safe(self.config.target), self.config.transport)
+            return http_refusal(status, said, self.safe(self.config.target), self.transport if hint else "")
         return self._with_last_words(describe(exc))
 
     @property
@@ -348,6 +395,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                 target = await stack.enter_async_context(
                     open_target(
                         self.config,
+                        self.transport,
                         on_stderr=self._on_stderr,
                         on_response=self._on_response,
                         on_failure=lambda exc: requests.transport_failed(self, exc, stop),

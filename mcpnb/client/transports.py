@@ -52,6 +52,7 @@ def http_headers(config: ServerConfig) -> dict[str, str]:
 @contextlib.asynccontextmanager
 async def open_target(
     config: ServerConfig,
+    transport: str | None = None,
     *,
     on_stderr: Callable[[str], None],
     on_response: ResponseHook | None = None,
@@ -62,22 +63,24 @@ async def open_target(
     ``on_response(status, request_headers, message, challenge)`` sees every HTTP response: the SDK reports a
     401, a 500 or an expired session only as a generic JSON-RPC error, and the status and the
     server's own words are what tell them apart. ``on_failure(exc)`` sees transport errors.
+    ``transport``: another than ``config.transport`` (the other HTTP one, for a guessed URL).
     """
-    if config.transport == "stdio":
+    transport = transport or config.transport
+    if transport == "stdio":
         async with _stdio(config, on_stderr, on_failure) as target:
             yield target
-    elif config.transport == "http":
+    elif transport == "http":
         async with _http(config, on_response, on_failure) as target:
             yield target
-    elif config.transport == "sse":
+    elif transport == "sse":
         yield _sse(config, on_response, on_failure)
-    elif config.transport == "inprocess":
+    elif transport == "inprocess":
         from mcpnb.client.inprocess import in_process
 
         async with in_process(config.server) as target:
             yield target
     else:  # pragma: no cover - config validation rejects this earlier
-        raise ValueError(f"unknown transport {config.transport!r}")
+        raise ValueError(f"unknown transport {transport!r}")
 
 
 @contextlib.asynccontextmanager

@@ -1,6 +1,6 @@
 """A small MCP server the integration tests start over stdio, Streamable HTTP, SSE or in-process.
 
-Run: ``python tests/servers/demo_server.py stdio`` or ``... http|sse [--port 0]`` (prints the URL
+Run: ``python tests/servers/demo_server.py stdio`` or ``... http|sse [--port 0] [--path P]`` (prints the URL
 as its first stdout line). Every tool is deterministic; ``slow`` records cancellations so a test
 can check that the server really saw one.
 """
@@ -225,11 +225,17 @@ def create_server() -> MCPServer:
     return server
 
 
-def serve_http(kind: str, port: int, token: str | None = None, refuse_delete: bool = False) -> None:
+def serve_http(
+    kind: str, port: int, token: str | None = None, refuse_delete: bool = False, path: str | None = None
+) -> None:
     import uvicorn
 
     server = create_server()
-    app = server.streamable_http_app() if kind == "http" else server.sse_app()
+    path = path or ("/mcp" if kind == "http" else "/sse")
+    if kind == "http":
+        app = server.streamable_http_app(streamable_http_path=path)
+    else:
+        app = server.sse_app(sse_path=path)
     if token:
         app = require_bearer(app, token)
     if refuse_delete:
@@ -238,7 +244,6 @@ def serve_http(kind: str, port: int, token: str | None = None, refuse_delete: bo
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(128)  # the URL printed below accepts at once, before uvicorn has started
-    path = "/mcp" if kind == "http" else "/sse"
     print(f"http://127.0.0.1:{sock.getsockname()[1]}{path}", flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
     uvicorn.Server(config).run(sockets=[sock])
@@ -280,6 +285,7 @@ def main() -> None:
     parser.add_argument("--token", help="ignored: tests check that a secret argument is redacted")
     parser.add_argument("--require-token", help="HTTP: answer 401 unless this bearer token is sent")
     parser.add_argument("--refuse-delete", action="store_true", help="HTTP: answer DELETE with 500")
+    parser.add_argument("--path", help="HTTP: the endpoint's path (default /mcp, or /sse for sse)")
     args = parser.parse_args()
     if args.startup_delay:
         import time
@@ -288,7 +294,7 @@ def main() -> None:
     if args.transport == "stdio":
         create_server().run()
     else:
-        serve_http(args.transport, args.port, args.require_token, args.refuse_delete)
+        serve_http(args.transport, args.port, args.require_token, args.refuse_delete, args.path)
 
 
 if __name__ == "__main__":

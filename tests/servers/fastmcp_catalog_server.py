@@ -1,9 +1,10 @@
 """A FastMCP 4 server whose lists come in pages of 3 (``list_page_size``): 7 tools, 7 resources,
 4 resource templates and 5 prompts, so a client that reads only the first page of a list shows too
 few. An implementation of pagination we did not write; it never imports mcpnb. Runs in the FastMCP
-virtual environment (``tests/client/conftest.py`` builds it), over stdio::
+virtual environment (``tests/client/conftest.py`` builds it), over stdio, or over HTTP at a path::
 
     python fastmcp_catalog_server.py
+    python fastmcp_catalog_server.py sse 8123 /events
 """
 
 from __future__ import annotations
@@ -52,4 +53,9 @@ for number in range(5):
 
 
 if __name__ == "__main__":
-    mcp.run(show_banner=False)
+    import sys
+
+    if len(sys.argv) == 4:  # TRANSPORT PORT PATH: over HTTP on 127.0.0.1, at that path
+        mcp.run(sys.argv[1], host="127.0.0.1", port=int(sys.argv[2]), path=sys.argv[3], show_banner=False)
+    else:
+        mcp.run(show_banner=False)

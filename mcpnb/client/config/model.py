@@ -88,6 +88,8 @@ class ServerConfig:
     source: str | None = field(default=None, compare=False)
     # Values of secret-named ${VAR}s that went into the settings (set by the validating constructors).
     _var_secrets: ClassVar[frozenset[str]] = frozenset()
+    # Whether ``transport`` was read off the URL (no transport given): see transport_guessed.
+    _guessed: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -202,6 +204,13 @@ class ServerConfig:
         object.__setattr__(result, "_var_secrets", result._var_secrets | self._var_secrets)
         return result
 
+    @property
+    def transport_guessed(self) -> bool:
+        """The URL's path chose the transport (``/sse``: legacy SSE, else Streamable HTTP); nobody
+        said which. A connection then tries the other one at the same URL when the guess is
+        refused, as the spec's backwards compatibility asks of clients."""
+        return self._guessed
+
     # ---- views
     def _changed(self) -> Iterator[tuple[str, Any]]:
         """``(field, value)`` for every field but name and transport that is not at its default."""
@@ -212,7 +221,7 @@ class ServerConfig:
 
     def _settings(self) -> dict[str, Any]:
         """The settings as an entry :meth:`replace` can revalidate: JSON-able, literal ``${`` escaped."""
-        out: dict[str, Any] = {"transport": self.transport}
+        out: dict[str, Any] = {} if self._guessed else {"transport": self.transport}
         for key, value in self._changed():
             if key in ("server", "source"):
                 continue
@@ -361,6 +370,8 @@ def assemble(
     )
     config = ServerConfig(name=name, server=server, source=source, **values)
     object.__setattr__(config, "_var_secrets", var_secrets)
+    if "transport" not in canon and config.url is not None:
+        object.__setattr__(config, "_guessed", True)
     return config
 
 

@@ -176,7 +176,10 @@ def _connect_args(p: Parser) -> None:
     p.add_argument(
         "url",
         nargs="?",
-        help="an HTTP (Streamable HTTP) or SSE endpoint, or {{srv}}: a server object made in the notebook",
+        help=(
+            "an MCP endpoint (Streamable HTTP; legacy SSE for a path ending in /sse, or when "
+            "Streamable HTTP is refused there), or {{srv}}: a server object made in the notebook"
+        ),
     )
     p.add_argument(
         "--env", action="append", metavar="K=V", help="environment variable for a command (repeat)"
@@ -188,7 +191,7 @@ def _connect_args(p: Parser) -> None:
         metavar="DIR",
         help="a directory the server may work in, offered as an MCP root (repeat)",
     )
-    p.add_argument("--sse", action="store_true", help="the URL is a (legacy) SSE endpoint")
+    p.add_argument("--sse", action="store_true", help="the URL is a legacy SSE endpoint (try nothing else)")
     p.add_argument("--header", action="append", metavar='"K: V"', help="HTTP header (repeat)")
     p.add_argument("--bearer-env", metavar="VAR", help="send the token in environment variable VAR")
     p.add_argument(
