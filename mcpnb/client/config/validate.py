@@ -46,7 +46,10 @@ _RENAMED = {
     "excludeTools": "disabled_tools",
     "transportType": "type",
 }
-_NO_APPROVAL = "mcpnb has no approval list: a call runs when you run its cell"
+_NO_APPROVAL = (
+    "mcpnb has no approval list: your calls run when you run their cell, and a model's calls ask "
+    "you where the toolbox says so (pool.functions(approve='destructive'))"
+)
 #: ...and those mcpnb has no use for, with why.
 _UNUSED = {
     "envFile": "mcpnb reads no env file: list the variables in 'env' (\"${VAR}\" takes one from yours)",

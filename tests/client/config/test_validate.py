@@ -53,6 +53,7 @@ def test_other_clients_keys_say_what_mcpnb_calls_them_or_why_it_has_none() -> No
     assert said("enviroment").endswith("key 'enviroment': unknown key (did you mean 'env'?)")
     assert "unknown key: mcpnb reads no env file" in said("envFile")
     assert "unknown key: mcpnb has no approval list" in said("alwaysAllow")
+    assert "pool.functions(approve='destructive')" in said("autoApprove")  # where a model's calls ask
     # one name, two units: renamed as is, Gemini CLI's 30000 (ms) would wait eight hours
     assert "'tool_timeout', in seconds (Gemini CLI's 'timeout' counts milliseconds)" in said("timeout")
 
