@@ -107,6 +107,7 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
     # object, which the SDK would then fail to send)
     values = native(_coerce(args, props) if getattr(args, "raw", None) else dict(args))
+    _fill_required_defaults(values, schema, props)
     if props and not schema.get("additionalProperties"):
         for key in values:
             if key not in props:
@@ -127,6 +128,19 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
             lines.append(f"… and {len(problems) - _MAX_ERRORS} more")
         raise ArgumentsError("\n".join([*lines, f"  {signature(tool)}", "  (nothing was sent)"]))
     return values
+
+
+def _fill_required_defaults(values: dict[str, Any], schema: dict[str, Any], props: dict[str, Any]) -> None:
+    """A required parameter that the schema gives a ``default`` gets it when left out. Schemas made
+    from zod's ``.default()`` say both (Playwright MCP's ``browser_take_screenshot`` requires
+    ``scale``, default ``"css"``): the server fills it in, and a person need not type it."""
+    import copy
+
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else ():
+        spec = props.get(name) if isinstance(name, str) else None
+        if name not in values and isinstance(spec, dict) and "default" in spec:
+            values[name] = copy.deepcopy(spec["default"])
 
 
 def _passes(tool: Any, values: dict[str, Any]) -> bool:

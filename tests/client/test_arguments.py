@@ -50,6 +50,31 @@ def test_errors_point_at_the_field():
         check_arguments(TOOL, parse_pairs(["query=x", "limt=2"], []))  # like every other refusal
 
 
+def test_a_required_argument_with_a_default_gets_it_when_left_out():
+    """zod's ``.default()`` gives a schema that requires the field and says its default (Playwright
+    MCP's screenshot ``scale``): the server fills it in, so a person need not type it."""
+    shot = ToolInfo(
+        server="pw",
+        name="shot",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "scale": {"type": "string", "enum": ["css", "device"], "default": "css"},
+                "clip": {"type": "object", "default": {"x": 0}},
+                "name": {"type": "string"},
+            },
+            "required": ["scale", "clip", "name"],
+            "additionalProperties": False,
+        },
+    )
+    sent = check_arguments(shot, parse_pairs(["name=a"], []))
+    assert sent == {"name": "a", "scale": "css", "clip": {"x": 0}}
+    sent["clip"]["x"] = 9  # a copy: the next call still gets the schema's own default
+    assert check_arguments(shot, {"name": "b", "scale": "device"})["clip"] == {"x": 0}
+    with pytest.raises(ArgumentsError, match="missing required argument 'name'"):  # no default: still asked
+        check_arguments(shot, {})
+
+
 def test_one_plain_value_for_a_list_or_an_object_says_how_to_write_one():
     """``files=b.txt`` for mcp-server-git's ``git_add`` said only 'is not of type "array"'."""
     tool = ToolInfo(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.contents import blob_text
-from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate
+from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate, without_ansi
 from mcpnb.notebook.render.markdown import markdown_to_html
 
 # SVG inside <img> runs no scripts, so it is as safe to inline as the raster formats.
@@ -110,7 +110,7 @@ def annotations_line(block: Any) -> tuple[str, str]:
 def _text_body(text: str, markdown: bool, text_limit: int, whole: str) -> tuple[str, str]:
     shown, hidden = truncate(text, text_limit)
     more = f"… {hidden} more characters ({whole})" if hidden else ""
-    body = f'<div class="mcpnb-md">{markdown_to_html(shown)}</div>' if markdown else pre(shown)
+    body = f'<div class="mcpnb-md">{markdown_to_html(without_ansi(shown))}</div>' if markdown else pre(shown)
     if more:
         body += f'<div class="mcpnb-dim">{esc(more)}</div>'
     return body, shown + ("\n" + more if more else "")

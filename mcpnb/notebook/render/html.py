@@ -10,6 +10,7 @@ selector, so ours names the root class twice to weigh as much and, coming later,
 from __future__ import annotations
 
 import html as _html
+import re
 from typing import Any
 
 ROOT = "mcpnb-r"
@@ -73,7 +74,18 @@ def wrap(*parts: str) -> str:
 
 
 def pre(text: str) -> str:
-    return f"<pre>{esc(text)}</pre>"
+    return f"<pre>{esc(without_ansi(text))}</pre>"
+
+
+#: Terminal escape sequences: CSI (colours, ``\x1b[2m``), OSC (titles, links) and the two-character ones.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def without_ansi(text: str) -> str:
+    """``text`` without terminal escapes: servers pass on coloured logs (Playwright MCP's call log
+    in an error), which HTML shows as stray ``[2m``. The result keeps them; the text view too (a
+    terminal and Jupyter's plain-text output colour them)."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
 
 
 def human_size(n: int) -> str:

@@ -207,6 +207,18 @@ def test_unsafe_image_types_and_bad_base64_are_not_inlined() -> None:
     assert "mystery block" in html and "&lt;script&gt;" in html
 
 
+def test_terminal_colours_in_a_servers_text_do_not_reach_the_html() -> None:
+    """Playwright MCP's errors carry its call log in colour (``\x1b[2m``): HTML showed stray ``[2m``."""
+    text = "Call log:\n\x1b[2m  - <launching> chromium\x1b[22m\n\x1b]8;;http://x\x07a link\x1b]8;;\x07"
+    r = ToolResult(server="s", tool="t", is_error=True, content=[types.TextContent(type="text", text=text)])
+    b = result_bundle(r)
+    assert "\x1b" not in b["text/html"] and "[2m" not in b["text/html"] and "[22m" not in b["text/html"]
+    assert "  - &lt;launching&gt; chromium\na link" in b["text/html"]
+    assert "\x1b[2m" in b["text/plain"] and r.text == text  # a terminal colours them; the data keeps them
+    marked = types.TextContent(type="text", text="# \x1b[1mBold\x1b[0m", _meta={"mimeType": "text/markdown"})
+    assert "<h1>Bold</h1>" in result_bundle(ToolResult(server="s", tool="t", content=[marked]))["text/html"]
+
+
 def test_long_text_is_truncated_with_a_count() -> None:
     from mcpnb.notebook.render import DEFAULTS
 
