@@ -3,9 +3,10 @@
 The point is that ``help(f)``, ``f?`` and tab completion in IPython show what the tool takes, in the
 words Python people read: ``ui_search(query: str, limit: int = 5, category: str | None = None)``.
 Required properties come first without defaults; optional ones carry the schema's ``default`` (else
-``None``, meaning "not sent"). A property whose name is not a Python identifier, or is a keyword
-(``class``, ``from``), becomes a keyword-only parameter under a safe alias (``class_``); the original
-name still works through ``**{"class": ...}``.
+``None``, meaning "not sent"), and so does a required one that has a default (the check fills it
+in). A property whose name is not a Python identifier, or is a keyword (``class``, ``from``),
+becomes a keyword-only parameter under a safe alias (``class_``); the original name still works
+through ``**{"class": ...}``.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ def params(schema: Schema) -> list[Param]:
     found: list[Param] = []
     for key in keys:
         spec = deref(props.get(key, {}), schema)
-        is_required = key in required
+        # required with a default (zod's .default()): the call fills it in when left out (arguments.py)
+        is_required = key in required and "default" not in spec
         if key in plain:
             name, keyword_only = key, False
         else:

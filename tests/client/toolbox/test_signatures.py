@@ -99,6 +99,21 @@ def test_signatures_people_read(toolbox):
     assert toolbox["mcp__everything__get-sum"].__name__ == "get_sum"
 
 
+def test_a_required_parameter_with_a_default_is_optional_in_python():
+    """Playwright MCP's screenshot requires ``scale`` and says its default: the call fills it in, so
+    the function need not be given it."""
+    from mcpnb.client.toolbox.signatures import params, signature
+
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "scale": {"enum": ["css", "device"], "default": "css"}},
+        "required": ["scale", "path"],
+    }
+    found = params(schema)
+    assert str(signature(found, None)) == "(path: str, scale: Literal['css', 'device'] = 'css') -> None"
+    assert [p.required for p in found] == [True, False]
+
+
 def test_nested_objects_refs_enums_nullable_and_names_python_cannot_spell(toolbox):
     book = toolbox["mcp__shapes__book_trip"]
     assert sig(toolbox, "mcp__shapes__book_trip") == (

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import html
 import http.server
+import inspect
 import shutil
 import threading
 from collections.abc import Iterator
@@ -73,6 +74,10 @@ def test_a_person_browses_a_local_page_and_sees_the_screenshot(ip, mcp, browser,
         shown["image/png"] == image.data and f'src="data:image/png;base64,{image.data}"' in shown["text/html"]
     )
     assert "scale: 'css'" in shot.text  # the code it ran, with the schema's default
+    # the same tool as a Python function: "scale" has its default there too
+    screenshot = mcp.pool.functions("pw").short.browser_take_screenshot
+    assert "scale: Literal['css', 'device'] = 'css'" in str(inspect.signature(screenshot))
+    assert [b.type for b in screenshot(fullPage=True).content] == ["text", "image"]
 
 
 def test_typing_and_clicking_reach_the_page(ip, mcp, browser, site):
