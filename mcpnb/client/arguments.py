@@ -24,7 +24,7 @@ _MAX_ERRORS = 3
 def signature(tool: Any) -> str:
     """``add(a*: integer, b*: integer)``: what a person needs to fix a call, in one line."""
     props = tool.input_schema.get("properties") or {}
-    required = set(tool.required)
+    required = set(tool.needed)
     parts = []
     for name in tool.parameters:
         spec = props.get(name) if isinstance(props.get(name), dict) else {}

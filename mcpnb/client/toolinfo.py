@@ -52,6 +52,13 @@ class ToolInfo:
         return list(self.input_schema.get("required", []))
 
     @property
+    def needed(self) -> list[str]:
+        """The parameters a call must give: the required ones without a schema ``default``, which
+        the argument check fills in (the ``*`` of a listing or a signature)."""
+        props = self.input_schema.get("properties") or {}
+        return [k for k in self.required if not (isinstance(props.get(k), dict) and "default" in props[k])]
+
+    @property
     def parameters(self) -> list[str]:
         return list(self.input_schema.get("properties", {}))
 
@@ -85,7 +92,7 @@ class ToolInfo:
         )
 
     def __repr__(self) -> str:
-        params = ", ".join(p + ("*" if p in self.required else "") for p in self.parameters)
+        params = ", ".join(p + ("*" if p in self.needed else "") for p in self.parameters)
         return f"<ToolInfo {self.server}.{self.name}({params})>"
 
 

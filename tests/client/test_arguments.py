@@ -67,6 +67,7 @@ def test_a_required_argument_with_a_default_gets_it_when_left_out():
             "additionalProperties": False,
         },
     )
+    assert shot.needed == ["name"] and signature(shot) == "shot(scale: string, clip: object, name*: string)"
     sent = check_arguments(shot, parse_pairs(["name=a"], []))
     assert sent == {"name": "a", "scale": "css", "clip": {"x": 0}}
     sent["clip"]["x"] = 9  # a copy: the next call still gets the schema's own default

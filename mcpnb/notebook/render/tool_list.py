@@ -43,13 +43,13 @@ def hint_labels(tool: Any) -> list[tuple[str, str]]:
 
 
 def params_text(tool: Any) -> str:
-    required = set(tool.required)
+    required = set(tool.needed)
     return ", ".join(p + ("*" if p in required else "") for p in tool.parameters)
 
 
 def _params_html(tool: Any) -> str:
     props = tool.input_schema.get("properties", {}) if isinstance(tool.input_schema, dict) else {}
-    required = set(tool.required)
+    required = set(tool.needed)
     out = []
     for name in tool.parameters:
         spec = props.get(name) if isinstance(props.get(name), dict) else {}

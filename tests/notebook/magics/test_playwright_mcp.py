@@ -74,6 +74,9 @@ def test_a_person_browses_a_local_page_and_sees_the_screenshot(ip, mcp, browser,
         shown["image/png"] == image.data and f'src="data:image/png;base64,{image.data}"' in shown["text/html"]
     )
     assert "scale: 'css'" in shot.text  # the code it ran, with the schema's default
+    listed = line(ip, "tools pw")
+    shown = bundle(ip, listed)["text/plain"]
+    assert "fullPage, scale " in shown and "scale*" not in shown  # nothing to type: no star
     # the same tool as a Python function: "scale" has its default there too
     screenshot = mcp.pool.functions("pw").short.browser_take_screenshot
     assert "scale: Literal['css', 'device'] = 'css'" in str(inspect.signature(screenshot))
