@@ -110,7 +110,8 @@ class ToolResult:
         """The structured payload as a pandas DataFrame: records, columns, one object as one row
         (nested keys flattened to ``a.b``), or plain values as one ``value`` column. A payload
         holding several tables says to use ``.dfs``. A tool without ``structuredContent`` whose
-        text is one JSON object or array (older servers' way) is read from its text."""
+        text is one JSON object or array (older servers' way), or a Python list or dict (the
+        SQLite reference server's rows), is read from its text."""
         from mcpnb.client.frames import to_dataframe
 
         return to_dataframe(self._tabular())
@@ -146,7 +147,7 @@ class ToolResult:
             wrapper = self.content_wrapper()
             wrapped = self.structured[wrapper] if wrapper is not None else None
             if isinstance(wrapped, str):
-                with contextlib.suppress(ValueError):
+                with contextlib.suppress(ValueError, RecursionError):
                     parsed = json.loads(wrapped)
                     if isinstance(parsed, (list, dict)):
                         return parsed
@@ -160,8 +161,11 @@ class ToolResult:
         if text[:1] in ("[", "{"):
             try:
                 return json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested deeper than json reads
                 pass
+            found = _python_literal(text)
+            if found is not None:
+                return found
         said = "only text (read .text)" if text else "no text either"
         raise NotTabularError(
             f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "
@@ -214,6 +218,19 @@ def json_head(value: Any, limit: int) -> tuple[str, bool]:
 def _data_head(value: Any) -> str:
     head, cut = json_head(value, _REPR_JSON)
     return head + "… (result.data has all)" if cut else head
+
+
+def _python_literal(text: str) -> list[Any] | dict[str, Any] | None:
+    """A list or dict written as Python writes one (``str()`` of rows: single quotes, ``None``):
+    how the SQLite reference server (``mcp-server-sqlite``) answers a query. ``ast.literal_eval``
+    reads literals only, never runs code."""
+    import ast
+
+    try:
+        found = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return found if isinstance(found, (list, dict)) else None
 
 
 def _is_block(item: Any, block: dict[str, Any]) -> bool:
