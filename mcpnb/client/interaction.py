@@ -94,11 +94,12 @@ class Interaction:
         self.policy: Policy = policy
         self.timeout = timeout
 
-    def code_context(self, *, awaited: bool = False) -> CallContext:
+    def code_context(self, *, awaited: bool = False, later: bool = False) -> CallContext:
         """The context of a call made from code (``pool.call``, a toolbox function) that brought
         none: where its questions go. Here nowhere, so the policy answers; the notebook's asks the
         person in the calling cell. Called on the caller's thread (or with its context variables);
-        ``awaited``: the caller awaits the call on its own loop, rather than blocking in it."""
+        ``awaited``: the caller awaits the call on its own loop, rather than blocking in it;
+        ``later``: the questions may come after the caller has moved on (a task's)."""
         return CallContext()
 
     async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:

@@ -98,12 +98,13 @@ class Pool:
         for conn in self._connections.values():
             conn.interaction = value
 
-    def asking_context(self, *, awaited: bool = False) -> CallContext:
+    def asking_context(self, *, awaited: bool = False, later: bool = False) -> CallContext:
         """Where a question for a call made from code without a context goes (a server's form, a
         file's inputs): the interaction decides; the notebook's asks in the calling cell. Built on
         the caller's thread, or in a coroutine that carries the caller's context variables;
-        ``awaited``: the caller awaits on a loop of its own (a cell's), so it is free for a click."""
-        return (self._interaction or default_interaction()).code_context(awaited=awaited)
+        ``awaited``: the caller awaits on a loop of its own (a cell's), so it is free for a click;
+        ``later``: the questions come after the caller has moved on (a task's)."""
+        return (self._interaction or default_interaction()).code_context(awaited=awaited, later=later)
 
     def awaited_here(self) -> bool:
         """An ``await`` of the pool from outside mcpnb's own loop (a cell's), which stays free while
@@ -111,9 +112,14 @@ class Pool:
         return not self.runtime.in_runtime_thread
 
     def _call_context(
-        self, context: CallContext | None, answers: dict[str, Any] | None, *, awaited: bool = False
+        self,
+        context: CallContext | None,
+        answers: dict[str, Any] | None,
+        *,
+        awaited: bool = False,
+        later: bool = False,
     ) -> CallContext:
-        context = context or self.asking_context(awaited=awaited)
+        context = context or self.asking_context(awaited=awaited, later=later)
         if answers is not None:
             context.answers = answers
         return context
@@ -609,7 +615,7 @@ class Pool:
         anyway, and the call waits for its result.
         """
         server, tool, arguments = self._target(server, tool, arguments)
-        ctx = self._call_context(context, answers)
+        ctx = self._call_context(context, answers, later=task is True)  # a task asks after the cell
         return self._run(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def acall(
@@ -625,7 +631,7 @@ class Pool:
         validate: bool = True,
     ) -> Any:
         server, tool, arguments = self._target(server, tool, arguments)
-        ctx = self._call_context(context, answers, awaited=self.awaited_here())
+        ctx = self._call_context(context, answers, awaited=self.awaited_here(), later=task is True)
         return await self._arun(self._call(server, tool, arguments, timeout, ctx, task, validate))
 
     async def _call(
@@ -683,12 +689,14 @@ class Pool:
         """Start ``tool`` as a task (both protocol eras) and return its live ``TaskHandle`` at once.
 
         ``handle.status``, ``handle.result()``, ``await handle``, ``handle.cancel()``. Questions the
-        task asks later go to ``context`` (e.g. the cell that started it) until it ends.
+        task asks later go to ``context``; without one, in a notebook, to a form in the cell that
+        started it (elsewhere the elicitation policy answers them).
         """
         from mcpnb.client.tasks import pooled
 
         server, tool, arguments = self._target(server, tool, arguments)
         pooled.warn_unsent_ttl(self, server, ttl_ms)
+        context = context or self.asking_context(later=True)
         return self._run(self._start_task(server, tool, arguments, ttl_ms, context))
 
     async def astart_task(
@@ -704,6 +712,7 @@ class Pool:
 
         server, tool, arguments = self._target(server, tool, arguments)
         pooled.warn_unsent_ttl(self, server, ttl_ms)
+        context = context or self.asking_context(later=True)
         return await self._arun(self._start_task(server, tool, arguments, ttl_ms, context))
 
     def attach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
@@ -712,11 +721,13 @@ class Pool:
         ``context`` (e.g. the cell that attached); an unknown or expired id is ``TaskExpiredError``."""
         from mcpnb.client.tasks import pooled
 
+        context = context or self.asking_context(later=True)
         return self._run(pooled.attach(self, server, task_id, context))
 
     async def aattach_task(self, server: str, task_id: str, *, context: CallContext | None = None) -> Any:
         from mcpnb.client.tasks import pooled
 
+        context = context or self.asking_context(later=True)
         return await self._arun(pooled.attach(self, server, task_id, context))
 
     def tasks(self, server: str | None = None) -> Any:

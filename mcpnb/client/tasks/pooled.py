@@ -35,13 +35,18 @@ def _handle_options(pool: Pool, conn: Connection) -> dict[str, Any]:
 def _adopt(conn: Connection, handle: TaskHandle, context: CallContext | None) -> TaskHandle:
     """Send the questions a running task asks later to ``context`` (the cell), until it ends; without
     one, to a context of its own (not to whichever call happens to be in flight), so that the
-    questions nobody was asked are said with the task's result."""
+    questions nobody was asked are said with the task's result. A context with a place to ask
+    (``ui``: a cell) has the handle follow the task from now on, so a question reaches the cell
+    when the server asks it, not when a cell next waits for the result (a cell that blocks the
+    kernel, which could never see the form's click)."""
     from mcpnb.client.interaction import CallContext
 
     if not handle.done:
         context = context if context is not None else CallContext(server=conn.name, tool=handle.tool or "")
         conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
         handle.answered_without_asking = context.answered_without_asking
+        if context.ui is not None:
+            handle.watch()
     return handle
 
 

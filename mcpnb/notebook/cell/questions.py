@@ -24,15 +24,19 @@ def _cell(call: CallContext | None) -> CellUI | None:
 class NotebookInteraction(Interaction):
     """Asks the person in the cell that made the call; falls back to the policy otherwise."""
 
-    def code_context(self, *, awaited: bool = False) -> CallContext:
+    def code_context(self, *, awaited: bool = False, later: bool = False) -> CallContext:
         """A call from code asks in the cell that made it, as a ``%mcp`` call does: a form where the
         cell awaits the call (``await pool.acall(...)``), on stdin where it blocks in it
         (``pool.call``, ``tools.run_all(reply)``), since such a cell never sees a click; nobody
-        there, as under nbclient: the policy, with why."""
+        there, as under nbclient: the policy, with why. A task's questions (``later``) come after
+        the cell has ended, when the kernel is free for a click: a form in that cell, as
+        ``%mcp call --task`` shows them."""
+        from mcpnb.notebook.cell.capture import CellUI
         from mcpnb.notebook.cell.live import asking_ui
         from mcpnb.notebook.settings import get_settings
 
-        return CallContext(ui=asking_ui(get_settings().elicitation, awaited=awaited))
+        mode = get_settings().elicitation
+        return CallContext(ui=CellUI(mode) if later else asking_ui(mode, awaited=awaited))
 
     async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
         from mcp.types import ElicitResult

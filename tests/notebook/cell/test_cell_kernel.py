@@ -188,6 +188,21 @@ def test_a_task_started_in_a_cell_asks_there_later(kernel):
     assert "CONFIRMED True" in fe.stdout[later]
 
 
+def test_a_task_started_from_code_asks_in_its_cell_later(kernel):
+    """``pool.start_task`` (and ``pool.call(task=True)``) from a cell: the question comes after the
+    cell has ended, as a form in it. A bare context declined it (nobody asked, ``confirmed`` false)."""
+    fe = Frontend(kernel)
+    _run(fe, SETUP + "from mcpnb import default_pool\npool = default_pool()")
+    slow = '"probe", "slow_task", {"steps": 4, "delay": 0.05, "confirm": True}'
+    for start in (f"h = pool.start_task({slow})", f"h = pool.call({slow}, task=True)"):
+        cell = _run(fe, start)
+        fe.wait_for(lambda c=cell: fe.find(c, css="mcpnb-form"), what=f"the task's form, {start}")
+        fe.set(fe.find(cell, css="mcpnb-field-proceed"), True)
+        fe.click(fe.find(cell, css="mcpnb-accept", model="ButtonModel"))
+        later = _run(fe, "print('CONFIRMED', h.result(timeout=60).data['confirmed'])")
+        assert "CONFIRMED True" in fe.stdout[later], start
+
+
 def _exploring(fe: Frontend, setup: str, server: str, tool: str) -> tuple[str, str]:
     """Run ``setup``, then ``%mcp explore server`` and pick ``tool``: (the explorer's cell, its tool
     picker). The picker's handler builds the new form: its widgets are opened by that message, not
