@@ -7,7 +7,6 @@ the person, and a mismatch is reported next to it (``schema_error``).
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -146,26 +145,17 @@ class ToolResult:
         if self.structured is not None:
             wrapper = self.content_wrapper()
             wrapped = self.structured[wrapper] if wrapper is not None else None
-            if isinstance(wrapped, str):
-                with contextlib.suppress(ValueError, RecursionError):
-                    parsed = json.loads(wrapped)
-                    if isinstance(parsed, (list, dict)):
-                        return parsed
-            return self.data
+            found = _table_in_text(wrapped) if isinstance(wrapped, str) else None
+            return found if found is not None else self.data
         from mcpnb.client.frames import NotTabularError
 
         text = self.text.strip()
         if self.is_error:
             first = text.splitlines()[0] if text else "no message"
             raise NotTabularError(f"{self.label} failed, so there is no table: {first}")
-        if text[:1] in ("[", "{"):
-            try:
-                return json.loads(text)
-            except (ValueError, RecursionError):  # RecursionError: nested deeper than json reads
-                pass
-            found = _python_literal(text)
-            if found is not None:
-                return found
+        found = _table_in_text(text)
+        if found is not None:
+            return found
         said = "only text (read .text)" if text else "no text either"
         raise NotTabularError(
             f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "
@@ -220,17 +210,23 @@ def _data_head(value: Any) -> str:
     return head + "… (result.data has all)" if cut else head
 
 
-def _python_literal(text: str) -> list[Any] | dict[str, Any] | None:
-    """A list or dict written as Python writes one (``str()`` of rows: single quotes, ``None``):
-    how the SQLite reference server (``mcp-server-sqlite``) answers a query. ``ast.literal_eval``
-    reads literals only, never runs code."""
+def _table_in_text(text: str) -> list[Any] | dict[str, Any] | None:
+    """A JSON array or object written as text (older servers' way), or a list or dict written as
+    Python writes one (``str()`` of rows: single quotes, ``None``), how the SQLite reference server
+    (``mcp-server-sqlite``) answers a query; ``ast.literal_eval`` reads literals only, never runs
+    code. None for anything else, text nested deeper than the parsers go included."""
     import ast
 
-    try:
-        found = ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    text = text.strip()
+    if text[:1] not in ("[", "{"):
         return None
-    return found if isinstance(found, (list, dict)) else None
+    for read in (json.loads, ast.literal_eval):
+        try:
+            found = read(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        return found if isinstance(found, (list, dict)) else None
+    return None
 
 
 def _is_block(item: Any, block: dict[str, Any]) -> bool:
