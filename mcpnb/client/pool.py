@@ -98,13 +98,19 @@ class Pool:
         for conn in self._connections.values():
             conn.interaction = value
 
+    @property
+    def effective_interaction(self) -> Interaction:
+        """The interaction that asks now: this pool's own, else the process-wide default (the
+        notebook's once ``%load_ext mcpnb`` has run)."""
+        return self._interaction or default_interaction()
+
     def asking_context(self, *, awaited: bool = False, later: bool = False) -> CallContext:
         """Where a question for a call made from code without a context goes (a server's form, a
         file's inputs): the interaction decides; the notebook's asks in the calling cell. Built on
         the caller's thread, or in a coroutine that carries the caller's context variables;
         ``awaited``: the caller awaits on a loop of its own (a cell's), so it is free for a click;
         ``later``: the questions come after the caller has moved on (a task's)."""
-        return (self._interaction or default_interaction()).code_context(awaited=awaited, later=later)
+        return self.effective_interaction.code_context(awaited=awaited, later=later)
 
     def awaited_here(self) -> bool:
         """An ``await`` of the pool from outside mcpnb's own loop (a cell's), which stays free while
@@ -329,7 +335,7 @@ class Pool:
         if path is not None:
             from mcpnb.client.inputs import ask_inputs
 
-            interaction = self.interaction or default_interaction()
+            interaction = self.effective_interaction
             asked = await ask_inputs(
                 interaction, path, names, inputs, context or self.asking_context(), self.typed_inputs
             )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.interaction import CallContext, ask_form, default_interaction
+from mcpnb.client.interaction import CallContext, ask_form
 from mcpnb.client.requirements.errors import RequirementConflictError
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ async def choose(
         if outcome.action != "accept":
             raise RequirementConflictError(f"the answers given do not settle the conflicts: {outcome.reason}")
         return {k: str(v) for k, v in (outcome.content or {}).items()}, "answers given"
-    interaction = pool.interaction or default_interaction()
+    interaction = pool.effective_interaction
     result, nobody = await ask_form(interaction, ASKER, MESSAGE, schema, call, "answers")
     if result is None:
         return None, nobody

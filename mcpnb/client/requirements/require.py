@@ -159,9 +159,8 @@ def _asking(
 ) -> AskInputs:
     def ask(path: str | Path, needed: Collection[str], given: Mapping[str, str] | None) -> Mapping[str, str]:
         from mcpnb.client.inputs import ask_inputs
-        from mcpnb.client.interaction import default_interaction
 
-        interaction = pool.interaction or default_interaction()
+        interaction = pool.effective_interaction
         return run(ask_inputs(interaction, path, needed, given, context, pool.typed_inputs))
 
     return ask

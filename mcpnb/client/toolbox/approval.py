@@ -81,14 +81,12 @@ async def ask(pool: Pool, tool: ToolInfo, arguments: Mapping[str, Any], turn: as
 
     ``turn``: one question at a time, though ``run_all`` runs the calls at once.
     """
-    from mcpnb.client.interaction import default_interaction
-
     shown = json.dumps(dict(arguments), ensure_ascii=False, default=str)
     if len(shown) > _SHOWN:
         shown = shown[: _SHOWN - 1] + "…"
     what = f"{tool.server}.{tool.name}"
     details = f"The model asks to run {what} with {shown} ({effect(tool)})."
-    interaction = pool.interaction or default_interaction()
+    interaction = pool.effective_interaction
     call = pool.asking_context(awaited=pool.awaited_here())  # buttons where the cell awaits this
     async with turn:
         said, nobody = await interaction.confirm(
