@@ -214,9 +214,11 @@ class ToolExplorer:
         )
 
     def keep_in_view(self, slot: str, widget: Any) -> None:
-        """A server's question or a progress bar of the call under way, under the Call button."""
+        """A server's question or a progress bar of the call under way, under the Call button; a
+        task's live view heads them (its question may come first: the task is followed at once)."""
         self._shown[slot] = widget
-        self.asking.children = tuple(self._shown.values())
+        heads = sorted(self._shown, key=lambda shown: shown != "task")
+        self.asking.children = tuple(self._shown[shown] for shown in heads)
 
 
 class _Task:

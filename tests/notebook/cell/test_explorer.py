@@ -209,6 +209,19 @@ def test_a_task_asks_its_question_inside_the_explorer(pool):
     assert explorer.result.data["confirmed"] is True and len(explorer.result.data["steps"]) == 2
 
 
+def test_a_tasks_view_heads_its_question_whichever_came_first(pool):
+    """A task is followed as soon as it starts, so its question can reach the explorer before the
+    task's live view is shown; the view still comes first, the question under it."""
+    import ipywidgets as w
+
+    serve_probekit("probe", pool=pool)
+    explorer = ToolExplorer(pool, "probe")
+    question, view = w.HTML("Continue?"), w.HTML("task view")
+    explorer.keep_in_view("form", question)
+    explorer.keep_in_view("task", view)
+    assert explorer.asking.children == (view, question)
+
+
 def test_a_question_the_policy_answers_in_the_explorer_is_said_with_the_result(pool, monkeypatch):
     """With ``Mcp.elicitation = "decline"`` the explorer's call asks nobody; its result says so and
     why, not only the server's "You declined"."""
