@@ -9,6 +9,7 @@ schema knows exactly which field is wrong, so we say it first and send nothing. 
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -107,7 +108,9 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
     # object, which the SDK would then fail to send)
     values = native(_coerce(args, props) if getattr(args, "raw", None) else dict(args))
-    _fill_required_defaults(values, schema, props)
+    for name, default in tool.required_defaults.items():  # Playwright MCP's screenshot "scale"
+        if name not in values:
+            values[name] = copy.deepcopy(default)  # a copy: the next call gets the schema's own
     if props and not schema.get("additionalProperties"):
         for key in values:
             if key not in props:
@@ -128,19 +131,6 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
             lines.append(f"… and {len(problems) - _MAX_ERRORS} more")
         raise ArgumentsError("\n".join([*lines, f"  {signature(tool)}", "  (nothing was sent)"]))
     return values
-
-
-def _fill_required_defaults(values: dict[str, Any], schema: dict[str, Any], props: dict[str, Any]) -> None:
-    """A required parameter that the schema gives a ``default`` gets it when left out. Schemas made
-    from zod's ``.default()`` say both (Playwright MCP's ``browser_take_screenshot`` requires
-    ``scale``, default ``"css"``): the server fills it in, and a person need not type it."""
-    import copy
-
-    required = schema.get("required")
-    for name in required if isinstance(required, list) else ():
-        spec = props.get(name) if isinstance(name, str) else None
-        if name not in values and isinstance(spec, dict) and "default" in spec:
-            values[name] = copy.deepcopy(spec["default"])
 
 
 def _passes(tool: Any, values: dict[str, Any]) -> bool:

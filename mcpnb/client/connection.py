@@ -252,16 +252,16 @@ class Connection(SessionCallbacks, ConnectionRequests):
                 raise
             first = self.failure_reason(exc, hint=False)
         guess, self.transport = self.transport, _OTHER_HTTP[self.transport]
-        self.emit("transport", f"{first}; trying {_HTTP_NAMES[self.transport]} at the same URL")
+        other = _HTTP_NAMES[self.transport]
+        self.emit("transport", f"{first}; trying {other} at the same URL")
         try:
             await open_patiently(self, wait)
         except Exception as exc:
             second = self.failure_reason(exc, hint=False)
             self.transport = guess
-            both = f"{_HTTP_NAMES[guess]} and {_HTTP_NAMES[_OTHER_HTTP[guess]]}"
             if second == first:
-                raise McpnbError(f"{first} (tried as {both} alike)") from None
-            raise McpnbError(f"{first}; as {_HTTP_NAMES[_OTHER_HTTP[guess]]}: {second}") from None
+                raise McpnbError(f"{first} (tried as {_HTTP_NAMES[guess]} and {other} alike)") from None
+            raise McpnbError(f"{first}; as {other}: {second}") from None
 
     def _refused_as(self, exc: BaseException) -> bool:
         """Whether ``exc`` is a guessed transport's refusal: a 4xx that is not about credentials

@@ -51,12 +51,24 @@ class ToolInfo:
     def required(self) -> list[str]:
         return list(self.input_schema.get("required", []))
 
+    @cached_property
+    def required_defaults(self) -> dict[str, Any]:
+        """The required parameters the schema gives a ``default`` (zod's ``.default()`` writes
+        both), with it: the argument check fills them in when a call leaves them out."""
+        props = self.input_schema.get("properties")
+        if not isinstance(props, dict):  # a malformed schema: nothing to fill, the check says why
+            return {}
+        return {
+            k: props[k]["default"]
+            for k in self.required
+            if isinstance(props.get(k), dict) and "default" in props[k]
+        }
+
     @property
     def needed(self) -> list[str]:
-        """The parameters a call must give: the required ones without a schema ``default``, which
-        the argument check fills in (the ``*`` of a listing or a signature)."""
-        props = self.input_schema.get("properties") or {}
-        return [k for k in self.required if not (isinstance(props.get(k), dict) and "default" in props[k])]
+        """The parameters a call must give: the required ones without a default (the ``*`` of a
+        listing or a signature)."""
+        return [k for k in self.required if k not in self.required_defaults]
 
     @property
     def parameters(self) -> list[str]:
