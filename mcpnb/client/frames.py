@@ -31,6 +31,40 @@ def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
+#: Where a table written as column names and row arrays keeps them, in the order looked for: a SQL
+#: server's ``{"columns": [...], "rows": [[...], ...]}`` (the DuckDB/MotherDuck server's answer to a
+#: query), pandas' ``to_json(orient="split")`` (``columns`` and ``data``), names given as objects
+#: (``"fields": [{"name": "id", "type": "INTEGER"}, ...]``).
+_NAMES_KEYS = ("columns", "fields")
+_ROWS_KEYS = ("rows", "data")
+
+
+def _column_names(value: Any) -> list[str] | None:
+    """Column names, from a list of names or of objects with a ``name``; None unless they are distinct."""
+    if not isinstance(value, list) or not value:
+        return None
+    names = [c.get("name") if isinstance(c, dict) else c for c in value]
+    if all(isinstance(n, str) for n in names) and len(set(names)) == len(names):
+        return names
+    return None
+
+
+def split_keys(data: Any) -> tuple[str, str] | None:
+    """The keys of the column names and of the rows when ``data`` is a table written as names and
+    row arrays (every row as wide as the names), else None."""
+    if not isinstance(data, dict):
+        return None
+    names_key = next((k for k in _NAMES_KEYS if k in data), None)
+    rows_key = next((k for k in _ROWS_KEYS if k in data), None)
+    if names_key is None or rows_key is None:
+        return None
+    names, rows = _column_names(data[names_key]), data[rows_key]
+    if names is None or not isinstance(rows, list):
+        return None
+    width = len(names)
+    return (names_key, rows_key) if all(type(r) is list and len(r) == width for r in rows) else None
+
+
 def table_keys(data: Any) -> list[str]:
     """The keys of an object whose values are lists of objects: its tables (an empty list beside
     one that has rows is a table with none yet: a graph's ``relations`` before there are any)."""
@@ -45,10 +79,12 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
 
     Accepted shapes, in order:
     1. a list of objects (records; nested objects are flattened later);
-    2. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
+    2. an object with column names and rows of values (``{"columns": ["id", "name"], "rows": [[1,
+       "Ann"], ...]}``, as SQL servers answer; see :func:`split_keys`), other keys beside them;
+    3. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
        also the SDK's ``{"result": [...]}`` wrapper);
-    3. an object of equally long lists (columns);
-    4. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
+    4. an object of equally long lists (columns);
+    5. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
        (``{"temperature": 22, "where": {"city": ...}}``) is one row, and a list of plain values
        (a tool's ``list[str]``, unwrapped from the SDK's ``{"result": [...]}``) is one ``value``
        column. Neither is table-*shaped*, so displays still show them as JSON.
@@ -57,6 +93,11 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
     """
     if _is_records(data):
         return data
+    split = split_keys(data)
+    if split is not None:
+        names, rows = _column_names(data[split[0]]), data[split[1]]
+        columns = map(list, zip(*rows, strict=True)) if rows else ([] for _ in names)
+        return dict(zip(names, columns, strict=True))
     if isinstance(data, dict) and data:
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1 and lists[0] and _is_records(lists[0]):
@@ -79,7 +120,8 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
         return {"value": data}
     raise NotTabularError(
         f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
-        "objects, an object of equally long lists, or one object (use .data for the raw value)"
+        "objects, column names with rows, an object of equally long lists, or one object (use .data "
+        "for the raw value)"
     )
 
 

@@ -1,13 +1,16 @@
 """DataFrames from structured content: the fast path for flat records gives what json_normalize gives,
-and a preview builds only the rows it shows."""
+a table written as column names and rows is read as one, and a preview builds only the rows it shows."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpnb.client.frames import row_count, to_dataframe
+from mcpnb.client.frames import is_tabular, row_count, split_keys, to_dataframe
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3)
@@ -37,3 +40,31 @@ def test_a_preview_builds_only_the_rows_it_shows() -> None:
     columns = {"a": list(range(30)), "b": list(range(30))}
     assert len(to_dataframe(columns, limit=5)) == 5 and row_count(columns) == 30
     assert row_count({"rows": rows, "total": 10_000}) == 10_000
+
+
+def test_column_names_with_rows_are_a_table_in_every_spelling():
+    frame = pd.DataFrame({"day": ["mon", "tue", "wed"], "n": [3, 1, 4]})
+    split = json.loads(frame.to_json(orient="split"))  # pandas' own: columns, index, data
+    assert split_keys(split) == ("columns", "data") and is_tabular(split)
+    pd.testing.assert_frame_equal(to_dataframe(split), frame)
+    names = [{"name": "day", "type": "text"}, {"name": "n", "type": "int"}]
+    fields = {"fields": names, "rows": split["data"]}
+    pd.testing.assert_frame_equal(to_dataframe(fields), frame)  # names as objects, as SQL drivers give them
+    rows = {"columns": ["id"], "rows": [[i] for i in range(500)], "rowCount": 500}
+    assert row_count(rows) == 500 and len(to_dataframe(rows, limit=7)) == 7
+    empty = to_dataframe({"columns": ["id", "name"], "rows": []})
+    assert list(empty.columns) == ["id", "name"] and len(empty) == 0  # a query with no rows keeps its columns
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"columns": ["a", "b"], "rows": [[1, 2], [3]]},  # a row of another width
+        {"columns": ["a", "a"], "rows": [[1, 2]]},  # names that are not distinct
+        {"columns": ["a", 2], "rows": [[1, 2]]},  # a name that is no text
+        {"columns": [], "rows": []},
+        {"columns": ["a"], "rows": [{"a": 1}]},  # records, read as records
+    ],
+)
+def test_what_is_not_names_with_rows_is_read_as_before(data):
+    assert split_keys(data) is None

@@ -1,4 +1,5 @@
-"""``ToolResult.df`` of a tool that answers in text only: JSON, or rows written as Python writes them."""
+"""``ToolResult.df`` of a tool that answers in text: JSON (records, or column names with rows), or
+rows written as Python writes them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,17 @@ SQLITE_ROWS = (
     "[{'id': 2, 'name': 'Bob', 'age': 27, 'city': 'Lyon'}, {'id': 1, 'name': 'Ann', 'age': 34, "
     "'city': 'Paris'}, {'id': 3, 'name': 'Céline', 'age': 41, 'city': None}]"
 )
+
+#: What mcp-server-motherduck 1.1.0 (DuckDB's server, a FastMCP one) answered to ``execute_query
+#: sql="SELECT * FROM people"``: JSON text with the names and the rows apart, repeated as
+#: ``structuredContent`` ``{"result": <the text>}`` (FastMCP's wrapper of a ``str`` answer).
+DUCKDB_ROWS = """{
+  "success": true,
+  "columns": ["id", "name", "city", "score"],
+  "columnTypes": ["INTEGER", "VARCHAR", "VARCHAR", "DECIMAL(2,1)"],
+  "rows": [[1, "Ann", "Oslo", "3.5"], [2, "Bob", null, "4.0"]],
+  "rowCount": 2
+}"""
 
 
 def text_result(text: str) -> ToolResult:
@@ -42,3 +54,17 @@ def test_rows_written_as_python_writes_them_are_a_table():
 def test_text_that_is_no_literal_list_or_dict_is_not_a_table(text):
     with pytest.raises(NotTabularError, match="only text"):
         _ = text_result(text).df
+
+
+def test_column_names_with_rows_are_the_table_not_one_row():
+    """``.df`` was one row holding the lists (``columns``, ``rows``...): the query's answer is the rows."""
+    result = ToolResult(
+        server="duck",
+        tool="execute_query",
+        content=[types.TextContent(type="text", text=DUCKDB_ROWS)],
+        structured={"result": DUCKDB_ROWS},
+    )
+    df = result.df
+    assert list(df.columns) == ["id", "name", "city", "score"] and df["name"].tolist() == ["Ann", "Bob"]
+    assert df["city"].isna().tolist() == [False, True]
+    assert text_result(DUCKDB_ROWS).df.shape == (2, 4)  # the text alone reads the same

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from mcpnb.client.frames import is_tabular, row_count, table_keys, to_dataframe
+from mcpnb.client.frames import is_tabular, row_count, split_keys, table_keys, to_dataframe
 from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
@@ -74,8 +74,12 @@ _FIELD_WIDTH = 120  # characters of one field's value
 
 
 def _beside_the_table(data: Any) -> tuple[str | None, dict[str, Any]]:
-    """The key holding the table of ``{"items": [...], "total": 3, ...}`` and the fields beside it:
-    they are often the answer itself (an estimate's numbers next to its factors), so they are shown."""
+    """The key holding the table of ``{"items": [...], "total": 3, ...}`` (of the rows, for column
+    names with rows) and the fields beside it: they are often the answer itself (an estimate's
+    numbers next to its factors, a query's row count), so they are shown."""
+    split = split_keys(data)
+    if split is not None:
+        return split[1], {k: v for k, v in data.items() if k not in split}
     if isinstance(data, dict):
         tables = table_keys(data)
         if len(tables) == 1 and [k for k, v in data.items() if isinstance(v, list)] == tables:

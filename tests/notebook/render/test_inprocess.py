@@ -67,6 +67,13 @@ def page() -> dict[str, Any]:
 
 
 @server.tool()
+def query() -> dict[str, Any]:
+    """Column names and rows apart, with fields beside them (as DuckDB's MCP server answers)."""
+    names = ["id", "name", "score"]
+    return {"success": True, "columns": names, "rows": [[1, "Ann", 3.5], [2, "Bob", None]], "rowCount": 2}
+
+
+@server.tool()
 def estimate(extra: int = 0) -> dict[str, Any]:
     """The answer in fields, its parts as a table (probe-kit's estimate has this shape)."""
     fields: dict[str, Any] = {"task": "<login>", "expected": 3.73, "range": {"low": 2.1, "high": 6.3}}
@@ -218,6 +225,14 @@ async def test_the_fields_beside_a_table_are_shown_above_it() -> None:
     )
     env = result_bundle(await call("page"))["text/plain"]
     assert "total  2\nrows (2 rows × 1 column):" in env
+
+
+async def test_column_names_with_rows_show_as_the_table_with_the_fields_above() -> None:
+    b = result_bundle(await call("query"))
+    text, html = b["text/plain"], b["text/html"]
+    table = "rows (2 rows × 3 columns):\nid  name  score\n 1  Ann     3.5\n"
+    assert "success   true\nrowCount  2\n" + table in text
+    assert "<th>name</th>" in html and "<td>Ann</td>" in html and "[[1," not in html
 
 
 async def test_primitive_is_unwrapped_and_shown_as_json() -> None:
