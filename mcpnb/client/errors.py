@@ -8,6 +8,7 @@ do, so every public entry point raises a subclass of :class:`McpnbError` built f
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -242,6 +243,20 @@ def _not_runnable(path: str) -> str:
     return f"permission denied: {path}"
 
 
+def _arguments_in_command(command: str) -> str:
+    """A hint when the command not found is a program and its arguments in one string
+    (``command="uvx some-server --flag"``): the process is started without a shell, so no split."""
+    import shutil
+
+    program = command.split(None, 1)[0] if command.strip() else ""
+    if program == command.strip() or not (shutil.which(program) or os.path.isfile(program)):
+        return ""
+    return (
+        f" (that is the program {program!r} and its arguments in one: 'command' names the program "
+        "alone and 'args' lists its arguments)"
+    )
+
+
 def describe(exc: BaseException) -> str:
     """One line a person can act on, for any failure the SDK or a transport raises."""
     leaf = root_cause(exc)
@@ -250,8 +265,9 @@ def describe(exc: BaseException) -> str:
     if isinstance(leaf, (McpnbError, ServerExitedError)):
         return str(leaf)
     if isinstance(leaf, FileNotFoundError):
-        target = leaf.filename or text
-        return f"command not found: {target}" if leaf.filename else f"file not found: {text}"
+        if not leaf.filename:
+            return f"file not found: {text}"
+        return f"command not found: {leaf.filename}{_arguments_in_command(str(leaf.filename))}"
     if isinstance(leaf, PermissionError):
         return _not_runnable(leaf.filename) if leaf.filename else f"permission denied: {text}"
     if name == "ConnectError":

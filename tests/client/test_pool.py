@@ -179,6 +179,15 @@ def test_a_command_that_cannot_run_says_what_is_wrong_with_it(pool, tmp_path):
     assert pool.status()["script"].last_error.endswith("or start it with its interpreter")
 
 
+def test_a_command_written_with_its_arguments_says_where_they_go(pool):
+    """``command="python server.py stdio"`` is started without a shell: no program has that name."""
+    whole = f"{sys.executable} {DEMO} stdio"
+    with pytest.raises(ConnectError, match=r"'command' names the program alone and 'args' lists its"):
+        pool.connect("whole", command=whole)
+    with pytest.raises(ConnectError, match=r"command not found: /nonexistent/srv --flag$"):
+        pool.connect("missing", command="/nonexistent/srv --flag")  # no program to name: no such hint
+
+
 def test_partial_failure_leaves_good_server_working(pool):
     pool.connect("good", **demo_command())
     with pytest.raises(ConnectError, match="command not found"):

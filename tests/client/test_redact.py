@@ -106,6 +106,17 @@ def test_a_url_without_its_scheme_is_refused_without_showing_its_password() -> N
         ServerConfig.from_dict("w", {"url": "[::1/mcp"})  # no host to read: still the config error
 
 
+@pytest.mark.parametrize("url", ["uvx mcp-server-fetch", "/usr/local/bin/srv", "./server.py", "mcp-server-x"])
+def test_a_program_given_as_the_url_says_where_a_command_goes(url: str) -> None:
+    """It was "did you mean 'https://uvx mcp-server-fetch'?"."""
+    from mcpnb.client.config import ServerConfig
+    from mcpnb.client.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"looks like a program to start.*takes 'command'") as info:
+        ServerConfig.from_dict("w", {"url": url})
+    assert "did you mean" not in str(info.value)
+
+
 def test_url_secrets_are_the_hidden_values() -> None:
     assert url_secrets("https://u:pw-9999@h/sse?token=abc%2F123&x=1") == {"pw-9999", "abc%2F123", "abc/123"}
     assert url_secrets("https://h/mcp?page=2") == set()

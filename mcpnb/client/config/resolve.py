@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -198,8 +199,31 @@ def resolve(
     return {"transport": transport, "auth": auth, **values}, frozenset(s for s in var_secrets if s)
 
 
+#: Files a person starts a server from (``server.py``), never the start of a URL.
+_SCRIPTS = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".exe")
+
+
+def looks_like_program(text: str) -> bool:
+    """Whether text given where a URL goes starts a program instead (``uvx some-server``,
+    ``./server.py``, ``/usr/local/bin/server``, a word on ``PATH``): a person who wrote it there
+    should hear where a command goes, not "did you mean 'https://uvx some-server'"."""
+    first = text.split(None, 1)[0] if text.strip() else ""
+    if not first or "://" in first or first.startswith(("{{", "-")):
+        return False
+    if first.startswith(("/", "./", "../", "~")) or first.endswith(_SCRIPTS) or shutil.which(first):
+        return True
+    return first != "localhost" and not any(c in first for c in ".:/[@")  # a bare word: no host, no path
+
+
 def _check_url(url: str, where: _Where) -> None:
     """A URL ``urlsplit`` accepts, with a scheme and a host; its message never shows a credential."""
+    if looks_like_program(url):
+        raise where(
+            f"expected an http:// or https:// URL, got {redact_url(url)!r}: that looks like a program "
+            "to start, and a server started as a program takes 'command' (the program) and 'args' "
+            "(its arguments)",
+            "url",
+        )
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018  (raises for a port that is not a number)

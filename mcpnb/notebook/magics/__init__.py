@@ -134,12 +134,10 @@ class McpMagics(Magics):
             )
         if cell is not None and cell.strip() and not command.takes_cell:
             raise UsageError(f"%%mcp {sub} takes no cell body; use the line magic %mcp {sub}")
-        tail: list[str] | None = None
-        if sub == "connect" and "--" in rest:
-            i = rest.index("--")
-            rest, tail = rest[:i], rest[i + 1 :]
-            if not tail:
-                raise UsageError("nothing after '--': give the command that starts the server")
+        if sub == "connect":
+            from mcpnb.notebook.magics.servers import split_command
+
+            rest, tail = split_command(command.parser, rest)
         ns = command.parser.parse(rest)
         if sub == "connect":
             ns.command = tail

@@ -170,6 +170,49 @@ _CONNECT_INSTEAD = {
 }
 
 
+def split_command(parser: Parser, words: list[str]) -> tuple[list[str], list[str] | None]:
+    """``%mcp connect``'s own words and the command after ``--`` (None without one).
+
+    A command typed where the URL goes (``%mcp connect db uvx some-server --read-write``) would be
+    an odd URL, and its flags "unknown options": that is a UsageError saying where it goes."""
+    if "--" in words:
+        i = words.index("--")
+        if not words[i + 1 :]:
+            raise UsageError("nothing after '--': give the command that starts the server")
+        return words[:i], words[i + 1 :]
+    if "--config" not in words:
+        _refuse_command_without_separator(parser, words)
+    return words, None
+
+
+def _refuse_command_without_separator(parser: Parser, words: list[str]) -> None:
+    from mcpnb.client.config.resolve import looks_like_program
+
+    flags = {s: a.nargs != 0 for a in parser._actions for s in a.option_strings}  # flag: takes a value?
+    positional: list[int] = []
+    value_next = False
+    for i, word in enumerate(words):
+        if value_next:
+            value_next = False
+        elif word.startswith("-") and len(word) > 1:
+            # "--cwd DIR" (not "--cwd=DIR"); an unknown one may hold a value too (--command PY)
+            value_next = flags.get(word, "=" not in word)
+        else:
+            positional.append(i)
+    if len(positional) < 2 or not looks_like_program(words[positional[1]]):
+        return
+    name, at = words[positional[0]], positional[1]
+    program = words[at]
+    start = f"python {program}" if program.endswith(".py") else program  # this kernel's python
+    more = " …" if words[at + 1 :] else ""
+    flags = [w.split("=", 1)[0] for w in words[at + 1 :] if w.startswith("-") and len(w) > 1]
+    theirs = f"; the server's own flags, like {flags[0]}, go after it" if flags else ""
+    raise UsageError(
+        f"{program!r} starts the server, so it goes after --: %mcp connect {name} -- {start}{more} "
+        f"(mcpnb's options, like --env, before the --{theirs})"
+    )
+
+
 def _connect_args(p: Parser) -> None:
     p.instead.update(_CONNECT_INSTEAD)
     p.add_argument("name", nargs="?", help="the server's name in this notebook")

@@ -366,6 +366,16 @@ def test_connect_usage_errors(ip, mcp):
         line(ip, "connect demo")
     with pytest.raises(UsageError, match="nothing after"):
         line(ip, "connect demo --")
+    # a command where the URL goes: where it goes, not "unknown option" for the server's own flags
+    said = r"'uvx' starts the server, so it goes after --: %mcp connect db -- uvx …"
+    with pytest.raises(UsageError, match=said):
+        line(ip, "connect db uvx mcp-server-motherduck --read-write")
+    with pytest.raises(UsageError, match=r"the server's own flags, like --read-write, go after it\)$"):
+        line(ip, "connect db --env A=1 mcp-server-motherduck --read-write=yes")
+    with pytest.raises(UsageError, match=r"%mcp connect demo -- python server\.py \(mcpnb's options"):
+        line(ip, "connect demo --cwd servers server.py")
+    with pytest.raises(UsageError, match=rf"%mcp connect demo -- {re.escape(PY)} …"):
+        line(ip, f"connect demo {PY} {DEMO}")
     with pytest.raises(UsageError, match="did you mean 'legacy'"):
         line(ip, "connect demo http://127.0.0.1:1/mcp --era legasy")
     with pytest.raises(UsageError, match="did you mean '--header'"):
