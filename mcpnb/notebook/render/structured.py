@@ -34,12 +34,23 @@ def _numeric(column: Any) -> bool:
     return is_numeric_dtype(column) and not is_bool_dtype(column)
 
 
-def _cell(value: Any) -> str:
+def _whole_with_gaps(column: Any) -> bool:
+    """A column of whole numbers that pandas made float only because some rows lack the value
+    (``[{"id": 1, "count": 3}, {"id": 2}]``): its numbers are shown as the integers they were."""
+    if column.dtype.kind != "f":
+        return False
+    present = column.dropna()
+    return 0 < len(present) < len(column) and bool(((present % 1 == 0) & (present.abs() < 2**53)).all())
+
+
+def _cell(value: Any, whole: bool = False) -> str:
     try:
         missing = value is None or (isinstance(value, float) and math.isnan(value))
     except TypeError:
         missing = False
-    return "" if missing else str(value)
+    if missing:
+        return ""
+    return str(int(value)) if whole and isinstance(value, float) else str(value)
 
 
 def frame_table(df: Any) -> tuple[str, str]:
@@ -49,7 +60,9 @@ def frame_table(df: Any) -> tuple[str, str]:
     """
     columns = [str(c) for c in df.columns]
     numeric = [_numeric(df[c]) for c in df.columns]
-    rows = [[_cell(v) for v in row] for row in df.itertuples(index=False, name=None)]
+    whole = [_whole_with_gaps(df[c]) for c in df.columns]
+    cells = df.itertuples(index=False, name=None)
+    rows = [[_cell(v, w) for v, w in zip(row, whole, strict=True)] for row in cells]
 
     def td(tag: str, text: str, num: bool) -> str:
         return f'<{tag} class="mcpnb-num">{esc(text)}</{tag}>' if num else f"<{tag}>{esc(text)}</{tag}>"

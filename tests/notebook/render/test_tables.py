@@ -36,3 +36,15 @@ def test_a_list_of_plain_values_is_one_value_column():
 def test_one_table_among_other_keys_is_the_table():
     frame = to_dataframe({"findings": [{"rule": "S-EVAL", "line": 3}], "counts": {"high": 1}})
     assert list(frame["rule"]) == ["S-EVAL"]
+
+
+def test_whole_numbers_with_gaps_show_as_integers():
+    """pandas makes ``count`` float when a row lacks it: the table showed ``3.0``, ``17.0``."""
+    from mcpnb.client.results import ToolResult
+    from mcpnb.notebook.render import result_bundle
+
+    rows = [{"id": 1, "count": 3, "score": 2.5}, {"id": 2, "score": None}]
+    rows.append({"id": 3, "count": 17, "score": 4.0})  # score stays as written: it has a fraction
+    text = result_bundle(ToolResult(server="s", tool="t", content=[], structured=rows))["text/plain"]
+    assert "id  count  score\n 1      3    2.5\n 2\n 3     17    4.0" in text
+    assert to_dataframe(rows)["count"].dtype == float  # .df keeps pandas' own types
