@@ -61,7 +61,10 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
         return list(COMMANDS)
     if previous == "--input":
         return _input_ids(words)
-    if previous == "--config" or (sub == "config" and first):
+    if sub == "config":  # %mcp config [PATH] [NAME ...]
+        names = [*pool.names, *(n for n in _configured_names() if n not in pool.names)]
+        return _paths(current) + names if first else names
+    if previous == "--config":
         return _paths(current) + (_configured_names() if sub == "connect" else [])
     if sub == "connect" and "--config" in words:
         return _configured_names()

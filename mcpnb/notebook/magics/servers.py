@@ -442,7 +442,20 @@ def logs(ctx: Context, ns: argparse.Namespace) -> Any:
 
 
 def _config_args(p: Parser) -> None:
-    p.add_argument("path", nargs="?", help="a .mcp.json to show instead of the default layers")
+    p.add_argument(
+        "words",
+        nargs="*",
+        metavar="[PATH] [NAME ...]",
+        help="a .mcp.json to show instead of the default layers, then the servers to show (default: all)",
+    )
+
+
+def _path_and_names(words: list[str]) -> tuple[str | None, list[str]]:
+    """``%mcp config [PATH] [NAME ...]``: the first word is a file when it names one (or looks like
+    one), as ``%mcp connect --config`` reads it; the rest are servers."""
+    if words and (Path(words[0]).exists() or words[0].endswith((".json", ".toml", ".yaml", ".yml"))):
+        return words[0], words[1:]
+    return None, words
 
 
 @command("config", "The effective configuration (files and live connections), secrets redacted.")
@@ -451,30 +464,44 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.errors import McpnbError
     from mcpnb.notebook.magics.listings import ConfigView
 
+    path, names = _path_and_names(ns.words)
     servers: dict[str, Any] = {}
     files: list[str] = []
-    problems: list[str] = []
+    problems: dict[str, str] = {}
     try:
         from mcpnb.client.config import load_config
 
-        found = load_config(path=ns.path, keep_going=True)
+        found = load_config(path=path, keep_going=True)
         files = [str(f) for f in found.files]
         servers = {name: cfg.redacted() for name, cfg in found.servers.items()}
-        problems = list(found.problems.values())
+        problems = dict(found.problems)
     except McpnbError as exc:
-        if ns.path:
+        if path:
             raise
-        problems = [str(exc)]
+        problems = {"": str(exc)}
     for name in ctx.pool.names:
         conn = ctx.pool.connection(name)
         live = conn.config.redacted()
+        if conn.transport != conn.config.transport:  # the URL's guess was refused, the other answered
+            live["transport"] = f"{conn.transport} (in use; {conn.config.transport} was refused)"
         live["state"] = str(conn.state)  # in the pool: connected, failed, reconnecting...
         servers[name] = live
+    if names:
+        known = {*servers, *problems} - {""}
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            listed = ", ".join(sorted(known)) or "none"
+            raise UsageError(
+                f"no server named {unknown[0]!r}{did_you_mean_text(unknown[0], known)} in the files or "
+                f"the pool (known: {listed}); a file to show goes first: %mcp config PATH [NAME ...]"
+            )
+        servers = {name: servers[name] for name in names if name in servers}
+        problems = {name: problem for name, problem in problems.items() if name in names}
     return ConfigView(
         servers,
         files,
-        problems,
-        elsewhere=None if files or ns.path else other_files_text(_other_files(), "%mcp config"),
+        list(problems.values()),
+        elsewhere=None if files or path else other_files_text(_other_files(), "%mcp config"),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 
@@ -77,6 +78,9 @@ def test_config_paths_and_a_vs_code_files_inputs(ip, mcp, tmp_path, monkeypatch)
     assert complete(ip, "%mcp connect --config .vscode/") == [".vscode/mcp.json"]
     assert complete(ip, "%%mcp require --config .vscode/m") == [".vscode/mcp.json"]
     assert "notes.txt" not in complete(ip, "%mcp config ")
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"filed": {"command": "echo"}}}))
+    assert {".mcp.json", "filed"} <= set(complete(ip, "%mcp config "))  # a file, or a server to show
+    assert complete(ip, "%mcp config .mcp.json f") == ["filed"]
     line_ = "%mcp connect --config .vscode/mcp.json --input "
     assert complete(ip, line_) == ["toolset=", "key="]  # in the order the file declares them
     assert complete(ip, line_ + "toolset=ui --input ") == ["key="]

@@ -8,7 +8,7 @@ import re
 import sys
 
 import pytest
-from conftest import DEMO, ROOT
+from conftest import DEMO, ROOT, HttpServer
 from IPython.core.error import UsageError
 
 from mcpnb.client.errors import ConfigError, ConnectError
@@ -486,6 +486,22 @@ def test_config_view(ip, mcp, tmp_path, monkeypatch):
     assert set(view) == {"filed", "demo"} and view["demo"]["state"] == "connected"
     assert "state" not in view["filed"]  # in the file, not in the pool
     assert str(tmp_path / ".mcp.json") in repr(view)
+    # one server, by name (a word that is no file), as %mcp status and %mcp tools take names
+    assert set(line(ip, "config demo")) == {"demo"}
+    assert set(line(ip, "config .mcp.json filed")) == {"filed"}
+    with pytest.raises(UsageError, match=r"no server named 'dem'; did you mean 'demo'\?.*%mcp config PATH"):
+        line(ip, "config dem")
+
+
+def test_config_shows_the_transport_in_use_where_the_urls_guess_was_refused(ip, mcp):
+    """A URL alone is Streamable HTTP first; an SSE server elsewhere than /sse answers the fallback."""
+    server = HttpServer("sse", "--path", "/events")
+    try:
+        line(ip, f"connect d {server.url}")
+        assert line(ip, "status")["d"].transport == "sse"
+        assert line(ip, "config d")["d"]["transport"] == "sse (in use; http was refused)"
+    finally:
+        server.stop()
 
 
 def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
