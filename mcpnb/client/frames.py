@@ -125,6 +125,18 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
     )
 
 
+def is_flat_table(data: Any) -> bool:
+    """Whether ``data`` is one table (see :func:`tabular_rows`) whose every cell is a plain value:
+    a query's rows, not a tree or a graph written as records (whose cells hold lists and objects)."""
+    try:
+        rows = tabular_rows(data)
+    except NotTabularError:
+        return False
+    if isinstance(rows, dict):
+        return all(_is_scalar(v) for column in rows.values() for v in column)
+    return all(_is_scalar(v) for row in rows for v in row.values())
+
+
 def to_dataframes(data: Any) -> dict[str, Any]:
     """Every table inside an object, by key, as DataFrames (what ``result.dfs`` gives)."""
     tables = table_keys(data)

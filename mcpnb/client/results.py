@@ -14,6 +14,10 @@ from typing import Any
 
 from mcpnb.client.contents import pick, wire
 
+#: The longest text a display reads as a table (:attr:`ToolResult.text_table`): a display must not
+#: parse a huge answer that it shows only the start of.
+TEXT_TABLE_LIMIT = 8_000_000
+
 
 @dataclass(eq=False)
 class ToolResult:
@@ -122,6 +126,25 @@ class ToolResult:
         from mcpnb.client.frames import to_dataframes
 
         return to_dataframes(self._tabular())
+
+    @cached_property
+    def text_table(self) -> list[Any] | dict[str, Any] | None:
+        """The table a result's one text block holds, when it is flat (every cell a plain value):
+        JSON, or rows as Python writes them, as SQL servers answer a query (DuckDB's, SQLite's).
+        Displays show it as a table, the text one click away; None for anything else: a result
+        with structured content of its own (not just the text again), text over
+        :data:`TEXT_TABLE_LIMIT` characters (``.df`` still reads it)."""
+        if self.is_error or len(self.content) != 1 or pick(self.content[0], "type") != "text":
+            return None
+        if self.structured is not None and self.content_wrapper() is None:
+            return None
+        text = pick(self.content[0], "text") or ""
+        if len(text) > TEXT_TABLE_LIMIT:
+            return None
+        from mcpnb.client.frames import is_flat_table
+
+        found = _table_in_text(text)
+        return found if found is not None and is_flat_table(found) else None
 
     def content_wrapper(self) -> str | None:
         """The one key of ``structuredContent`` when it only wraps the content blocks (the

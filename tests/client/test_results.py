@@ -68,3 +68,26 @@ def test_column_names_with_rows_are_the_table_not_one_row():
     assert list(df.columns) == ["id", "name", "city", "score"] and df["name"].tolist() == ["Ann", "Bob"]
     assert df["city"].isna().tolist() == [False, True]
     assert text_result(DUCKDB_ROWS).df.shape == (2, 4)  # the text alone reads the same
+
+
+def test_a_flat_table_in_the_text_is_the_text_table_and_nothing_else_is():
+    """What displays show as a table: a query's rows, not a tree, an error or a payload of its own."""
+    wrapped = ToolResult(
+        server="duck",
+        tool="execute_query",
+        content=[types.TextContent(type="text", text=DUCKDB_ROWS)],
+        structured={"result": DUCKDB_ROWS},
+    )
+    assert wrapped.text_table is not None and wrapped.text_table["rows"][1][1] == "Bob"
+    assert text_result(SQLITE_ROWS).text_table[2]["name"] == "Céline"
+    tree = '[{"name": "src", "type": "directory", "children": [{"name": "a.py", "type": "file"}]}]'
+    assert text_result(tree).text_table is None  # cells holding lists: shown as the text it is
+    assert text_result(tree).df.shape == (1, 3)  # .df still reads it
+    failed = text_result(DUCKDB_ROWS)
+    failed.is_error = True
+    own = text_result(DUCKDB_ROWS)
+    own.structured = {"rows": 2}  # structured content that says something else: that is shown
+    two = text_result(DUCKDB_ROWS)
+    two.content.append(types.TextContent(type="text", text="2 rows"))
+    assert failed.text_table is None and own.text_table is None and two.text_table is None
+    assert text_result("ok").text_table is None and text_result("[1, 2]").text_table is None

@@ -14,7 +14,7 @@ from typing import Any
 from mcpnb.notebook.render.content import Rendered, block_type, get, render_block
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
-from mcpnb.notebook.render.structured import render_structured, schema_badge
+from mcpnb.notebook.render.structured import render_structured, render_text_table, schema_badge
 from mcpnb.notebook.render.transcript import transcript_html
 
 _MISSING = object()
@@ -112,7 +112,9 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
         if i not in mirrors
     ]
     structured = None
-    if wrapper is not None:
+    if result.text_table is not None:  # a query's rows written as text: the table, the text folded
+        structured = render_text_table(result.text_table, limit)
+    elif wrapper is not None:
         note = f"structured content: {{{wrapper!r}: the content above}} (result.structured)"
         structured = (f'<div class="mcpnb-block mcpnb-dim">{esc(note)}</div>', note, False)
     elif result.structured is not None:

@@ -140,19 +140,19 @@ def _grid(data: Any, limit: int, where: str) -> tuple[str, str, str, str]:
     return table_html, table_text if cols else "", caption if rows else "no rows", note
 
 
-def _table(data: Any, limit: int) -> tuple[str, str]:
+def _table(data: Any, limit: int, title: str = "structured content") -> tuple[str, str]:
     table_html, table_text, caption, note = _grid(data, limit, "result.df")
     key, fields = _beside_the_table(data)
     if fields:  # the fields first, then the table under its key
         fields_html, fields_text = _fields(fields)
         html = (
-            f'<div class="mcpnb-dim">structured content</div>{fields_html}'
+            f'<div class="mcpnb-dim">{esc(title)}</div>{fields_html}'
             f'<div class="mcpnb-dim">{esc(str(key))} · {esc(caption)}</div>{table_html}'
         )
-        text = f"structured content:\n{fields_text}\n{key} ({caption}):\n{table_text}"
+        text = f"{title}:\n{fields_text}\n{key} ({caption}):\n{table_text}"
     else:
-        html = f'<div class="mcpnb-dim">structured content · {esc(caption)}</div>' + table_html
-        text = f"structured content ({caption}):\n{table_text}"
+        html = f'<div class="mcpnb-dim">{esc(title)} · {esc(caption)}</div>' + table_html
+        text = f"{title} ({caption}):\n{table_text}"
     if note:
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'
         text += "\n" + note
@@ -207,6 +207,12 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
     )
     text = f"structured content ({_kind(data)}):\n{dumped}" + "".join("\n" + n for n in notes)
     return html, text
+
+
+def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
+    """A table read from a result's text (``ToolResult.text_table``), as the structured section."""
+    html, text = _table(data, limit, "the server's text, read as a table")
+    return f'<div class="mcpnb-block">{html}</div>', text, True
 
 
 def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, str, bool]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 import struct
 import zlib
@@ -71,6 +72,18 @@ def query() -> dict[str, Any]:
     """Column names and rows apart, with fields beside them (as DuckDB's MCP server answers)."""
     names = ["id", "name", "score"]
     return {"success": True, "columns": names, "rows": [[1, "Ann", 3.5], [2, "Bob", None]], "rowCount": 2}
+
+
+@server.tool()
+def query_text() -> str:
+    """The same rows as JSON text (how DuckDB's and other SQL servers answer: str, no schema)."""
+    return json.dumps({"columns": ["id", "name"], "rows": [[1, "Ann"], [2, "Bob"]], "rowCount": 2}, indent=2)
+
+
+@server.tool()
+def tree_text() -> str:
+    """A tree as JSON text: records whose cells hold lists are no table to show."""
+    return json.dumps([{"name": "src", "children": [{"name": "a.py"}]}])
 
 
 @server.tool()
@@ -233,6 +246,19 @@ async def test_column_names_with_rows_show_as_the_table_with_the_fields_above() 
     table = "rows (2 rows × 3 columns):\nid  name  score\n 1  Ann     3.5\n"
     assert "success   true\nrowCount  2\n" + table in text
     assert "<th>name</th>" in html and "<td>Ann</td>" in html and "[[1," not in html
+
+
+async def test_rows_written_as_json_text_show_as_the_table_with_the_text_folded() -> None:
+    r = await call("query_text")
+    assert r.structured == {"result": r.text}  # the SDK's wrapper of a str answer
+    b = result_bundle(r)
+    text, html = b["text/plain"], b["text/html"]
+    table = "rows (2 rows × 2 columns):\nid  name\n 1  Ann\n 2  Bob"
+    assert "the server's text, read as a table:\nrowCount  2\n" + table in text
+    assert "(the server's text version of this table: result.text)" in text and '"columns"' not in text
+    assert "<td>Ann</td>" in html and "<details class='mcpnb-text-version'>" in html
+    tree = result_bundle(await call("tree_text"))["text/plain"]
+    assert '"children"' in tree and "read as a table" not in tree
 
 
 async def test_primitive_is_unwrapped_and_shown_as_json() -> None:
