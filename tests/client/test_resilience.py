@@ -15,12 +15,14 @@ import time
 import warnings
 
 import pytest
-from conftest import DEMO, HttpServer, alive, demo_command, free_port, wait_until
+from conftest import DEMO, ROOT, HttpServer, alive, demo_command, free_port, wait_until
 
 from mcpnb import CallError, CallTimeoutError, ConfigError, ConnectError, ToolNotFoundError
 from mcpnb.client.errors import AuthError, NotConnectedError
 from mcpnb.client.events import State
 from mcpnb.client.retry import Backoff, is_retryable
+
+from .conftest import fastmcp_python
 
 FAST = {"retry_delay": 0.05, "max_retries": 3, "health_check_interval": 0}
 
@@ -243,6 +245,23 @@ def test_list_changed_invalidates_the_cache(pool, era):
         e for e in pool.connection("demo").events.history if e.detail.get("reason") == "list_changed"
     ]
     assert invalidated
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_peers_list_changed_shows_its_new_tools(pool, era):
+    """FastMCP's per-session visibility: ``unlock`` shows this session a hidden tool and says so with
+    ``notifications/tools/list_changed`` (pushed; on 2026-07-28, on the ``subscriptions/listen``
+    stream mcpnb opens): the cached list (an hour's TTL here) gives way to the new one."""
+    visibility = ROOT / "tests" / "servers" / "fastmcp_visibility_server.py"
+    pool.connect("vis", command=str(fastmcp_python()), args=[str(visibility)], era=era, cache_ttl=3600)
+    assert [t.name for t in pool.tools("vis")] == ["unlock"]
+    with pytest.raises(ToolNotFoundError):
+        pool.call("vis", "reset")
+    assert pool.call("vis", "unlock").text == "unlocked"
+    assert wait_until(lambda: "reset" in {t.name for t in pool.tools("vis")})
+    history = pool.connection("vis").events.history
+    assert any(e.detail.get("reason") == "list_changed" for e in history)
+    assert pool.call("vis", "reset").text == "reset done"
 
 
 def test_cache_hit_does_no_io_and_ttl_expiry_refetches(pool):
