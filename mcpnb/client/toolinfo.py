@@ -70,6 +70,22 @@ class ToolInfo:
         listing or a signature)."""
         return [k for k in self.required if k not in self.required_defaults]
 
+    @cached_property
+    def text_parameter(self) -> str | None:
+        """The parameter a bare value goes to (``%mcp call db.query "SELECT 1"``, or a ``%%mcp call``
+        body that is the query itself, as JupySQL's ``%%sql`` cell is): the one required parameter,
+        or the only parameter, when it takes text. None where a bare value could mean several."""
+        from mcpnb.client.arguments import type_names
+
+        props = self.input_schema.get("properties")
+        if not isinstance(props, dict):
+            return None
+        required = [k for k in self.required if k in props]
+        [*names] = required or props
+        if len(names) != 1 or not isinstance(props[names[0]], dict):
+            return None
+        return names[0] if "string" in type_names(props[names[0]]) else None
+
     @property
     def parameters(self) -> list[str]:
         return list(self.input_schema.get("properties", {}))

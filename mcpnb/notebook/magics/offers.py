@@ -15,7 +15,14 @@ from IPython.core.error import UsageError
 from mcpnb.client.errors import ArgumentsError, McpnbError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
 from mcpnb.client.toolinfo import ToolList
-from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs, split_target
+from mcpnb.notebook.magics.parser import (
+    Parser,
+    bare_argument,
+    is_bare_value,
+    parse_body,
+    parse_pairs,
+    split_target,
+)
 from mcpnb.notebook.magics.registry import (
     Context,
     arguments,
@@ -149,17 +156,19 @@ def _call_args(p: Parser) -> None:
     takes_cell=True,
     epilog="examples (after %mcp serve probe-kit):\n"
     '  %mcp call probe.ui_search query="date picker" limit=3\n'
+    '  %mcp call probe.ui_search "date picker"\n'
     '  r = %mcp call probe.code_review source="eval(input())"\n'
     "  %%mcp call probe.ui_search -o hits      (then a body of 'key: value' lines or a JSON object;\n"
-    "  query: login {{topic}}                   {{var}} inserts a notebook variable)",
+    "  query: login {{topic}}                   {{var}} inserts a notebook variable)\n"
+    "a tool's one text parameter (a query, SQL, a URL) goes bare: one quoted word on the line, or\n"
+    "a body that is the text itself, sent as written",
     remember=True,
 )
 @arguments(_call_args)
 def call(ctx: Context, ns: argparse.Namespace) -> Any:
     check_spaced(ctx, "call", ns.target, ns.pairs)
-    args = _call_arguments(ctx, ns)
     tool = find_tool(ctx, ns.target)
-    values, answers = _checked(ctx, ns, tool, args)
+    values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns, tool))
     from mcpnb.client.errors import UrlRequiredError
     from mcpnb.notebook.cell import CellUI, call_in_cell, url_retry
 
@@ -200,7 +209,7 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
     tool = ctx.pool.cached_tool(server, name) if server is not None else None
     if tool is None or ns.task or tool.task_support == "required":
         return await off_loop(call, ctx, ns)
-    values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns))
+    values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns, tool))
     from mcpnb.client.errors import UrlRequiredError
     from mcpnb.notebook.cell import acall_in_cell, url_retry
 
@@ -214,11 +223,25 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
     return _shown(result, ns)
 
 
-def _call_arguments(ctx: Context, ns: argparse.Namespace) -> Any:
-    """The call's arguments from the line and the cell body (a key in both is an error)."""
-    args = parse_pairs(ns.pairs, ctx.namespaces)
+def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
+    """The call's arguments from the line and the cell body (a key in both is an error).
+
+    A tool with one text parameter (``ToolInfo.text_parameter``: ``sql``, ``query``, ``url``) takes
+    it bare: one word on the line (quoted if it has spaces), or a body that is not ``key: value``
+    lines, sent as written (JupySQL's ``%%sql`` cell)."""
+    bare = tool.text_parameter
+    if bare is not None and len(ns.pairs) == 1 and is_bare_value(ns.pairs[0], ctx.namespaces):
+        args = bare_argument(bare, ns.pairs[0], ctx.namespaces)
+    elif bare is not None and len(ns.pairs) > 1 and all(is_bare_value(w, ctx.namespaces) for w in ns.pairs):
+        raise UsageError(
+            f"{tool.name} takes its {bare!r} bare, as one word: quote it "
+            f'(%mcp call {tool.server}.{tool.name} "{ns.pairs[0]} …"), or write it on the lines '
+            f"below %%mcp call {tool.server}.{tool.name}"
+        )
+    else:
+        args = parse_pairs(ns.pairs, ctx.namespaces)
     if ctx.cell is not None:
-        body = parse_body(ctx.cell, ctx.namespaces)
+        body = parse_body(ctx.cell, ctx.namespaces, bare=bare)
         for key in body:
             if key in args:
                 raise UsageError(f"argument {key!r} is given on the magic line and in the cell body")

@@ -9,11 +9,13 @@ a magic that kills the kernel on a typo is worse than none.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import io
 import json
 import re
 import shlex
+import textwrap
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -32,6 +34,8 @@ _BLOCK = re.compile(r"^\s*\|([+-]?)\s*(?:#.*)?$")
 #: empty block before it is meant; ``def f(): pass`` at the left edge is a block not indented.
 _NAME_LINE = re.compile(r"^\s*[A-Za-z_][\w.-]*\s*:")
 _PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
+#: An argument's name as typed before ``=`` or ``:`` (what a bare value cannot start with).
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
 
 
 class HelpShown(Exception):
@@ -444,7 +448,22 @@ def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Argum
     return args
 
 
-def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> Arguments:
+def is_bare_value(word: str, namespaces: list[Mapping[str, Any]]) -> bool:
+    """Whether a word of the line is a value without a name: not ``name=value`` (a name: a letter,
+    then letters, digits, ``_.-``; ``"SELECT * FROM t WHERE id=2"`` and a URL's query hold a ``=``
+    too), nor all the arguments at once (a JSON object, a ``{{var}}`` holding a dict)."""
+    match = _PAIR.match(word)
+    if match is not None and _NAME.fullmatch(match.group(1).strip(" \t")):
+        return False
+    if word[:1] != "{":
+        return True
+    name = whole_placeholder(word)
+    return name is not None and not isinstance(value_of(name, namespaces), Mapping)
+
+
+def parse_body(
+    body: str, namespaces: list[Mapping[str, Any]] | None = None, *, bare: str | None = None
+) -> Arguments:
     """A ``%%mcp call`` body: a JSON object, or ``key: value`` lines (``#`` starts a comment line).
 
     A value that opens ``[`` or ``{`` and does not parse yet continues on the next lines,
@@ -454,15 +473,40 @@ def parse_body(body: str, namespaces: list[Mapping[str, Any]] | None = None) -> 
     (``true``, ``null``, numbers): ``no`` and ``12:30`` stay text. ``key: |`` takes the more
     indented lines below as one text, literally (YAML's literal block: source code, a diff; ``|-``
     drops the final newline), so code with ``{{`` in it stays as written.
+
+    ``bare`` (a tool's one text parameter): a body that is not ``key: value`` lines with names for
+    keys is that parameter's text, as written (a query, a script), ``{{`` included.
     """
     namespaces = namespaces or []
     text = body.strip()
     args = Arguments()
     if not text:
         return args
-    whole = _object_arguments(text, namespaces, "the cell body")
-    if whole is not None:
-        return whole
+    if bare is None:
+        whole = _object_arguments(text, namespaces, "the cell body")
+        return whole if whole is not None else _body_lines(body, namespaces)
+    with contextlib.suppress(UsageError):
+        whole = _object_arguments(text, namespaces, "the cell body")
+        args = whole if whole is not None else _body_lines(body, namespaces)
+        if all(_NAME.fullmatch(key) for key in args):  # none at all: a body of comments
+            return args
+    args = Arguments()
+    args.put(bare, textwrap.dedent(body).strip("\n").rstrip(), None, 1, "the cell body")
+    return args
+
+
+def bare_argument(name: str, word: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
+    """A tool's one text parameter given bare on the line: read as a ``key=value``'s value is
+    (``{{var}}``, JSON), the text typed kept for a parameter that takes text."""
+    args = Arguments()
+    value, raw = _value(word, namespaces)
+    args.put(name, value, raw, None, "the magic line")
+    return args
+
+
+def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
+    """``key: value`` lines (see :func:`parse_body`)."""
+    args = Arguments()
     lines = body.splitlines()
     i = 0
     while i < len(lines):

@@ -262,7 +262,8 @@ def test_unknown_tools_servers_and_subcommands_suggest(ip, mcp):
     ):
         line(ip, "prompt demo greet name=x")
     with pytest.raises(UsageError, match=r"expected key=value, got 'echo'"):
-        line(ip, "call demo.echo echo")  # a real mistake in the arguments is still said as one
+        line(ip, "call demo.add echo")  # a real mistake in the arguments is still said as one
+    assert line(ip, "call demo.echo echo").data == "echo"  # echo's one text parameter, bare
     for sub, needed in (("call", "NAME.TOOL"), ("prompt", "NAME.PROMPT")):  # not the optional key=value
         with pytest.raises(UsageError, match=rf"the following arguments are required: {needed}\n"):
             line(ip, sub)

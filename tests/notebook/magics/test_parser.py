@@ -12,6 +12,7 @@ from IPython.core.error import UsageError
 from mcpnb.notebook.magics.parser import (
     Arguments,
     interpolate_json,
+    is_bare_value,
     parse_body,
     parse_pairs,
     parse_value,
@@ -361,3 +362,40 @@ def test_interpolating_any_json_text_never_crashes(text):
         assert "{{" in str(exc)
         return
     assert isinstance(out, str)
+
+
+SQL = """-- people named with an A
+SELECT name, '12:30' AS t
+FROM people
+WHERE name LIKE 'A%'
+"""
+
+
+def test_a_body_that_is_no_arguments_is_the_one_text_parameter_as_written():
+    """JupySQL's ``%%sql`` cell: the body is the query (its ``'12:30'`` no ``key: value``)."""
+    assert dict(parse_body(SQL, bare="sql")) == {"sql": SQL.rstrip()}
+    assert dict(parse_body("    indented\n      more\n", bare="q")) == {"q": "indented\n  more"}
+    assert dict(parse_body("a {{x}} b", [{"x": 1}], bare="q")) == {"q": "a {{x}} b"}  # as written
+    # arguments by name still read as arguments; a body of comments is no text
+    assert dict(parse_body("sql: SELECT 1\n", bare="sql")) == {"sql": "SELECT 1"}
+    assert dict(parse_body('{"sql": "SELECT 2"}', bare="sql")) == {"sql": "SELECT 2"}
+    assert dict(parse_body("{{args}}", [{"args": {"sql": "SELECT 3"}}], bare="sql")) == {"sql": "SELECT 3"}
+    assert dict(parse_body("# nothing yet\n", bare="sql")) == {}
+    with pytest.raises(UsageError, match="expected 'key: value'"):
+        parse_body(SQL)  # a tool without one text parameter: still an error
+
+
+@pytest.mark.parametrize(
+    ("word", "bare"),
+    [
+        ("SELECT * FROM t WHERE id=2", True),  # a = inside a value, after no name
+        ("https://x.test/?a=1", True),
+        ("{{q}}", True),  # a text
+        ("{{args}}", False),  # a dict: all the arguments
+        ('{"sql": "SELECT 1"}', False),
+        ("sql=SELECT 1", False),
+        ("a.b-c_d=1", False),
+    ],
+)
+def test_which_words_are_bare_values(word, bare):
+    assert is_bare_value(word, [{"q": "SELECT 1", "args": {"sql": "x"}}]) is bare

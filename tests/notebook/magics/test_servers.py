@@ -573,6 +573,25 @@ def test_help_and_generated_usage(ip, mcp, capsys):
     assert "::" not in doc.split("\n")[0] and "``" not in doc  # text, not reST markup
 
 
+def test_a_tools_one_text_parameter_goes_bare(ip, mcp):
+    """``echo(text)``: one quoted word, or a body that is the text (as JupySQL's ``%%sql`` cell is
+    the query); a tool of several parameters still wants their names."""
+    connect_demo(ip)
+    assert line(ip, 'call demo.echo "hello, world: a=1"').data == "hello, world: a=1"
+    ip.user_ns.update(said="from a variable", args={"text": "all at once"})
+    assert line(ip, "call demo.echo {{said}}").data == "from a variable"
+    assert line(ip, "call demo.echo {{args}}").data == "all at once"  # a dict: the arguments, as before
+    body = "first line: not a key\n  indented {{said}}\n"
+    assert ip.run_cell_magic("mcp", "call demo.echo", body).data == body.rstrip()
+    assert ip.run_cell_magic("mcp", "call demo.echo", "text: by name\n").data == "by name"
+    with pytest.raises(UsageError, match=r"echo takes its 'text' bare, as one word: quote it \(%mcp call"):
+        line(ip, "call demo.echo hello world")
+    with pytest.raises(UsageError, match="expected key=value, got '2'"):
+        line(ip, "call demo.add 2")  # two parameters: a bare value would be a guess
+    with pytest.raises(UsageError, match="unknown argument"):
+        line(ip, "call demo.echo txt=typo")  # a name that is no parameter says so, not sent as text
+
+
 def test_call_help_examples_run_on_probe_kit(ip, mcp, capsys):
     """The examples of ``%mcp call -h`` use a server everyone has, and each one works as written."""
     line(ip, "serve probe-kit")
