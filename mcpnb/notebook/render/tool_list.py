@@ -42,9 +42,21 @@ def hint_labels(tool: Any) -> list[tuple[str, str]]:
     return [(label, kind) for key, value, label, kind in HINTS if ann.get(key) is value]
 
 
-def params_text(tool: Any) -> str:
-    required = set(tool.needed)
-    return ", ".join(p + ("*" if p in required else "") for p in tool.parameters)
+#: Characters of a tool's parameters in the text listing: the needed ones always show, optional
+#: ones while they fit, the rest counted (a browser tool with eleven made every row 250 wide).
+PARAMS_WIDTH = 60
+
+
+def params_text(tool: Any, width: int = PARAMS_WIDTH) -> str:
+    needed = set(tool.needed)
+    shown: list[str] = []
+    size = 0
+    for name in tool.parameters:
+        if name in needed or size + len(name) <= width:
+            shown.append(name + ("*" if name in needed else ""))
+            size += len(shown[-1]) + 2
+    hidden = len(tool.parameters) - len(shown)
+    return ", ".join(shown) + (f", … +{hidden}" if hidden else "")
 
 
 def _params_html(tool: Any) -> str:

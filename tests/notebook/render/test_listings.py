@@ -93,6 +93,20 @@ def test_title_and_hints_columns_only_when_a_tool_has_them() -> None:
     assert "…" in tools_bundle(cut)["text/plain"]  # a terminal sees that it was cut
 
 
+def test_many_parameters_are_counted_not_all_written_in_text() -> None:
+    """A browser tool with eleven parameters made every row of the text listing 250 wide; the
+    needed ones always show, the HTML keeps them all."""
+    names = ["pageId", *(f"optionalSetting{i}" for i in range(10)), "target"]
+    props = {n: {"type": "string"} for n in names}
+    tool = ToolInfo(
+        server="cd", name="emulate", input_schema={"properties": props, "required": ["pageId", "target"]}
+    )
+    b = tools_bundle(ToolList([tool]))
+    row = b["text/plain"].splitlines()[1]
+    assert row.endswith("pageId*, optionalSetting0, optionalSetting1, target*, … +8")
+    assert all(f"<code>{n}" in b["text/html"] for n in names)
+
+
 def test_tools_limit_and_empty() -> None:
     many = ToolList(ToolInfo(server="s", name=f"t{i}") for i in range(30))
     b = tools_bundle(many, limit=10)
