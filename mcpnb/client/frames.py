@@ -65,6 +65,41 @@ def split_keys(data: Any) -> tuple[str, str] | None:
     return (names_key, rows_key) if all(type(r) is list and len(r) == width for r in rows) else None
 
 
+def _is_grid(value: Any) -> bool:
+    """Rows of plain values, each a list (a sheet's cells): not empty, and not a list of records."""
+    return (
+        isinstance(value, list)
+        and any(value)
+        and all(type(row) is list and all(map(_is_scalar, row)) for row in value)
+    )
+
+
+def grid_key(data: Any) -> str | None:
+    """The key of an object's one list of rows of plain values, beside plain fields (``{"range":
+    "A1:C3", "values": [["region", "q1"], ["north", 10]]}``, as spreadsheet servers read a range)."""
+    if not isinstance(data, dict):
+        return None
+    lists = [k for k, v in data.items() if isinstance(v, list)]
+    return lists[0] if len(lists) == 1 and _is_grid(data[lists[0]]) else None
+
+
+def _grid_columns(rows: list[list[Any]]) -> dict[Any, list[Any]]:
+    """A grid's columns: named by its first row when that row is distinct texts as wide as the
+    grid (a sheet's header), else numbered from 0 as pandas numbers them; short rows (a sheet
+    leaves trailing empty cells out) end in nulls."""
+    width = max(map(len, rows))
+    first = rows[0]
+    header = (
+        len(rows) > 1
+        and len(first) == width
+        and all(isinstance(cell, str) and cell for cell in first)
+        and len(set(first)) == width
+    )
+    names: list[Any] = list(first) if header else list(range(width))
+    body = rows[1:] if header else rows
+    return {name: [row[i] if i < len(row) else None for row in body] for i, name in enumerate(names)}
+
+
 def table_keys(data: Any) -> list[str]:
     """The keys of an object whose values are lists of objects: its tables (an empty list beside
     one that has rows is a table with none yet: a graph's ``relations`` before there are any)."""
@@ -81,10 +116,13 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
     1. a list of objects (records; nested objects are flattened later);
     2. an object with column names and rows of values (``{"columns": ["id", "name"], "rows": [[1,
        "Ann"], ...]}``, as SQL servers answer; see :func:`split_keys`), other keys beside them;
-    3. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
+    3. rows of plain values, each a list, alone or as an object's one list (``{"range": "A1:C3",
+       "values": [["region", "q1"], ["north", 10]]}``, a spreadsheet's cells; see :func:`grid_key`):
+       the first row names the columns when it is distinct texts, else they are numbered;
+    4. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
        also the SDK's ``{"result": [...]}`` wrapper);
-    4. an object of equally long lists (columns);
-    5. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
+    5. an object of equally long lists (columns);
+    6. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
        (``{"temperature": 22, "where": {"city": ...}}``) is one row, and a list of plain values
        (a tool's ``list[str]``, unwrapped from the SDK's ``{"result": [...]}``) is one ``value``
        column. Neither is table-*shaped*, so displays still show them as JSON.
@@ -98,6 +136,11 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
         names, rows = _column_names(data[split[0]]), data[split[1]]
         columns = map(list, zip(*rows, strict=True)) if rows else ([] for _ in names)
         return dict(zip(names, columns, strict=True))
+    if _is_grid(data):
+        return _grid_columns(data)
+    key = grid_key(data)
+    if key is not None:
+        return _grid_columns(data[key])
     if isinstance(data, dict) and data:
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1 and lists[0] and _is_records(lists[0]):
@@ -120,8 +163,8 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
         return {"value": data}
     raise NotTabularError(
         f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
-        "objects, column names with rows, an object of equally long lists, or one object (use .data "
-        "for the raw value)"
+        "objects, column names with rows, rows of values, an object of equally long lists, or one "
+        "object (use .data for the raw value)"
     )
 
 

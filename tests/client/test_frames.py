@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpnb.client.frames import is_tabular, row_count, split_keys, to_dataframe
+from mcpnb.client.frames import grid_key, is_tabular, row_count, split_keys, to_dataframe
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3)
@@ -68,3 +68,30 @@ def test_column_names_with_rows_are_a_table_in_every_spelling():
 )
 def test_what_is_not_names_with_rows_is_read_as_before(data):
     assert split_keys(data) is None
+
+
+def test_rows_of_values_are_a_table_named_by_a_header_row():
+    """excel-mcp-server's ``read_range``: a sheet's cells as rows, trailing empty cells left out."""
+    sheet = {"range": "A1:C3", "values": [["region", "q1", "q2"], ["north", 10, 12], ["south", 7]]}
+    assert grid_key(sheet) == "values" and is_tabular(sheet)
+    frame = to_dataframe(sheet)
+    assert list(frame.columns) == ["region", "q1", "q2"] and frame["region"].tolist() == ["north", "south"]
+    assert frame["q2"].isna().tolist() == [False, True]
+    numbered = to_dataframe([[1, 2], [3, 4, 5]])  # no header: numbered as pandas numbers them
+    assert list(numbered.columns) == [0, 1, 2] and numbered[2].isna().tolist() == [True, False]
+    twice = to_dataframe([["a", "a"], [1, 2]])  # a repeated name is no header
+    assert list(twice.columns) == [0, 1] and len(twice) == 2
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"values": [[1, 2]], "more": [[3]]},  # two lists: which one?
+        {"values": [[1, {"a": 2}]]},  # a cell that is an object
+        {"values": [[], []]},  # no cell at all
+        [[1, 2], 3],  # a row that is no list
+    ],
+)
+def test_what_is_no_grid_of_values(data):
+    assert grid_key(data) is None  # (an object of equally long lists is still columns)
+    assert not isinstance(data, list) or not is_tabular(data)

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from mcpnb.client.frames import is_tabular, row_count, split_keys, table_keys, to_dataframe
+from mcpnb.client.frames import grid_key, is_tabular, row_count, split_keys, table_keys, to_dataframe
 from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
@@ -93,6 +93,9 @@ def _beside_the_table(data: Any) -> tuple[str | None, dict[str, Any]]:
     split = split_keys(data)
     if split is not None:
         return split[1], {k: v for k, v in data.items() if k not in split}
+    grid = grid_key(data)
+    if grid is not None:
+        return grid, {k: v for k, v in data.items() if k != grid}
     if isinstance(data, dict):
         tables = table_keys(data)
         if len(tables) == 1 and [k for k, v in data.items() if isinstance(v, list)] == tables:

@@ -75,6 +75,12 @@ def query() -> dict[str, Any]:
 
 
 @server.tool()
+def sheet() -> dict[str, Any]:
+    """A range of a sheet as rows of cells, the header first (as spreadsheet servers read one)."""
+    return {"range": "A1:B3", "values": [["region", "sales"], ["north", 10], ["south", 7]]}
+
+
+@server.tool()
 def query_text() -> str:
     """The same rows as JSON text (how DuckDB's and other SQL servers answer: str, no schema)."""
     return json.dumps({"columns": ["id", "name"], "rows": [[1, "Ann"], [2, "Bob"]], "rowCount": 2}, indent=2)
@@ -246,6 +252,13 @@ async def test_column_names_with_rows_show_as_the_table_with_the_fields_above() 
     table = "rows (2 rows × 3 columns):\nid  name  score\n 1  Ann     3.5\n"
     assert "success   true\nrowCount  2\n" + table in text
     assert "<th>name</th>" in html and "<td>Ann</td>" in html and "[[1," not in html
+
+
+async def test_a_sheets_rows_show_as_the_table_under_the_header() -> None:
+    r = await call("sheet")
+    text = result_bundle(r)["text/plain"]
+    assert "range  A1:B3\nvalues (2 rows × 2 columns):\nregion  sales\nnorth      10\nsouth       7" in text
+    assert r.df["sales"].tolist() == [10, 7]
 
 
 async def test_rows_written_as_json_text_show_as_the_table_with_the_text_folded() -> None:
