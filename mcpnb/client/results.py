@@ -15,8 +15,10 @@ from typing import Any
 from mcpnb.client.contents import pick, wire
 
 #: The longest text a display reads as a table (:attr:`ToolResult.text_table`): a display must not
-#: parse a huge answer that it shows only the start of.
+#: parse a huge answer that it shows only the start of. JSON reads in ~0.1 s a MB; rows written as
+#: Python writes them take ~1 s a MB (``ast.literal_eval``), so a display reads those up to less.
 TEXT_TABLE_LIMIT = 8_000_000
+PYTHON_TABLE_LIMIT = 500_000
 
 
 @dataclass(eq=False)
@@ -143,7 +145,7 @@ class ToolResult:
             return None
         from mcpnb.client.frames import is_flat_table
 
-        found = _table_in_text(text)
+        found = _table_in_text(text, python=len(text) <= PYTHON_TABLE_LIMIT)
         return found if found is not None and is_flat_table(found) else None
 
     def content_wrapper(self) -> str | None:
@@ -233,17 +235,17 @@ def _data_head(value: Any) -> str:
     return head + "… (result.data has all)" if cut else head
 
 
-def _table_in_text(text: str) -> list[Any] | dict[str, Any] | None:
-    """A JSON array or object written as text (older servers' way), or a list or dict written as
-    Python writes one (``str()`` of rows: single quotes, ``None``), how the SQLite reference server
-    (``mcp-server-sqlite``) answers a query; ``ast.literal_eval`` reads literals only, never runs
-    code. None for anything else, text nested deeper than the parsers go included."""
+def _table_in_text(text: str, *, python: bool = True) -> list[Any] | dict[str, Any] | None:
+    """A JSON array or object written as text (older servers' way), or (``python``) a list or dict
+    written as Python writes one (``str()`` of rows: single quotes, ``None``), how the SQLite
+    reference server (``mcp-server-sqlite``) answers a query; ``ast.literal_eval`` reads literals
+    only, never runs code. None for anything else, text nested deeper than the parsers go included."""
     import ast
 
     text = text.strip()
     if text[:1] not in ("[", "{"):
         return None
-    for read in (json.loads, ast.literal_eval):
+    for read in (json.loads, ast.literal_eval) if python else (json.loads,):
         try:
             found = read(text)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

@@ -7,7 +7,7 @@ import pytest
 from mcp import types
 
 from mcpnb.client.frames import NotTabularError
-from mcpnb.client.results import ToolResult
+from mcpnb.client.results import PYTHON_TABLE_LIMIT, ToolResult
 
 #: What mcp-server-sqlite 2025.4.25 (the SQLite reference server) answered to
 #: ``read_query query="SELECT * FROM people ORDER BY age"``: ``str()`` of its rows.
@@ -91,3 +91,7 @@ def test_a_flat_table_in_the_text_is_the_text_table_and_nothing_else_is():
     two.content.append(types.TextContent(type="text", text="2 rows"))
     assert failed.text_table is None and own.text_table is None and two.text_table is None
     assert text_result("ok").text_table is None and text_result("[1, 2]").text_table is None
+    big_python = "[" + ", ".join(f"{{'id': {i}, 'name': None}}" for i in range(30_000)) + "]"
+    assert len(big_python) > PYTHON_TABLE_LIMIT
+    assert text_result(big_python).text_table is None  # a display does not spend seconds on it
+    assert text_result(big_python).df.shape == (30_000, 2)  # .df, asked for, reads it
