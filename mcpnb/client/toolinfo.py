@@ -81,7 +81,7 @@ class ToolInfo:
         if not isinstance(props, dict):
             return None
         required = [k for k in self.required if k in props]
-        [*names] = required or props
+        names = required or list(props)
         if len(names) != 1 or not isinstance(props[names[0]], dict):
             return None
         return names[0] if "string" in type_names(props[names[0]]) else None

@@ -21,6 +21,7 @@ from mcpnb.notebook.magics.parser import (
     is_bare_value,
     parse_body,
     parse_pairs,
+    safe_token,
     split_target,
 )
 from mcpnb.notebook.magics.registry import (
@@ -233,9 +234,10 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
     if bare is not None and len(ns.pairs) == 1 and is_bare_value(ns.pairs[0], ctx.namespaces):
         args = bare_argument(bare, ns.pairs[0], ctx.namespaces)
     elif bare is not None and len(ns.pairs) > 1 and all(is_bare_value(w, ctx.namespaces) for w in ns.pairs):
+        first = ns.pairs[0] if safe_token(ns.pairs[0]) == repr(ns.pairs[0]) else ""  # never a secret
         raise UsageError(
             f"{tool.name} takes its {bare!r} bare, as one word: quote it "
-            f'(%mcp call {tool.server}.{tool.name} "{ns.pairs[0]} …"), or write it on the lines '
+            f'(%mcp call {tool.server}.{tool.name} "{first} …"), or write it on the lines '
             f"below %%mcp call {tool.server}.{tool.name}"
         )
     else:

@@ -186,6 +186,7 @@ def split_command(parser: Parser, words: list[str]) -> tuple[list[str], list[str
 
 
 def _refuse_command_without_separator(parser: Parser, words: list[str]) -> None:
+    """The UsageError for a program where the URL goes (the second word that is no option's value)."""
     from mcpnb.client.config.resolve import looks_like_program
 
     flags = {s: a.nargs != 0 for a in parser._actions for s in a.option_strings}  # flag: takes a value?
@@ -205,8 +206,8 @@ def _refuse_command_without_separator(parser: Parser, words: list[str]) -> None:
     program = words[at]
     start = f"python {program}" if program.endswith(".py") else program  # this kernel's python
     more = " …" if words[at + 1 :] else ""
-    flags = [w.split("=", 1)[0] for w in words[at + 1 :] if w.startswith("-") and len(w) > 1]
-    theirs = f"; the server's own flags, like {flags[0]}, go after it" if flags else ""
+    own = [w.split("=", 1)[0] for w in words[at + 1 :] if w.startswith("-") and len(w) > 1]
+    theirs = f"; the server's own flags, like {own[0]}, go after it" if own else ""
     raise UsageError(
         f"{program!r} starts the server, so it goes after --: %mcp connect {name} -- {start}{more} "
         f"(mcpnb's options, like --env, before the --{theirs})"
@@ -309,10 +310,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         if given or ns.command:
             what = given[0] if given else "'-- COMMAND'"
             raise UsageError(f"{what} does not combine with --config: set it in the .mcp.json file")
-        words = [w for w in (ns.name, ns.url, *ns.more) if w]
-        path = None
-        if words and (words[0].endswith(".json") or "/" in words[0] or Path(words[0]).is_file()):
-            path = words.pop(0)
+        path, words = _path_and_names([w for w in (ns.name, ns.url, *ns.more) if w])
         if path is None:
             from mcpnb.notebook.magics.completion import default_config_files
 
@@ -451,10 +449,11 @@ def _config_args(p: Parser) -> None:
 
 
 def _path_and_names(words: list[str]) -> tuple[str | None, list[str]]:
-    """``%mcp config [PATH] [NAME ...]``: the first word is a file when it names one (or looks like
-    one), as ``%mcp connect --config`` reads it; the rest are servers."""
-    if words and (Path(words[0]).exists() or words[0].endswith((".json", ".toml", ".yaml", ".yml"))):
-        return words[0], words[1:]
+    """``--config [PATH] [NAME ...]`` and ``config [PATH] [NAME ...]``: the first word is the file
+    when it is one, or reads as a path; the rest are servers."""
+    first = words[0] if words else ""
+    if first and (first.endswith((".json", ".toml")) or "/" in first or Path(first).is_file()):
+        return first, words[1:]
     return None, words
 
 
