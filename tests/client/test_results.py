@@ -28,6 +28,16 @@ DUCKDB_ROWS = """{
 }"""
 
 
+def duckdb_result() -> ToolResult:
+    """The DuckDB server's answer: the text, and FastMCP's wrapper of it as structured content."""
+    return ToolResult(
+        server="duck",
+        tool="execute_query",
+        content=[types.TextContent(type="text", text=DUCKDB_ROWS)],
+        structured={"result": DUCKDB_ROWS},
+    )
+
+
 def text_result(text: str) -> ToolResult:
     return ToolResult(server="db", tool="read_query", content=[types.TextContent(type="text", text=text)])
 
@@ -58,13 +68,7 @@ def test_text_that_is_no_literal_list_or_dict_is_not_a_table(text):
 
 def test_column_names_with_rows_are_the_table_not_one_row():
     """``.df`` was one row holding the lists (``columns``, ``rows``...): the query's answer is the rows."""
-    result = ToolResult(
-        server="duck",
-        tool="execute_query",
-        content=[types.TextContent(type="text", text=DUCKDB_ROWS)],
-        structured={"result": DUCKDB_ROWS},
-    )
-    df = result.df
+    df = duckdb_result().df
     assert list(df.columns) == ["id", "name", "city", "score"] and df["name"].tolist() == ["Ann", "Bob"]
     assert df["city"].isna().tolist() == [False, True]
     assert text_result(DUCKDB_ROWS).df.shape == (2, 4)  # the text alone reads the same
@@ -72,12 +76,7 @@ def test_column_names_with_rows_are_the_table_not_one_row():
 
 def test_a_flat_table_in_the_text_is_the_text_table_and_nothing_else_is():
     """What displays show as a table: a query's rows, not a tree, an error or a payload of its own."""
-    wrapped = ToolResult(
-        server="duck",
-        tool="execute_query",
-        content=[types.TextContent(type="text", text=DUCKDB_ROWS)],
-        structured={"result": DUCKDB_ROWS},
-    )
+    wrapped = duckdb_result()
     assert wrapped.text_table is not None and wrapped.text_table["rows"][1][1] == "Bob"
     assert text_result(SQLITE_ROWS).text_table[2]["name"] == "Céline"
     tree = '[{"name": "src", "type": "directory", "children": [{"name": "a.py", "type": "file"}]}]'
