@@ -436,6 +436,17 @@ def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
     return PromptList(rows, not_listed=missed)
 
 
+def _prompt_text_argument(ctx: Context, server: str, name: str, words: list[str]) -> str | None:
+    """The argument one bare word on the line goes to, as with ``%mcp call``: the prompt's one
+    required argument, or its only one (the server's list is read only for a bare word)."""
+    if len(words) != 1 or not is_bare_value(words[0], ctx.namespaces):
+        return None
+    found = next((p for p in ctx.pool.prompts(server) if p.name == name), None)
+    arguments = list(getattr(found, "arguments", None) or [])
+    names = [a.name for a in arguments if a.required] or [a.name for a in arguments]
+    return names[0] if len(names) == 1 else None
+
+
 def _prompt_args(p: Parser) -> None:
     p.add_argument("target", metavar="NAME.PROMPT", help="server and prompt, e.g. probe.explain_tool")
     p.add_argument("pairs", nargs="*", default=(), metavar="key=value", help="prompt arguments (text)")
@@ -450,7 +461,9 @@ def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
         also = f": name one of its prompts, {name}.PROMPT (%mcp prompts {name} lists them)"
         raise UsageError(f"expected NAME.PROMPT, got {ns.target!r}{also if name in ctx.pool.names else ''}")
     known_server(ctx, server)
-    parsed = parse_pairs(ns.pairs, ctx.namespaces)
+    bare = _prompt_text_argument(ctx, server, name, ns.pairs)
+    words = ns.pairs
+    parsed = bare_argument(bare, words[0], ctx.namespaces) if bare else parse_pairs(words, ctx.namespaces)
     # Prompt arguments are strings on the wire: keep what was typed, not its JSON reading.
     args = {k: parsed.raw.get(k, v) for k, v in parsed.items()}
     try:

@@ -590,6 +590,8 @@ def test_a_tools_one_text_parameter_goes_bare(ip, mcp):
         line(ip, "call demo.add 2")  # two parameters: a bare value would be a guess
     with pytest.raises(UsageError, match="unknown argument"):
         line(ip, "call demo.echo txt=typo")  # a name that is no parameter says so, not sent as text
+    # a prompt's one argument too: review(code)
+    assert "Please review:\nprint(1)" in line(ip, 'prompt demo.review "print(1)"').text
 
 
 def test_call_help_examples_run_on_probe_kit(ip, mcp, capsys):
