@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpnb.client.frames import is_tabular
+from mcpnb.client.frames import is_tabular, row_count
 from mcpnb.client.results import ToolResult
 from mcpnb.client.status import ServerStatus, StatusTable
 from mcpnb.notebook.render import NotTabularError, result_bundle, to_dataframe
@@ -26,11 +26,15 @@ json_values = st.recursive(
     max_leaves=30,
 )
 records = st.lists(st.dictionaries(keys, json_values, max_size=5), max_size=30)
+grids = st.lists(st.lists(scalars, max_size=5), min_size=1, max_size=12).filter(any)  # a sheet's cells
 tabular_like = (
     records
     | st.dictionaries(keys, st.lists(scalars, min_size=3, max_size=3), min_size=1, max_size=4)
     | records.map(lambda rows: {"result": rows})
     | records.map(lambda rows: {"rows": rows, "total": len(rows)})
+    | grids
+    | grids.map(lambda rows: {"range": "A1", "values": rows})
+    | grids.map(lambda rows: {"columns": [f"c{i}" for i in range(len(rows[0]))], "rows": rows})
 )
 any_data = json_values | tabular_like
 
@@ -56,6 +60,16 @@ def test_to_dataframe_returns_a_frame_or_says_not_tabular(data: Any) -> None:
 @given(records.filter(lambda rows: len(rows) > 0))
 def test_every_record_becomes_a_row(rows: list[dict[str, Any]]) -> None:
     assert len(to_dataframe(rows)) == len(rows)
+
+
+@SETTINGS
+@given(grids)
+def test_every_row_of_a_grid_becomes_a_row_but_its_header(rows: list[list[Any]]) -> None:
+    df = to_dataframe({"range": "A1", "values": rows})
+    header = all(isinstance(c, str) for c in df.columns)  # named by its first row, else numbered
+    assert not header or list(df.columns) == rows[0]
+    assert len(df) == len(rows) - header and row_count(rows) == len(df)
+    assert df.shape[1] == max(map(len, rows))
 
 
 @SETTINGS
