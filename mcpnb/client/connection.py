@@ -225,8 +225,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         """
         if self.state is State.DISABLED:
             return
-        await self.halt("reconnected by you")
-        self.transport = self.config.transport
+        await self.halt("reconnected by you")  # on the transport that last answered: no new guess
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
             await self._open_guessing(wait)

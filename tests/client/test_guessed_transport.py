@@ -59,6 +59,8 @@ def test_an_sse_server_at_another_path_is_reached_after_the_post_is_refused(pool
     assert pool.call("odd", "add", {"a": 2, "b": 3}).text == "5"
     [line] = tried(pool, "odd")
     assert "HTTP 405" in line and "trying legacy SSE" in line
+    pool.reconnect("odd")  # a person's reconnect keeps to the transport that answered
+    assert pool.status()["odd"].transport == "sse" and len(tried(pool, "odd")) == 1
 
 
 def test_a_lost_session_comes_back_on_the_transport_that_answered(pool):
