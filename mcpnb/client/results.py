@@ -140,8 +140,8 @@ class ToolResult:
             return None
         if self.structured is not None and self.content_wrapper() is None:
             return None
-        text = pick(self.content[0], "text") or ""
-        if len(text) > TEXT_TABLE_LIMIT:
+        text = pick(self.content[0], "text")
+        if not isinstance(text, str) or len(text) > TEXT_TABLE_LIMIT:  # odd wire content: no table
             return None
         from mcpnb.client.frames import is_flat_table
 

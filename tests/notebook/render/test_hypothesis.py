@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mcpnb.client.frames import is_tabular, row_count
@@ -144,6 +144,7 @@ wire_blocks = st.fixed_dictionaries(
 
 @SETTINGS
 @given(st.lists(wire_blocks, max_size=5), st.booleans())
+@example([{"type": "text", "text": [None]}], False)  # a text that is no string: no table read in it
 def test_odd_wire_content_never_crashes(blocks: list[dict[str, Any]], is_error: bool) -> None:
     """Saved or hand-built results hold wire dicts of any shape; the renderer degrades, never fails."""
     r = ToolResult(server="s", tool="t", content=blocks, is_error=is_error)
