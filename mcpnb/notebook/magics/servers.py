@@ -443,7 +443,7 @@ def _config_args(p: Parser) -> None:
     p.add_argument(
         "words",
         nargs="*",
-        metavar="[PATH] [NAME ...]",
+        metavar="PATH, NAME",
         help="a .mcp.json to show instead of the default layers, then the servers to show (default: all)",
     )
 
@@ -457,7 +457,11 @@ def _path_and_names(words: list[str]) -> tuple[str | None, list[str]]:
     return None, words
 
 
-@command("config", "The effective configuration (files and live connections), secrets redacted.")
+@command(
+    "config",
+    "The effective configuration (files and live connections), secrets redacted.",
+    usage="%(prog)s [-o VAR] [PATH] [NAME ...]",
+)
 @arguments(_config_args)
 def config(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.errors import McpnbError
