@@ -166,7 +166,11 @@ class ToolResult:
     def _tabular(self) -> Any:
         """What ``.df`` reads: the structured payload, else text that is JSON; else why neither.
         A payload that only wraps the text (the filesystem reference server's ``{"content": <the
-        text>}``) is read as that text: its JSON is the table (``directory_tree``'s entries)."""
+        text>}``) is read as that text: its JSON is the table (``directory_tree``'s entries). A
+        table a display already read in the text (:attr:`text_table`) is not read again."""
+        shown = self.__dict__.get("text_table")  # cached_property's own store: set once displayed
+        if shown is not None:
+            return shown
         if self.structured is not None:
             wrapper = self.content_wrapper()
             wrapped = self.structured[wrapper] if wrapper is not None else None

@@ -94,3 +94,17 @@ def test_a_flat_table_in_the_text_is_the_text_table_and_nothing_else_is():
     assert len(big_python) > PYTHON_TABLE_LIMIT
     assert text_result(big_python).text_table is None  # a display does not spend seconds on it
     assert text_result(big_python).df.shape == (30_000, 2)  # .df, asked for, reads it
+
+
+def test_df_reuses_the_table_a_display_read_in_the_text(monkeypatch):
+    """A display reads the text once (``text_table``); ``.df`` after it does not parse it again."""
+    import mcpnb.client.results as results
+
+    result = duckdb_result()
+    assert result.text_table is not None  # what rendering the result does
+
+    def no_second_read(*_: object, **__: object) -> None:
+        raise AssertionError("the text was read again")
+
+    monkeypatch.setattr(results, "_table_in_text", no_second_read)
+    assert result.df["name"].tolist() == ["Ann", "Bob"]

@@ -30,12 +30,12 @@ _NAME_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _KEY_LINE = re.compile(r"^\s*([^\s:#][^:]*?)\s*:\s?(.*)$")
 #: ``key: |`` (or ``|-``, ``|+``): the lines below, more indented, are the value, literally.
 _BLOCK = re.compile(r"^\s*\|([+-]?)\s*(?:#.*)?$")
-#: A line that starts with what can only be an argument's name (``kept: |+``, ``path: a.py``): an
-#: empty block before it is meant; ``def f(): pass`` at the left edge is a block not indented.
-_NAME_LINE = re.compile(r"^\s*[A-Za-z_][\w.-]*\s*:")
-_PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
 #: An argument's name as typed before ``=`` or ``:`` (what a bare value cannot start with).
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
+#: A line that starts with what can only be an argument's name (``kept: |+``, ``path: a.py``): an
+#: empty block before it is meant; ``def f(): pass`` at the left edge is a block not indented.
+_NAME_LINE = re.compile(rf"^\s*{_NAME.pattern}\s*:")
+_PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
 
 
 class HelpShown(Exception):
