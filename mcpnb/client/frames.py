@@ -7,7 +7,8 @@ when ``result.df`` works. pandas itself is imported inside the functions so ``im
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 
 class NotTabularError(TypeError, ValueError):
@@ -27,8 +28,11 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__}" if value is not None else "null"
 
 
+_PLAIN = (str, int, float, type(None))  # bool is an int
+
+
 def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
+    return isinstance(value, _PLAIN)
 
 
 #: Where a table written as column names and row arrays keeps them, in the order looked for: a SQL
@@ -83,23 +87,6 @@ def grid_key(data: Any) -> str | None:
     return lists[0] if len(lists) == 1 and _is_grid(data[lists[0]]) else None
 
 
-def _grid_columns(rows: list[list[Any]]) -> dict[Any, list[Any]]:
-    """A grid's columns: named by its first row when that row is distinct texts as wide as the
-    grid (a sheet's header), else numbered from 0 as pandas numbers them; short rows (a sheet
-    leaves trailing empty cells out) end in nulls."""
-    width = max(map(len, rows))
-    first = rows[0]
-    header = (
-        len(rows) > 1
-        and len(first) == width
-        and all(isinstance(cell, str) and cell for cell in first)
-        and len(set(first)) == width
-    )
-    names: list[Any] = list(first) if header else list(range(width))
-    body = rows[1:] if header else rows
-    return {name: [row[i] if i < len(row) else None for row in body] for i, name in enumerate(names)}
-
-
 def table_keys(data: Any) -> list[str]:
     """The keys of an object whose values are lists of objects: its tables (an empty list beside
     one that has rows is a table with none yet: a graph's ``relations`` before there are any)."""
@@ -109,8 +96,102 @@ def table_keys(data: Any) -> list[str]:
     return keys if any(data[k] for k in keys) else []
 
 
-def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | dict[str, list[Any]]:
-    """The records or columns behind a table, or :class:`NotTabularError` ("not tabular: ...") saying why not.
+Shape = Literal["records", "names and rows", "grid", "columns", "one row", "values"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """Where a value keeps its table, read once (see :func:`find_table`).
+
+    Telling a shape walks every row; a display asks for a preview, the row count and the fields
+    beside the table, and each used to walk a 100k-row answer again (and build every column of a
+    grid just to count it). The rows themselves are built on demand, as many as are asked for.
+    """
+
+    shape: Shape
+    source: Any  # the records, the row arrays, the grid's rows, the columns, the one object or the values
+    key: str | None = None  # where an object keeps the rows (``"rows"`` of ``{"rows": [...], "total": 3}``)
+    fields: dict[str, Any] = field(default_factory=dict)  # the object's other fields, shown above the table
+    names: list[Any] | None = None  # column names of row arrays and grids
+    start: int = 0  # a grid's first row of data (1 under a header row)
+
+    @property
+    def count(self) -> int:
+        """How many rows :meth:`rows` gives, without building them."""
+        if self.shape == "columns":
+            return max((len(v) for v in self.source.values()), default=0)
+        return 1 if self.shape == "one row" else len(self.source) - self.start
+
+    def rows(self, limit: int | None = None) -> list[dict[str, Any]] | dict[str, list[Any]]:
+        """The table as records or as columns, the first ``limit`` rows only when given."""
+        end = None if limit is None else self.start + limit
+        if self.shape == "names and rows":
+            rows = self.source[:end]
+            columns = map(list, zip(*rows, strict=True)) if rows else ([] for _ in self.names or ())
+            return dict(zip(self.names or (), columns, strict=True))
+        if self.shape == "grid":  # short rows (a sheet leaves trailing empty cells out) end in nulls
+            body = self.source[self.start : end]
+            return {
+                name: [row[i] if i < len(row) else None for row in body]
+                for i, name in enumerate(self.names or ())
+            }
+        if self.shape == "columns":
+            return self.source if limit is None else {k: v[:limit] for k, v in self.source.items()}
+        if self.shape == "one row":
+            return [self.source]
+        if self.shape == "values":
+            return {"value": self.source[:end]}
+        return self.source[:end]
+
+    def is_flat(self) -> bool:
+        """Whether every cell is a plain value: a query's rows, not a tree or a graph written as
+        records (whose cells hold lists and objects)."""
+        if self.shape == "records":
+            return all(_is_scalar(v) for row in self.source for v in row.values())
+        if self.shape == "names and rows":
+            return all(_is_scalar(v) for row in self.source for v in row)
+        if self.shape == "columns":
+            return all(_is_scalar(v) for column in self.source.values() for v in column)
+        return self.shape != "one row" or all(map(_is_scalar, self.source.values()))
+
+    def frame(self, limit: int | None = None) -> Any:
+        """The table as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.
+
+        ``limit`` builds only the first rows (a preview of a 100k-row result costs what it shows).
+        pandas' own refusals (odd keys, mixed nesting) are :class:`NotTabularError` too.
+        """
+        import pandas as pd
+
+        rows = self.rows(limit)
+        try:
+            if isinstance(rows, dict):
+                return pd.DataFrame(rows)
+            if not rows:
+                return pd.DataFrame()
+            # flat records (the common case) go straight in: json_normalize is many times slower
+            return pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
+        except Exception as exc:
+            raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
+
+
+def _grid(rows: list[list[Any]], key: str | None = None, fields: dict[str, Any] | None = None) -> Table:
+    """A grid's table: its columns named by its first row when that row is distinct texts as wide
+    as the grid (a sheet's header), else numbered from 0 as pandas numbers them."""
+    width = max(map(len, rows))
+    first = rows[0]
+    header = (
+        len(rows) > 1
+        and len(first) == width
+        and all(isinstance(cell, str) and cell for cell in first)
+        and len(set(first)) == width
+    )
+    names = list(first) if header else list(range(width))
+    return Table("grid", rows, key, fields or {}, names, start=int(header))
+
+
+def find_table(data: Any, *, one_row: bool = False) -> Table:
+    """Where ``data`` keeps its table, or :class:`NotTabularError` ("not tabular: ...") saying why
+    it has none.
 
     Accepted shapes, in order:
     1. a list of objects (records; nested objects are flattened later);
@@ -120,7 +201,7 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
        "values": [["region", "q1"], ["north", 10]]}``, a spreadsheet's cells; see :func:`grid_key`):
        the first row names the columns when it is distinct texts, else they are numbered;
     4. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
-       also the SDK's ``{"result": [...]}`` wrapper);
+       also the SDK's ``{"result": [...]}`` wrapper), other keys beside it;
     5. an object of equally long lists (columns);
     6. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
        (``{"temperature": 22, "where": {"city": ...}}``) is one row, and a list of plain values
@@ -130,25 +211,25 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
     An object that holds several tables is not one table: ``.dfs`` gives each.
     """
     if _is_records(data):
-        return data
+        return Table("records", data)
     split = split_keys(data)
     if split is not None:
-        names, rows = _column_names(data[split[0]]), data[split[1]]
-        columns = map(list, zip(*rows, strict=True)) if rows else ([] for _ in names)
-        return dict(zip(names, columns, strict=True))
+        beside = {k: v for k, v in data.items() if k not in split}
+        return Table("names and rows", data[split[1]], split[1], beside, _column_names(data[split[0]]))
     if _is_grid(data):
-        return _grid_columns(data)
+        return _grid(data)
     key = grid_key(data)
     if key is not None:
-        return _grid_columns(data[key])
+        return _grid(data[key], key, {k: v for k, v in data.items() if k != key})
     if isinstance(data, dict) and data:
-        lists = [v for v in data.values() if isinstance(v, list)]
-        if len(lists) == 1 and lists[0] and _is_records(lists[0]):
-            return lists[0]
-        if len(lists) == len(data) and not any(v and _is_records(v) for v in lists):
-            lengths = {len(v) for v in lists}
+        lists = [k for k, v in data.items() if isinstance(v, list)]
+        if len(lists) == 1 and data[lists[0]] and _is_records(data[lists[0]]):
+            key = lists[0]
+            return Table("records", data[key], key, {k: v for k, v in data.items() if k != key})
+        if len(lists) == len(data) and not any(v and _is_records(v) for v in data.values()):
+            lengths = {len(v) for v in data.values()}
             if len(lengths) == 1:
-                return data
+                return Table("columns", data)
             raise NotTabularError(f"not tabular: the columns have different lengths {sorted(lengths)}")
         tables = table_keys(data)
         if len(tables) > 1:  # say which, and how to get them
@@ -158,9 +239,9 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
                 + ", ".join(f".data[{k!r}]" for k in tables)
             )
         if one_row and not tables:
-            return [data]
+            return Table("one row", data)
     if one_row and isinstance(data, list) and data and all(_is_scalar(v) for v in data):
-        return {"value": data}
+        return Table("values", data)
     raise NotTabularError(
         f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
         "objects, column names with rows, rows of values, an object of equally long lists, or one "
@@ -169,15 +250,11 @@ def tabular_rows(data: Any, *, one_row: bool = False) -> list[dict[str, Any]] | 
 
 
 def is_flat_table(data: Any) -> bool:
-    """Whether ``data`` is one table (see :func:`tabular_rows`) whose every cell is a plain value:
-    a query's rows, not a tree or a graph written as records (whose cells hold lists and objects)."""
+    """Whether ``data`` is one table (see :func:`find_table`) whose every cell is a plain value."""
     try:
-        rows = tabular_rows(data)
+        return find_table(data).is_flat()
     except NotTabularError:
         return False
-    if isinstance(rows, dict):
-        return all(_is_scalar(v) for column in rows.values() for v in column)
-    return all(_is_scalar(v) for row in rows for v in row.values())
 
 
 def to_dataframes(data: Any) -> dict[str, Any]:
@@ -189,26 +266,8 @@ def to_dataframes(data: Any) -> dict[str, Any]:
 
 
 def to_dataframe(data: Any, *, limit: int | None = None) -> Any:
-    """``data`` as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.
-
-    ``limit`` builds only the first rows (a preview of a 100k-row result costs what the preview
-    shows). Raises :class:`NotTabularError` ("not tabular: ...") for other shapes, so callers can
-    fall back to a JSON view.
-    """
-    import pandas as pd
-
-    rows = tabular_rows(data, one_row=True)
-    if limit is not None:
-        rows = {k: v[:limit] for k, v in rows.items()} if isinstance(rows, dict) else rows[:limit]
-    try:
-        if isinstance(rows, dict):
-            return pd.DataFrame(rows)
-        if not rows:
-            return pd.DataFrame()
-        # flat records (the common case) go straight in: json_normalize is many times slower
-        return pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
-    except Exception as exc:  # pandas' own limits (odd keys, mixed nesting) are still "not a table"
-        raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
+    """``data`` as a ``pandas.DataFrame`` (see :func:`find_table` and :meth:`Table.frame`)."""
+    return find_table(data, one_row=True).frame(limit)
 
 
 def _flat(rows: list[dict[str, Any]]) -> bool:
@@ -217,16 +276,13 @@ def _flat(rows: list[dict[str, Any]]) -> bool:
 
 def row_count(data: Any) -> int:
     """How many rows :func:`to_dataframe` would give, without building them."""
-    rows = tabular_rows(data, one_row=True)
-    if isinstance(rows, dict):
-        return max((len(v) for v in rows.values()), default=0)
-    return len(rows)
+    return find_table(data, one_row=True).count
 
 
 def is_tabular(data: Any) -> bool:
     """Cheap shape check without importing pandas."""
     try:
-        tabular_rows(data)
+        find_table(data)
     except NotTabularError:
         return False
     return True

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from mcpnb.client.frames import grid_key, is_tabular, row_count, split_keys, table_keys, to_dataframe
+from mcpnb.client.frames import NotTabularError, Table, find_table, table_keys
 from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
@@ -86,23 +86,6 @@ _FIELDS_SHOWN = 20  # fields beside a table: more are counted, not shown
 _FIELD_WIDTH = 120  # characters of one field's value
 
 
-def _beside_the_table(data: Any) -> tuple[str | None, dict[str, Any]]:
-    """The key holding the table of ``{"items": [...], "total": 3, ...}`` (of the rows, for column
-    names with rows) and the fields beside it: they are often the answer itself (an estimate's
-    numbers next to its factors, a query's row count), so they are shown."""
-    split = split_keys(data)
-    if split is not None:
-        return split[1], {k: v for k, v in data.items() if k not in split}
-    grid = grid_key(data)
-    if grid is not None:
-        return grid, {k: v for k, v in data.items() if k != grid}
-    if isinstance(data, dict):
-        tables = table_keys(data)
-        if len(tables) == 1 and [k for k, v in data.items() if isinstance(v, list)] == tables:
-            return tables[0], {k: v for k, v in data.items() if k != tables[0]}
-    return None, {}
-
-
 def _fields(fields: dict[str, Any]) -> tuple[str, str]:
     """(HTML, text) of the fields beside a table: one per line, each value in one line."""
     shown = list(fields.items())[:_FIELDS_SHOWN]
@@ -131,11 +114,11 @@ def _one_line(value: Any) -> str:
     return text[:_FIELD_WIDTH] + "…" if cut or len(text) > _FIELD_WIDTH else text
 
 
-def _grid(data: Any, limit: int, where: str) -> tuple[str, str, str, str]:
+def _grid(table: Table, limit: int, where: str) -> tuple[str, str, str, str]:
     """(HTML, text, caption, note of rows not shown) of one table; ``where`` gets all its rows."""
     # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
-    shown = to_dataframe(data, limit=limit)
-    rows, cols = row_count(data), shown.shape[1]
+    shown = table.frame(limit)
+    rows, cols = table.count, shown.shape[1]
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
     table_html, table_text = frame_table(shown)
@@ -143,16 +126,17 @@ def _grid(data: Any, limit: int, where: str) -> tuple[str, str, str, str]:
     return table_html, table_text if cols else "", caption if rows else "no rows", note
 
 
-def _table(data: Any, limit: int, title: str = "structured content") -> tuple[str, str]:
-    table_html, table_text, caption, note = _grid(data, limit, "result.df")
-    key, fields = _beside_the_table(data)
-    if fields:  # the fields first, then the table under its key
-        fields_html, fields_text = _fields(fields)
+def _table(table: Table, limit: int, title: str = "structured content") -> tuple[str, str]:
+    """One table, under the fields beside it when there are any: they are often the answer itself
+    (an estimate's numbers next to its factors, a query's row count), so they are shown."""
+    table_html, table_text, caption, note = _grid(table, limit, "result.df")
+    if table.fields:  # the fields first, then the table under its key
+        fields_html, fields_text = _fields(table.fields)
         html = (
             f'<div class="mcpnb-dim">{esc(title)}</div>{fields_html}'
-            f'<div class="mcpnb-dim">{esc(str(key))} · {esc(caption)}</div>{table_html}'
+            f'<div class="mcpnb-dim">{esc(str(table.key))} · {esc(caption)}</div>{table_html}'
         )
-        text = f"{title}:\n{fields_text}\n{key} ({caption}):\n{table_text}"
+        text = f"{title}:\n{fields_text}\n{table.key} ({caption}):\n{table_text}"
     else:
         html = f'<div class="mcpnb-dim">{esc(title)} · {esc(caption)}</div>' + table_html
         text = f"{title} ({caption}):\n{table_text}"
@@ -172,7 +156,7 @@ def _tables(data: dict[str, Any], keys: list[str], limit: int) -> tuple[str, str
         html += fields_html
         texts.append(fields_text)
     for key in keys:
-        table_html, table_text, caption, note = _grid(data[key], limit, f"result.dfs[{key!r}]")
+        table_html, table_text, caption, note = _grid(find_table(data[key]), limit, f"result.dfs[{key!r}]")
         html += f'<div class="mcpnb-dim">{esc(str(key))} · {esc(caption)}</div>{table_html}'
         texts.append(f"{key} ({caption}):" + (f"\n{table_text}" if table_text else ""))
         if note:
@@ -214,7 +198,7 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
 
 def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
     """A table read from a result's text (``ToolResult.text_table``), as the structured section."""
-    html, text = _table(data, limit, "the server's text, read as a table")
+    html, text = _table(find_table(data), limit, "the server's text, read as a table")
     return f'<div class="mcpnb-block">{html}</div>', text, True
 
 
@@ -227,14 +211,18 @@ def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, st
         msg = f"⚠ does not match the tool's outputSchema: {result.schema_error}"
         warn_html = f'<div class="mcpnb-block"><span class="mcpnb-badge mcpnb-warn">{esc(msg)}</span></div>'
         warn_text = msg + "\n"
-    table = is_tabular(data)
+    try:
+        table: Table | None = find_table(data)
+    except NotTabularError:
+        table = None
     tables = [] if table else table_keys(data)
+    drawn = False
     if table or len(tables) > 1:
         try:
-            html, text = _table(data, limit) if table else _tables(data, tables, limit)
-            table = True
+            html, text = _table(table, limit) if table else _tables(data, tables, limit)
+            drawn = True
         except Exception:  # a shape pandas still refuses: the JSON view always works
-            table = False
-    if not table:
+            pass
+    if not drawn:
         html, text = _json_view(data, limit, json_limit)
-    return warn_html + f'<div class="mcpnb-block">{html}</div>', warn_text + text, table
+    return warn_html + f'<div class="mcpnb-block">{html}</div>', warn_text + text, drawn
