@@ -7,7 +7,9 @@ when ``result.df`` works. pandas itself is imported inside the functions so ``im
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 
@@ -96,6 +98,31 @@ def table_keys(data: Any) -> list[str]:
     return keys if any(data[k] for k in keys) else []
 
 
+#: A number as JSON writes one, here inside a string: how SQL servers send NUMERIC, DECIMAL and
+#: BIGINT values a JavaScript or JSON number cannot hold exactly (``"33285.00"``). No leading zeros,
+#: so a zip code or an id such as ``"01234"`` stays text.
+_NUMBER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_INT64 = 2**63
+
+
+def _numbers(values: list[Any]) -> bool:
+    """Whether ``values`` are numbers written as text that pandas holds without changing one:
+    integers within int64, or numbers a float keeps to the last digit written (a column with a
+    fraction in it is a float column, so its integers must fit a float too)."""
+    if not values or not all(isinstance(v, str) and _NUMBER_TEXT.fullmatch(v) for v in values):
+        return False
+    if all(v.lstrip("-").isdigit() for v in values):
+        return all(-_INT64 <= int(v) < _INT64 for v in values)
+    return all(map(_float_keeps, values))
+
+
+def _float_keeps(text: str) -> bool:
+    """Whether a float holds the number ``text`` writes to its last digit: always for 15 digits
+    without an exponent (a double keeps any 15 significant digits), else checked (1e400 is inf)."""
+    short = len(text) <= 15 and "e" not in text and "E" not in text
+    return short or Decimal(text) == Decimal(repr(float(text)))
+
+
 Shape = Literal["records", "names and rows", "grid", "columns", "one row", "values"]
 
 
@@ -154,10 +181,28 @@ class Table:
             return all(_is_scalar(v) for column in self.source.values() for v in column)
         return self.shape != "one row" or all(map(_is_scalar, self.source.values()))
 
-    def frame(self, limit: int | None = None) -> Any:
+    def numbers_as_text(self) -> list[Any]:
+        """The columns whose every value is a number written as text (``"33285.00"``; nulls
+        aside): SQL servers send NUMERIC and BIGINT so. A column with one other value (``"n/a"``,
+        ``"01234"``, a number a float would round) is text, so nothing is changed by reading it."""
+        if self.shape == "records":
+            names = list(dict.fromkeys(key for row in self.source for key in row))
+            columns = {name: [row.get(name) for row in self.source] for name in names}
+        elif self.shape in ("names and rows", "grid", "columns"):
+            columns = self.rows()
+        else:
+            return []
+        found = []
+        for name, values in columns.items():
+            if _numbers([v for v in values if v is not None]):
+                found.append(name)
+        return found
+
+    def frame(self, limit: int | None = None, *, numbers: list[Any] | tuple[Any, ...] = ()) -> Any:
         """The table as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.
 
         ``limit`` builds only the first rows (a preview of a 100k-row result costs what it shows).
+        ``numbers`` are columns of numbers written as text (:meth:`numbers_as_text`), read as numbers.
         pandas' own refusals (odd keys, mixed nesting) are :class:`NotTabularError` too.
         """
         import pandas as pd
@@ -165,11 +210,14 @@ class Table:
         rows = self.rows(limit)
         try:
             if isinstance(rows, dict):
-                return pd.DataFrame(rows)
-            if not rows:
+                frame = pd.DataFrame(rows)
+            elif not rows:
                 return pd.DataFrame()
-            # flat records (the common case) go straight in: json_normalize is many times slower
-            return pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
+            else:  # flat records (the common case) go straight in: json_normalize is many times slower
+                frame = pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
+            for name in numbers:
+                frame[name] = pd.to_numeric(frame[name])
+            return frame
         except Exception as exc:
             raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
 
@@ -257,17 +305,23 @@ def is_flat_table(data: Any) -> bool:
         return False
 
 
-def to_dataframes(data: Any) -> dict[str, Any]:
+def to_dataframes(data: Any, *, from_text: bool = False) -> dict[str, Any]:
     """Every table inside an object, by key, as DataFrames (what ``result.dfs`` gives)."""
     tables = table_keys(data)
     if not tables:
         raise NotTabularError(f"no tables in it: got {_describe(data)}; use .df (or .data for the raw value)")
-    return {key: to_dataframe(data[key]) for key in tables}
+    return {key: to_dataframe(data[key], from_text=from_text) for key in tables}
 
 
-def to_dataframe(data: Any, *, limit: int | None = None) -> Any:
-    """``data`` as a ``pandas.DataFrame`` (see :func:`find_table` and :meth:`Table.frame`)."""
-    return find_table(data, one_row=True).frame(limit)
+def to_dataframe(data: Any, *, limit: int | None = None, from_text: bool = False) -> Any:
+    """``data`` as a ``pandas.DataFrame`` (see :func:`find_table` and :meth:`Table.frame`).
+
+    ``from_text``: ``data`` was read from a result's text, where SQL servers write NUMERIC and
+    BIGINT values as strings; columns of such numbers are read as numbers (structured content
+    keeps the types its server chose, which its outputSchema may declare).
+    """
+    table = find_table(data, one_row=True)
+    return table.frame(limit, numbers=table.numbers_as_text() if from_text else ())
 
 
 def _flat(rows: list[dict[str, Any]]) -> bool:

@@ -119,7 +119,8 @@ class ToolResult:
         SQLite reference server's rows), is read from its text."""
         from mcpnb.client.frames import to_dataframe
 
-        return to_dataframe(self._tabular())
+        data, from_text = self._tabular()
+        return to_dataframe(data, from_text=from_text)
 
     @property
     def dfs(self) -> dict[str, Any]:
@@ -127,7 +128,8 @@ class ToolResult:
         dict of DataFrames by key."""
         from mcpnb.client.frames import to_dataframes
 
-        return to_dataframes(self._tabular())
+        data, from_text = self._tabular()
+        return to_dataframes(data, from_text=from_text)
 
     @cached_property
     def text_table(self) -> list[Any] | dict[str, Any] | None:
@@ -163,19 +165,20 @@ class ToolResult:
             return key if all(map(_is_block, value, map(wire, self.content))) else None
         return None
 
-    def _tabular(self) -> Any:
-        """What ``.df`` reads: the structured payload, else text that is JSON; else why neither.
-        A payload that only wraps the text (the filesystem reference server's ``{"content": <the
-        text>}``) is read as that text: its JSON is the table (``directory_tree``'s entries). A
-        table a display already read in the text (:attr:`text_table`) is not read again."""
+    def _tabular(self) -> tuple[Any, bool]:
+        """What ``.df`` reads, and whether it was read from text: the structured payload, else
+        text that is JSON; else why neither. A payload that only wraps the text (the filesystem
+        reference server's ``{"content": <the text>}``) is read as that text: its JSON is the table
+        (``directory_tree``'s entries). A table a display already read in the text
+        (:attr:`text_table`) is not read again."""
         shown = self.__dict__.get("text_table")  # cached_property's own store: set once displayed
         if shown is not None:
-            return shown
+            return shown, True
         if self.structured is not None:
             wrapper = self.content_wrapper()
             wrapped = self.structured[wrapper] if wrapper is not None else None
             found = _table_in_text(wrapped) if isinstance(wrapped, str) else None
-            return found if found is not None else self.data
+            return (found, True) if found is not None else (self.data, False)
         from mcpnb.client.frames import NotTabularError
 
         text = self.text.strip()
@@ -184,7 +187,7 @@ class ToolResult:
             raise NotTabularError(f"{self.label} failed, so there is no table: {first}")
         found = _table_in_text(text)
         if found is not None:
-            return found
+            return found, True
         said = "only text (read .text)" if text else "no text either"
         raise NotTabularError(
             f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "

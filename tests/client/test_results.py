@@ -108,3 +108,40 @@ def test_df_reuses_the_table_a_display_read_in_the_text(monkeypatch):
 
     monkeypatch.setattr(results, "_table_in_text", no_second_read)
     assert result.df["name"].tolist() == ["Ann", "Bob"]
+
+
+#: What @modelcontextprotocol/server-postgres 0.6.2 answered to ``query sql="select c.name,
+#: count(o.id) as n, sum(o.total) as spent ..."`` on PostgreSQL 15: node-postgres writes BIGINT and
+#: NUMERIC as strings (a JavaScript number cannot hold them exactly), so every count and sum is text.
+POSTGRES_ROWS = """[
+  {"name": "cust1", "n": "6", "spent": "33285.00", "zip": "01234", "last": "2026-12-04T14:48:46.191Z"},
+  {"name": "cust500", "n": "6", "spent": "33265.98", "zip": "75001", "last": null}
+]"""
+
+
+def test_numbers_a_sql_server_wrote_as_text_are_numbers_in_df():
+    """``.df["spent"].sum()`` joined the texts and ``.plot()`` found no numbers: node-postgres
+    and DuckDB's server send NUMERIC, DECIMAL and BIGINT values as strings."""
+    df = text_result(POSTGRES_ROWS).df
+    assert df["n"].dtype == "int64" and df["spent"].dtype == "float64"
+    assert df["spent"].sum() == pytest.approx(66550.98) and df["n"].tolist() == [6, 6]
+    assert df["zip"].tolist() == ["01234", "75001"]  # a leading zero: text, as written
+    assert df["last"].tolist()[0] == "2026-12-04T14:48:46.191Z"  # dates stay as the server wrote them
+    duck = duckdb_result().df  # names with rows, DECIMAL(2,1) as "3.5"
+    assert duck["score"].tolist() == [3.5, 4.0] and duck["id"].tolist() == [1, 2]
+    two = text_result('{"a": [{"n": "1"}, {"n": "2"}], "b": [{"n": "x"}]}').dfs
+    assert two["a"]["n"].tolist() == [1, 2] and two["b"]["n"].tolist() == ["x"]  # .dfs alike
+
+
+def test_structured_content_keeps_the_types_its_server_chose():
+    result = ToolResult(server="s", tool="t", content=[], structured=[{"code": "7"}, {"code": "8"}])
+    assert result.df["code"].tolist() == ["7", "8"]
+
+
+def test_a_display_shows_numbers_as_written_and_says_df_reads_them_as_numbers():
+    from mcpnb.notebook.render import result_bundle
+
+    text = result_bundle(text_result(POSTGRES_ROWS))["text/plain"]
+    assert "cust1    6  33285.00  01234" in text  # right-aligned, the trailing zeros kept
+    assert "result.df reads n, spent as numbers (the server wrote them as text)" in text
+    assert "reads" not in result_bundle(text_result(SQLITE_ROWS))["text/plain"]  # real numbers: no word

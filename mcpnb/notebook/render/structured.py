@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection
 from typing import Any
 
 from mcpnb.client.frames import NotTabularError, Table, find_table, table_keys
@@ -53,13 +54,14 @@ def _cell(value: Any, whole: bool = False) -> str:
     return str(int(value)) if whole and isinstance(value, float) else str(value)
 
 
-def frame_table(df: Any) -> tuple[str, str]:
-    """(HTML, text) of a DataFrame: text columns left-aligned, numbers right-aligned.
+def frame_table(df: Any, numbers: Collection[Any] = ()) -> tuple[str, str]:
+    """(HTML, text) of a DataFrame: text columns left-aligned, numbers right-aligned, and so are
+    ``numbers``, columns of numbers written as text, shown as the server wrote them (``12.50``).
 
     Not ``DataFrame.to_html``/``to_string``: they right-align text, which is hard to scan.
     """
     columns = [str(c) for c in df.columns]
-    numeric = [_numeric(df[c]) for c in df.columns]
+    numeric = [c in numbers or _numeric(df[c]) for c in df.columns]
     whole = [_whole_with_gaps(df[c]) for c in df.columns]
     cells = df.itertuples(index=False, name=None)
     rows = [[_cell(v, w) for v, w in zip(row, whole, strict=True)] for row in cells]
@@ -114,22 +116,31 @@ def _one_line(value: Any) -> str:
     return text[:_FIELD_WIDTH] + "…" if cut or len(text) > _FIELD_WIDTH else text
 
 
-def _grid(table: Table, limit: int, where: str) -> tuple[str, str, str, str]:
+def _grid(table: Table, limit: int, where: str, numbers: Collection[Any] = ()) -> tuple[str, str, str, str]:
     """(HTML, text, caption, note of rows not shown) of one table; ``where`` gets all its rows."""
     # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
     shown = table.frame(limit)
     rows, cols = table.count, shown.shape[1]
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
-    table_html, table_text = frame_table(shown)
+    table_html, table_text = frame_table(shown, numbers)
     note = f"… {more} more row{'s' if more != 1 else ''} ({where} has them all)" if more else ""
     return table_html, table_text if cols else "", caption if rows else "no rows", note
 
 
-def _table(table: Table, limit: int, title: str = "structured content") -> tuple[str, str]:
+def _table(
+    table: Table, limit: int, title: str = "structured content", numbers: list[Any] | None = None
+) -> tuple[str, str]:
     """One table, under the fields beside it when there are any: they are often the answer itself
-    (an estimate's numbers next to its factors, a query's row count), so they are shown."""
-    table_html, table_text, caption, note = _grid(table, limit, "result.df")
+    (an estimate's numbers next to its factors, a query's row count), so they are shown. ``numbers``
+    are its columns of numbers written as text, which ``result.df`` reads as numbers: said under it."""
+    table_html, table_text, caption, note = _grid(table, limit, "result.df", numbers or ())
+    if numbers:
+        named = ", ".join(map(str, numbers[:5])) + (
+            f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
+        )
+        read = f"result.df reads {named} as numbers (the server wrote them as text)"
+        note = f"{note}; {read}" if note else read
     if table.fields:  # the fields first, then the table under its key
         fields_html, fields_text = _fields(table.fields)
         html = (
@@ -198,7 +209,8 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
 
 def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
     """A table read from a result's text (``ToolResult.text_table``), as the structured section."""
-    html, text = _table(find_table(data), limit, "the server's text, read as a table")
+    table = find_table(data)
+    html, text = _table(table, limit, "the server's text, read as a table", table.numbers_as_text())
     return f'<div class="mcpnb-block">{html}</div>', text, True
 
 
