@@ -170,16 +170,17 @@ class Table:
             return {"value": self.source[:end]}
         return self.source[:end]
 
-    def is_flat(self) -> bool:
-        """Whether every cell is a plain value: a query's rows, not a tree or a graph written as
-        records (whose cells hold lists and objects)."""
-        if self.shape == "records":
-            return all(_is_scalar(v) for row in self.source for v in row.values())
-        if self.shape == "names and rows":
-            return all(_is_scalar(v) for row in self.source for v in row)
-        if self.shape == "columns":
-            return all(_is_scalar(v) for column in self.source.values() for v in column)
-        return self.shape != "one row" or all(map(_is_scalar, self.source.values()))
+    def is_tree(self) -> bool:
+        """Whether rows hold rows of their own kind: a cell that is a list of objects sharing a
+        key with its row (a directory's entries and their ``children``). A tree reads better as
+        the text it came in than as a table of its top level."""
+        if self.shape != "records":
+            return False
+        return any(
+            type(cell) is list and cell and type(cell[0]) is dict and not cell[0].keys().isdisjoint(row)
+            for row in self.source
+            for cell in row.values()
+        )
 
     def numbers_as_text(self) -> list[Any]:
         """The columns whose every value is a number written as text (``"33285.00"``; nulls
@@ -297,10 +298,10 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
     )
 
 
-def is_flat_table(data: Any) -> bool:
-    """Whether ``data`` is one table (see :func:`find_table`) whose every cell is a plain value."""
+def is_one_table(data: Any) -> bool:
+    """Whether ``data`` is one table (see :func:`find_table`) and no tree (:meth:`Table.is_tree`)."""
     try:
-        return find_table(data).is_flat()
+        return not find_table(data).is_tree()
     except NotTabularError:
         return False
 

@@ -133,8 +133,9 @@ class ToolResult:
 
     @cached_property
     def text_table(self) -> list[Any] | dict[str, Any] | None:
-        """The table a result's one text block holds, when it is flat (every cell a plain value):
-        JSON, or rows as Python writes them, as SQL servers answer a query (DuckDB's, SQLite's).
+        """The table a result's one text block holds, when it is one table and no tree (cells may
+        hold JSON, as a SQL row's JSONB column does, but not rows of their own, as a directory's
+        ``children`` do): JSON, or rows as Python writes them, as SQL servers answer a query.
         Displays show it as a table, the text one click away; None for anything else: a result
         with structured content of its own (not just the text again), text over
         :data:`TEXT_TABLE_LIMIT` characters (``.df`` still reads it)."""
@@ -145,10 +146,10 @@ class ToolResult:
         text = pick(self.content[0], "text")
         if not isinstance(text, str) or len(text) > TEXT_TABLE_LIMIT:  # odd wire content: no table
             return None
-        from mcpnb.client.frames import is_flat_table
+        from mcpnb.client.frames import is_one_table
 
         found = _table_in_text(text, python=len(text) <= PYTHON_TABLE_LIMIT)
-        return found if found is not None and is_flat_table(found) else None
+        return found if found is not None and is_one_table(found) else None
 
     def content_wrapper(self) -> str | None:
         """The one key of ``structuredContent`` when it only wraps the content blocks (the

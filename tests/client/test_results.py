@@ -145,3 +145,24 @@ def test_a_display_shows_numbers_as_written_and_says_df_reads_them_as_numbers():
     assert "cust1    6  33285.00  01234" in text  # right-aligned, the trailing zeros kept
     assert "result.df reads n, spent as numbers (the server wrote them as text)" in text
     assert "reads" not in result_bundle(text_result(SQLITE_ROWS))["text/plain"]  # real numbers: no word
+
+
+#: server-postgres 0.6.2's answer to ``select * from orders limit 2``: a JSONB column among plain ones.
+POSTGRES_ORDERS = """[
+  {"id": 1, "customer_id": 2, "total": "3.17", "items": [{"qty": 1, "sku": "A1"}]},
+  {"id": 2, "customer_id": 3, "total": "6.34", "items": [{"qty": 2, "sku": "Ä2"}], "note": {"gift": true}}
+]"""
+
+
+def test_rows_with_a_json_column_are_a_table_with_the_json_in_its_cells():
+    """A query's rows with a JSONB column were shown as 13 lines of JSON per row; a tree (cells
+    holding rows of their own kind, a directory's ``children``) is still shown as its text."""
+    from mcpnb.notebook.render import result_bundle
+
+    result = text_result(POSTGRES_ORDERS)
+    assert result.text_table is not None
+    text = result_bundle(result)["text/plain"]
+    assert ' 2            3   6.34  [{"qty": 2, "sku": "Ä2"}]  True' in text  # the list as JSON, as sent
+    assert "note.gift" in text and result.df["note.gift"].tolist()[1] is True  # objects: columns, as .df
+    tree = '[{"name": "src", "children": [{"name": "a.py"}]}, {"name": "b.py", "children": []}]'
+    assert text_result(tree).text_table is None

@@ -45,6 +45,11 @@ def _whole_with_gaps(column: Any) -> bool:
 
 
 def _cell(value: Any, whole: bool = False) -> str:
+    if isinstance(value, dict | list):  # a JSON cell (a JSONB column, a list of tags) as JSON
+        try:
+            return json.dumps(value, ensure_ascii=False, default=str)
+        except ValueError:  # circular: still something to read
+            return repr(value)
     try:
         missing = value is None or (isinstance(value, float) and math.isnan(value))
     except TypeError:

@@ -73,3 +73,14 @@ def test_a_display_reads_a_tables_shape_once(monkeypatch, header):
     query = {"columns": ["id"], "rows": [[i] for i in range(5_000)], "rowCount": 5_000}
     result_bundle(ToolResult(server="s", tool="t", content=[], structured=query))
     assert built and None not in built  # only the preview's rows are built, never all 5,000
+
+
+def test_a_cell_holding_a_list_shows_the_json_the_server_sent():
+    """A list in a cell (server-memory's ``observations``) showed as Python writes it: ['a', 'b']."""
+    from mcpnb.client.results import ToolResult
+    from mcpnb.notebook.render import result_bundle
+
+    rows = [{"name": "Ada", "observations": ["wrote the first program", "née Byron"]}]
+    bundle = result_bundle(ToolResult(server="s", tool="t", content=[], structured=rows))
+    assert 'Ada   ["wrote the first program", "née Byron"]' in bundle["text/plain"]
+    assert "[&quot;wrote the first program&quot;" in bundle["text/html"]
