@@ -83,7 +83,8 @@ class McpMagics(Magics):
         Write ``{{var}}`` to insert a notebook variable, or ``{{expr}}`` a Python expression
         (``{{len(rows)}}``; quote it on the line if it has spaces). IPython's ``{var}`` and ``$var``
         are not expanded (JSON has braces): naming a notebook variable that way is an error that
-        says so. A ``key: |`` block is sent as written, braces and all.
+        says so. A ``key: |`` block is sent as written, braces and all; a body that is a tool's one
+        text (a query) fills only ``{{name}}`` of a notebook variable, as JupySQL does.
         A trailing ``;`` silences the output, as IPython's own magics do.
         """
         return self.run(line, cell, local_ns)

@@ -162,7 +162,7 @@ def _call_args(p: Parser) -> None:
     "  %%mcp call probe.ui_search -o hits      (then a body of 'key: value' lines or a JSON object;\n"
     "  query: login {{topic}}                   {{var}} inserts a notebook variable)\n"
     "a tool's one text parameter (a query, SQL, a URL) goes bare: one quoted word on the line, or\n"
-    "a body that is the text itself, sent as written",
+    "a body that is the text itself, sent as written but for {{name}} of a notebook variable",
     remember=True,
 )
 @arguments(_call_args)
@@ -229,7 +229,7 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
 
     A tool with one text parameter (``ToolInfo.text_parameter``: ``sql``, ``query``, ``url``) takes
     it bare: one word on the line (quoted if it has spaces), or a body that is not ``key: value``
-    lines, sent as written (JupySQL's ``%%sql`` cell)."""
+    lines, sent as written but for ``{{name}}`` of a notebook variable (JupySQL's ``%%sql`` cell)."""
     bare = tool.text_parameter
     if bare is not None and len(ns.pairs) == 1 and is_bare_value(ns.pairs[0], ctx.namespaces):
         args = bare_argument(bare, ns.pairs[0], ctx.namespaces)

@@ -324,6 +324,22 @@ def interpolate_text(text: str, namespaces: list[Mapping[str, Any]]) -> str:
     )
 
 
+def fill_variables(text: str, namespaces: list[Mapping[str, Any]]) -> str:
+    """``text`` with each ``{{name}}`` of a notebook variable filled (JupySQL's ``{{var}}`` in a
+    ``%%sql`` cell); anything else in double braces (an expression, a name the notebook does not
+    have, a template's ``{{#each}}``) stays as written: the text may be code with braces of its own."""
+    hidden = _ipython_names()
+
+    def fill(match: re.Match[str]) -> str:
+        ref = match.group(1)
+        if _NAME_REF.fullmatch(ref) and ref.split(".")[0] not in hidden:
+            with contextlib.suppress(UsageError):
+                return str(lookup(ref, namespaces))
+        return match.group(0)
+
+    return _PLACEHOLDER.sub(fill, text)
+
+
 def fill_text(text: str, namespaces: list[Mapping[str, Any]]) -> str:
     """``text`` with its ``{{var}}`` filled, as in every ``%mcp`` line (IPython's ``{var}`` refused)."""
     refuse_ipython_style(text, namespaces)
@@ -475,7 +491,8 @@ def parse_body(
     drops the final newline), so code with ``{{`` in it stays as written.
 
     ``bare`` (a tool's one text parameter): a body that is not ``key: value`` lines with names for
-    keys is that parameter's text, as written (a query, a script), ``{{`` included.
+    keys is that parameter's text, as written (a query, a script), but for ``{{name}}`` of a
+    notebook variable, filled as JupySQL fills it (:func:`fill_variables`).
     """
     namespaces = namespaces or []
     text = body.strip()
@@ -491,7 +508,9 @@ def parse_body(
         if all(_NAME.fullmatch(key) for key in args):  # none at all: a body of comments
             return args
     args = Arguments()
-    args.put(bare, textwrap.dedent(body).strip("\n").rstrip(), None, 1, "the cell body")
+    args.put(
+        bare, fill_variables(textwrap.dedent(body).strip("\n").rstrip(), namespaces), None, 1, "the cell body"
+    )
     return args
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import types
 
 import pytest
 from hypothesis import example, given, settings
@@ -375,7 +376,13 @@ def test_a_body_that_is_no_arguments_is_the_one_text_parameter_as_written():
     """JupySQL's ``%%sql`` cell: the body is the query (its ``'12:30'`` no ``key: value``)."""
     assert dict(parse_body(SQL, bare="sql")) == {"sql": SQL.rstrip()}
     assert dict(parse_body("    indented\n      more\n", bare="q")) == {"q": "indented\n  more"}
-    assert dict(parse_body("a {{x}} b", [{"x": 1}], bare="q")) == {"q": "a {{x}} b"}  # as written
+    # a notebook variable's {{name}} is filled, as JupySQL fills it; other braces are the text's own
+    ns = [{"cid": 7, "who": types.SimpleNamespace(name="Ann")}]
+    assert dict(parse_body("WHERE id = {{cid}} AND n = '{{ who.name }}'", ns, bare="q")) == {
+        "q": "WHERE id = 7 AND n = 'Ann'"
+    }
+    kept = "{{ item }} {{#each rows}} {{len(cid)}} {{cid.nope}}"
+    assert dict(parse_body(kept, ns, bare="q")) == {"q": kept}
     # arguments by name still read as arguments; a body of comments is no text
     assert dict(parse_body("sql: SELECT 1\n", bare="sql")) == {"sql": "SELECT 1"}
     assert dict(parse_body('{"sql": "SELECT 2"}', bare="sql")) == {"sql": "SELECT 2"}

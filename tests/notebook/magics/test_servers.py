@@ -582,7 +582,12 @@ def test_a_tools_one_text_parameter_goes_bare(ip, mcp):
     assert line(ip, "call demo.echo {{said}}").data == "from a variable"
     assert line(ip, "call demo.echo {{args}}").data == "all at once"  # a dict: the arguments, as before
     body = "first line: not a key\n  indented {{said}}\n"
-    assert ip.run_cell_magic("mcp", "call demo.echo", body).data == body.rstrip()
+    assert (
+        ip.run_cell_magic("mcp", "call demo.echo", body).data
+        == "first line: not a key\n  indented from a variable"
+    )
+    code = "render('{{ item }}', {{#each rows}}, {{open}}, {{said.nope}})"  # braces of its own: as written
+    assert ip.run_cell_magic("mcp", "call demo.echo", code).data == code
     assert ip.run_cell_magic("mcp", "call demo.echo", "text: by name\n").data == "by name"
     with pytest.raises(UsageError, match=r"echo takes its 'text' bare, as one word: quote it \(%mcp call"):
         line(ip, "call demo.echo hello world")
