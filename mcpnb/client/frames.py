@@ -7,10 +7,10 @@ when ``result.df`` works. pandas itself is imported inside the functions so ``im
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Literal
+
+from mcpnb.client import texttypes
 
 
 class NotTabularError(TypeError, ValueError):
@@ -98,31 +98,6 @@ def table_keys(data: Any) -> list[str]:
     return keys if any(data[k] for k in keys) else []
 
 
-#: A number as JSON writes one, here inside a string: how SQL servers send NUMERIC, DECIMAL and
-#: BIGINT values a JavaScript or JSON number cannot hold exactly (``"33285.00"``). No leading zeros,
-#: so a zip code or an id such as ``"01234"`` stays text.
-_NUMBER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_INT64 = 2**63
-
-
-def _numbers(values: list[Any]) -> bool:
-    """Whether ``values`` are numbers written as text that pandas holds without changing one:
-    integers within int64, or numbers a float keeps to the last digit written (a column with a
-    fraction in it is a float column, so its integers must fit a float too)."""
-    if not values or not all(isinstance(v, str) and _NUMBER_TEXT.fullmatch(v) for v in values):
-        return False
-    if all(v.lstrip("-").isdigit() for v in values):
-        return all(-_INT64 <= int(v) < _INT64 for v in values)
-    return all(map(_float_keeps, values))
-
-
-def _float_keeps(text: str) -> bool:
-    """Whether a float holds the number ``text`` writes to its last digit: always for 15 digits
-    without an exponent (a double keeps any 15 significant digits), else checked (1e400 is inf)."""
-    short = len(text) <= 15 and "e" not in text and "E" not in text
-    return short or Decimal(text) == Decimal(repr(float(text)))
-
-
 Shape = Literal["records", "names and rows", "grid", "columns", "one row", "values"]
 
 
@@ -182,28 +157,19 @@ class Table:
             for cell in row.values()
         )
 
-    def numbers_as_text(self) -> list[Any]:
-        """The columns whose every value is a number written as text (``"33285.00"``; nulls
-        aside): SQL servers send NUMERIC and BIGINT so. A column with one other value (``"n/a"``,
-        ``"01234"``, a number a float would round) is text, so nothing is changed by reading it."""
+    def columns(self) -> dict[Any, list[Any]]:
+        """Every column of a table of plain rows, by name (records without a key hold null);
+        empty for one object or a list of values."""
         if self.shape == "records":
-            names = list(dict.fromkeys(key for row in self.source for key in row))
-            columns = {name: [row.get(name) for row in self.source] for name in names}
-        elif self.shape in ("names and rows", "grid", "columns"):
-            columns = self.rows()
-        else:
-            return []
-        found = []
-        for name, values in columns.items():
-            if _numbers([v for v in values if v is not None]):
-                found.append(name)
-        return found
+            names = dict.fromkeys(key for row in self.source for key in row)
+            return {name: [row.get(name) for row in self.source] for name in names}
+        rows = self.rows() if self.shape in ("names and rows", "grid", "columns") else {}
+        return rows if isinstance(rows, dict) else {}
 
-    def frame(self, limit: int | None = None, *, numbers: list[Any] | tuple[Any, ...] = ()) -> Any:
+    def frame(self, limit: int | None = None) -> Any:
         """The table as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.
 
         ``limit`` builds only the first rows (a preview of a 100k-row result costs what it shows).
-        ``numbers`` are columns of numbers written as text (:meth:`numbers_as_text`), read as numbers.
         pandas' own refusals (odd keys, mixed nesting) are :class:`NotTabularError` too.
         """
         import pandas as pd
@@ -211,14 +177,11 @@ class Table:
         rows = self.rows(limit)
         try:
             if isinstance(rows, dict):
-                frame = pd.DataFrame(rows)
-            elif not rows:
+                return pd.DataFrame(rows)
+            if not rows:
                 return pd.DataFrame()
-            else:  # flat records (the common case) go straight in: json_normalize is many times slower
-                frame = pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
-            for name in numbers:
-                frame[name] = pd.to_numeric(frame[name])
-            return frame
+            # flat records (the common case) go straight in: json_normalize is many times slower
+            return pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
         except Exception as exc:
             raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
 
@@ -317,12 +280,13 @@ def to_dataframes(data: Any, *, from_text: bool = False) -> dict[str, Any]:
 def to_dataframe(data: Any, *, limit: int | None = None, from_text: bool = False) -> Any:
     """``data`` as a ``pandas.DataFrame`` (see :func:`find_table` and :meth:`Table.frame`).
 
-    ``from_text``: ``data`` was read from a result's text, where SQL servers write NUMERIC and
-    BIGINT values as strings; columns of such numbers are read as numbers (structured content
-    keeps the types its server chose, which its outputSchema may declare).
+    ``from_text``: ``data`` was read from a result's text, where SQL servers write numbers and
+    times as strings; such columns are read as what they are (:mod:`mcpnb.client.texttypes`).
+    Structured content keeps the types its server chose, which its outputSchema may declare.
     """
     table = find_table(data, one_row=True)
-    return table.frame(limit, numbers=table.numbers_as_text() if from_text else ())
+    frame = table.frame(limit)
+    return texttypes.read(frame, texttypes.kinds(table.columns())) if from_text else frame
 
 
 def _flat(rows: list[dict[str, Any]]) -> bool:

@@ -116,7 +116,8 @@ class ToolResult:
         (nested keys flattened to ``a.b``), or plain values as one ``value`` column. A payload
         holding several tables says to use ``.dfs``. A tool without ``structuredContent`` whose
         text is one JSON object or array (older servers' way), or a Python list or dict (the
-        SQLite reference server's rows), is read from its text."""
+        SQLite reference server's rows), is read from its text, where columns of numbers and times
+        written as text (SQL servers' NUMERIC and dates) are read as numbers and times."""
         from mcpnb.client.frames import to_dataframe
 
         data, from_text = self._tabular()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpnb.client.frames import find_table, grid_key, is_tabular, row_count, split_keys, to_dataframe
+from mcpnb.client.frames import grid_key, is_tabular, row_count, split_keys, to_dataframe
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3)
@@ -95,47 +95,3 @@ def test_rows_of_values_are_a_table_named_by_a_header_row():
 def test_what_is_no_grid_of_values(data):
     assert grid_key(data) is None  # (an object of equally long lists is still columns)
     assert not isinstance(data, list) or not is_tabular(data)
-
-
-@pytest.mark.parametrize(
-    ("values", "numbers"),
-    [
-        (["6", "33285.00", None, "-0.5", "1e3", "9007199254740992"], True),
-        (["6", "-9223372036854775808", "9223372036854775807"], True),  # integers: int64
-        (["0.5", "9007199254740993"], False),  # beside a fraction a float would round it
-        (["6", "n/a"], False),  # one word in it: the column is text
-        (["01234", "75001"], False),  # a leading zero: a code, not a number
-        (["12345678901234567.89"], False),  # a float would round it
-        (["9223372036854775808"], False),  # past int64
-        (["1e400"], False),  # past a float
-        (["", "5"], False),
-        ([" 5"], False),
-        (["+5"], False),
-        ([None, None], False),  # nothing to read
-        ([6, "7"], False),  # a real number beside a text one: as the server mixed them
-    ],
-)
-def test_numbers_written_as_text_are_read_only_when_nothing_changes(values, numbers):
-    table = find_table([{"v": v} for v in values])
-    assert table.numbers_as_text() == (["v"] if numbers else [])
-    for shape in ({"columns": ["v"], "rows": [[v] for v in values]}, {"v": values}):
-        assert find_table(shape).numbers_as_text() == (["v"] if numbers else [])
-
-
-numbers = st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False, allow_infinity=False))
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(numbers, min_size=1))
-def test_numbers_written_as_text_read_back_as_themselves_or_stay_text(values: list) -> None:
-    """A server that writes numbers with ``json.dumps`` inside strings: ``.df`` gets each number
-    as it was, or, where pandas could not hold one (an integer past 2**53 beside a fraction), the
-    column stays the text it was."""
-    rows = [{"v": json.dumps(v)} for v in values]
-    table = find_table(rows)
-    got = table.frame(numbers=table.numbers_as_text())["v"].tolist()
-    assert got == values or got == [row["v"] for row in rows]
-    holdable = all(isinstance(v, int) for v in values) or all(
-        isinstance(v, float) or abs(v) <= 2**53 for v in values
-    )
-    assert got == values if holdable else True  # (else either; the rule above says which)

@@ -3,6 +3,7 @@ rows written as Python writes them."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from mcp import types
 
@@ -119,14 +120,14 @@ POSTGRES_ROWS = """[
 ]"""
 
 
-def test_numbers_a_sql_server_wrote_as_text_are_numbers_in_df():
+def test_numbers_and_times_a_sql_server_wrote_as_text_are_numbers_and_times_in_df():
     """``.df["spent"].sum()`` joined the texts and ``.plot()`` found no numbers: node-postgres
-    and DuckDB's server send NUMERIC, DECIMAL and BIGINT values as strings."""
+    and DuckDB's server send NUMERIC, DECIMAL and BIGINT values as strings, times as ISO text."""
     df = text_result(POSTGRES_ROWS).df
     assert df["n"].dtype == "int64" and df["spent"].dtype == "float64"
     assert df["spent"].sum() == pytest.approx(66550.98) and df["n"].tolist() == [6, 6]
     assert df["zip"].tolist() == ["01234", "75001"]  # a leading zero: text, as written
-    assert df["last"].tolist()[0] == "2026-12-04T14:48:46.191Z"  # dates stay as the server wrote them
+    assert df["last"].tolist()[0] == pd.Timestamp("2026-12-04 14:48:46.191", tz="UTC")  # a JS Date: a time
     duck = duckdb_result().df  # names with rows, DECIMAL(2,1) as "3.5"
     assert duck["score"].tolist() == [3.5, 4.0] and duck["id"].tolist() == [1, 2]
     two = text_result('{"a": [{"n": "1"}, {"n": "2"}], "b": [{"n": "x"}]}').dfs
@@ -143,7 +144,7 @@ def test_a_display_shows_numbers_as_written_and_says_df_reads_them_as_numbers():
 
     text = result_bundle(text_result(POSTGRES_ROWS))["text/plain"]
     assert "cust1    6  33285.00  01234" in text  # right-aligned, the trailing zeros kept
-    assert "result.df reads n, spent as numbers (the server wrote them as text)" in text
+    assert "result.df reads n, spent as numbers and last as times (the server wrote them as text)" in text
     assert "reads" not in result_bundle(text_result(SQLITE_ROWS))["text/plain"]  # real numbers: no word
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
+from mcpnb.client import texttypes
 from mcpnb.client.frames import NotTabularError, Table, find_table, table_keys
 from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
@@ -134,17 +135,17 @@ def _grid(table: Table, limit: int, where: str, numbers: Collection[Any] = ()) -
 
 
 def _table(
-    table: Table, limit: int, title: str = "structured content", numbers: list[Any] | None = None
+    table: Table, limit: int, title: str = "structured content", typed: Mapping[Any, str] | None = None
 ) -> tuple[str, str]:
     """One table, under the fields beside it when there are any: they are often the answer itself
-    (an estimate's numbers next to its factors, a query's row count), so they are shown. ``numbers``
-    are its columns of numbers written as text, which ``result.df`` reads as numbers: said under it."""
-    table_html, table_text, caption, note = _grid(table, limit, "result.df", numbers or ())
-    if numbers:
-        named = ", ".join(map(str, numbers[:5])) + (
-            f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
-        )
-        read = f"result.df reads {named} as numbers (the server wrote them as text)"
+    (an estimate's numbers next to its factors, a query's row count), so they are shown. ``typed``:
+    its columns of numbers and times written as text (:func:`texttypes.kinds`), shown as written;
+    ``result.df`` reads them as what they are, and a line under the table says so."""
+    typed = typed or {}
+    numbers = [name for name, kind in typed.items() if kind == texttypes.NUMBERS]
+    table_html, table_text, caption, note = _grid(table, limit, "result.df", numbers)
+    if typed:
+        read = f"result.df reads {_read_as(typed)} (the server wrote them as text)"
         note = f"{note}; {read}" if note else read
     if table.fields:  # the fields first, then the table under its key
         fields_html, fields_text = _fields(table.fields)
@@ -160,6 +161,17 @@ def _table(
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'
         text += "\n" + note
     return html, text
+
+
+def _read_as(typed: Mapping[Any, str]) -> str:
+    """``"n, spent as numbers and last as times"``: five names at most, then a count."""
+    said = []
+    for word in ("numbers", "times"):
+        names = [str(name) for name, kind in typed.items() if kind.startswith(word)]
+        if names:
+            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            said.append(f"{', '.join(names[:5])}{more} as {word}")
+    return " and ".join(said)
 
 
 def _tables(data: dict[str, Any], keys: list[str], limit: int) -> tuple[str, str]:
@@ -215,7 +227,7 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
 def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
     """A table read from a result's text (``ToolResult.text_table``), as the structured section."""
     table = find_table(data)
-    html, text = _table(table, limit, "the server's text, read as a table", table.numbers_as_text())
+    html, text = _table(table, limit, "the server's text, read as a table", texttypes.kinds(table.columns()))
     return f'<div class="mcpnb-block">{html}</div>', text, True
 
 

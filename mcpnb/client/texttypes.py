@@ -1,0 +1,89 @@
+"""Numbers and times a server wrote as text, read as what they are.
+
+JSON has no decimal, no 64-bit integer and no date, so SQL servers write those as strings:
+node-postgres (PostgreSQL's reference server) sends NUMERIC and BIGINT as ``"33285.00"`` and dates
+as ISO text, DuckDB's server DECIMAL as ``"3.5"``. A table read from a result's text gets such
+columns as numbers and times in ``.df``, but only where reading them changes no value: every value
+of the column must read exactly, else the column stays the text it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+NUMBERS, TIMES, ZONED_TIMES = "numbers", "times", "times with a zone"
+
+#: A number as JSON writes one, inside a string. No leading zeros: ``"01234"`` is a code, not a number.
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+#: An ISO 8601 date and time (JavaScript's ``Date`` in JSON, Python's ``str(datetime)``), its zone
+#: captured; at most microseconds, which pandas and Python both keep.
+_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)?")
+_INT64 = 2**63
+
+
+def kinds(columns: Mapping[Any, Sequence[Any]]) -> dict[Any, str]:
+    """The columns that are numbers or times written as text, each with its kind (nulls aside)."""
+    found = {}
+    for name, values in columns.items():
+        present = [v for v in values if v is not None]
+        if not present or not all(isinstance(v, str) for v in present):
+            continue
+        if _numbers(present):
+            found[name] = NUMBERS
+        else:
+            zoned = _zoned_times(present)
+            if zoned is not None:
+                found[name] = ZONED_TIMES if zoned else TIMES
+    return found
+
+
+def read(frame: Any, kinds: Mapping[Any, str]) -> Any:
+    """``frame`` with the columns of :func:`kinds` read as numbers and times (times with a zone in
+    UTC: the instant is kept, whatever offset each was written with)."""
+    import pandas as pd
+
+    for name, kind in kinds.items():
+        if name not in frame.columns:
+            continue
+        if kind == NUMBERS:
+            frame[name] = pd.to_numeric(frame[name])
+        else:
+            frame[name] = pd.to_datetime(frame[name], format="ISO8601", utc=kind == ZONED_TIMES)
+    return frame
+
+
+def _numbers(values: list[str]) -> bool:
+    """Integers within int64, or numbers a float keeps to the last digit written (a column with a
+    fraction in it is a float column, so its integers must fit a float too)."""
+    if not all(_NUMBER.fullmatch(v) for v in values):
+        return False
+    if all(v.lstrip("-").isdigit() for v in values):
+        return all(-_INT64 <= int(v) < _INT64 for v in values)
+    return all(map(_float_keeps, values))
+
+
+def _float_keeps(text: str) -> bool:
+    """Whether a float holds the number ``text`` writes to its last digit: always for 15 digits
+    without an exponent (a double keeps any 15 significant digits), else checked (1e400 is inf)."""
+    short = len(text) <= 15 and "e" not in text and "E" not in text
+    return short or Decimal(text) == Decimal(repr(float(text)))
+
+
+def _zoned_times(values: list[str]) -> bool | None:
+    """For ISO 8601 dates and times that exist (no month 13), all with a zone or all without
+    (pandas has no column of both): whether they have one; else None."""
+    zones = set()
+    for value in values:
+        match = _TIME.fullmatch(value)
+        if match is None:
+            return None
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        zones.add(match.group(1) is not None)
+    return zones.pop() if len(zones) == 1 else None

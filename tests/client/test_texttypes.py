@@ -1,0 +1,75 @@
+"""Numbers and times a server wrote as text: read as what they are only where no value changes."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpnb.client.frames import find_table
+from mcpnb.client.texttypes import NUMBERS, TIMES, ZONED_TIMES, kinds, read
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        (["6", "33285.00", None, "-0.5", "1e3", "9007199254740992"], NUMBERS),
+        (["6", "-9223372036854775808", "9223372036854775807"], NUMBERS),  # integers: int64
+        (["0.5", "9007199254740993"], None),  # beside a fraction a float would round it
+        (["6", "n/a"], None),  # one word in it: the column is text
+        (["01234", "75001"], None),  # a leading zero: a code, not a number
+        (["12345678901234567.89"], None),  # a float would round it
+        (["9223372036854775808"], None),  # past int64
+        (["1e400"], None),  # past a float
+        (["", "5"], None),
+        ([" 5"], None),
+        (["+5"], None),
+        ([None, None], None),  # nothing to read
+        ([6, "7"], None),  # a real number beside a text one: as the server mixed them
+        (["2026-12-04T14:48:46.191Z", None, "2026-12-04T15:48:46+01:00"], ZONED_TIMES),  # JS Dates
+        (["2026-12-04 14:48:46.191000", "2026-12-04T09:00"], TIMES),  # Python's str(datetime)
+        (["2026-12-04T14:48:46Z", "2026-12-04 14:48:46"], None),  # with a zone and without
+        (["2026-13-04T14:48:46Z"], None),  # no month 13
+        (["2026-12-04T14:48:46.123456789Z"], None),  # nanoseconds: past what Python keeps
+        (["2026-12-04"], None),  # a date alone: a day, not an instant
+    ],
+)
+def test_which_columns_of_text_are_numbers_or_times(values, kind):
+    expected = {"v": kind} if kind else {}
+    for shape in (
+        [{"v": v} for v in values],
+        {"columns": ["v"], "rows": [[v] for v in values]},
+        {"v": values},
+    ):
+        assert kinds(find_table(shape).columns()) == expected
+
+
+def test_times_read_as_the_instants_they_write():
+    frame = pd.DataFrame({"at": ["2026-12-04T14:48:46.191Z", None, "2026-12-04T15:48:46+01:00"]})
+    at = read(frame, {"at": ZONED_TIMES})["at"]
+    assert str(at.dt.tz) == "UTC" and at[0] == pd.Timestamp("2026-12-04 14:48:46.191", tz="UTC")
+    assert pd.isna(at[1]) and at[2] == pd.Timestamp("2026-12-04 14:48:46", tz="UTC")
+    naive = read(pd.DataFrame({"at": ["2026-12-04 14:48:46.191000"]}), {"at": TIMES})["at"]
+    assert naive[0] == pd.Timestamp("2026-12-04 14:48:46.191") and naive.dt.tz is None
+
+
+numbers = st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False, allow_infinity=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(numbers, min_size=1))
+def test_numbers_written_as_text_read_back_as_themselves_or_stay_text(values: list) -> None:
+    """A server that writes numbers with ``json.dumps`` inside strings: ``.df`` gets each number
+    as it was, or, where pandas could not hold one (an integer past 2**53 beside a fraction), the
+    column stays the text it was."""
+    rows = [{"v": json.dumps(v)} for v in values]
+    table = find_table(rows)
+    got = read(table.frame(), kinds(table.columns()))["v"].tolist()
+    assert got == values or got == [row["v"] for row in rows]
+    holdable = all(isinstance(v, int) for v in values) or all(
+        isinstance(v, float) or abs(v) <= 2**53 for v in values
+    )
+    assert got == values if holdable else True  # (else either; the rule above says which)
