@@ -7,6 +7,7 @@ when ``result.df`` works. pandas itself is imported inside the functions so ``im
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -132,11 +133,7 @@ class Table:
             columns = map(list, zip(*rows, strict=True)) if rows else ([] for _ in self.names or ())
             return dict(zip(self.names or (), columns, strict=True))
         if self.shape == "grid":  # short rows (a sheet leaves trailing empty cells out) end in nulls
-            body = self.source[self.start : end]
-            return {
-                name: [row[i] if i < len(row) else None for row in body]
-                for i, name in enumerate(self.names or ())
-            }
+            return self.columns(limit=limit)
         if self.shape == "columns":
             return self.source if limit is None else {k: v[:limit] for k, v in self.source.items()}
         if self.shape == "one row":
@@ -157,14 +154,26 @@ class Table:
             for cell in row.values()
         )
 
-    def columns(self) -> dict[Any, list[Any]]:
-        """Every column of a table of plain rows, by name (records without a key hold null);
-        empty for one object or a list of values."""
+    def columns(self, names: Collection[Any] | None = None, limit: int | None = None) -> dict[Any, list[Any]]:
+        """Columns of a table of plain rows by name, all or ``names``, of the first ``limit`` rows
+        when given (a record without the key, or a sheet's short row, holds null); empty for one
+        object or a list of values."""
+        end = None if limit is None else self.start + limit
         if self.shape == "records":
-            names = dict.fromkeys(key for row in self.source for key in row)
-            return {name: [row.get(name) for row in self.source] for name in names}
-        rows = self.rows() if self.shape in ("names and rows", "grid", "columns") else {}
-        return rows if isinstance(rows, dict) else {}
+            rows = self.source[:end]
+            wanted = dict.fromkeys(key for row in rows for key in row) if names is None else names
+            return {name: [row.get(name) for row in rows] for name in wanted}
+        if self.shape in ("names and rows", "grid"):
+            body = self.source[self.start : end]
+            index = {name: i for i, name in enumerate(self.names or ())}
+            wanted = index if names is None else [name for name in names if name in index]
+            return {
+                name: [row[index[name]] if index[name] < len(row) else None for row in body]
+                for name in wanted
+            }
+        if self.shape == "columns":
+            return {k: v[:limit] for k, v in self.source.items() if names is None or k in names}
+        return {}
 
     def frame(self, limit: int | None = None) -> Any:
         """The table as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.
@@ -269,24 +278,36 @@ def is_one_table(data: Any) -> bool:
         return False
 
 
-def to_dataframes(data: Any, *, from_text: bool = False) -> dict[str, Any]:
+def to_dataframes(data: Any, *, schema: Any = None, at: Sequence[str] = ()) -> dict[str, Any]:
     """Every table inside an object, by key, as DataFrames (what ``result.dfs`` gives)."""
     tables = table_keys(data)
     if not tables:
         raise NotTabularError(f"no tables in it: got {_describe(data)}; use .df (or .data for the raw value)")
-    return {key: to_dataframe(data[key], from_text=from_text) for key in tables}
+    return {key: to_dataframe(data[key], schema=schema, at=[*at, key]) for key in tables}
 
 
-def to_dataframe(data: Any, *, limit: int | None = None, from_text: bool = False) -> Any:
-    """``data`` as a ``pandas.DataFrame`` (see :func:`find_table` and :meth:`Table.frame`).
-
-    ``from_text``: ``data`` was read from a result's text, where SQL servers write numbers and
-    times as strings; such columns are read as what they are (:mod:`mcpnb.client.texttypes`).
-    Structured content keeps the types its server chose, which its outputSchema may declare.
-    """
+def to_dataframe(data: Any, *, limit: int | None = None, schema: Any = None, at: Sequence[str] = ()) -> Any:
+    """``data`` as a ``pandas.DataFrame`` (see :func:`find_table` and :meth:`Table.frame`), its
+    numbers and times written as text read as such (:func:`text_types`). ``schema``: the JSON
+    Schema of the value ``data`` is at the keys ``at`` of (a tool's outputSchema)."""
     table = find_table(data, one_row=True)
     frame = table.frame(limit)
-    return texttypes.read(frame, texttypes.kinds(table.columns())) if from_text else frame
+    typed = text_types(table, schema=schema, at=at)
+    return texttypes.read(frame, typed) if typed else frame
+
+
+_SAMPLE = 50  # rows read to find the columns that may be numbers or times written as text
+
+
+def text_types(table: Table, *, schema: Any = None, at: Sequence[str] = ()) -> dict[Any, str]:
+    """The columns of ``table`` that ``.df`` reads as numbers and times (:mod:`mcpnb.client.texttypes`);
+    ``schema`` (see :func:`to_dataframe`) may give a column's text a form of its own."""
+    path = [*at, table.key] if table.key is not None else list(at)
+    declared = texttypes.column_schemas(schema, path) if schema is not None else None
+    # the first rows say which columns may be: only those are read whole (a display of 100k rows
+    # of numbers builds no column to find none)
+    maybe = texttypes.kinds(table.columns(limit=_SAMPLE), declared)
+    return texttypes.kinds(table.columns(names=maybe), declared) if maybe else {}
 
 
 def _flat(rows: list[dict[str, Any]]) -> bool:

@@ -85,12 +85,18 @@ class ToolResult:
     @property
     def data(self) -> Any:
         """The structured payload, with the SDK's ``{"result": ...}`` wrapper for lists/primitives removed."""
+        return self.structured["result"] if self.data_path else self.structured
+
+    @property
+    def data_path(self) -> list[str]:
+        """The keys from ``structured`` down to :attr:`data`: ``["result"]`` where the SDK wrapped
+        a list or a plain value (and the outputSchema says so, or says nothing), else none."""
         s = self.structured
         if isinstance(s, dict) and set(s) == {"result"}:
             props = (self.output_schema or {}).get("properties")
             if props is None or set(props) == {"result"}:
-                return s["result"]
-        return s
+                return ["result"]
+        return []
 
     @cached_property
     def schema_error(self) -> str | None:
@@ -116,12 +122,13 @@ class ToolResult:
         (nested keys flattened to ``a.b``), or plain values as one ``value`` column. A payload
         holding several tables says to use ``.dfs``. A tool without ``structuredContent`` whose
         text is one JSON object or array (older servers' way), or a Python list or dict (the
-        SQLite reference server's rows), is read from its text, where columns of numbers and times
-        written as text (SQL servers' NUMERIC and dates) are read as numbers and times."""
+        SQLite reference server's rows), is read from its text. Columns of numbers and times written
+        as text (SQL servers' NUMERIC, pydantic's ``Decimal`` and ``datetime``) are numbers and
+        times where every value reads exactly (see :mod:`mcpnb.client.texttypes`)."""
         from mcpnb.client.frames import to_dataframe
 
         data, from_text = self._tabular()
-        return to_dataframe(data, from_text=from_text)
+        return to_dataframe(data, schema=None if from_text else self.output_schema, at=self.data_path)
 
     @property
     def dfs(self) -> dict[str, Any]:
@@ -130,7 +137,7 @@ class ToolResult:
         from mcpnb.client.frames import to_dataframes
 
         data, from_text = self._tabular()
-        return to_dataframes(data, from_text=from_text)
+        return to_dataframes(data, schema=None if from_text else self.output_schema, at=self.data_path)
 
     @cached_property
     def text_table(self) -> list[Any] | dict[str, Any] | None:

@@ -1,10 +1,14 @@
 """Numbers and times a server wrote as text, read as what they are.
 
-JSON has no decimal, no 64-bit integer and no date, so SQL servers write those as strings:
+JSON has no decimal, no 64-bit integer and no date, so servers write those as strings:
 node-postgres (PostgreSQL's reference server) sends NUMERIC and BIGINT as ``"33285.00"`` and dates
-as ISO text, DuckDB's server DECIMAL as ``"3.5"``. A table read from a result's text gets such
-columns as numbers and times in ``.df``, but only where reading them changes no value: every value
-of the column must read exactly, else the column stays the text it was.
+as ISO text, DuckDB's server DECIMAL as ``"3.5"``, pydantic (the SDK, FastMCP) a ``Decimal`` as
+``"3.10"`` and a ``datetime`` as ``"2026-12-04T14:00:00Z"``. ``.df`` reads such columns as numbers
+and times, as ``pandas.read_json`` does, but only where that changes no value (every value of the
+column must read exactly, else it stays the text it was: ``"01234"`` is a code) and the
+outputSchema does not give the text a form of its own (a ``pattern``, an ``enum``, a ``format``
+other than ``date-time``). A plain ``"type": "string"`` says nothing here: FastMCP declares a
+``Decimal`` so.
 """
 
 from __future__ import annotations
@@ -25,19 +29,22 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?(Z|[+-]
 _INT64 = 2**63
 
 
-def kinds(columns: Mapping[Any, Sequence[Any]]) -> dict[Any, str]:
-    """The columns that are numbers or times written as text, each with its kind (nulls aside)."""
+def kinds(columns: Mapping[Any, Sequence[Any]], declared: Mapping[Any, Any] | None = None) -> dict[Any, str]:
+    """The columns that are numbers or times written as text, each with its kind (nulls aside);
+    none whose schema in ``declared`` (:func:`column_schemas`) gives its text a form of its own."""
     found = {}
     for name, values in columns.items():
         present = [v for v in values if v is not None]
         if not present or not all(isinstance(v, str) for v in present):
             continue
+        if declared is not None and _has_a_form(declared.get(name, {})):
+            continue
         if _numbers(present):
             found[name] = NUMBERS
-        else:
-            zoned = _zoned_times(present)
-            if zoned is not None:
-                found[name] = ZONED_TIMES if zoned else TIMES
+            continue
+        zoned = _zoned_times(present)
+        if zoned is not None:
+            found[name] = ZONED_TIMES if zoned else TIMES
     return found
 
 
@@ -54,6 +61,41 @@ def read(frame: Any, kinds: Mapping[Any, str]) -> Any:
         else:
             frame[name] = pd.to_datetime(frame[name], format="ISO8601", utc=kind == ZONED_TIMES)
     return frame
+
+
+def column_schemas(schema: Any, path: Sequence[str]) -> dict[str, Any]:
+    """The schemas of a table's columns: ``schema`` describes the whole value, ``path`` the keys
+    down to the table (``["result"]`` for the SDK's wrapper of a list), an array of objects
+    (``$ref`` to the schema's ``$defs`` followed)."""
+    node = _resolve(schema, schema)
+    for key in path:
+        node = _resolve(node.get("properties", {}).get(key), schema)
+    rows = _resolve(node.get("items"), schema)
+    properties = rows.get("properties")
+    return {k: _resolve(v, schema) for k, v in properties.items()} if isinstance(properties, dict) else {}
+
+
+def _resolve(node: Any, root: Any) -> dict[str, Any]:
+    """``node``, its local ``$ref`` (``#/$defs/Order``) followed; ``{}`` for anything else."""
+    for _ in range(16):  # a chain of references, not a loop
+        if not isinstance(node, dict):
+            return {}
+        ref = node.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            return node
+        node = root
+        for part in ref[2:].split("/"):
+            node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
+    return {}
+
+
+def _has_a_form(schema: dict[str, Any]) -> bool:
+    """Whether a column's schema gives its text a form of its own: a ``pattern`` (a code), an
+    ``enum`` or ``const``, a ``format`` other than ``date-time`` (a ``date``, a ``uuid``)."""
+    return any(key in schema for key in ("pattern", "enum", "const")) or schema.get("format") not in (
+        None,
+        "date-time",
+    )
 
 
 def _numbers(values: list[str]) -> bool:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpnb.client.frames import grid_key, is_tabular, row_count, split_keys, to_dataframe
+from mcpnb.client.frames import find_table, grid_key, is_tabular, row_count, split_keys, to_dataframe
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3)
@@ -24,7 +24,7 @@ def test_flat_records_match_json_normalize(rows: list[dict]) -> None:
     if not rows or not any(rows):
         return
     expected = pd.json_normalize(rows)
-    got = to_dataframe(rows)
+    got = find_table(rows).frame()  # (to_dataframe then reads numbers written as text: texttypes)
     assert got.columns.tolist() == expected.columns.tolist()
     pd.testing.assert_frame_equal(got, expected)
 

@@ -134,9 +134,35 @@ def test_numbers_and_times_a_sql_server_wrote_as_text_are_numbers_and_times_in_d
     assert two["a"]["n"].tolist() == [1, 2] and two["b"]["n"].tolist() == ["x"]  # .dfs alike
 
 
-def test_structured_content_keeps_the_types_its_server_chose():
-    result = ToolResult(server="s", tool="t", content=[], structured=[{"code": "7"}, {"code": "8"}])
-    assert result.df["code"].tolist() == ["7", "8"]
+def test_structured_content_reads_them_too_unless_its_schema_gives_the_text_a_form():
+    rows = [
+        {"code": "7", "sku": "7", "day": "2026-12-01T10:00:00", "id": "7"},
+        {"code": "8", "sku": "80", "day": None, "id": "8"},
+    ]
+    schema = {
+        "type": "object",
+        "properties": {
+            "result": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "code": {"type": "string", "pattern": "^[0-9]+$"},  # a code: text
+                        "sku": {"$ref": "#/$defs/Sku"},
+                        "day": {"type": "string", "format": "date-time"},
+                        "id": {"type": "string"},  # plain string: says nothing (FastMCP's Decimal)
+                    },
+                },
+            }
+        },
+        "$defs": {"Sku": {"enum": ["7", "80"]}},
+    }
+    result = ToolResult(server="s", tool="t", content=[], structured={"result": rows}, output_schema=schema)
+    df = result.df
+    assert df["code"].tolist() == ["7", "8"] and df["sku"].tolist() == ["7", "80"]
+    assert df["id"].tolist() == [7, 8] and df["day"].tolist()[0] == pd.Timestamp("2026-12-01 10:00")
+    plain = ToolResult(server="s", tool="t", content=[], structured=[{"n": "7"}, {"n": "8"}])
+    assert plain.df["n"].tolist() == [7, 8]  # no schema: read as the text is
 
 
 def test_a_display_shows_numbers_as_written_and_says_df_reads_them_as_numbers():

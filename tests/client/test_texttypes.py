@@ -73,3 +73,31 @@ def test_numbers_written_as_text_read_back_as_themselves_or_stay_text(values: li
         isinstance(v, float) or abs(v) <= 2**53 for v in values
     )
     assert got == values if holdable else True  # (else either; the rule above says which)
+
+
+def test_a_peers_decimals_and_datetimes_are_numbers_and_times_in_df(pool, fastmcp_url):
+    """FastMCP (pydantic) writes a ``Decimal`` as ``"3.10"`` and a ``datetime`` as ISO text, and
+    declares them as a plain string and a ``date-time``: ``.df`` gave text, so ``.sum()`` joined
+    them. A ``date`` (its schema gives it a form) and codes with leading zeros stay text."""
+    from mcpnb.notebook.render import result_bundle
+
+    pool.connect("fm", url=fastmcp_url)
+    result = pool.call("fm", "orders", {"n": 3})
+    df = result.df
+    assert df["total"].tolist() == [0.0, 3.1, 6.2] and df["total"].sum() == pytest.approx(9.3)
+    assert df["placed_at"].tolist()[1] == pd.Timestamp("2026-12-04 14:01", tz="UTC")
+    assert df["day"].tolist()[0] == "2026-12-01" and df["code"].tolist() == ["00000", "00001", "00002"]
+    text = result_bundle(result)["text/plain"]
+    assert "result.df reads total as numbers and placed_at as times (the server wrote them as text)" in text
+    assert " 1   3.10  2026-12-04T14:01:00Z" in text  # shown as the server wrote them
+
+
+def test_the_first_rows_find_the_columns_and_every_row_decides():
+    """Only columns whose first rows are numbers or times written as text are read whole (a
+    display of 100k rows of real numbers builds no column); a word far down keeps one text."""
+    from mcpnb.client.frames import text_types
+
+    rows = [{"n": str(i), "m": str(i), "x": i} for i in range(5_000)]
+    rows[4_321]["m"] = "n/a"
+    for data in (rows, {"columns": ["n", "m", "x"], "rows": [[r["n"], r["m"], r["x"]] for r in rows]}):
+        assert text_types(find_table(data)) == {"n": NUMBERS}

@@ -11,7 +11,8 @@ Tools: ``double`` (task optional, 0.1 s), ``crawl`` (task optional, runs until c
 ``greet`` (task required: asks for a name with the guard pattern, then greets), ``stepper`` (task
 required, reports progress), ``explode`` (task optional, fails with a JSON-RPC error), ``echo``
 (no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error), ``task_headers``
-(the routing headers tasks/* requests came with). Every start of a task-
+(the routing headers tasks/* requests came with), ``orders`` (pydantic rows with a ``Decimal``, a
+``datetime`` and a ``date``: FastMCP writes all three as strings). Every start of a task-
 capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can tell whether a call
 became a task.
 """
@@ -21,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from typing import Any
 
 import mcp_types
@@ -28,6 +31,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp_tasks import TasksExtension
 from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
 
 mcp = FastMCP("fastmcp-tasks-peer")
 mcp.add_extension(TasksExtension(url="memory://"))
@@ -132,6 +136,24 @@ class FailOnce:
             await send({"type": "http.response.body", "body": message.encode()})
             return
         await self.app(scope, receive, send)
+
+
+class Order(BaseModel):
+    id: int
+    total: Decimal
+    placed_at: datetime
+    day: date
+    code: str
+
+
+@mcp.tool
+def orders(n: int = 3) -> list[Order]:
+    """Orders with money, times and codes, as a shop's database would return them."""
+    placed = [datetime(2026, 12, 4, 14, i, tzinfo=UTC) for i in range(n)]
+    return [
+        Order(id=i, total=Decimal("3.10") * i, placed_at=placed[i], day=date(2026, 12, i + 1), code=f"{i:05}")
+        for i in range(n)
+    ]
 
 
 @mcp.tool

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from mcpnb.client import texttypes
-from mcpnb.client.frames import NotTabularError, Table, find_table, table_keys
+from mcpnb.client.frames import NotTabularError, Table, find_table, table_keys, text_types
 from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
@@ -122,31 +122,43 @@ def _one_line(value: Any) -> str:
     return text[:_FIELD_WIDTH] + "…" if cut or len(text) > _FIELD_WIDTH else text
 
 
-def _grid(table: Table, limit: int, where: str, numbers: Collection[Any] = ()) -> tuple[str, str, str, str]:
-    """(HTML, text, caption, note of rows not shown) of one table; ``where`` gets all its rows."""
+def _grid(
+    table: Table, limit: int, where: str, typed: Mapping[Any, str] | None = None
+) -> tuple[str, str, str, str]:
+    """(HTML, text, caption, note under it) of one table; ``where`` gets all its rows. ``typed``:
+    its columns of numbers and times written as text (:func:`mcpnb.client.frames.text_types`),
+    shown as written (numbers right-aligned); the note says ``where`` reads them as such."""
     # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
     shown = table.frame(limit)
+    typed = typed or {}
     rows, cols = table.count, shown.shape[1]
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
+    numbers = [name for name, kind in typed.items() if kind == texttypes.NUMBERS]
     table_html, table_text = frame_table(shown, numbers)
-    note = f"… {more} more row{'s' if more != 1 else ''} ({where} has them all)" if more else ""
-    return table_html, table_text if cols else "", caption if rows else "no rows", note
+    notes = [f"… {more} more row{'s' if more != 1 else ''} ({where} has them all)"] if more else []
+    if typed:
+        notes.append(f"{where} reads {_read_as(typed)} (the server wrote them as text)")
+    return table_html, table_text if cols else "", caption if rows else "no rows", "; ".join(notes)
+
+
+def _read_as(typed: Mapping[Any, str]) -> str:
+    """``"n, spent as numbers and last as times"``: five names at most, then a count."""
+    said = []
+    for word in ("numbers", "times"):
+        names = [str(name) for name, kind in typed.items() if kind.startswith(word)]
+        if names:
+            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            said.append(f"{', '.join(names[:5])}{more} as {word}")
+    return " and ".join(said)
 
 
 def _table(
     table: Table, limit: int, title: str = "structured content", typed: Mapping[Any, str] | None = None
 ) -> tuple[str, str]:
     """One table, under the fields beside it when there are any: they are often the answer itself
-    (an estimate's numbers next to its factors, a query's row count), so they are shown. ``typed``:
-    its columns of numbers and times written as text (:func:`texttypes.kinds`), shown as written;
-    ``result.df`` reads them as what they are, and a line under the table says so."""
-    typed = typed or {}
-    numbers = [name for name, kind in typed.items() if kind == texttypes.NUMBERS]
-    table_html, table_text, caption, note = _grid(table, limit, "result.df", numbers)
-    if typed:
-        read = f"result.df reads {_read_as(typed)} (the server wrote them as text)"
-        note = f"{note}; {read}" if note else read
+    (an estimate's numbers next to its factors, a query's row count), so they are shown."""
+    table_html, table_text, caption, note = _grid(table, limit, "result.df", typed)
     if table.fields:  # the fields first, then the table under its key
         fields_html, fields_text = _fields(table.fields)
         html = (
@@ -163,18 +175,7 @@ def _table(
     return html, text
 
 
-def _read_as(typed: Mapping[Any, str]) -> str:
-    """``"n, spent as numbers and last as times"``: five names at most, then a count."""
-    said = []
-    for word in ("numbers", "times"):
-        names = [str(name) for name, kind in typed.items() if kind.startswith(word)]
-        if names:
-            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
-            said.append(f"{', '.join(names[:5])}{more} as {word}")
-    return " and ".join(said)
-
-
-def _tables(data: dict[str, Any], keys: list[str], limit: int) -> tuple[str, str]:
+def _tables(data: dict[str, Any], keys: list[str], limit: int, result: Any) -> tuple[str, str]:
     """An object that holds several tables (a graph's entities and relations): its other fields,
     then each table under its key, as ``result.dfs`` gives them."""
     fields = {k: v for k, v in data.items() if k not in keys}
@@ -184,7 +185,9 @@ def _tables(data: dict[str, Any], keys: list[str], limit: int) -> tuple[str, str
         html += fields_html
         texts.append(fields_text)
     for key in keys:
-        table_html, table_text, caption, note = _grid(find_table(data[key]), limit, f"result.dfs[{key!r}]")
+        table = find_table(data[key])
+        typed = text_types(table, schema=result.output_schema, at=[*result.data_path, key])
+        table_html, table_text, caption, note = _grid(table, limit, f"result.dfs[{key!r}]", typed)
         html += f'<div class="mcpnb-dim">{esc(str(key))} · {esc(caption)}</div>{table_html}'
         texts.append(f"{key} ({caption}):" + (f"\n{table_text}" if table_text else ""))
         if note:
@@ -227,7 +230,7 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
 def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
     """A table read from a result's text (``ToolResult.text_table``), as the structured section."""
     table = find_table(data)
-    html, text = _table(table, limit, "the server's text, read as a table", texttypes.kinds(table.columns()))
+    html, text = _table(table, limit, "the server's text, read as a table", text_types(table))
     return f'<div class="mcpnb-block">{html}</div>', text, True
 
 
@@ -248,7 +251,11 @@ def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, st
     drawn = False
     if table or len(tables) > 1:
         try:
-            html, text = _table(table, limit) if table else _tables(data, tables, limit)
+            if table:
+                typed = text_types(table, schema=result.output_schema, at=result.data_path)
+                html, text = _table(table, limit, typed=typed)
+            else:
+                html, text = _tables(data, tables, limit, result)
             drawn = True
         except Exception:  # a shape pandas still refuses: the JSON view always works
             pass
