@@ -233,12 +233,12 @@ def _clip(text: str, limit: int, whole: str) -> str:
     return f"{text[:limit]}… {len(text) - limit} more characters ({whole} has all)"
 
 
-def json_head(value: Any, limit: int) -> tuple[str, bool]:
+def json_head(value: Any, limit: int, indent: int | None = None) -> tuple[str, bool]:
     """The first ``limit`` characters of ``value`` as JSON, and whether there is more, serialising
     no more than that: the pure-Python encoder yields pieces lazily, where ``json.dumps`` would
     write every row of a large result first."""
     pieces, size = [], 0
-    for piece in json.JSONEncoder(default=str, ensure_ascii=False).iterencode(value):
+    for piece in json.JSONEncoder(default=str, ensure_ascii=False, indent=indent).iterencode(value):
         pieces.append(piece)
         size += len(piece)
         if size > limit:

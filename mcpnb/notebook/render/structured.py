@@ -210,13 +210,13 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
     if isinstance(data, list) and len(data) > limit:
         shown_data = data[:limit]
         notes.append(f"… {len(data) - limit} more items (result.data has them all)")
-    try:
-        dumped = json.dumps(shown_data, indent=2, ensure_ascii=False, default=str)
+    try:  # no more than is shown: a 100k-row object took a second to write, then was cut
+        dumped, cut = json_head(shown_data, json_limit, indent=2)
     except (TypeError, ValueError):  # circular or otherwise undumpable: still show something
-        dumped = repr(shown_data)
-    dumped, hidden = truncate(dumped, json_limit)
-    if hidden:
-        notes.append(f"… {hidden} more characters of JSON")
+        dumped, hidden = truncate(repr(shown_data), json_limit)
+        cut = bool(hidden)
+    if cut:
+        notes.append("… the rest of the JSON is not shown (result.data has it all)")
     is_open = " open" if dumped.count("\n") < _OPEN_LINES else ""
     html = (
         f"<details{is_open}><summary>structured content · {esc(_kind(data))}</summary>{pre(dumped)}"

@@ -84,3 +84,25 @@ def test_a_cell_holding_a_list_shows_the_json_the_server_sent():
     bundle = result_bundle(ToolResult(server="s", tool="t", content=[], structured=rows))
     assert 'Ada   ["wrote the first program", "née Byron"]' in bundle["text/plain"]
     assert "[&quot;wrote the first program&quot;" in bundle["text/html"]
+
+
+def test_a_large_object_shown_as_json_is_written_no_further_than_shown():
+    """An object that is no table (a graph of 100k nodes) was written whole as JSON, a second of
+    work, and then cut to the 50,000 characters shown."""
+    from mcpnb.client.results import ToolResult
+    from mcpnb.notebook.render import result_bundle
+
+    written = []
+
+    class Node:
+        def __init__(self, i: int) -> None:
+            self.i = i
+
+        def __str__(self) -> str:  # how JSON writes what it has no type for (default=str)
+            written.append(self.i)
+            return f"node {self.i}"
+
+    graph = {"nodes": {"list": [Node(i) for i in range(100_000)]}, "meta": {"n": 100_000}}
+    text = result_bundle(ToolResult(server="s", tool="t", content=[], structured=graph))["text/plain"]
+    assert '"node 0"' in text and "the rest of the JSON is not shown (result.data has it all)" in text
+    assert 0 < len(written) < 10_000
