@@ -155,9 +155,8 @@ class Table:
         )
 
     def columns(self, names: Collection[Any] | None = None, limit: int | None = None) -> dict[Any, list[Any]]:
-        """Columns of a table of plain rows by name, all or ``names``, of the first ``limit`` rows
-        when given (a record without the key, or a sheet's short row, holds null); empty for one
-        object or a list of values."""
+        """Columns by name, all or ``names``, of the first ``limit`` rows when given (a record
+        without the key, or a sheet's short row, holds null)."""
         end = None if limit is None else self.start + limit
         if self.shape == "records":
             rows = self.source[:end]
@@ -173,7 +172,9 @@ class Table:
             }
         if self.shape == "columns":
             return {k: v[:limit] for k, v in self.source.items() if names is None or k in names}
-        return {}
+        if self.shape == "one row":
+            return {k: [v] for k, v in self.source.items() if names is None or k in names}
+        return {"value": self.source[:limit]} if names is None or "value" in names else {}
 
     def frame(self, limit: int | None = None) -> Any:
         """The table as a ``pandas.DataFrame``; nested records are flattened into ``a.b`` columns.

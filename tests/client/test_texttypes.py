@@ -101,3 +101,12 @@ def test_the_first_rows_find_the_columns_and_every_row_decides():
     rows[4_321]["m"] = "n/a"
     for data in (rows, {"columns": ["n", "m", "x"], "rows": [[r["n"], r["m"], r["x"]] for r in rows]}):
         assert text_types(find_table(data)) == {"n": NUMBERS}
+
+
+def test_one_object_and_a_list_of_values_read_alike():
+    from mcpnb.client.frames import to_dataframe
+
+    one = to_dataframe({"total": "3.10", "at": "2026-12-04T14:00:00Z", "sku": "0042"})
+    assert one["total"].tolist() == [3.1] and str(one["at"].dtype).startswith("datetime64")
+    assert one["sku"].tolist() == ["0042"]
+    assert to_dataframe(["1.5", "2", None])["value"].tolist()[:2] == [1.5, 2.0]
