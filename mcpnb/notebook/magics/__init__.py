@@ -136,7 +136,7 @@ class McpMagics(Magics):
         if cell is not None and cell.strip() and not command.takes_cell:
             raise UsageError(f"%%mcp {sub} takes no cell body; use the line magic %mcp {sub}")
         if sub == "connect":
-            from mcpnb.notebook.magics.servers import split_command
+            from mcpnb.notebook.magics.connect import split_command
 
             rest, tail = split_command(command.parser, rest)
         ns = command.parser.parse(rest)

@@ -1,346 +1,19 @@
-"""Subcommands that start, inspect and stop servers: connect, status, disconnect, reconnect, logs,
-config, serve. Each is a few lines over the :class:`~mcpnb.client.pool.Pool` API."""
+"""Subcommands that inspect, restart and stop servers: status, disconnect, reconnect, logs, config,
+serve (``connect`` has a module of its own). Each is a few lines over the
+:class:`~mcpnb.client.pool.Pool` API."""
 
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
 
 from mcpnb.client.errors import did_you_mean_text
-from mcpnb.notebook.magics.parser import Parser, add_input_flag, fill_text, input_values
+from mcpnb.notebook.magics.connect import other_files, other_files_text, path_and_names
+from mcpnb.notebook.magics.parser import Parser
 from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, one_row
-
-
-def _filled(ctx: Context, ns: argparse.Namespace) -> None:
-    """``{{var}}`` in the URL, a header, an env value, the cwd or the command, as in every ``%mcp``
-    line: ``--header "Authorization: Bearer {{token}}"`` keeps the token out of the notebook."""
-    from mcpnb.notebook.magics.parser import value_of, whole_placeholder
-
-    def fill(text: str) -> str:
-        return fill_text(text, ctx.namespaces)
-
-    held = whole_placeholder(ns.url) if ns.url else None
-    value = value_of(held, ctx.namespaces) if held else None
-    ns.server = None
-    if value is not None and not isinstance(value, str):  # {{srv}}: a server object made in the notebook
-        ns.server, ns.url = value, None
-    ns.url = fill(ns.url) if ns.url else ns.url
-    ns.cwd = fill(ns.cwd) if ns.cwd else ns.cwd
-    for name in ("header", "env", "command", "root"):
-        given = getattr(ns, name)
-        if given:
-            setattr(ns, name, [fill(item) for item in given])
-
-
-#: Flags for a server that runs elsewhere (a process, an endpoint), not for an object in this kernel.
-_NOT_IN_PROCESS = {
-    "--env": "env",
-    "--cwd": "cwd",
-    "--sse": "sse",
-    "--header": "header",
-    "--bearer-env": "bearer_env",
-    "--oauth": "oauth",
-    "--keep-sign-in": "keep_sign_in",
-    "--issuer": "issuer",
-}
-
-
-def _other_files() -> dict[str, str]:
-    """Other MCP clients' files here or above (VS Code's, Gemini CLI's, …), as paths to type."""
-    from mcpnb.client.config import find_other_configs
-
-    return {client: os.path.relpath(path) for client, path in find_other_configs(Path.cwd()).items()}
-
-
-def other_files_text(others: dict[str, str], command: str) -> str | None:
-    """Where the servers are, for a person who has no ``.mcp.json``: "VS Code's servers are in …"."""
-    return (
-        "; ".join(f"{client}'s servers are in {path}: {command} {path}" for client, path in others.items())
-        or None
-    )
-
-
-def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
-    """``Pool.connect`` keywords from the flags. A flag that cannot apply is an error, not ignored:
-    a ``--header`` silently dropped from a command-started server hides a real mistake."""
-    _filled(ctx, ns)
-    env: dict[str, str] = {}
-    for item in ns.env or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise UsageError("--env expects KEY=VALUE")
-        if key in env:  # the values are not shown: they are often secrets
-            raise UsageError(f"--env {key} is given twice: give each variable once")
-        env[key] = value
-    headers: dict[str, str] = {}
-    for item in ns.header or []:
-        key, colon, value = item.partition(":")
-        key = key.strip()
-        if not colon or not key:
-            raise UsageError('--header expects "Name: value"')
-        if key.lower() in (name.lower() for name in headers):  # HTTP names ignore case
-            raise UsageError(f"--header {key!r} is given twice: give each header once")
-        headers[key] = value.strip()
-    options: dict[str, Any] = {
-        "startup_timeout": ctx.settings.startup_timeout,
-        "tool_timeout": ctx.settings.tool_timeout,
-    }
-    if ns.era:
-        options["era"] = ns.era
-    if ns.root:
-        options["roots"] = ns.root  # the config makes them absolute, from the working directory
-    if ns.server is not None:
-        given = [flag for flag, on in _NOT_IN_PROCESS.items() if getattr(ns, on)]
-        if given or ns.command:
-            flag = given[0] if given else "-- COMMAND"
-            raise UsageError(f"{flag} does not apply to a server object run in-process")
-        options["server"] = ns.server
-        return options
-    if ns.command:
-        if ns.url:
-            raise UsageError("give either a URL or '-- COMMAND ARGS', not both")
-        http_only = (
-            ("--header", headers),
-            ("--bearer-env", ns.bearer_env),
-            ("--oauth", ns.oauth),
-            ("--keep-sign-in", ns.keep_sign_in),
-            ("--issuer", ns.issuer),
-            ("--sse", ns.sse),
-        )
-        for flag, given in http_only:
-            if given:
-                raise UsageError(f"{flag} is for HTTP/SSE servers; this one is started as a command")
-        options.update(command=ns.command[0], args=list(ns.command[1:]))
-        if env:
-            options["env"] = env
-        if ns.cwd:
-            options["cwd"] = str(Path(ns.cwd).expanduser().absolute())
-        return options
-    if not ns.url:
-        raise UsageError(
-            "say how to reach the server: %mcp connect NAME URL, %mcp connect NAME -- COMMAND ARGS, "
-            "or %mcp connect --config"
-        )
-    if env or ns.cwd:
-        raise UsageError("--env and --cwd are for servers started as a command (NAME -- COMMAND ARGS)")
-    options["url"] = ns.url
-    if ns.sse:
-        options["transport"] = "sse"
-    if headers:
-        options["headers"] = headers
-    if ns.bearer_env and ns.oauth:
-        raise UsageError("--bearer-env or --oauth: a server takes one way to sign in")
-    if ns.bearer_env:
-        options["auth"] = {"type": "bearer", "token_env": ns.bearer_env}
-    if ns.keep_sign_in and not ns.oauth:
-        raise UsageError("--keep-sign-in keeps an OAuth sign-in: give it with --oauth")
-    if ns.issuer and not ns.oauth:
-        raise UsageError("--issuer names the authorization server of an OAuth sign-in: give it with --oauth")
-    if ns.oauth:
-        options["auth"] = {"type": "oauth", "flow": "authorization_code"}
-        if ns.keep_sign_in:
-            options["auth"]["token_storage"] = "file"
-        if ns.issuer:
-            options["auth"]["issuer"] = ns.issuer
-    return options
-
-
-# ---------------------------------------------------------------- connect
-#: Flags of other tools' connect commands, and where this one takes what they mean.
-_COMMAND = "the command goes after -- (%mcp connect NAME -- COMMAND ARGS)"
-_TRANSPORT = "a URL is Streamable HTTP (--sse for an SSE endpoint), a command after -- is stdio"
-_TOKEN = (
-    "--bearer-env VAR sends the token an environment variable holds "
-    "(or --header 'Authorization: Bearer {{token}}')"
-)
-_CONNECT_INSTEAD = {
-    "--url": "the URL is the word after the name (%mcp connect NAME URL)",
-    "--command": _COMMAND,
-    "--cmd": _COMMAND,
-    "--args": "arguments follow the command after -- (%mcp connect NAME -- COMMAND ARGS)",
-    "--transport": _TRANSPORT,
-    "--type": _TRANSPORT,
-    "--name": "the name is the first word (%mcp connect NAME …)",
-    "--token": _TOKEN,
-    "--bearer": _TOKEN,
-}
-
-
-def split_command(parser: Parser, words: list[str]) -> tuple[list[str], list[str] | None]:
-    """``%mcp connect``'s own words and the command after ``--`` (None without one).
-
-    A command typed where the URL goes (``%mcp connect db uvx some-server --read-write``) would be
-    an odd URL, and its flags "unknown options": that is a UsageError saying where it goes."""
-    if "--" in words:
-        i = words.index("--")
-        if not words[i + 1 :]:
-            raise UsageError("nothing after '--': give the command that starts the server")
-        return words[:i], words[i + 1 :]
-    if "--config" not in words:
-        _refuse_command_without_separator(parser, words)
-    return words, None
-
-
-def _refuse_command_without_separator(parser: Parser, words: list[str]) -> None:
-    """The UsageError for a program where the URL goes (the second word that is no option's value)."""
-    from mcpnb.client.config.resolve import looks_like_program
-
-    flags = {s: a.nargs != 0 for a in parser._actions for s in a.option_strings}  # flag: takes a value?
-    positional: list[int] = []
-    value_next = False
-    for i, word in enumerate(words):
-        if value_next:
-            value_next = False
-        elif word.startswith("-") and len(word) > 1:
-            # "--cwd DIR" (not "--cwd=DIR"); an unknown one may hold a value too (--command PY)
-            value_next = flags.get(word, "=" not in word)
-        else:
-            positional.append(i)
-    if len(positional) < 2 or not looks_like_program(words[positional[1]]):
-        return
-    name, at = words[positional[0]], positional[1]
-    program = words[at]
-    start = f"python {program}" if program.endswith(".py") else program  # this kernel's python
-    more = " …" if words[at + 1 :] else ""
-    own = [w.split("=", 1)[0] for w in words[at + 1 :] if w.startswith("-") and len(w) > 1]
-    theirs = f"; the server's own flags, like {own[0]}, go after it" if own else ""
-    raise UsageError(
-        f"{program!r} starts the server, so it goes after --: %mcp connect {name} -- {start}{more} "
-        f"(mcpnb's options, like --env, before the --{theirs})"
-    )
-
-
-def _connect_args(p: Parser) -> None:
-    p.instead.update(_CONNECT_INSTEAD)
-    p.add_argument("name", nargs="?", help="the server's name in this notebook")
-    p.add_argument(
-        "url",
-        nargs="?",
-        help=(
-            "an MCP endpoint (Streamable HTTP; legacy SSE for a path ending in /sse, or when "
-            "Streamable HTTP is refused there), or {{srv}}: a server object made in the notebook"
-        ),
-    )
-    p.add_argument(
-        "--env", action="append", metavar="K=V", help="environment variable for a command (repeat)"
-    )
-    p.add_argument("--cwd", metavar="DIR", help="working directory for a command")
-    p.add_argument(
-        "--root",
-        action="append",
-        metavar="DIR",
-        help="a directory the server may work in, offered as an MCP root (repeat)",
-    )
-    p.add_argument("--sse", action="store_true", help="the URL is a legacy SSE endpoint (try nothing else)")
-    p.add_argument("--header", action="append", metavar='"K: V"', help="HTTP header (repeat)")
-    p.add_argument("--bearer-env", metavar="VAR", help="send the token in environment variable VAR")
-    p.add_argument(
-        "--oauth",
-        action="store_true",
-        help="sign in with OAuth in your browser (a link shows here; the client registers itself)",
-    )
-    p.add_argument(
-        "--keep-sign-in",
-        action="store_true",
-        help="with --oauth: keep the tokens in a file only you can read, so a kernel restart does not "
-        "sign in again (--sign-out on disconnect forgets them)",
-    )
-    p.add_argument(
-        "--issuer",
-        metavar="URL",
-        help="with --oauth: sign in only at this authorization server (its issuer); a server that "
-        "sends you elsewhere is refused before you see a link",
-    )
-    p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
-    p.add_argument(
-        "--wait",
-        type=float,
-        metavar="SECONDS",
-        help="keep trying while the server is still starting, up to SECONDS (default: fail at once)",
-    )
-    p.add_argument(
-        "--config",
-        action="store_true",
-        help="connect servers from the .mcp.json layers: --config [PATH] [NAME ...]",
-    )
-    add_input_flag(p)
-    p.add_argument("more", nargs="*", default=(), help=argparse.SUPPRESS)
-
-
-@command(
-    "connect",
-    "Connect a server (replacing one of the same name) and show its status.",
-    epilog="examples:\n"
-    "  %mcp connect demo -- python server.py --flag   (python: this kernel's interpreter)\n"
-    "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
-    "  %mcp connect docs https://example.com/mcp --oauth   (sign in in your browser)\n"
-    "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
-    "  %mcp connect mine {{srv}}   (srv = MCPServer(...) made in the notebook, run in-process)\n"
-    '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
-    "  %mcp connect --config            (every enabled server in .mcp.json)\n"
-    "  %mcp connect --config path/to/.mcp.json time git\n"
-    "  %mcp connect --config .vscode/mcp.json --input api-key={{key}}   (VS Code's file and its inputs)",
-    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
-    "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
-    " [--issuer URL]]"
-    " [--era E] [--wait S]\n"
-    "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]",
-)
-@arguments(_connect_args)
-def connect(ctx: Context, ns: argparse.Namespace) -> Any:
-    if ns.config:
-        flags = {
-            "--env": ns.env,
-            "--cwd": ns.cwd,
-            "--root": ns.root,
-            "--header": ns.header,
-            "--bearer-env": ns.bearer_env,
-            "--oauth": ns.oauth,
-            "--keep-sign-in": ns.keep_sign_in,
-            "--issuer": ns.issuer,
-            "--era": ns.era,
-            "--sse": ns.sse,
-            "--wait": ns.wait,
-        }
-        given = [flag for flag, value in flags.items() if value]
-        if given or ns.command:
-            what = given[0] if given else "'-- COMMAND'"
-            raise UsageError(f"{what} does not combine with --config: set it in the .mcp.json file")
-        path, words = _path_and_names([w for w in (ns.name, ns.url, *ns.more) if w])
-        if path is None:
-            from mcpnb.notebook.magics.completion import default_config_files
-
-            if not default_config_files():
-                then = (
-                    other_files_text(_other_files(), "%mcp connect --config")
-                    or "give a path: %mcp connect --config PATH"
-                )
-                raise UsageError(
-                    f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); {then}"
-                )
-        from mcpnb.client.interaction import CallContext
-        from mcpnb.notebook.cell.live import asking_ui, cell_runner
-
-        inputs = input_values(ns.input, ctx.namespaces)
-        asking = CallContext(ui=asking_ui(ctx.settings.elicitation))  # for the inputs not given
-        connecting = ctx.pool.aconnect_config(path, words or None, inputs=inputs, context=asking)
-        return cell_runner(ctx.pool.runtime)(connecting)
-    if ns.input:
-        raise UsageError("--input goes with --config (the values of a VS Code file's ${input:ID})")
-    if ns.more:
-        raise UsageError(
-            "too many words: %mcp connect NAME URL, or %mcp connect NAME -- COMMAND ARGS "
-            "(the command goes after --)"
-        )
-    if not ns.name:
-        raise UsageError("%mcp connect needs a NAME (or --config)")
-    if ns.wait is not None and ns.wait < 0:
-        raise UsageError("--wait takes a number of seconds (0 or more)")
-    return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns), wait=ns.wait))
 
 
 def _status_args(p: Parser) -> None:
@@ -448,15 +121,6 @@ def _config_args(p: Parser) -> None:
     )
 
 
-def _path_and_names(words: list[str]) -> tuple[str | None, list[str]]:
-    """``--config [PATH] [NAME ...]`` and ``config [PATH] [NAME ...]``: the first word is the file
-    when it is one, or reads as a path; the rest are servers."""
-    first = words[0] if words else ""
-    if first and (first.endswith((".json", ".toml")) or "/" in first or Path(first).is_file()):
-        return first, words[1:]
-    return None, words
-
-
 @command(
     "config",
     "The effective configuration (files and live connections), secrets redacted.",
@@ -467,7 +131,7 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.errors import McpnbError
     from mcpnb.notebook.magics.listings import ConfigView
 
-    path, names = _path_and_names(ns.words)
+    path, names = path_and_names(ns.words)
     servers: dict[str, Any] = {}
     files: list[str] = []
     problems: dict[str, str] = {}
@@ -504,7 +168,7 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
         servers,
         files,
         list(problems.values()),
-        elsewhere=None if files or path else other_files_text(_other_files(), "%mcp config"),
+        elsewhere=None if files or path else other_files_text(other_files(), "%mcp config"),
     )
 
 
