@@ -281,7 +281,12 @@ async def call_tool(
 
     result = await request(conn, f"{name}()", send, idempotent=idempotent, wait=idle)
     out = ToolResult.from_sdk(
-        conn.name, name, result, elapsed=conn.clock() - started, output_schema=info.output_schema
+        conn.name,
+        name,
+        result,
+        elapsed=conn.clock() - started,
+        output_schema=info.output_schema,
+        markdown=info.answers_in_markdown,
     )
     out.transcript = call_ctx.transcript
     out.logs, out.logs_dropped = call_ctx.kept_logs()

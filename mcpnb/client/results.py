@@ -39,10 +39,19 @@ class ToolResult:
     logs_dropped: int = 0  # earlier log notifications that were not kept
     #: The server's questions answered by a policy or the call's answers, not a person (how and why).
     answered_without_asking: list[str] = field(default_factory=list, repr=False)
+    #: The tool's description says its text is Markdown (``ToolInfo.answers_in_markdown``).
+    markdown: bool = field(default=False, repr=False)
 
     @classmethod
     def from_sdk(
-        cls, server: str, tool: str, result: Any, *, elapsed: float, output_schema: dict[str, Any] | None
+        cls,
+        server: str,
+        tool: str,
+        result: Any,
+        *,
+        elapsed: float,
+        output_schema: dict[str, Any] | None,
+        markdown: bool = False,
     ) -> ToolResult:
         return cls(
             server=server,
@@ -54,6 +63,7 @@ class ToolResult:
             output_schema=output_schema,
             meta=dict(result.meta) if result.meta else None,
             sdk_result=result,
+            markdown=markdown,
         )
 
     @property

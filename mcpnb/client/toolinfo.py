@@ -6,12 +6,17 @@ server names may not contain ``__`` so the split is always unambiguous.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 FLAT_PREFIX = "mcp__"
 FLAT_SEP = "__"
+
+#: A description that says the tool answers in Markdown: the fetch reference server "extracts its
+#: contents as markdown", MarkItDown converts "to markdown", others "return Markdown".
+_ANSWERS_IN_MARKDOWN = re.compile(r"\b(?:as|to|into|returns?)\s+(?:[\w-]+\s+)?markdown\b", re.IGNORECASE)
 
 
 def flat_name(server: str, tool: str) -> str:
@@ -69,6 +74,13 @@ class ToolInfo:
         """The parameters a call must give: the required ones without a default (the ``*`` of a
         listing or a signature)."""
         return [k for k in self.required if k not in self.required_defaults]
+
+    @cached_property
+    def answers_in_markdown(self) -> bool:
+        """Whether the tool's description says its text is Markdown (the protocol has no mark for
+        a text block's format): displays then draw it as Markdown. The server's own word, not a
+        guess from the text, which would draw a Python file's ``# comments`` as headings."""
+        return bool(self.description and _ANSWERS_IN_MARKDOWN.search(self.description))
 
     @cached_property
     def text_parameter(self) -> str | None:

@@ -36,3 +36,38 @@ def test_the_one_text_parameter(info: ToolInfo, expected: str | None) -> None:
 def test_a_malformed_schema_has_none() -> None:
     malformed = ToolInfo(server="s", name="t", description=None, input_schema={"properties": []})
     assert malformed.text_parameter is None
+
+
+@pytest.mark.parametrize(
+    ("description", "markdown"),
+    [
+        ("Fetches a URL from the internet and optionally extracts its contents as markdown.", True),  # fetch
+        (
+            "Convert a resource described by an http:, https:, file: or data: URI to markdown",
+            True,
+        ),  # MarkItDown
+        ("Returns GitHub-flavored Markdown for the page", True),
+        ("Converts markdown to HTML", False),  # it takes Markdown; it answers in HTML
+        ("Create an issue; the body may use Markdown", False),
+        ("Read the complete contents of a file as text", False),
+        (None, False),
+    ],
+)
+def test_a_tool_that_says_it_answers_in_markdown(description, markdown):
+    assert ToolInfo(server="s", name="t", description=description).answers_in_markdown is markdown
+
+
+def test_a_peers_markdown_page_is_drawn_as_markdown_called_or_run_as_a_task(pool, fastmcp_url):
+    """FastMCP's ``page`` "Returns the page as Markdown": its text is drawn as Markdown, whether
+    the call answered at once or as a task (whose result is built from the task's own handle)."""
+    from mcpnb.notebook.render import result_bundle
+
+    pool.connect("fm", url=fastmcp_url)
+    for result in (
+        pool.call("fm", "page", {"title": "Steps"}),
+        pool.call("fm", "page", {"title": "Steps"}, task=True).result(timeout=60),
+    ):
+        assert result.markdown and not result.is_error
+        html = result_bundle(result)["text/html"]
+        assert "<h2>Steps</h2>" in html and "<th>step</th>" in html and "<td>fetch</td>" in html
+    assert not pool.call("fm", "echo", {"text": "## not a page"}).markdown

@@ -12,7 +12,8 @@ Tools: ``double`` (task optional, 0.1 s), ``crawl`` (task optional, runs until c
 required, reports progress), ``explode`` (task optional, fails with a JSON-RPC error), ``echo``
 (no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error), ``task_headers``
 (the routing headers tasks/* requests came with), ``orders`` (pydantic rows with a ``Decimal``, a
-``datetime`` and a ``date``: FastMCP writes all three as strings). Every start of a task-
+``datetime`` and a ``date``: FastMCP writes all three as strings), ``page`` (task optional; its
+description says it answers in Markdown). Every start of a task-
 capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can tell whether a call
 became a task.
 """
@@ -136,6 +137,13 @@ class FailOnce:
             await send({"type": "http.response.body", "body": message.encode()})
             return
         await self.app(scope, receive, send)
+
+
+@mcp.tool(task=True)
+async def page(title: str, ctx: Context) -> str:
+    """Returns the page as Markdown."""
+    _count("page:task" if ctx.is_background_task else "page:plain")
+    return f"## {title}\n\n| step | done |\n| --- | --- |\n| fetch | yes |"
 
 
 class Order(BaseModel):

@@ -377,7 +377,12 @@ class TaskHandle:
         if schema is None:
             schema = self.peer.output_schema(self.tool)
         out = ToolResult.from_sdk(
-            self.server, self.tool or "", result, elapsed=self.elapsed, output_schema=schema
+            self.server,
+            self.tool or "",
+            result,
+            elapsed=self.elapsed,
+            output_schema=schema,
+            markdown=self.peer.answers_in_markdown(self.tool),
         )
         out.answered_without_asking = list(self.answered_without_asking)
         return out

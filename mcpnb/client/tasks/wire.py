@@ -143,6 +143,11 @@ class Peer:
         schema = schemas.get(tool)
         return dict(schema) if schema else None
 
+    def answers_in_markdown(self, tool: str | None) -> bool:
+        """Whether the tool says its text is Markdown (see ``ToolInfo.answers_in_markdown``)."""
+        tools = self.connection.tool_cache.peek() or {} if self.connection is not None else {}
+        return bool(getattr(tools.get(tool or ""), "answers_in_markdown", False))
+
     def advertises_tasks(self) -> bool:
         """Whether our client was built with :func:`tasks_extension` (modern tasks need it)."""
         return TASKS_EXTENSION in (getattr(self.session, "_result_claims", None) or {})

@@ -196,18 +196,26 @@ def _embedded(block: Any, server: str, text_limit: int, whole: str) -> Rendered:
 
 
 def render_block(
-    block: Any, *, server: str, text_limit: int, at: str = "result.content[i]", whole: str | None = None
+    block: Any,
+    *,
+    server: str,
+    text_limit: int,
+    at: str = "result.content[i]",
+    whole: str | None = None,
+    markdown: bool = False,
 ) -> Rendered:
     """HTML and text for one block; unknown block types show as escaped JSON rather than vanish.
 
     ``at`` is the Python expression of the block (``whole`` overrides the hint built from it), so a
-    text cut at ``text_limit`` says where all of it is.
+    text cut at ``text_limit`` says where all of it is. ``markdown``: the tool says its text is
+    Markdown (a block's own mark, ``_meta`` or a mime type, says so too).
     """
     kind = block_type(block)
     if kind == "text":
         text = get(block, "text")
         text = text if isinstance(text, str) else str(text)
-        html, plain = _text_body(text, is_markdown(block), text_limit, whole or f"all of it: {at}.text")
+        drawn = markdown or is_markdown(block)
+        html, plain = _text_body(text, drawn, text_limit, whole or f"all of it: {at}.text")
         out = Rendered(html, plain)
     elif kind in ("image", "audio"):
         out = _media(kind, get(block, "data"), get(block, "mime_type", "mimeType"))

@@ -2,7 +2,7 @@
 
 No Markdown library is a dependency, and a full one would also pass raw HTML through (a script
 injection path for server text). This covers what tool output uses (headings, paragraphs, lists,
-fenced code, inline code, bold/italic, http(s) links) and escapes everything else, so the worst case
+fenced code, tables, inline code, bold/italic, http(s) links) and escapes everything else, so the worst case
 is plain-looking text, never live markup.
 """
 
@@ -19,6 +19,18 @@ _ITALIC = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*)$")
+#: A table's second line: ``| --- | :---: |`` (GitHub's tables, as the fetch server writes them).
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().removeprefix("|").removesuffix("|").split("|")]
+
+
+def _table(head: str, rows: list[str]) -> str:
+    cells = "".join(f"<th>{_inline(c)}</th>" for c in _cells(head))
+    body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in _cells(r)) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _inline(text: str) -> str:
@@ -71,6 +83,15 @@ def markdown_to_html(text: str) -> str:
                 i += 1
             html.append(f"<pre>{esc(chr(10).join(body))}</pre>")
             i += 1
+            continue
+        if "|" in line and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+            flush_para()
+            close_list()
+            end = i + 2
+            while end < len(lines) and "|" in lines[end] and lines[end].strip():
+                end += 1
+            html.append(_table(line, lines[i + 2 : end]))
+            i = end
             continue
         heading = _HEADING.match(line)
         bullet = _BULLET.match(line)

@@ -106,8 +106,18 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     head_html, head_text = _header(result)
     wrapper = result.content_wrapper()  # the blocks are the whole result: shown, the payload a note
     mirrors = set() if wrapper is not None else _mirrors(result)
+    markdown = result.markdown and not result.is_error  # an error's text is the server's words, not a page
     kept = [
-        (b, render_block(b, server=result.server, text_limit=DEFAULTS.text_limit, at=f"result.content[{i}]"))
+        (
+            b,
+            render_block(
+                b,
+                server=result.server,
+                text_limit=DEFAULTS.text_limit,
+                at=f"result.content[{i}]",
+                markdown=markdown,
+            ),
+        )
         for i, b in enumerate(result.content)
         if i not in mirrors
     ]

@@ -141,6 +141,26 @@ def test_markdown_subset_edge_cases() -> None:
     assert 'onmouseover="' not in quoted and "&quot;onmouseover=&quot;" in quoted
     unterminated = markdown_to_html("```\n<b>")
     assert unterminated == "<pre>&lt;b&gt;</pre>"
+    table = markdown_to_html("| name | size |\n| --- | ---: |\n| <a> | **1** |\nb | 2\n\nafter")
+    assert table == (
+        "<table><thead><tr><th>name</th><th>size</th></tr></thead><tbody><tr><td>&lt;a&gt;</td>"
+        "<td><strong>1</strong></td></tr><tr><td>b</td><td>2</td></tr></tbody></table><p>after</p>"
+    )
+    assert markdown_to_html("a | b\nc | d") == "<p>a | b<br>c | d</p>"  # no rule line: no table
+
+
+def test_the_text_of_a_tool_that_says_it_answers_in_markdown_is_drawn_as_markdown() -> None:
+    """The fetch reference server "extracts its contents as markdown": its pages showed as their
+    source. The tool's word is the mark (a block has none); an error is still the server's words."""
+    page = "Contents of http://127.0.0.1/:\n## Install\n\n```\npip install x\n```"
+    said = ToolResult(
+        server="s", tool="fetch", content=[types.TextContent(type="text", text=page)], markdown=True
+    )
+    html = result_bundle(said)["text/html"]
+    assert "<h2>Install</h2>" in html and "<pre>pip install x</pre>" in html
+    assert page in result_bundle(said)["text/plain"]  # the terminal gets the source
+    said.is_error = True
+    assert "<h2>" not in result_bundle(said)["text/html"]
 
 
 async def test_audio_inline() -> None:
