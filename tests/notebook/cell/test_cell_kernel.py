@@ -382,6 +382,9 @@ def test_url_required_panel_declined_lets_the_cell_go_on(kernel, tmp_path):
     decline = fe.wait_for(
         lambda: fe.find(cell, css="mcpnb-decline", model="ButtonModel"), what="the decline button"
     )
+    # as a person sees it: the panel is made after its buttons' handlers, so once it is here a
+    # click is heard (a click on the bare button model could come first: the full run lost one)
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-url-consent"), what="the consent panel")
     fe.click(decline)
     assert fe.reply(cell)["status"] == "ok"
     assert "RESULT None" in fe.stdout[cell]
