@@ -145,8 +145,10 @@ class Peer:
 
     def answers_in_markdown(self, tool: str | None) -> bool:
         """Whether the tool says its text is Markdown (see ``ToolInfo.answers_in_markdown``)."""
-        tools = self.connection.tool_cache.peek() or {} if self.connection is not None else {}
-        return bool(getattr(tools.get(tool or ""), "answers_in_markdown", False))
+        if self.connection is None or tool is None:
+            return False
+        info = (self.connection.tool_cache.peek() or {}).get(tool)
+        return info is not None and info.answers_in_markdown
 
     def advertises_tasks(self) -> bool:
         """Whether our client was built with :func:`tasks_extension` (modern tasks need it)."""
