@@ -120,6 +120,35 @@ def test_a_tasks_questions_go_to_the_context_that_started_it(pool, era):
     assert started_here not in pool.connection("probe").asking.active_calls  # released when the task ended
 
 
+def test_a_tool_that_asks_before_it_answers_asks_the_calls_own_context_when_run_as_a_task(pool):
+    """``ask_user`` asks first (the SDK's ``Resolve``: on 2026-07-28 an ``InputRequiredResult``
+    answers the task-augmented call). The task path let the SDK's "pass allow_input_required=True"
+    escape as the call's error, and its question reached no context: ``answers=`` went unheard and
+    the decline went unsaid. (2025-11-25 probe-kit forbids tasks for it, per tool.)"""
+    from mcp.types import ElicitResult
+
+    from mcpnb import CallContext
+
+    serve_probekit("probe", pool=pool)
+    question = {"question": "Your name?"}
+    answered = pool.call("probe", "ask_user", question, task=True, answers={"answer": "Ada"}).result(
+        timeout=30
+    )
+    assert answered.data["answers"] == [{"question": "Your name?", "answer": "Ada"}]
+    assert any("accepted by the answers given with the call" in n for n in answered.answered_without_asking)
+
+    class Bo(Recorder):
+        async def elicit(self, server: str, params: Any, call: Any) -> Any:
+            self.calls.append(call)
+            return ElicitResult(action="accept", content={"answer": "Bo"})
+
+    person = Bo()
+    pool.interaction = person
+    asked_here = CallContext()
+    handle = pool.start_task("probe", "ask_user", question, context=asked_here)
+    assert handle.result(timeout=30).data["answers"][0]["answer"] == "Bo" and person.calls == [asked_here]
+
+
 def test_server_everything_research_task_asks_and_completes(pool, everything):
     """A third-party legacy task tool that *requires* tasks: a plain call runs it as one, and its
     input_required question (delivered through tasks/result) reaches the interaction."""

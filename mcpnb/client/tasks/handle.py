@@ -136,6 +136,13 @@ class TaskHandle:
         handle._result = handle._tool_result(result)
         return handle
 
+    def note_unasked(self, notes: list[str]) -> None:
+        """Keep the questions nobody was asked in ``notes`` (the call's own list, which grows as
+        the task asks); a result already here (a server that answered at once) says them too."""
+        self.answered_without_asking = notes
+        if self._result is not None:
+            self._result.answered_without_asking = list(notes)
+
     # ------------------------------------------------------------------ last known state
     @property
     def label(self) -> str:

@@ -41,10 +41,10 @@ def _adopt(conn: Connection, handle: TaskHandle, context: CallContext | None) ->
     kernel, which could never see the form's click)."""
     from mcpnb.client.interaction import CallContext
 
+    context = context if context is not None else CallContext(server=conn.name, tool=handle.tool or "")
+    handle.note_unasked(context.answered_without_asking)
     if not handle.done:
-        context = context if context is not None else CallContext(server=conn.name, tool=handle.tool or "")
         conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
-        handle.answered_without_asking = context.answered_without_asking
         if context.ui is not None:
             handle.watch()
     return handle
@@ -77,12 +77,21 @@ async def start(
     context: CallContext | None = None,
 ) -> TaskHandle:
     """Start ``tool`` on ``server`` as a task; its handle at once (see ``Pool.start_task``)."""
+    from mcpnb.client.interaction import CallContext, current_call
+
     conn = pool.connection(server)
     await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
     options = _handle_options(pool, conn)
-    handle = await conn.request(
-        f"{tool}() as a task", lambda _client: start_task(conn, tool, arguments, ttl_ms=ttl_ms, **options)
-    )
+    context = context if context is not None else CallContext(server=conn.name, tool=tool)
+    # A server may ask before it answers or starts the task (2026-07-28's input rounds): those
+    # questions belong to this call (its answers=, its cell), not to whichever call is in flight.
+    token = current_call.set(context)
+    try:
+        handle = await conn.request(
+            f"{tool}() as a task", lambda _client: start_task(conn, tool, arguments, ttl_ms=ttl_ms, **options)
+        )
+    finally:
+        current_call.reset(token)
     return _adopt(conn, handle, context)
 
 

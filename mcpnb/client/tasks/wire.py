@@ -195,9 +195,28 @@ async def create(
                 if not peer.advertises_tasks() and client is not session:
                     # Without the extension no task can be created; the full driver handles input rounds.
                     return await client.call_tool(tool, arguments or {}, read_timeout_seconds=timeout)
-                return await session.call_tool(
-                    tool, arguments or {}, read_timeout_seconds=timeout, allow_claimed=True
-                )
+
+                async def send(responses: Any, state: str | None) -> Any:
+                    return await session.call_tool(
+                        tool,
+                        arguments or {},
+                        read_timeout_seconds=timeout,
+                        input_responses=responses,
+                        request_state=state,
+                        allow_claimed=True,
+                        allow_input_required=True,
+                    )
+
+                first = await send(None, None)
+                if isinstance(first, types.InputRequiredResult):
+                    # SEP-2322: the server asks before it answers or starts a task; the client's own
+                    # driver puts the questions to the person (or the call's answers), then resends
+                    if client is session:
+                        raise CallError(
+                            f"{what} on {peer.name!r}: the server asks first; a bare session cannot answer"
+                        )
+                    return await client._drive_input_required(first, send)
+                return first
 
         result = await peer.call(what, modern, idempotent=False)
         if isinstance(result, types.CallToolResult):

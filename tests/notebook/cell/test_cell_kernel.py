@@ -188,6 +188,18 @@ def test_a_task_started_in_a_cell_asks_there_later(kernel):
     assert "CONFIRMED True" in fe.stdout[later]
 
 
+def test_a_tool_that_asks_before_it_answers_asks_in_the_cell_when_run_as_a_task(kernel):
+    """``ask_user --task`` on 2026-07-28: the server asks before it answers (an input round on the
+    task's own request). The cell failed with the SDK's "pass allow_input_required=True"."""
+    fe = Frontend(kernel)
+    _run(fe, SETUP)
+    cell = fe.execute(ASK + " --task")
+    _answer_form(fe, cell, "Ada")
+    assert fe.reply(cell)["status"] == "ok"
+    later = _run(fe, "print('GOT', _.result(timeout=60).data['answers'])")
+    assert "GOT [{'question': 'Your name?', 'answer': 'Ada'}]" in fe.stdout[later]
+
+
 def test_a_task_started_from_code_asks_in_its_cell_later(kernel):
     """``pool.start_task`` (and ``pool.call(task=True)``) from a cell: the question comes after the
     cell has ended, as a form in it. A bare context declined it (nobody asked, ``confirmed`` false)."""
