@@ -7,6 +7,7 @@ when ``result.df`` works. pandas itself is imported inside the functions so ``im
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -70,6 +71,29 @@ def split_keys(data: Any) -> tuple[str, str] | None:
         return None
     width = len(names)
     return (names_key, rows_key) if all(type(r) is list and len(r) == width for r in rows) else None
+
+
+#: A Markdown table's second line: ``| --- | :---: |`` (GitHub's tables: MarkItDown's answer for a
+#: CSV or a sheet, the fetch server's for a page's table).
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of one Markdown table line (its outer pipes optional)."""
+    return [cell.strip() for cell in line.strip().removeprefix("|").removesuffix("|").split("|")]
+
+
+def markdown_rows(text: str) -> list[dict[str, str | None]] | None:
+    """The rows of ``text`` when all of it is one Markdown table with distinct column names (a
+    short row ends in nulls, as a sheet's does); None for anything else."""
+    lines = text.strip().splitlines()
+    if len(lines) < 2 or "|" not in lines[0] or not TABLE_RULE.match(lines[1]):
+        return None
+    names = table_cells(lines[0])
+    if not all(names) or len(set(names)) != len(names) or not all("|" in line for line in lines[2:]):
+        return None
+    rows = [table_cells(line) for line in lines[2:]]
+    return [dict(zip(names, [*row, *[None] * (len(names) - len(row))], strict=False)) for row in rows]
 
 
 def _is_grid(value: Any) -> bool:

@@ -265,12 +265,15 @@ def _table_in_text(text: str, *, python: bool = True) -> list[Any] | dict[str, A
     """A JSON array or object written as text (older servers' way), or (``python``) a list or dict
     written as Python writes one (``str()`` of rows: single quotes, ``None``), how the SQLite
     reference server (``mcp-server-sqlite``) answers a query; ``ast.literal_eval`` reads literals
-    only, never runs code. None for anything else, text nested deeper than the parsers go included."""
+    only, never runs code. Or a Markdown table (MarkItDown's answer for a CSV or a sheet). None for
+    anything else, text nested deeper than the parsers go included."""
     import ast
+
+    from mcpnb.client.frames import markdown_rows
 
     text = text.strip()
     if text[:1] not in ("[", "{"):
-        return None
+        return markdown_rows(text)
     for read in (json.loads, ast.literal_eval) if python else (json.loads,):
         try:
             found = read(text)

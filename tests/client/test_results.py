@@ -193,3 +193,29 @@ def test_rows_with_a_json_column_are_a_table_with_the_json_in_its_cells():
     assert "note.gift" in text and result.df["note.gift"].tolist()[1] is True  # objects: columns, as .df
     tree = '[{"name": "src", "children": [{"name": "a.py"}]}, {"name": "b.py", "children": []}]'
     assert text_result(tree).text_table is None
+
+
+#: What markitdown-mcp 0.0.1a4 (Microsoft's MarkItDown) answered to ``convert_to_markdown
+#: uri=file:///…/report.csv``: the sheet as a Markdown table, repeated as ``{"result": <the text>}``.
+MARKITDOWN_CSV = "| region | q1 | q2 |\n| --- | --- | --- |\n| north | 10 | 12 |\n| south | 7 |"
+
+
+def test_a_text_that_is_one_markdown_table_is_a_table():
+    """MarkItDown turns a CSV or a sheet into a Markdown table: ``.df`` said "only text"."""
+    result = ToolResult(
+        server="mid",
+        tool="convert_to_markdown",
+        content=[types.TextContent(type="text", text=MARKITDOWN_CSV)],
+        structured={"result": MARKITDOWN_CSV},
+    )
+    assert result.text_table is not None
+    df = result.df
+    assert list(df.columns) == ["region", "q1", "q2"] and df["q1"].tolist() == [10, 7]
+    assert df["q2"].tolist()[0] == 12 and pd.isna(df["q2"].tolist()[1])  # a short row ends in null
+    for text in (
+        "| a | a |\n| --- | --- |\n| 1 | 2 |",  # names that are not distinct
+        "| a | b |\n| --- | --- |\n| 1 | 2 |\nsome words after it",  # more than the table
+        "| a | b |\n| 1 | 2 |",  # no rule line: no table
+        "a page\n\n| a | b |\n| --- | --- |\n| 1 | 2 |",  # a table inside a page
+    ):
+        assert text_result(text).text_table is None, text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from mcpnb.client.frames import TABLE_RULE, table_cells
 from mcpnb.notebook.render.html import esc
 
 _LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
@@ -19,17 +20,11 @@ _ITALIC = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*)$")
-#: A table's second line: ``| --- | :---: |`` (GitHub's tables, as the fetch server writes them).
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().removeprefix("|").removesuffix("|").split("|")]
 
 
 def _table(head: str, rows: list[str]) -> str:
-    cells = "".join(f"<th>{_inline(c)}</th>" for c in _cells(head))
-    body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in _cells(r)) + "</tr>" for r in rows)
+    cells = "".join(f"<th>{_inline(c)}</th>" for c in table_cells(head))
+    body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in table_cells(r)) + "</tr>" for r in rows)
     return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -84,7 +79,7 @@ def markdown_to_html(text: str) -> str:
             html.append(f"<pre>{esc(chr(10).join(body))}</pre>")
             i += 1
             continue
-        if "|" in line and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+        if "|" in line and i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1]):
             flush_para()
             close_list()
             end = i + 2
