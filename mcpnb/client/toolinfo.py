@@ -19,6 +19,11 @@ FLAT_SEP = "__"
 _ANSWERS_IN_MARKDOWN = re.compile(r"\b(?:as|to|into|returns?)\s+(?:[\w-]+\s+)?markdown\b", re.IGNORECASE)
 
 
+def says_markdown(description: str | None) -> bool:
+    """Whether a tool's or a prompt's description says it answers in Markdown."""
+    return bool(description and _ANSWERS_IN_MARKDOWN.search(description))
+
+
 def flat_name(server: str, tool: str) -> str:
     """``mcp__{server}__{tool}``: one name that says where a tool lives."""
     return f"{FLAT_PREFIX}{server}{FLAT_SEP}{tool}"
@@ -80,7 +85,7 @@ class ToolInfo:
         """Whether the tool's description says its text is Markdown (the protocol has no mark for
         a text block's format): displays then draw it as Markdown. The server's own word, not a
         guess from the text, which would draw a Python file's ``# comments`` as headings."""
-        return bool(self.description and _ANSWERS_IN_MARKDOWN.search(self.description))
+        return says_markdown(self.description)
 
     @cached_property
     def text_parameter(self) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpnb.client.contents import wire
+from mcpnb.client.toolinfo import says_markdown
 from mcpnb.notebook.render.content import read_hint, render_block
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, wrap
@@ -38,12 +39,18 @@ def contents_bundle(contents: Any) -> dict[str, Any]:
 
 
 def messages_bundle(prompt: Any) -> dict[str, Any]:
-    """The display of a :class:`~mcpnb.client.contents.PromptMessages`, role by role."""
+    """The display of a :class:`~mcpnb.client.contents.PromptMessages`, role by role (drawn as
+    Markdown where the prompt's description says so: the fetch server's "as markdown")."""
+    markdown = says_markdown(prompt.description)
     parts = [
         (
             str(getattr(m, "role", None) or "?"),
             render_block(
-                m.content, server=prompt.server, text_limit=DEFAULTS.text_limit, at=f"p[{i}].content"
+                m.content,
+                server=prompt.server,
+                text_limit=DEFAULTS.text_limit,
+                at=f"p[{i}].content",
+                markdown=markdown,
             ),
         )
         for i, m in enumerate(prompt)

@@ -264,3 +264,19 @@ def test_a_cut_text_says_where_all_of_it_is_in_reads_and_prompts() -> None:
     prompt = PromptMessages("s", "p", types.GetPromptResult(messages=said))
     assert "7 more characters (all of it: p[1].content.text)" in prompt._repr_mimebundle_()["text/plain"]
     assert prompt[1].content.text == long
+
+
+def test_a_prompt_that_says_it_gives_markdown_is_drawn_as_markdown() -> None:
+    """The fetch server's prompt: "Fetch a URL and extract its contents as markdown"."""
+    from mcpnb.client.contents import PromptMessages
+
+    page = [
+        types.PromptMessage(role="user", content=types.TextContent(type="text", text="## Install\n- one"))
+    ]
+    said = "Fetch a URL and extract its contents as markdown"
+    html = PromptMessages(
+        "f", "fetch", types.GetPromptResult(description=said, messages=page)
+    )._repr_mimebundle_()
+    assert "<h2>Install</h2>" in html["text/html"] and "<li>one</li>" in html["text/html"]
+    plain = PromptMessages("f", "fetch", types.GetPromptResult(messages=page))._repr_mimebundle_()
+    assert "<h2>" not in plain["text/html"]
