@@ -81,6 +81,26 @@ def test_failed_connect_error_does_not_leak(pool):
     assert pool.status()["dead"].state == "failed"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["postgresql://ann:{pw}@127.0.0.1:54329/shop"],  # server-postgres takes its DSN as an argument
+        ["--db-url=mysql://root:{pw}@127.0.0.1/app"],
+        ["--dsn", "redis://:{pw}@127.0.0.1:6379/0"],
+        ["https://127.0.0.1/api?sig={pw}&user=ann"],
+    ],
+)
+def test_a_password_in_a_connection_string_argument_is_never_shown(pool, args):
+    """``%mcp connect pg -- mcp-server-postgres postgresql://ann:pw@…``: the password showed in
+    ``%mcp config``, the config's repr and the "connecting to" log line."""
+    given = [a.format(pw=PASSWORD) for a in args]
+    pool.connect("db", **demo_command(*given))
+    pool.call("db", "stderr_line", {"text": f"could not log in with {PASSWORD}"})
+    shown = _everything_shown(pool, "db")
+    assert PASSWORD not in shown and "***" in repr(pool.connection("db").config)
+    assert "127.0.0.1" in repr(pool.connection("db").config)  # the rest of the address stays readable
+
+
 def test_server_echoing_a_secret_in_stderr_is_scrubbed(pool):
     pool.connect("leaky", **demo_command("--token", TOKEN))
     pool.call("leaky", "stderr_line", {"text": f"started with --token {TOKEN}"})

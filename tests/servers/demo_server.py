@@ -283,10 +283,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--startup-delay", type=float, default=0.0)
     parser.add_argument("--token", help="ignored: tests check that a secret argument is redacted")
+    parser.add_argument("--dsn", help="ignored: tests check that a connection string's password is redacted")
     parser.add_argument("--require-token", help="HTTP: answer 401 unless this bearer token is sent")
     parser.add_argument("--refuse-delete", action="store_true", help="HTTP: answer DELETE with 500")
     parser.add_argument("--path", help="HTTP: the endpoint's path (default /mcp, or /sse for sse)")
-    args = parser.parse_args()
+    # a database server's connection string, alone or as --db-url=…: ignored, as --token is
+    args, _connection_strings = parser.parse_known_args()
     if args.startup_delay:
         import time
 

@@ -403,8 +403,9 @@ def _credential(value: str) -> set[str]:
 
 
 def _arg_secrets(args: tuple[str, ...]) -> tuple[list[str], set[str]]:
-    """Args as shown, and the values hidden: what follows ``--token``, ``--api-key=…``, or
-    ``Authorization: …`` (the mcp-remote ``--header`` style)."""
+    """Args as shown, and the values hidden: what follows ``--token``, ``--api-key=…``,
+    ``Authorization: …`` (the mcp-remote ``--header`` style), and a URL's password or secret
+    parameters (``postgresql://ann:pw@127.0.0.1/shop``, as database servers take their DSN)."""
     shown: list[str] = []
     found: set[str] = set()
     hide_next = False
@@ -428,5 +429,12 @@ def _arg_secrets(args: tuple[str, ...]) -> tuple[list[str], set[str]]:
             shown.append(f"{header}: {REDACTED}")
             found |= _credential(hvalue.strip())
             continue
-        shown.append(arg)
+        urls = _URL_IN_ARG.findall(arg)  # a database's connection string: postgresql://ann:pw@host/db
+        for url in urls:
+            found |= url_secrets(url)
+        shown.append(_URL_IN_ARG.sub(lambda m: redact_url(m.group(0)), arg) if urls else arg)
     return shown, found
+
+
+#: A URL inside an argument, alone or after ``--flag=`` (a server's connection string).
+_URL_IN_ARG = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"']+")
