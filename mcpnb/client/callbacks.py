@@ -36,6 +36,7 @@ class SessionCallbacks:
     stderr: deque[str]
     stderr_count: int
     tool_cache: TTLCache[dict[str, ToolInfo]]
+    prompt_cache: TTLCache[list[Any]]
     watch: ResourceWatch
     _stop: asyncio.Event | None
 
@@ -79,7 +80,11 @@ class SessionCallbacks:
         """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``),
         resource updates; a transport error the SDK hands over (an SSE stream that broke) means the
         session is lost."""
-        from mcp.types import ResourceUpdatedNotification, ToolListChangedNotification
+        from mcp.types import (
+            PromptListChangedNotification,
+            ResourceUpdatedNotification,
+            ToolListChangedNotification,
+        )
 
         if isinstance(message, Exception):
             requests.transport_failed(self, message, self._stop)
@@ -87,5 +92,8 @@ class SessionCallbacks:
         if isinstance(message, ToolListChangedNotification):
             self.tool_cache.invalidate()
             self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+        elif isinstance(message, PromptListChangedNotification):
+            self.prompt_cache.clear()
+            self.emit("cache", "prompt list changed on the server: cache invalidated", reason="list_changed")
         elif isinstance(message, ResourceUpdatedNotification):
             self.watch.updated(str(message.params.uri))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import health, requests
 from mcpnb.client.asking import Asking
+from mcpnb.client.cache import TTLCache
 from mcpnb.client.callbacks import SessionCallbacks
 from mcpnb.client.catalog import ToolCatalog
 from mcpnb.client.errors import (
@@ -119,6 +120,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.clock = clock
         self.catalog = ToolCatalog(self)
         self.tool_cache = self.catalog.cache  # what status() and the pool read without I/O
+        # prompts/list: read by every %mcp prompt (to check its arguments) and by Tab completion
+        self.prompt_cache: TTLCache[list[Any]] = TTLCache(config.cache_ttl, clock)
         self.client: Any = None
         self.protocol_version: str | None = None
         self.server_info: Any = None
@@ -299,6 +302,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         try:
             client = await within(deadline, asyncio.shield(ready))
             self._install(client)
+            self.prompt_cache.clear()  # a new session's server may offer other prompts
             if self.config.era == "modern" and self.era != "modern":
                 raise McpnbError(
                     f"the server only speaks the handshake era ({self.protocol_version}), not 2026-07-28; "
@@ -450,9 +454,16 @@ class Connection(SessionCallbacks, ConnectionRequests):
             self._spawn(self.watch.resume(), "resubscribe")
         if self.config.health_check_interval > 0:
             self._spawn(health.monitor(self), "health")
-        tools_caps = getattr(self.capabilities, "tools", None)
-        if self.era == "modern" and getattr(tools_caps, "list_changed", False):
+        if self.era == "modern" and any(self._changes_said()):
             self._spawn(self._listen(), "listen")
+
+    def _changes_said(self) -> tuple[bool, bool]:
+        """Whether the server says when its tools, and its prompts, change (``listChanged``)."""
+
+        def said(kind: str) -> bool:
+            return bool(getattr(getattr(self.capabilities, kind, None), "list_changed", False))
+
+        return said("tools"), said("prompts")
 
     def _spawn(self, coro: Any, what: str) -> None:
         task = asyncio.get_running_loop().create_task(coro, name=f"mcpnb-{what}-{self.name}")
@@ -462,8 +473,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
     async def _listen(self) -> None:
         """Modern era: list_changed arrives on a ``subscriptions/listen`` stream (teed to _on_message)."""
         client = self.client
+        tools, prompts = self._changes_said()
         with contextlib.suppress(Exception):
-            async with client.listen(tools_list_changed=True) as subscription:
+            async with client.listen(tools_list_changed=tools, prompts_list_changed=prompts) as subscription:
                 async for _event in subscription:
                     pass
 

@@ -27,6 +27,7 @@ from mcpnb.client.errors import (
 from mcpnb.client.paging import every_page
 
 if TYPE_CHECKING:
+    from mcpnb.client.cache import TTLCache
     from mcpnb.client.catalog import ToolCatalog
     from mcpnb.client.interaction import CallContext
     from mcpnb.client.results import ToolResult
@@ -42,6 +43,7 @@ class ConnectionRequests:
 
     client: Any
     catalog: ToolCatalog
+    prompt_cache: TTLCache[list[Any]]
     watch: ResourceWatch
     log_level: str
 
@@ -140,8 +142,14 @@ class ConnectionRequests:
         return did_you_mean(uri, listed) or ""
 
     async def list_prompts(self) -> list[Any]:
-        """Every prompt, page by page."""
-        return await self._every_page("prompts/list", lambda c, at: c.list_prompts(cursor=at), "prompts")
+        """Every prompt, page by page; from the cache while fresh (as the tool list: ``cache_ttl``,
+        and the server's ``prompts/list_changed`` ends it)."""
+        cached = self.prompt_cache.get()
+        if cached is not None:
+            return cached
+        prompts = await self._every_page("prompts/list", lambda c, at: c.list_prompts(cursor=at), "prompts")
+        self.prompt_cache.put(prompts)
+        return prompts
 
     async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         """``prompts/get`` once the name and arguments are checked against the server's list (a

@@ -18,7 +18,7 @@ import pytest
 from conftest import DEMO, ROOT, HttpServer, alive, demo_command, free_port, wait_until
 
 from mcpnb import CallError, CallTimeoutError, ConfigError, ConnectError, ToolNotFoundError
-from mcpnb.client.errors import AuthError, NotConnectedError
+from mcpnb.client.errors import ArgumentsError, AuthError, NotConnectedError
 from mcpnb.client.events import State
 from mcpnb.client.retry import Backoff, is_retryable
 
@@ -262,6 +262,32 @@ def test_a_peers_list_changed_shows_its_new_tools(pool, era):
     history = pool.connection("vis").events.history
     assert any(e.detail.get("reason") == "list_changed" for e in history)
     assert pool.call("vis", "reset").text == "reset done"
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_the_prompt_list_is_read_once_until_the_peer_says_it_changed(pool, era):
+    """``%mcp prompt`` checks its arguments against ``prompts/list`` and Tab completion reads it on
+    every key: it was asked again each time. Cached as the tool list is, FastMCP's
+    ``prompts/list_changed`` (after ``unlock``) gives way to the new list."""
+    visibility = ROOT / "tests" / "servers" / "fastmcp_visibility_server.py"
+    pool.connect("vis", command=str(fastmcp_python()), args=[str(visibility)], era=era, cache_ttl=3600)
+    conn = pool.connection("vis")
+    listed = []
+    ask = conn.client.list_prompts
+
+    async def counted(*args, **kwargs):
+        listed.append(1)
+        return await ask(*args, **kwargs)
+
+    conn.client.list_prompts = counted
+    assert [p.name for p in pool.prompts("vis")] == ["hello"]
+    assert "Say hello to Ada." in pool.prompt("vis", "hello", {"name": "Ada"}).text
+    assert pool.prompt("vis", "hello", {"name": "Bo"}) and len(listed) == 1  # read once, then the cache
+    with pytest.raises(ArgumentsError, match="no prompt 'audit'"):
+        pool.prompt("vis", "audit", {"area": "x"})
+    assert pool.call("vis", "unlock").text == "unlocked"
+    assert wait_until(lambda: "audit" in {p.name for p in pool.prompts("vis")})
+    assert "Audit billing." in pool.prompt("vis", "audit", {"area": "billing"}).text
 
 
 def test_cache_hit_does_no_io_and_ttl_expiry_refetches(pool):

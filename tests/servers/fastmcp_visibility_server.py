@@ -1,6 +1,7 @@
-"""A FastMCP 4 server whose tool list changes during a session: ``unlock`` shows this session the
-tools tagged ``admin`` (FastMCP's per-session visibility), and FastMCP tells the client with
-``notifications/tools/list_changed``. An implementation of list_changed we did not write; it never
+"""A FastMCP 4 server whose tool and prompt lists change during a session: ``unlock`` shows this
+session the tools and prompts tagged ``admin`` (FastMCP's per-session visibility), and FastMCP tells
+the client with ``notifications/tools/list_changed`` and ``notifications/prompts/list_changed``.
+An implementation of list_changed we did not write; it never
 imports mcpnb. Runs in the FastMCP virtual environment (``tests/client/conftest.py`` builds it)::
 
     python fastmcp_visibility_server.py
@@ -24,6 +25,18 @@ async def unlock(ctx: Context) -> str:
 def reset() -> str:
     """An admin tool, hidden until unlock."""
     return "reset done"
+
+
+@mcp.prompt
+def hello(name: str) -> str:
+    """A prompt everyone sees."""
+    return f"Say hello to {name}."
+
+
+@mcp.prompt(tags={"admin"})
+def audit(area: str) -> str:
+    """An admin prompt, hidden until unlock."""
+    return f"Audit {area}."
 
 
 mcp.disable(tags={"admin"})
