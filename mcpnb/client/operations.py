@@ -145,11 +145,12 @@ class ConnectionRequests:
         """Every prompt, page by page; from the cache while fresh (as the tool list: ``cache_ttl``,
         and the server's ``prompts/list_changed`` ends it)."""
         cached = self.prompt_cache.get()
-        if cached is not None:
-            return cached
-        prompts = await self._every_page("prompts/list", lambda c, at: c.list_prompts(cursor=at), "prompts")
-        self.prompt_cache.put(prompts)
-        return prompts
+        if cached is None:
+            cached = await self._every_page(
+                "prompts/list", lambda c, at: c.list_prompts(cursor=at), "prompts"
+            )
+            self.prompt_cache.put(cached)
+        return list(cached)  # the caller's to change: the cache keeps its own
 
     async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         """``prompts/get`` once the name and arguments are checked against the server's list (a
