@@ -137,8 +137,8 @@ class ToolResult:
         times where every value reads exactly (see :mod:`mcpnb.client.texttypes`)."""
         from mcpnb.client.frames import to_dataframe
 
-        data, from_text = self._tabular()
-        return to_dataframe(data, schema=None if from_text else self.output_schema, at=self.data_path)
+        data, schema = self._tabular()
+        return to_dataframe(data, schema=schema, at=self.data_path)
 
     @property
     def dfs(self) -> dict[str, Any]:
@@ -146,8 +146,8 @@ class ToolResult:
         dict of DataFrames by key."""
         from mcpnb.client.frames import to_dataframes
 
-        data, from_text = self._tabular()
-        return to_dataframes(data, schema=None if from_text else self.output_schema, at=self.data_path)
+        data, schema = self._tabular()
+        return to_dataframes(data, schema=schema, at=self.data_path)
 
     @cached_property
     def text_table(self) -> list[Any] | dict[str, Any] | None:
@@ -184,20 +184,21 @@ class ToolResult:
             return key if all(map(_is_block, value, map(wire, self.content))) else None
         return None
 
-    def _tabular(self) -> tuple[Any, bool]:
-        """What ``.df`` reads, and whether it was read from text: the structured payload, else
+    def _tabular(self) -> tuple[Any, dict[str, Any] | None]:
+        """What ``.df`` reads, and the schema that describes it (the outputSchema for the
+        structured payload; none for a table read from text): the structured payload, else
         text that is JSON; else why neither. A payload that only wraps the text (the filesystem
         reference server's ``{"content": <the text>}``) is read as that text: its JSON is the table
         (``directory_tree``'s entries). A table a display already read in the text
         (:attr:`text_table`) is not read again."""
         shown = self.__dict__.get("text_table")  # cached_property's own store: set once displayed
         if shown is not None:
-            return shown, True
+            return shown, None
         if self.structured is not None:
             wrapper = self.content_wrapper()
             wrapped = self.structured[wrapper] if wrapper is not None else None
             found = _table_in_text(wrapped) if isinstance(wrapped, str) else None
-            return (found, True) if found is not None else (self.data, False)
+            return (found, None) if found is not None else (self.data, self.output_schema)
         from mcpnb.client.frames import NotTabularError
 
         text = self.text.strip()
@@ -206,7 +207,7 @@ class ToolResult:
             raise NotTabularError(f"{self.label} failed, so there is no table: {first}")
         found = _table_in_text(text)
         if found is not None:
-            return found, True
+            return found, None
         said = "only text (read .text)" if text else "no text either"
         raise NotTabularError(
             f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "

@@ -132,22 +132,24 @@ class Peer:
         client = self.connection.client if self.connection is not None else self.target
         return client.session
 
+    def _listed(self, tool: str | None) -> Any:
+        """The connection's cached ``ToolInfo`` of ``tool`` (None: no connection, or not listed)."""
+        if self.connection is None or tool is None:
+            return None
+        return (self.connection.tool_cache.peek() or {}).get(tool)
+
     def output_schema(self, tool: str | None) -> dict[str, Any] | None:
         if tool is None:
             return None
         if self.connection is not None:
-            tools = self.connection.tool_cache.peek() or {}
-            info = tools.get(tool)
-            return getattr(info, "output_schema", None)
+            return getattr(self._listed(tool), "output_schema", None)
         schemas = getattr(self.session, "_tool_output_schemas", None) or {}
         schema = schemas.get(tool)
         return dict(schema) if schema else None
 
     def answers_in_markdown(self, tool: str | None) -> bool:
         """Whether the tool says its text is Markdown (see ``ToolInfo.answers_in_markdown``)."""
-        if self.connection is None or tool is None:
-            return False
-        info = (self.connection.tool_cache.peek() or {}).get(tool)
+        info = self._listed(tool)
         return info is not None and info.answers_in_markdown
 
     def advertises_tasks(self) -> bool:

@@ -144,9 +144,12 @@ def _grid(
 
 def _read_as(typed: Mapping[Any, str]) -> str:
     """``"n, spent as numbers and last as times"``: five names at most, then a count."""
+    groups = {  # with a zone or without, times are times to a reader
+        "numbers": [str(name) for name, kind in typed.items() if kind == texttypes.NUMBERS],
+        "times": [str(name) for name, kind in typed.items() if kind != texttypes.NUMBERS],
+    }
     said = []
-    for word in ("numbers", "times"):
-        names = [str(name) for name, kind in typed.items() if kind.startswith(word)]
+    for word, names in groups.items():
         if names:
             more = f" and {len(names) - 5} more" if len(names) > 5 else ""
             said.append(f"{', '.join(names[:5])}{more} as {word}")
