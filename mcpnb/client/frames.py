@@ -139,7 +139,7 @@ class Table:
     source: Any  # the records, the row arrays, the grid's rows, the columns, the one object or the values
     key: str | None = None  # where an object keeps the rows (``"rows"`` of ``{"rows": [...], "total": 3}``)
     fields: dict[str, Any] = field(default_factory=dict)  # the object's other fields, shown above the table
-    names: list[Any] | None = None  # column names of row arrays and grids
+    names: list[Any] | None = None  # column names of row arrays and grids (of records, their order)
     start: int = 0  # a grid's first row of data (1 under a header row)
 
     @property
@@ -215,7 +215,9 @@ class Table:
             if not rows:
                 return pd.DataFrame()
             # flat records (the common case) go straight in: json_normalize is many times slower
-            return pd.DataFrame(rows) if _flat(rows) else pd.json_normalize(rows)
+            if _flat(rows):
+                return pd.DataFrame(rows, columns=self.names) if self.names else pd.DataFrame(rows)
+            return pd.json_normalize(rows)
         except Exception as exc:
             raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
 
@@ -246,8 +248,9 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
     3. rows of plain values, each a list, alone or as an object's one list (``{"range": "A1:C3",
        "values": [["region", "q1"], ["north", 10]]}``, a spreadsheet's cells; see :func:`grid_key`):
        the first row names the columns when it is distinct texts, else they are numbered;
-    4. an object with exactly one list value that holds records (``{"rows": [...], "total": 3}``,
-       also the SDK's ``{"result": [...]}`` wrapper), other keys beside it;
+    4. an object with exactly one list that holds records (``{"rows": [...], "total": 3}``, also
+       the SDK's ``{"result": [...]}`` wrapper), other keys beside it, lists of plain values too
+       (Datasette's ``{"columns": [...], "rows": [{...}]}``: see :func:`_records_beside`);
     5. an object of equally long lists (columns);
     6. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
        (``{"temperature": 22, "where": {"city": ...}}``) is one row, and a list of plain values
@@ -269,9 +272,9 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
         return _grid(data[key], key, {k: v for k, v in data.items() if k != key})
     if isinstance(data, dict) and data:
         lists = [k for k, v in data.items() if isinstance(v, list)]
-        if len(lists) == 1 and data[lists[0]] and _is_records(data[lists[0]]):
-            key = lists[0]
-            return Table("records", data[key], key, {k: v for k, v in data.items() if k != key})
+        key = _one_records_key(data, lists)
+        if key is not None:
+            return _records_beside(data, key)
         if len(lists) == len(data) and not any(v and _is_records(v) for v in data.values()):
             lengths = {len(v) for v in data.values()}
             if len(lengths) == 1:
@@ -293,6 +296,31 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
         "objects, column names with rows, rows of values, an object of equally long lists, or one "
         "object (use .data for the raw value)"
     )
+
+
+def _one_records_key(data: dict[str, Any], lists: list[str]) -> str | None:
+    """The key of an object's one list of records when its other lists hold plain values (a
+    query's ``columns`` beside its ``rows``, a ``warnings`` list): those are fields, not tables. An
+    empty list beside may be a table with no rows yet (a graph's ``relations``), so it is none."""
+    records = [k for k in lists if data[k] and _is_records(data[k])]
+    if len(records) != 1:
+        return None
+    others = (data[k] for k in lists if k != records[0])
+    return records[0] if all(v and all(map(_is_scalar, v)) for v in others) else None
+
+
+def _records_beside(data: dict[str, Any], key: str) -> Table:
+    """The records at ``key`` with the object's other fields; a list of column names that names
+    the rows' keys (Datasette's ``{"columns": [...], "rows": [{...}]}``) orders the columns, keeps
+    those that no row has a value for, and is not shown as a field."""
+    rows = data[key]
+    fields = {k: v for k, v in data.items() if k != key}
+    for names_key in _NAMES_KEYS:
+        names = _column_names(fields.get(names_key))
+        if names is not None and set(names).issuperset(set().union(*rows)):
+            del fields[names_key]
+            return Table("records", rows, key, fields, names)
+    return Table("records", rows, key, fields)
 
 
 def is_one_table(data: Any) -> bool:

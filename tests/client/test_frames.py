@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpnb.client.frames import find_table, grid_key, is_tabular, row_count, split_keys, to_dataframe
+from mcpnb.client.frames import (
+    NotTabularError,
+    find_table,
+    grid_key,
+    is_tabular,
+    row_count,
+    split_keys,
+    to_dataframe,
+)
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3)
@@ -54,6 +62,35 @@ def test_column_names_with_rows_are_a_table_in_every_spelling():
     assert row_count(rows) == 500 and len(to_dataframe(rows, limit=7)) == 7
     empty = to_dataframe({"columns": ["id", "name"], "rows": []})
     assert list(empty.columns) == ["id", "name"] and len(empty) == 0  # a query with no rows keeps its columns
+
+
+def test_records_beside_their_column_names_are_a_table():
+    """Datasette's MCP answer to ``execute_sql`` (datasette-mcp 0.3, recorded): rows as objects
+    beside the query's column names; an object cell (a BLOB) and a column no row fills."""
+    answer = {
+        "database": "shop",
+        "columns": ["id", "name", "city", "photo"],
+        "rows": [
+            {"id": 5, "name": "Customer 5", "city": None, "photo": {"base64": "BQD/"}},
+            {"id": 6, "name": "Customer 6", "city": None, "photo": None},
+        ],
+        "truncated": False,
+    }
+    table = find_table(answer)
+    assert (table.shape, table.key) == ("records", "rows")
+    assert table.fields == {"database": "shop", "truncated": False}  # the names are the header, not a field
+    frame = to_dataframe(answer)
+    assert frame["id"].tolist() == [5, 6] and frame["photo.base64"].tolist()[0] == "BQD/"
+    flat = {"columns": ["id", "city", "name"], "rows": [{"name": "Ann", "id": 1}, {"id": 2, "name": "Bo"}]}
+    assert list(to_dataframe(flat).columns) == ["id", "city", "name"]  # its order, its empty column
+    other = {"columns": ["id"], "rows": [{"id": 1, "extra": 2}]}  # names that leave a key out are a field
+    assert find_table(other).fields == {"columns": ["id"]}
+    assert list(to_dataframe(other).columns) == ["id", "extra"]
+    warned = {"items": [{"id": 1}], "warnings": ["slow query"]}  # any list of plain values is a field
+    assert find_table(warned).fields == {"warnings": ["slow query"]}
+    graph = {"entities": [{"name": "a"}], "relations": []}  # an empty list may be a table with no rows yet
+    with pytest.raises(NotTabularError, match="several tables"):
+        find_table(graph)
 
 
 @pytest.mark.parametrize(

@@ -230,6 +230,49 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
     return html, text
 
 
+def _writes_lines(data: Any) -> bool:
+    """An object of plain values, one of them text with line breaks (a database's schema, a
+    file's contents): JSON would show that text as one line of ``\\n``."""
+    return (
+        isinstance(data, dict)
+        and 0 < len(data) <= _FIELDS_SHOWN
+        and all(isinstance(v, str | int | float | None) for v in data.values())
+        and any(isinstance(v, str) and "\n" in v.strip() for v in data.values())
+    )
+
+
+def _lines_view(data: dict[str, Any], json_limit: int) -> tuple[str, str]:
+    """(HTML, text) of such an object, in its order: plain values as rows, each text with line
+    breaks as the block it was written as; at most ``json_limit`` characters of them in all."""
+    html, texts, rows, left = [], [f"structured content ({_kind(data)}):"], [], json_limit
+
+    def flush() -> None:
+        if rows:
+            html.append("<table class='mcpnb-fields'>" + "".join(r for r, _ in rows) + "</table>")
+            width = max(len(k) for _, (k, _) in rows)
+            texts.extend(f"{k.ljust(width)}  {v}".rstrip() for _, (k, v) in rows)
+            rows.clear()
+
+    for key, value in data.items():
+        if isinstance(value, str) and "\n" in value.strip():
+            flush()
+            shown, hidden = truncate(value.strip("\n"), max(left, 0))
+            left -= len(shown)
+            html.append(f'<div class="mcpnb-dim">{esc(key)}</div>{pre(shown)}')
+            texts.append(f"{key}:\n" + "\n".join("  " + line for line in shown.splitlines()))
+            if hidden:
+                note = f"… {hidden} more characters (result.data[{key!r}] has them all)"
+                html.append(f'<div class="mcpnb-dim">{esc(note)}</div>')
+                texts.append(note)
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value)
+            rows.append((f"<tr><th>{esc(key)}</th><td>{esc(shown)}</td></tr>", (str(key), shown)))
+    flush()
+    body = "".join(html)
+    summary = f"structured content · {esc(_kind(data))}"
+    return f"<details open><summary>{summary}</summary>{body}</details>", "\n".join(texts)
+
+
 def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
     """A table read from a result's text (``ToolResult.text_table``), as the structured section."""
     table = find_table(data)
@@ -263,5 +306,6 @@ def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, st
         except Exception:  # a shape pandas still refuses: the JSON view always works
             pass
     if not drawn:
-        html, text = _json_view(data, limit, json_limit)
+        lines = _writes_lines(data)
+        html, text = _lines_view(data, json_limit) if lines else _json_view(data, limit, json_limit)
     return warn_html + f'<div class="mcpnb-block">{html}</div>', warn_text + text, drawn

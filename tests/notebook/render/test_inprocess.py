@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html as html_module
 import json
 import re
 import struct
@@ -127,6 +128,20 @@ def files() -> list[str]:
 def config() -> dict[str, Any]:
     """A non-tabular object: JSON view."""
     return {"name": "<b>x</b>", "nested": {"deep": [1, 2, {"k": None}]}}
+
+
+@server.tool()
+def schema_of(tables: int = 3) -> dict[str, Any]:
+    """Datasette's get_database_schema: a long text with line breaks beside a plain field."""
+    sql = "\n".join(f"CREATE TABLE t{i}(id integer primary key, <name> text);" for i in range(tables))
+    return {"database": "shop", "schema": sql, "tables": tables, "views": None}
+
+
+@server.tool()
+def sql_rows() -> dict[str, Any]:
+    """Datasette's execute_sql: rows as objects beside the query's column names."""
+    rows = [{"id": 1, "name": "Ann", "city": None}, {"id": 2, "name": "Bo", "city": "Nice"}]
+    return {"database": "shop", "columns": ["id", "name", "city"], "rows": rows, "truncated": False}
 
 
 @server.tool()
@@ -297,6 +312,29 @@ async def test_non_tabular_object_is_a_collapsible_escaped_json_view() -> None:
     assert "<details open>" in html and "<pre>" in html
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
     assert list(r.df.columns) == ["name", "nested.deep"] and len(r.df) == 1  # .df: one row
+
+
+async def test_text_with_line_breaks_in_an_object_shows_as_the_lines_it_holds() -> None:
+    r = await call("schema_of")
+    b = result_bundle(r)
+    text, html = b["text/plain"], b["text/html"]
+    assert "\\n" not in text and "\\n" not in html  # no JSON escapes: the SQL as written
+    sql = "CREATE TABLE t0(id integer primary key, <name> text);"
+    assert f"database  shop\nschema:\n  {sql}\n  CREATE" in text
+    assert "tables  3\nviews   null" in text  # the fields after it, in the server's order
+    assert "<pre>CREATE TABLE t0(id integer primary key, &lt;name&gt; text);\nCREATE" in html
+    assert "<name>" not in html
+    big = result_bundle(await call("schema_of", {"tables": 5000}))  # stops where the JSON view would
+    shown = html_module.unescape(big["text/html"].split("<pre>")[1].split("</pre>")[0])
+    assert len(shown) == DEFAULTS.json_limit < len(r.data["schema"]) * 5000 / 3
+    assert "more characters (result.data['schema'] has them all)" in big["text/plain"]
+
+
+async def test_rows_beside_their_column_names_show_as_the_table() -> None:
+    r = await call("sql_rows")
+    text = result_bundle(r)["text/plain"]
+    assert "database   shop\ntruncated  false\nrows (2 rows × 3 columns):\nid  name  city\n 1  Ann" in text
+    assert r.df["name"].tolist() == ["Ann", "Bo"] and list(r.df.columns) == ["id", "name", "city"]
 
 
 async def test_png_inline_and_as_its_own_bundle_key() -> None:
