@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 #: Media types whose bytes are text a person can read (a server may send text as a base64 blob).
@@ -83,6 +85,14 @@ class ResourceContents(_Listed):
             for c, t in zip(self, texts, strict=True)
         ]
         return "\n\n".join(t for t in texts if isinstance(t, str))
+
+    def save(self, path: str | os.PathLike[str] = ".", *, which: int | None = None) -> Path:
+        """Write the resource to ``path`` (a folder that exists or a text ending in ``/``: under the
+        name its URI gives) and return where it went: its bytes as sent (a blob) or its text as
+        UTF-8. ``which``: the index of one of several contents."""
+        from mcpnb.client.files import files_in, save
+
+        return save(files_in(list(self), self.server), path, which, "the resource's contents")
 
     def __repr__(self) -> str:
         """Text outside a notebook (``print``); a notebook shows what ``%mcp read`` shows."""

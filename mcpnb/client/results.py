@@ -8,8 +8,10 @@ the person, and a mismatch is reported next to it (``schema_error``).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from mcpnb.client.contents import pick, wire
@@ -213,6 +215,15 @@ class ToolResult:
             f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "
             "structuredContent, or text that is one JSON object or array"
         )
+
+    def save(self, path: str | os.PathLike[str] = ".", *, which: int | None = None) -> Path:
+        """Write the file this result holds to ``path`` and return where it went: an embedded
+        resource (an exported workbook, a PDF), an image or audio. ``path`` is a file, or a folder
+        (one that exists, or a text ending in ``/``) to write it in under the name its URI gives.
+        ``which``: its index in ``content``, when it holds several."""
+        from mcpnb.client.files import files_in, save
+
+        return save(files_in(self.content, self.label), path, which, "result.content")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

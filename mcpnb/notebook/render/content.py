@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.contents import blob_text
+from mcpnb.client.files import File
 from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate, without_ansi
 from mcpnb.notebook.render.markdown import markdown_to_html
 
@@ -147,6 +148,13 @@ def _uri_html(uri: str) -> str:
     return f"<code>{esc(uri)}</code>"
 
 
+def save_hints(files: list[File], owner: str) -> dict[int, str]:
+    """How to save each file, by block index (``result.save('sales.xlsx')``; with the block's
+    index where there are several); ``owner`` is the expression before ``.save``."""
+    several = len(files) > 1
+    return {f.index: f"{owner}.save({f.name!r}" + (f", which={f.index})" if several else ")") for f in files}
+
+
 def _resource_link(block: Any, server: str) -> Rendered:
     uri = sget(block, "uri") or ""
     name = sget(block, "title") or sget(block, "name") or uri
@@ -166,7 +174,7 @@ def _resource_link(block: Any, server: str) -> Rendered:
     return Rendered(html, text + f"\n  {hint}")
 
 
-def _embedded(block: Any, server: str, text_limit: int, whole: str) -> Rendered:
+def _embedded(block: Any, server: str, text_limit: int, whole: str, save_hint: str | None) -> Rendered:
     res = get(block, "resource") or {}
     uri = sget(res, "uri") or ""
     mime = sget(res, "mime_type", "mimeType")
@@ -181,8 +189,9 @@ def _embedded(block: Any, server: str, text_limit: int, whole: str) -> Rendered:
     size_s = human_size(size) if size is not None else "invalid base64"
     summary = f"blob, {size_s}, {mime or 'unknown type'}"
     extra: dict[str, Any] = {}
-    body = f'<div class="mcpnb-dim">{esc(summary)} · <code>{esc(read_hint(server, uri))}</code></div>'
-    text_s = f"[resource {uri}: {summary}]"
+    hint = f"save it: {save_hint}" if save_hint else read_hint(server, uri)
+    body = f'<div class="mcpnb-dim">{esc(summary)} · <code>{esc(hint)}</code></div>'
+    text_s = f"[resource {uri}: {summary}]" + (f"\n  save it: {save_hint}" if save_hint else "")
     if isinstance(mime, str) and size is not None:
         if mime in IMAGE_TYPES or _AUDIO.match(mime):
             media = _media("image" if mime in IMAGE_TYPES else "audio", blob, mime)
@@ -203,12 +212,14 @@ def render_block(
     at: str = "result.content[i]",
     whole: str | None = None,
     markdown: bool = False,
+    save_hint: str | None = None,
 ) -> Rendered:
     """HTML and text for one block; unknown block types show as escaped JSON rather than vanish.
 
     ``at`` is the Python expression of the block (``whole`` overrides the hint built from it), so a
     text cut at ``text_limit`` says where all of it is. ``markdown``: the tool says its text is
-    Markdown (a block's own mark, ``_meta`` or a mime type, says so too).
+    Markdown (a block's own mark, ``_meta`` or a mime type, says so too). ``save_hint``: how to
+    save a resource's blob (:func:`save_hints`), shown instead of how to read it again.
     """
     kind = block_type(block)
     if kind == "text":
@@ -222,7 +233,7 @@ def render_block(
     elif kind == "resource_link":
         out = _resource_link(block, server)
     elif kind == "resource":
-        out = _embedded(block, server, text_limit, whole or f"all of it: {at}.resource.text")
+        out = _embedded(block, server, text_limit, whole or f"all of it: {at}.resource.text", save_hint)
     else:
         dump = getattr(block, "model_dump", None)
         raw = dump(mode="json", by_alias=True, exclude_none=True) if dump else block

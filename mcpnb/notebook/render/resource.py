@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from mcpnb.client.contents import wire
+from mcpnb.client.files import files_in
 from mcpnb.client.toolinfo import says_markdown
-from mcpnb.notebook.render.content import read_hint, render_block
+from mcpnb.notebook.render.content import read_hint, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS
 from mcpnb.notebook.render.html import esc, wrap
 
@@ -17,14 +18,16 @@ def contents_bundle(contents: Any) -> dict[str, Any]:
     """The display of a :class:`~mcpnb.client.contents.ResourceContents`."""
     server, uri = contents.server, contents.uri
     whole = f"all of it: r = {read_hint(server, uri)}, then r.text"
+    saves = save_hints(files_in(list(contents), server), f"r = {read_hint(server, uri)}, then r")
     blocks = [
         render_block(
             {"type": "resource", "resource": wire(c)},
             server=server,
             text_limit=DEFAULTS.text_limit,
             whole=whole,
+            save_hint=saves.get(i),
         )
-        for c in contents
+        for i, c in enumerate(contents)
     ]
     head = (
         f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(server)}</span> <code>{esc(uri)}</code></div>'

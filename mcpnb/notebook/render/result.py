@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpnb.notebook.render.content import Rendered, block_type, get, render_block
+from mcpnb.client.files import files_in
+from mcpnb.notebook.render.content import Rendered, block_type, get, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
 from mcpnb.notebook.render.structured import render_structured, render_text_table, schema_badge
@@ -107,6 +108,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     wrapper = result.content_wrapper()  # the blocks are the whole result: shown, the payload a note
     mirrors = set() if wrapper is not None else _mirrors(result)
     markdown = result.markdown and not result.is_error  # an error's text is the server's words, not a page
+    saves = save_hints(files_in(result.content, result.label), "result")
     kept = [
         (
             b,
@@ -116,6 +118,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
                 text_limit=DEFAULTS.text_limit,
                 at=f"result.content[{i}]",
                 markdown=markdown,
+                save_hint=saves.get(i),
             ),
         )
         for i, b in enumerate(result.content)
