@@ -352,4 +352,45 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         raise UsageError("%mcp connect needs a NAME (or --config)")
     if ns.wait is not None and ns.wait < 0:
         raise UsageError("--wait takes a number of seconds (0 or more)")
-    return one_row(ctx.pool.connect(ns.name, **_stdio_or_url(ctx, ns), wait=ns.wait))
+    written = _as_written(ns)  # before {{var}} is filled in
+    options = _stdio_or_url(ctx, ns)
+    _warn_of_written_secrets(ns.name, written, options)
+    return one_row(ctx.pool.connect(ns.name, **options, wait=ns.wait))
+
+
+def _as_written(ns: argparse.Namespace) -> list[tuple[str, str]]:
+    """Where the line can hold a secret, and what the person wrote there."""
+    written = [("the URL", ns.url)] if ns.url else []
+    written += [("the command", " ".join(ns.command))] if ns.command else []
+    written += [(f"--env {item.partition('=')[0]}", item) for item in ns.env or []]
+    written += [(f"--header {item.partition(':')[0].strip()}", item) for item in ns.header or []]
+    return written
+
+
+def _warn_of_written_secrets(name: str, written: list[tuple[str, str]], options: dict[str, Any]) -> None:
+    """Say so when a password, token or key is written in the line itself: the cell's source is
+    saved with the notebook (every output redacts it; the source is what the person typed).
+    ``{{var}}`` keeps it out, so a value that came from one is no reason to warn."""
+    import warnings
+
+    from mcpnb.client.config import ServerConfig
+    from mcpnb.client.redact import is_secret_key
+
+    if "server" in options:
+        return
+    try:
+        config = ServerConfig.build(name, **options)
+    except Exception:  # the connect says what is wrong with it
+        return
+    plain = {value for key, value in config.env.items() if not is_secret_key(key)}
+    secrets = config.secrets() - plain
+    where = [label for label, text in written if any(secret in text for secret in secrets)]
+    if where:
+        holds = " and ".join(where)
+        warnings.warn(
+            f"{holds} {'holds' if len(where) == 1 else 'hold'} a secret written in this line, which "
+            "the notebook saves with the cell: write {{name}} of a notebook variable instead "
+            "(name = getpass.getpass() asks for it without showing it)",
+            UserWarning,
+            stacklevel=2,
+        )

@@ -262,6 +262,27 @@ def test_connect_config_file(ip, mcp, tmp_path):
         line(ip, f"connect --config {path} twoo")
 
 
+def test_a_secret_written_in_the_line_is_pointed_out_and_never_shown(ip, mcp, http_url, capsys):
+    """Every output redacts it, but the cell's source is saved as typed: say so, and how to keep it
+    out ({{var}}). A value that came from a variable, or one that is no secret, says nothing."""
+    dsn = "postgresql://ann:hunter2@127.0.0.1/shop"
+    line(ip, f"connect pg --env GREETING=hello --env API_TOKEN=tok-123 -- {PY} {DEMO} stdio --dsn {dsn}")
+    err = capsys.readouterr().err
+    said = "UserWarning: the command and --env API_TOKEN hold a secret written in this line, which the"
+    assert err.startswith(said) and "write {{name}} of a notebook variable instead" in err
+    assert "hunter2" not in err and "tok-123" not in err and "GREETING" not in err
+    line(ip, f'connect web {http_url} --header "Authorization: Bearer s3cret"')
+    assert capsys.readouterr().err.startswith("UserWarning: --header Authorization holds a secret")
+    ip.user_ns.update(pw="hunter2", token="s3cret")
+    line(
+        ip,
+        f"connect pg --env GREETING=hello -- {PY} {DEMO} stdio --dsn postgresql://ann:{{{{pw}}}}@127.0.0.1/x",
+    )
+    line(ip, f'connect web {http_url} --header "Authorization: Bearer {{{{token}}}}"')
+    assert capsys.readouterr().err == ""
+    assert mcp.pool.connection("web").config.headers == {"Authorization": "Bearer s3cret"}
+
+
 def test_a_filter_that_matches_no_tool_is_said_as_its_message(ip, mcp, tmp_path, capsys):
     """Not Python's warning format, whose file and line would be mcpnb's own; every connect says it."""
     path = tmp_path / ".mcp.json"
