@@ -60,9 +60,41 @@ def _cell(value: Any, whole: bool = False) -> str:
     return str(int(value)) if whole and isinstance(value, float) else str(value)
 
 
+#: How much of one cell a table shows (``.df`` has it whole): a column of file contents or page
+#: texts would otherwise make each row a page, and the saved notebook megabytes.
+_CELL_CHARS = 500  # in HTML, its line breaks kept
+_CELL_LINES = 10
+_CELL_WIDTH = 80  # in the text view, on one line
+
+
+def _html_cell(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) <= _CELL_LINES and len(text) <= _CELL_CHARS:
+        return text
+    return "\n".join(lines[:_CELL_LINES])[:_CELL_CHARS] + "…"
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r"}
+
+
+def _text_cell(text: str) -> str:
+    """One line, as pandas writes a cell: a line break as ``\\n`` (never cut in half)."""
+    line = text.replace("\r", "\\r").replace("\n", "\\n")
+    if len(line) <= _CELL_WIDTH:
+        return line
+    shown = ""
+    for char in text:
+        piece = _ESCAPES.get(char, char)
+        if len(shown) + len(piece) >= _CELL_WIDTH:
+            break
+        shown += piece
+    return shown + "…"
+
+
 def frame_table(df: Any, numbers: Collection[Any] = ()) -> tuple[str, str]:
     """(HTML, text) of a DataFrame: text columns left-aligned, numbers right-aligned, and so are
     ``numbers``, columns of numbers written as text, shown as the server wrote them (``12.50``).
+    A long cell shows its start (:data:`_CELL_CHARS`), a cell's line breaks stay in HTML.
 
     Not ``DataFrame.to_html``/``to_string``: they right-align text, which is hard to scan.
     """
@@ -73,13 +105,19 @@ def frame_table(df: Any, numbers: Collection[Any] = ()) -> tuple[str, str]:
     rows = [[_cell(v, w) for v, w in zip(row, whole, strict=True)] for row in cells]
 
     def td(tag: str, text: str, num: bool) -> str:
-        return f'<{tag} class="mcpnb-num">{esc(text)}</{tag}>' if num else f"<{tag}>{esc(text)}</{tag}>"
+        if num:
+            return f'<{tag} class="mcpnb-num">{esc(text)}</{tag}>'
+        if "\n" in text:
+            return f'<{tag} class="mcpnb-lines">{esc(_html_cell(text))}</{tag}>'
+        return f"<{tag}>{esc(_html_cell(text))}</{tag}>"
 
     head = "".join(td("th", c, n) for c, n in zip(columns, numeric, strict=True))
     body = "".join(
         "<tr>" + "".join(td("td", v, n) for v, n in zip(row, numeric, strict=True)) + "</tr>" for row in rows
     )
     html = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    columns = [_text_cell(c) for c in columns]
+    rows = [[_text_cell(v) for v in row] for row in rows]
     widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
     lines = [
         "  ".join(

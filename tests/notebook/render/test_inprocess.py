@@ -145,6 +145,15 @@ def sql_rows() -> dict[str, Any]:
 
 
 @server.tool()
+def sources() -> list[dict[str, Any]]:
+    """Files and their contents as rows, as a code-search server answers."""
+    return [
+        {"path": "a.py", "content": "import os\nprint(os.sep)\n", "lines": 2},
+        {"path": "big.py", "content": "\n".join(f"x{i} = {i}" for i in range(400)), "lines": 400},
+    ]
+
+
+@server.tool()
 def picture() -> Image:
     return Image(data=PNG, format="png")
 
@@ -335,6 +344,19 @@ async def test_rows_beside_their_column_names_show_as_the_table() -> None:
     text = result_bundle(r)["text/plain"]
     assert "database   shop\ntruncated  false\nrows (2 rows × 3 columns):\nid  name  city\n 1  Ann" in text
     assert r.df["name"].tolist() == ["Ann", "Bo"] and list(r.df.columns) == ["id", "name", "city"]
+
+
+async def test_a_cell_keeps_its_line_breaks_and_a_long_one_shows_its_start() -> None:
+    r = await call("sources")
+    b = result_bundle(r)
+    html, text = b["text/html"], b["text/plain"]
+    assert '<td class="mcpnb-lines">import os\nprint(os.sep)\n</td>' in html  # drawn as lines
+    big = html.split('<td class="mcpnb-lines">x0 = 0')[1].split("</td>")[0]
+    assert big.endswith("x9 = 9…") and big.count("\n") == 9  # ten lines of 400
+    assert "a.py    import os\\nprint(os.sep)\\n" in text  # one row, one line
+    row = next(line for line in text.splitlines() if line.startswith("big.py"))
+    assert row.startswith("big.py  x0 = 0\\nx1 = 1") and "x9 = 9…" in row and row.endswith(" 400")
+    assert r.df.loc[1, "content"].count("\n") == 399  # the data is whole
 
 
 async def test_png_inline_and_as_its_own_bundle_key() -> None:
