@@ -316,10 +316,48 @@ def field_from_property(
                     max_items=_int(prop.get("maxItems")),
                     **base,
                 )
-        return as_json("a list", nullable)
+        return as_json(shape_of(prop, root), nullable)
     if typ == "object":
-        return as_json("a nested object", nullable)
+        return as_json(shape_of(prop, root), nullable)
     return as_json("no simple type", nullable)
+
+
+_KEYS_SAID = 10  # keys of a nested object a hint names; more are counted
+_PLURALS = {"string": "texts", "number": "numbers", "integer": "whole numbers", "boolean": "true/false values"}
+
+
+def shape_of(prop: dict[str, Any], root: dict[str, Any], depth: int = 0) -> str:
+    """What to type into the JSON editor for a list or an object, in words: ``a nested object with
+    keys bold, font_size, … (* required)``, ``a list of lists``. The editor is a blank box, and a
+    pydantic model's fields were otherwise for the person to guess."""
+    said = _shape(prop, root, depth, plural=False)
+    return said + " (* required)" if "*" in said else said
+
+
+def _shape(prop: Any, root: dict[str, Any], depth: int, *, plural: bool) -> str:
+    if isinstance(prop, dict) and "$ref" in prop:
+        prop = _resolve_ref(prop, root) or {}
+    split = _split_nullable(prop) if isinstance(prop, dict) else None
+    prop = split[0] if split is not None else {}
+    typ = prop.get("type")
+    props = prop.get("properties")
+    if typ == "object" or isinstance(props, dict):
+        noun = "objects" if plural else ("a nested object" if depth == 0 else "an object")
+        if not isinstance(props, dict) or not props:
+            return noun
+        required = prop.get("required") if isinstance(prop.get("required"), list) else []
+        names = [str(name) + ("*" if name in required else "") for name in props]
+        more = f", … ({len(names)} keys)" if len(names) > _KEYS_SAID else ""
+        return f"{noun} with keys {', '.join(names[:_KEYS_SAID])}{more}"
+    if typ == "array":
+        items = prop.get("items")
+        noun = "lists" if plural else "a list"
+        if not isinstance(items, dict) or depth >= 2:
+            return noun
+        return f"{noun} of {_shape(items, root, depth + 1, plural=True)}"
+    if plural and isinstance(typ, str) and typ in _PLURALS:
+        return _PLURALS[typ]
+    return "values" if plural else "a value"
 
 
 def fields_from_schema(schema: Any) -> list[Field]:

@@ -61,7 +61,7 @@ def _prompt(f: Field) -> str:
         else:
             bits.append(f"({f.kind})")
     elif f.kind == "json":
-        bits.append("(JSON)")
+        bits.append(f"(JSON: {f.json_reason})" if f.json_reason else "(JSON)")
     elif f.kind == "multichoice":
         bits.append("(numbers or values, comma-separated)")
     if f.has_default:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel, create_model
 
 from mcpnb.client.elicitation import answers
 from mcpnb.client.elicitation.fields import MISSING, looks_secret
@@ -386,3 +390,46 @@ def test_answers_given_in_code_never_import_jsonschema():
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["accept", "False", "decline", "False"], out.stderr[-2000:]
+
+
+class Style(BaseModel):
+    bold: bool | None = None
+    font_size: float | None = None
+
+
+class Link(BaseModel):
+    cell: str
+    target: str
+    tooltip: str | None = None
+
+
+Wide = create_model("Wide", **{f"a{i}": (int, 0) for i in range(11)})
+
+
+def test_a_json_field_says_which_keys_it_takes_as_the_sdk_writes_a_pydantic_model():
+    """The editor for a nested object or a list is a blank box: its hint names the keys (excel-mcp-
+    server's ``format_range`` takes a ``style`` object of 16 optional keys; the SDK writes a
+    pydantic model as a ``$ref`` into ``$defs``, a list of models likewise)."""
+    server = MCPServer("sheets", log_level="WARNING")
+
+    @server.tool()
+    def format_range(
+        style: Style,
+        links: list[Link],
+        rows: list[list[str | int]],
+        wide: Wide,
+        sheets: list[str] | None = None,
+    ) -> str:
+        return "ok"
+
+    async def schema() -> dict:
+        async with Client(server) as client:
+            return (await client.list_tools()).tools[0].input_schema
+
+    f = by_name(anyio.run(schema))
+    assert f["style"].kind == "json" and f["style"].json_reason == "a nested object with keys bold, font_size"
+    assert f["links"].json_reason == "a list of objects with keys cell*, target*, tooltip (* required)"
+    assert f["rows"].json_reason == "a list of lists of values"
+    assert f["sheets"].json_reason == "a list of texts" and f["sheets"].nullable
+    said = f["wide"].json_reason
+    assert said.startswith("a nested object with keys a0, a1,") and said.endswith("a9, … (11 keys)")
