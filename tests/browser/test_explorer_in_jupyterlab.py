@@ -124,3 +124,27 @@ def test_a_person_runs_a_tool_as_a_task_from_the_explorer(lab, pw, shots):
         shots.take(page, "task-done")
         got = what_the_server_answered(page, lab, "slow_task")
         assert got["upTo"] == 20000 and len(got["steps"]) == 20
+
+
+def test_a_list_typed_as_people_write_it_reaches_the_server(lab, pw, shots):
+    """The JSON editor takes a list written without quotes, as a ``%mcp`` line does (YAML's flow
+    style): ``[Ada, Grace Hopper]`` for ``ask_user``'s choices. Its hint said what to type; the
+    server's question then offers exactly those, and the picked one comes back."""
+    with exploring(lab, pw, "ask_user") as (page, explorer):
+        type_into(page, explorer.locator(".mcpnb-field-question input"), "Who first?")
+        choices = explorer.locator(".mcpnb-field-choices textarea")
+        expect(explorer).to_contain_text("a list of texts")
+        type_into(page, choices, "[Ada, Grace Hopper")  # a bracket missing: said, nothing sent
+        call = explorer.get_by_role("button", name="Call")
+        call.click()
+        expect(explorer.locator(".mcpnb-error", has_text="not valid JSON")).to_have_count(1)
+        type_into(page, choices, "]")
+        call.click()
+        form = explorer.locator(".mcpnb-form")
+        expect(form).to_be_visible(timeout=30000)
+        shots.take(page, "choices-asked")
+        form.get_by_label("Grace Hopper").click()
+        form.get_by_role("button", name="Accept").click()
+        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
+        got = what_the_server_answered(page, lab, "ask_user")
+        assert [row["answer"] for row in got["answers"]] == ["Grace Hopper"]

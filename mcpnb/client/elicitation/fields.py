@@ -323,7 +323,12 @@ def field_from_property(
 
 
 _KEYS_SAID = 10  # keys of a nested object a hint names; more are counted
-_PLURALS = {"string": "texts", "number": "numbers", "integer": "whole numbers", "boolean": "true/false values"}
+_PLURALS = {
+    "string": "texts",
+    "number": "numbers",
+    "integer": "whole numbers",
+    "boolean": "true/false values",
+}
 
 
 def shape_of(prop: dict[str, Any], root: dict[str, Any], depth: int = 0) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from mcpnb.client.elicitation.answers import FORMAT_HINTS
 from mcpnb.client.elicitation.fields import Field
+from mcpnb.client.handwritten import json_or_flow
 from mcpnb.notebook.render.html import esc, esc_lines
 
 _CLASS_SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -274,7 +275,7 @@ class Control:
         if not text:
             return absent_value
         try:
-            return True, json.loads(text), None
+            return True, json_or_flow(text), None
         except ValueError as exc:
             return True, None, f"not valid JSON: {exc}"
 

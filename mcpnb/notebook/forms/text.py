@@ -13,6 +13,7 @@ from typing import Any
 from mcpnb.client.elicitation.answers import FORMAT_HINTS, validate, validate_field
 from mcpnb.client.elicitation.fields import MISSING, Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
+from mcpnb.client.handwritten import json_or_flow
 from mcpnb.notebook.forms.urls import url_parts
 
 #: After this many unusable answers to one question, give up (a script or a person stuck in a loop).
@@ -131,7 +132,7 @@ def coerce(f: Field, text: str) -> Any:
             raise ValueError(f"unknown choice {exc.args[0]!r}") from None
         return _dedupe(picked)
     try:
-        return json.loads(text)
+        return json_or_flow(text)
     except ValueError as exc:
         raise ValueError(f"not valid JSON: {exc}") from None
 

@@ -23,6 +23,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from mcpnb.client.errors import did_you_mean, did_you_mean_text, json_problem
+from mcpnb.client.handwritten import yaml_value
 
 #: ``{{ … }}``: a notebook variable (``name``, ``name.attr``) or a Python expression (``len(rows)``).
 _PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
@@ -438,7 +439,7 @@ def _value(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | N
     filled = interpolate_text(text, namespaces)
     value, typed = parse_value(filled)
     if not typed and filled.strip()[:1] in ("[", "{"):  # YAML's flow style: [a, b], {city: Oslo}
-        read, ok = _yaml_value(interpolate_json(text, namespaces))
+        read, ok = yaml_value(interpolate_json(text, namespaces))
         if ok and isinstance(read, list | dict):
             value, typed = read, True
     return value, (filled.strip() if typed and not isinstance(value, str) else None)
@@ -556,7 +557,7 @@ def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
             args.put(key, _literal(lines[start:i], block.group(1)), None, number, f"cell body line {number}")
             continue
         if not rest.strip() and any(x.strip() for x in lines[i:below]):  # key: and a YAML block
-            value, typed = _yaml_value(interpolate_json("\n".join(lines[i:below]), namespaces))
+            value, typed = yaml_value(interpolate_json("\n".join(lines[i:below]), namespaces))
             if not typed:
                 raise UsageError(
                     f"cell body line {number}: the indented lines below {key!r} are not YAML "
@@ -606,42 +607,8 @@ def _structured(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, st
     value, typed = parse_value(filled)
     if typed:
         return value, "json"
-    value, typed = _yaml_value(filled)
+    value, typed = yaml_value(filled)
     return (value, "yaml") if typed else (None, None)
-
-
-def _yaml_value(text: str) -> tuple[Any, bool]:
-    """``(value, True)`` when ``text`` is YAML, read with JSON's scalars only; else ``(None, False)``."""
-    import textwrap
-
-    import yaml
-
-    try:
-        return yaml.load(textwrap.dedent(text), Loader=_json_scalar_loader()), True
-    except (yaml.YAMLError, TypeError, RecursionError):  # TypeError: an unhashable key ({[a]: 1})
-        return None, False
-
-
-@functools.cache
-def _json_scalar_loader() -> Any:
-    """YAML's safe loader, recognising only JSON's scalars (``true``, ``false``, ``null``, numbers):
-    YAML 1.1 would read ``no`` as false, ``12:30`` as 750 and ``2024-01-01`` as a date, which JSON
-    cannot even send."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.yaml_implicit_resolvers = {}
-    number = r"-?(?:0|[1-9][0-9]*)"
-    for tag, pattern, first in (
-        ("bool", r"^(?:true|false)$", "tf"),
-        ("null", r"^(?:null|~|)$", ["n", "~", ""]),
-        ("int", rf"^{number}$", "-0123456789"),
-        ("float", rf"^{number}(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$", "-0123456789"),
-    ):
-        Loader.add_implicit_resolver(f"tag:yaml.org,2002:{tag}", re.compile(pattern), list(first))
-    return Loader
 
 
 def _opens_with_placeholder(text: str) -> bool:
