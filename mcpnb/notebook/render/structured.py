@@ -269,19 +269,19 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
 
 
 def _writes_lines(data: Any) -> bool:
-    """An object of plain values, one of them text with line breaks (a database's schema, a
-    file's contents): JSON would show that text as one line of ``\\n``."""
+    """An object with a text of several lines at its top (a database's schema, a file's contents
+    beside its metadata): JSON would show that text as one line of ``\\n``."""
     return (
         isinstance(data, dict)
         and 0 < len(data) <= _FIELDS_SHOWN
-        and all(isinstance(v, str | int | float | None) for v in data.values())
         and any(isinstance(v, str) and "\n" in v.strip() for v in data.values())
     )
 
 
 def _lines_view(data: dict[str, Any], json_limit: int) -> tuple[str, str]:
-    """(HTML, text) of such an object, in its order: plain values as rows, each text with line
-    breaks as the block it was written as; at most ``json_limit`` characters of them in all."""
+    """(HTML, text) of such an object, in its order: short values as rows, each text with line
+    breaks as the block it was written as, a long list or object as indented JSON; at most
+    ``json_limit`` characters of those blocks in all."""
     html, texts, rows, left = [], [f"structured content ({_kind(data)}):"], [], json_limit
 
     def flush() -> None:
@@ -292,19 +292,28 @@ def _lines_view(data: dict[str, Any], json_limit: int) -> tuple[str, str]:
             rows.clear()
 
     for key, value in data.items():
+        nested = isinstance(value, dict | list)
+        line = _one_line(value) if nested else value if isinstance(value, str) else json.dumps(value)
         if isinstance(value, str) and "\n" in value.strip():
-            flush()
             shown, hidden = truncate(value.strip("\n"), max(left, 0))
-            left -= len(shown)
-            html.append(f'<div class="mcpnb-dim">{esc(key)}</div>{pre(shown)}')
-            texts.append(f"{key}:\n" + "\n".join("  " + line for line in shown.splitlines()))
-            if hidden:
-                note = f"… {hidden} more characters (result.data[{key!r}] has them all)"
-                html.append(f'<div class="mcpnb-dim">{esc(note)}</div>')
-                texts.append(note)
+        elif nested and len(line) >= _FIELD_WIDTH:  # cut to a row's width: shown whole instead
+            shown, cut = json_head(value, max(left, 0), indent=2)
+            hidden = int(cut)
         else:
-            shown = value if isinstance(value, str) else json.dumps(value)
-            rows.append((f"<tr><th>{esc(key)}</th><td>{esc(shown)}</td></tr>", (str(key), shown)))
+            rows.append((f"<tr><th>{esc(key)}</th><td>{esc(line)}</td></tr>", (str(key), line)))
+            continue
+        flush()
+        left -= len(shown)
+        html.append(f'<div class="mcpnb-dim">{esc(key)}</div>{pre(shown)}')
+        texts.append(f"{key}:\n" + "\n".join("  " + line for line in shown.splitlines()))
+        if hidden:
+            note = (
+                f"… {hidden} more characters (result.data[{key!r}] has them all)"
+                if isinstance(value, str)
+                else f"… the rest is not shown (result.data[{key!r}] has it all)"
+            )
+            html.append(f'<div class="mcpnb-dim">{esc(note)}</div>')
+            texts.append(note)
     flush()
     body = "".join(html)
     summary = f"structured content · {esc(_kind(data))}"

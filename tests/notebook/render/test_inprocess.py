@@ -138,6 +138,13 @@ def schema_of(tables: int = 3) -> dict[str, Any]:
 
 
 @server.tool()
+def read_source() -> dict[str, Any]:
+    """A file beside its metadata, as a code server answers: text of lines, a small object, a long list."""
+    symbols = [f"function_number_{i}" for i in range(12)]
+    return {"path": "a.py", "content": "import os\nprint(os.sep)", "meta": {"lines": 2}, "symbols": symbols}
+
+
+@server.tool()
 def sql_rows() -> dict[str, Any]:
     """Datasette's execute_sql: rows as objects beside the query's column names."""
     rows = [{"id": 1, "name": "Ann", "city": None}, {"id": 2, "name": "Bo", "city": "Nice"}]
@@ -337,6 +344,12 @@ async def test_text_with_line_breaks_in_an_object_shows_as_the_lines_it_holds() 
     shown = html_module.unescape(big["text/html"].split("<pre>")[1].split("</pre>")[0])
     assert len(shown) == DEFAULTS.json_limit < len(r.data["schema"]) * 5000 / 3
     assert "more characters (result.data['schema'] has them all)" in big["text/plain"]
+
+
+async def test_an_object_holding_lines_shows_its_other_values_whole() -> None:
+    text = result_bundle(await call("read_source"))["text/plain"]
+    assert 'path  a.py\ncontent:\n  import os\n  print(os.sep)\nmeta  {"lines": 2}\nsymbols:\n  [' in text
+    assert '    "function_number_11"\n  ]' in text  # a list too long for a row: indented, whole
 
 
 async def test_rows_beside_their_column_names_show_as_the_table() -> None:
