@@ -128,3 +128,12 @@ def test_an_http_error_shows_its_status_and_the_servers_message(pool, fastmcp_ur
     assert "HTTP 500" in str(info.value) and "the database is on fire" in str(info.value)
     assert pool.call("fm", "echo", {"text": "hi"}).text == "hi"  # one bad answer is not a dead server
     assert pool.status()["fm"].state == "connected"
+
+
+def test_a_file_fastmcp_sends_is_saved_under_its_name_as_sent(pool, fastmcp_url, tmp_path):
+    """FastMCP's ``File`` is an embedded blob named by a ``file:///export.zip`` URI."""
+    pool.connect("fm", url=fastmcp_url)
+    result = pool.call("fm", "export")
+    written = result.save(tmp_path)
+    assert written == tmp_path / "export.zip"
+    assert written.read_bytes() == b"PK\x03\x04" + bytes(range(256))  # the server's EXPORT, byte for byte

@@ -13,7 +13,7 @@ required, reports progress), ``explode`` (task optional, fails with a JSON-RPC e
 (no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error), ``task_headers``
 (the routing headers tasks/* requests came with), ``orders`` (pydantic rows with a ``Decimal``, a
 ``datetime`` and a ``date``: FastMCP writes all three as strings), ``page`` (task optional; its
-description says it answers in Markdown). Every start of a task-
+description says it answers in Markdown), ``export`` (a zip, as FastMCP's ``File`` sends it). Every start of a task-
 capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can tell whether a call
 became a task.
 """
@@ -30,6 +30,7 @@ from typing import Any
 import mcp_types
 from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
+from fastmcp.utilities.types import File
 from fastmcp_tasks import TasksExtension
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
@@ -144,6 +145,16 @@ async def page(title: str, ctx: Context) -> str:
     """Returns the page as Markdown."""
     _count("page:task" if ctx.is_background_task else "page:plain")
     return f"## {title}\n\n| step | done |\n| --- | --- |\n| fetch | yes |"
+
+
+#: What ``export`` sends: bytes that are no text (a zip's header and then some).
+EXPORT = b"PK\x03\x04" + bytes(range(256))
+
+
+@mcp.tool
+def export() -> File:
+    """An archive, as FastMCP sends a file: an embedded resource named by its ``file:///`` URI."""
+    return File(data=EXPORT, format="zip", name="export")
 
 
 class Order(BaseModel):
