@@ -13,9 +13,9 @@ required, reports progress), ``explode`` (task optional, fails with a JSON-RPC e
 (no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error), ``task_headers``
 (the routing headers tasks/* requests came with), ``orders`` (pydantic rows with a ``Decimal``, a
 ``datetime`` and a ``date``: FastMCP writes all three as strings), ``page`` (task optional; its
-description says it answers in Markdown), ``export`` (a zip, as FastMCP's ``File`` sends it). Every start of a task-
-capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can tell whether a call
-became a task.
+description says it answers in Markdown), ``export`` (a zip, as FastMCP's ``File`` sends it).
+Every start of a task-capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can
+tell whether a call became a task.
 """
 
 from __future__ import annotations
