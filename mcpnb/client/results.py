@@ -152,13 +152,11 @@ class ToolResult:
         return to_dataframes(data, schema=schema, at=self.data_path)
 
     @cached_property
-    def text_table(self) -> list[Any] | dict[str, Any] | None:
-        """The table a result's one text block holds, when it is one table and no tree (cells may
-        hold JSON, as a SQL row's JSONB column does, but not rows of their own, as a directory's
-        ``children`` do): JSON, or rows as Python writes them, as SQL servers answer a query.
-        Displays show it as a table, the text one click away; None for anything else: a result
-        with structured content of its own (not just the text again), text over
-        :data:`TEXT_TABLE_LIMIT` characters (``.df`` still reads it)."""
+    def text_data(self) -> list[Any] | dict[str, Any] | None:
+        """The list or object a result's one text block holds, read once for the displays: JSON,
+        rows as Python writes them (as SQL servers answer a query) or one Markdown table. None for
+        anything else: a result with structured content of its own (not just the text again),
+        text over :data:`TEXT_TABLE_LIMIT` characters (``.df`` still reads it)."""
         if self.is_error or len(self.content) != 1 or pick(self.content[0], "type") != "text":
             return None
         if self.structured is not None and self.content_wrapper() is None:
@@ -166,9 +164,16 @@ class ToolResult:
         text = pick(self.content[0], "text")
         if not isinstance(text, str) or len(text) > TEXT_TABLE_LIMIT:  # odd wire content: no table
             return None
+        return _table_in_text(text, python=len(text) <= PYTHON_TABLE_LIMIT)
+
+    @cached_property
+    def text_table(self) -> list[Any] | dict[str, Any] | None:
+        """:attr:`text_data` when it is one table and no tree (cells may hold JSON, as a SQL row's
+        JSONB column does, but not rows of their own, as a directory's ``children`` do): displays
+        show it as a table, the text one click away."""
         from mcpnb.client.frames import is_one_table
 
-        found = _table_in_text(text, python=len(text) <= PYTHON_TABLE_LIMIT)
+        found = self.text_data
         return found if found is not None and is_one_table(found) else None
 
     def content_wrapper(self) -> str | None:

@@ -15,7 +15,13 @@ from mcpnb.client.files import files_in
 from mcpnb.notebook.render.content import Rendered, block_type, get, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
-from mcpnb.notebook.render.structured import render_structured, render_text_table, schema_badge
+from mcpnb.notebook.render.structured import (
+    render_structured,
+    render_text_lines,
+    render_text_table,
+    schema_badge,
+    writes_lines,
+)
 from mcpnb.notebook.render.transcript import transcript_html
 
 _MISSING = object()
@@ -127,6 +133,8 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     structured = None
     if result.text_table is not None:  # a query's rows written as text: the table, the text folded
         structured = render_text_table(result.text_table, limit)
+    elif writes_lines(result.text_data):  # JSON text whose strings hold lines: the lines, text folded
+        structured = render_text_lines(result.text_data, DEFAULTS.json_limit)
     elif wrapper is not None:
         note = f"structured content: {{{wrapper!r}: the content above}} (result.structured)"
         structured = (f'<div class="mcpnb-block mcpnb-dim">{esc(note)}</div>', note, False)
@@ -155,7 +163,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             "<details class='mcpnb-text-version'><summary class='mcpnb-dim'>the server's text version "
             f"of this result</summary>{''.join(r.html for r in folded)}</details>"
         )
-        texts.append("(the server's text version of this table: result.text)")
+        texts.append("(the server's text version of this result: result.text)")
     if mirrors:
         blocks_say = "1 text block repeats" if len(mirrors) == 1 else f"{len(mirrors)} text blocks repeat"
         note = f"{blocks_say} the structured content (result.text)"

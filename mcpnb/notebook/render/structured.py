@@ -268,7 +268,7 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
     return html, text
 
 
-def _writes_lines(data: Any) -> bool:
+def writes_lines(data: Any) -> bool:
     """An object with a text of several lines at its top (a database's schema, a file's contents
     beside its metadata): JSON would show that text as one line of ``\\n``."""
     return (
@@ -278,11 +278,13 @@ def _writes_lines(data: Any) -> bool:
     )
 
 
-def _lines_view(data: dict[str, Any], json_limit: int) -> tuple[str, str]:
+def _lines_view(
+    data: dict[str, Any], json_limit: int, title: str = "structured content", where: str = "result.data"
+) -> tuple[str, str]:
     """(HTML, text) of such an object, in its order: short values as rows, each text with line
     breaks as the block it was written as, a long list or object as indented JSON; at most
-    ``json_limit`` characters of those blocks in all."""
-    html, texts, rows, left = [], [f"structured content ({_kind(data)}):"], [], json_limit
+    ``json_limit`` characters of those blocks in all (``where`` has them whole)."""
+    html, texts, rows, left = [], [f"{title} ({_kind(data)}):"], [], json_limit
 
     def flush() -> None:
         if rows:
@@ -308,16 +310,23 @@ def _lines_view(data: dict[str, Any], json_limit: int) -> tuple[str, str]:
         texts.append(f"{key}:\n" + "\n".join("  " + line for line in shown.splitlines()))
         if hidden:
             note = (
-                f"… {hidden} more characters (result.data[{key!r}] has them all)"
+                f"… {hidden} more characters ({where}[{key!r}] has them all)"
                 if isinstance(value, str)
-                else f"… the rest is not shown (result.data[{key!r}] has it all)"
+                else f"… the rest is not shown ({where}[{key!r}] has it all)"
             )
             html.append(f'<div class="mcpnb-dim">{esc(note)}</div>')
             texts.append(note)
     flush()
     body = "".join(html)
-    summary = f"structured content · {esc(_kind(data))}"
+    summary = f"{esc(title)} · {esc(_kind(data))}"
     return f"<details open><summary>{summary}</summary>{body}</details>", "\n".join(texts)
+
+
+def render_text_lines(data: dict[str, Any], json_limit: int) -> tuple[str, str, bool]:
+    """An object read from a result's text (``ToolResult.text_data``) that holds a text of lines
+    (:func:`writes_lines`), shown as such, as the structured section; the JSON text is folded."""
+    html, text = _lines_view(data, json_limit, "the server's text, read as JSON", "result.text_data")
+    return f'<div class="mcpnb-block">{html}</div>', text, True
 
 
 def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
@@ -353,6 +362,6 @@ def render_structured(result: Any, limit: int, json_limit: int) -> tuple[str, st
         except Exception:  # a shape pandas still refuses: the JSON view always works
             pass
     if not drawn:
-        lines = _writes_lines(data)
+        lines = writes_lines(data)
         html, text = _lines_view(data, json_limit) if lines else _json_view(data, limit, json_limit)
     return warn_html + f'<div class="mcpnb-block">{html}</div>', warn_text + text, drawn

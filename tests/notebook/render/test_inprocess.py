@@ -144,6 +144,12 @@ def read_source() -> dict[str, Any]:
     return {"path": "a.py", "content": "import os\nprint(os.sep)", "meta": {"lines": 2}, "symbols": symbols}
 
 
+@server.tool(structured_output=False)
+def read_source_text() -> str:
+    """The same answer as JSON text only, as servers written before structured content answer."""
+    return json.dumps({"path": "a.py", "content": "import os\nprint(os.sep)", "lines": 2})
+
+
 @server.tool()
 def sql_rows() -> dict[str, Any]:
     """Datasette's execute_sql: rows as objects beside the query's column names."""
@@ -299,7 +305,7 @@ async def test_rows_written_as_json_text_show_as_the_table_with_the_text_folded(
     text, html = b["text/plain"], b["text/html"]
     table = "rows (2 rows × 2 columns):\nid  name\n 1  Ann\n 2  Bob"
     assert "the server's text, read as a table:\nrowCount  2\n" + table in text
-    assert "(the server's text version of this table: result.text)" in text and '"columns"' not in text
+    assert "(the server's text version of this result: result.text)" in text and '"columns"' not in text
     assert "<td>Ann</td>" in html and "<details class='mcpnb-text-version'>" in html
     tree = result_bundle(await call("tree_text"))["text/plain"]
     assert '"children"' in tree and "read as a table" not in tree
@@ -350,6 +356,17 @@ async def test_an_object_holding_lines_shows_its_other_values_whole() -> None:
     text = result_bundle(await call("read_source"))["text/plain"]
     assert 'path  a.py\ncontent:\n  import os\n  print(os.sep)\nmeta  {"lines": 2}\nsymbols:\n  [' in text
     assert '    "function_number_11"\n  ]' in text  # a list too long for a row: indented, whole
+
+
+async def test_json_text_holding_lines_shows_the_lines_with_the_text_folded() -> None:
+    r = await call("read_source_text")
+    assert r.structured is None
+    b = result_bundle(r)
+    text, html = b["text/plain"], b["text/html"]
+    assert "the server's text, read as JSON (object, 3 keys):\npath  a.py\ncontent:\n  import os\n" in text
+    assert "(the server's text version of this result: result.text)" in text
+    assert "<pre>import os\nprint(os.sep)</pre>" in html and "<details class='mcpnb-text-version'>" in html
+    assert r.text_data["lines"] == 2 and r.text_table is None  # one object of lines, no table
 
 
 async def test_rows_beside_their_column_names_show_as_the_table() -> None:
