@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from mcpnb.client.config import cline, codex, gemini, roo
+from mcpnb.client.config import cline, codex, gemini, roo, windsurf
 from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORTS
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
@@ -239,8 +239,8 @@ def _file_servers(
     path: Path, inputs: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
 ) -> tuple[Mapping[str, Any], Variables | None]:
     """The ``mcpServers`` object of one file, with syntax and top-level shape checked; for a file in
-    VS Code's format, its ``servers`` and what its ``${…}`` mean; for Codex's, Gemini CLI's, Cline's
-    and Roo Code's, their servers as mcpnb entries."""
+    VS Code's format, its ``servers`` and what its ``${…}`` mean; for Codex's, Gemini CLI's, Cline's,
+    Roo Code's and Windsurf's, their servers as mcpnb entries."""
     environ = os.environ if environ is None else environ  # what other clients' variables read
     if codex.is_codex(path):
         return codex.read_servers(codex.read_toml(path), path, environ), None
@@ -256,6 +256,8 @@ def _file_servers(
         return cline.read_servers(data, path), None
     if roo.is_roo(path) and isinstance(data.get("mcpServers"), dict):
         return roo.read_servers(data, path, environ), None
+    if windsurf.is_windsurf(path) and isinstance(data.get("mcpServers"), dict):
+        return windsurf.read_servers(data, path), None
     for key in data:
         if key != "mcpServers" and (
             key.lower().replace("_", "").replace("-", "") in ("mcpservers", "mcpserver", "servers", "mcp")
