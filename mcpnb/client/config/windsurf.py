@@ -78,4 +78,3 @@ def _entry(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
         else:
             out[key] = literal(value)
     return out
-
