@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpnb.client.files import files_in
+from mcpnb.client.frames import is_tabular, table_keys
 from mcpnb.notebook.render.content import Rendered, block_type, get, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
@@ -28,10 +29,13 @@ _MISSING = object()
 
 
 def _mirrors(result: Any) -> set[int]:
-    """Indexes of text blocks that only repeat the structured content (whole, or one list item each)."""
+    """Indexes of text blocks that only repeat the structured content (whole, or one list item
+    each), or the one text of lines in it that its display shows as such (Jupyter MCP Server's
+    ``{"kind": ..., "result": <the text>}``)."""
     if result.structured is None or result.is_error:
         return set()
     data = result.data
+    lines = _shown_lines(data)
     found: set[int] = set()
     text_index = 0
     for i, block in enumerate(result.content):
@@ -39,10 +43,19 @@ def _mirrors(result: Any) -> set[int]:
             continue
         text = get(block, "text")
         item = data[text_index] if isinstance(data, list) and text_index < len(data) else _MISSING
-        if _repeats(text, (result.structured, data, item)):
+        if _repeats(text, (result.structured, data, item)) or (
+            isinstance(text, str) and text.strip() in lines
+        ):
             found.add(i)
         text_index += 1
     return found
+
+
+def _shown_lines(data: Any) -> set[str]:
+    """The texts of lines an object's display shows whole, as written (see :func:`writes_lines`)."""
+    if not writes_lines(data) or is_tabular(data) or len(table_keys(data)) > 1:
+        return set()
+    return {v.strip() for v in data.values() if isinstance(v, str) and "\n" in v.strip()}
 
 
 #: Text at least this long is first compared as the servers' own serialization, before any parse.

@@ -151,6 +151,16 @@ def read_source_text() -> str:
 
 
 @server.tool()
+def use_notebook() -> CallToolResult:
+    """Jupyter MCP Server's answer: its text, and the same text as a field of the structured content."""
+    said = "[INFO] Connected to kernel 'a8d9'.\n\nIndex\tType\tFirst Line\n0\tmarkdown\tNew Notebook"
+    return CallToolResult(
+        content=[TextContent(type="text", text=said)],
+        structured_content={"kind": "notebook.use", "result": said},
+    )
+
+
+@server.tool()
 def sql_rows() -> dict[str, Any]:
     """Datasette's execute_sql: rows as objects beside the query's column names."""
     rows = [{"id": 1, "name": "Ann", "city": None}, {"id": 2, "name": "Bo", "city": "Nice"}]
@@ -367,6 +377,14 @@ async def test_json_text_holding_lines_shows_the_lines_with_the_text_folded() ->
     assert "(the server's text version of this result: result.text)" in text
     assert "<pre>import os\nprint(os.sep)</pre>" in html and "<details class='mcpnb-text-version'>" in html
     assert r.text_data["lines"] == 2 and r.text_table is None  # one object of lines, no table
+
+
+async def test_a_text_that_a_field_of_lines_repeats_is_shown_once() -> None:
+    b = result_bundle(await call("use_notebook"))
+    text, html = b["text/plain"], b["text/html"]
+    assert text.count("Connected to kernel") == 1 and html.count("Connected to kernel") == 1
+    assert "kind  notebook.use\nresult:\n  [INFO] Connected" in text
+    assert "1 text block repeats the structured content (result.text)" in html
 
 
 async def test_rows_beside_their_column_names_show_as_the_table() -> None:
