@@ -317,7 +317,7 @@ def _records_beside(data: dict[str, Any], key: str) -> Table:
     fields = {k: v for k, v in data.items() if k != key}
     for names_key in _NAMES_KEYS:
         names = _column_names(fields.get(names_key))
-        if names is not None and set(names).issuperset(set().union(*rows)):
+        if names is not None and all(map(set(names).issuperset, rows)):
             del fields[names_key]
             return Table("records", rows, key, fields, names)
     return Table("records", rows, key, fields)
