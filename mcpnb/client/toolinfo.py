@@ -7,6 +7,7 @@ server names may not contain ``__`` so the split is always unambiguous.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -92,13 +93,19 @@ class ToolInfo:
         """The parameter a bare value goes to (``%mcp call db.query "SELECT 1"``, or a ``%%mcp call``
         body that is the query itself, as JupySQL's ``%%sql`` cell is): the one required parameter,
         or the only parameter, when it takes text. None where a bare value could mean several."""
+        return self.text_parameter_left()
+
+    def text_parameter_left(self, given: Collection[str] = ()) -> str | None:
+        """:attr:`text_parameter` once the arguments ``given`` are set: ``%%mcp call
+        ds.execute_sql database=shop`` leaves ``sql`` as the one required parameter, so the body
+        below is the query."""
         from mcpnb.client.arguments import type_names
 
         props = self.input_schema.get("properties")
         if not isinstance(props, dict):
             return None
-        required = [k for k in self.required if k in props]
-        names = required or list(props)
+        required = [k for k in self.required if k in props and k not in given]
+        names = required or [k for k in props if k not in given]
         if len(names) != 1 or not isinstance(props[names[0]], dict):
             return None
         return names[0] if "string" in type_names(props[names[0]]) else None

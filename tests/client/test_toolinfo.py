@@ -33,6 +33,16 @@ def test_the_one_text_parameter(info: ToolInfo, expected: str | None) -> None:
     assert info.text_parameter == expected
 
 
+def test_the_one_text_parameter_the_given_arguments_leave() -> None:
+    sql = tool({"database": TEXT, "sql": TEXT}, ["database", "sql"])  # Datasette's execute_sql
+    assert sql.text_parameter is None and sql.text_parameter_left({"database"}) == "sql"
+    assert sql.text_parameter_left({"database", "sql"}) is None
+    slow = tool({"seconds": {"type": "number"}, "tag": TEXT}, ["seconds"])
+    assert (
+        slow.text_parameter is None and slow.text_parameter_left({"seconds"}) == "tag"
+    )  # the optional one left
+
+
 def test_a_malformed_schema_has_none() -> None:
     malformed = ToolInfo(server="s", name="t", description=None, input_schema={"properties": []})
     assert malformed.text_parameter is None

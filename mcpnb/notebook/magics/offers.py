@@ -162,7 +162,8 @@ def _call_args(p: Parser) -> None:
     "  %%mcp call probe.ui_search -o hits      (then a body of 'key: value' lines or a JSON object;\n"
     "  query: login {{topic}}                   {{var}} inserts a notebook variable)\n"
     "a tool's one text parameter (a query, SQL, a URL) goes bare: one quoted word on the line, or\n"
-    "a body that is the text itself, sent as written but for {{name}} of a notebook variable",
+    "a body that is the text itself, sent as written but for {{name}} of a notebook variable; so\n"
+    "does the one the line leaves: %%mcp call ds.execute_sql database=shop, the query below",
     remember=True,
 )
 @arguments(_call_args)
@@ -229,7 +230,9 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
 
     A tool with one text parameter (``ToolInfo.text_parameter``: ``sql``, ``query``, ``url``) takes
     it bare: one word on the line (quoted if it has spaces), or a body that is not ``key: value``
-    lines, sent as written but for ``{{name}}`` of a notebook variable (JupySQL's ``%%sql`` cell)."""
+    lines, sent as written but for ``{{name}}`` of a notebook variable (JupySQL's ``%%sql`` cell);
+    so does the one left once the line gave the others (``%%mcp call ds.execute_sql database=shop``
+    over the query)."""
     bare = tool.text_parameter
     if bare is not None and len(ns.pairs) == 1 and is_bare_value(ns.pairs[0], ctx.namespaces):
         args = bare_argument(bare, ns.pairs[0], ctx.namespaces)
@@ -242,8 +245,8 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
         )
     else:
         args = parse_pairs(ns.pairs, ctx.namespaces)
-    if ctx.cell is not None:
-        body = parse_body(ctx.cell, ctx.namespaces, bare=bare)
+    if ctx.cell is not None:  # the line's arguments may leave one text parameter for the body
+        body = parse_body(ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args))
         for key in body:
             if key in args:
                 raise UsageError(f"argument {key!r} is given on the magic line and in the cell body")

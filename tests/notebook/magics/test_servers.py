@@ -194,6 +194,28 @@ def test_a_tools_one_text_parameter_goes_bare(ip, mcp):
     assert "Please review:\nprint(1)" in line(ip, 'prompt demo.review "print(1)"').text
 
 
+def test_the_text_parameter_the_line_leaves_is_the_body(ip, mcp):
+    """Datasette's ``execute_sql(database, sql)``: the line names the database, the body below is
+    the query, as written (but for ``{{name}}``); ``key: value`` lines still read as arguments."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("sql", log_level="WARNING")
+
+    @server.tool()
+    def execute_sql(database: str, sql: str) -> dict[str, str]:
+        return {"database": database, "sql": sql}
+
+    ip.user_ns.update(srv=server, cid=7)
+    line(ip, "connect ds {{srv}}")
+    query = "select city, count(*) as n\nfrom customers where id = {{cid}}\ngroup by city"
+    sent = ip.run_cell_magic("mcp", "call ds.execute_sql database=shop", query).data
+    assert sent == {"database": "shop", "sql": query.replace("{{cid}}", "7")}
+    named = ip.run_cell_magic("mcp", "call ds.execute_sql database=shop", "sql: select 1\n").data
+    assert named == {"database": "shop", "sql": "select 1"}
+    with pytest.raises(UsageError, match="expected 'key: value'"):  # nothing named: which one is it?
+        ip.run_cell_magic("mcp", "call ds.execute_sql", "select 1")
+
+
 def test_call_help_examples_run_on_probe_kit(ip, mcp, capsys):
     """The examples of ``%mcp call -h`` use a server everyone has, and each one works as written."""
     line(ip, "serve probe-kit")
