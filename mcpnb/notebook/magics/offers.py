@@ -233,27 +233,34 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
     lines, sent as written but for ``{{name}}`` of a notebook variable (JupySQL's ``%%sql`` cell);
     so does the one left once the line gave the others (``%%mcp call ds.execute_sql database=shop``
     over the query)."""
-    bare = tool.text_parameter
-    if bare is not None and len(ns.pairs) == 1 and is_bare_value(ns.pairs[0], ctx.namespaces):
-        args = bare_argument(bare, ns.pairs[0], ctx.namespaces)
-    elif bare is not None and len(ns.pairs) > 1 and all(is_bare_value(w, ctx.namespaces) for w in ns.pairs):
-        first = ns.pairs[0] if safe_token(ns.pairs[0]) == repr(ns.pairs[0]) else ""  # never a secret
+    loose = [w for w in ns.pairs if is_bare_value(w, ctx.namespaces)]
+    named = parse_pairs([w for w in ns.pairs if w not in loose], ctx.namespaces) if loose else None
+    bare = tool.text_parameter_left(named) if named is not None else None
+    if bare is not None and len(loose) == 1:
+        args = _joined(named, bare_argument(bare, loose[0], ctx.namespaces))
+    elif bare is not None and len(loose) > 1:
+        first = loose[0] if safe_token(loose[0]) == repr(loose[0]) else ""  # never a secret
         raise UsageError(
             f"{tool.name} takes its {bare!r} bare, as one word: quote it "
             f'(%mcp call {tool.server}.{tool.name} "{first} …"), or write it on the lines '
             f"below %%mcp call {tool.server}.{tool.name}"
         )
     else:
-        args = parse_pairs(ns.pairs, ctx.namespaces)
+        args = parse_pairs(ns.pairs, ctx.namespaces)  # a loose word nothing takes: said there
     if ctx.cell is not None:  # the line's arguments may leave one text parameter for the body
-        body = parse_body(ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args))
-        for key in body:
-            if key in args:
-                raise UsageError(f"argument {key!r} is given on the magic line and in the cell body")
-        args.update(body)
-        args.raw.update(body.raw)
-        args.lines.update(body.lines)
+        args = _joined(args, parse_body(ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args)))
     return args
+
+
+def _joined(line: Any, more: Any) -> Any:
+    """The line's arguments and those of the body (or of a bare word); a key in both is an error."""
+    for key in more:
+        if key in line:
+            raise UsageError(f"argument {key!r} is given on the magic line and in the cell body")
+    line.update(more)
+    line.raw.update(more.raw)
+    line.lines.update(more.lines)
+    return line
 
 
 def _checked(

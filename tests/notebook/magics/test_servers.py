@@ -214,6 +214,10 @@ def test_the_text_parameter_the_line_leaves_is_the_body(ip, mcp):
     assert named == {"database": "shop", "sql": "select 1"}
     with pytest.raises(UsageError, match="expected 'key: value'"):  # nothing named: which one is it?
         ip.run_cell_magic("mcp", "call ds.execute_sql", "select 1")
+    on_the_line = line(ip, 'call ds.execute_sql "select 2" database=shop').data  # one line, either order
+    assert on_the_line == {"database": "shop", "sql": "select 2"}
+    with pytest.raises(UsageError, match=r"execute_sql takes its 'sql' bare, as one word: quote it"):
+        line(ip, "call ds.execute_sql database=shop select 2")
 
 
 def test_call_help_examples_run_on_probe_kit(ip, mcp, capsys):
