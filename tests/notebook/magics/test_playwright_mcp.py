@@ -8,6 +8,7 @@ and its errors carry chromium's call log in terminal colours, which HTML showed 
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import http.server
@@ -60,7 +61,7 @@ def browser(ip, mcp, tmp_path: Path) -> str:
     return "pw"
 
 
-def test_a_person_browses_a_local_page_and_sees_the_screenshot(ip, mcp, browser, site):
+def test_a_person_browses_a_local_page_and_sees_the_screenshot(ip, mcp, browser, site, tmp_path):
     table = line(ip, "status")
     assert table["pw"].state == "connected" and table["pw"].server_name.startswith("Playwright")
     went = line(ip, f"call pw.browser_navigate url={site}")
@@ -74,6 +75,10 @@ def test_a_person_browses_a_local_page_and_sees_the_screenshot(ip, mcp, browser,
         shown["image/png"] == image.data and f'src="data:image/png;base64,{image.data}"' in shown["text/html"]
     )
     assert "scale: 'css'" in shot.text  # the code it ran, with the schema's default
+    saved = shot.save(tmp_path / "page.png")  # the person keeps it: the bytes chromium rendered
+    assert saved.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and saved.read_bytes() == base64.b64decode(
+        image.data
+    )
     listed = line(ip, "tools pw")
     shown = bundle(ip, listed)["text/plain"]
     assert "fullPage, scale " in shown and "scale*" not in shown  # nothing to type: no star
