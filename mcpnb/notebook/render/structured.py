@@ -295,14 +295,14 @@ def _lines_view(
 
     for key, value in data.items():
         nested = isinstance(value, dict | list)
-        line = _one_line(value) if nested else value if isinstance(value, str) else json.dumps(value)
+        row = _one_line(value) if nested else value if isinstance(value, str) else json.dumps(value)
         if isinstance(value, str) and "\n" in value.strip():
             shown, hidden = truncate(value.strip("\n"), max(left, 0))
-        elif nested and len(line) >= _FIELD_WIDTH:  # cut to a row's width: shown whole instead
+        elif nested and len(row) >= _FIELD_WIDTH:  # cut to a row's width: shown whole instead
             shown, cut = json_head(value, max(left, 0), indent=2)
             hidden = int(cut)
         else:
-            rows.append((f"<tr><th>{esc(key)}</th><td>{esc(line)}</td></tr>", (str(key), line)))
+            rows.append((f"<tr><th>{esc(key)}</th><td>{esc(row)}</td></tr>", (str(key), row)))
             continue
         flush()
         left -= len(shown)
