@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import escape, literal, respell
-from mcpnb.client.config.validate import Refused, boolean, misspelt, seconds, strings
+from mcpnb.client.config.validate import boolean, each_entry, misspelt, seconds, strings
 from mcpnb.client.errors import ConfigError
 
 PROJECT_FOLDERS = (".roo", ".kilocode")
@@ -47,19 +47,11 @@ def is_roo(path: Path) -> bool:
 
 def read_servers(data: Mapping[str, Any], path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     """The file's ``mcpServers`` as mcpnb entries (``data`` has one, an object); an entry that cannot
-    be read is :class:`Refused`: why, for that server alone."""
+    be read is refused, for that server alone."""
     folder = path.resolve().parent
     workspace = folder.parent if folder.name in PROJECT_FOLDERS else Path.cwd()
-    entries: dict[str, Any] = {}
-    for name, entry in data["mcpServers"].items():
-        if not isinstance(entry, dict):
-            entries[name] = entry  # the schema says what is wrong with it
-            continue
-        try:
-            entries[name] = _entry(name, entry, path, _Variables(environ, workspace))
-        except ConfigError as exc:
-            entries[name] = Refused(exc, _reach(entry))
-    return entries
+    variables = _Variables(environ, workspace)
+    return each_entry(data["mcpServers"], lambda name, entry: _entry(name, entry, path, variables), _reach)
 
 
 def _reach(entry: dict[str, Any]) -> dict[str, Any]:

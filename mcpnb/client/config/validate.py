@@ -84,6 +84,23 @@ class Refused:
     reach: Mapping[str, Any]
 
 
+def each_entry(
+    servers: Mapping[str, Any],
+    convert: Callable[[str, dict[str, Any]], dict[str, Any]],
+    reach: Callable[[dict[str, Any]], Mapping[str, Any]],
+) -> dict[str, Any]:
+    """Another client's server entries in mcpnb's format, each by ``convert``: one that is no object
+    is left for the schema to say what is wrong with it, one ``convert`` refuses is :class:`Refused`
+    (how ``reach`` says it is reached), that server's alone."""
+    entries: dict[str, Any] = {}
+    for name, entry in servers.items():
+        try:
+            entries[name] = convert(name, entry) if isinstance(entry, dict) else entry
+        except ConfigError as exc:
+            entries[name] = Refused(exc, reach(entry))
+    return entries
+
+
 def parse(name: Any, data: Any, source: str | None) -> tuple[dict[str, Any], dict[str, str]]:
     """Check one entry's name and shape; its settings under field names, and how each was spelled.
     ``data`` may be another client's entry that could not be read (:class:`Refused`): its error is

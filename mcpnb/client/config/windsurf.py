@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import literal, respell
-from mcpnb.client.config.validate import Refused, boolean, misspelt, strings
+from mcpnb.client.config.validate import boolean, each_entry, misspelt, strings
 from mcpnb.client.errors import ConfigError
 
 FILENAME = "mcp_config.json"
@@ -39,14 +39,8 @@ def is_windsurf(path: Path) -> bool:
 
 def read_servers(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """The file's ``mcpServers`` as mcpnb entries (``data`` has one, an object); an entry that cannot
-    be read is :class:`Refused`: why, for that server alone."""
-    entries: dict[str, Any] = {}
-    for name, entry in data["mcpServers"].items():
-        try:
-            entries[name] = _entry(name, entry, path) if isinstance(entry, dict) else entry
-        except ConfigError as exc:
-            entries[name] = Refused(exc, _reach(entry))
-    return entries
+    be read is refused, for that server alone."""
+    return each_entry(data["mcpServers"], lambda name, entry: _entry(name, entry, path), _reach)
 
 
 def _reach(entry: dict[str, Any]) -> dict[str, Any]:
