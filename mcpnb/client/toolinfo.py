@@ -7,7 +7,7 @@ server names may not contain ``__`` so the split is always unambiguous.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -38,6 +38,14 @@ def split_flat_name(name: str) -> tuple[str, str]:
     if not server or not tool:
         raise ValueError(f"not a flat tool name: {name!r} (expected 'mcp__<server>__<tool>')")
     return server, tool
+
+
+def one_left(required: Sequence[str], every: Sequence[str], given: Collection[str] = ()) -> str | None:
+    """The argument a bare value goes to once ``given`` are set (a tool's parameters, a prompt's
+    arguments): the one required argument left, or the only one left. None where it could mean
+    several."""
+    left = [k for k in required if k not in given] or [k for k in every if k not in given]
+    return left[0] if len(left) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -104,11 +112,10 @@ class ToolInfo:
         props = self.input_schema.get("properties")
         if not isinstance(props, dict):
             return None
-        required = [k for k in self.required if k in props and k not in given]
-        names = required or [k for k in props if k not in given]
-        if len(names) != 1 or not isinstance(props[names[0]], dict):
+        name = one_left([k for k in self.required if k in props], list(props), given)
+        if name is None or not isinstance(props[name], dict):
             return None
-        return names[0] if "string" in type_names(props[names[0]]) else None
+        return name if "string" in type_names(props[name]) else None
 
     @property
     def parameters(self) -> list[str]:

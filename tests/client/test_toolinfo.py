@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpnb.client.toolinfo import ToolInfo
+from mcpnb.client.toolinfo import ToolInfo, one_left
 
 
 def tool(properties: dict, required: list[str] | None = None) -> ToolInfo:
@@ -41,6 +41,12 @@ def test_the_one_text_parameter_the_given_arguments_leave() -> None:
     assert (
         slow.text_parameter is None and slow.text_parameter_left({"seconds"}) == "tag"
     )  # the optional one left
+
+
+def test_one_left_is_the_one_rule_for_tools_and_prompts() -> None:
+    assert one_left(["city"], ["city", "state"]) == "city"  # the one required
+    assert one_left(["city"], ["city", "state"], {"city"}) == "state"  # the one left once city is given
+    assert one_left([], ["a", "b"]) is None and one_left(["a", "b"], ["a", "b"]) is None  # which one?
 
 
 def test_a_malformed_schema_has_none() -> None:

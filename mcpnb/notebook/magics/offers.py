@@ -14,7 +14,7 @@ from IPython.core.error import UsageError
 
 from mcpnb.client.errors import ArgumentsError, McpnbError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
-from mcpnb.client.toolinfo import ToolList
+from mcpnb.client.toolinfo import ToolList, one_left
 from mcpnb.notebook.magics.parser import (
     Parser,
     bare_argument,
@@ -446,15 +446,20 @@ def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
     return PromptList(rows, not_listed=missed)
 
 
-def _prompt_text_argument(ctx: Context, server: str, name: str, words: list[str]) -> str | None:
-    """The argument one bare word on the line goes to, as with ``%mcp call``: the prompt's one
-    required argument, or its only one (the server's list is read only for a bare word)."""
-    if len(words) != 1 or not is_bare_value(words[0], ctx.namespaces):
-        return None
-    found = next((p for p in ctx.pool.prompts(server) if p.name == name), None)
-    arguments = list(getattr(found, "arguments", None) or [])
-    names = [a.name for a in arguments if a.required] or [a.name for a in arguments]
-    return names[0] if len(names) == 1 else None
+def _prompt_arguments(ctx: Context, server: str, name: str, words: list[str]) -> Any:
+    """The line's arguments; one bare word goes, as with ``%mcp call``, to the prompt's one
+    argument the named ones leave (its one required, or its only one; the server's list is read
+    only for a bare word)."""
+    loose = [w for w in words if is_bare_value(w, ctx.namespaces)]
+    if len(loose) == 1:
+        named = parse_pairs([w for w in words if w not in loose], ctx.namespaces)
+        found = next((p for p in ctx.pool.prompts(server) if p.name == name), None)
+        arguments = list(getattr(found, "arguments", None) or [])
+        required = [a.name for a in arguments if a.required]
+        bare = one_left(required, [a.name for a in arguments], named)
+        if bare is not None:
+            return _joined(named, bare_argument(bare, loose[0], ctx.namespaces))
+    return parse_pairs(words, ctx.namespaces)  # a loose word nothing takes: said there
 
 
 def _prompt_args(p: Parser) -> None:
@@ -471,9 +476,7 @@ def prompt(ctx: Context, ns: argparse.Namespace) -> Any:
         also = f": name one of its prompts, {name}.PROMPT (%mcp prompts {name} lists them)"
         raise UsageError(f"expected NAME.PROMPT, got {ns.target!r}{also if name in ctx.pool.names else ''}")
     known_server(ctx, server)
-    bare = _prompt_text_argument(ctx, server, name, ns.pairs)
-    words = ns.pairs
-    parsed = bare_argument(bare, words[0], ctx.namespaces) if bare else parse_pairs(words, ctx.namespaces)
+    parsed = _prompt_arguments(ctx, server, name, ns.pairs)
     # Prompt arguments are strings on the wire: keep what was typed, not its JSON reading.
     args = {k: parsed.raw.get(k, v) for k, v in parsed.items()}
     try:

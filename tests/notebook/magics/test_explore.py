@@ -325,6 +325,16 @@ def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
     assert len(everything_listing) == len(prompts)
 
 
+def test_a_prompts_bare_word_goes_to_the_argument_the_named_ones_leave(ip, mcp, everything_connected):
+    """server-everything's ``args-prompt(city*, state)``: ``state=`` named, the bare word is the city
+    (as a tool's bare value goes to the parameter its named ones leave)."""
+    said = line(ip, 'prompt ev.args-prompt state=IDF "Paris la Défense"').text
+    assert "Paris la Défense" in said and "IDF" in said
+    assert "Lyon" in line(ip, "prompt ev.args-prompt Lyon").text  # alone: the one required, as before
+    with pytest.raises(UsageError, match="expected key=value, got 'Lyon'"):  # both named: nothing left
+        line(ip, "prompt ev.args-prompt city=Paris state=IDF Lyon")
+
+
 def test_resources_and_prompts_of_every_server_name_one_whose_listing_failed(ip, mcp, tmp_path):
     """The faulty server offers resources and prompts, then answers their listing with HTTP 500:
     the other servers' rows are listed, and that one is named with why, not left out."""
