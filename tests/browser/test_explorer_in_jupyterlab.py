@@ -17,6 +17,7 @@ from browser.lab import (
     launch,
     new_page,
     open_and_run,
+    paste_into,
     retype,
     type_into,
     wait_file,
@@ -148,3 +149,18 @@ def test_a_list_typed_as_people_write_it_reaches_the_server(lab, pw, shots):
         expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
         got = what_the_server_answered(page, lab, "ask_user")
         assert [row["answer"] for row in got["answers"]] == ["Grace Hopper"]
+
+
+def test_code_pasted_into_the_explorer_keeps_its_lines(lab, pw, shots):
+    """``code_review(source)``: a person pastes a few lines of Python. A one-line input drops line
+    breaks on paste (the browser's rule for ``<input type=text>``), so the server reviewed one
+    run-on line; the field takes lines, and the finding is on the line it is on."""
+    with exploring(lab, pw, "code_review") as (page, explorer):
+        source = explorer.locator(".mcpnb-field-source textarea")
+        expect(source).to_be_visible()
+        paste_into(page, source, "import os\n\nresult = eval(input())\n")
+        explorer.get_by_role("button", name="Call").click()
+        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
+        shots.take(page, "reviewed")
+        got = what_the_server_answered(page, lab, "code_review")
+        assert [(f["rule"], f["line"]) for f in got["findings"] if f["rule"] == "S-EVAL"] == [("S-EVAL", 3)]

@@ -44,6 +44,11 @@ SECRET_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+#: Names of parameters whose text has lines (``source``, ``sql``, ``diff``...): see ``Field.takes_lines``.
+_LINES_WORDS = frozenset(
+    {"source", "code", "sql", "script", "content", "contents", "body", "diff", "patch", "snippet",
+     "markdown", "html", "yaml", "template", "program", "traceback", "stacktrace"}
+)  # fmt: skip
 
 
 class _Missing:
@@ -99,6 +104,22 @@ class Field:
     @property
     def has_default(self) -> bool:
         return self.default is not MISSING
+
+    @property
+    def takes_lines(self) -> bool:
+        """A text that has lines (source code, SQL, a diff, a traceback): a box that keeps them. A
+        browser's one-line input drops the line breaks of a paste, so code reached the server as
+        one run-on line. Known by the field's name, its description, or a default with lines."""
+        short = self.max_length is not None and self.max_length <= 200
+        if self.kind != "string" or self.secret_like or short or self.format is not None:
+            return False  # a URL, an e-mail, a date: one line
+        words = {w.lower() for w in _WORD.findall(f"{self.name} {self.title}")}
+        said = (self.description or "").lower()
+        return (
+            bool(words & _LINES_WORDS)
+            or any(word in said for word in ("traceback", "multi-line", "multiline"))
+            or (isinstance(self.default, str) and "\n" in self.default)
+        )
 
     @property
     def bounded(self) -> bool:

@@ -144,8 +144,9 @@ class Control:
             }.get(f.format or "", "")
             if f.secret_like:
                 return w.Password(value=text, placeholder=placeholder, layout=wide, **_TYPED)
-            if f.max_length is not None and f.max_length > 200:
-                return w.Textarea(value=text, placeholder=placeholder, rows=4, layout=wide, **_TYPED)
+            if f.takes_lines or (f.max_length is not None and f.max_length > 200):
+                rows = min(12, max(4, text.count("\n") + 2))
+                return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide, **_TYPED)
             return w.Text(value=text, placeholder=placeholder, layout=wide, **_TYPED)
         if f.kind in ("integer", "number"):
             widget = self._number_input(w)

@@ -433,3 +433,23 @@ def test_a_json_field_says_which_keys_it_takes_as_the_sdk_writes_a_pydantic_mode
     assert f["sheets"].json_reason == "a list of texts" and f["sheets"].nullable
     said = f["wide"].json_reason
     assert said.startswith("a nested object with keys a0, a1,") and said.endswith("a9, … (11 keys)")
+
+
+@pytest.mark.parametrize(
+    ("name", "prop", "lines"),
+    [
+        ("source", {"type": ["string", "null"]}, True),  # probe-kit's code_review
+        ("sql", {"type": "string"}, True),  # Datasette's execute_sql
+        ("cell_source", {"type": "string"}, True),  # Jupyter MCP Server's insert_cell
+        ("error", {"type": "string", "description": "a traceback to follow"}, True),
+        ("note", {"type": "string", "default": "a\nb"}, True),
+        ("query", {"type": "string"}, False),  # a search: one line
+        ("sourceUrl", {"type": "string", "format": "uri"}, False),  # a URL is one line, whatever its name
+        ("code", {"type": "string", "maxLength": 6}, False),  # a short code, as a country's
+        ("api_code", {"type": "string", "format": "password"}, False),  # a secret stays hidden
+        ("body", {"type": "integer"}, False),
+    ],
+)
+def test_a_text_with_lines_is_known_by_its_name_description_or_default(name, prop, lines):
+    (field,) = fields_from_schema({"type": "object", "properties": {name: prop}})
+    assert field.takes_lines is lines
