@@ -44,10 +44,12 @@ SECRET_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-#: Names of parameters whose text has lines (``source``, ``sql``, ``diff``...): see ``Field.takes_lines``.
+#: Names of parameters whose text has lines, code (``source``, ``sql``, ``diff``) or prose (``notes``,
+#: ``description``, ``message``): see ``Field.takes_lines``.
 _LINES_WORDS = frozenset(
     {"source", "code", "sql", "script", "content", "contents", "body", "diff", "patch", "snippet",
-     "markdown", "html", "yaml", "template", "program", "traceback", "stacktrace"}
+     "markdown", "html", "yaml", "template", "program", "traceback", "stacktrace", "prompt",
+     "description", "message", "notes", "comment", "comments", "details", "feedback", "instructions"}
 )  # fmt: skip
 
 

@@ -443,6 +443,7 @@ def test_a_json_field_says_which_keys_it_takes_as_the_sdk_writes_a_pydantic_mode
         ("cell_source", {"type": "string"}, True),  # Jupyter MCP Server's insert_cell
         ("error", {"type": "string", "description": "a traceback to follow"}, True),
         ("note", {"type": "string", "default": "a\nb"}, True),
+        ("releaseNotes", {"type": "string"}, True),  # prose: paragraphs
         ("query", {"type": "string"}, False),  # a search: one line
         ("sourceUrl", {"type": "string", "format": "uri"}, False),  # a URL is one line, whatever its name
         ("code", {"type": "string", "maxLength": 6}, False),  # a short code, as a country's
