@@ -19,6 +19,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from mcpnb.client.schemarefs import deref
+
 NUMBERS, TIMES, ZONED_TIMES = "numbers", "times", "times with a zone"
 
 #: A number as JSON writes one, inside a string. No leading zeros: ``"01234"`` is a code, not a number.
@@ -67,26 +69,12 @@ def column_schemas(schema: Any, path: Sequence[str]) -> dict[str, Any]:
     """The schemas of a table's columns: ``schema`` describes the whole value, ``path`` the keys
     down to the table (``["result"]`` for the SDK's wrapper of a list), an array of objects
     (``$ref`` to the schema's ``$defs`` followed)."""
-    node = _resolve(schema, schema)
+    node = deref(schema, schema)
     for key in path:
-        node = _resolve(node.get("properties", {}).get(key), schema)
-    rows = _resolve(node.get("items"), schema)
+        node = deref(node.get("properties", {}).get(key), schema)
+    rows = deref(node.get("items"), schema)
     properties = rows.get("properties")
-    return {k: _resolve(v, schema) for k, v in properties.items()} if isinstance(properties, dict) else {}
-
-
-def _resolve(node: Any, root: Any) -> dict[str, Any]:
-    """``node``, its local ``$ref`` (``#/$defs/Order``) followed; ``{}`` for anything else."""
-    for _ in range(16):  # a chain of references, not a loop
-        if not isinstance(node, dict):
-            return {}
-        ref = node.get("$ref")
-        if not isinstance(ref, str) or not ref.startswith("#/"):
-            return node
-        node = root
-        for part in ref[2:].split("/"):
-            node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
-    return {}
+    return {k: deref(v, schema) for k, v in properties.items()} if isinstance(properties, dict) else {}
 
 
 def _has_a_form(schema: dict[str, Any]) -> bool:

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcpnb.client.schemarefs import deref
+
 Kind = Literal["string", "number", "integer", "boolean", "choice", "multichoice", "json"]
 
 #: Words that make a field look like it wants a secret (matched against name/title words).
@@ -157,25 +159,11 @@ def looks_secret(name: str, title: str | None = None, schema: Any = None) -> boo
     return any(w in SECRET_WORDS for w in words) or bool(joined & {"apikey", "privatekey", "accesskey"})
 
 
-def _resolve_ref(prop: dict[str, Any], root: dict[str, Any], depth: int = 0) -> dict[str, Any] | None:
-    """Follow a local ``#/...`` reference; ``None`` when it cannot be resolved (then: JSON editor)."""
-    ref = prop.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith("#") or depth > 8:
-        return None
-    node: Any = root
-    for part in ref.lstrip("#").split("/"):
-        if not part:
-            continue
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    if not isinstance(node, dict):
-        return None
-    merged = {**node, **{k: v for k, v in prop.items() if k != "$ref"}}
-    if "$ref" in node:
-        return _resolve_ref({**merged, "$ref": node["$ref"]}, root, depth + 1)
-    return merged
+def _resolve_ref(prop: dict[str, Any], root: dict[str, Any]) -> dict[str, Any] | None:
+    """Follow a local ``#/...`` reference (:func:`~mcpnb.client.schemarefs.deref`); ``None`` when
+    it cannot be resolved, a remote or circular one included (then: JSON editor)."""
+    resolved = deref(prop, root)
+    return None if "$ref" in resolved else resolved
 
 
 def _const_options(options: Any) -> tuple[Choice, ...] | None:

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-Schema = dict[str, Any]
+from mcpnb.client.schemarefs import Schema, deref, pointer
 
 #: Keywords whose value is a map of subschemas, a list of subschemas, or one subschema.
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -48,18 +48,6 @@ def map_subschemas_at(schema: Schema, fn: Callable[[Schema, str], Schema]) -> Sc
     return out
 
 
-def _pointer(root: Schema, ref: str) -> Schema | None:
-    if not ref.startswith("#"):
-        return None  # a remote reference: nothing here to inline
-    node: Any = root
-    for part in ref[1:].split("/")[1:] if ref != "#" else []:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node if isinstance(node, dict) else None
-
-
 def inline_refs(schema: Schema) -> tuple[Schema, bool]:
     """``schema`` with every local ``$ref`` replaced by its target, and whether a recursive one stayed.
 
@@ -72,7 +60,7 @@ def inline_refs(schema: Schema) -> tuple[Schema, bool]:
         nonlocal recursive
         ref = node.get("$ref")
         if isinstance(ref, str):
-            target = _pointer(schema, ref)
+            target = pointer(schema, ref)
             if target is None:
                 return map_subschemas(node, lambda s: walk(s, stack))
             if ref in stack:
@@ -103,20 +91,6 @@ def normal_form(input_schema: Any) -> tuple[Schema, bool]:
         schema["properties"] = {}
     schema.setdefault("additionalProperties", False)
     return inline_refs(schema)
-
-
-def deref(spec: Any, root: Schema) -> Schema:
-    """``spec`` itself, or what its (recursive, so not inlined) ``$ref`` points to."""
-    if not isinstance(spec, dict):
-        return {}
-    seen: set[str] = set()
-    while isinstance(spec.get("$ref"), str) and spec["$ref"] not in seen:
-        seen.add(spec["$ref"])
-        target = _pointer(root, spec["$ref"])
-        if target is None:
-            break
-        spec = {**target, **{k: v for k, v in spec.items() if k != "$ref"}}
-    return spec
 
 
 def allows_null(spec: Any, root: Schema | None = None) -> bool:
