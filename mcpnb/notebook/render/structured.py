@@ -74,17 +74,17 @@ def _html_cell(text: str) -> str:
     return "\n".join(lines[:_CELL_LINES])[:_CELL_CHARS] + "…"
 
 
-_ESCAPES = {"\n": "\\n", "\r": "\\r"}
+_ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r"})
 
 
 def _text_cell(text: str) -> str:
     """One line, as pandas writes a cell: a line break as ``\\n`` (never cut in half)."""
-    line = text.replace("\r", "\\r").replace("\n", "\\n")
+    line = text.translate(_ESCAPES)
     if len(line) <= _CELL_WIDTH:
         return line
     shown = ""
     for char in text:
-        piece = _ESCAPES.get(char, char)
+        piece = char.translate(_ESCAPES)
         if len(shown) + len(piece) >= _CELL_WIDTH:
             break
         shown += piece
@@ -132,16 +132,18 @@ _FIELDS_SHOWN = 20  # fields beside a table: more are counted, not shown
 _FIELD_WIDTH = 120  # characters of one field's value
 
 
+def _field_rows(pairs: list[tuple[str, str]]) -> tuple[str, str]:
+    """(HTML, text) of fields written as ``name  value`` lines, the values as given."""
+    width = max(len(k) for k, _ in pairs)
+    text = "\n".join(f"{k.ljust(width)}  {v}".rstrip() for k, v in pairs)
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in pairs)
+    return f'<table class="mcpnb-fields">{rows}</table>', text
+
+
 def _fields(fields: dict[str, Any]) -> tuple[str, str]:
     """(HTML, text) of the fields beside a table: one per line, each value in one line."""
     shown = list(fields.items())[:_FIELDS_SHOWN]
-    values = [_one_line(v) for _, v in shown]
-    width = max(len(str(k)) for k, _ in shown)
-    text = "\n".join(f"{str(k).ljust(width)}  {v}".rstrip() for (k, _), v in zip(shown, values, strict=True))
-    rows = "".join(
-        f"<tr><th>{esc(str(k))}</th><td>{esc(v)}</td></tr>" for (k, _), v in zip(shown, values, strict=True)
-    )
-    html = f'<table class="mcpnb-fields">{rows}</table>'
+    html, text = _field_rows([(str(k), _one_line(v)) for k, v in shown])
     if len(fields) > len(shown):
         note = f"… {len(fields) - len(shown)} more fields (result.data has them all)"
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'
@@ -288,9 +290,9 @@ def _lines_view(
 
     def flush() -> None:
         if rows:
-            html.append("<table class='mcpnb-fields'>" + "".join(r for r, _ in rows) + "</table>")
-            width = max(len(k) for _, (k, _) in rows)
-            texts.extend(f"{k.ljust(width)}  {v}".rstrip() for _, (k, v) in rows)
+            rows_html, rows_text = _field_rows(rows)
+            html.append(rows_html)
+            texts.append(rows_text)
             rows.clear()
 
     for key, value in data.items():
@@ -302,7 +304,7 @@ def _lines_view(
             shown, cut = json_head(value, max(left, 0), indent=2)
             hidden = int(cut)
         else:
-            rows.append((f"<tr><th>{esc(key)}</th><td>{esc(row)}</td></tr>", (str(key), row)))
+            rows.append((str(key), row))
             continue
         flush()
         left -= len(shown)
