@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from mcpnb.client.files import files_in
-from mcpnb.client.frames import is_tabular, table_keys
 from mcpnb.notebook.render.content import Rendered, block_type, get, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
@@ -21,6 +20,7 @@ from mcpnb.notebook.render.structured import (
     render_text_lines,
     render_text_table,
     schema_badge,
+    shows_lines,
     writes_lines,
 )
 from mcpnb.notebook.render.transcript import transcript_html
@@ -52,8 +52,8 @@ def _mirrors(result: Any) -> set[int]:
 
 
 def _shown_lines(data: Any) -> set[str]:
-    """The texts of lines an object's display shows whole, as written (see :func:`writes_lines`)."""
-    if not writes_lines(data) or is_tabular(data) or len(table_keys(data)) > 1:
+    """The texts of lines an object's display shows whole, as written (see :func:`shows_lines`)."""
+    if not shows_lines(data):
         return set()
     return {v.strip() for v in data.values() if isinstance(v, str) and "\n" in v.strip()}
 

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from mcpnb.client import texttypes
-from mcpnb.client.frames import NotTabularError, Table, find_table, table_keys, text_types
+from mcpnb.client.frames import NotTabularError, Table, find_table, is_tabular, table_keys, text_types
 from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
@@ -278,6 +278,12 @@ def writes_lines(data: Any) -> bool:
         and 0 < len(data) <= _FIELDS_SHOWN
         and any(isinstance(v, str) and "\n" in v.strip() for v in data.values())
     )
+
+
+def shows_lines(data: Any) -> bool:
+    """Whether :func:`render_structured` draws ``data`` as its lines (:func:`writes_lines`): no
+    table in it to draw instead."""
+    return writes_lines(data) and not is_tabular(data) and len(table_keys(data)) <= 1
 
 
 def _lines_view(
