@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -233,23 +233,34 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
     lines, sent as written but for ``{{name}}`` of a notebook variable (JupySQL's ``%%sql`` cell);
     so does the one left once the line gave the others (``%%mcp call ds.execute_sql database=shop``
     over the query)."""
-    loose = [w for w in ns.pairs if is_bare_value(w, ctx.namespaces)]
-    named = parse_pairs([w for w in ns.pairs if w not in loose], ctx.namespaces) if loose else None
-    bare = tool.text_parameter_left(named) if named is not None else None
-    if bare is not None and len(loose) == 1:
-        args = _joined(named, bare_argument(bare, loose[0], ctx.namespaces))
-    elif bare is not None and len(loose) > 1:
+    args, loose, bare = _line_arguments(ctx, ns.pairs, tool.text_parameter_left)
+    if loose:  # two words, or more, where the one text parameter was meant
         first = loose[0] if safe_token(loose[0]) == repr(loose[0]) else ""  # never a secret
         raise UsageError(
             f"{tool.name} takes its {bare!r} bare, as one word: quote it "
             f'(%mcp call {tool.server}.{tool.name} "{first} …"), or write it on the lines '
             f"below %%mcp call {tool.server}.{tool.name}"
         )
-    else:
-        args = parse_pairs(ns.pairs, ctx.namespaces)  # a loose word nothing takes: said there
     if ctx.cell is not None:  # the line's arguments may leave one text parameter for the body
         args = _joined(args, parse_body(ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args)))
     return args
+
+
+def _line_arguments(
+    ctx: Context, words: list[str], left: Callable[[Collection[str]], str | None]
+) -> tuple[Any, list[str], str | None]:
+    """The line's arguments; one bare word goes to the argument the named ones leave (``left``
+    says which: a tool's one text parameter, a prompt's one argument). Several bare words where
+    one is meant are returned, with that argument, for the caller to say how to write them."""
+    loose = [w for w in words if is_bare_value(w, ctx.namespaces)]
+    if loose:
+        named = parse_pairs([w for w in words if w not in loose], ctx.namespaces)
+        bare = left(named)
+        if bare is not None and len(loose) == 1:
+            return _joined(named, bare_argument(bare, loose[0], ctx.namespaces)), [], bare
+        if bare is not None:
+            return named, loose, bare
+    return parse_pairs(words, ctx.namespaces), [], None  # a loose word nothing takes: said there
 
 
 def _joined(line: Any, more: Any) -> Any:
@@ -450,16 +461,14 @@ def _prompt_arguments(ctx: Context, server: str, name: str, words: list[str]) ->
     """The line's arguments; one bare word goes, as with ``%mcp call``, to the prompt's one
     argument the named ones leave (its one required, or its only one; the server's list is read
     only for a bare word)."""
-    loose = [w for w in words if is_bare_value(w, ctx.namespaces)]
-    if len(loose) == 1:
-        named = parse_pairs([w for w in words if w not in loose], ctx.namespaces)
+
+    def left(given: Collection[str]) -> str | None:
         found = next((p for p in ctx.pool.prompts(server) if p.name == name), None)
         arguments = list(getattr(found, "arguments", None) or [])
-        required = [a.name for a in arguments if a.required]
-        bare = one_left(required, [a.name for a in arguments], named)
-        if bare is not None:
-            return _joined(named, bare_argument(bare, loose[0], ctx.namespaces))
-    return parse_pairs(words, ctx.namespaces)  # a loose word nothing takes: said there
+        return one_left([a.name for a in arguments if a.required], [a.name for a in arguments], given)
+
+    args, loose, _ = _line_arguments(ctx, words, left)
+    return parse_pairs(words, ctx.namespaces) if loose else args  # several loose words: said there
 
 
 def _prompt_args(p: Parser) -> None:
