@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcpnb.client import texttypes
@@ -141,6 +141,13 @@ class Table:
     fields: dict[str, Any] = field(default_factory=dict)  # the object's other fields, shown above the table
     names: list[Any] | None = None  # column names of row arrays and grids (of records, their order)
     start: int = 0  # a grid's first row of data (1 under a header row)
+    at: tuple[str | int, ...] = ()  # the keys down to the object that holds it, inside an envelope
+
+    @property
+    def where(self) -> str:
+        """Where the rows are, as a person reads a path: ``rows``, ``data.statements[0].rows``."""
+        path = [*self.at, self.key] if self.key is not None else list(self.at)
+        return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path).lstrip(".")
 
     @property
     def count(self) -> int:
@@ -252,7 +259,10 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
        the SDK's ``{"result": [...]}`` wrapper), other keys beside it, lists of plain values too
        (Datasette's ``{"columns": [...], "rows": [{...}]}``: see :func:`_records_beside`);
     5. an object of equally long lists (columns);
-    6. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
+    6. an envelope: an object whose one value that is not plain is an object, or a list of one
+       object, holding a table by these rules (an API's ``{"success": true, "data": {...}}``;
+       see :func:`_envelope`), the plain values on the way beside it;
+    7. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
        (``{"temperature": 22, "where": {"city": ...}}``) is one row, and a list of plain values
        (a tool's ``list[str]``, unwrapped from the SDK's ``{"result": [...]}``) is one ``value``
        column. Neither is table-*shaped*, so displays still show them as JSON.
@@ -271,6 +281,9 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
     if key is not None:
         return _grid(data[key], key, {k: v for k, v in data.items() if k != key})
     if isinstance(data, dict) and data:
+        inside = _envelope(data)
+        if inside is not None:
+            return inside
         lists = [k for k, v in data.items() if isinstance(v, list)]
         key = _one_records_key(data, lists)
         if key is not None:
@@ -298,6 +311,39 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
     )
 
 
+def _envelope(data: dict[str, Any]) -> Table | None:
+    """The table inside an envelope, with the envelope's plain values as its fields (a name both
+    use is given its path): DBHub answers a query with ``{"success": true, "data": {"statements":
+    [{"sql": ..., "rows": [...], "count": 5}], "source_id": ...}}``, and ``.df`` was one row
+    holding it all. Not a tree's one node (rows that hold rows under the same key, a directory's
+    ``children``), nor one list of anything as "columns"."""
+    inner = [k for k, v in data.items() if not _is_scalar(v)]
+    if len(inner) != 1:
+        return None
+    key, value = inner[0], data[inner[0]]
+    step: tuple[str | int, ...] = (key,)
+    if type(value) is list and len(value) == 1 and type(value[0]) is dict:
+        step, value = (key, 0), value[0]
+    if type(value) is not dict:
+        return None
+    try:
+        table = find_table(value)
+    except NotTabularError:
+        return None
+    if table.shape == "records" and any(type(row.get(table.key)) is list for row in table.source):
+        return None
+    if table.shape == "columns" and (len(table.source) < 2 or not all(map(_plain, table.source.values()))):
+        return None
+    fields = {k: v for k, v in data.items() if k != key}
+    for name, v in table.fields.items():
+        fields[name if name not in fields else ".".join(map(str, [*step, *table.at, name]))] = v
+    return replace(table, fields=fields, at=(*step, *table.at))
+
+
+def _plain(values: list[Any]) -> bool:
+    return all(map(_is_scalar, values))
+
+
 def _one_records_key(data: dict[str, Any], lists: list[str]) -> str | None:
     """The key of an object's one list of records when its other lists hold plain values (a
     query's ``columns`` beside its ``rows``, a ``warnings`` list): those are fields, not tables. An
@@ -306,7 +352,7 @@ def _one_records_key(data: dict[str, Any], lists: list[str]) -> str | None:
     if len(records) != 1:
         return None
     others = (data[k] for k in lists if k != records[0])
-    return records[0] if all(v and all(map(_is_scalar, v)) for v in others) else None
+    return records[0] if all(v and _plain(v) for v in others) else None
 
 
 def _records_beside(data: dict[str, Any], key: str) -> Table:
@@ -355,7 +401,7 @@ _SAMPLE = 50  # rows read to find the columns that may be numbers or times writt
 def text_types(table: Table, *, schema: Any = None, at: Sequence[str] = ()) -> dict[Any, str]:
     """The columns of ``table`` that ``.df`` reads as numbers and times (:mod:`mcpnb.client.texttypes`);
     ``schema`` (see :func:`to_dataframe`) may give a column's text a form of its own."""
-    path = [*at, table.key] if table.key is not None else list(at)
+    path = [*at, *table.at] + ([table.key] if table.key is not None else [])
     declared = texttypes.column_schemas(schema, path) if schema is not None else None
     # the first rows say which columns may be: only those are read whole (a display of 100k rows
     # of numbers builds no column to find none)

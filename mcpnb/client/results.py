@@ -210,8 +210,7 @@ class ToolResult:
 
         text = self.text.strip()
         if self.is_error:
-            first = text.splitlines()[0] if text else "no message"
-            raise NotTabularError(f"{self.label} failed, so there is no table: {first}")
+            raise NotTabularError(f"{self.label} failed, so there is no table: {error_words(text)}")
         found = _table_in_text(text)
         if found is not None:
             return found, None
@@ -252,6 +251,25 @@ class ToolResult:
 #: Characters of text and of structured JSON a repr shows: print(result) of 1M rows stays a glance.
 _REPR_TEXT = 2000
 _REPR_JSON = 500
+
+
+def error_words(text: str, limit: int = 200) -> str:
+    """A failed call's message in one line: the ``error`` or ``message`` of an error written as a
+    JSON object (DBHub's ``{"success": false, "error": "no such table: x", "code": ...}``, whose
+    first line is ``{``), else the first line of the text; at most ``limit`` characters."""
+    import json
+
+    first = text.strip().splitlines()[0] if text.strip() else "no message"
+    try:
+        data = json.loads(text) if first.startswith(("{", "[")) else None
+    except ValueError:
+        data = None
+    if data is not None:
+        said = data.get("error", data.get("message")) if isinstance(data, dict) else None
+        said = said.get("message") if isinstance(said, dict) else said
+        first = said if isinstance(said, str) and said.strip() else json.dumps(data, ensure_ascii=False)
+    first = " ".join(first.split())
+    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def _clip(text: str, limit: int, whole: str) -> str:

@@ -65,13 +65,15 @@ def read(frame: Any, kinds: Mapping[Any, str]) -> Any:
     return frame
 
 
-def column_schemas(schema: Any, path: Sequence[str]) -> dict[str, Any]:
+def column_schemas(schema: Any, path: Sequence[str | int]) -> dict[str, Any]:
     """The schemas of a table's columns: ``schema`` describes the whole value, ``path`` the keys
     down to the table (``["result"]`` for the SDK's wrapper of a list), an array of objects
     (``$ref`` to the schema's ``$defs`` followed)."""
     node = deref(schema, schema)
-    for key in path:
-        node = deref(node.get("properties", {}).get(key), schema)
+    for key in path:  # a number is an index into an array (an envelope's list of one object)
+        node = deref(
+            node.get("items") if isinstance(key, int) else node.get("properties", {}).get(key), schema
+        )
     rows = deref(node.get("items"), schema)
     properties = rows.get("properties")
     return {k: deref(v, schema) for k, v in properties.items()} if isinstance(properties, dict) else {}

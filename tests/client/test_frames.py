@@ -132,3 +132,43 @@ def test_rows_of_values_are_a_table_named_by_a_header_row():
 def test_what_is_no_grid_of_values(data):
     assert grid_key(data) is None  # (an object of equally long lists is still columns)
     assert not isinstance(data, list) or not is_tabular(data)
+
+
+def test_a_table_inside_an_envelope_is_found_with_the_plain_values_on_the_way():
+    """DBHub's answer to a query (1.4, recorded shape): the rows two objects and a list of one deep."""
+    answer = {
+        "success": True,
+        "data": {
+            "statements": [{"sql": "select ...", "rows": [{"id": 1, "count": 4}, {"id": 2}], "count": 2}],
+            "source_id": "default",
+        },
+    }
+    table = find_table(answer)
+    assert (table.shape, table.where) == ("records", "data.statements[0].rows")
+    assert table.fields == {"success": True, "source_id": "default", "sql": "select ...", "count": 2}
+    assert to_dataframe(answer)["id"].tolist() == [1, 2]
+    named = find_table({"count": 1, "result": {"count": 3, "columns": ["a"], "rows": [[1], [2]]}})
+    assert named.where == "result.rows" and named.fields == {"count": 1, "result.count": 3}
+    assert to_dataframe({"ok": True, "data": {"a": [1, 2], "b": [3, 4]}})["b"].tolist() == [3, 4]
+
+
+@pytest.mark.parametrize(
+    ("data", "columns"),
+    [
+        (
+            {"temperature": 22, "where": {"city": "Paris"}},
+            ["temperature", "where.city"],
+        ),  # one row, as before
+        (
+            {"name": "x", "nested": {"deep": [1, 2, {"k": None}]}},
+            ["name", "nested.deep"],
+        ),  # one list: no table
+        (
+            {"root": {"name": "/", "children": [{"name": "a", "children": []}]}},
+            ["root.name", "root.children"],
+        ),
+    ],
+)
+def test_what_is_no_envelope_stays_one_row(data, columns):
+    assert list(to_dataframe(data).columns) == columns
+    assert not is_tabular(data)

@@ -8,7 +8,7 @@ import pytest
 from mcp import types
 
 from mcpnb.client.frames import NotTabularError
-from mcpnb.client.results import PYTHON_TABLE_LIMIT, ToolResult
+from mcpnb.client.results import PYTHON_TABLE_LIMIT, ToolResult, error_words
 
 #: What mcp-server-sqlite 2025.4.25 (the SQLite reference server) answered to
 #: ``read_query query="SELECT * FROM people ORDER BY age"``: ``str()`` of its rows.
@@ -219,3 +219,23 @@ def test_a_text_that_is_one_markdown_table_is_a_table():
         "a page\n\n| a | b |\n| --- | --- |\n| 1 | 2 |",  # a table inside a page
     ):
         assert text_result(text).text_table is None, text
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{\n  "success": false,\n  "error": "no such table: x",\n  "code": "E"\n}', "no such table: x"),
+        ('{"error": {"code": -1, "message": "quota\\nexceeded"}}', "quota exceeded"),  # one line
+        ('{"ok": false, "code": 7}', '{"ok": false, "code": 7}'),  # nothing that says: all of it
+        ("[\n  1,\n  2\n]", "[1, 2]"),
+        (
+            "Error: (sqlite3.OperationalError) no such table\n[SQL: select]",
+            "Error: (sqlite3.OperationalError) no such table",
+        ),
+        ("{not json", "{not json"),
+        ("", "no message"),
+        ("x" * 300, "x" * 199 + "…"),
+    ],
+)
+def test_a_failed_calls_message_in_one_line(text: str, said: str) -> None:
+    assert error_words(text) == said

@@ -110,3 +110,18 @@ def test_one_object_and_a_list_of_values_read_alike():
     assert one["total"].tolist() == [3.1] and str(one["at"].dtype).startswith("datetime64")
     assert one["sku"].tolist() == ["0042"]
     assert to_dataframe(["1.5", "2", None])["value"].tolist()[:2] == [1.5, 2.0]
+
+
+def test_the_columns_of_a_table_inside_an_envelope_have_their_schemas():
+    """An index in the path (an envelope's list of one object) is the array's items."""
+    from mcpnb.client.texttypes import column_schemas
+
+    rows = {
+        "type": "array",
+        "items": {"type": "object", "properties": {"at": {"type": "string", "format": "date"}}},
+    }
+    statement = {"type": "object", "properties": {"rows": rows}}
+    schema = {"properties": {"data": {"properties": {"statements": {"type": "array", "items": statement}}}}}
+    assert column_schemas(schema, ["data", "statements", 0, "rows"]) == {
+        "at": {"type": "string", "format": "date"}
+    }

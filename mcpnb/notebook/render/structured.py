@@ -206,9 +206,9 @@ def _table(
         fields_html, fields_text = _fields(table.fields)
         html = (
             f'<div class="mcpnb-dim">{esc(title)}</div>{fields_html}'
-            f'<div class="mcpnb-dim">{esc(str(table.key))} · {esc(caption)}</div>{table_html}'
+            f'<div class="mcpnb-dim">{esc(table.where)} · {esc(caption)}</div>{table_html}'
         )
-        text = f"{title}:\n{fields_text}\n{table.key} ({caption}):\n{table_text}"
+        text = f"{title}:\n{fields_text}\n{table.where} ({caption}):\n{table_text}"
     else:
         html = f'<div class="mcpnb-dim">{esc(title)} · {esc(caption)}</div>' + table_html
         text = f"{title} ({caption}):\n{table_text}"

@@ -167,6 +167,34 @@ def sql_rows() -> dict[str, Any]:
     return {"database": "shop", "columns": ["id", "name", "city"], "rows": rows, "truncated": False}
 
 
+#: DBHub 1.4 (``@bytebase/dbhub``, its demo database), recorded: a query's rows inside an envelope,
+#: sent as JSON text; a failed one as a JSON error object whose first line is ``{``.
+DBHUB_ROWS = {
+    "success": True,
+    "data": {
+        "statements": [
+            {
+                "sql": "select emp_no, first_name, hire_date from employee limit 2",
+                "rows": [
+                    {"emp_no": 10001, "first_name": "Georgi", "hire_date": "1986-06-26"},
+                    {"emp_no": 10002, "first_name": "Bezalel", "hire_date": "1985-11-21"},
+                ],
+                "count": 2,
+            }
+        ],
+        "source_id": "default",
+    },
+}
+DBHUB_ERROR = {"success": False, "error": "no such table: employees", "code": "EXECUTION_ERROR"}
+
+
+@server.tool()
+def execute_sql(fail: bool = False) -> CallToolResult:
+    """DBHub's execute_sql: the envelope as indented JSON text, no structured content."""
+    answer = json.dumps(DBHUB_ERROR if fail else DBHUB_ROWS, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=answer)], is_error=fail)
+
+
 @server.tool()
 def sources() -> list[dict[str, Any]]:
     """Files and their contents as rows, as a code-search server answers."""
@@ -392,6 +420,22 @@ async def test_rows_beside_their_column_names_show_as_the_table() -> None:
     text = result_bundle(r)["text/plain"]
     assert "database   shop\ntruncated  false\nrows (2 rows × 3 columns):\nid  name  city\n 1  Ann" in text
     assert r.df["name"].tolist() == ["Ann", "Bo"] and list(r.df.columns) == ["id", "name", "city"]
+
+
+async def test_rows_inside_an_envelope_are_the_table_and_its_wrapping_the_fields() -> None:
+    """DBHub's answer: ``.df`` was one row holding the lists, the display 60 lines of JSON."""
+    r = await call("execute_sql")
+    assert r.df["first_name"].tolist() == ["Georgi", "Bezalel"] and r.df.shape == (2, 3)
+    text = result_bundle(r)["text/plain"]
+    assert "success    true\nsource_id  default\nsql        select emp_no" in text
+    assert "data.statements[0].rows (2 rows × 3 columns):\nemp_no  first_name  hire_date" in text
+    assert "10001  Georgi" in text and '"statements"' not in text.split("rows × 3 columns")[1]
+
+
+async def test_a_failed_calls_df_says_the_servers_message_not_its_first_line() -> None:
+    r = await call("execute_sql", {"fail": True})
+    with pytest.raises(NotTabularError, match=r"failed, so there is no table: no such table: employees$"):
+        _ = r.df  # the text's first line is "{"
 
 
 async def test_a_cell_keeps_its_line_breaks_and_a_long_one_shows_its_start() -> None:
