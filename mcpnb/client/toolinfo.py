@@ -154,6 +154,11 @@ class ToolInfo:
         params = ", ".join(p + ("*" if p in self.needed else "") for p in self.parameters)
         return f"<ToolInfo {self.server}.{self.name}({params})>"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
+
 
 def _task_support(tool: Any) -> str:
     execution = getattr(tool, "execution", None)

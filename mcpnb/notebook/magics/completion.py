@@ -68,6 +68,8 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
         return _paths(current) + (_configured_names() if sub == "connect" else [])
     if sub == "connect" and "--config" in words:
         return _configured_names()
+    if sub == "tools" and first:  # a server, or one tool in full
+        return [*pool.names, *(_tool_names(pool) if "." in current else [])]
     if sub in _SERVER_ARG and first:
         return list(pool.names)
     return []

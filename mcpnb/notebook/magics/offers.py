@@ -78,7 +78,11 @@ def find_tool(ctx: Context, target: str) -> Any:
 
 # ---------------------------------------------------------------- tools
 def _tools_args(p: Parser) -> None:
-    p.add_argument("name", nargs="?", help="one server (default: every connected server)")
+    p.add_argument(
+        "name",
+        nargs="?",
+        help="one server (default: every connected server), or NAME.TOOL: that tool in full",
+    )
     p.add_argument("pattern", nargs="?", help="as --filter: %%mcp tools probe review")
     p.add_argument(
         "--filter",
@@ -89,12 +93,24 @@ def _tools_args(p: Parser) -> None:
     p.add_argument("--refresh", action="store_true", help="ask the server again instead of the cached list")
 
 
-@command("tools", "List tools: server, tool, title, description, parameters (* = required), hints.")
+@command(
+    "tools",
+    "List tools: server, tool, title, description, parameters (* = required), hints; "
+    "NAME.TOOL shows one tool in full (each parameter's type, default and description).",
+)
 @arguments(_tools_args)
 def tools(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.pattern and ns.filter:
         raise UsageError("%mcp tools: give the pattern once (after the server, or as --filter)")
     pattern = ns.pattern or ns.filter
+    if ns.name and ns.name not in ctx.pool.names and "." in ns.name:  # %mcp tools db.execute_sql
+        if pattern:
+            raise UsageError(
+                f"%mcp tools {ns.name} shows one tool: a pattern filters a listing (%mcp tools NAME PATTERN)"
+            )
+        if ns.refresh:
+            ctx.pool.tools(known_server(ctx, ns.name.partition(".")[0]), refresh=True)
+        return find_tool(ctx, ns.name)
     if ns.name:
         known_server(ctx, ns.name)
     else:

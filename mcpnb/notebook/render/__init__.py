@@ -25,6 +25,7 @@ RENDERERS = {
     "ToolResult": "mcpnb.notebook.render.result:result_bundle",
     "StatusTable": "mcpnb.notebook.render.status_table:status_bundle",
     "ToolList": "mcpnb.notebook.render.tool_list:tools_bundle",
+    "ToolInfo": "mcpnb.notebook.render.tool_card:tool_bundle",
     "Transcript": "mcpnb.notebook.render.transcript:transcript_bundle",
     "TaskHandle": "mcpnb.notebook.taskview:handle_bundle",
     "Toolbox": "mcpnb.notebook.render.function_table:toolbox_bundle",

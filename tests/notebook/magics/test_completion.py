@@ -30,6 +30,7 @@ def test_servers_tools_and_parameters(ip, mcp):
     line(ip, f"connect demo -- {sys.executable} {DEMO} stdio")
     line(ip, f"connect other -- {sys.executable} {DEMO} stdio")
     assert set(complete(ip, "%mcp tools ")) == {"demo", "other"}
+    assert complete(ip, "%mcp tools other.ech") == ["other.echo"]  # one tool in full
     assert complete(ip, "%mcp logs ot") == ["other"]
     assert set(complete(ip, "%mcp call demo.p")) >= {"demo.pid", "demo.people", "demo.point"}
     assert complete(ip, "%%mcp call other.ech") == ["other.echo"]

@@ -291,6 +291,28 @@ def test_everything_calls(ip, mcp, everything_connected):
     assert structured.data is not None
 
 
+def test_one_tool_in_full_and_the_call_it_suggests(ip, mcp, everything_connected):
+    """``%mcp tools ev.get-structured-content``: the listing's row in full (it said "no server named
+    'ev.get-structured-content'"); the call line it suggests runs as written."""
+    card = line(ip, "tools ev.get-structured-content -o card")
+    assert ip.user_ns["card"] is card and (card.server, card.name) == ("ev", "get-structured-content")
+    text = bundle(ip, card)["text/plain"]
+    assert 'location*: one of: "New York", "Chicago", "Los Angeles"\n    Choose city' in text
+    assert "returns: structured content: an object with keys temperature*, conditions*, humidity*" in text
+    suggested = text.rsplit("call it: %mcp ", 1)[1]
+    assert line(ip, suggested).data["temperature"] is not None
+    assert (
+        "(default 10)"
+        in bundle(ip, line(ip, "tools ev.trigger-long-running-operation --refresh"))["text/plain"]
+    )
+    with pytest.raises(UsageError, match="shows one tool: a pattern filters a listing"):
+        line(ip, "tools ev.get-sum --filter a")
+    with pytest.raises(UsageError, match="server 'ev' has no tool 'get-summ'; did you mean 'get-sum'"):
+        line(ip, "tools ev.get-summ")
+    with pytest.raises(UsageError, match="no server named 'nope'"):
+        line(ip, "tools nope.get-sum --refresh")
+
+
 def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
     res = line(ip, "resources ev -o res")
     assert ip.user_ns["res"] is res and len(res) > 0

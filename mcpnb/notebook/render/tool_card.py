@@ -1,0 +1,141 @@
+"""One tool in full: ``%mcp tools db.execute_sql`` (or a :class:`~mcpnb.client.toolinfo.ToolInfo`).
+
+A listing keeps each row short; before calling a tool a person wants the rest: its whole
+description, each parameter's type, default, allowed values and description (a listing only shows
+them as a tooltip), what it returns and how a call is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from mcpnb.client.arguments import type_names
+from mcpnb.client.schemarefs import deref
+from mcpnb.notebook.render.html import badge, esc, wrap
+from mcpnb.notebook.render.tool_list import hint_labels
+
+_VALUES_SAID = 8  # allowed values written out, then a count
+
+
+def kind_words(spec: Any, root: dict[str, Any]) -> str:
+    """A parameter's type as a person reads it: ``integer, 1 to 1000``, ``one of: "table", "view"``,
+    ``a list of texts``, ``string (date)``, ``boolean or null``."""
+    from mcpnb.client.elicitation.fields import shape_of
+
+    spec = deref(spec, root)
+    if "const" in spec:
+        return f"always {json.dumps(spec['const'])}"
+    values = spec.get("enum")
+    if isinstance(values, list) and values:
+        said = ", ".join(json.dumps(v, ensure_ascii=False) for v in values[:_VALUES_SAID])
+        more = f", … ({len(values)} values)" if len(values) > _VALUES_SAID else ""
+        return f"one of: {said}{more}"
+    kinds = type_names(spec)
+    if any(k in ("array", "object") for k in kinds) or isinstance(spec.get("properties"), dict):
+        said = shape_of(spec, root, depth=1)
+        return said + (" or null" if "null" in kinds else "")
+    words = " or ".join(kinds) or "any value"
+    low, high = spec.get("minimum"), spec.get("maximum")
+    if low is not None and high is not None:
+        words += f", {low} to {high}"
+    elif low is not None or high is not None:
+        words += f", ≥ {low}" if low is not None else f", ≤ {high}"
+    if isinstance(spec.get("format"), str):
+        words += f" ({spec['format']})"
+    return words
+
+
+def parameter_rows(tool: Any) -> list[dict[str, str]]:
+    """One row per parameter: name (``*`` when a call must give it), type, default, description."""
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    needed = set(tool.needed)
+    rows = []
+    for name in tool.parameters:
+        spec = deref(props.get(name), schema)
+        rows.append(
+            {
+                "parameter": name + ("*" if name in needed else ""),
+                "type": kind_words(spec, schema),
+                "default": json.dumps(spec["default"], ensure_ascii=False) if "default" in spec else "",
+                "description": " ".join(str(spec.get("description") or spec.get("title") or "").split()),
+            }
+        )
+    return rows
+
+
+def returns_words(tool: Any) -> str:
+    """What the tool's ``outputSchema`` promises, in words; the SDK's ``{"result": ...}`` wrapper
+    of a list or a plain value is looked through."""
+
+    schema = tool.output_schema
+    if not isinstance(schema, dict):
+        return "content blocks (the tool declares no outputSchema)"
+    props = schema.get("properties")
+    if isinstance(props, dict) and set(props) == {"result"}:
+        return "structured content under result: " + kind_words(props["result"], schema)
+    return "structured content: " + kind_words(schema, schema)
+
+
+def call_line(tool: Any) -> str:
+    """A ``%mcp call`` line with the parameters a call must give, to copy and fill in: the first
+    allowed value where the schema lists them, else ``…``."""
+    props = tool.input_schema.get("properties") if isinstance(tool.input_schema, dict) else None
+    words = [f"%mcp call {tool.server}.{tool.name}"]
+    for name in tool.needed:
+        values = deref((props or {}).get(name), tool.input_schema).get("enum")
+        value = values[0] if isinstance(values, list) and values else "…"
+        plain = isinstance(value, str) and re.fullmatch(r"[\w.…-]+", value)
+        words.append(f"{name}={value if plain else json.dumps(value, ensure_ascii=False)}")
+    return " ".join(words)
+
+
+_COLUMNS = ("parameter", "type", "default", "description")
+_NEEDED = "* a call must give it"
+
+
+def tool_bundle(tool: Any) -> dict[str, Any]:
+    """``_repr_mimebundle_`` for a :class:`~mcpnb.client.toolinfo.ToolInfo`."""
+    rows = parameter_rows(tool)
+    hints = hint_labels(tool)
+    facts = [label for label, _ in hints] + (
+        [f"task: {tool.task_support}"] if tool.task_support != "forbidden" else []
+    )
+    title = f"{tool.server}.{tool.name}" + (f" · {tool.title}" if tool.title else "")
+    description = (tool.description or "").strip() or "(the server gives no description)"
+    returns, call = returns_words(tool), call_line(tool)
+    needed = f"({_NEEDED})" if tool.needed else ""
+
+    lines = [title + (f"  [{', '.join(facts)}]" if facts else ""), "", description, ""]
+    lines.append("parameters:" if rows else "(no parameters)")
+    for r in rows:  # a line each, the description under it: a table of them is too wide for a terminal
+        default = f" (default {r['default']})" if r["default"] else ""
+        lines.append(f"{r['parameter']}: {r['type']}{default}")
+        lines += [f"    {r['description']}"] if r["description"] else []
+    lines += [needed] if needed else []
+    lines += [f"returns: {returns}", f"call it: {call}"]
+
+    head = f'<span class="mcpnb-name">{esc(title)}</span>'
+    head += "".join(badge(label, kind) for label, kind in hints)
+    head += badge(f"task: {tool.task_support}") if tool.task_support != "forbidden" else ""
+    columns = [c for c in _COLUMNS if c != "default" or any(r["default"] for r in rows)]
+    table = (
+        "<table><thead><tr>"
+        + "".join(f"<th>{c}</th>" for c in columns)
+        + "</tr></thead><tbody>"
+        + "".join("<tr>" + "".join(f"<td>{esc(r[c])}</td>" for c in columns) + "</tr>" for r in rows)
+        + "</tbody></table>"
+        if rows
+        else '<div class="mcpnb-dim">(no parameters)</div>'
+    )
+    html = (
+        f'<div class="mcpnb-head">{head}</div>'
+        f'<div class="mcpnb-block" style="white-space:pre-wrap">{esc(description)}</div>'
+        f'<div class="mcpnb-block">{table}</div>'
+        + (f'<div class="mcpnb-dim">{_NEEDED}</div>' if needed else "")
+        + f'<div class="mcpnb-dim">returns: {esc(returns)}</div>'
+        f'<div class="mcpnb-dim">call it: <code>{esc(call)}</code></div>'
+    )
+    return {"text/plain": "\n".join(lines), "text/html": wrap(html)}
