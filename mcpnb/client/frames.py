@@ -42,8 +42,9 @@ def _is_scalar(value: Any) -> bool:
 #: Where a table written as column names and row arrays keeps them, in the order looked for: a SQL
 #: server's ``{"columns": [...], "rows": [[...], ...]}`` (the DuckDB/MotherDuck server's answer to a
 #: query), pandas' ``to_json(orient="split")`` (``columns`` and ``data``), names given as objects
-#: (``"fields": [{"name": "id", "type": "INTEGER"}, ...]``).
-_NAMES_KEYS = ("columns", "fields")
+#: (``"fields": [{"name": "id", "type": "INTEGER"}, ...]``), a Gradio ``Dataframe``'s value as its
+#: MCP server sends it (``{"headers": [...], "data": [[...]], "metadata": null}``).
+_NAMES_KEYS = ("columns", "fields", "headers")
 _ROWS_KEYS = ("rows", "data")
 
 

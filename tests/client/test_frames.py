@@ -60,6 +60,9 @@ def test_column_names_with_rows_are_a_table_in_every_spelling():
     pd.testing.assert_frame_equal(to_dataframe(fields), frame)  # names as objects, as SQL drivers give them
     rows = {"columns": ["id"], "rows": [[i] for i in range(500)], "rowCount": 500}
     assert row_count(rows) == 500 and len(to_dataframe(rows, limit=7)) == 7
+    gradio = {"headers": ["day", "n"], "data": [["mon", 3], ["tue", 1], ["wed", 4]], "metadata": None}
+    assert split_keys(gradio) == ("headers", "data") and find_table(gradio).fields == {"metadata": None}
+    pd.testing.assert_frame_equal(to_dataframe(gradio), frame)  # a Gradio Dataframe's value
     empty = to_dataframe({"columns": ["id", "name"], "rows": []})
     assert list(empty.columns) == ["id", "name"] and len(empty) == 0  # a query with no rows keeps its columns
 

@@ -171,7 +171,8 @@ class TextProgress:
     def line(self, progress: float, total: float | None, message: str | None) -> str:
         pct = _pct(progress, total)
         if pct is None:
-            head = f"[{'?' * self.width}]" + (f" {progress:g}" if progress else "")
+            # no total: no bar to fill (a row of "?" read as text the terminal could not show)
+            head = f"[{'working':^{self.width}}]" + (f" {progress:g}" if progress else "")
         else:
             filled = round(self.width * pct / 100)
             head = f"[{'#' * filled}{'.' * (self.width - filled)}] {pct:3.0f}%"

@@ -196,6 +196,16 @@ def execute_sql(fail: bool = False) -> CallToolResult:
 
 
 @server.tool()
+def gradio_sales() -> str:
+    """A Gradio app's ``gr.Dataframe`` output through its MCP server (Gradio 6.31, recorded): the
+    value as Python writes it, in one text block."""
+    return (
+        "{'headers': ['day', 'region', 'amount'], "
+        "'data': [[1, 'south', 0.0], [2, 'south', 10.5]], 'metadata': None}"
+    )
+
+
+@server.tool()
 def sources() -> list[dict[str, Any]]:
     """Files and their contents as rows, as a code-search server answers."""
     return [
@@ -430,6 +440,14 @@ async def test_rows_inside_an_envelope_are_the_table_and_its_wrapping_the_fields
     assert "success    true\nsource_id  default\nsql        select emp_no" in text
     assert "data.statements[0].rows (2 rows × 3 columns):\nemp_no  first_name  hire_date" in text
     assert "10001  Georgi" in text and '"statements"' not in text.split("rows × 3 columns")[1]
+
+
+async def test_a_gradio_dataframe_is_a_table() -> None:
+    """.df was one row holding the lists ``headers`` and ``data``; the display the Python text."""
+    r = await call("gradio_sales")
+    assert r.df.columns.tolist() == ["day", "region", "amount"] and r.df["amount"].sum() == 10.5
+    text = result_bundle(r)["text/plain"]
+    assert "metadata  null\ndata (2 rows × 3 columns):\nday  region  amount\n  1  south      0.0" in text
 
 
 async def test_a_failed_calls_df_says_the_servers_message_not_its_first_line() -> None:
