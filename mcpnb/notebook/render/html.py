@@ -75,7 +75,30 @@ def wrap(*parts: str) -> str:
 
 
 def pre(text: str) -> str:
-    return f"<pre>{esc(without_ansi(text))}</pre>"
+    """Server text as written, its web addresses links (as JupyterLab links them in plain text: a
+    Gradio app's file URL, a fetched page's links)."""
+    return f"<pre>{linked(without_ansi(text))}</pre>"
+
+
+#: A web address in running text, up to a space, a quote or an angle bracket; the punctuation a
+#: sentence puts after it (``see https://x.org/a.``) is not part of it.
+_URL = re.compile(r"https?://[^\s<>\"'`]+")
+_TRAILING = ".,;:!?)]}"
+
+
+def linked(text: str) -> str:
+    """``text`` escaped, each ``http(s)://`` address in it a link that opens in a new tab (no other
+    scheme ever becomes one)."""
+    out, at = [], 0
+    for m in _URL.finditer(text):
+        url = m.group().rstrip(_TRAILING)
+        if "(" in url and m.group()[len(url) : len(url) + 1] == ")":  # a wiki URL's own (…)
+            url += ")"
+        out.append(esc(text[at : m.start()]))
+        out.append(f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(url)}</a>')
+        at = m.start() + len(url)
+    out.append(esc(text[at:]))
+    return "".join(out)
 
 
 #: Terminal escape sequences: CSI (colours, ``\x1b[2m``), OSC (titles, links) and the two-character ones.

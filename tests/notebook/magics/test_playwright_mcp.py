@@ -13,6 +13,7 @@ import functools
 import html
 import http.server
 import inspect
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -105,14 +106,14 @@ def test_its_coloured_error_reads_cleanly_in_html(ip, mcp, browser):
     assert refused.is_error and "\x1b[2m" in refused.text  # chromium's call log, in colour
     page = bundle(ip, refused)["text/html"]
     assert "\x1b" not in page and "[2m" not in page and "[22m" not in page
-    assert "navigating to &quot;http://127.0.0.1:1/unsafe-port&quot;" in page
+    words = html.unescape(re.sub(r"<[^>]+>", "", page))  # what a person reads
+    assert 'navigating to "http://127.0.0.1:1/unsafe-port"' in words
+    assert '<a href="http://127.0.0.1:1/unsafe-port" target="_blank"' in page  # its address a link
     assert "ERR_UNSAFE_PORT" in html.unescape(page)
 
 
 def _ref(snapshot: str, role: str) -> str:
     """The ``[ref=eN]`` of the first element of ``role`` in a Playwright accessibility snapshot."""
-    import re
-
     found = re.search(rf"- {role}\b[^\n]*\[ref=(e\d+)\]", snapshot)
     assert found, snapshot
     return found[1]

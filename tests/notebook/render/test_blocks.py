@@ -133,6 +133,31 @@ def test_plain_text_is_not_markdown() -> None:
     assert "<pre># not a heading</pre>" in html and "<h1>" not in html
 
 
+@pytest.mark.parametrize(
+    ("text", "url", "after"),
+    [
+        ("Image URL: http://127.0.0.1:7861/gradio_api/file=/tmp/g/image.webp", None, ""),  # Gradio's
+        ("see https://example.org/a?x=1&y=2.", "https://example.org/a?x=1&amp;y=2", "</a>."),
+        ("(https://en.wikipedia.org/wiki/Foo_(bar))", "https://en.wikipedia.org/wiki/Foo_(bar)", "</a>)"),
+        ('"href": "https://a.example/b"', "https://a.example/b", "</a>&quot;"),
+    ],
+)
+def test_web_addresses_in_a_servers_text_are_links(text: str, url: str | None, after: str) -> None:
+    """JupyterLab links them in plain text output; the HTML view had them as dead text."""
+    url = url or text.split(": ", 1)[1]
+    r = ToolResult(server="s", tool="t", content=[types.TextContent(type="text", text=text)])
+    html = result_bundle(r)["text/html"]
+    assert f'<a href="{url}" target="_blank" rel="noopener noreferrer">{url}{after}' in html
+    assert result_bundle(r)["text/plain"].endswith("\n" + text)  # the terminal's text as written
+
+
+def test_only_web_addresses_become_links() -> None:
+    text = 'javascript:alert(1) file:///etc/passwd <a href="https://x.example">x</a>'
+    r = ToolResult(server="s", tool="t", content=[types.TextContent(type="text", text=text)])
+    body = result_bundle(r)["text/html"].split("</style>", 1)[1]
+    assert body.count("<a ") == 1 and '&lt;a href=&quot;<a href="https://x.example"' in body
+
+
 def test_markdown_subset_edge_cases() -> None:
     assert markdown_to_html("") == ""
     assert markdown_to_html("1. a\n2. b") == "<ol><li>a</li><li>b</li></ol>"

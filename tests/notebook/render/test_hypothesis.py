@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from mcpnb.client.frames import is_tabular, row_count
+from mcpnb.client.frames import is_tabular, row_count, table_keys
 from mcpnb.client.results import ToolResult
 from mcpnb.client.status import ServerStatus, StatusTable
 from mcpnb.notebook.render import NotTabularError, result_bundle, to_dataframe
@@ -95,6 +95,8 @@ def test_result_bundle_never_crashes(data: Any, schema: dict[str, Any] | None) -
         assert ("<table" in b["text/html"]) or rows == 0 or "<details" in b["text/html"]
         if rows > 5:
             assert f"{rows - 5} more row" in b["text/plain"]
+    elif len(table_keys(r.data)) > 1:  # several tables (as .dfs gives them), each drawn as one
+        assert "<table" in b["text/html"] or "<details" in b["text/html"]
     else:
         assert "<details" in b["text/html"]
 
