@@ -7,6 +7,7 @@ them as a tooltip), what it returns and how a call is written.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from typing import Any
@@ -104,7 +105,8 @@ def tool_bundle(tool: Any) -> dict[str, Any]:
         [f"task: {tool.task_support}"] if tool.task_support != "forbidden" else []
     )
     title = f"{tool.server}.{tool.name}" + (f" · {tool.title}" if tool.title else "")
-    description = (tool.description or "").strip() or "(the server gives no description)"
+    # as a docstring is cleaned: a C# or Python server's description keeps its source's indentation
+    description = inspect.cleandoc(tool.description or "") or "(the server gives no description)"
     returns, call = returns_words(tool), call_line(tool)
     needed = f"({_NEEDED})" if tool.needed else ""
 

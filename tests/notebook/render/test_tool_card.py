@@ -52,7 +52,7 @@ async def test_every_parameter_is_shown_with_its_type_default_and_description() 
     card = tool_bundle((await tools())["format_range"])
     text, html = card["text/plain"], card["text/html"]
     assert text.startswith(
-        "xl.format_range · Format a range\n\nFormat cells <b>now</b>.\n\n    Second paragraph"
+        "xl.format_range · Format a range\n\nFormat cells <b>now</b>.\n\nSecond paragraph, kept.\n"
     )
     assert 'sheet*: one of: "Sales", "Q1 plan"\n' in text
     assert "cells*: string\n    A1 range, like B2:D9\n" in text
@@ -64,6 +64,19 @@ async def test_every_parameter_is_shown_with_its_type_default_and_description() 
     assert "call it: %mcp call xl.format_range sheet=Sales cells=… style=…" in text
     assert "Format cells &lt;b&gt;now&lt;/b&gt;" in html and "<b>now</b>" not in html
     assert "<th>default</th>" in html and "<td>100</td>" in html
+
+
+def test_a_description_loses_its_sources_indentation() -> None:
+    """The Azure MCP Server (C#) writes its descriptions as indented verbatim strings."""
+    pad = " " * 12
+    said = (
+        f"Azure best practices - Commands return a list\n{pad}when working with Azure.\n\n{pad}Call it first."
+    )
+    text = tool_bundle(ToolInfo("az", "bp", description=said))["text/plain"]
+    assert (
+        "\n\nAzure best practices - Commands return a list\nwhen working with Azure.\n\nCall it first.\n"
+        in text
+    )
 
 
 async def test_a_tool_without_parameters_says_so() -> None:
