@@ -195,7 +195,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     if logs:  # what the server logged during the call, folded under the result
         from mcpnb.notebook.forms.progress import format_log
 
-        lines = [format_log(p.level, p.logger, p.data) for p in logs]
+        lines = [_log_head(format_log(p.level, p.logger, p.data)) for p in logs]
         dropped = getattr(result, "logs_dropped", 0)
         summary = "server log: 1 message" if len(lines) == 1 else f"server log: {len(lines)} messages"
         if dropped:
@@ -205,7 +205,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             f"<details class='mcpnb-logs'><summary>{esc(summary)}</summary>"
             f"<pre>{esc(chr(10).join(lines))}</pre></details>"
         )
-        texts.append(f"{summary}:\n" + "\n".join(f"  {line}" for line in lines))
+        texts.append(f"{summary}:\n" + "\n".join("  " + line.replace("\n", "\n    ") for line in lines))
     transcript = getattr(result, "transcript", None)
     if transcript is not None:  # collapsed under the result: there for teaching, out of the way
         body_html += transcript_html(transcript)
@@ -213,6 +213,22 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     bundle["text/html"] = wrap(head_html, body_html)
     bundle["text/plain"] = "\n".join([head_text, *(t for t in texts if t)])
     return bundle
+
+
+#: Lines and characters of one server log message under a result: Desktop Commander logs its
+#: whole configuration (150 lines) at every get_config; result.logs keeps each message whole.
+_LOG_LINES, _LOG_CHARS = 5, 500
+
+
+def _log_head(line: str) -> str:
+    """A log message's start, and how much of it is not shown."""
+    rows = line.splitlines()
+    head = "\n".join(rows[:_LOG_LINES])[:_LOG_CHARS]
+    if head == line:
+        return line
+    left = len(rows) - len(head.splitlines())
+    rest = f"{left} more lines" if left > 0 else f"{len(line) - len(head):,} more characters"
+    return f"{head}… ({rest}; result.logs has it whole)"
 
 
 def result_bundle(result: Any, *, limit: int | None = None) -> dict[str, Any]:

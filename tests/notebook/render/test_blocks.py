@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import wave
 from typing import Any
 
 import pytest
 from mcp import Client, types
-from mcp.server.mcpserver import Audio, MCPServer
+from mcp.server.mcpserver import Audio, Context, MCPServer
 
 from mcpnb.client.results import ToolResult
 from mcpnb.notebook.render import result_bundle
@@ -305,3 +306,26 @@ def test_a_prompt_that_says_it_gives_markdown_is_drawn_as_markdown() -> None:
     assert "<h2>Install</h2>" in html["text/html"] and "<li>one</li>" in html["text/html"]
     plain = PromptMessages("f", "fetch", types.GetPromptResult(messages=page))._repr_mimebundle_()
     assert "<h2>" not in plain["text/html"]
+
+
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")  # servers still log
+def test_a_long_log_message_shows_its_start_and_result_logs_keeps_it(pool) -> None:
+    """Desktop Commander logs its whole configuration (150 lines of JSON) at each get_config: under
+    the result it was printed whole, in the text and in the saved notebook."""
+    server = MCPServer("chatty", log_level="WARNING")
+    config = {"blockedCommands": [f"cmd{i}" for i in range(150)], "telemetryEnabled": True}
+
+    @server.tool()
+    async def get_config(ctx: Context) -> str:
+        await ctx.error("getConfig result: " + json.dumps(config, indent=2))
+        await ctx.info("a short one")
+        return "ok"
+
+    pool.connect("dc", server=server)
+    result = pool.call("dc", "get_config")
+    shown = result_bundle(result)
+    text, html = shown["text/plain"], shown["text/html"]
+    assert "server log: 2 messages:\n  [error] getConfig result: {\n    " in text
+    assert '    "cmd2",… (150 more lines; result.logs has it whole)\n  [info] a short one' in text
+    assert "cmd3" not in text and "cmd3" not in html  # nor in the saved notebook's HTML
+    assert json.loads(result.logs[0].data.split(": ", 1)[1]) == config  # whole
