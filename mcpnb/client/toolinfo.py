@@ -19,6 +19,9 @@ FLAT_SEP = "__"
 #: contents as markdown", MarkItDown converts "to markdown", others "return Markdown".
 _ANSWERS_IN_MARKDOWN = re.compile(r"\b(?:as|to|into|returns?)\s+(?:[\w-]+\s+)?markdown\b", re.IGNORECASE)
 
+#: A tool that says it runs SQL (in its name, title or description): see :attr:`ToolInfo.form_schema`.
+_SAYS_SQL = re.compile(r"(?<![a-z])sql(?![a-z])", re.IGNORECASE)
+
 
 def says_markdown(description: str | None) -> bool:
     """Whether a tool's or a prompt's description says it answers in Markdown."""
@@ -116,6 +119,20 @@ class ToolInfo:
         if name is None or not isinstance(props[name], dict):
             return None
         return name if "string" in type_names(props[name]) else None
+
+    @cached_property
+    def form_schema(self) -> dict[str, Any]:
+        """``input_schema`` as a form draws it: a tool that says it runs SQL (mcp-alchemy's
+        "Execute a SQL query", the PostgreSQL and DuckDB servers' ``query``) has its
+        :attr:`text_parameter` marked ``contentMediaType: application/sql``, so the form gives it a
+        box that keeps lines (a browser's one-line input joins a pasted ``select *`` and ``from
+        t`` into ``select *from t``)."""
+        name = self.text_parameter
+        if name is None or not _SAYS_SQL.search(f"{self.name} {self.title or ''} {self.description or ''}"):
+            return self.input_schema
+        props = self.input_schema["properties"]
+        marked = {**props, name: {"contentMediaType": "application/sql", **props[name]}}
+        return {**self.input_schema, "properties": marked}
 
     @property
     def parameters(self) -> list[str]:

@@ -28,11 +28,13 @@ from browser.scenarios import SAVE
 pytestmark = pytest.mark.timeout(240)
 
 
+PROBE_KIT = ("%load_ext mcpnb\n%mcp serve probe-kit", "ex = %mcp explore probe\nex")
+
+
 @contextlib.contextmanager
-def exploring(lab: Any, pw: Any, tool: str) -> Iterator[tuple[Any, Any]]:
-    """A notebook with probe-kit and ``ex = %mcp explore probe``, run; the page and the explorer,
-    with ``tool`` picked in its dropdown."""
-    cells = ("%load_ext mcpnb\n%mcp serve probe-kit", "ex = %mcp explore probe\nex")
+def exploring(lab: Any, pw: Any, tool: str, cells: tuple[str, ...] = PROBE_KIT) -> Iterator[tuple[Any, Any]]:
+    """A notebook of ``cells`` (probe-kit and ``ex = %mcp explore probe``), run; the page and the
+    explorer, with ``tool`` picked in its dropdown."""
     write_notebook(lab.root / f"{tool}.ipynb", *cells)
     browser = launch(pw)
     try:
@@ -164,3 +166,34 @@ def test_code_pasted_into_the_explorer_keeps_its_lines(lab, pw, shots):
         shots.take(page, "reviewed")
         got = what_the_server_answered(page, lab, "code_review")
         assert [(f["rule"], f["line"]) for f in got["findings"] if f["rule"] == "S-EVAL"] == [("S-EVAL", 3)]
+
+
+SQL_SERVER = """%load_ext mcpnb
+import sqlite3
+from mcp.server.mcpserver import MCPServer
+
+srv = MCPServer("db")
+
+
+@srv.tool()
+def run_query(query: str) -> list[dict]:
+    \"\"\"Run a SQL query on an empty in-memory SQLite database.\"\"\"
+    cursor = sqlite3.connect(":memory:").execute(query)
+    return [dict(zip([c[0] for c in cursor.description], row)) for row in cursor]
+
+%mcp connect db {{srv}}"""
+
+
+def test_a_query_pasted_for_a_tool_that_runs_sql_keeps_its_lines(lab, pw, shots):
+    """mcp-alchemy's ``execute_query(query)``, the PostgreSQL and DuckDB servers' ``query``: the
+    parameter's name says nothing, the tool says it runs SQL. In a one-line input a pasted query
+    lost its line breaks (``select 1 as n`` and ``union select 2`` became ``… as nunion …``)."""
+    cells = (SQL_SERVER, "ex = %mcp explore db\nex")
+    with exploring(lab, pw, "run_query", cells) as (page, explorer):
+        query = explorer.locator(".mcpnb-field-query textarea")
+        expect(query).to_be_visible()
+        paste_into(page, query, "select 1 as n\nunion select 2\norder by n")
+        explorer.get_by_role("button", name="Call").click()
+        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
+        shots.take(page, "queried")
+        assert what_the_server_answered(page, lab, "run_query") == [{"n": 1}, {"n": 2}]

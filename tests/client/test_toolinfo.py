@@ -87,3 +87,30 @@ def test_a_peers_markdown_page_is_drawn_as_markdown_called_or_run_as_a_task(pool
         html = result_bundle(result)["text/html"]
         assert "<h2>Steps</h2>" in html and "<th>step</th>" in html and "<td>fetch</td>" in html
     assert not pool.call("fm", "echo", {"text": "## not a page"}).markdown
+
+
+QUERY = {
+    "type": "object",
+    "properties": {"query": {"type": "string"}, "params": {"type": "object"}},
+    "required": ["query"],
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "marked"),
+    [
+        ("execute_query", "Execute a SQL query and return results", True),  # mcp-alchemy
+        ("query", "Run a read-only SQL query", True),  # the PostgreSQL reference server
+        ("execute_sql", None, True),
+        ("search", "Search the catalog for a query", False),  # a search: one line
+        ("mysql_query", None, False),  # "sql" inside a word says nothing
+    ],
+)
+def test_a_tool_that_runs_sql_has_its_query_drawn_as_lines(name, description, marked):
+    """A form gives the query a box that keeps lines: the parameter's name says nothing, the tool says SQL."""
+    from mcpnb.client.elicitation.fields import fields_from_schema
+
+    tool = ToolInfo("db", name, description=description, input_schema=QUERY)
+    query = {f.name: f for f in fields_from_schema(tool.form_schema)}["query"]
+    assert query.takes_lines is marked
+    assert tool.input_schema == QUERY  # what is sent and checked is the server's schema

@@ -119,8 +119,11 @@ class Field:
             return False  # a URL, an e-mail, a date: one line
         words = {w.lower() for w in _WORD.findall(f"{self.name} {self.title}")}
         said = (self.description or "").lower()
+        media = self.schema.get("contentMediaType") if isinstance(self.schema, dict) else None
         return (
             bool(words & _LINES_WORDS)
+            # JSON Schema's own word for what the text is (``application/sql``); not base64 data
+            or (isinstance(media, str) and media != "text/plain" and "contentEncoding" not in self.schema)
             or any(word in said for word in ("traceback", "multi-line", "multiline"))
             or (isinstance(self.default, str) and "\n" in self.default)
         )

@@ -94,7 +94,7 @@ class ToolExplorer:
         title = html.escape(tool.title or tool.name)
         self.about.value = f"<b>{title}</b><div>{html.escape(tool.description or '')}</div>"
         self.form = ElicitationForm(
-            tool.input_schema, message=None, server=tool.server, on_done=lambda _o: None
+            tool.form_schema, message=None, server=tool.server, on_done=lambda _o: None
         )
         inputs = [c.box for c in self.form.controls.values()]  # no header, buttons or status: ours
         self.form_box.children = (*inputs, self.form.status)
@@ -187,8 +187,8 @@ class ToolExplorer:
             self._said(str(result))
         else:
             self.result = result
+            self.result_view.value = result._repr_mimebundle_()["text/html"]  # before the ✓ that says so
             self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
-            self.result_view.value = result._repr_mimebundle_()["text/html"]
         self._hold(False)
 
     def _consent(self, error: UrlRequiredError) -> None:

@@ -449,6 +449,9 @@ def test_a_json_field_says_which_keys_it_takes_as_the_sdk_writes_a_pydantic_mode
         ("code", {"type": "string", "maxLength": 6}, False),  # a short code, as a country's
         ("api_code", {"type": "string", "format": "password"}, False),  # a secret stays hidden
         ("body", {"type": "integer"}, False),
+        ("q", {"type": "string", "contentMediaType": "application/sql"}, True),  # the schema's own word
+        ("q", {"type": "string", "contentMediaType": "text/plain"}, False),
+        ("png", {"type": "string", "contentMediaType": "image/png", "contentEncoding": "base64"}, False),
     ],
 )
 def test_a_text_with_lines_is_known_by_its_name_description_or_default(name, prop, lines):
