@@ -44,6 +44,7 @@ STYLE = f"""<style>
   border-bottom: 1px solid var(--jp-border-color2, rgba(128,128,128,.3));}}
 .{ROOT}.{ROOT} .mcpnb-num {{text-align: right;}}
 .{ROOT} td.mcpnb-lines {{white-space: pre-wrap;}}
+.{ROOT} .mcpnb-nested {{margin-left: 1.2em;}}
 .{ROOT} th {{font-weight: 600;}}
 .{ROOT} details.mcpnb-more > summary {{list-style: none;}}
 .{ROOT} details.mcpnb-more[open] > summary {{display: none;}}

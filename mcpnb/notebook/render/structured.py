@@ -270,13 +270,18 @@ def _json_view(data: Any, limit: int, json_limit: int) -> tuple[str, str]:
     return html, text
 
 
-def writes_lines(data: Any) -> bool:
-    """An object with a text of several lines at its top (a database's schema, a file's contents
-    beside its metadata): JSON would show that text as one line of ``\\n``."""
+def writes_lines(data: Any, depth: int = 0) -> bool:
+    """An object with a text of several lines at its top, or in an object at its top (a database's
+    schema, a file's contents beside its metadata, Vizro's ``df_info.general_info``): JSON would
+    show that text as one line of ``\\n``."""
     return (
         isinstance(data, dict)
         and 0 < len(data) <= _FIELDS_SHOWN
-        and any(isinstance(v, str) and "\n" in v.strip() for v in data.values())
+        and any(
+            (isinstance(v, str) and "\n" in v.strip())
+            or (depth < _NESTED_LINES and writes_lines(v, depth + 1))
+            for v in data.values()
+        )
     )
 
 
@@ -284,6 +289,10 @@ def shows_lines(data: Any) -> bool:
     """Whether :func:`render_structured` draws ``data`` as its lines (:func:`writes_lines`): no
     table in it to draw instead."""
     return writes_lines(data) and not is_tabular(data) and len(table_keys(data)) <= 1
+
+
+#: How deep an object holding a text of lines is drawn as its lines (one object down).
+_NESTED_LINES = 1
 
 
 def _lines_view(
@@ -302,6 +311,14 @@ def _lines_view(
             rows.clear()
 
     for key, value in data.items():
+        if isinstance(value, dict) and writes_lines(value, _NESTED_LINES):  # its own lines, indented
+            flush()
+            inner_html, inner_text = _lines_view(value, max(left, 0), str(key), f"{where}[{key!r}]")
+            left -= len(inner_text)
+            html.append(f'<div class="mcpnb-nested">{inner_html}</div>')
+            head, *body = inner_text.splitlines()
+            texts.append("\n".join([head, *("  " + line for line in body)]))
+            continue
         nested = isinstance(value, dict | list)
         row = _one_line(value) if nested else value if isinstance(value, str) else json.dumps(value)
         if isinstance(value, str) and "\n" in value.strip():

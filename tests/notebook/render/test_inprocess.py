@@ -196,6 +196,20 @@ def execute_sql(fail: bool = False) -> CallToolResult:
 
 
 @server.tool()
+def analyze(rows: int = 3) -> dict[str, Any]:
+    """Vizro's load_and_analyze_data (vizro-mcp 0.1.5): a DataFrame's info() text one object down."""
+    info = "<class 'pandas.DataFrame'>\n" + "\n".join(
+        f" {i}   col{i}  {rows} non-null  int64" for i in range(4)
+    )
+    return {
+        "valid": True,
+        "message": "Data loaded successfully",
+        "df_info": {"general_info": info, "sample": {"col0": {"0": 1}}},
+        "df_metadata": {"file_name": "sales", "file_location_type": "local"},
+    }
+
+
+@server.tool()
 def gradio_sales() -> str:
     """A Gradio app's ``gr.Dataframe`` output through its MCP server (Gradio 6.31, recorded): the
     value as Python writes it, in one text block."""
@@ -398,6 +412,21 @@ async def test_text_with_line_breaks_in_an_object_shows_as_the_lines_it_holds() 
     shown = html_module.unescape(big["text/html"].split("<pre>")[1].split("</pre>")[0])
     assert len(shown) == DEFAULTS.json_limit < len(r.data["schema"]) * 5000 / 3
     assert "more characters (result.data['schema'] has them all)" in big["text/plain"]
+
+
+async def test_lines_one_object_down_show_as_lines_under_its_key() -> None:
+    """Vizro's ``df_info.general_info`` was one line of ``\\n`` inside the JSON view."""
+    r = await call("analyze")
+    b = result_bundle(r)
+    text, html = b["text/plain"], b["text/html"]
+    assert (
+        "valid    true\nmessage  Data loaded successfully\ndf_info (object, 2 keys):\n  general_info:\n"
+        in text
+    )
+    assert "    <class 'pandas.DataFrame'>\n     0   col0  3 non-null  int64\n" in text
+    assert '\n  sample  {"col0": {"0": 1}}\ndf_metadata  {"file_name": "sales"' in text
+    assert '<div class="mcpnb-nested"><details open><summary>df_info · object, 2 keys</summary>' in html
+    assert "\\n" not in text and "\\n" not in html
 
 
 async def test_an_object_holding_lines_shows_its_other_values_whole() -> None:
