@@ -259,7 +259,8 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
     4. an object with exactly one list that holds records (``{"rows": [...], "total": 3}``, also
        the SDK's ``{"result": [...]}`` wrapper), other keys beside it, lists of plain values too
        (Datasette's ``{"columns": [...], "rows": [{...}]}``: see :func:`_records_beside`);
-    5. an object of equally long lists (columns);
+    5. an object of equally long lists (columns), or of objects under the same row numbers (pandas'
+       ``df.to_dict()``, see :func:`_numbered_columns`);
     6. an envelope: an object whose one value that is not plain is an object, or a list of one
        object, holding a table by these rules (an API's ``{"success": true, "data": {...}}``;
        see :func:`_envelope`), the plain values on the way beside it;
@@ -282,6 +283,9 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
     if key is not None:
         return _grid(data[key], key, {k: v for k, v in data.items() if k != key})
     if isinstance(data, dict) and data:
+        by_number = _numbered_columns(data)
+        if by_number is not None:
+            return Table("columns", by_number)
         inside = _envelope(data)
         if inside is not None:
             return inside
@@ -310,6 +314,27 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
         "objects, column names with rows, rows of values, an object of equally long lists, or one "
         "object (use .data for the raw value)"
     )
+
+
+def _numbered_columns(data: dict[str, Any]) -> dict[str, list[Any]] | None:
+    """Columns from pandas' own JSON, ``df.to_dict()`` / ``df.to_json()`` (``{"region": {"0":
+    "north", "1": "south"}, "q1": {"0": 10, "1": 7}}``), which Python servers return for a
+    DataFrame: every value an object of plain values under the same row numbers. The numbers
+    become an ``index`` column unless they are 0, 1, 2... in order."""
+    inner = list(data.values())
+    if not all(type(v) is dict and v for v in inner):
+        return None
+    labels = list(inner[0])
+    if not all(type(k) is str and k.isdigit() for k in labels) or any(
+        v.keys() != inner[0].keys() for v in inner
+    ):
+        return None
+    if not all(_is_scalar(x) for v in inner for x in v.values()):
+        return None
+    columns = {str(name): [v[k] for k in labels] for name, v in data.items()}
+    if labels != [str(i) for i in range(len(labels))] and "index" not in columns:
+        columns = {"index": [int(k) for k in labels], **columns}
+    return columns
 
 
 def _envelope(data: dict[str, Any]) -> Table | None:

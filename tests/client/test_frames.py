@@ -175,3 +175,30 @@ def test_a_table_inside_an_envelope_is_found_with_the_plain_values_on_the_way():
 def test_what_is_no_envelope_stays_one_row(data, columns):
     assert list(to_dataframe(data).columns) == columns
     assert not is_tabular(data)
+
+
+def test_pandas_own_json_is_a_table():
+    """``df.to_dict()`` / ``df.to_json()`` (orient "columns", pandas' default): what a Python server
+    returns for a DataFrame; .df was one row of ``region.0``, ``region.1``, ... columns."""
+    frame = pd.DataFrame({"region": ["north", "south", "east"], "q1": [10, 7, 3]})
+    pd.testing.assert_frame_equal(to_dataframe(json.loads(frame.to_json())), frame)
+    assert is_tabular(frame.to_dict()) is False  # int row numbers are not JSON's: the wire has text
+    sample = json.loads(frame.sample(frac=1, random_state=1).to_json())  # Vizro's df_info.sample
+    assert to_dataframe(sample).to_dict("list") == {
+        "index": [0, 2, 1],
+        "region": ["north", "east", "south"],
+        "q1": [10, 3, 7],
+    }
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"alice": {"age": 3}, "bob": {"age": 4}},  # keyed by names: rows or columns, who knows
+        {"a": {"0": 1}, "b": {"1": 2}},  # other row numbers
+        {"a": {"0": [1]}},  # not plain
+        {"a": {"0": 1}, "b": 2},
+    ],
+)
+def test_what_is_not_pandas_own_json(data):
+    assert not is_tabular(data)
