@@ -158,14 +158,21 @@ def test_code_pasted_into_the_explorer_keeps_its_lines(lab, pw, shots):
     breaks on paste (the browser's rule for ``<input type=text>``), so the server reviewed one
     run-on line; the field takes lines, and the finding is on the line it is on."""
     with exploring(lab, pw, "code_review") as (page, explorer):
-        source = explorer.locator(".mcpnb-field-source textarea")
-        expect(source).to_be_visible()
-        paste_into(page, source, "import os\n\nresult = eval(input())\n")
-        explorer.get_by_role("button", name="Call").click()
-        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
-        shots.take(page, "reviewed")
-        got = what_the_server_answered(page, lab, "code_review")
+        got = paste_and_call(lab, page, explorer, shots, "source", "import os\n\nresult = eval(input())\n")
         assert [(f["rule"], f["line"]) for f in got["findings"] if f["rule"] == "S-EVAL"] == [("S-EVAL", 3)]
+
+
+def paste_and_call(lab: Any, page: Any, explorer: Any, shots: Any, field: str, text: str) -> Any:
+    """Paste ``text`` into the box of ``field`` (a box that keeps lines: a textarea), click Call,
+    and return what the server answered."""
+    box = explorer.locator(f".mcpnb-field-{field} textarea")
+    expect(box).to_be_visible()
+    paste_into(page, box, text)
+    explorer.get_by_role("button", name="Call").click()
+    expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
+    shots.take(page, f"pasted into {field}")
+    tool = explorer.locator(".widget-dropdown", has_text="tool").locator("select").input_value()
+    return what_the_server_answered(page, lab, tool)
 
 
 SQL_SERVER = """%load_ext mcpnb
@@ -190,10 +197,5 @@ def test_a_query_pasted_for_a_tool_that_runs_sql_keeps_its_lines(lab, pw, shots)
     lost its line breaks (``select 1 as n`` and ``union select 2`` became ``… as nunion …``)."""
     cells = (SQL_SERVER, "ex = %mcp explore db\nex")
     with exploring(lab, pw, "run_query", cells) as (page, explorer):
-        query = explorer.locator(".mcpnb-field-query textarea")
-        expect(query).to_be_visible()
-        paste_into(page, query, "select 1 as n\nunion select 2\norder by n")
-        explorer.get_by_role("button", name="Call").click()
-        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
-        shots.take(page, "queried")
-        assert what_the_server_answered(page, lab, "run_query") == [{"n": 1}, {"n": 2}]
+        got = paste_and_call(lab, page, explorer, shots, "query", "select 1 as n\nunion select 2\norder by n")
+        assert got == [{"n": 1}, {"n": 2}]
