@@ -257,8 +257,6 @@ def error_words(text: str, limit: int = 200) -> str:
     """A failed call's message in one line: the ``error`` or ``message`` of an error written as a
     JSON object (DBHub's ``{"success": false, "error": "no such table: x", "code": ...}``, whose
     first line is ``{``), else the first line of the text; at most ``limit`` characters."""
-    import json
-
     first = text.strip().splitlines()[0] if text.strip() else "no message"
     try:
         data = json.loads(text) if first.startswith(("{", "[")) else None
