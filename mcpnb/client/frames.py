@@ -97,6 +97,36 @@ def markdown_rows(text: str) -> list[dict[str, str | None]] | None:
     return [dict(zip(names, [*row, *[None] * (len(names) - len(row))], strict=False)) for row in rows]
 
 
+#: The rule under a fixed-width table's header: groups of dashes, a space or more apart.
+_RULE = re.compile(r"^ *-{2,}(?: +-{2,})+ *$")
+_DASHES = re.compile(r"-+")
+
+
+def ruled_rows(text: str) -> list[dict[str, str]] | None:
+    """The rows of ``text`` when all of it is one fixed-width table, a rule of dashes under distinct
+    column names (the ``tabulate`` library's "simple" format: MLflow's MCP server answers so); each
+    column is where its dashes are, and what lies between them is blank. None for anything else."""
+    lines = [line.rstrip() for line in text.strip("\n").splitlines()]
+    if len(lines) < 2 or not _RULE.match(lines[1]) or not all(lines[2:]):
+        return None
+    spans = [m.span() for m in _DASHES.finditer(lines[1])]
+    starts = [start for start, _ in spans]
+
+    def cells(line: str) -> list[str] | None:
+        gaps = zip((end for _, end in spans), [*starts[1:], len(line)], strict=True)
+        if any(line[end:start].strip() for end, start in gaps):
+            return None  # a cell out of its column: not this kind of table
+        return [line[start:end].strip() for start, end in spans]
+
+    names = cells(lines[0])
+    if not names or not all(names) or len(set(names)) != len(names):
+        return None
+    rows = [cells(line) for line in lines[2:]]
+    if any(row is None for row in rows):
+        return None
+    return [dict(zip(names, row, strict=True)) for row in rows if row is not None]
+
+
 def _is_grid(value: Any) -> bool:
     """Rows of plain values, each a list (a sheet's cells): not empty, and not a list of records."""
     return (

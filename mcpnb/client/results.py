@@ -211,7 +211,7 @@ class ToolResult:
         text = self.text.strip()
         if self.is_error:
             raise NotTabularError(f"{self.label} failed, so there is no table: {error_words(text)}")
-        found = _table_in_text(text)
+        found = _table_in_text(self.text)  # unstripped: a fixed-width table may start with spaces
         if found is not None:
             return found, None
         said = "only text (read .text)" if text else "no text either"
@@ -298,15 +298,17 @@ def _table_in_text(text: str, *, python: bool = True) -> list[Any] | dict[str, A
     """A JSON array or object written as text (older servers' way), or (``python``) a list or dict
     written as Python writes one (``str()`` of rows: single quotes, ``None``), how the SQLite
     reference server (``mcp-server-sqlite``) answers a query; ``ast.literal_eval`` reads literals
-    only, never runs code. Or a Markdown table (MarkItDown's answer for a CSV or a sheet). None for
-    anything else, text nested deeper than the parsers go included."""
+    only, never runs code. Or a Markdown table (MarkItDown's answer for a CSV or a sheet), or a
+    fixed-width one under a rule of dashes (MLflow's). None for anything else, text nested deeper
+    than the parsers go included."""
     import ast
 
-    from mcpnb.client.frames import markdown_rows
+    from mcpnb.client.frames import markdown_rows, ruled_rows
 
-    text = text.strip()
-    if text[:1] not in ("[", "{"):
-        return markdown_rows(text)
+    whole, text = text, text.strip()
+    if text[:1] not in ("[", "{"):  # (a fixed-width table's first column may start with spaces)
+        found = markdown_rows(text)
+        return found if found is not None else ruled_rows(whole)
     for read in (json.loads, ast.literal_eval) if python else (json.loads,):
         try:
             found = read(text)

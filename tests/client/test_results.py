@@ -221,6 +221,44 @@ def test_a_text_that_is_one_markdown_table_is_a_table():
         assert text_result(text).text_table is None, text
 
 
+#: What MLflow's MCP server (mlflow 3.17, ``mlflow mcp run``) answered to ``search_experiments``:
+#: a fixed-width table under a rule of dashes, as the ``tabulate`` library writes one.
+MLFLOW_EXPERIMENTS = """Experiment Id    Name     Artifact Location  
+---------------  -------  -------------------
+0                Default  /tmp/mlw/mlruns/0  
+1                demo     /tmp/mlw/mlruns/1"""  # noqa: W291 (the server's trailing spaces)
+
+#: ``tabulate(rows, headers)``'s "simple" format: numbers right-aligned, a missing cell blank.
+TABULATE_SIMPLE = """  id  region      ratio  note
+----  --------  -------  ----------
+   1  north        1.5
+  10  south       22.25  two words"""
+
+
+def test_a_text_that_is_one_fixed_width_table_is_a_table():
+    """MLflow's server answers in fixed-width tables: ``.df`` said "only text"."""
+    from mcpnb.notebook.render import result_bundle
+
+    experiments = text_result(MLFLOW_EXPERIMENTS)
+    assert experiments.df.to_dict("list") == {
+        "Experiment Id": [0, 1],
+        "Name": ["Default", "demo"],
+        "Artifact Location": ["/tmp/mlw/mlruns/0", "/tmp/mlw/mlruns/1"],
+    }
+    assert "Experiment Id  Name     Artifact Location" in result_bundle(experiments)["text/plain"]
+    right = text_result(TABULATE_SIMPLE).df
+    assert right["id"].tolist() == [1, 10] and right["ratio"].tolist() == [1.5, 22.25]
+    assert right["note"].tolist() == ["", "two words"]
+    for text in (
+        "Title\n-----\nsome words",  # one underlined heading
+        "a  b\n--  --\n1  2  3",  # a cell out of its columns
+        "a  a\n--  --\n1  2",  # names that are not distinct
+        "a  b\n--  --\n1  2\n\nsome words after it",  # more than the table
+        "words -- and -- more\n--  --\n1  2",
+    ):
+        assert text_result(text).text_table is None, text
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [
