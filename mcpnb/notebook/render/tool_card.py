@@ -97,6 +97,10 @@ _COLUMNS = ("parameter", "type", "default", "description")
 _NEEDED = "* a call must give it"
 
 
+def _cell(column: str, value: str) -> str:
+    return f"<td><code>{esc(value)}</code></td>" if column == "parameter" else f"<td>{esc(value)}</td>"
+
+
 def tool_bundle(tool: Any) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a :class:`~mcpnb.client.toolinfo.ToolInfo`."""
     rows = parameter_rows(tool)
@@ -127,7 +131,7 @@ def tool_bundle(tool: Any) -> dict[str, Any]:
         "<table><thead><tr>"
         + "".join(f"<th>{c}</th>" for c in columns)
         + "</tr></thead><tbody>"
-        + "".join("<tr>" + "".join(f"<td>{esc(r[c])}</td>" for c in columns) + "</tr>" for r in rows)
+        + "".join("<tr>" + "".join(_cell(c, r[c]) for c in columns) + "</tr>" for r in rows)
         + "</tbody></table>"
         if rows
         else '<div class="mcpnb-dim">(no parameters)</div>'
