@@ -193,6 +193,11 @@ def _mb(size: int) -> str:
 
 #: How httpx2 words an event over the limit the SDK passes it (our ``max_message_mb``).
 _EVENT_OVER = re.compile(r"Server-sent event exceeded the (\d+) byte limit")
+#: What the SSE reader and the Streamable HTTP client say of a response that is not MCP's.
+_NOT_MCP = re.compile(
+    r"Expected response with content type 'text/event-stream', got '([^']*)'"
+    r"|Unexpected content type: ([^\s;]+)"
+)
 
 
 def over_message_limit(exc: BaseException) -> bool:
@@ -276,6 +281,13 @@ def describe(exc: BaseException) -> str:
         return f"{said}: is the server at {where} running, on that port?" if where else said
     if isinstance(leaf, TimeoutError):
         return text or "timed out"
+    page = _NOT_MCP.search(text)
+    if page is not None:  # a web app's page (Gradio's, at its root) where MCP's answer was asked for
+        got = page[1] or page[2] or "no content type"
+        return (
+            f"{'a web page' if 'html' in got else got} answers there, not an MCP server; check the URL "
+            f"(Streamable HTTP servers often serve /mcp, SSE servers /sse, a Gradio app /gradio_api/mcp/)"
+        )
     over = _EVENT_OVER.search(text)
     if over is not None:
         return (

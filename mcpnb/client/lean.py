@@ -141,11 +141,14 @@ class _Reported:
     async def __aiter__(self) -> AsyncIterator[Any]:
         import httpx2
 
+        from mcpnb.client.errors import over_message_limit
+
         try:
             async for event in self._source:
                 yield event
-        except httpx2.SSEError:  # raised while reading only for an event over the limit
-            self._on_over(self._limit)
+        except httpx2.SSEError as exc:  # an event over the limit, or no event stream at all
+            if over_message_limit(exc):  # (a web page answered the GET: not this, said elsewhere)
+                self._on_over(self._limit)
             raise
 
 

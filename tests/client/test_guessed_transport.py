@@ -9,8 +9,10 @@ SSE and Streamable HTTP apps (``demo_server.py --path``), and FastMCP's.
 
 from __future__ import annotations
 
+import http.server
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,52 @@ def test_fastmcps_sse_server_at_another_path(pool):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+class _WebApp(http.server.BaseHTTPRequestHandler):
+    """A web app at the URL, not its MCP endpoint: a Gradio app's root (GET: its 100 KB page;
+    POST: 405), or with ``posts_page`` a single-page app's catch-all route (every request: the page)."""
+
+    page = b"<!doctype html><html><body>" + b"x" * 100_000 + b"</body></html>"
+    posts_page = False
+
+    def do_GET(self) -> None:
+        self._answer(200, "text/html; charset=utf-8", self.page)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        if self.posts_page:
+            self._answer(200, "text/html", self.page)
+        else:
+            self._answer(405, "application/json", b'{"detail":"Method Not Allowed"}')
+
+    def _answer(self, status: int, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("posts_page", [False, True])
+def test_a_web_page_at_the_url_is_said_to_be_one(pool, posts_page):
+    """A Gradio app's address without /gradio_api/mcp/: the page's 100 KB read as one server-sent
+    event was "a message over max_message_mb=256 (MB)"; raise the limit, it said."""
+    handler = type("App", (_WebApp,), {"posts_page": posts_page})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        with pytest.raises(ConnectError) as info:
+            pool.connect("app", url=url, max_retries=0)
+        said = str(info.value)
+        assert "a web page answers there, not an MCP server; check the URL" in said
+        assert "a Gradio app /gradio_api/mcp/" in said and "max_message_mb" not in said
+        with pytest.raises(ConnectError, match="a web page answers there"):
+            pool.connect("app", url=url, transport="sse", max_retries=0)  # no guess: the same words
+    finally:
+        server.shutdown()
+        server.server_close()
