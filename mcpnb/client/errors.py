@@ -193,6 +193,8 @@ def _mb(size: int) -> str:
 
 #: How httpx2 words an event over the limit the SDK passes it (our ``max_message_mb``).
 _EVENT_OVER = re.compile(r"Server-sent event exceeded the (\d+) byte limit")
+#: Where MCP usually is on a web server, for a person who gave another address.
+_USUAL_PATHS = "Streamable HTTP servers often serve /mcp, SSE servers /sse, a Gradio app /gradio_api/mcp/"
 #: What the SSE reader and the Streamable HTTP client say of a response that is not MCP's.
 _NOT_MCP = re.compile(
     r"Expected response with content type 'text/event-stream', got '([^']*)'"
@@ -286,7 +288,7 @@ def describe(exc: BaseException) -> str:
         got = page[1] or page[2] or "no content type"
         return (
             f"{'a web page' if 'html' in got else got} answers there, not an MCP server; check the URL "
-            f"(Streamable HTTP servers often serve /mcp, SSE servers /sse, a Gradio app /gradio_api/mcp/)"
+            f"({_USUAL_PATHS})"
         )
     over = _EVENT_OVER.search(text)
     if over is not None:
@@ -357,10 +359,7 @@ def http_refusal(status: int, message: str | None, url: str, transport: str) -> 
     said = f" ({message})" if message and message.strip() != phrase.strip() else ""
     text = f"HTTP {status}{phrase} from {url}{said}"
     if status == 404:
-        hint = (
-            "nothing answers MCP at that path; check the URL (Streamable HTTP servers often serve "
-            "/mcp, SSE servers /sse)"
-        )
+        hint = f"nothing answers MCP at that path; check the URL ({_USUAL_PATHS})"
     elif transport == "sse" and status in (400, 405, 406):
         hint = (
             "it takes no SSE stream there; if it is a Streamable HTTP endpoint, use transport 'http', "
