@@ -301,6 +301,15 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
 
     An object that holds several tables is not one table: ``.dfs`` gives each.
     """
+    return _find_table(data, one_row, _ENVELOPES)
+
+
+#: How many envelopes :func:`find_table` opens, one inside the other (DBHub's answer takes two): a
+#: server's 3,000 nested objects must not take it that deep.
+_ENVELOPES = 4
+
+
+def _find_table(data: Any, one_row: bool, envelopes: int) -> Table:
     if _is_records(data):
         return Table("records", data)
     split = split_keys(data)
@@ -316,7 +325,7 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
         by_number = _numbered_columns(data)
         if by_number is not None:
             return Table("columns", by_number)
-        inside = _envelope(data)
+        inside = _envelope(data, envelopes - 1) if envelopes else None
         if inside is not None:
             return inside
         lists = [k for k, v in data.items() if isinstance(v, list)]
@@ -367,12 +376,13 @@ def _numbered_columns(data: dict[str, Any]) -> dict[str, list[Any]] | None:
     return columns
 
 
-def _envelope(data: dict[str, Any]) -> Table | None:
+def _envelope(data: dict[str, Any], envelopes: int) -> Table | None:
     """The table inside an envelope, with the envelope's plain values as its fields (a name both
     use is given its path): DBHub answers a query with ``{"success": true, "data": {"statements":
     [{"sql": ..., "rows": [...], "count": 5}], "source_id": ...}}``, and ``.df`` was one row
-    holding it all. Not a tree's one node (rows that hold rows under the same key, a directory's
-    ``children``), nor one list of anything as "columns"."""
+    holding it all; ``envelopes`` more may be opened inside. Not a tree's one node (rows that
+    hold rows under the same key, a directory's ``children``), nor one list of anything as
+    "columns"."""
     inner = [k for k, v in data.items() if not _is_scalar(v)]
     if len(inner) != 1:
         return None
@@ -383,7 +393,7 @@ def _envelope(data: dict[str, Any]) -> Table | None:
     if type(value) is not dict:
         return None
     try:
-        table = find_table(value)
+        table = _find_table(value, False, envelopes)
     except NotTabularError:
         return None
     if table.shape == "records" and any(type(row.get(table.key)) is list for row in table.source):

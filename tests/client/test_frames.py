@@ -202,3 +202,14 @@ def test_pandas_own_json_is_a_table():
 )
 def test_what_is_not_pandas_own_json(data):
     assert not is_tabular(data)
+
+
+def test_envelopes_are_opened_a_few_deep_only():
+    """A server's 3,000 nested objects: the search for a table inside stops (it recursed until
+    Python's limit, and is_tabular raised RecursionError)."""
+    deep: dict = {"rows": [{"a": 1}]}
+    for i in range(3000):
+        deep = {"inner": deep, "level": i}
+    assert not is_tabular(deep)
+    two = {"ok": True, "data": {"statements": [{"rows": [{"a": 1}, {"a": 2}]}]}}  # DBHub's depth
+    assert find_table(two).where == "data.statements[0].rows"
