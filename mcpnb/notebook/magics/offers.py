@@ -103,13 +103,14 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.pattern and ns.filter:
         raise UsageError("%mcp tools: give the pattern once (after the server, or as --filter)")
     pattern = ns.pattern or ns.filter
-    if ns.name and ns.name not in ctx.pool.names and "." in ns.name:  # %mcp tools db.execute_sql
+    one = ns.name and ns.name not in ctx.pool.names and ("." in ns.name or ns.name.startswith("mcp__"))
+    if one:  # %mcp tools db.execute_sql (or its flat name, mcp__db__execute_sql)
         if pattern:
             raise UsageError(
                 f"%mcp tools {ns.name} shows one tool: a pattern filters a listing (%mcp tools NAME PATTERN)"
             )
         if ns.refresh:
-            ctx.pool.tools(known_server(ctx, ns.name.partition(".")[0]), refresh=True)
+            ctx.pool.tools(known_server(ctx, split_target(ns.name)[0] or ""), refresh=True)
         return find_tool(ctx, ns.name)
     if ns.name:
         known_server(ctx, ns.name)

@@ -305,6 +305,7 @@ def test_one_tool_in_full_and_the_call_it_suggests(ip, mcp, everything_connected
         "(default 10)"
         in bundle(ip, line(ip, "tools ev.trigger-long-running-operation --refresh"))["text/plain"]
     )
+    assert line(ip, "tools mcp__ev__get-sum") == line(ip, "tools ev.get-sum")  # a flat name too
     with pytest.raises(UsageError, match="shows one tool: a pattern filters a listing"):
         line(ip, "tools ev.get-sum --filter a")
     with pytest.raises(UsageError, match="server 'ev' has no tool 'get-summ'; did you mean 'get-sum'"):
