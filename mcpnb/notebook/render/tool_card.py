@@ -33,6 +33,9 @@ def kind_words(spec: Any, root: dict[str, Any]) -> str:
         said = ", ".join(json.dumps(v, ensure_ascii=False) for v in values[:_VALUES_SAID])
         more = f", … ({len(values)} values)" if len(values) > _VALUES_SAID else ""
         return f"one of: {said}{more}"
+    options = [o for key in ("anyOf", "oneOf") for o in spec.get(key) or () if isinstance(o, dict)]
+    if options and "type" not in spec:  # pydantic's ``Style | None``: a $ref or null
+        return " or ".join(dict.fromkeys(kind_words(o, root) for o in options))
     kinds = type_names(spec)
     if any(k in ("array", "object") for k in kinds) or isinstance(spec.get("properties"), dict):
         said = shape_of(spec, root, depth=1)

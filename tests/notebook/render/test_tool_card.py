@@ -30,6 +30,7 @@ def format_range(
     style: Style,
     limit: Annotated[int, Field(ge=1, le=1000, description="at most\nthis many")] = 100,
     note: str | None = None,
+    fallback: Style | None = None,
 ) -> list[dict[str, int]]:
     """Format cells <b>now</b>.
 
@@ -59,6 +60,7 @@ async def test_every_parameter_is_shown_with_its_type_default_and_description() 
     assert "style*: an object with keys bold, font_size\n" in text  # through the SDK's $defs
     assert "limit: integer, 1 to 1000 (default 100)\n    at most this many\n" in text  # one line
     assert "note: string or null (default null)\n" in text
+    assert "fallback: an object with keys bold, font_size or null (default null)\n" in text
     assert "(* a call must give it)" in text
     assert "returns: structured content under result: a list of objects" in text
     assert "call it: %mcp call xl.format_range sheet=Sales cells=… style=…" in text
