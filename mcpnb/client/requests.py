@@ -286,7 +286,7 @@ async def call_tool(
         result,
         elapsed=conn.clock() - started,
         output_schema=info.output_schema,
-        markdown=info.answers_in_markdown,
+        markdown=info.answers_in_markdown or conn.config.markdown,
     )
     out.transcript = call_ctx.transcript
     out.logs, out.logs_dropped = call_ctx.kept_logs()

@@ -191,3 +191,14 @@ def test_server_everythings_task_question_nobody_was_asked_is_said_with_its_resu
     assert "User declined" in result.text  # what the server made of the policy's answer
     [said] = result.answered_without_asking
     assert said.startswith("ev asked “The research query") and "declined by the 'decline' policy" in said
+
+
+def test_a_server_said_to_answer_in_markdown_is_drawn_so_called_or_as_a_task(pool):
+    """``markdown: true`` in its config: the tool's own description need not say so."""
+    serve_probekit("plain", pool=pool)
+    serve_probekit("md", pool=pool, markdown=True)
+    arguments = {"steps": 1, "delay": 0}
+    assert not pool.call("plain", "slow_task", arguments).markdown
+    assert pool.call("md", "slow_task", arguments).markdown
+    assert pool.start_task("md", "slow_task", arguments).result(timeout=30).markdown
+    assert not pool.start_task("plain", "slow_task", arguments).result(timeout=30).markdown

@@ -80,6 +80,9 @@ class ServerConfig:
     #: The largest single message accepted from the server (a stdio line, a server-sent event), so
     #: a server that floods its output cannot make the kernel hold it all; 1M rows × 5 is ~230 MB.
     max_message_mb: float = 256.0
+    #: The server's text answers are Markdown, though its tools do not say so (Playwright MCP,
+    #: basic-memory): displays draw them as such.
+    markdown: bool = False
     auth: AuthConfig | None = None
     #: A note for people (Gemini CLI's and others' entries have one): shown, never sent.
     description: str | None = field(default=None, compare=False)

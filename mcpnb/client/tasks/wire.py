@@ -148,7 +148,10 @@ class Peer:
         return dict(schema) if schema else None
 
     def answers_in_markdown(self, tool: str | None) -> bool:
-        """Whether the tool says its text is Markdown (see ``ToolInfo.answers_in_markdown``)."""
+        """Whether the tool says its text is Markdown (see ``ToolInfo.answers_in_markdown``), or
+        the server's config does (``markdown``)."""
+        if self.connection is not None and self.connection.config.markdown:
+            return True
         info = self._listed(tool)
         return info is not None and info.answers_in_markdown
 

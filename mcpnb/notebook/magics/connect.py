@@ -103,6 +103,8 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
     }
     if ns.era:
         options["era"] = ns.era
+    if ns.markdown:
+        options["markdown"] = True
     if ns.root:
         options["roots"] = ns.root  # the config makes them absolute, from the working directory
     if ns.server is not None:
@@ -269,6 +271,12 @@ def _connect_args(p: Parser) -> None:
     )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
+        "--markdown",
+        action="store_true",
+        help="draw the server's text answers as Markdown (Playwright MCP and others answer in it "
+        "without saying so)",
+    )
+    p.add_argument(
         "--wait",
         type=float,
         metavar="SECONDS",
@@ -296,10 +304,11 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git\n"
     "  %mcp connect --config .vscode/mcp.json --input api-key={{key}}   (VS Code's file and its inputs)",
-    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--wait S] -- COMMAND [ARGS ...]\n"
+    usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--markdown] [--wait S]"
+    " -- COMMAND [ARGS ...]\n"
     "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
     " [--issuer URL]]"
-    " [--era E] [--wait S]\n"
+    " [--era E] [--markdown] [--wait S]\n"
     "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]",
 )
 @arguments(_connect_args)
@@ -315,6 +324,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             "--keep-sign-in": ns.keep_sign_in,
             "--issuer": ns.issuer,
             "--era": ns.era,
+            "--markdown": ns.markdown,
             "--sse": ns.sse,
             "--wait": ns.wait,
         }

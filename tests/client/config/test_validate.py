@@ -81,6 +81,7 @@ def test_unknown_auth_key() -> None:
             ("expected a number", "got a string"),
         ),
         ({"command": "x", "enabled": "yes"}, "enabled", ("expected true or false", "got a string")),
+        ({"command": "x", "markdown": "yes"}, "markdown", ("expected true or false", "got a string")),
         ({"command": "x", "maxRetries": 2.5}, "maxRetries", ("expected a whole number", "got a number")),
         ({"command": "x", "env": {"PORT": 8080}}, "env.PORT", ("expected a string", "got a number")),
         ({"command": "x", "env": ["A=b"]}, "env", ("expected an object", "got a list")),

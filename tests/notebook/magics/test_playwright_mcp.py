@@ -117,3 +117,18 @@ def _ref(snapshot: str, role: str) -> str:
     found = re.search(rf"- {role}\b[^\n]*\[ref=(e\d+)\]", snapshot)
     assert found, snapshot
     return found[1]
+
+
+def test_its_markdown_is_drawn_as_markdown_where_the_person_says_so(ip, mcp, browser, site):
+    """Its answers are Markdown (``### Page``, fenced code), which no tool description says:
+    ``--markdown`` (the config's ``markdown: true``) draws them so; without it they stay as written."""
+    plain = bundle(ip, line(ip, f"call pw.browser_navigate url={site}"))["text/html"]
+    assert "### Page" in plain and "<h3>" not in plain
+    config = mcp.pool.connection("pw").config
+    line(ip, f"connect md --markdown -- {config.command} {' '.join(config.args)}")
+    assert mcp.pool.connection("md").config.markdown
+    went = line(ip, f"call md.browser_navigate url={site}")
+    drawn = bundle(ip, went)["text/html"]
+    assert "<h3>Page</h3>" in drawn and "### Page" not in drawn
+    assert "<pre>await page.goto(" in drawn  # its fenced code, as code
+    assert "### Page" in bundle(ip, went)["text/plain"]  # the terminal gets the source
