@@ -70,6 +70,8 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
         return _configured_names()
     if sub == "tools" and first:  # a server, or one tool in full
         return [*pool.names, *(_tool_names(pool) if "." in current else [])]
+    if sub == "prompts" and first:  # a server, or one prompt in full
+        return [*pool.names, *(_prompt_names(pool) if "." in current else [])]
     if sub in _SERVER_ARG and first:
         return list(pool.names)
     return []

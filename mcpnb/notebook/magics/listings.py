@@ -112,6 +112,21 @@ class PromptList(_Table):
         ]
 
 
+class PromptCard:
+    """``%mcp prompts NAME.PROMPT``: one prompt in full (``.prompt`` is the server's own)."""
+
+    def __init__(self, server: str, prompt: Any) -> None:
+        self.server, self.prompt = server, prompt
+
+    def __repr__(self) -> str:
+        return self._repr_mimebundle_()["text/plain"]
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from mcpnb.notebook.render.prompt_card import prompt_bundle
+
+        return prompt_bundle(self.server, self.prompt)
+
+
 class TaskList(_Table):
     """``%mcp tasks``: each task's state as last seen (the handles themselves: index to act on one)."""
 

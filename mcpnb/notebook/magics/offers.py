@@ -461,11 +461,26 @@ def read(ctx: Context, ns: argparse.Namespace) -> Any:
     return ctx.pool.read(ns.name, ns.uri)
 
 
-@command("prompts", "List prompt templates of one server (default: every connected server).")
-@arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
+@command(
+    "prompts",
+    "List prompt templates of one server (default: every connected server); NAME.PROMPT shows one "
+    "prompt in full (each argument's description).",
+)
+@arguments(
+    lambda p: p.add_argument("name", nargs="?", help="one server, or NAME.PROMPT: that prompt in full")
+)
 def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
-    from mcpnb.notebook.magics.listings import PromptList
+    from mcpnb.notebook.magics.listings import PromptCard, PromptList
 
+    if ns.name and ns.name not in ctx.pool.names and "." in ns.name:  # %mcp prompts ev.args-prompt
+        server, name = split_target(ns.name, "prompt")
+        known = {p.name: p for p in ctx.pool.prompts(known_server(ctx, server or ""))}
+        if name not in known:
+            raise UsageError(
+                f"server {server!r} has no prompt {name!r}{did_you_mean_text(name, known)} "
+                f"(%mcp prompts {server} lists them)"
+            )
+        return PromptCard(server or "", known[name])
     rows: list[tuple[str, Any]] = []
     missed = _unreachable(ctx, ns.name)
     for server in (s for s in servers_named(ctx, ns.name) if s not in missed):

@@ -57,6 +57,7 @@ def test_prompt_arguments_complete_from_the_server(ip, mcp, tmp_path):
     (tmp_path / "app" / "billing.py").write_text("x = 1\n")
     line(ip, f"serve probe-kit --root {tmp_path}")
     assert complete(ip, "%mcp prompt probe.explain_tool ") == ["tool_name="]
+    assert complete(ip, "%mcp prompts probe.explain") == ["probe.explain_tool"]  # one prompt in full
     assert set(complete(ip, "%mcp prompt probe.explain_tool tool_name=gen")) >= {"gencommit", "genui"}
     assert complete(ip, "%mcp prompt probe.review_code path=app/b") == ["app/billing.py"]
     assert complete(ip, "%mcp prompt probe.tour_toolset toolset=w") == ["workflow"]

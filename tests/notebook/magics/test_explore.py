@@ -358,6 +358,23 @@ def test_a_prompts_bare_word_goes_to_the_argument_the_named_ones_leave(ip, mcp, 
         line(ip, "prompt ev.args-prompt city=Paris state=IDF Lyon")
 
 
+def test_one_prompt_in_full_and_the_line_it_suggests(ip, mcp, everything_connected):
+    """``%mcp prompts ev.args-prompt``, as ``%mcp tools NAME.TOOL`` (it said: no server named
+    'ev.args-prompt'): each argument's description, and the line to get it."""
+    card = line(ip, "prompts ev.args-prompt -o card")
+    assert ip.user_ns["card"] is card and card.prompt.name == "args-prompt"
+    text = bundle(ip, card)["text/plain"]
+    assert text.startswith("ev.args-prompt") and "\narguments:\ncity*\n    " in text and "\nstate\n" in text
+    suggested = text.rsplit("get it: %mcp ", 1)[1]
+    assert suggested == "prompt ev.args-prompt city=…"
+    assert "Lyon" in line(ip, suggested.replace("…", "Lyon")).text
+    assert "<code>city*</code>" in bundle(ip, card)["text/html"]
+    with pytest.raises(
+        UsageError, match="server 'ev' has no prompt 'args-promt'; did you mean 'args-prompt'"
+    ):
+        line(ip, "prompts ev.args-promt")
+
+
 def test_resources_and_prompts_of_every_server_name_one_whose_listing_failed(ip, mcp, tmp_path):
     """The faulty server offers resources and prompts, then answers their listing with HTTP 500:
     the other servers' rows are listed, and that one is named with why, not left out."""
