@@ -20,14 +20,15 @@ def prompt_bundle(server: str, prompt: Any) -> dict[str, Any]:
     name, title = pick(prompt, "name") or "", pick(prompt, "title")
     head = f"{server}.{name}" + (f" · {title}" if title else "")
     description = inspect.cleandoc(pick(prompt, "description") or "") or "(the server gives no description)"
-    arguments = [
+    given = pick(prompt, "arguments") or []
+    needed = [str(pick(a, "name")) for a in given if pick(a, "required")]
+    arguments = [  # (name, * when required; its description in one line)
         (
             str(pick(a, "name")) + ("*" if pick(a, "required") else ""),
             " ".join(str(pick(a, "description") or "").split()),
         )
-        for a in pick(prompt, "arguments") or []
+        for a in given
     ]
-    needed = [a.rstrip("*") for a, _ in arguments if a.endswith("*")]
     call = " ".join([f"%mcp prompt {server}.{name}", *(f"{a}=…" for a in needed)])
 
     lines = [head, "", description, "", "arguments:" if arguments else "(no arguments)"]
