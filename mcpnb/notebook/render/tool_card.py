@@ -73,7 +73,6 @@ def parameter_rows(tool: Any) -> list[dict[str, str]]:
 def returns_words(tool: Any) -> str:
     """What the tool's ``outputSchema`` promises, in words; the SDK's ``{"result": ...}`` wrapper
     of a list or a plain value is looked through."""
-
     schema = tool.output_schema
     if not isinstance(schema, dict):
         return "content blocks (the tool declares no outputSchema)"
@@ -86,10 +85,11 @@ def returns_words(tool: Any) -> str:
 def call_line(tool: Any) -> str:
     """A ``%mcp call`` line with the parameters a call must give, to copy and fill in: the first
     allowed value where the schema lists them, else ``…``."""
-    props = tool.input_schema.get("properties") if isinstance(tool.input_schema, dict) else None
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     words = [f"%mcp call {tool.server}.{tool.name}"]
     for name in tool.needed:
-        values = deref((props or {}).get(name), tool.input_schema).get("enum")
+        values = deref(props.get(name), schema).get("enum")
         value = values[0] if isinstance(values, list) and values else "…"
         plain = isinstance(value, str) and re.fullmatch(r"[\w.…-]+", value)
         words.append(f"{name}={value if plain else json.dumps(value, ensure_ascii=False)}")

@@ -109,3 +109,10 @@ def test_a_call_line_quotes_a_first_value_that_needs_it() -> None:
         },
     )
     assert call_line(tool) == '%mcp call ev.weather city="New York" n=3'
+
+
+def test_a_malformed_schema_still_gives_a_card() -> None:
+    """A server's ``properties`` written as a list of names: the card says what it can."""
+    tool = ToolInfo("s", "t", input_schema={"properties": ["a", "b"], "required": ["a"]})
+    text = tool_bundle(tool)["text/plain"]
+    assert "a*: any value\nb: any value\n" in text and text.endswith("call it: %mcp call s.t a=…")
