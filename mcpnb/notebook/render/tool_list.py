@@ -163,5 +163,7 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     html = f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
     if len(tools) > n:
         html += f'<div class="mcpnb-dim">… {len(tools) - n} more tools (.df has them all)</div>'
-    html += '<div class="mcpnb-dim">* required parameter</div>' + note_html
+    example = f"{shown[0].server}.{shown[0].name}"  # how to see one in full, with a real name
+    html += f'<div class="mcpnb-dim">* required parameter · one in full: %mcp tools {esc(example)}</div>'
+    html += note_html
     return {"text/plain": tools_text(tools, n) + (f"\n{note}" if note else ""), "text/html": wrap(html)}

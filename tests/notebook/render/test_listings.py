@@ -39,6 +39,8 @@ async def test_tools_table(tools: ToolList) -> None:
     echo = tools["everything.echo"]
     assert echo.name == "echo" and tools["mcp__everything__echo"] is echo
     assert 'mcpnb-badge mcpnb-ok">read-only' in html
+    first = f"{tools[0].server}.{tools[0].name}"
+    assert f"* required parameter · one in full: %mcp tools {first}</div>" in html  # found by reading
     labels = {ann for t in tools if t.annotations for ann in t.annotations}
     assert labels & {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
