@@ -7,14 +7,13 @@ them as a tooltip), what it returns and how a call is written.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from typing import Any
 
 from mcpnb.client.arguments import type_names
 from mcpnb.client.schemarefs import deref
-from mcpnb.notebook.render.html import badge, esc, wrap
+from mcpnb.notebook.render.card import Entry, card_bundle, cleaned
 from mcpnb.notebook.render.tool_list import hint_labels
 
 _VALUES_SAID = 8  # allowed values written out, then a count
@@ -51,8 +50,8 @@ def kind_words(spec: Any, root: dict[str, Any]) -> str:
     return words
 
 
-def parameter_rows(tool: Any) -> list[dict[str, str]]:
-    """One row per parameter: name (``*`` when a call must give it), type, default, description."""
+def parameter_rows(tool: Any) -> list[Entry]:
+    """One entry per parameter: name (``*`` when a call must give it), type, default, description."""
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     needed = set(tool.needed)
@@ -60,12 +59,12 @@ def parameter_rows(tool: Any) -> list[dict[str, str]]:
     for name in tool.parameters:
         spec = deref(props.get(name), schema)
         rows.append(
-            {
-                "parameter": name + ("*" if name in needed else ""),
-                "type": kind_words(spec, schema),
-                "default": json.dumps(spec["default"], ensure_ascii=False) if "default" in spec else "",
-                "description": " ".join(str(spec.get("description") or spec.get("title") or "").split()),
-            }
+            Entry(
+                name + ("*" if name in needed else ""),
+                kind_words(spec, schema),
+                json.dumps(spec["default"], ensure_ascii=False) if "default" in spec else "",
+                " ".join(str(spec.get("description") or spec.get("title") or "").split()),
+            )
         )
     return rows
 
@@ -96,55 +95,17 @@ def call_line(tool: Any) -> str:
     return " ".join(words)
 
 
-_COLUMNS = ("parameter", "type", "default", "description")
-_NEEDED = "* a call must give it"
-
-
-def _cell(column: str, value: str) -> str:
-    return f"<td><code>{esc(value)}</code></td>" if column == "parameter" else f"<td>{esc(value)}</td>"
-
-
 def tool_bundle(tool: Any) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a :class:`~mcpnb.client.toolinfo.ToolInfo`."""
-    rows = parameter_rows(tool)
-    hints = hint_labels(tool)
-    facts = [label for label, _ in hints] + (
-        [f"task: {tool.task_support}"] if tool.task_support != "forbidden" else []
+    badges = hint_labels(tool) + (
+        [(f"task: {tool.task_support}", "")] if tool.task_support != "forbidden" else []
     )
-    title = f"{tool.server}.{tool.name}" + (f" · {tool.title}" if tool.title else "")
-    # as a docstring is cleaned: a C# or Python server's description keeps its source's indentation
-    description = inspect.cleandoc(tool.description or "") or "(the server gives no description)"
-    returns, call = returns_words(tool), call_line(tool)
-    needed = f"({_NEEDED})" if tool.needed else ""
-
-    lines = [title + (f"  [{', '.join(facts)}]" if facts else ""), "", description, ""]
-    lines.append("parameters:" if rows else "(no parameters)")
-    for r in rows:  # a line each, the description under it: a table of them is too wide for a terminal
-        default = f" (default {r['default']})" if r["default"] else ""
-        lines.append(f"{r['parameter']}: {r['type']}{default}")
-        lines += [f"    {r['description']}"] if r["description"] else []
-    lines += [needed] if needed else []
-    lines += [f"returns: {returns}", f"call it: {call}"]
-
-    head = f'<span class="mcpnb-name">{esc(title)}</span>'
-    head += "".join(badge(label, kind) for label, kind in hints)
-    head += badge(f"task: {tool.task_support}") if tool.task_support != "forbidden" else ""
-    columns = [c for c in _COLUMNS if c != "default" or any(r["default"] for r in rows)]
-    table = (
-        "<table><thead><tr>"
-        + "".join(f"<th>{c}</th>" for c in columns)
-        + "</tr></thead><tbody>"
-        + "".join("<tr>" + "".join(_cell(c, r[c]) for c in columns) + "</tr>" for r in rows)
-        + "</tbody></table>"
-        if rows
-        else '<div class="mcpnb-dim">(no parameters)</div>'
+    return card_bundle(
+        f"{tool.server}.{tool.name}" + (f" · {tool.title}" if tool.title else ""),
+        badges,
+        cleaned(tool.description),
+        "parameter",
+        parameter_rows(tool),
+        "* a call must give it" if tool.needed else None,
+        [("returns", returns_words(tool), False), ("call it", call_line(tool), True)],
     )
-    html = (
-        f'<div class="mcpnb-head">{head}</div>'
-        f'<div class="mcpnb-block" style="white-space:pre-wrap">{esc(description)}</div>'
-        f'<div class="mcpnb-block">{table}</div>'
-        + (f'<div class="mcpnb-dim">{_NEEDED}</div>' if needed else "")
-        + f'<div class="mcpnb-dim">returns: {esc(returns)}</div>'
-        f'<div class="mcpnb-dim">call it: <code>{esc(call)}</code></div>'
-    )
-    return {"text/plain": "\n".join(lines), "text/html": wrap(html)}
