@@ -39,6 +39,16 @@ def _is_scalar(value: Any) -> bool:
     return isinstance(value, _PLAIN)
 
 
+def _plain(values: Any) -> bool:
+    """Whether every value (of a list, or any iterable) is plain."""
+    return all(map(_is_scalar, values))
+
+
+def _distinct_names(names: list[Any]) -> bool:
+    """Column names a table can have: texts, none empty, none twice."""
+    return all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names)
+
+
 #: Where a table written as column names and row arrays keeps them, in the order looked for: a SQL
 #: server's ``{"columns": [...], "rows": [[...], ...]}`` (the DuckDB/MotherDuck server's answer to a
 #: query), pandas' ``to_json(orient="split")`` (``columns`` and ``data``), names given as objects
@@ -91,7 +101,7 @@ def markdown_rows(text: str) -> list[dict[str, str | None]] | None:
     if len(lines) < 2 or "|" not in lines[0] or not TABLE_RULE.match(lines[1]):
         return None
     names = table_cells(lines[0])
-    if not all(names) or len(set(names)) != len(names) or not all("|" in line for line in lines[2:]):
+    if not _distinct_names(names) or not all("|" in line for line in lines[2:]):
         return None
     rows = [table_cells(line) for line in lines[2:]]
     return [dict(zip(names, [*row, *[None] * (len(names) - len(row))], strict=False)) for row in rows]
@@ -119,7 +129,7 @@ def ruled_rows(text: str) -> list[dict[str, str]] | None:
         return [line[start:end].strip() for start, end in spans]
 
     names = cells(lines[0])
-    if not names or not all(names) or len(set(names)) != len(names):
+    if not names or not _distinct_names(names):
         return None
     rows = [cells(line) for line in lines[2:]]
     if any(row is None for row in rows):
@@ -129,11 +139,7 @@ def ruled_rows(text: str) -> list[dict[str, str]] | None:
 
 def _is_grid(value: Any) -> bool:
     """Rows of plain values, each a list (a sheet's cells): not empty, and not a list of records."""
-    return (
-        isinstance(value, list)
-        and any(value)
-        and all(type(row) is list and all(map(_is_scalar, row)) for row in value)
-    )
+    return isinstance(value, list) and any(value) and all(type(row) is list and _plain(row) for row in value)
 
 
 def grid_key(data: Any) -> str | None:
@@ -346,7 +352,7 @@ def _find_table(data: Any, one_row: bool, envelopes: int) -> Table:
             )
         if one_row and not tables:
             return Table("one row", data)
-    if one_row and isinstance(data, list) and data and all(_is_scalar(v) for v in data):
+    if one_row and isinstance(data, list) and data and _plain(data):
         return Table("values", data)
     raise NotTabularError(
         f"not tabular: got {_describe(data)}; expected a list of objects, an object with one list of "
@@ -368,7 +374,7 @@ def _numbered_columns(data: dict[str, Any]) -> dict[str, list[Any]] | None:
         v.keys() != inner[0].keys() for v in inner
     ):
         return None
-    if not all(_is_scalar(x) for v in inner for x in v.values()):
+    if not all(_plain(v.values()) for v in inner):
         return None
     columns = {str(name): [v[k] for k in labels] for name, v in data.items()}
     if labels != [str(i) for i in range(len(labels))] and "index" not in columns:
@@ -404,10 +410,6 @@ def _envelope(data: dict[str, Any], envelopes: int) -> Table | None:
     for name, v in table.fields.items():
         fields[name if name not in fields else ".".join(map(str, [*step, *table.at, name]))] = v
     return replace(table, fields=fields, at=(*step, *table.at))
-
-
-def _plain(values: list[Any]) -> bool:
-    return all(map(_is_scalar, values))
 
 
 def _one_records_key(data: dict[str, Any], lists: list[str]) -> str | None:
