@@ -11,7 +11,7 @@ from typing import Any
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
 from mcpnb.notebook.forms.settle import Edits
 from mcpnb.notebook.forms.urls import is_web_url, url_parts
-from mcpnb.notebook.render.html import esc, esc_lines
+from mcpnb.notebook.render.html import esc, esc_lines, web_link
 
 _HELP = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.4"
 _WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
@@ -88,9 +88,7 @@ class UrlConsent:
         self.info = w.HTML('<div style="line-height:1.4">' + "".join(lines) + "</div>")
         self.info.add_class("mcpnb-url-info")
         if is_web_url(url):
-            link = (
-                f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer" style="{_LINK}">Open ↗</a>'
-            )
+            link = web_link(url, "Open ↗", _LINK)
         else:
             link = f'<span style="{_WARN}">(not a web link: copy it only if you know what it is)</span>'
         self.link = w.HTML(link)

@@ -17,7 +17,7 @@ from typing import Any
 
 from mcpnb.client.contents import blob_text
 from mcpnb.client.files import File
-from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate, without_ansi
+from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate, web_link, without_ansi
 from mcpnb.notebook.render.markdown import markdown_to_html
 
 # SVG inside <img> runs no scripts, so it is as safe to inline as the raster formats.
@@ -144,7 +144,7 @@ def read_hint(server: str, uri: str) -> str:
 def _uri_html(uri: str) -> str:
     """Only web URIs become links: a ``javascript:`` or custom-scheme href is never emitted."""
     if uri.startswith(("http://", "https://")):
-        return f'<a href="{esc(uri)}" target="_blank" rel="noopener noreferrer"><code>{esc(uri)}</code></a>'
+        return web_link(uri, f"<code>{esc(uri)}</code>")
     return f"<code>{esc(uri)}</code>"
 
 

@@ -87,6 +87,13 @@ _URL = re.compile(r"https?://[^\s<>\"'`]+")
 _TRAILING = ".,;:!?)]}"
 
 
+def web_link(url: str, inner: str, style: str | None = None) -> str:
+    """An ``<a>`` to ``url`` (already known to be http(s)) around ``inner`` (HTML): a new tab that
+    cannot reach back to the notebook's page (``noopener``) nor tell it where the click came from."""
+    styled = f' style="{style}"' if style else ""
+    return f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer"{styled}>{inner}</a>'
+
+
 def linked(text: str) -> str:
     """``text`` escaped, each ``http(s)://`` address in it a link that opens in a new tab (no other
     scheme ever becomes one)."""
@@ -96,7 +103,7 @@ def linked(text: str) -> str:
         if "(" in url and m.group()[len(url) : len(url) + 1] == ")":  # a wiki URL's own (…)
             url += ")"
         out.append(esc(text[at : m.start()]))
-        out.append(f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(url)}</a>')
+        out.append(web_link(url, esc(url)))
         at = m.start() + len(url)
     out.append(esc(text[at:]))
     return "".join(out)
