@@ -20,7 +20,18 @@ import tempfile
 from pathlib import Path
 
 TARGET_MS = 300.0
-HEAVY = ("pandas", "ipywidgets", "jsonschema", "mcp", "httpx", "httpx2", "pydantic", "anyio", "uvicorn")
+HEAVY = (
+    "pandas",
+    "ipywidgets",
+    "anywidget",
+    "jsonschema",
+    "mcp",
+    "httpx",
+    "httpx2",
+    "pydantic",
+    "anyio",
+    "uvicorn",
+)
 
 PROBE = f"""
 import json, sys, time

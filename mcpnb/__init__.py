@@ -14,6 +14,7 @@ __version__ = "0.2.0"
 _install_moved()  # 0.1's deep imports (mcpnb.pool, mcpnb.results, ...) still work, with a warning
 
 _LAZY = {
+    "AppView": "mcpnb.notebook.render.app_view",
     "Pool": "mcpnb.client.pool",
     "default_pool": "mcpnb.client.pool",
     "Connection": "mcpnb.client.connection",
@@ -49,6 +50,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "AppView",
     "ArgumentsError",
     "AuthConfig",
     "AuthError",
@@ -112,6 +114,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcpnb.client.toolinfo import ToolInfo, ToolList
     from mcpnb.notebook import teach
     from mcpnb.notebook.launch import serve_probekit, stop_probekit
+    from mcpnb.notebook.render.app_view import AppView
 
 
 def __getattr__(name: str) -> Any:

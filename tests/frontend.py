@@ -32,6 +32,7 @@ class Frontend:
         self.by_display_id: dict[str, dict[str, Any]] = {}  # latest data of each display_id
         self.display_cell: dict[str, str] = {}  # display_id -> the cell that first showed it
         self.statuses: list[tuple[str, str]] = []  # (parent msg_id, execution_state), in order
+        self.custom: dict[str, list[Any]] = {}  # a widget's custom messages to the page, by parent msg_id
 
     def execute(self, code: str, **kw: Any) -> str:
         return self.kc.execute(code, **kw)
@@ -54,6 +55,8 @@ class Frontend:
                 self.opened_by[content["comm_id"]] = parent
             elif kind == "comm_msg" and content["data"].get("method") == "update":
                 self.models.setdefault(content["comm_id"], {}).update(content["data"]["state"])
+            elif kind == "comm_msg" and content["data"].get("method") == "custom":
+                self.custom.setdefault(parent, []).append(content["data"]["content"])
             elif kind in ("display_data", "update_display_data"):
                 if kind == "display_data":
                     self.displays.setdefault(parent, []).append(content["data"])
@@ -112,6 +115,11 @@ class Frontend:
 
     def click(self, comm_id: str) -> None:
         self._send(comm_id, {"method": "custom", "content": {"event": "click"}})
+
+    def send_custom(self, comm_id: str, content: Any) -> str:
+        """What a widget's own frontend code sends (``model.send``); returns the msg_id its answers
+        (``custom[msg_id]``) have as their parent."""
+        return self._send(comm_id, {"method": "custom", "content": content})
 
     def reply(self, msg_id: str, timeout: float = 90.0) -> dict[str, Any]:
         content = shell_reply(self.kc, msg_id, timeout, between=lambda: self.pump(0.02))

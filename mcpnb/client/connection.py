@@ -383,9 +383,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """The owner task: enter the transport and client, wait for stop, exit in this same task."""
         from mcp import Client
+        from mcp.client.extension import advertise
         from mcp.types import Implementation
 
         from mcpnb import __version__
+        from mcpnb.client import apps
         from mcpnb.client.logfilter import SERVER_LOG
         from mcpnb.client.tasks import elicitation_answerer, tasks_extension
         from mcpnb.client.transports import open_target
@@ -417,7 +419,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
                     log_level=self.log_level,
                     # 2026-07-28 servers make tasks only for clients that declare the extension;
                     # call_tool() then waits for the task's result transparently
-                    extensions=[tasks_extension(answer=elicitation_answerer(self.asking.on_elicit))],
+                    # MCP Apps: a tool's page is drawn in a notebook (mcpnb.notebook.render.app_view)
+                    extensions=[
+                        tasks_extension(answer=elicitation_answerer(self.asking.on_elicit)),
+                        advertise(apps.EXTENSION, apps.extension_settings()),
+                    ],
                 )
                 await stack.enter_async_context(client)
                 ready.set_result(client)

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from mcpnb.client.apps import for_model
 from mcpnb.client.errors import (
     ArgumentsError,
     CallError,
@@ -108,6 +109,10 @@ class Toolbox(Mapping[str, ToolFunction]):
         #: servers whose tools are missing from a toolbox of every server, and why (a model is not
         #: told of tools that are not here: the person should know)
         self.not_listed: dict[str, str] = dict(getattr(tools, "not_listed", None) or {})
+        #: tools their server keeps for its own pages (MCP Apps ``visibility: ["app"]``): a host must
+        #: not offer them to a model, so the toolbox leaves them out, by ``server.tool``
+        self.pages_only: list[str] = [f"{t.server}.{t.name}" for t in tools if not for_model(t)]
+        tools = [t for t in tools if for_model(t)]
         self._functions: dict[str, ToolFunction] = {t.flat_name: make_function(pool, t) for t in tools}
         counts: dict[str, int] = {}
         for tool in tools:
@@ -280,9 +285,20 @@ class Toolbox(Mapping[str, ToolFunction]):
             raise ArgumentsError(_in_provider_terms(str(exc), entry)) from None
 
     # ------------------------------------------------------------------ display
+    def left_out(self) -> list[str]:
+        """What is not in this toolbox and why, one line each (a gap is never silent)."""
+        lines = []
+        if self.not_listed:
+            missed = ", ".join(f"{name} ({why})" for name, why in self.not_listed.items())
+            lines.append(f"not in this toolbox: {missed}")
+        if self.pages_only:
+            lines.append(
+                f"kept for their servers' pages (MCP Apps), never a model's: {', '.join(self.pages_only)}"
+            )
+        return lines
+
     def __repr__(self) -> str:
-        missed = ", ".join(f"{name} ({why})" for name, why in self.not_listed.items())
-        tail = f"\nnot in this toolbox: {missed}" if missed else ""
+        tail = "".join(f"\n{line}" for line in self.left_out())
         if not self:
             return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)" + tail
         servers = sorted({t.server for t in self.tools})

@@ -166,6 +166,11 @@ def _call_args(p: Parser) -> None:
     )
     p.add_argument("--task", action="store_true", help="run as a task: a live handle (status, cancel)")
     p.add_argument("--ttl", type=int, metavar="MS", help="with --task: how long the server keeps it")
+    p.add_argument(
+        "--no-view",
+        action="store_true",
+        help="a tool with a page of its own (an MCP App): show the result without drawing the page",
+    )
 
 
 @command(
@@ -213,7 +218,7 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
         # an awaiting cell waits there and gets the retried result (None when the person said no)
         result = url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
-    return _shown(result, ns)
+    return _shown(result, ns, ctx, tool, values)
 
 
 @awaited("call")
@@ -239,7 +244,7 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
     except UrlRequiredError as needs_page:  # the consent panel holds the cell until the retry or a no
         retry = functools.partial(url_retry, mode=ctx.settings.elicitation, timeout=ns.timeout)
         result = await off_loop(retry, ctx.pool, needs_page, values)
-    return _shown(result, ns)
+    return _shown(result, ns, ctx, tool, values)
 
 
 def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
@@ -317,14 +322,37 @@ def _in_cell(ctx: Context, ns: argparse.Namespace, answers: dict[str, Any] | Non
     }
 
 
-def _shown(result: Any, ns: argparse.Namespace) -> Any:
+def _shown(result: Any, ns: argparse.Namespace, ctx: Context, tool: Any, values: Any) -> Any:
     """What the cell shows: the result or its JSON (``--raw``); a :class:`~mcpnb.notebook.cell.LiveCall`
-    (a person is asked in this cell, the result shows there later) or a declined retry's None as is."""
+    (a person is asked in this cell, the result shows there later) or a declined retry's None as is.
+    A tool with a page of its own (an MCP App) gets the page drawn above the result."""
     from mcpnb.client.results import ToolResult
 
     if not isinstance(result, ToolResult):
         return result
+    if not (ns.raw or ns.no_view):
+        _draw_page(ctx, tool, result, values)
     return RawJson(result.json()) if ns.raw else result
+
+
+def _draw_page(ctx: Context, tool: Any, result: Any, values: Any) -> None:
+    """Display the tool's page with its result, where a frontend can draw widgets. A page that
+    cannot be read is said in one line; the result below it is shown all the same."""
+    from mcpnb.client.apps import view_uri
+    from mcpnb.notebook.frontend import current_kernel
+
+    if view_uri(tool) is None or current_kernel() is None:
+        return
+    from IPython.display import display
+
+    from mcpnb.notebook.render.app_view import AppView
+
+    try:
+        view = AppView(ctx.pool, result, values)
+    except (McpnbError, ValueError) as exc:
+        print(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
+        return
+    display(view)
 
 
 def _answers(ctx: Context, name: str | None) -> dict[str, Any] | None:

@@ -39,8 +39,7 @@ def toolbox_bundle(toolbox: Any) -> dict[str, Any]:
     head = text.splitlines()[0]
     formats = '"openai" | "openai-responses" | "anthropic" | "gemini"'
     note = f'<div class="mcpnb-dim">* required; toolbox.specs({esc(formats)}) gives the specs</div>'
-    if toolbox.not_listed:
-        note += f'<div class="mcpnb-dim">{esc(text.splitlines()[-1])}</div>'
+    note += "".join(f'<div class="mcpnb-dim">{esc(line)}</div>' for line in toolbox.left_out())
     return {"text/plain": text, "text/html": wrap(_table(COLUMNS, toolbox.rows(), head), note)}
 
 

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from mcpnb.client.apps import DEFAULT_VISIBILITY, view_uri, visibility
 from mcpnb.client.arguments import type_names
 from mcpnb.client.schemarefs import deref
 from mcpnb.notebook.render.card import Entry, card_bundle, cleaned
@@ -95,11 +96,27 @@ def call_line(tool: Any) -> str:
     return " ".join(words)
 
 
+def page_words(tool: Any) -> str | None:
+    """What an MCP App tool's page is and who may call the tool; None for a tool without either."""
+    page, who = view_uri(tool), visibility(tool)
+    said = []
+    if page is not None:
+        said.append(f"{page}, an MCP App page that %mcp call draws above the result")
+    if who != DEFAULT_VISIBILITY:
+        said.append(
+            "called by its server's pages only (never offered to a model)"
+            if "model" not in who
+            else "never called from a page"
+        )
+    return "; ".join(said) or None
+
+
 def tool_bundle(tool: Any) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a :class:`~mcpnb.client.toolinfo.ToolInfo`."""
     badges = hint_labels(tool) + (
         [(f"task: {tool.task_support}", "")] if tool.task_support != "forbidden" else []
     )
+    page = page_words(tool)
     return card_bundle(
         f"{tool.server}.{tool.name}" + (f" · {tool.title}" if tool.title else ""),
         badges,
@@ -107,5 +124,9 @@ def tool_bundle(tool: Any) -> dict[str, Any]:
         "parameter",
         parameter_rows(tool),
         "* a call must give it" if tool.needed else None,
-        [("returns", returns_words(tool), False), ("call it", call_line(tool), True)],
+        [
+            ("returns", returns_words(tool), False),
+            *([("page", page, False)] if page else []),
+            ("call it", call_line(tool), True),
+        ],
     )

@@ -35,11 +35,18 @@ def short(text: str | None, limit: int = SHORT_DESCRIPTION) -> str:
 
 
 def hint_labels(tool: Any) -> list[tuple[str, str]]:
-    """(label, colour) for each declared behaviour hint; undeclared hints show nothing."""
+    """(label, colour) for each declared behaviour hint, then ``page`` for an MCP App tool (a page
+    of its own) and ``pages only`` for one a model is never offered; undeclared hints show nothing."""
+    from mcpnb.client.apps import for_model, view_uri
+
     ann = tool.annotations or {}
     if ann.get("readOnlyHint") is True:  # read-only makes the other hints meaningless
-        return [("read-only", "ok"), *[(lab, k) for key, v, lab, k in HINTS[3:] if ann.get(key) is v]]
-    return [(label, kind) for key, value, label, kind in HINTS if ann.get(key) is value]
+        labels = [("read-only", "ok"), *[(lab, k) for key, v, lab, k in HINTS[3:] if ann.get(key) is v]]
+    else:
+        labels = [(label, kind) for key, value, label, kind in HINTS if ann.get(key) is value]
+    return (
+        labels + [("page", "")] * (view_uri(tool) is not None) + [("pages only", "")] * (not for_model(tool))
+    )
 
 
 #: Characters of a tool's parameters in the text listing: the needed ones always show, optional

@@ -116,3 +116,30 @@ def test_a_malformed_schema_still_gives_a_card() -> None:
     tool = ToolInfo("s", "t", input_schema={"properties": ["a", "b"], "required": ["a"]})
     text = tool_bundle(tool)["text/plain"]
     assert "a*: any value\nb: any value\n" in text and text.endswith("call it: %mcp call s.t a=…")
+
+
+@server.tool(meta={"ui": {"resourceUri": "ui://xl/chart.html"}})
+def chart() -> str:
+    return "a chart"
+
+
+@server.tool(meta={"ui": {"resourceUri": "ui://xl/chart.html", "visibility": ["app"]}})
+def redraw() -> str:
+    return "redrawn"
+
+
+async def test_an_mcp_app_tool_says_it_has_a_page_and_who_may_call_it() -> None:
+    """The SDK writes ``_meta`` as a server gives it; the card and the listing read it."""
+    from mcpnb.client.toolinfo import ToolList
+    from mcpnb.notebook.render.tool_list import tools_bundle
+
+    listed = await tools()
+    card = tool_bundle(listed["chart"])["text/plain"]
+    assert card.startswith("xl.chart  [page]\n")
+    assert "page: ui://xl/chart.html, an MCP App page that %mcp call draws above the result\n" in card
+    app_only = tool_bundle(listed["redraw"])["text/plain"]
+    assert app_only.startswith("xl.redraw  [page, pages only]\n")
+    assert "; called by its server's pages only (never offered to a model)\n" in app_only
+    assert "page:" not in tool_bundle(listed["ping"])["text/plain"]
+    rows = tools_bundle(ToolList([listed["chart"], listed["ping"], listed["redraw"]]))["text/plain"]
+    assert [line.split()[-1] for line in rows.splitlines()[1:4]] == ["page", "ping", "only"]

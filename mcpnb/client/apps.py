@@ -1,0 +1,346 @@
+"""MCP Apps (the ``io.modelcontextprotocol/ui`` extension, stable 2026-01-26): a tool's own view.
+
+A tool whose ``_meta.ui.resourceUri`` names a ``ui://`` resource has an HTML page that draws its
+result; the host reads the page with ``resources/read``, shows it in a sandboxed frame and answers
+what the page asks over ``postMessage`` in JSON-RPC (``ui/initialize``, ``tools/call``, …).
+
+This module is the host's side without any frontend: which tools have a view, the page and the
+Content-Security-Policy it gets, and :class:`AppHost`, which answers one drawn page's messages
+through the pool. How the page is drawn (an iframe in a widget) is the notebook's business
+(``mcpnb.notebook.render.app_view``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpnb.client.contents import pick, wire
+from mcpnb.client.toolinfo import ToolInfo
+
+#: The extension's identifier, advertised under ``capabilities.extensions`` at ``initialize``.
+EXTENSION = "io.modelcontextprotocol/ui"
+#: The one page type the extension defines.
+PAGE_TYPE = "text/html;profile=mcp-app"
+#: The version of the host ⇄ page protocol this host speaks.
+PROTOCOL_VERSION = "2026-01-26"
+#: Who may call a tool when it says nothing (``_meta.ui.visibility``).
+DEFAULT_VISIBILITY = ("model", "app")
+
+#: A CSP source a server may declare: a scheme and a host, ``*.`` allowed first, an optional port,
+#: nothing that could end the directive or open another one (``;``, ``,``, quotes, spaces).
+_SOURCE = re.compile(r"^(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9.-]+(?::[0-9]{1,5})?/?$")
+_HEAD = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
+_HTML = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
+
+
+def extension_settings() -> dict[str, Any]:
+    """What the client says of MCP Apps at ``initialize``: the page types it draws."""
+    return {"mimeTypes": [PAGE_TYPE]}
+
+
+def _ui(meta: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    ui = (meta or {}).get("ui")
+    return ui if isinstance(ui, Mapping) else {}
+
+
+def view_uri(tool: ToolInfo) -> str | None:
+    """The ``ui://`` page that draws ``tool``'s results, or None. The flat ``_meta["ui/resourceUri"]``
+    is the deprecated spelling of ``_meta.ui.resourceUri``; servers of 2026 still send both."""
+    uri = _ui(tool.meta).get("resourceUri") or (tool.meta or {}).get("ui/resourceUri")
+    return uri if isinstance(uri, str) and uri.startswith("ui://") else None
+
+
+def visibility(tool: ToolInfo) -> tuple[str, ...]:
+    """Who may call ``tool``: ``"model"`` (an LLM it is handed to), ``"app"`` (its server's pages)."""
+    said = _ui(tool.meta).get("visibility")
+    if isinstance(said, list) and all(isinstance(x, str) for x in said):
+        return tuple(said)
+    return DEFAULT_VISIBILITY
+
+
+def for_model(tool: ToolInfo) -> bool:
+    """Whether a model may be offered ``tool``: not when only its pages may call it."""
+    return "model" in visibility(tool)
+
+
+@dataclass(frozen=True)
+class AppPage:
+    """A tool's page as read from its server: the HTML and what it asks of the sandbox."""
+
+    server: str
+    uri: str
+    html: str
+    csp: dict[str, list[str]] = field(default_factory=dict)
+    #: Sources the server declared that are not plain origins, left out of the policy.
+    refused: tuple[str, ...] = ()
+    prefers_border: bool | None = None
+
+    @property
+    def policy(self) -> str:
+        """The Content-Security-Policy the page runs under: the extension's restrictive default,
+        opened only to the origins the server declared (``connectDomains``, ``resourceDomains``,
+        ``frameDomains``, ``baseUriDomains``)."""
+        resources = " ".join(self.csp.get("resourceDomains", []))
+        connect = " ".join(self.csp.get("connectDomains", [])) or "'none'"
+        frames = " ".join(self.csp.get("frameDomains", [])) or "'none'"
+        base = " ".join(self.csp.get("baseUriDomains", [])) or "'self'"
+        directives = [
+            "default-src 'none'",
+            f"script-src 'self' 'unsafe-inline' {resources}",
+            f"style-src 'self' 'unsafe-inline' {resources}",
+            f"img-src 'self' data: blob: {resources}",
+            f"font-src 'self' data: {resources}",
+            f"media-src 'self' data: blob: {resources}",
+            f"connect-src {connect}",
+            f"frame-src {frames}",
+            "object-src 'none'",
+            f"base-uri {base}",
+        ]
+        return "; ".join(" ".join(d.split()) for d in directives)
+
+    @property
+    def document(self) -> str:
+        """The page with its policy as the first thing in its ``<head>``: a frame drawn from this
+        text (``srcdoc``) can reach nothing the server did not declare."""
+        meta = f'<meta http-equiv="Content-Security-Policy" content="{self.policy}">'
+        head = _HEAD.search(self.html)
+        if head:
+            return self.html[: head.end()] + meta + self.html[head.end() :]
+        top = _HTML.search(self.html)
+        if top:
+            return self.html[: top.end()] + f"<head>{meta}</head>" + self.html[top.end() :]
+        return f"<head>{meta}</head>{self.html}"
+
+
+def page_from(server: str, uri: str, contents: list[Any]) -> AppPage:
+    """The :class:`AppPage` in a ``resources/read`` answer; a ``ValueError`` says what is wrong."""
+    page = next((c for c in contents if pick(c, "mime_type", "mimeType") == PAGE_TYPE), None)
+    if page is None:
+        types = sorted({str(pick(c, "mime_type", "mimeType")) for c in contents}) or ["nothing"]
+        raise ValueError(f"{uri} is not an MCP App page: its server sent {', '.join(types)}, not {PAGE_TYPE}")
+    text = pick(page, "text")
+    if text is None:
+        try:
+            text = base64.b64decode(pick(page, "blob") or "", validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise ValueError(f"{uri}: its blob is not base64 of UTF-8 HTML ({exc})") from None
+    ui = _ui(pick(page, "meta", "_meta"))
+    declared = ui.get("csp") if isinstance(ui.get("csp"), Mapping) else {}
+    csp: dict[str, list[str]] = {}
+    refused: list[str] = []
+    for key, sources in declared.items():
+        for source in sources if isinstance(sources, list) else [sources]:
+            if isinstance(source, str) and _SOURCE.match(source):
+                csp.setdefault(str(key), []).append(source)
+            else:
+                refused.append(f"{key}: {source!r}")
+    border = ui.get("prefersBorder")
+    return AppPage(server, uri, text, csp, tuple(refused), border if isinstance(border, bool) else None)
+
+
+class AppRefused(Exception):
+    """A page asked for something this host does not do or allow: a JSON-RPC error to the page."""
+
+    def __init__(self, message: str, code: int = -32000) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the page did that the person should see: ``kind`` is ``call``, ``link``,
+    ``message``, ``context``, ``log`` or ``refused``; ``url`` only for a link to open."""
+
+    kind: str
+    text: str
+    url: str | None = None
+
+
+class AppHost:
+    """The host for one drawn page: answers its JSON-RPC messages through the pool.
+
+    ``send`` posts a message to the page; ``note`` tells the person what the page did (a tool it
+    called, a link it asks to open, a message meant for a model). Calls go to the page's own server
+    only, and only to tools whose visibility includes ``"app"``, as the extension requires.
+    Everything the page handed over stays here: :attr:`calls` (the results), :attr:`messages`
+    (``ui/message``), :attr:`context` (the last ``ui/update-model-context``), :attr:`logs`.
+    """
+
+    def __init__(
+        self,
+        pool: Any,
+        tool: ToolInfo,
+        page: AppPage,
+        arguments: Mapping[str, Any] | None,
+        result: Any,
+        *,
+        send: Callable[[dict[str, Any]], None],
+        note: Callable[[Note], None] = lambda _note: None,
+        theme: str = "light",
+    ) -> None:
+        self.pool, self.tool, self.page = pool, tool, page
+        self.arguments = dict(arguments or {})
+        self.result = result
+        self.send, self.note, self.theme = send, note, theme
+        self.initialized = False
+        self.calls: list[Any] = []
+        self.messages: list[dict[str, Any]] = []
+        self.context: dict[str, Any] | None = None
+        self.logs: list[dict[str, Any]] = []
+
+    @property
+    def server(self) -> str:
+        return self.tool.server
+
+    async def receive(self, message: Any) -> None:
+        """Handle one message from the page; a request always gets an answer or an error."""
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return  # not JSON-RPC: the page's own postMessage traffic, none of ours
+        method, params = message.get("method"), message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if not isinstance(method, str):
+            return  # an answer to a request of ours (teardown): nothing waits for it
+        if "id" not in message:
+            await self._notified(method, params)
+            return
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        try:
+            reply["result"] = await self._answer(method, params)
+        except AppRefused as refused:
+            reply["error"] = {"code": refused.code, "message": str(refused)}
+        except Exception as exc:  # a failed call is the page's to show; the host goes on
+            reply["error"] = {"code": -32603, "message": f"{type(exc).__name__}: {exc}"}
+        self.send(reply)
+
+    async def _answer(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "ui/initialize":
+            return self._initialize_result()
+        if method == "ping":
+            return {}
+        if method == "tools/call":
+            return await self._call(params)
+        if method == "resources/read":
+            return await self._read(params)
+        if method == "ui/open-link":
+            return self._open_link(params)
+        if method == "ui/message":
+            self.messages.append(params)
+            self.note(Note("message", f"the page says, for a model: {_content_text(params.get('content'))}"))
+            return {}
+        if method == "ui/update-model-context":
+            self.context = params
+            said = _content_text(params.get("content")) or _short(params.get("structuredContent"))
+            self.note(Note("context", f"the page set what a model should know: {said}"))
+            return {}
+        if method == "ui/request-display-mode":
+            return {"mode": "inline"}  # a notebook output is inline; the page keeps its place
+        raise AppRefused(f"{method} is not something this host does", code=-32601)
+
+    async def _notified(self, method: str, params: dict[str, Any]) -> None:
+        if method == "ui/notifications/initialized" and not self.initialized:
+            self.initialized = True  # the extension: nothing goes to the page before this
+            self._notify("ui/notifications/tool-input", {"arguments": self.arguments})
+            if self.result is not None:
+                self._notify("ui/notifications/tool-result", wire_result(self.result))
+        elif method == "notifications/message":
+            self.logs.append(params)
+            level = params.get("level", "info")
+            self.note(Note("log", f"{level}: {_short(params.get('data'))}"))
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def _initialize_result(self) -> dict[str, Any]:
+        from mcpnb import __version__
+
+        tool = {"name": self.tool.name, "inputSchema": self.tool.input_schema}
+        for key, value in (
+            ("title", self.tool.title),
+            ("description", self.tool.description),
+            ("outputSchema", self.tool.output_schema),
+            ("annotations", self.tool.annotations),
+            ("_meta", self.tool.meta),
+        ):
+            if value is not None:
+                tool[key] = value
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "hostInfo": {"name": "mcpnb", "version": __version__},
+            "hostCapabilities": {
+                "openLinks": {},
+                "serverTools": {},
+                "serverResources": {},
+                "logging": {},
+                "message": {"text": {}},
+                "updateModelContext": {"text": {}, "structuredContent": {}},
+                "sandbox": {"csp": self.page.csp},
+            },
+            "hostContext": {
+                "toolInfo": {"tool": tool},
+                "theme": self.theme if self.theme in ("light", "dark") else "light",
+                "displayMode": "inline",
+                "availableDisplayModes": ["inline"],
+                "platform": "web",
+                "containerDimensions": {"maxHeight": 2000},
+            },
+        }
+
+    async def _call(self, params: dict[str, Any]) -> Any:
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str) or not isinstance(arguments, dict | None):
+            raise AppRefused("tools/call takes a tool's name and an object of arguments", code=-32602)
+        tool = await self.pool.atools(self.server)
+        info = next((t for t in tool if t.name == name), None)
+        if info is None:
+            raise AppRefused(f"{self.server!r} has no tool {name!r}", code=-32602)
+        if "app" not in visibility(info):
+            self.note(Note("refused", f"the page asked for {name}, which its server keeps for models"))
+            raise AppRefused(f"{name} is not callable from an app (its visibility is model only)")
+        started = time.perf_counter()
+        result = await self.pool.acall(self.server, name, arguments or {})
+        self.calls.append(result)
+        took = f"{(time.perf_counter() - started) * 1000:.0f} ms"
+        outcome = "failed" if result.is_error else "✓"
+        self.note(Note("call", f"the page called {name}({_short(arguments or {})}) {outcome} in {took}"))
+        return wire_result(result)
+
+    async def _read(self, params: dict[str, Any]) -> Any:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise AppRefused("resources/read takes a uri", code=-32602)
+        contents = await self.pool.aread(self.server, uri)
+        return {"contents": [wire(c) for c in contents]}
+
+    def _open_link(self, params: dict[str, Any]) -> Any:
+        url = params.get("url")
+        if not isinstance(url, str) or not re.match(r"^https?://", url):
+            raise AppRefused("only http(s) links open from a page")
+        # never opened for the page: the person sees where it goes and clicks, or not
+        self.note(Note("link", "the page asks to open", url=url))
+        return {}
+
+
+def wire_result(result: Any) -> dict[str, Any]:
+    """A tool result as ``ui/notifications/tool-result`` carries it: the wire ``CallToolResult``."""
+    raw = getattr(result, "raw", result)
+    return {k: v for k, v in dict(raw).items() if k != "resultType"}
+
+
+def _content_text(content: Any) -> str:
+    blocks = content if isinstance(content, list) else [content]
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return _short(" ".join(texts)) if texts else ""
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    import json
+
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,82 @@
+// An MCP App's page in a notebook output: a sandboxed frame, and the bridge between the page's
+// postMessage JSON-RPC and the kernel (mcpnb.client.apps.AppHost answers it there).
+//
+// The frame has `sandbox="allow-scripts allow-forms"` and no allow-same-origin: the page runs in an
+// opaque origin of its own, so it cannot reach JupyterLab, its cookies or the kernel, and talks only
+// through postMessage. Its Content-Security-Policy is already in the document (AppPage.document).
+
+function theme() {
+  const light = document.body.dataset.jpThemeLight;
+  if (light !== undefined) return light === "false" ? "dark" : "light";
+  return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+function noteRow(note) {
+  const row = document.createElement("div");
+  row.className = `mcpnb-app-note mcpnb-app-${note.kind}`;
+  row.append(note.text);
+  if (note.url) {
+    const link = document.createElement("a");
+    link.href = note.url;
+    link.textContent = note.url;
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+    row.append(" ", link);
+  }
+  return row;
+}
+
+function render({ model, el }) {
+  const view = Math.random().toString(36).slice(2);
+  const box = document.createElement("div");
+  box.className = "mcpnb-app";
+  const title = document.createElement("div");
+  title.className = "mcpnb-app-title";
+  const frame = document.createElement("iframe");
+  frame.className = "mcpnb-app-frame";
+  frame.setAttribute("sandbox", "allow-scripts allow-forms");
+  frame.setAttribute("title", model.get("label"));
+  frame.style.height = `${model.get("height")}px`;
+  const notes = document.createElement("div");
+  notes.className = "mcpnb-app-notes";
+  box.append(title, frame, notes);
+  el.append(box);
+
+  const draw = () => {
+    title.textContent = model.get("label");
+    box.classList.toggle("mcpnb-app-bordered", model.get("border"));
+    notes.replaceChildren(...model.get("notes").map(noteRow));
+  };
+  draw();
+  model.on("change:notes", draw);
+  model.on("change:label", draw);
+  model.on("change:border", draw);
+  frame.srcdoc = model.get("document");
+
+  const fromPage = (event) => {
+    if (event.source !== frame.contentWindow) return; // only this view's page
+    const message = event.data;
+    if (!message || message.jsonrpc !== "2.0") return;
+    if (message.method === "ui/notifications/size-changed") {
+      const height = Number(message.params?.height);
+      if (height > 0) frame.style.height = `${Math.min(Math.ceil(height), model.get("max_height"))}px`;
+    }
+    model.send({ view, theme: theme(), message });
+  };
+  const toPage = (content) => {
+    if (content?.view === view) frame.contentWindow?.postMessage(content.message, "*");
+  };
+  window.addEventListener("message", fromPage);
+  model.on("msg:custom", toPage);
+  return () => {
+    // the extension asks the host to say so before a page goes; nothing can wait for its answer here
+    frame.contentWindow?.postMessage(
+      { jsonrpc: "2.0", id: `teardown-${view}`, method: "ui/resource-teardown", params: { reason: "the output was cleared" } },
+      "*",
+    );
+    window.removeEventListener("message", fromPage);
+    model.off("msg:custom", toPage);
+  };
+}
+
+export default { render };

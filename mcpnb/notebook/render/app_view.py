@@ -1,0 +1,161 @@
+"""An MCP App drawn in a notebook: the tool's ``ui://`` page in a sandboxed frame, live.
+
+The page talks JSON-RPC over ``postMessage``; ``app_view.js`` (an anywidget module: widget code
+without a JupyterLab extension of our own) passes it to the kernel, where
+:class:`~mcpnb.client.apps.AppHost` answers on the pool's runtime thread: the page's calls go to
+its own server while the cell that drew it has long finished. What the page asks of the person
+(a link to open, a message meant for a model) shows under the frame; nothing is opened for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mcpnb.client.apps import AppHost, AppPage, Note, page_from, view_uri
+from mcpnb.client.results import ToolResult
+from mcpnb.client.toolinfo import ToolInfo
+
+_CSS = """
+.mcpnb-app { display: flex; flex-direction: column; gap: 4px; max-width: 100%; }
+.mcpnb-app-title { font-size: 12px; color: var(--jp-ui-font-color2, #6e7781); }
+.mcpnb-app-frame { width: 100%; border: 0; background: transparent; }
+.mcpnb-app-bordered .mcpnb-app-frame { border: 1px solid var(--jp-border-color1, #d0d7de);
+  border-radius: 6px; background: var(--jp-layout-color0, #fff); }
+.mcpnb-app-notes { font-size: 12px; color: var(--jp-ui-font-color1, #1f2328); }
+.mcpnb-app-note { padding: 1px 0; overflow-wrap: anywhere; }
+.mcpnb-app-refused { color: var(--jp-error-color1, #cf222e); }
+"""
+
+
+def _widget_class() -> type:
+    """The anywidget class, made on first use: anywidget (and ipywidgets) load only when a page is
+    drawn, never at ``%load_ext mcpnb``."""
+    global _AppWidget
+    if _AppWidget is None:
+        import anywidget
+        import traitlets as t
+
+        class AppWidget(anywidget.AnyWidget):  # type: ignore[misc]
+            _esm = Path(__file__).with_name("app_view.js")
+            _css = _CSS
+            document = t.Unicode("").tag(sync=True)
+            label = t.Unicode("").tag(sync=True)
+            border = t.Bool(True).tag(sync=True)
+            height = t.Int(320).tag(sync=True)
+            max_height = t.Int(2000).tag(sync=True)
+            notes = t.List(t.Dict()).tag(sync=True)
+
+        _AppWidget = AppWidget
+    return _AppWidget
+
+
+_AppWidget: type | None = None
+
+
+class AppView:
+    """A tool's page, drawn; it answers the page for as long as the kernel runs.
+
+    ``AppView(pool, result)`` draws the page of the tool that made ``result`` (a ``pool.call``
+    result) with that result in it; ``AppView(pool, "server.tool")`` (or a ``ToolInfo``) draws the
+    page alone, for a page that calls its tools itself. ``arguments`` are the call's, handed to the
+    page as the extension asks. The page is read from the tool's server now: a ``ValueError`` says
+    why it cannot be (no page, not an MCP App page). Display it as any output. What the page did
+    stays here: :attr:`calls` (each result, as ``pool.call`` returns it), :attr:`messages`,
+    :attr:`context`, :attr:`logs`, :attr:`notes`.
+    """
+
+    def __init__(
+        self,
+        pool: Any,
+        target: Any,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        page: AppPage | None = None,
+    ) -> None:
+        self.pool = pool
+        self.result = target if isinstance(target, ToolResult) else None
+        self.tool = _tool_of(pool, target)
+        uri = view_uri(self.tool)
+        if uri is None:
+            raise ValueError(f"{self.tool.server}.{self.tool.name} has no page (no _meta.ui.resourceUri)")
+        self.arguments = dict(arguments or {})
+        self.page = page or page_from(self.tool.server, uri, list(pool.read(self.tool.server, uri)))
+        self.notes: list[Note] = []
+        self._hosts: dict[str, AppHost] = {}
+        for refused in self.page.refused:
+            self.notes.append(Note("refused", f"left out of the page's policy (not an origin): {refused}"))
+        self.widget = _widget_class()(
+            document=self.page.document,
+            label=f"{self.tool.server}.{self.tool.name} · {uri} (an MCP App, sandboxed)",
+            border=self.page.prefers_border is not False,
+            notes=[_note_state(n) for n in self.notes],
+        )
+        self.widget.on_msg(self._from_page)
+
+    # what the page did, across every view of it (a widget displayed twice draws two pages)
+    @property
+    def calls(self) -> list[Any]:
+        return [call for host in self._hosts.values() for call in host.calls]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [m for host in self._hosts.values() for m in host.messages]
+
+    @property
+    def context(self) -> dict[str, Any] | None:
+        said = [host.context for host in self._hosts.values() if host.context is not None]
+        return said[-1] if said else None
+
+    @property
+    def logs(self) -> list[dict[str, Any]]:
+        return [entry for host in self._hosts.values() for entry in host.logs]
+
+    def _from_page(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """A message from one drawn page (kernel thread): answered on the runtime thread, where
+        the pool's connections live; the kernel goes on meanwhile."""
+        if not isinstance(content, dict) or not isinstance(content.get("view"), str):
+            return
+        view = content["view"]
+        host = self._hosts.get(view)
+        if host is None:
+            host = self._hosts[view] = AppHost(
+                self.pool,
+                self.tool,
+                self.page,
+                self.arguments,
+                self.result,
+                send=lambda message: self.widget.send({"view": view, "message": message}),
+                note=self._note,
+                theme=str(content.get("theme") or "light"),
+            )
+        self.pool.runtime.hand_over(host.receive(content.get("message")))
+
+    def _note(self, note: Note) -> None:
+        self.notes.append(note)
+        self.widget.notes = [_note_state(n) for n in self.notes[-20:]]
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+
+    def __repr__(self) -> str:
+        return f"<AppView {self.tool.server}.{self.tool.name} {self.page.uri}>"
+
+
+def _tool_of(pool: Any, target: Any) -> ToolInfo:
+    """The tool a result came from, or that ``"server.tool"`` names; a ToolInfo as is."""
+    if isinstance(target, ToolInfo):
+        return target
+    if isinstance(target, str):
+        server, _, name = target.partition(".")
+    else:
+        server, name = target.server, target.tool
+    tool = pool.cached_tool(server, name) or next((t for t in pool.tools(server) if t.name == name), None)
+    if tool is None:
+        raise ValueError(f"{server!r} has no tool {name!r}")
+    return tool
+
+
+def _note_state(note: Note) -> dict[str, Any]:
+    return {"kind": note.kind, "text": note.text, "url": note.url}

@@ -1,0 +1,271 @@
+"""MCP Apps, the host's side without a browser: which tools have a page, the page and its policy,
+and what :class:`AppHost` answers a page.
+
+The page's messages are written here as the extension's text has them (the browser test,
+``tests/browser/test_apps_in_jupyterlab.py``, runs the MCP Apps project's own page); the servers
+are real: the MCP Apps project's example over stdio, and the SDK's ``MCPServer`` in-process for
+the cases that example has no tool for (visibility, policies, blobs).
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+from typing import Any
+
+import pytest
+from conftest import EVERYTHING
+from mcp.server.mcpserver import Context, MCPServer
+
+from mcpnb import Pool
+from mcpnb.client.apps import EXTENSION, PAGE_TYPE, AppHost, for_model, page_from, view_uri, visibility
+
+BASIC = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
+SHOP_PAGE = "ui://shop/cart.html"
+DEFAULT_POLICY = (
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; font-src 'self' data:; media-src 'self' data: blob:; "
+    "connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'"
+)
+
+
+def shop() -> MCPServer:
+    server = MCPServer("shop", log_level="WARNING")
+
+    @server.tool(meta={"ui": {"resourceUri": SHOP_PAGE}})
+    def cart(item: str = "tea") -> dict[str, list[str]]:
+        """The cart, drawn by its page."""
+        return {"items": [item]}
+
+    @server.tool(meta={"ui": {"resourceUri": SHOP_PAGE, "visibility": ["app"]}})
+    def refresh() -> dict[str, list[str]]:
+        """Only the page calls this."""
+        return {"items": ["tea", "cake"]}
+
+    @server.tool(meta={"ui": {"visibility": ["model"]}})
+    def checkout() -> str:
+        return "paid"
+
+    @server.tool()
+    def extensions(ctx: Context) -> dict[str, Any]:
+        """What the client said it supports, as the server sees it."""
+        return {"extensions": ctx.session.client_params.capabilities.extensions or {}}
+
+    @server.resource(
+        SHOP_PAGE,
+        mime_type=PAGE_TYPE,
+        meta={
+            "ui": {
+                "csp": {
+                    "connectDomains": ["https://api.example.com", "https://x.example; script-src *"],
+                    "resourceDomains": ["https://*.cdn.example"],
+                },
+                "prefersBorder": False,
+            }
+        },
+    )
+    def page() -> str:
+        return "<!doctype html><html><HEAD lang='en'><title>cart</title></HEAD><body>cart</body></html>"
+
+    @server.resource("ui://shop/blob.html", mime_type=PAGE_TYPE)
+    def blob_page() -> bytes:
+        return "<p>from a blob, é</p>".encode()
+
+    @server.resource("ui://shop/plain.html", mime_type="text/html")
+    def plain_page() -> str:
+        return "<p>not an app</p>"
+
+    return server
+
+
+@pytest.fixture
+def host_of():
+    """An AppHost for a tool of a live pool; its ``sent`` list holds what it posted to the page."""
+    pool = Pool()
+    hosts = []
+
+    def make(server: str, tool: str, result: Any = None, arguments: Any = None) -> AppHost:
+        info = next(t for t in pool.tools(server) if t.name == tool)
+        page = page_from(server, view_uri(info), list(pool.read(server, view_uri(info))))
+        sent: list[dict] = []
+        notes: list = []
+        host = AppHost(pool, info, page, arguments, result, send=sent.append, note=notes.append)
+        host.sent, host.noted = sent, notes  # type: ignore[attr-defined]
+        hosts.append(host)
+        return host
+
+    make.pool = pool  # type: ignore[attr-defined]
+    yield make
+    pool.close()
+
+
+def ask(host: AppHost, *messages: Any) -> list[dict]:
+    """The page sends ``messages`` in order; what the host posted back."""
+    before = len(host.sent)  # type: ignore[attr-defined]
+
+    async def send_all() -> None:
+        for message in messages:
+            await host.receive(message)
+
+    host.pool.runtime.run(send_all())
+    return host.sent[before:]  # type: ignore[attr-defined]
+
+
+def request(id: int, method: str, params: Any = None) -> dict:
+    return {"jsonrpc": "2.0", "id": id, "method": method, **({} if params is None else {"params": params})}
+
+
+INITIALIZE = request(
+    1,
+    "ui/initialize",
+    {"appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"},
+)
+INITIALIZED = {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}
+
+
+def test_the_mcp_apps_example_server_has_a_page_and_its_handshake_hands_it_the_call(host_of):
+    assert BASIC.exists() and shutil.which("node"), "run `npm ci --prefix tests/peers`"
+    host_of.pool.connect("basic", command=shutil.which("node"), args=[str(BASIC), "--stdio"])
+    [tool] = host_of.pool.tools("basic")
+    assert view_uri(tool) == "ui://get-time/mcp-app.html" and visibility(tool) == ("model", "app")
+    result = host_of.pool.call("basic", "get-time")
+    host = host_of("basic", "get-time", result, {})
+    assert host.page.policy == DEFAULT_POLICY  # the example declares no domain: the default
+    assert host.page.document.count("Content-Security-Policy") == 1
+    assert host.page.document.index("Content-Security-Policy") < host.page.document.index("<script")
+
+    [answer] = ask(host, INITIALIZE)  # answered, and nothing else before `initialized`
+    assert answer["id"] == 1 and answer["result"]["protocolVersion"] == "2026-01-26"
+    context = answer["result"]["hostContext"]
+    assert context["toolInfo"]["tool"]["name"] == "get-time" and context["displayMode"] == "inline"
+    assert answer["result"]["hostCapabilities"]["serverTools"] == {}
+
+    tool_input, tool_result = ask(host, INITIALIZED)
+    assert tool_input == {
+        "jsonrpc": "2.0",
+        "method": "ui/notifications/tool-input",
+        "params": {"arguments": {}},
+    }
+    assert tool_result["method"] == "ui/notifications/tool-result"
+    assert tool_result["params"]["structuredContent"] == result.data
+    assert ask(host, INITIALIZED) == []  # said once
+
+    [called] = ask(host, request(2, "tools/call", {"name": "get-time", "arguments": {}}))
+    assert called["id"] == 2 and "time" in called["result"]["structuredContent"]
+    assert [c.data for c in host.calls] == [called["result"]["structuredContent"]]
+    assert "the page called get-time({}) ✓" in host.noted[-1].text  # type: ignore[attr-defined]
+
+
+def test_the_server_sees_the_extension_in_both_eras(host_of):
+    for era in ("modern", "legacy"):
+        host_of.pool.connect(f"shop-{era}", server=shop(), era=era)
+        said = host_of.pool.call(f"shop-{era}", "extensions").data["extensions"]
+        assert said == {EXTENSION: {"mimeTypes": [PAGE_TYPE]}}, era
+
+
+def test_a_page_calls_its_servers_app_tools_only(host_of):
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart")
+    ask(host, INITIALIZE, INITIALIZED)
+    app_only, model_only, unknown, malformed = ask(
+        host,
+        request(2, "tools/call", {"name": "refresh", "arguments": {}}),
+        request(3, "tools/call", {"name": "checkout", "arguments": {}}),
+        request(4, "tools/call", {"name": "chekout"}),
+        request(5, "tools/call", {"name": "cart", "arguments": ["tea"]}),
+    )
+    assert app_only["result"]["structuredContent"] == {"items": ["tea", "cake"]}
+    assert (
+        model_only["error"]["code"] == -32000 and "not callable from an app" in model_only["error"]["message"]
+    )
+    assert unknown["error"] == {"code": -32602, "message": "'shop' has no tool 'chekout'"}
+    assert malformed["error"]["code"] == -32602
+    assert [n.kind for n in host.noted] == ["call", "refused"]  # type: ignore[attr-defined]
+    assert len(host.calls) == 1
+
+
+def test_a_toolbox_offers_a_model_no_tool_kept_for_pages(host_of):
+    host_of.pool.connect("shop", server=shop())
+    tools = host_of.pool.functions("shop")
+    assert sorted(tools) == ["mcp__shop__cart", "mcp__shop__checkout", "mcp__shop__extensions"]
+    assert [s["name"] for s in tools.specs("anthropic")] == sorted(tools)
+    assert tools.pages_only == ["shop.refresh"]
+    assert repr(tools).endswith("kept for their servers' pages (MCP Apps), never a model's: shop.refresh")
+    assert not for_model(next(t for t in host_of.pool.tools("shop") if t.name == "refresh"))
+
+
+def test_the_pages_policy_opens_only_declared_origins(host_of):
+    host_of.pool.connect("shop", server=shop())
+    page = host_of("shop", "cart").page
+    assert page.csp == {
+        "connectDomains": ["https://api.example.com"],
+        "resourceDomains": ["https://*.cdn.example"],
+    }
+    assert page.refused == ("connectDomains: 'https://x.example; script-src *'",)
+    assert "connect-src https://api.example.com;" in page.policy
+    assert "script-src 'self' 'unsafe-inline' https://*.cdn.example;" in page.policy
+    assert "x.example" not in page.policy and page.prefers_border is False
+    # the policy goes first in the page's own <head>, whatever its case
+    assert page.document.startswith("<!doctype html><html><HEAD lang='en'><meta http-equiv=")
+
+
+def test_a_page_as_a_blob_and_a_resource_that_is_no_page(host_of):
+    pool = host_of.pool
+    pool.connect("shop", server=shop())
+    blob = page_from("shop", "ui://shop/blob.html", list(pool.read("shop", "ui://shop/blob.html")))
+    assert blob.html == "<p>from a blob, é</p>" and blob.document.startswith("<head><meta http-equiv=")
+    with pytest.raises(
+        ValueError, match=r"^ui://shop/plain.html is not an MCP App page: its server sent text/html, not "
+    ):
+        page_from("shop", "ui://shop/plain.html", list(pool.read("shop", "ui://shop/plain.html")))
+    bad = [{"uri": "ui://x", "mimeType": PAGE_TYPE, "blob": base64.b64encode(b"\xff\xfe").decode()}]
+    with pytest.raises(ValueError, match=r"^ui://x: its blob is not base64 of UTF-8 HTML"):
+        page_from("x", "ui://x", bad)
+
+
+def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host_of):
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart", arguments={"item": "tea"})
+    said = ask(
+        host,
+        request(2, "ui/open-link", {"url": "https://example.com/docs"}),
+        request(3, "ui/open-link", {"url": "javascript:alert(1)"}),
+        request(4, "ui/message", {"role": "user", "content": [{"type": "text", "text": "buy tea"}]}),
+        request(5, "ui/update-model-context", {"structuredContent": {"cart": ["tea"]}}),
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "warning", "data": "low stock"},
+        },
+        request(6, "ui/request-display-mode", {"mode": "fullscreen"}),
+        request(7, "resources/read", {"uri": SHOP_PAGE}),
+        request(8, "ping"),
+        request(9, "sampling/createMessage", {}),
+        "not json-rpc",
+        {"jsonrpc": "2.0", "id": "teardown-1", "result": {}},  # an answer to the host: nothing to do
+    )
+    assert [m.get("result", m.get("error")) for m in said[:4]] == [
+        {},
+        {"code": -32000, "message": "only http(s) links open from a page"},
+        {},
+        {},
+    ]
+    assert said[4]["result"] == {"mode": "inline"}
+    assert said[5]["result"]["contents"][0]["mimeType"] == PAGE_TYPE
+    assert said[6]["result"] == {} and said[7]["error"]["code"] == -32601
+    assert len(said) == 8
+    notes = host.noted  # type: ignore[attr-defined]
+    assert [(n.kind, n.url) for n in notes] == [
+        ("link", "https://example.com/docs"),
+        ("message", None),
+        ("context", None),
+        ("log", None),
+    ]
+    assert notes[1].text == "the page says, for a model: buy tea"
+    assert notes[3].text == "warning: low stock"
+    assert host.messages[0]["content"][0]["text"] == "buy tea"
+    assert host.context == {"structuredContent": {"cart": ["tea"]}}
+    # before `initialized`, the page got answers only: no tool-input yet
+    assert not any(m.get("method") == "ui/notifications/tool-input" for m in said)
+    tool_input, *rest = ask(host, INITIALIZED)
+    assert tool_input["params"] == {"arguments": {"item": "tea"}} and rest == []  # no result: none sent

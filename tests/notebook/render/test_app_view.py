@@ -1,0 +1,109 @@
+"""An MCP App's page in a real kernel: ``%mcp call`` draws it above the result, and the widget
+answers the page's JSON-RPC through the kernel, while no cell runs.
+
+The test plays the widget's frontend code (``app_view.js``): it opens no iframe, and sends what
+the page would send, as the JS does (``{"view", "theme", "message"}``). The page itself runs in
+``tests/browser/test_apps_in_jupyterlab.py``. The server is the MCP Apps project's example.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from conftest import EVERYTHING
+
+from tests.frontend import Frontend
+
+BASIC = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "ui/initialize",
+    "params": {
+        "appInfo": {"name": "t", "version": "1"},
+        "appCapabilities": {},
+        "protocolVersion": "2026-01-26",
+    },
+}
+
+
+def _ok(fe: Frontend, code: str) -> str:
+    cell = fe.execute(code)
+    reply = fe.reply(cell)
+    assert reply["status"] == "ok", reply
+    return cell
+
+
+def _page(fe: Frontend, cell: str) -> str | None:
+    return fe.find(cell, model="AnyModel")
+
+
+def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
+    assert BASIC.exists(), "run `npm ci --prefix tests/peers`"
+    fe = Frontend(kernel)
+    _ok(fe, f"%load_ext mcpnb\n%mcp connect basic -- {shutil.which('node')} {BASIC} --stdio")
+    cell = _ok(fe, "first = %mcp call basic.get-time")  # the tool list not cached yet: the thread path
+    page = _page(fe, cell)
+    assert page is not None and fe.displayed[cell] == [page]
+    state = fe.models[page]
+    assert state["label"] == "basic.get-time · ui://get-time/mcp-app.html (an MCP App, sandboxed)"
+    assert (
+        "Content-Security-Policy" in state["document"] and "<title>Get Time App</title>" in state["document"]
+    )
+
+    asked = fe.send_custom(page, {"view": "v1", "theme": "dark", "message": INITIALIZE})
+    fe.wait_for(lambda: fe.custom.get(asked), what="the answer to ui/initialize")
+    [answer] = fe.custom[asked]
+    assert answer["view"] == "v1" and answer["message"]["id"] == 1
+    assert answer["message"]["result"]["hostContext"]["theme"] == "dark"
+
+    ready = fe.send_custom(
+        page, {"view": "v1", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
+    )
+    fe.wait_for(lambda: len(fe.custom.get(ready, [])) == 2, what="tool-input and tool-result")
+    sent = [m["message"]["method"] for m in fe.custom[ready]]
+    assert sent == ["ui/notifications/tool-input", "ui/notifications/tool-result"]
+    handed = fe.custom[ready][1]["message"]["params"]["structuredContent"]
+
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "get-time", "arguments": {}},
+    }
+    called = fe.send_custom(page, {"view": "v1", "message": call})
+    fe.wait_for(lambda: fe.custom.get(called), what="the answer to tools/call")
+    fetched = fe.custom[called][0]["message"]["result"]["structuredContent"]
+    assert fetched["time"] >= handed["time"]
+    fe.wait_for(lambda: fe.models[page]["notes"], what="a note of the page's call")
+    assert fe.models[page]["notes"][0]["text"].startswith("the page called get-time({}) ✓")
+
+    # a second drawing of the same widget is a page of its own: its answers carry its view
+    other = fe.send_custom(page, {"view": "v2", "message": INITIALIZE})
+    fe.wait_for(lambda: fe.custom.get(other), what="the second view's answer")
+    assert fe.custom[other][0]["view"] == "v2"
+
+    cached = _ok(fe, "%mcp call basic.get-time")  # cached now: the awaited path draws it too
+    assert _page(fe, cached) is not None and "text/plain" in fe.results[cached]
+    for flag in ("--no-view", "--raw"):
+        plain = _ok(fe, f"%mcp call basic.get-time {flag}")
+        assert _page(fe, plain) is None and plain not in fe.displayed and plain in fe.results
+
+
+def test_a_tool_without_a_page_draws_nothing_and_a_page_that_fails_says_so(kernel):
+    fe = Frontend(kernel)
+    _ok(fe, "%load_ext mcpnb\n%mcp serve probe-kit")
+    plain = _ok(fe, "%mcp call probe.estimate task='ship it' files=2")
+    assert plain not in fe.displayed and plain in fe.results
+    broken = _ok(
+        fe,
+        "from mcp.server.mcpserver import MCPServer\n"
+        "srv = MCPServer('gone')\n"
+        "@srv.tool(meta={'ui': {'resourceUri': 'ui://gone/page.html'}})\n"
+        "def hello() -> str:\n    return 'hi'\n"
+        "%mcp connect gone {{srv}}",
+    )
+    assert broken
+    cell = _ok(fe, "%mcp call gone.hello")
+    assert cell not in fe.displayed and "hi" in fe.results[cell]["text/plain"]
+    assert "gone.hello's page (an MCP App) could not be drawn:" in fe.stdout[cell]
