@@ -101,6 +101,7 @@ class AppPage:
             f"frame-src {frames}",
             "object-src 'none'",
             f"base-uri {base}",
+            "form-action 'none'",  # a form's submission is a navigation, which default-src leaves open
         ]
         return "; ".join(" ".join(d.split()) for d in directives)
 
@@ -160,6 +161,8 @@ class Note:
     kind: str
     text: str
     url: str | None = None
+    #: the tool a ``call`` note is about: a view keeps one line per tool, with a count
+    tool: str | None = None
 
 
 class AppHost:
@@ -182,12 +185,13 @@ class AppHost:
         *,
         send: Callable[[dict[str, Any]], None],
         note: Callable[[Note], None] = lambda _note: None,
-        theme: str = "light",
+        context: Mapping[str, Any] | None = None,
     ) -> None:
         self.pool, self.tool, self.page = pool, tool, page
         self.arguments = dict(arguments or {})
         self.result = result
-        self.send, self.note, self.theme = send, note, theme
+        self.send, self.note = send, note
+        self.context_of_host = host_context(context)
         self.initialized = False
         self.calls: list[Any] = []
         self.messages: list[dict[str, Any]] = []
@@ -235,7 +239,13 @@ class AppHost:
             return {}
         if method == "ui/update-model-context":
             self.context = params
-            said = _content_text(params.get("content")) or _short(params.get("structuredContent"))
+            content, data = params.get("content"), params.get("structuredContent")
+            said = " ".join(
+                [
+                    *([_content_text(content)] if content is not None else []),
+                    *([_short(data)] if data else []),
+                ]
+            )
             self.note(Note("context", f"the page set what a model should know: {said}"))
             return {}
         if method == "ui/request-display-mode":
@@ -283,11 +293,12 @@ class AppHost:
             },
             "hostContext": {
                 "toolInfo": {"tool": tool},
-                "theme": self.theme if self.theme in ("light", "dark") else "light",
+                "theme": "light",
                 "displayMode": "inline",
                 "availableDisplayModes": ["inline"],
                 "platform": "web",
                 "containerDimensions": {"maxHeight": 2000},
+                **self.context_of_host,
             },
         }
 
@@ -307,7 +318,8 @@ class AppHost:
         self.calls.append(result)
         took = f"{(time.perf_counter() - started) * 1000:.0f} ms"
         outcome = "failed" if result.is_error else "✓"
-        self.note(Note("call", f"the page called {name}({_short(arguments or {})}) {outcome} in {took}"))
+        said = f"the page called {name}({_short(arguments or {})}) {outcome} in {took}"
+        self.note(Note("call", said, tool=name))
         return wire_result(result)
 
     async def _read(self, params: dict[str, Any]) -> Any:
@@ -326,6 +338,29 @@ class AppHost:
         return {}
 
 
+def host_context(said: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What the frontend that draws the page says of itself (theme, styles, locale, time zone),
+    as ``hostContext`` fields; anything else, or of the wrong shape, is left out."""
+    said = said if isinstance(said, Mapping) else {}
+    out: dict[str, Any] = {}
+    if said.get("theme") in ("light", "dark"):
+        out["theme"] = said["theme"]
+    for key in ("locale", "timeZone"):
+        if isinstance(said.get(key), str) and 0 < len(said[key]) <= 64:
+            out[key] = said[key]
+    styles = said.get("styles")
+    variables = styles.get("variables") if isinstance(styles, Mapping) else None
+    if isinstance(variables, Mapping):
+        kept = {
+            k: v
+            for k, v in list(variables.items())[:100]
+            if isinstance(k, str) and k.startswith("--") and isinstance(v, str) and len(v) <= 300
+        }
+        if kept:
+            out["styles"] = {"variables": kept}
+    return out
+
+
 def wire_result(result: Any) -> dict[str, Any]:
     """A tool result as ``ui/notifications/tool-result`` carries it: the wire ``CallToolResult``."""
     raw = getattr(result, "raw", result)
@@ -333,9 +368,21 @@ def wire_result(result: Any) -> dict[str, Any]:
 
 
 def _content_text(content: Any) -> str:
-    blocks = content if isinstance(content, list) else [content]
-    texts = [b.get("text") for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)]
-    return _short(" ".join(texts)) if texts else ""
+    """Content blocks in one line: their text, and what the others are (``[an image/png image]``)."""
+    said = []
+    for block in content if isinstance(content, list) else [content]:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if isinstance(block.get("text"), str):
+            said.append(block["text"])
+        elif kind in ("image", "audio"):
+            said.append(f"[an {block.get('mimeType') or kind} {kind}]")
+        elif kind == "resource_link":
+            said.append(f"[a link to {block.get('uri')}]")
+        elif kind == "resource":
+            said.append(f"[the resource {(block.get('resource') or {}).get('uri')}]")
+    return _short(" ".join(said)) if said else "(nothing)"
 
 
 def _short(value: Any, limit: int = 160) -> str:

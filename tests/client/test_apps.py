@@ -25,7 +25,7 @@ SHOP_PAGE = "ui://shop/cart.html"
 DEFAULT_POLICY = (
     "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data: blob:; font-src 'self' data:; media-src 'self' data: blob:; "
-    "connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'"
+    "connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'"
 )
 
 
@@ -230,7 +230,17 @@ def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host
         host,
         request(2, "ui/open-link", {"url": "https://example.com/docs"}),
         request(3, "ui/open-link", {"url": "javascript:alert(1)"}),
-        request(4, "ui/message", {"role": "user", "content": [{"type": "text", "text": "buy tea"}]}),
+        request(
+            4,
+            "ui/message",
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "buy tea"},
+                    {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+                ],
+            },
+        ),
         request(5, "ui/update-model-context", {"structuredContent": {"cart": ["tea"]}}),
         {
             "jsonrpc": "2.0",
@@ -261,7 +271,8 @@ def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host
         ("context", None),
         ("log", None),
     ]
-    assert notes[1].text == "the page says, for a model: buy tea"
+    assert notes[1].text == "the page says, for a model: buy tea [an image/png image]"
+    assert notes[2].text == 'the page set what a model should know: {"cart": ["tea"]}'
     assert notes[3].text == "warning: low stock"
     assert host.messages[0]["content"][0]["text"] == "buy tea"
     assert host.context == {"structuredContent": {"cart": ["tea"]}}

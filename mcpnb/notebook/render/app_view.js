@@ -3,12 +3,46 @@
 //
 // The frame has `sandbox="allow-scripts allow-forms"` and no allow-same-origin: the page runs in an
 // opaque origin of its own, so it cannot reach JupyterLab, its cookies or the kernel, and talks only
-// through postMessage. Its Content-Security-Policy is already in the document (AppPage.document).
+// through postMessage. Its Content-Security-Policy is in the document (AppPage.document).
 
 function theme() {
   const light = document.body.dataset.jpThemeLight;
   if (light !== undefined) return light === "false" ? "dark" : "light";
   return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+// The extension's standard style variables, from JupyterLab's theme (values, not var(): the page
+// cannot see JupyterLab's CSS), so a page can match the notebook, light or dark.
+const STYLES = {
+  "--color-background-primary": "--jp-layout-color0",
+  "--color-background-secondary": "--jp-layout-color1",
+  "--color-background-tertiary": "--jp-layout-color2",
+  "--color-text-primary": "--jp-content-font-color0",
+  "--color-text-secondary": "--jp-content-font-color1",
+  "--color-text-tertiary": "--jp-content-font-color2",
+  "--color-text-danger": "--jp-error-color1",
+  "--color-text-success": "--jp-success-color1",
+  "--color-text-warning": "--jp-warn-color1",
+  "--color-text-info": "--jp-info-color1",
+  "--color-border-primary": "--jp-border-color1",
+  "--color-border-secondary": "--jp-border-color2",
+  "--font-sans": "--jp-ui-font-family",
+  "--font-mono": "--jp-code-font-family",
+};
+
+function context() {
+  const css = getComputedStyle(document.body);
+  const variables = {};
+  for (const [name, ours] of Object.entries(STYLES)) {
+    const value = css.getPropertyValue(ours).trim();
+    if (value) variables[name] = value;
+  }
+  return {
+    theme: theme(),
+    styles: { variables },
+    locale: navigator.language,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
 }
 
 function noteRow(note) {
@@ -35,6 +69,9 @@ function render({ model, el }) {
   const frame = document.createElement("iframe");
   frame.className = "mcpnb-app-frame";
   frame.setAttribute("sandbox", "allow-scripts allow-forms");
+  // the policy is in the document too; as the frame's `csp` (Chromium's embedded enforcement) it
+  // also binds whatever the frame might navigate to
+  frame.setAttribute("csp", model.get("policy"));
   frame.setAttribute("title", model.get("label"));
   frame.style.height = `${model.get("height")}px`;
   const notes = document.createElement("div");
@@ -61,8 +98,25 @@ function render({ model, el }) {
       const height = Number(message.params?.height);
       if (height > 0) frame.style.height = `${Math.min(Math.ceil(height), model.get("max_height"))}px`;
     }
-    model.send({ view, theme: theme(), message });
+    if (message.method === "ui/notifications/initialized") initialized = true;
+    // the host's context goes with the handshake (AppHost puts it in hostContext)
+    model.send(message.method === "ui/initialize" ? { view, context: context(), message } : { view, message });
   };
+  // a theme switched in JupyterLab reaches a page that is listening (the extension's
+  // host-context-changed; nothing goes to a page before its `initialized`)
+  let initialized = false;
+  let shown = theme();
+  const themeWatch = new MutationObserver(() => {
+    const now = theme();
+    if (now === shown || !initialized) return;
+    shown = now;
+    const { theme: t, styles } = context();
+    frame.contentWindow?.postMessage(
+      { jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { theme: t, styles } },
+      "*",
+    );
+  });
+  themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
   const toPage = (content) => {
     if (content?.view === view) frame.contentWindow?.postMessage(content.message, "*");
   };
@@ -74,6 +128,7 @@ function render({ model, el }) {
       { jsonrpc: "2.0", id: `teardown-${view}`, method: "ui/resource-teardown", params: { reason: "the output was cleared" } },
       "*",
     );
+    themeWatch.disconnect();
     window.removeEventListener("message", fromPage);
     model.off("msg:custom", toPage);
   };

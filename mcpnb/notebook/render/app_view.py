@@ -28,6 +28,9 @@ _CSS = """
 .mcpnb-app-refused { color: var(--jp-error-color1, #cf222e); }
 """
 
+#: Notes shown under a page, the latest (``AppView.notes`` holds them all, a tool's calls as one).
+_NOTES_SHOWN = 20
+
 
 def _widget_class() -> type:
     """The anywidget class, made on first use: anywidget (and ipywidgets) load only when a page is
@@ -41,6 +44,7 @@ def _widget_class() -> type:
             _esm = Path(__file__).with_name("app_view.js")
             _css = _CSS
             document = t.Unicode("").tag(sync=True)
+            policy = t.Unicode("").tag(sync=True)
             label = t.Unicode("").tag(sync=True)
             border = t.Bool(True).tag(sync=True)
             height = t.Int(320).tag(sync=True)
@@ -83,11 +87,13 @@ class AppView:
         self.arguments = dict(arguments or {})
         self.page = page or page_from(self.tool.server, uri, list(pool.read(self.tool.server, uri)))
         self.notes: list[Note] = []
+        self._called: dict[str | None, int] = {}
         self._hosts: dict[str, AppHost] = {}
         for refused in self.page.refused:
             self.notes.append(Note("refused", f"left out of the page's policy (not an origin): {refused}"))
         self.widget = _widget_class()(
             document=self.page.document,
+            policy=self.page.policy,
             label=f"{self.tool.server}.{self.tool.name} · {uri} (an MCP App, sandboxed)",
             border=self.page.prefers_border is not False,
             notes=[_note_state(n) for n in self.notes],
@@ -128,13 +134,21 @@ class AppView:
                 self.result,
                 send=lambda message: self.widget.send({"view": view, "message": message}),
                 note=self._note,
-                theme=str(content.get("theme") or "light"),
+                context=content.get("context"),
             )
         self.pool.runtime.hand_over(host.receive(content.get("message")))
 
     def _note(self, note: Note) -> None:
+        """Show ``note`` under the page. A page that calls its tools on every event (a log tool,
+        a poll) would bury the rest: calls keep one line per tool, the last call and a count."""
+        if note.kind == "call":
+            self._called[note.tool] = self._called.get(note.tool, 0) + 1
+            count = self._called[note.tool]
+            if count > 1:
+                note = Note("call", f"{note.text} · {count} calls", tool=note.tool)
+            self.notes = [n for n in self.notes if not (n.kind == "call" and n.tool == note.tool)]
         self.notes.append(note)
-        self.widget.notes = [_note_state(n) for n in self.notes[-20:]]
+        self.widget.notes = [_note_state(n) for n in self.notes[-_NOTES_SHOWN:]]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         return self.widget._repr_mimebundle_(include=include, exclude=exclude)

@@ -2,7 +2,8 @@
 answers the page's JSON-RPC through the kernel, while no cell runs.
 
 The test plays the widget's frontend code (``app_view.js``): it opens no iframe, and sends what
-the page would send, as the JS does (``{"view", "theme", "message"}``). The page itself runs in
+the page would send, as the JS does (``{"view", "message"}``, and the frontend's ``context`` with
+``ui/initialize``). The page itself runs in
 ``tests/browser/test_apps_in_jupyterlab.py``. The server is the MCP Apps project's example.
 """
 
@@ -51,11 +52,19 @@ def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
         "Content-Security-Policy" in state["document"] and "<title>Get Time App</title>" in state["document"]
     )
 
-    asked = fe.send_custom(page, {"view": "v1", "theme": "dark", "message": INITIALIZE})
+    frontend = {
+        "theme": "dark",
+        "locale": "de-DE",
+        "styles": {"variables": {"--color-text-primary": "#eee", "color": "red"}},
+        "displayMode": "fullscreen",  # not the frontend's to say: left out
+    }
+    asked = fe.send_custom(page, {"view": "v1", "context": frontend, "message": INITIALIZE})
     fe.wait_for(lambda: fe.custom.get(asked), what="the answer to ui/initialize")
     [answer] = fe.custom[asked]
     assert answer["view"] == "v1" and answer["message"]["id"] == 1
-    assert answer["message"]["result"]["hostContext"]["theme"] == "dark"
+    context = answer["message"]["result"]["hostContext"]
+    assert (context["theme"], context["locale"], context["displayMode"]) == ("dark", "de-DE", "inline")
+    assert context["styles"] == {"variables": {"--color-text-primary": "#eee"}}
 
     ready = fe.send_custom(
         page, {"view": "v1", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
@@ -77,6 +86,10 @@ def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
     assert fetched["time"] >= handed["time"]
     fe.wait_for(lambda: fe.models[page]["notes"], what="a note of the page's call")
     assert fe.models[page]["notes"][0]["text"].startswith("the page called get-time({}) ✓")
+    again = fe.send_custom(page, {"view": "v1", "message": {**call, "id": 3}})
+    fe.wait_for(lambda: fe.custom.get(again), what="the second call's answer")
+    fe.wait_for(lambda: "· 2 calls" in fe.models[page]["notes"][-1]["text"], what="one line, counted")
+    assert len(fe.models[page]["notes"]) == 1
 
     # a second drawing of the same widget is a page of its own: its answers carry its view
     other = fe.send_custom(page, {"view": "v2", "message": INITIALIZE})
