@@ -45,6 +45,8 @@ class ToolExplorer:
         self._shown: dict[str, Any] = {}
         self.result_view = w.HTML()
         self.result: Any = None
+        self.page: Any = None  # the AppView of the last result, for a tool with a page
+        self._arguments: dict[str, Any] = {}
         self.form: Any = None
         self.running: Any = None  # the LiveCall (or _Task) under way, which Stop cancels
         self.task: Any = None  # the TaskHandle of the last call run as a task
@@ -130,6 +132,7 @@ class ToolExplorer:
             return None
         self._shown.clear()
         self.asking.children, self.result_view.value = (), ""
+        self._arguments = arguments
         self.status.value = "<i>calling…</i>"
         ui = _InExplorer(self, get_settings().elicitation)
         self._hold(True)  # another Call, or another tool, would hide what this call shows
@@ -189,7 +192,30 @@ class ToolExplorer:
             self.result = result
             self.result_view.value = result._repr_mimebundle_()["text/html"]  # before the ✓ that says so
             self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
+            self._draw_page(result)
         self._hold(False)
+
+    def _draw_page(self, result: Any) -> None:
+        """A tool with a page of its own (an MCP App): the page, drawn with the result above it,
+        as ``%mcp call`` draws it. Read on the runtime thread: this may run there."""
+        from mcpnb.client.apps import view_uri
+
+        tool = self._tools.get(result.tool)
+        if tool is None or view_uri(tool) is None:
+            return
+
+        async def draw() -> None:
+            from mcpnb.notebook.render.app_view import AppView
+
+            try:
+                view = await AppView.aopen(self.pool, result, self._arguments)
+            except Exception as exc:  # the result shows all the same; why the page does not
+                self._said(f"its page (an MCP App) could not be drawn: {exc}")
+                return
+            self.page = view
+            self.keep_in_view("page", view.widget)
+
+        self.pool.runtime.hand_over(draw())
 
     def _consent(self, error: UrlRequiredError) -> None:
         """The page the server wants opened first, as a link, under the Call button; Retry calls

@@ -77,10 +77,11 @@ class AppView:
         arguments: Mapping[str, Any] | None = None,
         *,
         page: AppPage | None = None,
+        tool: ToolInfo | None = None,
     ) -> None:
         self.pool = pool
         self.result = target if isinstance(target, ToolResult) else None
-        self.tool = _tool_of(pool, target)
+        self.tool = tool or _tool_of(pool, target)
         uri = view_uri(self.tool)
         if uri is None:
             raise ValueError(f"{self.tool.server}.{self.tool.name} has no page (no _meta.ui.resourceUri)")
@@ -99,6 +100,22 @@ class AppView:
             notes=[_note_state(n) for n in self.notes],
         )
         self.widget.on_msg(self._from_page)
+
+    @classmethod
+    async def aopen(cls, pool: Any, target: Any, arguments: Mapping[str, Any] | None = None) -> AppView:
+        """``AppView(...)`` from a coroutine (the pool's runtime thread included, where the
+        synchronous reads cannot run): the tool and its page are awaited."""
+        server, name = _named(target)
+        tool = target if isinstance(target, ToolInfo) else pool.cached_tool(server, name)
+        if tool is None:
+            tool = next((t for t in await pool.atools(server) if t.name == name), None)
+        if tool is None:
+            raise ValueError(f"{server!r} has no tool {name!r}")
+        uri = view_uri(tool)
+        if uri is None:
+            raise ValueError(f"{server}.{name} has no page (no _meta.ui.resourceUri)")
+        page = page_from(server, uri, list(await pool.aread(server, uri)))
+        return cls(pool, target, arguments, page=page, tool=tool)
 
     # what the page did, across every view of it (a widget displayed twice draws two pages)
     @property
@@ -157,14 +174,21 @@ class AppView:
         return f"<AppView {self.tool.server}.{self.tool.name} {self.page.uri}>"
 
 
+def _named(target: Any) -> tuple[str, str]:
+    """(server, tool) of a result, a ToolInfo or ``"server.tool"``."""
+    if isinstance(target, str):
+        server, _, name = target.partition(".")
+        return server, name
+    if isinstance(target, ToolInfo):
+        return target.server, target.name
+    return target.server, target.tool
+
+
 def _tool_of(pool: Any, target: Any) -> ToolInfo:
     """The tool a result came from, or that ``"server.tool"`` names; a ToolInfo as is."""
     if isinstance(target, ToolInfo):
         return target
-    if isinstance(target, str):
-        server, _, name = target.partition(".")
-    else:
-        server, name = target.server, target.tool
+    server, name = _named(target)
     tool = pool.cached_tool(server, name) or next((t for t in pool.tools(server) if t.name == name), None)
     if tool is None:
         raise ValueError(f"{server!r} has no tool {name!r}")

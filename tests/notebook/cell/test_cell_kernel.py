@@ -9,10 +9,11 @@ lets go at once with a live call, and the result lands in the same output later.
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from typing import Any
 
-from conftest import DEMO, wait_until
+from conftest import DEMO, EVERYTHING, wait_until
 
 from tests.frontend import Frontend, input_request
 
@@ -517,3 +518,25 @@ def test_a_vs_code_files_inputs_asked_from_code_on_stdin(kernel, tmp_path):
     )
     said = _answered_on_stdin(fe, code, "1", "typed-key")  # toolset: core; the key, in a password box
     assert "STATE connected core True" in said and "typed-key" not in said
+
+
+def test_explorer_draws_the_page_of_a_tool_that_has_one(kernel):
+    """An MCP App tool (the MCP Apps project's example): Call shows the result and, above it, the
+    tool's page, which answers the page as %mcp call's does."""
+    basic = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
+    fe = Frontend(kernel)
+    setup = f"%load_ext mcpnb\n%mcp connect basic -- {shutil.which('node')} {basic} --stdio"
+    cell, _ = _exploring(fe, setup, "basic", "get-time")
+    fe.click(fe.find(cell, css="mcpnb-explore-call"))
+    result = fe.find(cell, css="mcpnb-explore-result")
+    fe.wait_for(lambda: "get-time" in fe.models[result].get("value", ""), what="the result")
+    page = fe.wait_for(lambda: fe.find(None, model="AnyModel"), what="the tool's page")
+    assert "<title>Get Time App</title>" in fe.models[page]["document"]
+    fe.wait_for(
+        lambda: any(f"IPY_MODEL_{page}" in (st.get("children") or []) for st in fe.models.values()),
+        what="the page inside the explorer",
+    )
+    initialize = {"jsonrpc": "2.0", "id": 7, "method": "ui/initialize", "params": {}}
+    asked = fe.send_custom(page, {"view": "v", "message": initialize})
+    fe.wait_for(lambda: fe.custom.get(asked), what="the page's handshake answered")
+    assert fe.custom[asked][0]["message"]["result"]["hostContext"]["toolInfo"]["tool"]["name"] == "get-time"
