@@ -319,3 +319,7 @@ SLOW_JOB = top(
         "confirmed": {"type": ["boolean", "null"]},
     },
 )
+
+DICE = top("Dice", {"rolls": arr(INT), "total": INT, "sides": INT})
+
+DICE_HISTORY = top("DiceHistory", {"totals": arr(INT)})

@@ -33,6 +33,7 @@ from mcpnb.probekit.tasks import TaskManager
 from mcpnb.probekit.tasks_wire import ProbeTasks
 from mcpnb.probekit.taskstore import TaskStore, open_store
 from mcpnb.probekit.tools import all_tools
+from mcpnb.probekit.tools.apps import add_page
 from mcpnb.probekit.toolsets import TOOLSETS, env_flag, resolve_toolset, select_tools
 
 SERVER_NAME = "probe-kit"
@@ -220,6 +221,8 @@ def create_server(
         _register(server, by_name[name], name)
 
     add_resources(server, state, SERVER_NAME, VERSION)
+    if {"dice", "dice_history"} & set(state.tool_names):  # their page, where they are served
+        add_page(server)
     add_prompts(server, state)
     if chosen == "conformance" or TOOLSETS[chosen] is None:
         add_fixtures(server)
@@ -240,6 +243,7 @@ def _register(server: MCPServer, fn: Any, name: str) -> None:
         name=name,
         description=inspect.cleandoc(fn.__doc__ or name),
         annotations=None if fn.__module__.endswith(".conformance") else READS_ONLY,
+        meta=getattr(fn, "meta", None),
         structured_output=getattr(fn, "structured_output", None),
     )
     info = server._tool_manager.get_tool(name)

@@ -35,10 +35,13 @@ CONFORMANCE: tuple[str, ...] = (
     "test_elicitation_sep1330_enums", "test_reconnection", "json_schema_2020_12_tool",
 )  # fmt: skip
 
+#: probe-kit's MCP App: a tool with a page of its own, and one only its page may call.
+APPS: tuple[str, ...] = ("dice", "dice_history")
+
 #: Name -> member tools; ``full`` is ``None``: every registered tool (internal steps, demos and the
 #: conformance fixtures too).
 TOOLSETS: Mapping[str, tuple[str, ...] | None] = {
-    "core": CORE, "ui": UI, "workflow": WORKFLOW, "conformance": CONFORMANCE, "full": None,
+    "core": CORE, "ui": UI, "workflow": WORKFLOW, "apps": APPS, "conformance": CONFORMANCE, "full": None,
 }  # fmt: skip
 DEFAULT_TOOLSET = "full"
 

@@ -98,3 +98,94 @@ def _iso():
     import re
 
     return re.compile(ISO_TIME)
+
+
+#: Every JSON-RPC message a window receives, recorded from its first script on (Playwright runs this
+#: in each frame): the top window receives what the page sends its host, the page what the host sends.
+RECORD = """
+window.__heard = [];
+window.addEventListener("message", (e) => {
+  if (e.data && e.data.jsonrpc === "2.0") window.__heard.push(e.data);
+}, true);
+"""
+
+
+def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw, shots):
+    """probe-kit's page is hand-written against the extension's text, and so is mcpnb's host: each
+    message either sends is checked against the MCP Apps project's schema (tests/apps_schema.py),
+    the core MCP ones against the SDK's types."""
+    from mcp import types
+
+    from tests.apps_schema import problems
+
+    write_notebook(
+        lab.root / "dice.ipynb",
+        "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps",
+        "rolled = %mcp call probe.dice count=3",
+    )
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        page.add_init_script(RECORD)
+        open_and_run(page, lab.base, "dice.ipynb")
+        cell = code_cell(page, "rolled = %mcp call probe.dice")
+        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+        expect(frame.locator(".die")).to_have_count(3, timeout=90000)
+        first = frame.locator("#total").inner_text()
+        expect(frame.locator("#status")).to_contain_text("connected to mcpnb")
+
+        frame.get_by_role("button", name="Roll again").click()
+        expect(frame.locator("#status")).to_have_text("rolled")
+        frame.get_by_role("button", name="History").click()  # a tool for the page only
+        history = frame.locator("#history")
+        expect(history).to_contain_text("totals so far: ")
+        totals = history.inner_text().removeprefix("totals so far: ").split(", ")
+        assert totals[0] == first and totals[1] == frame.locator("#total").inner_text()
+        frame.get_by_role("button", name="Tell the model").click()
+        notes = cell.locator(".mcpnb-app-notes")
+        expect(notes).to_contain_text("the page says, for a model: I rolled ")
+        expect(notes).to_contain_text("info: rolled ")  # its log line
+        page.evaluate(
+            "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})"
+        )
+        inside = next(f for f in page.frames if f.title() == "probe-kit dice")
+        expect(frame.locator("html")).to_have_attribute("data-theme", "dark")
+        # the frame is as tall as the page says it is (its size-changed), not the first guess
+        height = cell.locator("iframe.mcpnb-app-frame").evaluate("f => f.getBoundingClientRect().height")
+        assert 100 < height < 320 and height >= inside.evaluate("() => document.body.scrollHeight")
+        shots.take(page, "dice-dark")
+
+        sent, received = page.evaluate("() => window.__heard"), inside.evaluate("() => window.__heard")
+        by_method: dict[str, list] = {}
+        for message in sent:
+            by_method.setdefault(message.get("method", "(answer)"), []).append(message)
+        assert {"ui/initialize", "ui/notifications/initialized", "tools/call", "ui/message"} <= set(by_method)
+        official = {
+            "ui/initialize": "McpUiInitializeRequest",
+            "ui/notifications/initialized": "McpUiInitializedNotification",
+            "ui/notifications/size-changed": "McpUiSizeChangedNotification",
+            "ui/message": "McpUiMessageRequest",
+        }
+        for method, messages in by_method.items():
+            for message in messages:
+                if method in official:
+                    assert problems(official[method], message) == [], message
+                elif method == "tools/call":
+                    types.CallToolRequest.model_validate(message)
+                elif method == "notifications/message":
+                    types.LoggingMessageNotification.model_validate(message)
+        answers = {m["id"]: m for m in received if "id" in m and "method" not in m}
+        [initialize] = by_method["ui/initialize"]
+        assert problems("McpUiInitializeResult", answers[initialize["id"]]["result"]) == []
+        for call in by_method["tools/call"]:
+            types.CallToolResult.model_validate(answers[call["id"]]["result"])
+        heard = {m["method"]: m for m in received if "method" in m}
+        for method, definition in (
+            ("ui/notifications/tool-input", "McpUiToolInputNotification"),
+            ("ui/notifications/tool-result", "McpUiToolResultNotification"),
+            ("ui/notifications/host-context-changed", "McpUiHostContextChangedNotification"),
+        ):
+            assert problems(definition, heard[method]) == [], method
+        assert heard["ui/notifications/tool-input"]["params"] == {"arguments": {"count": 3}}
+    finally:
+        browser.close()

@@ -18,7 +18,16 @@ from conftest import EVERYTHING
 from mcp.server.mcpserver import Context, MCPServer
 
 from mcpnb import Pool
-from mcpnb.client.apps import EXTENSION, PAGE_TYPE, AppHost, for_model, page_from, view_uri, visibility
+from mcpnb.client.apps import (
+    EXTENSION,
+    PAGE_TYPE,
+    AppHost,
+    for_model,
+    host_context,
+    page_from,
+    view_uri,
+    visibility,
+)
 
 BASIC = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
 SHOP_PAGE = "ui://shop/cart.html"
@@ -280,3 +289,44 @@ def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host
     assert not any(m.get("method") == "ui/notifications/tool-input" for m in said)
     tool_input, *rest = ask(host, INITIALIZED)
     assert tool_input["params"] == {"arguments": {"item": "tea"}} and rest == []  # no result: none sent
+
+
+def test_what_the_host_sends_a_page_keeps_to_the_mcp_apps_projects_schema(host_of):
+    """The oracle is the extension's own schema (tests/apps_schema.py), not our reading of it."""
+    from tests.apps_schema import problems
+
+    assert BASIC.exists() and shutil.which("node"), "run `npm ci --prefix tests/peers`"
+    host_of.pool.connect("basic", command=shutil.which("node"), args=[str(BASIC), "--stdio"])
+    result = host_of.pool.call("basic", "get-time")
+    host = host_of("basic", "get-time", result, {})
+    host.context_of_host = host_context(
+        {
+            "theme": "dark",
+            "locale": "fr-FR",
+            "timeZone": "Europe/Paris",
+            "styles": {"variables": {"--font-sans": "Inter"}},
+        }
+    )
+    [answer] = ask(host, INITIALIZE)
+    assert problems("McpUiInitializeResult", answer["result"]) == []
+    tool_input, tool_result = ask(host, INITIALIZED)
+    assert problems("McpUiToolInputNotification", tool_input) == []
+    assert problems("McpUiToolResultNotification", tool_result) == []
+    [called] = ask(host, request(2, "tools/call", {"name": "get-time", "arguments": {}}))
+    assert (
+        problems(
+            "McpUiToolResultNotification",
+            {"method": "ui/notifications/tool-result", "params": called["result"]},
+        )
+        == []
+    )
+    [display] = ask(host, request(3, "ui/request-display-mode", {"mode": "pip"}))
+    assert problems("McpUiRequestDisplayModeResult", display["result"]) == []
+    for answered in ask(
+        host, request(4, "ui/open-link", {"url": "https://example.com"}), request(5, "ui/message", {})
+    ):
+        assert answered["result"] == {}
+    [tool] = host_of.pool.tools("basic")
+    assert problems("McpUiToolMeta", tool.meta["ui"]) == []
+    # the checker itself: a shape the schema forbids is caught
+    assert problems("McpUiInitializeResult", {**answer["result"], "hostContext": {"theme": "sepia"}}) != []
