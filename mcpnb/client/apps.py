@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.contents import pick, wire
+from mcpnb.client.redact import REDACTED, is_secret_key
 from mcpnb.client.toolinfo import ToolInfo
 
 #: The extension's identifier, advertised under ``capabilities.extensions`` at ``initialize``.
@@ -318,7 +319,10 @@ class AppHost:
         self.calls.append(result)
         took = f"{(time.perf_counter() - started) * 1000:.0f} ms"
         outcome = "failed" if result.is_error else "✓"
-        said = f"the page called {name}({_short(arguments or {})}) {outcome} in {took}"
+        shown = {
+            k: REDACTED if is_secret_key(k) else v for k, v in (arguments or {}).items()
+        }  # saved notebooks
+        said = f"the page called {name}({_short(shown)}) {outcome} in {took}"
         self.note(Note("call", said, tool=name))
         return wire_result(result)
 

@@ -55,6 +55,10 @@ def shop() -> MCPServer:
     def checkout() -> str:
         return "paid"
 
+    @server.tool(meta={"ui": {"resourceUri": SHOP_PAGE, "visibility": ["app"]}})
+    def sign_in(user: str, password: str) -> str:
+        return f"welcome {user}"
+
     @server.tool()
     def extensions(ctx: Context) -> dict[str, Any]:
         """What the client said it supports, as the server sees it."""
@@ -191,15 +195,24 @@ def test_a_page_calls_its_servers_app_tools_only(host_of):
     assert malformed["error"]["code"] == -32602
     assert [n.kind for n in host.noted] == ["call", "refused"]  # type: ignore[attr-defined]
     assert len(host.calls) == 1
+    [signed] = ask(
+        host,
+        request(6, "tools/call", {"name": "sign_in", "arguments": {"user": "ada", "password": "hunter22"}}),
+    )
+    assert signed["result"]["content"][0]["text"] == "welcome ada"  # the server got it whole
+    said = host.noted[-1].text  # type: ignore[attr-defined]
+    assert 'sign_in({"user": "ada", "password": "***"}) ✓' in said and "hunter22" not in said
 
 
 def test_a_toolbox_offers_a_model_no_tool_kept_for_pages(host_of):
     host_of.pool.connect("shop", server=shop())
     tools = host_of.pool.functions("shop")
-    assert sorted(tools) == ["mcp__shop__cart", "mcp__shop__checkout", "mcp__shop__extensions"]
+    assert sorted(tools) == ["mcp__shop__cart", "mcp__shop__checkout", "mcp__shop__extensions"]  # no sign_in
     assert [s["name"] for s in tools.specs("anthropic")] == sorted(tools)
-    assert tools.pages_only == ["shop.refresh"]
-    assert repr(tools).endswith("kept for their servers' pages (MCP Apps), never a model's: shop.refresh")
+    assert tools.pages_only == ["shop.refresh", "shop.sign_in"]
+    assert repr(tools).endswith(
+        "kept for their servers' pages (MCP Apps), never a model's: shop.refresh, shop.sign_in"
+    )
     assert not for_model(next(t for t in host_of.pool.tools("shop") if t.name == "refresh"))
 
 
