@@ -51,6 +51,9 @@ def _widget_class() -> type:
             max_height = t.Int(2000).tag(sync=True)
             notes = t.List(t.Dict()).tag(sync=True)
 
+            def __repr__(self) -> str:  # the text/plain of the output: a saved notebook, a terminal
+                return f"{self.label}: its page shows where widgets do (JupyterLab, Notebook 7, VS Code)"
+
         _AppWidget = AppWidget
     return _AppWidget
 
