@@ -46,6 +46,11 @@ def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
     cell = _ok(fe, "first = %mcp call basic.get-time")  # the tool list not cached yet: the thread path
     page = _page(fe, cell)
     assert page is not None and fe.displayed[cell] == [page]
+    [shown] = fe.displays[cell]  # what a saved notebook or a terminal shows: where to see the page
+    assert shown["text/plain"] == (
+        "basic.get-time · ui://get-time/mcp-app.html (an MCP App, sandboxed): "
+        "its page shows where widgets do (JupyterLab, Notebook 7, VS Code)"
+    )
     state = fe.models[page]
     assert state["label"] == "basic.get-time · ui://get-time/mcp-app.html (an MCP App, sandboxed)"
     assert (
