@@ -37,6 +37,11 @@ class Mcp(Configurable):
     show_transcript = Bool(
         False, help="Show each call's JSON-RPC traffic (collapsed) under its result, as --transcript does."
     ).tag(config=True)
+    draw_pages = Bool(
+        True,
+        help="Draw an MCP App tool's page (sandboxed) above its result in %mcp call and %mcp explore; "
+        "False shows results only, as --no-view does for one call.",
+    ).tag(config=True)
 
     @default("elicitation")
     def _elicitation_default(self) -> str:

@@ -199,9 +199,10 @@ class ToolExplorer:
         """A tool with a page of its own (an MCP App): the page, drawn with the result above it,
         as ``%mcp call`` draws it. Read on the runtime thread: this may run there."""
         from mcpnb.client.apps import view_uri
+        from mcpnb.notebook.settings import get_settings
 
         tool = self._tools.get(result.tool)
-        if tool is None or view_uri(tool) is None:
+        if tool is None or view_uri(tool) is None or not get_settings().draw_pages:
             return
 
         async def draw() -> None:

@@ -330,7 +330,7 @@ def _shown(result: Any, ns: argparse.Namespace, ctx: Context, tool: Any, values:
 
     if not isinstance(result, ToolResult):
         return result
-    if not (ns.raw or ns.no_view):
+    if not (ns.raw or ns.no_view) and ctx.settings.draw_pages:
         _draw_page(ctx, tool, result, values)
     return RawJson(result.json()) if ns.raw else result
 

@@ -156,7 +156,10 @@ class AppView:
                 note=self._note,
                 context=content.get("context"),
             )
-        self.pool.runtime.hand_over(host.receive(content.get("message")))
+        try:
+            self.pool.runtime.hand_over(host.receive(content.get("message")))
+        except RuntimeError:  # the pool was closed (a kernel shutting down): the page hears nothing
+            self._note(Note("refused", "mcpnb's runtime is closed: the page's requests go unanswered"))
 
     def _note(self, note: Note) -> None:
         """Show ``note`` under the page. A page that calls its tools on every event (a log tool,

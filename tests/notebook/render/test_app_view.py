@@ -106,6 +106,15 @@ def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
     for flag in ("--no-view", "--raw"):
         plain = _ok(fe, f"%mcp call basic.get-time {flag}")
         assert _page(fe, plain) is None and plain not in fe.displayed and plain in fe.results
+    _ok(fe, "%config Mcp.draw_pages = False")
+    plain = _ok(fe, "%mcp call basic.get-time")
+    assert plain not in fe.displayed and plain in fe.results
+
+    # a kernel shutting down closes mcpnb's runtime: a page that asks then is told so, nothing breaks
+    _ok(fe, "import mcpnb\nmcpnb.get_runtime().close()")
+    fe.send_custom(page, {"view": "v1", "message": {**call, "id": 4}})
+    fe.wait_for(lambda: "runtime is closed" in fe.models[page]["notes"][-1]["text"], what="the note")
+    assert _ok(fe, "print('STILL HERE')")
 
 
 def test_a_tool_without_a_page_draws_nothing_and_a_page_that_fails_says_so(kernel):
