@@ -90,3 +90,30 @@ def test_two_forms_then_a_retry_panel_in_notebook7(nb7, pw, shots):
         shots.take(page, "retry-after")
     finally:
         browser.close()
+
+
+def test_a_tools_page_is_drawn_and_used_in_notebook7(nb7, pw, shots):
+    """An MCP App's page (probe-kit's dice) comes through anywidget's frontend in Notebook 7 too:
+    drawn, answered (the page's own status line), and its button calls the server again."""
+    write_notebook(
+        nb7.root / "dice.ipynb",
+        "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps",
+        "%mcp call probe.dice count=4",
+    )
+    browser = launch(pw)
+    try:
+        page = new_page(browser, nb7.base)
+        open_and_run(page, nb7.base, "dice.ipynb", app="notebook")
+        frame = code_cell(page, "%mcp call probe.dice").frame_locator("iframe.mcpnb-app-frame")
+        expect(frame.locator(".die")).to_have_count(4, timeout=90000)
+        expect(frame.locator("#status")).to_contain_text("connected to mcpnb")
+        frame.get_by_role("button", name="History").click()
+        expect(frame.locator("#history")).to_have_text(
+            f"totals so far: {frame.locator('#total').inner_text()}"
+        )
+        frame.get_by_role("button", name="Roll again").click()
+        expect(frame.locator("#history")).to_contain_text("totals so far: ")
+        expect(frame.locator("#status")).to_have_text("rolled")
+        shots.take(page, "dice")
+    finally:
+        browser.close()
