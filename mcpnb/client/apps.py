@@ -250,7 +250,7 @@ class AppHost:
             self.note(Note("context", f"the page set what a model should know: {said}"))
             return {}
         if method == "ui/request-display-mode":
-            return {"mode": "inline"}  # a notebook output is inline; the page keeps its place
+            return {"mode": "inline"}  # the frontend answers where it can give more (app_view.js)
         raise AppRefused(f"{method} is not something this host does", code=-32601)
 
     async def _notified(self, method: str, params: dict[str, Any]) -> None:
@@ -343,12 +343,16 @@ class AppHost:
 
 
 def host_context(said: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What the frontend that draws the page says of itself (theme, styles, locale, time zone),
-    as ``hostContext`` fields; anything else, or of the wrong shape, is left out."""
+    """What the frontend that draws the page says of itself (theme, styles, locale, time zone, the
+    display modes it can give), as ``hostContext`` fields; anything else, or of the wrong shape, is
+    left out."""
     said = said if isinstance(said, Mapping) else {}
     out: dict[str, Any] = {}
     if said.get("theme") in ("light", "dark"):
         out["theme"] = said["theme"]
+    modes = said.get("availableDisplayModes")
+    if isinstance(modes, list) and "inline" in modes:
+        out["availableDisplayModes"] = [m for m in modes if m in ("inline", "fullscreen", "pip")]
     for key in ("locale", "timeZone"):
         if isinstance(said.get(key), str) and 0 < len(said[key]) <= 64:
             out[key] = said[key]

@@ -12,6 +12,7 @@ JupyterLab, no network.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -95,8 +96,6 @@ def test_a_person_uses_a_tools_page_drawn_by_mcp_call(lab, pw, shots):
 
 
 def _iso():
-    import re
-
     return re.compile(ISO_TIME)
 
 
@@ -155,6 +154,20 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
         assert 100 < height < 320 and height >= inside.evaluate("() => document.body.scrollHeight")
         shots.take(page, "dice-dark")
 
+        # full screen, as the page asks (it declared the mode; the host offers it), then back
+        box = cell.locator(".mcpnb-app")
+        frame.get_by_role("button", name="Full screen").click()
+        expect(frame.locator("#status")).to_have_text("display: fullscreen")
+        assert box.evaluate("b => document.fullscreenElement === b")
+        size = page.viewport_size
+        whole = box.bounding_box()
+        assert whole["width"] >= size["width"] - 1 and whole["height"] >= size["height"] - 1
+        shots.take(page, "dice-fullscreen")
+        box.locator(".mcpnb-app-exit").click()  # the person's way back; the page is told
+        expect(frame.locator("html")).to_have_attribute("data-mode", "inline")
+        assert box.evaluate("b => document.fullscreenElement === null")
+        expect(frame.get_by_role("button", name="Full screen")).to_be_visible()
+
         sent, received = page.evaluate("() => window.__heard"), inside.evaluate("() => window.__heard")
         by_method: dict[str, list] = {}
         for message in sent:
@@ -186,6 +199,20 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
             ("ui/notifications/host-context-changed", "McpUiHostContextChangedNotification"),
         ):
             assert problems(definition, heard[method]) == [], method
+        asked_mode = by_method["ui/request-display-mode"][0]
+        assert problems("McpUiRequestDisplayModeRequest", asked_mode) == []
+        assert problems("McpUiRequestDisplayModeResult", answers[asked_mode["id"]]["result"]) == []
+        changes = [
+            m["params"] for m in received if m.get("method") == "ui/notifications/host-context-changed"
+        ]
+        assert {"displayMode": "inline"} in changes and all(
+            problems(
+                "McpUiHostContextChangedNotification",
+                {"method": "ui/notifications/host-context-changed", "params": c},
+            )
+            == []
+            for c in changes
+        )
         assert heard["ui/notifications/tool-input"]["params"] == {"arguments": {"count": 3}}
     finally:
         browser.close()

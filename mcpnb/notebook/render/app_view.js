@@ -39,6 +39,7 @@ function context() {
   }
   return {
     theme: theme(),
+    availableDisplayModes: ["inline", "fullscreen"],
     styles: { variables },
     locale: navigator.language,
     timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
@@ -64,8 +65,14 @@ function render({ model, el }) {
   const view = Math.random().toString(36).slice(2);
   const box = document.createElement("div");
   box.className = "mcpnb-app";
-  const title = document.createElement("div");
+  const head = document.createElement("div");
+  head.className = "mcpnb-app-head";
+  const title = document.createElement("span");
   title.className = "mcpnb-app-title";
+  const exit = document.createElement("button");
+  exit.className = "mcpnb-app-exit";
+  exit.textContent = "✕ back to the notebook (Esc)";
+  head.append(title, exit);
   const frame = document.createElement("iframe");
   frame.className = "mcpnb-app-frame";
   frame.setAttribute("sandbox", "allow-scripts allow-forms");
@@ -76,7 +83,7 @@ function render({ model, el }) {
   frame.style.height = `${model.get("height")}px`;
   const notes = document.createElement("div");
   notes.className = "mcpnb-app-notes";
-  box.append(title, frame, notes);
+  box.append(head, frame, notes);
   el.append(box);
 
   const draw = () => {
@@ -90,6 +97,39 @@ function render({ model, el }) {
   model.on("change:border", draw);
   frame.srcdoc = model.get("document");
 
+  let initialized = false; // nothing goes to a page before its `initialized` (the extension)
+  let modes = ["inline"]; // the display modes the page said it supports, at ui/initialize
+  let mode = "inline";
+  const toPageNow = (message) => frame.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
+  const contextChanged = (params) => {
+    if (initialized) toPageNow({ method: "ui/notifications/host-context-changed", params });
+  };
+
+  // Display modes are the frontend's business: a page that declared "fullscreen" gets the whole
+  // screen (the browser's Fullscreen API; the click in the page that asked counts as the person's
+  // gesture, and Esc brings it back); "pip" has no place in a notebook: inline.
+  const shownNow = () => (document.fullscreenElement === box ? "fullscreen" : "inline");
+  const onFullscreen = () => {
+    if (shownNow() === mode) return;
+    mode = shownNow();
+    contextChanged({ displayMode: mode });
+  };
+  document.addEventListener("fullscreenchange", onFullscreen);
+  const display = async (wanted) => {
+    try {
+      if (wanted === "fullscreen" && modes.includes("fullscreen") && mode !== "fullscreen") {
+        await box.requestFullscreen();
+      } else if (wanted !== "fullscreen" && mode === "fullscreen") {
+        await document.exitFullscreen();
+      }
+    } catch {
+      // refused (no gesture, or a frontend that forbids it): the page keeps the mode it has
+    }
+    onFullscreen();
+    return mode;
+  };
+  exit.addEventListener("click", () => display("inline"));
+
   const fromPage = (event) => {
     if (event.source !== frame.contentWindow) return; // only this view's page
     const message = event.data;
@@ -98,23 +138,26 @@ function render({ model, el }) {
       const height = Number(message.params?.height);
       if (height > 0) frame.style.height = `${Math.min(Math.ceil(height), model.get("max_height"))}px`;
     }
+    if (message.method === "ui/request-display-mode" && message.id !== undefined) {
+      display(message.params?.mode).then((given) => toPageNow({ id: message.id, result: { mode: given } }));
+      return;
+    }
+    if (message.method === "ui/initialize") {
+      const said = message.params?.appCapabilities?.availableDisplayModes;
+      modes = Array.isArray(said) ? said : ["inline"];
+    }
     if (message.method === "ui/notifications/initialized") initialized = true;
     // the host's context goes with the handshake (AppHost puts it in hostContext)
     model.send(message.method === "ui/initialize" ? { view, context: context(), message } : { view, message });
   };
-  // a theme switched in JupyterLab reaches a page that is listening (the extension's
-  // host-context-changed; nothing goes to a page before its `initialized`)
-  let initialized = false;
+  // a theme switched in JupyterLab reaches a page that is listening
   let shown = theme();
   const themeWatch = new MutationObserver(() => {
     const now = theme();
-    if (now === shown || !initialized) return;
+    if (now === shown) return;
     shown = now;
     const { theme: t, styles } = context();
-    frame.contentWindow?.postMessage(
-      { jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { theme: t, styles } },
-      "*",
-    );
+    contextChanged({ theme: t, styles });
   });
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
   const toPage = (content) => {
@@ -124,11 +167,9 @@ function render({ model, el }) {
   model.on("msg:custom", toPage);
   return () => {
     // the extension asks the host to say so before a page goes; nothing can wait for its answer here
-    frame.contentWindow?.postMessage(
-      { jsonrpc: "2.0", id: `teardown-${view}`, method: "ui/resource-teardown", params: { reason: "the output was cleared" } },
-      "*",
-    );
+    toPageNow({ id: `teardown-${view}`, method: "ui/resource-teardown", params: { reason: "the output was cleared" } });
     themeWatch.disconnect();
+    document.removeEventListener("fullscreenchange", onFullscreen);
     window.removeEventListener("message", fromPage);
     model.off("msg:custom", toPage);
   };

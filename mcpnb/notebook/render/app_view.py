@@ -19,7 +19,12 @@ from mcpnb.client.toolinfo import ToolInfo
 
 _CSS = """
 .mcpnb-app { display: flex; flex-direction: column; gap: 4px; max-width: 100%; }
+.mcpnb-app-head { display: flex; align-items: center; gap: 8px; }
 .mcpnb-app-title { font-size: 12px; color: var(--jp-ui-font-color2, #6e7781); }
+.mcpnb-app-exit { display: none; margin-left: auto; }
+.mcpnb-app:fullscreen { padding: 8px; background: var(--jp-layout-color0, #fff); }
+.mcpnb-app:fullscreen .mcpnb-app-exit { display: inline-block; }
+.mcpnb-app:fullscreen .mcpnb-app-frame { flex: 1; height: auto !important; }
 .mcpnb-app-frame { width: 100%; border: 0; background: transparent; }
 .mcpnb-app-bordered .mcpnb-app-frame { border: 1px solid var(--jp-border-color1, #d0d7de);
   border-radius: 6px; background: var(--jp-layout-color0, #fff); }

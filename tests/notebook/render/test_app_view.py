@@ -62,6 +62,7 @@ def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
         "locale": "de-DE",
         "styles": {"variables": {"--color-text-primary": "#eee", "color": "red"}},
         "displayMode": "fullscreen",  # not the frontend's to say: left out
+        "availableDisplayModes": ["inline", "fullscreen", "sideways"],
     }
     asked = fe.send_custom(page, {"view": "v1", "context": frontend, "message": INITIALIZE})
     fe.wait_for(lambda: fe.custom.get(asked), what="the answer to ui/initialize")
@@ -70,6 +71,7 @@ def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
     context = answer["message"]["result"]["hostContext"]
     assert (context["theme"], context["locale"], context["displayMode"]) == ("dark", "de-DE", "inline")
     assert context["styles"] == {"variables": {"--color-text-primary": "#eee"}}
+    assert context["availableDisplayModes"] == ["inline", "fullscreen"]
 
     ready = fe.send_custom(
         page, {"view": "v1", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
