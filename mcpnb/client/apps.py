@@ -36,6 +36,7 @@ DEFAULT_VISIBILITY = ("model", "app")
 #: A CSP source a server may declare: a scheme and a host, ``*.`` allowed first, an optional port,
 #: nothing that could end the directive or open another one (``;``, ``,``, quotes, spaces).
 _SOURCE = re.compile(r"^(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9.-]+(?::[0-9]{1,5})?/?$")
+_CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 _HEAD = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
 _HTML = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
 
@@ -83,21 +84,30 @@ class AppPage:
     prefers_border: bool | None = None
 
     @property
+    def reaches(self) -> list[str]:
+        """The origins the page may reach beyond its host, as its server declared them (the
+        extension: a host should warn when a page needs external domains)."""
+        return list(dict.fromkeys(source for key in _CSP_KEYS for source in self.csp.get(key, [])))
+
+    @property
     def policy(self) -> str:
         """The Content-Security-Policy the page runs under: the extension's restrictive default,
         opened only to the origins the server declared (``connectDomains``, ``resourceDomains``,
-        ``frameDomains``, ``baseUriDomains``)."""
+        ``frameDomains``, ``baseUriDomains``). Scripts may also ``eval`` and start workers from
+        ``blob:``, as the MCP Apps project's reference host allows (a Three.js page evaluates the
+        scene it is given): neither reaches anything beyond the page, and the network stays shut."""
         resources = " ".join(self.csp.get("resourceDomains", []))
         connect = " ".join(self.csp.get("connectDomains", [])) or "'none'"
         frames = " ".join(self.csp.get("frameDomains", [])) or "'none'"
         base = " ".join(self.csp.get("baseUriDomains", [])) or "'self'"
         directives = [
             "default-src 'none'",
-            f"script-src 'self' 'unsafe-inline' {resources}",
-            f"style-src 'self' 'unsafe-inline' {resources}",
+            f"script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data: {resources}",
+            f"style-src 'self' 'unsafe-inline' blob: data: {resources}",
             f"img-src 'self' data: blob: {resources}",
-            f"font-src 'self' data: {resources}",
+            f"font-src 'self' data: blob: {resources}",
             f"media-src 'self' data: blob: {resources}",
+            f"worker-src 'self' blob: {resources}",
             f"connect-src {connect}",
             f"frame-src {frames}",
             "object-src 'none'",
@@ -137,6 +147,9 @@ def page_from(server: str, uri: str, contents: list[Any]) -> AppPage:
     csp: dict[str, list[str]] = {}
     refused: list[str] = []
     for key, sources in declared.items():
+        if key not in _CSP_KEYS:
+            refused.append(f"{key} (not a field of the extension's csp)")
+            continue
         for source in sources if isinstance(sources, list) else [sources]:
             if isinstance(source, str) and _SOURCE.match(source):
                 csp.setdefault(str(key), []).append(source)

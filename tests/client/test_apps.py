@@ -32,9 +32,10 @@ from mcpnb.client.apps import (
 BASIC = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
 SHOP_PAGE = "ui://shop/cart.html"
 DEFAULT_POLICY = (
-    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: blob:; font-src 'self' data:; media-src 'self' data: blob:; "
-    "connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'"
+    "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data:; "
+    "style-src 'self' 'unsafe-inline' blob: data:; img-src 'self' data: blob:; font-src 'self' data: blob:; "
+    "media-src 'self' data: blob:; worker-src 'self' blob:; connect-src 'none'; frame-src 'none'; "
+    "object-src 'none'; base-uri 'self'; form-action 'none'"
 )
 
 
@@ -71,7 +72,8 @@ def shop() -> MCPServer:
             "ui": {
                 "csp": {
                     "connectDomains": ["https://api.example.com", "https://x.example; script-src *"],
-                    "resourceDomains": ["https://*.cdn.example"],
+                    "resourceDomains": ["https://*.cdn.example", "https://api.example.com"],
+                    "scriptDomains": ["https://evil.example"],
                 },
                 "prefersBorder": False,
             }
@@ -221,12 +223,19 @@ def test_the_pages_policy_opens_only_declared_origins(host_of):
     page = host_of("shop", "cart").page
     assert page.csp == {
         "connectDomains": ["https://api.example.com"],
-        "resourceDomains": ["https://*.cdn.example"],
+        "resourceDomains": ["https://*.cdn.example", "https://api.example.com"],
     }
-    assert page.refused == ("connectDomains: 'https://x.example; script-src *'",)
+    assert page.refused == (
+        "connectDomains: 'https://x.example; script-src *'",
+        "scriptDomains (not a field of the extension's csp)",
+    )
+    assert page.reaches == ["https://api.example.com", "https://*.cdn.example"]  # each once
     assert "connect-src https://api.example.com;" in page.policy
-    assert "script-src 'self' 'unsafe-inline' https://*.cdn.example;" in page.policy
-    assert "x.example" not in page.policy and page.prefers_border is False
+    assert (
+        "script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data: https://*.cdn.example https://api"
+        in page.policy
+    )
+    assert "x.example" not in page.policy and "evil" not in page.policy and page.prefers_border is False
     # the policy goes first in the page's own <head>, whatever its case
     assert page.document.startswith("<!doctype html><html><HEAD lang='en'><meta http-equiv=")
 

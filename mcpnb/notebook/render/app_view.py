@@ -31,6 +31,7 @@ _CSS = """
 .mcpnb-app-notes { font-size: 12px; color: var(--jp-ui-font-color1, #1f2328); }
 .mcpnb-app-note { padding: 1px 0; overflow-wrap: anywhere; }
 .mcpnb-app-refused { color: var(--jp-error-color1, #cf222e); }
+.mcpnb-app-reach { color: var(--jp-warn-color1, #9a6700); }
 """
 
 #: Notes shown under a page, the latest (``AppView.notes`` holds them all, a tool's calls as one).
@@ -98,8 +99,11 @@ class AppView:
         self.notes: list[Note] = []
         self._called: dict[str | None, int] = {}
         self._hosts: dict[str, AppHost] = {}
+        if self.page.reaches:
+            said = ", ".join(self.page.reaches)
+            self.notes.append(Note("reach", f"its server lets this page reach beyond mcpnb: {said}"))
         for refused in self.page.refused:
-            self.notes.append(Note("refused", f"left out of the page's policy (not an origin): {refused}"))
+            self.notes.append(Note("refused", f"left out of the page's policy: {refused}"))
         self.widget = _widget_class()(
             document=self.page.document,
             policy=self.page.policy,

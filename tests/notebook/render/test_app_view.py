@@ -136,3 +136,42 @@ def test_a_tool_without_a_page_draws_nothing_and_a_page_that_fails_says_so(kerne
     cell = _ok(fe, "%mcp call gone.hello")
     assert cell not in fe.displayed and "hi" in fe.results[cell]["text/plain"]
     assert "gone.hello's page (an MCP App) could not be drawn:" in fe.stdout[cell]
+
+
+def test_a_page_that_may_reach_the_network_says_so_under_it():
+    """The extension: a host should warn when a page needs external domains. Its server declared
+    them; the page says so before anything runs, with what was left out of its policy."""
+    from mcp.server.mcpserver import MCPServer
+
+    from mcpnb import Pool
+    from mcpnb.notebook.render.app_view import AppView
+
+    server = MCPServer("maps", log_level="WARNING")
+    page_meta = {
+        "ui": {"csp": {"connectDomains": ["https://tiles.example"], "frameDomains": ["javascript:x"]}}
+    }
+
+    @server.tool(meta={"ui": {"resourceUri": "ui://maps/map.html"}})
+    def show() -> str:
+        return "a map"
+
+    @server.resource("ui://maps/map.html", mime_type="text/html;profile=mcp-app", meta=page_meta)
+    def page() -> str:
+        return "<html><body>map</body></html>"
+
+    pool = Pool()
+    try:
+        pool.connect("maps", server=server)
+        view = AppView(pool, pool.call("maps.show"))
+        assert [(n.kind, n.text) for n in view.notes] == [
+            ("reach", "its server lets this page reach beyond mcpnb: https://tiles.example"),
+            ("refused", "left out of the page's policy: frameDomains: 'javascript:x'"),
+        ]
+        assert (
+            view.widget.notes[0]["kind"] == "reach"
+            and "connect-src https://tiles.example" in view.widget.policy
+        )
+        with_nothing = AppView(pool, "maps.show")  # the page alone, no result: none handed to it
+        assert with_nothing.result is None and with_nothing.tool.name == "show"
+    finally:
+        pool.close()
