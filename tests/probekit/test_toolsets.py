@@ -29,7 +29,7 @@ def test_unknown_toolset_lists_the_valid_names() -> None:
     with pytest.raises(UnknownToolsetError) as info:
         resolve_toolset("cor", {})
     message = str(info.value)
-    assert "unknown toolset 'cor'" in message and "core, ui, workflow, conformance, full" in message
+    assert "unknown toolset 'cor'" in message and "core, ui, workflow, apps, conformance, full" in message
     assert "did you mean 'core'" in message
     assert isinstance(info.value, ValueError)
     with pytest.raises(ValueError, match="valid toolsets"):
