@@ -33,6 +33,9 @@ class Frontend:
         self.display_cell: dict[str, str] = {}  # display_id -> the cell that first showed it
         self.statuses: list[tuple[str, str]] = []  # (parent msg_id, execution_state), in order
         self.custom: dict[str, list[Any]] = {}  # a widget's custom messages to the page, by parent msg_id
+        #: every custom message of a widget, by comm: one sent from mcpnb's own thread (a result that
+        #: landed) has no request of ours as its parent
+        self.custom_of: dict[str, list[Any]] = {}
 
     def execute(self, code: str, **kw: Any) -> str:
         return self.kc.execute(code, **kw)
@@ -57,6 +60,7 @@ class Frontend:
                 self.models.setdefault(content["comm_id"], {}).update(content["data"]["state"])
             elif kind == "comm_msg" and content["data"].get("method") == "custom":
                 self.custom.setdefault(parent, []).append(content["data"]["content"])
+                self.custom_of.setdefault(content["comm_id"], []).append(content["data"]["content"])
             elif kind in ("display_data", "update_display_data"):
                 if kind == "display_data":
                     self.displays.setdefault(parent, []).append(content["data"])

@@ -207,6 +207,7 @@ class AppHost:
         self.send, self.note = send, note
         self.context_of_host = host_context(context)
         self.initialized = False
+        self.cancelled: str | None = None  # why the call ended without a result, if it did
         self.calls: list[Any] = []
         self.messages: list[dict[str, Any]] = []
         self.context: dict[str, Any] | None = None
@@ -272,10 +273,26 @@ class AppHost:
             self._notify("ui/notifications/tool-input", {"arguments": self.arguments})
             if self.result is not None:
                 self._notify("ui/notifications/tool-result", wire_result(self.result))
+            elif self.cancelled is not None:
+                self._notify("ui/notifications/tool-cancelled", {"reason": self.cancelled})
         elif method == "notifications/message":
             self.logs.append(params)
             level = params.get("level", "info")
             self.note(Note("log", f"{level}: {_short(params.get('data'))}"))
+
+    def deliver(self, result: Any) -> None:
+        """The call's result, once it lands (a page drawn while its tool runs): the page hears it
+        now if it is ready, else right after its ``initialized``."""
+        self.result = result
+        if self.initialized:
+            self._notify("ui/notifications/tool-result", wire_result(result))
+
+    def cancel(self, reason: str) -> None:
+        """The call ended without a result (cancelled, failed, not made): the extension's
+        ``tool-cancelled``, with why."""
+        self.cancelled = reason
+        if self.initialized and self.result is None:
+            self._notify("ui/notifications/tool-cancelled", {"reason": reason})
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})

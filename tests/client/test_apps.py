@@ -352,3 +352,24 @@ def test_what_the_host_sends_a_page_keeps_to_the_mcp_apps_projects_schema(host_o
     assert problems("McpUiToolMeta", tool.meta["ui"]) == []
     # the checker itself: a shape the schema forbids is caught
     assert problems("McpUiInitializeResult", {**answer["result"], "hostContext": {"theme": "sepia"}}) != []
+
+
+def test_a_page_drawn_before_the_result_hears_it_when_it_lands_or_why_not(host_of):
+    from tests.apps_schema import problems
+
+    host_of.pool.connect("shop", server=shop())
+    waiting = host_of("shop", "cart", None, {"item": "tea"})
+    [tool_input] = ask(waiting, INITIALIZE, INITIALIZED)[1:]  # the answer, then the arguments only
+    assert tool_input["method"] == "ui/notifications/tool-input"
+    result = host_of.pool.call("shop.cart", {"item": "tea"})
+    waiting.deliver(result)
+    assert waiting.sent[-1]["method"] == "ui/notifications/tool-result"  # type: ignore[attr-defined]
+    assert waiting.sent[-1]["params"]["structuredContent"] == {"items": ["tea"]}  # type: ignore[attr-defined]
+
+    gave_up = host_of("shop", "cart", None, {"item": "cake"})
+    gave_up.cancel("the call was interrupted")  # before the page was ready: told after initialized
+    assert gave_up.sent == []  # type: ignore[attr-defined]
+    told = ask(gave_up, INITIALIZE, INITIALIZED)[1:]
+    assert [m["method"] for m in told] == ["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]
+    assert told[1]["params"] == {"reason": "the call was interrupted"}
+    assert problems("McpUiToolCancelledNotification", told[1]) == []

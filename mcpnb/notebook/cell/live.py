@@ -175,6 +175,10 @@ class LiveCall:
     def done(self) -> bool:
         return self._future.done()
 
+    def add_done_callback(self, fn: Any) -> None:
+        """``fn(future)`` once the call ends (at once if it has), as a future's callback."""
+        self._future.add_done_callback(fn)
+
     def result(self, timeout: float | None = None) -> ToolResult:
         """The result (waits; in the cell that asked, answer first: a waiting cell sees no clicks).
 

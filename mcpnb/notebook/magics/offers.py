@@ -211,6 +211,7 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
         later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
         return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
 
+    page = _page(ctx, ns, tool, values)
     try:
         result = call_in_cell(
             ctx.pool, tool.server, tool.name, values, info=tool, **_in_cell(ctx, ns, answers)
@@ -218,7 +219,11 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     except UrlRequiredError as needs_page:  # a consent panel with "retry the call", where one can click
         # an awaiting cell waits there and gets the retried result (None when the person said no)
         result = url_retry(ctx.pool, needs_page, values, mode=ctx.settings.elicitation, timeout=ns.timeout)
-    return _shown(result, ns, ctx, tool, values)
+    except BaseException as exc:
+        _landed(page, exc)
+        raise
+    _landed(page, result)
+    return _shown(result, ns)
 
 
 @awaited("call")
@@ -237,6 +242,7 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.errors import UrlRequiredError
     from mcpnb.notebook.cell import acall_in_cell, url_retry
 
+    page = await _apage(ctx, ns, tool, values)
     try:
         result = await acall_in_cell(
             ctx.pool, tool.server, tool.name, values, info=tool, **_in_cell(ctx, ns, answers)
@@ -244,7 +250,11 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
     except UrlRequiredError as needs_page:  # the consent panel holds the cell until the retry or a no
         retry = functools.partial(url_retry, mode=ctx.settings.elicitation, timeout=ns.timeout)
         result = await off_loop(retry, ctx.pool, needs_page, values)
-    return _shown(result, ns, ctx, tool, values)
+    except BaseException as exc:
+        _landed(page, exc)
+        raise
+    _landed(page, result)
+    return _shown(result, ns)
 
 
 def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
@@ -322,37 +332,66 @@ def _in_cell(ctx: Context, ns: argparse.Namespace, answers: dict[str, Any] | Non
     }
 
 
-def _shown(result: Any, ns: argparse.Namespace, ctx: Context, tool: Any, values: Any) -> Any:
+def _shown(result: Any, ns: argparse.Namespace) -> Any:
     """What the cell shows: the result or its JSON (``--raw``); a :class:`~mcpnb.notebook.cell.LiveCall`
-    (a person is asked in this cell, the result shows there later) or a declined retry's None as is.
-    A tool with a page of its own (an MCP App) gets the page drawn above the result."""
+    (a person is asked in this cell, the result shows there later) or a declined retry's None as is."""
     from mcpnb.client.results import ToolResult
 
     if not isinstance(result, ToolResult):
         return result
-    if not (ns.raw or ns.no_view) and ctx.settings.draw_pages:
-        _draw_page(ctx, tool, result, values)
     return RawJson(result.json()) if ns.raw else result
 
 
-def _draw_page(ctx: Context, tool: Any, result: Any, values: Any) -> None:
-    """Display the tool's page with its result, where a frontend can draw widgets. A page that
-    cannot be read is said in one line; the result below it is shown all the same."""
+# MCP Apps: a tool with a page of its own gets it drawn above its result, before the call is sent,
+# as the extension draws it while the tool runs: the page hears the call's arguments at once and
+# its result (or why there is none) when it lands.
+def _wants_page(ctx: Context, ns: argparse.Namespace, tool: Any) -> bool:
     from mcpnb.client.apps import view_uri
     from mcpnb.notebook.frontend import current_kernel
 
-    if view_uri(tool) is None or current_kernel() is None:
-        return
-    from IPython.display import display
+    drawn = not (ns.raw or ns.no_view) and ctx.settings.draw_pages
+    return drawn and view_uri(tool) is not None and current_kernel() is not None
 
+
+def _page(ctx: Context, ns: argparse.Namespace, tool: Any, values: Any) -> Any:
+    if not _wants_page(ctx, ns, tool):
+        return None
     from mcpnb.notebook.render.app_view import AppView
 
     try:
-        view = AppView(ctx.pool, result, values)
+        return _drawn(AppView(ctx.pool, tool, values))
     except (McpnbError, ValueError) as exc:
-        print(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
-        return
+        return _not_drawn(tool, exc)
+
+
+async def _apage(ctx: Context, ns: argparse.Namespace, tool: Any, values: Any) -> Any:
+    if not _wants_page(ctx, ns, tool):
+        return None
+    from mcpnb.notebook.render.app_view import AppView
+
+    try:
+        return _drawn(await AppView.aopen(ctx.pool, tool, values))
+    except (McpnbError, ValueError) as exc:
+        return _not_drawn(tool, exc)
+
+
+def _drawn(view: Any) -> Any:
+    from IPython.display import display
+
     display(view)
+    return view
+
+
+def _not_drawn(tool: Any, exc: BaseException) -> None:
+    """A page that cannot be read is said in one line; the call goes on all the same."""
+    print(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
+
+
+def _landed(page: Any, outcome: Any) -> None:
+    if page is not None:
+        page.deliver(
+            outcome if outcome is not None else "the call was not made (the page it needed was declined)"
+        )
 
 
 def _answers(ctx: Context, name: str | None) -> dict[str, Any] | None:

@@ -96,6 +96,7 @@ class AppView:
             raise ValueError(f"{self.tool.server}.{self.tool.name} has no page (no _meta.ui.resourceUri)")
         self.arguments = dict(arguments or {})
         self.page = page or page_from(self.tool.server, uri, list(pool.read(self.tool.server, uri)))
+        self.cancelled: str | None = None  # why the call ended without a result, if it did
         self.notes: list[Note] = []
         self._called: dict[str | None, int] = {}
         self._hosts: dict[str, AppHost] = {}
@@ -147,12 +148,35 @@ class AppView:
     def logs(self) -> list[dict[str, Any]]:
         return [entry for host in self._hosts.values() for entry in host.logs]
 
+    def deliver(self, outcome: Any) -> None:
+        """What became of the call, for a page drawn before its result (``%mcp call`` draws it
+        while the tool runs): a result, an exception or a :class:`~mcpnb.notebook.cell.LiveCall`
+        whose result lands later (a person was asked in the cell). Each drawn page hears it as
+        ``tool-result`` or ``tool-cancelled``."""
+        follow = getattr(outcome, "add_done_callback", None)
+        if follow is not None and not isinstance(outcome, ToolResult):
+            follow(lambda f: self.deliver(f.result() if not f.cancelled() and not f.exception() else _why(f)))
+            return
+        self._on_runtime(self._land(outcome))
+
+    async def _land(self, outcome: Any) -> None:
+        if isinstance(outcome, ToolResult):
+            self.result = outcome
+            for host in self._hosts.values():
+                host.deliver(outcome)
+            return
+        self.cancelled = outcome if isinstance(outcome, str) else _why(outcome)
+        for host in self._hosts.values():
+            host.cancel(self.cancelled)
+
     def _from_page(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """A message from one drawn page (kernel thread): answered on the runtime thread, where
-        the pool's connections live; the kernel goes on meanwhile."""
-        if not isinstance(content, dict) or not isinstance(content.get("view"), str):
-            return
-        view = content["view"]
+        the pool's connections live, in order with what :meth:`deliver` hands the pages; the
+        kernel goes on meanwhile."""
+        if isinstance(content, dict) and isinstance(content.get("view"), str):
+            self._on_runtime(self._receive(content["view"], content))
+
+    async def _receive(self, view: str, content: dict[str, Any]) -> None:
         host = self._hosts.get(view)
         if host is None:
             host = self._hosts[view] = AppHost(
@@ -165,8 +189,13 @@ class AppView:
                 note=self._note,
                 context=content.get("context"),
             )
+            if self.cancelled is not None:
+                host.cancel(self.cancelled)
+        await host.receive(content.get("message"))
+
+    def _on_runtime(self, coro: Any) -> None:
         try:
-            self.pool.runtime.hand_over(host.receive(content.get("message")))
+            self.pool.runtime.hand_over(coro)
         except RuntimeError:  # the pool was closed (a kernel shutting down): the page hears nothing
             self._note(Note("refused", "mcpnb's runtime is closed: the page's requests go unanswered"))
 
@@ -187,6 +216,17 @@ class AppView:
 
     def __repr__(self) -> str:
         return f"<AppView {self.tool.server}.{self.tool.name} {self.page.uri}>"
+
+
+def _why(outcome: Any) -> str:
+    """Why a call ended without a result, in the words ``tool-cancelled`` carries."""
+    if hasattr(outcome, "cancelled") and callable(outcome.cancelled):  # a future
+        outcome = None if outcome.cancelled() else outcome.exception()
+    if outcome is None:
+        return "the call was cancelled"
+    if isinstance(outcome, KeyboardInterrupt):
+        return "the call was interrupted"
+    return f"the call failed: {outcome}" if str(outcome) else f"the call failed ({type(outcome).__name__})"
 
 
 def _named(target: Any) -> tuple[str, str]:

@@ -175,3 +175,61 @@ def test_a_page_that_may_reach_the_network_says_so_under_it():
         assert with_nothing.result is None and with_nothing.tool.name == "show"
     finally:
         pool.close()
+
+
+CLOCK = """
+import time
+from mcp.server.mcpserver import MCPServer
+
+clock = MCPServer("clock", log_level="WARNING")
+PAGE = {"ui": {"resourceUri": "ui://clock/page.html"}}
+
+@clock.tool(meta=PAGE)
+def slow(seconds: float) -> str:
+    time.sleep(seconds)
+    return f"slept {seconds}"
+
+@clock.resource("ui://clock/page.html", mime_type="text/html;profile=mcp-app")
+def page() -> str:
+    return "<html><body>clock</body></html>"
+"""
+
+
+def test_the_page_is_drawn_while_its_tool_runs_and_hears_the_result_or_why_there_is_none(kernel):
+    """The extension draws a page while its tool runs: %mcp call shows it before the call is sent;
+    the page hears the arguments at once, the result when it lands, and tool-cancelled when the
+    call ends without one (here, a timeout)."""
+    fe = Frontend(kernel)
+    _ok(fe, CLOCK + "%load_ext mcpnb\n%mcp connect clock {{clock}}")
+    running = fe.execute("%mcp call clock.slow seconds=2")  # the cell awaits: widget messages go on
+    page = fe.wait_for(lambda: _page(fe, running), what="the page, drawn before the result")
+    fe.send_custom(page, {"view": "v", "message": INITIALIZE})
+    ready = fe.send_custom(
+        page, {"view": "v", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
+    )
+    fe.wait_for(lambda: fe.custom.get(ready), what="the arguments, at once")
+    assert [m["message"]["params"] for m in fe.custom[ready]] == [{"arguments": {"seconds": 2}}]
+    assert running not in fe.results  # the tool is still running: no result yet, and none sent
+    assert fe.reply(running)["status"] == "ok"
+    heard = fe.wait_for(
+        lambda: [
+            m
+            for m in fe.custom_of.get(page, [])
+            if m["message"].get("method") == "ui/notifications/tool-result"
+        ],
+        what="the result, once it landed",
+    )
+    assert heard[0]["view"] == "v" and heard[0]["message"]["params"]["content"][0]["text"] == "slept 2.0"
+
+    late = fe.execute("%mcp call clock.slow seconds=3 --timeout 0.5")
+    page = fe.wait_for(lambda: _page(fe, late), what="the second call's page")
+    assert fe.reply(late)["status"] == "error"  # the timeout, as always
+    fe.send_custom(page, {"view": "w", "message": INITIALIZE})
+    ready = fe.send_custom(
+        page, {"view": "w", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
+    )
+    fe.wait_for(lambda: len(fe.custom.get(ready, [])) == 2, what="the arguments, then why there is no result")
+    told = fe.custom[ready][1]["message"]
+    assert told["method"] == "ui/notifications/tool-cancelled" and told["params"]["reason"].startswith(
+        "the call failed: "
+    )
