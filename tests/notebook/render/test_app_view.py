@@ -233,3 +233,74 @@ def test_the_page_is_drawn_while_its_tool_runs_and_hears_the_result_or_why_there
     assert told["method"] == "ui/notifications/tool-cancelled" and told["params"]["reason"].startswith(
         "the call failed: "
     )
+
+
+def test_a_result_that_lands_later_reaches_the_page_through_its_future(monkeypatch):
+    """A call whose result comes later (a LiveCall: a person was asked in the cell) hands the page
+    its result through the future's callback; one that is cancelled, why. What would go to the
+    frontend is recorded where the widget sends it."""
+    import concurrent.futures
+    import time
+
+    from mcp.server.mcpserver import MCPServer
+
+    from mcpnb import Pool
+    from mcpnb.notebook.render.app_view import AppView
+
+    server = MCPServer("later", log_level="WARNING")
+
+    @server.tool(meta={"ui": {"resourceUri": "ui://later/page.html"}})
+    def answer() -> str:
+        return "42"
+
+    @server.resource("ui://later/page.html", mime_type="text/html;profile=mcp-app")
+    def page() -> str:
+        return "<html><body>later</body></html>"
+
+    pool = Pool()
+    try:
+        pool.connect("later", server=server)
+        for outcome in ("result", "cancelled"):
+            view = AppView(pool, "later.answer")
+            sent: list = []
+            monkeypatch.setattr(view.widget, "send", sent.append)
+            initialized = {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}
+            for message in (INITIALIZE, initialized):
+                view._from_page(view.widget, {"view": "v", "message": message}, [])
+            future: concurrent.futures.Future = concurrent.futures.Future()
+            view.deliver(future)  # nothing yet: the call is under way
+            assert wait_for_sent(sent, 2) and [m["message"].get("method") for m in sent] == [
+                None,
+                "ui/notifications/tool-input",
+            ]
+            if outcome == "result":
+                future.set_result(pool.call("later.answer"))
+            else:
+                future.cancel()
+            assert wait_for_sent(sent, 3)
+            last = sent[-1]["message"]
+            if outcome == "result":
+                assert (
+                    last["method"] == "ui/notifications/tool-result"
+                    and last["params"]["content"][0]["text"] == "42"
+                )
+            else:
+                assert last == {
+                    "jsonrpc": "2.0",
+                    "method": "ui/notifications/tool-cancelled",
+                    "params": {"reason": "the call was cancelled"},
+                }
+            time.sleep(0.1)
+            assert len(sent) == 3  # once
+    finally:
+        pool.close()
+
+
+def wait_for_sent(sent: list, count: int, timeout: float = 10.0) -> bool:
+    """The page's messages are answered on mcpnb's runtime thread: wait for ``count`` of them."""
+    import time
+
+    end = time.monotonic() + timeout
+    while len(sent) < count and time.monotonic() < end:
+        time.sleep(0.01)
+    return len(sent) >= count
