@@ -45,8 +45,7 @@ class ToolExplorer:
         self._shown: dict[str, Any] = {}
         self.result_view = w.HTML()
         self.result: Any = None
-        self.page: Any = None  # the AppView of the last result, for a tool with a page
-        self._arguments: dict[str, Any] = {}
+        self.page: Any = None  # the AppView of the last call, for a tool with a page
         self.form: Any = None
         self.running: Any = None  # the LiveCall (or _Task) under way, which Stop cancels
         self.task: Any = None  # the TaskHandle of the last call run as a task
@@ -132,7 +131,6 @@ class ToolExplorer:
             return None
         self._shown.clear()
         self.asking.children, self.result_view.value = (), ""
-        self._arguments = arguments
         self.status.value = "<i>calling…</i>"
         ui = _InExplorer(self, get_settings().elicitation)
         self._hold(True)  # another Call, or another tool, would hide what this call shows
@@ -143,6 +141,7 @@ class ToolExplorer:
                 self.running = call_in_cell(
                     self.pool, tool.server, tool.name, arguments, info=tool, ui=ui, let_go=True
                 )
+                self._draw_page(tool, arguments, self.running)
         except Exception as exc:  # shown where the person looks; the notebook keeps running
             self.show(exc)
             return None
@@ -192,29 +191,28 @@ class ToolExplorer:
             self.result = result
             self.result_view.value = result._repr_mimebundle_()["text/html"]  # before the ✓ that says so
             self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
-            self._draw_page(result)
         self._hold(False)
 
-    def _draw_page(self, result: Any) -> None:
-        """A tool with a page of its own (an MCP App): the page, drawn with the result above it,
-        as ``%mcp call`` draws it. Read on the runtime thread: this may run there."""
+    def _draw_page(self, tool: Any, arguments: dict[str, Any], running: Any) -> None:
+        """A tool with a page of its own (an MCP App): the page, drawn as the call starts (as
+        ``%mcp call`` draws it), handed the result when it lands. Read on the runtime thread."""
         from mcpnb.client.apps import view_uri
         from mcpnb.notebook.settings import get_settings
 
-        tool = self._tools.get(result.tool)
-        if tool is None or view_uri(tool) is None or not get_settings().draw_pages:
+        if view_uri(tool) is None or not get_settings().draw_pages:
             return
 
         async def draw() -> None:
             from mcpnb.notebook.render.app_view import AppView
 
             try:
-                view = await AppView.aopen(self.pool, result, self._arguments)
+                view = await AppView.aopen(self.pool, tool, arguments)
             except Exception as exc:  # the result shows all the same; why the page does not
                 self._said(f"its page (an MCP App) could not be drawn: {exc}")
                 return
             self.page = view
             self.keep_in_view("page", view.widget)
+            view.deliver(running)
 
         self.pool.runtime.hand_over(draw())
 

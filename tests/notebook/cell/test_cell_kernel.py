@@ -521,8 +521,8 @@ def test_a_vs_code_files_inputs_asked_from_code_on_stdin(kernel, tmp_path):
 
 
 def test_explorer_draws_the_page_of_a_tool_that_has_one(kernel):
-    """An MCP App tool (the MCP Apps project's example): Call shows the result and, above it, the
-    tool's page, which answers the page as %mcp call's does."""
+    """An MCP App tool (the MCP Apps project's example): Call draws the tool's page above the
+    result, as %mcp call does, and hands it the result when it lands."""
     basic = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
     fe = Frontend(kernel)
     setup = f"%load_ext mcpnb\n%mcp connect basic -- {shutil.which('node')} {basic} --stdio"
@@ -540,3 +540,15 @@ def test_explorer_draws_the_page_of_a_tool_that_has_one(kernel):
     asked = fe.send_custom(page, {"view": "v", "message": initialize})
     fe.wait_for(lambda: fe.custom.get(asked), what="the page's handshake answered")
     assert fe.custom[asked][0]["message"]["result"]["hostContext"]["toolInfo"]["tool"]["name"] == "get-time"
+    fe.send_custom(
+        page, {"view": "v", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
+    )
+    landed = fe.wait_for(
+        lambda: [
+            m
+            for m in fe.custom_of.get(page, [])
+            if m["message"].get("method") == "ui/notifications/tool-result"
+        ],
+        what="the call's result, handed to the page",
+    )
+    assert "time" in landed[0]["message"]["params"]["structuredContent"]
