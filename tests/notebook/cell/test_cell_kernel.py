@@ -552,3 +552,17 @@ def test_explorer_draws_the_page_of_a_tool_that_has_one(kernel):
         what="the call's result, handed to the page",
     )
     assert "time" in landed[0]["message"]["params"]["structuredContent"]
+
+
+def test_explorer_draws_the_page_while_the_call_runs(kernel):
+    from tests.notebook.render.test_app_view import CLOCK
+
+    fe = Frontend(kernel)
+    cell, _ = _exploring(fe, CLOCK + "%load_ext mcpnb\n%mcp connect clock {{clock}}", "clock", "slow")
+    fe.set(_field(fe, "seconds"), 3)
+    fe.click(fe.find(cell, css="mcpnb-explore-call"))
+    page = fe.wait_for(lambda: fe.find(None, model="AnyModel"), what="the page, as the call starts")
+    result = fe.find(cell, css="mcpnb-explore-result")
+    assert "slept" not in fe.models[result].get("value", "")  # the tool is still running
+    fe.wait_for(lambda: "slept 3" in fe.models[result].get("value", ""), what="the result")
+    assert fe.find(None, model="AnyModel") == page  # one page, handed the result (not drawn again)
