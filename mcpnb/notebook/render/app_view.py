@@ -90,10 +90,12 @@ class AppView:
     ) -> None:
         self.pool = pool
         self.result = target if isinstance(target, ToolResult) else None
-        self.tool = tool or _tool_of(pool, target)
-        uri = view_uri(self.tool)
-        if uri is None:
-            raise ValueError(f"{self.tool.server}.{self.tool.name} has no page (no _meta.ui.resourceUri)")
+        if tool is None:
+            server, name = _named(target)
+            known = target if isinstance(target, ToolInfo) else pool.cached_tool(server, name)
+            tool = _found(server, name, known or pool.tools(server))
+        self.tool = tool
+        uri = _page_uri(tool)
         self.arguments = dict(arguments or {})
         self.page = page or page_from(self.tool.server, uri, list(pool.read(self.tool.server, uri)))
         self.cancelled: str | None = None  # why the call ended without a result, if it did
@@ -119,14 +121,9 @@ class AppView:
         """``AppView(...)`` from a coroutine (the pool's runtime thread included, where the
         synchronous reads cannot run): the tool and its page are awaited."""
         server, name = _named(target)
-        tool = target if isinstance(target, ToolInfo) else pool.cached_tool(server, name)
-        if tool is None:
-            tool = next((t for t in await pool.atools(server) if t.name == name), None)
-        if tool is None:
-            raise ValueError(f"{server!r} has no tool {name!r}")
-        uri = view_uri(tool)
-        if uri is None:
-            raise ValueError(f"{server}.{name} has no page (no _meta.ui.resourceUri)")
+        known = target if isinstance(target, ToolInfo) else pool.cached_tool(server, name)
+        tool = _found(server, name, known or await pool.atools(server))
+        uri = _page_uri(tool)
         page = page_from(server, uri, list(await pool.aread(server, uri)))
         return cls(pool, target, arguments, page=page, tool=tool)
 
@@ -239,15 +236,22 @@ def _named(target: Any) -> tuple[str, str]:
     return target.server, target.tool
 
 
-def _tool_of(pool: Any, target: Any) -> ToolInfo:
-    """The tool a result came from, or that ``"server.tool"`` names; a ToolInfo as is."""
-    if isinstance(target, ToolInfo):
-        return target
-    server, name = _named(target)
-    tool = pool.cached_tool(server, name) or next((t for t in pool.tools(server) if t.name == name), None)
+def _found(server: str, name: str, tools: Any) -> ToolInfo:
+    """The tool named ``name``: ``tools`` is that tool already (the pool's cache had it) or the
+    server's list to find it in."""
+    if isinstance(tools, ToolInfo):
+        return tools
+    tool = next((t for t in tools if t.name == name), None)
     if tool is None:
         raise ValueError(f"{server!r} has no tool {name!r}")
     return tool
+
+
+def _page_uri(tool: ToolInfo) -> str:
+    uri = view_uri(tool)
+    if uri is None:
+        raise ValueError(f"{tool.server}.{tool.name} has no page (no _meta.ui.resourceUri)")
+    return uri
 
 
 def _note_state(note: Note) -> dict[str, Any]:
