@@ -169,8 +169,9 @@ class AppRefused(Exception):
 
 @dataclass(frozen=True)
 class Note:
-    """Something the page did that the person should see: ``kind`` is ``call``, ``link``,
-    ``message``, ``context``, ``log`` or ``refused``; ``url`` only for a link to open."""
+    """Something the person should see under a page: what it did (``call``, ``link``,
+    ``message``, ``context``, ``log``), what it may reach (``reach``) or was refused (``refused``);
+    ``url`` only for a link to open."""
 
     kind: str
     text: str
