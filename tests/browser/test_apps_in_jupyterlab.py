@@ -126,6 +126,8 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
     try:
         page = new_page(browser, lab.base)
         page.add_init_script(RECORD)
+        to_kernel: list[str] = []  # what JupyterLab sends the kernel over its websocket
+        page.on("websocket", lambda ws: ws.on("framesent", lambda frame: to_kernel.append(str(frame))))
         open_and_run(page, lab.base, "dice.ipynb")
         cell = code_cell(page, "rolled = %mcp call probe.dice")
         frame = cell.frame_locator("iframe.mcpnb-app-frame")
@@ -214,5 +216,9 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
             for c in changes
         )
         assert heard["ui/notifications/tool-input"]["params"] == {"arguments": {"count": 3}}
+        # the frame's size is the frontend's business: resizes never travel to the kernel
+        assert by_method.get("ui/notifications/size-changed"), "the page reported its size"
+        assert any("ui/initialize" in f for f in to_kernel)  # the recorder sees the page's traffic
+        assert not any("size-changed" in f for f in to_kernel)
     finally:
         browser.close()

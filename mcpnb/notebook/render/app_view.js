@@ -135,8 +135,10 @@ function render({ model, el }) {
     const message = event.data;
     if (!message || message.jsonrpc !== "2.0") return;
     if (message.method === "ui/notifications/size-changed") {
+      // the frame's size is the frontend's alone: the kernel is not bothered at every resize
       const height = Number(message.params?.height);
       if (height > 0) frame.style.height = `${Math.min(Math.ceil(height), model.get("max_height"))}px`;
+      return;
     }
     if (message.method === "ui/request-display-mode" && message.id !== undefined) {
       display(message.params?.mode).then((given) => toPageNow({ id: message.id, result: { mode: given } }));
