@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from mcpnb.client.apps import AppHost, AppPage, Note, page_from, view_uri
 from mcpnb.client.results import ToolResult
@@ -34,6 +34,8 @@ _CSS = """
 .mcpnb-app-reach { color: var(--jp-warn-color1, #9a6700); }
 """
 
+#: Pages ``AppView.drawn`` keeps (each holds its page's HTML and what the page did).
+_KEPT_DRAWN = 20
 #: Notes shown under a page, the latest (``AppView.notes`` holds them all, a tool's calls as one).
 _NOTES_SHOWN = 20
 
@@ -70,6 +72,9 @@ _AppWidget: type | None = None
 class AppView:
     """A tool's page, drawn; it answers the page for as long as the kernel runs.
 
+    ``AppView.drawn`` lists the latest pages made in this kernel, newest last (``%mcp call`` draws
+    one a cell never holds: ``AppView.drawn[-1].calls`` is what its page has called since).
+
     ``AppView(pool, result)`` draws the page of the tool that made ``result`` (a ``pool.call``
     result) with that result in it; ``AppView(pool, "server.tool")`` (or a ``ToolInfo``) draws the
     page alone, for a page that calls its tools itself. ``arguments`` are the call's, handed to the
@@ -78,6 +83,9 @@ class AppView:
     stays here: :attr:`calls` (each result, as ``pool.call`` returns it), :attr:`messages`,
     :attr:`context`, :attr:`logs`, :attr:`notes`.
     """
+
+    #: the latest pages made in this kernel, newest last (at most ``_KEPT_DRAWN``)
+    drawn: ClassVar[list[AppView]] = []
 
     def __init__(
         self,
@@ -115,6 +123,7 @@ class AppView:
             notes=[_note_state(n) for n in self.notes],
         )
         self.widget.on_msg(self._from_page)
+        AppView.drawn[:] = [*AppView.drawn[-(_KEPT_DRAWN - 1) :], self]
 
     @classmethod
     async def aopen(cls, pool: Any, target: Any, arguments: Mapping[str, Any] | None = None) -> AppView:

@@ -97,6 +97,12 @@ def test_mcp_call_draws_the_page_and_the_kernel_answers_it(kernel):
     fe.wait_for(lambda: fe.custom.get(again), what="the second call's answer")
     fe.wait_for(lambda: "· 2 calls" in fe.models[page]["notes"][-1]["text"], what="one line, counted")
     assert len(fe.models[page]["notes"]) == 1
+    # the page %mcp call drew is not in a variable: AppView.drawn keeps it, with what it did
+    kept = _ok(
+        fe,
+        "import mcpnb\nlast = mcpnb.AppView.drawn[-1]\nprint('KEPT', len(last.calls), last.calls[-1].tool)",
+    )
+    assert "KEPT 2 get-time" in fe.stdout[kept]
 
     # a second drawing of the same widget is a page of its own: its answers carry its view
     other = fe.send_custom(page, {"view": "v2", "message": INITIALIZE})
