@@ -196,15 +196,12 @@ class ToolExplorer:
     def _draw_page(self, tool: Any, arguments: dict[str, Any], running: Any) -> None:
         """A tool with a page of its own (an MCP App): the page, drawn as the call starts (as
         ``%mcp call`` draws it), handed the result when it lands. Read on the runtime thread."""
-        from mcpnb.client.apps import view_uri
-        from mcpnb.notebook.settings import get_settings
+        from mcpnb.notebook.render.app_view import AppView, draws_page
 
-        if view_uri(tool) is None or not get_settings().draw_pages:
+        if not draws_page(tool):
             return
 
         async def draw() -> None:
-            from mcpnb.notebook.render.app_view import AppView
-
             try:
                 view = await AppView.aopen(self.pool, tool, arguments)
             except Exception as exc:  # the result shows all the same; why the page does not

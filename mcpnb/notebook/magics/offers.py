@@ -345,16 +345,15 @@ def _shown(result: Any, ns: argparse.Namespace) -> Any:
 # MCP Apps: a tool with a page of its own gets it drawn above its result, before the call is sent,
 # as the extension draws it while the tool runs: the page hears the call's arguments at once and
 # its result (or why there is none) when it lands.
-def _wants_page(ctx: Context, ns: argparse.Namespace, tool: Any) -> bool:
-    from mcpnb.client.apps import view_uri
+def _wants_page(ns: argparse.Namespace, tool: Any) -> bool:
     from mcpnb.notebook.frontend import current_kernel
+    from mcpnb.notebook.render.app_view import draws_page
 
-    drawn = not (ns.raw or ns.no_view) and ctx.settings.draw_pages
-    return drawn and view_uri(tool) is not None and current_kernel() is not None
+    return not (ns.raw or ns.no_view) and draws_page(tool) and current_kernel() is not None
 
 
 def _page(ctx: Context, ns: argparse.Namespace, tool: Any, values: Any) -> Any:
-    if not _wants_page(ctx, ns, tool):
+    if not _wants_page(ns, tool):
         return None
     from mcpnb.notebook.render.app_view import AppView
 
@@ -365,7 +364,7 @@ def _page(ctx: Context, ns: argparse.Namespace, tool: Any, values: Any) -> Any:
 
 
 async def _apage(ctx: Context, ns: argparse.Namespace, tool: Any, values: Any) -> Any:
-    if not _wants_page(ctx, ns, tool):
+    if not _wants_page(ns, tool):
         return None
     from mcpnb.notebook.render.app_view import AppView
 

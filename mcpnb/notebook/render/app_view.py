@@ -224,6 +224,14 @@ class AppView:
         return f"<AppView {self.tool.server}.{self.tool.name} {self.page.uri}>"
 
 
+def draws_page(tool: ToolInfo) -> bool:
+    """Whether a call of ``tool`` gets its page drawn (``%mcp call``, the explorer): it has one,
+    and ``%config Mcp.draw_pages`` is on."""
+    from mcpnb.notebook.settings import get_settings
+
+    return view_uri(tool) is not None and get_settings().draw_pages
+
+
 def _why(outcome: Any) -> str:
     """Why a call ended without a result, in the words ``tool-cancelled`` carries."""
     if hasattr(outcome, "cancelled") and callable(outcome.cancelled):  # a future
