@@ -342,55 +342,26 @@ def _shown(result: Any, ns: argparse.Namespace) -> Any:
     return RawJson(result.json()) if ns.raw else result
 
 
-# MCP Apps: a tool with a page of its own gets it drawn above its result, before the call is sent,
-# as the extension draws it while the tool runs: the page hears the call's arguments at once and
-# its result (or why there is none) when it lands.
-def _wants_page(ns: argparse.Namespace, tool: Any) -> bool:
-    from mcpnb.notebook.frontend import current_kernel
-    from mcpnb.notebook.render.app_view import draws_page
-
-    return not (ns.raw or ns.no_view) and draws_page(tool) and current_kernel() is not None
-
-
+# MCP Apps: a tool with a page of its own gets it drawn before the call is sent (render/app_view)
 def _page(ctx: Context, ns: argparse.Namespace, tool: Any, values: Any) -> Any:
-    if not _wants_page(ns, tool):
+    if ns.raw or ns.no_view:
         return None
-    from mcpnb.notebook.render.app_view import AppView
+    from mcpnb.notebook.render.app_view import page_for_call
 
-    try:
-        return _drawn(AppView(ctx.pool, tool, values))
-    except (McpnbError, ValueError) as exc:
-        return _not_drawn(tool, exc)
+    return page_for_call(ctx.pool, tool, values)
 
 
 async def _apage(ctx: Context, ns: argparse.Namespace, tool: Any, values: Any) -> Any:
-    if not _wants_page(ns, tool):
+    if ns.raw or ns.no_view:
         return None
-    from mcpnb.notebook.render.app_view import AppView
+    from mcpnb.notebook.render.app_view import apage_for_call
 
-    try:
-        return _drawn(await AppView.aopen(ctx.pool, tool, values))
-    except (McpnbError, ValueError) as exc:
-        return _not_drawn(tool, exc)
-
-
-def _drawn(view: Any) -> Any:
-    from IPython.display import display
-
-    display(view)
-    return view
-
-
-def _not_drawn(tool: Any, exc: BaseException) -> None:
-    """A page that cannot be read is said in one line; the call goes on all the same."""
-    print(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
+    return await apage_for_call(ctx.pool, tool, values)
 
 
 def _landed(page: Any, outcome: Any) -> None:
     if page is not None:
-        page.deliver(
-            outcome if outcome is not None else "the call was not made (the page it needed was declined)"
-        )
+        page.deliver(outcome)
 
 
 def _answers(ctx: Context, name: str | None) -> dict[str, Any] | None:

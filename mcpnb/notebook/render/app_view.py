@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mcpnb.client.apps import AppHost, AppPage, Note, page_from, view_uri
+from mcpnb.client.errors import McpnbError
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolinfo import ToolInfo
 
@@ -156,9 +157,11 @@ class AppView:
 
     def deliver(self, outcome: Any) -> None:
         """What became of the call, for a page drawn before its result (``%mcp call`` draws it
-        while the tool runs): a result, an exception or a :class:`~mcpnb.notebook.cell.LiveCall`
-        whose result lands later (a person was asked in the cell). Each drawn page hears it as
-        ``tool-result`` or ``tool-cancelled``."""
+        while the tool runs): a result, an exception, a :class:`~mcpnb.notebook.cell.LiveCall`
+        whose result lands later (a person was asked in the cell), or None (never made). Each
+        drawn page hears it as ``tool-result`` or ``tool-cancelled``."""
+        if outcome is None:  # a URL page the call needed was declined: it was never made
+            outcome = "the call was not made (the page it needed was declined)"
         follow = getattr(outcome, "add_done_callback", None)
         if follow is not None and not isinstance(outcome, ToolResult):
             follow(lambda f: self.deliver(f.result() if not f.cancelled() and not f.exception() else _why(f)))
@@ -230,6 +233,46 @@ def draws_page(tool: ToolInfo) -> bool:
     from mcpnb.notebook.settings import get_settings
 
     return view_uri(tool) is not None and get_settings().draw_pages
+
+
+# A call about to be made (``%mcp call``): its page is displayed before the call is sent, as the
+# extension draws it while the tool runs; the page hears the call's arguments at once and, through
+# :meth:`AppView.deliver`, its result (or why there is none) when it lands. None where no page is
+# drawn: no page, pages off, no kernel to show widgets. A page that cannot be read is said in one
+# line, and the call goes on all the same.
+def page_for_call(pool: Any, tool: ToolInfo, arguments: Mapping[str, Any]) -> AppView | None:
+    if not _drawn_here(tool):
+        return None
+    try:
+        return _displayed(AppView(pool, tool, arguments))
+    except (McpnbError, ValueError) as exc:
+        return _not_drawn(tool, exc)
+
+
+async def apage_for_call(pool: Any, tool: ToolInfo, arguments: Mapping[str, Any]) -> AppView | None:
+    if not _drawn_here(tool):
+        return None
+    try:
+        return _displayed(await AppView.aopen(pool, tool, arguments))
+    except (McpnbError, ValueError) as exc:
+        return _not_drawn(tool, exc)
+
+
+def _drawn_here(tool: ToolInfo) -> bool:
+    from mcpnb.notebook.frontend import current_kernel
+
+    return draws_page(tool) and current_kernel() is not None
+
+
+def _displayed(view: AppView) -> AppView:
+    from IPython.display import display
+
+    display(view)
+    return view
+
+
+def _not_drawn(tool: ToolInfo, exc: BaseException) -> None:
+    print(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
 
 
 def _why(outcome: Any) -> str:
