@@ -13,7 +13,7 @@ connection also keeps its calls in flight and the most recent one is taken.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -157,6 +157,13 @@ class Interaction:
         """A log notification from the server. Kept on the call (shown under its result)."""
         if call is not None:
             call.add_log(params)
+
+    async def draw_page(self, pool: Any, tool: Any, arguments: Mapping[str, Any], call: CallContext) -> Any:
+        """A tool's page (MCP Apps) for a call someone watches being made, a model's call that a
+        ``Toolbox`` runs: drawn where ``call`` shows, before the call is sent. It returns what was
+        drawn (something with ``deliver(outcome)``, ``messages`` and ``context``, as
+        ``mcpnb.notebook.render.app_view.AppView`` has), or None: here nothing can draw a page."""
+        return None
 
 
 async def ask_form(

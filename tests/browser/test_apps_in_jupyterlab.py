@@ -95,6 +95,54 @@ def test_a_person_uses_a_tools_page_drawn_by_mcp_call(lab, pw, shots):
         browser.close()
 
 
+def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab, pw, shots):
+    """The notebook's loop is the chat host: ``tools.run_all(reply)`` runs the model's call of a
+    tool with a page and draws the page in that cell; the person rolls again and clicks "Tell the
+    model"; the next turn (``tools.from_pages``) carries the page's words, as an Anthropic user
+    message, once."""
+    from anthropic.types import MessageParam
+    from pydantic import TypeAdapter
+
+    call = {"type": "tool_use", "id": "toolu_1", "name": "mcp__probe__dice", "input": {"count": 2}}
+    write_notebook(
+        lab.root / "loop.ipynb",
+        "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps\n"
+        "import mcpnb\ntools = mcpnb.default_pool().functions()",
+        f"replies = tools.run_all([{call!r}])  # the model's turn, scripted",
+    )
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "loop.ipynb")
+        cell = code_cell(page, "replies = tools.run_all(")
+        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+        expect(frame.locator(".die")).to_have_count(2, timeout=90000)  # the model's arguments, drawn
+        frame.get_by_role("button", name="Roll again").click()  # the page's own call, through the kernel
+        expect(frame.locator("#status")).to_have_text("rolled")
+        total = frame.locator("#total").inner_text()
+        frame.get_by_role("button", name="Tell the model").click()
+        expect(frame.locator("#status")).to_have_text("told")
+        shots.take(page, "told")
+
+        kept = lab.root / "turn.json"
+        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
+            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
+        expr = "[tools.from_pages('anthropic'), tools.from_pages('anthropic'), replies]"
+        page.keyboard.type(SAVE.format(file=kept.name, expr=expr))
+        page.keyboard.press("Shift+Enter")
+        turn, again, replies = wait_file(kept)
+        assert replies[0]["tool_use_id"] == "toolu_1" and not replies[0]["is_error"]
+        [message] = turn
+        TypeAdapter(MessageParam).validate_python(message)
+        assert message["role"] == "user"
+        [said] = message["content"]
+        assert said["type"] == "text" and said["text"].startswith("I rolled ")
+        assert said["text"].endswith(f" = {total}.")  # the roll the person made, not the model's
+        assert again == []  # handed over once
+    finally:
+        browser.close()
+
+
 def _iso():
     return re.compile(ISO_TIME)
 

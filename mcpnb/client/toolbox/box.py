@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.apps import for_model
+from mcpnb.client.apps import for_model, view_uri
 from mcpnb.client.errors import (
     ArgumentsError,
     CallError,
@@ -29,6 +29,7 @@ from mcpnb.client.errors import (
 from mcpnb.client.toolbox.approval import Approve, ask, asks, check_approve
 from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
 from mcpnb.client.toolbox.functions import ToolFunction, make_function
+from mcpnb.client.toolbox.pages import PageNews
 from mcpnb.client.toolbox.replies import error_reply, result_reply
 from mcpnb.client.toolbox.schema import drop_optional_nulls, normal_form
 from mcpnb.client.toolbox.specs import OPENAI_FORMATS, Entry, ToolSpecs, build_specs, check_format, entries
@@ -119,6 +120,7 @@ class Toolbox(Mapping[str, ToolFunction]):
             counts[tool.name] = counts.get(tool.name, 0) + 1
         self.short = ShortNames({t.name: self._functions[t.flat_name] for t in tools if counts[t.name] == 1})
         self._entries: dict[str, dict[str, Entry]] = {}
+        self._news = PageNews()
 
     # ------------------------------------------------------------------ the mapping
     def __getitem__(self, name: str) -> ToolFunction:
@@ -230,7 +232,7 @@ class Toolbox(Mapping[str, ToolFunction]):
             if await asks(self._approve, function.tool, arguments):
                 self._turn = self._turn or asyncio.Lock()
                 await ask(self.pool, function.tool, arguments, self._turn)
-            result = await self.pool.acall(function.server, function.tool.name, arguments, timeout=timeout)
+            result = await self._call(function, arguments, timeout)
         except McpnbError as exc:
             if raise_errors:
                 raise
@@ -238,6 +240,39 @@ class Toolbox(Mapping[str, ToolFunction]):
         if result.is_error and raise_errors:
             raise ToolFailedError(f"{function.server}.{function.tool.name} failed: {result.text}", result)
         return result_reply(parsed, result)
+
+    async def _call(self, function: ToolFunction, arguments: dict[str, Any], timeout: float | None) -> Any:
+        """The model's call, with its tool's page drawn first where someone watches (a notebook):
+        the page hears the arguments at once and the result, or why there is none, as it lands."""
+        pool, tool = self.pool, function.tool
+        context = pool.asking_context(awaited=pool.awaited_here())
+        page = None
+        if view_uri(tool) is not None:
+            page = await pool.effective_interaction.draw_page(pool, tool, arguments, context)
+        if page is None:
+            return await pool.acall(function.server, tool.name, arguments, timeout=timeout, context=context)
+        self._news.add(page)
+        try:
+            result = await pool.acall(function.server, tool.name, arguments, timeout=timeout, context=context)
+        except BaseException as exc:
+            page.deliver(exc)
+            raise
+        page.deliver(result)
+        return result
+
+    # ------------------------------------------------------------------ what pages said for the model
+    @property
+    def pages(self) -> list[Any]:
+        """The pages (MCP Apps) drawn for the model's calls, oldest first: what each did is on it
+        (``.calls``, ``.messages``, ``.context``)."""
+        return list(self._news.pages)
+
+    def from_pages(self, fmt: str) -> list[dict[str, Any]]:
+        """What the pages of the model's calls said for the model since the last time you asked,
+        as one user message of ``fmt`` (or ``[]``): each page's newest model context
+        (``ui/update-model-context``), marked as the page's, then its messages (``ui/message``).
+        Add it to the conversation before the next model call: ``messages += tools.from_pages(fmt)``."""
+        return self._news.take(check_format(fmt))
 
     def run_all(
         self, calls: Any, *, raise_errors: bool = False, timeout: float | None = None

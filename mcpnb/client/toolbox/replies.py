@@ -63,7 +63,21 @@ def _image_note(mime: str, data: str, why: str) -> str:
 def payload(result: ToolResult) -> Payload:
     """The pieces of ``result`` a model can take: text blocks, images, the structured content."""
     out = Payload(is_error=result.is_error)
-    for block in result.content:
+    add_blocks(out, result.content)
+    if result.structured is not None and result.content_wrapper() is None:  # else it only says the content
+        out.data, out.has_data = result.structured, True
+        said = (result.structured, result.data)
+        out.repeats = {i for i, text in enumerate(out.texts) if _repeats(text, said)}
+        if not out.repeats:
+            out.repeats.add(len(out.texts))
+            out.texts.append(json.dumps(result.structured, ensure_ascii=False, default=str))
+    return out
+
+
+def add_blocks(out: Payload, content: Any) -> None:
+    """Add what MCP content blocks (SDK objects or wire dicts) say to ``out``: a page's words for a
+    model come as the same blocks as a result's."""
+    for block in content:
         kind = pick(block, "type")
         if kind == "text":
             out.texts.append(str(pick(block, "text") or ""))
@@ -92,14 +106,6 @@ def payload(result: ToolResult) -> Payload:
                 )
         else:
             out.texts.append(f"[{kind or 'unknown'} content: not shown]")
-    if result.structured is not None and result.content_wrapper() is None:  # else it only says the content
-        out.data, out.has_data = result.structured, True
-        said = (result.structured, result.data)
-        out.repeats = {i for i, text in enumerate(out.texts) if _repeats(text, said)}
-        if not out.repeats:
-            out.repeats.add(len(out.texts))
-            out.texts.append(json.dumps(result.structured, ensure_ascii=False, default=str))
-    return out
 
 
 def _repeats(text: str, values: tuple[Any, ...]) -> bool:
@@ -143,13 +149,14 @@ def _reply(call: ToolCall, body: Payload) -> dict[str, Any]:
         return {
             "type": "tool_result",
             "tool_use_id": call.id or "",
-            "content": _anthropic_blocks(body),
+            "content": anthropic_blocks(body),
             "is_error": body.is_error,
         }
     return _gemini(call, body)
 
 
-def _anthropic_blocks(body: Payload) -> list[dict[str, Any]]:
+def anthropic_blocks(body: Payload, empty: str = "(the tool returned nothing)") -> list[dict[str, Any]]:
+    """Anthropic content blocks: the texts as one block, then the images Anthropic takes."""
     texts = list(body.texts)
     images = []
     for mime, data in body.images:
@@ -159,7 +166,7 @@ def _anthropic_blocks(body: Payload) -> list[dict[str, Any]]:
             texts.append(_image_note(mime, data, "Anthropic takes jpeg, png, gif and webp only"))
     text = "\n\n".join(t for t in texts if t)
     blocks = ([{"type": "text", "text": text}] if text else []) + images  # text blocks must not be empty
-    return blocks or [{"type": "text", "text": "(the tool returned nothing)"}]
+    return blocks or [{"type": "text", "text": empty}]
 
 
 def _gemini(call: ToolCall, body: Payload) -> dict[str, Any]:

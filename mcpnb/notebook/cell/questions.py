@@ -9,7 +9,7 @@ the policy of the base class applies. Each question is bounded by the interactio
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpnb.client.interaction import CallContext, Interaction
@@ -115,6 +115,15 @@ class NotebookInteraction(Interaction):
                 ui, lambda done: SamplingPanel(params, server=server, on_done=done), "reject"
             )
         return outcome.to_result()
+
+    async def draw_page(self, pool: Any, tool: Any, arguments: Mapping[str, Any], call: CallContext) -> Any:
+        """The page of a model's call (``tools.run_all(reply)``), in the cell that ran it, as
+        ``%mcp call`` draws its own: a saved notebook, nbclient included, keeps what it showed."""
+        if not isinstance(call.ui, CellUI):
+            return None
+        from mcpnb.notebook.render.app_view import apage_for_call
+
+        return await apage_for_call(pool, tool, arguments, cell=call.ui)
 
     def _with_cell_policy(self, call: CallContext | None) -> CallContext | None:
         """Headless cells use the configured policy (``decline`` or ``defaults``)."""

@@ -9,14 +9,19 @@ its own server while the cell that drew it has long finished. What the page asks
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from mcpnb.client.apps import AppHost, AppPage, Note, page_from, view_uri
 from mcpnb.client.errors import McpnbError
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolinfo import ToolInfo
+
+if TYPE_CHECKING:
+    from mcpnb.notebook.cell.capture import CellUI
+
+T = TypeVar("T")
 
 _CSS = """
 .mcpnb-app { display: flex; flex-direction: column; gap: 4px; max-width: 100%; }
@@ -130,11 +135,7 @@ class AppView:
     async def aopen(cls, pool: Any, target: Any, arguments: Mapping[str, Any] | None = None) -> AppView:
         """``AppView(...)`` from a coroutine (the pool's runtime thread included, where the
         synchronous reads cannot run): the tool and its page are awaited."""
-        server, name = _named(target)
-        known = target if isinstance(target, ToolInfo) else pool.cached_tool(server, name)
-        tool = _found(server, name, known or await pool.atools(server))
-        uri = _page_uri(tool)
-        page = page_from(server, uri, list(await pool.aread(server, uri)))
+        tool, page = await _aread(pool, target)
         return cls(pool, target, arguments, page=page, tool=tool)
 
     # what the page did, across every view of it (a widget displayed twice draws two pages)
@@ -235,27 +236,45 @@ def draws_page(tool: ToolInfo) -> bool:
     return view_uri(tool) is not None and get_settings().draw_pages
 
 
-# A call about to be made (``%mcp call``): its page is displayed before the call is sent, as the
-# extension draws it while the tool runs; the page hears the call's arguments at once and, through
-# :meth:`AppView.deliver`, its result (or why there is none) when it lands. None where no page is
-# drawn: no page, pages off, no kernel to show widgets. A page that cannot be read is said in one
-# line, and the call goes on all the same.
+# A call about to be made (``%mcp call``, a model's call run by a toolbox): its page is displayed
+# before the call is sent, as the extension draws it while the tool runs; the page hears the call's
+# arguments at once and, through :meth:`AppView.deliver`, its result (or why there is none) when it
+# lands. None where no page is drawn: no page, pages off, no kernel to show widgets. A page that
+# cannot be read is said in one line, and the call goes on all the same. ``cell``: the calling cell,
+# for a page drawn from mcpnb's runtime thread (a toolbox's calls run there).
 def page_for_call(pool: Any, tool: ToolInfo, arguments: Mapping[str, Any]) -> AppView | None:
     if not _drawn_here(tool):
         return None
     try:
         return _displayed(AppView(pool, tool, arguments))
     except (McpnbError, ValueError) as exc:
-        return _not_drawn(tool, exc)
+        return _not_drawn(tool, exc, print)
 
 
-async def apage_for_call(pool: Any, tool: ToolInfo, arguments: Mapping[str, Any]) -> AppView | None:
+async def apage_for_call(
+    pool: Any, tool: ToolInfo, arguments: Mapping[str, Any], *, cell: CellUI | None = None
+) -> AppView | None:
     if not _drawn_here(tool):
         return None
+    in_cell = cell.run if cell is not None else _now
     try:
-        return _displayed(await AppView.aopen(pool, tool, arguments))
+        tool, page = await _aread(pool, tool)
+        return in_cell(lambda: _displayed(AppView(pool, tool, arguments, page=page, tool=tool)))
     except (McpnbError, ValueError) as exc:
-        return _not_drawn(tool, exc)
+        return _not_drawn(tool, exc, cell.print if cell is not None else print)
+
+
+async def _aread(pool: Any, target: Any) -> tuple[ToolInfo, AppPage]:
+    """The tool ``target`` names and its page, awaited (on any loop, mcpnb's own included)."""
+    server, name = _named(target)
+    known = target if isinstance(target, ToolInfo) else pool.cached_tool(server, name)
+    tool = _found(server, name, known or await pool.atools(server))
+    uri = _page_uri(tool)
+    return tool, page_from(server, uri, list(await pool.aread(server, uri)))
+
+
+def _now(fn: Callable[[], T]) -> T:
+    return fn()
 
 
 def _drawn_here(tool: ToolInfo) -> bool:
@@ -271,8 +290,8 @@ def _displayed(view: AppView) -> AppView:
     return view
 
 
-def _not_drawn(tool: ToolInfo, exc: BaseException) -> None:
-    print(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
+def _not_drawn(tool: ToolInfo, exc: BaseException, say: Callable[[str], Any]) -> None:
+    say(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
 
 
 def _why(outcome: Any) -> str:

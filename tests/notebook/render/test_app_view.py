@@ -9,6 +9,7 @@ the page would send, as the JS does (``{"view", "message"}``, and the frontend's
 
 from __future__ import annotations
 
+import json
 import shutil
 
 from conftest import EVERYTHING
@@ -310,3 +311,70 @@ def wait_for_sent(sent: list, count: int, timeout: float = 10.0) -> bool:
     while len(sent) < count and time.monotonic() < end:
         time.sleep(0.01)
     return len(sent) >= count
+
+
+def test_a_models_call_draws_its_page_in_the_cell_and_what_the_page_says_reaches_the_next_turn(kernel):
+    """A chat host draws a tool's page when the model calls it; here the host is the notebook's
+    loop: ``tools.run_all(reply)`` draws the page in its cell (on mcpnb's thread, into that cell),
+    the page hears the model's arguments and the result, and what it says for the model
+    (``ui/update-model-context``, ``ui/message``) comes back as one user turn, once."""
+    fe = Frontend(kernel)
+    _ok(
+        fe,
+        "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps\n"
+        "import mcpnb\ntools = mcpnb.default_pool().functions()",
+    )
+    call = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "mcp__probe__dice",
+        "input": {"count": 3, "sides": 20},
+    }
+    ran = _ok(fe, f"replies = tools.run_all([{call!r}])\nprint('REPLY', replies[0]['content'][0]['text'])")
+    page = _page(fe, ran)
+    assert page is not None and fe.displayed[ran] == [page], "the page is drawn in the cell that ran the call"
+    assert "(3d20)" in fe.stdout[ran]
+    empty = _ok(fe, "print('NEWS', tools.from_pages('anthropic'), len(tools.pages))")
+    assert "NEWS [] 1" in fe.stdout[empty]
+
+    fe.send_custom(page, {"view": "v", "message": INITIALIZE})
+    ready = fe.send_custom(
+        page, {"view": "v", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
+    )
+    fe.wait_for(lambda: len(fe.custom.get(ready, [])) == 2, what="the model's arguments and the result")
+    heard = [m["message"] for m in fe.custom[ready]]
+    assert heard[0]["params"] == {"arguments": {"count": 3, "sides": 20}}
+    rolled = heard[1]["params"]["structuredContent"]
+    assert len(rolled["rolls"]) == 3 and rolled["sides"] == 20
+
+    said = [
+        ("ui/update-model-context", {"content": [{"type": "text", "text": "the person kept the 17"}]}),
+        ("ui/update-model-context", {"structuredContent": {"kept": [17, 4]}}),  # replaces the first
+        ("ui/message", {"role": "user", "content": [{"type": "text", "text": "Roll the rest again"}]}),
+    ]
+    for n, (method, params) in enumerate(said, start=10):
+        asked = fe.send_custom(
+            page, {"view": "v", "message": {"jsonrpc": "2.0", "id": n, "method": method, "params": params}}
+        )
+        fe.wait_for(lambda asked=asked: fe.custom.get(asked), what=f"the answer to {method}")
+    turn = _ok(
+        fe,
+        "import json\nprint('TURN', json.dumps(tools.from_pages('openai')))\n"
+        "print('AGAIN', tools.from_pages('openai'))",
+    )
+    out = fe.stdout[turn]
+    [message] = json.loads(out.split("TURN ", 1)[1].splitlines()[0])
+    assert message == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "[probe.dice's page (an MCP App) says the model should know:]"},
+            {"type": "text", "text": '{"kept": [17, 4]}'},
+            {"type": "text", "text": "Roll the rest again"},
+        ],
+    }
+    assert "AGAIN []" in out
+
+    awaited = _ok(fe, f"replies = await tools.arun_all([{call!r}])")  # the cell's own loop draws it
+    assert _page(fe, awaited) is not None and fe.displayed[awaited] == [_page(fe, awaited)]
+    counted = _ok(fe, "print('PAGES', len(tools.pages), tools.pages[-1].tool.name)")
+    assert "PAGES 2 dice" in fe.stdout[counted]
