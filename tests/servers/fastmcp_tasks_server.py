@@ -13,7 +13,8 @@ required, reports progress), ``explode`` (task optional, fails with a JSON-RPC e
 (no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error), ``task_headers``
 (the routing headers tasks/* requests came with), ``orders`` (pydantic rows with a ``Decimal``, a
 ``datetime`` and a ``date``: FastMCP writes all three as strings), ``page`` (task optional; its
-description says it answers in Markdown), ``export`` (a zip, as FastMCP's ``File`` sends it).
+description says it answers in Markdown), ``export`` (a zip, as FastMCP's ``File`` sends it),
+``dial`` (task optional, 0.1 s a turn, with an MCP App page: FastMCP's own ``app=``).
 Every start of a task-capable tool is counted in ``runs`` (read by the ``runs`` tool), so a test can
 tell whether a call became a task.
 """
@@ -29,6 +30,7 @@ from typing import Any
 
 import mcp_types
 from fastmcp import Context, FastMCP
+from fastmcp.apps import AppConfig
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp.utilities.types import File
 from fastmcp_tasks import TasksExtension
@@ -38,6 +40,7 @@ from pydantic import BaseModel
 mcp = FastMCP("fastmcp-tasks-peer")
 mcp.add_extension(TasksExtension(url="memory://"))
 STARTED: dict[str, int] = {}
+DIAL_PAGE = "ui://fastmcp-peer/dial.html"
 
 
 def _count(name: str) -> None:
@@ -173,6 +176,19 @@ def orders(n: int = 3) -> list[Order]:
         Order(id=i, total=Decimal("3.10") * i, placed_at=placed[i], day=date(2026, 12, i + 1), code=f"{i:05}")
         for i in range(n)
     ]
+
+
+@mcp.tool(task=True, app=AppConfig(resource_uri=DIAL_PAGE))
+async def dial(turns: int, ctx: Context) -> str:
+    """Turns a dial ``turns`` times, 0.1 s each; its page (an MCP App) shows where it stopped."""
+    _count("dial:task" if ctx.is_background_task else "dial:plain")
+    await asyncio.sleep(0.1 * turns)
+    return f"dialled {turns}"
+
+
+@mcp.resource(DIAL_PAGE)  # ui://: FastMCP serves it as an MCP App page (text/html;profile=mcp-app)
+def dial_page() -> str:
+    return "<!doctype html><html><head><title>dial</title></head><body>dial</body></html>"
 
 
 @mcp.tool

@@ -218,6 +218,12 @@ class TaskHandle:
         return self._clock() - self._heard
 
     @property
+    def landed(self) -> ToolResult | None:
+        """The result once it has landed, without waiting: None before, and for a task cancelled
+        (:meth:`result` waits, and says why there is none)."""
+        return self._result
+
+    @property
     def failure(self) -> BaseException | None:
         """Why following the task failed (expired, connection lost); the watcher stopped."""
         return self._failure

@@ -37,8 +37,8 @@ def _progress_text(handle: TaskHandle) -> str | None:
 def outcome_text(handle: TaskHandle) -> str | None:
     if handle.failure is not None:
         return f"stopped following it: {handle.failure}"
-    if handle._result is not None:
-        return "result: error" if handle._result.is_error else "result ready"
+    if handle.landed is not None:
+        return "result: error" if handle.landed.is_error else "result ready"
     if handle.input_requests and handle.answer is None and handle._unanswered:
         return "needs answers: handle.respond({...})"
     if handle.status == "input_required" and handle.answer is not None and handle.heard_ago is not None:

@@ -209,7 +209,14 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
             )
         # the task may ask later: its questions go to this cell, whose context is captured now
         later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
-        return ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
+        page = _page(ctx, ns, tool, values)  # the page hears the task's result when it ends
+        try:
+            handle = ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
+        except BaseException as exc:
+            _landed(page, exc)
+            raise
+        _landed(page, handle)
+        return handle
 
     page = _page(ctx, ns, tool, values)
     try:

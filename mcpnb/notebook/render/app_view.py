@@ -159,15 +159,47 @@ class AppView:
     def deliver(self, outcome: Any) -> None:
         """What became of the call, for a page drawn before its result (``%mcp call`` draws it
         while the tool runs): a result, an exception, a :class:`~mcpnb.notebook.cell.LiveCall`
-        whose result lands later (a person was asked in the cell), or None (never made). Each
-        drawn page hears it as ``tool-result`` or ``tool-cancelled``."""
+        whose result lands later (a person was asked in the cell), a ``TaskHandle`` (the result
+        when the task ends), or None (never made). Each drawn page hears it as ``tool-result``
+        or ``tool-cancelled``."""
         if outcome is None:  # a URL page the call needed was declined: it was never made
             outcome = "the call was not made (the page it needed was declined)"
+        if _is_task(outcome):
+            self._on_runtime(self._follow(outcome))
+            return
         follow = getattr(outcome, "add_done_callback", None)
         if follow is not None and not isinstance(outcome, ToolResult):
             follow(lambda f: self.deliver(f.result() if not f.cancelled() and not f.exception() else _why(f)))
             return
         self._on_runtime(self._land(outcome))
+
+    async def _follow(self, handle: Any) -> None:
+        """A task's page (``%mcp call --task``) hears the result when the task ends, or why there
+        is none: cancelled, or gone from the server. Following it runs where the task's polls do
+        (mcpnb's thread), so the page hears it once."""
+        heard = False
+
+        def changed(task: Any) -> None:
+            nonlocal heard
+            if heard:
+                return
+            from mcpnb.client.tasks.errors import TaskExpiredError
+
+            if task.landed is not None:
+                outcome: Any = task.landed
+            elif task.status == "cancelled":
+                outcome = "the task was cancelled"
+            elif isinstance(task.failure, TaskExpiredError):  # a lost connection is tried again
+                outcome = task.failure
+            else:
+                return
+            heard = True
+            stop()
+            self.deliver(outcome)
+
+        stop = handle.add_listener(changed)
+        changed(handle)  # it may have ended already: a server may answer a task at once
+        handle.watch()
 
     async def _land(self, outcome: Any) -> None:
         if isinstance(outcome, ToolResult):
@@ -292,6 +324,12 @@ def _displayed(view: AppView) -> AppView:
 
 def _not_drawn(tool: ToolInfo, exc: BaseException, say: Callable[[str], Any]) -> None:
     say(f"{tool.server}.{tool.name}'s page (an MCP App) could not be drawn: {exc}")
+
+
+def _is_task(outcome: Any) -> bool:
+    from mcpnb.client.tasks import TaskHandle
+
+    return isinstance(outcome, TaskHandle)
 
 
 def _why(outcome: Any) -> str:

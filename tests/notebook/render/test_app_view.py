@@ -378,3 +378,44 @@ def test_a_models_call_draws_its_page_in_the_cell_and_what_the_page_says_reaches
     assert _page(fe, awaited) is not None and fe.displayed[awaited] == [_page(fe, awaited)]
     counted = _ok(fe, "print('PAGES', len(tools.pages), tools.pages[-1].tool.name)")
     assert "PAGES 2 dice" in fe.stdout[counted]
+
+
+def test_a_tasks_page_hears_the_result_when_the_task_ends_or_that_it_was_cancelled(kernel):
+    """``%mcp call --task`` on a tool with a page: the page is drawn as the task starts and hears
+    its result when the task ends, or ``tool-cancelled`` when it is cancelled. The server is
+    FastMCP's, with its own tasks extension and its own MCP Apps support (``app=``)."""
+    from tests.client.conftest import FASTMCP_SERVER, fastmcp_python
+
+    fe = Frontend(kernel)
+    pages = []
+    _ok(fe, f"%load_ext mcpnb\n%mcp connect fm -- {fastmcp_python()} {FASTMCP_SERVER} stdio")
+    for turns, then, heard in (
+        (3, "", "ui/notifications/tool-result"),
+        (600, "dial.cancel()", "ui/notifications/tool-cancelled"),
+    ):
+        cell = _ok(fe, f"dial = %mcp call fm.dial turns={turns} --task")
+        page = _page(fe, cell)
+        assert page is not None, "the page is drawn as the task starts"
+        fe.send_custom(page, {"view": "v", "message": INITIALIZE})
+        ready = fe.send_custom(
+            page, {"view": "v", "message": {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}}
+        )
+        fe.wait_for(lambda ready=ready: fe.custom.get(ready), what="the arguments")
+        assert fe.custom[ready][0]["message"]["params"] == {"arguments": {"turns": turns}}
+        if then:
+            _ok(fe, then)
+        told = fe.wait_for(
+            lambda page=page, heard=heard: [
+                m["message"] for m in fe.custom_of.get(page, []) if m["message"].get("method") == heard
+            ],
+            what=heard,
+        )
+        if turns == 3:
+            assert told[0]["params"]["structuredContent"] == {"result": "dialled 3"}
+        else:
+            assert told[0]["params"] == {"reason": "the task was cancelled"}
+        pages.append((page, heard))
+    final = _ok(fe, "print('STATUS', dial.status)")
+    assert "STATUS cancelled" in fe.stdout[final]
+    for page, heard in pages:  # once each, however many times the task's state changed since
+        assert [m["message"].get("method") for m in fe.custom_of[page]].count(heard) == 1
