@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpnb.client.contents import pick, wire
+from mcpnb.client.app_files import BadFile, Download, embedded, from_contents
+from mcpnb.client.contents import human_size, pick, wire
 from mcpnb.client.redact import REDACTED, is_secret_key
 from mcpnb.client.toolinfo import ToolInfo
 
@@ -170,12 +171,14 @@ class AppRefused(Exception):
 @dataclass(frozen=True)
 class Note:
     """Something the person should see under a page: what it did (``call``, ``link``,
-    ``message``, ``context``, ``log``), what it may reach (``reach``) or was refused (``refused``);
-    ``url`` only for a link to open."""
+    ``message``, ``context``, ``log``, ``download``), what it may reach (``reach``) or was refused
+    (``refused``); ``url`` only for a link to open or a file to save."""
 
     kind: str
     text: str
     url: str | None = None
+    #: the file name a ``download`` note's link saves to (its ``url`` is the file itself)
+    download: str | None = None
     #: the tool a ``call`` note is about: a view keeps one line per tool, with a count
     tool: str | None = None
 
@@ -213,6 +216,7 @@ class AppHost:
         self.messages: list[dict[str, Any]] = []
         self.context: dict[str, Any] | None = None
         self.logs: list[dict[str, Any]] = []
+        self.downloads: list[Download] = []
 
     @property
     def server(self) -> str:
@@ -264,6 +268,8 @@ class AppHost:
             )
             self.note(Note("context", f"the page set what a model should know: {said}"))
             return {}
+        if method == "ui/download-file":
+            return await self._download(params)
         if method == "ui/request-display-mode":
             return {"mode": "inline"}  # the frontend answers where it can give more (app_view.js)
         raise AppRefused(f"{method} is not something this host does", code=-32601)
@@ -316,6 +322,7 @@ class AppHost:
             "hostInfo": {"name": "mcpnb", "version": __version__},
             "hostCapabilities": {
                 "openLinks": {},
+                "downloadFile": {},
                 "serverTools": {},
                 "serverResources": {},
                 "logging": {},
@@ -363,6 +370,40 @@ class AppHost:
             raise AppRefused("resources/read takes a uri", code=-32602)
         contents = await self.pool.aread(self.server, uri)
         return {"contents": [wire(c) for c in contents]}
+
+    async def _download(self, params: dict[str, Any]) -> Any:
+        """Files the page offers: each a link under the page (saved only when the person clicks)
+        and kept in :attr:`downloads`. A ``resource_link`` to the web is shown as a link to open;
+        one to the page's server is read from there, as the host fetches it."""
+        contents = params.get("contents")
+        if not isinstance(contents, list) or not contents:
+            raise AppRefused("ui/download-file takes a non-empty list of contents", code=-32602)
+        files: list[Download] = []
+        try:
+            for item in contents:
+                kind = item.get("type") if isinstance(item, dict) else None
+                if kind == "resource":
+                    files.append(embedded(item))
+                elif kind == "resource_link" and isinstance(item.get("uri"), str):
+                    uri = item["uri"]
+                    if re.match(r"^https?://", uri):
+                        self.note(Note("link", "the page offers a file to download from", url=uri))
+                        continue
+                    files += [from_contents(wire(c)) for c in await self.pool.aread(self.server, uri)]
+                else:
+                    raise BadFile(f"a file is a resource or a resource_link, not {kind!r}")
+        except BadFile as exc:
+            raise AppRefused(str(exc), code=-32602) from None
+        for file in files:
+            self.downloads.append(file)
+            url = file.data_url
+            what = f"{file.mime_type}, {human_size(len(file.data))}"
+            if url is None:
+                said = f"the page offers {file.name} ({what}), too large for a link: see .downloads"
+            else:
+                said = f"the page offers a file ({what}):"
+            self.note(Note("download", said, url=url, download=file.name if url else None))
+        return {}
 
     def _open_link(self, params: dict[str, Any]) -> Any:
         url = params.get("url")

@@ -145,3 +145,12 @@ class PromptMessages(_Listed):
         if len(body) > _REPR_TEXT:
             body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
         return body
+
+
+def human_size(n: int) -> str:
+    """Byte counts people can read at a glance."""
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1_000_000:.1f} MB"

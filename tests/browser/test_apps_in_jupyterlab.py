@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import EVERYTHING
@@ -194,6 +195,13 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
         notes = cell.locator(".mcpnb-app-notes")
         expect(notes).to_contain_text("the page says, for a model: I rolled ")
         expect(notes).to_contain_text("info: rolled ")  # its log line
+        frame.get_by_role("button", name="Save totals").click()  # ui/download-file: a link to click
+        expect(frame.locator("#status")).to_have_text("offered to save")
+        with page.expect_download() as saved:
+            notes.locator("a", has_text="dice-totals.csv").click()
+        assert saved.value.suggested_filename == "dice-totals.csv"
+        rows = [f"{n},{total}" for n, total in enumerate(totals, start=1)]
+        assert Path(saved.value.path()).read_text() == "\n".join(["roll,total", *rows]) + "\n"
         page.evaluate(
             "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})"
         )
@@ -222,12 +230,19 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
         by_method: dict[str, list] = {}
         for message in sent:
             by_method.setdefault(message.get("method", "(answer)"), []).append(message)
-        assert {"ui/initialize", "ui/notifications/initialized", "tools/call", "ui/message"} <= set(by_method)
+        assert {
+            "ui/initialize",
+            "ui/notifications/initialized",
+            "tools/call",
+            "ui/message",
+            "ui/download-file",
+        } <= set(by_method)
         official = {
             "ui/initialize": "McpUiInitializeRequest",
             "ui/notifications/initialized": "McpUiInitializedNotification",
             "ui/notifications/size-changed": "McpUiSizeChangedNotification",
             "ui/message": "McpUiMessageRequest",
+            "ui/download-file": "McpUiDownloadFileRequest",
         }
         for method, messages in by_method.items():
             for message in messages:

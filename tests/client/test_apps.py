@@ -313,6 +313,81 @@ def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host
     assert tool_input["params"] == {"arguments": {"item": "tea"}} and rest == []  # no result: none sent
 
 
+def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
+    """``ui/download-file``: a sandboxed page cannot save a file, so it hands it to the host. Each
+    file becomes a link under the page (a ``data:`` URL, saved only by a click) and stays in
+    ``host.downloads``; a web link is shown to open; a link to the page's server is read there."""
+    from tests.apps_schema import problems
+
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart")
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()
+    files = [
+        {
+            "type": "resource",
+            "resource": {"uri": "file:///cart%20export.csv", "mimeType": "text/csv", "text": "item\ntea\n"},
+        },
+        {
+            "type": "resource",
+            "resource": {"uri": "file:///../../etc/icon.png", "mimeType": "image/png", "blob": png},
+        },
+        {"type": "resource_link", "uri": "https://example.com/q4.pdf", "name": "Q4"},
+        {"type": "resource_link", "uri": "ui://shop/plain.html", "name": "the plain page"},
+    ]
+    asked = request(2, "ui/download-file", {"contents": files})
+    assert problems("McpUiDownloadFileRequest", asked) == []
+    [answer] = ask(host, asked)
+    assert answer["result"] == {} and problems("McpUiDownloadFileResult", answer["result"]) == []
+    csv, icon, page = host.downloads
+    assert (csv.name, csv.mime_type, csv.text()) == ("cart export.csv", "text/csv", "item\ntea\n")
+    assert (icon.name, icon.data) == ("icon.png", b"\x89PNG\r\n\x1a\n")  # a name, never a path
+    assert (page.name, page.mime_type, page.text()) == ("plain.html", "text/html", "<p>not an app</p>")
+    notes = host.noted  # type: ignore[attr-defined]
+    assert [(n.kind, n.download) for n in notes] == [
+        ("link", None),
+        ("download", "cart export.csv"),
+        ("download", "icon.png"),
+        ("download", "plain.html"),
+    ]
+    assert notes[0].url == "https://example.com/q4.pdf"
+    assert notes[1].text == "the page offers a file (text/csv, 9 B):"
+    assert notes[1].url == "data:text/csv;base64," + base64.b64encode(b"item\ntea\n").decode()
+
+    refused = ask(
+        host,
+        request(3, "ui/download-file", {"contents": []}),
+        request(
+            4,
+            "ui/download-file",
+            {"contents": [{"type": "resource", "resource": {"uri": "x", "blob": "%%"}}]},
+        ),
+        request(5, "ui/download-file", {"contents": [{"type": "text", "text": "hi"}]}),
+    )
+    assert [m["error"]["message"] for m in refused] == [
+        "ui/download-file takes a non-empty list of contents",
+        "the blob of x is not base64",
+        "a file is a resource or a resource_link, not 'text'",
+    ]
+    assert all(m["error"]["code"] == -32602 for m in refused) and len(host.downloads) == 3
+
+
+def test_a_file_too_large_for_a_link_is_kept_and_said(host_of, monkeypatch):
+    from mcpnb.client import app_files
+
+    monkeypatch.setattr(app_files, "LINK_LIMIT", 10)
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart")
+    big = {"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * 11}}
+    ask(host, request(2, "ui/download-file", {"contents": [big]}))
+    [note] = host.noted  # type: ignore[attr-defined]
+    assert (note.kind, note.url, note.download) == ("download", None, None)
+    assert (
+        note.text
+        == "the page offers big.txt (application/octet-stream, 11 B), too large for a link: see .downloads"
+    )
+    assert host.downloads[0].data == b"x" * 11
+
+
 def test_what_the_host_sends_a_page_keeps_to_the_mcp_apps_projects_schema(host_of):
     """The oracle is the extension's own schema (tests/apps_schema.py), not our reading of it."""
     from tests.apps_schema import problems

@@ -53,9 +53,14 @@ function noteRow(note) {
   if (note.url) {
     const link = document.createElement("a");
     link.href = note.url;
-    link.textContent = note.url;
-    link.target = "_blank";
-    link.rel = "noopener noreferrer";
+    if (note.download) {  // a file the page offers (a data: URL): saved only by the person's click
+      link.download = note.download;
+      link.textContent = note.download;
+    } else {
+      link.textContent = note.url;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+    }
     row.append(" ", link);
   }
   return row;

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from mcpnb.client.app_files import Download
 from mcpnb.client.apps import AppHost, AppPage, Note, page_from, view_uri
 from mcpnb.client.errors import McpnbError
 from mcpnb.client.results import ToolResult
@@ -87,7 +88,7 @@ class AppView:
     page as the extension asks. The page is read from the tool's server now: a ``ValueError`` says
     why it cannot be (no page, not an MCP App page). Display it as any output. What the page did
     stays here: :attr:`calls` (each result, as ``pool.call`` returns it), :attr:`messages`,
-    :attr:`context`, :attr:`logs`, :attr:`notes`.
+    :attr:`context`, :attr:`logs`, :attr:`downloads`, :attr:`notes`.
     """
 
     #: the latest pages made in this kernel, newest last (at most ``_KEPT_DRAWN``)
@@ -155,6 +156,11 @@ class AppView:
     @property
     def logs(self) -> list[dict[str, Any]]:
         return [entry for host in self._hosts.values() for entry in host.logs]
+
+    @property
+    def downloads(self) -> list[Download]:
+        """Files the page offered (``ui/download-file``): ``.name``, ``.mime_type``, ``.data``."""
+        return [file for host in self._hosts.values() for file in host.downloads]
 
     def deliver(self, outcome: Any) -> None:
         """What became of the call, for a page drawn before its result (``%mcp call`` draws it
@@ -372,4 +378,4 @@ def _page_uri(tool: ToolInfo) -> str:
 
 
 def _note_state(note: Note) -> dict[str, Any]:
-    return {"kind": note.kind, "text": note.text, "url": note.url}
+    return {"kind": note.kind, "text": note.text, "url": note.url, "download": note.download}

@@ -15,9 +15,9 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpnb.client.contents import blob_text
+from mcpnb.client.contents import blob_text, human_size
 from mcpnb.client.files import File
-from mcpnb.notebook.render.html import badge, esc, human_size, pre, truncate, web_link, without_ansi
+from mcpnb.notebook.render.html import badge, esc, pre, truncate, web_link, without_ansi
 from mcpnb.notebook.render.markdown import markdown_to_html
 
 # SVG inside <img> runs no scripts, so it is as safe to inline as the raster formats.

@@ -120,15 +120,6 @@ def without_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
-def human_size(n: int) -> str:
-    """Byte counts people can read at a glance."""
-    if n < 1000:
-        return f"{n} B"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f} kB"
-    return f"{n / 1_000_000:.1f} MB"
-
-
 def truncate(text: str, limit: int) -> tuple[str, int]:
     """``(shown, hidden_chars)``: long server text stays in the result, not in the notebook file."""
     if len(text) <= limit:

@@ -374,6 +374,28 @@ def test_a_models_call_draws_its_page_in_the_cell_and_what_the_page_says_reaches
     }
     assert "AGAIN []" in out
 
+    csv = {"uri": "file:///rolls.csv", "mimeType": "text/csv", "text": "total\n17\n"}
+    offered = fe.send_custom(
+        page,
+        {
+            "view": "v",
+            "message": {
+                "jsonrpc": "2.0",
+                "id": 20,
+                "method": "ui/download-file",
+                "params": {"contents": [{"type": "resource", "resource": csv}]},
+            },
+        },
+    )
+    fe.wait_for(lambda: fe.custom.get(offered), what="the answer to ui/download-file")
+    assert fe.custom[offered][0]["message"]["result"] == {}
+    link = fe.models[page]["notes"][-1]
+    assert (link["kind"], link["download"]) == ("download", "rolls.csv") and link["url"].startswith(
+        "data:text/csv;"
+    )
+    kept = _ok(fe, "print('FILE', repr(tools.pages[0].downloads[0].text()))")
+    assert "FILE 'total\\n17\\n'" in fe.stdout[kept]
+
     awaited = _ok(fe, f"replies = await tools.arun_all([{call!r}])")  # the cell's own loop draws it
     assert _page(fe, awaited) is not None and fe.displayed[awaited] == [_page(fe, awaited)]
     counted = _ok(fe, "print('PAGES', len(tools.pages), tools.pages[-1].tool.name)")
