@@ -24,6 +24,9 @@ from mcpnb.client.contents import human_size
 LINK_LIMIT = 8 * 1024 * 1024
 
 
+_MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
+
+
 class BadFile(ValueError):
     """The contents of a ``ui/download-file`` are not a file (the page's mistake: -32602)."""
 
@@ -71,7 +74,8 @@ def from_contents(resource: dict[str, Any]) -> Download:
             raise BadFile(f"the blob of {uri} is not base64") from None
     else:
         raise BadFile(f"{uri} has neither text nor blob")
-    mime = mime if isinstance(mime, str) and mime else "application/octet-stream"
+    # a plain type/subtype only: the type goes into the link's data: URL as written
+    mime = mime if isinstance(mime, str) and _MIME.match(mime) else "application/octet-stream"
     return Download(file_name(uri), mime, data, uri)
 
 

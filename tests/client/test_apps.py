@@ -333,12 +333,17 @@ def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
         },
         {"type": "resource_link", "uri": "https://example.com/q4.pdf", "name": "Q4"},
         {"type": "resource_link", "uri": "ui://shop/plain.html", "name": "the plain page"},
+        {
+            "type": "resource",
+            "resource": {"uri": "file:///x", "mimeType": "text/html,<b>hi</b>", "text": "x"},
+        },
     ]
     asked = request(2, "ui/download-file", {"contents": files})
     assert problems("McpUiDownloadFileRequest", asked) == []
     [answer] = ask(host, asked)
     assert answer["result"] == {} and problems("McpUiDownloadFileResult", answer["result"]) == []
-    csv, icon, page = host.downloads
+    csv, icon, page, odd = host.downloads
+    assert odd.mime_type == "application/octet-stream"  # a type that is not type/subtype goes nowhere
     assert (csv.name, csv.mime_type, csv.text()) == ("cart export.csv", "text/csv", "item\ntea\n")
     assert (icon.name, icon.data) == ("icon.png", b"\x89PNG\r\n\x1a\n")  # a name, never a path
     assert (page.name, page.mime_type, page.text()) == ("plain.html", "text/html", "<p>not an app</p>")
@@ -348,6 +353,7 @@ def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
         ("download", "cart export.csv"),
         ("download", "icon.png"),
         ("download", "plain.html"),
+        ("download", "x"),
     ]
     assert notes[0].url == "https://example.com/q4.pdf"
     assert notes[1].text == "the page offers a file (text/csv, 9 B):"
@@ -368,7 +374,7 @@ def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
         "the blob of x is not base64",
         "a file is a resource or a resource_link, not 'text'",
     ]
-    assert all(m["error"]["code"] == -32602 for m in refused) and len(host.downloads) == 3
+    assert all(m["error"]["code"] == -32602 for m in refused) and len(host.downloads) == 4
 
 
 def test_a_file_too_large_for_a_link_is_kept_and_said(host_of, monkeypatch):
