@@ -54,13 +54,13 @@ class PageNews:
         for page, context in contexts:
             tool = page.tool
             body.texts.append(f"[{tool.server}.{tool.name}'s page (an MCP App) says the model should know:]")
-            add_blocks(body, context.get("content") or [])
+            add_blocks(body, _blocks(context.get("content")))
             if context.get("structuredContent") is not None:
                 body.texts.append(json.dumps(context["structuredContent"], ensure_ascii=False, default=str))
         for _page, context, new in news:
             for message in new:
                 if message is not context:
-                    add_blocks(body, message.get("content") or [])
+                    add_blocks(body, _blocks(message.get("content")))
         for _page, _context, new in news:
             self._given.extend(new)
             self._given_ids.update(id(item) for item in new)
@@ -76,6 +76,14 @@ class PageNews:
             said = ([context] if context is not None else []) + list(page.messages)
             out.append((page, context, [item for item in said if id(item) not in self._given_ids]))
         return out
+
+
+def _blocks(content: Any) -> list[Any]:
+    """Content blocks as a list: the extension's text writes ``ui/message`` with one block, its
+    SDK's schema with a list; both reach here."""
+    if isinstance(content, dict):
+        return [content]
+    return list(content) if isinstance(content, list) else []
 
 
 def user_turn(body: Payload, fmt: str) -> dict[str, Any]:

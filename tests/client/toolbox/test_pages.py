@@ -72,7 +72,8 @@ def test_what_pages_say_for_the_model_is_one_user_turn_in_each_apis_shape(dice_p
             },
         ),
     )
-    says(second, ("ui/message", {"role": "user", "content": [{"type": "text", "text": "and this one"}]}))
+    # one block, not a list: as the extension's text writes it (its SDK's schema says a list)
+    says(second, ("ui/message", {"role": "user", "content": {"type": "text", "text": "and this one"}}))
     assert news.waiting() == 3  # a context and two messages
 
     taken = PageNews()  # the same pages seen afresh, once per API
