@@ -160,6 +160,15 @@ def page_from(server: str, uri: str, contents: list[Any]) -> AppPage:
     return AppPage(server, uri, text, csp, tuple(refused), border if isinstance(border, bool) else None)
 
 
+#: Listings a page may ask of its own server (the extension lets a host forward what is not
+#: ``ui/``; its SDK's ``listServerResources`` sends the first): method → (result key, pool method).
+_LISTINGS = {
+    "resources/list": ("resources", "aresources"),
+    "resources/templates/list": ("resourceTemplates", "aresource_templates"),
+    "prompts/list": ("prompts", "aprompts"),
+}
+
+
 class AppRefused(Exception):
     """A page asked for something this host does not do or allow: a JSON-RPC error to the page."""
 
@@ -251,6 +260,9 @@ class AppHost:
             return await self._call(params)
         if method == "resources/read":
             return await self._read(params)
+        if method in _LISTINGS:  # its own server's, read only: what the extension's SDK forwards
+            key, listing = _LISTINGS[method]
+            return {key: [wire(item) for item in await getattr(self.pool, listing)(self.server)]}
         if method == "ui/open-link":
             return self._open_link(params)
         if method == "ui/message":

@@ -313,6 +313,22 @@ def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host
     assert tool_input["params"] == {"arguments": {"item": "tea"}} and rest == []  # no result: none sent
 
 
+def test_a_page_lists_its_own_servers_resources_templates_and_prompts(host_of):
+    """What the extension's SDK sends for ``listServerResources`` (and its host forwards): answered
+    from the page's own server, in the core MCP result shapes."""
+    from mcp import types
+
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart")
+    resources, templates, prompts = ask(
+        host, request(2, "resources/list"), request(3, "resources/templates/list"), request(4, "prompts/list")
+    )
+    listed = types.ListResourcesResult.model_validate(resources["result"])
+    assert {str(r.uri) for r in listed.resources} >= {SHOP_PAGE, "ui://shop/plain.html"}
+    assert types.ListResourceTemplatesResult.model_validate(templates["result"]).resource_templates == []
+    assert types.ListPromptsResult.model_validate(prompts["result"]).prompts == []
+
+
 def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
     """``ui/download-file``: a sandboxed page cannot save a file, so it hands it to the host. Each
     file becomes a link under the page (a ``data:`` URL, saved only by a click) and stays in
