@@ -249,15 +249,16 @@ class Toolbox(Mapping[str, ToolFunction]):
         page = None
         if view_uri(tool) is not None:
             page = await pool.effective_interaction.draw_page(pool, tool, arguments, context)
-        if page is None:
-            return await pool.acall(function.server, tool.name, arguments, timeout=timeout, context=context)
-        self._news.add(page)
+        if page is not None:
+            self._news.add(page)
         try:
             result = await pool.acall(function.server, tool.name, arguments, timeout=timeout, context=context)
         except BaseException as exc:
-            page.deliver(exc)
+            if page is not None:
+                page.deliver(exc)
             raise
-        page.deliver(result)
+        if page is not None:
+            page.deliver(result)
         return result
 
     # ------------------------------------------------------------------ what pages said for the model
