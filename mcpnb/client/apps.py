@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpnb.client.app_files import BadFile, Download, embedded, from_contents
 from mcpnb.client.contents import human_size, pick, wire
+from mcpnb.client.files import File, files_in
 from mcpnb.client.redact import REDACTED, is_secret_key
 from mcpnb.client.toolinfo import ToolInfo
 
@@ -160,6 +160,12 @@ def page_from(server: str, uri: str, contents: list[Any]) -> AppPage:
     return AppPage(server, uri, text, csp, tuple(refused), border if isinstance(border, bool) else None)
 
 
+#: A file a page offers larger than this is kept for Python but offered as no link: the link
+#: carries the file itself (a ``data:`` URL) in the widget's state, sent whole at every change.
+LINK_LIMIT = 8 * 1024 * 1024
+#: A media type as a data: URL may carry it (anything else there could end the URL's header).
+_MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
+
 #: Listings a page may ask of its own server (the extension lets a host forward what is not
 #: ``ui/``; its SDK's ``listServerResources`` sends the first): method → (result key, pool method).
 _LISTINGS = {
@@ -225,7 +231,7 @@ class AppHost:
         self.messages: list[dict[str, Any]] = []
         self.context: dict[str, Any] | None = None
         self.logs: list[dict[str, Any]] = []
-        self.downloads: list[Download] = []
+        self.downloads: list[File] = []
 
     @property
     def server(self) -> str:
@@ -384,37 +390,43 @@ class AppHost:
         return {"contents": [wire(c) for c in contents]}
 
     async def _download(self, params: dict[str, Any]) -> Any:
-        """Files the page offers: each a link under the page (saved only when the person clicks)
-        and kept in :attr:`downloads`. A ``resource_link`` to the web is shown as a link to open;
-        one to the page's server is read from there, as the host fetches it."""
+        """Files the page offers (a sandboxed page cannot save one): each a link under the page,
+        saved only when the person clicks it (the extension: a host SHOULD ask first), and kept
+        in :attr:`downloads` for Python. A ``resource_link`` to the web is shown as a link to
+        open; one to the page's server is read there, as the host fetches it."""
         contents = params.get("contents")
         if not isinstance(contents, list) or not contents:
             raise AppRefused("ui/download-file takes a non-empty list of contents", code=-32602)
-        files: list[Download] = []
-        try:
-            for item in contents:
-                kind = item.get("type") if isinstance(item, dict) else None
-                if kind == "resource":
-                    files.append(embedded(item))
-                elif kind == "resource_link" and isinstance(item.get("uri"), str):
-                    uri = item["uri"]
-                    if re.match(r"^https?://", uri):
-                        self.note(Note("link", "the page offers a file to download from", url=uri))
-                        continue
-                    files += [from_contents(wire(c)) for c in await self.pool.aread(self.server, uri)]
-                else:
-                    raise BadFile(f"a file is a resource or a resource_link, not {kind!r}")
-        except BadFile as exc:
-            raise AppRefused(str(exc), code=-32602) from None
-        for file in files:
-            self.downloads.append(file)
-            url = file.data_url
-            what = f"{file.mime_type}, {human_size(len(file.data))}"
-            if url is None:
-                said = f"the page offers {file.name} ({what}), too large for a link: see .downloads"
+        files: list[tuple[File, bytes]] = []
+        for item in contents:
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind == "resource_link" and isinstance(item.get("uri"), str):
+                if re.match(r"^https?://", item["uri"]):
+                    self.note(Note("link", "the page offers a file to download from", url=item["uri"]))
+                    continue
+                found = files_in(
+                    [wire(c) for c in await self.pool.aread(self.server, item["uri"])], "download"
+                )
+            elif kind == "resource":
+                found = files_in([item], "download")
             else:
-                said = f"the page offers a file ({what}):"
-            self.note(Note("download", said, url=url, download=file.name if url else None))
+                raise AppRefused(f"a file is a resource or a resource_link, not {kind!r}", code=-32602)
+            if not found:
+                raise AppRefused("an embedded file needs a resource with text or a blob", code=-32602)
+            try:
+                files += [(file, file.data()) for file in found]
+            except ValueError as exc:  # a blob that is not base64
+                raise AppRefused(str(exc), code=-32602) from None
+        for file, data in files:
+            self.downloads.append(file)
+            what = f"{file.mime or 'no type'}, {human_size(len(data))}"
+            if len(data) > LINK_LIMIT:
+                said = f"the page offers {file.name} ({what}), too large for a link: see .downloads"
+                self.note(Note("download", said))
+            else:
+                mime = file.mime if isinstance(file.mime, str) and _MIME.match(file.mime) else None
+                url = f"data:{mime or 'application/octet-stream'};base64,{base64.b64encode(data).decode()}"
+                self.note(Note("download", f"the page offers a file ({what}):", url=url, download=file.name))
         return {}
 
     def _open_link(self, params: dict[str, Any]) -> Any:

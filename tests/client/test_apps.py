@@ -358,22 +358,23 @@ def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
     assert problems("McpUiDownloadFileRequest", asked) == []
     [answer] = ask(host, asked)
     assert answer["result"] == {} and problems("McpUiDownloadFileResult", answer["result"]) == []
-    csv, icon, page, odd = host.downloads
-    assert odd.mime_type == "application/octet-stream"  # a type that is not type/subtype goes nowhere
-    assert (csv.name, csv.mime_type, csv.text()) == ("cart export.csv", "text/csv", "item\ntea\n")
-    assert (icon.name, icon.data) == ("icon.png", b"\x89PNG\r\n\x1a\n")  # a name, never a path
-    assert (page.name, page.mime_type, page.text()) == ("plain.html", "text/html", "<p>not an app</p>")
+    csv, icon, page, _odd = host.downloads
+    assert (csv.name, csv.mime, csv.data()) == ("cart_export.csv", "text/csv", b"item\ntea\n")
+    assert (icon.name, icon.data()) == ("icon.png", b"\x89PNG\r\n\x1a\n")  # a name, never a path
+    assert (page.name, page.mime, page.data()) == ("plain.html", "text/html", b"<p>not an app</p>")
     notes = host.noted  # type: ignore[attr-defined]
     assert [(n.kind, n.download) for n in notes] == [
         ("link", None),
-        ("download", "cart export.csv"),
+        ("download", "cart_export.csv"),
         ("download", "icon.png"),
         ("download", "plain.html"),
-        ("download", "x"),
+        ("download", "x.bin"),
     ]
     assert notes[0].url == "https://example.com/q4.pdf"
     assert notes[1].text == "the page offers a file (text/csv, 9 B):"
     assert notes[1].url == "data:text/csv;base64," + base64.b64encode(b"item\ntea\n").decode()
+    # a type that is not a plain type/subtype never reaches the data: URL
+    assert notes[4].url == "data:application/octet-stream;base64," + base64.b64encode(b"x").decode()
 
     refused = ask(
         host,
@@ -387,27 +388,24 @@ def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
     )
     assert [m["error"]["message"] for m in refused] == [
         "ui/download-file takes a non-empty list of contents",
-        "the blob of x is not base64",
+        "block 0 (x.bin) is not valid base64: Only base64 data is allowed",
         "a file is a resource or a resource_link, not 'text'",
     ]
     assert all(m["error"]["code"] == -32602 for m in refused) and len(host.downloads) == 4
 
 
 def test_a_file_too_large_for_a_link_is_kept_and_said(host_of, monkeypatch):
-    from mcpnb.client import app_files
+    from mcpnb.client import apps
 
-    monkeypatch.setattr(app_files, "LINK_LIMIT", 10)
+    monkeypatch.setattr(apps, "LINK_LIMIT", 10)
     host_of.pool.connect("shop", server=shop())
     host = host_of("shop", "cart")
     big = {"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * 11}}
     ask(host, request(2, "ui/download-file", {"contents": [big]}))
     [note] = host.noted  # type: ignore[attr-defined]
     assert (note.kind, note.url, note.download) == ("download", None, None)
-    assert (
-        note.text
-        == "the page offers big.txt (application/octet-stream, 11 B), too large for a link: see .downloads"
-    )
-    assert host.downloads[0].data == b"x" * 11
+    assert note.text == "the page offers big.txt (no type, 11 B), too large for a link: see .downloads"
+    assert host.downloads[0].data() == b"x" * 11
 
 
 def test_what_the_host_sends_a_page_keeps_to_the_mcp_apps_projects_schema(host_of):

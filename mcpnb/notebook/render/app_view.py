@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from mcpnb.client.app_files import Download
 from mcpnb.client.apps import AppHost, AppPage, Note, page_from, view_uri
 from mcpnb.client.errors import McpnbError
+from mcpnb.client.files import File
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolinfo import ToolInfo
 
@@ -158,8 +158,8 @@ class AppView:
         return [entry for host in self._hosts.values() for entry in host.logs]
 
     @property
-    def downloads(self) -> list[Download]:
-        """Files the page offered (``ui/download-file``): ``.name``, ``.mime_type``, ``.data``."""
+    def downloads(self) -> list[File]:
+        """Files the page offered (``ui/download-file``): ``.name``, ``.mime``, ``.data()``."""
         return [file for host in self._hosts.values() for file in host.downloads]
 
     def deliver(self, outcome: Any) -> None:

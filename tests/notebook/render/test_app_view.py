@@ -393,7 +393,7 @@ def test_a_models_call_draws_its_page_in_the_cell_and_what_the_page_says_reaches
     assert (link["kind"], link["download"]) == ("download", "rolls.csv") and link["url"].startswith(
         "data:text/csv;"
     )
-    kept = _ok(fe, "print('FILE', repr(tools.pages[0].downloads[0].text()))")
+    kept = _ok(fe, "print('FILE', repr(tools.pages[0].downloads[0].data().decode()))")
     assert "FILE 'total\\n17\\n'" in fe.stdout[kept]
 
     awaited = _ok(fe, f"replies = await tools.arun_all([{call!r}])")  # the cell's own loop draws it
