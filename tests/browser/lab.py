@@ -30,6 +30,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
     "--disable-quic",
+    # Only 127.0.0.1, as everywhere in the tests: a page (an MCP App may declare a CDN) gets no name
+    # resolved and no route out; loopback itself is never proxied.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    "--proxy-server=http://127.0.0.1:9",
 ]
 #: A person's pace is ~100 ms a key; 15 ms keeps the tests quick and still sends one event per key.
 KEY_DELAY_MS = 15

@@ -26,6 +26,7 @@ from browser.scenarios import SAVE
 pytestmark = pytest.mark.timeout(240)
 
 BASIC = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
+PDF_SERVER = EVERYTHING.parents[2] / "server-pdf" / "dist" / "index.js"
 ISO_TIME = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 
 
@@ -142,6 +143,74 @@ def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab,
         assert again == []  # handed over once
     finally:
         browser.close()
+
+
+def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tmp_path):
+    """The MCP Apps project's PDF viewer (``@modelcontextprotocol/server-pdf``, in ``tests/peers``)
+    draws a local PDF through its app-only byte-range tool; its Download button sends
+    ``ui/download-file`` with the PDF as a blob. The person clicks the link mcpnb shows under the
+    page and gets the bytes the page sent; the kernel keeps the same. The viewer declares a CDN: nothing but
+    127.0.0.1 is reachable here, and it draws all the same."""
+    assert PDF_SERVER.exists(), "run `npm ci --prefix tests/peers`"
+    pdf = tmp_path / "rolls.pdf"
+    pdf.write_bytes(one_page_pdf("mcpnb rolled 7"))
+    write_notebook(
+        lab.root / "pdf.ipynb",
+        f"%load_ext mcpnb\n%mcp connect pdf -- {shutil.which('node')} {PDF_SERVER} --stdio {pdf}",
+        f"%mcp call pdf.display_pdf url={pdf.as_uri()}",
+    )
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "pdf.ipynb")
+        cell = code_cell(page, "%mcp call pdf.display_pdf")
+        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+        expect(frame.locator("#total-pages")).to_have_text("of 1", timeout=90000)  # read through the kernel
+        notes = cell.locator(".mcpnb-app-notes")
+        expect(notes).to_contain_text("the page called read_pdf_bytes(")  # its app-only tool
+        expect(notes.locator(".mcpnb-app-context")).to_have_count(1)  # set again and again: one line
+        frame.get_by_role("button", name="Download PDF").click()
+        link = notes.locator("a[download]")
+        expect(link).to_have_count(1)
+        with page.expect_download() as saved:
+            link.click()
+        got = Path(saved.value.path()).read_bytes()
+        assert got.startswith(b"%PDF-")  # the viewer saves the document anew (pdf-lib), not the file's bytes
+        shots.take(page, "pdf")
+
+        kept = lab.root / "pdf.json"
+        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
+            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
+        expr = "[(f.name, f.mime, f.data().hex()) for f in mcpnb.AppView.drawn[-1].downloads]"
+        page.keyboard.type("import mcpnb\n" + SAVE.format(file=kept.name, expr=expr))
+        page.keyboard.press("Shift+Enter")
+        [[name, mime, data]] = wait_file(kept)
+        assert (mime, bytes.fromhex(data)) == ("application/pdf", got)  # the link's bytes are the page's
+        assert name == saved.value.suggested_filename and name.endswith(".pdf")
+    finally:
+        browser.close()
+
+
+def one_page_pdf(text: str) -> bytes:
+    """A valid one-page PDF saying ``text`` (a PDF's offsets table computed, as a viewer reads it)."""
+    stream = f"BT /F1 24 Tf 40 100 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    table = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{table}\n%%EOF\n".encode()
+    return bytes(out)
 
 
 def _iso():

@@ -249,13 +249,16 @@ class AppView:
 
     def _note(self, note: Note) -> None:
         """Show ``note`` under the page. A page that calls its tools on every event (a log tool,
-        a poll) would bury the rest: calls keep one line per tool, the last call and a count."""
+        a poll) would bury the rest: calls keep one line per tool, the last call and a count; the
+        model context one line, the newest (a viewer sets it at every scroll)."""
         if note.kind == "call":
             self._called[note.tool] = self._called.get(note.tool, 0) + 1
             count = self._called[note.tool]
             if count > 1:
                 note = Note("call", f"{note.text} · {count} calls", tool=note.tool)
             self.notes = [n for n in self.notes if not (n.kind == "call" and n.tool == note.tool)]
+        elif note.kind == "context":  # each update replaces the last: the newest is what counts
+            self.notes = [n for n in self.notes if n.kind != "context"]
         self.notes.append(note)
         self.widget.notes = [_note_state(n) for n in self.notes[-_NOTES_SHOWN:]]
 

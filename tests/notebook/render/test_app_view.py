@@ -357,6 +357,8 @@ def test_a_models_call_draws_its_page_in_the_cell_and_what_the_page_says_reaches
             page, {"view": "v", "message": {"jsonrpc": "2.0", "id": n, "method": method, "params": params}}
         )
         fe.wait_for(lambda asked=asked: fe.custom.get(asked), what=f"the answer to {method}")
+    contexts = [n["text"] for n in fe.models[page]["notes"] if n["kind"] == "context"]
+    assert contexts == ['the page set what a model should know: {"kept": [17, 4]}']  # the newest, once
     turn = _ok(
         fe,
         "import json\nprint('TURN', json.dumps(tools.from_pages('openai')))\n"
