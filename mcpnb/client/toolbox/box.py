@@ -13,6 +13,7 @@ exception that ends your loop, unless you pass ``raise_errors=True``.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,8 @@ from mcpnb.client.toolbox.schema import drop_optional_nulls, normal_form
 from mcpnb.client.toolbox.specs import OPENAI_FORMATS, Entry, ToolSpecs, build_specs, check_format, entries
 from mcpnb.client.toolbox.strict import make_strict
 from mcpnb.client.toolbox.table import COLUMNS, text_table
+
+logger = logging.getLogger("mcpnb")
 
 #: How many tool names an "unknown tool" error lists.
 _LISTED = 20
@@ -248,7 +251,10 @@ class Toolbox(Mapping[str, ToolFunction]):
         context = pool.asking_context(awaited=pool.awaited_here())
         page = None
         if view_uri(tool) is not None:
-            page = await pool.effective_interaction.draw_page(pool, tool, arguments, context)
+            try:
+                page = await pool.effective_interaction.draw_page(pool, tool, arguments, context)
+            except Exception as exc:  # a page that cannot be drawn never costs the model its call
+                logger.warning("%s.%s's page (an MCP App) was not drawn: %s", tool.server, tool.name, exc)
         if page is not None:
             self._news.add(page)
         try:

@@ -193,3 +193,18 @@ def test_a_models_call_that_fails_tells_its_page_why(dice_pool):
     [page] = drawing.drawn
     [why] = page.outcomes
     assert isinstance(why, Exception) and "0.2" in str(why)
+
+
+class Broken(Interaction):
+    async def draw_page(self, pool: Any, tool: Any, arguments: Any, call: Any) -> Any:
+        raise RuntimeError("the frontend went away")
+
+
+def test_a_page_that_cannot_be_drawn_never_costs_the_model_its_call(dice_pool, caplog):
+    dice_pool.interaction = Broken()
+    tools = dice_pool.functions()
+    with caplog.at_level("WARNING", logger="mcpnb"):
+        [reply] = tools.run_all([{"type": "tool_use", "id": "a", "name": "mcp__probe__dice", "input": {}}])
+    assert not reply["is_error"] and "(2d6)" in reply["content"][0]["text"]
+    assert "probe.dice's page (an MCP App) was not drawn: the frontend went away" in caplog.text
+    assert tools.pages == []
