@@ -31,6 +31,23 @@ EXTENSION = "io.modelcontextprotocol/ui"
 PAGE_TYPE = "text/html;profile=mcp-app"
 #: The version of the host ⇄ page protocol this host speaks.
 PROTOCOL_VERSION = "2026-01-26"
+#: A page drawn in a sandbox of its own opaque origin has no storage: reading ``localStorage``
+#: throws. The extension's web hosts give the frame an origin (a proxy) where it works, and pages
+#: use it (the MCP Apps PDF viewer keeps its place there), so such a page gets a stand-in in
+#: memory, as long-lived as the page; a frame that has storage keeps its own.
+STORAGE_STAND_IN = """<script>(() => { for (const name of ["localStorage", "sessionStorage"]) {
+  try { window[name]; continue; } catch (refused) {}
+  const data = new Map();
+  const store = {
+    getItem: (key) => (data.has(String(key)) ? data.get(String(key)) : null),
+    setItem: (key, value) => { data.set(String(key), String(value)); },
+    removeItem: (key) => { data.delete(String(key)); },
+    clear: () => data.clear(),
+    key: (index) => [...data.keys()][index] ?? null,
+    get length() { return data.size; },
+  };
+  Object.defineProperty(window, name, { configurable: true, get: () => store });
+} })();</script>"""
 #: Who may call a tool when it says nothing (``_meta.ui.visibility``).
 DEFAULT_VISIBILITY = ("model", "app")
 
@@ -120,8 +137,9 @@ class AppPage:
     @property
     def document(self) -> str:
         """The page with its policy as the first thing in its ``<head>``: a frame drawn from this
-        text (``srcdoc``) can reach nothing the server did not declare."""
-        meta = f'<meta http-equiv="Content-Security-Policy" content="{self.policy}">'
+        text (``srcdoc``) can reach nothing the server did not declare. Then a stand-in for the
+        storage such a frame lacks (see :data:`STORAGE_STAND_IN`)."""
+        meta = f'<meta http-equiv="Content-Security-Policy" content="{self.policy}">{STORAGE_STAND_IN}'
         head = _HEAD.search(self.html)
         if head:
             return self.html[: head.end()] + meta + self.html[head.end() :]

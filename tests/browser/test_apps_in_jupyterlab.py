@@ -150,7 +150,8 @@ def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tm
     draws a local PDF through its app-only byte-range tool; its Download button sends
     ``ui/download-file`` with the PDF as a blob. The person clicks the link mcpnb shows under the
     page and gets the bytes the page sent; the kernel keeps the same. The viewer declares a CDN: nothing but
-    127.0.0.1 is reachable here, and it draws all the same."""
+    127.0.0.1 is reachable here, and it draws all the same; it keeps its place in ``localStorage``,
+    which a sandboxed frame lacks, and gets mcpnb's stand-in instead of an error."""
     assert PDF_SERVER.exists(), "run `npm ci --prefix tests/peers`"
     pdf = tmp_path / "rolls.pdf"
     pdf.write_bytes(one_page_pdf("mcpnb rolled 7"))
@@ -162,6 +163,8 @@ def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tm
     browser = launch(pw)
     try:
         page = new_page(browser, lab.base)
+        said: list[str] = []  # the console of the page and its frames
+        page.on("console", lambda message: said.append(message.text))
         open_and_run(page, lab.base, "pdf.ipynb")
         cell = code_cell(page, "%mcp call pdf.display_pdf")
         frame = cell.frame_locator("iframe.mcpnb-app-frame")
@@ -169,6 +172,9 @@ def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tm
         notes = cell.locator(".mcpnb-app-notes")
         expect(notes).to_contain_text("the page called read_pdf_bytes(")  # its app-only tool
         expect(notes.locator(".mcpnb-app-context")).to_have_count(1)  # set again and again: one line
+        # the viewer keeps its place in localStorage, which a sandboxed frame lacks: it got the stand-in
+        assert any("loadSavedPage" in line for line in said), "the viewer looked for its saved place"
+        assert not [line for line in said if "localStorage" in line and "sandboxed" in line]
         frame.get_by_role("button", name="Download PDF").click()
         link = notes.locator("a[download]")
         expect(link).to_have_count(1)
