@@ -145,6 +145,54 @@ def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab,
         browser.close()
 
 
+def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab, pw, shots):
+    """FastMCP's own MCP App for a person's yes (``fastmcp.apps.Approval``, drawn by prefab-ui): the
+    model asks for approval; ``tools.run_all`` draws the card in the cell; the person clicks Approve,
+    which the page sends as ``ui/message``; the model's next turn (``tools.from_pages``) reads the
+    decision in FastMCP's own words, as the tool's description promises the model."""
+    from anthropic.types import MessageParam
+    from pydantic import TypeAdapter
+
+    from tests.client.conftest import FASTMCP_APPS_SERVER, fastmcp_python
+
+    summary = "Delete 3 old reports"
+    ask = {"summary": summary, "details": "They are in ./reports, older than 2024."}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "mcp__fm__request_approval", "input": ask}
+    write_notebook(
+        lab.root / "approve.ipynb",
+        f"%load_ext mcpnb\n%mcp connect fm --env PREFAB_BUNDLED_RENDERER=1 -- {fastmcp_python()} "
+        f"{FASTMCP_APPS_SERVER}\nimport mcpnb\ntools = mcpnb.default_pool().functions()",
+        f"replies = tools.run_all([{call!r}])  # the model's turn, scripted",
+    )
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "approve.ipynb")
+        cell = code_cell(page, "replies = tools.run_all(")
+        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+        expect(frame.get_by_text(summary)).to_be_visible(timeout=90000)  # the model's arguments, drawn
+        frame.get_by_role("button", name="Approve").click()
+        expect(frame.get_by_text("Response sent.")).to_be_visible()
+        expect(cell.locator(".mcpnb-app-notes")).to_contain_text("the page says, for a model:")
+        shots.take(page, "approved")
+
+        kept = lab.root / "decision.json"
+        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
+            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
+        page.keyboard.type(SAVE.format(file=kept.name, expr="[tools.from_pages('anthropic'), replies]"))
+        page.keyboard.press("Shift+Enter")
+        turn, replies = wait_file(kept)
+        assert replies[0]["tool_use_id"] == "toolu_1" and not replies[0]["is_error"]
+        [message] = turn
+        TypeAdapter(MessageParam).validate_python(message)
+        assert message == {
+            "role": "user",
+            "content": [{"type": "text", "text": f'"{summary}" — I selected: Approve'}],
+        }
+    finally:
+        browser.close()
+
+
 def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tmp_path):
     """The MCP Apps project's PDF viewer (``@modelcontextprotocol/server-pdf``, in ``tests/peers``)
     draws a local PDF through its app-only byte-range tool; its Download button sends

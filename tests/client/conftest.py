@@ -22,10 +22,14 @@ from typing import Any
 import pytest
 from conftest import ROOT, unclocked, wait_until
 
-FASTMCP_REQUIREMENT = "fastmcp-tasks==4.1.4"  # pulls fastmcp-slim[server]==4.1.4, pydocket, burner-redis
+#: fastmcp-tasks pulls fastmcp-slim[server]==4.1.4, pydocket, burner-redis; prefab-ui draws FastMCP's
+#: own MCP Apps (``fastmcp.apps``: Approval, Choice, FormInput)
+FASTMCP_REQUIREMENTS = ("fastmcp-tasks==4.1.4", "prefab-ui==0.21.1")
+FASTMCP_REQUIREMENT = " ".join(FASTMCP_REQUIREMENTS)
 FASTMCP_VENV = ROOT / "tests" / "peers" / ".fastmcp-venv"
 FASTMCP_LOCK = ROOT / "tests" / "peers" / ".fastmcp-venv.lock"
 FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_tasks_server.py"
+FASTMCP_APPS_SERVER = ROOT / "tests" / "servers" / "fastmcp_apps_server.py"
 
 
 @pytest.fixture
@@ -91,7 +95,15 @@ def fastmcp_python() -> Path:
 def _build_fastmcp_venv(python: Path, stamp: Path) -> Path:
     venv.EnvBuilder(clear=True, with_pip=True).create(FASTMCP_VENV)
     done = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", FASTMCP_REQUIREMENT],
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            *FASTMCP_REQUIREMENTS,
+        ],
         capture_output=True,
         text=True,
         timeout=600,

@@ -1,0 +1,22 @@
+"""FastMCP's own MCP Apps, drawn with prefab-ui: an implementation of the extension we did not write,
+pages included, to test mcpnb's host against.
+
+It runs only in the FastMCP peer's virtual environment (``tests/client/conftest.py`` builds it) and
+never imports mcpnb. Usage (stdio): ``PREFAB_BUNDLED_RENDERER=1 python fastmcp_apps_server.py``;
+the variable makes prefab-ui serve its renderer whole instead of from a CDN (nothing but 127.0.0.1
+is reachable in the tests).
+
+Tools: ``request_approval`` (FastMCP's ``Approval``: a card with Approve and Reject, whose click
+sends the decision into the conversation with ``ui/message``).
+"""
+
+from __future__ import annotations
+
+from fastmcp import FastMCP
+from fastmcp.apps.approval import Approval
+
+mcp = FastMCP("fastmcp-apps-peer")
+mcp.add_provider(Approval())
+
+if __name__ == "__main__":
+    mcp.run()
