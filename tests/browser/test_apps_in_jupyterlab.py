@@ -193,6 +193,47 @@ def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab,
         browser.close()
 
 
+def test_a_person_uploads_a_file_through_fastmcps_upload_page(lab, pw, shots, tmp_path):
+    """FastMCP's ``FileUpload`` app: a file chosen in the page's drop zone (a file input inside
+    mcpnb's sandboxed frame) goes to the server with the page's own ``tools/call``; the server then
+    hands it to whoever asks (``read_file``), here the next cell."""
+    from tests.client.conftest import FASTMCP_APPS_SERVER, fastmcp_python
+
+    chosen = tmp_path / "rolls.csv"
+    chosen.write_text("roll,total\n1,7\n")
+    write_notebook(
+        lab.root / "upload.ipynb",
+        f"%load_ext mcpnb\n%mcp connect fm --env PREFAB_BUNDLED_RENDERER=1 -- {fastmcp_python()} "
+        f"{FASTMCP_APPS_SERVER}",
+        "%mcp call fm.file_manager",
+    )
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "upload.ipynb")
+        cell = code_cell(page, "%mcp call fm.file_manager")
+        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+        expect(frame.get_by_text("Drop files here")).to_be_visible(timeout=90000)
+        with page.expect_file_chooser() as chooser:  # the person clicks the drop zone, picks a file
+            frame.get_by_text("Drop files here").click()
+        chooser.value.set_files(str(chosen))
+        frame.get_by_role("button", name="Upload to Server").click()
+        expect(frame.get_by_text("rolls.csv")).to_be_visible()
+        expect(cell.locator(".mcpnb-app-notes")).to_contain_text("the page called store_files(")
+        shots.take(page, "uploaded")
+
+        kept = lab.root / "uploaded.json"
+        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
+            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
+        page.keyboard.type("read = %mcp call fm.read_file name=rolls.csv\n")
+        page.keyboard.type(SAVE.format(file=kept.name, expr="read.data"))
+        page.keyboard.press("Shift+Enter")
+        stored = wait_file(kept)
+        assert (stored["name"], stored["content"]) == ("rolls.csv", chosen.read_text())
+    finally:
+        browser.close()
+
+
 def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tmp_path):
     """The MCP Apps project's PDF viewer (``@modelcontextprotocol/server-pdf``, in ``tests/peers``)
     draws a local PDF through its app-only byte-range tool; its Download button sends

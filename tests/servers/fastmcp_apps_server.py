@@ -7,16 +7,20 @@ the variable makes prefab-ui serve its renderer whole instead of from a CDN (not
 is reachable in the tests).
 
 Tools: ``request_approval`` (FastMCP's ``Approval``: a card with Approve and Reject, whose click
-sends the decision into the conversation with ``ui/message``).
+sends the decision into the conversation with ``ui/message``); ``file_manager`` (FastMCP's
+``FileUpload``: a drop zone whose Upload sends the files to ``store_files``, a tool for the page
+only) with ``list_files`` and ``read_file`` for the model.
 """
 
 from __future__ import annotations
 
 from fastmcp import FastMCP
 from fastmcp.apps.approval import Approval
+from fastmcp.apps.file_upload import FileUpload
 
 mcp = FastMCP("fastmcp-apps-peer")
 mcp.add_provider(Approval())
+mcp.add_provider(FileUpload())
 
 if __name__ == "__main__":
     mcp.run()
