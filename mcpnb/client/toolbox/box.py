@@ -328,7 +328,8 @@ class Toolbox(Mapping[str, ToolFunction]):
 
     # ------------------------------------------------------------------ display
     def left_out(self) -> list[str]:
-        """What is not in this toolbox and why, one line each (a gap is never silent)."""
+        """What is not in this toolbox and why, and what its pages said that the model has not
+        been handed yet, one line each (a gap is never silent)."""
         lines = []
         if self.not_listed:
             missed = ", ".join(f"{name} ({why})" for name, why in self.not_listed.items())
@@ -337,6 +338,10 @@ class Toolbox(Mapping[str, ToolFunction]):
             lines.append(
                 f"kept for their servers' pages (MCP Apps), never a model's: {', '.join(self.pages_only)}"
             )
+        waiting = self._news.waiting()
+        if waiting:
+            said = "1 thing" if waiting == 1 else f"{waiting} things"
+            lines.append(f"its pages said {said} for the model, not handed over yet: .from_pages(fmt)")
         return lines
 
     def __repr__(self) -> str:

@@ -166,7 +166,10 @@ def test_a_toolbox_draws_the_page_of_a_models_call_where_its_interaction_can(dic
     assert isinstance(result, ToolResult) and len(result.data["rolls"]) == 4
 
     page.messages.append({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    waits = "its pages said 1 thing for the model, not handed over yet: .from_pages(fmt)"
+    assert repr(tools).endswith(waits)
     assert tools.from_pages("openai") == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    assert waits not in repr(tools)
     with pytest.raises(ValueError, match="unknown format 'claude'; did you mean 'anthropic'"):
         tools.from_pages("claude")
 
