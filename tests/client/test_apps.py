@@ -18,16 +18,8 @@ from conftest import EVERYTHING
 from mcp.server.mcpserver import Context, MCPServer
 
 from mcpnb import Pool
-from mcpnb.client.apps import (
-    EXTENSION,
-    PAGE_TYPE,
-    AppHost,
-    for_model,
-    host_context,
-    page_from,
-    view_uri,
-    visibility,
-)
+from mcpnb.client.app_host import AppHost, host_context
+from mcpnb.client.apps import EXTENSION, PAGE_TYPE, for_model, page_from, view_uri, visibility
 
 BASIC = EVERYTHING.parents[2] / "server-basic-vanillajs" / "dist" / "index.js"
 SHOP_PAGE = "ui://shop/cart.html"
@@ -395,9 +387,9 @@ def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
 
 
 def test_a_file_too_large_for_a_link_is_kept_and_said(host_of, monkeypatch):
-    from mcpnb.client import apps
+    from mcpnb.client import app_host
 
-    monkeypatch.setattr(apps, "LINK_LIMIT", 10)
+    monkeypatch.setattr(app_host, "LINK_LIMIT", 10)
     host_of.pool.connect("shop", server=shop())
     host = host_of("shop", "cart")
     big = {"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * 11}}

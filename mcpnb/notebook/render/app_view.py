@@ -2,7 +2,7 @@
 
 The page talks JSON-RPC over ``postMessage``; ``app_view.js`` (an anywidget module: widget code
 without a JupyterLab extension of our own) passes it to the kernel, where
-:class:`~mcpnb.client.apps.AppHost` answers on the pool's runtime thread: the page's calls go to
+:class:`~mcpnb.client.app_host.AppHost` answers on the pool's runtime thread: the page's calls go to
 its own server while the cell that drew it has long finished. What the page asks of the person
 (a link to open, a message meant for a model) shows under the frame; nothing is opened for it.
 """
@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from mcpnb.client.apps import AppHost, AppPage, Note, page_from, view_uri
+from mcpnb.client.app_host import AppHost, Note
+from mcpnb.client.apps import AppPage, page_from, view_uri
 from mcpnb.client.errors import McpnbError
 from mcpnb.client.files import File
 from mcpnb.client.results import ToolResult

@@ -19,7 +19,8 @@ from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import ResponseInputItemParam
 from pydantic import TypeAdapter
 
-from mcpnb.client.apps import AppHost, page_from, view_uri
+from mcpnb.client.app_host import AppHost
+from mcpnb.client.apps import page_from, view_uri
 from mcpnb.client.interaction import Interaction
 from mcpnb.client.pool import Pool
 from mcpnb.client.results import ToolResult
