@@ -181,6 +181,22 @@ def wait_file(path: Path, timeout: float = 60) -> Any:
 
 
 # ---------------------------------------------------------------------------- a person's hands
+#: A cell that writes ``expr`` (evaluated in the kernel) as JSON to ``file``, for the test to read.
+SAVE = "import json, pathlib\n_ = pathlib.Path({file!r}).write_text(json.dumps({expr}))"
+
+
+def kept_by_new_cell(page: Any, path: Path, expr: str, *, first: str = "") -> Any:
+    """What ``expr`` is in the kernel now: a cell added below, typed as a person types (``first``
+    lines, then :data:`SAVE`), writes it to ``path``; the value, read back. An earlier file of
+    that name is removed first, so a stale one is never read."""
+    path.unlink(missing_ok=True)
+    for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
+        page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
+    page.keyboard.type(first + SAVE.format(file=path.name, expr=expr))
+    page.keyboard.press("Shift+Enter")
+    return wait_file(path)
+
+
 def type_into(page: Any, field: Any, text: str) -> None:
     """Click into ``field`` and type ``text`` key by key at the end of what is there."""
     field.click()

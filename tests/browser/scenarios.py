@@ -6,9 +6,9 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from browser.lab import paste_into, retype, type_into
+from browser.lab import SAVE, paste_into, retype, type_into
 
-SAVE = "import json, pathlib\n_ = pathlib.Path({file!r}).write_text(json.dumps({expr}))"
+__all__ = ["INTERVIEW_CELLS", "SAVE", "answer_interview", "answers_of"]
 
 
 def answers_of(data: dict) -> dict:

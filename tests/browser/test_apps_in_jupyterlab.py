@@ -20,8 +20,16 @@ import pytest
 from conftest import EVERYTHING
 from playwright.sync_api import expect
 
-from browser.lab import PANEL, code_cell, launch, new_page, open_and_run, retype, wait_file, write_notebook
-from browser.scenarios import SAVE
+from browser.lab import (
+    PANEL,
+    code_cell,
+    kept_by_new_cell,
+    launch,
+    new_page,
+    open_and_run,
+    retype,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -83,12 +91,8 @@ def test_a_person_uses_a_tools_page_drawn_by_mcp_call(lab, pw, shots):
         expect(second.locator("#server-time")).to_have_text(first_time)  # the result it was given
         second.get_by_role("button", name="Get Server Time").click()
         expect(second.locator("#server-time")).not_to_have_text(first_time)
-        kept = lab.root / "kept.json"
-        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
-            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
-        page.keyboard.type(SAVE.format(file=kept.name, expr="[[c.data for c in view.calls], first.data]"))
-        page.keyboard.press("Shift+Enter")
-        calls, first_data = wait_file(kept)
+        expr = "[[c.data for c in view.calls], first.data]"
+        calls, first_data = kept_by_new_cell(page, lab.root / "kept.json", expr)
         assert first_data == {"time": first_time}
         assert len(calls) == 1 and calls[0]["time"] != first_time
         stderr = page.locator(PANEL).locator('[data-mime-type="application/vnd.jupyter.stderr"]')
@@ -126,13 +130,8 @@ def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab,
         expect(frame.locator("#status")).to_have_text("told")
         shots.take(page, "told")
 
-        kept = lab.root / "turn.json"
-        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
-            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
         expr = "[tools.from_pages('anthropic'), tools.from_pages('anthropic'), replies]"
-        page.keyboard.type(SAVE.format(file=kept.name, expr=expr))
-        page.keyboard.press("Shift+Enter")
-        turn, again, replies = wait_file(kept)
+        turn, again, replies = kept_by_new_cell(page, lab.root / "turn.json", expr)
         assert replies[0]["tool_use_id"] == "toolu_1" and not replies[0]["is_error"]
         [message] = turn
         TypeAdapter(MessageParam).validate_python(message)
@@ -176,12 +175,8 @@ def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab,
         expect(cell.locator(".mcpnb-app-notes")).to_contain_text("the page says, for a model:")
         shots.take(page, "approved")
 
-        kept = lab.root / "decision.json"
-        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
-            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
-        page.keyboard.type(SAVE.format(file=kept.name, expr="[tools.from_pages('anthropic'), replies]"))
-        page.keyboard.press("Shift+Enter")
-        turn, replies = wait_file(kept)
+        expr = "[tools.from_pages('anthropic'), replies]"
+        turn, replies = kept_by_new_cell(page, lab.root / "decision.json", expr)
         assert replies[0]["tool_use_id"] == "toolu_1" and not replies[0]["is_error"]
         [message] = turn
         TypeAdapter(MessageParam).validate_python(message)
@@ -222,13 +217,8 @@ def test_a_person_uploads_a_file_through_fastmcps_upload_page(lab, pw, shots, tm
         expect(cell.locator(".mcpnb-app-notes")).to_contain_text("the page called store_files(")
         shots.take(page, "uploaded")
 
-        kept = lab.root / "uploaded.json"
-        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
-            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
-        page.keyboard.type("read = %mcp call fm.read_file name=rolls.csv\n")
-        page.keyboard.type(SAVE.format(file=kept.name, expr="read.data"))
-        page.keyboard.press("Shift+Enter")
-        stored = wait_file(kept)
+        read = "read = %mcp call fm.read_file name=rolls.csv\n"
+        stored = kept_by_new_cell(page, lab.root / "uploaded.json", "read.data", first=read)
         assert (stored["name"], stored["content"]) == ("rolls.csv", chosen.read_text())
     finally:
         browser.close()
@@ -273,13 +263,8 @@ def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tm
         assert got.startswith(b"%PDF-")  # the viewer saves the document anew (pdf-lib), not the file's bytes
         shots.take(page, "pdf")
 
-        kept = lab.root / "pdf.json"
-        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
-            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
         expr = "[(f.name, f.mime, f.data().hex()) for f in mcpnb.AppView.drawn[-1].downloads]"
-        page.keyboard.type("import mcpnb\n" + SAVE.format(file=kept.name, expr=expr))
-        page.keyboard.press("Shift+Enter")
-        [[name, mime, data]] = wait_file(kept)
+        [[name, mime, data]] = kept_by_new_cell(page, lab.root / "pdf.json", expr, first="import mcpnb\n")
         assert (mime, bytes.fromhex(data)) == ("application/pdf", got)  # the link's bytes are the page's
         assert name == saved.value.suggested_filename and name.endswith(".pdf")
     finally:

@@ -14,16 +14,15 @@ from playwright.sync_api import expect
 from browser.lab import (
     KEY_DELAY_MS,
     PANEL,
+    kept_by_new_cell,
     launch,
     new_page,
     open_and_run,
     paste_into,
     retype,
     type_into,
-    wait_file,
     write_notebook,
 )
-from browser.scenarios import SAVE
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -54,13 +53,7 @@ def what_the_server_answered(page: Any, lab: Any, tool: str) -> Any:
     One file per tool, removed first: the module's tests share one JupyterLab root, and a file an
     earlier test left would be read before this cell has run (it was, under load).
     """
-    answer = lab.root / f"explored-{tool}.json"
-    answer.unlink(missing_ok=True)
-    for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
-        page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
-    page.keyboard.type(SAVE.format(file=answer.name, expr="ex.result.data"))
-    page.keyboard.press("Shift+Enter")
-    return wait_file(answer)
+    return kept_by_new_cell(page, lab.root / f"explored-{tool}.json", "ex.result.data")
 
 
 def test_a_person_explores_a_tool_and_calls_it(lab, pw, shots):

@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from browser.lab import PANEL, launch, new_page, open_and_run, wait_file, write_notebook
-from browser.scenarios import SAVE
+from browser.lab import PANEL, kept_by_new_cell, launch, new_page, open_and_run, write_notebook
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -39,12 +38,8 @@ def test_a_person_cancels_a_task_from_its_live_view(lab, pw, shots):
         expect(cancel).to_be_disabled()
         expect(view.locator(".widget-progress")).to_be_hidden()  # never a full bar, which reads as done
         shots.take(page, "cancelled")
-        for command in ("notebook:insert-cell-below", "notebook:enter-edit-mode"):
-            page.evaluate(f"() => window.jupyterapp.commands.execute('{command}')")
         expr = '{"handle": h.status, "server": h.refresh(), "id": h.task_id}'
-        page.keyboard.type(SAVE.format(file="task.json", expr=expr))
-        page.keyboard.press("Shift+Enter")
-        seen = wait_file(lab.root / "task.json")
+        seen = kept_by_new_cell(page, lab.root / "task.json", expr)
     finally:
         browser.close()
     assert seen["id"]  # a real task on the server, not a call answered at once
