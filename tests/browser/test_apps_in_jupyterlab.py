@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import EVERYTHING
@@ -41,18 +44,17 @@ ISO_TIME = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 def test_a_person_uses_a_tools_page_drawn_by_mcp_call(lab, pw, shots):
     assert BASIC.exists(), "run `npm ci --prefix tests/peers` (the README's test command does)"
     node = shutil.which("node")
-    write_notebook(
-        lab.root / "apps.ipynb",
-        f"%load_ext mcpnb\n%mcp connect basic -- {node} {BASIC} --stdio",
+    with drawn(
+        pw,
+        lab,
+        "apps.ipynb",
         "first = %mcp call basic.get-time",
-        "import mcpnb\nview = mcpnb.AppView(mcpnb.default_pool(), first)\nview",
-    )
-    browser = launch(pw)
-    try:
-        page = new_page(browser, lab.base)
-        open_and_run(page, lab.base, "apps.ipynb")
-        cell = code_cell(page, "first = %mcp call basic.get-time")
-        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+        [
+            f"%load_ext mcpnb\n%mcp connect basic -- {node} {BASIC} --stdio",
+            "first = %mcp call basic.get-time",
+            "import mcpnb\nview = mcpnb.AppView(mcpnb.default_pool(), first)\nview",
+        ],
+    ) as (page, cell, frame):
         shown = frame.locator("#server-time")
         expect(shown).to_have_text(_iso(), timeout=90000)  # the result the host handed the page
         first_time = shown.inner_text()
@@ -72,7 +74,7 @@ def test_a_person_uses_a_tools_page_drawn_by_mcp_call(lab, pw, shots):
         frame.get_by_role("button", name="Open Link").click()  # asked, never opened for the page
         link = notes.locator("a", has_text="https://modelcontextprotocol.io/")
         expect(link).to_have_attribute("target", "_blank")
-        assert len(browser.contexts[0].pages) == 1, "a page opened a tab by itself"
+        assert len(page.context.pages) == 1, "a page opened a tab by itself"
         shots.take(page, "used")
 
         # the sandbox: an origin of its own (nothing of JupyterLab's), and no network at all
@@ -97,8 +99,6 @@ def test_a_person_uses_a_tools_page_drawn_by_mcp_call(lab, pw, shots):
         assert len(calls) == 1 and calls[0]["time"] != first_time
         stderr = page.locator(PANEL).locator('[data-mime-type="application/vnd.jupyter.stderr"]')
         expect(stderr).to_have_count(0)
-    finally:
-        browser.close()
 
 
 def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab, pw, shots):
@@ -110,18 +110,17 @@ def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab,
     from pydantic import TypeAdapter
 
     call = {"type": "tool_use", "id": "toolu_1", "name": "mcp__probe__dice", "input": {"count": 2}}
-    write_notebook(
-        lab.root / "loop.ipynb",
-        "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps\n"
-        "import mcpnb\ntools = mcpnb.default_pool().functions()",
-        f"replies = tools.run_all([{call!r}])  # the model's turn, scripted",
-    )
-    browser = launch(pw)
-    try:
-        page = new_page(browser, lab.base)
-        open_and_run(page, lab.base, "loop.ipynb")
-        cell = code_cell(page, "replies = tools.run_all(")
-        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+    with drawn(
+        pw,
+        lab,
+        "loop.ipynb",
+        "replies = tools.run_all(",
+        [
+            "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps\n"
+            "import mcpnb\ntools = mcpnb.default_pool().functions()",
+            f"replies = tools.run_all([{call!r}])  # the model's turn, scripted",
+        ],
+    ) as (page, _cell, frame):
         expect(frame.locator(".die")).to_have_count(2, timeout=90000)  # the model's arguments, drawn
         frame.get_by_role("button", name="Roll again").click()  # the page's own call, through the kernel
         expect(frame.locator("#status")).to_have_text("rolled")
@@ -140,8 +139,6 @@ def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab,
         assert said["type"] == "text" and said["text"].startswith("I rolled ")
         assert said["text"].endswith(f" = {total}.")  # the roll the person made, not the model's
         assert again == []  # handed over once
-    finally:
-        browser.close()
 
 
 def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab, pw, shots):
@@ -157,18 +154,17 @@ def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab,
     summary = "Delete 3 old reports"
     ask = {"summary": summary, "details": "They are in ./reports, older than 2024."}
     call = {"type": "tool_use", "id": "toolu_1", "name": "mcp__fm__request_approval", "input": ask}
-    write_notebook(
-        lab.root / "approve.ipynb",
-        f"%load_ext mcpnb\n%mcp connect fm --env PREFAB_BUNDLED_RENDERER=1 -- {fastmcp_python()} "
-        f"{FASTMCP_APPS_SERVER}\nimport mcpnb\ntools = mcpnb.default_pool().functions()",
-        f"replies = tools.run_all([{call!r}])  # the model's turn, scripted",
-    )
-    browser = launch(pw)
-    try:
-        page = new_page(browser, lab.base)
-        open_and_run(page, lab.base, "approve.ipynb")
-        cell = code_cell(page, "replies = tools.run_all(")
-        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+    with drawn(
+        pw,
+        lab,
+        "approve.ipynb",
+        "replies = tools.run_all(",
+        [
+            f"%load_ext mcpnb\n%mcp connect fm --env PREFAB_BUNDLED_RENDERER=1 -- {fastmcp_python()} "
+            f"{FASTMCP_APPS_SERVER}\nimport mcpnb\ntools = mcpnb.default_pool().functions()",
+            f"replies = tools.run_all([{call!r}])  # the model's turn, scripted",
+        ],
+    ) as (page, cell, frame):
         expect(frame.get_by_text(summary)).to_be_visible(timeout=90000)  # the model's arguments, drawn
         frame.get_by_role("button", name="Approve").click()
         expect(frame.get_by_text("Response sent.")).to_be_visible()
@@ -184,8 +180,6 @@ def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab,
             "role": "user",
             "content": [{"type": "text", "text": f'"{summary}" — I selected: Approve'}],
         }
-    finally:
-        browser.close()
 
 
 def test_a_person_uploads_a_file_through_fastmcps_upload_page(lab, pw, shots, tmp_path):
@@ -196,18 +190,17 @@ def test_a_person_uploads_a_file_through_fastmcps_upload_page(lab, pw, shots, tm
 
     chosen = tmp_path / "rolls.csv"
     chosen.write_text("roll,total\n1,7\n")
-    write_notebook(
-        lab.root / "upload.ipynb",
-        f"%load_ext mcpnb\n%mcp connect fm --env PREFAB_BUNDLED_RENDERER=1 -- {fastmcp_python()} "
-        f"{FASTMCP_APPS_SERVER}",
+    with drawn(
+        pw,
+        lab,
+        "upload.ipynb",
         "%mcp call fm.file_manager",
-    )
-    browser = launch(pw)
-    try:
-        page = new_page(browser, lab.base)
-        open_and_run(page, lab.base, "upload.ipynb")
-        cell = code_cell(page, "%mcp call fm.file_manager")
-        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+        [
+            f"%load_ext mcpnb\n%mcp connect fm --env PREFAB_BUNDLED_RENDERER=1 -- {fastmcp_python()} "
+            f"{FASTMCP_APPS_SERVER}",
+            "%mcp call fm.file_manager",
+        ],
+    ) as (page, cell, frame):
         expect(frame.get_by_text("Drop files here")).to_be_visible(timeout=90000)
         with page.expect_file_chooser() as chooser:  # the person clicks the drop zone, picks a file
             frame.get_by_text("Drop files here").click()
@@ -220,8 +213,6 @@ def test_a_person_uploads_a_file_through_fastmcps_upload_page(lab, pw, shots, tm
         read = "read = %mcp call fm.read_file name=rolls.csv\n"
         stored = kept_by_new_cell(page, lab.root / "uploaded.json", "read.data", first=read)
         assert (stored["name"], stored["content"]) == ("rolls.csv", chosen.read_text())
-    finally:
-        browser.close()
 
 
 def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tmp_path):
@@ -234,19 +225,22 @@ def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tm
     assert PDF_SERVER.exists(), "run `npm ci --prefix tests/peers`"
     pdf = tmp_path / "rolls.pdf"
     pdf.write_bytes(one_page_pdf("mcpnb rolled 7"))
-    write_notebook(
-        lab.root / "pdf.ipynb",
-        f"%load_ext mcpnb\n%mcp connect pdf -- {shutil.which('node')} {PDF_SERVER} --stdio {pdf}",
-        f"%mcp call pdf.display_pdf url={pdf.as_uri()}",
-    )
-    browser = launch(pw)
-    try:
-        page = new_page(browser, lab.base)
-        said: list[str] = []  # the console of the page and its frames
+    said: list[str] = []  # the console of the page and its frames
+
+    def before(page: Any) -> None:
         page.on("console", lambda message: said.append(message.text))
-        open_and_run(page, lab.base, "pdf.ipynb")
-        cell = code_cell(page, "%mcp call pdf.display_pdf")
-        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+
+    with drawn(
+        pw,
+        lab,
+        "pdf.ipynb",
+        "%mcp call pdf.display_pdf",
+        [
+            f"%load_ext mcpnb\n%mcp connect pdf -- {shutil.which('node')} {PDF_SERVER} --stdio {pdf}",
+            f"%mcp call pdf.display_pdf url={pdf.as_uri()}",
+        ],
+        before=before,
+    ) as (page, cell, frame):
         expect(frame.locator("#total-pages")).to_have_text("of 1", timeout=90000)  # read through the kernel
         notes = cell.locator(".mcpnb-app-notes")
         expect(notes).to_contain_text("the page called read_pdf_bytes(")  # its app-only tool
@@ -267,8 +261,6 @@ def test_a_person_downloads_the_pdf_a_real_viewer_page_offers(lab, pw, shots, tm
         [[name, mime, data]] = kept_by_new_cell(page, lab.root / "pdf.json", expr, first="import mcpnb\n")
         assert (mime, bytes.fromhex(data)) == ("application/pdf", got)  # the link's bytes are the page's
         assert name == saved.value.suggested_filename and name.endswith(".pdf")
-    finally:
-        browser.close()
 
 
 def one_page_pdf(text: str) -> bytes:
@@ -293,6 +285,26 @@ def one_page_pdf(text: str) -> bytes:
     return bytes(out)
 
 
+@contextmanager
+def drawn(
+    pw: Any, lab: Any, name: str, source: str, cells: list[str], before: Callable[[Any], None] | None = None
+) -> Iterator[tuple[Any, Any, Any]]:
+    """Run the notebook ``name`` made of ``cells`` in JupyterLab (``before`` first sees the fresh
+    page) and give the page, the cell whose source starts with ``source``, and the MCP App page's
+    frame in it; the browser closes after."""
+    write_notebook(lab.root / name, *cells)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        if before is not None:
+            before(page)
+        open_and_run(page, lab.base, name)
+        cell = code_cell(page, source)
+        yield page, cell, cell.frame_locator("iframe.mcpnb-app-frame")
+    finally:
+        browser.close()
+
+
 def _iso():
     return re.compile(ISO_TIME)
 
@@ -315,20 +327,23 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
 
     from tests.apps_schema import problems
 
-    write_notebook(
-        lab.root / "dice.ipynb",
-        "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps",
-        "rolled = %mcp call probe.dice count=3",
-    )
-    browser = launch(pw)
-    try:
-        page = new_page(browser, lab.base)
+    to_kernel: list[str] = []  # what JupyterLab sends the kernel over its websocket
+
+    def before(page: Any) -> None:
         page.add_init_script(RECORD)
-        to_kernel: list[str] = []  # what JupyterLab sends the kernel over its websocket
         page.on("websocket", lambda ws: ws.on("framesent", lambda frame: to_kernel.append(str(frame))))
-        open_and_run(page, lab.base, "dice.ipynb")
-        cell = code_cell(page, "rolled = %mcp call probe.dice")
-        frame = cell.frame_locator("iframe.mcpnb-app-frame")
+
+    with drawn(
+        pw,
+        lab,
+        "dice.ipynb",
+        "rolled = %mcp call probe.dice",
+        [
+            "%load_ext mcpnb\n%mcp serve probe-kit --toolset apps",
+            "rolled = %mcp call probe.dice count=3",
+        ],
+        before=before,
+    ) as (page, cell, frame):
         expect(frame.locator(".die")).to_have_count(3, timeout=90000)
         first = frame.locator("#total").inner_text()
         expect(frame.locator("#status")).to_contain_text("connected to mcpnb")
@@ -432,5 +447,3 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
         assert by_method.get("ui/notifications/size-changed"), "the page reported its size"
         assert any("ui/initialize" in f for f in to_kernel)  # the recorder sees the page's traffic
         assert not any("size-changed" in f for f in to_kernel)
-    finally:
-        browser.close()
