@@ -149,7 +149,7 @@ def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab,
     from anthropic.types import MessageParam
     from pydantic import TypeAdapter
 
-    from tests.client.conftest import FASTMCP_APPS_SERVER, fastmcp_python
+    from tests.peers.fastmcp_venv import FASTMCP_APPS_SERVER, fastmcp_python
 
     summary = "Delete 3 old reports"
     ask = {"summary": summary, "details": "They are in ./reports, older than 2024."}
@@ -186,7 +186,7 @@ def test_a_person_uploads_a_file_through_fastmcps_upload_page(lab, pw, shots, tm
     """FastMCP's ``FileUpload`` app: a file chosen in the page's drop zone (a file input inside
     mcpnb's sandboxed frame) goes to the server with the page's own ``tools/call``; the server then
     hands it to whoever asks (``read_file``), here the next cell."""
-    from tests.client.conftest import FASTMCP_APPS_SERVER, fastmcp_python
+    from tests.peers.fastmcp_venv import FASTMCP_APPS_SERVER, fastmcp_python
 
     chosen = tmp_path / "rolls.csv"
     chosen.write_text("roll,total\n1,7\n")

@@ -1,35 +1,22 @@
 """Fixtures the client tests share: the OAuth tests' token isolation, authorization UI and key, and
 the peers we did not write that need more than ``node``: FastMCP with its tasks package
-(SEP-2663), in its own virtual environment.
-
-``fastmcp-tasks`` pins ``fastmcp-slim`` and friends to versions that conflict with ours, so it can
-never join the project's environment: the first test that needs it builds a separate venv under
-``tests/peers/.fastmcp-venv`` (git-ignored; about half a minute from PyPI on a clean machine; kept
-while the pinned requirement is unchanged) and runs the server there as a subprocess on 127.0.0.1.
+(SEP-2663), run as a subprocess on 127.0.0.1 from its own virtual environment
+(``tests/peers/fastmcp_venv.py`` builds it).
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import subprocess
-import venv
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, unclocked, wait_until
+from conftest import wait_until
 
-#: fastmcp-tasks pulls fastmcp-slim[server]==4.1.4, pydocket, burner-redis; prefab-ui draws FastMCP's
-#: own MCP Apps (``fastmcp.apps``: Approval, Choice, FormInput)
-FASTMCP_REQUIREMENTS = ("fastmcp-tasks==4.1.4", "prefab-ui==0.21.1")
-FASTMCP_REQUIREMENT = " ".join(FASTMCP_REQUIREMENTS)
-FASTMCP_VENV = ROOT / "tests" / "peers" / ".fastmcp-venv"
-FASTMCP_LOCK = ROOT / "tests" / "peers" / ".fastmcp-venv.lock"
-FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_tasks_server.py"
-FASTMCP_APPS_SERVER = ROOT / "tests" / "servers" / "fastmcp_apps_server.py"
+from tests.peers.fastmcp_venv import FASTMCP_SERVER, fastmcp_python
 
 
 @pytest.fixture
@@ -73,46 +60,6 @@ def ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def fastmcp_python() -> Path:
-    """The venv's interpreter, building the venv first if it is missing or stale.
-
-    Parallel test workers may all ask at once on a clean machine: one builds, the others wait on
-    the lock and find it built. Neither is the asking test's time: the build downloads and installs
-    a few dozen packages (a minute or more while another worker runs tests), which is not what a
-    test's timeout bounds.
-    """
-    python = FASTMCP_VENV / "bin" / "python"
-    stamp = FASTMCP_VENV / ".mcpnb-ready"
-    with unclocked(), open(FASTMCP_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if python.exists() and stamp.exists() and stamp.read_text() == FASTMCP_REQUIREMENT:
-            return python
-        return _build_fastmcp_venv(python, stamp)
-
-
-def _build_fastmcp_venv(python: Path, stamp: Path) -> Path:
-    venv.EnvBuilder(clear=True, with_pip=True).create(FASTMCP_VENV)
-    done = subprocess.run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            *FASTMCP_REQUIREMENTS,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if done.returncode != 0:
-        why = done.stderr[-2000:]
-        pytest.fail(f"could not build the FastMCP peer's venv ({FASTMCP_REQUIREMENT}):\n{why}")
-    stamp.write_text(FASTMCP_REQUIREMENT)
-    return python
 
 
 class FastMcpServer:

@@ -1,5 +1,5 @@
 """The 2026-07-28 tasks extension (SEP-2663) against an implementation we did not write: FastMCP 4
-with ``fastmcp-tasks``, in its own venv, over Streamable HTTP (see ``tests/client/conftest.py``).
+with ``fastmcp-tasks``, in its own venv, over Streamable HTTP (see ``tests/peers/fastmcp_venv.py``).
 
 What it checks is what broke with third-party servers: acknowledgements from ``tasks/cancel`` and
 ``tasks/update``, plain calls of task-optional tools staying plain, quick results when a task is

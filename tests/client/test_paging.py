@@ -11,8 +11,7 @@ import pytest
 from conftest import ROOT
 
 from mcpnb.client.paging import MAX_PAGES, every_page
-
-from .conftest import fastmcp_python
+from tests.peers.fastmcp_venv import fastmcp_python
 
 CATALOG = ROOT / "tests" / "servers" / "fastmcp_catalog_server.py"
 

@@ -21,8 +21,7 @@ from mcpnb import CallError, CallTimeoutError, ConfigError, ConnectError, ToolNo
 from mcpnb.client.errors import ArgumentsError, AuthError, NotConnectedError
 from mcpnb.client.events import State
 from mcpnb.client.retry import Backoff, is_retryable
-
-from .conftest import fastmcp_python
+from tests.peers.fastmcp_venv import fastmcp_python
 
 FAST = {"retry_delay": 0.05, "max_retries": 3, "health_check_interval": 0}
 

@@ -1,7 +1,7 @@
 """FastMCP's own MCP Apps, drawn with prefab-ui: an implementation of the extension we did not write,
 pages included, to test mcpnb's host against.
 
-It runs only in the FastMCP peer's virtual environment (``tests/client/conftest.py`` builds it) and
+It runs only in the FastMCP peer's virtual environment (``tests/peers/fastmcp_venv.py`` builds it) and
 never imports mcpnb. Usage (stdio): ``PREFAB_BUNDLED_RENDERER=1 python fastmcp_apps_server.py``;
 the variable makes prefab-ui serve its renderer whole instead of from a CDN (nothing but 127.0.0.1
 is reachable in the tests).

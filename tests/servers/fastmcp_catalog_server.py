@@ -1,7 +1,7 @@
 """A FastMCP 4 server whose lists come in pages of 3 (``list_page_size``): 7 tools, 7 resources,
 4 resource templates and 5 prompts, so a client that reads only the first page of a list shows too
 few. An implementation of pagination we did not write; it never imports mcpnb. Runs in the FastMCP
-virtual environment (``tests/client/conftest.py`` builds it), over stdio, or over HTTP at a path::
+virtual environment (``tests/peers/fastmcp_venv.py`` builds it), over stdio, or over HTTP at a path::
 
     python fastmcp_catalog_server.py
     python fastmcp_catalog_server.py sse 8123 /events

@@ -2,7 +2,7 @@
 extension that we did not write, to test mcpnb's task code against.
 
 It runs only in its own virtual environment (``fastmcp-tasks`` pins versions that conflict with
-ours; ``tests/peers/fastmcp.py`` builds it) and never imports mcpnb. Usage:
+ours; ``tests/peers/fastmcp_venv.py`` builds it) and never imports mcpnb. Usage:
 
     python fastmcp_tasks_server.py http     # prints its URL (127.0.0.1, a free port), then serves
     python fastmcp_tasks_server.py stdio

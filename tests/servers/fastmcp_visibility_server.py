@@ -2,7 +2,7 @@
 session the tools and prompts tagged ``admin`` (FastMCP's per-session visibility), and FastMCP tells
 the client with ``notifications/tools/list_changed`` and ``notifications/prompts/list_changed``.
 An implementation of list_changed we did not write; it never
-imports mcpnb. Runs in the FastMCP virtual environment (``tests/client/conftest.py`` builds it)::
+imports mcpnb. Runs in the FastMCP virtual environment (``tests/peers/fastmcp_venv.py`` builds it)::
 
     python fastmcp_visibility_server.py
 """

@@ -408,7 +408,7 @@ def test_a_tasks_page_hears_the_result_when_the_task_ends_or_that_it_was_cancell
     """``%mcp call --task`` on a tool with a page: the page is drawn as the task starts and hears
     its result when the task ends, or ``tool-cancelled`` when it is cancelled. The server is
     FastMCP's, with its own tasks extension and its own MCP Apps support (``app=``)."""
-    from tests.client.conftest import FASTMCP_SERVER, fastmcp_python
+    from tests.peers.fastmcp_venv import FASTMCP_SERVER, fastmcp_python
 
     fe = Frontend(kernel)
     pages = []
