@@ -27,6 +27,8 @@ from mcpnb.client.toolinfo import ToolInfo
 #: A file a page offers larger than this is kept for Python but offered as no link: the link
 #: carries the file itself (a ``data:`` URL) in the widget's state, sent whole at every change.
 LINK_LIMIT = 8 * 1024 * 1024
+#: A link a page may show the person: the web, nothing else (no ``javascript:``, ``file:``, ``data:``).
+_WEB = re.compile(r"^https?://")
 #: A media type as a data: URL may carry it (anything else there could end the URL's header).
 _MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 
@@ -265,7 +267,7 @@ class AppHost:
         for item in contents:
             kind = item.get("type") if isinstance(item, dict) else None
             if kind == "resource_link" and isinstance(item.get("uri"), str):
-                if re.match(r"^https?://", item["uri"]):
+                if _WEB.match(item["uri"]):
                     self.note(Note("link", "the page offers a file to download from", url=item["uri"]))
                     continue
                 found = files_in(
@@ -295,7 +297,7 @@ class AppHost:
 
     def _open_link(self, params: dict[str, Any]) -> Any:
         url = params.get("url")
-        if not isinstance(url, str) or not re.match(r"^https?://", url):
+        if not isinstance(url, str) or not _WEB.match(url):
             raise AppRefused("only http(s) links open from a page")
         # never opened for the page: the person sees where it goes and clicks, or not
         self.note(Note("link", "the page asks to open", url=url))
