@@ -10,7 +10,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from browser.lab import PANEL, kept_by_new_cell, launch, new_page, open_and_run, write_notebook
+from browser.lab import (
+    KEY_DELAY_MS,
+    PANEL,
+    code_cell,
+    kept_by_new_cell,
+    launch,
+    new_page,
+    open_and_run,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -44,3 +53,36 @@ def test_a_person_cancels_a_task_from_its_live_view(lab, pw, shots):
         browser.close()
     assert seen["id"]  # a real task on the server, not a call answered at once
     assert seen == {"handle": "cancelled", "server": "cancelled", "id": seen["id"]}
+
+
+def test_a_tasks_later_question_in_text_mode_is_typed_under_its_ended_cell(lab, pw, shots):
+    """Text mode (no widgets): the task asks after its cell has ended. JupyterLab keeps an ended
+    cell's request open until the cell runs again, so the kernel's ``input_request`` for that cell
+    shows an input box under it; the person types the answer there and the task goes on."""
+    cells = (
+        "%load_ext mcpnb\n%mcp serve probe-kit\n%config Mcp.elicitation = 'text'",
+        "h = %mcp call probe.slow_task steps=12 delay=0.5 confirm=true --task\nh",  # asks at ~3.5 s
+    )
+    write_notebook(lab.root / "text-task.ipynb", *cells)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "text-task.ipynb")
+        cell = code_cell(page, "--task")
+        box = cell.locator(".jp-Stdin-input")
+        expect(cell.locator(".jp-InputPrompt")).to_have_text("[2]:", timeout=90000)  # ended, not [*]
+        expect(box).to_have_count(0)  # not asked yet: what follows is asked under an ended cell
+        expect(box).to_be_visible()
+        expect(cell.locator(".mcpnb-task-status")).to_have_text("input_required")
+        shots.take(page, "asked")
+        box.click()
+        page.keyboard.type("y", delay=KEY_DELAY_MS)
+        page.keyboard.press("Enter")
+        expect(cell.locator(".mcpnb-task-status")).to_have_text("completed")
+        expect(cell.get_by_role("button", name="Cancel")).to_be_disabled()
+        expect(cell.locator(".jp-OutputArea")).to_contain_text('sending to probe: {"proceed": true}')
+        shots.take(page, "answered")
+        seen = kept_by_new_cell(page, lab.root / "text-task.json", "h.result(timeout=60).data")
+    finally:
+        browser.close()
+    assert seen["confirmed"] is True
