@@ -110,3 +110,28 @@ def fastmcp_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def fastmcp_venv() -> Path:
     return fastmcp_python()
+
+
+@pytest.fixture
+def host_of():
+    """An AppHost for a tool of a live pool; its ``sent`` list holds what it posted to the page."""
+    from mcpnb import Pool
+    from mcpnb.client.app_host import AppHost
+    from mcpnb.client.apps import page_from, view_uri
+
+    pool = Pool()
+    hosts = []
+
+    def make(server: str, tool: str, result: Any = None, arguments: Any = None) -> Any:
+        info = next(t for t in pool.tools(server) if t.name == tool)
+        page = page_from(server, view_uri(info), list(pool.read(server, view_uri(info))))
+        sent: list[dict] = []
+        notes: list = []
+        host = AppHost(pool, info, page, arguments, result, send=sent.append, note=notes.append)
+        host.sent, host.noted = sent, notes  # type: ignore[attr-defined]
+        hosts.append(host)
+        return host
+
+    make.pool = pool  # type: ignore[attr-defined]
+    yield make
+    pool.close()
