@@ -3,7 +3,9 @@
 The runner (Node >= 22, both from ``tests/peers``: ``npm ci --prefix tests/peers``) starts one
 scenario server, runs ``client.py <url>``, and prints its checks. One scenario per runner, one
 runner at a time: ``sse-retry`` measures the client's reconnection delay and fails when the
-machine is busy.
+machine is busy. Two releases of the suite run: 0.1.16, and 0.2.0's pre-release
+(``conformance-next``), which alone has the 2026-07-28 client scenarios (stateless requests,
+SEP-2322 input rounds, SEP-2243 headers, SEP-2106 schemas, the issuer checks).
 
 The scenario servers ``listen(0)`` on every interface and read ``server.address().port`` right
 after, so the preload pins them to 127.0.0.1 with a socket bound synchronously (a ``listen(0,
@@ -23,9 +25,12 @@ from pathlib import Path
 import pytest
 from conftest import LOOPBACK, ROOT
 
+from tests.conformance.client import LOG_ENV
+
 PEERS = ROOT / "tests" / "peers" / "node_modules"
 NODE = PEERS / "node" / "bin" / "node"
 RUNNER = PEERS / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+NEXT_RUNNER = PEERS / "conformance-next" / "dist" / "index.js"
 CLIENT = Path(__file__).resolve().parent / "client.py"
 
 SCENARIOS = [
@@ -61,6 +66,28 @@ SCENARIOS = [
     "auth/offline-access-not-supported",
 ]
 
+#: The 2026-07-28 client scenarios, from the 0.2.0 pre-release (its extension scenarios DPoP,
+#: workload identity and skills are not among them: mcpnb has none of those).
+NEXT_SCENARIOS = [
+    "tools_call",
+    "request-metadata",  # SEP-2575: _meta and MCP-Protocol-Version on every request, a retried version
+    "sep-2322-client-request-state",  # input rounds; a result without resultType is complete
+    "http-standard-headers",
+    "http-custom-headers",  # SEP-2243: x-mcp-header parameters mirrored into Mcp-Param-* headers
+    "http-invalid-tool-headers",  # ... and a tool whose x-mcp-header is malformed left out
+    "json-schema-ref-no-deref",  # SEP-2106: a network $ref in a schema is never fetched
+    "json-schema-2020-12-preservation",  # the schema kept as the server sent it
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+    "auth/enterprise-managed-authorization",  # SEP-990 under its new name
+]
+
 #: The runner kills a client after this long (its own default is 30 s); the test waits a bit more.
 CLIENT_TIMEOUT_MS = 60_000
 RUN_TIMEOUT = 100.0
@@ -71,7 +98,7 @@ TOTALS = re.compile(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings")
 
 @pytest.fixture(scope="module")
 def preload() -> Path:
-    if not (NODE.exists() and RUNNER.exists()):
+    if not (NODE.exists() and RUNNER.exists() and NEXT_RUNNER.exists()):
         pytest.fail(
             "node@22 and @modelcontextprotocol/conformance are not installed: run "
             "`npm ci --prefix tests/peers` (the README's test command does)"
@@ -115,14 +142,20 @@ def _listening(inodes: set[str]) -> set[str]:
     return found
 
 
-def run_scenario(scenario: str, preload: Path, out: Path) -> tuple[int | None, str, set[str]]:
+def run_scenario(
+    scenario: str, preload: Path, out: Path, runner: Path = RUNNER, log: Path | None = None
+) -> tuple[int | None, str, set[str]]:
+    """Run one scenario; ``log``: where ``client.py`` writes the connection's events at its end."""
     command = f"{sys.executable} {CLIENT}"
     assert " " not in sys.executable and " " not in str(CLIENT), "the runner splits --command on spaces"
-    args = [str(NODE), "-r", str(preload), str(RUNNER), "client", "--command", command]
+    args = [str(NODE), "-r", str(preload), str(runner), "client", "--command", command]
     args += ["--scenario", scenario, "--timeout", str(CLIENT_TIMEOUT_MS)]
     env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
     env.pop("MCP_CONFORMANCE_SCENARIO", None)
     env.pop("MCP_CONFORMANCE_CONTEXT", None)
+    env.pop(LOG_ENV, None)
+    if log is not None:
+        env[LOG_ENV] = str(log)
     listened: set[str] = set()
     with out.open("w") as sink:
         proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
@@ -140,10 +173,7 @@ def run_scenario(scenario: str, preload: Path, out: Path) -> tuple[int | None, s
     return returncode, ANSI.sub("", out.read_text()), listened
 
 
-@pytest.mark.timeout(RUN_TIMEOUT + 20)
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_client_scenario(scenario, preload, tmp_path):
-    returncode, output, listened = run_scenario(scenario, preload, tmp_path / "runner.txt")
+def _passed(scenario: str, returncode: int | None, output: str, listened: set[str]) -> None:
     report = f"conformance client --scenario {scenario} (exit {returncode}):\n{output}"
 
     assert listened, f"saw no listening socket of the runner\n{report}"
@@ -156,6 +186,23 @@ def test_client_scenario(scenario, preload, tmp_path):
     passed, total, failed, warnings = map(int, totals.groups())
     assert total > 0 and passed == total and failed == 0 and warnings == 0, report
     assert "OVERALL: PASSED" in output, report
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 20)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_client_scenario(scenario, preload, tmp_path):
+    _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt"))
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 20)
+@pytest.mark.parametrize("scenario", NEXT_SCENARIOS)
+def test_client_scenario_of_2026_07_28(scenario, preload, tmp_path):
+    log = tmp_path / "events.txt"
+    _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, log))
+    if scenario == "sep-2322-client-request-state":  # its last tool answers without a resultType
+        said = log.read_text()
+        assert "server: the server's tools/call result has no resultType" in said, said
+        assert said.count("has no resultType") == 1, said  # once per connection
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 20)
