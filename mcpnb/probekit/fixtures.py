@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
+from mcp.types import InputRequiredResult
 
 from mcpnb.probekit.tools.conformance import PNG_1X1, embedded, image
 
@@ -58,6 +60,20 @@ def add_fixtures(server: MCPServer) -> None:
             UserMessage(embedded(resourceUri, "Embedded resource content for testing.")),
             UserMessage("Please process the embedded resource above."),
         ]
+
+    @server.prompt(name="test_input_required_result_prompt")
+    async def test_input_required_result_prompt(ctx: Context) -> Any:
+        """A prompt that needs the person first (2026-07-28's input rounds work for prompts/get
+        too): it asks what context to use, then returns a message built on the answer."""
+        from mcpnb.probekit.tools.rounds import answers, form, named
+
+        schema = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+        got = await answers(ctx, {"user_context": form("What context should the prompt use?", schema)})
+        if isinstance(got, InputRequiredResult):
+            return got
+        if not isinstance(got, dict):  # the client cannot be asked: the question, as text
+            return [UserMessage(got[0].text)]
+        return [UserMessage(f"Using this context: {named(got['user_context'], 'context')}")]
 
     @server.prompt(name="test_prompt_with_image")
     def test_prompt_with_image() -> list[UserMessage]:

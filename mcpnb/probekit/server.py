@@ -34,7 +34,7 @@ from mcpnb.probekit.tasks_wire import ProbeTasks
 from mcpnb.probekit.taskstore import TaskStore, open_store
 from mcpnb.probekit.tools import all_tools
 from mcpnb.probekit.tools.apps import add_page
-from mcpnb.probekit.toolsets import TOOLSETS, env_flag, resolve_toolset, select_tools
+from mcpnb.probekit.toolsets import CONFORMANCE, TOOLSETS, env_flag, resolve_toolset, select_tools
 
 SERVER_NAME = "probe-kit"
 VERSION = "2.0.0"
@@ -96,7 +96,7 @@ class ProbeServer(MCPServer):
                 raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": str(uri)}) from None
             known = [str(r.uri) for r in self._resource_manager.list_resources()]
             known += [t.uri_template for t in self._resource_manager.list_templates()]
-            raise invalid_params("resource", str(uri), known) from None
+            raise invalid_params("resource", str(uri), known, key="uri") from None
 
 
 def tool_error_result(name: str, exc: ToolError) -> types.CallToolResult:
@@ -114,15 +114,16 @@ def tool_error_result(name: str, exc: ToolError) -> types.CallToolResult:
     )
 
 
-def invalid_params(kind: str, name: str, known: list[str]) -> MCPError:
-    """``-32602`` for an unknown tool, prompt or resource: what was asked, and what exists."""
+def invalid_params(kind: str, name: str, known: list[str], *, key: str | None = None) -> MCPError:
+    """``-32602`` for an unknown tool, prompt or resource: what was asked (under ``key``, else
+    ``kind``: a resource's is ``uri``, as SEP-2164 asks), and what exists."""
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     listed = ", ".join(known) if len(known) <= 20 else ", ".join(known[:20]) + f", … ({len(known)} in all)"
     return MCPError(
         code=INVALID_PARAMS,
         message=f"Unknown {kind}: {name!r}{hint} This server has: {listed or 'none'}",
-        data={kind: name, "available": known},
+        data={key or kind: name, "available": known},
     )
 
 
@@ -242,7 +243,7 @@ def _register(server: MCPServer, fn: Any, name: str) -> None:
         fn,
         name=name,
         description=inspect.cleandoc(fn.__doc__ or name),
-        annotations=None if fn.__module__.endswith(".conformance") else READS_ONLY,
+        annotations=None if name in CONFORMANCE else READS_ONLY,
         meta=getattr(fn, "meta", None),
         structured_output=getattr(fn, "structured_output", None),
     )

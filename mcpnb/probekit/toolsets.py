@@ -27,12 +27,19 @@ WORKFLOW: tuple[str, ...] = (
     "design2code", "ui_design_system", "ui_search",
 )  # fmt: skip
 
-#: The fixtures of the official conformance suite (``tools/conformance.py``), by the suite's names.
+#: The fixtures of the official conformance suite, by the suite's names: ``tools/conformance.py``
+#: (features of both eras), then ``tools/rounds.py`` (2026-07-28's input rounds and checks).
 CONFORMANCE: tuple[str, ...] = (
     "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
     "test_multiple_content_types", "test_tool_with_logging", "test_error_handling",
     "test_tool_with_progress", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums", "test_reconnection", "json_schema_2020_12_tool",
+    "test_input_required_result_elicitation", "test_input_required_result_sampling",
+    "test_input_required_result_list_roots", "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state", "test_input_required_result_capabilities",
+    "test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
+    "test_trigger_tool_change", "test_trigger_prompt_change", "test_x_mcp_header",
 )  # fmt: skip
 
 #: probe-kit's MCP App: a tool with a page of its own, and one only its page may call.

@@ -2,11 +2,11 @@
 
 probe-kit runs as its own process (``python -m mcpnb.probekit --http``, toolset ``full``, which holds
 the conformance fixtures) on 127.0.0.1; the runner (Node >= 22, from ``tests/peers``) connects one
-session per scenario. Every scenario of ``--suite all`` (the active suite plus the pending
-``json-schema-2020-12`` and ``server-sse-polling``) must pass, for each spec version the suite
-knows (its "eras": 2025-06-18 and 2025-11-25; its client cannot speak 2026-07-28, which
-``tests/probekit/test_conformance_tools.py`` covers with the SDK's client). A scenario passes only
-with no FAILURE and no WARNING check. The scenario table is printed either way.
+session per scenario. Every scenario of ``--suite all`` must pass, for each spec version: 2025-06-18
+and 2025-11-25 with the suite's 0.1.16 release (the active suite plus the pending
+``json-schema-2020-12`` and ``server-sse-polling``), and 2026-07-28 with its 0.2.0 pre-release
+(``conformance-next``: stateless requests, input rounds, caching hints, header checks). A scenario
+passes only with no FAILURE and no WARNING check. The scenario table is printed either way.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from conftest import ROOT
 PEERS = ROOT / "tests" / "peers" / "node_modules"
 NODE = PEERS / "node" / "bin" / "node"
 RUNNER = PEERS / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
-SPEC_VERSIONS = ["2025-06-18", "2025-11-25"]
+NEXT_RUNNER = PEERS / "conformance-next" / "dist" / "index.js"
+#: Each spec version, with the release of the suite that checks it.
+SPEC_VERSIONS = {"2025-06-18": RUNNER, "2025-11-25": RUNNER, "2026-07-28": NEXT_RUNNER}
 RUN_TIMEOUT = 240.0
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -34,7 +36,7 @@ SUMMARY_ROW = re.compile(r"^([✓✗]) ([\w/-]+): (\d+) passed, (\d+) failed", r
 @pytest.fixture(scope="module")
 def probekit(tmp_path_factory: pytest.TempPathFactory):
     """probe-kit over HTTP in a child process; yields (url, stderr file); stopped afterwards."""
-    if not (NODE.exists() and RUNNER.exists()):
+    if not (NODE.exists() and RUNNER.exists() and NEXT_RUNNER.exists()):
         pytest.fail(
             "node@22 and @modelcontextprotocol/conformance are missing: run `npm ci --prefix tests/peers`"
         )
@@ -62,7 +64,7 @@ def probekit(tmp_path_factory: pytest.TempPathFactory):
 def scenarios_for(version: str) -> list[str]:
     """The scenario names the runner lists for ``version`` (the table must have exactly these)."""
     listed = subprocess.run(
-        [str(NODE), str(RUNNER), "list", "--server", "--spec-version", version],
+        [str(NODE), str(SPEC_VERSIONS[version]), "list", "--server", "--spec-version", version],
         capture_output=True, text=True, timeout=60, check=True,
     ).stdout  # fmt: skip
     return re.findall(r"^\s+- ([\w/-]+) \[", listed, re.M)
@@ -90,7 +92,8 @@ def test_server_suite_passes(version, probekit, tmp_path, capsys):
     url, stderr_file = probekit
     out = tmp_path / "results"
     env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
-    args = [str(NODE), str(RUNNER), "server", "--url", url, "--suite", "all", "--spec-version", version]
+    runner = SPEC_VERSIONS[version]
+    args = [str(NODE), str(runner), "server", "--url", url, "--suite", "all", "--spec-version", version]
     run = subprocess.run(
         [*args, "-o", str(out)], capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env, cwd=ROOT
     )
@@ -121,6 +124,8 @@ def test_server_suite_passes(version, probekit, tmp_path, capsys):
     assert len(expected) >= 25
     if version == "2025-11-25":
         assert {"json-schema-2020-12", "server-sse-polling"} <= set(expected)
+    if version == "2026-07-28":
+        assert {"server-stateless", "input-required-result-multi-round", "caching"} <= set(expected)
     bad = [r for r in rows if r[1] != "pass"]
     details = "\n".join(
         f"{c['id']}: {c['status']} {c.get('errorMessage') or ''}"

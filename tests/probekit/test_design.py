@@ -34,6 +34,13 @@ DESIGN_CONFORMANCE = [
     "test_multiple_content_types", "test_tool_with_logging", "test_error_handling",
     "test_tool_with_progress", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums", "test_reconnection", "json_schema_2020_12_tool",
+    # the 0.2.0 suite's, for 2026-07-28 (tools/rounds.py)
+    "test_input_required_result_elicitation", "test_input_required_result_sampling",
+    "test_input_required_result_list_roots", "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state", "test_input_required_result_capabilities",
+    "test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
+    "test_trigger_tool_change", "test_trigger_prompt_change", "test_x_mcp_header",
 ]  # fmt: skip
 
 
@@ -65,11 +72,18 @@ async def test_each_toolset_lists_exactly_its_design_tools(
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_every_tool_called_with_nothing_answers_with_text(project: Path, mode: str) -> None:
-    """No arguments, no elicitation, no sampling: still a text block, never a protocol error or a hang."""
+    """No arguments, no elicitation, no sampling: still a text block, never a protocol error or a
+    hang (but for the conformance suite's probe of the missing-capability error, which is that)."""
     async with Client(create_server(root=project), mode=mode) as client:
         tools = (await client.list_tools()).tools
         assert len(tools) >= len(set(DESIGN_WORKFLOW) | set(DESIGN_CORE) | set(DESIGN_CONFORMANCE))
         for tool in tools:
+            if tool.name == "test_missing_capability":  # the suite's probe of exactly this error
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool(tool.name, {})
+                assert refused.value.error.code == -32021, refused.value
+                assert refused.value.error.data == {"requiredCapabilities": {"sampling": {}}}
+                continue
             result = await client.call_tool(tool.name, {})
             texts = [b.text for b in result.content if isinstance(b, types.TextContent)]
             if tool.name in {"test_image_content", "test_audio_content", "test_embedded_resource"}:

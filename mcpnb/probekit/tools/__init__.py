@@ -10,9 +10,20 @@ from mcpnb.probekit.state import ProbeState
 
 def all_tools(state: ProbeState) -> list[Callable[..., Any]]:
     """Every tool function, in a stable order; the server filters by toolset on ``__name__``."""
-    from mcpnb.probekit.tools import apps, code, conformance, demo, git, people, project, ui, workflows
+    from mcpnb.probekit.tools import (
+        apps,
+        code,
+        conformance,
+        demo,
+        git,
+        people,
+        project,
+        rounds,
+        ui,
+        workflows,
+    )
 
     out: list[Callable[..., Any]] = []
-    for family in (people, project, code, git, ui, workflows, demo, apps, conformance):
+    for family in (people, project, code, git, ui, workflows, demo, apps, conformance, rounds):
         out.extend(family.tools(state))
     return out

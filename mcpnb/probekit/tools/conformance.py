@@ -84,16 +84,27 @@ ENUMS_FORM: dict[str, Any] = {  # SEP-1330: the five ways to offer choices
         },
     },
 }
-ADDRESS_TOOL_SCHEMA: dict[str, Any] = {
+ADDRESS_TOOL_SCHEMA: dict[str, Any] = {  # 2020-12, with the wider vocabulary SEP-2106 allows
     "$schema": JSON_SCHEMA_2020_12,
     "type": "object",
     "$defs": {
         "address": {
+            "$anchor": "addressDef",
             "type": "object",
             "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
         }
     },
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
 
@@ -255,10 +266,17 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         await asyncio.sleep(0.2)
         return [text("Reconnection test completed")]
 
-    def json_schema_2020_12_tool(name: str = "", address: dict[str, Any] | None = None) -> list[Any]:
-        """An inputSchema in JSON Schema 2020-12 with $schema, $defs and additionalProperties kept."""
+    def json_schema_2020_12_tool(
+        name: str = "",
+        address: dict[str, Any] | None = None,
+        contactMethod: str = "",  # the suite's name
+        phone: str = "",
+        email: str = "",
+    ) -> list[Any]:
+        """An inputSchema in JSON Schema 2020-12 kept as written: $defs, $anchor, allOf, if/then/else."""
         where = ", ".join(f"{k}={v}" for k, v in (address or {}).items()) or "no address"
-        return [text(f"Hello {name or 'nobody'} ({where})")]
+        reach = phone if contactMethod == "phone" else email or phone
+        return [text(f"Hello {name or 'nobody'} ({where}; reach at {reach or 'nowhere'})")]
 
     json_schema_2020_12_tool.input_schema = ADDRESS_TOOL_SCHEMA  # type: ignore[attr-defined]
 

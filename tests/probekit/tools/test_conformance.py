@@ -51,6 +51,9 @@ async def test_fixtures_in_both_eras(project: Path, mode: str) -> None:
         schema = tools["json_schema_2020_12_tool"].input_schema
         assert schema["$schema"] == JSON_SCHEMA_2020_12 and "address" in schema["$defs"]
         assert schema["additionalProperties"] is False
+        assert schema["$defs"]["address"]["$anchor"] == "addressDef" and schema["else"] == {
+            "required": ["email"]
+        }
         text = await c.call_tool("test_simple_text", {})
         mixed = await c.call_tool("test_multiple_content_types", {})
         audio = await c.call_tool("test_audio_content", {})
@@ -61,7 +64,13 @@ async def test_fixtures_in_both_eras(project: Path, mode: str) -> None:
         await c.call_tool("test_elicitation_sep1330_enums", {})
         await c.call_tool("test_tool_with_progress", {}, progress_callback=peer.on_progress)
         addressed = await c.call_tool(
-            "json_schema_2020_12_tool", {"name": "Ada", "address": {"city": "Lyon"}}
+            "json_schema_2020_12_tool",
+            {
+                "name": "Ada",
+                "address": {"city": "Lyon"},
+                "contactMethod": "email",
+                "email": "ada@example.org",
+            },
         )
         resources = {str(r.uri) for r in (await c.list_resources()).resources}
         templates = {t.uri_template for t in (await c.list_resource_templates()).resource_templates}
@@ -87,7 +96,7 @@ async def test_fixtures_in_both_eras(project: Path, mode: str) -> None:
         "Option Three",
     ]
     assert peer.progress == [0, 50, 100]
-    assert addressed.content[0].text == "Hello Ada (city=Lyon)"
+    assert addressed.content[0].text == "Hello Ada (city=Lyon; reach at ada@example.org)"
     assert {"test://static-text", "test://static-binary", "test://watched-resource"} <= resources
     assert "test://template/{id}/data" in templates and "probe://files/{+path}" in templates
     assert binary.contents[0].mime_type == "image/png" and binary.contents[0].blob

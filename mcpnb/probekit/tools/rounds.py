@@ -1,0 +1,405 @@
+"""The conformance fixtures of 2026-07-28: a request that needs the client's input (SEP-2322), the
+capability a request must declare (SEP-2575), a parameter mirrored into a header (SEP-2243).
+
+On 2026-07-28 a server never sends its client a request in the middle of a call. It answers with an
+``InputRequiredResult`` instead: what it needs, each under a key of its choosing (``inputRequests``:
+a form, a completion from the client's model, the client's roots), and, if it wants to remember
+something, an opaque ``requestState``. The client fulfils the requests and sends the same call again
+with ``inputResponses`` under the same keys and the state echoed verbatim. Each tool here, named as
+the official suite calls it, is the smallest example of one part of that. On 2025-11-25 the same
+tools ask the old way, with requests over the session, so each works in both eras.
+
+The state is the server's memory between rounds and it travels through the client, so it is signed
+(an HMAC with a key made when probe-kit starts): a state that comes back changed is refused with
+``-32602``. A question the client did not declare it can answer is never asked: the call fails with
+``-32021`` and says which capability it needed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from mcp import types
+from mcp.server.mcpserver import Context
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ValidationError
+
+from mcpnb.probekit.state import ProbeState
+from mcpnb.probekit.tools.conformance import text
+
+#: Signs every requestState this process hands out (a restart makes old states invalid, as it should).
+_STATE_KEY = secrets.token_bytes(32)
+
+#: The method of each kind of question, the capability a client declares to take it, its answer's type.
+_ASKS: dict[str, tuple[str, type[BaseModel]]] = {
+    "elicitation/create": ("elicitation", types.ElicitResult),
+    "sampling/createMessage": ("sampling", types.CreateMessageResult),
+    "roots/list": ("roots", types.ListRootsResult),
+}
+_CAPABILITIES: dict[str, BaseModel] = {
+    "elicitation": types.ElicitationCapability(),
+    "sampling": types.SamplingCapability(),
+    "roots": types.RootsCapability(),
+}
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def form(message: str, schema: dict[str, Any]) -> types.ElicitRequest:
+    return types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema))
+
+
+def completion(prompt: str, max_tokens: int) -> types.CreateMessageRequest:
+    message = types.SamplingMessage(role="user", content=text(prompt))
+    return types.CreateMessageRequest(
+        params=types.CreateMessageRequestParams(messages=[message], max_tokens=max_tokens)
+    )
+
+
+def roots() -> types.ListRootsRequest:
+    return types.ListRootsRequest()
+
+
+Ask = types.ElicitRequest | types.CreateMessageRequest | types.ListRootsRequest
+
+
+# ---------------------------------------------------------------------- the state, signed
+def seal(memory: dict[str, Any]) -> str:
+    """``memory`` as an opaque requestState: base64url JSON, a dot, its HMAC."""
+    body = base64.urlsafe_b64encode(json.dumps(memory, separators=(",", ":")).encode()).decode()
+    return f"{body}.{_mac(body)}"
+
+
+def unseal(state: str, tool: str) -> dict[str, Any]:
+    """What :func:`seal` put in ``state``; ``-32602`` when it is not exactly what was handed out."""
+    body, _, mac = state.rpartition(".")
+    if body and hmac.compare_digest(mac, _mac(body)):
+        try:
+            memory = json.loads(base64.urlsafe_b64decode(body))
+        except (binascii.Error, ValueError):
+            memory = None
+        if isinstance(memory, dict) and memory.get("tool") == tool:
+            return memory
+    raise MCPError(
+        code=INVALID_PARAMS,
+        message=(
+            f"{tool}: the requestState that came back is not the one this server handed out "
+            "(a client must echo it unchanged); call again without it to start over"
+        ),
+        data={"requestState": "failed its integrity check"},
+    )
+
+
+def _mac(body: str) -> str:
+    return hmac.new(_STATE_KEY, body.encode(), hashlib.sha256).hexdigest()
+
+
+# ---------------------------------------------------------------------- asking, in either era
+def _modern(ctx: Context) -> bool:
+    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+def declared(ctx: Context, request: Ask) -> bool:
+    caps = ctx.client_capabilities
+    return caps is not None and getattr(caps, _ASKS[request.method][0], None) is not None
+
+
+def require_capabilities(ctx: Context, wanted: dict[str, Ask]) -> None:
+    """``-32021`` naming each capability ``wanted`` needs and the client did not declare."""
+    missing = sorted({_ASKS[r.method][0] for r in wanted.values() if not declared(ctx, r)})
+    if missing:
+        data = types.MissingRequiredClientCapabilityErrorData(
+            required_capabilities=types.ClientCapabilities(**{name: _CAPABILITIES[name] for name in missing})
+        )
+        raise MCPError(
+            code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message=(
+                f"this request needs the client's {' and '.join(missing)} capability, "
+                "which it did not declare"
+            ),
+            data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
+
+
+def _answer(request: Ask, given: Any) -> BaseModel | None:
+    """The client's answer to ``request``, or None when it gave none that reads as one."""
+    if given is None:
+        return None
+    kind = _ASKS[request.method][1]
+    raw = given.model_dump(by_alias=True, exclude_none=True) if isinstance(given, BaseModel) else given
+    try:
+        return kind.model_validate(raw)
+    except ValidationError:
+        return None
+
+
+async def answers(
+    ctx: Context, wanted: dict[str, Ask], *, state: str | None = None, strict: bool = False
+) -> dict[str, Any] | types.InputRequiredResult | list[types.TextContent]:
+    """The client's answers to ``wanted`` (key -> request), or what to answer the call with first.
+
+    2026-07-28: the answers come in the retried call's ``inputResponses``; any that is missing (or
+    is no answer of its kind) is asked again, with ``state`` echoed, and keys nobody asked for are
+    ignored. 2025-11-25: each is asked now, over the session. A client that did not declare what a
+    question needs gets the questions as text (probe-kit's rule: every tool answers something), or,
+    ``strict``, the ``-32021`` error that says which capability was missing."""
+    if strict:
+        require_capabilities(ctx, wanted)
+    elif not all(declared(ctx, request) for request in wanted.values()):
+        return [text(_as_text(wanted))]
+    if not _modern(ctx):
+        from mcp.shared.message import ServerMessageMetadata
+
+        meta = ServerMessageMetadata(related_request_id=ctx.request_id)
+        return {
+            key: await ctx.session.send_request(request, _ASKS[request.method][1], metadata=meta)
+            for key, request in wanted.items()
+        }
+    given = ctx.input_responses or {}
+    got = {key: _answer(request, given.get(key)) for key, request in wanted.items()}
+    missing = {key: wanted[key] for key, answer in got.items() if answer is None}
+    if missing:
+        return types.InputRequiredResult(input_requests=missing, request_state=state)
+    return got
+
+
+def _as_text(wanted: dict[str, Ask]) -> str:
+    """The questions, for a client that cannot be asked them (it did not declare the capability)."""
+    lines = ["This client cannot be asked these (it did not declare the capability each needs):"]
+    for key, request in wanted.items():
+        capability = _ASKS[request.method][0]
+        if isinstance(request, types.ElicitRequest):
+            what = f"a form: {request.params.message}"
+        elif isinstance(request, types.CreateMessageRequest):
+            content = request.params.messages[0].content
+            what = f"a completion of: {content.text if isinstance(content, types.TextContent) else content}"
+        else:
+            what = "its roots"
+        lines.append(f"- {key} ({capability}): {what}")
+    return "\n".join(lines)
+
+
+def said(reply: types.CreateMessageResult) -> str:
+    content = reply.content
+    return content.text if isinstance(content, types.TextContent) else str(content)
+
+
+def named(reply: types.ElicitResult, field: str) -> str:
+    return str((reply.content or {}).get(field, "")) if reply.action == "accept" else f"({reply.action})"
+
+
+# ---------------------------------------------------------------------- the tools
+def tools(state: ProbeState) -> list[Callable[..., Any]]:
+    """The 2026-07-28 fixtures, in the order the suite runs them."""
+
+    async def test_input_required_result_elicitation(ctx: Context) -> Any:
+        """Input required, one round: a form to fill (key user_name); the retry with a name completes it."""
+        got = await answers(ctx, {"user_name": form("What is your name?", NAME_FORM)})
+        if not isinstance(got, dict):
+            return got
+        return [text(f"Hello, {named(got['user_name'], 'name')}!")]
+
+    async def test_input_required_result_sampling(ctx: Context) -> Any:
+        """Input required: a question for the client's model (key capital_question), then its answer."""
+        got = await answers(ctx, {"capital_question": completion("What is the capital of France?", 100)})
+        if not isinstance(got, dict):
+            return got
+        return [text(f"The client's model says: {said(got['capital_question'])}")]
+
+    async def test_input_required_result_list_roots(ctx: Context) -> Any:
+        """Input required: the client's roots (roots/list, key client_roots), then named."""
+        got = await answers(ctx, {"client_roots": roots()})
+        if not isinstance(got, dict):
+            return got
+        listed = ", ".join(f"{r.name or r.uri} ({r.uri})" for r in got["client_roots"].roots) or "none"
+        return [text(f"The client's roots: {listed}")]
+
+    async def test_input_required_result_request_state(ctx: Context) -> Any:
+        """Input required with a signed requestState the retry must echo unchanged ("state-ok")."""
+        return await _confirm(ctx, "test_input_required_result_request_state")
+
+    async def test_input_required_result_multiple_inputs(ctx: Context) -> Any:
+        """Input required, three at once (a form, the client's model, its roots) plus a requestState."""
+        tool = "test_input_required_result_multiple_inputs"
+        memory = unseal(ctx.request_state, tool) if ctx.request_state else {"tool": tool}
+        wanted = {
+            "user_name": form("What is your name?", NAME_FORM),
+            "greeting": completion("Generate a greeting", 50),
+            "client_roots": roots(),
+        }
+        got = await answers(ctx, wanted, state=seal(memory))
+        if not isinstance(got, dict):
+            return got
+        count = len(got["client_roots"].roots)
+        return [
+            text(
+                f"{said(got['greeting'])} {named(got['user_name'], 'name')}: "
+                f"your client shares {count} root{'s' * (count != 1)}."
+            )
+        ]
+
+    async def test_input_required_result_multi_round(ctx: Context) -> Any:
+        """Input required twice: step 1's name rides the requestState into step 2's question."""
+        tool = "test_input_required_result_multi_round"
+        memory = unseal(ctx.request_state, tool) if ctx.request_state else {"tool": tool, "round": 1}
+        if memory["round"] == 1:
+            step1 = {"step1": form("Step 1: What is your name?", NAME_FORM)}
+            got = await answers(ctx, step1, state=seal(memory))
+            if not isinstance(got, dict):
+                return got
+            memory = {"tool": tool, "round": 2, "name": named(got["step1"], "name")}
+            if _modern(ctx):  # the next question is the next round: a new state, the name kept in it
+                return types.InputRequiredResult(input_requests=_step2(), request_state=seal(memory))
+        got = await answers(ctx, _step2(), state=seal(memory))
+        if not isinstance(got, dict):
+            return got
+        return [text(f"{memory['name']} likes {named(got['step2'], 'color')}.")]
+
+    async def test_input_required_result_tampered_state(ctx: Context) -> Any:
+        """Input required with a signed requestState: one changed on its way back is refused (-32602)."""
+        return await _confirm(ctx, "test_input_required_result_tampered_state")
+
+    async def test_input_required_result_capabilities(ctx: Context) -> Any:
+        """Input required only for what the client declared it can answer (form, model, roots)."""
+        offered = {
+            "user_name": form("What is your name?", NAME_FORM),
+            "greeting": completion("Generate a greeting", 50),
+            "client_roots": roots(),
+        }
+        wanted = {key: request for key, request in offered.items() if declared(ctx, request)}
+        if not wanted:
+            return [text("The client declared none of elicitation, sampling and roots: nothing was asked.")]
+        got = await answers(ctx, wanted)
+        if not isinstance(got, dict):
+            return got
+        return [text(f"Answered: {', '.join(sorted(got))} (only what the client declared was asked).")]
+
+    async def test_missing_capability(ctx: Context) -> Any:
+        """Needs the client's sampling: undeclared, the call fails with -32021 naming it (SEP-2575)."""
+        got = await answers(ctx, {"haiku": completion("Write a haiku about protocols", 60)}, strict=True)
+        if not isinstance(got, dict):
+            return got
+        return [text(said(got["haiku"]))]
+
+    async def test_streaming_elicitation(ctx: Context) -> Any:
+        """Progress, then a question: a 2026-07-28 response stream carries no request of the server's."""
+        await ctx.report_progress(0, 1, "about to ask")
+        got = await answers(ctx, {"user_name": form("What is your name?", NAME_FORM)})
+        if not isinstance(got, dict):
+            return got
+        await ctx.report_progress(1, 1, "answered")
+        return [text(f"Streamed, then answered: {named(got['user_name'], 'name')}")]
+
+    async def test_logging_tool(ctx: Context) -> list[types.TextContent]:
+        """Two log lines, sent only where a level was chosen (per request in 2026-07-28, per client)."""
+        from mcpnb.probekit.logs import log
+
+        sent = 0
+        for message in ("logging tool started", "logging tool finished"):
+            sent += await log(ctx, "info", message, state.log_levels)
+        return [text(f"{sent} log notifications sent")]
+
+    async def test_trigger_tool_change(ctx: Context) -> list[types.TextContent]:
+        """Adds or removes a tool and tells subscribers the tool list changed (both eras)."""
+        return [text(await _toggle(ctx, state, "tool"))]
+
+    async def test_trigger_prompt_change(ctx: Context) -> list[types.TextContent]:
+        """Adds or removes a prompt and tells subscribers the prompt list changed (both eras)."""
+        return [text(await _toggle(ctx, state, "prompt"))]
+
+    def test_x_mcp_header(region: str, note: str = "") -> list[types.TextContent]:
+        """A parameter mirrored into a header (Mcp-Param-Region); header and body must agree (SEP-2243)."""
+        return [text(f"region {region}" + (f" ({note})" if note else ""))]
+
+    test_x_mcp_header.input_schema = {  # type: ignore[attr-defined]
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "description": "Where to run", "x-mcp-header": "Region"},
+            "note": {"type": "string", "description": "Not mirrored"},
+        },
+        "required": ["region"],
+    }
+
+    fixtures: list[Callable[..., Any]] = [
+        test_input_required_result_elicitation,
+        test_input_required_result_sampling,
+        test_input_required_result_list_roots,
+        test_input_required_result_request_state,
+        test_input_required_result_multiple_inputs,
+        test_input_required_result_multi_round,
+        test_input_required_result_tampered_state,
+        test_input_required_result_capabilities,
+        test_missing_capability,
+        test_streaming_elicitation,
+        test_logging_tool,
+        test_trigger_tool_change,
+        test_trigger_prompt_change,
+        test_x_mcp_header,
+    ]
+    for fn in fixtures:
+        fn.structured_output = False  # type: ignore[attr-defined]  # content blocks, no outputSchema
+    return fixtures
+
+
+def _step2() -> dict[str, Ask]:
+    schema = {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}
+    return {"step2": form("Step 2: What is your favorite color?", schema)}
+
+
+async def _confirm(ctx: Context, tool: str) -> Any:
+    """One signed round: a yes/no question and a requestState the retry must bring back unchanged."""
+    memory = (
+        unseal(ctx.request_state, tool)
+        if ctx.request_state
+        else {"tool": tool, "nonce": secrets.token_hex(8)}
+    )
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    got = await answers(ctx, {"confirm": form("Please confirm", schema)}, state=seal(memory))
+    if not isinstance(got, dict):
+        return got
+    checked = "state-ok: the requestState came back unchanged" if ctx.request_state else "asked in one go"
+    return [text(f"{checked}; confirmed: {named(got['confirm'], 'ok')}")]
+
+
+#: What the list triggers add and take away, in turn.
+_COMING = {"tool": "test_appearing_tool", "prompt": "test_appearing_prompt"}
+
+
+async def _toggle(ctx: Context, state: ProbeState, kind: str) -> str:
+    from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
+
+    server, name = ctx.mcp_server, _COMING[kind]
+    if kind == "tool":
+        present = server._tool_manager.get_tool(name) is not None
+        if present:
+            server.remove_tool(name)
+        else:
+            server.add_tool(_appearing, name=name, description="Here until the trigger runs again.")
+        event: Any = ToolsListChanged()
+    else:
+        present = server._prompt_manager.get_prompt(name) is not None
+        if present:
+            server.remove_prompt(name)
+        else:
+            server.prompt(name=name, description="Here until the trigger runs again.")(_appearing)
+        event = PromptsListChanged()
+    if _modern(ctx):
+        await state.subscriptions.bus.publish(event)
+    elif kind == "tool":
+        await ctx.session.send_tool_list_changed()
+    else:
+        await ctx.session.send_prompt_list_changed()
+    return f"{name} {'removed' if present else 'added'}; the {kind} list changed and subscribers were told"
+
+
+def _appearing() -> str:
+    return "I was added by a list-change trigger."

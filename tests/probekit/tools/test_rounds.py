@@ -1,0 +1,122 @@
+"""The 2026-07-28 conformance fixtures (input rounds, signed requestState, capability checks, list
+triggers) with the SDK's client in both eras: on 2026-07-28 the client answers inputRequests and
+retries; on 2025-11-25 the same tools ask over the session. The suite itself runs them in
+tests/conformance/test_server_suite.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, types
+from mcp.shared.exceptions import MCPError
+
+from mcpnb.probekit import create_server
+from mcpnb.probekit.tools.rounds import seal, unseal
+
+MODES = ["auto", "legacy"]
+
+
+class Person:
+    """Answers each form by what it asks for, samples with a fixed reply, shares one root."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def elicit(self, ctx: Any, params: Any) -> types.ElicitResult:
+        self.asked.append(params.message)
+        fields = set(params.requested_schema.get("properties", {}))
+        content = {"name": "Ada", "color": "blue", "ok": True, "context": "tea"}
+        return types.ElicitResult(action="accept", content={k: v for k, v in content.items() if k in fields})
+
+    async def sample(self, ctx: Any, params: Any) -> types.CreateMessageResult:
+        self.asked.append(params.messages[0].content.text)
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Paris"), model="person"
+        )
+
+    async def roots(self, ctx: Any) -> types.ListRootsResult:
+        self.asked.append("roots")
+        return types.ListRootsResult(roots=[types.Root(uri="file:///work/shop", name="shop")])
+
+
+def _text(result: types.CallToolResult) -> str:
+    assert not result.is_error, result
+    return result.content[0].text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_each_round_trip_completes_in_both_eras(project: Path, mode: str) -> None:
+    person = Person()
+    server = create_server("conformance", root=project)
+    async with Client(
+        server,
+        mode=mode,
+        elicitation_callback=person.elicit,
+        sampling_callback=person.sample,
+        list_roots_callback=person.roots,
+    ) as c:
+        hello = await c.call_tool("test_input_required_result_elicitation", {})
+        capital = await c.call_tool("test_input_required_result_sampling", {})
+        roots = await c.call_tool("test_input_required_result_list_roots", {})
+        state = await c.call_tool("test_input_required_result_request_state", {})
+        three = await c.call_tool("test_input_required_result_multiple_inputs", {})
+        two_steps = await c.call_tool("test_input_required_result_multi_round", {})
+        declared = await c.call_tool("test_input_required_result_capabilities", {})
+        prompt = await c.get_prompt("test_input_required_result_prompt", {})
+    assert _text(hello) == "Hello, Ada!"
+    assert _text(capital) == "The client's model says: Paris"
+    assert _text(roots) == "The client's roots: shop (file:///work/shop)"
+    # the state comes back (2026-07-28) or was never needed (the question was asked mid-call)
+    said = "state-ok: the requestState came back unchanged" if mode == "auto" else "asked in one go"
+    assert _text(state) == f"{said}; confirmed: True"
+    assert _text(three) == "Paris Ada: your client shares 1 root."
+    assert _text(two_steps) == "Ada likes blue."  # the name carried from round 1 to round 3
+    assert _text(declared).startswith("Answered: client_roots, greeting, user_name")
+    assert prompt.messages[0].content.text == "Using this context: tea"
+    assert "Step 2: What is your favorite color?" in person.asked
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_client_that_cannot_answer_gets_the_questions_as_text(project: Path, mode: str) -> None:
+    async with Client(create_server("conformance", root=project), mode=mode) as c:
+        hello = await c.call_tool("test_input_required_result_elicitation", {})
+        three = await c.call_tool("test_input_required_result_multiple_inputs", {})
+        none = await c.call_tool("test_input_required_result_capabilities", {})
+        with pytest.raises(MCPError) as refused:
+            await c.call_tool("test_missing_capability", {})
+    assert _text(hello).splitlines()[1] == "- user_name (elicitation): a form: What is your name?"
+    assert "- greeting (sampling): a completion of: Generate a greeting" in _text(three)
+    assert "- client_roots (roots): its roots" in _text(three)
+    assert _text(none).startswith("The client declared none of elicitation, sampling and roots")
+    assert refused.value.error.code == -32021
+    assert refused.value.error.data == {"requiredCapabilities": {"sampling": {}}}
+
+
+def test_a_request_state_is_signed_and_bound_to_its_tool() -> None:
+    state = seal({"tool": "t", "round": 2})
+    assert unseal(state, "t") == {"tool": "t", "round": 2}
+    body, _, mac = state.partition(".")
+    for changed, tool in ((state + "-TAMPERED", "t"), (state, "other"), (body + "x." + mac, "t"), ("", "t")):
+        with pytest.raises(MCPError) as refused:
+            unseal(changed, tool)
+        assert refused.value.error.code == -32602, changed
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_list_triggers_add_then_remove(project: Path, mode: str) -> None:
+    async with Client(create_server("conformance", root=project), mode=mode) as c:
+        before = {t.name for t in (await c.list_tools()).tools}
+        added = await c.call_tool("test_trigger_tool_change", {})
+        during = {t.name for t in (await c.list_tools()).tools}
+        await c.call_tool("test_trigger_prompt_change", {})
+        prompts = {p.name for p in (await c.list_prompts()).prompts}
+        removed = await c.call_tool("test_trigger_tool_change", {})
+        after = {t.name for t in (await c.list_tools()).tools}
+    assert during - before == {"test_appearing_tool"} and after == before
+    assert "test_appearing_prompt" in prompts
+    assert _text(added).startswith("test_appearing_tool added") and "removed" in _text(removed)
