@@ -44,7 +44,10 @@ class ContextIO:
             return types.ElicitResult(action="accept", content=self.answer.data.model_dump())
         if self.answer is not None:
             return types.ElicitResult(action=getattr(self.answer, "action", "cancel"))
-        raise ProbeError(f"This step needs an answer ({message!r}) that was not asked for up front.")
+        raise ProbeError(
+            f"This step asks {message!r}, which a plain call cannot ask: run the tool as a task "
+            "(%mcp call ... --task, or pool.start_task) and it asks, then goes on."
+        )
 
 
 Runner = Callable[..., Awaitable[types.CallToolResult]]

@@ -58,7 +58,8 @@ class ProbeServer(MCPServer):
         for tool in tools:
             info = self._tool_manager.get_tool(tool.name)
             if info is not None and getattr(info.fn, "task_runner", None) is not None:
-                tool.execution = types.ToolExecution(task_support="optional")
+                support = getattr(info.fn, "task_support", "optional")
+                tool.execution = types.ToolExecution(task_support=support)
         return tools
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp import types
+from mcp import MCPError, types
 from mcp.server.elicitation import render_elicitation_schema
 from pydantic import BaseModel
 
@@ -142,9 +142,15 @@ class TaskManager(Sharing):
             result, status, message = None, "cancelled", running.reason or "cancelled"
         except ProbeError as exc:
             result, status, message = error_response(str(exc)), "failed", str(exc)
-        except Exception as exc:  # a tool bug must fail the task, not vanish with it
-            text = f"{type(exc).__name__}: {exc}"
-            result, status, message = error_response(f"The task failed unexpectedly: {text}"), "failed", text
+        except MCPError as exc:  # a JSON-RPC error, as a plain call would answer: no tool result
+            result, status, message = None, "failed", str(exc)
+        except Exception as exc:  # a tool bug must fail the task, not vanish with it; no tool result:
+            # SEP-2663 reports it as a JSON-RPC error, as a crash in a plain call is
+            result, status, message = (
+                None,
+                "failed",
+                f"The task failed unexpectedly: {type(exc).__name__}: {exc}",
+            )
         for future in running.futures.values():
             if not future.done():
                 future.cancel()

@@ -25,7 +25,14 @@ from typing import Any
 from mcp import MCPError, types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Extension, MethodBinding
-from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
+from mcp_types.jsonrpc import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+)
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -87,10 +94,13 @@ def modern_task(record: TaskRecord, manager: TaskManager) -> dict[str, Any]:
     return _task(record, manager, "ttlMs", "pollIntervalMs")
 
 
-def result_dump(record: TaskRecord) -> dict[str, Any]:
+def result_dump(record: TaskRecord, *, related: bool = True) -> dict[str, Any]:
+    """The task's tool result; ``related``: marked with its task (2025-11-25's ``tasks/result``;
+    SEP-2663 inlines it in ``tasks/get``, whose ``taskId`` already says so, and drops the key)."""
     assert record.result is not None
     dumped = record.result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    dumped.setdefault("_meta", {})[RELATED_TASK] = {"taskId": record.task_id}
+    if related:
+        dumped.setdefault("_meta", {})[RELATED_TASK] = {"taskId": record.task_id}
     dumped.pop("resultType", None)
     return dumped
 
@@ -99,8 +109,11 @@ def _bad(message: str) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=message)
 
 
-def prepare(lookup: ToolLookup, name: str, arguments: dict[str, Any] | None) -> Callable[..., Any]:
-    """The background runner for a task-augmented call, after checking the tool and its arguments."""
+def prepare(
+    lookup: ToolLookup, name: str, arguments: dict[str, Any] | None, extra: dict[str, Any] | None = None
+) -> Callable[..., Any]:
+    """The background runner for a task-augmented call, after checking the tool and its arguments;
+    ``extra``: what the call's input rounds gathered before the task started (``task_intake``)."""
     tool = lookup(name)
     if tool is None:
         raise _bad(f"Unknown tool: {name}")
@@ -119,11 +132,28 @@ def prepare(lookup: ToolLookup, name: str, arguments: dict[str, Any] | None) -> 
         ) from exc
     for skip in getattr(tool.fn, "task_resolved", ()):
         kwargs.pop(skip, None)
+    kwargs.update(extra or {})
 
     async def run(io: Any) -> types.CallToolResult:
         return await runner(io, **kwargs)
 
     return run
+
+
+def task_support(tool: Any) -> str | None:
+    """``optional`` or ``required`` for a tool that can run as a task, else None."""
+    if tool is None or getattr(tool.fn, "task_runner", None) is None:
+        return None
+    return getattr(tool.fn, "task_support", "optional")
+
+
+def tasks_not_declared(what: str) -> MCPError:
+    """SEP-2663 / SEP-2575: ``-32021``, naming the extension the client did not declare."""
+    return MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"{what} needs the client to declare the {TASKS_EXTENSION} extension, which it did not",
+        data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+    )
 
 
 def client_wants_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -154,14 +184,25 @@ class ProbeTasks(Extension):
     async def intercept_tool_call(
         self, params: types.CallToolRequestParams, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        if ctx.protocol_version in MODERN and client_wants_tasks(ctx):
-            tool = self.lookup(params.name)
-            if tool is not None and getattr(tool.fn, "task_runner", None) is not None:
-                record = await self.manager.create(
-                    params.name, prepare(self.lookup, params.name, params.arguments)
-                )
-                return {"resultType": "task", **modern_task(record, self.manager)}
-        return await call_next(ctx)
+        tool = self.lookup(params.name)
+        support = task_support(tool)
+        if ctx.protocol_version not in MODERN or support is None:
+            return await call_next(ctx)
+        if not client_wants_tasks(ctx):
+            if support == "required":  # it cannot answer without a task: say which extension it needs
+                raise tasks_not_declared(f"{params.name!r} runs only as a task, so calling it")
+            return await call_next(ctx)  # the server's choice: a plain call for a client without tasks
+        extra = None
+        intake = getattr(tool.fn, "task_intake", None)
+        if intake is not None:  # input rounds first (SEP-2322), the task once they are answered
+            gathered = intake(params.input_responses or {})
+            if isinstance(gathered, types.InputRequiredResult):
+                return gathered.model_dump(by_alias=True, mode="json", exclude_none=True)
+            extra = gathered
+        record = await self.manager.create(
+            params.name, prepare(self.lookup, params.name, params.arguments, extra)
+        )
+        return {"resultType": "task", **modern_task(record, self.manager)}
 
     async def _record(self, task_id: str) -> TaskRecord:
         try:
@@ -169,7 +210,24 @@ class ProbeTasks(Extension):
         except TaskError as exc:
             raise _bad(str(exc)) from exc
 
+    def _negotiated(self, ctx: ServerRequestContext[Any, Any], method: str, task_id: str) -> None:
+        """SEP-2663 on 2026-07-28: the tasks methods answer only a request that declares the
+        extension, and over HTTP only one whose ``Mcp-Name`` header is its task id (SEP-2243: a
+        load balancer routes on it; a missing header is refused as a wrong one is; the SDK checks
+        the header for the core methods only)."""
+        if ctx.protocol_version not in MODERN:
+            return
+        if not client_wants_tasks(ctx):
+            raise tasks_not_declared(method)
+        headers = getattr(ctx.request, "headers", None)  # the HTTP request's; stdio has none
+        if headers is not None and decode_header_value(headers.get(MCP_NAME_HEADER)) != task_id:
+            raise MCPError(
+                code=HEADER_MISMATCH,
+                message=f"the {MCP_NAME_HEADER} header must be the task id of this {method} request",
+            )
+
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        self._negotiated(ctx, "tasks/get", params.task_id)
         record = await self._record(params.task_id)
         if ctx.protocol_version not in MODERN:
             return legacy_task(record, self.manager)
@@ -178,7 +236,7 @@ class ProbeTasks(Extension):
             # SEP-2663: a tool result (even with isError) completes the task; ``failed`` is only for
             # JSON-RPC errors, which probe-kit's tools never raise.
             out["status"] = "completed"
-            out["result"] = result_dump(record)
+            out["result"] = result_dump(record, related=False)
         elif record.status == "failed":  # no result: its worker died (a shared task store says so)
             out["error"] = {"code": INTERNAL_ERROR, "message": record.status_message or "the task failed"}
         elif record.status == "input_required":
@@ -188,6 +246,7 @@ class ProbeTasks(Extension):
         return out
 
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        self._negotiated(ctx, "tasks/cancel", params.task_id)
         if ctx.protocol_version in MODERN:
             await self._request_cancel(params.task_id)
             return ACKNOWLEDGED
@@ -204,6 +263,7 @@ class ProbeTasks(Extension):
             raise _bad(str(exc)) from exc
 
     async def _update(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
+        self._negotiated(ctx, "tasks/update", params.task_id)
         if params.input_responses is None:
             raise _bad("tasks/update needs inputResponses: {key: ElicitResult} for the task's inputRequests.")
         try:
@@ -260,6 +320,14 @@ class ProbeTasks(Extension):
                 runner = prepare(lookup, str(params.get("name")), params.get("arguments"))
                 record = await manager.create(str(params.get("name")), runner, ttl_ms=task.get("ttl"))
                 return {"task": legacy_task(record, manager)}
+            if ctx.method == "tools/call" and ctx.protocol_version in LEGACY:
+                name = str(params.get("name"))
+                if task_support(lookup(name)) == "required":  # SEP-1686: -32601 for a call without one
+                    raise MCPError(
+                        code=METHOD_NOT_FOUND,
+                        message=f"Tool {name!r} runs only as a task (execution.taskSupport is required): "
+                        "call it with a task",
+                    )
             result = await call_next(ctx)
             if ctx.method == "initialize" and isinstance(result, dict):
                 caps = result.setdefault("capabilities", {})

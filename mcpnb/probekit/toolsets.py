@@ -28,7 +28,8 @@ WORKFLOW: tuple[str, ...] = (
 )  # fmt: skip
 
 #: The fixtures of the official conformance suite, by the suite's names: ``tools/conformance.py``
-#: (features of both eras), then ``tools/rounds.py`` (2026-07-28's input rounds and checks).
+#: (features of both eras), ``tools/rounds.py`` (2026-07-28's input rounds and checks), then
+#: ``tools/tasksuite.py`` (the tasks extension's).
 CONFORMANCE: tuple[str, ...] = (
     "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
     "test_multiple_content_types", "test_tool_with_logging", "test_error_handling",
@@ -40,6 +41,8 @@ CONFORMANCE: tuple[str, ...] = (
     "test_input_required_result_tampered_state", "test_input_required_result_capabilities",
     "test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
     "test_trigger_tool_change", "test_trigger_prompt_change", "test_x_mcp_header",
+    "greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input",
+    "test_tool_with_task",
 )  # fmt: skip
 
 #: probe-kit's MCP App: a tool with a page of its own, and one only its page may call.

@@ -6,7 +6,8 @@ session per scenario. Every scenario of ``--suite all`` must pass, for each spec
 and 2025-11-25 with the suite's 0.1.16 release (the active suite plus the pending
 ``json-schema-2020-12`` and ``server-sse-polling``), and 2026-07-28 with its 0.2.0 pre-release
 (``conformance-next``: stateless requests, input rounds, caching hints, header checks). A scenario
-passes only with no FAILURE and no WARNING check. The scenario table is printed either way.
+passes only with no FAILURE and no WARNING check. The scenario table is printed either way. The
+tasks extension's scenarios (SEP-2663) are not part of ``--suite all``: each runs on its own.
 """
 
 from __future__ import annotations
@@ -137,3 +138,37 @@ def test_server_suite_passes(version, probekit, tmp_path, capsys):
     assert set(summary) == set(expected), f"the runner ran other scenarios than it lists:\n{output}"
     said = stderr_file.read_text()
     assert "Traceback" not in said, f"probe-kit printed a traceback for a client's request:\n{said}"
+
+
+#: The tasks extension's scenarios (``tasks-status-notifications`` is left out: its notifications are
+#: optional and probe-kit sends none, so it has no check to pass).
+TASK_SCENARIOS = [
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+]
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 30)
+@pytest.mark.parametrize("scenario", TASK_SCENARIOS)
+def test_tasks_extension_scenario_passes(scenario, probekit, tmp_path):
+    url, stderr_file = probekit
+    out = tmp_path / "results"
+    env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
+    args = [str(NODE), str(NEXT_RUNNER), "server", "--url", url, "--scenario", scenario, "-o", str(out)]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env, cwd=ROOT)
+    output = ANSI.sub("", run.stdout + run.stderr)
+    checks = [c for found in checks_by_scenario(out).values() for c in found]
+    bad = [
+        f"{c['id']}: {c['status']} {c.get('errorMessage') or ''}"
+        for c in checks
+        if c["status"] in ("FAILURE", "WARNING")
+    ]
+    assert checks and not bad and run.returncode == 0, "\n".join([*bad, output[-3000:]])
+    assert "Traceback" not in stderr_file.read_text()

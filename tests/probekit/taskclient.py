@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import anyio
 from mcp import types
@@ -20,6 +20,9 @@ class TaskParams(types.RequestParams):
 
 
 class TaskRequest(types.Request[TaskParams, str]):
+    """Over HTTP the SDK sends the task id as the ``Mcp-Name`` header (SEP-2663 requires it)."""
+
+    name_param: ClassVar[str | None] = "taskId"
     method: str
     params: TaskParams
 

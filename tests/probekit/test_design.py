@@ -41,7 +41,14 @@ DESIGN_CONFORMANCE = [
     "test_input_required_result_tampered_state", "test_input_required_result_capabilities",
     "test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
     "test_trigger_tool_change", "test_trigger_prompt_change", "test_x_mcp_header",
+    # the tasks extension's (tools/tasksuite.py)
+    "greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input",
+    "test_tool_with_task",
 ]  # fmt: skip
+
+
+#: The suite's tools that run only as tasks (execution.taskSupport "required").
+ONLY_AS_TASKS = {"failing_job", "test_tool_with_task"}
 
 
 def test_toolsets_are_the_design_lists() -> None:
@@ -73,7 +80,8 @@ async def test_each_toolset_lists_exactly_its_design_tools(
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_every_tool_called_with_nothing_answers_with_text(project: Path, mode: str) -> None:
     """No arguments, no elicitation, no sampling: still a text block, never a protocol error or a
-    hang (but for the conformance suite's probe of the missing-capability error, which is that)."""
+    hang (but for the conformance suite's probe of the missing-capability error, which is that, and
+    its tools that run only as tasks, which say how to call them)."""
     async with Client(create_server(root=project), mode=mode) as client:
         tools = (await client.list_tools()).tools
         assert len(tools) >= len(set(DESIGN_WORKFLOW) | set(DESIGN_CORE) | set(DESIGN_CONFORMANCE))
@@ -83,6 +91,24 @@ async def test_every_tool_called_with_nothing_answers_with_text(project: Path, m
                     await client.call_tool(tool.name, {})
                 assert refused.value.error.code == -32021, refused.value
                 assert refused.value.error.data == {"requiredCapabilities": {"sampling": {}}}
+                continue
+            if tool.name == "protocol_error_job":  # fails below the tool, on purpose: a JSON-RPC error
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool(tool.name, {})
+                assert refused.value.error.code == -32603 and "on purpose" in str(refused.value)
+                continue
+            if tool.name in ONLY_AS_TASKS:  # a client without tasks hears how to call them
+                if mode == "legacy":  # (2026-07-28 lists no execution: the extension says it)
+                    assert tool.execution and tool.execution.task_support == "required", tool.name
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool(tool.name, {})
+                if mode == "legacy":  # SEP-1686: method not found
+                    assert refused.value.error.code == -32601 and "call it with a task" in str(refused.value)
+                else:  # SEP-2663: the extension the client did not declare
+                    assert refused.value.error.code == -32021, refused.value
+                    assert refused.value.error.data == {
+                        "requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+                    }
                 continue
             result = await client.call_tool(tool.name, {})
             texts = [b.text for b in result.content if isinstance(b, types.TextContent)]

@@ -116,8 +116,9 @@ async def test_failures_become_failed_tasks() -> None:
     a, b = await manager.create("a", expected), await manager.create("b", bug)
     await until(lambda: a.terminal and b.terminal)
     assert a.status == b.status == "failed"
-    assert a.result.is_error and a.result.content[0].text == "bad input"
-    assert "failed unexpectedly: KeyError" in b.result.content[0].text
+    assert a.result.is_error and a.result.content[0].text == "bad input"  # a tool error: its result
+    # a crash has no tool result: the task failed, and the wire says so as a JSON-RPC error
+    assert b.result is None and b.status_message == "The task failed unexpectedly: KeyError: 'x'"
 
 
 @pytest.mark.anyio

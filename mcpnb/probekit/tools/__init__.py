@@ -19,11 +19,12 @@ def all_tools(state: ProbeState) -> list[Callable[..., Any]]:
         people,
         project,
         rounds,
+        tasksuite,
         ui,
         workflows,
     )
 
     out: list[Callable[..., Any]] = []
-    for family in (people, project, code, git, ui, workflows, demo, apps, conformance, rounds):
+    for family in (people, project, code, git, ui, workflows, demo, apps, conformance, rounds, tasksuite):
         out.extend(family.tools(state))
     return out
