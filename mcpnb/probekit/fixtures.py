@@ -65,7 +65,7 @@ def add_fixtures(server: MCPServer) -> None:
     async def test_input_required_result_prompt(ctx: Context) -> Any:
         """A prompt that needs the person first (2026-07-28's input rounds work for prompts/get
         too): it asks what context to use, then returns a message built on the answer."""
-        from mcpnb.probekit.tools.rounds import answers, form, named
+        from mcpnb.probekit.inputs import answers, form, named
 
         schema = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
         got = await answers(ctx, {"user_context": form("What context should the prompt use?", schema)})

@@ -31,6 +31,11 @@ class Payload:
     text: str
 
 
+def text(value: str) -> types.TextContent:
+    """One text content block."""
+    return types.TextContent(type="text", text=value)
+
+
 def ok_text(text: str, meta: Mapping[str, Any] | None = None) -> types.CallToolResult:
     """A plain text result (for tools that have nothing tabular to say)."""
     return types.CallToolResult(

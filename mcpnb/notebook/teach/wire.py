@@ -24,8 +24,16 @@ LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 CLIENT_INFO = {"name": "by-hand", "version": "1.0"}
-#: Methods whose name (or uri) a modern request mirrors in the ``Mcp-Name`` header.
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+#: Methods whose name (or uri, or task id) a modern request mirrors in the ``Mcp-Name`` header
+#: (SEP-2243; the tasks extension, SEP-2663, adds its three methods).
+NAMED = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 #: Response headers a lesson points at; the others (date, server, ...) are noise here.
 SHOWN_HEADERS = ("content-type", "mcp-session-id")
 

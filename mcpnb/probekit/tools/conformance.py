@@ -3,7 +3,7 @@
 Each one is also the smallest possible example of one MCP feature, so its description says which
 (``%mcp tools probe`` then reads like a table of contents of the protocol). The suite speaks the
 2025-11-25 era; every tool here also works on 2026-07-28, where a question to the client rides an
-``InputRequiredResult`` instead of a back-channel request.
+``InputRequiredResult`` instead of a back-channel request (:mod:`mcpnb.probekit.inputs` asks).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 from mcp import types
 from mcp.server.mcpserver import Context
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcpnb.probekit.inputs import answers, can, completion, form, said
 from mcpnb.probekit.logs import log
-from mcpnb.probekit.responses import error_response
+from mcpnb.probekit.responses import error_response, text
 from mcpnb.probekit.state import ProbeState
 
 #: A 1x1 PNG and a 44-byte WAV: the smallest real files of their kind.
@@ -109,10 +109,6 @@ ADDRESS_TOOL_SCHEMA: dict[str, Any] = {  # 2020-12, with the wider vocabulary SE
 }
 
 
-def text(value: str) -> types.TextContent:
-    return types.TextContent(type="text", text=value)
-
-
 def image() -> types.ImageContent:
     return types.ImageContent(type="image", data=PNG_1X1, mime_type="image/png")
 
@@ -121,15 +117,6 @@ def embedded(uri: str, body: str, mime: str = "text/plain") -> types.EmbeddedRes
     return types.EmbeddedResource(
         type="resource", resource=types.TextResourceContents(uri=uri, mime_type=mime, text=body)
     )
-
-
-def _modern(ctx: Context) -> bool:
-    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-
-
-def _client_can(ctx: Context, capability: str) -> bool:
-    caps = ctx.client_capabilities
-    return caps is not None and getattr(caps, capability, None) is not None
 
 
 def fallback_text(question: str, fields: dict[str, Any]) -> str:
@@ -145,49 +132,15 @@ def fallback_text(question: str, fields: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def ask_form(
-    ctx: Context, message: str, schema: dict[str, Any]
-) -> types.ElicitResult | types.InputRequiredResult:
-    """Ask the client with an exact JSON Schema, in either era (the ``Elicit`` marker needs a model)."""
-    if _modern(ctx):
-        answer = (ctx.input_responses or {}).get("form")
-        if answer is None:
-            request = types.ElicitRequest(
-                params=types.ElicitRequestFormParams(message=message, requested_schema=schema)
-            )
-            return types.InputRequiredResult(input_requests={"form": request})
-        return types.ElicitResult.model_validate(answer, from_attributes=True)
-    return await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
-
-
 async def elicit_tool(ctx: Context, message: str, schema: dict[str, Any]) -> Any:
-    if not _client_can(ctx, "elicitation"):
+    if not can(ctx, "elicitation"):
         return [text(fallback_text(message, schema))]
-    outcome = await ask_form(ctx, message, schema)
-    if isinstance(outcome, types.InputRequiredResult):
-        return outcome
+    got = await answers(ctx, {"form": form(message, schema)})
+    if not isinstance(got, dict):
+        return got
+    outcome = got["form"]
     content = json.dumps(outcome.content or {})
     return [text(f"Elicitation completed: action={outcome.action}, content={content}")]
-
-
-async def sample(ctx: Context, prompt: str) -> types.CreateMessageResult | types.InputRequiredResult:
-    params = types.CreateMessageRequestParams(
-        messages=[types.SamplingMessage(role="user", content=text(prompt))], max_tokens=100
-    )
-    if _modern(ctx):
-        answer = (ctx.input_responses or {}).get("sample")
-        if answer is None:
-            request = types.CreateMessageRequest(params=params)
-            return types.InputRequiredResult(input_requests={"sample": request})
-        return types.CreateMessageResult.model_validate(answer, from_attributes=True)
-    from mcp.shared.message import ServerMessageMetadata
-
-    # send_request, not create_message: the latter warns that sampling is deprecated in 2026-07-28
-    return await ctx.session.send_request(
-        types.CreateMessageRequest(params=params),
-        types.CreateMessageResult,
-        metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-    )
 
 
 def tools(state: ProbeState) -> list[Callable[..., Any]]:
@@ -239,13 +192,12 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
 
     async def test_sampling(ctx: Context, prompt: str) -> Any:
         """Sampling: the server asks the client's LLM to complete a prompt (sampling/createMessage)."""
-        if not _client_can(ctx, "sampling"):
+        if not can(ctx, "sampling"):
             return [text(f"This client offers no sampling, so nobody can answer: {prompt}")]
-        result = await sample(ctx, prompt)
-        if isinstance(result, types.InputRequiredResult):
-            return result
-        said = result.content.text if getattr(result.content, "type", "") == "text" else str(result.content)
-        return [text(f"LLM response: {said}")]
+        got = await answers(ctx, {"sample": completion(prompt, 100)})
+        if not isinstance(got, dict):
+            return got
+        return [text(f"LLM response: {said(got['sample'])}")]
 
     async def test_elicitation(ctx: Context, message: str) -> Any:
         """Form elicitation: the server asks the person for a username and an email."""

@@ -7,7 +7,8 @@ a form, a completion from the client's model, the client's roots), and, if it wa
 something, an opaque ``requestState``. The client fulfils the requests and sends the same call again
 with ``inputResponses`` under the same keys and the state echoed verbatim. Each tool here, named as
 the official suite calls it, is the smallest example of one part of that. On 2025-11-25 the same
-tools ask the old way, with requests over the session, so each works in both eras.
+tools ask the old way, with requests over the session, so each works in both eras
+(:mod:`mcpnb.probekit.inputs` does the asking).
 
 The state is the server's memory between rounds and it travels through the client, so it is signed
 (an HMAC with a key made when probe-kit starts): a state that comes back changed is refused with
@@ -29,47 +30,25 @@ from typing import Any
 from mcp import types
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ValidationError
+from mcp_types import INVALID_PARAMS
 
+from mcpnb.probekit.inputs import (
+    NAME_FORM,
+    Ask,
+    answers,
+    completion,
+    declared,
+    form,
+    modern,
+    named,
+    roots,
+    said,
+)
+from mcpnb.probekit.responses import text
 from mcpnb.probekit.state import ProbeState
-from mcpnb.probekit.tools.conformance import text
 
 #: Signs every requestState this process hands out (a restart makes old states invalid, as it should).
 _STATE_KEY = secrets.token_bytes(32)
-
-#: The method of each kind of question, the capability a client declares to take it, its answer's type.
-_ASKS: dict[str, tuple[str, type[BaseModel]]] = {
-    "elicitation/create": ("elicitation", types.ElicitResult),
-    "sampling/createMessage": ("sampling", types.CreateMessageResult),
-    "roots/list": ("roots", types.ListRootsResult),
-}
-_CAPABILITIES: dict[str, BaseModel] = {
-    "elicitation": types.ElicitationCapability(),
-    "sampling": types.SamplingCapability(),
-    "roots": types.RootsCapability(),
-}
-
-NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-
-
-def form(message: str, schema: dict[str, Any]) -> types.ElicitRequest:
-    return types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema))
-
-
-def completion(prompt: str, max_tokens: int) -> types.CreateMessageRequest:
-    message = types.SamplingMessage(role="user", content=text(prompt))
-    return types.CreateMessageRequest(
-        params=types.CreateMessageRequestParams(messages=[message], max_tokens=max_tokens)
-    )
-
-
-def roots() -> types.ListRootsRequest:
-    return types.ListRootsRequest()
-
-
-Ask = types.ElicitRequest | types.CreateMessageRequest | types.ListRootsRequest
 
 
 # ---------------------------------------------------------------------- the state, signed
@@ -101,100 +80,6 @@ def unseal(state: str, tool: str) -> dict[str, Any]:
 
 def _mac(body: str) -> str:
     return hmac.new(_STATE_KEY, body.encode(), hashlib.sha256).hexdigest()
-
-
-# ---------------------------------------------------------------------- asking, in either era
-def _modern(ctx: Context) -> bool:
-    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-
-
-def declared(ctx: Context, request: Ask) -> bool:
-    caps = ctx.client_capabilities
-    return caps is not None and getattr(caps, _ASKS[request.method][0], None) is not None
-
-
-def require_capabilities(ctx: Context, wanted: dict[str, Ask]) -> None:
-    """``-32021`` naming each capability ``wanted`` needs and the client did not declare."""
-    missing = sorted({_ASKS[r.method][0] for r in wanted.values() if not declared(ctx, r)})
-    if missing:
-        data = types.MissingRequiredClientCapabilityErrorData(
-            required_capabilities=types.ClientCapabilities(**{name: _CAPABILITIES[name] for name in missing})
-        )
-        raise MCPError(
-            code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-            message=(
-                f"this request needs the client's {' and '.join(missing)} capability, "
-                "which it did not declare"
-            ),
-            data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
-        )
-
-
-def _answer(request: Ask, given: Any) -> BaseModel | None:
-    """The client's answer to ``request``, or None when it gave none that reads as one."""
-    if given is None:
-        return None
-    kind = _ASKS[request.method][1]
-    raw = given.model_dump(by_alias=True, exclude_none=True) if isinstance(given, BaseModel) else given
-    try:
-        return kind.model_validate(raw)
-    except ValidationError:
-        return None
-
-
-async def answers(
-    ctx: Context, wanted: dict[str, Ask], *, state: str | None = None, strict: bool = False
-) -> dict[str, Any] | types.InputRequiredResult | list[types.TextContent]:
-    """The client's answers to ``wanted`` (key -> request), or what to answer the call with first.
-
-    2026-07-28: the answers come in the retried call's ``inputResponses``; any that is missing (or
-    is no answer of its kind) is asked again, with ``state`` echoed, and keys nobody asked for are
-    ignored. 2025-11-25: each is asked now, over the session. A client that did not declare what a
-    question needs gets the questions as text (probe-kit's rule: every tool answers something), or,
-    ``strict``, the ``-32021`` error that says which capability was missing."""
-    if strict:
-        require_capabilities(ctx, wanted)
-    elif not all(declared(ctx, request) for request in wanted.values()):
-        return [text(_as_text(wanted))]
-    if not _modern(ctx):
-        from mcp.shared.message import ServerMessageMetadata
-
-        meta = ServerMessageMetadata(related_request_id=ctx.request_id)
-        return {
-            key: await ctx.session.send_request(request, _ASKS[request.method][1], metadata=meta)
-            for key, request in wanted.items()
-        }
-    given = ctx.input_responses or {}
-    got = {key: _answer(request, given.get(key)) for key, request in wanted.items()}
-    missing = {key: wanted[key] for key, answer in got.items() if answer is None}
-    if missing:
-        return types.InputRequiredResult(input_requests=missing, request_state=state)
-    return got
-
-
-def _as_text(wanted: dict[str, Ask]) -> str:
-    """The questions, for a client that cannot be asked them (it did not declare the capability)."""
-    lines = ["This client cannot be asked these (it did not declare the capability each needs):"]
-    for key, request in wanted.items():
-        capability = _ASKS[request.method][0]
-        if isinstance(request, types.ElicitRequest):
-            what = f"a form: {request.params.message}"
-        elif isinstance(request, types.CreateMessageRequest):
-            content = request.params.messages[0].content
-            what = f"a completion of: {content.text if isinstance(content, types.TextContent) else content}"
-        else:
-            what = "its roots"
-        lines.append(f"- {key} ({capability}): {what}")
-    return "\n".join(lines)
-
-
-def said(reply: types.CreateMessageResult) -> str:
-    content = reply.content
-    return content.text if isinstance(content, types.TextContent) else str(content)
-
-
-def named(reply: types.ElicitResult, field: str) -> str:
-    return str((reply.content or {}).get(field, "")) if reply.action == "accept" else f"({reply.action})"
 
 
 # ---------------------------------------------------------------------- the tools
@@ -257,7 +142,7 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
             if not isinstance(got, dict):
                 return got
             memory = {"tool": tool, "round": 2, "name": named(got["step1"], "name")}
-            if _modern(ctx):  # the next question is the next round: a new state, the name kept in it
+            if modern(ctx):  # the next question is the next round: a new state, the name kept in it
                 return types.InputRequiredResult(input_requests=_step2(), request_state=seal(memory))
         got = await answers(ctx, _step2(), state=seal(memory))
         if not isinstance(got, dict):
@@ -392,7 +277,7 @@ async def _toggle(ctx: Context, state: ProbeState, kind: str) -> str:
         else:
             server.prompt(name=name, description="Here until the trigger runs again.")(_appearing)
         event = PromptsListChanged()
-    if _modern(ctx):
+    if modern(ctx):
         await state.subscriptions.bus.publish(event)
     elif kind == "tool":
         await ctx.session.send_tool_list_changed()

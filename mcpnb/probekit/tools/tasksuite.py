@@ -20,11 +20,10 @@ from mcp import MCPError, types
 from mcp_types.jsonrpc import INTERNAL_ERROR
 from pydantic import BaseModel, Field
 
-from mcpnb.probekit.responses import error_response
+from mcpnb.probekit.inputs import NAME_FORM, form
+from mcpnb.probekit.responses import error_response, text
 from mcpnb.probekit.runio import RunIO, task_tool
 from mcpnb.probekit.state import ProbeState
-from mcpnb.probekit.tools.conformance import text
-from mcpnb.probekit.tools.rounds import NAME_FORM, form
 
 
 class Confirm(BaseModel):

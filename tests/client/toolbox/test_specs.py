@@ -132,9 +132,11 @@ def test_strict_specs_follow_openais_strict_rules_and_say_which_cannot(toolbox):
     not_strict = {s["function"]["name"] for s in specs if not s["function"]["strict"]}
     warned = {str(w.message).split(" ")[0] for w in caught if w.category is StrictModeWarning}
     assert not_strict == warned  # every tool that is not strict was named in a warning
-    # probe-kit's free-form objects and the shapes server's blockers cannot be strict; the rest can
-    assert {"mcp__probe__gen_mock", "mcp__probe__genui", "mcp__shapes__label_map",
-            "mcp__shapes__by_pattern", "mcp__shapes__combined"} == not_strict  # fmt: skip
+    # probe-kit's free-form objects, its 2020-12 fixture (a top-level allOf and if/then/else) and the
+    # shapes server's blockers cannot be strict; the rest can
+    assert {"mcp__probe__gen_mock", "mcp__probe__genui", "mcp__probe__json_schema_2020_12_tool",
+            "mcp__shapes__label_map", "mcp__shapes__by_pattern",
+            "mcp__shapes__combined"} == not_strict  # fmt: skip
     for spec in specs:
         function = spec["function"]
         if not function["strict"]:
@@ -154,6 +156,7 @@ def test_the_strict_warning_names_the_keyword_that_blocks(toolbox):
     assert "'additionalProperties' at properties.schema" in said["mcp__probe__gen_mock"]
     assert "'patternProperties' at the top level" in said["mcp__shapes__by_pattern"]
     assert "'allOf' at properties.a" in said["mcp__shapes__combined"]
+    assert "'allOf' at the top level" in said["mcp__probe__json_schema_2020_12_tool"]
 
 
 def test_strict_keeps_what_a_valid_call_sends_valid(toolbox):
