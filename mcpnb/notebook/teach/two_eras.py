@@ -1,4 +1,5 @@
-"""Exercises of ``07-two-eras.ipynb``: how each era opens, the session header, MRTR round trips."""
+"""Exercises of ``07-two-eras.ipynb``: how each era opens, the session header, MRTR round trips,
+and the sealed ``requestState``."""
 
 from __future__ import annotations
 
@@ -89,3 +90,30 @@ def _mrtr(value: Any) -> str:
             "count the modern transcript's `→ request tools/call` lines"
         )
     raise Wrong(f"{value} is not what the modern transcript shows; count its `→ request tools/call` lines")
+
+
+@exercise(
+    "07.forged",
+    notebook=NOTEBOOK,
+    hints=[
+        "`refused.error` is the JSON-RPC error the server answered with; its `code` is a number.",
+        "The request was well formed; one of its parameters was not acceptable.",
+    ],
+)
+def _forged(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Wrong("give the error's `code`, a number (`refused.error['code']`)")
+    if value == -32602:
+        return (
+            "invalid params: the state came back changed, so the server trusts none of it; "
+            "a client must echo requestState exactly as it got it"
+        )
+    if value == -32600:
+        raise Wrong(
+            "-32600 is for a request that is not valid JSON-RPC; this one was, but one parameter was not"
+        )
+    if value == -32603:
+        raise Wrong("-32603 would be the server's own failure; it did not fail, it refused what you sent")
+    if value == -32021:
+        raise Wrong("-32021 says a capability is missing; you declared elicitation, look at `refused.error`")
+    raise Wrong(f"{value} is not the code in `refused.error`; look at its `code`")

@@ -10,27 +10,22 @@ the official suite calls it, is the smallest example of one part of that. On 202
 tools ask the old way, with requests over the session, so each works in both eras
 (:mod:`mcpnb.probekit.inputs` does the asking).
 
-The state is the server's memory between rounds and it travels through the client, so it is signed
-(an HMAC with a key made when probe-kit starts): a state that comes back changed is refused with
-``-32602``. A question the client did not declare it can answer is never asked: the call fails with
-``-32021`` and says which capability it needed.
+The state is the server's memory between rounds and it travels through the client, so the spec
+tells servers to treat what comes back as an attacker's: the SDK's ``RequestStateBoundary`` seals
+every state a handler hands out (authenticated encryption, bound to the request) and refuses, with
+``-32602``, one that comes back changed or for another tool, before the tool runs. Here a state is
+plain JSON (:func:`remember`, :func:`recall`). A question the client did not declare it can answer
+is never asked: the call fails with ``-32021`` and says which capability it needed.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import json
-import secrets
 from collections.abc import Callable
 from typing import Any
 
 from mcp import types
 from mcp.server.mcpserver import Context
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 
 from mcpnb.probekit.inputs import (
     NAME_FORM,
@@ -47,42 +42,19 @@ from mcpnb.probekit.inputs import (
 from mcpnb.probekit.responses import text
 from mcpnb.probekit.state import ProbeState
 
-#: Signs every requestState this process hands out (a restart makes old states invalid, as it should).
-_STATE_KEY = secrets.token_bytes(32)
+
+# ---------------------------------------------------------------------- the state
+def remember(memory: dict[str, Any]) -> str:
+    """``memory`` as a requestState (the SDK seals it on its way out)."""
+    return json.dumps(memory, separators=(",", ":"))
 
 
-# ---------------------------------------------------------------------- the state, signed
-def seal(memory: dict[str, Any]) -> str:
-    """``memory`` as an opaque requestState: base64url JSON, a dot, its HMAC."""
-    body = base64.urlsafe_b64encode(json.dumps(memory, separators=(",", ":")).encode()).decode()
-    return f"{body}.{_mac(body)}"
+def recall(state: str) -> dict[str, Any]:
+    """What :func:`remember` put in ``state``: the SDK has checked its seal, and that it was handed
+    out for this very request (the same method and tool), before the tool runs."""
+    return json.loads(state)
 
 
-def unseal(state: str, tool: str) -> dict[str, Any]:
-    """What :func:`seal` put in ``state``; ``-32602`` when it is not exactly what was handed out."""
-    body, _, mac = state.rpartition(".")
-    if body and hmac.compare_digest(mac, _mac(body)):
-        try:
-            memory = json.loads(base64.urlsafe_b64decode(body))
-        except (binascii.Error, ValueError):
-            memory = None
-        if isinstance(memory, dict) and memory.get("tool") == tool:
-            return memory
-    raise MCPError(
-        code=INVALID_PARAMS,
-        message=(
-            f"{tool}: the requestState that came back is not the one this server handed out "
-            "(a client must echo it unchanged); call again without it to start over"
-        ),
-        data={"requestState": "failed its integrity check"},
-    )
-
-
-def _mac(body: str) -> str:
-    return hmac.new(_STATE_KEY, body.encode(), hashlib.sha256).hexdigest()
-
-
-# ---------------------------------------------------------------------- the tools
 def tools(state: ProbeState) -> list[Callable[..., Any]]:
     """The 2026-07-28 fixtures, in the order the suite runs them."""
 
@@ -109,19 +81,19 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         return [text(f"The client's roots: {listed}")]
 
     async def test_input_required_result_request_state(ctx: Context) -> Any:
-        """Input required with a signed requestState the retry must echo unchanged ("state-ok")."""
+        """Input required with a sealed requestState the retry must echo unchanged ("state-ok")."""
         return await _confirm(ctx, "test_input_required_result_request_state")
 
     async def test_input_required_result_multiple_inputs(ctx: Context) -> Any:
         """Input required, three at once (a form, the client's model, its roots) plus a requestState."""
         tool = "test_input_required_result_multiple_inputs"
-        memory = unseal(ctx.request_state, tool) if ctx.request_state else {"tool": tool}
+        memory = recall(ctx.request_state) if ctx.request_state else {"tool": tool}
         wanted = {
             "user_name": form("What is your name?", NAME_FORM),
             "greeting": completion("Generate a greeting", 50),
             "client_roots": roots(),
         }
-        got = await answers(ctx, wanted, state=seal(memory))
+        got = await answers(ctx, wanted, state=remember(memory))
         if not isinstance(got, dict):
             return got
         count = len(got["client_roots"].roots)
@@ -135,22 +107,22 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     async def test_input_required_result_multi_round(ctx: Context) -> Any:
         """Input required twice: step 1's name rides the requestState into step 2's question."""
         tool = "test_input_required_result_multi_round"
-        memory = unseal(ctx.request_state, tool) if ctx.request_state else {"tool": tool, "round": 1}
+        memory = recall(ctx.request_state) if ctx.request_state else {"tool": tool, "round": 1}
         if memory["round"] == 1:
             step1 = {"step1": form("Step 1: What is your name?", NAME_FORM)}
-            got = await answers(ctx, step1, state=seal(memory))
+            got = await answers(ctx, step1, state=remember(memory))
             if not isinstance(got, dict):
                 return got
             memory = {"tool": tool, "round": 2, "name": named(got["step1"], "name")}
             if modern(ctx):  # the next question is the next round: a new state, the name kept in it
-                return types.InputRequiredResult(input_requests=_step2(), request_state=seal(memory))
-        got = await answers(ctx, _step2(), state=seal(memory))
+                return types.InputRequiredResult(input_requests=_step2(), request_state=remember(memory))
+        got = await answers(ctx, _step2(), state=remember(memory))
         if not isinstance(got, dict):
             return got
         return [text(f"{memory['name']} likes {named(got['step2'], 'color')}.")]
 
     async def test_input_required_result_tampered_state(ctx: Context) -> Any:
-        """Input required with a signed requestState: one changed on its way back is refused (-32602)."""
+        """Input required with a sealed requestState: one changed on its way back is refused (-32602)."""
         return await _confirm(ctx, "test_input_required_result_tampered_state")
 
     async def test_input_required_result_capabilities(ctx: Context) -> Any:
@@ -241,14 +213,11 @@ def _step2() -> dict[str, Ask]:
 
 
 async def _confirm(ctx: Context, tool: str) -> Any:
-    """One signed round: a yes/no question and a requestState the retry must bring back unchanged."""
-    memory = (
-        unseal(ctx.request_state, tool)
-        if ctx.request_state
-        else {"tool": tool, "nonce": secrets.token_hex(8)}
-    )
+    """One round: a yes/no question and a requestState the retry must bring back unchanged (sealed
+    by the SDK: a changed one never reaches the tool)."""
+    memory = recall(ctx.request_state) if ctx.request_state else {"tool": tool}
     schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-    got = await answers(ctx, {"confirm": form("Please confirm", schema)}, state=seal(memory))
+    got = await answers(ctx, {"confirm": form("Please confirm", schema)}, state=remember(memory))
     if not isinstance(got, dict):
         return got
     checked = "state-ok: the requestState came back unchanged" if ctx.request_state else "asked in one go"

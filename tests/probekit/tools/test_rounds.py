@@ -13,7 +13,6 @@ from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
 from mcpnb.probekit import create_server
-from mcpnb.probekit.tools.rounds import seal, unseal
 
 MODES = ["auto", "legacy"]
 
@@ -96,14 +95,36 @@ async def test_a_client_that_cannot_answer_gets_the_questions_as_text(project: P
     assert refused.value.error.data == {"requiredCapabilities": {"sampling": {}}}
 
 
-def test_a_request_state_is_signed_and_bound_to_its_tool() -> None:
-    state = seal({"tool": "t", "round": 2})
-    assert unseal(state, "t") == {"tool": "t", "round": 2}
-    body, _, mac = state.partition(".")
-    for changed, tool in ((state + "-TAMPERED", "t"), (state, "other"), (body + "x." + mac, "t"), ("", "t")):
-        with pytest.raises(MCPError) as refused:
-            unseal(changed, tool)
-        assert refused.value.error.code == -32602, changed
+@pytest.mark.anyio
+async def test_a_changed_request_state_is_refused_before_the_tool_runs(project: Path) -> None:
+    """The SDK under probe-kit seals every requestState for its request; one that comes back
+    changed, or is echoed to another tool, is refused with -32602."""
+    person = Person()
+    async with Client(create_server("conformance", root=project), elicitation_callback=person.elicit) as c:
+        session = c.session
+        tool = "test_input_required_result_tampered_state"
+        first = await session.call_tool(tool, {}, allow_input_required=True)
+        state = first.request_state
+        assert isinstance(first, types.InputRequiredResult) and state
+        refusals = []
+        for forged in (state[:-2] + ("AA" if not state.endswith("AA") else "BB"), state + "-TAMPERED", "{}"):
+            with pytest.raises(MCPError) as refused:
+                await session.call_tool(
+                    tool,
+                    {},
+                    input_responses={"confirm": {"action": "accept", "content": {"ok": True}}},
+                    request_state=forged,
+                    allow_input_required=True,
+                )
+            refusals.append(refused.value.error.code)
+        with pytest.raises(MCPError) as elsewhere:  # sealed by this server, but for another tool
+            await session.call_tool(
+                "test_input_required_result_request_state", {},
+                input_responses={"confirm": {"action": "accept", "content": {"ok": True}}},
+                request_state=state, allow_input_required=True,
+            )  # fmt: skip
+        refusals.append(elsewhere.value.error.code)
+    assert refusals == [-32602] * 4
 
 
 @pytest.mark.anyio
