@@ -61,6 +61,8 @@ def scenario_calls(
 
 #: Where to write the connection's events when the client ends (set by the tests, to read them).
 LOG_ENV = "MCPNB_CONFORMANCE_EVENTS"
+#: Which of the runner's workload tokens ``auth/wif-jwt-bearer`` presents (default ``valid_jwt``).
+WIF_TOKEN_ENV = "MCPNB_CONFORMANCE_WIF_TOKEN"
 
 
 def log(*parts: object) -> None:
@@ -100,6 +102,17 @@ def server_config(scenario: str, context: dict[str, Any], url: str) -> dict[str,
             "idp_issuer": context["idp_issuer"],
             "idp_client_id": context["idp_client_id"],
             "id_token_env": "CONFORMANCE_ID_TOKEN",
+        }
+    elif scenario == "auth/wif-jwt-bearer":
+        # SEP-1933: the workload's JWT as its platform leaves it, in a file it rewrites
+        token_file = Path(tempfile.mkdtemp()) / "workload-token"
+        token_file.write_text(context[os.environ.get(WIF_TOKEN_ENV, "valid_jwt")] + "\n")
+        token_file.chmod(0o600)
+        config["auth"] = {
+            "type": "oauth",
+            "flow": "jwt_bearer",
+            "client_id": context["client_id"],
+            "assertion_file": str(token_file),
         }
     elif scenario.startswith("auth/"):
         config["auth"] = {"type": "oauth", "flow": "authorization_code"}

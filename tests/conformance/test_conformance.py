@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import LOOPBACK, ROOT
 
-from tests.conformance.client import LOG_ENV
+from tests.conformance.client import LOG_ENV, WIF_TOKEN_ENV
 
 PEERS = ROOT / "tests" / "peers" / "node_modules"
 NODE = PEERS / "node" / "bin" / "node"
@@ -66,8 +66,8 @@ SCENARIOS = [
     "auth/offline-access-not-supported",
 ]
 
-#: The 2026-07-28 client scenarios, from the 0.2.0 pre-release (its extension scenarios DPoP,
-#: workload identity and skills are not among them: mcpnb has none of those).
+#: The 2026-07-28 client scenarios, from the 0.2.0 pre-release (its extension scenarios DPoP and
+#: skills are not among them: mcpnb has neither).
 NEXT_SCENARIOS = [
     "tools_call",
     "request-metadata",  # SEP-2575: _meta and MCP-Protocol-Version on every request, a retried version
@@ -86,6 +86,7 @@ NEXT_SCENARIOS = [
     "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
     "auth/enterprise-managed-authorization",  # SEP-990 under its new name
+    "auth/wif-jwt-bearer",  # SEP-1933: the workload's JWT as the grant (flow jwt_bearer)
 ]
 
 #: The runner kills a client after this long (its own default is 30 s); the test waits a bit more.
@@ -143,7 +144,12 @@ def _listening(inodes: set[str]) -> set[str]:
 
 
 def run_scenario(
-    scenario: str, preload: Path, out: Path, runner: Path = RUNNER, log: Path | None = None
+    scenario: str,
+    preload: Path,
+    out: Path,
+    runner: Path = RUNNER,
+    log: Path | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[int | None, str, set[str]]:
     """Run one scenario; ``log``: where ``client.py`` writes the connection's events at its end."""
     command = f"{sys.executable} {CLIENT}"
@@ -154,8 +160,10 @@ def run_scenario(
     env.pop("MCP_CONFORMANCE_SCENARIO", None)
     env.pop("MCP_CONFORMANCE_CONTEXT", None)
     env.pop(LOG_ENV, None)
+    env.pop(WIF_TOKEN_ENV, None)
     if log is not None:
         env[LOG_ENV] = str(log)
+    env.update(extra_env or {})
     listened: set[str] = set()
     with out.open("w") as sink:
         proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
@@ -221,3 +229,21 @@ def test_metadata_that_names_another_issuer_is_not_used(preload, tmp_path):
     assert "SUCCESS Client requested authorization server metadata" in output, report  # it got that far
     for step in ("client-registration", "authorization-request", "token-request"):
         assert f"Expected Check Missing: {step}" in output, report
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 20)
+def test_a_workload_token_for_another_audience_is_refused_once_and_said(preload, tmp_path):
+    """``auth/wif-jwt-bearer`` with the runner's token made out to another audience: the
+    authorization server refuses it, and the person reads why and where the token came from. mcpnb
+    asks once: no retry with the same token, no other grant (the scenario warns of either)."""
+    scenario = "auth/wif-jwt-bearer"
+    env = {WIF_TOKEN_ENV: "wrong_audience_jwt"}
+    returncode, output, _ = run_scenario(
+        scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, extra_env=env
+    )
+    report = f"conformance client --scenario {scenario} (exit {returncode}):\n{output}"
+    assert returncode not in (0, None), report
+    assert "refused the workload's token (HTTP 400 invalid_grant" in output, report
+    assert "read from the file auth.assertion_file names" in output, report
+    assert "[wif-assertion-audience" in output and "FAILURE" in output, report
+    assert "wif-no-retry" not in output and "wif-grant-fallback" not in output, report

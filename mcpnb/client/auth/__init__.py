@@ -1,6 +1,6 @@
 """OAuth for HTTP/SSE servers: ``auth: {"type": "oauth", ...}`` in a server's config.
 
-``transports`` calls :func:`oauth_provider` and hands the result to its ``httpx2`` client. Three flows:
+``transports`` calls :func:`oauth_provider` and hands the result to its ``httpx2`` client. Four flows:
 
 - ``client_credentials``: the SDK's ``ClientCredentialsOAuthProvider`` (client id + secret), or its
   ``PrivateKeyJWTOAuthProvider`` where the client signs an assertion with a private key instead
@@ -8,6 +8,8 @@
 - ``authorization_code`` + PKCE: the SDK's ``OAuthClientProvider``; the person approves in a browser,
   and the code comes back through a loopback listener or a pasted address
   (:func:`set_authorization_ui` replaces how the link is shown and how the address is read).
+- ``jwt_bearer`` (SEP-1933, workload identity): the JWT the workload's platform issued is the grant
+  (:mod:`.workload`).
 - ``identity_assertion`` (SEP-990): the person's ID token, exchanged at the company's identity
   provider for a grant the MCP server's authorization server takes (:mod:`.assertion`).
 
@@ -91,6 +93,8 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
         ) from None
     if auth.flow == "identity_assertion":
         return _identity_assertion(config, secret or "")
+    if auth.flow == "jwt_bearer":
+        return _workload_identity(config)
     if auth.flow == "client_credentials" and not auth.client_id:
         raise AuthError("OAuth client_credentials needs auth.client_id", server=name)
     if auth.flow == "client_credentials" and auth.signs_with_key:
@@ -182,6 +186,35 @@ def _identity_assertion(config: ServerConfig, secret: str) -> httpx2.Auth:
         id_token_from=where,
         scope=auth.scope,
         redirect_port=auth.redirect_port,
+    )
+
+
+def _workload_identity(config: ServerConfig) -> httpx2.Auth:
+    """SEP-1933: the workload's JWT is read now (a missing one is said before any request) and again
+    at each exchange (its platform rewrites it before it expires)."""
+    from mcpnb.client.auth.workload import WorkloadIdentity
+
+    auth = config.auth
+    assert auth is not None and config.url and auth.client_id
+    try:
+        token = auth.resolve_assertion()
+    except ConfigError as exc:
+        raise AuthError(f"OAuth jwt_bearer: {exc.message}", server=config.name) from None
+    if auth.assertion_file:
+        where = f"the file auth.assertion_file names ({auth.assertion_file})"
+    elif auth.assertion_env:
+        where = f"the variable auth.assertion_env names ({auth.assertion_env})"
+    else:
+        where = "auth.assertion"
+    return WorkloadIdentity(
+        config.name,
+        config.url,
+        _storage(config, token),  # another workload's token: other access tokens
+        assertion=auth.resolve_assertion,
+        assertion_from=where,
+        client_id=auth.client_id,
+        scope=auth.scope,
+        issuer=auth.issuer,
     )
 
 

@@ -248,16 +248,20 @@ class _Friendly:
         if error == "unauthorized_client":
             return self._error(f"this client may not use the {grant} grant ({detail}); check auth.flow")
         if error == "invalid_grant" and grant == JWT_BEARER:
-            return self._error(
-                f"the authorization server refused the identity provider's grant ({detail}); it may not "
-                "trust that identity provider, or take its grants for this client (check auth.issuer "
-                "and auth.client_id with its administrator)"
-            )
+            return self._error(self._refused_grant(detail))
         if error == "invalid_grant" and grant == "authorization_code":
             return self._error(
                 f"the authorization code was refused ({detail}); connect again to authorize anew"
             )
         return self._error(f"the token request failed ({detail})", retryable=status >= 500)
+
+    def _refused_grant(self, detail: str) -> str:
+        """What to say when the authorization server refuses a jwt-bearer grant."""
+        return (
+            f"the authorization server refused the identity provider's grant ({detail}); it may not "
+            "trust that identity provider, or take its grants for this client (check auth.issuer "
+            "and auth.client_id with its administrator)"
+        )
 
     def _credentials_hint(self) -> str:
         """What to check when the authorization server does not believe the client is who it says."""

@@ -24,8 +24,10 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
 }
 SIGNING_ALGORITHMS: tuple[str, ...] = tuple(alg for algs in ALGORITHMS.values() for alg in algs)
 
-_SECRET_FIELDS = ("token", "password", "client_secret", "private_key", "id_token", "idp_client_secret")
-_SECRET_FILES = ("private_key_file", "id_token_file")
+_SECRET_FIELDS = (
+    "token", "password", "client_secret", "private_key", "id_token", "idp_client_secret", "assertion"
+)  # fmt: skip
+_SECRET_FILES = ("private_key_file", "id_token_file", "assertion_file")
 _WHERE_FIELDS = ("server_name", "source")
 
 
@@ -40,7 +42,9 @@ class AuthConfig:
     username: str | None = None
     password: str | None = None
     password_env: str | None = None
-    flow: Literal["client_credentials", "authorization_code", "identity_assertion"] = "client_credentials"
+    flow: Literal["client_credentials", "authorization_code", "identity_assertion", "jwt_bearer"] = (
+        "client_credentials"
+    )
     client_id: str | None = None
     client_secret: str | None = None
     client_secret_env: str | None = None
@@ -63,6 +67,12 @@ class AuthConfig:
     idp_client_id: str | None = None  # this client at the identity provider (the ID token's audience)
     idp_client_secret: str | None = None
     idp_client_secret_env: str | None = None
+    # jwt_bearer (workload identity federation, SEP-1933): a JWT the workload's platform issued (a
+    # Kubernetes service account token, a CI job's OIDC token) presented as the grant itself (RFC
+    # 7523); read at each exchange, so the file the platform rotates just works
+    assertion: str | None = None
+    assertion_env: str | None = None
+    assertion_file: str | None = None
     scope: str | None = None
     # the authorization server this client belongs to (its RFC 8414 issuer identifier): secrets,
     # assertions and sign-ins go there only, not wherever the MCP server's metadata points
@@ -120,9 +130,9 @@ class AuthConfig:
 
     def resolve_client_secret(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The OAuth client secret; ``None`` for a public client (authorization code without a
-        secret) and for one that signs with a private key."""
+        secret), for one that signs with a private key, and for a workload (its token is the proof)."""
         unset = not self.client_secret and not self.client_secret_env
-        if unset and (self.flow == "authorization_code" or self.signs_with_key):
+        if unset and (self.flow in ("authorization_code", "jwt_bearer") or self.signs_with_key):
             return None
         return self._from_env(self.client_secret, self.client_secret_env, "client_secret", environ)
 
@@ -151,6 +161,13 @@ class AuthConfig:
         if self.id_token_file:
             return self._read_file("id_token_file", "ID token").strip()
         return self._from_env(self.id_token, self.id_token_env, "id_token", environ).strip()
+
+    def resolve_assertion(self, environ: Mapping[str, str] | None = None) -> str:
+        """The workload's JWT, read at each exchange: platforms issue them for minutes and rewrite
+        the file (or variable) before they expire."""
+        if self.assertion_file:
+            return self._read_file("assertion_file", "workload token").strip()
+        return self._from_env(self.assertion, self.assertion_env, "assertion", environ).strip()
 
     def resolve_idp_client_secret(self, environ: Mapping[str, str] | None = None) -> str | None:
         """This client's secret at the identity provider; None where it is a public client there."""

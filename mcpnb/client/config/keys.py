@@ -59,6 +59,8 @@ AUTH_ALIASES: dict[str, str] = {
     "idpIssuer": "idp_issuer",
     "idpTokenEndpoint": "idp_token_endpoint",
     "idpClientId": "idp_client_id",
+    "assertionEnv": "assertion_env",
+    "assertionFile": "assertion_file",
     "idpClientSecret": "idp_client_secret",
     "idpClientSecretEnv": "idp_client_secret_env",
 }
@@ -82,6 +84,7 @@ AUTH_VERBATIM = frozenset(
         "private_key_env",
         "id_token_env",
         "idp_client_secret_env",
+        "assertion_env",
         "type",
         "flow",
         "token_storage",

@@ -62,6 +62,10 @@ _IDENTITY_FIELDS = (
 )
 
 
+# jwt_bearer's own keys (SEP-1933, workload identity): the workload's JWT
+_WORKLOAD_FIELDS = ("assertion_file", "assertion_env", "assertion")
+
+
 _AUTH_FIELDS_BY_TYPE = {
     "bearer": {"token", "token_env"},
     "basic": {"username", "password", "password_env"},
@@ -76,6 +80,7 @@ _AUTH_FIELDS_BY_TYPE = {
         "signing_algorithm",
         "key_id",
         *_IDENTITY_FIELDS,
+        *_WORKLOAD_FIELDS,
         "scope",
         "issuer",
         "token_storage",
@@ -452,14 +457,35 @@ def _client_credentials(values: dict[str, Any], where: _Where, origin: str | Non
         )
 
 
+def _jwt_bearer(values: dict[str, Any], where: _Where, origin: str | None) -> None:
+    """SEP-1933: the workload's JWT is the grant; the client names itself (``client_id``) but has no
+    secret or key of its own to show, and nobody signs in."""
+    for key in (*_SECRET_FIELDS, *_KEY_FIELDS, "signing_algorithm", "key_id", "client_metadata_url"):
+        if key in values:
+            raise where(
+                "does not apply to the jwt_bearer flow: the workload's token is the proof", f"auth.{key}"
+            )
+    if "redirect_port" in values:
+        raise where("applies to the authorization_code flow, where a person signs in", "auth.redirect_port")
+    _one(values, ("client_id",), where, "the client the workload acts as", by="the jwt_bearer flow")
+    given = _one(values, _WORKLOAD_FIELDS, where, "the workload's JWT", by="the jwt_bearer flow")
+    if given == "assertion_file":
+        values["assertion_file"] = _beside(values["assertion_file"], origin)
+
+
 def _oauth(values: dict[str, Any], where: _Where, origin: str | None) -> None:
     """Each flow's keys, and no key of another flow (each names the flow it belongs to)."""
     flow = values.get("flow", "client_credentials")
     stray = next((key for key in _IDENTITY_FIELDS if key in values), None)
     if flow != "identity_assertion" and stray is not None:
         raise where(f"applies to the identity_assertion flow (SEP-990), not {flow}", f"auth.{stray}")
+    workload = next((key for key in _WORKLOAD_FIELDS if key in values), None)
+    if flow != "jwt_bearer" and workload is not None:
+        raise where(f"applies to the jwt_bearer flow (workload identity), not {flow}", f"auth.{workload}")
     if flow == "identity_assertion":
         _identity_assertion(values, where, origin)
+    elif flow == "jwt_bearer":
+        _jwt_bearer(values, where, origin)
     elif flow == "client_credentials":
         if not values.get("client_id"):
             raise where("the client_credentials flow needs a 'client_id'", "auth")
