@@ -4,8 +4,9 @@ probe-kit runs as its own process (``python -m mcpnb.probekit --http``, toolset 
 the conformance fixtures) on 127.0.0.1; the runner (Node >= 22, from ``tests/peers``) connects one
 session per scenario. Every scenario of ``--suite all`` must pass, for each spec version: 2025-06-18
 and 2025-11-25 with the suite's 0.1.16 release (the active suite plus the pending
-``json-schema-2020-12`` and ``server-sse-polling``), and 2026-07-28 with its 0.2.0 pre-release
-(``conformance-next``: stateless requests, input rounds, caching hints, header checks). A scenario
+``json-schema-2020-12`` and ``server-sse-polling``) and with its 0.2.0 pre-release
+(``conformance-next``), and 2026-07-28 with the pre-release (stateless requests, input rounds,
+caching hints, header checks). A scenario
 passes only with no FAILURE and no WARNING check. The scenario table is printed either way. The
 tasks extension's scenarios (SEP-2663) are not part of ``--suite all``: each runs on its own.
 """
@@ -26,8 +27,16 @@ PEERS = ROOT / "tests" / "peers" / "node_modules"
 NODE = PEERS / "node" / "bin" / "node"
 RUNNER = PEERS / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 NEXT_RUNNER = PEERS / "conformance-next" / "dist" / "index.js"
-#: Each spec version, with the release of the suite that checks it.
-SPEC_VERSIONS = {"2025-06-18": RUNNER, "2025-11-25": RUNNER, "2026-07-28": NEXT_RUNNER}
+#: Each spec version, with the releases of the suite that check it (the pre-release checks the
+#: older versions too, with checks of its own).
+RUNS = [
+    ("2025-06-18", "0.1.16"),
+    ("2025-11-25", "0.1.16"),
+    ("2025-06-18", "0.2.0-pre"),
+    ("2025-11-25", "0.2.0-pre"),
+    ("2026-07-28", "0.2.0-pre"),
+]
+RUNNERS = {"0.1.16": RUNNER, "0.2.0-pre": NEXT_RUNNER}
 RUN_TIMEOUT = 240.0
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -62,10 +71,10 @@ def probekit(tmp_path_factory: pytest.TempPathFactory):
             proc.wait(10)
 
 
-def scenarios_for(version: str) -> list[str]:
-    """The scenario names the runner lists for ``version`` (the table must have exactly these)."""
+def scenarios_for(version: str, runner: Path) -> list[str]:
+    """The scenario names ``runner`` lists for ``version`` (the table must have exactly these)."""
     listed = subprocess.run(
-        [str(NODE), str(SPEC_VERSIONS[version]), "list", "--server", "--spec-version", version],
+        [str(NODE), str(runner), "list", "--server", "--spec-version", version],
         capture_output=True, text=True, timeout=60, check=True,
     ).stdout  # fmt: skip
     return re.findall(r"^\s+- ([\w/-]+) \[", listed, re.M)
@@ -88,12 +97,12 @@ def table(rows: list[tuple[str, str, int, int, int]]) -> str:
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 30)
-@pytest.mark.parametrize("version", SPEC_VERSIONS)
-def test_server_suite_passes(version, probekit, tmp_path, capsys):
+@pytest.mark.parametrize(("version", "release"), RUNS, ids=[f"{v}-{r}" for v, r in RUNS])
+def test_server_suite_passes(version, release, probekit, tmp_path, capsys):
     url, stderr_file = probekit
     out = tmp_path / "results"
     env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
-    runner = SPEC_VERSIONS[version]
+    runner = RUNNERS[release]
     args = [str(NODE), str(runner), "server", "--url", url, "--suite", "all", "--spec-version", version]
     run = subprocess.run(
         [*args, "-o", str(out)], capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env, cwd=ROOT
@@ -101,7 +110,7 @@ def test_server_suite_passes(version, probekit, tmp_path, capsys):
     output = ANSI.sub("", run.stdout + run.stderr)
     summary = {m[2]: (m[1], int(m[3]), int(m[4])) for m in SUMMARY_ROW.finditer(output)}
     checks = checks_by_scenario(out)
-    expected = scenarios_for(version)
+    expected = scenarios_for(version, runner)
     rows = []
     for name in expected:
         mark, passed, failed = summary.get(name, ("?", 0, 0))
@@ -117,7 +126,8 @@ def test_server_suite_passes(version, probekit, tmp_path, capsys):
             )
         )
     report = (
-        f"conformance server --suite all --spec-version {version} (exit {run.returncode}):\n{table(rows)}"
+        f"conformance {release} server --suite all --spec-version {version} (exit {run.returncode}):\n"
+        f"{table(rows)}"
     )
     with capsys.disabled():
         print("\n" + report)
