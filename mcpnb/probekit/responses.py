@@ -36,6 +36,14 @@ def text(value: str) -> types.TextContent:
     return types.TextContent(type="text", text=value)
 
 
+def content_only(tools: list[Any]) -> list[Any]:
+    """Mark ``tools`` as answering with content blocks alone (no outputSchema: the conformance
+    fixtures answer as the suite expects, not with probe-kit's structured results)."""
+    for fn in tools:
+        fn.structured_output = False
+    return tools
+
+
 def ok_text(text: str, meta: Mapping[str, Any] | None = None) -> types.CallToolResult:
     """A plain text result (for tools that have nothing tabular to say)."""
     return types.CallToolResult(

@@ -165,12 +165,6 @@ def _identity_assertion(config: ServerConfig, secret: str) -> httpx2.Auth:
         id_token = "" if signs_in else auth.resolve_id_token()
     except ConfigError as exc:
         raise AuthError(f"OAuth identity_assertion: {exc.message}", server=config.name) from None
-    if auth.id_token_file:
-        where = f"the file auth.id_token_file names ({auth.id_token_file})"
-    elif auth.id_token_env:
-        where = f"the variable auth.id_token_env names ({auth.id_token_env})"
-    else:
-        where = "auth.id_token"
     return IdentityAssertion(
         config.name,
         config.url,
@@ -183,7 +177,7 @@ def _identity_assertion(config: ServerConfig, secret: str) -> httpx2.Auth:
         idp_issuer=auth.idp_issuer,
         idp_token_endpoint=auth.idp_token_endpoint,
         id_token=None if signs_in else auth.resolve_id_token,
-        id_token_from=where,
+        id_token_from=auth.read_from("id_token"),
         scope=auth.scope,
         redirect_port=auth.redirect_port,
     )
@@ -200,18 +194,12 @@ def _workload_identity(config: ServerConfig) -> httpx2.Auth:
         token = auth.resolve_assertion()
     except ConfigError as exc:
         raise AuthError(f"OAuth jwt_bearer: {exc.message}", server=config.name) from None
-    if auth.assertion_file:
-        where = f"the file auth.assertion_file names ({auth.assertion_file})"
-    elif auth.assertion_env:
-        where = f"the variable auth.assertion_env names ({auth.assertion_env})"
-    else:
-        where = "auth.assertion"
     return WorkloadIdentity(
         config.name,
         config.url,
         _storage(config, token),  # another workload's token: other access tokens
         assertion=auth.resolve_assertion,
-        assertion_from=where,
+        assertion_from=auth.read_from("assertion"),
         client_id=auth.client_id,
         scope=auth.scope,
         issuer=auth.issuer,

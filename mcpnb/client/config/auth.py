@@ -169,6 +169,15 @@ class AuthConfig:
             return self._read_file("assertion_file", "workload token").strip()
         return self._from_env(self.assertion, self.assertion_env, "assertion", environ).strip()
 
+    def read_from(self, key: str) -> str:
+        """Where the token ``key`` (``id_token``, ``assertion``) is read from, in the words of its
+        setting: what an error tells the person to look at or renew."""
+        if path := getattr(self, f"{key}_file"):
+            return f"the file auth.{key}_file names ({path})"
+        if var := getattr(self, f"{key}_env"):
+            return f"the variable auth.{key}_env names ({var})"
+        return f"auth.{key}"
+
     def resolve_idp_client_secret(self, environ: Mapping[str, str] | None = None) -> str | None:
         """This client's secret at the identity provider; None where it is a public client there."""
         if not self.idp_client_secret and not self.idp_client_secret_env:

@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context
 
 from mcpnb.probekit.inputs import answers, can, completion, form, said
 from mcpnb.probekit.logs import log
-from mcpnb.probekit.responses import error_response, text
+from mcpnb.probekit.responses import content_only, error_response, text
 from mcpnb.probekit.state import ProbeState
 
 #: A 1x1 PNG and a 44-byte WAV: the smallest real files of their kind.
@@ -232,22 +232,21 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
 
     json_schema_2020_12_tool.input_schema = ADDRESS_TOOL_SCHEMA  # type: ignore[attr-defined]
 
-    fixtures: list[Callable[..., Any]] = [
-        test_simple_text,
-        test_image_content,
-        test_audio_content,
-        test_embedded_resource,
-        test_multiple_content_types,
-        test_tool_with_logging,
-        test_error_handling,
-        test_tool_with_progress,
-        test_sampling,
-        test_elicitation,
-        test_elicitation_sep1034_defaults,
-        test_elicitation_sep1330_enums,
-        test_reconnection,
-        json_schema_2020_12_tool,
-    ]
-    for fn in fixtures:
-        fn.structured_output = False  # type: ignore[attr-defined]  # content blocks, no outputSchema
-    return fixtures
+    return content_only(
+        [
+            test_simple_text,
+            test_image_content,
+            test_audio_content,
+            test_embedded_resource,
+            test_multiple_content_types,
+            test_tool_with_logging,
+            test_error_handling,
+            test_tool_with_progress,
+            test_sampling,
+            test_elicitation,
+            test_elicitation_sep1034_defaults,
+            test_elicitation_sep1330_enums,
+            test_reconnection,
+            json_schema_2020_12_tool,
+        ]
+    )

@@ -39,7 +39,7 @@ from mcpnb.probekit.inputs import (
     roots,
     said,
 )
-from mcpnb.probekit.responses import text
+from mcpnb.probekit.responses import content_only, text
 from mcpnb.probekit.state import ProbeState
 
 
@@ -186,25 +186,24 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         "required": ["region"],
     }
 
-    fixtures: list[Callable[..., Any]] = [
-        test_input_required_result_elicitation,
-        test_input_required_result_sampling,
-        test_input_required_result_list_roots,
-        test_input_required_result_request_state,
-        test_input_required_result_multiple_inputs,
-        test_input_required_result_multi_round,
-        test_input_required_result_tampered_state,
-        test_input_required_result_capabilities,
-        test_missing_capability,
-        test_streaming_elicitation,
-        test_logging_tool,
-        test_trigger_tool_change,
-        test_trigger_prompt_change,
-        test_x_mcp_header,
-    ]
-    for fn in fixtures:
-        fn.structured_output = False  # type: ignore[attr-defined]  # content blocks, no outputSchema
-    return fixtures
+    return content_only(
+        [
+            test_input_required_result_elicitation,
+            test_input_required_result_sampling,
+            test_input_required_result_list_roots,
+            test_input_required_result_request_state,
+            test_input_required_result_multiple_inputs,
+            test_input_required_result_multi_round,
+            test_input_required_result_tampered_state,
+            test_input_required_result_capabilities,
+            test_missing_capability,
+            test_streaming_elicitation,
+            test_logging_tool,
+            test_trigger_tool_change,
+            test_trigger_prompt_change,
+            test_x_mcp_header,
+        ]
+    )
 
 
 def _step2() -> dict[str, Ask]:

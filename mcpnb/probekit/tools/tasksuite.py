@@ -21,7 +21,7 @@ from mcp_types.jsonrpc import INTERNAL_ERROR
 from pydantic import BaseModel, Field
 
 from mcpnb.probekit.inputs import NAME_FORM, form
-from mcpnb.probekit.responses import error_response, text
+from mcpnb.probekit.responses import content_only, error_response, text
 from mcpnb.probekit.runio import RunIO, task_tool
 from mcpnb.probekit.state import ProbeState
 
@@ -103,7 +103,6 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         """Says hello at once: a tool that never runs as a task (no execution.taskSupport)."""
         return [text(f"Hello, {name}!")]
 
-    greet.structured_output = False  # type: ignore[attr-defined]
     made: list[Callable[..., Any]] = [greet]
     for runner, support in (
         (slow_compute_run, "optional"),
@@ -116,9 +115,8 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         tool = task_tool(runner)
         tool.__name__ = runner.__name__.removesuffix("_run")
         tool.task_support = support  # type: ignore[attr-defined]
-        tool.structured_output = False  # type: ignore[attr-defined]
         made.append(tool)
     intake = made[-1]  # test_tool_with_task: the name comes from its input round, not its arguments
     intake.task_intake = _gather_name  # type: ignore[attr-defined]
     intake.input_schema = {"type": "object", "properties": {}}  # type: ignore[attr-defined]
-    return made
+    return content_only(made)
