@@ -30,7 +30,7 @@ from mcpnb.probekit.offers import STATUS, add_prompts, add_resources
 from mcpnb.probekit.responses import error_response
 from mcpnb.probekit.state import ProbeState
 from mcpnb.probekit.tasks import TaskManager
-from mcpnb.probekit.tasks_wire import ProbeTasks
+from mcpnb.probekit.tasks_wire import ProbeTasks, task_support
 from mcpnb.probekit.taskstore import TaskStore, open_store
 from mcpnb.probekit.tools import all_tools
 from mcpnb.probekit.tools.apps import add_page
@@ -56,9 +56,8 @@ class ProbeServer(MCPServer):
     async def list_tools(self) -> list[types.Tool]:
         tools = await super().list_tools()
         for tool in tools:
-            info = self._tool_manager.get_tool(tool.name)
-            if info is not None and getattr(info.fn, "task_runner", None) is not None:
-                support = getattr(info.fn, "task_support", "optional")
+            support = task_support(self._tool_manager.get_tool(tool.name))
+            if support is not None:
                 tool.execution = types.ToolExecution(task_support=support)
         return tools
 

@@ -234,10 +234,10 @@ class ProbeTasks(Extension):
         out: dict[str, Any] = {"resultType": "complete", **modern_task(record, self.manager)}
         if record.status in {"completed", "failed"} and record.result is not None:
             # SEP-2663: a tool result (even with isError) completes the task; ``failed`` is only for
-            # JSON-RPC errors, which probe-kit's tools never raise.
+            # JSON-RPC errors (a failure below the tool, a crash: those leave no result).
             out["status"] = "completed"
             out["result"] = result_dump(record, related=False)
-        elif record.status == "failed":  # no result: its worker died (a shared task store says so)
+        elif record.status == "failed":  # no result: a JSON-RPC error, a crash, or its worker died
             out["error"] = {"code": INTERNAL_ERROR, "message": record.status_message or "the task failed"}
         elif record.status == "input_required":
             out["inputRequests"] = {
@@ -299,7 +299,7 @@ class ProbeTasks(Extension):
                 record = await self.manager.wait_change(record, timeout=1.0)
             except TaskError as exc:
                 raise _bad(str(exc)) from exc
-        if record.status == "failed" and record.result is None:  # its worker died
+        if record.status == "failed" and record.result is None:  # a JSON-RPC error, a crash, a lost worker
             raise MCPError(code=INTERNAL_ERROR, message=record.status_message or "the task failed")
         if record.status == "cancelled" or record.result is None:
             raise _bad(f"Task {record.task_id!r} was cancelled; it has no result.")
