@@ -783,6 +783,30 @@ class Pool:
         result = await self.connection(server).read_resource(uri)
         return ResourceContents(server, uri, list(getattr(result, "contents", None) or []), result)
 
+    def skills(self, server: str) -> list[Any]:
+        """The skills ``server`` offers (SEP-2640), as listed: nothing is read until one is loaded
+        (``skill.load()``, which checks every file against the listing)."""
+        return self._run(self._skills(server))
+
+    async def askills(self, server: str) -> list[Any]:
+        return await self._arun(self._skills(server))
+
+    async def _skills(self, server: str) -> list[Any]:
+        from mcpnb.client.server_skills import (
+            EXTENSION,
+            NoSkillsError,
+            declares_skills,
+            list_entries,
+            skill_of,
+        )
+
+        conn = self.connection(server)
+        if not declares_skills(conn.capabilities):
+            raise NoSkillsError(f"{server!r} offers no skills: it does not declare the {EXTENSION} extension")
+        entries = await conn.request("skills/list", lambda client: list_entries(client.session))
+        runtime = self.runtime
+        return [skill_of(server, e, conn.read_resource, runtime.run, runtime.arun) for e in entries]
+
     def prompts(self, server: str) -> list[Any]:
         return self._run(self.connection(server).list_prompts())
 

@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
+from mcpnb.probekit import skills
 from mcpnb.probekit.completions import Completer
 from mcpnb.probekit.fixtures import add_fixtures
 from mcpnb.probekit.offers import STATUS, add_prompts, add_resources
@@ -186,6 +187,8 @@ def create_server(
     state = ProbeState(root=base, toolset=chosen, tasks=manager)
     holder: dict[str, MCPServer] = {}
     ext = ProbeTasks(manager, lambda name: holder["server"]._tool_manager.get_tool(name))
+    folders = skills.load_folders()
+    served = skills.ProbeSkills(folders)
     users = 0
 
     @asynccontextmanager
@@ -206,13 +209,14 @@ def create_server(
         version=VERSION,
         instructions=INSTRUCTIONS,
         log_level="WARNING",
-        extensions=[ext],
+        extensions=[ext, served],
         lifespan=lifespan,
         middleware=[debug_middleware()] if verbose else None,
         subscriptions=state.subscriptions.bus,
     )
     holder["server"] = server
     server.middleware.append(ext.legacy_middleware())
+    server.middleware.append(served.legacy_middleware())
     server.probe_state = state  # type: ignore[attr-defined]
 
     every = all_tools(state)
@@ -222,6 +226,7 @@ def create_server(
         _register(server, by_name[name], name)
 
     add_resources(server, state, SERVER_NAME, VERSION)
+    skills.add_resources(server, folders)  # every toolset: the skills are about probe-kit itself
     if {"dice", "dice_history"} & set(state.tool_names):  # their page, where they are served
         add_page(server)
     add_prompts(server, state)

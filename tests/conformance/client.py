@@ -162,6 +162,27 @@ def _follow(url: str) -> None:
         raise RuntimeError("too many redirects")
 
 
+def use_skills(pool: Pool, *, load: bool) -> int:
+    """SEP-2640 as a host uses it: list the skills (which reads no file); then, ``load``, load the
+    first (its SKILL.md, checked) and, only if it passed, read its other files (each checked)."""
+    from mcpnb.client.server_skills import SkillVerificationError
+
+    skills = pool.skills("conformance")
+    log("skills:", skills)
+    if not load or not skills:
+        return 0
+    skill = skills[0]
+    try:
+        loaded = skill.load()
+    except SkillVerificationError as exc:
+        pool.connection("conformance").emit("skills", f"refused: {exc}")  # the test reads the events
+        return 0
+    for file in skill.files or ():
+        if file.uri != skill.uri:
+            log("read", file.uri, len(loaded.read(file.uri)))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
@@ -178,6 +199,8 @@ def main(argv: list[str]) -> int:
         pool.connect("conformance", url=url, config=server_config(scenario, context, url))
         tools = pool.tools("conformance")
         log("tools:", [t.name for t in tools])
+        if scenario.startswith("sep-2640-client-"):
+            return use_skills(pool, load=scenario != "sep-2640-client-no-prefetch")
         failed = 0
         for name, arguments in scenario_calls(scenario, context, list(tools)):
             # the runner's own calls go as given: a null for a boolean is refused by mcpnb's check

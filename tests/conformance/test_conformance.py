@@ -66,8 +66,8 @@ SCENARIOS = [
     "auth/offline-access-not-supported",
 ]
 
-#: The 2026-07-28 client scenarios, from the 0.2.0 pre-release (its extension scenarios DPoP and
-#: skills are not among them: mcpnb has neither).
+#: The 2026-07-28 client scenarios, from the 0.2.0 pre-release, and its extensions' (DPoP is not
+#: among them: mcpnb has none).
 NEXT_SCENARIOS = [
     "tools_call",
     "request-metadata",  # SEP-2575: _meta and MCP-Protocol-Version on every request, a retried version
@@ -87,6 +87,10 @@ NEXT_SCENARIOS = [
     "auth/metadata-issuer-mismatch",
     "auth/enterprise-managed-authorization",  # SEP-990 under its new name
     "auth/wif-jwt-bearer",  # SEP-1933: the workload's JWT as the grant (flow jwt_bearer)
+    "sep-2640-client-no-prefetch",  # skills (SEP-2640): listing reads no file
+    "sep-2640-client-verify-digest",  # ... a SKILL.md that differs from the listing is refused
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 ]
 
 #: The runner kills a client after this long (its own default is 30 s); the test waits a bit more.
@@ -207,6 +211,14 @@ def test_client_scenario(scenario, preload, tmp_path):
 def test_client_scenario_of_2026_07_28(scenario, preload, tmp_path):
     log = tmp_path / "events.txt"
     _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, log))
+    refused = {
+        "sep-2640-client-verify-digest": "does not match the sha256 the listing gives",
+        "sep-2640-client-verify-size": "bytes where the listing says",
+        "sep-2640-client-verify-frontmatter": "differs from the listing's (description)",
+    }
+    if scenario in refused:  # the tampered SKILL.md was read, refused, and said so
+        said = log.read_text()
+        assert "skills: refused: skill 'pdf-processing'" in said and refused[scenario] in said, said
     if scenario == "sep-2322-client-request-state":  # its last tool answers without a resultType
         said = log.read_text()
         assert "server: the server's tools/call result has no resultType" in said, said

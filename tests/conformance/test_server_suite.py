@@ -8,7 +8,8 @@ and 2025-11-25 with the suite's 0.1.16 release (the active suite plus the pendin
 (``conformance-next``), and 2026-07-28 with the pre-release (stateless requests, input rounds,
 caching hints, header checks). A scenario
 passes only with no FAILURE and no WARNING check. The scenario table is printed either way. The
-tasks extension's scenarios (SEP-2663) are not part of ``--suite all``: each runs on its own.
+extensions' scenarios (tasks, SEP-2663; skills, SEP-2640) are not part of ``--suite all``: each runs
+on its own.
 """
 
 from __future__ import annotations
@@ -150,9 +151,10 @@ def test_server_suite_passes(version, release, probekit, tmp_path, capsys):
     assert "Traceback" not in said, f"probe-kit printed a traceback for a client's request:\n{said}"
 
 
-#: The tasks extension's scenarios (``tasks-status-notifications`` is left out: its notifications are
-#: optional and probe-kit sends none, so it has no check to pass).
-TASK_SCENARIOS = [
+#: The extensions' scenarios: tasks (``tasks-status-notifications`` is left out: its notifications
+#: are optional and probe-kit sends none, so it has no check to pass) and skills (SEP-2640; its
+#: ``resources/directory/read`` scenario is optional, and probe-kit does not declare it).
+EXTENSION_SCENARIOS = [
     "tasks-lifecycle",
     "tasks-capability-negotiation",
     "tasks-wire-fields",
@@ -162,12 +164,14 @@ TASK_SCENARIOS = [
     "tasks-dispatch-and-envelope",
     "tasks-required-task-error",
     "tasks-mrtr-composition",
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
 ]
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 30)
-@pytest.mark.parametrize("scenario", TASK_SCENARIOS)
-def test_tasks_extension_scenario_passes(scenario, probekit, tmp_path):
+@pytest.mark.parametrize("scenario", EXTENSION_SCENARIOS)
+def test_extension_scenario_passes(scenario, probekit, tmp_path):
     url, stderr_file = probekit
     out = tmp_path / "results"
     env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}

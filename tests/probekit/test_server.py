@@ -11,6 +11,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcpnb.probekit import create_server
+from mcpnb.probekit.skills import load_folders
 
 
 @pytest.mark.anyio
@@ -19,7 +20,9 @@ async def test_status_and_toolsets_resources(project: Path, mode: str) -> None:
     server = create_server("core", root=project)
     async with Client(server, mode=mode) as client:
         uris = {str(r.uri) for r in (await client.list_resources()).resources}
-        assert uris == {"probe://status", "probe://toolsets"}
+        # probe-kit's own two, and the files of its skills (SEP-2640: served whatever the toolset)
+        skill_files = {uri for folder in load_folders() for uri in folder.files}
+        assert uris == {"probe://status", "probe://toolsets"} | skill_files and len(skill_files) == 4
         with pytest.raises(MCPError):  # not in core: unknown (-32602), but the server keeps running
             await client.call_tool("slow_task", {})
         status = json.loads((await client.read_resource("probe://status")).contents[0].text)

@@ -7,7 +7,15 @@ display (and to keep with ``-o VAR`` or ``x = %mcp …``).
 
 from __future__ import annotations
 
-from mcpnb.notebook.magics import connect, functions, offers, require, servers, watching  # noqa: F401  (registration on import)
+from mcpnb.notebook.magics import (  # noqa: F401  (registration on import)
+    connect,
+    functions,
+    offers,
+    require,
+    servers,
+    skills,
+    watching,
+)
 from mcpnb.notebook.magics.offers import find_tool
 from mcpnb.notebook.magics.registry import COMMANDS, ORDER, Command, Context, overview
 

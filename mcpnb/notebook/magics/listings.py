@@ -93,6 +93,18 @@ class ResourceList(_Table):
         ]
 
 
+class SkillList(_Table):
+    """``%mcp skills``: the skills each server offers (SEP-2640); ``%mcp skills NAME SKILL`` loads
+    one. Listing reads none of their files."""
+
+    columns: ClassVar[list[str]] = ["server", "skill", "files", "description"]
+    empty = "(no skills)"
+
+    def cells(self, server: str, item: Any) -> list[str]:
+        files = "dynamic" if item.files is None else str(len(item.files))
+        return [server, item.name, files, short(item.description, 80)]
+
+
 class PromptList(_Table):
     """``%mcp prompts``: prompt templates and their arguments (``*`` = required)."""
 

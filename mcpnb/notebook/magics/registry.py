@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 #: The order ``%mcp help`` lists subcommands in: the order a person meets them.
 ORDER = (
     "connect", "status", "tools", "call", "functions", "resources", "read", "subscribe", "unsubscribe",
-    "prompts", "prompt", "disconnect", "reconnect", "logs", "config", "serve", "require", "help",
+    "prompts", "prompt", "skills", "disconnect", "reconnect", "logs", "config", "serve", "require", "help",
 )  # fmt: skip
 
 
