@@ -60,3 +60,13 @@ def test_a_server_without_skills_says_so(pool):
     said = "'plain' offers no skills: it does not declare the io.modelcontextprotocol/skills extension"
     with pytest.raises(NoSkillsError, match=re.escape(said)):
         pool.skills("plain")
+
+
+@pytest.mark.anyio
+async def test_the_async_face_from_a_running_loop(pool, tmp_path):
+    """From a notebook's own loop (an awaiting cell): the reads hop onto mcpnb's runtime loop."""
+    pool.connect("probe", server=create_server(root=tmp_path))
+    tour = next(s for s in await pool.askills("probe") if s.name == "probe-kit-tour")
+    loaded = await tour.aload()
+    toolsets = await loaded.aread("references/toolsets.md")
+    assert loaded.body.lstrip().startswith("# A tour of probe-kit") and "| `core` |" in toolsets
