@@ -44,6 +44,19 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SUMMARY_ROW = re.compile(r"^([✓✗]) ([\w/-]+): (\d+) passed, (\d+) failed", re.M)
 
 
+class ProbeKit(tuple):
+    """(url, stderr file) of the probe-kit the scenarios run against, and how it is doing."""
+
+    proc: subprocess.Popen[str]
+
+    def gone(self) -> str:
+        """Why it stopped answering, when it did: its exit code and the end of its stderr."""
+        if self.proc.poll() is None:
+            return ""
+        tail = self[1].read_text()[-2000:]
+        return f"\nprobe-kit is gone (exit code {self.proc.returncode}); its stderr ends:\n{tail}"
+
+
 @pytest.fixture(scope="module")
 def probekit(tmp_path_factory: pytest.TempPathFactory):
     """probe-kit over HTTP in a child process; yields (url, stderr file); stopped afterwards."""
@@ -62,7 +75,9 @@ def probekit(tmp_path_factory: pytest.TempPathFactory):
     try:
         url = (proc.stdout.readline() if proc.stdout else "").strip()
         assert url.startswith("http://127.0.0.1:"), f"probe-kit did not print its URL: {err.read_text()}"
-        yield url, err
+        kit = ProbeKit((url, err))
+        kit.proc = proc
+        yield kit
     finally:
         proc.terminate()
         try:
@@ -145,7 +160,7 @@ def test_server_suite_passes(version, release, probekit, tmp_path, capsys):
         for c in checks.get(r[0], [])
         if c["status"] in ("FAILURE", "WARNING")
     )
-    assert not bad and run.returncode == 0, f"{report}\n{details}\n{output[-3000:]}"
+    assert not bad and run.returncode == 0, f"{report}\n{details}\n{output[-3000:]}{probekit.gone()}"
     assert set(summary) == set(expected), f"the runner ran other scenarios than it lists:\n{output}"
     said = stderr_file.read_text()
     assert "Traceback" not in said, f"probe-kit printed a traceback for a client's request:\n{said}"
@@ -184,5 +199,5 @@ def test_extension_scenario_passes(scenario, probekit, tmp_path):
         for c in checks
         if c["status"] in ("FAILURE", "WARNING")
     ]
-    assert checks and not bad and run.returncode == 0, "\n".join([*bad, output[-3000:]])
+    assert checks and not bad and run.returncode == 0, "\n".join([*bad, output[-3000:]]) + probekit.gone()
     assert "Traceback" not in stderr_file.read_text()
