@@ -74,6 +74,10 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
         return [*pool.names, *(_prompt_names(pool) if "." in current else [])]
     if sub in _SERVER_ARG and first:
         return list(pool.names)
+    if sub == "skills":  # a server, then one of its skills
+        return (
+            list(pool.names) if first else _skill_names(pool, positional[0]) if len(positional) == 1 else []
+        )
     return []
 
 
@@ -105,6 +109,14 @@ def _prompt_names(pool: Any) -> list[str]:
         except Exception:
             continue
     return out
+
+
+def _skill_names(pool: Any, server: str) -> list[str]:
+    """The skills ``server`` lists (listing reads none of their files)."""
+    try:
+        return [skill.name for skill in pool.skills(server)]
+    except Exception:
+        return []
 
 
 def _prompt_arguments(pool: Any, target: str, current: str, words: list[str]) -> list[str]:

@@ -87,3 +87,12 @@ def test_config_paths_and_a_vs_code_files_inputs(ip, mcp, tmp_path, monkeypatch)
     assert complete(ip, line_) == ["toolset=", "key="]  # in the order the file declares them
     assert complete(ip, line_ + "toolset=ui --input ") == ["key="]
     assert not [c for c in complete(ip, "%mcp connect --config nowhere.json --input ") if c.endswith("=")]
+
+
+def test_skills_complete_a_server_then_its_skills(ip, mcp):
+    line(ip, "serve probe-kit")
+    line(ip, f"connect demo -- {sys.executable} {DEMO} stdio")
+    assert set(complete(ip, "%mcp skills ")) == {"probe", "demo"}
+    assert complete(ip, "%mcp skills probe rev") == ["review-a-change"]
+    # a server without skills: none of probe's offered for it, and no error
+    assert not {"probe-kit-tour", "review-a-change"} & set(complete(ip, "%mcp skills demo "))
