@@ -81,7 +81,13 @@ class ServerSkill:
         return self._runner(self._load())  # type: ignore[no-any-return]
 
     async def _load(self) -> LoadedSkill:
-        text = await read_checked(self, self.uri)
+        got = await read_checked(self, self.uri)
+        try:
+            text = got if isinstance(got, str) else got.decode()
+        except UnicodeDecodeError:
+            raise SkillVerificationError(
+                f"{self.uri} on {self.server!r} is not UTF-8 text: refused"
+            ) from None
         found = frontmatter_of(text)
         if found != self.frontmatter:
             differ = sorted(
@@ -110,11 +116,11 @@ class LoadedSkill:
         """The instructions, without the frontmatter."""
         return split_frontmatter(self.text)[1]
 
-    async def aread(self, path: str) -> str:
+    async def aread(self, path: str) -> str | bytes:
         """A file of the skill by its path in the skill (``references/FORMS.md``) or its URI, checked."""
         return await self.skill._arunner(read_checked(self.skill, self._uri(path)))  # type: ignore[no-any-return]
 
-    def read(self, path: str) -> str:
+    def read(self, path: str) -> str | bytes:
         return self.skill._runner(read_checked(self.skill, self._uri(path)))  # type: ignore[no-any-return]
 
     def _uri(self, path: str) -> str:
@@ -183,8 +189,10 @@ def skill_of(
     return ServerSkill(server, str(entry.get("uri", "")), front, files, reader, runner, arunner)
 
 
-async def read_checked(skill: ServerSkill, uri: str) -> str:
-    """``uri`` read from the skill's server and checked against its listing entry."""
+async def read_checked(skill: ServerSkill, uri: str) -> str | bytes:
+    """``uri`` read from the skill's server and checked against its listing entry: text as text, a
+    binary file (an image, say) as its bytes. A skill listed as ``dynamic`` publishes no manifest,
+    so its files are read as they come, unchecked."""
     listed = skill.entry(uri)
     if listed is None and skill.files is not None:
         raise SkillVerificationError(
@@ -195,11 +203,12 @@ async def read_checked(skill: ServerSkill, uri: str) -> str:
     if len(contents) != 1:
         raise SkillVerificationError(f"{uri} came back as {len(contents)} contents, not one file: refused")
     content = contents[0]
+    value: str | bytes
     if getattr(content, "text", None) is not None:
-        data, value = content.text.encode(), content.text
+        value = content.text
+        data = value.encode()
     else:
-        data = base64.b64decode(getattr(content, "blob", "") or "")
-        value = data.decode("utf-8", errors="replace")
+        value = data = base64.b64decode(getattr(content, "blob", "") or "")
     if listed is not None:
         _check(skill, uri, data, listed)
     return value

@@ -140,12 +140,17 @@ def add_resources(server: MCPServer, folders: list[SkillFolder]) -> None:
                 uri,
                 name=folder.name if is_skill else uri.split("/", 3)[3],
                 description=str(folder.frontmatter.get("description", "")) if is_skill else None,
-                mime_type="text/markdown" if uri.endswith(".md") else "text/plain",
-            )(_reader(data))
+                mime_type=_MIME.get(uri.rsplit(".", 1)[-1], "application/octet-stream"),
+            )(_reader(data, uri.endswith(_TEXT)))
 
 
-def _reader(data: bytes) -> Any:
-    def read() -> str:
-        return data.decode()
+#: What probe-kit's skill files are, by extension; text is served as text, the rest as a blob.
+_MIME = {"md": "text/markdown", "txt": "text/plain", "png": "image/png"}
+_TEXT = (".md", ".txt")
+
+
+def _reader(data: bytes, text: bool) -> Any:
+    def read() -> str | bytes:
+        return data.decode() if text else data
 
     return read

@@ -70,3 +70,9 @@ async def test_the_async_face_from_a_running_loop(pool, tmp_path):
     loaded = await tour.aload()
     toolsets = await loaded.aread("references/toolsets.md")
     assert loaded.body.lstrip().startswith("# A tour of probe-kit") and "| `core` |" in toolsets
+    dot = await loaded.aread("assets/dot.png")  # a binary file: its bytes, checked as bytes
+    assert (
+        isinstance(dot, bytes)
+        and dot.startswith(b"\x89PNG")
+        and len(dot) == tour.entry("skill://probe-kit-tour/assets/dot.png").size
+    )

@@ -22,7 +22,7 @@ async def test_status_and_toolsets_resources(project: Path, mode: str) -> None:
         uris = {str(r.uri) for r in (await client.list_resources()).resources}
         # probe-kit's own two, and the files of its skills (SEP-2640: served whatever the toolset)
         skill_files = {uri for folder in load_folders() for uri in folder.files}
-        assert uris == {"probe://status", "probe://toolsets"} | skill_files and len(skill_files) == 4
+        assert uris == {"probe://status", "probe://toolsets"} | skill_files and len(skill_files) == 5
         with pytest.raises(MCPError):  # not in core: unknown (-32602), but the server keeps running
             await client.call_tool("slow_task", {})
         status = json.loads((await client.read_resource("probe://status")).contents[0].text)
