@@ -24,7 +24,6 @@ from pydantic import ConfigDict
 from mcpnb.client.errors import McpnbError
 
 EXTENSION = "io.modelcontextprotocol/skills"
-SKILL_FILE = "SKILL.md"
 #: Pages of ``skills/list`` read before giving up on a server that never stops paging.
 MAX_PAGES = 100
 
