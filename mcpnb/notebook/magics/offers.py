@@ -32,6 +32,8 @@ from mcpnb.notebook.magics.registry import (
     hint_if_empty,
     known_server,
     servers_named,
+    skip_unsupported,
+    unreachable_unless_asked,
 )
 
 
@@ -452,39 +454,13 @@ def resources(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import ResourceList
 
     rows: list[tuple[str, Any]] = []
-    missed = _unreachable(ctx, ns.name)
+    missed = unreachable_unless_asked(ctx, ns.name)
     for server in (s for s in servers_named(ctx, ns.name) if s not in missed):
         fetch = functools.partial(ctx.pool.resources, server)
-        rows += [(server, r) for r in _skip_unsupported(ctx, ns.name, server, "resources", fetch, missed)]
+        rows += [(server, r) for r in skip_unsupported(ctx, ns.name, server, "resources", fetch, missed)]
         with contextlib.suppress(McpnbError):  # templates are optional: a server may list none
             rows += [(server, t) for t in ctx.pool.resource_templates(server)]
     return ResourceList(rows, not_listed=missed)
-
-
-def _unreachable(ctx: Context, asked: str | None) -> dict[str, str]:
-    """A listing of every server names those it cannot ask (down, invalid settings), as the tools
-    listing does; one server asked for raises its own error instead."""
-    return {} if asked else ctx.pool.unreachable()
-
-
-def _skip_unsupported(
-    ctx: Context,
-    asked: str | None,
-    server: str,
-    capability: str,
-    fetch: Callable[[], list[Any]],
-    missed: dict[str, str],
-) -> list[Any]:
-    """When listing every server, one without resources/prompts is skipped; one that offers them
-    and fails to list them is named in ``missed`` (the listing says so)."""
-    try:
-        return fetch()
-    except McpnbError as exc:
-        if asked:
-            raise
-        if getattr(ctx.pool.connection(server).capabilities, capability, None) is not None:
-            missed[server] = f"listing failed: {exc}"
-        return []
 
 
 def _read_args(p: Parser) -> None:
@@ -526,10 +502,10 @@ def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
             )
         return PromptCard(server or "", known[name])
     rows: list[tuple[str, Any]] = []
-    missed = _unreachable(ctx, ns.name)
+    missed = unreachable_unless_asked(ctx, ns.name)
     for server in (s for s in servers_named(ctx, ns.name) if s not in missed):
         fetch = functools.partial(ctx.pool.prompts, server)
-        rows += [(server, p) for p in _skip_unsupported(ctx, ns.name, server, "prompts", fetch, missed)]
+        rows += [(server, p) for p in skip_unsupported(ctx, ns.name, server, "prompts", fetch, missed)]
     return PromptList(rows, not_listed=missed)
 
 

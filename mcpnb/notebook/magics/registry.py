@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.client.errors import did_you_mean_text
+from mcpnb.client.errors import McpnbError, did_you_mean_text
 from mcpnb.notebook.magics.parser import Parser
 
 if TYPE_CHECKING:
@@ -136,6 +136,40 @@ def hint_if_empty(ctx: Context) -> None:
     """With no server connected, an empty listing also says how to connect one."""
     if not ctx.pool.names:
         print(NOTHING_CONNECTED)
+
+
+def unreachable_unless_asked(ctx: Context, asked: str | None) -> dict[str, str]:
+    """A listing of every server names those it cannot ask (down, invalid settings), as the tools
+    listing does; one server asked for raises its own error instead."""
+    return {} if asked else ctx.pool.unreachable()
+
+
+def skip_unsupported(
+    ctx: Context,
+    asked: str | None,
+    server: str,
+    capability: str,
+    fetch: Callable[[], list[Any]],
+    missed: dict[str, str],
+) -> list[Any]:
+    """When listing every server, one that does not offer ``capability`` (``resources``,
+    ``prompts``, or an extension such as skills) is skipped; one that offers it and fails to list
+    is named in ``missed`` (the listing says so)."""
+    try:
+        return fetch()
+    except McpnbError as exc:
+        if asked:
+            raise
+        if _declares(ctx.pool.connection(server).capabilities, capability):
+            missed[server] = f"listing failed: {exc}"
+        return []
+
+
+def _declares(capabilities: Any, capability: str) -> bool:
+    """A core capability by its name, or an extension by its identifier."""
+    if getattr(capabilities, capability, None) is not None:
+        return True
+    return capability in (getattr(capabilities, "extensions", None) or {})
 
 
 def one_row(status: Any) -> Any:

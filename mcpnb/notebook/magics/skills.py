@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.client.errors import McpnbError, did_you_mean_text
+from mcpnb.client.errors import did_you_mean_text
 from mcpnb.notebook.magics.parser import Parser
-from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, servers_named
+from mcpnb.notebook.magics.registry import (
+    Context,
+    arguments,
+    command,
+    known_server,
+    servers_named,
+    skip_unsupported,
+    unreachable_unless_asked,
+)
 
 
 def _args(p: Parser) -> None:
@@ -26,7 +35,7 @@ def _args(p: Parser) -> None:
 )
 @arguments(_args)
 def skills(ctx: Context, ns: argparse.Namespace) -> Any:
-    from mcpnb.client.server_skills import NoSkillsError
+    from mcpnb.client.server_skills import EXTENSION
     from mcpnb.notebook.magics.listings import SkillList
 
     if ns.skill:
@@ -39,15 +48,8 @@ def skills(ctx: Context, ns: argparse.Namespace) -> Any:
             raise UsageError(f"{ns.name!r} has no skill {ns.skill!r}{close} (its skills: {listed})")
         return chosen.load()
     rows: list[tuple[str, Any]] = []
-    missed: dict[str, str] = {} if ns.name else ctx.pool.unreachable()
+    missed = unreachable_unless_asked(ctx, ns.name)
     for server in (s for s in servers_named(ctx, ns.name) if s not in missed):
-        try:
-            rows += [(server, skill) for skill in ctx.pool.skills(server)]
-        except NoSkillsError:
-            if ns.name:
-                raise
-        except McpnbError as exc:
-            if ns.name:
-                raise
-            missed[server] = f"listing failed: {exc}"
+        fetch = functools.partial(ctx.pool.skills, server)
+        rows += [(server, s) for s in skip_unsupported(ctx, ns.name, server, EXTENSION, fetch, missed)]
     return SkillList(rows, not_listed=missed)
