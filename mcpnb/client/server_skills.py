@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from mcp import types
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field, field_validator
 
 from mcpnb.client.errors import McpnbError
 
@@ -135,8 +135,16 @@ class LoadedSkill:
 
 
 # ------------------------------------------------------------------------------------- the wire
-class _Loose(types.Result):
+class _Page(types.PaginatedResult):
+    """One page of ``skills/list``: its entries as the server wrote them (checked by :func:`skill_of`)."""
+
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+    skills: list[Any] = Field(default_factory=list)
+
+    @field_validator("skills", mode="before")
+    @classmethod
+    def _a_list(cls, value: Any) -> list[Any]:
+        return value if isinstance(value, list) else []  # anything else lists nothing
 
 
 class _ListParams(types.RequestParams):
@@ -156,17 +164,18 @@ def declares_skills(capabilities: Any) -> bool:
 
 
 async def list_entries(session: Any) -> list[dict[str, Any]]:
-    """Every entry of ``skills/list``, page by page (an entry is never split across pages)."""
-    entries: list[dict[str, Any]] = []
-    cursor: str | None = None
-    for _ in range(MAX_PAGES):
-        result = await session.send_request(_ListRequest(params=_ListParams(cursor=cursor)), _Loose)
-        page = result.model_dump(by_alias=True, exclude_none=True)
-        entries += [e for e in page.get("skills") or [] if isinstance(e, dict)]
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return entries
-    raise McpnbError(f"skills/list kept paging past {MAX_PAGES} pages: the listing was left unread")
+    """Every entry of ``skills/list``, page by page (an entry is never split across pages). A server
+    that never stops paging is refused, not half read: a skill missing from a listing is unseen."""
+    from mcpnb.client.paging import every_page
+
+    async def page(cursor: str | None) -> _Page:
+        return await session.send_request(_ListRequest(params=_ListParams(cursor=cursor)), _Page)  # type: ignore[no-any-return]
+
+    def refuse(why: str) -> None:
+        raise McpnbError(f"skills/list was left unread: {why}")
+
+    entries = await every_page(page, "skills", max_pages=MAX_PAGES, on_cut=refuse)
+    return [e for e in entries if isinstance(e, dict)]
 
 
 def skill_of(
