@@ -75,17 +75,20 @@ def require_capabilities(ctx: Context, wanted: dict[str, Ask]) -> None:
     """``-32021`` naming each capability ``wanted`` needs and the client did not declare."""
     missing = sorted({_ASKS[r.method][0] for r in wanted.values() if not declared(ctx, r)})
     if missing:
-        data = types.MissingRequiredClientCapabilityErrorData(
-            required_capabilities=types.ClientCapabilities(**{name: _CAPABILITIES[name] for name in missing})
+        raise missing_capability(
+            f"this request needs the client's {' and '.join(missing)} capability, which it did not declare",
+            types.ClientCapabilities(**{name: _CAPABILITIES[name] for name in missing}),
         )
-        raise MCPError(
-            code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-            message=(
-                f"this request needs the client's {' and '.join(missing)} capability, "
-                "which it did not declare"
-            ),
-            data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
-        )
+
+
+def missing_capability(message: str, required: types.ClientCapabilities) -> MCPError:
+    """SEP-2575's ``-32021``: its ``data.requiredCapabilities`` shaped as a client's capabilities."""
+    data = types.MissingRequiredClientCapabilityErrorData(required_capabilities=required)
+    return MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=message,
+        data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
+    )
 
 
 def _answer(request: Ask, given: Any) -> BaseModel | None:

@@ -31,11 +31,11 @@ from mcp_types.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
+from mcpnb.probekit.inputs import missing_capability
 from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -149,10 +149,9 @@ def task_support(tool: Any) -> str | None:
 
 def tasks_not_declared(what: str) -> MCPError:
     """SEP-2663 / SEP-2575: ``-32021``, naming the extension the client did not declare."""
-    return MCPError(
-        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=f"{what} needs the client to declare the {TASKS_EXTENSION} extension, which it did not",
-        data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+    return missing_capability(
+        f"{what} needs the client to declare the {TASKS_EXTENSION} extension, which it did not",
+        types.ClientCapabilities(extensions={TASKS_EXTENSION: {}}),
     )
 
 
