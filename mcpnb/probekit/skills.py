@@ -53,15 +53,17 @@ class SkillFolder:
 
 def load_folders(root: Path = SKILLS_DIR) -> list[SkillFolder]:
     """Every folder under ``root`` that holds a SKILL.md, by name (its frontmatter names it)."""
-    from mcpnb.client.requirements.skills import front_matter  # the project's SKILL.md reader
+    import yaml
 
     found = []
     for folder in sorted(p for p in root.iterdir() if (p / SKILL_FILE).is_file()):
-        frontmatter = dict(front_matter(folder / SKILL_FILE))
+        text = (folder / SKILL_FILE).read_text(encoding="utf-8")
+        head = text.split("---", 2)[1] if text.startswith("---") else ""
+        frontmatter = yaml.safe_load(head) or {}
         name = str(frontmatter.get("name", ""))
         if name != folder.name:  # the spec: the last segment of a skill's path is its name
             raise ValueError(f"{folder}: its SKILL.md names it {name!r}, not {folder.name!r}")
-        files = {f"skill://{name}/{SKILL_FILE}": (folder / SKILL_FILE).read_bytes()}
+        files = {f"skill://{name}/{SKILL_FILE}": text.encode()}
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != SKILL_FILE):
             files[f"skill://{name}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
         found.append(SkillFolder(name, frontmatter, files))
