@@ -8,7 +8,6 @@ schema knows exactly which field is wrong, so we say it first and send nothing. 
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 from collections.abc import Mapping
@@ -136,9 +135,10 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
 def _passes(tool: Any, values: dict[str, Any]) -> bool:
     """The fast verdict: the tool's compiled check, once per tool list (False: ask :func:`_problems`)."""
     check = tool.argument_check
-    with contextlib.suppress(Exception):  # values it cannot read (a datetime, say): jsonschema decides
+    try:
         return check is not None and check.is_valid(values)
-    return False
+    except Exception:  # values it cannot read (a datetime, say): jsonschema decides
+        return False
 
 
 @dataclass(frozen=True)

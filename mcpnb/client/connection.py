@@ -440,15 +440,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
 
     def _install(self, client: Any) -> None:
-        from mcpnb.client import lean, resulttype
-        from mcpnb.client.tasks import optin
-        from mcpnb.client.transcript import tap
+        from mcpnb.client import doors
 
         client.session.validate_tool_result = _skip_sdk_validation
-        tap(client.session)
-        optin.install(client.session)  # tasks only when asked (SEP-2663 per-request opt-in)
-        resulttype.install(client.session, lambda said: self.emit("server", said))
-        lean.install(client.session)  # large results without the SDK's parse blow-up and deep copy
+        # tasks only when asked, transcripts, resultType read as complete, lean large results
+        doors.install(client.session, lambda said: self.emit("server", said))
         self.client = client
         self.protocol_version = client.protocol_version
         self.server_info = client.server_info

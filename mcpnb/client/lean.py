@@ -21,7 +21,7 @@ two steps of the SDK's receive path dominated the client's peak memory:
 mcpnb's stdio reader calls :func:`parse_message` itself; the SDK's Streamable HTTP and legacy
 HTTP+SSE clients are pointed at it by :func:`lean_streamable_http` and :func:`lean_sse`, only inside
 mcpnb's own connections (other users of the SDK in the process keep its parser). In-process servers
-send no JSON; the hand-over still saves the copy. :func:`install` sets up both per session.
+send no JSON; the hand-over still saves the copy. :func:`hand_over` sets it up per session.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from typing import Any
 #: Messages at least this long (characters or bytes) are parsed lean; smaller ones by the SDK.
 LEAN_FROM = 64 * 1024
 
-_in_mcpnb: ContextVar[bool] = ContextVar("mcpnb_lean_parse", default=False)
+#: True while mcpnb sends a request (set by :mod:`mcpnb.client.doors`): its answer is parsed lean.
+IN_MCPNB: ContextVar[bool] = ContextVar("mcpnb_lean_parse", default=False)
 _sse_event_limit: ContextVar[int | None] = ContextVar("mcpnb_sse_event_limit", default=None)
 _sse_over: ContextVar[Callable[[int], None] | None] = ContextVar("mcpnb_sse_over_limit", default=None)
 _held: ContextVar[list[Any] | None] = ContextVar("mcpnb_held_structured", default=None)
@@ -61,7 +62,7 @@ class _LeanAdapter:
         self._inner = inner
 
     def validate_json(self, data: Any, **kwargs: Any) -> Any:
-        if _in_mcpnb.get() and kwargs == {"by_name": False}:
+        if IN_MCPNB.get() and kwargs == {"by_name": False}:
             return parse_message(data)
         return self._inner.validate_json(data, **kwargs)
 
@@ -74,7 +75,7 @@ def lean_streamable_http() -> None:
 
     The module-level adapter is wrapped once; it parses lean only where the flag is set. The SDK
     parses a request's response in a context copied from the task that sent the request (its
-    context streams), so :func:`install` sets the flag around each request mcpnb's session sends;
+    context streams), so :mod:`mcpnb.client.doors` sets the flag around each request mcpnb's session sends;
     this sets it for the task that opens the connection (its background GET stream).
     """
     import mcp.client.streamable_http as module
@@ -82,7 +83,7 @@ def lean_streamable_http() -> None:
     adapter = getattr(module, "jsonrpc_message_adapter", None)  # an SDK that moved it keeps its own parser
     if adapter is not None and not isinstance(adapter, _LeanAdapter):
         module.jsonrpc_message_adapter = _LeanAdapter(adapter)  # type: ignore[assignment]
-    _in_mcpnb.set(True)
+    IN_MCPNB.set(True)
 
 
 class _LeanTypes:
@@ -126,7 +127,7 @@ def lean_sse(max_event_size: int, on_over: Callable[[int], None] | None = None) 
         module.sse_within_origin = sse_within_origin  # type: ignore[assignment]
     _sse_event_limit.set(max_event_size)
     _sse_over.set(on_over)
-    _in_mcpnb.set(True)
+    IN_MCPNB.set(True)
 
 
 class _Reported:
@@ -152,30 +153,23 @@ class _Reported:
             raise
 
 
-def install(session: Any) -> None:
-    """The lean receive path for one session (idempotent): every request it sends is answered
-    through :func:`parse_message`, and a ``tools/call`` result's ``structuredContent`` skips the
-    session's surface check's deep copy.
+def hand_over(session: Any) -> Callable[[str, Any], Any]:
+    """The lean receive path for one session: a ``tools/call`` result's ``structuredContent``
+    skips the session's surface check's deep copy. Returns the step :mod:`mcpnb.client.doors`
+    applies to each raw result (the session's answers are parsed through :func:`parse_message`
+    while the door sends: :data:`IN_MCPNB`).
 
     The hand-over acts only inside ``session.call_tool`` (every tool call mcpnb makes goes through
     it; a raw ``tools/call`` sent another way is left alone), and only where the empty stand-in is
     checked exactly like the real value: an object always, a list where the revision allows any
     JSON value. The session's reply is rebuilt, never changed in place (a transcript may hold it).
     """
-    dispatcher = session._dispatcher  # every request leaves through it (stdio, HTTP, in-process)
-    if getattr(dispatcher, "_mcpnb_lean", False):
-        return
     from mcp_types import CallToolResult
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    send, call_tool = dispatcher.send_raw_request, session.call_tool
+    call_tool = session.call_tool
 
-    async def door(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
-        token = _in_mcpnb.set(True)
-        try:
-            raw = await send(method, params, *args, **kwargs)
-        finally:
-            _in_mcpnb.reset(token)
+    def step(method: str, raw: Any) -> Any:
         held = _held.get()
         if held is None or method != "tools/call" or not isinstance(raw, dict):
             return raw
@@ -197,6 +191,5 @@ def install(session: Any) -> None:
             result.structured_content = held[-1]
         return result
 
-    dispatcher.send_raw_request = door
-    dispatcher._mcpnb_lean = True
     session.call_tool = lean_call_tool
+    return step

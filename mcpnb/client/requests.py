@@ -150,8 +150,6 @@ async def request(
     wait: float | None = None,
 ) -> Any:
     """Run ``send(client)``, turning SDK failures into mcpnb errors and dead transports into recovery."""
-    from mcp import MCPError
-
     client = conn.client
     if conn.state is not State.CONNECTED or client is None:  # the common case needs no await
         client = await live_client(conn, conn.config.startup_timeout if wait is None else wait)
@@ -166,6 +164,8 @@ async def request(
     except (McpnbError, asyncio.CancelledError):
         raise
     except Exception as exc:
+        from mcp import MCPError
+
         answer = answers[-1] if answers else None  # the HTTP answer to this request, if it was an error
         ended = conn.ended_by(client)
         if ended is not None:  # disconnect(), close(), reconnect(): not a lost server, no recovery

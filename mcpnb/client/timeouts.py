@@ -18,7 +18,6 @@ import contextvars
 import functools
 import math
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -176,11 +175,11 @@ class _Watch:
                 self.arm_for(deadline)
 
 
-_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Watch] = weakref.WeakKeyDictionary()
-
-
 def _watch_for(loop: asyncio.AbstractEventLoop) -> _Watch:
-    watch = _watches.get(loop)
-    if watch is None:
-        watch = _watches[loop] = _Watch(loop)
-    return watch
+    """The loop's one :class:`_Watch`, kept on the loop itself: every call looks it up, and an
+    attribute is cheaper than a weak mapping (it goes with the loop all the same)."""
+    try:
+        return loop._mcpnb_watch  # type: ignore[attr-defined,no-any-return]
+    except AttributeError:
+        watch = loop._mcpnb_watch = _Watch(loop)  # type: ignore[attr-defined]
+        return watch

@@ -1,10 +1,11 @@
 """A call's conversation with its server, for teaching: what went out, what came back, and when.
 
 Every request leaves through the session's dispatcher (one door for JSON-RPC over stdio or HTTP and
-for the direct in-process path alike), so a thin wrapper there sees them all. It records only while
-a call that asked for a transcript is running (see :class:`~mcpnb.client.interaction.CallContext`);
-otherwise it costs one context-variable lookup. Server-to-client traffic that has its own hook
-(progress, log messages, elicitation) is added by the connection.
+for the direct in-process path alike), so the session's door (:mod:`mcpnb.client.doors`) sees them
+all. It records only while a call that asked for a transcript is running (see
+:class:`~mcpnb.client.interaction.CallContext`); otherwise it costs one context-variable lookup.
+Server-to-client traffic that has its own hook (progress, log messages, elicitation) is added by
+the connection.
 """
 
 from __future__ import annotations
@@ -52,28 +53,12 @@ class Transcript:
         return mimebundle(self)
 
 
-def tap(session: Any) -> None:
-    """Wrap the session's outgoing door so calls that want a transcript get one."""
+def tap_notifications(dispatcher: Any) -> None:
+    """Record the notifications a call sends in its transcript (its requests and their answers are
+    recorded by the session's door, :mod:`mcpnb.client.doors`)."""
     from mcpnb.client.interaction import current_call
 
-    dispatcher = session._dispatcher  # the SDK sends every request and notification through it
-    send, notify = dispatcher.send_raw_request, dispatcher.notify
-
-    # Pass every argument through as given: the SDK also uses keyword-only ones (the courtesy
-    # cancel after an interrupt sends ``_related_request_id``; dropping it loses the cancel).
-    async def traced_send(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
-        call = current_call.get()
-        record = call.transcript if call is not None else None
-        if record is None:
-            return await send(method, params, *args, **kwargs)
-        record.add("→", "request", method, params)
-        try:
-            result = await send(method, params, *args, **kwargs)
-        except Exception as exc:
-            record.add("←", "error", method, {"error": str(exc)})
-            raise
-        record.add("←", "response", method, result)
-        return result
+    notify = dispatcher.notify
 
     async def traced_notify(method: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
         call = current_call.get()
@@ -81,5 +66,4 @@ def tap(session: Any) -> None:
             call.transcript.add("→", "notification", method, params)
         return await notify(method, params, *args, **kwargs)
 
-    dispatcher.send_raw_request = traced_send
     dispatcher.notify = traced_notify

@@ -6,8 +6,8 @@ task: a 0.1 s tool then waits a whole poll interval. SEP-2663 makes the declarat
 ("the client signals support by including the extension in its per-request capabilities"), so the
 pool declares it only when a task was asked for (``task=True``) or the tool requires one.
 
-:func:`install` wraps the session's one outgoing door (as the transcript tap does): a ``tools/call``
-goes out without the extension unless it is sent under :func:`task_call`. Plain is the default, so a
+The session's door (:mod:`mcpnb.client.doors`) passes each ``tools/call`` through :func:`outgoing`:
+it goes out without the extension unless it is sent under :func:`task_call`. Plain is the default, so a
 plain call (nearly every call) costs no context switch at all, only one context-variable lookup.
 """
 
@@ -43,20 +43,10 @@ def task_call() -> contextlib.AbstractContextManager[None]:
     return asking(True)
 
 
-def install(session: Any) -> None:
-    """Wrap ``session``'s dispatcher once (idempotent); costs one context-variable lookup per request."""
-    dispatcher = session._dispatcher  # every request leaves through it (stdio, HTTP, in-process)
-    if getattr(dispatcher, "_mcpnb_task_door", False):
-        return
-    send = dispatcher.send_raw_request
-
-    async def door(method: str, params: Any, *args: Any, **kwargs: Any) -> Any:
-        if method == "tools/call" and not _wants_task.get():
-            params = without_tasks(params)
-        return await send(method, params, *args, **kwargs)
-
-    dispatcher.send_raw_request = door
-    dispatcher._mcpnb_task_door = True
+def outgoing(params: Any) -> Any:
+    """A ``tools/call``'s params as they go out: without the tasks extension unless a task is
+    wanted (:func:`task_call`). A step of the session's door (:mod:`mcpnb.client.doors`)."""
+    return params if _wants_task.get() else without_tasks(params)
 
 
 def without_tasks(params: Any) -> Any:

@@ -113,8 +113,10 @@ class Peer:
         else:
             info = getattr(target, "server_info", None)
             self.name = name or getattr(info, "name", None) or "server"
-            with contextlib.suppress(AttributeError):  # a Connection did it already
-                optin.install(self.session)
+            from mcpnb.client import doors
+
+            with contextlib.suppress(AttributeError):  # not an SDK session: nothing to wrap
+                doors.install(self.session, lean_results=False)  # its call_tool stays its own
 
     @property
     def era(self) -> str:
