@@ -86,13 +86,18 @@ class ResourceContents(_Listed):
         ]
         return "\n\n".join(t for t in texts if isinstance(t, str))
 
-    def save(self, path: str | os.PathLike[str] = ".", *, which: int | None = None) -> Path:
+    def save(
+        self, path: str | os.PathLike[str] = ".", *, which: int | None = None, overwrite: bool = False
+    ) -> Path:
         """Write the resource to ``path`` (a folder that exists or a text ending in ``/``: under the
-        name its URI gives) and return where it went: its bytes as sent (a blob) or its text as
-        UTF-8. ``which``: the index of one of several contents."""
+        name its URI gives; a different file of that name there is kept unless ``overwrite``) and
+        return where it went: its bytes as sent (a blob) or its text as UTF-8. ``which``: the index
+        of one of several contents."""
         from mcpnb.client.files import files_in, save
 
-        return save(files_in(list(self), self.server), path, which, "the resource's contents")
+        return save(
+            files_in(list(self), self.server), path, which, "the resource's contents", overwrite=overwrite
+        )
 
     def __repr__(self) -> str:
         """Text outside a notebook (``print``); a notebook shows what ``%mcp read`` shows."""

@@ -87,11 +87,16 @@ def files_in(blocks: list[Any], stem: str) -> list[File]:
     return found
 
 
-def save(files: list[File], path: str | os.PathLike[str], which: int | None, where: str) -> Path:
+def save(
+    files: list[File], path: str | os.PathLike[str], which: int | None, where: str, *, overwrite: bool = False
+) -> Path:
     """Write one of ``files`` to ``path`` (a folder: under the file's own name) and return where.
 
     ``which`` is the block's index in ``where`` (what the messages call the blocks); it may be left
-    out when there is one file.
+    out when there is one file. In a folder the *server* names the file, so a file already there
+    with other bytes is not replaced unless ``overwrite``: a server's ``notes.ipynb`` must not
+    clobber the notebook that saved it. The same bytes again (a cell run twice) are no loss. A file
+    path the caller wrote is theirs to replace.
     """
     if not files:
         raise ValueError(f"there is no file to save here: {where} holds no image, audio or resource")
@@ -106,8 +111,20 @@ def save(files: list[File], path: str | os.PathLike[str], which: int | None, whe
             held = ", ".join(str(f.index) for f in files)
             raise ValueError(f"item {which} of {where} is no image, audio or resource (files at: {held})")
     target = Path(path).expanduser()
+    data = chosen.data()
     if target.is_dir() or str(path).endswith(("/", os.sep)):
         target = target / chosen.name
+        if not overwrite and target.is_file() and target.read_bytes() != data:
+            raise FileExistsError(
+                f"{target} exists, and the {chosen.name!r} this server sent is different: not replaced. "
+                f"Save it under a name of your own (.save('{target.parent / _other_name(chosen.name)}')), "
+                "or pass overwrite=True to replace the file"
+            )
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(chosen.data())
+    target.write_bytes(data)
     return target
+
+
+def _other_name(name: str) -> str:
+    path = PurePosixPath(name)
+    return f"{path.stem}-new{path.suffix}"

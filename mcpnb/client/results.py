@@ -220,14 +220,17 @@ class ToolResult:
             "structuredContent, or text that is one JSON object or array"
         )
 
-    def save(self, path: str | os.PathLike[str] = ".", *, which: int | None = None) -> Path:
+    def save(
+        self, path: str | os.PathLike[str] = ".", *, which: int | None = None, overwrite: bool = False
+    ) -> Path:
         """Write the file this result holds to ``path`` and return where it went: an embedded
         resource (an exported workbook, a PDF), an image or audio. ``path`` is a file, or a folder
-        (one that exists, or a text ending in ``/``) to write it in under the name its URI gives.
+        (one that exists, or a text ending in ``/``) to write it in under the name its URI gives;
+        a different file of that name there is kept unless ``overwrite``.
         ``which``: its index in ``content``, when it holds several."""
         from mcpnb.client.files import files_in, save
 
-        return save(files_in(self.content, self.label), path, which, "result.content")
+        return save(files_in(self.content, self.label), path, which, "result.content", overwrite=overwrite)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

@@ -66,3 +66,42 @@ def test_several_files_ask_which_and_a_servers_name_stays_in_the_folder(pool, tm
         "exports.export-3.pdf",
         "passwd.txt",
     ]
+
+
+def test_a_servers_name_never_replaces_a_different_file_in_the_folder(pool, tmp_path):
+    """The server names a file saved into a folder: its ``notes.ipynb`` must not clobber the
+    notebook beside it. The same bytes again (a cell run twice) are fine; the caller's own file
+    name, or overwrite=True, replaces."""
+    server = MCPServer("exports", log_level="WARNING")
+
+    @server.tool()
+    def export() -> list[EmbeddedResource]:
+        doc = BlobResourceContents(
+            uri="x://files/notes.ipynb", blob="bmV3", mimeType="application/x-ipynb+json"
+        )
+        return [EmbeddedResource(type="resource", resource=doc)]
+
+    @server.resource("x://files/notes.ipynb", mime_type="application/x-ipynb+json")
+    def notes() -> bytes:
+        return b"new"
+
+    pool.connect("exports", server=server)
+    mine = tmp_path / "notes.ipynb"
+    mine.write_bytes(b"my notebook")
+    r = pool.call("exports", "export")
+    for save in (
+        lambda **kw: r.save(tmp_path, **kw),
+        lambda **kw: pool.read("exports", "x://files/notes.ipynb").save(f"{tmp_path}/", **kw),
+    ):
+        with pytest.raises(FileExistsError) as refused:
+            save()
+        said = str(refused.value)
+        assert f"{mine} exists" in said and "not replaced" in said
+        assert f".save('{tmp_path / 'notes-new.ipynb'}')" in said and "overwrite=True" in said
+        assert mine.read_bytes() == b"my notebook"
+    assert r.save(tmp_path / "notes-new.ipynb").read_bytes() == b"new"  # the name it suggested works
+    assert r.save(tmp_path / "notes-new.ipynb").read_bytes() == b"new"  # the same bytes again: no loss
+    assert r.save(tmp_path, overwrite=True) == mine and mine.read_bytes() == b"new"
+    assert r.save(tmp_path) == mine  # now the same bytes: a cell run twice saves again
+    mine.write_bytes(b"my notebook")
+    assert r.save(mine).read_bytes() == b"new"  # a file path the caller wrote is theirs to replace
