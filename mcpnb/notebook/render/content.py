@@ -149,10 +149,15 @@ def _uri_html(uri: str) -> str:
 
 
 def save_hints(files: list[File], owner: str) -> dict[int, str]:
-    """How to save each file, by block index (``result.save('sales.xlsx')``; with the block's
-    index where there are several); ``owner`` is the expression before ``.save``."""
+    """How to save each file, by block index (``result.save('.') (as sales.xlsx)``; with the
+    block's index where there are several); ``owner`` is the expression before ``.save``. Into a
+    folder, not to the server's name as a path: saved into a folder, a server's name never
+    replaces a different file (a hint copied as it is must not clobber the notebook beside it)."""
     several = len(files) > 1
-    return {f.index: f"{owner}.save({f.name!r}" + (f", which={f.index})" if several else ")") for f in files}
+    return {
+        f.index: f"{owner}.save('.'" + (f", which={f.index})" if several else ")") + f" (as {f.name})"
+        for f in files
+    }
 
 
 def _resource_link(block: Any, server: str) -> Rendered:

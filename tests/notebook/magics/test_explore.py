@@ -334,7 +334,10 @@ def test_resources_read_prompts_prompt(ip, mcp, everything_connected):
     shown = bundle(ip, blob)["text/plain"]
     assert "blob" in shown and "text/plain" in shown  # summarised: size and type
     html = bundle(ip, blob)["text/html"]
-    assert "save it: r = %mcp read ev demo://resource/dynamic/blob/1, then r.save(&#x27;1.txt&#x27;)" in html
+    assert (
+        "save it: r = %mcp read ev demo://resource/dynamic/blob/1, then r.save(&#x27;.&#x27;) (as 1.txt)"
+        in html
+    )
     assert "[blob: text/plain" in repr(blob)  # print() outside a notebook says as much
     assert blob.text.startswith("Resource 1: ")  # its bytes are text/plain: read as text too
     assert blob.text in repr(blob) and blob.text in bundle(ip, blob)["text/html"]

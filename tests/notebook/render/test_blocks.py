@@ -220,7 +220,10 @@ async def test_blobs_show_what_a_person_can_read_and_summarise_the_rest() -> Non
     html, text = b["text/html"], b["text/plain"]
     assert '{"html": "<b>x</b>", "café": 1}' in text  # textual bytes shown as text
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html  # and escaped
-    latin1 = "[resource file:///tmp/latin1.txt: blob, 4 B, text/plain]\n  save it: result.save('latin1.txt'"
+    latin1 = (
+        "[resource file:///tmp/latin1.txt: blob, 4 B, text/plain]\n"
+        "  save it: result.save('.', which=1) (as latin1.txt)"
+    )
     assert latin1 in text  # not UTF-8: summarised only, never mangled
     assert "caf\ufffd" not in text and "caf\ufffd" not in html
     assert f'<audio controls src="data:audio/wav;base64,{base64.b64encode(WAV).decode()}"' in html

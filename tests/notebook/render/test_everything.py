@@ -80,8 +80,10 @@ async def test_embedded_text_blob_is_summarized_and_read(results: dict[str, Tool
     assert f"blob, {len(raw)} B, text/plain" in b["text/html"]
     assert f"[resource demo://resource/dynamic/blob/2: blob, {len(raw)} B, text/plain]" in b["text/plain"]
     assert blob.blob not in b["text/html"]  # summarized, not dumped as base64
-    assert "save it: result.save(&#x27;2.txt&#x27;)" in b["text/html"]  # the bytes are here: no read again
-    assert "  save it: result.save('2.txt')\n" in b["text/plain"]
+    assert (
+        "save it: result.save(&#x27;.&#x27;) (as 2.txt)" in b["text/html"]
+    )  # the bytes are here: no read again
+    assert "  save it: result.save('.') (as 2.txt)\n" in b["text/plain"]
     # its bytes are text/plain: the person reads them, as they would in a browser
     assert raw.decode() in b["text/plain"] and raw.decode() in b["text/html"]
 
