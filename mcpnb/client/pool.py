@@ -559,23 +559,31 @@ class Pool:
         return conn.catalog.cached(tool) if conn is not None else None
 
     # ------------------------------------------------------------------ tools as functions (for LLMs)
-    def functions(self, *servers: str, refresh: bool = False, approve: Approve = "never") -> Toolbox:
+    def functions(
+        self, *servers: str, refresh: bool = False, approve: Approve = "never", skills: bool = False
+    ) -> Toolbox:
         """The tools of ``servers`` (every connected one when none is named) as a :class:`Toolbox`:
         Python functions by flat name, tool specs for OpenAI/Anthropic/Gemini, and ``run(call)``
         to execute a model's tool calls. ``approve`` says which of those calls ask the person first
-        (``"never"``, ``"destructive"``, ``"writes"``, ``"always"``, or ``(tool, arguments) -> bool``)."""
+        (``"never"``, ``"destructive"``, ``"writes"``, ``"always"``, or ``(tool, arguments) -> bool``).
+        ``skills=True`` also offers the model the servers' skills (SEP-2640): listed in
+        ``.instructions``, loaded (and checked) by one more tool, ``load_skill``."""
         from mcpnb.client.toolbox.approval import check_approve
-        from mcpnb.client.toolbox.box import Toolbox, tools_of
+        from mcpnb.client.toolbox.box import Toolbox, contents_of
 
         check_approve(approve)  # before the servers are asked for their tools
-        return Toolbox(self, self._run(tools_of(self, servers, refresh)), approve=approve)
+        tools, found, missed = self._run(contents_of(self, servers, refresh, skills))
+        return Toolbox(self, tools, approve=approve, skills=found, skills_missed=missed)
 
-    async def afunctions(self, *servers: str, refresh: bool = False, approve: Approve = "never") -> Toolbox:
+    async def afunctions(
+        self, *servers: str, refresh: bool = False, approve: Approve = "never", skills: bool = False
+    ) -> Toolbox:
         from mcpnb.client.toolbox.approval import check_approve
-        from mcpnb.client.toolbox.box import Toolbox, tools_of
+        from mcpnb.client.toolbox.box import Toolbox, contents_of
 
         check_approve(approve)
-        return Toolbox(self, await self._arun(tools_of(self, servers, refresh)), approve=approve)
+        tools, found, missed = await self._arun(contents_of(self, servers, refresh, skills))
+        return Toolbox(self, tools, approve=approve, skills=found, skills_missed=missed)
 
     def _target(
         self, server: str, tool: str | Mapping[str, Any] | None, arguments: Any

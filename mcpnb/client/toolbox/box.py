@@ -45,6 +45,7 @@ _LISTED = 20
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
     from mcpnb.client.results import ToolResult
+    from mcpnb.client.server_skills import ServerSkill
     from mcpnb.client.toolinfo import ToolInfo
 
 
@@ -57,6 +58,20 @@ async def tools_of(pool: Pool, servers: tuple[str, ...], refresh: bool) -> list[
     for server in dict.fromkeys(servers):
         found += await pool.connection(server).list_tools(refresh=refresh)
     return found
+
+
+async def contents_of(
+    pool: Pool, servers: tuple[str, ...], refresh: bool, skills: bool
+) -> tuple[list[ToolInfo], list[ServerSkill], dict[str, str]]:
+    """The tools of ``servers``, their skills when asked (the servers named, or every connected
+    one), and why a server's skills could not be listed. Runs on the runtime loop."""
+    tools = await tools_of(pool, servers, refresh)
+    if not skills:
+        return tools, [], {}
+    from mcpnb.client.toolbox.skills import skills_of
+
+    found, missed = await skills_of(pool, list(dict.fromkeys(servers)) if servers else pool.names)
+    return tools, found, missed
 
 
 class ToolFailedError(CallError):
@@ -106,18 +121,36 @@ class ShortNames(Mapping[str, ToolFunction]):
 class Toolbox(Mapping[str, ToolFunction]):
     """MCP tools as Python functions, LLM tool specs and a tool-call dispatcher (see the module doc)."""
 
-    def __init__(self, pool: Pool, tools: list[ToolInfo], *, approve: Approve = "never") -> None:
+    def __init__(
+        self,
+        pool: Pool,
+        tools: list[ToolInfo],
+        *,
+        approve: Approve = "never",
+        skills: list[ServerSkill] | None = None,
+        skills_missed: dict[str, str] | None = None,
+    ) -> None:
         self.pool = pool
         self.approve = approve
         self._turn: asyncio.Lock | None = None  # one approval question at a time (made on mcpnb's loop)
         #: servers whose tools are missing from a toolbox of every server, and why (a model is not
         #: told of tools that are not here: the person should know)
         self.not_listed: dict[str, str] = dict(getattr(tools, "not_listed", None) or {})
+        self.not_listed.update(skills_missed or {})
         #: tools their server keeps for its own pages (MCP Apps ``visibility: ["app"]``): a host must
         #: not offer them to a model, so the toolbox leaves them out, by ``server.tool``
         self.pages_only: list[str] = [f"{t.server}.{t.name}" for t in tools if not for_model(t)]
         tools = [t for t in tools if for_model(t)]
         self._functions: dict[str, ToolFunction] = {t.flat_name: make_function(pool, t) for t in tools}
+        #: the servers' skills the model may load (``skills=True``): listed in :attr:`instructions`,
+        #: loaded by one more function, ``load_skill``, that runs here (:mod:`.skills`)
+        self.skills: list[ServerSkill] = list(skills or ())
+        if self.skills:
+            from mcpnb.client.toolbox.skills import make_loader
+
+            loader = make_loader(pool, self.skills)
+            self._functions[loader.flat_name] = loader
+            tools = [*tools, loader.tool]
         counts: dict[str, int] = {}
         for tool in tools:
             counts[tool.name] = counts.get(tool.name, 0) + 1
@@ -170,15 +203,20 @@ class Toolbox(Mapping[str, ToolFunction]):
     @property
     def instructions(self) -> str:
         """What the servers of these tools wrote for the model that uses them (``initialize``'s
-        ``instructions``), one section per server, for your system prompt; empty when none did."""
+        ``instructions``), one section per server, and the skills it may load, for your system
+        prompt; empty when there is neither."""
         sections = []
-        for server in dict.fromkeys(t.server for t in self.tools):
+        for server in dict.fromkeys(t.server for t in self.tools if not _runs_here(t)):
             try:
                 text = self.pool.connection(server).instructions
             except McpnbError:  # disconnected since the toolbox was made: nothing to add
                 continue
             if text and text.strip():
                 sections.append(f"## {server}\n{text.strip()}")
+        if self.skills:
+            from mcpnb.client.toolbox.skills import instructions
+
+            sections.append(instructions(self.skills))
         return "\n\n".join(sections)
 
     # ------------------------------------------------------------------ specs
@@ -248,6 +286,8 @@ class Toolbox(Mapping[str, ToolFunction]):
         """The model's call, with its tool's page drawn first where someone watches (a notebook):
         the page hears the arguments at once and the result, or why there is none, as it lands."""
         pool, tool = self.pool, function.tool
+        if getattr(function, "runs_here", False):  # load_skill: no server to call
+            return await function.acall(**arguments)
         context = pool.asking_context(awaited=pool.awaited_here())
         page = None
         if view_uri(tool) is not None:
@@ -348,14 +388,24 @@ class Toolbox(Mapping[str, ToolFunction]):
         tail = "".join(f"\n{line}" for line in self.left_out())
         if not self:
             return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)" + tail
-        servers = sorted({t.server for t in self.tools})
+        servers = sorted({t.server for t in self.tools if not _runs_here(t)})
         head = f"Toolbox: {len(self)} tools from {', '.join(servers)}"
+        if self.skills:
+            from mcpnb.client.toolbox.skills import LOADER, label
+
+            head += f"; {LOADER} loads a skill: {', '.join(label(s) for s in self.skills)}"
         return head + "\n" + text_table(COLUMNS, self.rows()) + tail
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle
 
         return mimebundle(self)
+
+
+def _runs_here(tool: ToolInfo) -> bool:
+    from mcpnb.client.toolbox.skills import HERE, LOADER
+
+    return (tool.server, tool.name) == (HERE, LOADER)
 
 
 def _in_provider_terms(message: str, entry: Entry) -> str:

@@ -39,6 +39,11 @@ def _functions_args(p: Parser) -> None:
     )
     p.add_argument("--refresh", action="store_true", help="ask the servers for their tools again")
     p.add_argument(
+        "--skills",
+        action="store_true",
+        help="also offer the servers' skills: listed in .instructions, loaded by a load_skill tool",
+    )
+    p.add_argument(
         "--approve",
         default="never",
         metavar="{" + ",".join(APPROVE) + "}",
@@ -54,6 +59,7 @@ def _functions_args(p: Parser) -> None:
     "  %mcp functions probe time --format anthropic -o specs\n"
     "  %mcp functions --format openai --strict      (the strict? column says what blocks strict mode)\n"
     "  tools = %mcp functions --approve destructive (a model's call that may destroy data asks you)\n"
+    "  tools = %mcp functions probe --skills        (the model may load probe's skills: load_skill)\n"
     "then: messages += tools.run_all(reply)        (runs the model's tool calls, any SDK's shape)",
 )
 @arguments(_functions_args)
@@ -76,7 +82,7 @@ def functions(ctx: Context, ns: argparse.Namespace) -> Any:
         raise UsageError(f"--approve {ns.approve!r}: expected one of {', '.join(APPROVE)}{hint}")
     if ns.strict and ns.format not in ("openai", "openai-responses"):
         raise UsageError("--strict goes with --format openai or --format openai-responses")
-    toolbox = ctx.pool.functions(*ns.servers, refresh=ns.refresh, approve=ns.approve)
+    toolbox = ctx.pool.functions(*ns.servers, refresh=ns.refresh, approve=ns.approve, skills=ns.skills)
     if ns.format is None:
         return toolbox
     return toolbox.specs(ns.format, strict=True if ns.strict else None)

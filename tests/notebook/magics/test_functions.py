@@ -105,3 +105,12 @@ def test_ipython_shows_the_signature_docstring_and_completes_keywords(ip, served
     finally:
         ip.Completer.use_jedi = True
     assert "query=" in matches
+
+
+def test_skills_come_with_the_toolbox_when_asked(ip, served):
+    toolbox = line(ip, "functions probe time --skills")
+    assert "mcp__mcpnb__load_skill" in toolbox and "mcp__time__convert_time" in toolbox
+    assert [s.name for s in toolbox.skills] == ["probe-kit-tour", "review-a-change"]  # time has none
+    assert "- probe/review-a-change: " in toolbox.instructions
+    assert "load_skill loads a skill: probe/probe-kit-tour" in bundle(ip, toolbox)["text/plain"]
+    assert "mcp__mcpnb__load_skill" not in line(ip, "functions probe")  # only when asked
