@@ -46,7 +46,7 @@ async def skills_of(pool: Pool, servers: list[str]) -> tuple[list[ServerSkill], 
         try:
             found += await pool._skills(server)
         except McpnbError as exc:  # the tools stay; the person is told why the skills did not come
-            missed[server] = f"its skills: {exc}"
+            missed[f"{server}'s skills"] = str(exc)
     return found, missed
 
 

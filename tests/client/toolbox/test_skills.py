@@ -115,3 +115,22 @@ def test_a_file_that_is_not_the_listed_one_is_refused_and_the_model_told(pool, u
     result = tools[LOADER](**arguments)
     assert result.is_error and "refused" in result.text
     assert "Approve" not in result.text  # nothing of what the server sent reaches the model
+
+
+class _BrokenListing(probe_skills.ProbeSkills):
+    async def _list(self, ctx, params):
+        raise RuntimeError("the skills index is being rebuilt")
+
+
+def test_a_server_whose_skills_cannot_be_listed_keeps_its_tools_and_says_why(pool):
+    server = MCPServer("half", extensions=[_BrokenListing([])])
+
+    @server.tool()
+    def ping() -> str:
+        return "pong"
+
+    pool.connect("half", server=server, era="modern")
+    tools = pool.functions("half", skills=True)
+    assert list(tools) == ["mcp__half__ping"] and tools.skills == []
+    assert "skills/list on 'half' failed" in tools.not_listed["half's skills"]
+    assert "not in this toolbox: half's skills (skills/list on 'half' failed" in repr(tools)
