@@ -129,6 +129,13 @@ def test_tools_for_llms_headless():
     assert "test_simple_text     the server does not say what it changes" in said_of_themselves
     waited = _outputs(_find(nb, '"id": "toolu_2"'))[0]["data"]["text/plain"]  # nobody here to say yes
     assert "probe.test_simple_text was not run: it needs a person's approval; nobody to ask" in waited
+    listed = "".join(
+        o.get("text", "") for o in _find(nb, 'skilled = pool.functions("probe", skills=True)').outputs
+    )
+    assert "call load_skill with its name" in listed and "- probe/review-a-change: Review a code" in listed
+    loaded = "".join(o.get("text", "") for o in _find(nb, "def load(id, **arguments):").outputs)
+    assert loaded.startswith("# Review a change") and '# Before saying "approve"' in loaded
+    assert "Error: mcp__mcpnb__load_skill: argument 'skill': \"probe/review\" is not one of" in loaded
     real = "".join(o.get("text", "") for o in _find(nb, "OPENAI_API_KEY").outputs)
     assert real.startswith("Skipped: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
 
