@@ -91,7 +91,6 @@ def make_function(pool: Pool, tool: ToolInfo) -> ToolFunction:
     found = params(schema)
     name = python_name(tool.name)
     binder = Binder(name, found)
-    sig = signature(found, ToolResult)
     doc = docstring(tool.description or tool.title or "", found, returns_text(tool))
 
     def arguments(*args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -104,15 +103,25 @@ def make_function(pool: Pool, tool: ToolInfo) -> ToolFunction:
     async def acall(*args: Any, **kwargs: Any) -> ToolResult:
         return await pool.acall(tool.server, tool.name, arguments(*args, **kwargs))
 
+    return dressed(call, acall, arguments, tool, found, doc)
+
+
+def dressed(
+    call: Any, acall: Any, arguments: Any, tool: ToolInfo, found: list[Param], doc: str
+) -> ToolFunction:
+    """``call`` as a :class:`ToolFunction`: named, documented and signed as the tool, with its
+    coroutine twin ``acall`` and its argument check ``arguments`` attached."""
+    name = python_name(tool.name)
+    sig = signature(found, ToolResult)
     for fn, doc_text in ((call, doc), (acall, f"Coroutine twin of {name}(): await it.\n\n{doc}")):
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc_text
-        fn.__signature__ = sig  # type: ignore[attr-defined]
-    arguments.__signature__ = sig.replace(return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+        fn.__signature__ = sig
+    arguments.__signature__ = sig.replace(return_annotation=dict[str, Any])
     attrs = {"tool": tool, "server": tool.server, "flat_name": tool.flat_name, "params": found}
     for key, value in attrs.items():
         setattr(call, key, value)
         setattr(acall, key, value)
-    call.acall = acall  # type: ignore[attr-defined]
-    call.arguments = arguments  # type: ignore[attr-defined]
-    return call  # type: ignore[return-value]
+    call.acall = acall
+    call.arguments = arguments
+    return call  # type: ignore[no-any-return]

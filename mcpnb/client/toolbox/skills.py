@@ -88,9 +88,9 @@ def loader_tool(skills: list[ServerSkill]) -> ToolInfo:
 def make_loader(pool: Pool, skills: list[ServerSkill]) -> ToolFunction:
     """The loader as a toolbox function: called with ``skill`` (and a ``file``), it returns a
     :class:`ToolResult` with the text, or one with ``is_error`` saying what went wrong."""
-    from mcpnb.client.toolbox.functions import Binder
+    from mcpnb.client.toolbox.functions import Binder, dressed
     from mcpnb.client.toolbox.schema import normal_form
-    from mcpnb.client.toolbox.signatures import params, signature
+    from mcpnb.client.toolbox.signatures import params
 
     tool = loader_tool(skills)
     found = params(normal_form(tool.input_schema)[0])
@@ -113,18 +113,9 @@ def make_loader(pool: Pool, skills: list[ServerSkill]) -> ToolFunction:
     def call(*args: Any, **kwargs: Any) -> ToolResult:
         return pool.runtime.run(acall(*args, **kwargs))
 
-    sig = signature(found, ToolResult)
-    for fn in (call, acall):
-        fn.__name__ = fn.__qualname__ = LOADER
-        fn.__doc__ = tool.description
-        fn.__signature__ = sig  # type: ignore[attr-defined]
-    for key, value in {"tool": tool, "server": HERE, "flat_name": tool.flat_name, "params": found}.items():
-        setattr(call, key, value)
-        setattr(acall, key, value)
-    call.acall = acall  # type: ignore[attr-defined]
-    call.arguments = arguments  # type: ignore[attr-defined]
-    call.runs_here = True  # type: ignore[attr-defined]
-    return call  # type: ignore[return-value]
+    loader = dressed(call, acall, arguments, tool, found, tool.description or "")
+    loader.runs_here = True  # type: ignore[attr-defined]
+    return loader
 
 
 async def _read(by_label: dict[str, ServerSkill], name: str, file: str | None) -> str:
