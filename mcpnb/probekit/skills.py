@@ -6,6 +6,8 @@ A skill is a folder of instructions for a model: ``SKILL.md`` (YAML frontmatter 
 sha256 and size (so a client can check what it reads); ``skills/get`` answers one by the URI of its
 ``SKILL.md``; the files themselves are resources (``skill://<name>/<path>``), read only when a client
 loads the skill. Both answers carry the caching hints of 2026-07-28 (``ttlMs``, ``cacheScope``).
+The optional ``resources/directory/read`` (declared as ``directoryRead: true``) lists a skill's
+folder, or a folder in it, one level at a time: files as resources, folders as ``inode/directory``.
 """
 
 from __future__ import annotations
@@ -80,6 +82,16 @@ class _GetParams(types.RequestParams):
     uri: str
 
 
+class _DirectoryParams(types.RequestParams):
+    model_config = ConfigDict(extra="allow")
+    uri: str
+    cursor: str | None = None
+
+
+#: The mimeType of a folder in a ``resources/directory/read`` listing: a client descends into it.
+DIRECTORY = "inode/directory"
+
+
 class ProbeSkills(Extension):
     """``skills/list`` and ``skills/get`` over the folders (the files: :func:`add_resources`)."""
 
@@ -89,12 +101,13 @@ class ProbeSkills(Extension):
         self.folders = folders
 
     def settings(self) -> dict[str, Any]:
-        return {}  # no optional features (no resources/directory/read)
+        return {"directoryRead": True}  # the one optional feature: resources/directory/read
 
     def methods(self) -> list[MethodBinding]:
         return [
             MethodBinding("skills/list", _ListParams, self._list),
             MethodBinding("skills/get", _GetParams, self._get),
+            MethodBinding("resources/directory/read", _DirectoryParams, self._directory),
         ]
 
     async def _list(self, ctx: ServerRequestContext[Any, Any], params: _ListParams) -> dict[str, Any]:
@@ -110,6 +123,34 @@ class ProbeSkills(Extension):
             message=f"no skill at {params.uri!r}; this server's skills: {served}",
             data={"uri": params.uri},
         )
+
+    async def _directory(
+        self, ctx: ServerRequestContext[Any, Any], params: _DirectoryParams
+    ) -> dict[str, Any]:
+        """The direct children of a skill's folder (``skill://<name>``) or of a folder in it, in
+        one page; a URI that names no folder (a file, or nothing served) is invalid params."""
+        if params.cursor is not None:  # one page, so no cursor was ever handed out
+            raise MCPError(code=INVALID_PARAMS, message=f"unknown cursor {params.cursor!r}")
+        folder = params.uri.rstrip("/")
+        children: dict[str, dict[str, Any]] = {}
+        for skill in self.folders:
+            for uri in skill.files:
+                if not uri.startswith(folder + "/"):
+                    continue
+                name, _, deeper = uri[len(folder) + 1 :].partition("/")
+                child = f"{folder}/{name}"
+                children[child] = (
+                    {"uri": child, "name": name, "mimeType": DIRECTORY}
+                    if deeper
+                    else {"uri": child, "name": name, "mimeType": mime_of(uri)}
+                )
+        if not children:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"{params.uri!r} is no folder of a skill here: a file is read with resources/read",
+                data={"uri": params.uri},
+            )
+        return {"resources": [children[uri] for uri in sorted(children)]}
 
     def legacy_middleware(self) -> Callable[..., Any]:
         """Declares the extension in 2025-11-25's ``initialize`` too (the SDK lists extensions in
@@ -140,12 +181,18 @@ def add_resources(server: MCPServer, folders: list[SkillFolder]) -> None:
                 uri,
                 name=folder.name if is_skill else uri.split("/", 3)[3],
                 description=str(folder.frontmatter.get("description", "")) if is_skill else None,
-                mime_type=_MIME.get(uri.rsplit(".", 1)[-1], "application/octet-stream"),
+                mime_type=mime_of(uri),
             )(_reader(data, uri.endswith(_TEXT)))
 
 
 #: What probe-kit's skill files are, by extension; text is served as text, the rest as a blob.
 _MIME = {"md": "text/markdown", "txt": "text/plain", "png": "image/png"}
+
+
+def mime_of(uri: str) -> str:
+    return _MIME.get(uri.rsplit(".", 1)[-1], "application/octet-stream")
+
+
 _TEXT = (".md", ".txt")
 
 
