@@ -37,10 +37,12 @@ STATE = """() => {
     const errors = cell.outputs.toJSON().filter(o => o.output_type === 'error')
       .map(o => o.ename + ': ' + o.evalue);
     out.push({index: i, ran: cell.executionCount !== null, tags: cell.getMetadata('tags') || [],
-              source: cell.sharedModel.getSource().slice(0, 120), errors});
+              source: cell.sharedModel.getSource().slice(0, 120), errors,
+              outputs: cell.outputs.length});
   }
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-  return {cells: out, idle: !!kernel && kernel.status === 'idle'};
+  return {cells: out, idle: !!kernel && kernel.status === 'idle',
+          kernel: kernel ? kernel.status + '/' + kernel.connectionStatus : 'none'};
 }"""
 
 
@@ -97,8 +99,10 @@ def _wait_for_run_all(page, name: str, timeout: float = 240) -> dict:
         state = page.evaluate(STATE)
         stuck = [c for c in state["cells"] if not c["ran"]]
         errors = [c for c in state["cells"] if c["errors"]]
+        # "outputs" on a cell that never ran: its code finished, and the kernel's reply never came
         raise AssertionError(
-            f"{name}: Run All did not finish; never ran: {stuck[:3]}; errors: {errors}"
+            f"{name}: Run All did not finish (kernel {state['kernel']}); never ran: {stuck[:3]}; "
+            f"errors: {errors}"
         ) from None
     return page.evaluate(STATE)
 
