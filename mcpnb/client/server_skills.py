@@ -69,6 +69,11 @@ class ServerSkill:
     def description(self) -> str:
         return str(self.frontmatter.get("description", ""))
 
+    @property
+    def folder(self) -> str:
+        """The URI of the skill's folder, ending in ``/``: its files' paths are relative to it."""
+        return self.uri.rsplit("/", 1)[0] + "/"
+
     def entry(self, uri: str) -> SkillFile | None:
         return next((f for f in self.files or () if f.uri == uri), None)
 
@@ -125,7 +130,7 @@ class LoadedSkill:
     def _uri(self, path: str) -> str:
         if "://" in path:
             return path
-        return self.skill.uri.rsplit("/", 1)[0] + "/" + path.lstrip("/")
+        return self.skill.folder + path.lstrip("/")
 
     def _repr_markdown_(self) -> str:
         return self.body

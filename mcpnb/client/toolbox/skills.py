@@ -140,8 +140,7 @@ async def _read(by_label: dict[str, ServerSkill], name: str, file: str | None) -
 
 def _paths(skill: ServerSkill) -> list[str]:
     """The skill's files by their paths in the skill (none known for a dynamic skill)."""
-    base = skill.uri.rsplit("/", 1)[0] + "/"
-    return [f.uri.removeprefix(base) for f in skill.files or () if f.uri.startswith(base)]
+    return [f.uri.removeprefix(skill.folder) for f in skill.files or () if f.uri.startswith(skill.folder)]
 
 
 def _result(text: str, *, is_error: bool = False) -> ToolResult:
