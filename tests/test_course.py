@@ -165,3 +165,24 @@ def test_repo2docker_reads_the_binder_spec():
     assert post_build > copy_src
     requirements = [x.strip() for x in (BINDER / "requirements.txt").read_text().splitlines()]
     assert "-e .[course]" in requirements  # the course extra: what the lessons use beyond mcpnb
+
+
+def _extras(line: str) -> set[str]:
+    found = re.search(r"""pip install -e ["']?\.\[([\w,-]+)\]""", line)
+    assert found, f"no `pip install -e .[...]` in {line!r}"
+    return set(found.group(1).split(","))
+
+
+def test_every_way_into_the_course_installs_what_binder_does():
+    """Binder's environment is the one the course is run in (CI runs each lesson with the same
+    extra): the quick start at the top of the README and the course map's local command install at
+    least that. The quick start once installed JupyterLab alone, and lessons 3 and 6 failed."""
+    binder = next(
+        line for line in (BINDER / "requirements.txt").read_text().splitlines() if line.startswith("-e .[")
+    )
+    wanted = set(binder.removeprefix("-e .[").removesuffix("]").split(","))
+    readme = (ROOT / "README.md").read_text()
+    quick_start = next(line for line in readme.splitlines() if "notebooks/01-quickstart.ipynb" in line)
+    local = next(line for line in (NOTEBOOKS / "README.md").read_text().splitlines() if "pip install" in line)
+    for line in (quick_start, local):
+        assert wanted <= _extras(line), f"{line.strip()!r} leaves out {sorted(wanted - _extras(line))}"
