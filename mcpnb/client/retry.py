@@ -226,8 +226,14 @@ AGAIN = "; the next call tries again"
 
 def not_connected(conn: Connection) -> NotConnectedError:
     failed = conn.state is State.FAILED
-    why = f": {conn.last_error.removesuffix(AGAIN)}" if failed and conn.last_error else ""
+    why = conn.last_error.removesuffix(AGAIN) if failed and conn.last_error else ""
+    if why.startswith("still failing: "):
+        said = f"is {why}"  # "server 'db' is still failing: ...", not "is failed: still failing: ..."
+    elif failed:
+        said = f"failed: {why}" if why else "failed"
+    else:
+        said = f"is {conn.state}"
     then = "the next call tries again, or " if failed and conn.revivable else ""
     return NotConnectedError(
-        f"server {conn.name!r} is {conn.state}{why}; {then}reconnect it with pool.reconnect({conn.name!r})"
+        f"server {conn.name!r} {said}; {then}reconnect it with pool.reconnect({conn.name!r})"
     )

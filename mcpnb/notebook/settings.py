@@ -27,7 +27,9 @@ class Mcp(Configurable):
         30.0, help="Seconds a server connected by %mcp connect/serve may take to start."
     ).tag(config=True)
     tool_timeout = Float(
-        60.0, help="Default seconds a tool call may take, for servers connected by the magics."
+        60.0,
+        help="Longest silence (seconds) a tool call may keep, for servers connected by the magics: "
+        "progress restarts the clock (a server's max_total_timeout caps the whole call).",
     ).tag(config=True)
     elicitation = CaselessStrEnum(
         ELICITATION_MODES,

@@ -18,7 +18,7 @@ from mcpnb.probekit.http_server import HOST, serve_http
 from mcpnb.probekit.server import create_server
 from mcpnb.probekit.taskstore import ENV as STORE_ENV
 from mcpnb.probekit.taskstore import TaskStoreError
-from mcpnb.probekit.toolsets import UnknownToolsetError
+from mcpnb.probekit.toolsets import DEFAULT_TOOLSET, TOOLSETS, UnknownToolsetError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--toolset",
         default=None,
-        help="core, ui, workflow, conformance or full (default: $MCP_TOOLSET or full)",
+        help=f"{', '.join(TOOLSETS)} (default: $MCP_TOOLSET or {DEFAULT_TOOLSET})",
     )
     parser.add_argument("--root", default=None, help="folder file-reading tools may read (default: cwd)")
     parser.add_argument(

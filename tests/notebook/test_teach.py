@@ -253,3 +253,15 @@ def test_teach_imports_no_heavy_module_until_used():
     code = f"import mcpnb, sys; mcpnb.teach; print(sorted({heavy} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_visibility_exercise_takes_the_names_the_lesson_shows(pool, monkeypatch):
+    """Lesson 10's toolbox table names the tool ``mcp__probe__dice``: an answer written that way (or
+    ``probe.dice``) is the same answer, not "a model would be offered `dice` too"."""
+    mcpnb.serve_probekit("probe", pool=pool, toolset="apps")
+    monkeypatch.setattr("mcpnb.notebook.teach.exercises.course_pool", lambda: pool)
+    for offered in ({"dice"}, {"mcp__probe__dice"}, {"probe.dice"}, [" dice "]):
+        assert teach.check("10.visibility", offered).passed, offered
+    assert "for the page only" in teach.check("10.visibility", {"mcp__probe__dice_history"}).message
+    assert "names a tool of 'time'" in teach.check("10.visibility", {"time.dice"}).message
+    assert "offered `dice` too" in teach.check("10.visibility", set()).message

@@ -19,6 +19,18 @@ def test_toolset_members_match_the_design() -> None:
     assert TOOLSETS["full"] is None
 
 
+def test_the_command_lines_help_names_every_toolset() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpnb.probekit", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split()).split("--toolset", 1)[1]
+    assert not [name for name in TOOLSETS if name not in said], said
+
+
 def test_resolve_prefers_argument_then_env_then_full() -> None:
     assert resolve_toolset("UI", {"MCP_TOOLSET": "core"}) == "ui"
     assert resolve_toolset(None, {"MCP_TOOLSET": "core"}) == "core"

@@ -389,7 +389,7 @@ class Toolbox(Mapping[str, ToolFunction]):
         if not self:
             return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)" + tail
         servers = sorted({t.server for t in self.tools if not _runs_here(t)})
-        head = f"Toolbox: {len(self)} tools from {', '.join(servers)}"
+        head = f"Toolbox: {len(self)} tool{'s' if len(self) != 1 else ''} from {', '.join(servers)}"
         if self.skills:
             from mcpnb.client.toolbox.skills import LOADER, label
 

@@ -153,23 +153,31 @@ class ToolSpecs(list[dict[str, Any]]):
                 return detail.body
         raise KeyError(f"no tool {name!r} in these {self.format} specs")
 
+    @property
+    def columns(self) -> list[str]:
+        """The table's columns: ``strict?`` only for OpenAI's formats (no other API has strict mode)."""
+        from mcpnb.client.toolbox.table import COLUMNS
+
+        return COLUMNS if self.format in OPENAI_FORMATS else COLUMNS[:-1]
+
     def rows(self) -> list[list[str]]:
         rows = []
         for spec in self.details:
             tool = spec.entry.function.tool
             params = spec.entry.schema["properties"]
             required = set(spec.entry.schema.get("required") or [])
-            strict = {None: "—", True: "yes", False: "no"}[spec.strict]
-            if spec.blocker:
-                strict = f"no: {spec.blocker.short}"
             parameters = ", ".join(k + ("*" if k in required else "") for k in params)
-            rows.append([spec.entry.name, tool.server, tool.name, parameters, strict])
+            row = [spec.entry.name, tool.server, tool.name, parameters]
+            if self.format in OPENAI_FORMATS:
+                strict = {None: "—", True: "yes", False: "no"}[spec.strict]
+                row.append(f"no: {spec.blocker.short}" if spec.blocker else strict)
+            rows.append(row)
         return rows
 
     def __repr__(self) -> str:
-        from mcpnb.client.toolbox.table import COLUMNS, text_table
+        from mcpnb.client.toolbox.table import text_table
 
-        return f"{len(self)} {self.format} tool specs\n" + text_table(COLUMNS, self.rows())
+        return f"{len(self)} {self.format} tool specs\n" + text_table(self.columns, self.rows())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

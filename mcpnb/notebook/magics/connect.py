@@ -309,6 +309,7 @@ def _connect_args(p: Parser) -> None:
     "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
     " [--issuer URL]]"
     " [--era E] [--markdown] [--wait S]\n"
+    "   or: %(prog)s NAME {{server}}   (an MCPServer or FastMCP object of the notebook, in-process)\n"
     "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]",
 )
 @arguments(_connect_args)

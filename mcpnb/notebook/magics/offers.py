@@ -97,7 +97,8 @@ def _tools_args(p: Parser) -> None:
 
 @command(
     "tools",
-    "List tools: server, tool, title, description, parameters (* = required), hints; "
+    "List tools: server, tool, description, parameters (* = required), and title and hints where "
+    "a tool has them; "
     "NAME.TOOL shows one tool in full (each parameter's type, default and description).",
 )
 @arguments(_tools_args)

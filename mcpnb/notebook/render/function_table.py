@@ -18,10 +18,14 @@ def _strict_cell(value: str) -> str:
     return '<span class="mcpnb-dim">—</span>'
 
 
+def _cell(column: str, value: str) -> str:
+    return _strict_cell(value) if column == "strict?" else esc(value)
+
+
 def _table(columns: list[str], rows: list[list[str]], head: str) -> str:
     header = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row[:-1]) + f"<td>{_strict_cell(row[-1])}</td></tr>"
+        "<tr>" + "".join(f"<td>{_cell(c, v)}</td>" for c, v in zip(columns, row, strict=True)) + "</tr>"
         for row in rows
     )
     return (
@@ -45,9 +49,7 @@ def toolbox_bundle(toolbox: Any) -> dict[str, Any]:
 
 def specs_bundle(specs: Any) -> dict[str, Any]:
     """:class:`~mcpnb.client.toolbox.ToolSpecs`: the names each row gets in that API's ``tools=``."""
-    from mcpnb.client.toolbox.table import COLUMNS
-
     text = repr(specs)
     head = text.splitlines()[0]
     note = '<div class="mcpnb-dim">* required; a list of dicts: pass it as tools=, specs[0] shows one</div>'
-    return {"text/plain": text, "text/html": wrap(_table(COLUMNS, specs.rows(), head), note)}
+    return {"text/plain": text, "text/html": wrap(_table(specs.columns, specs.rows(), head), note)}

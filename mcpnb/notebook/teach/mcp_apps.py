@@ -74,7 +74,7 @@ def _visibility(names: Any) -> str:
         raise Wrong("give the tool names as a set, like {'a', 'b'}")
     tools = _probe_tools()
     offered = {t.name for t in tools if for_model(t)}
-    given = {str(n).strip() for n in names}
+    given = {_bare(str(n).strip()) for n in names}
     kept = sorted({t.name for t in tools} - offered)
     if given == offered:
         return f"{', '.join(kept) or 'nothing'} stays with the page: a host must never offer it to a model"
@@ -84,6 +84,19 @@ def _visibility(names: Any) -> str:
     if missing:
         raise Wrong(f"a model would be offered `{missing[0]}` too")
     raise Wrong(f"probe has no tool named `{sorted(given - offered)[0]}` here")
+
+
+def _bare(name: str) -> str:
+    """A tool named the way the lesson's tables show it (``mcp__probe__dice``, ``probe.dice``), bare."""
+    from mcpnb.client.toolinfo import split_flat_name
+
+    try:
+        server, tool = split_flat_name(name)
+    except ValueError:
+        server, _, tool = name.rpartition(".")
+    if server not in ("", "probe"):
+        raise Wrong(f"`{name}` names a tool of {server!r}; the question is about probe's tools")
+    return tool
 
 
 @exercise(

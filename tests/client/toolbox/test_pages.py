@@ -154,6 +154,7 @@ def test_a_toolbox_draws_the_page_of_a_models_call_where_its_interaction_can(dic
         {"type": "tool_use", "id": "b", "name": "mcp__probe__dice", "input": {"count": 99}},  # refused
     ]
     plain = dice_pool.functions()
+    assert repr(plain).startswith("Toolbox: 1 tool from probe\n")  # dice; dice_history is the page's
     plain.run_all(calls)
     assert plain.pages == [] and plain.from_pages("gemini") == []  # no one here draws pages
 

@@ -53,8 +53,13 @@ def test_specs_for_one_api_from_some_servers_into_a_variable(ip, served):
     assert isinstance(specs, ToolSpecs) and specs.format == "anthropic"
     assert [s["name"] for s in specs] == ["mcp__time__get_current_time", "mcp__time__convert_time"]
     assert all("input_schema" in s for s in specs)
-    text = bundle(ip, specs)["text/plain"]
+    shown = bundle(ip, specs)
+    text = shown["text/plain"]
     assert text.splitlines()[0] == "2 anthropic tool specs" and "timezone*" in text
+    # strict mode is OpenAI's: no other API's table has a strict? column of dashes
+    assert "strict?" not in text and "strict?" not in shown["text/html"] and "—" not in shown["text/html"]
+    openai = bundle(ip, line(ip, "functions time --format openai"))
+    assert "strict?" in openai["text/plain"] and "strict?" in openai["text/html"]
 
 
 def test_strict_openai_specs_warn_about_the_tools_that_cannot_be(ip, served, capsys):

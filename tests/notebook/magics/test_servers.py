@@ -162,11 +162,21 @@ def test_help_and_generated_usage(ip, mcp, capsys):
         "serve",
     ):
         assert f"%mcp {sub}" in out
+    assert "%mcp connect NAME {{server}}" in out  # the in-process form is a usage line of its own
     assert line(ip, "call -h") is None
     assert "--timeout" in capsys.readouterr().out
     doc = ip.find_line_magic("mcp").__doc__
     assert "%mcp call" in doc and doc.startswith("Usage: %mcp")
     assert "::" not in doc.split("\n")[0] and "``" not in doc  # text, not reST markup
+
+
+def test_serve_help_names_every_toolset(ip, mcp, capsys):
+    from mcpnb.probekit import TOOLSETS
+
+    assert line(ip, "serve -h") is None
+    said = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text
+    missing = [name for name in TOOLSETS if name not in said.split("--toolset", 1)[1]]
+    assert not missing, f"%mcp serve -h leaves out toolsets {missing}"
 
 
 def test_a_tools_one_text_parameter_goes_bare(ip, mcp):
