@@ -85,7 +85,8 @@ class McpMagics(Magics):
         are not expanded (JSON has braces): naming a notebook variable that way is an error that
         says so. A ``key: |`` block is sent as written, braces and all; a body that is a tool's one
         text (a query) fills only ``{{name}}`` of a notebook variable, as JupySQL does.
-        A trailing ``;`` silences the output, as IPython's own magics do.
+        A final ``;`` hides the output, as in Python (``r = %mcp call ...;`` still keeps the
+        result); a ``%%mcp`` body's final ``;`` too, but for a tool's one text, whose ``;`` is its own.
         """
         return self.run(line, cell, local_ns)
 
@@ -93,11 +94,10 @@ class McpMagics(Magics):
         """Parse and run one ``%mcp`` line (and ``%%mcp`` body); errors become short messages."""
         line, tokens, verbose, silent = _read_line(line, cell)
         with _short_errors(line, tokens, verbose), _warnings_as_text():
-            found = self._prepare(tokens, cell, local_ns)
+            found = self._prepare(tokens, cell, local_ns, silent)
             if found is not None:
                 command, ctx, ns = found
-                result = _keep(ctx, ns, command.run(ctx, ns))
-                return None if silent else result
+                return self._given(ctx, _keep(ctx, ns, command.run(ctx, ns)))
         return None  # only help was shown
 
     async def arun(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
@@ -107,19 +107,24 @@ class McpMagics(Magics):
 
         line, tokens, verbose, silent = _read_line(line, cell)
         with _short_errors(line, tokens, verbose), _warnings_as_text():
-            found = self._prepare(tokens, cell, local_ns)
+            found = self._prepare(tokens, cell, local_ns, silent)
             if found is not None:
                 command, ctx, ns = found
                 if command.awaited is not None:
                     result = await command.awaited(ctx, ns)
                 else:
                     result = await off_loop(command.run, ctx, ns)
-                result = _keep(ctx, ns, result)
-                return None if silent else result
+                return self._given(ctx, _keep(ctx, ns, result))
         return None  # only help was shown
 
+    def _given(self, ctx: Context, result: Any) -> Any:
+        """The result, always (``r = %mcp call ...;`` keeps it); a final ``;`` only hides its display."""
+        if ctx.silent and result is not None and self.shell is not None:
+            _quiet_once(self.shell)
+        return result
+
     def _prepare(
-        self, tokens: list[str], cell: str | None, local_ns: Mapping[str, Any] | None
+        self, tokens: list[str], cell: str | None, local_ns: Mapping[str, Any] | None, silent: bool = False
     ) -> tuple[Command, Context, argparse.Namespace] | None:
         """The subcommand, what it may use and its parsed arguments; None when only help was asked."""
         if not tokens:
@@ -147,7 +152,7 @@ class McpMagics(Magics):
             raise UsageError(f"-o needs a Python variable name, got {out!r}")
         user_ns = self.shell.user_ns if self.shell is not None else {}
         namespaces = [ns_ for ns_ in (local_ns, user_ns) if ns_ is not None]
-        return command, Context(self.pool, self.settings, namespaces, user_ns, cell), ns
+        return command, Context(self.pool, self.settings, namespaces, user_ns, cell, silent), ns
 
 
 def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool, bool]:
@@ -162,6 +167,27 @@ def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool, bool]
     if verbose:
         tokens = [t for i, t in enumerate(tokens) if t != _VERBOSE or i > cut]
     return line, tokens, verbose, silent
+
+
+def _quiet_once(shell: Any) -> None:
+    """Keep this cell's display hook from showing a value, as ``expr;`` does in Python.
+
+    IPython reads the ``;`` of the code it runs, and a magic's line becomes a call there
+    (``get_ipython().run_line_magic(...)``, no ``;``): so the magic says it. The hook is quiet until
+    the cell ends; an assignment (``r = %mcp call ...;``) never reaches it and keeps the value.
+    """
+    hook = shell.displayhook
+    if "quiet" in vars(hook):  # already quiet for this cell (a loop of silenced calls)
+        return
+    hook.quiet = lambda: True
+
+    def restore(*_: Any) -> None:  # when the cell ends (or the next starts: a magic run from code)
+        vars(hook).pop("quiet", None)
+        for event in ("post_execute", "pre_execute"):
+            shell.events.unregister(event, restore)
+
+    for event in ("post_execute", "pre_execute"):
+        shell.events.register(event, restore)
 
 
 def _remembers(line: str) -> bool:

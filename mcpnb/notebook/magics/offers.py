@@ -284,7 +284,9 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
             f"below %%mcp call {tool.server}.{tool.name}"
         )
     if ctx.cell is not None:  # the line's arguments may leave one text parameter for the body
-        args = _joined(args, parse_body(ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args)))
+        body = parse_body(ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args))
+        ctx.silent = ctx.silent and not body.text_body  # "SELECT ...;" is a query, not "show nothing"
+        args = _joined(args, body)
     return args
 
 

@@ -400,6 +400,8 @@ class Arguments(dict[str, Any]):
         super().__init__()
         self.raw: dict[str, str] = {}
         self.lines: dict[str, int] = {}
+        #: The whole body went to a tool's one text parameter (a query: its ``;`` is its own).
+        self.text_body = False
 
     def put(self, key: str, value: Any, raw: str | None, line: int | None, where: str) -> None:
         if key in self:
@@ -494,24 +496,29 @@ def parse_body(
     ``bare`` (a tool's one text parameter): a body that is not ``key: value`` lines with names for
     keys is that parameter's text, as written (a query, a script), but for ``{{name}}`` of a
     notebook variable, filled as JupySQL fills it (:func:`fill_variables`).
+
+    A final ``;`` (the cell's "show no output") is not part of the arguments; a text body keeps
+    it (SQL ends that way) and :attr:`Arguments.text_body` says so.
     """
     namespaces = namespaces or []
-    text = body.strip()
+    structured = body.rstrip()[:-1] if body.rstrip().endswith(";") else body  # "|+" keeps its newlines
+    text = structured.strip()
     args = Arguments()
     if not text:
         return args
     if bare is None:
         whole = _object_arguments(text, namespaces, "the cell body")
-        return whole if whole is not None else _body_lines(body, namespaces)
+        return whole if whole is not None else _body_lines(structured, namespaces)
     with contextlib.suppress(UsageError):
         whole = _object_arguments(text, namespaces, "the cell body")
-        args = whole if whole is not None else _body_lines(body, namespaces)
+        args = whole if whole is not None else _body_lines(structured, namespaces)
         if all(_NAME.fullmatch(key) for key in args):  # none at all: a body of comments
             return args
     args = Arguments()
     args.put(
         bare, fill_variables(textwrap.dedent(body).strip("\n").rstrip(), namespaces), None, 1, "the cell body"
     )
+    args.text_body = True
     return args
 
 

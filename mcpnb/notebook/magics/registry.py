@@ -36,6 +36,8 @@ class Context:
     namespaces: list[Mapping[str, Any]]
     user_ns: dict[str, Any]
     cell: str | None = None
+    #: A final ``;`` asked for no output; a subcommand whose body keeps that ``;`` as text clears it.
+    silent: bool = False
 
 
 @dataclass

@@ -63,7 +63,10 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.requirements import require as require_servers
     from mcpnb.notebook.cell.live import asking_ui, cell_runner
 
-    body = ctx.cell if ctx.cell and ctx.cell.strip() else None
+    body = ctx.cell
+    if body and body.rstrip().endswith(";"):  # a final ";": no output, and no part of the YAML
+        body = body.rstrip()[:-1]
+    body = body if body and body.strip() else None
     if body is None and not ns.skill:
         raise UsageError(
             '%%mcp require needs a body ({"mcpServers": {...}, "skills": [...]}, JSON or YAML) or --skill DIR'

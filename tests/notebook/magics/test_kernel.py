@@ -45,6 +45,20 @@ def test_magics_in_a_kernel():
     assert "UsageError" in usage and "missing required argument 'task'" in usage
 
 
+def test_a_final_semicolon_hides_the_output_in_a_kernel_and_keeps_the_value():
+    nb = run(
+        ("%load_ext mcpnb\n%mcp serve probe-kit;", False),
+        ('%mcp call probe.estimate task="ship it" files=2;', False),
+        ('r = %mcp call probe.estimate task="ship it" files=2;', False),
+        ("type(r).__name__, r.is_error", False),
+        ("%mcp status", False),
+    )
+    for silenced in nb.cells[:3]:
+        assert not [o for o in silenced.outputs if o.output_type in ("execute_result", "display_data")]
+    assert nb.cells[3].outputs[0]["data"]["text/plain"] == "('ToolResult', False)"
+    assert nb.cells[4].outputs[0]["output_type"] == "execute_result"  # the next cell shows again
+
+
 FASTMCP_SERVER = """\
 import fastmcp
 

@@ -66,9 +66,36 @@ def test_the_same_call_in_a_loop_uses_each_iterations_variables(ip, mcp):
 
 def test_a_trailing_semicolon_silences_the_output_but_runs_the_call(ip, mcp):
     connect_demo(ip)
-    assert line(ip, "call demo.echo text=quiet -o kept;") is None
+    quiet = cell(ip, "%mcp call demo.echo text=quiet -o kept;")
+    assert quiet.success and quiet.result is None  # nothing shown
     assert ip.user_ns["kept"].text == "quiet"
-    assert line(ip, "call demo.echo text=loud") is not None
-    assert line(ip, 'call demo.echo "text=a;b"') is not None  # a ';' inside an argument is no silencer
+    assert cell(ip, "%mcp call demo.echo text=loud").result.text == "loud"  # the next cell shows again
+    assert line(ip, 'call demo.echo "text=a;b"').text == "a;b"  # a ';' inside an argument is no silencer
     result = cell(ip, "%mcp status;")
     assert result.success and result.result is None
+
+
+def test_a_silenced_call_still_gives_its_value_to_an_assignment(ip, mcp):
+    """``r = %mcp call ...;`` once left ``r`` None: the ``;`` hid the value from the assignment too."""
+    connect_demo(ip)
+    assigned = cell(ip, "r = %mcp call demo.echo text=kept;\nbox = %mcp tools demo;")
+    assert assigned.success and assigned.result is None
+    assert ip.user_ns["r"].text == "kept" and "echo" in {t.name for t in ip.user_ns["box"]}
+    looped = cell(
+        ip, "seen = []\nfor w in 'ab':\n    r = %mcp call demo.echo text={{w}};\n    seen.append(r.text)"
+    )
+    assert looped.success and ip.user_ns["seen"] == ["a", "b"], looped.error_in_exec
+
+
+def test_a_cell_bodys_final_semicolon_is_no_argument(ip, mcp):
+    """A ``%%mcp call`` body ending in ``;`` (the cell's "show nothing") was parsed with the ``;``:
+    ``{...};`` was invalid JSON, ``b: 2;`` the text "2;". A tool's one text keeps it (SQL)."""
+    connect_demo(ip)
+    for body in ('{"a": 1, "b": 2};', "a: 1\nb: 2;", "a: 1\nb: 2 ;\n"):
+        ran = cell(ip, f"%%mcp call demo.add -o total\n{body}\n")
+        assert ran.success and ran.result is None, (body, ran.error_in_exec)
+        assert ip.user_ns["total"].data == 3
+    typed = cell(ip, "%%mcp call demo.echo -o said\ntext: hello;\n")
+    assert typed.result is None and ip.user_ns["said"].text == "hello"
+    query = cell(ip, "%%mcp call demo.echo\nSELECT * FROM t;\n")
+    assert query.result.text == "SELECT * FROM t;"  # the text, shown: its ';' ends the query

@@ -56,6 +56,14 @@ def test_a_require_cell_connects_and_shows_the_table(ip, mcp, here):
     assert ip.run_line_magic("mcp", "call time.get_current_time timezone=UTC").data["timezone"] == "UTC"
 
 
+def test_a_final_semicolon_hides_the_table_and_is_no_part_of_the_body(ip, mcp, here):
+    json_body = '{"mcpServers": {"time": {"command": "python", "args": ["-m", "mcp_server_time"]}}};'
+    res = require(ip, json_body, "-o needs")  # the JSON was invalid with its ";"
+    assert [(r.name, r.state) for r in res.rows] == [("time", "connected")]
+    again = require(ip, BODY.rstrip() + ";\n")  # and the YAML's last value was '">=2";'
+    assert [(r.name, r.state) for r in again.rows] == [("probe", "connected"), ("time", "connected")]
+
+
 def test_running_the_cell_twice_changes_nothing(ip, mcp, here):
     require(ip, BODY)
     conns = {n: mcp.pool.connection(n) for n in mcp.pool.names}
