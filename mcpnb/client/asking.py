@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import describe
@@ -30,43 +31,110 @@ class _AskFailed(Exception):
     """The interaction itself failed (not the server): the server gets a decline."""
 
 
+#: The ``_meta`` key a 2025-11-25 server puts on a request or notification that belongs to a task.
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+
+
+def related_task(params: Any) -> str | None:
+    """The task a server request or notification says it belongs to (its ``_meta``), if any."""
+    meta = getattr(params, "meta", None)
+    related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+    task_id = related.get("taskId") if isinstance(related, dict) else None
+    return task_id if isinstance(task_id, str) and task_id else None
+
+
+@dataclass
+class Unsure(CallContext):
+    """A question that may belong to any of ``calls``: several were in flight and nothing said
+    which (a 2025-11-25 server's push request over stdio or SSE carries no link to its call).
+
+    It is asked without any call's ``answers`` (one call's answers must never answer another's
+    question), where those calls are shown if they share a cell; each call is told afterwards."""
+
+    calls: list[CallContext] = field(default_factory=list)
+
+    @classmethod
+    def among(cls, server: str, calls: list[CallContext]) -> Unsure:
+        first = calls[0]
+        shared = all(c.ui is first.ui and c.policy == first.policy for c in calls)
+        return cls(
+            server=server,
+            ui=first.ui if shared else None,
+            policy=first.policy if shared else None,
+            policy_reason=first.policy_reason if shared else "",
+            calls=list(calls),
+        )
+
+    def spread(self, asked: str) -> None:
+        """Tell each call what happened to the question, and a call whose answers were left out why."""
+        for call in self.calls:
+            call.answered_without_asking.extend(self.answered_without_asking)
+            if call.answers is not None:
+                note_unasked(
+                    call,
+                    f"{asked} while {len(self.calls)} calls were running, and nothing said which one "
+                    "it was for: the answers given with this call were not used for it",
+                )
+
+
 class Asking:
     """Answers one connection's server requests through its interaction."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        #: Calls in flight (and tasks that may still ask): legacy push requests find their call here.
+        #: Calls in flight: a 2025-11-25 push request finds its call here.
         self.active_calls: list[CallContext] = []
+        #: Tasks that may still ask, by task id (their questions say which task they are for).
+        self.task_calls: dict[str, CallContext] = {}
 
     @property
     def interaction(self) -> Interaction:
         return self.conn.interaction or default_interaction()
 
-    def adopt(self, context: CallContext, *, until: Callable[[], bool], watch: Any) -> None:
-        """Route questions to ``context`` while something outlives its call (a task), until
+    def adopt(self, context: CallContext, task_id: str, *, until: Callable[[], bool], watch: Any) -> None:
+        """Route the questions of task ``task_id`` to ``context`` while it outlives its call, until
         ``until()`` is true; ``watch.add_listener`` says when to look again."""
-        self.active_calls.append(context)
+        self.task_calls[task_id] = context
 
         def release(_: Any = None) -> None:
-            if until() and context in self.active_calls:
-                self.active_calls.remove(context)
+            if until() and self.task_calls.get(task_id) is context:
+                del self.task_calls[task_id]
 
         watch.add_listener(release)
 
-    def current(self) -> CallContext | None:
-        """The call a server request belongs to: the context variable (modern era, same task), or
-        the most recent call in flight (legacy push requests arrive on the session's own task)."""
-        return current_call.get() or (self.active_calls[-1] if self.active_calls else None)
+    def current(self, params: Any = None) -> CallContext | None:
+        """The call a server request (or notification) belongs to.
 
-    async def _ask(self, what: str, ask: Callable[[Interaction, CallContext | None], Awaitable[Any]]) -> Any:
-        interaction = self.interaction
-        call = self.current()
+        The context variable first (the 2026-07-28 era, and HTTP answers read in the caller's
+        task); then the task its ``_meta`` names; then the one call in flight. With several in
+        flight and nothing to tell them apart, an :class:`Unsure` of them all: the most recent
+        call once took every such question, with its answers, and another call's too.
+        """
+        call = current_call.get()
         if call is not None:
-            call.asked.append(what)
-            if call.transcript is not None:
-                call.transcript.add("←", "request", what)
-            if call.deadline is not None:
-                call.deadline.pause()
+            return call
+        task_id = related_task(params)
+        if task_id is not None:
+            return self.task_calls.get(task_id)  # a task of ours, or one started elsewhere (none)
+        calls = self.active_calls or list(self.task_calls.values())  # tasks: a server that did not say
+        if len(calls) > 1:
+            return Unsure.among(self.conn.name, calls)
+        return calls[0] if calls else None
+
+    async def _ask(
+        self,
+        what: str,
+        call: CallContext | None,
+        ask: Callable[[Interaction, CallContext | None], Awaitable[Any]],
+    ) -> Any:
+        interaction = self.interaction
+        calls = call.calls if isinstance(call, Unsure) else [call] if call is not None else []
+        for each in calls:
+            each.asked.append(what)
+            if each.transcript is not None:
+                each.transcript.add("←", "request", what)
+            if each.deadline is not None:
+                each.deadline.pause()
         self.conn.emit("ask", f"the server asks: {what}", call=call.tool if call else None)
         try:
             return await asyncio.wait_for(ask(interaction, call), interaction.timeout)
@@ -76,19 +144,20 @@ class Asking:
             self.conn.emit("ask", f"asking failed, so the server is told no: {describe(exc)}")
             raise _AskFailed(describe(exc)) from exc
         finally:
-            if call is not None and call.deadline is not None:
-                call.deadline.resume()
+            for each in calls:
+                if each.deadline is not None:
+                    each.deadline.resume()
 
     async def on_elicit(self, ctx: Any, params: Any) -> Any:
         """The SDK's elicitation callback (both eras, form and URL mode, task questions too)."""
         from mcp.types import ElicitResult
 
         mode = getattr(params, "mode", "form") or "form"
-        server, call = self.conn.name, self.current()
+        server, call = self.conn.name, self.current(params)
         asked = f"{server} asked {quote(params.message)}"
         try:
             result = await self._ask(
-                f"{mode} elicitation: {params.message}", lambda i, c: i.elicit(server, params, c)
+                f"{mode} elicitation: {params.message}", call, lambda i, c: i.elicit(server, params, c)
             )
         except TimeoutError:
             self.conn.emit("ask", "nobody answered the elicitation in time: declined")
@@ -97,6 +166,9 @@ class Asking:
         except _AskFailed as failed:
             note_unasked(call, f"{asked} and asking failed ({failed}): declined")
             return ElicitResult(action="decline")
+        finally:
+            if isinstance(call, Unsure):
+                call.spread(asked)
         self.conn.emit("ask", f"elicitation answered: {result.action}")
         return result
 
@@ -104,21 +176,28 @@ class Asking:
         """The SDK's sampling callback: the person plays the model (or it is rejected)."""
         from mcp.types import ErrorData
 
-        server, call = self.conn.name, self.current()
+        server, call = self.conn.name, self.current(params)
         asked = f"{server} asked for an LLM completion"
         try:
-            return await self._ask("sampling (an LLM completion)", lambda i, c: i.sample(server, params, c))
+            return await self._ask(
+                "sampling (an LLM completion)", call, lambda i, c: i.sample(server, params, c)
+            )
         except TimeoutError:
             note_unasked(call, f"{asked} and nobody answered in time: rejected")
             return ErrorData(code=-1, message="nobody answered the sampling request in time")
         except _AskFailed as failed:
             note_unasked(call, f"{asked} and asking failed ({failed}): rejected")
             return ErrorData(code=-1, message="the client could not ask anyone")
+        finally:
+            if isinstance(call, Unsure):
+                call.spread(asked)
 
     async def on_log(self, params: Any) -> None:
         """The SDK's logging callback: an event, the call's transcript, and the interaction."""
         self.conn.emit("log", f"{params.level}: {params.data}", level=params.level, logger=params.logger)
-        call = self.current()
+        call = self.current(params)
+        if isinstance(call, Unsure):  # several calls in flight: the line stays in the server's log
+            call = None
         if call is not None and call.transcript is not None:
             payload = {"level": params.level, "logger": params.logger, "data": params.data}
             call.transcript.add("←", "notification", "notifications/message", payload)

@@ -22,29 +22,39 @@ if TYPE_CHECKING:
     from mcpnb.client.tasks.handle import TaskHandle
 
 
-def _handle_options(pool: Pool, conn: Connection) -> dict[str, Any]:
-    """What every handle the pool makes needs: who answers its questions, how it hops onto the loop."""
+def _handle_options(pool: Pool, conn: Connection, context: CallContext) -> dict[str, Any]:
+    """What every handle the pool makes needs: who answers its questions (for ``context``: its
+    answers, its cell; never whichever call is in flight), how it hops onto the loop."""
+    from mcpnb.client.interaction import current_call
+
+    async def on_elicit(ctx: Any, params: Any) -> Any:
+        token = current_call.set(context)
+        try:
+            return await conn.asking.on_elicit(ctx, params)
+        finally:
+            current_call.reset(token)
+
     return {
-        "answer": elicitation_answerer(conn.asking.on_elicit),
+        "answer": elicitation_answerer(on_elicit),
         "runner": pool.runtime.run,
         "arunner": pool.runtime.arun,
         "tasks": pool.task_registry,
     }
 
 
-def _adopt(conn: Connection, handle: TaskHandle, context: CallContext | None) -> TaskHandle:
+def _adopt(conn: Connection, handle: TaskHandle, context: CallContext) -> TaskHandle:
     """Send the questions a running task asks later to ``context`` (the cell), until it ends; without
     one, to a context of its own (not to whichever call happens to be in flight), so that the
     questions nobody was asked are said with the task's result. A context with a place to ask
     (``ui``: a cell) has the handle follow the task from now on, so a question reaches the cell
     when the server asks it, not when a cell next waits for the result (a cell that blocks the
     kernel, which could never see the form's click)."""
-    from mcpnb.client.interaction import CallContext
-
-    context = context if context is not None else CallContext(server=conn.name, tool=handle.tool or "")
+    context.tool = context.tool or handle.tool or ""
     handle.note_unasked(context.answered_without_asking)
     if not handle.done:
-        conn.asking.adopt(context, until=lambda: handle.done or handle.failure is not None, watch=handle)
+        conn.asking.adopt(
+            context, handle.task_id, until=lambda: handle.done or handle.failure is not None, watch=handle
+        )
         if context.ui is not None:
             handle.watch()
     return handle
@@ -81,24 +91,30 @@ async def start(
 
     conn = pool.connection(server)
     await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
-    options = _handle_options(pool, conn)
     context = context if context is not None else CallContext(server=conn.name, tool=tool)
-    # A server may ask before it answers or starts the task (2026-07-28's input rounds): those
-    # questions belong to this call (its answers=, its cell), not to whichever call is in flight.
+    options = _handle_options(pool, conn, context)
+    # A server may ask before it answers or starts the task (2026-07-28's input rounds, or a
+    # 2025-11-25 server that runs the call as a plain one): those questions belong to this call
+    # (its answers=, its cell), not to whichever call is in flight.
     token = current_call.set(context)
+    conn.asking.active_calls.append(context)
     try:
         handle = await conn.request(
             f"{tool}() as a task", lambda _client: start_task(conn, tool, arguments, ttl_ms=ttl_ms, **options)
         )
     finally:
+        conn.asking.active_calls.remove(context)
         current_call.reset(token)
     return _adopt(conn, handle, context)
 
 
 async def attach(pool: Pool, server: str, task_id: str, context: CallContext | None) -> TaskHandle:
     """A handle for a task started elsewhere (see ``Pool.attach_task``)."""
+    from mcpnb.client.interaction import CallContext
+
     conn = pool.connection(server)
-    options = _handle_options(pool, conn)
+    context = context if context is not None else CallContext(server=conn.name)
+    options = _handle_options(pool, conn, context)
     handle = await conn.request(f"tasks/get {task_id}", lambda _client: attach_task(conn, task_id, **options))
     return _adopt(conn, handle, context)
 
