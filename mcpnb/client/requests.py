@@ -198,6 +198,10 @@ async def request(
             ) from None
         if over_message_limit(exc):  # only this answer's stream ended: the session goes on
             raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None
+        if answer is not None and 400 <= answer.status < 500 and answer.status != 404:
+            # the server refused this one request (413 too large, 400, 422, 429): the session is
+            # fine, and starting another would lose what the server keeps in it
+            raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
         if transport_failed and is_retryable(exc, http_status=status):
             conn.lost(exc, client, http_status=status)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import LOOPBACK, free_port, wait_until
 
-from mcpnb import ConnectError
+from mcpnb import CallError, ConnectError
 
 
 def test_server_everything_over_stdio(pool, everything):
@@ -179,6 +179,21 @@ def test_server_everything_over_streamable_http_pinned_to_loopback(pool, everyth
         pool.call("everything", "get-structured-content", {"location": "Chicago"}).data["temperature"]
         is not None
     )
+
+
+def test_a_request_the_server_refuses_fails_alone_and_the_session_keeps_its_state(pool, everything_http):
+    """server-everything answers a body over 4 MB with HTTP 413 and a JSON-RPC error -32000, the
+    code the SDK gives a closed connection: the pool once took it for a lost connection and started
+    a new session, losing the file the session kept."""
+    pool.connect("everything", url=everything_http)
+    kept = {"name": "keep.gz", "data": "data:text/plain;base64,aGVsbG8K"}
+    pool.call("everything", "gzip-file-as-resource", kept)
+    with pytest.raises(
+        CallError, match=r"echo\(\) on 'everything' failed: HTTP 413 from the server: .*Payload Too Large"
+    ):
+        pool.call("everything", "echo", {"message": "x" * 5_000_000})
+    assert pool.status()["everything"].state == "connected"
+    assert pool.read("everything", "demo://resource/session/keep.gz").contents  # the same session
 
 
 def test_a_wrong_path_says_what_the_servers_html_error_page_says(pool, everything_http):
