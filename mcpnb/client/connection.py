@@ -210,7 +210,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
             last_latency_ms=self.last_latency_ms,
             last_error=self.last_error,
             since=self.since,
-            healthy=self.health.healthy,
+            # the probes speak of a live session only: a failed server was once "failed · ok"
+            healthy=self.health.healthy if self.state is State.CONNECTED else None,
             last_ok=self.health.last_ok,
             retries=self.retries,
             instructions=self.instructions,

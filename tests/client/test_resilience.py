@@ -153,6 +153,18 @@ def test_http_server_restarted_on_the_same_port(pool):
         server.stop()
 
 
+def test_a_server_that_is_gone_is_never_shown_healthy(pool):
+    server = HttpServer("http", port=free_port())
+    try:
+        pool.connect("web", url=server.url, retry_delay=0.2, max_retries=1, health_check_interval=0.2)
+        assert wait_until(lambda: pool.status()["web"].healthy is True)
+    finally:
+        server.stop()
+    assert wait_until(lambda: pool.status()["web"].state == "failed", timeout=30)
+    row = pool.status()["web"]
+    assert row.healthy is None and " ok " not in repr(pool.status()).splitlines()[1]
+
+
 def test_forgotten_session_retries_idempotent_calls_only(pool, http_url):
     pool.connect("web", url=http_url, era="legacy", **FAST)
     assert pool.call("web", "increment").data == 1
