@@ -117,6 +117,9 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
                     f"{tool.server}.{tool.name}: unknown argument {key!r}{_line(args, key)}"
                     f"{did_you_mean_text(key, props)}\n  {signature(tool)}\n  (nothing was sent)"
                 )
+    for key, value in values.items():
+        if type(value) not in _JSON_LEAVES and not isinstance(value, dict | list):
+            _sendable(tool, args, key, value)
     if _passes(tool, values):
         return values
     problems = _problems(tool, values, schema)
@@ -130,6 +133,24 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
             lines.append(f"… and {len(problems) - _MAX_ERRORS} more")
         raise ArgumentsError("\n".join([*lines, f"  {signature(tool)}", "  (nothing was sent)"]))
     return values
+
+
+def _sendable(tool: Any, args: Any, key: str, value: Any) -> None:
+    """An :class:`ArgumentsError` for a value no JSON can carry (``text={{r}}``, a whole result:
+    pydantic would send its every field); what the SDK writes as JSON (a datetime, a UUID) goes."""
+    from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+    try:
+        if type(value).__module__.startswith("mcpnb."):  # a result, a resource: its data is meant
+            raise PydanticSerializationError("one of mcpnb's own objects")
+        to_jsonable_python(value)
+    except PydanticSerializationError:
+        kind = type(value).__name__
+        hint = " (a result's data is r.data, its text r.text)" if kind == "ToolResult" else ""
+        raise ArgumentsError(
+            f"{tool.server}.{tool.name}: argument {key!r}{_line(args, key)} is a {kind}, which JSON "
+            f"cannot carry{hint}\n  {signature(tool)}\n  (nothing was sent)"
+        ) from None
 
 
 def _passes(tool: Any, values: dict[str, Any]) -> bool:
@@ -244,7 +265,7 @@ def _how_to_write(
     if not isinstance(spec, dict) or isinstance(value, list | dict):
         return ""
     kinds = type_names(spec)
-    typed = args.raw.get(key, value if isinstance(value, str) else json.dumps(value))
+    typed = args.raw.get(key, value if isinstance(value, str) else json.dumps(value, default=str))
     body = key in getattr(args, "lines", {})
     if "array" in kinds:
         return f"; a list is written in brackets: {key}{': ' if body else '='}[{typed}]"

@@ -175,3 +175,17 @@ def test_schemas_that_allow_anything():
     assert check_arguments(open_tool, parse_pairs(["x=1"], [])) == {"x": 1}
     broken = ToolInfo(server="s", name="b", input_schema={"type": "not-a-type", "properties": {"a": {}}})
     assert check_arguments(broken, parse_pairs(["a=1"], [])) == {"a": 1}  # the server judges
+
+
+def test_an_object_json_cannot_carry_is_refused_before_sending():
+    import datetime
+
+    from mcpnb.client.results import ToolResult
+
+    tool = ToolInfo(server="s", name="note", input_schema={"type": "object", "properties": {"text": {}}})
+    with pytest.raises(ArgumentsError, match=r"argument 'text' is a ToolResult, which JSON cannot carry"):
+        check_arguments(tool, {"text": ToolResult("s", "t", [])})
+    with pytest.raises(ArgumentsError, match=r"argument 'text' is a lock, which JSON cannot carry"):
+        check_arguments(tool, {"text": __import__("threading").Lock()})
+    when = datetime.date(2026, 12, 5)
+    assert check_arguments(tool, {"text": when}) == {"text": when}  # the SDK writes a date as JSON

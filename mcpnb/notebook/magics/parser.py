@@ -13,6 +13,7 @@ import contextlib
 import functools
 import io
 import json
+import keyword
 import re
 import shlex
 import textwrap
@@ -293,7 +294,7 @@ def _ours(ref: str) -> bool:
 def value_of(ref: str, namespaces: list[Mapping[str, Any]]) -> Any:
     """The value of ``{{ref}}``: a variable as :func:`lookup` finds it, or the expression evaluated
     in the notebook (as IPython's own ``{expr}`` in shell commands, and JupySQL's ``{{expr}}``)."""
-    if _NAME_REF.fullmatch(ref):
+    if _NAME_REF.fullmatch(ref) and not keyword.iskeyword(ref.split(".", 1)[0]):  # {{None}}: a value
         return lookup(ref, namespaces)
     from collections import ChainMap
 
@@ -417,8 +418,21 @@ def _no_constant(token: str) -> Any:
     raise ValueError(token)
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object that names a key twice: JSON keeps the last, and the first is lost unseen."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise _DuplicateKey(f"key {twice!r} is given twice in a JSON object")
+    return out
+
+
 #: One decoder for every value: ``json.loads`` with an option builds a new one per call.
-_JSON = json.JSONDecoder(parse_constant=_no_constant)
+_JSON = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_unique_keys)
 
 
 def parse_value(text: str) -> tuple[Any, bool]:
@@ -428,6 +442,8 @@ def parse_value(text: str) -> tuple[Any, bool]:
         return "", False
     try:
         return _JSON.decode(stripped), True
+    except _DuplicateKey as exc:
+        raise UsageError(f"{exc} (nothing was sent)") from None
     except (ValueError, RecursionError):
         return text, False
 
@@ -657,6 +673,8 @@ def _object_arguments(text: str, namespaces: list[Mapping[str, Any]], where: str
         data = _JSON.decode(body)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{where}: {json_problem(body, exc)}") from None
+    except _DuplicateKey as exc:
+        raise UsageError(f"{where}: {exc}") from None
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{where}: invalid JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
     if not isinstance(data, dict):

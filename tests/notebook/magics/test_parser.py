@@ -206,6 +206,24 @@ def test_interpolation_from_the_namespace():
     assert parse_body("{{args}}", [{"args": {"a": 1}}]) == {"a": 1}
 
 
+def test_python_constants_between_double_braces_are_values_not_variable_names():
+    """``{{True}}`` once said "no variable 'True' in the notebook"."""
+    assert parse_pairs(["a={{True}}", "b={{None}}", "c={{False}}"], [{}]) == {
+        "a": True,
+        "b": None,
+        "c": False,
+    }
+
+
+def test_a_key_given_twice_in_a_json_object_is_an_error_not_the_last_one_wins():
+    for body in ('{"a": 1, "a": 2, "b": 2}', 'a: {"x": 1, "x": 2}'):
+        with pytest.raises(UsageError, match=r"key '(a|x)' is given twice"):
+            parse_body(body, [{}])
+    with pytest.raises(UsageError, match="key 'x' is given twice"):
+        parse_pairs(['a={"x": 1, "x": 2}'], [{}])
+    assert parse_body('{"a": {"x": 1}, "b": {"x": 2}}', [{}]) == {"a": {"x": 1}, "b": {"x": 2}}
+
+
 def test_an_expression_between_double_braces_is_evaluated_in_the_notebook():
     """As IPython's ``{expr}`` and JupySQL's ``{{expr}}``: ``{{len(rows)}}`` used to reach the server
     as the text "{{len(rows)}}"."""

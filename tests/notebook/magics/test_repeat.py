@@ -99,3 +99,16 @@ def test_a_cell_bodys_final_semicolon_is_no_argument(ip, mcp):
     assert typed.result is None and ip.user_ns["said"].text == "hello"
     query = cell(ip, "%%mcp call demo.echo\nSELECT * FROM t;\n")
     assert query.result.text == "SELECT * FROM t;"  # the text, shown: its ';' ends the query
+
+
+def test_a_whole_result_as_an_argument_is_a_short_error(ip, mcp):
+    """``text={{r}}`` (a ToolResult) once ended in a long traceback: "not JSON serializable"."""
+    connect_demo(ip)
+    cell(ip, "r = %mcp call demo.add a=1 b=2")
+    with pytest.raises(UsageError) as said:  # the magics' short form of an ArgumentsError
+        line(ip, "call demo.echo text={{r}}")
+    assert "argument 'text' is a ToolResult, which JSON cannot carry (a result's data is r.data" in str(
+        said.value
+    )
+    assert "nothing was sent" in str(said.value)
+    assert line(ip, "call demo.echo text={{r.text}}").text == "3"
