@@ -155,10 +155,12 @@ class ConnectionRequests:
     async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         """``prompts/get`` once the name and arguments are checked against the server's list (a
         typo gets a did-you-mean, not each server's own words); values that are not text are sent
-        as JSON text, since prompt arguments are strings on the wire."""
+        as JSON text, since prompt arguments are strings on the wire. ``None`` is an argument not
+        given (it was sent as the text "null": "What's the weather in Paris, null?")."""
         texts = {
             k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
             for k, v in (arguments or {}).items()
+            if v is not None
         }
         await self._check_prompt(name, texts)
         return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, texts or None))

@@ -81,6 +81,10 @@ def test_pool_prompt_checks_names_and_arguments_before_sending(pool, everything)
     with pytest.raises(ArgumentsError, match=r"^ev.args-prompt: missing required argument 'city'$"):
         pool.prompt("ev", "args-prompt", {"state": "IDF"})
     assert "weather in 75001" in pool.prompt("ev", "args-prompt", {"city": 75001}).text
+    said = pool.prompt("ev", "args-prompt", {"city": "Paris", "state": None}).text  # None: not given
+    assert "Paris" in said and "null" not in said
+    with pytest.raises(ArgumentsError, match=r"missing required argument 'city'$"):
+        pool.prompt("ev", "args-prompt", {"city": None})
 
 
 def test_a_resource_read_refused_for_a_typo_says_the_listed_one_it_was_probably(pool, everything):
