@@ -12,6 +12,7 @@ import asyncio
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from mcpnb.client.errors import CallError
 from mcpnb.client.tasks.extension import elicitation_answerer
 from mcpnb.client.tasks.registry import TaskListing, attach_task, server_tasks, start_task
 
@@ -90,7 +91,9 @@ async def start(
     from mcpnb.client.interaction import CallContext, current_call
 
     conn = pool.connection(server)
-    await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+    info = await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+    if info.task_support == "forbidden":
+        raise CallError(f"{tool}() cannot run as a task on {server!r}: {_no_task(conn)} (nothing was sent)")
     context = context if context is not None else CallContext(server=conn.name, tool=tool)
     options = _handle_options(pool, conn, context)
     # A server may ask before it answers or starts the task (2026-07-28's input rounds, or a
@@ -106,6 +109,16 @@ async def start(
         conn.asking.active_calls.remove(context)
         current_call.reset(token)
     return _adopt(conn, handle, context)
+
+
+def _no_task(conn: Connection) -> str:
+    """Why a tool runs only as a plain call (a server that was asked anyway answered with an error
+    of its own, or ran the call and kept the cell waiting for its end)."""
+    from mcpnb.client.tasks.optin import server_offers_tasks
+
+    if not server_offers_tasks(conn.capabilities, conn.era):
+        return "the server offers no tasks; call it without task=True (or --task)"
+    return "the tool says it runs only as a plain call (execution.taskSupport); call it without task=True"
 
 
 async def attach(pool: Pool, server: str, task_id: str, context: CallContext | None) -> TaskHandle:

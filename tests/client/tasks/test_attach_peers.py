@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcpnb import Interaction
+from mcpnb import CallError, Interaction
 from mcpnb.client.tasks import TaskCancelledError, TaskExpiredError
 
 
@@ -83,3 +83,21 @@ def test_a_server_everything_task_attached_again_after_the_registry_forgot_it(
     result = attached.result(timeout=60)
     assert not result.is_error and "python packaging" in result.text
     assert len(person.answers.seen) == 1  # its question came through tasks/result on the attached handle
+
+
+def test_a_task_is_not_asked_of_a_tool_that_cannot_be_one(pool: Any, everything: str) -> None:
+    """server-everything's ``echo`` says nothing of tasks (so: forbidden). Asked for one anyway, the
+    server answered with half a zod error; now nothing is sent, and the message says what to do."""
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    for start in (
+        lambda: pool.start_task("ev", "echo", {"message": "x"}),
+        lambda: pool.call("ev", "echo", {"message": "x"}, task=True),
+    ):
+        with pytest.raises(
+            CallError,
+            match=r"^echo\(\) cannot run as a task on 'ev': the tool says it runs only as a plain call",
+        ):
+            start()
+    assert "x" in pool.call("ev", "echo", {"message": "x"}).text
+    handle = pool.start_task("ev", "simulate-research-query", {"topic": "go"})  # one that can
+    assert handle.task_id and "go" in handle.result(timeout=60).text
