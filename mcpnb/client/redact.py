@@ -40,9 +40,23 @@ def _is_secret_param(name: str) -> bool:
     return is_secret_key(name) or name.strip().lower() in _SECRET_PARAMS
 
 
+#: Headers whose values never carry a credential: the only ones a status, a repr or an error shows.
+_PLAIN_HEADERS = frozenset(
+    {"accept", "accept-encoding", "accept-language", "cache-control", "content-type", "user-agent"}
+    | {"mcp-protocol-version", "x-request-id", "x-forwarded-proto"}
+)
+
+
+def is_plain_header(name: str) -> bool:
+    """Whether a header's value can be shown. Names say little here: a server reads its key from
+    ``X-Custom-Auth`` or ``X-Tenant`` as readily as from ``Authorization``, so only well-known
+    headers that never hold one are shown (a token once went out in full as ``X-Custom-Thing``)."""
+    return name.strip().lower() in _PLAIN_HEADERS and not is_secret_key(name)
+
+
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """A copy safe to print: values of secret-named headers replaced, the rest kept for debugging."""
-    return {k: (REDACTED if is_secret_key(k) else v) for k, v in headers.items()}
+    """A copy safe to print: every value replaced but those of :func:`is_plain_header` headers."""
+    return {k: (v if is_plain_header(k) else REDACTED) for k, v in headers.items()}
 
 
 def redact_env(env: Mapping[str, str]) -> dict[str, str]:

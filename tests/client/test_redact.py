@@ -48,11 +48,27 @@ def test_ordinary_names(name: str) -> None:
     assert not is_secret_key(name)
 
 
-def test_redact_headers_hides_only_secret_headers() -> None:
+def test_redact_headers_shows_only_headers_that_never_carry_a_credential() -> None:
+    """A custom header is how many servers take their key (``X-Custom-Thing: {{tok}}`` went out in
+    full): only well-known plain headers keep their values."""
     shown = redact_headers(
-        {"X-Api-Key": "k-123456", "Authorization": "Bearer abcdef", "Accept": "text/plain"}
+        {
+            "X-Api-Key": "k-123456",
+            "Authorization": "Bearer abcdef",
+            "X-Custom-Thing": "SECRETVAR2",
+            "X-Auth": "SECRETXAUTH",
+            "Accept": "text/plain",
+            "User-Agent": "notebook",
+        }
     )
-    assert shown == {"X-Api-Key": REDACTED, "Authorization": REDACTED, "Accept": "text/plain"}
+    assert shown == {
+        "X-Api-Key": REDACTED,
+        "Authorization": REDACTED,
+        "X-Custom-Thing": REDACTED,
+        "X-Auth": REDACTED,
+        "Accept": "text/plain",
+        "User-Agent": "notebook",
+    }
 
 
 def test_redact_env_hides_every_value_and_keeps_names() -> None:

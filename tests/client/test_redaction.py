@@ -54,14 +54,18 @@ def test_bearer_token_from_env_and_basic_auth(pool, http_url, monkeypatch):
 
 
 def test_secret_header_and_env_values_are_redacted(pool, http_url):
-    pool.connect("hdr", url=http_url, headers={"X-Api-Key": TOKEN, "X-Trace": "visible-trace"})
+    custom = "custom-header-secret-42"
+    pool.connect("hdr", url=http_url, headers={"X-Api-Key": TOKEN, "X-Tenant": custom, "Accept": "*/*"})
     assert pool.call("hdr", "header", {"name": "X-Api-Key"}).data == TOKEN
+    assert pool.call("hdr", "header", {"name": "X-Tenant"}).data == custom
+    # what a server says back (an error, a log line) is scrubbed of it, though its name says nothing
+    assert custom not in pool.connection("hdr").safe(f"unknown tenant {custom}")
     pool.connect("stdio", **demo_command(), env={"SERVICE_PASSWORD": ENV_SECRET})
     assert pool.call("stdio", "env", {"name": "SERVICE_PASSWORD"}).data == ENV_SECRET
     pool.call("stdio", "stderr_line", {"text": f"debug: password is {ENV_SECRET}"})
     shown = _everything_shown(pool, "hdr") + _everything_shown(pool, "stdio")
-    assert TOKEN not in shown and ENV_SECRET not in shown
-    assert "visible-trace" in repr(pool.connection("hdr").config)  # non-secret headers stay readable
+    assert TOKEN not in shown and ENV_SECRET not in shown and custom not in shown
+    assert "'Accept': '*/*'" in repr(pool.connection("hdr").config)  # a plain header stays readable
 
 
 def test_instructions_that_repeat_a_secret_show_it_redacted(pool):

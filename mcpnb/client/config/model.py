@@ -31,6 +31,7 @@ from mcpnb.client.config.validate import check_name, entry, parse
 from mcpnb.client.errors import ConfigError, UnknownServerError, did_you_mean
 from mcpnb.client.redact import (
     REDACTED,
+    is_plain_header,
     is_secret_key,
     redact_env,
     redact_headers,
@@ -254,7 +255,7 @@ class ServerConfig:
         if self.auth is not None:
             found |= self.auth.secrets()
         for key, value in self.headers.items():
-            if is_secret_key(key) and value:
+            if value and not is_plain_header(key):
                 found |= _credential(value)
         found |= {v for v in self.env.values() if v.lower() not in _TRIVIAL_VALUES and not _is_number(v)}
         if self.url:
