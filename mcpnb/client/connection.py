@@ -41,7 +41,7 @@ from mcpnb.client.errors import (
 from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import Interaction
 from mcpnb.client.logfilter import remember_secrets
-from mcpnb.client.operations import ConnectionRequests
+from mcpnb.client.operations import ConnectionRequests, send_log_level
 from mcpnb.client.redact import scrub
 from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
 from mcpnb.client.status import ServerStatus
@@ -152,6 +152,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.interaction: Interaction | None = None  # None: the process-wide default
         self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs
         self.log_level = "info"  # what the server should send (setLevel, or the 2026 per-request opt-in)
+        self.log_level_chosen = False  # set_log_level was called: a new 2025-11-25 session is told again
         self.watch = ResourceWatch(self)  # resources this client subscribed to
 
     # ------------------------------------------------------------------ identity and state
@@ -310,6 +311,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
                     "use era 'auto' or 'legacy'"
                 )
             await within(deadline, self.catalog.fetch())
+            if self.log_level_chosen and self.era != "modern":  # 2025-11-25 forgets it with the session
+                await within(deadline, send_log_level(client, self.log_level))
         except BaseException:
             await self.end_session()
             self.client = None

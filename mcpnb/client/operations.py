@@ -188,20 +188,16 @@ class ConnectionRequests:
     async def set_log_level(self, level: str) -> None:
         """Ask the server for log lines at ``level`` and above: ``logging/setLevel`` (2025-11-25), or
         the per-request opt-in every later request carries (2026-07-28). Kept across reconnects."""
-        from mcp import types
 
         check_offered(
             self.name, self.capabilities, "logging", "logging", "it sends no log messages to set a level for"
         )
-        self.log_level = level
+        self.log_level, self.log_level_chosen = level, True
         if self.era == "modern":
             if self.client is not None:
                 _opt_in_logs(self.client.session, level)
             return
-        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
-        await self.request(
-            f"logging/setLevel {level}", lambda c: c.session.send_request(request, types.EmptyResult)
-        )
+        await self.request(f"logging/setLevel {level}", lambda c: send_log_level(c, level))
 
     async def complete(
         self, ref: Any, argument: str, value: str, context: dict[str, str] | None = None
@@ -247,6 +243,14 @@ class ConnectionRequests:
 
     async def unwatch_resource(self, uri: str, watcher: Callable[[str], None] | None = None) -> bool:
         return await self.watch.remove(uri, watcher)
+
+
+async def send_log_level(client: Any, level: str) -> None:
+    """2025-11-25's ``logging/setLevel``: kept by the session, so sent again to each new one."""
+    from mcp import types
+
+    request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
+    await client.session.send_request(request, types.EmptyResult)
 
 
 def _opt_in_logs(session: Any, level: str) -> None:

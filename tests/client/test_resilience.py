@@ -379,3 +379,19 @@ def test_events_are_logged_at_debug(pool, caplog):
     messages = [r.getMessage() for r in caplog.records if r.name == "mcpnb"]
     assert any("connected" in m for m in messages)
     assert any("served from cache" in m for m in messages)
+
+
+def test_a_chosen_log_level_is_sent_again_to_the_new_session_after_a_reconnect(pool):
+    """2025-11-25 keeps ``logging/setLevel`` in the session: a server restarted under the pool
+    forgot it, and the lines the person asked for stopped coming (the pool said "kept across
+    reconnects"). probe-kit follows the spec: below the chosen level, it sends nothing."""
+    from mcpnb.client.stdio import live_children
+
+    pool.connect("p", command=sys.executable, args=["-m", "mcpnb.probekit"], era="legacy", retry_delay=0.2)
+    assert pool.call("p", "test_logging_tool").text == "2 log notifications sent"  # two info lines
+    pool.set_log_level("p", "error")
+    assert pool.call("p", "test_logging_tool").text == "0 log notifications sent"
+    [pid] = [pid for pid, name in live_children().items() if name == "p"]
+    os.kill(pid, signal.SIGKILL)
+    assert wait_until(lambda: pool.status()["p"].retries >= 1 and pool.status()["p"].state == "connected")
+    assert pool.call("p", "test_logging_tool").text == "0 log notifications sent"  # from the first call
