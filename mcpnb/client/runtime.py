@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import contextvars
 import functools
 import sys
 import threading
@@ -21,9 +22,14 @@ from typing import Any, TypeVar
 
 from mcpnb.client.bridge import TICK, Handover, Mailbox, await_in_ticks, per_loop, wait_ticking
 
-__all__ = ["TICK", "Runtime", "await_in_ticks", "get_runtime", "hook_kernel_shutdown", "shut_down"]
+__all__ = ["STARTED", "TICK", "Runtime", "await_in_ticks", "get_runtime", "hook_kernel_shutdown", "shut_down"]
 
 T = TypeVar("T")
+
+#: What code that may be stopped as a whole has handed over (anything with ``cancel()``): a cell that
+#: awaits a magic run in a thread sets a list here, and its interrupt cancels every hand-over the
+#: thread made (a connect, a listing), not only its tool calls.
+STARTED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("mcpnb_started", default=None)
 
 #: How long closing may take when the kernel or the interpreter goes away. jupyter_client sends
 #: SIGTERM 2.5 s after asking a kernel to shut down: every stdio server must be gone before that.
@@ -122,6 +128,9 @@ class Runtime:
             coro.close()
             raise RuntimeError("the mcpnb runtime is closed")
         hop = Handover(coro, self.loop, on_done)
+        started = STARTED.get()
+        if started is not None:
+            started.append(hop)
         self._inbox.post(hop.start)
         return hop
 

@@ -11,25 +11,22 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import html
-from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.interaction import CallContext
+from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.capture import CellUI, Mode
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
     from mcpnb.client.results import ToolResult
-    from mcpnb.client.runtime import Runtime
     from mcpnb.client.toolinfo import ToolInfo
 
 #: True while an awaiting cell runs the magic (set by :mod:`.asynccell`).
 AWAITING: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_awaiting_cell", default=False)
 #: What an awaiting cell started on the runtime (anything with ``cancel()``), so an interrupt can
-#: cancel it.
-CELL_CALLS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
-    "mcpnb_cell_calls", default=None
-)
+#: cancel it: every hand-over to the runtime lands here by itself (:data:`~mcpnb.client.runtime.STARTED`).
+CELL_CALLS = STARTED
 T = TypeVar("T")
 #: How often a synchronous cell looks whether the server asked for a person.
 _POLL = 0.05
@@ -60,9 +57,6 @@ def call_in_cell(
     ui, ctx = _in_cell(mode, answers, transcript, awaiting=AWAITING.get(), ui=ui)
     call = pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx, info=info)
     hop = pool.runtime.hand_over(call)
-    started = CELL_CALLS.get()
-    if started is not None:
-        started.append(hop)
     if let_go:
         return LiveCall(hop.future(), ui, server, tool)
     try:
@@ -116,19 +110,6 @@ def asking_ui(mode: Mode, *, awaited: bool = False) -> CellUI:
 
     awaiting = AWAITING.get() or (awaited and supported())
     return CellUI("text" if mode == "widget" and not awaiting else mode, awaiting=awaiting)
-
-
-def cell_runner(runtime: Runtime) -> Callable[[Coroutine[Any, Any, T]], T]:
-    """``runtime.run`` that an interrupt of the awaiting cell cancels, like the cell's calls."""
-    started = CELL_CALLS.get()
-
-    def run(coro: Coroutine[Any, Any, T]) -> T:
-        hop = runtime.hand_over(coro)
-        if started is not None:
-            started.append(hop)
-        return runtime.settle(hop)
-
-    return run
 
 
 def _in_cell(

@@ -346,12 +346,12 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
                     f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); {then}"
                 )
         from mcpnb.client.interaction import CallContext
-        from mcpnb.notebook.cell.live import asking_ui, cell_runner
+        from mcpnb.notebook.cell.live import asking_ui
 
         inputs = input_values(ns.input, ctx.namespaces)
         asking = CallContext(ui=asking_ui(ctx.settings.elicitation))  # for the inputs not given
         connecting = ctx.pool.aconnect_config(path, words or None, inputs=inputs, context=asking)
-        return cell_runner(ctx.pool.runtime)(connecting)
+        return ctx.pool.runtime.run(connecting)  # an awaiting cell's interrupt cancels it
     if ns.input:
         raise UsageError("--input goes with --config (the values of a VS Code file's ${input:ID})")
     if ns.more:

@@ -61,7 +61,7 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.interaction import CallContext
     from mcpnb.client.requirements import RequirementError
     from mcpnb.client.requirements import require as require_servers
-    from mcpnb.notebook.cell.live import asking_ui, cell_runner
+    from mcpnb.notebook.cell.live import asking_ui
 
     body = ctx.cell
     if body and body.rstrip().endswith(";"):  # a final ";": no output, and no part of the YAML
@@ -90,7 +90,7 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
             inputs=inputs,
             context=CallContext(ui=asking_ui(ctx.settings.elicitation)),
             where=CELL,
-            run=cell_runner(ctx.pool.runtime),
+            run=ctx.pool.runtime.run,  # an awaiting cell's interrupt cancels it
         )
     except RequirementError as exc:
         if exc.resolution is not None and ns.out:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from conftest import DEMO, wait_until
+from conftest import DEMO, alive, wait_until
 
 from tests.frontend import Frontend
 
@@ -54,3 +54,34 @@ def test_the_interrupt_line_never_repeats_arguments():
     exc = interrupted("connect docs http://127.0.0.1:1/mcp?token=SECRET-VALUE --header 'X-Key: k'", 0)
     assert isinstance(exc, Interrupted) and str(exc) == "%mcp connect docs: interrupted"
     assert exc._render_traceback_()[0].endswith("Interrupted: %mcp connect docs: interrupted\x1b[0m")
+
+
+def test_an_interrupted_connect_stops_the_server_it_was_starting(kernel, tmp_path):
+    """A connect in an awaiting cell runs in a worker thread: the interrupt ended the cell but not the
+    connect, whose server went on starting ("connecting"), and the next call waited for it."""
+    marker = tmp_path / "pid"
+    slow = tmp_path / "slow_server.py"  # says its pid, then takes its time to start
+    slow.write_text(
+        "import os, pathlib, sys, time\n"
+        f"pathlib.Path({str(marker)!r}).write_text(str(os.getpid()))\n"
+        "time.sleep(30)\n"
+    )
+    fe = Frontend(kernel)
+    assert fe.reply(fe.execute("%load_ext mcpnb"))["status"] == "ok"
+    cell = fe.execute(f"%mcp connect slow -- {sys.executable} {slow}")
+    assert wait_until(marker.exists, timeout=30), "the server never started"
+    kernel.kernel_manager.interrupt_kernel()
+    reply = fe.reply(cell)
+    assert reply["status"] == "error" and reply["evalue"] == "%mcp connect slow: interrupted"
+    pid = int(marker.read_text())
+    assert wait_until(lambda: not alive(pid), timeout=10), "the server it was starting is still running"
+    state = fe.execute(  # the connect ends as the process does: a moment after it
+        "import time\n"
+        "for _ in range(100):\n"
+        "    row = %mcp status slow\n"
+        "    if row['slow'].state != 'connecting': break\n"
+        "    time.sleep(0.1)\n"
+        "print('STATE', row['slow'].state)"
+    )
+    assert fe.reply(state)["status"] == "ok"
+    assert "STATE failed" in fe.stdout[state]
