@@ -20,6 +20,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import health, requests
@@ -378,11 +379,25 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if printed:  # only a stdio server's stdout gets there
             return (
                 f"{waited}: it wrote {printed[0][:120]!r} on stdout, which is not JSON-RPC; is "
-                f"{self.config.program!r} an MCP server over stdio? (a print() to stdout gets in the way)"
+                f"{self._started_program()!r} an MCP server over stdio? (a print() to stdout gets in the way)"
             )
         return self._with_last_words(
             f"{waited}; raise startup_timeout for server {self.name!r} if it is just slow"
         )
+
+    def _started_program(self) -> str:
+        """The program as a person names it: the script or module an interpreter runs, not only
+        the interpreter (every Python server was "is '/usr/bin/python3' an MCP server?")."""
+        program, args = self.config.program, list(self.config.args)
+        if len(args) > 1 and args[0] == "-m":
+            return self.safe(f"{program} -m {args[1]}")
+        if (
+            args
+            and not args[0].startswith("-")
+            and Path(program).name.startswith(("python", "node", "uv", "deno"))
+        ):
+            return self.safe(f"{program} {args[0]}")
+        return program
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """The owner task: enter the transport and client, wait for stop, exit in this same task."""

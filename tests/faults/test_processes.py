@@ -5,6 +5,7 @@ the pool's state afterwards, and that no process is left."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -62,7 +63,7 @@ def test_server_that_hangs_at_start_fails_the_connect_and_is_killed(pool, marks)
     no_process_left(marks)  # it ignores stdin EOF and SIGTERM: only SIGKILL ended it
 
 
-def test_a_program_that_answers_text_not_json_rpc_is_named_as_such(pool):
+def test_a_program_that_answers_text_not_json_rpc_is_named_as_such(pool, tmp_path):
     """Lesson 09's "server" answers every line with a friendly sentence: the handshake gets no
     answer, and the timeout says what it wrote instead and what to check, not only "raise
     startup_timeout". A silent one that said something on stderr first gets that line."""
@@ -74,6 +75,14 @@ def test_a_program_that_answers_text_not_json_rpc_is_named_as_such(pool):
         f"'hello! I am not JSON-RPC' on stdout, which is not JSON-RPC; is {sys.executable!r} an MCP "
         "server over stdio? (a print() to stdout gets in the way)"
     )
+    script = (
+        tmp_path / "chatty_server.py"
+    )  # a script is named with its interpreter, not the interpreter alone
+    script.write_text(chatty)
+    with pytest.raises(
+        ConnectError, match=rf"is '{re.escape(sys.executable)} {re.escape(str(script))}' an MCP"
+    ):
+        pool.connect("script", command=sys.executable, args=[str(script)], startup_timeout=3, **QUICK)
     waits = "import sys, time\nprint('waiting for the database at db:5432', file=sys.stderr)\ntime.sleep(60)"
     with pytest.raises(ConnectError) as info:
         pool.connect("waits", command=sys.executable, args=["-c", waits], startup_timeout=3, **QUICK)
