@@ -280,6 +280,8 @@ def _shorten(exc: BaseException) -> None:
     text = text.replace("use transport 'http', not 'sse'", "drop --sse").replace(
         "use transport 'sse'", "add --sse"
     )
+    if text != str(exc) and len(exc.args) == 1:
+        exc.args = (text,)  # the error's one line (nbclient's, VS Code's summary) says the same
     line = f"{type(exc).__name__}: {text}"
     exc._render_traceback_ = lambda: [_red(line), "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
 

@@ -29,6 +29,9 @@ def test_errors_advise_the_magic():
     _shorten(exc)
     shown = "\n".join(exc._render_traceback_())
     assert "%mcp reconnect x" in shown and "--verbose" in shown
+    assert (
+        str(exc) == "server 'x' is failed: gone; reconnect it with %mcp reconnect x"
+    )  # the error's one line too
 
 
 def test_status_and_bare_mcp(ip, mcp):
