@@ -77,6 +77,24 @@ class Unsure(CallContext):
                 )
 
 
+def _record_answer(call: CallContext | None, method: str, answer: Any) -> None:
+    """The client's answer to a server's request, in the transcript of the call it belongs to (a
+    2025-11-25 transcript showed the question and never what went back). Fields whose name says
+    secret (a password a person typed) are shown as ``***``."""
+    from mcpnb.client.redact import REDACTED, is_secret_key
+
+    calls = call.calls if isinstance(call, Unsure) else [call] if call is not None else []
+    kept = [each for each in calls if each.transcript is not None]
+    if not kept:
+        return
+    shown = answer.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(shown.get("content"), dict):
+        shown["content"] = {k: REDACTED if is_secret_key(k) else v for k, v in shown["content"].items()}
+    kind = "error" if "code" in shown else "response"
+    for each in kept:
+        each.transcript.add("→", kind, method, shown)
+
+
 class Asking:
     """Answers one connection's server requests through its interaction."""
 
@@ -162,14 +180,16 @@ class Asking:
         except TimeoutError:
             self.conn.emit("ask", "nobody answered the elicitation in time: declined")
             note_unasked(call, f"{asked} and nobody answered in time: declined")
-            return ElicitResult(action="decline")
+            result = ElicitResult(action="decline")
         except _AskFailed as failed:
             note_unasked(call, f"{asked} and asking failed ({failed}): declined")
-            return ElicitResult(action="decline")
+            result = ElicitResult(action="decline")
+        else:
+            self.conn.emit("ask", f"elicitation answered: {result.action}")
         finally:
             if isinstance(call, Unsure):
                 call.spread(asked)
-        self.conn.emit("ask", f"elicitation answered: {result.action}")
+        _record_answer(call, "elicitation/create", result)
         return result
 
     async def on_sample(self, ctx: Any, params: Any) -> Any:
@@ -179,18 +199,20 @@ class Asking:
         server, call = self.conn.name, self.current(params)
         asked = f"{server} asked for an LLM completion"
         try:
-            return await self._ask(
+            result = await self._ask(
                 "sampling (an LLM completion)", call, lambda i, c: i.sample(server, params, c)
             )
         except TimeoutError:
             note_unasked(call, f"{asked} and nobody answered in time: rejected")
-            return ErrorData(code=-1, message="nobody answered the sampling request in time")
+            result = ErrorData(code=-1, message="nobody answered the sampling request in time")
         except _AskFailed as failed:
             note_unasked(call, f"{asked} and asking failed ({failed}): rejected")
-            return ErrorData(code=-1, message="the client could not ask anyone")
+            result = ErrorData(code=-1, message="the client could not ask anyone")
         finally:
             if isinstance(call, Unsure):
                 call.spread(asked)
+        _record_answer(call, "sampling/createMessage", result)
+        return result
 
     async def on_log(self, params: Any) -> None:
         """The SDK's logging callback: an event, the call's transcript, and the interaction."""

@@ -37,6 +37,10 @@ def test_an_elicitation_round_is_in_the_transcript(pool):
     result = pool.call("probe", "ask_user", {"question": "Name?"}, context=ctx)
     methods = [(m.direction, m.kind, m.method) for m in result.transcript.messages]
     assert ("←", "request", "form elicitation: Name?") in methods
+    # and the client's answer went back (it was missing from 2025-11-25 transcripts)
+    answered = methods.index(("→", "response", "elicitation/create"))
+    assert methods.index(("←", "request", "form elicitation: Name?")) < answered
+    assert result.transcript.messages[answered].payload == {"action": "accept", "content": {"answer": "Ada"}}
 
 
 def test_rendered_collapsed_under_the_result(pool):
