@@ -108,7 +108,7 @@ class Interaction:
 
         if getattr(params, "mode", "form") == "url":
             asked = f"{server} asked to open a page ({quote(params.message)})"
-            note_unasked(call, f"{asked} and nobody was asked: declined")
+            note_unasked(call, f"{asked}, answered without asking anyone: declined")
             return ElicitResult(action="decline")  # consent to open a URL needs a person, always
         schema = params.requested_schema or {}
         answers = call.answers if call is not None else None
@@ -125,7 +125,9 @@ class Interaction:
             by = f"the {policy!r} policy" + (f" ({reason})" if reason else "")
         said = {"accept": "accepted", "decline": "declined"}.get(outcome.action, "cancelled")
         why = f": {outcome.reason}" if outcome.reason and policy != "decline" else ""
-        sentence = f"{server} asked {quote(params.message)} and nobody was asked: {said} by {by}{why}"
+        sentence = (
+            f"{server} asked {quote(params.message)}, answered without asking anyone: {said} by {by}{why}"
+        )
         note_unasked(call, sentence, accepted=outcome.action == "accept")
         return ElicitResult(action=outcome.action, content=outcome.content)
 
@@ -150,7 +152,7 @@ class Interaction:
         """Answer a sampling request (an LLM completion the server wants). Headless: reject."""
         from mcp.types import ErrorData
 
-        note_unasked(call, f"{server} asked for an LLM completion and nobody was asked: rejected")
+        note_unasked(call, f"{server} asked for an LLM completion, answered without asking anyone: rejected")
         return ErrorData(code=-1, message="sampling was rejected: no person is there to answer")
 
     async def log(self, server: str, params: Any, call: CallContext | None) -> None:

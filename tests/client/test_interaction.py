@@ -68,11 +68,12 @@ def test_answers_given_with_the_call_need_no_person(pool, probe, era):
     result = pool.call("probe", "ask_user", {"question": "Name?"}, answers={"answer": "Ada"})
     assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
     assert result.answered_without_asking == [
-        "probe asked “Name?” and nobody was asked: accepted by the answers given with the call"
+        "probe asked “Name?”, answered without asking anyone: accepted by the answers given with the call"
     ]
     assert result.answered_without_asking[0].accepted  # information, not a warning (repr: "i", not "!")
     assert repr(result).endswith(
-        "\n(i probe asked “Name?” and nobody was asked: accepted by the answers given with the call)"
+        "\n(i probe asked “Name?”, answered without asking anyone: "
+        "accepted by the answers given with the call)"
     )
 
 
@@ -81,10 +82,10 @@ def test_headless_default_declines(pool, probe):
     result = pool.call("probe", "ask_user", {"question": "Name?"})
     assert result.data["action"] == "decline"
     assert result.answered_without_asking == [
-        "probe asked “Name?” and nobody was asked: declined by the 'decline' policy"
+        "probe asked “Name?”, answered without asking anyone: declined by the 'decline' policy"
     ]
     assert repr(result).endswith(
-        "\n(! probe asked “Name?” and nobody was asked: declined by the 'decline' policy)"
+        "\n(! probe asked “Name?”, answered without asking anyone: declined by the 'decline' policy)"
     )
 
 
@@ -143,7 +144,9 @@ def test_url_elicitation_request_in_legacy_goes_to_the_interaction(pool, probe, 
     result = pool.call("probe", "open_local_page", {"path": "page.md", "via": "elicit"})
     assert result.data["action"] == "decline"
     [said] = result.answered_without_asking
-    assert said.startswith("probe asked to open a page (") and said.endswith("nobody was asked: declined")
+    assert said.startswith("probe asked to open a page (") and said.endswith(
+        "answered without asking anyone: declined"
+    )
 
 
 def test_server_everything_push_elicitation_and_sampling(pool, everything):
@@ -180,7 +183,9 @@ def test_sampling_is_rejected_headless(pool, everything):
     pool.tools("ev", refresh=True)
     result = pool.call("ev", "trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 20})
     assert result.is_error or "reject" in result.text.lower()
-    assert result.answered_without_asking == ["ev asked for an LLM completion and nobody was asked: rejected"]
+    assert result.answered_without_asking == [
+        "ev asked for an LLM completion, answered without asking anyone: rejected"
+    ]
 
 
 def test_a_typo_in_the_answers_is_said_with_the_result(pool, everything):
@@ -190,7 +195,9 @@ def test_a_typo_in_the_answers_is_said_with_the_result(pool, everything):
     result = pool.call("ev", "trigger-elicitation-request", answers={"name": "Ada", "emial": "a@b.c"})
     assert "declined" in result.text.lower()
     [said] = result.answered_without_asking
-    assert said.startswith("ev asked “Please provide inputs for the following fields:” and nobody was asked")
+    assert said.startswith(
+        "ev asked “Please provide inputs for the following fields:”, answered without asking anyone"
+    )
     assert "declined by the answers given with the call: unknown field(s) in the answers: emial" in said
     assert pool.call("ev", "echo", {"message": "hi"}).answered_without_asking == []  # per call
 

@@ -179,7 +179,7 @@ def test_a_tasks_question_nobody_was_asked_is_said_with_its_result(pool, era):
     result = handle.result(timeout=30)
     assert result.data["confirmed"] is False
     assert result.answered_without_asking == [
-        "probe asked “Half of the work is done. Continue?” and nobody was asked: "
+        "probe asked “Half of the work is done. Continue?”, answered without asking anyone: "
         "declined by the 'decline' policy"
     ]
 

@@ -236,7 +236,7 @@ def test_a_question_the_policy_answers_in_the_explorer_is_said_with_the_result(p
     explorer.form.inputs["question"].value = "Colour?"
     result = landed(explorer)
     assert result.answered_without_asking == [
-        "probe asked “Colour?” and nobody was asked: declined by the 'decline' policy "
+        "probe asked “Colour?”, answered without asking anyone: declined by the 'decline' policy "
         "(Mcp.elicitation is 'decline')"
     ]
-    assert "nobody was asked" in explorer.result_view.value
+    assert "answered without asking anyone" in explorer.result_view.value

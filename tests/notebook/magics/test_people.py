@@ -24,7 +24,10 @@ def test_answers_from_a_notebook_variable(ip: Any, probe: None) -> None:
     from tests.notebook.magics.conftest import bundle
 
     shown = bundle(ip, result)["text/plain"]  # said, as information: the person gave these answers
-    assert "ⓘ probe asked “Name?” and nobody was asked: accepted by the answers given with the call" in shown
+    assert (
+        "ⓘ probe asked “Name?”, answered without asking anyone: accepted by the answers given with the call"
+        in shown
+    )
     assert "⚠" not in shown
 
 
