@@ -38,7 +38,7 @@ class TaskRecord:
     created: float
     updated: float
     status: str = "queued"
-    status_message: str | None = "queued: waiting for a worker slot"
+    status_message: str | None = None
     result: types.CallToolResult | None = None
     finished: float | None = None
     progress: tuple[float, float | None, str] | None = None

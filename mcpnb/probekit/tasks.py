@@ -133,6 +133,8 @@ class TaskManager(Sharing):
         assert self._slots is not None
         record = running.record
         try:
+            if self._slots.locked():  # said only when it is so: every task once started "queued"
+                await self._touch(running, status_message="queued: waiting for a worker slot")
             async with self._slots:
                 await self._touch(running, status="working", status_message="working")
                 result = await runner(TaskIO(self, running))

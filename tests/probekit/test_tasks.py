@@ -35,7 +35,9 @@ async def test_runs_to_completion_and_keeps_the_result() -> None:
         return ok_text("done")
 
     record = await manager.create("t", runner)
-    assert record.status == "queued"
+    assert (
+        record.status == "queued" and record.status_message is None
+    )  # no "waiting for a slot": none is busy
     await until(lambda: record.terminal)
     assert record.status == "completed" and record.result.content[0].text == "done"
     assert record.progress == (1, 2, "half")
