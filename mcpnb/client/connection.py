@@ -311,7 +311,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
                     f"the server only speaks the handshake era ({self.protocol_version}), not 2026-07-28; "
                     "use era 'auto' or 'legacy'"
                 )
+            listing = self.clock()
             await within(deadline, self.catalog.fetch())
+            self.last_latency_ms = (self.clock() - listing) * 1000  # the status's first latency
             if self.log_level_chosen and self.era != "modern":  # 2025-11-25 forgets it with the session
                 await within(deadline, send_log_level(client, self.log_level))
         except BaseException:

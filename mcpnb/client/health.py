@@ -129,6 +129,7 @@ async def monitor(conn: Connection) -> None:
             continue
         recovered = conn.health.healthy is False
         conn.health.ok(latency)
+        conn.last_latency_ms = latency  # the status table's latency: the server's, measured
         conn.emit("health", f"probe ok in {latency:.1f} ms", ok=True, latency_ms=latency)
         if recovered:
             conn.emit("health", "healthy again", ok=True)

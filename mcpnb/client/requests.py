@@ -148,8 +148,12 @@ async def request(
     *,
     idempotent: bool = True,
     wait: float | None = None,
+    timed: bool = True,
 ) -> Any:
-    """Run ``send(client)``, turning SDK failures into mcpnb errors and dead transports into recovery."""
+    """Run ``send(client)``, turning SDK failures into mcpnb errors and dead transports into recovery.
+
+    ``timed``: its round trip is the status table's latency (a tool call's is the tool's own work:
+    a 3 s tool made the server look 3 s slow)."""
     client = conn.client
     if conn.state is not State.CONNECTED or client is None:  # the common case needs no await
         client = await live_client(conn, conn.config.startup_timeout if wait is None else wait)
@@ -180,7 +184,7 @@ async def request(
             await renew_session(conn)
             if idempotent:
                 conn.emit("session", f"retrying {what} once on the new session")
-                return await request(conn, what, send, idempotent=False, wait=wait)
+                return await request(conn, what, send, idempotent=False, wait=wait, timed=timed)
             raise CallError(
                 f"{what}: the server forgot the session of {conn.name!r}{said}, so the call may "
                 "or may not have run; it was not repeated (not marked read-only or idempotent). "
@@ -224,7 +228,8 @@ async def request(
     finally:
         _answers.reset(token)
         SERVER_LOG.reset(route)
-    conn.last_latency_ms = (conn.clock() - started) * 1000
+    if timed:
+        conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
 
 
@@ -283,7 +288,7 @@ async def call_tool(
             conn.asking.active_calls.remove(call_ctx)
             current_call.reset(token)
 
-    result = await request(conn, f"{name}()", send, idempotent=idempotent, wait=idle)
+    result = await request(conn, f"{name}()", send, idempotent=idempotent, wait=idle, timed=False)
     out = ToolResult.from_sdk(
         conn.name,
         name,

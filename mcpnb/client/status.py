@@ -22,6 +22,8 @@ class ServerStatus:
     server_name: str | None = None
     server_version: str | None = None
     tools: int | None = None
+    #: The last round trip of a request that measures the server (a listing, a read, a health
+    #: probe), not a tool call's: that is the tool's own work.
     last_latency_ms: float | None = None
     last_error: str | None = None
     since: datetime | None = None

@@ -48,3 +48,18 @@ def test_one_row_prints_as_the_table_does():
         "reconnecting",
     ]
     assert repr(row).startswith("ServerStatus(name='sick'")  # the repr stays the dataclass's, for debugging
+
+
+def test_the_latency_is_the_servers_not_a_tools_work(pool):
+    """A 3 s tool once made the status say the server took 3019 ms: a tool call's round trip is
+    the tool's work. Listings and health probes measure the server."""
+    from conftest import demo_command, wait_until
+
+    pool.connect("demo", **demo_command(), health_check_interval=0)
+    listed = pool.status()["demo"].last_latency_ms
+    assert listed is not None and listed < 500  # tools/list at connect
+    pool.call("demo", "slow", {"seconds": 0.6})
+    assert pool.status()["demo"].last_latency_ms == listed
+    pool.connect("probed", **demo_command(), health_check_interval=0.2)
+    first = pool.status()["probed"].last_latency_ms
+    assert wait_until(lambda: pool.status()["probed"].last_latency_ms != first)  # a probe measured it
