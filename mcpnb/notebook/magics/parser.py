@@ -9,7 +9,6 @@ a magic that kills the kernel on a typo is worse than none.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import io
 import json
@@ -17,6 +16,7 @@ import keyword
 import re
 import shlex
 import textwrap
+import warnings
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -331,15 +331,21 @@ def fill_variables(text: str, namespaces: list[Mapping[str, Any]]) -> str:
     ``%%sql`` cell); anything else in double braces (an expression, a name the notebook does not
     have, a template's ``{{#each}}``) stays as written: the text may be code with braces of its own."""
     hidden = _ipython_names()
+    unknown: list[str] = []
 
     def fill(match: re.Match[str]) -> str:
         ref = match.group(1)
         if _NAME_REF.fullmatch(ref) and ref.split(".")[0] not in hidden:
-            with contextlib.suppress(UsageError):
+            try:
                 return str(lookup(ref, namespaces))
+            except UsageError as exc:
+                unknown.append(str(exc))
         return match.group(0)
 
-    return _PLACEHOLDER.sub(fill, text)
+    filled = _PLACEHOLDER.sub(fill, text)
+    if unknown:  # a template's own {{name}}, or a typo: sent as written either way, and said
+        warnings.warn(f"{unknown[0]}; it was sent as written", UserWarning, stacklevel=2)
+    return filled
 
 
 def fill_text(text: str, namespaces: list[Mapping[str, Any]]) -> str:
@@ -525,16 +531,28 @@ def parse_body(
     if bare is None:
         whole = _object_arguments(text, namespaces, "the cell body")
         return whole if whole is not None else _body_lines(structured, namespaces)
-    with contextlib.suppress(UsageError):
+    misread = None
+    try:
         whole = _object_arguments(text, namespaces, "the cell body")
         args = whole if whole is not None else _body_lines(structured, namespaces)
         if all(_NAME.fullmatch(key) for key in args):  # none at all: a body of comments
             return args
+    except UsageError as exc:
+        # a body meant as arguments, with a mistake in it ("{...", a key twice), still goes out as
+        # the text it is, since a text may be anything; but the person is told
+        if text.startswith("{") or "given twice" in str(exc):
+            misread = str(exc)
     args = Arguments()
     args.put(
         bare, fill_variables(textwrap.dedent(body).strip("\n").rstrip(), namespaces), None, 1, "the cell body"
     )
     args.text_body = True
+    if misread is not None:
+        warnings.warn(
+            f"the cell body went out as the text of {bare!r}, as written; read as arguments: {misread}",
+            UserWarning,
+            stacklevel=2,
+        )
     return args
 
 

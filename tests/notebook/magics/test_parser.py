@@ -400,7 +400,10 @@ def test_a_body_that_is_no_arguments_is_the_one_text_parameter_as_written():
         "q": "WHERE id = 7 AND n = 'Ann'"
     }
     kept = "{{ item }} {{#each rows}} {{len(cid)}} {{cid.nope}}"
-    assert dict(parse_body(kept, ns, bare="q")) == {"q": kept}
+    with pytest.warns(
+        UserWarning, match=r"\{\{item\}\}: no variable 'item' in the notebook; it was sent as written"
+    ):
+        assert dict(parse_body(kept, ns, bare="q")) == {"q": kept}
     # arguments by name still read as arguments; a body of comments is no text
     assert dict(parse_body("sql: SELECT 1\n", bare="sql")) == {"sql": "SELECT 1"}
     assert dict(parse_body('{"sql": "SELECT 2"}', bare="sql")) == {"sql": "SELECT 2"}
@@ -424,3 +427,18 @@ def test_a_body_that_is_no_arguments_is_the_one_text_parameter_as_written():
 )
 def test_which_words_are_bare_values(word, bare):
     assert is_bare_value(word, [{"q": "SELECT 1", "args": {"sql": "x"}}]) is bare
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ('{"text": "hi"', "invalid JSON"),  # a brace left open
+        ("text: hi\ntext: again", "argument 'text' is given twice"),
+    ],
+)
+def test_a_body_meant_as_arguments_with_a_mistake_goes_out_as_text_and_says_so(body, says):
+    """A tool with one text parameter takes any body as that text; one that reads as arguments gone
+    wrong once went out as text without a word."""
+    with pytest.warns(UserWarning, match="the cell body went out as the text of 'text', as written") as said:
+        assert dict(parse_body(body, bare="text")) == {"text": body}
+    assert says in str(said[0].message)
