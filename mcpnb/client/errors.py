@@ -209,9 +209,15 @@ def over_message_limit(exc: BaseException) -> bool:
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
-    """The closest choice to ``word``, if any is close enough to be a plausible typo."""
-    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return matches[0] if matches else None
+    """The closest choice to ``word``, if any is close enough to be a plausible typo; case aside
+    first (``TIME`` for ``time``, ``--TIMEOUT``: difflib alone finds nothing close in those)."""
+    options = list(choices)
+    folded = [c for c in options if c.casefold() == word.casefold()]
+    if folded:
+        return folded[0]
+    by_case = {c.casefold(): c for c in options}
+    matches = difflib.get_close_matches(word.casefold(), list(by_case), n=1, cutoff=0.6)
+    return by_case[matches[0]] if matches else None
 
 
 def did_you_mean_text(word: str, choices: Iterable[str]) -> str:

@@ -100,6 +100,16 @@ class Parser(MagicArgumentParser):
         key = tuple(tokens)
         known = self._parsed.get(key) if self.remember else None
         if known is None:
+            # an unknown --option first: argparse would take its value for a positional and say
+            # "argument probe-kit: invalid choice: 'code'" of "--toolsets code"
+            options = self.option_strings()
+            for token in tokens:
+                if token == "--":
+                    break
+                name = token.split("=", 1)[0]
+                abbreviates = self.allow_abbrev and any(o.startswith(name) for o in options)
+                if name.startswith("--") and len(name) > 2 and name not in options and not abbreviates:
+                    self._unexpected([token])
             # intermixed: "-o r a=1 b=2" and "a=1 -o r b=2" both work, as people type them
             namespace, extra = self.parse_known_intermixed_args(tokens)
             if extra:

@@ -279,3 +279,16 @@ def test_listings_of_an_empty_pool_say_how_to_connect(ip, mcp, capsys):
     line(ip, "serve probe-kit --toolset core")
     capsys.readouterr()
     assert len(line(ip, "tools")) == 15 and "no servers" not in capsys.readouterr().out
+
+
+def test_a_mistyped_option_or_name_is_named_whatever_its_case(ip, mcp):
+    """``--toolsets code`` once said "argument probe-kit: invalid choice: 'code'" (argparse took the
+    value for the positional); ``--TIMEOUT`` and ``PROBE`` got no suggestion (difflib minds case)."""
+    with pytest.raises(UsageError, match=r"unknown option '--toolsets'; did you mean '--toolset'\?"):
+        line(ip, "serve --toolsets code")
+    line(ip, "serve probe-kit")
+    with pytest.raises(UsageError, match=r"unknown option '--TIMEOUT'; did you mean '--timeout'\?"):
+        line(ip, "call probe.ui_search query=x --TIMEOUT 3")
+    with pytest.raises(UsageError, match=r"no server named 'PROBE'; did you mean 'probe'\?"):
+        line(ip, "tools PROBE")
+    assert line(ip, "call probe.ui_search query=x --timeout 30").data
