@@ -215,6 +215,9 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     folded = [c for c in options if c.casefold() == word.casefold()]
     if folded:
         return folded[0]
+    matches = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if matches:  # as written first: "startupTimeout" is nearer "startupTimeoutSec" than "startup_timeout"
+        return matches[0]
     by_case = {c.casefold(): c for c in options}
     matches = difflib.get_close_matches(word.casefold(), list(by_case), n=1, cutoff=0.6)
     return by_case[matches[0]] if matches else None
