@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.tasks.summary import describe_handle, outcome_text, seconds
+from mcpnb.client.tasks.summary import describe_handle, message_of, outcome_text, seconds
 from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def handle_html(handle: TaskHandle) -> str:
     rows = [
         ("task", html.escape(handle.task_id or "(answered at once, no task)")),
         ("status", f'<b style="color:{color}">{html.escape(handle.status)}</b>'),
-        ("message", html.escape(handle.status_message or "")),
+        ("message", html.escape(message_of(handle))),
         ("elapsed", seconds(handle.elapsed)),
     ]
     if handle.ttl_left is not None and not handle.state.terminal:
@@ -104,7 +104,7 @@ class TaskView:
         self.title.value = f"<b>{html.escape(h.label)}</b>&nbsp;"
         self.status.value = f'<span style="color:{color};font-weight:bold">{html.escape(h.status)}</span>'
         outcome = outcome_text(h)
-        self.message.value = " — ".join(x for x in (h.status_message, outcome) if x)
+        self.message.value = " — ".join(x for x in (message_of(h), outcome) if x)
         known = bool(h.progress is not None and h.progress[1])
         if known:
             self.bar.value = max(0.0, min(1.0, h.progress[0] / h.progress[1]))  # type: ignore[index]

@@ -46,6 +46,12 @@ def outcome_text(handle: TaskHandle) -> str | None:
     return None
 
 
+def message_of(handle: TaskHandle) -> str:
+    """The server's status message where it says more than the status ("completed · completed")."""
+    message = handle.status_message or ""
+    return "" if message.strip().lower() == handle.status else message
+
+
 def describe_handle(handle: TaskHandle) -> str:
     """One line: who, which task, status, times, message, outcome."""
     status, ago = handle.status, handle.heard_ago
@@ -57,8 +63,8 @@ def describe_handle(handle: TaskHandle) -> str:
     progress = _progress_text(handle)
     if progress:
         parts.append(progress)
-    if handle.status_message and handle.status_message.lower() != handle.status:  # "completed · completed"
-        parts.append(handle.status_message)
+    if message_of(handle):
+        parts.append(message_of(handle))
     outcome = outcome_text(handle)
     if outcome:
         parts.append(outcome)

@@ -161,7 +161,7 @@ class TaskList(_Table):
         return bundle
 
     def cells(self, server: str, item: Any) -> list[str]:
-        from mcpnb.client.tasks.summary import seconds  # as the handle shows them: "4 min 58 s"
+        from mcpnb.client.tasks.summary import message_of, seconds  # as the handle shows them
 
         ttl = item.ttl_left
         return [
@@ -169,7 +169,7 @@ class TaskList(_Table):
             item.task_id,
             item.tool or "",  # a task attached by id: neither wire names its tool
             item.status,
-            short(item.status_message, 80),
+            short(message_of(item), 80),
             seconds(item.elapsed),
             "" if ttl is None else seconds(ttl),
         ]

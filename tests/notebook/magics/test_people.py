@@ -74,6 +74,7 @@ def test_task_returns_a_live_handle_listed_by_tasks(ip: Any, probe: None) -> Non
     assert "completed" in repr(listed) and "slow_task" in repr(listed)
     row = next(r for r in repr(listed).splitlines() if handle.task_id in r)
     assert re.search(r" \d+ min \d+ s$", row), row  # the TTL left as the handle says it, not "3599 s"
+    assert row.count("completed") == 1, row  # a message that repeats the status is left out
     with pytest.raises(UsageError, match="--ttl goes with --task"):
         line(ip, "call probe.slow_task --ttl 100")
     with pytest.raises(UsageError, match=r"^--ttl must be 0 or more milliseconds \(got -5\)$"):
