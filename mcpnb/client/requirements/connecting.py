@@ -32,7 +32,7 @@ async def connect_plan(pool: Pool, plan: Plan) -> Resolution:
     for server in plan.servers:
         current = pool._connections.get(server.name)
         if current is None:
-            actions[server.name] = ("connected", "connected")
+            actions[server.name] = ("connected", "")  # the state column says it
         elif current.config == server.config and str(current.state) in LIVE:
             actions[server.name] = ("kept", "already connected with these settings: untouched")
         elif current.config != server.config:

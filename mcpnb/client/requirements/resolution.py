@@ -90,7 +90,9 @@ class Resolution:
     def df(self) -> Any:
         import pandas as pd
 
-        return pd.DataFrame([asdict(r) for r in self.rows], columns=[f.name for f in fields(Row)])
+        joined = {"requested_by": ", ", "problems": "; ", "notes": "; "}  # text, as the table shows them
+        rows = [{k: joined[k].join(v) if k in joined else v for k, v in asdict(r).items()} for r in self.rows]
+        return pd.DataFrame(rows, columns=[f.name for f in fields(Row)])
 
     def footer(self) -> list[str]:
         """Lines under the table: skill order, then conflicts, cycles and warnings (or, when the plan

@@ -61,7 +61,7 @@ def resolve(
 
     servers: list[PlannedServer] = []
     conflicts: list[Conflict] = []
-    for name in sorted(by_name):
+    for name in sorted(by_name):  # by name: the plan is the same whatever order they were declared in
         requesters = tuple(d.origin for d in sorted(asked, key=_rank) if d.name == name)
         planned, found, stops = _server(
             name, by_name[name], requesters, strategy, (choices, chosen_by, nobody)

@@ -55,6 +55,7 @@ def test_require_connects_checks_and_reports(pool):
         "notes",
     ]
     assert list(res.df.columns[:3]) == ["name", "requested_by", "source"] and len(res.df) == 2
+    assert all(isinstance(v, str) for v in res.df["requested_by"])  # "notebook", not ("notebook",)
 
 
 def test_the_same_requirements_twice_change_nothing(pool):
