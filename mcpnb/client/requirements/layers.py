@@ -17,19 +17,32 @@ def layer_declarations(
     path: str | Path | None = None,
     *,
     needed: Collection[str] = (),
+    settled: Collection[str] = (),
     inputs: Mapping[str, str] | None = None,
 ) -> tuple[Declaration, ...]:
     """Every configured server, as a declaration of the layer that named it last.
 
     A server whose settings are invalid is an error only if ``needed`` names it: a typo in a server
-    the notebook does not use must not stop the notebook from getting the ones it does. ``inputs``:
-    the ``${input:ID}`` values of a VS Code file.
+    the notebook does not use must not stop the notebook from getting the ones it does. One the
+    notebook declares in full (``settled``) is left out with a warning: the notebook's own settings
+    outrank the file's, so its mistake stopped nothing but the cell. ``inputs``: the
+    ``${input:ID}`` values of a VS Code file.
     """
+    import warnings
+
     from mcpnb.client.config import LOCAL_FILE, load_config, user_config_path
     from mcpnb.client.errors import ConfigError
 
     found = load_config(start=base, path=path, keep_going=True, inputs=inputs)
     broken = sorted(set(needed) & set(found.problems))
+    for name in broken:
+        if name in settled:
+            warnings.warn(
+                f"{found.problems[name]}; left out: the notebook's own settings for {name!r} are used",
+                UserWarning,
+                stacklevel=3,
+            )
+    broken = [name for name in broken if name not in settled]
     if broken:
         raise ConfigError(found.problems[broken[0]])
     user = user_config_path()

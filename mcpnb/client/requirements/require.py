@@ -61,11 +61,17 @@ def gather(
     parsed = parse_spec(data, file=file, source=source, origin=source, objects=not isinstance(spec, str))  # type: ignore[arg-type]
     refs = [*parsed.skills, *(str(s) for s in skills)]
     loaded, roots = load_skills(refs, folder, file=file)
-    needed = {d.name for d in parsed.servers} | {d.name for skill in loaded for d in skill.servers}
+    declared = [*parsed.servers, *(d for skill in loaded for d in skill.servers)]
+    needed = {d.name for d in declared}
+    settled = {d.name for d in declared if d.config is not None}  # declared in full: no file needed
     path = None if config is True else config
     if ask is not None and path not in (None, False):
         inputs = ask(path, needed, inputs)  # type: ignore[arg-type]
-    layers = () if config is False else layer_declarations(folder, path, needed=needed, inputs=inputs)
+    layers = (
+        ()
+        if config is False
+        else layer_declarations(folder, path, needed=needed, settled=settled, inputs=inputs)
+    )
     return Declarations(parsed.servers, loaded, roots, layers)
 
 

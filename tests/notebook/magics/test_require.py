@@ -117,6 +117,22 @@ def test_the_project_layer_ranks_below_the_cell_and_can_be_left_out(ip, mcp, her
     )["time"].notes == ("already connected with these settings: untouched",)
 
 
+def test_a_broken_file_entry_does_not_block_a_server_the_cell_declares_in_full(ip, mcp, here, capsys):
+    """A typo in .mcp.json's ``time`` stopped a cell that declares ``time`` completely (the cell
+    outranks the file); the file's entry is left out and said so. A cell that leans on the file
+    for how to start the server still stops with the file's error."""
+    import json
+
+    (here / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {"comand": "python"}}}))
+    res = require(ip, "mcpServers:\n  time: {command: python, args: [-m, mcp_server_time]}\n")
+    assert res["time"].state == "connected"
+    said = capsys.readouterr().err
+    assert "key 'comand': unknown key (did you mean 'command'?)" in said
+    assert "left out: the notebook's own settings for 'time' are used" in said
+    with pytest.raises(ConfigError, match="did you mean 'command'"):
+        require(ip, "mcpServers:\n  time: {version: '>=2025'}\n")  # no command: it needs the file's
+
+
 def test_a_vs_code_file_as_config_takes_its_inputs_on_the_line(ip, mcp, here):
     import json
 
