@@ -27,10 +27,10 @@ _COLORS = {
 
 def handle_html(handle: TaskHandle) -> str:
     """Static HTML (what nbconvert and GitHub show when no widget can render)."""
-    color = _COLORS.get(handle.status, "#6e7781")
+    color = _COLORS.get(handle.state.status, "#6e7781")
     rows = [
         ("task", html.escape(handle.task_id or "(answered at once, no task)")),
-        ("status", f'<b style="color:{color}">{html.escape(handle.status)}</b>'),
+        ("status", f'<b style="color:{color}">{html.escape(handle.state.status)}</b>'),
         ("message", html.escape(message_of(handle))),
         ("elapsed", seconds(handle.elapsed)),
     ]
@@ -100,15 +100,17 @@ class TaskView:
     def update(self) -> None:
         """Copy the handle's last known state into the widgets."""
         h = self.handle
-        color = _COLORS.get(h.status, "#6e7781")
+        color = _COLORS.get(h.state.status, "#6e7781")
         self.title.value = f"<b>{html.escape(h.label)}</b>&nbsp;"
-        self.status.value = f'<span style="color:{color};font-weight:bold">{html.escape(h.status)}</span>'
+        self.status.value = (
+            f'<span style="color:{color};font-weight:bold">{html.escape(h.state.status)}</span>'
+        )
         outcome = outcome_text(h)
         self.message.value = " — ".join(x for x in (message_of(h), outcome) if x)
         known = bool(h.progress is not None and h.progress[1])
         if known:
             self.bar.value = max(0.0, min(1.0, h.progress[0] / h.progress[1]))  # type: ignore[index]
-        elif h.status in ("completed", "failed"):
+        elif h.state.status in ("completed", "failed"):
             self.bar.value = 1.0  # ended, with no progress reported: a full bar in the outcome's colour
         # a cancelled task keeps the bar where it stopped (none when it never said): not a full one
         self.bar.layout.display = None if known or h.status in ("completed", "failed") else "none"

@@ -159,7 +159,22 @@ class TaskHandle:
 
     @property
     def status(self) -> str:
-        """Last known status (no request): working, input_required, completed, failed, cancelled."""
+        """working, input_required, completed, failed or cancelled.
+
+        Nothing following the task (no live view, no waiting ``result()``), a status older than the
+        server's poll interval is asked of the server first, from a thread that may wait: a script
+        that polled ``h.status`` saw "working" long after the task had ended. On the task's own
+        loop, or when the server cannot be reached, it is the last known one (``repr`` says how old).
+        """
+        ago = self.heard_ago
+        hint = self._state.poll_interval_ms
+        if (
+            ago is not None
+            and self.task_id
+            and ago >= max(0.5, DEFAULT_POLL if hint is None else hint / 1000)
+        ):
+            with contextlib.suppress(Exception):  # the runtime's own thread refuses: last known
+                self._block(self._refresh())
         return self._state.status
 
     @property
@@ -431,7 +446,7 @@ class TaskHandle:
                 await asyncio.wait_for(changed.wait(), remaining)
             except TimeoutError:
                 raise TaskTimeoutError(
-                    f"task {self.task_id!r} ({self.label}) is still {self.status} after "
+                    f"task {self.task_id!r} ({self.label}) is still {self._state.status} after "
                     f"{timeout:g} s; it keeps running: wait again, or cancel it"
                 ) from None
 

@@ -41,7 +41,7 @@ def outcome_text(handle: TaskHandle) -> str | None:
         return "result: error" if handle.landed.is_error else "result ready"
     if handle.input_requests and handle.answer is None and handle._unanswered:
         return "needs answers: handle.respond({...})"
-    if handle.status == "input_required" and handle.answer is not None and handle.heard_ago is not None:
+    if handle.state.status == "input_required" and handle.answer is not None and handle.heard_ago is not None:
         return "waits for an answer: .result() asks you"  # nothing polls: nobody was asked yet
     return None
 
@@ -49,12 +49,12 @@ def outcome_text(handle: TaskHandle) -> str | None:
 def message_of(handle: TaskHandle) -> str:
     """The server's status message where it says more than the status ("completed · completed")."""
     message = handle.status_message or ""
-    return "" if message.strip().lower() == handle.status else message
+    return "" if message.strip().lower() == handle.state.status else message
 
 
 def describe_handle(handle: TaskHandle) -> str:
     """One line: who, which task, status, times, message, outcome."""
-    status, ago = handle.status, handle.heard_ago
+    status, ago = handle.state.status, handle.heard_ago
     if ago is not None and ago >= STALE_AFTER:
         status += f" as of {seconds(ago)} ago (.refresh() asks the server)"
     parts = [status, f"{seconds(handle.elapsed)}"]

@@ -168,7 +168,7 @@ class TaskList(_Table):
             server,
             item.task_id,
             item.tool or "",  # a task attached by id: neither wire names its tool
-            item.status,
+            item.state.status,  # as last heard: a listing asks the server nothing
             short(message_of(item), 80),
             seconds(item.elapsed),
             "" if ttl is None else seconds(ttl),

@@ -101,3 +101,15 @@ def test_a_task_is_not_asked_of_a_tool_that_cannot_be_one(pool: Any, everything:
     assert "x" in pool.call("ev", "echo", {"message": "x"}).text
     handle = pool.start_task("ev", "simulate-research-query", {"topic": "go"})  # one that can
     assert handle.task_id and "go" in handle.result(timeout=60).text
+
+
+def test_a_scripts_status_polling_sees_the_task_end(pool: Any, everything: str) -> None:
+    """Nothing follows a task started from plain Python (no cell, no live view): ``h.status`` was
+    the last known one, "working" long after server-everything had finished the task."""
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    handle = pool.start_task("ev", "simulate-research-query", {"topic": "go"})
+    deadline = time.monotonic() + 60
+    while handle.status == "working" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert handle.status == "completed"
+    assert "go" in handle.result(timeout=30).text
