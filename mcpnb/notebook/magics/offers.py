@@ -21,6 +21,7 @@ from mcpnb.notebook.magics.parser import (
     is_bare_value,
     parse_body,
     parse_pairs,
+    refuse_spaced_equals,
     safe_token,
     split_target,
 )
@@ -275,6 +276,7 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
     lines, sent as written but for ``{{name}}`` of a notebook variable (JupySQL's ``%%sql`` cell);
     so does the one left once the line gave the others (``%%mcp call ds.execute_sql database=shop``
     over the query)."""
+    refuse_spaced_equals(ns.pairs)  # "timezone = UTC" is no text to quote
     args, loose, bare = _line_arguments(ctx, ns.pairs, tool.text_parameter_left)
     if loose:  # two words, or more, where the one text parameter was meant
         first = loose[0] if safe_token(loose[0]) == repr(loose[0]) else ""  # never a secret

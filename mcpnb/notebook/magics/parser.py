@@ -479,8 +479,18 @@ def _value(text: str, namespaces: list[Mapping[str, Any]]) -> tuple[Any, str | N
     return value, (filled.strip() if typed and not isinstance(value, str) else None)
 
 
+def refuse_spaced_equals(tokens: list[str]) -> None:
+    """``a = 1``, as Python writes it, is three words here: say so, not "expected key=value, got 'a'"."""
+    for i, token in enumerate(tokens):
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token == "=" or (_NAME.fullmatch(token) and after.startswith("=")):
+            key = token if token != "=" else (tokens[i - 1] if i else "key")
+            raise UsageError(f"write {key}=VALUE with no spaces around '=' (each word is one argument)")
+
+
 def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Arguments:
     """``key=value`` words from the magic line, or a JSON object (``{"a": 1}``, ``{{args}}``) among them."""
+    refuse_spaced_equals(tokens)
     args = Arguments()
     for token in tokens:
         whole = _object_arguments(token, namespaces, "the magic line") if token[:1] == "{" else None

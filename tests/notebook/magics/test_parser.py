@@ -442,3 +442,11 @@ def test_a_body_meant_as_arguments_with_a_mistake_goes_out_as_text_and_says_so(b
     with pytest.warns(UserWarning, match="the cell body went out as the text of 'text', as written") as said:
         assert dict(parse_body(body, bare="text")) == {"text": body}
     assert says in str(said[0].message)
+
+
+def test_spaces_around_equals_are_named_as_such():
+    """``a = 1`` said "expected key=value, got 'a'", and on a tool of one text "quote it"."""
+    for words in (["a", "=", "1", "b=2"], ["a", "=1"]):
+        with pytest.raises(UsageError, match=r"write a=VALUE with no spaces around '='"):
+            parse_pairs(words, [])
+    assert parse_pairs(["a=1", "b=x = y"], []) == {"a": 1, "b": "x = y"}  # inside a quoted value: kept

@@ -112,3 +112,9 @@ def test_a_whole_result_as_an_argument_is_a_short_error(ip, mcp):
     )
     assert "nothing was sent" in str(said.value)
     assert line(ip, "call demo.echo text={{r.text}}").text == "3"
+
+
+def test_spaces_around_equals_on_a_tool_of_one_text(ip, mcp):
+    connect_demo(ip)
+    with pytest.raises(UsageError, match=r"write text=VALUE with no spaces around '='"):
+        line(ip, "call demo.echo text = hello")
