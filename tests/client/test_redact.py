@@ -120,6 +120,11 @@ def test_a_url_without_its_scheme_is_refused_without_showing_its_password() -> N
         )  # the host decides, not the user
     with pytest.raises(ConfigError, match="expected an http:// or https:// URL"):
         ServerConfig.from_dict("w", {"url": "[::1/mcp"})  # no host to read: still the config error
+    # a mistyped scheme is mended, not prefixed ("did you mean 'https://htp:/127.0.0.1:1/mcp'?")
+    with pytest.raises(ConfigError, match=r"did you mean 'http://127\.0\.0\.1:1/mcp'\?"):
+        ServerConfig.from_dict("w", {"url": "htp:/127.0.0.1:1/mcp"})
+    with pytest.raises(ConfigError, match=r"did you mean 'https://mcp\.example\.com/mcp'\?"):
+        ServerConfig.from_dict("w", {"url": "htps://mcp.example.com/mcp"})
 
 
 @pytest.mark.parametrize("url", ["uvx mcp-server-fetch", "/usr/local/bin/srv", "./server.py", "mcp-server-x"])

@@ -235,15 +235,19 @@ def _check_url(url: str, where: _Where) -> None:
     except ValueError as exc:
         raise where(f"not a valid URL ({exc}): {redact_url(url)!r}", "url") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        bare = "://" not in url and url.strip("/") != ""
+        scheme, _, rest = url.partition(":")
+        if did_you_mean(scheme.lower(), ["http", "https"]) and scheme.lower() not in ("http", "https"):
+            place = rest.lstrip("/")  # "htp:/127.0.0.1:1/mcp": a scheme mistyped, not a host to prefix
+        else:
+            place = url if "://" not in url and url.strip("/") != "" else ""
         try:  # read as an authority, like the redaction does: the host is what decides http
-            local = urlsplit("//" + url).hostname in ("127.0.0.1", "localhost", "::1")
+            local = urlsplit("//" + place).hostname in ("127.0.0.1", "localhost", "::1")
         except ValueError:  # "[::1/x": no host to read, and no suggestion either way
             local = False
         raise where(
             f"expected an http:// or https:// URL, got {redact_url(url)!r}",
             "url",
-            suggestion=redact_url(f"{'http' if local else 'https'}://{url}") if bare else None,
+            suggestion=redact_url(f"{'http' if local else 'https'}://{place}") if place else None,
         )
 
 
