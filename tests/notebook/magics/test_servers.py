@@ -292,3 +292,14 @@ def test_a_mistyped_option_or_name_is_named_whatever_its_case(ip, mcp):
     with pytest.raises(UsageError, match=r"no server named 'PROBE'; did you mean 'probe'\?"):
         line(ip, "tools PROBE")
     assert line(ip, "call probe.ui_search query=x --timeout 30").data
+
+
+def test_an_unknown_server_lists_a_dozen_names_not_all(ip, mcp):
+    from conftest import demo_server_object
+
+    for i in range(14):
+        mcp.pool.connect(f"s{i:02d}", server=demo_server_object())
+    with pytest.raises(UsageError) as said:
+        line(ip, "tools nope")
+    assert "(connected: s00, s01," in str(said.value) and "s11 and 2 more: %mcp status)" in str(said.value)
+    assert "s12" not in str(said.value)
