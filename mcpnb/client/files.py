@@ -45,9 +45,16 @@ class File:
 _UNSAFE = re.compile(r"[^\w.@+-]+")
 
 
+#: Types this platform's ``mimetypes`` may not know (Python 3.11 has no ``audio/wav``: a WAV a
+#: server sent was saved as ``.bin``).
+_EXTENSIONS = {"audio/wav": ".wav", "audio/wave": ".wav", "audio/vnd.wave": ".wav", "audio/ogg": ".ogg"}
+
+
 def _extension(mime: Any) -> str:
-    ext = mimetypes.guess_extension(mime.split(";")[0].strip()) if isinstance(mime, str) else None
-    return ext or ".bin"
+    if not isinstance(mime, str):
+        return ".bin"
+    kind = mime.split(";")[0].strip().lower()
+    return _EXTENSIONS.get(kind) or mimetypes.guess_extension(kind) or ".bin"
 
 
 def _name_from_uri(uri: Any, mime: Any) -> str | None:

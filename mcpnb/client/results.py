@@ -230,7 +230,14 @@ class ToolResult:
         ``which``: its index in ``content``, when it holds several."""
         from mcpnb.client.files import files_in, save
 
-        return save(files_in(self.content, self.label), path, which, "result.content", overwrite=overwrite)
+        found = files_in(self.content, self.label)
+        links = [pick(b, "uri") for b in self.content if pick(b, "type") == "resource_link"]
+        if not found and links:  # a link points at a file; the file itself is one read away
+            raise ValueError(
+                f"result.content holds a link to a resource, not the resource: read it, then save "
+                f"that: pool.read({self.server!r}, {links[0]!r}).save({os.fspath(path)!r})"
+            )
+        return save(found, path, which, "result.content", overwrite=overwrite)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

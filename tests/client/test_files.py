@@ -30,6 +30,11 @@ def test_server_everythings_image_and_blob_are_saved_as_sent(pool, tmp_path):
 
     with pytest.raises(ValueError, match=r"^there is no file to save here: result.content holds no image"):
         pool.call("ev", "echo", {"message": "hi"}).save(tmp_path)
+    links = pool.call("ev", "get-resource-links", {"count": 1})  # links only: where to read the file
+    with pytest.raises(
+        ValueError, match=r"holds a link to a resource, not the resource: .*pool\.read\('ev', "
+    ):
+        links.save(tmp_path)
 
     doc = pool.read("ev", "demo://resource/static/document/architecture.md")  # a text resource
     saved = doc.save(tmp_path)
@@ -105,3 +110,12 @@ def test_a_servers_name_never_replaces_a_different_file_in_the_folder(pool, tmp_
     assert r.save(tmp_path) == mine  # now the same bytes: a cell run twice saves again
     mine.write_bytes(b"my notebook")
     assert r.save(mine).read_bytes() == b"new"  # a file path the caller wrote is theirs to replace
+
+
+def test_a_wav_is_saved_as_a_wav(tmp_path):
+    """Python 3.11's mimetypes has no ``audio/wav``: a WAV was saved as ``.bin``."""
+    from mcpnb.client.files import files_in
+
+    audio = {"type": "audio", "data": base64.b64encode(b"RIFF....WAVE").decode(), "mimeType": "audio/wav"}
+    [found] = files_in([audio], "fm.sound")
+    assert found.name == "fm.sound-0.wav"
