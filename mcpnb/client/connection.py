@@ -237,7 +237,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             await self._open_guessing(wait)
         except BaseException as exc:
             reason = self.failure_reason(exc)
-            self.revivable = isinstance(exc, Exception) and is_retryable(exc, http_status=self.http_status)
+            self.revivable = isinstance(exc, Exception) and self.time_may_fix(exc)
             self.set_state(State.FAILED, reason)
             if isinstance(exc, asyncio.CancelledError):
                 raise
@@ -369,6 +369,15 @@ class Connection(SessionCallbacks, ConnectionRequests):
         """``reason``, and the stderr line of a stdio server that says why it stopped, if any."""
         said = last_words(self.session_stderr) if self.config.transport == "stdio" else None
         return f"{reason} (server stderr: {said[:200]})" if said else reason
+
+    def time_may_fix(self, exc: BaseException) -> bool:
+        """Whether trying again later may succeed: a retryable failure, but not a program that
+        writes text instead of JSON-RPC (each call waited out startup_timeout again for it)."""
+        from mcpnb.client.transports import NOT_JSON_RPC
+
+        if any(line.startswith(NOT_JSON_RPC) for line in self.session_stderr):
+            return False
+        return is_retryable(exc, http_status=self.http_status)
 
     def _silence_reason(self) -> str:
         """Why the handshake got no answer: a stdio program that prints something other than

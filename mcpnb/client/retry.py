@@ -109,7 +109,7 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
             raise
         except Exception as exc:
             reason = conn.failure_reason(exc)
-            if not is_retryable(exc, http_status=conn.http_status):
+            if not conn.time_may_fix(exc):
                 revivable = False
                 break
             continue

@@ -75,9 +75,11 @@ def test_a_program_that_answers_text_not_json_rpc_is_named_as_such(pool, tmp_pat
         f"'hello! I am not JSON-RPC' on stdout, which is not JSON-RPC; is {sys.executable!r} an MCP "
         "server over stdio? (a print() to stdout gets in the way)"
     )
-    script = (
-        tmp_path / "chatty_server.py"
-    )  # a script is named with its interpreter, not the interpreter alone
+    # text is no slowness: the next call says so at once instead of waiting out startup_timeout again
+    with pytest.raises(NotConnectedError) as down:
+        pool.call("noise", "anything")
+    assert "which is not JSON-RPC" in str(down.value) and "the next call tries again" not in str(down.value)
+    script = tmp_path / "chatty_server.py"  # named with its interpreter, not the interpreter alone
     script.write_text(chatty)
     with pytest.raises(
         ConnectError, match=rf"is '{re.escape(sys.executable)} {re.escape(str(script))}' an MCP"
