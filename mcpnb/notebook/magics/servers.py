@@ -54,6 +54,9 @@ def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     unstarted = ctx.pool.misconfigured  # invalid settings, never started: only their failed rows go
     if ns.all:
         names = [*ctx.pool.names, *unstarted]
+    elif ns.name not in ctx.pool and ctx.pool.was_disconnected(ns.name):  # a cell run again
+        print(f"{ns.name}: already disconnected")
+        return None
     else:
         names = [ns.name if ns.name in unstarted else known_server(ctx, ns.name)]
     from mcpnb.notebook.launch import stop_probekit

@@ -73,6 +73,8 @@ def test_disconnect_reconnect_logs(ip, mcp, capsys):
     line(ip, "disconnect demo")
     assert "disconnected: demo" in capsys.readouterr().out
     assert mcp.pool.names == ["demo2"]
+    line(ip, "disconnect demo")  # the cell run again (Run All twice): said, not an error
+    assert "demo: already disconnected" in capsys.readouterr().out
     with pytest.raises(UsageError):
         line(ip, "disconnect")
     line(ip, "disconnect --all")
