@@ -113,9 +113,10 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     if props and not schema.get("additionalProperties"):
         for key in values:
             if key not in props:
+                free = [p for p in props if p not in values]  # not one given already ("text=hi extra=1")
                 raise ArgumentsError(
                     f"{tool.server}.{tool.name}: unknown argument {key!r}{_line(args, key)}"
-                    f"{did_you_mean_text(key, props)}\n  {signature(tool)}\n  (nothing was sent)"
+                    f"{did_you_mean_text(key, free)}\n  {signature(tool)}\n  (nothing was sent)"
                 )
     for key, value in values.items():
         if type(value) not in _JSON_LEAVES and not isinstance(value, dict | list):

@@ -189,3 +189,13 @@ def test_an_object_json_cannot_carry_is_refused_before_sending():
         check_arguments(tool, {"text": __import__("threading").Lock()})
     when = datetime.date(2026, 12, 5)
     assert check_arguments(tool, {"text": when}) == {"text": when}  # the SDK writes a date as JSON
+
+
+def test_an_unknown_argument_is_not_offered_a_name_already_given():
+    """``text=hi extra=1`` was asked "did you mean 'text'?"."""
+    tool = ToolInfo(server="s", name="echo", input_schema={"type": "object", "properties": {"text": {}}})
+    with pytest.raises(ArgumentsError) as said:
+        check_arguments(tool, {"text": "hi", "tex": 1})
+    assert "unknown argument 'tex'" in str(said.value) and "did you mean" not in str(said.value)
+    with pytest.raises(ArgumentsError, match="did you mean 'text'"):
+        check_arguments(tool, {"tex": 1})
