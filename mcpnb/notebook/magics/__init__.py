@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import builtins
 import contextlib
 import functools
 import keyword
@@ -150,6 +151,8 @@ class McpMagics(Magics):
         out = getattr(ns, "out", None)
         if out is not None and (not out.isidentifier() or keyword.iskeyword(out)):
             raise UsageError(f"-o needs a Python variable name, got {out!r}")
+        if out is not None and hasattr(builtins, out):  # "-o print": the next print() would fail
+            raise UsageError(f"-o {out} would hide Python's own {out}; choose another name")
         user_ns = self.shell.user_ns if self.shell is not None else {}
         namespaces = [ns_ for ns_ in (local_ns, user_ns) if ns_ is not None]
         return command, Context(self.pool, self.settings, namespaces, user_ns, cell, silent), ns

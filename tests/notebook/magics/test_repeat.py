@@ -118,3 +118,12 @@ def test_spaces_around_equals_on_a_tool_of_one_text(ip, mcp):
     connect_demo(ip)
     with pytest.raises(UsageError, match=r"write text=VALUE with no spaces around '='"):
         line(ip, "call demo.echo text = hello")
+
+
+def test_o_refuses_a_name_that_is_no_variable_or_hides_a_builtin(ip, mcp):
+    connect_demo(ip)
+    with pytest.raises(UsageError, match=r"^-o needs a Python variable name, got 'class'$"):
+        line(ip, "call demo.echo text=x -o class")
+    with pytest.raises(UsageError, match=r"^-o print would hide Python's own print; choose another name$"):
+        line(ip, "call demo.echo text=x -o print")  # nothing was sent, and print() still works
+    assert "print" not in ip.user_ns or ip.user_ns["print"] is print
