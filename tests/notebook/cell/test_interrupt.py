@@ -36,16 +36,8 @@ def test_an_interrupted_awaiting_cell_says_so(kernel, tmp_path):
     assert reply["status"] == "error" and reply["ename"] == "Interrupted"
     assert reply["evalue"] == "%mcp call demo.slow: interrupted; the call was cancelled on the server"
 
-    check = fe.execute(
-        "import time\n"
-        "for _ in range(50):\n"
-        "    seen = %mcp call demo.cancelled\n"
-        "    if len(seen.data) == 2: break\n"
-        "    time.sleep(0.1)\n"
-        "print('CANCELLED', sorted(seen.data))"
-    )
-    assert fe.reply(check)["status"] == "ok"
-    assert "CANCELLED ['await', 'sync']" in fe.stdout[check]
+    seen = _in_kernel_until(fe, "seen = %mcp call demo.cancelled", "len(seen.data) == 2", "sorted(seen.data)")
+    assert "SAID ['await', 'sync']" in seen
 
 
 def test_the_interrupt_line_never_repeats_arguments():
@@ -75,13 +67,18 @@ def test_an_interrupted_connect_stops_the_server_it_was_starting(kernel, tmp_pat
     assert reply["status"] == "error" and reply["evalue"] == "%mcp connect slow: interrupted"
     pid = int(marker.read_text())
     assert wait_until(lambda: not alive(pid), timeout=10), "the server it was starting is still running"
-    state = fe.execute(  # the connect ends as the process does: a moment after it
-        "import time\n"
-        "for _ in range(100):\n"
-        "    row = %mcp status slow\n"
-        "    if row['slow'].state != 'connecting': break\n"
-        "    time.sleep(0.1)\n"
-        "print('STATE', row['slow'].state)"
+    # the connect ends as the process does: a moment after it
+    state = _in_kernel_until(
+        fe, "row = %mcp status slow", "row['slow'].state != 'connecting'", "row['slow'].state"
     )
-    assert fe.reply(state)["status"] == "ok"
-    assert "STATE failed" in fe.stdout[state]
+    assert "SAID failed" in state
+
+
+def _in_kernel_until(fe: Frontend, step: str, done: str, say: str) -> str:
+    """Run ``step`` in the kernel until ``done`` holds (10 s at most); what ``say`` printed after."""
+    cell = fe.execute(
+        f"import time\nfor _ in range(100):\n    {step}\n    if {done}: break\n    time.sleep(0.1)\n"
+        f"print('SAID', {say})"
+    )
+    assert fe.reply(cell)["status"] == "ok"
+    return fe.stdout[cell]
