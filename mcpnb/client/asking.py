@@ -38,6 +38,8 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 def related_task(params: Any) -> str | None:
     """The task a server request or notification says it belongs to (its ``_meta``), if any."""
     meta = getattr(params, "meta", None)
+    if meta is not None and not isinstance(meta, dict) and hasattr(meta, "model_dump"):
+        meta = meta.model_dump(by_alias=True)  # a typed _meta keeps unknown keys as extras
     related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
     task_id = related.get("taskId") if isinstance(related, dict) else None
     return task_id if isinstance(task_id, str) and task_id else None
@@ -87,7 +89,8 @@ def _record_answer(call: CallContext | None, method: str, answer: Any) -> None:
     kept = [each for each in calls if each.transcript is not None]
     if not kept:
         return
-    shown = answer.model_dump(by_alias=True, exclude_none=True, mode="json")
+    dump = getattr(answer, "model_dump", None)
+    shown = dump(by_alias=True, exclude_none=True, mode="json") if dump else {"result": str(answer)}
     if isinstance(shown.get("content"), dict):
         shown["content"] = {k: REDACTED if is_secret_key(k) else v for k, v in shown["content"].items()}
     kind = "error" if "code" in shown else "response"
