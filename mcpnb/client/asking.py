@@ -68,15 +68,17 @@ class Unsure(CallContext):
         )
 
     def spread(self, asked: str) -> None:
-        """Tell each call what happened to the question, and a call whose answers were left out why."""
+        """Tell each call what happened to the question, and a call whose answers were left out why
+        (once: three calls asked the same thing at once are each told once, not three times)."""
+        unused = (
+            f"{asked} while {len(self.calls)} calls were running, and nothing said which one it was "
+            "for: the answers given with this call were not used for it"
+        )
         for call in self.calls:
-            call.answered_without_asking.extend(self.answered_without_asking)
-            if call.answers is not None:
-                note_unasked(
-                    call,
-                    f"{asked} while {len(self.calls)} calls were running, and nothing said which one "
-                    "it was for: the answers given with this call were not used for it",
-                )
+            said = call.answered_without_asking
+            said.extend(note for note in self.answered_without_asking if note not in said)
+            if call.answers is not None and unused not in said:
+                note_unasked(call, unused)
 
 
 def _record_answer(call: CallContext | None, method: str, answer: Any) -> None:

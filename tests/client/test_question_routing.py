@@ -29,6 +29,9 @@ def test_concurrent_push_questions_never_take_another_calls_answers(pool: Any, e
         for key, result in results.items():
             others = {f"FROM-{k}" for k in "ABC" if k != key}
             assert not [o for o in others if o in result.text], (key, result.text)
+            assert len(result.answered_without_asking) == len(
+                set(result.answered_without_asking)
+            )  # once each
             if f"FROM-{key}" not in result.text:  # its question came while others ran: it says so
                 assert any(
                     "the answers given with this call were not used" in n
