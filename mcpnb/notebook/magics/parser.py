@@ -560,7 +560,7 @@ def parse_body(
     except UsageError as exc:
         # a body meant as arguments, with a mistake in it ("{...", a key twice), still goes out as
         # the text it is, since a text may be anything; but the person is told
-        if text.startswith("{") or "given twice" in str(exc):
+        if (text.startswith("{") and not text.startswith("{{")) or "given twice" in str(exc):
             misread = str(exc)
     args = Arguments()
     args.put(
