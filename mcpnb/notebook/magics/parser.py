@@ -440,10 +440,12 @@ class _DuplicateKey(ValueError):
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
-    if len(out) != len(pairs):
+    if len(out) != len(pairs):  # the rare case: find which
         seen: set[str] = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise _DuplicateKey(f"key {twice!r} is given twice in a JSON object")
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"key {key!r} is given twice in a JSON object")
+            seen.add(key)
     return out
 
 
