@@ -39,9 +39,18 @@ def wire(obj: Any) -> Any:
 
 
 def pick(obj: Any, *names: str) -> Any:
-    """The first of ``names`` that ``obj`` (a model or its dict) has, or None."""
+    """The first of ``names`` that ``obj`` (a model or its dict) has, or None.
+
+    On a model only its declared fields are read when one of ``names`` is one: the wire spelling
+    of a field (``mimeType``) is then an alias that FastMCP, once imported, warns about on every
+    read (a notebook showed a deprecation warning under each resource)."""
+    if isinstance(obj, dict):
+        return next((obj[name] for name in names if obj.get(name) is not None), None)
+    fields = getattr(type(obj), "model_fields", None)
+    if fields and any(name in fields for name in names):
+        names = tuple(name for name in names if name in fields)
     for name in names:
-        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        value = getattr(obj, name, None)
         if value is not None:
             return value
     return None

@@ -277,3 +277,22 @@ def test_a_text_that_is_one_fixed_width_table_is_a_table():
 )
 def test_a_failed_calls_message_in_one_line(text: str, said: str) -> None:
     assert error_words(text) == said
+
+
+def test_reading_a_models_field_never_touches_its_deprecated_wire_alias():
+    """FastMCP, once imported, warns on every read of an SDK model's ``mimeType``: a notebook that
+    showed a resource showed a deprecation warning under it."""
+    import warnings
+
+    import fastmcp  # noqa: F401  (the test extra has it: it adds the warning)
+    from mcp import types
+
+    from mcpnb.client.contents import pick
+
+    plain = types.TextResourceContents(uri="file:///a", text="x")
+    typed = types.TextResourceContents(uri="file:///a", text="x", mime_type="text/plain")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pick(plain, "mime_type", "mimeType") is None
+        assert pick(typed, "mime_type", "mimeType") == "text/plain"
+    assert pick({"mimeType": "text/csv"}, "mime_type", "mimeType") == "text/csv"  # a dict: any spelling
