@@ -141,17 +141,18 @@ def _sendable(tool: Any, args: Any, key: str, value: Any) -> None:
     pydantic would send its every field); what the SDK writes as JSON (a datetime, a UUID) goes."""
     from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-    try:
-        if type(value).__module__.startswith("mcpnb."):  # a result, a resource: its data is meant
-            raise PydanticSerializationError("one of mcpnb's own objects")
-        to_jsonable_python(value)
-    except PydanticSerializationError:
-        kind = type(value).__name__
-        hint = " (a result's data is r.data, its text r.text)" if kind == "ToolResult" else ""
-        raise ArgumentsError(
-            f"{tool.server}.{tool.name}: argument {key!r}{_line(args, key)} is a {kind}, which JSON "
-            f"cannot carry{hint}\n  {signature(tool)}\n  (nothing was sent)"
-        ) from None
+    if not type(value).__module__.startswith("mcpnb."):  # a result, a resource: its data is meant
+        try:
+            to_jsonable_python(value)
+            return
+        except PydanticSerializationError:
+            pass
+    kind = type(value).__name__
+    hint = " (a result's data is r.data, its text r.text)" if kind == "ToolResult" else ""
+    raise ArgumentsError(
+        f"{tool.server}.{tool.name}: argument {key!r}{_line(args, key)} is a {kind}, which JSON "
+        f"cannot carry{hint}\n  {signature(tool)}\n  (nothing was sent)"
+    )
 
 
 def _passes(tool: Any, values: dict[str, Any]) -> bool:

@@ -63,8 +63,9 @@ def describe_handle(handle: TaskHandle) -> str:
     progress = _progress_text(handle)
     if progress:
         parts.append(progress)
-    if message_of(handle):
-        parts.append(message_of(handle))
+    message = message_of(handle)
+    if message:
+        parts.append(message)
     outcome = outcome_text(handle)
     if outcome:
         parts.append(outcome)

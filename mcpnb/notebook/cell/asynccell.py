@@ -24,8 +24,9 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.commstatus import install_comm_status
-from mcpnb.notebook.cell.live import AWAITING, CELL_CALLS
+from mcpnb.notebook.cell.live import AWAITING
 
 T = TypeVar("T")
 
@@ -194,10 +195,10 @@ async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     from mcpnb.client.bridge import await_in_ticks
 
     started: list[Any] = []
-    tokens = AWAITING.set(True), CELL_CALLS.set(started)
+    tokens = AWAITING.set(True), STARTED.set(started)
     context = contextvars.copy_context()  # the cell's parent header goes along: output lands here
     AWAITING.reset(tokens[0])
-    CELL_CALLS.reset(tokens[1])
+    STARTED.reset(tokens[1])
     job = _magic_threads().submit(context.run, functools.partial(fn, *args, **kwargs))
     try:
         return await await_in_ticks(job)  # the kernel's loop wakes often: interrupts land then

@@ -11,10 +11,9 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import html
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.interaction import CallContext
-from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.capture import CellUI, Mode
 
 if TYPE_CHECKING:
@@ -24,10 +23,6 @@ if TYPE_CHECKING:
 
 #: True while an awaiting cell runs the magic (set by :mod:`.asynccell`).
 AWAITING: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_awaiting_cell", default=False)
-#: What an awaiting cell started on the runtime (anything with ``cancel()``), so an interrupt can
-#: cancel it: every hand-over to the runtime lands here by itself (:data:`~mcpnb.client.runtime.STARTED`).
-CELL_CALLS = STARTED
-T = TypeVar("T")
 #: How often a synchronous cell looks whether the server asked for a person.
 _POLL = 0.05
 

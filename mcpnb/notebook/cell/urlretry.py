@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import McpnbError, UrlRequiredError
+from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.capture import CellUI, Mode
-from mcpnb.notebook.cell.live import AWAITING, CELL_CALLS
+from mcpnb.notebook.cell.live import AWAITING
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -109,7 +110,7 @@ class UrlRetry:
         self.ui.asked.set()
         while True:
             decided = self._next_decision()
-            started = CELL_CALLS.get()
+            started = STARTED.get()
             if started is not None:
                 started.append(decided)  # the cell's interrupt cancels it
             try:

@@ -39,7 +39,7 @@ from mcpnb.client.errors import (
     did_you_mean_text,
 )
 from mcpnb.notebook.magics.commands import COMMANDS, Command, Context, overview
-from mcpnb.notebook.magics.parser import HelpShown, split_line
+from mcpnb.notebook.magics.parser import HelpShown, split_line, without_final_semicolon
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -161,9 +161,10 @@ class McpMagics(Magics):
 def _read_line(line: str, cell: str | None) -> tuple[str, list[str], bool, bool]:
     """The line without a silencing ``;``, its words without ``--verbose``, that flag, and whether
     the output is silenced (a trailing ``;`` on the line, or on the body of a ``%%mcp`` cell)."""
-    silent = (line if cell is None else cell).rstrip().endswith(";")
-    if cell is None and silent:
-        line = line.rstrip()[:-1]  # not an argument
+    said = line if cell is None else cell
+    silent = without_final_semicolon(said) != said
+    if cell is None:
+        line = without_final_semicolon(line)  # not an argument
     tokens = list(_remembered_words(line)) if _remembers(line) else split_line(line)
     cut = tokens.index("--") if "--" in tokens else len(tokens)
     verbose = _VERBOSE in tokens[:cut]

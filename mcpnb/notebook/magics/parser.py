@@ -524,6 +524,13 @@ def is_bare_value(word: str, namespaces: list[Mapping[str, Any]]) -> bool:
     return name is not None and not isinstance(value_of(name, namespaces), Mapping)
 
 
+def without_final_semicolon(text: str) -> str:
+    """``text`` without the ``;`` that ends it (a cell's "show no output"), else as it is: a YAML
+    block's final newlines (``|+``) and a line count stay."""
+    end = text.rstrip()
+    return end[:-1] if end.endswith(";") else text
+
+
 def parse_body(
     body: str, namespaces: list[Mapping[str, Any]] | None = None, *, bare: str | None = None
 ) -> Arguments:
@@ -545,7 +552,7 @@ def parse_body(
     it (SQL ends that way) and :attr:`Arguments.text_body` says so.
     """
     namespaces = namespaces or []
-    structured = body.rstrip()[:-1] if body.rstrip().endswith(";") else body  # "|+" keeps its newlines
+    structured = without_final_semicolon(body)
     text = structured.strip()
     args = Arguments()
     if not text:

@@ -15,7 +15,13 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.notebook.magics.parser import Parser, add_input_flag, input_values, lookup
+from mcpnb.notebook.magics.parser import (
+    Parser,
+    add_input_flag,
+    input_values,
+    lookup,
+    without_final_semicolon,
+)
 from mcpnb.notebook.magics.registry import Context, arguments, command
 
 CELL = "the %%mcp require cell"
@@ -63,10 +69,8 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.client.requirements import require as require_servers
     from mcpnb.notebook.cell.live import asking_ui
 
-    body = ctx.cell
-    if body and body.rstrip().endswith(";"):  # a final ";": no output, and no part of the YAML
-        body = body.rstrip()[:-1]
-    body = body if body and body.strip() else None
+    body = without_final_semicolon(ctx.cell or "")  # a final ";": no output, and no part of the YAML
+    body = body if body.strip() else None
     if body is None and not ns.skill:
         raise UsageError(
             '%%mcp require needs a body ({"mcpServers": {...}, "skills": [...]}, JSON or YAML) or --skill DIR'
