@@ -15,6 +15,7 @@ does not offer, and it would reach the server's own process only, not what it st
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import threading
@@ -56,6 +57,21 @@ signal_all(groups, signal.SIGKILL)
 _lock = threading.Lock()
 _watchdog: subprocess.Popen[bytes] | None = None
 _listed: set[int] = set()
+
+
+def _forget_in_child() -> None:
+    """A forked child drops its copy of the watchdog's pipe: held open by a worker that outlives
+    us, it would keep the watchdog from seeing our death. The parent's servers are not ours."""
+    global _lock, _watchdog
+    _lock = threading.Lock()
+    if _watchdog is not None and _watchdog.stdin is not None:
+        with contextlib.suppress(OSError):
+            _watchdog.stdin.close()
+    _watchdog = None
+    _listed.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def watch(pgid: int) -> None:

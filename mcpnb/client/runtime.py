@@ -14,6 +14,7 @@ import atexit
 import contextlib
 import contextvars
 import functools
+import os
 import sys
 import threading
 import time
@@ -164,6 +165,16 @@ class Runtime:
 
 _runtime: Runtime | None = None
 _lock = threading.Lock()
+
+
+def _forget_in_child() -> None:
+    """A forked child has none of its parent's threads: its runtime (and its exit's cleanup) is
+    its own, started on first use; the parent's connections stay the parent's."""
+    global _runtime, _lock
+    _runtime, _lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def get_runtime() -> Runtime:

@@ -43,6 +43,16 @@ _live: dict[int, str] = {}  # pid (= process group id) -> server name, for every
 _live_lock = threading.Lock()
 
 
+def _forget_in_child() -> None:
+    """A forked child does not own its parent's servers: its exit must not end them."""
+    global _live_lock
+    _live_lock = threading.Lock()  # another thread may have held it at the fork
+    _live.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def hurry() -> None:
     """From now on, end children on the short clock (the kernel or the interpreter is going away)."""
     _clock[:] = HURRIED
