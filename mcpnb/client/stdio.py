@@ -196,11 +196,24 @@ async def stdio_transport(
                     if too_large is None:
                         with anyio.move_on_after(_EXIT_WAIT):
                             await process.wait()
-                    on_exit(too_large or ServerExitedError(_exit_text(process.returncode)))
+                    report(too_large or ServerExitedError(_exit_text(process.returncode)))
         with contextlib.suppress(Exception):  # keep a server that still writes from blocking on a full pipe
             with anyio.CancelScope(shield=True):
                 while True:
                     await process.stdout.receive()
+
+    def report(error: BaseException) -> None:
+        if on_exit is not None and not ending.is_set():  # an end we did not ask for
+            ending.set()  # said once, whichever of the two noticed first
+            on_exit(error)
+
+    async def watch_exit() -> None:
+        """The process ended but its output did not: something it started holds stdout open (a
+        ``sh -c`` wrapper's child). The session is over all the same."""
+        await process.wait()
+        with anyio.move_on_after(_EXIT_WAIT):  # the usual case: end of output follows at once
+            await anyio.sleep_forever()
+        report(ServerExitedError(_exit_text(process.returncode)))
 
     async def write_stdin() -> None:
         try:
@@ -217,6 +230,8 @@ async def stdio_transport(
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_stdout)
             tg.start_soon(write_stdin)
+            if on_exit is not None:
+                tg.start_soon(watch_exit)
             try:
                 yield read_out, write_in
             finally:

@@ -11,7 +11,7 @@ import sys
 import threading
 
 import pytest
-from conftest import wait_until
+from conftest import alive, wait_until
 
 from faults.conftest import QUICK, no_process_left
 from faults.test_sdk_noise import sdk_warnings_shown
@@ -264,5 +264,39 @@ def test_max_message_mb_bounds_an_answer_and_raising_it_lets_it_through(pool, ma
         pool.call("tight", "big", {"mb": 2})
     pool.connect("roomy", **marks.stdio(), max_message_mb=6, **QUICK)
     assert len(pool.call("roomy", "big", {"mb": 2}).data) == 2 * 1024 * 1024
+    pool.close()
+    no_process_left(marks)
+
+
+def test_a_server_whose_helper_keeps_its_output_open_is_still_seen_to_die(pool, marks, tmp_path):
+    """A launcher (``sh -c "helper & exec server"``) leaves a child that holds the server's stdout:
+    the server's death brings no end of output, yet the call hears how it died at once (not after
+    its timeout, with a cancel sent to nobody), and the helper ends with the server's group."""
+    helper_pid = tmp_path / "helper.pid"
+    server = " ".join([sys.executable, *marks.stdio()["args"]])
+    launcher = f"sleep 600 & echo $! > {helper_pid}; exec {server}"
+    pool.connect("srv", command="sh", args=["-c", launcher], env={"DEMO_MARKS": str(marks.path)}, **QUICK)
+    (first,) = marks.wait_for(1)
+    helper = int(helper_pid.read_text())
+    outcome = {}
+
+    def call() -> None:
+        try:
+            pool.call("srv", "slow", {"seconds": 60, "tag": "k"}, timeout=60)
+        except Exception as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    assert wait_until(lambda: (marks.path / "started-k").exists())
+    os.kill(first, signal.SIGKILL)
+    thread.join(30)
+    assert not thread.is_alive(), "the call waited on for a server that had died"
+    assert str(outcome["error"]) == (
+        "slow() failed: the connection to 'srv' was lost (the server process was killed (SIGKILL)); "
+        "reconnecting in the background"
+    )
+    assert wait_until(lambda: not alive(helper)), "the helper outlived its server"
+    assert pool.call("srv", "echo", {"text": "back"}).data == "back"
     pool.close()
     no_process_left(marks)
