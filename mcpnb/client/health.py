@@ -92,7 +92,9 @@ async def monitor(conn: Connection) -> None:
     """Probe ``conn`` every ``health_check_interval`` seconds while it is connected.
 
     One failure marks it unhealthy (shown in the status table); a forgotten session is renewed;
-    :data:`RECONNECT_AFTER_FAILURES` in a row replace the session.
+    :data:`RECONNECT_AFTER_FAILURES` in a row replace the session. A probe that times out while
+    tool calls run does not count: a server that handles one request at a time answers it after
+    the call, and the call's own deadline says when waiting is too long.
     """
     from mcpnb.client.errors import McpnbError, describe
     from mcpnb.client.events import State
@@ -109,6 +111,14 @@ async def monitor(conn: Connection) -> None:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            busy = len(conn.asking.active_calls)
+            if isinstance(exc, TimeoutError) and busy:
+                # a server may answer one request at a time (JSON-RPC allows it): the call's own
+                # tool_timeout judges a server that is slow to answer now, not the probe
+                conn.emit(
+                    "health", f"probe unanswered within {timeout:g} s while {busy} call(s) run: not counted"
+                )
+                continue
             was = conn.health.healthy
             why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
             conn.health.failed(why)

@@ -395,3 +395,23 @@ def test_a_chosen_log_level_is_sent_again_to_the_new_session_after_a_reconnect(p
     os.kill(pid, signal.SIGKILL)
     assert wait_until(lambda: pool.status()["p"].retries >= 1 and pool.status()["p"].state == "connected")
     assert pool.call("p", "test_logging_tool").text == "0 log notifications sent"  # from the first call
+
+
+SEQUENTIAL = str(ROOT / "tests" / "servers" / "sequential_server.py")
+
+
+@pytest.mark.parametrize("tool", ["block", "progress_block"])
+def test_a_server_busy_with_a_call_is_not_replaced_for_unanswered_probes(pool, tool):
+    """A server that handles one request at a time leaves probes waiting while a call runs: the
+    call (within its tool_timeout, with progress or without) still gets its answer, on the same
+    session, and the probes count again once it is done."""
+    pool.connect("one", command=sys.executable, args=[SEQUENTIAL], health_check_interval=0.2, tool_timeout=30)
+    pid = pool.call("one", "pid").text
+    result = pool.call("one", tool, {"seconds": 2.5})
+    assert result.text == f"{tool} done after 2.5 s"
+    conn = pool.connection("one")
+    said = [e.message for e in conn.events.history if e.kind == "health"]
+    assert any("while 1 call(s) run: not counted" in m for m in said)  # probes did go unanswered
+    assert not [e for e in conn.events.history if e.message.startswith("connection lost")]
+    assert pool.call("one", "pid").text == pid and pool.status()["one"].retries == 0
+    assert wait_until(lambda: pool.status()["one"].healthy is True)

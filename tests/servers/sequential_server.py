@@ -1,0 +1,86 @@
+"""A hand-written stdio MCP server that handles one request at a time, as JSON-RPC allows: while a
+tool runs, a ``ping`` waits in the pipe unanswered.
+
+Run: ``python tests/servers/sequential_server.py``. The 2025-11-25 handshake (``initialize``);
+``server/discover`` is "method not found". Tools:
+
+- ``block(seconds)``: sleeps, saying nothing meanwhile.
+- ``progress_block(seconds)``: sleeps, sending ``notifications/progress`` every 0.2 s when the
+  call carries a progress token.
+- ``pid()``: this process's id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+NUMBER = {"type": "object", "properties": {"seconds": {"type": "number"}}}
+TOOLS = [
+    {"name": "block", "inputSchema": NUMBER},
+    {"name": "progress_block", "inputSchema": NUMBER},
+    {"name": "pid", "inputSchema": {"type": "object"}},
+]
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def answer(request_id: object, result: dict) -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def text(words: str) -> dict:
+    return {"content": [{"type": "text", "text": words}]}
+
+
+def run_tool(name: str, arguments: dict, token: object) -> dict:
+    if name == "pid":
+        return text(str(os.getpid()))
+    seconds = float(arguments.get("seconds", 1))
+    end = time.monotonic() + seconds
+    step = 0
+    while time.monotonic() < end:
+        time.sleep(0.2)
+        step += 1
+        if name == "progress_block" and token is not None:
+            params = {"progressToken": token, "progress": step}
+            send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+    return text(f"{name} done after {seconds:g} s")
+
+
+def main() -> None:
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None or method is None:
+            continue
+        params = message.get("params") or {}
+        if method == "initialize":
+            version = params.get("protocolVersion", "2025-11-25")
+            info = {"name": "sequential", "version": "1.0"}
+            answer(
+                request_id, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
+            )
+        elif method == "ping":
+            answer(request_id, {})
+        elif method == "tools/list":
+            answer(request_id, {"tools": TOOLS})
+        elif method == "tools/call":
+            token = (params.get("_meta") or {}).get("progressToken")
+            answer(request_id, run_tool(params.get("name"), params.get("arguments") or {}, token))
+        else:
+            send(
+                {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+            )
+
+
+if __name__ == "__main__":
+    main()
