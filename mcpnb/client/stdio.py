@@ -178,13 +178,15 @@ async def stdio_transport(
                         if not text.strip():
                             continue
                         try:
-                            message = parse_message(text)
+                            messages = [parse_message(text)]
                         except ValueError:
-                            on_bad_line(text)
-                            continue
+                            messages, whole = salvage(text)
+                            if not whole:
+                                on_bad_line(text)
                         del text  # a 200 MB line is not kept while the session reads the message
-                        await read_in.send(SessionMessage(message))
-                        del message
+                        for message in messages:
+                            await read_in.send(SessionMessage(message))
+                        del messages
                     if rest:
                         pieces.append(rest)
                         held += len(rest)
@@ -273,6 +275,53 @@ async def _end(process: Any) -> None:
         _live.pop(pgid, None)
     reaper.unwatch(pgid)
     await anyio.lowlevel.checkpoint()
+
+
+def salvage(line: str) -> tuple[list[Any], bool]:
+    """What can still be read from a line that is not one JSON-RPC message: each message of a
+    batch (the 2025-03-26 array form), and for a malformed answer to a request (``"result": null``)
+    an error answer to that request, so its call fails now with the reason instead of waiting out
+    its timeout. Anything else (not JSON, a truncated line) is only the server's log's business.
+    Also says whether the whole line was read (else it goes to the server's log)."""
+    import json
+
+    from mcp_types import ErrorData, JSONRPCError
+
+    from mcpnb.client.lean import parse_message
+
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return [], False
+    found, whole = [], isinstance(value, list) and bool(value)
+    for item in value if isinstance(value, list) else [value]:
+        try:
+            found.append(parse_message(json.dumps(item)))
+            continue
+        except ValueError as exc:
+            why, whole = exc, False
+        request_id = item.get("id") if isinstance(item, dict) and "method" not in item else None
+        if type(request_id) not in (int, str):
+            continue
+        why = _first_problem(item) or why
+        said = f"the server's answer is not valid JSON-RPC ({why}); the line is in its log (%mcp logs)"
+        found.append(JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=-32603, message=said)))
+    return found, whole
+
+
+def _first_problem(answer: dict[str, Any]) -> str | None:
+    """What is wrong with an answer, in a few words (``result: Input should be a valid dictionary``),
+    rather than what every kind of message would have needed."""
+    from mcp_types import JSONRPCError, JSONRPCResponse
+    from pydantic import ValidationError
+
+    try:
+        (JSONRPCError if "error" in answer else JSONRPCResponse).model_validate(answer)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    return None
 
 
 def _exit_text(code: int | None) -> str:

@@ -11,7 +11,7 @@ import sys
 import threading
 
 import pytest
-from conftest import alive, wait_until
+from conftest import ROOT, alive, wait_until
 
 from faults.conftest import QUICK, no_process_left
 from faults.test_sdk_noise import sdk_warnings_shown
@@ -300,3 +300,23 @@ def test_a_server_whose_helper_keeps_its_output_open_is_still_seen_to_die(pool, 
     assert pool.call("srv", "echo", {"text": "back"}).data == "back"
     pool.close()
     no_process_left(marks)
+
+
+SEQUENTIAL = str(ROOT / "tests" / "servers" / "sequential_server.py")
+
+
+def test_a_malformed_answer_fails_its_call_at_once_and_a_batch_is_read(pool):
+    """``"result": null`` for a pending request: the call says what is wrong with the answer now,
+    not after its tool_timeout; an answer in an array (the 2025-03-26 batch form) is read."""
+    pool.connect("odd", command=sys.executable, args=[SEQUENTIAL], tool_timeout=60, **QUICK)
+    pid = pool.call("odd", "pid").text
+    with pytest.raises(CallError) as info:
+        pool.call("odd", "null_result")
+    assert str(info.value) == (
+        "null_result() on 'odd' failed: the server's answer is not valid JSON-RPC (result: Input should "
+        "be a valid dictionary); the line is in its log (%mcp logs) (MCP error -32603)"
+    )
+    assert pool.call("odd", "batched").text == "in a batch"
+    assert pool.call("odd", "pid").text == pid  # the same session all along
+    logged = "\n".join(pool.logs("odd"))
+    assert '"result": null' in logged and "in a batch" not in logged

@@ -8,6 +8,8 @@ Run: ``python tests/servers/sequential_server.py``. The 2025-11-25 handshake (``
 - ``progress_block(seconds)``: sleeps, sending ``notifications/progress`` every 0.2 s when the
   call carries a progress token.
 - ``pid()``: this process's id.
+- ``null_result()``: answers ``"result": null`` (not a result object).
+- ``batched()``: answers in a one-element array (the 2025-03-26 batch form).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ TOOLS = [
     {"name": "block", "inputSchema": NUMBER},
     {"name": "progress_block", "inputSchema": NUMBER},
     {"name": "pid", "inputSchema": {"type": "object"}},
+    {"name": "null_result", "inputSchema": {"type": "object"}},
+    {"name": "batched", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -73,6 +77,13 @@ def main() -> None:
             answer(request_id, {})
         elif method == "tools/list":
             answer(request_id, {"tools": TOOLS})
+        elif method == "tools/call" and params.get("name") == "null_result":
+            send({"jsonrpc": "2.0", "id": request_id, "result": None})
+        elif method == "tools/call" and params.get("name") == "batched":
+            sys.stdout.write(
+                json.dumps([{"jsonrpc": "2.0", "id": request_id, "result": text("in a batch")}]) + "\n"
+            )
+            sys.stdout.flush()
         elif method == "tools/call":
             token = (params.get("_meta") or {}).get("progressToken")
             answer(request_id, run_tool(params.get("name"), params.get("arguments") or {}, token))
