@@ -150,9 +150,8 @@ class Pool:
                 raise UnknownServerError(
                     f"server {name!r} was disconnected; connect it again to use it"
                 ) from None
-            known = ", ".join(sorted(self._connections)) or "none yet"
             said = did_you_mean_text(name, self._connections)
-            raise UnknownServerError(f"no server named {name!r}{said} (connected: {known})") from None
+            raise UnknownServerError(f"no server named {name!r}{said} ({self.roll_call()})") from None
 
     @property
     def misconfigured(self) -> dict[str, str]:
@@ -167,6 +166,17 @@ class Pool:
     @property
     def names(self) -> list[str]:
         return list(self._connections)
+
+    def roll_call(self, limit: int | None = None) -> str:
+        """The servers by state, for an error that names one that is not there (``connected: a, b;
+        failed: c``): a server that failed to start is not "connected". ``limit`` caps the names."""
+        names = sorted(self._connections)
+        by_state: dict[str, list[str]] = {}
+        for name in names[:limit]:
+            by_state.setdefault(self._connections[name].state.value, []).append(name)
+        said = "; ".join(f"{state}: {', '.join(group)}" for state, group in by_state.items())
+        more = len(names) - (limit or len(names))
+        return (said or "connected: none yet") + (f" and {more} more" if more > 0 else "")
 
     def __contains__(self, name: object) -> bool:
         return name in self._connections

@@ -104,6 +104,11 @@ def test_unknown_tool_and_server_suggest(pool):
         pool.call("dmeo", "echo", {"text": "x"})
     with pytest.raises(UnknownServerError, match=r"^no server named 'nothing' \(connected: demo\)$"):
         pool.call("nothing", "echo", {"text": "x"})  # it read "no server named 'nothing'; (connected: …)"
+    with pytest.raises(ConnectError):
+        pool.connect("broken", command="mcpnb-no-such-command", max_retries=0)
+    with pytest.raises(UnknownServerError) as info:  # a server that failed to start is no "connected" one
+        pool.call("nothing", "echo", {"text": "x"})
+    assert str(info.value) == "no server named 'nothing' (failed: broken; connected: demo)"
 
 
 def test_a_tool_named_as_the_magics_name_it_and_arguments_that_are_no_dict(pool):

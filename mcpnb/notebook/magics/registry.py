@@ -114,12 +114,10 @@ def known_server(ctx: Context, name: str) -> str:
         if ctx.pool.was_disconnected(name):
             raise UsageError(f"server {name!r} was disconnected; connect it again to use it")
         known = ctx.pool.names
-        names = sorted(known)
-        listed = ", ".join(names[:12]) + (
-            f" and {len(names) - 12} more: %mcp status" if len(names) > 12 else ""
-        )
-        listed = listed or "none yet; start one with %mcp serve probe-kit"
-        raise UsageError(f"no server named {name!r}{did_you_mean_text(name, known)} (connected: {listed})")
+        listed = ctx.pool.roll_call(12) + (": %mcp status" if len(known) > 12 else "")
+        if not known:
+            listed = "connected: none yet; start one with %mcp serve probe-kit"
+        raise UsageError(f"no server named {name!r}{did_you_mean_text(name, known)} ({listed})")
     return name
 
 
