@@ -1,4 +1,5 @@
-"""A JSON Schema as Gemini's function-declaration ``parameters``: the OpenAPI 3.0 ``Schema`` subset.
+"""A tool's parameters for a Gemini function declaration: the ``Schema`` dialect when it can say
+them, else JSON Schema.
 
 Gemini's ``FunctionDeclaration.parameters`` is not JSON Schema but Google's ``Schema`` object: one
 ``type`` (``STRING``, ``INTEGER`` …), ``nullable`` instead of a ``null`` type, ``anyOf``, ``enum`` of
@@ -10,8 +11,14 @@ The SDK's pydantic model forbids any other key, so the conversion is explicit:
 - ``oneOf`` becomes ``anyOf``, ``const`` a one-value ``enum``, a single ``allOf`` part is merged;
 - what the subset cannot say (a ``default``, an unlisted ``format``, a non-string ``enum``,
   ``exclusiveMinimum``) moves into the ``description`` so the model still reads it, and the
-  argument check enforces it before anything is sent;
-- ``$ref`` was inlined before (see :mod:`.schema`); a recursive one is cut to its target's type.
+  argument check enforces it before anything is sent.
+
+Some parameters the dialect cannot say at all, and the API refuses the attempt: an object without
+``properties`` (an open map, a free-form ``{"type": "object"}``: "properties: should be non-empty
+for OBJECT type"), an array without ``items`` ("items: missing field"), a value with no type, and a
+recursive ``$ref`` (the dialect has no references). Such a tool's declaration carries
+``parametersJsonSchema`` instead, the declaration's JSON Schema alternative to ``parameters`` (the two
+are mutually exclusive): its normal form as it is, so no argument is silently lost.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcpnb.client.toolbox.schema import Schema, deref
+from mcpnb.client.toolbox.schema import Schema
 
 _FORMATS = {
     "STRING": {"enum", "date-time"},
@@ -29,18 +36,32 @@ _FORMATS = {
 _NOTED = ("default", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems")
 
 
-def to_gemini(spec: Any, root: Schema, depth: int = 0) -> Schema:
-    """One (sub)schema in Gemini's ``Schema`` dialect (camelCase keys, as the REST API spells them)."""
+class Inexpressible(Exception):
+    """A schema the ``Schema`` dialect cannot say (see the module docstring)."""
+
+
+def declaration_parameters(schema: Schema) -> dict[str, Schema]:
+    """The parameters part of a function declaration for a normalised input schema (camelCase keys,
+    as the REST API spells them): ``parameters`` in the ``Schema`` dialect, ``parametersJsonSchema``
+    when the dialect cannot say them, nothing for a function without parameters."""
+    if (
+        not schema["properties"]
+        and schema.get("additionalProperties") is False
+        and "patternProperties" not in schema
+    ):
+        return {}  # a function without parameters leaves them unset
+    try:
+        return {"parameters": to_gemini(schema)}
+    except Inexpressible:
+        return {"parametersJsonSchema": schema}
+
+
+def to_gemini(spec: Any) -> Schema:
+    """One (sub)schema in Gemini's ``Schema`` dialect, or :class:`Inexpressible`."""
     if not isinstance(spec, dict):
-        return {}
-    if "$ref" in spec:  # recursive: Gemini has no references, so the recursion stops here
-        target = deref(spec, root)
-        kind = target.get("type")
-        cut: Schema = {"type": kind.upper()} if isinstance(kind, str) else {}
-        cut["description"] = (
-            str(target.get("description") or "") + " (recursive: same shape as above)"
-        ).strip()
-        return cut
+        raise Inexpressible(spec)
+    if "$ref" in spec:  # recursive (the others were inlined): Gemini's dialect has no references
+        raise Inexpressible("$ref")
     spec = dict(spec)
     notes: list[str] = []
     if "const" in spec and "enum" not in spec:
@@ -58,7 +79,7 @@ def to_gemini(spec: Any, root: Schema, depth: int = 0) -> Schema:
         if len(real) == 1 and isinstance(real[0], dict):
             del spec["anyOf"]
             spec = {**real[0], **spec}  # the outer description/default win over the option's
-            inner = to_gemini(spec, root, depth)
+            inner = to_gemini(spec)
             if nullable:
                 inner["nullable"] = True
             return inner
@@ -105,15 +126,15 @@ def to_gemini(spec: Any, root: Schema, depth: int = 0) -> Schema:
         if key in spec:
             out[key] = spec[key]
     if isinstance(spec.get("properties"), dict):
-        out["properties"] = {k: to_gemini(v, root, depth + 1) for k, v in spec["properties"].items()}
+        out["properties"] = {k: to_gemini(v) for k, v in spec["properties"].items()}
         if "required" in out:
             out["required"] = [r for r in out["required"] if r in out["properties"]]
     if isinstance(spec.get("items"), dict):
-        out["items"] = to_gemini(spec["items"], root, depth + 1)
+        out["items"] = to_gemini(spec["items"])
     elif isinstance(spec.get("items"), list) and spec["items"]:
-        out["items"] = to_gemini(spec["items"][0], root, depth + 1)
+        out["items"] = to_gemini(spec["items"][0])
     if isinstance(spec.get("anyOf"), list):
-        out["anyOf"] = [to_gemini(o, root, depth + 1) for o in spec["anyOf"]]
+        out["anyOf"] = [to_gemini(o) for o in spec["anyOf"]]
     description = str(spec.get("description") or "")
     if notes:
         description = f"{description} ({'; '.join(notes)})".strip()
@@ -121,6 +142,12 @@ def to_gemini(spec: Any, root: Schema, depth: int = 0) -> Schema:
         out["description"] = description
     if nullable:
         out["nullable"] = True
+    if out.get("type") == "OBJECT" and not out.get("properties"):
+        raise Inexpressible("an object without properties")
+    if out.get("type") == "ARRAY" and "items" not in out:
+        raise Inexpressible("an array without items")
+    if "type" not in out and "anyOf" not in out:
+        raise Inexpressible("a value without a type")
     return out
 
 

@@ -4,8 +4,9 @@ MCP allows tool names an LLM API refuses (dots, slashes, 128 characters), and a 
 ``mcp__{server}__{tool}`` grows long. Each provider documents its own rule:
 
 - OpenAI (Chat Completions and Responses): function names of ``a-z A-Z 0-9 _ -``, at most 64.
-- Anthropic: tool names ``^[a-zA-Z0-9_-]{1,128}$``; ``input_schema`` property keys
-  ``^[a-zA-Z0-9_.-]{1,64}$`` (the API rejects the whole request otherwise).
+- Anthropic: tool names ``^[a-zA-Z0-9_-]{1,64}$`` (the "Define tools" table of the tool-use guide,
+  and the API's own error: "tools.7.custom.name: String should match pattern …"); ``input_schema``
+  property keys ``^[a-zA-Z0-9_.-]{1,64}$`` (the API rejects the whole request otherwise).
 - Gemini: names start with a letter or ``_`` and hold ``a-z A-Z 0-9 _ . : -``, at most 64 (the
   current SDK says 128; 64 is what every version accepts); parameter names start with a letter or
   ``_`` and hold only ``a-z A-Z 0-9 _``, at most 64.
@@ -64,7 +65,7 @@ _OPENAI = NameRule("A-Za-z0-9_-", 64)
 TOOL_NAMES: dict[str, NameRule] = {
     "openai": _OPENAI,
     "openai-responses": _OPENAI,
-    "anthropic": NameRule("A-Za-z0-9_-", 128),
+    "anthropic": _OPENAI,  # the same rule: a-z A-Z 0-9 _ -, at most 64
     "gemini": NameRule("A-Za-z0-9_.:-", 64, first="A-Za-z_"),
 }
 

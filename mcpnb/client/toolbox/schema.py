@@ -3,13 +3,25 @@ the normal form of a tool's ``inputSchema``, and what "may be null" means.
 
 Servers write input schemas in every draft and style (pydantic's ``anyOf [X, null]``, zod's draft-07
 ``$schema``, hand-written ``$defs``). Each provider accepts a different subset, so the conversions
-start from one normal form: ``type: object``, ``properties`` present, ``additionalProperties: false``
-unless the server said otherwise, and every non-recursive ``$ref`` replaced by what it points to.
+start from one normal form: every non-recursive ``$ref`` replaced by what it points to (first, so a
+root that is only a ``$ref`` keeps its target's properties), ``type: object``, ``properties`` present,
+``additionalProperties: false`` unless the server said otherwise, and every array with ``items``.
+
+The root holds no ``allOf``, ``anyOf``, ``oneOf`` or ``not``: OpenAI refuses them at the top level
+even without strict mode, Anthropic refuses the first three, and either refuses the whole request, so
+one such tool would break every tool sent with it. A root ``allOf`` is merged into the root
+(properties and ``required`` united); the properties of ``anyOf``/``oneOf`` options join the root's,
+not required, and what the options ask for is said in words in the root's ``description`` so a model
+still learns it. The argument check before sending (against the server's own schema) enforces it.
+
+An array without ``items`` gets ``items: {}`` (any value, which is what no ``items`` means): OpenAI
+refuses an array schema without ``items`` even outside strict mode.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -85,12 +97,78 @@ def normal_form(input_schema: Any) -> tuple[Schema, bool]:
     """
     schema: Schema = copy.deepcopy(input_schema) if isinstance(input_schema, dict) else {}
     schema.pop("$schema", None)
+    schema, recursive = inline_refs(schema)
+    schema = _with_items(schema)
+    schema, notes = _lift_composition(schema)
     schema.pop("title", None)  # "ui_searchArguments": the generator's name for it, noise for a model
+    if notes:
+        schema["description"] = " ".join([str(schema.get("description") or ""), *notes]).strip()
     schema["type"] = "object"
     if not isinstance(schema.get("properties"), dict):
         schema["properties"] = {}
     schema.setdefault("additionalProperties", False)
-    return inline_refs(schema)
+    return schema, recursive
+
+
+def _with_items(schema: Schema) -> Schema:
+    """``schema`` with ``items: {}`` on every array that has no ``items``."""
+    out = map_subschemas(schema, _with_items)
+    kind = out.get("type")
+    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in out:
+        out["items"] = {}
+    return out
+
+
+_COMPOSITION = ("allOf", "anyOf", "oneOf", "not")
+
+
+def _lift_composition(schema: Schema) -> tuple[Schema, list[str]]:
+    """``schema`` without ``allOf``/``anyOf``/``oneOf``/``not``, and the sentences that say what they
+    asked for and the merged schema cannot (see the module docstring)."""
+    out = {k: v for k, v in schema.items() if k not in _COMPOSITION}
+    notes: list[str] = []
+    for part in schema.get("allOf") if isinstance(schema.get("allOf"), list) else []:
+        if isinstance(part, dict):
+            flat, more = _lift_composition(part)
+            _merge_part(out, flat)
+            notes += more
+    for key, says in (("anyOf", "at least one of"), ("oneOf", "exactly one of")):
+        options = [o for o in schema.get(key) or [] if isinstance(o, dict)]
+        if not options:
+            continue
+        props = out.setdefault("properties", {})
+        for option in options:
+            for name, sub in (option.get("properties") or {}).items():
+                props.setdefault(name, sub)
+        notes.append(f"Give {says}: {'; '.join(_say(o, props) for o in options)}.")
+    if isinstance(schema.get("not"), dict):
+        notes.append(f"Do not give: {_say(schema['not'], {})}.")
+    return out, notes
+
+
+def _merge_part(out: Schema, part: Schema) -> None:
+    """An ``allOf`` part into the root: properties and ``required`` united, the rest only if unset."""
+    for key, value in part.items():
+        if key == "properties" and isinstance(value, dict):
+            props = out.setdefault("properties", {})
+            for name, sub in value.items():
+                mine = props.get(name)
+                props[name] = sub if mine is None or mine == sub else {"allOf": [mine, sub]}
+        elif key == "required" and isinstance(value, list):
+            out["required"] = [*(out.get("required") or []), *value]
+            out["required"] = list(dict.fromkeys(out["required"]))
+        else:
+            out.setdefault(key, value)
+
+
+def _say(option: Schema, props: dict[str, Any]) -> str:
+    """One option in words: its required keys when that is all it asks, else its compact JSON."""
+    lifted = all(props.get(k) == v for k, v in (option.get("properties") or {}).items())
+    rest = set(option) - {"required", "properties", "type"}
+    required = option.get("required")
+    if lifted and not rest and option.get("type", "object") == "object" and required:
+        return " and ".join(str(r) for r in required)
+    return json.dumps(option, separators=(",", ":"))
 
 
 def allows_null(spec: Any, root: Schema | None = None) -> bool:

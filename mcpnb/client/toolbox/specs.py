@@ -9,7 +9,8 @@ is imported: the shapes are plain dicts, checked in the tests against each SDK's
   (``strict`` is a required field there)
 - ``anthropic``: ``{"name", "description", "input_schema"}``
 - ``gemini``: a function declaration ``{"name", "description", "parameters"?}`` (wrap a list of them
-  as ``{"function_declarations": specs}``); ``parameters`` in Gemini's ``Schema`` dialect.
+  as ``{"function_declarations": specs}``); ``parameters`` in Gemini's ``Schema`` dialect, or
+  ``parametersJsonSchema`` (JSON Schema) in its place for a tool that dialect cannot describe.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.toolbox.functions import ToolFunction
-from mcpnb.client.toolbox.gemini import to_gemini
+from mcpnb.client.toolbox.gemini import declaration_parameters
 from mcpnb.client.toolbox.names import PROPERTY_KEYS, TOOL_NAMES, assign
 from mcpnb.client.toolbox.schema import Schema, normal_form
 from mcpnb.client.toolbox.strict import NotStrict, make_strict
@@ -131,9 +132,7 @@ def build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
     if fmt == "anthropic":
         body = {"name": entry.name, "description": description, "input_schema": entry.schema}
         return Spec(entry, body, None)
-    body = {"name": entry.name, "description": description}
-    if entry.schema["properties"]:  # Gemini: a function without parameters leaves them unset
-        body["parameters"] = to_gemini(entry.schema, entry.schema)
+    body = {"name": entry.name, "description": description, **declaration_parameters(entry.schema)}
     return Spec(entry, body, None)
 
 

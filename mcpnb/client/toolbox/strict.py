@@ -13,10 +13,13 @@ nesting and 5000 properties.
 What cannot be expressed blocks strict mode for that tool, and :func:`make_strict` says which
 keyword and where: an open object (``additionalProperties`` true or a schema, or an object without
 ``properties``: strict mode needs every key declared), ``patternProperties``, the unsupported
-composition keywords, tuple arrays. Annotations and constraints strict mode does not take
-(``default``, ``minLength``, ``uniqueItems``, an unlisted ``format`` …) are removed: the argument
-check before sending still enforces them, so the model hears about a violation as an error result.
-``oneOf`` becomes ``anyOf`` for the same reason.
+composition keywords, tuple arrays, and a schema with no ``type`` (``{}``, a lone ``description``,
+the ``items: {}`` the normal form gives an array without items): OpenAI answers "schema must have a
+'type' key" unless the node says what it is some other way (``anyOf``, ``$ref``, ``enum``,
+``const``). Annotations and constraints strict mode does not take (``default``, ``minLength``,
+``uniqueItems``, an unlisted ``format`` …) are removed: the argument check before sending still
+enforces them, so the model hears about a violation as an error result. ``oneOf`` becomes ``anyOf``
+for the same reason.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ _BLOCKERS = {
     "additionalItems": "tuple arrays are not supported in strict mode",
     "contains": "not supported in strict mode",
 }
+#: Any one of these says what a value is; a schema with none of them has no type for strict mode.
+_TYPED = ("type", "anyOf", "oneOf", "$ref", "enum", "const")
 MAX_DEPTH = 10
 MAX_PROPERTIES = 5000
 
@@ -73,6 +78,8 @@ def _strict(spec: Schema, path: str, depth: int, counter: list[int]) -> Schema:
             raise NotStrict(key, path, why)
     if isinstance(spec.get("items"), list):
         raise NotStrict("items", path, "tuple arrays are not supported in strict mode")
+    if not any(key in spec for key in _TYPED):
+        raise NotStrict("type", path, "strict mode needs a type on every schema")
     out = {k: v for k, v in spec.items() if k not in _REMOVED and k != "unevaluatedProperties"}
     if "format" in out and out["format"] not in _FORMATS:
         del out["format"]

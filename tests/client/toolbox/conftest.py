@@ -69,10 +69,16 @@ def gemini_exactly(model: Any, value: dict[str, Any], *, camel: bool = True) -> 
 
 
 def _normal(value: Any) -> Any:
-    """Gemini's dump spells types in capitals and enums as their values: compare like with like."""
+    """Gemini's dump spells types in capitals and enums as their values: compare like with like
+    (``parametersJsonSchema`` is JSON Schema, kept as it is)."""
     if isinstance(value, dict):
         return {
-            k: (v.upper() if k == "type" and isinstance(v, str) else _normal(v)) for k, v in value.items()
+            k: v
+            if k == "parametersJsonSchema"
+            else v.upper()
+            if k == "type" and isinstance(v, str)
+            else _normal(v)
+            for k, v in value.items()
         }
     if isinstance(value, list):
         return [_normal(v) for v in value]

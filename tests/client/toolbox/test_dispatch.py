@@ -204,6 +204,27 @@ def test_arguments_the_schema_refuses_are_an_error_result_and_nothing_is_sent(to
         toolbox.run(api.call("mcp__shapes__book_trip", {"traveller": {}}), raise_errors=True)
 
 
+@pytest.mark.parametrize("api", APIS, ids=IDS)
+def test_a_root_anyof_said_in_words_is_still_enforced_before_sending(pool, api):
+    """The specs say a root ``anyOf`` in the description (no API takes it at the top level); the
+    check against the server's own schema still refuses a call that gives neither, and sends nothing."""
+    from shapes_server import create_server
+
+    either = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+    }
+    pool.connect("odd", server=create_server({"either": either}))
+    toolbox = pool.functions("odd")
+    reply = api.check(toolbox.run(api.call("mcp__odd__either", {})))
+    assert api.failed(reply) and "nothing was sent" in api.text(reply)
+    with pytest.raises(ArgumentsError):
+        toolbox.run(api.call("mcp__odd__either", {}), raise_errors=True)
+    good = api.check(toolbox.run(api.call("mcp__odd__either", {"b": "x"})))
+    assert not api.failed(good) and '"arguments": {"b": "x"}' in api.text(good)
+
+
 @pytest.mark.parametrize("api", APIS[:2], ids=IDS[:2])
 def test_arguments_that_are_not_json_are_an_error_result(toolbox, api):
     reply = api.check(toolbox.run(api.call("mcp__probe__ui_search", '{"query": "login"')))

@@ -4,6 +4,8 @@ back when the model calls, and two tools that would share a name are an error na
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 
 import pytest
 from shapes_server import LONG_NAME, create_server
@@ -22,12 +24,25 @@ def test_illegal_and_long_names_get_a_readable_prefix_and_a_hash(toolbox):
     long_name = next(n for n, e in openai.items() if e.function.flat_name == flat_long)
     assert long_name == flat_long.replace(".", "_")[: 64 - 9] + tag(flat_long) and len(long_name) == 64
     assert "mcp__shapes__x_y" + tag(flat_dot) in openai
-    anthropic = toolbox.entries("anthropic")  # 128 allowed: the whole name stays readable
-    assert flat_long.replace(".", "_") + tag(flat_long) in anthropic
+    assert long_name in toolbox.entries("anthropic")  # the same rule there: at most 64
     gemini = toolbox.entries("gemini")  # dots are legal for Gemini: only the length is a problem
     assert flat_dot in gemini
     assert flat_long[: 64 - 9] + tag(flat_long) in gemini
     assert "mcp__probe__ui_search" in openai and "mcp__probe__ui_search" in gemini  # legal names stay
+
+
+def test_a_name_longer_than_anthropic_s_64_is_shortened_and_mapped_back(toolbox):
+    """Anthropic documents tool names as ``^[a-zA-Z0-9_-]{1,64}$`` and refuses the whole request
+    over one longer name ("tools.7.custom.name: String should match pattern …")."""
+    flat_long = f"mcp__shapes__{LONG_NAME}"
+    assert len(flat_long) > 64
+    name = next(n for n, e in toolbox.entries("anthropic").items() if e.function.flat_name == flat_long)
+    assert len(name) == 64 and re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name)
+    assert name == flat_long.replace(".", "_")[: 64 - 9] + tag(flat_long)
+    assert toolbox.specs("anthropic").spec(flat_long)["name"] == name
+    reply = toolbox.run({"type": "tool_use", "id": "t", "name": name, "input": {"quarter": 2}})
+    assert not reply["is_error"]
+    assert json.loads(reply["content"][0]["text"]) == {"tool": LONG_NAME, "arguments": {"quarter": 2}}
 
 
 def test_the_same_tool_gets_the_same_name_in_every_toolbox(peers, toolbox):

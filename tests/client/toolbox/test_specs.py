@@ -13,6 +13,7 @@ from google.genai import types as genai
 from openai.types.chat import ChatCompletionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
+from shapes_server import create_server
 
 from mcpnb.client.toolbox import StrictModeWarning
 
@@ -20,7 +21,7 @@ from .conftest import exactly, gemini_exactly
 
 SERVERS = ("probe", "everything", "time", "shapes")
 OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # "a-z, A-Z, 0-9, underscores and dashes, max 64"
-ANTHROPIC_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # Anthropic "Define tools"
+ANTHROPIC_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # Anthropic "Define tools"
 ANTHROPIC_KEY = re.compile(r"^[a-zA-Z0-9_.-]{1,64}$")  # the API's input_schema.properties check
 GEMINI_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$")  # FunctionDeclaration.name
 GEMINI_KEY = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")  # "Parameter names must start with …"
@@ -77,7 +78,10 @@ def test_gemini_specs_validate_with_the_sdk_types(toolbox):
         if params is not None:
             assert params.type == genai.Type.OBJECT
             assert all(GEMINI_KEY.match(k) for k in params.properties or {})
-        assert not {"$ref", "$defs"} & _keys(spec)  # as keys: a description may mention them
+            assert not {"$ref", "$defs"} & _keys(spec)  # as keys: a description may mention them
+        elif (schema := declaration.parameters_json_schema) is not None:  # what the dialect cannot say
+            assert schema["type"] == "object" and all(GEMINI_KEY.match(k) for k in schema["properties"])
+            jsonschema.Draft202012Validator.check_schema(schema)
     wrapped = genai.Tool.model_validate({"function_declarations": list(_specs(toolbox, "gemini"))})
     assert len(wrapped.function_declarations) == len(toolbox)
 
@@ -156,7 +160,7 @@ def test_the_strict_warning_names_the_keyword_that_blocks(toolbox):
     assert "'additionalProperties' at properties.schema" in said["mcp__probe__gen_mock"]
     assert "'patternProperties' at the top level" in said["mcp__shapes__by_pattern"]
     assert "'allOf' at properties.a" in said["mcp__shapes__combined"]
-    assert "'allOf' at the top level" in said["mcp__probe__json_schema_2020_12_tool"]
+    assert "'if' at the top level" in said["mcp__probe__json_schema_2020_12_tool"]  # its allOf is merged
 
 
 def test_strict_keeps_what_a_valid_call_sends_valid(toolbox):
@@ -175,7 +179,7 @@ def test_strict_keeps_what_a_valid_call_sends_valid(toolbox):
         jsonschema.validate({**sent, "extra": 1}, book)
 
 
-def test_recursive_schema_keeps_its_defs_for_openai_and_is_cut_for_gemini(toolbox):
+def test_recursive_schema_keeps_its_defs_for_openai_and_for_gemini_s_json_schema(toolbox):
     openai = next(s for s in _specs(toolbox, "openai", True) if s["function"]["name"] == "mcp__shapes__tree")
     params = openai["function"]["parameters"]
     assert openai["function"]["strict"] is True and "Node" in params["$defs"]
@@ -183,8 +187,10 @@ def test_recursive_schema_keeps_its_defs_for_openai_and_is_cut_for_gemini(toolbo
     assert node["additionalProperties"] is False and set(node["required"]) == {"label", "children"}
     jsonschema.validate({"root": {"label": "a", "children": [{"label": "b", "children": None}]}}, params)
     gemini = next(s for s in _specs(toolbox, "gemini") if s["name"] == "mcp__shapes__tree")
-    children = gemini["parameters"]["properties"]["root"]["properties"]["children"]
-    assert children["items"]["type"] == "OBJECT" and "recursive" in children["items"]["description"]
+    assert "parameters" not in gemini  # the Schema dialect has no references
+    schema = gemini["parametersJsonSchema"]
+    assert schema["properties"]["root"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    jsonschema.validate({"root": {"label": "a", "children": [{"label": "b"}]}}, schema)
 
 
 def test_gemini_dialect_details(toolbox):
@@ -208,7 +214,8 @@ def test_gemini_dialect_details(toolbox):
         "description": "(one of 1, 2, 3, 4)",
     }
     no_params = next(s for s in _specs(toolbox, "gemini") if s["name"] == "mcp__everything__get-tiny-image")
-    assert "parameters" not in no_params  # Gemini: a function without parameters leaves them unset
+    assert not {"parameters", "parametersJsonSchema"} & set(no_params)  # Gemini: a function without
+    # parameters leaves them unset
 
 
 def test_descriptions_default_to_empty_and_root_schemas_are_normalised(toolbox):
@@ -238,3 +245,160 @@ def test_the_servers_instructions_are_there_for_a_system_prompt(peers):
     assert everything.startswith("## everything\n") and "Everything Server" in everything
     assert "## time" not in everything
     assert peers.functions("time").instructions == ""
+
+
+# ---------------------------------------------------------------- input schemas providers trip on
+ROOT_REF = {
+    "type": "object",
+    "$ref": "#/$defs/In",
+    "$defs": {"In": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+}
+ODD = {
+    "root_ref": ROOT_REF,
+    "root_anyof": {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+    },
+    "root_oneof": {
+        "type": "object",
+        "description": "Find a user.",
+        "oneOf": [
+            {"properties": {"id": {"type": "integer"}}, "required": ["id"]},
+            {"properties": {"first": {"type": "string"}, "last": {"type": "string"}},
+             "required": ["first", "last"]},
+            {"properties": {"id": {"type": "string"}}, "required": ["id"]},  # not just `required`: JSON
+        ],
+    },
+    "root_allof": {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "required": ["a"],
+        "allOf": [
+            {"properties": {"b": {"type": "integer"}}, "required": ["b"]},
+            {"anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+        ],
+    },
+    "root_not": {"type": "object", "properties": {"a": {"type": "string"}}, "not": {"required": ["a"]}},
+    "free_map": {"type": "object", "additionalProperties": {"type": "string"}},
+    "nested_free": {"type": "object", "properties": {"meta": {"type": "object"}}},
+    "untyped": {"type": "object", "properties": {"value": {"description": "anything"}},
+                "required": ["value"]},
+    "no_items": {"type": "object", "properties": {"tags": {"type": "array"}}, "required": ["tags"]},
+}  # fmt: skip
+
+
+@pytest.fixture
+def odd(pool):
+    pool.connect("odd", server=create_server(ODD))
+    return pool.functions("odd")
+
+
+def _check_with_every_sdk(specs_by_format):
+    """Every spec validates with its SDK's types; OpenAI's and Anthropic's roots are plain objects."""
+    for fmt, specs in specs_by_format.items():
+        for spec in specs:
+            if fmt == "openai":
+                exactly(TypeAdapter(ChatCompletionToolParam), spec)
+                root = spec["function"]["parameters"]
+            elif fmt == "anthropic":
+                exactly(TypeAdapter(ToolParam), spec)
+                root = spec["input_schema"]
+            else:
+                gemini_exactly(genai.FunctionDeclaration, spec)
+                root = spec.get("parameters") or spec.get("parametersJsonSchema") or {"type": "OBJECT"}
+            assert root["type"].lower() == "object", spec
+            assert not {"allOf", "anyOf", "oneOf", "not", "$ref", "enum"} & set(root), spec
+
+
+def _odd_specs(odd, strict=None):
+    return {
+        "openai": _specs(odd, "openai", strict),
+        "anthropic": _specs(odd, "anthropic"),
+        "gemini": _specs(odd, "gemini"),
+    }
+
+
+def test_a_root_ref_keeps_its_parameters_for_every_api(odd):
+    specs = _odd_specs(odd, strict=True)
+    _check_with_every_sdk(specs)
+    openai = specs["openai"].spec("mcp__odd__root_ref")["function"]
+    assert openai["strict"] is True
+    assert openai["parameters"] == {"type": "object", "properties": {"q": {"type": "string"}},
+                                    "required": ["q"], "additionalProperties": False}  # fmt: skip
+    anthropic = specs["anthropic"].spec("mcp__odd__root_ref")["input_schema"]
+    assert anthropic["properties"] == {"q": {"type": "string"}} and anthropic["required"] == ["q"]
+    gemini = specs["gemini"].spec("mcp__odd__root_ref")["parameters"]
+    assert gemini == {"type": "OBJECT", "properties": {"q": {"type": "STRING"}}, "required": ["q"]}
+    assert [p.name for p in odd.short.root_ref.params] == ["q"]  # the Python function has it too
+
+
+def test_root_composition_is_merged_or_said_in_words_for_every_api(odd):
+    """OpenAI refuses anyOf/oneOf/allOf/not at the top level ("schema must have type 'object' and not
+    have …") even without strict mode, Anthropic refuses the first three; either refuses the request."""
+    specs = _odd_specs(odd)
+    _check_with_every_sdk(specs)
+    schemas = {s["name"].removeprefix("mcp__odd__"): s["input_schema"] for s in specs["anthropic"]}
+    anyof = schemas["root_anyof"]
+    assert set(anyof["properties"]) == {"a", "b"} and "required" not in anyof
+    assert anyof["description"] == "Give at least one of: a; b."
+    oneof = schemas["root_oneof"]
+    assert oneof["properties"] == {"id": {"type": "integer"}, "first": {"type": "string"},
+                                   "last": {"type": "string"}}  # fmt: skip
+    assert oneof["description"] == (
+        "Find a user. Give exactly one of: id; first and last; "
+        '{"properties":{"id":{"type":"string"}},"required":["id"]}.'
+    )
+    allof = schemas["root_allof"]
+    assert allof["properties"] == {"a": {"type": "string"}, "b": {"type": "integer"}}
+    assert allof["required"] == ["a", "b"] and allof["description"] == "Give at least one of: a; b."
+    assert schemas["root_not"]["description"] == "Do not give: a."
+    openai = specs["openai"].spec("mcp__odd__root_oneof")["function"]["parameters"]
+    assert openai["description"].startswith("Find a user. Give exactly one of:")
+    gemini = specs["gemini"].spec("mcp__odd__root_allof")[
+        "parameters"
+    ]  # was left out: no top-level properties
+    assert gemini["required"] == ["a", "b"] and set(gemini["properties"]) == {"a", "b"}
+
+
+def test_gemini_gets_json_schema_for_what_its_dialect_cannot_say(odd):
+    """An open map root, a free-form object ("properties: should be non-empty for OBJECT type"), an
+    array without items ("items: missing field"), a value without a type: ``parametersJsonSchema``
+    instead of parameters lost or refused."""
+    specs = _specs(odd, "gemini")
+    _check_with_every_sdk({"gemini": specs})
+    for name in ("free_map", "nested_free", "no_items", "untyped"):
+        spec = specs.spec(f"mcp__odd__{name}")
+        assert "parameters" not in spec, name
+        declaration = genai.FunctionDeclaration.model_validate(spec)
+        assert (
+            declaration.parameters_json_schema
+            == _specs(odd, "anthropic").spec(f"mcp__odd__{name}")["input_schema"]
+        )
+    assert specs.spec("mcp__odd__free_map")["parametersJsonSchema"]["additionalProperties"] == {
+        "type": "string"
+    }
+    assert specs.spec("mcp__odd__no_items")["parametersJsonSchema"]["properties"]["tags"] == {
+        "type": "array",
+        "items": {},
+    }
+    assert "parameters" in specs.spec("mcp__odd__root_anyof")  # what the dialect can say stays in it
+
+
+def test_an_array_without_items_gets_items_and_a_value_without_a_type_is_not_strict(odd):
+    """OpenAI answers "array schema missing items" even without strict mode, and "schema must have a
+    'type' key" in strict mode."""
+    plain = _specs(odd, "openai").spec("mcp__odd__no_items")["function"]["parameters"]
+    assert plain["properties"]["tags"] == {"type": "array", "items": {}}
+    assert _specs(odd, "anthropic").spec("mcp__odd__no_items")["input_schema"]["properties"]["tags"] == {
+        "type": "array",
+        "items": {},
+    }
+    with pytest.warns(StrictModeWarning) as caught:
+        specs = odd.specs("openai", strict=True)
+    said = {str(w.message).split(" ")[0]: str(w.message) for w in caught}
+    assert "'type' at properties.value" in said["mcp__odd__untyped"]
+    assert "'type' at properties.tags.items" in said["mcp__odd__no_items"]
+    assert specs.spec("mcp__odd__untyped")["function"]["strict"] is False
+    assert specs.spec("mcp__odd__no_items")["function"]["strict"] is False
+    assert specs.spec("mcp__odd__root_anyof")["function"]["strict"] is True  # said in words, so strict

@@ -26,20 +26,18 @@ def test_optional_fields_become_required_and_nullable_in_every_spelling():
                 "kind": {"type": "string", "enum": ["a", "b"]},
                 "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
                 "maybe": {"type": ["string", "null"]},
-                "anything": {},
             },
             "required": ["name"],
         }
     )
     props = out["properties"]
-    assert out["required"] == ["name", "limit", "kind", "either", "maybe", "anything"]
+    assert out["required"] == ["name", "limit", "kind", "either", "maybe"]
     assert out["additionalProperties"] is False
     assert props["name"] == {"type": "string"}  # required: unchanged
     assert props["limit"] == {"type": ["integer", "null"], "description": "How many"}  # default removed
     assert props["kind"] == {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]}
     assert props["either"] == {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
     assert props["maybe"] == {"type": ["string", "null"]}  # already nullable
-    assert props["anything"] == {}  # accepts null already
 
 
 def test_nested_objects_and_array_items_get_the_same_rules():
@@ -103,6 +101,12 @@ def test_refs_are_inlined_keywords_strict_mode_lacks_are_removed_and_oneof_becom
         ({"properties": {"a": {"anyOf": [{"type": "object", "additionalProperties": True},
                                          {"type": "null"}]}}},
          "additionalProperties", "properties.a.anyOf[0]"),
+        # OpenAI: "In context=('properties', 'value'), schema must have a 'type' key."
+        ({"properties": {"value": {"description": "anything"}}}, "type", "properties.value"),
+        ({"properties": {"value": {}}}, "type", "properties.value"),
+        ({"properties": {"a": {"type": "array", "items": {"type": "object", "properties": {"b": {}}}}}},
+         "type", "properties.a.items.b"),
+        ({"properties": {"tags": {"type": "array"}}}, "type", "properties.tags.items"),  # items: {} added
     ],
 )  # fmt: skip
 def test_what_cannot_be_strict_says_which_keyword_and_where(schema, keyword, where):
@@ -110,6 +114,22 @@ def test_what_cannot_be_strict_says_which_keyword_and_where(schema, keyword, whe
     out, blocker = make_strict(normal)
     assert blocker is not None and out is normal  # emitted as it was, non-strict
     assert blocker.keyword == keyword and blocker.path == where
+
+
+def test_what_says_its_kind_without_a_type_can_be_strict():
+    out = strict(
+        {
+            "type": "object",
+            "properties": {
+                "pick": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                "one": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                "mode": {"enum": ["a", "b"]},
+                "fixed": {"const": "x"},
+            },
+            "required": ["pick", "one", "mode", "fixed"],
+        }
+    )
+    assert out["properties"]["mode"] == {"enum": ["a", "b"]} and out["properties"]["fixed"] == {"const": "x"}
 
 
 def test_too_deep_is_not_strict():
