@@ -220,3 +220,28 @@ def validate_field(f: Field, value: Any, root: Any = None) -> str | None:
     defs = {k: root[k] for k in ("$defs", "definitions") if isinstance(root, dict) and k in root}
     schema = {**defs, "type": "object", "properties": {f.name: f.schema}}
     return validate(schema, {f.name: value}).get(f.name)
+
+
+def parse_number(text: str, *, whole: bool) -> tuple[Any, str | None]:
+    """(value, problem) for a number as a person types it: an integer stays exact however long,
+    ``1e3`` is a whole number, ``12abc`` is not a number (a number box quietly read it as 12)."""
+    from decimal import Decimal, InvalidOperation
+
+    text = text.strip()
+    try:
+        return int(text), None
+    except ValueError:
+        pass
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        number = None
+    if number is None or not number.is_finite():
+        return None, f"not a number: {text!r}" if not whole else f"not a whole number: {text!r}"
+    if whole:
+        if number != number.to_integral_value():
+            return None, f"not a whole number: {text!r}"
+        return int(number), None
+    if math.isinf(float(number)):
+        return None, f"too large for a number: {text!r}"
+    return float(number), None

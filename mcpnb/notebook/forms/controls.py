@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from mcpnb.client.elicitation.answers import FORMAT_HINTS
+from mcpnb.client.elicitation.answers import FORMAT_HINTS, parse_number
 from mcpnb.client.elicitation.fields import Field
 from mcpnb.client.handwritten import json_or_flow
 from mcpnb.notebook.render.html import esc, esc_lines
@@ -151,7 +151,8 @@ class Control:
         if f.kind in ("integer", "number"):
             widget = self._number_input(w)
             self.input = widget
-            self._optional_toggle(w)
+            if not isinstance(widget, w.Text):  # a slider has no blank: a box says "send it"
+                self._optional_toggle(w)
             return widget
         if f.kind == "boolean":
             return self._boolean_input(w)
@@ -195,7 +196,7 @@ class Control:
                 step = int(f.multiple_of) if f.multiple_of and float(f.multiple_of).is_integer() else 1
                 if hi_i - lo_i <= _SLIDER_MAX_STEPS * step:
                     return w.IntSlider(value=value, min=lo_i, max=hi_i, step=step, continuous_update=False)
-                return w.BoundedIntText(value=value, min=lo_i, max=hi_i, step=step, **_TYPED)
+                return self._number_text(w)
             value_f = float(default) if numeric else float(lo)  # type: ignore[arg-type]
             value_f = min(max(value_f, float(lo)), float(hi))  # type: ignore[arg-type]
             step_f = _float_step(f)
@@ -207,9 +208,18 @@ class Control:
                 readout_format=f".{min(6, _decimals(step_f))}f",
                 continuous_update=False,
             )
-        if is_int:
-            return w.IntText(value=int(default) if numeric else 0, **_TYPED)
-        return w.FloatText(value=float(default) if numeric else 0.0, **_TYPED)
+        return self._number_text(w)
+
+    def _number_text(self, w: Any) -> Any:
+        """A text box, read in Python: a number box shows 0 where nothing was typed (and sent it as
+        an answer), and carries its value as a JavaScript number, which rounds big integers
+        (12345678901234567891 arrived as 12345678901234567000)."""
+        f = self.field
+        default = f.default
+        numeric = isinstance(default, int | float) and not isinstance(default, bool)
+        text = repr(default) if numeric else ""
+        hint = "a whole number" if f.kind == "integer" else "a number"
+        return w.Text(value=text, placeholder=hint, **_TYPED)
 
     def _choice_input(self, w: Any, wide: Any) -> Any:
         f = self.field
@@ -251,10 +261,13 @@ class Control:
         if f.kind == "string":
             text = self.input.value
             return (True, text, None) if text != "" else absent_value
-        if f.kind == "integer":
-            return True, int(self.input.value), None
-        if f.kind == "number":
-            return True, float(self.input.value), None
+        if f.kind in ("integer", "number"):
+            value = self.input.value
+            if not isinstance(value, str):  # a slider
+                return True, int(value) if f.kind == "integer" else float(value), None
+            if not value.strip():
+                return absent_value
+            return (True, *parse_number(value, whole=f.kind == "integer"))
         if f.kind == "boolean":
             if self.input.value == _UNSET:
                 return absent_value

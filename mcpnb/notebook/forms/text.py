@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from mcpnb.client.elicitation.answers import FORMAT_HINTS, validate, validate_field
+from mcpnb.client.elicitation.answers import FORMAT_HINTS, parse_number, validate, validate_field
 from mcpnb.client.elicitation.fields import MISSING, Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
 from mcpnb.client.handwritten import json_or_flow
@@ -96,22 +96,11 @@ def coerce(f: Field, text: str) -> Any:
         return None
     if f.kind == "string":
         return text
-    if f.kind == "integer":
-        try:
-            value = float(text.strip()) if "." in text or "e" in text.lower() else int(text.strip())
-        except ValueError:
-            raise ValueError("expected a whole number") from None
-        if isinstance(value, float):
-            if not value.is_integer():
-                raise ValueError("expected a whole number")
-            value = int(value)
+    if f.kind in ("integer", "number"):
+        value, problem = parse_number(text, whole=f.kind == "integer")
+        if problem:
+            raise ValueError(problem)
         return value
-    if f.kind == "number":
-        try:
-            value = float(text.strip())
-        except ValueError:
-            raise ValueError("expected a number") from None
-        return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
     if f.kind == "boolean":
         word = text.strip().lower()
         if word in _YES:

@@ -72,7 +72,7 @@ def test_accept_after_a_validation_error(kernel):
     assert len(errors) == 1 and "email address" in errors[0]
 
     fe.set(ids["email"], "ada@example.com")
-    fe.set(ids["age"], 36)
+    fe.set(ids["age"], "36")
     fe.click(ids["accept"])
     assert fe.outcome(cell) == {
         "action": "accept",

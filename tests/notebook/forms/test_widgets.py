@@ -152,12 +152,12 @@ def test_inline_errors_email_pattern_bounds_then_fix():
         "required": ["email", "code", "count", "ratio"],
     }
     form, got = make(schema)
-    assert isinstance(form.inputs["count"], w.IntText)
-    assert isinstance(form.inputs["ratio"], w.FloatText)
+    assert isinstance(form.inputs["count"], w.Text) and form.inputs["count"].value == ""
+    assert isinstance(form.inputs["ratio"], w.Text) and form.inputs["ratio"].value == ""
     form.inputs["email"].value = "ada-at-example"
     form.inputs["code"].value = "abc"
-    form.inputs["count"].value = -3
-    form.inputs["ratio"].value = 1.5
+    form.inputs["count"].value = "-3"
+    form.inputs["ratio"].value = "1.5"
     assert form.submit("accept") is False
     assert got == [] and not form.answered
     assert set(form.errors) == {"email", "code", "count", "ratio"}
@@ -169,8 +169,8 @@ def test_inline_errors_email_pattern_bounds_then_fix():
     assert not form.buttons["accept"].disabled
     form.inputs["email"].value = "ada@example.com"
     form.inputs["code"].value = "ABC"
-    form.inputs["count"].value = 3
-    form.inputs["ratio"].value = 0.5
+    form.inputs["count"].value = "3"
+    form.inputs["ratio"].value = "0.5"
     assert form.submit("accept") is True
     assert got[0].content == {"email": "ada@example.com", "code": "ABC", "count": 3, "ratio": 0.5}
 
@@ -196,15 +196,51 @@ def test_text_goes_to_the_kernel_once_per_edit():
     assert form.inputs["username"].continuous_update is False  # sent on blur: before the Accept click
 
 
-def test_optional_numbers_are_left_out_until_set():
+def test_optional_numbers_are_left_out_until_typed():
     schema = {"type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": ["number", "null"]}}}
     form, _got = make(schema)
     assert form.collect() == {}
-    form.inputs["n"].value = 7  # typing ticks the "send" box
-    assert form.controls["n"].include.value is True
+    form.inputs["n"].value = "7"
     assert form.collect() == {"n": 7}
-    form.controls["n"].include.value = False
+    form.inputs["n"].value = ""  # erased: left out again
     assert form.collect() == {}
+
+
+def test_a_required_number_without_a_default_starts_empty_and_is_not_sent_as_zero():
+    """A number box shows 0 where nothing was typed: a required ``count: int`` was sent as 0, a value
+    the person never chose, and erasing the box brought the 0 back. Now it is "✗ required"."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer"},
+            "wide": {"type": "integer", "minimum": 1, "maximum": 5000},
+        },
+        "required": ["count", "wide"],
+    }
+    form, got = make(schema)
+    assert form.inputs["count"].value == "" and form.inputs["wide"].value == ""
+    assert form.submit("accept") is False and got == []
+    assert form.errors == {"count": "required", "wide": "required"}
+    form.inputs["count"].value = "12345678901234567891"  # an id: a JavaScript number rounds it
+    form.inputs["wide"].value = "1e3"
+    assert form.submit("accept") is True
+    assert got[0].content == {"count": 12345678901234567891, "wide": 1000}
+
+
+@pytest.mark.parametrize(
+    ("kind", "typed", "problem"),
+    [
+        ("integer", "12abc", "not a whole number: '12abc'"),
+        ("integer", "2.5", "not a whole number: '2.5'"),
+        ("number", "nan", "not a number: 'nan'"),
+        ("number", "1e400", "too large for a number: '1e400'"),
+    ],
+)
+def test_a_number_typed_wrong_is_named_not_guessed(kind, typed, problem):
+    form, got = make({"type": "object", "properties": {"v": {"type": kind}}, "required": ["v"]})
+    form.inputs["v"].value = typed
+    assert form.submit("accept") is False and got == []
+    assert form.errors == {"v": problem}
 
 
 def test_multichoice_bounds():
@@ -376,10 +412,9 @@ def test_a_null_default_is_an_empty_editor():
 
 
 def test_a_number_with_a_null_default_is_left_out_until_set():
-    """``fail_at: int | None = None``: the input shows 0 (a number box has no blank state), and an
-    untouched form sent ``fail_at: 0``, a value the person never chose (probe-kit's ``slow_task``
-    through the explorer); now it is left out (the server's null default applies), or sent as null
-    where the schema requires it, until a value is typed."""
+    """``fail_at: int | None = None``: an untouched form sent ``fail_at: 0``, a value the person never
+    chose (probe-kit's ``slow_task`` through the explorer); it is left out (the server's null default
+    applies), or sent as null where the schema requires it, until a value is typed."""
     nullable_int = {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None}
     schema = {
         "type": "object",
@@ -387,11 +422,11 @@ def test_a_number_with_a_null_default_is_left_out_until_set():
         "required": ["limit"],
     }
     form, got = make(schema)
-    assert form.controls["fail_at"].include.value is False
+    assert form.inputs["fail_at"].value == ""
     form.submit("accept")
     assert got[0].content == {"limit": None}
     form, got = make(schema)
-    form.inputs["fail_at"].value = 3  # typing ticks the "send" box
+    form.inputs["fail_at"].value = "3"
     form.submit("accept")
     assert got[0].content == {"fail_at": 3, "limit": None}
 
