@@ -81,8 +81,12 @@ class ToolExplorer:
 
     def _load_tools(self) -> None:
         self._tools = {t.name: t for t in self.pool.tools(self.server_pick.value)}
-        self.tool_pick.options = sorted(self._tools)
-        self._load_form()
+        names = sorted(self._tools)
+        self.tool_pick.options = names  # ipywidgets leaves nothing picked after new options
+        if names and self.tool_pick.value is None:
+            self.tool_pick.value = names[0]  # its observer loads the form
+        else:
+            self._load_form()
 
     def _load_form(self) -> None:
         from mcpnb.notebook.forms import ElicitationForm

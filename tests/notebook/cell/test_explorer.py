@@ -27,8 +27,8 @@ def test_explorer_calls_the_picked_tool_with_the_form(pool):
     explorer = ToolExplorer(pool, "demo")
     assert "add" in explorer.tool_pick.options and explorer.server_pick.value == "demo"
     explorer.tool_pick.value = "add"
-    explorer.form.inputs["a"].value = 2
-    explorer.form.inputs["b"].value = 40
+    explorer.form.inputs["a"].value = "2"
+    explorer.form.inputs["b"].value = "40"
     result = landed(explorer)
     assert result.data == 42
     assert "42" in explorer.result_view.value and "✓" in explorer.status.value
@@ -162,7 +162,7 @@ def _slow_task(pool: Any, **values: Any) -> ToolExplorer:
     assert explorer.as_task.layout.display is None and not explorer.as_task.disabled
     assert explorer.as_task.value is False  # a plain call unless the person ticks it
     for name, value in values.items():
-        explorer.form.inputs[name].value = value
+        explorer.form.inputs[name].value = value if isinstance(value, bool) else str(value)  # typed
     explorer.as_task.value = True
     return explorer
 
@@ -240,3 +240,16 @@ def test_a_question_the_policy_answers_in_the_explorer_is_said_with_the_result(p
         "(Mcp.elicitation is 'decline')"
     ]
     assert "answered without asking anyone" in explorer.result_view.value
+
+
+def test_the_explorer_opens_on_a_tool_and_switching_servers_picks_one_too(pool):
+    """ipywidgets leaves a dropdown on nothing after new options: the explorer opened saying "this
+    server has no tools" over a list of them, and Call did nothing."""
+    pool.connect("demo", **demo_command())
+    pool.connect("other", **demo_command())
+    explorer = ToolExplorer(pool, "demo")
+    first = sorted(explorer.tool_pick.options)[0]
+    assert explorer.tool_pick.value == first and explorer.form is not None
+    assert "no tools" not in explorer.about.value
+    explorer.server_pick.value = "other"
+    assert explorer.tool_pick.value == first and "no tools" not in explorer.about.value
