@@ -3,12 +3,17 @@ return a :class:`ResourceContents`, ``pool.prompt`` and ``%mcp prompt`` a :class
 
 Each is the SDK result's list (contents, messages) with ``.text``, and renders in a notebook as the
 magic shows it; the SDK's result is ``.sdk_result``, and its other fields read through.
+
+Also what every content holder shares: reading a block as a model or its wire dict (:func:`pick`,
+:func:`wire`), and a tool result's blocks the SDK cannot read kept as text blocks that hold them
+(:func:`readable_content`, which :mod:`mcpnb.client.lean` applies before the SDK reads a result).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import os
 import re
 from pathlib import Path
@@ -20,6 +25,10 @@ TEXTUAL = re.compile(
     re.IGNORECASE,
 )
 _REPR_TEXT = 2000
+
+#: Where a text block that stands in for a block the SDK could not read keeps that block as sent
+#: (in its ``_meta``): ``result.content[i].meta[AS_SENT]``.
+AS_SENT = "mcpnb/as-sent"
 
 
 def blob_text(blob: Any, mime: Any) -> str | None:
@@ -159,6 +168,96 @@ class PromptMessages(_Listed):
         if len(body) > _REPR_TEXT:
             body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
         return body
+
+
+def readable_content(content: Any, version: str) -> tuple[list[Any] | None, list[str]]:
+    """A result's ``content`` as the SDK reads it under the protocol ``version``, and what was
+    changed for that, one line each: ``(None, [])`` when every block is one MCP defines, as it
+    defines it (nothing changed, nothing copied). Any other block becomes a text block that says
+    what it is and holds its JSON (its ``_meta[AS_SENT]`` the block as sent), where it was; a
+    ``content`` that is no list becomes one such block."""
+    models = _block_models(version)
+    if type(content) is not list:
+        said = f"result.content is {json_kind(content)}, not a list of content blocks: kept as one text block"
+        return [_stand_in(content, f"content that is {json_kind(content)}, not a list of blocks")], [said]
+    found = [(i, why) for i, block in enumerate(content) if (why := _unreadable(block, models, version))]
+    if not found:
+        return None, []
+    kept, said = list(content), []
+    for i, (what, why) in found:
+        kept[i] = _stand_in(content[i], what)
+        said.append(
+            f"result.content[{i}] {why}: kept as a text block that holds its JSON "
+            f"(result.content[{i}].meta[{AS_SENT!r}] is the block as sent)"
+        )
+    return kept, said
+
+
+def json_kind(value: Any) -> str:
+    """A JSON value's kind as a person says it: "a list", "a string", "a number", "null"."""
+    if value is None:
+        return "null"
+    kind = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value))
+    return kind or ("a number" if isinstance(value, (int, float)) else f"a {type(value).__name__}")
+
+
+def _unreadable(block: Any, models: dict[str, Any], version: str) -> tuple[str, str] | None:
+    """(what the stand-in calls it, why the SDK cannot read it), or None for a block it reads."""
+    if not isinstance(block, dict):
+        return f"a content block that is {json_kind(block)}", f"is {json_kind(block)}, not a content block"
+    kind = block.get("type")
+    model = models.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        if not isinstance(kind, str):
+            return "a content block without a type", "has no type"
+        return (
+            f"content of unknown type {kind!r}",
+            f"is of type {kind!r}, which MCP {version} does not define",
+        )
+    from pydantic import ValidationError
+
+    try:
+        model.model_validate(block, by_name=False)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        where = ".".join(map(str, errors[0]["loc"]))
+        first = f"{where}: {errors[0]['msg']}" if where else errors[0]["msg"]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        a = "an" if kind[:1] in tuple("aeiou") else "a"
+        return (
+            f"{kind} content MCP {version} does not allow ({first}{more})",
+            f"is {a} {kind} block that MCP {version} does not allow ({first}{more})",
+        )
+    return None
+
+
+def _stand_in(block: Any, what: str) -> dict[str, Any]:
+    """A text block in place of one the SDK cannot read: what it is, its JSON, the block as sent."""
+    shown = json.dumps(block, ensure_ascii=False, default=str)
+    return {"type": "text", "text": f"[{what}, as sent: {shown}]", "_meta": {AS_SENT: block}}
+
+
+_MODELS: dict[str, dict[str, Any]] = {}
+
+
+def _block_models(version: str) -> dict[str, Any]:
+    """The content block models of ``version``'s ``tools/call`` result, by ``type``: what the SDK
+    checks a result's blocks against (the 2025-11-25 ones for a revision it does not know)."""
+    found = _MODELS.get(version)
+    if found is None:
+        found = _MODELS[version] = _models_of(version)
+    return found
+
+
+def _models_of(version: str) -> dict[str, Any]:
+    from typing import get_args
+
+    from mcp_types.methods import SERVER_RESULTS
+
+    surface = SERVER_RESULTS.get(("tools/call", version)) or SERVER_RESULTS[("tools/call", "2025-11-25")]
+    [result] = [m for m in get_args(surface) or (surface,) if m.__name__ == "CallToolResult"]
+    [blocks] = get_args(result.model_fields["content"].annotation)  # list[Union[...]]
+    return {get_args(m.model_fields["type"].annotation)[0]: m for m in get_args(blocks)}
 
 
 def human_size(n: int) -> str:

@@ -18,6 +18,13 @@ two steps of the SDK's receive path dominated the client's peak memory:
    an empty value of the same type, and the real one is put back on the ``CallToolResult`` the
    session returns.
 
+The same step keeps a tool result the SDK would refuse whole (one bad part failed the call, and
+took the good parts with it): a content block MCP does not define (``{"type": "hologram"}``), or
+one it defines but not so (an image without ``data``), becomes a text block holding its JSON
+(:func:`mcpnb.client.contents.readable_content`), and a 2025-11-25 ``structuredContent`` that is
+not an object is handed past the check like any other. What was changed is said on the result
+(``ToolResult.warnings``), so the person sees it next to the data.
+
 mcpnb's stdio reader calls :func:`parse_message` itself; the SDK's Streamable HTTP and legacy
 HTTP+SSE clients are pointed at it by :func:`lean_streamable_http` and :func:`lean_sse`, only inside
 mcpnb's own connections (other users of the SDK in the process keep its parser). In-process servers
@@ -38,7 +45,20 @@ LEAN_FROM = 64 * 1024
 IN_MCPNB: ContextVar[bool] = ContextVar("mcpnb_lean_parse", default=False)
 _sse_event_limit: ContextVar[int | None] = ContextVar("mcpnb_sse_event_limit", default=None)
 _sse_over: ContextVar[Callable[[int], None] | None] = ContextVar("mcpnb_sse_over_limit", default=None)
-_held: ContextVar[list[Any] | None] = ContextVar("mcpnb_held_structured", default=None)
+
+
+class _Held:
+    """What the step took off one ``session.call_tool``'s results: the ``structuredContent`` values
+    handed past the surface check, and what was changed so the SDK reads the last result."""
+
+    __slots__ = ("said", "structured")
+
+    def __init__(self) -> None:
+        self.structured: list[Any] = []
+        self.said: list[str] = []
+
+
+_held: ContextVar[_Held | None] = ContextVar("mcpnb_held_structured", default=None)
 
 
 def parse_message(data: str | bytes | bytearray, *, lean_from: int = LEAN_FROM) -> Any:
@@ -163,9 +183,18 @@ def hand_over(session: Any) -> Callable[[str, Any], Any]:
     it; a raw ``tools/call`` sent another way is left alone), and only where the empty stand-in is
     checked exactly like the real value: an object always, a list where the revision allows any
     JSON value. The session's reply is rebuilt, never changed in place (a transcript may hold it).
+
+    There too a result the SDK would refuse is made one it reads, nothing lost: blocks it cannot
+    read become text blocks that hold them (:func:`~mcpnb.client.contents.readable_content`), and a
+    2025-11-25 ``structuredContent`` that is no object is handed past the check (an empty object
+    stands in) and put back as sent. What was changed goes on the ``CallToolResult`` the session
+    returns (:data:`~mcpnb.client.results.REPAIRED`), which ``ToolResult.warnings`` shows.
     """
     from mcp_types import CallToolResult
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from mcpnb.client.contents import json_kind, readable_content
+    from mcpnb.client.results import REPAIRED
 
     call_tool = session.call_tool
 
@@ -173,22 +202,39 @@ def hand_over(session: Any) -> Callable[[str, Any], Any]:
         held = _held.get()
         if held is None or method != "tools/call" or not isinstance(raw, dict):
             return raw
+        version = session.protocol_version or "2025-11-25"  # before a handshake, as the SDK reads it
+        any_json = version in MODERN_PROTOCOL_VERSIONS
+        held.said = said = []  # of this answer only (a call may take several rounds)
+        if "content" in raw:  # (absent: not a result at all, an input round or a task, say)
+            content, found = readable_content(raw["content"], version)
+            if content is not None:
+                raw = {**raw, "content": content}
+                said += found
         value = raw.get("structuredContent")
-        any_json = session.protocol_version in MODERN_PROTOCOL_VERSIONS
         if type(value) is dict or (type(value) is list and any_json):
-            held.append(value)
+            held.structured.append(value)
             return {**raw, "structuredContent": type(value)()}
+        if value is not None and not any_json:  # 2025-11-25 allows an object only: kept all the same
+            held.structured.append(value)
+            said.append(
+                f"structuredContent is {json_kind(value)}, but MCP {version} allows only an object there: "
+                "kept as sent (result.structured)"
+            )
+            return {**raw, "structuredContent": {}}
         return raw
 
     async def lean_call_tool(*args: Any, **kwargs: Any) -> Any:
-        held: list[Any] = []
+        held = _Held()
         token = _held.set(held)
         try:
             result = await call_tool(*args, **kwargs)
         finally:
             _held.reset(token)
-        if held and isinstance(result, CallToolResult):
-            result.structured_content = held[-1]
+        if isinstance(result, CallToolResult):
+            if held.structured:
+                result.structured_content = held.structured[-1]
+            if held.said:
+                setattr(result, REPAIRED, held.said)
         return result
 
     session.call_tool = lean_call_tool

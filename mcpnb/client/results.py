@@ -3,6 +3,12 @@
 The SDK validates ``structuredContent`` against the tool's ``outputSchema`` and raises on a mismatch,
 dropping the payload. We switch that off and check leniently here instead: the data always reaches
 the person, and a mismatch is reported next to it (``schema_error``).
+
+So it goes with MCP's own schema for a result: a content block the SDK cannot read (a type MCP does
+not define, a field it requires missing) or a 2025-11-25 ``structuredContent`` that is not an
+object made the SDK refuse the whole result, the good blocks with it. :mod:`mcpnb.client.lean`
+keeps such a result readable (:func:`~mcpnb.client.contents.readable_content`) and what it changed becomes
+``ToolResult.warnings``, shown with the result as a mismatch is.
 """
 
 from __future__ import annotations
@@ -21,6 +27,10 @@ from mcpnb.client.contents import pick, wire
 #: Python writes them take ~1 s a MB (``ast.literal_eval``), so a display reads those up to less.
 TEXT_TABLE_LIMIT = 8_000_000
 PYTHON_TABLE_LIMIT = 500_000
+
+#: The attribute of the SDK's ``CallToolResult`` that lists what was changed so the SDK could read
+#: it (set by :mod:`mcpnb.client.lean`); :meth:`ToolResult.from_sdk` makes it ``warnings``.
+REPAIRED = "_mcpnb_repaired"
 
 
 @dataclass(eq=False)
@@ -43,6 +53,9 @@ class ToolResult:
     answered_without_asking: list[str] = field(default_factory=list, repr=False)
     #: The tool's description says its text is Markdown (``ToolInfo.answers_in_markdown``).
     markdown: bool = field(default=False, repr=False)
+    #: What the server sent that MCP does not allow, and how it was kept (a block of an unknown
+    #: type as a text block holding its JSON, say): one line each, shown with the result.
+    warnings: list[str] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_sdk(
@@ -66,6 +79,7 @@ class ToolResult:
             meta=dict(result.meta) if result.meta else None,
             sdk_result=result,
             markdown=markdown,
+            warnings=list(getattr(result, REPAIRED, None) or ()),
         )
 
     @property
@@ -112,7 +126,8 @@ class ToolResult:
 
     @cached_property
     def schema_error(self) -> str | None:
-        """Why ``structured`` does not match ``output_schema`` (None when it does or nothing to check)."""
+        """Why ``structured`` does not match ``output_schema`` (None when it does or nothing to check).
+        What broke MCP's own schema for a result is :attr:`warnings`, not this."""
         if self.output_schema is None or self.is_error:
             return None
         if self.structured is None:
@@ -253,7 +268,7 @@ class ToolResult:
         )
         said = "".join(  # never unseen
             f"\n({'i' if getattr(note, 'accepted', False) else '!'} {note})"
-            for note in self.answered_without_asking
+            for note in [*self.warnings, *self.answered_without_asking]
         )
         return head + ("\n" + body if body else "") + said
 

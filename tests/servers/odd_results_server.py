@@ -1,0 +1,117 @@
+"""A hand-written stdio MCP server whose tools answer with results no SDK server would send.
+
+Run: ``python tests/servers/odd_results_server.py [legacy|modern]``. ``legacy`` answers
+``server/discover`` with "method not found", so a client falls back to the 2025-11-25 handshake
+(``initialize``); ``modern`` answers it, and the session speaks 2026-07-28. Each line on stdin is
+one JSON-RPC message, each answer one line on stdout (newline-delimited JSON, as stdio is).
+
+Tools (each result is written by hand, as a careless server would write it):
+
+- ``echo(text)``: one text block, a plain result.
+- ``weird_content``: a block of a type MCP does not define (``hologram``) before a text block.
+- ``list_structured``: a text block and ``structuredContent`` that is a list, not an object.
+- ``garbage``: ``content`` that is a string, and a list as ``structuredContent``.
+- ``broken_blocks``: an image block without ``data``, a block that is a bare string, then text.
+- ``typed_list``: ``list_structured`` for a tool that declares an ``outputSchema`` (an object).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+ERA = sys.argv[1] if len(sys.argv) > 1 else "legacy"
+MODERN = "2026-07-28"
+
+OBJECT = {"type": "object"}
+TOOLS = [
+    {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    {"name": "weird_content", "inputSchema": OBJECT},
+    {"name": "list_structured", "inputSchema": OBJECT},
+    {"name": "garbage", "inputSchema": OBJECT},
+    {"name": "broken_blocks", "inputSchema": OBJECT},
+    {
+        "name": "typed_list",
+        "inputSchema": OBJECT,
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+    },
+]
+
+HOLOGRAM = {"type": "hologram", "data": "zzz", "angle": [1, 2.5]}
+RESULTS = {
+    "weird_content": {"content": [HOLOGRAM, {"type": "text", "text": "after"}]},
+    "list_structured": {
+        "content": [{"type": "text", "text": "three numbers"}],
+        "structuredContent": [1, 2, 3],
+    },
+    "garbage": {"content": "not a list", "structuredContent": [1, 2, 3]},
+    "broken_blocks": {
+        "content": [
+            {"type": "image", "mimeType": "image/png"},
+            "loose words",
+            {"type": "text", "text": "kept"},
+        ]
+    },
+    "typed_list": {"content": [{"type": "text", "text": "[1, 2, 3]"}], "structuredContent": [1, 2, 3]},
+}
+#: What a 2026-07-28 server says of how long a listing or discovery may be kept (both required).
+CACHE = {"cacheScope": "private", "ttlMs": 0} if ERA == "modern" else {}
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def answer(request_id: object, result: dict) -> None:
+    if ERA == "modern":  # a 2026-07-28 result says what it is
+        result = {"resultType": "complete", **result}
+    send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def main() -> None:
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None or method is None:  # notifications, and answers to us: nothing to say
+            continue
+        params = message.get("params") or {}
+        if method == "server/discover" and ERA == "modern":
+            answer(
+                request_id,
+                {
+                    **CACHE,
+                    "supportedVersions": [MODERN],
+                    "capabilities": {"tools": {}},
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "odd", "version": "1.0"}},
+                },
+            )
+        elif method == "initialize" and ERA == "legacy":
+            answer(
+                request_id,
+                {
+                    "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "odd", "version": "1.0"},
+                },
+            )
+        elif method == "ping":
+            answer(request_id, {})
+        elif method == "tools/list":
+            answer(request_id, {"tools": TOOLS, **CACHE})
+        elif method == "tools/call" and params.get("name") == "echo":
+            text = str((params.get("arguments") or {}).get("text"))
+            answer(request_id, {"content": [{"type": "text", "text": text}]})
+        elif method == "tools/call" and params.get("name") in RESULTS:
+            answer(request_id, RESULTS[params["name"]])
+        else:
+            send(
+                {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+            )
+
+
+if __name__ == "__main__":
+    main()
