@@ -27,6 +27,7 @@ from mcpnb.client.events import ConnectionEvent
 from mcpnb.client.interaction import CallContext, Interaction, default_interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
 from mcpnb.client.status import ServerStatus, StatusTable
+from mcpnb.client.timeouts import checked_timeout
 from mcpnb.client.toolinfo import FLAT_PREFIX, ToolInfo, ToolList, split_flat_name
 from mcpnb.client.watching import watch_from
 
@@ -638,6 +639,7 @@ class Pool:
         :class:`~mcpnb.client.tasks.TaskHandle` at once; a tool that *requires* tasks runs as one
         anyway, and the call waits for its result.
         """
+        timeout = checked_timeout(timeout)  # a bad one raises here: nothing is sent
         server, tool, arguments = self._target(server, tool, arguments)
         ctx = self._call_context(context, answers, later=task is True)  # a task asks after the cell
         return self._run(self._call(server, tool, arguments, timeout, ctx, task, validate))
@@ -654,6 +656,7 @@ class Pool:
         task: bool | None = None,
         validate: bool = True,
     ) -> Any:
+        timeout = checked_timeout(timeout)  # a bad one raises here: nothing is sent
         server, tool, arguments = self._target(server, tool, arguments)
         ctx = self._call_context(context, answers, awaited=self.awaited_here(), later=task is True)
         return await self._arun(self._call(server, tool, arguments, timeout, ctx, task, validate))

@@ -5,6 +5,9 @@ progress notification restarts the clock. ``max_total_timeout`` still bounds the
 the server waits for a person (elicitation, sampling), neither clock runs. A connect's
 ``startup_timeout`` is such a deadline too, paused while its OAuth sign-in waits for another one.
 
+A call's own ``timeout=`` is checked before anything is sent (:func:`checked_timeout`): a number
+no deadline can be (0, negative, NaN) would send the call and cancel it at once.
+
 Deadlines are enforced by one timer per loop (:class:`_Watch`), set for the earliest of them, not
 by a timer per call: a call that ends long before its deadline (nearly every call) then costs a
 dictionary entry instead of a scheduled and cancelled timer (``python bench/run.py`` measures it).
@@ -17,6 +20,7 @@ import contextlib
 import contextvars
 import functools
 import math
+import numbers
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +46,39 @@ def connect_clock_paused() -> Iterator[None]:
         yield
     finally:
         deadline.resume()
+
+
+#: The longest ``timeout=`` a call takes: a server's ``tool_timeout`` has the same limit (one day).
+LONGEST = 86400.0
+
+
+def checked_timeout(value: Any, what: str = "timeout=") -> float | None:
+    """A call's ``timeout=`` as seconds, checked before anything is sent: a positive, finite number
+    up to :data:`LONGEST` (a day, as a server's ``tool_timeout``), or None for the server's own
+    ``tool_timeout``. Anything else raises ``TypeError`` (not a number) or ``ValueError`` (a number
+    no deadline can be: 0, negative, NaN, infinite, over a day), saying what was given and what is
+    accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option)."""
+    if value is None:
+        return None
+    accepted = f"accepted: seconds greater than 0, at most {LONGEST:g}, or None for the server's tool_timeout"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        shown = f" ({value!r})" if isinstance(value, str) and len(value) <= 40 else ""
+        raise TypeError(f"{what} expected a number of seconds, got {_kind(value)}{shown}; {accepted}")
+    seconds = float(value)
+    if math.isnan(seconds):
+        raise ValueError(f"{what} expected a number of seconds, got nan; {accepted}")
+    if seconds <= 0:
+        raise ValueError(f"{what} must be greater than 0, got {value!r}; {accepted}")
+    if seconds > LONGEST:
+        raise ValueError(f"{what} must be at most {LONGEST:g} s (a day), got {value!r}; {accepted}")
+    return seconds
+
+
+def _kind(value: Any) -> str:
+    """What a value is, as a config error says it ("a string", "true/false")."""
+    from mcpnb.client.config.validate import kind
+
+    return kind(value)
 
 
 class DeadlinePassed(TimeoutError):

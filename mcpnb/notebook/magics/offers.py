@@ -325,10 +325,13 @@ def _checked(
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The arguments checked against the tool's inputSchema, and the form answers given, if any."""
     from mcpnb.client.arguments import check_arguments
+    from mcpnb.client.timeouts import checked_timeout
 
     values = check_arguments(tool, args)
-    if ns.timeout is not None and ns.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
+    try:
+        checked_timeout(ns.timeout, "--timeout")
+    except ValueError as exc:  # nan, 0, a year: "timed out after nan s" once sent
+        raise UsageError(str(exc).replace("None for the server's tool_timeout", "no --timeout")) from None
     answers = _answers(ctx, ns.answers)
     if ns.ttl is not None and not ns.task:
         raise UsageError("--ttl goes with --task")

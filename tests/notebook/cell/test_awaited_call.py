@@ -72,7 +72,10 @@ def test_an_awaited_call_reports_bad_input_in_one_line(kernel):
     assert reply["ename"] == "UsageError"
     assert "did you mean 'ui_search'" in reply["evalue"]
     reply = _error(fe, "%mcp call probe.ui_search query=date --timeout 0")
-    assert reply["evalue"] == "--timeout must be a positive number of seconds"
+    accepted = "accepted: seconds greater than 0, at most 86400, or no --timeout"
+    assert reply["evalue"] == f"--timeout must be greater than 0, got 0.0; {accepted}"
+    reply = _error(fe, "%mcp call probe.ui_search query=date --timeout nan")  # was sent, then "timed out"
+    assert reply["evalue"] == f"--timeout expected a number of seconds, got nan; {accepted}"
     again = _ok(fe, "r = %mcp call probe.ui_search query=date limit=1\nprint('STILL', len(r.df))")
     assert "STILL 1" in fe.stdout[again]
 
