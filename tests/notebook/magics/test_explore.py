@@ -171,7 +171,7 @@ def test_cell_call_timeout_and_raw(ip, mcp):
     assert res.error_in_exec is not None and "timed out" in str(res.error_in_exec)
     shown = "\n".join(res.error_in_exec._render_traceback_())  # the advice names the magic's option
     assert "(or pass --timeout SECONDS)" in shown and "timeout=" not in shown
-    with pytest.raises(UsageError, match="positive"):
+    with pytest.raises(UsageError, match=r"--timeout must be greater than 0, got 0\.0"):
         line(ip, "call demo.slow seconds=1 --timeout 0")
 
 
