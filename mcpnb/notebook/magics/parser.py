@@ -156,7 +156,28 @@ def split_line(line: str, *, json_values: bool = False) -> list[str]:
     ``json_values`` (tool arguments): a ``key=`` followed by a whole JSON array or object is one
     word, kept as typed: ``choices=["a b", "c"]`` reaches the tool as that list, where a shell
     would drop its quotes and split it at the space.
+
+    A ``{{…}}`` is part of its word as typed, quotes and spaces in it too: ``{{servers['a']}}`` and
+    ``{{ len(rows) }}`` are Python, which a shell's quoting would have mangled.
     """
+    held: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        held.append(match[0])
+        return f"{_HELD[0]}{len(held) - 1}{_HELD[1]}"
+
+    words = _split(_PLACEHOLDER.sub(hold, line), json_values=json_values)
+    if not held:
+        return words
+    back = re.compile(f"{_HELD[0]}(\\d+){_HELD[1]}")
+    return [back.sub(lambda m: held[int(m[1])], word) for word in words]
+
+
+#: What stands in for a ``{{…}}`` while a line is split (private-use characters nobody types).
+_HELD = ("\ue000", "\ue001")
+
+
+def _split(line: str, *, json_values: bool) -> list[str]:
     if not json_values:
         return _shell_words(line)
     words: list[str] = []

@@ -442,3 +442,14 @@ def test_connect_failure_is_short_and_verbose_adds_the_traceback(ip, mcp, capsys
     cell(ip, "%mcp connect bad --verbose -- /nonexistent/server")
     err = capsys.readouterr()
     assert "Traceback" in err.out + err.err or "File " in err.out + err.err
+
+
+def test_an_expression_with_quotes_and_spaces_in_braces_is_python_not_shell_words(ip, mcp, http_url):
+    """``{{servers['a']}}`` worked in %mcp call, and in %mcp connect reached Python as
+    ``servers[a]`` (the line's shell quoting took the quotes: "NameError: name 'a' is not defined")."""
+    from conftest import demo_server_object
+
+    ip.user_ns.update(servers={"a": demo_server_object()}, urls={"web": http_url})
+    assert line(ip, "connect mine {{servers['a']}}")["mine"].state == "connected"
+    assert line(ip, 'connect web {{ urls["web"] }} --era legacy')["web"].state == "connected"
+    assert line(ip, "call mine.add a={{ len(urls) }} b=2").data == 3
