@@ -30,6 +30,7 @@ SCHEMA = {
     "properties": {
         "name": {"type": "string", "title": "Full name", "description": "As printed on your badge"},
         "age": {"type": "integer", "title": "Age", "minimum": 0},
+        "ticket": {"type": "integer", "title": "Ticket number"},
         "email": {"type": "string", "format": "email", "title": "Email", "default": "ada@example.com"},
         "level": {
             "type": "string",
@@ -83,18 +84,22 @@ def test_type_and_accept_a_form_in_jupyterlab(lab, pw, shots):
         expect(form.locator(".mcpnb-secret-warning")).to_be_visible()
         shots.take(page, "form-before")
 
-        # Accept with a required field empty: an inline error, nothing sent
+        # Accept with required fields empty: inline errors, nothing sent (an untouched number is
+        # no answer: a number box would have sent its 0)
         form.get_by_role("button", name="Accept").click()
-        expect(form.locator(".mcpnb-error", has_text="required")).to_have_count(1)
+        expect(form.locator(".mcpnb-error", has_text="required")).to_have_count(2)
         assert not answer.exists()
 
         type_into(page, panel.locator(".mcpnb-field-name input"), "Ada Lovelace")
         page.keyboard.press("Tab")
-        expect(form.locator(".mcpnb-error", has_text="required")).to_have_count(0)  # no stale "✗"
+        expect(form.locator(".mcpnb-error", has_text="required")).to_have_count(1)  # no stale "✗"
         age = panel.locator(".mcpnb-field-age input")
         retype(page, age, "63")
         page.keyboard.press("Tab")
+        expect(form.locator(".mcpnb-error", has_text="required")).to_have_count(0)
         retype(page, age, "36")  # a number, typed twice
+        page.keyboard.press("Tab")
+        type_into(page, panel.locator(".mcpnb-field-ticket input"), "12345678901234567891")  # exact
         page.keyboard.press("Tab")
         newsletter = panel.locator(".mcpnb-field-newsletter")
         newsletter.get_by_role("button", name="true").click()
@@ -110,6 +115,7 @@ def test_type_and_accept_a_form_in_jupyterlab(lab, pw, shots):
             "content": {
                 "name": "Ada Lovelace",
                 "age": 36,
+                "ticket": 12345678901234567891,
                 "email": "ada@example.com",
                 "level": "expert",
                 "score": 7.5,
