@@ -44,7 +44,8 @@ class UrlConsent:
 
     Buttons: Open (a plain link), "I've completed it" (accept), Decline, Cancel. With ``on_retry``
     (the −32042 "URL elicitation required" error), a "Retry the call" button also appears: it
-    accepts if not yet answered, then calls ``on_retry``.
+    accepts if not yet answered, then calls ``on_retry``; there "I've completed it" retries too, as
+    no server waits for that answer: the call does.
     """
 
     def __init__(
@@ -104,7 +105,9 @@ class UrlConsent:
             )
         for action, button in self.buttons.items():
             button.add_class(f"mcpnb-{action}")
-            if action == "retry":
+            if action == "retry" or (action == "accept" and on_retry is not None):
+                # −32042: nobody waits for an answer, the call does; completing the page means
+                # calling again (a person who clicked "completed" waited on a cell that never ended)
                 button.on_click(lambda _b: self.retry())
             else:
                 button.on_click(lambda _b, a=action: self.submit(a))
@@ -142,7 +145,11 @@ class UrlConsent:
             # after "completed", retrying is still the natural next step
             button.disabled = not (name == "retry" and action == "accept")
         self.status.value = {
-            "accept": f"✓ Told <b>{esc(self.server)}</b> you completed it.",
+            "accept": (
+                f"✓ Told <b>{esc(self.server)}</b> you completed it."
+                if self.on_retry is None
+                else f"✓ You completed the page <b>{esc(self.server)}</b> asked for."
+            ),
             "decline": f"✗ Declined: <b>{esc(self.server)}</b> was told you will not open it.",
             "cancel": "⊘ Cancelled.",
         }[action]
