@@ -63,6 +63,8 @@ MIN_POLL, MAX_POLL, DEFAULT_POLL = 0.01, 10.0, 1.0
 FIRST_POLL = 0.025
 #: After a SEP-2663 cancel acknowledgement, how long ``cancel()`` keeps looking for the final state.
 CANCEL_GRACE = 5.0
+#: While a person answers a task's question, how often the live view's clocks move on.
+TICK_WHILE_ASKING = 1.0
 
 
 class TaskHandle:
@@ -346,8 +348,19 @@ class TaskHandle:
             return
         responses = self.answer(pending)
         if inspect.isawaitable(responses):
-            responses = await responses
+            responses = await self._ticking(responses)
         await self._respond(dict(responses))
+
+    async def _ticking(self, answer: Awaitable[T]) -> T:
+        """Await a person's answer while the live view's clocks go on (elapsed, TTL left): they
+        stood at the moment the question came until the task ended."""
+        waiting = asyncio.ensure_future(answer)
+        try:
+            while not (await asyncio.wait({waiting}, timeout=TICK_WHILE_ASKING))[0]:
+                self._notify()
+            return waiting.result()
+        finally:
+            waiting.cancel()  # the watcher was cancelled meanwhile: so is the question
 
     async def _respond(self, responses: dict[str, Any]) -> TaskState:
         state = await wire.update(self.peer, self.task_id, responses)

@@ -163,3 +163,31 @@ def test_cancel_button(runtime: Runtime, conn: Any) -> None:
     assert not shown_full and view.bar.bar_style == "warning"
     with pytest.raises(TaskCancelledError):
         handle.result()
+
+
+def test_the_view_keeps_time_while_a_person_answers(runtime: Runtime, tmp_path: Path) -> None:
+    """2026-07-28: while the task waits on a person's answer, its live view showed "elapsed 0.0 s"
+    and the TTL of the moment the question came, until the task ended."""
+    import asyncio
+
+    pool = Pool(runtime)
+    pool.connect("probe", server=create_server(root=tmp_path, poll_interval_ms=10), era="modern")
+    conn = pool.connection("probe")
+    given: dict[str, asyncio.Event] = {}
+
+    async def answer(requests: dict[str, Any]) -> dict[str, Any]:  # a person, thinking it over
+        given["event"] = asyncio.Event()
+        await given["event"].wait()
+        return {key: {"action": "accept", "content": {"confirm": True}} for key in requests}
+
+    try:
+        handle = start(runtime, conn, {"steps": 2, "delay": 0.01, "confirm": True}, answer=answer)
+        view = TaskView(handle)
+        wait_for(lambda: "event" in given)
+        shown = view.times.value
+        wait_for(lambda: view.times.value != shown, ticks=600)  # the clocks move while asked
+        assert handle.status == "input_required" and "elapsed" in view.times.value
+        runtime.loop.call_soon_threadsafe(given["event"].set)
+        wait_for(lambda: "completed" in view.status.value)
+    finally:
+        pool.close()
