@@ -312,6 +312,12 @@ def describe(exc: BaseException) -> str:
             if text and text != "Connection closed"
             else ("connection closed by the server")
         )
+    if name == "InputRequiredRoundsExceededError":  # its advice is about the SDK's own Client
+        rounds = getattr(leaf, "max_rounds", "many")
+        return (
+            f"the server asked for input again after each answer ({rounds} rounds) and gave no "
+            "result; its questions and the answers given are in the call's transcript (--transcript)"
+        )
     if name == "MCPError":  # the TypeScript SDK writes its code into the message too: said once
         return f"{re.sub(r'^MCP error -?[0-9]+: *', '', text)} (MCP error {code})"
     return f"{name}: {text}" if text else name

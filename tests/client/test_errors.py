@@ -3,7 +3,7 @@ on the output real runtimes print when they crash."""
 
 from __future__ import annotations
 
-from mcpnb.client.errors import last_words
+from mcpnb.client.errors import describe, last_words
 
 NODE_CRASH = """node:internal/modules/cjs/loader:1210
   throw err;
@@ -54,3 +54,15 @@ def test_an_old_error_far_above_does_not_beat_the_last_line():
 def test_nothing_said():
     assert last_words([]) is None
     assert last_words(["", "}", "   "]) is None
+
+
+def test_a_server_that_keeps_asking_is_said_in_our_words_not_the_sdks():
+    """The SDK's advice ("raise input_required_max_rounds on the Client, or use
+    client.session.<method>(..., allow_input_required=True)") is about a Client mcpnb users never hold."""
+    from mcp.client import InputRequiredRoundsExceededError
+
+    said = describe(InputRequiredRoundsExceededError(10))
+    assert said == (
+        "the server asked for input again after each answer (10 rounds) and gave no result; its "
+        "questions and the answers given are in the call's transcript (--transcript)"
+    )

@@ -82,6 +82,8 @@ async def multi_input_run(io: RunIO) -> types.CallToolResult:
 
 async def test_tool_with_task_run(io: RunIO, user_name: str = "") -> types.CallToolResult:
     """The task part of test_tool_with_task: it greets the name gathered before it started."""
+    if not user_name:
+        return _result("Hello, whoever you are! (you gave no name when asked before the task started)")
     await io.progress(0, 1, f"greeting {user_name}")
     await asyncio.sleep(0.1)
     return _result(f"Hello, {user_name}! (asked before the task started, used inside it)")
@@ -91,8 +93,11 @@ def _gather_name(given: dict[str, Any]) -> dict[str, Any] | types.InputRequiredR
     """Before ``test_tool_with_task`` becomes a task: its name, or the round that asks for it."""
     reply = given.get("user_name")
     content = reply.get("content") if isinstance(reply, dict) else getattr(reply, "content", None)
+    action = reply.get("action") if isinstance(reply, dict) else getattr(reply, "action", None)
     if isinstance(content, dict) and content.get("name"):
         return {"user_name": str(content["name"])}
+    if action in ("decline", "cancel"):  # a no is an answer: asking again would never end
+        return {"user_name": ""}
     return types.InputRequiredResult(input_requests={"user_name": form("What is your name?", NAME_FORM)})
 
 

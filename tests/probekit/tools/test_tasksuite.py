@@ -83,3 +83,16 @@ def test_the_fixtures_through_mcpnbs_pool_on_2026_07_28(project: Path) -> None:
     finally:
         pool.close()
     assert any(len(asked) == 2 for asked in answers)  # multi_input's two questions, pending at once
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_name_declined_is_an_answer_not_a_question_asked_again(project: Path, era: str) -> None:
+    """Nobody at the keyboard (a script) declines the input round: the server asked again after each
+    no, ten rounds, and the call ended in the SDK's "raise input_required_max_rounds on the Client"."""
+    pool = Pool()
+    try:
+        pool.connect("probe", server=create_server("conformance", root=project), era=era)
+        result = pool.call("probe", "test_tool_with_task", {})
+        assert result.text.startswith("Hello, whoever you are!"), result.text
+    finally:
+        pool.close()
