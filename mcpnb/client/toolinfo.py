@@ -230,11 +230,15 @@ class ToolList(list[ToolInfo]):
 
     ``not_listed``: the servers of the pool whose tools are missing from a listing of every server
     (not connected, or the listing failed), each with its state, so a gap is never silent.
+    ``empty``: what an empty list says instead of "(no tools)" (a filter that kept none of 73).
     """
 
-    def __init__(self, tools: Any = (), not_listed: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, tools: Any = (), not_listed: dict[str, str] | None = None, *, empty: str | None = None
+    ) -> None:
         super().__init__(tools)
         self.not_listed: dict[str, str] = dict(not_listed or {})
+        self.empty = empty
 
     def __getitem__(self, key: Any) -> Any:
         """``tools["server.tool"]``, ``tools["mcp__server__tool"]`` or a bare tool name when unique."""

@@ -122,11 +122,10 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
         hint_if_empty(ctx)
     found = ctx.pool.tools(ns.name, refresh=ns.refresh)
     if pattern:
-        kept = ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed)
-        if found and not kept:  # "(no tools)" read as if the server had none
-            where, listing = (ns.name, f"%mcp tools {ns.name}") if ns.name else ("any server", "%mcp tools")
-            print(f"no tool of {where} matches {pattern!r} ({len(found)} tools: {listing} lists them)")
-        return kept
+        where, listing = (ns.name, f"%mcp tools {ns.name}") if ns.name else ("any server", "%mcp tools")
+        # not "(no tools)", which reads as if the server had none
+        empty = f"no tool of {where} matches {pattern!r} ({len(found)} tools: {listing} lists them)"
+        return ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed, empty=empty)
     return found
 
 

@@ -156,9 +156,10 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     note = not_listed_note(tools)
     note_html = f'<div class="mcpnb-dim">{esc(note)}</div>' if note else ""
     if not tools:
+        said = getattr(tools, "empty", None) or "(no tools)"
         return {
-            "text/plain": "(no tools)" + (f"\n{note}" if note else ""),
-            "text/html": wrap('<div class="mcpnb-dim">(no tools)</div>' + note_html),
+            "text/plain": said + (f"\n{note}" if note else ""),
+            "text/html": wrap(f'<div class="mcpnb-dim">{esc(said)}</div>' + note_html),
         }
     shown = tools[:n]
     columns = columns_for(shown)

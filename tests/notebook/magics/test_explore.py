@@ -44,14 +44,18 @@ def test_tools_listing_filter_and_store(ip, mcp):
 
 
 def test_a_filter_that_keeps_nothing_says_so(ip, mcp, capsys):
-    """ "(no tools)" alone read as if the server had none."""
+    """ "(no tools)" alone read as if the server had none; said once, in the listing's place (it was
+    printed, with "(no tools)" still shown under it)."""
     connect_demo(ip)
     capsys.readouterr()
-    assert list(line(ip, "tools demo zzz")) == []
-    said = capsys.readouterr().out
-    assert "no tool of demo matches 'zzz' (" in said and "tools: %mcp tools demo lists them)" in said
-    line(ip, "tools demo point")
-    assert capsys.readouterr().out == ""  # something matched: nothing to say
+    kept = line(ip, "tools demo zzz")
+    assert list(kept) == [] and capsys.readouterr().out == ""
+    said = bundle(ip, kept)["text/plain"]
+    assert said.startswith("no tool of demo matches 'zzz' (") and said.endswith(
+        "tools: %mcp tools demo lists them)"
+    )
+    assert "(no tools)" not in said
+    assert "no tool" not in bundle(ip, line(ip, "tools demo point"))["text/plain"]  # something matched
 
 
 def test_a_listing_of_every_server_names_those_it_could_not_list(ip, mcp):
