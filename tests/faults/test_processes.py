@@ -320,3 +320,23 @@ def test_a_malformed_answer_fails_its_call_at_once_and_a_batch_is_read(pool):
     assert pool.call("odd", "pid").text == pid  # the same session all along
     logged = "\n".join(pool.logs("odd"))
     assert '"result": null' in logged and "in a batch" not in logged
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_task_whose_server_was_started_again_says_so_not_its_ttl(pool, era):
+    """A stdio server killed while its task runs comes back with no tasks: the task's handle said
+    "tasks are kept only for their TTL after they end", which blames the wrong thing."""
+    from mcpnb.client.tasks import TaskExpiredError
+
+    args = ["-m", "mcpnb.probekit", "--toolset", "full"]
+    pool.connect("pk", command=sys.executable, args=args, era=era, **QUICK)
+    handle = pool.start_task("pk", "slow_task", {"steps": 40, "delay": 0.5})
+    assert wait_until(lambda: handle.refresh() == "working")
+    (pid,) = (p for p, name in stdio.live_children().items() if name == "pk")
+    os.kill(pid, signal.SIGKILL)
+    assert wait_until(lambda: pool.status()["pk"].state == "connected" and pool.status()["pk"].retries == 1)
+    with pytest.raises(TaskExpiredError) as info:
+        handle.result(timeout=30)
+    said = str(info.value)
+    assert "the server was started again since the task began" in said
+    assert "tasks are kept only for their TTL" not in said  # (the server's own words may guess so)

@@ -107,6 +107,9 @@ class Peer:
 
         self.target = target
         self.connection = target if isinstance(target, Connection) else None
+        #: The connection's reconnects when this peer was made (a task started after): a stdio or
+        #: in-process server started again since then knows none of the tasks it ran.
+        self.reconnects_at_start = self.connection.retries if self.connection is not None else 0
         self._is_session = isinstance(target, ClientSession)
         if self.connection is not None:
             self.name = name or self.connection.name
@@ -178,7 +181,18 @@ def _session_of(obj: Any) -> Any:
     return obj if isinstance(obj, ClientSession) else obj.session
 
 
+#: Transports whose server lives and dies with its connection (HTTP servers outlive a reconnect).
+_OWN_PROCESS = ("stdio", "inprocess")
+
+
 def _gone(peer: Peer, task_id: str, exc: MCPError) -> TaskExpiredError:
+    conn = peer.connection
+    if conn is not None and conn.retries > peer.reconnects_at_start and conn.config.transport in _OWN_PROCESS:
+        return TaskExpiredError(
+            f"server {peer.name!r} no longer knows task {task_id!r} ({exc.message}): the server was "
+            "started again since the task began, and a new server process knows none of the old "
+            "one's tasks, so the task and its result are gone; run the tool again"
+        )
     return TaskExpiredError(
         f"server {peer.name!r} no longer knows task {task_id!r} ({exc.message}): tasks are kept only "
         "for their TTL after they end, so its result is gone; run the tool again"
