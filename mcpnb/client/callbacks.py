@@ -35,6 +35,7 @@ class SessionCallbacks:
     events: EventLog
     stderr: deque[str]
     stderr_count: int
+    sdk_said: str | None
     tool_cache: TTLCache[dict[str, ToolInfo]]
     prompt_cache: TTLCache[list[Any]]
     watch: ResourceWatch
@@ -69,6 +70,8 @@ class SessionCallbacks:
         return types.ListRootsResult(roots=roots)
 
     def _on_sdk_log(self, line: str, kind: str = "sdk") -> None:
+        if kind == "sdk":
+            self.sdk_said = line
         self.emit(kind, line)
 
     def _on_response(

@@ -111,6 +111,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self.stderr_count = 0  # lines ever written, and where this session's began: see session_stderr
         self._session_stderr_from = 0
+        self.sdk_said: str | None = None  # the SDK's last warning or error in this start's tasks
         self.state = State.DISABLED if not config.enabled else State.DISCONNECTED
         self.since = datetime.now()
         self.last_error: str | None = None
@@ -299,6 +300,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.http_status, self.http_answer, self.session_expired = None, None, False
         self.ended_early = None
         self._session_stderr_from = self.stderr_count
+        self.sdk_said = None
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
         CONNECTING.reset(connecting)
@@ -392,6 +394,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
                 f"{waited}: it wrote {printed[0][:120]!r} on stdout, which is not JSON-RPC; is "
                 f"{self._started_program()!r} an MCP server over stdio? (a print() to stdout gets in the way)"
             )
+        if self.sdk_said:  # the SDK gave up in a task of its own (said in this start's tasks only)
+            return f"{waited}: the MCP SDK said {self.sdk_said[:300]!r} (%mcp logs {self.name})"
         return self._with_last_words(
             f"{waited}; raise startup_timeout for server {self.name!r} if it is just slow"
         )

@@ -3,6 +3,12 @@ test_peers.py checks it on server-everything's own 404 page."""
 
 from __future__ import annotations
 
+import sys
+
+import pytest
+from conftest import ROOT
+
+from mcpnb import ConnectError
 from mcpnb.client.transports import html_text
 
 NGINX_404 = (
@@ -22,3 +28,25 @@ def test_entities_and_inner_tags_become_text():
 
 def test_a_page_without_heading_gives_its_words():
     assert html_text("<html><body><p>Gateway  <i>timeout</i></p></body></html>") == "Gateway timeout"
+
+
+def test_an_sse_endpoint_on_another_origin_is_named_when_the_connect_gives_up(pool):
+    """The SDK refuses an endpoint on another origin in a task of its own and the connect hears
+    nothing: it said only "no answer within startup_timeout; raise startup_timeout if it is just slow"."""
+    import subprocess
+
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "servers" / "cross_origin_sse_server.py")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        port = int(server.stdout.readline())  # type: ignore[union-attr]
+        with pytest.raises(ConnectError) as info:
+            pool.connect("co", url=f"http://127.0.0.1:{port}/sse", transport="sse", startup_timeout=2)
+        said = str(info.value)
+        assert "no answer within startup_timeout=2 s: the MCP SDK said" in said
+        assert "Endpoint origin does not match connection origin" in said and "if it is just slow" not in said
+    finally:
+        server.kill()
+        server.wait()
