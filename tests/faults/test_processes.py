@@ -20,24 +20,29 @@ from mcpnb.client import stdio
 from mcpnb.client.interaction import LOG_LIMIT
 
 
-def test_kill_9_mid_call_says_lost_and_reconnects(pool, marks):
-    pool.connect("srv", **marks.stdio(), env={"DEMO_MARKS": str(marks.path)}, **QUICK)
-    (first,) = marks.wait_for(1)
-    outcome = {}
+def _killed_mid_call(pool, marks, pid: int, **call: object) -> BaseException:
+    """What a slow call on ``srv`` raises when its server ``pid`` is killed with SIGKILL mid-call."""
+    outcome: dict[str, BaseException] = {}
 
-    def call() -> None:
+    def slow_call() -> None:
         try:
-            pool.call("srv", "slow", {"seconds": 60, "tag": "k"})
+            pool.call("srv", "slow", {"seconds": 60, "tag": "k"}, **call)
         except Exception as exc:
             outcome["error"] = exc
 
-    thread = threading.Thread(target=call, daemon=True)
+    thread = threading.Thread(target=slow_call, daemon=True)
     thread.start()
     assert wait_until(lambda: (marks.path / "started-k").exists())
-    os.kill(first, signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)
     thread.join(30)
+    assert not thread.is_alive(), "the call waited on for a server that had died"
+    return outcome["error"]
 
-    error = outcome["error"]
+
+def test_kill_9_mid_call_says_lost_and_reconnects(pool, marks):
+    pool.connect("srv", **marks.stdio(), env={"DEMO_MARKS": str(marks.path)}, **QUICK)
+    (first,) = marks.wait_for(1)
+    error = _killed_mid_call(pool, marks, first)
     assert isinstance(error, CallError)
     assert str(error) == (  # how it died, not the SDK's "connection closed"
         "slow() failed: the connection to 'srv' was lost (the server process was killed (SIGKILL)); "
@@ -278,21 +283,8 @@ def test_a_server_whose_helper_keeps_its_output_open_is_still_seen_to_die(pool, 
     pool.connect("srv", command="sh", args=["-c", launcher], env={"DEMO_MARKS": str(marks.path)}, **QUICK)
     (first,) = marks.wait_for(1)
     helper = int(helper_pid.read_text())
-    outcome = {}
-
-    def call() -> None:
-        try:
-            pool.call("srv", "slow", {"seconds": 60, "tag": "k"}, timeout=60)
-        except Exception as exc:
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=call, daemon=True)
-    thread.start()
-    assert wait_until(lambda: (marks.path / "started-k").exists())
-    os.kill(first, signal.SIGKILL)
-    thread.join(30)
-    assert not thread.is_alive(), "the call waited on for a server that had died"
-    assert str(outcome["error"]) == (
+    error = _killed_mid_call(pool, marks, first, timeout=60)
+    assert str(error) == (
         "slow() failed: the connection to 'srv' was lost (the server process was killed (SIGKILL)); "
         "reconnecting in the background"
     )

@@ -17,8 +17,9 @@ Tools (each result is written by hand, as a careless server would write it):
 
 from __future__ import annotations
 
-import json
 import sys
+
+from handwritten import requests, send
 
 ERA = sys.argv[1] if len(sys.argv) > 1 else "legacy"
 MODERN = "2026-07-28"
@@ -58,11 +59,6 @@ RESULTS = {
 CACHE = {"cacheScope": "private", "ttlMs": 0} if ERA == "modern" else {}
 
 
-def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-
-
 def answer(request_id: object, result: dict) -> None:
     if ERA == "modern":  # a 2026-07-28 result says what it is
         result = {"resultType": "complete", **result}
@@ -70,15 +66,7 @@ def answer(request_id: object, result: dict) -> None:
 
 
 def main() -> None:
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        method, request_id = message.get("method"), message.get("id")
-        if request_id is None or method is None:  # notifications, and answers to us: nothing to say
-            continue
-        params = message.get("params") or {}
+    for method, request_id, params in requests():
         if method == "server/discover" and ERA == "modern":
             answer(
                 request_id,

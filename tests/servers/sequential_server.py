@@ -19,6 +19,8 @@ import os
 import sys
 import time
 
+from handwritten import requests, send
+
 NUMBER = {"type": "object", "properties": {"seconds": {"type": "number"}}}
 TOOLS = [
     {"name": "block", "inputSchema": NUMBER},
@@ -27,11 +29,6 @@ TOOLS = [
     {"name": "null_result", "inputSchema": {"type": "object"}},
     {"name": "batched", "inputSchema": {"type": "object"}},
 ]
-
-
-def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
 
 
 def answer(request_id: object, result: dict) -> None:
@@ -58,15 +55,7 @@ def run_tool(name: str, arguments: dict, token: object) -> dict:
 
 
 def main() -> None:
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        method, request_id = message.get("method"), message.get("id")
-        if request_id is None or method is None:
-            continue
-        params = message.get("params") or {}
+    for method, request_id, params in requests():
         if method == "initialize":
             version = params.get("protocolVersion", "2025-11-25")
             info = {"name": "sequential", "version": "1.0"}
