@@ -171,6 +171,10 @@ _TOKEN = (
     "--bearer-env VAR sends the token an environment variable holds "
     "(or --header 'Authorization: Bearer {{token}}')"
 )
+_TIMEOUTS = (
+    "the servers the magics connect wait as %config Mcp.tool_timeout = 120 and "
+    "%config Mcp.startup_timeout = 60 say (seconds); one call: %mcp call NAME.TOOL --timeout 120"
+)
 _CONNECT_INSTEAD = {
     "--url": "the URL is the word after the name (%mcp connect NAME URL)",
     "--command": _COMMAND,
@@ -181,6 +185,9 @@ _CONNECT_INSTEAD = {
     "--name": "the name is the first word (%mcp connect NAME …)",
     "--token": _TOKEN,
     "--bearer": _TOKEN,
+    "--timeout": _TIMEOUTS,
+    "--tool-timeout": _TIMEOUTS,
+    "--startup-timeout": _TIMEOUTS,
 }
 
 

@@ -409,6 +409,9 @@ def test_connect_usage_errors(ip, mcp):
         line(ip, "connect demo --url http://127.0.0.1:1/mcp")
     with pytest.raises(UsageError, match=r"unknown option '--command': the command goes after --"):
         line(ip, f"connect demo --command {PY}")
+    for flag in ("--timeout", "--tool-timeout"):  # "did you mean '--out'?" pointed nowhere useful
+        with pytest.raises(UsageError, match=rf"unknown option '{flag}': .* %config Mcp\.tool_timeout = 120"):
+            line(ip, f"connect demo {flag} 5 -- {PY} {DEMO} stdio")
     with pytest.raises(UsageError, match=r"'--token': --bearer-env VAR") as caught:
         line(ip, "connect demo http://127.0.0.1:1/mcp --token=tok-SECRET-9")
     assert "SECRET" not in str(caught.value)
