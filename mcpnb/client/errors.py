@@ -273,6 +273,10 @@ def _arguments_in_command(command: str) -> str:
     )
 
 
+#: The SDK's words for a server-initiated request a session cannot carry (``NoBackChannelError``).
+_NO_BACK_CHANNEL = "no back-channel for server-initiated requests"
+
+
 def describe(exc: BaseException) -> str:
     """One line a person can act on, for any failure the SDK or a transport raises."""
     leaf = root_cause(exc)
@@ -311,6 +315,11 @@ def describe(exc: BaseException) -> str:
             f"connection closed by the server ({text})"
             if text and text != "Connection closed"
             else ("connection closed by the server")
+        )
+    if _NO_BACK_CHANNEL in text:  # a server that asks by a request of its own, on a 2026-07-28 session
+        return (
+            f"{name}: {text} This server asks its questions (elicitation, sampling) by requests of its "
+            "own, which a 2026-07-28 session cannot carry: connect it with --era legacy (era='legacy')"
         )
     if name == "InputRequiredRoundsExceededError":  # its advice is about the SDK's own Client
         rounds = getattr(leaf, "max_rounds", "many")

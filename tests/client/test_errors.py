@@ -3,7 +3,17 @@ on the output real runtimes print when they crash."""
 
 from __future__ import annotations
 
+import pytest
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+
+from mcpnb import CallError
 from mcpnb.client.errors import describe, last_words
+
+
+class Name(BaseModel):
+    name: str
+
 
 NODE_CRASH = """node:internal/modules/cjs/loader:1210
   throw err;
@@ -66,3 +76,20 @@ def test_a_server_that_keeps_asking_is_said_in_our_words_not_the_sdks():
         "the server asked for input again after each answer (10 rounds) and gave no result; its "
         "questions and the answers given are in the call's transcript (--transcript)"
     )
+
+
+def test_a_server_that_asks_by_a_request_of_its_own_on_a_modern_session_says_connect_it_legacy(pool):
+    """An MCPServer written in a cell whose tool calls ``ctx.elicit`` (a request of its own, which a
+    2026-07-28 session cannot carry): the error named the SDK's NoBackChannelError and no way out."""
+    server = MCPServer("forms")
+
+    @server.tool()
+    async def ask(ctx: Context) -> str:
+        answer = await ctx.elicit("Your name?", Name)
+        return answer.data.name if answer.action == "accept" else answer.action
+
+    pool.connect("modern", server=server)
+    with pytest.raises(CallError, match=r"connect it with --era legacy \(era='legacy'\)$"):
+        pool.call("modern", "ask", answers={"name": "Ada"})
+    pool.connect("legacy", server=server, era="legacy")
+    assert pool.call("legacy", "ask", answers={"name": "Ada"}).text == "Ada"
