@@ -121,6 +121,7 @@ class TaskView:
             times += f" · TTL left {seconds(h.ttl_left)}"
         self.times.value = times
         self.cancel_button.disabled = h.state.terminal or not h.task_id or h.failure is not None
+        self.cancel_button.layout.display = "none" if h.state.terminal else None  # nothing left to stop
         if h.done or h.failure is not None:
             self._remove()
 

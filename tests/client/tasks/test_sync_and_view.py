@@ -158,6 +158,7 @@ def test_cancel_button(runtime: Runtime, conn: Any) -> None:
     view.cancel_button.click()
     wait_for(lambda: "cancelled" in view.status.value)
     assert handle.status == "cancelled" and view.cancel_button.disabled
+    assert view.cancel_button.layout.display == "none"  # a task that ended has nothing to stop
     # not a full bar, which reads as done: where it stopped (or none, when it never said)
     shown_full = view.bar.layout.display != "none" and view.bar.value == 1.0
     assert not shown_full and view.bar.bar_style == "warning"
