@@ -22,7 +22,8 @@ def summary_html(fields: list[Field], outcome: FormOutcome, server: str) -> str:
     if outcome.action == "accept":
         masked = mask(fields, outcome.content) or {}
         rows = "".join(
-            f'<div style="line-height:1.4"><span style="{HELP_STYLE}">{esc(k)}:</span> {esc(shown(v))}</div>'
+            f'<div style="line-height:1.4"><span style="{HELP_STYLE}">{esc(k)}:</span> '
+            f'<span style="white-space:pre-wrap">{esc(shown(v))}</span></div>'  # its lines, as sent
             for k, v in masked.items()
         )
         empty = "" if rows else "<div>(an empty answer)</div>"

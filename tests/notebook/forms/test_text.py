@@ -70,7 +70,7 @@ def test_everything_field_by_field_with_reasks():
     )
     assert "server-everything asks for input" in printed
     assert "✗ required" in printed and "answer y or n" in printed and "email address" in printed
-    assert "expected a whole number" in printed and "at most 100" in printed
+    assert "not a whole number: '4.5'" in printed and "at most 100" in printed
     assert any("[default: It was a dark and stormy night.]" in p for p in script.prompts)
     assert "3. Joey" in printed and "2. Dogs (pet-2)" in printed
 

@@ -191,6 +191,17 @@ def test_a_marked_field_is_checked_again_as_it_changes():
     assert fresh.errors == {} and fresh.controls["email"].error.value == ""
 
 
+def test_the_record_of_what_was_sent_keeps_its_lines():
+    """A pasted multi-line text reached the server whole, but the "✓ Sent to" record showed it as
+    one line ("line1 line2 é tabbed")."""
+    form, got = make(CONFORMANCE_BASIC)
+    form.inputs["username"].value = "line1\nline2\n\tindented"
+    form.inputs["email"].value = "ada@example.com"
+    assert form.submit("accept") is True
+    assert got[0].content["username"] == "line1\nline2\n\tindented"
+    assert '<span style="white-space:pre-wrap">line1\nline2\n\tindented</span>' in form.status.value
+
+
 def test_text_goes_to_the_kernel_once_per_edit():
     form, _ = make(CONFORMANCE_BASIC)
     assert form.inputs["username"].continuous_update is False  # sent on blur: before the Accept click
