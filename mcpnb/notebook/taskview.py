@@ -8,6 +8,7 @@ runs on the kernel thread and must not block it, so it only schedules the cancel
 from __future__ import annotations
 
 import html
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.tasks.summary import describe_handle, message_of, outcome_text, seconds
@@ -36,6 +37,11 @@ def handle_html(handle: TaskHandle) -> str:
     ]
     if handle.ttl_left is not None and not handle.state.terminal:
         rows.append(("TTL left", seconds(handle.ttl_left)))
+    if not handle.state.terminal:  # a saved notebook keeps this copy: it must not read as current
+        when = datetime.now().strftime("%H:%M:%S")
+        rows.append(
+            ("as of", f"{when}, when this output was made (a live view follows the task; this copy does not)")
+        )
     outcome = outcome_text(handle)
     if outcome:
         rows.append(("outcome", html.escape(outcome)))

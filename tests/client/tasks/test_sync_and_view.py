@@ -27,7 +27,7 @@ from mcpnb.client.tasks import (
     start_task,
 )
 from mcpnb.client.tasks.summary import STALE_AFTER
-from mcpnb.notebook.taskview import TaskView, describe_handle, handle_bundle
+from mcpnb.notebook.taskview import TaskView, describe_handle, handle_bundle, handle_html
 from mcpnb.probekit import create_server
 
 SLOW = {"steps": 400, "delay": 0.05}
@@ -108,6 +108,8 @@ def anyio_backend() -> str:
 
 def test_live_view_follows_the_task_and_shows_the_end(runtime: Runtime, conn: Any) -> None:
     handle = start(runtime, conn, {"steps": 20, "delay": 0.05})
+    # what a saved notebook keeps of a task still running says when it was made (it read as current)
+    assert re.search(r"as of</th><td>\d\d:\d\d:\d\d, when this output was made", handle_html(handle))
     view = TaskView(handle, watch=False)
     shown: list[tuple[str, str, bool]] = []
     handle.add_listener(
@@ -121,6 +123,7 @@ def test_live_view_follows_the_task_and_shows_the_end(runtime: Runtime, conn: An
     working = [s for s in shown if "working" in s[0]]
     assert working and "TTL left" in working[0][1] and working[0][2] is False
     assert "completed" in describe_handle(handle) and "text/html" in handle_bundle(handle)
+    assert "as of" not in handle_html(handle)  # an ended task's copy is its last word
     bundle = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and "completed" in bundle["text/plain"]
 
