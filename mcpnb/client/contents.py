@@ -176,10 +176,12 @@ def readable_content(content: Any, version: str) -> tuple[list[Any] | None, list
     defines it (nothing changed, nothing copied). Any other block becomes a text block that says
     what it is and holds its JSON (its ``_meta[AS_SENT]`` the block as sent), where it was; a
     ``content`` that is no list becomes one such block."""
+    from mcpnb.client.config.validate import kind
+
     models = _block_models(version)
     if type(content) is not list:
-        said = f"result.content is {json_kind(content)}, not a list of content blocks: kept as one text block"
-        return [_stand_in(content, f"content that is {json_kind(content)}, not a list of blocks")], [said]
+        said = f"result.content is {kind(content)}, not a list of content blocks: kept as one text block"
+        return [_stand_in(content, f"content that is {kind(content)}, not a list of blocks")], [said]
     found = [(i, why) for i, block in enumerate(content) if (why := _unreadable(block, models, version))]
     if not found:
         return None, []
@@ -193,18 +195,12 @@ def readable_content(content: Any, version: str) -> tuple[list[Any] | None, list
     return kept, said
 
 
-def json_kind(value: Any) -> str:
-    """A JSON value's kind as a person says it: "a list", "a string", "a number", "null"."""
-    if value is None:
-        return "null"
-    kind = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value))
-    return kind or ("a number" if isinstance(value, (int, float)) else f"a {type(value).__name__}")
-
-
 def _unreadable(block: Any, models: dict[str, Any], version: str) -> tuple[str, str] | None:
     """(what the stand-in calls it, why the SDK cannot read it), or None for a block it reads."""
+    from mcpnb.client.config.validate import kind
+
     if not isinstance(block, dict):
-        return f"a content block that is {json_kind(block)}", f"is {json_kind(block)}, not a content block"
+        return f"a content block that is {kind(block)}", f"is {kind(block)}, not a content block"
     kind = block.get("type")
     model = models.get(kind) if isinstance(kind, str) else None
     if model is None:

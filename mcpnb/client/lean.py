@@ -193,7 +193,8 @@ def hand_over(session: Any) -> Callable[[str, Any], Any]:
     from mcp_types import CallToolResult
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from mcpnb.client.contents import json_kind, readable_content
+    from mcpnb.client.config.validate import kind
+    from mcpnb.client.contents import readable_content
     from mcpnb.client.results import REPAIRED
 
     call_tool = session.call_tool
@@ -217,7 +218,7 @@ def hand_over(session: Any) -> Callable[[str, Any], Any]:
         if value is not None and not any_json:  # 2025-11-25 allows an object only: kept all the same
             held.structured.append(value)
             said.append(
-                f"structuredContent is {json_kind(value)}, but MCP {version} allows only an object there: "
+                f"structuredContent is {kind(value)}, but MCP {version} allows only an object there: "
                 "kept as sent (result.structured)"
             )
             return {**raw, "structuredContent": {}}

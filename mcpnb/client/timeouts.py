@@ -58,12 +58,14 @@ def checked_timeout(value: Any, what: str = "timeout=") -> float | None:
     ``tool_timeout``. Anything else raises ``TypeError`` (not a number) or ``ValueError`` (a number
     no deadline can be: 0, negative, NaN, infinite, over a day), saying what was given and what is
     accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option)."""
+    from mcpnb.client.config.validate import kind
+
     if value is None:
         return None
     accepted = f"accepted: seconds greater than 0, at most {LONGEST:g}, or None for the server's tool_timeout"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         shown = f" ({value!r})" if isinstance(value, str) and len(value) <= 40 else ""
-        raise TypeError(f"{what} expected a number of seconds, got {_kind(value)}{shown}; {accepted}")
+        raise TypeError(f"{what} expected a number of seconds, got {kind(value)}{shown}; {accepted}")
     seconds = float(value)
     if math.isnan(seconds):
         raise ValueError(f"{what} expected a number of seconds, got nan; {accepted}")
@@ -72,13 +74,6 @@ def checked_timeout(value: Any, what: str = "timeout=") -> float | None:
     if seconds > LONGEST:
         raise ValueError(f"{what} must be at most {LONGEST:g} s (a day), got {value!r}; {accepted}")
     return seconds
-
-
-def _kind(value: Any) -> str:
-    """What a value is, as a config error says it ("a string", "true/false")."""
-    from mcpnb.client.config.validate import kind
-
-    return kind(value)
 
 
 class DeadlinePassed(TimeoutError):
