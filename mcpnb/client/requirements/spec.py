@@ -123,7 +123,13 @@ def _version(value: Any, file: str, name: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        example = f' (write version: ">={value}")' if isinstance(value, int | float) else ""
+        example = ""
+        if isinstance(value, int):
+            example = f' (write version: ">={value}")'
+        elif isinstance(value, float):  # 1.10 was read as 1.1: only the person knows which was meant
+            example = (
+                f' (write it in quotes as you mean it, e.g. version: ">=1.10"; unquoted it reads as {value})'
+            )
         raise ConfigError(
             f"expected a PEP 440 specifier in quotes, got {_kind(value)}{example}",
             file=file,

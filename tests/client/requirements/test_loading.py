@@ -86,6 +86,11 @@ def test_malformed_text_names_the_cell_and_the_line(tmp_path, body, says):
             {"mcpServers": {"t": {"command": "x", "version": 2}}},
             "key 'version': expected a PEP 440 specifier in quotes, got a number (write version: \">=2\")",
         ),
+        (  # 1.10 unquoted is the number 1.1: the hint must not repeat it as the version meant
+            {"mcpServers": {"t": {"command": "x", "version": 1.10}}},
+            "key 'version': expected a PEP 440 specifier in quotes, got a number (write it in quotes as "
+            'you mean it, e.g. version: ">=1.10"; unquoted it reads as 1.1)',
+        ),
         (
             {"mcpServers": {"t": {"command": "x", "version": "2.0"}}},
             "key 'version': '2.0' is not a PEP 440 version specifier",
