@@ -19,6 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mcpnb.client.errors import validation_problem
+
 #: Media types whose bytes are text a person can read (a server may send text as a base64 blob).
 TEXTUAL = re.compile(
     r"^(text/[\w.+-]+|application/([\w.-]+\+)?(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql))\s*(;.*)?$",
@@ -215,10 +217,8 @@ def _unreadable(block: Any, models: dict[str, Any], version: str) -> tuple[str, 
     try:
         model.model_validate(block, by_name=False)
     except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        where = ".".join(map(str, errors[0]["loc"]))
-        first = f"{where}: {errors[0]['msg']}" if where else errors[0]["msg"]
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        first = validation_problem(exc)
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         a = "an" if kind[:1] in tuple("aeiou") else "a"
         return (
             f"{kind} content MCP {version} does not allow ({first}{more})",

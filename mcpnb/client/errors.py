@@ -350,6 +350,14 @@ def last_words(lines: Sequence[str], *, look_back: int = 15) -> str | None:
     return recent[-1] if recent else None
 
 
+def validation_problem(exc: Any) -> str:
+    """The first complaint of a pydantic ``ValidationError`` in a few words (``result: Input should
+    be a valid dictionary``), rather than every model a union tried."""
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(map(str, first["loc"]))
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
 def json_problem(text: str, exc: Any, first_line: int = 1) -> str:
     """``invalid JSON at line 3, column 5: ... (a trailing comma?)`` for a ``json.JSONDecodeError``:
     where, and the slips people make most when they write JSON by hand. ``first_line``: the line

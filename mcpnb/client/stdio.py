@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from mcpnb.client import reaper
-from mcpnb.client.errors import ConfigError, MessageTooLargeError, ServerExitedError
+from mcpnb.client.errors import ConfigError, MessageTooLargeError, ServerExitedError, validation_problem
 
 #: After stdin is closed, how long a server may take to exit on its own.
 EOF_GRACE = 1.0
@@ -286,8 +286,7 @@ def salvage(line: str) -> tuple[list[Any], bool]:
     import json
 
     from mcp_types import ErrorData, JSONRPCError
-
-    from mcpnb.client.lean import parse_message
+    from mcp_types import jsonrpc_message_adapter as adapter
 
     try:
         value = json.loads(line)
@@ -296,7 +295,7 @@ def salvage(line: str) -> tuple[list[Any], bool]:
     found, whole = [], isinstance(value, list) and bool(value)
     for item in value if isinstance(value, list) else [value]:
         try:
-            found.append(parse_message(json.dumps(item)))
+            found.append(adapter.validate_python(item, by_name=False))  # as parse_message reads a line
             continue
         except ValueError as exc:
             why, whole = exc, False
@@ -318,9 +317,7 @@ def _first_problem(answer: dict[str, Any]) -> str | None:
     try:
         (JSONRPCError if "error" in answer else JSONRPCResponse).model_validate(answer)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        return f"{where}: {first['msg']}" if where else first["msg"]
+        return validation_problem(exc)
     return None
 
 

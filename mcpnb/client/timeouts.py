@@ -48,21 +48,19 @@ def connect_clock_paused() -> Iterator[None]:
         deadline.resume()
 
 
-#: The longest ``timeout=`` a call takes: a server's ``tool_timeout`` has the same limit (one day).
-LONGEST = 86400.0
-
-
 def checked_timeout(value: Any, what: str = "timeout=") -> float | None:
     """A call's ``timeout=`` as seconds, checked before anything is sent: a positive, finite number
-    up to :data:`LONGEST` (a day, as a server's ``tool_timeout``), or None for the server's own
+    up to a day (``MAX_SECONDS``, a server's ``tool_timeout`` limit too), or None for the server's own
     ``tool_timeout``. Anything else raises ``TypeError`` (not a number) or ``ValueError`` (a number
     no deadline can be: 0, negative, NaN, infinite, over a day), saying what was given and what is
     accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option)."""
-    from mcpnb.client.config.validate import kind
+    from mcpnb.client.config.validate import MAX_SECONDS, kind
 
     if value is None:
         return None
-    accepted = f"accepted: seconds greater than 0, at most {LONGEST:g}, or None for the server's tool_timeout"
+    accepted = (
+        f"accepted: seconds greater than 0, at most {MAX_SECONDS:g}, or None for the server's tool_timeout"
+    )
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         shown = f" ({value!r})" if isinstance(value, str) and len(value) <= 40 else ""
         raise TypeError(f"{what} expected a number of seconds, got {kind(value)}{shown}; {accepted}")
@@ -71,8 +69,8 @@ def checked_timeout(value: Any, what: str = "timeout=") -> float | None:
         raise ValueError(f"{what} expected a number of seconds, got nan; {accepted}")
     if seconds <= 0:
         raise ValueError(f"{what} must be greater than 0, got {value!r}; {accepted}")
-    if seconds > LONGEST:
-        raise ValueError(f"{what} must be at most {LONGEST:g} s (a day), got {value!r}; {accepted}")
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"{what} must be at most {MAX_SECONDS:g} s (a day), got {value!r}; {accepted}")
     return seconds
 
 
