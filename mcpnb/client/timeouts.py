@@ -48,19 +48,20 @@ def connect_clock_paused() -> Iterator[None]:
         deadline.resume()
 
 
-def checked_timeout(value: Any, what: str = "timeout=") -> float | None:
+def checked_timeout(
+    value: Any, what: str = "timeout=", unset: str = "None for the server's tool_timeout"
+) -> float | None:
     """A call's ``timeout=`` as seconds, checked before anything is sent: a positive, finite number
     up to a day (``MAX_SECONDS``, a server's ``tool_timeout`` limit too), or None for the server's own
     ``tool_timeout``. Anything else raises ``TypeError`` (not a number) or ``ValueError`` (a number
     no deadline can be: 0, negative, NaN, infinite, over a day), saying what was given and what is
-    accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option)."""
+    accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option), and
+    ``unset`` how to leave it to the server."""
     from mcpnb.client.config.validate import MAX_SECONDS, kind
 
     if value is None:
         return None
-    accepted = (
-        f"accepted: seconds greater than 0, at most {MAX_SECONDS:g}, or None for the server's tool_timeout"
-    )
+    accepted = f"accepted: seconds greater than 0, at most {MAX_SECONDS:g}, or {unset}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         shown = f" ({value!r})" if isinstance(value, str) and len(value) <= 40 else ""
         raise TypeError(f"{what} expected a number of seconds, got {kind(value)}{shown}; {accepted}")

@@ -328,9 +328,9 @@ def _checked(
 
     values = check_arguments(tool, args)
     try:
-        checked_timeout(ns.timeout, "--timeout")
+        checked_timeout(ns.timeout, "--timeout", unset="no --timeout")
     except ValueError as exc:  # nan, 0, a year: "timed out after nan s" once sent
-        raise UsageError(str(exc).replace("None for the server's tool_timeout", "no --timeout")) from None
+        raise UsageError(str(exc)) from None
     answers = _answers(ctx, ns.answers)
     if ns.ttl is not None and not ns.task:
         raise UsageError("--ttl goes with --task")
