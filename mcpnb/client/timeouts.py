@@ -56,12 +56,14 @@ def checked_timeout(
     ``tool_timeout``. Anything else raises ``TypeError`` (not a number) or ``ValueError`` (a number
     no deadline can be: 0, negative, NaN, infinite, over a day), saying what was given and what is
     accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option), and
-    ``unset`` how to leave it to the server."""
+    ``unset`` how to leave it to the server (empty for a setting that must be a number)."""
     from mcpnb.client.config.validate import MAX_SECONDS, kind
 
     if value is None:
         return None
-    accepted = f"accepted: seconds greater than 0, at most {MAX_SECONDS:g}, or {unset}"
+    accepted = f"accepted: seconds greater than 0, at most {MAX_SECONDS:g}" + (
+        f", or {unset}" if unset else ""
+    )
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         shown = f" ({value!r})" if isinstance(value, str) and len(value) <= 40 else ""
         raise TypeError(f"{what} expected a number of seconds, got {kind(value)}{shown}; {accepted}")

@@ -62,11 +62,15 @@ class Mcp(Configurable):
 
     @validate("startup_timeout", "tool_timeout")
     def _positive(self, proposal: dict[str, Any]) -> float:
-        # Zero or negative would make every connect or call fail at once, far from the typo.
-        value = proposal["value"]
-        if value <= 0:
-            raise TraitError(f"Mcp.{proposal['trait'].name} must be a positive number of seconds")
-        return float(value)
+        # Zero, negative or NaN would make every connect or call fail at once, far from the typo;
+        # the same words as a call's timeout=, which is the same kind of number.
+        from mcpnb.client.timeouts import checked_timeout
+
+        name = f"Mcp.{proposal['trait'].name}"
+        try:
+            return checked_timeout(proposal["value"], what=name, unset="")  # type: ignore[return-value]
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
 
     @staticmethod
     def _apply_display_limit(value: int) -> None:

@@ -82,3 +82,14 @@ def test_invalid_values_are_refused(settings):
         settings.tool_timeout = 0
     settings.elicitation = "DECLINE"
     assert settings.elicitation == "decline"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e9"])
+def test_timeout_settings_refuse_what_no_deadline_can_be(ip, settings, value):
+    # NaN passed a "<= 0" check and failed every later connect, far from the %config that set it
+    before = settings.tool_timeout
+    with pytest.raises(
+        TraitError, match=r"Mcp\.tool_timeout .*accepted: seconds greater than 0, at most 86400$"
+    ):
+        settings.tool_timeout = float(value)
+    assert settings.tool_timeout == before
