@@ -7,6 +7,7 @@ ranges), with jsonschema's findings turned into one located, "did you mean" mess
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -142,7 +143,7 @@ def entry(name: str, data: Any, source: str | None) -> dict[str, Any]:
             f"expected an object with the server's settings, got {kind(data)}", file=source, server=name
         )
     try:
-        plain = _jsonable(data)
+        plain = _env_numbers_as_text(_jsonable(data))
         errors = [] if _quick_check(plain) else list(_server_validator().iter_errors(plain))
     except RecursionError:
         raise ConfigError(NESTED_TOO_DEEP, file=source, server=name) from None
@@ -155,6 +156,30 @@ def entry(name: str, data: Any, source: str | None) -> dict[str, Any]:
 
         raise _translate(min(errors, key=rank), name, source)
     return plain
+
+
+def _env_numbers_as_text(plain: dict[str, Any]) -> dict[str, Any]:
+    """An ``env`` value written as a number is the text a process will see: ``PORT: 8080`` in a
+    YAML cell, ``"PORT": 8080`` in VS Code's mcp.json (whose schema allows numbers there). YAML's own
+    numbers keep the text as written (``1.10``, ``0755``: see requirements.reading). true/false stays
+    an error: YAML reads ``no`` as false, and only the person knows which word was meant."""
+    env = plain.get("env")
+    if not isinstance(env, dict) or not any(_is_number(v) for v in env.values()):
+        return plain
+    return {**plain, "env": {k: _number_text(v) if _is_number(v) else v for k, v in env.items()}}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _number_text(value: float) -> str:
+    written = getattr(value, "written", None)  # a YAML number's own text
+    if isinstance(written, str):
+        return written
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))  # 8080.0 is "8080", as JavaScript (VS Code) writes it
+    return repr(value)
 
 
 def kind(value: Any) -> str:
@@ -321,6 +346,11 @@ def _translate(e: Any, name: str, source: str | None) -> ConfigError:
             return err(f"expected an object with the server's settings, got {kind(e.instance)}")
         if "array" in expected and isinstance(e.instance, str) and not secret_place:
             return err(f"expected {wanted}, got a string{shown}", suggestion=_as_list(e.instance, path))
+        if isinstance(e.instance, bool) and path[0] == "env":
+            return err(
+                f'expected {wanted}, got true/false: quote it ("true"); YAML reads unquoted yes, no, on '
+                "and off as true/false too"
+            )
         return err(f"expected {wanted}, got {kind(e.instance)}{shown}")
     if e.validator == "enum":
         choices = [str(c) for c in e.validator_value]

@@ -43,6 +43,25 @@ def _json(text: str, file: str, first_line: int) -> Any:
         raise ConfigError("key appears twice in the same object", file=file, key=exc.key) from None
 
 
+class _Int(int):
+    """A YAML number that remembers how it was written: ``PORT: 0755`` in ``env`` means the text
+    "0755", which YAML 1.1 reads as the octal 493 (see config.validate)."""
+
+    def __new__(cls, value: int, written: str) -> _Int:
+        number = super().__new__(cls, value)
+        number.written = written
+        return number
+
+
+class _Float(float):
+    """As :class:`_Int`: ``1.10`` keeps its zero."""
+
+    def __new__(cls, value: float, written: str) -> _Float:
+        number = super().__new__(cls, value)
+        number.written = written
+        return number
+
+
 def _yaml(text: str, file: str, first_line: int) -> Any:
     import yaml
 
@@ -55,6 +74,15 @@ def _yaml(text: str, file: str, first_line: int) -> Any:
                     raise _Twice(str(key), key_node.start_mark.line + first_line)
                 seen.add(key)
             return super().construct_mapping(node, deep=deep)
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            return _Int(super().construct_yaml_int(node), node.value)
+
+        def construct_yaml_float(self, node: Any) -> Any:
+            return _Float(super().construct_yaml_float(node), node.value)
+
+    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+    Loader.add_constructor("tag:yaml.org,2002:float", Loader.construct_yaml_float)
 
     try:
         return yaml.load(text, Loader=Loader)

@@ -124,7 +124,10 @@ def _version(value: Any, file: str, name: str) -> str | None:
         return None
     if not isinstance(value, str):
         example = ""
-        if isinstance(value, int):
+        written = getattr(value, "written", None)  # a YAML number's own text (requirements.reading)
+        if isinstance(written, str) and not isinstance(value, bool):
+            example = f' (write version: ">={written}")'
+        elif isinstance(value, int):
             example = f' (write version: ">={value}")'
         elif isinstance(value, float):  # 1.10 was read as 1.1: only the person knows which was meant
             example = (

@@ -173,7 +173,7 @@ def test_secret_never_in_repr_str_or_redacted() -> None:
 def test_secret_never_in_a_config_error() -> None:
     env = {"GH_TOKEN": TOKEN}
     bad = [
-        {"command": "x", "env": {"T": ENV_VALUE, "N": 5}},
+        {"command": "x", "env": {"T": ENV_VALUE, "N": [5]}},
         {"command": "x", "env": {"T": ENV_VALUE}, "toolTimeoutSec": -1},
         {"url": f"ftp://h/?token={TOKEN}"},
         {

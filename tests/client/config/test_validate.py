@@ -83,7 +83,8 @@ def test_unknown_auth_key() -> None:
         ({"command": "x", "enabled": "yes"}, "enabled", ("expected true or false", "got a string")),
         ({"command": "x", "markdown": "yes"}, "markdown", ("expected true or false", "got a string")),
         ({"command": "x", "maxRetries": 2.5}, "maxRetries", ("expected a whole number", "got a number")),
-        ({"command": "x", "env": {"PORT": 8080}}, "env.PORT", ("expected a string", "got a number")),
+        ({"command": "x", "env": {"DEBUG": False}}, "env.DEBUG", ("expected a string", 'quote it ("true")')),
+        ({"command": "x", "env": {"PORT": None}}, "env.PORT", ("expected a string", "got null")),
         ({"command": "x", "env": ["A=b"]}, "env", ("expected an object", "got a list")),
         ({"command": "x", "enabledTools": "echo"}, "enabledTools", ("expected a list", "got a string")),
     ],
@@ -107,6 +108,13 @@ def test_a_string_where_a_list_belongs_suggests_the_list(entry: dict[str, Any], 
     err = config_error(ServerConfig.from_dict, "s", {"command": "x", **entry}, source="f.json")
     assert err.suggestion is not None and json.loads(err.suggestion) == meant
     assert f"(did you mean {err.suggestion!r}?)" in str(err)
+
+
+def test_env_numbers_are_the_text_the_process_sees() -> None:
+    # VS Code's mcp.json allows numbers in env ("PORT": 8080); JavaScript writes 8080.0 as "8080"
+    env = {"PORT": 8080, "RATIO": 0.5, "WHOLE": 8080.0, "NAME": "x"}
+    config = ServerConfig.from_dict("s", {"command": "x", "env": env}, source="f.json")
+    assert dict(config.env) == {"PORT": "8080", "RATIO": "0.5", "WHOLE": "8080", "NAME": "x"}
 
 
 def test_entry_that_is_not_an_object() -> None:

@@ -4,8 +4,10 @@ a failing required server without touching the others, and leaves the pool alone
 
 from __future__ import annotations
 
+import sys
+
 import pytest
-from conftest import children
+from conftest import DEMO, children
 
 from mcpnb.client.errors import ConfigError
 from mcpnb.client.requirements import (
@@ -282,3 +284,23 @@ def test_secrets_stay_hidden_in_the_table_the_plan_and_the_errors(pool, tmp_path
         require(pool, spec, base=tmp_path, config=True, strategy="error")
     shown.append(str(caught.value))
     assert not [text for text in shown if "s3cr3t" in text]
+
+
+def test_yaml_env_numbers_reach_the_server_as_written(pool):
+    # "PORT: 8080" was refused as "expected a string"; YAML reads 0755 as 493 and 1.10 as 1.1, so
+    # the text as written is what the server must see
+    cell = f"""
+mcpServers:
+  demo:
+    command: {sys.executable}
+    args: [{DEMO}, stdio]
+    env: {{PORT: 8080, MODE: 0755, RATIO: 1.10, BIG: 12345678901234567891}}
+    version: 1.10
+"""
+    with pytest.raises(ConfigError, match=r'key \'version\': .*\(write version: ">=1\.10"\)'):
+        require(pool, cell)
+    require(pool, cell.replace("    version: 1.10\n", ""))
+    seen = {name: pool.call("demo", "env", {"name": name}).data for name in ("PORT", "MODE", "RATIO", "BIG")}
+    assert seen == {"PORT": "8080", "MODE": "0755", "RATIO": "1.10", "BIG": "12345678901234567891"}
+    with pytest.raises(ConfigError, match=r"env\.DEBUG': expected a string, got true/false: quote it"):
+        require(pool, cell.replace("RATIO: 1.10", "DEBUG: no").replace("    version: 1.10\n", ""))
