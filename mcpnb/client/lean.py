@@ -22,7 +22,8 @@ The same step keeps a tool result the SDK would refuse whole (one bad part faile
 took the good parts with it): a content block MCP does not define (``{"type": "hologram"}``), or
 one it defines but not so (an image without ``data``), becomes a text block holding its JSON
 (:func:`mcpnb.client.contents.readable_content`), and a 2025-11-25 ``structuredContent`` that is
-not an object is handed past the check like any other. What was changed is said on the result
+not an object is handed past the check like any other; an ``isError`` that is no true/false and a
+``_meta`` that is no object are read too (:func:`_readable_fields`). What was changed is said on the result
 (``ToolResult.warnings``), so the person sees it next to the data.
 
 mcpnb's stdio reader calls :func:`parse_message` itself; the SDK's Streamable HTTP and legacy
@@ -34,6 +35,7 @@ send no JSON; the hand-over still saves the copy. :func:`hand_over` sets it up p
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from typing import Any
@@ -173,6 +175,36 @@ class _Reported:
             raise
 
 
+#: What a server may mean by an ``isError`` that is no true/false but says "no" (any other value,
+#: ``"error"`` or ``2``, says it failed). pydantic reads true/false, 0/1 and these words itself.
+_NOT_AN_ERROR = frozenset({"", "false", "no", "off", "0", "f", "n", "none", "null", "ok"})
+
+
+def _readable_fields(raw: dict[str, Any], said: list[str]) -> dict[str, Any]:
+    """A result whose ``isError`` is no true/false (``null``, ``"error"``) or whose ``_meta`` is no
+    object, made one the SDK reads (a copy), what was changed added to ``said``: the SDK refused the
+    whole result for either, its content with it."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from mcpnb.client.config.validate import kind
+    from mcpnb.client.contents import AS_SENT
+
+    flag = raw.get("isError")
+    if "isError" in raw and type(flag) is not bool:
+        try:
+            TypeAdapter(bool).validate_python(flag)  # "true", 1: pydantic reads those as sent
+        except ValidationError:
+            read = flag is not None and not (isinstance(flag, str) and flag.strip().lower() in _NOT_AN_ERROR)
+            raw = {**raw, "isError": read}
+            shown = "" if flag is None else f" ({json.dumps(flag, ensure_ascii=False, default=str)[:40]})"
+            said.append(f"result.isError is {kind(flag)}{shown}, not true/false: read as {str(read).lower()}")
+    meta = raw.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        raw = {**raw, "_meta": {AS_SENT: meta}}
+        said.append(f"result._meta is {kind(meta)}, not an object: kept as sent in result.meta[{AS_SENT!r}]")
+    return raw
+
+
 def hand_over(session: Any) -> Callable[[str, Any], Any]:
     """The lean receive path for one session: a ``tools/call`` result's ``structuredContent``
     skips the session's surface check's deep copy. Returns the step :mod:`mcpnb.client.doors`
@@ -211,6 +243,7 @@ def hand_over(session: Any) -> Callable[[str, Any], Any]:
             if content is not None:
                 raw = {**raw, "content": content}
                 said += found
+        raw = _readable_fields(raw, said)
         value = raw.get("structuredContent")
         if type(value) is dict or (type(value) is list and any_json):
             held.structured.append(value)

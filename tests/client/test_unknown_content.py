@@ -114,3 +114,25 @@ def test_good_content_is_not_copied():
     content = [{"type": "text", "text": "hi"}, {"type": "image", "data": "aGk=", "mimeType": "image/png"}]
     for version in VERSION.values():
         assert readable_content(content, version) == (None, [])
+
+
+@pytest.mark.parametrize(
+    ("tool", "is_error", "said"),
+    [
+        ("worded_error", True, 'result.isError is a string ("error"), not true/false: read as true'),
+        ("null_error", False, "result.isError is null, not true/false: read as false"),
+        (
+            "list_meta",
+            False,
+            "result._meta is a list, not an object: kept as sent in result.meta['mcpnb/as-sent']",
+        ),
+    ],
+)
+def test_an_is_error_or_meta_of_the_wrong_kind_is_read_and_said(odd, tool, is_error, said):
+    # the SDK refused the whole result ("1 validation error for CallToolResult"), its text with it
+    pool, _era = odd
+    result = pool.call("odd", tool)
+    assert result.is_error is is_error and result.warnings == [said]
+    assert result.text == {"worded_error": "disk full", "null_error": "fine", "list_meta": "tagged"}[tool]
+    if tool == "list_meta":
+        assert result.meta == {AS_SENT: ["a", "b"]}

@@ -13,6 +13,8 @@ Tools (each result is written by hand, as a careless server would write it):
 - ``garbage``: ``content`` that is a string, and a list as ``structuredContent``.
 - ``broken_blocks``: an image block without ``data``, a block that is a bare string, then text.
 - ``typed_list``: ``list_structured`` for a tool that declares an ``outputSchema`` (an object).
+- ``worded_error``: ``isError`` as the word ``"error"``; ``null_error``: ``isError`` null.
+- ``list_meta``: a result ``_meta`` that is a list, not an object.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ TOOLS = [
     {"name": "list_structured", "inputSchema": OBJECT},
     {"name": "garbage", "inputSchema": OBJECT},
     {"name": "broken_blocks", "inputSchema": OBJECT},
+    {"name": "worded_error", "inputSchema": OBJECT},
+    {"name": "null_error", "inputSchema": OBJECT},
+    {"name": "list_meta", "inputSchema": OBJECT},
     {
         "name": "typed_list",
         "inputSchema": OBJECT,
@@ -54,6 +59,9 @@ RESULTS = {
         ]
     },
     "typed_list": {"content": [{"type": "text", "text": "[1, 2, 3]"}], "structuredContent": [1, 2, 3]},
+    "worded_error": {"content": [{"type": "text", "text": "disk full"}], "isError": "error"},
+    "null_error": {"content": [{"type": "text", "text": "fine"}], "isError": None},
+    "list_meta": {"content": [{"type": "text", "text": "tagged"}], "_meta": ["a", "b"]},
 }
 #: What a 2026-07-28 server says of how long a listing or discovery may be kept (both required).
 CACHE = {"cacheScope": "private", "ttlMs": 0} if ERA == "modern" else {}
