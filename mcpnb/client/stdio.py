@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import threading
 import time
@@ -281,7 +282,8 @@ def salvage(line: str) -> tuple[list[Any], bool]:
     """What can still be read from a line that is not one JSON-RPC message: each message of a
     batch (the 2025-03-26 array form), and for a malformed answer to a request (``"result": null``)
     an error answer to that request, so its call fails now with the reason instead of waiting out
-    its timeout. Anything else (not JSON, a truncated line) is only the server's log's business.
+    its timeout. A line cut short that starts as an answer fails its call too (:func:`_cut_short`);
+    anything else (not JSON) is only the server's log's business.
     Also says whether the whole line was read (else it goes to the server's log)."""
     import json
 
@@ -290,8 +292,8 @@ def salvage(line: str) -> tuple[list[Any], bool]:
 
     try:
         value = json.loads(line)
-    except ValueError:
-        return [], False
+    except ValueError as exc:
+        return _cut_short(line, exc), False
     found, whole = [], isinstance(value, list) and bool(value)
     for item in value if isinstance(value, list) else [value]:
         try:
@@ -306,6 +308,29 @@ def salvage(line: str) -> tuple[list[Any], bool]:
         said = f"the server's answer is not valid JSON-RPC ({why}); the line is in its log (%mcp logs)"
         found.append(JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=-32603, message=said)))
     return found, whole
+
+
+#: The start of an answer as serializers write it (the SDK's pydantic: jsonrpc, id, then result or
+#: error): enough to tell which request a line that is cut short answers.
+_ANSWER_START = re.compile(
+    r'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,\s*"(?:result|error)"\s*:'
+)
+
+
+def _cut_short(line: str, error: ValueError) -> list[Any]:
+    """An error answer for a line that is no JSON but starts as an answer to a request (a server
+    that died or was cut mid-write): that call fails now, saying so, instead of waiting out its
+    timeout. Any other line is the server's log's business only."""
+    import json
+
+    from mcp_types import ErrorData, JSONRPCError
+
+    start = _ANSWER_START.match(line)
+    if start is None:
+        return []
+    request_id = json.loads(start.group(1))
+    said = f"the server's answer is not valid JSON ({error}); the line is in its log (%mcp logs)"
+    return [JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=-32603, message=said))]
 
 
 def _first_problem(answer: dict[str, Any]) -> str | None:

@@ -298,8 +298,9 @@ SEQUENTIAL = str(ROOT / "tests" / "servers" / "sequential_server.py")
 
 
 def test_a_malformed_answer_fails_its_call_at_once_and_a_batch_is_read(pool):
-    """``"result": null`` for a pending request: the call says what is wrong with the answer now,
-    not after its tool_timeout; an answer in an array (the 2025-03-26 batch form) is read."""
+    """``"result": null`` for a pending request, or an answer line cut short: the call says what is
+    wrong with the answer now, not after its tool_timeout; an answer in an array (the 2025-03-26
+    batch form) is read."""
     pool.connect("odd", command=sys.executable, args=[SEQUENTIAL], tool_timeout=60, **QUICK)
     pid = pool.call("odd", "pid").text
     with pytest.raises(CallError) as info:
@@ -309,6 +310,11 @@ def test_a_malformed_answer_fails_its_call_at_once_and_a_batch_is_read(pool):
         "be a valid dictionary); the line is in its log (%mcp logs) (MCP error -32603)"
     )
     assert pool.call("odd", "batched").text == "in a batch"
+    with pytest.raises(CallError) as info:  # a line cut short that starts as this call's answer
+        pool.call("odd", "cut_short")
+    assert str(info.value).startswith(
+        "cut_short() on 'odd' failed: the server's answer is not valid JSON (Unterminated string"
+    )
     assert pool.call("odd", "pid").text == pid  # the same session all along
     logged = "\n".join(pool.logs("odd"))
     assert '"result": null' in logged and "in a batch" not in logged

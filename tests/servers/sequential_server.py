@@ -10,6 +10,7 @@ Run: ``python tests/servers/sequential_server.py``. The 2025-11-25 handshake (``
 - ``pid()``: this process's id.
 - ``null_result()``: answers ``"result": null`` (not a result object).
 - ``batched()``: answers in a one-element array (the 2025-03-26 batch form).
+- ``cut_short()``: writes the first half of its answer line, then the newline (a write cut mid-way).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ TOOLS = [
     {"name": "pid", "inputSchema": {"type": "object"}},
     {"name": "null_result", "inputSchema": {"type": "object"}},
     {"name": "batched", "inputSchema": {"type": "object"}},
+    {"name": "cut_short", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -72,6 +74,10 @@ def main() -> None:
             sys.stdout.write(
                 json.dumps([{"jsonrpc": "2.0", "id": request_id, "result": text("in a batch")}]) + "\n"
             )
+            sys.stdout.flush()
+        elif method == "tools/call" and params.get("name") == "cut_short":
+            whole = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": text("x" * 200)})
+            sys.stdout.write(whole[: len(whole) // 2] + "\n")
             sys.stdout.flush()
         elif method == "tools/call":
             token = (params.get("_meta") or {}).get("progressToken")
