@@ -100,18 +100,47 @@ def _redact_url(url: str, found: set[str] | None) -> str:
             netloc = f"{REDACTED}@{hostport}"
             if found is not None:
                 found.update({user, unquote_plus(user)})
+    path = _redact_path(parts.path, found)
     query = _redact_pairs(parts.query, found)
     fragment = _redact_pairs(parts.fragment, found) if "=" in parts.fragment else parts.fragment
-    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
+    if (netloc, path, query, fragment) == (parts.netloc, parts.path, parts.query, parts.fragment):
         return url
-    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+    return urlunsplit((parts.scheme, netloc, path, query, fragment))
+
+
+# A path segment made of the characters tokens are made of (base64, base64url, hex, UUIDs).
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-.~+=%]{20,}")
+
+
+def looks_like_token(segment: str) -> bool:
+    """Whether a URL path segment looks like a credential: hosted MCP servers hand out secret URLs
+    (``https://mcp.example.com/s/<token>/mcp``, "treat it like a password"), and the path is what
+    a status row shows. Twenty characters or more of token characters, with upper case, lower
+    case and digits mixed (base64) or a quarter digits or more (hex, UUIDs); a slug such as
+    ``my-server-2024`` or ``weather-forecast-tools`` is none of these."""
+    if not _TOKEN_CHARS.fullmatch(segment):
+        return False
+    alnum = [c for c in segment if c.isalnum()]
+    digits = sum(c.isdigit() for c in alnum)
+    mixed = digits and any(c.isupper() for c in alnum) and any(c.islower() for c in alnum)
+    return bool(mixed) or digits * 4 >= len(alnum)
+
+
+def _redact_path(path: str, found: set[str] | None) -> str:
+    segments = path.split("/")
+    if not any(looks_like_token(s) for s in segments):
+        return path
+    if found is not None:
+        found.update(s for s in segments if looks_like_token(s))
+    return "/".join(REDACTED if looks_like_token(s) else s for s in segments)
 
 
 def redact_url(url: str) -> str:
-    """The URL with its userinfo password and secret-looking query parameters replaced.
+    """The URL with its userinfo password, secret-looking query parameters and path segments that
+    look like tokens (:func:`looks_like_token`) replaced.
 
-    Tokens in query strings (``?token=…``, ``?api_key=…``) are common for SSE endpoints, and a URL is
-    exactly what a status table or an error message shows.
+    Tokens in query strings (``?token=…``, ``?api_key=…``) are common for SSE endpoints, secret
+    paths for hosted servers, and a URL is exactly what a status table or an error message shows.
     """
     return _redact_url(url, None)
 

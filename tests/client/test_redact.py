@@ -97,6 +97,14 @@ def test_redact_env_hides_every_value_and_keeps_names() -> None:
         ("user:hunter22@example.com/mcp", f"user:{REDACTED}@example.com/mcp"),
         ("ghp_abcdef@example.com/mcp?token=t0k3n", f"{REDACTED}@example.com/mcp?token={REDACTED}"),
         ("example.com/a@b", "example.com/a@b"),
+        # secret paths of hosted servers (base64, a UUID); slugs, versions and ports stay
+        ("https://h/api/mcp/s/ZjQ2YTk4MmEtNzY4Ny00ZDU2==/mcp", f"https://h/api/mcp/s/{REDACTED}/mcp"),
+        ("https://h/server/3f2a9c1e-8b7d-4e6f-a5b4-1c2d3e4f5a6b/mcp", f"https://h/server/{REDACTED}/mcp"),
+        (
+            "https://h/weather-forecast-tools/my-server-2024/mcp",
+            "https://h/weather-forecast-tools/my-server-2024/mcp",
+        ),
+        ("http://127.0.0.1:8080/v1/2025-11-25/sse", "http://127.0.0.1:8080/v1/2025-11-25/sse"),
     ],
 )
 def test_redact_url(url: str, expected: str) -> None:
@@ -141,6 +149,7 @@ def test_a_program_given_as_the_url_says_where_a_command_goes(url: str) -> None:
 def test_url_secrets_are_the_hidden_values() -> None:
     assert url_secrets("https://u:pw-9999@h/sse?token=abc%2F123&x=1") == {"pw-9999", "abc%2F123", "abc/123"}
     assert url_secrets("https://h/mcp?page=2") == set()
+    assert url_secrets("https://h/s/ZjQ2YTk4MmEtNzY4Ny00ZDU2/mcp") == {"ZjQ2YTk4MmEtNzY4Ny00ZDU2"}
 
 
 def test_scrub_replaces_every_occurrence_longest_first() -> None:

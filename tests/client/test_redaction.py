@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from conftest import demo_command, free_port
+from conftest import HttpServer, demo_command, free_port
 
 from mcpnb import ConnectError
 
@@ -110,3 +110,22 @@ def test_server_echoing_a_secret_in_stderr_is_scrubbed(pool):
     pool.call("leaky", "stderr_line", {"text": f"started with --token {TOKEN}"})
     assert any("started with --token" in line for line in pool.logs("leaky"))
     assert TOKEN not in _everything_shown(pool, "leaky")
+
+
+#: A hosted server's secret URL ("treat it like a password"): the token is a path segment.
+PATH_TOKEN = "ZjQ2YTk4MmEtNzY4Ny00ZDU2LWE1ZDAt"
+
+
+def test_a_token_in_the_url_path_is_never_shown(pool):
+    server = HttpServer("http", "--path", f"/s/{PATH_TOKEN}/mcp")
+    try:
+        pool.connect("hosted", url=server.url)
+        assert pool.call("hosted", "echo", {"text": "hi"}).data == "hi"  # the real URL was used
+        shown = _everything_shown(pool, "hosted")
+        assert PATH_TOKEN not in shown and "/s/***/mcp" in shown
+    finally:
+        server.stop()
+    with pytest.raises(Exception) as info:  # the server is gone: the call's error names the URL
+        pool.call("hosted", "echo", {"text": "again"}, timeout=10)
+    assert PATH_TOKEN not in str(info.value)
+    assert PATH_TOKEN not in _everything_shown(pool, "hosted")
