@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import re
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,13 @@ HTTP_READ_TIMEOUT = 300.0
 
 #: How a line a stdio server printed on stdout, not JSON-RPC, is kept in its log.
 NOT_JSON_RPC = "[stdout, not JSON-RPC, ignored] "
+#: Said once in a server's log when its stderr comes faster than its share of reading (see
+#: :data:`STDERR_SHARE`).
+STDERR_FLOOD = (
+    "[mcpnb] this server writes to stderr faster than mcpnb reads it: its lines are now read at a "
+    "fifth of mcpnb's time, so it waits on its full pipe instead of slowing the other servers "
+    "(no line is lost)"
+)
 
 
 def http_headers(config: ServerConfig) -> dict[str, str]:
@@ -310,12 +318,29 @@ class StderrPipe:
             self._transport.close()
 
 
+#: The share of the runtime loop's time one server's stderr may take, and the burst it may take at
+#: once: a server that floods stderr (a debug loop, a log level left at TRACE) then slows down
+#: itself, its writes waiting on a full pipe, not every other server's calls (it made them ~20×
+#: slower). Nothing is lost: what is not read yet waits in the pipe.
+STDERR_SHARE = 0.2
+STDERR_BURST = 0.005
+
+
 class _LineProtocol(asyncio.Protocol):
     def __init__(self, on_line: Callable[[str], None]) -> None:
         self._on_line = on_line
         self._buffer = b""
+        self._transport: asyncio.ReadTransport | None = None
+        self._owed = 0.0  # loop seconds taken beyond the share, paid back as time passes
+        self._at = time.perf_counter()
+        self._flooded = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        start = time.perf_counter()
+        self._owed = max(0.0, self._owed - (start - self._at) * STDERR_SHARE)
         self._buffer += data
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
@@ -323,6 +348,19 @@ class _LineProtocol(asyncio.Protocol):
         if len(self._buffer) > 65536:  # a server that never ends its line still gets logged
             self._on_line(self._buffer.decode("utf-8", "replace"))
             self._buffer = b""
+        self._at = time.perf_counter()
+        self._owed += self._at - start
+        if self._owed > STDERR_BURST and self._transport is not None:
+            if not self._flooded:
+                self._flooded = True
+                self._on_line(STDERR_FLOOD)
+            self._transport.pause_reading()
+            asyncio.get_running_loop().call_later(self._owed / STDERR_SHARE, self._resume)
+
+    def _resume(self) -> None:
+        self._owed, self._at = 0.0, time.perf_counter()
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.resume_reading()
 
     def eof_received(self) -> bool | None:
         if self._buffer:

@@ -338,3 +338,29 @@ def test_a_task_whose_server_was_started_again_says_so_not_its_ttl(pool, era):
     said = str(info.value)
     assert "the server was started again since the task began" in said
     assert "tasks are kept only for their TTL" not in said  # (the server's own words may guess so)
+
+
+NOISY = str(ROOT / "tests" / "servers" / "noisy_server.py")
+
+
+def test_a_server_that_floods_stderr_waits_on_its_pipe_and_loses_no_line(pool, marks):
+    """A server writing stderr as fast as it can took the runtime loop's time from every other
+    server (their calls ~20× slower). Its lines are now read at a share of the loop's time: the
+    log says so once, the other server answers throughout, and every line arrives, in order."""
+    from mcpnb.client.transports import STDERR_FLOOD
+
+    lines = 200_000
+    pool.connect("quiet", **marks.stdio(), **QUICK)
+    pool.connect("noisy", command=sys.executable, args=[NOISY], env={"NOISY_LINES": str(lines)}, **QUICK)
+    noisy = pool.connection("noisy")
+    calls = 0
+    while noisy.stderr_count < lines // 2 and calls < 20_000:  # (bounded, should the flood not come)
+        assert pool.call("quiet", "echo", {"text": "here"}).data == "here"
+        calls += 1
+    assert wait_until(lambda: noisy.stderr_count >= lines + 1, timeout=120)
+    assert noisy.stderr_count == lines + 1  # each line once, and the note once
+    kept = [line for line in noisy.stderr if line != STDERR_FLOOD]
+    assert kept[-1] == f"noise line {lines} of {lines}"
+    numbers = [int(line.split()[2]) for line in kept]
+    assert numbers == list(range(numbers[0], lines + 1))  # in order, none missing
+    assert pool.call("noisy", "echo", {"text": "fine"}).data == "fine"
