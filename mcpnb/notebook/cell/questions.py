@@ -141,9 +141,16 @@ class NotebookInteraction(Interaction):
     async def _ask_widget(
         self, ui: CellUI, build: Callable[[Callable[[Any], None]], Any], give_up: str
     ) -> Any:
-        """Show a widget in the calling cell and wait for its answer (clicks come on the kernel thread)."""
+        """Show a widget in the calling cell and wait for its answer (clicks come on the kernel thread).
+
+        The cell running again (its output, and the form, cleared) withdraws it: ``give_up`` answers.
+        """
+        from mcpnb.notebook.forms import FormOutcome, SamplingOutcome
+        from mcpnb.notebook.forms.rerun import watch_rerun
+
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[Any] = loop.create_future()
+        stopped = SamplingOutcome("reject", "") if give_up == "reject" else FormOutcome("cancel", None)
 
         def done(outcome: Any) -> None:
             loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(outcome))
@@ -151,11 +158,11 @@ class NotebookInteraction(Interaction):
         panel = ui.run(build, done)
         ui.show("ask", panel.widget)
         ui.asked.set()
+        rerun = ui.run(watch_rerun, panel, stopped, done)
         try:
             return await answered
         except BaseException:  # timeout or interrupt: freeze the form so nobody answers into the void
-            from mcpnb.notebook.forms import FormOutcome, SamplingOutcome
-
-            stopped = SamplingOutcome("reject", "") if give_up == "reject" else FormOutcome("cancel", None)
             ui.run(panel.finish, stopped, "no longer waiting for an answer")
             raise
+        finally:
+            rerun.close()

@@ -86,6 +86,12 @@ def _run_waiting(*_: Any) -> None:
         _waiting[0]()
 
 
+def settle_now() -> None:
+    """Run the clicks still waiting for their fields now, on the kernel's thread: something is about
+    to end their forms (the cell runs again), and a click that came first must still count."""
+    _run_waiting()
+
+
 def _run_before_cells() -> None:
     from IPython import get_ipython
 
