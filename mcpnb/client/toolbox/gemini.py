@@ -1,39 +1,58 @@
 """A tool's parameters for a Gemini function declaration: the ``Schema`` dialect when it can say
-them, else JSON Schema.
+them, else JSON Schema in the subset Gemini documents.
 
 Gemini's ``FunctionDeclaration.parameters`` is not JSON Schema but Google's ``Schema`` object: one
 ``type`` (``STRING``, ``INTEGER`` …), ``nullable`` instead of a ``null`` type, ``anyOf``, ``enum`` of
 strings only, ``format`` limited per type (``enum``/``date-time`` for strings, ``int32``/``int64``,
 ``float``/``double``), ``properties``/``required``/``items``, the usual bounds, and no references.
-The SDK's pydantic model forbids any other key, so the conversion is explicit:
+The API refuses any other key ("Unknown name … Cannot find field"), so the conversion is explicit:
 
 - ``type: [X, "null"]`` and ``anyOf [X, {type: null}]`` become ``X`` with ``nullable: true``;
-- ``oneOf`` becomes ``anyOf``, ``const`` a one-value ``enum``, a single ``allOf`` part is merged;
+- ``oneOf`` becomes ``anyOf``, ``const`` a one-value ``enum``, ``allOf`` is merged (the normal form's
+  :func:`~mcpnb.client.toolbox.schema.merge`: the stricter bound wins, properties are merged);
 - what the subset cannot say (a ``default``, an unlisted ``format``, a non-string ``enum``,
-  ``exclusiveMinimum``) moves into the ``description`` so the model still reads it, and the
+  ``exclusiveMinimum``, ``patternProperties`` beside ``properties``, what two ``allOf`` parts said
+  that no one keyword can) moves into the ``description`` so the model still reads it, and the
   argument check enforces it before anything is sent.
 
 Some parameters the dialect cannot say at all, and the API refuses the attempt: an object without
 ``properties`` (an open map, a free-form ``{"type": "object"}``: "properties: should be non-empty
-for OBJECT type"), an array without ``items`` ("items: missing field"), a value with no type, and a
-recursive ``$ref`` (the dialect has no references). Such a tool's declaration carries
+for OBJECT type"), an array without ``items`` ("items: missing field"), a tuple, a value with no type,
+and a recursive ``$ref`` (the dialect has no references). Such a tool's declaration carries
 ``parametersJsonSchema`` instead, the declaration's JSON Schema alternative to ``parameters`` (the two
-are mutually exclusive): its normal form as it is, so no argument is silently lost.
+are mutually exclusive). Gemini publishes what its JSON Schema support covers only for
+``responseJsonSchema`` ("not all features are supported … only the following properties": ``$id``,
+``$defs``, ``$ref``, ``$anchor``, ``type``, ``format``, ``title``, ``description``, ``enum`` of strings
+and numbers, ``items``, ``prefixItems``, ``minItems``, ``maxItems``, ``minimum``, ``maximum``,
+``anyOf``, ``oneOf`` read as ``anyOf``, ``properties``, ``additionalProperties``, ``required``,
+``propertyOrdering``; "if ``$ref`` is set on a sub-schema, no other properties, except … those
+starting as a ``$``"), and ``parametersJsonSchema`` is read by the same model, so the normal form is
+lowered to that list the same way: the rest said in the description, ``const`` an ``enum``, a draft-07
+tuple ``prefixItems``, ``definitions`` ``$defs``, and a ``$ref`` with siblings wrapped in a one-option
+``anyOf`` so both still apply.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from mcpnb.client.toolbox.schema import Schema
+from mcpnb.client.toolbox.schema import Schema, described, in_words, map_subschemas, merge, merge_parts
 
 _FORMATS = {
     "STRING": {"enum", "date-time"},
     "INTEGER": {"int32", "int64"},
     "NUMBER": {"float", "double"},
 }
-_NOTED = ("default", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems")
+#: Keywords the dialect holds as they are (``type``, ``format``, ``enum`` and the subschemas are
+#: converted on their own).
+_DIALECT = ("title", "pattern", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength",
+            "minProperties", "maxProperties", "required")  # fmt: skip
+#: What Gemini documents its JSON Schema as supporting (see the module docstring).
+_JSON = frozenset({
+    "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum", "items",
+    "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf", "properties",
+    "additionalProperties", "required", "propertyOrdering",
+})  # fmt: skip
 
 
 class Inexpressible(Exception):
@@ -53,7 +72,7 @@ def declaration_parameters(schema: Schema) -> dict[str, Schema]:
     try:
         return {"parameters": to_gemini(schema)}
     except Inexpressible:
-        return {"parametersJsonSchema": schema}
+        return {"parametersJsonSchema": to_json_subset(_defs_spelled(schema))}
 
 
 def to_gemini(spec: Any) -> Schema:
@@ -62,15 +81,9 @@ def to_gemini(spec: Any) -> Schema:
         raise Inexpressible(spec)
     if "$ref" in spec:  # recursive (the others were inlined): Gemini's dialect has no references
         raise Inexpressible("$ref")
-    spec = dict(spec)
-    notes: list[str] = []
-    if "const" in spec and "enum" not in spec:
-        spec["enum"] = [spec.pop("const")]
+    spec = _common(spec)
     if "oneOf" in spec:
         spec["anyOf"] = [*spec.get("anyOf", []), *spec.pop("oneOf")]
-    if isinstance(spec.get("allOf"), list):
-        for part in spec.pop("allOf"):
-            _merge_into(spec, part if isinstance(part, dict) else {})
     nullable = False
     options = spec.get("anyOf")
     if isinstance(options, list):
@@ -78,8 +91,7 @@ def to_gemini(spec: Any) -> Schema:
         nullable = len(real) < len(options)
         if len(real) == 1 and isinstance(real[0], dict):
             del spec["anyOf"]
-            spec = {**real[0], **spec}  # the outer description/default win over the option's
-            inner = to_gemini(spec)
+            inner = to_gemini(merge(spec, real[0]))  # both apply; the outer description wins
             if nullable:
                 inner["nullable"] = True
             return inner
@@ -98,46 +110,33 @@ def to_gemini(spec: Any) -> Schema:
         values = spec["enum"]
         if None in values:
             nullable = True
-            values = [v for v in values if v is not None]
+            spec["enum"] = values = [v for v in values if v is not None]
         if values and all(isinstance(v, str) for v in values):
-            spec["enum"] = values
             spec.setdefault("type", "string")
-        else:
-            del spec["enum"]
-            if values:
-                notes.append("one of " + ", ".join(json.dumps(v) for v in values))
+    if isinstance(spec.get("items"), list) or "prefixItems" in spec:
+        raise Inexpressible("a tuple")
     out: Schema = {}
-    kind = spec.get("type")
+    kind = spec.pop("type", None)
     if isinstance(kind, str):
         out["type"] = kind.upper()
-    for key in _NOTED:
-        if key in spec and not (key == "default" and spec[key] is None):
-            notes.append(f"{key}: {json.dumps(spec[key])}")
-    fmt = spec.get("format")
-    if fmt is not None and fmt not in _FORMATS.get(out.get("type", ""), ()):
-        notes.append(f"format: {fmt}")
-    elif fmt is not None:
-        out["format"] = fmt
-    if isinstance(spec.get("additionalProperties"), dict):
-        values_kind = spec["additionalProperties"].get("type")
-        notes.append(f"any keys, values of type {values_kind}" if values_kind else "any keys")
-    for key in ("title", "pattern", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength",
-                "minProperties", "maxProperties", "enum", "required"):  # fmt: skip
+    if spec.get("format") in _FORMATS.get(out.get("type", ""), ()):
+        out["format"] = spec.pop("format")
+    if isinstance(spec.get("enum"), list) and spec["enum"] and all(isinstance(v, str) for v in spec["enum"]):
+        out["enum"] = spec.pop("enum")
+    elif spec.get("enum") == []:
+        del spec["enum"]  # only null was listed: said by nullable
+    for key in _DIALECT:
         if key in spec:
-            out[key] = spec[key]
+            out[key] = spec.pop(key)
     if isinstance(spec.get("properties"), dict):
-        out["properties"] = {k: to_gemini(v) for k, v in spec["properties"].items()}
+        out["properties"] = {k: to_gemini(v) for k, v in spec.pop("properties").items()}
         if "required" in out:
             out["required"] = [r for r in out["required"] if r in out["properties"]]
     if isinstance(spec.get("items"), dict):
-        out["items"] = to_gemini(spec["items"])
-    elif isinstance(spec.get("items"), list) and spec["items"]:
-        out["items"] = to_gemini(spec["items"][0])
+        out["items"] = to_gemini(spec.pop("items"))
     if isinstance(spec.get("anyOf"), list):
-        out["anyOf"] = [to_gemini(o) for o in spec["anyOf"]]
-    description = str(spec.get("description") or "")
-    if notes:
-        description = f"{description} ({'; '.join(notes)})".strip()
+        out["anyOf"] = [to_gemini(o) for o in spec.pop("anyOf")]
+    description = described(spec.pop("description", None), in_words(spec, list(spec)))
     if description:
         out["description"] = description
     if nullable:
@@ -151,18 +150,69 @@ def to_gemini(spec: Any) -> Schema:
     return out
 
 
+def to_json_subset(spec: Any) -> Any:
+    """One (sub)schema in the JSON Schema subset Gemini documents (see the module docstring)."""
+    if not isinstance(spec, dict):
+        return spec
+    spec = _common(spec)
+    if isinstance(spec.get("items"), list):  # a draft-07 tuple, as 2020-12 spells it
+        spec["prefixItems"] = spec.pop("items")
+        if "additionalItems" in spec:
+            spec["items"] = spec.pop("additionalItems")
+    if isinstance(spec.get("patternProperties"), dict) and "additionalProperties" in spec:
+        spec["additionalProperties"] = _or_patterns(spec["additionalProperties"], spec["patternProperties"])
+    kept = {k for k in spec if k in _JSON}
+    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in spec.get("enum") or []):
+        kept.discard("enum")  # "enum (for strings and numbers)": the others are said in words
+    out = map_subschemas({k: v for k, v in spec.items() if k in kept}, to_json_subset)
+    notes = in_words(spec, [k for k in spec if k not in kept])
+    if "$ref" in out and any(not k.startswith("$") for k in out):  # "no other properties" beside it
+        ref = {"$ref": out.pop("$ref")}
+        if "anyOf" in out or "oneOf" in out:  # the wrapper's own anyOf is taken: say these instead
+            notes += in_words(out, ["anyOf", "oneOf"])
+            out.pop("anyOf", None)
+            out.pop("oneOf", None)
+        out["anyOf"] = [ref]
+    description = described(out.get("description"), notes)
+    if description:
+        out["description"] = description
+    return out
+
+
+def _or_patterns(extra: Any, patterns: dict[str, Any]) -> Any:
+    """``additionalProperties`` once ``patternProperties`` are gone (said in words): a key that
+    matched a pattern is now an "other" key, so the other keys may be what any pattern allowed too
+    (else a closed object would refuse the very keys its description offers)."""
+    options = [o for o in (extra, *patterns.values()) if o is not False]
+    if any(o is True or o == {} for o in options):
+        return True
+    return {"anyOf": options} if len(options) > 1 else options[0] if options else False
+
+
+def _common(spec: Schema) -> Schema:
+    """What both lowerings do first: the node's ``allOf`` merged into it, ``const`` as an ``enum``."""
+    spec = dict(merge_parts(spec))
+    if "const" in spec and "enum" not in spec:
+        spec["enum"] = [spec.pop("const")]
+    return spec
+
+
+def _defs_spelled(schema: Schema) -> Schema:
+    """``schema`` with draft-07 ``definitions`` as ``$defs`` (the only spelling Gemini lists), and its
+    references pointing there."""
+    if not isinstance(schema.get("definitions"), dict):
+        return schema
+
+    def point(node: Schema) -> Schema:
+        out = map_subschemas(node, point)
+        if isinstance(out.get("$ref"), str) and out["$ref"].startswith("#/definitions/"):
+            out["$ref"] = "#/$defs/" + out["$ref"].removeprefix("#/definitions/")
+        return out
+
+    moved = point(schema)
+    moved["$defs"] = {**moved.pop("definitions"), **moved.get("$defs", {})}
+    return moved
+
+
 def _is_null(option: Any) -> bool:
     return isinstance(option, dict) and option.get("type") == "null" and len(option) == 1
-
-
-def _merge_into(spec: Schema, part: Schema) -> None:
-    for key, value in part.items():
-        if key == "properties" and isinstance(value, dict):
-            spec["properties"] = {**spec.get("properties", {}), **value}
-        elif key == "required" and isinstance(value, list):
-            spec["required"] = [
-                *spec.get("required", []),
-                *[r for r in value if r not in spec.get("required", [])],
-            ]
-        else:
-            spec.setdefault(key, value)

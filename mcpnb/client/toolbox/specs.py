@@ -86,20 +86,12 @@ def entries(functions: list[ToolFunction], fmt: str) -> dict[str, Entry]:
                 key_rule,
                 what=f"{function.flat_name}: {fmt} property keys",
             )
-            if any(k != v for k, v in renamed.items()):
-                schema = _rename(original, renamed)
+            if any(k != v for k, v in renamed.items()):  # again, so the words name the new keys too
+                schema, _ = normal_form(function.tool.input_schema, keys=renamed)
                 keys = {new: old for old, new in renamed.items() if new != old}
         name = names[function.flat_name]
         found[name] = Entry(function, name, schema, original, keys)
     return found
-
-
-def _rename(schema: Schema, renamed: dict[str, str]) -> Schema:
-    out = dict(schema)
-    out["properties"] = {renamed[k]: v for k, v in schema["properties"].items()}
-    if isinstance(schema.get("required"), list):
-        out["required"] = [renamed.get(k, k) for k in schema["required"]]
-    return out
 
 
 @dataclass(frozen=True)

@@ -16,21 +16,26 @@ keyword and where: an open object (``additionalProperties`` true or a schema, or
 composition keywords, tuple arrays, and a schema with no ``type`` (``{}``, a lone ``description``,
 the ``items: {}`` the normal form gives an array without items): OpenAI answers "schema must have a
 'type' key" unless the node says what it is some other way (``anyOf``, ``$ref``, ``enum``,
-``const``). Annotations and constraints strict mode does not take (``default``, ``minLength``,
-``uniqueItems``, an unlisted ``format`` …) are removed: the argument check before sending still
-enforces them, so the model hears about a violation as an error result. ``oneOf`` becomes ``anyOf``
-for the same reason.
+``const``). Every other keyword is removed, since strict mode refuses what it does not list (a
+server's ``x-`` extension included): the constraints among them (``minLength``, ``uniqueItems``, an
+unlisted ``format`` …) and a ``default`` are said in the ``description`` instead ("(maxLength: 2)"),
+so the model still reads them (a country code of two letters, what null means for an optional
+field). The argument check before sending still enforces every constraint, so the model hears about
+a violation as an error result. ``oneOf`` becomes ``anyOf`` for the same reason.
 """
 
 from __future__ import annotations
 
-from mcpnb.client.toolbox.schema import Schema, allows_null, map_subschemas_at
+from mcpnb.client.toolbox.schema import Schema, allows_null, described, in_words, map_subschemas_at
 
 _FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
-_REMOVED = {
-    "default", "examples", "example", "$schema", "$id", "$comment", "minLength", "maxLength",
-    "minProperties", "maxProperties", "uniqueItems", "contentEncoding", "contentMediaType",
-    "readOnly", "writeOnly", "deprecated", "propertyNames", "minContains", "maxContains",
+#: The keywords strict mode takes. Any other is refused ("In context=('properties', 'x'),
+#: 'propertyNames' is not permitted"), a server's ``x-`` extension or OpenAPI's ``nullable`` as much
+#: as ``minLength``, so the rest are removed (the constraints among them said in words).
+_KEPT = {
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
+    "oneOf", "$ref", "$defs", "definitions", "description", "title", "pattern", "format", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
 }  # fmt: skip
 _BLOCKERS = {
     "allOf": "not supported in strict mode",
@@ -80,9 +85,10 @@ def _strict(spec: Schema, path: str, depth: int, counter: list[int]) -> Schema:
         raise NotStrict("items", path, "tuple arrays are not supported in strict mode")
     if not any(key in spec for key in _TYPED):
         raise NotStrict("type", path, "strict mode needs a type on every schema")
-    out = {k: v for k, v in spec.items() if k not in _REMOVED and k != "unevaluatedProperties"}
-    if "format" in out and out["format"] not in _FORMATS:
-        del out["format"]
+    dropped = [k for k in spec if k not in _KEPT or (k == "format" and spec[k] not in _FORMATS)]
+    out = {k: v for k, v in spec.items() if k not in dropped}
+    if notes := in_words(spec, [k for k in dropped if k != "unevaluatedProperties"]):  # false: closed
+        out["description"] = described(out.get("description"), notes)
     if "oneOf" in out:
         out["anyOf"] = [*out.get("anyOf", []), *out.pop("oneOf")]
     if _is_object(out):

@@ -127,7 +127,7 @@ def test_nested_objects_refs_enums_nullable_and_names_python_cannot_spell(toolbo
     # server-everything's descriptions end without a full stop: the default is a sentence of its own
     slow = toolbox["mcp__everything__trigger-long-running-operation"].__doc__
     assert "duration (float, optional): Duration of the operation in seconds. Defaults to 10." in slow
-    assert sig(toolbox, "mcp__shapes__combined") == "(a: Any = None)"  # allOf: the schema says no type
+    assert sig(toolbox, "mcp__shapes__combined") == "(a: int = None)"  # its allOf parts merged: a type
     assert sig(toolbox, "mcp__shapes__tree") == "(root: dict)"
 
 

@@ -34,7 +34,7 @@ def test_optional_fields_become_required_and_nullable_in_every_spelling():
     assert out["required"] == ["name", "limit", "kind", "either", "maybe"]
     assert out["additionalProperties"] is False
     assert props["name"] == {"type": "string"}  # required: unchanged
-    assert props["limit"] == {"type": ["integer", "null"], "description": "How many"}  # default removed
+    assert props["limit"] == {"type": ["integer", "null"], "description": "How many (default: 5)"}  # said
     assert props["kind"] == {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]}
     assert props["either"] == {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
     assert props["maybe"] == {"type": ["string", "null"]}  # already nullable
@@ -76,10 +76,12 @@ def test_refs_are_inlined_keywords_strict_mode_lacks_are_removed_and_oneof_becom
         }
     )
     assert "definitions" not in out and "$schema" not in out
-    assert out["properties"]["id"] == {"type": "string"}  # minLength and an unsupported format removed
+    # minLength and an unsupported format removed, and said where the model reads them
+    assert out["properties"]["id"] == {"type": "string", "description": '(minLength: 3; format: "uri")'}
     assert out["properties"]["when"] == {"type": "string", "format": "date-time"}  # a supported one stays
     assert out["properties"]["pick"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
-    assert out["properties"]["tags"] == {"type": "array", "items": {"type": "string"}, "maxItems": 3}
+    assert out["properties"]["tags"] == {"type": "array", "items": {"type": "string"}, "maxItems": 3,
+                                         "description": "(uniqueItems: true)"}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -92,7 +94,8 @@ def test_refs_are_inlined_keywords_strict_mode_lacks_are_removed_and_oneof_becom
          "additionalProperties", "properties.m"),
         ({"properties": {"a": {"type": "string"}}, "additionalProperties": True}, "additionalProperties", ""),
         ({"properties": {}, "patternProperties": {"^x": {}}}, "patternProperties", ""),
-        ({"properties": {"a": {"allOf": [{"type": "integer"}]}}}, "allOf", "properties.a"),
+        ({"properties": {"a": {"allOf": [{"type": "string", "pattern": "^a"}, {"pattern": "b$"}]}}},
+         "allOf", "properties.a"),  # two patterns: no one keyword says both
         ({"properties": {"a": {"not": {"type": "null"}}}}, "not", "properties.a"),
         ({"properties": {"a": {"if": {"type": "string"}, "then": {}}}}, "if", "properties.a"),
         ({"properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}, "items", "properties.a"),
