@@ -1,4 +1,5 @@
-"""How a task looks: one text line for terminals and logs, HTML for static notebooks, a live widget.
+"""How a task looks: one text line for terminals and logs, HTML for static notebooks, a live widget,
+and the output of the cell that started it (:class:`TaskCell`), which ends as the task's last word.
 
 The widget follows the handle's listener calls, which arrive on the runtime thread; setting widget
 traits there is fine (ipykernel sends comm messages from any thread). The Cancel button's click
@@ -7,11 +8,22 @@ runs on the kernel thread and must not block it, so it only schedules the cancel
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import html
+import threading
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.tasks.summary import describe_handle, message_of, outcome_text, seconds
+from mcpnb.client.tasks.summary import (
+    describe_handle,
+    message_of,
+    outcome_text,
+    seconds,
+    status_text,
+    ttl_text,
+)
+from mcpnb.notebook.cell.capture import CellUI, Mode
 from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:
@@ -27,17 +39,20 @@ _COLORS = {
 
 
 def handle_html(handle: TaskHandle) -> str:
-    """Static HTML (what nbconvert and GitHub show when no widget can render)."""
-    color = _COLORS.get(handle.state.status, "#6e7781")
+    """Static HTML (what nbconvert and GitHub show when no widget can render). It carries the live
+    view's classes (``mcpnb-task``, ``mcpnb-task-status``), so what finds one finds the other."""
+    status = status_text(handle)
+    color = _COLORS.get(status, "#6e7781")
     rows = [
         ("task", html.escape(handle.task_id or "(answered at once, no task)")),
-        ("status", f'<b style="color:{color}">{html.escape(handle.state.status)}</b>'),
+        ("status", f'<b class="mcpnb-task-status" style="color:{color}">{html.escape(status)}</b>'),
         ("message", html.escape(message_of(handle))),
         ("elapsed", seconds(handle.elapsed)),
     ]
-    if handle.ttl_left is not None and not handle.state.terminal:
-        rows.append(("TTL left", seconds(handle.ttl_left)))
-    if not handle.state.terminal:  # a saved notebook keeps this copy: it must not read as current
+    rows = [(k, v) for k, v in rows if v or k != "message"]  # an empty row says nothing
+    if ttl_text(handle) and not handle.state.terminal:
+        rows.append(("TTL left", ttl_text(handle)))
+    if not (handle.state.terminal or handle.expired):  # a saved notebook keeps this copy: not current
         when = datetime.now().strftime("%H:%M:%S")
         rows.append(
             ("as of", f"{when}, when this output was made (a live view follows the task; this copy does not)")
@@ -49,20 +64,165 @@ def handle_html(handle: TaskHandle) -> str:
         f'<tr><th style="text-align:left;padding-right:1em">{k}</th><td>{v}</td></tr>' for k, v in rows
     )
     title = html.escape(handle.label)
-    return f"<div><b>Task {title}</b><table>{body}</table></div>"
+    return f'<div class="mcpnb-task"><b>Task {title}</b><table>{body}</table></div>'
+
+
+def final_bundle(handle: TaskHandle) -> dict[str, Any]:
+    """A task's output for good, once it ended: its last state, then its result when one landed.
+
+    No widget: the task has nothing left to follow or cancel, and a saved notebook reopened later
+    (JupyterLab keeps no widget state by default), nbconvert and GitHub all show this HTML alike.
+    """
+    plain, shown = describe_handle(handle), handle_html(handle)
+    result = handle.landed
+    if result is not None:
+        from mcpnb.notebook.render import bundle
+
+        drawn = bundle(result)
+        text = str(drawn.get("text/plain", ""))
+        plain += "\n" + text
+        shown += str(drawn.get("text/html") or f"<pre>{html.escape(text)}</pre>")
+    return {"text/plain": plain, "text/html": shown}
+
+
+def _ended(handle: TaskHandle) -> bool:
+    """Nothing more will change: the task ended here, or the server no longer has it."""
+    return handle.done or handle.expired
+
+
+def _cell_id(kernel: Any) -> str | None:
+    """The request (cell execution) ``kernel`` is handling in this context."""
+    parent = kernel.get_parent("shell") if kernel is not None else None
+    return ((parent or {}).get("header") or {}).get("msg_id")
+
+
+class _Shown:
+    """A display bundle as an object ``display`` and a display handle's ``update`` take."""
+
+    def __init__(self, bundle: dict[str, Any]) -> None:
+        self.bundle = bundle
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return self.bundle
+
+
+class _ShownInCell:
+    """A handle's ``_ipython_display_`` once a cell's output follows it: nothing more in that cell
+    (the cell's value, as in ``h = %mcp call ... --task`` then ``h``, would be the same task twice),
+    a view of its own anywhere else (``h`` in a later cell)."""
+
+    def __init__(self, handle: TaskHandle, cell_id: str | None) -> None:
+        self.handle, self.cell_id = handle, cell_id
+
+    def __call__(self) -> None:
+        if self.cell_id is not None and _cell_id(current_kernel()) == self.cell_id:
+            return
+        from IPython.display import display
+
+        display(handle_bundle(self.handle), raw=True)
+
+
+class TaskCell(CellUI):
+    """The cell a task was started (or attached) in.
+
+    :meth:`follow` shows the task's live view there with a display id and, once the task ends,
+    replaces it with :func:`final_bundle`: a saved notebook keeps the task's last status and result,
+    not the status it had when the cell ran (an execute_result has no display id to update). Each
+    question the task asks gets an output of its own, so an answered form's record stays above the
+    next question's form (one output for every question kept only the last: ``multi_input``'s
+    first answer was gone once its second question showed).
+    """
+
+    def __init__(self, mode: Mode = "widget") -> None:
+        super().__init__(mode)
+        self.cell_id = _cell_id(self.kernel)
+        self._questions = 0
+        self._lock = threading.Lock()
+        self._place: Any = None  # the task's output (a display handle), once it has one
+
+    def reserve(self, what: str) -> None:
+        """Hold the task's place in the cell before the task starts: a question its server asks at
+        once then shows below the task, not above it (it comes on mcpnb's thread, maybe before the
+        task's view could be shown)."""
+        if self.kernel is not None:
+            starting = f"starting {what} as a task…"
+            placeholder = {"text/plain": starting, "text/html": f"<div>{html.escape(starting)}</div>"}
+            self._place = self.run(_display, _Shown(placeholder))
+
+    def withdraw(self) -> None:
+        """The task did not start (the error says why): nothing stays in its place."""
+        if self._place is not None:
+            self.run(self._place.update, _Shown({"text/plain": ""}))
+            self._place = None
+
+    def show(self, slot: str, obj: Any) -> None:
+        if slot == "ask":  # a new question: below the ones answered, which keep what was sent
+            with self._lock:
+                self._questions += 1
+                slot = f"ask {self._questions}"
+        super().show(slot, obj)
+
+    def follow(self, handle: TaskHandle) -> bool:
+        """Show ``handle`` in this cell, live, and its last word when it ends; False (nothing shown)
+        without a Jupyter kernel, where what is printed stays and the cell's value shows the task."""
+        if self.kernel is None:
+            return False
+        handle._ipython_display_ = _ShownInCell(handle, self.cell_id)  # type: ignore[attr-defined]
+        if _ended(handle):  # a server that answered at once: the last word from the start
+            self._put(_Shown(final_bundle(handle)))
+            return True
+        view: TaskView | None = None
+        with contextlib.suppress(ImportError):  # no ipywidgets: the static copy, updated at the end
+            view = self.run(TaskView, handle)
+        shown = self._put(_Shown(_static_bundle(handle) | (view.bundle() if view is not None else {})))
+        finished = threading.Lock()  # the ending is shown once: it may be heard on two threads at once
+
+        listening: list[Any] = []
+
+        def changed(task: TaskHandle) -> None:
+            if not _ended(task) or not finished.acquire(blocking=False):
+                return
+            for stop in listening:
+                stop()
+            # Under the request the kernel handles now, not this cell's: nbclient (a notebook run
+            # headless) reads only the running cell's messages and applies an update to the output
+            # of any cell by its display id, as JupyterLab does, which routes it by the id alone.
+            contextvars.Context().run(shown.update, _Shown(final_bundle(task)))
+            if view is not None:
+                view.close()  # replaced: its widgets would only hold comms open
+
+        listening.append(handle.add_listener(changed))
+        changed(handle)  # it may have ended while its view was being shown
+        return True
+
+    def _put(self, obj: Any) -> Any:
+        """Show ``obj`` in the task's place (the one :meth:`reserve` held, or a new output)."""
+        if self._place is None:
+            self._place = self.run(_display, obj)
+        else:
+            self.run(self._place.update, obj)
+        return self._place
+
+
+def _display(obj: Any) -> Any:
+    from IPython.display import display
+
+    return display(obj, display_id=True)
+
+
+def _static_bundle(handle: TaskHandle) -> dict[str, Any]:
+    return {"text/plain": describe_handle(handle), "text/html": handle_html(handle)}
 
 
 def handle_bundle(handle: TaskHandle) -> dict[str, Any]:
     """text/plain and text/html always; the live widget too when a kernel can show it."""
-    bundle: dict[str, Any] = {"text/plain": describe_handle(handle), "text/html": handle_html(handle)}
+    bundle = _static_bundle(handle)
     if current_kernel() is not None:
         try:
             view = TaskView(handle)
         except ImportError:
             return bundle
-        widget_bundle = view.widget._repr_mimebundle_()
-        if isinstance(widget_bundle, dict):
-            bundle.update({k: v for k, v in widget_bundle.items() if k != "text/plain"})
+        bundle.update(view.bundle())
     return bundle
 
 
@@ -145,8 +305,17 @@ class TaskView:
 
         future.add_done_callback(finished)
 
+    def bundle(self) -> dict[str, Any]:
+        """The widget's display data, without its ``text/plain`` (the caller says the task in words)."""
+        shown = self.widget._repr_mimebundle_()
+        return {k: v for k, v in shown.items() if k != "text/plain"} if isinstance(shown, dict) else {}
+
     def close(self) -> None:
         self._remove()
+        for item in (self.title, self.status, self.message, self.bar, self.times, self.cancel_button):
+            item.close()
+        for box in self.widget.children:
+            box.close()
         self.widget.close()
 
     def text(self) -> str:

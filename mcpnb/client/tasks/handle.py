@@ -171,7 +171,8 @@ class TaskHandle:
         ago = self.heard_ago
         hint = self._state.poll_interval_ms
         if (
-            ago is not None
+            not self.expired  # the server said it no longer has it: asking again says the same
+            and ago is not None
             and self.task_id
             and ago >= max(0.5, DEFAULT_POLL if hint is None else hint / 1000)
         ):
@@ -235,6 +236,13 @@ class TaskHandle:
         return self._clock() - self._heard
 
     @property
+    def expired(self) -> bool:
+        """The server no longer has the task: it answered ``tasks/get`` with "unknown task" (its
+        TTL ran out, or the server was started again). Its last known status stays in ``state``,
+        and a result that had landed stays here (``landed``, ``result()``)."""
+        return isinstance(self._failure, TaskExpiredError)
+
+    @property
     def landed(self) -> ToolResult | None:
         """The result once it has landed, without waiting: None before, and for a task cancelled
         (:meth:`result` waits, and says why there is none)."""
@@ -281,6 +289,20 @@ class TaskHandle:
         self.polls += 1
         self._apply(await wire.get(self.peer, self.task_id))
         return self._state
+
+    async def _look(self) -> None:
+        """Ask the server about a task nothing follows (what a listing does): its state now, or
+        that it no longer has it (then the handle is :attr:`expired`). A request that fails for
+        another reason (a connection being replaced) keeps the last known state."""
+        if self.expired or not self.task_id or (self._watcher is not None and not self._watcher.done()):
+            return
+        try:
+            await self._refresh()
+        except TaskExpiredError as exc:
+            self._failure = exc
+            self._notify()
+        except McpnbError:
+            pass
 
     def _ensure_watch(self) -> None:
         if self._result is not None or not self.task_id:

@@ -7,6 +7,7 @@ when it has none to give (no tasks at all, no ``tasks/list``, not connected), so
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -174,7 +175,9 @@ async def server_tasks(
     """One server's tasks and a note when it cannot list them; never raises for "no tasks here".
 
     Where each era says so: 2025-11-25 servers declare ``tasks.list``; SEP-2663 has no list, so a
-    2026-07-28 server shows the tasks this client started.
+    2026-07-28 server shows the tasks this client started. Tasks of this client that nothing follows
+    are asked about (``tasks/get``): their status now, or that the server no longer has them
+    (``handle.expired``); a 2025-11-25 task of ours that the list leaves out is one of those too.
     """
     known = registry if tasks is None else tasks
     mine = known.handles(conn.name)
@@ -185,11 +188,33 @@ async def server_tasks(
         what = "the tasks extension" if era == "modern" else "the tasks capability"
         return mine, f"no tasks: the server does not declare {what}"
     if era == "modern":
+        await look_at(mine)
         return mine, None
     if not optin.server_lists_tasks(caps, era):
+        await look_at(mine)
         return mine, "the server does not list tasks (no tasks.list capability): only tasks started here"
     try:
         found = await list_tasks(conn, tasks=known, runner=runner, arunner=arunner)
     except McpnbError as exc:
         return mine, f"{exc}: only tasks started here"
-    return found, None
+    listed = {h.task_id for h in found}
+    unlisted = [h for h in known.handles(conn.name) if h.task_id not in listed]
+    await look_at(unlisted)  # dropped by the server (expired), or kept but not listed to us
+    return found + unlisted, None
+
+
+#: How many ``tasks/get`` a listing sends at once.
+LOOKS_AT_ONCE = 8
+
+
+async def look_at(handles: list[TaskHandle]) -> None:
+    """Ask the server about each task nothing follows, a few at a time: a listing then shows the
+    status now, not the one heard when the cell that started it ran, and a task the server no
+    longer has as expired (the 2026-07-28 era has no ``tasks/list`` to leave it out)."""
+    limit = asyncio.Semaphore(LOOKS_AT_ONCE)
+
+    async def look(handle: TaskHandle) -> None:
+        async with limit:
+            await handle._look()
+
+    await asyncio.gather(*(look(h) for h in handles))

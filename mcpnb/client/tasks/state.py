@@ -73,6 +73,12 @@ class TaskState:
         return self.status in TERMINAL
 
     @property
+    def unlimited(self) -> bool:
+        """The server said ``ttl: null``: it keeps the task as long as it likes (2025-11-25's
+        "null for unlimited"), which is not the same as a reply that says nothing of a TTL."""
+        return self.ttl_ms is None and any(k in self.raw and self.raw[k] is None for k in ("ttl", "ttlMs"))
+
+    @property
     def span(self) -> float:
         """Seconds from creation to the last update, by the server's clock (0 where it says neither):
         how long a task that ended before this client saw it had run."""

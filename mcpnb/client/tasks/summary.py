@@ -35,10 +35,11 @@ def _progress_text(handle: TaskHandle) -> str | None:
 
 
 def outcome_text(handle: TaskHandle) -> str | None:
+    if handle.landed is not None:  # a result that landed stays here, whatever the server forgets
+        ready = "result: error" if handle.landed.is_error else "result ready"
+        return ready + (" (kept here: the server no longer has the task)" if handle.expired else "")
     if handle.failure is not None:
         return f"stopped following it: {handle.failure}"
-    if handle.landed is not None:
-        return "result: error" if handle.landed.is_error else "result ready"
     if handle.input_requests and handle.answer is None and handle._unanswered:
         return "needs answers: handle.respond({...})"
     if handle.state.status == "input_required" and handle.answer is not None and handle.heard_ago is not None:
@@ -52,13 +53,36 @@ def message_of(handle: TaskHandle) -> str:
     return "" if message.strip().lower() == handle.state.status else message
 
 
+def status_text(handle: TaskHandle) -> str:
+    """The status a person reads: ``expired`` once the server no longer has the task (its last
+    known status, say ``working``, would read as current), else the last known one."""
+    return "expired" if handle.expired else handle.state.status
+
+
+def ttl_text(handle: TaskHandle) -> str:
+    """What is left of the task's TTL, in words: none for an expired task; "no limit" where the
+    server said ``ttl: null``; empty where it said nothing; "past its TTL" for a task still there
+    after its TTL, counted from its creation as the spec counts it, ran out (servers keep an ended
+    task its TTL after it ended: the server may drop it at any time now)."""
+    if handle.expired:
+        return ""
+    if handle.state.unlimited:
+        return "no limit"
+    left = handle.ttl_left
+    if left is None:
+        return ""
+    return seconds(left) if left > 0 else "past its TTL"
+
+
 def describe_handle(handle: TaskHandle) -> str:
     """One line: who, which task, status, times, message, outcome."""
-    status, ago = handle.state.status, handle.heard_ago
-    if ago is not None and ago >= STALE_AFTER:
+    status, ago = status_text(handle), handle.heard_ago
+    if handle.expired:
+        status += f" (last seen {handle.state.status})"
+    elif ago is not None and ago >= STALE_AFTER:
         status += f" as of {seconds(ago)} ago (.refresh() asks the server)"
     parts = [status, f"{seconds(handle.elapsed)}"]
-    if not handle.state.terminal and handle.ttl_left is not None:
+    if not handle.state.terminal and not handle.expired and handle.ttl_left is not None:
         parts.append(f"TTL {seconds(handle.ttl_left)} left")
     progress = _progress_text(handle)
     if progress:

@@ -31,12 +31,12 @@ class NotebookInteraction(Interaction):
         there, as under nbclient: the policy, with why. A task's questions (``later``) come after
         the cell has ended, when the kernel is free for a click: a form in that cell, as
         ``%mcp call --task`` shows them."""
-        from mcpnb.notebook.cell.capture import CellUI
         from mcpnb.notebook.cell.live import asking_ui
         from mcpnb.notebook.settings import get_settings
+        from mcpnb.notebook.taskview import TaskCell  # a task's questions: each in an output of its own
 
         mode = get_settings().elicitation
-        return CallContext(ui=CellUI(mode) if later else asking_ui(mode, awaited=awaited))
+        return CallContext(ui=TaskCell(mode) if later else asking_ui(mode, awaited=awaited))
 
     async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
         from mcp.types import ElicitResult

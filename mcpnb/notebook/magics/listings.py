@@ -140,38 +140,63 @@ class PromptCard:
 
 
 class TaskList(_Table):
-    """``%mcp tasks``: each task's state as last seen (the handles themselves: index to act on one)."""
+    """``%mcp tasks``: each task's state (the handles themselves: index to act on one).
+
+    A status table of what the servers have: a task the server no longer has (its TTL ran out, or
+    the server was started again) is left out and counted under the table, as ``docker ps`` leaves
+    out stopped containers; ``everything`` (``%mcp tasks --all``) lists those too, as ``expired``.
+    Tasks that ended (completed, failed, cancelled) stay while the server keeps them: their results
+    are still there to fetch.
+    """
 
     columns: ClassVar[list[str]] = ["server", "task", "tool", "status", "message", "elapsed", "ttl left"]
     empty = "(no tasks)"
 
-    def __init__(self, handles: list[Any] = ()) -> None:  # type: ignore[assignment]
-        super().__init__([(h.server, h) for h in handles])
+    def __init__(self, handles: list[Any] = (), *, everything: bool = False) -> None:  # type: ignore[assignment]
+        shown = [h for h in handles if everything or not h.expired]
+        super().__init__([(h.server, h) for h in shown])
         self.notes: dict[str, str] = dict(getattr(handles, "notes", {}))  # server -> why none are listed
+        #: expired tasks left out (``%mcp tasks --all`` lists them)
+        self.hidden = len(handles) - len(shown)
+
+    def _footer(self) -> list[str]:
+        lines = [f"{s}: {n}" for s, n in self.notes.items()]
+        if self.hidden:
+            tasks = "task" if self.hidden == 1 else "tasks"
+            lines.append(
+                f"{self.hidden} expired {tasks} not shown (the server no longer has them): "
+                "%mcp tasks --all lists them"
+            )
+        return lines
 
     def __repr__(self) -> str:
-        return "\n".join([super().__repr__(), *(f"{s}: {n}" for s, n in self.notes.items())])
+        return "\n".join([super().__repr__(), *self._footer()])
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         bundle = super()._repr_mimebundle_(include, exclude)
-        if self.notes:
-            notes = "".join(f'<div class="mcpnb-dim">{esc(s)}: {esc(n)}</div>' for s, n in self.notes.items())
+        footer = self._footer()
+        if footer:
+            notes = "".join(f'<div class="mcpnb-dim">{esc(line)}</div>' for line in footer)
             bundle["text/html"] = bundle["text/html"] + wrap(notes)
             bundle["text/plain"] = repr(self)
         return bundle
 
     def cells(self, server: str, item: Any) -> list[str]:
-        from mcpnb.client.tasks.summary import message_of, seconds  # as the handle shows them
+        from mcpnb.client.tasks.summary import message_of, seconds, status_text, ttl_text
 
-        ttl = item.ttl_left
+        if item.expired:  # its last known status and message are history: say what is left
+            kept = "; its result is kept here" if item.landed is not None else ""
+            message = f"the server no longer has it (last seen {item.state.status}){kept}"
+        else:
+            message = message_of(item)
         return [
             server,
             item.task_id,
             item.tool or "",  # a task attached by id: neither wire names its tool
-            item.state.status,  # as last heard: a listing asks the server nothing
-            short(message_of(item), 80),
+            status_text(item),  # as the listing heard it (it asks about tasks nothing follows)
+            short(message, 80),
             seconds(item.elapsed),
-            "" if ttl is None else seconds(ttl),
+            ttl_text(item),
         ]
 
 

@@ -197,7 +197,7 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     tool = find_tool(ctx, ns.target)
     values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns, tool))
     from mcpnb.client.errors import UrlRequiredError
-    from mcpnb.notebook.cell import CellUI, call_in_cell, url_retry
+    from mcpnb.notebook.cell import call_in_cell, url_retry
 
     if ns.task or tool.task_support == "required":
         from mcpnb.client.tasks.pooled import unsent_ttl
@@ -210,15 +210,23 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
                 f"--transcript records one call's traffic, and {tool.name} runs as a task (its traffic "
                 "spans many requests, polls included): leave --transcript out; nothing was started"
             )
+        from mcpnb.notebook.taskview import TaskCell
+
         # the task may ask later: its questions go to this cell, whose context is captured now
-        later = CallContext(answers=answers, ui=CellUI(ctx.settings.elicitation))
+        cell = TaskCell(ctx.settings.elicitation)
+        later = CallContext(answers=answers, ui=cell)
         page = _page(ctx, ns, tool, values)  # the page hears the task's result when it ends
+        cell.reserve(f"{tool.server}.{tool.name}")
         try:
             handle = ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
         except BaseException as exc:
+            cell.withdraw()
             _landed(page, exc)
             raise
         _landed(page, handle)
+        # the cell's output follows the task to its end (what a saved notebook keeps); the handle
+        # is still the cell's value (h = %mcp call ... --task), shown there only once
+        cell.follow(handle)
         return handle
 
     page = _page(ctx, ns, tool, values)
@@ -419,9 +427,19 @@ def _tasks_args(p: Parser) -> None:
         metavar="ID",
         help="a live handle for task ID on that server, started elsewhere (another notebook, a restart)",
     )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        dest="everything",
+        help="list expired tasks too (ones the server no longer has: their TTL ran out)",
+    )
 
 
-@command("tasks", "Tasks this notebook started (and, on 2025-11-25 servers, every task the server lists).")
+@command(
+    "tasks",
+    "Tasks this notebook started (and, on 2025-11-25 servers, every task the server lists); "
+    "expired ones only with --all.",
+)
 @arguments(_tasks_args)
 def tasks(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import TaskList
@@ -431,12 +449,19 @@ def tasks(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.attach is not None:
         if not ns.name:
             raise UsageError("--attach needs the server: %mcp tasks NAME --attach ID")
-        from mcpnb.notebook.cell import CellUI
+        from mcpnb.notebook.taskview import TaskCell
 
         # the task may ask later: its questions go to this cell, whose context is captured now
-        later = CallContext(ui=CellUI(ctx.settings.elicitation))
-        return ctx.pool.attach_task(ns.name, ns.attach.strip(), context=later)
-    return TaskList(ctx.pool.tasks(ns.name))
+        cell = TaskCell(ctx.settings.elicitation)
+        cell.reserve(f"task {ns.attach.strip()} on {ns.name}")
+        try:
+            handle = ctx.pool.attach_task(ns.name, ns.attach.strip(), context=CallContext(ui=cell))
+        except BaseException:
+            cell.withdraw()
+            raise
+        cell.follow(handle)  # followed to its end in this cell's output, as %mcp call --task does
+        return handle
+    return TaskList(ctx.pool.tasks(ns.name), everything=ns.everything)
 
 
 class RawJson(dict[str, Any]):
