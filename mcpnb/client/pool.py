@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.connection import Connection
 from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text
-from mcpnb.client.events import ConnectionEvent
+from mcpnb.client.events import ConnectionEvent, EventLog
 from mcpnb.client.interaction import CallContext, Interaction, default_interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
 from mcpnb.client.status import ServerStatus, StatusTable
@@ -60,7 +60,9 @@ class Pool:
             runtime = get_runtime()
         self.runtime = runtime
         self._connections: dict[str, Connection] = {}
-        self._disconnected: set[str] = set()  # names closed on purpose: errors then say so
+        # names closed on purpose (errors then say so), each with its log: what a server said as it
+        # ended is often what a person disconnected it to read (%mcp logs NAME still shows it)
+        self._disconnected: dict[str, EventLog] = {}
         # Servers of a config file whose settings are invalid: not started, but listed (and named
         # in errors) until they are connected again or disconnected.
         self._misconfigured: dict[str, ServerStatus] = {}
@@ -219,7 +221,7 @@ class Pool:
     async def _connect(
         self, config: ServerConfig, *, raise_on_failure: bool = True, wait: float | None = None
     ) -> ServerStatus:
-        self._disconnected.discard(config.name)
+        self._disconnected.pop(config.name, None)
         self._misconfigured.pop(config.name, None)
         self._order.setdefault(config.name)
         old = self._connections.pop(config.name, None)
@@ -391,7 +393,7 @@ class Pool:
         if name in self._connections or self._misconfigured.pop(name, None) is None:
             conn = self.connection(name)
             del self._connections[name]
-            self._disconnected.add(name)
+            self._disconnected[name] = conn.events
             await conn.stop()
         if sign_out:
             from mcpnb.client.auth import forget_tokens
@@ -434,7 +436,7 @@ class Pool:
         conns = list(self._connections.values())
         self._misconfigured.clear()
         self._order.clear()
-        self._disconnected.update(self._connections)
+        self._disconnected.update({name: conn.events for name, conn in self._connections.items()})
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
         stops, self._services = list(self._services.values()), {}
@@ -916,9 +918,16 @@ class Pool:
 
     def logs(self, server: str | None = None) -> list[str]:
         """What the server printed on stderr and what happened to the connection, oldest first;
-        without ``server``, every server's, interleaved in the order it happened."""
-        conns = [self.connection(server)] if server is not None else list(self._connections.values())
-        events = sorted((e for conn in conns for e in conn.events.history), key=lambda e: e.monotonic)
+        without ``server``, every server's, interleaved in the order it happened. A server
+        disconnected on purpose keeps its log (what it said as it ended) until connected again."""
+        if server is not None and self.was_disconnected(server):
+            logs = [self._disconnected[server]]
+        elif server is not None:
+            logs = [self.connection(server).events]
+        else:
+            logs = [conn.events for conn in self._connections.values()]
+            logs += [log for name, log in self._disconnected.items() if name not in self._connections]
+        events = sorted((e for log in logs for e in log.history), key=lambda e: e.monotonic)
         return [str(e) for e in events]
 
     def __repr__(self) -> str:

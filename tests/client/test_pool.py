@@ -285,6 +285,19 @@ def test_disconnect_and_disabled(pool):
     with pytest.raises(UnknownServerError, match="'demo' was disconnected"):  # not "connected: none yet"
         pool.call("demo", "pid")
 
+    # what it said as it ended is kept: a person often disconnects to read it
+    said_goodbye = (
+        "import atexit, runpy, sys; "
+        "atexit.register(lambda: print('goodbye-from-server', file=sys.stderr, flush=True)); "
+        f"sys.argv = [{DEMO!r}, 'stdio']; runpy.run_path({DEMO!r}, run_name='__main__')"
+    )
+    pool.connect("bye", command=sys.executable, args=["-c", said_goodbye])
+    pool.disconnect("bye")
+    assert any("stderr: goodbye-from-server" in entry for entry in pool.logs("bye"))
+    assert any("goodbye-from-server" in entry for entry in pool.logs())  # every server's, the ended too
+    pool.connect("bye", **demo_command())  # connected again: a log of its own from here
+    assert not any("goodbye" in entry for entry in pool.logs("bye"))
+
     row = pool.connect("off", **demo_command(), enabled=False)
     assert row.state == "disabled"
     with pytest.raises(NotConnectedError, match="disabled"):

@@ -98,11 +98,14 @@ def _logs_args(p: Parser) -> None:
 def logs(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import LogView
 
-    if ns.name is not None:
+    ended = ns.name is not None and ctx.pool.was_disconnected(ns.name)  # its log is kept: what it said last
+    if ns.name is not None and not ended:
         known_server(ctx, ns.name)
     if ns.log_level is not None:
         if ns.name is None:
             raise UsageError("--log-level asks one server: %mcp logs NAME --log-level LEVEL")
+        if ended:
+            known_server(ctx, ns.name)  # says it was disconnected: there is nobody to ask
         level = ns.log_level.lower()
         if level not in LOG_LEVELS:
             hint = did_you_mean_text(level, LOG_LEVELS)

@@ -73,6 +73,9 @@ def test_disconnect_reconnect_logs(ip, mcp, capsys):
     line(ip, "disconnect demo")
     assert "disconnected: demo" in capsys.readouterr().out
     assert mcp.pool.names == ["demo2"]
+    assert any("hello-from-stderr" in entry for entry in line(ip, "logs demo"))  # its log stays readable
+    with pytest.raises(UsageError, match="'demo' was disconnected"):
+        line(ip, "logs demo --log-level debug")
     line(ip, "disconnect demo")  # the cell run again (Run All twice): said, not an error
     assert "demo: already disconnected" in capsys.readouterr().out
     with pytest.raises(UsageError):
