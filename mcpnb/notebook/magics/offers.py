@@ -167,6 +167,12 @@ def _call_args(p: Parser) -> None:
     p.add_argument(
         "--answers", metavar="VAR", help="a dict variable answering the server's form (nobody is asked)"
     )
+    p.add_argument(
+        "--no-validate",
+        action="store_true",
+        dest="no_validate",
+        help="send the arguments as given, unchecked: the server's own validation answers (testing it)",
+    )
     p.add_argument("--task", action="store_true", help="run as a task: a live handle (status, cancel)")
     p.add_argument("--ttl", type=int, metavar="MS", help="with --task: how long the server keeps it")
     p.add_argument(
@@ -331,10 +337,10 @@ def _checked(
     ctx: Context, ns: argparse.Namespace, tool: Any, args: Any
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The arguments checked against the tool's inputSchema, and the form answers given, if any."""
-    from mcpnb.client.arguments import check_arguments
+    from mcpnb.client.arguments import check_arguments, unchecked_arguments
     from mcpnb.client.timeouts import checked_timeout
 
-    values = check_arguments(tool, args)
+    values = unchecked_arguments(tool, args) if ns.no_validate else check_arguments(tool, args)
     try:
         checked_timeout(ns.timeout, "--timeout", unset="no --timeout")
     except ValueError as exc:  # nan, 0, a year: "timed out after nan s" once sent

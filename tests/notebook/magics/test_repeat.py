@@ -127,3 +127,14 @@ def test_o_refuses_a_name_that_is_no_variable_or_hides_a_builtin(ip, mcp):
     with pytest.raises(UsageError, match=r"^-o print would hide Python's own print; choose another name$"):
         line(ip, "call demo.echo text=x -o print")  # nothing was sent, and print() still works
     assert "print" not in ip.user_ns or ip.user_ns["print"] is print
+
+
+def test_no_validate_lets_the_server_answer_bad_arguments(ip, mcp):
+    """A server author testing their server's own validation: ``--no-validate`` sends what was
+    written, and the server's answer (an error result) is the cell's result."""
+    connect_demo(ip)
+    with pytest.raises(UsageError, match="nothing was sent"):
+        line(ip, "call demo.add a=1 b=two")
+    result = line(ip, "call demo.add a=1 b=two --no-validate")
+    assert result.is_error and "validation error" in result.text.lower() and "b" in result.text
+    assert line(ip, "call demo.add a=1 b=2 --no-validate").data == 3
