@@ -73,7 +73,32 @@ def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
 @arguments(lambda p: p.add_argument("name", help="the server"))
 def reconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     known_server(ctx, ns.name)
-    return one_row(ctx.pool.reconnect(ns.name))
+    row = one_row(ctx.pool.reconnect(ns.name))
+    newer = _redefined(ctx, ctx.pool.connection(ns.name).config.server)
+    if newer is not None:
+        print(
+            f"note: {newer} now holds another server of that name (its cell ran again); reconnect runs "
+            f"the one connected: %mcp connect {ns.name} {{{{{newer}}}}} runs the new one"
+        )
+    return row
+
+
+def _redefined(ctx: Context, server: Any) -> str | None:
+    """The notebook variable that now holds an in-process server like ``server`` but another object:
+    a server author who edited and re-ran the cell that builds it means that one, and reconnect
+    (same configuration, same object) would quietly run the old code."""
+    if server is None:
+        return None
+    name = getattr(server, "name", None)
+    for key, value in ctx.user_ns.items():
+        if (
+            type(value) is type(server)
+            and value is not server
+            and getattr(value, "name", None) == name
+            and not key.startswith("_")
+        ):
+            return key
+    return None
 
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

@@ -308,3 +308,28 @@ def test_an_unknown_server_lists_a_dozen_names_not_all(ip, mcp):
         line(ip, "tools nope")
     assert "(connected: s00, s01," in str(said.value) and "s11 and 2 more: %mcp status)" in str(said.value)
     assert "s12" not in str(said.value)
+
+
+def test_reconnect_says_when_the_servers_cell_built_a_new_one(ip, mcp, capsys):
+    """The dev loop: edit the cell that builds an in-process server, run it, %mcp reconnect. The
+    connected object (the old code) runs again; the note names the variable and the line to run."""
+    ip.run_cell(
+        "from mcp.server import MCPServer\n"
+        "srv = MCPServer('notes')\n"
+        "@srv.tool()\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+    )
+    line(ip, "connect notes {{srv}}")
+    line(ip, "reconnect notes")
+    assert "note:" not in capsys.readouterr().out  # the same object: nothing to say
+    ip.run_cell(
+        "srv = MCPServer('notes')\n@srv.tool()\ndef add(a: int, b: int) -> int:\n    return a + b + 1000\n"
+    )
+    line(ip, "reconnect notes")
+    said = capsys.readouterr().out
+    assert "note: srv now holds another server of that name" in said
+    assert "%mcp connect notes {{srv}} runs the new one" in said
+    assert line(ip, "call notes.add a=1 b=1").data == 2  # reconnect kept the connected one, as it says
+    line(ip, "connect notes {{srv}}")
+    assert line(ip, "call notes.add a=1 b=1").data == 1002
