@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mcpnb.client import stalls
 from mcpnb.client.errors import (
     AuthError,
     CallError,
@@ -40,6 +41,7 @@ from mcpnb.client.interaction import CallContext, current_call
 from mcpnb.client.logfilter import SERVER_LOG
 from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import is_retryable, not_connected, renew_session, revive
+from mcpnb.client.runtime import HANDED
 from mcpnb.client.timeouts import Deadline, DeadlinePassed, within
 
 if TYPE_CHECKING:
@@ -288,7 +290,13 @@ async def call_tool(
             conn.asking.active_calls.remove(call_ctx)
             current_call.reset(token)
 
-    result = await request(conn, f"{name}()", send, idempotent=idempotent, wait=idle, timed=False)
+    # an in-process server runs on this loop: a tool of it that blocks holds every call (stalls.py)
+    began = stalls._monotonic()
+    watched = stalls.enter(f"{conn.name}.{name}") if conn.transport == "inprocess" else None
+    try:
+        result = await request(conn, f"{name}()", send, idempotent=idempotent, wait=idle, timed=False)
+    finally:
+        said = _stalled(conn, name, watched, began)
     out = ToolResult.from_sdk(
         conn.name,
         name,
@@ -300,7 +308,21 @@ async def call_tool(
     out.transcript = call_ctx.transcript
     out.logs, out.logs_dropped = call_ctx.kept_logs()
     out.answered_without_asking = list(call_ctx.answered_without_asking)
+    if said:
+        out.warnings.extend(said)
     return out
+
+
+def _stalled(conn: Connection, tool: str, watched: stalls.Watched | None, began: float) -> list[str]:
+    """What the call says of the runtime loop being held while it ran or waited to start (nearly
+    always nothing): an in-process call in flight then names the calls in flight with it (itself,
+    usually) and tells its server's log; any other call says why it took longer than its timeout."""
+    held = stalls.leave(watched) if watched is not None else []
+    said = stalls.report(conn, tool, held) if held else []
+    stall = stalls.held_up(began, HANDED.get())
+    if stall is not None and stall not in held:
+        said.append(stalls.held_up_by(stall))
+    return said
 
 
 async def _send_call(

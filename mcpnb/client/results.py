@@ -54,7 +54,9 @@ class ToolResult:
     #: The tool's description says its text is Markdown (``ToolInfo.answers_in_markdown``).
     markdown: bool = field(default=False, repr=False)
     #: What the server sent that MCP does not allow, and how it was kept (a block of an unknown
-    #: type as a text block holding its JSON, say): one line each, shown with the result.
+    #: type as a text block holding its JSON, say); and what went wrong around the call that the
+    #: result alone does not show (mcpnb's loop held by an in-process tool that blocks,
+    #: :mod:`mcpnb.client.stalls`): one line each, shown with the result.
     warnings: list[str] = field(default_factory=list, repr=False)
 
     @classmethod

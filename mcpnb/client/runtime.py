@@ -32,6 +32,11 @@ T = TypeVar("T")
 #: thread made (a connect, a listing), not only its tool calls.
 STARTED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("mcpnb_started", default=None)
 
+#: When the caller handed over the work this context runs (``time.monotonic()``): a call that
+#: waited in the hand-over while the loop was held by an in-process tool says so
+#: (:mod:`mcpnb.client.stalls`), although it started only once the loop was free again.
+HANDED: contextvars.ContextVar[float] = contextvars.ContextVar("mcpnb_handed", default=0.0)
+
 #: How long closing may take when the kernel or the interpreter goes away. jupyter_client sends
 #: SIGTERM 2.5 s after asking a kernel to shut down: every stdio server must be gone before that.
 SHUTDOWN_BUDGET = 1.5
@@ -128,7 +133,11 @@ class Runtime:
         if self.closed:
             coro.close()
             raise RuntimeError("the mcpnb runtime is closed")
-        hop = Handover(coro, self.loop, on_done)
+        stamp = HANDED.set(time.monotonic())  # Handover copies the context: its task sees it
+        try:
+            hop = Handover(coro, self.loop, on_done)
+        finally:
+            HANDED.reset(stamp)
         started = STARTED.get()
         if started is not None:
             started.append(hop)
