@@ -165,7 +165,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             f"<code>{esc(result.label)}</code></div>{body_html or esc('(no message)')}</div>"
         )
         texts.insert(0, "The server reported an error:")
-    for said in result.warnings:  # what broke MCP's schema for a result, and how it was kept
+    for said in result.warnings:  # what the result broke of MCP (and how it was kept), what held it up
         body_html += f'<div class="mcpnb-block">{badge("⚠ " + said, "warn")}</div>'
         texts.append(f"⚠ {said}")
     if structured is not None:
