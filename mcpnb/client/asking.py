@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import describe
+from mcpnb.client.events import log_data_text
 from mcpnb.client.interaction import (
     CallContext,
     Interaction,
@@ -221,7 +222,8 @@ class Asking:
 
     async def on_log(self, params: Any) -> None:
         """The SDK's logging callback: an event, the call's transcript, and the interaction."""
-        self.conn.emit("log", f"{params.level}: {params.data}", level=params.level, logger=params.logger)
+        said = log_data_text(params.data)  # JSON, as the call's own view shows it
+        self.conn.emit("log", f"{params.level}: {said}", level=params.level, logger=params.logger)
         call = self.current(params)
         if isinstance(call, Unsure):  # several calls in flight: the line stays in the server's log
             call = None

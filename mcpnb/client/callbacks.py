@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,10 +70,40 @@ class SessionCallbacks:
         roots = [types.Root(uri=Path(p).as_uri(), name=Path(p).name or p) for p in self.config.roots]
         return types.ListRootsResult(roots=roots)
 
-    def _on_sdk_log(self, line: str, kind: str = "sdk") -> None:
+    def _on_sdk_log(self, line: str, kind: str = "sdk", traceback: Sequence[str] = ()) -> None:
+        """A record the SDK (or an in-process server) logged in this connection's tasks, with the
+        lines of its traceback: each its own line of the log, as a stdio server's stderr shows it."""
         if kind == "sdk":
             self.sdk_said = line
         self.emit(kind, line)
+        for text in traceback:
+            self.emit(kind, text)
+
+    def _on_session_end_error(self, exc: BaseException) -> None:
+        """The session was ended on purpose (disconnect, reconnect, close), but ending it raised: an
+        in-process server's lifespan that fails after its ``yield`` (closing a database, say). The
+        disconnect itself is done and stays done; what failed, with its traceback, goes to the
+        server's log, where the person who wrote that teardown looks.
+
+        Only an in-process server's: ending an HTTP session with a server that is already gone
+        raises too (a refused connection, a stream cut short), which is no news of the server's."""
+        from mcpnb.client.errors import leaves
+        from mcpnb.client.logfilter import explain
+
+        if self.config.transport != "inprocess":
+            return
+        if all(isinstance(leaf, (GeneratorExit, asyncio.CancelledError)) for leaf in leaves(exc)):
+            return  # cut short by us (it took too long): no failure of the server's
+        summary, lines = explain(exc)
+        said = f"[error] shutting the server down raised {summary} (it is disconnected all the same)"
+        self._on_sdk_log(said, "server", lines)
+
+    def _in_process_words(self) -> str | None:
+        """What an in-process server logged while this start failed (its handler's invalid result:
+        which field, and why): the SDK's answer to the client says only "internal error"."""
+        if self.config.transport != "inprocess" or not self.sdk_said:
+            return None
+        return self.sdk_said.removeprefix("[error] ").removeprefix("[warning] ")
 
     def _on_response(
         self, status: int, request_headers: Any, message: str | None = None, challenge: str | None = None

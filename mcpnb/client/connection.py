@@ -41,7 +41,7 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import Interaction
-from mcpnb.client.logfilter import remember_secrets
+from mcpnb.client.logfilter import SERVER_LOG, remember_secrets
 from mcpnb.client.operations import ConnectionRequests, send_log_level
 from mcpnb.client.redact import scrub
 from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
@@ -304,6 +304,17 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
         CONNECTING.reset(connecting)
+        # the first tool list is asked from this task (and the probes started from it): an
+        # in-process server answers in the asker's context, and what it logs there (an invalid
+        # result) belongs in its log, not the running cell
+        route = SERVER_LOG.set(self._on_sdk_log)
+        try:
+            await self._open(ready, deadline)
+        finally:
+            SERVER_LOG.reset(route)
+
+    async def _open(self, ready: asyncio.Future[Any], deadline: Deadline) -> None:
+        """The session's first steps once its transport is up: handshake, first tool list, probes."""
         try:
             client = await within(deadline, asyncio.shield(ready))
             self._install(client)
@@ -323,7 +334,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             self.client = None
             raise
         self.health.new_session()  # the old session's failed probes say nothing about this one
-        self._start_background()
+        self._start_background()  # its probes and listener, in this context: their warnings are its
 
     @property
     def startup_timeout(self) -> float:
@@ -370,6 +381,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
     def _with_last_words(self, reason: str) -> str:
         """``reason``, and the stderr line of a stdio server that says why it stopped, if any."""
         said = last_words(self.session_stderr) if self.config.transport == "stdio" else None
+        if not said and (logged := self._in_process_words()):
+            return f"{reason}; the server logged: {logged} (%mcp logs {self.name})"
         return f"{reason} (server stderr: {said[:200]})" if said else reason
 
     def time_may_fix(self, exc: BaseException) -> bool:
@@ -422,7 +435,6 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
         from mcpnb import __version__
         from mcpnb.client import apps
-        from mcpnb.client.logfilter import SERVER_LOG
         from mcpnb.client.tasks import elicitation_answerer, tasks_extension
         from mcpnb.client.transports import open_target
 
@@ -467,6 +479,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
                 ready.set_exception(exc)
             elif not stop.is_set():
                 self.lost(exc, client)  # the transport died under a live session
+            else:  # ended on purpose, and its end failed (an in-process server's lifespan)
+                self._on_session_end_error(exc)
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:

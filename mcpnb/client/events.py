@@ -6,6 +6,7 @@ connection so ``%mcp logs`` can show what happened before anyone looked.
 
 from __future__ import annotations
 
+import json
 import logging
 import time as _time
 from collections import deque
@@ -45,6 +46,18 @@ class ConnectionEvent:
 
 
 Subscriber = Callable[[ConnectionEvent], None]
+
+
+def log_data_text(data: Any) -> str:
+    """A server log notification's ``data`` as a log line shows it: text as it is, anything else as
+    JSON, as the calling cell shows it under a call (``{"msg": "…", "extra": null}``), so a line reads
+    the same in both places and can be copied as JSON (Python's repr said ``None`` and ``'…'``)."""
+    if isinstance(data, str):
+        return data
+    try:
+        return json.dumps(data, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # a circular structure, say: its repr is still something
+        return repr(data)
 
 
 class EventLog:

@@ -11,28 +11,53 @@ The SDK also logs tracebacks at WARNING and above from its transport tasks (a se
 garbage, an SSE stream that dies, "Session termination failed" on disconnect). Without a handler,
 Python prints those to stderr, which in a kernel is whichever cell is running. A record logged in a
 connection's own tasks (:data:`SERVER_LOG` is set there) goes to that server's log instead
-(``%mcp logs NAME``), as one line. So do a FastMCP server's, run in-process: its tasks are the
-connection's, and a tool that raises would otherwise print a framed traceback into the cell (a
-stdio server's stderr goes to its log as well).
+(``%mcp logs NAME``). So do a server's run in-process (an ``MCPServer``, a low-level ``Server``, a
+FastMCP server): its tasks are the connection's, and a tool that raises would otherwise print a
+framed traceback into the cell. There the record is one line that names the innermost cause (the
+SDK logs a raising tool as its ``UnexpectedToolError`` wrapper; the person needs the ``ValueError``
+under it), followed by the whole traceback as lines of the log, as a stdio server's stderr would
+show it: for a server written in a cell, the log is the only place its author sees the line that
+failed.
+
+Python warnings raised there (an ``MCPDeprecationWarning`` from a server's ``ctx.info()``) are the
+server's too: while :data:`SERVER_LOG` is set they go to its log, not to the cell's stderr.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 import re
 import threading
+import traceback
+import warnings
 import weakref
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 from mcpnb.client.redact import REDACTED, redact_url, scrub
 
-#: Set in a connection's owner task (inherited by the SDK tasks it starts): where its SDK warnings go,
-#: as ``route(line, kind)`` (kind ``sdk``, or ``server`` for an in-process server's own logger).
-SERVER_LOG: contextvars.ContextVar[Callable[[str, str], None] | None] = contextvars.ContextVar(
+
+class Route(Protocol):
+    """Where a connection's log lines go: ``route(line, kind)``, and ``traceback=`` the lines of
+    the traceback that goes with ``line`` (only passed when there is one)."""
+
+    def __call__(self, line: str, kind: str, /, traceback: Sequence[str] = ...) -> None: ...
+
+
+#: Set in a connection's owner task (inherited by the SDK tasks it starts) and around its requests:
+#: where its SDK warnings go (kind ``sdk``, ``server`` for FastMCP's own logger, ``warning`` for a
+#: Python warning).
+SERVER_LOG: contextvars.ContextVar[Route | Callable[[str, str], None] | None] = contextvars.ContextVar(
     "mcpnb_server_log", default=None
 )
+
+#: The most lines of one traceback kept in a server's log (the event history is bounded: one huge
+#: exception group must not push everything else out); the middle of a longer one is left out.
+TRACEBACK_LINES = 120
+#: The longest one-line summary of a cause (characters).
+SUMMARY_CHARS = 300
 
 #: The SDK's loggers (its session logs as plain "client"), and FastMCP's: what a connection's own
 #: tasks log at WARNING and above goes to its server's log.
@@ -88,7 +113,12 @@ class CredentialFilter(logging.Filter):
             route = SERVER_LOG.get()
             if route is not None and record.levelno >= logging.WARNING and _is_servers(record.name):
                 kind = "server" if record.name.split(".", 1)[0] == "fastmcp" else "sdk"
-                route(f"[{record.levelname.lower()}] {text}{_cause(record)}", kind)
+                cause, lines = _cause(record)
+                line = f"[{record.levelname.lower()}] {text}{cause}"
+                if lines:
+                    route(line, kind, traceback=lines)
+                else:  # a route that takes no traceback still works for what has none
+                    route(line, kind)
                 return False
         except Exception:  # a filter must never break logging
             return True
@@ -99,19 +129,112 @@ def _is_servers(name: str) -> bool:
     return name.split(".", 1)[0] in SERVER_LOGGERS
 
 
-def _cause(record: logging.LogRecord) -> str:
-    """The last line of a record's traceback (``ValueError: …``), already redacted, or ''."""
+def _cause(record: logging.LogRecord) -> tuple[str, list[str]]:
+    """What a record's exception says, redacted: `` (ValueError: bad x)`` naming the innermost cause,
+    and the lines of its traceback (none when there is nothing beyond that one line)."""
     if not record.exc_text:
-        return ""
-    last = record.exc_text.strip().splitlines()[-1]
-    return f" ({last[:300]})"
+        return "", []
+    exc = record.exc_info[1] if record.exc_info else None
+    if exc is not None:
+        summary = summarize(exc)
+    else:  # only the text is left: its last line is the outermost exception's
+        summary = redact_text(record.exc_text.strip().splitlines()[-1])[:SUMMARY_CHARS]
+    lines = record.exc_text.rstrip().splitlines()
+    return f" ({summary})", _kept(lines) if len(lines) > 1 else []
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The exception at the bottom of ``exc``'s chain of causes (``raise Wrapper(...) from exc``, as
+    the SDK and FastMCP wrap what a tool raised), inside a group of one (anyio wraps a task's
+    failure so). An exception raised while handling another (``__context__``) is the news itself:
+    the one it interrupted is in the traceback, not the summary."""
+    seen: set[int] = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]
+        elif exc.__cause__ is not None:
+            exc = exc.__cause__
+        else:
+            break
+    return exc
+
+
+def summarize(exc: BaseException) -> str:
+    """The innermost cause of ``exc`` in one redacted line: ``ValueError: bad x: hello``; a pydantic
+    ``ValidationError`` as where and what (``tools[2].inputSchema.type: Input should be 'object'``),
+    since its own text spreads over lines and echoes the whole value."""
+    cause = innermost(exc)
+    errors = getattr(cause, "errors", None)
+    said: str | None = None
+    if type(cause).__name__ == "ValidationError" and callable(errors):
+        with contextlib.suppress(Exception):  # a summary falls back to the exception's text
+            found = errors(include_url=False, include_input=False)
+            said = "; ".join(f"{_where(e.get('loc', ()))}: {e.get('msg', '')}" for e in found[:3])
+            if len(found) > 3:
+                said += f"; … ({len(found) - 3} more)"
+    if said is None:
+        said = " ".join(str(cause).split())
+    text = f"{type(cause).__name__}: {said}" if said else type(cause).__name__
+    return redact_text(text)[:SUMMARY_CHARS]
+
+
+def explain(exc: BaseException) -> tuple[str, list[str]]:
+    """``exc`` for a server's log: its one-line :func:`summarize` and its whole traceback (every
+    chained exception) as redacted lines."""
+    text = "".join(traceback.format_exception(exc)).rstrip()
+    return summarize(exc), _kept(redact_text(text).splitlines())
+
+
+def _where(loc: Sequence[Any]) -> str:
+    """A pydantic error location as a path a person reads: ``tools[2].inputSchema.type``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out or "(the value)"
+
+
+def _kept(lines: list[str]) -> list[str]:
+    """``lines``, or their head and tail with the count of those left out between."""
+    if len(lines) <= TRACEBACK_LINES:
+        return lines
+    half = TRACEBACK_LINES // 2
+    return [*lines[:half], f"… ({len(lines) - 2 * half} lines not kept)", *lines[-half:]]
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """``warnings.showwarning``: a warning raised in a connection's tasks (its in-process server's
+    code, the SDK's for it) goes to that server's log; every other one is shown as before."""
+    route = SERVER_LOG.get()
+    if route is None or file is not None:
+        _previous_show(message, category, filename, lineno, file, line)
+        return
+    try:
+        where = filename.rsplit("site-packages/", 1)[-1]
+        route(redact_text(f"{category.__name__}: {message} ({where}:{lineno})"), "warning")
+    except Exception:  # showing a warning must never break the code that raised it
+        _previous_show(message, category, filename, lineno, file, line)
+
+
+_previous_show = warnings.showwarning
 
 
 _FILTER = CredentialFilter()
 
 
 def install() -> None:
-    """Put the filter on every watched logger that exists now (idempotent, cheap: run per session)."""
+    """Put the filter on every watched logger that exists now, and route warnings raised in a
+    connection's tasks (idempotent, cheap: run per session)."""
+    global _previous_show
+    if warnings.showwarning is not _show_warning:  # put back by whoever replaced it since (pytest)
+        _previous_show, warnings.showwarning = warnings.showwarning, _show_warning
     names = [name for name in list(logging.root.manager.loggerDict) if name.split(".", 1)[0] in WATCHED]
     for name in {*WATCHED, *names}:
         logger = logging.getLogger(name)

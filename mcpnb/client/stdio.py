@@ -27,6 +27,10 @@ from typing import Any
 from mcpnb.client import reaper
 from mcpnb.client.errors import ConfigError, MessageTooLargeError, ServerExitedError, validation_problem
 
+#: The terminal width a child is told (``COLUMNS``) unless its ``env`` says otherwise: its stderr is
+#: no terminal, so rich (the SDK's and FastMCP's log handler) lays it out at 80 columns, and with
+#: time, level and place beside it a traceback came to the log in ~35-character boxes.
+CHILD_COLUMNS = "120"
 #: After stdin is closed, how long a server may take to exit on its own.
 EOF_GRACE = 1.0
 #: After SIGTERM to its process group, how long before SIGKILL.
@@ -115,6 +119,13 @@ def check_cwd(cwd: str | None, server: str) -> None:
         check_folder(cwd, server, "cwd", "the working directory")
 
 
+def child_environment(defaults: Mapping[str, str], env: Mapping[str, str] | None) -> dict[str, str]:
+    """A stdio server's environment: the SDK's minimal one (``PATH``, ``HOME`` and the like: the
+    kernel's secrets do not travel to every server), a width for its logs, then the config's ``env``,
+    which wins."""
+    return {**defaults, "COLUMNS": CHILD_COLUMNS, **(env or {})}
+
+
 @contextlib.asynccontextmanager
 async def stdio_transport(
     server: str,
@@ -148,7 +159,7 @@ async def stdio_transport(
     try:
         process = await anyio.open_process(
             [command, *args],
-            env=get_default_environment() | dict(env or {}),
+            env=child_environment(get_default_environment(), env),
             stderr=errlog,
             cwd=cwd,
             start_new_session=True,  # its own group: the kernel's Ctrl-C does not reach it; killpg does
