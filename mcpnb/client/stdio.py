@@ -121,9 +121,11 @@ def check_cwd(cwd: str | None, server: str) -> None:
 
 def child_environment(defaults: Mapping[str, str], env: Mapping[str, str] | None) -> dict[str, str]:
     """A stdio server's environment: the SDK's minimal one (``PATH``, ``HOME`` and the like: the
-    kernel's secrets do not travel to every server), a width for its logs, then the config's ``env``,
-    which wins."""
-    return {**defaults, "COLUMNS": CHILD_COLUMNS, **(env or {})}
+    kernel's secrets do not travel to every server), a width for its logs, Python's output unbuffered
+    (a server author's ``print()`` reaches the log as it happens, not when the process ends; the
+    SDK flushes its own messages anyway, so this costs nothing measurable), then the config's
+    ``env``, which wins."""
+    return {**defaults, "COLUMNS": CHILD_COLUMNS, "PYTHONUNBUFFERED": "1", **(env or {})}
 
 
 @contextlib.asynccontextmanager

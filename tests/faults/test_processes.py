@@ -182,6 +182,18 @@ def test_garbage_on_stdout_goes_to_the_server_log_not_the_cell(pool, marks, capf
     no_process_left(marks)
 
 
+def test_a_print_in_a_python_server_reaches_its_log_at_once(pool, marks):
+    """A ``print()`` while debugging a Python server (no flush) sat in its stdout buffer until the
+    process ended: the author saw it only after a reconnect, under the wrong time."""
+    pool.connect("dbg", **marks.stdio(), **QUICK)
+    assert pool.call("dbg", "debug_print", {"text": "debug: inside the tool"}).data == "printed"
+    line = "debug: inside the tool"
+    assert wait_until(lambda: any(line in entry for entry in pool.logs("dbg")), timeout=10)
+    assert pool.status()["dbg"].state == "connected"  # the session goes on
+    pool.close()
+    no_process_left(marks)
+
+
 def test_a_flood_of_log_notifications_is_capped_under_the_result(pool, marks):
     from mcpnb.notebook.render import result_bundle
 

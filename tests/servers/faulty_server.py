@@ -8,7 +8,8 @@ Run: ``python tests/servers/faulty_server.py [stdio|http] [--ignore-term] [--gar
 - ``--hang``: never answers the handshake (and ignores SIGTERM while it hangs).
 - ``--marks DIR``: writes ``DIR/pid-<pid>`` at start, so a test knows every process it must see end.
 
-Extra tools: ``flood(n)`` sends ``n`` log notifications, ``big(mb)`` returns ``mb`` megabytes of
+Extra tools: ``debug_print(text)`` prints ``text`` to stdout, as a debugging author does;
+``flood(n)`` sends ``n`` log notifications, ``big(mb)`` returns ``mb`` megabytes of
 text, ``fail_next(status, count)``
 makes the HTTP app answer the next ``count`` MCP requests with ``status`` (500, 401, 400, 404) and
 ``drop_next(count)`` closes the next connections without an answer; ``in_turn(steps)`` gives
@@ -51,6 +52,12 @@ def create_faulty_server():
         for i in range(n):
             await ctx.info(f"log line {i + 1} of {n}")
         return f"sent {n} log lines"
+
+    @server.tool()
+    def debug_print(text: str) -> str:
+        """``print(text)`` (a server author's debug line, into stdout), then answer."""
+        print(text)  # no flush=True: as people write it
+        return "printed"
 
     @server.tool()
     def big(mb: float) -> str:
