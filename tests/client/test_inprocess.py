@@ -91,7 +91,8 @@ def test_anything_else_is_still_refused_by_name(pool):
 
 def test_a_fastmcp_tools_traceback_goes_to_the_servers_log_not_the_cell(pool, capfd):
     """FastMCP logs a raising tool with a framed traceback on stderr (the running cell, in a
-    kernel); run in-process, that goes to the server's log as one line, as a stdio server's would."""
+    kernel); run in-process, that goes to the server's log, as a stdio server's would (test_server_logs
+    checks what the log holds)."""
     srv = fastmcp.FastMCP("media")
 
     @srv.tool
