@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Iterator
 
@@ -16,10 +17,18 @@ from .conftest import bundle, line
 
 
 @pytest.fixture
-def settings(mcp) -> Iterator:
+def settings(ip, mcp) -> Iterator:
+    """The settings, put back afterwards, and the shell's own config with them: ``%config Mcp.x = v``
+    writes ``ip.config`` too, and the shell is shared by every test of the process, so a later
+    ``%load_ext`` (which applies ``ip.config``) brought a 0.5 s tool_timeout back to other files."""
     s = get_settings()
     saved = {k: getattr(s, k) for k in s.trait_names() if s.traits()[k].metadata.get("config")}
+    had = copy.deepcopy(ip.config["Mcp"]) if "Mcp" in ip.config else None
     yield s
+    if had is None:
+        ip.config.pop("Mcp", None)
+    else:
+        ip.config["Mcp"] = had
     for key, value in saved.items():
         setattr(s, key, value)
 
