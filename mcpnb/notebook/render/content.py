@@ -117,13 +117,45 @@ def _text_body(text: str, markdown: bool, text_limit: int, whole: str) -> tuple[
     return body, shown + ("\n" + more if more else "")
 
 
+#: How each raster image type begins. A block that says ``image/png`` over bytes that are no image
+#: at all showed as a broken-image icon, with nothing to say why (a server author's bug to see).
+_SIGNATURES = {
+    "PNG": (b"\x89PNG\r\n\x1a\n",),
+    "JPEG": (b"\xff\xd8\xff",),
+    "GIF": (b"GIF87a", b"GIF89a"),
+    "WebP": (b"RIFF",),
+}
+_RASTER = {
+    "image/png": "PNG",
+    "image/jpeg": "JPEG",
+    "image/jpg": "JPEG",
+    "image/gif": "GIF",
+    "image/webp": "WebP",
+}
+
+
+def _no_image(data: str, mime: str) -> str | None:
+    """Why ``data`` (base64) is not the raster image ``mime`` says, or None when it is one (of that
+    type or another: a browser reads a JPEG sent as ``image/png``)."""
+    expected = _RASTER.get(mime)
+    if expected is None:
+        return None
+    head = base64.b64decode(data[:24] + "=" * (-len(data[:24]) % 4))
+    if any(head.startswith(sig) for sigs in _SIGNATURES.values() for sig in sigs):
+        return None
+    return f"not a {expected} image: its data starts with {head[:8].hex(' ')}"
+
+
 def _media(kind: str, data: Any, mime: Any) -> Rendered:
     """Inline image or audio, or a one-line summary when the type or the data is not safe to inline."""
     mime_s = mime if isinstance(mime, str) else "unknown type"
     size = b64_size(data) if isinstance(data, str) else None
     label = f"{kind} {mime_s}" + (f", {human_size(size)}" if size is not None else ", invalid base64")
+    wrong = _no_image(data, mime_s) if size is not None and kind == "image" else None
+    if wrong is not None:
+        label += f", {wrong}"
     extra: dict[str, Any] = {}
-    if size is not None and kind == "image" and mime_s in IMAGE_TYPES:
+    if size is not None and wrong is None and kind == "image" and mime_s in IMAGE_TYPES:
         html = f'<img src="data:{esc(mime_s)};base64,{esc(data)}" alt="{esc(label)}" title="{esc(label)}">'
         if mime_s in BUNDLE_IMAGE_TYPES:
             if mime_s == "image/svg+xml":

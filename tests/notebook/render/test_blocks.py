@@ -256,6 +256,27 @@ def test_unsafe_image_types_and_bad_base64_are_not_inlined() -> None:
     assert "mystery block" in html and "&lt;script&gt;" in html
 
 
+async def test_image_data_that_is_no_image_says_so_instead_of_a_broken_icon() -> None:
+    """A server author's bug: bytes that are no image, labelled ``image/png``. The browser drew a
+    broken-image icon and nothing said why; now the line says what the data is not."""
+    server = MCPServer("pics")
+
+    @server.tool()
+    def pictures() -> list[types.ImageContent]:
+        blob = base64.b64encode(b"<html>not a picture</html>").decode()
+        real = base64.b64encode(PNG).decode()
+        return [
+            types.ImageContent(type="image", data=blob, mime_type="image/png"),
+            types.ImageContent(type="image", data=real, mime_type="image/jpeg"),  # a PNG: still drawn
+        ]
+
+    async with Client(server) as client:
+        raw = await client.call_tool("pictures", {})
+    b = result_bundle(ToolResult.from_sdk("pics", "pictures", raw, elapsed=0.0, output_schema=None))
+    assert "not a PNG image: its data starts with 3c 68 74 6d 6c 3e 6e 6f" in b["text/plain"]
+    assert b["text/html"].count("<img ") == 1  # only the real picture
+
+
 def test_terminal_colours_in_a_servers_text_do_not_reach_the_html() -> None:
     """Playwright MCP's errors carry its call log in colour (``\x1b[2m``): HTML showed stray ``[2m``."""
     text = "Call log:\n\x1b[2m  - <launching> chromium\x1b[22m\n\x1b]8;;http://x\x07a link\x1b]8;;\x07"
