@@ -40,6 +40,13 @@ class Frontend:
     def execute(self, code: str, **kw: Any) -> str:
         return self.kc.execute(code, **kw)
 
+    def run_ok(self, code: str) -> str:
+        """Run a cell to its end and check it did not fail; its msg_id, to read its outputs by."""
+        cell = self.execute(code)
+        reply = self.reply(cell)
+        assert reply["status"] == "ok", reply
+        return cell
+
     def pump(self, seconds: float = 0.05) -> None:
         end = time.monotonic() + seconds
         while True:

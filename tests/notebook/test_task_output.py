@@ -19,13 +19,6 @@ SETUP = "%load_ext mcpnb\n%mcp serve probe-kit"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-def _run(fe: Frontend, code: str) -> str:
-    cell = fe.execute(code)
-    reply = fe.reply(cell)
-    assert reply["status"] == "ok", reply
-    return cell
-
-
 def _outputs_of(fe: Frontend, cell: str) -> list[str]:
     """The display ids a cell showed, in the order they appeared."""
     return [i for i, shown_by in fe.display_cell.items() if shown_by == cell]
@@ -33,13 +26,13 @@ def _outputs_of(fe: Frontend, cell: str) -> list[str]:
 
 def test_the_cells_output_ends_as_the_tasks_last_word(kernel):
     fe = Frontend(kernel)
-    _run(fe, SETUP)
-    cell = _run(fe, "h = %mcp call probe.slow_task steps=3 delay=0.05 --task\nh")
+    fe.run_ok(SETUP)
+    cell = fe.run_ok("h = %mcp call probe.slow_task steps=3 delay=0.05 --task\nh")
     assert cell not in fe.results  # no execute_result: the handle is not shown a second time
     (task,) = _outputs_of(fe, cell)
     assert "starting probe.slow_task as a task" in fe.displays[cell][0]["text/plain"]  # its place, held
     assert fe.find(cell, css="mcpnb-task")  # then its live view, there
-    later = _run(fe, "print('TOTAL', h.result(timeout=60).data['totalPrimes'])")
+    later = fe.run_ok("print('TOTAL', h.result(timeout=60).data['totalPrimes'])")
     assert "TOTAL 430" in fe.stdout[later]
     last = fe.wait_for(
         lambda: WIDGET not in fe.by_display_id[task] and fe.by_display_id[task], what="the end"
@@ -47,9 +40,9 @@ def test_the_cells_output_ends_as_the_tasks_last_word(kernel):
     assert '<b class="mcpnb-task-status" style="color:#1a7f37">completed</b>' in last["text/html"]
     assert "totalPrimes" in last["text/html"] and "as of" not in last["text/html"]  # the result, for good
     assert "completed" in last["text/plain"] and "totalPrimes  430" in last["text/plain"]
-    again = _run(fe, "h")  # elsewhere the handle shows as before: a view of its own
+    again = fe.run_ok("h")  # elsewhere the handle shows as before: a view of its own
     assert WIDGET in fe.displays[again][0] and "completed" in fe.displays[again][0]["text/plain"]
-    value = _run(fe, "print('SAME', _ is h)")  # the cell's value is still kept (_, Out)
+    value = fe.run_ok("print('SAME', _ is h)")  # the cell's value is still kept (_, Out)
     assert "SAME True" in fe.stdout[value]
 
 
@@ -83,8 +76,8 @@ def test_each_question_of_a_task_keeps_its_own_output(kernel):
     """``multi_input`` asks two questions: the first answered form stays (what was sent) above the
     second; one output for both kept only the last. The task's own output comes first."""
     fe = Frontend(kernel)
-    _run(fe, SETUP + " --toolset conformance")
-    cell = _run(fe, "h = %mcp call probe.multi_input --task")
+    fe.run_ok(SETUP + " --toolset conformance")
+    cell = fe.run_ok("h = %mcp call probe.multi_input --task")
     forms: list[str] = []
     for n, (name, value) in enumerate((("colour", "green"), ("animal", "owl"))):
         field = fe.wait_for(lambda name=name: fe.find(None, css=f"mcpnb-field-{name}"), what=f"the {name}")
@@ -101,7 +94,7 @@ def test_each_question_of_a_task_keeps_its_own_output(kernel):
         )
         fe.set(field, value)
         fe.click(accepts[0])
-    later = _run(fe, "print('GOT', h.result(timeout=60).text)")
+    later = fe.run_ok("print('GOT', h.result(timeout=60).text)")
     assert "GOT A green owl" in fe.stdout[later]
     task, *asked = _outputs_of(fe, cell)
     assert "A green owl" in fe.wait_for(lambda: fe.by_display_id[task].get("text/html", ""), what="end")
@@ -111,7 +104,7 @@ def test_each_question_of_a_task_keeps_its_own_output(kernel):
 
 def test_a_task_that_cannot_start_leaves_no_placeholder(kernel):
     fe = Frontend(kernel)
-    _run(fe, SETUP + " --toolset conformance --era legacy")  # where greet says it is never a task
+    fe.run_ok(SETUP + " --toolset conformance --era legacy")  # where greet says it is never a task
     cell = fe.execute("%mcp call probe.greet --task")
     assert fe.reply(cell)["status"] == "error"
     (place,) = _outputs_of(fe, cell)

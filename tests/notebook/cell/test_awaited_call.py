@@ -19,13 +19,6 @@ FORGET_THREADS = "asynccell._threads = None"
 USED_THREADS = "print('THREADS', asynccell._threads is not None)"
 
 
-def _ok(fe: Frontend, code: str) -> str:
-    cell = fe.execute(code)
-    reply = fe.reply(cell)
-    assert reply["status"] == "ok", reply
-    return cell
-
-
 def _error(fe: Frontend, code: str) -> dict:
     reply = fe.reply(fe.execute(code))
     assert reply["status"] == "error", reply
@@ -34,23 +27,22 @@ def _error(fe: Frontend, code: str) -> dict:
 
 def test_an_awaited_call_needs_no_magic_thread_and_shows_what_the_synchronous_one_shows(kernel):
     fe = Frontend(kernel)
-    _ok(fe, SETUP)
-    _ok(fe, "%mcp tools probe")  # the tool list is cached from here on
-    _ok(fe, FORGET_THREADS)
+    fe.run_ok(SETUP)
+    fe.run_ok("%mcp tools probe")  # the tool list is cached from here on
+    fe.run_ok(FORGET_THREADS)
 
-    awaited = _ok(fe, "r = %mcp call probe.ui_search query=date limit=1\nprint('ROWS', len(r.df))")
+    awaited = fe.run_ok("r = %mcp call probe.ui_search query=date limit=1\nprint('ROWS', len(r.df))")
     assert "ROWS 1" in fe.stdout[awaited]
-    bare = _ok(fe, "%mcp call probe.ui_search query=date limit=1")
-    kept = _ok(fe, "%mcp call probe.ui_search query=date limit=1 -o hits\nprint('KEPT', len(hits.df))")
+    bare = fe.run_ok("%mcp call probe.ui_search query=date limit=1")
+    kept = fe.run_ok("%mcp call probe.ui_search query=date limit=1 -o hits\nprint('KEPT', len(hits.df))")
     assert "KEPT 1" in fe.stdout[kept]
-    silent = _ok(fe, "%mcp call probe.ui_search query=date limit=1;")
-    raw = _ok(fe, "%mcp call probe.ui_search query=date limit=1 --raw")
-    body = _ok(fe, "%%mcp call probe.ui_search -o cellhits\nquery: date\nlimit: 1")
-    checked = _ok(fe, USED_THREADS)
+    silent = fe.run_ok("%mcp call probe.ui_search query=date limit=1;")
+    raw = fe.run_ok("%mcp call probe.ui_search query=date limit=1 --raw")
+    body = fe.run_ok("%%mcp call probe.ui_search -o cellhits\nquery: date\nlimit: 1")
+    checked = fe.run_ok(USED_THREADS)
     assert "THREADS False" in fe.stdout[checked], "an awaited call went through a magic thread"
 
-    same = _ok(
-        fe,
+    same = fe.run_ok(
         "def sync():\n    s = %mcp call probe.ui_search query=date limit=1\n    return s\n"
         "s = sync()\nprint('SAME', s.data == r.data == hits.data == cellhits.data)",
     )
@@ -63,8 +55,8 @@ def test_an_awaited_call_needs_no_magic_thread_and_shows_what_the_synchronous_on
 
 def test_an_awaited_call_reports_bad_input_in_one_line(kernel):
     fe = Frontend(kernel)
-    _ok(fe, SETUP)
-    _ok(fe, "%mcp tools probe")
+    fe.run_ok(SETUP)
+    fe.run_ok("%mcp tools probe")
     reply = _error(fe, "%mcp call probe.ui_search query=date limit=many")
     assert reply["ename"] == "UsageError"
     assert "limit" in reply["evalue"]
@@ -76,15 +68,15 @@ def test_an_awaited_call_reports_bad_input_in_one_line(kernel):
     assert reply["evalue"] == f"--timeout must be greater than 0, got 0.0; {accepted}"
     reply = _error(fe, "%mcp call probe.ui_search query=date --timeout nan")  # was sent, then "timed out"
     assert reply["evalue"] == f"--timeout expected a number of seconds, got nan; {accepted}"
-    again = _ok(fe, "r = %mcp call probe.ui_search query=date limit=1\nprint('STILL', len(r.df))")
+    again = fe.run_ok("r = %mcp call probe.ui_search query=date limit=1\nprint('STILL', len(r.df))")
     assert "STILL 1" in fe.stdout[again]
 
 
 def test_a_call_the_cache_cannot_resolve_takes_the_thread_and_works(kernel):
     fe = Frontend(kernel)
-    _ok(fe, SETUP)
-    _ok(fe, FORGET_THREADS)  # a bare tool name is looked up on every server: the thread path
-    cell = _ok(fe, "r = %mcp call ui_search query=date limit=1\nprint('ROWS', len(r.df))")
+    fe.run_ok(SETUP)
+    fe.run_ok(FORGET_THREADS)  # a bare tool name is looked up on every server: the thread path
+    cell = fe.run_ok("r = %mcp call ui_search query=date limit=1\nprint('ROWS', len(r.df))")
     assert "ROWS 1" in fe.stdout[cell]
-    checked = _ok(fe, USED_THREADS)
+    checked = fe.run_ok(USED_THREADS)
     assert "THREADS True" in fe.stdout[checked]
