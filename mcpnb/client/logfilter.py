@@ -33,7 +33,7 @@ import threading
 import traceback
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from mcpnb.client.redact import REDACTED, redact_url, scrub
@@ -41,7 +41,7 @@ from mcpnb.client.redact import REDACTED, redact_url, scrub
 
 class Route(Protocol):
     """Where a connection's log lines go: ``route(line, kind)``, and ``traceback=`` the lines of
-    the traceback that goes with ``line`` (only passed when there is one)."""
+    the traceback that goes with ``line`` (empty when there is none)."""
 
     def __call__(self, line: str, kind: str, /, traceback: Sequence[str] = ...) -> None: ...
 
@@ -49,9 +49,7 @@ class Route(Protocol):
 #: Set in a connection's owner task (inherited by the SDK tasks it starts) and around its requests:
 #: where its SDK warnings go (kind ``sdk``, ``server`` for FastMCP's own logger, ``warning`` for a
 #: Python warning).
-SERVER_LOG: contextvars.ContextVar[Route | Callable[[str, str], None] | None] = contextvars.ContextVar(
-    "mcpnb_server_log", default=None
-)
+SERVER_LOG: contextvars.ContextVar[Route | None] = contextvars.ContextVar("mcpnb_server_log", default=None)
 
 #: The most lines of one traceback kept in a server's log (the event history is bounded: one huge
 #: exception group must not push everything else out); the middle of a longer one is left out.
@@ -114,11 +112,7 @@ class CredentialFilter(logging.Filter):
             if route is not None and record.levelno >= logging.WARNING and _is_servers(record.name):
                 kind = "server" if record.name.split(".", 1)[0] == "fastmcp" else "sdk"
                 cause, lines = _cause(record)
-                line = f"[{record.levelname.lower()}] {text}{cause}"
-                if lines:
-                    route(line, kind, traceback=lines)
-                else:  # a route that takes no traceback still works for what has none
-                    route(line, kind)
+                route(f"[{record.levelname.lower()}] {text}{cause}", kind, traceback=lines)
                 return False
         except Exception:  # a filter must never break logging
             return True

@@ -128,11 +128,12 @@ def looks_like_token(segment: str) -> bool:
 
 def _redact_path(path: str, found: set[str] | None) -> str:
     segments = path.split("/")
-    if not any(looks_like_token(s) for s in segments):
+    tokens = {s for s in segments if looks_like_token(s)}  # every log line's URLs come this way
+    if not tokens:
         return path
     if found is not None:
-        found.update(s for s in segments if looks_like_token(s))
-    return "/".join(REDACTED if looks_like_token(s) else s for s in segments)
+        found.update(tokens)
+    return "/".join(REDACTED if s in tokens else s for s in segments)
 
 
 def redact_url(url: str) -> str:

@@ -300,7 +300,6 @@ def salvage(line: str) -> tuple[list[Any], bool]:
     Also says whether the whole line was read (else it goes to the server's log)."""
     import json
 
-    from mcp_types import ErrorData, JSONRPCError
     from mcp_types import jsonrpc_message_adapter as adapter
 
     try:
@@ -318,9 +317,16 @@ def salvage(line: str) -> tuple[list[Any], bool]:
         if type(request_id) not in (int, str):
             continue
         why = _first_problem(item) or why
-        said = f"the server's answer is not valid JSON-RPC ({why}); the line is in its log (%mcp logs)"
-        found.append(JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=-32603, message=said)))
+        found.append(_failed(request_id, f"the server's answer is not valid JSON-RPC ({why})"))
     return found, whole
+
+
+def _failed(request_id: int | str, why: str) -> Any:
+    """An error answer to ``request_id`` in the server's stead: its call fails now, saying ``why``."""
+    from mcp_types import ErrorData, JSONRPCError
+
+    said = f"{why}; the line is in its log (%mcp logs)"
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=-32603, message=said))
 
 
 #: The start of an answer as serializers write it (the SDK's pydantic: jsonrpc, id, then result or
@@ -336,14 +342,10 @@ def _cut_short(line: str, error: ValueError) -> list[Any]:
     timeout. Any other line is the server's log's business only."""
     import json
 
-    from mcp_types import ErrorData, JSONRPCError
-
     start = _ANSWER_START.match(line)
     if start is None:
         return []
-    request_id = json.loads(start.group(1))
-    said = f"the server's answer is not valid JSON ({error}); the line is in its log (%mcp logs)"
-    return [JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=-32603, message=said))]
+    return [_failed(json.loads(start.group(1)), f"the server's answer is not valid JSON ({error})")]
 
 
 def _first_problem(answer: dict[str, Any]) -> str | None:

@@ -83,30 +83,12 @@ async def open_target(
     elif transport == "sse":
         yield _sse(config, on_response, on_failure)
     elif transport == "inprocess":
-        from mcpnb.client.inprocess import fastmcp_lowlevel, in_process
+        from mcpnb.client.inprocess import in_process
 
         async with in_process(config.server) as target:
-            yield over_streams(target) if fastmcp_lowlevel(config.server) is not None else target
+            yield target
     else:  # pragma: no cover - config validation rejects this earlier
         raise ValueError(f"unknown transport {transport!r}")
-
-
-def over_streams(lowlevel: Any) -> Any:
-    """A FastMCP server's low-level server served over in-memory JSON-RPC streams, in both eras,
-    as FastMCP's own in-memory client serves it.
-
-    Handed the ``Server`` itself, the SDK's client runs a 2026-07-28 connection through its direct
-    dispatcher, which passes a progress callback beside the request and puts no ``progressToken``
-    in its ``_meta``: FastMCP's ``ctx.report_progress`` sends progress only against that token, so
-    its progress never arrived (the SDK's ``MCPServer`` reports through the callback and was fine).
-    Over streams the SDK's JSON-RPC dispatcher writes the token, as it does over stdio and HTTP.
-    The price is JSON-RPC framing per message (0.25-0.3 ms a call, at best 0.84 against 1.10 ms,
-    measured on the 2-core machine), paid only by FastMCP servers: they are written for, and run
-    by FastMCP's own client over, a transport.
-    """
-    from mcp.client._memory import InMemoryTransport
-
-    return InMemoryTransport(lowlevel)
 
 
 @contextlib.asynccontextmanager

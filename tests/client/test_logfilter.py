@@ -75,7 +75,7 @@ def test_sdk_warnings_in_a_session_go_to_its_log(caplog):
     install()
     seen: list[str] = []
     caplog.set_level(logging.DEBUG)
-    token = SERVER_LOG.set(lambda line, kind: seen.append(f"{kind}: {line}"))
+    token = SERVER_LOG.set(lambda line, kind, traceback=(): seen.append(f"{kind}: {line}"))
     try:
         logging.getLogger("mcp.client.sse").error("Error in sse_reader", exc_info=ValueError("boom"))
         logging.getLogger("mcp.client.sse").debug("a debug line stays where it was")

@@ -125,7 +125,7 @@ def _version(value: Any, file: str, name: str) -> str | None:
     if not isinstance(value, str):
         example = ""
         written = getattr(value, "written", None)  # a YAML number's own text (requirements.reading)
-        if isinstance(written, str) and not isinstance(value, bool):
+        if isinstance(written, str):
             example = f' (write version: ">={written}")'
         elif isinstance(value, int):
             example = f' (write version: ">={value}")'
