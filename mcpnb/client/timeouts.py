@@ -24,6 +24,7 @@ import numbers
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -52,7 +53,8 @@ def checked_timeout(
     value: Any, what: str = "timeout=", unset: str = "None for the server's tool_timeout"
 ) -> float | None:
     """A call's ``timeout=`` as seconds, checked before anything is sent: a positive, finite number
-    up to a day (``MAX_SECONDS``, a server's ``tool_timeout`` limit too), or None for the server's own
+    (a ``Decimal`` too: what a form, a database or pydantic hands over) up to a day
+    (``MAX_SECONDS``, a server's ``tool_timeout`` limit too), or None for the server's own
     ``tool_timeout``. Anything else raises ``TypeError`` (not a number) or ``ValueError`` (a number
     no deadline can be: 0, negative, NaN, infinite, over a day), saying what was given and what is
     accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option), and
@@ -64,10 +66,10 @@ def checked_timeout(
     accepted = f"accepted: seconds greater than 0, at most {MAX_SECONDS:g}" + (
         f", or {unset}" if unset else ""
     )
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
         shown = f" ({value!r})" if isinstance(value, str) and len(value) <= 40 else ""
         raise TypeError(f"{what} expected a number of seconds, got {kind(value)}{shown}; {accepted}")
-    seconds = float(value)
+    seconds = math.nan if isinstance(value, Decimal) and value.is_snan() else float(value)
     if math.isnan(seconds):
         raise ValueError(f"{what} expected a number of seconds, got nan; {accepted}")
     if seconds <= 0:

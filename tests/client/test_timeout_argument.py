@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from decimal import Decimal
 
 import pytest
 from conftest import demo_server_object
@@ -21,6 +22,10 @@ BAD = [
     (math.nan, ValueError, "timeout= expected a number of seconds, got nan; "),
     (math.inf, ValueError, "timeout= must be at most 86400 s (a day), got inf; "),
     (86401, ValueError, "timeout= must be at most 86400 s (a day), got 86401; "),
+    (Decimal("-1"), ValueError, "timeout= must be greater than 0, got Decimal('-1'); "),
+    (Decimal("NaN"), ValueError, "timeout= expected a number of seconds, got nan; "),
+    (Decimal("sNaN"), ValueError, "timeout= expected a number of seconds, got nan; "),
+    (Decimal("1e400"), ValueError, "timeout= must be at most 86400 s (a day), got Decimal('1E+400'); "),
     ("5", TypeError, "timeout= expected a number of seconds, got a string ('5'); "),
     (True, TypeError, "timeout= expected a number of seconds, got true/false; "),
     ([5], TypeError, "timeout= expected a number of seconds, got a list; "),
@@ -50,7 +55,7 @@ def test_a_bad_timeout_is_refused_before_anything_is_sent(demo, timeout, error, 
     assert demo.call("demo", "echo", {"text": "still fine"}).text == "still fine"
 
 
-@pytest.mark.parametrize("timeout", [None, 5, 0.25, 86400])
+@pytest.mark.parametrize("timeout", [None, 5, 0.25, 86400, Decimal("2.5")])
 def test_a_good_timeout_still_calls(demo, timeout):
     assert demo.call("demo", "echo", {"text": "hi"}, timeout=timeout).text == "hi"
     assert asyncio.run(demo.acall("demo", "echo", {"text": "hi"}, timeout=timeout)).text == "hi"
@@ -59,5 +64,6 @@ def test_a_good_timeout_still_calls(demo, timeout):
 def test_checked_timeout_gives_seconds_as_a_float():
     assert checked_timeout(None) is None
     assert checked_timeout(3) == 3.0 and isinstance(checked_timeout(3), float)
+    assert checked_timeout(Decimal("0.5")) == 0.5 and isinstance(checked_timeout(Decimal("0.5")), float)
     with pytest.raises(ValueError, match=r"^--timeout must be greater than 0, got -1; accepted"):
         checked_timeout(-1, "--timeout")  # a magic's option, named as it is typed
