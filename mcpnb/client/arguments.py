@@ -237,8 +237,12 @@ def _validator(schema_json: str) -> Any:
     return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
 
 
-def _line(args: Mapping[str, Any], key: str) -> str:
-    line = getattr(args, "lines", {}).get(key)
+def _line(args: Mapping[str, Any], key: str, *inside: Any) -> str:
+    """Which cell body line ``key`` (or the deepest of ``key`` then ``inside`` written on a line of
+    its own: a nested YAML block's) is on, for the message."""
+    lines = getattr(args, "lines", {})
+    path = (key, *inside)
+    line = next((lines[path[:n]] for n in range(len(path), 1, -1) if path[:n] in lines), lines.get(key))
     return f" (line {line})" if line else ""
 
 
@@ -251,7 +255,7 @@ def _describe(problem: _Problem, args: Mapping[str, Any]) -> str:
     field = str(path[0])
     sub = "".join(f"[{json.dumps(p)}]" for p in path[1:])
     message = problem.message if len(problem.message) <= 200 else problem.message[:199] + "…"
-    return f"argument {field!r}{sub}{_line(args, field)}: {message}"
+    return f"argument {field!r}{sub}{_line(args, field, *path[1:])}: {message}"
 
 
 def _how_to_write(

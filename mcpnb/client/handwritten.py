@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["json_or_flow", "yaml_value"]
+__all__ = ["json_or_flow", "yaml_lines", "yaml_value"]
 
 
 def yaml_value(text: str) -> tuple[Any, bool]:
@@ -25,6 +25,34 @@ def yaml_value(text: str) -> tuple[Any, bool]:
         return yaml.load(textwrap.dedent(text), Loader=_json_scalar_loader()), True
     except (yaml.YAMLError, TypeError, RecursionError):  # TypeError: an unhashable key ({[a]: 1})
         return None, False
+
+
+def yaml_lines(text: str) -> dict[tuple[Any, ...], int]:
+    """Where each key and list item of the YAML ``text`` starts: its path (``("address", "zip")``,
+    ``("items", 0)``) to a line of ``text``, counted from 0; empty when ``text`` is no YAML. So a
+    schema's complaint about ``address.zip`` points at the line ``zip`` is on, not ``address``."""
+    import textwrap
+
+    import yaml
+
+    try:
+        root = yaml.compose(textwrap.dedent(text), Loader=_json_scalar_loader())
+    except (yaml.YAMLError, RecursionError):
+        return {}
+    lines: dict[tuple[Any, ...], int] = {}
+    todo: list[tuple[tuple[Any, ...], Any]] = [((), root)]
+    while todo:
+        path, node = todo.pop()
+        if isinstance(node, yaml.MappingNode):
+            children = [((*path, key.value), key, value) for key, value in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            children = [((*path, n), item, item) for n, item in enumerate(node.value)]
+        else:
+            continue
+        for where, mark, child in children:
+            lines.setdefault(where, mark.start_mark.line)
+            todo.append((where, child))
+    return lines
 
 
 def json_or_flow(text: str) -> Any:

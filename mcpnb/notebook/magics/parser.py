@@ -24,7 +24,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from mcpnb.client.errors import did_you_mean, did_you_mean_text, json_problem
-from mcpnb.client.handwritten import yaml_value
+from mcpnb.client.handwritten import yaml_lines, yaml_value
 
 #: ``{{ … }}``: a notebook variable (``name``, ``name.attr``) or a Python expression (``len(rows)``).
 _PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
@@ -429,7 +429,8 @@ def _to_json(value: Any, name: str) -> str:
 
 # ---------------------------------------------------------------- values and arguments
 class Arguments(dict[str, Any]):
-    """Tool arguments plus, per key, the text typed (``raw``) and the body line (``lines``).
+    """Tool arguments plus, per key, the text typed (``raw``) and the body line (``lines``; also per
+    nested path, ``("address", "zip")``, for a key written as an indented YAML block).
 
     The raw text lets a schema that wants a string get ``"007"`` rather than the number 7.
     """
@@ -437,7 +438,7 @@ class Arguments(dict[str, Any]):
     def __init__(self) -> None:
         super().__init__()
         self.raw: dict[str, str] = {}
-        self.lines: dict[str, int] = {}
+        self.lines: dict[str | tuple[Any, ...], int] = {}
         #: The whole body went to a tool's one text parameter (a query: its ``;`` is its own).
         self.text_body = False
 
@@ -648,13 +649,15 @@ def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
             args.put(key, _literal(lines[start:i], block.group(1)), None, number, f"cell body line {number}")
             continue
         if not rest.strip() and any(x.strip() for x in lines[i:below]):  # key: and a YAML block
-            value, typed = yaml_value(interpolate_json("\n".join(lines[i:below]), namespaces))
+            text = interpolate_json("\n".join(lines[i:below]), namespaces)  # a {{var}} stays on its line
+            value, typed = yaml_value(text)
             if not typed:
                 raise UsageError(
                     f"cell body line {number}: the indented lines below {key!r} are not YAML "
                     "(a '- item' list or 'name: value' lines), nor JSON"
                 )
             args.put(key, value, None, number, f"cell body line {number}")
+            args.lines.update({(key, *path): i + 1 + line for path, line in yaml_lines(text).items()})
             i = below
             continue
         if rest.strip()[:1] in ("[", "{") and not _opens_with_placeholder(rest):

@@ -440,11 +440,35 @@ def test_a_yaml_body_reaches_a_fastmcp_tool_with_nested_arguments(ip, mcp):
     result = line(ip, "call shop.order lines=[{sku: A1, qty: 4}] ship_to={city: Bergen} note={draft}")
     assert result.data == {"items": 4, "city": "Bergen", "note": "{draft}"}
     with pytest.raises(
-        UsageError, match=r"argument 'lines'\[0\]\[\"qty\"\] \(line 1\): \"two\" is not of type"
+        UsageError, match=r"argument 'lines'\[0\]\[\"qty\"\] \(line 2\): \"two\" is not of type"
     ):
         ip.run_cell_magic(
             "mcp", "call shop.order", "lines:\n  - {sku: A1, qty: two}\nship_to: {city: Oslo}\n"
         )
+
+
+def test_an_error_deep_in_a_yaml_block_names_its_own_line(ip, mcp):
+    """A mistake inside an indented block points at the line it is on, not at the block's key
+    (``lines:`` was line 4 of a nine-line body; the bad ``qty`` is line 9)."""
+    assert cell(ip, SHOP).success
+    line(ip, "connect shop {{shop}}")
+    body = (
+        "ship_to:\n  street: 1 Main\n  city: Oslo\nlines:\n  - sku: A1\n    qty: 2\n"
+        "\n  - sku: B2\n    qty: two\nnote: gift\n"
+    )
+    with pytest.raises(UsageError) as caught:
+        ip.run_cell_magic("mcp", "call shop.order", body)
+    assert 'argument \'lines\'[1]["qty"] (line 9): "two" is not of type' in str(caught.value)
+    fixed = body.replace("qty: two", "qty: 3")
+    assert ip.run_cell_magic("mcp", "call shop.order", fixed).data == {
+        "items": 5,
+        "city": "Oslo",
+        "note": "gift",
+    }
+    # a key the schema wants but a nested object lacks: the object's own line
+    with pytest.raises(UsageError) as caught:
+        ip.run_cell_magic("mcp", "call shop.order", fixed.replace("  - sku: B2\n    qty", "  - qty"))
+    assert "argument 'lines'[1] (line 8): \"sku\" is a required property" in str(caught.value)
 
 
 def test_one_file_for_a_list_of_files_says_how_to_write_the_list(ip, mcp, tmp_path):
