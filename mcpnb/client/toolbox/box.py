@@ -30,9 +30,10 @@ from mcpnb.client.errors import (
 from mcpnb.client.toolbox.approval import Approve, ask, asks, check_approve
 from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
 from mcpnb.client.toolbox.functions import ToolFunction, make_function
+from mcpnb.client.toolbox.nulls import drop_optional_nulls
 from mcpnb.client.toolbox.pages import PageNews
 from mcpnb.client.toolbox.replies import error_reply, result_reply
-from mcpnb.client.toolbox.schema import drop_optional_nulls, normal_form
+from mcpnb.client.toolbox.schema import normal_form
 from mcpnb.client.toolbox.specs import OPENAI_FORMATS, Entry, ToolSpecs, build_specs, check_format, entries
 from mcpnb.client.toolbox.strict import make_strict
 from mcpnb.client.toolbox.table import COLUMNS, text_table

@@ -1,5 +1,5 @@
 """JSON Schema plumbing every provider conversion shares: walking subschemas, inlining ``$ref``,
-the normal form of a tool's ``inputSchema``, and what "may be null" means.
+and the normal form of a tool's ``inputSchema``.
 
 Servers write input schemas in every draft and style (pydantic's ``anyOf [X, null]``, zod's draft-07
 ``$schema``, hand-written ``$defs``). Each provider accepts a different subset, so the conversions
@@ -33,7 +33,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mcpnb.client.schemarefs import Schema, deref, pointer
+from mcpnb.client.schemarefs import Schema, pointer
 
 #: Keywords whose value is a map of subschemas, a list of subschemas, or one subschema.
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -377,44 +377,3 @@ def described(description: Any, notes: list[str]) -> str:
     """A description followed by the phrases :func:`in_words` gave, in brackets."""
     text = str(description or "")
     return f"{text} ({'; '.join(notes)})".strip() if notes else text
-
-
-def allows_null(spec: Any, root: Schema | None = None) -> bool:
-    """Whether ``spec`` says in so many words that ``null`` is a valid value.
-
-    (An empty schema accepts null too, but says nothing about it: that case is "no".)
-    """
-    spec = deref(spec, root or {}) if root is not None else spec
-    if not isinstance(spec, dict):
-        return False
-    kind = spec.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if "const" in spec and spec["const"] is None:
-        return True
-    if isinstance(spec.get("enum"), list) and None in spec["enum"]:
-        return True
-    return any(allows_null(option, root) for key in ("anyOf", "oneOf") for option in spec.get(key) or [])
-
-
-def drop_optional_nulls(value: Any, spec: Any, root: Schema) -> Any:
-    """``value`` without the ``null`` a model sent for an optional field that does not take null.
-
-    Strict function calling makes every field required and nullable, so "not given" arrives as
-    ``null``; a non-strict model does the same often enough. Dropping it lets the server's default
-    apply instead of failing the schema. Recurses through nested objects and arrays.
-    """
-    spec = deref(spec, root)
-    if isinstance(value, dict):
-        props = spec.get("properties") if isinstance(spec.get("properties"), dict) else {}
-        required = set(spec.get("required") or [])
-        out = {}
-        for key, item in value.items():
-            sub = props.get(key)
-            if item is None and key not in required and sub is not None and not allows_null(sub, root):
-                continue
-            out[key] = drop_optional_nulls(item, sub, root) if sub is not None else item
-        return out
-    if isinstance(value, list) and isinstance(spec.get("items"), dict):
-        return [drop_optional_nulls(item, spec["items"], root) for item in value]
-    return value

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Literal
 
-from mcpnb.client.toolbox.schema import Schema, allows_null, deref
+from mcpnb.client.schemarefs import Schema, deref
+from mcpnb.client.toolbox.nulls import allows_null
 
 _TYPES: dict[str, Any] = {
     "string": str,

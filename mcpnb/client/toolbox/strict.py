@@ -26,7 +26,8 @@ a violation as an error result. ``oneOf`` becomes ``anyOf`` for the same reason.
 
 from __future__ import annotations
 
-from mcpnb.client.toolbox.schema import Schema, allows_null, described, in_words, map_subschemas_at
+from mcpnb.client.toolbox.nulls import allows_null
+from mcpnb.client.toolbox.schema import Schema, described, in_words, map_subschemas_at
 
 _FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 #: The keywords strict mode takes. Any other is refused ("In context=('properties', 'x'),

@@ -6,7 +6,8 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from mcpnb.client.toolbox.schema import drop_optional_nulls, normal_form
+from mcpnb.client.toolbox.nulls import drop_optional_nulls
+from mcpnb.client.toolbox.schema import normal_form
 from mcpnb.client.toolbox.strict import make_strict
 
 
