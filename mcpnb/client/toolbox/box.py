@@ -86,11 +86,17 @@ class ToolFailedError(CallError):
 class ShortNames(Mapping[str, ToolFunction]):
     """The toolbox's functions under bare tool names (``toolbox.short["get-sum"]``), and as attributes
     under their Python names (``toolbox.short.get_sum``) for tab completion. Names that two servers
-    share are left out: use the flat name for those."""
+    share are left out: use the flat name for those. So is an attribute two tools would share
+    (``get-sum`` and ``get_sum`` are both ``get_sum`` in Python): the attribute would call one of
+    them unseen; the bare name reaches each."""
 
     def __init__(self, functions: dict[str, ToolFunction]) -> None:
         self._functions = functions
-        self._attrs = {f.__name__: f for f in functions.values()}
+        named: dict[str, list[str]] = {}
+        for name, function in functions.items():
+            named.setdefault(function.__name__, []).append(name)
+        self._attrs = {attr: functions[names[0]] for attr, names in named.items() if len(names) == 1}
+        self._shared = {attr: names for attr, names in named.items() if len(names) > 1}
 
     def __getitem__(self, name: str) -> ToolFunction:
         try:
@@ -110,6 +116,12 @@ class ShortNames(Mapping[str, ToolFunction]):
         attrs = self.__dict__.get("_attrs", {})
         if name in attrs:
             return attrs[name]
+        shared = self.__dict__.get("_shared", {}).get(name)
+        if shared:
+            which = " or ".join(f"short[{n!r}]" for n in shared)
+            raise AttributeError(
+                f"tools {' and '.join(map(repr, shared))} are both {name!r} in Python: use {which}"
+            )
         raise AttributeError(f"no tool {name!r} under a bare name{did_you_mean_text(name, attrs)}")
 
     def __dir__(self) -> list[str]:

@@ -8,6 +8,7 @@ and its keyword-argument completion understand. It checks its arguments against 
 
 from __future__ import annotations
 
+import keyword
 import re
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -66,9 +67,13 @@ class Binder:
 
 
 def python_name(tool_name: str) -> str:
-    """``get-sum`` → ``get_sum``: the tool's name as an identifier, for ``__name__``."""
+    """``get-sum`` → ``get_sum``: the tool's name as an identifier, for ``__name__`` (and the
+    attribute ``toolbox.short.get_sum``); a keyword gets PEP 8's trailing underscore (``class_``),
+    as ``toolbox.short.class`` cannot be written."""
     name = re.sub(r"\W", "_", tool_name) or "tool"
-    return "_" + name if name[0].isdigit() or name in {"None", "True", "False"} else name
+    if keyword.iskeyword(name):
+        return name + "_"
+    return "_" + name if name[0].isdigit() else name
 
 
 def returns_text(tool: ToolInfo) -> str:

@@ -216,3 +216,23 @@ def test_a_tool_asked_of_the_toolbox_itself_says_where_it_is(toolbox):
     with pytest.raises(AttributeError, match=r"tools are under \.short"):
         _ = toolbox.nothing_like_any_tool_here
     assert not hasattr(toolbox, "__deepcopy_hook__") and callable(toolbox.run)
+
+
+def test_two_tools_one_python_name_get_no_attribute_and_a_keyword_gets_an_underscore(pool):
+    """``get-sum`` and ``get_sum`` are both ``get_sum`` in Python: the attribute called whichever
+    came last, unseen. A tool named ``class`` was listed by ``dir()`` but only ``getattr`` reached it."""
+    from shapes_server import create_server
+
+    plain = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    pool.connect("s", server=create_server({"get_sum": plain, "get-sum": plain, "class": plain}))
+    short = pool.functions().short
+    assert short["get-sum"]().data["tool"] == "get-sum" and short["get_sum"]().data["tool"] == "get_sum"
+    with pytest.raises(
+        AttributeError,
+        match=r"tools 'get_sum' and 'get-sum' are both 'get_sum' in Python: "
+        r"use short\['get_sum'\] or short\['get-sum'\]",
+    ):
+        _ = short.get_sum
+    assert "get_sum" not in dir(short)
+    assert "class_" in dir(short) and short.class_(a=1).data == {"tool": "class", "arguments": {"a": 1}}
+    assert short["class"].__name__ == "class_"
