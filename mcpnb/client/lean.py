@@ -24,7 +24,8 @@ one it defines but not so (an image without ``data``), becomes a text block hold
 (:func:`mcpnb.client.contents.readable_content`), and a 2025-11-25 ``structuredContent`` that is
 not an object is handed past the check like any other; an ``isError`` that is no true/false and a
 ``_meta`` that is no object are read too (:func:`_readable_fields`). What was changed is said on the result
-(``ToolResult.warnings``), so the person sees it next to the data.
+(``ToolResult.warnings``), so the person sees it next to the data. A task's result is read the
+same way (:func:`read_tool_result`, which :mod:`mcpnb.client.tasks` uses), the same said of it.
 
 mcpnb's stdio reader calls :func:`parse_message` itself; the SDK's Streamable HTTP and legacy
 HTTP+SSE clients are pointed at it by :func:`lean_streamable_http` and :func:`lean_sse`, only inside
@@ -38,7 +39,10 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult
 
 #: Messages at least this long (characters or bytes) are parsed lean; smaller ones by the SDK.
 LEAN_FROM = 64 * 1024
@@ -205,6 +209,59 @@ def _readable_fields(raw: dict[str, Any], said: list[str]) -> dict[str, Any]:
     return raw
 
 
+def readable_result(raw: dict[str, Any], version: str) -> tuple[dict[str, Any], list[str]]:
+    """A ``tools/call`` result as the SDK reads it under the protocol ``version``, and what was
+    changed for that, one line each (``(raw, [])`` when nothing was: nothing copied).
+
+    Every way a tool result reaches mcpnb (a plain call's :func:`hand_over`, and a task's result:
+    a task-augmented call answered at once, ``tasks/result``, a 2026-07-28 ``tasks/get``) passes
+    here, so one malformed part never fails the whole result and each is said the same way:
+    blocks the SDK cannot read become text blocks that hold them
+    (:func:`~mcpnb.client.contents.readable_content`), an ``isError`` or ``_meta`` of the wrong
+    kind is read (:func:`_readable_fields`), and a ``structuredContent`` that is no object where
+    ``version`` allows only one (2025-11-25) is kept as sent, and said. The result is rebuilt,
+    never changed in place (a transcript may hold it).
+    """
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from mcpnb.client.config.validate import kind
+    from mcpnb.client.contents import readable_content
+
+    said: list[str] = []
+    if "content" in raw:  # (absent: not a result at all, an input round or a task, say)
+        content, found = readable_content(raw["content"], version)
+        if content is not None:
+            raw = {**raw, "content": content}
+            said += found
+    raw = _readable_fields(raw, said)
+    value = raw.get("structuredContent")
+    if value is not None and type(value) is not dict and version not in MODERN_PROTOCOL_VERSIONS:
+        said.append(
+            f"structuredContent is {kind(value)}, but MCP {version} allows only an object there: "
+            "kept as sent (result.structured)"
+        )
+    return raw, said
+
+
+def read_tool_result(raw: Any, version: str) -> CallToolResult:
+    """A task's ``CallToolResult`` from the result as its server sent it, read as a plain call's
+    is (:func:`readable_result`), what was changed on it as :data:`~mcpnb.client.results.REPAIRED`
+    (``ToolResult.warnings``). Read against the SDK's version-free type, which takes any
+    ``structuredContent``: no stand-in is needed here. A result beyond repair (no object at all)
+    still fails, with pydantic's error."""
+    from mcp_types import CallToolResult
+
+    from mcpnb.client.results import REPAIRED
+
+    said: list[str] = []
+    if isinstance(raw, dict):
+        raw, said = readable_result(raw, version)
+    result = CallToolResult.model_validate(raw, by_name=False)
+    if said:
+        setattr(result, REPAIRED, said)
+    return result
+
+
 def hand_over(session: Any) -> Callable[[str, Any], Any]:
     """The lean receive path for one session: a ``tools/call`` result's ``structuredContent``
     skips the session's surface check's deep copy. Returns the step :mod:`mcpnb.client.doors`
@@ -216,17 +273,15 @@ def hand_over(session: Any) -> Callable[[str, Any], Any]:
     checked exactly like the real value: an object always, a list where the revision allows any
     JSON value. The session's reply is rebuilt, never changed in place (a transcript may hold it).
 
-    There too a result the SDK would refuse is made one it reads, nothing lost: blocks it cannot
-    read become text blocks that hold them (:func:`~mcpnb.client.contents.readable_content`), and a
-    2025-11-25 ``structuredContent`` that is no object is handed past the check (an empty object
-    stands in) and put back as sent. What was changed goes on the ``CallToolResult`` the session
-    returns (:data:`~mcpnb.client.results.REPAIRED`), which ``ToolResult.warnings`` shows.
+    There too a result the SDK would refuse is made one it reads, nothing lost
+    (:func:`readable_result`); a 2025-11-25 ``structuredContent`` that is no object is then handed
+    past the check (an empty object stands in) and put back as sent. What was changed goes on the
+    ``CallToolResult`` the session returns (:data:`~mcpnb.client.results.REPAIRED`), which
+    ``ToolResult.warnings`` shows.
     """
     from mcp_types import CallToolResult
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from mcpnb.client.config.validate import kind
-    from mcpnb.client.contents import readable_content
     from mcpnb.client.results import REPAIRED
 
     call_tool = session.call_tool
@@ -237,23 +292,13 @@ def hand_over(session: Any) -> Callable[[str, Any], Any]:
             return raw
         version = session.protocol_version or "2025-11-25"  # before a handshake, as the SDK reads it
         any_json = version in MODERN_PROTOCOL_VERSIONS
-        held.said = said = []  # of this answer only (a call may take several rounds)
-        if "content" in raw:  # (absent: not a result at all, an input round or a task, say)
-            content, found = readable_content(raw["content"], version)
-            if content is not None:
-                raw = {**raw, "content": content}
-                said += found
-        raw = _readable_fields(raw, said)
+        raw, held.said = readable_result(raw, version)  # of this answer only (a call may take rounds)
         value = raw.get("structuredContent")
         if type(value) is dict or (type(value) is list and any_json):
             held.structured.append(value)
             return {**raw, "structuredContent": type(value)()}
         if value is not None and not any_json:  # 2025-11-25 allows an object only: kept all the same
             held.structured.append(value)
-            said.append(
-                f"structuredContent is {kind(value)}, but MCP {version} allows only an object there: "
-                "kept as sent (result.structured)"
-            )
             return {**raw, "structuredContent": {}}
         return raw
 

@@ -35,6 +35,7 @@ from mcp import types
 
 from mcpnb.client.bridge import await_in_ticks
 from mcpnb.client.errors import McpnbError
+from mcpnb.client.lean import read_tool_result
 from mcpnb.client.results import ToolResult
 from mcpnb.client.tasks import wire
 from mcpnb.client.tasks.errors import (
@@ -407,7 +408,7 @@ class TaskHandle:
             if self._state.result is None:
                 await self._refresh()  # the ending came from tasks/cancel|update, which carry no result
             if self._state.result is not None:
-                result = types.CallToolResult.model_validate(self._state.result)
+                result = read_tool_result(self._state.result, self.peer.version)  # as a plain call's
             elif status == "failed":
                 result = self._failure_result()
             else:

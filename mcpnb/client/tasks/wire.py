@@ -29,9 +29,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Literal
 
 from mcp import MCPError, types
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from mcpnb.client.errors import CallError, McpnbError, describe
+from mcpnb.client.lean import read_tool_result
 from mcpnb.client.tasks import optin
 from mcpnb.client.tasks.errors import TaskError, TaskExpiredError
 from mcpnb.client.tasks.optin import TASKS_EXTENSION
@@ -52,6 +53,12 @@ _METHOD_NOT_FOUND = -32601
 # ---------------------------------------------------------------------------------------- typed requests
 class _Loose(types.Result):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+#: A reply exactly as sent (``send_request`` still stamps, times and sends the request): for a
+#: tool result, which :func:`~mcpnb.client.lean.read_tool_result` reads; ``_Loose`` would refuse
+#: a ``_meta`` that is no object, and its dump drops a top-level ``null``.
+_AS_SENT: TypeAdapter[Any] = TypeAdapter(Any)
 
 
 class TaskIdParams(types.RequestParams):
@@ -129,6 +136,16 @@ class Peer:
 
         version = self.session.protocol_version
         return "modern" if version in MODERN_PROTOCOL_VERSIONS else "legacy"
+
+    @property
+    def version(self) -> str:
+        """The protocol revision the session speaks, which a task's result is read against
+        (2025-11-25 before a handshake or without a session, as the SDK reads it)."""
+        with contextlib.suppress(AttributeError):  # a connection between sessions has no client
+            version = self.session.protocol_version
+            if isinstance(version, str) and version:
+                return version
+        return "2025-11-25"
 
     @property
     def session(self) -> Any:
@@ -257,7 +274,7 @@ async def create(
     raw = await peer.call(what, legacy, idempotent=False)
     if isinstance(raw, dict) and isinstance(raw.get("task"), dict):
         return TaskState.from_wire(raw["task"], method=what, server=peer.name, status="working")
-    return types.CallToolResult.model_validate(raw)
+    return read_tool_result(raw, peer.version)  # answered at once: read as a plain call's result is
 
 
 async def _send(peer: Peer, client: Any, method: str, task_id: str, **extra: Any) -> dict[str, Any]:
@@ -280,18 +297,24 @@ async def get(peer: Peer, task_id: str) -> TaskState:
 
 
 async def payload(peer: Peer, task_id: str, timeout: float | None = None) -> types.CallToolResult:
-    """Legacy ``tasks/result``: blocks until the task ends, delivering its queued questions meanwhile."""
+    """Legacy ``tasks/result``: blocks until the task ends, delivering its queued questions meanwhile.
+
+    The reply is taken as sent (:data:`_AS_SENT`) and read as a plain call's result is
+    (:func:`~mcpnb.client.lean.read_tool_result`): asked for as a ``CallToolResult``, one
+    malformed part (an ``isError`` of ``"error"``, a block of an unknown type) failed the task's
+    whole result, its content with it."""
 
     async def send(client: Any) -> Any:
         request = types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task_id))
         try:
-            return await _session_of(client).send_request(
-                request, types.CallToolResult, request_read_timeout_seconds=timeout
+            raw = await _session_of(client).send_request(
+                request, _AS_SENT, request_read_timeout_seconds=timeout
             )
         except MCPError as exc:
             if exc.code == _INVALID_PARAMS:
                 raise _gone(peer, task_id, exc) from None
             raise
+        return read_tool_result(raw, peer.version)
 
     return await peer.call(f"tasks/result {task_id}", send)
 

@@ -1,0 +1,156 @@
+"""A hand-written stdio MCP server whose tools run as tasks and end with results no SDK server would send.
+
+Run: ``python tests/servers/odd_task_server.py [legacy|modern]``. ``legacy`` speaks 2025-11-25's
+tasks (SEP-1686: a task-augmented ``tools/call`` answers ``{"task": ...}``, ``tasks/get``,
+``tasks/result``); ``modern`` 2026-07-28's extension (SEP-2663: a call that declares
+``io.modelcontextprotocol/tasks`` answers ``{"resultType": "task", ...}``, ``tasks/get`` carries
+the result). Each line on stdin is one JSON-RPC message, each answer one line on stdout.
+
+Tools: ``echo(text)`` and every tool of ``odd_results_server.py`` (``worded_error``,
+``weird_content``, ``list_meta``, ...), each task-optional and answering with the same result as
+a task and as a plain call. A task is ``working`` when created and ``completed`` at the first
+``tasks/get`` (nothing runs; the result is written by hand). ``at_once: true`` among a call's
+arguments answers a task-augmented call with the result itself (a server may).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from typing import Any
+
+from handwritten import requests, send
+from odd_results_server import RESULTS, TOOLS
+
+ERA = sys.argv[1] if len(sys.argv) > 1 else "legacy"
+MODERN = "2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+WHEN = "2026-01-01T00:00:00Z"
+
+TASK_TOOLS = [{**tool, "execution": {"taskSupport": "optional"}} for tool in TOOLS if tool["name"] in RESULTS]
+TASK_TOOLS.append(
+    {
+        "name": "echo",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        "execution": {"taskSupport": "optional"},
+    }
+)
+CACHE = {"cacheScope": "private", "ttlMs": 0} if ERA == "modern" else {}
+_ids = itertools.count(1)
+#: Each task's result, by task id: what its tool answered.
+_tasks: dict[str, dict[str, Any]] = {}
+
+
+def result_of(params: dict[str, Any]) -> dict[str, Any]:
+    name, arguments = params.get("name"), params.get("arguments") or {}
+    if name == "echo":
+        return {"content": [{"type": "text", "text": str(arguments.get("text"))}]}
+    return RESULTS[name]
+
+
+def wants_task(params: dict[str, Any]) -> bool:
+    """Whether the call asks for a task: ``params.task`` (2025-11-25), or the extension declared
+    on the request (2026-07-28)."""
+    if ERA == "legacy":
+        return params.get("task") is not None
+    capabilities = (params.get("_meta") or {}).get(CLIENT_CAPABILITIES) or {}
+    return TASKS in (capabilities.get("extensions") or {})
+
+
+def task(task_id: str, status: str) -> dict[str, Any]:
+    ttl, poll = ("ttlMs", "pollIntervalMs") if ERA == "modern" else ("ttl", "pollInterval")
+    return {
+        "taskId": task_id,
+        "status": status,
+        "createdAt": WHEN,
+        "lastUpdatedAt": WHEN,
+        ttl: 60_000,
+        poll: 10,
+    }
+
+
+def answer(request_id: object, result: dict[str, Any]) -> None:
+    if ERA == "modern" and "resultType" not in result:  # a 2026-07-28 result says what it is
+        result = {"resultType": "complete", **result}
+    send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def refuse(request_id: object, code: int, message: str) -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+
+def call(request_id: object, params: dict[str, Any]) -> None:
+    if params.get("name") not in {t["name"] for t in TASK_TOOLS}:
+        refuse(request_id, -32602, f"Unknown tool: {params.get('name')}")
+        return
+    result = result_of(params)
+    if not wants_task(params) or (params.get("arguments") or {}).get("at_once"):
+        answer(request_id, result)
+        return
+    task_id = f"task-{next(_ids)}"
+    _tasks[task_id] = result
+    if ERA == "modern":
+        answer(request_id, {"resultType": "task", **task(task_id, "working")})
+    else:
+        answer(request_id, {"task": task(task_id, "working")})
+
+
+def tasks_request(method: str, request_id: object, params: dict[str, Any]) -> None:
+    task_id = str(params.get("taskId"))
+    if task_id not in _tasks:
+        refuse(request_id, -32602, f"Unknown task: {task_id}")
+    elif method == "tasks/get" and ERA == "modern":  # SEP-2663: the result comes with the task
+        answer(request_id, {**task(task_id, "completed"), "result": _tasks[task_id]})
+    elif method == "tasks/get":
+        answer(request_id, task(task_id, "completed"))
+    elif method == "tasks/result" and ERA == "legacy":
+        result = _tasks[task_id]
+        if "_meta" not in result:  # SEP-1686: the result names its task (kept as sent where it has a _meta)
+            result = {**result, "_meta": {RELATED_TASK: {"taskId": task_id}}}
+        answer(request_id, result)
+    elif method == "tasks/cancel":
+        answer(request_id, {} if ERA == "modern" else task(task_id, "completed"))
+    else:
+        refuse(request_id, -32601, "Method not found")
+
+
+def main() -> None:
+    for method, request_id, params in requests():
+        if method == "server/discover" and ERA == "modern":
+            answer(
+                request_id,
+                {
+                    **CACHE,
+                    "supportedVersions": [MODERN],
+                    "capabilities": {"tools": {}, "extensions": {TASKS: {}}},
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "odd-tasks", "version": "1.0"}},
+                },
+            )
+        elif method == "initialize" and ERA == "legacy":
+            tasks = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+            answer(
+                request_id,
+                {
+                    "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                    "capabilities": {"tools": {}, "tasks": tasks},
+                    "serverInfo": {"name": "odd-tasks", "version": "1.0"},
+                },
+            )
+        elif method == "ping":
+            answer(request_id, {})
+        elif method == "tools/list":
+            answer(request_id, {"tools": TASK_TOOLS, **CACHE})
+        elif method == "tools/call":
+            call(request_id, params)
+        elif method == "tasks/list" and ERA == "legacy":
+            answer(request_id, {"tasks": [task(task_id, "completed") for task_id in _tasks]})
+        elif method.startswith("tasks/"):
+            tasks_request(method, request_id, params)
+        else:
+            refuse(request_id, -32601, "Method not found")
+
+
+if __name__ == "__main__":
+    main()
