@@ -120,7 +120,11 @@ def build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
             return Spec(entry, {"type": "function", "function": function}, is_strict, blocker)
         return Spec(entry, {"type": "function", **function, "strict": is_strict}, is_strict, blocker)
     if strict:
-        raise ValueError(f"strict mode is an OpenAI option ({', '.join(OPENAI_FORMATS)}), not {fmt!r}")
+        raise ValueError(
+            f"strict=True makes OpenAI's strict schemas ({', '.join(OPENAI_FORMATS)}); mcpnb does not make "
+            f"{fmt!r} strict specs yet (Anthropic's strict tool use takes another JSON Schema subset "
+            "and limits): leave strict out"
+        )
     if fmt == "anthropic":
         body = {"name": entry.name, "description": description, "input_schema": entry.schema}
         return Spec(entry, body, None)
@@ -146,7 +150,7 @@ class ToolSpecs(list[dict[str, Any]]):
 
     @property
     def columns(self) -> list[str]:
-        """The table's columns: ``strict?`` only for OpenAI's formats (no other API has strict mode)."""
+        """The table's columns: ``strict?`` only for OpenAI's formats (the only strict specs mcpnb makes)."""
         from mcpnb.client.toolbox.table import COLUMNS
 
         return COLUMNS if self.format in OPENAI_FORMATS else COLUMNS[:-1]

@@ -60,7 +60,10 @@ def _functions_args(p: Parser) -> None:
     "  %mcp functions --format openai --strict      (the strict? column says what blocks strict mode)\n"
     "  tools = %mcp functions --approve destructive (a model's call that may destroy data asks you)\n"
     "  tools = %mcp functions probe --skills        (the model may load probe's skills: load_skill)\n"
-    "then: messages += tools.run_all(reply)        (runs the model's tool calls, any SDK's shape)",
+    "then run the model's tool calls (its reply, any SDK's) and hand the results back as its API wants:\n"
+    "  OpenAI:     messages += tools.run_all(reply)\n"
+    "  Anthropic:  messages.append({'role': 'user', 'content': tools.run_all(reply)})\n"
+    "  Gemini:     contents.append(types.Content(role='user', parts=tools.run_all(reply)))",
 )
 @arguments(_functions_args)
 def functions(ctx: Context, ns: argparse.Namespace) -> Any:

@@ -235,7 +235,7 @@ def test_unknown_format_and_strict_for_another_api_say_what_to_do(toolbox):
     for said, meant in [("claude", "anthropic"), ("Google", "gemini"), ("responses", "openai-responses")]:
         with pytest.raises(ValueError, match=f"unknown format '{said}'; did you mean '{meant}'"):
             toolbox.specs(said)  # a model's or company's name for its API
-    with pytest.raises(ValueError, match="strict mode is an OpenAI option"):
+    with pytest.raises(ValueError, match="mcpnb does not make 'anthropic' strict specs yet"):
         toolbox.specs("anthropic", strict=True)
 
 
