@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -19,22 +19,36 @@ from mcpnb.client.errors import ArgumentsError, did_you_mean_text
 from mcpnb.client.schemacheck import schema_key
 
 _MAX_ERRORS = 3
+#: How many of an ``enum``'s values an error lists.
+_ENUM_SHOWN = 20
 
 
 def signature(tool: Any) -> str:
     """``add(a*: integer, b*: integer)``: what a person needs to fix a call, in one line."""
-    props = tool.input_schema.get("properties") or {}
-    required = set(tool.needed)
+    return signature_of(tool.name, tool.input_schema, tool.parameters, tool.needed)
+
+
+def signature_of(name: str, schema: dict[str, Any], parameters: Iterable[str], needed: Iterable[str]) -> str:
+    """:func:`signature` of any schema (a model's renamed one, say): parameters in their order,
+    ``*`` for the required ones, each with its JSON types (``$ref``s followed)."""
+    props = schema.get("properties") or {}
+    required = set(needed)
     parts = []
-    for name in tool.parameters:
-        spec = props.get(name) if isinstance(props.get(name), dict) else {}
-        kind = type_names(spec)
-        parts.append(name + ("*" if name in required else "") + (f": {'|'.join(kind)}" if kind else ""))
-    return f"{tool.name}({', '.join(parts)})"
+    for key in parameters:
+        spec = props.get(key) if isinstance(props.get(key), dict) else {}
+        kind = type_names(spec, schema)
+        parts.append(key + ("*" if key in required else "") + (f": {'|'.join(kind)}" if kind else ""))
+    return f"{name}({', '.join(parts)})"
 
 
-def type_names(spec: dict[str, Any]) -> list[str]:
-    """The JSON types ``spec`` names, through ``type`` lists and ``anyOf``/``oneOf`` options."""
+def type_names(spec: dict[str, Any], root: dict[str, Any] | None = None) -> list[str]:
+    """The JSON types ``spec`` names, through ``type`` lists and ``anyOf``/``oneOf`` options (and,
+    given the ``root`` schema, ``$ref``s: pydantic's ``Opts | None`` is ``object|null``)."""
+    if root is not None and "$ref" in spec:
+        from mcpnb.client.schemarefs import deref
+
+        target = deref(spec, root)
+        spec = target if isinstance(target, dict) and "$ref" not in target else spec
     kind = spec.get("type")
     if isinstance(kind, str):
         return [kind]
@@ -44,7 +58,7 @@ def type_names(spec: dict[str, Any]) -> list[str]:
     for key in ("anyOf", "oneOf"):
         for option in spec.get(key) or []:
             if isinstance(option, dict):
-                found += [k for k in type_names(option) if k not in found]
+                found += [k for k in type_names(option, root) if k not in found]
     return found
 
 
@@ -198,9 +212,20 @@ def _compiled_problems(check: Any, values: dict[str, Any]) -> list[_Problem] | N
     except Exception:  # values it cannot read (a datetime, say): jsonschema says what is wrong
         return None
     return [
-        _Problem(list(e.instance_path), _keyword(e.schema_path), e.message, getattr(e.kind, "property", None))
+        _Problem(list(e.instance_path), _keyword(e.schema_path), _said(e), getattr(e.kind, "property", None))
         for e in errors
     ]
+
+
+def _said(error: Any) -> str:
+    """The compiled check's words, but an ``enum`` lists what it takes ("5 is not one of 1, 2 or 2
+    other candidates" hid 3 and 4 from a person, and from a model that must pick again)."""
+    options = getattr(error.kind, "options", None)
+    if not isinstance(options, list):
+        return str(error.message)
+    shown = ", ".join(json.dumps(o, ensure_ascii=False, default=str) for o in options[:_ENUM_SHOWN])
+    more = f" and {len(options) - _ENUM_SHOWN} more" if len(options) > _ENUM_SHOWN else ""
+    return f"{json.dumps(error.instance, ensure_ascii=False, default=str)[:100]} is not one of {shown}{more}"
 
 
 def _keyword(schema_path: Any) -> str:

@@ -61,10 +61,21 @@ def effect(tool: ToolInfo) -> str:
 
 
 async def asks(approve: Approve, tool: ToolInfo, arguments: dict[str, Any]) -> bool:
-    """Whether this call waits for a person's yes."""
+    """Whether this call waits for a person's yes. An ``approve`` function that raises runs nothing
+    (:class:`NotApprovedError`, which the model reads, the other calls of its turn unharmed) and
+    warns the person, whose function it is."""
     if callable(approve):
-        answer = approve(tool, arguments)
-        return bool(await answer if inspect.isawaitable(answer) else answer)
+        try:
+            answer = approve(tool, arguments)
+            return bool(await answer if inspect.isawaitable(answer) else answer)
+        except Exception as exc:
+            import warnings
+
+            why = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"the approve function raised {why} for {tool.server}.{tool.name}", stacklevel=2)
+            raise NotApprovedError(
+                f"{tool.server}.{tool.name} was not run: the function that approves calls failed ({why})"
+            ) from exc
     hints = tool.annotations or {}
     read_only = bool(hints.get("readOnlyHint"))
     if approve == "always":

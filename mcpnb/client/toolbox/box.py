@@ -367,9 +367,15 @@ class Toolbox(Mapping[str, ToolFunction]):
             listed = ", ".join(names[:_LISTED]) + (
                 f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
             )
-            raise ToolNotFoundError(
-                f"there is no tool {call.name!r}{did_you_mean_text(call.name, names)} (the tools: {listed})"
+            bare = [  # the tool's own name, not the one we gave it
+                n for n, e in known.items() if call.name in (e.function.tool.name, n.rpartition("__")[2])
+            ]
+            hint = (
+                f"; did you mean {' or '.join(map(repr, bare))}?"
+                if bare
+                else did_you_mean_text(call.name, names)
             )
+            raise ToolNotFoundError(f"there is no tool {call.name!r}{hint} (the tools: {listed})")
         arguments = entry.server_arguments(call.arguments())
         arguments = drop_optional_nulls(arguments, entry.original, entry.original)
         from mcpnb.client.arguments import check_arguments
@@ -422,9 +428,20 @@ def _runs_here(tool: ToolInfo) -> bool:
 
 
 def _in_provider_terms(message: str, entry: Entry) -> str:
-    """An argument error in the names the model knows: its tool name, renamed keys included."""
+    """An argument error in the names the model knows: its tool name, renamed keys included, and
+    the signature line the model's own (``mcp__s__get_weather(city_name*: string)``, not the
+    server's ``get weather(city name*: string)``, keys the model must not send)."""
+    from mcpnb.client.arguments import signature, signature_of
+
     tool = entry.function.tool
-    message = message.replace(f"{tool.server}.{tool.name}: ", f"{entry.name}: ")
+    server_line = f"\n  {signature(tool)}\n"
+    schema = entry.schema
+    model_line = (
+        f"\n  {signature_of(entry.name, schema, schema['properties'], schema.get('required') or [])}\n"
+    )
+    message = message.replace(server_line, model_line).replace(
+        f"{tool.server}.{tool.name}: ", f"{entry.name}: "
+    )
     for provider_key, server_key in entry.keys.items():
         message = message.replace(repr(server_key), repr(provider_key))
     return message

@@ -49,7 +49,7 @@ class ToolCall:
                     self.raw_arguments if len(self.raw_arguments) <= 200 else self.raw_arguments[:199] + "…"
                 )
                 raise ArgumentsError(
-                    f"{self.name}: the arguments are not valid JSON ({exc.msg} at character {exc.pos}): "
+                    f"{self.name}: the arguments are not valid JSON ({exc.msg}: character {exc.pos}): "
                     f"{shown!r}; send a JSON object of the tool's parameters (nothing was sent)"
                 ) from None
         if not isinstance(raw, Mapping):
