@@ -41,7 +41,6 @@ from mcpnb.client.interaction import CallContext, current_call
 from mcpnb.client.logfilter import SERVER_LOG
 from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import is_retryable, not_connected, renew_session, revive
-from mcpnb.client.runtime import HANDED
 from mcpnb.client.timeouts import Deadline, DeadlinePassed, within
 
 if TYPE_CHECKING:
@@ -291,12 +290,15 @@ async def call_tool(
             current_call.reset(token)
 
     # an in-process server runs on this loop: a tool of it that blocks holds every call (stalls.py)
-    began = stalls._monotonic()
-    watched = stalls.enter(f"{conn.name}.{name}") if conn.transport == "inprocess" else None
+    span = stalls.begin(conn, name)
     try:
         result = await request(conn, f"{name}()", send, idempotent=idempotent, wait=idle, timed=False)
-    finally:
-        said = _stalled(conn, name, watched, began)
+    except CallTimeoutError as exc:
+        raise stalls.explained(exc, stalls.finish(span)) from None
+    except BaseException:
+        stalls.finish(span)
+        raise
+    said = stalls.finish(span)
     out = ToolResult.from_sdk(
         conn.name,
         name,
@@ -311,18 +313,6 @@ async def call_tool(
     if said:
         out.warnings.extend(said)
     return out
-
-
-def _stalled(conn: Connection, tool: str, watched: stalls.Watched | None, began: float) -> list[str]:
-    """What the call says of the runtime loop being held while it ran or waited to start (nearly
-    always nothing): an in-process call in flight then names the calls in flight with it (itself,
-    usually) and tells its server's log; any other call says why it took longer than its timeout."""
-    held = stalls.leave(watched) if watched is not None else []
-    said = stalls.report(conn, tool, held) if held else []
-    stall = stalls.held_up(began, HANDED.get())
-    if stall is not None and stall not in held:
-        said.append(stalls.held_up_by(stall))
-    return said
 
 
 async def _send_call(

@@ -14,6 +14,11 @@ a tool that blocks and then returns within the same step (the SDK's direct path 
 the calling task) is seen by its own call as it ends, before the late beat runs. The per-call cost
 is a clock read, a set insertion and removal, and scheduling a beat only when none is pending: no
 wrapper around the call's steps and no thread. The heartbeat stops with the last in-process call.
+
+A request watches itself with :func:`begin` as it starts and :func:`finish` as it ends (a tool
+call: :func:`mcpnb.client.requests.call_tool`; a task: from its creation until its handle sees it
+end). A call that timed out says why with :func:`explained`: the deadline fires only once the loop
+is back, so the tool that held it is the likelier cause than a slow server.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ import time
 import weakref
 from dataclasses import dataclass
 from typing import Any
+
+from mcpnb.client.errors import CallTimeoutError
+from mcpnb.client.runtime import HANDED
 
 #: A loop held this long (seconds) is reported. A person notices a second; timeouts are whole
 #: seconds; and it stays clear of what else may hold a loop briefly on a loaded 2-core machine
@@ -37,6 +45,7 @@ BEAT = 0.1
 #: it out: queued hand-overs start within microseconds, this leaves room for a loaded machine.
 WAITED = 0.5
 
+#: The clock every stall and span is measured on (only here: requests use :func:`begin`).
 _monotonic = time.monotonic
 
 
@@ -199,3 +208,52 @@ def report(conn: Any, tool: str, stalls: list[Stall]) -> list[str]:
         told.add(tool)
         conn.emit("stall", said[-1])
     return said
+
+
+class Span:
+    """One request on the runtime loop, from :func:`begin` to :func:`finish`: when it began, when
+    its caller handed it over, and its :class:`Watched` when its server runs in this process (made
+    on every tool call: a bare class with slots)."""
+
+    __slots__ = ("began", "conn", "ended", "handed", "tool", "watched")
+
+    def __init__(self, conn: Any, tool: str, began: float, handed: float, watched: Watched | None) -> None:
+        self.conn, self.tool, self.watched = conn, tool, watched
+        self.began, self.handed = began, handed
+        self.ended = False
+
+
+def begin(conn: Any, tool: str) -> Span:
+    """A call of ``tool`` on ``conn`` (a ``Connection``) starts, on the runtime loop: watched while
+    it runs when its server is in-process; any call can still be held up by one that is."""
+    began = _monotonic()  # before enter(): a stall seen as this call enters ended after it asked
+    watched = enter(f"{conn.name}.{tool}") if conn.transport == "inprocess" else None
+    return Span(conn, tool, began, HANDED.get(), watched)
+
+
+def finish(span: Span) -> list[str]:
+    """It ended: what it says of the loop being held while it ran or waited to start (nearly always
+    nothing). An in-process call in flight then names the calls in flight with it (itself, usually)
+    and tells its server's log once per tool; any call says why it took longer than its timeout.
+
+    A task's span is finished when its handle sees it end, whichever way: until then the heartbeat
+    runs and the tool is named in every stall, so a task nobody follows should be followed (its
+    handle polls to the end) or its span finished when it is let go."""
+    if span.ended:  # a task's handle may end more than one way: it is said once
+        return []
+    span.ended = True
+    held = leave(span.watched) if span.watched is not None else []
+    said = report(span.conn, span.tool, held) if held else []
+    stall = held_up(span.began, span.handed)
+    if stall is not None and stall not in held:
+        said.append(held_up_by(stall))
+    return said
+
+
+def explained(exc: CallTimeoutError, said: list[str]) -> CallTimeoutError:
+    """A call's timeout and what :func:`finish` said of it: the deadline could not fire while the
+    loop was held, and fired as soon as it was free, so the hold (and how to write the tool that
+    held it) belongs in the error, not only in the server's log."""
+    if not said:
+        return exc
+    return type(exc)(". ".join([str(exc), *(line[0].upper() + line[1:] for line in said)]))
