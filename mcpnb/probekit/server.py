@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import logging
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,20 @@ def invalid_params(kind: str, name: str, known: list[str], *, key: str | None = 
     )
 
 
+@contextmanager
+def _root_logging_kept() -> Iterator[None]:
+    """The root logger as it was before: ``MCPServer()`` runs ``logging.basicConfig`` (a Rich
+    handler at WARNING), which in a kernel (probe-kit started from a cell) put every library's
+    warnings into the cells and made the person's own ``basicConfig`` do nothing."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 def debug_middleware() -> Any:
     """Log each request to stderr (``MCP_DEBUG=1``): method, tool name, outcome, milliseconds."""
 
@@ -204,16 +219,17 @@ def create_server(
                 if state.pages is not None:
                     state.pages.stop()
 
-    server = ProbeServer(
-        SERVER_NAME,
-        version=VERSION,
-        instructions=INSTRUCTIONS,
-        log_level="WARNING",
-        extensions=[ext, served],
-        lifespan=lifespan,
-        middleware=[debug_middleware()] if verbose else None,
-        subscriptions=state.subscriptions.bus,
-    )
+    with _root_logging_kept():
+        server = ProbeServer(
+            SERVER_NAME,
+            version=VERSION,
+            instructions=INSTRUCTIONS,
+            log_level="WARNING",
+            extensions=[ext, served],
+            lifespan=lifespan,
+            middleware=[debug_middleware()] if verbose else None,
+            subscriptions=state.subscriptions.bus,
+        )
     holder["server"] = server
     server.middleware.append(ext.legacy_middleware())
     server.middleware.append(served.legacy_middleware())

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +82,21 @@ def test_descriptions_are_clean(project: Path) -> None:
         tool.description.startswith("Write a Conventional Commit message")
         and "\n    " not in tool.description
     )
+
+
+def test_starting_probe_kit_leaves_the_root_logger_as_it_was():
+    """``MCPServer()`` runs ``logging.basicConfig``: probe-kit started from a cell took over the
+    kernel's root logger (a Rich handler at WARNING; the person's own basicConfig then did nothing).
+    A fresh interpreter: pytest's own handlers on the root logger would hide it here."""
+    code = (
+        "import logging\n"
+        "from mcpnb.probekit import create_server\n"
+        "create_server()\n"
+        "logging.basicConfig(level=logging.INFO, format='mine: %(message)s')\n"
+        "logging.getLogger('x').info('hello')\n"
+        "print(len(logging.getLogger().handlers), logging.getLogger().level)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", str(logging.INFO)]  # the person's handler and level
+    assert "mine: hello" in done.stderr
