@@ -317,7 +317,7 @@ def load_ipython_extension(ip: Any) -> None:
     """``%load_ext mcpnb``: register the magics, ``%config Mcp``, completion; check the default config."""
     from mcpnb.client.interaction import default_interaction, set_default_interaction
     from mcpnb.notebook.cell import NotebookInteraction, install_async_cells
-    from mcpnb.notebook.magics.completion import make_hook
+    from mcpnb.notebook.magics.completion import make_hook, make_matcher
     from mcpnb.notebook.settings import attach_to_shell
 
     with _warnings_as_text():  # an ipython_config.py typo: said without mcpnb's file and line
@@ -328,9 +328,11 @@ def load_ipython_extension(ip: Any) -> None:
     magics = McpMagics(ip, settings)
     ip.register_magics(magics)
     _loaded[id(ip)] = magics
-    hook = make_hook(lambda: magics.pool)
-    for key in ("%mcp", "%%mcp"):
-        ip.set_hook("complete_command", hook, str_key=key)
+    try:
+        ip.Completer.custom_matchers.append(make_matcher(lambda: magics.pool))
+    except ImportError:  # IPython before 8.6 has no matcher API v2: the hook, listed after Jedi's
+        for key in ("%mcp", "%%mcp"):
+            ip.set_hook("complete_command", make_hook(lambda: magics.pool), str_key=key)
     with _warnings_as_text():
         _warn_on_broken_default_config()
 
@@ -348,6 +350,9 @@ def unload_ipython_extension(ip: Any) -> None:
     if magics is not None and magics in manager.registry.values():
         for key in [k for k, v in manager.registry.items() if v is magics]:
             del manager.registry[key]
+    ip.Completer.custom_matchers[:] = [
+        m for m in ip.Completer.custom_matchers if getattr(m, "__name__", "") != "mcp_matcher"
+    ]
     dispatch = ip.strdispatchers.get("complete_command")
     if dispatch is not None:
         for key in ("%mcp", "%%mcp"):

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mcpnb.notebook.magics.commands import COMMANDS
 
+#: ``result = `` before a line magic, as IPython allows.
+_ASSIGNED = re.compile(r"^\s*[A-Za-z_][\w.]*\s*=\s*(?=%)")
 _SERVER_ARG = {"tools", "resources", "prompts", "disconnect", "reconnect", "logs", "read"}
 _LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 _CHOICES = {"--era": ["auto", "legacy", "modern"], "--log-level": _LOG_LEVELS}
@@ -22,8 +25,9 @@ SERVER_COMPLETION_TIMEOUT = 1.0
 
 
 def candidates(pool: Any, text_until_cursor: str) -> list[str]:
-    """Completions for the word under the cursor, given the line up to the cursor."""
-    words = text_until_cursor.split()
+    """Completions for the word under the cursor, given the line up to the cursor (``r = %mcp …``
+    too: the result captured into a variable)."""
+    words = _ASSIGNED.sub("", text_until_cursor).split()
     if not words or not words[0].lstrip("%").startswith("mcp"):
         return []
     if text_until_cursor[-1:].isspace():
@@ -196,3 +200,50 @@ def make_hook(get_pool: Callable[[], Any]) -> Callable[[Any, Any], list[str]]:
             return []
 
     return hook
+
+
+def make_matcher(get_pool: Callable[[], Any]) -> Any:
+    """An IPython completion matcher (its API v2) for ``%mcp`` lines, which speaks for the whole
+    line: the ``complete_command`` hook's names came after Jedi's, so Tab after ``%mcp call `` put
+    Python's ``and``, ``if``, ``in`` first (and Enter took ``and``). Past the magic's name nothing
+    else is offered; each name says what it is (tool, parameter, option, server or subcommand)."""
+    from IPython.core.completer import SimpleCompletion, context_matcher
+
+    @context_matcher()  # type: ignore[misc]
+    def mcp_matcher(context: Any) -> dict[str, Any]:
+        line = context.text_until_cursor
+        words = _ASSIGNED.sub("", line).split()
+        if not words or words[0] not in ("%mcp", "%%mcp") or (len(words) == 1 and not line[-1:].isspace()):
+            return {"completions": [], "suppress": False}  # not ours, or the magic's own name
+        try:
+            found = candidates(get_pool(), line)
+        except Exception:
+            found = []
+        token = context.token
+        sub = words[1] if len(words) > 2 or (line[-1:].isspace() and len(words) == 2) else None
+        servers = set(getattr(get_pool(), "names", ()))
+        chosen = [
+            SimpleCompletion(c, type=_kind(c, sub, servers))
+            for c in dict.fromkeys(found)
+            if c.startswith(token)
+        ]
+        return {"completions": chosen, "suppress": True, "ordered": True}
+
+    return mcp_matcher
+
+
+def _kind(candidate: str, sub: str | None, servers: set[str]) -> str:
+    """What a completion is, for the editor's list (JupyterLab shows it beside the name)."""
+    if sub is None:
+        return "subcommand"
+    if candidate.startswith("-"):
+        return "option"
+    if candidate.endswith("="):
+        return "parameter"
+    if candidate in servers:
+        return "server"
+    if "/" in candidate or candidate.endswith((".json", ".toml")):
+        return "path"
+    if "." in candidate:
+        return "prompt" if sub in ("prompt", "prompts") else "tool"
+    return "value"

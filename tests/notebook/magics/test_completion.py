@@ -96,3 +96,32 @@ def test_skills_complete_a_server_then_its_skills(ip, mcp):
     assert complete(ip, "%mcp skills probe rev") == ["review-a-change"]
     # a server without skills: none of probe's offered for it, and no error
     assert not {"probe-kit-tour", "review-a-change"} & set(complete(ip, "%mcp skills demo "))
+
+
+def _editor(ip, text: str) -> list[tuple[str, str]]:
+    """What an editor's completer (JupyterLab's, ipykernel's ``do_complete``) lists: every matcher,
+    Jedi's too, with each completion's type."""
+    from IPython.core.completer import provisionalcompleter
+
+    with provisionalcompleter():
+        return [(c.text, c.type) for c in ip.Completer.completions(text, len(text))]
+
+
+def test_an_editor_lists_only_mcp_s_names_with_what_each_is(ip, mcp):
+    """Tab after ``%mcp call `` listed Python's ``and``, ``if``, ``in`` first (Jedi's), so Enter took
+    ``and``; the tools came after, typed ``<unknown>``."""
+    line(ip, f"connect demo -- {sys.executable} {DEMO} stdio")
+    line(ip, f"connect other -- {sys.executable} {DEMO} stdio")
+    listed = _editor(ip, "%mcp call ")
+    assert listed and all(kind == "tool" for _, kind in listed)
+    assert {"demo.add", "other.echo"} <= {text for text, _ in listed}
+    assert _editor(ip, "%mcp call demo.add ") == [("a=", "parameter"), ("b=", "parameter")]
+    assert ("tools", "subcommand") in _editor(ip, "%mcp ")
+    assert _editor(ip, "%mcp tools ") == [("demo", "server"), ("other", "server")]
+    assert ("--timeout", "option") in _editor(ip, "%mcp call demo.add --ti")
+    # the result captured into a variable, as people write it
+    assert {t for t, _ in _editor(ip, "r = %mcp call demo.ad")} == {"demo.add", "demo.add_tool"}
+    assert ("demo.add", "tool") in _editor(ip, "%%mcp call demo.ad")
+    # Python is untouched: a name that is no %mcp line completes as before
+    assert ("print", "function") in _editor(ip, "prin")
+    assert any(text == "%mcp" for text, _ in _editor(ip, "%mc"))
