@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 
 #: The longest stderr line kept (characters): the rest of a longer one is counted, not kept.
 STDERR_LINE_CHARS = 4000
+#: Characters past the kept ones that are still scanned for secrets before the cut (a token cut in
+#: two must not leave its head unredacted); the rest of a 200 MB line is only counted.
+SECRET_MARGIN = 2000
+#: The stray stdout lines of one start kept to say why it failed (see ``Connection._silence_reason``).
+STDOUT_LINES_KEPT = 5
 
 
 class SessionCallbacks:
@@ -36,6 +41,7 @@ class SessionCallbacks:
     events: EventLog
     stderr: deque[str]
     stderr_count: int
+    session_stdout: list[str]
     sdk_said: str | None
     tool_cache: TTLCache[dict[str, ToolInfo]]
     prompt_cache: TTLCache[list[Any]]
@@ -48,13 +54,29 @@ class SessionCallbacks:
         def emit(self, kind: str, message: str, **detail: Any) -> None: ...
 
     def _on_stderr(self, line: str) -> None:
-        line = self.safe(line)  # first: a cut must not leave the head of a secret unredacted
-        if len(line) > STDERR_LINE_CHARS:  # a dumped blob is not a log line: keep its start
-            more = len(line) - STDERR_LINE_CHARS
-            line = f"{line[:STDERR_LINE_CHARS]} … ({more:,} more characters not kept)"
+        line = self._log_line(line)
         self.stderr.append(line)
         self.stderr_count += 1
         self.events.emit(ConnectionEvent(self.name, "stderr", line))
+
+    def _on_stdout(self, line: str) -> None:
+        """A line a stdio server printed on stdout that is not JSON-RPC (a ``print`` left in): the
+        session ignores it, its log shows it as kind ``stdout``, apart from what it wrote on
+        stderr, and the first few of a start say why that start got no answer."""
+        line = self._log_line(line)
+        if len(self.session_stdout) < STDOUT_LINES_KEPT:
+            self.session_stdout.append(line)
+        self.events.emit(ConnectionEvent(self.name, "stdout", line))
+
+    def _log_line(self, line: str) -> str:
+        """``line`` redacted, then cut at :data:`STDERR_LINE_CHARS` (a dumped blob is not a log line:
+        its start is kept, the rest counted). Redacted first, so a cut never leaves the head of a
+        secret; a huge line has only its head scanned."""
+        if len(line) <= STDERR_LINE_CHARS:
+            return self.safe(line)
+        more = len(line) - STDERR_LINE_CHARS
+        head = self.safe(line[: STDERR_LINE_CHARS + SECRET_MARGIN])
+        return f"{head[:STDERR_LINE_CHARS]} … ({more:,} more characters not kept)"
 
     def _check_roots(self) -> None:
         """A root that is no folder would be offered to the server as a place it cannot work in."""

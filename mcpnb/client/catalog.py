@@ -8,10 +8,10 @@ cache does no I/O. The filters hide tools from both listing and calling, before 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.cache import TTLCache
-from mcpnb.client.errors import ToolNotFoundError, did_you_mean
+from mcpnb.client.errors import McpnbError, ToolNotFoundError, did_you_mean
 from mcpnb.client.paging import every_page
 from mcpnb.client.toolinfo import ToolFilter, ToolInfo
 
@@ -34,15 +34,13 @@ class ToolCatalog:
 
         tools: dict[str, ToolInfo] = {}
         if conn.capabilities is None or conn.capabilities.tools is not None:
-            listed = await every_page(
-                lambda at: conn.client.list_tools(cursor=at, cache_mode="refresh"),
-                "tools",
-                on_cut=lambda why: conn.emit("paging", f"tools/list: {why}"),
-            )
+            listed = await self._listed()
             for tool in listed:
                 info = ToolInfo.from_sdk(conn.name, tool)
                 support = effective_task_support(info.task_support, conn.capabilities, conn.era)
                 tools[tool.name] = replace(info, task_support=support)
+                for said in info.schema_problems:  # its author reads the log; the listing says it too
+                    conn.emit("schema", f"tool {tool.name!r}: {said}", tool=tool.name)
         self.cache.put(tools)
         if self.filter.active:
             hidden = sum(not self.filter.allows(n) for n in tools)
@@ -50,6 +48,25 @@ class ToolCatalog:
             for said in self.unmatched():
                 conn.emit("filter", said)
         return tools
+
+    async def _listed(self) -> list[Any]:
+        """Every page of ``tools/list``. An answer MCP does not allow (a tool whose inputSchema is no
+        object) fails with where and which tool (``tools[2] ("get_weather").inputSchema.type:
+        Input should be 'object'``): pydantic's own first line only counts its errors."""
+        from pydantic import ValidationError
+
+        from mcpnb.client.logfilter import redact_text, validation_summary
+
+        conn = self.conn
+        try:
+            return await every_page(
+                lambda at: conn.client.list_tools(cursor=at, cache_mode="refresh"),
+                "tools",
+                on_cut=lambda why: conn.emit("paging", f"tools/list: {why}"),
+            )
+        except ValidationError as exc:
+            said = validation_summary(exc) or str(exc)
+            raise McpnbError(f"the server's tools/list answer is invalid: {redact_text(said)}") from exc
 
     def unmatched(self) -> list[str]:
         """Filter patterns that match none of the cached tools, said in words (a typo, usually)."""
@@ -87,8 +104,13 @@ class ToolCatalog:
         tools = await self.all(refresh)
         return [t for n, t in tools.items() if self.filter.allows(n)]
 
-    async def get(self, name: str) -> ToolInfo:
-        """One tool by name; a clear error (and no request) for filtered or unknown tools."""
+    async def get(self, name: str, *, unlisted: bool = False) -> ToolInfo:
+        """One tool by name; a clear error (and no request) for filtered or unknown tools.
+
+        ``unlisted``: a tool the server does not list is a bare :class:`ToolInfo` (no schema) instead
+        of an error, to be sent unchecked (``validate=False``): a server's author tests the error
+        their server gives for an unknown tool. A filtered one stays refused: the filters are the
+        person's own word on what is called."""
         server = self.conn.name
         hidden = self.filter.active and self.filter.why_hidden(name)
         if hidden:
@@ -98,9 +120,11 @@ class ToolCatalog:
         tools = self.cache.peek()
         if tools is None or name not in tools:  # unknown here: the list may be stale
             tools = await self.all(refresh=True)
-        if name not in tools:
-            hint = did_you_mean(name, [n for n in tools if self.filter.allows(n)])
-            raise ToolNotFoundError(
-                f"server {server!r} has no tool {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
-            )
-        return tools[name]
+        if name in tools:
+            return tools[name]
+        if unlisted:
+            return ToolInfo(server, name)
+        hint = did_you_mean(name, [n for n in tools if self.filter.allows(n)])
+        raise ToolNotFoundError(
+            f"server {server!r} has no tool {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
+        )

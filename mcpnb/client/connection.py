@@ -111,6 +111,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self.stderr_count = 0  # lines ever written, and where this session's began: see session_stderr
         self._session_stderr_from = 0
+        self.session_stdout: list[str] = []  # this start's first lines on stdout that are no JSON-RPC
         self.sdk_said: str | None = None  # the SDK's last warning or error in this start's tasks
         self.state = State.DISABLED if not config.enabled else State.DISCONNECTED
         self.since = datetime.now()
@@ -300,6 +301,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.http_status, self.http_answer, self.session_expired = None, None, False
         self.ended_early = None
         self._session_stderr_from = self.stderr_count
+        self.session_stdout = []
         self.sdk_said = None
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
@@ -388,9 +390,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
     def time_may_fix(self, exc: BaseException) -> bool:
         """Whether trying again later may succeed: a retryable failure, but not a program that
         writes text instead of JSON-RPC (each call waited out startup_timeout again for it)."""
-        from mcpnb.client.transports import NOT_JSON_RPC
-
-        if any(line.startswith(NOT_JSON_RPC) for line in self.session_stderr):
+        if self.session_stdout:
             return False
         return is_retryable(exc, http_status=self.http_status)
 
@@ -398,13 +398,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
         """Why the handshake got no answer: a stdio program that prints something other than
         JSON-RPC is no MCP server (or is one with a print() in the way); else it may just be slow,
         and what it last wrote on stderr may say why."""
-        from mcpnb.client.transports import NOT_JSON_RPC
-
         waited = f"no answer within startup_timeout={self.startup_timeout:g} s"
-        printed = [line[len(NOT_JSON_RPC) :] for line in self.session_stderr if line.startswith(NOT_JSON_RPC)]
-        if printed:  # only a stdio server's stdout gets there
+        if self.session_stdout:  # only a stdio server's stdout gets there
             return (
-                f"{waited}: it wrote {printed[0][:120]!r} on stdout, which is not JSON-RPC; is "
+                f"{waited}: it wrote {self.session_stdout[0][:120]!r} on stdout, which is not JSON-RPC; is "
                 f"{self._started_program()!r} an MCP server over stdio? (a print() to stdout gets in the way)"
             )
         if self.sdk_said:  # the SDK gave up in a task of its own (said in this start's tasks only)
@@ -448,6 +445,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         self.config,
                         self.transport,
                         on_stderr=self._on_stderr,
+                        on_stdout=self._on_stdout,
                         on_response=self._on_response,
                         on_failure=lambda exc: requests.transport_failed(self, exc, stop),
                     )

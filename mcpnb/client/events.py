@@ -33,7 +33,7 @@ class ConnectionEvent:
     """Something that happened to one server. ``message`` is safe to show (secrets scrubbed)."""
 
     server: str
-    kind: str  # "state", "stderr", "call", ...
+    kind: str  # "state", "stderr", "stdout" (a stdio server's stray lines), "schema", "cache", ...
     message: str
     state: State | None = None
     previous: State | None = None

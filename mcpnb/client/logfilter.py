@@ -25,8 +25,8 @@ server's too: while :data:`SERVER_LOG` is set they go to its log, not to the cel
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
+import json
 import logging
 import re
 import threading
@@ -156,21 +156,57 @@ def innermost(exc: BaseException) -> BaseException:
 
 def summarize(exc: BaseException) -> str:
     """The innermost cause of ``exc`` in one redacted line: ``ValueError: bad x: hello``; a pydantic
-    ``ValidationError`` as where and what (``tools[2].inputSchema.type: Input should be 'object'``),
-    since its own text spreads over lines and echoes the whole value."""
+    ``ValidationError`` as where and what (``tools[2] ("get_weather").inputSchema.type: Input
+    should be 'object'``), since its own text spreads over lines and echoes the whole value."""
     cause = innermost(exc)
-    errors = getattr(cause, "errors", None)
-    said: str | None = None
-    if type(cause).__name__ == "ValidationError" and callable(errors):
-        with contextlib.suppress(Exception):  # a summary falls back to the exception's text
-            found = errors(include_url=False, include_input=False)
-            said = "; ".join(f"{_where(e.get('loc', ()))}: {e.get('msg', '')}" for e in found[:3])
-            if len(found) > 3:
-                said += f"; … ({len(found) - 3} more)"
+    said = validation_summary(cause)
     if said is None:
         said = " ".join(str(cause).split())
     text = f"{type(cause).__name__}: {said}" if said else type(cause).__name__
     return redact_text(text)[:SUMMARY_CHARS]
+
+
+def validation_summary(exc: BaseException) -> str | None:
+    """A pydantic ``ValidationError``'s first complaints as where and what, the items on the way
+    named where they have a name (``tools[2] ("get_weather").inputSchema.type: Input should be
+    'object'``); None for any other exception. Not redacted: :func:`summarize` does that."""
+    errors = getattr(exc, "errors", None)
+    if type(exc).__name__ != "ValidationError" or not callable(errors):
+        return None
+    try:
+        found = errors(include_url=False, include_input=False)
+        said = "; ".join(
+            f"{_where(e.get('loc', ()), _validated(exc, e.get('loc', ())))}: {e.get('msg', '')}"
+            for e in found[:3]
+        )
+    except Exception:  # a summary falls back to the exception's text
+        return None
+    return said + (f"; … ({len(found) - 3} more)" if len(found) > 3 else "")
+
+
+def _validated(exc: BaseException, loc: Sequence[Any]) -> Any:
+    """The value pydantic was given when it raised ``exc``, if the code that asked still holds it:
+    pydantic keeps only the failing leaf (``'string'``), not the tool around it. The frames of the
+    traceback keep their variables (the SDK's ``raw`` answer, its server's ``dumped`` result);
+    the first mapping that ``loc`` leads into is it. None when none does."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):  # the innermost first: the value closest to the validation
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, dict) and _leads_into(value, loc):
+                return value
+    return None
+
+
+def _leads_into(value: Any, loc: Sequence[Any]) -> bool:
+    """Whether the path ``loc`` walks into ``value`` as far as its last container (a key or index
+    pydantic found missing or wrong may be absent from it)."""
+    for part in loc[:-1]:
+        value = _item(value, part)
+    return bool(loc) and isinstance(value, (dict, list))
 
 
 def explain(exc: BaseException) -> tuple[str, list[str]]:
@@ -180,12 +216,31 @@ def explain(exc: BaseException) -> tuple[str, list[str]]:
     return summarize(exc), _kept(redact_text(text).splitlines())
 
 
-def _where(loc: Sequence[Any]) -> str:
-    """A pydantic error location as a path a person reads: ``tools[2].inputSchema.type``."""
+#: The longest name of an item said in a validation path (``tools[2] ("get_weather")``).
+NAME_CHARS = 60
+
+
+def _where(loc: Sequence[Any], root: Any = None) -> str:
+    """A pydantic error location as a path a person reads: ``tools[2].inputSchema.type``; with the
+    ``root`` value it was found in, an item that has a ``name`` is named: ``tools[2] ("get_weather")``."""
     out = ""
+    value = root
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+        value = _item(value, part)
+        name = value.get("name") if isinstance(part, int) and isinstance(value, dict) else None
+        if isinstance(name, str) and name:
+            out += f" ({json.dumps(name[:NAME_CHARS], ensure_ascii=False)})"
     return out or "(the value)"
+
+
+def _item(value: Any, part: Any) -> Any:
+    """``value[part]`` where it is there, else None."""
+    if isinstance(value, dict):
+        return value.get(part)
+    if isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+        return value[part]
+    return None
 
 
 def _kept(lines: list[str]) -> list[str]:

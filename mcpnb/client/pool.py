@@ -566,6 +566,12 @@ class Pool:
     async def atools(self, server: str | None = None, *, refresh: bool = False) -> ToolList:
         return await self._arun(self._tools(server, refresh))
 
+    def find_tool(self, server: str, tool: str, *, unlisted: bool = False) -> ToolInfo:
+        """``tool`` of ``server`` (its list asked again when the cached one lacks it); an unknown or
+        filtered tool raises :class:`ToolNotFoundError`. ``unlisted``: an unknown one is a bare
+        :class:`ToolInfo` to send unchecked, as ``call(..., validate=False)`` does."""
+        return self._run(self.connection(server).catalog.get(tool, unlisted=unlisted))
+
     def cached_tool(self, server: str, tool: str) -> ToolInfo | None:
         """``tool`` of ``server`` if the tool list is cached and fresh, else None: no I/O, no hop."""
         conn = self._connections.get(server)
@@ -636,7 +642,8 @@ class Pool:
         failures raise (``CallError``, ``CallTimeoutError``). Ctrl-C cancels the call on the server.
         ``answers`` answers a form the server may ask for (instead of asking a person).
         The arguments are checked against the tool's ``inputSchema`` first (``ArgumentsError``, and
-        nothing is sent); ``validate=False`` leaves that to the server.
+        nothing is sent); ``validate=False`` leaves that to the server, and sends a tool the server
+        does not list too (its unknown-tool error comes back as any error does).
         A plain call stays a plain call. ``task=True`` runs it as a task and returns the live
         :class:`~mcpnb.client.tasks.TaskHandle` at once; a tool that *requires* tasks runs as one
         anyway, and the call waits for its result.
@@ -674,7 +681,9 @@ class Pool:
         validate: bool,
     ) -> Any:
         conn = self.connection(server)
-        info = await conn.tool(tool)  # unknown or filtered: a clear error, and nothing is sent
+        # unknown or filtered: a clear error, and nothing is sent; validate=False sends a tool the
+        # server does not list (its own unknown-tool error is what is tested), never a filtered one
+        info = await conn.catalog.get(tool, unlisted=not validate)
         from mcpnb.client.arguments import checked_arguments, unchecked_arguments
 
         arguments = (checked_arguments if validate else unchecked_arguments)(info, arguments)

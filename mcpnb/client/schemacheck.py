@@ -5,6 +5,10 @@ uses ``jsonschema-rs``, a compiled validator: about 10 ms for 100k rows where ``
 seconds (``python bench/run.py`` measures both). Validators are compiled once per schema and cached;
 the result object caches its verdict. Remote ``$ref``s are never fetched: a server's schema must not
 make the client call the network. Imported on first use.
+
+A tool's ``inputSchema`` is compiled by the same validator: what it refuses in a schema (a misspelt
+``type``) is said in a few words from its own error, and the call is still checked by what is sound
+in the schema, without ``jsonschema``.
 """
 
 from __future__ import annotations
@@ -58,3 +62,136 @@ def schema_problem(instance: Any, schema: dict[str, Any]) -> str | None:
     if error is None:
         return None
     return f"at {json_path(error.instance_path)}: {error.message}"
+
+
+#: JSON Schema's types: what a misspelt ``type`` is matched against for a "did you mean".
+_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+#: Keywords whose value maps names to subschemas, and those whose value lists subschemas: a broken
+#: subschema there is replaced by ``{}`` (anything goes), not removed (see :func:`usable_check`).
+_SUBSCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+#: Keywords that can name or admit properties ``properties`` does not: with any of them, a
+#: ``required`` entry outside ``properties`` may be meant.
+_MORE_PROPERTIES = frozenset(
+    {"$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas",
+     "patternProperties", "unevaluatedProperties"}
+)  # fmt: skip
+#: Keywords of a schema that breaks its meta-schema left out, at most, before giving up on checking.
+_REPAIRS = 20
+
+
+def compile_problem(exc: BaseException) -> str | None:
+    """Why ``jsonschema-rs`` would not compile a schema, in a few words (``properties.n.type:
+    'integr' is not valid; did you mean 'integer'?``), from its own error: no second validator is
+    imported to say it. None for a remote ``$ref``: not fetched is our rule, not the schema's fault."""
+    message = str(getattr(exc, "message", None) or exc).strip()
+    first = message.splitlines()[0] if message else type(exc).__name__
+    if "is not fetched" in first:
+        return None
+    path = list(getattr(exc, "instance_path", None) or ())
+    kind = getattr(getattr(exc, "kind", None), "name", None)
+    if kind in ("anyOf", "oneOf"):  # "… is not valid under any of the schemas listed in the 'anyOf' keyword"
+        value = getattr(exc, "instance", None)
+        first = f"{value!r} is not valid"
+        if path and path[-1] == "type" and isinstance(value, str):
+            from mcpnb.client.errors import did_you_mean_text
+
+            first += did_you_mean_text(value, _TYPES)
+    if not path and kind == "$ref":  # "Pointer '/defs/x' does not exist": say which keyword it is
+        return f"$ref: {first}"
+    where = json_path(path).removeprefix("$").removeprefix(".")  # properties.n.type
+    return f"{where}: {first}" if path else first
+
+
+def required_unnamed(schema: dict[str, Any]) -> list[str]:
+    """``required`` entries that name no property, where that is a mistake: ``properties`` is given
+    and nothing else can admit the name (no ``additionalProperties`` schema, ``patternProperties``,
+    ``$ref`` or composition). With ``additionalProperties: false`` no call can ever satisfy it; left
+    out, any value would do, which is rarely what a server that lists its properties meant."""
+    props, required = schema.get("properties"), schema.get("required")
+    extra = schema.get("additionalProperties", True)
+    if not isinstance(props, dict) or not isinstance(required, list) or _MORE_PROPERTIES & schema.keys():
+        return []
+    if not isinstance(extra, bool):  # a schema for the others: they are meant
+        return []
+    from mcpnb.client.errors import did_you_mean_text
+
+    if extra is False:
+        why = "no call can satisfy it (additionalProperties is false)"
+    else:
+        why = "a call must give it, undescribed"
+    return [
+        f"required {name!r} is not among its properties, so {why}{did_you_mean_text(name, props)}"
+        for name in required
+        if isinstance(name, str) and name not in props
+    ]
+
+
+def input_schema_problems(schema: dict[str, Any]) -> list[str]:
+    """What is wrong with a tool's ``inputSchema``, one short line each: why it is no valid JSON
+    Schema, and ``required`` names it does not define. Empty for a sound schema."""
+    try:
+        compiled(schema_key(schema), formats=False)
+    except Exception as exc:
+        said = compile_problem(exc)
+        problems = [f"inputSchema is invalid: {said}"] if said else []
+    else:
+        problems = []
+    return problems + [f"inputSchema: {said}" for said in required_unnamed(schema)]
+
+
+def usable_check(schema: dict[str, Any]) -> Any:
+    """A compiled check of a tool's arguments even when its schema is broken: each keyword that
+    breaks the JSON Schema meta-schema is left out (``"type": "integr"`` checks no type there), and
+    a ``$ref`` that leads nowhere (or to a schema not fetched) checks nothing where it stands, so
+    the rest still checks a call, which then goes out for the server to judge. ``jsonschema``, whose
+    first import takes seconds, is not asked: it would fail on those same parts."""
+    import jsonschema_rs
+
+    current = schema
+    for _ in range(_REPAIRS):
+        try:
+            return compiled(schema_key(current), formats=False)
+        except jsonschema_rs.ValidationError as exc:
+            path = list(exc.instance_path)
+            if path:
+                current = _left_out(current, path)
+            elif _has_ref(current):  # which $ref failed is not said: none of them checks
+                current = _without_refs(current)
+            else:
+                break
+        except Exception:
+            break
+    return compiled(schema_key({}), formats=False)
+
+
+def _has_ref(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "$ref" in schema or any(_has_ref(v) for v in schema.values())
+    return isinstance(schema, list) and any(_has_ref(v) for v in schema)
+
+
+def _without_refs(schema: Any) -> Any:
+    """``schema`` with every ``$ref`` keyword left out (what it pointed to is then not checked)."""
+    if isinstance(schema, dict):
+        return {k: _without_refs(v) for k, v in schema.items() if k != "$ref"}
+    if isinstance(schema, list):
+        return [_without_refs(v) for v in schema]
+    return schema
+
+
+def _left_out(schema: dict[str, Any], path: list[Any]) -> dict[str, Any]:
+    """``schema`` without what is at ``path``: a subschema becomes ``{}``, a keyword (or one item of
+    its value) goes."""
+    import copy
+
+    out = copy.deepcopy(schema)
+    parent: Any = out
+    for part in path[:-1]:
+        parent = parent[part]
+    holder = path[-2] if len(path) > 1 else None
+    if holder in _SUBSCHEMA_MAPS or holder in _SUBSCHEMA_LISTS:
+        parent[path[-1]] = {}
+    else:
+        del parent[path[-1]]
+    return out

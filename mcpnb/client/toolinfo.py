@@ -140,14 +140,23 @@ class ToolInfo:
 
     @cached_property
     def argument_check(self) -> Any:
-        """``input_schema`` compiled (``jsonschema-rs``, formats not checked), or None when it does
-        not compile. Once per tool list, not per call: every ``pool.call`` checks its arguments."""
-        from mcpnb.client.schemacheck import compiled, schema_key
+        """``input_schema`` compiled (``jsonschema-rs``, formats not checked). Once per tool list,
+        not per call: every ``pool.call`` checks its arguments. A schema that breaks JSON Schema is
+        compiled without what breaks it (see :func:`~mcpnb.client.schemacheck.usable_check`): the
+        call still goes out, and :attr:`schema_problems` says what is wrong with it."""
+        from mcpnb.client.schemacheck import usable_check
 
-        try:
-            return compiled(schema_key(self.input_schema), formats=False)
-        except Exception:  # a schema it cannot compile: jsonschema decides, call by call
-            return None
+        return usable_check(self.input_schema)
+
+    @cached_property
+    def schema_problems(self) -> tuple[str, ...]:
+        """What is wrong with ``input_schema``, one short line each (``inputSchema is invalid:
+        properties.n.type: 'integr' is not valid``; a ``required`` name it never describes), said
+        where the tool is listed and shown: its author sees it before the first call, not as a
+        call that is sent unchecked."""
+        from mcpnb.client.schemacheck import input_schema_problems
+
+        return tuple(input_schema_problems(self.input_schema))
 
     @classmethod
     def from_sdk(cls, server: str, tool: Any) -> ToolInfo:

@@ -32,8 +32,6 @@ HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0
 
 
-#: How a line a stdio server printed on stdout, not JSON-RPC, is kept in its log.
-NOT_JSON_RPC = "[stdout, not JSON-RPC, ignored] "
 #: Said once in a server's log when its stderr comes faster than its share of reading (see
 #: :data:`STDERR_SHARE`).
 STDERR_FLOOD = (
@@ -63,11 +61,14 @@ async def open_target(
     transport: str | None = None,
     *,
     on_stderr: Callable[[str], None],
+    on_stdout: Callable[[str], None],
     on_response: ResponseHook | None = None,
     on_failure: FailureHook | None = None,
 ) -> AsyncIterator[Any]:
     """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit.
 
+    ``on_stderr(line)`` sees each line a stdio server writes on stderr, ``on_stdout(line)`` each line
+    it prints on stdout that is not JSON-RPC (a ``print`` left in: its bug, logged, never in the cell).
     ``on_response(status, request_headers, message, challenge)`` sees every HTTP response: the SDK reports a
     401, a 500 or an expired session only as a generic JSON-RPC error, and the status and the
     server's own words are what tell them apart. ``on_failure(exc)`` sees transport errors.
@@ -75,7 +76,7 @@ async def open_target(
     """
     transport = transport or config.transport
     if transport == "stdio":
-        async with _stdio(config, on_stderr, on_failure) as target:
+        async with _stdio(config, on_stderr, on_stdout, on_failure) as target:
             yield target
     elif transport == "http":
         async with _http(config, on_response, on_failure) as target:
@@ -93,7 +94,10 @@ async def open_target(
 
 @contextlib.asynccontextmanager
 async def _stdio(
-    config: ServerConfig, on_stderr: Callable[[str], None], on_failure: FailureHook | None
+    config: ServerConfig,
+    on_stderr: Callable[[str], None],
+    on_stdout: Callable[[str], None],
+    on_failure: FailureHook | None,
 ) -> AsyncIterator[Any]:
     import sys
 
@@ -109,9 +113,6 @@ async def _stdio(
             yield stdio_client(params, errlog=errlog)
         return
 
-    def on_bad_line(line: str) -> None:  # a print() in the server: its bug, logged, never in the cell
-        on_stderr(f"{NOT_JSON_RPC}{line[:500]}")
-
     async with StderrPipe(on_stderr) as errlog:
         yield stdio_transport(
             config.name,
@@ -120,7 +121,7 @@ async def _stdio(
             env=config.env,
             cwd=config.cwd,
             errlog=errlog,
-            on_bad_line=on_bad_line,
+            on_bad_line=on_stdout,
             on_exit=on_failure,
             max_message=config.max_message_bytes,
         )

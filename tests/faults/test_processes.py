@@ -172,8 +172,9 @@ def test_garbage_on_stdout_goes_to_the_server_log_not_the_cell(pool, marks, capf
     pool.connect("noisy", **marks.stdio("--garbage"), **QUICK)
     assert pool.call("noisy", "add", {"a": 2, "b": 3}).data == 5
     logs = "\n".join(pool.logs("noisy"))
-    assert "[stdout, not JSON-RPC, ignored] starting up..." in logs
-    assert "[stdout, not JSON-RPC, ignored] {not json" in logs
+    assert " noisy stdout: starting up..." in logs  # its own kind: not what it wrote on stderr
+    assert " noisy stdout: {not json" in logs
+    assert "not JSON-RPC" not in logs and " noisy stderr: starting up" not in logs
     assert pool.status()["noisy"].state == "connected"
     out, err = capfd.readouterr()
     assert "Traceback" not in out + err and "not json" not in out + err

@@ -201,7 +201,8 @@ class TaskList(_Table):
 
 
 class LogView(list[str]):
-    """``%mcp logs``: connection events and the server's stderr, oldest first (already redacted)."""
+    """``%mcp logs``: connection events, the server's stderr and what a stdio server printed on
+    stdout that is not JSON-RPC (kind ``stdout``), oldest first (already redacted)."""
 
     def __init__(self, server: str, lines: list[str]) -> None:
         super().__init__(lines)

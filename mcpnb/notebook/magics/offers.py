@@ -48,8 +48,9 @@ def check_spaced(ctx: Context, command: str, target: str, words: list[str], kind
     raise UsageError(f"write the {kind} as {named}, with a dot: %mcp {command} {named}{more}")
 
 
-def find_tool(ctx: Context, target: str) -> Any:
-    """The :class:`~mcpnb.client.toolinfo.ToolInfo` for ``NAME.TOOL`` (or a bare tool name that is unique)."""
+def find_tool(ctx: Context, target: str, *, unlisted: bool = False) -> Any:
+    """The :class:`~mcpnb.client.toolinfo.ToolInfo` for ``NAME.TOOL`` (or a bare tool name that is unique).
+    ``unlisted`` (``--no-validate``): a tool ``NAME`` does not list is sent all the same."""
     server, name = split_target(target)
     if server is None:
         matches = [t for t in ctx.pool.tools() if t.name == name]
@@ -69,6 +70,8 @@ def find_tool(ctx: Context, target: str) -> Any:
     if cached is not None:
         return cached
     known_server(ctx, server)
+    if unlisted:  # the server's own unknown-tool error is what is tested (a filtered tool is refused)
+        return ctx.pool.find_tool(server, name, unlisted=True)
     for refresh in (False, True):  # the cached list may be stale: look again before giving up
         tools = {t.name: t for t in ctx.pool.tools(server, refresh=refresh)}
         if name in tools:
@@ -171,7 +174,8 @@ def _call_args(p: Parser) -> None:
         "--no-validate",
         action="store_true",
         dest="no_validate",
-        help="send the arguments as given, unchecked: the server's own validation answers (testing it)",
+        help="send the arguments as given, unchecked, even to a tool the server does not list: the "
+        "server's own validation answers (testing it)",
     )
     p.add_argument("--task", action="store_true", help="run as a task: a live handle (status, cancel)")
     p.add_argument("--ttl", type=int, metavar="MS", help="with --task: how long the server keeps it")
@@ -200,7 +204,7 @@ def _call_args(p: Parser) -> None:
 @arguments(_call_args)
 def call(ctx: Context, ns: argparse.Namespace) -> Any:
     check_spaced(ctx, "call", ns.target, ns.pairs)
-    tool = find_tool(ctx, ns.target)
+    tool = find_tool(ctx, ns.target, unlisted=ns.no_validate)
     values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns, tool))
     from mcpnb.client.errors import UrlRequiredError
     from mcpnb.notebook.cell import call_in_cell, url_retry

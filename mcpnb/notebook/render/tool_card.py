@@ -113,8 +113,11 @@ def page_words(tool: Any) -> str | None:
 
 def tool_bundle(tool: Any) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a :class:`~mcpnb.client.toolinfo.ToolInfo`."""
-    badges = hint_labels(tool) + (
-        [(f"task: {tool.task_support}", "")] if tool.task_support != "forbidden" else []
+    problems = tool.schema_problems
+    badges = (
+        hint_labels(tool)
+        + ([(f"task: {tool.task_support}", "")] if tool.task_support != "forbidden" else [])
+        + ([("⚠ inputSchema", "warn")] if problems else [])
     )
     page = page_words(tool)
     return card_bundle(
@@ -128,5 +131,6 @@ def tool_bundle(tool: Any) -> dict[str, Any]:
             ("returns", returns_words(tool), False),
             *([("page", page, False)] if page else []),
             ("call it", call_line(tool), True),
+            *(("⚠ problem", said, False) for said in problems),
         ],
     )

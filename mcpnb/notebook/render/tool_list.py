@@ -150,6 +150,12 @@ def not_listed_note(listing: Any) -> str:
     return f"not listed: {said}; %mcp status says more"
 
 
+def problem_lines(tools: list[Any]) -> list[str]:
+    """``⚠ server.tool: inputSchema is invalid: …`` for each tool whose schema is broken: said under
+    the listing a server's author looks at, before a call goes out unchecked."""
+    return [f"⚠ {t.server}.{t.name}: {said}" for t in tools for said in t.schema_problems]
+
+
 def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a tools listing (any list of :class:`~mcpnb.client.toolinfo.ToolInfo`)."""
     n = resolve_limit(limit, DEFAULTS.listing_limit)
@@ -174,4 +180,7 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     example = f"{shown[0].server}.{shown[0].name}"  # how to see one in full, with a real name
     html += f'<div class="mcpnb-dim">* required parameter · one in full: %mcp tools {esc(example)}</div>'
     html += note_html
-    return {"text/plain": tools_text(tools, n) + (f"\n{note}" if note else ""), "text/html": wrap(html)}
+    problems = problem_lines(tools)
+    html += "".join(f'<div class="mcpnb-block">{badge(line, "warn")}</div>' for line in problems)
+    text = "\n".join([tools_text(tools, n), *([note] if note else []), *problems])
+    return {"text/plain": text, "text/html": wrap(html)}

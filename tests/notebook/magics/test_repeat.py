@@ -138,3 +138,12 @@ def test_no_validate_lets_the_server_answer_bad_arguments(ip, mcp):
     result = line(ip, "call demo.add a=1 b=two --no-validate")
     assert result.is_error and "validation error" in result.text.lower() and "b" in result.text
     assert line(ip, "call demo.add a=1 b=2 --no-validate").data == 3
+
+
+def test_no_validate_sends_a_tool_the_server_does_not_list(ip, mcp):
+    """The server's own unknown-tool error is what its author tests: ``--no-validate`` sends it."""
+    connect_demo(ip)
+    with pytest.raises(UsageError, match="has no tool 'ech'; did you mean 'echo'"):
+        line(ip, "call demo.ech text=hi")
+    result = line(ip, "call demo.ech text=hi --no-validate")
+    assert result.is_error and "Unknown tool: ech" in result.text

@@ -112,10 +112,12 @@ def test_a_call_line_quotes_a_first_value_that_needs_it() -> None:
 
 
 def test_a_malformed_schema_still_gives_a_card() -> None:
-    """A server's ``properties`` written as a list of names: the card says what it can."""
+    """A server's ``properties`` written as a list of names: the card says what it can, and that
+    the schema is invalid."""
     tool = ToolInfo("s", "t", input_schema={"properties": ["a", "b"], "required": ["a"]})
     text = tool_bundle(tool)["text/plain"]
-    assert "a*: any value\nb: any value\n" in text and text.endswith("call it: %mcp call s.t a=…")
+    assert "a*: any value\nb: any value\n" in text and "call it: %mcp call s.t a=…\n" in text
+    assert text.endswith('⚠ problem: inputSchema is invalid: properties: ["a","b"] is not of type "object"')
 
 
 @server.tool(meta={"ui": {"resourceUri": "ui://xl/chart.html"}})
