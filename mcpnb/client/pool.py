@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.connection import Connection
 from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text
-from mcpnb.client.events import ConnectionEvent, EventLog
+from mcpnb.client.events import ConnectionEvent
 from mcpnb.client.interaction import CallContext, Interaction, default_interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
 from mcpnb.client.status import ServerStatus, StatusTable
@@ -62,7 +62,9 @@ class Pool:
         self._connections: dict[str, Connection] = {}
         # names closed on purpose (errors then say so), each with its log: what a server said as it
         # ended is often what a person disconnected it to read (%mcp logs NAME still shows it)
-        self._disconnected: dict[str, EventLog] = {}
+        #: Servers disconnected on purpose: their stopped connection (its log, read by ``logs``; its
+        #: configuration, which ``reconnect`` connects again).
+        self._disconnected: dict[str, Connection] = {}
         # Servers of a config file whose settings are invalid: not started, but listed (and named
         # in errors) until they are connected again or disconnected.
         self._misconfigured: dict[str, ServerStatus] = {}
@@ -150,9 +152,7 @@ class Pool:
             if name in self._misconfigured:
                 raise UnknownServerError(not_started(name, self.misconfigured[name])) from None
             if name in self._disconnected:
-                raise UnknownServerError(
-                    f"server {name!r} was disconnected; connect it again to use it"
-                ) from None
+                raise UnknownServerError(disconnected(name)) from None
             said = did_you_mean_text(name, self._connections)
             raise UnknownServerError(f"no server named {name!r}{said} ({self.roll_call()})") from None
 
@@ -393,7 +393,7 @@ class Pool:
         if name in self._connections or self._misconfigured.pop(name, None) is None:
             conn = self.connection(name)
             del self._connections[name]
-            self._disconnected[name] = conn.events
+            self._disconnected[name] = conn
             await conn.stop()
         if sign_out:
             from mcpnb.client.auth import forget_tokens
@@ -409,12 +409,16 @@ class Pool:
         await self._arun(self._disconnect(name, sign_out))
 
     async def _reconnect(self, name: str) -> ServerStatus:
+        gone = self._disconnected.get(name) if name not in self._connections else None
+        if gone is not None:  # disconnected on purpose: its configuration, connected again
+            return await self._connect(gone.config)
         conn = self.connection(name)
         await conn.start()
         return conn.status()
 
     def reconnect(self, name: str) -> ServerStatus:
-        """Start a fresh session with the same configuration."""
+        """Start a fresh session with the same configuration (a server disconnected on purpose is
+        connected again with the one it had)."""
         return self._run(self._reconnect(name))
 
     async def areconnect(self, name: str) -> ServerStatus:
@@ -436,7 +440,7 @@ class Pool:
         conns = list(self._connections.values())
         self._misconfigured.clear()
         self._order.clear()
-        self._disconnected.update({name: conn.events for name, conn in self._connections.items()})
+        self._disconnected.update(self._connections)
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
         stops, self._services = list(self._services.values()), {}
@@ -930,17 +934,27 @@ class Pool:
         without ``server``, every server's, interleaved in the order it happened. A server
         disconnected on purpose keeps its log (what it said as it ended) until connected again."""
         if server is not None and self.was_disconnected(server):
-            logs = [self._disconnected[server]]
+            logs = [self._disconnected[server].events]
         elif server is not None:
             logs = [self.connection(server).events]
         else:
             logs = [conn.events for conn in self._connections.values()]
-            logs += [log for name, log in self._disconnected.items() if name not in self._connections]
+            logs += [
+                conn.events for name, conn in self._disconnected.items() if name not in self._connections
+            ]
         events = sorted((e for log in logs for e in log.history), key=lambda e: e.monotonic)
         return [str(e) for e in events]
 
     def __repr__(self) -> str:
         return f"<Pool {len(self)} servers>\n{self.status()!r}"
+
+
+def disconnected(name: str) -> str:
+    """What a server disconnected on purpose says when it is used: how to have it back."""
+    return (
+        f"server {name!r} was disconnected; %mcp reconnect {name} (pool.reconnect({name!r})) connects "
+        "it again as it was"
+    )
 
 
 def not_started(name: str, why: str) -> str:

@@ -284,6 +284,12 @@ def test_disconnect_and_disabled(pool):
     assert wait_until(lambda: not alive(pid))
     with pytest.raises(UnknownServerError, match="'demo' was disconnected"):  # not "connected: none yet"
         pool.call("demo", "pid")
+    # how to have it back is said, and works: as it was (a course's last cell disconnects it)
+    with pytest.raises(UnknownServerError, match=r"pool\.reconnect\('demo'\)\) connects it again as it was"):
+        pool.call("demo", "pid")
+    assert pool.reconnect("demo").state == "connected" and "demo" in pool
+    assert pool.call("demo", "pid").data != pid
+    pool.disconnect("demo")
 
     # what it said as it ended is kept: a person often disconnects to read it
     said_goodbye = (

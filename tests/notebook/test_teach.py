@@ -183,6 +183,16 @@ def test_a_checker_that_needs_a_server_says_which_cells_to_run(course):
     assert verdict.passed is False and "asks the `demo` server" in verdict.message
 
 
+def test_after_run_all_a_checker_says_to_reconnect_the_server_the_last_cell_disconnected(course):
+    """Every lesson ends with ``%mcp disconnect``: after Run All, the exercises said "run the cells of
+    section 1 first", which the person had just done."""
+    course.disconnect("probe")
+    verdict = teach.check("06.arguments", {"query": "date picker", "limit": 2})
+    assert verdict.passed is False and "run `%mcp reconnect probe`, then check again" in verdict.message
+    course.reconnect("probe")
+    assert teach.check("06.arguments", {"query": "date picker", "limit": 2}).passed
+
+
 def test_the_frame_exercise_recounts_the_lesson_s_people(course):
     from mcpnb.notebook.teach.structured_output import PEOPLE_COUNT, PEOPLE_SCHEMA, PEOPLE_SEED
 

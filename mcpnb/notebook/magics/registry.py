@@ -112,7 +112,9 @@ def known_server(ctx: Context, name: str) -> str:
 
             raise UsageError(not_started(name, why))
         if ctx.pool.was_disconnected(name):
-            raise UsageError(f"server {name!r} was disconnected; connect it again to use it")
+            from mcpnb.client.pool import disconnected
+
+            raise UsageError(disconnected(name))
         known = ctx.pool.names
         listed = ctx.pool.roll_call(12) + (": %mcp status" if len(known) > 12 else "")
         if not known:

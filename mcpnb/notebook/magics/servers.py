@@ -72,7 +72,8 @@ def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
 @command("reconnect", "Start a fresh session with the same configuration.")
 @arguments(lambda p: p.add_argument("name", help="the server"))
 def reconnect(ctx: Context, ns: argparse.Namespace) -> Any:
-    known_server(ctx, ns.name)
+    if not ctx.pool.was_disconnected(ns.name):  # one disconnected on purpose comes back as it was
+        known_server(ctx, ns.name)
     row = one_row(ctx.pool.reconnect(ns.name))
     newer = _redefined(ctx, ctx.pool.connection(ns.name).config.server)
     if newer is not None:

@@ -28,6 +28,11 @@ def live_tool(server: str, tool: str, where: str) -> Any:
     from mcpnb.client.errors import McpnbError
 
     pool = exercises.course_pool()
+    if server not in pool and pool.was_disconnected(server):  # after Run All: the last cell does that
+        raise Wrong(
+            f"this check asks the `{server}` server for the schema, which was disconnected (the notebook's "
+            f"last cells do that): run `%mcp reconnect {server}`, then check again"
+        )
     if server not in pool:
         raise Wrong(f"this check asks the `{server}` server for the schema: run the cells of {where} first")
     try:

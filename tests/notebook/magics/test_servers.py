@@ -78,6 +78,11 @@ def test_disconnect_reconnect_logs(ip, mcp, capsys):
         line(ip, "logs demo --log-level debug")
     line(ip, "disconnect demo")  # the cell run again (Run All twice): said, not an error
     assert "demo: already disconnected" in capsys.readouterr().out
+    with pytest.raises(UsageError, match=r"was disconnected; %mcp reconnect demo \(pool"):
+        line(ip, "call demo.echo text=hi")
+    line(ip, "reconnect demo")  # as the error says: back as it was
+    assert line(ip, "call demo.echo text=back").text == "back" and "demo" in mcp.pool.names
+    line(ip, "disconnect demo")
     with pytest.raises(UsageError):
         line(ip, "disconnect")
     line(ip, "disconnect --all")
