@@ -117,7 +117,7 @@ def _logs_args(p: Parser) -> None:
 
 @command(
     "logs",
-    "What happened to a server: state changes, its log messages and its stderr, oldest first.",
+    "What happened to a server: state changes, its log messages, its stderr and stray stdout, oldest first.",
     epilog="examples:\n  %mcp logs probe\n  %mcp logs probe --log-level debug -n 20\n  %mcp logs -n 30",
 )
 @arguments(_logs_args)
