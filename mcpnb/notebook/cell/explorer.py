@@ -64,7 +64,8 @@ class ToolExplorer:
                 w.HBox([self.server_pick, self.tool_pick]),
                 self.about,
                 self.form_box,
-                w.HBox([self.call_button, self.as_task, self.status]),
+                w.HBox([self.call_button, self.as_task]),
+                self.status,  # a line of its own: beside "as a task", "✓ in 5 s" read as the task's
                 self.asking,
                 self.result_view,
             ]

@@ -32,6 +32,9 @@ def test_explorer_calls_the_picked_tool_with_the_form(pool):
     result = landed(explorer)
     assert result.data == 42
     assert "42" in explorer.result_view.value and "✓" in explorer.status.value
+    # the outcome on a line of its own: beside the "as a task" box, "✓ in 5177 ms" read as a task's
+    row = next(c for c in explorer.widget.children if explorer.call_button in getattr(c, "children", ()))
+    assert explorer.as_task in row.children and explorer.status not in row.children
 
 
 def test_explorer_checks_the_form_before_sending(pool):
