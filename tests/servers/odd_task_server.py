@@ -8,9 +8,16 @@ the result). Each line on stdin is one JSON-RPC message, each answer one line on
 
 Tools: ``echo(text)`` and every tool of ``odd_results_server.py`` (``worded_error``,
 ``weird_content``, ``list_meta``, ...), each task-optional and answering with the same result as
-a task and as a plain call. A task is ``working`` when created and ``completed`` at the first
-``tasks/get`` (nothing runs; the result is written by hand). ``at_once: true`` among a call's
-arguments answers a task-augmented call with the result itself (a server may).
+a task and as a plain call; and ``string_result(text)`` and ``list_result``, whose task's result
+is no object at all (a string, ``text`` if given; a list). A task is ``working`` when created and
+``completed`` at the first ``tasks/get`` (nothing runs; the result is written by hand). Any tool
+takes, among its arguments:
+
+- ``at_once: true``: a task-augmented call is answered with the result itself (a server may);
+- ``polls: n``: the task stays ``working`` for the first ``n`` ``tasks/get``;
+- ``poll_meta: value``: every ``tasks/get`` reply carries ``value`` as its own top-level
+  ``_meta`` (a list or a string: no object, which MCP requires there);
+- ``unlimited: true``: the task's TTL is ``null`` (kept as long as the server likes).
 """
 
 from __future__ import annotations
@@ -33,21 +40,41 @@ TASK_TOOLS = [{**tool, "execution": {"taskSupport": "optional"}} for tool in TOO
 TASK_TOOLS.append(
     {
         "name": "echo",
-        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "at_once": {"type": "boolean"},
+                "polls": {"type": "integer"},
+                "unlimited": {"type": "boolean"},
+                "poll_meta": {},
+            },
+        },
         "execution": {"taskSupport": "optional"},
     }
 )
+#: Results that are no object at all: a task may end with one (a plain call's JSON-RPC result
+#: could not be one either, so only a task's result is tried with them).
+NO_OBJECT: dict[str, Any] = {"string_result": "all done: 42 rows", "list_result": ["row 1", "row 2"]}
+TASK_TOOLS += [
+    {"name": name, "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
+    for name in NO_OBJECT
+]
 CACHE = {"cacheScope": "private", "ttlMs": 0} if ERA == "modern" else {}
 _ids = itertools.count(1)
-#: Each task's result, by task id: what its tool answered.
+#: Each task by id: its result (what its tool answered), the ``tasks/get`` it is still ``working``
+#: for (``polls``), whether its TTL is null (``unlimited``), and the ``_meta`` every ``tasks/get``
+#: reply carries (``poll_meta``), if any.
 _tasks: dict[str, dict[str, Any]] = {}
 
 
-def result_of(params: dict[str, Any]) -> dict[str, Any]:
+def result_of(params: dict[str, Any]) -> Any:
     name, arguments = params.get("name"), params.get("arguments") or {}
     if name == "echo":
         return {"content": [{"type": "text", "text": str(arguments.get("text"))}]}
-    return RESULTS[name]
+    if name == "string_result" and "text" in arguments:  # the string to end with
+        return str(arguments["text"])
+    return NO_OBJECT[name] if name in NO_OBJECT else RESULTS[name]
 
 
 def wants_task(params: dict[str, Any]) -> bool:
@@ -66,13 +93,14 @@ def task(task_id: str, status: str) -> dict[str, Any]:
         "status": status,
         "createdAt": WHEN,
         "lastUpdatedAt": WHEN,
-        ttl: 60_000,
+        ttl: None if _tasks.get(task_id, {}).get("unlimited") else 60_000,
         poll: 10,
     }
 
 
-def answer(request_id: object, result: dict[str, Any]) -> None:
-    if ERA == "modern" and "resultType" not in result:  # a 2026-07-28 result says what it is
+def answer(request_id: object, result: Any) -> None:
+    # a 2026-07-28 result says what it is (one that is no object cannot: it is sent as it is)
+    if ERA == "modern" and isinstance(result, dict) and "resultType" not in result:
         result = {"resultType": "complete", **result}
     send({"jsonrpc": "2.0", "id": request_id, "result": result})
 
@@ -90,24 +118,43 @@ def call(request_id: object, params: dict[str, Any]) -> None:
         answer(request_id, result)
         return
     task_id = f"task-{next(_ids)}"
-    _tasks[task_id] = result
+    arguments = params.get("arguments") or {}
+    _tasks[task_id] = {
+        "result": result,
+        "polls": int(arguments.get("polls") or 0),
+        "unlimited": bool(arguments.get("unlimited")),
+    }
+    if "poll_meta" in arguments:
+        _tasks[task_id]["meta"] = arguments["poll_meta"]
     if ERA == "modern":
         answer(request_id, {"resultType": "task", **task(task_id, "working")})
     else:
         answer(request_id, {"task": task(task_id, "working")})
 
 
+def polled(task_id: str) -> dict[str, Any]:
+    """The ``tasks/get`` reply for ``task_id``: ``working`` while it has polls left, then
+    ``completed`` (2026-07-28: its result with it, as SEP-2663 has it), the odd ``_meta`` asked for."""
+    kept = _tasks[task_id]
+    kept["polls"] -= 1
+    reply = task(task_id, "working" if kept["polls"] >= 0 else "completed")
+    if ERA == "modern" and reply["status"] == "completed":
+        reply["result"] = kept["result"]
+    if "meta" in kept:
+        reply["_meta"] = kept["meta"]
+    return reply
+
+
 def tasks_request(method: str, request_id: object, params: dict[str, Any]) -> None:
     task_id = str(params.get("taskId"))
     if task_id not in _tasks:
         refuse(request_id, -32602, f"Unknown task: {task_id}")
-    elif method == "tasks/get" and ERA == "modern":  # SEP-2663: the result comes with the task
-        answer(request_id, {**task(task_id, "completed"), "result": _tasks[task_id]})
     elif method == "tasks/get":
-        answer(request_id, task(task_id, "completed"))
+        answer(request_id, polled(task_id))
     elif method == "tasks/result" and ERA == "legacy":
-        result = _tasks[task_id]
-        if "_meta" not in result:  # SEP-1686: the result names its task (kept as sent where it has a _meta)
+        result = _tasks[task_id]["result"]
+        # SEP-1686: the result names its task (kept as sent where it has a _meta, or is no object)
+        if isinstance(result, dict) and "_meta" not in result:
             result = {**result, "_meta": {RELATED_TASK: {"taskId": task_id}}}
         answer(request_id, result)
     elif method == "tasks/cancel":

@@ -12,6 +12,7 @@ from mcpnb.client.tasks.errors import (
     TaskError,
     TaskExpiredError,
     TaskInputRequiredError,
+    TaskResultError,
     TaskTimeoutError,
 )
 from mcpnb.client.tasks.extension import elicitation_answerer, tasks_extension
@@ -39,6 +40,7 @@ __all__ = [
     "TaskInputRequiredError",
     "TaskListing",
     "TaskRegistry",
+    "TaskResultError",
     "TaskState",
     "TaskTimeoutError",
     "attach_task",

@@ -28,6 +28,16 @@ class TaskTimeoutError(TaskError, TimeoutError):
     """We stopped waiting; the task itself keeps running on the server."""
 
 
+class TaskResultError(TaskError):
+    """The task ended with a result that is no tool result at all (a string, a list): the server's
+    fault, nothing to repair. The message says what came and quotes its start; ``sent`` holds it
+    whole, as sent (and ``handle.state.raw["result"]`` too)."""
+
+    def __init__(self, message: str, sent: Any) -> None:
+        super().__init__(message)
+        self.sent = sent
+
+
 class TaskInputRequiredError(TaskError):
     """The task waits for answers and no ``answer`` callback was given to supply them.
 

@@ -43,9 +43,10 @@ from mcpnb.client.tasks.errors import (
     TaskError,
     TaskExpiredError,
     TaskInputRequiredError,
+    TaskResultError,
     TaskTimeoutError,
 )
-from mcpnb.client.tasks.state import TaskState
+from mcpnb.client.tasks.state import TaskState, short
 from mcpnb.client.tasks.wire import Peer
 
 T = TypeVar("T")
@@ -121,6 +122,10 @@ class TaskHandle:
         self.polls = 0  # tasks/get requests sent (tests and the curious read it)
         self.waits: deque[float] = deque(maxlen=64)  # the latest pauses between them, as scheduled (s)
         self._ramp = 0  # polls since the last change worth a quick look (start, an answer)
+        #: What the server's replies about the task had that MCP does not allow and how it was
+        #: read, each said once however often it came (every poll, say); the result says them too.
+        self.warnings: list[str] = []
+        self._heed(state)
 
     @classmethod
     def finished(
@@ -130,8 +135,15 @@ class TaskHandle:
 
         Happens when the server does not do tasks for this tool or this client (a modern client
         without :func:`tasks_extension`); the result must not be lost just because no task exists.
+
+        Its status is the one a task ending with that result has, by the era's spec, so the two
+        read alike: a tool result with ``isError: true`` is ``failed`` in 2025-11-25 ("For tool
+        calls specifically, this includes cases where the tool call result has isError set to
+        true") and ``completed`` in 2026-07-28 (SEP-2663: "failed ... MUST NOT be used for
+        non-JSON-RPC errors"; "completed ... This includes tool calls that returned results with
+        isError: true").
         """
-        status = "failed" if result.is_error else "completed"
+        status = "failed" if result.is_error and peer.era == "legacy" else "completed"
         state = TaskState(task_id="", status=status, status_message="answered at once (no task)")
         handle = cls(peer, tool, state, **kwargs)
         handle._started = handle._clock() - elapsed
@@ -272,7 +284,12 @@ class TaskHandle:
             with contextlib.suppress(Exception):  # a broken view must not stop the task
                 listener(self)
 
+    def _heed(self, state: TaskState) -> None:
+        """Keep what ``state``'s reply said of itself (:attr:`TaskState.warnings`), once each."""
+        self.warnings += [said for said in state.warnings if said not in self.warnings]
+
     def _apply(self, state: TaskState) -> None:
+        self._heed(state)
         if self._state.terminal and not state.terminal:
             return  # a stale answer never revives a finished task
         old = self._state
@@ -405,12 +422,14 @@ class TaskHandle:
             self._notify()
             return
         if self.peer.era == "modern":
-            if self._state.result is None:
+            if "result" not in self._state.raw:
                 await self._refresh()  # the ending came from tasks/cancel|update, which carry no result
             if self._state.result is not None:
                 result = read_tool_result(self._state.result, self.peer.version)  # as a plain call's
             elif status == "failed":
                 result = self._failure_result()
+            elif "result" in self._state.raw:
+                raise self._not_a_result(self._state.raw["result"])
             else:
                 raise TaskError(f"task {self.task_id!r} on {self.server!r} completed without a result")
         else:
@@ -432,6 +451,17 @@ class TaskHandle:
         if payload is not None:
             await asyncio.gather(payload, return_exceptions=True)
 
+    def _not_a_result(self, sent: Any) -> TaskResultError:
+        """Why a task that completed with ``sent`` (no object: a string, a list) has no result to
+        give: what came and its start, quoted (redacted), the whole of it kept on the error."""
+        from mcpnb.client.config.validate import kind
+
+        return TaskResultError(
+            f"task {self.task_id!r} ({self.label}) completed, but its result is {kind(sent)}, not a "
+            f"tool result (an object with content): {short(sent)}; the error's .sent holds it as sent",
+            sent,
+        )
+
     def _failure_result(self) -> types.CallToolResult:
         message = (self._state.error or {}).get("message") or self._state.status_message or "the task failed"
         return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
@@ -449,6 +479,7 @@ class TaskHandle:
             markdown=self.peer.answers_in_markdown(self.tool),
         )
         out.answered_without_asking = list(self.answered_without_asking)
+        out.warnings += [said for said in self.warnings if said not in out.warnings]
         return out
 
     async def _wait(self, timeout: float | None) -> ToolResult:

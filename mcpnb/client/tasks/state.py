@@ -3,8 +3,11 @@
 Both eras' task objects (``ttl``/``pollInterval`` in 2025-11-25, ``ttlMs``/``pollIntervalMs`` in
 2026-07-28) become one :class:`TaskState`; optional fields may be missing and unknown ones are
 ignored, and a reply that lacks what the spec requires is a :class:`TaskError` naming the method
-and the server. Reading is apart from :mod:`.wire`, which sends the requests, so the two can be read
-(and tested) on their own; nothing here talks to a server.
+and the server. A part of the wrong kind that the task's state does not hang on (a ``_meta`` that
+is no object) is read past, kept as sent and said (:attr:`TaskState.warnings`): one odd field must
+not make a task whose status and result are fine look broken. Reading is apart from :mod:`.wire`,
+which sends the requests, so the two can be read (and tested) on their own; nothing here talks to
+a server.
 """
 
 from __future__ import annotations
@@ -62,11 +65,14 @@ class TaskState:
     last_updated_at: datetime | None = None
     ttl_ms: int | None = None
     poll_interval_ms: int | None = None
-    result: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None  # an object only: any other ``result`` stays in ``raw``
     error: dict[str, Any] | None = None
     input_requests: dict[str, Any] | None = None
     progress: tuple[float, float | None, str | None] | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: What in the reply MCP does not allow and how it was kept, one line each (the handle says
+    #: each once, with the task's result).
+    warnings: list[str] = field(default_factory=list, repr=False)
 
     @property
     def terminal(self) -> bool:
@@ -104,7 +110,7 @@ class TaskState:
         """
         if not isinstance(data, Mapping):
             raise TaskError(f"{method} on {server!r} answered {short(data)}, which is not a task")
-        data = dict(data)
+        data, warnings = _readable_meta(dict(data), f"{method} on {server!r}")
         found_id = data.get("taskId", task_id)
         found_status = data.get("status", status)
         if not isinstance(found_id, str) or not found_id:
@@ -127,7 +133,26 @@ class TaskState:
             input_requests=data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else None,
             progress=_progress(data),
             raw=data,
+            warnings=warnings,
         )
+
+
+def _readable_meta(data: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
+    """A reply whose own ``_meta`` is no object (a list, a string) with that ``_meta`` kept as sent
+    under :data:`~mcpnb.client.contents.AS_SENT`, as a tool result's is
+    (:func:`mcpnb.client.lean.readable_result`), and what was done, said. The SDK refused the whole
+    reply for it: a poll failed, and so the task's handle, though its status and result were fine."""
+    meta = data.get("_meta")
+    if meta is None or isinstance(meta, Mapping):
+        return data, []
+    from mcpnb.client.config.validate import kind
+    from mcpnb.client.contents import AS_SENT
+
+    said = (
+        f"{where} answered with a _meta that is {kind(meta)}, not an object: the rest was read, "
+        f"the _meta kept as sent in handle.state.raw['_meta'][{AS_SENT!r}]"
+    )
+    return {**data, "_meta": {AS_SENT: meta}}, [said]
 
 
 def _number(value: Any) -> bool:
@@ -135,13 +160,18 @@ def _number(value: Any) -> bool:
 
 
 def short(data: Any, limit: int = 200) -> str:
-    """``data`` as at most ``limit`` characters of JSON, for an error message that quotes a reply."""
+    """``data`` as at most ``limit`` characters of JSON, for an error message that quotes a reply;
+    credentials in it hidden (:func:`~mcpnb.client.logfilter.redact_text`: a server's reply may
+    echo a URL with a token, or a known secret)."""
     import json
 
+    from mcpnb.client.logfilter import redact_text
+
     try:
-        text = json.dumps(data, default=str)
+        text = json.dumps(data, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         text = repr(data)
+    text = redact_text(text)  # whole: a secret cut in two would pass unseen
     return text if len(text) <= limit else text[:limit] + " …"
 
 

@@ -51,13 +51,11 @@ _METHOD_NOT_FOUND = -32601
 
 
 # ---------------------------------------------------------------------------------------- typed requests
-class _Loose(types.Result):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-
-#: A reply exactly as sent (``send_request`` still stamps, times and sends the request): for a
-#: tool result, which :func:`~mcpnb.client.lean.read_tool_result` reads; ``_Loose`` would refuse
-#: a ``_meta`` that is no object, and its dump drops a top-level ``null``.
+#: A reply exactly as sent (``send_request`` still stamps, times and sends the request), read here
+#: rather than by the SDK: a tool result by :func:`~mcpnb.client.lean.read_tool_result`, a task by
+#: :meth:`TaskState.from_wire`. A ``types.Result`` model refused a whole reply whose ``_meta`` is
+#: no object (a poll failed, though the task's status and result were fine), and its dump dropped
+#: a ``null`` (``ttl: null``, 2025-11-25's "unlimited", read as "not said").
 _AS_SENT: TypeAdapter[Any] = TypeAdapter(Any)
 
 
@@ -259,7 +257,9 @@ async def create(
         result = await peer.call(what, modern, idempotent=False)
         if isinstance(result, types.CallToolResult):
             return result
-        return TaskState.from_wire(dump(result), method=what, server=peer.name, status="working")
+        # as sent (exclude_unset, not exclude_none): a ttlMs of null says "unlimited", not "not said"
+        sent = result.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        return TaskState.from_wire(sent, method=what, server=peer.name, status="working")
 
     params: dict[str, Any] = {"name": tool, "arguments": arguments or {}, "task": {}}
     if ttl_ms is not None:
@@ -277,12 +277,13 @@ async def create(
     return read_tool_result(raw, peer.version)  # answered at once: read as a plain call's result is
 
 
-async def _send(peer: Peer, client: Any, method: str, task_id: str, **extra: Any) -> dict[str, Any]:
-    """One ``tasks/*`` request, its reply as a plain dict (either era; nothing assumed about it)."""
+async def _send(peer: Peer, client: Any, method: str, task_id: str, **extra: Any) -> Any:
+    """One ``tasks/*`` request, its reply as sent (either era; nothing assumed about it: what
+    reads it, :meth:`TaskState.from_wire`, says what is wrong with it)."""
     params = TaskIdParams(task_id=task_id, **extra)
     request = TaskRequest(method=method, params=params)
     try:
-        return dump(await _session_of(client).send_request(request, _Loose))
+        return await _session_of(client).send_request(request, _AS_SENT)
     except MCPError as exc:
         if exc.code == _INVALID_PARAMS and method == "tasks/get":  # cancel: -32602 also means "ended"
             raise _gone(peer, task_id, exc) from None
@@ -360,7 +361,7 @@ async def list_states(peer: Peer) -> list[TaskState]:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             request = types.ListTasksRequest(params=params)
             try:
-                return dump(await _session_of(client).send_request(request, _Loose))
+                return await _session_of(client).send_request(request, _AS_SENT)
             except MCPError as exc:
                 if exc.code != _METHOD_NOT_FOUND:
                     raise
