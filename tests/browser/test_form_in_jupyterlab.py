@@ -268,7 +268,9 @@ def test_a_vs_code_files_inputs_are_typed_into_a_form_in_jupyterlab(lab, pw, sho
         form.get_by_role("button", name="Accept").click()
         assert wait_file(lab.root / "vscode.json") == ["ui", "k-typed 42"]
         expect(cell.locator(".jp-OutputArea-output", has_text="connected").last).to_be_visible()
-        expect(key).to_have_value("")  # sent, the secret leaves the page
+        expect(key).to_have_count(0)  # sent, the form (and the secret in it) leaves the page...
+        record = cell.locator(".mcpnb-form.mcpnb-record")  # ...for its record: the key masked
+        expect(record).to_contain_text("••••••")
         expect(cell).not_to_contain_text("k-typed 42")
         shots.take(page, "inputs-after")
     finally:

@@ -32,6 +32,7 @@ class CellUI:
         self.mode: Mode = self._resolve(mode)
         self.asked = threading.Event()  # a person was asked (a synchronous cell then lets go)
         self._handles: dict[str, Any] = {}
+        self._shown: dict[str, Any] = {}  # what each slot's output shows now
         self.progress: Any = None
 
     def _stdin_allowed(self) -> bool:
@@ -77,8 +78,18 @@ class CellUI:
                 self._handles[slot] = show(obj, display_id=True)
             else:
                 handle.update(obj)
+            self._shown[slot] = obj
 
         self.run(display)
+
+    def place_of(self, obj: Any) -> Any:
+        """The display handle of the output that shows ``obj`` now (None: :meth:`show` put it in no
+        output of this cell, as the explorer keeps its questions in a widget of its own). A form
+        that ends replaces that output with its record (``forms.record``), which a saved notebook keeps."""
+        for slot, shown in list(self._shown.items()):
+            if shown is obj:
+                return self._handles.get(slot)
+        return None
 
     def print(self, *args: Any, **kwargs: Any) -> None:
         self.run(print, *args, flush=True, **kwargs)
@@ -105,6 +116,7 @@ class CellUI:
 
                 self.progress = self.run(ProgressView, started=self.started)
                 self.show("progress", self.progress.widget)
+                self.progress.record_into(self.place_of(self.progress.widget))  # its last line stays
             else:
                 from mcpnb.notebook.forms import TextProgress
 

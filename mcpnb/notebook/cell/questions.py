@@ -157,6 +157,7 @@ class NotebookInteraction(Interaction):
 
         panel = ui.run(build, done)
         ui.show("ask", panel.widget)
+        panel.record_into(ui.place_of(panel.widget))  # answered, its output becomes the record
         ui.asked.set()
         rerun = ui.run(watch_rerun, panel, stopped, done)
         try:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
+from mcpnb.notebook.forms.record import Recorded, record_bundle
 from mcpnb.notebook.forms.settle import Edits
 from mcpnb.notebook.forms.urls import is_web_url, url_parts
 from mcpnb.notebook.render.html import esc, esc_lines, web_link
@@ -39,7 +40,7 @@ def url_html(url: str) -> str:
     )
 
 
-class UrlConsent:
+class UrlConsent(Recorded):
     """Consent for a URL-mode elicitation: the link is shown, never opened for the person.
 
     Buttons: Open (a plain link), "I've completed it" (accept), Decline, Cancel. With ``on_retry``
@@ -157,6 +158,8 @@ class UrlConsent:
             self.on_done(self.outcome)
         except Exception as exc:
             self.status.value += f"<div>could not deliver the answer: {esc(exc)}</div>"
+        if self.on_retry is None or action != "accept":  # accepted, a retry still follows
+            self._ended()
         return True
 
     def retry(self) -> bool:
@@ -187,6 +190,8 @@ class UrlConsent:
         self.retried = not again
         if "retry" in self.buttons:
             self.buttons["retry"].disabled = not again
+        if not again:
+            self._ended()
 
     def finish(self, outcome: FormOutcome, note: str | None = None) -> None:
         """Freeze the panel when the answer came from elsewhere (timeout, completion notice)."""
@@ -194,9 +199,15 @@ class UrlConsent:
         for button in self.buttons.values():
             button.disabled = True
         self.status.value = esc(note or f"{outcome.action}")
+        self._ended()
+
+    def record(self) -> dict[str, str]:
+        """Who asked to open which link (shown, no longer a button), and what became of it."""
+        status = f'<div class="mcpnb-status">{self.status.value}</div>'
+        return record_bundle("mcpnb-url-consent", self.info.value + status)
 
 
-class ConfirmPanel:
+class ConfirmPanel(Recorded):
     """A yes or a no of mcpnb's own, as two buttons (a form with a choice and Accept/Decline/Cancel
     made three ways to say no): ``accept`` for yes, ``decline`` for no."""
 
@@ -236,15 +247,25 @@ class ConfirmPanel:
         if self.outcome is not None:
             return False
         outcome = FormOutcome(action, None)  # type: ignore[arg-type]
-        self.finish(outcome, f"{'✓' if action == 'accept' else '✗'} {self.labels[action]}")
+        self._freeze(outcome, f"{'✓' if action == 'accept' else '✗'} {self.labels[action]}")
         try:
             self.on_done(outcome)
         except Exception as exc:
             self.status.value += f"<div>could not deliver the answer: {esc(exc)}</div>"
+        self._ended()
         return True
 
     def finish(self, outcome: FormOutcome, note: str | None = None) -> None:
         """Freeze the panel: answered here, or no longer waited for (timeout, interrupt)."""
+        self._freeze(outcome, note)
+        self._ended()
+
+    def record(self) -> dict[str, str]:
+        """The question and the answer given (or why there was none)."""
+        status = f'<div class="mcpnb-status">{self.status.value}</div>'
+        return record_bundle("mcpnb-confirm", self.info.value + status)
+
+    def _freeze(self, outcome: FormOutcome, note: str | None) -> None:
         self.outcome = outcome
         for button in self.buttons.values():
             button.disabled = True
@@ -314,7 +335,7 @@ def sampling_view(params: Any) -> SamplingView:
     return view
 
 
-class SamplingPanel:
+class SamplingPanel(Recorded):
     """A sampling request answered by the person: they read the conversation and type the reply."""
 
     def __init__(
@@ -393,15 +414,32 @@ class SamplingPanel:
             outcome = SamplingOutcome("reject", None)
         else:
             raise ValueError(f"unknown action {action!r}")
-        self.finish(outcome)
+        self._freeze(outcome)
         try:
             self.on_done(outcome)
         except Exception as exc:
             self.status.value += f"<div>could not deliver the answer: {esc(exc)}</div>"
+        self._ended()
         return True
 
     def finish(self, outcome: SamplingOutcome, note: str | None = None) -> None:
         """Freeze the panel and record the answer (also for timeouts decided elsewhere)."""
+        self._freeze(outcome, note)
+        self._ended()
+
+    def record(self) -> dict[str, str]:
+        """The conversation the server sent, the reply the person typed (if sent), and the outcome."""
+        reply = ""
+        if self.outcome is not None and self.outcome.action == "accept":
+            typed = esc(self.outcome.text)
+            reply = (
+                f'<div style="{_HELP}">Your reply:</div>'
+                f'<div class="mcpnb-sampling-reply" style="white-space:pre-wrap">{typed}</div>'
+            )
+        status = f'<div class="mcpnb-status">{self.status.value}</div>'
+        return record_bundle("mcpnb-sampling", self.info.value + reply + status)
+
+    def _freeze(self, outcome: SamplingOutcome, note: str | None = None) -> None:
         self.outcome = outcome
         self.reply.disabled = True
         for button in self.buttons.values():

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mcpnb.notebook.forms.record import RECORD_CLASS, Recorded, text_of
 from mcpnb.notebook.render.html import esc
 
 _LEVEL_COLOURS = {
@@ -27,6 +28,7 @@ _LEVEL_COLOURS = {
 }
 
 
+_GREY = "color:var(--jp-ui-font-color2,#666)"
 _LOG_LINE = "font-family:var(--jp-code-font-family,monospace);font-size:0.9em;line-height:1.4"
 
 
@@ -83,8 +85,9 @@ class _Throttled:
         raise NotImplementedError
 
 
-class ProgressView(_Throttled):
-    """A progress bar with the server's message; collapsed to one line when the call ends."""
+class ProgressView(_Throttled, Recorded):
+    """A progress bar with the server's message; collapsed to one line when the call ends (and, in
+    an output of its own, :meth:`record_into`, that line becomes the output for good)."""
 
     def __init__(self, description: str = "", *, started: float | None = None) -> None:
         """``started``: when the call began (``time.monotonic()``); the bar shows at the first
@@ -131,7 +134,8 @@ class ProgressView(_Throttled):
         self.label.value = f"<span>{text}</span>"
 
     def done(self, ok: bool = True, message: str | None = None) -> None:
-        """Collapse to a one-line summary: a finished bar is noise above the result."""
+        """Collapse to a one-line summary: a finished bar is noise above the result. It keeps how
+        far the server got and what it said last (``message``: the caller's own last word)."""
         with self._lock:
             if self.finished:
                 return
@@ -139,10 +143,19 @@ class ProgressView(_Throttled):
             self._stop_timer()
             took = _elapsed(time.monotonic() - self._start)
             self.bar.layout.display = "none"
-            mark = "✓ done" if ok else "✗ stopped"
-            extra = f" · {esc(message)}" if message else ""
-            grey = "color:var(--jp-ui-font-color2,#666)"
-            self.label.value = f'<span style="{grey}">{mark} in {took}{extra}</span>'
+            progress, total, said = self._state
+            count = f"{progress:g}/{total:g}" if total is not None else (f"{progress:g}" if progress else "")
+            words = [f"{'✓ done' if ok else '✗ stopped'} in {took}", count, said or "", message or ""]
+            line = " · ".join(esc(w) for w in words if w)
+            self.label.value = f'<span style="{_GREY}">{line}</span>'
+        self._ended()
+
+    def record(self) -> dict[str, str]:
+        """The bar's last line: done or stopped, how far, the server's last message."""
+        return {
+            "text/plain": text_of(self.label.value),
+            "text/html": f'<div class="mcpnb-progress {RECORD_CLASS}">{self.label.value}</div>',
+        }
 
 
 class TextProgress:

@@ -13,6 +13,7 @@ from mcpnb.client.elicitation.answers import validate
 from mcpnb.client.elicitation.fields import Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome
 from mcpnb.notebook.forms.controls import ERROR_STYLE, HELP_STYLE, Control, shown
+from mcpnb.notebook.forms.record import Recorded, record_bundle
 from mcpnb.notebook.forms.settle import Edits
 from mcpnb.notebook.render.html import esc, esc_lines
 
@@ -34,7 +35,15 @@ def summary_html(fields: list[Field], outcome: FormOutcome, server: str) -> str:
     return f"<div>{mark} {word}: nothing was sent to <b>{esc(server)}</b>{why}.</div>"
 
 
-class ElicitationForm:
+def header_html(server: str, message: str) -> str:
+    """Who asks and what: the top of the form, and of its record."""
+    return (
+        f'<div style="font-size:1.05em;margin-bottom:2px">✎ <b>{esc(server)}</b> asks for input</div>'
+        f'<div style="margin-bottom:6px;line-height:1.4">{esc_lines(message)}</div>'
+    )
+
+
+class ElicitationForm(Recorded):
     """A form for one elicitation: pre-filled defaults, inline validation, Accept/Decline/Cancel.
 
     ``on_done`` runs once, on the thread that handles the click (the kernel's), after the form has
@@ -75,11 +84,7 @@ class ElicitationForm:
             if any(f.required for f in self.fields)
             else ""
         )
-        self.header = w.HTML(
-            f'<div style="font-size:1.05em;margin-bottom:2px">✎ <b>{esc(self.server)}</b> '
-            "asks for input</div>"
-            f'<div style="margin-bottom:6px;line-height:1.4">{esc_lines(self.message)}</div>{required_note}'
-        )
+        self.header = w.HTML(header_html(self.server, self.message) + required_note)
         self.header.add_class("mcpnb-form-header")
         self.buttons = {
             "accept": w.Button(description="Accept", button_style="primary", tooltip="Send these answers"),
@@ -187,18 +192,35 @@ class ElicitationForm:
         else:
             outcome = FormOutcome(action, None)  # type: ignore[arg-type]
         self.show_errors({})
-        self.finish(outcome)
+        self._freeze(outcome)
         try:
             self.on_done(outcome)
         except Exception as exc:  # the answer is still shown; say why it may not have arrived
             self.status.value += f'<div style="{ERROR_STYLE}">could not deliver the answer: {esc(exc)}</div>'
+        self._ended()  # the record says whether it arrived
         return True
 
     def finish(self, outcome: FormOutcome, note: str | None = None) -> None:
-        """Freeze the form and show what was sent, without calling ``on_done``.
+        """Freeze the form and show what was sent, without calling ``on_done``; a form shown in an
+        output of its own (:meth:`record_into`) then leaves its record there.
 
         Callers use it when the answer came from elsewhere (a timeout, an interrupt, a policy).
         """
+        self._freeze(outcome, note)
+        self._ended()
+
+    def record(self) -> dict[str, str]:
+        """The question and what was sent (secrets masked), as the frozen form's status says it;
+        when nothing was sent, which fields were asked for."""
+        asked = ""
+        if self.outcome is None or self.outcome.action != "accept":
+            titles = ", ".join(esc(f.title) for f in self.fields) or "(no fields)"
+            asked = f'<div style="{HELP_STYLE}">Asked for: {titles}</div>'
+        status = f'<div class="mcpnb-status">{self.status.value}</div>'
+        return record_bundle("mcpnb-form", header_html(self.server, self.message) + asked + status)
+
+    def _freeze(self, outcome: FormOutcome, note: str | None = None) -> None:
+        """Disable every input, clear secrets out of the widgets, and say what was sent."""
         self.outcome = outcome
         for control in self.controls.values():
             for widget in control.widgets():
