@@ -110,7 +110,7 @@ class LoopWatch:
         self.due = now  # seen: the late beat, when it runs, does not count it again
         if not self.calls:  # the last beat, after the last in-process call: not theirs to say
             return
-        names = tuple(sorted(c.name for c in self.calls))
+        names = tuple(sorted({c.name for c in self.calls}))  # a tool in flight twice is one suspect
         stall = Stall(seconds=now - self.seen, end=now, calls=names)
         for call in self.calls:
             call.stalls = [*(call.stalls or ()), stall]

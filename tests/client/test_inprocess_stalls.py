@@ -15,7 +15,7 @@ from typing import Any
 
 import fastmcp
 import pytest
-from conftest import demo_command
+from conftest import demo_command, wait_until
 from mcp import types
 from mcp.server.mcpserver import MCPServer
 
@@ -196,33 +196,25 @@ def probe_with_a_stuck_task(tmp_path: Any) -> Any:
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_a_task_span_names_the_in_process_tool_that_held_the_loop(pool, tmp_path, era):
+def test_a_task_whose_tool_blocks_the_loop_says_so_on_its_result(pool, tmp_path, era):
     """A task runs in the background on the server, between the handle's polls: watched from its
-    creation until its handle has its result (stalls.begin / stalls.finish)."""
+    creation until its handle has its result, whichever way it ends."""
     pool.connect("probe", server=probe_with_a_stuck_task(tmp_path), era=era)
-    conn = pool.connection("probe")
-
-    async def begin() -> stalls.Span:
-        return stalls.begin(conn, "stuck")
-
-    async def finish(span: stalls.Span) -> list[str]:
-        return stalls.finish(span)
-
-    span = pool.runtime.run(begin())
-    result = pool.start_task("probe", "stuck").result(timeout=30)
-    said = pool.runtime.run(finish(span))
+    handle = pool.call("probe", "stuck", task=True)
+    result = handle.result(timeout=30)
     assert result.text == "unblocked"
-    assert len(said) == 1 and "while probe.stuck ran" in said[0] and "write it as a def" in said[0]
+    said = [w for w in result.warnings if "while probe.stuck ran" in w]
+    assert len(said) == 1 and "write it as a def" in said[0]
+    assert said[0] in handle.warnings and handle.result(timeout=5).warnings.count(said[0]) == 1
     assert len(stall_lines(pool, "probe")) == 1
-    assert pool.runtime.run(finish(span)) == []  # a handle that ends two ways says it once
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the hook in mcpnb/client/tasks (stalls.begin/finish) is not wired yet"
-)
-def test_a_task_whose_tool_blocks_the_loop_says_so_on_its_result(pool, tmp_path):
+def test_a_task_nobody_waits_for_ends_its_watch_with_it(pool, tmp_path):
+    """An in-process task is followed from its start: left alone, its watch still ends when it does
+    (else the heartbeat beat on, and its tool was named in every later stall)."""
     pool.connect("probe", server=probe_with_a_stuck_task(tmp_path))
-    result = pool.call("probe", "stuck", task=True).result(timeout=30)
-    assert result.text == "unblocked"
-    assert any("while probe.stuck ran" in w for w in result.warnings)
-    assert len(stall_lines(pool, "probe")) == 1
+    handle = pool.call("probe", "stuck", task=True)
+    assert wait_until(lambda: handle.done, timeout=30)
+    watch = stalls._watches[pool.runtime.loop]
+    assert wait_until(lambda: not watch.calls, timeout=10)
+    assert any("while probe.stuck ran" in w for w in handle.warnings)

@@ -12,6 +12,7 @@ import asyncio
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from mcpnb.client import stalls
 from mcpnb.client.errors import CallError
 from mcpnb.client.tasks.extension import elicitation_answerer
 from mcpnb.client.tasks.registry import TaskListing, attach_task, server_tasks, start_task
@@ -101,14 +102,40 @@ async def start(
     # (its answers=, its cell), not to whichever call is in flight.
     token = current_call.set(context)
     conn.asking.active_calls.append(context)
+    span = stalls.begin(conn, tool)  # from its creation: an in-process task may block the loop at once
     try:
         handle = await conn.request(
             f"{tool}() as a task", lambda _client: start_task(conn, tool, arguments, ttl_ms=ttl_ms, **options)
         )
+    except BaseException:
+        stalls.finish(span)
+        raise
     finally:
         conn.asking.active_calls.remove(context)
         current_call.reset(token)
-    return _adopt(conn, handle, context)
+    return _adopt(conn, _watched(conn, handle, span), context)
+
+
+def _watched(conn: Connection, handle: TaskHandle, span: stalls.Span) -> TaskHandle:
+    """``handle`` says on its result (and its server's log) what :mod:`~mcpnb.client.stalls` saw
+    while the task ran: a tool of an in-process server that held the runtime loop. Its watch ends
+    with the task, however it ends; an in-process task is followed from the start, so a task nobody
+    waits on does not keep the heartbeat beating (and its tool named in every later stall)."""
+
+    def ended(_handle: TaskHandle) -> None:
+        if not (handle.done or handle.failure is not None):
+            return
+        stop()
+        said = [line for line in stalls.finish(span) if line not in handle.warnings]
+        handle.warnings += said
+        if handle.landed is not None:
+            handle.landed.warnings += [line for line in said if line not in handle.landed.warnings]
+
+    stop = handle.add_listener(ended)
+    ended(handle)  # answered at once, or ended before this
+    if conn.transport == "inprocess" and not handle.done:
+        handle.watch()
+    return handle
 
 
 def _no_task(conn: Connection) -> str:
