@@ -61,7 +61,9 @@ def handle_html(handle: TaskHandle) -> str:
     if outcome:
         rows.append(("outcome", html.escape(outcome)))
     body = "".join(
-        f'<tr><th style="text-align:left;padding-right:1em">{k}</th><td>{v}</td></tr>' for k, v in rows
+        # every cell left-aligned: JupyterLab's tables align a td right ("completed" drifted right)
+        f'<tr><th style="text-align:left;padding-right:1em">{k}</th><td style="text-align:left">{v}</td></tr>'
+        for k, v in rows
     )
     title = html.escape(handle.label)
     return f'<div class="mcpnb-task"><b>Task {title}</b><table>{body}</table></div>'

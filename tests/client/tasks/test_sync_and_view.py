@@ -109,7 +109,10 @@ def anyio_backend() -> str:
 def test_live_view_follows_the_task_and_shows_the_end(runtime: Runtime, conn: Any) -> None:
     handle = start(runtime, conn, {"steps": 20, "delay": 0.05})
     # what a saved notebook keeps of a task still running says when it was made (it read as current)
-    assert re.search(r"as of</th><td>\d\d:\d\d:\d\d, when this output was made", handle_html(handle))
+    assert re.search(
+        r'as of</th><td style="text-align:left">\d\d:\d\d:\d\d, when this output was made',
+        handle_html(handle),
+    )
     view = TaskView(handle, watch=False)
     shown: list[tuple[str, str, bool]] = []
     handle.add_listener(
@@ -124,6 +127,8 @@ def test_live_view_follows_the_task_and_shows_the_end(runtime: Runtime, conn: An
     assert working and "TTL left" in working[0][1] and working[0][2] is False
     assert "completed" in describe_handle(handle) and "text/html" in handle_bundle(handle)
     assert "as of" not in handle_html(handle)  # an ended task's copy is its last word
+    cells = re.findall(r"<td[^>]*>", handle_html(handle))  # JupyterLab aligns a bare td right
+    assert len(cells) >= 3 and all('style="text-align:left"' in td for td in cells)
     bundle = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and "completed" in bundle["text/plain"]
 
