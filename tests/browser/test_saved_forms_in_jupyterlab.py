@@ -28,37 +28,19 @@ from browser.lab import (
     type_into,
     write_notebook,
 )
+from tests.notebook.test_saved_forms import SETUP as VAULT
 
 pytestmark = pytest.mark.timeout(240)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PASSWORD = "hunter2 typed"
 
-SETUP = f"""\
-%load_ext mcpnb
-from typing import Annotated
-from pydantic import BaseModel, Field
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
-import mcpnb
-
-class SignIn(BaseModel):
-    user: str = Field(title="User name")
-    password: str = Field(title="Password")
-
-def ask_sign_in(ctx: Context) -> Elicit[SignIn]:
-    return Elicit("Sign in to the <vault>", SignIn)
-
-vault = MCPServer("vault", log_level="WARNING")
-
-@vault.tool()
-def sign_in(result: Annotated[ElicitationResult[SignIn], Resolve(ask_sign_in)]) -> str:
-    if result.action != "accept":
-        return f"not signed in: {{result.action}}"
-    return f"signed in as {{result.data.user}} (a password of {{len(result.data.password)}} characters)"
-
-_ = mcpnb.default_pool().connect("vault", server=vault)
+SETUP = (
+    VAULT
+    + f"""\
 %mcp connect everything --era legacy -- node -r {LOOPBACK} {EVERYTHING} stdio
 """
+)
 ASK = 'print("before the form")\nr = %mcp call vault.sign_in\nprint("after:", r.text)'
 PROGRESS = (
     "p = %mcp call everything.trigger-long-running-operation duration=0.5 steps=5\nprint('progress ended')"

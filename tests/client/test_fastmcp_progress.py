@@ -30,13 +30,16 @@ def stepper() -> Any:
     return srv
 
 
-def progress_seen(pool: Any, name: str) -> tuple[Any, list[tuple[float, float | None, str | None]]]:
+def progress_seen(
+    pool: Any, name: str, arguments: dict[str, Any] | None = None
+) -> tuple[Any, list[tuple[float, float | None, str | None]]]:
+    """``name``'s ``slow`` tool called; its result and the progress that reached the call."""
     seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         seen.append((value, total, message))
 
-    result = pool.call(name, "slow", {"n": 3}, context=CallContext(on_progress=on_progress))
+    result = pool.call(name, "slow", arguments, context=CallContext(on_progress=on_progress))
     return result, seen
 
 
@@ -44,7 +47,7 @@ def progress_seen(pool: Any, name: str) -> tuple[Any, list[tuple[float, float | 
 def test_a_fastmcp_tools_progress_arrives_in_process(pool, era):
     pool.connect("fm", server=stepper(), era=era)
     assert pool.connection("fm").era == ("legacy" if era == "legacy" else "modern")
-    result, seen = progress_seen(pool, "fm")
+    result, seen = progress_seen(pool, "fm", {"n": 3})
     assert result.text == "done" and not result.is_error
     assert seen == [(1, 3, "step 0"), (2, 3, "step 1"), (3, 3, "step 2")]
 
@@ -61,5 +64,5 @@ def test_the_sdks_own_server_still_reports_progress_in_process(pool):
 
     pool.connect("sdk", server=srv)
     assert pool.connection("sdk").era == "modern"
-    result, seen = progress_seen(pool, "sdk")
+    result, seen = progress_seen(pool, "sdk", {"n": 3})
     assert result.text == "done" and [m for _, _, m in seen] == ["step 0", "step 1", "step 2"]

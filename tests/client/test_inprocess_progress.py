@@ -16,7 +16,7 @@ from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 
-from mcpnb.client.interaction import CallContext
+from .test_fastmcp_progress import progress_seen
 
 STEPS = ["step 0", "step 1", "step 2"]
 
@@ -49,16 +49,6 @@ def sdk_server() -> MCPServer:
         return "done"
 
     return srv
-
-
-def progress_seen(pool: Any, name: str) -> tuple[Any, list[tuple[float, float | None, str | None]]]:
-    seen: list[tuple[float, float | None, str | None]] = []
-
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        seen.append((value, total, message))
-
-    result = pool.call(name, "slow", context=CallContext(on_progress=on_progress))
-    return result, seen
 
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])

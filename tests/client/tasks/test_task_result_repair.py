@@ -150,7 +150,7 @@ def test_a_well_formed_fastmcp_task_result_says_nothing(pool, fastmcp_url):
 
 @pytest.mark.anyio
 async def test_a_well_formed_server_everything_task_result_says_nothing(everything):
-    # 2025-11-25 tasks/result, from a server we did not write
+    # 2025-11-25 tasks/get and tasks/result, from a server we did not write: no news in either
     params = StdioServerParameters(command="node", args=[everything, "stdio"])
     async with Client(params, mode="legacy") as client:
         for _ in range(500):  # the task tool is registered just after initialization
@@ -160,3 +160,4 @@ async def test_a_well_formed_server_everything_task_result_says_nothing(everythi
         handle = await start_task(client, "simulate-research-query", {"topic": "tidy results"})
         result = await handle
     assert handle.status == "completed" and "tidy results" in result.text and result.warnings == []
+    assert handle.polls >= 1 and handle.warnings == []
