@@ -93,6 +93,14 @@ def _load_sdk() -> None:
     install()  # the SDK's loggers exist now: hide credentials, route its warnings to server logs
 
 
+#: Why a server answers "Session not found" to the session it has just started, and what to do.
+FORGOT_SESSION = (
+    "the server did not know the session it had just started: several server processes behind one "
+    "address share no 2025-11-25 session (probe-kit's --workers, a load balancer); connect with "
+    "--era modern (era='modern'), whose requests need no session"
+)
+
+
 class Connection(SessionCallbacks, ConnectionRequests):
     """A live (or failed, or disabled) connection to one MCP server. Lives on the runtime loop."""
 
@@ -371,7 +379,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
             answer = self.http_answer
             said = answer.message if answer is not None and answer.status == status else None
             return http_refusal(status, said, self.safe(self.config.target), self.transport if hint else "")
-        return self._with_last_words(describe(exc))
+        reason = describe(exc)
+        if "Session not found" in reason and FORGOT_SESSION not in reason:  # another process answered
+            reason += f"; {FORGOT_SESSION}"
+        return self._with_last_words(reason)
 
     @property
     def session_stderr(self) -> list[str]:

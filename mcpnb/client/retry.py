@@ -180,7 +180,7 @@ async def open_patiently(conn: Connection, wait: float) -> None:
             if not is_retryable(exc, http_status=conn.http_status) or remaining <= 0:
                 if attempt and remaining <= 0:
                     raise McpnbError(
-                        f"no answer after waiting {wait:g} s ({attempt + 1} attempts); "
+                        f"not connected after waiting {wait:g} s ({attempt + 1} attempts); "
                         f"last: {conn.failure_reason(exc)}"
                     ) from None
                 raise
