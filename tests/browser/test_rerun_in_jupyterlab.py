@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from browser.lab import (
     KERNEL_IDLE_LAB,
     code_cell,
+    kept_by_new_cell,
     launch,
     new_page,
     open_and_run,
@@ -79,18 +80,29 @@ def test_running_a_cell_again_while_its_form_waits_asks_afresh(lab, pw, shots):
         browser.close()
 
 
-def test_after_a_page_reload_running_the_cell_again_withdraws_the_lost_form(lab, pw, shots):
-    """The page is reloaded while the form waits (unsaved: the form is gone); the kernel still waits.
-    Running the cell again withdraws the lost form, and the new run asks."""
-    write_notebook(lab.root / "reload.ipynb", *CELLS[:2])
+RUN_ALL_CELLS = (
+    "%load_ext mcpnb\n%mcp serve probe-kit",
+    'a = %mcp call probe.ask_user question="First?"',
+    'b = %mcp call probe.ask_user question="Second?"',
+    "print('end')",
+)
+
+
+def test_a_reload_during_run_all_then_running_the_cell_again_asks_afresh(lab, pw, shots):
+    """The sweep's steps: Run All, the first form shows; the page is reloaded (F5, unsaved); the
+    person clicks into the asking cell and presses Shift+Enter. The lost form is withdrawn (the same
+    cell); the rest of the lost page's Run All queue asks "Second?" into an output the reloaded page
+    does not show: withdrawn at once, so the queue runs through. The person's run asks afresh, says
+    what went at its top, and the kernel is not left busy. (It showed [*] with nothing, for good.)"""
+    write_notebook(lab.root / "reload.ipynb", *RUN_ALL_CELLS)
     browser = launch(pw)
     try:
         page = new_page(browser, lab.base, height=1300)
         open_and_run(page, lab.base, "reload.ipynb")
-        expect(code_cell(page, "probe.ask_user").locator(".mcpnb-form")).to_be_visible(timeout=90000)
+        expect(code_cell(page, "First?").locator(".mcpnb-form")).to_be_visible(timeout=90000)
 
         page.reload()
-        asking = code_cell(page, "probe.ask_user")
+        asking = code_cell(page, "First?")
         expect(asking).to_be_visible(timeout=90000)
         expect(asking.locator(".mcpnb-form")).to_have_count(0)  # never saved: the form is gone
         page.wait_for_function(
@@ -99,11 +111,23 @@ def test_after_a_page_reload_running_the_cell_again_withdraws_the_lost_form(lab,
             timeout=90000,
         )
         run_again(page, asking)
-        expect(asking.locator(".mcpnb-withdrawn")).to_contain_text(WITHDRAWN, timeout=60000)
-        expect(asking.locator(".mcpnb-form")).to_be_visible()
+        said = asking.locator(".mcpnb-withdrawn")
+        expect(said.first).to_contain_text(WITHDRAWN, timeout=60000)  # its own lost form
+        expect(said.last).to_contain_text('("Second?") was withdrawn')  # the lost queue's question
+        expect(said.last).to_contain_text("reloaded or closed")
+        form = asking.locator(".mcpnb-form")
+        expect(form).to_be_visible()
+        expect(form).to_contain_text("First?")
+        expect(asking.locator(".mcpnb-field-answer input")).to_have_value("")
+        shots.take(page, "asked-afresh")
+
         answer(page, asking, "Grace")
         expect(asking.locator(".jp-OutputArea-output", has_text="Grace").last).to_be_visible()
-        page.wait_for_function(KERNEL_IDLE_LAB, timeout=60000)
+        page.wait_for_function(KERNEL_IDLE_LAB, timeout=60000)  # nothing is left waiting
+        got = kept_by_new_cell(page, lab.root / "after-reload.json", "[a.data, b.data]")
+        assert got[0]["action"] == "accept"
+        assert got[0]["answers"] == [{"question": "First?", "answer": "Grace"}]
+        assert got[1]["action"] == "cancel"  # the lost page's "Second?", withdrawn
         shots.take(page, "after-reload")
     finally:
         browser.close()

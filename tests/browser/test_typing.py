@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from browser.lab import (
     PANEL,
+    code_cell,
     edit_readout,
     launch,
     new_page,
@@ -172,5 +173,37 @@ def test_two_forms_in_one_cell_then_decline_and_cancel(lab, pw, shots):
         expect(declined.locator(".mcpnb-status")).to_contain_text("Declined")
         expect(cancelled.locator(".mcpnb-status")).to_contain_text("Cancelled")
         shots.take(page, "after")
+    finally:
+        browser.close()
+
+
+QUESTION = "What should we call you?"
+ENTER_CELLS = (
+    "%load_ext mcpnb\n%mcp serve probe-kit",
+    f'r = %mcp call probe.ask_user question="{QUESTION}"',
+    SAVE.format(file="enter.json", expr="r.data"),
+)
+
+
+def test_enter_sends_a_one_question_form_which_asks_it_once(lab, pw, shots):
+    """probe-kit's ``ask_user``: the question shows once (it was the message and the field's
+    description too); the answer typed key by key, then Enter, as in any dialog (it did nothing)."""
+    write_notebook(lab.root / "enter.ipynb", *ENTER_CELLS)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "enter.ipynb")
+        cell = code_cell(page, "probe.ask_user")
+        form = cell.locator(".mcpnb-form")
+        expect(form).to_be_visible(timeout=90000)
+        assert form.inner_text().count(QUESTION) == 1
+        type_into(page, cell.locator(".mcpnb-field-answer input"), "Ada")
+        shots.take(page, "typed")
+        page.keyboard.press("Enter")
+        got = wait_file(lab.root / "enter.json")
+        assert got["action"] == "accept"
+        assert got["answers"] == [{"question": QUESTION, "answer": "Ada"}]
+        expect(form.locator(".mcpnb-status")).to_contain_text("Sent to probe")
+        shots.take(page, "sent")
     finally:
         browser.close()

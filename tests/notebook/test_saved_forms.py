@@ -326,3 +326,68 @@ def test_panels_and_a_progress_bar_leave_records():
         "step 10 &lt;of&gt; 10" in line["text/html"]
         and 'class="mcpnb-progress mcpnb-record"' in line["text/html"]
     )
+
+
+# ------------------------------------------------------------------ the −32042 panel
+PAGE_SETUP = "import os; os.chdir({root!r})\n%load_ext mcpnb\n%mcp serve probe-kit"
+#: probe-kit lets a page through once it has asked for it: each cell opens a page of its own
+REFUSED = "r = %mcp call probe.open_local_page path={page} via=error\nprint('RESULT', r.text if r else r)"
+LET_GO = (  # inside a function the call is not awaited: the cell ends, the panel stays to click
+    "def go():\n    r = %mcp call probe.open_local_page path=later.md via=error\n    return r\n"
+    "later = go()\nlater"
+)
+
+
+def _refusal(fe: Frontend, run: str) -> tuple[str, str]:
+    """The −32042 panel's Retry and Decline buttons, once the panel is there to click."""
+    retry = fe.wait_for(lambda: fe.find(run, css="mcpnb-retry", model="ButtonModel"), what="Retry")
+    fe.wait_for(lambda: fe.find(run, css="mcpnb-url-consent"), what="the consent panel")
+    decline = fe.find(run, css="mcpnb-decline", model="ButtonModel")
+    assert decline
+    return retry, decline
+
+
+def test_the_page_to_open_first_is_saved_as_what_was_asked_and_what_came_of_it(kernel, tmp_path):
+    """−32042 ("open this page, then retry"): retried in an awaiting cell, declined in another, and
+    retried from a cell that let go (its result shown under the panel). Each panel's output is its
+    record, with the link shown as text; the results are the cells' own outputs."""
+    for page in ("retried.md", "declined.md", "later.md"):
+        (tmp_path / page).write_text("# Thanks for visiting\n")
+    fe = Frontend(kernel)
+    saved = SavedNotebook(kernel)
+    setup_code = PAGE_SETUP.format(root=str(tmp_path))
+    setup = fe.run_ok(setup_code)
+
+    retry_code, decline_code = REFUSED.format(page="retried.md"), REFUSED.format(page="declined.md")
+    retried = fe.execute(retry_code)
+    fe.click(_refusal(fe, retried)[0])
+    assert fe.reply(retried)["status"] == "ok"
+    assert "RESULT" in fe.stdout[retried] and "Thanks for visiting" in fe.stdout[retried]
+
+    declined = fe.execute(decline_code)
+    fe.click(_refusal(fe, declined)[1])
+    assert fe.reply(declined)["status"] == "ok"
+    assert "RESULT None" in fe.stdout[declined]
+
+    let_go = fe.run_ok(LET_GO)
+    assert let_go not in fe.results  # the panel shows once: the cell's value adds nothing
+    fe.click(_refusal(fe, let_go)[0])
+    fe.wait_for(
+        lambda: any("Thanks for visiting" in str(d) for d in saved.outputs.get(let_go, [])),
+        what="the retried result under the panel",
+    )
+    fe.pump(0.3)
+
+    cells = [(setup_code, setup), (retry_code, retried), (decline_code, declined), (LET_GO, let_go)]
+    saved_cells = json.loads(saved.json(cells))["cells"]
+    for at, said in ((1, "Done: the result is below."), (2, "Declined"), (3, "Done: the result is below.")):
+        outputs = saved_cells[at]["outputs"]
+        assert all(WIDGET_VIEW not in o.get("data", {}) for o in outputs), outputs  # no "model not found"
+        (panel,) = [o for o in outputs if "mcpnb-url-consent" in _html(o)]
+        assert 'class="mcpnb-url-consent mcpnb-record"' in _html(panel)
+        plain = _text(panel["data"]["text/plain"])
+        assert "probe asks you to open a link" in plain and ".md" in plain and said in plain
+    after = saved_cells[3]["outputs"]
+    assert "mcpnb-url-consent" in _html(after[0]) and "Thanks for visiting" in _text(
+        after[1]["data"]["text/plain"]
+    )

@@ -69,7 +69,9 @@ class NotebookInteraction(Interaction):
                 if url:
                     return UrlConsent(params.url, message=params.message, server=server, on_done=done)
                 schema = params.requested_schema or {}
-                return ElicitationForm(schema, message=params.message, server=server, on_done=done)
+                return ElicitationForm(
+                    schema, message=params.message, server=server, on_done=done, enter_accepts=True
+                )
 
             outcome = await self._ask_widget(ui, build, "cancel")
         return ElicitResult(action=outcome.action, content=None if url else outcome.content)
@@ -144,6 +146,8 @@ class NotebookInteraction(Interaction):
         """Show a widget in the calling cell and wait for its answer (clicks come on the kernel thread).
 
         The cell running again (its output, and the form, cleared) withdraws it: ``give_up`` answers.
+        So does a run from another page while the cell awaits the answer and its page is silent (it
+        was reloaded or closed: :mod:`mcpnb.notebook.forms.rerun`).
         """
         from mcpnb.notebook.forms import FormOutcome, SamplingOutcome
         from mcpnb.notebook.forms.rerun import watch_rerun
@@ -159,7 +163,7 @@ class NotebookInteraction(Interaction):
         ui.show("ask", panel.widget)
         panel.record_into(ui.place_of(panel.widget))  # answered, its output becomes the record
         ui.asked.set()
-        rerun = ui.run(watch_rerun, panel, stopped, done)
+        rerun = ui.run(watch_rerun, panel, stopped, done, holds_kernel=ui.awaiting)
         try:
             return await answered
         except BaseException:  # timeout or interrupt: freeze the form so nobody answers into the void

@@ -4,7 +4,11 @@ The server refused the call until the person visits a page (a login, a consent s
 shows which server asks and the full URL (never opened by itself). In a cell that awaits (a
 top-level ``%mcp call`` on ipykernel >= 7.4) the cell waits for the person, like a form: Run All
 holds until they retry (the cell's result is then the retried call's) or decline. Elsewhere the
-panel is the cell's output and the retry's result shows under it.
+cell goes on and the retry's result shows in an output of its own under the panel.
+
+Either way the panel has an output of its own, with a display id: once it has ended (retried,
+declined, interrupted) that output becomes its record (:mod:`mcpnb.notebook.forms.record`), which a
+saved notebook keeps; a widget view there said "model not found" once the notebook was reopened.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from mcpnb.client.errors import McpnbError, UrlRequiredError
 from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.capture import CellUI, Mode
 from mcpnb.notebook.cell.live import AWAITING
+from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -44,6 +49,7 @@ def url_retry(
     retry = UrlRetry(pool, error, arguments, timeout=timeout, ui=ui)
     if ui.awaiting:
         return retry.wait()
+    retry.show()
     return retry
 
 
@@ -64,8 +70,30 @@ def consent_panel(
     )
 
 
+class _Said:
+    """A display bundle as an object ``display`` and a display handle's ``update`` take."""
+
+    def __init__(self, bundle: dict[str, str]) -> None:
+        self.bundle = bundle
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return self.bundle
+
+
+def _run_id() -> str | None:
+    """The msg_id of the request whose run this context belongs to (None outside a kernel)."""
+    kernel = current_kernel()
+    parent = kernel.get_parent("shell") if kernel is not None else None
+    return ((parent or {}).get("header") or {}).get("msg_id")
+
+
 class UrlRetry:
-    """The consent panel for a −32042 error, with a button that calls again."""
+    """The consent panel for a −32042 error, with a button that calls again.
+
+    With ``ui`` (the calling cell) it shows itself there (:meth:`show`, or :meth:`wait` in a cell that
+    awaits): the panel in an output of its own, which becomes its record once it ends, and a retried
+    call's result in another. Without, it is displayed as any object is, the result under the panel.
+    """
 
     def __init__(
         self,
@@ -76,8 +104,6 @@ class UrlRetry:
         timeout: float | None = None,
         ui: CellUI | None = None,
     ) -> None:
-        import ipywidgets as w
-
         self.pool, self.error, self.arguments, self.timeout = pool, error, arguments, timeout
         self.ui = ui
         self.result: Any = None
@@ -88,12 +114,49 @@ class UrlRetry:
         self._decided: concurrent.futures.Future[str] | None = None
         self._early: str | None = None
         self.panel = consent_panel(error, on_done=self._answered, on_retry=self._retry_clicked)
-        self.result_view = w.HTML()
-        self.result_view.add_class("mcpnb-retry-result")
-        self.widget = w.VBox([self.panel.widget, self.result_view])
+        self._in_cell = False  # shown by :meth:`show`: the panel in an output of its own
+        self._shown_in: str | None = None  # the run whose output that is
+        self._box: Any = None  # the panel with the result under it, for a display without ``ui``
+
+    @property
+    def result_view(self) -> Any:
+        """Where a retry's result shows under the panel when there is no cell to show it in."""
+        if self._box is None:
+            import ipywidgets as w
+
+            view = w.HTML()
+            view.add_class("mcpnb-retry-result")
+            self._box = w.VBox([self.panel.widget, view])
+        return self._box.children[1]
+
+    @property
+    def widget(self) -> Any:
+        """The panel with :attr:`result_view` under it."""
+        _ = self.result_view  # made on first use
+        return self._box
+
+    def show(self) -> None:
+        """Show the panel in the calling cell, in an output of its own that becomes its record."""
+        assert self.ui is not None
+        self.ui.show("ask", self.panel.widget)
+        self.panel.record_into(self.ui.place_of(self.panel.widget))
+        self._in_cell, self._shown_in = True, self.ui.run(_run_id)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        if not self._in_cell:
+            return self.widget._repr_mimebundle_(**kwargs)
+        if self.panel.ended:  # its widgets are closed: what it said
+            return self.panel.record()
+        return self.panel.widget._repr_mimebundle_(**kwargs)
+
+    def _ipython_display_(self) -> None:
+        """Nothing more in the run whose output shows the panel (``r = %mcp call ...`` then ``r``
+        would show it twice); elsewhere, the panel (or its record, once it ended)."""
+        if self._shown_in is not None and self._shown_in == _run_id():
+            return
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)
 
     def __repr__(self) -> str:
         return str(self.error)
@@ -106,7 +169,7 @@ class UrlRetry:
         of the cell cancels the wait.
         """
         assert self.ui is not None
-        self.ui.show("ask", self.widget)
+        self.show()
         self.ui.asked.set()
         while True:
             decided = self._next_decision()
@@ -116,7 +179,8 @@ class UrlRetry:
             try:
                 choice = decided.result()
             except concurrent.futures.CancelledError:
-                self.ui.run(self.panel.finish_retry, False, "No longer waiting: the cell was interrupted.")
+                note = "No longer waiting: the cell was interrupted."
+                self.ui.run(self.panel.finish_retry, False, note, final=True)  # ended: its record stays
                 raise
             if choice != "retry":
                 return None
@@ -188,11 +252,19 @@ class UrlRetry:
             return None
         except McpnbError as exc:
             self.panel.finish_retry(False, "The retry failed.", final=True)
-            self.result_view.value = f"<span style='{_ERROR}'>{html.escape(str(exc))}</span>"
+            said = f"<span style='{_ERROR}'>{html.escape(str(exc))}</span>"
+            self._show_result(_Said({"text/plain": str(exc), "text/html": said}))
             return None
         failed = self.result.is_error
         self.panel.finish_retry(
             True, "The tool reported an error:" if failed else "Done: the result is below."
         )
-        self.result_view.value = self.result._repr_mimebundle_()["text/html"]
+        self._show_result(self.result)
         return self.result
+
+    def _show_result(self, shown: Any) -> None:
+        """Under the panel: an output of the calling cell of its own, or the box's result view."""
+        if self._in_cell and self.ui is not None:
+            self.ui.show("result", shown)
+        else:
+            self.result_view.value = shown._repr_mimebundle_()["text/html"]

@@ -61,10 +61,18 @@ def _float_step(f: Field) -> float:
     return min(step, 1.0)
 
 
+def said_already(description: str | None, message: str | None) -> bool:
+    """The field's description only repeats the form's message (a one-question form, like
+    probe-kit's ``ask_user``, gives the question as both): show it once."""
+    if not description or not message:
+        return False
+    return description.split() == message.split()
+
+
 class Control:
     """One field's widgets and how to read an answer out of them."""
 
-    def __init__(self, f: Field, server: str) -> None:
+    def __init__(self, f: Field, server: str, *, message: str | None = None) -> None:
         import ipywidgets as w
 
         self.field = f
@@ -79,7 +87,7 @@ class Control:
         name = f' <code style="{HELP_STYLE}">{esc(f.name)}</code>' if f.title != f.name else ""
         label_html = f"<b>{esc(f.title)}</b>{star}{name}"
         hints = []
-        if f.description:
+        if f.description and not said_already(f.description, message):
             hints.append(esc_lines(f.description))
         if f.kind == "string" and f.format in FORMAT_HINTS:
             hints.append(f"Expected: {esc(FORMAT_HINTS[f.format])}.")
@@ -292,6 +300,31 @@ class Control:
             return True, json_or_flow(text), None
         except ValueError as exc:
             return True, None, f"not valid JSON: {exc}"
+
+    @property
+    def one_line(self) -> bool:
+        """A single-line text box (a password's too): Enter there means "done", not a new line."""
+        import ipywidgets as w
+
+        return isinstance(self.input, w.Text)
+
+    def on_enter(self, callback: Any) -> None:
+        """Call ``callback()`` when a person presses Enter in this field (a one-line box only).
+
+        The Text view sends ``{"event": "submit"}`` on Enter. ipywidgets 8 deprecates ``on_submit``
+        (that message's Python side) for observing ``value`` with ``continuous_update=False``, but a
+        value also arrives when the field merely loses focus: clicking Decline would then send the
+        form. So the message itself is read; it comes before the value typed (the ``change`` event
+        follows the key), and the form waits for its fields to settle as a click on Accept does.
+        """
+        if not self.one_line:
+            return
+
+        def heard(_widget: Any, content: Any, _buffers: Any) -> None:
+            if isinstance(content, dict) and content.get("event") == "submit":
+                callback()
+
+        self.input.on_msg(heard)
 
     def on_change(self, callback: Any) -> None:
         """Call ``callback()`` whenever a person changes this field (any of its widgets)."""

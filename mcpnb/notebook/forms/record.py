@@ -42,6 +42,11 @@ class Recorded:
         """The panel as it ended: ``{"text/plain": ..., "text/html": ...}``."""
         raise NotImplementedError
 
+    @property
+    def ended(self) -> bool:
+        """Nothing more will change on this panel (its widgets may be closed: show :meth:`record`)."""
+        return self._over
+
     def record_into(self, handle: Any) -> None:
         """``handle``: the display handle the panel's widget was shown with, whose output becomes
         the record once the panel ends (at once if it has). None (the panel lives inside another

@@ -1,4 +1,4 @@
-"""A form is withdrawn when its own cell runs again.
+"""A form is withdrawn when its own cell runs again, or when the page that showed it is gone.
 
 A person who runs a cell again (Shift+Enter, Run All) while its form waits sees the form vanish:
 JupyterLab clears the cell's output as it sends the new ``execute_request``, and ipywidgets tells the
@@ -10,20 +10,42 @@ The new request is the signal. ipykernel hands each shell message to a coroutine
 arrives; an ``execute_request`` that finds a cell running waits there for the shell's lock.
 JupyterLab and Notebook 7 put the cell's id in the request's metadata (``cellId``). So
 :func:`watch_rerun` wraps the receive callback of the stream that feeds the main shell: it reads
-each ``execute_request`` as it arrives (never consumes, delays or reorders a message) and, when its
-``cellId`` is the cell of a waiting form, withdraws that form. The form freezes and the question is
-answered as nobody choosing: ``cancel`` for a form (the elicitation spec's "dismissed without making
-an explicit choice"), ``reject`` for a sampling request, a no for mcpnb's own yes/no. The call then
-ends as it would after that answer, the connection stays up, the queued run runs (and asks afresh),
-and a line at its top says what became of the earlier form (the earlier run's own output is no
-longer shown anywhere).
+each message as it arrives (never consumes, delays or reorders one) and, when an
+``execute_request``'s ``cellId`` is the cell of a waiting form, withdraws that form. The form
+freezes and the question is answered as nobody choosing: ``cancel`` for a form (the elicitation
+spec's "dismissed without making an explicit choice"), ``reject`` for a sampling request, a no for
+mcpnb's own yes/no. The call then ends as it would after that answer, the connection stays up, the
+queued run runs (and asks afresh), and a line at its top says what became of the earlier form (the
+earlier run's own output is no longer shown anywhere).
 
-Only the same cell counts. Run All queues every cell below the one that asks; withdrawing its form
-then would make a notebook with a question impossible to run top to bottom. A later question of a
-run that was already superseded (a tool asking again after the withdrawn answer) is withdrawn at
-once. A request without a cell id (a frontend that sends none), or a kernel whose internals are
-not the ones read here (another ipykernel), keeps the old behaviour: nothing is wrapped and
-nothing is withdrawn.
+Only the same cell counts within one page. Run All queues every cell below the one that asks;
+withdrawing its form then would make a notebook with a question impossible to run top to bottom. A
+later question of a run that was already superseded (a tool asking again after the withdrawn
+answer) is withdrawn at once.
+
+**Another page.** A page reloaded during Run All (or closed, and the notebook opened again) leaves
+the rest of its queue in the kernel: the cell below asks into an output no page shows, and the
+person's new run waits behind it, the kernel busy for good. Each page speaks with a session id of
+its own (the ``session`` of every message's header; a reload makes a new one), and everything a
+page sends the shell carries it: its runs, and the widget manager's messages (typing into a form,
+a click, the requests a page makes when it connects). A live page that nobody touches sends
+nothing, so silence is all the kernel can tell: a form that holds the kernel in a run of page A is
+withdrawn when page B runs a cell and A has sent nothing since B was first heard from; and a
+question of A's queue asked while such a request of B waits behind it is withdrawn at once (so A's
+lost queue runs through). Each withdrawn form says why (:data:`PAGE_NOTE`), and B's run says so at
+its top. With two windows open on one notebook (or a console on the notebook's kernel), a form
+waiting in the first is withdrawn when the second runs a cell and the first has sent nothing since
+the second connected: to the kernel that is what a reload looks like. That run would otherwise wait,
+unseen and unexplained, for an answer in a window the person may not be looking at; the form says
+why, and running its cell again asks again. Once the first window has spoken after the second
+appeared (typing into the form, running anything), the second's runs wait behind its forms as
+before (as Run All's cells wait in one page). A question that does not hold the kernel (a cell
+that let go, a task's question) is left to its page.
+
+A request without a cell id (a frontend that sends none) withdraws by page only; a kernel whose
+internals are not the ones read here (another ipykernel) keeps the old behaviour: nothing is
+wrapped and nothing is withdrawn. What was sent before the watch began (it starts with the first
+form) counts as heard before any page that speaks after it.
 """
 
 from __future__ import annotations
@@ -33,7 +55,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from mcpnb.notebook.frontend import current_kernel
 from mcpnb.notebook.render.html import esc
@@ -42,9 +64,17 @@ log = logging.getLogger(__name__)
 
 #: What a withdrawn form says under its buttons (seen only by a frontend that kept the output).
 NOTE = "withdrawn: this cell ran again"
+#: ... when another page ran a cell (seen only where the page that showed it still shows it).
+PAGE_NOTE = (
+    "withdrawn: the page that showed it was reloaded or closed (or sat idle), and another page ran a cell"
+)
 _MARK = "_mcpnb_rerun_watch"
-#: Cells whose newest request is remembered (a notebook has far fewer; a bound all the same).
+#: Cells, pages and requests remembered (a notebook has far fewer; a bound all the same).
 _KEPT = 4096
+#: How much of a question a withdrawal line quotes.
+_QUOTED = 80
+
+Why = Literal["rerun", "page"]
 
 _lock = threading.Lock()
 _asking: list[_Asking] = []
@@ -52,13 +82,27 @@ _asking: list[_Asking] = []
 _newest: OrderedDict[str, str] = OrderedDict()
 #: What the run that withdrew a form says at its top, by its request's msg_id.
 _notes: OrderedDict[str, list[str]] = OrderedDict()
+#: Shell messages seen so far: the order in which pages were heard from.
+_heard = 0
+#: Each page (session id): when it was first and last heard from (0: before the watch began).
+_pages: OrderedDict[str, list[int]] = OrderedDict()
+#: Each ``execute_request`` seen: when it arrived and from which page (in arrival order).
+_requests: OrderedDict[str, tuple[int, str]] = OrderedDict()
 
 
 class _Asking:
-    """A form that waits in one run of one cell."""
+    """A form that waits in one run of one cell of one page."""
 
-    def __init__(self, cell: str, request: str, withdraw: Callable[[str], None]) -> None:
-        self.cell, self.request, self.withdraw = cell, request, withdraw
+    def __init__(
+        self,
+        cell: str | None,
+        request: str,
+        page: str,
+        holds_kernel: bool,
+        withdraw: Callable[[str, Why], None],
+    ) -> None:
+        self.cell, self.request, self.page = cell, request, page
+        self.holds_kernel, self.withdraw = holds_kernel, withdraw
 
 
 class Watch:
@@ -69,8 +113,8 @@ class Watch:
 
     @property
     def watching(self) -> bool:
-        """Whether a re-run of the form's cell would withdraw it (False: not in a kernel that
-        allows it, no cell id, or already withdrawn or closed)."""
+        """Whether a re-run of the form's cell (or a run from another page) could withdraw it
+        (False: not in a kernel that allows it, no cell id nor page, or already withdrawn or closed)."""
         with _lock:
             return self._asking is not None and self._asking in _asking
 
@@ -81,9 +125,12 @@ class Watch:
         self._asking = None
 
 
-def watch_rerun(panel: Any, stopped: Any, done: Callable[[Any], None]) -> Watch:
-    """Withdraw ``panel`` if its cell runs again before it is answered: freeze it with ``stopped``
-    and hand ``stopped`` to ``done``, as the panel's own button would.
+def watch_rerun(
+    panel: Any, stopped: Any, done: Callable[[Any], None], *, holds_kernel: bool = False
+) -> Watch:
+    """Withdraw ``panel`` if its cell runs again before it is answered (or, where the form
+    ``holds_kernel``: its run waits for it, another page runs a cell while its own page is silent):
+    freeze it with ``stopped`` and hand ``stopped`` to ``done``, as the panel's own button would.
 
     Call it in the asking cell's context (``CellUI.run``), from any thread; the withdrawal runs on
     the kernel's thread, where clicks run. Outside a kernel that allows it, a no-op :class:`Watch`.
@@ -92,22 +139,28 @@ def watch_rerun(panel: Any, stopped: Any, done: Callable[[Any], None]) -> Watch:
     request = _request_of(kernel)
     if request is None or not install(kernel):
         return Watch()
-    cell, msg_id = request
+    cell, msg_id, page = request
     context = contextvars.copy_context()  # the asking cell's: the frozen form's updates go with it
-    asking = _Asking(cell, msg_id, lambda by: context.copy().run(_withdraw, panel, stopped, done, by))
+    asking = _Asking(
+        cell,
+        msg_id,
+        page,
+        holds_kernel,
+        lambda by, why: context.copy().run(_withdraw, panel, stopped, done, by, why),
+    )
     with _lock:
-        newest = _newest.get(cell)
-        superseded = newest is not None and newest != msg_id
-        if not superseded:
+        by, why = _withdrawn_before_asked(asking)
+        if by is None:
             _asking.append(asking)
-    if superseded:  # this run was superseded before it asked: nobody will see this form either
-        kernel.io_loop.add_callback(asking.withdraw, newest)
+    if by is not None:  # nobody will see this form either: it goes at once
+        kernel.io_loop.add_callback(asking.withdraw, by, why)
         return Watch()
     return Watch(asking)
 
 
-def _request_of(kernel: Any) -> tuple[str, str] | None:
-    """The cell id and msg_id of the ``execute_request`` that this context belongs to."""
+def _request_of(kernel: Any) -> tuple[str | None, str, str] | None:
+    """The cell id (None: none sent), msg_id and page (session id) of the ``execute_request`` that
+    this context belongs to; None outside one, or with neither a cell id nor a page to go by."""
     if kernel is None:
         return None
     try:
@@ -116,44 +169,97 @@ def _request_of(kernel: Any) -> tuple[str, str] | None:
         return None
     header = parent.get("header") or {}
     cell = (parent.get("metadata") or {}).get("cellId")
-    if header.get("msg_type") != "execute_request" or not isinstance(cell, str) or not cell:
+    cell = cell if isinstance(cell, str) and cell else None
+    page = str(header.get("session") or "")
+    if header.get("msg_type") != "execute_request" or (cell is None and not page):
         return None
-    return cell, str(header.get("msg_id", ""))
+    return cell, str(header.get("msg_id", "")), page
 
 
-def _withdraw(panel: Any, stopped: Any, done: Callable[[Any], None], by: str) -> None:
-    """Freeze the panel and answer for nobody; say so at the top of the run ``by`` (the re-run)."""
+def _withdrawn_before_asked(asking: _Asking) -> tuple[str | None, Why | None]:
+    """(the request to say it in, why) when a question is to go as soon as it is asked: its run
+    was superseded by a later run of its cell, or it holds the kernel while a run of a newer page
+    waits behind it. Under ``_lock``."""
+    newest = _newest.get(asking.cell) if asking.cell is not None else None
+    if newest is not None and newest != asking.request:
+        return newest, "rerun"
+    if asking.holds_kernel:
+        arrived = _requests.get(asking.request, (0, ""))[0]  # 0: before the watch began
+        for msg_id, (tick, page) in _requests.items():  # in arrival order: the first queued
+            if tick > arrived and _left_behind(asking.page, page):
+                return msg_id, "page"
+    return None, None
+
+
+def _left_behind(old: str, new: str) -> bool:
+    """Page ``old`` has sent nothing since page ``new`` was first heard from. Under ``_lock``."""
+    if not old or not new or old == new:
+        return False
+    first_new = _pages[new][0] if new in _pages else 0
+    last_old = _pages[old][1] if old in _pages else 0
+    return first_new > last_old
+
+
+def _heard_from(page: str) -> int:
+    """Note a message from ``page``; its place in the order of messages. Under ``_lock``."""
+    global _heard
+    _heard += 1
+    if page:
+        seen = _pages.setdefault(page, [_heard, _heard])
+        seen[1] = _heard
+        _pages.move_to_end(page)
+        _bound(_pages)
+    return _heard
+
+
+def _bound(kept: OrderedDict[str, Any]) -> None:
+    while len(kept) > _KEPT:
+        kept.popitem(last=False)
+
+
+def _withdraw(panel: Any, stopped: Any, done: Callable[[Any], None], by: str, why: Why) -> None:
+    """Freeze the panel and answer for nobody; say so at the top of the run ``by`` (the re-run, or
+    the other page's run)."""
     if getattr(panel, "outcome", None) is not None:  # answered meanwhile (a click that came first)
         return
-    panel.finish(stopped, NOTE)
+    panel.finish(stopped, NOTE if why == "rerun" else PAGE_NOTE)
     done(stopped)
-    line = _said(panel, stopped)
+    line = _said(panel, stopped, why)
     with _lock:
         notes = _notes.setdefault(by, [])
         if line not in notes:
             notes.append(line)
-        while len(_notes) > _KEPT:
-            _notes.popitem(last=False)
+        _bound(_notes)
 
 
-def _said(panel: Any, stopped: Any) -> str:
-    """One line for the re-run's output: what was withdrawn, and what the server was told."""
+def _said(panel: Any, stopped: Any, why: Why) -> str:
+    """One line for the output of the run that withdrew it: what was withdrawn, why, and what the
+    server was told."""
     from mcpnb.notebook.forms.panels import ConfirmPanel, SamplingPanel
 
     server = getattr(panel, "server", None) or "The server"
+    if why == "rerun":
+        where, when = "in this cell's previous run", "when the cell ran again"
+    else:
+        where = f"in a run from another page{_quote(getattr(panel, 'message', None))}"
+        when = "when this page ran a cell: that page was reloaded or closed (or sat idle)"
     if isinstance(panel, SamplingPanel):
         return (
-            f"The reply {server} asked for in this cell's previous run was withdrawn when the cell ran "
-            "again: the request was rejected, nothing was sent."
+            f"The reply {server} asked for {where} was withdrawn {when}: "
+            "the request was rejected, nothing was sent."
         )
     if isinstance(panel, ConfirmPanel):
-        return (
-            "The question in this cell's previous run was withdrawn when the cell ran again: taken as a no."
-        )
-    return (
-        f"The form {server} asked for in this cell's previous run was withdrawn when the cell ran again: "
-        f'{server} was told "{stopped.action}", nothing was sent.'
-    )
+        return f"The question {where} was withdrawn {when}: taken as a no."
+    told = f'{server} was told "{stopped.action}", nothing was sent.'
+    return f"The form {server} asked for {where} was withdrawn {when}: {told}"
+
+
+def _quote(message: Any) -> str:
+    """` ("What is it?")`: which question went, for a person who never saw it (one line, short)."""
+    if not isinstance(message, str) or not message.strip():
+        return ""
+    text = " ".join(message.split())
+    return f' ("{text if len(text) <= _QUOTED else text[: _QUOTED - 1] + "…"}")'
 
 
 # ---------------------------------------------------------------------------- the kernel's side
@@ -193,6 +299,7 @@ def install(kernel: Any = None) -> bool:
 
 def uninstall(kernel: Any = None) -> None:
     """Give the stream its own callback back (if nothing replaced ours since) and forget the forms."""
+    global _heard
     kernel = kernel if kernel is not None else current_kernel()
     if kernel is None or _MARK not in vars(kernel):
         return
@@ -203,9 +310,9 @@ def uninstall(kernel: Any = None) -> None:
     if shell is not None and _say_at_top in shell.events.callbacks["pre_run_cell"]:
         shell.events.unregister("pre_run_cell", _say_at_top)
     with _lock:
-        _asking.clear()
-        _newest.clear()
-        _notes.clear()
+        for kept in (_asking, _newest, _notes, _pages, _requests):
+            kept.clear()
+        _heard = 0
 
 
 def _main_feed(kernel: Any) -> Any:
@@ -220,37 +327,52 @@ def _main_feed(kernel: Any) -> Any:
 
 
 def _notice(kernel: Any, msg: list[Any]) -> None:
-    """An arriving shell message: a run of a cell with a waiting form withdraws that form."""
+    """An arriving shell message: its page was heard from; a run withdraws the forms it supersedes."""
     session = kernel.session
     copy = all(isinstance(part, bytes) for part in msg)
     _idents, frames = session.feed_identities(msg, copy=copy)
     if len(frames) < 5:
         return
-    header = session.unpack(frames[1] if copy else frames[1].bytes)
-    if header.get("msg_type") != "execute_request":
-        return
     # signature checked; content=False keeps the digest unrecorded, so the dispatch still accepts it
     parsed = session.deserialize(frames, content=False, copy=copy)
-    cell = (parsed.get("metadata") or {}).get("cellId")
-    if not isinstance(cell, str) or not cell:
+    header = parsed["header"]
+    page = str(header.get("session") or "")
+    with _lock:
+        tick = _heard_from(page)
+    if header.get("msg_type") != "execute_request":
         return
     if session.unpack(parsed["content"]).get("silent"):
         return
-    msg_id = str(parsed["header"].get("msg_id", ""))
+    cell = (parsed.get("metadata") or {}).get("cellId")
+    cell = cell if isinstance(cell, str) and cell else None
+    msg_id = str(header.get("msg_id", ""))
     with _lock:
-        _newest[cell] = msg_id
-        _newest.move_to_end(cell)
-        while len(_newest) > _KEPT:
-            _newest.popitem(last=False)
-        withdrawn = [a for a in _asking if a.cell == cell and a.request != msg_id]
-        for asking in withdrawn:
+        _requests[msg_id] = (tick, page)
+        _bound(_requests)
+        if cell is not None:
+            _newest[cell] = msg_id
+            _newest.move_to_end(cell)
+            _bound(_newest)
+        withdrawn = [(a, why) for a in _asking if (why := _why_withdrawn(a, cell, msg_id, page))]
+        for asking, _why in withdrawn:
             _asking.remove(asking)
     if withdrawn:
         from mcpnb.notebook.forms.settle import settle_now
 
         settle_now()  # an Accept clicked before the re-run still counts
-        for asking in withdrawn:
-            asking.withdraw(msg_id)
+        for asking, why in withdrawn:
+            asking.withdraw(msg_id, why)
+
+
+def _why_withdrawn(asking: _Asking, cell: str | None, msg_id: str, page: str) -> Why | None:
+    """Why run ``msg_id`` (of ``cell``, from ``page``) withdraws ``asking``, if it does. Under ``_lock``."""
+    if asking.request == msg_id:
+        return None
+    if cell is not None and asking.cell == cell:
+        return "rerun"
+    if asking.holds_kernel and _left_behind(asking.page, page):
+        return "page"
+    return None
 
 
 def _say_at_top(*_: Any) -> None:

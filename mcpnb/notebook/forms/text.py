@@ -14,6 +14,7 @@ from mcpnb.client.elicitation.answers import FORMAT_HINTS, parse_number, validat
 from mcpnb.client.elicitation.fields import MISSING, Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
 from mcpnb.client.handwritten import json_or_flow
+from mcpnb.notebook.forms.controls import said_already
 from mcpnb.notebook.forms.urls import url_parts
 
 #: After this many unusable answers to one question, give up (a script or a person stuck in a loop).
@@ -152,10 +153,15 @@ def _read(input_fn: Callable[[str], str], prompt: str) -> str:
 
 
 def _ask_field(
-    f: Field, root: dict[str, Any], input_fn: Callable[[str], str], print_fn: Callable[..., None]
+    f: Field,
+    root: dict[str, Any],
+    input_fn: Callable[[str], str],
+    print_fn: Callable[..., None],
+    message: str | None = None,
 ) -> Any:
-    """Ask until the answer is valid; returns MISSING for a skipped optional field."""
-    if f.description:
+    """Ask until the answer is valid; returns MISSING for a skipped optional field. A description
+    that only repeats the form's ``message`` is not printed twice."""
+    if f.description and not said_already(f.description, message):
         print_fn(f"  {f.description}")
     if f.kind in ("choice", "multichoice"):
         for i, choice in enumerate(f.choices, 1):
@@ -214,7 +220,7 @@ def ask_text(
                     if (f.secret_like and f.kind == "string" and secret_input_fn)
                     else input_fn
                 )
-                value = _ask_field(f, schema, read, print_fn)
+                value = _ask_field(f, schema, read, print_fn, message)
                 if value is MISSING:
                     content.pop(f.name, None)
                 else:

@@ -48,6 +48,11 @@ class ElicitationForm(Recorded):
 
     ``on_done`` runs once, on the thread that handles the click (the kernel's), after the form has
     disabled itself; handing the answer to another loop is the caller's business.
+
+    ``enter_accepts``: Enter in a one-line text field is Accept, where the form is that field alone,
+    or the field is the form's last and every required field holds something (a person expects it
+    of a one-question form; Enter elsewhere does nothing, and a text area keeps Enter for new lines).
+    Off for a form whose Accept is not shown (the tool explorer keeps only its fields).
     """
 
     def __init__(
@@ -57,6 +62,7 @@ class ElicitationForm(Recorded):
         message: str | None,
         server: str | None,
         on_done: Callable[[FormOutcome], None],
+        enter_accepts: bool = False,
     ) -> None:
         import ipywidgets as w
 
@@ -71,12 +77,14 @@ class ElicitationForm(Recorded):
         self.outcome: FormOutcome | None = None
         self.errors: dict[str, str] = {}
 
-        self.controls = {f.name: Control(f, self.server) for f in self.fields}
+        self.controls = {f.name: Control(f, self.server, message=self.message) for f in self.fields}
         self.inputs = {name: c.input for name, c in self.controls.items()}
         self.edits = Edits()
         for name, control in self.controls.items():
             control.on_change(self.edits.touch)
             control.on_change(lambda n=name: self._recheck(n))
+            if enter_accepts:
+                control.on_enter(lambda n=name: self.edits.then(lambda: self._entered(n)))
 
         required_note = (
             f'<div style="{HELP_STYLE}">Fields marked '
@@ -143,6 +151,19 @@ class ElicitationForm(Recorded):
         errors = {**validate(self.schema, content), **problems}
         self.show_errors(errors)
         return None if errors else content
+
+    def _entered(self, name: str) -> None:
+        """Enter in field ``name`` (its fields settled): Accept, where Enter means "send" (see the
+        class); the form validates as for a click, and stays open with its errors shown."""
+        if self.answered:
+            return
+        last = list(self.controls)[-1]
+        if len(self.controls) > 1 and (name != last or not self._required_filled()):
+            return
+        self.submit("accept")
+
+    def _required_filled(self) -> bool:
+        return all(c.read()[0] for c in self.controls.values() if c.field.required)
 
     def _recheck(self, name: str) -> None:
         """A field with an error shown changed: check it again, so a fixed field loses its "✗".

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from jupyter_client.session import Session
+
+from mcpnb.notebook.forms.rerun import PAGE_NOTE
 from tests.frontend import Frontend
 
 SETUP = "%load_ext mcpnb\n%mcp serve probe-kit"
@@ -17,8 +20,9 @@ ASK = 'r = %mcp call probe.ask_user question="What should we call you?"\nprint("
 WITHDRAWN = "withdrawn when the cell ran again"
 
 
-def run_cell(fe: Frontend, code: str, cell: str | None) -> str:
-    """What JupyterLab sends for a run of cell ``cell`` (None: a frontend that sends no cell id)."""
+def run_cell(fe: Frontend, code: str, cell: str | None, page: Session | None = None) -> str:
+    """What JupyterLab sends for a run of cell ``cell`` (None: a frontend that sends no cell id),
+    from the page whose session is ``page`` (None: the frontend's own)."""
     content = {
         "code": code,
         "silent": False,
@@ -28,9 +32,18 @@ def run_cell(fe: Frontend, code: str, cell: str | None) -> str:
         "stop_on_error": True,
     }
     metadata = {"cellId": cell} if cell is not None else {}
-    msg = fe.kc.session.msg("execute_request", content, metadata=metadata)
-    fe.kc.shell_channel.send(msg)
+    msg = (page or fe.kc.session).msg("execute_request", content, metadata=metadata)
+    fe.kc.shell_channel.send(msg)  # sent as built: the header names its page
     return msg["header"]["msg_id"]
+
+
+def another_page(fe: Frontend) -> Session:
+    """A second page on the same kernel (a reloaded tab, a second window): a session id of its own,
+    the same key; it connects as JupyterLab does, with a ``kernel_info_request``."""
+    page = Session(key=fe.kc.session.key, signature_scheme=fe.kc.session.signature_scheme)
+    assert page.session != fe.kc.session.session
+    fe.kc.shell_channel.send(page.msg("kernel_info_request", {}))
+    return page
 
 
 def _ok(fe: Frontend, run: str) -> dict[str, Any]:
@@ -157,3 +170,70 @@ def test_without_a_cell_id_nothing_is_withdrawn(kernel):
     assert "ACTION accept" in fe.stdout[asking]
     _ok(fe, later)
     assert "LATER accept" in fe.stdout[later]
+
+
+FIRST = 'a = %mcp call probe.ask_user question="First?"\nprint("FIRST", a.data["action"])'
+SECOND = 'b = %mcp call probe.ask_user question="Second?"\nprint("SECOND", b.data["action"])'
+
+
+def test_after_a_reload_during_run_all_the_lost_queue_runs_through_and_the_new_run_asks(kernel):
+    """Run All, the first form shows; the page is reloaded (a new session) and the person runs the
+    asking cell again. The old form goes (the same cell); the lost page's next question (its Run All
+    queue: no page shows its output) goes at once, the rest of that queue runs, and the person's
+    run asks afresh, saying at its top what went. Nothing hangs."""
+    fe = Frontend(kernel)
+    _ok(fe, run_cell(fe, SETUP, "setup"))
+    first = run_cell(fe, FIRST, "c2")
+    second = run_cell(fe, SECOND, "c3")
+    end = run_cell(fe, 'print("end")', "c4")
+    _form(fe, first)
+
+    reloaded = another_page(fe)
+    again = run_cell(fe, FIRST, "c2", page=reloaded)
+    _ok(fe, first)
+    assert "FIRST cancel" in fe.stdout[first]
+    _ok(fe, second)  # asked into an output no page shows, while the person's run waited: withdrawn
+    assert "SECOND cancel" in fe.stdout[second]
+    status = fe.find(second, css="mcpnb-status")
+    fe.wait_for(lambda: PAGE_NOTE in fe.models[status].get("value", ""), what="why it went")
+    _ok(fe, end)
+    assert "end" in fe.stdout[end]
+
+    new = _form(fe, again)
+    said = _said(fe, again)
+    assert WITHDRAWN in said  # the person's own cell
+    assert '("Second?") was withdrawn' in said and "reloaded or closed" in said
+    _answer(fe, new, "Ada")
+    _ok(fe, again)
+    assert "FIRST accept" in fe.stdout[again]
+
+
+def test_a_second_window_that_runs_a_cell(kernel):
+    """Two windows on one notebook. The first one was heard from after the second appeared (typing
+    into its form): the second one's run waits behind the form, as before. A page that appeared
+    after the first one last spoke (what a reload looks like) withdraws its form, saying why."""
+    fe = Frontend(kernel)
+    _ok(fe, run_cell(fe, SETUP, "setup"))
+    asking = run_cell(fe, ASK, "ask")
+    form = _form(fe, asking)
+    window = another_page(fe)
+    fe.set(form["answer"], "Gra")  # the first window's person types: that page is alive
+    meanwhile = run_cell(fe, 'print("OTHER", r.data["action"])', "other", page=window)
+    _processed_after(fe, form)
+    assert fe.models[form["accept"]].get("disabled") is not True
+    _answer(fe, form, "Grace")
+    _ok(fe, asking)
+    assert "ACTION accept" in fe.stdout[asking]
+    _ok(fe, meanwhile)
+    assert "OTHER accept" in fe.stdout[meanwhile]
+
+    asking = run_cell(fe, ASK, "ask")  # the first window asks again, then nobody touches it
+    form = _form(fe, asking)
+    later = another_page(fe)  # (a third page, opened since: the first was not heard from after it)
+    other = run_cell(fe, 'print("OTHER", r.data["action"])', "other", page=later)
+    _ok(fe, asking)
+    assert "ACTION cancel" in fe.stdout[asking]
+    fe.wait_for(lambda: PAGE_NOTE in fe.models[form["status"]].get("value", ""), what="why it went")
+    _ok(fe, other)
+    assert "OTHER cancel" in fe.stdout[other]
+    assert "a run from another page" in _said(fe, other)
