@@ -128,3 +128,15 @@ def seen_statuses(handle: TaskHandle) -> list[str]:
 
     handle.add_listener(record)
     return seen
+
+
+#: The hand-written task server of malformed answers (both eras: its one argument).
+ODD_TASKS = str(Path(__file__).resolve().parents[2] / "servers" / "odd_task_server.py")
+
+
+@pytest.fixture(params=["legacy", "modern"])
+def odd(request: Any, pool: Any) -> tuple[Any, str]:
+    """A pool connected to the hand-written task server as ``odd``, in the era the test is run for."""
+    pool.connect("odd", command=sys.executable, args=[ODD_TASKS, request.param], tool_timeout=10)
+    assert pool.status()["odd"].era == request.param
+    return pool, request.param

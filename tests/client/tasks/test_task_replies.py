@@ -23,7 +23,6 @@ without task support: no answer at once to be had there).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,17 +33,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcpnb.client.contents import AS_SENT
 from mcpnb.client.tasks import TaskResultError, TaskState, start_task, tasks_extension
 
-ODD_TASKS = str(Path(__file__).resolve().parents[2] / "servers" / "odd_task_server.py")
+from .conftest import ODD_TASKS
+
 #: What a 2025-11-25 and a 2026-07-28 task whose tool result has ``isError: true`` ends as.
 TOOL_ERROR_STATUS = {"legacy": "failed", "modern": "completed"}
-
-
-@pytest.fixture(params=["legacy", "modern"])
-def odd(request: Any, pool: Any) -> tuple[Any, str]:
-    """A pool connected to the hand-written task server as ``odd``, in the era the test is run for."""
-    pool.connect("odd", command=sys.executable, args=[ODD_TASKS, request.param], tool_timeout=10)
-    assert pool.status()["odd"].era == request.param
-    return pool, request.param
 
 
 # ------------------------------------------------------------------ a poll's _meta of the wrong kind

@@ -16,7 +16,6 @@ extension; server-everything's 2025-11-25 tasks, through a bare ``mcp.Client``).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,17 +25,10 @@ from mcp import Client, StdioServerParameters
 from mcpnb.client.contents import AS_SENT
 from mcpnb.client.tasks import start_task, tasks_extension
 
-ODD_TASKS = str(Path(__file__).resolve().parents[2] / "servers" / "odd_task_server.py")
+from .conftest import ODD_TASKS
+
 HOLOGRAM = {"type": "hologram", "data": "zzz", "angle": [1, 2.5]}
 VERSION = {"legacy": "2025-11-25", "modern": "2026-07-28"}
-
-
-@pytest.fixture(params=["legacy", "modern"])
-def odd(request: Any, pool: Any) -> tuple[Any, str]:
-    """A pool connected to the hand-written task server as ``odd``, in the era the test is run for."""
-    pool.connect("odd", command=sys.executable, args=[ODD_TASKS, request.param], tool_timeout=10)
-    assert pool.status()["odd"].era == request.param
-    return pool, request.param
 
 
 def task_result(pool: Any, tool: str, arguments: dict[str, Any] | None = None) -> Any:
