@@ -209,11 +209,13 @@ def test_a_task_whose_tool_blocks_the_loop_says_so_on_its_result(pool, tmp_path,
     assert len(stall_lines(pool, "probe")) == 1
 
 
-def test_a_task_nobody_waits_for_ends_its_watch_with_it(pool, tmp_path):
-    """An in-process task is followed from its start: left alone, its watch still ends when it does
-    (else the heartbeat beat on, and its tool was named in every later stall)."""
+def test_a_task_followed_by_a_live_view_ends_its_watch_with_it(pool, tmp_path):
+    """A handle that learns of the end from its background polls (what a live view does), not from
+    a wait, ends the task's watch too (else the heartbeat beat on, and its tool was named in every
+    later stall)."""
     pool.connect("probe", server=probe_with_a_stuck_task(tmp_path))
     handle = pool.call("probe", "stuck", task=True)
+    handle.watch()
     assert wait_until(lambda: handle.done, timeout=30)
     watch = stalls._watches[pool.runtime.loop]
     assert wait_until(lambda: not watch.calls, timeout=10)

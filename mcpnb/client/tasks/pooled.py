@@ -119,8 +119,9 @@ async def start(
 def _watched(conn: Connection, handle: TaskHandle, span: stalls.Span) -> TaskHandle:
     """``handle`` says on its result (and its server's log) what :mod:`~mcpnb.client.stalls` saw
     while the task ran: a tool of an in-process server that held the runtime loop. Its watch ends
-    with the task, however it ends; an in-process task is followed from the start, so a task nobody
-    waits on does not keep the heartbeat beating (and its tool named in every later stall)."""
+    when the handle sees the task end, however it learns it (a wait, a live view's polls). A task
+    nobody follows stays among the suspects of a later stall ("one of them blocks"): following it
+    here would poll before the caller can set ``handle.answer``, and its questions would go unasked."""
 
     def ended(_handle: TaskHandle) -> None:
         if not (handle.done or handle.failure is not None):
@@ -133,8 +134,6 @@ def _watched(conn: Connection, handle: TaskHandle, span: stalls.Span) -> TaskHan
 
     stop = handle.add_listener(ended)
     ended(handle)  # answered at once, or ended before this
-    if conn.transport == "inprocess" and not handle.done:
-        handle.watch()
     return handle
 
 
