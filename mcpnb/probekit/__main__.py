@@ -56,7 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--task-ttl-ms", type=int, default=None, help="how long finished tasks are kept")
     parser.add_argument("--poll-interval-ms", type=int, default=None, help="the poll hint tasks carry")
     parser.add_argument(
-        "--max-tasks", type=int, default=None, help="tasks one worker runs at once (default 4)"
+        "--max-tasks",
+        type=_at_least_one("--max-tasks"),
+        default=None,
+        help="tasks one worker runs at once (default 4; 1 or more)",
     )
     parser.add_argument(
         "--task-lease-s",
@@ -65,6 +68,24 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds without a heartbeat before another worker declares a task's worker gone (default 10)",
     )
     return parser
+
+
+def _at_least_one(flag: str) -> Any:
+    """An argparse type: a whole number of 1 or more (0 tasks at once would queue every task forever)."""
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(
+                f"must be 1 or more (got {value}): with {value} no task would ever run"
+            )
+        return value
+
+    parse.__name__ = flag  # argparse names the type in its message
+    return parse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,18 +105,23 @@ def main(argv: list[str] | None = None) -> int:
         server = create_server(args.toolset, root=args.root, task_store=args.task_store, **options)
     except (UnknownToolsetError, ValueError, TaskStoreError) as exc:
         return _fail(str(exc))
+    from mcpnb.probekit.workers import check_store
+
+    problem = check_store(args.task_store)
+    if problem:
+        return _fail(problem)
     if not args.http:
         server.run()
         return 0
     try:
-        return asyncio.run(_serve(server, args.port))
+        return asyncio.run(_serve(server, args.port, args.task_store))
     except KeyboardInterrupt:
         return 130
 
 
 def _serve_workers(args: argparse.Namespace, options: dict[str, Any]) -> int:
     from mcpnb.probekit.app import options_to_env
-    from mcpnb.probekit.workers import check_workers, serve_workers
+    from mcpnb.probekit.workers import check_store, check_workers, serve_workers
 
     problem = check_workers(args.workers, args.task_store)
     if problem:
@@ -104,6 +130,9 @@ def _serve_workers(args: argparse.Namespace, options: dict[str, Any]) -> int:
         create_server(args.toolset, root=args.root, task_store=args.task_store, **options)
     except (UnknownToolsetError, ValueError, TaskStoreError) as exc:
         return _fail(str(exc))
+    problem = check_store(args.task_store)
+    if problem:
+        return _fail(problem)
     env = options_to_env({**options, "root": args.root}, args.host)
     if args.toolset is not None:
         env["MCP_TOOLSET"] = args.toolset
@@ -124,14 +153,17 @@ def _cannot_listen(host: str, port: int, exc: OSError) -> int:
     return _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc} (--port 0 picks a free port)")
 
 
-async def _serve(server: object, port: int) -> int:
+async def _serve(server: object, port: int, store_url: str | None) -> int:
     """Serve until the server ends or SIGINT/SIGTERM asks: then stop gracefully (running tasks are
     cancelled and say so, which a shared task store keeps for the other workers to report)."""
+    from mcpnb.probekit.workers import startup_line
+
     try:
         handle = await serve_http(server, port=port)  # type: ignore[arg-type]
     except OSError as exc:  # the port is taken, or not ours to take: one line, not a traceback
         return _cannot_listen(HOST, port, exc)
-    print(handle.url, flush=True)
+    print(handle.url, flush=True)  # the first line: a parent process reads it
+    print(startup_line(1, store_url), file=sys.stderr, flush=True)
     loop = asyncio.get_running_loop()
     asked = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -10,7 +10,8 @@ Each worker builds its own server from the environment (``MCP_TOOLSET``, ``MCP_T
 ``MCP_PROBEKIT_MAX_TASKS``, ``MCP_PROBEKIT_TASK_LEASE_S``, ``MCP_PROBEKIT_HOST``), so they agree on
 everything; a shared task store is what lets a task made on one be read, answered and cancelled on
 another. Requests of the 2026-07-28 era carry everything they need, so any worker can answer them;
-2025-11-25 sessions live in one worker's memory and need sticky routing (see docs/classroom.md).
+2025-11-25 sessions live in one worker's memory, so several workers on one port serve 2026-07-28
+clients only (2025-11-25 ones: a single-worker probe-kit on the same store; see docs/classroom.md).
 
 ``NoDelayHTTP`` is uvicorn's HTTP protocol with ``TCP_NODELAY`` on every connection: uvicorn binds
 its own listener with protocol 0, on which asyncio leaves Nagle's algorithm on, and every response
@@ -37,6 +38,8 @@ OPTIONS: dict[str, tuple[str, type]] = {
     "task_lease_s": (PREFIX + "TASK_LEASE_S", float),
 }
 HOST_ENV = PREFIX + "HOST"
+#: How many worker processes serve the port (set by ``--workers``; read by each worker's app).
+WORKERS_ENV = PREFIX + "WORKERS"
 
 
 def options_from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -62,7 +65,7 @@ def options_to_env(options: Mapping[str, Any], host: str) -> dict[str, str]:
     return out
 
 
-def build_app(server: Any, host: str = "127.0.0.1") -> Any:
+def build_app(server: Any, host: str = "127.0.0.1", *, workers: int = 1) -> Any:
     """The Streamable HTTP app of ``server``, as ``serve_http`` serves it: resumable streams, and a
     session's era kept from its handshake. On a loopback ``host`` the SDK also checks ``Host``
     headers (DNS-rebinding protection); on any other it cannot know the names clients will use."""
@@ -71,7 +74,7 @@ def build_app(server: Any, host: str = "127.0.0.1") -> Any:
     from mcpnb.probekit.sessionera import SessionEra
 
     inner = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS, host=host)
-    return SessionEra(inner)
+    return SessionEra(inner, workers=workers)
 
 
 def create_app() -> Any:
@@ -79,7 +82,10 @@ def create_app() -> Any:
     from mcpnb.probekit.server import create_server
 
     server = create_server(**options_from_env())
-    return build_app(server, os.environ.get(HOST_ENV, "127.0.0.1"))
+    workers = os.environ.get(WORKERS_ENV, "")
+    return build_app(
+        server, os.environ.get(HOST_ENV, "127.0.0.1"), workers=int(workers) if workers.isdigit() else 1
+    )
 
 
 class NoDelayHTTP(AutoHTTPProtocol):  # type: ignore[misc,valid-type]

@@ -16,26 +16,38 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcpnb.probekit.paths import read_text
 from mcpnb.probekit.responses import ProbeError
 from mcpnb.probekit.state import ProbeState
+from mcpnb.probekit.taskstore import TaskStoreError
 from mcpnb.probekit.toolsets import TOOLSETS
 
 STATUS = "probe://status"
 
 
 async def status_json(state: ProbeState, name: str, version: str) -> str:
-    tasks = await state.tasks.counts() if state.tasks else {}
-    return json.dumps(
-        {
-            "server": name,
-            "version": version,
-            "toolset": state.toolset,
-            "toolCount": len(state.tool_names),
-            "uptimeSeconds": round(time.time() - state.started, 3),
-            "root": str(state.root),
-            "tasks": tasks,
-            "taskStore": state.tasks.store.url if state.tasks else None,
-            "worker": state.tasks.worker if state.tasks else None,
-        }
-    )
+    """The status; a task store that does not answer is said here (the read must not fail: it is
+    where a teacher looks first when tasks fail)."""
+    tasks: dict[str, int] | None = {}
+    store_down: str | None = None
+    if state.tasks:
+        try:
+            tasks = await state.tasks.counts()
+        except TaskStoreError as exc:
+            tasks = None
+            store_down = f"the task store ({state.tasks.store.url}) is not answering: {exc}"
+    status = {
+        "server": name,
+        "version": version,
+        "toolset": state.toolset,
+        "toolCount": len(state.tool_names),
+        "uptimeSeconds": round(time.time() - state.started, 3),
+        "root": str(state.root),
+        "tasks": tasks,
+        "taskStore": state.tasks.store.url if state.tasks else None,
+        "taskStoreAnswering": store_down is None,
+        "worker": state.tasks.worker if state.tasks else None,
+    }
+    if store_down is not None:
+        status["taskStoreError"] = store_down
+    return json.dumps(status)
 
 
 def add_resources(server: MCPServer, state: ProbeState, name: str, version: str) -> None:

@@ -32,7 +32,7 @@ from mcpnb.probekit.offers import STATUS, add_prompts, add_resources
 from mcpnb.probekit.responses import error_response
 from mcpnb.probekit.state import ProbeState
 from mcpnb.probekit.tasks import TaskManager
-from mcpnb.probekit.tasks_wire import ProbeTasks, task_support
+from mcpnb.probekit.tasks_wire import ProbeTasks, store_errors_middleware, task_support
 from mcpnb.probekit.taskstore import TaskStore, open_store
 from mcpnb.probekit.tools import all_tools
 from mcpnb.probekit.tools.apps import add_page
@@ -192,6 +192,8 @@ def create_server(
     base = Path(root if root is not None else Path.cwd()).resolve()
     if not base.is_dir():
         raise ValueError(f"probe-kit root {str(base)!r} is not a folder")
+    if max_concurrent_tasks < 1:  # 0 would leave every task queued forever
+        raise ValueError(f"max_concurrent_tasks must be 1 or more (got {max_concurrent_tasks})")
     manager = TaskManager(
         max_concurrent=max_concurrent_tasks,
         default_ttl_ms=task_ttl_ms,
@@ -231,6 +233,7 @@ def create_server(
             subscriptions=state.subscriptions.bus,
         )
     holder["server"] = server
+    server.middleware.append(store_errors_middleware(manager.store.url))  # outside the task methods
     server.middleware.append(ext.legacy_middleware())
     server.middleware.append(served.legacy_middleware())
     server.probe_state = state  # type: ignore[attr-defined]

@@ -6,13 +6,23 @@ a response stream may start with a priming event and may be closed early for the
 request (the conformance suite's ``server-sse-polling`` does exactly that) would then get a stream
 it cannot resume. This ASGI middleware remembers the version each session asked for at
 ``initialize`` and lifts an older header on that session's later requests up to it.
+
+It also gives each HTTP client a cookie of its own (:data:`~mcpnb.probekit.consents.CLIENT_COOKIE`)
+on its first answer, and counts the request that lacked one as carrying it: the 2026-07-28 era has
+no session, and a URL consent must be bound to the client that was asked
+(:mod:`mcpnb.probekit.consents`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
+
+from mcpnb.probekit.consents import CLIENT_COOKIE
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -26,22 +36,35 @@ SESSION_HEADER = b"mcp-session-id"
 MAX_SESSIONS = 10_000
 
 
-class SessionEra:
-    """Wraps the Streamable HTTP app; see the module docstring."""
+#: What a worker of several adds to the SDK's 404 "Session not found" (the 2025-11-25 spec's answer
+#: to an unknown session id, after which a client starts a new session, which again lands on any
+#: worker): why, and what to do, for the person reading the error.
+ONE_WORKER_SESSIONS = (
+    "Session not found: this probe-kit serves one port from several worker processes, and a "
+    "2025-11-25 session lives in the worker that opened it; this request reached another. Use the "
+    "2026-07-28 era here (the default), or a single-worker probe-kit for 2025-11-25 clients."
+)
 
-    def __init__(self, app: App) -> None:
+
+class SessionEra:
+    """Wraps the Streamable HTTP app; see the module docstring. ``workers``: how many processes
+    serve the port (more than one: an unknown session is explained, see :data:`ONE_WORKER_SESSIONS`)."""
+
+    def __init__(self, app: App, *, workers: int = 1) -> None:
         self.app = app
+        self.workers = workers
         self.versions: dict[str, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        send = _with_client_cookie(scope, send)
         headers = dict(scope.get("headers") or [])
         session = headers.get(SESSION_HEADER)
         if session is not None:
             self._lift(scope, headers, session.decode("latin-1"))
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, _explain_unknown_session(send) if self.workers > 1 else send)
         elif scope.get("method") == "POST":
             await self._watch_handshake(scope, receive, send)
         else:
@@ -85,6 +108,56 @@ class SessionEra:
         self.versions[session] = version
         while len(self.versions) > MAX_SESSIONS:
             self.versions.pop(next(iter(self.versions)))
+
+
+def _with_client_cookie(scope: Scope, send: Send) -> Send:
+    """``send``, setting a new client cookie on the answer if the request had none (the request
+    itself then counts as carrying it, so even a client's first call is told apart)."""
+    sent = b"; ".join(v for k, v in scope.get("headers") or [] if k == b"cookie").decode("latin-1")
+    jar: SimpleCookie = SimpleCookie()
+    with contextlib.suppress(CookieError):  # a malformed cookie header: give a fresh one
+        jar.load(sent)
+    if CLIENT_COOKIE in jar:
+        return send
+    token = secrets.token_urlsafe(18)
+    pair = f"{CLIENT_COOKIE}={token}"
+    others = [(k, v) for k, v in scope.get("headers") or [] if k != b"cookie"]
+    scope["headers"] = [*others, (b"cookie", (f"{sent}; {pair}" if sent else pair).encode("latin-1"))]
+    setting = f"{pair}; Path=/; HttpOnly; SameSite=Strict".encode("latin-1")
+
+    async def send_with_cookie(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*(message.get("headers") or []), (b"set-cookie", setting)]}
+        await send(message)
+
+    return send_with_cookie
+
+
+def _explain_unknown_session(send: Send) -> Send:
+    """``send``, with the SDK's 404 "Session not found" JSON-RPC error worded by
+    :data:`ONE_WORKER_SESSIONS` (still 404, still -32600: only the message says more)."""
+    held: list[Message] = []
+
+    async def explained(message: Message) -> None:
+        if message["type"] == "http.response.start" and message.get("status") == 404:
+            held.append(message)
+            return
+        if not held or message["type"] != "http.response.body":
+            await send(message)
+            return
+        start, body = held.pop(), message.get("body", b"")
+        try:
+            answer = json.loads(body)
+            if answer["error"]["message"] == "Session not found":
+                answer["error"]["message"] = ONE_WORKER_SESSIONS
+                body = json.dumps(answer).encode()
+        except (ValueError, KeyError, TypeError):
+            pass  # not the SDK's answer: as it was
+        headers = [(k, v) for k, v in start.get("headers") or [] if k != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({**message, "body": body, "more_body": False})
+
+    return explained
 
 
 def _initialize_version(body: bytes) -> str | None:

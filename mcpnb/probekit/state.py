@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpnb.probekit.consents import UrlConsents
 from mcpnb.probekit.logs import LogLevels
 from mcpnb.probekit.subscriptions import Subscriptions
 
@@ -27,8 +28,9 @@ class ProbeState:
     catalog_checksum: str = ""
     tasks: TaskManager | None = None
     tool_names: list[str] = field(default_factory=list)
-    #: URL elicitations answered with -32042 and not yet retried: the retry counts as "seen it".
-    url_asked: set[str] = field(default_factory=set)
+    #: URL elicitations answered with -32042 and not yet retried, by client: the retry of the
+    #: client that was asked counts as "seen it" (nobody else's).
+    url_asked: UrlConsents = field(default_factory=UrlConsents)
     #: The level each client chose with ``logging/setLevel`` (2025-11-25 era).
     log_levels: LogLevels = field(default_factory=LogLevels)
     #: Who subscribed to which resource, and the 2026-07-28 event bus.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import math
 import os
 import sys
 import time
@@ -29,7 +30,7 @@ from pydantic import BaseModel
 from mcpnb.probekit.responses import ProbeError, error_response
 from mcpnb.probekit.taskrecord import ANSWER, CANCEL, STATUSES, PendingInput, TaskRecord
 from mcpnb.probekit.taskshare import Running, Sharing, Wakers
-from mcpnb.probekit.taskstore import TERMINAL, TaskStore, TaskStoreError, open_store
+from mcpnb.probekit.taskstore import TERMINAL, NotBackYet, TaskStore, TaskStoreError, Written, open_store
 from mcpnb.probekit.taskstore.memory import MemoryStore
 
 __all__ = ["STATUSES", "TERMINAL", "PendingInput", "TaskError", "TaskIO", "TaskManager", "TaskRecord"]
@@ -122,7 +123,9 @@ class TaskManager(Sharing):
         )
         running = Running(record)
         fields = self._fields(record)
-        await self.store.insert(record.task_id, fields, created=now, expires_at=self._expiry(record))
+        expires_at = self._expiry(record)
+        await self.store.insert(record.task_id, fields, created=now, expires_at=expires_at)
+        running.stored_until = math.inf if expires_at is None else expires_at
         self._running[record.task_id] = running
         running.job = asyncio.get_running_loop().create_task(
             self._run(running, runner), name=f"probe-task-{tool}"
@@ -160,9 +163,12 @@ class TaskManager(Sharing):
         record.pending.clear()
         try:
             await self._touch(running, status=status, status_message=message)
-        except TaskStoreError as exc:  # kept here: the heartbeat saves it once the store answers again
+        except TaskStoreError:  # kept here: the heartbeat saves it once the store answers again
             running.unsaved = True
-            _log(f"could not save the end of task {record.task_id} yet: {exc}")
+            _log(
+                f"task {record.task_id} ended ({status}) while the task store {self.store.url} is not "
+                "answering; this worker keeps it and writes it once the store answers"
+            )
             return
         self._running.pop(record.task_id, None)
 
@@ -181,33 +187,52 @@ class TaskManager(Sharing):
         if status_message is not None:
             record.status_message = status_message
         record.updated = self.clock()
-        await self._save(running, strict=moved)
+        await self._save(running, strict=moved and record.terminal)
         self._wakers.wake(record.task_id)
         if moved and self.store.shared:
-            await self.store.publish(record.task_id)
+            await self._announce(record.task_id)
 
     async def _save(self, running: Running, *, strict: bool) -> None:
         """Write the live record (one write at a time per task, always the newest state).
 
-        A progress write that fails is only logged (the next heartbeat writes again); a status
-        change that cannot be written raises (``strict``). A refused write means another worker
-        ended the task (our lease ran out): stop the work, write nothing more.
+        A write the store cannot take waits for the next one or the heartbeat (the store says once
+        that it is down); only the task's end raises (``strict``), so that it is kept until saved.
+        A task *missing* from the store before the expiry this worker last gave it was lost by the
+        store (a Redis restarted without persistence): it is written back, with its TTL. A refused
+        write, or a task gone after that expiry, means it ended elsewhere (this worker's lease ran
+        out and another worker reported it): stop the work, write nothing more.
         """
         if running.lost:
             return
         async with running.lock:
             record = running.record
+            fields = self._fields(record)  # first: it renews the lease the expiry counts from
+            expires_at = self._expiry(record)
             try:
-                saved = await self.store.write(
-                    record.task_id, self._fields(record), expires_at=self._expiry(record)
-                )
-            except TaskStoreError as exc:
+                written = await self.store.write(record.task_id, fields, expires_at=expires_at)
+                if written is Written.MISSING and self.clock() < running.stored_until:
+                    await self.store.insert(
+                        record.task_id, fields, created=record.created, expires_at=expires_at
+                    )
+                    written = Written.SAVED
+                    _log(
+                        f"task {record.task_id} was missing from the task store {self.store.url} "
+                        "(restarted?); restored from this worker"
+                    )
+            except TaskStoreError:
                 if strict:
                     raise
-                _log(str(exc))
                 return
-        if not saved:
-            self._lose(running, "it was ended by another worker (this worker's lease on it ran out)")
+            if written:
+                running.stored_until = math.inf if expires_at is None else expires_at
+        if written is Written.MISSING:
+            self._lose(
+                running,
+                "its record expired from the task store while this worker could not write it "
+                "(for longer than its lease and TTL), so other workers may have reported it as failed",
+            )
+        elif not written:
+            self._lose(running, "another worker ended it (this worker's lease on it ran out)")
 
     def _fields(self, record: TaskRecord) -> dict[str, str]:
         if self.store.shared and not record.terminal:
@@ -247,6 +272,8 @@ class TaskManager(Sharing):
             return running.record
         fields = await self.store.read(task_id)
         if fields is None:
+            if self.store.shared and self.store.outage.just_back(self.lease_s):
+                raise NotBackYet(self.store.url, task_id)
             raise TaskError(f"No task {task_id!r}: unknown, or finished and dropped after its TTL expired.")
         return await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields)
 

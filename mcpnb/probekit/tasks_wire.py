@@ -37,6 +37,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from mcpnb.probekit.inputs import missing_capability
 from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord
+from mcpnb.probekit.taskstore import NotBackYet, TaskStoreError
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -138,6 +139,32 @@ def prepare(
         return await runner(io, **kwargs)
 
     return run
+
+
+def store_trouble(exc: TaskStoreError, url: str) -> MCPError:
+    """What a person reads when the task store fails a request: which store (password shown as
+    ``***``) and that trying again is the remedy, not a bare "Internal server error"."""
+    if isinstance(exc, NotBackYet):
+        message = (
+            f"the task store ({url}) came back from an outage moments ago and this task is not back "
+            "in it yet; try again in a moment"
+        )
+    else:
+        message = f"the task store ({url}) is not answering; try again in a moment"
+    return MCPError(code=INTERNAL_ERROR, message=message, data={"taskStore": url, "detail": str(exc)})
+
+
+def store_errors_middleware(url: str) -> Callable[..., Any]:
+    """Server middleware: a :class:`TaskStoreError` from any request (starting a task, tasks/*)
+    becomes :func:`store_trouble`'s error, as the one thing that failed, with no traceback."""
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        except TaskStoreError as exc:
+            raise store_trouble(exc, url) from None
+
+    return middleware
 
 
 def task_support(tool: Any) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,9 @@ from mcpnb.probekit.taskstore import TERMINAL, TaskStore, TaskStoreError
 
 #: Seconds between sweeps of expired tasks and index entries (stores that need it).
 SWEEP_EVERY = 30.0
+#: Seconds between heartbeats while the store is not answering: a task it lost is written back
+#: soon after it answers again (other workers say "not back yet" meanwhile, not "unknown").
+RETRY_WHILE_DOWN = 0.25
 
 
 @dataclass
@@ -40,6 +44,9 @@ class Running:
     reason: str | None = None  # why its job was cancelled, when not by a client
     lost: bool = False  # another worker ended it (our lease ran out): write nothing more
     unsaved: bool = False  # it ended, but the store did not take its end yet
+    #: Until when the store keeps what this worker last wrote (its expiry; inf: no expiry). A task
+    #: missing before then was lost by the store, not expired or ended elsewhere: it is put back.
+    stored_until: float = math.inf
 
 
 class Wakers:
@@ -90,8 +97,12 @@ class Sharing:
         async def get(self, task_id: str) -> TaskRecord: ...
 
     def _lose(self, running: Running, why: str) -> None:
+        """Stop a task here without writing anything more about it, and say so (once)."""
+        if running.lost:
+            return
         running.lost = True
         running.reason = f"cancelled here: {why}"
+        _log(f"task {running.record.task_id} ({running.record.tool}) stopped on this worker: {why}")
         if running.job is not None and not running.job.done() and running.job is not asyncio.current_task():
             running.job.cancel()
 
@@ -110,8 +121,7 @@ class Sharing:
             try:
                 await self.store.listen(self._heard)
                 return
-            except TaskStoreError as exc:
-                _log(f"{exc}; listening again in 1 s")
+            except TaskStoreError:  # the store says once that it is down
                 await asyncio.sleep(1.0)
 
     def _heard(self, task_id: str) -> None:
@@ -127,7 +137,8 @@ class Sharing:
         what other workers asked of it; now and then sweep expired tasks."""
         swept = self.clock()
         while True:
-            await asyncio.sleep(self.lease_s / 4)
+            beat = self.lease_s / 4
+            await asyncio.sleep(min(beat, RETRY_WHILE_DOWN) if self.store.outage.down else beat)
             try:
                 mine = [r for r in self._running.values() if not r.record.terminal]
                 for running in mine:
@@ -137,8 +148,8 @@ class Sharing:
                 if self.clock() - swept >= SWEEP_EVERY:
                     swept = self.clock()
                     await self.store.sweep()
-            except TaskStoreError as exc:
-                _log(str(exc))
+            except TaskStoreError:  # the store says once that it is down; the next beat tries again
+                pass
 
     async def _save_ends(self) -> None:
         """Write the ends the store did not take when they happened (it was down or busy)."""
@@ -147,7 +158,7 @@ class Sharing:
             running.unsaved = False
             self._running.pop(running.record.task_id, None)
             self._wakers.wake(running.record.task_id)
-            await self.store.publish(running.record.task_id)
+            await self._announce(running.record.task_id)
 
     async def _check(self, runnings: list[Running]) -> None:
         """Act on what other workers wrote into our running tasks: cancel, answers, or their end."""
@@ -155,15 +166,17 @@ class Sharing:
             return
         try:
             found = await self.store.read_many([r.record.task_id for r in runnings])
-        except TaskStoreError as exc:
-            _log(str(exc))
+        except TaskStoreError:  # said once by the store; the next heartbeat reads again
             return
         for running, fields in zip(runnings, found, strict=True):
             job = running.job
             if fields is None or job is None or job.done() or running.record.terminal:
                 continue
             if fields.get("status") in TERMINAL:
-                self._lose(running, "it was ended by another worker (this worker's lease on it ran out)")
+                self._lose(
+                    running,
+                    f"another worker ended it as {fields['status']} (this worker's lease on it ran out)",
+                )
             elif fields.get(CANCEL):
                 job.cancel()
             else:
@@ -175,7 +188,13 @@ class Sharing:
     async def _send(self, task_id: str, name: str, value: str) -> None:
         """Leave a request in a task another worker runs, and tell it."""
         await self.store.add(task_id, name, value)
-        await self.store.publish(task_id)
+        await self._announce(task_id)
+
+    async def _announce(self, task_id: str) -> None:
+        """Tell the other workers that a task changed, if the store can now: a notice is only a
+        hint (every worker also re-reads what it waits on), so a store that is down loses none."""
+        with contextlib.suppress(TaskStoreError):
+            await self.store.publish(task_id)
 
     async def _unless_lost(self, record: TaskRecord, fields: dict[str, str]) -> TaskRecord:
         """A task whose worker stopped renewing its lease is over: end it, saying why (once)."""
@@ -189,7 +208,7 @@ class Sharing:
         else:
             record.status = "failed"
             record.status_message = (
-                f"The probe-kit worker running this task ({record.owner}) stopped before it finished "
+                f"The probe-kit worker running this task, {record.owner}, stopped before it finished "
                 f"(no heartbeat since {since}); its work is lost. Run the tool again."
             )
         record.finished = record.updated = now
@@ -200,7 +219,7 @@ class Sharing:
         )
         if not saved:  # its worker came back, or another reader ended it first: read what is there
             return await self.get(record.task_id)
-        await self.store.publish(record.task_id)
+        await self._announce(record.task_id)
         return record
 
 

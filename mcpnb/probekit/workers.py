@@ -16,10 +16,17 @@ import os
 import socket
 import sys
 
-from mcpnb.probekit.taskstore import TaskStoreError, open_store
+from mcpnb.probekit.taskstore import TaskStoreError, open_store, safe_url
 
 LOOPBACK = "127.0.0.1"
 BACKLOG = 2048
+#: The protocol eras a client can use, by whether one worker or several serve the port.
+ONE_WORKER_ERAS = "2026-07-28 and 2025-11-25"
+MANY_WORKERS_ERAS = (
+    "2026-07-28 only (a 2025-11-25 session lives in the worker that opened it and the next request "
+    "may land on another; serve 2025-11-25 clients from a single-worker probe-kit on its own port "
+    "with the same --task-store)"
+)
 
 
 def check_workers(workers: int, store_url: str | None) -> str | None:
@@ -39,6 +46,51 @@ def check_workers(workers: int, store_url: str | None) -> str | None:
             "--task-store sqlite:///path/tasks.db (one machine) or --task-store redis://127.0.0.1:6379/0"
         )
     return None
+
+
+def check_store(store_url: str | None) -> str | None:
+    """Why the task store cannot be used now (a Redis that is not running, a file that cannot be
+    written), or None. Checked before serving: otherwise the URL is printed, plain calls work and
+    every task fails."""
+    import asyncio
+
+    try:
+        store = open_store(store_url)
+    except TaskStoreError as exc:
+        return str(exc)
+    if not store.shared:
+        return None
+
+    async def ping() -> None:
+        try:
+            await store.ping()
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(ping())
+    except TaskStoreError as exc:
+        return (
+            f"the task store {store.url} is not answering ({_cause(exc)}): start it (for Redis, e.g. "
+            "redis-server --port PORT --save '' --appendonly no) or fix --task-store"
+        )
+    return None
+
+
+def _cause(exc: TaskStoreError) -> str:
+    text = str(exc)
+    return text.split(" failed: ", 1)[1] if " failed: " in text else text
+
+
+def startup_line(workers: int, store_url: str | None) -> str:
+    """The second line at start (on stderr; the first, on stdout, is the URL): how many workers,
+    which task store (password shown as ``***``), and the protocol eras clients can use."""
+    from mcpnb.probekit.taskstore import DEFAULT_URL, ENV
+
+    store = safe_url((store_url or os.environ.get(ENV) or DEFAULT_URL).strip())
+    count = f"{workers} worker{'s' if workers != 1 else ''}"
+    eras = ONE_WORKER_ERAS if workers == 1 else MANY_WORKERS_ERAS
+    return f"probe-kit: {count}, task store {store}; protocol eras: {eras}"
 
 
 def reachable_warning(host: str, port: int) -> str | None:
@@ -76,10 +128,13 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
     actual = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"http://{shown}:{actual}/mcp", flush=True)  # the first line: a parent process reads it
+    print(startup_line(workers, env.get("MCP_TASK_STORE")), file=sys.stderr, flush=True)
     warning = reachable_warning(host, actual)
     if warning:
         print(warning, file=sys.stderr, flush=True)
-    os.environ.update(env)  # the workers (spawned) inherit it and build the same server
+    from mcpnb.probekit.app import WORKERS_ENV
+
+    os.environ.update({**env, WORKERS_ENV: str(workers)})  # the workers (spawned) inherit it
     config = uvicorn.Config(
         "mcpnb.probekit.app:create_app",
         factory=True,

@@ -12,6 +12,7 @@ import pytest
 from mcp import types
 
 from mcpnb.probekit import create_server
+from tests.probekit.stores import own_redis  # noqa: F401  (a fixture: a redis-server a test may kill)
 
 VULNERABLE = textwrap.dedent(
     """

@@ -88,6 +88,53 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait(timeout=10)
 
 
+class RedisProcess:
+    """A redis-server of one test's own (free loopback port, its own folder, no persistence) that
+    the test can kill (SIGKILL, as a crash or ``kill -9``) and start again on the same port, empty."""
+
+    def __init__(self, folder: Path) -> None:
+        self.binary = shutil.which("redis-server")
+        if self.binary is None:
+            pytest.fail("redis-server is not installed: .ci/run installs it (apt-get install redis-server)")
+        self.folder, self.port = folder, free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--daemonize", "no", "--dir", str(self.folder),
+             "--logfile", str(self.folder / "redis.log")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
+        )  # fmt: skip
+        for _ in range(500):
+            if _ping(self.port):
+                return
+            if self.proc.poll() is not None:
+                pytest.fail(f"redis-server exited: {(self.folder / 'redis.log').read_text()[-2000:]}")
+            time.sleep(0.02)
+        pytest.fail("redis-server did not answer PING within 10 s")
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A redis-server this test alone uses, and may kill and start again."""
+    redis = RedisProcess(tmp_path)
+    try:
+        yield redis
+    finally:
+        redis.kill()
+
+
 def flush(redis_url: str) -> None:
     port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
     assert _command(port, "FLUSHALL").startswith(b"+OK")

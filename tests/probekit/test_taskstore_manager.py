@@ -153,7 +153,7 @@ async def test_a_worker_that_vanishes_leaves_a_failed_task_that_says_why(workers
     await vanish(a)
     await b._send(asked.task_id, "cancel", "1")  # nobody is there to hear it
     failed = await until(status_of(b, lost.task_id, "failed"))
-    assert f"worker running this task ({a.worker}) stopped before it finished" in failed.status_message
+    assert f"worker running this task, {a.worker}, stopped before it finished" in failed.status_message
     assert failed.result is None and failed.finished is not None
     again = await b.get(lost.task_id)
     assert (again.status, again.status_message) == ("failed", failed.status_message)  # ended once

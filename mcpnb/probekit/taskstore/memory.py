@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Clock, Fields, TaskStore
+from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Clock, Fields, TaskStore, Written
 
 
 class MemoryStore(TaskStore):
@@ -47,15 +47,17 @@ class MemoryStore(TaskStore):
         expires_at: float | None,
         unless_terminal: bool = True,
         lease_before: float | None = None,
-    ) -> bool:
+    ) -> Written:
         current = self._live(task_id)
-        if current is None or (unless_terminal and current.get(STATUS) in TERMINAL):
-            return False
+        if current is None:
+            return Written.MISSING
+        if unless_terminal and current.get(STATUS) in TERMINAL:
+            return Written.REFUSED
         if lease_before is not None and float(current.get(LEASE) or 0) >= lease_before:
-            return False
+            return Written.REFUSED
         current.update(fields)
         self._tasks[task_id] = (current, expires_at)
-        return True
+        return Written.SAVED
 
     async def add(self, task_id: str, name: str, value: str) -> bool:
         current = self._live(task_id)

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from mcpnb.probekit.taskstore import Fields, TaskStore, TaskStoreError
+from mcpnb.probekit.taskstore import Fields, TaskStore, TaskStoreError, Written
 
 T = TypeVar("T")
 PREFIX = "probekit:"
@@ -36,16 +35,16 @@ MAX_CONNECTIONS = 32
 
 _TERMINAL_LUA = "s == 'completed' or s == 'failed' or s == 'cancelled'"
 # KEYS[1]: the task; ARGV: unless_terminal ('1'|'0'), lease_before ('' = no check),
-# expire-at in ms ('' = never), then field/value pairs.
+# expire-at in ms ('' = never), then field/value pairs. Returns 1 written, 0 missing, -1 refused.
 WRITE = f"""
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[1] == '1' then
   local s = redis.call('HGET', KEYS[1], 'status')
-  if {_TERMINAL_LUA} then return 0 end
+  if {_TERMINAL_LUA} then return -1 end
 end
 if ARGV[2] ~= '' then
   local lease = tonumber(redis.call('HGET', KEYS[1], 'lease') or '0') or 0
-  if lease >= tonumber(ARGV[2]) then return 0 end
+  if lease >= tonumber(ARGV[2]) then return -1 end
 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 if ARGV[3] == '' then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
@@ -113,18 +112,25 @@ class RedisStore(TaskStore):
 
         try:
             async with asyncio.timeout(OPERATION_TIMEOUT):
-                return await fn(self._redis())
+                found = await fn(self._redis())
         except RedisError as exc:
-            raise TaskStoreError(f"task store {self.url}: {what} failed: {exc}") from exc
+            error = TaskStoreError(f"task store {self.url}: {what} failed: {exc}")
+            self.outage.failed(error)
+            raise error from exc
         except TimeoutError:
-            raise TaskStoreError(
+            error = TaskStoreError(
                 f"task store {self.url}: {what} got no answer within {OPERATION_TIMEOUT:g} s"
-            ) from None
+            )
+            self.outage.failed(error)
+            raise error from None
+        self.outage.answered()
+        return found
 
     # ------------------------------------------------------------------ the interface
     async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
         async def run(r: Any) -> None:
             async with r.pipeline(transaction=True) as pipe:
+                pipe.delete(key(task_id))  # a task put back replaces whatever was left of it
                 pipe.hset(key(task_id), mapping=fields)
                 if expires_at is not None:
                     pipe.pexpireat(key(task_id), int(expires_at * 1000))
@@ -154,14 +160,18 @@ class RedisStore(TaskStore):
         expires_at: float | None,
         unless_terminal: bool = True,
         lease_before: float | None = None,
-    ) -> bool:
+    ) -> Written:
         pairs = [item for pair in fields.items() for item in pair]
         args = ["1" if unless_terminal else "0", "" if lease_before is None else repr(lease_before)]
 
         async def run(r: Any) -> Any:
             return await self._scripts["write"](keys=[key(task_id)], args=[*args, _ms(expires_at), *pairs])
 
-        return bool(await self._do("write", run))
+        done = int(await self._do("write", run))
+        return Written.SAVED if done > 0 else Written.MISSING if done == 0 else Written.REFUSED
+
+    async def ping(self) -> None:
+        await self._do("ping", lambda r: r.ping())
 
     async def add(self, task_id: str, name: str, value: str) -> bool:
         async def run(r: Any) -> Any:
@@ -217,12 +227,13 @@ class RedisStore(TaskStore):
             pubsub = self._redis().pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(CHANNEL)
+                self.outage.answered()
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
                     if message is not None and message.get("type") == "message":
                         on_change(str(message["data"]))
-            except (RedisError, OSError) as exc:
-                print(f"[probe-kit] task store {self.url}: listening failed ({exc})", file=sys.stderr)
+            except (RedisError, OSError) as exc:  # said once per outage, not once a second
+                self.outage.failed(TaskStoreError(f"task store {self.url}: listening failed: {exc}"))
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()

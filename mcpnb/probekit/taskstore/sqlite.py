@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import sqlite3
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Fields, TaskStore, TaskStoreError
+from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Fields, TaskStore, TaskStoreError, Written
 
 T = TypeVar("T")
 
@@ -66,7 +65,13 @@ class SqliteStore(TaskStore):
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._thread is None:
             self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="probe-kit-sqlite")
-        return await asyncio.get_running_loop().run_in_executor(self._thread, self._run, fn)
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(self._thread, self._run, fn)
+        except TaskStoreError as exc:  # a locked, vanished or unwritable file
+            self.outage.failed(exc)
+            raise
+        self.outage.answered()
+        return found
 
     def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._db is None:
@@ -103,9 +108,10 @@ class SqliteStore(TaskStore):
     # ------------------------------------------------------------------ the interface
     async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
         def run(db: sqlite3.Connection) -> None:
-            with _transaction(db):
+            with _transaction(db):  # a task put back replaces whatever was left of it (expired, unswept)
+                db.execute("DELETE FROM fields WHERE id = ?", (task_id,))
                 db.execute(
-                    "INSERT INTO tasks (id, created, expires) VALUES (?, ?, ?)",
+                    "INSERT OR REPLACE INTO tasks (id, created, expires) VALUES (?, ?, ?)",
                     (task_id, created, expires_at),
                 )
                 self._set(db, task_id, fields)
@@ -128,19 +134,21 @@ class SqliteStore(TaskStore):
         expires_at: float | None,
         unless_terminal: bool = True,
         lease_before: float | None = None,
-    ) -> bool:
+    ) -> Written:
         now = time.time()
 
-        def run(db: sqlite3.Connection) -> bool:
+        def run(db: sqlite3.Connection) -> Written:
             with _transaction(db):
                 current = self._fields(db, task_id, now)
-                if current is None or (unless_terminal and current.get(STATUS) in TERMINAL):
-                    return False
+                if current is None:
+                    return Written.MISSING
+                if unless_terminal and current.get(STATUS) in TERMINAL:
+                    return Written.REFUSED
                 if lease_before is not None and float(current.get(LEASE) or 0) >= lease_before:
-                    return False
+                    return Written.REFUSED
                 self._set(db, task_id, fields)
                 db.execute("UPDATE tasks SET expires = ? WHERE id = ?", (expires_at, task_id))
-                return True
+                return Written.SAVED
 
         return await self._call(run)
 
@@ -211,8 +219,7 @@ class SqliteStore(TaskStore):
                         "SELECT seq, task_id FROM changes WHERE seq > ? ORDER BY seq", (seen,)
                     ).fetchall()
                 )
-            except TaskStoreError as exc:  # a locked or vanished file: say so, keep listening
-                print(f"[probe-kit] {exc}; retrying", file=sys.stderr)
+            except TaskStoreError:  # a locked or vanished file: said once (by the outage), keep listening
                 continue
             for seq, task_id in rows:
                 last = seq

@@ -5,7 +5,6 @@ Elicitation goes through the SDK's ``Resolve``/``Elicit`` markers, which work in
 cancel is a normal, clean result: a person saying no is not an error.
 """
 
-import hashlib
 import re
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -17,6 +16,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, create_model
 
 from mcpnb.probekit import schemas
+from mcpnb.probekit.consents import elicitation_id as consent_id
+from mcpnb.probekit.consents import requester
 from mcpnb.probekit.paths import read_text
 from mcpnb.probekit.responses import Payload, ProbeError, error_response, structured
 from mcpnb.probekit.state import ProbeState
@@ -149,15 +150,15 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         except ProbeError as exc:
             return error_response(str(exc))
         url = _page_url(state, file)
-        elicitation_id = "open-" + hashlib.sha256(url.encode()).hexdigest()[:12]
+        who = requester(ctx.request_context.request)  # the consent is this client's, nobody else's
+        elicitation_id = consent_id(who, url)
         message = f"Open the local page {path}?"
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         mode = via if via != "auto" else ("error" if modern else "elicit")
         action = "accept"
-        came_back = elicitation_id in state.url_asked  # the retry after -32042: the person saw it
-        state.url_asked.discard(elicitation_id)
+        came_back = state.url_asked.came_back(who, elicitation_id)  # its retry after -32042: seen
         if mode == "error" and not (confirmed or came_back):
-            state.url_asked.add(elicitation_id)
+            state.url_asked.ask(who, elicitation_id)
             raise UrlElicitationRequiredError(
                 [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
             )

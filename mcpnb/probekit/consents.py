@@ -1,0 +1,65 @@
+"""URL consent (the -32042 "open this page first" answer) remembered per client, never per page.
+
+``open_local_page`` answers -32042 and counts the client's retry of the same call as "the person
+saw the page". That memory must belong to the client that was asked: one student's unanswered
+request let another student's identical call open without being asked (the 2025-11-25 spec:
+servers MUST bind elicitation requests to the client). Who the client is:
+
+- a 2025-11-25 session over HTTP: its ``Mcp-Session-Id``;
+- 2026-07-28 over HTTP has no session, and the retry of a -32042 call is the same call again
+  (that era's own URL flow echoes a ``requestState`` instead; -32042 is 2025-11-25's): probe-kit's
+  HTTP app gives every HTTP client a cookie of its own (:data:`CLIENT_COOKIE`, set by
+  :class:`~mcpnb.probekit.sessionera.SessionEra`), which HTTP clients send back by themselves;
+  a client that keeps no cookies is simply asked again each time (``confirmed=true`` still opens);
+- stdio and in-process: the transport has one client.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from typing import Any
+
+#: The cookie that tells probe-kit's HTTP clients apart (random, set on the first answer).
+CLIENT_COOKIE = "probekit-client"
+#: Consents waiting for their retry, at most (oldest forgotten first: that client is asked again).
+MAX_WAITING = 10_000
+
+
+def requester(request: Any) -> str | None:
+    """Who made this request (``request``: the HTTP request, None on stdio and in-process), or None
+    when it cannot be told (an HTTP client without session or cookie)."""
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return "local"
+    session = headers.get("mcp-session-id")
+    if session:
+        return f"session:{session}"
+    cookie = getattr(request, "cookies", {}).get(CLIENT_COOKIE)
+    return f"client:{cookie}" if cookie else None
+
+
+def elicitation_id(who: str | None, url: str) -> str:
+    """The id of one client's consent to one page: the same for that client's retry, another for
+    anyone else (it says nothing about the client: a hash)."""
+    return "open-" + hashlib.sha256(f"{who}\n{url}".encode()).hexdigest()[:12]
+
+
+class UrlConsents:
+    """The -32042 answers a worker gave and whose retry it waits for, by client."""
+
+    def __init__(self) -> None:
+        self._waiting: OrderedDict[tuple[str, str], None] = OrderedDict()
+
+    def ask(self, who: str | None, elicitation: str) -> None:
+        if who is None:
+            return  # nobody to hold it for: the retry is asked again
+        self._waiting[(who, elicitation)] = None
+        while len(self._waiting) > MAX_WAITING:
+            self._waiting.popitem(last=False)
+
+    def came_back(self, who: str | None, elicitation: str) -> bool:
+        """True once for the retry of what this very client was asked."""
+        if who is None:
+            return False
+        return self._waiting.pop((who, elicitation), 0) is None
