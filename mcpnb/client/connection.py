@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import math
 import random
+import re
 import time
 import weakref
 from collections import deque
@@ -93,6 +94,8 @@ def _load_sdk() -> None:
     install()  # the SDK's loggers exist now: hide credentials, route its warnings to server logs
 
 
+#: A server's "Session not found" that says no more (probe-kit's own says why itself).
+_BARE_FORGOT = re.compile(r"Session not found(?: \(MCP error|;|$)")
 #: Why a server answers "Session not found" to the session it has just started, and what to do.
 FORGOT_SESSION = (
     "the server did not know the session it had just started: several server processes behind one "
@@ -380,7 +383,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             said = answer.message if answer is not None and answer.status == status else None
             return http_refusal(status, said, self.safe(self.config.target), self.transport if hint else "")
         reason = describe(exc)
-        if "Session not found" in reason and FORGOT_SESSION not in reason:  # another process answered
+        if _BARE_FORGOT.search(reason) and FORGOT_SESSION not in reason:  # another process answered
             reason += f"; {FORGOT_SESSION}"
         return self._with_last_words(reason)
 
