@@ -110,10 +110,17 @@ class SessionEra:
             self.versions.pop(next(iter(self.versions)))
 
 
+#: The client cookie as it appears in a ``Cookie`` header (a quick look before any parsing).
+_MINE = f"{CLIENT_COOKIE}=".encode()
+
+
 def _with_client_cookie(scope: Scope, send: Send) -> Send:
     """``send``, setting a new client cookie on the answer if the request had none (the request
     itself then counts as carrying it, so even a client's first call is told apart)."""
-    sent = b"; ".join(v for k, v in scope.get("headers") or [] if k == b"cookie").decode("latin-1")
+    cookies = [v for k, v in scope.get("headers") or [] if k == b"cookie"]
+    if any(_MINE in v for v in cookies):  # every request after a client's first: no parsing
+        return send
+    sent = b"; ".join(cookies).decode("latin-1")
     jar: SimpleCookie = SimpleCookie()
     with contextlib.suppress(CookieError):  # a malformed cookie header: give a fresh one
         jar.load(sent)
