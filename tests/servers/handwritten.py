@@ -28,3 +28,35 @@ def requests() -> Iterator[tuple[str, Any, dict[str, Any]]]:
         if request_id is None or method is None:
             continue
         yield method, request_id, message.get("params") or {}
+
+
+#: The stateless revision a hand-written server speaks when started as ``modern``.
+MODERN = "2026-07-28"
+
+
+def cache(era: str) -> dict[str, Any]:
+    """What a 2026-07-28 server says of how long a listing or discovery may be kept (both fields
+    required there); nothing on 2025-11-25."""
+    return {"cacheScope": "private", "ttlMs": 0} if era == "modern" else {}
+
+
+def greeting(
+    method: str,
+    params: dict[str, Any],
+    era: str,
+    name: str,
+    capabilities: dict[str, Any],
+    legacy_capabilities: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:
+    """The answer to the era's opening request (``server/discover`` on 2026-07-28, ``initialize``
+    on 2025-11-25; ``legacy_capabilities`` where that era's differ), None for any other request."""
+    if method == "server/discover" and era == "modern":
+        server = {"io.modelcontextprotocol/serverInfo": {"name": name, "version": "1.0"}}
+        return {**cache(era), "supportedVersions": [MODERN], "capabilities": capabilities, "_meta": server}
+    if method == "initialize" and era == "legacy":
+        return {
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "capabilities": capabilities if legacy_capabilities is None else legacy_capabilities,
+            "serverInfo": {"name": name, "version": "1.0"},
+        }
+    return None

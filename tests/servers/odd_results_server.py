@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import sys
 
-from handwritten import requests, send
+from handwritten import cache, greeting, requests, send
 
 ERA = sys.argv[1] if len(sys.argv) > 1 else "legacy"
-MODERN = "2026-07-28"
 
 OBJECT = {"type": "object"}
 TOOLS = [
@@ -64,7 +63,7 @@ RESULTS = {
     "list_meta": {"content": [{"type": "text", "text": "tagged"}], "_meta": ["a", "b"]},
 }
 #: What a 2026-07-28 server says of how long a listing or discovery may be kept (both required).
-CACHE = {"cacheScope": "private", "ttlMs": 0} if ERA == "modern" else {}
+CACHE = cache(ERA)
 
 
 def answer(request_id: object, result: dict) -> None:
@@ -75,25 +74,9 @@ def answer(request_id: object, result: dict) -> None:
 
 def main() -> None:
     for method, request_id, params in requests():
-        if method == "server/discover" and ERA == "modern":
-            answer(
-                request_id,
-                {
-                    **CACHE,
-                    "supportedVersions": [MODERN],
-                    "capabilities": {"tools": {}},
-                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "odd", "version": "1.0"}},
-                },
-            )
-        elif method == "initialize" and ERA == "legacy":
-            answer(
-                request_id,
-                {
-                    "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "odd", "version": "1.0"},
-                },
-            )
+        opening = greeting(method, params, ERA, "odd", {"tools": {}})
+        if opening is not None:
+            answer(request_id, opening)
         elif method == "ping":
             answer(request_id, {})
         elif method == "tools/list":

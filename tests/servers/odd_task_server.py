@@ -26,11 +26,10 @@ import itertools
 import sys
 from typing import Any
 
-from handwritten import requests, send
+from handwritten import cache, greeting, requests, send
 from odd_results_server import RESULTS, TOOLS
 
 ERA = sys.argv[1] if len(sys.argv) > 1 else "legacy"
-MODERN = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -60,7 +59,7 @@ TASK_TOOLS += [
     {"name": name, "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
     for name in NO_OBJECT
 ]
-CACHE = {"cacheScope": "private", "ttlMs": 0} if ERA == "modern" else {}
+CACHE = cache(ERA)
 _ids = itertools.count(1)
 #: Each task by id: its result (what its tool answered), the ``tasks/get`` it is still ``working``
 #: for (``polls``), whether its TTL is null (``unlimited``), and the ``_meta`` every ``tasks/get``
@@ -164,27 +163,14 @@ def tasks_request(method: str, request_id: object, params: dict[str, Any]) -> No
 
 
 def main() -> None:
+    legacy_tasks = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
     for method, request_id, params in requests():
-        if method == "server/discover" and ERA == "modern":
-            answer(
-                request_id,
-                {
-                    **CACHE,
-                    "supportedVersions": [MODERN],
-                    "capabilities": {"tools": {}, "extensions": {TASKS: {}}},
-                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "odd-tasks", "version": "1.0"}},
-                },
-            )
-        elif method == "initialize" and ERA == "legacy":
-            tasks = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
-            answer(
-                request_id,
-                {
-                    "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                    "capabilities": {"tools": {}, "tasks": tasks},
-                    "serverInfo": {"name": "odd-tasks", "version": "1.0"},
-                },
-            )
+        opening = greeting(
+            method, params, ERA, "odd-tasks", {"tools": {}, "extensions": {TASKS: {}}},
+            legacy_capabilities={"tools": {}, "tasks": legacy_tasks},
+        )  # fmt: skip
+        if opening is not None:
+            answer(request_id, opening)
         elif method == "ping":
             answer(request_id, {})
         elif method == "tools/list":

@@ -134,6 +134,14 @@ def seen_statuses(handle: TaskHandle) -> list[str]:
 ODD_TASKS = str(Path(__file__).resolve().parents[2] / "servers" / "odd_task_server.py")
 
 
+def odd_client(era: str) -> Client:
+    """A bare ``mcp.Client`` (not a pool) of the hand-written task server, in ``era``: tasks as the
+    SDK's session carries them, with the tasks extension asked for on 2026-07-28."""
+    params = StdioServerParameters(command=sys.executable, args=[ODD_TASKS, era])
+    kwargs: dict[str, Any] = {"mode": "legacy"} if era == "legacy" else {"extensions": [tasks_extension()]}
+    return Client(params, **kwargs)
+
+
 @pytest.fixture(params=["legacy", "modern"])
 def odd(request: Any, pool: Any) -> tuple[Any, str]:
     """A pool connected to the hand-written task server as ``odd``, in the era the test is run for."""

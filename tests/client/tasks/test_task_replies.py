@@ -23,17 +23,16 @@ without task support: no answer at once to be had there).
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from mcpnb.client.contents import AS_SENT
-from mcpnb.client.tasks import TaskResultError, TaskState, start_task, tasks_extension
+from mcpnb.client.tasks import TaskResultError, TaskState, start_task
 
-from .conftest import ODD_TASKS
+from .conftest import ODD_TASKS, odd_client
 
 #: What a 2025-11-25 and a 2026-07-28 task whose tool result has ``isError: true`` ends as.
 TOOL_ERROR_STATUS = {"legacy": "failed", "modern": "completed"}
@@ -63,9 +62,7 @@ def test_a_poll_whose_meta_is_no_object_keeps_the_task_and_says_so_once(odd, met
 @pytest.mark.anyio
 async def test_a_poll_whose_meta_is_no_object_is_read_by_a_bare_client_too(era):
     # start_task over an mcp.Client, not a pool: the same reading, the same words
-    params = StdioServerParameters(command=sys.executable, args=[ODD_TASKS, era])
-    kwargs: dict[str, Any] = {"mode": "legacy"} if era == "legacy" else {"extensions": [tasks_extension()]}
-    async with Client(params, **kwargs) as client:
+    async with odd_client(era) as client:
         handle = await start_task(client, "worded_error", {"poll_meta": ["x"]})
         result = await handle
     assert result.text == "disk full" and handle.state.raw["_meta"] == {AS_SENT: ["x"]}

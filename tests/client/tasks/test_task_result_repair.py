@@ -15,7 +15,6 @@ extension; server-everything's 2025-11-25 tasks, through a bare ``mcp.Client``).
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import anyio
@@ -23,9 +22,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mcpnb.client.contents import AS_SENT
-from mcpnb.client.tasks import start_task, tasks_extension
+from mcpnb.client.tasks import start_task
 
-from .conftest import ODD_TASKS
+from .conftest import odd_client
 
 HOLOGRAM = {"type": "hologram", "data": "zzz", "angle": [1, 2.5]}
 VERSION = {"legacy": "2025-11-25", "modern": "2026-07-28"}
@@ -122,9 +121,7 @@ def test_a_well_formed_task_result_says_nothing(odd):
 @pytest.mark.anyio
 async def test_a_bare_clients_task_result_is_read_the_same_way(era):
     # start_task over an mcp.Client, not a pool: the session's own call_tool is not mcpnb's there
-    params = StdioServerParameters(command=sys.executable, args=[ODD_TASKS, era])
-    kwargs: dict[str, Any] = {"mode": "legacy"} if era == "legacy" else {"extensions": [tasks_extension()]}
-    async with Client(params, **kwargs) as client:
+    async with odd_client(era) as client:
         handle = await start_task(client, "worded_error")
         result = await handle
         assert handle.status == "completed" and result.is_error and result.text == "disk full"
