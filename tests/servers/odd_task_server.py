@@ -17,7 +17,10 @@ takes, among its arguments:
 - ``polls: n``: the task stays ``working`` for the first ``n`` ``tasks/get``;
 - ``poll_meta: value``: every ``tasks/get`` reply carries ``value`` as its own top-level
   ``_meta`` (a list or a string: no object, which MCP requires there);
-- ``unlimited: true``: the task's TTL is ``null`` (kept as long as the server likes).
+- ``unlimited: true``: the task's TTL is ``null`` (kept as long as the server likes);
+- ``fails_with: value``: the task ends ``failed``; on 2026-07-28 its ``tasks/get`` reply carries
+  ``value`` as the task's ``error`` (the spec has a JSON-RPC error object there; a string or a
+  list is what an odd server sends), on 2025-11-25 ``tasks/result`` refuses with ``value`` as text.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ TASK_TOOLS.append(
                 "polls": {"type": "integer"},
                 "unlimited": {"type": "boolean"},
                 "poll_meta": {},
+                "fails_with": {},
             },
         },
         "execution": {"taskSupport": "optional"},
@@ -125,6 +129,8 @@ def call(request_id: object, params: dict[str, Any]) -> None:
     }
     if "poll_meta" in arguments:
         _tasks[task_id]["meta"] = arguments["poll_meta"]
+    if "fails_with" in arguments:
+        _tasks[task_id]["error"] = arguments["fails_with"]
     if ERA == "modern":
         answer(request_id, {"resultType": "task", **task(task_id, "working")})
     else:
@@ -136,9 +142,12 @@ def polled(task_id: str) -> dict[str, Any]:
     ``completed`` (2026-07-28: its result with it, as SEP-2663 has it), the odd ``_meta`` asked for."""
     kept = _tasks[task_id]
     kept["polls"] -= 1
-    reply = task(task_id, "working" if kept["polls"] >= 0 else "completed")
+    ended = "failed" if "error" in kept else "completed"
+    reply = task(task_id, "working" if kept["polls"] >= 0 else ended)
     if ERA == "modern" and reply["status"] == "completed":
         reply["result"] = kept["result"]
+    if ERA == "modern" and reply["status"] == "failed":
+        reply["error"] = kept["error"]
     if "meta" in kept:
         reply["_meta"] = kept["meta"]
     return reply
@@ -150,6 +159,8 @@ def tasks_request(method: str, request_id: object, params: dict[str, Any]) -> No
         refuse(request_id, -32602, f"Unknown task: {task_id}")
     elif method == "tasks/get":
         answer(request_id, polled(task_id))
+    elif method == "tasks/result" and ERA == "legacy" and "error" in _tasks[task_id]:
+        refuse(request_id, -32603, str(_tasks[task_id]["error"]))
     elif method == "tasks/result" and ERA == "legacy":
         result = _tasks[task_id]["result"]
         # SEP-1686: the result names its task (kept as sent where it has a _meta, or is no object)

@@ -12,6 +12,7 @@ from mcpnb.client.tasks.errors import (
     TaskError,
     TaskExpiredError,
     TaskInputRequiredError,
+    TaskRefusedError,
     TaskResultError,
     TaskTimeoutError,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "TaskHandle",
     "TaskInputRequiredError",
     "TaskListing",
+    "TaskRefusedError",
     "TaskRegistry",
     "TaskResultError",
     "TaskState",

@@ -38,6 +38,16 @@ class TaskResultError(TaskError):
         self.sent = sent
 
 
+class TaskRefusedError(TaskError):
+    """2025-11-25's ``tasks/result`` answered with a JSON-RPC error: for a failed task, the spec's
+    way of giving "the error the underlying request produced". ``refusal`` is the server's own
+    message, which a failed task's result shows (the whole error says which request and where)."""
+
+    def __init__(self, message: str, refusal: str) -> None:
+        super().__init__(message)
+        self.refusal = refusal
+
+
 class TaskInputRequiredError(TaskError):
     """The task waits for answers and no ``answer`` callback was given to supply them.
 

@@ -43,6 +43,7 @@ from mcpnb.client.tasks.errors import (
     TaskError,
     TaskExpiredError,
     TaskInputRequiredError,
+    TaskRefusedError,
     TaskResultError,
     TaskTimeoutError,
 )
@@ -437,10 +438,10 @@ class TaskHandle:
                 payload = self._payload or self.loop.create_task(wire.payload(self.peer, self.task_id))
                 self._payload = payload
                 result = await payload
-            except McpnbError:
+            except McpnbError as exc:
                 if status != "failed":
                     raise
-                result = self._failure_result()
+                result = self._failure_result(exc.refusal if isinstance(exc, TaskRefusedError) else None)
         self._result = self._tool_result(result)
         self._notify()
 
@@ -462,8 +463,19 @@ class TaskHandle:
             sent,
         )
 
-    def _failure_result(self) -> types.CallToolResult:
-        message = (self._state.error or {}).get("message") or self._state.status_message or "the task failed"
+    def _failure_result(self, refusal: str | None = None) -> types.CallToolResult:
+        """A failed task's result for the person: the error's message (an error object without one
+        quoted whole), else what 2025-11-25's ``tasks/result`` refused with (``refusal``: the
+        underlying request's error), else the status message; a bare "the task failed" only when
+        the server said nothing at all."""
+        error, message = self._state.error or {}, refusal
+        if isinstance(error.get("message"), str) and error["message"]:
+            message = error["message"]
+        elif error and not message:
+            from mcpnb.client.tasks.state import short
+
+            message = f"the task failed: {short(error)}"
+        message = message or self._state.status_message or "the task failed"
         return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
     def _tool_result(self, result: types.CallToolResult) -> ToolResult:

@@ -111,6 +111,8 @@ class TaskState:
         if not isinstance(data, Mapping):
             raise TaskError(f"{method} on {server!r} answered {short(data)}, which is not a task")
         data, warnings = _readable_meta(dict(data), f"{method} on {server!r}")
+        error, said = _readable_error(data.get("error"), f"{method} on {server!r}")
+        warnings += said
         found_id = data.get("taskId", task_id)
         found_status = data.get("status", status)
         if not isinstance(found_id, str) or not found_id:
@@ -129,7 +131,7 @@ class TaskState:
             ttl_ms=int(ttl) if _number(ttl) else None,
             poll_interval_ms=int(poll) if _number(poll) else None,
             result=data.get("result") if isinstance(data.get("result"), dict) else None,
-            error=data.get("error") if isinstance(data.get("error"), dict) else None,
+            error=error,
             input_requests=data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else None,
             progress=_progress(data),
             raw=data,
@@ -153,6 +155,20 @@ def _readable_meta(data: dict[str, Any], where: str) -> tuple[dict[str, Any], li
         f"the _meta kept as sent in handle.state.raw['_meta'][{AS_SENT!r}]"
     )
     return {**data, "_meta": {AS_SENT: meta}}, [said]
+
+
+def _readable_error(error: Any, where: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """A failed task's ``error`` as an error object, and what was done to it, said. The spec has a
+    JSON-RPC error object there (``{code, message}``); a server that sends its text alone (a
+    string), or a list, lost it: the task "failed" and nothing said why. Its text becomes the
+    message (the whole of it stays in ``state.raw['error']``)."""
+    if error is None or isinstance(error, Mapping):
+        return (dict(error) if error is not None else None), []
+    from mcpnb.client.config.validate import kind
+
+    message = error if isinstance(error, str) else short(error)
+    said = f"{where} answered with an error that is {kind(error)}, not an error object: read as its message"
+    return {"message": message}, [said]
 
 
 def _number(value: Any) -> bool:

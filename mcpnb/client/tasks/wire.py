@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from mcpnb.client.errors import CallError, McpnbError, describe
 from mcpnb.client.lean import read_tool_result
 from mcpnb.client.tasks import optin
-from mcpnb.client.tasks.errors import TaskError, TaskExpiredError
+from mcpnb.client.tasks.errors import TaskError, TaskExpiredError, TaskRefusedError
 from mcpnb.client.tasks.optin import TASKS_EXTENSION
 from mcpnb.client.tasks.state import (  # noqa: F401 (STATUSES, TERMINAL, task_support: their old home)
     STATUSES,
@@ -314,7 +314,9 @@ async def payload(peer: Peer, task_id: str, timeout: float | None = None) -> typ
         except MCPError as exc:
             if exc.code == _INVALID_PARAMS:
                 raise _gone(peer, task_id, exc) from None
-            raise
+            raise TaskRefusedError(
+                f"tasks/result {task_id} on {peer.name!r} failed: {describe(exc)}", exc.message
+            ) from None
         return read_tool_result(raw, peer.version)
 
     return await peer.call(f"tasks/result {task_id}", send)

@@ -12,6 +12,10 @@
   cases where the tool call result has isError set to true"); SEP-2663 (2026-07-28) ``completed``
   ("failed ... MUST NOT be used for non-JSON-RPC errors"). The handle of a call answered at once
   now has the status a task ending with that result has in its era.
+- A failed 2026-07-28 task whose ``error`` is no object (a string, a list) showed "the task failed"
+  and lost the server's words; an error object without a message, the rest of it; a failed
+  2025-11-25 task's ``tasks/result`` refusal (the spec's "error the underlying request produced"),
+  its message. Each is now the failed result's text (what was not an object said once).
 
 The odd replies come from a hand-written server (tests/servers/odd_task_server.py): no SDK server
 sends them. Well-formed replies say nothing there and from servers we did not write (FastMCP's
@@ -174,3 +178,41 @@ async def test_an_sdk_servers_tool_error_answered_at_once_has_its_eras_status(er
         result = await handle
     assert handle.task_id == "" and result.is_error and "out of paper" in result.text
     assert handle.status == TOOL_ERROR_STATUS[era]
+
+
+# ------------------------------------------------------------------ a failed task's error
+@pytest.mark.parametrize(
+    ("sent", "kind", "text"),
+    [
+        ("disk full on /data", "a string", "disk full on /data"),
+        (["disk", "full"], "a list", '["disk", "full"]'),
+        ({"code": -32603, "message": "disk full on /data"}, None, "disk full on /data"),
+        (
+            {"code": 7, "data": {"path": "/data"}},
+            None,
+            'the task failed: {"code": 7, "data": {"path": "/data"}}',
+        ),
+    ],
+)
+def test_a_modern_failed_tasks_error_is_read_whatever_its_kind(pool, sent, kind, text):
+    # an error that was no object (the spec has {code, message} there) showed "the task failed"
+    # and lost the server's words; an object without a message lost the rest of it
+    pool.connect("odd", command=sys.executable, args=[ODD_TASKS, "modern"], tool_timeout=10)
+    handle = pool.call("odd", "echo", {"text": "never", "fails_with": sent}, task=True)
+    result = handle.result(timeout=30)
+    assert handle.status == "failed" and result.is_error
+    assert result.text == text
+    assert handle.state.raw["error"] == sent  # as sent
+    said = (
+        f"tasks/get {handle.task_id} on 'odd' answered with an error that is {kind}, not an error "
+        "object: read as its message"
+    )
+    assert handle.warnings == ([said] if kind else [])
+
+
+def test_a_legacy_failed_tasks_refused_result_gives_its_words(pool):
+    pool.connect("odd", command=sys.executable, args=[ODD_TASKS, "legacy"], tool_timeout=10)
+    handle = pool.call("odd", "echo", {"text": "never", "fails_with": "disk full on /data"}, task=True)
+    result = handle.result(timeout=30)
+    assert handle.status == "failed" and result.is_error
+    assert result.text == "disk full on /data"  # the underlying request's error, as 2025-11-25 has it
