@@ -403,10 +403,18 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
     def time_may_fix(self, exc: BaseException) -> bool:
         """Whether trying again later may succeed: a retryable failure, but not a program that
-        writes text instead of JSON-RPC (each call waited out startup_timeout again for it)."""
-        if self.session_stdout:
+        writes text instead of JSON-RPC where the answer should be (each call waited out
+        startup_timeout again for it). Text on stdout in a start that failed otherwise (a banner,
+        then an exit) is a print() in the way, not the reason: it does not stop the retries."""
+        if self.session_stdout and self._unanswered(exc):
             return False
         return is_retryable(exc, http_status=self.http_status)
+
+    def _unanswered(self, exc: BaseException) -> bool:
+        """The handshake waited out startup_timeout (what :meth:`_silence_reason` explains)."""
+        if self.ended_early is not None:
+            return False
+        return isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError)
 
     def _silence_reason(self) -> str:
         """Why the handshake got no answer: a stdio program that prints something other than

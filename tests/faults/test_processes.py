@@ -377,3 +377,47 @@ def test_a_server_that_floods_stderr_waits_on_its_pipe_and_loses_no_line(pool, m
     numbers = [int(line.split()[2]) for line in kept]
     assert numbers == list(range(numbers[0], lines + 1))  # in order, none missing
     assert pool.call("noisy", "echo", {"text": "fine"}).data == "fine"
+
+
+BANNER_SERVER = """
+import os
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+starts = Path(sys.argv[1])
+start = len(starts.read_text().split()) + 1 if starts.exists() else 1
+starts.write_text(starts.read_text() + f"{os.getpid()} " if starts.exists() else f"{os.getpid()} ")
+print("weather server starting", flush=True)  # a print() in the way, on every start
+if start in (2, 4):
+    sys.exit("port 8765 is still held by the last run")
+server = MCPServer("weather")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    return text
+
+
+server.run()
+"""
+
+
+def test_a_banner_on_stdout_does_not_stop_retries_when_the_start_failed_otherwise(pool, tmp_path):
+    # any stdout line in a failed start stopped trying, as though the program answered text
+    # instead of JSON-RPC: the next call refused at once, the background retries gave up. The
+    # server's 2nd and 4th starts exit (time fixes it); the others serve.
+    script, starts = tmp_path / "banner_server.py", tmp_path / "starts"
+    script.write_text(BANNER_SERVER)
+    pool.connect("w", command=sys.executable, args=[str(script), str(starts)], **QUICK)
+    assert pool.call("w", "echo", {"text": "one"}).text == "one"
+    with pytest.raises(ConnectError, match=r"exit code 1.*port 8765 is still held"):
+        pool.reconnect("w")  # start 2
+    assert pool.call("w", "echo", {"text": "two"}).text == "two"  # start 3: the call tries again
+    os.kill(int(starts.read_text().split()[2]), signal.SIGKILL)  # start 4 fails, a retry serves
+    assert wait_until(lambda: len(starts.read_text().split()) == 5)
+    assert pool.call("w", "echo", {"text": "three"}).text == "three"
+    assert pool.status()["w"].state == "connected"
+    pool.close()
+    assert wait_until(lambda: not any(alive(int(pid)) for pid in starts.read_text().split()))
