@@ -78,6 +78,18 @@ def test_a_person_explores_a_tool_and_calls_it(lab, pw, shots):
         assert len(got["results"]) == 2
 
 
+def test_enter_in_a_field_calls_the_tool(lab, pw, shots):
+    # Enter did nothing in the explorer (its form's Accept is hidden): a person had to reach for Call
+    with exploring(lab, pw, "ui_search") as (page, explorer):
+        query = explorer.locator(".mcpnb-field-query input")
+        type_into(page, query, "login form")
+        page.keyboard.press("Enter")
+        expect(explorer.locator(".mcpnb-explore-status")).to_contain_text("✓", timeout=30000)
+        expect(explorer.locator(".mcpnb-explore-result")).to_contain_text("login-form")
+        shots.take(page, "entered")
+        assert what_the_server_answered(page, lab, "ui_search")["query"] == "login form"
+
+
 def test_a_tool_that_asks_the_person_asks_inside_the_explorer(lab, pw, shots):
     """``ask_user`` elicits: the form shows inside the explorer (a click has no cell to show it in),
     the person types the answer, Accept, and the result lands there too. It was declined unseen."""

@@ -2,9 +2,10 @@
 
 The form is the same one elicitation uses (defaults, required marks, inline errors); a tool's
 schema may be richer than an elicitation's, and what the form cannot show as a widget becomes a
-JSON editor. Each Call runs as a cell's call would, and the result replaces the last. The click
-lets go at once (a long tool must not hold the kernel, and the notebook's cells keep running);
-while the call runs, Call becomes Stop, which cancels it on the server. A tool that asks the
+JSON editor. Each Call (the button, or Enter in a one-line field) runs as a cell's call would,
+and the result replaces the last. The click lets go at once (a long tool must not hold the
+kernel, and the notebook's cells keep running); while the call runs, Call becomes Stop, which
+cancels it on the server (Enter then does nothing: it is no Stop). A tool that asks the
 person (a form, a URL, a sampling reply) asks inside the explorer: a click has no cell output to
 show it in. A tool that first wants a page opened (−32042) shows it there as a link, with a Retry
 that calls again. A tool that can run as a task (``execution.taskSupport``) offers "as a task"
@@ -100,7 +101,12 @@ class ToolExplorer:
         title = html.escape(tool.title or tool.name)
         self.about.value = f"<b>{title}</b><div>{html.escape(tool.description or '')}</div>"
         self.form = ElicitationForm(
-            tool.form_schema, message=None, server=tool.server, on_done=lambda _o: None
+            tool.form_schema,
+            message=None,
+            server=tool.server,
+            on_done=lambda _o: None,
+            enter_accepts=True,  # Enter in a one-line field is Call, as in a search box
+            on_enter=self._entered,
         )
         inputs = [c.box for c in self.form.controls.values()]  # no header, buttons or status: ours
         self.form_box.children = (*inputs, self.form.status)
@@ -119,6 +125,12 @@ class ToolExplorer:
         elif self.form is not None:
             self.form.edits.then(self.call)
         else:
+            self.call()
+
+    def _entered(self) -> None:
+        """Enter in the form (its fields settled): Call, unless a call is under way (Enter is no
+        Stop: a second Enter while the first call runs must not cancel it)."""
+        if self.running is None or self.running.done():
             self.call()
 
     def call(self) -> Any:

@@ -52,7 +52,8 @@ class ElicitationForm(Recorded):
     ``enter_accepts``: Enter in a one-line text field is Accept, where the form is that field alone,
     or the field is the form's last and every required field holds something (a person expects it
     of a one-question form; Enter elsewhere does nothing, and a text area keeps Enter for new lines).
-    Off for a form whose Accept is not shown (the tool explorer keeps only its fields).
+    ``on_enter``, where given, is what Enter in any one-line field does instead (the tool explorer
+    keeps only the form's fields: Enter there is its Call, which checks the form as a click does).
     """
 
     def __init__(
@@ -63,6 +64,7 @@ class ElicitationForm(Recorded):
         server: str | None,
         on_done: Callable[[FormOutcome], None],
         enter_accepts: bool = False,
+        on_enter: Callable[[], Any] | None = None,
     ) -> None:
         import ipywidgets as w
 
@@ -73,6 +75,7 @@ class ElicitationForm(Recorded):
         self.message = message or ""
         self.server = server or "The server"
         self.on_done = on_done
+        self.on_enter = on_enter
         self.fields = fields_from_schema(self.schema)
         self.outcome: FormOutcome | None = None
         self.errors: dict[str, str] = {}
@@ -158,6 +161,9 @@ class ElicitationForm(Recorded):
         if self.answered:
             return
         last = list(self.controls)[-1]
+        if self.on_enter is not None:  # a call to make, not an answer: from any one-line field
+            self.on_enter()
+            return
         if len(self.controls) > 1 and (name != last or not self._required_filled()):
             return
         self.submit("accept")

@@ -256,3 +256,37 @@ def test_the_explorer_opens_on_a_tool_and_switching_servers_picks_one_too(pool):
     assert "no tools" not in explorer.about.value
     explorer.server_pick.value = "other"
     assert explorer.tool_pick.value == first and "no tools" not in explorer.about.value
+
+
+def _enter(explorer: ToolExplorer, name: str) -> None:
+    """What the browser sends when Enter is pressed in field ``name`` (a one-line box)."""
+    explorer.form.inputs[name]._handle_custom_msg({"event": "submit"}, [])
+
+
+def test_enter_in_a_field_calls_the_tool_as_the_button_does(pool):
+    # Enter did nothing: the explorer's form is an elicitation form with its Accept hidden
+    pool.connect("demo", **demo_command())
+    explorer = ToolExplorer(pool, "demo")
+    explorer.tool_pick.value = "add"
+    explorer.form.inputs["a"].value = "2"
+    _enter(explorer, "a")  # b still empty: checked as a click is, nothing sent
+    assert "b" in explorer.form.errors and explorer.running is None
+    explorer.form.inputs["b"].value = "40"
+    _enter(explorer, "a")  # any one-line field, as in a search box
+    assert wait_until(lambda: explorer.running is not None and explorer.running.done())
+    assert explorer.result.data == 42 and "✓" in explorer.status.value
+
+
+def test_enter_while_a_call_runs_does_not_stop_it(pool):
+    pool.connect("demo", **demo_command())
+    explorer = ToolExplorer(pool, "demo")
+    explorer.tool_pick.value = "slow"
+    name = "seconds"
+    explorer.form.inputs[name].value = "1"
+    _enter(explorer, name)
+    assert wait_until(lambda: explorer.call_button.description == "Stop")
+    first = explorer.running
+    _enter(explorer, name)  # a second Enter: no Stop, no second call
+    assert explorer.running is first
+    assert wait_until(lambda: first.done() and explorer.call_button.description == "Call")
+    assert not explorer.result.is_error, explorer.result.text
