@@ -205,8 +205,34 @@ def overview() -> str:
     for name in sorted(COMMANDS, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER)):
         cmd = COMMANDS[name]
         usage = cmd.parser.format_usage().partition("usage: ")[2]
-        for form in usage.split(" or: "):  # alternative forms on their own lines, wrapping undone
-            lines.append("  " + " ".join(form.split()))
-        lines.append("      " + (cmd.parser.description or ""))
+        for form in usage.split(" or: "):  # alternative forms on their own lines
+            lines += _wrapped(form, "  ", "        ")
+        lines += _wrapped(cmd.parser.description or "", "      ", "      ")
     lines += ["", "A bare %mcp shows the status table. x = %mcp ... keeps the result in x."]
     return "\n".join(lines)
+
+
+#: Help lines no wider than this: JupyterLab's help pager breaks a longer line anywhere, mid-word
+#: ("--ti" / "meout"), and a terminal of 80 columns is still common.
+HELP_WIDTH = 88
+
+
+def _wrapped(text: str, first: str, rest: str) -> list[str]:
+    """``text`` (argparse's usage, wrapped to the terminal it guessed, or a description) on lines
+    of at most :data:`HELP_WIDTH`, broken between words only, and never inside ``[...]``: an
+    option and its value stay together (``[--wait S]``)."""
+    import textwrap
+
+    depth, kept = 0, []
+    for char in " ".join(text.split()):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        kept.append("\0" if char == " " and depth > 0 else char)
+    lines = textwrap.wrap(
+        "".join(kept),
+        HELP_WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [line.replace("\0", " ") for line in lines]

@@ -183,6 +183,21 @@ def test_help_and_generated_usage(ip, mcp, capsys):
     assert "::" not in doc.split("\n")[0] and "``" not in doc  # text, not reST markup
 
 
+def test_help_lines_fit_a_pager_and_break_between_options(ip, mcp, capsys):
+    # lines of up to 197 characters: JupyterLab's help pager broke them anywhere ("--ti" / "meout")
+    line(ip, "help")
+    shown = capsys.readouterr().out
+    doc = ip.find_line_magic("mcp").__doc__
+    for text in (shown, doc):
+        lines = text.splitlines()
+        assert max(len(each) for each in lines) <= 88, [each for each in lines if len(each) > 88]
+        usage = [each for each in lines if each.lstrip().startswith(("%mcp", "%%mcp", "["))]
+        unbalanced = [each for each in usage if each.count("[") != each.count("]")]
+        assert not unbalanced  # an option and its value on one line: "[--wait S]", not "[--wait" / "S]"
+    words = " ".join(shown.split())
+    assert "[--bearer-env VAR | --oauth [--keep-sign-in] [--issuer URL]]" in words  # nothing lost
+
+
 def test_serve_help_names_every_toolset(ip, mcp, capsys):
     from mcpnb.probekit import TOOLSETS
 
