@@ -404,7 +404,27 @@ def mask(fields: list[Field], content: dict[str, Any] | None) -> dict[str, Any] 
     if content is None:
         return None
     secret = {f.name for f in fields if f.secret_like}
-    return {k: ("••••••" if k in secret and v not in (None, "") else v) for k, v in content.items()}
+    return {
+        k: (HIDDEN if k in secret and v not in (None, "") else _masked_inside(v)) for k, v in content.items()
+    }
+
+
+#: What a secret shows as.
+HIDDEN = "••••••"
+
+
+def _masked_inside(value: Any) -> Any:
+    """A JSON field's value (an object or a list a person typed, or a default) with what its
+    secret-looking keys hold hidden, however deep: ``{"db": {"password": ...}}`` has no field of
+    its own to be marked by the schema."""
+    if isinstance(value, dict):
+        return {
+            k: HIDDEN if looks_secret(str(k)) and v not in (None, "") else _masked_inside(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_masked_inside(v) for v in value]
+    return value
 
 
 # --- validation -------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import ipywidgets as w
 import pytest
 
@@ -303,6 +305,22 @@ def test_secret_fields_warn_use_password_and_are_masked():
     assert "ada" in form.status.value
     # sent, it leaves the widget: a notebook saved with its widget state must not keep it
     assert form.inputs["apiToken"].value == "" and form.inputs["user"].value == "ada"
+
+
+def test_a_secret_inside_a_json_field_is_masked_where_the_answer_shows():
+    # only top-level fields were masked: {"db": {"password": ...}} typed in a JSON field showed
+    schema = {
+        "type": "object",
+        "properties": {"settings": {"type": "object", "properties": {"db": {"type": "object"}}}},
+    }
+    form, got = make(schema, server="vault")
+    typed = {"db": {"user": "ada", "password": "s3cr3t-value"}, "keys": [{"api_key": "k-123456"}]}
+    form.inputs["settings"].value = json.dumps(typed)
+    form.submit("accept")
+    assert got[0].content["settings"] == typed  # sent as typed
+    shown = form.status.value
+    assert "s3cr3t-value" not in shown and "k-123456" not in shown
+    assert "ada" in shown and shown.count("••••••") == 2
 
 
 def test_json_editor_for_nested_objects():
