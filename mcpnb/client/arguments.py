@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -112,10 +112,32 @@ def native(value: Any) -> Any:
     return value
 
 
-def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Terms:
+    """The names an argument error is written in: the caller's. A person's are the server's
+    (``fm.add``, ``add(a*: integer)``); a model's are what its tool spec said (``mcp__fm__add``,
+    a key its API renamed, ``city_name_644e2785`` for ``city name``), so that what it reads is
+    what it may send."""
+
+    where: str  # the tool, as the caller calls it
+    signature: str  # the one line that shows every parameter
+    keys: Mapping[str, str] = field(default_factory=dict)  # server key -> the caller's (renamed ones only)
+
+    def key(self, key: str) -> str:
+        return self.keys.get(key, key)
+
+
+def server_terms(tool: Any) -> Terms:
+    """The server's own names: ``server.tool`` and :func:`signature`."""
+    return Terms(f"{tool.server}.{tool.name}", signature(tool))
+
+
+def check_arguments(tool: Any, args: Mapping[str, Any], terms: Terms | None = None) -> dict[str, Any]:
     """The arguments to send (typed text coerced where the schema wants text), or an :class:`ArgumentsError`
-    that names the field, the problem and the tool's signature."""
-    _mapping(tool, args)
+    that names the field, the problem and the tool's signature, in ``terms`` (the server's names
+    when not given). ``args`` and the values returned are under the server's keys."""
+    terms = terms or server_terms(tool)
+    _mapping(terms, args)
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
@@ -127,30 +149,30 @@ def check_arguments(tool: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     if props and not schema.get("additionalProperties"):
         for key in values:
             if key not in props:
-                free = [p for p in props if p not in values]  # not one given already ("text=hi extra=1")
+                # not one given already ("text=hi extra=1")
+                free = [terms.key(p) for p in props if p not in values]
                 raise ArgumentsError(
-                    f"{tool.server}.{tool.name}: unknown argument {key!r}{_line(args, key)}"
-                    f"{did_you_mean_text(key, free)}\n  {signature(tool)}\n  (nothing was sent)"
+                    f"{terms.where}: unknown argument {key!r}{_line(args, key)}"
+                    f"{did_you_mean_text(key, free)}\n  {terms.signature}\n  (nothing was sent)"
                 )
     for key, value in values.items():
         if type(value) not in _JSON_LEAVES and not isinstance(value, dict | list):
-            _sendable(tool, args, key, value)
+            _sendable(terms, args, key, value)
     if _passes(tool, values):
         return values
     problems = _problems(tool, values, schema)
     if problems:
-        where = f"{tool.server}.{tool.name}"
         lines = [
-            f"{where}: {_describe(e, args)}{_how_to_write(e, args, values, props)}"
+            f"{terms.where}: {_describe(e, args, terms)}{_how_to_write(e, args, values, props)}"
             for e in problems[:_MAX_ERRORS]
         ]
         if len(problems) > _MAX_ERRORS:
             lines.append(f"… and {len(problems) - _MAX_ERRORS} more")
-        raise ArgumentsError("\n".join([*lines, f"  {signature(tool)}", "  (nothing was sent)"]))
+        raise ArgumentsError("\n".join([*lines, f"  {terms.signature}", "  (nothing was sent)"]))
     return values
 
 
-def _sendable(tool: Any, args: Any, key: str, value: Any) -> None:
+def _sendable(terms: Terms, args: Any, key: str, value: Any) -> None:
     """An :class:`ArgumentsError` for a value no JSON can carry (``text={{r}}``, a whole result:
     pydantic would send its every field); what the SDK writes as JSON (a datetime, a UUID) goes."""
     from pydantic_core import PydanticSerializationError, to_jsonable_python
@@ -164,8 +186,8 @@ def _sendable(tool: Any, args: Any, key: str, value: Any) -> None:
     kind = type(value).__name__
     hint = " (a result's data is r.data, its text r.text)" if kind == "ToolResult" else ""
     raise ArgumentsError(
-        f"{tool.server}.{tool.name}: argument {key!r}{_line(args, key)} is a {kind}, which JSON "
-        f"cannot carry{hint}\n  {signature(tool)}\n  (nothing was sent)"
+        f"{terms.where}: argument {terms.key(key)!r}{_line(args, key)} is a {kind}, which JSON "
+        f"cannot carry{hint}\n  {terms.signature}\n  (nothing was sent)"
     )
 
 
@@ -271,16 +293,16 @@ def _line(args: Mapping[str, Any], key: str, *inside: Any) -> str:
     return f" (line {line})" if line else ""
 
 
-def _describe(problem: _Problem, args: Mapping[str, Any]) -> str:
+def _describe(problem: _Problem, args: Mapping[str, Any], terms: Terms) -> str:
     path = problem.path
     if problem.keyword == "required" and not path and problem.missing is not None:
-        return f"missing required argument {problem.missing!r}"
+        return f"missing required argument {terms.key(problem.missing)!r}"
     if not path:
         return problem.message
-    field = str(path[0])
+    key = str(path[0])
     sub = "".join(f"[{json.dumps(p)}]" for p in path[1:])
     message = problem.message if len(problem.message) <= 200 else problem.message[:199] + "…"
-    return f"argument {field!r}{sub}{_line(args, field, *path[1:])}: {message}"
+    return f"argument {terms.key(key)!r}{sub}{_line(args, key, *path[1:])}: {message}"
 
 
 def _how_to_write(
@@ -305,11 +327,11 @@ def _how_to_write(
     return ""
 
 
-def _mapping(tool: Any, args: Any) -> None:
+def _mapping(terms: Terms, args: Any) -> None:
     if not hasattr(args, "keys"):  # "query=x" from code: dict("query=x") says only "length 1; 2 is required"
         raise ArgumentsError(
-            f"{tool.server}.{tool.name}: the arguments must be a dict of the tool's parameters "
-            f"(a pandas row will do), not a {type(args).__name__}\n  {signature(tool)}\n  (nothing was sent)"
+            f"{terms.where}: the arguments must be a dict of the tool's parameters "
+            f"(a pandas row will do), not a {type(args).__name__}\n  {terms.signature}\n  (nothing was sent)"
         )
 
 
@@ -318,7 +340,7 @@ def unchecked_arguments(tool: Any, arguments: Mapping[str, Any] | None) -> dict[
     leaves that to the server; a pandas row or a numpy value is still no JSON the SDK could send)."""
     if arguments is None:
         return {}
-    _mapping(tool, arguments)
+    _mapping(server_terms(tool), arguments)
     return native(dict(arguments))
 
 

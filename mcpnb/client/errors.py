@@ -15,7 +15,33 @@ from typing import Any
 
 
 class McpnbError(Exception):
-    """Base class: every error mcpnb raises on purpose. The message is meant for a person."""
+    """Base class: every error mcpnb raises on purpose. The message is meant for a person.
+
+    A model whose tool call failed (the toolbox's dispatch) reads :attr:`for_model` instead: where
+    the message's advice is a person's to follow (raise ``tool_timeout``, ``pool.reconnect``), the
+    raise site gives ``model_text``, what happened and what a model can do (try again, call another
+    tool, tell the user); elsewhere the message serves both.
+    """
+
+    #: the message for a model that made the call, where the person's advice is no model's to
+    #: follow; None: the message serves both
+    model_text: str | None = None
+
+    def __init__(self, *args: Any, model_text: str | None = None) -> None:
+        super().__init__(*args)
+        if model_text is not None:
+            self.model_text = model_text
+
+    @property
+    def for_model(self) -> str:
+        """What a model whose tool call failed reads: :attr:`model_text`, or the message itself."""
+        return self.model_text or str(self)
+
+
+def out_of_reach(said: str, until: str = "the user reconnects it") -> str:
+    """:attr:`McpnbError.model_text` for a server only a person can bring back: what happened
+    (``said``), then what a model can do (``pool.reconnect`` and ``%mcp`` are not its to call)."""
+    return f"{said}; its tools cannot be used until {until}: use another tool, or tell the user"
 
 
 class ConfigError(McpnbError, ValueError):
@@ -165,7 +191,9 @@ class UrlRequiredError(CallError):
         urls = ", ".join(str(e.get("url")) for e in elicitations) or "(no URL given)"
         super().__init__(
             f"{tool}() on {server!r} needs you to open {urls} first "
-            "(the server asked for URL-mode elicitation); complete it there, then call again"
+            "(the server asked for URL-mode elicitation); complete it there, then call again",
+            model_text=f"the server needs the user to open {urls} first (a page of its own, a sign-in or "
+            "a consent, say): ask the user to open it and complete it there, then call again",
         )
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.connection import Connection
-from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text
+from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text, out_of_reach
 from mcpnb.client.events import ConnectionEvent
 from mcpnb.client.interaction import CallContext, Interaction, default_interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
@@ -150,9 +150,17 @@ class Pool:
             return self._connections[name]
         except KeyError:
             if name in self._misconfigured:
-                raise UnknownServerError(not_started(name, self.misconfigured[name])) from None
+                raise UnknownServerError(
+                    not_started(name, self.misconfigured[name]),
+                    model_text=out_of_reach(
+                        f"server {name!r} was not started", "the user fixes its settings"
+                    ),
+                ) from None
             if name in self._disconnected:
-                raise UnknownServerError(disconnected(name)) from None
+                raise UnknownServerError(
+                    disconnected(name),
+                    model_text=out_of_reach(f"server {name!r} was disconnected by the user"),
+                ) from None
             said = did_you_mean_text(name, self._connections)
             raise UnknownServerError(f"no server named {name!r}{said} ({self.roll_call()})") from None
 

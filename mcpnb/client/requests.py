@@ -33,6 +33,7 @@ from mcpnb.client.errors import (
     ServerExitedError,
     UrlRequiredError,
     describe,
+    out_of_reach,
     over_message_limit,
     unoffered,
 )
@@ -210,14 +211,17 @@ async def request(
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
         if transport_failed and is_retryable(exc, http_status=status):
             conn.lost(exc, client, http_status=status)
+            back = conn.state is State.RECONNECTING
             then = (
-                "reconnecting in the background"
-                if conn.state is State.RECONNECTING
-                else f"reconnect with pool.reconnect({conn.name!r})"
+                "reconnecting in the background" if back else f"reconnect with pool.reconnect({conn.name!r})"
             )
             why = conn.safe(conn.why_lost(client) or describe(exc))
+            lost = f"the connection to {conn.name!r} was lost ({why})"
             raise CallError(
-                f"{what} failed: the connection to {conn.name!r} was lost ({why}); {then}"
+                f"{what} failed: {lost}; {then}",
+                model_text=f"the call failed: {lost}, so it may or may not have run; try again in a moment"
+                if back
+                else out_of_reach(f"the call failed: {lost}, so it may or may not have run"),
             ) from None
         if isinstance(exc, MCPError) and exc.code == _METHOD_NOT_FOUND:
             said = unoffered(conn.name, conn.capabilities, what)
@@ -284,7 +288,9 @@ async def call_tool(
                 conn.emit("tasks", f"{name}() runs only as a task on this server: asking for one")
                 return await _send_call(client, name, arguments, deadline, progress, True)
         except DeadlinePassed:
-            raise CallTimeoutError(conn.safe(deadline.message(f"{name}()", conn.name))) from None
+            raise CallTimeoutError(
+                conn.safe(deadline.message(f"{name}()", conn.name)), model_text=deadline.for_model()
+            ) from None
         finally:
             conn.asking.active_calls.remove(call_ctx)
             current_call.reset(token)

@@ -29,6 +29,7 @@ from mcpnb.client.errors import (
     McpnbError,
     NotConnectedError,
     http_status_of,
+    out_of_reach,
     root_cause,
 )
 from mcpnb.client.events import State
@@ -233,7 +234,11 @@ def not_connected(conn: Connection) -> NotConnectedError:
         said = f"failed: {why}" if why else "failed"
     else:
         said = f"is {conn.state}"
-    then = "the next call tries again, or " if failed and conn.revivable else ""
+    again = failed and conn.revivable
+    then = "the next call tries again, or " if again else ""
     return NotConnectedError(
-        f"server {conn.name!r} {said}; {then}reconnect it with pool.reconnect({conn.name!r})"
+        f"server {conn.name!r} {said}; {then}reconnect it with pool.reconnect({conn.name!r})",
+        model_text=f"server {conn.name!r} {said}; try again in a moment, or tell the user"
+        if again or conn.state is State.RECONNECTING
+        else out_of_reach(f"server {conn.name!r} {said}"),
     )

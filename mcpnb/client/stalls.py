@@ -256,4 +256,5 @@ def explained(exc: CallTimeoutError, said: list[str]) -> CallTimeoutError:
     held it) belongs in the error, not only in the server's log."""
     if not said:
         return exc
-    return type(exc)(". ".join([str(exc), *(line[0].upper() + line[1:] for line in said)]))
+    told = ". ".join([str(exc), *(line[0].upper() + line[1:] for line in said)])
+    return type(exc)(told, model_text=exc.model_text)  # how to write the tool is its author's

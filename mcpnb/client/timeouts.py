@@ -144,6 +144,19 @@ class Deadline:
             f"server; raise tool_timeout for server {server!r} (or pass timeout=)"
         )
 
+    def for_model(self) -> str:
+        """:meth:`message` for a model that made the call: no setting of ours is its to raise, so
+        it hears what it can do instead."""
+        how = (
+            f"ran past its time limit of {self.total:g} s"
+            if self.hit_total
+            else f"timed out after {self.idle:g} s without progress"
+        )
+        return (
+            f"the call {how} and was cancelled on the server (it may have done part of its work); "
+            "try again later or with less to do, or tell the user"
+        )
+
 
 async def within(deadline: Deadline, work: Awaitable[T]) -> T:
     """Await ``work`` until ``deadline`` passes, however progress and pauses move it.

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.apps import for_model, view_uri
 from mcpnb.client.errors import (
-    ArgumentsError,
     CallError,
     McpnbError,
     ToolNotFoundError,
@@ -44,6 +43,7 @@ logger = logging.getLogger("mcpnb")
 _LISTED = 20
 
 if TYPE_CHECKING:
+    from mcpnb.client.arguments import Terms
     from mcpnb.client.pool import Pool
     from mcpnb.client.results import ToolResult
     from mcpnb.client.server_skills import ServerSkill
@@ -290,7 +290,7 @@ class Toolbox(Mapping[str, ToolFunction]):
         except McpnbError as exc:
             if raise_errors:
                 raise
-            return error_reply(parsed, str(exc))
+            return error_reply(parsed, exc.for_model)  # advice only a person can follow is left out
         if result.is_error and raise_errors:
             raise ToolFailedError(f"{function.server}.{function.tool.name} failed: {result.text}", result)
         return result_reply(parsed, result)
@@ -341,6 +341,9 @@ class Toolbox(Mapping[str, ToolFunction]):
 
         ``calls`` is a list of calls, or a whole reply (``ChatCompletion``, ``Response``, Anthropic
         ``Message`` or its ``content`` list, Gemini response): what is not a tool call is skipped.
+        With ``raise_errors``, every call still runs; the first error is raised once all have ended,
+        with ``.replies`` on it: each call's reply in the calls' order, None for each that raised
+        (the calls that ran are not lost with the turn).
         """
         return self.pool.runtime.run(self.arun_all(calls, raise_errors=raise_errors, timeout=timeout))
 
@@ -352,9 +355,18 @@ class Toolbox(Mapping[str, ToolFunction]):
             *(self.arun(c, raise_errors=raise_errors, timeout=timeout) for c in found),
             return_exceptions=raise_errors,
         )
-        for reply in replies:
-            if isinstance(reply, BaseException):
-                raise reply
+        failed = [r for r in replies if isinstance(r, BaseException)]
+        if failed:
+            answered = [None if isinstance(r, BaseException) else r for r in replies]
+            first = failed[0]
+            if isinstance(first, Exception):  # not a cancellation: what ran goes with the error
+                first.replies = answered  # type: ignore[attr-defined]
+                ran = len(answered) - len(failed)
+                if ran:
+                    first.add_note(
+                        f"{ran} other call{'s' if ran != 1 else ''} of this turn answered: .replies"
+                    )
+            raise first
         return list(replies)
 
     def _resolve(self, call: ToolCall, known: Mapping[str, Entry]) -> tuple[ToolFunction, dict[str, Any]]:
@@ -380,10 +392,7 @@ class Toolbox(Mapping[str, ToolFunction]):
         arguments = drop_optional_nulls(arguments, entry.original, entry.original)
         from mcpnb.client.arguments import check_arguments
 
-        try:
-            return entry.function, check_arguments(entry.function.tool, arguments)
-        except ArgumentsError as exc:
-            raise ArgumentsError(_in_provider_terms(str(exc), entry)) from None
+        return entry.function, check_arguments(entry.function.tool, arguments, _model_terms(entry))
 
     # ------------------------------------------------------------------ display
     def left_out(self) -> list[str]:
@@ -427,21 +436,12 @@ def _runs_here(tool: ToolInfo) -> bool:
     return (tool.server, tool.name) == (HERE, LOADER)
 
 
-def _in_provider_terms(message: str, entry: Entry) -> str:
-    """An argument error in the names the model knows: its tool name, renamed keys included, and
-    the signature line the model's own (``mcp__s__get_weather(city_name*: string)``, not the
-    server's ``get weather(city name*: string)``, keys the model must not send)."""
-    from mcpnb.client.arguments import signature, signature_of
+def _model_terms(entry: Entry) -> Terms:
+    """The names the model knows, for its argument errors: its tool name, renamed keys included, and
+    its own signature line (``mcp__s__get_weather(city_name*: string)``, not the server's
+    ``get weather(city name*: string)``, keys the model must not send)."""
+    from mcpnb.client.arguments import Terms, signature_of
 
-    tool = entry.function.tool
-    server_line = f"\n  {signature(tool)}\n"
     schema = entry.schema
-    model_line = (
-        f"\n  {signature_of(entry.name, schema, schema['properties'], schema.get('required') or [])}\n"
-    )
-    message = message.replace(server_line, model_line).replace(
-        f"{tool.server}.{tool.name}: ", f"{entry.name}: "
-    )
-    for provider_key, server_key in entry.keys.items():
-        message = message.replace(repr(server_key), repr(provider_key))
-    return message
+    line = signature_of(entry.name, schema, schema["properties"], schema.get("required") or [])
+    return Terms(entry.name, line, {server: model for model, server in entry.keys.items()})

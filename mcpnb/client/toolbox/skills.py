@@ -106,8 +106,11 @@ def make_loader(pool: Pool, skills: list[ServerSkill]) -> ToolFunction:
         given = arguments(*args, **kwargs)
         try:
             text = await _read(by_label, given["skill"], given.get("file"))
-        except McpnbError as exc:
-            return _result(str(exc), is_error=True)
+        except McpnbError as exc:  # the model reads it; advice for the person stays a warning on it
+            result = _result(exc.for_model, is_error=True)
+            if exc.for_model != str(exc):
+                result.warnings.append(str(exc))
+            return result
         return _result(text)
 
     def call(*args: Any, **kwargs: Any) -> ToolResult:
