@@ -28,6 +28,8 @@ from browser.lab import (
     type_into,
     write_notebook,
 )
+from tests.notebook.forms.test_two_questions_record import AWAITED as ASK_TWICE
+from tests.notebook.forms.test_two_questions_record import SETUP as TWICE
 from tests.notebook.test_saved_forms import SETUP as VAULT
 
 pytestmark = pytest.mark.timeout(240)
@@ -129,5 +131,52 @@ def test_a_saved_notebook_keeps_the_answered_form_and_the_finished_bar(lab, pw, 
         expect(page.locator(PANEL)).not_to_contain_text("model not found")
         expect(page.locator(PANEL)).not_to_contain_text(PASSWORD)
         shots.take(page, "reopened")
+    finally:
+        browser.close()
+
+
+def test_a_call_that_asks_twice_saves_both_answers_in_order(lab, pw, shots):
+    """Two questions of one call (a sign-in, then a question that follows from it): each answered
+    form's place holds its record, and the saved file keeps both, in order (all the questions of
+    a call shared one output, so the second took the first one's record's place)."""
+    path = lab.root / "twice.ipynb"
+    write_notebook(path, TWICE, ASK_TWICE)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base, height=1300)
+        open_and_run(page, lab.base, "twice.ipynb")
+        asking = code_cell(page, "vault.open_shelf")
+        form = asking.locator(".mcpnb-form:not(.mcpnb-record)")
+        expect(form).to_be_visible(timeout=90000)
+        type_into(page, asking.locator(".mcpnb-field-user input"), "ada")
+        type_into(page, asking.locator(".mcpnb-field-password input"), PASSWORD)
+        form.get_by_role("button", name="Accept").click()
+
+        shelf = asking.locator(".mcpnb-field-shelf input")
+        expect(shelf).to_be_visible(timeout=60000)  # the second question, under the first's record
+        records = asking.locator(".mcpnb-form.mcpnb-record")
+        expect(records).to_have_count(1)
+        type_into(page, shelf, "B-7")
+        form.get_by_role("button", name="Accept").click()
+        expect(asking).to_contain_text("after: ada opened shelf B-7", timeout=60000)
+        expect(records).to_have_count(2)
+        expect(records.first).to_contain_text("Sign in to the vault")
+        expect(records.last).to_contain_text("Which shelf should ada open?")
+        shots.take(page, "both-answered")
+
+        asking.locator(".jp-InputPrompt").click()  # the notebook has the focus; then save
+        page.keyboard.press("Control+s")
+        nb = saved_with(path, "ada opened shelf B-7", "Which shelf should ada open?")
+        assert PASSWORD not in path.read_text()
+        outputs = nb["cells"][1]["outputs"]
+        assert all(WIDGET_VIEW not in o.get("data", {}) for o in outputs), outputs
+        saved = [
+            _text(o["data"]["text/plain"])
+            for o in outputs
+            if "mcpnb-record" in _text(o.get("data", {}).get("text/html", ""))
+        ]
+        assert len(saved) == 2, outputs
+        assert "Sign in to the vault" in saved[0] and "password: ••••••" in saved[0]
+        assert "Which shelf should ada open?" in saved[1] and "shelf: B-7" in saved[1]
     finally:
         browser.close()

@@ -33,6 +33,8 @@ class CellUI:
         self.asked = threading.Event()  # a person was asked (a synchronous cell then lets go)
         self._handles: dict[str, Any] = {}
         self._shown: dict[str, Any] = {}  # what each slot's output shows now
+        self._questions = 0  # questions shown so far: each has an output of its own
+        self._slots = threading.Lock()  # questions may come on two threads at once
         self.progress: Any = None
 
     def _stdin_allowed(self) -> bool:
@@ -68,7 +70,15 @@ class CellUI:
         return self.context.copy().run(fn, *args, **kwargs)
 
     def show(self, slot: str, obj: Any) -> None:
-        """Show ``obj`` in this cell's ``slot`` (one output each: form, progress, result)."""
+        """Show ``obj`` in this cell's ``slot``: one output for the progress bar and one for the
+        result, each updated in place; a new output for each question (``"ask"``), under the ones
+        before it. An answered question's output is its record (``forms.record``): one output for
+        every question kept only the last one's record, and a second question asked while the
+        first waited took the first's place on screen."""
+        if slot == "ask":
+            with self._slots:
+                self._questions += 1
+                slot = f"ask {self._questions}"
 
         def display() -> None:
             from IPython.display import display as show

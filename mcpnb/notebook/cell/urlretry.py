@@ -7,8 +7,16 @@ holds until they retry (the cell's result is then the retried call's) or decline
 cell goes on and the retry's result shows in an output of its own under the panel.
 
 Either way the panel has an output of its own, with a display id: once it has ended (retried,
-declined, interrupted) that output becomes its record (:mod:`mcpnb.notebook.forms.record`), which a
-saved notebook keeps; a widget view there said "model not found" once the notebook was reopened.
+declined, interrupted, withdrawn) that output becomes its record (:mod:`mcpnb.notebook.forms.record`),
+which a saved notebook keeps; a widget view there said "model not found" once the notebook was
+reopened.
+
+A cell that waits for the person holds the kernel as a form does, so it is withdrawn as a form is
+(:mod:`mcpnb.notebook.forms.rerun`): when its cell runs again, or when another page runs a cell while
+its own page is silent (reloaded during Run All: the panel is in an output no page shows, and the
+kernel stayed busy for good, ``[*]`` with nothing on screen, until an interrupt). The call is not
+retried, the cell's value is None, the panel's record says why and the run that withdrew it says so
+at its top.
 """
 
 from __future__ import annotations
@@ -85,6 +93,36 @@ def _run_id() -> str | None:
     kernel = current_kernel()
     parent = kernel.get_parent("shell") if kernel is not None else None
     return ((parent or {}).get("header") or {}).get("msg_id")
+
+
+class _AwaitedChoice:
+    """The −32042 panel as :func:`~mcpnb.notebook.forms.rerun.watch_rerun` sees a form, while a cell
+    waits on the person's next choice (``decided``): open until Retry, Decline or Cancel is clicked.
+    A retry whose call failed opens a new choice, so "completed" clicked before does not count as
+    an answer here, as it would on the panel (whose ``outcome`` then stays "accept")."""
+
+    def __init__(self, panel: Any, decided: concurrent.futures.Future[str]) -> None:
+        self.panel, self.decided = panel, decided
+        self.server, self.message = panel.server, panel.message
+
+    @property
+    def outcome(self) -> str | None:
+        """The choice once made (None: the cell still waits for it)."""
+        return self.decided.result() if self.decided.done() else None
+
+    def finish(self, _stopped: Any, note: str) -> None:
+        """Freeze the panel saying why it went, as an interrupt leaves it: what it said before
+        (a page completed, a retry the server refused) stays on its record, every button off."""
+        for button in self.panel.buttons.values():
+            button.disabled = True
+        self.panel.finish_retry(False, note, final=True)
+
+    def said_when_withdrawn(self, where: str, when: str) -> str:
+        """The line the run that withdrew it shows (:mod:`~mcpnb.notebook.forms.rerun`'s wording)."""
+        return (
+            f"The page {self.server} asked you to open {where} was withdrawn {when}: "
+            "the call was not retried."
+        )
 
 
 class UrlRetry:
@@ -176,17 +214,35 @@ class UrlRetry:
             started = STARTED.get()
             if started is not None:
                 started.append(decided)  # the cell's interrupt cancels it
+            watch = self._watch(decided)
             try:
                 choice = decided.result()
             except concurrent.futures.CancelledError:
                 note = "No longer waiting: the cell was interrupted."
                 self.ui.run(self.panel.finish_retry, False, note, final=True)  # ended: its record stays
                 raise
+            finally:
+                watch.close()  # a retried call's own questions are watched on their own
             if choice != "retry":
                 return None
             done, result = self._call_again()
             if done:
                 return result
+
+    def _watch(self, decided: concurrent.futures.Future[str]) -> Any:
+        """Withdraw the panel, as a form that holds the kernel is withdrawn, while the cell waits on
+        ``decided``: its cell ran again, or another page ran a cell while its own page was silent."""
+        from mcpnb.client.elicitation.outcome import FormOutcome
+        from mcpnb.notebook.forms.rerun import watch_rerun
+
+        assert self.ui is not None
+        waiting = _AwaitedChoice(self.panel, decided)
+        stopped = FormOutcome("cancel", None)
+        return self.ui.run(watch_rerun, waiting, stopped, self._gave_up, holds_kernel=True)
+
+    def _gave_up(self, outcome: Any) -> None:
+        """Withdrawn (on the kernel thread): the waiting cell goes on without a call."""
+        self._decide(outcome.action)
 
     def _next_decision(self) -> concurrent.futures.Future[str]:
         """What the waiting cell waits on next: already settled by a click that came first."""

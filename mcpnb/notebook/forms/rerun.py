@@ -40,7 +40,9 @@ unseen and unexplained, for an answer in a window the person may not be looking 
 why, and running its cell again asks again. Once the first window has spoken after the second
 appeared (typing into the form, running anything), the second's runs wait behind its forms as
 before (as Run All's cells wait in one page). A question that does not hold the kernel (a cell
-that let go, a task's question) is left to its page.
+that let go, a task's question) is left to its page. The −32042 panel ("open this page, then
+retry") that a cell waits on is watched as a form is (:mod:`mcpnb.notebook.cell.urlretry`): withdrawn,
+it is not retried.
 
 A request without a cell id (a frontend that sends none) withdraws by page only; a kernel whose
 internals are not the ones read here (another ipykernel) keeps the old behaviour: nothing is
@@ -131,6 +133,10 @@ def watch_rerun(
     """Withdraw ``panel`` if its cell runs again before it is answered (or, where the form
     ``holds_kernel``: its run waits for it, another page runs a cell while its own page is silent):
     freeze it with ``stopped`` and hand ``stopped`` to ``done``, as the panel's own button would.
+
+    ``panel``: a form or panel, as this module reads one: ``outcome`` (not None once answered),
+    ``finish(stopped, note)``, ``server`` and ``message``; one that says itself what became of it
+    has ``said_when_withdrawn(where, when)`` (the −32042 panel a cell waits on).
 
     Call it in the asking cell's context (``CellUI.run``), from any thread; the withdrawal runs on
     the kernel's thread, where clicks run. Outside a kernel that allows it, a no-op :class:`Watch`.
@@ -243,6 +249,9 @@ def _said(panel: Any, stopped: Any, why: Why) -> str:
     else:
         where = f"in a run from another page{_quote(getattr(panel, 'message', None))}"
         when = "when this page ran a cell: that page was reloaded or closed (or sat idle)"
+    said = getattr(panel, "said_when_withdrawn", None)  # a panel that words it (−32042's, urlretry)
+    if callable(said):
+        return str(said(where, when))
     if isinstance(panel, SamplingPanel):
         return (
             f"The reply {server} asked for {where} was withdrawn {when}: "
