@@ -130,16 +130,12 @@ class TaskCell(CellUI):
     :meth:`follow` shows the task's live view there with a display id and, once the task ends,
     replaces it with :func:`final_bundle`: a saved notebook keeps the task's last status and result,
     not the status it had when the cell ran (an execute_result has no display id to update). Each
-    question the task asks gets an output of its own, so an answered form's record stays above the
-    next question's form (one output for every question kept only the last: ``multi_input``'s
-    first answer was gone once its second question showed).
+    question the task asks gets an output of its own, as every call's does (:class:`CellUI`).
     """
 
     def __init__(self, mode: Mode = "widget") -> None:
         super().__init__(mode)
         self.cell_id = _cell_id(self.kernel)
-        self._questions = 0
-        self._lock = threading.Lock()
         self._place: Any = None  # the task's output (a display handle), once it has one
 
     def reserve(self, what: str) -> None:
@@ -156,13 +152,6 @@ class TaskCell(CellUI):
         if self._place is not None:
             self.run(self._place.update, _Shown({"text/plain": ""}))
             self._place = None
-
-    def show(self, slot: str, obj: Any) -> None:
-        if slot == "ask":  # a new question: below the ones answered, which keep what was sent
-            with self._lock:
-                self._questions += 1
-                slot = f"ask {self._questions}"
-        super().show(slot, obj)
 
     def follow(self, handle: TaskHandle) -> bool:
         """Show ``handle`` in this cell, live, and its last word when it ends; False (nothing shown)
