@@ -78,8 +78,12 @@ def build_app(server: Any, host: str = "127.0.0.1", *, workers: int = 1) -> Any:
 
 
 def create_app() -> Any:
-    """The uvicorn factory (``--factory mcpnb.probekit.app:create_app``): one worker's app."""
+    """The uvicorn factory (``--factory mcpnb.probekit.app:create_app``): one worker's app, whose
+    stop is quiet (:func:`~mcpnb.probekit.http_server.quiet_stops`)."""
+    from mcpnb.probekit.http_server import quiet_stops
     from mcpnb.probekit.server import create_server
+
+    quiet_stops()
 
     server = create_server(**options_from_env())
     workers = os.environ.get(WORKERS_ENV, "")

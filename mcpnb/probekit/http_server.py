@@ -43,6 +43,15 @@ class _QuietStop(logging.Filter):
 _QUIET_STOP = _QuietStop()
 
 
+def quiet_stops() -> None:
+    """Have uvicorn's stop say nothing of the streams it cancels (:class:`_QuietStop`), once per
+    process: a probe-kit served from a cell, each worker of ``--workers``, and ``uvicorn --factory
+    mcpnb.probekit.app:create_app`` run by hand."""
+    log = logging.getLogger("uvicorn.error")
+    if _QUIET_STOP not in log.filters:
+        log.addFilter(_QUIET_STOP)
+
+
 class _Server(uvicorn.Server):
     """uvicorn without its signal handlers: inside a kernel, SIGINT must interrupt the cell, not stop us."""
 
@@ -90,8 +99,7 @@ async def serve_http(server: MCPServer, *, host: str = HOST, port: int = 0) -> H
     actual = sock.getsockname()[1]
     app = SessionEra(server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS))
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_S)
-    if _QUIET_STOP not in logging.getLogger("uvicorn.error").filters:
-        logging.getLogger("uvicorn.error").addFilter(_QUIET_STOP)
+    quiet_stops()
     uv = _Server(config)
     task = asyncio.get_running_loop().create_task(uv.serve(sockets=[sock]), name=f"probe-kit-http-{actual}")
     try:

@@ -30,13 +30,25 @@ from pydantic import BaseModel
 from mcpnb.probekit.responses import ProbeError, error_response
 from mcpnb.probekit.taskrecord import ANSWER, CANCEL, STATUSES, PendingInput, TaskRecord
 from mcpnb.probekit.taskshare import Running, Sharing, Wakers
-from mcpnb.probekit.taskstore import TERMINAL, NotBackYet, TaskStore, TaskStoreError, Written, open_store
+from mcpnb.probekit.taskstore import (
+    TERMINAL,
+    NotBackYet,
+    Position,
+    TaskStore,
+    TaskStoreError,
+    Written,
+    open_store,
+)
 from mcpnb.probekit.taskstore.memory import MemoryStore
 
 __all__ = ["STATUSES", "TERMINAL", "PendingInput", "TaskError", "TaskIO", "TaskManager", "TaskRecord"]
 
 #: The most task ids :meth:`TaskManager.claim` remembers (one per question a tasks/result asked).
 MAX_CLAIMS = 10_000
+#: The store fields a listed task is rebuilt from.
+LISTED = ("status", "doc", "owner", "lease", CANCEL)
+#: Tasks :meth:`TaskManager.list` reads at a time.
+LIST_BATCH = 500
 
 
 class TaskError(ProbeError):
@@ -277,15 +289,29 @@ class TaskManager(Sharing):
             raise TaskError(f"No task {task_id!r}: unknown, or finished and dropped after its TTL expired.")
         return await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields)
 
-    async def list(self) -> list[TaskRecord]:
+    async def page(self, after: Position | None, limit: int) -> tuple[list[TaskRecord], Position | None]:
+        """Up to ``limit`` tasks after ``after`` (oldest first), and where the next page starts
+        (``None``: this was the last). Only this page's tasks are read and rebuilt."""
+        rows = await self.store.page(LISTED, after, limit + 1)  # one more: is there a next page?
+        shown, more = rows[:limit], len(rows) > limit
         out = []
-        for task_id, fields in await self.store.scan(["status", "doc", "owner", "lease", CANCEL]):
+        for (_, task_id), fields in shown:
             running = self._running.get(task_id)
             if running is not None:
                 out.append(running.record)
             elif "doc" in fields:
                 out.append(await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields))
-        return sorted(out, key=lambda r: (r.created, r.task_id))
+        return out, (shown[-1][0] if more else None)
+
+    async def list(self) -> list[TaskRecord]:
+        """Every task, oldest first (page after page)."""
+        out: list[TaskRecord] = []
+        after: Position | None = None
+        while True:
+            records, after = await self.page(after, LIST_BATCH)
+            out.extend(records)
+            if after is None:
+                return out
 
     async def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)

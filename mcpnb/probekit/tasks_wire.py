@@ -2,14 +2,18 @@
 
 - 2025-11-25 (SEP-1686): ``tools/call`` with ``params.task`` answers ``{"task": {...}}`` at once;
   ``tasks/get``, ``tasks/result`` (blocks until done and delivers queued elicitations over the
-  back-channel), ``tasks/list``, ``tasks/cancel``; tools declare ``execution.taskSupport``.
+  back-channel), ``tasks/list`` (in pages of :data:`LIST_PAGE`, oldest first, with an opaque
+  ``nextCursor`` as every list method of the spec's pagination), ``tasks/cancel``; tools declare
+  ``execution.taskSupport``.
 - 2026-07-28 (SEP-2663, ``io.modelcontextprotocol/tasks``): a client that declares the extension on
   a request gets a flat ``{"resultType": "task", ...}`` for task-capable tools; ``tasks/get`` carries
   the result, error or ``inputRequests``; ``tasks/update`` delivers ``inputResponses`` and
   ``tasks/cancel`` asks the task to stop, both answered with an empty acknowledgement
   (``{"resultType": "complete"}``): what happened is for ``tasks/get`` to tell. A tool result with
   ``isError`` is a ``completed`` task (``failed`` is only for JSON-RPC errors); the extension's
-  settings are an empty object. probe-kit is a teaching server: it answers exactly as the specs say.
+  settings are an empty object. The extension has no ``tasks/list`` (its three methods are get, update
+  and cancel), so a 2026-07-28 ``tasks/list`` is -32601. probe-kit is a teaching server: it answers
+  exactly as the specs say.
 
 The SDK has no tasks implementation, so this uses its extension hooks: an ``Extension`` for the
 methods and the modern interception, and a server middleware for the legacy task-augmented call
@@ -18,6 +22,10 @@ methods and the modern interception, and a server middleware for the legacy task
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -37,7 +45,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from mcpnb.probekit.inputs import missing_capability
 from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord
-from mcpnb.probekit.taskstore import NotBackYet, TaskStoreError
+from mcpnb.probekit.taskstore import NotBackYet, Position, TaskStoreError
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -47,6 +55,10 @@ MODERN = frozenset(MODERN_PROTOCOL_VERSIONS)
 ToolLookup = Callable[[str], Any]
 #: SEP-2663's answer to ``tasks/cancel`` and ``tasks/update``: an empty result.
 ACKNOWLEDGED: dict[str, Any] = {"resultType": "complete"}
+#: Tasks per ``tasks/list`` page (the spec leaves the size to the server; clients must not assume one).
+LIST_PAGE = 100
+#: What a cursor says first (its format's version): a cursor of another format is refused, not misread.
+CURSOR_KIND = "tasks-after-1"
 
 
 class TaskParams(types.RequestParams):
@@ -108,6 +120,32 @@ def result_dump(record: TaskRecord, *, related: bool = True) -> dict[str, Any]:
 
 def _bad(message: str) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=message)
+
+
+def encode_cursor(position: Position) -> str:
+    """The ``nextCursor`` of a page that ends at ``position`` (opaque to clients: base64url of JSON)."""
+    raw = json.dumps([CURSOR_KIND, position[0], position[1]], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> Position:
+    """Where the page a ``cursor`` asks for starts; a cursor this server did not give is -32602."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        kind, created, task_id = json.loads(raw)
+        if kind == CURSOR_KIND and isinstance(task_id, str) and _finite(created):
+            return float(created), task_id
+    except (ValueError, TypeError, binascii.Error):
+        pass
+    shown = cursor if len(cursor) <= 40 else cursor[:40] + "…"
+    raise _bad(
+        f"Invalid cursor for tasks/list: {shown!r} is not a nextCursor this server gave. Pass a "
+        "nextCursor back exactly as a tasks/list answer gave it, or no cursor for the first page."
+    )
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def prepare(
@@ -299,7 +337,14 @@ class ProbeTasks(Extension):
         return ACKNOWLEDGED
 
     async def _list(self, ctx: ServerRequestContext[Any, Any], params: ListParams) -> dict[str, Any]:
-        return {"tasks": [legacy_task(r, self.manager) for r in await self.manager.list()]}
+        """One page of tasks, oldest first; ``nextCursor`` when there are more (a task created
+        while a client pages shows on a later page; one that expires meanwhile is not skipped over)."""
+        after = None if params.cursor is None else decode_cursor(params.cursor)
+        records, following = await self.manager.page(after, LIST_PAGE)
+        out: dict[str, Any] = {"tasks": [legacy_task(r, self.manager) for r in records]}
+        if following is not None:
+            out["nextCursor"] = encode_cursor(following)
+        return out
 
     async def _result(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
         """Block until the task finishes, asking its queued questions over the back-channel meanwhile."""

@@ -6,20 +6,32 @@ socket to uvicorn's supervisor, which starts N workers that accept from it, rest
 dies, and stops them all on Ctrl-C or SIGTERM. Each worker builds its server with
 :func:`mcpnb.probekit.app.create_app` from the environment set here.
 
+A stop (SIGTERM or SIGINT, to this process or to its whole process group) is quiet: each worker
+finishes what it is sending for at most ``http_server.GRACE_S`` (2) seconds, then ends the requests
+still running (open streams, long calls) without a word (``http_server.quiet_stops``), cancels its
+running tasks, which say so in the store, and exits; this process exits once every worker has,
+with :data:`STOPPED` (0). Refused at start (a bad store, a taken port): 2, see ``__main__``.
+
 Workers share nothing but the task store, so more than one worker needs a shared store (SQLite or
 Redis): with the memory store a task made on one worker would be unknown to the others.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 from mcpnb.probekit.taskstore import TaskStoreError, open_store, safe_url
 
 LOOPBACK = "127.0.0.1"
 BACKLOG = 2048
+#: Exit code of a stop asked by SIGTERM or SIGINT.
+STOPPED = 0
 #: The protocol eras a client can use, by whether one worker or several serve the port.
 ONE_WORKER_ERAS = "2026-07-28 and 2025-11-25"
 MANY_WORKERS_ERAS = (
@@ -120,7 +132,8 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> int:
-    """Run ``workers`` probe-kit workers on ``host:port`` until interrupted; returns the exit code."""
+    """Run ``workers`` probe-kit workers on ``host:port`` until SIGTERM or SIGINT; returns
+    :data:`STOPPED` once every worker has exited (see the module docstring)."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
@@ -133,6 +146,7 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
     if warning:
         print(warning, file=sys.stderr, flush=True)
     from mcpnb.probekit.app import WORKERS_ENV
+    from mcpnb.probekit.http_server import GRACE_S
 
     os.environ.update({**env, WORKERS_ENV: str(workers)})  # the workers (spawned) inherit it
     config = uvicorn.Config(
@@ -144,15 +158,37 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
         http="mcpnb.probekit.app:NoDelayHTTP",
         lifespan="on",
         log_level="warning",
-        timeout_graceful_shutdown=2,  # a listen stream never ends by itself: do not wait for it long
+        timeout_graceful_shutdown=GRACE_S,  # a listen stream never ends by itself: do not wait long
     )
     try:
-        if workers == 1:
-            uvicorn.Server(config).run(sockets=[sock])
-        else:
-            Multiprocess(config, sockets=[sock]).run()
-    except KeyboardInterrupt:
-        return 130
+        with _stop_is_an_exception():
+            if workers == 1:
+                uvicorn.Server(config).run(sockets=[sock])
+            else:
+                Multiprocess(config, sockets=[sock]).run()
+    except (KeyboardInterrupt, _Stop):
+        pass  # a stop asked for (uvicorn passes the signal on once it has stopped): not an error
     finally:
         sock.close()
-    return 0
+    return STOPPED
+
+
+class _Stop(Exception):
+    """SIGTERM arrived while uvicorn's own handlers were not installed (just before it started, or
+    when a single-worker uvicorn passes the signal on after its graceful stop)."""
+
+
+@contextlib.contextmanager
+def _stop_is_an_exception() -> Iterator[None]:
+    """SIGTERM raises :class:`_Stop` here instead of killing the process: a single uvicorn server
+    re-raises the signal it stopped for, which would end this process by signal (exit -15)
+    before it closed its socket and said its exit code."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _Stop
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)

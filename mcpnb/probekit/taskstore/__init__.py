@@ -11,6 +11,9 @@ mean; a store only keeps them, expires them and guards the two writes that race 
 Pick one with a URL (``--task-store`` or ``MCP_TASK_STORE``): ``memory://`` (the default: this process
 only), ``sqlite:///path/to/tasks.db`` (a file: survives restarts, shared by workers on one machine),
 ``redis://127.0.0.1:6379/0`` (shared by workers anywhere; needs the ``redis`` package).
+
+Besides tasks a store keeps a few short lists the workers must agree on (:meth:`TaskStore.remember`:
+each client's last dice totals), so a client sees the same on whichever worker answers it.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ DEFAULT_URL = "memory://"
 
 Fields = dict[str, str]
 Clock = Callable[[], float]
+#: Where a task stands in every store's order (``tasks/list`` pages): its creation time, then its id.
+Position = tuple[float, str]
 
 
 class TaskStoreError(RuntimeError):
@@ -163,7 +168,26 @@ class TaskStore(ABC):
 
     @abstractmethod
     async def scan(self, names: Sequence[str]) -> list[tuple[str, Fields]]:
-        """The named fields of every live task, oldest first (``tasks/list``, task counts)."""
+        """The named fields of every live task, oldest first (task counts; ``tasks/list`` pages)."""
+
+    @abstractmethod
+    async def page(
+        self, names: Sequence[str], after: Position | None, limit: int
+    ) -> list[tuple[Position, Fields]]:
+        """Up to ``limit`` live tasks that come after ``after`` in creation order (``created``, then
+        the id; ``None``: from the first), each with its position and the named fields. A page
+        reads only what it returns (plus any expired entries it meets), so listing the first
+        hundred of thousands of tasks costs a hundred; a task created or expired meanwhile neither
+        repeats nor skips another (``tasks/list``'s cursor is the last position a page returned)."""
+
+    @abstractmethod
+    async def remember(self, name: str, value: str, *, keep: int, ttl_s: float) -> None:
+        """Append ``value`` to the short list ``name``, keeping its newest ``keep`` values for
+        ``ttl_s`` seconds after this append (then the whole list is forgotten)."""
+
+    @abstractmethod
+    async def recall(self, name: str) -> list[str]:
+        """The list ``name``, oldest first (``[]``: never written, or forgotten)."""
 
     async def sweep(self) -> int:
         """Delete expired tasks now (stores that expire on read); returns how many."""

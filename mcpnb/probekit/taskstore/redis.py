@@ -7,7 +7,8 @@ writes are Lua scripts, so each check and its write are one atomic step. Every c
 announces goes out on the channel ``probekit:tasks:changed`` (pub/sub): the worker running a task
 hears "cancel" or "here is an answer" at once, and a ``tasks/result`` waiting elsewhere wakes up.
 The manager still polls its own tasks now and then, so a message lost while a connection was down
-delays the news; it never loses it.
+delays the news; it never loses it. A short list (:meth:`RedisStore.remember`) is a Redis list
+``probekit:recent:<name>``, trimmed and given its expiry in the same transaction as each append.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from mcpnb.probekit.taskstore import Fields, TaskStore, TaskStoreError, Written
+from mcpnb.probekit.taskstore import Fields, Position, TaskStore, TaskStoreError, Written
 
 T = TypeVar("T")
 PREFIX = "probekit:"
@@ -61,6 +62,10 @@ return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 
 def key(task_id: str) -> str:
     return f"{PREFIX}task:{task_id}"
+
+
+def list_key(name: str) -> str:
+    return f"{PREFIX}recent:{name}"
 
 
 def _ms(expires_at: float | None) -> str:
@@ -200,6 +205,56 @@ class RedisStore(TaskStore):
             return out
 
         return await self._do("scan", run)
+
+    async def page(
+        self, names: Sequence[str], after: Position | None, limit: int
+    ) -> list[tuple[Position, Fields]]:
+        """The index from ``after``'s score on (``ZRANGEBYSCORE``: Redis orders equal scores by
+        member, which is the id), in batches, with one ``HMGET`` round trip per batch."""
+        wanted = ["status", *[n for n in names if n != "status"]]  # every task has a status
+        low = "-inf" if after is None else repr(after[0])  # repr: the exact float, as Redis keeps it
+
+        async def run(r: Any) -> list[tuple[Position, Fields]]:
+            out: list[tuple[Position, Fields]] = []
+            gone: list[str] = []
+            offset, batch = 0, limit + 1
+            while len(out) < limit:
+                entries = await r.zrangebyscore(INDEX, low, "+inf", start=offset, num=batch, withscores=True)
+                offset += len(entries)
+                later = [(float(score), str(m)) for m, score in entries]
+                later = [p for p in later if after is None or p > after]  # equal scores: ids after it
+                async with r.pipeline(transaction=False) as pipe:
+                    for _, task_id in later:
+                        pipe.hmget(key(task_id), wanted)
+                    rows = await pipe.execute() if later else []
+                for position, values in zip(later, rows, strict=True):
+                    if values[0] is None:  # expired: Redis dropped the hash, the index still names it
+                        gone.append(position[1])
+                    elif len(out) < limit:
+                        found = {
+                            n: v for n, v in zip(wanted, values, strict=True) if v is not None and n in names
+                        }
+                        out.append((position, found))
+                if len(entries) < batch:
+                    break
+            if gone:
+                await r.zrem(INDEX, *gone)
+            return out
+
+        return await self._do("page", run)
+
+    async def remember(self, name: str, value: str, *, keep: int, ttl_s: float) -> None:
+        async def run(r: Any) -> None:
+            async with r.pipeline(transaction=True) as pipe:
+                pipe.rpush(list_key(name), value)
+                pipe.ltrim(list_key(name), -keep, -1)
+                pipe.pexpire(list_key(name), max(1, int(ttl_s * 1000)))
+                await pipe.execute()
+
+        await self._do("remember", run)
+
+    async def recall(self, name: str) -> list[str]:
+        return list(await self._do("recall", lambda r: r.lrange(list_key(name), 0, -1)))
 
     async def sweep(self) -> int:
         """Drop index entries whose task Redis has already expired (the tasks themselves need nothing)."""

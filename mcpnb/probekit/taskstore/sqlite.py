@@ -18,7 +18,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Fields, TaskStore, TaskStoreError, Written
+from mcpnb.probekit.taskstore import (
+    LEASE,
+    STATUS,
+    TERMINAL,
+    Fields,
+    Position,
+    TaskStore,
+    TaskStoreError,
+    Written,
+)
 
 T = TypeVar("T")
 
@@ -28,9 +37,14 @@ CREATE TABLE IF NOT EXISTS changes (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tasks_expires ON tasks (expires);
+CREATE INDEX IF NOT EXISTS tasks_order ON tasks (created, id);
 CREATE TABLE IF NOT EXISTS fields (
     id TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (id, name)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS recent (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, value TEXT NOT NULL, expires REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS recent_name ON recent (name, seq);
 """
 LIVE_FIELDS = (
     "SELECT f.name, f.value FROM fields f JOIN tasks t ON t.id = f.id "
@@ -185,11 +199,69 @@ class SqliteStore(TaskStore):
 
         return await self._call(run)
 
+    async def page(
+        self, names: Sequence[str], after: Position | None, limit: int
+    ) -> list[tuple[Position, Fields]]:
+        now = time.time()
+        live = "(expires IS NULL OR expires > ?)"
+        if after is None:
+            query, args = f"SELECT created, id FROM tasks WHERE {live}", [now]
+        else:
+            later = "(created > ? OR (created = ? AND id > ?))"
+            query, args = (
+                f"SELECT created, id FROM tasks WHERE {later} AND {live}",
+                [after[0], after[0], after[1], now],
+            )
+        marks = ",".join("?" * len(names))
+
+        def run(db: sqlite3.Connection) -> list[tuple[Position, Fields]]:
+            rows = db.execute(f"{query} ORDER BY created, id LIMIT ?", (*args, limit)).fetchall()
+            found: dict[str, Fields] = {task_id: {} for _, task_id in rows}
+            if rows and names:
+                ids = ",".join("?" * len(rows))
+                for task_id, name, value in db.execute(
+                    f"SELECT id, name, value FROM fields WHERE id IN ({ids}) AND name IN ({marks})",
+                    (*found, *names),
+                ):
+                    found[task_id][name] = value
+            return [((created, task_id), found[task_id]) for created, task_id in rows]
+
+        return await self._call(run)
+
+    async def remember(self, name: str, value: str, *, keep: int, ttl_s: float) -> None:
+        now = time.time()
+
+        def run(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                db.execute(
+                    "INSERT INTO recent (name, value, expires) VALUES (?, ?, ?)", (name, value, now + ttl_s)
+                )
+                db.execute("UPDATE recent SET expires = ? WHERE name = ?", (now + ttl_s, name))
+                db.execute(
+                    "DELETE FROM recent WHERE name = ? AND seq NOT IN "
+                    "(SELECT seq FROM recent WHERE name = ? ORDER BY seq DESC LIMIT ?)",
+                    (name, name, keep),
+                )
+
+        await self._call(run)
+
+    async def recall(self, name: str) -> list[str]:
+        now = time.time()
+
+        def run(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT value FROM recent WHERE name = ? AND expires > ? ORDER BY seq", (name, now)
+            ).fetchall()
+            return [value for (value,) in rows]
+
+        return await self._call(run)
+
     async def sweep(self) -> int:
         now = time.time()
 
         def run(db: sqlite3.Connection) -> int:
             with _transaction(db):
+                db.execute("DELETE FROM recent WHERE expires <= ?", (now,))
                 gone = "SELECT id FROM tasks WHERE expires IS NOT NULL AND expires <= ?"
                 db.execute(f"DELETE FROM fields WHERE id IN ({gone})", (now,))
                 db.execute("DELETE FROM changes WHERE at < ?", (now - CHANGES_KEPT,))
