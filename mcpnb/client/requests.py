@@ -4,8 +4,10 @@ Every request a connection sends (tools, resources, prompts, tasks) goes through
 so there is one place that turns the SDK's errors into mcpnb's: a −32042 into
 :class:`UrlRequiredError`, a forgotten HTTP session into a renewal (and one replay, only for
 read-only or idempotent requests), a 401/403 into :class:`AuthError`, a dead transport into
-background recovery and a :class:`CallError` that says so, and any other HTTP error into one that
-carries the status and the server's own message (the SDK says only "-32603").
+background recovery and a :class:`CallError` that says so, a Streamable HTTP response stream that
+ended before its answer into a failed call on a session that goes on (the same one replay), and
+any other HTTP error into one that carries the status and the server's own message (the SDK says
+only "-32603").
 
 What the HTTP layer sees arrives here too (:func:`note_response`, :func:`transport_failed`), so a
 server that died or forgot the session turns the status to ``reconnecting`` as soon as anything
@@ -208,6 +210,15 @@ async def request(
             # the server refused this one request (413 too large, 400, 422, 429): the session is
             # fine, and starting another would lose what the server keeps in it
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
+        ended_early = stream_ended(conn, client, exc)
+        if ended_early is not None:  # only this call's response stream ended: the session goes on
+            if idempotent:  # 2026-07-28: "clients MUST re-issue it as a new request"
+                conn.emit(
+                    "transport",
+                    f"the response stream of {what} ended before its answer: sending it again once",
+                )
+                return await request(conn, what, send, idempotent=False, wait=wait, timed=timed)
+            raise stream_ended_error(conn, what, ended_early, answer) from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
         if transport_failed and is_retryable(exc, http_status=status):
             conn.lost(exc, client, http_status=status)
@@ -236,6 +247,62 @@ async def request(
     if timed:
         conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
+
+
+#: How the SDK resolves a request whose Streamable HTTP response stream ended with no answer in
+#: it (a clean end: a broken connection reaches :func:`transport_failed` first): not resumable (no
+#: event ids), or resuming with ``Last-Event-ID`` failed every time.
+_STREAM_ENDED = ("SSE stream ended without a response", "SSE stream ended and reconnection attempts")
+
+
+def stream_ended(conn: Connection, client: Any, exc: BaseException) -> str | None:
+    """The SDK's words if ``exc`` says only this request's HTTP response stream ended before
+    its answer, while the connection itself is fine; None otherwise.
+
+    A server may close a request's stream on purpose (SEP-1699 polling) and a proxy may cut a long
+    response; with no event store the SDK cannot resume, and resolves the request with
+    CONNECTION_CLOSED. The session (its ``Mcp-Session-Id``) is as valid as before: renewing it
+    would lose what the server keeps in it. A server that died is told apart by the HTTP layer,
+    which saw the wire break and marked the session lost before the SDK gave up on the stream.
+    """
+    from mcp import MCPError
+
+    if conn.transport != "http" or not isinstance(exc, MCPError) or exc.code != _CONNECTION_CLOSED:
+        return None
+    said = exc.error.message
+    if not said.startswith(_STREAM_ENDED):
+        return None
+    if conn.why_lost(client) is not None or conn.client is not client or conn.state is not State.CONNECTED:
+        return None
+    return said
+
+
+def stream_ended_error(conn: Connection, what: str, said: str, answer: HttpAnswer | None = None) -> CallError:
+    """The call whose response stream ended early: it may or may not have run, and it is not sent
+    again unasked (not read-only or idempotent, or it was already sent again); the connection
+    stays as it is, and calling again (if that is safe) is the remedy. ``answer``: the HTTP error
+    the server gave a try to resume the stream, if it gave one."""
+    resumed = ""
+    if not said.startswith(_STREAM_ENDED[0]):
+        resumed = " and resuming it failed" + (f" ({answer.text()})" if answer is not None else "")
+    stays = "the connection is fine" if conn.era == "modern" else "the session is still open"
+    happened = (
+        f"the server ended the call's response stream before answering{resumed} ({said}), "
+        "so the call may or may not have run"
+    )
+    if resumed:
+        cannot = "the server would not let the client resume them"
+    elif conn.era == "modern":
+        cannot = "2026-07-28 has no resumable streams"
+    else:
+        cannot = "the server cannot resume them: it keeps no event store"
+    conn.emit("transport", f"the response stream of {what} ended before its answer; {stays}")
+    return CallError(
+        f"{what} on {conn.name!r} failed: {happened}. Only this call's stream ended and {stays}: "
+        "call again if that is safe. If it keeps happening, something cuts long responses (a "
+        f"proxy's time limit, say) and {cannot}.",
+        model_text=f"the call failed: {happened}; {stays}: call again if that is safe",
+    )
 
 
 async def call_tool(
