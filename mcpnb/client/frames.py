@@ -8,6 +8,7 @@ when ``result.df`` works. pandas itself is imported inside the functions so ``im
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -17,6 +18,11 @@ from mcpnb.client import texttypes
 
 class NotTabularError(TypeError, ValueError):
     """The data has no table shape. Both a ``TypeError`` and a ``ValueError``, so either ``except`` works."""
+
+
+class FrameWarning(UserWarning):
+    """What ``.df`` changed for the table to be one a person can use (two columns that would have
+    had one name, half of a character); ``.data`` has the values as sent."""
 
 
 def _is_records(value: Any) -> bool:
@@ -250,20 +256,73 @@ class Table:
         ``limit`` builds only the first rows (a preview of a 100k-row result costs what it shows).
         pandas' own refusals (odd keys, mixed nesting) are :class:`NotTabularError` too.
         """
+        return self.frame_and_notes(limit)[0]
+
+    def frame_and_notes(self, limit: int | None = None) -> tuple[Any, list[str]]:
+        """:meth:`frame`, and what it had to change to be one table (:func:`_flattened`)."""
         import pandas as pd
 
         rows = self.rows(limit)
         try:
             if isinstance(rows, dict):
-                return pd.DataFrame(rows)
+                return pd.DataFrame(rows), []
             if not rows:
-                return pd.DataFrame()
+                return pd.DataFrame(), []
             # flat records (the common case) go straight in: json_normalize is many times slower
             if _flat(rows):
-                return pd.DataFrame(rows, columns=self.names) if self.names else pd.DataFrame(rows)
-            return pd.json_normalize(rows)
+                return (pd.DataFrame(rows, columns=self.names) if self.names else pd.DataFrame(rows)), []
+            return _flattened(rows)
         except Exception as exc:
             raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
+
+
+#: What json_normalize joins nested keys with, before they are joined with dots: a key's own dots
+#: (``"a.b"``) stay apart from a nesting (``{"a": {"b": ...}}``), which pandas gave the same name.
+_NESTED = "\x1f"
+
+
+def _flattened(rows: list[dict[str, Any]]) -> tuple[Any, list[str]]:
+    """Nested records flattened into ``a.b`` columns, each name once: pandas wrote both a key
+    ``"a.b"`` and ``b`` inside ``a`` to one column ``a.b``, the last one winning, so the nested one
+    is ``a.b (2)`` and a note says so. An object some rows lack (an optional nested model, null
+    there) left a column of nulls beside its ``addr.city``, ``addr.zip``: it is dropped."""
+    import pandas as pd
+
+    frame = pd.json_normalize(rows, sep=_NESTED)
+    inside = {name.rsplit(_NESTED, 1)[0] for name in frame.columns if _is_nested(name)}
+    parents = {p for name in inside for p in _prefixes(name)}
+    empty = [name for name in frame.columns if name in parents and frame[name].isna().all()]
+    if empty:
+        frame = frame.drop(columns=empty)
+    taken = {name for name in frame.columns if not _is_nested(name)}  # keys as sent keep their name
+    names, notes = [], []
+    for name in frame.columns:
+        if not _is_nested(name):
+            names.append(name)
+            continue
+        dotted = name.replace(_NESTED, ".")
+        given, n = dotted, 1
+        while given in taken:
+            n += 1
+            given = f"{dotted} ({n})"
+        if given != dotted:
+            path = " inside ".join(repr(k) for k in reversed(name.split(_NESTED)))
+            notes.append(f"{path} is column {given!r} ({dotted!r} is another's name)")
+        taken.add(given)
+        names.append(given)
+    frame.columns = names
+    return frame, notes
+
+
+def _is_nested(name: Any) -> bool:
+    """Whether a column of :func:`_flattened`'s json_normalize is a key inside an object."""
+    return isinstance(name, str) and _NESTED in name
+
+
+def _prefixes(name: str) -> list[str]:
+    """Every object on the way to ``name``, itself too: ``a`` and ``a<sep>b`` for ``a<sep>b``."""
+    parts = name.split(_NESTED)
+    return [_NESTED.join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _grid(rows: list[list[Any]], key: str | None = None, fields: dict[str, Any] | None = None) -> Table:
@@ -456,11 +515,66 @@ def to_dataframes(data: Any, *, schema: Any = None, at: Sequence[str] = ()) -> d
 def to_dataframe(data: Any, *, limit: int | None = None, schema: Any = None, at: Sequence[str] = ()) -> Any:
     """``data`` as a ``pandas.DataFrame`` (see :func:`find_table` and :meth:`Table.frame`), its
     numbers and times written as text read as such (:func:`text_types`). ``schema``: the JSON
-    Schema of the value ``data`` is at the keys ``at`` of (a tool's outputSchema)."""
+    Schema of the value ``data`` is at the keys ``at`` of (a tool's outputSchema).
+
+    The plain fields beside the rows (``{"mean": 1.5, "by_group": [...]}``) are the frame's
+    ``attrs``: the table alone dropped them. What had to change for it to be a table a person can
+    use and display (a name given twice, half of a character) is a :class:`FrameWarning`."""
     table = find_table(data, one_row=True)
-    frame = table.frame(limit)
+    frame, notes = table.frame_and_notes(limit)
     typed = text_types(table, schema=schema, at=at)
-    return texttypes.read(frame, typed) if typed else frame
+    if typed:
+        frame = texttypes.read(frame, typed)
+    if mend_halves(frame):
+        notes.append(f"it held half of a character (an unpaired UTF-16 surrogate), now \ufffd; {_AS_SENT}")
+    if notes:
+        warnings.warn(f"result.df: {'; '.join(notes)}", FrameWarning, stacklevel=3)
+    frame.attrs.update((k, v) for k, v in table.fields.items() if _is_scalar(v))
+    return frame
+
+
+_AS_SENT = "result.data has the values as sent"
+
+
+def mend_halves(frame: Any) -> bool:
+    """Put U+FFFD for each half of a character (an unpaired UTF-16 surrogate, a cut emoji) in the
+    texts and column names of ``frame``, and say whether there was one: no notebook can show one
+    (UTF-8 has none), and a DataFrame that cannot be displayed is a trap. Only columns of text are
+    looked at, each at C speed (an ASCII column of 100k rows in a few ms)."""
+    import pandas as pd
+    from pandas.api.types import is_object_dtype
+
+    from mcpnb.client.results import displayable
+
+    found = False
+    names = [displayable(n)[0] if type(n) is str else n for n in frame.columns]
+    if names != list(frame.columns):
+        frame.columns, found = names, True
+    for i, dtype in enumerate(frame.dtypes):
+        if not (is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)):  # numbers, times: no text
+            continue
+        values = frame.iloc[:, i].to_numpy(dtype=object)
+        if _has_halves(values):
+            mended = [displayable(v)[0] if type(v) is str else v for v in values]
+            frame.isetitem(i, pd.Series(mended, index=frame.index, dtype=dtype))
+            found = True
+    return found
+
+
+def _has_halves(values: Any) -> bool:
+    """Whether a column's texts hold half of a character: all ASCII (the common case) answers at C
+    speed; else the texts are joined and encoded once."""
+    try:
+        if all(map(str.isascii, values)):
+            return False
+    except TypeError:  # a null or a number among the texts
+        pass
+    joined = "".join([v for v in values if type(v) is str])
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 _SAMPLE = 50  # rows read to find the columns that may be numbers or times written as text

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.contents import pick, wire
+
+if TYPE_CHECKING:  # for the annotations only (an editor's completion of result.df.<Tab>): no import
+    import pandas as pd
 
 #: The longest text a display reads as a table (:attr:`ToolResult.text_table`): a display must not
 #: parse a huge answer that it shows only the start of. JSON reads in ~0.1 s a MB; rows written as
@@ -146,21 +150,24 @@ class ToolResult:
         return self.schema_error is None
 
     @property
-    def df(self) -> Any:
+    def df(self) -> pd.DataFrame:
         """The structured payload as a pandas DataFrame: records, columns, one object as one row
         (nested keys flattened to ``a.b``), or plain values as one ``value`` column. A payload
         holding several tables says to use ``.dfs``. A tool without ``structuredContent`` whose
         text is one JSON object or array (older servers' way), or a Python list or dict (the
         SQLite reference server's rows), is read from its text. Columns of numbers and times written
         as text (SQL servers' NUMERIC, pydantic's ``Decimal`` and ``datetime``) are numbers and
-        times where every value reads exactly (see :mod:`mcpnb.client.texttypes`)."""
+        times where every value reads exactly, unless the outputSchema declares them plain strings
+        (see :mod:`mcpnb.client.texttypes`). The fields beside the rows (an estimate's numbers next
+        to its factors) are in ``df.attrs``, their plain values; ``.data`` has them all. A failed
+        call (``isError``) has no table: ``.df`` raises, whatever it sent."""
         from mcpnb.client.frames import to_dataframe
 
         data, schema = self._tabular()
         return to_dataframe(data, schema=schema, at=self.data_path)
 
     @property
-    def dfs(self) -> dict[str, Any]:
+    def dfs(self) -> dict[str, pd.DataFrame]:
         """Each table inside the structured payload (a key whose value is a list of objects), as a
         dict of DataFrames by key."""
         from mcpnb.client.frames import to_dataframes
@@ -215,6 +222,11 @@ class ToolResult:
         reference server's ``{"content": <the text>}``) is read as that text: its JSON is the table
         (``directory_tree``'s entries). A table a display already read in the text
         (:attr:`text_table`) is not read again."""
+        from mcpnb.client.frames import NotTabularError
+
+        text = self.text.strip()
+        if self.is_error:  # what a failed call sent is no table to carry on with, rows or not
+            raise NotTabularError(f"{self.label} failed, so there is no table: {self._error_words()}")
         shown = self.__dict__.get("text_table")  # cached_property's own store: set once displayed
         if shown is not None:
             return shown, None
@@ -223,11 +235,6 @@ class ToolResult:
             wrapped = self.structured[wrapper] if wrapper is not None else None
             found = _table_in_text(wrapped) if isinstance(wrapped, str) else None
             return (found, None) if found is not None else (self.data, self.output_schema)
-        from mcpnb.client.frames import NotTabularError
-
-        text = self.text.strip()
-        if self.is_error:
-            raise NotTabularError(f"{self.label} failed, so there is no table: {error_words(text)}")
         found = _table_in_text(self.text)  # unstripped: a fixed-width table may start with spaces
         if found is not None:
             return found, None
@@ -236,6 +243,14 @@ class ToolResult:
             f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "
             "structuredContent, or text that is one JSON object or array"
         )
+
+    def _error_words(self) -> str:
+        """A failed call's message in one line, and where what it sent is: its text, else the
+        ``error`` or ``message`` of its structured content (the rest of it is in ``.structured``)."""
+        if self.structured is None:
+            return error_words(self.text)
+        said = error_words(self.text or json_head(self.structured, _REPR_JSON)[0])
+        return f"{said} (it sent structured content too: result.structured, result.data)"
 
     def save(
         self, path: str | os.PathLike[str] = ".", *, which: int | None = None, overwrite: bool = False
@@ -268,9 +283,12 @@ class ToolResult:
         body = _clip(self.text, _REPR_TEXT, "result.text") or (
             _data_head(self.structured) if self.structured is not None else ""
         )
+        head, halved_head = displayable(head)
+        body, halved = displayable(body)
+        notes = [*self.warnings, *([HALF_CHARACTERS] if halved or halved_head else [])]
         said = "".join(  # never unseen
             f"\n({'i' if getattr(note, 'accepted', False) else '!'} {note})"
-            for note in [*self.warnings, *self.answered_without_asking]
+            for note in [*notes, *self.answered_without_asking]
         )
         return head + ("\n" + body if body else "") + said
 
@@ -278,6 +296,28 @@ class ToolResult:
 #: Characters of text and of structured JSON a repr shows: print(result) of 1M rows stays a glance.
 _REPR_TEXT = 2000
 _REPR_JSON = 500
+
+#: Half of a character: an unpaired UTF-16 surrogate, as a JavaScript server sends one when it cuts
+#: a string in the middle of an emoji (``"party \\ud83c"``). JSON allows the escape and Python
+#: reads it, but no UTF-8 holds it, so a display that carries it cannot be sent to the notebook.
+_HALF = re.compile("[\ud800-\udfff]")
+HALF_CHARACTERS = (
+    "this result holds half of a character (an unpaired UTF-16 surrogate: the server cut a string "
+    "inside an emoji); shown as \ufffd, as is each in result.df; result.data and result.text keep "
+    "them as sent"
+)
+
+
+def displayable(text: str) -> tuple[str, bool]:
+    """``text`` with each half of a character (:data:`HALF_CHARACTERS`) as U+FFFD, and whether
+    it held one. Costs nothing on ASCII and one encode on other text: displays are bounded."""
+    if text.isascii():  # O(1): CPython knows
+        return text, False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _HALF.sub("\ufffd", text), True
+    return text, False
 
 
 def error_words(text: str, limit: int = 200) -> str:

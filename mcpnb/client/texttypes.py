@@ -7,8 +7,15 @@ as ISO text, DuckDB's server DECIMAL as ``"3.5"``, pydantic (the SDK, FastMCP) a
 and times, as ``pandas.read_json`` does, but only where that changes no value (every value of the
 column must read exactly, else it stays the text it was: ``"01234"`` is a code) and the
 outputSchema does not give the text a form of its own (a ``pattern``, an ``enum``, a ``format``
-other than ``date-time``). A plain ``"type": "string"`` says nothing here: FastMCP declares a
-``Decimal`` so.
+other than ``date-time``).
+
+A column the outputSchema declares a plain ``"type": "string"`` is never read as numbers: zip codes
+and phone numbers (``"10001"``) were ``int64`` until one of them had a leading zero, so the column's
+type hung on the data. Only a schema that says the text is a number is read as one: a number type
+beside the string (the SDK's ``MCPServer`` declares a ``Decimal`` as ``anyOf: [number, string]``) or
+a number ``format`` (``decimal``, ``int64``, as OpenAPI writes them). FastMCP declares a ``Decimal``
+as a plain string, as it does a ``str``: its money stays text in ``.df`` (``pd.to_numeric`` reads it).
+Columns no schema declares (no outputSchema, a table read from text) are read as their values are.
 """
 
 from __future__ import annotations
@@ -39,10 +46,12 @@ def kinds(columns: Mapping[Any, Sequence[Any]], declared: Mapping[Any, Any] | No
         present = [v for v in values if v is not None]
         if not present or not all(isinstance(v, str) for v in present):
             continue
-        if declared is not None and _has_a_form(declared.get(name, {})):
+        schema = declared.get(name, {}) if declared is not None else {}
+        if _has_a_form(schema):
             continue
         if _numbers(present):
-            found[name] = NUMBERS
+            if not _says_text(schema) or _says_number(schema):
+                found[name] = NUMBERS
             continue
         zoned = _zoned_times(present)
         if zoned is not None:
@@ -81,11 +90,43 @@ def column_schemas(schema: Any, path: Sequence[str | int]) -> dict[str, Any]:
 
 def _has_a_form(schema: dict[str, Any]) -> bool:
     """Whether a column's schema gives its text a form of its own: a ``pattern`` (a code), an
-    ``enum`` or ``const``, a ``format`` other than ``date-time`` (a ``date``, a ``uuid``)."""
-    return any(key in schema for key in ("pattern", "enum", "const")) or schema.get("format") not in (
-        None,
-        "date-time",
+    ``enum`` or ``const``, a ``format`` other than ``date-time`` or a number's (a ``date``, a ``uuid``)."""
+    form = schema.get("format")
+    return any(key in schema for key in ("pattern", "enum", "const")) or not (
+        form is None or form == "date-time" or form in _NUMBER_FORMATS
     )
+
+
+#: Formats that say a string holds a number (OpenAPI's ``int64`` and ``decimal``, and their kin).
+_NUMBER_FORMATS = frozenset(
+    {"decimal", "number", "double", "float", "integer", "int32", "int64", "uint32", "uint64", "bigint"}
+)
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types a column's schema allows: its ``type`` (a name or a list), and those of the
+    branches of an ``anyOf`` or ``oneOf`` (an optional value's ``null`` among them)."""
+    declared = schema.get("type")
+    found = (
+        {declared} if isinstance(declared, str) else set(declared) if isinstance(declared, list) else set()
+    )
+    for key in ("anyOf", "oneOf"):
+        for branch in schema.get(key) or ():
+            if isinstance(branch, dict):
+                found |= _types(branch)
+    return {t for t in found if isinstance(t, str)}
+
+
+def _says_text(schema: dict[str, Any]) -> bool:
+    """Whether a column's schema declares text: a string (or a string or null), nothing else."""
+    types = _types(schema) - {"null"}
+    return types == {"string"}
+
+
+def _says_number(schema: dict[str, Any]) -> bool:
+    """Whether a column's schema says its text is a number: a number format, or a number type
+    allowed beside the string (pydantic's ``Decimal`` as the SDK's ``MCPServer`` declares it)."""
+    return schema.get("format") in _NUMBER_FORMATS or bool(_types(schema) & {"number", "integer"})
 
 
 def _numbers(values: list[str]) -> bool:

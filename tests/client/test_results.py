@@ -136,8 +136,8 @@ def test_numbers_and_times_a_sql_server_wrote_as_text_are_numbers_and_times_in_d
 
 def test_structured_content_reads_them_too_unless_its_schema_gives_the_text_a_form():
     rows = [
-        {"code": "7", "sku": "7", "day": "2026-12-01T10:00:00", "id": "7"},
-        {"code": "8", "sku": "80", "day": None, "id": "8"},
+        {"code": "7", "sku": "7", "day": "2026-12-01T10:00:00", "id": "7", "total": "3.10"},
+        {"code": "8", "sku": "80", "day": None, "id": "8", "total": "8"},
     ]
     schema = {
         "type": "object",
@@ -150,7 +150,8 @@ def test_structured_content_reads_them_too_unless_its_schema_gives_the_text_a_fo
                         "code": {"type": "string", "pattern": "^[0-9]+$"},  # a code: text
                         "sku": {"$ref": "#/$defs/Sku"},
                         "day": {"type": "string", "format": "date-time"},
-                        "id": {"type": "string"},  # plain string: says nothing (FastMCP's Decimal)
+                        "id": {"type": "string"},  # plain string: text, whatever it holds
+                        "total": {"anyOf": [{"type": "number"}, {"type": "string"}]},  # a Decimal
                     },
                 },
             }
@@ -160,7 +161,8 @@ def test_structured_content_reads_them_too_unless_its_schema_gives_the_text_a_fo
     result = ToolResult(server="s", tool="t", content=[], structured={"result": rows}, output_schema=schema)
     df = result.df
     assert df["code"].tolist() == ["7", "8"] and df["sku"].tolist() == ["7", "80"]
-    assert df["id"].tolist() == [7, 8] and df["day"].tolist()[0] == pd.Timestamp("2026-12-01 10:00")
+    assert df["id"].tolist() == ["7", "8"] and df["day"].tolist()[0] == pd.Timestamp("2026-12-01 10:00")
+    assert df["total"].tolist() == [3.1, 8.0]
     plain = ToolResult(server="s", tool="t", content=[], structured=[{"n": "7"}, {"n": "8"}])
     assert plain.df["n"].tolist() == [7, 8]  # no schema: read as the text is
 

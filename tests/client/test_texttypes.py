@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from mcpnb.client.frames import find_table
 from mcpnb.client.texttypes import NUMBERS, TIMES, ZONED_TIMES, kinds, read
@@ -75,21 +77,57 @@ def test_numbers_written_as_text_read_back_as_themselves_or_stay_text(values: li
     assert got == values if holdable else True  # (else either; the rule above says which)
 
 
-def test_a_peers_decimals_and_datetimes_are_numbers_and_times_in_df(pool, fastmcp_url):
-    """FastMCP (pydantic) writes a ``Decimal`` as ``"3.10"`` and a ``datetime`` as ISO text, and
-    declares them as a plain string and a ``date-time``: ``.df`` gave text, so ``.sum()`` joined
-    them. A ``date`` (its schema gives it a form) and codes with leading zeros stay text."""
+def test_a_peers_datetimes_are_times_and_its_plain_strings_text_in_df(pool, fastmcp_url):
+    """FastMCP (pydantic) writes a ``datetime`` as ISO text and declares it a ``date-time``: a
+    time in ``.df``. It declares a ``Decimal`` as a plain string, as it does a ``str`` (nothing
+    tells them apart: no format, no pattern), so its money stays the text it declares, as codes
+    do, whatever the values look like; ``pd.to_numeric`` reads it. A ``date`` stays text."""
     from mcpnb.notebook.render import result_bundle
 
     pool.connect("fm", url=fastmcp_url)
     result = pool.call("fm", "orders", {"n": 3})
+    assert result.output_schema["properties"]["result"]["items"]["properties"]["total"] == {"type": "string"}
     df = result.df
-    assert df["total"].tolist() == [0.0, 3.1, 6.2] and df["total"].sum() == pytest.approx(9.3)
+    assert df["total"].tolist() == ["0.00", "3.10", "6.20"]
+    assert pd.to_numeric(df["total"]).sum() == pytest.approx(9.3)
     assert df["placed_at"].tolist()[1] == pd.Timestamp("2026-12-04 14:01", tz="UTC")
     assert df["day"].tolist()[0] == "2026-12-01" and df["code"].tolist() == ["00000", "00001", "00002"]
     text = result_bundle(result)["text/plain"]
-    assert "result.df reads total as numbers and placed_at as times (the server wrote them as text)" in text
-    assert " 1   3.10  2026-12-04T14:01:00Z" in text  # shown as the server wrote them
+    assert "result.df reads placed_at as times (the server wrote them as text)" in text
+    assert " 1  3.10   2026-12-04T14:01:00Z" in text  # text, left-aligned, as written
+
+
+class Place(BaseModel):
+    zip: str
+    phone: str
+    price: Decimal
+    tip: Decimal | None
+
+
+def test_a_declared_string_stays_text_and_a_declared_number_in_text_is_a_number(pool):
+    """Zip codes declared ``str`` were ``int64`` while every one looked like a number and text once
+    one had a leading zero: the column's type hung on the data. The SDK's ``MCPServer`` declares a
+    ``Decimal`` as ``anyOf: [number, string]``: that says it is a number, so ``.df`` reads it."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("addresses", log_level="WARNING")
+
+    @server.tool()
+    def places(leading_zero: bool = False) -> list[Place]:
+        """Places with zip codes, phone numbers and prices."""
+        first = "02134" if leading_zero else "12134"
+        return [
+            Place(zip=first, phone="5551234", price=Decimal("3.10"), tip=None),
+            Place(zip="10001", phone="5559876", price=Decimal("12"), tip=Decimal("0.50")),
+        ]
+
+    pool.connect("places", server=server)
+    for leading_zero in (False, True):
+        df = pool.call("places", "places", {"leading_zero": leading_zero}).df
+        assert df["zip"].tolist() == ["02134" if leading_zero else "12134", "10001"]
+        assert df["phone"].tolist() == ["5551234", "5559876"]
+        assert df["price"].tolist() == [3.1, 12.0] and df["price"].dtype == "float64"
+        assert df["tip"].tolist()[1] == 0.5 and pd.isna(df["tip"].tolist()[0])
 
 
 def test_the_first_rows_find_the_columns_and_every_row_decides():

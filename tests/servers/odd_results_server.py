@@ -15,10 +15,17 @@ Tools (each result is written by hand, as a careless server would write it):
 - ``typed_list``: ``list_structured`` for a tool that declares an ``outputSchema`` (an object).
 - ``worded_error``: ``isError`` as the word ``"error"``; ``null_error``: ``isError`` null.
 - ``list_meta``: a result ``_meta`` that is a list, not an object.
+- ``half_emoji``: text and rows holding half of an emoji (``"party \\ud83c"``, an unpaired UTF-16
+  surrogate, as a JavaScript server that cut a string in the middle of a character sends it).
+- ``dotted_keys``: rows with a key ``"a.b"`` beside ``"a": {"b": ...}`` (both flatten to ``a.b``).
+- ``failed_with_rows``: ``isError`` with ``structuredContent`` that holds rows.
+- ``summary_beside_rows``: numbers beside a table of rows (``{"mean": 1.5, "n": 4, "by_group": [...]}``).
+- ``svg_with_script``: an SVG image whose markup holds a ``<script>`` and an ``onload``.
 """
 
 from __future__ import annotations
 
+import base64
 import sys
 
 from handwritten import cache, greeting, requests, send
@@ -35,6 +42,11 @@ TOOLS = [
     {"name": "worded_error", "inputSchema": OBJECT},
     {"name": "null_error", "inputSchema": OBJECT},
     {"name": "list_meta", "inputSchema": OBJECT},
+    {"name": "half_emoji", "inputSchema": OBJECT},
+    {"name": "dotted_keys", "inputSchema": OBJECT},
+    {"name": "failed_with_rows", "inputSchema": OBJECT},
+    {"name": "summary_beside_rows", "inputSchema": OBJECT},
+    {"name": "svg_with_script", "inputSchema": OBJECT},
     {
         "name": "typed_list",
         "inputSchema": OBJECT,
@@ -42,6 +54,11 @@ TOOLS = [
     },
 ]
 
+#: An SVG that runs script wherever its markup is put in the page as it is.
+SVG_WITH_SCRIPT = base64.b64encode(
+    b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script>'
+    b'<rect width="10" height="10"/></svg>'
+).decode()
 HOLOGRAM = {"type": "hologram", "data": "zzz", "angle": [1, 2.5]}
 RESULTS = {
     "weird_content": {"content": [HOLOGRAM, {"type": "text", "text": "after"}]},
@@ -61,6 +78,31 @@ RESULTS = {
     "worded_error": {"content": [{"type": "text", "text": "disk full"}], "isError": "error"},
     "null_error": {"content": [{"type": "text", "text": "fine"}], "isError": None},
     "list_meta": {"content": [{"type": "text", "text": "tagged"}], "_meta": ["a", "b"]},
+    # json.dumps writes each as the escape a JSON writer sends: "\ud83c" alone, a pair for 🎂
+    "half_emoji": {
+        "content": [{"type": "text", "text": "2 rows, the first party \ud83c"}],
+        "structuredContent": {
+            "result": [{"title": "party \ud83c", "n": 1}, {"title": "cake \U0001f382", "n": 2}]
+        },
+    },
+    "dotted_keys": {
+        "content": [{"type": "text", "text": "2 rows"}],
+        "structuredContent": {"result": [{"a.b": 1, "a": {"b": 2}}, {"a.b": 3, "a": {"b": 4}}]},
+    },
+    "failed_with_rows": {
+        "content": [{"type": "text", "text": "no such table: sales"}],
+        "structuredContent": {"error": "no such table: sales", "rows": [{"a": 1}]},
+        "isError": True,
+    },
+    "summary_beside_rows": {
+        "content": [{"type": "text", "text": "mean 1.5 over 4"}],
+        "structuredContent": {
+            "mean": 1.5,
+            "n": 4,
+            "by_group": [{"group": "a", "mean": 1.0}, {"group": "b", "mean": 2.0}],
+        },
+    },
+    "svg_with_script": {"content": [{"type": "image", "data": SVG_WITH_SCRIPT, "mimeType": "image/svg+xml"}]},
 }
 #: What a 2026-07-28 server says of how long a listing or discovery may be kept (both required).
 CACHE = cache(ERA)

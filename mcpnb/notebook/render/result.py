@@ -9,9 +9,12 @@ ASCII table) is folded under the table, one click away: a result is shown once.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
 from mcpnb.client.files import files_in
+from mcpnb.client.results import HALF_CHARACTERS, displayable
 from mcpnb.notebook.render.content import Rendered, block_type, get, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
@@ -88,6 +91,11 @@ def _repeats(text: Any, values: tuple[Any, ...]) -> bool:
         parsed = from_json(text) if isinstance(text, str) else text
     except ValueError:
         parsed = text
+    except TypeError:  # half of a character in it (a cut emoji), which jiter refuses; json reads it
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = text
     return parsed in values
 
 
@@ -110,19 +118,27 @@ def _same_text(text: str, serialized: bytes) -> bool:
     )
 
 
+#: Between the header's parts: a notebook opened untrusted drops the <style>, and the parts ran
+#: together ("raw.recordsok2 ms"); styled, the badges' gaps part them and it is not shown.
+_SEP = '<span class="mcpnb-sep"> · </span>'
+
+
 def _header(result: Any) -> tuple[str, str]:
     status = badge("error", "bad") if result.is_error else badge("ok", "ok")
     ms = f"{result.elapsed * 1000:.0f} ms"
     schema_html, schema_text = schema_badge(result)
-    html = (
-        f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(result.label)}</span>'
-        f'{status}<span class="mcpnb-dim">{esc(ms)}</span>{schema_html}</div>'
-    )
+    parts = [
+        f'<span class="mcpnb-name">{esc(result.label)}</span>',
+        status,
+        f'<span class="mcpnb-dim">{esc(ms)}</span>',
+    ]
+    html = f'<div class="mcpnb-head">{_SEP.join([*parts, *([schema_html] if schema_html else [])])}</div>'
     text = f"{result.label} · {'error' if result.is_error else 'ok'} · {ms}"
     return html, text + (f" · {schema_text}" if schema_text else "")
 
 
-def build_result(result: Any, limit: int) -> dict[str, Any]:
+def build_result(result: Any, limit: int, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """The bundle; ``notes``: warnings of the display's own, shown as the result's are."""
     head_html, head_text = _header(result)
     wrapper = result.content_wrapper()  # the blocks are the whole result: shown, the payload a note
     mirrors = set() if wrapper is not None else _mirrors(result)
@@ -165,7 +181,7 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
             f"<code>{esc(result.label)}</code></div>{body_html or esc('(no message)')}</div>"
         )
         texts.insert(0, "The server reported an error:")
-    for said in result.warnings:  # what the result broke of MCP (and how it was kept), what held it up
+    for said in [*result.warnings, *notes]:  # what the result broke of MCP (how it was kept), what held it up
         body_html += f'<div class="mcpnb-block">{badge("⚠ " + said, "warn")}</div>'
         texts.append(f"⚠ {said}")
     if structured is not None:
@@ -187,7 +203,8 @@ def build_result(result: Any, limit: int) -> dict[str, Any]:
     bundle: dict[str, Any] = {}
     for b in blocks:  # the first image also travels on its own, for frontends without HTML
         for mime, value in b.mime.items():
-            bundle.setdefault(mime, value)
+            if mime not in _SCRIPTED:
+                bundle.setdefault(mime, value)
         if bundle:
             break
     for note in getattr(result, "answered_without_asking", ()):  # never folded: it changed the result
@@ -234,17 +251,42 @@ def _log_head(line: str) -> str:
     return f"{head}… ({rest}; result.logs has it whole)"
 
 
+#: Image types not given a bundle entry of their own: a frontend may put an ``image/svg+xml``
+#: entry in the page as markup, where the server's ``<script>`` and ``onload`` run. The HTML draws
+#: it through ``<img>``, which runs none.
+_SCRIPTED = frozenset({"image/svg+xml"})
+
+
+def _displayable(bundle: dict[str, Any]) -> bool:
+    """Put U+FFFD for each half of a character in ``bundle``'s texts (:func:`displayable`: a
+    display cannot be sent to the notebook with one) and say whether there was one."""
+    found = False
+    for mime, value in bundle.items():
+        if isinstance(value, str):
+            bundle[mime], halved = displayable(value)
+            found = found or halved
+    return found
+
+
 def result_bundle(result: Any, *, limit: int | None = None) -> dict[str, Any]:
     """``_repr_mimebundle_`` for a ToolResult: ``text/plain``, ``text/html`` and the first image.
 
     A rendering bug must never hide a result, so any failure degrades to the plain repr plus a note.
+    Half of a character in what is shown (a server cut an emoji) is U+FFFD, and a warning says so:
+    the bundle would not reach the notebook (bounded work, on what is shown only).
     """
     n = resolve_limit(limit, DEFAULTS.display_limit)
     try:
-        return build_result(result, n)
+        bundle = build_result(result, n)
+        if _displayable(bundle):
+            bundle = build_result(result, n, [HALF_CHARACTERS])
+            _displayable(bundle)
+        return bundle
     except Exception as exc:
         note = f"mcpnb could not render this result ({type(exc).__name__}: {exc}); see result.json()"
-        return {
+        fallback = {
             "text/plain": f"{result!r}\n{note}",
             "text/html": wrap(f"<pre>{esc(repr(result))}</pre>", esc(note)),
         }
+        _displayable(fallback)  # (the repr says so already)
+        return fallback

@@ -169,7 +169,7 @@ def _grid(
     its columns of numbers and times written as text (:func:`mcpnb.client.frames.text_types`),
     shown as written (numbers right-aligned); the note says ``where`` reads them as such."""
     # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
-    shown = table.frame(limit)
+    shown, renamed = table.frame_and_notes(limit)
     typed = typed or {}
     rows, cols = table.count, shown.shape[1]
     more = rows - len(shown)
@@ -177,6 +177,7 @@ def _grid(
     numbers = [name for name, kind in typed.items() if kind == texttypes.NUMBERS]
     table_html, table_text = frame_table(shown, numbers)
     notes = [f"… {more} more row{'s' if more != 1 else ''} ({where} has them all)"] if more else []
+    notes += renamed  # two columns pandas would give one name: both kept, as .df keeps them
     if typed:
         notes.append(f"{where} reads {_read_as(typed)} (the server wrote them as text)")
     return table_html, table_text if cols else "", caption if rows else "no rows", "; ".join(notes)
@@ -197,10 +198,15 @@ def _read_as(typed: Mapping[Any, str]) -> str:
 
 
 def _table(
-    table: Table, limit: int, title: str = "structured content", typed: Mapping[Any, str] | None = None
+    table: Table,
+    limit: int,
+    title: str = "structured content",
+    typed: Mapping[Any, str] | None = None,
+    data: str = "result.data",
 ) -> tuple[str, str]:
     """One table, under the fields beside it when there are any: they are often the answer itself
-    (an estimate's numbers next to its factors, a query's row count), so they are shown."""
+    (an estimate's numbers next to its factors, a query's row count), so they are shown, and a
+    line says where they are, ``data`` (the whole value) and ``df.attrs``: ``.df`` is the rows."""
     table_html, table_text, caption, note = _grid(table, limit, "result.df", typed)
     if table.fields:  # the fields first, then the table under its key
         fields_html, fields_text = _fields(table.fields)
@@ -209,6 +215,7 @@ def _table(
             f'<div class="mcpnb-dim">{esc(table.where)} · {esc(caption)}</div>{table_html}'
         )
         text = f"{title}:\n{fields_text}\n{table.where} ({caption}):\n{table_text}"
+        note = "; ".join([*([note] if note else []), _rows_and_fields(data)])
     else:
         html = f'<div class="mcpnb-dim">{esc(title)} · {esc(caption)}</div>' + table_html
         text = f"{title} ({caption}):\n{table_text}"
@@ -216,6 +223,11 @@ def _table(
         html += f'<div class="mcpnb-dim">{esc(note)}</div>'
         text += "\n" + note
     return html, text
+
+
+def _rows_and_fields(data: str) -> str:
+    """Where a table's rows and the fields beside them are (``data``: where the whole value is)."""
+    return f"result.df holds the rows; the other fields are in {data} and df.attrs"
 
 
 def _tables(data: dict[str, Any], keys: list[str], limit: int, result: Any) -> tuple[str, str]:
@@ -357,7 +369,9 @@ def render_text_lines(data: dict[str, Any], json_limit: int) -> tuple[str, str, 
 def render_text_table(data: Any, limit: int) -> tuple[str, str, bool]:
     """A table read from a result's text (``ToolResult.text_table``), as the structured section."""
     table = find_table(data)
-    html, text = _table(table, limit, "the server's text, read as a table", text_types(table))
+    html, text = _table(
+        table, limit, "the server's text, read as a table", text_types(table), "result.text_data"
+    )
     return f'<div class="mcpnb-block">{html}</div>', text, True
 
 
