@@ -23,7 +23,10 @@ from mcpnb.notebook.render.markdown import markdown_to_html
 # SVG inside <img> runs no scripts, so it is as safe to inline as the raster formats.
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/jpg", "image/gif", "image/svg+xml", "image/webp"})
 # The keys a Jupyter frontend understands for a standalone image in the bundle.
-BUNDLE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/svg+xml"})
+#: Image types that also get a bundle entry of their own (for frontends without HTML). Not SVG: a
+#: frontend may put an ``image/svg+xml`` entry in the page as markup, where the server's
+#: ``<script>`` and ``onload`` run; the HTML draws it through ``<img>``, which runs none.
+BUNDLE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif"})
 _AUDIO = re.compile(r"^audio/[\w.+-]+$")
 _MARKDOWN = re.compile(r"markdown", re.IGNORECASE)
 
@@ -158,10 +161,7 @@ def _media(kind: str, data: Any, mime: Any) -> Rendered:
     if size is not None and wrong is None and kind == "image" and mime_s in IMAGE_TYPES:
         html = f'<img src="data:{esc(mime_s)};base64,{esc(data)}" alt="{esc(label)}" title="{esc(label)}">'
         if mime_s in BUNDLE_IMAGE_TYPES:
-            if mime_s == "image/svg+xml":
-                extra[mime_s] = base64.b64decode(data).decode("utf-8", "replace")
-            else:
-                extra[mime_s] = data
+            extra[mime_s] = data
     elif size is not None and kind == "audio" and _AUDIO.match(mime_s):
         html = f'<audio controls src="data:{esc(mime_s)};base64,{esc(data)}" title="{esc(label)}"></audio>'
     else:

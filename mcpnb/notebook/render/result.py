@@ -203,8 +203,7 @@ def build_result(result: Any, limit: int, notes: Sequence[str] = ()) -> dict[str
     bundle: dict[str, Any] = {}
     for b in blocks:  # the first image also travels on its own, for frontends without HTML
         for mime, value in b.mime.items():
-            if mime not in _SCRIPTED:
-                bundle.setdefault(mime, value)
+            bundle.setdefault(mime, value)
         if bundle:
             break
     for note in getattr(result, "answered_without_asking", ()):  # never folded: it changed the result
@@ -249,12 +248,6 @@ def _log_head(line: str) -> str:
     left = len(rows) - len(head.splitlines())
     rest = f"{left} more lines" if left > 0 else f"{len(line) - len(head):,} more characters"
     return f"{head}… ({rest}; result.logs has it whole)"
-
-
-#: Image types not given a bundle entry of their own: a frontend may put an ``image/svg+xml``
-#: entry in the page as markup, where the server's ``<script>`` and ``onload`` run. The HTML draws
-#: it through ``<img>``, which runs none.
-_SCRIPTED = frozenset({"image/svg+xml"})
 
 
 def _displayable(bundle: dict[str, Any]) -> bool:

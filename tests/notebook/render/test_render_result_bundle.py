@@ -51,3 +51,22 @@ def test_the_header_reads_apart_without_its_style_and_looks_as_before_with_it(po
     assert re.fullmatch(r"raw\.records · ok · \d+ ms · ✓ outputSchema", _unstyled(head)), _unstyled(head)
     assert head.count('<span class="mcpnb-sep"> · </span>') == 3
     assert ".mcpnb-sep {display: none;}" in STYLE  # styled: the badges' gaps part them, as before
+
+
+def test_an_svg_resource_is_drawn_through_img_with_no_entry_of_its_own(pool):
+    # %mcp read of an SVG gave its markup an image/svg+xml entry of its own, scripts and all
+    from mcp.server.mcpserver import MCPServer
+
+    from mcpnb.notebook.render.resource import contents_bundle
+
+    server = MCPServer("pictures")
+
+    @server.resource("file:///logo.svg", mime_type="image/svg+xml")
+    def logo() -> bytes:
+        return b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'
+
+    pool.connect("pictures", server=server)
+    bundle = contents_bundle(pool.read("pictures", "file:///logo.svg"))
+    assert "image/svg+xml" not in bundle
+    assert "alert" not in bundle["text/html"]  # the markup only inside <img>'s base64
+    assert 'src="data:image/svg+xml;base64,' in bundle["text/html"]
