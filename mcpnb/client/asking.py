@@ -82,12 +82,14 @@ class Unsure(CallContext):
                 note_unasked(call, unused)
 
 
-def _record_answer(call: CallContext | None, method: str, answer: Any) -> None:
+def _record_answer(
+    call: CallContext | None, method: str, answer: Any, schema: dict[str, Any] | None = None
+) -> None:
     """The client's answer to a server's request, in the transcript of the call it belongs to (a
-    2025-11-25 transcript showed the question and never what went back). Fields whose name says
-    secret (a password a person typed) are shown as ``***``."""
-    from mcpnb.client.redact import REDACTED, is_secret_key
-
+    2025-11-25 transcript showed the question and never what went back). An elicitation's content
+    is masked as the form masks it (:func:`~mcpnb.client.elicitation.fields.mask`, for the fields of
+    the requested ``schema``: ``format: password``, ``writeOnly``, secret-looking names and keys
+    inside JSON fields), so the transcript never shows what the form hid."""
     calls = call.calls if isinstance(call, Unsure) else [call] if call is not None else []
     kept = [each for each in calls if each.transcript is not None]
     if not kept:
@@ -95,10 +97,21 @@ def _record_answer(call: CallContext | None, method: str, answer: Any) -> None:
     dump = getattr(answer, "model_dump", None)
     shown = dump(by_alias=True, exclude_none=True, mode="json") if dump else {"result": str(answer)}
     if isinstance(shown.get("content"), dict):
-        shown["content"] = {k: REDACTED if is_secret_key(k) else v for k, v in shown["content"].items()}
+        shown["content"] = masked_answer(schema, shown["content"])
     kind = "error" if "code" in shown else "response"
     for each in kept:
         each.transcript.add("→", kind, method, shown)
+
+
+def masked_answer(schema: Any, content: dict[str, Any]) -> dict[str, Any]:
+    """``content`` sent for a form of ``schema``, masked as the form shows it; a key the schema
+    does not declare is judged by its name as a field of that name would be."""
+    from mcpnb.client.elicitation.fields import field_from_property, fields_from_schema, mask
+
+    fields = fields_from_schema(schema)
+    declared = {f.name for f in fields}
+    fields += [field_from_property(str(key), {}) for key in content if key not in declared]
+    return mask(fields, content) or {}
 
 
 class Asking:
@@ -195,7 +208,7 @@ class Asking:
         finally:
             if isinstance(call, Unsure):
                 call.spread(asked)
-        _record_answer(call, "elicitation/create", result)
+        _record_answer(call, "elicitation/create", result, getattr(params, "requested_schema", None))
         return result
 
     async def on_sample(self, ctx: Any, params: Any) -> Any:
@@ -221,7 +234,10 @@ class Asking:
         return result
 
     async def on_log(self, params: Any) -> None:
-        """The SDK's logging callback: an event, the call's transcript, and the interaction."""
+        """The SDK's logging callback: an event, the call's transcript, and the interaction, each
+        with the secrets this connection knows scrubbed (a server that logs its own env or token),
+        as ``%mcp logs`` shows the line: the call's log lines are saved with the notebook."""
+        params = self.cleaned(params)
         said = log_data_text(params.data)  # JSON, as the call's own view shows it
         self.conn.emit("log", f"{params.level}: {said}", level=params.level, logger=params.logger)
         call = self.current(params)
@@ -234,3 +250,14 @@ class Asking:
             await self.interaction.log(self.conn.name, params, call)
         except Exception as exc:  # a broken log view must not break the session
             self.conn.emit("log", f"showing the log line failed: {describe(exc)}")
+
+    def cleaned(self, params: Any) -> Any:
+        """A log notification's ``params`` with the connection's secrets scrubbed from its data
+        and logger name (:meth:`Connection.safe`); the same object when there was nothing to hide."""
+        from mcpnb.client.transcript import scrubbed
+
+        data, logger = scrubbed(params.data, self.conn.safe), params.logger
+        logger = self.conn.safe(logger) if isinstance(logger, str) else logger
+        if data is params.data and logger == params.logger:
+            return params
+        return params.model_copy(update={"data": data, "logger": logger})

@@ -61,10 +61,15 @@ SUMMARY_CHARS = 300
 #: tasks log at WARNING and above goes to its server's log.
 SERVER_LOGGERS = ("mcp", "mcp_types", "client", "fastmcp")
 #: Loggers whose records are rewritten (with every child logger that exists when :func:`install` runs).
-WATCHED = ("httpx2", "httpx", "httpcore", *SERVER_LOGGERS, "sse_starlette", "uvicorn")
+WATCHED = ("httpx2", "httpx", "httpcore2", "httpcore", *SERVER_LOGGERS, "sse_starlette", "uvicorn")
 
 _URL = re.compile(r"""\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>`]+""")
-_SECRET_NAME = r"[\w-]*(?:authorization|cookie|token|secret|passw(?:or)?d|api[-_]?key|[-_]key)[\w-]*"
+# ... and session ids, which let whoever reads them act in the session: httpcore's response header
+# ``(b'mcp-session-id', b'…')``, the SDK's "Received session ID: …" (a space in the name).
+_SECRET_NAME = (
+    r"[\w-]*(?:authorization|cookie|token|secret|passw(?:or)?d|api[-_]?key|[-_]key"
+    r"|session(?:[-_\s]?id)?)[\w-]*"
+)
 # name, then what joins it to its value in the shapes loggers print: "Authorization: Bearer x",
 # "token=x", "'authorization': 'Bearer x'", "(b'cookie', b'x')"; the value up to a quote or delimiter.
 _HEADER = re.compile(

@@ -16,8 +16,13 @@ REDACTED = "***"
 
 _SECRET_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _SECRET_PARTS = ("token", "secret", "password", "passwd", "apikey", "credential")
-# URL query parameters that carry secrets without a telling name (signed URLs, OAuth codes).
-_SECRET_PARAMS = frozenset({"key", "sig", "signature", "code", "auth", "jwt", "pass", "pwd", "session"})
+# URL query parameters that carry secrets without a telling name (signed URLs, OAuth codes, session
+# ids: an SSE endpoint's ``?session_id=``, a servlet's ``;jsessionid=``, S3's ``X-Amz-Signature``).
+_SECRET_PARAMS = frozenset(
+    {"key", "sig", "signature", "code", "auth", "jwt", "pass", "pwd", "tok", "access", "otp", "pin"}
+    | {"session", "sessionid", "session_id", "session-id", "sid", "jsessionid", "phpsessid", "ticket"}
+    | {"x-amz-signature", "x-amz-credential", "x-goog-signature", "x-goog-credential"}
+)
 # Values long enough to be worth scrubbing: shorter ones would mangle ordinary words.
 _MIN_SECRET = 4
 
@@ -38,6 +43,71 @@ def is_secret_key(name: str) -> bool:
 
 def _is_secret_param(name: str) -> bool:
     return is_secret_key(name) or name.strip().lower() in _SECRET_PARAMS
+
+
+# Words of a name that say its value is (or holds) a credential, besides :func:`is_secret_key`'s.
+_SECRET_WORDS = frozenset(
+    {"pass", "pwd", "pin", "pat", "otp", "auth", "session", "sid", "sig", "signature", "cookie"}
+    | {"cred", "creds", "credentials", "passphrase", "passcode", "jwt"}
+)
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def looks_secret_name(name: str) -> bool:
+    """Whether a variable's or a flag's name may hold a credential: :func:`is_secret_key`, or a word
+    of it says so (``DB_PASS``, ``GITLAB_PAT``, ``--pin``, ``SESSION_ID``). Broader than
+    :func:`is_secret_key`, for the question "may this value be shown?", never for which headers
+    an HTTP request sends."""
+    words = {w.lower() for w in _NAME_WORD.findall(name)}
+    return is_secret_key(name) or bool(words & _SECRET_WORDS)
+
+
+# Values that cannot be secrets; scrubbing them from every message would only mangle text
+# ("127.0.0.1" turned each URL of a local server in the logs into "http://***:8000").
+_TRIVIAL_VALUES = frozenset(
+    {"true", "false", "yes", "no", "on", "off", "none", "null", "info", "debug", "warning", "error"}
+    | {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+)
+# A short plain word or slug: lowercase words and small numbers, at most three, joined by ``-_.``
+# (``json``, ``test``, ``production``, ``us-east-1``, ``eu_west_2``, ``v1``).
+_PLAIN_SLUG = re.compile(r"(?:[a-z]+\d{0,2}|\d{1,4})(?:[-_.](?:[a-z]+\d{0,2}|\d{1,4})){0,2}")
+_PLAIN_SLUG_CHARS = 24
+# An absolute path of ordinary segments (``/home/ann/data``, ``~/servers``, ``C:\\tools``).
+_PATH = re.compile(r"(?:~|[A-Za-z]:)?[/\\][\w.@+-]*(?:[/\\][\w.@+-]*)*")
+
+
+def is_plain_value(value: str, name: str = "") -> bool:
+    """Whether a configured value (an env value, a substituted ``${VAR}``) plainly cannot be a
+    secret, so it is *not* scrubbed from free text: scrubbing ``REGION=us-east-1`` or
+    ``APP_ENV=test`` turned a server's ``startup region=us-east-1`` into ``region=***`` and a tool
+    named ``..._test_...`` into ``..._***_...``.
+
+    The rule, both parts needed: ``name`` (the variable's) does not look secret
+    (:func:`looks_secret_name`: ``API_KEY=test`` stays hidden), and the value is one that nobody
+    uses as a credential: a word of :data:`_TRIVIAL_VALUES` (booleans, log levels, loopback
+    hosts), a number, a short lowercase slug (at most three lowercase words or numbers of up to
+    four digits, 24 characters in all: a generated secret has upper case, long digit runs or
+    more length; a four-word passphrase is not a slug), or an absolute path none of whose
+    segments looks like a token (:func:`looks_like_token`). Where values are *listed* (an env
+    mapping in a repr or ``%mcp config``) every one is still hidden: :func:`redact_env`."""
+    if name and looks_secret_name(name):
+        return False
+    low = value.strip().lower()
+    if low in _TRIVIAL_VALUES or _is_number(value):
+        return True
+    if len(value) <= _PLAIN_SLUG_CHARS and _PLAIN_SLUG.fullmatch(value):
+        return True
+    return bool(_PATH.fullmatch(value)) and not any(
+        looks_like_token(seg) for seg in re.split(r"[/\\]", value)
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 #: Headers whose values never carry a credential: the only ones a status, a repr or an error shows.
@@ -64,16 +134,18 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
     return dict.fromkeys(env, REDACTED)
 
 
-def _redact_pairs(text: str, found: set[str] | None) -> str:
+def _redact_pairs(text: str, found: set[str] | None, joiner: str = "&") -> str:
+    """``name=value`` pairs with the values hidden that a secret-looking name holds, or that look
+    like a token whatever their name (``?t=<token>``, ``?state=…``: names are the server's choice)."""
     pieces = []
-    for piece in text.split("&"):
+    for piece in text.split(joiner):
         name, sep, value = piece.partition("=")
-        if sep and value and _is_secret_param(unquote_plus(name)):
+        if sep and value and (_is_secret_param(unquote_plus(name)) or looks_like_token(unquote_plus(value))):
             if found is not None:
                 found.update({value, unquote_plus(value)})
             piece = f"{name}={REDACTED}"
         pieces.append(piece)
-    return "&".join(pieces)
+    return joiner.join(pieces)
 
 
 def _redact_url(url: str, found: set[str] | None) -> str:
@@ -129,16 +201,22 @@ def looks_like_token(segment: str) -> bool:
 def _redact_path(path: str, found: set[str] | None) -> str:
     segments = path.split("/")
     tokens = {s for s in segments if looks_like_token(s)}  # every log line's URLs come this way
-    if not tokens:
-        return path
-    if found is not None:
+    if tokens and found is not None:
         found.update(tokens)
-    return "/".join(REDACTED if s in tokens else s for s in segments)
+    shown = [REDACTED if s in tokens else _redact_matrix(s, found) for s in segments]
+    return path if shown == segments else "/".join(shown)
+
+
+def _redact_matrix(segment: str, found: set[str] | None) -> str:
+    """A path segment's ``;name=value`` parameters (``/mcp;jsessionid=…``) redacted as a query's."""
+    head, sep, params = segment.partition(";")
+    return f"{head};{_redact_pairs(params, found, ';')}" if sep and "=" in params else segment
 
 
 def redact_url(url: str) -> str:
-    """The URL with its userinfo password, secret-looking query parameters and path segments that
-    look like tokens (:func:`looks_like_token`) replaced.
+    """The URL with its userinfo password, query (and ``;`` path) parameters whose name looks secret
+    or whose value looks like a token, and path segments that look like tokens
+    (:func:`looks_like_token`) replaced.
 
     Tokens in query strings (``?token=…``, ``?api_key=…``) are common for SSE endpoints, secret
     paths for hosted servers, and a URL is exactly what a status table or an error message shows.

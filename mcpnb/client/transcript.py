@@ -6,12 +6,18 @@ all. It records only while a call that asked for a transcript is running (see
 :class:`~mcpnb.client.interaction.CallContext`); otherwise it costs one context-variable lookup.
 Server-to-client traffic that has its own hook (progress, log messages, elicitation) is added by
 the connection.
+
+What is recorded is scrubbed of every secret a live connection knows (its env values, header and
+token values, :func:`~mcpnb.client.logfilter.known_secrets`) as it is added: a transcript is saved
+with the notebook, and a server that echoes its own key in a result or a log line must not put it
+there, any more than ``%mcp logs`` shows it.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +45,13 @@ class Transcript:
     started: float = field(default_factory=time.monotonic)
 
     def add(self, direction: str, kind: str, method: str, payload: Any = None) -> None:
+        from mcpnb.client.logfilter import known_secrets
+        from mcpnb.client.redact import scrub
+
+        secrets = known_secrets()
+        if secrets:
+            method = scrub(method, secrets)  # an elicitation's method says the server's message
+            payload = scrubbed(payload, lambda text: scrub(text, secrets))
         self.messages.append(Message(time.monotonic() - self.started, direction, kind, method, payload))
 
     def __len__(self) -> int:
@@ -51,6 +64,28 @@ class Transcript:
         from mcpnb.client.display import mimebundle
 
         return mimebundle(self)
+
+
+def scrubbed(value: Any, clean: Callable[[str], str]) -> Any:
+    """``value`` with ``clean`` applied to every string in it (through dicts, lists and pydantic
+    models, which become their JSON form only when something in them changed); ``value`` itself
+    when nothing did, so an untouched payload keeps its type."""
+    if isinstance(value, str):
+        text = clean(value)
+        return value if text == value else text
+    if isinstance(value, dict):
+        items = {key: scrubbed(item, clean) for key, item in value.items()}
+        same = all(items[key] is item for key, item in value.items())
+        return value if same else items
+    if isinstance(value, (list, tuple)):
+        items = [scrubbed(item, clean) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        plain = dump(by_alias=True, exclude_none=True, mode="json")
+        cleaned = scrubbed(plain, clean)
+        return value if cleaned is plain else cleaned
+    return value
 
 
 def tap_notifications(dispatcher: Any) -> None:

@@ -1,8 +1,11 @@
 """``${VAR}`` and ``${VAR:-default}`` in string settings; ``$${`` is a literal ``${``.
 
 A default applies when the variable is unset *or empty*; a missing variable without a default is an
-error that names it (and the closest variable that is set). Values of variables whose names look
-secret (``GH_TOKEN``) are collected, so the pool can scrub them from text it did not write.
+error that names it (and the closest variable that is set). Every value substituted is collected,
+so the pool can scrub it from text it did not write and no view shows it (a token passed as
+``--pat ${GITLAB_TOKEN_2}`` or ``?t=${T}`` is as secret as one in ``GH_TOKEN``): mcpnb knows what it
+put there. Only values that plainly cannot be secrets (:func:`~mcpnb.client.redact.is_plain_value`:
+``${HOME}``, ``${PORT}``, ``${REGION}``) are left out, as they are for env values.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import ConfigError, did_you_mean
-from mcpnb.client.redact import is_secret_key
+from mcpnb.client.redact import is_plain_value
 
 if TYPE_CHECKING:
     from mcpnb.client.config.vscode import Variables
@@ -29,8 +32,9 @@ def expand(
     variables: Variables | None = None,
 ) -> str:
     """``text`` with every reference replaced. ``fail(message, suggestion=None)`` builds the located
-    error to raise; secret values used are added to ``found``. ``variables``: a VS Code file's own
-    (``${env:X}``, ``${workspaceFolder}``, ``${input:id}``), for a value written in one."""
+    error to raise; every value substituted that may be a secret is added to ``found``.
+    ``variables``: a VS Code file's own (``${env:X}``, ``${workspaceFolder}``, ``${input:id}``),
+    for a value written in one."""
 
     def one(m: re.Match[str]) -> str:
         if m.group(0) == "$${":
@@ -39,7 +43,7 @@ def expand(
         if body is None:
             raise fail("unclosed '${' (write '$${' for a literal '${')")
         if variables is not None and (value := variables.expand(body, environ, fail, found)) is not None:
-            return value
+            return _noted(value, body.rpartition(":")[2], found)
         var, sep, default = body.partition(":-")
         if not _ENV_NAME_RE.match(var) or "${" in default:
             raise fail(
@@ -49,19 +53,23 @@ def expand(
         value = environ.get(var)
         if value is None or (sep and value == ""):
             if sep:
-                if is_secret_key(var):
-                    found.add(default)
-                return default
+                return _noted(default, var, found)
             raise fail(
                 f"environment variable {var!r} is not set (give a default with ${{{var}:-default}})"
                 + _vscode_hint(var),
                 suggestion=did_you_mean(var, environ),
             )
-        if is_secret_key(var):
-            found.add(value)
-        return value
+        return _noted(value, var, found)
 
     return _VAR_RE.sub(one, text)
+
+
+def _noted(value: str, name: str, found: set[str]) -> str:
+    """``value``, substituted for the variable ``name``: added to ``found`` unless it plainly
+    cannot be a secret."""
+    if value and not is_plain_value(value, name):
+        found.add(value)
+    return value
 
 
 def _vscode_hint(var: str) -> str:

@@ -14,7 +14,14 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.notebook.magics.parser import Parser, add_input_flag, fill_text, input_values
+from mcpnb.notebook.magics.parser import (
+    Parser,
+    add_input_flag,
+    fill_text,
+    input_values,
+    may_be_secret,
+    safe_token,
+)
 from mcpnb.notebook.magics.registry import Context, arguments, command, one_row
 
 
@@ -225,6 +232,12 @@ def _refuse_command_without_separator(parser: Parser, words: list[str]) -> None:
         return
     name, at = words[positional[0]], positional[1]
     program = words[at]
+    if may_be_secret(program):  # a token pasted where the URL goes: never echoed back
+        raise UsageError(
+            f"the word after {name!r} is {safe_token(program)}, not a URL: %mcp connect {name} URL, or "
+            f"%mcp connect {name} -- COMMAND ARGS for a server started as a command (a secret goes in "
+            "{{name}} of a notebook variable, or --bearer-env VAR)"
+        )
     start = f"python {program}" if program.endswith(".py") else program  # this kernel's python
     more = " …" if words[at + 1 :] else ""
     own = [w.split("=", 1)[0] for w in words[at + 1 :] if w.startswith("-") and len(w) > 1]

@@ -74,7 +74,7 @@ class Parser(MagicArgumentParser):
         if match:
             choices = re.findall(r"'([^']*)'", match.group(3)) or match.group(3).split(", ")
             message += did_you_mean_text(match.group(2), choices)
-        raise UsageError(f"{self.prog}: {message}\nusage: {self.usage_line()}")
+        raise UsageError(f"{self.prog}: {safe_quoted(message)}\nusage: {self.usage_line()}")
 
     def usage_line(self) -> str:
         return self.format_usage().partition("usage: ")[2].strip()
@@ -140,14 +140,34 @@ class Parser(MagicArgumentParser):
 
 def safe_token(token: str) -> str:
     """A token fit for an error message: anything that may carry a secret is not echoed."""
-    from mcpnb.client.redact import is_secret_key
+    from mcpnb.client.redact import is_secret_key, looks_like_token
 
     name = re.split(r"[:=]", token, maxsplit=1)[0]
     if (":" in token or "=" in token) and is_secret_key(name):
         return repr(f"{name}…")
     if len(token) > 40 or (len(token) >= 20 and re.fullmatch(r"[A-Za-z0-9_\-.+/=]+", token)):
         return "(a long value, not shown)"
+    if looks_like_token(token):
+        return "(a value that looks like a secret, not shown)"
     return repr(token)
+
+
+def may_be_secret(token: str) -> bool:
+    """Whether a word typed where something else was expected may be a credential: it looks like a
+    token (:func:`~mcpnb.client.redact.looks_like_token`), or names a secret (``api_key=…``).
+    Narrower than :func:`safe_token`'s "long value", which a package name such as
+    ``mcp-server-motherduck`` also is."""
+    from mcpnb.client.redact import is_secret_key, looks_like_token
+
+    name = re.split(r"[:=]", token, maxsplit=1)[0]
+    return looks_like_token(token) or ((":" in token or "=" in token) and is_secret_key(name))
+
+
+def safe_quoted(message: str) -> str:
+    """argparse's ``message`` with every value it quotes passed through :func:`safe_token`
+    (``invalid float value: '<token>'``, ``invalid choice: '<token>'``: a secret typed in the wrong
+    place must not come back in the error the notebook saves)."""
+    return re.sub(r"'([^'\n]*)'", lambda m: safe_token(m.group(1)), message)
 
 
 def split_line(line: str, *, json_values: bool = False) -> list[str]:
