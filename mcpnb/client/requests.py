@@ -380,6 +380,7 @@ async def call_tool(
         output_schema=info.output_schema,
         markdown=info.answers_in_markdown or conn.config.markdown,
     )
+    out.hide_in_error(conn.safe)
     out.transcript = call_ctx.transcript
     out.logs, out.logs_dropped = call_ctx.kept_logs()
     out.answered_without_asking = list(call_ctx.answered_without_asking)

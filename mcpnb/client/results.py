@@ -26,6 +26,11 @@ from mcpnb.client.contents import pick, wire
 if TYPE_CHECKING:  # for the annotations only (an editor's completion of result.df.<Tab>): no import
     import pandas as pd
 
+#: Said with a failed call whose text quoted a secret of its server's config.
+SECRET_IN_ERROR = (
+    "the error quoted a secret of this server's settings: shown as *** (result.raw has it as sent)"
+)
+
 #: The longest text a display reads as a table (:attr:`ToolResult.text_table`): a display must not
 #: parse a huge answer that it shows only the start of. JSON reads in ~0.1 s a MB; rows written as
 #: Python writes them take ~1 s a MB (``ast.literal_eval``), so a display reads those up to less.
@@ -87,6 +92,22 @@ class ToolResult:
             markdown=markdown,
             warnings=list(getattr(result, REPAIRED, None) or ()),
         )
+
+    def hide_in_error(self, safe: Any) -> None:
+        """A failed call's text with the secrets of its server's config hidden (``safe``:
+        :meth:`Connection.safe <mcpnb.client.connection.Connection.safe>`): a tool's error often
+        quotes what it was given (``bad key <the API_KEY it was started with>``), and an error
+        shows in the cell and the saved notebook. What a call that worked returns is its data,
+        left as sent; ``raw`` keeps the error as sent too."""
+        if not self.is_error:
+            return
+        hidden = [
+            b.model_copy(update={"text": safe(b.text)}) if getattr(b, "type", None) == "text" else b
+            for b in self.content
+        ]
+        if any(new.text != old.text for new, old in zip(hidden, self.content, strict=True) if new is not old):
+            self.content = hidden
+            self.warnings.append(SECRET_IN_ERROR)
 
     @property
     def label(self) -> str:

@@ -221,3 +221,20 @@ def test_session_ids_never_reach_debug_logging(pool, caplog, kind):
         assert seen, "the SDK no longer logs the SSE endpoint: retarget this test"
         assert all(re.fullmatch(r".*session_id=\*\*\*.*", s, re.DOTALL) for s in seen), seen
         assert all(not re.search(r"session_id=(?!\*\*\*)", s) for s in seen), seen
+
+
+# ------------------------------------------------------------------ a tool's error text
+def test_a_tools_error_that_quotes_a_configured_secret_shows_it_hidden(pool):
+    # "bad key <API_KEY>" showed in the cell and the saved notebook (the error's words are the
+    # server's own); data a call that worked returns is left as sent
+    leaky(pool)
+    failed = pool.call("leaky", "fail_env", {"name": "API_KEY"})
+    assert failed.is_error
+    assert API_KEY not in failed.text and "bad key ***" in failed.text
+    assert API_KEY not in repr(failed)
+    assert "the error quoted a secret of this server's settings" in repr(failed)
+    assert API_KEY in json.dumps(failed.raw)  # as sent, for whoever asks for it
+    fine = pool.call("leaky", "env", {"name": "API_KEY"})
+    assert fine.text == API_KEY and not fine.warnings  # what it returned is its data
+    plain = pool.call("leaky", "fail_env", {"name": "NOT_SET"})
+    assert plain.text.rstrip().endswith("bad key") and not plain.warnings

@@ -1,8 +1,8 @@
 """A server that echoes the secrets it was started with, for the redaction tests.
 
-It prints its env to stderr at startup, logs it (``notifications/message``) and returns it from a
-tool, and asks for credentials by elicitation (a passphrase, a PIN and a one-time code). The
-SDK's ``MCPServer``; stdio only.
+It prints its env to stderr at startup, logs it (``notifications/message``), returns it from a
+tool and quotes it in a tool's error, and asks for credentials by elicitation (a passphrase, a PIN
+and a one-time code). The SDK's ``MCPServer``; stdio only.
 
 Run: ``python tests/servers/leaky_server.py``
 """
@@ -13,6 +13,7 @@ import os
 import sys
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("leaky", log_level="WARNING")
 
@@ -34,6 +35,12 @@ UNLOCK_SCHEMA = {
 def env(name: str) -> str:
     """The value of one of the server's environment variables."""
     return os.environ.get(name, "")
+
+
+@server.tool()
+def fail_env(name: str) -> str:
+    """Fail with an error that quotes one of the server's environment variables."""
+    raise ToolError(f"bad key {os.environ.get(name, '')}")
 
 
 @server.tool()

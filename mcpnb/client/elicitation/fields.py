@@ -159,7 +159,13 @@ def looks_secret(name: str, title: str | None = None, schema: Any = None) -> boo
     text = f"{name} {title or ''}"
     words = [w.lower() for w in _WORD.findall(text)]
     joined = {a + b for a, b in itertools.pairwise(words)}
-    return any(w in SECRET_WORDS for w in words) or bool(joined & {"apikey", "privatekey", "accesskey"})
+    return any(w in SECRET_WORDS for w in words) or bool(joined & _SECRET_PAIRS)
+
+
+#: Two words that name a credential together, neither alone (``one_time_code``, ``security code``).
+_SECRET_PAIRS = frozenset(
+    {"apikey", "privatekey", "accesskey", "onetime", "securitycode", "verificationcode"}
+)
 
 
 def _resolve_ref(prop: dict[str, Any], root: dict[str, Any]) -> dict[str, Any] | None:

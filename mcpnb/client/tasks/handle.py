@@ -492,6 +492,8 @@ class TaskHandle:
         )
         out.answered_without_asking = list(self.answered_without_asking)
         out.warnings += [said for said in self.warnings if said not in out.warnings]
+        if self.peer.connection is not None:
+            out.hide_in_error(self.peer.connection.safe)
         return out
 
     async def _wait(self, timeout: float | None) -> ToolResult:

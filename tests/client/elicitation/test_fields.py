@@ -144,6 +144,9 @@ def test_unsupported_shapes_become_json():
         ("keyboard", None, False),
         ("monkey", None, False),
         ("name", "Your name", False),
+        ("one_time_code", None, True),  # neither word alone says so
+        ("code", "Security code", True),
+        ("timeCode", None, False),
     ],
 )
 def test_secret_like(name, title, secret):

@@ -216,3 +216,15 @@ def test_a_legacy_failed_tasks_refused_result_gives_its_words(pool):
     result = handle.result(timeout=30)
     assert handle.status == "failed" and result.is_error
     assert result.text == "disk full on /data"  # the underlying request's error, as 2025-11-25 has it
+
+
+def test_a_failed_tasks_words_hide_a_secret_of_the_servers_settings(pool):
+    # a task's error shows in the cell as a call's does: a secret of the config it quotes is hidden
+    secret = "apiSECRETz9y8x7w6"
+    pool.connect(
+        "odd", command=sys.executable, args=[ODD_TASKS, "modern"], env={"API_KEY": secret}, tool_timeout=10
+    )
+    handle = pool.call("odd", "echo", {"text": "never", "fails_with": f"bad key {secret}"}, task=True)
+    result = handle.result(timeout=30)
+    assert result.is_error and result.text == "bad key ***"
+    assert "the error quoted a secret of this server's settings" in repr(result)
