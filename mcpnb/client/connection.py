@@ -374,9 +374,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if self.http_status in (401, 403):
             target, sent = self.safe(self.config.target), self.config.sends_credentials
             oauth = self.http_answer is not None and self.http_answer.oauth
-            return str(
-                AuthError.from_status(self.name, self.http_status, target, sent_credentials=sent, oauth=oauth)
-            )
+            return str(self._auth_refusal(self.http_status, target, sent, oauth))
         status = self._refusal_status(exc)
         if status is not None and status >= 400:
             answer = self.http_answer
@@ -386,6 +384,22 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if _BARE_FORGOT.search(reason) and FORGOT_SESSION not in reason:  # another process answered
             reason += f"; {FORGOT_SESSION}"
         return self._with_last_words(reason)
+
+    def _auth_refusal(self, status: int, target: str, sent: bool, oauth: bool) -> AuthError:
+        """The 401/403, with what was sent in the words of the settings that hold it."""
+        from mcpnb.client.config.auth import credentials_sent
+
+        config = self.config
+        auth = config.auth
+        return AuthError.from_status(
+            self.name,
+            status,
+            target,
+            sent_credentials=sent,
+            oauth=oauth,
+            credentials=credentials_sent(auth, config.headers, config.url),
+            reread=auth is not None and bool(auth.token_env or auth.password_env),
+        )
 
     @property
     def session_stderr(self) -> list[str]:

@@ -107,33 +107,72 @@ class AuthError(McpnbError):
     """
 
     def __init__(
-        self, message: str, *, server: str | None = None, retryable: bool = False, status: int | None = None
+        self,
+        message: str,
+        *,
+        server: str | None = None,
+        retryable: bool = False,
+        status: int | None = None,
+        model_text: str | None = None,
     ) -> None:
         self.server, self.retryable, self.status = server, retryable, status
-        super().__init__(f"server {server!r}: {message}" if server else message)
+        super().__init__(f"server {server!r}: {message}" if server else message, model_text=model_text)
 
     @classmethod
     def from_status(
-        cls, server: str, status: int, url: str, *, sent_credentials: bool = True, oauth: bool = False
+        cls,
+        server: str,
+        status: int,
+        url: str,
+        *,
+        sent_credentials: bool = True,
+        oauth: bool = False,
+        credentials: str | None = None,
+        reread: bool = False,
     ) -> AuthError:
         """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status.
 
         ``oauth``: the 401 pointed to OAuth metadata, so the way in is signing in, not a token.
+        ``credentials``: what was sent, in the words of the settings that hold it (the bearer token
+        in the variable X, the username and password...); ``reread``: a reconnect reads it afresh
+        (from a variable), so updating it there and reconnecting is the fix for a rotated one.
         """
         what = "Unauthorized" if status == 401 else "Forbidden"
+        sign_in = (
+            'give it auth {"type": "oauth", "flow": "authorization_code"} (in a notebook: '
+            f"%mcp connect {server} {url} --oauth)"
+        )
+        model_text = None
         if status == 401 and not sent_credentials and oauth:
-            why = (
-                'the server signs people in with OAuth: give it auth {"type": "oauth", "flow": '
-                f'"authorization_code"}} (in a notebook: %mcp connect {server} {url} --oauth)'
-            )
+            why = f"the server signs people in with OAuth: {sign_in}"
         elif status == 401 and not sent_credentials:
             why = (
                 "the server asks for credentials and none were sent; give them in its auth settings "
                 "(auth with token or token_env, or an Authorization header)"
             )
-        else:
+        elif credentials is None:
             why = "the server rejected the credentials; check its auth settings (token, token_env, headers)"
-        return cls(f"HTTP {status} {what} from {url}: {why}", server=server, status=status)
+        elif status == 401 and oauth and not credentials.startswith("the OAuth"):
+            why = (
+                f"the server rejected the credentials, {credentials}: it signs clients in with OAuth "
+                f"(its answer names its OAuth metadata), not with a token of yours; {sign_in}"
+            )
+        else:
+            again = f"pool.reconnect({server!r}), or %mcp reconnect {server}"
+            update = (
+                f"set it to the new value, then reconnect ({again}): a reconnect reads it again"
+                if reread
+                else "a reconnect sends the same value again: connect anew with the new value, or keep "
+                "it in a variable (auth token_env or password_env), read at each connect"
+            )
+            why = f"the server rejected the credentials, {credentials}; if it changed (a rotated token), "
+            why += update
+            model_text = out_of_reach(
+                f"the server rejected the credentials (HTTP {status})", "the user updates them"
+            )
+        return cls(
+            f"HTTP {status} {what} from {url}: {why}", server=server, status=status, model_text=model_text
+        )
 
 
 class CallError(McpnbError):

@@ -118,7 +118,8 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
         return
     conn.revivable = revivable
     then = AGAIN if revivable else ""
-    conn.set_state(State.FAILED, f"gave up reconnecting: {reason}{then}", attempts=attempts)
+    said = "gave up reconnecting" if revivable else "stopped reconnecting"  # not worn out: told no
+    conn.set_state(State.FAILED, f"{said}: {reason}{then}", attempts=attempts)
 
 
 def start_recovery(conn: Connection, reason: str) -> None:
@@ -236,8 +237,14 @@ def not_connected(conn: Connection) -> NotConnectedError:
         said = f"is {conn.state}"
     again = failed and conn.revivable
     then = "the next call tries again, or " if again else ""
+    # a 401/403 says itself what to change before reconnecting (a reconnect alone resends the same)
+    advice = (
+        ""
+        if failed and conn.http_status in (401, 403)
+        else f"; {then}reconnect it with pool.reconnect({conn.name!r})"
+    )
     return NotConnectedError(
-        f"server {conn.name!r} {said}; {then}reconnect it with pool.reconnect({conn.name!r})",
+        f"server {conn.name!r} {said}{advice}",
         model_text=f"server {conn.name!r} {said}; try again in a moment, or tell the user"
         if again or conn.state is State.RECONNECTING
         else out_of_reach(f"server {conn.name!r} {said}"),

@@ -33,8 +33,10 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
 
 from mcpnb.client.auth.keys import SigningKey
+from mcpnb.client.auth.notice import tell_person
 from mcpnb.client.auth.redirect import HOST
 from mcpnb.client.auth.signin import BrowserSignIn, free_port
+from mcpnb.client.config.auth import TLS_RULE, cleartext_to_another_host
 from mcpnb.client.errors import AuthError, describe
 from mcpnb.client.redact import scrub
 
@@ -69,6 +71,7 @@ class _Friendly:
         self._issuer_pin = issuer  # auth.issuer: the one authorization server this client trusts
         self._rejected: AuthError | None = None
         self._found_metadata = False  # any OAuth discovery document answered (well-known addresses)
+        self._told: set[str] = set()  # what this connection's person was warned of already
 
     def __repr__(self) -> str:
         flow = self._flow_name
@@ -107,12 +110,18 @@ class _Friendly:
 
     def _select_authorization_server(self, advertised: list[str]) -> str:
         """With auth.issuer, that one of the servers the MCP server lists, or stop before anything
-        (a registration, a sign-in link, a secret) goes to a server the person did not name."""
+        (a registration, a sign-in link, a secret) goes to a server the person did not name.
+        Without it, the one the SDK picks, said to the person where it is not the MCP server's
+        own origin and this client's credentials would go there (:meth:`_unpinned`)."""
         pin = self._issuer_pin
         if pin is None:
-            return super()._select_authorization_server(advertised)  # type: ignore[misc, no-any-return]
+            chosen: str = super()._select_authorization_server(advertised)  # type: ignore[misc]
+            self._check_cleartext(chosen, "authorization server")
+            self._unpinned(chosen)
+            return chosen
         for server in advertised:
             if issuers_match(server, pin):
+                self._check_cleartext(server, "authorization server")
                 return server
         raise self._error(
             f"the MCP server sends its clients to the authorization server {' or '.join(advertised)}, and "
@@ -120,6 +129,52 @@ class _Friendly:
             "no sign-in). If that server is the right one, give it as the issuer; if not, check that the "
             "url is the server you meant"
         )
+
+    def _sends(self) -> str | None:
+        """What of this client's own goes to the authorization server, which belongs to the one it
+        was registered at (None: a public client, registered wherever the server points)."""
+        return "its client secret" if self._client_secret else None
+
+    def _unpinned(self, chosen: str) -> None:
+        """No auth.issuer, and the MCP server names an authorization server at another origin: its
+        metadata alone decides who receives this client's credentials. Said to the person once per
+        connection (not refused: the MCP spec finds the authorization server this way, most are at
+        another origin than the MCP server, and the SDK only deprecates an absent issuer so far)."""
+        sends = self._sends()
+        ours, theirs = _origin(self.context.server_url), _origin(chosen)
+        if sends is None or ours == theirs:
+            return
+        self._tell(
+            f"server {self._server!r}: the MCP server at {ours} sends its clients to the authorization "
+            f"server {theirs}, and {sends} goes there: no auth.issuer says that is where this client "
+            f"belongs, so whoever answers at {ours} decides. If {chosen} is the right one, pin it: "
+            f'"issuer": "{chosen}" in its auth (in a notebook: --issuer {chosen}); a server that '
+            "points elsewhere then gets nothing"
+        )
+
+    def _check_cleartext(self, url: str, what: str) -> None:
+        """Stop before an OAuth request goes over plain http to another machine (OAuth 2.1 §1.5);
+        where the person chose such an address themselves (the MCP url, auth.issuer), warn instead."""
+        if not cleartext_to_another_host(url):
+            return
+        named = (self.context.server_url, self._issuer_pin)
+        where = _origin(url)
+        if any(u and cleartext_to_another_host(u) for u in named):
+            self._tell(
+                f"server {self._server!r}: the {what} {where} is plain http to another machine: anyone on "
+                f"the network between can read what this client sends and gets there ({TLS_RULE})"
+            )
+            return
+        raise self._error(
+            f"the {what} {where} is plain http to another machine, and the MCP server sent this client "
+            f"there: nothing was sent ({TLS_RULE}). Ask the server's operator for its https:// address, "
+            "and pin it with auth.issuer (--issuer)"
+        )
+
+    def _tell(self, text: str) -> None:
+        if text not in self._told:
+            self._told.add(text)
+            tell_person(scrub(text, self._secret_values()))
 
     def _expected_issuer(self) -> str:
         """The issuer discovered metadata must name: auth.issuer where the MCP server publishes no
@@ -187,6 +242,8 @@ class _Friendly:
         grant = _grant_type(outgoing)
         what = _describe(outgoing, grant, getattr(self.context, "oauth_metadata", None))
         where = str(outgoing.url.copy_with(query=None, fragment=None))
+        if grant is not None or what == "registration endpoint":  # secrets, codes, tokens: not in clear
+            self._check_cleartext(where, what)
         response = await self._reach(
             side.send(outgoing),
             f"the {what} at {where}",
@@ -275,9 +332,10 @@ class _Friendly:
 
 @contextlib.contextmanager
 def _no_issuer_warning(issuer: str | None) -> Iterator[None]:
-    """Building a client_credentials provider without an issuer makes the SDK warn that it trusts
-    discovery. auth.issuer is optional (the README says why to set it), and the warning would land
-    in the person's cell on every connect."""
+    """Building a client_credentials provider without an issuer makes the SDK warn, on every connect,
+    of a deprecated argument. What that risks is said instead where it happens, naming both servers
+    and the setting to pin (:meth:`_Friendly._unpinned`): once discovery shows the credentials would
+    go to another origin than the MCP server's."""
     with warnings.catch_warnings():
         if issuer is None:
             warnings.simplefilter("ignore")
@@ -341,6 +399,9 @@ class PrivateKeyJWT(_Friendly, PrivateKeyJWTOAuthProvider):
             super().__init__(server_url, storage, client_id, assertion, scope=scope, issuer=issuer)
         self._setup(server, client_id, pem, scope, issuer)
         self._key = key
+
+    def _sends(self) -> str | None:
+        return "a client assertion signed with its private key"
 
     def _check_algorithm(self) -> None:
         """A server that lists the algorithms it takes is told no other: say so before it refuses."""
@@ -430,6 +491,17 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
 
     def _secret_values(self) -> list[str | None]:
         return [*super()._secret_values(), self._sign_in.state]
+
+
+def _origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``, the default port left out: what decides whether two
+    addresses are one server (RFC 6454)."""
+    parts = urlsplit(str(url))
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    host = f"[{host}]" if ":" in host else host
+    port = parts.port
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
 
 
 def _grant_type(request: httpx2.Request) -> str | None:

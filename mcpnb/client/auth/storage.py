@@ -12,14 +12,20 @@ the server restarted.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import stat
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
+
+from mcpnb.client.auth.notice import tell_person
+from mcpnb.client.errors import AuthError
 
 TOKEN_DIR_ENV = "MCPNB_TOKEN_DIR"
 
@@ -101,18 +107,21 @@ class FileTokenStorage:
         return data
 
     def _save(self, **changes: Any) -> None:
+        """Write the file whole or not at all: a new file of an unguessable name, created by this call
+        alone (mkstemp: O_EXCL, and O_NOFOLLOW, so a link planted in its place is never written
+        through), mode 0600 from the first byte, on disk before it replaces the old one."""
         data = {**self._load(), **changes, "server_url": self.server_url}
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        # Created 0600 from the first byte (umask can only remove bits): never world-readable, even briefly.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        private_directory(self.path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(data, f, indent=1)
-            os.chmod(tmp, 0o600)
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, self.path)
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
             raise
 
     @property
@@ -160,6 +169,29 @@ class FileTokenStorage:
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
+
+
+def private_directory(directory: Path) -> None:
+    """``directory``, created 0700 if missing; one that others may write to is made private when it
+    is the person's own, and refused when it is not. Whoever can write a directory can swap the token
+    file in it for their own (tokens for their account) or a link to a file of the person's."""
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if os.name != "posix":
+        return
+    info = os.stat(directory)
+    if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return
+    who = "anyone" if info.st_mode & stat.S_IWOTH else "its group"
+    if info.st_uid != os.getuid():
+        raise AuthError(
+            f"the token directory {directory} may be written by {who} and is not yours, so mcpnb keeps "
+            f"no tokens there; set {TOKEN_DIR_ENV} to a directory only you can write"
+        )
+    os.chmod(directory, stat.S_IMODE(info.st_mode) & ~0o077)
+    tell_person(
+        f"the token directory {directory} could be written by {who}: mcpnb made it private to you "
+        "(no access for others), so nobody else can replace the tokens it keeps there"
+    )
 
 
 def _expiry(tokens: OAuthToken) -> float | None:

@@ -78,6 +78,9 @@ class WorkloadIdentity(_Friendly, OAuthClientProvider):
     def _secret_values(self) -> list[str | None]:
         return [*super()._secret_values(), self._last_assertion]
 
+    def _sends(self) -> str | None:
+        return f"the workload's token (from {self._assertion_from})"
+
     def _refused_grant(self, detail: str) -> str:
         return (
             f"the authorization server refused the workload's token ({detail}), read from "

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from mcpnb.client.config.frozen import is_default
 from mcpnb.client.errors import ConfigError, did_you_mean
-from mcpnb.client.redact import REDACTED
+from mcpnb.client.redact import REDACTED, is_secret_key, url_secrets
 
 #: What each kind of private key signs with (``private_key_jwt``), first the one a key of that kind
 #: is taken to mean: :mod:`mcpnb.client.auth.keys` signs, the config checks names against these.
@@ -178,6 +180,18 @@ class AuthConfig:
             return f"the variable auth.{key}_env names ({var})"
         return f"auth.{key}"
 
+    def described(self) -> str:
+        """The credentials this auth sends, and the settings that hold them (for advice on a 401)."""
+        if self.type == "bearer":
+            held = f"the variable {self.token_env} (auth.token_env)" if self.token_env else "auth.token"
+            return f"the bearer token in {held}"
+        if self.type == "basic":
+            held = "auth.password"
+            if self.password_env:
+                held = f"the variable {self.password_env} (auth.password_env)"
+            return f"the username {self.username!r} (auth.username) and the password in {held}"
+        return f"the OAuth access token (auth flow {self.flow})"
+
     def resolve_idp_client_secret(self, environ: Mapping[str, str] | None = None) -> str | None:
         """This client's secret at the identity provider; None where it is a public client there."""
         if not self.idp_client_secret and not self.idp_client_secret_env:
@@ -236,3 +250,39 @@ class AuthConfig:
         return "AuthConfig(" + ", ".join(f"{k}={v!r}" for k, v in self.redacted().items()) + ")"
 
     __str__ = __repr__
+
+
+#: OAuth 2.1 §1.5 (draft-ietf-oauth-v2-1-13, "Communication security"; the MCP authorization spec
+#: makes it a MUST) and RFC 6750 §5.3: tokens and secrets travel over TLS, except to the loopback
+#: interface, where they never cross a network.
+TLS_RULE = "OAuth 2.1 §1.5 and RFC 6750 want TLS for credentials, except to this machine's loopback"
+
+
+def cleartext_to_another_host(url: str) -> bool:
+    """Whether requests to ``url`` cross a network unencrypted: ``http://`` to a host that is not
+    this machine's loopback (``localhost``, ``127.0.0.0/8``, ``[::1]``)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    if parts.scheme.lower() != "http" or not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):  # RFC 6761: always the loopback
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True  # a name: another machine, as far as anyone can tell before resolving it
+
+
+def credentials_sent(auth: AuthConfig | None, headers: Mapping[str, str], url: str | None) -> str | None:
+    """What credentials requests to the server carry, in the words of the settings that hold them
+    (for an error that says what to check or update); None when they carry none."""
+    said: list[str] = []
+    if auth is not None:
+        said.append(auth.described())
+    said += [f"the {key} header (headers)" for key, value in headers.items() if value and is_secret_key(key)]
+    if url and url_secrets(url):
+        said.append("the credential in its url")
+    return " and ".join(said) or None

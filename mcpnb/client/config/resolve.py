@@ -12,7 +12,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from mcpnb.client.config.auth import SIGNING_ALGORITHMS, AuthConfig
+from mcpnb.client.config.auth import (
+    SIGNING_ALGORITHMS,
+    TLS_RULE,
+    AuthConfig,
+    cleartext_to_another_host,
+    credentials_sent,
+)
 from mcpnb.client.config.expand import expand
 from mcpnb.client.config.keys import AUTH_VERBATIM, MILLISECOND_KEYS, Transport
 from mcpnb.client.errors import ConfigError, did_you_mean
@@ -200,8 +206,30 @@ def resolve(
         for header in values.get("headers", {}):
             if header.lower() == "authorization":
                 raise where("set either an Authorization header or 'auth', not both", "headers", f".{header}")
+    _warn_cleartext(name, values.get("url"), auth, values.get("headers") or {})
 
     return {"transport": transport, "auth": auth, **values}, frozenset(s for s in var_secrets if s)
+
+
+def _warn_cleartext(name: str, url: str | None, auth: AuthConfig | None, headers: Mapping[str, str]) -> None:
+    """A UserWarning, before anything is sent, when credentials would cross a network in the clear
+    (``http://`` to a host that is not this machine). Not a refusal: a server on a private network
+    (a compose service, a lab machine) may only speak http, and the person chose that URL; the
+    warning says what anyone on the way can read. The default filter shows it once per process."""
+    if not url or not cleartext_to_another_host(url):
+        return
+    sent = credentials_sent(auth, headers, url)
+    if sent is None:
+        return
+    import warnings
+
+    warnings.warn(
+        f"server {name!r}: {redact_url(url)} is plain http to another machine, and its requests carry "
+        f"{sent}: anyone on the network between can read them ({TLS_RULE}). Use its https:// address "
+        "if it has one",
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 #: Files a person starts a server from (``server.py``), never the start of a URL.
