@@ -103,3 +103,19 @@ def test_a_rotated_token_written_in_the_settings_is_not_resent_by_a_bare_reconne
     assert "a reconnect sends the same value again: connect anew with the new value" in text
     assert "reconnect it with pool.reconnect" not in text
     assert OLD not in text
+
+
+def test_a_401_to_a_call_on_a_live_session_names_what_was_sent_too(pool, demo, monkeypatch):
+    # 2026-07-28 has no session to renew: the person's next call meets the 401 (a guard: the
+    # connection's own recovery says it, in the words of the settings that were sent)
+    monkeypatch.setenv("HINTS_TOKEN", OLD)
+    config = {"auth": {"type": "bearer", "token_env": "HINTS_TOKEN"}, **QUICK}
+    pool.connect("m", url=demo[0].url, era="modern", config=config)
+    assert pool.call("m", "echo", {"text": "hi"}).text == "hi"
+    _rotate(demo)
+    with pytest.raises(McpnbError) as info:
+        pool.call("m", "echo", {"text": "hi"})
+    text = str(info.value)
+    assert "rejected the credentials, the bearer token in the variable HINTS_TOKEN" in text
+    assert "set it to the new value, then reconnect (pool.reconnect('m')" in text
+    assert OLD not in text
