@@ -420,8 +420,9 @@ def _warn_of_written_secrets(name: str, written: list[tuple[str, str]], options:
         holds = " and ".join(where)
         warnings.warn(
             f"{holds} {'holds' if len(where) == 1 else 'hold'} a secret written in this line, which "
-            "the notebook saves with the cell: write {{name}} of a notebook variable instead "
-            "(name = getpass.getpass() asks for it without showing it)",
+            "the notebook saves with the cell and IPython keeps in its input history (%history, "
+            "history.sqlite) even once the cell is deleted: rotate it, and write {{name}} of a "
+            "notebook variable instead (name = getpass.getpass() asks for it without showing it)",
             UserWarning,
             stacklevel=2,
         )

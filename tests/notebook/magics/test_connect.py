@@ -270,6 +270,7 @@ def test_a_secret_written_in_the_line_is_pointed_out_and_never_shown(ip, mcp, ht
     err = capsys.readouterr().err
     said = "UserWarning: the command and --env API_TOKEN hold a secret written in this line, which the"
     assert err.startswith(said) and "write {{name}} of a notebook variable instead" in err
+    assert "IPython keeps in its input history (%history, history.sqlite)" in err  # the cell alone is not all
     assert "hunter2" not in err and "tok-123" not in err and "GREETING" not in err
     line(ip, f'connect web {http_url} --header "Authorization: Bearer s3cret"')
     assert capsys.readouterr().err.startswith("UserWarning: --header Authorization holds a secret")
