@@ -99,9 +99,13 @@ def test_people_in_the_loop_headless():
     assert rows.splitlines()[-1].split()[:2] == ["5", "6"]  # six steps, all done
     listed = _outputs(_find(nb, "%mcp tasks"))[0]["data"]["text/plain"]
     assert "slow_task" in listed and "completed" in listed
-    consent = _outputs(_find(nb, "classic.open_local_page"))[0]["data"]["text/plain"]
-    assert consent == "'decline'"  # a URL is never "visited" for you
-    refused = _find(nb, "probe.open_local_page")
+    # 2026-07-28: the URL request rides an InputRequiredResult; nobody here consents, so declined
+    modern = _find(nb, "probe.open_local_page")
+    assert not [o for o in modern.outputs if o.output_type == "error"]  # no −32042 in this era
+    assert _outputs(modern)[0]["data"]["text/plain"] == "'decline'"  # a URL is never "visited" for you
+    consent = _outputs(_find(nb, "classic.open_local_page path=welcome.md via=elicit"))[0]["data"]
+    assert consent["text/plain"] == "'decline'"  # 2025-11-25's request over the session, the same
+    refused = _find(nb, "classic.open_local_page path=welcome.md via=error")  # 2025-11-25's −32042
     said = "".join(o.get("text", "") + o.get("evalue", "") for o in refused.outputs)
     assert "welcome.md" in said and "needs you to open" in said
 

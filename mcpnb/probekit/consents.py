@@ -1,17 +1,20 @@
-"""URL consent (the -32042 "open this page first" answer) remembered per client, never per page.
+"""Who a request comes from, and 2025-11-25's URL consent (the -32042 "open this page first"
+answer) remembered per client, never per page.
 
-``open_local_page`` answers -32042 and counts the client's retry of the same call as "the person
-saw the page". That memory must belong to the client that was asked: one student's unanswered
-request let another student's identical call open without being asked (the 2025-11-25 spec:
-servers MUST bind elicitation requests to the client). Who the client is:
+On 2025-11-25, ``open_local_page`` with ``via="error"`` answers -32042 and counts the client's retry
+of the same call as "the person saw the page". That memory must belong to the client that was asked:
+one student's unanswered request let another student's identical call open without being asked (the
+spec: servers MUST bind elicitation requests to the client). On 2025-11-25 the client is its session:
+its ``Mcp-Session-Id`` over HTTP; on stdio and in-process the transport has one client.
 
-- a 2025-11-25 session over HTTP: its ``Mcp-Session-Id``;
-- 2026-07-28 over HTTP has no session, and the retry of a -32042 call is the same call again
-  (that era's own URL flow echoes a ``requestState`` instead; -32042 is 2025-11-25's): probe-kit's
-  HTTP app gives every HTTP client a cookie of its own (:data:`CLIENT_COOKIE`, set by
-  :class:`~mcpnb.probekit.sessionera.SessionEra`), which HTTP clients send back by themselves;
-  a client that keeps no cookies is simply asked again each time (``confirmed=true`` still opens);
-- stdio and in-process: the transport has one client.
+2026-07-28 has no -32042 (its basic/index: implementations of that version MUST NOT emit it), so
+nothing here serves it: that era's URL consent comes back inside the retried call itself
+(``inputResponses``, with the sealed ``requestState`` echoed; see ``open_local_page``).
+
+:func:`requester` also tells 2026-07-28 HTTP clients apart, which have no session: probe-kit's HTTP
+app gives each one a cookie of its own (:data:`CLIENT_COOKIE`, set by
+:class:`~mcpnb.probekit.sessionera.SessionEra`), which HTTP clients send back by themselves
+(``dice_history`` keeps each client's own rolls by it).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def elicitation_id(who: str | None, url: str) -> str:
 
 
 class UrlConsents:
-    """The -32042 answers a worker gave and whose retry it waits for, by client."""
+    """The -32042 answers a worker gave and whose retry it waits for, by client (2025-11-25 only)."""
 
     def __init__(self) -> None:
         self._waiting: OrderedDict[tuple[str, str], None] = OrderedDict()

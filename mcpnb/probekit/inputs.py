@@ -67,17 +67,42 @@ def can(ctx: Context, capability: str) -> bool:
     return caps is not None and getattr(caps, capability, None) is not None
 
 
+def asks_for_a_page(request: Ask) -> bool:
+    """Whether ``request`` is a URL-mode elicitation (a page for the person to open)."""
+    return isinstance(request, types.ElicitRequest) and isinstance(
+        request.params, types.ElicitRequestURLParams
+    )
+
+
+def can_open_pages(ctx: Context) -> bool:
+    """Whether the client declared URL-mode elicitation (``elicitation.url``). Both eras' spec: servers
+    MUST NOT send an elicitation mode the client did not declare, and a bare ``elicitation: {}``
+    declares form mode only."""
+    caps = ctx.client_capabilities
+    return caps is not None and caps.elicitation is not None and caps.elicitation.url is not None
+
+
 def declared(ctx: Context, request: Ask) -> bool:
-    return can(ctx, _ASKS[request.method][0])
+    """Whether the client declared it can answer ``request`` (a URL-mode elicitation: that mode too)."""
+    return can_open_pages(ctx) if asks_for_a_page(request) else can(ctx, _ASKS[request.method][0])
+
+
+def _needed(request: Ask) -> tuple[str, BaseModel]:
+    """The capability ``request`` needs, shaped as a client would declare it."""
+    if asks_for_a_page(request):
+        return "elicitation", types.ElicitationCapability(url=types.UrlElicitationCapability())
+    name = _ASKS[request.method][0]
+    return name, _CAPABILITIES[name]
 
 
 def require_capabilities(ctx: Context, wanted: dict[str, Ask]) -> None:
     """``-32021`` naming each capability ``wanted`` needs and the client did not declare."""
-    missing = sorted({_ASKS[r.method][0] for r in wanted.values() if not declared(ctx, r)})
+    missing = dict(_needed(r) for r in wanted.values() if not declared(ctx, r))
     if missing:
+        names = " and ".join(sorted(missing))
         raise missing_capability(
-            f"this request needs the client's {' and '.join(missing)} capability, which it did not declare",
-            types.ClientCapabilities(**{name: _CAPABILITIES[name] for name in missing}),
+            f"this request needs the client's {names} capability, which it did not declare",
+            types.ClientCapabilities(**missing),
         )
 
 
@@ -104,15 +129,23 @@ def _answer(request: Ask, given: Any) -> BaseModel | None:
 
 
 async def answers(
-    ctx: Context, wanted: dict[str, Ask], *, state: str | None = None, strict: bool = False
+    ctx: Context,
+    wanted: dict[str, Ask],
+    *,
+    state: str | None = None,
+    strict: bool = False,
+    bound: bool = False,
 ) -> dict[str, Any] | types.InputRequiredResult | list[types.TextContent]:
     """The client's answers to ``wanted`` (key -> request), or what to answer the call with first.
 
     2026-07-28: the answers come in the retried call's ``inputResponses``; any that is missing (or
     is no answer of its kind) is asked again, with ``state`` echoed, and keys nobody asked for are
-    ignored. 2025-11-25: each is asked now, over the session. A client that did not declare what a
-    question needs gets the questions as text (probe-kit's rule: every tool answers something), or,
-    ``strict``, the ``-32021`` error that says which capability was missing."""
+    ignored. ``bound``: answers count only on a retry that echoes ``state`` itself (the SDK seals a
+    state, so a client cannot make one up): the answers are to this very question, asked of this
+    client (a URL consent to one page), not to another. 2025-11-25: each is asked now, over the
+    session. A client that did not declare what a question needs gets the questions as text
+    (probe-kit's rule: every tool answers something), or, ``strict``, the ``-32021`` error that says
+    which capability was missing."""
     if strict:
         require_capabilities(ctx, wanted)
     elif not all(declared(ctx, request) for request in wanted.values()):
@@ -126,6 +159,8 @@ async def answers(
             for key, request in wanted.items()
         }
     given = ctx.input_responses or {}
+    if bound and ctx.request_state != state:
+        given = {}  # answers to some other question (or none): ask this one
     got = {key: _answer(request, given.get(key)) for key, request in wanted.items()}
     missing = {key: wanted[key] for key, answer in got.items() if answer is None}
     if missing:
@@ -137,8 +172,10 @@ def _as_text(wanted: dict[str, Ask]) -> str:
     """The questions, for a client that cannot be asked them (it did not declare the capability)."""
     lines = ["This client cannot be asked these (it did not declare the capability each needs):"]
     for key, request in wanted.items():
-        capability = _ASKS[request.method][0]
-        if isinstance(request, types.ElicitRequest):
+        capability = "elicitation.url" if asks_for_a_page(request) else _ASKS[request.method][0]
+        if asks_for_a_page(request):
+            what = f"a page to open: {request.params.message}"
+        elif isinstance(request, types.ElicitRequest):
             what = f"a form: {request.params.message}"
         elif isinstance(request, types.CreateMessageRequest):
             content = request.params.messages[0].content

@@ -53,10 +53,11 @@ def test_interview_typed_key_by_key_in_notebook7(nb7, pw, shots):
         browser.close()
 
 
-RETRY_CELLS = (
-    "%load_ext mcpnb\n%mcp serve probe-kit\nimport pathlib\n_ = pathlib.Path('page.md').write_text('# Hi')",
+RETRY_CELLS = (  # −32042 ("open this page, then retry") is 2025-11-25's: probe-kit in that era
+    "%load_ext mcpnb\n%mcp serve probe-kit --era legacy\nimport pathlib\n"
+    "_ = pathlib.Path('page.md').write_text('# Hi')",
     'first = %mcp call probe.ask_user question="Name?"\nsecond = %mcp call probe.ask_user question="Why?"',
-    "opened = %mcp call probe.open_local_page path=page.md",
+    "opened = %mcp call probe.open_local_page path=page.md via=error",
     SAVE.format(file="nb7.json", expr="{'first': first.data, 'second': second.data, 'opened': opened.data}"),
 )
 

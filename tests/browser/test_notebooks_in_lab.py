@@ -1,6 +1,7 @@
 """The shipped notebooks, run top to bottom in JupyterLab with Run All, a person answering every panel.
 
-Notebook 02 asks four times (a form, a URL consent request, a −32042 refusal with Retry); each
+Notebook 02 asks five times (a form, a URL consent request in each era, a −32042 refusal with Retry
+from the 2025-11-25 probe-kit); each
 answer must arrive whole, and Run All must wait at each one. A screenshot of each notebook's final
 state is kept.
 """
@@ -84,8 +85,18 @@ def test_people_in_the_loop_answered_by_a_person(lab, pw, shots):
         shots.take(page, "interview-after")
         expect(last).to_have_count(0)  # Run All is still held further down
 
-        # 2. URL consent by request (2025-11-25 era): a link that opens, then "I've completed it"
-        classic = code_cell(page, "classic.open_local_page")
+        # 2. URL consent, 2026-07-28: the call's InputRequiredResult; the cell waits, no Retry
+        modern = code_cell(page, "%mcp call probe.open_local_page")
+        asked = modern.locator(".mcpnb-url-consent")
+        expect(asked).to_be_visible(timeout=120000)
+        expect(asked.get_by_role("button", name="Retry the call")).to_have_count(0)
+        expect(last).to_have_count(0)  # Run All waits for the person here too
+        asked.get_by_role("button", name="I've completed it").click()
+        expect(modern.locator(".jp-OutputArea-output", has_text="'accept'").first).to_be_visible()
+        shots.take(page, "modern-consent-after")
+
+        # 3. URL consent by request (2025-11-25 era): a link that opens, then "I've completed it"
+        classic = code_cell(page, "classic.open_local_page path=welcome.md via=elicit")
         consent = classic.locator(".mcpnb-url-consent")
         expect(consent).to_be_visible(timeout=120000)
         link = consent.locator(".mcpnb-url-open a")
@@ -101,8 +112,8 @@ def test_people_in_the_loop_answered_by_a_person(lab, pw, shots):
         expect(classic.locator(".jp-OutputArea-output", has_text="'accept'").first).to_be_visible()
         shots.take(page, "consent-after")
 
-        # 3. −32042: the panel holds Run All until Retry; the cell's result is the retried call's
-        refused = code_cell(page, "%mcp call probe.open_local_page")
+        # 4. −32042 (2025-11-25): the panel holds Run All until Retry; the result is the retried call's
+        refused = code_cell(page, "classic.open_local_page path=welcome.md via=error")
         panel = refused.locator(".mcpnb-url-consent")
         expect(panel).to_be_visible(timeout=120000)
         retry = panel.get_by_role("button", name="Retry the call")

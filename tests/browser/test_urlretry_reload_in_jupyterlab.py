@@ -27,7 +27,7 @@ from browser.lab import (
 
 pytestmark = pytest.mark.timeout(240)
 
-SETUP = "%load_ext mcpnb\n%mcp serve probe-kit"
+SETUP = "%load_ext mcpnb\n%mcp serve probe-kit --era legacy"  # −32042 is 2025-11-25's
 NOT_RETRIED = "the call was not retried"
 CONNECTED = (
     "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel"

@@ -119,25 +119,29 @@ def test_unanswered_elicitation_is_declined_after_its_timeout(pool, probe):
 
 
 def test_url_required_error_carries_the_elicitation(pool, probe, tmp_path, monkeypatch):
+    """2025-11-25's -32042 (2026-07-28 has none: its URL request rides an InputRequiredResult)."""
     (tmp_path / "page.md").write_text("# Hello page\n")
     monkeypatch.chdir(tmp_path)
-    probe("modern")
+    probe("legacy")
     with pytest.raises(UrlRequiredError) as info:
-        pool.call("probe", "open_local_page", {"path": "page.md"})
+        pool.call("probe", "open_local_page", {"path": "page.md", "via": "error"})
     [request] = info.value.elicitations
     assert request["url"].startswith("http://127.0.0.1:") and request["url"].endswith("page.md")
     assert "needs you to open" in str(info.value)
-    confirmed = pool.call("probe", "open_local_page", {"path": "page.md", "confirmed": True})
+    confirmed = pool.call("probe", "open_local_page", {"path": "page.md", "via": "error", "confirmed": True})
     assert confirmed.data["title"] == "Hello page"
 
 
-def test_url_elicitation_request_in_legacy_goes_to_the_interaction(pool, probe, tmp_path, monkeypatch):
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_url_elicitation_request_goes_to_the_interaction(pool, probe, tmp_path, monkeypatch, era):
+    """The URL request, over the session (2025-11-25) or in an InputRequiredResult the SDK answers
+    and retries (2026-07-28), reaches the person as mode "url"; no -32042 in either era."""
     (tmp_path / "page.md").write_text("# Consent page\n")
     monkeypatch.chdir(tmp_path)
     person = ScriptedPerson({})
     pool.interaction = person
-    probe("legacy")
-    result = pool.call("probe", "open_local_page", {"path": "page.md", "via": "elicit"})
+    probe(era)
+    result = pool.call("probe", "open_local_page", {"path": "page.md"})
     assert result.data["action"] == "accept" and result.data["title"] == "Consent page"
     assert person.seen == [("probe", "url", "open_local_page")]
     pool.interaction = None  # the headless default never consents to a URL

@@ -329,7 +329,8 @@ def test_panels_and_a_progress_bar_leave_records():
 
 
 # ------------------------------------------------------------------ the −32042 panel
-PAGE_SETUP = "import os; os.chdir({root!r})\n%load_ext mcpnb\n%mcp serve probe-kit"
+#: −32042 is the 2025-11-25 era's (2026-07-28 asks with an InputRequiredResult): probe-kit in that era
+PAGE_SETUP = "import os; os.chdir({root!r})\n%load_ext mcpnb\n%mcp serve probe-kit --era legacy"
 #: probe-kit lets a page through once it has asked for it: each cell opens a page of its own
 REFUSED = "r = %mcp call probe.open_local_page path={page} via=error\nprint('RESULT', r.text if r else r)"
 LET_GO = (  # inside a function the call is not awaited: the cell ends, the panel stays to click

@@ -8,7 +8,8 @@ mcpnb pools as students, the SDK's own ``Client``.
   worker stays ended, and the worker says what it stopped;
 - a task store that is not running is refused at start (exit 2), and ``probe://status`` says it is
   down instead of failing;
-- one student's unanswered URL consent never opens another student's page;
+- one student's unanswered URL consent never opens another student's page (2025-11-25's -32042),
+  and on 2026-07-28 each student's own answer rides their own retried call;
 - ``--max-tasks 0`` is refused; the start says workers, store and eras; a 2025-11-25 session that
   lands on another worker is told why.
 """
@@ -28,6 +29,7 @@ import pytest
 from mcp import types
 
 from mcpnb.client.errors import CallError, UrlRequiredError
+from mcpnb.client.interaction import CallContext, Interaction
 from mcpnb.probekit.responses import ok_text
 from mcpnb.probekit.tasks import TaskManager
 from mcpnb.probekit.taskstore import TaskStoreError
@@ -242,16 +244,16 @@ def test_status_says_the_task_store_is_down(tmp_path: Path, pool: Any) -> None:
 # --- 3. URL consent is one client's -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_one_clients_url_consent_never_opens_anothers_page(era: str, tmp_path: Path, runtime: Any) -> None:
+def test_one_clients_url_consent_never_opens_anothers_page(tmp_path: Path, runtime: Any) -> None:
+    """2025-11-25's -32042 (``via="error"``): the retry that counts as consent is the asked client's."""
     from mcpnb import Pool
 
     (tmp_path / "a.txt").write_text("# Page A\n")
     served = Worker(f"sqlite://{tmp_path / 'tasks.db'}", tmp_path, tmp_path / "log")
     a, b = Pool(runtime), Pool(runtime)
     try:
-        a.connect("probe", url=served.url, era=era, wait=30)
-        b.connect("probe", url=served.url, era=era, wait=30)
+        a.connect("probe", url=served.url, era="legacy", wait=30)
+        b.connect("probe", url=served.url, era="legacy", wait=30)
         call = {"path": "a.txt", "via": "error"}
         with pytest.raises(UrlRequiredError) as asked_a:
             a.call("probe", "open_local_page", call)  # A is asked, and does not answer yet
@@ -264,6 +266,43 @@ def test_one_clients_url_consent_never_opens_anothers_page(era: str, tmp_path: P
         assert a.call("probe", "open_local_page", call).data["action"] == "accept"  # and A's own
         with pytest.raises(UrlRequiredError):  # one retry per request: the next call asks again
             a.call("probe", "open_local_page", call)
+    finally:
+        a.close()
+        b.close()
+        served.stop()
+
+
+class Consents(Interaction):
+    """A student who answers every URL consent request with ``action``; records the pages."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__()
+        self.action, self.urls = action, []
+
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> types.ElicitResult:
+        self.urls.append(params.url)
+        return types.ElicitResult(action=self.action)
+
+
+def test_modern_url_consent_is_each_clients_own_answer(tmp_path: Path, runtime: Any) -> None:
+    """2026-07-28 (no -32042): each call is answered with an InputRequiredResult holding the URL
+    request, and only that client's retry, carrying its own person's answer, opens the page."""
+    from mcpnb import Pool
+
+    (tmp_path / "a.txt").write_text("# Page A\n")
+    served = Worker(f"sqlite://{tmp_path / 'tasks.db'}", tmp_path, tmp_path / "log")
+    a, b = Pool(runtime), Pool(runtime)
+    a.interaction, b.interaction = Consents("decline"), Consents("accept")
+    try:
+        a.connect("probe", url=served.url, era="modern", wait=30)
+        b.connect("probe", url=served.url, era="modern", wait=30)
+        declined = a.call("probe", "open_local_page", {"path": "a.txt"})  # A's person says no
+        opened = b.call("probe", "open_local_page", {"path": "a.txt"})  # B's says yes
+        assert declined.data["action"] == "decline" and declined.data["preview"] == ""
+        assert opened.data["action"] == "accept" and opened.data["title"] == "Page A"
+        assert a.call("probe", "open_local_page", {"path": "a.txt"}).data["action"] == "decline"
+        assert len(a.interaction.urls) == 2 and len(b.interaction.urls) == 1  # asked every call
+        assert a.interaction.urls[0] == b.interaction.urls[0]  # the same page, two consents
     finally:
         a.close()
         b.close()

@@ -40,7 +40,7 @@ def test_refusals_say_why(project: Path, path: str, reason: str) -> None:
         ("security_scan", {"path": "../secret.txt"}),
         ("genapi", {"path": "/etc/passwd"}),
         ("analyze_project", {"path": "escape_dir"}),
-        ("open_local_page", {"path": "escape.txt", "via": "error", "confirmed": True}),
+        ("open_local_page", {"path": "escape.txt"}),  # refused before anyone is asked
         ("start_review", {"path": "../"}),
     ],
 )

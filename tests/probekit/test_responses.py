@@ -26,7 +26,7 @@ DIFF = """diff --git a/app/billing.py b/app/billing.py
 SAMPLES: dict[str, dict[str, Any]] = {
     "interview": {},
     "ask_user": {"question": "Favourite colour?", "choices": ["red", "blue"]},
-    "open_local_page": {"path": "README.md", "via": "error", "confirmed": True},
+    "open_local_page": {"path": "README.md"},  # asked (either era), the scripted person accepts
     "analyze_project": {"path": "."},
     "init_project_context": {},
     "add_feature": {"feature": "add currency to invoice totals"},

@@ -12,10 +12,9 @@ from typing import Annotated, Any, Literal
 from mcp import UrlElicitationRequiredError, types
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve
 from mcp.server.mcpserver.resolve import AcceptedElicitation
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, create_model
 
-from mcpnb.probekit import schemas
+from mcpnb.probekit import inputs, schemas
 from mcpnb.probekit.consents import elicitation_id as consent_id
 from mcpnb.probekit.consents import requester
 from mcpnb.probekit.paths import read_text
@@ -109,6 +108,47 @@ def _page_url(state: ProbeState, file: Any) -> str:
     return state.pages.publish(file)
 
 
+#: The key of open_local_page's URL request in a 2026-07-28 ``InputRequiredResult``.
+CONSENT = "consent"
+
+
+def _page_result(path: str, url: str, name: str, text: str, action: str) -> types.CallToolResult:
+    """What open_local_page answers once the person chose: the page (accept), or nothing opened."""
+    data = {"action": action, "path": path, "url": url, "title": "", "bytes": 0, "preview": ""}
+    if action == "accept":
+        data |= {"title": page_title(text, name), "bytes": len(text.encode()), "preview": text[:500]}
+        summary = f"Opened {path}: {data['title']} ({data['bytes']} bytes)\n\n{text[:500]}"
+    else:
+        summary = f"Not opened: the person chose {action}."
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=summary)], structured_content=data
+    )
+
+
+def _no_error_form() -> types.CallToolResult:
+    """``via="error"`` on 2026-07-28, which forbids -32042 (basic/index: implementations of this
+    version MUST NOT emit it; it is 2025-11-25's)."""
+    return error_response(
+        "-32042 (URL elicitation required) is the 2025-11-25 era's error; a 2026-07-28 server must "
+        "not send it. This era asks with an InputRequiredResult holding the URL request instead, and "
+        "the client retries the call with the person's answer.",
+        hint="call with via='auto' (or 'elicit'), or connect with the legacy era "
+        "(--era legacy, era='legacy') to see -32042 and its retry",
+        code="not_in_this_era",
+    )
+
+
+def _no_url_mode() -> types.CallToolResult:
+    """A client that did not declare elicitation's ``url`` mode is never sent one (the spec: servers
+    MUST NOT send a mode the client did not declare; ``elicitation: {}`` means forms only)."""
+    return error_response(
+        "This client did not declare URL-mode elicitation (capabilities.elicitation.url), so "
+        "probe-kit cannot ask it for consent to open the page.",
+        hint="connect with a client that declares elicitation {url: {}} (mcpnb's does)",
+        code="url_mode_not_declared",
+    )
+
+
 def tools(state: ProbeState) -> list[Callable[..., Any]]:
     """The people family (elicitation tools)."""
 
@@ -139,12 +179,14 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
 
     async def open_local_page(
         path: str, ctx: Context, via: Literal["auto", "elicit", "error"] = "auto", confirmed: bool = False
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         """Ask consent (URL-mode elicitation) before opening a local page inside the allowed root
-        (served for you on http://127.0.0.1).
-        `via="elicit"` asks with a URL elicitation request (2025-11-25 era); `via="error"` answers
-        with the -32042 "URL elicitation required" error, after which the client retries the same
-        call (or passes `confirmed=true`); `auto` picks by era."""
+        (served for you on http://127.0.0.1). `auto` (or `elicit`) asks in the era's own way: on
+        2026-07-28 the call is answered with an InputRequiredResult holding the URL request and the
+        client retries it with the person's answer; on 2025-11-25 the request goes over the session.
+        The client must declare elicitation's `url` mode. `via="error"` (2025-11-25 only) answers
+        with the -32042 "URL elicitation required" error instead, after which the client retries the
+        same call (or passes `confirmed=true`); 2026-07-28 has no -32042 and says so."""
         try:
             file, text = read_text(state.root, path)
         except ProbeError as exc:
@@ -153,34 +195,27 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         who = requester(ctx.request_context.request)  # the consent is this client's, nobody else's
         elicitation_id = consent_id(who, url)
         message = f"Open the local page {path}?"
-        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-        mode = via if via != "auto" else ("error" if modern else "elicit")
-        action = "accept"
-        came_back = state.url_asked.came_back(who, elicitation_id)  # its retry after -32042: seen
-        if mode == "error" and not (confirmed or came_back):
-            state.url_asked.ask(who, elicitation_id)
-            raise UrlElicitationRequiredError(
-                [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
-            )
-        if mode == "elicit":
-            if modern:
-                return error_response(
-                    "A URL elicitation request needs the 2025-11-25 protocol era (a back-channel).",
-                    hint="call with via='error' (any era) or connect with mode='legacy'",
+        if via == "error":
+            if inputs.modern(ctx):
+                return _no_error_form()
+            if not (confirmed or state.url_asked.came_back(who, elicitation_id)):
+                state.url_asked.ask(who, elicitation_id)
+                raise UrlElicitationRequiredError(
+                    [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
                 )
-            outcome = await ctx.elicit_url(message, url, elicitation_id)
-            action = outcome.action
-            if action == "accept":
-                await ctx.session.send_elicit_complete(elicitation_id, related_request_id=ctx.request_id)
-        data = {"action": action, "path": path, "url": url, "title": "", "bytes": 0, "preview": ""}
-        if action == "accept":
-            data |= {"title": page_title(text, file.name), "bytes": len(text.encode()), "preview": text[:500]}
-            summary = f"Opened {path}: {data['title']} ({data['bytes']} bytes)\n\n{text[:500]}"
-        else:
-            summary = f"Not opened: the person chose {action}."
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=summary)], structured_content=data
+            return _page_result(path, url, file.name, text, "accept")
+        if not inputs.can_open_pages(ctx):
+            return _no_url_mode()
+        asked = types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)
+        got = await inputs.answers(
+            ctx, {CONSENT: types.ElicitRequest(params=asked)}, state=elicitation_id, bound=True
         )
+        if not isinstance(got, dict):
+            return got  # type: ignore[return-value]  # 2026-07-28: the InputRequiredResult (asked)
+        action = got[CONSENT].action
+        if action == "accept" and not inputs.modern(ctx):  # 2025-11-25 has the "done" notification
+            await ctx.session.send_elicit_complete(elicitation_id, related_request_id=ctx.request_id)
+        return _page_result(path, url, file.name, text, action)
 
     open_local_page.output_schema = dict(schemas.PAGE)  # type: ignore[attr-defined]
     return [interview, ask_user, open_local_page]

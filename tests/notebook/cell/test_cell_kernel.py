@@ -22,6 +22,8 @@ SETUP = """
 %mcp serve probe-kit
 """
 ASK = "%mcp call probe.ask_user question='Your name?'"
+#: −32042 ("open this page, then retry") is 2025-11-25's: probe-kit in that era, asked for it.
+LEGACY_SETUP = SETUP.replace("serve probe-kit", "serve probe-kit --era legacy")
 
 
 def _run(fe: Frontend, code: str, **kw: Any) -> str:
@@ -366,12 +368,13 @@ def test_an_explorer_call_lets_the_kernel_go_and_stop_cancels_it(kernel):
 
 
 def test_url_required_panel_holds_the_cell_until_the_retry(kernel, tmp_path):
-    """−32042: the consent panel shows in the awaiting cell, which waits (Run All holds) until the
-    person retries; the cell's result is then the retried call's, and the panel says it is done."""
+    """−32042 (2025-11-25): the consent panel shows in the awaiting cell, which waits (Run All
+    holds) until the person retries; the cell's result is then the retried call's, and the panel
+    says it is done."""
     (tmp_path / "page.md").write_text("# Thanks for visiting\n")
     fe = Frontend(kernel)
-    _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + SETUP)
-    cell = fe.execute("%mcp call probe.open_local_page path=page.md")
+    _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + LEGACY_SETUP)
+    cell = fe.execute("%mcp call probe.open_local_page path=page.md via=error")
     retry = fe.wait_for(
         lambda: fe.find(cell, css="mcpnb-retry", model="ButtonModel"), what="the retry button"
     )
@@ -391,8 +394,8 @@ def test_url_required_panel_holds_the_cell_until_the_retry(kernel, tmp_path):
 def test_url_required_panel_declined_lets_the_cell_go_on(kernel, tmp_path):
     (tmp_path / "page.md").write_text("# Not today\n")
     fe = Frontend(kernel)
-    _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + SETUP)
-    cell = fe.execute("r = %mcp call probe.open_local_page path=page.md\nprint('RESULT', r)")
+    _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + LEGACY_SETUP)
+    cell = fe.execute("r = %mcp call probe.open_local_page path=page.md via=error\nprint('RESULT', r)")
     decline = fe.wait_for(
         lambda: fe.find(cell, css="mcpnb-decline", model="ButtonModel"), what="the decline button"
     )
@@ -408,6 +411,26 @@ def test_url_required_panel_declined_lets_the_cell_go_on(kernel, tmp_path):
         "except Exception as exc:\n    print('SAID', exc)",
     )
     assert "was disconnected" in fe.stdout[after]
+
+
+def test_modern_url_consent_in_the_cell_answers_the_call(kernel, tmp_path):
+    """2026-07-28 (the default era): no −32042. The call's InputRequiredResult holds the URL
+    request; its consent panel (no Retry: the call waits) shows in the cell, and "I've completed
+    it" is sent with the retried call, whose result is the cell's."""
+    (tmp_path / "page.md").write_text("# Thanks for visiting\n")
+    fe = Frontend(kernel)
+    _run(fe, f"import os; os.chdir({str(tmp_path)!r})\n" + SETUP)
+    cell = fe.execute("%mcp call probe.open_local_page path=page.md")
+    accept = fe.wait_for(
+        lambda: fe.find(cell, css="mcpnb-accept", model="ButtonModel"), what="the accept button"
+    )
+    fe.wait_for(lambda: fe.find(cell, css="mcpnb-url-consent"), what="the consent panel")
+    assert fe.find(cell, css="mcpnb-retry", model="ButtonModel") is None
+    fe.pump(0.3)
+    assert cell not in fe.results  # the call waits for the person
+    fe.click(accept)
+    assert fe.reply(cell)["status"] == "ok"
+    assert "Thanks for visiting" in fe.results[cell]["text/plain"]
 
 
 CODE_ASK = (

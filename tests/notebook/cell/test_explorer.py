@@ -1,5 +1,7 @@
 """The tool explorer and the −32042 retry panel, as widgets a person uses (in-process here; the
-kernel tests click them through a real kernel)."""
+kernel tests click them through a real kernel). −32042 is 2025-11-25's ("open this page, then
+retry"): those tests connect probe-kit in the legacy era and call ``open_local_page`` with
+``via=error``; 2026-07-28 asks with an InputRequiredResult instead (a URL consent panel)."""
 
 from __future__ import annotations
 
@@ -63,14 +65,16 @@ def test_explorer_needs_a_connected_server(pool):
 
 
 def test_explorer_shows_the_page_to_open_first_and_retries(pool, tmp_path, monkeypatch):
-    """−32042 from probe-kit's ``open_local_page`` (modern era): a link with Retry under the Call
-    button, not one line of text; Decline says nothing was called again, Retry calls again."""
+    """−32042 from probe-kit's ``open_local_page`` (2025-11-25, ``via=error``): a link with Retry
+    under the Call button, not one line of text; Decline says nothing was called again, Retry calls
+    again."""
     (tmp_path / "page.md").write_text("# Thanks for visiting\n")
     monkeypatch.chdir(tmp_path)
-    serve_probekit("probe", pool=pool)
+    serve_probekit("probe", pool=pool, era="legacy")
     explorer = ToolExplorer(pool, "probe")
     explorer.tool_pick.value = "open_local_page"
     explorer.form.inputs["path"].value = "page.md"
+    explorer.form.inputs["via"].label = "error"
 
     def panel_buttons() -> dict[str, Any]:
         (panel,) = explorer.asking.children
@@ -92,13 +96,39 @@ def test_explorer_shows_the_page_to_open_first_and_retries(pool, tmp_path, monke
     assert explorer.asking.children == ()
 
 
+@pytest.mark.parametrize("button", ["accept", "decline"])
+def test_explorer_asks_url_consent_in_the_modern_era(pool, tmp_path, monkeypatch, button):
+    """2026-07-28: no −32042. The call's InputRequiredResult holds the URL request; its consent
+    panel (no Retry: the call itself waits) shows under Call, and the answer completes the call."""
+    from mcpnb.notebook.cell import NotebookInteraction
+
+    (tmp_path / "page.md").write_text("# Thanks for visiting\n")
+    monkeypatch.chdir(tmp_path)
+    serve_probekit("probe", pool=pool)
+    pool.interaction = NotebookInteraction()  # what %load_ext installs: questions go to the cell's UI
+    explorer = ToolExplorer(pool, "probe")
+    explorer.tool_pick.value = "open_local_page"
+    explorer.form.inputs["path"].value = "page.md"
+    running = explorer.call()
+    assert running is not None
+    assert wait_until(lambda: len(explorer.asking.children) == 1)
+    (panel,) = explorer.asking.children
+    assert "mcpnb-url-consent" in panel._dom_classes and "page.md" in panel.children[0].value
+    buttons = {c._dom_classes[0].removeprefix("mcpnb-"): c for c in panel.children[1].children[1:]}
+    assert "retry" not in buttons  # the call waits for the answer; nothing to call again
+    buttons[button].click()
+    assert wait_until(lambda: running.done() and explorer.call_button.description == "Call")
+    assert explorer.result.data["action"] == button and "✓" in explorer.status.value
+    assert ("Thanks for visiting" in explorer.result.text) == (button == "accept")
+
+
 def test_retry_panel_calls_again_after_the_page(pool, tmp_path, monkeypatch):
     (tmp_path / "page.md").write_text("# Consent given\n")
     monkeypatch.chdir(tmp_path)
-    serve_probekit("probe", pool=pool)
+    serve_probekit("probe", pool=pool, era="legacy")
     with pytest.raises(UrlRequiredError) as info:
-        pool.call("probe", "open_local_page", {"path": "page.md"})
-    retry = UrlRetry(pool, info.value, {"path": "page.md"})
+        pool.call("probe", "open_local_page", {"path": "page.md", "via": "error"})
+    retry = UrlRetry(pool, info.value, {"path": "page.md", "via": "error"})
     assert "probe" in retry.panel.widget.children[0].value  # which server asks
     result = retry.panel.buttons["retry"].click() or retry.result
     assert result.data["title"] == "Consent given"
@@ -124,11 +154,11 @@ class _ClickedAsItShows(CellUI):
 def test_a_click_before_the_awaiting_cell_waits_is_kept(pool, tmp_path, monkeypatch, button):
     (tmp_path / "page.md").write_text("# Consent given\n")
     monkeypatch.chdir(tmp_path)
-    serve_probekit("probe", pool=pool)
+    serve_probekit("probe", pool=pool, era="legacy")
     with pytest.raises(UrlRequiredError) as info:
-        pool.call("probe", "open_local_page", {"path": "page.md"})
+        pool.call("probe", "open_local_page", {"path": "page.md", "via": "error"})
     ui = _ClickedAsItShows(button)
-    retry = ui.retry = UrlRetry(pool, info.value, {"path": "page.md"}, ui=ui)
+    retry = ui.retry = UrlRetry(pool, info.value, {"path": "page.md", "via": "error"}, ui=ui)
     outcome: dict[str, object] = {}
     waiter = threading.Thread(target=lambda: outcome.update(result=retry.wait()), daemon=True)
     waiter.start()

@@ -7,9 +7,9 @@ when its cell runs again, or when another page runs a cell while its own page is
 of the lost page's queue asked while such a run waits goes at once. The call is not retried, the
 cell's value is None, the panel's record says why, and the run that withdrew it says so at its top.
 
-A real kernel, probe-kit's ``open_local_page`` answering −32042 (a real MCP server), and this test
-playing JupyterLab over jupyter_client: each page is a session id of its own, each run carries its
-cell's id (``cellId``), as JupyterLab sends them.
+A real kernel, probe-kit's ``open_local_page`` answering −32042 (a real MCP server, in the
+2025-11-25 era that has −32042), and this test playing JupyterLab over jupyter_client: each page is
+a session id of its own, each run carries its cell's id (``cellId``), as JupyterLab sends them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from tests.notebook.test_saved_forms import WIDGET_VIEW, SavedNotebook, _html, _
 
 pytestmark = pytest.mark.timeout(180)
 
-SETUP = "import os; os.chdir({root!r})\n%load_ext mcpnb\n%mcp serve probe-kit"
+#: −32042 is the 2025-11-25 era's (2026-07-28 asks with an InputRequiredResult): probe-kit in that era
+SETUP = "import os; os.chdir({root!r})\n%load_ext mcpnb\n%mcp serve probe-kit --era legacy"
 #: probe-kit lets a page through once it asked for it: each run that must be refused opens its own
 REFUSED = "r{n} = %mcp call probe.open_local_page path=page{n}.md via=error\nprint('RESULT{n}', r{n})"
 NOT_RETRIED = "the call was not retried"

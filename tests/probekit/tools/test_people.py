@@ -92,18 +92,18 @@ async def test_url_mode_by_request_in_legacy(server: Any) -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("action", ["decline", "cancel"])
-async def test_url_mode_declined_in_legacy(server: Any, action: str) -> None:
-    async with Client(server, mode="legacy", elicitation_callback=Answers(action)) as client:
+async def test_url_mode_declined(server: Any, mode: str, action: str) -> None:
+    async with Client(server, mode=mode, elicitation_callback=Answers(action)) as client:
         result = await client.call_tool("open_local_page", {"path": "README.md"})
     assert not result.is_error and result.structured_content["action"] == action
     assert result.structured_content["preview"] == ""
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
-async def test_url_mode_by_error_then_retry(server: Any, mode: str) -> None:
-    async with Client(server, mode=mode, elicitation_callback=Answers()) as client:
+async def test_url_mode_by_error_then_retry_in_legacy(server: Any) -> None:
+    async with Client(server, mode="legacy", elicitation_callback=Answers()) as client:
         with pytest.raises(MCPError) as info:
             await client.call_tool("open_local_page", {"path": "README.md", "via": "error"})
         assert info.value.code == -32042
@@ -116,21 +116,116 @@ async def test_url_mode_by_error_then_retry(server: Any, mode: str) -> None:
 
 
 @pytest.mark.anyio
-async def test_modern_auto_uses_the_error_form(server: Any) -> None:
-    async with Client(server, elicitation_callback=Answers()) as client:
-        with pytest.raises(MCPError) as info:
-            await client.call_tool("open_local_page", {"path": "README.md"})
-        assert info.value.code == -32042
-        by_request = await client.call_tool("open_local_page", {"path": "README.md", "via": "elicit"})
-    assert by_request.is_error and "2025-11-25" in by_request.content[0].text
+async def test_retrying_the_same_call_after_the_error_opens_the_page_in_legacy(server: Any) -> None:
+    call = {"path": "README.md", "via": "error"}
+    async with Client(server, mode="legacy", elicitation_callback=Answers()) as client:
+        with pytest.raises(MCPError):
+            await client.call_tool("open_local_page", call)
+        retry = await client.call_tool("open_local_page", call)  # the very same call
+        assert retry.structured_content["action"] == "accept"
+        with pytest.raises(MCPError):  # one retry per request: the next call asks again
+            await client.call_tool("open_local_page", call)
+
+
+# --- 2026-07-28: no -32042; the URL request rides an InputRequiredResult -------------------------------
+MODERN = "2026-07-28"
+
+
+def _meta(capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The per-request ``_meta`` a 2026-07-28 request carries, with the capabilities given."""
+    return {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    }
+
+
+def _raw_call(client: Client, capabilities: dict[str, Any] | None = None) -> Any:
+    """A raw ``tools/call`` of open_local_page (extra keys go into the params as they are)."""
+    send = client.session._dispatcher.send_raw_request
+    caps = {"elicitation": {"form": {}, "url": {}}} if capabilities is None else capabilities
+
+    async def call(arguments: dict[str, Any], **params: Any) -> dict[str, Any]:
+        body = {"name": "open_local_page", "arguments": arguments, "_meta": _meta(caps), **params}
+        return await send("tools/call", body)
+
+    return call
 
 
 @pytest.mark.anyio
-async def test_retrying_the_same_call_after_the_error_opens_the_page(server: Any) -> None:
+async def test_modern_asks_with_an_input_required_result_the_sdk_client_answers(server: Any) -> None:
+    """The SDK's own Client (not ours) drives the round: its callback gets the URL request, and its
+    retry carries the answer; -32042 never comes."""
+    answers = Answers()
+    async with Client(server, elicitation_callback=answers) as client:
+        assert client.protocol_version == MODERN
+        result = await client.call_tool("open_local_page", {"path": "README.md"})
+        by_name = await client.call_tool("open_local_page", {"path": "README.md", "via": "elicit"})
+        (asked, again) = answers.seen
+        assert isinstance(asked, types.ElicitRequestURLParams) and asked.mode == "url"
+        assert asked.url.startswith("http://127.0.0.1:") and asked.url.endswith("/README.md")
+        assert asked.message == "Open the local page README.md?" and again.url == asked.url
+        page = await anyio.to_thread.run_sync(_fetch, asked.url)
+    assert "Demo project" in page
+    for done in (result, by_name):
+        assert not done.is_error and done.structured_content["action"] == "accept"
+        assert done.structured_content["title"] == "Demo project"
+
+
+@pytest.mark.anyio
+async def test_modern_wire_input_required_then_retry(server: Any) -> None:
+    """On the wire: resultType input_required with one elicitation/create in URL mode under
+    "consent" and a requestState; the retry with the answer and the state echoed completes it."""
+    async with Client(server) as client:
+        call = _raw_call(client)
+        asked = await call({"path": "README.md"})
+        assert asked["resultType"] == "input_required", asked
+        (key,) = asked["inputRequests"]
+        request = asked["inputRequests"][key]
+        assert key == "consent" and request["method"] == "elicitation/create"
+        assert request["params"]["mode"] == "url" and request["params"]["url"].endswith("/README.md")
+        state = asked["requestState"]
+        answered = await call(
+            {"path": "README.md"}, inputResponses={key: {"action": "accept"}}, requestState=state
+        )
+        assert answered["resultType"] == "complete" and answered["structuredContent"]["action"] == "accept"
+        declined = await call(
+            {"path": "README.md"}, inputResponses={key: {"action": "decline"}}, requestState=state
+        )
+        assert declined["structuredContent"]["action"] == "decline"
+        # an answer nobody asked for (no requestState of this question) is no consent: asked again
+        unasked = await call({"path": "README.md"}, inputResponses={key: {"action": "accept"}})
+        assert unasked["resultType"] == "input_required"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("capabilities", [{"elicitation": {}}, {"elicitation": {"form": {}}}, {}])
+async def test_modern_client_without_url_mode_is_never_sent_one(server: Any, capabilities: Any) -> None:
+    """``elicitation: {}`` means forms only (the spec), and no URL request goes to such a client."""
+    async with Client(server) as client:
+        refused = await _raw_call(client, capabilities)({"path": "README.md"})
+    assert refused.get("resultType", "complete") == "complete" and refused["isError"] is True
+    assert "did not declare URL-mode elicitation" in refused["content"][0]["text"]
+    assert refused["_meta"]["error"]["code"] == "url_mode_not_declared"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_client_without_elicitation_is_told_so_in_both_eras(server: Any, mode: str) -> None:
+    async with Client(server, mode=mode) as client:
+        refused = await client.call_tool("open_local_page", {"path": "README.md"})
+    assert refused.is_error and "did not declare URL-mode elicitation" in refused.content[0].text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("confirmed", [False, True])
+async def test_modern_never_answers_32042(server: Any, confirmed: bool) -> None:
+    """2026-07-28 implementations MUST NOT emit -32042: via='error' says so, and what to use."""
     async with Client(server, elicitation_callback=Answers()) as client:
-        with pytest.raises(MCPError):
-            await client.call_tool("open_local_page", {"path": "README.md"})
-        retry = await client.call_tool("open_local_page", {"path": "README.md"})  # the very same call
-        assert retry.structured_content["action"] == "accept"
-        with pytest.raises(MCPError):  # one retry per request: the next call asks again
-            await client.call_tool("open_local_page", {"path": "README.md"})
+        said = await client.call_tool(
+            "open_local_page", {"path": "README.md", "via": "error", "confirmed": confirmed}
+        )
+    text = said.content[0].text
+    assert said.is_error and said.meta["error"]["code"] == "not_in_this_era"
+    assert "-32042" in text and "2025-11-25" in text and "InputRequiredResult" in text
+    assert "via='auto'" in text and "era='legacy'" in text
