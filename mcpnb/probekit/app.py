@@ -7,9 +7,11 @@
 
 Each worker builds its own server from the environment (``MCP_TOOLSET``, ``MCP_TASK_STORE``,
 ``MCP_PROBEKIT_ROOT``, ``MCP_PROBEKIT_TASK_TTL_MS``, ``MCP_PROBEKIT_POLL_INTERVAL_MS``,
-``MCP_PROBEKIT_MAX_TASKS``, ``MCP_PROBEKIT_TASK_LEASE_S``, ``MCP_PROBEKIT_HOST``), so they agree on
-everything; a shared task store is what lets a task made on one be read, answered and cancelled on
-another. Requests of the 2026-07-28 era carry everything they need, so any worker can answer them;
+``MCP_PROBEKIT_MAX_TASKS``, ``MCP_PROBEKIT_TASK_LEASE_S``, ``MCP_PROBEKIT_HOST``,
+``MCP_PROBEKIT_STATE_KEY``, the key that seals a question's ``requestState``; ``--workers`` sets a
+fresh one, uvicorn run by hand wants one you set), so they agree on everything; a shared task store
+is what lets a task made on one be read, answered and cancelled on another. Requests of the
+2026-07-28 era carry everything they need, so any worker can answer them;
 2025-11-25 sessions live in one worker's memory, so several workers on one port serve 2026-07-28
 clients only (2025-11-25 ones: a single-worker probe-kit on the same store; see docs/classroom.md).
 
@@ -40,6 +42,10 @@ OPTIONS: dict[str, tuple[str, type]] = {
 HOST_ENV = PREFIX + "HOST"
 #: How many worker processes serve the port (set by ``--workers``; read by each worker's app).
 WORKERS_ENV = PREFIX + "WORKERS"
+#: The key that seals 2026-07-28 ``requestState`` (set by ``--workers`` for all of them, or by you
+#: for uvicorn's own workers): each worker would otherwise seal with a key of its own, and a retry
+#: that reached another worker than its first round was refused (-32602, "invalid requestState").
+STATE_KEY_ENV = PREFIX + "STATE_KEY"
 
 
 def options_from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -85,7 +91,8 @@ def create_app() -> Any:
 
     quiet_stops()
 
-    server = create_server(**options_from_env())
+    key = os.environ.get(STATE_KEY_ENV)
+    server = create_server(**options_from_env(), state_keys=[key] if key else None)
     workers = os.environ.get(WORKERS_ENV, "")
     return build_app(
         server, os.environ.get(HOST_ENV, "127.0.0.1"), workers=int(workers) if workers.isdigit() else 1

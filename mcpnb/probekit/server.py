@@ -12,7 +12,7 @@ import inspect
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
+from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
@@ -175,6 +176,7 @@ def create_server(
     poll_interval_ms: int = 250,
     task_store: TaskStore | str | None = None,
     task_lease_s: float = 10.0,
+    state_keys: Sequence[str] | None = None,
 ) -> MCPServer:
     """A fresh probe-kit server.
 
@@ -185,6 +187,8 @@ def create_server(
     ``redis://…`` let several workers share them (see :mod:`mcpnb.probekit.taskstore`). Raises
     :class:`~mcpnb.probekit.toolsets.UnknownToolsetError` (a ``ValueError``) for an unknown toolset
     and :class:`~mcpnb.probekit.taskstore.TaskStoreError` for a task store URL it cannot use.
+    ``state_keys`` seal the 2026-07-28 ``requestState`` of its questions (default: a key of this
+    process alone): servers that answer one client's rounds in turn (workers) must share them.
     """
     chosen = resolve_toolset(toolset)
     show = env_flag(show_all, "MCP_SHOW_ALL")
@@ -231,6 +235,7 @@ def create_server(
             lifespan=lifespan,
             middleware=[debug_middleware()] if verbose else None,
             subscriptions=state.subscriptions.bus,
+            request_state_security=RequestStateSecurity(keys=list(state_keys)) if state_keys else None,
         )
     holder["server"] = server
     server.middleware.append(store_errors_middleware(manager.store.url))  # outside the task methods

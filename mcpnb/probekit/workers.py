@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -145,10 +146,11 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
     warning = reachable_warning(host, actual)
     if warning:
         print(warning, file=sys.stderr, flush=True)
-    from mcpnb.probekit.app import WORKERS_ENV
+    from mcpnb.probekit.app import STATE_KEY_ENV, WORKERS_ENV
     from mcpnb.probekit.http_server import GRACE_S
 
     os.environ.update({**env, WORKERS_ENV: str(workers)})  # the workers (spawned) inherit it
+    os.environ.setdefault(STATE_KEY_ENV, secrets.token_hex(32))  # one key seals every worker's rounds
     config = uvicorn.Config(
         "mcpnb.probekit.app:create_app",
         factory=True,

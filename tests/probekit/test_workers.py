@@ -347,3 +347,46 @@ def test_the_workers_listener_is_ipproto_tcp() -> None:
         assert sock.proto == socket.IPPROTO_TCP  # asyncio sets TCP_NODELAY on what it accepts
     finally:
         sock.close()
+
+
+def _rounds(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One 2026-07-28 request on a connection of its own (so the kernel picks the worker anew)."""
+    import httpx2
+
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": body["name"],
+        "Connection": "close",
+    }
+    with httpx2.Client(headers=headers, timeout=30) as client:
+        reply = client.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": body})
+    return reply.json()
+
+
+def test_a_questions_second_round_may_reach_another_worker(tmp_path: Path) -> None:
+    # each worker sealed requestState with a key of its own: a retry that reached the other
+    # worker than its first round was refused ("invalid requestState", -32602)
+    store = f"sqlite://{tmp_path / 'tasks.db'}"
+    parent = Worker(store, tmp_path, tmp_path / "log", "--workers", "2")
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    }
+    call = {"name": "ask_user", "arguments": {"question": "Your name?"}, "_meta": meta}
+    try:
+        until(lambda: _workers_of(parent.proc.pid, 2), "two worker processes", ticks=200, every=0.1)
+        for _ in range(16):  # which worker accepts a new connection is the kernel's choice
+            asked = _rounds(parent.url, call)["result"]
+            assert asked["resultType"] == "input_required", asked
+            (key,) = asked["inputRequests"]
+            answer = {"action": "accept", "content": {"answer": "Ada"}}
+            retry = {**call, "inputResponses": {key: answer}, "requestState": asked["requestState"]}
+            done = _rounds(parent.url, retry)
+            assert "error" not in done, done
+            said = done["result"]["structuredContent"]
+            assert said["action"] == "accept" and said["answers"][0]["answer"] == "Ada"
+    finally:
+        parent.stop()
