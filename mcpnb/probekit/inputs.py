@@ -82,9 +82,22 @@ def can_open_pages(ctx: Context) -> bool:
     return caps is not None and caps.elicitation is not None and caps.elicitation.url is not None
 
 
+def can_fill_forms(ctx: Context) -> bool:
+    """Whether the client declared form-mode elicitation: ``elicitation.form``, or a bare
+    ``elicitation: {}`` (form mode only, for backwards compatibility); one that declared
+    ``{url: {}}`` alone takes no forms."""
+    caps = ctx.client_capabilities
+    asks = caps.elicitation if caps is not None else None
+    return asks is not None and (asks.form is not None or asks.url is None)
+
+
 def declared(ctx: Context, request: Ask) -> bool:
-    """Whether the client declared it can answer ``request`` (a URL-mode elicitation: that mode too)."""
-    return can_open_pages(ctx) if asks_for_a_page(request) else can(ctx, _ASKS[request.method][0])
+    """Whether the client declared it can answer ``request``, in its elicitation mode where it is one."""
+    if asks_for_a_page(request):
+        return can_open_pages(ctx)
+    if isinstance(request, types.ElicitRequest):
+        return can_fill_forms(ctx)
+    return can(ctx, _ASKS[request.method][0])
 
 
 def _needed(request: Ask) -> tuple[str, BaseModel]:

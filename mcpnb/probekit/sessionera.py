@@ -9,8 +9,8 @@ it cannot resume. This ASGI middleware remembers the version each session asked 
 
 It also gives each HTTP client a cookie of its own (:data:`~mcpnb.probekit.consents.CLIENT_COOKIE`)
 on its first answer, and counts the request that lacked one as carrying it: the 2026-07-28 era has
-no session, and a URL consent must be bound to the client that was asked
-(:mod:`mcpnb.probekit.consents`).
+no session, and what probe-kit keeps per client (``dice_history``) must be that client's
+(:func:`mcpnb.probekit.consents.requester`).
 """
 
 from __future__ import annotations

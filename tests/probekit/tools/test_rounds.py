@@ -141,3 +141,31 @@ async def test_the_list_triggers_add_then_remove(project: Path, mode: str) -> No
     assert during - before == {"test_appearing_tool"} and after == before
     assert "test_appearing_prompt" in prompts
     assert _text(added).startswith("test_appearing_tool added") and "removed" in _text(removed)
+
+
+@pytest.mark.anyio
+async def test_a_client_that_declared_url_mode_alone_is_sent_no_form(project: Path) -> None:
+    # `elicitation: {url: {}}` takes pages only: a form went to it all the same (the spec: servers
+    # MUST NOT send a mode the client did not declare; a bare `elicitation: {}` is forms only)
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }
+    async with Client(create_server("conformance", root=project)) as client:
+        send = client.session._dispatcher.send_raw_request
+        said = {}
+        for name, capabilities in (
+            ("url only", {"url": {}}),
+            ("bare", {}),
+            ("both", {"form": {}, "url": {}}),
+        ):
+            caps = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": capabilities}}
+            body = {
+                "name": "test_input_required_result_elicitation",
+                "arguments": {},
+                "_meta": {**meta, **caps},
+            }
+            said[name] = await send("tools/call", body)
+    assert said["url only"].get("resultType", "complete") == "complete"  # told as text, not asked
+    assert "did not declare" in said["url only"]["content"][0]["text"]
+    assert said["bare"]["resultType"] == said["both"]["resultType"] == "input_required"
