@@ -6,7 +6,6 @@ the peers we did not write that need more than ``node``: FastMCP with its tasks 
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import wait_until
 
-from tests.peers.fastmcp_venv import FASTMCP_SERVER, fastmcp_python
+from tests.peers.fastmcp_venv import FASTMCP_SERVER, fastmcp_python, serving
 
 
 @pytest.fixture
@@ -66,19 +65,8 @@ class FastMcpServer:
     """The FastMCP tasks server over Streamable HTTP on 127.0.0.1 (a free port, or ``port``)."""
 
     def __init__(self, port: int = 0) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FASTMCP_", "VIRTUAL_ENV"))}
-        env["FASTMCP_LOG_LEVEL"] = "WARNING"
-        self.proc = subprocess.Popen(
-            [str(fastmcp_python()), str(FASTMCP_SERVER), "http", str(port)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
-        assert self.proc.stdout is not None
-        self.url = self.proc.stdout.readline().strip()
-        assert self.url.startswith("http://127.0.0.1:"), f"the FastMCP peer did not start: {self.url!r}"
-        self.port = int(self.url.split(":")[2].split("/")[0])
+        command = [str(fastmcp_python()), str(FASTMCP_SERVER), "http", str(port)]
+        self.proc, self.url, self.port = serving(command, "the FastMCP peer")
         assert wait_until(self._answers, timeout=60), "the FastMCP peer never answered HTTP"
 
     def _answers(self) -> bool:

@@ -15,9 +15,7 @@ that ends the answer's stream of ``cut`` (and of ``look`` when asked) cleanly, b
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +26,7 @@ from conftest import ROOT, _accepts, wait_until
 
 from mcpnb import CallError
 from mcpnb.client.errors import McpnbError
-from tests.peers.fastmcp_venv import fastmcp_python
+from tests.peers.fastmcp_venv import fastmcp_python, serving
 
 SERVERS = ROOT / "tests" / "servers"
 #: no health probes: nothing but the calls under test touches the connection
@@ -44,19 +42,8 @@ class StreamServer:
             command = [sys.executable, str(SERVERS / "resumable_server.py")]
         else:
             command = [str(fastmcp_python()), str(SERVERS / "fastmcp_resumable_server.py")]
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FASTMCP_", "VIRTUAL_ENV"))}
-        env["FASTMCP_LOG_LEVEL"] = "WARNING"
-        self.proc = subprocess.Popen(
-            [*command, *([] if event_store else ["--no-event-store"]), *extra],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
-        assert self.proc.stdout is not None
-        self.url = self.proc.stdout.readline().strip()
-        assert self.url.startswith("http://127.0.0.1:"), f"the {peer} server did not start: {self.url!r}"
-        port = int(self.url.split(":")[2].split("/")[0])
+        command += [*([] if event_store else ["--no-event-store"]), *extra]
+        self.proc, self.url, port = serving(command, f"the {peer} server")
         assert wait_until(lambda: _accepts(port), timeout=60), f"the {peer} server never listened"
 
     def kill(self) -> None:

@@ -4,12 +4,13 @@
 never join the project's environment: the first test that needs it builds a separate venv under
 ``tests/peers/.fastmcp-venv`` (git-ignored; about half a minute from PyPI on a clean machine; kept
 while the pinned requirements are unchanged). Client, kernel and browser tests all run FastMCP
-servers (``tests/servers/fastmcp_*.py``) with :func:`fastmcp_python`.
+servers (``tests/servers/fastmcp_*.py``) with :func:`fastmcp_python`, over HTTP with :func:`serving`.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
 import subprocess
 import venv
 from pathlib import Path
@@ -65,3 +66,16 @@ def _build_fastmcp_venv(python: Path, stamp: Path) -> Path:
         pytest.fail(f"could not build the FastMCP peer's venv ({FASTMCP_REQUIREMENT}):\n{why}")
     stamp.write_text(FASTMCP_REQUIREMENT)
     return python
+
+
+def serving(command: list[str], what: str) -> tuple[subprocess.Popen[str], str, int]:
+    """Start an HTTP server that prints its URL first (127.0.0.1, a free port): its process, URL
+    and port. Run outside our environment's FastMCP settings and venv, so a FastMCP peer in its
+    own venv starts as it would anywhere, quietly."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FASTMCP_", "VIRTUAL_ENV"))}
+    env["FASTMCP_LOG_LEVEL"] = "WARNING"
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:"), f"{what} did not start: {url!r}"
+    return proc, url, int(url.split(":")[2].split("/")[0])
