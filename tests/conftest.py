@@ -52,10 +52,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def children(pid: int | None = None) -> set[int]:
-    """Live descendants of ``pid`` (default: this process), read from /proc (zombies excluded)."""
-    pid = os.getpid() if pid is None else pid
-    parents: dict[int, int] = {}
+def live_processes() -> dict[int, tuple[int, int]]:
+    """Every live (not zombie) process, read from /proc: pid -> (parent pid, process group)."""
+    found: dict[int, tuple[int, int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -63,9 +62,16 @@ def children(pid: int | None = None) -> set[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, pgrp, ...
         if fields[0] != "Z":
-            parents[int(entry.name)] = int(fields[1])
+            found[int(entry.name)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def children(pid: int | None = None) -> set[int]:
+    """Live descendants of ``pid`` (default: this process), read from /proc (zombies excluded)."""
+    pid = os.getpid() if pid is None else pid
+    parents = {p: parent for p, (parent, _group) in live_processes().items()}
     found: set[int] = set()
     frontier = {pid}
     while frontier:

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import children, live_processes
 
 from tests.probekit.stores import die_with_parent, flush, redis_server  # noqa: F401  (fixture)
-from tests.probekit.test_workers import Worker, _children, _workers_of, until
+from tests.probekit.test_workers import Worker, _workers_of, until
 
 LOADS = ["idle", "call", "task", "listen", "call+task+listen"]
 STOPPED_MESSAGE = "cancelled: probe-kit stopped before the task finished"
@@ -83,27 +84,7 @@ class Traffic:
 
 def _group(pgid: int) -> list[int]:
     """Live (not zombie) processes whose process group is ``pgid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, pgrp, ...
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            found.append(int(entry.name))
-    return found
-
-
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        for child in _children(todo.pop()):
-            out.append(child)
-            todo.append(child)
-    return out
+    return [pid for pid, (_parent, group) in live_processes().items() if group == pgid]
 
 
 @pytest.fixture
@@ -140,7 +121,7 @@ def test_sigterm_stops_every_worker_quietly(
         if "listen" in load:
             load_on.listen()
             assert load_on.listening.wait(60), f"the stream never opened: {load_on.errors}"
-        family = _descendants(parent.proc.pid)
+        family = sorted(children(parent.proc.pid))
         os.killpg(parent.proc.pid, signal.SIGTERM)
         code = parent.proc.wait(timeout=60)
     finally:
