@@ -102,7 +102,36 @@ def test_solutions_pass_and_mistakes_are_taught(path: Path):
         assert f"✓ {name}:" in solved, f"{name}'s worked solution did not pass:\n{solved}"
 
 
+def test_the_tasks_exercises_can_be_done_again_after_run_all():
+    """08's last cell stopped probe-kit with the connections: after Run All, the exercises' calls
+    said "server 'old' was disconnected; %mcp reconnect old", which then failed (connection refused)."""
+    path = NOTEBOOKS / "08-tasks.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    solutions = read_solutions(SOLUTIONS / path.with_suffix(".md").name)
+    again = [
+        "%mcp reconnect old",
+        "%mcp reconnect new",
+        solutions["08.ttl"].code,
+        solutions["08.cancel"].code,
+    ]
+    nb.cells += [nbformat.v4.new_code_cell(code) for code in again]
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()  # raises on an error in any cell not tagged raises-exception
+    for name, cell in zip(("08.ttl", "08.cancel"), nb.cells[-2:], strict=True):
+        assert f"✓ {name}:" in _text(cell), _text(cell)
+
+
 # ---------------------------------------------------------------- the map
+def test_the_course_map_says_how_long_the_course_takes():
+    """It said "about two hours in all" over times that add up to 155 minutes."""
+    course_map = (NOTEBOOKS / "README.md").read_text()
+    minutes = sum(int(m) for m in re.findall(r"^\| \d+ \| .*? \| (\d+) min \|", course_map, re.M))
+    said = re.search(r"times below add up\s+to (\d+) minutes", course_map)
+    assert said and int(said.group(1)) == minutes, minutes
+    assert "two and a half hours" in course_map and 135 <= minutes <= 165
+
+
 def test_the_course_map_lists_every_notebook_in_order():
     course_map = (NOTEBOOKS / "README.md").read_text()
     names = [

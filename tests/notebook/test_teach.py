@@ -15,6 +15,13 @@ import pytest
 import mcpnb
 from mcpnb import teach
 
+#: The handshake of lesson 10 after its first message.
+HANDSHAKE_TAIL = [
+    "ui/notifications/initialized",
+    "ui/notifications/tool-input",
+    "ui/notifications/tool-result",
+]
+
 INTEGER_LIMIT = {
     "type": "object",
     "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
@@ -103,7 +110,9 @@ def test_hints_come_one_at_a_time_then_point_at_the_solutions(scratch):
 
     assert repr(teach.hint("test.hints")) == "💡 test.hints: (1/2) first"
     assert repr(teach.hint("test.hints")) == "💡 test.hints: (2/2) second"
-    assert "notebooks/solutions/99-test.md" in repr(teach.hint("test.hints"))
+    # a path from the lesson's folder, where the student's file browser is: notebooks/ is that folder
+    last = repr(teach.hint("test.hints"))
+    assert "`solutions/99-test.md`" in last and "notebooks/solutions" not in last
 
 
 def test_a_lesson_registers_its_own_exercise_and_a_crashing_checker_is_a_verdict(scratch):
@@ -218,10 +227,6 @@ def test_task_checkers_read_a_real_handle(course):
     assert "`--ttl` counts milliseconds" in teach.check("08.ttl", short).message
     right = course.start_task("old", "slow_task", {"steps": 1, "delay": 0}, ttl_ms=20_000)
     assert teach.check("08.ttl", right).passed
-    running = course.start_task("probe", "slow_task", {"steps": 50, "delay": 0.2})
-    assert "still working: call `.cancel()`" in teach.check("08.cancel", running).message
-    running.cancel()
-    assert teach.check("08.cancel", running).passed
     assert "a result (the call waited)" in teach.check("08.cancel", right.result()).message
 
 
@@ -275,3 +280,175 @@ def test_the_visibility_exercise_takes_the_names_the_lesson_shows(pool, monkeypa
     assert "for the page only" in teach.check("10.visibility", {"mcp__probe__dice_history"}).message
     assert "names a tool of 'time'" in teach.check("10.visibility", {"time.dice"}).message
     assert "offered `dice` too" in teach.check("10.visibility", set()).message
+
+
+# ---------------------------------------------------------------- what a student sweep found
+@pytest.fixture
+def lesson(monkeypatch):
+    """The notebook's variables as a checker sees them (IPython's user namespace in a lesson)."""
+    variables: dict = {}
+    monkeypatch.setattr("mcpnb.notebook.teach.exercises.lesson_variables", lambda: variables)
+    return variables
+
+
+def test_the_search_exercise_runs_the_search_the_arguments_ask_for(course):
+    """The schema and a substring were all it checked: a category that filters everything out and a
+    query with more words passed, "date-picker" (the same search) failed."""
+    right = {"query": "date picker", "limit": 2}
+    assert teach.check("06.arguments", right).passed
+    assert teach.check("06.arguments", {"query": "date-picker", "limit": 2}).passed
+    assert teach.check("06.arguments", {"query": "Date Picker", "limit": 2, "category": "form"}).passed
+    nothing = teach.check("06.arguments", {**right, "category": "nonexistent"})
+    assert "finds nothing for these arguments (`category` 'nonexistent' leaves none)" in nothing.message
+    more = teach.check("06.arguments", {"query": "not a date picker at all", "limit": 2})
+    assert more.passed is False and "holds `badge` too" in more.message, more
+    assert (
+        "does not ask for a date picker"
+        in teach.check("06.arguments", {"query": "datepicker", "limit": 2}).message
+    )
+
+
+def test_numpy_numbers_are_the_json_numbers_mcpnb_sends(course):
+    np = pytest.importorskip("numpy")
+    assert teach.check("06.arguments", {"query": "date picker", "limit": np.int64(2)}).passed
+    assert teach.explain({"query": "q", "limit": np.int64(2)}, INTEGER_LIMIT) == []
+    said = teach.explain(
+        {"query": "q", "limit": np.float64(2.5)}, INTEGER_LIMIT, sender="your arguments send"
+    )
+    assert said == ["your arguments send `limit` as a number (2.5); the schema wants an integer"]
+    assert teach.explain({"query": "q", "limit": object()}, INTEGER_LIMIT)[0].startswith(
+        "your value has `limit` as a value of type object (not JSON)"
+    )
+
+
+def test_the_frame_exercise_says_to_reconnect_probe_rather_than_blame_the_answer(course):
+    from mcpnb.notebook.teach.structured_output import PEOPLE_COUNT, PEOPLE_SCHEMA, PEOPLE_SEED
+
+    people = course.call(
+        "probe", "gen_mock", {"schema": PEOPLE_SCHEMA, "count": PEOPLE_COUNT, "seed": PEOPLE_SEED}
+    )
+    counts = people.df["city"].value_counts()
+    course.disconnect("probe")
+    verdict = teach.check("06.frame", counts)
+    assert verdict.passed is False and "could not read this answer" not in verdict.message
+    assert "run `%mcp reconnect probe`, then check again" in verdict.message
+    course.reconnect("probe")
+    assert teach.check("06.frame", counts).passed
+
+
+@pytest.fixture
+def legacy_hello(pool):
+    """A real probe-kit's answer to a 2025-11-25 ``initialize``, as the lesson's Wire shows it."""
+    mcpnb.serve_probekit("kit", http=True, pool=pool)
+    wire = teach.Wire(pool.connection("kit").config.url, "legacy")
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    return wire.send("initialize", hello)
+
+
+def test_the_session_exercise_knows_the_headers_the_legacy_server_really_sends(legacy_hello, lesson):
+    """It said "`x-accel-buffering` is not among the headers the legacy server sent back", which
+    it was. Each real header other than the session's is named as there, and what it is for."""
+    said = teach.check("07.session", "X-Accel-Buffering").message
+    assert "yes, the legacy server sent `x-accel-buffering`, but that one is about streaming" in said
+    from mcpnb.notebook.teach.two_eras import OTHER_RESPONSE_HEADERS
+
+    others = set(legacy_hello.headers) - {"mcp-session-id", "content-type"}
+    assert "x-accel-buffering" in others and others <= set(OTHER_RESPONSE_HEADERS)
+    for known in ({}, {"legacy_hello": legacy_hello}):  # without the lesson's variables, and with them
+        lesson.clear()
+        lesson.update(known)
+        for header in sorted(others):
+            said = teach.check("07.session", header.title()).message
+            assert f"yes, the legacy server sent `{header}`, but that one" in said, said
+            assert "which one carries the session?" in said
+    assert "not among the headers" in teach.check("07.session", "x-powered-by").message  # checked for real
+    for right in (
+        "Mcp-Session-Id",
+        "Mcp-Session-Id:",
+        f"Mcp-Session-Id: {legacy_hello.headers['mcp-session-id']}",
+    ):
+        assert teach.check("07.session", right).passed, right
+    assert "with hyphens" in teach.check("07.session", "mcp_session_id").message
+    assert "the *client* sends that one" in teach.check("07.session", "Mcp-Method").message
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("07.mrtr", 2.0, None),
+        ("07.mrtr", 2.5, "give a number"),
+        ("07.forged", -32602.0, None),
+        ("07.forged", -32600.0, "-32600 is for a request"),
+        ("08.poll-field", {"legacy": "pollInterval ", "modern": " pollIntervalMs"}, None),
+        ("08.poll-field", {"legacy": " ttl", "modern": "ttlMs"}, "`ttl` is how long the task is kept"),
+        ("09.state", "reconnecting (attempt 1/3)", None),
+        ("09.state", "demo state: reconnecting (attempt 1/3) in 0.50 s after: connection lost", None),
+        ("09.state", "disconnected", "after `%mcp disconnect`; nobody disconnected demo"),
+        ("09.state", "connecting", "`connecting` is the state of a first connect"),
+        (
+            "10.handshake",
+            ["ui/initialize", *HANDSHAKE_TAIL, "ui/initialize"],
+            "`ui/initialize` is listed twice",
+        ),
+    ],
+)
+def test_answers_the_sweep_found_misjudged(name, value, says):
+    verdict = teach.check(name, value)
+    if says is None:
+        assert verdict.passed is True, verdict
+    else:
+        assert verdict.passed is False and says in verdict.message, verdict
+    assert "could not read this answer" not in verdict.message
+
+
+def test_the_state_exercise_never_says_connecting_is_the_state_after_a_disconnect():
+    for state in ("disconnected", "connecting"):
+        assert "(or after `%mcp disconnect`)" not in teach.check("09.state", state).message
+
+
+def test_the_cancel_exercise_wants_a_cancel_of_the_students_own_task_on_new(course, lesson):
+    mcpnb.serve_probekit("kit", http=True, pool=course)
+    url = course.connection("kit").config.url
+    course.connect("old", url=url, era="legacy")
+    course.connect("new", url=url, era="modern")
+    long = course.start_task("new", "slow_task", {"steps": 50, "delay": 0.2})
+    long.cancel()
+    assert teach.check("08.cancel", long).passed  # a handle cancelled on new, the lesson's or not
+    lesson["long"] = long  # ... but section 2's own is not the student's
+    assert "that is section 2's `long`" in teach.check("08.cancel", long).message
+    on_old = course.start_task("old", "slow_task", {"steps": 50, "delay": 0.2})
+    on_old.cancel()
+    assert "that task runs on `old`; the exercise asks for `new`" in teach.check("08.cancel", on_old).message
+    mine = course.start_task("new", "slow_task", {"steps": 50, "delay": 0.2})
+    assert "still working: call `.cancel()`" in teach.check("08.cancel", mine).message
+    said = mine.cancel()
+    assert "is what `.cancel()` returns" in teach.check("08.cancel", said).message
+    assert teach.check("08.cancel", mine).passed
+    quick = course.start_task("new", "slow_task", {"steps": 1, "delay": 0})
+    quick.result()
+    ended = teach.check("08.cancel", quick).message
+    assert "it completed: a task that has ended cannot be cancelled" in ended
+    assert "before your cancel arrived" not in ended  # no cancel was ever sent
+
+
+def test_the_visibility_exercise_after_run_all_says_to_reconnect_not_to_serve_the_full_toolset(
+    pool, monkeypatch
+):
+    """Lesson 10's last cell disconnects probe; the check said to run `%mcp serve probe-kit`, which
+    serves every tool, and then the right answer failed ("a model would be offered add_feature")."""
+    monkeypatch.setattr("mcpnb.notebook.teach.exercises.course_pool", lambda: pool)
+    assert "`%mcp serve probe-kit --toolset apps`" in teach.check("10.visibility", {"dice"}).message
+    mcpnb.serve_probekit("probe", pool=pool, toolset="apps")
+    toolbox = pool.functions("probe")
+    for names in (toolbox.keys(), toolbox.short.keys(), iter(["dice"]), toolbox):
+        assert teach.check("10.visibility", names).passed, names
+    pool.disconnect("probe")
+    for name, answer in (("10.visibility", {"dice"}), ("10.page", "ui://probe-kit/dice.html")):
+        said = teach.check(name, answer).message
+        assert "run `%mcp reconnect probe`, then check again" in said and "`%mcp serve probe-kit`" not in said
+    pool.reconnect("probe")
+    assert teach.check("10.visibility", {"dice"}).passed
+    mcpnb.serve_probekit("probe", pool=pool)  # the full toolset, as the old message had it served
+    full = teach.check("10.visibility", {"dice"}).message
+    assert "not the lesson's two" in full and "`%mcp serve probe-kit --toolset apps`" in full
+    assert "offered `add_feature` too" not in full

@@ -11,14 +11,15 @@ cell. Hints come one at a time, on request, so a student can ask for as little h
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 Checker = Callable[[Any], str]
 
-#: Where the worked solutions live, for the message after the last hint.
-SOLUTIONS = "notebooks/solutions/"
+#: Where the worked solutions live, for the message after the last hint: relative to the lesson's
+#: own folder (``notebooks/``), where the student's file browser already is.
+SOLUTIONS = "solutions/"
 
 
 class Wrong(Exception):
@@ -79,6 +80,22 @@ def course_pool() -> Any:
     import mcpnb
 
     return mcpnb.default_pool()
+
+
+def lesson_variables() -> Mapping[str, Any]:
+    """The notebook's variables (IPython's user namespace), or {} outside IPython.
+
+    A checker compares an answer with what the lesson itself made (08's ``long``, say): a handle the
+    lesson started is not one the student started. Tests point it at a dict of their own.
+    """
+    import sys
+
+    if "IPython" not in sys.modules:  # never imported: no notebook here
+        return {}
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell.user_ns if shell is not None else {}
 
 
 def exercise(name: str, *, hints: list[str], notebook: str = "") -> Callable[[Checker], Checker]:
@@ -148,6 +165,6 @@ def hint(name: str) -> Hint:
         return Hint(name, unknown.args[0])
     if ex.shown >= len(ex.hints):
         where = SOLUTIONS + (ex.notebook.replace(".ipynb", ".md") if ex.notebook else "")
-        return Hint(name, f"no more hints; the worked solution is in `{where}`")
+        return Hint(name, f"no more hints; the worked solution is in `{where}` (next to this notebook)")
     ex.shown += 1
     return Hint(name, f"({ex.shown}/{len(ex.hints)}) {ex.hints[ex.shown - 1]}")

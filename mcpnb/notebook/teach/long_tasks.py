@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpnb.notebook.teach import exercises
 from mcpnb.notebook.teach.exercises import Wrong, exercise
 
 NOTEBOOK = "08-tasks.ipynb"
@@ -53,13 +54,27 @@ def _ttl(value: Any) -> str:
     ],
 )
 def _cancel(value: Any) -> str:
+    if isinstance(value, str) and value in ("cancelled", "completed", "working", "input_required", "failed"):
+        raise Wrong(
+            f"{value!r} is what `.cancel()` returns (the task's status); keep the handle itself in `stopped`"
+        )
     handle = _handle(value, "stopped")
+    if handle is exercises.lesson_variables().get("long"):
+        raise Wrong(
+            "that is section 2's `long`, which the lesson cancelled; start a task of your own on `new`"
+        )
+    if handle.server != "new":
+        raise Wrong(
+            f"that task runs on `{handle.server}`; the exercise asks for `new`, where cancelling is the "
+            "tasks extension's `tasks/cancel`"
+        )
     status = handle.status
-    if status == "cancelled":
+    if status == "cancelled":  # only a client's tasks/cancel ends a probe-kit task so
         return "the server stopped the work and keeps the task, marked cancelled, until its TTL runs out"
     if status == "completed":
         raise Wrong(
-            "it finished before your cancel arrived: give it more steps (say `steps=50`) and cancel at once"
+            "it completed: a task that has ended cannot be cancelled any more (a cancel then changes "
+            "nothing); start one with more steps (say `steps=50`) and call `.cancel()` at once"
         )
     if status in ("working", "input_required"):
         raise Wrong(f"it is still {status}: call `.cancel()` on it")
@@ -78,15 +93,16 @@ def _poll_field(value: Any) -> str:
     expected = {"legacy": "pollInterval", "modern": "pollIntervalMs"}
     if not isinstance(value, dict) or set(value) != set(expected):
         raise Wrong("give a dict with two keys, `legacy` and `modern`, each a field name")
-    if value == {"legacy": "pollIntervalMs", "modern": "pollInterval"}:
+    given = {era: str(name).strip() for era, name in value.items()}  # as 07.opening: spaces don't count
+    if given == {"legacy": "pollIntervalMs", "modern": "pollInterval"}:
         raise Wrong("the other way round: the 2026-07-28 extension spells its durations with `Ms`")
     for era, field in expected.items():
-        if value[era] != field:
-            if str(value[era]).lower().startswith("ttl"):
+        if given[era] != field:
+            if given[era].lower().startswith("ttl"):
                 raise Wrong(
-                    f"`{value[era]}` is how long the task is kept; which field says how often to poll?"
+                    f"`{given[era]}` is how long the task is kept; which field says how often to poll?"
                 )
-            raise Wrong(f"the {era} task object has no field `{value[era]}` for that; look at its keys again")
+            raise Wrong(f"the {era} task object has no field `{given[era]}` for that; look at its keys again")
     return (
         "same meaning, two spellings: `ttl`/`pollInterval` (2025-11-25) vs `ttlMs`/`pollIntervalMs` "
         "(the extension)"

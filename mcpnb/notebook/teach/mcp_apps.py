@@ -3,6 +3,7 @@ order of the handshake between a page and its host."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from mcpnb.notebook.teach import exercises
@@ -20,12 +21,21 @@ HANDSHAKE = [
 ]
 
 
+#: The lesson's first cell: probe-kit with its two app tools, not the full toolset.
+SERVE = "%mcp serve probe-kit --toolset apps"
+
+
 def _probe_tools() -> list[Any]:
     from mcpnb.client.errors import McpnbError
 
     pool = exercises.course_pool()
+    if "probe" not in pool and pool.was_disconnected("probe"):  # after Run All: the last cell does that
+        raise Wrong(
+            "this check asks probe-kit, which was disconnected (the notebook's last cell does that): "
+            "run `%mcp reconnect probe`, then check again"
+        )
     if "probe" not in pool:
-        raise Wrong("this check asks probe-kit: run the first cells of the lesson (`%mcp serve probe-kit`)")
+        raise Wrong(f"this check asks probe-kit: run the lesson's first cell (`{SERVE}`)")
     try:
         return list(pool.tools("probe"))
     except McpnbError as exc:
@@ -69,13 +79,19 @@ def _page(uri: Any) -> str:
 )
 def _visibility(names: Any) -> str:
     from mcpnb.client.apps import for_model
+    from mcpnb.probekit.toolsets import APPS
 
-    if isinstance(names, str) or not isinstance(names, list | tuple | set | frozenset):
+    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
         raise Wrong("give the tool names as a set, like {'a', 'b'}")
+    given = {_bare(str(n).strip()) for n in names}  # a set, a list, toolbox.keys(): any names will do
     tools = _probe_tools()
     offered = {t.name for t in tools if for_model(t)}
-    given = {_bare(str(n).strip()) for n in names}
     kept = sorted({t.name for t in tools} - offered)
+    if given != offered and {t.name for t in tools} - set(APPS):
+        raise Wrong(
+            f"probe serves {len(tools)} tools here, not the lesson's two: the question is about "
+            f"`{SERVE}`; run it (it replaces this probe), then check again"
+        )
     if given == offered:
         return f"{', '.join(kept) or 'nothing'} stays with the page: a host must never offer it to a model"
     if given & set(kept):
@@ -112,6 +128,9 @@ def _handshake(order: Any) -> str:
     if isinstance(order, str) or not isinstance(order, list | tuple):
         raise Wrong("give the four methods as a list, in the order they travel")
     given = [str(m).strip() for m in order]
+    twice = next((m for m in given if given.count(m) > 1), None)
+    if twice is not None:
+        raise Wrong(f"`{twice}` is listed twice; each of the four methods travels once")
     if sorted(given) != sorted(HANDSHAKE):
         extra = sorted(set(given) - set(HANDSHAKE)) or sorted(set(HANDSHAKE) - set(given))
         raise Wrong(f"the list should hold the four methods of the lesson, each once (look at `{extra[0]}`)")

@@ -35,7 +35,7 @@ def json_type(value: Any) -> str:
     for kind, words in _JSON_TYPES:
         if isinstance(value, kind):
             return words
-    return f"a {type(value).__name__} (not JSON)"
+    return f"a value of type {type(value).__name__} (not JSON)"
 
 
 def _where(path: list[Any]) -> str:
@@ -88,9 +88,14 @@ def explain(value: Any, schema: dict[str, Any], *, sender: str = "your value has
     """One teaching sentence per problem of ``value`` against ``schema`` (empty: it matches).
 
     ``sender`` starts the type sentences: "your arguments send" reads well for a tool call,
-    "the result has" for structured content.
+    "the result has" for structured content. NumPy and pandas values are read as the JSON mcpnb
+    sends for them (``np.int64(2)`` is the integer 2 on the wire), so they are judged as that.
     """
     import jsonschema
+
+    from mcpnb.client.arguments import native
+
+    value = native(value)
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     errors = sorted(cls(schema).iter_errors(value), key=lambda e: list(e.absolute_path))

@@ -3,6 +3,7 @@ to match its outputSchema, and a DataFrame made from structured content."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mcpnb.notebook.teach import exercises
@@ -23,22 +24,52 @@ PEOPLE_SCHEMA = {
 PEOPLE_COUNT, PEOPLE_SEED = 30, 7
 
 
+def live_server(server: str, where: str, purpose: str = "for the schema") -> Any:
+    """The course pool, once ``server`` is connected in it; else a :class:`Wrong` that says which
+    cell brings it back (after Run All the lesson's last cell has disconnected it)."""
+    pool = exercises.course_pool()
+    if server not in pool and pool.was_disconnected(server):  # after Run All: the last cell does that
+        raise Wrong(
+            f"this check asks the `{server}` server {purpose}, which was disconnected (the notebook's "
+            f"last cells do that): run `%mcp reconnect {server}`, then check again"
+        )
+    if server not in pool:
+        raise Wrong(f"this check asks the `{server}` server {purpose}: run the cells of {where} first")
+    return pool
+
+
 def live_tool(server: str, tool: str, where: str) -> Any:
     """The tool as the connected server describes it now (a checker reads the real schema)."""
     from mcpnb.client.errors import McpnbError
 
-    pool = exercises.course_pool()
-    if server not in pool and pool.was_disconnected(server):  # after Run All: the last cell does that
-        raise Wrong(
-            f"this check asks the `{server}` server for the schema, which was disconnected (the notebook's "
-            f"last cells do that): run `%mcp reconnect {server}`, then check again"
-        )
-    if server not in pool:
-        raise Wrong(f"this check asks the `{server}` server for the schema: run the cells of {where} first")
+    pool = live_server(server, where)
     try:
         return next(t for t in pool.tools(server) if t.name == tool)
     except (McpnbError, StopIteration) as exc:
         raise Wrong(f"could not read `{server}.{tool}` to check against it ({exc}); rerun {where}") from None
+
+
+#: What exercise 1 asks ``ui_search`` for: the 2 best matches for "date picker".
+SEARCH = {"query": "date picker", "limit": 2}
+
+
+def _found(args: dict[str, Any]) -> list[str]:
+    """The ids of the components ``ui_search`` finds for ``args``, asked of the live server."""
+    from mcpnb.client.errors import McpnbError
+
+    try:
+        result = exercises.course_pool().call("probe", "ui_search", args)
+    except McpnbError as exc:
+        raise Wrong(f"the server refused these arguments: {exc}") from None
+    records = result.data.get("results") if isinstance(result.data, dict) else None
+    if result.is_error or not isinstance(records, list):
+        raise Wrong(f"the server answered these arguments with an error: {result.text[:200]}")
+    return [str(r.get("id")) for r in records if isinstance(r, dict)]
+
+
+def _words(text: Any) -> set[str]:
+    """The words of a query as the search reads them ("date-picker" is "date" and "picker")."""
+    return set(re.findall(r"[a-z0-9]+", str(text).lower()))
 
 
 @exercise(
@@ -51,6 +82,8 @@ def live_tool(server: str, tool: str, where: str) -> Any:
     ],
 )
 def _arguments(args: Any) -> str:
+    from mcpnb.client.arguments import native
+
     if not isinstance(args, dict):
         raise Wrong(
             f"`args` should be a dict of arguments, like {{'query': ...}}; you gave {type(args).__name__}"
@@ -59,14 +92,32 @@ def _arguments(args: Any) -> str:
     problems = explain(args, schema, sender="your arguments send") + unknown_parameters(args, schema)
     if problems:
         raise Wrong("; ".join(problems))
-    if "date picker" not in str(args.get("query", "")).lower():
+    args = native(args)  # an np.int64 is sent as the JSON integer it holds
+    if not _words(SEARCH["query"]) <= _words(args.get("query", "")):
         raise Wrong(
             f"the schema is happy, but the query {args.get('query')!r} does not ask for a date picker"
         )
-    if args.get("limit") != 2:
+    if args.get("limit") != SEARCH["limit"]:
         limit = args.get("limit", "the default (5)")
         raise Wrong(f"the schema is happy, but you ask for {limit} results; the exercise wants the 2 best")
-    return "these arguments match the inputSchema; `%%mcp call probe.ui_search` with `{{args}}` sends them"
+    # What matters is what comes back: run the search these arguments ask for, and the lesson's.
+    got, best = _found(args), _found(SEARCH)
+    if got == best:
+        return (
+            "these arguments match the inputSchema; `%%mcp call probe.ui_search` with `{{args}}` sends them"
+        )
+    if not got:
+        because = f" (`category` {args['category']!r} leaves none)" if args.get("category") else ""
+        raise Wrong(f"the schema is happy, but the server finds nothing for these arguments{because}")
+    extra = [i for i in got if i not in best]
+    if extra:
+        raise Wrong(
+            f"the server's answer holds `{extra[0]}` too: the query's other words match other components; "
+            'ask for "date picker" and nothing more'
+        )
+    raise Wrong(
+        f"the server finds {', '.join(got)} for these arguments; the 2 best matches are {', '.join(best)}"
+    )
 
 
 @exercise(
@@ -95,7 +146,7 @@ def _fix_point(fixed: Any) -> str:
 
 
 def _expected_counts() -> dict[str, int]:
-    people = exercises.course_pool().call(
+    people = live_server("probe", "section 4", "to count the people again").call(
         "probe", "gen_mock", {"schema": PEOPLE_SCHEMA, "count": PEOPLE_COUNT, "seed": PEOPLE_SEED}
     )
     return {str(k): int(v) for k, v in people.df["city"].value_counts().items()}

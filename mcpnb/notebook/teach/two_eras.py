@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpnb.notebook.teach import exercises
 from mcpnb.notebook.teach.exercises import Wrong, exercise
 
 NOTEBOOK = "07-two-eras.ipynb"
@@ -39,6 +40,38 @@ def _opening(value: Any) -> str:
     return "initialize opens a session; server/discover only describes the server, every request stands alone"
 
 
+#: What the headers a legacy (2025-11-25) probe-kit sends besides the session's and the content
+#: type are for: a student who names one of them saw it, so the check says so and asks for the
+#: session's. (tests/notebook/test_teach.py holds this against what a real probe-kit sends.)
+OTHER_RESPONSE_HEADERS = {
+    "cache-control": "that one is about caching (an event stream must not be cached)",
+    "x-accel-buffering": "that one is about streaming (it asks a proxy not to hold back the event stream)",
+    "transfer-encoding": "that one is about streaming (the body comes in chunks)",
+    "connection": "that one is about the TCP connection, not the MCP session",
+    "set-cookie": "that one is probe-kit's cookie for a browser, not MCP's session",
+    "date": "that one says when the answer was sent",
+    "server": "that one names the web server (uvicorn), not the MCP session",
+    "content-length": "that one is the size of the body",
+}
+#: Headers the *client* sends, never the server, and when.
+CLIENT_HEADERS = {
+    "mcp-protocol-version": "in both eras",
+    "mcp-method": "the 2026-07-28 client, mirroring the method",
+    "mcp-name": "the 2026-07-28 client, mirroring the tool's name",
+    "accept": "with every request",
+    "authorization": "to a server that wants a token",
+}
+
+
+def _legacy_headers() -> set[str] | None:
+    """The headers of the lesson's own ``legacy_hello`` (its answer to ``initialize``), when the
+    notebook has one: the check then speaks of what this student's server really sent."""
+    from mcpnb.notebook.teach.wire import Exchange
+
+    hello = exercises.lesson_variables().get("legacy_hello")
+    return set(hello.headers) if isinstance(hello, Exchange) else None
+
+
 @exercise(
     "07.session",
     notebook=NOTEBOOK,
@@ -48,24 +81,49 @@ def _opening(value: Any) -> str:
     ],
 )
 def _session(value: Any) -> str:
-    name = str(value).strip().lower() if isinstance(value, str) else None
-    if name is None:
+    if not isinstance(value, str):
         raise Wrong("give the header's name as a string")
+    name = value.split(":", 1)[0].strip().lower()  # "Mcp-Session-Id: 85be…" is a header line: its name
     if name == "mcp-session-id":
         return (
             "the legacy server remembers you by that id; a modern server remembers nothing between requests"
         )
-    if name == "mcp-protocol-version":
+    if name.replace("_", "-") == "mcp-session-id":
+        raise Wrong(f"close: HTTP header names are written with hyphens, not `{value.strip()}`")
+    if name in CLIENT_HEADERS:
         raise Wrong(
-            "the *client* sends that one (in both eras); which header did the legacy *server* send back?"
+            f"the *client* sends that one ({CLIENT_HEADERS[name]}); "
+            "which header did the legacy *server* send back?"
         )
     if name == "content-type":
         raise Wrong(
             "both servers send a content type (an event stream vs plain JSON); look for the other one"
         )
+    seen = _legacy_headers()
+    if name in (seen if seen is not None else OTHER_RESPONSE_HEADERS):
+        why = OTHER_RESPONSE_HEADERS.get(name, "that one is not about the session")
+        raise Wrong(f"yes, the legacy server sent `{name}`, but {why}; which one carries the session?")
+    if seen is not None:
+        raise Wrong(
+            f"`{value.strip()}` is not among the headers the legacy server sent back; "
+            "look at `legacy_hello.headers`"
+        )
     raise Wrong(
-        f"`{value}` is not among the headers the legacy server sent back; look at `legacy_hello.headers`"
+        f"`{value.strip()}` is not the header that carries the session; `legacy_hello.headers` lists "
+        "every header the legacy server sent back: which one names the session?"
     )
+
+
+def _whole_number(value: Any) -> int | None:
+    """``2``, ``2.0`` or ``np.int64(2)`` as the int it is; None for a bool, text, or a fraction."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    number = float(value)
+    return int(number) if number.is_integer() else None
 
 
 @exercise(
@@ -76,8 +134,9 @@ def _session(value: Any) -> str:
         "`[m.method for m in asked_new.transcript.messages if m.direction == '→']` lists what went out.",
     ],
 )
-def _mrtr(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, int):
+def _mrtr(given: Any) -> str:
+    value = _whole_number(given)
+    if value is None:
         raise Wrong("give a number: how many `tools/call` requests went to the server")
     if value == 2:
         return (
@@ -100,8 +159,9 @@ def _mrtr(value: Any) -> str:
         "The request was well formed; one of its parameters was not acceptable.",
     ],
 )
-def _forged(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, int):
+def _forged(given: Any) -> str:
+    value = _whole_number(given)
+    if value is None:
         raise Wrong("give the error's `code`, a number (`refused.error['code']`)")
     if value == -32602:
         return (
