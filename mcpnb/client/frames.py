@@ -7,7 +7,9 @@ when ``result.df`` works. pandas itself is imported inside the functions so ``im
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import warnings
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
@@ -528,12 +530,26 @@ def to_dataframe(data: Any, *, limit: int | None = None, schema: Any = None, at:
     if mend_halves(frame):
         notes.append(f"it held half of a character (an unpaired UTF-16 surrogate), now \ufffd; {_AS_SENT}")
     if notes:
-        warnings.warn(f"result.df: {'; '.join(notes)}", FrameWarning, stacklevel=3)
+        warnings.warn(f"result.df: {'; '.join(notes)}", FrameWarning, stacklevel=_callers_level())
     frame.attrs.update((k, v) for k, v in table.fields.items() if _is_scalar(v))
     return frame
 
 
 _AS_SENT = "result.data has the values as sent"
+
+#: mcpnb's own folder: a warning points past the frames in it, at the line that asked for the table.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` that makes a warning raised by the function calling this point at the
+    first caller outside mcpnb: ``result.df``, ``result.dfs`` (through ``to_dataframes`` and,
+    before Python 3.12, its comprehension's frame) and ``to_dataframe`` called directly all
+    reach the user's line by different depths, so no fixed number is right for all."""
+    frame, level = sys._getframe(2), 2  # the caller of the function that warns
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def mend_halves(frame: Any) -> bool:

@@ -292,6 +292,31 @@ class ToolResult:
             )
         return save(found, path, which, "result.content", overwrite=overwrite)
 
+    @cached_property
+    def mirrored_texts(self) -> frozenset[int]:
+        """Indexes in ``content`` of the text blocks that only repeat the structured content as
+        JSON, whole or one list item each (the SDK's and FastMCP's copy for old clients): a display
+        shows the data once and folds these into a note."""
+        if self.structured is None or self.is_error:
+            return frozenset()
+        data, found, text_index = self.data, set(), 0
+        for i, block in enumerate(self.content):
+            if pick(block, "type") != "text":
+                continue
+            item = data[text_index] if isinstance(data, list) and text_index < len(data) else _MISSING
+            if repeats_json(pick(block, "text"), (self.structured, data, item)):
+                found.add(i)
+            text_index += 1
+        return frozenset(found)
+
+    def _only_mirrors(self) -> bool:
+        """Whether every text block only repeats the structured content (or there is none): the
+        text then says nothing the data does not, and a repr leads with the data."""
+        if self.content_wrapper() is not None:  # the payload only wraps the text: the text is it
+            return False
+        texts = [i for i, b in enumerate(self.content) if pick(b, "type") == "text"]
+        return set(texts) <= self.mirrored_texts
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle
 
@@ -301,9 +326,12 @@ class ToolResult:
         status = "error" if self.is_error else "ok"
         badge = {None: "", True: ", schema ✓", False: ", schema ⚠"}[self.schema_valid]
         head = f"<ToolResult {self.label} {status} in {self.elapsed * 1000:.0f} ms{badge}>"
-        body = _clip(self.text, _REPR_TEXT, "result.text") or (
-            _data_head(self.structured) if self.structured is not None else ""
-        )
+        if self.structured is not None and not self.is_error and self._only_mirrors():
+            body = data_summary(self.data)  # the data's shape, not its JSON once more
+        else:
+            body = _clip(self.text, _REPR_TEXT, "result.text") or (
+                _data_head(self.structured) if self.structured is not None else ""
+            )
         head, halved_head = displayable(head)
         body, halved = displayable(body)
         notes = [*self.warnings, *([HALF_CHARACTERS] if halved or halved_head else [])]
@@ -377,9 +405,139 @@ def json_head(value: Any, limit: int, indent: int | None = None) -> tuple[str, b
     return "".join(pieces), False
 
 
+#: Rows and column names a repr shows of a table (``.df`` has them all).
+_REPR_ROWS = 5
+_REPR_NAMES = 12
+_REPR_ROW_CHARS = 200
+
+
+def data_summary(data: Any) -> str:
+    """A repr's glance at structured data: a table's rows × columns, its column names and first
+    rows, one line each; else the kind of value (an object's keys) and the start of its JSON."""
+    from mcpnb.client.frames import NotTabularError, find_table, table_keys
+
+    try:
+        table = find_table(data)
+    except NotTabularError:
+        table = None
+    if table is None or table.count == 0 or table.is_tree():
+        return _value_summary(data, table_keys(data))
+    head = table.columns(limit=max(_REPR_ROWS, 20))  # names from the first rows, as the display's
+    names = [name for column, values in head.items() for name in _flat_names(str(column), values)]
+    more_names = f", … {len(names) - _REPR_NAMES} more" if len(names) > _REPR_NAMES else ""
+    where = f" under {table.where}" if table.where else ""
+    beside = f", beside {_names(list(table.fields))}" if table.fields else ""
+    lines = [
+        f"{_count(table.count, 'row')} × {_count(len(names), 'column')}{where}{beside} (result.df): "
+        + ", ".join(names[:_REPR_NAMES])
+        + more_names
+    ]
+    shown = min(table.count, _REPR_ROWS)
+    for i in range(shown):
+        row = {name: values[i] for name, values in head.items() if i < len(values)}
+        line, cut = json_head(row, _REPR_ROW_CHARS)
+        lines.append(line + ("…" if cut else ""))
+    if table.count > shown:
+        lines.append(f"… {table.count - shown} more rows (result.df has them all)")
+    return "\n".join(lines)
+
+
+def _flat_names(name: str, values: list[Any]) -> list[str]:
+    """The ``.df`` columns a column of records becomes: ``a.b`` for each key inside an object."""
+    inner = dict.fromkeys(key for value in values if isinstance(value, dict) for key in value)
+    if not inner:
+        return [name]
+    nested = (
+        _flat_names(f"{name}.{key}", [v.get(key) for v in values if isinstance(v, dict)]) for key in inner
+    )
+    return [flat for names in nested for flat in names]
+
+
+def _value_summary(data: Any, tables: list[str]) -> str:
+    """An object's keys (its tables named, for ``.dfs``) or a list's length, then its JSON's start."""
+    if isinstance(data, dict):
+        said = f"object, {_count(len(data), 'key')}: {_names(list(data))}"
+        if len(tables) > 1:
+            said += f"; tables {', '.join(map(str, tables))} (result.dfs)"
+    elif isinstance(data, list):
+        said = f"list, {_count(len(data), 'item')}"
+    else:  # a plain value says what it is
+        return _data_head(data)
+    return f"{said}\n{_data_head(data)}"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _names(keys: list[Any]) -> str:
+    """At most :data:`_REPR_NAMES` names, then how many more."""
+    more = f", … {len(keys) - _REPR_NAMES} more" if len(keys) > _REPR_NAMES else ""
+    return ", ".join(map(str, keys[:_REPR_NAMES])) + more
+
+
 def _data_head(value: Any) -> str:
     head, cut = json_head(value, _REPR_JSON)
     return head + "… (result.data has all)" if cut else head
+
+
+_MISSING = object()
+
+#: Text at least this long is first compared as the servers' own serialization, before any parse.
+_COMPARE_FROM = 64 * 1024
+_CHUNK = 1 << 20
+
+
+def repeats_json(text: Any, values: tuple[Any, ...]) -> bool:
+    """Whether ``text`` is JSON for one of ``values``.
+
+    A large mirror is first compared with the value serialized the way servers write mirrors
+    (pydantic's ``to_json``, as MCPServer and FastMCP do, compact or with the text's indent, which
+    is also JavaScript's ``JSON.stringify``): equal text is the same JSON, at the cost of one
+    serialization. Parsing the text instead would build a second copy of the whole payload (+330 MB
+    at 1M rows). Anything else is parsed and compared, as before.
+    """
+    from pydantic_core import from_json, to_json  # jiter: a few times faster than json on a 10 MB mirror
+
+    if isinstance(text, str) and len(text) >= _COMPARE_FROM and text[:1] in "{[":
+        indent = _indent(text)
+        for i, value in enumerate(values):
+            if value is _MISSING or any(value is seen for seen in values[:i]):
+                continue
+            try:
+                if _same_text(text, to_json(value, indent=indent)):
+                    return True
+            except ValueError:  # not serializable as JSON: then compare by parsing below
+                continue
+    try:
+        parsed = from_json(text) if isinstance(text, str) else text
+    except ValueError:
+        parsed = text
+    except TypeError:  # half of a character in it (a cut emoji), which jiter refuses; json reads it
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = text
+    return parsed in values
+
+
+def _indent(text: str) -> int | None:
+    """The indent of pretty-printed JSON (``{\n  "a"`` gives 2), None for compact JSON."""
+    if text[1:2] != "\n":
+        return None
+    second = text[2:66]
+    return len(second) - len(second.lstrip(" ")) or None
+
+
+def _same_text(text: str, serialized: bytes) -> bool:
+    if not text.isascii():
+        return serialized.decode("utf-8", "replace") == text
+    if len(serialized) != len(text):
+        return False
+    return all(
+        text[at : at + _CHUNK].encode("ascii") == serialized[at : at + _CHUNK]
+        for at in range(0, len(text), _CHUNK)
+    )
 
 
 def _table_in_text(text: str, *, python: bool = True) -> list[Any] | dict[str, Any] | None:

@@ -89,19 +89,21 @@ def test_max_message_mb_reaches_the_legacy_sse_transport(pool, sse_url):
 
 
 def test_the_repr_of_a_large_result_is_a_glance(pool):
-    """print(result) in a plain REPL: the head of the text (or of the JSON) and where the rest is,
-    not 2.5 MB of rows."""
+    """print(result) in a plain REPL: the data's shape and first rows when its text only repeats the
+    data, else the head of the text, and where the rest is; not 2.5 MB of rows."""
     from mcpnb.client.results import ToolResult
 
     pool.connect("demo", **demo_command())
     result = pool.call("demo", "rows", {"n": ROWS})
-    shown = repr(result)
-    hidden = len(result.text) - 2000
+    shape = "20000 rows × 5 columns under rows (result.df): id, name, score, active, group"
+    for glance in repr(result), repr(ToolResult("demo", "rows", content=[], structured=result.structured)):
+        # its text only repeats the data (or there is none): the data's shape and first rows
+        assert len(glance) < 600 and glance.splitlines()[1] == shape
+        assert '\n{"id": 0, "name": "row 0"' in glance
+        assert glance.endswith("… 19995 more rows (result.df has them all)")
+    text_only = ToolResult("demo", "rows", content=result.content)
+    shown, hidden = repr(text_only), len(result.text) - 2000
     assert len(shown) < 2200 and shown.endswith(f"… {hidden} more characters (result.text has all)")
     assert result.text[:2000] in shown
-    data_only = ToolResult("demo", "rows", content=[], structured=result.structured)
-    glance = repr(data_only)
-    assert len(glance) < 600 and glance.endswith("… (result.data has all)")
-    assert '{"rows": [{"id": 0, "name": "row 0"' in glance
     small = ToolResult("demo", "rows", content=[], structured={"rows": []})
     assert repr(small).endswith('\n{"rows": []}')  # whole when it fits

@@ -9,7 +9,6 @@ ASCII table) is folded under the table, one click away: a result is shown once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,29 +27,23 @@ from mcpnb.notebook.render.structured import (
 )
 from mcpnb.notebook.render.transcript import transcript_html
 
-_MISSING = object()
-
 
 def _mirrors(result: Any) -> set[int]:
     """Indexes of text blocks that only repeat the structured content (whole, or one list item
-    each), or the one text of lines in it that its display shows as such (Jupyter MCP Server's
-    ``{"kind": ..., "result": <the text>}``)."""
+    each: :attr:`~mcpnb.client.results.ToolResult.mirrored_texts`), or the one text of lines in it
+    that its display shows as such (Jupyter MCP Server's ``{"kind": ..., "result": <the text>}``)."""
     if result.structured is None or result.is_error:
         return set()
-    data = result.data
-    lines = _shown_lines(data)
-    found: set[int] = set()
-    text_index = 0
-    for i, block in enumerate(result.content):
-        if block_type(block) != "text":
-            continue
-        text = get(block, "text")
-        item = data[text_index] if isinstance(data, list) and text_index < len(data) else _MISSING
-        if _repeats(text, (result.structured, data, item)) or (
-            isinstance(text, str) and text.strip() in lines
-        ):
-            found.add(i)
-        text_index += 1
+    lines = _shown_lines(result.data)
+    found = set(result.mirrored_texts)
+    if lines:
+        found.update(
+            i
+            for i, block in enumerate(result.content)
+            if block_type(block) == "text"
+            and isinstance(text := get(block, "text"), str)
+            and text.strip() in lines
+        )
     return found
 
 
@@ -59,63 +52,6 @@ def _shown_lines(data: Any) -> set[str]:
     if not shows_lines(data):
         return set()
     return {v.strip() for v in data.values() if isinstance(v, str) and "\n" in v.strip()}
-
-
-#: Text at least this long is first compared as the servers' own serialization, before any parse.
-_COMPARE_FROM = 64 * 1024
-_CHUNK = 1 << 20
-
-
-def _repeats(text: Any, values: tuple[Any, ...]) -> bool:
-    """Whether ``text`` is JSON for one of ``values``.
-
-    A large mirror is first compared with the value serialized the way servers write mirrors
-    (pydantic's ``to_json``, as MCPServer and FastMCP do, compact or with the text's indent, which
-    is also JavaScript's ``JSON.stringify``): equal text is the same JSON, at the cost of one
-    serialization. Parsing the text instead would build a second copy of the whole payload (+330 MB
-    at 1M rows). Anything else is parsed and compared, as before.
-    """
-    from pydantic_core import from_json, to_json  # jiter: a few times faster than json on a 10 MB mirror
-
-    if isinstance(text, str) and len(text) >= _COMPARE_FROM and text[:1] in "{[":
-        indent = _indent(text)
-        for i, value in enumerate(values):
-            if value is _MISSING or any(value is seen for seen in values[:i]):
-                continue
-            try:
-                if _same_text(text, to_json(value, indent=indent)):
-                    return True
-            except ValueError:  # not serializable as JSON: then compare by parsing below
-                continue
-    try:
-        parsed = from_json(text) if isinstance(text, str) else text
-    except ValueError:
-        parsed = text
-    except TypeError:  # half of a character in it (a cut emoji), which jiter refuses; json reads it
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = text
-    return parsed in values
-
-
-def _indent(text: str) -> int | None:
-    """The indent of pretty-printed JSON (``{\n  "a"`` gives 2), None for compact JSON."""
-    if text[1:2] != "\n":
-        return None
-    second = text[2:66]
-    return len(second) - len(second.lstrip(" ")) or None
-
-
-def _same_text(text: str, serialized: bytes) -> bool:
-    if not text.isascii():
-        return serialized.decode("utf-8", "replace") == text
-    if len(serialized) != len(text):
-        return False
-    return all(
-        text[at : at + _CHUNK].encode("ascii") == serialized[at : at + _CHUNK]
-        for at in range(0, len(text), _CHUNK)
-    )
 
 
 #: Between the header's parts: a notebook opened untrusted drops the <style>, and the parts ran

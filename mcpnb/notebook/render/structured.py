@@ -91,18 +91,42 @@ def _text_cell(text: str) -> str:
     return shown + "…"
 
 
-def frame_table(df: Any, numbers: Collection[Any] = ()) -> tuple[str, str]:
+#: Columns a table shows, the first and the last half of them, as pandas shows 20: 300 columns
+#: made a 40 KB table and a 10 KB line of text (``.df`` has them all).
+COLUMNS_SHOWN = 20
+
+#: What stands for the columns not shown, in the header and in each row.
+_GAP = "…"
+
+
+def _shown_columns(df: Any, most: int) -> tuple[Any, int]:
+    """``df`` with its first and last ``most // 2`` columns when it has more than ``most``, and how
+    many were left out between them."""
+    hidden = df.shape[1] - most
+    if most <= 0 or hidden <= 0:
+        return df, 0
+    first = (most + 1) // 2
+    return df.iloc[:, [*range(first), *range(df.shape[1] - (most - first), df.shape[1])]], hidden
+
+
+def frame_table(df: Any, numbers: Collection[Any] = (), most: int = COLUMNS_SHOWN) -> tuple[str, str]:
     """(HTML, text) of a DataFrame: text columns left-aligned, numbers right-aligned, and so are
     ``numbers``, columns of numbers written as text, shown as the server wrote them (``12.50``).
-    A long cell shows its start (:data:`_CELL_CHARS`), a cell's line breaks stay in HTML.
+    A long cell shows its start (:data:`_CELL_CHARS`), a cell's line breaks stay in HTML. Of more
+    than ``most`` columns the first and last few are shown, a ``…`` column between them.
 
     Not ``DataFrame.to_html``/``to_string``: they right-align text, which is hard to scan.
     """
+    df, hidden = _shown_columns(df, most)
+    gap_at = (most + 1) // 2 if hidden else None
     columns = [str(c) for c in df.columns]
-    numeric = [c in numbers or _numeric(df[c]) for c in df.columns]
-    whole = [_whole_with_gaps(df[c]) for c in df.columns]
+    numeric = [c in numbers or _numeric(df.iloc[:, i]) for i, c in enumerate(df.columns)]
+    whole = [_whole_with_gaps(df.iloc[:, i]) for i in range(df.shape[1])]
     cells = df.itertuples(index=False, name=None)
     rows = [[_cell(v, w) for v, w in zip(row, whole, strict=True)] for row in cells]
+    if gap_at is not None:  # one column standing for the hidden ones, as pandas writes "..."
+        for line in [columns, numeric, *rows]:
+            line.insert(gap_at, _GAP if line is not numeric else False)
 
     def td(tag: str, text: str, num: bool) -> str:
         if num:
@@ -177,6 +201,9 @@ def _grid(
     numbers = [name for name, kind in typed.items() if kind == texttypes.NUMBERS]
     table_html, table_text = frame_table(shown, numbers)
     notes = [f"… {more} more row{'s' if more != 1 else ''} ({where} has them all)"] if more else []
+    if cols > COLUMNS_SHOWN:
+        hidden = cols - COLUMNS_SHOWN
+        notes.append(f"… {hidden} more column{'s' if hidden != 1 else ''} ({where} has them all)")
     notes += renamed  # two columns pandas would give one name: both kept, as .df keeps them
     if typed:
         notes.append(f"{where} reads {_read_as(typed)} (the server wrote them as text)")
