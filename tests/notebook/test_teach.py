@@ -427,8 +427,12 @@ def test_the_cancel_exercise_wants_a_cancel_of_the_students_own_task_on_new(cour
     quick = course.start_task("new", "slow_task", {"steps": 1, "delay": 0})
     quick.result()
     ended = teach.check("08.cancel", quick).message
-    assert "it completed: a task that has ended cannot be cancelled" in ended
-    assert "before your cancel arrived" not in ended  # no cancel was ever sent
+    assert "it completed: no cancel was sent" in ended
+    assert "your cancel came after it had completed" not in ended
+    assert quick.cancel() == "completed"  # too late: the check says so, not "no cancel was sent"
+    late = teach.check("08.cancel", quick).message
+    assert "your cancel came after it had completed" in late and "no cancel was sent" not in late
+    assert "call `.cancel()` at once" in late
 
 
 def test_the_visibility_exercise_after_run_all_says_to_reconnect_not_to_serve_the_full_toolset(

@@ -126,6 +126,10 @@ class TaskHandle:
         #: What the server's replies about the task had that MCP does not allow and how it was
         #: read, each said once however often it came (every poll, say); the result says them too.
         self.warnings: list[str] = []
+        #: ``cancel()`` (or ``acancel()``, ``cancel_soon()``) was asked of this task: sent to the server,
+        #: unless the handle already knew the task had ended. A task that completed all the same can
+        #: then say the cancel came too late, where one nobody cancelled just completed.
+        self.cancel_requested = False
         self._heed(state)
 
     @classmethod
@@ -532,7 +536,10 @@ class TaskHandle:
                 ) from None
 
     async def _cancel(self) -> str:
-        if self._state.terminal or not self.task_id:
+        if not self.task_id:  # the server answered at once: no task to cancel
+            return self._state.status
+        self.cancel_requested = True
+        if self._state.terminal:
             return self._state.status
         try:
             state = await wire.cancel(self.peer, self.task_id)
@@ -643,7 +650,19 @@ class TaskHandle:
     def __repr__(self) -> str:
         from mcpnb.client.tasks.summary import describe_handle
 
-        return describe_handle(self)
+        said = describe_handle(self)
+        note = self._cancel_note()
+        return said if note is None else f"{said.removesuffix('>')} · {note}>"
+
+    def _cancel_note(self) -> str | None:
+        """What a cancel asked of a task that has not (or not yet) ended cancelled; None otherwise
+        (no cancel, or ``cancelled`` says it already)."""
+        status = self._state.status
+        if not self.cancel_requested or status == "cancelled":
+            return None
+        if self._state.terminal:
+            return f"cancel asked after it had {status}"
+        return "cancel asked; not ended yet"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import UrlRequiredError
 from mcpnb.notebook.cell.capture import CellUI, Mode
+from mcpnb.notebook.cell.live import ClickedUI
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -275,23 +276,12 @@ class _Task:
         self.handle.cancel_soon()
 
 
-class _InExplorer(CellUI):
-    """Where a call started by the Call button asks and reports: inside the explorer.
-
-    The click's message is no cell, so a plain :class:`CellUI` would see no stdin and decline every
-    question; but a person made it, so they are asked, in a widget form (unless the notebook's
-    policy is ``decline`` or ``defaults``).
-    """
+class _InExplorer(ClickedUI):
+    """Where a call started by the Call button asks and reports: inside the explorer."""
 
     def __init__(self, explorer: ToolExplorer, mode: Mode) -> None:
         self.explorer = explorer
         super().__init__(mode)
-
-    def _stdin_allowed(self) -> bool:
-        return True
-
-    def _resolve(self, mode: Mode) -> Mode:
-        return super()._resolve(mode) if mode in ("decline", "defaults") else "widget"
 
     def show(self, slot: str, obj: Any) -> None:
         if slot == "result":

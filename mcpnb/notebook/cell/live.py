@@ -126,6 +126,22 @@ def _in_cell(
     return ui, ctx
 
 
+class ClickedUI(CellUI):
+    """Where a call that a click started asks and reports (the explorer's Call, the −32042 panel's
+    Retry once its cell has ended).
+
+    The click's message is no cell, so a plain :class:`CellUI` would see no stdin and decline every
+    question; but a person made it, so they are asked, in a widget form (unless the notebook's
+    policy is ``decline`` or ``defaults``). Subclasses say where :meth:`show` puts things.
+    """
+
+    def _stdin_allowed(self) -> bool:
+        return True
+
+    def _resolve(self, mode: Mode) -> Mode:
+        return super()._resolve(mode) if mode in ("decline", "defaults") else "widget"
+
+
 class LiveCall:
     """A call waiting for a person's answer in its cell; the result shows there when it ends.
 
@@ -146,7 +162,9 @@ class LiveCall:
         else:
             error = None if future.cancelled() else future.exception()
             why = "cancelled" if error is None else str(error)
-            self._ui.show("result", _Note(f"{self.tool}() on {self.server!r} did not finish: {why}", error))
+            self._ui.show(
+                "result", FailedNote(f"{self.tool}() on {self.server!r} did not finish: {why}", error)
+            )
 
     def done(self) -> bool:
         return self._future.done()
@@ -191,7 +209,7 @@ class LiveCall:
         )
 
 
-class _Note:
+class FailedNote:
     """Why a call did not finish, in words (and the error itself, for a view that can do more)."""
 
     def __init__(self, text: str, error: BaseException | None = None) -> None:

@@ -4,7 +4,9 @@ The server refused the call until the person visits a page (a login, a consent s
 shows which server asks and the full URL (never opened by itself). In a cell that awaits (a
 top-level ``%mcp call`` on ipykernel >= 7.4) the cell waits for the person, like a form: Run All
 holds until they retry (the cell's result is then the retried call's) or decline. Elsewhere the
-cell goes on and the retry's result shows in an output of its own under the panel.
+cell goes on; a click on Retry then lets go at once (as the explorer's Call does: the kernel stays
+free, and a question the retried call asks is answered under the panel), and the retry's result, or
+why there is none, shows in an output of its own under the panel when it lands.
 
 Either way the panel has an output of its own, with a display id: once it has ended (retried,
 declined, interrupted, withdrawn) that output becomes its record (:mod:`mcpnb.notebook.forms.record`),
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from mcpnb.client.errors import McpnbError, UrlRequiredError
 from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.capture import CellUI, Mode
-from mcpnb.notebook.cell.live import AWAITING
+from mcpnb.notebook.cell.live import AWAITING, ClickedUI, FailedNote, LiveCall
 from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:
@@ -155,6 +157,8 @@ class UrlRetry:
         self._in_cell = False  # shown by :meth:`show`: the panel in an output of its own
         self._shown_in: str | None = None  # the run whose output that is
         self._box: Any = None  # the panel with the result under it, for a display without ``ui``
+        self._asking: Any = None  # in the box: what a retried call shows before its result
+        self._in_box: dict[str, Any] = {}  # by slot, in the order they came
 
     @property
     def result_view(self) -> Any:
@@ -164,8 +168,9 @@ class UrlRetry:
 
             view = w.HTML()
             view.add_class("mcpnb-retry-result")
-            self._box = w.VBox([self.panel.widget, view])
-        return self._box.children[1]
+            self._asking = w.VBox()  # a retried call's questions and progress
+            self._box = w.VBox([self.panel.widget, self._asking, view])
+        return self._box.children[2]
 
     @property
     def widget(self) -> Any:
@@ -295,28 +300,72 @@ class UrlRetry:
         return True, result
 
     # ------------------------------------------------------------------ a cell that has ended
-    def retry(self) -> Any:
-        """Send the same call again (after the person visited the page); its result shows below."""
+    def retry(self) -> LiveCall | None:
+        """Send the same call again (after the person visited the page); its result shows below.
+
+        The click lets go at once, as the explorer's Call does: a click runs on the kernel's
+        thread, and a call that waited there held the kernel (no other cell ran) and never heard a
+        click on its own questions (widget messages come on that same thread), so a retried call
+        that asked a form waited for the elicitation timeout. Its questions ask under the panel,
+        and its result, or why there is none, shows there when it lands. Returns the
+        :class:`~mcpnb.notebook.cell.live.LiveCall` under way (None: it could not start).
+        """
+        from mcpnb.notebook.cell.live import call_in_cell
+
         try:
-            self.result = self.pool.call(
-                self.error.server, self.error.tool, self.arguments, timeout=self.timeout
+            return call_in_cell(
+                self.pool,
+                self.error.server,
+                self.error.tool,
+                self.arguments,
+                timeout=self.timeout,
+                ui=self._retry_ui(),
+                let_go=True,
             )
-        except UrlRequiredError:
+        except Exception as exc:  # it could not start (the server went away): said under the panel
+            said = f"{self.error.tool}() on {self.error.server!r} could not be called again: {exc}"
+            self._landed(FailedNote(said, exc))
+            return None
+
+    def _retry_ui(self) -> _UnderPanel:
+        """Where the retried call asks: the calling cell's outputs when the panel is in one (made in
+        that cell's context, so its displays go there), else the box under the panel."""
+        from mcpnb.notebook.settings import get_settings
+
+        mode = get_settings().elicitation
+        if self._in_cell and self.ui is not None:
+            return self.ui.run(_UnderPanel, self, mode)
+        return _UnderPanel(self, mode)
+
+    def _landed(self, shown: Any) -> None:
+        """The retried call ended (on the runtime thread): the panel says how, the result or the
+        error shows under it. A server that still asks for the page gets Retry offered again."""
+        from mcpnb.client.results import ToolResult
+
+        if isinstance(shown, ToolResult):
+            self.panel.finish_retry(
+                True, "The tool reported an error:" if shown.is_error else "Done: the result is below."
+            )
+            self._show_result(shown)
+            self.result = shown  # last: whoever waits on it finds the panel and the view said
+            return
+        if isinstance(shown.error, UrlRequiredError):
             self.panel.finish_retry(
                 False, "The server still asks for the page: complete it there, then retry."
             )
-            return None
-        except McpnbError as exc:
-            self.panel.finish_retry(False, "The retry failed.", final=True)
-            said = f"<span style='{_ERROR}'>{html.escape(str(exc))}</span>"
-            self._show_result(_Said({"text/plain": str(exc), "text/html": said}))
-            return None
-        failed = self.result.is_error
-        self.panel.finish_retry(
-            True, "The tool reported an error:" if failed else "Done: the result is below."
-        )
-        self._show_result(self.result)
-        return self.result
+            return
+        self.panel.finish_retry(False, "The retry failed.", final=True)
+        said = f"<span style='{_ERROR}'>{html.escape(str(shown))}</span>"
+        self._show_result(_Said({"text/plain": str(shown), "text/html": said}))
+
+    def _show_in_box(self, slot: str, shown: Any) -> None:
+        """A retried call's question or progress bar, between the panel and the result view."""
+        _ = self.widget  # the box, made on first use
+        with self._lock:
+            if slot == "ask":
+                slot = f"ask {len(self._in_box)}"
+            self._in_box[slot] = shown
+            self._asking.children = tuple(self._in_box.values())
 
     def _show_result(self, shown: Any) -> None:
         """Under the panel: an output of the calling cell of its own, or the box's result view."""
@@ -324,3 +373,20 @@ class UrlRetry:
             self.ui.show("result", shown)
         else:
             self.result_view.value = shown._repr_mimebundle_()["text/html"]
+
+
+class _UnderPanel(ClickedUI):
+    """Where a retried call asks and reports once the panel's cell has ended: the person who
+    clicked Retry is asked in widgets, under the panel; its result goes to :meth:`UrlRetry._landed`."""
+
+    def __init__(self, retry: UrlRetry, mode: Mode) -> None:
+        self.retry = retry
+        super().__init__(mode)
+
+    def show(self, slot: str, obj: Any) -> None:
+        if slot == "result":
+            self.retry._landed(obj)
+        elif self.retry._in_cell:
+            super().show(slot, obj)  # an output of the calling cell of its own
+        else:
+            self.retry._show_in_box(slot, obj)

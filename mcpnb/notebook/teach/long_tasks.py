@@ -72,10 +72,12 @@ def _cancel(value: Any) -> str:
     if status == "cancelled":  # only a client's tasks/cancel ends a probe-kit task so
         return "the server stopped the work and keeps the task, marked cancelled, until its TTL runs out"
     if status == "completed":
-        raise Wrong(
-            "it completed: a task that has ended cannot be cancelled any more (a cancel then changes "
-            "nothing); start one with more steps (say `steps=50`) and call `.cancel()` at once"
+        why = (
+            "your cancel came after it had completed, and a task that has ended cannot be cancelled any more"
+            if handle.cancel_requested
+            else "it completed: no cancel was sent (a task that has ended cannot be cancelled any more)"
         )
+        raise Wrong(f"{why}; start one with more steps (say `steps=50`) and call `.cancel()` at once")
     if status in ("working", "input_required"):
         raise Wrong(f"it is still {status}: call `.cancel()` on it")
     raise Wrong(f"its status is {status}; a cancelled task says `cancelled`")

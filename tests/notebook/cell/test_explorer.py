@@ -130,8 +130,9 @@ def test_retry_panel_calls_again_after_the_page(pool, tmp_path, monkeypatch):
         pool.call("probe", "open_local_page", {"path": "page.md", "via": "error"})
     retry = UrlRetry(pool, info.value, {"path": "page.md", "via": "error"})
     assert "probe" in retry.panel.widget.children[0].value  # which server asks
-    result = retry.panel.buttons["retry"].click() or retry.result
-    assert result.data["title"] == "Consent given"
+    retry.panel.buttons["retry"].click()  # lets go at once: the result lands under the panel
+    assert wait_until(lambda: retry.result is not None)
+    assert retry.result.data["title"] == "Consent given"
     assert "Consent given" in retry.result_view.value
     assert "Done: the result is below" in retry.panel.status.value  # not left on "Retrying…"
     assert "Retrying" not in retry.panel.status.value
