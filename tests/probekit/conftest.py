@@ -12,7 +12,7 @@ import pytest
 from mcp import types
 
 from mcpnb.probekit import create_server
-from tests.probekit.stores import own_redis  # noqa: F401  (a fixture: a redis-server a test may kill)
+from tests.probekit.stores import STORES, own_redis  # noqa: F401  (a fixture: a redis-server a test may kill)
 
 VULNERABLE = textwrap.dedent(
     """
@@ -50,6 +50,12 @@ VULNERABLE = textwrap.dedent(
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(params=STORES)
+def kind(request: pytest.FixtureRequest) -> str:
+    """Each task store by name (memory, sqlite, redis): ``store_url`` makes a fresh one of it."""
+    return request.param
 
 
 @pytest.fixture

@@ -31,11 +31,6 @@ from tests.probekit.test_workers import Worker, _workers_of, until
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @contextlib.asynccontextmanager
 async def student(url: str, mode: str = "auto", cookies: httpx.Cookies | None = None) -> AsyncIterator[Any]:
     """One student's connection: the SDK's client over its own ``httpx`` client (its cookie jar)."""
@@ -134,11 +129,6 @@ async def _recent_keys(url: str) -> list[str]:
 
 
 # --- the stores' short lists ---------------------------------------------------------------------------
-
-
-@pytest.fixture(params=STORES)
-def kind(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 async def test_every_store_keeps_the_newest_values_of_each_list(store_url: str) -> None:  # noqa: F811

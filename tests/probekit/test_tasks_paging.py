@@ -38,16 +38,6 @@ Position = tuple[float, str]
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(params=STORES)
-def kind(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
 def finished(task_id: str, created: float) -> Fields:
     """The store fields of a completed task (as a worker writes them)."""
     result = types.CallToolResult(content=[types.TextContent(type="text", text=f"done {task_id}")])

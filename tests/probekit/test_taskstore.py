@@ -19,16 +19,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(params=STORES)
-def kind(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
 async def store(store_url: str) -> TaskStore:  # noqa: F811
     opened = open_store(store_url)
     yield opened

@@ -29,11 +29,6 @@ class Yes(BaseModel):
     ok: bool
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=SHARED)
 def kind(request: pytest.FixtureRequest) -> str:
     return request.param
