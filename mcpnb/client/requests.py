@@ -196,6 +196,14 @@ async def request(
             ) from None
         # only an HTTP answer to this request counts: another call's 401 says nothing of this drop
         status = answer.status if answer is not None else None
+        if status == 403 and conn.config.auth is not None and conn.config.auth.type == "oauth":
+            from mcpnb.client.auth.provider import take_scope_refusal
+
+            # a step-up authorization (403 insufficient_scope) that did not get the scope: its words
+            short = take_scope_refusal(conn.name, str(conn.config.url))
+            if short is not None:
+                said = str(short).removeprefix(f"server {conn.name!r}: ")
+                raise AuthError(f"{what} {said}", server=conn.name, status=403) from None
         if status in (401, 403):
             raise AuthError.from_status(
                 conn.name,

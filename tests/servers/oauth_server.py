@@ -19,6 +19,7 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import json
 import secrets
 import socket
 import threading
@@ -86,6 +87,16 @@ class AuthState:
     trusted_idp: tuple[str, str] | None = None
     resource: str = ""
     granted_subjects: list[str] = field(default_factory=list)
+    # Step-up authorization: the scope each tool's call needs (the MCP server answers 403
+    # insufficient_scope naming it, :func:`scope_challenge`), and the scopes this authorization
+    # server never grants (it answers invalid_scope, RFC 6749 §4.1.2.1 and §5.2)
+    tool_scopes: dict[str, str] = field(default_factory=dict)
+    withheld_scopes: set[str] = field(default_factory=set)
+    challenges: list[str] = field(default_factory=list)  # the tools whose call was answered 403
+
+    def withheld(self, scope: str | None) -> list[str]:
+        """The scopes asked for that this server does not grant."""
+        return [s for s in (scope or "").split() if s in self.withheld_scopes]
 
     def issue(self, client_id: str, scope: str | None, resource: str | None) -> dict[str, Any]:
         token = secrets.token_urlsafe(24)
@@ -213,6 +224,15 @@ def authorization_app(
         if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256":
             params = {"error": "invalid_request", "state": q.get("state", "")}
             return RedirectResponse(f"{redirect_uri}?{urlencode(params)}", status_code=302)
+        refused = state.withheld(q.get("scope"))
+        if refused:  # the person is never asked: this client may not have that scope
+            params = {
+                "error": "invalid_scope",
+                "error_description": f"scope {' '.join(refused)} is not granted to this client",
+                "state": q.get("state", ""),
+                "iss": state.issuer,
+            }
+            return RedirectResponse(f"{redirect_uri}?{urlencode(params)}", status_code=302)
         code = secrets.token_urlsafe(16)
         state.codes[code] = {
             "client_id": client.client_id,
@@ -309,6 +329,11 @@ def authorization_app(
         if grant == "client_credentials":
             if client.secret is None and client.public_key is None:
                 return _error(400, "unauthorized_client", "public clients cannot use client_credentials")
+            refused = state.withheld(form.get("scope"))
+            if refused:
+                return _error(
+                    400, "invalid_scope", f"scope {' '.join(refused)} is not granted to this client"
+                )
             return JSONResponse(state.issue(client.client_id, form.get("scope"), form.get("resource")))
         if grant == "authorization_code":
             issued = state.codes.pop(form.get("code", ""), None)  # single use, whatever happens next
@@ -361,7 +386,84 @@ def mcp_server(state: AuthState, mcp_url: str) -> MCPServer:
         token = get_access_token()
         return token.client_id if token else ""
 
+    if "publish" in state.tool_scopes:
+
+        @server.tool()
+        def publish(text: str) -> str:
+            """Needs a scope beyond the first sign-in's (step-up authorization): says which it had."""
+            token = get_access_token()
+            return f"published {text!r} with scope {' '.join(token.scopes) if token else ''}"
+
     return server
+
+
+def _bearer_scopes(state: AuthState, headers: dict[bytes, bytes]) -> list[str] | None:
+    """The scopes of the valid token a request carries (None: no valid token, the MCP app's 401)."""
+    header = headers.get(b"authorization", b"").decode()
+    if not header.lower().startswith("bearer "):
+        return None
+    found = state.access.get(header[7:].strip())
+    if found is None or state.deadlines[found.token] < time.time():
+        return None
+    return found.scopes
+
+
+def _called_tool(body: bytes) -> str | None:
+    """The tool a JSON-RPC ``tools/call`` body calls (None: another message, or not JSON)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    params = message.get("params")
+    return str(params.get("name")) if isinstance(params, dict) else None
+
+
+def scope_challenge(app: Any, state: AuthState, resource_metadata: str) -> Any:
+    """Per-tool scopes, the way real MCP servers ask for step-up authorization (the TypeScript SDK's
+    ``scopeChallenge`` on a tool, Cloudflare's API server): a ``tools/call`` of a tool in
+    ``state.tool_scopes`` whose valid token lacks that tool's scope is answered, before the MCP app
+    sees it, 403 with ``WWW-Authenticate: Bearer error="insufficient_scope", scope="<that scope>"``
+    (MCP authorization, "Scope challenge handling"; RFC 6750 §3.1: the scope this operation needs).
+    The SDK's own ``RequireAuthMiddleware`` knows one scope list for the whole endpoint and names no
+    scope in its 403, so the test server adds this in front of the MCP app."""
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not state.tool_scopes:
+            await app(scope, receive, send)
+            return
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False) and message["type"] == "http.request"
+        body = b"".join(chunks)
+        tool = _called_tool(body)
+        needed = state.tool_scopes.get(tool or "")
+        scopes = _bearer_scopes(state, dict(scope["headers"]))
+        if needed is not None and scopes is not None and needed not in scopes:
+            state.challenges.append(str(tool))
+            description = f"calling {tool} needs the scope {needed}"
+            challenge = (
+                f'Bearer error="insufficient_scope", scope="{needed}", '
+                f'resource_metadata="{resource_metadata}", error_description="{description}"'
+            )
+            refusal = _error(403, "insufficient_scope", description, **{"WWW-Authenticate": challenge})
+            await refusal(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await app(scope, replay, send)
+
+    return guarded
 
 
 class _Server(uvicorn.Server):
@@ -437,6 +539,8 @@ class OAuthServers:
 
     ``dead_token_endpoint=True`` advertises a token endpoint where nothing listens;
     ``registration=False`` refuses dynamic registration; ``transport="sse"`` serves the legacy SSE app.
+    ``tool_scopes`` ({"publish": "write"}) adds the ``publish`` tool, whose call needs that scope
+    (step-up authorization, :func:`scope_challenge`); ``withheld_scopes`` are never granted.
     """
 
     def __init__(
@@ -447,6 +551,8 @@ class OAuthServers:
         token_ttl: int = 3600,
         transport: str = "http",
         legacy: bool = False,
+        tool_scopes: dict[str, str] | None = None,
+        withheld_scopes: tuple[str, ...] = (),
     ) -> None:
         self._mcp_sock = _bind()
         self._as_sock = self._mcp_sock if legacy else _bind()
@@ -454,6 +560,8 @@ class OAuthServers:
         self.issuer = f"http://{HOST}:{as_port}"
         self.mcp_url = f"http://{HOST}:{mcp_port}/" + ("sse" if transport == "sse" else "mcp")
         self.state = AuthState(issuer=self.issuer, token_ttl=token_ttl, resource=self.mcp_url)
+        self.state.tool_scopes = dict(tool_scopes or {})
+        self.state.withheld_scopes = set(withheld_scopes)
         self.state.clients[CLIENT_ID] = Client(CLIENT_ID, CLIENT_SECRET)
         dead = None
         if dead_token_endpoint:
@@ -463,6 +571,10 @@ class OAuthServers:
         server = mcp_server(self.state, self.mcp_url)
         as_app = authorization_app(self.state, token_endpoint=dead, registration=registration)
         mcp_app = server.sse_app() if transport == "sse" else server.streamable_http_app()
+        if tool_scopes:
+            path = self.mcp_url.split("/", 3)[3]
+            prm = f"http://{HOST}:{mcp_port}/.well-known/oauth-protected-resource/{path}"
+            mcp_app = scope_challenge(mcp_app, self.state, prm)
         apps = (
             [(_legacy_app(as_app, mcp_app), self._mcp_sock)]
             if legacy

@@ -27,7 +27,7 @@ from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
 )
-from mcp.client.auth.utils import issuers_match
+from mcp.client.auth.utils import extract_field_from_www_auth, issuers_match, union_scopes
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE as JWT_BEARER
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 from pydantic import AnyUrl
@@ -48,6 +48,24 @@ _FAULTS = (AttributeError, TypeError, LookupError, NameError, AssertionError)
 
 #: Budget for each metadata/registration/token request (the person's wait is not counted).
 SIDE_REQUEST_TIMEOUT = 30.0
+
+#: Why a step-up authorization did not get a request the scope its server asked for, by (server
+#: name, url): the request itself only ends in the server's 403, which names no setting.
+_scope_refusals: dict[tuple[str, str], AuthError] = {}
+
+
+def take_scope_refusal(server: str, url: str) -> AuthError | None:
+    """Why the last 403 insufficient_scope of ``server`` at ``url`` stayed one (None: no step-up
+    failed): what the scope challenge asked, what was tried, the setting to change. Said once."""
+    return _scope_refusals.pop((server, url), None)
+
+
+def scope_challenge(response: httpx2.Response) -> str | None:
+    """The scope a 403 ``insufficient_scope`` asks for (RFC 6750 §3.1, MCP "Scope challenge
+    handling"), "" when it names none; None for any other response."""
+    if response.status_code != 403 or extract_field_from_www_auth(response, "error") != "insufficient_scope":
+        return None
+    return extract_field_from_www_auth(response, "scope") or ""
 
 
 class _Friendly:
@@ -72,6 +90,7 @@ class _Friendly:
         self._rejected: AuthError | None = None
         self._found_metadata = False  # any OAuth discovery document answered (well-known addresses)
         self._told: set[str] = set()  # what this connection's person was warned of already
+        self._step_up: str | None = None  # the scope a 403 insufficient_scope asked for, during its flow
 
     def __repr__(self) -> str:
         flow = self._flow_name
@@ -191,10 +210,35 @@ class _Friendly:
 
     async def _perform_authorization(self) -> httpx2.Request:
         # The SDK replaces the requested scope with what discovery advertises (or nothing);
-        # a scope the person configured is a deliberate choice and wins.
+        # a scope the person configured is a deliberate choice and wins. A step-up keeps what the
+        # SDK asks then (what was asked before plus what the server's challenge names): the
+        # configured scope alone would get the same token again, and the same 403.
         if self._scope:
-            self.context.client_metadata.scope = self._scope
+            stepped_up = self.context.client_metadata.scope if self._step_up is not None else None
+            self.context.client_metadata.scope = union_scopes(self._scope, stepped_up)
         return await super()._perform_authorization()  # type: ignore[misc]
+
+    def _stepping_up(self, scope: str) -> None:
+        """A request was answered 403 insufficient_scope: the SDK authorizes again for ``scope``."""
+        self._step_up = scope
+        logger.debug("oauth %s: the server asks for the scope %r: authorizing again", self._server, scope)
+
+    def _refuse_scope(self, scope: str, why: str) -> None:
+        """The step-up for ``scope`` did not work (``why``): kept for the request's own error, which
+        the request gets as the server's 403 (an error raised here would end the whole session)."""
+        asked = f"the scope {scope}" if scope else "more scope (its challenge names none)"
+        granted = getattr(self.context.current_tokens, "scope", None)
+        has = f"the scope {granted}" if granted else "no scope"
+        setting = f"auth.scope (now {self._scope!r})" if self._scope else "auth.scope"
+        self._scope_failed(
+            f"the server answered 403 insufficient_scope: this request needs {asked}, and this client's "
+            f"token has {has}. {why}. If this client should have it, the "
+            f"authorization server's administrator must allow it, and {setting} can ask for it up "
+            "front; the session goes on, and calls that need no more scope work"
+        )
+
+    def _scope_failed(self, message: str) -> None:
+        _scope_refusals[(self._server, str(self.context.server_url))] = self._error(message)
 
     async def async_auth_flow(
         self, request: httpx2.Request
@@ -203,17 +247,35 @@ class _Friendly:
             raise copy.copy(self._rejected).with_traceback(None)
         flow = super().async_auth_flow(request)  # type: ignore[misc]
         side: httpx2.AsyncClient | None = None
+        asked: str | None = None  # the scope this request's 403 insufficient_scope asked for
         try:
             outgoing = await flow.__anext__()
             while True:
                 if outgoing is request:
                     response = yield outgoing
+                    again = scope_challenge(response)
+                    if again is not None and asked is not None:  # the step-up's token is short too
+                        self._refuse_scope(
+                            asked,
+                            "Authorizing again for it gave a token without it: the authorization "
+                            "server does not grant it to this client",
+                        )
+                    elif again is not None:
+                        asked = again
+                        self._stepping_up(asked)
                 else:
                     if side is None:
                         side = httpx2.AsyncClient(timeout=SIDE_REQUEST_TIMEOUT)
                     response = await self._send_side(side, outgoing)
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
+            return
+        except AuthError as exc:
+            if asked is None:
+                raise
+            # the request ends with the server's 403 and these words; the session is not lost
+            said = str(exc).removeprefix(f"server {self._server!r}: ")
+            self._refuse_scope(asked, f"Authorizing again for it failed: {said}")
             return
         except OAuthFlowError as exc:  # the SDK's own checks (issuer, state, resource mismatch...)
             pin = self._issuer_pin
@@ -230,6 +292,7 @@ class _Friendly:
                 "settings; --verbose shows where, please report it"
             ) from exc
         finally:
+            self._step_up = None
             await flow.aclose()
             if side is not None:
                 await side.aclose()
@@ -486,7 +549,13 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         if info is not None and self.redirect_uri not in [str(u) for u in info.redirect_uris or []]:
             self.context.client_info = None  # registered for another redirect URI: register again
 
+    def _stepping_up(self, scope: str) -> None:
+        super()._stepping_up(scope)
+        more = f"the scope {scope}" if scope else "more scope"
+        self._sign_in.purpose = f"it asks for more permission: the server needs {more} for a call"
+
     def _flow_ended(self) -> None:
+        self._sign_in.purpose = None
         self._sign_in.release()
 
     def _secret_values(self) -> list[str | None]:

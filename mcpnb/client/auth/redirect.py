@@ -26,6 +26,7 @@ import os
 import secrets
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
@@ -48,6 +49,11 @@ _FORWARDS_PORTS_ENV = ("VSCODE_IPC_HOOK_CLI", "VSCODE_PID", "VSCODE_CWD")
 
 Mode = Literal["auto", "listener", "paste"]
 
+#: Why the link being shown is asked for, when it is not the first sign-in (a step-up: the server
+#: needs more scope for a call), for :func:`default_show_link` to say; a person who approved once
+#: and sees a second link with no reason would not know what they are granting now.
+SIGN_IN_PURPOSE: ContextVar[str | None] = ContextVar("mcpnb_sign_in_purpose", default=None)
+
 
 def default_show_link(url: str) -> None:
     """A clickable link in a notebook, plain text elsewhere; it names where the person signs in."""
@@ -57,9 +63,11 @@ def default_show_link(url: str) -> None:
     page = (
         f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener">open the sign-in page</a>'
     )
-    text = f"Authorize mcpnb at {host}, in your browser: {url}"
+    purpose = SIGN_IN_PURPOSE.get()
+    why = f" again ({purpose})" if purpose else ""
+    text = f"Authorize mcpnb at {host}{why}, in your browser: {url}"
     bundle = {
-        "text/html": f"<p>Authorize mcpnb at <b>{html.escape(host)}</b>: {page}</p>",
+        "text/html": f"<p>Authorize mcpnb at <b>{html.escape(host)}</b>{html.escape(why)}: {page}</p>",
         "text/plain": text,
     }
     show(bundle, display_id=_display_id(url))

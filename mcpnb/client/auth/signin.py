@@ -21,6 +21,7 @@ from mcp.shared.auth import AuthorizationCodeResult
 
 from mcpnb.client.auth.redirect import (
     HOST,
+    SIGN_IN_PURPOSE,
     CallbackListener,
     authorization_ui,
     call_hook,
@@ -46,6 +47,7 @@ class BrowserSignIn:
         self._link: str | None = None  # the sign-in link shown, until it is spent
         self._turn: asyncio.Lock | None = None  # the one-sign-in-at-a-time turn, while held
         self._offer: Any = None  # what ui.offer_paste showed, closed when the sign-in ends
+        self.purpose: str | None = None  # why this sign-in is asked beyond the first (a step-up)
 
     async def show_link(self, url: str) -> None:
         # One sign-in at a time: a person faced with two links and two identical prompts cannot tell
@@ -64,7 +66,11 @@ class BrowserSignIn:
             logger.debug(
                 "oauth %s: asking the person to authorize (%s mode)", self.server, ui.resolved_mode()
             )
-            await call_hook(ui.show_link, url)
+            said = SIGN_IN_PURPOSE.set(self.purpose)
+            try:
+                await call_hook(ui.show_link, url)
+            finally:
+                SIGN_IN_PURPOSE.reset(said)
             if self._listener is not None and ui.offer_paste is not None:
                 try:  # a paste box that cannot show must not fail the sign-in: the listener waits
                     self._offer = await call_hook(ui.offer_paste, url, self._listener.deliver)
