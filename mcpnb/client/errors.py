@@ -129,6 +129,7 @@ class AuthError(McpnbError):
         oauth: bool = False,
         credentials: str | None = None,
         reread: bool = False,
+        scope: str | None = None,
     ) -> AuthError:
         """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status.
 
@@ -136,12 +137,13 @@ class AuthError(McpnbError):
         ``credentials``: what was sent, in the words of the settings that hold it (the bearer token
         in the variable X, the username and password...); ``reread``: a reconnect reads it afresh
         (from a variable), so updating it there and reconnecting is the fix for a rotated one.
+        ``scope``: a 403 insufficient_scope to those static ``credentials`` asked for it ("" when it
+        named none): they were accepted but do not reach this call, which mcpnb cannot sign in for.
         """
+        if status == 403 and scope is not None and credentials is not None:
+            return cls._short_of_scope(server, url, credentials, scope, reread)
         what = "Unauthorized" if status == 401 else "Forbidden"
-        sign_in = (
-            'give it auth {"type": "oauth", "flow": "authorization_code"} (in a notebook: '
-            f"%mcp connect {server} {url} --oauth)"
-        )
+        sign_in = f"give it {cls._sign_in(server, url)}"
         model_text = None
         if status == 401 and not sent_credentials and oauth:
             why = f"the server signs people in with OAuth: {sign_in}"
@@ -173,6 +175,39 @@ class AuthError(McpnbError):
         return cls(
             f"HTTP {status} {what} from {url}: {why}", server=server, status=status, model_text=model_text
         )
+
+    @staticmethod
+    def _sign_in(server: str, url: str) -> str:
+        """The settings under which mcpnb signs a person in with OAuth, in code and in a notebook."""
+        return (
+            'auth {"type": "oauth", "flow": "authorization_code"} (in a notebook: '
+            f"%mcp connect {server} {url} --oauth)"
+        )
+
+    @classmethod
+    def _short_of_scope(cls, server: str, url: str, credentials: str, scope: str, reread: bool) -> AuthError:
+        """The token is good but too narrow for this call: the scope to get, where to put it, and
+        that OAuth would get it by itself. Only this call failed, so the session goes on."""
+        needs = f"the scope {scope}" if scope else "more scope"
+        held = f", which {credentials} does not have" if scope else f" than {credentials} has"
+        put = (
+            f"put it there and reconnect (pool.reconnect({server!r}), or %mcp reconnect {server}): a "
+            "reconnect reads it again"
+            if reread
+            else "connect anew with it"
+        )
+        why = (
+            f"the server answered insufficient_scope: this call needs {needs}{held}. Get a token "
+            f"with {'that scope' if scope else 'the scope it needs'}, then {put}; or let mcpnb sign in: "
+            f"{cls._sign_in(server, url)} signs in again for a scope a call needs, by itself. "
+            "The session goes on: other calls work"
+        )
+        model_text = (
+            f"the server refused this call: it needs {needs}, which the token the user configured does "
+            "not have, and only the user can give a token with it; its other tools still work: use "
+            "another tool, or tell the user"
+        )
+        return cls(f"HTTP 403 Forbidden from {url}: {why}", server=server, status=403, model_text=model_text)
 
 
 class CallError(McpnbError):

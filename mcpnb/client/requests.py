@@ -81,6 +81,7 @@ class HttpAnswer:
     status: int
     message: str | None
     oauth: bool = False  # a 401 whose challenge points to OAuth metadata: the server signs people in
+    scope: str | None = None  # a 403 insufficient_scope: the scope it asks for ("" when it names none)
 
     def text(self) -> str:
         return f"HTTP {self.status}" + (f" from the server: {self.message}" if self.message else "")
@@ -101,7 +102,10 @@ def note_response(
         return
     conn.http_status = status
     conn.http_answer = answer = HttpAnswer(
-        status, conn.safe(message) if message else None, oauth=signs_in_with_oauth(challenge)
+        status,
+        conn.safe(message) if message else None,
+        oauth=status == 401 and signs_in_with_oauth(challenge),
+        scope=scope_asked(status, challenge),
     )
     if answers is not None:
         answers.append(answer)
@@ -113,6 +117,19 @@ def signs_in_with_oauth(challenge: str | None) -> bool:
     """A ``WWW-Authenticate`` that names protected-resource metadata (RFC 9728): how an MCP server
     says "sign in with OAuth" (the authorization spec), as opposed to wanting some static token."""
     return bool(challenge) and "resource_metadata" in str(challenge).lower()
+
+
+def scope_asked(status: int, challenge: str | None) -> str | None:
+    """The scope a 403 ``insufficient_scope`` challenge asks for ("" when it names none), read by
+    the OAuth provider's own reader so both agree; None for any other answer. The credentials were
+    fine, they just do not reach this call: a static token needs different words than a rejected one."""
+    if status != 403 or not challenge or "insufficient_scope" not in challenge:
+        return None
+    import httpx2
+
+    from mcpnb.client.auth.provider import scope_challenge
+
+    return scope_challenge(httpx2.Response(403, headers={"WWW-Authenticate": challenge}))
 
 
 def unknown_session(status: int, message: str | None) -> bool:
@@ -204,14 +221,8 @@ async def request(
             if short is not None:
                 said = str(short).removeprefix(f"server {conn.name!r}: ")
                 raise AuthError(f"{what} {said}", server=conn.name, status=403) from None
-        if status in (401, 403):
-            raise AuthError.from_status(
-                conn.name,
-                status,
-                conn.safe(conn.config.target),
-                sent_credentials=conn.config.sends_credentials,
-                oauth=answer is not None and answer.oauth,
-            ) from None
+        if answer is not None and status in (401, 403):
+            raise auth_refusal(conn, answer) from None
         if over_message_limit(exc):  # only this answer's stream ended: the session goes on
             raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None
         if answer is not None and 400 <= answer.status < 500 and answer.status != 404:
@@ -255,6 +266,26 @@ async def request(
     if timed:
         conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
+
+
+def auth_refusal(conn: Connection, answer: HttpAnswer) -> AuthError:
+    """A call answered 401/403. A 403 insufficient_scope to a static credential (a token mcpnb
+    cannot sign in again for) names the scope the call needs and the setting that holds the token."""
+    auth, scope, credentials = conn.config.auth, answer.scope, None
+    if scope is not None and (auth is None or auth.type != "oauth"):
+        from mcpnb.client.config.auth import credentials_sent
+
+        credentials = credentials_sent(auth, conn.config.headers, conn.config.url)
+    return AuthError.from_status(
+        conn.name,
+        answer.status,
+        conn.safe(conn.config.target),
+        sent_credentials=conn.config.sends_credentials,
+        oauth=answer.oauth,
+        credentials=credentials,
+        reread=auth is not None and bool(auth.token_env),
+        scope=scope if credentials is not None else None,
+    )
 
 
 #: How the SDK resolves a request whose Streamable HTTP response stream ended with no answer in

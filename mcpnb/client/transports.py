@@ -192,7 +192,8 @@ def _http_client(
         async def hook(response: Any) -> None:
             status = response.status_code
             message = await server_message(response) if status >= 400 else None
-            challenge = response.headers.get("www-authenticate") if status == 401 else None
+            # a 401's challenge says how to sign in, a 403's which scope the call needs
+            challenge = response.headers.get("www-authenticate") if status in (401, 403) else None
             on_response(status, response.request.headers, message, challenge)
 
         client.event_hooks["response"].append(hook)
