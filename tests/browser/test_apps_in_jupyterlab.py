@@ -369,7 +369,10 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
         page.evaluate(
             "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})"
         )
-        inside = next(f for f in page.frames if f.title() == "probe-kit dice")
+        # this cell's page, not the first frame of that title: another tab JupyterLab restored may
+        # show an earlier dice page, whose recorder heard another conversation
+        inside = cell.locator("iframe.mcpnb-app-frame").element_handle().content_frame()
+        assert inside is not None and inside.title() == "probe-kit dice"
         expect(frame.locator("html")).to_have_attribute("data-theme", "dark")
         # the frame is as tall as the page says it is (its size-changed), not the first guess
         height = cell.locator("iframe.mcpnb-app-frame").evaluate("f => f.getBoundingClientRect().height")
