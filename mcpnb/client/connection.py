@@ -372,9 +372,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if auth_failure is not None:  # an OAuth flow's own message beats the 401 that started it
             return str(auth_failure)
         if self.http_status in (401, 403):
-            target, sent = self.safe(self.config.target), self.config.sends_credentials
             oauth = self.http_answer is not None and self.http_answer.oauth
-            return str(self._auth_refusal(self.http_status, target, sent, oauth))
+            return str(self.auth_refusal(self.http_status, oauth))
         status = self._refusal_status(exc)
         if status is not None and status >= 400:
             answer = self.http_answer
@@ -385,20 +384,26 @@ class Connection(SessionCallbacks, ConnectionRequests):
             reason += f"; {FORGOT_SESSION}"
         return self._with_last_words(reason)
 
-    def _auth_refusal(self, status: int, target: str, sent: bool, oauth: bool) -> AuthError:
-        """The 401/403, with what was sent in the words of the settings that hold it."""
+    def auth_refusal(
+        self, status: int, oauth: bool, *, scope: str | None = None, named: bool = True
+    ) -> AuthError:
+        """The 401/403 (at connect, or to one call: ``scope``, what its 403 insufficient_scope asks
+        for), with what was sent in the words of the settings that hold it; ``named=False``: the
+        generic words (a call's refusal that says nothing more specific)."""
         from mcpnb.client.config.auth import credentials_sent
 
         config = self.config
         auth = config.auth
+        credentials = credentials_sent(auth, config.headers, config.url) if named else None
         return AuthError.from_status(
             self.name,
             status,
-            target,
-            sent_credentials=sent,
+            self.safe(config.target),
+            sent_credentials=config.sends_credentials,
             oauth=oauth,
-            credentials=credentials_sent(auth, config.headers, config.url),
+            credentials=credentials,
             reread=auth is not None and bool(auth.token_env or auth.password_env),
+            scope=scope if credentials is not None else None,
         )
 
     @property

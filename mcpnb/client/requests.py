@@ -222,7 +222,12 @@ async def request(
                 said = str(short).removeprefix(f"server {conn.name!r}: ")
                 raise AuthError(f"{what} {said}", server=conn.name, status=403) from None
         if answer is not None and status in (401, 403):
-            raise auth_refusal(conn, answer) from None
+            # a 403 insufficient_scope to a static credential (a token mcpnb cannot sign in again
+            # for) names the scope the call needs and the setting that holds the token
+            static = answer.scope is not None and (
+                conn.config.auth is None or conn.config.auth.type != "oauth"
+            )
+            raise conn.auth_refusal(status, answer.oauth, scope=answer.scope, named=static) from None
         if over_message_limit(exc):  # only this answer's stream ended: the session goes on
             raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None
         if answer is not None and 400 <= answer.status < 500 and answer.status != 404:
@@ -266,26 +271,6 @@ async def request(
     if timed:
         conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
-
-
-def auth_refusal(conn: Connection, answer: HttpAnswer) -> AuthError:
-    """A call answered 401/403. A 403 insufficient_scope to a static credential (a token mcpnb
-    cannot sign in again for) names the scope the call needs and the setting that holds the token."""
-    auth, scope, credentials = conn.config.auth, answer.scope, None
-    if scope is not None and (auth is None or auth.type != "oauth"):
-        from mcpnb.client.config.auth import credentials_sent
-
-        credentials = credentials_sent(auth, conn.config.headers, conn.config.url)
-    return AuthError.from_status(
-        conn.name,
-        answer.status,
-        conn.safe(conn.config.target),
-        sent_credentials=conn.config.sends_credentials,
-        oauth=answer.oauth,
-        credentials=credentials,
-        reread=auth is not None and bool(auth.token_env),
-        scope=scope if credentials is not None else None,
-    )
 
 
 #: How the SDK resolves a request whose Streamable HTTP response stream ended with no answer in
