@@ -102,15 +102,7 @@ def test_retry_lets_go_and_its_form_is_answered_while_a_cell_runs(kernel, shown)
     else:  # the box's result view
         view = fe.find(cell, css="mcpnb-retry-result")
         fe.wait_for(lambda: said in fe.models[view].get("value", ""), timeout=20, what="the result")
-    fe.wait_for(
-        lambda: any(
-            "Done: the result is below" in st.get("value", "")
-            for st in fe.models.values()
-            if "mcpnb-status" in st.get("_dom_classes", [])
-        ),
-        timeout=20,
-        what="the panel saying it is done",
-    )
+    _panel_says(fe, "Done: the result is below", "the panel saying it is done")
 
 
 def test_a_retry_that_fails_says_so_under_the_panel(kernel):
@@ -125,12 +117,17 @@ def test_a_retry_that_fails_says_so_under_the_panel(kernel):
     view = fe.find(cell, css="mcpnb-retry-result")
     fe.wait_for(lambda: "gate" in fe.models[view].get("value", ""), timeout=20, what="the error")
     assert "disconnected" in fe.models[view]["value"]
+    _panel_says(fe, "The retry failed", "the panel saying the retry failed")
+
+
+def _panel_says(fe: Frontend, words: str, what: str) -> None:
+    """Wait until the panel's status line says ``words``."""
     fe.wait_for(
         lambda: any(
-            "The retry failed" in st.get("value", "")
+            words in st.get("value", "")
             for st in fe.models.values()
             if "mcpnb-status" in st.get("_dom_classes", [])
         ),
         timeout=20,
-        what="the panel saying the retry failed",
+        what=what,
     )
