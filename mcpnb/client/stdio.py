@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import threading
 import time
@@ -25,7 +24,8 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from mcpnb.client import reaper
-from mcpnb.client.errors import ConfigError, MessageTooLargeError, ServerExitedError, validation_problem
+from mcpnb.client.errors import ConfigError, MessageTooLargeError, ServerExitedError
+from mcpnb.client.pipes import MessageReader, MessageWriter
 
 #: The terminal width a child is told (``COLUMNS``) unless its ``env`` says otherwise: its stderr is
 #: no terminal, so rich (the SDK's and FastMCP's log handler) lays it out at 80 columns, and with
@@ -151,11 +151,7 @@ async def stdio_transport(
     the session with :class:`MessageTooLargeError` instead of growing until the kernel dies.
     """
     import anyio
-    from anyio.streams.text import TextReceiveStream
     from mcp.client.stdio import get_default_environment
-    from mcp.shared.message import SessionMessage
-
-    from mcpnb.client.lean import parse_message
 
     check_cwd(cwd, server)
     try:
@@ -173,55 +169,28 @@ async def stdio_transport(
         _live[process.pid] = server
     reaper.watch(process.pid)  # if this process is killed outright, the server still ends
 
-    read_in, read_out = anyio.create_memory_object_stream[Any](0)
-    write_in, write_out = anyio.create_memory_object_stream[Any](0)
-    writer_done = anyio.Event()
     ending = anyio.Event()  # we are ending the server: its end of output is no news
-
-    async def read_stdout() -> None:
-        pieces: list[str] = []
-        held = 0  # characters in pieces: a line still unfinished
-        too_large: MessageTooLargeError | None = None
-        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            async with read_in:
-                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
-                    *lines, rest = chunk.split("\n")
-                    for line in lines:
-                        pieces.append(line)
-                        text, pieces[:], held = "".join(pieces), [], 0
-                        if not text.strip():
-                            continue
-                        try:
-                            messages = [parse_message(text)]
-                        except ValueError:
-                            messages, whole = salvage(text)
-                            if not whole:
-                                on_bad_line(text)
-                        del text  # a 200 MB line is not kept while the session reads the message
-                        for message in messages:
-                            await read_in.send(SessionMessage(message))
-                        del messages
-                    if rest:
-                        pieces.append(rest)
-                        held += len(rest)
-                        if max_message is not None and held > max_message:
-                            pieces.clear()
-                            too_large = MessageTooLargeError(server, max_message)
-                            break
-                if on_exit is not None and not ending.is_set():  # end of output we did not ask for
-                    if too_large is None:
-                        with anyio.move_on_after(_EXIT_WAIT):
-                            await process.wait()
-                    report(too_large or ServerExitedError(_exit_text(process.returncode)))
-        with contextlib.suppress(Exception):  # keep a server that still writes from blocking on a full pipe
-            with anyio.CancelScope(shield=True):
-                while True:
-                    await process.stdout.receive()
+    drain = anyio.Event()  # the session stopped reading but the server may still write
 
     def report(error: BaseException) -> None:
         if on_exit is not None and not ending.is_set():  # an end we did not ask for
             ending.set()  # said once, whichever of the two noticed first
             on_exit(error)
+
+    async def output_ended(too_large: MessageTooLargeError | None) -> None:
+        if too_large is not None:
+            drain.set()
+        elif on_exit is not None and not ending.is_set():
+            with anyio.move_on_after(_EXIT_WAIT):
+                await process.wait()
+        report(too_large or ServerExitedError(_exit_text(process.returncode)))
+
+    async def keep_draining() -> None:
+        """Keep a server that still writes after a too-long line from blocking on a full pipe."""
+        await drain.wait()
+        with contextlib.suppress(Exception), anyio.CancelScope(shield=True):
+            while True:
+                await process.stdout.receive()
 
     async def watch_exit() -> None:
         """The process ended but its output did not: something it started holds stdout open (a
@@ -231,33 +200,26 @@ async def stdio_transport(
             await anyio.sleep_forever()
         report(ServerExitedError(_exit_text(process.returncode)))
 
-    async def write_stdin() -> None:
-        try:
-            async with write_out:
-                async for message in write_out:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                    await process.stdin.send(data.encode())
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await read_in.aclose()  # the session sees the connection end instead of waiting forever
-        finally:
-            writer_done.set()
-
+    # anyio's Process keeps asyncio's, whose pipes the streams use without anyio's extra checkpoint
+    pipes = process._process  # type: ignore[attr-defined]
+    reader = MessageReader(
+        pipes.stdout, server=server, on_bad_line=on_bad_line, on_end=output_ended, max_message=max_message
+    )
+    writer = MessageWriter(pipes.stdin, on_broken=reader.close)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_stdout)
-            tg.start_soon(write_stdin)
+            tg.start_soon(keep_draining)
             if on_exit is not None:
                 tg.start_soon(watch_exit)
             try:
-                yield read_out, write_in
+                yield reader, writer
             finally:
                 ending.set()
                 with anyio.CancelScope(shield=True):  # must finish under cancellation, bounded throughout
-                    write_in.close()
+                    writer.close()
                     with anyio.move_on_after(_FLUSH):
-                        await writer_done.wait()
+                        await writer.flush()
                     await _end(process)
-                    read_out.close()
                 tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
@@ -289,76 +251,6 @@ async def _end(process: Any) -> None:
         _live.pop(pgid, None)
     reaper.unwatch(pgid)
     await anyio.lowlevel.checkpoint()
-
-
-def salvage(line: str) -> tuple[list[Any], bool]:
-    """What can still be read from a line that is not one JSON-RPC message: each message of a
-    batch (the 2025-03-26 array form), and for a malformed answer to a request (``"result": null``)
-    an error answer to that request, so its call fails now with the reason instead of waiting out
-    its timeout. A line cut short that starts as an answer fails its call too (:func:`_cut_short`);
-    anything else (not JSON) is only the server's log's business.
-    Also says whether the whole line was read (else it goes to the server's log)."""
-    import json
-
-    from mcp_types import jsonrpc_message_adapter as adapter
-
-    try:
-        value = json.loads(line)
-    except ValueError as exc:
-        return _cut_short(line, exc), False
-    found, whole = [], isinstance(value, list) and bool(value)
-    for item in value if isinstance(value, list) else [value]:
-        try:
-            found.append(adapter.validate_python(item, by_name=False))  # as parse_message reads a line
-            continue
-        except ValueError as exc:
-            why, whole = exc, False
-        request_id = item.get("id") if isinstance(item, dict) and "method" not in item else None
-        if type(request_id) not in (int, str):
-            continue
-        why = _first_problem(item) or why
-        found.append(_failed(request_id, f"the server's answer is not valid JSON-RPC ({why})"))
-    return found, whole
-
-
-def _failed(request_id: int | str, why: str) -> Any:
-    """An error answer to ``request_id`` in the server's stead: its call fails now, saying ``why``."""
-    from mcp_types import ErrorData, JSONRPCError
-
-    said = f"{why}; the line is in its log (%mcp logs)"
-    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=-32603, message=said))
-
-
-#: The start of an answer as serializers write it (the SDK's pydantic: jsonrpc, id, then result or
-#: error): enough to tell which request a line that is cut short answers.
-_ANSWER_START = re.compile(
-    r'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,\s*"(?:result|error)"\s*:'
-)
-
-
-def _cut_short(line: str, error: ValueError) -> list[Any]:
-    """An error answer for a line that is no JSON but starts as an answer to a request (a server
-    that died or was cut mid-write): that call fails now, saying so, instead of waiting out its
-    timeout. Any other line is the server's log's business only."""
-    import json
-
-    start = _ANSWER_START.match(line)
-    if start is None:
-        return []
-    return [_failed(json.loads(start.group(1)), f"the server's answer is not valid JSON ({error})")]
-
-
-def _first_problem(answer: dict[str, Any]) -> str | None:
-    """What is wrong with an answer, in a few words (``result: Input should be a valid dictionary``),
-    rather than what every kind of message would have needed."""
-    from mcp_types import JSONRPCError, JSONRPCResponse
-    from pydantic import ValidationError
-
-    try:
-        (JSONRPCError if "error" in answer else JSONRPCResponse).model_validate(answer)
-    except ValidationError as exc:
-        return validation_problem(exc)
-    return None
 
 
 def _exit_text(code: int | None) -> str:
