@@ -24,8 +24,9 @@ _ENUM_SHOWN = 20
 
 
 def signature(tool: Any) -> str:
-    """``add(a*: integer, b*: integer)``: what a person needs to fix a call, in one line."""
-    return signature_of(tool.name, tool.input_schema, tool.parameters, tool.needed)
+    """``add(a*: integer, b*: integer)``: what a person needs to fix a call, in one line (worked
+    out once per tool list: every call's argument check has it at hand for its error)."""
+    return tool.signature
 
 
 def signature_of(name: str, schema: dict[str, Any], parameters: Iterable[str], needed: Iterable[str]) -> str:

@@ -134,6 +134,15 @@ class ToolInfo:
         marked = {**props, name: {"contentMediaType": "application/sql", **props[name]}}
         return {**self.input_schema, "properties": marked}
 
+    @cached_property
+    def signature(self) -> str:
+        """``add(a*: integer, b*: integer)``: parameters in their order, ``*`` for the required ones,
+        each with its JSON types. Once per tool list, not per call: every ``pool.call`` checks its
+        arguments in words that name it, and working it out cost more than the check itself."""
+        from mcpnb.client.arguments import signature_of
+
+        return signature_of(self.name, self.input_schema, self.parameters, self.needed)
+
     @property
     def parameters(self) -> list[str]:
         return list(self.input_schema.get("properties", {}))
