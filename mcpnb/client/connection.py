@@ -372,8 +372,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if auth_failure is not None:  # an OAuth flow's own message beats the 401 that started it
             return str(auth_failure)
         if self.http_status in (401, 403):
-            oauth = self.http_answer is not None and self.http_answer.oauth
-            return str(self.auth_refusal(self.http_status, oauth))
+            answer = self.http_answer
+            oauth = answer is not None and answer.oauth
+            scope = answer.scope if answer is not None and not self.signs_in else None
+            return str(self.auth_refusal(self.http_status, oauth, scope=scope, at_connect=True))
         status = self._refusal_status(exc)
         if status is not None and status >= 400:
             answer = self.http_answer
@@ -385,11 +387,17 @@ class Connection(SessionCallbacks, ConnectionRequests):
         return self._with_last_words(reason)
 
     def auth_refusal(
-        self, status: int, oauth: bool, *, scope: str | None = None, named: bool = True
+        self,
+        status: int,
+        oauth: bool,
+        *,
+        scope: str | None = None,
+        named: bool = True,
+        at_connect: bool = False,
     ) -> AuthError:
-        """The 401/403 (at connect, or to one call: ``scope``, what its 403 insufficient_scope asks
-        for), with what was sent in the words of the settings that hold it; ``named=False``: the
-        generic words (a call's refusal that says nothing more specific)."""
+        """The 401/403 (``at_connect``, or to one call), with what was sent in the words of the
+        settings that hold it; ``scope``: what a 403 insufficient_scope to a static credential asks
+        for; ``named=False``: the generic words (a call's refusal that says nothing more specific)."""
         from mcpnb.client.config.auth import credentials_sent
 
         config = self.config
@@ -404,7 +412,13 @@ class Connection(SessionCallbacks, ConnectionRequests):
             credentials=credentials,
             reread=auth is not None and bool(auth.token_env or auth.password_env),
             scope=scope if credentials is not None else None,
+            at_connect=at_connect,
         )
+
+    @property
+    def signs_in(self) -> bool:
+        """mcpnb gets its own tokens (OAuth): a scope it lacks is its to ask for, not the person's."""
+        return self.config.auth is not None and self.config.auth.type == "oauth"
 
     @property
     def session_stderr(self) -> list[str]:

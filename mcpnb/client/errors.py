@@ -130,6 +130,7 @@ class AuthError(McpnbError):
         credentials: str | None = None,
         reread: bool = False,
         scope: str | None = None,
+        at_connect: bool = False,
     ) -> AuthError:
         """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status.
 
@@ -138,10 +139,11 @@ class AuthError(McpnbError):
         in the variable X, the username and password...); ``reread``: a reconnect reads it afresh
         (from a variable), so updating it there and reconnecting is the fix for a rotated one.
         ``scope``: a 403 insufficient_scope to those static ``credentials`` asked for it ("" when it
-        named none): they were accepted but do not reach this call, which mcpnb cannot sign in for.
+        named none): they were accepted but do not reach this call (``at_connect``: the server
+        itself), which mcpnb cannot sign in for.
         """
         if status == 403 and scope is not None and credentials is not None:
-            return cls._short_of_scope(server, url, credentials, scope, reread)
+            return cls._short_of_scope(server, url, credentials, scope, reread, at_connect)
         what = "Unauthorized" if status == 401 else "Forbidden"
         sign_in = f"give it {cls._sign_in(server, url)}"
         model_text = None
@@ -185,9 +187,12 @@ class AuthError(McpnbError):
         )
 
     @classmethod
-    def _short_of_scope(cls, server: str, url: str, credentials: str, scope: str, reread: bool) -> AuthError:
-        """The token is good but too narrow for this call: the scope to get, where to put it, and
-        that OAuth would get it by itself. Only this call failed, so the session goes on."""
+    def _short_of_scope(
+        cls, server: str, url: str, credentials: str, scope: str, reread: bool, at_connect: bool
+    ) -> AuthError:
+        """The token is good but too narrow for this call (or for the server at all): the scope to
+        get, where to put it, and that OAuth would get it by itself. A call's refusal leaves the
+        session going; a connect's is no "rejected credentials" (a rotated token's advice)."""
         needs = f"the scope {scope}" if scope else "more scope"
         held = f", which {credentials} does not have" if scope else f" than {credentials} has"
         put = (
@@ -196,12 +201,15 @@ class AuthError(McpnbError):
             if reread
             else "connect anew with it"
         )
+        what = "connecting" if at_connect else "this call"
         why = (
-            f"the server answered insufficient_scope: this call needs {needs}{held}. Get a token "
+            f"the server answered insufficient_scope: {what} needs {needs}{held}. Get a token "
             f"with {'that scope' if scope else 'the scope it needs'}, then {put}; or let mcpnb sign in: "
-            f"{cls._sign_in(server, url)} signs in again for a scope a call needs, by itself. "
-            "The session goes on: other calls work"
+            f"{cls._sign_in(server, url)} signs in again for a scope a call needs, by itself"
         )
+        if at_connect:
+            return cls(f"HTTP 403 Forbidden from {url}: {why}", server=server, status=403)
+        why += ". The session goes on: other calls work"
         model_text = (
             f"the server refused this call: it needs {needs}, which the token the user configured does "
             "not have, and only the user can give a token with it; its other tools still work: use "

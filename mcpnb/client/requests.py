@@ -213,7 +213,7 @@ async def request(
             ) from None
         # only an HTTP answer to this request counts: another call's 401 says nothing of this drop
         status = answer.status if answer is not None else None
-        if status == 403 and conn.config.auth is not None and conn.config.auth.type == "oauth":
+        if status == 403 and conn.signs_in:
             from mcpnb.client.auth.provider import take_scope_refusal
 
             # a step-up authorization (403 insufficient_scope) that did not get the scope: its words
@@ -224,9 +224,7 @@ async def request(
         if answer is not None and status in (401, 403):
             # a 403 insufficient_scope to a static credential (a token mcpnb cannot sign in again
             # for) names the scope the call needs and the setting that holds the token
-            static = answer.scope is not None and (
-                conn.config.auth is None or conn.config.auth.type != "oauth"
-            )
+            static = answer.scope is not None and not conn.signs_in
             raise conn.auth_refusal(status, answer.oauth, scope=answer.scope, named=static) from None
         if over_message_limit(exc):  # only this answer's stream ended: the session goes on
             raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None

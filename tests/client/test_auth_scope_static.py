@@ -14,7 +14,7 @@ import httpx2
 import pytest
 from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, OAuthServers  # tests/ is on sys.path
 
-from mcpnb.client.errors import AuthError
+from mcpnb.client.errors import AuthError, ConnectError
 
 pytestmark = pytest.mark.usefixtures("isolated_tokens")
 
@@ -95,3 +95,22 @@ def test_a_challenge_that_names_no_scope_asks_for_more_scope():
     assert "this call needs more scope than the Authorization header (headers) has" in str(error)
     assert "Get a token with the scope it needs" in str(error)
     assert "it needs more scope" in error.for_model
+
+
+def test_a_token_without_the_scope_the_whole_server_needs_says_so_at_connect(pool):
+    """The SDK's own check (``required_scopes``) answers the connect 403 insufficient_scope, naming
+    no scope in its challenge: the token is good but too narrow, which is no "rejected credentials"
+    (a rotated token's advice) and no call whose session goes on."""
+    with OAuthServers(required_scopes=("write",)) as servers:
+        token = read_token(servers)
+        with pytest.raises(ConnectError) as info:
+            pool.connect("notes", url=servers.mcp_url, headers={"Authorization": f"Bearer {token}"})
+        text = str(info.value)
+        assert "HTTP 403 Forbidden" in text
+        assert (
+            "the server answered insufficient_scope: connecting needs more scope than the "
+            "Authorization header (headers) has" in text
+        )
+        assert "Get a token with the scope it needs, then connect anew with it" in text and "--oauth" in text
+        assert "rejected the credentials" not in text and "this call" not in text
+        assert "The session goes on" not in text and token not in text

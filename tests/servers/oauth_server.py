@@ -364,13 +364,17 @@ def authorization_app(
     )
 
 
-def mcp_server(state: AuthState, mcp_url: str) -> MCPServer:
-    """The protected MCP server: two tools, one of which says who the token belongs to."""
+def mcp_server(state: AuthState, mcp_url: str, required_scopes: tuple[str, ...] = ()) -> MCPServer:
+    """The protected MCP server: two tools, one of which says who the token belongs to.
+    ``required_scopes``: every request needs them (the SDK answers 403 insufficient_scope)."""
     server = MCPServer(
         "oauth-demo",
         token_verifier=Verifier(state),
         auth=AuthSettings(
-            issuer_url=state.issuer, resource_server_url=mcp_url, validate_token_resource=False
+            issuer_url=state.issuer,
+            resource_server_url=mcp_url,
+            validate_token_resource=False,
+            required_scopes=list(required_scopes) or None,
         ),
         log_level="WARNING",
     )
@@ -540,7 +544,8 @@ class OAuthServers:
     ``dead_token_endpoint=True`` advertises a token endpoint where nothing listens;
     ``registration=False`` refuses dynamic registration; ``transport="sse"`` serves the legacy SSE app.
     ``tool_scopes`` ({"publish": "write"}) adds the ``publish`` tool, whose call needs that scope
-    (step-up authorization, :func:`scope_challenge`); ``withheld_scopes`` are never granted.
+    (step-up authorization, :func:`scope_challenge`); ``withheld_scopes`` are never granted;
+    ``required_scopes``: every request to the MCP server needs them (the SDK's own check).
     """
 
     def __init__(
@@ -553,6 +558,7 @@ class OAuthServers:
         legacy: bool = False,
         tool_scopes: dict[str, str] | None = None,
         withheld_scopes: tuple[str, ...] = (),
+        required_scopes: tuple[str, ...] = (),
     ) -> None:
         self._mcp_sock = _bind()
         self._as_sock = self._mcp_sock if legacy else _bind()
@@ -568,7 +574,7 @@ class OAuthServers:
             with socket.socket() as s:  # a port that was free a moment ago: nothing answers there
                 s.bind((HOST, 0))
                 dead = f"http://{HOST}:{s.getsockname()[1]}/token"
-        server = mcp_server(self.state, self.mcp_url)
+        server = mcp_server(self.state, self.mcp_url, required_scopes)
         as_app = authorization_app(self.state, token_endpoint=dead, registration=registration)
         mcp_app = server.sse_app() if transport == "sse" else server.streamable_http_app()
         if tool_scopes:
