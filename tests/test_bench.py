@@ -31,9 +31,18 @@ KERNEL = {
 def expected_keys() -> list[str]:
     keys = []
     for t in TRANSPORTS:
-        clients = ("raw", "hop-sync", "hop-async", "pool-sync", "pool-async", "fastmcp", "per-call")
+        clients = (
+            "raw",
+            "hop-sync",
+            "hop-async",
+            "hop-declared",
+            "pool-sync",
+            "pool-async",
+            "fastmcp",
+            "per-call",
+        )
         keys += [f"sequential/{t}/{c}" for c in clients]
-        keys += [f"sequential/{t}/pool-over-hop-{way}" for way in ("sync", "async")]
+        keys += [f"sequential/{t}/pool-over-hop-{way}" for way in ("sync", "async", "declared")]
     keys += [f"placement/{where}/{k}" for where in ("free", "one-cpu") for k in ("round_trip", "raw", "pool")]
     for t in TRANSPORTS:
         keys += [f"concurrency/{t}/{c}" for c in ("raw", "pool-async", "one-by-one", "speed-up")]

@@ -22,7 +22,7 @@ from typing import Any
 
 from suite.common import PYTHON, Deadline, Row, Scale, Tick, blocks, failed, latency_row, median
 from suite.owned import OwnedClient, RuntimeClient
-from suite.servers import Servers, demo_server, pool_options, raw_client
+from suite.servers import Servers, declared_client, demo_server, pool_options, raw_client
 
 SECTION = "sequential"
 TOOL, ARGS = "add", {"a": 1, "b": 2}
@@ -30,19 +30,36 @@ CLIENTS = {
     "raw": "mcp.Client (raw)",
     "hop-sync": "mcp.Client on the runtime thread, runtime.run (hop floor)",
     "hop-async": "mcp.Client on the runtime thread, await runtime.arun (hop floor)",
+    "hop-declared": "mcp.Client on the runtime thread declaring what mcpnb declares, runtime.run",
     "pool-sync": "mcpnb pool.call",
     "pool-async": "mcpnb await pool.acall",
     "fastmcp": "FastMCP Client",
     "per-call": "new session per call",
 }
 #: The clients that take turns in blocks (the others run on their own afterwards).
-TURNS = ("raw", "hop-sync", "hop-async", "pool-sync", "pool-async")
+TURNS = ("raw", "hop-sync", "hop-async", "hop-declared", "pool-sync", "pool-async")
 #: The pool against the hop floor: the same median, divided by the floor's.
 OVER_HOP = {
     "pool-over-hop-sync": "mcpnb pool.call over the hop floor",
     "pool-over-hop-async": "mcpnb await pool.acall over the hop floor",
+    "pool-over-hop-declared": "mcpnb pool.call over the hop floor declaring what mcpnb declares",
+}
+#: Each over-the-floor row: (the pool's client, the floor's client, what the ratio says).
+OVER_WHAT = {
+    "pool-over-hop-sync": ("pool-sync", "hop-sync", "what the pool adds to one cross-thread round trip"),
+    "pool-over-hop-async": ("pool-async", "hop-async", "what the pool adds to one cross-thread round trip"),
+    "pool-over-hop-declared": (
+        "pool-sync",
+        "hop-declared",
+        "what the pool's own code adds: the floor's client declares sampling, elicitation, MCP Apps "
+        "and a log level too, which 2026-07-28 servers read on every request",
+    ),
 }
 FASTMCP_SCRIPT = __file__.replace("sequential.py", "fastmcp_client.py")
+
+
+async def no_progress(*_: Any) -> None:
+    """A progress callback, so the floor's request carries a progressToken as the pool's does."""
 
 
 def target_for(transport: str, client: str) -> str:
@@ -132,16 +149,20 @@ def measure(
         return raw_client(transport, url, errlog)
 
     raw, held = OwnedClient(loop, make), RuntimeClient(pool.runtime, make)
+    declared = RuntimeClient(pool.runtime, lambda: declared_client(transport, url, errlog))
     runtime = pool.runtime
     try:
         tick(f"{transport}: connecting")
-        client, on_runtime = raw.start(), held.start()
+        client, on_runtime, declaring = raw.start(), held.start(), declared.start()
         pool.connect(name, **pool_options(transport, url))
         turns = {
             "raw": lambda n, d: loop.run_until_complete(atimed(lambda: client.call_tool(TOOL, ARGS), n, d)),
             "hop-sync": lambda n, d: timed(lambda: runtime.run(on_runtime.call_tool(TOOL, ARGS)), n, d),
             "hop-async": lambda n, d: loop.run_until_complete(
                 atimed(lambda: runtime.arun(on_runtime.call_tool(TOOL, ARGS)), n, d)
+            ),
+            "hop-declared": lambda n, d: timed(
+                lambda: runtime.run(declaring.call_tool(TOOL, ARGS, progress_callback=no_progress)), n, d
             ),
             "pool-sync": lambda n, d: timed(lambda: pool.call(name, TOOL, ARGS, timeout=30), n, d),
             "pool-async": lambda n, d: loop.run_until_complete(
@@ -168,6 +189,7 @@ def measure(
     finally:
         raw.close()
         held.close()
+        declared.close()
         if name in pool:
             pool.disconnect(name)
 
@@ -185,8 +207,8 @@ def measure(
             )
         )
     for key, label in OVER_HOP.items():
-        way = key.rsplit("-", 1)[1]  # sync or async
-        pooled, floor = times[f"pool-{way}"], times[f"hop-{way}"]
+        pooled_key, floor_key, note = OVER_WHAT[key]
+        pooled, floor = times[pooled_key], times[floor_key]
         rows.append(
             latency_row(
                 SECTION,
@@ -195,7 +217,7 @@ def measure(
                 pooled,
                 reference=median(floor) if floor else None,
                 versus="hop floor",
-                note="what the pool adds to one cross-thread round trip",
+                note=note,
             )
         )
 

@@ -129,6 +129,29 @@ def raw_client(transport: str, url: str | None, errlog: Any, server: Any = None)
     return Client(raw_target(transport, url, errlog, server), mode=raw_mode(transport))
 
 
+def declared_client(transport: str, url: str | None, errlog: Any) -> Any:
+    """A raw ``mcp.Client`` that declares what mcpnb's sessions declare: sampling, forms and URL
+    elicitation, MCP Apps, a log level. On 2026-07-28 every request carries the client's
+    capabilities and the server reads them each time, so this is what the same call costs any
+    client that offers a person's answers, before the pool's own work."""
+    from mcp import Client
+    from mcp.client.extension import advertise
+
+    from mcpnb.client import apps
+
+    async def never(*_: Any) -> Any:  # declared, not used: the demo's ``add`` asks nothing
+        raise AssertionError("the bench's server asked the client something")
+
+    return Client(
+        raw_target(transport, url, errlog),
+        mode=raw_mode(transport),
+        elicitation_callback=never,
+        sampling_callback=never,
+        log_level="info",
+        extensions=[advertise(apps.EXTENSION, apps.extension_settings())],
+    )
+
+
 def raw_target(transport: str, url: str | None, errlog: Any, server: Any = None) -> Any:
     """What ``mcp.Client`` takes for ``transport``; a stdio child's stderr goes to ``errlog``."""
     if transport == "inprocess":
