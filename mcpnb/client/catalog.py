@@ -36,7 +36,7 @@ class ToolCatalog:
         if conn.capabilities is None or conn.capabilities.tools is not None:
             listed = await self._listed()
             for tool in listed:
-                info = ToolInfo.from_sdk(conn.name, tool)
+                info = tool if isinstance(tool, ToolInfo) else ToolInfo.from_sdk(conn.name, tool)
                 support = effective_task_support(info.task_support, conn.capabilities, conn.era)
                 tools[tool.name] = replace(info, task_support=support)
                 for said in info.schema_problems:  # its author reads the log; the listing says it too
@@ -50,23 +50,74 @@ class ToolCatalog:
         return tools
 
     async def _listed(self) -> list[Any]:
-        """Every page of ``tools/list``. An answer MCP does not allow (a tool whose inputSchema is no
-        object) fails with where and which tool (``tools[2] ("get_weather").inputSchema.type:
-        Input should be 'object'``): pydantic's own first line only counts its errors."""
+        """Every page of ``tools/list``: the SDK's tools, and a :class:`ToolInfo` for each tool it
+        refused the page for (see :meth:`_page`)."""
+        conn = self.conn
+        return await every_page(
+            self._page, "tools", on_cut=lambda why: conn.emit("paging", f"tools/list: {why}")
+        )
+
+    async def _page(self, cursor: str | None) -> Any:
+        """One page. The SDK refuses a whole page for one tool MCP does not allow (an inputSchema
+        that is no object, a tool without a name), and with it every sound tool of the server: the
+        page is read again from the answer as sent, each tool on its own. A bad tool is kept as
+        listed, with what is wrong said in the listing and the log (:meth:`ToolInfo.from_listing`);
+        one without a name cannot be called and is left out, said in the log. An answer that is
+        wrong elsewhere fails with where (``nextCursor: Input should be a valid string``)."""
+        from pydantic import ValidationError
+
+        from mcpnb.client.doors import KEPT
+        from mcpnb.client.logfilter import redact_text, validation_summary
+
+        conn = self.conn
+        kept: list[Any] = []
+        token = KEPT.set(kept)
+        try:
+            return await conn.client.list_tools(cursor=cursor, cache_mode="refresh")
+        except ValidationError as exc:
+            page = self._sound_part(kept[-1] if kept else None)
+            if page is None:
+                said = validation_summary(exc) or str(exc)
+                raise McpnbError(f"the server's tools/list answer is invalid: {redact_text(said)}") from exc
+            return page
+        finally:
+            KEPT.reset(token)
+
+    def _sound_part(self, answer: Any) -> Any:
+        """``answer`` (a refused ``tools/list`` page as sent) read tool by tool; None when its
+        tools are not what is wrong with it."""
+        from types import SimpleNamespace
+
+        from mcp.types import Tool
+        from mcp_types.methods import validate_server_result
         from pydantic import ValidationError
 
         from mcpnb.client.logfilter import redact_text, validation_summary
 
-        conn = self.conn
-        try:
-            return await every_page(
-                lambda at: conn.client.list_tools(cursor=at, cache_mode="refresh"),
-                "tools",
-                on_cut=lambda why: conn.emit("paging", f"tools/list: {why}"),
+        items = answer.get("tools") if isinstance(answer, dict) else None
+        cursor = answer.get("nextCursor") if isinstance(answer, dict) else None
+        if not isinstance(items, list) or not (cursor is None or isinstance(cursor, str)):
+            return None
+        conn, version = self.conn, self.conn.protocol_version or "2025-11-25"
+        tools: list[Any] = []
+        for at, item in enumerate(items):
+            try:
+                validate_server_result("tools/list", version, {"tools": [item]})
+                tools.append(Tool.model_validate(item, by_name=False))
+                continue
+            except ValidationError as exc:
+                said = redact_text(validation_summary(exc) or str(exc)).removeprefix("tools[0]")
+            name = item.get("name") if isinstance(item, dict) else None
+            if not isinstance(name, str) or not name:  # nothing to call it by
+                conn.emit("schema", f"tools/list: left out tools[{at}] ({said.lstrip('.')}): it has no name")
+                continue
+            # kept: fetch() says what is wrong with it, as for any tool's schema problems
+            tools.append(
+                ToolInfo.from_listing(conn.name, item, said.removeprefix(f' ("{name}")').lstrip("."))
             )
-        except ValidationError as exc:
-            said = validation_summary(exc) or str(exc)
-            raise McpnbError(f"the server's tools/list answer is invalid: {redact_text(said)}") from exc
+        if not any(isinstance(t, ToolInfo) for t in tools) and len(tools) == len(items):
+            return None  # every tool is sound: the answer is wrong elsewhere
+        return SimpleNamespace(tools=tools, next_cursor=cursor)
 
     def unmatched(self) -> list[str]:
         """Filter patterns that match none of the cached tools, said in words (a typo, usually)."""

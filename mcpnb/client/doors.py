@@ -8,7 +8,9 @@ in-process alike), and mcpnb acts there for four reasons, each kept in its own m
 - a call that asked for a transcript records what went out and what came back
   (:mod:`mcpnb.client.transcript`);
 - a 2026-07-28 result without ``resultType`` is read as ``complete`` (:mod:`mcpnb.client.resulttype`);
-- a tool result's ``structuredContent`` goes past the session's deep copy (:mod:`mcpnb.client.lean`).
+- a tool result's ``structuredContent`` goes past the session's deep copy (:mod:`mcpnb.client.lean`);
+- a caller that asked for it gets the answer as sent too (:data:`KEPT`: a ``tools/list`` the SDK
+  refuses whole for one bad tool, whose sound tools :mod:`mcpnb.client.catalog` keeps).
 
 Each used to wrap the door on its own: four coroutine frames on every request, the hot path of
 every call. Here one door applies them in a fixed order, and that order is written down once:
@@ -19,11 +21,16 @@ result is recorded as the server sent it, before it is filled in or handed over.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from mcpnb.client import lean, resulttype
 from mcpnb.client.interaction import current_call
 from mcpnb.client.tasks import optin
+
+#: Set by a caller that wants the answers to its requests as the server sent them: the door appends
+#: each, before the session validates it (a refused answer is still there to read).
+KEPT: ContextVar[list[Any] | None] = ContextVar("mcpnb_kept_answers", default=None)
 
 
 def install(session: Any, note: Callable[[str], None] | None = None, *, lean_results: bool = True) -> None:
@@ -58,6 +65,9 @@ def install(session: Any, note: Callable[[str], None] | None = None, *, lean_res
             lean.IN_MCPNB.reset(parsing)
         if record is not None:
             record.add("←", "response", method, raw)
+        kept = KEPT.get()
+        if kept is not None:
+            kept.append(raw)
         raw = fill(method, raw)
         return raw if hand_over is None else hand_over(method, raw)
 

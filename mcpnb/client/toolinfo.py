@@ -64,6 +64,9 @@ class ToolInfo:
     annotations: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     task_support: str = "forbidden"  # execution.taskSupport: "forbidden" | "optional" | "required"
+    #: What in the server's description of this tool MCP does not allow (the SDK refuses the whole
+    #: list for it): the tool is kept as listed, its arguments unchecked where its schema cannot be.
+    not_mcp: str | None = None
 
     @property
     def flat_name(self) -> str:
@@ -165,7 +168,8 @@ class ToolInfo:
         call that is sent unchecked."""
         from mcpnb.client.schemacheck import input_schema_problems
 
-        return tuple(input_schema_problems(self.input_schema))
+        listed = (f"not as MCP describes a tool ({self.not_mcp}); kept as listed",) if self.not_mcp else ()
+        return listed + tuple(input_schema_problems(self.input_schema))
 
     @classmethod
     def from_sdk(cls, server: str, tool: Any) -> ToolInfo:
@@ -183,6 +187,35 @@ class ToolInfo:
             annotations=annotations or None,
             meta=dict(tool.meta) if getattr(tool, "meta", None) else None,
             task_support=_task_support(tool),
+        )
+
+    @classmethod
+    def from_listing(cls, server: str, item: dict[str, Any], problem: str) -> ToolInfo:
+        """Build from a ``tools/list`` entry the SDK refused (``problem``: why), keeping what can be
+        read: a schema that is no object schema checks nothing (the call goes out unchecked, and the
+        server says what it makes of it), where one bad tool used to lose the server's every tool."""
+
+        def text(key: str) -> str | None:
+            return item[key] if isinstance(item.get(key), str) else None
+
+        def object_schema(key: str) -> dict[str, Any] | None:
+            value = item.get(key)
+            return dict(value) if isinstance(value, dict) and value.get("type") == "object" else None
+
+        annotations = item.get("annotations")
+        execution = item.get("execution")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return cls(
+            server=server,
+            name=item["name"],
+            title=text("title"),
+            description=text("description"),
+            input_schema=object_schema("inputSchema") or {},
+            output_schema=object_schema("outputSchema"),
+            annotations=dict(annotations) if isinstance(annotations, dict) else None,
+            meta=dict(item["_meta"]) if isinstance(item.get("_meta"), dict) else None,
+            task_support=support if support in ("forbidden", "optional", "required") else "forbidden",
+            not_mcp=problem,
         )
 
     def __repr__(self) -> str:

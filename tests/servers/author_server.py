@@ -8,7 +8,8 @@ JSON-RPC message, each answer one line on stdout (the 2025-11-25 handshake; ``se
   ``print`` does, and ``debug: call <tool> (key <$WEATHER_KEY>)`` before each answer to a call.
 - ``--bad-list``: ``tools/list`` answers with a third tool, ``forecast``, whose ``inputSchema`` is a
   string schema, which MCP does not allow (a tool's arguments are an object), and a fifth tool
-  without a name.
+  without a name; ``forecast`` answers as ``echo`` does.
+- ``--bad-cursor``: ``tools/list``'s ``nextCursor`` is a number (sound tools, a wrong page).
 
 Tools:
 
@@ -29,6 +30,7 @@ from handwritten import requests, send
 
 CHATTY = "--chatty" in sys.argv
 BAD_LIST = "--bad-list" in sys.argv
+BAD_CURSOR = "--bad-cursor" in sys.argv
 
 TOOLS = [
     {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
@@ -63,7 +65,7 @@ def call(request_id: object, params: dict) -> None:
     name, arguments = params.get("name"), params.get("arguments") or {}
     if CHATTY:
         print(f"debug: call {name} (key {os.environ.get('WEATHER_KEY', 'unset')})", flush=True)
-    if name == "echo":
+    if name == "echo" or (BAD_LIST and name == "forecast"):
         answer(request_id, {"content": [{"type": "text", "text": str(arguments.get("text"))}]})
     elif name == "get_weather":
         answer(request_id, {"content": [{"type": "text", "text": f"sunny {arguments.get('n')}"}]})
@@ -89,7 +91,7 @@ def main() -> None:
         elif method == "ping":
             answer(request_id, {})
         elif method == "tools/list":
-            answer(request_id, {"tools": TOOLS})
+            answer(request_id, {"tools": TOOLS, **({"nextCursor": 5} if BAD_CURSOR else {})})
         elif method == "tools/call":
             call(request_id, params)
         else:
