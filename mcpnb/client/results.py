@@ -259,7 +259,13 @@ class ToolResult:
         found = _table_in_text(self.text)  # unstripped: a fixed-width table may start with spaces
         if found is not None:
             return found, None
-        said = "only text (read .text)" if text else "no text either"
+        if text:
+            said = "only text (read .text)"
+        elif self.content:  # an image, a resource: its blocks are what it returned
+            kinds = sorted({str(getattr(b, "type", "unknown")) for b in self.content})
+            said = f"no text either, only {' and '.join(kinds)} content (read .content)"
+        else:
+            said = "no text either"
         raise NotTabularError(
             f"not tabular: {self.label} returned no structuredContent, {said}; .df reads "
             "structuredContent, or text that is one JSON object or array"

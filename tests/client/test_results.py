@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from mcp import types
+from mcp.server.mcpserver import Image, MCPServer
 
 from mcpnb.client.frames import NotTabularError
 from mcpnb.client.results import PYTHON_TABLE_LIMIT, ToolResult, error_words
@@ -298,3 +299,19 @@ def test_reading_a_models_field_never_touches_its_deprecated_wire_alias():
         assert pick(plain, "mime_type", "mimeType") is None
         assert pick(typed, "mime_type", "mimeType") == "text/plain"
     assert pick({"mimeType": "text/csv"}, "mime_type", "mimeType") == "text/csv"  # a dict: any spelling
+
+
+def test_df_of_an_answer_with_only_an_image_says_what_it_returned(pool):
+    """The SDK's server answers a tool that returns an ``Image`` with one image block: ``.df``
+    said "no text either", which left the person to guess what did come back."""
+    server = MCPServer("pics", log_level="WARNING")
+
+    @server.tool()
+    def logo() -> Image:
+        """The logo."""
+        return Image(data=b"\x89PNG\r\n\x1a\n", format="png")
+
+    pool.connect("pics", server=server)
+    result = pool.call("pics", "logo")
+    with pytest.raises(NotTabularError, match=r"no text either, only image content \(read \.content\)"):
+        _ = result.df
