@@ -13,7 +13,7 @@ import re
 from mcpnb.client.frames import TABLE_RULE, table_cells
 from mcpnb.notebook.render.html import esc
 
-_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
+_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((https?://[^\s)]+)\)")
 _CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 _ITALIC = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
@@ -38,7 +38,13 @@ def _inline(text: str) -> str:
 
     def keep_link(m: re.Match[str]) -> str:
         # The text is already escaped, so the URL's & is &amp;: exactly what an href attribute wants.
-        codes.append(f'<a href="{m.group(2)}" target="_blank" rel="noopener noreferrer">{m.group(1)}</a>')
+        # An image (![alt](url)) is a link to it, not fetched: the notebook does not call a server's
+        # addresses by itself (and a saved notebook would fetch it for whoever opens it).
+        image, label, url = m.groups()
+        if not label and not image:
+            return m.group(0)
+        label = f"🖼 {label or 'image'}" if image else label
+        codes.append(f'<a href="{url}" target="_blank" rel="noopener noreferrer">{label}</a>')
         return f"\x00{len(codes) - 1}\x00"
 
     out = _LINK.sub(keep_link, _CODE.sub(keep_code, esc(text)))

@@ -353,3 +353,16 @@ def test_a_long_log_message_shows_its_start_and_result_logs_keeps_it(pool) -> No
     assert '    "cmd2",… (150 more lines; result.logs has it whole)\n  [info] a short one' in text
     assert "cmd3" not in text and "cmd3" not in html  # nor in the saved notebook's HTML
     assert json.loads(result.logs[0].data.split(": ", 1)[1]) == config  # whole
+
+
+def test_a_markdown_image_is_a_link_to_it_not_a_bang_before_a_link() -> None:
+    """``![chart](url)`` came out as "!" and a link named "chart"; the image is not fetched (the
+    notebook calls no server address by itself), so it is a link that says it is an image."""
+    html = markdown_to_html("Here: ![sales chart](https://charts.example/q3.png?x=1&y=2) done")
+    link = '<a href="https://charts.example/q3.png?x=1&amp;y=2" target="_blank" rel="noopener noreferrer">'
+    assert html == f"<p>Here: {link}🖼 sales chart</a> done</p>"
+    assert "<img" not in markdown_to_html("![](https://charts.example/q3.png)")
+    assert "🖼 image</a>" in markdown_to_html("![](https://charts.example/q3.png)")
+    assert markdown_to_html("[a](https://e.example/a)") == (
+        '<p><a href="https://e.example/a" target="_blank" rel="noopener noreferrer">a</a></p>'
+    )
