@@ -151,8 +151,9 @@ class PromptMessages(_Listed):
 
     @property
     def text(self) -> str:
-        """Every message's text, in order (what a model would be sent, without the roles)."""
-        texts = [pick(pick(m, "content") or {}, "text") for m in self]
+        """Every message's text, in order (what a model would be sent, without the roles): a
+        text block's, and an embedded text resource's (a prompt that quotes a file)."""
+        texts = [_message_text(pick(m, "content") or {}) for m in self]
         return "\n\n".join(t for t in texts if isinstance(t, str))
 
     def __repr__(self) -> str:
@@ -162,14 +163,28 @@ class PromptMessages(_Listed):
         )
         lines = [head]
         for m in self:
-            content = pick(m, "content")
-            text = pick(content or {}, "text")
-            shown = text if isinstance(text, str) else f"[{pick(content or {}, 'type') or 'content'}]"
+            content = pick(m, "content") or {}
+            text, kind = _message_text(content), pick(content, "type") or "content"
+            uri = pick(pick(content, "resource") or {}, "uri") or pick(content, "uri")
+            if kind in ("resource", "resource_link"):  # which resource, and its text when it has one
+                mime = pick(pick(content, "resource") or content, "mime_type", "mimeType")
+                label = f"[{kind.replace('_', ' ')} {uri}" + (f", {mime}]" if mime else "]")
+                shown = f"{label}\n{text}" if text is not None else label
+            else:
+                shown = text if text is not None else f"[{kind}]"
             lines.append(f"[{pick(m, 'role') or '?'}] {shown}")
         body = "\n".join(lines)
         if len(body) > _REPR_TEXT:
             body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
         return body
+
+
+def _message_text(content: Any) -> str | None:
+    """A prompt message's text: a text block's, or an embedded resource's text (None for others)."""
+    text = pick(content, "text")
+    if not isinstance(text, str) and pick(content, "type") == "resource":
+        text = pick(pick(content, "resource") or {}, "text")
+    return text if isinstance(text, str) else None
 
 
 def readable_content(content: Any, version: str) -> tuple[list[Any] | None, list[str]]:

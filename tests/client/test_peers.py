@@ -87,6 +87,18 @@ def test_pool_prompt_checks_names_and_arguments_before_sending(pool, everything)
         pool.prompt("ev", "args-prompt", {"city": None})
 
 
+def test_a_prompt_that_embeds_a_resource_keeps_its_text(pool, everything):
+    """server-everything's ``resource-prompt`` quotes a resource in its message: ``.text`` (what a
+    model would be sent) left it out, and the text view showed ``[user] [resource]``."""
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    prompt = pool.prompt("ev", "resource-prompt", {"resourceType": "Text", "resourceId": "3"})
+    embedded = [m.content.resource for m in prompt if m.content.type == "resource"]
+    assert len(embedded) == 1 and embedded[0].text
+    assert embedded[0].text in prompt.text
+    shown = repr(prompt)
+    assert f"[user] [resource {embedded[0].uri}" in shown and embedded[0].text[:40] in shown
+
+
 def test_a_resource_read_refused_for_a_typo_says_the_listed_one_it_was_probably(pool, everything):
     from mcpnb import CallError
 
