@@ -4,6 +4,7 @@ fewer turns of the event loop per call than the SDK's stdio client (the reason t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -233,3 +234,100 @@ def test_a_call_goes_round_the_loop_fewer_times_than_through_the_sdks_stdio_clie
 
     sdk, ours = asyncio.run(scenario())
     assert ours <= sdk - 2, (sdk, ours)  # here: 8.2 and 5.0; mcpnb's old transport 8.1
+
+
+def test_a_send_waits_for_room_so_a_cancelled_call_sends_nothing(tmp_path):
+    """A server that stops reading (its loop blocked): forty 1 MB calls time out while they wait.
+    Each waits for room in the pipe before it writes, so what reaches the server when it reads
+    again is what was written before the pipe filled, not the cancelled calls too (they all did,
+    and the kernel held every one in memory meanwhile: 40 MB here, 300 MB for 300 calls)."""
+    flag, seen = tmp_path / "read-now", tmp_path / "seen"
+    reader = (
+        "import os, sys, time\n"
+        f"while not os.path.exists({str(flag)!r}): time.sleep(0.01)\n"
+        f"open({str(seen)!r}, 'wb').write(sys.stdin.buffer.read())\n"
+    )
+
+    async def scenario() -> int:
+        server = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", reader, stdin=asyncio.subprocess.PIPE
+        )
+        assert server.stdin is not None
+        writer = MessageWriter(server.stdin, on_broken=lambda: None)
+        big = "x" * 1_000_000
+
+        async def call(n: int) -> None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(writer.send(message("notifications/message", n=n, data=big)), 0.5)
+
+        await asyncio.gather(*(call(n) for n in range(40)))
+        held = server.stdin.transport.get_write_buffer_size()
+        flag.touch()
+        server.stdin.close()
+        await server.wait()
+        assert held <= 2_100_000, held  # one message beyond what the pipe took, not forty
+        return seen.read_bytes().count(b"\n")
+
+    assert asyncio.run(scenario()) <= 2  # the pipe takes 64 kB: the first call's message, at most one more
+
+
+def test_no_write_goes_into_a_pipe_the_server_closed(caplog):
+    """After the first failed write every send is refused at once: asyncio warned "pipe closed by
+    peer or os.write(pipe, data) raised exception." for each later write, 195 lines in a cell."""
+
+    async def scenario() -> list[type[BaseException]]:
+        gone = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            "import os, time; os.close(0); time.sleep(30)",
+            stdin=asyncio.subprocess.PIPE,
+        )
+        assert gone.stdin is not None
+        writer = MessageWriter(gone.stdin, on_broken=lambda: None)
+        await asyncio.sleep(0.5)  # it has closed its stdin by now
+        raised: list[type[BaseException]] = []
+        try:
+            for _ in range(40):
+                try:
+                    await writer.send(message("notifications/initialized"))
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                    raised.append(type(exc))
+                await asyncio.sleep(0)
+        finally:
+            gone.kill()
+            await gone.wait()
+        return raised
+
+    with caplog.at_level("WARNING", logger="asyncio"):
+        raised = asyncio.run(scenario())
+    assert raised[0] is anyio.BrokenResourceError and set(raised[1:]) == {anyio.ClosedResourceError}
+    assert not [r for r in caplog.records if "pipe closed by peer" in r.getMessage()]
+
+
+def answer_line(result: str) -> str:
+    return '{"jsonrpc": "2.0", "id": 7, "result": ' + result + "}"
+
+
+def test_a_line_nested_deeper_than_python_reads_is_the_servers_bug_not_the_sessions_end():
+    """``[`` × 100,000: json and pydantic raise RecursionError, which ended the session ("connection
+    closed by the server"). It goes to the server's log; an answer so deep fails its call."""
+    deep = "[" * 100_000 + "]" * 100_000
+
+    async def scenario() -> tuple[list[Any], list[str]]:
+        reader, fd, bad, _ = await pipe_reader()
+        answer = answer_line(deep)
+        fine = json.dumps({"jsonrpc": "2.0", "id": 8, "result": {}})
+        data = f"{deep}\n{answer}\n{fine}\n".encode()
+
+        def write_all() -> None:  # more than a pipe holds: written while the reader reads
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+
+        reading = asyncio.ensure_future(read_all(reader))
+        await asyncio.to_thread(write_all)
+        return await reading, bad
+
+    got, bad = asyncio.run(scenario())
+    assert [m.id for m in got] == [7, 8]
+    assert got[0].error.message.startswith("the server's answer is JSON nested too deeply to read")
+    assert bad == [deep, answer_line(deep)]  # both lines, whole, to its log
