@@ -144,7 +144,10 @@ def _no_task(conn: Connection) -> str:
 
     if not server_offers_tasks(conn.capabilities, conn.era):
         return "the server offers no tasks; call it without task=True (or --task)"
-    return "the tool says it runs only as a plain call (execution.taskSupport); call it without task=True"
+    return (
+        "the tool says it runs only as a plain call (execution.taskSupport); "
+        "call it without task=True (or --task)"
+    )
 
 
 async def attach(pool: Pool, server: str, task_id: str, context: CallContext | None) -> TaskHandle:

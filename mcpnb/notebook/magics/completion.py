@@ -1,7 +1,9 @@
-"""Tab completion for ``%mcp`` / ``%%mcp``: subcommands, options, server names, ``NAME.TOOL``, ``key=``.
+"""Tab completion for ``%mcp`` / ``%%mcp``: subcommands, options, server names, ``NAME.TOOL``,
+``key=`` and its values, resource URIs.
 
 Completion runs while a person types, so it only uses what the pool already knows (the cached tool
-lists) and swallows every error: a completer that raises or hangs is worse than none.
+lists) or asks a server with a bound on the wait, and swallows every error: a completer that
+raises or hangs is worse than none.
 """
 
 from __future__ import annotations
@@ -22,6 +24,23 @@ _LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert
 _CHOICES = {"--era": ["auto", "legacy", "modern"], "--log-level": _LOG_LEVELS}
 #: The longest a tab press waits for a server's completion/complete answer.
 SERVER_COMPLETION_TIMEOUT = 1.0
+#: A word the magic line reads as itself after ``key=`` (else it is written quoted, as JSON).
+_PLAIN_VALUE = re.compile(r"[^\s'\"\\{}\[\]$#]+")
+
+
+class Only(list[str]):
+    """Completions that are the whole answer for where the cursor is (a tool argument's value, a
+    resource URI): when none fits, nothing is offered, not Python's names (``abs``, ``and``), which
+    mean nothing there."""
+
+
+class _NothingElse(list[Any]):
+    """No completion, and no other matcher's either. IPython lets a matcher silence the others only
+    when it has a completion (``has_any_completions`` asks ``len``): this list says it has one, and
+    holds none."""
+
+    def __len__(self) -> int:
+        return 1
 
 
 def candidates(pool: Any, text_until_cursor: str) -> list[str]:
@@ -54,7 +73,11 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
     positional = [w for w in words[1:-1] if not w.startswith("-")]
     first = not positional
     if sub == "call":
-        return _tool_names(pool) if first else _parameters(pool, positional[0], words)
+        if first:
+            return _tool_names(pool)
+        if "=" in current:
+            return _values(pool, positional[0], current)
+        return _parameters(pool, positional[0], words)
     if sub == "prompt":
         return _prompt_names(pool) if first else _prompt_arguments(pool, positional[0], current, words)
     if sub in ("subscribe", "unsubscribe") and first:
@@ -78,6 +101,8 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
         return [*pool.names, *(_prompt_names(pool) if "." in current else [])]
     if sub in _SERVER_ARG and first:
         return list(pool.names)
+    if sub == "read" and len(positional) == 1:
+        return Only(_resource_uris(pool, positional[0]))
     if sub == "skills":  # a server, then one of its skills
         return (
             list(pool.names) if first else _skill_names(pool, positional[0]) if len(positional) == 1 else []
@@ -95,14 +120,78 @@ def _tool_names(pool: Any) -> list[str]:
     return out
 
 
-def _parameters(pool: Any, target: str, words: list[str]) -> list[str]:
+def _tool(pool: Any, target: str) -> Any:
+    """The listed tool ``NAME.TOOL`` names (None if there is none)."""
     server, _, name = target.partition(".")
     try:
-        tool = next(t for t in pool.tools(server) if t.name == name)
+        return next((t for t in pool.tools(server) if t.name == name), None)
     except Exception:
+        return None
+
+
+def _parameters(pool: Any, target: str, words: list[str]) -> list[str]:
+    tool = _tool(pool, target)
+    if tool is None:
         return []
     given = {w.split("=", 1)[0] for w in words if "=" in w}
     return [f"{p}=" for p in tool.parameters if p not in given]
+
+
+def _values(pool: Any, target: str, current: str) -> list[str]:
+    """After ``key=``: the values the tool's inputSchema allows for ``key`` (its ``enum``, ``const``,
+    ``true``/``false`` for a boolean), written as the line reads them. A parameter with none gets
+    nothing: MCP has no completion for tools, and Python's names are no value. ``{{`` is left to
+    IPython, which completes the notebook variable written there."""
+    key, _, typed = current.partition("=")
+    if "{{" in typed and "}}" not in typed.rpartition("{{")[2]:
+        return []
+    tool = _tool(pool, target)
+    schema = tool.input_schema if tool is not None and isinstance(tool.input_schema, dict) else {}
+    properties = schema.get("properties")
+    spec = properties.get(key) if isinstance(properties, dict) else None
+    quote = typed[:1] if typed[:1] in ("'", '"') else ""
+    return Only(dict.fromkeys(_as_typed(v, quote) for v in _allowed(spec, schema)))
+
+
+def _allowed(spec: Any, root: dict[str, Any], depth: int = 0) -> list[Any]:
+    """The values a JSON Schema lists, ``$ref``s followed, ``anyOf``/``oneOf`` alternatives
+    included (``Optional[Literal[...]]``)."""
+    from mcpnb.client.schemarefs import deref
+
+    spec = deref(spec, root)
+    found: list[Any] = list(spec.get("enum") or []) if isinstance(spec.get("enum"), list) else []
+    if "const" in spec:
+        found.append(spec["const"])
+    types = spec.get("type") if isinstance(spec.get("type"), list) else [spec.get("type")]
+    if "boolean" in types and not found:
+        found += [True, False]
+    for keyword in ("anyOf", "oneOf"):
+        alternatives = spec.get(keyword)
+        if isinstance(alternatives, list) and depth < 5:
+            for alternative in alternatives:
+                found += _allowed(alternative, root, depth + 1)
+    return found
+
+
+def _as_typed(value: Any, quote: str = "") -> str:
+    """``value`` as written after ``key=``: a word as it is, other text quoted (``"New York"``), in
+    the quote already typed, if any; anything else as JSON (``true``, ``3``)."""
+    if isinstance(value, str) and quote == "'" and "'" not in value:
+        return f"'{value}'"
+    if isinstance(value, str) and not quote and _PLAIN_VALUE.fullmatch(value):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _resource_uris(pool: Any, server: str) -> list[str]:
+    """The URIs ``server`` lists (``resources/list``), waited for no longer than a server's
+    completion is; none when it lists none, or does not answer in time."""
+    try:
+        listing = pool.connection(server).list_resources()
+        resources = pool.runtime.run(listing, timeout=SERVER_COMPLETION_TIMEOUT)
+    except Exception:
+        return []
+    return [str(r.uri) for r in resources]
 
 
 def _prompt_names(pool: Any) -> list[str]:
@@ -132,7 +221,10 @@ def _prompt_arguments(pool: Any, target: str, current: str, words: list[str]) ->
     if "=" in current:
         key, _, partial = current.partition("=")
         context = {k: v for k, v in given.items() if k != key} or None
-        return pool.complete(server, name, key, partial, context, timeout=SERVER_COMPLETION_TIMEOUT)
+        try:
+            return Only(pool.complete(server, name, key, partial, context, timeout=SERVER_COMPLETION_TIMEOUT))
+        except Exception:  # the server offers no completions, or is slow: the value is the person's
+            return Only()
     try:
         prompt = next(p for p in pool.prompts(server) if p.name == name)
     except Exception:
@@ -219,23 +311,40 @@ def make_matcher(get_pool: Callable[[], Any]) -> Any:
             found = candidates(get_pool(), line)
         except Exception:
             found = []
-        token = context.token
+        word = "" if line[-1:].isspace() else words[-1]
+        fragment, fitting = _fitting(found, word, context.token)
         sub = words[1] if len(words) > 2 or (line[-1:].isspace() and len(words) == 2) else None
+        if "=" in word and not word.startswith("-") and fragment == word.partition("=")[2]:
+            sub = "="  # a value after key=, whatever it looks like
         servers = set(getattr(get_pool(), "names", ()))
-        chosen = [
-            SimpleCompletion(c, type=_kind(c, sub, servers))
-            for c in dict.fromkeys(found)
-            if c.startswith(token)
-        ]
-        return {"completions": chosen, "suppress": True, "ordered": True}
+        chosen: list[Any] = [SimpleCompletion(c, type=_kind(c, sub, servers)) for c in fitting]
+        if not chosen and isinstance(found, Only):
+            chosen = _NothingElse()
+        return {"completions": chosen, "suppress": True, "ordered": True, "matched_fragment": fragment}
 
     return mcp_matcher
+
+
+def _fitting(found: list[str], word: str, token: str) -> tuple[str, list[str]]:
+    """The completions that fit what is typed, and the part of the line they replace: the whole
+    word (a URI, which IPython's own token splits at ``:``), the value after ``key=``, or IPython's
+    token, the longest that any completion starts with."""
+    _, equals, value = word.partition("=")
+    for fragment in sorted({word, value if equals else token, token}, key=len, reverse=True):
+        fitting = [c for c in dict.fromkeys(found) if c.startswith(fragment)]
+        if fitting:
+            return fragment, fitting
+    return token, []
 
 
 def _kind(candidate: str, sub: str | None, servers: set[str]) -> str:
     """What a completion is, for the editor's list (JupyterLab shows it beside the name)."""
     if sub is None:
         return "subcommand"
+    if sub == "=":
+        return "value"
+    if sub == "read":
+        return "resource"
     if candidate.startswith("-"):
         return "option"
     if candidate.endswith("="):

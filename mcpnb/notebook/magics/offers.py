@@ -178,7 +178,12 @@ def _call_args(p: Parser) -> None:
         "server's own validation answers (testing it)",
     )
     p.add_argument("--task", action="store_true", help="run as a task: a live handle (status, cancel)")
-    p.add_argument("--ttl", type=int, metavar="MS", help="with --task: how long the server keeps it")
+    p.add_argument(
+        "--ttl",
+        type=int,
+        metavar="MS",
+        help="with --task (or a tool that runs only as a task): how long the server keeps it",
+    )
     p.add_argument(
         "--no-view",
         action="store_true",
@@ -212,6 +217,7 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.task or tool.task_support == "required":
         from mcpnb.client.tasks.pooled import unsent_ttl
 
+        _refuse_plain_only(ctx, tool)
         why = unsent_ttl(ctx.pool, tool.server, ns.ttl)
         if why is not None:
             raise UsageError(f"--ttl: {why}; leave --ttl out (nothing was started)")
@@ -350,11 +356,31 @@ def _checked(
     except ValueError as exc:  # nan, 0, a year: "timed out after nan s" once sent
         raise UsageError(str(exc)) from None
     answers = _answers(ctx, ns.answers)
-    if ns.ttl is not None and not ns.task:
+    if ns.ttl is not None and not ns.task and tool.task_support != "required":
         raise UsageError("--ttl goes with --task")
     if ns.ttl is not None and ns.ttl < 0:
         raise UsageError(f"--ttl must be 0 or more milliseconds (got {ns.ttl})")
     return values, answers
+
+
+def _refuse_plain_only(ctx: Context, tool: Any) -> None:
+    """``--task`` for a listed tool that runs only as a plain call: said in the magic's words before
+    the cell shows "starting … as a task" (the pool's own refusal speaks of ``task=True``). A tool
+    the server does not list (``--no-validate``) is left to the pool, which says it is unknown."""
+    if tool.task_support != "forbidden" or ctx.pool.cached_tool(tool.server, tool.name) is None:
+        return
+    from mcpnb.client.tasks.optin import server_offers_tasks
+
+    conn = ctx.pool.connection(tool.server)
+    why = (
+        "its execution.taskSupport is forbidden"
+        if server_offers_tasks(conn.capabilities, conn.era)
+        else f"{tool.server!r} offers no tasks"
+    )
+    raise UsageError(
+        f"{tool.server}.{tool.name} does not run as a task ({why}): call it without --task; "
+        "nothing was started"
+    )
 
 
 def _in_cell(ctx: Context, ns: argparse.Namespace, answers: dict[str, Any] | None) -> dict[str, Any]:
