@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -77,10 +76,9 @@ async def probe(client: Any, era: str | None) -> float:
             from mcp_types.version import LATEST_MODERN_VERSION
 
             await client.session.send_discover(LATEST_MODERN_VERSION)
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # deprecated in 2026-07-28, still the legacy probe
-                await client.send_ping()
+        else:  # the session's ping: the client's is marked deprecated (gone in 2026-07-28), and
+            # silencing that warning around an await silenced every task's warnings meanwhile
+            await client.session.send_ping()
     except MCPError as exc:
         if exc.code != -32601:  # method not found: fall back to the one request every server has
             raise

@@ -266,15 +266,23 @@ def _show_warning(
 ) -> None:
     """``warnings.showwarning``: a warning raised in a connection's tasks (its in-process server's
     code, the SDK's for it) goes to that server's log; every other one is shown as before."""
-    route = SERVER_LOG.get()
-    if route is None or file is not None:
+    if file is not None or not to_server_log(message, category, filename, lineno):
         _previous_show(message, category, filename, lineno, file, line)
-        return
+
+
+def to_server_log(message: Warning | str, category: type[Warning], filename: str, lineno: int) -> bool:
+    """Put a warning raised in a connection's tasks in that server's log (True); False for any
+    other, which is the person's to see. For whatever shows warnings meanwhile (a magic that
+    shows them as plain text, :func:`mcpnb.notebook.magics._warnings_as_text`)."""
+    route = SERVER_LOG.get()
+    if route is None:
+        return False
     try:
         where = filename.rsplit("site-packages/", 1)[-1]
         route(redact_text(f"{category.__name__}: {message} ({where}:{lineno})"), "warning")
     except Exception:  # showing a warning must never break the code that raised it
-        _previous_show(message, category, filename, lineno, file, line)
+        return False
+    return True
 
 
 _previous_show = warnings.showwarning

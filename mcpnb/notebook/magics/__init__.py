@@ -243,13 +243,27 @@ def _short_errors(line: str, tokens: list[str], verbose: bool) -> Iterator[None]
 def _warnings_as_text() -> Iterator[None]:
     """A warning a subcommand raises (a tool filter that matches nothing, say) shows as its message:
     Python's own format would lead with a file and line inside mcpnb, which mean nothing to the
-    person and bury what to fix. The warning filters in force still decide what shows."""
-    with warnings.catch_warnings(record=True) as caught:
+    person and bury what to fix. The warning filters in force still decide what shows. One raised
+    in a connection's tasks meanwhile (an in-process server's code, the SDK's for it) still goes to
+    that server's log: every call printed the SDK's deprecation warnings into the cell."""
+    from mcpnb.client import logfilter
+
+    caught: list[tuple[type[Warning], Warning | str]] = []
+
+    def show(
+        message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
+    ) -> None:
+        if not logfilter.to_server_log(message, category, filename, lineno):
+            caught.append((category, message))
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
         try:
             yield
         finally:
-            for warning in caught:
-                print(f"{warning.category.__name__}: {warning.message}", file=sys.stderr)
+            for category, message in caught:
+                print(f"{category.__name__}: {message}", file=sys.stderr)
+    logfilter.install()  # the block put back what showed warnings before it: a connect inside it routed them
 
 
 class Interrupted(McpnbError):
