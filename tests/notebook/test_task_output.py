@@ -108,6 +108,7 @@ def test_a_task_that_cannot_start_leaves_no_placeholder(kernel):
     fe = Frontend(kernel)
     fe.run_ok(SETUP + " --toolset conformance --era legacy")  # where greet says it is never a task
     cell = fe.execute("%mcp call probe.greet --task")
-    assert fe.reply(cell)["status"] == "error"
-    (place,) = _outputs_of(fe, cell)
-    assert fe.by_display_id[place] == {"text/plain": ""}  # "starting …" withdrawn: the error says why
+    reply = fe.reply(cell)
+    assert reply["status"] == "error"
+    assert "probe.greet does not run as a task" in reply["evalue"] and "without --task" in reply["evalue"]
+    assert _outputs_of(fe, cell) == []  # refused before "starting … as a task" is shown: nothing to withdraw
