@@ -36,6 +36,10 @@ class CellUI:
         self._questions = 0  # questions shown so far: each has an output of its own
         self._slots = threading.Lock()  # questions may come on two threads at once
         self.progress: Any = None
+        #: Questions of this call still waiting for a person, each with how it stops (:meth:`waiting`).
+        self._open: dict[int, Callable[[str], None]] = {}
+        #: Why the call ended (None while it runs): a question asked after that stops at once.
+        self.ended: str | None = None
 
     def _stdin_allowed(self) -> bool:
         """False under nbclient/papermill: nobody is there to type, or to click."""
@@ -132,6 +136,37 @@ class CellUI:
 
                 self.progress = TextProgress(self.print, started=self.started)
         self.progress.update(value, total, message)
+
+    # ------------------------------------------------------------------ the call's end
+    def waiting(self, stop: Callable[[str], None]) -> Callable[[], None]:
+        """Note a question that waits for a person; ``stop(why)`` ends it when the call ends first.
+
+        A server's request may outlive the call that asked it: an interrupt cancels the call, but
+        over stdio or SSE the question was pushed on the session's own task, so nothing cancels it,
+        and the server says nothing either. Without this its form stayed live and a click sent an
+        answer for a call already gone. Returns what forgets the question once it is answered.
+        """
+        with self._slots:
+            key, why = id(stop), self.ended
+            if why is None:
+                self._open[key] = stop
+        if why is not None:  # the call ended before the question was shown
+            stop(why)
+
+        def forget() -> None:
+            with self._slots:
+                self._open.pop(key, None)
+
+        return forget
+
+    def end_questions(self, why: str) -> None:
+        """The call ended (``why``: "the call was interrupted"): every question still open stops."""
+        with self._slots:
+            if self.ended is None:
+                self.ended = why
+            stops, self._open = list(self._open.values()), {}
+        for stop in stops:
+            stop(why)
 
     def finish(self, ok: bool) -> None:
         """The call ended: collapse the bar (the server's log lines show with the result)."""

@@ -62,10 +62,10 @@ def call_in_cell(
         else:
             hop.wait()
         result = hop.outcome()
-    except BaseException:
-        ui.finish(False)
+    except BaseException as exc:
+        _ended(ui, exc)
         raise
-    ui.finish(not result.is_error)
+    _ended(ui, None, ok=not result.is_error)
     return result
 
 
@@ -89,11 +89,33 @@ async def acall_in_cell(
     call = pool.connection(server).call_tool(tool, arguments, timeout=timeout, context=ctx, info=info)
     try:
         result = await pool.runtime.arun(call)  # an interrupt cancels it on the server
-    except BaseException:
-        ui.finish(False)
+    except BaseException as exc:
+        _ended(ui, exc)
         raise
-    ui.finish(not result.is_error)
+    _ended(ui, None, ok=not result.is_error)
     return result
+
+
+def _ended(
+    ui: CellUI, error: BaseException | None, *, ok: bool = False, stopped: str = "interrupted"
+) -> None:
+    """The call ended (``error``: how it failed; None: it finished): its progress bar settles and its
+    questions still open stop waiting, saying why (``stopped``: what a cancel of it was)."""
+    ui.finish(error is None and ok)
+    ui.end_questions(why_ended(error, stopped=stopped))
+
+
+def why_ended(error: BaseException | None, *, stopped: str = "interrupted") -> str:
+    """Why a call ended, as a question of it still open says it: "the call was interrupted"."""
+    import asyncio
+
+    if error is None:
+        return "the call has ended"
+    if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, concurrent.futures.CancelledError)):
+        return f"the call was {stopped}"
+    if isinstance(error, TimeoutError):
+        return "the call timed out"
+    return "the call failed"
 
 
 def asking_ui(mode: Mode, *, awaited: bool = False) -> CellUI:
@@ -156,7 +178,8 @@ class LiveCall:
 
     def _landed(self, future: concurrent.futures.Future[Any]) -> None:
         ok = not future.cancelled() and future.exception() is None
-        self._ui.finish(ok and not future.result().is_error)
+        error = concurrent.futures.CancelledError() if future.cancelled() else future.exception()
+        _ended(self._ui, error, ok=ok and not future.result().is_error, stopped="cancelled")
         if ok:
             self._ui.show("result", future.result())
         else:

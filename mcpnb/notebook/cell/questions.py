@@ -3,17 +3,23 @@
 Widget mode shows a form (or a URL-consent or sampling panel) in the cell and waits for the click;
 the click is handled on the kernel thread and handed to the runtime loop. Text mode asks on stdin.
 Without a cell to ask in, or headless (nbclient, papermill), or with answers given with the call,
-the policy of the base class applies. Each question is bounded by the interaction's timeout.
+the policy of the base class applies. Each question is bounded by the interaction's timeout, and by
+the call that asked it: once that call ends (interrupted, timed out, failed or finished), its questions
+still open stop waiting, say so, and send nothing more (:meth:`CellUI.waiting`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from mcpnb.client.interaction import CallContext, Interaction
 from mcpnb.notebook.cell.capture import CellUI
+
+T = TypeVar("T")
 
 
 def _cell(call: CallContext | None) -> CellUI | None:
@@ -46,22 +52,25 @@ class NotebookInteraction(Interaction):
             return await super().elicit(server, params, self._with_cell_policy(call))
         url = getattr(params, "mode", "form") == "url"
         if ui.mode == "text":
-            from mcpnb.notebook.forms import ask_text, ask_url_text
+            from mcpnb.notebook.forms import FormOutcome, ask_text, ask_url_text
 
-            if url:
-                outcome = await asyncio.to_thread(
-                    ask_url_text, params.url, params.message, server, ui.input, ui.print
+            console = _Console(ui)
+            ask: Callable[[], Any] = (
+                functools.partial(
+                    ask_url_text, params.url, params.message, server, console.input, console.print
                 )
-            else:
-                outcome = await asyncio.to_thread(
+                if url
+                else functools.partial(
                     ask_text,
                     params.requested_schema or {},
                     message=params.message,
                     server=server,
-                    input_fn=ui.input,
-                    print_fn=ui.print,
-                    secret_input_fn=ui.secret_input,
+                    input_fn=console.input,
+                    print_fn=console.print,
+                    secret_input_fn=console.secret_input,
                 )
+            )
+            outcome = await _ask_text(ui, ask, FormOutcome("cancel", None))
         else:
             from mcpnb.notebook.forms import ElicitationForm, UrlConsent
 
@@ -86,10 +95,18 @@ class NotebookInteraction(Interaction):
             if ui.mode == "text":
                 from mcpnb.notebook.forms import ask_confirm_text
 
-                asking = asyncio.to_thread(
-                    ask_confirm_text, question, details, yes=yes, no=no, input_fn=ui.input, print_fn=ui.print
+                console = _Console(ui)
+
+                ask_yes = functools.partial(
+                    ask_confirm_text,
+                    question,
+                    details,
+                    yes=yes,
+                    no=no,
+                    input_fn=console.input,
+                    print_fn=console.print,
                 )
-                return await asyncio.wait_for(asking, self.timeout), ""
+                return await asyncio.wait_for(_ask_text(ui, ask_yes, False), self.timeout), ""
             from mcpnb.notebook.forms import ConfirmPanel
 
             def build(done: Callable[[Any], None]) -> Any:
@@ -105,11 +122,13 @@ class NotebookInteraction(Interaction):
         if ui is None:
             return await super().sample(server, params, call)
         if ui.mode == "text":
-            from mcpnb.notebook.forms import ask_sampling_text
+            from mcpnb.notebook.forms import SamplingOutcome, ask_sampling_text
 
-            outcome = await asyncio.to_thread(
-                ask_sampling_text, params, server=server, input_fn=ui.input, print_fn=ui.print
+            console = _Console(ui)
+            ask_reply = functools.partial(
+                ask_sampling_text, params, server=server, input_fn=console.input, print_fn=console.print
             )
+            outcome = await _ask_text(ui, ask_reply, SamplingOutcome("reject", ""))
         else:
             from mcpnb.notebook.forms import SamplingPanel
 
@@ -147,7 +166,8 @@ class NotebookInteraction(Interaction):
 
         The cell running again (its output, and the form, cleared) withdraws it: ``give_up`` answers.
         So does a run from another page while the cell awaits the answer and its page is silent (it
-        was reloaded or closed: :mod:`mcpnb.notebook.forms.rerun`).
+        was reloaded or closed: :mod:`mcpnb.notebook.forms.rerun`). So does the end of the call that
+        asked (:meth:`CellUI.waiting`): the form freezes and says why, and a click sends nothing.
         """
         from mcpnb.notebook.forms import FormOutcome, SamplingOutcome
         from mcpnb.notebook.forms.rerun import watch_rerun
@@ -164,10 +184,80 @@ class NotebookInteraction(Interaction):
         panel.record_into(ui.place_of(panel.widget))  # answered, its output becomes the record
         ui.asked.set()
         rerun = ui.run(watch_rerun, panel, stopped, done, holds_kernel=ui.awaiting)
+
+        def freeze(why: str) -> None:
+            if getattr(panel, "outcome", None) is None:  # a click that came first stands
+                ui.run(panel.finish, stopped, f"no longer waiting: {why}")
+                done(stopped)
+
+        forget = ui.waiting(lambda why: _where_clicks_run(ui, lambda: freeze(why)))
         try:
             return await answered
         except BaseException:  # timeout or interrupt: freeze the form so nobody answers into the void
             ui.run(panel.finish, stopped, "no longer waiting for an answer")
             raise
         finally:
+            forget()
             rerun.close()
+
+
+def _where_clicks_run(ui: CellUI, work: Callable[[], None]) -> None:
+    """Run ``work`` on the kernel's thread, where a click is handled, so a click and a freeze never
+    interleave (a call may end on mcpnb's runtime thread); at once there, or without a kernel."""
+    loop = getattr(ui.kernel, "io_loop", None)
+    if loop is None or threading.current_thread() is threading.main_thread():
+        work()
+    else:
+        loop.add_callback(work)
+
+
+async def _ask_text(ui: CellUI, ask: Callable[[], T], stopped: T) -> T:
+    """``ask()`` on stdin in a thread, until it answers or the call that asked ends: then ``stopped``,
+    said in the cell. The prompt on screen then cannot be taken back (the kernel's ``raw_input``
+    waits for its reply): what is typed there is dropped, and nothing more is asked (:class:`_Console`)."""
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[str] = loop.create_future()
+
+    def stop(why: str) -> None:
+        ui.print(f"✗ no longer waiting: {why} (an answer typed now is not sent)")
+        loop.call_soon_threadsafe(lambda: ended.done() or ended.set_result(why))
+
+    asking = asyncio.ensure_future(asyncio.to_thread(ask))
+    forget = ui.waiting(stop)
+    try:
+        await asyncio.wait({asking, ended}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        forget()
+        if not asking.done():
+            asking.cancel()  # the thread goes on until its prompt is answered; its answer is dropped
+    if ended.done():
+        if asking.done() and not asking.cancelled():
+            asking.exception()  # read, so a late failure of a question given up is not reported
+        return stopped
+    return asking.result()
+
+
+class _Console:
+    """The cell's stdin and stdout for one text question; quiet once the call that asked has ended:
+    a read then ends the question as a person gone would (``EOFError``), and prints go nowhere."""
+
+    def __init__(self, ui: CellUI) -> None:
+        self.ui = ui
+
+    def input(self, prompt: str) -> str:
+        return self._read(self.ui.input, prompt)
+
+    def secret_input(self, prompt: str) -> str:
+        return self._read(self.ui.secret_input, prompt)
+
+    def print(self, *args: Any, **kwargs: Any) -> None:
+        if self.ui.ended is None:
+            self.ui.print(*args, **kwargs)
+
+    def _read(self, read: Callable[[str], str], prompt: str) -> str:
+        if self.ui.ended is not None:
+            raise EOFError
+        answer = read(prompt)
+        if self.ui.ended is not None:  # typed after the call ended: dropped
+            raise EOFError
+        return answer
