@@ -8,6 +8,7 @@ do, so every public entry point raises a subclass of :class:`McpnbError` built f
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -305,11 +306,20 @@ def _mb(size: int) -> str:
 _EVENT_OVER = re.compile(r"Server-sent event exceeded the (\d+) byte limit")
 #: Where MCP usually is on a web server, for a person who gave another address.
 _USUAL_PATHS = "Streamable HTTP servers often serve /mcp, SSE servers /sse, a Gradio app /gradio_api/mcp/"
-#: What the SSE reader and the Streamable HTTP client say of a response that is not MCP's.
+#: What the SSE reader and the Streamable HTTP client say of a response that is not MCP's
+#: (the second may name none: an answer without a Content-Type).
 _NOT_MCP = re.compile(
     r"Expected response with content type 'text/event-stream', got '([^']*)'"
-    r"|Unexpected content type: ([^\s;]+)"
+    r"|Unexpected content type:\s*([^\s;]*)"
 )
+#: How the Streamable HTTP client says an answer was no JSON-RPC message: a pydantic dump follows.
+_UNPARSED = re.compile(r"^Failed to parse (JSON response|SSE message): ")
+#: pydantic's first complaint in that dump: its kind, and the start of what it was given.
+_GIVEN = re.compile(r"\[type=(\w+), input_value=(.*?), input_type=(\w+)\]")
+#: The requests that open a session: a failure to answer them is a failure to connect.
+_HANDSHAKE = ("initialize", "server/discover")
+#: What anyio says when the SDK's SSE reader ends before the server named its message endpoint.
+_NO_ENDPOINT = "Child exited without calling task_status.started()"
 
 
 def over_message_limit(exc: BaseException) -> bool:
@@ -401,18 +411,26 @@ def describe(exc: BaseException) -> str:
     if isinstance(leaf, PermissionError):
         return _not_runnable(leaf.filename) if leaf.filename else f"permission denied: {text}"
     if name == "ConnectError":
+        if "WRONG_VERSION_NUMBER" in text:  # a TLS hello answered by a server that speaks plain HTTP
+            return _plain_http_port(leaf, text)
         where = _address_of(leaf)
         said = f"connection refused or unreachable ({text or 'no answer'})"
         return f"{said}: is the server at {where} running, on that port?" if where else said
+    if _closed_unanswered(leaf, name, text):
+        return _closed_words(leaf)
     if isinstance(leaf, TimeoutError):
         return text or "timed out"
+    if isinstance(leaf, RuntimeError) and text == _NO_ENDPOINT and _raised_in(leaf, "sse_client"):
+        return "the SSE stream ended before the server said where to send messages (no endpoint event)"
     page = _NOT_MCP.search(text)
     if page is not None:  # a web app's page (Gradio's, at its root) where MCP's answer was asked for
-        got = page[1] or page[2] or "no content type"
-        return (
-            f"{'a web page' if 'html' in got else got} answers there, not an MCP server; check the URL "
-            f"({_USUAL_PATHS})"
+        # the legacy SSE reader's words are only ever about opening its stream
+        return _not_mcp_words(
+            page[1] if page[1] is not None else page[2], page[1] is not None or _at_connect(leaf)
         )
+    unparsed = _UNPARSED.match(text)
+    if unparsed is not None:
+        return _unparsed_words(unparsed[1], str(leaf))
     over = _EVENT_OVER.search(text)
     if over is not None:
         return (
@@ -440,6 +458,117 @@ def describe(exc: BaseException) -> str:
     if name == "MCPError":  # the TypeScript SDK writes its code into the message too: said once
         return f"{re.sub(r'^MCP error -?[0-9]+: *', '', text)} (MCP error {code})"
     return f"{name}: {text}" if text else name
+
+
+def _not_mcp_words(content_type: str, connecting: bool) -> str:
+    """An answer in a content type that is none of MCP's (JSON, an event stream): at connect, the
+    URL is likely not an MCP server's; on one request of a working session, only that answer was
+    odd, and the URL is no suspect."""
+    shown = f"a web page ({content_type})" if "html" in content_type else content_type
+    if not connecting:
+        return (
+            f"the server answered the request with {shown or 'no Content-Type'}, not JSON or an event stream"
+        )
+    if not content_type:
+        said = (
+            "the server there answers without a Content-Type, not as an MCP server does (JSON or an "
+            "event stream)"
+        )
+    else:
+        said = f"{'a web page' if 'html' in content_type else content_type} answers there, not an MCP server"
+    return f"{said}; check the URL ({_USUAL_PATHS})"
+
+
+def _unparsed_words(where: str, said: str) -> str:
+    """The SDK's "Failed to parse JSON response: <pydantic dump>" in words: an answer that is no
+    JSON-RPC message, and the start of what came (pydantic's dump carries it, cut short)."""
+    what = "a body" if where == "JSON response" else "an event"
+    given = _GIVEN.search(said)
+    if given is None:
+        return f"the server answered with {what} that is not JSON-RPC"
+    kind, value, value_type = given.groups()
+    shown = value[1:] if value_type == "bytes" and value.startswith("b") else value
+    if kind == "json_invalid" and shown in ("''", '""'):
+        return f"the server answered with an empty {what.split()[-1]}, not JSON-RPC"
+    detail = f"not JSON: {shown}" if kind == "json_invalid" else f"JSON, but no JSON-RPC message: {shown}"
+    return f"the server answered with {what} that is not JSON-RPC ({detail})"
+
+
+def _plain_http_port(exc: BaseException, text: str) -> str:
+    """An https:// URL to a port that answers plain HTTP: the URL to use instead."""
+    try:
+        url = exc.request.url  # type: ignore[attr-defined]  # httpx raises RuntimeError when unset
+    except (AttributeError, RuntimeError):
+        return f"that port answers plain HTTP, not TLS ({text}): use http://, not https://"
+    plain = url.copy_with(scheme="http", query=None, fragment=None)
+    return f"that port answers plain HTTP, not TLS: use {plain}"
+
+
+def _closed_unanswered(exc: BaseException, name: str, text: str) -> bool:
+    """Whether ``exc`` is httpx's word that the server closed or reset the connection before
+    answering: a ``ReadError`` with nothing to say (a reset, or a peer that does not speak HTTP,
+    an SSH banner), or h11's "Server disconnected without sending a response"."""
+    if name == "ReadError" and not text:
+        return True
+    return name == "RemoteProtocolError" and text.startswith("Server disconnected without sending a response")
+
+
+def _closed_words(exc: BaseException) -> str:
+    """A connection closed without an answer, where (the URL's host and port) and, at connect, the
+    likely reason: no HTTP MCP server on that port (mid-session, the server just went away)."""
+    where = _address_of(exc)
+    said = f"the server at {where}" if where else "the server"
+    if _at_connect(exc):
+        return (
+            f"{said} closed (or reset) the connection without an HTTP answer: is it an HTTP MCP "
+            "server on that port?"
+        )
+    return f"{said} closed (or reset) the connection without an answer"
+
+
+def _frame_names(exc: BaseException) -> list[str]:
+    """The functions ``exc`` was raised through, outermost first."""
+    names, tb = [], exc.__traceback__
+    while tb is not None:
+        names.append(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return names
+
+
+def _raised_in(exc: BaseException, function: str) -> bool:
+    """Whether ``exc`` passed through a function of that name (the SDK's, when no type tells)."""
+    return function in _frame_names(exc)
+
+
+def _at_connect(exc: BaseException) -> bool:
+    """Whether ``exc`` failed a session's opening: a handshake request (``initialize``,
+    ``server/discover``) or the legacy SSE stream being opened (in the SDK's ``sse_client``, neither
+    in its reader nor its POST writer). The same failure on a working session says something else
+    (the URL is fine). The exception tells: an httpx error carries its request, and the SDK's
+    ``send_request`` frame the method it sent."""
+    method = _sent_method(exc)
+    if method is not None:
+        return method in _HANDSHAKE
+    frames = set(_frame_names(exc))
+    return "sse_client" in frames and not frames & {"sse_reader", "post_writer"}
+
+
+def _sent_method(exc: BaseException) -> str | None:
+    """The JSON-RPC method of the request ``exc`` answers, if it can tell: the body of the httpx
+    request it carries, else the ``method`` of the SDK's ``send_request`` it passed through."""
+    try:
+        body = exc.request.content  # type: ignore[attr-defined]  # httpx: RuntimeError when unset
+        method = json.loads(body).get("method") if body else None
+        return method if isinstance(method, str) else None
+    except (AttributeError, RuntimeError, ValueError, TypeError):  # no request, a streamed body
+        pass
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "send_request" and isinstance(frame.f_locals.get("method"), str):
+            return frame.f_locals["method"]
+        tb = tb.tb_next
+    return None
 
 
 #: A stderr line that names a failure: Python's last traceback line, Node's ``Error: ...``, ``npm error``.
