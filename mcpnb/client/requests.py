@@ -41,6 +41,7 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import State
 from mcpnb.client.interaction import CallContext, current_call
+from mcpnb.client.lean import misaddressed
 from mcpnb.client.logfilter import SERVER_LOG
 from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import is_retryable, not_connected, renew_session, revive
@@ -226,6 +227,8 @@ async def request(
             # for) names the scope the call needs and the setting that holds the token
             static = answer.scope is not None and not conn.signs_in
             raise conn.auth_refusal(status, answer.oauth, scope=answer.scope, named=static) from None
+        if answer is not None and conn.transport == "sse" and conn.why_lost(client) is not None:
+            raise refused_post_error(conn, what, answer) from None  # its POST ended the session
         if over_message_limit(exc):  # only this answer's stream ended: the session goes on
             raise CallError(f"{what} on {conn.name!r} failed: {describe(exc)}") from None
         if answer is not None and 400 <= answer.status < 500 and answer.status != 404:
@@ -256,6 +259,11 @@ async def request(
                 if back
                 else out_of_reach(f"the call failed: {lost}, so it may or may not have run"),
             ) from None
+        said = misaddressed(exc)
+        if said is not None:  # an answer for another request where this one's belonged
+            raise CallError(
+                f"{what} on {conn.name!r} failed: {conn.safe(said)} (%mcp logs {conn.name})"
+            ) from None
         if isinstance(exc, MCPError) and exc.code == _METHOD_NOT_FOUND:
             said = unoffered(conn.name, conn.capabilities, what)
             if said is not None:
@@ -269,6 +277,22 @@ async def request(
     if timed:
         conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
+
+
+def refused_post_error(conn: Connection, what: str, answer: HttpAnswer) -> CallError:
+    """The call whose legacy HTTP+SSE message POST got an HTTP error: the server's answer, and that
+    the session went with it (the SDK's writer sends nothing after a failed POST, so the connection
+    was marked lost at once, :class:`~mcpnb.client.transports.MessagePostFailed`)."""
+    back = conn.state is State.RECONNECTING
+    then = "reconnecting in the background" if back else f"reconnect with pool.reconnect({conn.name!r})"
+    ended = (
+        f"the legacy HTTP+SSE transport sends nothing after a refused message, so the session ended; {then}"
+    )
+    said = f"the call failed: the server answered it with {answer.text()}"
+    return CallError(
+        f"{what} on {conn.name!r} failed: {answer.text()}; {ended}",
+        model_text=f"{said}; try again in a moment" if back else out_of_reach(said),
+    )
 
 
 #: How the SDK resolves a request whose Streamable HTTP response stream ended with no answer in

@@ -11,8 +11,11 @@ import contextlib
 import os
 import re
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
+
+from mcpnb.client.errors import ServerExitedError
 
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
@@ -30,6 +33,11 @@ MESSAGE_LIMIT = 300
 #: MCP servers may hold a response stream open for a long time; reads get the SDK's 300 s.
 HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0
+#: How long the legacy HTTP+SSE transport waits for the answer to a message POST. The answer to the
+#: message comes on the event stream; the POST itself is answered ``202 Accepted`` as soon as the
+#: server has taken the message, so it needs no more than a connect does. (Streamable HTTP is
+#: different: its POST carries the answer, and a long read there is a long tool.)
+SSE_POST_TIMEOUT = HTTP_CONNECT_TIMEOUT
 
 
 #: Said once in a server's log when its stderr comes faster than its share of reading (see
@@ -156,9 +164,13 @@ def _sse(config: ServerConfig, on_response: ResponseHook | None, on_failure: Fai
             on_failure(MessageTooLargeError(config.name, limit))
 
     lean_sse(config.max_message_bytes, over)  # a result is one event here; parsed without the 15× peak
+    watch_sse_posts()
 
     def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
-        return _http_client(headers, timeout, auth, on_response, on_failure)
+        client = _http_client(headers, timeout, auth, on_response, on_failure)
+        if on_failure is not None:
+            _sse_posts_watched[client] = on_failure
+        return client
 
     return sse_client(
         config.url or "",
@@ -168,6 +180,68 @@ def _sse(config: ServerConfig, on_response: ResponseHook | None, on_failure: Fai
         auth=http_auth(config),
         httpx_client_factory=factory,
     )
+
+
+class MessagePostFailed(ServerExitedError):
+    """A legacy HTTP+SSE session can send nothing more: the POST of one of its messages got an
+    HTTP error, or no answer within :data:`SSE_POST_TIMEOUT`.
+
+    The SDK sends a session's messages one POST after another, and its writer stops at the first
+    POST that fails (it only logs why): every later request would wait out its whole timeout for an
+    answer to a message never sent. Like a server process that exited (hence the base class: said
+    as it is, and worth a new session), the session is over.
+    """
+
+    def __init__(self, status: int | None, message: str | None = None) -> None:
+        self.status, self.message = status, message
+        if status is None:
+            said = f"the server did not answer a message POST within {SSE_POST_TIMEOUT:g} s"
+        else:
+            said = f"the server answered a message POST with HTTP {status}" + (
+                f" ({message})" if message else ""
+            )
+        super().__init__(f"{said}; the legacy HTTP+SSE transport sends nothing after that")
+
+
+#: The HTTP clients of mcpnb's legacy SSE connections, and whom to tell when a message POST fails.
+_sse_posts_watched: weakref.WeakKeyDictionary[Any, FailureHook] = weakref.WeakKeyDictionary()
+
+
+def watch_sse_posts() -> None:
+    """Point the SDK's legacy SSE client at :func:`_post_within_origin` (once; it acts only on the
+    HTTP clients of mcpnb's own connections, :data:`_sse_posts_watched`)."""
+    import mcp.client.sse as module
+
+    sending = getattr(module, "request_within_origin", None)  # an SDK that moved it keeps its own
+    if sending is None or getattr(sending, "_mcpnb", False):
+        return
+
+    async def request_within_origin(client: Any, method: str, url: Any, **kwargs: Any) -> Any:
+        report = _sse_posts_watched.get(client)
+        if report is None or method != "POST":
+            return await sending(client, method, url, **kwargs)
+        return await _post_within_origin(sending, report, client, url, **kwargs)
+
+    request_within_origin._mcpnb = True  # type: ignore[attr-defined]
+    module.request_within_origin = request_within_origin  # type: ignore[assignment]
+
+
+async def _post_within_origin(sending: Any, report: FailureHook, client: Any, url: Any, **kwargs: Any) -> Any:
+    """One message POST of a legacy SSE session, bounded by :data:`SSE_POST_TIMEOUT`; its failure
+    (the final answer, after any sign-in retry or redirect) is reported before the SDK's writer
+    stops at it, so the session is marked lost at once and the calls waiting on it hear why."""
+    import httpx2
+
+    kwargs.setdefault("timeout", httpx2.Timeout(SSE_POST_TIMEOUT))
+    try:
+        response = await sending(client, "POST", url, **kwargs)
+    except httpx2.TimeoutException:
+        report(MessagePostFailed(None))
+        raise
+    if response.status_code >= 300:  # the SDK's writer stops at any but a 2xx (a redirect it did not follow)
+        message = await server_message(response) if response.status_code >= 400 else None
+        report(MessagePostFailed(response.status_code, message))
+    return response
 
 
 def _http_client(
