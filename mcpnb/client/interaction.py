@@ -46,6 +46,9 @@ class CallContext:
     policy_reason: str = ""  # why a policy answers instead of a person, e.g. nobody can answer here
     deadline: Any = field(default=None, repr=False)  # the call's Deadline, paused while a person answers
     transcript: Any = None  # a mcpnb.client.transcript.Transcript to record the call's traffic into
+    #: Told once when the call ends, on the runtime loop (None: it finished; else how it failed):
+    #: a question of it still waiting for a person then stops (the notebook freezes its form).
+    on_end: Callable[[BaseException | None], None] | None = field(default=None, repr=False)
 
     def add_log(self, params: Any) -> None:
         """Keep the newest :data:`LOG_LIMIT` log notifications; count the ones that fall out."""

@@ -413,10 +413,13 @@ async def call_tool(
     try:
         result = await request(conn, f"{name}()", send, idempotent=idempotent, wait=idle, timed=False)
     except CallTimeoutError as exc:
+        _ended(call_ctx, exc)
         raise stalls.explained(exc, stalls.finish(span)) from None
-    except BaseException:
+    except BaseException as exc:
+        _ended(call_ctx, exc)
         stalls.finish(span)
         raise
+    _ended(call_ctx, None)
     said = stalls.finish(span)
     out = ToolResult.from_sdk(
         conn.name,
@@ -433,6 +436,14 @@ async def call_tool(
     if said:
         out.warnings.extend(said)
     return out
+
+
+def _ended(call: CallContext, error: BaseException | None) -> None:
+    """Tell whoever asked (:attr:`CallContext.on_end`) that the call is over, once."""
+    told, call.on_end = call.on_end, None
+    if told is not None:
+        with contextlib.suppress(Exception):  # what a notebook does with it must not change the call's end
+            told(error)
 
 
 async def _send_call(

@@ -112,3 +112,22 @@ def test_on_stdin_an_interrupt_says_the_answer_is_no_longer_waited_for(kernel, e
     kernel.input("Ada")  # the prompt still on screen is answered: dropped, nothing more is asked
     log = _ev_log(fe)
     assert "elicitation answered: accept" not in log, log
+
+
+def test_an_interrupted_await_of_pool_acall_freezes_its_form(kernel, everything):
+    """A call made from code: ``await pool.acall(...)`` asks in the awaiting cell, and the call's end
+    (its cell interrupted) reaches that form through the call context (``CallContext.on_end``)."""
+    fe = Frontend(kernel)
+    _connect(fe, "widget")
+    cell = fe.execute(
+        "import mcpnb\nr = await mcpnb.default_pool().acall('ev', 'trigger-elicitation-request', {})"
+    )
+    form = _form(fe, cell)
+
+    kernel.kernel_manager.interrupt_kernel()
+    assert fe.reply(cell)["status"] == "error"
+    fe.wait_for(lambda: "no longer waiting: the call was interrupted" in _status(fe, form), 30, "the freeze")
+
+    _click_after_the_end(fe, form)
+    assert "elicitation answered: accept" not in _ev_log(fe)
+    assert "Sent" not in _status(fe, form)

@@ -37,12 +37,16 @@ class NotebookInteraction(Interaction):
         there, as under nbclient: the policy, with why. A task's questions (``later``) come after
         the cell has ended, when the kernel is free for a click: a form in that cell, as
         ``%mcp call --task`` shows them."""
-        from mcpnb.notebook.cell.live import asking_ui
+        from mcpnb.notebook.cell.live import asking_ui, why_ended
         from mcpnb.notebook.settings import get_settings
         from mcpnb.notebook.taskview import TaskCell  # a task's questions: each in an output of its own
 
         mode = get_settings().elicitation
-        return CallContext(ui=TaskCell(mode) if later else asking_ui(mode, awaited=awaited))
+        if later:
+            return CallContext(ui=TaskCell(mode))
+        ui = asking_ui(mode, awaited=awaited)
+        # the call ends (an interrupt of the awaiting cell, say): its questions still open stop
+        return CallContext(ui=ui, on_end=lambda error: ui.end_questions(why_ended(error)))
 
     async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
         from mcp.types import ElicitResult
