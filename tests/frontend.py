@@ -93,6 +93,19 @@ class Frontend:
                 return found
         raise AssertionError(f"timed out waiting for {what}")
 
+    def form(
+        self, cell: str, *fields: str, buttons: tuple[str, ...] = ("accept",), status: bool = False
+    ) -> dict[str, str]:
+        """The comm ids of the form ``cell`` shows, once it shows: each field's input (``name`` for
+        ``mcpnb-field-name``), each button (``accept`` for ``mcpnb-accept``) and its status line."""
+        self.wait_for(lambda: self.find(cell, css="mcpnb-form"), what="the form")
+        ids = {f: self.find(cell, css=f"mcpnb-field-{f}") for f in fields}
+        ids |= {b: self.find(cell, css=f"mcpnb-{b}", model="ButtonModel") for b in buttons}
+        if status:
+            ids["status"] = self.find(cell, css="mcpnb-status")
+        assert all(ids.values()), ids
+        return ids  # type: ignore[return-value]
+
     def find(
         self, cell: str | None, *, css: str | None = None, model: str | None = None, **state: Any
     ) -> str | None:

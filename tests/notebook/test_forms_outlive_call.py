@@ -32,14 +32,7 @@ def _connect(fe: Frontend, mode: str) -> None:
 
 def _form(fe: Frontend, cell: str) -> dict[str, str]:
     """The form a cell shows: its name field, its Accept button and its status line."""
-    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the form")
-    ids = {
-        "name": fe.find(cell, css="mcpnb-field-name"),
-        "accept": fe.find(cell, css="mcpnb-accept", model="ButtonModel"),
-        "status": fe.find(cell, css="mcpnb-status"),
-    }
-    assert all(ids.values()), ids
-    return ids
+    return fe.form(cell, "name", status=True)
 
 
 def _status(fe: Frontend, form: dict[str, str]) -> str:

@@ -100,15 +100,7 @@ class SavedNotebook:
 
 
 def _form(fe: Frontend, cell: str) -> dict[str, str]:
-    fe.wait_for(lambda: fe.find(cell, css="mcpnb-form"), what="the form")
-    ids = {
-        "user": fe.find(cell, css="mcpnb-field-user"),
-        "password": fe.find(cell, css="mcpnb-field-password"),
-        "accept": fe.find(cell, css="mcpnb-accept", model="ButtonModel"),
-        "decline": fe.find(cell, css="mcpnb-decline", model="ButtonModel"),
-    }
-    assert all(ids.values()), ids
-    return ids
+    return fe.form(cell, "user", "password", buttons=("accept", "decline"))
 
 
 def _text(saved: str | list[str]) -> str:

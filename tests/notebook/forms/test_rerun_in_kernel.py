@@ -54,14 +54,7 @@ def _ok(fe: Frontend, run: str) -> dict[str, Any]:
 
 def _form(fe: Frontend, run: str) -> dict[str, str]:
     """The form a run shows: its answer field, its buttons and its status line."""
-    fe.wait_for(lambda: fe.find(run, css="mcpnb-form"), what="the form")
-    ids = {
-        "answer": fe.find(run, css="mcpnb-field-answer"),
-        "accept": fe.find(run, css="mcpnb-accept", model="ButtonModel"),
-        "status": fe.find(run, css="mcpnb-status"),
-    }
-    assert all(ids.values()), ids
-    return ids
+    return fe.form(run, "answer", status=True)
 
 
 def _answer(fe: Frontend, form: dict[str, str], text: str) -> None:
