@@ -485,13 +485,15 @@ def tasks(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.attach is not None:
         if not ns.name:
             raise UsageError("--attach needs the server: %mcp tasks NAME --attach ID")
+        from mcpnb.notebook.magics.parser import fill_text
         from mcpnb.notebook.taskview import TaskCell
 
+        task_id = fill_text(ns.attach, ctx.namespaces).strip()  # {{tid}}: the id a notebook kept
         # the task may ask later: its questions go to this cell, whose context is captured now
         cell = TaskCell(ctx.settings.elicitation)
-        cell.reserve(f"task {ns.attach.strip()} on {ns.name}")
+        cell.reserve(f"task {task_id} on {ns.name}")
         try:
-            handle = ctx.pool.attach_task(ns.name, ns.attach.strip(), context=CallContext(ui=cell))
+            handle = ctx.pool.attach_task(ns.name, task_id, context=CallContext(ui=cell))
         except BaseException:
             cell.withdraw()
             raise

@@ -38,3 +38,15 @@ def test_attach_needs_a_server_and_a_known_id(ip: Any, probe: None) -> None:
         line(ip, "tasks prbe --attach abc")
     with pytest.raises(TaskExpiredError, match="no longer knows task 'no-such-task'"):
         line(ip, "tasks probe --attach no-such-task")
+
+
+def test_attach_takes_the_id_from_a_notebook_variable(ip: Any, mcp: Any, probe: None) -> None:
+    """The teacher's step in the README (the id kept in a variable, another notebook attaches):
+    ``{{tid}}`` was sent as typed, and the server said it no longer knew task '{{tid}}'."""
+    started = line(ip, "call probe.slow_task steps=3 delay=0.01 --task")
+    mcp.pool.task_registry.forget("probe")
+    ip.user_ns["tid"] = started.task_id
+    attached = line(ip, "tasks probe --attach {{tid}}")
+    assert attached.task_id == started.task_id and not attached.result(timeout=30).is_error
+    with pytest.raises(UsageError, match=r"\{tid\} would reach the server as typed.*\{\{tid\}\}"):
+        line(ip, "tasks probe --attach {tid}")
