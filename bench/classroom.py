@@ -1,5 +1,5 @@
 """A class of simulated students against one shared probe-kit: throughput and latency per worker count
-and task store. Writes a markdown table and a PNG into docs/ (``--dry`` only prints).
+and task store. Writes a markdown table and a PNG into docs/ (``--dry`` and ``--quick`` only print).
 
     python bench/classroom.py                 # 200 students; memory x1, sqlite x1/2/4, redis x1/2/4 (~3 min)
     python bench/classroom.py --quick         # 40 students; memory x1, sqlite x1/2, redis x1/2, once
@@ -472,7 +472,9 @@ def main(argv: list[str] | None = None) -> int:
         "used, on the same cores. `python bench/classroom.py`"
     )
     print(text)
-    if not args.dry:
+    if args.quick and not args.dry:  # a smoke run's one pass of 40 is no figure to keep in the docs
+        print("--quick: nothing written into docs/ (a full run writes its table there)", file=sys.stderr)
+    if not args.dry and not args.quick:
         DOCS.mkdir(exist_ok=True)
         plot(rows, DOCS / "classroom-bench.png")
         update_doc(DOCS / "classroom.md", text)

@@ -117,3 +117,33 @@ def test_a_server_accepts_as_soon_as_it_prints_its_url(server):
         proc.terminate()
         proc.wait(10)
         proc.stdout.close()
+
+
+@pytest.mark.timeout(300)
+def test_a_quick_classroom_run_prints_and_leaves_the_docs_alone():
+    """``bench/classroom.py --quick`` is a smoke run (one pass of a small class): it rewrote the
+    committed table in docs/classroom.md and its PNG with it. A real class of 6 here, one worker,
+    SQLite (the run starts and stops its own probe-kit)."""
+    docs = [ROOT / "docs" / "classroom.md", ROOT / "docs" / "classroom-bench.png"]
+    before = [p.read_bytes() for p in docs]
+    run = subprocess.run(
+        [
+            sys.executable,
+            "bench/classroom.py",
+            "--quick",
+            "--students",
+            "6",
+            "--workers",
+            "1",
+            "--stores",
+            "sqlite",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "6 students" in run.stdout and "sqlite" in run.stdout
+    assert "--quick: nothing written into docs/" in run.stderr
+    assert [p.read_bytes() for p in docs] == before
