@@ -60,8 +60,10 @@ def kinds(columns: Mapping[Any, Sequence[Any]], declared: Mapping[Any, Any] | No
 
 
 def read(frame: Any, kinds: Mapping[Any, str]) -> Any:
-    """``frame`` with the columns of :func:`kinds` read as numbers and times (times with a zone in
-    UTC: the instant is kept, whatever offset each was written with)."""
+    """``frame`` with the columns of :func:`kinds` read as numbers and times. Times with a zone keep
+    their instant, in the offset they were all written with (a server's ``Europe/Paris`` times show
+    ``+01:00`` beside the zone it names, not the same instants in UTC); a column that mixes
+    offsets is in UTC, the one zone that holds them all."""
     import pandas as pd
 
     for name, kind in kinds.items():
@@ -69,9 +71,20 @@ def read(frame: Any, kinds: Mapping[Any, str]) -> Any:
             continue
         if kind == NUMBERS:
             frame[name] = pd.to_numeric(frame[name])
+        elif kind == ZONED_TIMES:
+            times = pd.to_datetime(frame[name], format="ISO8601", utc=True)
+            offsets = frame[name].dropna().str.extract(_OFFSET, expand=False).unique()
+            if len(offsets) == 1 and offsets[0] not in ("Z", "+00:00", "+0000", "-00:00"):
+                written = pd.Timestamp(frame[name].dropna().iloc[0])  # its offset, as a zone
+                times = times.dt.tz_convert(written.tz)
+            frame[name] = times
         else:
-            frame[name] = pd.to_datetime(frame[name], format="ISO8601", utc=kind == ZONED_TIMES)
+            frame[name] = pd.to_datetime(frame[name], format="ISO8601")
     return frame
+
+
+#: The UTC offset an ISO time ends with (what :data:`_TIME` captured as its zone).
+_OFFSET = r"(Z|[+-]\d\d:?\d\d)$"
 
 
 def column_schemas(schema: Any, path: Sequence[str | int]) -> dict[str, Any]:

@@ -49,6 +49,18 @@ def test_which_columns_of_text_are_numbers_or_times(values, kind):
         assert kinds(find_table(shape).columns()) == expected
 
 
+def test_times_written_with_one_offset_keep_it():
+    """mcp-server-time answers ``Europe/Paris`` times as ``…+01:00``: ``.df`` showed them in UTC,
+    an hour off the zone named beside them. The same instants, in the offset they were written with."""
+    frame = pd.DataFrame({"at": ["2026-12-04T15:48:46+01:00", None, "2026-12-05T09:00:00+01:00"]})
+    at = read(frame, {"at": ZONED_TIMES})["at"]
+    assert str(at.dt.tz) == "UTC+01:00"
+    assert at[0] == pd.Timestamp("2026-12-04 14:48:46", tz="UTC") and at[0].hour == 15
+    assert pd.isna(at[1]) and at[2].isoformat() == "2026-12-05T09:00:00+01:00"
+    utc = read(pd.DataFrame({"at": ["2026-12-04T14:48:46Z"]}), {"at": ZONED_TIMES})["at"]
+    assert str(utc.dt.tz) == "UTC"
+
+
 def test_times_read_as_the_instants_they_write():
     frame = pd.DataFrame({"at": ["2026-12-04T14:48:46.191Z", None, "2026-12-04T15:48:46+01:00"]})
     at = read(frame, {"at": ZONED_TIMES})["at"]
@@ -163,3 +175,15 @@ def test_the_columns_of_a_table_inside_an_envelope_have_their_schemas():
     assert column_schemas(schema, ["data", "statements", 0, "rows"]) == {
         "at": {"type": "string", "format": "date"}
     }
+
+
+def test_the_time_servers_paris_time_shows_in_its_own_offset(pool):
+    """The reference time server (mcp-server-time, not ours) over stdio: its ``datetime`` for
+    Europe/Paris keeps the offset it was written with in ``.df``, the same instant."""
+    import sys
+
+    pool.connect("time", command=sys.executable, args=["-m", "mcp_server_time", "--local-timezone", "UTC"])
+    result = pool.call("time", "get_current_time", {"timezone": "Europe/Paris"})
+    written = result.data["datetime"]
+    shown = result.df["datetime"].iloc[0]
+    assert shown == pd.Timestamp(written) and shown.isoformat() == pd.Timestamp(written).isoformat()
