@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine, Mapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -305,17 +306,22 @@ class Pool:
 
     async def _connect_many(self, configs: list[ServerConfig | tuple[str, str, str]]) -> StatusTable:
         """Connect each config at once; a ``(name, problem)`` is a server whose settings are invalid:
-        not started, shown as failed (a live session of that name is left as it is)."""
+        not started, shown as failed; a live session of that name is left as it is, and its row
+        says so (it said "failed" while ``status()`` said connected and its calls worked)."""
         rows: dict[str, ServerStatus] = {}
         for item in configs:
             self._order.setdefault(item[0] if isinstance(item, tuple) else item.name)
             if isinstance(item, tuple):
                 name, problem, transport = item
+                live = self._connections.get(name)
+                if live is not None:
+                    kept = f"kept as it was: the file's settings are invalid: {problem}"
+                    rows[name] = replace(live.status(), last_error=kept)
+                    continue
                 rows[name] = ServerStatus(
                     name, transport, "failed", last_error=f"invalid settings: {problem}", since=datetime.now()
                 )
-                if name not in self._connections:
-                    self._misconfigured[name] = rows[name]
+                self._misconfigured[name] = rows[name]
         ready = [c for c in configs if not isinstance(c, tuple)]
         await asyncio.gather(*(self._connect(c, raise_on_failure=False) for c in ready))
         return StatusTable(

@@ -459,6 +459,12 @@ def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(p
     pool.reconnect("good")
     assert [r.name for r in pool.status()] == ["typo", "good"]  # fixed or restarted: no row moves
 
+    path.write_text(json.dumps({"mcpServers": {"good": {**good, "tool_timout": 5}}}))
+    kept = pool.connect_config(path)["good"]  # a typo in the file of a live one: it goes on as it was
+    assert kept.state == "connected" == pool.status()["good"].state
+    assert kept.last_error.startswith("kept as it was: the file's settings are invalid: ")
+    assert "tool_timout" in kept.last_error and pool.call("good", "echo", {"text": "on"}).data == "on"
+
     path.write_text(json.dumps({"mcpServers": {"broken": {"comand": "x"}}}))
     pool.connect_config(path)
     assert pool.status()["broken"].state == "failed"
