@@ -128,9 +128,14 @@ class SessionCallbacks:
         return self.sdk_said.removeprefix("[error] ").removeprefix("[warning] ")
 
     def _on_response(
-        self, status: int, request_headers: Any, message: str | None = None, challenge: str | None = None
+        self,
+        status: int,
+        request_headers: Any,
+        message: str | None = None,
+        challenge: str | None = None,
+        retry_after: str | None = None,
     ) -> None:
-        requests.note_response(self, status, request_headers, message, challenge)
+        requests.note_response(self, status, request_headers, message, challenge, retry_after)
 
     async def _on_message(self, message: Any) -> None:
         """Server notifications: ``list_changed`` (legacy push or teed from modern ``listen()``),

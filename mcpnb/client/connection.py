@@ -45,7 +45,7 @@ from mcpnb.client.interaction import Interaction
 from mcpnb.client.logfilter import SERVER_LOG, remember_secrets
 from mcpnb.client.operations import ConnectionRequests, send_log_level
 from mcpnb.client.redact import scrub
-from mcpnb.client.retry import Backoff, is_retryable, open_patiently, start_recovery
+from mcpnb.client.retry import Attempt, Backoff, is_retryable, open_patiently, start_recovery
 from mcpnb.client.status import ServerStatus
 from mcpnb.client.timeouts import CONNECTING, Deadline, within
 from mcpnb.client.watching import ResourceWatch
@@ -59,6 +59,10 @@ STOP_GRACE = 8.0
 STDERR_LINES = 500
 #: The longest wait between reconnect attempts.
 MAX_RETRY_DELAY = 30.0
+
+#: JSON-RPC errors a 2026-07-28-only server refuses ``initialize`` with (see _modern_only).
+_METHOD_NOT_FOUND = -32601
+_UNSUPPORTED_VERSION = -32022
 
 #: The HTTP transports, each the other's fallback where the URL guessed (see _open_guessing).
 _OTHER_HTTP = {"http": "sse", "sse": "http"}
@@ -161,6 +165,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # the handshake itself then fails only with "connection closed".
         self.ended_early: BaseException | None = None
         self.revivable = False  # failed, but time may fix it: the next request tries again at once
+        self.attempt: Attempt | None = None  # a reconnect attempt under way, while it lasts
         self._secrets = config.secrets()
         remember_secrets(self, self._secrets)  # scrubbed from the HTTP client's and the SDK's logs too
         self.interaction: Interaction | None = None  # None: the process-wide default
@@ -266,6 +271,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
             await open_patiently(self, wait)
             return
         except Exception as exc:
+            modern = self._modern_only(exc)
+            if modern is not None:
+                raise McpnbError(modern) from None
             if not self._refused_as(exc):
                 raise
             first = self.failure_reason(exc, hint=False)
@@ -290,6 +298,35 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return False
         status = self._refusal_status(exc)
         return status is not None and 400 <= status < 500 and status not in (401, 403, 407, 429)
+
+    def _modern_only(self, exc: BaseException) -> str | None:
+        """Why a connect with ``era='legacy'`` failed, where the server refused ``initialize`` as a
+        2026-07-28-only server does; None for any other failure.
+
+        Such a server has no handshake: it answers ``initialize`` with "Method not found" (-32601),
+        or with "Unsupported protocol version" (-32022) listing the versions it speaks (the
+        TypeScript SDK's modern-only endpoint), over HTTP with a 400. That is no wrong transport:
+        trying legacy SSE at the same URL only adds a second, misleading refusal; the era is what
+        to change (the other way round, :meth:`_open` says "only speaks the handshake era")."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if self.config.era != "legacy" or self.transport == "sse":
+            return None
+        leaf = next((x for x in leaves(exc) if type(x).__name__ == "MCPError"), None)
+        code = getattr(leaf, "code", None)
+        data = getattr(getattr(leaf, "error", None), "data", None)
+        supported = data.get("supported") if isinstance(data, dict) else None
+        speaks = [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
+        if code == _UNSUPPORTED_VERSION:
+            if not speaks or not set(speaks) <= set(MODERN_PROTOCOL_VERSIONS):
+                return None  # it names handshake versions too: some other disagreement
+        elif code != _METHOD_NOT_FOUND:
+            return None
+        said = self.failure_reason(exc, hint=False)
+        versions = " and ".join(speaks) if speaks else "2026-07-28"
+        return (
+            f"the server speaks only {versions} (it refused initialize: {said}); use era 'auto' or 'modern'"
+        )
 
     def _refusal_status(self, exc: BaseException) -> int | None:
         return http_status_of(exc) or (self.http_status if _answered_with_an_error(exc) else None)
@@ -380,7 +417,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if status is not None and status >= 400:
             answer = self.http_answer
             said = answer.message if answer is not None and answer.status == status else None
-            return http_refusal(status, said, self.safe(self.config.target), self.transport if hint else "")
+            text = http_refusal(status, said, self.safe(self.config.target), self.transport if hint else "")
+            asked = answer.retry_after if answer is not None and answer.status == status else None
+            return f"{text}; {asked.words()}" if asked is not None else text
         reason = describe(exc)
         if _BARE_FORGOT.search(reason) and FORGOT_SESSION not in reason:  # another process answered
             reason += f"; {FORGOT_SESSION}"
@@ -501,6 +540,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         self.transport,
                         on_stderr=self._on_stderr,
                         on_stdout=self._on_stdout,
+                        # (status, request headers, message, challenge[, Retry-After])
                         on_response=self._on_response,
                         on_failure=lambda exc: requests.transport_failed(self, exc, stop),
                     )

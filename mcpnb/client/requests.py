@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ from mcpnb.client.interaction import CallContext, current_call
 from mcpnb.client.lean import misaddressed
 from mcpnb.client.logfilter import SERVER_LOG
 from mcpnb.client.results import ToolResult
-from mcpnb.client.retry import is_retryable, not_connected, renew_session, revive
+from mcpnb.client.retry import RetryAfter, is_retryable, not_connected, renew_session, revive
 from mcpnb.client.timeouts import Deadline, DeadlinePassed, within
 
 if TYPE_CHECKING:
@@ -83,18 +84,27 @@ class HttpAnswer:
     message: str | None
     oauth: bool = False  # a 401 whose challenge points to OAuth metadata: the server signs people in
     scope: str | None = None  # a 403 insufficient_scope: the scope it asks for ("" when it names none)
+    retry_after: RetryAfter | None = None  # a 429's or 503's Retry-After: when to ask again
+    resuming: bool = False  # the answer to a GET resuming a response stream (Last-Event-ID)
 
     def text(self) -> str:
-        return f"HTTP {self.status}" + (f" from the server: {self.message}" if self.message else "")
+        said = f"HTTP {self.status}" + (f" from the server: {self.message}" if self.message else "")
+        return f"{said}; {self.retry_after.words()}" if self.retry_after is not None else said
 
 
 def note_response(
-    conn: Connection, status: int, request_headers: Any, message: str | None, challenge: str | None = None
+    conn: Connection,
+    status: int,
+    request_headers: Any,
+    message: str | None,
+    challenge: str | None = None,
+    retry_after: str | None = None,
 ) -> None:
     """Every HTTP response (on the transport's task): remember errors, spot a forgotten session.
 
     A server that forgot our session answers 404 (the spec) or 400 with a message that says so
-    (server-everything: "Bad Request: No valid session ID provided").
+    (server-everything: "Bad Request: No valid session ID provided"). ``retry_after``: the
+    response's ``Retry-After`` header, which no retry or reconnect then comes sooner than.
     """
     answers = _answers.get()
     if status < 400:
@@ -107,6 +117,8 @@ def note_response(
         conn.safe(message) if message else None,
         oauth=status == 401 and signs_in_with_oauth(challenge),
         scope=scope_asked(status, challenge),
+        retry_after=RetryAfter.asked(retry_after),
+        resuming=bool(request_headers.get("last-event-id")),
     )
     if answers is not None:
         answers.append(answer)
@@ -135,6 +147,22 @@ def scope_asked(status: int, challenge: str | None) -> str | None:
 
 def unknown_session(status: int, message: str | None) -> bool:
     return status == 404 or (status == 400 and "session" in (message or "").lower())
+
+
+def unprocessed(answer: HttpAnswer | None) -> bool:
+    """Whether the request's own HTTP answer refused it as one of a session the server does not
+    know, so that it did not run.
+
+    The 2025-11-25 transports (Session Management): a server that terminated a session "MUST respond
+    to requests containing that session ID with HTTP 404 Not Found", and the client "MUST start a
+    new session". The 404 is the server's answer *instead of* handling the request: the session it
+    names is gone, so there was nothing to run it in (a proxy's 404 did not get it there either).
+    Such a call is sent once more on the new session, read-only or not: it runs once, as asked.
+    server-everything's 400 "No valid session ID provided" is the same refusal in other words. A
+    call that failed otherwise while the session was found gone (its stream cut, another request's
+    404, a 404 to the GET resuming its stream after the server had it) may have run, and is not
+    repeated unless it is idempotent."""
+    return answer is not None and not answer.resuming and unknown_session(answer.status, answer.message)
 
 
 def transport_failed(conn: Connection, exc: BaseException, stop: asyncio.Event | None = None) -> None:
@@ -171,11 +199,12 @@ async def request(
     idempotent: bool = True,
     wait: float | None = None,
     timed: bool = True,
+    again: bool = False,
 ) -> Any:
     """Run ``send(client)``, turning SDK failures into mcpnb errors and dead transports into recovery.
 
     ``timed``: its round trip is the status table's latency (a tool call's is the tool's own work:
-    a 3 s tool made the server look 3 s slow)."""
+    a 3 s tool made the server look 3 s slow). ``again``: this is the one replay (never a second)."""
     client = conn.client
     if conn.state is not State.CONNECTED or client is None:  # the common case needs no await
         client = await live_client(conn, conn.config.startup_timeout if wait is None else wait)
@@ -203,10 +232,16 @@ async def request(
             ) from None
         if conn.session_expired:
             said = f" ({answer.text()})" if answer is not None else ""
+            refused = unprocessed(answer)
             await renew_session(conn)
-            if idempotent:
+            if (idempotent or refused) and not again:
                 conn.emit("session", f"retrying {what} once on the new session")
-                return await request(conn, what, send, idempotent=False, wait=wait, timed=timed)
+                return await request(conn, what, send, idempotent=False, wait=wait, timed=timed, again=True)
+            if refused:  # sent once more already, and refused again on a session just made
+                raise CallError(
+                    f"{what}: the server did not know the session of {conn.name!r}{said}, also the new "
+                    "one it had just made, so the call did not run; it was not sent a third time."
+                ) from None
             raise CallError(
                 f"{what}: the server forgot the session of {conn.name!r}{said}, so the call may "
                 "or may not have run; it was not repeated (not marked read-only or idempotent). "
@@ -242,7 +277,7 @@ async def request(
                     "transport",
                     f"the response stream of {what} ended before its answer: sending it again once",
                 )
-                return await request(conn, what, send, idempotent=False, wait=wait, timed=timed)
+                return await request(conn, what, send, idempotent=False, wait=wait, timed=timed, again=True)
             raise stream_ended_error(conn, what, ended_early, answer) from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
         if transport_failed and is_retryable(exc, http_status=status):
@@ -435,7 +470,24 @@ async def call_tool(
     out.answered_without_asking = list(call_ctx.answered_without_asking)
     if said:
         out.warnings.extend(said)
+    if out.is_error and conn.era == "modern" and _NO_PUSH_HERE.search(out.text or ""):
+        out.warnings.append(ASKS_BY_REQUEST)  # after the server's own words: what to do about them
     return out
+
+
+#: A tool's error that says it wanted to ask by a request of the server's own, which a 2026-07-28
+#: connection cannot carry: FastMCP's "elicitation via server-initiated requests is unavailable on
+#: 2026-07-28 connections.", the SDK's NoBackChannelError words when a tool returns them as text.
+_NO_PUSH_HERE = re.compile(
+    r"server-initiated requests? (?:is |are )?(?:unavailable|not available|not supported)"
+    r"|no back-channel for server-initiated",
+    re.IGNORECASE,
+)
+#: What to do about it (the words errors.describe gives the SDK's NoBackChannelError).
+ASKS_BY_REQUEST = (
+    "This server asks its questions (elicitation, sampling) by requests of its own, which a "
+    "2026-07-28 session cannot carry: connect it with --era legacy (era='legacy')"
+)
 
 
 def _ended(call: CallContext, error: BaseException | None) -> None:

@@ -14,13 +14,20 @@ Three ways back to a live session, all here:
   one at once; if the server is not there, backoff takes over.
 - :func:`open_patiently`: a first connect that may wait (``connect(..., wait=60)``) for a server
   that is still starting (a container, a first ``npx`` download).
+
+A server (or the proxy before it) that answers 429 or 503 with ``Retry-After`` says when to come
+back: none of the three asks it sooner (:func:`asked_wait`), up to :data:`RETRY_AFTER_CAP`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import random
+import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 
 from mcpnb.client.errors import (
@@ -38,6 +45,87 @@ if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
 
 _RETRYABLE_CODES = {-32000, -32001}
+
+#: The longest wait a ``Retry-After`` is obeyed for: 5 minutes. A server that asks for an hour (a
+#: quota that resets at midnight, say) is asked again after five minutes, not left alone for the
+#: rest of the day with the connection ``reconnecting``; its words still say what it asked for.
+RETRY_AFTER_CAP = 300.0
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """The seconds a ``Retry-After`` header asks for (RFC 9110 §10.2.3: delay-seconds or an
+    HTTP-date), 0 for a date already past; None when there is none or it says neither."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP-date is GMT
+        when = when.replace(tzinfo=UTC)
+    return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
+
+
+@dataclass(frozen=True)
+class RetryAfter:
+    """A ``Retry-After`` as it arrived: what the server asked for and when that wait is over."""
+
+    seconds: float
+    until: float  # time.monotonic() when the wait is over
+    until_wall: datetime  # the same, on the wall clock (what a person reads)
+
+    @classmethod
+    def asked(cls, value: str | None) -> RetryAfter | None:
+        seconds = retry_after_seconds(value)
+        if seconds is None:
+            return None
+        return cls(seconds, time.monotonic() + seconds, datetime.now() + timedelta(seconds=seconds))
+
+    def remaining(self) -> float:
+        """What is left of the wait, capped at :data:`RETRY_AFTER_CAP` (0 once it is over)."""
+        return min(max(self.until - time.monotonic(), 0.0), RETRY_AFTER_CAP)
+
+    def words(self) -> str:
+        """``the server asks to wait 30 s (Retry-After, until 22:41:07)``: a clock time, so the
+        words are still true when read a minute later (the status table's)."""
+        until = f"{self.until_wall:%H:%M:%S}"
+        return f"the server asks to wait {_seconds(self.seconds)} (Retry-After, until {until})"
+
+
+def _seconds(seconds: float) -> str:
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{math.ceil(seconds):g} s"
+
+
+def asked_wait(conn: Connection) -> float:
+    """How long the last HTTP error's ``Retry-After`` still asks mcpnb to stay away (0: it gave
+    none, or its wait is over), at most :data:`RETRY_AFTER_CAP`."""
+    answer = conn.http_answer
+    asked = answer.retry_after if answer is not None else None
+    return asked.remaining() if asked is not None else 0.0
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A reconnect attempt under way: the status says so, and a call that waited for it in vain
+    is told when it ends at the latest, not to start the same wait again with pool.reconnect()."""
+
+    number: int
+    of: int | None  # None: one attempt on its own (a failed server tried again at once)
+    since: datetime
+    limit: float  # startup_timeout: the attempt ends by since + limit
+
+    def words(self) -> str:
+        until = self.since + timedelta(seconds=self.limit)
+        which = f"attempt {self.number}/{self.of}" if self.of else "an attempt"
+        return (
+            f"{which} under way since {self.since:%H:%M:%S} (it gives up by {until:%H:%M:%S} at the "
+            f"latest: startup_timeout={self.limit:g} s)"
+        )
 
 
 @dataclass
@@ -91,7 +179,7 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
     attempts = conn.config.max_retries
     revivable = True
     for attempt in range(attempts):
-        delay = conn.backoff.delay(attempt)
+        delay = max(conn.backoff.delay(attempt), asked_wait(conn))  # never sooner than Retry-After
         conn.retries += 1
         conn.set_state(
             State.RECONNECTING,
@@ -105,7 +193,8 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
         )
         await asyncio.sleep(delay)
         try:
-            await conn.open_session()
+            now = Attempt(attempt + 1, attempts, datetime.now(), conn.startup_timeout)
+            await _attempt(conn, now, f"reconnecting: {now.words()} after: {reason}")
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -122,6 +211,18 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
     conn.set_state(State.FAILED, f"{said}: {reason}{then}", attempts=attempts)
 
 
+async def _attempt(conn: Connection, attempt: Attempt, said: str) -> None:
+    """One reconnect attempt, the status saying (``said``) it is under way while it lasts: it may
+    take up to startup_timeout (a server that accepts connections and answers nothing), long after
+    the backoff's "in 1.04 s" has passed."""
+    conn.attempt = attempt
+    conn.set_state(State.RECONNECTING, said, attempt=attempt.number, max_retries=attempt.of)
+    try:
+        await conn.open_session()
+    finally:
+        conn.attempt = None
+
+
 def start_recovery(conn: Connection, reason: str) -> None:
     """``reconnecting`` now, and the backoff loop in the background (no-op if one already runs)."""
     if conn._recovery is not None and not conn._recovery.done():
@@ -136,7 +237,10 @@ async def revive(conn: Connection) -> None:
     """A ``failed`` server that time may have fixed: one attempt now, shared by concurrent callers.
 
     Runs as the connection's recovery task, so disconnecting or reconnecting by hand cancels it.
+    Not while the server's ``Retry-After`` still asks to wait: the call is told until when instead.
     """
+    if asked_wait(conn) > 0:
+        return
     task = conn._recovery
     if task is None or task.done():
         task = conn._recovery = asyncio.get_running_loop().create_task(
@@ -151,8 +255,9 @@ async def _revive_once(conn: Connection) -> None:
     await conn.end_session()
     conn.cancel_background()
     conn.retries += 1
+    now = Attempt(1, None, datetime.now(), conn.startup_timeout)
     try:
-        await conn.open_session()
+        await _attempt(conn, now, f"trying again at once: {now.words()} (it had failed: {before})")
     except asyncio.CancelledError:
         raise
     except Exception as exc:
@@ -164,7 +269,10 @@ async def _revive_once(conn: Connection) -> None:
 
 async def open_patiently(conn: Connection, wait: float) -> None:
     """The first session: one attempt, or with ``wait`` > 0 attempts with backoff until the server
-    answers or ``wait`` seconds have passed (each attempt still bounded by ``startup_timeout``)."""
+    answers or ``wait`` seconds have passed (each attempt still bounded by ``startup_timeout``).
+
+    A ``Retry-After`` longer than what is left of ``wait`` ends the waiting at once: asking sooner
+    would only be refused again (and would ignore what the server asked of its clients)."""
     if wait <= 0:
         await conn.open_session()
         return
@@ -186,7 +294,13 @@ async def open_patiently(conn: Connection, wait: float) -> None:
                         f"last: {conn.failure_reason(exc)}"
                     ) from None
                 raise
-            delay = min(conn.backoff.delay(attempt), remaining)
+            asked = asked_wait(conn)
+            if asked > remaining:
+                raise McpnbError(
+                    f"not connected: {conn.failure_reason(exc)}; that is longer than the {remaining:.0f} s "
+                    f"left of wait={wait:g}: connect again then, or with a longer wait"
+                ) from None
+            delay = min(max(conn.backoff.delay(attempt), asked), remaining)
             attempt += 1
             why = conn.failure_reason(exc)
             conn.set_state(
@@ -196,6 +310,12 @@ async def open_patiently(conn: Connection, wait: float) -> None:
                 delay=delay,
             )
             await asyncio.sleep(delay)
+            conn.set_state(
+                State.CONNECTING,
+                f"waiting for the server: attempt {attempt + 1} under way since {datetime.now():%H:%M:%S} "
+                f"(last: {why})",
+                attempt=attempt + 1,
+            )
 
 
 async def renew_session(conn: Connection) -> None:
@@ -227,22 +347,33 @@ AGAIN = "; the next call tries again"
 
 
 def not_connected(conn: Connection) -> NotConnectedError:
+    """Why a request finds no live session, and what to do: never ``pool.reconnect()`` while an
+    attempt is under way (that only starts the same wait again), nor "the next call tries again"
+    while the server's ``Retry-After`` still asks to wait."""
     failed = conn.state is State.FAILED
     why = conn.last_error.removesuffix(AGAIN) if failed and conn.last_error else ""
+    attempt = conn.attempt if conn.state is State.RECONNECTING else None
     if why.startswith("still failing: "):
         said = f"is {why}"  # "server 'db' is still failing: ...", not "is failed: still failing: ..."
     elif failed:
         said = f"failed: {why}" if why else "failed"
+    elif attempt is not None:
+        said = f"is reconnecting: {attempt.words()}"
     else:
         said = f"is {conn.state}"
     again = failed and conn.revivable
-    then = "the next call tries again, or " if again else ""
+    asked = conn.http_answer.retry_after if again and conn.http_answer is not None else None
+    if asked is not None and asked.remaining() > 0:
+        then = f"the next call after {asked.until_wall:%H:%M:%S} tries again, or "
+    else:
+        then = "the next call tries again, or " if again else ""
     # a 401/403 says itself what to change before reconnecting (a reconnect alone resends the same)
-    advice = (
-        ""
-        if failed and conn.http_status in (401, 403)
-        else f"; {then}reconnect it with pool.reconnect({conn.name!r})"
-    )
+    if failed and conn.http_status in (401, 403):
+        advice = ""
+    elif attempt is not None:
+        advice = "; it keeps trying on its own: call again once that attempt is over"
+    else:
+        advice = f"; {then}reconnect it with pool.reconnect({conn.name!r})"
     return NotConnectedError(
         f"server {conn.name!r} {said}{advice}",
         model_text=f"server {conn.name!r} {said}; try again in a moment, or tell the user"

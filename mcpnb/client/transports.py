@@ -20,10 +20,11 @@ from mcpnb.client.errors import ServerExitedError
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
-#: ``(status, request_headers, server_message, challenge)`` for every HTTP response; the message is
-#: read from the body of error responses only (a JSON-RPC error's ``message``, else the first text),
-#: the challenge is a 401's ``WWW-Authenticate`` header (it says whether the server signs in with OAuth).
-ResponseHook = Callable[[int, Any, str | None, str | None], None]
+#: ``(status, request_headers, server_message, challenge, retry_after)`` for every HTTP response; the
+#: message is read from the body of error responses only (a JSON-RPC error's ``message``, else the
+#: first text), the challenge is a 401's ``WWW-Authenticate`` header (it says whether the server signs
+#: in with OAuth), ``retry_after`` the response's ``Retry-After`` header (None without one).
+ResponseHook = Callable[[int, Any, str | None, str | None, str | None], None]
 #: Called with any exception the HTTP layer raises (refused, reset, a stream cut mid-body), including
 #: on background streams the SDK retries silently: it is how a dead server is seen at once.
 FailureHook = Callable[[BaseException], None]
@@ -77,9 +78,10 @@ async def open_target(
 
     ``on_stderr(line)`` sees each line a stdio server writes on stderr, ``on_stdout(line)`` each line
     it prints on stdout that is not JSON-RPC (a ``print`` left in: its bug, logged, never in the cell).
-    ``on_response(status, request_headers, message, challenge)`` sees every HTTP response: the SDK reports a
-    401, a 500 or an expired session only as a generic JSON-RPC error, and the status and the
-    server's own words are what tell them apart. ``on_failure(exc)`` sees transport errors.
+    ``on_response(status, request_headers, message, challenge, retry_after)`` sees every HTTP
+    response: the SDK reports a 401, a 500 or an expired session only as a generic JSON-RPC error,
+    and the status and the server's own words are what tell them apart. ``on_failure(exc)`` sees
+    transport errors.
     ``transport``: another than ``config.transport`` (the other HTTP one, for a guessed URL).
     """
     transport = transport or config.transport
@@ -268,7 +270,9 @@ def _http_client(
             message = await server_message(response) if status >= 400 else None
             # a 401's challenge says how to sign in, a 403's which scope the call needs
             challenge = response.headers.get("www-authenticate") if status in (401, 403) else None
-            on_response(status, response.request.headers, message, challenge)
+            on_response(
+                status, response.request.headers, message, challenge, response.headers.get("retry-after")
+            )
 
         client.event_hooks["response"].append(hook)
     return client

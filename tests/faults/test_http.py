@@ -80,11 +80,9 @@ def test_http_400_is_a_failed_call_not_a_lost_server(pool, faulty_http, marks, e
 def test_http_404_on_a_session_renews_it(pool, faulty_http, marks):
     pool.connect("web", url=faulty_http.url, era="legacy", **QUICK)
     _fault(pool, "fail_next", status=404)
-    with pytest.raises(CallError) as info:  # add is not marked idempotent: not replayed
-        pool.call("web", "add", {"a": 1, "b": 2})
-    assert "the server forgot the session of 'web' (HTTP 404" in str(info.value)
-    assert "it was not repeated" in str(info.value)
-    assert "The connection is back" in str(info.value)
+    # add is not idempotent, but a 404 for the session means it did not run: sent once on the new one
+    assert pool.call("web", "add", {"a": 1, "b": 2}).data == 3
+    assert any("retrying add() once on the new session" in line for line in pool.logs("web"))
     assert pool.status()["web"].state == "connected"
     _fault(pool, "fail_next", status=404)
     assert pool.call("web", "count").data == 0  # read-only: replayed once on the renewed session

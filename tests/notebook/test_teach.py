@@ -383,6 +383,7 @@ def test_the_session_exercise_knows_the_headers_the_legacy_server_really_sends(l
         ("08.poll-field", {"legacy": " ttl", "modern": "ttlMs"}, "`ttl` is how long the task is kept"),
         ("09.state", "reconnecting (attempt 1/3)", None),
         ("09.state", "demo state: reconnecting (attempt 1/3) in 0.50 s after: connection lost", None),
+        ("09.state", "reconnecting: attempt 1/3 under way since 22:41:07", None),  # the status, once waited
         ("09.state", "disconnected", "after `%mcp disconnect`; nobody disconnected demo"),
         ("09.state", "connecting", "`connecting` is the state of a first connect"),
         (

@@ -46,10 +46,11 @@ def _state(value: Any) -> str:
 
 def _state_word(value: Any) -> str:
     """The state a student names, also as copied from an event line: ``demo state: reconnecting
-    (attempt 1/3) in 0.50 s after: …`` is ``reconnecting``."""
+    (attempt 1/3) in 0.50 s after: …`` (or ``reconnecting: attempt 1/3 under way since …``) is
+    ``reconnecting``."""
     text = str(value).strip().lower()
     text = text.split("state:", 1)[1].strip() if "state:" in text else text
-    return text.split(" ", 1)[0] if text.startswith("reconnecting") else text
+    return text.split(" ", 1)[0].rstrip(":") if text.startswith("reconnecting") else text
 
 
 @exercise(
