@@ -291,12 +291,18 @@ _previous_show = warnings.showwarning
 _FILTER = CredentialFilter()
 
 
-def install() -> None:
-    """Put the filter on every watched logger that exists now, and route warnings raised in a
-    connection's tasks (idempotent, cheap: run per session)."""
+def route_warnings() -> None:
+    """Make :func:`_show_warning` show warnings again (idempotent, cheap: run after anything that
+    put back another, such as a ``warnings.catch_warnings`` block that began before it was set)."""
     global _previous_show
     if warnings.showwarning is not _show_warning:  # put back by whoever replaced it since (pytest)
         _previous_show, warnings.showwarning = warnings.showwarning, _show_warning
+
+
+def install() -> None:
+    """Put the filter on every watched logger that exists now, and route warnings raised in a
+    connection's tasks (idempotent, cheap: run per session)."""
+    route_warnings()
     names = [name for name in list(logging.root.manager.loggerDict) if name.split(".", 1)[0] in WATCHED]
     for name in {*WATCHED, *names}:
         logger = logging.getLogger(name)

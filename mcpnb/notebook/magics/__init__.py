@@ -263,7 +263,7 @@ def _warnings_as_text() -> Iterator[None]:
         finally:
             for category, message in caught:
                 print(f"{category.__name__}: {message}", file=sys.stderr)
-    logfilter.install()  # the block put back what showed warnings before it: a connect inside it routed them
+    logfilter.route_warnings()  # the block put back what showed them before it: a connect in it routed them
 
 
 class Interrupted(McpnbError):
