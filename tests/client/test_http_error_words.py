@@ -24,7 +24,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import demo_server_object, wait_until
+from conftest import demo_server_object
+from servers.asgi import Served, read_body, replay  # tests/ is on sys.path
 
 from mcpnb import CallError, ConnectError
 from mcpnb.client.errors import describe
@@ -110,38 +111,27 @@ class Spoiled:
     """
 
     def __init__(self, kind: str) -> None:
-        import uvicorn
-
         server = demo_server_object()
         if kind == "http":
             app, path = server.streamable_http_app(streamable_http_path="/mcp"), "/mcp"
         else:
             app, path = server.sse_app(sse_path="/sse"), "/sse"
         self.mode, self.method = "", "*"
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(64)
-        self.port = sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}{path}"
-        config = uvicorn.Config(self._wrap(app), log_level="critical", timeout_graceful_shutdown=1)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self.thread.start()
-        assert wait_until(lambda: self.server.started), "uvicorn did not start"
+        self.served = Served(self._wrap(app), path)
+        self.port, self.url = self.served.port, self.served.url
 
     def spoil(self, mode: str, method: str = "*") -> None:
         self.mode, self.method = mode, method
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
+        self.served.stop()
 
     def _wrap(self, app: Any) -> Any:
         async def spoiling(scope: dict, receive: Any, send: Any) -> None:
             if scope["type"] != "http" or not self.mode:
                 return await app(scope, receive, send)
-            body = await _body(scope, receive)
-            receive = _replay(body, receive)
+            body = await read_body(receive) if scope["method"] == "POST" else b""
+            receive = replay(body, receive)
             if not self._hit(body):
                 return await app(scope, receive, send)
             if self.mode == "notjson":
@@ -174,31 +164,6 @@ class Spoiled:
         with contextlib.suppress(ValueError, AttributeError):
             return json.loads(body).get("method") == self.method
         return False
-
-
-async def _body(scope: dict, receive: Any) -> bytes:
-    """A POST's body, read whole (a GET has none)."""
-    body = b""
-    while scope["method"] == "POST":
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body"):
-            break
-    return body
-
-
-def _replay(body: bytes, receive: Any) -> Any:
-    """``receive`` for the app: the body read already, then the server's own (its disconnect)."""
-    given = False
-
-    async def replayed() -> dict:
-        nonlocal given
-        if given:
-            return await receive()
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replayed
 
 
 async def _respond(send: Any, content_type: str, body: bytes) -> None:

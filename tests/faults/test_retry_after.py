@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 from conftest import wait_until
+from servers.asgi import Served, read_body, replay  # tests/ is on sys.path
 
 from faults.conftest import QUICK
-from faults.test_sse_post_failures import Served, _read_body, _replay
 from mcpnb import CallError, ConnectError
 from mcpnb.client.errors import NotConnectedError
 
@@ -63,13 +63,13 @@ class Gate:
             return await self.app(scope, receive, send)
         method = None
         if scope["method"] == "POST":
-            body = await _read_body(receive)
+            body = await read_body(receive)
             try:
                 message = json.loads(body)
             except ValueError:
                 message = None
             method = message.get("method") if isinstance(message, dict) else None
-            receive = _replay(body)
+            receive = replay(body, receive)
         self.seen.append((scope["method"], method))
         for rule in self.rules:
             if rule.count != 0 and (rule.methods is None or method in rule.methods):

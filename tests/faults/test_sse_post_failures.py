@@ -14,14 +14,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from conftest import wait_until
+from servers.asgi import Served, read_body, replay  # tests/ is on sys.path
 
 from faults.conftest import QUICK
 from mcpnb import CallError
@@ -46,15 +45,15 @@ class Proxy:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or self.spoil is None:
             return await self.app(scope, receive, self._rewritten(send))
-        body = await _read_body(receive)
+        body = await read_body(receive)
         try:
             message = json.loads(body)
         except ValueError:
             message = {}
         if not isinstance(message, dict) or message.get("method") != self.method:
-            return await self.app(scope, _replay(body), self._rewritten(send))
+            return await self.app(scope, replay(body, receive), self._rewritten(send))
         spoil, self.spoil = self.spoil, None
-        await spoil(message, scope, _replay(body), send)
+        await spoil(message, scope, replay(body, receive), send)
 
     def _rewritten(self, send: Any) -> Any:
         """``send``, with each JSON-RPC message in an event stream's chunks passed to ``rewrite``."""
@@ -83,29 +82,6 @@ def _rewrite_events(chunk: bytes, rewrite: Callable[[dict[str, Any]], dict[str, 
     return re.sub(rb"(data: )(\{[^\r\n]*\})", one, chunk)
 
 
-async def _read_body(receive: Any) -> bytes:
-    body = b""
-    while True:
-        event = await receive()
-        body += event.get("body", b"")
-        if not event.get("more_body"):
-            return body
-
-
-def _replay(body: bytes) -> Any:
-    sent = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await asyncio.Event().wait()  # (uvicorn tells of a disconnect; a replayed body has none)
-        raise AssertionError  # pragma: no cover
-
-    return receive
-
-
 def answer_with(status: int, content_type: str, body: str) -> Spoiler:
     """What a proxy or a server in trouble answers a POST with."""
 
@@ -122,39 +98,6 @@ def answer_with(status: int, content_type: str, body: str) -> Spoiler:
 
 async def never_answer(message: dict[str, Any], scope: Any, receive: Any, send: Any) -> None:
     await asyncio.sleep(3600)  # cancelled when the server stops
-
-
-class Served:
-    """One ASGI app on a free 127.0.0.1 port, served by uvicorn in a background thread."""
-
-    def __init__(self, app: Any, path: str) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}{path}"
-        config = uvicorn.Config(app, log_level="critical", lifespan="on", timeout_graceful_shutdown=1)
-        self.server = _Quiet(config)
-        self.thread = threading.Thread(
-            target=lambda: asyncio.run(self.server.serve([self.sock])), daemon=True
-        )
-        self.thread.start()
-        assert wait_until(lambda: self.server.started), "the server did not start"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(15)
-        self.sock.close()
-        assert not self.thread.is_alive(), "the server did not stop"
-
-
-class _Quiet(uvicorn.Server):
-    """uvicorn without signal handlers (a background thread may not install them)."""
-
-    def capture_signals(self) -> Any:
-        import contextlib
-
-        return contextlib.nullcontext()
 
 
 def served(kind: str, *, json_response: bool = False) -> Iterator[tuple[Proxy, str]]:
