@@ -24,8 +24,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import demo_server_object
-from servers.asgi import Served, read_body, replay  # tests/ is on sys.path
+from servers.asgi import Served, demo_app, read_body, replay  # tests/ is on sys.path
 
 from mcpnb import CallError, ConnectError
 from mcpnb.client.errors import describe
@@ -111,11 +110,7 @@ class Spoiled:
     """
 
     def __init__(self, kind: str) -> None:
-        server = demo_server_object()
-        if kind == "http":
-            app, path = server.streamable_http_app(streamable_http_path="/mcp"), "/mcp"
-        else:
-            app, path = server.sse_app(sse_path="/sse"), "/sse"
+        app, path = demo_app(kind)
         self.mode, self.method = "", "*"
         self.served = Served(self._wrap(app), path)
         self.port, self.url = self.served.port, self.served.url

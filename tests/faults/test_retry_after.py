@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from conftest import wait_until
-from servers.asgi import Served, read_body, replay  # tests/ is on sys.path
+from servers.asgi import demo_behind, read_body, replay  # tests/ is on sys.path
 
 from faults.conftest import QUICK
 from mcpnb import CallError, ConnectError
@@ -108,21 +108,8 @@ async def cut(send: Any) -> None:
 
 
 def gated(kind: str = "http") -> Iterator[tuple[Gate, str]]:
-    """The SDK's demo server over Streamable HTTP ("http") or legacy SSE ("sse") behind a
-    :class:`Gate`; yields the gate and the URL to connect to."""
-    from servers.demo_server import create_server  # tests/ is on sys.path
-
-    server = create_server()
-    if kind == "sse":
-        app, path = server.sse_app(sse_path="/sse"), "/sse"
-    else:
-        app, path = server.streamable_http_app(streamable_http_path="/mcp"), "/mcp"
-    gate = Gate(app)
-    running = Served(gate, path)
-    try:
-        yield gate, running.url
-    finally:
-        running.stop()
+    """The SDK's demo server over ``kind`` behind a :class:`Gate`; yields it and the URL."""
+    yield from demo_behind(Gate, kind)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from conftest import wait_until
-from servers.asgi import Served, read_body, replay  # tests/ is on sys.path
+from servers.asgi import demo_behind, read_body, replay  # tests/ is on sys.path
 
 from faults.conftest import QUICK
 from mcpnb import CallError
@@ -101,24 +101,8 @@ async def never_answer(message: dict[str, Any], scope: Any, receive: Any, send: 
 
 
 def served(kind: str, *, json_response: bool = False) -> Iterator[tuple[Proxy, str]]:
-    """The SDK's demo server over ``kind`` ("sse": legacy HTTP+SSE, "http": Streamable HTTP)
-    behind a :class:`Proxy`; yields the proxy and the URL to connect to."""
-    from servers.demo_server import create_server  # tests/ is on sys.path
-
-    server = create_server()
-    if kind == "sse":
-        app, path = server.sse_app(sse_path="/sse"), "/sse"
-    else:
-        app, path = (
-            server.streamable_http_app(streamable_http_path="/mcp", json_response=json_response),
-            "/mcp",
-        )
-    proxy = Proxy(app)
-    running = Served(proxy, path)
-    try:
-        yield proxy, running.url
-    finally:
-        running.stop()
+    """The SDK's demo server over ``kind`` behind a :class:`Proxy`; yields it and the URL."""
+    yield from demo_behind(Proxy, kind, json_response=json_response)
 
 
 @pytest.fixture

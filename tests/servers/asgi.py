@@ -8,10 +8,13 @@ import asyncio
 import contextlib
 import socket
 import threading
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import uvicorn
 from conftest import wait_until
+
+W = TypeVar("W")
 
 
 class Served:
@@ -68,3 +71,28 @@ def replay(body: bytes, receive: Any) -> Any:
         return {"type": "http.request", "body": body, "more_body": False}
 
     return replayed
+
+
+def demo_app(kind: str, *, json_response: bool = False) -> tuple[Any, str]:
+    """The SDK's demo server as an ASGI app over ``kind`` ("http": Streamable HTTP at /mcp, "sse":
+    legacy HTTP+SSE at /sse), and its path."""
+    from servers.demo_server import create_server  # tests/ is on sys.path
+
+    server = create_server()
+    if kind == "sse":
+        return server.sse_app(sse_path="/sse"), "/sse"
+    return server.streamable_http_app(streamable_http_path="/mcp", json_response=json_response), "/mcp"
+
+
+def demo_behind(
+    wrap: Callable[[Any], W], kind: str, *, json_response: bool = False
+) -> Iterator[tuple[W, str]]:
+    """The demo server over ``kind`` behind ``wrap(app)`` (a fault-injecting proxy), served until
+    the generator is closed; yields the wrapper and the URL to connect to."""
+    app, path = demo_app(kind, json_response=json_response)
+    wrapper = wrap(app)
+    running = Served(wrapper, path)
+    try:
+        yield wrapper, running.url
+    finally:
+        running.stop()
