@@ -11,6 +11,7 @@ import difflib
 import json
 import os
 import re
+import traceback
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -528,11 +529,7 @@ def _closed_words(exc: BaseException) -> str:
 
 def _frame_names(exc: BaseException) -> list[str]:
     """The functions ``exc`` was raised through, outermost first."""
-    names, tb = [], exc.__traceback__
-    while tb is not None:
-        names.append(tb.tb_frame.f_code.co_name)
-        tb = tb.tb_next
-    return names
+    return [frame.f_code.co_name for frame, _line in traceback.walk_tb(exc.__traceback__)]
 
 
 def _raised_in(exc: BaseException, function: str) -> bool:
@@ -562,12 +559,9 @@ def _sent_method(exc: BaseException) -> str | None:
         return method if isinstance(method, str) else None
     except (AttributeError, RuntimeError, ValueError, TypeError):  # no request, a streamed body
         pass
-    tb = exc.__traceback__
-    while tb is not None:
-        frame = tb.tb_frame
+    for frame, _line in traceback.walk_tb(exc.__traceback__):
         if frame.f_code.co_name == "send_request" and isinstance(frame.f_locals.get("method"), str):
             return frame.f_locals["method"]
-        tb = tb.tb_next
     return None
 
 

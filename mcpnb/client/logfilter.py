@@ -194,11 +194,7 @@ def _validated(exc: BaseException, loc: Sequence[Any]) -> Any:
     pydantic keeps only the failing leaf (``'string'``), not the tool around it. The frames of the
     traceback keep their variables (the SDK's ``raw`` answer, its server's ``dumped`` result);
     the first mapping that ``loc`` leads into is it. None when none does."""
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
+    frames = [frame for frame, _line in traceback.walk_tb(exc.__traceback__)]
     for frame in reversed(frames):  # the innermost first: the value closest to the validation
         for value in list(frame.f_locals.values()):
             if isinstance(value, dict) and _leads_into(value, loc):
