@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import stalls
+from mcpnb.client.answers import misaddressed
 from mcpnb.client.errors import (
     AuthError,
     CallError,
@@ -42,7 +43,6 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import State
 from mcpnb.client.interaction import CallContext, current_call
-from mcpnb.client.lean import misaddressed
 from mcpnb.client.logfilter import SERVER_LOG
 from mcpnb.client.results import ToolResult
 from mcpnb.client.retry import RetryAfter, is_retryable, not_connected, renew_session, revive
