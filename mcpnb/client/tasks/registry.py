@@ -14,8 +14,9 @@ from typing import Any
 
 from mcp import types
 
-from mcpnb.client.errors import McpnbError
+from mcpnb.client.errors import McpnbError, did_you_mean_text
 from mcpnb.client.tasks import optin, wire
+from mcpnb.client.tasks.errors import TaskExpiredError
 from mcpnb.client.tasks.handle import Answer, ARunner, Runner, TaskHandle
 from mcpnb.client.tasks.wire import Peer
 
@@ -101,8 +102,14 @@ async def attach_task(
     """
     peer = _peer(conn)
     known = registry if tasks is None else tasks
-    state = await wire.get(peer, task_id)
     handle = known.get(peer.name, task_id)
+    try:
+        state = await wire.get(peer, task_id, seen=handle is not None)
+    except TaskExpiredError as exc:
+        if handle is not None:
+            raise
+        ids = [h.task_id for h in known.handles(peer.name) if h.task_id]
+        raise TaskExpiredError(f"{exc}{did_you_mean_text(task_id, ids)}") from None
     if handle is not None:
         handle._apply(state)
         return handle

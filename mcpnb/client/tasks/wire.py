@@ -200,7 +200,13 @@ def _session_of(obj: Any) -> Any:
 _OWN_PROCESS = ("stdio", "inprocess")
 
 
-def _gone(peer: Peer, task_id: str, exc: MCPError) -> TaskExpiredError:
+def _gone(peer: Peer, task_id: str, exc: MCPError, *, seen: bool = True) -> TaskExpiredError:
+    if not seen:  # an id this client never had: a typo as likely as an expired task
+        return TaskExpiredError(
+            f"server {peer.name!r} knows no task {task_id!r} ({exc.message}): check the id (a task "
+            "is kept only for its TTL after it ends, and a server started again knows none of the "
+            "old one's tasks)"
+        )
     conn = peer.connection
     if conn is not None and conn.retries > peer.reconnects_at_start and conn.config.transport in _OWN_PROCESS:
         return TaskExpiredError(
@@ -277,7 +283,7 @@ async def create(
     return read_tool_result(raw, peer.version)  # answered at once: read as a plain call's result is
 
 
-async def _send(peer: Peer, client: Any, method: str, task_id: str, **extra: Any) -> Any:
+async def _send(peer: Peer, client: Any, method: str, task_id: str, seen: bool = True, **extra: Any) -> Any:
     """One ``tasks/*`` request, its reply as sent (either era; nothing assumed about it: what
     reads it, :meth:`TaskState.from_wire`, says what is wrong with it)."""
     params = TaskIdParams(task_id=task_id, **extra)
@@ -286,14 +292,15 @@ async def _send(peer: Peer, client: Any, method: str, task_id: str, **extra: Any
         return await _session_of(client).send_request(request, _AS_SENT)
     except MCPError as exc:
         if exc.code == _INVALID_PARAMS and method == "tasks/get":  # cancel: -32602 also means "ended"
-            raise _gone(peer, task_id, exc) from None
+            raise _gone(peer, task_id, exc, seen=seen) from None
         raise
 
 
-async def get(peer: Peer, task_id: str) -> TaskState:
-    """``tasks/get``; an unknown id (expired after its TTL) becomes :class:`TaskExpiredError`."""
+async def get(peer: Peer, task_id: str, *, seen: bool = True) -> TaskState:
+    """``tasks/get``; an unknown id becomes :class:`TaskExpiredError`, worded for a task this
+    client had (``seen``: expired after its TTL) or one it is told of (a typo, or expired)."""
     what = f"tasks/get {task_id}"
-    raw = await peer.call(what, lambda client: _send(peer, client, "tasks/get", task_id))
+    raw = await peer.call(what, lambda client: _send(peer, client, "tasks/get", task_id, seen))
     return TaskState.from_wire(raw, method=what, server=peer.name, task_id=task_id)
 
 

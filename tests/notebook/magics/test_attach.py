@@ -36,8 +36,16 @@ def test_attach_needs_a_server_and_a_known_id(ip: Any, probe: None) -> None:
         line(ip, "tasks --attach abc")
     with pytest.raises(UsageError, match="did you mean 'probe'"):
         line(ip, "tasks prbe --attach abc")
-    with pytest.raises(TaskExpiredError, match="no longer knows task 'no-such-task'"):
+    with pytest.raises(TaskExpiredError, match=r"knows no task 'no-such-task'.*check the id") as info:
         line(ip, "tasks probe --attach no-such-task")
+    assert "result is gone" not in str(info.value)  # nothing says an id never had a result
+
+
+def test_a_mistyped_id_gets_a_did_you_mean_from_the_tasks_this_kernel_knows(ip: Any, probe: None) -> None:
+    started = line(ip, "call probe.slow_task steps=2 delay=0.01 --task")
+    typo = started.task_id[:-1] + ("x" if started.task_id[-1] != "x" else "y")
+    with pytest.raises(TaskExpiredError, match=f"knows no task '{typo}'.*did you mean '{started.task_id}'"):
+        line(ip, f"tasks probe --attach {typo}")
 
 
 def test_attach_takes_the_id_from_a_notebook_variable(ip: Any, mcp: Any, probe: None) -> None:
