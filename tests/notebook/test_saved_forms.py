@@ -151,7 +151,7 @@ def test_an_answered_form_is_saved_as_html_with_the_password_masked(kernel):
 
     (record,) = [o for o in json.loads(text)["cells"][2]["outputs"] if o["output_type"] == "display_data"]
     assert WIDGET_VIEW not in record["data"]
-    assert "Declined: nothing was sent to <b>vault</b>" in _html(record)
+    assert 'Declined: <b>vault</b> was told "decline"; nothing you typed was sent' in _html(record)
     assert "Asked for: User name, Password" in _html(record)
 
     # and the form's widgets are gone: no widget state left to save, the password box's included
@@ -225,8 +225,8 @@ def test_a_form_leaves_its_record_once_when_it_ends_and_not_before():
 @pytest.mark.parametrize(
     ("ending", "said"),
     [
-        ("decline", "✗ Declined: nothing was sent to vault."),
-        ("cancel", "⊘ Cancelled: nothing was sent to vault."),
+        ("decline", '✗ Declined: vault was told "decline"; nothing you typed was sent.'),
+        ("cancel", '⊘ Cancelled: vault was told "cancel"; nothing you typed was sent.'),
         ("timeout", "no longer waiting for an answer"),  # what questions.py says on a timeout
         ("withdrawn", "withdrawn: this cell ran again"),  # what forms.rerun says
     ],

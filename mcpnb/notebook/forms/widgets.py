@@ -29,10 +29,13 @@ def summary_html(fields: list[Field], outcome: FormOutcome, server: str) -> str:
         )
         empty = "" if rows else "<div>(an empty answer)</div>"
         return f"<div>✓ Sent to <b>{esc(server)}</b>:</div>{rows}{empty}"
+    # The server is told "decline" or "cancel" (a form frozen when its call ended answers "cancel"
+    # too): the record says so, and that nothing typed went with it.
     word = "Declined" if outcome.action == "decline" else "Cancelled"
     why = f" ({esc(outcome.reason)})" if outcome.reason else ""
     mark = "✗" if outcome.action == "decline" else "⊘"
-    return f"<div>{mark} {word}: nothing was sent to <b>{esc(server)}</b>{why}.</div>"
+    told = f'<b>{esc(server)}</b> was told "{outcome.action}"'
+    return f"<div>{mark} {word}: {told}; nothing you typed was sent{why}.</div>"
 
 
 def header_html(server: str, message: str) -> str:

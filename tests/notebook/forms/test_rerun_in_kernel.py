@@ -84,7 +84,10 @@ def test_running_the_same_cell_again_withdraws_its_form_and_the_rerun_asks_afres
     _ok(fe, first)  # the first run ends: no hang, no interrupt needed
     assert "ACTION cancel" in fe.stdout[first]  # the server was told "cancel": dismissed, no choice
     fe.wait_for(lambda: "withdrawn: this cell ran again" in fe.models[old["status"]].get("value", ""))
-    assert "Cancelled: nothing was sent" in fe.models[old["status"]]["value"]
+    assert (
+        'Cancelled: <b>probe</b> was told "cancel"; nothing you typed was sent'
+        in fe.models[old["status"]]["value"]
+    )
     assert fe.models[old["accept"]]["disabled"] is True
 
     new = _form(fe, again)  # the queued run runs and asks afresh
