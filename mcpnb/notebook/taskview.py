@@ -137,20 +137,27 @@ class TaskCell(CellUI):
         super().__init__(mode)
         self.cell_id = _cell_id(self.kernel)
         self._place: Any = None  # the task's output (a display handle), once it has one
+        self._what = ""  # what the place was held for ("probe.slow_task")
 
-    def reserve(self, what: str) -> None:
+    def reserve(self, what: str, *, attaching: bool = False) -> None:
         """Hold the task's place in the cell before the task starts: a question its server asks at
         once then shows below the task, not above it (it comes on mcpnb's thread, maybe before the
         task's view could be shown)."""
+        self._what = what
         if self.kernel is not None:
-            starting = f"starting {what} as a task…"
+            starting = f"following {what}…" if attaching else f"starting {what} as a task…"
             placeholder = {"text/plain": starting, "text/html": f"<div>{html.escape(starting)}</div>"}
             self._place = self.run(_display, _Shown(placeholder))
 
-    def withdraw(self) -> None:
-        """The task did not start (the error says why): nothing stays in its place."""
+    def withdraw(self, said: str) -> None:
+        """The task did not start (the error, shown below, says why): its place says so in a line
+        (``said``: "did not start"), where a blank output stayed in the cell and the saved notebook."""
         if self._place is not None:
-            self.run(self._place.update, _Shown({"text/plain": ""}))
+            line = f"✗ {self._what} {said} (the error is below)"
+            self.run(
+                self._place.update,
+                _Shown({"text/plain": line, "text/html": f"<div>{html.escape(line)}</div>"}),
+            )
             self._place = None
 
     def follow(self, handle: TaskHandle) -> bool:

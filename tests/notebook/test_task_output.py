@@ -112,3 +112,20 @@ def test_a_task_that_cannot_start_leaves_no_placeholder(kernel):
     assert reply["status"] == "error"
     assert "probe.greet does not run as a task" in reply["evalue"] and "without --task" in reply["evalue"]
     assert _outputs_of(fe, cell) == []  # refused before "starting … as a task" is shown: nothing to withdraw
+
+
+def test_a_task_that_cannot_be_followed_says_so_in_its_place(kernel):
+    """The place held for the task ("following task … on probe…") says in a line that it did not
+    happen, above the error: a blank output stayed there, in the cell and the saved notebook."""
+    fe = Frontend(kernel)
+    fe.run_ok(SETUP)
+    cell = fe.execute("%mcp tasks probe --attach no-such-task")
+    reply = fe.reply(cell)
+    assert reply["status"] == "error" and "knows no task 'no-such-task'" in reply["evalue"]
+    (place,) = _outputs_of(fe, cell)
+    assert "following task no-such-task on probe" in fe.displays[cell][0]["text/plain"]
+    last = fe.wait_for(
+        lambda: "✗" in fe.by_display_id[place].get("text/plain", "") and fe.by_display_id[place]
+    )
+    said = "✗ task no-such-task on probe could not be followed (the error is below)"
+    assert last["text/plain"] == said and said in last["text/html"]

@@ -236,7 +236,7 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
         try:
             handle = ctx.pool.start_task(tool.server, tool.name, values, ttl_ms=ns.ttl, context=later)
         except BaseException as exc:
-            cell.withdraw()
+            cell.withdraw("did not start as a task")
             _landed(page, exc)
             raise
         _landed(page, handle)
@@ -491,11 +491,11 @@ def tasks(ctx: Context, ns: argparse.Namespace) -> Any:
         task_id = fill_text(ns.attach, ctx.namespaces).strip()  # {{tid}}: the id a notebook kept
         # the task may ask later: its questions go to this cell, whose context is captured now
         cell = TaskCell(ctx.settings.elicitation)
-        cell.reserve(f"task {task_id} on {ns.name}")
+        cell.reserve(f"task {task_id} on {ns.name}", attaching=True)
         try:
             handle = ctx.pool.attach_task(ns.name, task_id, context=CallContext(ui=cell))
         except BaseException:
-            cell.withdraw()
+            cell.withdraw("could not be followed")
             raise
         cell.follow(handle)  # followed to its end in this cell's output, as %mcp call --task does
         return handle
