@@ -88,7 +88,10 @@ class ShortNames(Mapping[str, ToolFunction]):
     under their Python names (``toolbox.short.get_sum``) for tab completion. Names that two servers
     share are left out: use the flat name for those. So is an attribute two tools would share
     (``get-sum`` and ``get_sum`` are both ``get_sum`` in Python): the attribute would call one of
-    them unseen; the bare name reaches each."""
+    them unseen; the bare name reaches each.
+
+    The attributes are the tools': a key-value server's ``get`` or ``keys`` tool is ``short.get``,
+    not the mapping's method of that name (which ``Mapping.get(short, ...)`` still reaches)."""
 
     def __init__(self, functions: dict[str, ToolFunction]) -> None:
         self._functions = functions
@@ -111,6 +114,13 @@ class ShortNames(Mapping[str, ToolFunction]):
 
     def __len__(self) -> int:
         return len(self._functions)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name[:1] != "_":  # a tool named like a method of the mapping (get, keys, items) wins
+            tool = object.__getattribute__(self, "__dict__").get("_attrs", {}).get(name)
+            if tool is not None:
+                return tool
+        return object.__getattribute__(self, name)
 
     def __getattr__(self, name: str) -> ToolFunction:
         attrs = self.__dict__.get("_attrs", {})

@@ -95,3 +95,28 @@ def test_two_property_keys_under_one_provider_key_is_an_error_naming_both(pool):
     ):
         toolbox.specs("gemini")
     assert toolbox.specs("anthropic")  # dots are legal in Anthropic keys
+
+
+def test_tools_named_like_the_mappings_methods_are_its_attributes(pool):
+    """A key-value server's ``get`` and ``keys``: ``tools.short.get`` was the mapping's method, so
+    ``short.get(key="a")`` raised TypeError and the tool was out of reach by attribute."""
+    from mcp.server.mcpserver import MCPServer
+
+    kv = MCPServer("kv")
+    store = {"a": "1", "b": "2"}
+
+    @kv.tool()
+    def get(key: str) -> str:
+        return store[key]
+
+    @kv.tool()
+    def keys() -> list[str]:
+        return sorted(store)
+
+    pool.connect("kv", server=kv)
+    short = pool.functions("kv").short
+    assert short.get(key="b").text == "2" and short.keys().data == ["a", "b"]
+    assert short.get is short["get"] and "keys" in dir(short)
+    assert sorted(short) == ["get", "keys"] and len(short) == 2 and "get" in short  # still a mapping
+    assert type(short).get(short, "nope") is None  # the mapping's own get, where wanted
+    assert short.items is not None and callable(short.values)  # names no tool has: the mapping's
