@@ -101,6 +101,14 @@ class _LeanAdapter:
         return getattr(self._inner, name)
 
 
+def mark_mine() -> None:
+    """Mark the task that opens one of mcpnb's connections (and the session tasks it starts) as
+    mcpnb's: there an answer for a request never sent is said in the server's log
+    (:func:`~mcpnb.client.answers.warn_unknown_answers`), over every transport."""
+    warn_unknown_answers(mine=IN_MCPNB.get)
+    IN_MCPNB.set(True)
+
+
 def lean_streamable_http() -> None:
     """Point the SDK's Streamable HTTP client at :func:`parse_message`, for mcpnb's connections only.
 
@@ -119,8 +127,7 @@ def lean_streamable_http() -> None:
         hasattr(transport_class, name) for name in ("_handle_json_response", "_handle_sse_event")
     ):
         expect_answers(transport_class, mine=IN_MCPNB.get)
-    warn_unknown_answers(mine=IN_MCPNB.get)
-    IN_MCPNB.set(True)
+    mark_mine()
 
 
 class _LeanTypes:
@@ -162,10 +169,9 @@ def lean_sse(max_event_size: int, on_over: Callable[[int], None] | None = None) 
 
         sse_within_origin._mcpnb = True  # type: ignore[attr-defined]
         module.sse_within_origin = sse_within_origin  # type: ignore[assignment]
-    warn_unknown_answers(mine=IN_MCPNB.get)
     _sse_event_limit.set(max_event_size)
     _sse_over.set(on_over)
-    IN_MCPNB.set(True)
+    mark_mine()
 
 
 class _Reported:

@@ -123,6 +123,9 @@ async def _stdio(
             yield stdio_client(params, errlog=errlog)
         return
 
+    from mcpnb.client.lean import mark_mine
+
+    mark_mine()  # an answer for a request never sent is said in the server's log, as over HTTP
     async with StderrPipe(on_stderr) as errlog:
         yield stdio_transport(
             config.name,

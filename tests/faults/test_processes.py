@@ -333,6 +333,17 @@ def test_a_malformed_answer_fails_its_call_at_once_and_a_batch_is_read(pool):
     assert '"result": null' in logged and "in a batch" not in logged
 
 
+def test_an_answer_for_a_request_never_sent_is_said_in_the_servers_log(pool):
+    """As over HTTP and legacy SSE (tests/faults/test_wrong_answer_id.py): the SDK dropped it with
+    a debug line only, and a server that gets its ids wrong left nothing said anywhere."""
+    pool.connect("odd", command=sys.executable, args=[SEQUENTIAL], tool_timeout=60, **QUICK)
+    assert pool.call("odd", "stray_answer").text == "the real answer"
+    assert wait_until(lambda: any("never sent" in line for line in pool.logs("odd")))
+    (said,) = [line for line in pool.logs("odd") if "never sent" in line]
+    assert "[warning]" in said and "100" in said  # which id: its own + 1000
+    assert pool.call("odd", "pid").text  # the session goes on
+
+
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_a_task_whose_server_was_started_again_says_so_not_its_ttl(pool, era):
     """A stdio server killed while its task runs comes back with no tasks: the task's handle said

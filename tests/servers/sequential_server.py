@@ -11,6 +11,7 @@ Run: ``python tests/servers/sequential_server.py``. The 2025-11-25 handshake (``
 - ``null_result()``: answers ``"result": null`` (not a result object).
 - ``batched()``: answers in a one-element array (the 2025-03-26 batch form).
 - ``cut_short()``: writes the first half of its answer line, then the newline (a write cut mid-way).
+- ``stray_answer()``: first answers a request id never sent (its own + 1000), then its own.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ TOOLS = [
     {"name": "null_result", "inputSchema": {"type": "object"}},
     {"name": "batched", "inputSchema": {"type": "object"}},
     {"name": "cut_short", "inputSchema": {"type": "object"}},
+    {"name": "stray_answer", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -79,6 +81,9 @@ def main() -> None:
             whole = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": text("x" * 200)})
             sys.stdout.write(whole[: len(whole) // 2] + "\n")
             sys.stdout.flush()
+        elif method == "tools/call" and params.get("name") == "stray_answer":
+            answer(request_id + 1000, text("for nobody"))
+            answer(request_id, text("the real answer"))
         elif method == "tools/call":
             token = (params.get("_meta") or {}).get("progressToken")
             answer(request_id, run_tool(params.get("name"), params.get("arguments") or {}, token))
