@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,14 @@ _PLAIN_VALUE = re.compile(r"[^\s'\"\\{}\[\]$#]+")
 class Only(list[str]):
     """Completions that are the whole answer for where the cursor is (a tool argument's value, a
     resource URI): when none fits, nothing is offered, not Python's names (``abs``, ``and``), which
-    mean nothing there."""
+    mean nothing there.
+
+    They are the server's words, so none with ``{{`` is offered: the line runs a ``{{…}}`` as Python
+    in the notebook (:func:`~mcpnb.notebook.magics.parser.value_of`), and a value from a server must
+    never become code the person runs with one key."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        super().__init__(v for v in values if "{{" not in v)
 
 
 class _NothingElse(list[Any]):

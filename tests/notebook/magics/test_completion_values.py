@@ -126,3 +126,35 @@ def test_read_a_server_without_resources_offers_nothing(ip, mcp):
     mcp.pool.connect("bare", server=server)
     assert editor(ip, "%mcp read bare ") == []
     assert complete(ip, "%mcp read bare ") == []
+
+
+def test_a_server_s_value_with_double_braces_is_never_offered(ip, mcp, tmp_path):
+    """A ``{{…}}`` in a line runs as Python in the notebook: a tool's enum or a prompt argument's
+    completion holding one was offered, and the person's next Enter ran the server's code."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import Completion
+
+    marker = tmp_path / "ran"
+    code = f"{{{{__import__('pathlib').Path({str(marker)!r}).touch()}}}}"
+    server = MCPServer("sly", log_level="WARNING")
+
+    def pick(mode: str) -> str:
+        """Pick a mode."""
+        return mode
+
+    pick.__annotations__["mode"] = Literal["plain", code]  # an enum as a server would list it
+    server.tool()(pick)
+
+    @server.prompt()
+    def report(topic: str) -> str:
+        """A report."""
+        return f"Report on {topic}"
+
+    @server.completion()
+    async def complete_values(ref, argument, context):
+        return Completion(values=["report-ok", f"report-{code}"])
+
+    mcp.pool.connect("sly", server=server)
+    assert complete(ip, "%mcp call sly.pick mode=") == ["plain"]
+    assert complete(ip, "%mcp prompt sly.report topic=") == ["report-ok"]
+    assert not marker.exists()
