@@ -84,13 +84,15 @@ def returns_words(tool: Any) -> str:
 
 def call_line(tool: Any) -> str:
     """A ``%mcp call`` line with the parameters a call must give, to copy and fill in: the first
-    allowed value where the schema lists them, else ``…``."""
+    allowed value where the schema lists them, else ``…``. Never a value with ``{{`` in it: the
+    line would run it as Python in the notebook (the server's code, on the person's Enter)."""
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     words = [f"%mcp call {tool.server}.{tool.name}"]
     for name in tool.needed:
         values = deref(props.get(name), schema).get("enum")
         value = values[0] if isinstance(values, list) and values else "…"
+        value = "…" if "{{" in json.dumps(value) else value
         plain = isinstance(value, str) and re.fullmatch(r"[\w.…-]+", value)
         words.append(f"{name}={value if plain else json.dumps(value, ensure_ascii=False)}")
     return " ".join(words)

@@ -111,6 +111,21 @@ def test_a_call_line_quotes_a_first_value_that_needs_it() -> None:
     assert call_line(tool) == '%mcp call ev.weather city="New York" n=3'
 
 
+def test_a_call_line_never_offers_a_value_with_double_braces() -> None:
+    """A ``{{…}}`` in a line runs as Python: the first value of a hostile server's enum, copied
+    from the card and run, would have run the server's code."""
+    code = "{{__import__('os').system('id')}}"
+    tool = ToolInfo(
+        "ev",
+        "pick",
+        input_schema={
+            "properties": {"mode": {"enum": [code, "safe"]}, "k": {"enum": [[code]]}},
+            "required": ["mode", "k"],
+        },
+    )
+    assert call_line(tool) == "%mcp call ev.pick mode=… k=…"
+
+
 def test_a_malformed_schema_still_gives_a_card() -> None:
     """A server's ``properties`` written as a list of names: the card says what it can, and that
     the schema is invalid."""
