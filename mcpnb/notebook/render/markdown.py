@@ -47,7 +47,8 @@ def _inline(text: str) -> str:
         codes.append(f'<a href="{url}" target="_blank" rel="noopener noreferrer">{label}</a>')
         return f"\x00{len(codes) - 1}\x00"
 
-    out = _LINK.sub(keep_link, _CODE.sub(keep_code, esc(text)))
+    # NUL marks what is set aside: a server's own NULs (no HTML holds one) become U+FFFD first
+    out = _LINK.sub(keep_link, _CODE.sub(keep_code, esc(text.replace("\x00", "\ufffd"))))
     out = _BOLD.sub(r"<strong>\1</strong>", out)
     out = _ITALIC.sub(r"<em>\1</em>", out)
     return re.sub("\x00(\\d+)\x00", lambda m: codes[int(m.group(1))], out)

@@ -366,3 +366,25 @@ def test_a_markdown_image_is_a_link_to_it_not_a_bang_before_a_link() -> None:
     assert markdown_to_html("[a](https://e.example/a)") == (
         '<p><a href="https://e.example/a" target="_blank" rel="noopener noreferrer">a</a></p>'
     )
+
+
+def test_nuls_in_a_servers_markdown_are_text_not_what_the_renderer_set_aside(pool) -> None:
+    """The renderer marks code spans and links with NULs: a server's own ``\\x005\\x00`` raised
+    IndexError, and ``%mcp read`` of such a resource lost its whole display (a tool's result fell
+    back to "could not render"); a ``\\x000\\x00`` put the first link's markup in its place."""
+    from mcpnb.notebook.render.resource import contents_bundle
+
+    text = "# Notes\nsee `code` and [docs](https://example.org) \x005\x00 then \x000\x00 end"
+    server = MCPServer("notes", log_level="WARNING")
+
+    @server.resource("notes://today", mime_type="text/markdown")
+    def today() -> str:
+        return text
+
+    pool.connect("notes", server=server)
+    contents = pool.read("notes", "notes://today")
+    assert contents.text == text  # the data as sent
+    shown = contents_bundle(contents)["text/html"]
+    assert "<code>code</code>" in shown and shown.count("https://example.org") == 1
+    assert "\x00" not in shown and "\ufffd5\ufffd" in shown and "\ufffd0\ufffd end" in shown
+    assert markdown_to_html(text).count("<code>") == 1
