@@ -37,13 +37,29 @@ RENDERERS = {
 
 
 def bundle(obj: Any) -> dict[str, Any]:
-    """The display bundle of a client object (what :func:`mcpnb.client.display.mimebundle` asks for)."""
+    """The display bundle of a client object (what :func:`mcpnb.client.display.mimebundle` asks for).
+
+    A renderer that fails on what a server sent costs the drawing, never the data: the object is
+    shown plainly with what went wrong (a resource with odd Markdown lost its whole display)."""
     for cls in type(obj).__mro__:
         target = RENDERERS.get(cls.__name__)
         if target is not None:
             module, _, function = target.partition(":")
-            return getattr(import_module(module), function)(obj)
+            try:
+                return getattr(import_module(module), function)(obj)
+            except Exception as exc:
+                return _undrawn(obj, exc)
     return {"text/plain": repr(obj)}
+
+
+def _undrawn(obj: Any, exc: Exception) -> dict[str, Any]:
+    """``obj`` as Python shows it (a list its items; its own repr may be the renderer that failed),
+    and why it is not drawn."""
+    from mcpnb.notebook.render.html import esc
+
+    plain = list.__repr__(obj) if isinstance(obj, list) else object.__repr__(obj)
+    note = f"mcpnb could not draw this {type(obj).__name__} ({type(exc).__name__}: {exc}); its data is intact"
+    return {"text/plain": f"{plain}\n{note}", "text/html": f"<pre>{esc(plain)}</pre><div>{esc(note)}</div>"}
 
 
 __all__ = [

@@ -388,3 +388,27 @@ def test_nuls_in_a_servers_markdown_are_text_not_what_the_renderer_set_aside(poo
     assert "<code>code</code>" in shown and shown.count("https://example.org") == 1
     assert "\x00" not in shown and "\ufffd5\ufffd" in shown and "\ufffd0\ufffd end" in shown
     assert markdown_to_html(text).count("<code>") == 1
+
+
+def test_a_renderer_that_fails_costs_the_drawing_not_the_data(pool, monkeypatch) -> None:
+    """Whatever a renderer trips on, the object still shows, plainly, saying what went wrong: the
+    display of ``%mcp read`` raised instead (a formatter traceback in the cell, nothing shown)."""
+    from mcpnb.notebook import render
+
+    server = MCPServer("notes", log_level="WARNING")
+
+    @server.resource("notes://today", mime_type="text/markdown")
+    def today() -> str:
+        return "kept <as> sent"
+
+    pool.connect("notes", server=server)
+    contents = pool.read("notes", "notes://today")
+
+    def broken(obj: Any) -> dict[str, Any]:
+        raise ValueError("a renderer's bug")
+
+    monkeypatch.setattr(render, "RENDERERS", {**render.RENDERERS, "ResourceContents": f"{__name__}:_broken"})
+    monkeypatch.setitem(globals(), "_broken", broken)
+    shown = contents._repr_mimebundle_()
+    assert "kept <as> sent" in shown["text/plain"] and "kept &lt;as&gt; sent" in shown["text/html"]
+    assert "could not draw this ResourceContents (ValueError: a renderer's bug)" in shown["text/plain"]
