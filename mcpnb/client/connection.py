@@ -33,6 +33,7 @@ from mcpnb.client.errors import (
     AuthError,
     ConnectError,
     McpnbError,
+    ServerExitedError,
     describe,
     http_refusal,
     http_status_of,
@@ -542,7 +543,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         on_stdout=self._on_stdout,
                         # (status, request headers, message, challenge[, Retry-After])
                         on_response=self._on_response,
-                        on_failure=lambda exc: requests.transport_failed(self, exc, stop),
+                        on_failure=lambda exc: self._transport_failed(exc, stop, ready),
                     )
                 )
                 client = Client(
@@ -579,6 +580,14 @@ class Connection(SessionCallbacks, ConnectionRequests):
         finally:
             if not ready.done():
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
+
+    def _transport_failed(self, exc: BaseException, stop: asyncio.Event, ready: asyncio.Future[Any]) -> None:
+        """The transport says the session is over (:func:`~mcpnb.client.requests.transport_failed`);
+        while it opens, the opening fails now: a legacy SSE handshake whose POST was refused is
+        answered by nothing (the SDK's writer stopped), and waited out its whole startup_timeout."""
+        requests.transport_failed(self, exc, stop)
+        if isinstance(exc, ServerExitedError) and not ready.done():
+            ready.set_exception(exc)
 
     def _install(self, client: Any) -> None:
         from mcpnb.client import doors
@@ -668,8 +677,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return
         if self._stop is not None:
             self._stop.set()
-        if self._ready is not None and not self._ready.done():
-            owner.cancel()  # still handshaking: it would never look at the stop event
+        ready = self._ready
+        if ready is not None and (not ready.done() or ready.cancelled() or ready.exception() is not None):
+            owner.cancel()  # still handshaking (or failed by the transport meanwhile): it never looks at stop
         done, _ = await asyncio.wait({owner}, timeout=STOP_GRACE)
         if not done:
             owner.cancel()

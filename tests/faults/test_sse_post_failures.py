@@ -201,3 +201,23 @@ def test_a_message_post_never_answered_fails_the_calls_behind_it_and_the_connect
         assert isinstance(failure, CallError) and not isinstance(failure, CallTimeoutError), failure
         assert "did not answer a message POST within 2 s" in str(failure), failure
     _back(pool)
+
+
+@pytest.mark.timeout(60)  # far below startup_timeout=300: the old code waited that out
+@pytest.mark.parametrize(("spoil", "said"), REFUSALS[:2])
+def test_a_refused_initialize_post_fails_the_connect_at_once_with_the_servers_answer(
+    pool, legacy_sse, spoil, said
+):
+    """The handshake's POST refused: nothing answers ``initialize`` (the SDK's writer stopped), and
+    the connect waited out its whole startup_timeout, then its owner task STOP_GRACE more."""
+    from mcpnb import ConnectError
+
+    proxy, url = legacy_sse
+    proxy.method, proxy.spoil = "initialize", spoil
+    with pytest.raises(ConnectError) as failed:
+        pool.connect("old", url=url, transport="sse", era="legacy", **{**QUICK, "startup_timeout": 300})
+    status, _, words = said.removeprefix("HTTP ").partition(" from the server: ")
+    assert f"answered a message POST with HTTP {status} ({words})" in str(failed.value), str(failed.value)
+    assert pool.status()["old"].state == "failed"
+    pool.reconnect("old")  # the next POST goes through: the same server, connected
+    assert pool.call("old", "echo", {"text": "x"}).text == "x"
