@@ -5,7 +5,11 @@ The HTTP client logs every request URL at INFO (``httpx2``: ``HTTP Request: POST
 ``logging.basicConfig(level=logging.INFO)`` in a notebook, and a token is in the saved file. So a
 filter on those loggers rewrites each record before any handler sees it: URLs through
 :func:`~mcpnb.client.redact.redact_url`, secret-named headers (``Authorization: Bearer …``,
-``(b'cookie', b'…')``) replaced, and every secret a live connection knows scrubbed.
+``(b'cookie', b'…')``) replaced, and every secret a live connection knows scrubbed. A filter on a
+logger sees only the records logged on that logger, not those its children pass up to it, and a
+library creates a child logger whenever it likes (httpcore's ``httpcore2.http11`` during the first
+request): so a log record factory puts the filter on each watched logger as it makes its first
+record, before any filter or handler sees that record.
 
 The SDK also logs tracebacks at WARNING and above from its transport tasks (a server that prints
 garbage, an SSE stream that dies, "Session termination failed" on disconnect). Without a handler,
@@ -60,8 +64,9 @@ SUMMARY_CHARS = 300
 #: The SDK's loggers (its session logs as plain "client"), and FastMCP's: what a connection's own
 #: tasks log at WARNING and above goes to its server's log.
 SERVER_LOGGERS = ("mcp", "mcp_types", "client", "fastmcp")
-#: Loggers whose records are rewritten (with every child logger that exists when :func:`install` runs).
+#: Loggers whose records are rewritten, with every child logger (``httpcore2.http11``), whenever made.
 WATCHED = ("httpx2", "httpx", "httpcore2", "httpcore", *SERVER_LOGGERS, "sse_starlette", "uvicorn")
+_WATCHED_ROOTS = frozenset(WATCHED)
 
 _URL = re.compile(r"""\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>`]+""")
 # ... and session ids, which let whoever reads them act in the session: httpcore's response header
@@ -295,12 +300,49 @@ def route_warnings() -> None:
         _previous_show, warnings.showwarning = warnings.showwarning, _show_warning
 
 
+class _FilterNewLoggers:
+    """A log record factory (:func:`logging.setLogRecordFactory`): the one it replaced makes the
+    record, then a watched logger that has no filter yet is given one. A logger makes its record
+    before it runs its filters, so the record that a logger created since :func:`install` logs
+    first is already rewritten. Per record of a watched logger, a look-up and a glance at its
+    filters; the records of other loggers are left alone (see :func:`install`)."""
+
+    def __init__(self, previous: Any) -> None:
+        self.previous = previous
+
+    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = self.previous(*args, **kwargs)
+        name = getattr(record, "name", None)
+        if isinstance(name, str) and name.partition(".")[0] in _WATCHED_ROOTS:
+            _watch(logging.root.manager.loggerDict.get(name))
+        return record
+
+
+_adding = threading.Lock()
+
+
+def _watch(logger: Any) -> None:
+    """Put the filter on ``logger`` (a placeholder, which logs nothing, is skipped)."""
+    if isinstance(logger, logging.Logger) and _FILTER not in logger.filters:
+        with _adding:  # two threads logging at once must not add it twice
+            if _FILTER not in logger.filters:
+                logger.addFilter(_FILTER)
+
+
 def install() -> None:
-    """Put the filter on every watched logger that exists now, and route warnings raised in a
-    connection's tasks (idempotent, cheap: run per session)."""
+    """Put the filter on every watched logger that exists now and on any made later, and route
+    warnings raised in a connection's tasks (idempotent, cheap: run per session). The record
+    factory is put back in front if another has replaced it since (one that chains to it, a
+    ``LogRecord`` subclass that does not); the loggers are also filtered now for those whose own
+    ``makeRecord`` passes it by. A logger of the person's own code (``myapp``) is not filtered:
+    what its code said is logged as it was said, a secret included."""
     route_warnings()
-    names = [name for name in list(logging.root.manager.loggerDict) if name.split(".", 1)[0] in WATCHED]
+    with _adding:
+        factory = logging.getLogRecordFactory()
+        if not isinstance(factory, _FilterNewLoggers):
+            logging.setLogRecordFactory(_FilterNewLoggers(factory))
+    names = [
+        name for name in list(logging.root.manager.loggerDict) if name.partition(".")[0] in _WATCHED_ROOTS
+    ]
     for name in {*WATCHED, *names}:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
+        _watch(logging.getLogger(name))
