@@ -116,7 +116,7 @@ def note_response(
         status,
         conn.safe(message) if message else None,
         oauth=status == 401 and signs_in_with_oauth(challenge),
-        scope=scope_asked(status, challenge),
+        scope=scope_scrubbed(conn, scope_asked(status, challenge)),
         retry_after=RetryAfter.asked(retry_after),
         resuming=bool(request_headers.get("last-event-id")),
     )
@@ -142,7 +142,16 @@ def scope_asked(status: int, challenge: str | None) -> str | None:
 
     from mcpnb.client.auth.provider import scope_challenge
 
-    return scope_challenge(httpx2.Response(403, headers={"WWW-Authenticate": challenge}))
+    # as bytes: httpx2 decoded the header (UTF-8, else Latin-1), and encodes a str one as ASCII, so
+    # a challenge with an "é" in it raised here, in the response hook, and lost the answer
+    raw = challenge.encode("utf-8", "replace")
+    return scope_challenge(httpx2.Response(403, headers={"WWW-Authenticate": raw}))
+
+
+def scope_scrubbed(conn: Connection, scope: str | None) -> str | None:
+    """The scope a 403 names, with the secrets of ``conn`` hidden as in the server's message: the
+    challenge is the server's text, and the words of the call's error quote it."""
+    return conn.safe(scope) if scope else scope
 
 
 def unknown_session(status: int, message: str | None) -> bool:

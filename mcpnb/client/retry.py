@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -51,30 +52,44 @@ _RETRYABLE_CODES = {-32000, -32001}
 #: rest of the day with the connection ``reconnecting``; its words still say what it asked for.
 RETRY_AFTER_CAP = 300.0
 
+#: The longest ``Retry-After`` read as what it says: a year and a day. A longer one (twelve digits of
+#: seconds, an HTTP-date in the year 9999) says "not any time soon" all the same, and is read as
+#: this: no datetime can hold it, and no one waits for it (:data:`RETRY_AFTER_CAP` does the waiting).
+LONGEST_ASKED = 366 * 86400.0
+
+#: RFC 9110 §10.2.3: delay-seconds = 1*DIGIT, ASCII digits only (``str.isdigit`` also takes "²" and
+#: "٣", which ``float`` then refuses or reads as another number).
+_DELAY_SECONDS = re.compile(r"[0-9]+")
+
 
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
     """The seconds a ``Retry-After`` header asks for (RFC 9110 §10.2.3: delay-seconds or an
-    HTTP-date), 0 for a date already past; None when there is none or it says neither."""
+    HTTP-date), 0 for a date already past, at most :data:`LONGEST_ASKED`; None when there is none
+    or it says neither. Never raises: the header is the server's (or a proxy's) text, and this runs
+    in the HTTP client's response hook, where an exception would lose the answer it came with."""
     text = (value or "").strip()
     if not text:
         return None
-    if text.isdigit():
-        return float(text)
+    if _DELAY_SECONDS.fullmatch(text):
+        return min(float(text), LONGEST_ASKED)  # float, not int: no digit limit, inf at worst
     try:
         when = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
+        if when.tzinfo is None:  # an HTTP-date is GMT
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when.tzinfo is None:  # an HTTP-date is GMT
-        when = when.replace(tzinfo=UTC)
-    return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
+    return min(max(seconds, 0.0), LONGEST_ASKED)
 
 
 @dataclass(frozen=True)
 class RetryAfter:
-    """A ``Retry-After`` as it arrived: what the server asked for and when that wait is over."""
+    """A ``Retry-After`` as it arrived: what the server asked for, and when mcpnb asks again (after
+    that wait, or :data:`RETRY_AFTER_CAP` when it asked for longer)."""
 
-    seconds: float
-    until: float  # time.monotonic() when the wait is over
+    seconds: float  # what the server asked for (at most LONGEST_ASKED)
+    waits: float  # what mcpnb waits of it: seconds, at most RETRY_AFTER_CAP
+    until: float  # time.monotonic() when that wait is over
     until_wall: datetime  # the same, on the wall clock (what a person reads)
 
     @classmethod
@@ -82,23 +97,41 @@ class RetryAfter:
         seconds = retry_after_seconds(value)
         if seconds is None:
             return None
-        return cls(seconds, time.monotonic() + seconds, datetime.now() + timedelta(seconds=seconds))
+        # capped here, not only when slept: a revive or a call waits for ``until``, not a sleep
+        waits = min(seconds, RETRY_AFTER_CAP)
+        return cls(seconds, waits, time.monotonic() + waits, datetime.now() + timedelta(seconds=waits))
 
     def remaining(self) -> float:
-        """What is left of the wait, capped at :data:`RETRY_AFTER_CAP` (0 once it is over)."""
+        """What is left of the wait (0 once it is over), never more than :data:`RETRY_AFTER_CAP`."""
         return min(max(self.until - time.monotonic(), 0.0), RETRY_AFTER_CAP)
 
     def words(self) -> str:
         """``the server asks to wait 30 s (Retry-After, until 22:41:07)``: a clock time, so the
-        words are still true when read a minute later (the status table's)."""
-        until = f"{self.until_wall:%H:%M:%S}"
-        return f"the server asks to wait {_seconds(self.seconds)} (Retry-After, until {until})"
+        words are still true when read a minute later (the status table's); a longer ask than
+        mcpnb waits for says both (``… wait 2 h (Retry-After; mcpnb waits 5 min of it, until …)``)."""
+        asked = f"the server asks to wait {_seconds(self.seconds)}"
+        until = wall_clock(self.until_wall)
+        if self.waits >= self.seconds:
+            return f"{asked} (Retry-After, until {until})"
+        return f"{asked} (Retry-After; mcpnb waits {_seconds(self.waits)} of it, until {until})"
 
 
 def _seconds(seconds: float) -> str:
-    if seconds >= 120:
-        return f"{seconds / 60:.0f} min"
+    """A wait in the unit a person reads it in: 45 s, 30 min, 5 h, 3 days."""
+    if seconds > 365 * 86400:
+        return "more than a year"
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.0f} {unit}"
     return f"{math.ceil(seconds):g} s"
+
+
+def wall_clock(when: datetime, now: datetime | None = None) -> str:
+    """``22:41:07`` today, ``2026-12-06 00:03:07`` another day: a bare time of day for a moment
+    that is not today reads as the wrong one."""
+    if when.date() == (now or datetime.now()).date():
+        return f"{when:%H:%M:%S}"
+    return f"{when:%Y-%m-%d %H:%M:%S}"
 
 
 def asked_wait(conn: Connection) -> float:
@@ -364,7 +397,7 @@ def not_connected(conn: Connection) -> NotConnectedError:
     again = failed and conn.revivable
     asked = conn.http_answer.retry_after if again and conn.http_answer is not None else None
     if asked is not None and asked.remaining() > 0:
-        then = f"the next call after {asked.until_wall:%H:%M:%S} tries again, or "
+        then = f"the next call after {wall_clock(asked.until_wall)} tries again, or "
     else:
         then = "the next call tries again, or " if again else ""
     # a 401/403 says itself what to change before reconnecting (a reconnect alone resends the same)

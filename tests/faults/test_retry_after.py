@@ -199,3 +199,114 @@ def test_retry_after_reads_seconds_and_http_dates():
     assert retry_after_seconds(format_datetime(now + timedelta(seconds=90), usegmt=True), now) == 90.0
     assert retry_after_seconds(format_datetime(now - timedelta(seconds=90), usegmt=True), now) == 0.0
     assert retry_after_seconds("soon", now) is None and retry_after_seconds(None, now) is None
+
+
+#: ``Retry-After`` values no server should send, as a hostile or broken one may: twelve digits of
+#: seconds (a datetime cannot hold them), a superscript two (``str.isdigit`` says yes, ``float`` no),
+#: an Arabic-Indic three (``float`` reads it as 3, RFC 9110 allows ASCII digits only), 400 digits,
+#: and an HTTP-date in the year 9999.
+HOSTILE_RETRY_AFTER = ["999999999999", "\u00b2", "\u0663", "1" * 400, "Fri, 31 Dec 9999 23:59:59 GMT"]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("value", HOSTILE_RETRY_AFTER)
+def test_a_connect_refused_with_a_hostile_retry_after_names_the_503(pool, gate, value):
+    gate_, url = gate
+    gate_.answer(None, refuse(503, "text/html", UNAVAILABLE, ("Retry-After", value)))
+    with pytest.raises(ConnectError) as failed:
+        pool.connect("s", url=url, era="legacy", **QUICK)
+    message = str(failed.value)
+    assert "HTTP 503 Service Unavailable" in message, message
+    assert "Error" not in message, message  # no OverflowError, ValueError from reading the header
+    if value.isascii():  # a wait beyond a year is said as such, and mcpnb waits 5 min of it
+        assert "the server asks to wait more than a year (Retry-After; mcpnb waits 5 min of it" in message
+    else:  # not a number: no wait is said
+        assert "Retry-After" not in message, message
+    assert pool.status()["s"].state == "failed"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+@pytest.mark.parametrize("value", HOSTILE_RETRY_AFTER[:2])
+def test_a_call_refused_with_429_and_a_hostile_retry_after_fails_alone(pool, gate, era, value):
+    gate_, url = gate
+    pool.connect("s", url=url, era=era, **QUICK)
+    opened = gate_.posts("initialize")
+    gate_.answer({"tools/call"}, refuse(429, "application/json", TOO_MANY, ("Retry-After", value)), count=1)
+    with pytest.raises(CallError) as failed:
+        pool.call("s", "echo", {"text": "x"})
+    message = str(failed.value)
+    assert "HTTP 429 from the server: Too many requests, slow down" in message, message
+    assert "connection" not in message and "Error" not in message, message
+    assert pool.status()["s"].state == "connected"
+    assert pool.call("s", "echo", {"text": "again"}).text == "again"  # the same session
+    assert gate_.posts("initialize") == opened
+
+
+@pytest.mark.timeout(60)
+def test_a_long_retry_after_keeps_the_next_call_away_only_as_long_as_the_cap(pool, gate, monkeypatch):
+    from mcpnb.client import retry
+
+    monkeypatch.setattr(retry, "RETRY_AFTER_CAP", 0.5)  # 5 min stands in as half a second
+    gate_, url = gate
+    gate_.answer(None, refuse(503, "text/html", UNAVAILABLE, ("Retry-After", "9999999999")))  # 317 years
+    with pytest.raises(ConnectError) as failed:
+        pool.connect("s", url=url, era="legacy", **QUICK)
+    assert "the server asks to wait more than a year (Retry-After; mcpnb waits 1 s of it, until " in str(
+        failed.value
+    )
+    gate_.open()
+
+    def call_goes_through() -> bool:
+        try:
+            return pool.call("s", "echo", {"text": "back"}).text == "back"
+        except NotConnectedError as refused:  # within the cap: said, nothing sent
+            assert "the next call after " in str(refused) and "tries again" in str(refused)
+            return False
+
+    # the server's 317 years are not waited for: once the cap is over, a call tries again
+    assert wait_until(call_goes_through), pool.status()["s"]
+    assert pool.status()["s"].state == "connected"
+
+
+# A 403 insufficient_scope to a call names the scope it asks for: the server's own words, from the
+# same gate. Whatever of the connection's secrets the server puts there (it has the token and the URL)
+# is hidden, as it is in the server's message.
+
+TOKEN = "hSecretHeaderValue9923y"
+QUERY_SECRET = "qSecretQueryValue7731x"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["http", "sse"])
+def test_the_scope_a_call_is_refused_for_hides_the_connections_secrets(pool, kind):
+    from mcpnb.client.errors import AuthError
+
+    for gate_, url in gated(kind):
+        transport = {"transport": "sse"} if kind == "sse" else {}
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        pool.connect("s", url=f"{url}?token={QUERY_SECRET}", headers=headers, **transport, **QUICK)
+        challenge = f'Bearer error="insufficient_scope", scope="write {TOKEN} {QUERY_SECRET}"'
+        gate_.answer(
+            {"tools/call"}, refuse(403, "text/plain", "no", ("WWW-Authenticate", challenge)), count=1
+        )
+        with pytest.raises(AuthError) as refused:
+            pool.call("s", "echo", {"text": "x"})
+        said = f"{refused.value}\n{refused.value.for_model}"
+        assert "this call needs the scope write *** ***" in said, said
+        assert TOKEN not in said and QUERY_SECRET not in said, said
+        pool.disconnect("s")
+
+
+@pytest.mark.timeout(60)
+def test_a_scope_challenge_with_a_letter_beyond_ascii_fails_the_call_alone(pool, gate):
+    from mcpnb.client.errors import AuthError
+
+    gate_, url = gate
+    pool.connect("s", url=url, headers={"Authorization": f"Bearer {TOKEN}"}, **QUICK)
+    challenge = 'Bearer error="insufficient_scope", scope="écrire"'
+    gate_.answer({"tools/call"}, refuse(403, "text/plain", "no", ("WWW-Authenticate", challenge)), count=1)
+    with pytest.raises(AuthError) as refused:
+        pool.call("s", "echo", {"text": "x"})
+    assert "this call needs the scope écrire" in str(refused.value), refused.value
+    assert pool.call("s", "echo", {"text": "again"}).text == "again"  # the session went on
