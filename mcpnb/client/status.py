@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from mcpnb.client.errors import did_you_mean_text
+from mcpnb.client.printable import printable
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class StatusTable(list[ServerStatus]):
         widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
         if len(self) == 1 and self[0].instructions:  # a server just connected: what it says of itself
-            lines.append(f"instructions: {instructions_preview(self[0].instructions)}")
+            lines.append(f"instructions: {printable(instructions_preview(self[0].instructions))}")
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
@@ -109,10 +110,12 @@ def health_text(row: ServerStatus) -> str:
 
 
 def _cells(row: ServerStatus) -> list[str]:
+    """A row of the text table, each cell :func:`printable` before the columns are measured: the
+    server's name and version, and an error quoting its stderr, are its words."""
     server = " ".join(p for p in (row.server_name, row.server_version) if p)
     latency = f"{row.last_latency_ms:.1f} ms" if row.last_latency_ms is not None else ""
     since = row.since.strftime("%H:%M:%S") if row.since else ""
-    return [
+    cells = [
         row.name,
         row.transport,
         row.state,
@@ -125,3 +128,4 @@ def _cells(row: ServerStatus) -> list[str]:
         since,
         row.last_error or "",
     ]
+    return [printable(cell) for cell in cells]

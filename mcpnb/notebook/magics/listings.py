@@ -11,12 +11,14 @@ import json
 from typing import Any, ClassVar
 
 from mcpnb.client.contents import pick
+from mcpnb.client.printable import printable
 from mcpnb.notebook.render.html import esc, pre, wrap
 from mcpnb.notebook.render.tool_list import not_listed_note, short
 
 
 def text_table(columns: list[str], rows: list[list[str]]) -> str:
-    table = [columns, *rows]
+    """The rows under their columns, each cell :func:`printable` before the columns are measured."""
+    table = [columns, *([printable(cell) for cell in row] for row in rows)]
     widths = [max(len(r[i]) for r in table) for i in range(len(columns))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table)
 
@@ -58,7 +60,7 @@ class _Table(list[Any]):
     def __repr__(self) -> str:
         note = not_listed_note(self)
         shown = text_table(self.columns, self._rows()) if self else self.empty
-        return shown + (f"\n{note}" if note else "")
+        return printable(shown + (f"\n{note}" if note else ""))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         note = not_listed_note(self)
@@ -170,7 +172,7 @@ class TaskList(_Table):
         return lines
 
     def __repr__(self) -> str:
-        return "\n".join([super().__repr__(), *self._footer()])
+        return printable("\n".join([super().__repr__(), *self._footer()]))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         bundle = super()._repr_mimebundle_(include, exclude)
@@ -209,7 +211,7 @@ class LogView(list[str]):
         self.server = server
 
     def __repr__(self) -> str:
-        return "\n".join(_folded(self)) if self else f"(no log lines for {self.server})"
+        return printable("\n".join(_folded(self))) if self else f"(no log lines for {printable(self.server)})"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return {"text/plain": repr(self), "text/html": wrap(pre(repr(self)))}
@@ -260,7 +262,7 @@ class ConfigView(dict[str, Any]):
         lines.append(
             json.dumps(dict(self), indent=2, default=str, ensure_ascii=False) if self else "(no servers)"
         )
-        return "\n".join(lines)
+        return printable("\n".join(lines))
 
     def __repr__(self) -> str:
         return self._text()

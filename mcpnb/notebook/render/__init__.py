@@ -14,6 +14,7 @@ from importlib import import_module
 from typing import Any
 
 from mcpnb.client.frames import NotTabularError, to_dataframe
+from mcpnb.client.printable import printable
 from mcpnb.client.toolinfo import ToolList
 from mcpnb.notebook.render.defaults import DEFAULTS, RenderDefaults
 from mcpnb.notebook.render.result import result_bundle
@@ -40,7 +41,16 @@ def bundle(obj: Any) -> dict[str, Any]:
     """The display bundle of a client object (what :func:`mcpnb.client.display.mimebundle` asks for).
 
     A renderer that fails on what a server sent costs the drawing, never the data: the object is
-    shown plainly with what went wrong (a resource with odd Markdown lost its whole display)."""
+    shown plainly with what went wrong (a resource with odd Markdown lost its whole display). The
+    ``text/plain`` is made :func:`printable` here once more: a renderer that let a server's escape
+    sequence through (or an error message that quotes one) still cannot reach a terminal with it."""
+    shown = _drawn(obj)
+    if isinstance(shown.get("text/plain"), str):
+        shown["text/plain"] = printable(shown["text/plain"])
+    return shown
+
+
+def _drawn(obj: Any) -> dict[str, Any]:
     for cls in type(obj).__mro__:
         target = RENDERERS.get(cls.__name__)
         if target is not None:

@@ -9,6 +9,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from mcpnb.client.printable import printable
 from mcpnb.notebook.render.html import badge, esc, wrap
 
 
@@ -81,4 +82,4 @@ def card_bundle(
             for label, v, code in trailers
         )
     )
-    return {"text/plain": "\n".join(lines), "text/html": wrap(html)}
+    return {"text/plain": printable("\n".join(lines)), "text/html": wrap(html)}

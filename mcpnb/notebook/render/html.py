@@ -1,8 +1,10 @@
 """Small HTML building blocks: escaping, badges and the one stylesheet every bundle carries.
 
 Every string that came from a server (text, names, URIs, schema messages) passes through :func:`esc`
-before it reaches markup. Colours use JupyterLab's CSS variables with fallbacks, and badges use
-translucent backgrounds, so one stylesheet reads well in light and dark themes. Table cells are
+before it reaches markup, and through :func:`~mcpnb.client.printable.printable` before it reaches a
+``text/plain`` twin (a terminal acts on what markup would only show). Colours use JupyterLab's CSS
+variables with fallbacks, and badges use translucent backgrounds, so one stylesheet reads well in
+light and dark themes. Table cells are
 left-aligned (numbers right): JupyterLab right-aligns every output table cell with a two-class
 selector, so ours names the root class twice to weigh as much and, coming later, win.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 import html as _html
 import re
 from typing import Any
+
+from mcpnb.client.printable import bidi_shown, without_ansi
 
 ROOT = "mcpnb-r"
 
@@ -55,8 +59,9 @@ STYLE = f"""<style>
 
 
 def esc(value: Any) -> str:
-    """HTML-escape anything (quotes too, so the result is safe inside attributes)."""
-    return _html.escape("" if value is None else str(value), quote=True)
+    """HTML-escape anything (quotes too, so the result is safe inside attributes); a bidi override
+    shows as ``<U+202E>`` (:func:`bidi_shown`): markup escaped still reads right to left after one."""
+    return _html.escape(bidi_shown("" if value is None else str(value)), quote=True)
 
 
 def esc_lines(value: Any) -> str:
@@ -108,17 +113,6 @@ def linked(text: str) -> str:
         at = m.start() + len(url)
     out.append(esc(text[at:]))
     return "".join(out)
-
-
-#: Terminal escape sequences: CSI (colours, ``\x1b[2m``), OSC (titles, links) and the two-character ones.
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-
-
-def without_ansi(text: str) -> str:
-    """``text`` without terminal escapes: servers pass on coloured logs (Playwright MCP's call log
-    in an error), which HTML shows as stray ``[2m``. The result keeps them; the text view too (a
-    terminal and Jupyter's plain-text output colour them)."""
-    return _ANSI.sub("", text) if "\x1b" in text else text
 
 
 def truncate(text: str, limit: int) -> tuple[str, int]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from mcpnb.client.contents import wire
 from mcpnb.client.files import files_in
+from mcpnb.client.printable import printable
 from mcpnb.client.toolinfo import says_markdown
 from mcpnb.notebook.render.content import read_hint, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS
@@ -37,7 +38,7 @@ def contents_bundle(contents: Any) -> dict[str, Any]:
         for mime, value in b.mime.items():
             bundle.setdefault(mime, value)
     bundle["text/html"] = wrap(head, "".join(b.html for b in blocks))
-    bundle["text/plain"] = "\n".join([f"{server} {uri}", *(b.text for b in blocks)])
+    bundle["text/plain"] = printable("\n".join([f"{server} {uri}", *(b.text for b in blocks)]))
     return bundle
 
 
@@ -63,4 +64,4 @@ def messages_bundle(prompt: Any) -> dict[str, Any]:
     head = f'<div class="mcpnb-head"><span class="mcpnb-name">{esc(prompt.server)}.{esc(prompt.name)}</span>'
     head += f'<span class="mcpnb-dim">{esc(prompt.description or "")}</span></div>'
     body = "".join(f"<div><b>{esc(role)}</b>{b.html}</div>" for role, b in parts)
-    return {"text/plain": text, "text/html": wrap(head, body)}
+    return {"text/plain": printable(text), "text/html": wrap(head, body)}

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcpnb.client.files import files_in
+from mcpnb.client.printable import printable
 from mcpnb.client.results import HALF_CHARACTERS, displayable
 from mcpnb.notebook.render.content import Rendered, block_type, get, render_block, save_hints
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
@@ -166,7 +167,7 @@ def build_result(result: Any, limit: int, notes: Sequence[str] = ()) -> dict[str
         body_html += transcript_html(transcript)
         texts.append(f"transcript ({len(transcript)} messages):\n{transcript!r}")
     bundle["text/html"] = wrap(head_html, body_html)
-    bundle["text/plain"] = "\n".join([head_text, *(t for t in texts if t)])
+    bundle["text/plain"] = printable("\n".join([head_text, *(t for t in texts if t)]))
     return bundle
 
 
@@ -214,7 +215,7 @@ def result_bundle(result: Any, *, limit: int | None = None) -> dict[str, Any]:
     except Exception as exc:
         note = f"mcpnb could not render this result ({type(exc).__name__}: {exc}); see result.json()"
         fallback = {
-            "text/plain": f"{result!r}\n{note}",
+            "text/plain": printable(f"{result!r}\n{note}"),
             "text/html": wrap(f"<pre>{esc(repr(result))}</pre>", esc(note)),
         }
         _displayable(fallback)  # (the repr says so already)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpnb.client.printable import printable
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
 
@@ -118,7 +119,8 @@ def columns_for(tools: list[Any]) -> list[str]:
 
 
 def _text_cells(t: Any) -> dict[str, str]:
-    return {
+    """A row of the text listing, each cell :func:`printable` before the columns are measured."""
+    cells = {
         "server": t.server,
         "tool": t.name,
         "title": t.title or "",
@@ -126,6 +128,7 @@ def _text_cells(t: Any) -> dict[str, str]:
         "parameters": params_text(t),
         "hints": " ".join(label for label, _ in hint_labels(t)),
     }
+    return {column: printable(text) for column, text in cells.items()}
 
 
 def tools_text(tools: list[Any], limit: int) -> str:
@@ -164,7 +167,7 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     if not tools:
         said = getattr(tools, "empty", None) or "(no tools)"
         return {
-            "text/plain": said + (f"\n{note}" if note else ""),
+            "text/plain": printable(said + (f"\n{note}" if note else "")),
             "text/html": wrap(f'<div class="mcpnb-dim">{esc(said)}</div>' + note_html),
         }
     shown = tools[:n]
@@ -182,5 +185,5 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     html += note_html
     problems = problem_lines(tools)
     html += "".join(f'<div class="mcpnb-block">{badge(line, "warn")}</div>' for line in problems)
-    text = "\n".join([tools_text(tools, n), *([note] if note else []), *problems])
+    text = printable("\n".join([tools_text(tools, n), *([note] if note else []), *problems]))
     return {"text/plain": text, "text/html": wrap(html)}

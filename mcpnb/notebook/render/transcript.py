@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcpnb.client.printable import printable
 from mcpnb.client.transcript import Message, Transcript
 from mcpnb.notebook.render.html import esc
 
@@ -27,4 +28,4 @@ def transcript_html(transcript: Transcript) -> str:
 
 
 def transcript_bundle(transcript: Transcript) -> dict[str, Any]:
-    return {"text/plain": repr(transcript), "text/html": transcript_html(transcript)}
+    return {"text/plain": printable(repr(transcript)), "text/html": transcript_html(transcript)}

@@ -284,7 +284,8 @@ def test_terminal_colours_in_a_servers_text_do_not_reach_the_html() -> None:
     b = result_bundle(r)
     assert "\x1b" not in b["text/html"] and "[2m" not in b["text/html"] and "[22m" not in b["text/html"]
     assert "  - &lt;launching&gt; chromium\na link" in b["text/html"]
-    assert "\x1b[2m" in b["text/plain"] and r.text == text  # a terminal colours them; the data keeps them
+    assert "\x1b" not in b["text/plain"] and "  - <launching> chromium\na link" in b["text/plain"]
+    assert r.text == text  # a terminal is not handed them (test_control_chars); the data keeps them
     marked = types.TextContent(type="text", text="# \x1b[1mBold\x1b[0m", _meta={"mimeType": "text/markdown"})
     assert "<h1>Bold</h1>" in result_bundle(ToolResult(server="s", tool="t", content=[marked]))["text/html"]
 
