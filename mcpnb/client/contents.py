@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.errors import validation_problem
+from mcpnb.client.printable import printable
 
 #: Media types whose bytes are text a person can read (a server may send text as a base64 blob).
 TEXTUAL = re.compile(
@@ -134,7 +135,7 @@ class ResourceContents(_Listed):
         body = "\n\n".join(parts)
         if len(body) > _REPR_TEXT:
             body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
-        return f"<ResourceContents {self.server} {self.uri}>\n{body}".rstrip("\n")
+        return printable(f"<ResourceContents {self.server} {self.uri}>\n{body}".rstrip("\n"))
 
 
 class PromptMessages(_Listed):
@@ -176,7 +177,7 @@ class PromptMessages(_Listed):
         body = "\n".join(lines)
         if len(body) > _REPR_TEXT:
             body = f"{body[:_REPR_TEXT]}… {len(body) - _REPR_TEXT} more characters (.text has all)"
-        return body
+        return printable(body)
 
 
 def _message_text(content: Any) -> str | None:

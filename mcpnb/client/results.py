@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.contents import pick, wire
+from mcpnb.client.printable import printable
 
 if TYPE_CHECKING:  # for the annotations only (an editor's completion of result.df.<Tab>): no import
     import pandas as pd
@@ -345,7 +346,7 @@ class ToolResult:
             f"\n({'i' if getattr(note, 'accepted', False) else '!'} {note})"
             for note in [*notes, *self.answered_without_asking]
         )
-        return head + ("\n" + body if body else "") + said
+        return printable(head + ("\n" + body if body else "") + said)  # a server's words, printed
 
 
 #: Characters of text and of structured JSON a repr shows: print(result) of 1M rows stays a glance.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mcpnb.client.printable import printable
+
 if TYPE_CHECKING:
     from mcpnb.client.tasks.handle import TaskHandle
 
@@ -94,4 +96,4 @@ def describe_handle(handle: TaskHandle) -> str:
     if outcome:
         parts.append(outcome)
     ident = handle.task_id[:8] if handle.task_id else "(no task)"
-    return f"<TaskHandle {handle.label} {ident} " + " · ".join(parts) + ">"
+    return printable(f"<TaskHandle {handle.label} {ident} " + " · ".join(parts) + ">")  # a server's words

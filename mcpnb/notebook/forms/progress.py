@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mcpnb.client.printable import printable
 from mcpnb.notebook.forms.record import RECORD_CLASS, Recorded, text_of
 from mcpnb.notebook.render.html import esc
 
@@ -153,7 +154,7 @@ class ProgressView(_Throttled, Recorded):
     def record(self) -> dict[str, str]:
         """The bar's last line: done or stopped, how far, the server's last message."""
         return {
-            "text/plain": text_of(self.label.value),
+            "text/plain": printable(text_of(self.label.value)),
             "text/html": f'<div class="mcpnb-progress {RECORD_CLASS}">{self.label.value}</div>',
         }
 
@@ -189,7 +190,7 @@ class TextProgress:
         else:
             filled = round(self.width * pct / 100)
             head = f"[{'#' * filled}{'.' * (self.width - filled)}] {pct:3.0f}%"
-        return f"{head}{' ' + message if message else ''}"
+        return f"{head}{' ' + printable(message) if message else ''}"
 
     def update(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         with self._lock:
@@ -215,13 +216,15 @@ class TextProgress:
                 return
             self.finished = True
             took = _elapsed(time.monotonic() - self._start)
-            self.print_fn(f"{'done' if ok else 'stopped'} in {took}{' · ' + message if message else ''}")
+            self.print_fn(
+                f"{'done' if ok else 'stopped'} in {took}{' · ' + printable(message) if message else ''}"
+            )
 
 
 def format_log(level: str, logger: str | None, data: Any) -> str:
     """One log notification as a line: ``[warning] db: connection slow``."""
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
-    return f"[{level}]{' ' + logger + ':' if logger else ''} {text}"
+    return printable(f"[{level}]{' ' + logger + ':' if logger else ''} {text}")
 
 
 def _log_row(level: str, logger: str | None, data: Any) -> str:

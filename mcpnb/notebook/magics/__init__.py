@@ -38,6 +38,7 @@ from mcpnb.client.errors import (
     UnknownServerError,
     did_you_mean_text,
 )
+from mcpnb.client.printable import printable
 from mcpnb.notebook.magics.commands import COMMANDS, Command, Context, overview
 from mcpnb.notebook.magics.parser import HelpShown, split_line, without_final_semicolon
 
@@ -300,7 +301,7 @@ def _shorten(exc: BaseException) -> None:
     )
     if text != str(exc) and len(exc.args) == 1:
         exc.args = (text,)  # the error's one line (nbclient's, VS Code's summary) says the same
-    line = f"{type(exc).__name__}: {text}"
+    line = printable(f"{type(exc).__name__}: {text}")  # a server's words (its stderr) in a terminal
     exc._render_traceback_ = lambda: [_red(line), "(add --verbose to see the traceback)"]  # type: ignore[attr-defined]
 
 

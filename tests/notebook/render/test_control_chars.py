@@ -151,6 +151,32 @@ def test_results_logs_resources_and_prompts_show_no_escapes(evil: Any) -> None:
     assert_clean(messages._repr_mimebundle_()["text/plain"], "prompt", "about x")
 
 
+def test_what_a_terminal_prints_of_results_contents_progress_and_errors(evil: Any) -> None:
+    """The reprs a script's ``print`` and terminal IPython print (a list subclass's repr, not its
+    bundle), a text progress bar's lines, a log line, and the one line an error of ``%mcp`` shows."""
+    from mcpnb.notebook.forms.progress import TextProgress, format_log
+    from mcpnb.notebook.magics import _shorten
+
+    peek = next(t.name for t in evil.tools("evil") if t.name.startswith("peek"))
+    assert_clean(repr(evil.call("evil", peek)), "said")
+    assert_clean(repr(evil.read("evil", "evil://r")), "body")
+    prompt = evil.prompts("evil")[0]
+    assert_clean(repr(evil.prompt("evil", prompt.name, {"topic": "x"})), "prompt", "about x")
+
+    printed: list[str] = []
+    bar = TextProgress(print_fn=printed.append)
+    bar.update(1, 2, "half" + EVIL)
+    bar.done(False, "stopped" + EVIL)
+    assert_clean("\n".join(printed), "half", "stopped")
+    assert_clean(format_log("info", "db" + EVIL, "slow" + EVIL), "db", "slow")
+
+    with pytest.raises(ConnectError) as failed:
+        evil.connect("dying2", command=sys.executable, args=["-c", DYING])
+    _shorten(failed.value)
+    red, *_ = failed.value._render_traceback_()  # red as IPython shows an error: its own escapes
+    assert_clean(red.removeprefix("\x1b[0;31m").removesuffix("\x1b[0m"), "dying")
+
+
 @pytest.mark.parametrize(
     ("sent", "shown"),
     [
