@@ -15,7 +15,9 @@ requirements in :mod:`.requirements`, tools as functions in :mod:`.toolbox.box`,
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
+import weakref
 from collections.abc import Coroutine, Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -52,6 +54,15 @@ class Pool:
     >>> pool = Pool()
     >>> pool.connect("time", command="python", args=["-m", "mcp_server_time"])  # doctest: +SKIP
     >>> pool.call("time", "get_current_time", {"timezone": "UTC"})  # doctest: +SKIP
+
+    ``with Pool() as pool:`` closes every connection at the end of the block (``pool.close()``),
+    and ``async with Pool() as pool:`` does so with ``await pool.aclose()``. A pool is always
+    true, connected or not: ``pool = given or Pool()`` keeps an empty pool that was given.
+
+    In a coroutine, use the ``a``-twins (``await pool.acall(...)``): a synchronous method blocks
+    the running loop while it waits (mcpnb warns once). A process forked after a pool was made
+    (multiprocessing, gunicorn ``--preload``, celery) makes its own pool: the parent's refuses work
+    there (:class:`~mcpnb.client.runtime.ForkedPoolError`), its connections stay in the parent.
     """
 
     def __init__(self, runtime: Runtime | None = None) -> None:
@@ -72,7 +83,13 @@ class Pool:
         # Every name in the order it was first connected (or listed as invalid): the status table
         # keeps it, so a reconnect or a fix does not move a row.
         self._order: dict[str, None] = {}
+        # Servers that ended with ``close()`` (not ``disconnect``): a call to one says the pool closed.
+        self._closed_with_pool: set[str] = set()
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
+        # How to stop hearing each connection's events: a closed pool lets go of them, so a stopped
+        # connection that something else still holds does not keep the pool in memory (weak: one
+        # replaced by a reconnect goes when nothing holds it).
+        self._heard: weakref.WeakKeyDictionary[Connection, Callable[[], None]] = weakref.WeakKeyDictionary()
         self._interaction: Interaction | None = None
         self._tasks: Any = None  # a TaskRegistry, made on first use (importing tasks loads the SDK)
         self._services: dict[str, Callable[[], Awaitable[None]]] = {}
@@ -159,7 +176,7 @@ class Pool:
                 ) from None
             if name in self._disconnected:
                 raise UnknownServerError(
-                    disconnected(name),
+                    closed_with_pool(name) if name in self._closed_with_pool else disconnected(name),
                     model_text=out_of_reach(f"server {name!r} was disconnected by the user"),
                 ) from None
             said = did_you_mean_text(name, self._connections)
@@ -196,6 +213,23 @@ class Pool:
     def __len__(self) -> int:
         return len(self._connections)
 
+    def __bool__(self) -> bool:
+        """A pool is true even with no server in it (``__len__`` alone would make an empty one
+        false, and ``pool = given or Pool()`` would silently drop the pool it was given)."""
+        return True
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Pool:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     def subscribe(self, callback: Callable[[ConnectionEvent], None]) -> Callable[[], None]:
         """Receive every event of every connection (present and future). Runs on the runtime thread."""
         self._subscribers.append(callback)
@@ -231,6 +265,7 @@ class Pool:
         self, config: ServerConfig, *, raise_on_failure: bool = True, wait: float | None = None
     ) -> ServerStatus:
         self._disconnected.pop(config.name, None)
+        self._closed_with_pool.discard(config.name)
         self._misconfigured.pop(config.name, None)
         self._order.setdefault(config.name)
         old = self._connections.pop(config.name, None)
@@ -238,7 +273,7 @@ class Pool:
             await old.stop("reconnected by you")
         conn = Connection(config)
         conn.interaction = self._interaction
-        conn.events.subscribe(self._fan_out)
+        self._heard[conn] = conn.events.subscribe(self._fan_out)
         self._connections[config.name] = conn
         try:
             await conn.start(wait=wait or 0.0)
@@ -408,6 +443,7 @@ class Pool:
             conn = self.connection(name)
             del self._connections[name]
             self._disconnected[name] = conn
+            self._closed_with_pool.discard(name)
             await conn.stop()
         if sign_out:
             from mcpnb.client.auth import forget_tokens
@@ -455,10 +491,17 @@ class Pool:
         self._misconfigured.clear()
         self._order.clear()
         self._disconnected.update(self._connections)
+        self._closed_with_pool.update(self._connections)
         self._connections.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
         stops, self._services = list(self._services.values()), {}
         await asyncio.gather(*(stop() for stop in stops), return_exceptions=True)
+        # every connection has said its last (stopped): a context or timer of the runtime loop that
+        # still holds one (asyncio keeps a cancelled timer's context until it is purged) must not
+        # hold the pool too
+        heard, self._heard = list(self._heard.values()), weakref.WeakKeyDictionary()
+        for unsubscribe in heard:
+            unsubscribe()
 
     def close(self) -> None:
         """Close every connection. The pool stays usable for new connects."""
@@ -971,6 +1014,14 @@ def disconnected(name: str) -> str:
     )
 
 
+def closed_with_pool(name: str) -> str:
+    """What a server that ended with ``pool.close()`` says when it is used."""
+    return (
+        f"server {name!r} is not connected: this pool was closed (pool.close()); make a new Pool, "
+        f"or connect it again in this one (pool.reconnect({name!r}))"
+    )
+
+
 def not_started(name: str, why: str) -> str:
     """What a call to a server with invalid settings hears."""
     return f"server {name!r} was not started: {why}; fix its settings and connect it again"
@@ -989,8 +1040,19 @@ _default: Pool | None = None
 _default_lock = threading.Lock()
 
 
+def _forget_in_child() -> None:
+    """A forked child gets a default pool of its own on first use (the parent's runs on a thread
+    that is not there), and a lock no thread of the parent may hold."""
+    global _default, _default_lock
+    _default, _default_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def default_pool() -> Pool:
-    """The process-wide pool the ``%mcp`` magics use (and Python code may share)."""
+    """The process-wide pool the ``%mcp`` magics use (and Python code may share); a new one once
+    its runtime closed, and in a forked child."""
     global _default
     with _default_lock:
         if _default is None or _default.runtime.closed:

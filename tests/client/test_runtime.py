@@ -151,7 +151,7 @@ def test_run_from_the_runtime_thread_is_refused(runtime: Runtime) -> None:
             return str(exc)
         return "no error"
 
-    assert "await the coroutine instead" in runtime.run(nested())
+    assert "await runtime.arun(...)" in runtime.run(nested())  # the twin of what was called
 
 
 def test_a_closed_runtime_refuses_and_closes_the_coroutine() -> None:
@@ -176,7 +176,8 @@ def test_closing_cancels_what_a_library_left_running() -> None:
             seen.set()
             raise
 
-    rt.loop.call_soon_threadsafe(lambda: rt.loop.create_task(watcher()))
+    held = []  # a task nobody holds may be collected at any moment (asyncio keeps it weakly)
+    rt.loop.call_soon_threadsafe(lambda: held.append(rt.loop.create_task(watcher())))
     assert rt.run(asyncio.sleep(0, "started")) == "started"
     rt.close()
     assert seen.is_set()
