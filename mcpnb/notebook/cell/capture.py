@@ -41,6 +41,14 @@ class CellUI:
         #: Why the call ended (None while it runs): a question asked after that stops at once.
         self.ended: str | None = None
 
+    def no_widgets(self, question: str) -> str:
+        """A widget question's ``text/plain``: what a frontend that shows no widgets (``jupyter
+        console``) prints instead, the question and how to answer it there."""
+        return (
+            f"{question}\n(this frontend shows no widgets: interrupt the cell, then "
+            '%config Mcp.elicitation = "text" and run it again to answer here)'
+        )
+
     def _stdin_allowed(self) -> bool:
         """False under nbclient/papermill: nobody is there to type, or to click."""
         if self.kernel is None:  # terminal IPython or plain Python: input() works on a terminal
@@ -73,25 +81,34 @@ class CellUI:
         """Run ``fn`` as if in the calling cell (its displays and prompts go there)."""
         return self.context.copy().run(fn, *args, **kwargs)
 
-    def show(self, slot: str, obj: Any) -> None:
+    def show(self, slot: str, obj: Any, plain: str | None = None) -> None:
         """Show ``obj`` in this cell's ``slot``: one output for the progress bar and one for the
         result, each updated in place; a new output for each question (``"ask"``), under the ones
         before it. An answered question's output is its record (``forms.record``): one output for
         every question kept only the last one's record, and a second question asked while the
-        first waited took the first's place on screen."""
+        first waited took the first's place on screen.
+
+        ``plain``: the ``text/plain`` of a widget ``obj``, what a frontend without widgets shows
+        (``jupyter console`` printed ``VBox(children=(HTML(value='<div …``, and a question's words
+        and how to answer it were nowhere)."""
         if slot == "ask":
             with self._slots:
                 self._questions += 1
                 slot = f"ask {self._questions}"
+        shown: Any = obj
+        raw = plain is not None and callable(getattr(obj, "_repr_mimebundle_", None))
 
         def display() -> None:
             from IPython.display import display as show
 
+            nonlocal shown
+            if raw:
+                shown = {**obj._repr_mimebundle_(), "text/plain": plain}
             handle = self._handles.get(slot)
             if handle is None:
-                self._handles[slot] = show(obj, display_id=True)
+                self._handles[slot] = show(shown, display_id=True, raw=raw)
             else:
-                handle.update(obj)
+                handle.update(shown, raw=raw)
             self._shown[slot] = obj
 
         self.run(display)
@@ -129,7 +146,7 @@ class CellUI:
                 from mcpnb.notebook.forms import ProgressView
 
                 self.progress = self.run(ProgressView, started=self.started)
-                self.show("progress", self.progress.widget)
+                self.show("progress", self.progress.widget, "working… (a progress bar, where widgets show)")
                 self.progress.record_into(self.place_of(self.progress.widget))  # its last line stays
             else:
                 from mcpnb.notebook.forms import TextProgress

@@ -283,7 +283,9 @@ class _InExplorer(ClickedUI):
         self.explorer = explorer
         super().__init__(mode)
 
-    def show(self, slot: str, obj: Any) -> None:
+    def show(self, slot: str, obj: Any, plain: str | None = None) -> None:
+        """Into the explorer's own widgets (``plain``, for a frontend without widgets, is moot: the
+        explorer needs them)."""
         if slot == "result":
             self.explorer.show(obj)
             return

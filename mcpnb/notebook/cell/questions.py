@@ -184,7 +184,7 @@ class NotebookInteraction(Interaction):
             loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(outcome))
 
         panel = ui.run(build, done)
-        ui.show("ask", panel.widget)
+        ui.show("ask", panel.widget, ui.no_widgets(_asked(panel)))
         panel.record_into(ui.place_of(panel.widget))  # answered, its output becomes the record
         ui.asked.set()
         rerun = ui.run(watch_rerun, panel, stopped, done, holds_kernel=ui.awaiting)
@@ -203,6 +203,13 @@ class NotebookInteraction(Interaction):
         finally:
             forget()
             rerun.close()
+
+
+def _asked(panel: Any) -> str:
+    """A question in one line of text: who asks, and what (a form's, a link's, a reply's words)."""
+    server = getattr(panel, "server", None) or "The server"
+    message = " ".join(str(getattr(panel, "message", "") or "").split())
+    return f"✎ {server} asks for input" + (f": {message}" if message else "")
 
 
 def _where_clicks_run(ui: CellUI, work: Callable[[], None]) -> None:

@@ -181,7 +181,9 @@ class UrlRetry:
     def show(self) -> None:
         """Show the panel in the calling cell, in an output of its own that becomes its record."""
         assert self.ui is not None
-        self.ui.show("ask", self.panel.widget)
+        message = " ".join(str(getattr(self.panel, "message", "") or "").split())
+        asked = f"↗ {getattr(self.panel, 'server', None) or 'The server'} asks you to open a page: {message}"
+        self.ui.show("ask", self.panel.widget, self.ui.no_widgets(asked.rstrip(": ")))
         self.panel.record_into(self.ui.place_of(self.panel.widget))
         self._in_cell, self._shown_in = True, self.ui.run(_run_id)
 
@@ -383,10 +385,10 @@ class _UnderPanel(ClickedUI):
         self.retry = retry
         super().__init__(mode)
 
-    def show(self, slot: str, obj: Any) -> None:
+    def show(self, slot: str, obj: Any, plain: str | None = None) -> None:
         if slot == "result":
             self.retry._landed(obj)
         elif self.retry._in_cell:
-            super().show(slot, obj)  # an output of the calling cell of its own
+            super().show(slot, obj, plain)  # an output of the calling cell of its own
         else:
             self.retry._show_in_box(slot, obj)

@@ -147,7 +147,7 @@ class _ClickedAsItShows(CellUI):
         super().__init__("widget", awaiting=True)
         self.mode, self.button, self.retry = "widget", button, None
 
-    def show(self, slot: str, obj: object) -> None:
+    def show(self, slot: str, obj: object, plain: str | None = None) -> None:
         self.retry.panel.buttons[self.button].click()
 
 

@@ -1,0 +1,30 @@
+"""What a frontend that shows no widgets (``jupyter console``) prints of a question and a progress
+bar: the ``text/plain`` beside the widget view. It printed the widget's repr
+(``VBox(children=(HTML(value='<div …``): the question's words, and how to answer it, were nowhere.
+In a real kernel, answered as JupyterLab does (a click on the widget), so the run ends as usual."""
+
+from __future__ import annotations
+
+from tests.frontend import Frontend
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def test_a_question_and_a_progress_bar_say_themselves_in_text(kernel):
+    fe = Frontend(kernel)
+    fe.run_ok("%load_ext mcpnb\n%mcp serve probe-kit --toolset full")
+    run = fe.execute(
+        'r = %mcp call probe.ask_user question="Pick a colour"\nprint("ACTION", r.data["action"])'
+    )
+    form = fe.form(run, "answer")
+    (shown,) = [d for d in fe.displays[run] if WIDGET in d]
+    plain = shown["text/plain"]
+    assert plain.startswith("✎ probe asks for input") and "VBox" not in plain, plain
+    assert 'interrupt the cell, then %config Mcp.elicitation = "text"' in plain
+    fe.set(form["answer"], "teal")
+    fe.click(form["accept"])
+    assert fe.reply(run)["status"] == "ok" and "ACTION accept" in fe.stdout[run]
+
+    run = fe.run_ok("%mcp call probe.test_tool_with_progress")
+    bars = [d for d in fe.displays[run] if WIDGET in d]
+    assert bars and all(d["text/plain"].startswith("working…") for d in bars), bars
