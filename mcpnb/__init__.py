@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import logging as _logging
 from typing import TYPE_CHECKING, Any
 
 from mcpnb._moved import install as _install_moved
@@ -12,6 +13,11 @@ from mcpnb._moved import install as _install_moved
 __version__ = "0.2.0"
 
 _install_moved()  # 0.1's deep imports (mcpnb.pool, mcpnb.results, ...) still work, with a warning
+
+# A library's logger prints nothing unless the application configures logging: without a handler,
+# Python's last resort writes WARNING and above on stderr, which a kernel shows, in red, in whichever
+# cell runs when a server is lost. mcpnb says that in its status and its calls' errors already.
+_logging.getLogger("mcpnb").addHandler(_logging.NullHandler())
 
 _LAZY = {
     "AppView": "mcpnb.notebook.render.app_view",
@@ -39,9 +45,30 @@ _LAZY = {
     "ToolNotFoundError": "mcpnb.client.errors",
     "UnknownServerError": "mcpnb.client.errors",
     "UrlRequiredError": "mcpnb.client.errors",
+    # the errors of the parts beyond the pool: each raised where its docstring says, all McpnbErrors
+    "NoSkillsError": "mcpnb.client.server_skills",
+    "SkillVerificationError": "mcpnb.client.server_skills",
+    "NotApprovedError": "mcpnb.client.toolbox.approval",
+    "NameCollisionError": "mcpnb.client.toolbox.names",
+    "ToolFailedError": "mcpnb.client.toolbox.box",
+    "NotTabularError": "mcpnb.client.frames",
+    "RequirementError": "mcpnb.client.requirements.errors",
+    "RequirementConflictError": "mcpnb.client.requirements.errors",
+    "RequirementCycleError": "mcpnb.client.requirements.errors",
+    "RequiredServerError": "mcpnb.client.requirements.errors",
+    "TaskError": "mcpnb.client.tasks.errors",
+    "TaskCancelledError": "mcpnb.client.tasks.errors",
+    "TaskExpiredError": "mcpnb.client.tasks.errors",
+    "TaskTimeoutError": "mcpnb.client.tasks.errors",
+    "TaskResultError": "mcpnb.client.tasks.errors",
+    "TaskRefusedError": "mcpnb.client.tasks.errors",
+    "TaskInputRequiredError": "mcpnb.client.tasks.errors",
     "Interaction": "mcpnb.client.interaction",
     "CallContext": "mcpnb.client.interaction",
     "get_runtime": "mcpnb.client.runtime",
+    "RuntimeClosedError": "mcpnb.client.runtime",
+    "ForkedPoolError": "mcpnb.client.runtime",
+    "OwnThreadError": "mcpnb.client.runtime",
     "serve_probekit": "mcpnb.notebook.launch",
     "set_authorization_ui": "mcpnb.client.auth",
     "AuthError": "mcpnb.client.errors",
@@ -61,14 +88,34 @@ __all__ = [
     "ConnectError",
     "Connection",
     "ConnectionEvent",
+    "ForkedPoolError",
     "Interaction",
     "McpnbError",
+    "NameCollisionError",
+    "NoSkillsError",
+    "NotApprovedError",
     "NotConnectedError",
+    "NotTabularError",
+    "OwnThreadError",
     "Pool",
+    "RequiredServerError",
+    "RequirementConflictError",
+    "RequirementCycleError",
+    "RequirementError",
+    "RuntimeClosedError",
     "ServerConfig",
     "ServerStatus",
+    "SkillVerificationError",
     "StatusTable",
+    "TaskCancelledError",
+    "TaskError",
+    "TaskExpiredError",
     "TaskHandle",
+    "TaskInputRequiredError",
+    "TaskRefusedError",
+    "TaskResultError",
+    "TaskTimeoutError",
+    "ToolFailedError",
     "ToolInfo",
     "ToolList",
     "ToolNotFoundError",
@@ -104,13 +151,33 @@ if TYPE_CHECKING:  # pragma: no cover
         UrlRequiredError,
     )
     from mcpnb.client.events import ConnectionEvent
+    from mcpnb.client.frames import NotTabularError
     from mcpnb.client.interaction import CallContext, Interaction
     from mcpnb.client.pool import Pool, default_pool
+    from mcpnb.client.requirements.errors import (
+        RequiredServerError,
+        RequirementConflictError,
+        RequirementCycleError,
+        RequirementError,
+    )
     from mcpnb.client.results import ToolResult
-    from mcpnb.client.runtime import get_runtime
+    from mcpnb.client.runtime import ForkedPoolError, OwnThreadError, RuntimeClosedError, get_runtime
+    from mcpnb.client.server_skills import NoSkillsError, SkillVerificationError
     from mcpnb.client.status import ServerStatus, StatusTable
     from mcpnb.client.tasks import TaskHandle
+    from mcpnb.client.tasks.errors import (
+        TaskCancelledError,
+        TaskError,
+        TaskExpiredError,
+        TaskInputRequiredError,
+        TaskRefusedError,
+        TaskResultError,
+        TaskTimeoutError,
+    )
     from mcpnb.client.toolbox import Toolbox
+    from mcpnb.client.toolbox.approval import NotApprovedError
+    from mcpnb.client.toolbox.box import ToolFailedError
+    from mcpnb.client.toolbox.names import NameCollisionError
     from mcpnb.client.toolinfo import ToolInfo, ToolList
     from mcpnb.notebook import teach
     from mcpnb.notebook.launch import serve_probekit, stop_probekit

@@ -1,16 +1,19 @@
 """Connection events: every state change (and later retries, health results, cache hits) as data.
 
 Subscribers (the status UI, tests, logs) get each event as it happens; a bounded history stays on the
-connection so ``%mcp logs`` can show what happened before anyone looked.
+connection so ``%mcp logs`` can show what happened before anyone looked. Each event is also logged
+on the ``mcpnb`` logger, at a level that fits it (:func:`log_level`): a service that logs at INFO or
+WARNING hears a server die and come back, without the chatter of every stderr line.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time as _time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -60,6 +63,63 @@ def log_data_text(data: Any) -> str:
         return repr(data)
 
 
+#: Kinds of event worth more than DEBUG whatever they say (``state`` and ``health`` depend on the
+#: event: :func:`log_level`). A retry is one line per attempt; a stall is said once per tool.
+_KIND_LEVELS = {"retry": logging.INFO, "stall": logging.WARNING}
+
+
+def log_level(event: ConnectionEvent) -> int:
+    """How loud ``event`` is on the ``mcpnb`` logger: WARNING when a server is lost, failed or fails
+    its health probe; INFO when it is connected (again), disconnected or retried; DEBUG for the rest
+    (stderr lines, cache hits, each state a reconnect passes through)."""
+    if event.kind == "state":
+        if event.state is State.FAILED:
+            return logging.WARNING
+        if event.state is State.RECONNECTING:  # lost: once; the attempts after it are "retry" lines
+            return logging.WARNING if event.previous is State.CONNECTED else logging.DEBUG
+        if event.state in (State.CONNECTED, State.DISCONNECTED, State.DISABLED):
+            return logging.INFO
+        return logging.DEBUG
+    if event.kind == "health":
+        if event.detail.get("ok") is False:  # "probe failed (…): why", then the bare "unhealthy"
+            return logging.INFO if event.message == "unhealthy" else logging.WARNING
+        return logging.INFO if event.message == "healthy again" else logging.DEBUG
+    return _KIND_LEVELS.get(event.kind, logging.DEBUG)
+
+
+def _callback_name(callback: Subscriber) -> str:
+    return getattr(callback, "__qualname__", None) or type(callback).__qualname__
+
+
+def call_each(callbacks: Iterable[Subscriber], event: ConnectionEvent) -> list[str]:
+    """Call every callback with ``event``. One that raises anything (``sys.exit()`` and a stray
+    ``CancelledError`` included) is logged with its traceback and the next one is called: callbacks
+    run inside mcpnb's own work (the task reconnecting a lost server), which they must never stop.
+    Only a ``KeyboardInterrupt`` on the main thread passes (Ctrl-C, which a person means); on the
+    runtime thread, where events are emitted, no signal lands, so one there was raised by the
+    callback itself. Returns a line per failure, saying which callback raised what."""
+    failures: list[str] = []
+    for callback in callbacks:
+        try:
+            callback(event)
+        except KeyboardInterrupt as exc:
+            if threading.current_thread() is threading.main_thread():
+                raise
+            failures.append(_subscriber_failed(callback, event, exc))
+        except BaseException as exc:  # a broken callback must never break a connection
+            failures.append(_subscriber_failed(callback, event, exc))
+    return failures
+
+
+def _subscriber_failed(callback: Subscriber, event: ConnectionEvent, error: BaseException) -> str:
+    """Log ``error`` with its traceback; returns the line the server's log keeps."""
+    said = f"the event subscriber {_callback_name(callback)} raised {type(error).__name__}: ignored"
+    if isinstance(error, SystemExit):  # sys.exit() in a thread only ends that thread; here, nothing
+        said += " (subscribers run on mcpnb's runtime thread, where sys.exit() ends no program)"
+    logger.error("mcpnb: %s, on the event %r", said, str(event), exc_info=error)
+    return said
+
+
 class EventLog:
     """A bounded history of events plus fan-out to subscribers (a failing subscriber is only logged)."""
 
@@ -79,9 +139,8 @@ class EventLog:
 
     def emit(self, event: ConnectionEvent) -> None:
         self.history.append(event)
-        logger.debug("%s", event)
-        for callback in list(self._subscribers):
-            try:
-                callback(event)
-            except Exception:  # a broken UI callback must never break a connection
-                logger.exception("mcpnb event subscriber failed")
+        logger.log(log_level(event), "%s", event)
+        for said in call_each(list(self._subscribers), event):
+            # in the server's log too (the traceback is on the logger): a name and a type, no
+            # message, which may hold what the callback's own code knows (a webhook's token)
+            self.history.append(ConnectionEvent(event.server, "subscriber", said))

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcpnb.client import texttypes
+from mcpnb.client.errors import McpnbError
 
 
-class NotTabularError(TypeError, ValueError):
-    """The data has no table shape. Both a ``TypeError`` and a ``ValueError``, so either ``except`` works."""
+class NotTabularError(McpnbError, TypeError, ValueError):
+    """The data has no table shape. An :class:`McpnbError` as every error a person may see is, and
+    both a ``TypeError`` and a ``ValueError``, so either ``except`` works."""
 
 
 class FrameWarning(UserWarning):

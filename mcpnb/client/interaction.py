@@ -3,7 +3,9 @@
 The connection turns the SDK's callbacks into calls on an :class:`Interaction`. This base class
 never asks anyone: it applies a policy (decline, accept the schema defaults, or answers given with
 the call), which is right for scripts, CI and nbclient runs. The notebook UI subclasses it to show
-forms in the calling cell.
+forms in the calling cell. ``$MCPNB_ELICITATION`` (``decline`` or ``defaults``) sets the policy
+in plain Python as it does for a headless notebook, and a question nobody could be asked is said
+once per tool as a WARNING on the ``mcpnb`` logger, with the ways to answer it.
 
 Which call asked? In the 2026-07-28 era the request arrives inside the calling task, so a context
 variable knows. A legacy push request arrives on the session's receive task instead, so each
@@ -13,6 +15,8 @@ connection also keeps its calls in flight and the most recent one is taken.
 from __future__ import annotations
 
 import contextvars
+import logging
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -24,6 +28,28 @@ ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 ELICITATION_TIMEOUT = 600.0
 #: Log notifications kept per call (the newest); the rest are counted, so a flood cannot fill a cell.
 LOG_LIMIT = 200
+
+#: How a server's questions are answered when the code says nothing: read by the notebook for
+#: ``Mcp.elicitation``'s default (a headless kernel inherits it) and by plain Python for the policy.
+ELICITATION_ENV = "MCPNB_ELICITATION"
+#: Its values. Outside IPython only the policies mean something: ``widget`` and ``text`` ask a
+#: person in a notebook or terminal IPython, and a plain process declines as with none set.
+ELICITATION_MODES = ("widget", "text", "decline", "defaults")
+
+logger = logging.getLogger("mcpnb")
+
+
+def elicitation_from_env() -> str | None:
+    """``$MCPNB_ELICITATION`` as one of :data:`ELICITATION_MODES` (any case, spaces around it
+    ignored), or None: unset, or a value that is none of them."""
+    mode = os.environ.get(ELICITATION_ENV, "").strip().lower()
+    return mode if mode in ELICITATION_MODES else None
+
+
+def policy_from_env() -> Policy | None:
+    """The policy ``$MCPNB_ELICITATION`` sets where nobody can be asked: ``decline`` or ``defaults``."""
+    mode = elicitation_from_env()
+    return mode if mode in ("decline", "defaults") else None  # type: ignore[return-value]
 
 
 @dataclass
@@ -90,12 +116,36 @@ def note_unasked(call: CallContext | None, sentence: str, *, accepted: bool = Fa
 current_call: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("mcpnb_call", default=None)
 
 
+#: The (server, tool, question kind) whose unanswered questions were said on the logger: once each.
+_told_nobody: set[tuple[str, str, str]] = set()
+
+
 class Interaction:
     """Answers server requests without a person, by policy. Subclasses ask a person."""
 
-    def __init__(self, policy: Policy = "decline", timeout: float = ELICITATION_TIMEOUT) -> None:
-        self.policy: Policy = policy
+    _policy: Policy | None = None  # None: $MCPNB_ELICITATION's, else decline
+
+    def __init__(self, policy: Policy | None = None, timeout: float = ELICITATION_TIMEOUT) -> None:
+        self._policy = policy
         self.timeout = timeout
+
+    @property
+    def policy(self) -> Policy:
+        """The policy given, else ``$MCPNB_ELICITATION``'s (``decline`` or ``defaults``), else
+        ``decline``. Read at each question, so the environment a script sets before its calls counts."""
+        return self._policy or policy_from_env() or "decline"
+
+    @policy.setter
+    def policy(self, value: Policy | None) -> None:
+        self._policy = value
+
+    def _policy_reason(self, call: CallContext | None) -> str:
+        """Why the policy answers: the call's own reason (a headless cell's), else that the
+        environment chose it, when it did."""
+        if call is not None and (call.policy_reason or call.policy):
+            return call.policy_reason
+        chosen = None if self._policy else policy_from_env()
+        return f"${ELICITATION_ENV} is {chosen!r}" if chosen else ""
 
     def code_context(self, *, awaited: bool = False, later: bool = False) -> CallContext:
         """The context of a call made from code (``pool.call``, a toolbox function) that brought
@@ -112,6 +162,7 @@ class Interaction:
         if getattr(params, "mode", "form") == "url":
             asked = f"{server} asked to open a page ({quote(params.message)})"
             note_unasked(call, f"{asked}, answered without asking anyone: declined")
+            tell_nobody_answered(server, call, "page", "declined: opening a page needs a person's consent")
             return ElicitResult(action="decline")  # consent to open a URL needs a person, always
         schema = params.requested_schema or {}
         answers = call.answers if call is not None else None
@@ -124,7 +175,7 @@ class Interaction:
         if isinstance(policy, dict):
             by = "the answers given with the call"
         else:
-            reason = call.policy_reason if call is not None else ""
+            reason = self._policy_reason(call)
             by = f"the {policy!r} policy" + (f" ({reason})" if reason else "")
         said = {"accept": "accepted", "decline": "declined"}.get(outcome.action, "cancelled")
         why = f": {outcome.reason}" if outcome.reason and policy != "decline" else ""
@@ -132,6 +183,8 @@ class Interaction:
             f"{server} asked {quote(params.message)}, answered without asking anyone: {said} by {by}{why}"
         )
         note_unasked(call, sentence, accepted=outcome.action == "accept")
+        if answers is None and outcome.action != "accept":
+            tell_nobody_answered(server, call, "form", f"{said} by {by}{why}")
         return ElicitResult(action=outcome.action, content=outcome.content)
 
     async def confirm(
@@ -156,6 +209,7 @@ class Interaction:
         from mcp.types import ErrorData
 
         note_unasked(call, f"{server} asked for an LLM completion, answered without asking anyone: rejected")
+        tell_nobody_answered(server, call, "completion", "rejected")
         return ErrorData(code=-1, message="sampling was rejected: no person is there to answer")
 
     async def log(self, server: str, params: Any, call: CallContext | None) -> None:
@@ -169,6 +223,48 @@ class Interaction:
         drawn (something with ``deliver(outcome)``, ``messages`` and ``context``, as
         ``mcpnb.notebook.render.app_view.AppView`` has), or None: here nothing can draw a page."""
         return None
+
+
+#: What answers each kind of question in code, said with a question nobody could be asked.
+_HOW_TO_ANSWER = {
+    "form": (
+        "pass answers={...} with the call (CallContext(answers=...) for a task), set "
+        "pool.interaction to an Interaction subclass whose elicit() asks someone, or set "
+        f"{ELICITATION_ENV}=defaults to accept the forms' defaults"
+    ),
+    "page": "set pool.interaction to an Interaction subclass whose elicit() answers mode 'url' requests",
+    "completion": "set pool.interaction to an Interaction subclass whose sample() answers",
+}
+_QUESTION = {"form": "a question (a form)", "page": "to open a page", "completion": "for an LLM completion"}
+
+
+def tell_nobody_answered(server: str, call: CallContext | None, kind: str, how: str) -> None:
+    """A WARNING on the ``mcpnb`` logger, once per server, tool and kind of question, when a
+    question was answered by nobody outside a notebook (where the cell shows it under the result):
+    a script's log says what happened and how to answer next time. The server's own words are left
+    out (``result.answered_without_asking`` has them): a log line is no place for its escapes."""
+    if call is not None and call.ui is not None:
+        return
+    tool = call.tool if call is not None else ""
+    if (server, tool, kind) in _told_nobody:
+        return
+    _told_nobody.add((server, tool, kind))
+    who = f"{server}.{tool}" if tool else server
+    unknown = os.environ.get(ELICITATION_ENV, "").strip()
+    ignored = (
+        f" (${ELICITATION_ENV}={unknown!r} is ignored: it takes decline or defaults)"
+        if unknown and policy_from_env() is None and kind == "form"
+        else ""
+    )
+    logger.warning(
+        "%s asked %s and nobody was there to answer: %s. To answer: %s%s. (Said once per tool; "
+        "result.answered_without_asking lists each call's questions.)",
+        who,
+        _QUESTION[kind],
+        how,
+        _HOW_TO_ANSWER[kind],
+        ignored,
+    )
 
 
 async def ask_form(
@@ -198,7 +294,7 @@ _default_interaction: Interaction | None = None
 def default_interaction() -> Interaction:
     global _default_interaction
     if _default_interaction is None:
-        _default_interaction = Interaction()
+        _default_interaction = Interaction()  # the policy: $MCPNB_ELICITATION's, else decline
     return _default_interaction
 
 

@@ -8,13 +8,12 @@ apply when the extension loads.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, default, observe, validate
 from traitlets.config import Configurable
 
-ELICITATION_MODES = ("widget", "text", "decline", "defaults")
+from mcpnb.client.interaction import ELICITATION_MODES, elicitation_from_env
 
 
 class Mcp(Configurable):
@@ -49,8 +48,8 @@ class Mcp(Configurable):
     def _elicitation_default(self) -> str:
         # Headless runs (nbclient, papermill, CI) have no one to click: the environment, which the
         # kernel inherits, is the one switch that reaches them without editing the notebook.
-        mode = os.environ.get("MCPNB_ELICITATION", "").strip().lower()
-        return mode if mode in ELICITATION_MODES else "widget"
+        # Plain Python reads the same variable (mcpnb.client.interaction), for its policy.
+        return elicitation_from_env() or "widget"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
