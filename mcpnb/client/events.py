@@ -140,7 +140,11 @@ class EventLog:
     def emit(self, event: ConnectionEvent) -> None:
         self.history.append(event)
         logger.log(log_level(event), "%s", event)
-        for said in call_each(list(self._subscribers), event):
-            # in the server's log too (the traceback is on the logger): a name and a type, no
-            # message, which may hold what the callback's own code knows (a webhook's token)
+        self.deliver(self._subscribers, event)
+
+    def deliver(self, callbacks: Iterable[Subscriber], event: ConnectionEvent) -> None:
+        """Call each of ``callbacks`` with ``event`` (:func:`call_each`), a failure noted in this
+        log too (the traceback is on the logger): a name and a type, no message, which may hold
+        what the callback's own code knows (a webhook's token)."""
+        for said in call_each(list(callbacks), event):
             self.history.append(ConnectionEvent(event.server, "subscriber", said))

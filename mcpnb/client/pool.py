@@ -241,8 +241,15 @@ class Pool:
         return unsubscribe
 
     def _fan_out(self, event: ConnectionEvent) -> None:
-        for callback in list(self._subscribers):
-            callback(event)
+        """Every pool subscriber hears ``event``, each on its own: one that raises is logged under
+        its own name and the next still hears it (they were called as one, by this)."""
+        conn = self._connections.get(event.server) or self._disconnected.get(event.server)
+        if conn is not None:
+            conn.events.deliver(self._subscribers, event)
+        else:
+            from mcpnb.client.events import call_each
+
+            call_each(self._subscribers, event)
 
     # ------------------------------------------------------------------ connect / disconnect
     @staticmethod

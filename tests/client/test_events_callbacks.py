@@ -82,6 +82,23 @@ def test_a_failing_subscriber_leaves_the_next_one_its_event():
     assert heard == [event]
 
 
+def test_a_pools_subscribers_each_hear_an_event_and_one_that_fails_is_named(pool, caplog):
+    """``pool.subscribe``: the pool's callbacks were called as one subscriber of each connection,
+    so the first that raised kept the rest from the event, and the log named ``Pool._fan_out``."""
+    heard: list[ConnectionEvent] = []
+
+    def broken(event: ConnectionEvent) -> None:
+        raise ValueError("a bug in the person's callback")
+
+    pool.subscribe(broken)
+    pool.subscribe(heard.append)
+    pool.connect("d", **demo_command(), **FAST)
+    assert any(e.kind == "state" and e.state is State.CONNECTED for e in heard)
+    said = [e.message for e in pool.connection("d").events.history if e.kind == "subscriber"]
+    assert said and all("broken raised ValueError: ignored" in s for s in said), said
+    assert not [r for r in caplog.records if "_fan_out" in r.getMessage()]
+
+
 def test_ctrl_c_on_the_main_thread_still_stops_the_program():
     """A KeyboardInterrupt where signals land (the main thread) is a person's Ctrl-C: it passes."""
     log = EventLog()
