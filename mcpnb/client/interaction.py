@@ -24,8 +24,11 @@ from typing import Any, Literal
 Policy = Literal["decline", "defaults"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
-#: Nobody answers within this long: the request is declined, so nothing waits forever.
-ELICITATION_TIMEOUT = 600.0
+#: Nobody answers within this long: the request is declined, so nothing waits forever. Nine
+#: minutes: a 2026-07-28 server built on the MCP SDK forgets a call's state ten minutes after it
+#: asked (``RequestStateSecurity``'s ttl), and a decline sent at ten reached it as "Invalid or
+#: expired requestState" (-32602) instead of the decline a server is owed.
+ELICITATION_TIMEOUT = 540.0
 #: Log notifications kept per call (the newest); the rest are counted, so a flood cannot fill a cell.
 LOG_LIMIT = 200
 

@@ -263,3 +263,18 @@ def test_a_long_question_is_quoted_by_its_first_line():
     assert quote("Name?") == "“Name?”"
     assert quote("Pick one.\n\nThe long story follows…") == "“Pick one.…”"
     assert quote("x" * 300) == "“" + "x" * 99 + "…”"
+
+
+def test_an_unanswered_question_is_declined_before_an_sdk_server_forgets_the_call():
+    """A 2026-07-28 server built on the SDK keeps a call's requestState for its ttl (ten minutes
+    by default): a decline sent at ten reached it as "Invalid or expired requestState" (-32602),
+    and the person read a protocol error instead of the decline. Checked against the SDK's own
+    default, so a change there shows here; the margin covers the server's clock starting first."""
+    import inspect
+
+    from mcp.server.request_state import RequestStateSecurity
+
+    from mcpnb.client.interaction import ELICITATION_TIMEOUT, Interaction
+
+    ttl = inspect.signature(RequestStateSecurity.ephemeral).parameters["ttl"].default
+    assert ELICITATION_TIMEOUT <= ttl - 30 and Interaction().timeout == ELICITATION_TIMEOUT
