@@ -277,4 +277,4 @@ def test_an_unanswered_question_is_declined_before_an_sdk_server_forgets_the_cal
     from mcpnb.client.interaction import ELICITATION_TIMEOUT, Interaction
 
     ttl = inspect.signature(RequestStateSecurity.ephemeral).parameters["ttl"].default
-    assert ELICITATION_TIMEOUT <= ttl - 30 and Interaction().timeout == ELICITATION_TIMEOUT
+    assert ttl - 30 >= ELICITATION_TIMEOUT and Interaction().timeout == ELICITATION_TIMEOUT
