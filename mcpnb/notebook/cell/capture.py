@@ -40,6 +40,7 @@ class CellUI:
         self._open: dict[int, Callable[[str], None]] = {}
         #: Why the call ended (None while it runs): a question asked after that stops at once.
         self.ended: str | None = None
+        self._terminal_closed = threading.Event()  # set when the call ends: no more reading stdin
 
     def no_widgets(self, question: str) -> str:
         """A widget question's ``text/plain``: what a frontend that shows no widgets (``jupyter
@@ -126,16 +127,19 @@ class CellUI:
         self.run(print, *args, flush=True, **kwargs)
 
     def input(self, prompt: str) -> str:
-        """Ask on stdin in the calling cell (the kernel's input box, or the terminal)."""
+        """Ask on stdin in the calling cell (the kernel's input box, or the terminal: there the
+        read stops when the call ends, :mod:`.terminal`, so it takes no line typed after)."""
         if self.kernel is None:
-            return input(prompt)
+            from mcpnb.notebook.cell.terminal import read_line
+
+            return read_line(prompt, self._terminal_closed)
         return self.run(self.kernel.raw_input, prompt)
 
     def secret_input(self, prompt: str) -> str:
         if self.kernel is None:
-            import getpass
+            from mcpnb.notebook.cell.terminal import read_line
 
-            return getpass.getpass(prompt)
+            return read_line(prompt, self._terminal_closed, secret=True)
         return self.run(self.kernel.getpass, prompt)
 
     # ------------------------------------------------------------------ progress
@@ -178,6 +182,7 @@ class CellUI:
 
     def end_questions(self, why: str) -> None:
         """The call ended (``why``: "the call was interrupted"): every question still open stops."""
+        self._terminal_closed.set()  # a read on the terminal gives up: the next line is IPython's
         with self._slots:
             if self.ended is None:
                 self.ended = why

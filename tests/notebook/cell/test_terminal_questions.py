@@ -1,0 +1,106 @@
+"""Terminal IPython, driven through a pseudo-terminal as a person types: a text question given up
+by Ctrl-C takes no line typed after it.
+
+``input()`` in a thread went on waiting on stdin after the call that asked was interrupted, and
+took the next line typed at ``In [N]``: ``x = 41 + 1`` never ran, and ``x`` was a NameError.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")  # IPython's own dependency on POSIX
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX's")
+
+#: What a terminal draws besides the text (prompt_toolkit's cursor moves, colours, carriage returns).
+_DRAWING = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b\][^\x07]*\x07|\x1b[=>]|\r")
+
+
+def test_ctrl_c_at_a_text_question_leaves_the_next_line_to_ipython(tmp_path):
+    env = dict(os.environ, TERM="xterm", IPYTHONDIR=str(tmp_path))
+    ipython = pexpect.spawn(
+        sys.executable,
+        ["-m", "IPython", "--no-banner", "--colors=nocolor", "--simple-prompt"],
+        encoding="utf-8",
+        dimensions=(50, 200),
+        env=env,
+        timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        ipython.expect(r"In \[1\]: ")
+        ipython.sendline("%load_ext mcpnb")
+        ipython.expect(r"In \[2\]: ")
+        ipython.sendline("%mcp serve probe-kit")
+        ipython.expect(r"In \[3\]: ")
+        ipython.sendline('%mcp call probe.ask_user question="Pick a colour"')
+        ipython.expect(r"Answer \(required\): ")  # the question's field, asked on the terminal
+        ipython.sendintr()  # Ctrl-C: the call ends, and its question with it
+        ipython.expect(r"In \[4\]: ")
+        ipython.sendline("x = 41 + 1")
+        ipython.expect(r"In \[5\]: ")
+        ipython.sendline("print('X IS', x)")
+        ipython.expect(r"In \[6\]: ")
+        said = _DRAWING.sub("", ipython.before)
+        assert "X IS 42" in said and "NameError" not in said, said
+        ipython.sendline("exit")
+        ipython.expect(pexpect.EOF)
+    finally:
+        ipython.close(force=True)
+
+
+SIGN_IN = """
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("vault", log_level="ERROR")
+
+
+class Login(BaseModel):
+    password: str
+
+
+@server.tool()
+async def sign_in(ctx: Context) -> str:
+    got = await ctx.elicit("Your password?", Login)
+    return f"GOT {got.action} {len(got.data.password) if got.action == 'accept' else 0} characters"
+
+
+server.run("stdio")
+"""
+
+
+def test_a_password_typed_on_the_terminal_is_not_echoed_and_reaches_the_server(tmp_path):
+    """A secret-looking field is read with the terminal's echo off, and the echo comes back after."""
+    server = tmp_path / "vault.py"
+    server.write_text(SIGN_IN)
+    ipython = pexpect.spawn(
+        sys.executable,
+        ["-m", "IPython", "--no-banner", "--colors=nocolor", "--simple-prompt"],
+        encoding="utf-8",
+        dimensions=(50, 200),
+        env=dict(os.environ, TERM="xterm", IPYTHONDIR=str(tmp_path)),
+        timeout=60,
+    )
+    try:
+        ipython.expect(r"In \[1\]: ")
+        ipython.sendline(f"%load_ext mcpnb\n%mcp connect vault --era legacy -- {sys.executable} {server}")
+        ipython.expect(r"In \[3\]: ")
+        ipython.sendline("%mcp call vault.sign_in")
+        ipython.expect(r"[Pp]assword.*: ")
+        ipython.sendline("hunter2")
+        ipython.expect(r"In \[4\]: ")
+        said = _DRAWING.sub("", ipython.before)
+        assert "GOT accept 7 characters" in said and "hunter2" not in said, said
+        ipython.sendline("print('ECHO ' + 'BACK')")  # typed with the echo on again
+        ipython.expect(r"In \[5\]: ")
+        assert "print('ECHO ' + 'BACK')" in ipython.before and "ECHO BACK" in ipython.before
+    finally:
+        ipython.close(force=True)
