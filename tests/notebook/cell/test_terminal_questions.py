@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import sys
+from typing import Any
 
 import pytest
 
@@ -22,17 +23,22 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-termin
 _DRAWING = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b\][^\x07]*\x07|\x1b[=>]|\r")
 
 
-def test_ctrl_c_at_a_text_question_leaves_the_next_line_to_ipython(tmp_path):
-    env = dict(os.environ, TERM="xterm", IPYTHONDIR=str(tmp_path))
-    ipython = pexpect.spawn(
+def _ipython(tmp_path: Any) -> Any:
+    """Terminal IPython in a pseudo-terminal, with an IPython profile of its own; Ctrl-C reaches it
+    (a child of a non-interactive shell would otherwise ignore SIGINT)."""
+    return pexpect.spawn(
         sys.executable,
         ["-m", "IPython", "--no-banner", "--colors=nocolor", "--simple-prompt"],
         encoding="utf-8",
         dimensions=(50, 200),
-        env=env,
+        env=dict(os.environ, TERM="xterm", IPYTHONDIR=str(tmp_path)),
         timeout=60,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+
+
+def test_ctrl_c_at_a_text_question_leaves_the_next_line_to_ipython(tmp_path):
+    ipython = _ipython(tmp_path)
     try:
         ipython.expect(r"In \[1\]: ")
         ipython.sendline("%load_ext mcpnb")
@@ -81,14 +87,7 @@ def test_a_password_typed_on_the_terminal_is_not_echoed_and_reaches_the_server(t
     """A secret-looking field is read with the terminal's echo off, and the echo comes back after."""
     server = tmp_path / "vault.py"
     server.write_text(SIGN_IN)
-    ipython = pexpect.spawn(
-        sys.executable,
-        ["-m", "IPython", "--no-banner", "--colors=nocolor", "--simple-prompt"],
-        encoding="utf-8",
-        dimensions=(50, 200),
-        env=dict(os.environ, TERM="xterm", IPYTHONDIR=str(tmp_path)),
-        timeout=60,
-    )
+    ipython = _ipython(tmp_path)
     try:
         ipython.expect(r"In \[1\]: ")
         ipython.sendline(f"%load_ext mcpnb\n%mcp connect vault --era legacy -- {sys.executable} {server}")
