@@ -19,6 +19,20 @@ from mcpnb.notebook.frontend import current_kernel
 Mode = Literal["widget", "text", "decline", "defaults"]
 
 
+def no_widgets(panel: Any, mark: str, asks: str) -> str:
+    """A question's ``text/plain`` beside its widget: what a frontend that shows no widgets
+    (``jupyter console``) prints instead. Who asks and what, in one line of the server's words made
+    :func:`printable`, and how to answer there."""
+    from mcpnb.client.printable import printable
+
+    server = printable(str(getattr(panel, "server", None) or "The server"))
+    message = " ".join(printable(str(getattr(panel, "message", "") or "")).split())
+    return (
+        f"{mark} {server} {asks}" + (f": {message}" if message else "") + "\n(this frontend shows no "
+        'widgets: interrupt the cell, then %config Mcp.elicitation = "text" and run it again to answer here)'
+    )
+
+
 class CellUI:
     """Where one call asks and reports: display handles and stdin of the cell that made it."""
 
@@ -41,14 +55,6 @@ class CellUI:
         #: Why the call ended (None while it runs): a question asked after that stops at once.
         self.ended: str | None = None
         self._terminal_closed = threading.Event()  # set when the call ends: no more reading stdin
-
-    def no_widgets(self, question: str) -> str:
-        """A widget question's ``text/plain``: what a frontend that shows no widgets (``jupyter
-        console``) prints instead, the question and how to answer it there."""
-        return (
-            f"{question}\n(this frontend shows no widgets: interrupt the cell, then "
-            '%config Mcp.elicitation = "text" and run it again to answer here)'
-        )
 
     def _stdin_allowed(self) -> bool:
         """False under nbclient/papermill: nobody is there to type, or to click."""

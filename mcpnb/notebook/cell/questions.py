@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from mcpnb.client.interaction import CallContext, Interaction
-from mcpnb.notebook.cell.capture import CellUI
+from mcpnb.client.printable import printable
+from mcpnb.notebook.cell.capture import CellUI, no_widgets
 
 T = TypeVar("T")
 
@@ -184,7 +185,7 @@ class NotebookInteraction(Interaction):
             loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(outcome))
 
         panel = ui.run(build, done)
-        ui.show("ask", panel.widget, ui.no_widgets(_asked(panel)))
+        ui.show("ask", panel.widget, no_widgets(panel, "✎", "asks for input"))
         panel.record_into(ui.place_of(panel.widget))  # answered, its output becomes the record
         ui.asked.set()
         rerun = ui.run(watch_rerun, panel, stopped, done, holds_kernel=ui.awaiting)
@@ -203,13 +204,6 @@ class NotebookInteraction(Interaction):
         finally:
             forget()
             rerun.close()
-
-
-def _asked(panel: Any) -> str:
-    """A question in one line of text: who asks, and what (a form's, a link's, a reply's words)."""
-    server = getattr(panel, "server", None) or "The server"
-    message = " ".join(str(getattr(panel, "message", "") or "").split())
-    return f"✎ {server} asks for input" + (f": {message}" if message else "")
 
 
 def _where_clicks_run(ui: CellUI, work: Callable[[], None]) -> None:
@@ -262,13 +256,14 @@ class _Console:
         return self._read(self.ui.secret_input, prompt)
 
     def print(self, *args: Any, **kwargs: Any) -> None:
+        """A line of the question (the server's words in it): never an escape sequence for the terminal."""
         if self.ui.ended is None:
-            self.ui.print(*args, **kwargs)
+            self.ui.print(*(printable(str(a)) for a in args), **kwargs)
 
     def _read(self, read: Callable[[str], str], prompt: str) -> str:
         if self.ui.ended is not None:
             raise EOFError
-        answer = read(prompt)
+        answer = read(printable(prompt))
         if self.ui.ended is not None:  # typed after the call ended: dropped
             raise EOFError
         return answer

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import McpnbError, UrlRequiredError
 from mcpnb.client.runtime import STARTED
-from mcpnb.notebook.cell.capture import CellUI, Mode
+from mcpnb.notebook.cell.capture import CellUI, Mode, no_widgets
 from mcpnb.notebook.cell.live import AWAITING, ClickedUI, FailedNote, LiveCall
 from mcpnb.notebook.frontend import current_kernel
 
@@ -181,9 +181,7 @@ class UrlRetry:
     def show(self) -> None:
         """Show the panel in the calling cell, in an output of its own that becomes its record."""
         assert self.ui is not None
-        message = " ".join(str(getattr(self.panel, "message", "") or "").split())
-        asked = f"↗ {getattr(self.panel, 'server', None) or 'The server'} asks you to open a page: {message}"
-        self.ui.show("ask", self.panel.widget, self.ui.no_widgets(asked.rstrip(": ")))
+        self.ui.show("ask", self.panel.widget, no_widgets(self.panel, "↗", "asks you to open a page"))
         self.panel.record_into(self.ui.place_of(self.panel.widget))
         self._in_cell, self._shown_in = True, self.ui.run(_run_id)
 

@@ -5,7 +5,7 @@ In a real kernel, answered as JupyterLab does (a click on the widget), so the ru
 
 from __future__ import annotations
 
-from tests.frontend import Frontend
+from frontend import Frontend
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -28,3 +28,15 @@ def test_a_question_and_a_progress_bar_say_themselves_in_text(kernel):
     run = fe.run_ok("%mcp call probe.test_tool_with_progress")
     bars = [d for d in fe.displays[run] if WIDGET in d]
     assert bars and all(d["text/plain"].startswith("working…") for d in bars), bars
+
+
+def test_the_text_beside_a_widget_carries_no_escape_sequence_of_the_server():
+    """It is published as is (``raw``), past the renderers' own cleaning: a console would act on it."""
+    from types import SimpleNamespace
+
+    from mcpnb.notebook.cell.capture import no_widgets
+
+    panel = SimpleNamespace(server="evil\x1b[2J", message="pick\n\x1b]52;c;SEVMTE8=\x07 one\u202e")
+    said = no_widgets(panel, "✎", "asks for input")
+    assert said.startswith("✎ evil asks for input: pick one<U+202E>\n(this frontend shows no widgets")
+    assert "\x1b" not in said and "\x07" not in said

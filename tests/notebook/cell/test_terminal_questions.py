@@ -75,7 +75,7 @@ class Login(BaseModel):
 
 @server.tool()
 async def sign_in(ctx: Context) -> str:
-    got = await ctx.elicit("Your password?", Login)
+    got = await ctx.elicit("Your password? \x1b]52;c;SEVMTE8=\x07\u202e", Login)  # and a clipboard write
     return f"GOT {got.action} {len(got.data.password) if got.action == 'accept' else 0} characters"
 
 
@@ -84,7 +84,9 @@ server.run("stdio")
 
 
 def test_a_password_typed_on_the_terminal_is_not_echoed_and_reaches_the_server(tmp_path):
-    """A secret-looking field is read with the terminal's echo off, and the echo comes back after."""
+    """A secret-looking field is read with the terminal's echo off, and the echo comes back after;
+    the question's words reach the terminal without the server's escape sequences (an OSC 52
+    writes the terminal's clipboard)."""
     server = tmp_path / "vault.py"
     server.write_text(SIGN_IN)
     ipython = _ipython(tmp_path)
@@ -94,6 +96,8 @@ def test_a_password_typed_on_the_terminal_is_not_echoed_and_reaches_the_server(t
         ipython.expect(r"In \[3\]: ")
         ipython.sendline("%mcp call vault.sign_in")
         ipython.expect(r"[Pp]assword.*: ")
+        asked = ipython.before + ipython.after  # as the terminal got it: the server's escapes written out
+        assert "\x1b]52" not in asked and "\u202e" not in asked and "<U+202E>" in asked, asked
         ipython.sendline("hunter2")
         ipython.expect(r"In \[4\]: ")
         said = _DRAWING.sub("", ipython.before)
