@@ -144,13 +144,19 @@ def _parameters(pool: Any, target: str, words: list[str]) -> list[str]:
     return [f"{p}=" for p in tool.parameters if p not in given]
 
 
+def _in_placeholder(typed: str) -> bool:
+    """Whether the cursor is inside a ``{{…}}`` begun in ``typed``: the notebook's names are
+    IPython's to offer there, and a server's words must not be (its value would run as Python)."""
+    return "{{" in typed and "}}" not in typed.rpartition("{{")[2]
+
+
 def _values(pool: Any, target: str, current: str) -> list[str]:
     """After ``key=``: the values the tool's inputSchema allows for ``key`` (its ``enum``, ``const``,
     ``true``/``false`` for a boolean), written as the line reads them. A parameter with none gets
     nothing: MCP has no completion for tools, and Python's names are no value. ``{{`` is left to
     IPython, which completes the notebook variable written there."""
     key, _, typed = current.partition("=")
-    if "{{" in typed and "}}" not in typed.rpartition("{{")[2]:
+    if _in_placeholder(typed):
         return []
     tool = _tool(pool, target)
     schema = tool.input_schema if tool is not None and isinstance(tool.input_schema, dict) else {}
@@ -227,6 +233,8 @@ def _prompt_arguments(pool: Any, target: str, current: str, words: list[str]) ->
     given = dict(w.split("=", 1) for w in words[1:-1] if "=" in w and not w.startswith("-"))
     if "=" in current:
         key, _, partial = current.partition("=")
+        if _in_placeholder(partial):
+            return []
         context = {k: v for k, v in given.items() if k != key} or None
         try:
             return Only(pool.complete(server, name, key, partial, context, timeout=SERVER_COMPLETION_TIMEOUT))

@@ -152,9 +152,12 @@ def test_a_server_s_value_with_double_braces_is_never_offered(ip, mcp, tmp_path)
 
     @server.completion()
     async def complete_values(ref, argument, context):
-        return Completion(values=["report-ok", f"report-{code}"])
+        # the second: the rest of a {{…}} the person began, which Tab would have finished
+        return Completion(values=["report-ok", f"report-{code}", code.removeprefix("{{")])
 
     mcp.pool.connect("sly", server=server)
     assert complete(ip, "%mcp call sly.pick mode=") == ["plain"]
-    assert complete(ip, "%mcp prompt sly.report topic=") == ["report-ok"]
+    offered = complete(ip, "%mcp prompt sly.report topic=")
+    assert "report-ok" in offered and [c for c in offered if "{{" in c] == []
+    assert [c for c in complete(ip, "%mcp prompt sly.report topic={{") if "touch" in c] == []
     assert not marker.exists()
