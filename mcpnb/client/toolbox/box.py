@@ -83,6 +83,17 @@ class ToolFailedError(CallError):
         self.result = result
 
 
+#: The mapping's methods: a tool of one of these names is the attribute with an underscore.
+_MAPPING_METHODS = frozenset({"get", "keys", "items", "values"})
+
+
+def _shadowed(method: str) -> str:
+    return (
+        f"short.{method} is the mapping's {method}(); the tool {method!r} is short.{method}_ "
+        f"(or short[{method!r}])"
+    )
+
+
 class ShortNames(Mapping[str, ToolFunction]):
     """The toolbox's functions under bare tool names (``toolbox.short["get-sum"]``), and as attributes
     under their Python names (``toolbox.short.get_sum``) for tab completion. Names that two servers
@@ -90,14 +101,17 @@ class ShortNames(Mapping[str, ToolFunction]):
     (``get-sum`` and ``get_sum`` are both ``get_sum`` in Python): the attribute would call one of
     them unseen; the bare name reaches each.
 
-    The attributes are the tools': a key-value server's ``get`` or ``keys`` tool is ``short.get``,
-    not the mapping's method of that name (which ``Mapping.get(short, ...)`` still reaches)."""
+    A tool named as a method of the mapping (a key-value server's ``get``, ``keys``, ``items``,
+    ``values``) is the attribute with an underscore, ``short.get_``, as a keyword's is (``class_``):
+    the mapping stays one (``dict(short)``, ``short.keys()``), and ``short.get(key="a")``, which
+    quietly answered None, says where the tool is."""
 
     def __init__(self, functions: dict[str, ToolFunction]) -> None:
         self._functions = functions
         named: dict[str, list[str]] = {}
         for name, function in functions.items():
-            named.setdefault(function.__name__, []).append(name)
+            attr = function.__name__
+            named.setdefault(attr + "_" if attr in _MAPPING_METHODS else attr, []).append(name)
         self._attrs = {attr: functions[names[0]] for attr, names in named.items() if len(names) == 1}
         self._shared = {attr: names for attr, names in named.items() if len(names) > 1}
 
@@ -115,12 +129,28 @@ class ShortNames(Mapping[str, ToolFunction]):
     def __len__(self) -> int:
         return len(self._functions)
 
-    def __getattribute__(self, name: str) -> Any:
-        if name[:1] != "_":  # a tool named like a method of the mapping (get, keys, items) wins
-            tool = object.__getattribute__(self, "__dict__").get("_attrs", {}).get(name)
-            if tool is not None:
-                return tool
-        return object.__getattribute__(self, name)
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self._functions and "get" in self._functions:  # short.get(key="a"): the tool's words
+            raise TypeError(_shadowed("get"))
+        return super().get(key, default)
+
+    def keys(self, *args: Any, **kwargs: Any) -> Any:
+        return self._mapping("keys", args, kwargs)
+
+    def items(self, *args: Any, **kwargs: Any) -> Any:
+        return self._mapping("items", args, kwargs)
+
+    def values(self, *args: Any, **kwargs: Any) -> Any:
+        return self._mapping("values", args, kwargs)
+
+    def _mapping(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The mapping's ``keys``/``items``/``values``; called with arguments, meant for a tool of
+        that name: say where it is."""
+        if args or kwargs:
+            raise TypeError(
+                _shadowed(method) if method in self._functions else f"{method}() takes no arguments"
+            )
+        return getattr(super(), method)()
 
     def __getattr__(self, name: str) -> ToolFunction:
         attrs = self.__dict__.get("_attrs", {})

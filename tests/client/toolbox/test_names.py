@@ -97,9 +97,10 @@ def test_two_property_keys_under_one_provider_key_is_an_error_naming_both(pool):
     assert toolbox.specs("anthropic")  # dots are legal in Anthropic keys
 
 
-def test_tools_named_like_the_mappings_methods_are_its_attributes(pool):
-    """A key-value server's ``get`` and ``keys``: ``tools.short.get`` was the mapping's method, so
-    ``short.get(key="a")`` raised TypeError and the tool was out of reach by attribute."""
+def test_tools_named_like_the_mappings_methods_have_an_underscore(pool):
+    """A key-value server's ``get`` and ``keys``: ``short.get(key="b")`` was the mapping's get, which
+    quietly answered None. The tools are ``short.get_`` and ``short.keys_`` (as ``class_``), and the
+    mapping stays one: ``dict(short)``, ``short.keys()``, ``==``."""
     from mcp.server.mcpserver import MCPServer
 
     kv = MCPServer("kv")
@@ -115,8 +116,13 @@ def test_tools_named_like_the_mappings_methods_are_its_attributes(pool):
 
     pool.connect("kv", server=kv)
     short = pool.functions("kv").short
-    assert short.get(key="b").text == "2" and short.keys().data == ["a", "b"]
-    assert short.get is short["get"] and "keys" in dir(short)
-    assert sorted(short) == ["get", "keys"] and len(short) == 2 and "get" in short  # still a mapping
-    assert type(short).get(short, "nope") is None  # the mapping's own get, where wanted
-    assert short.items is not None and callable(short.values)  # names no tool has: the mapping's
+    assert short.get_(key="b").text == "2" and short.keys_().data == ["a", "b"]
+    assert short.get_ is short["get"] and {"get_", "keys_"} <= set(dir(short))
+    assert sorted(short.keys()) == ["get", "keys"] and dict(short) == {"get": short.get_, "keys": short.keys_}
+    assert {**short} == dict(short) and short.get("keys") is short.keys_ and "get" in short
+    with pytest.raises(
+        TypeError, match=r"short\.get is the mapping's get\(\); the tool 'get' is short\.get_"
+    ):
+        short.get(key="b")
+    with pytest.raises(TypeError, match=r"the tool 'keys' is short\.keys_"):
+        short.keys(pattern="a")
