@@ -62,12 +62,21 @@ def _drawn(obj: Any) -> dict[str, Any]:
     return {"text/plain": repr(obj)}
 
 
+#: Characters of an object's repr its plain fallback shows (a blob's base64 stays out of the file).
+UNDRAWN_CHARS = 2000
+
+
 def _undrawn(obj: Any, exc: Exception) -> dict[str, Any]:
-    """``obj`` as Python shows it (a list its items; its own repr may be the renderer that failed),
+    """``obj`` by its own repr (mcpnb's are clipped), else as Python shows any object, cut short,
     and why it is not drawn."""
     from mcpnb.notebook.render.html import esc
 
-    plain = list.__repr__(obj) if isinstance(obj, list) else object.__repr__(obj)
+    try:
+        plain = repr(obj)
+    except Exception:  # the repr may be the renderer that failed
+        plain = object.__repr__(obj)
+    if len(plain) > UNDRAWN_CHARS:
+        plain = f"{plain[:UNDRAWN_CHARS]}… ({len(plain) - UNDRAWN_CHARS:,} more characters)"
     note = f"mcpnb could not draw this {type(obj).__name__} ({type(exc).__name__}: {exc}); its data is intact"
     return {"text/plain": f"{plain}\n{note}", "text/html": f"<pre>{esc(plain)}</pre><div>{esc(note)}</div>"}
 

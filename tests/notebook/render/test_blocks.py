@@ -400,7 +400,7 @@ def test_a_renderer_that_fails_costs_the_drawing_not_the_data(pool, monkeypatch)
 
     @server.resource("notes://today", mime_type="text/markdown")
     def today() -> str:
-        return "kept <as> sent"
+        return "kept <as> sent " + "x" * 50_000  # none of which a fallback puts in the file whole
 
     pool.connect("notes", server=server)
     contents = pool.read("notes", "notes://today")
@@ -413,3 +413,4 @@ def test_a_renderer_that_fails_costs_the_drawing_not_the_data(pool, monkeypatch)
     shown = contents._repr_mimebundle_()
     assert "kept <as> sent" in shown["text/plain"] and "kept &lt;as&gt; sent" in shown["text/html"]
     assert "could not draw this ResourceContents (ValueError: a renderer's bug)" in shown["text/plain"]
+    assert len(shown["text/plain"]) < 5_000 and len(shown["text/html"]) < 10_000
