@@ -64,21 +64,20 @@ def log_data_text(data: Any) -> str:
 
 
 #: Kinds of event worth more than DEBUG whatever they say (``state`` and ``health`` depend on the
-#: event: :func:`log_level`). A retry is one line per attempt; a stall is said once per tool.
-_KIND_LEVELS = {"retry": logging.INFO, "stall": logging.WARNING}
+#: event: :func:`log_level`). A stall is said once per tool.
+_KIND_LEVELS = {"stall": logging.WARNING}
 
 
 def log_level(event: ConnectionEvent) -> int:
     """How loud ``event`` is on the ``mcpnb`` logger: WARNING when a server is lost, failed or fails
-    its health probe; INFO when it is connected (again), disconnected or retried; DEBUG for the rest
-    (stderr lines, cache hits, each state a reconnect passes through)."""
+    its health probe; INFO when it is healthy again; DEBUG for the rest (connects, disconnects,
+    retries, stderr lines, cache hits). Routine events stay DEBUG: an SDK ``MCPServer`` made in a
+    kernel sets the root logger to INFO, and each connect then showed in the running cell."""
     if event.kind == "state":
         if event.state is State.FAILED:
             return logging.WARNING
         if event.state is State.RECONNECTING:  # lost: once; the attempts after it are "retry" lines
             return logging.WARNING if event.previous is State.CONNECTED else logging.DEBUG
-        if event.state in (State.CONNECTED, State.DISCONNECTED, State.DISABLED):
-            return logging.INFO
         return logging.DEBUG
     if event.kind == "health":
         if event.detail.get("ok") is False:  # "probe failed (…): why", then the bare "unhealthy"
@@ -117,7 +116,33 @@ def _subscriber_failed(callback: Subscriber, event: ConnectionEvent, error: Base
     if isinstance(error, SystemExit):  # sys.exit() in a thread only ends that thread; here, nothing
         said += " (subscribers run on mcpnb's runtime thread, where sys.exit() ends no program)"
     logger.error("mcpnb: %s, on the event %r", said, str(event), exc_info=error)
+    if _told_unheard.setdefault(_callback_name(callback), said) is said:  # once per callback
+        unheard(f"{said} (said once; its traceback goes to the 'mcpnb' logger once logging is set up)")
     return said
+
+
+#: The callbacks whose failure :func:`unheard` has said.
+_told_unheard: dict[str, str] = {}
+
+
+def heard() -> bool:
+    """Whether logging was set up to hear the ``mcpnb`` logger: a handler up its line other than
+    the ``NullHandler`` mcpnb puts there (which keeps Python's last resort from printing it)."""
+    log: logging.Logger | None = logger
+    while log is not None:
+        if any(not isinstance(h, logging.NullHandler) for h in log.handlers):
+            return True
+        log = log.parent if log.propagate else None
+    return False
+
+
+def unheard(message: str) -> None:
+    """``message`` on stderr where nothing hears the ``mcpnb`` logger: a bug in the person's own
+    callback, or a question nobody could answer in a script, is not to pass unseen."""
+    import sys
+
+    if not heard():
+        print(f"mcpnb: {message}", file=sys.stderr, flush=True)
 
 
 class EventLog:

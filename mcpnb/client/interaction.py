@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcpnb.client.events import unheard
+
 Policy = Literal["decline", "defaults"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -259,15 +261,13 @@ def tell_nobody_answered(server: str, call: CallContext | None, kind: str, how: 
         if unknown and policy_from_env() is None and kind == "form"
         else ""
     )
-    logger.warning(
-        "%s asked %s and nobody was there to answer: %s. To answer: %s%s. (Said once per tool; "
-        "result.answered_without_asking lists each call's questions.)",
-        who,
-        _QUESTION[kind],
-        how,
-        _HOW_TO_ANSWER[kind],
-        ignored,
+    said = (
+        f"{who} asked {_QUESTION[kind]} and nobody was there to answer: {how}. To answer: "
+        f"{_HOW_TO_ANSWER[kind]}{ignored}. (Said once per tool; result.answered_without_asking "
+        "lists each call's questions.)"
     )
+    logger.warning("%s", said)
+    unheard(said)  # a script that set up no logging still hears it, once
 
 
 async def ask_form(

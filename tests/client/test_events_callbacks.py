@@ -99,6 +99,28 @@ def test_a_pools_subscribers_each_hear_an_event_and_one_that_fails_is_named(pool
     assert not [r for r in caplog.records if "_fan_out" in r.getMessage()]
 
 
+def test_a_failing_subscriber_is_said_on_stderr_once_where_no_logging_is_set_up():
+    """The ``mcpnb`` logger's NullHandler keeps Python's last resort from printing: a bug in the
+    person's own callback would pass unseen. Said once per callback, in a fresh process."""
+    code = textwrap.dedent(
+        """
+        import mcpnb
+        from mcpnb.client.events import ConnectionEvent, EventLog, State
+        log = EventLog()
+        def broken(event):
+            raise ValueError("oops")
+        log.subscribe(broken)
+        for _ in range(3):
+            log.emit(ConnectionEvent("s", "state", "connected", State.CONNECTED))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr
+    said = [line for line in run.stderr.splitlines() if line.startswith("mcpnb: ")]
+    assert len(said) == 1 and "broken raised ValueError: ignored" in said[0], run.stderr
+
+
 def test_ctrl_c_on_the_main_thread_still_stops_the_program():
     """A KeyboardInterrupt where signals land (the main thread) is a person's Ctrl-C: it passes."""
     log = EventLog()
@@ -111,9 +133,10 @@ def test_ctrl_c_on_the_main_thread_still_stops_the_program():
         log.emit(ConnectionEvent("s", "stderr", "a line"))
 
 
-def test_a_killed_server_is_a_warning_and_its_return_is_info(pool, caplog):
-    """A service logging at INFO hears the server die (WARNING, with how) and come back (INFO);
-    stderr lines and cache hits stay DEBUG; secrets of the config stay scrubbed at every level."""
+def test_a_killed_server_is_a_warning_and_its_return_is_debug(pool, caplog):
+    """A service logging at WARNING hears the server die (with how); its return, each retry,
+    stderr lines and cache hits are DEBUG (an SDK MCPServer made in a kernel sets the root logger
+    to INFO, and every connect showed in the running cell); secrets stay scrubbed at every level."""
     caplog.set_level(logging.DEBUG, logger="mcpnb")
     secret = "tok-3f9a7c1e5b"
     pool.connect("d", **demo_command(), env={"DEMO_TOKEN": secret}, **FAST)
@@ -125,8 +148,9 @@ def test_a_killed_server_is_a_warning_and_its_return_is_info(pool, caplog):
     # how it is said depends on what noticed first: the process ending (SIGKILL) or its pipe closing
     assert lost and " d state: connection lost: " in lost[0].getMessage()
     after = records[records.index(lost[0]) :]
-    assert any(r.levelno == logging.INFO and "state: connected" in r.getMessage() for r in after)
-    assert any(r.levelno == logging.INFO and " retry: attempt 1/3" in r.getMessage() for r in after)
+    assert any(r.levelno == logging.DEBUG and "state: connected" in r.getMessage() for r in after)
+    assert any(r.levelno == logging.DEBUG and " retry: attempt 1/3" in r.getMessage() for r in after)
+    assert not [r for r in records if r.levelno == logging.INFO]
     for chatter in ("stderr", "cache"):
         said = [r for r in records if f" {chatter}: " in r.getMessage()]
         assert said and all(r.levelno == logging.DEBUG for r in said), chatter

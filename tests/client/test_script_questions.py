@@ -124,10 +124,10 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _run(elicitation: str) -> tuple[dict[str, str], str]:
+def _run(elicitation: str, script: str = SCRIPT) -> tuple[dict[str, str], str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MCPNB_ELICITATION": elicitation}
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
@@ -147,3 +147,25 @@ def test_a_value_mcpnb_elicitation_does_not_take_is_said_with_the_decline():
     assert said["sdk"] == "decline"
     assert "WARNING mcpnb sdk.plan asked a question (a form) and nobody was there to answer" in stderr
     assert "($MCPNB_ELICITATION='defualts' is ignored: it takes decline or defaults)" in stderr
+
+
+QUIET = textwrap.dedent(
+    """
+    import json, sys
+    import mcpnb
+    pool = mcpnb.Pool()  # probe-kit in a process of its own: nothing here sets up logging
+    pool.connect("probe", command=sys.executable, args=["-m", "mcpnb.probekit"], era="legacy")
+    said = [pool.call("probe", "ask_user", {"question": "Name?"}).data["action"] for _ in range(2)]
+    print(json.dumps({"probe": " ".join(said)}))
+    pool.close()
+    """
+)
+
+
+def test_a_script_that_sets_up_no_logging_still_hears_of_a_question_nobody_answered():
+    """The ``mcpnb`` logger's NullHandler silenced the WARNING in exactly the scripts it is for:
+    where no logging is set up, it is said on stderr, once per tool."""
+    said, stderr = _run("", QUIET)
+    assert said["probe"] == "decline decline"
+    told = [line for line in stderr.splitlines() if line.startswith("mcpnb: probe.ask_user asked a question")]
+    assert len(told) == 1 and "nobody was there to answer" in told[0], stderr
