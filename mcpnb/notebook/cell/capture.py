@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from mcpnb.notebook.cell.terminal import TerminalReads
 from mcpnb.notebook.frontend import current_kernel
 
 Mode = Literal["widget", "text", "decline", "defaults"]
@@ -54,7 +55,7 @@ class CellUI:
         self._open: dict[int, Callable[[str], None]] = {}
         #: Why the call ended (None while it runs): a question asked after that stops at once.
         self.ended: str | None = None
-        self._terminal_closed = threading.Event()  # set when the call ends: no more reading stdin
+        self._terminal = TerminalReads()  # stopped when the call ends: no more reading stdin
 
     def _stdin_allowed(self) -> bool:
         """False under nbclient/papermill: nobody is there to type, or to click."""
@@ -136,16 +137,12 @@ class CellUI:
         """Ask on stdin in the calling cell (the kernel's input box, or the terminal: there the
         read stops when the call ends, :mod:`.terminal`, so it takes no line typed after)."""
         if self.kernel is None:
-            from mcpnb.notebook.cell.terminal import read_line
-
-            return read_line(prompt, self._terminal_closed)
+            return self._terminal.read_line(prompt)
         return self.run(self.kernel.raw_input, prompt)
 
     def secret_input(self, prompt: str) -> str:
         if self.kernel is None:
-            from mcpnb.notebook.cell.terminal import read_line
-
-            return read_line(prompt, self._terminal_closed, secret=True)
+            return self._terminal.read_line(prompt, secret=True)
         return self.run(self.kernel.getpass, prompt)
 
     # ------------------------------------------------------------------ progress
@@ -188,7 +185,7 @@ class CellUI:
 
     def end_questions(self, why: str) -> None:
         """The call ended (``why``: "the call was interrupted"): every question still open stops."""
-        self._terminal_closed.set()  # a read on the terminal gives up: the next line is IPython's
+        self._terminal.stop()  # a terminal read gives up, its echo back on: the next line is IPython's
         with self._slots:
             if self.ended is None:
                 self.ended = why

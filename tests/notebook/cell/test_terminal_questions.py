@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -23,12 +24,13 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-termin
 _DRAWING = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b\][^\x07]*\x07|\x1b[=>]|\r")
 
 
-def _ipython(tmp_path: Any) -> Any:
+def _ipython(tmp_path: Any, *, simple: bool = True) -> Any:
     """Terminal IPython in a pseudo-terminal, with an IPython profile of its own; Ctrl-C reaches it
-    (a child of a non-interactive shell would otherwise ignore SIGINT)."""
+    (a child of a non-interactive shell would otherwise ignore SIGINT). ``simple``: its plain
+    prompt; else prompt_toolkit's, which sets the terminal up for each prompt."""
     return pexpect.spawn(
         sys.executable,
-        ["-m", "IPython", "--no-banner", "--colors=nocolor", "--simple-prompt"],
+        ["-m", "IPython", "--no-banner", "--colors=nocolor", *(["--simple-prompt"] if simple else [])],
         encoding="utf-8",
         dimensions=(50, 200),
         env=dict(os.environ, TERM="xterm", IPYTHONDIR=str(tmp_path)),
@@ -105,5 +107,33 @@ def test_a_password_typed_on_the_terminal_is_not_echoed_and_reaches_the_server(t
         ipython.sendline("print('ECHO ' + 'BACK')")  # typed with the echo on again
         ipython.expect(r"In \[5\]: ")
         assert "print('ECHO ' + 'BACK')" in ipython.before and "ECHO BACK" in ipython.before
+    finally:
+        ipython.close(force=True)
+
+
+def test_ctrl_c_at_a_password_leaves_the_next_prompt_its_terminal(tmp_path):
+    """Given up, a secret's read puts the echo back before IPython's next prompt sets the terminal
+    up (prompt_toolkit's, not the simple one): put back after, the prompt ran on a terminal that
+    echoed each line itself and held keys until Enter (seen in 4 runs of 6 before)."""
+    server = tmp_path / "vault.py"
+    server.write_text(SIGN_IN)
+    ipython = _ipython(tmp_path, simple=False)
+    try:
+        ipython.expect(r"In \[1\]")
+        ipython.sendline("%load_ext mcpnb")
+        ipython.expect(r"In \[2\]")
+        ipython.sendline(f"%mcp connect vault --era legacy -- {sys.executable} {server}")
+        ipython.expect(r"In \[3\]")
+        ipython.sendline("%mcp call vault.sign_in")
+        ipython.expect(r"[Pp]assword.*: ")
+        time.sleep(0.3)  # a person reads the question; the read waits on the terminal meanwhile
+        ipython.sendintr()
+        ipython.expect(r"In \[4\]")
+        time.sleep(0.5)  # and starts to type once the prompt shows
+        ipython.send("x = 41 + 1\r")
+        ipython.expect(r"In \[5\]")
+        assert "x = 41 + 1\r\n" not in ipython.before, ipython.before  # the terminal echoed it itself
+        ipython.send("print('X IS', x)\r")
+        ipython.expect("X IS 42")
     finally:
         ipython.close(force=True)
