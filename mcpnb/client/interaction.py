@@ -149,7 +149,7 @@ class Interaction:
         environment chose it, when it did."""
         if call is not None and (call.policy_reason or call.policy):
             return call.policy_reason
-        chosen = None if self._policy else policy_from_env()
+        chosen = None if self._policy or type(self).policy is not Interaction.policy else policy_from_env()
         return f"${ELICITATION_ENV} is {chosen!r}" if chosen else ""
 
     def code_context(self, *, awaited: bool = False, later: bool = False) -> CallContext:

@@ -278,3 +278,16 @@ def test_an_unanswered_question_is_declined_before_an_sdk_server_forgets_the_cal
 
     ttl = inspect.signature(RequestStateSecurity.ephemeral).parameters["ttl"].default
     assert ttl - 30 >= ELICITATION_TIMEOUT and Interaction().timeout == ELICITATION_TIMEOUT
+
+
+def test_a_policy_a_subclass_sets_is_not_credited_to_the_environment(monkeypatch):
+    """A subclass's own ``policy = "defaults"`` (a class attribute, over the property) answered
+    "($MCPNB_ELICITATION is 'defaults')" whenever the variable happened to be set too."""
+    from mcpnb.client.interaction import Interaction
+
+    class Mine(Interaction):
+        policy = "defaults"
+
+    monkeypatch.setenv("MCPNB_ELICITATION", "defaults")
+    assert Mine()._policy_reason(None) == ""
+    assert Interaction()._policy_reason(None) == "$MCPNB_ELICITATION is 'defaults'"
