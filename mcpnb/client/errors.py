@@ -282,7 +282,8 @@ class UrlRequiredError(CallError):
 
 
 class CallTimeoutError(CallError, TimeoutError):
-    """A request took longer than its timeout; the request was cancelled on the server."""
+    """A request took longer than its timeout; the server was told to cancel it (whether it stopped
+    is the server's business: a tool that does not look for a cancel runs to its end)."""
 
 
 class ServerExitedError(ConnectionError):

@@ -136,12 +136,12 @@ class Deadline:
     def message(self, what: str, server: str) -> str:
         if self.hit_total:
             return (
-                f"{what} on {server!r} ran past max_total_timeout={self.total:g} s and was cancelled on the "
-                f"server; raise max_total_timeout for server {server!r}"
+                f"{what} on {server!r} ran past max_total_timeout={self.total:g} s, and the server was told "
+                f"to cancel it; raise max_total_timeout for server {server!r}"
             )
         return (
-            f"{what} on {server!r} timed out after {self.idle:g} s without progress and was cancelled on the "
-            f"server; raise tool_timeout for server {server!r} (or pass timeout=)"
+            f"{what} on {server!r} timed out after {self.idle:g} s without progress, and the server was "
+            f"told to cancel it; raise tool_timeout for server {server!r} (or pass timeout=)"
         )
 
     def for_model(self) -> str:
@@ -153,7 +153,7 @@ class Deadline:
             else f"timed out after {self.idle:g} s without progress"
         )
         return (
-            f"the call {how} and was cancelled on the server (it may have done part of its work); "
+            f"the call {how}, and the server was told to cancel it (it may have done part of its work); "
             "try again later or with less to do, or tell the user"
         )
 

@@ -279,8 +279,8 @@ def interrupted(line: str, cancelled_calls: int) -> Interrupted:
     """What an interrupted ``%mcp`` cell says, instead of a bare ``CancelledError`` or traceback."""
     what = " ".join(line.split()[:2])[:80] or "status"  # subcommand and target: arguments may hold secrets
     if cancelled_calls:
-        calls = "the call was" if cancelled_calls == 1 else f"{cancelled_calls} calls were"
-        text = f"%mcp {what}: interrupted; {calls} cancelled on the server"
+        calls = "the call" if cancelled_calls == 1 else f"its {cancelled_calls} calls"
+        text = f"%mcp {what}: interrupted; the server was told to cancel {calls}"
     else:
         text = f"%mcp {what}: interrupted"
     exc = Interrupted(text)

@@ -27,14 +27,14 @@ def test_an_interrupted_awaiting_cell_says_so(kernel, tmp_path):
     reply = _interrupt(kernel, fe, "%mcp call demo.slow seconds=60 tag=await", tmp_path / "started-await")
     assert reply["status"] == "error"
     assert reply["ename"] == "Interrupted"
-    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the call was cancelled on the server"
+    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the server was told to cancel the call"
     assert "CancelledError" not in "".join(reply["traceback"])
 
     # inside a function the cell is synchronous: the same words
     code = "def run():\n    r = %mcp call demo.slow seconds=60 tag=sync\n    return r\nrun()"
     reply = _interrupt(kernel, fe, code, tmp_path / "started-sync")
     assert reply["status"] == "error" and reply["ename"] == "Interrupted"
-    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the call was cancelled on the server"
+    assert reply["evalue"] == "%mcp call demo.slow: interrupted; the server was told to cancel the call"
 
     seen = _in_kernel_until(fe, "seen = %mcp call demo.cancelled", "len(seen.data) == 2", "sorted(seen.data)")
     assert "SAID ['await', 'sync']" in seen
