@@ -245,9 +245,15 @@ def _cut_short(line: str, why: str) -> list[Any]:
     import json
 
     start = _ANSWER_START.match(line)
+    if start is not None:
+        return [_failed(json.loads(start.group(1)), f"the server's answer {why}")]
+    start = _ANSWER_START.search(line)  # after text of its own: a print() that wrote no newline
     if start is None:
         return []
-    return [_failed(json.loads(start.group(1)), f"the server's answer {why}")]
+    before = line[: start.start()].strip()
+    shown = before if len(before) <= 40 else before[:39] + "…"
+    said = f"the server's answer came after other text on its line ({shown!r}): a print() without a newline?"
+    return [_failed(json.loads(start.group(1)), said)]
 
 
 def _first_problem(answer: dict[str, Any]) -> str | None:

@@ -328,6 +328,9 @@ def test_a_malformed_answer_fails_its_call_at_once_and_a_batch_is_read(pool):
     assert str(info.value).startswith(
         "cut_short() on 'odd' failed: the server's answer is not valid JSON (Unterminated string"
     )
+    with pytest.raises(CallError) as info:  # a print() with no newline before the answer's line
+        pool.call("odd", "print_before")
+    assert "came after other text on its line ('working...'): a print() without a newline?" in str(info.value)
     assert pool.call("odd", "pid").text == pid  # the same session all along
     logged = "\n".join(pool.logs("odd"))
     assert '"result": null' in logged and "in a batch" not in logged

@@ -12,6 +12,7 @@ Run: ``python tests/servers/sequential_server.py``. The 2025-11-25 handshake (``
 - ``batched()``: answers in a one-element array (the 2025-03-26 batch form).
 - ``cut_short()``: writes the first half of its answer line, then the newline (a write cut mid-way).
 - ``stray_answer()``: first answers a request id never sent (its own + 1000), then its own.
+- ``print_before()``: writes ``working... `` with no newline, then its answer on that same line.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ TOOLS = [
     {"name": "batched", "inputSchema": {"type": "object"}},
     {"name": "cut_short", "inputSchema": {"type": "object"}},
     {"name": "stray_answer", "inputSchema": {"type": "object"}},
+    {"name": "print_before", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -81,6 +83,9 @@ def main() -> None:
             whole = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": text("x" * 200)})
             sys.stdout.write(whole[: len(whole) // 2] + "\n")
             sys.stdout.flush()
+        elif method == "tools/call" and params.get("name") == "print_before":
+            sys.stdout.write("working... ")  # a print(..., end=" ") left in a server
+            answer(request_id, text("done"))
         elif method == "tools/call" and params.get("name") == "stray_answer":
             answer(request_id + 1000, text("for nobody"))
             answer(request_id, text("the real answer"))
