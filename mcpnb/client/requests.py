@@ -314,13 +314,50 @@ async def request(
                 raise CallError(said) from None
         if answer is not None and isinstance(exc, MCPError) and exc.code in _HTTP_STAND_INS:
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
-        raise CallError(f"{what} on {conn.name!r} failed: {conn.safe(describe(exc))}") from None
+        failed = CallError(f"{what} on {conn.name!r} failed: {conn.safe(describe(exc) + _details(exc))}")
+        if isinstance(exc, MCPError):  # as the server sent them (result.raw keeps a result's so)
+            failed.code, failed.data = exc.code, exc.data
+        raise failed from None
     finally:
         _answers.reset(token)
         SERVER_LOG.reset(route)
     if timed:
         conn.last_latency_ms = (conn.clock() - started) * 1000
     return result
+
+
+#: The codes of errors the SDK makes on the client's side (a reply it could not parse, a session
+#: that closed, a request that timed out): their later lines are pydantic's dump, not the server's.
+_CLIENTS_OWN = frozenset({-32700, -32000, -32001})
+#: Characters of what a server's error carried beyond its first line that the message shows.
+DETAILS_CHARS = 2000
+
+
+def _details(exc: BaseException) -> str:
+    """What a server's JSON-RPC error said beyond its message's first line (the rest of it, and its
+    ``data``: a traceback, say), on lines of their own: kept to the first line, a server author
+    never saw what their server sent (``CallError.data`` has it whole)."""
+    import json
+
+    from mcp import MCPError
+
+    if not isinstance(exc, MCPError) or exc.code in _CLIENTS_OWN:
+        return ""
+    rest = str(exc.message or "").strip().splitlines()[1:]
+    data = exc.data
+    if isinstance(data, dict):  # {"traceback": "..."}: each text as its lines, not one escaped string
+        data = "\n".join(
+            f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)}"
+            for k, v in data.items()
+        )
+    elif data is not None and not isinstance(data, str):
+        data = json.dumps(data, ensure_ascii=False, default=str)
+    text = "\n".join([*rest, *([data] if data else [])]).strip()
+    if not text:
+        return ""
+    if len(text) > DETAILS_CHARS:
+        text = f"{text[:DETAILS_CHARS]}… ({len(text) - DETAILS_CHARS:,} more characters: the error's .data)"
+    return f"\nthe server sent with it:\n{text}"
 
 
 def refused_post_error(conn: Connection, what: str, answer: HttpAnswer) -> CallError:

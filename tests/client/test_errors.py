@@ -93,3 +93,32 @@ def test_a_server_that_asks_by_a_request_of_its_own_on_a_modern_session_says_con
         pool.call("modern", "ask", answers={"name": "Ada"})
     pool.connect("legacy", server=server, era="legacy")
     assert pool.call("legacy", "ask", answers={"name": "Ada"}).text == "Ada"
+
+
+def test_a_servers_json_rpc_error_shows_all_it_sent(pool):
+    """A server's error beyond its message's first line (the rest of it, and its ``data``: here a
+    traceback) was dropped; a server author saw one line and no way to the rest. Now it shows under
+    the first line, and the error keeps ``code`` and ``data`` as sent."""
+    from mcp import MCPError
+    from mcp.server.mcpserver import MCPServer
+
+    from mcpnb import CallError
+
+    traceback = "Traceback (most recent call last):\n  File \"app.py\", line 3\nKeyError: 'user_id'"
+    server = MCPServer("err", log_level="WARNING")
+
+    @server.tool()
+    def boom() -> str:
+        raise MCPError(
+            code=-32603,
+            message="Internal error: KeyError\nwhile loading the user",
+            data={"traceback": traceback},
+        )
+
+    pool.connect("e", server=server)
+    with pytest.raises(CallError) as failed:
+        pool.call("e", "boom")
+    said = str(failed.value)
+    assert said.startswith("boom() on 'e' failed: Internal error: KeyError (MCP error -32603)\n"), said
+    assert "while loading the user" in said and f"traceback: {traceback}" in said
+    assert failed.value.code == -32603 and failed.value.data == {"traceback": traceback}
