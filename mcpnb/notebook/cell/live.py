@@ -9,6 +9,7 @@ appears in the same output when the call ends.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import contextvars
 import html
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,7 @@ def call_in_cell(
         result = hop.outcome()
     except BaseException as exc:
         _ended(ui, exc)
+        _keep_traffic(ui, ctx, exc)
         raise
     _ended(ui, None, ok=not result.is_error)
     return result
@@ -91,6 +93,7 @@ async def acall_in_cell(
         result = await pool.runtime.arun(call)  # an interrupt cancels it on the server
     except BaseException as exc:
         _ended(ui, exc)
+        _keep_traffic(ui, ctx, exc)
         raise
     _ended(ui, None, ok=not result.is_error)
     return result
@@ -127,6 +130,18 @@ def asking_ui(mode: Mode, *, awaited: bool = False) -> CellUI:
 
     awaiting = AWAITING.get() or (awaited and supported())
     return CellUI("text" if mode == "widget" and not awaiting else mode, awaiting=awaiting)
+
+
+def _keep_traffic(ui: CellUI, ctx: CallContext, error: BaseException) -> None:
+    """A call that failed with ``--transcript`` shows what it recorded above its error, and the
+    error carries it (``error.transcript``): a timeout's progress and cancel, or the answer that
+    failed, are what a server author needed, and they were dropped with the result that never came."""
+    transcript = ctx.transcript
+    if transcript is None or not transcript.messages:
+        return
+    with contextlib.suppress(AttributeError, TypeError):  # an exception that takes no attributes
+        error.transcript = transcript  # type: ignore[attr-defined]
+    ui.show("transcript", transcript)
 
 
 def _in_cell(

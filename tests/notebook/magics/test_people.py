@@ -110,3 +110,19 @@ def test_transcript_flag_and_setting(ip: Any, probe: None) -> None:
         assert line(ip, "call probe.estimate task=x").transcript is not None
     finally:
         ip.run_line_magic("config", "Mcp.show_transcript = False")
+
+
+def test_a_call_that_fails_keeps_its_transcript(ip: Any, mcp: Any, capsys: Any) -> None:
+    """A timeout's traffic (the request, its progress, the cancel) is what a server author looks
+    for with ``--transcript``: it was dropped with the result that never came. It shows in the cell
+    above the error, and rides on the error."""
+    from mcpnb.client.errors import CallTimeoutError
+    from tests.notebook.magics.conftest import connect_demo
+
+    connect_demo(ip, "demo")
+    with pytest.raises(CallTimeoutError) as failed:
+        line(ip, "call demo.slow seconds=5 --timeout 0.5 --transcript")
+    methods = [m.method for m in failed.value.transcript.messages]
+    assert methods[0] == "tools/call" and "notifications/cancelled" in methods, methods
+    shown = capsys.readouterr().out  # what the cell showed (a plain shell prints the text)
+    assert "tools/call" in shown and "notifications/cancelled" in shown, shown
