@@ -227,6 +227,15 @@ def _readable_fields(raw: dict[str, Any], said: list[str]) -> dict[str, Any]:
     return raw
 
 
+def _another_answer(raw: dict[str, Any]) -> bool:
+    """Whether ``raw`` answers a ``tools/call`` with something other than its result: an input
+    round, or a task (either era)."""
+    return bool({"task", "inputRequests", "requestState"} & raw.keys()) or raw.get("resultType") not in (
+        None,
+        "complete",
+    )
+
+
 def readable_result(raw: dict[str, Any], version: str) -> tuple[dict[str, Any], list[str]]:
     """A ``tools/call`` result as the SDK reads it under the protocol ``version``, and what was
     changed for that, one line each (``(raw, [])`` when nothing was: nothing copied).
@@ -246,6 +255,11 @@ def readable_result(raw: dict[str, Any], version: str) -> tuple[dict[str, Any], 
     from mcpnb.client.contents import readable_content
 
     said: list[str] = []
+    if "content" not in raw and "structuredContent" in raw and not _another_answer(raw):
+        raw = {**raw, "content": []}  # data without the text MCP requires: the data is the result
+        said.append(
+            "the result has no content, which MCP requires: read as none (result.structured has the data)"
+        )
     if "content" in raw:  # (absent: not a result at all, an input round or a task, say)
         content, found = readable_content(raw["content"], version)
         if content is not None:

@@ -136,3 +136,15 @@ def test_an_is_error_or_meta_of_the_wrong_kind_is_read_and_said(odd, tool, is_er
     assert result.text == {"worded_error": "disk full", "null_error": "fine", "list_meta": "tagged"}[tool]
     if tool == "list_meta":
         assert result.meta == {AS_SENT: ["a", "b"]}
+
+
+def test_structured_content_without_content_is_the_result_and_said(odd):
+    """``content`` is required by MCP; a server that sent its data alone was refused whole (a
+    ValidationError whose reason was cut off). The data is the result, and the warning says why."""
+    pool, _era = odd
+    result = pool.call("odd", "structured_only")
+    assert not result.is_error and result.data == {"rows": [{"n": 1}, {"n": 2}]}
+    assert list(result.df["n"]) == [1, 2] and result.content == []
+    assert result.warnings == [
+        "the result has no content, which MCP requires: read as none (result.structured has the data)"
+    ]

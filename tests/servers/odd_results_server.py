@@ -21,6 +21,7 @@ Tools (each result is written by hand, as a careless server would write it):
 - ``failed_with_rows``: ``isError`` with ``structuredContent`` that holds rows.
 - ``summary_beside_rows``: numbers beside a table of rows (``{"mean": 1.5, "n": 4, "by_group": [...]}``).
 - ``svg_with_script``: an SVG image whose markup holds a ``<script>`` and an ``onload``.
+- ``structured_only``: ``structuredContent`` and no ``content`` at all (which MCP requires).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ TOOLS = [
     {"name": "failed_with_rows", "inputSchema": OBJECT},
     {"name": "summary_beside_rows", "inputSchema": OBJECT},
     {"name": "svg_with_script", "inputSchema": OBJECT},
+    {"name": "structured_only", "inputSchema": OBJECT},
     {
         "name": "typed_list",
         "inputSchema": OBJECT,
@@ -103,6 +105,7 @@ RESULTS = {
         },
     },
     "svg_with_script": {"content": [{"type": "image", "data": SVG_WITH_SCRIPT, "mimeType": "image/svg+xml"}]},
+    "structured_only": {"structuredContent": {"rows": [{"n": 1}, {"n": 2}]}},
 }
 #: What a 2026-07-28 server says of how long a listing or discovery may be kept (both required).
 CACHE = cache(ERA)
