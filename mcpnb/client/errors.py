@@ -454,7 +454,8 @@ def describe(exc: BaseException) -> str:
     if _NO_BACK_CHANNEL in text:  # a server that asks by a request of its own, on a 2026-07-28 session
         return (
             f"{name}: {text} This server asks its questions (elicitation, sampling) by requests of its "
-            "own, which a 2026-07-28 session cannot carry: connect it with --era legacy (era='legacy')"
+            "own, which a 2026-07-28 session cannot carry: connect it with --era legacy, before the -- "
+            "of its command (era='legacy')"
         )
     if name == "InputRequiredRoundsExceededError":  # its advice is about the SDK's own Client
         rounds = getattr(leaf, "max_rounds", "many")

@@ -532,7 +532,8 @@ _NO_PUSH_HERE = re.compile(
 #: What to do about it (the words errors.describe gives the SDK's NoBackChannelError).
 ASKS_BY_REQUEST = (
     "This server asks its questions (elicitation, sampling) by requests of its own, which a "
-    "2026-07-28 session cannot carry: connect it with --era legacy (era='legacy')"
+    "2026-07-28 session cannot carry: connect it with --era legacy, before the -- of its command "
+    "(era='legacy')"
 )
 
 

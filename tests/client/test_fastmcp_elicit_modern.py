@@ -52,7 +52,10 @@ def test_fastmcp_asking_on_a_modern_connection_keeps_its_words_and_says_to_conne
     assert row.era == "modern"
     result = pool.call("fm", "ask_name")
     assert result.is_error and FASTMCP_SAYS in result.text, result.text  # the server's own words
-    assert any("connect it with --era legacy (era='legacy')" in w for w in result.warnings), result.warnings
+    assert any(
+        "connect it with --era legacy, before the -- of its command (era='legacy')" in w
+        for w in result.warnings
+    ), result.warnings
     assert "--era legacy" in repr(result)  # shown after the server's words
 
 
