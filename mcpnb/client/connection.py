@@ -54,6 +54,8 @@ from mcpnb.client.watching import ResourceWatch
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
+#: A session a reconnect opened that dies sooner than this after is a quick loss (see quick_losses).
+CRASH_LOOP_WINDOW = 10.0
 #: How long a stopping owner task may take (a stdio server is gone within ~2 s, see client/stdio.py).
 STOP_GRACE = 8.0
 #: Last lines of a stdio server's stderr kept per connection.
@@ -166,6 +168,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # the handshake itself then fails only with "connection closed".
         self.ended_early: BaseException | None = None
         self.revivable = False  # failed, but time may fix it: the next request tries again at once
+        # Sessions a reconnect opened that died within CRASH_LOOP_WINDOW, one after another: the
+        # next reconnect goes on counting from there (retry.reconnect_with_backoff), so a server
+        # that crashes soon after each start is given up on instead of restarted forever.
+        self.quick_losses = 0
+        self.reopened = False  # the current session was opened by a reconnect, not by a person
         self.attempt: Attempt | None = None  # a reconnect attempt under way, while it lasts
         self._secrets = config.secrets()
         remember_secrets(self, self._secrets)  # scrubbed from the HTTP client's and the SDK's logs too
@@ -251,6 +258,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if self.state is State.DISABLED:
             return
         await self.halt("reconnected by you")  # on the transport that last answered: no new guess
+        self.quick_losses, self.reopened = 0, False
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
             await self._open_guessing(wait)
@@ -713,6 +721,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if client is not None and client is not self.client:
             return
         why = describe(exc)
+        lived = (datetime.now() - self.since).total_seconds()  # since it was connected
+        self.quick_losses = self.quick_losses + 1 if self.reopened and lived < CRASH_LOOP_WINDOW else 0
         self._lost_why = (weakref.ref(self.client), why)
         self.client = None
         if self._stop is not None:

@@ -211,7 +211,10 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
     conn.cancel_background()
     attempts = conn.config.max_retries
     revivable = True
-    for attempt in range(attempts):
+    first = min(conn.quick_losses, attempts)  # a crash loop goes on counting where it was
+    if first:
+        reason += crash_loop_words(conn)
+    for attempt in range(first, attempts):
         delay = max(conn.backoff.delay(attempt), asked_wait(conn))  # never sooner than Retry-After
         conn.retries += 1
         conn.set_state(
@@ -236,12 +239,23 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
                 revivable = False
                 break
             continue
+        conn.reopened = True
         conn.set_state(State.CONNECTED, conn.connected_message(), attempts=attempt + 1)
         return
     conn.revivable = revivable
     then = AGAIN if revivable else ""
     said = "gave up reconnecting" if revivable else "stopped reconnecting"  # not worn out: told no
     conn.set_state(State.FAILED, f"{said}: {reason}{then}", attempts=attempts)
+
+
+def crash_loop_words(conn: Connection) -> str:
+    """`` (it died within 10 s of each of its last 2 starts)``: why a reconnect counts on from
+    where the last one stopped."""
+    from mcpnb.client.connection import CRASH_LOOP_WINDOW
+
+    n = conn.quick_losses
+    starts = "its last start" if n == 1 else f"each of its last {n} starts"
+    return f" (it died within {CRASH_LOOP_WINDOW:g} s of {starts})"
 
 
 async def _attempt(conn: Connection, attempt: Attempt, said: str) -> None:
@@ -297,6 +311,7 @@ async def _revive_once(conn: Connection) -> None:
         conn.revivable = is_retryable(exc, http_status=conn.http_status)
         conn.set_state(State.FAILED, f"still failing: {conn.failure_reason(exc)}")
         return
+    conn.reopened = True
     conn.set_state(State.CONNECTED, conn.connected_message())
 
 

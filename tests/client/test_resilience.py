@@ -415,3 +415,38 @@ def test_a_server_busy_with_a_call_is_not_replaced_for_unanswered_probes(pool, t
     assert not [e for e in conn.events.history if e.message.startswith("connection lost")]
     assert pool.call("one", "pid").text == pid and pool.status()["one"].retries == 0
     assert wait_until(lambda: pool.status()["one"].healthy is True)
+
+
+#: A server that dies soon after every start (a bug that strikes on the first request it serves
+#: in the background, say): it answers the handshake and its tool list, then exits.
+CRASHES_SOON = """
+import os, sys, threading
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("flaky", log_level="ERROR")
+
+
+@server.tool()
+def ping() -> str:
+    return "pong"
+
+
+threading.Timer(1.5, lambda: (print("boom", file=sys.stderr, flush=True), os._exit(3))).start()
+server.run("stdio")
+"""
+
+
+def test_a_server_that_crashes_soon_after_every_start_is_given_up_on(pool, tmp_path):
+    """Each reconnect made a new session that died a second later, and the attempt count began
+    again with each: the server was restarted forever. Now the count goes on across such quick
+    losses, and the connection fails, saying why."""
+    script = tmp_path / "flaky.py"
+    script.write_text(CRASHES_SOON)
+    pool.connect("flaky", command=sys.executable, args=[str(script)], **FAST)
+    assert wait_until(lambda: pool.status()["flaky"].state == "failed", timeout=60)
+    status = pool.status()["flaky"]
+    assert (
+        "gave up reconnecting" in status.last_error
+        and "died within 10 s of each of its last" in status.last_error
+    )
+    assert status.retries <= FAST["max_retries"] + 1, status.retries
