@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-pexpect = pytest.importorskip("pexpect")  # IPython's own dependency on POSIX
-
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX's")
+
+if sys.platform != "win32":
+    import pexpect  # the test extra's (POSIX only)
 
 #: What a terminal draws besides the text (prompt_toolkit's cursor moves, colours, carriage returns).
 _DRAWING = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b\][^\x07]*\x07|\x1b[=>]|\r")
