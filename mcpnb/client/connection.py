@@ -46,7 +46,14 @@ from mcpnb.client.interaction import Interaction
 from mcpnb.client.logfilter import SERVER_LOG, remember_secrets
 from mcpnb.client.operations import ConnectionRequests, send_log_level
 from mcpnb.client.redact import scrub
-from mcpnb.client.retry import Attempt, Backoff, is_retryable, open_patiently, start_recovery
+from mcpnb.client.retry import (
+    CRASH_LOOP_WINDOW,
+    Attempt,
+    Backoff,
+    is_retryable,
+    open_patiently,
+    start_recovery,
+)
 from mcpnb.client.status import ServerStatus
 from mcpnb.client.timeouts import CONNECTING, Deadline, within
 from mcpnb.client.watching import ResourceWatch
@@ -54,8 +61,6 @@ from mcpnb.client.watching import ResourceWatch
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
-#: A session a reconnect opened that dies sooner than this after is a quick loss (see quick_losses).
-CRASH_LOOP_WINDOW = 10.0
 #: How long a stopping owner task may take (a stdio server is gone within ~2 s, see client/stdio.py).
 STOP_GRACE = 8.0
 #: Last lines of a stdio server's stderr kept per connection.

@@ -116,13 +116,14 @@ def _subscriber_failed(callback: Subscriber, event: ConnectionEvent, error: Base
     if isinstance(error, SystemExit):  # sys.exit() in a thread only ends that thread; here, nothing
         said += " (subscribers run on mcpnb's runtime thread, where sys.exit() ends no program)"
     logger.error("mcpnb: %s, on the event %r", said, str(event), exc_info=error)
-    if _told_unheard.setdefault(_callback_name(callback), said) is said:  # once per callback
+    if _callback_name(callback) not in _told_unheard:  # once per callback
+        _told_unheard.add(_callback_name(callback))
         unheard(f"{said} (said once; its traceback goes to the 'mcpnb' logger once logging is set up)")
     return said
 
 
 #: The callbacks whose failure :func:`unheard` has said.
-_told_unheard: dict[str, str] = {}
+_told_unheard: set[str] = set()
 
 
 def heard() -> bool:

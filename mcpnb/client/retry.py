@@ -57,6 +57,10 @@ RETRY_AFTER_CAP = 300.0
 #: this: no datetime can hold it, and no one waits for it (:data:`RETRY_AFTER_CAP` does the waiting).
 LONGEST_ASKED = 366 * 86400.0
 
+#: A session a reconnect opened that dies sooner than this after is a quick loss
+#: (``Connection.quick_losses``): the next reconnect counts on from the last one's attempts.
+CRASH_LOOP_WINDOW = 10.0
+
 #: RFC 9110 §10.2.3: delay-seconds = 1*DIGIT, ASCII digits only (``str.isdigit`` also takes "²" and
 #: "٣", which ``float`` then refuses or reads as another number).
 _DELAY_SECONDS = re.compile(r"[0-9]+")
@@ -251,8 +255,6 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
 def crash_loop_words(conn: Connection) -> str:
     """`` (it died within 10 s of each of its last 2 starts)``: why a reconnect counts on from
     where the last one stopped."""
-    from mcpnb.client.connection import CRASH_LOOP_WINDOW
-
     n = conn.quick_losses
     starts = "its last start" if n == 1 else f"each of its last {n} starts"
     return f" (it died within {CRASH_LOOP_WINDOW:g} s of {starts})"

@@ -124,6 +124,11 @@ class _ShownInCell:
         display(handle_bundle(self.handle), raw=True)
 
 
+def _line(text: str) -> dict[str, str]:
+    """One line of words as a display bundle (a task's place in its cell, before and instead of it)."""
+    return {"text/plain": text, "text/html": f"<div>{html.escape(text)}</div>"}
+
+
 class TaskCell(CellUI):
     """The cell a task was started (or attached) in.
 
@@ -146,18 +151,13 @@ class TaskCell(CellUI):
         self._what = what
         if self.kernel is not None:
             starting = f"following {what}…" if attaching else f"starting {what} as a task…"
-            placeholder = {"text/plain": starting, "text/html": f"<div>{html.escape(starting)}</div>"}
-            self._place = self.run(_display, _Shown(placeholder))
+            self._place = self.run(_display, _Shown(_line(starting)))
 
     def withdraw(self, said: str) -> None:
         """The task did not start (the error, shown below, says why): its place says so in a line
         (``said``: "did not start"), where a blank output stayed in the cell and the saved notebook."""
         if self._place is not None:
-            line = f"✗ {self._what} {said} (the error is below)"
-            self.run(
-                self._place.update,
-                _Shown({"text/plain": line, "text/html": f"<div>{html.escape(line)}</div>"}),
-            )
+            self.run(self._place.update, _Shown(_line(f"✗ {self._what} {said} (the error is below)")))
             self._place = None
 
     def follow(self, handle: TaskHandle) -> bool:
