@@ -40,7 +40,7 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from mcpnb.client.redact import REDACTED, redact_url, scrub
+from mcpnb.client.redact import REDACTED, counts_tokens, redact_url, scrub
 
 
 class Route(Protocol):
@@ -103,8 +103,15 @@ def known_secrets() -> set[str]:
 def redact_text(text: str) -> str:
     """``text`` with credentials in URLs, secret-named headers and known secret values hidden."""
     text = _URL.sub(lambda m: redact_url(m.group(0)), text)
-    text = _HEADER.sub(lambda m: f"{m.group('name')}{m.group('sep')}{REDACTED}", text)
+    text = _HEADER.sub(_hidden_value, text)
     return scrub(text, known_secrets())
+
+
+def _hidden_value(match: re.Match[str]) -> str:
+    """A secret-named field with its value hidden, unless the name only counts tokens."""
+    if counts_tokens(match.group("name")):
+        return match.group(0)
+    return f"{match.group('name')}{match.group('sep')}{REDACTED}"
 
 
 class CredentialFilter(logging.Filter):

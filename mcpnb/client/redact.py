@@ -16,6 +16,15 @@ REDACTED = "***"
 
 _SECRET_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _SECRET_PARTS = ("token", "secret", "password", "passwd", "apikey", "credential")
+# Names with "token" in them that count or label language-model tokens, or are MCP's progress token
+# (a request id, not a credential): hiding ``max_tokens: 100`` or ``progressToken: Field required``
+# hid the very words a person debugging a call needs. Plural after a counting word, or a counting
+# word after, so ``API_TOKENS`` (a list of tokens) stays hidden.
+_TOKEN_COUNTS = re.compile(
+    r"(?i)progress[-_]?token"
+    r"|(?:max|min|num|total|input|output|prompt|completion|context|reasoning|cached?|estimated)[-_]?tokens"
+    r"|tokens?[-_]?(?:count|used|limit|usage|budget|left|remaining)"
+)
 # URL query parameters that carry secrets without a telling name (signed URLs, OAuth codes, session
 # ids: an SSE endpoint's ``?session_id=``, a servlet's ``;jsessionid=``, S3's ``X-Amz-Signature``).
 _SECRET_PARAMS = frozenset(
@@ -34,11 +43,19 @@ def is_secret_key(name: str) -> bool:
     ``X-Api-Key``, ``api_key``, ``apiKey``, ``GITHUB_TOKEN``, ``db_password`` all count.
     """
     low = name.strip().lower()
+    if counts_tokens(name):
+        return False
     if low in _SECRET_NAMES or low == "key":
         return True
     if low.endswith(("-key", "_key", ".key")) or name.strip().endswith("Key"):
         return True
     return any(part in low for part in _SECRET_PARTS)
+
+
+def counts_tokens(name: str) -> bool:
+    """Whether a name with "token" in it is about language-model tokens or MCP's progress token
+    (``max_tokens``, ``outputTokens``, ``progressToken``, ``token_count``), never a credential."""
+    return _TOKEN_COUNTS.fullmatch(name.strip()) is not None
 
 
 def _is_secret_param(name: str) -> bool:

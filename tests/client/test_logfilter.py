@@ -44,6 +44,23 @@ def test_ordinary_text_is_left_alone():
     assert redact_text(text) == text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "params._meta.progressToken: Field required",  # the SDK's validation words
+        "sampling asked for max_tokens: 100",
+        "usage input_tokens=5 output_tokens=7 token_count=12",
+        "{'progressToken': 3, 'progress': 1}",
+    ],
+)
+def test_token_counts_and_progress_tokens_are_shown(text):
+    assert redact_text(text) == text
+
+
+def test_a_list_of_tokens_stays_hidden():
+    assert redact_text(f"API_TOKENS={SECRET}") == "API_TOKENS=***"
+
+
 def test_secrets_a_connection_knows_are_scrubbed_while_it_lives():
     class Owner:
         pass

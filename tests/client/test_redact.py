@@ -35,6 +35,9 @@ from mcpnb.client.redact import (
         "DB_PASSWORD",
         "passwd",
         "aws_credentials",
+        "API_TOKENS",
+        "tokens",
+        "refresh_token",
     ],
 )
 def test_secret_names(name: str) -> None:
@@ -42,7 +45,12 @@ def test_secret_names(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["Accept", "Content-Type", "PATH", "MONKEY", "keyboard", "User-Agent", "HOME"]
+    "name",
+    [
+        *["Accept", "Content-Type", "PATH", "MONKEY", "keyboard", "User-Agent", "HOME"],
+        # language-model token counts and MCP's progress token are not credentials
+        *["max_tokens", "maxTokens", "MAX_TOKENS", "output_tokens", "token_count", "progressToken"],
+    ],
 )
 def test_ordinary_names(name: str) -> None:
     assert not is_secret_key(name)
