@@ -27,21 +27,31 @@ class ToolCatalog:
         self.cache: TTLCache[dict[str, ToolInfo]] = TTLCache(conn.config.cache_ttl, conn.clock)
         self.filter = ToolFilter(conn.config.enabled_tools, conn.config.disabled_tools)
 
-    async def fetch(self) -> dict[str, ToolInfo]:
-        """Every page of ``tools/list`` from the live session, into the cache."""
+    async def fetch(self, *, refresh: bool = False) -> dict[str, ToolInfo]:
+        """Every page of ``tools/list`` from the live session, into the cache, and said in the log
+        (the connect's own fetch too: a log that began with "served from cache" hid where the list
+        came from)."""
         conn = self.conn
         from mcpnb.client.tasks.optin import effective_task_support
 
         tools: dict[str, ToolInfo] = {}
+        listed = None
         if conn.capabilities is None or conn.capabilities.tools is not None:
             listed = await self._listed()
             for tool in listed:
                 info = tool if isinstance(tool, ToolInfo) else ToolInfo.from_sdk(conn.name, tool)
                 support = effective_task_support(info.task_support, conn.capabilities, conn.era)
                 tools[tool.name] = replace(info, task_support=support)
-                for said in info.schema_problems:  # its author reads the log; the listing says it too
-                    conn.emit("schema", f"tool {tool.name!r}: {said}", tool=tool.name)
+                for problem in info.schema_problems:  # its author reads the log; the listing says it too
+                    conn.emit("schema", f"tool {tool.name!r}: {problem}", tool=tool.name)
         self.cache.put(tools)
+        # after, not before: a server that is down fetched nothing, and its log should not say so
+        said = (
+            f"tools/list fetched from the server ({len(tools)} tool{'' if len(tools) == 1 else 's'})"
+            if listed is not None
+            else "no tools/list sent: the server declares no tools capability"
+        )
+        conn.emit("cache", said, hit=False, refresh=refresh)
         if self.filter.active:
             hidden = sum(not self.filter.allows(n) for n in tools)
             conn.emit("filter", f"{hidden} of {len(tools)} tools hidden by the tool filters", hidden=hidden)
@@ -136,10 +146,7 @@ class ToolCatalog:
         if cached is not None:
             self.conn.emit("cache", "tools/list served from cache", hit=True)
             return cached
-        tools = await self.conn.request("tools/list", lambda _client: self.fetch())
-        # after, not before: a server that is down fetched nothing, and its log should not say so
-        self.conn.emit("cache", "tools/list fetched from the server", hit=False, refresh=refresh)
-        return tools
+        return await self.conn.request("tools/list", lambda _client: self.fetch(refresh=refresh))
 
     def cached(self, name: str) -> ToolInfo | None:
         """The tool from a fresh cache, if it is there and not filtered out; never any I/O.

@@ -16,6 +16,7 @@ import warnings
 
 import pytest
 from conftest import DEMO, ROOT, HttpServer, alive, demo_command, free_port, wait_until
+from mcp import types
 
 from mcpnb import CallError, CallTimeoutError, ConfigError, ConnectError, ToolNotFoundError
 from mcpnb.client.errors import ArgumentsError, AuthError, NotConnectedError
@@ -379,6 +380,27 @@ def test_events_are_logged_at_debug(pool, caplog):
     messages = [r.getMessage() for r in caplog.records if r.name == "mcpnb"]
     assert any("connected" in m for m in messages)
     assert any("served from cache" in m for m in messages)
+
+
+def test_the_connects_own_tool_list_is_logged_as_fetched_before_any_cache_hit(pool):
+    pool.connect("demo", **demo_command())
+    pool.tools("demo")
+    said = [e.message for e in pool.connection("demo").events.history if e.kind == "cache"]
+    fetched = [m for m in said if m.startswith("tools/list fetched from the server (")]
+    assert fetched and said.index(fetched[0]) < said.index("tools/list served from cache")
+    assert fetched[0].endswith(f"({len(pool.tools('demo'))} tools)")
+
+
+def test_a_server_without_tools_is_logged_as_never_asked(pool):
+    """The SDK's low-level server declares a tools capability only when it has a tools handler."""
+    from mcp.server.lowlevel import Server
+
+    async def list_prompts(ctx, params):
+        return types.ListPromptsResult(prompts=[])
+
+    pool.connect("bare", server=Server("bare", on_list_prompts=list_prompts), era="legacy")
+    said = [e.message for e in pool.connection("bare").events.history if e.kind == "cache"]
+    assert "no tools/list sent: the server declares no tools capability" in said
 
 
 def test_a_chosen_log_level_is_sent_again_to_the_new_session_after_a_reconnect(pool):
