@@ -69,13 +69,14 @@ _KIND_LEVELS = {"stall": logging.WARNING}
 
 
 def log_level(event: ConnectionEvent) -> int:
-    """How loud ``event`` is on the ``mcpnb`` logger: WARNING when a server is lost, failed or fails
-    its health probe; INFO when it is healthy again; DEBUG for the rest (connects, disconnects,
-    retries, stderr lines, cache hits). Routine events stay DEBUG: an SDK ``MCPServer`` made in a
-    kernel sets the root logger to INFO, and each connect then showed in the running cell."""
+    """How loud ``event`` is on the ``mcpnb`` logger: WARNING when a server is lost, failed (not
+    again for the same reason) or fails its health probe; INFO when it is healthy again; DEBUG for
+    the rest (connects, disconnects, retries, stderr lines, cache hits). Routine events stay
+    DEBUG: an SDK ``MCPServer`` made in a kernel sets the root logger to INFO, and each connect
+    then showed in the running cell."""
     if event.kind == "state":
-        if event.state is State.FAILED:
-            return logging.WARNING
+        if event.state is State.FAILED:  # a failure said again in the same words: DEBUG
+            return logging.DEBUG if event.detail.get("repeated") else logging.WARNING
         if event.state is State.RECONNECTING:  # lost: once; the attempts after it are "retry" lines
             return logging.WARNING if event.previous is State.CONNECTED else logging.DEBUG
         return logging.DEBUG

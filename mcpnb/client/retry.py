@@ -311,7 +311,10 @@ async def _revive_once(conn: Connection) -> None:
         raise
     except Exception as exc:
         conn.revivable = is_retryable(exc, http_status=conn.http_status)
-        conn.set_state(State.FAILED, f"still failing: {conn.failure_reason(exc)}")
+        reason = conn.failure_reason(exc)
+        # the same reason again is no news: each call to a server that stays down tries it once,
+        # and the caller's error already says so (a WARNING per call filled a cell's log)
+        conn.set_state(State.FAILED, f"still failing: {reason}", repeated=conn.safe(reason) in before)
         return
     conn.reopened = True
     conn.set_state(State.CONNECTED, conn.connected_message())

@@ -403,6 +403,32 @@ def test_a_server_without_tools_is_logged_as_never_asked(pool):
     assert "no tools/list sent: the server declares no tools capability" in said
 
 
+def test_a_server_that_stays_down_for_the_same_reason_warns_once_not_per_call(pool, caplog, tmp_path):
+    """Each call to a failed server tries it once more; the caller's error says it is still
+    failing, so the log warns again only when the reason changes."""
+    caplog.set_level(logging.DEBUG, logger="mcpnb")
+    code_file = tmp_path / "code"
+    code_file.write_text("3")
+    code = f"import sys, pathlib; sys.exit(int(pathlib.Path({str(code_file)!r}).read_text()))"
+    with pytest.raises(ConnectError, match=r"exit code 3"):
+        pool.connect("down", command=sys.executable, args=["-c", code], **FAST)
+
+    def warned() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.name == "mcpnb" and r.levelno >= logging.WARNING]
+
+    before = len(warned())
+    for _ in range(2):
+        with pytest.raises(NotConnectedError, match=r"still failing: .*exit code 3"):
+            pool.call("down", "anything")
+    assert warned()[before:] == []
+    history = [e.message for e in pool.connection("down").events.history]
+    assert sum(m.startswith("still failing: ") for m in history) == 2  # the log has each try
+    code_file.write_text("4")  # a new reason is news
+    with pytest.raises(NotConnectedError, match=r"exit code 4"):
+        pool.call("down", "anything")
+    assert [m for m in warned()[before:] if "still failing" in m and "exit code 4" in m]
+
+
 def test_a_chosen_log_level_is_sent_again_to_the_new_session_after_a_reconnect(pool):
     """2025-11-25 keeps ``logging/setLevel`` in the session: a server restarted under the pool
     forgot it, and the lines the person asked for stopped coming (the pool said "kept across
