@@ -44,8 +44,6 @@ def _show_default(f: Field) -> str:
         return "y" if f.default else "n"
     if f.secret_like and f.default:
         return "••••••"
-    if f.default == "":
-        return '""'  # "[default: ]" read as a prompt cut short
     return f.default if isinstance(f.default, str) else json.dumps(f.default)
 
 
@@ -66,7 +64,9 @@ def _prompt(f: Field) -> str:
         bits.append(f"(JSON: {f.json_reason})" if f.json_reason else "(JSON)")
     elif f.kind == "multichoice":
         bits.append("(numbers or values, comma-separated)")
-    if f.has_default:
+    if f.has_default and f.default == "":  # "[default: ]" read as a prompt cut short, '""' as code
+        bits.append("(Enter leaves it empty)")
+    elif f.has_default:
         bits.append(f"[default: {_show_default(f)}]")
     elif f.required:
         bits.append("(required)")

@@ -183,11 +183,12 @@ def test_sampling_text():
     )
 
 
-def test_an_empty_text_default_is_shown_as_empty_quotes():
-    """probe-kit's interview asks "Deadline [default: ]: ", which reads as a prompt cut short."""
+def test_an_empty_text_default_says_enter_leaves_it_empty():
+    """probe-kit's interview asked "Deadline [default: ]: ", which reads as a prompt cut short, then
+    '[default: ""]', which reads as code."""
     schema = {"type": "object", "properties": {"deadline": {"type": "string", "default": ""}}}
     outcome, script, _ = run(schema, "")
-    assert script.prompts == ['deadline [default: ""]: ']
+    assert script.prompts == ["deadline (Enter leaves it empty): "]
     assert outcome.content == {"deadline": ""}
 
 
