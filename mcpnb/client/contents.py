@@ -279,3 +279,58 @@ def human_size(n: int) -> str:
     if n < 1_000_000:
         return f"{n / 1000:.1f} kB"
     return f"{n / 1_000_000:.1f} MB"
+
+
+def b64_size(data: str) -> int | None:
+    """Decoded size of base64 data, or None when it is not valid base64 (then it is never inlined)."""
+    try:
+        return len(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError, TypeError):
+        return None
+
+
+#: How each raster image type begins. A block that says ``image/png`` over bytes that are no image
+#: at all showed as a broken-image icon, with nothing to say why (a server author's bug to see).
+_SIGNATURES = {
+    "PNG": (b"\x89PNG\r\n\x1a\n",),
+    "JPEG": (b"\xff\xd8\xff",),
+    "GIF": (b"GIF87a", b"GIF89a"),
+    "WebP": (b"RIFF",),
+}
+_RASTER = {
+    "image/png": "PNG",
+    "image/jpeg": "JPEG",
+    "image/jpg": "JPEG",
+    "image/gif": "GIF",
+    "image/webp": "WebP",
+}
+
+
+def not_an_image(data: str, mime: str) -> str | None:
+    """Why ``data`` (base64) is not the raster image ``mime`` says, or None when it is one (of that
+    type or another: a browser reads a JPEG sent as ``image/png``)."""
+    expected = _RASTER.get(mime)
+    if expected is None:
+        return None
+    head = base64.b64decode(data[:24] + "=" * (-len(data[:24]) % 4))
+    if any(head.startswith(sig) for sigs in _SIGNATURES.values() for sig in sigs):
+        return None
+    return f"not a {expected} image: its data starts with {head[:8].hex(' ')}"
+
+
+def media_problems(content: list[Any]) -> list[str]:
+    """What is wrong with the images and audio of a result's ``content``, one line each: data that
+    is not base64, or a raster type over bytes that are no image. Said with the result as well as
+    by its display, so a script (or a model's reply) learns it too, not only a person looking."""
+    said = []
+    for index, block in enumerate(content):
+        kind = pick(block, "type")
+        if kind not in ("image", "audio"):
+            continue
+        data, mime = pick(block, "data"), pick(block, "mime_type", "mimeType")
+        where = f"content[{index}] ({kind} {mime})"
+        if not isinstance(data, str) or b64_size(data) is None:
+            said.append(f"{where}: its data is not valid base64")
+        elif kind == "image" and isinstance(mime, str) and (wrong := not_an_image(data, mime)):
+            said.append(f"{where}: {wrong}")
+    return said

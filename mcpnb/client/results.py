@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.contents import pick, wire
+from mcpnb.client.contents import media_problems, pick, wire
 from mcpnb.client.printable import printable
 
 if TYPE_CHECKING:  # for the annotations only (an editor's completion of result.df.<Tab>): no import
@@ -91,7 +91,7 @@ class ToolResult:
             meta=dict(result.meta) if result.meta else None,
             sdk_result=result,
             markdown=markdown,
-            warnings=list(getattr(result, REPAIRED, None) or ()),
+            warnings=[*(getattr(result, REPAIRED, None) or ()), *media_problems(result.content)],
         )
 
     def hide_in_error(self, safe: Any) -> None:

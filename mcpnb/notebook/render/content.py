@@ -7,15 +7,13 @@ audio are inlined as ``data:`` URIs only for media types a browser treats as ine
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpnb.client.contents import blob_text, human_size
+from mcpnb.client.contents import b64_size, blob_text, human_size, not_an_image
 from mcpnb.client.files import File
 from mcpnb.notebook.render.html import badge, esc, pre, truncate, web_link, without_ansi
 from mcpnb.notebook.render.markdown import markdown_to_html
@@ -58,14 +56,6 @@ def sget(block: Any, attr: str, alias: str | None = None) -> str | None:
 def block_type(block: Any) -> str:
     value = get(block, "type")
     return value if isinstance(value, str) else "unknown"
-
-
-def b64_size(data: str) -> int | None:
-    """Decoded size of base64 data, or None when it is not valid base64 (then it is never inlined)."""
-    try:
-        return len(base64.b64decode(data, validate=True))
-    except (binascii.Error, ValueError, TypeError):
-        return None
 
 
 def is_markdown(block: Any, mime_type: str | None = None) -> bool:
@@ -120,41 +110,13 @@ def _text_body(text: str, markdown: bool, text_limit: int, whole: str) -> tuple[
     return body, shown + ("\n" + more if more else "")
 
 
-#: How each raster image type begins. A block that says ``image/png`` over bytes that are no image
-#: at all showed as a broken-image icon, with nothing to say why (a server author's bug to see).
-_SIGNATURES = {
-    "PNG": (b"\x89PNG\r\n\x1a\n",),
-    "JPEG": (b"\xff\xd8\xff",),
-    "GIF": (b"GIF87a", b"GIF89a"),
-    "WebP": (b"RIFF",),
-}
-_RASTER = {
-    "image/png": "PNG",
-    "image/jpeg": "JPEG",
-    "image/jpg": "JPEG",
-    "image/gif": "GIF",
-    "image/webp": "WebP",
-}
-
-
-def _no_image(data: str, mime: str) -> str | None:
-    """Why ``data`` (base64) is not the raster image ``mime`` says, or None when it is one (of that
-    type or another: a browser reads a JPEG sent as ``image/png``)."""
-    expected = _RASTER.get(mime)
-    if expected is None:
-        return None
-    head = base64.b64decode(data[:24] + "=" * (-len(data[:24]) % 4))
-    if any(head.startswith(sig) for sigs in _SIGNATURES.values() for sig in sigs):
-        return None
-    return f"not a {expected} image: its data starts with {head[:8].hex(' ')}"
-
-
-def _media(kind: str, data: Any, mime: Any) -> Rendered:
-    """Inline image or audio, or a one-line summary when the type or the data is not safe to inline."""
+def _media(kind: str, data: Any, mime: Any, save_hint: str | None = None) -> Rendered:
+    """Inline image or audio, or a one-line summary when the type or the data is not safe to inline.
+    ``save_hint``: how to save it, said in text (a terminal shows no image) and beside a summary."""
     mime_s = mime if isinstance(mime, str) else "unknown type"
     size = b64_size(data) if isinstance(data, str) else None
     label = f"{kind} {mime_s}" + (f", {human_size(size)}" if size is not None else ", invalid base64")
-    wrong = _no_image(data, mime_s) if size is not None and kind == "image" else None
+    wrong = not_an_image(data, mime_s) if size is not None and kind == "image" else None
     if wrong is not None:
         label += f", {wrong}"
     extra: dict[str, Any] = {}
@@ -166,7 +128,10 @@ def _media(kind: str, data: Any, mime: Any) -> Rendered:
         html = f'<audio controls src="data:{esc(mime_s)};base64,{esc(data)}" title="{esc(label)}"></audio>'
     else:
         html = badge(label, "off")
-    return Rendered(html, f"[{label}]", extra)
+        if save_hint and size is not None:
+            html += f' <span class="mcpnb-dim">save it: <code>{esc(save_hint)}</code></span>'
+    hint = f"\n  save it: {save_hint}" if save_hint and size is not None else ""
+    return Rendered(html, f"[{label}]{hint}", extra)
 
 
 def read_hint(server: str, uri: str) -> str:
@@ -256,7 +221,8 @@ def render_block(
     ``at`` is the Python expression of the block (``whole`` overrides the hint built from it), so a
     text cut at ``text_limit`` says where all of it is. ``markdown``: the tool says its text is
     Markdown (a block's own mark, ``_meta`` or a mime type, says so too). ``save_hint``: how to
-    save a resource's blob (:func:`save_hints`), shown instead of how to read it again.
+    save a file the block holds (:func:`save_hints`): a resource's, instead of how to read it again;
+    an image's or a sound's in text.
     """
     kind = block_type(block)
     if kind == "text":
@@ -266,7 +232,7 @@ def render_block(
         html, plain = _text_body(text, drawn, text_limit, whole or f"all of it: {at}.text")
         out = Rendered(html, plain)
     elif kind in ("image", "audio"):
-        out = _media(kind, get(block, "data"), get(block, "mime_type", "mimeType"))
+        out = _media(kind, get(block, "data"), get(block, "mime_type", "mimeType"), save_hint)
     elif kind == "resource_link":
         out = _resource_link(block, server)
     elif kind == "resource":

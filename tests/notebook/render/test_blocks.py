@@ -277,6 +277,37 @@ async def test_image_data_that_is_no_image_says_so_instead_of_a_broken_icon() ->
     assert b["text/html"].count("<img ") == 1  # only the real picture
 
 
+async def test_a_results_images_that_are_no_images_are_in_its_warnings_for_scripts_too() -> None:
+    """A script (or a model's reply) sees no display: the result itself says what is wrong."""
+    server = MCPServer("pics")
+
+    @server.tool()
+    def pictures() -> list[types.ImageContent | types.AudioContent]:
+        return [
+            types.ImageContent(
+                type="image", data=base64.b64encode(b"<html>").decode(), mime_type="image/png"
+            ),
+            types.ImageContent(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png"),
+            types.AudioContent(type="audio", data="not base64!", mime_type="audio/wav"),
+        ]
+
+    async with Client(server) as client:
+        raw = await client.call_tool("pictures", {})
+    r = ToolResult.from_sdk("pics", "pictures", raw, elapsed=0.0, output_schema=None)
+    assert r.warnings == [
+        "content[0] (image image/png): not a PNG image: its data starts with 3c 68 74 6d 6c 3e",
+        "content[2] (audio audio/wav): its data is not valid base64",
+    ]
+
+
+def test_an_image_in_text_says_how_to_save_it() -> None:
+    """A terminal (jupyter console, a script's repr) shows no picture: the line says how to get it."""
+    image = types.ImageContent(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png")
+    b = result_bundle(ToolResult(server="s", tool="chart", content=[image]))
+    assert "[image image/png, " in b["text/plain"]
+    assert "\n  save it: result.save('.') (as s.chart-0.png)" in b["text/plain"]
+
+
 def test_terminal_colours_in_a_servers_text_do_not_reach_the_html() -> None:
     """Playwright MCP's errors carry its call log in colour (``\x1b[2m``): HTML showed stray ``[2m``."""
     text = "Call log:\n\x1b[2m  - <launching> chromium\x1b[22m\n\x1b]8;;http://x\x07a link\x1b]8;;\x07"
