@@ -160,7 +160,7 @@ class Attempt:
         until = self.since + timedelta(seconds=self.limit)
         which = f"attempt {self.number}/{self.of}" if self.of else "an attempt"
         return (
-            f"{which} under way since {self.since:%H:%M:%S} (it gives up by {until:%H:%M:%S} at the "
+            f"{which} under way since {wall_clock(self.since)} (it gives up by {wall_clock(until)} at the "
             f"latest: startup_timeout={self.limit:g} s)"
         )
 

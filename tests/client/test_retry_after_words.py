@@ -78,6 +78,17 @@ def test_a_time_not_today_is_said_with_its_date():
     assert retry.wall_clock(datetime(2026, 12, 6, 0, 3, 7), before_midnight) == "2026-12-06 00:03:07"
 
 
+def test_a_reconnect_attempt_across_midnight_says_its_dates():
+    """The status table keeps these words: read the next day, a bare 23:59:50 named the wrong day."""
+    attempt = retry.Attempt(2, 5, datetime(2026, 12, 5, 23, 59, 50), 30)
+    assert attempt.words() == (
+        "attempt 2/5 under way since 2026-12-05 23:59:50 (it gives up by 2026-12-06 00:00:20 at the "
+        "latest: startup_timeout=30 s)"
+    )
+    today = retry.Attempt(1, None, datetime.now().replace(microsecond=0), 0)
+    assert today.words().startswith(f"an attempt under way since {today.since:%H:%M:%S} (")
+
+
 def test_a_scope_challenge_beyond_ascii_is_read():
     # httpx2 decodes a header (UTF-8, else Latin-1) and encodes a str one as ASCII: this raised
     assert scope_asked(403, 'Bearer error="insufficient_scope", scope="écrire"') == "écrire"
