@@ -80,9 +80,9 @@ def test_a_time_not_today_is_said_with_its_date():
 
 def test_a_reconnect_attempt_across_midnight_says_its_dates():
     """The status table keeps these words: read the next day, a bare 23:59:50 named the wrong day."""
-    attempt = retry.Attempt(2, 5, datetime(2026, 12, 5, 23, 59, 50), 30)
+    attempt = retry.Attempt(2, 5, datetime(2025, 12, 5, 23, 59, 50), 30)
     assert attempt.words() == (
-        "attempt 2/5 under way since 2026-12-05 23:59:50 (it gives up by 2026-12-06 00:00:20 at the "
+        "attempt 2/5 under way since 2025-12-05 23:59:50 (it gives up by 2025-12-06 00:00:20 at the "
         "latest: startup_timeout=30 s)"
     )
     today = retry.Attempt(1, None, datetime.now().replace(microsecond=0), 0)
