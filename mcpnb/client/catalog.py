@@ -159,7 +159,9 @@ class ToolCatalog:
         return tool if tool is not None and self.filter.allows(name) else None
 
     async def visible(self, refresh: bool = False) -> list[ToolInfo]:
-        tools = await self.all(refresh)
+        """The tools a listing shows. An in-process server's are asked afresh each time: a cell that
+        adds one to it sends no ``list_changed``, and asking costs no I/O (calls still read the cache)."""
+        tools = await self.all(refresh or self.conn.transport == "inprocess")
         return [t for n, t in tools.items() if self.filter.allows(n)]
 
     async def get(self, name: str, *, unlisted: bool = False) -> ToolInfo:

@@ -108,3 +108,24 @@ def test_a_fastmcp_tools_traceback_goes_to_the_servers_log_not_the_cell(pool, ca
     assert any(
         "server: [error] Error calling tool 'boom' (ValueError: bad x 3)" in line for line in pool.logs("m")
     )
+
+
+@pytest.mark.parametrize("kind", ["sdk", "fastmcp"])
+def test_a_tool_a_cell_adds_to_an_in_process_server_is_listed_at_once(pool, kind):
+    """Neither server tells its client of a tool added outside a request; the listing asks again."""
+    if kind == "sdk":
+        from mcp.server.mcpserver import MCPServer
+
+        srv: Any = MCPServer("grows", log_level="WARNING")
+        srv.add_tool(lambda: "one", name="first")
+    else:
+        srv = fastmcp.FastMCP("grows")
+        srv.tool(lambda: "one", name="first")
+    pool.connect("grows", server=srv)
+    assert [t.name for t in pool.tools("grows")] == ["first"]
+    if kind == "sdk":
+        srv.add_tool(lambda: "two", name="second")
+    else:
+        srv.tool(lambda: "two", name="second")
+    assert [t.name for t in pool.tools("grows")] == ["first", "second"]
+    assert pool.call("grows", "second").text == "two"
