@@ -37,8 +37,9 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 
 def related_task(params: Any) -> str | None:
-    """The task a server request or notification says it belongs to (its ``_meta``), if any."""
-    meta = getattr(params, "meta", None)
+    """The task a server request or notification says it belongs to (its ``_meta``), if any;
+    ``params`` parsed or as sent (:class:`~mcpnb.client.transcript.Wire` asks with those)."""
+    meta = params.get("_meta") if isinstance(params, dict) else getattr(params, "meta", None)
     if meta is not None and not isinstance(meta, dict) and hasattr(meta, "model_dump"):
         meta = meta.model_dump(by_alias=True)  # a typed _meta keeps unknown keys as extras
     related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
@@ -166,10 +167,8 @@ class Asking:
     ) -> Any:
         interaction = self.interaction
         calls = call.calls if isinstance(call, Unsure) else [call] if call is not None else []
-        for each in calls:
+        for each in calls:  # (a transcript has the request as sent: transcript.Wire)
             each.asked.append(what)
-            if each.transcript is not None:
-                each.transcript.add("←", "request", what)
             if each.deadline is not None:
                 each.deadline.pause()
         self.conn.emit("ask", f"the server asks: {what}", call=call.tool if call else None)
@@ -234,18 +233,16 @@ class Asking:
         return result
 
     async def on_log(self, params: Any) -> None:
-        """The SDK's logging callback: an event, the call's transcript, and the interaction, each
-        with the secrets this connection knows scrubbed (a server that logs its own env or token),
-        as ``%mcp logs`` shows the line: the call's log lines are saved with the notebook."""
+        """The SDK's logging callback: an event and the interaction, each with the secrets this
+        connection knows scrubbed (a server that logs its own env or token), as ``%mcp logs`` shows
+        the line: the call's log lines are saved with the notebook. (A transcript has the
+        notification as the server sent it, scrubbed as it is added: transcript.Wire.)"""
         params = self.cleaned(params)
         said = log_data_text(params.data)  # JSON, as the call's own view shows it
         self.conn.emit("log", f"{params.level}: {said}", level=params.level, logger=params.logger)
         call = self.current(params)
         if isinstance(call, Unsure):  # several calls in flight: the line stays in the server's log
             call = None
-        if call is not None and call.transcript is not None:
-            payload = {"level": params.level, "logger": params.logger, "data": params.data}
-            call.transcript.add("←", "notification", "notifications/message", payload)
         try:
             await self.interaction.log(self.conn.name, params, call)
         except Exception as exc:  # a broken log view must not break the session

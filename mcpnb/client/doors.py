@@ -6,7 +6,8 @@ in-process alike), and mcpnb acts there for four reasons, each kept in its own m
 - a ``tools/call`` declares the tasks extension only when a task is wanted
   (:mod:`mcpnb.client.tasks.optin`);
 - a call that asked for a transcript records what went out and what came back
-  (:mod:`mcpnb.client.transcript`);
+  (:mod:`mcpnb.client.transcript`), and has the session's :class:`~mcpnb.client.transcript.Wire`
+  record, while it is in flight, the messages the door does not see as they cross;
 - a 2026-07-28 result without ``resultType`` is read as ``complete`` (:mod:`mcpnb.client.resulttype`);
 - a tool result's ``structuredContent`` goes past the session's deep copy (:mod:`mcpnb.client.lean`);
 - a caller that asked for it gets the answer as sent too (:data:`KEPT`: a ``tools/list`` the SDK
@@ -43,7 +44,9 @@ def install(session: Any, note: Callable[[str], None] | None = None, *, lean_res
     send = dispatcher.send_raw_request
     fill = resulttype.filler(session, note or (lambda _said: None))
     hand_over = lean.hand_over(session) if lean_results else None
-    from mcpnb.client.transcript import tap_notifications
+    from mcpnb.client.transcript import tap_notifications, wire
+
+    tap = wire(dispatcher)
 
     # Every argument passes through as given: the SDK also uses keyword-only ones (the courtesy
     # cancel after an interrupt sends ``_related_request_id``; dropping it loses the cancel).
@@ -53,7 +56,10 @@ def install(session: Any, note: Callable[[str], None] | None = None, *, lean_res
         call = current_call.get()
         record = None if call is None else call.transcript
         if record is not None:
-            record.add("→", "request", method, params)
+            if not tap.writes_requests:  # (a JSON-RPC session's request: as written, with the SDK's _meta)
+                record.add("→", "request", method, params)
+            args, kwargs = tap.with_progress(call, args, kwargs)
+            tap.enter(call)  # the wire records the server's messages while the call is in flight
         parsing = lean.IN_MCPNB.set(True)  # the lean parser, for this request's answer only
         try:
             raw = await send(method, params, *args, **kwargs)
@@ -63,6 +69,8 @@ def install(session: Any, note: Callable[[str], None] | None = None, *, lean_res
             raise
         finally:
             lean.IN_MCPNB.reset(parsing)
+            if record is not None:
+                tap.leave(call)
         if record is not None:
             record.add("←", "response", method, raw)
         kept = KEPT.get()

@@ -456,16 +456,17 @@ async def call_tool(
     started = conn.clock()
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
-        call_ctx.deadline.touch()
-        if call_ctx.transcript is not None:
-            params = {"progress": value, "total": total, "message": message}
-            call_ctx.transcript.add("←", "notification", "notifications/progress", params)
+        call_ctx.deadline.touch()  # (a transcript has the notification as sent: transcript.Wire)
         if call_ctx.on_progress is not None:
             await call_ctx.on_progress(value, total, message)
 
     async def send(client: Any) -> Any:
         total = max(idle, conn.config.max_total_timeout)
         deadline = call_ctx.deadline = Deadline(idle, total, conn.clock)
+        if call_ctx.transcript is not None:  # what the server sends is routed to calls as its questions are
+            from mcpnb.client.transcript import wire
+
+            wire(client.session._dispatcher).route = conn.asking.current
         token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
         conn.asking.active_calls.append(call_ctx)  # legacy push requests find their call here
         try:

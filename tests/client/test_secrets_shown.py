@@ -60,7 +60,9 @@ def test_a_transcript_masks_an_answer_as_the_form_does(pool):
     ctx = CallContext(transcript=Transcript(), answers=answers)
     result = pool.call("leaky", "ask_unlock", {}, context=ctx)
     assert result.text.startswith("accept:"), result.text
-    (sent,) = [m for m in result.transcript.messages if m.method == "elicitation/create"]
+    (sent,) = [
+        m for m in result.transcript.messages if (m.method, m.kind) == ("elicitation/create", "response")
+    ]
     assert sent.payload["content"] == mask(fields_from_schema(UNLOCK_SCHEMA), answers)  # the form's
     recorded = repr(result.transcript) + json.dumps(sent.payload)
     for secret in ("correct-horse-battery", "802211", "O7T1C0D3"):
