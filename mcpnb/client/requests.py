@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client import stalls
+from mcpnb.client import call_logs, stalls
 from mcpnb.client.answers import misaddressed
 from mcpnb.client.errors import (
     AuthError,
@@ -519,6 +519,12 @@ async def call_tool(
         out.warnings.extend(said)
     if out.is_error and conn.era == "modern" and _NO_PUSH_HERE.search(out.text or ""):
         out.warnings.append(ASKS_BY_REQUEST)  # after the server's own words: what to do about them
+    if out.is_error:
+        for _ in range(2):  # a traceback written just before the answer: its lines read first (the
+            await asyncio.sleep(0)  # loop runs this task before the stderr pipe's read it just polled)
+        pointer = call_logs.logged_during(conn, out.elapsed)
+        if pointer is not None:
+            out.warnings.append(pointer)
     return out
 
 

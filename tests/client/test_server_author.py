@@ -255,3 +255,58 @@ def test_validate_false_sends_an_unknown_tool_to_an_sdk_server(pool):
         pool.call("sdk", "nosuch", {})
     result = pool.call("sdk", "nosuch", {"x": 1}, validate=False)
     assert result.is_error and "Unknown tool: nosuch" in result.text
+
+
+# ---------------------------------------------------------------------- a tool that raises
+
+CRASHING = textwrap.dedent(
+    """
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    srv = MCPServer("crashing")
+
+    @srv.tool()
+    def divide(x: int) -> int:
+        return 1 // x
+
+    @srv.tool()
+    def refuse() -> str:
+        raise ToolError("no such city")
+    """
+)
+
+
+def crashing_server(where: str, tmp_path: Path) -> dict[str, Any]:
+    if where == "stdio":  # the SDK's MCPServer logs the traceback through rich, in a box
+        script = tmp_path / "crashing.py"
+        script.write_text(CRASHING + "\nsrv.run()\n")
+        return {"command": sys.executable, "args": [str(script)]}
+    scope: dict[str, Any] = {}
+    exec(CRASHING, scope)  # the same server in this process: its traceback goes to the SDK's logger
+    return {"server": scope["srv"]}
+
+
+@pytest.mark.parametrize("where", ["stdio", "inprocess"])
+def test_a_tool_that_raises_points_to_its_traceback_in_the_servers_log(pool, where, tmp_path):
+    """The SDK keeps the exception's text on the server: the result says only "Error executing
+    tool divide", so it says where the why is, and what it was."""
+    pool.connect("calc", **crashing_server(where, tmp_path))
+    result = pool.call("calc", "divide", {"x": 0})
+    assert result.is_error and "ZeroDivisionError" not in result.text
+    (pointer,) = [w for w in result.warnings if w.startswith("The server logged ")]
+    assert "during the call (the first exception: ZeroDivisionError: integer division or modulo by zero)" in (
+        pointer
+    )
+    count = int(pointer.split(" -n ", 1)[1].split()[0])
+    assert pointer.endswith(f": %mcp logs calc -n {count} shows them (pool.logs('calc') in Python).")
+    shown = pool.logs("calc")[-count:]
+    assert any("ZeroDivisionError" in line for line in shown)
+    assert not any(line.split(" calc ", 1)[1].startswith("state:") for line in shown)  # the call's lines
+
+
+def test_a_tool_error_the_server_logged_nothing_about_has_no_pointer(pool, tmp_path):
+    pool.connect("calc", **crashing_server("stdio", tmp_path))
+    result = pool.call("calc", "refuse")
+    assert result.is_error and result.text == "Error executing tool refuse: no such city"
+    assert result.warnings == []
