@@ -148,8 +148,10 @@ def check_arguments(tool: Any, args: Mapping[str, Any], terms: Terms | None = No
         if name not in values:
             values[name] = copy.deepcopy(default)  # a copy: the next call gets the schema's own
     if props and not schema.get("additionalProperties"):
+        # a key ``required`` names but ``properties`` does not (a server's slip) is known all the same
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
         for key in values:
-            if key not in props:
+            if key not in props and key not in required:
                 # not one given already ("text=hi extra=1")
                 free = [terms.key(p) for p in props if p not in values]
                 raise ArgumentsError(

@@ -14,13 +14,14 @@ from mcpnb.client.toolbox.approval import NotApprovedError
 from mcpnb.client.toolbox.box import ShortNames, Toolbox, ToolFailedError
 from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
 from mcpnb.client.toolbox.names import NameCollisionError
-from mcpnb.client.toolbox.specs import FORMATS, StrictModeWarning, ToolSpecs
+from mcpnb.client.toolbox.specs import FORMATS, SpecLimitWarning, StrictModeWarning, ToolSpecs
 
 __all__ = [
     "FORMATS",
     "NameCollisionError",
     "NotApprovedError",
     "ShortNames",
+    "SpecLimitWarning",
     "StrictModeWarning",
     "ToolCall",
     "ToolFailedError",

@@ -31,7 +31,7 @@ from mcpnb.client.toolbox.calls import ToolCall, find_calls, parse_call
 from mcpnb.client.toolbox.functions import ToolFunction, make_function
 from mcpnb.client.toolbox.nulls import drop_optional_nulls
 from mcpnb.client.toolbox.pages import PageNews
-from mcpnb.client.toolbox.replies import error_reply, result_reply
+from mcpnb.client.toolbox.replies import MAX_TEXT_CHARS, error_reply, result_reply
 from mcpnb.client.toolbox.schema import normal_form
 from mcpnb.client.toolbox.specs import OPENAI_FORMATS, Entry, ToolSpecs, build_specs, check_format, entries
 from mcpnb.client.toolbox.strict import make_strict
@@ -182,9 +182,16 @@ class Toolbox(Mapping[str, ToolFunction]):
         approve: Approve = "never",
         skills: list[ServerSkill] | None = None,
         skills_missed: dict[str, str] | None = None,
+        max_text_chars: int | None = MAX_TEXT_CHARS,
+        max_image_bytes: int | None = None,
     ) -> None:
         self.pool = pool
         self.approve = approve
+        #: the most characters of text one result sends back to the model (the rest is cut, with a
+        #: note; ``None``: all of it) and the largest image it sends (``None``: each API's own
+        #: documented limit, :data:`~mcpnb.client.toolbox.replies.MAX_IMAGE_BYTES`)
+        self.max_text_chars = max_text_chars
+        self.max_image_bytes = max_image_bytes
         self._turn: asyncio.Lock | None = None  # one approval question at a time (made on mcpnb's loop)
         #: servers whose tools are missing from a toolbox of every server, and why (a model is not
         #: told of tools that are not here: the person should know)
@@ -333,7 +340,9 @@ class Toolbox(Mapping[str, ToolFunction]):
             return error_reply(parsed, exc.for_model)  # advice only a person can follow is left out
         if result.is_error and raise_errors:
             raise ToolFailedError(f"{function.server}.{function.tool.name} failed: {result.text}", result)
-        return result_reply(parsed, result)
+        return result_reply(
+            parsed, result, max_text_chars=self.max_text_chars, max_image_bytes=self.max_image_bytes
+        )
 
     async def _call(self, function: ToolFunction, arguments: dict[str, Any], timeout: float | None) -> Any:
         """The model's call, with its tool's page drawn first where someone watches (a notebook):

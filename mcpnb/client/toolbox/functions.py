@@ -8,6 +8,7 @@ and its keyword-argument completion understand. It checks its arguments against 
 
 from __future__ import annotations
 
+import inspect
 import keyword
 import re
 from typing import TYPE_CHECKING, Any, Protocol
@@ -111,6 +112,18 @@ def make_function(pool: Pool, tool: ToolInfo) -> ToolFunction:
     return dressed(call, acall, arguments, tool, found, doc)
 
 
+def annotations_of(sig: inspect.Signature) -> dict[str, Any]:
+    """``__annotations__`` that say what ``sig`` says: ``typing.get_type_hints``, pydantic's
+    ``validate_call`` and the SDKs' tool decorators (``anthropic.beta_tool``) read them, not the
+    signature, and the ``(*args, **kwargs)`` of the function underneath is no tool's."""
+    found = {
+        p.name: p.annotation for p in sig.parameters.values() if p.annotation is not inspect.Parameter.empty
+    }
+    if sig.return_annotation is not inspect.Signature.empty:
+        found["return"] = sig.return_annotation
+    return found
+
+
 def dressed(
     call: Any, acall: Any, arguments: Any, tool: ToolInfo, found: list[Param], doc: str
 ) -> ToolFunction:
@@ -122,7 +135,9 @@ def dressed(
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc_text
         fn.__signature__ = sig
+        fn.__annotations__ = annotations_of(sig)
     arguments.__signature__ = sig.replace(return_annotation=dict[str, Any])
+    arguments.__annotations__ = annotations_of(arguments.__signature__)
     attrs = {"tool": tool, "server": tool.server, "flat_name": tool.flat_name, "params": found}
     for key, value in attrs.items():
         setattr(call, key, value)

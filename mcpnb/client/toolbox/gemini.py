@@ -7,7 +7,8 @@ strings only, ``format`` limited per type (``enum``/``date-time`` for strings, `
 ``float``/``double``), ``properties``/``required``/``items``, the usual bounds, and no references.
 The API refuses any other key ("Unknown name … Cannot find field"), so the conversion is explicit:
 
-- ``type: [X, "null"]`` and ``anyOf [X, {type: null}]`` become ``X`` with ``nullable: true``;
+- ``type: [X, "null"]`` and ``anyOf [X, {type: null}]`` become ``X`` with ``nullable: true``, and
+  OpenAPI's own ``nullable: true`` stays as it is (in ``parametersJsonSchema``: a ``null`` type);
 - ``oneOf`` becomes ``anyOf``, ``const`` a one-value ``enum``, ``allOf`` is merged (the normal form's
   :func:`~mcpnb.client.toolbox.schema.merge`: the stricter bound wins, properties are merged);
 - what the subset cannot say (a ``default``, an unlisted ``format``, a non-string ``enum``,
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpnb.client.toolbox.nulls import openapi_null
 from mcpnb.client.toolbox.schema import Schema, described, in_words, map_subschemas, merge, merge_parts
 
 _FORMATS = {
@@ -84,7 +86,7 @@ def to_gemini(spec: Any) -> Schema:
     spec = _common(spec)
     if "oneOf" in spec:
         spec["anyOf"] = [*spec.get("anyOf", []), *spec.pop("oneOf")]
-    nullable = False
+    nullable = spec.pop("nullable", None) is True  # OpenAPI's own keyword: the dialect's too
     options = spec.get("anyOf")
     if isinstance(options, list):
         real = [o for o in options if not _is_null(o)]
@@ -154,7 +156,7 @@ def to_json_subset(spec: Any) -> Any:
     """One (sub)schema in the JSON Schema subset Gemini documents (see the module docstring)."""
     if not isinstance(spec, dict):
         return spec
-    spec = _common(spec)
+    spec = openapi_null(_common(spec))  # no ``nullable`` in the JSON Schema it reads: a null type
     if isinstance(spec.get("items"), list):  # a draft-07 tuple, as 2020-12 spells it
         spec["prefixItems"] = spec.pop("items")
         if "additionalItems" in spec:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from mcpnb.client.toolbox.replies import Payload, add_blocks, anthropic_blocks
+from mcpnb.client.toolbox.replies import Payload, add_blocks, anthropic_blocks, fitted
 
 
 class DrawnPage(Protocol):
@@ -87,7 +87,9 @@ def _blocks(content: Any) -> list[Any]:
 
 
 def user_turn(body: Payload, fmt: str) -> dict[str, Any]:
-    """One user message of ``fmt`` (``openai``, ``openai-responses``, ``anthropic``, ``gemini``)."""
+    """One user message of ``fmt`` (``openai``, ``openai-responses``, ``anthropic``, ``gemini``), with
+    only the images that API takes (:func:`~mcpnb.client.toolbox.replies.fitted`)."""
+    body = fitted(body, fmt)
     images = [f"data:{mime};base64,{data}" for mime, data in body.images]
     if fmt == "anthropic":
         return {"role": "user", "content": anthropic_blocks(body, empty="(the page said nothing)")}

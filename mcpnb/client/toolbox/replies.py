@@ -13,20 +13,57 @@ Structured content travels as JSON text (Gemini: as the JSON object itself), onc
 already says it (its JSON, or the string a tool returned) is not repeated, and structured content
 that only wraps the content (``{"content": <the text>}``) is not sent at all. Every reply is plain
 JSON-serialisable data (images base64).
+
+What goes back is fitted to the API first (:func:`fitted`, one helper for every format): an image
+of a type the API does not take, or larger than it takes, becomes a line of text saying so (the
+API would refuse the whole request for it), and text past :data:`MAX_TEXT_CHARS` is cut with a note
+of how much more there was (``Toolbox.max_text_chars`` and ``Toolbox.max_image_bytes`` change the
+caps; the full result is what the tool function returns in the notebook).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpnb.client.contents import pick
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolbox.calls import ToolCall
 
-#: Image types Anthropic accepts in a tool result's image block.
-ANTHROPIC_IMAGES = {"image/jpeg", "image/png", "image/gif", "image/webp"}
+_OPENAI_IMAGES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+#: Image types each API takes in what goes back to the model (an image of another type becomes a line
+#: of text: the API refuses the whole request for it):
+#: - OpenAI: PNG, JPEG, WEBP and non-animated GIF (guide "Images and vision", "Image input
+#:   requirements"); an animated GIF is left out too (:func:`_animated`). Chat Completions takes no
+#:   images in a tool message at all: there every image is a line of text.
+#: - Anthropic: JPEG, PNG, GIF and WebP (docs "Vision": supported image formats).
+#: - Gemini: PNG, JPEG, WEBP, HEIC and HEIF (Gemini API "Image understanding", and Vertex AI's
+#:   table of the same name, "MIME types").
+IMAGE_TYPES: dict[str, frozenset[str]] = {
+    "openai": _OPENAI_IMAGES,
+    "openai-responses": _OPENAI_IMAGES,
+    "anthropic": frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"}),
+    "gemini": frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}),
+}
+_MB = 1024 * 1024
+#: The largest image (decoded bytes) each API takes; a larger one becomes a line of text:
+#: - OpenAI: 20 MB per image (guide "Images and vision", "Image input requirements").
+#: - Anthropic: 5 MB per image (docs "Vision"; the API says "image exceeds 5 MB maximum:
+#:   N bytes > 5242880 bytes").
+#: - Gemini: 7 MB per inline image (Vertex AI "Image understanding": "Maximum file size per file for
+#:   inline data … 7 MB" for the Gemini 2.5 and 3 models; the Gemini API's own cap on a whole
+#:   inline request is larger).
+MAX_IMAGE_BYTES: dict[str, int] = {
+    "openai": 20 * _MB,
+    "openai-responses": 20 * _MB,
+    "anthropic": 5 * _MB,
+    "gemini": 7 * _MB,
+}
+#: The most characters of text one result sends back (about 25,000 tokens): a 3 MB log would fill a
+#: model's context, or pass its request limit, for one call. ``None`` in ``Toolbox.max_text_chars``
+#: sends everything.
+MAX_TEXT_CHARS = 100_000
 
 
 @dataclass
@@ -58,6 +95,92 @@ def _size(data: str) -> int:
 
 def _image_note(mime: str, data: str, why: str) -> str:
     return f"[image {mime}, {_size(data)} bytes: not shown, {why}]"
+
+
+def _animated(data: str) -> bool:
+    """Whether base64 GIF ``data`` has more than one frame (a looping extension, or a second image
+    descriptor's graphic control block): OpenAI takes non-animated GIFs only."""
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
+        return False
+    return b"NETSCAPE2.0" in raw or b"ANIMEXTS1.0" in raw or raw.count(b"\x21\xf9\x04") > 1
+
+
+def fitted(
+    body: Payload,
+    fmt: str,
+    *,
+    max_text_chars: int | None = MAX_TEXT_CHARS,
+    max_image_bytes: int | None = None,
+) -> Payload:
+    """``body`` as ``fmt``'s API takes it: images of a type it does not take, or larger than it
+    takes (``max_image_bytes``, else :data:`MAX_IMAGE_BYTES` for the API), as lines of text saying
+    so; then the text cut to ``max_text_chars`` (``None``: no cap) with a note of what is left out."""
+    kinds = IMAGE_TYPES.get(fmt, frozenset())
+    limit = max_image_bytes if max_image_bytes is not None else MAX_IMAGE_BYTES.get(fmt)
+    api = _API_NAMES.get(fmt, fmt)
+    images, notes = [], []
+    for mime, data in body.images:
+        if mime not in kinds:
+            notes.append(_image_note(mime, data, f"{api} takes {_listed(kinds)} only"))
+        elif limit is not None and _size(data) > limit:
+            notes.append(_image_note(mime, data, f"larger than the {limit} bytes {api} takes"))
+        elif mime == "image/gif" and fmt in ("openai", "openai-responses") and _animated(data):
+            notes.append(_image_note(mime, data, f"{api} takes no animated GIFs"))
+        else:
+            images.append((mime, data))
+    out = replace(body, texts=[*body.texts, *notes], images=images, repeats=set(body.repeats))
+    return _cut(out, max_text_chars) if max_text_chars is not None else out
+
+
+_API_NAMES = {"openai": "OpenAI", "openai-responses": "OpenAI", "anthropic": "Anthropic", "gemini": "Gemini"}
+
+
+def _listed(kinds: frozenset[str]) -> str:
+    names = [k.removeprefix("image/") for k in sorted(kinds)]
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def _cut(body: Payload, limit: int) -> Payload:
+    """``body`` with at most ``limit`` characters of text: the piece that crosses it cut at a line
+    or word end, the pieces after it left out, and a note saying how many characters more there
+    were. Structured data larger than the limit goes as its (cut) JSON text instead."""
+    if body.has_data and body.repeats and _json_size(body.data) > limit:
+        body = replace(body, data=None, has_data=False)  # its JSON is among the texts: cut there
+    total = sum(len(t) for t in body.texts)
+    if total <= limit:
+        return body
+    kept: list[str] = []
+    room = limit
+    for text in body.texts:
+        if room <= 0:
+            break
+        piece = text if len(text) <= room else _at_boundary(text, room)
+        kept.append(piece)
+        room -= len(piece)
+    more = total - sum(len(t) for t in kept)
+    kept.append(f"[…cut, {more} characters more; the full result is in the notebook]")
+    repeats = {i for i in body.repeats if i < len(kept) - 1 and kept[i] == body.texts[i]}
+    return replace(body, texts=kept, repeats=repeats if body.has_data else set())
+
+
+def _at_boundary(text: str, room: int) -> str:
+    """The start of ``text``, at most ``room`` characters, ending at a line or word end when one is
+    in its last fifth (a cut through the middle of a word reads as a typo)."""
+    head = text[:room]
+    for sep in ("\n", " "):
+        at = head.rfind(sep)
+        if at >= room * 4 // 5:
+            return head[:at]
+    return head
+
+
+def _json_size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def payload(result: ToolResult) -> Payload:
@@ -118,14 +241,24 @@ def _repeats(text: str, values: tuple[Any, ...]) -> bool:
     return any(said == value for value in values)
 
 
-def result_reply(call: ToolCall, result: ToolResult) -> dict[str, Any]:
-    """The provider-shaped message carrying ``result`` back to the model that made ``call``."""
-    return _reply(call, payload(result))
+def result_reply(
+    call: ToolCall,
+    result: ToolResult,
+    *,
+    max_text_chars: int | None = MAX_TEXT_CHARS,
+    max_image_bytes: int | None = None,
+) -> dict[str, Any]:
+    """The provider-shaped message carrying ``result`` back to the model that made ``call``, fitted
+    to its API (:func:`fitted`)."""
+    body = fitted(
+        payload(result), call.format, max_text_chars=max_text_chars, max_image_bytes=max_image_bytes
+    )
+    return _reply(call, body)
 
 
 def error_reply(call: ToolCall, message: str) -> dict[str, Any]:
     """An error the model can read and act on (retry with other arguments, pick another tool)."""
-    return _reply(call, Payload(texts=[message], is_error=True))
+    return _reply(call, fitted(Payload(texts=[message], is_error=True), call.format))
 
 
 def _reply(call: ToolCall, body: Payload) -> dict[str, Any]:
@@ -156,15 +289,13 @@ def _reply(call: ToolCall, body: Payload) -> dict[str, Any]:
 
 
 def anthropic_blocks(body: Payload, empty: str = "(the tool returned nothing)") -> list[dict[str, Any]]:
-    """Anthropic content blocks: the texts as one block, then the images Anthropic takes."""
-    texts = list(body.texts)
-    images = []
-    for mime, data in body.images:
-        if mime in ANTHROPIC_IMAGES:
-            images.append({"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}})
-        else:
-            texts.append(_image_note(mime, data, "Anthropic takes jpeg, png, gif and webp only"))
-    text = "\n\n".join(t for t in texts if t)
+    """Anthropic content blocks: the texts as one block, then the images (``body`` already
+    :func:`fitted` to Anthropic)."""
+    images = [
+        {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+        for mime, data in body.images
+    ]
+    text = "\n\n".join(t for t in body.texts if t)
     blocks = ([{"type": "text", "text": text}] if text else []) + images  # text blocks must not be empty
     return blocks or [{"type": "text", "text": empty}]
 

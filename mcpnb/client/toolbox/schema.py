@@ -23,7 +23,8 @@ still learns it, naming the property keys as the provider sees them. The argumen
 sending (against the server's own schema) enforces it.
 
 An array without ``items`` gets ``items: {}`` (any value, which is what no ``items`` means): OpenAI
-refuses an array schema without ``items`` even outside strict mode.
+refuses an array schema without ``items`` even outside strict mode. A key the root requires but does
+not describe becomes a property of any value (:func:`_undeclared`).
 """
 
 from __future__ import annotations
@@ -271,8 +272,27 @@ def normal_form(input_schema: Any, keys: dict[str, str] | None = None) -> tuple[
     schema["type"] = "object"
     if not isinstance(schema.get("properties"), dict):
         schema["properties"] = {}
+    schema["properties"] = {**schema["properties"], **_undeclared(schema)}
     schema.setdefault("additionalProperties", False)
     return _with_keys(schema, keys), recursive
+
+
+#: What a key the root requires but does not describe says of itself (see :func:`_undeclared`).
+UNDESCRIBED = "required by the tool, whose schema does not describe it"
+
+
+def _undeclared(schema: Schema) -> dict[str, Schema]:
+    """The keys the root ``required`` names that ``properties`` does not, as properties of any
+    value. ``required: ["a", "b"]`` beside only ``a`` is a server's slip, but JSON Schema reads it
+    plainly (``b`` must be there, any value will do): the signature, every spec and the argument check
+    say so alike (strict mode cannot: a value of no type blocks it, and the table says where),
+    where ``additionalProperties: false`` would make the tool uncallable and strict mode would drop
+    ``b`` unseen."""
+    props = schema["properties"]
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    return {
+        key: {"description": UNDESCRIBED} for key in required if isinstance(key, str) and key not in props
+    }
 
 
 def _with_keys(schema: Schema, keys: dict[str, str]) -> Schema:

@@ -16,6 +16,7 @@ import json
 import keyword
 import operator
 import re
+import typing
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Literal
@@ -125,20 +126,32 @@ def params(schema: Schema) -> list[Param]:
         else:
             name, keyword_only = _alias(key, taken), True
             taken.add(name)
+        default = spec.get("default") if not is_required else None
+        kind = annotation(spec, schema)
+        if not is_required and default is None and not _takes_none(kind):
+            kind = kind | None  # ``= None`` is no implicit Optional (PEP 484): say it
         found.append(
             Param(
                 key=key,
                 name=name,
                 required=is_required,
-                default=spec.get("default") if not is_required else None,
-                annotation=annotation(spec, schema),
+                default=default,
+                annotation=kind,
                 description=str(spec.get("description") or spec.get("title") or ""),
                 keyword_only=keyword_only,
-                nullable=allows_null(spec, schema),
+                nullable=allows_null(spec, schema, openapi=False),  # what the argument check takes
             )
         )
     # stable: schema order inside each group; keyword-only ones may mix defaults freely
     return sorted(found, key=lambda p: (p.keyword_only, not p.required and not p.keyword_only))
+
+
+def _takes_none(kind: Any) -> bool:
+    """Whether the annotation ``kind`` already admits ``None`` (``Any`` does)."""
+    if kind is Any or kind is type(None):
+        return True
+    args = typing.get_args(kind)
+    return type(None) in args or (typing.get_origin(kind) is Literal and None in args)
 
 
 def signature(found: list[Param], returns: Any) -> inspect.Signature:

@@ -15,8 +15,9 @@ is imported: the shapes are plain dicts, checked in the tests against each SDK's
 
 from __future__ import annotations
 
+import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpnb.client.toolbox.functions import ToolFunction
@@ -31,6 +32,44 @@ OPENAI_FORMATS = ("openai", "openai-responses")
 
 class StrictModeWarning(UserWarning):
     """A tool asked to be strict cannot be: its spec goes out with ``strict: false`` instead."""
+
+
+class SpecLimitWarning(UserWarning):
+    """Specs past a limit the API documents: a description shortened to fit, or more tools than one
+    request takes (the API refuses the whole request, every tool with it)."""
+
+
+#: The longest tool description each format takes. OpenAI Chat Completions refuses the whole
+#: request for a longer one ("Invalid 'tools[N].function.description': string too long. Expected a
+#: string with maximum length 1024"); the other APIs document no such limit.
+MAX_DESCRIPTION: dict[str, int] = {"openai": 1024}
+#: The most tools one request takes, where the API documents it:
+#: - OpenAI (Chat Completions and Responses): "A max of 128 functions are supported" (API
+#:   reference, the request's ``tools``).
+#: - Gemini: "Maximum 128 function declarations can be provided" (Vertex AI API reference,
+#:   ``Tool.functionDeclarations``; editions before it said 64).
+#: - Anthropic documents none (only its 32 MB request size), so none is applied.
+MAX_TOOLS: dict[str, int] = {"openai": 128, "openai-responses": 128, "gemini": 128}
+_API_NAMES = {
+    "openai": "OpenAI Chat Completions",
+    "openai-responses": "OpenAI Responses",
+    "anthropic": "Anthropic",
+    "gemini": "Gemini",
+}
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: whole sentences when they fill at least half of
+    it, else whole words, then an ellipsis (the model reads where it stops)."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 2]  # room for " …"
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", head)]
+    if ends and ends[-1] >= limit // 2:
+        return head[: ends[-1]] + " …"
+    space = head.rfind(" ")
+    cut = head[:space] if space >= limit // 2 else head
+    return cut.rstrip(" ,;:") + "…"
 
 
 #: What people call a format by its model or company rather than its API (a hint, never taken as-is:
@@ -102,9 +141,24 @@ class Spec:
     body: dict[str, Any]
     strict: bool | None  # None: the format has no strict mode
     blocker: NotStrict | None = None  # why it could not be strict, when strict was asked for
+    cut_from: int | None = None  # the description's own length, when it was shortened to fit
 
 
 def build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
+    spec = _build_spec(entry, fmt, strict)
+    limit = MAX_DESCRIPTION.get(fmt)
+    full = entry.function.tool.description or entry.function.tool.title or ""
+    if limit is None or len(full) <= limit:
+        return spec
+    body = dict(spec.body)
+    if fmt == "openai":
+        body["function"] = {**body["function"], "description": shortened(full, limit)}
+    else:
+        body["description"] = shortened(full, limit)
+    return replace(spec, body=body, cut_from=len(full))
+
+
+def _build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
     tool = entry.function.tool
     description = tool.description or tool.title or ""
     if fmt in OPENAI_FORMATS:
@@ -169,10 +223,34 @@ class ToolSpecs(list[dict[str, Any]]):
             rows.append(row)
         return rows
 
+    def problems(self) -> list[str]:
+        """What in these specs breaks a limit the API documents, one line each (also warned as a
+        :class:`SpecLimitWarning` when they were made): too many tools, descriptions shortened."""
+        lines = []
+        api, limit = _API_NAMES[self.format], MAX_TOOLS.get(self.format)
+        if limit is not None and len(self) > limit:
+            lines.append(
+                f"{len(self)} tools: {api} takes at most {limit} in one request and refuses the whole "
+                f"request past it; narrow the toolbox: pool.functions('server', ...) with only the "
+                f"servers you need, or the servers' enabled_tools / disabled_tools filters"
+            )
+        for spec in self.details:
+            if spec.cut_from is not None:
+                lines.append(
+                    f"{spec.entry.function.flat_name}: description shortened from {spec.cut_from} "
+                    f"to {MAX_DESCRIPTION[self.format]} characters, the most {api} takes"
+                )
+        return lines
+
     def __repr__(self) -> str:
         from mcpnb.client.toolbox.table import text_table
 
-        return f"{len(self)} {self.format} tool specs\n" + text_table(self.columns, self.rows())
+        problems = self.problems()
+        head = f"{len(self)} {self.format} tool specs"
+        if problems:
+            head += f" ({len(problems)} past the API's limits: see below)"
+        tail = "".join(f"\n{line}" for line in problems)
+        return head + "\n" + text_table(self.columns, self.rows()) + tail
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle
@@ -190,4 +268,11 @@ def build_specs(found: dict[str, Entry], fmt: str, strict: bool | None, *, stack
                 StrictModeWarning,
                 stacklevel=stacklevel + 1,
             )
-    return ToolSpecs(fmt, specs)
+    found_specs = ToolSpecs(fmt, specs)
+    problems = found_specs.problems()
+    if problems:  # one warning for the list, not one per tool
+        said = "\n  ".join(problems)
+        warnings.warn(
+            f"{fmt} tool specs past the API's limits:\n  {said}", SpecLimitWarning, stacklevel=stacklevel + 1
+        )
+    return found_specs

@@ -26,13 +26,14 @@ a violation as an error result. ``oneOf`` becomes ``anyOf`` for the same reason.
 
 from __future__ import annotations
 
-from mcpnb.client.toolbox.nulls import allows_null
+from mcpnb.client.toolbox.nulls import allows_null, openapi_null
 from mcpnb.client.toolbox.schema import Schema, described, in_words, map_subschemas_at
 
 _FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 #: The keywords strict mode takes. Any other is refused ("In context=('properties', 'x'),
 #: 'propertyNames' is not permitted"), a server's ``x-`` extension or OpenAPI's ``nullable`` as much
-#: as ``minLength``, so the rest are removed (the constraints among them said in words).
+#: as ``minLength``, so the rest are removed (the constraints among them said in words; ``nullable:
+#: true`` as a ``null`` type first, :func:`~mcpnb.client.toolbox.nulls.openapi_null`).
 _KEPT = {
     "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
     "oneOf", "$ref", "$defs", "definitions", "description", "title", "pattern", "format", "minimum",
@@ -79,6 +80,7 @@ def make_strict(schema: Schema) -> tuple[Schema, NotStrict | None]:
 
 
 def _strict(spec: Schema, path: str, depth: int, counter: list[int]) -> Schema:
+    spec = openapi_null(spec)  # refused as a keyword, so said as a null type
     for key, why in _BLOCKERS.items():
         if key in spec and not (key == "unevaluatedProperties" and spec[key] is False):
             raise NotStrict(key, path, why)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import pydoc
+import typing
 from typing import Any, Literal
 
 import pytest
@@ -49,12 +50,27 @@ def test_every_tool_has_a_real_signature_from_its_schema(toolbox, server):
                 assert param.default == spec.get("default"), (f.__name__, key)  # the schema's, else None
                 seen_default = seen_default or param.kind is param.POSITIONAL_OR_KEYWORD
             kind = spec.get("type")
+            annotation = _bare(param.annotation, key not in required and spec.get("default") is None)
             if isinstance(kind, str) and kind in SIMPLE and "enum" not in spec:
-                assert param.annotation is SIMPLE[kind], (f.__name__, key, param.annotation)
+                assert annotation is SIMPLE[kind], (f.__name__, key, param.annotation)
             if kind == "array":
-                assert param.annotation is list or param.annotation.__origin__ is list
+                assert annotation is list or annotation.__origin__ is list
             if "enum" in spec and all(isinstance(v, str) for v in spec["enum"]):
-                assert param.annotation == Literal[tuple(spec["enum"])]
+                assert annotation == Literal[tuple(spec["enum"])]
+
+
+def _bare(annotation, defaults_to_none):
+    """The annotation without the ``| None`` a parameter whose default is None carries (PEP 484
+    allows no implicit Optional: ``x: str = None`` is an error to type checkers)."""
+    if not defaults_to_none or annotation is Any:
+        return annotation
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is Literal:
+        assert None in args, annotation
+        return annotation
+    assert type(None) in args, f"{annotation} defaults to None but does not say it takes None"
+    rest = [a for a in args if a is not type(None)]
+    return rest[0] if len(rest) == 1 else annotation
 
 
 @pytest.mark.parametrize("server", ["probe", "everything"])
@@ -117,17 +133,17 @@ def test_a_required_parameter_with_a_default_is_optional_in_python():
 def test_nested_objects_refs_enums_nullable_and_names_python_cannot_spell(toolbox):
     book = toolbox["mcp__shapes__book_trip"]
     assert sig(toolbox, "mcp__shapes__book_trip") == (
-        "(traveller: dict, origin: dict, stops: list[dict] = None, "
+        "(traveller: dict, origin: dict, stops: list[dict] | None = None, "
         "seat: Literal['window', 'aisle', None] = None, budget: float = 1000, notes: str | None = None, "
-        "*, class_: Literal['economy', 'business'] = 'economy', max_stops: int = None, "
-        "filter_id_: str = None)"
+        "*, class_: Literal['economy', 'business'] = 'economy', max_stops: int | None = None, "
+        "filter_id_: str | None = None)"
     )
     assert "class_ (Literal['economy', 'business'], keyword-only, optional): sent as 'class'." in book.__doc__
     assert "origin (dict): Where the trip starts" in book.__doc__  # the $ref's own description
     # server-everything's descriptions end without a full stop: the default is a sentence of its own
     slow = toolbox["mcp__everything__trigger-long-running-operation"].__doc__
     assert "duration (float, optional): Duration of the operation in seconds. Defaults to 10." in slow
-    assert sig(toolbox, "mcp__shapes__combined") == "(a: int = None)"  # its allOf parts merged: a type
+    assert sig(toolbox, "mcp__shapes__combined") == "(a: int | None = None)"  # its allOf parts merged: a type
     assert sig(toolbox, "mcp__shapes__tree") == "(root: dict)"
 
 
