@@ -32,6 +32,31 @@ class _AskFailed(Exception):
     """The interaction itself failed (not the server): the server gets a decline."""
 
 
+def answer_as(answer: Any, method: str, model: Any) -> Any:
+    """An interaction's answer as the SDK's ``model`` (or its ``ErrorData``). A subclass may return
+    the dict it would send (``{"action": "accept", "content": {...}}``): it reached the SDK as it was
+    and failed the call as "'dict' object has no attribute 'action' (MCP error 0)", the server's
+    fault by the words, the interaction's in fact. Anything else is said to be the interaction's."""
+    from mcp.types import ErrorData
+    from pydantic import ValidationError
+
+    from mcpnb.client.errors import validation_problem
+
+    if isinstance(answer, (model, ErrorData)):
+        return answer
+    if isinstance(answer, dict):
+        try:
+            return model.model_validate(answer)
+        except ValidationError as exc:
+            problem = validation_problem(exc)
+            raise TypeError(
+                f"the interaction's {method}() returned a dict that is no {model.__name__} ({problem})"
+            ) from None
+    raise TypeError(
+        f"the interaction's {method}() returned {type(answer).__name__}, not an mcp.types.{model.__name__}"
+    )
+
+
 #: The ``_meta`` key a 2025-11-25 server puts on a request or notification that belongs to a task.
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
@@ -191,10 +216,16 @@ class Asking:
         mode = getattr(params, "mode", "form") or "form"
         server, call = self.conn.name, self.current(params)
         asked = f"{server} asked {quote(params.message)}"
+
+        async def elicit(interaction: Interaction, call: CallContext | None) -> Any:
+            if mode == "form" and isinstance(call, CallContext) and call.answers is not None:
+                # the call's own answers beat any interaction: a subclass set as pool.interaction
+                # that asks in its own way (and knows nothing of answers=) ignored them
+                return await Interaction.elicit(interaction, server, params, call)
+            return answer_as(await interaction.elicit(server, params, call), "elicit", ElicitResult)
+
         try:
-            result = await self._ask(
-                f"{mode} elicitation: {params.message}", call, lambda i, c: i.elicit(server, params, c)
-            )
+            result = await self._ask(f"{mode} elicitation: {params.message}", call, elicit)
         except TimeoutError:
             self.conn.emit("ask", "nobody answered the elicitation in time: declined")
             note_unasked(call, f"{asked} and nobody answered in time: declined")
@@ -212,14 +243,16 @@ class Asking:
 
     async def on_sample(self, ctx: Any, params: Any) -> Any:
         """The SDK's sampling callback: the person plays the model (or it is rejected)."""
-        from mcp.types import ErrorData
+        from mcp.types import CreateMessageResult, ErrorData
 
         server, call = self.conn.name, self.current(params)
         asked = f"{server} asked for an LLM completion"
+
+        async def sample(interaction: Interaction, call: CallContext | None) -> Any:
+            return answer_as(await interaction.sample(server, params, call), "sample", CreateMessageResult)
+
         try:
-            result = await self._ask(
-                "sampling (an LLM completion)", call, lambda i, c: i.sample(server, params, c)
-            )
+            result = await self._ask("sampling (an LLM completion)", call, sample)
         except TimeoutError:
             note_unasked(call, f"{asked} and nobody answered in time: rejected")
             result = ErrorData(code=-1, message="nobody answered the sampling request in time")

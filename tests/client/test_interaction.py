@@ -77,6 +77,64 @@ def test_answers_given_with_the_call_need_no_person(pool, probe, era):
     )
 
 
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_answers_given_with_the_call_beat_a_custom_interaction(pool, probe, era):
+    """A subclass set as pool.interaction that asks its own way knows nothing of answers=: the
+    call's own answers were passed over, and its answer sent instead."""
+    person = ScriptedPerson({"answer": "from the interaction"})
+    pool.interaction = person
+    probe(era)
+    result = pool.call("probe", "ask_user", {"question": "Name?"}, answers={"answer": "Ada"})
+    assert result.data["answers"] == [{"question": "Name?", "answer": "Ada"}]
+    assert person.seen == []
+
+
+class DictPerson(Interaction):
+    """Answers with the plain dicts it would send, as a script writes them first."""
+
+    def __init__(self, answer: Any) -> None:
+        super().__init__()
+        self.answer = answer
+
+    async def elicit(self, server: str, params: Any, call: CallContext | None) -> Any:
+        return self.answer
+
+    async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
+        return self.answer
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_an_interaction_may_answer_with_a_plain_dict(pool, probe, era):
+    pool.interaction = DictPerson({"action": "accept", "content": {"answer": "Grace"}})
+    probe(era)
+    result = pool.call("probe", "ask_user", {"question": "Name?"})
+    assert result.data["answers"] == [{"question": "Name?", "answer": "Grace"}]
+
+
+def test_an_interaction_that_answers_with_something_else_is_said_to_be_at_fault(pool, probe):
+    """It failed the call as "'dict' object has no attribute 'action' (MCP error 0)": the server's
+    fault by the words. Now the form is declined, and the result says whose fault it was."""
+    pool.interaction = DictPerson({"action": "sure"})
+    probe("legacy")
+    result = pool.call("probe", "ask_user", {"question": "Name?"})
+    assert result.data["action"] == "decline"
+    (said,) = result.answered_without_asking
+    assert said.startswith("probe asked “Name?” and asking failed (TypeError: the interaction's elicit() ")
+    assert "returned a dict that is no ElicitResult (action: " in said and said.endswith("): declined")
+    pool.interaction = DictPerson("Grace")
+    (said,) = pool.call("probe", "ask_user", {"question": "Name?"}).answered_without_asking
+    assert "the interaction's elicit() returned str, not an mcp.types.ElicitResult" in said
+
+
+def test_a_sampling_answer_as_a_plain_dict_reaches_server_everything(pool, everything):
+    reply = {"role": "assistant", "model": "a person", "content": {"type": "text", "text": "hi from a dict"}}
+    pool.interaction = DictPerson(reply)
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    pool.tools("ev", refresh=True)
+    sampled = pool.call("ev", "trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 20})
+    assert "hi from a dict" in sampled.text and not sampled.is_error
+
+
 def test_headless_default_declines(pool, probe):
     probe("modern")
     result = pool.call("probe", "ask_user", {"question": "Name?"})
