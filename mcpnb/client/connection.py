@@ -485,7 +485,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         said = last_words(self.session_stderr) if self.config.transport == "stdio" else None
         if not said and (logged := self._in_process_words()):
             return f"{reason}; the server logged: {logged} (%mcp logs {self.name})"
-        return f"{reason} (server stderr: {said[:200]})" if said else reason
+        return f"{reason} (server stderr: {said})" if said else reason
 
     def time_may_fix(self, exc: BaseException) -> bool:
         """Whether trying again later may succeed: a retryable failure, but not a program that

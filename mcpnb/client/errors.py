@@ -575,19 +575,103 @@ def _sent_method(exc: BaseException) -> str | None:
 #: A stderr line that names a failure: Python's last traceback line, Node's ``Error: ...``, ``npm error``.
 _FAILURE_WORDS = re.compile(r"error|exception|fatal|panic|ERR!", re.IGNORECASE)
 #: Lines that runtimes print after the message itself: Node's version banner, npm's log pointer,
-#: a stack frame, a caret or a brace alone.
-_TRAILERS = re.compile(r"Node\.js v\d|.*A complete log of this run|\s+at \S|[\s^~{}\[\](),;]*$")
+#: Node's advice under a thrown value that is no Error, a stack frame, a caret or a brace alone.
+_TRAILERS = re.compile(
+    r"Node\.js v\d|.*A complete log of this run|\(Use `node --trace-uncaught|\s+at \S|[\s^~{}\[\](),;]*$"
+)
+#: A frame of a Python traceback (a SyntaxError's names no function): its file and line.
+_PYTHON_FRAME = re.compile(r'\s+File "(?P<file>[^"]+)", line (?P<line>\d+)')
+#: The place Node prints above the source line and caret of an uncaught error (``/srv/index.js:3``,
+#: ``file:///srv/index.mjs:3``); Node's own modules (``node:internal/...:1210``) are no such place.
+_NODE_PLACE = re.compile(r"(?:file://)?(?P<file>/\S*|[A-Za-z]:\\\S*):(?P<line>\d+)")
+#: A frame of a Node stack under the error (``at main (/srv/index.js:3:9)``, ``at /srv/index.js:3:9``).
+_NODE_FRAME = re.compile(
+    r"\s+at (?:.* \()?(?:file://)?(?P<file>/[^\s():]*|[A-Za-z]:\\[^\s():]*):(?P<line>\d+)"
+)
+#: Where a frame of a library is (Python's standard library or installed packages, node_modules):
+#: the server's own frame that called it says more of what went wrong.
+_LIBRARY = re.compile(r"/(?:site|dist)-packages/|/lib/python3[.\d]*/|/node_modules/")
+#: A line of carets (Python 3.11's ``^^^^`` and ``~~~^^^``, Node's ``^``) under the source line.
+_CARETS = re.compile(r"\s*[\^~]+\s*$")
+#: How much of the failure line, and of the source line quoted beside it, a message keeps.
+_FAILURE_CHARS, _SOURCE_CHARS = 200, 80
+#: How far above the failure line a Python traceback's frames are looked for.
+_FRAMES_BACK = 60
 
 
 def last_words(lines: Sequence[str], *, look_back: int = 15) -> str | None:
-    """The stderr line that says why a server stopped: the last one naming a failure among its last
-    few, else the last that is not a runtime's trailer (Node ends a crash with ``Node.js v20.20.2``,
-    which says nothing about it)."""
-    recent = [line.strip() for line in list(lines)[-look_back:] if not _TRAILERS.match(line)]
-    for line in reversed(recent):
-        if _FAILURE_WORDS.search(line):
-            return line
-    return recent[-1] if recent else None
+    """What a stdio server's stderr says of why it stopped, in one line: the line naming the
+    failure (the last naming one among the last few, else the last that is not a runtime's trailer:
+    Node ends a crash with ``Node.js v20.20.2``, which says nothing about it), and, where a
+    traceback or Node's crash report names it, the file and line it happened at, with that line of
+    source (a syntax error, a name misspelt at import: the failure line alone gave no place)."""
+    kept = list(lines)
+    first = max(0, len(kept) - look_back)
+    recent = [i for i in range(first, len(kept)) if not _TRAILERS.match(kept[i])]
+    named = [i for i in recent if _FAILURE_WORDS.search(kept[i])]
+    if not recent:
+        return None
+    at = (named or recent)[-1]
+    said = _cut(kept[at].strip(), _FAILURE_CHARS)
+    place = _python_place(kept, at) or _node_place(kept, at)
+    if place is None:
+        return said
+    where, source = place
+    return f"{said}, at {where}: {_cut(source, _SOURCE_CHARS)}" if source else f"{said}, at {where}"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _python_place(lines: Sequence[str], at: int) -> tuple[str, str | None] | None:
+    """``(file:line, source)`` of the innermost frame of the Python traceback ending above ``at``
+    that is the server's own code (not the standard library's or an installed package's, where a
+    bad argument of its own is raised: ``json.loads`` fails in ``json/decoder.py``), else the
+    innermost at all; never ``<string>`` of ``python -c`` nor ``<frozen runpy>``, no file to open."""
+    frames: list[tuple[int, re.Match[str]]] = []  # innermost first
+    for i in range(at - 1, max(-1, at - _FRAMES_BACK), -1):
+        if not lines[i][:1].isspace():  # a traceback's frames are indented; its header is not
+            break
+        frame = _PYTHON_FRAME.match(lines[i])
+        if frame is not None and not (frame["file"].startswith("<") and frame["file"].endswith(">")):
+            frames.append((i, frame))
+    if not frames:
+        return None
+    i, frame = next(((i, f) for i, f in frames if not _LIBRARY.search(f["file"])), frames[0])
+    return f"{frame['file']}:{frame['line']}", _source_after(lines, i, at)
+
+
+def _node_place(lines: Sequence[str], at: int) -> tuple[str, str | None] | None:
+    """``(file:line, source)`` Node names above an uncaught error (its source line and caret
+    between), else the innermost frame of the stack printed under it that is the server's own
+    (not in ``node_modules``; never one of Node's own modules): an error a server logged before
+    exiting (``console.error(error); process.exit(1)``)."""
+    for i in range(at - 1, max(-1, at - 5), -1):
+        place = _NODE_PLACE.fullmatch(lines[i].strip())
+        if place is not None:
+            return f"{place['file']}:{place['line']}", _source_after(lines, i, at)
+    frames = []
+    for line in lines[at + 1 : at + 30]:
+        if not line.startswith((" ", "\t")):  # the stack ended
+            break
+        frame = _NODE_FRAME.match(line)
+        if frame is not None:
+            frames.append(frame)
+    if not frames:
+        return None
+    frame = next((f for f in frames if not _LIBRARY.search(f["file"])), frames[0])
+    return f"{frame['file']}:{frame['line']}", None
+
+
+def _source_after(lines: Sequence[str], place: int, end: int) -> str | None:
+    """The source line a runtime printed under the place it names (not its carets), if any."""
+    if place + 1 >= end:
+        return None
+    source = lines[place + 1].strip()
+    if not source or _CARETS.match(source) or _PYTHON_FRAME.match(lines[place + 1]):
+        return None
+    return source
 
 
 def validation_problem(exc: Any) -> str:

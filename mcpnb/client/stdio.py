@@ -192,6 +192,24 @@ async def stdio_transport(
             while True:
                 await process.stdout.receive()
 
+    stopped_reading = anyio.Event()  # a write found its stdin closed: it exited, or is exiting
+
+    def on_broken() -> None:
+        stopped_reading.set()
+        reader.close()
+
+    async def exit_behind_broken_pipe() -> None:
+        """The server stopped reading before its end was said: a handshake written after a server
+        that fails at start (a syntax error) had already exited. The write fails the session at
+        once with the SDK's bare "Connection closed", and the block ends before the end of its
+        output or its exit is noticed; the exit code, waited for here, is what to tell."""
+        if on_exit is None or ending.is_set() or not stopped_reading.is_set():
+            return
+        with anyio.move_on_after(_clock[0]):  # its stdin is closed: as long as a server gets after EOF
+            await process.wait()
+        if process.returncode is not None:  # still running with its stdin closed: no exit to tell
+            report(ServerExitedError(_exit_text(process.returncode)))
+
     async def watch_exit() -> None:
         """The process ended but its output did not: something it started holds stdout open (a
         ``sh -c`` wrapper's child). The session is over all the same."""
@@ -205,7 +223,7 @@ async def stdio_transport(
     reader = MessageReader(
         pipes.stdout, server=server, on_bad_line=on_bad_line, on_end=output_ended, max_message=max_message
     )
-    writer = MessageWriter(pipes.stdin, on_broken=reader.close)
+    writer = MessageWriter(pipes.stdin, on_broken=on_broken)
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(keep_draining)
@@ -214,8 +232,9 @@ async def stdio_transport(
             try:
                 yield reader, writer
             finally:
-                ending.set()
                 with anyio.CancelScope(shield=True):  # must finish under cancellation, bounded throughout
+                    await exit_behind_broken_pipe()
+                    ending.set()
                     writer.close()
                     with anyio.move_on_after(_FLUSH):
                         await writer.flush()

@@ -276,20 +276,38 @@ class ToolFilter:
         return said
 
 
+@dataclass(frozen=True)
+class Stale:
+    """A listing of a server that is down: its ``state`` (``failed``), what ``%mcp status`` says
+    of it, and when the list it still has was fetched."""
+
+    state: str
+    said: str
+    fetched: str
+
+
 class ToolList(list[ToolInfo]):
     """Tools of one or more servers: a plain list that renders as a table and converts with ``.df``.
 
     ``not_listed``: the servers of the pool whose tools are missing from a listing of every server
     (not connected, or the listing failed), each with its state, so a gap is never silent.
     ``empty``: what an empty list says instead of "(no tools)" (a filter that kept none of 73).
+    ``stale``: the server is down and these are the tools it listed before (:class:`Stale`), said
+    above the table: a listing of a failed server once showed its old tools as if it were live.
     """
 
     def __init__(
-        self, tools: Any = (), not_listed: dict[str, str] | None = None, *, empty: str | None = None
+        self,
+        tools: Any = (),
+        not_listed: dict[str, str] | None = None,
+        *,
+        empty: str | None = None,
+        stale: Stale | None = None,
     ) -> None:
         super().__init__(tools)
         self.not_listed: dict[str, str] = dict(not_listed or {})
         self.empty = empty
+        self.stale = stale
 
     def __getitem__(self, key: Any) -> Any:
         """``tools["server.tool"]``, ``tools["mcp__server__tool"]`` or a bare tool name when unique."""

@@ -128,8 +128,32 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
         where, listing = (ns.name, f"%mcp tools {ns.name}") if ns.name else ("any server", "%mcp tools")
         # not "(no tools)", which reads as if the server had none
         empty = f"no tool of {where} matches {pattern!r} ({len(found)} tools: {listing} lists them)"
-        return ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed, empty=empty)
-    return found
+        found = ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed, empty=empty)
+    return _as_listed_before(ctx, ns.name, found) if ns.name else found
+
+
+def _as_listed_before(ctx: Context, name: str, found: ToolList) -> ToolList:
+    """``found``, marked :class:`~mcpnb.client.toolinfo.Stale`, when ``name`` is not connected
+    now: then the list came from the cache (a server that is down answers nothing), and it says so
+    and since when, as ``%mcp status`` does."""
+    from datetime import datetime, timedelta
+
+    from mcpnb.client.retry import wall_clock
+    from mcpnb.client.toolinfo import Stale
+
+    conn = ctx.pool.connection(name)
+    row = conn.status()
+    age = conn.tool_cache.age
+    if row.state == "connected" or age is None:  # live; or no cached list, and nothing was listed
+        return found
+    since = f" since {wall_clock(row.since)}" if row.since else ""
+    said = f"{name} is {row.state}{since}" + (f": {row.last_error}" if row.last_error else "")
+    at = wall_clock(datetime.now() - timedelta(seconds=age))
+    fetched = (
+        f"below: its tools as listed at {at}, while it was connected; %mcp reconnect {name} starts it again"
+    )
+    stale = Stale(row.state, said, fetched)
+    return ToolList(found, not_listed=found.not_listed, empty=found.empty, stale=stale)
 
 
 def _matches(pattern: str, tool: Any) -> bool:

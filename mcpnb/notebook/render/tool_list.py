@@ -13,6 +13,7 @@ from typing import Any
 from mcpnb.client.printable import printable
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
+from mcpnb.notebook.render.status_table import state_badge
 
 SHORT_DESCRIPTION = 90
 
@@ -164,11 +165,19 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     n = resolve_limit(limit, DEFAULTS.listing_limit)
     note = not_listed_note(tools)
     note_html = f'<div class="mcpnb-dim">{esc(note)}</div>' if note else ""
+    stale = getattr(tools, "stale", None)  # a server that is down: its state above its old tools
+    stale_html = (
+        f'<div class="mcpnb-block">{state_badge(stale.state)} {esc(stale.said)}'
+        f'<div class="mcpnb-dim">{esc(stale.fetched)}</div></div>'
+        if stale
+        else ""
+    )
+    stale_text = f"⚠ {stale.said}\n  {stale.fetched}\n" if stale else ""
     if not tools:
         said = getattr(tools, "empty", None) or "(no tools)"
         return {
-            "text/plain": printable(said + (f"\n{note}" if note else "")),
-            "text/html": wrap(f'<div class="mcpnb-dim">{esc(said)}</div>' + note_html),
+            "text/plain": printable(stale_text + said + (f"\n{note}" if note else "")),
+            "text/html": wrap(stale_html + f'<div class="mcpnb-dim">{esc(said)}</div>' + note_html),
         }
     shown = tools[:n]
     columns = columns_for(shown)
@@ -177,7 +186,7 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
         "<tr>" + "".join(f"<td>{cells[c]}</td>" for c in columns) + "</tr>"
         for cells in (_cells(t) for t in shown)
     )
-    html = f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
+    html = f"{stale_html}<table><thead>{head}</thead><tbody>{body}</tbody></table>"
     if len(tools) > n:
         html += f'<div class="mcpnb-dim">… {len(tools) - n} more tools (.df has them all)</div>'
     example = f"{shown[0].server}.{shown[0].name}"  # how to see one in full, with a real name
@@ -185,5 +194,5 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     html += note_html
     problems = problem_lines(tools)
     html += "".join(f'<div class="mcpnb-block">{badge(line, "warn")}</div>' for line in problems)
-    text = printable("\n".join([tools_text(tools, n), *([note] if note else []), *problems]))
+    text = printable(stale_text + "\n".join([tools_text(tools, n), *([note] if note else []), *problems]))
     return {"text/plain": text, "text/html": wrap(html)}
