@@ -371,11 +371,15 @@ class Pool:
         )
 
     def _configs_from_files(
-        self, path: str | Path | None, names: list[str] | None, inputs: Mapping[str, str] | None = None
+        self,
+        path: str | Path | None,
+        names: list[str] | None,
+        inputs: Mapping[str, str] | None = None,
+        auth: Mapping[str, Any] | None = None,
     ) -> list[ServerConfig | tuple[str, str, str]]:
         from mcpnb.client.config import load_config
 
-        loaded = load_config(path=Path(path) if path else None, keep_going=True, inputs=inputs)
+        loaded = load_config(path=Path(path) if path else None, keep_going=True, inputs=inputs, auth=auth)
         found: dict[str, ServerConfig | tuple[str, str, str]] = {
             n: loaded.servers[n] if n in loaded.servers else (n, why, loaded.problem_transports.get(n, "?"))
             for n in loaded.order
@@ -399,8 +403,9 @@ class Pool:
         names: list[str] | None,
         inputs: Mapping[str, str] | None,
         context: CallContext | None,
+        auth: Mapping[str, Any] | None = None,
     ) -> StatusTable:
-        configs = self._configs_from_files(path, names, inputs)  # names checked before anyone is asked
+        configs = self._configs_from_files(path, names, inputs, auth)  # names checked before anyone is asked
         if path is not None:
             from mcpnb.client.inputs import ask_inputs
 
@@ -409,7 +414,7 @@ class Pool:
                 interaction, path, names, inputs, context or self.asking_context(), self.typed_inputs
             )
             if asked != dict(inputs or {}):
-                configs = self._configs_from_files(path, names, asked)
+                configs = self._configs_from_files(path, names, asked, auth)
         table = await self._connect_many(configs)
         if self._typed is not None:
             self._typed.failed(row.name for row in table if row.state == "failed")
@@ -422,6 +427,7 @@ class Pool:
         *,
         inputs: Mapping[str, str] | None = None,
         context: CallContext | None = None,
+        auth: Mapping[str, Any] | None = None,
     ) -> StatusTable:
         """Connect the servers of the layered ``.mcp.json`` configuration (every one when ``names`` is None).
 
@@ -430,9 +436,11 @@ class Pool:
         servers are listed as ``disabled`` and not started. ``path`` may be VS Code's
         ``.vscode/mcp.json``; ``inputs`` then gives the values VS Code would prompt for
         (``${input:ID}``), and the ones not given are asked through the :attr:`interaction` (in
-        ``context``'s cell), where someone can answer.
+        ``context``'s cell), where someone can answer. ``auth`` goes to the servers reached by URL
+        that say nothing of signing in (``{"type": "oauth", "flow": "authorization_code"}``, as
+        VS Code and Cursor sign in to them): see :func:`~mcpnb.client.config.load_config`.
         """
-        return self._filters_said(self._run(self._connect_files(path, names, inputs, context)))
+        return self._filters_said(self._run(self._connect_files(path, names, inputs, context, auth)))
 
     async def aconnect_config(
         self,
@@ -441,8 +449,9 @@ class Pool:
         *,
         inputs: Mapping[str, str] | None = None,
         context: CallContext | None = None,
+        auth: Mapping[str, Any] | None = None,
     ) -> StatusTable:
-        return self._filters_said(await self._arun(self._connect_files(path, names, inputs, context)))
+        return self._filters_said(await self._arun(self._connect_files(path, names, inputs, context, auth)))
 
     async def _disconnect(self, name: str, sign_out: bool = False) -> None:
         # one never started (invalid settings) is only forgotten; an unknown name raises here

@@ -125,17 +125,18 @@ def test_a_person_who_declines_leaves_failed_rows_that_say_how_to_give_them(pool
 
 
 def test_nobody_is_asked_where_nobody_can_answer(pool, vscode):
-    """The base Interaction (a script) and a headless cell ask nobody: failed rows, as before."""
+    """The base Interaction (a script) and a headless cell ask nobody: failed rows, as before; an
+    input with a default (probe's toolset) takes it, as VS Code's prompt would start with it."""
     table = pool.connect_config(vscode)
-    assert {r.name: r.state for r in table} == {"search": "failed", "probe": "failed", "off": "disabled"}
+    assert {r.name: r.state for r in table} == {"search": "failed", "probe": "connected", "off": "disabled"}
 
     class Headless:
         asks_people = False
 
     person = Person(content={"key": KEY, "toolset": "core"})
     pool.interaction = person
-    table = pool.connect_config(vscode, ["probe"], context=CallContext(ui=Headless()))
-    assert table["probe"].state == "failed" and person.asked == []
+    table = pool.connect_config(vscode, ["search"], context=CallContext(ui=Headless()))
+    assert table["search"].state == "failed" and person.asked == []
 
 
 def test_a_names_typo_is_refused_before_anyone_is_asked(pool, vscode):
@@ -176,9 +177,9 @@ def test_require_without_the_inputs_says_how_to_give_them(pool, vscode):
     from mcpnb.client.errors import ConfigError
 
     with pytest.raises(
-        ConfigError, match=r"needs input 'toolset'.*--input toolset=VALUE \(%mcp connect, %%mcp require"
+        ConfigError, match=r"needs input 'key'.*--input key=VALUE \(%mcp connect, %%mcp require"
     ):
-        pool.require({"mcpServers": {"probe": {}}}, config=vscode)
+        pool.require({"mcpServers": {"search": {}}}, config=vscode)
     assert pool.names == []
 
 

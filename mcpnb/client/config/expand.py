@@ -5,7 +5,9 @@ error that names it (and the closest variable that is set). Every value substitu
 so the pool can scrub it from text it did not write and no view shows it (a token passed as
 ``--pat ${GITLAB_TOKEN_2}`` or ``?t=${T}`` is as secret as one in ``GH_TOKEN``): mcpnb knows what it
 put there. Only values that plainly cannot be secrets (:func:`~mcpnb.client.redact.is_plain_value`:
-``${HOME}``, ``${PORT}``, ``${REGION}``) are left out, as they are for env values.
+``${HOME}``, ``${PORT}``, ``${REGION}``) are left out, as they are for env values, and so is a
+default written in the file (``${API_BASE_URL:-http://127.0.0.1:8080}``: anyone reading the file
+reads it) unless the variable's name says secret (``${API_TOKEN:-dev-token}``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import ConfigError, did_you_mean
-from mcpnb.client.redact import is_plain_value
+from mcpnb.client.redact import is_plain_value, looks_secret_name
 
 if TYPE_CHECKING:
     from mcpnb.client.config.vscode import Variables
@@ -52,8 +54,8 @@ def expand(
             )
         value = environ.get(var)
         if value is None or (sep and value == ""):
-            if sep:
-                return _noted(default, var, found)
+            if sep:  # written in the file for all to read: a secret only under a secret's name
+                return _noted(default, var, found) if looks_secret_name(var) else default
             raise fail(
                 f"environment variable {var!r} is not set (give a default with ${{{var}:-default}})"
                 + _vscode_hint(var),

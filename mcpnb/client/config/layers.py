@@ -12,14 +12,22 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from mcpnb.client.config import cline, codex, gemini, roo, windsurf
+from mcpnb.client.config import cline, codex, gemini, roo, signin_forms, windsurf
 from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORTS
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
 from mcpnb.client.config.resolve import transport_of_url
 from mcpnb.client.config.validate import NESTED_TOO_DEEP, Refused, kind, parse
-from mcpnb.client.config.vscode import Variables, cursor_variables, is_vscode, read_servers, without_comments
+from mcpnb.client.config.vscode import (
+    Variables,
+    cursor_variables,
+    is_vscode,
+    read_servers,
+    with_env_file,
+    without_comments,
+)
 from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
+from mcpnb.client.redact import is_secret_key, url_secrets
 
 PROJECT_FILE = ".mcp.json"
 LOCAL_FILE = ".mcp.local.json"
@@ -100,6 +108,7 @@ def load_config(
     environ: Mapping[str, str] | None = None,
     keep_going: bool = False,
     inputs: Mapping[str, str] | None = None,
+    auth: Mapping[str, Any] | None = None,
 ) -> ConfigSet:
     """Merge user → project → local → ``overrides``; later layers win per server, key by key.
 
@@ -116,6 +125,11 @@ def load_config(
 
     A file in VS Code's format (``servers``, ``inputs``: see :mod:`.vscode`) is read as VS Code
     reads it; ``inputs`` gives the values of its ``${input:ID}`` s.
+
+    ``auth`` (``{"type": "oauth", "flow": "authorization_code"}``: ``%mcp connect --config
+    --oauth``) goes to every server reached by URL that says nothing of how to sign in (no ``auth``,
+    no ``Authorization`` header): VS Code, Cursor and Claude Code sign in to such a server by
+    themselves when it asks for OAuth, and their files say nothing of it.
     """
     user = user_config_path(environ)
     if path is not None:
@@ -189,6 +203,9 @@ def load_config(
     for name, canon in merged.items():
         if name in problems:  # one of its layers is invalid: the rest alone would be a guess
             continue
+        if auth is not None and signs_in_unsaid(canon):
+            canon = {**canon, "auth": dict(auth)}
+            origins[name]["auth"] = CODE_SOURCE
         try:
             configs[name] = assemble(
                 name,
@@ -209,6 +226,17 @@ def load_config(
         problem_transports=FrozenDict({name: reached[name] for name in problems}),
         order=tuple(reached),
     )
+
+
+def signs_in_unsaid(canon: Mapping[str, Any]) -> bool:
+    """A server reached by URL whose settings say nothing of signing in: no ``auth``, and no
+    header that may carry a credential (``Authorization``, ``X-Api-Key``), no key in its URL."""
+    headers = canon.get("headers")
+    said = isinstance(headers, Mapping) and any(is_secret_key(h) for h in headers)
+    url = canon.get("url")
+    if not isinstance(url, str) or "command" in canon or "auth" in canon:
+        return False
+    return not said and not url_secrets(url)  # ?api_key=… signs in already
 
 
 def _reach_of(data: Any) -> str | None:
@@ -258,6 +286,18 @@ def _file_servers(
         return roo.read_servers(data, path, environ), None
     if windsurf.is_windsurf(path) and isinstance(data.get("mcpServers"), dict):
         return windsurf.read_servers(data, path), None
+    if is_vscode(data):  # _may_be_vscode is False: VS Code's servers pasted into .mcp.json
+        keys = "'servers' and 'inputs'" if "inputs" in data else "'servers'"
+        raise ConfigError(
+            f"this is VS Code's format (top-level {keys}), "
+            f"which {path.name} does not hold: other clients read {path.name} with 'mcpServers'. Keep it "
+            "in a file of VS Code's (.vscode/mcp.json, or any name but .mcp.json and .mcp.local.json, "
+            "like mcp.vscode.json) and connect with --config PATH: its inputs and ${input:ID} work "
+            "there; or put the servers under 'mcpServers' here, without inputs",
+            file=file,
+            key="servers",
+            suggestion="mcpServers",
+        )
     for key in data:
         if key != "mcpServers" and (
             key.lower().replace("_", "").replace("-", "") in ("mcpservers", "mcpserver", "servers", "mcp")
@@ -278,7 +318,16 @@ def _file_servers(
             file=file,
             key="mcpServers",
         )
-    return servers, cursor_variables(path)
+    variables = cursor_variables(path)
+    servers = signin_forms.read_servers(servers, file)
+    if variables is not None:  # Cursor's envFile, read as VS Code reads it
+        servers = {
+            name: with_env_file(name, entry, variables, environ)
+            if isinstance(entry, dict) and "envFile" in entry
+            else entry
+            for name, entry in servers.items()
+        }
+    return servers, variables
 
 
 def _may_be_vscode(path: Path) -> bool:

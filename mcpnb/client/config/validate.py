@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from mcpnb.client.config.args import arg_secrets
 from mcpnb.client.config.auth import AuthConfig
 from mcpnb.client.config.keys import MILLISECOND_KEYS, canonical
 from mcpnb.client.errors import ConfigError, did_you_mean
+from mcpnb.client.redact import redact_url
 
 #: What a structure too deep for Python's recursion (a 5000-deep .mcp.json) is told.
 NESTED_TOO_DEEP = "nested too deeply: settings are a few levels of objects and lists, not thousands"
@@ -53,7 +55,15 @@ _NO_APPROVAL = (
 )
 #: ...and those mcpnb has no use for, with why.
 _UNUSED = {
-    "envFile": "mcpnb reads no env file: list the variables in 'env' (\"${VAR}\" takes one from yours)",
+    "envFile": (
+        "an env file is read in VS Code's and Cursor's files (.vscode/mcp.json, .cursor/mcp.json), not "
+        "this one: list the variables in 'env' (\"${VAR}\" takes one from yours)"
+    ),
+    "headersHelper": (
+        "mcpnb runs no headers helper (Claude Code's command that prints headers): put the header in "
+        '\'headers\' with a variable, "Authorization": "Bearer ${TOKEN}", and set TOKEN to what the '
+        "helper prints before connecting"
+    ),
     "autoApprove": _NO_APPROVAL,
     "alwaysAllow": _NO_APPROVAL,
     "trust": _NO_APPROVAL,
@@ -314,11 +324,29 @@ def _as_list(text: str, path: list[Any]) -> str | None:
     return json.dumps([w for w in words if w]) if words else None
 
 
+def _quotable(value: Any, path: list[Any]) -> Any:
+    """``value`` as an error may quote it: an argument's credentials hidden as the config's views
+    hide them (``--token=…``, ``--api-key X``, a token-like word, a DSN's password), a URL's too."""
+    if not isinstance(value, str) or not path:
+        return value
+    if path[0] == "args":
+        import shlex
+
+        try:
+            words = shlex.split(value)
+        except ValueError:  # unbalanced quotes: judged as one word
+            words = [value]
+        shown, hidden = arg_secrets(words)
+        return " ".join(repr(w) if any(c.isspace() for c in w) else w for w in shown) if hidden else value
+    return redact_url(value) if path[0] == "url" else value
+
+
 def _translate(e: Any, name: str, source: str | None) -> ConfigError:
     path = list(e.absolute_path)
     key = _path_key(path)
     secret_place = bool(path) and path[0] in ("env", "headers", "auth")
-    shown = "" if secret_place or isinstance(e.instance, (dict, list)) else f" ({e.instance!r})"
+    quoted = None if secret_place or isinstance(e.instance, (dict, list)) else _quotable(e.instance, path)
+    shown = "" if quoted is None else f" ({quoted!r})"
     if len(shown) > 60:
         shown = shown[:56] + "…)"
 
@@ -344,8 +372,8 @@ def _translate(e: Any, name: str, source: str | None) -> ConfigError:
         wanted = " or ".join(_EXPECTED.get(t, t) for t in expected)
         if not path:
             return err(f"expected an object with the server's settings, got {kind(e.instance)}")
-        if "array" in expected and isinstance(e.instance, str) and not secret_place:
-            return err(f"expected {wanted}, got a string{shown}", suggestion=_as_list(e.instance, path))
+        if "array" in expected and isinstance(quoted, str):
+            return err(f"expected {wanted}, got a string{shown}", suggestion=_as_list(quoted, path))
         if isinstance(e.instance, bool) and path[0] == "env":
             return err(
                 f'expected {wanted}, got true/false: quote it ("true"); YAML reads unquoted yes, no, on '

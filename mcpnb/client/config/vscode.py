@@ -15,10 +15,11 @@ reads it:
 - ``envFile``: the variables of an env file (``KEY=VALUE`` lines; relative to the workspace
   folder) go into the server's ``env``, under the ones ``env`` names itself;
 - VS Code's own keys that do not change how a server runs (``dev``, ``gallery``, ``version``) are
-  left out; the rest are ``.mcp.json`` keys.
+  left out; so is its sandbox (``sandboxEnabled``, ``sandbox``), which mcpnb does not apply (a
+  warning says so when it is on); the rest are ``.mcp.json`` keys.
 
 Cursor's ``.cursor/mcp.json`` keeps ``mcpServers`` (plain JSON) but expands the same variables,
-without inputs: :func:`cursor_variables`.
+without inputs (:func:`cursor_variables`), and reads ``envFile`` the same way (:func:`with_env_file`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from mcpnb.client.errors import ConfigError, did_you_mean
 
 #: VS Code-only keys of a server entry: development aids and gallery bookkeeping.
 IGNORED_KEYS = frozenset({"dev", "gallery", "version"})
+#: VS Code's sandbox for a stdio server (its file system and network limits): mcpnb has none.
+SANDBOX_KEYS = frozenset({"sandboxEnabled", "sandbox"})
 _TOP_KEYS = ("servers", "inputs")
 #: A JSON string, a comment, or anything else (kept): comments become spaces, so positions hold.
 _JSONC = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
@@ -85,7 +88,8 @@ class Variables:
 
     def lacking(self, servers: Iterable[str] | None = None) -> dict[str, list[str]]:
         """Each declared input that ``servers`` (default: every one) use and nobody gave, with the
-        servers that use it: what VS Code would prompt for before starting them."""
+        servers that use it: what VS Code would prompt for before starting them. One with a
+        ``default`` is listed too (a person may choose another), and takes it where nobody answers."""
         found: dict[str, list[str]] = {}
         for server in self.used if servers is None else servers:
             for i in self.used.get(server, []):
@@ -140,8 +144,11 @@ class Variables:
         server = fail("").server or ""
         if value is None and server and server not in self.used:
             return ""  # a disabled server: never started, so nothing to prompt for
+        if value is None and declared.default is not None:
+            value = declared.default  # nobody answered: what VS Code's prompt would start with
         if value is None:  # say every input this server lacks, not one per attempt
-            raise fail(self._lacking(list(self.lacking([server])) or [name]))
+            unanswered = [i for i in self.lacking([server]) if self.declared[i].default is None]
+            raise fail(self._lacking(unanswered or [name]))
         if declared.password and value:
             found.add(value)
         return value
@@ -191,7 +198,7 @@ def read_servers(
         )
     workspace = _workspace(path)
     entries = {
-        name: {k: v for k, v in entry.items() if k not in IGNORED_KEYS} if isinstance(entry, dict) else entry
+        name: _own_keys(name, entry, file) if isinstance(entry, dict) else entry
         for name, entry in servers.items()
     }
     used = {
@@ -202,11 +209,28 @@ def read_servers(
     variables = Variables(file, workspace, declared, dict(inputs or {}), used)
     for name, entry in entries.items():
         if isinstance(entry, dict) and "envFile" in entry:
-            entries[name] = _with_env_file(name, entry, variables, os.environ if environ is None else environ)
+            entries[name] = with_env_file(name, entry, variables, os.environ if environ is None else environ)
     return entries, variables
 
 
-def _with_env_file(name: str, entry: dict[str, Any], variables: Variables, environ: Mapping[str, str]) -> Any:
+def _own_keys(name: str, entry: dict[str, Any], file: str) -> dict[str, Any]:
+    """The entry without VS Code's own keys (:data:`IGNORED_KEYS`, :data:`SANDBOX_KEYS`). A sandbox
+    asked for is not applied here, and a warning says so: the server runs with the kernel's own
+    access to files and network, which the person should know before it starts."""
+    if entry.get("sandboxEnabled") is True and entry.get("enabled") is not False:
+        import warnings
+
+        warnings.warn(
+            f"{file}: server {name!r}: sandboxEnabled is not applied here: VS Code runs it in a sandbox, "
+            "mcpnb runs it with the kernel's own access to files and the network (set "
+            '"sandboxEnabled": false, or leave the server out, to stop this warning)',
+            UserWarning,
+            stacklevel=2,
+        )
+    return {k: v for k, v in entry.items() if k not in IGNORED_KEYS | SANDBOX_KEYS}
+
+
+def with_env_file(name: str, entry: dict[str, Any], variables: Variables, environ: Mapping[str, str]) -> Any:
     """The entry with its ``envFile``'s variables in ``env`` (a variable ``env`` names itself wins),
     read when the file is; a file that cannot be read refuses that server alone (:class:`Refused`)."""
     rest = {k: v for k, v in entry.items() if k != "envFile"}

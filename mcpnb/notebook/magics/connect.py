@@ -275,7 +275,8 @@ def _connect_args(p: Parser) -> None:
     p.add_argument(
         "--oauth",
         action="store_true",
-        help="sign in with OAuth in your browser (a link shows here; the client registers itself)",
+        help="sign in with OAuth in your browser (a link shows here; the client registers itself); "
+        "with --config: to the file's http servers that set no auth of their own",
     )
     p.add_argument(
         "--keep-sign-in",
@@ -323,37 +324,23 @@ def _connect_args(p: Parser) -> None:
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
     "  %mcp connect --config            (every enabled server in .mcp.json)\n"
     "  %mcp connect --config path/to/.mcp.json time git\n"
-    "  %mcp connect --config .vscode/mcp.json --input api-key={{key}}   (VS Code's file and its inputs)",
+    "  %mcp connect --config .vscode/mcp.json --input api-key={{key}}   (VS Code's file and its inputs)\n"
+    "  %mcp connect --config .vscode/mcp.json --oauth   (sign in to its http servers that set no auth)",
     usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--markdown] [--wait S]"
     " -- COMMAND [ARGS ...]\n"
     "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
     " [--issuer URL]]"
     " [--era E] [--markdown] [--wait S]\n"
     "   or: %(prog)s NAME {{server}}   (an MCPServer or FastMCP object of the notebook, in-process)\n"
-    "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]",
+    "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]"
+    " [--bearer-env VAR | --oauth [--keep-sign-in] [--issuer URL]]",
 )
 @arguments(_connect_args)
 def connect(ctx: Context, ns: argparse.Namespace) -> Any:
     if ns.config:
-        flags = {
-            "--env": ns.env,
-            "--cwd": ns.cwd,
-            "--root": ns.root,
-            "--header": ns.header,
-            "--bearer-env": ns.bearer_env,
-            "--oauth": ns.oauth,
-            "--keep-sign-in": ns.keep_sign_in,
-            "--issuer": ns.issuer,
-            "--era": ns.era,
-            "--markdown": ns.markdown,
-            "--sse": ns.sse,
-            "--wait": ns.wait,
-        }
-        given = [flag for flag, value in flags.items() if value]
-        if given or ns.command:
-            what = given[0] if given else "'-- COMMAND'"
-            raise UsageError(f"{what} does not combine with --config: set it in the .mcp.json file")
         path, words = path_and_names([w for w in (ns.name, ns.url, *ns.more) if w])
+        _refuse_file_flags(ns, path)
+        sign_in = _sign_in_for_files(ns)
         if path is None:
             from mcpnb.notebook.magics.completion import default_config_files
 
@@ -368,9 +355,13 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         from mcpnb.client.interaction import CallContext
         from mcpnb.notebook.cell.live import asking_ui
 
+        if sign_in is not None:
+            _some_server_takes("--oauth" if ns.oauth else "--bearer-env", sign_in, path, words)
         inputs = input_values(ns.input, ctx.namespaces)
         asking = CallContext(ui=asking_ui(ctx.settings.elicitation))  # for the inputs not given
-        connecting = ctx.pool.aconnect_config(path, words or None, inputs=inputs, context=asking)
+        connecting = ctx.pool.aconnect_config(
+            path, words or None, inputs=inputs, context=asking, auth=sign_in
+        )
         return ctx.pool.runtime.run(connecting)  # an awaiting cell's interrupt cancels it
     if ns.input:
         raise UsageError("--input goes with --config (the values of a VS Code file's ${input:ID})")
@@ -387,6 +378,93 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
     options = _stdio_or_url(ctx, ns)
     _warn_of_written_secrets(ns.name, written, options)
     return one_row(ctx.pool.connect(ns.name, **options, wait=ns.wait))
+
+
+#: Flags of a server of one's own, and the key a config file says the same with.
+_FILE_KEYS = {
+    "--env": '"env"',
+    "--cwd": '"cwd"',
+    "--root": '"roots"',
+    "--header": '"headers"',
+    "--era": '"era"',
+    "--markdown": '"markdown": true',
+    "--sse": '"type": "sse"',
+}
+
+
+def _refuse_file_flags(ns: argparse.Namespace, path: str | None) -> None:
+    """A flag that says how to run one server does not apply to a file's servers: the file says
+    it, in the key named here (the file named, or the .mcp.json layers)."""
+    given = [flag for flag in _FILE_KEYS if getattr(ns, flag[2:])]
+    if ns.wait is not None:
+        raise UsageError(
+            "--wait does not combine with --config: it waits for one server still starting "
+            "(%mcp connect NAME URL --wait S)"
+        )
+    if not given and not ns.command:
+        return
+    file = path or ".mcp.json (or .mcp.local.json beside it)"
+    if not given:
+        raise UsageError(
+            f"'-- COMMAND' does not combine with --config: a file's server says its command in {file}, "
+            'as "command" and "args"'
+        )
+    raise UsageError(
+        f"{given[0]} does not combine with --config: set it in {file}, as the server's {_FILE_KEYS[given[0]]}"
+    )
+
+
+def _sign_in_for_files(ns: argparse.Namespace) -> dict[str, Any] | None:
+    """``--oauth`` (with ``--keep-sign-in``, ``--issuer``) or ``--bearer-env`` with ``--config``:
+    the auth for the file's servers reached by URL that say nothing of signing in (no ``auth``, no
+    ``Authorization`` header), as VS Code and Cursor sign in to those; the others keep their own.
+    None when no such flag is given."""
+    if ns.bearer_env and ns.oauth:
+        raise UsageError("--bearer-env or --oauth: a server takes one way to sign in")
+    if ns.keep_sign_in and not ns.oauth:
+        raise UsageError("--keep-sign-in keeps an OAuth sign-in: give it with --oauth")
+    if ns.issuer and not ns.oauth:
+        raise UsageError("--issuer names the authorization server of an OAuth sign-in: give it with --oauth")
+    if not (ns.oauth or ns.bearer_env):
+        return None
+    auth: dict[str, Any] = {"type": "bearer", "token_env": ns.bearer_env}
+    if ns.oauth:
+        auth = {"type": "oauth", "flow": "authorization_code"}
+        if ns.keep_sign_in:
+            auth["token_storage"] = "file"
+        if ns.issuer:
+            auth["issuer"] = ns.issuer
+    return auth
+
+
+def _some_server_takes(flag: str, auth: dict[str, Any], path: str | None, names: list[str]) -> None:
+    """A UsageError when no server chosen is reached by URL without a sign-in of its own: the flag
+    would change nothing, and a person who gave it expects it to. An entry that cannot be read, or
+    a name the file lacks, is left for the connect to report."""
+    from mcpnb.client.config import AuthConfig, load_config
+    from mcpnb.client.errors import McpnbError
+
+    try:
+        loaded = load_config(path=path, keep_going=True, auth=auth)
+    except McpnbError:
+        return
+    given = AuthConfig(**auth)._settings()
+    why: list[str] = []
+    for name in names or loaded.order:
+        config = loaded.servers.get(name)
+        if config is None:
+            return
+        if config.transport in ("http", "sse") and config.auth and config.auth._settings() == given:
+            return
+        why.append(
+            f"{name!r} is started as a command"
+            if config.transport == "stdio"
+            else f"{name!r} sets its own auth or credentials"
+        )
+    raise UsageError(
+        f"{flag} with --config applies to the file's http servers that set no auth (and no "
+        f"Authorization header) of their own, and {'; '.join(why) or 'the file names no server'}"
+    )
 
 
 def _as_written(ns: argparse.Namespace) -> list[tuple[str, str]]:

@@ -170,10 +170,10 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
     try:
         from mcpnb.client.config import load_config
 
-        found = load_config(path=path, keep_going=True)
+        found = load_config(path=path, keep_going=True, inputs=_typed_inputs(ctx, path))
         files = [str(f) for f in found.files]
         servers = {name: cfg.redacted() for name, cfg in found.servers.items()}
-        problems = dict(found.problems)
+        problems = {n: p for n, p in found.problems.items() if n not in _running_on_inputs(ctx, path)}
     except McpnbError as exc:
         if path:
             raise
@@ -202,6 +202,34 @@ def config(ctx: Context, ns: argparse.Namespace) -> Any:
         list(problems.values()),
         elsewhere=None if files or path else other_files_text(other_files(), "%mcp config"),
     )
+
+
+def _typed_inputs(ctx: Context, path: str | None) -> dict[str, str]:
+    """The values typed in this kernel for a VS Code file's inputs (nothing is asked to show a file)."""
+    from mcpnb.client.config.layers import vscode_variables
+
+    variables = vscode_variables(path) if path and Path(path).expanduser().is_file() else None
+    return ctx.pool.typed_inputs.recall(path, variables.declared) if variables and path else {}
+
+
+def _running_on_inputs(ctx: Context, path: str | None) -> set[str]:
+    """The servers of a VS Code file that lack inputs here but run in the pool from that file: they
+    got their values with the connect (``--input``, ``inputs=``), which the pool does not keep, so
+    their live settings (shown instead) are what counts, not a "needs inputs" warning."""
+    from mcpnb.client.config.layers import vscode_variables
+
+    if not path or not Path(path).expanduser().is_file():
+        return set()
+    variables = vscode_variables(path, _typed_inputs(ctx, path))
+    if variables is None:
+        return set()
+    here = Path(path).expanduser().resolve()
+    lacking = {server for users in variables.lacking().values() for server in users}
+    return {
+        name
+        for name in lacking & set(ctx.pool.names)
+        if (source := ctx.pool.connection(name).config.source) and Path(source).expanduser().resolve() == here
+    }
 
 
 # ---------------------------------------------------------------- serve

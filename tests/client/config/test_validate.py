@@ -51,7 +51,7 @@ def test_other_clients_keys_say_what_mcpnb_calls_them_or_why_it_has_none() -> No
         return str(config_error(ServerConfig.from_dict, "gh", {"command": "x", key: 1}, source="f.json"))
 
     assert said("enviroment").endswith("key 'enviroment': unknown key (did you mean 'env'?)")
-    assert "unknown key: mcpnb reads no env file" in said("envFile")
+    assert "unknown key: an env file is read in VS Code's and Cursor's files" in said("envFile")
     assert "unknown key: mcpnb has no approval list" in said("alwaysAllow")
     assert "pool.functions(approve='destructive')" in said("autoApprove")  # where a model's calls ask
     # one name, two units: renamed as is, Gemini CLI's 30000 (ms) would wait eight hours

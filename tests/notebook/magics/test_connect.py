@@ -422,8 +422,8 @@ def test_connect_usage_errors(ip, mcp):
         line(ip, f"connect demo --oauth -- {PY} {DEMO}")
     with pytest.raises(UsageError, match="one way to sign in"):
         line(ip, "connect demo http://127.0.0.1:1/mcp --oauth --bearer-env TOKEN")
-    with pytest.raises(UsageError, match="--oauth does not combine with --config"):
-        line(ip, "connect --config --oauth")
+    with pytest.raises(UsageError, match="--keep-sign-in keeps an OAuth sign-in: give it with --oauth"):
+        line(ip, "connect --config --keep-sign-in")  # --oauth combines with --config: see test_config_sign_in
     # given twice, the last would win unseen; the values (often secrets) are not repeated
     with pytest.raises(UsageError, match=r"^--header 'authorization' is given twice: give each header once$"):
         line(
