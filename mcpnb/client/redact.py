@@ -4,13 +4,19 @@ Notebooks get saved, shared and screen-shared, so a token printed once is a toke
 happens at two levels: by *name* (a header called ``Authorization`` holds a secret whatever its value)
 and by *value* (:func:`scrub` removes known secret values from free text such as a server's error
 message that echoes its own command line). Standard library only: this is imported on every path.
+
+A long secret is also hidden in *pieces* (:data:`FRAGMENT_CHARS`): text is redacted a line at a
+time, and a server's log handler (rich, under the SDK's ``MCPServer`` and FastMCP) folds a token
+longer than its free width across lines, so no line holds the whole value.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import re
 from collections.abc import Iterable, Mapping
-from urllib.parse import unquote_plus, urlsplit, urlunsplit
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 REDACTED = "***"
 
@@ -184,11 +190,11 @@ def _redact_url(url: str, found: set[str] | None) -> str:
         if colon:
             netloc = f"{user}:{REDACTED}@{hostport}"
             if found is not None and password:
-                found.update({secret, password})
+                found.update({secret, password, unquote(secret), basic_credential(user, secret)})
         elif user:  # a lone userinfo is the token-as-username convention (https://TOKEN@host)
             netloc = f"{REDACTED}@{hostport}"
             if found is not None:
-                found.update({user, unquote_plus(user)})
+                found.update({user, unquote_plus(user), unquote(user), basic_credential(user, "")})
     path = _redact_path(parts.path, found)
     query = _redact_pairs(parts.query, found)
     fragment = _redact_pairs(parts.fragment, found) if "=" in parts.fragment else parts.fragment
@@ -241,23 +247,116 @@ def redact_url(url: str) -> str:
     return _redact_url(url, None)
 
 
+def basic_credential(user: str, password: str) -> str:
+    """What the HTTP client sends for a URL's userinfo (``Authorization: Basic <this>``): the
+    base64 of the percent-decoded ``user:password``. A server that quotes the headers it got in an
+    error shows this, not the password, so it is a secret as much as the password is."""
+    return base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+
+
 def url_secrets(url: str) -> set[str]:
-    """The values :func:`redact_url` hides, so they can also be scrubbed from free text."""
+    """The values :func:`redact_url` hides, so they can also be scrubbed from free text, and the
+    ``Basic`` credential its userinfo becomes (:func:`basic_credential`)."""
     found: set[str] = set()
     _redact_url(url, found)
     return {s for s in found if s}
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every occurrence of every secret value replaced by :data:`REDACTED`.
+    """``text`` with every occurrence of every secret value replaced by :data:`REDACTED`, and every
+    piece of a long one (:class:`_Fragments`).
 
     Longest first in a single pass, so a secret that contains another is hidden whole. Values shorter
     than 4 characters are ignored: scrubbing ``"1"`` or ``"on"`` would wreck the message and hide
     nothing worth hiding.
     """
-    values = sorted(
-        {s for s in secrets if isinstance(s, str) and len(s) >= _MIN_SECRET}, key=len, reverse=True
-    )
+    values = frozenset(s for s in secrets if isinstance(s, str) and len(s) >= _MIN_SECRET)
     if not values or not text:
         return text
-    return re.sub("|".join(map(re.escape, values)), REDACTED, text)
+    whole, pieces = _scrubber(values)
+    text = whole.sub(REDACTED, text)
+    return pieces.hide(text) if pieces is not None else text
+
+
+#: A run of at least this many characters of a long secret's word is hidden wherever it appears,
+#: on its own (the piece a log handler's wrap or a cut left on one line). Shorter runs are ordinary
+#: text far too often (``"/home/ann/"``, ``"-----BEGIN "``), and a shorter secret is not folded:
+#: it fits the width a child is given (``COLUMNS``) beside the log's time and level.
+FRAGMENT_CHARS = 16
+# Pieces are found by looking up the ``_GRAM``-character slices of the text that start at a multiple
+# of ``_GRAM``: any run of FRAGMENT_CHARS (>= 2 * _GRAM - 1) characters holds one whole.
+_GRAM = FRAGMENT_CHARS // 2
+_GRAMS = re.compile(f".{{{_GRAM}}}", re.DOTALL)
+# The places in the secrets one slice is looked up at, at the most (a secret of one repeated
+# character would otherwise make every lookup try them all).
+_GRAM_PLACES = 8
+# What splits a secret into the words a log handler's wrap keeps whole: whitespace, and the
+# separators of a path list (PYTHONPATH="/home/ann/src:/opt/lib", not plain as a whole).
+_WORD_SPLIT = re.compile(r"[\s:;,]+")
+
+
+@functools.lru_cache(maxsize=32)
+def _scrubber(values: frozenset[str]) -> tuple[re.Pattern[str], _Fragments | None]:
+    """The pattern of the whole values (longest first), and what finds the pieces of the long ones;
+    built once for each set of secrets (a connection's are the same for every line it logs)."""
+    pattern = re.compile("|".join(map(re.escape, sorted(values, key=len, reverse=True))))
+    words = {
+        word
+        for value in values
+        for word in _WORD_SPLIT.split(value)
+        if len(word) >= FRAGMENT_CHARS and not is_plain_value(word)  # a plain path is no credential
+    }
+    return pattern, _Fragments(words) if words else None
+
+
+class _Fragments:
+    """Finds the runs of :data:`FRAGMENT_CHARS` or more characters that are a piece of a long secret
+    word: rich folds a 150-character token in an env variable into three lines of ~80, each redacted
+    alone, and together they rebuild the token.
+
+    A stderr line goes through this, so the common case (no piece) costs one set lookup every
+    ``_GRAM`` characters, done in C; only a hit is extended character by character."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.places: dict[str, list[tuple[str, int]]] = {}
+        for word in words:
+            for at in range(len(word) - _GRAM + 1):
+                found = self.places.setdefault(word[at : at + _GRAM], [])
+                if len(found) < _GRAM_PLACES:
+                    found.append((word, at))
+
+    def hide(self, text: str) -> str:
+        """``text`` with every such run replaced by :data:`REDACTED`."""
+        grams = _GRAMS.findall(text)  # the slices at 0, _GRAM, 2 * _GRAM, ...
+        if self.places.keys().isdisjoint(grams):
+            return text
+        hits = [n * _GRAM for n, gram in enumerate(grams) if gram in self.places]
+        runs: list[tuple[int, int]] = []
+        for at in hits:
+            if runs and at < runs[-1][1]:
+                continue  # inside the run just found
+            run = self._run(text, at)
+            if run is not None and runs and run[0] <= runs[-1][1]:  # two pieces side by side: one
+                runs[-1] = (min(run[0], runs[-1][0]), max(run[1], runs[-1][1]))
+            elif run is not None:
+                runs.append(run)
+        shown, end = [], 0
+        for start, stop in runs:
+            shown += [text[end:start], REDACTED]
+            end = stop
+        return "".join([*shown, text[end:]])
+
+    def _run(self, text: str, at: int) -> tuple[int, int] | None:
+        """The longest run around ``text[at:at + _GRAM]`` that is a piece of one secret word, if it
+        is at least :data:`FRAGMENT_CHARS` long."""
+        best: tuple[int, int] | None = None
+        for word, place in self.places[text[at : at + _GRAM]]:
+            start, left = at, place
+            while start > 0 and left > 0 and text[start - 1] == word[left - 1]:
+                start, left = start - 1, left - 1
+            stop, right = at + _GRAM, place + _GRAM
+            while stop < len(text) and right < len(word) and text[stop] == word[right]:
+                stop, right = stop + 1, right + 1
+            if stop - start >= FRAGMENT_CHARS and (best is None or stop - start > best[1] - best[0]):
+                best = (start, stop)
+        return best

@@ -30,6 +30,11 @@ ResponseHook = Callable[[int, Any, str | None, str | None, str | None], None]
 FailureHook = Callable[[BaseException], None]
 #: How much of an error response's body is kept as "the server's own message".
 MESSAGE_LIMIT = 300
+#: How much of an error response's body is read for that message (bytes).
+BODY_LIMIT = 4096
+#: Characters past a cut that are still scanned for secrets first, so a cut never leaves the head of
+#: a secret that crosses it (the same margin as a stderr line's, ``callbacks.SECRET_MARGIN``).
+SECRET_MARGIN = 2000
 
 #: MCP servers may hold a response stream open for a long time; reads get the SDK's 300 s.
 HTTP_CONNECT_TIMEOUT = 30.0
@@ -282,13 +287,18 @@ def _http_client(
 
 
 async def server_message(response: Any) -> str | None:
-    """What the server said in an error response: a JSON-RPC error's message, or its text."""
+    """What the server said in an error response: a JSON-RPC error's message, or its text.
+
+    Redacted before it is cut (:func:`_said`): a server that quotes the headers it got would
+    otherwise leave the head of a token at the cut, where no later scrubbing recognises it."""
     import json
 
     try:
-        body = (await response.aread())[:4096].decode("utf-8", "replace").strip()
+        raw = (await response.aread())[: BODY_LIMIT + SECRET_MARGIN].decode("utf-8", "replace")
     except Exception:  # a body we cannot read still leaves the status
         return None
+    secrets = _sent_secrets(response)
+    body = _said(raw, secrets, BODY_LIMIT).strip()
     if not body:
         return None
     try:
@@ -303,7 +313,34 @@ async def server_message(response: Any) -> str | None:
     elif _HTML.match(body):
         body = html_text(body)
     first = body.splitlines()[0] if body else ""
-    return first[:MESSAGE_LIMIT] or None
+    return _said(first, secrets, MESSAGE_LIMIT) or None
+
+
+def _said(text: str, secrets: set[str], limit: int) -> str:
+    """``text`` scrubbed of ``secrets``, then cut at ``limit`` characters."""
+    from mcpnb.client.redact import scrub
+
+    return scrub(text, secrets)[:limit]
+
+
+def _sent_secrets(response: Any) -> set[str]:
+    """The secrets a server may echo in its error: every secret a live connection's config holds
+    (its connection scrubs those again), and the credentials its request carried (the token after
+    ``Bearer``: an OAuth access token is known nowhere else). Only headers whose name says secret:
+    the others are the config's, or ``Host`` and ``Content-Length``, whose values are words of the
+    message."""
+    from mcpnb.client.logfilter import known_secrets
+    from mcpnb.client.redact import is_secret_key
+
+    found = known_secrets()
+    try:
+        headers = response.request.headers
+    except RuntimeError:  # a response built without its request
+        return found
+    for name, value in headers.items():
+        if value and is_secret_key(name):
+            found |= {value, value.partition(" ")[2].strip()}
+    return found
 
 
 _HTML = re.compile(r"\s*<(!doctype html|html)\b", re.IGNORECASE)
@@ -409,6 +446,22 @@ STDERR_SHARE = 0.2
 STDERR_BURST = 0.005
 
 
+#: A line that never ends is passed on in pieces once this many bytes of it have come.
+STDERR_PIECE = 65536
+#: How far back from a piece's end it may end at a space instead.
+_PIECE_SLACK = 4096
+
+
+def _piece_end(buffer: bytes) -> int:
+    """Where a piece of a line that never ends is cut: after its last whitespace within
+    :data:`_PIECE_SLACK` of its end, the rest waiting for the next piece, so a token is not split
+    in two (each piece is redacted alone, and neither half is the secret); at its end when there
+    is none (a blob)."""
+    start = max(0, len(buffer) - _PIECE_SLACK)
+    space = max(buffer.rfind(c, start) for c in (b" ", b"\t", b"\r"))
+    return space + 1 if space >= 0 else len(buffer)
+
+
 class _LineProtocol(asyncio.Protocol):
     def __init__(self, on_line: Callable[[str], None]) -> None:
         self._on_line = on_line
@@ -428,9 +481,10 @@ class _LineProtocol(asyncio.Protocol):
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
             self._on_line(line.decode("utf-8", "replace").rstrip("\r"))
-        if len(self._buffer) > 65536:  # a server that never ends its line still gets logged
-            self._on_line(self._buffer.decode("utf-8", "replace"))
-            self._buffer = b""
+        if len(self._buffer) > STDERR_PIECE:  # a server that never ends its line still gets logged
+            cut = _piece_end(self._buffer)
+            self._on_line(self._buffer[:cut].decode("utf-8", "replace"))
+            self._buffer = self._buffer[cut:]
         self._at = time.perf_counter()
         self._owed += self._at - start
         if self._owed > STDERR_BURST and self._transport is not None:

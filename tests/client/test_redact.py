@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcpnb.client.redact import (
+    FRAGMENT_CHARS,
     REDACTED,
     is_secret_key,
     redact_env,
@@ -155,7 +156,13 @@ def test_a_program_given_as_the_url_says_where_a_command_goes(url: str) -> None:
 
 
 def test_url_secrets_are_the_hidden_values() -> None:
-    assert url_secrets("https://u:pw-9999@h/sse?token=abc%2F123&x=1") == {"pw-9999", "abc%2F123", "abc/123"}
+    basic = "dTpwdy05OTk5"  # base64("u:pw-9999"): what the HTTP client sends for the userinfo
+    assert url_secrets("https://u:pw-9999@h/sse?token=abc%2F123&x=1") == {
+        "pw-9999",
+        basic,
+        "abc%2F123",
+        "abc/123",
+    }
     assert url_secrets("https://h/mcp?page=2") == set()
     assert url_secrets("https://h/s/ZjQ2YTk4MmEtNzY4Ny00ZDU2/mcp") == {"ZjQ2YTk4MmEtNzY4Ny00ZDU2"}
 
@@ -172,3 +179,74 @@ def test_scrub_ignores_short_and_missing_values() -> None:
 
 def test_scrub_escapes_regex_characters() -> None:
     assert scrub("key a+b(c)*d. end", ["a+b(c)*d."]) == f"key {REDACTED} end"
+
+
+# ------------------------------------------------------------------ a URL's credentials as sent
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://bob:BobPass-9876@127.0.0.1:8000/mcp",
+        "http://b%40corp:p%3Ass%20word@127.0.0.1:8000/mcp",  # percent-encoded: sent decoded
+        "http://ghp_Q7rT2xLm9KpZ4vWb8NcY1dHs6JfA3eGu@127.0.0.1:8000/mcp",  # a token as the username
+    ],
+)
+def test_url_secrets_hold_the_basic_credential_the_http_client_sends(url: str) -> None:
+    # a server whose error quotes its Authorization header showed "Basic Ym9iOkJvYlBhc3MtOTg3Ng=="
+    import httpx2
+
+    sent: list[str] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request.headers["authorization"])
+        return httpx2.Response(200)
+
+    with httpx2.Client(transport=httpx2.MockTransport(answer)) as client:
+        client.get(url)
+    scheme, credential = sent[0].split(" ")
+    assert scheme == "Basic" and credential in url_secrets(url)
+    assert scrub(f"you sent {sent[0]}", url_secrets(url)) == f"you sent Basic {REDACTED}"
+
+
+# ------------------------------------------------------------------ pieces of a long secret
+TOKEN = "eyJhbGciOiJIUzI1NiJ9.A0aH1dO2gV3jC4mJ5pQ6sX7vE8yL9bS0eZ1hG2kN3nU4qB5tI6wP7zW8cD9fK0iR1lY2oF3rM4uT5"
+
+
+def test_a_long_secret_folded_across_lines_is_hidden_in_every_line() -> None:
+    # rich folds a token longer than the free width: no line holds the whole value
+    lines = [
+        f"12:00:01 WARNING using credential {TOKEN[:41]}",
+        f"      {TOKEN[41:80]}  ",
+        f"  {TOKEN[80:]} end",
+    ]
+    assert [scrub(line, [TOKEN]) for line in lines] == [
+        f"12:00:01 WARNING using credential {REDACTED}",
+        f"      {REDACTED}  ",
+        f"  {REDACTED} end",
+    ]
+
+
+def test_pieces_side_by_side_are_hidden_as_one() -> None:
+    assert scrub(f"a {TOKEN[3:40]}{TOKEN[50:80]} b", [TOKEN]) == f"a {REDACTED} b"
+
+
+def test_a_long_word_inside_a_secret_is_hidden_in_pieces() -> None:
+    # an env value "Bearer <token>": rich folds the token, not the words before it
+    assert scrub(f"x {TOKEN[20:60]} y", [f"Bearer {TOKEN}"]) == f"x {REDACTED} y"
+
+
+def test_runs_shorter_than_a_fragment_and_pieces_of_short_secrets_stay() -> None:
+    # ordinary text shares short runs with secrets; a secret shorter than FRAGMENT_CHARS fits a line
+    assert (
+        scrub(f"id {TOKEN[5 : 5 + FRAGMENT_CHARS - 1]} ok", [TOKEN])
+        == f"id {TOKEN[5 : 5 + FRAGMENT_CHARS - 1]} ok"
+    )
+    short = "apiSECRETz9y8x7"
+    assert len(short) < FRAGMENT_CHARS
+    assert scrub("key apiSECRETz9y8 cut", [short]) == "key apiSECRETz9y8 cut"
+
+
+def test_plain_paths_in_a_path_list_are_not_taken_for_pieces_of_a_secret() -> None:
+    # PYTHONPATH="/home/ann/project/src:/opt/lib" is scrubbed whole (not plain as a whole), but the
+    # paths in it are in every traceback the server prints
+    line = 'File "/home/ann/project/src/app/main.py", line 3'
+    assert scrub(line, ["/home/ann/project/src:/opt/lib/python3.11"]) == line
