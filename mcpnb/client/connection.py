@@ -43,7 +43,7 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import Interaction
-from mcpnb.client.logfilter import SERVER_LOG, remember_secrets
+from mcpnb.client.logfilter import SERVER_LOG, known_secrets, remember_secrets
 from mcpnb.client.operations import ConnectionRequests, send_log_level
 from mcpnb.client.redact import scrub
 from mcpnb.client.retry import (
@@ -210,7 +210,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
         return getattr(self.server_info, "version", None)
 
     def safe(self, text: str) -> str:
-        """``text`` with every secret this server's config knows replaced by ``***``."""
+        """``text`` with every secret this server's config knows replaced by ``***``, and, when
+        mcpnb signs in (OAuth), the tokens it holds (known to the log filter only, as they change)."""
+        if self.signs_in:
+            return scrub(text, self._secrets | known_secrets())
         return scrub(text, self._secrets)
 
     def emit(self, kind: str, message: str, **detail: Any) -> None:

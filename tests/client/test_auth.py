@@ -38,7 +38,7 @@ from mcpnb.client.auth import (
 )
 from mcpnb.client.auth import storage as token_storage
 from mcpnb.client.config import ServerConfig
-from mcpnb.client.errors import leaves
+from mcpnb.client.errors import CallError, leaves
 
 pytestmark = pytest.mark.usefixtures("isolated_tokens")
 
@@ -591,3 +591,23 @@ def test_a_fault_in_the_flow_is_said_as_one_not_as_the_servers_401(servers, pool
     text = str(info.value)
     assert "OAuth failed inside mcpnb or the MCP SDK (KeyError: 'oauth_metadata')" in text
     assert "a fault, not your settings" in text and "rejected the credentials" not in text
+
+
+@pytest.mark.parametrize("as_rpc_error", [False, True])
+def test_a_server_quoting_the_oauth_token_it_got_shows_no_token(servers, pool, monkeypatch, as_rpc_error):
+    """An access token is known to no config: only the OAuth provider holds it, as it changes."""
+    monkeypatch.setenv("POOL_CC_SECRET", CLIENT_SECRET)
+    auth = {"type": "oauth", "client_id": CLIENT_ID, "client_secret_env": "POOL_CC_SECRET"}
+    pool.connect("secured", url=servers.mcp_url, config={"auth": auth})
+    tokens = list(servers.state.access)
+    assert tokens  # the one it was given
+    if as_rpc_error:
+        with pytest.raises(CallError) as info:
+            pool.call("secured", "quote_token", {"as_rpc_error": True})
+        shown = [str(info.value), repr(info.value)]
+    else:
+        result = pool.call("secured", "quote_token")
+        assert result.is_error and "Authorization: Bearer ***" in result.text
+        shown = [result.text, repr(result)]
+    shown += pool.logs("secured")
+    assert not [t for t in tokens for text in shown if t in text]

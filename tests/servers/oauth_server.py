@@ -35,6 +35,8 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -389,6 +391,15 @@ def mcp_server(state: AuthState, mcp_url: str, required_scopes: tuple[str, ...] 
         """The client id of the bearer token this call came with."""
         token = get_access_token()
         return token.client_id if token else ""
+
+    @server.tool()
+    def quote_token(as_rpc_error: bool = False) -> str:
+        """Fails quoting the header it got, as careless servers do (a tool error, or a JSON-RPC one)."""
+        token = get_access_token()
+        said = f"refused: Authorization: Bearer {token.token if token else ''} is not for this realm"
+        if as_rpc_error:
+            raise MCPError(code=-32001, message=said)
+        raise ToolError(said)  # sent as the tool's error text (another exception's text is not)
 
     if "publish" in state.tool_scopes:
 

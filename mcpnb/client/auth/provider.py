@@ -91,6 +91,7 @@ class _Friendly:
         self._found_metadata = False  # any OAuth discovery document answered (well-known addresses)
         self._told: set[str] = set()  # what this connection's person was warned of already
         self._step_up: str | None = None  # the scope a 403 insufficient_scope asked for, during its flow
+        self._remembered: Any = None  # the tokens last given to the log filter (_remember_tokens)
 
     def __repr__(self) -> str:
         flow = self._flow_name
@@ -105,6 +106,17 @@ class _Friendly:
         if info is not None:
             values.append(info.client_secret)
         return values
+
+    def _remember_tokens(self) -> None:
+        """Have the tokens this request carries scrubbed wherever their connection's words go (its
+        ``safe``, the HTTP client's and the SDK's logs): no config holds an access token, and a
+        server that quotes the header it got in an error showed it. Again only when it changed."""
+        tokens = getattr(self.context, "current_tokens", None)
+        if tokens is not None and tokens is not self._remembered:
+            from mcpnb.client.logfilter import remember_secrets
+
+            self._remembered = tokens
+            remember_secrets(self, [v for v in self._secret_values() if v])
 
     def _error(self, message: str, *, retryable: bool = False) -> AuthError:
         return AuthError(scrub(message, self._secret_values()), server=self._server, retryable=retryable)
@@ -252,6 +264,7 @@ class _Friendly:
             outgoing = await flow.__anext__()
             while True:
                 if outgoing is request:
+                    self._remember_tokens()
                     response = yield outgoing
                     again = scope_challenge(response)
                     if again is not None and asked is not None:  # the step-up's token is short too
