@@ -163,7 +163,8 @@ def _cut(body: Payload, limit: int) -> Payload:
         kept.append(piece)
         room -= len(piece)
     more = total - sum(len(t) for t in kept)
-    kept.append(f"[…cut, {more} characters more; the full result is in the notebook]")
+    # true for the model whoever called: a model's call keeps no copy anywhere a person would look
+    kept.append(f"[…cut: {more} characters more were not sent, past the {limit} a reply may carry]")
     repeats = {i for i in body.repeats if i < len(kept) - 1 and kept[i] == body.texts[i]}
     return replace(body, texts=kept, repeats=repeats if body.has_data else set())
 

@@ -52,4 +52,5 @@ def specs_bundle(specs: Any) -> dict[str, Any]:
     text = repr(specs)
     head = text.splitlines()[0]
     note = '<div class="mcpnb-dim">* required; a list of dicts: pass it as tools=, specs[0] shows one</div>'
+    note += "".join(f'<div class="mcpnb-block">{badge(line, "warn")}</div>' for line in specs.problems())
     return {"text/plain": text, "text/html": wrap(_table(specs.columns, specs.rows(), head), note)}

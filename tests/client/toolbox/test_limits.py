@@ -70,6 +70,10 @@ def test_a_description_past_1024_characters_is_shortened_for_chat_completions_an
         "Completions takes"
     ]
     assert "past the API's limits" in repr(specs).splitlines()[0] and "shortened" in repr(specs)
+    from mcpnb.notebook.render.function_table import specs_bundle
+
+    html = specs_bundle(specs)["text/html"]  # the notebook's table says it too, not only the repr
+    assert "description shortened from 1379 to 1024 characters" in html and "mcpnb-warn" in html
     with warnings.catch_warnings():
         warnings.simplefilter("error", SpecLimitWarning)  # the other APIs set no such limit
         responses = toolbox.specs("openai-responses")
@@ -217,7 +221,10 @@ def test_a_long_text_result_is_cut_with_a_note_of_how_much_more(pool, api):
     said = reply["function_response"]["response"]["output"] if api.fmt == "gemini" else api.text(reply)
     body, _, note = said.rpartition("\n\n")
     assert LOG.startswith(body) and len(body) <= MAX_TEXT_CHARS and body.endswith("happened")  # a line end
-    assert note == f"[…cut, {len(LOG) - len(body)} characters more; the full result is in the notebook]"
+    more = len(LOG) - len(body)
+    assert (
+        note == f"[…cut: {more} characters more were not sent, past the {MAX_TEXT_CHARS} a reply may carry]"
+    )
     assert len(json.dumps(reply)) < MAX_TEXT_CHARS * 2
     assert toolbox["mcp__log__tail"]().text == LOG  # the function itself gives it all
     toolbox.max_text_chars = None
@@ -234,7 +241,10 @@ def test_large_structured_content_goes_to_gemini_as_its_cut_json_text(pool):
     toolbox = pool.functions("db")
     reply = gemini_exactly(genai.Part, toolbox.run(Api("gemini").call("mcp__db__query", {})), camel=False)
     output = reply.function_response.response["output"]
-    assert isinstance(output, str) and "characters more; the full result is in the notebook" in output
+    assert (
+        isinstance(output, str)
+        and "characters more were not sent, past the 100000 a reply may carry]" in output
+    )
     assert len(output) < MAX_TEXT_CHARS + 200
 
 
