@@ -468,6 +468,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             credentials=credentials,
             reread=auth is not None and bool(auth.token_env or auth.password_env),
             scope=scope if credentials is not None else None,
+            source=config.source,
             at_connect=at_connect,
         )
 

@@ -133,6 +133,7 @@ class AuthError(McpnbError):
         reread: bool = False,
         scope: str | None = None,
         at_connect: bool = False,
+        source: str | None = None,
     ) -> AuthError:
         """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status.
 
@@ -142,12 +143,12 @@ class AuthError(McpnbError):
         (from a variable), so updating it there and reconnecting is the fix for a rotated one.
         ``scope``: a 403 insufficient_scope to those static ``credentials`` asked for it ("" when it
         named none): they were accepted but do not reach this call (``at_connect``: the server
-        itself), which mcpnb cannot sign in for.
+        itself), which mcpnb cannot sign in for. ``source``: the config file the server came from.
         """
         if status == 403 and scope is not None and credentials is not None:
-            return cls._short_of_scope(server, url, credentials, scope, reread, at_connect)
+            return cls._short_of_scope(server, url, credentials, scope, reread, at_connect, source)
         what = "Unauthorized" if status == 401 else "Forbidden"
-        sign_in = f"give it {cls._sign_in(server, url)}"
+        sign_in = f"give it {cls._sign_in(server, url, source)}"
         model_text = None
         if status == 401 and not sent_credentials and oauth:
             why = f"the server signs people in with OAuth: {sign_in}"
@@ -181,16 +182,29 @@ class AuthError(McpnbError):
         )
 
     @staticmethod
-    def _sign_in(server: str, url: str) -> str:
-        """The settings under which mcpnb signs a person in with OAuth, in code and in a notebook."""
-        return (
-            'auth {"type": "oauth", "flow": "authorization_code"} (in a notebook: '
-            f"%mcp connect {server} {url} --oauth)"
+    def _sign_in(server: str, url: str, source: str | None = None) -> str:
+        """The settings under which mcpnb signs a person in with OAuth, in code and in a notebook;
+        ``source``: the config file the server came from, which the notebook's line connects it
+        from again (``NAME URL --oauth`` would connect a one-off in its place)."""
+        import shlex
+
+        line = (
+            f"%mcp connect --config {shlex.quote(source)} {server} --oauth"
+            if source and not source.startswith("<")
+            else f"%mcp connect {server} {url} --oauth"
         )
+        return f'auth {{"type": "oauth", "flow": "authorization_code"}} (in a notebook: {line})'
 
     @classmethod
     def _short_of_scope(
-        cls, server: str, url: str, credentials: str, scope: str, reread: bool, at_connect: bool
+        cls,
+        server: str,
+        url: str,
+        credentials: str,
+        scope: str,
+        reread: bool,
+        at_connect: bool,
+        source: str | None = None,
     ) -> AuthError:
         """The token is good but too narrow for this call (or for the server at all): the scope to
         get, where to put it, and that OAuth would get it by itself. A call's refusal leaves the
@@ -207,7 +221,7 @@ class AuthError(McpnbError):
         why = (
             f"the server answered insufficient_scope: {what} needs {needs}{held}. Get a token "
             f"with {'that scope' if scope else 'the scope it needs'}, then {put}; or let mcpnb sign in: "
-            f"{cls._sign_in(server, url)} signs in again for a scope a call needs, by itself"
+            f"{cls._sign_in(server, url, source)} signs in again for a scope a call needs, by itself"
         )
         if at_connect:
             return cls(f"HTTP 403 Forbidden from {url}: {why}", server=server, status=403)

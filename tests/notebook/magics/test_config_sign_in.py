@@ -5,6 +5,7 @@ which file says the same, and ``%mcp config`` knows what a connect from a VS Cod
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,10 @@ def test_oauth_combines_with_config_for_servers_that_set_no_auth(
 
         failed = line(ip, "connect --config .vscode/mcp.json remote")["remote"]
         assert failed.state == "failed" and "signs people in with OAuth" in (failed.last_error or "")
+        # connected again from its file, not as a one-off that would take its place
+        assert re.search(
+            r"in a notebook: %mcp connect --config \S*\.vscode/mcp\.json remote --oauth\)", failed.last_error
+        )
         person = Person(follow=True)
         previous = set_authorization_ui(show_link=person.show_link, mode="listener")
         try:
