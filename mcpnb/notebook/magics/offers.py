@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import functools
 import re
+import shlex
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -76,10 +77,13 @@ def find_tool(ctx: Context, target: str, *, unlisted: bool = False) -> Any:
         tools = {t.name: t for t in ctx.pool.tools(server, refresh=refresh)}
         if name in tools:
             return tools[name]
-    raise UsageError(
-        f"server {server!r} has no tool {name!r}{did_you_mean_text(name, tools)} "
-        f"(%mcp tools {server} lists them)"
+    spaced = sorted(t for t in tools if t.startswith(f"{name} "))  # "my tool" typed unquoted
+    hint = (
+        f"; did you mean {server}.{shlex.quote(spaced[0])}? (a name with a space is quoted)"
+        if spaced
+        else did_you_mean_text(name, tools)
     )
+    raise UsageError(f"server {server!r} has no tool {name!r}{hint} (%mcp tools {server} lists them)")
 
 
 # ---------------------------------------------------------------- tools

@@ -93,6 +93,21 @@ def test_call_line_capture_and_store(ip, mcp):
     assert line(ip, "call add a=5 b=5").data == 10  # a bare tool name works when it is unique
 
 
+def test_a_tool_name_with_a_space_typed_unquoted_is_shown_quoted(ip, mcp):
+    from mcp.server.mcpserver import MCPServer
+
+    srv = MCPServer("spaced", log_level="WARNING")
+    srv.add_tool(lambda: "hi", name="my tool")
+    ip.user_ns["spaced_server"] = srv
+    line(ip, "connect s {{spaced_server}}")
+    with pytest.raises(UsageError) as info:
+        line(ip, "call s.my tool")
+    said = str(info.value)
+    assert "server 's' has no tool 'my'; did you mean s.'my tool'? (a name with a space is quoted)" in said
+    suggested = said.split("did you mean ", 1)[1].split("?", 1)[0]
+    assert line(ip, f"call {suggested}").text == "hi"  # as suggested, it runs
+
+
 def test_call_text_argument_keeps_what_was_typed(ip, mcp):
     connect_demo(ip)
     assert line(ip, "call demo.echo text=007").data == "007"  # the schema wants a string
