@@ -112,7 +112,9 @@ def _record_answer(
     call: CallContext | None, method: str, answer: Any, schema: dict[str, Any] | None = None
 ) -> None:
     """The client's answer to a server's request, in the transcript of the call it belongs to (a
-    2025-11-25 transcript showed the question and never what went back). An elicitation's content
+    2025-11-25 transcript showed the question and never what went back). Not on 2026-07-28, where
+    no answer crosses on its own: it rides in the call's next request (``inputResponses``, recorded
+    there, masked), and a line of mcpnb's own read as a message on the wire. An elicitation's content
     is masked as the form masks it (:func:`~mcpnb.client.elicitation.fields.mask`, for the fields of
     the requested ``schema``: ``format: password``, ``writeOnly``, secret-looking names and keys
     inside JSON fields), so the transcript never shows what the form hid."""
@@ -238,7 +240,8 @@ class Asking:
         finally:
             if isinstance(call, Unsure):
                 call.spread(asked)
-        _record_answer(call, "elicitation/create", result, getattr(params, "requested_schema", None))
+        if self.conn.era != "modern":  # 2026-07-28: the answer goes in the call's next request
+            _record_answer(call, "elicitation/create", result, getattr(params, "requested_schema", None))
         return result
 
     async def on_sample(self, ctx: Any, params: Any) -> Any:
@@ -262,7 +265,8 @@ class Asking:
         finally:
             if isinstance(call, Unsure):
                 call.spread(asked)
-        _record_answer(call, "sampling/createMessage", result)
+        if self.conn.era != "modern":
+            _record_answer(call, "sampling/createMessage", result)
         return result
 
     async def on_log(self, params: Any) -> None:

@@ -271,3 +271,21 @@ if __name__ == "__main__":  # the odd server over stdio, for the tests above
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
+
+
+@pytest.mark.parametrize("transport", ["http", "inprocess"])
+def test_a_modern_answer_is_in_the_next_request_and_nowhere_else(pool, transport):
+    """On 2026-07-28 no answer crosses on its own: the question comes back in the call's result
+    (inputRequests), the answer goes in the call made again (inputResponses). A line of mcpnb's own
+    ("→ response elicitation/create") read as a message on the wire; a course taught from it."""
+    from mcpnb import serve_probekit
+
+    serve_probekit("probe", pool=pool, era="modern", **({"http": True} if transport == "http" else {}))
+    result = traced(pool, "probe", "ask_user", {"question": "Name?"}, answers={"answer": "Ada"})
+    lines = [(m.direction, m.kind, m.method) for m in result.transcript.messages]
+    assert ("→", "response", "elicitation/create") not in lines
+    assert set(lines) <= {("→", "request", "tools/call"), ("←", "response", "tools/call")}, lines
+    again = [
+        m.payload for m in result.transcript.messages if m.direction == "→" and "inputResponses" in m.payload
+    ]
+    assert len(again) == 1 and json.dumps(again[0]).count('"Ada"') == 1
