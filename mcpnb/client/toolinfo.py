@@ -279,7 +279,7 @@ class ToolFilter:
 @dataclass(frozen=True)
 class Stale:
     """A listing of a server that is down: its ``state`` (``failed``), what ``%mcp status`` says
-    of it, and when the list it still has was fetched."""
+    of it, and when the list it still has was fetched (``as listed at 02:39:17, while …``)."""
 
     state: str
     said: str

@@ -15,7 +15,7 @@ from IPython.core.error import UsageError
 
 from mcpnb.client.errors import ArgumentsError, McpnbError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
-from mcpnb.client.toolinfo import ToolList, one_left
+from mcpnb.client.toolinfo import Stale, ToolList, one_left
 from mcpnb.notebook.magics.parser import (
     Parser,
     bare_argument,
@@ -122,7 +122,11 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
             )
         if ns.refresh:
             ctx.pool.tools(known_server(ctx, split_target(ns.name)[0] or ""), refresh=True)
-        return find_tool(ctx, ns.name)
+        card = find_tool(ctx, ns.name)
+        stale = _stale(ctx, card.server)
+        if stale is not None:  # its card as listed before, under what is wrong now
+            print(f"⚠ {stale.said}\n  below: its card {stale.fetched}")
+        return card
     if ns.name:
         known_server(ctx, ns.name)
     else:
@@ -137,27 +141,31 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
 
 
 def _as_listed_before(ctx: Context, name: str, found: ToolList) -> ToolList:
-    """``found``, marked :class:`~mcpnb.client.toolinfo.Stale`, when ``name`` is not connected
-    now: then the list came from the cache (a server that is down answers nothing), and it says so
-    and since when, as ``%mcp status`` does."""
+    """``found``, marked :class:`~mcpnb.client.toolinfo.Stale` when ``name`` is not connected now."""
+    stale = _stale(ctx, name)
+    if stale is None:
+        return found
+    return ToolList(found, not_listed=found.not_listed, empty=found.empty, stale=stale)
+
+
+def _stale(ctx: Context, name: str) -> Stale | None:
+    """What a listing of ``name`` says above it when the server is not connected now: then its
+    list came from the cache (a server that is down answers nothing), and it says so and since
+    when, as ``%mcp status`` does. None while it is connected, or when nothing was ever listed."""
     from datetime import datetime, timedelta
 
     from mcpnb.client.retry import wall_clock
-    from mcpnb.client.toolinfo import Stale
 
     conn = ctx.pool.connection(name)
     row = conn.status()
     age = conn.tool_cache.age
-    if row.state == "connected" or age is None:  # live; or no cached list, and nothing was listed
-        return found
+    if row.state == "connected" or age is None:
+        return None
     since = f" since {wall_clock(row.since)}" if row.since else ""
     said = f"{name} is {row.state}{since}" + (f": {row.last_error}" if row.last_error else "")
     at = wall_clock(datetime.now() - timedelta(seconds=age))
-    fetched = (
-        f"below: its tools as listed at {at}, while it was connected; %mcp reconnect {name} starts it again"
-    )
-    stale = Stale(row.state, said, fetched)
-    return ToolList(found, not_listed=found.not_listed, empty=found.empty, stale=stale)
+    fetched = f"as listed at {at}, while it was connected; %mcp reconnect {name} starts it again"
+    return Stale(row.state, said, fetched)
 
 
 def _matches(pattern: str, tool: Any) -> bool:

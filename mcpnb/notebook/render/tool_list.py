@@ -168,11 +168,11 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     stale = getattr(tools, "stale", None)  # a server that is down: its state above its old tools
     stale_html = (
         f'<div class="mcpnb-block">{state_badge(stale.state)} {esc(stale.said)}'
-        f'<div class="mcpnb-dim">{esc(stale.fetched)}</div></div>'
+        f'<div class="mcpnb-dim">below: its tools {esc(stale.fetched)}</div></div>'
         if stale
         else ""
     )
-    stale_text = f"⚠ {stale.said}\n  {stale.fetched}\n" if stale else ""
+    stale_text = f"⚠ {stale.said}\n  below: its tools {stale.fetched}\n" if stale else ""
     if not tools:
         said = getattr(tools, "empty", None) or "(no tools)"
         return {

@@ -103,6 +103,20 @@ def test_the_tools_of_a_failed_server_say_it_failed_and_when_they_were_listed(ip
     assert bundle(ip, found)["text/plain"].startswith("⚠ cr is failed since")
 
 
+def test_one_tool_of_a_failed_server_is_shown_under_what_is_wrong(ip, mcp, pool, tmp_path, capsys):
+    _crashy(pool, tmp_path)
+    capsys.readouterr()
+    assert line(ip, "tools cr.echo").name == "echo" and capsys.readouterr().out == ""  # live: no word
+    _fail(ip, pool)
+    card = line(ip, "tools cr.echo")
+    assert (card.server, card.name) == ("cr", "echo")  # still the card, from the list it had
+    said, fetched = capsys.readouterr().out.splitlines()
+    assert said.startswith("⚠ cr is failed since ") and "exit code 1" in said
+    assert fetched.startswith("  below: its card as listed at ") and fetched.endswith(
+        "%mcp reconnect cr starts it again"
+    )
+
+
 def test_once_it_is_back_its_tools_are_listed_plainly(ip, mcp, pool, tmp_path):
     mark = _crashy(pool, tmp_path)
     _fail(ip, pool)
