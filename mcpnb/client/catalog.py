@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mcpnb.client.cache import TTLCache
 from mcpnb.client.errors import McpnbError, ToolNotFoundError, did_you_mean
 from mcpnb.client.paging import every_page
-from mcpnb.client.toolinfo import ToolFilter, ToolInfo
+from mcpnb.client.toolinfo import Stale, ToolFilter, ToolInfo
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
@@ -133,6 +133,24 @@ class ToolCatalog:
         """Filter patterns that match none of the cached tools, said in words (a typo, usually)."""
         tools = self.cache.peek()
         return self.filter.unmatched(list(tools)) if tools is not None and self.filter.active else []
+
+    def stale(self) -> Stale | None:
+        """What a listing says above the tools when the server is not connected now: they came
+        from the cache (a server that is down answers nothing), so it says so and since when, as
+        the status does. None while it is connected, or when nothing was ever listed."""
+        from datetime import datetime, timedelta
+
+        from mcpnb.client.retry import wall_clock
+
+        conn, age = self.conn, self.cache.age
+        row = conn.status()
+        if row.state == "connected" or age is None:
+            return None
+        since = f" since {wall_clock(row.since)}" if row.since else ""
+        said = f"{conn.name} is {row.state}{since}" + (f": {row.last_error}" if row.last_error else "")
+        at = wall_clock(datetime.now() - timedelta(seconds=age))
+        again = f"%mcp reconnect {conn.name} (pool.reconnect({conn.name!r}))"
+        return Stale(row.state, said, f"as listed at {at}, while it was connected; {again} starts it again")
 
     def learn_task_support(self, name: str, support: str) -> None:
         """What a call taught us (a -32021 "tasks required"): later calls ask for a task at once."""

@@ -621,8 +621,9 @@ class Pool:
 
     # ------------------------------------------------------------------ tools
     async def _tools(self, server: str | None, refresh: bool) -> ToolList:
-        if server is not None:
-            return ToolList(await self.connection(server).list_tools(refresh=refresh))
+        if server is not None:  # a server that is down: its old list, saying so (ToolList.stale)
+            conn = self.connection(server)
+            return ToolList(await conn.list_tools(refresh=refresh), stale=conn.catalog.stale())
         conns = [c for c in self._connections.values() if c.client is not None]
         found = await asyncio.gather(*(c.list_tools(refresh=refresh) for c in conns), return_exceptions=True)
         failed = {

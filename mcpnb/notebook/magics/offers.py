@@ -15,7 +15,7 @@ from IPython.core.error import UsageError
 
 from mcpnb.client.errors import ArgumentsError, McpnbError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
-from mcpnb.client.toolinfo import Stale, ToolList, one_left
+from mcpnb.client.toolinfo import ToolList, one_left
 from mcpnb.notebook.magics.parser import (
     Parser,
     bare_argument,
@@ -123,7 +123,7 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
         if ns.refresh:
             ctx.pool.tools(known_server(ctx, split_target(ns.name)[0] or ""), refresh=True)
         card = find_tool(ctx, ns.name)
-        stale = _stale(ctx, card.server)
+        stale = ctx.pool.connection(card.server).catalog.stale()
         if stale is not None:  # its card as listed before, under what is wrong now
             print(f"⚠ {stale.said}\n  below: its card {stale.fetched}")
         return card
@@ -136,36 +136,9 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
         where, listing = (ns.name, f"%mcp tools {ns.name}") if ns.name else ("any server", "%mcp tools")
         # not "(no tools)", which reads as if the server had none
         empty = f"no tool of {where} matches {pattern!r} ({len(found)} tools: {listing} lists them)"
-        found = ToolList((t for t in found if _matches(pattern, t)), not_listed=found.not_listed, empty=empty)
-    return _as_listed_before(ctx, ns.name, found) if ns.name else found
-
-
-def _as_listed_before(ctx: Context, name: str, found: ToolList) -> ToolList:
-    """``found``, marked :class:`~mcpnb.client.toolinfo.Stale` when ``name`` is not connected now."""
-    stale = _stale(ctx, name)
-    if stale is None:
-        return found
-    return ToolList(found, not_listed=found.not_listed, empty=found.empty, stale=stale)
-
-
-def _stale(ctx: Context, name: str) -> Stale | None:
-    """What a listing of ``name`` says above it when the server is not connected now: then its
-    list came from the cache (a server that is down answers nothing), and it says so and since
-    when, as ``%mcp status`` does. None while it is connected, or when nothing was ever listed."""
-    from datetime import datetime, timedelta
-
-    from mcpnb.client.retry import wall_clock
-
-    conn = ctx.pool.connection(name)
-    row = conn.status()
-    age = conn.tool_cache.age
-    if row.state == "connected" or age is None:
-        return None
-    since = f" since {wall_clock(row.since)}" if row.since else ""
-    said = f"{name} is {row.state}{since}" + (f": {row.last_error}" if row.last_error else "")
-    at = wall_clock(datetime.now() - timedelta(seconds=age))
-    fetched = f"as listed at {at}, while it was connected; %mcp reconnect {name} starts it again"
-    return Stale(row.state, said, fetched)
+        kept = (t for t in found if _matches(pattern, t))
+        found = ToolList(kept, not_listed=found.not_listed, empty=empty, stale=found.stale)
+    return found
 
 
 def _matches(pattern: str, tool: Any) -> bool:

@@ -87,8 +87,8 @@ def test_the_tools_of_a_failed_server_say_it_failed_and_when_they_were_listed(ip
     assert "the server process exited (exit code 1)" in said
     assert "(server stderr: RuntimeError: the database at /var/db is gone)" in said
     assert re.fullmatch(
-        r"  below: its tools as listed at \d\d:\d\d:\d\d, while it was connected; %mcp reconnect cr starts "
-        r"it again",
+        r"  below: its tools as listed at \d\d:\d\d:\d\d, while it was connected; %mcp reconnect cr "
+        r"\(pool.reconnect\('cr'\)\) starts it again",
         fetched,
     ), fetched
     assert table[0].split() == ["server", "tool", "description", "parameters"]
@@ -101,6 +101,8 @@ def test_the_tools_of_a_failed_server_say_it_failed_and_when_they_were_listed(ip
     found = line(ip, "tools cr ech")
     assert [t.name for t in found] == ["echo"]
     assert bundle(ip, found)["text/plain"].startswith("⚠ cr is failed since")
+    # and the Python API's list is the same: a script sees it too
+    assert pool.tools("cr").stale is not None and repr(pool.tools("cr")).startswith("⚠ cr is failed since")
 
 
 def test_one_tool_of_a_failed_server_is_shown_under_what_is_wrong(ip, mcp, pool, tmp_path, capsys):
@@ -113,7 +115,7 @@ def test_one_tool_of_a_failed_server_is_shown_under_what_is_wrong(ip, mcp, pool,
     said, fetched = capsys.readouterr().out.splitlines()
     assert said.startswith("⚠ cr is failed since ") and "exit code 1" in said
     assert fetched.startswith("  below: its card as listed at ") and fetched.endswith(
-        "%mcp reconnect cr starts it again"
+        "%mcp reconnect cr (pool.reconnect('cr')) starts it again"
     )
 
 
