@@ -2,7 +2,8 @@
 
 The record is plain data: the worker that runs a task keeps the live one, every other reader gets a
 copy rebuilt from the store's fields. ``status`` and ``lease`` are fields of their own because the
-stores guard writes on them; everything else travels as one JSON ``doc``.
+stores guard writes on them, ``context`` because ``tasks/list`` filters on it without reading the
+rest; everything else travels as one JSON ``doc``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Fields
 
 STATUSES = ("queued", "working", "input_required", "completed", "failed", "cancelled")
 DOC, OWNER, CANCEL = "doc", "owner", "cancel"
+#: The field naming the requestor context a task belongs to (``tasks/list`` lists only its own).
+CONTEXT = "context"
 #: Field prefix of an answer another worker received for a question (``answer:input-1``).
 ANSWER = "answer:"
 
@@ -46,6 +49,9 @@ class TaskRecord:
     #: The worker running it and until when its lease holds (shared stores only).
     owner: str | None = None
     lease_until: float | None = None
+    #: Whose task it is: an opaque token of the requestor context that created it (a 2025-11-25
+    #: session), or None (a 2026-07-28 task: that era has no ``tasks/list`` to scope).
+    context: str | None = None
 
     @property
     def terminal(self) -> bool:
@@ -70,6 +76,8 @@ class TaskRecord:
             out[OWNER] = self.owner
         if self.lease_until is not None:
             out[LEASE] = repr(self.lease_until)
+        if self.context is not None:
+            out[CONTEXT] = self.context
         return out
 
     @classmethod
@@ -91,4 +99,5 @@ class TaskRecord:
             pending={key: PendingInput(params) for key, params in (doc.get("pending") or {}).items()},
             owner=fields.get(OWNER),
             lease_until=float(lease) if lease else None,
+            context=fields.get(CONTEXT),
         )

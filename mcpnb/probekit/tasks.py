@@ -16,6 +16,7 @@ import contextlib
 import itertools
 import math
 import os
+import secrets
 import sys
 import time
 import uuid
@@ -28,7 +29,7 @@ from mcp.server.elicitation import render_elicitation_schema
 from pydantic import BaseModel
 
 from mcpnb.probekit.responses import ProbeError, error_response
-from mcpnb.probekit.taskrecord import ANSWER, CANCEL, STATUSES, PendingInput, TaskRecord
+from mcpnb.probekit.taskrecord import ANSWER, CANCEL, CONTEXT, STATUSES, PendingInput, TaskRecord
 from mcpnb.probekit.taskshare import Running, Sharing, Wakers
 from mcpnb.probekit.taskstore import (
     TERMINAL,
@@ -122,16 +123,28 @@ class TaskManager(Sharing):
         self.on_change: list[Callable[[TaskRecord], None]] = []
 
     # --- lifecycle ----------------------------------------------------------------------------------
-    async def create(self, tool: str, runner: Runner, ttl_ms: int | None = None) -> TaskRecord:
+    async def create(
+        self, tool: str, runner: Runner, ttl_ms: int | None = None, *, context: str | None = None
+    ) -> TaskRecord:
         """Register a task in the store and start it here in the background (it queues if all
-        slots are busy)."""
+        slots are busy). ``context``: the requestor context it belongs to (see :meth:`page`).
+
+        Its id is 128 random bits from the OS (:func:`secrets.token_hex`): probe-kit has no
+        authorization context, so whoever knows a task's id may read, answer and cancel it (the
+        spec's fallback: ids nobody can guess), and ``tasks/list`` never hands out another's."""
         self._start_background()
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.max_concurrent)
         ttl = self.default_ttl_ms if ttl_ms is None else max(0, min(int(ttl_ms), self.max_ttl_ms))
         now = self.clock()
         record = TaskRecord(
-            task_id=uuid.uuid4().hex, tool=tool, ttl_ms=ttl, created=now, updated=now, owner=self.worker
+            task_id=secrets.token_hex(16),
+            tool=tool,
+            ttl_ms=ttl,
+            created=now,
+            updated=now,
+            owner=self.worker,
+            context=context,
         )
         running = Running(record)
         fields = self._fields(record)
@@ -289,11 +302,26 @@ class TaskManager(Sharing):
             raise TaskError(f"No task {task_id!r}: unknown, or finished and dropped after its TTL expired.")
         return await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields)
 
-    async def page(self, after: Position | None, limit: int) -> tuple[list[TaskRecord], Position | None]:
+    async def page(
+        self, after: Position | None, limit: int, *, context: str | None = None
+    ) -> tuple[list[TaskRecord], Position | None]:
         """Up to ``limit`` tasks after ``after`` (oldest first), and where the next page starts
-        (``None``: this was the last). Only this page's tasks are read and rebuilt."""
-        rows = await self.store.page(LISTED, after, limit + 1)  # one more: is there a next page?
-        shown, more = rows[:limit], len(rows) > limit
+        (``None``: this was the last). Only this page's tasks are read in full and rebuilt.
+
+        ``context``: only the tasks created in that requestor context (``tasks/list``: the 2025-11-25
+        spec's "Task Isolation and Access Control"); the others are looked at only for their
+        ``context`` field. ``None``: every task (the operator's view).
+        """
+        if context is None:
+            rows = await self.store.page(LISTED, after, limit + 1)  # one more: is there a next page?
+            shown, more = rows[:limit], len(rows) > limit
+            last = shown[-1][0] if shown else None
+        else:
+            mine = await self._positions_of(context, after, limit + 1)
+            wanted, more = mine[:limit], len(mine) > limit
+            found = await self.store.read_many([task_id for _, task_id in wanted])
+            shown = [(at, fields) for at, fields in zip(wanted, found, strict=True) if fields is not None]
+            last = wanted[-1] if wanted else None  # one that expired meanwhile still moves the cursor
         out = []
         for (_, task_id), fields in shown:
             running = self._running.get(task_id)
@@ -301,14 +329,26 @@ class TaskManager(Sharing):
                 out.append(running.record)
             elif "doc" in fields:
                 out.append(await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields))
-        return out, (shown[-1][0] if more else None)
+        return out, (last if more else None)
 
-    async def list(self) -> list[TaskRecord]:
-        """Every task, oldest first (page after page)."""
+    async def _positions_of(self, context: str, after: Position | None, limit: int) -> list[Position]:
+        """Where the first ``limit`` of ``context``'s tasks after ``after`` stand, reading no more of
+        any task than its ``context`` field."""
+        mine: list[Position] = []
+        while len(mine) < limit:
+            rows = await self.store.page((CONTEXT,), after, LIST_BATCH)
+            mine += [position for position, fields in rows if fields.get(CONTEXT) == context]
+            if len(rows) < LIST_BATCH:
+                break
+            after = rows[-1][0]
+        return mine[:limit]
+
+    async def list(self, *, context: str | None = None) -> list[TaskRecord]:
+        """Every task (of ``context``, if given), oldest first (page after page)."""
         out: list[TaskRecord] = []
         after: Position | None = None
         while True:
-            records, after = await self.page(after, LIST_BATCH)
+            records, after = await self.page(after, LIST_BATCH, context=context)
             out.extend(records)
             if after is None:
                 return out

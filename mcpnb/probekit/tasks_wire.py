@@ -2,9 +2,9 @@
 
 - 2025-11-25 (SEP-1686): ``tools/call`` with ``params.task`` answers ``{"task": {...}}`` at once;
   ``tasks/get``, ``tasks/result`` (blocks until done and delivers queued elicitations over the
-  back-channel), ``tasks/list`` (in pages of :data:`LIST_PAGE`, oldest first, with an opaque
-  ``nextCursor`` as every list method of the spec's pagination), ``tasks/cancel``; tools declare
-  ``execution.taskSupport``.
+  back-channel), ``tasks/list`` (the session's own tasks only, in pages of :data:`LIST_PAGE`, oldest
+  first, with an opaque ``nextCursor`` as every list method of the spec's pagination),
+  ``tasks/cancel``; tools declare ``execution.taskSupport``.
 - 2026-07-28 (SEP-2663, ``io.modelcontextprotocol/tasks``): a client that declares the extension on
   a request gets a flat ``{"resultType": "task", ...}`` for task-capable tools; ``tasks/get`` carries
   the result, error or ``inputRequests``; ``tasks/update`` delivers ``inputResponses`` and
@@ -26,6 +26,8 @@ import base64
 import binascii
 import json
 import math
+import secrets
+import weakref
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -44,6 +46,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import ConfigDict, Field, ValidationError
 
 from mcpnb.probekit.inputs import missing_capability
+from mcpnb.probekit.logs import connection_of
 from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord
 from mcpnb.probekit.taskstore import NotBackYet, Position, TaskStoreError
 
@@ -232,6 +235,23 @@ class ProbeTasks(Extension):
 
     def __init__(self, manager: TaskManager, lookup: ToolLookup) -> None:
         self.manager, self.lookup = manager, lookup
+        self._contexts: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+    def context_of(self, ctx: ServerRequestContext[Any, Any]) -> str:
+        """The requestor context a 2025-11-25 request comes from: its session (the SDK's per-client
+        connection: one per ``Mcp-Session-Id`` over HTTP, the one client of a stdio or in-process
+        connection), as a random token, so no session id is written to the store.
+
+        The spec binds tasks to an *authorization* context when there is one; probe-kit has none,
+        so a session is the closest thing: ``tasks/list`` lists only the tasks its session created
+        (listing every task handed every student every other student's task ids), while a task id
+        stays a capability (``tasks/get``, ``tasks/result``, ``tasks/cancel`` take any id: a
+        reconnected client, or another worker's connection, carries on with the ids it holds)."""
+        connection = connection_of(ctx.session)  # the SDK makes a ServerSession per request
+        token = self._contexts.get(connection)
+        if token is None:
+            token = self._contexts[connection] = "session-" + secrets.token_hex(16)
+        return token
 
     def settings(self) -> dict[str, Any]:
         return {}  # SEP-2663 defines no settings: an empty object says "supported"
@@ -337,10 +357,11 @@ class ProbeTasks(Extension):
         return ACKNOWLEDGED
 
     async def _list(self, ctx: ServerRequestContext[Any, Any], params: ListParams) -> dict[str, Any]:
-        """One page of tasks, oldest first; ``nextCursor`` when there are more (a task created
-        while a client pages shows on a later page; one that expires meanwhile is not skipped over)."""
+        """One page of this session's tasks, oldest first; ``nextCursor`` when there are more (a task
+        created while a client pages shows on a later page; one that expires meanwhile is not
+        skipped over). Another session's tasks are never listed (:meth:`context_of`)."""
         after = None if params.cursor is None else decode_cursor(params.cursor)
-        records, following = await self.manager.page(after, LIST_PAGE)
+        records, following = await self.manager.page(after, LIST_PAGE, context=self.context_of(ctx))
         out: dict[str, Any] = {"tasks": [legacy_task(r, self.manager) for r in records]}
         if following is not None:
             out["nextCursor"] = encode_cursor(following)
@@ -378,7 +399,7 @@ class ProbeTasks(Extension):
 
     def legacy_middleware(self) -> Callable[..., Any]:
         """Server middleware: task-augmented ``tools/call`` and the ``tasks`` capability (2025-11-25)."""
-        manager, lookup = self.manager, self.lookup
+        manager, lookup, context_of = self.manager, self.lookup, self.context_of
 
         async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
             params = ctx.params or {}
@@ -389,7 +410,9 @@ class ProbeTasks(Extension):
             ):
                 task = params.get("task") or {}
                 runner = prepare(lookup, str(params.get("name")), params.get("arguments"))
-                record = await manager.create(str(params.get("name")), runner, ttl_ms=task.get("ttl"))
+                record = await manager.create(
+                    str(params.get("name")), runner, ttl_ms=task.get("ttl"), context=context_of(ctx)
+                )
                 return {"task": legacy_task(record, manager)}
             if ctx.method == "tools/call" and ctx.protocol_version in LEGACY:
                 name = str(params.get("name"))

@@ -10,7 +10,9 @@ A stop (SIGTERM or SIGINT, to this process or to its whole process group) is qui
 finishes what it is sending for at most ``http_server.GRACE_S`` (2) seconds, then ends the requests
 still running (open streams, long calls) without a word (``http_server.quiet_stops``), cancels its
 running tasks, which say so in the store, and exits; this process exits once every worker has,
-with :data:`STOPPED` (0). Refused at start (a bad store, a taken port): 2, see ``__main__``.
+with :data:`STOPPED` (0). Refused at start (a bad store, a taken port): 2, see ``__main__``. A
+worker that dies (killed, crashed) is replaced at once, and this process says so on stderr
+(:func:`replaced_line`): its running tasks only turn ``failed`` once their lease runs out.
 
 Workers share nothing but the task store, so more than one worker needs a shared store (SQLite or
 Redis): with the memory store a task made on one worker would be unknown to the others.
@@ -31,6 +33,8 @@ from mcpnb.probekit.taskstore import TaskStoreError, open_store, safe_url
 
 LOOPBACK = "127.0.0.1"
 BACKLOG = 2048
+#: The lease without ``--task-lease-s`` (TaskManager's default), as the replacement line says it.
+DEFAULT_LEASE_S = "10"
 #: Exit code of a stop asked by SIGTERM or SIGINT.
 STOPPED = 0
 #: The protocol eras a client can use, by whether one worker or several serve the port.
@@ -167,12 +171,54 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
             if workers == 1:
                 uvicorn.Server(config).run(sockets=[sock])
             else:
-                Multiprocess(config, sockets=[sock]).run()
+                _saying_replacements(Multiprocess)(config, sockets=[sock]).run()
     except (KeyboardInterrupt, _Stop):
         pass  # a stop asked for (uvicorn passes the signal on once it has stopped): not an error
     finally:
         sock.close()
     return STOPPED
+
+
+def replaced_line(old_pid: int | None, exitcode: int | None, new_pid: int | None, lease_s: str) -> str:
+    """What probe-kit says when uvicorn replaces a worker that died: which one, how it ended, and
+    what becomes of the tasks it ran (their status stays ``working`` until their lease runs out)."""
+    if exitcode is None:
+        how = "stopped answering"
+    elif exitcode < 0:
+        how = f"was killed by {_signal_name(-exitcode)}"
+    else:
+        how = f"exited with code {exitcode}"
+    return (
+        f"[probe-kit] worker pid {old_pid} {how}; started pid {new_pid} in its place. Tasks it was "
+        f"running stay 'working' until their lease runs out (--task-lease-s, {lease_s} s), then end "
+        "as failed; finished tasks keep their results."
+    )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _saying_replacements(supervisor: type[Any]) -> type[Any]:
+    """uvicorn's multi-process supervisor, saying on stderr when it replaces a worker that died
+    (uvicorn logs it at INFO, below the ``warning`` level probe-kit runs it at)."""
+
+    class Saying(supervisor):  # type: ignore[misc,valid-type]
+        def keep_subprocess_alive(self) -> None:
+            before = list(self.processes)
+            super().keep_subprocess_alive()
+            from mcpnb.probekit.app import OPTIONS
+
+            lease = os.environ.get(OPTIONS["task_lease_s"][0]) or DEFAULT_LEASE_S
+            for old, new in zip(before, self.processes, strict=False):
+                if new is not old:
+                    line = replaced_line(old.process.pid, old.process.exitcode, new.process.pid, lease)
+                    print(line, file=sys.stderr, flush=True)
+
+    return Saying
 
 
 class _Stop(Exception):

@@ -3,9 +3,10 @@ pagination page: opaque cursors, the page size is the server's, an invalid curso
 
 A classroom's shared probe-kit held ~5,800 tasks and answered ``tasks/list`` with all of them at
 once (1.2-1.7 s and +130 MB per call). Here: every store pages in creation order without repeats or
-gaps while tasks come and go; a page reads only its own tasks; and the pages are walked by three
-clients: the SDK's own session with its ``ListTasksRequest``/``ListTasksResult`` types, raw JSON-RPC
-over HTTP (httpx) against a real probe-kit process on a real redis-server, and mcpnb's pool.
+gaps while tasks come and go; a page reads in full only its own session's tasks (a session lists
+only its own: test_task_isolation); and the pages are walked by three clients: the SDK's own session
+with its ``ListTasksRequest``/``ListTasksResult`` types, raw JSON-RPC over HTTP (httpx) against a
+real probe-kit process on a real redis-server, and mcpnb's pool.
 (2026-07-28 has no ``tasks/list``: SEP-2663's methods are get, update and cancel; test_tasks_wire
 checks it stays -32601.)
 """
@@ -38,24 +39,35 @@ Position = tuple[float, str]
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
-def finished(task_id: str, created: float) -> Fields:
-    """The store fields of a completed task (as a worker writes them)."""
+def finished(task_id: str, created: float, context: str | None = None) -> Fields:
+    """The store fields of a completed task (as a worker writes them), of session ``context``."""
     result = types.CallToolResult(content=[types.TextContent(type="text", text=f"done {task_id}")])
     record = TaskRecord(
         task_id=task_id, tool="greet", ttl_ms=600_000, created=created, updated=created,
-        status="completed", status_message="completed", result=result, finished=created,
+        status="completed", status_message="completed", result=result, finished=created, context=context,
     )  # fmt: skip
     return record.to_fields()
 
 
-async def fill(store: TaskStore, count: int, *, start: float | None = None) -> list[str]:
-    """``count`` finished tasks created a millisecond apart; their ids in creation order."""
+async def fill(
+    store: TaskStore, count: int, *, start: float | None = None, contexts: Sequence[str | None] = (None,)
+) -> list[str]:
+    """``count`` finished tasks created a millisecond apart, of each of ``contexts`` in turn (the
+    sessions that made them); their ids in creation order."""
     base = time.time() if start is None else start
     ids = [f"{i:05d}-{uuid.uuid4().hex[:8]}" for i in range(count)]
     for i, task_id in enumerate(ids):
         created = base + i / 1000
-        await store.insert(task_id, finished(task_id, created), created=created, expires_at=base + 600)
+        fields = finished(task_id, created, contexts[i % len(contexts)])
+        await store.insert(task_id, fields, created=created, expires_at=base + 600)
     return ids
+
+
+async def context_of(store: TaskStore, task_id: str) -> str:
+    """The session token a task was made in, as probe-kit wrote it into the store."""
+    fields = await store.read(task_id)
+    assert fields is not None
+    return fields["context"]
 
 
 async def walk(store: TaskStore, limit: int, after: Position | None = None) -> list[str]:
@@ -97,7 +109,8 @@ async def test_every_store_pages_in_creation_order_while_tasks_come_and_go(store
 
 
 class CountingStore(MemoryStore):
-    """The memory store, counting the tasks it hands out (what the manager then rebuilds)."""
+    """The memory store, counting the tasks it hands out whole (what the manager then rebuilds; a
+    page's look at a task's ``context`` field alone is not counted)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -108,8 +121,7 @@ class CountingStore(MemoryStore):
         return await super().read(task_id)
 
     async def read_many(self, task_ids: Sequence[str]) -> list[Fields | None]:
-        self.handed += len(task_ids)
-        return await super().read_many(task_ids)
+        return [await self.read(t) for t in task_ids]  # each counted by read (as the memory store does)
 
     async def scan(self, names: Sequence[str]) -> list[tuple[str, Fields]]:
         found = await super().scan(names)
@@ -120,19 +132,23 @@ class CountingStore(MemoryStore):
         self, names: Sequence[str], after: Position | None, limit: int
     ) -> list[tuple[Position, Fields]]:
         found = await super().page(names, after, limit)
-        self.handed += len(found)
+        self.handed += sum("doc" in fields for _, fields in found)
         return found
 
 
 @pytest.mark.anyio
 async def test_one_page_reads_one_page_of_a_big_store(project: Path) -> None:
+    """A session's page reads its own tasks whole, and of the other sessions' only whose they are."""
     store = CountingStore()
-    ids = await fill(store, 3000)
-    server = create_server(root=project, task_store=store)
+    server = create_server(root=project, task_store=store, poll_interval_ms=10)
     async with Client(server, mode="legacy") as client:
+        send = client.session._dispatcher.send_raw_request
+        first = await send("tools/call", {"name": "slow_task", "arguments": QUICK, "task": {}}, {})
+        mine = await context_of(store, first["task"]["taskId"])
+        ids = await fill(store, 6000, contexts=[mine, "session-of-another-student"])
         store.handed = 0
         page = await _list(client)
-        assert [t.task_id for t in page.tasks] == ids[:PAGE]
+        assert [t.task_id for t in page.tasks] == [first["task"]["taskId"], *ids[0::2][: PAGE - 1]]
         assert page.next_cursor
         assert store.handed <= PAGE + 1  # the page and the one that says "there is more"
     assert tasks_wire.LIST_PAGE == PAGE
@@ -227,17 +243,23 @@ def test_a_probe_kit_on_redis_pages_its_tasks_over_http(
     tmp_path: Path,
     pool: Any,
 ) -> None:
+    """Two sessions on one probe-kit, each with thousands of tasks: raw JSON-RPC over HTTP walks its
+    own pages, and mcpnb's pool (another session) walks its own; neither sees the other's."""
     from tests.probekit.stores import flush
 
     flush(redis_server)
     url = f"{redis_server}/0"
-    store = open_store(url)
-    count = 2 * PAGE + 37
-    ids = asyncio.run(_fill_and_close(store, count))
+    count = 2 * PAGE + 36
     served = Worker(url, tmp_path, tmp_path / "log")
     try:
         with httpx.Client(timeout=30) as http:
             session = _open(http, served.url)
+            call = {"name": "slow_task", "arguments": QUICK, "task": {}}
+            made = {"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": call}
+            first = _rpc(http, served.url, session, made)["result"]["task"]["taskId"]
+            pool.connect("probe", url=served.url, era="legacy", wait=30)
+            pools = pool.start_task("probe", "slow_task", QUICK).task_id
+            ids = asyncio.run(_fill_both(open_store(url), first, pools, count))
             seen, sizes, cursor, n = [], [], None, 1
             while True:
                 params = {} if cursor is None else {"cursor": cursor}
@@ -250,23 +272,24 @@ def test_a_probe_kit_on_redis_pages_its_tasks_over_http(
                 page = answer["result"]
                 sizes.append(len(page["tasks"]))
                 seen += [t["taskId"] for t in page["tasks"]]
-                assert all(t["status"] == "completed" and "ttl" in t for t in page["tasks"])
+                assert all(t["status"] in ("working", "completed") and "ttl" in t for t in page["tasks"])
                 cursor, n = page.get("nextCursor"), n + 1
                 if cursor is None:
                     break
-            assert sizes == [PAGE, PAGE, 37] and seen == ids
+            assert sizes == [PAGE, PAGE, 37] and seen == [first, *ids[0::2]]
             bad = {"jsonrpc": "2.0", "id": 99, "method": "tasks/list", "params": {"cursor": "nope"}}
             error = _rpc(http, served.url, session, bad)["error"]
             assert error["code"] == -32602 and "Invalid cursor for tasks/list" in error["message"]
-        pool.connect("probe", url=served.url, era="legacy", wait=30)
         listed = pool.tasks("probe")  # mcpnb's client follows nextCursor to the end
-        assert sorted(h.task_id for h in listed) == sorted(ids)
+        assert sorted(h.task_id for h in listed) == sorted([pools, *ids[1::2]])
     finally:
         served.stop()
 
 
-async def _fill_and_close(store: TaskStore, count: int) -> list[str]:
+async def _fill_both(store: TaskStore, first: str, second: str, count: int) -> list[str]:
+    """``count`` tasks for each of the two sessions that made ``first`` and ``second``, in turn."""
     try:
-        return await fill(store, count)
+        contexts = [await context_of(store, first), await context_of(store, second)]
+        return await fill(store, 2 * count, contexts=contexts)
     finally:
         await store.close()

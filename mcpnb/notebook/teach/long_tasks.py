@@ -100,6 +100,12 @@ def _poll_field(value: Any) -> str:
         raise Wrong("the other way round: the 2026-07-28 extension spells its durations with `Ms`")
     for era, field in expected.items():
         if given[era] != field:
+            if given[era].replace("_", "").lower() in ("pollintervalms", "pollinterval"):
+                raise Wrong(
+                    f"`{given[era]}` is the handle's Python attribute (cell 4's `job.poll_interval_ms`, "
+                    "the same in both eras: mcpnb converts); the question asks for the field's name on "
+                    "the wire, in the JSON of each task object (sections 3 and 5)"
+                )
             if given[era].lower().startswith("ttl"):
                 raise Wrong(
                     f"`{given[era]}` is how long the task is kept; which field says how often to poll?"

@@ -96,6 +96,10 @@ def _visibility(names: Any) -> str:
         return f"{', '.join(kept) or 'nothing'} stays with the page: a host must never offer it to a model"
     if given & set(kept):
         raise Wrong(f'`{sorted(given & set(kept))[0]}` is for the page only (visibility ["app"])')
+    cased = sorted(name for name in given - offered if name.lower() in {t.lower() for t in offered})
+    if cased:
+        right = next(t for t in sorted(offered) if t.lower() == cased[0].lower())
+        raise Wrong(f"tool names are case-sensitive: the tool is `{right}`, not `{cased[0]}`")
     missing = sorted(offered - given)
     if missing:
         raise Wrong(f"a model would be offered `{missing[0]}` too")

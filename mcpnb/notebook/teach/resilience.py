@@ -13,7 +13,7 @@ NOTEBOOK = "09-resilience.ipynb"
     "09.state",
     notebook=NOTEBOOK,
     hints=[
-        "Look at the events printed after the kill: each `state:` line names a state.",
+        "Look at the events printed after the kill: each line starts with the state the event put demo in.",
         "It is neither `connected` nor `failed`: the pool was working on it.",
     ],
 )
@@ -40,6 +40,12 @@ def _state(value: Any) -> str:
         raise Wrong(
             "`connecting` is the state of a first connect (the first event printed); "
             "what did the pool do after the kill?"
+        )
+    if state.startswith(("connection lost", "lost", "killed", "the server process")):
+        raise Wrong(
+            f"`{state.split(':')[0]}` is that event's message, what happened; the word before it, "
+            "`state`, is the event's kind. The state the pool put demo in is the event's `.state` "
+            "(the first column the lesson prints): which one came right after the loss?"
         )
     raise Wrong(f"`{value}` is not a state mcpnb uses; the events after the kill name the right one")
 

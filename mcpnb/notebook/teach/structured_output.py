@@ -136,6 +136,13 @@ def _fix_point(fixed: Any) -> str:
     problems = explain(fixed, schema, sender="your result has")
     if problems:
         raise Wrong("; ".join(problems))
+    extra = sorted(str(key) for key in fixed if key not in (schema.get("properties") or {}))
+    if extra:  # the schema may not forbid extras, but the server never sent them
+        fields = ", ".join(f"`{key}`" for key in extra)
+        raise Wrong(
+            f"{fields} is not a field of the outputSchema, and the server never sent it: a repair "
+            "changes the field that breaks the promise and adds nothing"
+        )
     if fixed.get("y") != 2:
         raise Wrong(f"`y` was fine (2) and should stay 2; you changed it to {fixed.get('y')!r}")
     if fixed.get("x") != 3:

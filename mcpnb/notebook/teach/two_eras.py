@@ -24,12 +24,20 @@ OPENING = {"legacy": "initialize", "modern": "server/discover"}
 def _opening(value: Any) -> str:
     if not isinstance(value, dict) or set(value) != {"legacy", "modern"}:
         raise Wrong("give a dict with two keys, `legacy` and `modern`, each the name of a JSON-RPC method")
-    got = {era: str(method).strip() for era, method in value.items()}
+    got = {era: _method_word(method) for era, method in value.items()}
     if got == {"legacy": OPENING["modern"], "modern": OPENING["legacy"]}:
         raise Wrong(
             "the other way round: the 2025-11-25 era opens a session with `initialize`; "
             "the 2026-07-28 era has no session and only asks `server/discover`"
         )
+    if got["legacy"] is None:
+        raise Wrong(
+            "the 2025-11-25 era does have an opening: a handshake before anything else; "
+            "which method did the legacy Wire send first?"
+        )
+    no_handshake = got["modern"] is None  # the lesson's own words: 2026-07-28 has no handshake
+    if no_handshake:
+        got["modern"] = OPENING["modern"]
     for era, method in OPENING.items():
         if got[era] != method:
             if got[era] in ("notifications/initialized", "ping", "tools/list"):
@@ -37,7 +45,20 @@ def _opening(value: Any) -> str:
                     f"`{got[era]}` comes later (or not at all); which method did the {era} Wire send *first*?"
                 )
             raise Wrong(f"the {era} era does not open with `{got[era]}`; scroll up to its first exchange")
+    if no_handshake:
+        return (
+            "right: 2026-07-28 needs no opening at all (no handshake, no session); the modern Wire "
+            "sent `server/discover` first, an ordinary request that only describes the server"
+        )
     return "initialize opens a session; server/discover only describes the server, every request stands alone"
+
+
+def _method_word(method: Any) -> str | None:
+    """A method name as given, or None for "no method" (``None``, ``"none"``, ``""``, ``"-"``)."""
+    if method is None:
+        return None
+    text = str(method).strip()
+    return None if text.lower() in ("", "none", "-", "nothing", "no handshake") else text
 
 
 #: What the headers a legacy (2025-11-25) probe-kit sends besides the session's and the content
@@ -83,6 +104,8 @@ def _legacy_headers() -> set[str] | None:
 def _session(value: Any) -> str:
     if not isinstance(value, str):
         raise Wrong("give the header's name as a string")
+    if _is_session_value(value):
+        raise Wrong("that is the header's value, the session id itself; give the header's *name*")
     name = value.split(":", 1)[0].strip().lower()  # "Mcp-Session-Id: 85be…" is a header line: its name
     if name == "mcp-session-id":
         return (
@@ -111,6 +134,23 @@ def _session(value: Any) -> str:
     raise Wrong(
         f"`{value.strip()}` is not the header that carries the session; `legacy_hello.headers` lists "
         "every header the legacy server sent back: which one names the session?"
+    )
+
+
+def _is_session_value(value: str) -> bool:
+    """Whether ``value`` is the session id the legacy server handed out (the lesson's, when the
+    notebook has one), or looks like one: a hexadecimal string or UUID of 16 characters or more."""
+    import re
+
+    from mcpnb.notebook.teach.wire import Exchange
+
+    text = value.strip()
+    hello = exercises.lesson_variables().get("legacy_hello")
+    if isinstance(hello, Exchange) and text and text == hello.headers.get("mcp-session-id"):
+        return True
+    return (
+        re.fullmatch(r"[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}", text)
+        is not None
     )
 
 
@@ -168,6 +208,8 @@ def _forged(given: Any) -> str:
             "invalid params: the state came back changed, so the server trusts none of it; "
             "a client must echo requestState exactly as it got it"
         )
+    if value == 32602:
+        raise Wrong("close, but the sign is part of the code: JSON-RPC's error codes are negative")
     if value == -32600:
         raise Wrong(
             "-32600 is for a request that is not valid JSON-RPC; this one was, but one parameter was not"
