@@ -204,7 +204,8 @@ class Asking:
         except (TimeoutError, asyncio.CancelledError):
             raise
         except Exception as exc:  # a broken UI must never look like a broken server
-            self.conn.emit("ask", f"asking failed, so the server is told no: {describe(exc)}")
+            # a WARNING: a bug in an Interaction of the person's own (pool.interaction) is theirs to see
+            self.conn.emit("ask", f"asking failed, so the server is told no: {describe(exc)}", failed=True)
             raise _AskFailed(describe(exc)) from exc
         finally:
             for each in calls:

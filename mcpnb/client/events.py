@@ -84,6 +84,8 @@ def log_level(event: ConnectionEvent) -> int:
         if event.detail.get("ok") is False:  # "probe failed (…): why", then the bare "unhealthy"
             return logging.INFO if event.message == "unhealthy" else logging.WARNING
         return logging.INFO if event.message == "healthy again" else logging.DEBUG
+    if event.kind == "ask" and event.detail.get("failed"):  # the interaction itself broke
+        return logging.WARNING
     return _KIND_LEVELS.get(event.kind, logging.DEBUG)
 
 

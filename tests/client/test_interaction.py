@@ -7,6 +7,7 @@ exercised against real servers in both protocol eras.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -302,7 +303,8 @@ class BrokenPerson(Interaction):
         raise OSError("the form could not be shown")
 
 
-def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe):
+def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe, caplog):
+    caplog.set_level(logging.DEBUG, logger="mcpnb")
     pool.interaction = BrokenPerson()
     probe("modern")
     result = pool.call("probe", "ask_user", {"question": "Name?"})
@@ -313,6 +315,9 @@ def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe):
     row = pool.status()["probe"]
     assert row.state == "connected" and row.retries == 0
     assert any("asking failed" in e.message for e in pool.connection("probe").events.history)
+    # a bug in an interaction of one's own is a WARNING: a script that prints nothing still shows it
+    warned = [r.getMessage() for r in caplog.records if r.name == "mcpnb" and r.levelno == logging.WARNING]
+    assert [w for w in warned if "asking failed, so the server is told no: OSError: the form could not" in w]
 
 
 def test_a_long_question_is_quoted_by_its_first_line():
