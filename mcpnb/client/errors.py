@@ -237,10 +237,12 @@ class AuthError(McpnbError):
 class CallError(McpnbError):
     """A request failed on the way (transport, protocol), as opposed to a tool reporting ``isError``.
 
-    ``code`` and ``data``: the server's JSON-RPC error, as it sent them, where it answered with one."""
+    ``code``, ``data`` and ``message``: the server's JSON-RPC error, as it sent them (the message
+    with the connection's secrets hidden), where it answered with one."""
 
     code: int | None = None
     data: Any = None
+    message: str | None = None
 
 
 def check_offered(server: str, capabilities: Any, path: str, offers: str, instead: str) -> None:

@@ -314,9 +314,10 @@ async def request(
                 raise CallError(said) from None
         if answer is not None and isinstance(exc, MCPError) and exc.code in _HTTP_STAND_INS:
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
-        failed = CallError(f"{what} on {conn.name!r} failed: {conn.safe(describe(exc) + _details(exc))}")
+        said = _first_line(conn.safe(describe(exc))) + _details(exc, conn.safe)
+        failed = CallError(f"{what} on {conn.name!r} failed: {said}")
         if isinstance(exc, MCPError):  # as the server sent them (result.raw keeps a result's so)
-            failed.code, failed.data = exc.code, exc.data
+            failed.code, failed.data, failed.message = exc.code, exc.data, conn.safe(str(exc.message or ""))
         raise failed from None
     finally:
         _answers.reset(token)
@@ -333,10 +334,26 @@ _CLIENTS_OWN = frozenset({-32700, -32000, -32001})
 DETAILS_CHARS = 2000
 
 
-def _details(exc: BaseException) -> str:
+#: The most of a failure's first line an error shows: a server's JSON-RPC error message of 5,000
+#: characters on one line filled a cell (its whole is ``CallError.message``).
+FIRST_LINE_CHARS = 1000
+
+
+def _first_line(said: str) -> str:
+    """``said`` with its first line cut at :data:`FIRST_LINE_CHARS` (the lines after it are
+    :func:`_details`', which cuts them itself)."""
+    first, sep, rest = said.partition("\n")
+    if len(first) <= FIRST_LINE_CHARS:
+        return said
+    more = len(first) - FIRST_LINE_CHARS
+    return f"{first[:FIRST_LINE_CHARS]}… ({more:,} more characters: the error's .message){sep}{rest}"
+
+
+def _details(exc: BaseException, safe: Callable[[str], str]) -> str:
     """What a server's JSON-RPC error said beyond its message's first line (the rest of it, and its
     ``data``: a traceback, say), on lines of their own: kept to the first line, a server author
-    never saw what their server sent (``CallError.data`` has it whole)."""
+    never saw what their server sent (``CallError.data`` has it whole). Made ``safe`` before it is
+    cut: a cut must not leave the head of a secret that no scrub would know."""
     import json
 
     from mcp import MCPError
@@ -352,7 +369,7 @@ def _details(exc: BaseException) -> str:
         )
     elif data is not None and not isinstance(data, str):
         data = json.dumps(data, ensure_ascii=False, default=str)
-    text = "\n".join([*rest, *([data] if data else [])]).strip()
+    text = safe("\n".join([*rest, *([data] if data else [])]).strip())
     if not text:
         return ""
     if len(text) > DETAILS_CHARS:

@@ -124,3 +124,31 @@ def test_a_servers_json_rpc_error_shows_all_it_sent(pool):
     assert said.startswith("boom() on 'e' failed: Internal error: KeyError (MCP error -32603)\n"), said
     assert "while loading the user" in said and f"traceback: {traceback}" in said
     assert failed.value.code == -32603 and failed.value.data == {"traceback": traceback}
+
+
+def test_a_servers_error_of_thousands_of_characters_on_one_line_is_cut_after_its_secrets(pool, tmp_path):
+    """A 5,000-character message on one line filled the cell; cut, it must not leave the head of a
+    secret it quotes at the cut (scrubbed first, then cut), and the error keeps it whole."""
+    key = "Ks7-very-secret-key-0f-the-db-9Qz"
+    script = tmp_path / "long_error.py"
+    script.write_text(
+        "import os\n"
+        "from mcp import MCPError\n"
+        "from mcp.server.mcpserver import MCPServer\n"
+        "server = MCPServer('long', log_level='WARNING')\n"
+        "@server.tool()\n"
+        "def boom() -> str:\n"
+        "    said = 'x' * 990 + ' key=' + os.environ['DB_KEY'] + ' ' + 'y' * 4000\n"
+        "    raise MCPError(code=-32001, message=said)\n"
+        "server.run()\n"
+    )
+    import sys
+
+    pool.connect("long", command=sys.executable, args=[str(script)], env={"DB_KEY": key})
+    with pytest.raises(CallError) as failed:
+        pool.call("long", "boom")
+    said = str(failed.value)
+    assert len(said) < 1200 and "more characters: the error's .message)" in said, said[-200:]
+    assert key[:6] not in said and key not in said
+    whole = failed.value.message
+    assert whole is not None and len(whole) > 4900 and key not in whole and "key=***" in whole
