@@ -127,9 +127,11 @@ def load_config(
     reads it; ``inputs`` gives the values of its ``${input:ID}`` s.
 
     ``auth`` (``{"type": "oauth", "flow": "authorization_code"}``: ``%mcp connect --config
-    --oauth``) goes to every server reached by URL that says nothing of how to sign in (no ``auth``,
-    no ``Authorization`` header): VS Code, Cursor and Claude Code sign in to such a server by
-    themselves when it asks for OAuth, and their files say nothing of it.
+    --oauth``) goes to every server of the project's files (``path``, or the ``.mcp.json`` found, and
+    its local file) reached by URL that says nothing of how to sign in (no ``auth``, no
+    ``Authorization`` header): VS Code, Cursor and Claude Code sign in to such a server by
+    themselves when it asks for OAuth, and their files say nothing of it. Never to a server of the
+    user's own file: a token given for a project must not reach a server set up elsewhere.
     """
     user = user_config_path(environ)
     if path is not None:
@@ -144,6 +146,9 @@ def load_config(
         local = project.parent / LOCAL_FILE if project else _find_upward(here, LOCAL_FILE)
 
     read: list[Path] = []
+    projects = {str(p) for p in (project, local) if p is not None and p.is_file()}
+    if user is not None:
+        projects.discard(str(user))  # the user's file doubling as the project's stays the user's
     for candidate in (user, project, local):
         if candidate is None or not candidate.is_file():
             continue
@@ -166,6 +171,7 @@ def load_config(
     origins: dict[str, dict[str, str]] = {}
     spelled: dict[str, dict[str, str]] = {}
     last: dict[str, str] = {}
+    in_project: set[str] = set()  # the servers a project file names (they may take ``auth``)
     problems: dict[str, str] = {}
     reached: dict[str, str] = {}  # how each server is reached, as far as its raw entries say
 
@@ -199,11 +205,13 @@ def load_config(
                 where[key] = source
             spelled.setdefault(name, {}).update(spell)
             last[name] = source
+            if source in projects:
+                in_project.add(name)
     configs: dict[str, ServerConfig] = {}
     for name, canon in merged.items():
         if name in problems:  # one of its layers is invalid: the rest alone would be a guess
             continue
-        if auth is not None and signs_in_unsaid(canon):
+        if auth is not None and name in in_project and signs_in_unsaid(canon):
             canon = {**canon, "auth": dict(auth)}
             origins[name]["auth"] = CODE_SOURCE
         try:

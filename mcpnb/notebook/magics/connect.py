@@ -450,11 +450,22 @@ def _some_server_takes(flag: str, auth: dict[str, Any], path: str | None, names:
         return
     given = AuthConfig(**auth)._settings()
     why: list[str] = []
+    takers = [
+        name
+        for name, config in loaded.servers.items()
+        if (not names or name in names) and config.auth is not None and config.auth._settings() == given
+    ]
+    if flag == "--bearer-env" and not names and len(takers) > 1:  # one token, several servers' hands
+        raise UsageError(
+            f"--bearer-env would send the same token to {len(takers)} servers of the file "
+            f"({', '.join(map(repr, takers))}): name the one it is for, %mcp connect --config "
+            f"{path or ''} NAME --bearer-env VAR".replace("  ", " ")
+        )
     for name in names or loaded.order:
         config = loaded.servers.get(name)
         if config is None:
             return
-        if config.transport in ("http", "sse") and config.auth and config.auth._settings() == given:
+        if name in takers:
             return
         why.append(
             f"{name!r} is started as a command"

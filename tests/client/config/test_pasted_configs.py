@@ -81,6 +81,21 @@ def test_auth_goes_to_url_servers_that_say_nothing_of_signing_in(tmp_path: Path)
     assert plain.servers["bare"].auth is None
 
 
+def test_auth_given_for_a_project_never_reaches_a_server_of_the_users_own_file(tmp_path: Path) -> None:
+    """``--config proj.json --bearer-env GH`` sent the GitHub token to a vendor's server the user's
+    own file set up, a bare URL too."""
+    user = write(tmp_path / "user.json", {"mcpServers": {"vendor": {"url": "http://127.0.0.1:1/v"}}})
+    project = write(
+        tmp_path / "proj" / "proj.json", {"mcpServers": {"github": {"url": "http://127.0.0.1:1/g"}}}
+    )
+    write(tmp_path / "proj" / ".mcp.local.json", {"mcpServers": {"mine": {"url": "http://127.0.0.1:1/m"}}})
+    bearer = {"type": "bearer", "token_env": "GH"}
+    loaded = load_config(path=project, auth=bearer, environ={"GH": "t", "MCPNB_USER_CONFIG": str(user)})
+    assert loaded.servers["vendor"].auth is None
+    assert loaded.servers["github"].auth is not None and loaded.servers["github"].auth.token_env == "GH"
+    assert loaded.servers["mine"].auth is not None  # the project's local file is the project's
+
+
 # ---------------------------------------------------------------- C: Cursor's and Claude Code's OAuth
 def test_cursor_static_oauth_client_is_an_authorization_code_sign_in(tmp_path: Path) -> None:
     secret = "cursor-client-SECRET-123456"

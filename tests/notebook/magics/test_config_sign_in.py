@@ -90,3 +90,18 @@ def test_config_view_takes_the_inputs_a_connect_was_given(
     assert "hello-SECRET-4242" not in repr(view)
     everything = line(ip, "config .vscode/mcp.json")  # one not connected still says what it needs
     assert any("'idle'" in p and "needs input 'greeting'" in p for p in everything.problems)
+
+
+def test_one_bearer_token_for_several_servers_of_a_file_asks_which(
+    ip: Any, mcp: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GH", "ghp_" + "x" * 36)
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(tmp_path / "absent.json"))
+    bare = {"github": {"url": "http://127.0.0.1:9/g"}, "tracker": {"url": "http://127.0.0.1:9/t"}}
+    (tmp_path / "proj.json").write_text(json.dumps({"mcpServers": bare}))
+    with pytest.raises(UsageError) as info:
+        line(ip, f"connect --config {tmp_path / 'proj.json'} --bearer-env GH")
+    said = str(info.value)
+    assert "--bearer-env would send the same token to 2 servers of the file ('github', 'tracker')" in said
+    assert "name the one it is for" in said and "x" * 36 not in said
+    assert mcp.pool.names == []  # nothing was started, nothing was sent
