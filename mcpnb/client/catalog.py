@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.cache import TTLCache
 from mcpnb.client.errors import McpnbError, ToolNotFoundError, did_you_mean
+from mcpnb.client.events import State
 from mcpnb.client.paging import every_page
 from mcpnb.client.toolinfo import Stale, ToolFilter, ToolInfo
 
@@ -177,9 +178,11 @@ class ToolCatalog:
         return tool if tool is not None and self.filter.allows(name) else None
 
     async def visible(self, refresh: bool = False) -> list[ToolInfo]:
-        """The tools a listing shows. An in-process server's are asked afresh each time: a cell that
-        adds one to it sends no ``list_changed``, and asking costs no I/O (calls still read the cache)."""
-        tools = await self.all(refresh or self.conn.transport == "inprocess")
+        """The tools a listing shows. An in-process server's are asked afresh each time it is
+        connected: a cell that adds one to it sends no ``list_changed``, and asking costs no I/O
+        (calls still read the cache)."""
+        fresh = self.conn.transport == "inprocess" and self.conn.state is State.CONNECTED
+        tools = await self.all(refresh or fresh)  # down: its cached list, said so (stale())
         return [t for n, t in tools.items() if self.filter.allows(n)]
 
     async def get(self, name: str, *, unlisted: bool = False) -> ToolInfo:

@@ -129,3 +129,28 @@ def test_a_tool_a_cell_adds_to_an_in_process_server_is_listed_at_once(pool, kind
         srv.tool(lambda: "two", name="second")
     assert [t.name for t in pool.tools("grows")] == ["first", "second"]
     assert pool.call("grows", "second").text == "two"
+
+
+def test_an_in_process_server_that_is_down_lists_the_tools_it_had_and_says_so(pool):
+    """Listed afresh while it is connected; once it failed, its cached list, marked stale (asking
+    it afresh raised instead)."""
+    from mcp.server.mcpserver import MCPServer
+
+    starts = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Any):
+        starts.append(1)
+        if len(starts) > 1:
+            raise RuntimeError("the database is gone")
+        yield {}
+
+    srv = MCPServer("flaky", log_level="CRITICAL", lifespan=lifespan)
+    srv.add_tool(lambda: "hi", name="hello")
+    pool.connect("f", server=srv, max_retries=0)
+    assert [t.name for t in pool.tools("f")] == ["hello"] and pool.tools("f").stale is None
+    with pytest.raises(Exception, match="the database is gone"):
+        pool.reconnect("f")
+    listed = pool.tools("f")
+    assert [t.name for t in listed] == ["hello"]
+    assert listed.stale is not None and listed.stale.said.startswith("f is failed since ")
