@@ -304,7 +304,9 @@ def _scrubber(values: frozenset[str]) -> tuple[re.Pattern[str], _Fragments | Non
         word
         for value in values
         for word in _WORD_SPLIT.split(value)
-        if len(word) >= FRAGMENT_CHARS and not is_plain_value(word)  # a plain path is no credential
+        # only a word made like a token (base64, hex, a JWT): a hostname, a database's name or an
+        # option inside a secret value (a DSN, NODE_OPTIONS) is ordinary text wherever else it shows
+        if len(word) >= FRAGMENT_CHARS and looks_like_token(word)
     }
     return pattern, _Fragments(words) if words else None
 

@@ -250,3 +250,23 @@ def test_plain_paths_in_a_path_list_are_not_taken_for_pieces_of_a_secret() -> No
     # paths in it are in every traceback the server prints
     line = 'File "/home/ann/project/src/app/main.py", line 3'
     assert scrub(line, ["/home/ann/project/src:/opt/lib/python3.11"]) == line
+
+
+@pytest.mark.parametrize(
+    ("secret", "text"),
+    [
+        (
+            "postgresql://admin:pw@db.internal.example.com:5432/analytics_warehouse",
+            "could not connect to server db.internal.example.com port 5432; "
+            "relation analytics_warehouse.events",
+        ),
+        ("--max-old-space-size=4096 --enable-source-maps", "use --enable-source-maps for traces"),
+    ],
+)
+def test_words_of_a_secret_that_are_no_token_are_not_hidden_wherever_they_show(
+    secret: str, text: str
+) -> None:
+    """A DSN's host and database, an option in NODE_OPTIONS: hidden in pieces, they broke the very
+    errors people debug with (the whole value is still hidden)."""
+    assert scrub(text, [secret]) == text
+    assert scrub(f"DSN={secret}", [secret]) == "DSN=***"
