@@ -480,10 +480,13 @@ async def call_tool(
     async def send(client: Any) -> Any:
         total = max(idle, conn.config.max_total_timeout)
         deadline = call_ctx.deadline = Deadline(idle, total, conn.clock)
+        tap = None
         if call_ctx.transcript is not None:  # what the server sends is routed to calls as its questions are
             from mcpnb.client.transcript import wire
 
-            wire(client.session._dispatcher).route = conn.asking.current
+            tap = wire(client.session._dispatcher)
+            tap.route = conn.asking.current
+            tap.enter(call_ctx)  # the whole call: a task's notifications between its polls too
         token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
         conn.asking.active_calls.append(call_ctx)  # legacy push requests find their call here
         try:
@@ -506,6 +509,8 @@ async def call_tool(
         finally:
             conn.asking.active_calls.remove(call_ctx)
             current_call.reset(token)
+            if tap is not None:
+                tap.leave(call_ctx)
 
     # an in-process server runs on this loop: a tool of it that blocks holds every call (stalls.py)
     span = stalls.begin(conn, name)

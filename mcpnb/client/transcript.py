@@ -24,10 +24,13 @@ there, any more than ``%mcp logs`` shows it.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+logger = logging.getLogger("mcpnb")
 
 
 @dataclass
@@ -303,8 +306,13 @@ class Wire:
         call.transcript.add("→", "request", method, params)
 
     def _heard(self, kind: str, method: str, params: Any, sender_ctx: Any) -> None:
-        for call in self._owners(kind, method, params, sender_ctx):
-            call.transcript.add("←", kind, method, params)
+        """Record a message read, in the SDK's read loop: nothing here may end the session, so a
+        failure to record is logged and the message goes on as if nobody had looked."""
+        try:
+            for call in self._owners(kind, method, params, sender_ctx):
+                call.transcript.add("←", kind, method, params)
+        except Exception:
+            logger.debug("a message could not be added to a transcript", exc_info=True)
 
     def _owners(self, kind: str, method: str, params: Any, sender_ctx: Any) -> list[Any]:
         """The recording calls a message from the server belongs to (see the class)."""
@@ -328,7 +336,9 @@ class Wire:
             calls = list(several) if kind == "request" else []
         else:
             calls = [call] if call is not None else []
-        return [each for each in calls if getattr(each, "transcript", None) is not None]
+        # only calls still in flight: a late message in a finished call's context (an HTTP stream,
+        # a task its handler started) must not grow a transcript already handed back
+        return [each for each in calls if id(each) in self.calls and getattr(each, "transcript", None)]
 
     def _only(self) -> Any:
         """The one recording call in flight, when there is one (a session with no connection)."""

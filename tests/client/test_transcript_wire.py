@@ -289,3 +289,21 @@ def test_a_modern_answer_is_in_the_next_request_and_nowhere_else(pool, transport
         m.payload for m in result.transcript.messages if m.direction == "→" and "inputResponses" in m.payload
     ]
     assert len(again) == 1 and json.dumps(again[0]).count('"Ada"') == 1
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_transcript_that_fails_to_record_never_ends_the_session(pool, era):
+    """Recording runs inside the SDK's read loop: a failure there ended the session."""
+    from mcpnb import CallContext
+    from mcpnb.client.transcript import Transcript
+
+    class Broken(Transcript):
+        def add(self, direction: str, kind: str, method: str, payload: Any = None) -> None:
+            if direction == "←" and kind == "notification":
+                raise RuntimeError("a broken recorder")
+            super().add(direction, kind, method, payload)
+
+    connect_odd(pool, "stdio", era)
+    result = pool.call("odd", "odd", {}, context=CallContext(transcript=Broken()))
+    assert result.text == "odd done"
+    assert pool.status()["odd"].state == "connected" and pool.call("odd", "odd", {}).text == "odd done"
