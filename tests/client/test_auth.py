@@ -611,3 +611,18 @@ def test_a_server_quoting_the_oauth_token_it_got_shows_no_token(servers, pool, m
         shown = [result.text, repr(result)]
     shown += pool.logs("secured")
     assert not [t for t in tokens for text in shown if t in text]
+
+
+def test_a_token_a_refresh_replaced_stays_hidden_when_a_server_quotes_it(pool, monkeypatch):
+    monkeypatch.setenv("POOL_CC_SECRET", CLIENT_SECRET)
+    with OAuthServers(token_ttl=1) as servers:
+        auth = {"type": "oauth", "client_id": CLIENT_ID, "client_secret_env": "POOL_CC_SECRET"}
+        pool.connect("expiring", url=servers.mcp_url, config={"auth": auth, "health_check_interval": 0})
+        assert pool.call("expiring", "whoami").text == CLIENT_ID
+        time.sleep(1.5)  # the access token expires: the next call gets another
+        assert pool.call("expiring", "whoami").text == CLIENT_ID
+        first, *later = list(servers.state.access)
+        assert later  # it was replaced
+        result = pool.call("expiring", "quote_token", {"first": True})
+        assert result.is_error and first not in result.text and "Bearer ***" in result.text
+        pool.disconnect("expiring")

@@ -393,10 +393,12 @@ def mcp_server(state: AuthState, mcp_url: str, required_scopes: tuple[str, ...] 
         return token.client_id if token else ""
 
     @server.tool()
-    def quote_token(as_rpc_error: bool = False) -> str:
-        """Fails quoting the header it got, as careless servers do (a tool error, or a JSON-RPC one)."""
+    def quote_token(as_rpc_error: bool = False, first: bool = False) -> str:
+        """Fails quoting the header it got, as careless servers do (a tool error, or a JSON-RPC
+        one); ``first``: the first token it ever accepted instead (one a refresh has replaced)."""
         token = get_access_token()
-        said = f"refused: Authorization: Bearer {token.token if token else ''} is not for this realm"
+        quoted = next(iter(state.access), "") if first else token.token if token else ""
+        said = f"refused: Authorization: Bearer {quoted} is not for this realm"
         if as_rpc_error:
             raise MCPError(code=-32001, message=said)
         raise ToolError(said)  # sent as the tool's error text (another exception's text is not)

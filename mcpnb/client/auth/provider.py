@@ -92,6 +92,7 @@ class _Friendly:
         self._told: set[str] = set()  # what this connection's person was warned of already
         self._step_up: str | None = None  # the scope a 403 insufficient_scope asked for, during its flow
         self._remembered: Any = None  # the tokens last given to the log filter (_remember_tokens)
+        self._tokens_held: set[str] = set()  # every token this provider has held, for the filter
 
     def __repr__(self) -> str:
         flow = self._flow_name
@@ -116,7 +117,9 @@ class _Friendly:
             from mcpnb.client.logfilter import remember_secrets
 
             self._remembered = tokens
-            remember_secrets(self, [v for v in self._secret_values() if v])
+            # the tokens a refresh replaced too: a server may still quote an old one
+            self._tokens_held |= {v for v in self._secret_values() if v}
+            remember_secrets(self, self._tokens_held)
 
     def _error(self, message: str, *, retryable: bool = False) -> AuthError:
         return AuthError(scrub(message, self._secret_values()), server=self._server, retryable=retryable)
