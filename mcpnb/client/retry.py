@@ -314,7 +314,8 @@ async def _revive_once(conn: Connection) -> None:
         reason = conn.failure_reason(exc)
         # the same reason again is no news: each call to a server that stays down tries it once,
         # and the caller's error already says so (a WARNING per call filled a cell's log)
-        conn.set_state(State.FAILED, f"still failing: {reason}", repeated=conn.safe(reason) in before)
+        same = conn.safe(reason).split(" (server stderr: ", 1)[0] in before  # its last words vary (a time)
+        conn.set_state(State.FAILED, f"still failing: {reason}", repeated=same)
         return
     conn.reopened = True
     conn.set_state(State.CONNECTED, conn.connected_message())

@@ -409,7 +409,10 @@ def test_a_server_that_stays_down_for_the_same_reason_warns_once_not_per_call(po
     caplog.set_level(logging.DEBUG, logger="mcpnb")
     code_file = tmp_path / "code"
     code_file.write_text("3")
-    code = f"import sys, pathlib; sys.exit(int(pathlib.Path({str(code_file)!r}).read_text()))"
+    code = (  # its last words differ each time (a time stamp): still the same failure
+        "import sys, pathlib, time; print(f'[{time.time()}] ERROR giving up', file=sys.stderr); "
+        f"sys.exit(int(pathlib.Path({str(code_file)!r}).read_text()))"
+    )
     with pytest.raises(ConnectError, match=r"exit code 3"):
         pool.connect("down", command=sys.executable, args=["-c", code], **FAST)
 
