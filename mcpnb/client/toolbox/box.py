@@ -337,7 +337,8 @@ class Toolbox(Mapping[str, ToolFunction]):
         except McpnbError as exc:
             if raise_errors:
                 raise
-            return error_reply(parsed, exc.for_model)  # advice only a person can follow is left out
+            # advice only a person can follow is left out
+            return error_reply(parsed, exc.for_model, max_text_chars=self.max_text_chars)
         if result.is_error and raise_errors:
             raise ToolFailedError(f"{function.server}.{function.tool.name} failed: {result.text}", result)
         return result_reply(

@@ -97,6 +97,16 @@ def _image_note(mime: str, data: str, why: str) -> str:
     return f"[image {mime}, {_size(data)} bytes: not shown, {why}]"
 
 
+def _unreadable(mime: str, data: str) -> str | None:
+    """Why an image cannot be sent as it is: its data is no base64, or not the image its type
+    says (:mod:`mcpnb.client.contents` checks a result's images the same way)."""
+    from mcpnb.client.contents import b64_size, not_an_image
+
+    if b64_size(data) is None:
+        return "its data is not valid base64"
+    return not_an_image(data, mime)
+
+
 def _animated(data: str) -> bool:
     """Whether base64 GIF ``data`` has more than one frame (a looping extension, or a second image
     descriptor's graphic control block): OpenAI takes non-animated GIFs only."""
@@ -125,7 +135,10 @@ def fitted(
     api = _API_NAMES.get(fmt, fmt)
     images, notes = [], []
     for mime, data in body.images:
-        if mime not in kinds:
+        unreadable = _unreadable(mime, data)
+        if unreadable is not None:  # an API refuses the whole request for one such image
+            notes.append(_image_note(mime, data, unreadable))
+        elif mime not in kinds:
             notes.append(_image_note(mime, data, f"{api} takes {_listed(kinds)} only"))
         elif limit is not None and _size(data) > limit:
             notes.append(_image_note(mime, data, f"larger than the {limit} bytes {api} takes"))
@@ -257,9 +270,13 @@ def result_reply(
     return _reply(call, body)
 
 
-def error_reply(call: ToolCall, message: str) -> dict[str, Any]:
+def error_reply(
+    call: ToolCall, message: str, *, max_text_chars: int | None = MAX_TEXT_CHARS
+) -> dict[str, Any]:
     """An error the model can read and act on (retry with other arguments, pick another tool)."""
-    return _reply(call, fitted(Payload(texts=[message], is_error=True), call.format))
+    return _reply(
+        call, fitted(Payload(texts=[message], is_error=True), call.format, max_text_chars=max_text_chars)
+    )
 
 
 def _reply(call: ToolCall, body: Payload) -> dict[str, Any]:

@@ -258,3 +258,33 @@ def test_specs_sdk_types_still_hold(pool):
     exactly(TypeAdapter(FunctionToolParam), toolbox.specs("openai-responses")[0])
     exactly(TypeAdapter(ToolParam), toolbox.specs("anthropic")[0])
     gemini_exactly(genai.FunctionDeclaration, toolbox.specs("gemini")[0])
+
+
+@pytest.mark.parametrize(
+    "api", [Api("openai-responses"), Api("anthropic"), Api("gemini")], ids=lambda a: a.fmt
+)
+def test_an_image_that_is_no_image_is_a_line_not_a_request_the_api_refuses(pool, api):
+    """Bytes that are not the PNG they say, or no base64: sent on, the API refuses the whole request."""
+    bad = {
+        "html": ("image/png", _b64(b"<html>not a picture</html>"), "not a PNG image"),
+        "garbled": ("image/png", "not base64 at all!", "its data is not valid base64"),
+    }
+    results = {
+        name: types.CallToolResult(content=[types.ImageContent(type="image", data=data, mime_type=mime)])
+        for name, (mime, data, _) in bad.items()
+    }
+    pool.connect("pics", server=server({n: n for n in bad}, results))
+    toolbox = pool.functions("pics")
+    for name, (_, _, why) in bad.items():
+        reply = api.check(toolbox.run(api.call(f"mcp__pics__{name}", {})))
+        assert _images(api, reply) == [], (name, reply)
+        assert why in api.text(reply), api.text(reply)
+
+
+def test_an_error_reply_keeps_the_toolbox_s_own_text_cap(pool):
+    pool.connect("log", server=server({"tail": "The log."}, {}))
+    toolbox = pool.functions("log")
+    toolbox.max_text_chars = 40
+    reply = toolbox.run(Api("openai").call("mcp__log__nope", {}))  # an unknown tool: an error reply
+    said = reply["content"]
+    assert "characters more were not sent, past the 40 a reply may carry]" in said, said
