@@ -248,9 +248,12 @@ class ProbeTasks(Extension):
         stays a capability (``tasks/get``, ``tasks/result``, ``tasks/cancel`` take any id: a
         reconnected client, or another worker's connection, carries on with the ids it holds)."""
         connection = connection_of(ctx.session)  # the SDK makes a ServerSession per request
-        token = self._contexts.get(connection)
-        if token is None:
-            token = self._contexts[connection] = "session-" + secrets.token_hex(16)
+        try:
+            token = self._contexts.get(connection)
+            if token is None:
+                token = self._contexts[connection] = "session-" + secrets.token_hex(16)
+        except TypeError:  # a connection that cannot be weakly referenced: one context for all such
+            return "session-unkeyed"
         return token
 
     def settings(self) -> dict[str, Any]:
