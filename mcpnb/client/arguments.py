@@ -225,7 +225,9 @@ def _problems(tool: Any, values: dict[str, Any], schema: dict[str, Any]) -> list
         return []
     found = _compiled_problems(tool.argument_check, values)
     if found is None:
-        found = _jsonschema_problems(values, schema)
+        from mcpnb.client.nullable import openapi_nulls
+
+        found = _jsonschema_problems(values, openapi_nulls(schema))  # as the compiled check reads it
     return sorted(found, key=lambda p: (p.path, p.keyword != "required"))
 
 

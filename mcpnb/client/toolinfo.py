@@ -156,9 +156,10 @@ class ToolInfo:
         not per call: every ``pool.call`` checks its arguments. A schema that breaks JSON Schema is
         compiled without what breaks it (see :func:`~mcpnb.client.schemacheck.usable_check`): the
         call still goes out, and :attr:`schema_problems` says what is wrong with it."""
+        from mcpnb.client.nullable import openapi_nulls
         from mcpnb.client.schemacheck import usable_check
 
-        return usable_check(self.input_schema)
+        return usable_check(openapi_nulls(self.input_schema))  # OpenAPI's nullable: null is taken
 
     @cached_property
     def schema_problems(self) -> tuple[str, ...]:

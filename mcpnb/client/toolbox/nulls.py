@@ -12,53 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpnb.client.nullable import allows_null, openapi_null
 from mcpnb.client.schemarefs import Schema, deref
 
 __all__ = ["allows_null", "drop_optional_nulls", "openapi_null"]
-
-
-def allows_null(spec: Any, root: Schema | None = None, *, openapi: bool = True) -> bool:
-    """Whether ``spec`` says in so many words that ``null`` is a valid value: a ``null`` type,
-    ``const``/``enum`` value or ``anyOf`` option, or (``openapi``) OpenAPI 3.0's ``nullable: true``,
-    which servers generated from OpenAPI write and Gemini's dialect speaks.
-
-    (An empty schema accepts null too, but says nothing about it: that case is "no".) With
-    ``openapi=False`` the JSON Schema reading alone, the one the argument check before sending
-    makes (it refuses ``null`` under ``{"type": "string", "nullable": true}``).
-    """
-    spec = deref(spec, root or {}) if root is not None else spec
-    if not isinstance(spec, dict):
-        return False
-    if openapi and spec.get("nullable") is True:
-        return True
-    kind = spec.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if "const" in spec and spec["const"] is None:
-        return True
-    if isinstance(spec.get("enum"), list) and None in spec["enum"]:
-        return True
-    return any(
-        allows_null(option, root, openapi=openapi)
-        for key in ("anyOf", "oneOf")
-        for option in spec.get(key) or []
-    )
-
-
-def openapi_null(spec: Schema) -> Schema:
-    """``spec`` with OpenAPI's ``nullable`` said the JSON Schema way (for a target that takes no
-    ``nullable`` key and would drop it): ``nullable: true`` as a ``null`` type (or ``anyOf`` option),
-    ``nullable: false`` (the default) gone."""
-    if "nullable" not in spec:
-        return spec
-    out = {k: v for k, v in spec.items() if k != "nullable"}
-    if spec["nullable"] is not True or allows_null(out):
-        return out
-    kind = out.get("type")
-    if isinstance(kind, (str, list)) and not {"enum", "const", "anyOf", "oneOf"} & set(out):
-        return {**out, "type": [*([kind] if isinstance(kind, str) else kind), "null"]}
-    said = {k: out.pop(k) for k in ("description", "title") if k in out}
-    return {**said, "anyOf": [out, {"type": "null"}]}
 
 
 def drop_optional_nulls(value: Any, spec: Any, root: Schema) -> Any:
@@ -71,13 +28,7 @@ def drop_optional_nulls(value: Any, spec: Any, root: Schema) -> Any:
         out = {}
         for key, item in value.items():
             sub = props.get(key)
-            # the JSON Schema reading: the argument check refuses null under OpenAPI's nullable
-            if (
-                item is None
-                and key not in required
-                and sub is not None
-                and not allows_null(sub, root, openapi=False)
-            ):
+            if item is None and key not in required and sub is not None and not allows_null(sub, root):
                 continue
             out[key] = drop_optional_nulls(item, sub, root) if sub is not None else item
         return out

@@ -139,7 +139,7 @@ def params(schema: Schema) -> list[Param]:
                 annotation=kind,
                 description=str(spec.get("description") or spec.get("title") or ""),
                 keyword_only=keyword_only,
-                nullable=allows_null(spec, schema, openapi=False),  # what the argument check takes
+                nullable=allows_null(spec, schema),  # as the argument check reads it (OpenAPI's too)
             )
         )
     # stable: schema order inside each group; keyword-only ones may mix defaults freely

@@ -121,5 +121,28 @@ def test_nullable_is_gemini_s_own_keyword_and_a_null_type_for_strict_openai(slip
 
 @pytest.mark.parametrize("api", [Api("openai"), Api("gemini")], ids=lambda a: a.fmt)
 def test_a_model_s_null_for_an_optional_nullable_field_is_not_an_error(slips, api):
+    """The server said null is a value there: it gets the null, not a dropped key."""
     reply = api.check(slips.run(api.call("mcp__s__nullable", {"a": None, "n": 1})))
-    assert not api.failed(reply) and '{"n": 1}' in api.text(reply).replace('\\"', '"')
+    assert not api.failed(reply) and '{"a": null, "n": 1}' in api.text(reply).replace('\\"', '"')
+
+
+REQUIRED_NULLABLE = {
+    "type": "object",
+    "properties": {"a": {"type": "string", "nullable": True}, "nullable": {"type": "integer"}},
+    "required": ["a", "nullable"],
+}
+
+
+@pytest.mark.parametrize("api", [Api("openai"), Api("gemini")], ids=lambda a: a.fmt)
+def test_a_required_nullable_field_takes_the_null_its_spec_advertised(pool, api):
+    """Strict OpenAI said ["string", "null"] and Gemini nullable: true, then the argument check
+    refused the model's null as JSON Schema reads the field ("null is not of type string"). (A
+    property named ``nullable`` is a property, not the keyword.)"""
+    pool.connect("s", server=echo({"req": REQUIRED_NULLABLE}))
+    toolbox = pool.functions("s")
+    reply = api.check(toolbox.run(api.call("mcp__s__req", {"a": None, "nullable": 2})))
+    assert not api.failed(reply), api.text(reply)
+    assert '{"a": null, "nullable": 2}' in api.text(reply).replace('\\"', '"')
+    assert pool.call("s", "req", {"a": None, "nullable": 3}).text == '{"a": null, "nullable": 3}'
+    with pytest.raises(ArgumentsError, match="nullable"):  # still a property, still an integer
+        pool.call("s", "req", {"a": "x", "nullable": "three"})
