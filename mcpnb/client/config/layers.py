@@ -80,8 +80,13 @@ def find_other_configs(start: Path) -> dict[str, Path]:
 
 def vscode_variables(path: str | Path, inputs: Mapping[str, str] | None = None) -> Variables | None:
     """What ``${…}`` means in ``path`` (its inputs: which servers use which), or None when the file
-    is not in VS Code's format."""
-    return _file_servers(Path(path).expanduser(), inputs)[1]
+    is not in VS Code's format. Its warnings are not said again: the read that loads the servers
+    says them (a sandbox not applied was said twice)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _file_servers(Path(path).expanduser(), inputs)[1]
 
 
 def load_file(

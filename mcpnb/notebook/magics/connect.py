@@ -441,11 +441,15 @@ def _some_server_takes(flag: str, auth: dict[str, Any], path: str | None, names:
     """A UsageError when no server chosen is reached by URL without a sign-in of its own: the flag
     would change nothing, and a person who gave it expects it to. An entry that cannot be read, or
     a name the file lacks, is left for the connect to report."""
+    import warnings
+
     from mcpnb.client.config import AuthConfig, load_config
     from mcpnb.client.errors import McpnbError
 
     try:
-        loaded = load_config(path=path, keep_going=True, auth=auth)
+        with warnings.catch_warnings():  # the connect reads the file again, and says them then
+            warnings.simplefilter("ignore")
+            loaded = load_config(path=path, keep_going=True, auth=auth)
     except McpnbError:
         return
     given = AuthConfig(**auth)._settings()

@@ -105,3 +105,22 @@ def test_one_bearer_token_for_several_servers_of_a_file_asks_which(
     assert "--bearer-env would send the same token to 2 servers of the file ('github', 'tracker')" in said
     assert "name the one it is for" in said and "x" * 36 not in said
     assert mcp.pool.names == []  # nothing was started, nothing was sent
+
+
+def test_a_file_read_twice_for_oauth_warns_once(
+    ip: Any, mcp: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--oauth reads the file to check some server takes it, then the connect reads it: its
+    warnings (VS Code's sandbox, not applied here) were said twice where every warning shows."""
+    import warnings
+
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(tmp_path / "absent.json"))
+    vscode = tmp_path / ".vscode" / "mcp.json"
+    vscode.parent.mkdir()
+    boxed = {"command": sys.executable, "args": ["-c", "pass"], "sandboxEnabled": True}
+    remote = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
+    vscode.write_text(json.dumps({"servers": {"boxed": boxed, "remote": remote}}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        line(ip, f"connect --config {vscode} --oauth")
+    assert capsys.readouterr().err.count("sandboxEnabled is not applied here") == 1
