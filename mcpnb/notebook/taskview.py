@@ -24,11 +24,14 @@ from mcpnb.client.tasks.summary import (
     ttl_text,
 )
 from mcpnb.notebook.cell.capture import CellUI, Mode
+from mcpnb.notebook.forms.a11y import WARNING_BUTTON, live, mark_root, page_aids
 from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:
     from mcpnb.client.tasks.handle import TaskHandle
 
+#: A status's mark: a rule beside its word, which stays in the theme's text colour (no one colour reads
+#: 4.5:1 on both JupyterLab's light and dark backgrounds: "cancelled" in #6e7781 read 4.2 and 3.5).
 _COLORS = {
     "working": "#1f6feb",
     "input_required": "#bf8700",
@@ -38,6 +41,10 @@ _COLORS = {
 }
 
 
+def _status_style(color: str) -> str:
+    return f"border-left:4px solid {color};padding-left:4px"
+
+
 def handle_html(handle: TaskHandle) -> str:
     """Static HTML (what nbconvert and GitHub show when no widget can render). It carries the live
     view's classes (``mcpnb-task``, ``mcpnb-task-status``), so what finds one finds the other."""
@@ -45,7 +52,7 @@ def handle_html(handle: TaskHandle) -> str:
     color = _COLORS.get(status, "#6e7781")
     rows = [
         ("task", html.escape(handle.task_id or "(answered at once, no task)")),
-        ("status", f'<b class="mcpnb-task-status" style="color:{color}">{html.escape(status)}</b>'),
+        ("status", f'<b class="mcpnb-task-status" style="{_status_style(color)}">{html.escape(status)}</b>'),
         ("message", html.escape(message_of(handle))),
         ("elapsed", seconds(handle.elapsed)),
     ]
@@ -240,7 +247,7 @@ class TaskView:
         self.message = w.Label()
         self.bar = w.FloatProgress(min=0.0, max=1.0, value=0.0, layout=w.Layout(width="240px"))
         self.times = w.Label()
-        self.cancel_button = w.Button(description="Cancel", icon="stop", button_style="warning")
+        self.cancel_button = w.Button(description="Cancel", icon="stop", style=WARNING_BUTTON)
         self.cancel_button.on_click(self._on_cancel)
         self.widget = w.VBox(
             [
@@ -248,8 +255,10 @@ class TaskView:
                 self.message,
                 w.HBox([self.bar, self.times]),
                 self.cancel_button,
+                *page_aids(),
             ]
         )
+        mark_root(self.widget)
         for name, item in (
             ("task", self.widget),
             ("task-status", self.status),
@@ -266,9 +275,9 @@ class TaskView:
         h = self.handle
         color = _COLORS.get(h.state.status, "#6e7781")
         self.title.value = f"<b>{html.escape(h.label)}</b>&nbsp;"
-        self.status.value = (
-            f'<span style="color:{color};font-weight:bold">{html.escape(h.state.status)}</span>'
-        )
+        word = f'<span style="{_status_style(color)};font-weight:bold">{html.escape(h.state.status)}</span>'
+        # said as it changes; once the task ended (Cancel gone) it takes the focus Cancel had
+        self.status.value = live(word, focus=h.state.terminal)
         outcome = outcome_text(h)
         self.message.value = " — ".join(x for x in (message_of(h), outcome) if x)
         known = bool(h.progress is not None and h.progress[1])

@@ -102,8 +102,8 @@ def test_type_and_accept_a_form_in_jupyterlab(lab, pw, shots):
         type_into(page, panel.locator(".mcpnb-field-ticket input"), "12345678901234567891")  # exact
         page.keyboard.press("Tab")
         newsletter = panel.locator(".mcpnb-field-newsletter")
-        newsletter.get_by_role("button", name="true").click()
-        newsletter.get_by_role("button", name="false").click()  # changed their mind: a chosen false
+        newsletter.get_by_role("radio", name="true").click()  # radios: a screen reader hears the choice
+        newsletter.get_by_role("radio", name="false").click()  # changed their mind: a chosen false
         token = panel.locator(".mcpnb-field-apiToken input")
         expect(token).to_have_attribute("type", "password")
         type_into(page, token, "tok-9 x")
@@ -186,7 +186,7 @@ def test_url_consent_sampling_progress_and_log_in_jupyterlab(lab, pw, shots):
         expect(link).to_have_attribute("target", "_blank")
         expect(panel.locator(".mcpnb-progress")).to_contain_text("50%")
         expect(panel.locator(".mcpnb-progress")).to_contain_text("step 4 <of> 8")
-        expect(panel.locator(".mcpnb-log")).to_contain_text("Server log (2)")
+        expect(panel.locator(".mcpnb-log")).to_contain_text("Show server log (2)")
         sampling = panel.locator(".mcpnb-sampling")
         expect(sampling).to_contain_text("token limit 20")
         shots.take(page, "panels-before")
@@ -198,7 +198,7 @@ def test_url_consent_sampling_progress_and_log_in_jupyterlab(lab, pw, shots):
         type_into(page, reply, " Bye.")  # typed in two goes
         sampling.get_by_role("button", name="Send reply").click()
         assert wait_file(lab.root / "panels.json") == {"consent": "accept", "reply": "Hi! Bye."}
-        panel.locator(".mcpnb-log").get_by_text("Server log (2)").click()  # expand the log
+        panel.locator(".mcpnb-log").get_by_role("button", name="Show server log (2)").click()  # expand
         expect(panel.locator(".mcpnb-log")).to_contain_text("token expires <soon>")
         shots.take(page, "panels-after")
     finally:
@@ -260,7 +260,7 @@ def test_a_vs_code_files_inputs_are_typed_into_a_form_in_jupyterlab(lab, pw, sho
         form = cell.locator(".mcpnb-form")
         expect(form).to_be_visible(timeout=90000)
         expect(form).to_contain_text(".vscode/mcp.json asks its client for these values")
-        cell.locator(".mcpnb-field-toolset").get_by_text("ui").click()
+        cell.locator(".mcpnb-field-toolset").get_by_text("ui", exact=True).click()
         key = cell.locator(".mcpnb-field-key input")
         expect(key).to_have_attribute("type", "password")
         type_into(page, key, "k-typed 42")

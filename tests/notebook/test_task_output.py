@@ -37,7 +37,8 @@ def test_the_cells_output_ends_as_the_tasks_last_word(kernel):
     last = fe.wait_for(
         lambda: WIDGET not in fe.by_display_id[task] and fe.by_display_id[task], what="the end"
     )
-    assert '<b class="mcpnb-task-status" style="color:#1a7f37">completed</b>' in last["text/html"]
+    assert '<b class="mcpnb-task-status" style="border-left:4px solid #1a7f37' in last["text/html"]
+    assert ">completed</b>" in last["text/html"]
     assert "totalPrimes" in last["text/html"] and "as of" not in last["text/html"]  # the result, for good
     assert "completed" in last["text/plain"] and "totalPrimes  430" in last["text/plain"]
     again = fe.run_ok("h")  # elsewhere the handle shows as before: a view of its own

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from mcpnb.client.errors import UrlRequiredError
 from mcpnb.notebook.cell.capture import CellUI, Mode
 from mcpnb.notebook.cell.live import ClickedUI
+from mcpnb.notebook.forms.a11y import WARNING_BUTTON, live, mark_root, page_aids
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -70,13 +71,30 @@ class ToolExplorer:
                 self.status,  # a line of its own: beside "as a task", "✓ in 5 s" read as the task's
                 self.asking,
                 self.result_view,
+                *page_aids(),
             ]
         )
         self.widget.add_class("mcpnb-explorer")
+        mark_root(self.widget)
         self._load_tools()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):  # a sentence, where a saved notebook showed "VBox(children=(…"
+            bundle = {**bundle, "text/plain": self.text()}
+        return bundle
+
+    def text(self) -> str:
+        """What the explorer is, in words: its server, its tool and how the last call went."""
+        from mcpnb.client.printable import printable
+        from mcpnb.notebook.forms.record import text_of
+
+        tool = self.tool_pick.value
+        said = f"mcpnb tool explorer (%mcp explore) on server {self.server_pick.value}"
+        said += f", tool {tool}" if tool else ", no tool"
+        last = " ".join(text_of(self.status.value).split())
+        said += f"; last call: {last}" if last else "; no call yet"
+        return printable(said + ". It needs a live kernel with ipywidgets to use.")
 
     @property
     def tool(self) -> Any:
@@ -149,7 +167,7 @@ class ToolExplorer:
             return None
         self._shown.clear()
         self.asking.children, self.result_view.value = (), ""
-        self.status.value = "<i>calling…</i>"
+        self.status.value = live("<i>calling…</i>")
         ui = _InExplorer(self, get_settings().elicitation)
         self._hold(True)  # another Call, or another tool, would hide what this call shows
         try:
@@ -174,7 +192,7 @@ class ToolExplorer:
         handle = self.pool.start_task(tool.server, tool.name, arguments, context=CallContext(ui=ui))
         self.task = handle
         self.keep_in_view("task", TaskView(handle).widget)
-        self.status.value = f"<i>running as task {html.escape(handle.task_id or '')}…</i>"
+        self.status.value = live(f"<i>running as task {html.escape(handle.task_id or '')}…</i>")
 
         async def outcome() -> None:
             try:
@@ -190,10 +208,13 @@ class ToolExplorer:
         self.server_pick.disabled = self.tool_pick.disabled = held
         button = self.call_button
         button.description, button.button_style, button.tooltip = (
-            ("Stop", "warning", "cancel the call (the server is told)")
+            ("Stop", "", "cancel the call (the server is told)")
             if held
             else ("Call", "primary", "Send tools/call")
         )
+        # Stop in a warning colour its white label reads on (ipywidgets' orange: 2.7:1)
+        button.style.button_color = WARNING_BUTTON["button_color"] if held else None
+        button.style.text_color = WARNING_BUTTON["text_color"] if held else None
 
     def show(self, result: Any) -> None:
         """The call's outcome in place of the last: a result, or why the call did not finish.
@@ -208,7 +229,9 @@ class ToolExplorer:
         else:
             self.result = result
             self.result_view.value = result._repr_mimebundle_()["text/html"]  # before the ✓ that says so
-            self.status.value = f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
+            self.status.value = live(
+                f"{'✗ error' if result.is_error else '✓'} in {result.elapsed * 1000:.0f} ms"
+            )
         self._hold(False)
 
     def _draw_page(self, tool: Any, arguments: dict[str, Any], running: Any) -> None:
@@ -242,15 +265,15 @@ class ToolExplorer:
 
         def answered(outcome: Any) -> None:
             if outcome.action != "accept":
-                self.status.value = "<i>not called again: the page was declined</i>"
+                self.status.value = live("<i>not called again: the page was declined</i>")
 
         panel = consent_panel(error, on_done=answered, on_retry=self.call)
-        self.status.value = "<i>the server asks you to open a page first (below)</i>"
+        self.status.value = live("<i>the server asks you to open a page first (below)</i>")
         self.keep_in_view("ask", panel.widget)
 
     def _said(self, problem: str) -> None:
-        self.status.value = (
-            f"<span style='color:var(--jp-error-color1,#c62828)'>{html.escape(problem)}</span>"
+        self.status.value = live(
+            f"<span style='color:var(--jp-error-color1,#c62828)'>{html.escape(problem)}</span>", alert=True
         )
 
     def keep_in_view(self, slot: str, widget: Any) -> None:
@@ -291,4 +314,4 @@ class _InExplorer(ClickedUI):
             return
         self.explorer.keep_in_view(slot, obj)
         if slot == "ask":
-            self.explorer.status.value = "<i>waiting for your answer below…</i>"
+            self.explorer.status.value = live("<i>waiting for your answer below…</i>")

@@ -14,6 +14,7 @@ from typing import Any
 from mcpnb.client.elicitation.answers import FORMAT_HINTS, parse_number
 from mcpnb.client.elicitation.fields import Field
 from mcpnb.client.handwritten import json_or_flow
+from mcpnb.notebook.forms.a11y import FIELD, GROUP, INVALID, NAMED, live, required_name, sr_text
 from mcpnb.notebook.render.html import esc, esc_lines
 
 _CLASS_SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -30,7 +31,8 @@ _UNSET_LABEL = "not set"
 
 HELP_STYLE = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.3"
 ERROR_STYLE = "color:var(--jp-error-color1,#c62828);font-size:0.9em;line-height:1.4"
-_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
+#: In the theme's text colour, marked by "⚠" and an orange rule (the orange itself reads 2.7:1 on white).
+_WARN = "border-left:3px solid var(--jp-warn-color1,#e65100);padding-left:6px;font-size:0.9em;line-height:1.4"
 
 
 def css_name(name: str) -> str:
@@ -80,12 +82,14 @@ class Control:
         self._multi: list[Any] = []
         self.input = self._build_input(w)
         self.input.add_class(css_name(f.name))
+        self._name_input()
         self.error = w.HTML("", layout=w.Layout(display="none"))
         self.error.add_class("mcpnb-error")
 
         star = f' <span style="{ERROR_STYLE}" title="required">*</span>' if f.required else ""
         name = f' <code style="{HELP_STYLE}">{esc(f.name)}</code>' if f.title != f.name else ""
-        label_html = f"<b>{esc(f.title)}</b>{star}{name}"
+        # the name a group of radios or checkboxes takes (a script reads it: see a11y.GROUP)
+        label_html = f'<b data-mcpnb-name="{esc(self.accessible_name)}">{esc(f.title)}</b>{star}{name}'
         hints = []
         if f.description and not said_already(f.description, message):
             hints.append(esc_lines(f.description))
@@ -115,6 +119,7 @@ class Control:
             parts.append(warn)
         parts.append(self.error)
         self.box = w.VBox(parts, layout=w.Layout(margin="0 0 8px 0"))
+        self.box.add_class(FIELD)
 
     # -- building ----------------------------------------------------------------------------
 
@@ -182,11 +187,11 @@ class Control:
         a checkbox has no "unset", and an untouched one would send ``false``, which nobody chose."""
         f = self.field
         if _unset_allowed(f):
-            return w.ToggleButtons(
+            # radios, not toggle buttons: a screen reader says which one is chosen
+            return w.RadioButtons(
                 options=[(_UNSET_LABEL, _UNSET), ("true", True), ("false", False)],
                 value=_UNSET,
-                tooltips=["null" if f.required else "leave it out", "", ""],
-                style={"button_width": "auto"},
+                orientation="horizontal",
             )
         return w.Checkbox(value=bool(f.default) if isinstance(f.default, bool) else False, indent=False)
 
@@ -251,7 +256,9 @@ class Control:
                 w.Checkbox(value=p, description=c.label, indent=False, layout=w.Layout(width="auto"))
                 for c, p in zip(f.choices, picked, strict=True)
             ]
-            return w.HBox(self._multi, layout=w.Layout(flex_flow="row wrap"))
+            group = w.HBox(self._multi, layout=w.Layout(flex_flow="row wrap"))
+            group.add_class(GROUP)
+            return group
         return w.SelectMultiple(
             options=[(c.label, i) for i, c in enumerate(f.choices)],
             value=tuple(i for i, p in enumerate(picked) if p),
@@ -338,13 +345,41 @@ class Control:
             out.append(self.include)
         return out
 
+    @property
+    def accessible_name(self) -> str:
+        """What a screen reader calls this field: its title, and "(required)" where it is."""
+        return required_name(self.field.title, self.field.required)
+
+    def _name_input(self) -> None:
+        """Give the input its accessible name as its ipywidgets ``description`` (a ``<label for>``
+        on a text box or a ``<select>``, a checkbox's own label), shown to screen readers only
+        (:data:`~mcpnb.notebook.forms.a11y.NAMED`): the bold title above it is what people see. A
+        group of checkboxes keeps each box's label and is named as a whole (a11y.GROUP)."""
+        import ipywidgets as w
+
+        if self._multi:
+            return
+        self.input.description = self.accessible_name
+        self.input.add_class(NAMED)
+        if isinstance(self.input, w.RadioButtons):
+            self.input.add_class(GROUP)  # its label names no radio: the group is named as a whole
+
+    def focus(self) -> None:
+        """Put the keyboard focus in this field (where ipywidgets can: a text box, a list)."""
+        target = self._multi[0] if self._multi else self.input
+        target.focus()
+
     def show_error(self, message: str | None) -> None:
         if message:
-            self.error.value = f'<div style="{ERROR_STYLE}">✗ {esc(message)}</div>'
+            # said as it appears (a screen reader hears which field went wrong, and why)
+            which = sr_text(f"{self.field.title}: ")
+            self.error.value = live(f'<div style="{ERROR_STYLE}">✗ {which}{esc(message)}</div>')
             self.error.layout.display = None
+            self.box.add_class(INVALID)
         else:
             self.error.value = ""
             self.error.layout.display = "none"
+            self.box.remove_class(INVALID)
 
 
 def _json_equal(a: Any, b: Any) -> bool:

@@ -9,17 +9,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
+from mcpnb.notebook.forms.a11y import (
+    NAMED,
+    SUCCESS_BUTTON,
+    WARNING_BUTTON,
+    alert_to_fix,
+    live,
+    mark_root,
+    page_aids,
+)
 from mcpnb.notebook.forms.record import Recorded, record_bundle
 from mcpnb.notebook.forms.settle import Edits
 from mcpnb.notebook.forms.urls import is_web_url, url_parts
 from mcpnb.notebook.render.html import esc, esc_lines, web_link
 
 _HELP = "color:var(--jp-ui-font-color2,#666);font-size:0.9em;line-height:1.4"
-_WARN = "color:var(--jp-warn-color1,#e65100);font-size:0.9em;line-height:1.4"
+#: A warning's text in the theme's own colour (JupyterLab's orange reads 2.7:1 on white), marked by
+#: its "⚠" and an orange rule.
+_WARN = "border-left:3px solid var(--jp-warn-color1,#e65100);padding-left:6px;font-size:0.9em;line-height:1.4"
 _BOX = {"border": "1px solid var(--jp-border-color1,#ccc)", "padding": "8px 12px", "max_width": "720px"}
 _LINK = (
     "display:inline-block;padding:2px 12px;margin:2px 4px 2px 0;border-radius:2px;"
-    "background:var(--jp-brand-color1,#1976d2);color:white;text-decoration:none;line-height:24px"
+    "background:#1565c0;color:white;text-decoration:none;line-height:24px"
 )
 _RETRYING = "<div>↻ Retrying the call…</div>"
 
@@ -102,7 +113,7 @@ class UrlConsent(Recorded):
         }
         if on_retry is not None:
             self.buttons["retry"] = w.Button(
-                description="Retry the call", button_style="success", layout=_label_wide()
+                description="Retry the call", style=SUCCESS_BUTTON, layout=_label_wide()
             )
         for action, button in self.buttons.items():
             button.add_class(f"mcpnb-{action}")
@@ -115,9 +126,11 @@ class UrlConsent(Recorded):
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         self.widget = w.VBox(
-            [self.info, w.HBox([self.link, *self.buttons.values()]), self.status], layout=w.Layout(**_BOX)
+            [self.info, w.HBox([self.link, *self.buttons.values()]), self.status, *page_aids()],
+            layout=w.Layout(**_BOX),
         )
         self.widget.add_class("mcpnb-url-consent")
+        mark_root(self.widget)
 
     @classmethod
     def retry_panel(
@@ -145,7 +158,7 @@ class UrlConsent(Recorded):
         for name, button in self.buttons.items():
             # after "completed", retrying is still the natural next step
             button.disabled = not (name == "retry" and action == "accept")
-        self.status.value = {
+        said = {
             "accept": (
                 f"✓ Told <b>{esc(self.server)}</b> you completed it."
                 if self.on_retry is None
@@ -153,7 +166,8 @@ class UrlConsent(Recorded):
             ),
             "decline": f"✗ Declined: <b>{esc(self.server)}</b> was told you will not open it.",
             "cancel": "⊘ Cancelled.",
-        }[action]
+        }
+        self.status.value = live(said[action], focus=True)  # said, and the focus off the disabled buttons
         try:
             self.on_done(self.outcome)
         except Exception as exc:
@@ -185,7 +199,7 @@ class UrlConsent(Recorded):
         mark = "✓" if ok else "✗"
         style = "" if ok else f' style="{_WARN}"'
         base = self._before_retry if self._before_retry is not None else self.status.value
-        self.status.value = f"{base}<div{style}>{mark} {esc(note)}</div>"
+        self.status.value = base + live(f"<div{style}>{mark} {esc(note)}</div>", focus=True)
         again = not ok and not final and self.on_retry is not None
         self.retried = not again
         if "retry" in self.buttons:
@@ -198,7 +212,7 @@ class UrlConsent(Recorded):
         self.outcome = outcome
         for button in self.buttons.values():
             button.disabled = True
-        self.status.value = esc(note or f"{outcome.action}")
+        self.status.value = live(esc(note or f"{outcome.action}"), focus=True)
         self._ended()
 
     def record(self) -> dict[str, str]:
@@ -226,7 +240,7 @@ class ConfirmPanel(Recorded):
         body = f'<div style="margin:4px 0">{esc_lines(details)}</div>'
         self.info = w.HTML(f'<div style="line-height:1.4">{heading}{body}</div>')
         self.buttons = {
-            "accept": w.Button(description=yes, button_style="warning", layout=_label_wide()),
+            "accept": w.Button(description=yes, style=WARNING_BUTTON, layout=_label_wide()),
             "decline": w.Button(description=no, layout=_label_wide()),
         }
         for action, button in self.buttons.items():
@@ -235,9 +249,11 @@ class ConfirmPanel(Recorded):
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         self.widget = w.VBox(
-            [self.info, w.HBox(list(self.buttons.values())), self.status], layout=w.Layout(**_BOX)
+            [self.info, w.HBox(list(self.buttons.values())), self.status, *page_aids()],
+            layout=w.Layout(**_BOX),
         )
         self.widget.add_class("mcpnb-confirm")
+        mark_root(self.widget)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
@@ -269,7 +285,7 @@ class ConfirmPanel(Recorded):
         self.outcome = outcome
         for button in self.buttons.values():
             button.disabled = True
-        self.status.value = esc(note or outcome.action)
+        self.status.value = live(esc(note or outcome.action), focus=True)
 
 
 # --- sampling -----------------------------------------------------------------------------------
@@ -379,8 +395,10 @@ class SamplingPanel(Recorded):
             rows=4,
             layout=w.Layout(width="100%", max_width="640px"),
             continuous_update=False,  # sent when the box loses focus: before the click on "Send reply"
+            description="Your reply",  # its name for screen readers (the placeholder goes as one types)
         )
         self.reply.add_class("mcpnb-sampling-reply")
+        self.reply.add_class(NAMED)
         self.edits = Edits()
         self.reply.observe(self.edits.touch, names="value")
         self.buttons = {
@@ -393,9 +411,11 @@ class SamplingPanel(Recorded):
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         self.widget = w.VBox(
-            [self.info, self.reply, w.HBox(list(self.buttons.values())), self.status], layout=w.Layout(**_BOX)
+            [self.info, self.reply, w.HBox(list(self.buttons.values())), self.status, *page_aids()],
+            layout=w.Layout(**_BOX),
         )
         self.widget.add_class("mcpnb-sampling")
+        mark_root(self.widget)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
@@ -407,7 +427,10 @@ class SamplingPanel(Recorded):
         if action == "accept":
             text = self.reply.value
             if not text.strip():
-                self.status.value = f'<span style="{_WARN}">Type a reply first, or Reject.</span>'
+                self.status.value = alert_to_fix(
+                    f'<span style="{_WARN}">Type a reply first, or Reject.</span>'
+                )
+                self.reply.focus()
                 return False
             outcome = SamplingOutcome("accept", text)
         elif action == "reject":
@@ -445,8 +468,9 @@ class SamplingPanel(Recorded):
         for button in self.buttons.values():
             button.disabled = True
         if outcome.action == "accept":
-            self.status.value = f"✓ Reply sent to <b>{esc(self.server)}</b>."
+            said = f"✓ Reply sent to <b>{esc(self.server)}</b>."
         else:
-            self.status.value = "✗ Rejected: no reply was sent."
+            said = "✗ Rejected: no reply was sent."
         if note:
-            self.status.value += f'<div style="{_HELP}">{esc(note)}</div>'
+            said += f'<div style="{_HELP}">{esc(note)}</div>'
+        self.status.value = live(said, focus=True)

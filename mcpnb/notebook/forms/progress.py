@@ -14,12 +14,15 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpnb.client.printable import printable
+from mcpnb.notebook.forms.a11y import live
 from mcpnb.notebook.forms.record import RECORD_CLASS, Recorded, text_of
 from mcpnb.notebook.render.html import esc
 
+#: A level's mark: a rule beside its line, whose words stay in the theme's text colour (no one colour
+#: reads 4.5:1 on both JupyterLab's light and dark backgrounds).
 _LEVEL_COLOURS = {
     "debug": "#888",
-    "info": "var(--jp-ui-font-color1,#333)",
+    "info": "var(--jp-border-color1,#bdbdbd)",
     "notice": "#1565c0",
     "warning": "#e65100",
     "error": "#c62828",
@@ -132,7 +135,7 @@ class ProgressView(_Throttled, Recorded):
         text = " · ".join(p for p in (count, _elapsed(time.monotonic() - self._start)) if p)
         if message:
             text += f" · {esc(message)}"
-        self.label.value = f"<span>{text}</span>"
+        self.label.value = live(f"<span>{text}</span>")  # a screen reader hears it, politely
 
     def done(self, ok: bool = True, message: str | None = None) -> None:
         """Collapse to a one-line summary: a finished bar is noise above the result. It keeps how
@@ -148,7 +151,7 @@ class ProgressView(_Throttled, Recorded):
             count = f"{progress:g}/{total:g}" if total is not None else (f"{progress:g}" if progress else "")
             words = [f"{'✓ done' if ok else '✗ stopped'} in {took}", count, said or "", message or ""]
             line = " · ".join(esc(w) for w in words if w)
-            self.label.value = f'<span style="{_GREY}">{line}</span>'
+            self.label.value = live(f'<span style="{_GREY}">{line}</span>')
         self._ended()
 
     def record(self) -> dict[str, str]:
@@ -232,12 +235,17 @@ def _log_row(level: str, logger: str | None, data: Any) -> str:
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
     who = f"<b>{esc(logger)}</b> " if logger else ""
     return (
-        f"<div style='{_LOG_LINE}'><span style='color:{colour}'>[{esc(level)}]</span> {who}{esc(text)}</div>"
+        f"<div style='{_LOG_LINE};border-left:3px solid {colour};padding-left:4px'>"
+        f"[{esc(level)}] {who}{esc(text)}</div>"
     )
 
 
 class LogView(_Throttled):
     """Server log notifications in a collapsed section under the result; hidden until the first one.
+
+    The section opens and closes with a button that says which it does ("Show server log (3)"): an
+    Accordion's title took no keyboard focus and had no button role, and ipywidgets sets no
+    ``aria-expanded``, so the words carry the state.
 
     Each line is rendered once, and the frontend hears of new lines at most every ``min_interval``:
     a server logging thousands of lines must not resend the whole log with each one.
@@ -253,10 +261,28 @@ class LogView(_Throttled):
         self.entries: list[tuple[str, str | None, Any]] = []
         self._rows: list[str] = []  # each entry's HTML, made once
         self.dropped = 0
-        self.body = w.HTML("")
-        self.widget = w.Accordion(children=[self.body], titles=(title,), layout=w.Layout(display="none"))
-        self.widget.selected_index = None
+        self.body = w.HTML("", layout=w.Layout(display="none"))
+        self.toggle = w.Button(
+            description=f"Show {title[:1].lower()}{title[1:]}", layout=w.Layout(width="auto")
+        )
+        self.toggle.add_class("mcpnb-log-toggle")
+        self.toggle.on_click(lambda _b: self._open(not self.open))
+        self.widget = w.VBox([self.toggle, self.body], layout=w.Layout(display="none"))
         self.widget.add_class("mcpnb-log")
+
+    @property
+    def open(self) -> bool:
+        """Whether the log's lines are shown."""
+        return self.body.layout.display != "none"
+
+    def _open(self, show: bool) -> None:
+        self.body.layout.display = None if show else "none"
+        self._name_toggle()
+
+    def _name_toggle(self) -> None:
+        n = len(self.entries) + self.dropped
+        verb = "Hide" if self.open else "Show"
+        self.toggle.description = f"{verb} {self.title[:1].lower()}{self.title[1:]} ({n})"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
@@ -278,11 +304,10 @@ class LogView(_Throttled):
 
     def _push(self) -> None:
         head = (
-            f"<div style='color:#888'>… {self.dropped} earlier entries dropped</div>" if self.dropped else ""
+            f"<div style='opacity:.8'>… {self.dropped} earlier entries dropped</div>" if self.dropped else ""
         )
         self.body.value = head + "".join(self._rows)
-        n = len(self.entries) + self.dropped
-        self.widget.set_title(0, f"{self.title} ({n})")
+        self._name_toggle()
         self.widget.layout.display = None
 
     def flush(self) -> None:

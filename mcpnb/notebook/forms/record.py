@@ -17,6 +17,8 @@ import threading
 from html.parser import HTMLParser
 from typing import Any
 
+from mcpnb.notebook.forms.a11y import FOCUS_HERE
+
 #: The frame every panel has, for its record too (plain CSS: it must read without ipywidgets).
 BOX_CSS = "border:1px solid var(--jp-border-color1,#ccc);padding:8px 12px;max-width:720px"
 #: Marks an output as a record, not the live panel it replaced (the panel's own class stays on it,
@@ -73,7 +75,11 @@ class Recorded:
 
 def record_bundle(css_class: str, inner_html: str) -> dict[str, str]:
     """A record's bundle: ``inner_html`` in the panel's frame, and the same words as plain text."""
-    shown = f'<div class="{css_class} {RECORD_CLASS}" style="{BOX_CSS}">{inner_html}</div>'
+    # it takes the focus the panel it replaces had (a keyboard user carries on from here)
+    shown = (
+        f'<div class="{css_class} {RECORD_CLASS} {FOCUS_HERE}" tabindex="-1" style="{BOX_CSS}">'
+        f"{inner_html}</div>"
+    )
     return {"text/plain": text_of(inner_html), "text/html": shown}
 
 

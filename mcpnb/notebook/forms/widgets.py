@@ -12,6 +12,7 @@ from typing import Any
 from mcpnb.client.elicitation.answers import validate
 from mcpnb.client.elicitation.fields import Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome
+from mcpnb.notebook.forms.a11y import alert_to_fix, live, mark_root, page_aids
 from mcpnb.notebook.forms.controls import ERROR_STYLE, HELP_STYLE, Control, shown
 from mcpnb.notebook.forms.record import Recorded, record_bundle
 from mcpnb.notebook.forms.settle import Edits
@@ -119,12 +120,14 @@ class ElicitationForm(Recorded):
                 *body,
                 w.HBox(list(self.buttons.values())),
                 self.status,
+                *page_aids(),
             ],
             layout=w.Layout(
                 border="1px solid var(--jp-border-color1,#ccc)", padding="8px 12px", max_width="720px"
             ),
         )
         self.widget.add_class("mcpnb-form")
+        mark_root(self.widget)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
@@ -155,7 +158,7 @@ class ElicitationForm(Recorded):
         """
         content, problems = self._gather()
         errors = {**validate(self.schema, content), **problems}
-        self.show_errors(errors)
+        self.show_errors(errors, to_fix=True)
         return None if errors else content
 
     def _entered(self, name: str) -> None:
@@ -190,8 +193,11 @@ class ElicitationForm(Recorded):
             errors.pop(name)
         self.show_errors(errors)
 
-    def show_errors(self, errors: dict[str, str]) -> None:
-        """Errors next to their fields; ones that belong to no field go to the status line."""
+    def show_errors(self, errors: dict[str, str], *, to_fix: bool = False) -> None:
+        """Errors next to their fields; ones that belong to no field go to the status line.
+
+        ``to_fix`` (a failed Accept): the status line is an alert a screen reader says at once, and
+        the focus goes to the first field to fix; a re-check while a person edits moves nothing."""
         self.errors = dict(errors)
         for name, control in self.controls.items():
             control.show_error(errors.get(name))
@@ -199,7 +205,11 @@ class ElicitationForm(Recorded):
         if errors:
             n = len(errors)
             lines = [f"Please fix {n} problem{'s' if n != 1 else ''} before sending.", *loose]
-            self.status.value = "".join(f'<div style="{ERROR_STYLE}">{esc(x)}</div>' for x in lines)
+            said = "".join(f'<div style="{ERROR_STYLE}">{esc(x)}</div>' for x in lines)
+            self.status.value = alert_to_fix(said) if to_fix else live(said)
+            first = next((c for name, c in self.controls.items() if name in errors), None)
+            if to_fix and first is not None:
+                first.focus()
         else:
             self.status.value = ""
 
@@ -216,7 +226,7 @@ class ElicitationForm(Recorded):
             content, problems = self._gather()
             errors = {**validate(self.schema, content), **problems}
             if errors:
-                self.show_errors(errors)
+                self.show_errors(errors, to_fix=True)
                 return False
             outcome = FormOutcome("accept", content)
         else:
@@ -262,4 +272,4 @@ class ElicitationForm(Recorded):
         text = summary_html(self.fields, outcome, self.server)
         if note:
             text += f'<div style="{HELP_STYLE}">{esc(note)}</div>'
-        self.status.value = text
+        self.status.value = live(text, focus=True)  # said, and where the focus goes from the buttons

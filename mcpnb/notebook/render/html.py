@@ -26,7 +26,7 @@ STYLE = f"""<style>
 .{ROOT} .mcpnb-head {{display: flex; flex-wrap: wrap; gap: .4em; align-items: center; margin-bottom: .3em;}}
 .{ROOT} .mcpnb-name {{font-family: var(--jp-code-font-family, monospace); font-weight: 600;}}
 .{ROOT} .mcpnb-sep {{display: none;}}
-.{ROOT} .mcpnb-dim {{color: var(--jp-content-font-color2, #888); font-size: .9em;}}
+.{ROOT} .mcpnb-dim {{opacity: .8; font-size: .9em;}}
 .{ROOT} .mcpnb-badge {{display: inline-block; padding: 0 .45em; border-radius: .7em; font-size: .85em;
   border: 1px solid rgba(128,128,128,.35); background: rgba(128,128,128,.12); white-space: nowrap;}}
 .{ROOT} .mcpnb-ok {{background: rgba(46,160,67,.18); border-color: rgba(46,160,67,.5);}}

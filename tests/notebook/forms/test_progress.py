@@ -68,7 +68,7 @@ def test_a_status_message_alone_shows_no_count():
     p = ProgressView()
     p.min_interval = 0
     p.update(0.0, None, "step 1 of 3")
-    assert p.label.value.startswith("<span>") and " s · step 1 of 3" in p.label.value
+    assert 'role="status"' in p.label.value and " s · step 1 of 3" in p.label.value  # said politely
     assert "<span>0 ·" not in p.label.value
 
 
@@ -85,15 +85,20 @@ def test_log_view():
 
     log.add(Params())
     log.flush()  # lines that came within min_interval of the first are held back until now
-    assert log.widget.layout.display is None and log.widget.selected_index is None  # shown, collapsed
-    assert log.widget.get_title(0) == "Server log (3)"
+    assert log.widget.layout.display is None and not log.open  # shown, collapsed
+    # a button (keyboard-focusable, a button role) that says what it does, the count in it
+    assert log.toggle.description == "Show server log (3)" and log.body.layout.display == "none"
+    log.toggle.click()
+    assert log.open and log.toggle.description == "Hide server log (3)"
+    log.toggle.click()
+    assert not log.open and log.toggle.description == "Show server log (3)"
     assert "slow &lt;query&gt;" in log.body.value and "<query>" not in log.body.value
     assert log.text().splitlines() == ["[warning] db: slow <query>", '[error] {"code": 5}', "[info] net: ok"]
     log.max_entries = 2
     log.add("debug", None, "x")
     log.flush()
     assert len(log.entries) == 2 and "earlier entries dropped" in log.body.value
-    assert log.widget.get_title(0) == "Server log (4)"
+    assert log.toggle.description == "Show server log (4)"
 
 
 def test_a_flood_of_log_lines_reaches_the_frontend_in_few_updates_and_whole():
@@ -111,7 +116,7 @@ def test_a_flood_of_log_lines_reaches_the_frontend_in_few_updates_and_whole():
     thread.join()
     assert wait_until(lambda: "line 1999" in log.body.value)  # the held-back last lines land by a timer
     assert len(pushes) < 200  # not one resend of the whole log per line
-    assert log.widget.get_title(0) == "Server log (2000)"
+    assert log.toggle.description == "Show server log (2000)"
     assert (
         log.body.value.count("line ") == log.max_entries and "1500 earlier entries dropped" in log.body.value
     )
