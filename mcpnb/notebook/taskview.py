@@ -23,8 +23,8 @@ from mcpnb.client.tasks.summary import (
     status_text,
     ttl_text,
 )
+from mcpnb.notebook.accessibility import WARNING_BUTTON, live, mark_root, page_aids
 from mcpnb.notebook.cell.capture import CellUI, Mode
-from mcpnb.notebook.forms.a11y import WARNING_BUTTON, live, mark_root, page_aids
 from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import UrlRequiredError
+from mcpnb.notebook.accessibility import WARNING_BUTTON, live, mark_root, page_aids
 from mcpnb.notebook.cell.capture import CellUI, Mode
 from mcpnb.notebook.cell.live import ClickedUI
-from mcpnb.notebook.forms.a11y import WARNING_BUTTON, live, mark_root, page_aids
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool

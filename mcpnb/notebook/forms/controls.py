@@ -14,7 +14,7 @@ from typing import Any
 from mcpnb.client.elicitation.answers import FORMAT_HINTS, parse_number
 from mcpnb.client.elicitation.fields import Field
 from mcpnb.client.handwritten import json_or_flow
-from mcpnb.notebook.forms.a11y import FIELD, GROUP, INVALID, NAMED, live, required_name, sr_text
+from mcpnb.notebook.accessibility import FIELD, GROUP, INVALID, NAMED, live, required_name, sr_text
 from mcpnb.notebook.render.html import esc, esc_lines
 
 _CLASS_SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -88,7 +88,7 @@ class Control:
 
         star = f' <span style="{ERROR_STYLE}" title="required">*</span>' if f.required else ""
         name = f' <code style="{HELP_STYLE}">{esc(f.name)}</code>' if f.title != f.name else ""
-        # the name a group of radios or checkboxes takes (a script reads it: see a11y.GROUP)
+        # the name a group of radios or checkboxes takes (a script reads it: see accessibility.GROUP)
         label_html = f'<b data-mcpnb-name="{esc(self.accessible_name)}">{esc(f.title)}</b>{star}{name}'
         hints = []
         if f.description and not said_already(f.description, message):
@@ -353,8 +353,8 @@ class Control:
     def _name_input(self) -> None:
         """Give the input its accessible name as its ipywidgets ``description`` (a ``<label for>``
         on a text box or a ``<select>``, a checkbox's own label), shown to screen readers only
-        (:data:`~mcpnb.notebook.forms.a11y.NAMED`): the bold title above it is what people see. A
-        group of checkboxes keeps each box's label and is named as a whole (a11y.GROUP)."""
+        (:data:`~mcpnb.notebook.accessibility.NAMED`): the bold title above it is what people see. A
+        group of checkboxes keeps each box's label and is named as a whole (accessibility.GROUP)."""
         import ipywidgets as w
 
         if self._multi:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
-from mcpnb.notebook.forms.a11y import (
+from mcpnb.notebook.accessibility import (
     NAMED,
     SUCCESS_BUTTON,
     WARNING_BUTTON,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpnb.client.printable import printable
-from mcpnb.notebook.forms.a11y import live
+from mcpnb.notebook.accessibility import live
 from mcpnb.notebook.forms.record import RECORD_CLASS, Recorded, text_of
 from mcpnb.notebook.render.html import esc
 

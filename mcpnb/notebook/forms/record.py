@@ -17,7 +17,7 @@ import threading
 from html.parser import HTMLParser
 from typing import Any
 
-from mcpnb.notebook.forms.a11y import FOCUS_HERE
+from mcpnb.notebook.accessibility import FOCUS_HERE
 
 #: The frame every panel has, for its record too (plain CSS: it must read without ipywidgets).
 BOX_CSS = "border:1px solid var(--jp-border-color1,#ccc);padding:8px 12px;max-width:720px"

@@ -12,7 +12,7 @@ from typing import Any
 from mcpnb.client.elicitation.answers import validate
 from mcpnb.client.elicitation.fields import Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome
-from mcpnb.notebook.forms.a11y import alert_to_fix, live, mark_root, page_aids
+from mcpnb.notebook.accessibility import alert_to_fix, live, mark_root, page_aids
 from mcpnb.notebook.forms.controls import ERROR_STYLE, HELP_STYLE, Control, shown
 from mcpnb.notebook.forms.record import Recorded, record_bundle
 from mcpnb.notebook.forms.settle import Edits

@@ -6,8 +6,8 @@ import re
 
 import ipywidgets as w
 
+from mcpnb.notebook.accessibility import FOCUS_HERE, FOCUS_INVALID, SUCCESS_BUTTON, WARNING_BUTTON
 from mcpnb.notebook.forms import ConfirmPanel, ElicitationForm, LogView
-from mcpnb.notebook.forms.a11y import FOCUS_HERE, FOCUS_INVALID, SUCCESS_BUTTON, WARNING_BUTTON
 from mcpnb.notebook.render.html import STYLE
 
 SCHEMA = {
