@@ -38,7 +38,7 @@ def test_an_interrupted_form_says_so_and_leaves_nothing_to_click(lab, pw, shots)
         shots.take(page, "form-before")
 
         page.locator(PANEL).locator(".jp-Toolbar [data-jp-item-name='interrupt']").click()  # the ■ button
-        expect(cell.locator(".jp-OutputArea")).to_contain_text(
+        expect(cell.locator(".jp-Cell-outputArea")).to_contain_text(
             "interrupted; the server was told to cancel the call"
         )
         status = form.locator(".mcpnb-status")

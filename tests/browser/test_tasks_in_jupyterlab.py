@@ -80,7 +80,7 @@ def test_a_tasks_later_question_in_text_mode_is_typed_under_its_ended_cell(lab, 
         page.keyboard.press("Enter")
         expect(cell.locator(".mcpnb-task-status")).to_have_text("completed")
         expect(cell.get_by_role("button", name="Cancel")).to_be_hidden()
-        expect(cell.locator(".jp-OutputArea")).to_contain_text('sending to probe: {"proceed": true}')
+        expect(cell.locator(".jp-Cell-outputArea")).to_contain_text('sending to probe: {"proceed": true}')
         shots.take(page, "answered")
         seen = kept_by_new_cell(page, lab.root / "text-task.json", "h.result(timeout=60).data")
     finally:

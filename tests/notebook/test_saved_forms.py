@@ -143,7 +143,7 @@ def test_an_answered_form_is_saved_as_html_with_the_password_masked(kernel):
     record = outputs[1]
     assert WIDGET_VIEW not in record["data"]  # no widget left to say "model not found"
     shown = _html(record)
-    assert 'class="mcpnb-form mcpnb-record"' in shown
+    assert 'class="mcpnb-form mcpnb-record' in shown
     assert "<b>vault</b> asks for input" in shown and "Sign in to the &lt;vault&gt;" in shown
     assert "Sent to <b>vault</b>" in shown and "ada" in shown and "••••••" in shown
     plain = _text(record["data"]["text/plain"])
@@ -268,7 +268,7 @@ def test_panels_and_a_progress_bar_leave_records():
     assert (
         "Run probe.x?" in confirm.updates[0]["text/plain"] and "✓ Run it" in confirm.updates[0]["text/plain"]
     )
-    assert 'class="mcpnb-confirm mcpnb-record"' in confirm.updates[0]["text/html"]
+    assert 'class="mcpnb-confirm mcpnb-record' in confirm.updates[0]["text/html"]
 
     params = {"messages": [{"role": "user", "content": {"type": "text", "text": "Say <hi>"}}]}
     reply = SamplingPanel(params, server="s", on_done=lambda _o: None)
@@ -377,7 +377,7 @@ def test_the_page_to_open_first_is_saved_as_what_was_asked_and_what_came_of_it(k
         outputs = saved_cells[at]["outputs"]
         assert all(WIDGET_VIEW not in o.get("data", {}) for o in outputs), outputs  # no "model not found"
         (panel,) = [o for o in outputs if "mcpnb-url-consent" in _html(o)]
-        assert 'class="mcpnb-url-consent mcpnb-record"' in _html(panel)
+        assert 'class="mcpnb-url-consent mcpnb-record' in _html(panel)
         plain = _text(panel["data"]["text/plain"])
         assert "probe asks you to open a link" in plain and ".md" in plain and said in plain
     after = saved_cells[3]["outputs"]
