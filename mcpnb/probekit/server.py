@@ -34,7 +34,7 @@ from mcpnb.probekit.responses import error_response
 from mcpnb.probekit.state import ProbeState
 from mcpnb.probekit.tasks import TaskManager
 from mcpnb.probekit.tasks_wire import ProbeTasks, store_errors_middleware, task_support
-from mcpnb.probekit.taskstore import TaskStore, open_store
+from mcpnb.probekit.taskstore import LEASE_S, TaskStore, open_store
 from mcpnb.probekit.tools import all_tools
 from mcpnb.probekit.tools.apps import add_page
 from mcpnb.probekit.toolsets import CONFORMANCE, TOOLSETS, env_flag, resolve_toolset, select_tools
@@ -175,7 +175,7 @@ def create_server(
     task_ttl_ms: int = 300_000,
     poll_interval_ms: int = 250,
     task_store: TaskStore | str | None = None,
-    task_lease_s: float = 10.0,
+    task_lease_s: float = LEASE_S,
     state_keys: Sequence[str] | None = None,
 ) -> MCPServer:
     """A fresh probe-kit server.

@@ -32,6 +32,7 @@ from mcpnb.probekit.responses import ProbeError, error_response
 from mcpnb.probekit.taskrecord import ANSWER, CANCEL, CONTEXT, STATUSES, PendingInput, TaskRecord
 from mcpnb.probekit.taskshare import Running, Sharing, Wakers
 from mcpnb.probekit.taskstore import (
+    LEASE_S,
     TERMINAL,
     NotBackYet,
     Position,
@@ -102,7 +103,7 @@ class TaskManager(Sharing):
         poll_interval_ms: int = 250,
         clock: Callable[[], float] = time.time,
         store: TaskStore | str | None = None,
-        lease_s: float = 10.0,
+        lease_s: float = LEASE_S,
     ) -> None:
         self.max_concurrent = max_concurrent
         self.default_ttl_ms, self.max_ttl_ms = default_ttl_ms, max_ttl_ms

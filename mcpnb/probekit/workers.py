@@ -29,12 +29,10 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from mcpnb.probekit.taskstore import TaskStoreError, open_store, safe_url
+from mcpnb.probekit.taskstore import LEASE_S, TaskStoreError, open_store, safe_url
 
 LOOPBACK = "127.0.0.1"
 BACKLOG = 2048
-#: The lease without ``--task-lease-s`` (TaskManager's default), as the replacement line says it.
-DEFAULT_LEASE_S = "10"
 #: Exit code of a stop asked by SIGTERM or SIGINT.
 STOPPED = 0
 #: The protocol eras a client can use, by whether one worker or several serve the port.
@@ -212,7 +210,7 @@ def _saying_replacements(supervisor: type[Any]) -> type[Any]:
             super().keep_subprocess_alive()
             from mcpnb.probekit.app import OPTIONS
 
-            lease = os.environ.get(OPTIONS["task_lease_s"][0]) or DEFAULT_LEASE_S
+            lease = os.environ.get(OPTIONS["task_lease_s"][0]) or f"{LEASE_S:g}"
             for old, new in zip(before, self.processes, strict=False):
                 if new is not old:
                     line = replaced_line(old.process.pid, old.process.exitcode, new.process.pid, lease)

@@ -29,6 +29,9 @@ from urllib.parse import urlsplit, urlunsplit
 #: The status values after which a task never changes (the stores' guard reads ``status``).
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 STATUS, LEASE = "status", "lease"
+#: How long a worker's claim on a running task lasts unrenewed (``--task-lease-s``): a task whose
+#: worker died stays "working" this long, then ends as failed.
+LEASE_S = 10.0
 ENV = "MCP_TASK_STORE"
 DEFAULT_URL = "memory://"
 
