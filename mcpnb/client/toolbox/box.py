@@ -382,7 +382,8 @@ class Toolbox(Mapping[str, ToolFunction]):
         as one user message of ``fmt`` (or ``[]``): each page's newest model context
         (``ui/update-model-context``), marked as the page's, then its messages (``ui/message``).
         Add it to the conversation before the next model call: ``messages += tools.from_pages(fmt)``."""
-        return self._news.take(check_format(fmt))
+        caps = {"max_text_chars": self.max_text_chars, "max_image_bytes": self.max_image_bytes}
+        return self._news.take(check_format(fmt), **caps)
 
     def run_all(
         self, calls: Any, *, raise_errors: bool = False, timeout: float | None = None

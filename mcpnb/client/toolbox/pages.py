@@ -46,8 +46,9 @@ class PageNews:
         """How many things (a context, a message) the model has not been handed yet."""
         return sum(len(new) for _page, _context, new in self._news())
 
-    def take(self, fmt: str) -> list[dict[str, Any]]:
-        """The next user turn in ``fmt``'s terms, with all that is new (``[]`` when nothing is)."""
+    def take(self, fmt: str, **caps: Any) -> list[dict[str, Any]]:
+        """The next user turn in ``fmt``'s terms, with all that is new (``[]`` when nothing is);
+        ``caps``: the toolbox's ``max_text_chars`` and ``max_image_bytes``, as its replies keep."""
         body = Payload()
         news = self._news()
         contexts = [(page, c) for page, c, new in news if c is not None and any(item is c for item in new)]
@@ -66,7 +67,7 @@ class PageNews:
             self._given_ids.update(id(item) for item in new)
         if not body.texts and not body.images:
             return []
-        return [user_turn(body, fmt)]
+        return [user_turn(body, fmt, **caps)]
 
     def _news(self) -> list[tuple[DrawnPage, dict[str, Any] | None, list[dict[str, Any]]]]:
         """Per page: its newest context, and what it said that the model has not been handed."""
@@ -86,10 +87,10 @@ def _blocks(content: Any) -> list[Any]:
     return list(content) if isinstance(content, list) else []
 
 
-def user_turn(body: Payload, fmt: str) -> dict[str, Any]:
+def user_turn(body: Payload, fmt: str, **caps: Any) -> dict[str, Any]:
     """One user message of ``fmt`` (``openai``, ``openai-responses``, ``anthropic``, ``gemini``), with
-    only the images that API takes (:func:`~mcpnb.client.toolbox.replies.fitted`)."""
-    body = fitted(body, fmt)
+    only the images that API takes and within ``caps`` (:func:`~mcpnb.client.toolbox.replies.fitted`)."""
+    body = fitted(body, fmt, **caps)
     images = [f"data:{mime};base64,{data}" for mime, data in body.images]
     if fmt == "anthropic":
         return {"role": "user", "content": anthropic_blocks(body, empty="(the page said nothing)")}

@@ -10,6 +10,7 @@ JupyterLab (``tests/browser/test_apps_in_jupyterlab.py``).
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import pytest
@@ -174,6 +175,10 @@ def test_a_toolbox_draws_the_page_of_a_models_call_where_its_interaction_can(dic
     assert waits not in repr(tools)
     with pytest.raises(ValueError, match="unknown format 'claude'; did you mean 'anthropic'"):
         tools.from_pages("claude")
+    tools.max_text_chars = 30  # what a page says for the model keeps the toolbox's caps, as replies do
+    page.messages.append({"role": "user", "content": [{"type": "text", "text": "word " * 40}]})
+    [said] = tools.from_pages("openai")
+    assert "characters more were not sent, past the 30 a reply may carry]" in json.dumps(said)
 
 
 def test_a_models_call_that_fails_tells_its_page_why(dice_pool):
