@@ -14,16 +14,20 @@ ipywidgets sets no attribute of our choosing, runs no script of ours and styles 
 * After a failed Accept the focus should land on the first field to fix.
 
 So every panel carries :func:`page_aids`: a hidden ``Output`` with one small ``application/javascript``
-output (JupyterLab's and Notebook 7's own renderer runs it; an ``Output`` widget's outputs are
-trusted, as the kernel just made them), installed once per page, and a ``<style>`` for a visible
-focus ring and labels kept for screen readers only. Elsewhere (VS Code, nbconvert, a saved notebook
-without widget state) nothing runs and nothing breaks: the panel works as before, without these aids.
-The script only ever sets that attribute on our own roots (:data:`ROOT_CLASS`) and moves the focus
-that one of our panels dropped; it reads nothing and sends nothing.
+output (JupyterLab's and Notebook 7's own renderer runs it: the widget manager makes an ``Output``
+widget's outputs trusted, restored widget state of a notebook never trusted included; the script is
+a constant, so no server's text ever reaches it), installed once per page, and a ``<style>`` for a
+visible focus ring and labels kept for screen readers only. Elsewhere (VS Code, nbconvert, a saved
+notebook without widget state) nothing runs and nothing breaks: the panel works as before, without
+these aids. The script sets that attribute only on the focused control inside our roots
+(:data:`ROOT_CLASS`), and only for keys without Ctrl, Alt or Meta (JupyterLab's chords, Ctrl+S,
+stay JupyterLab's); it names groups from ``data-mcpnb-name``; it moves the focus that one of our
+panels dropped, within that panel's cell only; it sends nothing.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from mcpnb.notebook.render.html import esc
@@ -64,13 +68,26 @@ SCRIPT = f"""(() => {{
   window.__mcpnbA11y = true;
   const ROOT = '.{ROOT_CLASS}';
   const FIELDS = 'input:not([type=hidden]), select, textarea, button, [tabindex]:not([tabindex="-1"])';
+  const cellOf = (el) => (el && el.closest ? el.closest('.jp-Cell') : null);
   let last = null;  // the element of ours that had the focus last, while the focus is ours
+  let lastCell = null;  // and its cell: the focus is handed back only there
   document.addEventListener('focusin', (e) => {{
     const root = e.target && e.target.closest ? e.target.closest(ROOT) : null;
-    // on the element itself: a notebook shortcut's selector ends in ":focus", which Lumino matches
-    // at the key's target before it walks up to any ancestor
-    if (root) e.target.setAttribute('data-lm-suppress-shortcuts', 'true');
     last = root ? e.target : null;
+    lastCell = root ? cellOf(e.target) : null;
+  }}, true);
+  // A plain key (a letter, an arrow, Enter) on a control of ours is the control's: the mark goes
+  // on the element itself (a notebook shortcut's selector ends in ":focus", matched at the key's
+  // target). A chord (Ctrl+S, Ctrl+Shift+C) stays JupyterLab's: Lumino skips every binding at a
+  // marked target, so the mark comes off for it. Text fields need none (they are editable), and
+  // keep what they did (Escape to command mode). On window, capturing: before Lumino hears it.
+  const TEXTY = /^(text|search|email|url|tel|password|number|date|datetime-local|time|month|week)$/;
+  window.addEventListener('keydown', (e) => {{
+    const t = e.target;
+    if (!t || !t.closest || !t.closest(ROOT) || t.isContentEditable) return;
+    if (t.tagName === 'TEXTAREA' || (t.tagName === 'INPUT' && TEXTY.test(t.type))) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) t.removeAttribute('data-lm-suppress-shortcuts');
+    else t.setAttribute('data-lm-suppress-shortcuts', 'true');
   }}, true);
   // the focus was last in a panel of ours, and that panel dropped it (disabled, or replaced)
   const dropped = () => {{
@@ -85,11 +102,15 @@ SCRIPT = f"""(() => {{
       const box = root && root.querySelector('.{INVALID}');
       const field = box && box.querySelector(FIELDS);
       const a = document.activeElement;
-      if (field && (root.contains(a) || !a || a === document.body)) field.focus();
+      // never from someone typing elsewhere: only from this panel, or from nowhere in its cell
+      const mine = root && (root.contains(a) || ((!a || a === document.body) && cellOf(root) === lastCell));
+      if (field && mine) field.focus();
       return;
     }}
     const here = el.classList.contains('{FOCUS_HERE}') ? el : el.querySelector('.{FOCUS_HERE}');
-    if (here && dropped()) here.focus({{preventScroll: true}});
+    // (only in the cell that dropped it: a record inserted elsewhere, or again, takes nothing; the
+    // focus it takes is on a record outside our panels, which ends the chain, see focusin)
+    if (here && dropped() && cellOf(here) === lastCell) here.focus({{preventScroll: true}});
   }};
   // what ipywidgets leaves unnamed: a radio group, a row of checkboxes, a slider's handle
   const name = (field) => {{
@@ -171,9 +192,14 @@ def live(inner_html: str, *, alert: bool = False, focus: bool = False) -> str:
     return f"<div {role}{take}>{inner_html}</div>"
 
 
+_alerts = itertools.count()
+
+
 def alert_to_fix(inner_html: str) -> str:
-    """A failed Accept's message: said at once, and the focus goes to the first field to fix."""
-    return f'<div role="alert" class="{FOCUS_INVALID}">{inner_html}</div>'
+    """A failed Accept's message: said at once, and the focus goes to the first field to fix (by
+    the script, which never takes it from someone typing elsewhere). Numbered, so the same failure
+    twice is new HTML: inserted again, said again, and the focus moved again."""
+    return f'<div role="alert" class="{FOCUS_INVALID}" data-n="{next(_alerts)}">{inner_html}</div>'
 
 
 def required_name(title: str, required: bool) -> str:

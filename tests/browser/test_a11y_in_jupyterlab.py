@@ -7,6 +7,8 @@ as notebook shortcuts: ``B`` inserted a cell, ``R`` turned the running cell Raw)
 
 from __future__ import annotations
 
+import time
+
 from playwright.sync_api import expect
 
 from browser.lab import (
@@ -126,5 +128,32 @@ def test_a_keyboard_user_answers_a_form_heard_by_a_screen_reader(lab, pw, shots)
         expect(status).to_be_visible()
         expect(status).to_be_focused()
         shots.take(page, "sent")
+    finally:
+        browser.close()
+
+
+def test_a_chord_on_a_forms_control_is_still_jupyterlabs(lab, pw, shots):
+    """The mark that keeps a letter on a radio from running a notebook shortcut kept every binding
+    off it: Ctrl+S saved nothing while a radio had the focus (the review's finding)."""
+    path = lab.root / "chord.ipynb"
+    write_notebook(path, CELL)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "chord.ipynb")
+        form = code_cell(page, "ElicitationForm").locator(".mcpnb-form")
+        expect(form).to_be_visible(timeout=90000)
+        radio = form.locator(".mcpnb-field-room input[type=radio]").first
+        radio.focus()
+        page.keyboard.press("b")  # a letter is still the radio's: no cell inserted
+        cells = page.locator(PANEL).locator(".jp-Cell")
+        expect(cells).to_have_count(1)
+        before = path.stat().st_mtime_ns
+        page.keyboard.press("Control+s")
+        deadline = time.monotonic() + 30
+        while path.stat().st_mtime_ns == before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert path.stat().st_mtime_ns != before, "Ctrl+S on the radio saved nothing"
+        expect(radio).to_be_focused()
     finally:
         browser.close()

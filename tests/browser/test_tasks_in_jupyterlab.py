@@ -86,3 +86,27 @@ def test_a_tasks_later_question_in_text_mode_is_typed_under_its_ended_cell(lab, 
     finally:
         browser.close()
     assert seen["confirmed"] is True
+
+
+def test_a_keyboard_cancel_leaves_the_focus_on_the_tasks_record(lab, pw, shots):
+    """Enter on Cancel: the live view ends and is replaced by its record, which dropped the focus to
+    <body> (a keyboard user started again at the top of the page)."""
+    write_notebook(lab.root / "task-keys.ipynb", *CELLS)
+    browser = launch(pw)
+    try:
+        page = new_page(browser, lab.base)
+        open_and_run(page, lab.base, "task-keys.ipynb")
+        cell = code_cell(page, "--task")
+        view = cell.locator(".mcpnb-task")
+        expect(view.locator(".mcpnb-task-status")).to_have_text("working", timeout=90000)
+        cancel = view.get_by_role("button", name="Cancel")
+        cancel.focus()
+        page.keyboard.press("Enter")
+        expect(cell.locator(".mcpnb-task-status")).to_have_text("cancelled", timeout=30000)
+        expect(cell.get_by_role("button", name="Cancel")).to_have_count(0, timeout=30000)  # the record
+        focused = page.locator(":focus")
+        expect(focused).to_have_count(1)
+        assert cell.locator(":focus").count() == 1, page.evaluate("() => document.activeElement.tagName")
+        shots.take(page, "cancelled by keys")
+    finally:
+        browser.close()

@@ -364,11 +364,6 @@ class Control:
         if isinstance(self.input, w.RadioButtons):
             self.input.add_class(GROUP)  # its label names no radio: the group is named as a whole
 
-    def focus(self) -> None:
-        """Put the keyboard focus in this field (where ipywidgets can: a text box, a list)."""
-        target = self._multi[0] if self._multi else self.input
-        target.focus()
-
     def show_error(self, message: str | None) -> None:
         if message:
             # said as it appears (a screen reader hears which field went wrong, and why)

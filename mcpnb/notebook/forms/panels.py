@@ -10,6 +10,7 @@ from typing import Any
 
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
 from mcpnb.notebook.accessibility import (
+    INVALID,
     NAMED,
     SUCCESS_BUTTON,
     WARNING_BUTTON,
@@ -427,10 +428,10 @@ class SamplingPanel(Recorded):
         if action == "accept":
             text = self.reply.value
             if not text.strip():
+                self.reply.add_class(INVALID)  # where the script puts the focus (see alert_to_fix)
                 self.status.value = alert_to_fix(
                     f'<span style="{_WARN}">Type a reply first, or Reject.</span>'
                 )
-                self.reply.focus()
                 return False
             outcome = SamplingOutcome("accept", text)
         elif action == "reject":

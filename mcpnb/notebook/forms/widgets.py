@@ -206,10 +206,8 @@ class ElicitationForm(Recorded):
             n = len(errors)
             lines = [f"Please fix {n} problem{'s' if n != 1 else ''} before sending.", *loose]
             said = "".join(f'<div style="{ERROR_STYLE}">{esc(x)}</div>' for x in lines)
+            # the script moves the focus to the first field to fix (never from a cell being typed in)
             self.status.value = alert_to_fix(said) if to_fix else live(said)
-            first = next((c for name, c in self.controls.items() if name in errors), None)
-            if to_fix and first is not None:
-                first.focus()
         else:
             self.status.value = ""
 
