@@ -314,11 +314,19 @@ async def _revive_once(conn: Connection) -> None:
         reason = conn.failure_reason(exc)
         # the same reason again is no news: each call to a server that stays down tries it once,
         # and the caller's error already says so (a WARNING per call filled a cell's log)
-        same = conn.safe(reason).split(" (server stderr: ", 1)[0] in before  # its last words vary (a time)
+        # the same words but for numbers (a time stamp, a pid in its last words): no news
+        same = _digitless(conn.safe(reason)) in _digitless(before)
         conn.set_state(State.FAILED, f"still failing: {reason}", repeated=same)
         return
     conn.reopened = True
     conn.set_state(State.CONNECTED, conn.connected_message())
+
+
+def _digitless(text: str) -> str:
+    """``text`` with the numbers of the server's last words as one mark (a time stamp, a pid):
+    the reason itself (an exit code) keeps its own."""
+    head, sep, said = text.partition(" (server stderr: ")
+    return head + sep + re.sub(r"\d+", "#", said)
 
 
 async def open_patiently(conn: Connection, wait: float) -> None:

@@ -409,8 +409,11 @@ def test_a_server_that_stays_down_for_the_same_reason_warns_once_not_per_call(po
     caplog.set_level(logging.DEBUG, logger="mcpnb")
     code_file = tmp_path / "code"
     code_file.write_text("3")
+    why = tmp_path / "why"
     code = (  # its last words differ each time (a time stamp): still the same failure
-        "import sys, pathlib, time; print(f'[{time.time()}] ERROR giving up', file=sys.stderr); "
+        "import sys, pathlib, time; why = pathlib.Path(" + repr(str(why)) + "); "
+        "said = why.read_text() if why.exists() else 'giving up'; "
+        "print(f'[{time.time()}] ERROR ' + said, file=sys.stderr); "
         f"sys.exit(int(pathlib.Path({str(code_file)!r}).read_text()))"
     )
     with pytest.raises(ConnectError, match=r"exit code 3"):
@@ -426,6 +429,11 @@ def test_a_server_that_stays_down_for_the_same_reason_warns_once_not_per_call(po
     assert warned()[before:] == []
     history = [e.message for e in pool.connection("down").events.history]
     assert sum(m.startswith("still failing: ") for m in history) == 2  # the log has each try
+    code_file.write_text("3")
+    (tmp_path / "why").write_text("PermissionError: /var/db")  # the same exit, other last words: news
+    with pytest.raises(NotConnectedError, match=r"PermissionError"):
+        pool.call("down", "anything")
+    assert [m for m in warned()[before:] if "still failing" in m and "PermissionError" in m]
     code_file.write_text("4")  # a new reason is news
     with pytest.raises(NotConnectedError, match=r"exit code 4"):
         pool.call("down", "anything")
