@@ -12,7 +12,9 @@ from typing import Any
 from mcpnb.client.schemarefs import Schema, deref
 
 #: The keywords whose value maps names to schemas (a property named ``nullable`` is no keyword).
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
 #: The keywords whose value is data, never a schema: left as they are.
 _DATA = frozenset({"default", "const", "enum", "examples", "example"})
 
