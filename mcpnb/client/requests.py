@@ -314,7 +314,7 @@ async def request(
                 raise CallError(said) from None
         if answer is not None and isinstance(exc, MCPError) and exc.code in _HTTP_STAND_INS:
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
-        said = _first_line(conn.safe(describe(exc))) + _details(exc, conn.safe)
+        said = _first_line(conn.safe(describe(exc)), isinstance(exc, MCPError)) + _details(exc, conn.safe)
         failed = CallError(f"{what} on {conn.name!r} failed: {said}")
         if isinstance(exc, MCPError):  # as the server sent them (result.raw keeps a result's so)
             failed.code, failed.data, failed.message = exc.code, exc.data, conn.safe(str(exc.message or ""))
@@ -339,14 +339,15 @@ DETAILS_CHARS = 2000
 FIRST_LINE_CHARS = 1000
 
 
-def _first_line(said: str) -> str:
+def _first_line(said: str, kept: bool) -> str:
     """``said`` with its first line cut at :data:`FIRST_LINE_CHARS` (the lines after it are
-    :func:`_details`', which cuts them itself)."""
+    :func:`_details`', which cuts them itself); ``kept``: the whole is the error's ``.message``."""
     first, sep, rest = said.partition("\n")
     if len(first) <= FIRST_LINE_CHARS:
         return said
+    where = ": the error's .message" if kept else ""
     more = len(first) - FIRST_LINE_CHARS
-    return f"{first[:FIRST_LINE_CHARS]}… ({more:,} more characters: the error's .message){sep}{rest}"
+    return f"{first[:FIRST_LINE_CHARS]}… ({more:,} more characters{where}){sep}{rest}"
 
 
 def _details(exc: BaseException, safe: Callable[[str], str]) -> str:
