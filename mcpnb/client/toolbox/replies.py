@@ -108,8 +108,9 @@ def _unreadable(mime: str, data: str) -> str | None:
 
 
 def _animated(data: str) -> bool:
-    """Whether base64 GIF ``data`` has more than one frame (a looping extension, or a second image
-    descriptor's graphic control block): OpenAI takes non-animated GIFs only."""
+    """Whether base64 GIF ``data`` has more than one frame, read block by block (counting the
+    bytes of a graphic control anywhere took a still GIF's image data for a second frame): OpenAI
+    takes non-animated GIFs only."""
     import base64
     import binascii
 
@@ -117,7 +118,33 @@ def _animated(data: str) -> bool:
         raw = base64.b64decode(data, validate=False)
     except (binascii.Error, ValueError):
         return False
-    return b"NETSCAPE2.0" in raw or b"ANIMEXTS1.0" in raw or raw.count(b"\x21\xf9\x04") > 1
+    return _gif_frames(raw) > 1
+
+
+def _gif_frames(raw: bytes) -> int:
+    """How many images a GIF's blocks hold (what cannot be read ends the count where it stands)."""
+    if len(raw) < 13 or raw[:3] != b"GIF":
+        return 0
+    at = 13 + (3 * 2 ** ((raw[10] & 7) + 1) if raw[10] & 0x80 else 0)  # header, screen, its colours
+    frames = 0
+    while at < len(raw):
+        kind = raw[at]
+        if kind == 0x3B:  # the trailer
+            break
+        if kind == 0x2C:  # an image: its descriptor, its own colours, the LZW size, then sub-blocks
+            frames += 1
+            if at + 10 > len(raw):
+                break
+            flags = raw[at + 9]
+            at += 10 + (3 * 2 ** ((flags & 7) + 1) if flags & 0x80 else 0) + 1
+        elif kind == 0x21:  # an extension: its label, then sub-blocks
+            at += 2
+        else:
+            break
+        while at < len(raw) and raw[at]:  # sub-blocks, each led by its length, to a zero
+            at += raw[at] + 1
+        at += 1
+    return frames
 
 
 def fitted(

@@ -288,3 +288,20 @@ def test_an_error_reply_keeps_the_toolbox_s_own_text_cap(pool):
     reply = toolbox.run(Api("openai").call("mcp__log__nope", {}))  # an unknown tool: an error reply
     said = reply["content"]
     assert "characters more were not sent, past the 40 a reply may carry]" in said, said
+
+
+def test_a_still_gif_whose_image_data_holds_a_graphic_controls_bytes_is_still():
+    """Counting ``21 f9 04`` anywhere took a still GIF for an animated one (LZW data may hold
+    them), and OpenAI was sent a line of text instead of the picture."""
+    from mcpnb.client.toolbox.replies import _animated
+
+    data = b"\x21\xf9\x04\x00\x21\xf9\x04\x00NETSCAPE2.0"  # bytes inside one image's sub-block
+    still = (
+        b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff"
+        + b",\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02"
+        + bytes([len(data)])
+        + data
+        + b"\x00;"
+    )
+    assert not _animated(_b64(still))
+    assert _animated(ANIMATED_GIF) and not _animated(STILL_GIF)
