@@ -68,6 +68,11 @@ def scope_challenge(response: httpx2.Response) -> str | None:
     return extract_field_from_www_auth(response, "scope") or ""
 
 
+#: How many of the tokens a provider has held (access, refresh, client secret) are scrubbed:
+#: the current ones and those a few refreshes replaced.
+TOKENS_HELD = 12
+
+
 class _Friendly:
     """Mixed into the SDK providers: send the flow's own requests, translate failures, hide secrets."""
 
@@ -92,7 +97,7 @@ class _Friendly:
         self._told: set[str] = set()  # what this connection's person was warned of already
         self._step_up: str | None = None  # the scope a 403 insufficient_scope asked for, during its flow
         self._remembered: Any = None  # the tokens last given to the log filter (_remember_tokens)
-        self._tokens_held: set[str] = set()  # every token this provider has held, for the filter
+        self._tokens_held: dict[str, None] = {}  # the tokens this provider held, oldest first
 
     def __repr__(self) -> str:
         flow = self._flow_name
@@ -117,8 +122,13 @@ class _Friendly:
             from mcpnb.client.logfilter import remember_secrets
 
             self._remembered = tokens
-            # the tokens a refresh replaced too: a server may still quote an old one
-            self._tokens_held |= {v for v in self._secret_values() if v}
+            # the tokens a refresh replaced too (a server may still quote an old one), the newest
+            # TOKENS_HELD of them: a kernel that refreshes hourly for a week holds no hundreds
+            for value in (v for v in self._secret_values() if v):
+                self._tokens_held.pop(value, None)
+                self._tokens_held[value] = None
+            while len(self._tokens_held) > TOKENS_HELD:
+                del self._tokens_held[next(iter(self._tokens_held))]
             remember_secrets(self, self._tokens_held)
 
     def _error(self, message: str, *, retryable: bool = False) -> AuthError:
