@@ -328,9 +328,18 @@ def media_problems(content: list[Any]) -> list[str]:
         if kind not in ("image", "audio"):
             continue
         data, mime = pick(block, "data"), pick(block, "mime_type", "mimeType")
-        where = f"content[{index}] ({kind} {mime})"
-        if not isinstance(data, str) or b64_size(data) is None:
-            said.append(f"{where}: its data is not valid base64")
-        elif kind == "image" and isinstance(mime, str) and (wrong := not_an_image(data, mime)):
-            said.append(f"{where}: {wrong}")
+        wrong = media_problem(kind, data, mime)
+        if wrong is not None:
+            said.append(f"content[{index}] ({kind} {mime}): {wrong}")
     return said
+
+
+def media_problem(kind: str, data: Any, mime: Any) -> str | None:
+    """Why an image's or a sound's ``data`` cannot be read as what it says: no base64, or a raster
+    type over bytes that are no image (None: it can). A result's warnings and an LLM reply's
+    fitting (which must not send an API what it refuses whole) ask alike."""
+    if not isinstance(data, str) or b64_size(data) is None:
+        return "its data is not valid base64"
+    if kind == "image" and isinstance(mime, str):
+        return not_an_image(data, mime)
+    return None

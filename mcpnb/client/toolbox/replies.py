@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcpnb.client.contents import pick
+from mcpnb.client.contents import media_problem, pick
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolbox.calls import ToolCall
 
@@ -97,16 +97,6 @@ def _image_note(mime: str, data: str, why: str) -> str:
     return f"[image {mime}, {_size(data)} bytes: not shown, {why}]"
 
 
-def _unreadable(mime: str, data: str) -> str | None:
-    """Why an image cannot be sent as it is: its data is no base64, or not the image its type
-    says (:mod:`mcpnb.client.contents` checks a result's images the same way)."""
-    from mcpnb.client.contents import b64_size, not_an_image
-
-    if b64_size(data) is None:
-        return "its data is not valid base64"
-    return not_an_image(data, mime)
-
-
 def _animated(data: str) -> bool:
     """Whether base64 GIF ``data`` has more than one frame, read block by block (counting the
     bytes of a graphic control anywhere took a still GIF's image data for a second frame): OpenAI
@@ -162,7 +152,7 @@ def fitted(
     api = _API_NAMES.get(fmt, fmt)
     images, notes = [], []
     for mime, data in body.images:
-        unreadable = _unreadable(mime, data)
+        unreadable = media_problem("image", data, mime)
         if unreadable is not None:  # an API refuses the whole request for one such image
             notes.append(_image_note(mime, data, unreadable))
         elif mime not in kinds:
