@@ -83,9 +83,6 @@ def final_bundle(handle: TaskHandle) -> dict[str, Any]:
     (JupyterLab keeps no widget state by default), nbconvert and GitHub all show this HTML alike.
     """
     plain, shown = describe_handle(handle), handle_html(handle)
-    # it replaces the live view, focus and all: a keyboard user's focus (on Cancel, or on the
-    # status that took it) comes here, not to <body> (the accessibility script hands it over)
-    shown = f'<div class="{FOCUS_HERE}" tabindex="-1">{shown}'
     result = handle.landed
     if result is not None:
         from mcpnb.notebook.render import bundle
@@ -94,7 +91,9 @@ def final_bundle(handle: TaskHandle) -> dict[str, Any]:
         text = str(drawn.get("text/plain", ""))
         plain += "\n" + text
         shown += str(drawn.get("text/html") or f"<pre>{html.escape(text)}</pre>")
-    return {"text/plain": plain, "text/html": shown + "</div>"}
+    # it replaces the live view, focus and all: a keyboard user's focus (on Cancel, or on the
+    # status that took it) comes here, not to <body> (the accessibility script hands it over)
+    return {"text/plain": plain, "text/html": f'<div class="{FOCUS_HERE}" tabindex="-1">{shown}</div>'}
 
 
 def _ended(handle: TaskHandle) -> bool:
