@@ -286,6 +286,10 @@ class Stale:
     said: str
     fetched: str
 
+    def text(self, what: str = "tools") -> str:
+        """The two lines a listing (``what``: its tools) or one tool's card (its card) starts with."""
+        return f"⚠ {self.said}\n  below: its {what} {self.fetched}"
+
 
 class ToolList(list[ToolInfo]):
     """Tools of one or more servers: a plain list that renders as a table and converts with ``.df``.

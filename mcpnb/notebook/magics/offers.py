@@ -125,7 +125,9 @@ def tools(ctx: Context, ns: argparse.Namespace) -> Any:
         card = find_tool(ctx, ns.name)
         stale = ctx.pool.connection(card.server).catalog.stale()
         if stale is not None:  # its card as listed before, under what is wrong now
-            print(f"⚠ {stale.said}\n  below: its card {stale.fetched}")
+            from mcpnb.client.printable import printable
+
+            print(printable(stale.text("card")))
         return card
     if ns.name:
         known_server(ctx, ns.name)

@@ -172,7 +172,7 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
         if stale
         else ""
     )
-    stale_text = f"⚠ {stale.said}\n  below: its tools {stale.fetched}\n" if stale else ""
+    stale_text = stale.text() + "\n" if stale else ""
     if not tools:
         said = getattr(tools, "empty", None) or "(no tools)"
         return {
