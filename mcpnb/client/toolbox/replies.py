@@ -178,10 +178,11 @@ def _listed(kinds: frozenset[str]) -> str:
 def _cut(body: Payload, limit: int) -> Payload:
     """``body`` with at most ``limit`` characters of text: the piece that crosses it cut at a line
     or word end, the pieces after it left out, and a note saying how many characters more there
-    were. Structured data larger than the limit goes as its (cut) JSON text instead."""
-    if body.has_data and body.repeats and _json_size(body.data) > limit:
-        body = replace(body, data=None, has_data=False)  # its JSON is among the texts: cut there
+    were. Structured data goes as its (cut) JSON text instead when it, or the texts with it, pass the
+    limit: the whole data beside a cut text (Gemini's reply) would carry up to twice the limit."""
     total = sum(len(t) for t in body.texts)
+    if body.has_data and body.repeats and (total > limit or _json_size(body.data) > limit):
+        body = replace(body, data=None, has_data=False)  # its JSON is among the texts: cut there
     if total <= limit:
         return body
     kept: list[str] = []

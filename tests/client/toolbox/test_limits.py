@@ -248,6 +248,28 @@ def test_large_structured_content_goes_to_gemini_as_its_cut_json_text(pool):
     assert len(output) < MAX_TEXT_CHARS + 200
 
 
+def test_structured_content_under_the_cap_with_its_text_over_it_stays_within_the_cap_for_gemini(pool):
+    """The data alone fits, a long note plus the text that says the data again does not: the reply
+    is the cut text, never the whole data beside a cut text (up to twice the cap)."""
+    data = {"rows": [{"n": i, "text": "x" * 50} for i in range(1200)]}  # ~80 000 characters of JSON
+    said = json.dumps(data)
+    assert len(said) < MAX_TEXT_CHARS < 2 * len(said)
+    result = types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text=LOG[:60_000]),
+            types.TextContent(type="text", text=said),
+        ],
+        structured_content=data,
+    )
+    pool.connect("db", server=server({"query": "Rows."}, {"query": result}))
+    toolbox = pool.functions("db")
+    reply = gemini_exactly(genai.Part, toolbox.run(Api("gemini").call("mcp__db__query", {})), camel=False)
+    response = reply.function_response.response
+    sent = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in response.values())
+    assert sent < MAX_TEXT_CHARS + 200, sent
+    assert response["output"].endswith("characters more were not sent, past the 100000 a reply may carry]")
+
+
 def test_specs_sdk_types_still_hold(pool):
     """(the shortened spec and the others, once more through each SDK's types)"""
     pool.connect("long", server=server({"run_code": LONG}))
