@@ -395,7 +395,8 @@ class Pool:
                     + f" (configured: {', '.join(sorted(found)) or 'none'})"
                 )
             return [found[n] for n in names]
-        return list(found.values())
+        asked = loaded.named_file_servers  # a file named: its servers, not the user file's others
+        return [c for n, c in found.items() if asked is None or n in asked]
 
     async def _connect_files(
         self,

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import DEMO, alive, children, demo_command, demo_server_object, free_port, wait_until
@@ -428,6 +429,30 @@ def test_connect_config_layers_and_partial_failure(pool, tmp_path, monkeypatch):
         pool.connect_config(names=["goood"])
     only = pool.connect_config(project / ".mcp.json", names=["good"])
     assert [r.name for r in only] == ["good"]
+
+
+def test_a_file_named_starts_its_own_servers_not_the_user_file_s(pool, tmp_path, monkeypatch):
+    """The user file's servers start with a bare --config (every layer), not when a file is named:
+    naming a file asks for its servers. A server both name still takes the user file's settings."""
+    import json
+
+    good = {"command": sys.executable, "args": [DEMO, "stdio"]}
+    user = Path(os.environ["MCPNB_USER_CONFIG"])
+    user.write_text(json.dumps({"mcpServers": {"personal": good, "both": {"toolTimeoutSec": 7}}}))
+    named = tmp_path / "team" / "servers.json"
+    named.parent.mkdir()
+    named.write_text(json.dumps({"mcpServers": {"both": good, "broken": {"comand": "x"}}}))
+
+    table = pool.connect_config(named)
+    assert [(r.name, r.state) for r in table] == [("both", "connected"), ("broken", "failed")]
+    assert "personal" not in [r.name for r in pool.status()]  # never started
+    assert pool.connection("both").config.tool_timeout == 7  # the layers still merge
+    assert [r.name for r in pool.connect_config(named, names=["personal"])] == ["personal"]  # asked for
+
+    (tmp_path / ".mcp.json").write_text(named.read_text())
+    monkeypatch.chdir(tmp_path)
+    assert {r.name for r in pool.connect_config()} == {"personal", "both", "broken"}  # every layer
+    assert [r.name for r in pool.connect_config(user)] == ["personal", "both"]  # the user file named
 
 
 def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(pool, tmp_path):

@@ -177,6 +177,8 @@ def load_config(
     spelled: dict[str, dict[str, str]] = {}
     last: dict[str, str] = {}
     in_project: set[str] = set()  # the servers a project file names (they may take ``auth``)
+    named = {str(p) for p in (project, local) if path is not None and p is not None}
+    in_named: list[str] = []  # the servers the file given as ``path`` (or its local file) names
     problems: dict[str, str] = {}
     reached: dict[str, str] = {}  # how each server is reached, as far as its raw entries say
 
@@ -188,6 +190,8 @@ def load_config(
     for source, servers in layers:
         for name, data in servers.items():
             reached[name] = _reach_of(data) or reached.get(name, "?")
+            if source in named and name not in in_named:
+                in_named.append(name)
             try:
                 canon, spell = parse(name, data, source)
             except ConfigError as exc:
@@ -238,6 +242,7 @@ def load_config(
         problems=FrozenDict(problems),
         problem_transports=FrozenDict({name: reached[name] for name in problems}),
         order=tuple(reached),
+        named_file_servers=tuple(n for n in reached if n in in_named) if path is not None else None,
     )
 
 

@@ -322,6 +322,10 @@ class ConfigSet:
     problem_transports: Mapping[str, str] = field(default_factory=dict)
     #: Every server the files name (valid or not), in the order they first name them: tables keep it.
     order: tuple[str, ...] = ()
+    #: The servers the file given as ``path`` (and the local file beside it) name, valid or not:
+    #: what naming a file asks to start (the user file's others only merge into them). None when no
+    #: file was named: every layer's servers are asked for.
+    named_file_servers: tuple[str, ...] | None = None
 
     def enabled(self) -> dict[str, ServerConfig]:
         """The servers to start; disabled ones stay listed so a status table can show them."""

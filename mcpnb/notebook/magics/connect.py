@@ -322,7 +322,8 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
     "  %mcp connect mine {{srv}}   (srv = MCPServer(...) made in the notebook, run in-process)\n"
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
-    "  %mcp connect --config            (every enabled server in .mcp.json)\n"
+    "  %mcp connect --config            (every enabled server of .mcp.json and your user file)\n"
+    "  %mcp connect --config team.json  (the servers team.json names)\n"
     "  %mcp connect --config path/to/.mcp.json time git\n"
     "  %mcp connect --config .vscode/mcp.json --input api-key={{key}}   (VS Code's file and its inputs)\n"
     "  %mcp connect --config .vscode/mcp.json --oauth   (sign in to its http servers that set no auth)",
