@@ -29,6 +29,7 @@ server's too: while :data:`SERVER_LOG` is set they go to its log, not to the cel
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import logging
@@ -37,7 +38,7 @@ import threading
 import traceback
 import warnings
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from mcpnb.client.redact import REDACTED, counts_tokens, redact_url, scrub
@@ -305,6 +306,22 @@ def route_warnings() -> None:
     global _previous_show
     if warnings.showwarning is not _show_warning:  # put back by whoever replaced it since (pytest)
         _previous_show, warnings.showwarning = warnings.showwarning, _show_warning
+
+
+@contextlib.contextmanager
+def warnings_shown_by(show: Callable[..., None]) -> Iterator[None]:
+    """While the block runs, warnings show through ``show``; after it, as they did before it. A
+    connect inside the block routes warnings (:func:`install`): what it found showing them was
+    ``show``, which must not stay what shows them after (every warning went to a closed list)."""
+    global _previous_show
+    before = _previous_show
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            yield
+    finally:
+        _previous_show = before
+        route_warnings()  # the block put back what showed them before it: a connect in it routed them
 
 
 class _FilterNewLoggers:

@@ -257,14 +257,12 @@ def _warnings_as_text() -> Iterator[None]:
         if not logfilter.to_server_log(message, category, filename, lineno):
             caught.append((category, message))
 
-    with warnings.catch_warnings():
-        warnings.showwarning = show
+    with logfilter.warnings_shown_by(show):
         try:
             yield
         finally:
             for category, message in caught:
                 print(f"{category.__name__}: {message}", file=sys.stderr)
-    logfilter.route_warnings()  # the block put back what showed them before it: a connect in it routed them
 
 
 class Interrupted(McpnbError):

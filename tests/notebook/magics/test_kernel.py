@@ -94,3 +94,27 @@ def test_a_fastmcp_server_written_in_a_cell():
         "server: [error] Error calling tool 'boom' (ValueError: the disk is full)"
         in nb.cells[5].outputs[0]["text"]
     )
+
+
+def test_warnings_still_show_after_a_magic_connects():
+    """A connect inside a magic routes warnings (a server's go to its log); the magic's own way of
+    showing them lasts only while it runs: the person's, pandas' and mcpnb's warnings after it show."""
+    warn = "import warnings; warnings.warn({!r}, stacklevel=1)"
+    nb = run(
+        ("%load_ext mcpnb", False),
+        (warn.format("before the connect"), False),
+        ("%mcp serve probe-kit", False),
+        (warn.format("after the serve"), False),
+        ("%mcp connect again -- python -m mcpnb.probekit", False),
+        (warn.format("after a stdio connect"), False),
+        (
+            "import sys, mcpnb\nmcpnb.default_pool().connect('third', command=sys.executable, "
+            "args=['-m', 'mcpnb.probekit'])",
+            False,
+        ),
+        (warn.format("after the Python API's connect"), False),
+    )
+    for index, said in ((1, "before the connect"), (3, "after the serve"), (5, "after a stdio connect"),
+                        (7, "after the Python API's connect")):  # fmt: skip
+        text = "".join(o.get("text", "") for o in nb.cells[index].outputs if o.output_type == "stream")
+        assert f"UserWarning: {said}" in text, (index, nb.cells[index].outputs)
