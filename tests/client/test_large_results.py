@@ -107,3 +107,34 @@ def test_the_repr_of_a_large_result_is_a_glance(pool):
     assert result.text[:2000] in shown
     small = ToolResult("demo", "rows", content=[], structured={"rows": []})
     assert repr(small).endswith('\n{"rows": []}')  # whole when it fits
+
+
+def test_a_large_result_that_breaks_its_schema_shows_a_short_warning(pool):
+    """The warning quoted the whole offending value: one mismatch in 100,000 rows made a 12 MB
+    HTML output (and 6 MB of text), saved with the notebook. The data still shows, the warning
+    says where and how much."""
+    from mcp import types
+    from mcp.server import Server
+
+    rows = [{"id": i, "name": "x" * 50} for i in range(100_000)]
+    schema = {"type": "object", "properties": {"rows": {"type": "object"}}}
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        tool = types.Tool(name="rows", input_schema={"type": "object"}, output_schema=schema)
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx, params) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content={"rows": rows})
+
+    pool.connect("big", server=Server("big", on_list_tools=list_tools, on_call_tool=call_tool))
+    result = pool.call("big", "rows")
+    assert result.schema_valid is False and len(result.df) == 100_000
+    assert result.schema_error.endswith('… (an array of 100000 items) is not of type "object"')
+    bundle = result._repr_mimebundle_()
+    assert all(
+        "(an array of 100000 items) is not of type" in bundle[kind] for kind in ("text/plain", "text/html")
+    )
+    assert len(bundle["text/html"]) < 100_000 and len(bundle["text/plain"]) < 20_000, (
+        len(bundle["text/html"]),
+        len(bundle["text/plain"]),
+    )

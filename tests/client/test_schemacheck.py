@@ -82,3 +82,30 @@ def test_a_hundred_thousand_rows_are_checked_whole() -> None:
 def test_json_path() -> None:
     assert json_path([]) == "$"
     assert json_path(["rows", 2, "age"]) == "$.rows[2].age"
+
+
+def test_a_large_value_is_quoted_short_with_its_size() -> None:
+    """The message quoted the whole offending value: one mismatch made a 7 MB warning, repeated in
+    the badge's title, the warning line and the saved notebook."""
+    rows = [{"id": i, "name": "x" * 50} for i in range(100_000)]
+    problem = schema_problem(
+        {"result": rows}, {"type": "object", "properties": {"result": {"type": "string"}}}
+    )
+    assert problem.startswith('at $.result: [{"id":0,"name":"xxx') and len(problem) < 300, len(problem)
+    assert problem.endswith('… (an array of 100000 items) is not of type "string"')
+    text = schema_problem("y" * 240_000, {"type": "string", "maxLength": 3})
+    assert len(text) < 300 and text.endswith("… (a string of 240000 characters) is longer than 3 characters")
+    big = {f"k{i}": i for i in range(5000)}
+    said = schema_problem(big, {"type": "array"})
+    assert len(said) < 300 and said.endswith('… (an object of 5000 keys) is not of type "array"')
+    assert schema_problem({"a": "short"}, {"type": "array"}) == 'at $: {"a":"short"} is not of type "array"'
+
+
+def test_a_value_inside_the_message_is_quoted_short_and_a_long_rest_is_cut_in_the_middle() -> None:
+    said = schema_problem([1] * 100_000, {"type": "array", "contains": {"type": "string"}})
+    assert said.startswith("at $: None of [1,1,1") and len(said) < 300, len(said)
+    assert said.endswith("… (an array of 100000 items) are valid under the given schema")
+    wanted = {f"key{i}": i for i in range(5000)}  # the schema's own value, quoted whole
+    said = schema_problem("other", {"const": wanted})
+    assert said.startswith('at $: {"key0":0') and said.endswith(" was expected") and " … " in said
+    assert len(said) < 600, len(said)
