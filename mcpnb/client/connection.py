@@ -544,7 +544,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
         from mcpnb import __version__
         from mcpnb.client import apps
-        from mcpnb.client.tasks import elicitation_answerer, tasks_extension
+        from mcpnb.client.tasks import input_answerer, tasks_extension
         from mcpnb.client.transports import open_target
 
         SERVER_LOG.set(self._on_sdk_log)  # SDK warnings from this session's tasks go to its log
@@ -563,6 +563,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         on_failure=lambda exc: self._transport_failed(exc, stop, ready),
                     )
                 )
+                roots = self._list_roots if self.config.roots else None  # declared only where configured
                 client = Client(
                     target,
                     mode=_MODES[self.config.era],
@@ -571,14 +572,17 @@ class Connection(SessionCallbacks, ConnectionRequests):
                     elicitation_callback=self.asking.on_elicit,
                     sampling_callback=self.asking.on_sample,
                     logging_callback=self.asking.on_log,
-                    # declared only where roots are configured: a server then asks for them
-                    list_roots_callback=self._list_roots if self.config.roots else None,
+                    list_roots_callback=roots,  # a server then asks for them
                     log_level=self.log_level,
                     # 2026-07-28 servers make tasks only for clients that declare the extension;
                     # call_tool() then waits for the task's result transparently
                     # MCP Apps: a tool's page is drawn in a notebook (mcpnb.notebook.render.app_view)
                     extensions=[
-                        tasks_extension(answer=elicitation_answerer(self.asking.on_elicit)),
+                        tasks_extension(
+                            answer=input_answerer(
+                                self.asking.on_elicit, sample=self.asking.on_sample, list_roots=roots
+                            )
+                        ),
                         advertise(apps.EXTENSION, apps.extension_settings()),
                     ],
                 )

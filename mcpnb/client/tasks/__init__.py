@@ -16,7 +16,7 @@ from mcpnb.client.tasks.errors import (
     TaskResultError,
     TaskTimeoutError,
 )
-from mcpnb.client.tasks.extension import elicitation_answerer, tasks_extension
+from mcpnb.client.tasks.extension import elicitation_answerer, input_answerer, tasks_extension
 from mcpnb.client.tasks.handle import Answer, TaskHandle
 from mcpnb.client.tasks.registry import (
     TaskListing,
@@ -47,6 +47,7 @@ __all__ = [
     "TaskTimeoutError",
     "attach_task",
     "elicitation_answerer",
+    "input_answerer",
     "list_tasks",
     "registry",
     "server_tasks",

@@ -2,8 +2,8 @@
 
 A ``Client`` built with :func:`tasks_extension` lets modern servers answer ``tools/call`` with a task;
 a plain call then still returns the final result (the claim resolver follows the task, keeping the
-call's idle clock alive and its progress bar moving). :func:`elicitation_answerer` lets the one
-elicitation callback a ``Client`` has also answer a task's ``inputRequests``.
+call's idle clock alive and its progress bar moving). :func:`input_answerer` lets the callbacks a
+``Client`` has (forms, sampling, roots) also answer a task's ``inputRequests``.
 """
 
 from __future__ import annotations
@@ -105,29 +105,57 @@ async def follow(handle: Any) -> Any:
         raise
 
 
-def elicitation_answerer(callback: Callable[..., Any], context: Any = None) -> Answer:
-    """An ``answer`` for modern ``inputRequests`` built from a Client-style elicitation callback.
+def input_answerer(
+    elicit: Callable[..., Any],
+    *,
+    sample: Callable[..., Any] | None = None,
+    list_roots: Callable[..., Any] | None = None,
+    context: Any = None,
+) -> Answer:
+    """An ``answer`` for modern ``inputRequests`` built from a Client's own callbacks.
 
-    One ``async (ctx, params) -> ElicitResult`` callback (the one given to ``Client``) then serves
-    push requests, multi-round-trip rounds and task questions alike. ``context`` is passed as
-    ``ctx`` (there is no request context for a task question).
+    The callbacks given to ``Client`` (``elicitation_callback``, ``sampling_callback``,
+    ``list_roots_callback``) then serve push requests, multi-round-trip rounds and task questions
+    alike: a task may ask what the client declared for any request (SEP-2663), its model's
+    completion or its roots as well as a form. ``context`` is passed as ``ctx`` (there is no request
+    context for a task question). A request for what no callback here answers, or one a callback
+    refuses (sampling, roots), fails the wait with :class:`TaskError`; a refused form is a cancel.
     """
+    from pydantic import TypeAdapter, ValidationError
+
+    parse: TypeAdapter[Any] = TypeAdapter(types.InputRequest)
 
     async def answer(requests: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key, request in requests.items():
-            if request.get("method") != "elicitation/create":
-                raise TaskError(f"cannot answer a task's {request.get('method')!r} request (key {key!r})")
-            params = request.get("params") or {}
-            model = (
-                types.ElicitRequestURLParams if params.get("mode") == "url" else types.ElicitRequestFormParams
-            )
-            reply = callback(context, model.model_validate(params))
-            if inspect.isawaitable(reply):
-                reply = await reply
+            method = request.get("method") if isinstance(request, dict) else None
+            try:
+                parsed = parse.validate_python(request)
+            except ValidationError:
+                raise TaskError(f"cannot answer a task's {method!r} request (key {key!r})") from None
+            if isinstance(parsed, types.ElicitRequest):
+                reply = await _awaited(elicit(context, parsed.params))
+                out[key] = (
+                    types.ElicitResult(action="cancel") if isinstance(reply, types.ErrorData) else reply
+                )
+                continue
+            callback = sample if isinstance(parsed, types.CreateMessageRequest) else list_roots
+            if callback is None:
+                raise TaskError(f"cannot answer a task's {method!r} request (key {key!r}): not declared")
+            args = (context, parsed.params) if isinstance(parsed, types.CreateMessageRequest) else (context,)
+            reply = await _awaited(callback(*args))
             if isinstance(reply, types.ErrorData):
-                reply = types.ElicitResult(action="cancel")
+                raise TaskError(f"the task's {method!r} request (key {key!r}) was refused: {reply.message}")
             out[key] = reply
         return out
 
     return answer
+
+
+def elicitation_answerer(callback: Callable[..., Any], context: Any = None) -> Answer:
+    """:func:`input_answerer` for a client that answers forms only."""
+    return input_answerer(callback, context=context)
+
+
+async def _awaited(reply: Any) -> Any:
+    return await reply if inspect.isawaitable(reply) else reply

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpnb.client import stalls
 from mcpnb.client.errors import CallError
-from mcpnb.client.tasks.extension import elicitation_answerer
+from mcpnb.client.tasks.extension import input_answerer
 from mcpnb.client.tasks.registry import TaskListing, attach_task, server_tasks, start_task
 
 if TYPE_CHECKING:
@@ -29,15 +29,21 @@ def _handle_options(pool: Pool, conn: Connection, context: CallContext) -> dict[
     answers, its cell; never whichever call is in flight), how it hops onto the loop."""
     from mcpnb.client.interaction import current_call
 
-    async def on_elicit(ctx: Any, params: Any) -> Any:
-        token = current_call.set(context)
-        try:
-            return await conn.asking.on_elicit(ctx, params)
-        finally:
-            current_call.reset(token)
+    def in_context(callback: Any) -> Any:
+        async def asked(ctx: Any, params: Any) -> Any:
+            token = current_call.set(context)
+            try:
+                return await callback(ctx, params)
+            finally:
+                current_call.reset(token)
 
+        return asked
+
+    roots = conn._list_roots if conn.config.roots else None  # declared only where roots are configured
     return {
-        "answer": elicitation_answerer(on_elicit),
+        "answer": input_answerer(
+            in_context(conn.asking.on_elicit), sample=in_context(conn.asking.on_sample), list_roots=roots
+        ),
         "runner": pool.runtime.run,
         "arunner": pool.runtime.arun,
         "tasks": pool.task_registry,
