@@ -5,7 +5,9 @@ scenario server, runs ``client.py <url>``, and prints its checks. One scenario p
 runner at a time: ``sse-retry`` measures the client's reconnection delay and fails when the
 machine is busy. Two releases of the suite run: 0.1.16, and 0.2.0's pre-release
 (``conformance-next``), which alone has the 2026-07-28 client scenarios (stateless requests,
-SEP-2322 input rounds, SEP-2243 headers, SEP-2106 schemas, the issuer checks).
+SEP-2322 input rounds, SEP-2243 headers, SEP-2106 schemas, the issuer checks), and checks more in
+some 2025-11-25 ones: those run on both (``RECHECKED_SCENARIOS``); the rest of 0.1.16's list runs
+on 0.1.16 alone, as 0.2.0 checks nothing more there.
 
 The scenario servers ``listen(0)`` on every interface and read ``server.address().port`` right
 after, so the preload pins them to 127.0.0.1 with a socket bound synchronously (a ``listen(0,
@@ -91,6 +93,23 @@ NEXT_SCENARIOS = [
     "sep-2640-client-verify-digest",  # ... a SKILL.md that differs from the listing is refused
     "sep-2640-client-verify-size",
     "sep-2640-client-verify-frontmatter",
+]
+
+#: 2025-11-25 scenarios that 0.1.16 runs too, where 0.2.0 checks more: the RFC 8707 ``resource``
+#: parameter (in the authorization and token requests, matching the protected resource metadata),
+#: and the registration's ``application_type`` (SEP-837). Where 0.2.0's checks of a scenario are
+#: 0.1.16's (initialize, elicitation-sep1034-client-defaults, sse-retry, the scope-*,
+#: pre-registration, basic-cimd, resource-mismatch, the client-credentials ones,
+#: 2025-03-26-oauth-endpoint-fallback), it does not run them again; token-endpoint-auth-basic and
+#: -post add only the resource check of the metadata-* runs.
+RECHECKED_SCENARIOS = [
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/token-endpoint-auth-none",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
 ]
 
 #: The runner kills a client after this long (its own default is 30 s); the test waits a bit more.
@@ -223,6 +242,12 @@ def test_client_scenario_of_2026_07_28(scenario, preload, tmp_path):
         said = log.read_text()
         assert "server: the server's tools/call result has no resultType" in said, said
         assert said.count("has no resultType") == 1, said  # once per connection
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 20)
+@pytest.mark.parametrize("scenario", RECHECKED_SCENARIOS)
+def test_client_scenario_rechecked_by_0_2_0(scenario, preload, tmp_path):
+    _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER))
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 20)

@@ -156,10 +156,17 @@ def _is_loopback(uri: str) -> bool:
 
 
 def authorization_app(
-    state: AuthState, *, token_endpoint: str | None = None, registration: bool = True
+    state: AuthState,
+    *,
+    token_endpoint: str | None = None,
+    registration: bool = True,
+    pkce_methods: tuple[str, ...] | None = ("S256",),
 ) -> Starlette:
     """The authorization server. ``token_endpoint`` overrides the advertised one (to test a dead one);
-    ``registration=False`` refuses dynamic client registration, as many production servers do."""
+    ``registration=False`` refuses dynamic client registration, as many production servers do;
+    ``pkce_methods`` is what its metadata lists as ``code_challenge_methods_supported`` (None: the
+    field left out, which says it supports no PKCE). ``/authorize`` still checks S256 whatever it
+    lists, so a client that does not refuse such a server signs in there."""
 
     async def metadata(request: Request) -> Response:
         return JSONResponse(
@@ -182,7 +189,7 @@ def authorization_app(
                     "none",
                 ],
                 "token_endpoint_auth_signing_alg_values_supported": state.signing_algorithms,
-                "code_challenge_methods_supported": ["S256"],
+                **({} if pkce_methods is None else {"code_challenge_methods_supported": list(pkce_methods)}),
                 "authorization_response_iss_parameter_supported": True,
             }
         )
@@ -559,6 +566,7 @@ class OAuthServers:
     ``tool_scopes`` ({"publish": "write"}) adds the ``publish`` tool, whose call needs that scope
     (step-up authorization, :func:`scope_challenge`); ``withheld_scopes`` are never granted;
     ``required_scopes``: every request to the MCP server needs them (the SDK's own check).
+    ``pkce_methods``: the metadata's ``code_challenge_methods_supported`` (None: left out).
     """
 
     def __init__(
@@ -572,6 +580,7 @@ class OAuthServers:
         tool_scopes: dict[str, str] | None = None,
         withheld_scopes: tuple[str, ...] = (),
         required_scopes: tuple[str, ...] = (),
+        pkce_methods: tuple[str, ...] | None = ("S256",),
     ) -> None:
         self._mcp_sock = _bind()
         self._as_sock = self._mcp_sock if legacy else _bind()
@@ -588,7 +597,9 @@ class OAuthServers:
                 s.bind((HOST, 0))
                 dead = f"http://{HOST}:{s.getsockname()[1]}/token"
         server = mcp_server(self.state, self.mcp_url, required_scopes)
-        as_app = authorization_app(self.state, token_endpoint=dead, registration=registration)
+        as_app = authorization_app(
+            self.state, token_endpoint=dead, registration=registration, pkce_methods=pkce_methods
+        )
         mcp_app = server.sse_app() if transport == "sse" else server.streamable_http_app()
         if tool_scopes:
             path = self.mcp_url.split("/", 3)[3]
@@ -649,7 +660,23 @@ class Person:
 
 
 def main() -> None:
-    with OAuthServers() as servers:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="An OAuth-protected MCP server and its authorization server")
+    pkce = parser.add_mutually_exclusive_group()
+    pkce.add_argument(
+        "--pkce-methods",
+        metavar="M[,M...]",
+        help="what the metadata lists as code_challenge_methods_supported (default: S256)",
+    )
+    pkce.add_argument(
+        "--no-pkce-metadata",
+        action="store_true",
+        help="leave code_challenge_methods_supported out of the metadata (a server without PKCE)",
+    )
+    args = parser.parse_args()
+    methods = tuple(m for m in (args.pkce_methods or "S256").split(",") if m)
+    with OAuthServers(pkce_methods=None if args.no_pkce_metadata else methods) as servers:
         print(f"MCP server:           {servers.mcp_url}", flush=True)
         print(f"Authorization server: {servers.issuer}", flush=True)
         print(f"client_credentials:   client_id={CLIENT_ID} client_secret={CLIENT_SECRET}", flush=True)

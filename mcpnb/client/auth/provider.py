@@ -327,10 +327,16 @@ class _Friendly:
     def _flow_ended(self) -> None:
         """A flow ended, however it ended (the authorization code flow gives up its turn here)."""
 
+    def _before_registration(self) -> None:
+        """Dynamic registration is about to be asked for: a flow that cannot go on at this
+        authorization server refuses here, before it holds a client it would never use."""
+
     async def _send_side(self, side: httpx2.AsyncClient, outgoing: httpx2.Request) -> httpx2.Response:
         grant = _grant_type(outgoing)
         what = _describe(outgoing, grant, getattr(self.context, "oauth_metadata", None))
         where = str(outgoing.url.copy_with(query=None, fragment=None))
+        if what == "registration endpoint":
+            self._before_registration()
         if grant is not None or what == "registration endpoint":  # secrets, codes, tokens: not in clear
             self._check_cleartext(where, what)
         response = await self._reach(
@@ -574,6 +580,39 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         info = self.context.client_info
         if info is not None and self.redirect_uri not in [str(u) for u in info.redirect_uris or []]:
             self.context.client_info = None  # registered for another redirect URI: register again
+
+    def _before_registration(self) -> None:
+        self._check_pkce()
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        self._check_pkce()  # a pre-registered or URL-based client id registers nothing: refused here
+        return await super()._perform_authorization()
+
+    def _check_pkce(self) -> None:
+        """Stop before anyone is sent to sign in where the authorization server's metadata does not
+        say it supports PKCE with S256, the only method this client uses. MCP authorization
+        (2025-11-25, "Authorization Code Protection"): without ``code_challenge_methods_supported``
+        the server does not support PKCE and clients MUST refuse to proceed; the SDK sends S256
+        whatever the metadata says, so a server that ignores it would take a code anyone who sees
+        the redirect could redeem. No metadata at all (a 2025-03-26 server, its default endpoints
+        at its own origin) gives nothing to check, and goes on as the SDK does."""
+        metadata = self.context.oauth_metadata
+        if metadata is None:
+            return
+        methods = metadata.code_challenge_methods_supported
+        if methods is not None and "S256" in methods:
+            return
+        said = (
+            "has no code_challenge_methods_supported"
+            if methods is None
+            else f"lists code_challenge_methods_supported {', '.join(methods) or '(empty)'}, not S256"
+        )
+        raise self._error(
+            f"the authorization server at {metadata.issuer} does not say it supports PKCE with S256 (its "
+            f"metadata {said}); MCP clients must refuse to sign in there, so nothing was registered "
+            "and no sign-in link was shown. Ask the server's operator to enable PKCE (S256) and "
+            "publish it in the authorization server's metadata"
+        )
 
     def _stepping_up(self, scope: str) -> None:
         super()._stepping_up(scope)
