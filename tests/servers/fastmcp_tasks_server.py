@@ -8,7 +8,8 @@ ours; ``tests/peers/fastmcp_venv.py`` builds it) and never imports mcpnb. Usage:
     python fastmcp_tasks_server.py stdio
 
 Tools: ``double`` (task optional, 0.1 s), ``crawl`` (task optional, runs until cancelled),
-``greet`` (task required: asks for a name with the guard pattern, then greets), ``stepper`` (task
+``greet`` (task required: asks for a name with the guard pattern, then greets), ``haiku`` and
+``where`` (task required: ask for the client's model completion and its roots the same way), ``stepper`` (task
 required, reports progress), ``explode`` (task optional, fails with a JSON-RPC error), ``echo``
 (no tasks), ``fail_next_post`` (the next HTTP POST gets a bare HTTP error), ``task_headers``
 (the routing headers tasks/* requests came with), ``orders`` (pydantic rows with a ``Decimal``, a
@@ -79,6 +80,33 @@ async def greet(ctx: Context) -> Any:
     if action != "accept" or not content:
         return f"no name given ({action})"
     return f"Hello, {content['name']}!"
+
+
+@mcp.tool(task=TaskConfig(mode="required"))
+async def haiku(topic: str, ctx: Context) -> Any:
+    """Asks the client's model for a haiku (guard pattern: ``sampling/createMessage`` among the
+    task's inputRequests), then returns what the model said."""
+    answer = (ctx.input_responses or {}).get("draft")
+    if answer is None:
+        message = mcp_types.SamplingMessage(
+            role="user", content=mcp_types.TextContent(type="text", text=f"A haiku about {topic}")
+        )
+        request = mcp_types.CreateMessageRequest(
+            params=mcp_types.CreateMessageRequestParams(messages=[message], max_tokens=60)
+        )
+        return mcp_types.InputRequiredResult(input_requests={"draft": request})
+    fields = answer if isinstance(answer, dict) else answer.model_dump()
+    return f"{fields['model']} wrote: {fields['content']['text']}"
+
+
+@mcp.tool(task=TaskConfig(mode="required"))
+async def where(ctx: Context) -> Any:
+    """Asks for the client's roots (``roots/list`` among the task's inputRequests), then lists them."""
+    answer = (ctx.input_responses or {}).get("roots")
+    if answer is None:
+        return mcp_types.InputRequiredResult(input_requests={"roots": mcp_types.ListRootsRequest()})
+    fields = answer if isinstance(answer, dict) else answer.model_dump()
+    return " ".join(str(root["uri"]) for root in fields["roots"])
 
 
 @mcp.tool(task=TaskConfig(mode="required"))
