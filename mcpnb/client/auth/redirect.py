@@ -128,10 +128,17 @@ class AuthorizationUI:
         mode = os.environ.get(MODE_ENV) or self.mode
         if mode in ("listener", "paste"):
             return mode  # type: ignore[return-value]
-        remote = any(os.environ.get(var) for var in _REMOTE_ENV) or "google.colab" in sys.modules
-        over_ssh = any(os.environ.get(var) for var in _SSH_ENV)
-        forwarded = any(os.environ.get(var) for var in _FORWARDS_PORTS_ENV)
-        return "paste" if remote or (over_ssh and not forwarded) else "listener"
+        return "paste" if browser_elsewhere() else "listener"
+
+
+def browser_elsewhere() -> bool:
+    """Whether the person's browser is on another machine than the kernel (Binder, JupyterHub,
+    Colab, a kernel started over SSH without its ports forwarded): ``127.0.0.1`` there is not the
+    kernel's machine, so neither a loopback listener nor a page served on it can be reached."""
+    remote = any(os.environ.get(var) for var in _REMOTE_ENV) or "google.colab" in sys.modules
+    over_ssh = any(os.environ.get(var) for var in _SSH_ENV)
+    forwarded = any(os.environ.get(var) for var in _FORWARDS_PORTS_ENV)
+    return remote or (over_ssh and not forwarded)
 
 
 _ui = AuthorizationUI()

@@ -91,7 +91,15 @@ class UrlConsent(Recorded):
         ]
         if on_retry is not None:
             lines.append(
-                f'<div style="{_HELP}">The call needs this step first; retry it when you are done.</div>'
+                f'<div style="{_HELP}">The call needs this step first: open the link, do what the '
+                "page asks, then <b>Retry the call</b>. Decline: you will not open it (the call "
+                "ends). Cancel: not now.</div>"
+            )
+        else:
+            lines.append(
+                f'<div style="{_HELP}">Open the link, do what the page asks, then <b>I\'ve completed '
+                f"it</b>. Decline: {esc(server or 'the server')} is told you will not open it. Cancel: not now."
+                "</div>"
             )
         if self.message:
             lines.append(f'<div style="margin:4px 0">{esc_lines(self.message)}</div>')
@@ -120,8 +128,11 @@ class UrlConsent(Recorded):
             button.add_class(f"mcpnb-{action}")
             if action == "retry" or (action == "accept" and on_retry is not None):
                 # −32042: nobody waits for an answer, the call does; completing the page means
-                # calling again (a person who clicked "completed" waited on a cell that never ended)
+                # calling again (a person who clicked "completed" waited on a cell that never ended).
+                # One button says so: two that did the same left people guessing which was which.
                 button.on_click(lambda _b: self.retry())
+                if action == "accept":
+                    button.layout.display = "none"
             else:
                 button.on_click(lambda _b, a=action: self.submit(a))
         self.status = w.HTML("")
@@ -163,7 +174,7 @@ class UrlConsent(Recorded):
             "accept": (
                 f"✓ Told <b>{esc(self.server)}</b> you completed it."
                 if self.on_retry is None
-                else f"✓ You completed the page <b>{esc(self.server)}</b> asked for."
+                else f"→ Went on from the page <b>{esc(self.server)}</b> asked for."
             ),
             "decline": f"✗ Declined: <b>{esc(self.server)}</b> was told you will not open it.",
             "cancel": "⊘ Cancelled.",

@@ -26,8 +26,18 @@ def url_parts(url: str) -> tuple[str, str, str, list[str]]:
         warnings.append("the URL contains a user name before the host: the real site is the bold part")
     if any(label.startswith("xn--") for label in host.split(".")) or not host.isascii():
         warnings.append("the host uses international characters that can imitate another site")
-    if parts.scheme.lower() == "http" and host not in ("localhost", "127.0.0.1", "::1"):
+    loopback = host.lower() in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+    if parts.scheme.lower() == "http" and not loopback:
         warnings.append("the link is not encrypted (http)")
+    if loopback:
+        from mcpnb.client.auth.redirect import browser_elsewhere
+
+        if browser_elsewhere():
+            warnings.append(
+                f"{host} is the machine the kernel runs on, and your browser is on another (Binder, "
+                "JupyterHub, Colab or SSH): the link will not open here. The server's operator can "
+                "give an address your browser reaches"
+            )
     netloc_start = url.find(parts.netloc)
     host_from = netloc_start + parts.netloc.rfind("@") + 1 if netloc_start >= 0 else 0
     idx = url.lower().find(host.lower(), host_from)

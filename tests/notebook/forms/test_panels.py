@@ -64,7 +64,10 @@ def test_retry_variant():
     p.buttons["accept"].click()  # completed: no server waits for that, the call does: it is retried
     assert got == [FormOutcome("accept", None)] and retried == [1]
     assert all(b.disabled for b in p.buttons.values())
-    assert "You completed the page" in p.status.value and "Told" not in p.status.value
+    # it does not claim the page was completed: Retry may be clicked without opening it
+    assert "Went on from the page" in p.status.value and "completed" not in p.status.value
+    assert p.buttons["accept"].layout.display == "none"  # one button retries: "Retry the call"
+    assert "then <b>Retry the call</b>" in p.info.value and "completed it" not in p.info.value
     p.retry()
     assert retried == [1]
     # retry straight away accepts first
@@ -89,8 +92,14 @@ def test_retry_status_ends_with_the_outcome():
     assert retried == [1, 1]
     p.finish_retry(True, "Done: the result is below.")
     assert "✓ Done: the result is below." in p.status.value and "still needs" not in p.status.value
-    assert "completed the page" in p.status.value  # what the person did stays on record
+    assert "Went on from the page" in p.status.value  # what the person did stays on record
     assert all(b.disabled for b in p.buttons.values())
+
+
+def test_the_panel_says_what_each_button_does():
+    p, _ = panel()
+    assert "then <b>I've completed it</b>. Decline:" in p.info.value and "Cancel: not now" in p.info.value
+    assert p.buttons["accept"].layout.display != "none" and "retry" not in p.buttons
 
 
 def test_button_labels_are_not_cut():
@@ -189,3 +198,24 @@ def test_a_yes_or_no_on_a_console_takes_only_y_for_yes():
             print_fn=printed.append,
         )
         assert got is said and printed[-1] == ("→ Run it" if said else "→ Do not")
+
+
+REMOTE_SIGNS = ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "JUPYTERHUB_API_URL", "COLAB_RELEASE_TAG", "SSH_CONNECTION",
+                "SSH_CLIENT")  # fmt: skip
+
+
+def test_a_link_to_the_kernel_s_own_machine_is_said_not_to_open_where_the_browser_is_elsewhere(monkeypatch):
+    """On Binder a page served on 127.0.0.1 (probe-kit's) is on the Binder machine: the student's
+    browser cannot open it, and a newcomer clicked a link that led nowhere with no word why."""
+    for var in REMOTE_SIGNS:
+        monkeypatch.delenv(var, raising=False)
+    local = "http://127.0.0.1:8765/t0k/welcome.md"
+    p, _ = panel(local)
+    assert "will not open here" not in p.info.value  # the browser is on this machine
+    monkeypatch.setenv("BINDER_SERVICE_HOST", "10.0.0.1")
+    p, _ = panel(local)
+    assert (
+        "127.0.0.1 is the machine the kernel runs on" in p.info.value and "will not open here" in p.info.value
+    )
+    p, _ = panel("https://example.com/page")
+    assert "will not open here" not in p.info.value  # a site on the web opens anywhere
