@@ -98,8 +98,8 @@ class UrlConsent(Recorded):
         else:
             lines.append(
                 f'<div style="{_HELP}">Open the link, do what the page asks, then <b>I\'ve completed '
-                f"it</b>. Decline: {esc(server or 'the server')} is told you will not open it. Cancel: not now."
-                "</div>"
+                f"it</b>. Decline: {esc(server or 'the server')} is told you will not open it. "
+                "Cancel: not now.</div>"
             )
         if self.message:
             lines.append(f'<div style="margin:4px 0">{esc_lines(self.message)}</div>')

@@ -200,8 +200,8 @@ def test_a_yes_or_no_on_a_console_takes_only_y_for_yes():
         assert got is said and printed[-1] == ("→ Run it" if said else "→ Do not")
 
 
-REMOTE_SIGNS = ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "JUPYTERHUB_API_URL", "COLAB_RELEASE_TAG", "SSH_CONNECTION",
-                "SSH_CLIENT")  # fmt: skip
+REMOTE_SIGNS = ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "JUPYTERHUB_API_URL", "COLAB_RELEASE_TAG",
+                "SSH_CONNECTION", "SSH_CLIENT")  # fmt: skip
 
 
 def test_a_link_to_the_kernel_s_own_machine_is_said_not_to_open_where_the_browser_is_elsewhere(monkeypatch):
