@@ -293,7 +293,12 @@ def _shorten(exc: BaseException) -> None:
     exc.__suppress_context__ = True
     # The core's advice names the Python API; in a magic cell the magic is the natural next step.
     text = re.sub(r"pool\.reconnect\('([^']+)'\)", r"%mcp reconnect \1", str(exc))
-    text = text.replace("(or pass timeout=)", "(or pass --timeout SECONDS)")
+    text = re.sub(
+        r"raise tool_timeout for server '([^']+)' \(or pass timeout=\)",
+        r"pass --timeout SECONDS to wait longer (%config Mcp.tool_timeout = SECONDS before "
+        r"%mcp connect sets it for a server)",
+        text,
+    )
     text = text.replace("use transport 'http', not 'sse'", "drop --sse").replace(
         "use transport 'sse'", "add --sse"
     )

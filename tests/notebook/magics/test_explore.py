@@ -189,7 +189,8 @@ def test_cell_call_timeout_and_raw(ip, mcp):
     res = cell(ip, "%%mcp call demo.slow --timeout 0.5\nseconds: 5\n")
     assert res.error_in_exec is not None and "timed out" in str(res.error_in_exec)
     shown = "\n".join(res.error_in_exec._render_traceback_())  # the advice names the magic's option
-    assert "(or pass --timeout SECONDS)" in shown and "timeout=" not in shown
+    assert "pass --timeout SECONDS to wait longer (%config Mcp.tool_timeout = SECONDS" in shown
+    assert "timeout=" not in shown and "raise tool_timeout" not in shown  # how, not what
     with pytest.raises(UsageError, match=r"--timeout must be greater than 0, got 0\.0"):
         line(ip, "call demo.slow seconds=1 --timeout 0")
 
