@@ -29,10 +29,17 @@ HINTS = [
 
 
 def short(text: str | None, limit: int = SHORT_DESCRIPTION) -> str:
-    """First line of a description, cut at ``limit`` characters."""
-    if not text:
-        return ""
-    first = text.strip().splitlines()[0] if text.strip() else ""
+    """The first sentence or line of a description, cut at ``limit`` characters. A line that a
+    description wraps mid-sentence (a docstring's) runs on into the next: "…, compose the" read as
+    the whole of it."""
+    lines: list[str] = []
+    for line in (text or "").strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+        if line.rstrip().endswith((".", "!", "?", ":", ";", "。")):
+            break
+    first = " ".join(lines)
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 

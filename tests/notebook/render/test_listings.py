@@ -154,3 +154,18 @@ def test_status_table_badges() -> None:
     assert html.count("<tr>") == 5
     empty = status_bundle(StatusTable())
     assert empty["text/plain"] == "(no servers)" and "(no servers)" in empty["text/html"]
+
+
+def test_a_description_wrapped_mid_sentence_is_not_cut_at_its_line_end():
+    """probe-kit's start_ui showed "…, derive design tokens, compose the" as if that were all."""
+    wrapped = ToolInfo(
+        server="s",
+        name="start_ui",
+        description="Workflow: check the catalog, search it, compose the\ncomponents into one page.\n\nMore.",
+    )
+    listed = tools_bundle(ToolList([wrapped]))
+    assert (
+        "<summary>Workflow: check the catalog, search it, compose the components into one page.</summary>"
+        in (listed["text/html"])
+    )
+    assert "compose the\n" not in listed["text/plain"] and "compose the comp" in listed["text/plain"]
