@@ -1,9 +1,10 @@
 """A connection's side of people-in-the-loop: the SDK callbacks for elicitation, sampling and logs.
 
 Each request is routed to the call it belongs to (see :mod:`mcpnb.client.interaction`), the call's
-deadline is paused while a person answers, and the person's time is bounded. A failure of the
-interaction itself (a form that cannot be shown) becomes a polite "no" to the server, never an
-error that would look like a broken connection.
+deadline is paused while a person answers, and the person's time is bounded. A question nobody
+answered in that time, or a failure of the interaction itself (a form that cannot be shown), is
+answered ``cancel`` (the spec's "dismissed without making an explicit choice"; ``decline`` says a
+person chose no), never an error that would look like a broken connection.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 
 class _AskFailed(Exception):
-    """The interaction itself failed (not the server): the server gets a decline."""
+    """The interaction itself failed (not the server): an elicitation is cancelled, sampling refused."""
 
 
 def answer_as(answer: Any, method: str, model: Any) -> Any:
@@ -59,6 +60,8 @@ def answer_as(answer: Any, method: str, model: Any) -> Any:
 
 #: The ``_meta`` key a 2025-11-25 server puts on a request or notification that belongs to a task.
 RELATED_TASK = "io.modelcontextprotocol/related-task"
+#: JSON-RPC's "Invalid params": a request that carries what the client never said it takes.
+_INVALID_PARAMS = -32602
 
 
 def related_task(params: Any) -> str | None:
@@ -229,13 +232,13 @@ class Asking:
 
         try:
             result = await self._ask(f"{mode} elicitation: {params.message}", call, elicit)
-        except TimeoutError:
-            self.conn.emit("ask", "nobody answered the elicitation in time: declined")
-            note_unasked(call, f"{asked} and nobody answered in time: declined")
-            result = ElicitResult(action="decline")
+        except TimeoutError:  # nobody chose: "cancel", not "decline" (a person's explicit no)
+            self.conn.emit("ask", "nobody answered the elicitation in time: cancelled")
+            note_unasked(call, f"{asked} and nobody answered in time: cancelled")
+            result = ElicitResult(action="cancel")
         except _AskFailed as failed:
-            note_unasked(call, f"{asked} and asking failed ({failed}): declined")
-            result = ElicitResult(action="decline")
+            note_unasked(call, f"{asked} and asking failed ({failed}): cancelled")
+            result = ElicitResult(action="cancel")
         else:
             self.conn.emit("ask", f"elicitation answered: {result.action}")
         finally:
@@ -251,6 +254,19 @@ class Asking:
 
         server, call = self.conn.name, self.current(params)
         asked = f"{server} asked for an LLM completion"
+        undeclared = self._undeclared_sampling_fields(params)
+        if undeclared:  # MCP: the client MUST return an error, so nobody is asked
+            fields = " and ".join(f"`{name}`" for name in undeclared)
+            self.conn.emit("ask", f"sampling request with {fields} refused: sampling.tools is not declared")
+            note_unasked(call, f"{asked} with {fields}, which this client does not take: refused")
+            result: Any = ErrorData(
+                code=_INVALID_PARAMS,
+                message=f"sampling/createMessage carries {fields}, but this client did not declare the "
+                "sampling.tools capability: send the request without tools and toolChoice",
+            )
+            if self.conn.era != "modern":
+                _record_answer(call, "sampling/createMessage", result)
+            return result
 
         async def sample(interaction: Interaction, call: CallContext | None) -> Any:
             return answer_as(await interaction.sample(server, params, call), "sample", CreateMessageResult)
@@ -269,6 +285,17 @@ class Asking:
         if self.conn.era != "modern":
             _record_answer(call, "sampling/createMessage", result)
         return result
+
+    def _undeclared_sampling_fields(self, params: Any) -> list[str]:
+        """The tool-use fields of a sampling request (``tools``, ``toolChoice``) that this client's
+        capabilities do not allow: it declares ``sampling`` without ``tools``, and the spec has the
+        client refuse such a request with an error rather than answer it without the tools."""
+        client = self.conn.client
+        declared = getattr(getattr(client, "sampling_capabilities", None), "tools", None)
+        if declared is not None:
+            return []
+        sent = {"tools": getattr(params, "tools", None), "toolChoice": getattr(params, "tool_choice", None)}
+        return [name for name, value in sent.items() if value is not None]
 
     async def on_log(self, params: Any) -> None:
         """The SDK's logging callback: an event and the interaction, each with the secrets this

@@ -26,10 +26,10 @@ from mcpnb.client.events import unheard
 Policy = Literal["decline", "defaults"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
-#: Nobody answers within this long: the request is declined, so nothing waits forever. Nine
+#: Nobody answers within this long: the request is cancelled, so nothing waits forever. Nine
 #: minutes: a 2026-07-28 server built on the MCP SDK forgets a call's state ten minutes after it
-#: asked (``RequestStateSecurity``'s ttl), and a decline sent at ten reached it as "Invalid or
-#: expired requestState" (-32602) instead of the decline a server is owed.
+#: asked (``RequestStateSecurity``'s ttl), and an answer sent at ten reached it as "Invalid or
+#: expired requestState" (-32602) instead of the cancel a server is owed.
 ELICITATION_TIMEOUT = 540.0
 #: Log notifications kept per call (the newest); the rest are counted, so a flood cannot fill a cell.
 LOG_LIMIT = 200

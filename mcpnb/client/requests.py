@@ -200,6 +200,21 @@ _NETWORK_ERRORS = frozenset(
 _answers: ContextVar[list[HttpAnswer] | None] = ContextVar("mcpnb_http_answers", default=None)
 
 
+#: Requests refused before they are sent to a server whose capabilities lack their family (the
+#: Lifecycle: "Only use capabilities that were successfully negotiated"). Tools are the catalog's
+#: (no ``tools/list`` without ``tools``); subscriptions and log levels check their own sub-capability.
+_GATED = ("resources/", "prompts/")
+
+
+def not_negotiated(conn: Connection, what: str) -> str | None:
+    """Why ``what`` (``resources/list``, ``prompts/get NAME``) is not sent: the server's capabilities,
+    from ``initialize`` or ``server/discover``, have no ``resources``/``prompts``; in the words of a
+    -32601 to it (:func:`~mcpnb.client.errors.unoffered`). None when they have it or are unknown."""
+    if not what.startswith(_GATED):
+        return None
+    return unoffered(conn.name, conn.capabilities, what)
+
+
 async def request(
     conn: Connection,
     what: str,
@@ -217,6 +232,9 @@ async def request(
     client = conn.client
     if conn.state is not State.CONNECTED or client is None:  # the common case needs no await
         client = await live_client(conn, conn.config.startup_timeout if wait is None else wait)
+    refused = not_negotiated(conn, what)
+    if refused is not None:
+        raise CallError(refused)
     started = conn.clock()
     answers: list[HttpAnswer] = []
     token = _answers.set(answers)

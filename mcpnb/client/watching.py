@@ -70,13 +70,25 @@ class ResourceWatch:
         return True
 
     def updated(self, uri: str) -> None:
-        """A server said ``uri`` changed: tell its watchers (a failing watcher is logged, not fatal)."""
+        """A server said ``uri`` changed: tell the watchers of it and of every URI it lies under
+        (each watcher once, with the URI that changed); a failing watcher is logged, not fatal.
+
+        The update "might be a sub-resource of the one that the client actually subscribed to"
+        (the schema's ``ResourceUpdatedNotification``): a watcher of a folder heard nothing when
+        a file in it changed."""
         self.conn.emit("resource", f"resource updated: {uri}", uri=uri)
-        for watcher in list(self.watchers.get(uri, [])):
-            try:
-                watcher(uri)
-            except Exception as exc:
-                self.conn.emit("resource", f"a watcher of {uri} failed: {describe(exc)}")
+        told: list[Watcher] = []
+        for watched, watchers in list(self.watchers.items()):
+            if not covers(watched, uri):
+                continue
+            for watcher in list(watchers):
+                if any(watcher is seen for seen in told):
+                    continue
+                told.append(watcher)
+                try:
+                    watcher(uri)
+                except Exception as exc:
+                    self.conn.emit("resource", f"a watcher of {watched} failed: {describe(exc)}")
 
     async def resume(self) -> None:
         """A new session: subscribe again to everything still watched."""
@@ -148,6 +160,16 @@ class ResourceWatch:
         if self._listener is not None:
             self._listener.cancel()
             self._listener = None
+
+
+def covers(watched: str, uri: str) -> bool:
+    """Whether an update of ``uri`` is news for a watcher of ``watched``: the same URI, or one below
+    it by path (``file:///a/b`` covers ``file:///a/b/c``, never ``file:///a/bc``)."""
+    if uri == watched:
+        return True
+    if not uri.startswith(watched):
+        return False
+    return watched.endswith("/") or uri[len(watched)] == "/"
 
 
 def watch_from(pool: Pool, server: str, uri: str, callback: Watcher) -> Callable[[], None]:

@@ -114,14 +114,14 @@ def test_an_interaction_may_answer_with_a_plain_dict(pool, probe, era):
 
 def test_an_interaction_that_answers_with_something_else_is_said_to_be_at_fault(pool, probe):
     """It failed the call as "'dict' object has no attribute 'action' (MCP error 0)": the server's
-    fault by the words. Now the form is declined, and the result says whose fault it was."""
+    fault by the words. Now the form is cancelled, and the result says whose fault it was."""
     pool.interaction = DictPerson({"action": "sure"})
     probe("legacy")
     result = pool.call("probe", "ask_user", {"question": "Name?"})
-    assert result.data["action"] == "decline"
+    assert result.data["action"] == "cancel"
     (said,) = result.answered_without_asking
     assert said.startswith("probe asked “Name?” and asking failed (TypeError: the interaction's elicit() ")
-    assert "returned a dict that is no ElicitResult (action: " in said and said.endswith("): declined")
+    assert "returned a dict that is no ElicitResult (action: " in said and said.endswith("): cancelled")
     pool.interaction = DictPerson("Grace")
     (said,) = pool.call("probe", "ask_user", {"question": "Name?"}).answered_without_asking
     assert "the interaction's elicit() returned str, not an mcp.types.ElicitResult" in said
@@ -167,12 +167,12 @@ def test_waiting_for_a_person_does_not_count_against_tool_timeout(pool, probe):
     assert result.data["answers"][0]["answer"] == "slowly"
 
 
-def test_unanswered_elicitation_is_declined_after_its_timeout(pool, probe):
+def test_unanswered_elicitation_is_cancelled_after_its_timeout(pool, probe):
     pool.interaction = ScriptedPerson(None, timeout=0.5)
     probe("legacy")
     result = pool.call("probe", "ask_user", {"question": "Anyone there?"})
-    assert result.data["action"] == "decline"
-    said = "probe asked “Anyone there?” and nobody answered in time: declined"
+    assert result.data["action"] == "cancel"  # nobody chose: not a person's "decline"
+    said = "probe asked “Anyone there?” and nobody answered in time: cancelled"
     assert result.answered_without_asking == [said]
     assert any("nobody answered" in e.message for e in pool.connection("probe").events.history)
 
@@ -303,14 +303,14 @@ class BrokenPerson(Interaction):
         raise OSError("the form could not be shown")
 
 
-def test_a_broken_interaction_declines_and_keeps_the_connection(pool, probe, caplog):
+def test_a_broken_interaction_cancels_and_keeps_the_connection(pool, probe, caplog):
     caplog.set_level(logging.DEBUG, logger="mcpnb")
     pool.interaction = BrokenPerson()
     probe("modern")
     result = pool.call("probe", "ask_user", {"question": "Name?"})
-    assert result.data["action"] == "decline"
+    assert result.data["action"] == "cancel"
     assert result.answered_without_asking == [
-        "probe asked “Name?” and asking failed (OSError: the form could not be shown): declined"
+        "probe asked “Name?” and asking failed (OSError: the form could not be shown): cancelled"
     ]
     row = pool.status()["probe"]
     assert row.state == "connected" and row.retries == 0

@@ -361,12 +361,15 @@ async def update(peer: Peer, task_id: str, responses: dict[str, Any]) -> TaskSta
 
 
 async def list_states(peer: Peer) -> list[TaskState]:
-    """Legacy ``tasks/list``, every page (entries without an id or status are skipped, not fatal)."""
-    states: list[TaskState] = []
-    cursor: str | None = None
-    while True:
+    """Legacy ``tasks/list``, every page (entries without an id or status are skipped, not fatal).
 
-        async def send(client: Any, cursor: str | None = cursor) -> Any:
+    Walked as every other list is (:func:`~mcpnb.client.paging.every_page`): a server that hands
+    out one cursor twice, or cursors without end, is stopped and its log says so (it asked
+    forever: tens of thousands of requests a second, the listing never returned)."""
+    from mcpnb.client.paging import every_page
+
+    async def fetch(cursor: str | None) -> _TaskPage:
+        async def send(client: Any) -> Any:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             request = types.ListTasksRequest(params=params)
             try:
@@ -376,13 +379,35 @@ async def list_states(peer: Peer) -> list[TaskState]:
                     raise
                 raise TaskError(f"server {peer.name!r} does not answer tasks/list ({exc.message})") from None
 
-        page = await peer.call("tasks/list", send)
+        return _TaskPage.read(peer, await peer.call("tasks/list", send))
+
+    return await every_page(fetch, "tasks", on_cut=lambda why: _cut(peer, f"tasks/list: {why}"))
+
+
+class _TaskPage:
+    """One ``tasks/list`` answer as :func:`~mcpnb.client.paging.every_page` reads a page."""
+
+    def __init__(self, tasks: list[TaskState], next_cursor: str | None) -> None:
+        self.tasks, self.next_cursor = tasks, next_cursor
+
+    @classmethod
+    def read(cls, peer: Peer, page: Any) -> _TaskPage:
         tasks = page.get("tasks") if isinstance(page, dict) else None
         if not isinstance(tasks, list):
             raise TaskError(f"tasks/list on {peer.name!r} answered without a task list: {short(page)}")
+        states: list[TaskState] = []
         for entry in tasks:
             with contextlib.suppress(TaskError):
                 states.append(TaskState.from_wire(entry, method="tasks/list", server=peer.name))
         cursor = page.get("nextCursor")
-        if not isinstance(cursor, str) or not cursor:
-            return states
+        return cls(states, cursor if isinstance(cursor, str) and cursor else None)
+
+
+def _cut(peer: Peer, why: str) -> None:
+    """Why a listing stopped early: in the server's log over a connection, else mcpnb's logger."""
+    if peer.connection is not None:
+        peer.connection.emit("paging", why)
+    else:
+        import logging
+
+        logging.getLogger("mcpnb").warning("server %r: %s", peer.name, why)
