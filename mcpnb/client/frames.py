@@ -11,8 +11,11 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Any, Literal
 
 from mcpnb.client import texttypes
@@ -33,13 +36,22 @@ def _is_records(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(row, dict) for row in value)
 
 
+#: JSON's names for what Python reads it as: a person reads JSON, not ``NoneType`` and ``dict``.
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def _json_type(value: Any) -> str:
+    return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, dict):
-        return f"an object with keys {sorted(value)[:5]}" if value else "an empty object"
+        return f"an object with keys {sorted(map(str, value))[:5]}" if value else "an empty object"
     if isinstance(value, list):
-        kinds = sorted({type(v).__name__ for v in value})
+        kinds = sorted({_json_type(v) for v in value})
         return f"a list of {', '.join(kinds)}" if value else "an empty list"
-    return f"a {type(value).__name__}" if value is not None else "null"
+    kind = _json_type(value)
+    return "null" if value is None else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
 _PLAIN = (str, int, float, type(None))  # bool is an int
@@ -68,30 +80,82 @@ _NAMES_KEYS = ("columns", "fields", "headers")
 _ROWS_KEYS = ("rows", "data")
 
 
-def _column_names(value: Any) -> list[str] | None:
-    """Column names, from a list of names or of objects with a ``name``; None unless they are distinct."""
+def _column_names(value: Any, *, distinct: bool = True) -> list[str] | None:
+    """Column names, from a list of names or of objects with a ``name``; None unless they are
+    texts, and (``distinct``) each once. A query's own names may repeat (``SELECT *`` over a join
+    gives two ``id``): :func:`_distinct` numbers them."""
     if not isinstance(value, list) or not value:
         return None
     names = [c.get("name") if isinstance(c, dict) else c for c in value]
-    if all(isinstance(n, str) for n in names) and len(set(names)) == len(names):
+    if all(isinstance(n, str) for n in names) and (not distinct or len(set(names)) == len(names)):
         return names
     return None
 
 
-def split_keys(data: Any) -> tuple[str, str] | None:
-    """The keys of the column names and of the rows when ``data`` is a table written as names and
-    row arrays (every row as wide as the names), else None."""
+def _names_and_rows_keys(data: Any) -> tuple[str, str] | None:
+    """The first key of column names and the first key of rows that ``data`` has, if both."""
     if not isinstance(data, dict):
         return None
     names_key = next((k for k in _NAMES_KEYS if k in data), None)
     rows_key = next((k for k in _ROWS_KEYS if k in data), None)
-    if names_key is None or rows_key is None:
+    return None if names_key is None or rows_key is None else (names_key, rows_key)
+
+
+def split_keys(data: Any) -> tuple[str, str] | None:
+    """The keys of the column names and of the rows when ``data`` is a table written as names and
+    row arrays (every row as wide as the names; a name may repeat), else None."""
+    keys = _names_and_rows_keys(data)
+    if keys is None:
         return None
-    names, rows = _column_names(data[names_key]), data[rows_key]
+    names, rows = _column_names(data[keys[0]], distinct=False), data[keys[1]]
     if names is None or not isinstance(rows, list):
         return None
     width = len(names)
-    return (names_key, rows_key) if all(type(r) is list and len(r) == width for r in rows) else None
+    return keys if all(type(r) is list and len(r) == width for r in rows) else None
+
+
+def _refuse_ragged_rows(data: Any) -> None:
+    """Column names beside rows of values where a row is not as wide as the names: which value is
+    whose is not known (a short row may have lost any of its cells), so say which row, rather
+    than reading the names and the rows as two columns of one table."""
+    keys = _names_and_rows_keys(data)
+    if keys is None:
+        return
+    names, rows = _column_names(data[keys[0]], distinct=False), data[keys[1]]
+    if names is None or not isinstance(rows, list) or not rows or not all(type(r) is list for r in rows):
+        return
+    at, row = next((i, r) for i, r in enumerate(rows) if len(r) != len(names))
+    raise NotTabularError(
+        f"not tabular: row {at} of {keys[1]!r} has {len(row)} value{'s' if len(row) != 1 else ''} but "
+        f"{keys[0]!r} names {len(names)} columns, so which value is whose is not known (.data has the "
+        "rows as sent)"
+    )
+
+
+def _numbered(name: str, taken: set[Any]) -> str:
+    """``name``, else ``name (2)``, ``name (3)``... the first not ``taken``; now taken too."""
+    given, n = name, 1
+    while given in taken:
+        n += 1
+        given = f"{name} ({n})"
+    taken.add(given)
+    return given
+
+
+def _distinct(names: list[str], where: str) -> tuple[list[str], list[str]]:
+    """``names`` with each name once, and a note for each one given again: the first keeps its
+    name, the next is ``id (2)`` (pandas gave both one name, and ``df["id"]`` was then two columns)."""
+    if len(set(names)) == len(names):
+        return names, []
+    taken, seen, given, notes = set(names), set(), [], []
+    for name in names:
+        if name in seen:
+            new = _numbered(name, taken)
+            notes.append(f"{where} names {name!r} again: that column is {new!r}")
+            name = new
+        seen.add(name)
+        given.append(name)
+    return given, notes
 
 
 #: A Markdown table's second line: ``| --- | :---: |`` (GitHub's tables: MarkItDown's answer for a
@@ -189,12 +253,13 @@ class Table:
     names: list[Any] | None = None  # column names of row arrays and grids (of records, their order)
     start: int = 0  # a grid's first row of data (1 under a header row)
     at: tuple[str | int, ...] = ()  # the keys down to the object that holds it, inside an envelope
+    notes: tuple[str, ...] = ()  # what its names needed to be a table's (a name given twice)
+    index: list[Any] | None = None  # row labels it was sent with (pandas' ``orient="split"``)
 
     @property
     def where(self) -> str:
         """Where the rows are, as a person reads a path: ``rows``, ``data.statements[0].rows``."""
-        path = [*self.at, self.key] if self.key is not None else list(self.at)
-        return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path).lstrip(".")
+        return path_text([*self.at, self.key] if self.key is not None else list(self.at))
 
     @property
     def count(self) -> int:
@@ -269,15 +334,35 @@ class Table:
         rows = self.rows(limit)
         try:
             if isinstance(rows, dict):
-                return pd.DataFrame(rows), []
-            if not rows:
-                return pd.DataFrame(), []
+                frame, notes = pd.DataFrame(rows), []
+            elif not rows:
+                frame, notes = pd.DataFrame(), []
             # flat records (the common case) go straight in: json_normalize is many times slower
-            if _flat(rows):
-                return (pd.DataFrame(rows, columns=self.names) if self.names else pd.DataFrame(rows)), []
-            return _flattened(rows)
+            elif _flat(rows):
+                frame, notes = pd.DataFrame(rows, columns=self.names or None), []
+            else:
+                frame, notes = _flattened(rows)
         except Exception as exc:
             raise NotTabularError(f"not tabular: pandas could not build a table ({exc})") from exc
+        if self.index is not None:
+            frame.index = pd.Index(self.index[: len(frame)])
+        return frame, [*self.notes, *notes]
+
+    @cached_property
+    def paths(self) -> dict[Any, tuple[Any, ...]]:
+        """:func:`record_paths` of records (and of one row): read once for a display, its
+        text types and its repr."""
+        if self.shape == "records":
+            return record_paths(self.source, self.names)
+        return record_paths([self.source]) if self.shape == "one row" else {}
+
+    def column_names(self) -> list[Any]:
+        """The names of :meth:`frame`'s columns, of every row, without building it: the columns
+        that only later rows have count too (a preview's frame does not have them). One pass over
+        the rows of records, at C speed when none of them nests an object."""
+        if self.shape in ("records", "one row"):
+            return list(self.paths)
+        return list(self.columns(limit=0))
 
 
 #: What json_normalize joins nested keys with, before they are joined with dots: a key's own dots
@@ -286,36 +371,120 @@ _NESTED = "\x1f"
 
 
 def _flattened(rows: list[dict[str, Any]]) -> tuple[Any, list[str]]:
-    """Nested records flattened into ``a.b`` columns, each name once: pandas wrote both a key
-    ``"a.b"`` and ``b`` inside ``a`` to one column ``a.b``, the last one winning, so the nested one
-    is ``a.b (2)`` and a note says so. An object some rows lack (an optional nested model, null
-    there) left a column of nulls beside its ``addr.city``, ``addr.zip``: it is dropped."""
+    """Nested records flattened into ``a.b`` columns, each name once (:func:`_settled`)."""
     import pandas as pd
 
     frame = pd.json_normalize(rows, sep=_NESTED)
-    inside = {name.rsplit(_NESTED, 1)[0] for name in frame.columns if _is_nested(name)}
+    names, notes = _settled(list(frame.columns), lambda name: bool(frame[name].isna().all()))
+    frame = frame.loc[:, [name is not None for name in names]]
+    frame.columns = [name for name in names if name is not None]
+    return frame, notes
+
+
+def _settled(columns: list[Any], empty: Callable[[Any], bool]) -> tuple[list[Any], list[str]]:
+    """The names json_normalize's ``columns`` (nested keys joined by :data:`_NESTED`) have in
+    ``.df``, None for a column left out, and a note for each renamed. pandas wrote both a key
+    ``"a.b"`` and ``b`` inside ``a`` to one column ``a.b``, the last one winning, so the nested one
+    is ``a.b (2)`` and a note says so. An object some rows lack (an optional nested model, null
+    there) left a column of nulls beside its ``addr.city``, ``addr.zip`` (``empty`` says so): it
+    is left out."""
+    inside = {name.rsplit(_NESTED, 1)[0] for name in columns if _is_nested(name)}
     parents = {p for name in inside for p in _prefixes(name)}
-    empty = [name for name in frame.columns if name in parents and frame[name].isna().all()]
-    if empty:
-        frame = frame.drop(columns=empty)
-    taken = {name for name in frame.columns if not _is_nested(name)}  # keys as sent keep their name
-    names, notes = [], []
-    for name in frame.columns:
-        if not _is_nested(name):
-            names.append(name)
+    dropped = {name for name in columns if name in parents and empty(name)}
+    taken = {name for name in columns if not _is_nested(name)}  # keys as sent keep their name
+    names: list[Any] = []
+    notes = []
+    for name in columns:
+        if name in dropped or not _is_nested(name):
+            names.append(None if name in dropped else name)
             continue
         dotted = name.replace(_NESTED, ".")
-        given, n = dotted, 1
-        while given in taken:
-            n += 1
-            given = f"{dotted} ({n})"
+        given = _numbered(dotted, taken)
         if given != dotted:
             path = " inside ".join(repr(k) for k in reversed(name.split(_NESTED)))
             notes.append(f"{path} is column {given!r} ({dotted!r} is another's name)")
-        taken.add(given)
         names.append(given)
-    frame.columns = names
-    return frame, notes
+    return names, notes
+
+
+def _is_null(value: Any) -> bool:
+    return value is None or (type(value) is float and value != value)
+
+
+def record_paths(rows: list[dict[Any, Any]], names: list[Any] | None = None) -> dict[Any, tuple[Any, ...]]:
+    """The columns ``.df`` makes of ``rows`` (:meth:`Table.frame`), in its order, each with the keys
+    down to its values, without pandas: json_normalize puts a row's plain keys first and its
+    nested ones after, and :func:`_settled` names them. ``names``: the order a list of column
+    names gave flat rows (Datasette's)."""
+    if not rows:
+        return {}
+    values = chain.from_iterable(map(dict.values, rows))  # (each step at C speed)
+    if dict not in set(map(type, values)):
+        keys = names if names else dict.fromkeys(chain.from_iterable(rows))
+        return {key: (key,) for key in keys}
+    held: dict[tuple[Any, ...], bool] = {}  # each column, and whether a row holds a value in it
+
+    def seen(path: tuple[Any, ...], value: Any) -> None:
+        if not held.get(path, False):
+            held[path] = not _is_null(value)
+
+    def walk(path: tuple[Any, ...], inner: dict[Any, Any]) -> None:
+        for key, value in inner.items():
+            if type(value) is dict:
+                walk((*path, str(key)), value)
+            else:
+                seen((*path, str(key)), value)
+
+    shapes = set()
+    for row in rows[:1] if _uniform(rows) else rows:  # rows of one shape add nothing new
+        shape = _shape(row)
+        if shape in shapes:
+            continue
+        shapes.add(shape)
+        for key, value in row.items():
+            if type(value) is not dict:
+                seen((key,), value)
+        for key, value in row.items():
+            if type(value) is dict:
+                walk((str(key),), value)
+    raw = {(path[0] if len(path) == 1 else _NESTED.join(path)): path for path in held}
+    given, _ = _settled(list(raw), lambda name: not held[raw[name]])
+    return {name: path for name, path in zip(given, raw.values(), strict=True) if name is not None}
+
+
+def _uniform(rows: list[dict[Any, Any]]) -> bool:
+    """Whether every row has the same keys with values of the same types, their objects alike
+    too (a typed tool's rows): the first then says all. Each step at C speed."""
+    keys = set(map(tuple, rows))
+    types = set(map(tuple, map(map, repeat(type), map(dict.values, rows))))
+    if len(keys) != 1 or len(types) != 1:
+        return False
+    [names], [kinds] = keys, types
+    return all(
+        _uniform(list(map(itemgetter(k), rows))) for k, kind in zip(names, kinds, strict=True) if kind is dict
+    )
+
+
+def _shape(row: dict[Any, Any]) -> tuple[Any, ...]:
+    """A row's keys and its values' types, a nested object's own shape: what :func:`record_paths`
+    learns from a row (a float's NaN aside: rows of one shape null in the same places)."""
+    types = tuple(map(type, row.values()))
+    if dict in types:
+        types = tuple(_shape(v) if type(v) is dict else type(v) for v in row.values())
+    return (tuple(row), types)
+
+
+def path_values(rows: list[dict[Any, Any]], path: tuple[Any, ...]) -> list[Any]:
+    """The values at ``path`` (:func:`record_paths`) of each row, null where a row has none."""
+    if len(path) == 1:
+        return [row.get(path[0]) for row in rows]
+    found = []
+    for row in rows:
+        value: Any = row
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        found.append(value)
+    return found
 
 
 def _is_nested(name: Any) -> bool:
@@ -360,15 +529,16 @@ def find_table(data: Any, *, one_row: bool = False) -> Table:
        (Datasette's ``{"columns": [...], "rows": [{...}]}``: see :func:`_records_beside`);
     5. an object of equally long lists (columns), or of objects under the same row numbers (pandas'
        ``df.to_dict()``, see :func:`_numbered_columns`);
-    6. an envelope: an object whose one value that is not plain is an object, or a list of one
-       object, holding a table by these rules (an API's ``{"success": true, "data": {...}}``;
-       see :func:`_envelope`), the plain values on the way beside it;
+    6. an envelope: an object with no rows of its own, exactly one of whose objects (or lists
+       of one object) holds a table by these rules (an API's ``{"success": true, "data": {...}}``,
+       Elasticsearch's ``hits.hits`` beside ``_shards``; see :func:`_envelope`), the values on the
+       way beside it; when several do, it is several tables;
     7. with ``one_row`` (what ``result.df`` asks for): a single object without tables in it
        (``{"temperature": 22, "where": {"city": ...}}``) is one row, and a list of plain values
        (a tool's ``list[str]``, unwrapped from the SDK's ``{"result": [...]}``) is one ``value``
        column. Neither is table-*shaped*, so displays still show them as JSON.
 
-    An object that holds several tables is not one table: ``.dfs`` gives each.
+    An object that holds several tables is not one table (:func:`several_tables`): ``.dfs`` gives each.
     """
     return _find_table(data, one_row, _ENVELOPES)
 
@@ -383,8 +553,8 @@ def _find_table(data: Any, one_row: bool, envelopes: int) -> Table:
         return Table("records", data)
     split = split_keys(data)
     if split is not None:
-        beside = {k: v for k, v in data.items() if k not in split}
-        return Table("names and rows", data[split[1]], split[1], beside, _column_names(data[split[0]]))
+        return _names_and_rows(data, *split)
+    _refuse_ragged_rows(data)
     if _is_grid(data):
         return _grid(data)
     key = grid_key(data)
@@ -408,11 +578,7 @@ def _find_table(data: Any, one_row: bool, envelopes: int) -> Table:
             raise NotTabularError(f"not tabular: the columns have different lengths {sorted(lengths)}")
         tables = table_keys(data)
         if len(tables) > 1:  # say which, and how to get them
-            raise NotTabularError(
-                f"not tabular as one table: it holds several tables ({', '.join(tables)}); use "
-                f".dfs, a dict of DataFrames by key (e.g. result.dfs[{tables[0]!r}]), or one of "
-                + ", ".join(f".data[{k!r}]" for k in tables)
-            )
+            raise several_tables([((key,), Table("records", data[key])) for key in tables])
         if one_row and not tables:
             return Table("one row", data)
     if one_row and isinstance(data, list) and data and _plain(data):
@@ -445,31 +611,106 @@ def _numbered_columns(data: dict[str, Any]) -> dict[str, list[Any]] | None:
     return columns
 
 
-def _envelope(data: dict[str, Any], envelopes: int) -> Table | None:
-    """The table inside an envelope, with the envelope's plain values as its fields (a name both
-    use is given its path): DBHub answers a query with ``{"success": true, "data": {"statements":
-    [{"sql": ..., "rows": [...], "count": 5}], "source_id": ...}}``, and ``.df`` was one row
-    holding it all; ``envelopes`` more may be opened inside. Not a tree's one node (rows that
+def _names_and_rows(data: dict[str, Any], names_key: str, rows_key: str) -> Table:
+    """A table written as column names and rows (:func:`split_keys`), a name given twice numbered
+    (:func:`_distinct`), the other keys beside it; pandas' ``orient="split"`` row labels (its
+    ``index`` beside ``columns`` and ``data``) are the frame's index, as ``pandas.read_json`` reads them."""
+    rows = data[rows_key]
+    names, notes = _distinct(_column_names(data[names_key], distinct=False) or [], names_key)
+    beside = {k: v for k, v in data.items() if k not in (names_key, rows_key)}
+    labels = beside.get("index") if (names_key, rows_key) == ("columns", "data") else None
+    index = None
+    if type(labels) is list and len(labels) == len(rows) and _plain(labels):
+        del beside["index"]
+        index = None if labels == list(range(len(rows))) else labels  # 0, 1, 2...: pandas' own
+    return Table("names and rows", rows, rows_key, beside, names, notes=tuple(notes), index=index)
+
+
+Step = tuple[str | int, ...]
+
+
+def path_text(path: Sequence[str | int]) -> str:
+    """Keys as a person reads a path: ``data.statements[0].rows``."""
+    return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path).lstrip(".")
+
+
+def several_tables(found: list[tuple[Step, Table]]) -> NotTabularError:
+    """The error for several tables in one object, none of them *the* table: its ``found`` has
+    each, with the keys down to the value it is the one table of (:func:`nested_tables`). No
+    class of its own: it is a :class:`NotTabularError` like any other to a person."""
+    wheres = [_full_where(step, table) for step, table in found]
+    picks = ", ".join(
+        ".data" + "".join(f"[{k!r}]" for k in (*step, *table.at, *_key(table))) for step, table in found
+    )
+    error = NotTabularError(
+        f"not tabular as one table: it holds several tables ({', '.join(wheres)}); use .dfs, a dict "
+        f"of DataFrames by where each is (e.g. result.dfs[{wheres[0]!r}]), or one of {picks}"
+    )
+    error.found = found  # type: ignore[attr-defined]
+    return error
+
+
+def _found(error: NotTabularError) -> list[tuple[Step, Table]] | None:
+    """The tables of a :func:`several_tables` error; None for any other."""
+    return getattr(error, "found", None)
+
+
+def _key(table: Table) -> tuple[str, ...]:
+    return (table.key,) if table.key is not None else ()
+
+
+def _full_where(step: Step, table: Table) -> str:
+    return path_text([*step, *table.at, *_key(table)])
+
+
+def _branches(data: dict[str, Any], envelopes: int) -> list[tuple[Step, Table]]:
+    """The tables inside the objects among ``data``'s values (an object, or a list of one object),
+    each with the keys down to it; several inside one of them are each there."""
+    found: list[tuple[Step, Table]] = []
+    for key, value in data.items():
+        step: Step = (key,)
+        if type(value) is list and len(value) == 1 and type(value[0]) is dict:
+            step, value = (key, 0), value[0]
+        if type(value) is not dict:
+            continue
+        try:
+            table = _find_table(value, False, envelopes)
+        except NotTabularError as error:
+            found += [((*step, *inner), table) for inner, table in _found(error) or ()]
+            continue
+        if _opens(table):
+            found.append((step, table))
+    return found
+
+
+def _opens(table: Table) -> bool:
+    """Whether a table inside an object is one to open it for: not a tree's one node (rows that
     hold rows under the same key, a directory's ``children``), nor one list of anything as
     "columns"."""
-    inner = [k for k, v in data.items() if not _is_scalar(v)]
-    if len(inner) != 1:
-        return None
-    key, value = inner[0], data[inner[0]]
-    step: tuple[str | int, ...] = (key,)
-    if type(value) is list and len(value) == 1 and type(value[0]) is dict:
-        step, value = (key, 0), value[0]
-    if type(value) is not dict:
-        return None
-    try:
-        table = _find_table(value, False, envelopes)
-    except NotTabularError:
-        return None
     if table.shape == "records" and any(type(row.get(table.key)) is list for row in table.source):
+        return False
+    return table.shape != "columns" or (len(table.source) > 1 and all(map(_plain, table.source.values())))
+
+
+def _envelope(data: dict[str, Any], envelopes: int) -> Table | None:
+    """The table inside an envelope, with the envelope's other values as its fields (a name both
+    use is given its path): DBHub answers a query with ``{"success": true, "data": {"statements":
+    [{"sql": ..., "rows": [...], "count": 5}], "source_id": ...}}``, Elasticsearch with
+    ``{"took": 3, "_shards": {...}, "hits": {"total": {...}, "hits": [...]}}``, Solr with
+    ``{"responseHeader": {...}, "response": {"docs": [...]}}``, Open-Meteo with ``hourly_units``
+    beside the ``hourly`` columns; ``.df`` was one row holding it all. ``envelopes`` more may be
+    opened inside. Rows of the object's own come first (:func:`_one_records_key`); several tables
+    inside are :func:`several_tables`, not one row with the tables in its cells."""
+    found = _branches(data, envelopes)
+    if not found:
         return None
-    if table.shape == "columns" and (len(table.source) < 2 or not all(map(_plain, table.source.values()))):
+    opened = {step[0] for step, _ in found}
+    if any(k not in opened and type(v) is list and v and _is_records(v) for k, v in data.items()):
         return None
-    fields = {k: v for k, v in data.items() if k != key}
+    if len(found) > 1:
+        raise several_tables(found)
+    [(step, table)] = found
+    fields = {k: v for k, v in data.items() if k != step[0]}
     for name, v in table.fields.items():
         fields[name if name not in fields else ".".join(map(str, [*step, *table.at, name]))] = v
     return replace(table, fields=fields, at=(*step, *table.at))
@@ -508,12 +749,37 @@ def is_one_table(data: Any) -> bool:
         return False
 
 
-def to_dataframes(data: Any, *, schema: Any = None, at: Sequence[str] = ()) -> dict[str, Any]:
-    """Every table inside an object, by key, as DataFrames (what ``result.dfs`` gives)."""
+def nested_tables(data: Any) -> list[tuple[str, Step]]:
+    """The tables deeper inside an object that has none at its top (:func:`table_keys`), each as
+    where it is (``data.items``) and the keys down to the value it is the one table of; one that
+    is ``data``'s own table (inside an envelope) has no keys. None for anything else."""
+    if not isinstance(data, dict) or table_keys(data):
+        return []
+    try:
+        table = find_table(data)
+    except NotTabularError as error:
+        return [(_full_where(step, table), step) for step, table in _found(error) or ()]
+    return [(table.where, ())] if table.at else []
+
+
+def _value_at(data: Any, keys: Step) -> Any:
+    for key in keys:
+        data = data[key]
+    return data
+
+
+def to_dataframes(data: Any, *, schema: Any = None, at: Sequence[str | int] = ()) -> dict[str, Any]:
+    """Every table inside an object, by key, as DataFrames (what ``result.dfs`` gives); tables
+    deeper in (``{"data": {"items": [...]}, "meta": {...}}``) by where they are (``data.items``)."""
     tables = table_keys(data)
-    if not tables:
+    if tables:
+        return {key: to_dataframe(data[key], schema=schema, at=[*at, key]) for key in tables}
+    nested = nested_tables(data)
+    if not nested:
         raise NotTabularError(f"no tables in it: got {_describe(data)}; use .df (or .data for the raw value)")
-    return {key: to_dataframe(data[key], schema=schema, at=[*at, key]) for key in tables}
+    return {
+        where: to_dataframe(_value_at(data, keys), schema=schema, at=[*at, *keys]) for where, keys in nested
+    }
 
 
 def to_dataframe(data: Any, *, limit: int | None = None, schema: Any = None, at: Sequence[str] = ()) -> Any:
@@ -526,6 +792,8 @@ def to_dataframe(data: Any, *, limit: int | None = None, schema: Any = None, at:
     use and display (a name given twice, half of a character) is a :class:`FrameWarning`."""
     table = find_table(data, one_row=True)
     frame, notes = table.frame_and_notes(limit)
+    if table.count == 0 and not len(frame.columns) and schema is not None:
+        frame = _declared_columns(texttypes.column_schemas(schema, _schema_path(table, at)), frame)
     typed = text_types(table, schema=schema, at=at)
     if typed:
         frame = texttypes.read(frame, typed)
@@ -533,8 +801,41 @@ def to_dataframe(data: Any, *, limit: int | None = None, schema: Any = None, at:
         notes.append(f"it held half of a character (an unpaired UTF-16 surrogate), now \ufffd; {_AS_SENT}")
     if notes:
         warnings.warn(f"result.df: {'; '.join(notes)}", FrameWarning, stacklevel=_callers_level())
-    frame.attrs.update((k, v) for k, v in table.fields.items() if _is_scalar(v))
+    frame.attrs.update((k, v) for k, v in table.fields.items() if _small_plain(v))
     return frame
+
+
+def _declared_columns(declared: dict[str, Any], frame: Any) -> Any:
+    """An empty table with the columns its rows' schema declares, in its order (a nested object's
+    keys as ``a.b``, as rows would give them): ``[]`` from a tool ``-> list[Row]`` was a frame of
+    no columns, and ``df["id"]`` a KeyError for a query that found nothing."""
+    import pandas as pd
+
+    names = [name for name in declared if not any(other.startswith(f"{name}.") for other in declared)]
+    return pd.DataFrame(columns=names) if names else frame
+
+
+#: How many values an object beside the rows may hold and still be one of the frame's ``attrs``:
+#: pandas copies ``attrs`` into every frame it derives from this one.
+_ATTR_VALUES = 100
+
+
+def _small_plain(value: Any) -> bool:
+    """A plain value, or a small object of them (a ``meta`` of page numbers, Elasticsearch's
+    ``_shards``): what ``df.attrs`` keeps of the fields beside the rows. Lists stay in ``.data``."""
+    if _is_scalar(value):
+        return True
+    if type(value) is not dict:
+        return False
+    stack, count = [value], 0
+    while stack:
+        for inner in stack.pop().values():
+            count += 1
+            if count > _ATTR_VALUES or not (_is_scalar(inner) or type(inner) is dict):
+                return False
+            if type(inner) is dict:
+                stack.append(inner)
+    return True
 
 
 _AS_SENT = "result.data has the values as sent"
@@ -598,15 +899,36 @@ def _has_halves(values: Any) -> bool:
 _SAMPLE = 50  # rows read to find the columns that may be numbers or times written as text
 
 
-def text_types(table: Table, *, schema: Any = None, at: Sequence[str] = ()) -> dict[Any, str]:
-    """The columns of ``table`` that ``.df`` reads as numbers and times (:mod:`mcpnb.client.texttypes`);
-    ``schema`` (see :func:`to_dataframe`) may give a column's text a form of its own."""
-    path = [*at, *table.at] + ([table.key] if table.key is not None else [])
-    declared = texttypes.column_schemas(schema, path) if schema is not None else None
-    # the first rows say which columns may be: only those are read whole (a display of 100k rows
-    # of numbers builds no column to find none)
-    maybe = texttypes.kinds(table.columns(limit=_SAMPLE), declared)
-    return texttypes.kinds(table.columns(names=maybe), declared) if maybe else {}
+def _schema_path(table: Table, at: Sequence[str | int]) -> list[str | int]:
+    """The keys from the value a schema describes down to ``table``'s rows."""
+    return [*at, *table.at, *_key(table)]
+
+
+def text_types(table: Table, *, schema: Any = None, at: Sequence[str | int] = ()) -> dict[Any, str]:
+    """The columns of ``table`` that ``.df`` reads as numbers and times (:mod:`mcpnb.client.texttypes`),
+    a nested object's (``a.when``) too; ``schema`` (see :func:`to_dataframe`) may give a column's
+    text a form of its own.
+
+    The first rows say which columns may be: those that are such texts there, and those they
+    have no value of (a column only later rows have, or null at first). Only those are read
+    whole: a display of 100k rows of numbers or names builds no column to find none."""
+    declared = texttypes.column_schemas(schema, _schema_path(table, at)) if schema is not None else None
+    if table.shape in ("records", "one row"):
+        rows = table.source if table.shape == "records" else [table.source]
+        paths = table.paths
+        head = {name: path_values(rows[:_SAMPLE], path) for name, path in paths.items()}
+        maybe = _maybe_typed(head, declared)
+        columns = {name: path_values(rows, paths[name]) for name in maybe}
+    else:
+        maybe = _maybe_typed(table.columns(limit=_SAMPLE), declared)
+        columns = table.columns(names=maybe) if maybe else {}
+    return texttypes.kinds(columns, declared) if columns else {}
+
+
+def _maybe_typed(head: dict[Any, list[Any]], declared: dict[str, Any] | None) -> list[Any]:
+    """The columns whose first values are numbers or times written as text, or all null."""
+    typed = texttypes.kinds(head, declared)
+    return [name for name, values in head.items() if name in typed or all(v is None for v in values)]
 
 
 def _flat(rows: list[dict[str, Any]]) -> bool:

@@ -429,8 +429,8 @@ def data_summary(data: Any) -> str:
         table = None
     if table is None or table.count == 0 or table.is_tree():
         return _value_summary(data, table_keys(data))
-    head = table.columns(limit=max(_REPR_ROWS, 20))  # names from the first rows, as the display's
-    names = [name for column, values in head.items() for name in _flat_names(str(column), values)]
+    head = table.columns(limit=_REPR_ROWS)
+    names = list(map(str, table.column_names()))  # .df's, in its order: later rows' columns too
     more_names = f", … {len(names) - _REPR_NAMES} more" if len(names) > _REPR_NAMES else ""
     where = f" under {table.where}" if table.where else ""
     beside = f", beside {_names(list(table.fields))}" if table.fields else ""
@@ -447,17 +447,6 @@ def data_summary(data: Any) -> str:
     if table.count > shown:
         lines.append(f"… {table.count - shown} more rows (result.df has them all)")
     return "\n".join(lines)
-
-
-def _flat_names(name: str, values: list[Any]) -> list[str]:
-    """The ``.df`` columns a column of records becomes: ``a.b`` for each key inside an object."""
-    inner = dict.fromkeys(key for value in values if isinstance(value, dict) for key in value)
-    if not inner:
-        return [name]
-    nested = (
-        _flat_names(f"{name}.{key}", [v.get(key) for v in values if isinstance(v, dict)]) for key in inner
-    )
-    return [flat for names in nested for flat in names]
 
 
 def _value_summary(data: Any, tables: list[str]) -> str:

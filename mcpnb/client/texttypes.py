@@ -88,17 +88,44 @@ _OFFSET = r"(Z|[+-]\d\d:?\d\d)$"
 
 
 def column_schemas(schema: Any, path: Sequence[str | int]) -> dict[str, Any]:
-    """The schemas of a table's columns: ``schema`` describes the whole value, ``path`` the keys
-    down to the table (``["result"]`` for the SDK's wrapper of a list), an array of objects
-    (``$ref`` to the schema's ``$defs`` followed)."""
+    """The schemas of a table's columns, in its order: ``schema`` describes the whole value, ``path``
+    the keys down to the table (``["result"]`` for the SDK's wrapper of a list), an array of
+    objects (``$ref`` to the schema's ``$defs`` followed); a nested object's keys as ``a.b``."""
     node = deref(schema, schema)
     for key in path:  # a number is an index into an array (an envelope's list of one object)
         node = deref(
             node.get("items") if isinstance(key, int) else node.get("properties", {}).get(key), schema
         )
-    rows = deref(node.get("items"), schema)
-    properties = rows.get("properties")
-    return {k: deref(v, schema) for k, v in properties.items()} if isinstance(properties, dict) else {}
+    return _properties(deref(node.get("items"), schema), schema, "", _NESTED_DEPTH)
+
+
+#: How deep the keys of nested objects are named (``a.b.c``), as ``.df`` flattens them.
+_NESTED_DEPTH = 5
+
+
+def _properties(node: dict[str, Any], root: Any, prefix: str, depth: int) -> dict[str, Any]:
+    """An object's properties by name (``$ref`` followed), and those of the objects among them as
+    ``a.b``, as ``.df`` names the columns a nested object gives; an optional object (``anyOf``
+    with ``null``, pydantic's ``Address | None``) too."""
+    properties = node.get("properties")
+    if not isinstance(properties, dict):
+        return {}
+    found = {}
+    for key, spec in properties.items():
+        column = deref(spec, root)
+        found[f"{prefix}{key}"] = column
+        if depth:
+            found.update(_properties(_object_branch(column, root), root, f"{prefix}{key}.", depth - 1))
+    return found
+
+
+def _object_branch(schema: dict[str, Any], root: Any) -> dict[str, Any]:
+    """``schema``, or its one branch of an ``anyOf``/``oneOf`` that has properties (an optional model)."""
+    if "properties" in schema:
+        return schema
+    branches = [deref(b, root) for key in ("anyOf", "oneOf") for b in schema.get(key) or ()]
+    objects = [b for b in branches if isinstance(b.get("properties"), dict)]
+    return objects[0] if len(objects) == 1 else {}
 
 
 def _has_a_form(schema: dict[str, Any]) -> bool:

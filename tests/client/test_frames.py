@@ -100,7 +100,6 @@ def test_records_beside_their_column_names_are_a_table():
     "data",
     [
         {"columns": ["a", "b"], "rows": [[1, 2], [3]]},  # a row of another width
-        {"columns": ["a", "a"], "rows": [[1, 2]]},  # names that are not distinct
         {"columns": ["a", 2], "rows": [[1, 2]]},  # a name that is no text
         {"columns": [], "rows": []},
         {"columns": ["a"], "rows": [{"a": 1}]},  # records, read as records

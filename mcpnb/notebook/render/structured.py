@@ -12,7 +12,16 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from mcpnb.client import texttypes
-from mcpnb.client.frames import NotTabularError, Table, find_table, is_tabular, table_keys, text_types
+from mcpnb.client.frames import (
+    NotTabularError,
+    Table,
+    find_table,
+    is_tabular,
+    path_values,
+    record_paths,
+    table_keys,
+    text_types,
+)
 from mcpnb.client.results import json_head
 from mcpnb.notebook.render.html import badge, esc, pre, truncate
 
@@ -74,20 +83,44 @@ def _html_cell(text: str) -> str:
     return "\n".join(lines[:_CELL_LINES])[:_CELL_CHARS] + "…"
 
 
-_ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r"})
+_ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: two for a wide character (CJK, most emoji), none
+    for a combining mark or a zero-width one, else one; ``len`` padded a Chinese name short."""
+    if text.isascii():
+        return len(text)
+    return sum(map(_char_width, text))
+
+
+def _char_width(char: str) -> int:
+    import unicodedata
+
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _pad(text: str, columns: int, right: bool = False) -> str:
+    """``text`` padded to ``columns`` of :func:`width`, on the left when ``right`` (a number)."""
+    fill = " " * max(columns - width(text), 0)
+    return fill + text if right else text + fill
 
 
 def _text_cell(text: str) -> str:
-    """One line, as pandas writes a cell: a line break as ``\\n`` (never cut in half)."""
+    """One line, as pandas writes a cell: a line break as ``\\n``, a tab as ``\\t`` (it jumped to
+    the terminal's next tab stop, out of its column), never cut in half."""
     line = text.translate(_ESCAPES)
-    if len(line) <= _CELL_WIDTH:
+    if width(line) <= _CELL_WIDTH:
         return line
-    shown = ""
+    shown, used = "", 0
     for char in text:
         piece = char.translate(_ESCAPES)
-        if len(shown) + len(piece) >= _CELL_WIDTH:
+        if used + width(piece) >= _CELL_WIDTH:
             break
         shown += piece
+        used += width(piece)
     return shown + "…"
 
 
@@ -142,11 +175,9 @@ def frame_table(df: Any, numbers: Collection[Any] = (), most: int = COLUMNS_SHOW
     html = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     columns = [_text_cell(c) for c in columns]
     rows = [[_text_cell(v) for v in row] for row in rows]
-    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
+    widths = [max([width(c), *(width(r[i]) for r in rows)]) for i, c in enumerate(columns)]
     lines = [
-        "  ".join(
-            (v.rjust(w) if n else v.ljust(w)) for v, w, n in zip(line, widths, numeric, strict=True)
-        ).rstrip()
+        "  ".join(_pad(v, w, n) for v, w, n in zip(line, widths, numeric, strict=True)).rstrip()
         for line in [columns, *rows]
     ]
     return html, "\n".join(lines)
@@ -158,8 +189,8 @@ _FIELD_WIDTH = 120  # characters of one field's value
 
 def _field_rows(pairs: list[tuple[str, str]]) -> tuple[str, str]:
     """(HTML, text) of fields written as ``name  value`` lines, the values as given."""
-    width = max(len(k) for k, _ in pairs)
-    text = "\n".join(f"{k.ljust(width)}  {v}".rstrip() for k, v in pairs)
+    most = max(width(k) for k, _ in pairs)
+    text = "\n".join(f"{_pad(k, most)}  {v}".rstrip() for k, v in pairs)
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in pairs)
     return f'<table class="mcpnb-fields">{rows}</table>', text
 
@@ -195,19 +226,62 @@ def _grid(
     # only the rows on screen become a DataFrame: a 100k-row result costs what the preview shows
     shown, renamed = table.frame_and_notes(limit)
     typed = typed or {}
-    rows, cols = table.count, shown.shape[1]
+    names = table.column_names()  # every row's: a column only later rows have counts too
+    rows, cols = table.count, max(len(names), shown.shape[1])
     more = rows - len(shown)
     caption = f"{rows} row{'s' if rows != 1 else ''} × {cols} column{'s' if cols != 1 else ''}"
     numbers = [name for name, kind in typed.items() if kind == texttypes.NUMBERS]
-    table_html, table_text = frame_table(shown, numbers)
+    shown, integers = _exact_integers(table, shown)
+    table_html, table_text = frame_table(shown, [*numbers, *integers])
     notes = [f"… {more} more row{'s' if more != 1 else ''} ({where} has them all)"] if more else []
-    if cols > COLUMNS_SHOWN:
-        hidden = cols - COLUMNS_SHOWN
+    if shown.shape[1] > COLUMNS_SHOWN:
+        hidden = shown.shape[1] - COLUMNS_SHOWN
         notes.append(f"… {hidden} more column{'s' if hidden != 1 else ''} ({where} has them all)")
+    later = [str(name) for name in names if name not in set(shown.columns)]
+    if later:
+        notes.append(
+            f"… {len(later)} more column{'s' if len(later) != 1 else ''} only later rows have: "
+            f"{', '.join(later[:5])}{', …' if len(later) > 5 else ''} ({where} has them all)"
+        )
     notes += renamed  # two columns pandas would give one name: both kept, as .df keeps them
     if typed:
         notes.append(f"{where} reads {_read_as(typed)} (the server wrote them as text)")
-    return table_html, table_text if cols else "", caption if rows else "no rows", "; ".join(notes)
+    text = table_text if shown.shape[1] else ""
+    return table_html, text, caption if rows else "no rows", "; ".join(notes)
+
+
+def _exact_integers(table: Table, shown: Any) -> tuple[Any, list[Any]]:
+    """``shown`` with each float column that pandas made of integers and nulls holding those
+    integers as sent, and those columns' names: a float keeps 53 bits, so ``9007199254740993``
+    showed as ``9007199254740992`` (and ``1`` as ``1.0`` beside it). ``.df`` keeps pandas' types."""
+    floats = [name for name, dtype in shown.dtypes.items() if dtype.kind == "f"]
+    if not floats or shown.columns.has_duplicates:
+        return shown, []
+    raw = _raw_columns(table, floats, len(shown))
+    exact = [
+        name
+        for name, values in raw.items()
+        if len(values) == len(shown)
+        and any(type(v) is int and abs(v) >= 2**53 for v in values)
+        and all(v is None or type(v) is int for v in values)
+    ]
+    if not exact:
+        return shown, []
+    import pandas as pd
+
+    shown = shown.copy()
+    for name in exact:  # (a list of ints and None would be read as floats again)
+        shown[name] = pd.Series(raw[name], index=shown.index, dtype=object)
+    return shown, exact
+
+
+def _raw_columns(table: Table, names: list[Any], limit: int) -> dict[Any, list[Any]]:
+    """The values as sent of the first ``limit`` rows of ``names`` (``.df``'s names, ``a.b`` too)."""
+    if table.shape in ("records", "one row"):
+        rows = table.source[:limit] if table.shape == "records" else [table.source]
+        paths = record_paths(rows, table.names)
+        return {name: path_values(rows, paths[name]) for name in names if name in paths}
+    return table.columns(names=names, limit=limit)
 
 
 def _read_as(typed: Mapping[Any, str]) -> str:
