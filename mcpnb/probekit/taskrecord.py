@@ -4,6 +4,10 @@ The record is plain data: the worker that runs a task keeps the live one, every 
 copy rebuilt from the store's fields. ``status`` and ``lease`` are fields of their own because the
 stores guard writes on them, ``context`` because ``tasks/list`` filters on it without reading the
 rest; everything else travels as one JSON ``doc``.
+
+A question's ``params`` are stored under ``pending`` as they always were (an older worker still reads
+a form); the method of each question that is not a form goes in ``pendingMethods`` beside it, so a
+document written before tasks could ask anything but forms reads as forms.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp import types
+from pydantic import BaseModel
 
 from mcpnb.probekit.taskstore import LEASE, STATUS, TERMINAL, Fields
 
@@ -24,11 +29,68 @@ CONTEXT = "context"
 ANSWER = "answer:"
 
 
+#: The requests a task may send its client, by method (SEP-2663: each as its standalone request).
+ELICIT, SAMPLE, ROOTS = "elicitation/create", "sampling/createMessage", "roots/list"
+_REQUESTS: dict[str, type[BaseModel]] = {
+    ELICIT: types.ElicitRequest,
+    SAMPLE: types.CreateMessageRequest,
+    ROOTS: types.ListRootsRequest,
+}
+#: What the client answers a question with, or the error it answered a 2025-11-25 request with.
+Answer = (
+    types.ElicitResult
+    | types.CreateMessageResult
+    | types.CreateMessageResultWithTools
+    | types.ListRootsResult
+    | types.ErrorData
+)
+
+
 @dataclass
 class PendingInput:
-    """A question a task is waiting on; ``params`` are form-mode ``elicitation/create`` params."""
+    """A question a task is waiting on: the request's ``method`` and its ``params`` as sent."""
 
     params: dict[str, Any]
+    method: str = ELICIT
+
+    def answer_type(self) -> type[BaseModel]:
+        """The result type this question's answer must be: the one its method answers with."""
+        if self.method == SAMPLE:
+            tools = "tools" in self.params or "toolChoice" in self.params
+            return types.CreateMessageResultWithTools if tools else types.CreateMessageResult
+        return types.ListRootsResult if self.method == ROOTS else types.ElicitResult
+
+    def as_request(self, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The question as its standalone request (``{"method", "params"}``); ``meta`` goes in its
+        params' ``_meta``. A ``roots/list`` without params is sent without them, as the SDK does."""
+        params = {**self.params, "_meta": meta} if meta else self.params
+        return {"method": self.method, "params": params} if params else {"method": self.method}
+
+    def typed_request(self, meta: dict[str, Any] | None = None) -> Any:
+        """:meth:`as_request` as the SDK's request model (to send it over a session)."""
+        return _REQUESTS[self.method].model_validate(self.as_request(meta))
+
+    def read_answer(self, given: Any) -> BaseModel:
+        """``given`` (JSON-ready or a model) as this question's answer type; ValidationError if it
+        is none (a roots list given for a form, a form's answer for a completion, ...)."""
+        if isinstance(given, BaseModel):
+            given = given.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return self.answer_type().model_validate(given)
+
+
+def dump_answer(answer: Answer) -> str:
+    """An answer as another worker reads it back (:func:`load_answer`); an error as ``{"error"}``."""
+    dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+    wrapped = {"error": dumped} if isinstance(answer, types.ErrorData) else dumped
+    return json.dumps(wrapped, separators=(",", ":"))
+
+
+def load_answer(pending: PendingInput, raw: str) -> Answer:
+    """What :func:`dump_answer` wrote for ``pending``'s question."""
+    data = json.loads(raw)
+    if isinstance(data, dict) and set(data) == {"error"}:
+        return types.ErrorData.model_validate(data["error"])
+    return pending.read_answer(data)  # type: ignore[return-value]
 
 
 @dataclass
@@ -71,6 +133,9 @@ class TaskRecord:
             if self.result is None
             else self.result.model_dump(by_alias=True, mode="json", exclude_none=True),
         }
+        methods = {key: p.method for key, p in self.pending.items() if p.method != ELICIT}
+        if methods:
+            doc["pendingMethods"] = methods
         out = {STATUS: self.status, DOC: json.dumps(doc, separators=(",", ":"))}
         if self.owner is not None:
             out[OWNER] = self.owner
@@ -84,6 +149,7 @@ class TaskRecord:
     def from_fields(cls, task_id: str, fields: Fields) -> TaskRecord:
         doc = json.loads(fields[DOC])
         progress = doc.get("progress")
+        methods = doc.get("pendingMethods") or {}
         lease = fields.get(LEASE)
         return cls(
             task_id=task_id,
@@ -96,7 +162,10 @@ class TaskRecord:
             result=None if doc.get("result") is None else types.CallToolResult.model_validate(doc["result"]),
             finished=doc.get("finished"),
             progress=tuple(progress) if progress else None,  # type: ignore[arg-type]
-            pending={key: PendingInput(params) for key, params in (doc.get("pending") or {}).items()},
+            pending={
+                key: PendingInput(params, methods.get(key, ELICIT))
+                for key, params in (doc.get("pending") or {}).items()
+            },
             owner=fields.get(OWNER),
             lease_until=float(lease) if lease else None,
             context=fields.get(CONTEXT),

@@ -26,10 +26,23 @@ from typing import Any
 
 from mcp import MCPError, types
 from mcp.server.elicitation import render_elicitation_schema
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from mcpnb.probekit.inputs import completion
 from mcpnb.probekit.responses import ProbeError, error_response
-from mcpnb.probekit.taskrecord import ANSWER, CANCEL, CONTEXT, STATUSES, PendingInput, TaskRecord
+from mcpnb.probekit.runio import CannotAsk
+from mcpnb.probekit.taskrecord import (
+    ANSWER,
+    CANCEL,
+    CONTEXT,
+    ROOTS,
+    SAMPLE,
+    STATUSES,
+    Answer,
+    PendingInput,
+    TaskRecord,
+    dump_answer,
+)
 from mcpnb.probekit.taskshare import Running, Sharing, Wakers
 from mcpnb.probekit.taskstore import (
     LEASE_S,
@@ -61,10 +74,21 @@ Runner = Callable[["TaskIO"], Awaitable[types.CallToolResult]]
 
 
 class TaskIO:
-    """RunIO for a task: progress goes on the record, questions park the task in input_required."""
+    """RunIO for a task: progress goes on the record, questions park the task in input_required.
 
-    def __init__(self, manager: TaskManager, running: Running) -> None:
+    A question is one of the requests a server sends its client (SEP-2663: "as they would the
+    equivalent standalone server-to-client request"): a form, a completion from the client's model,
+    its roots. Each gets a key unique over the task's life. The model and the roots are asked only of
+    a client that declared ``sampling`` / ``roots`` when it started the task (``capabilities``: the
+    session's on 2025-11-25, that request's own on 2026-07-28); else :class:`CannotAsk`, and the task
+    never waits for an answer that cannot come.
+    """
+
+    def __init__(
+        self, manager: TaskManager, running: Running, capabilities: types.ClientCapabilities | None = None
+    ) -> None:
         self.manager, self.running, self.record = manager, running, running.record
+        self.capabilities = capabilities
         self._keys = itertools.count(1)
 
     async def progress(self, done: float, total: float | None, message: str) -> None:
@@ -72,11 +96,45 @@ class TaskIO:
         await self.manager._touch(self.running, status_message=message)
 
     async def ask(self, message: str, schema: type[BaseModel]) -> types.ElicitResult:
-        key = f"input-{next(self._keys)}"
         params = {"mode": "form", "message": message, "requestedSchema": render_elicitation_schema(schema)}
-        future: asyncio.Future[types.ElicitResult] = asyncio.get_running_loop().create_future()
+        return await self._wait(PendingInput(params), message)  # type: ignore[return-value]
+
+    async def sample(self, prompt: str, max_tokens: int) -> types.CreateMessageResult:
+        """A completion of ``prompt`` from the client's model (``sampling/createMessage``)."""
+        self._declared("sampling", f"a completion from the client's model ({SAMPLE})")
+        params = completion(prompt, max_tokens).params.model_dump(
+            by_alias=True, mode="json", exclude_none=True
+        )
+        reply = await self._wait(PendingInput(params, SAMPLE), "waiting for the client's model")
+        return self._unless_refused(reply, "The client's model did not answer")  # type: ignore[return-value]
+
+    async def roots(self) -> types.ListRootsResult:
+        """The folders the client shares (``roots/list``)."""
+        self._declared("roots", f"the client's roots ({ROOTS})")
+        reply = await self._wait(PendingInput({}, ROOTS), "waiting for the client's roots")
+        return self._unless_refused(reply, "The client did not list its roots")  # type: ignore[return-value]
+
+    def _declared(self, capability: str, what: str) -> None:
+        caps = self.capabilities
+        if caps is None or getattr(caps, capability, None) is None:
+            raise CannotAsk(
+                f"This task needs {what}, but the client did not declare the {capability} capability "
+                "when it started the task, so nothing was asked."
+            )
+
+    @staticmethod
+    def _unless_refused(reply: Answer, what: str) -> Answer:
+        """A 2025-11-25 client answers a request it refuses with an error: the tool fails with it."""
+        if isinstance(reply, types.ErrorData):
+            raise ProbeError(f"{what}: {reply.message} (error {reply.code}).")
+        return reply
+
+    async def _wait(self, pending: PendingInput, message: str) -> Answer:
+        """Publish ``pending`` under a new key, park the task until it is answered, return the answer."""
+        key = f"input-{next(self._keys)}"
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self.running.futures[key] = future
-        self.record.pending[key] = PendingInput(params)
+        self.record.pending[key] = pending
         await self.manager._touch(self.running, status="input_required", status_message=message)
         try:
             return await future
@@ -125,10 +183,17 @@ class TaskManager(Sharing):
 
     # --- lifecycle ----------------------------------------------------------------------------------
     async def create(
-        self, tool: str, runner: Runner, ttl_ms: int | None = None, *, context: str | None = None
+        self,
+        tool: str,
+        runner: Runner,
+        ttl_ms: int | None = None,
+        *,
+        context: str | None = None,
+        capabilities: types.ClientCapabilities | None = None,
     ) -> TaskRecord:
         """Register a task in the store and start it here in the background (it queues if all
-        slots are busy). ``context``: the requestor context it belongs to (see :meth:`page`).
+        slots are busy). ``context``: the requestor context it belongs to (see :meth:`page`);
+        ``capabilities``: what the client that started it declared (what the task may ask it).
 
         Its id is 128 random bits from the OS (:func:`secrets.token_hex`): probe-kit has no
         authorization context, so whoever knows a task's id may read, answer and cancel it (the
@@ -154,11 +219,13 @@ class TaskManager(Sharing):
         running.stored_until = math.inf if expires_at is None else expires_at
         self._running[record.task_id] = running
         running.job = asyncio.get_running_loop().create_task(
-            self._run(running, runner), name=f"probe-task-{tool}"
+            self._run(running, runner, capabilities), name=f"probe-task-{tool}"
         )
         return record
 
-    async def _run(self, running: Running, runner: Runner) -> None:
+    async def _run(
+        self, running: Running, runner: Runner, capabilities: types.ClientCapabilities | None = None
+    ) -> None:
         assert self._slots is not None
         record = running.record
         try:
@@ -166,7 +233,7 @@ class TaskManager(Sharing):
                 await self._touch(running, status_message="queued: waiting for a worker slot")
             async with self._slots:
                 await self._touch(running, status="working", status_message="working")
-                result = await runner(TaskIO(self, running))
+                result = await runner(TaskIO(self, running, capabilities))
             status = "failed" if result.is_error else "completed"
             message = _first_text(result) if result.is_error else "completed"
         except asyncio.CancelledError:
@@ -434,7 +501,7 @@ class TaskManager(Sharing):
         ignore the rest (unknown, already answered or superseded keys); returns the keys used."""
         record = await self.get(task_id)
         wanted = {k: v for k, v in responses.items() if k in record.pending}
-        answers = {k: types.ElicitResult.model_validate(v) for k, v in wanted.items()}
+        answers = _read_answers(record, wanted)
         for key, answer in answers.items():
             await self.resolve(task_id, key, answer)
         return list(answers)
@@ -449,21 +516,21 @@ class TaskManager(Sharing):
             raise TaskError(
                 f"Task {task_id!r} is not waiting for {unknown}; it waits for {sorted(record.pending)}."
             )
-        answers = {k: types.ElicitResult.model_validate(v) for k, v in responses.items()}
+        answers = _read_answers(record, responses)
         for key, answer in answers.items():
             await self.resolve(task_id, key, answer)
         return await self.get(task_id)
 
-    async def resolve(self, task_id: str, key: str, result: types.ElicitResult) -> None:
-        """Answer one question: here if this worker runs the task, else through the store."""
+    async def resolve(self, task_id: str, key: str, result: Answer) -> None:
+        """Answer one question (an answer of its type, or the error a client answered a 2025-11-25
+        request with): here if this worker runs the task, else through the store."""
         running = self._running.get(task_id)
         if running is not None:
             await self._deliver(running, key, result)
             return
-        dumped = result.model_dump_json(by_alias=True, exclude_none=True)
-        await self._send(task_id, ANSWER + key, dumped)
+        await self._send(task_id, ANSWER + key, dump_answer(result))
 
-    async def _deliver(self, running: Running, key: str, result: types.ElicitResult) -> None:
+    async def _deliver(self, running: Running, key: str, result: Answer) -> None:
         record = running.record
         future = running.futures.get(key)
         if record.pending.pop(key, None) is None and future is None:
@@ -481,6 +548,25 @@ class TaskManager(Sharing):
         while len(self._claims) > MAX_CLAIMS:
             self._claims.popitem(last=False)
         return True
+
+
+def _read_answers(record: TaskRecord, responses: dict[str, Any]) -> dict[str, Answer]:
+    """Each response as the answer type of the question under its key (a form's ElicitResult, a
+    completion's CreateMessageResult, a roots list); one of another type is a TaskError naming its
+    key, and then none is delivered."""
+    out: dict[str, Answer] = {}
+    for key, given in responses.items():
+        pending = record.pending[key]
+        try:
+            out[key] = pending.read_answer(given)  # type: ignore[assignment]
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "the answer"
+            raise TaskError(
+                f"inputResponses[{key!r}] is not a {pending.answer_type().__name__}, the answer to its "
+                f"{pending.method} request: {where}: {problem['msg']}"
+            ) from None
+    return out
 
 
 def _first_text(result: types.CallToolResult) -> str:

@@ -1,13 +1,17 @@
 """The tasks API on the wire, in both protocol eras, on top of :class:`TaskManager`.
 
 - 2025-11-25 (SEP-1686): ``tools/call`` with ``params.task`` answers ``{"task": {...}}`` at once;
-  ``tasks/get``, ``tasks/result`` (blocks until done and delivers queued elicitations over the
-  back-channel), ``tasks/list`` (the session's own tasks only, in pages of :data:`LIST_PAGE`, oldest
-  first, with an opaque ``nextCursor`` as every list method of the spec's pagination),
+  ``tasks/get``, ``tasks/result`` (blocks until done and sends the task's questions meanwhile as
+  requests over the back-channel: a form, a completion from the client's model, its roots, each
+  marked with the task in ``_meta``), ``tasks/list`` (the session's own tasks only, in pages of
+  :data:`LIST_PAGE`, oldest first, with an opaque ``nextCursor`` as every list method of the spec's
+  pagination),
   ``tasks/cancel``; tools declare ``execution.taskSupport``.
 - 2026-07-28 (SEP-2663, ``io.modelcontextprotocol/tasks``): a client that declares the extension on
   a request gets a flat ``{"resultType": "task", ...}`` for task-capable tools; ``tasks/get`` carries
-  the result, error or ``inputRequests``; ``tasks/update`` delivers ``inputResponses`` and
+  the result, error or ``inputRequests`` (each as its standalone request: ``elicitation/create``,
+  ``sampling/createMessage``, ``roots/list``); ``tasks/update`` delivers ``inputResponses`` (each
+  checked against the result type of its request's method) and
   ``tasks/cancel`` asks the task to stop, both answered with an empty acknowledgement
   (``{"resultType": "complete"}``): what happened is for ``tasks/get`` to tell. A tool result with
   ``isError`` is a ``completed`` task (``failed`` is only for JSON-RPC errors); the extension's
@@ -36,6 +40,7 @@ from mcp import MCPError, types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Extension, MethodBinding
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
+from mcp.shared.message import ServerMessageMetadata
 from mcp_types.jsonrpc import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -47,6 +52,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from mcpnb.probekit.inputs import missing_capability
 from mcpnb.probekit.logs import connection_of
+from mcpnb.probekit.taskrecord import ELICIT, Answer, PendingInput
 from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord
 from mcpnb.probekit.taskstore import NotBackYet, Position, TaskStoreError
 
@@ -287,7 +293,9 @@ class ProbeTasks(Extension):
                 return gathered.model_dump(by_alias=True, mode="json", exclude_none=True)
             extra = gathered
         record = await self.manager.create(
-            params.name, prepare(self.lookup, params.name, params.arguments, extra)
+            params.name,
+            prepare(self.lookup, params.name, params.arguments, extra),
+            capabilities=ctx.session.client_capabilities,  # 2026-07-28: this request's own
         )
         return {"resultType": "task", **modern_task(record, self.manager)}
 
@@ -327,9 +335,7 @@ class ProbeTasks(Extension):
         elif record.status == "failed":  # no result: a JSON-RPC error, a crash, or its worker died
             out["error"] = {"code": INTERNAL_ERROR, "message": record.status_message or "the task failed"}
         elif record.status == "input_required":
-            out["inputRequests"] = {
-                key: {"method": "elicitation/create", "params": p.params} for key, p in record.pending.items()
-            }
+            out["inputRequests"] = {key: p.as_request() for key, p in record.pending.items()}
         return out
 
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
@@ -352,7 +358,10 @@ class ProbeTasks(Extension):
     async def _update(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
         self._negotiated(ctx, "tasks/update", params.task_id)
         if params.input_responses is None:
-            raise _bad("tasks/update needs inputResponses: {key: ElicitResult} for the task's inputRequests.")
+            raise _bad(
+                "tasks/update needs inputResponses: {key: result} for the task's inputRequests (an "
+                "ElicitResult, CreateMessageResult or ListRootsResult, as each request's method answers)."
+            )
         try:
             await self.manager.accept(params.task_id, params.input_responses)
         except (TaskError, ValidationError) as exc:
@@ -379,14 +388,7 @@ class ProbeTasks(Extension):
             waiting = [(k, p) for k, p in record.pending.items() if asking and claim(record.task_id, k)]
             if waiting:
                 for key, pending in waiting:
-                    try:
-                        answer = await ctx.session.elicit_form(
-                            pending.params["message"],
-                            pending.params["requestedSchema"],
-                            related_request_id=ctx.request_id,
-                        )
-                    except Exception:  # no elicitation support, or the request failed: a clean cancel
-                        answer = types.ElicitResult(action="cancel")
+                    answer = await _ask_client(ctx, record.task_id, pending)
                     await self.manager.resolve(record.task_id, key, answer)
                 record = await self._record(record.task_id)
                 continue
@@ -414,7 +416,11 @@ class ProbeTasks(Extension):
                 task = params.get("task") or {}
                 runner = prepare(lookup, str(params.get("name")), params.get("arguments"))
                 record = await manager.create(
-                    str(params.get("name")), runner, ttl_ms=task.get("ttl"), context=context_of(ctx)
+                    str(params.get("name")),
+                    runner,
+                    ttl_ms=task.get("ttl"),
+                    context=context_of(ctx),
+                    capabilities=ctx.session.client_capabilities,
                 )
                 return {"task": legacy_task(record, manager)}
             if ctx.method == "tools/call" and ctx.protocol_version in LEGACY:
@@ -432,3 +438,27 @@ class ProbeTasks(Extension):
             return result
 
         return middleware
+
+
+async def _ask_client(ctx: ServerRequestContext[Any, Any], task_id: str, pending: PendingInput) -> Answer:
+    """2025-11-25: send a task's question to the client waiting on ``tasks/result``, as the request
+    its method names, on that request's stream, marked with the task (SEP-1686: a request that
+    belongs to a task carries ``io.modelcontextprotocol/related-task`` in its ``_meta``).
+
+    A form that cannot be asked or fails is a clean cancel (the tool reads "cancel"); a completion or
+    a roots list the client refuses is that error, which the task's tool then fails with."""
+    meta = {RELATED_TASK: {"taskId": task_id}}
+    try:
+        return await ctx.session.send_request(
+            pending.typed_request(meta),
+            pending.answer_type(),
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except MCPError as exc:
+        if pending.method == ELICIT:
+            return types.ElicitResult(action="cancel")
+        return types.ErrorData(code=exc.error.code, message=exc.error.message)
+    except Exception as exc:  # no back-channel, an answer of the wrong shape, a dropped connection
+        if pending.method == ELICIT:
+            return types.ElicitResult(action="cancel")
+        return types.ErrorData(code=INTERNAL_ERROR, message=str(exc) or type(exc).__name__)

@@ -21,9 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from mcp import types
-
-from mcpnb.probekit.taskrecord import ANSWER, CANCEL, TaskRecord
+from mcpnb.probekit.taskrecord import ANSWER, CANCEL, Answer, TaskRecord, load_answer
 from mcpnb.probekit.taskstore import TERMINAL, TaskStore, TaskStoreError
 
 #: Seconds between sweeps of expired tasks and index entries (stores that need it).
@@ -39,7 +37,7 @@ class Running:
 
     record: TaskRecord
     job: asyncio.Task[None] | None = None
-    futures: dict[str, asyncio.Future[types.ElicitResult]] = field(default_factory=dict)
+    futures: dict[str, asyncio.Future[Answer]] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     reason: str | None = None  # why its job was cancelled, when not by a client
     lost: bool = False  # another worker ended it (our lease ran out): write nothing more
@@ -92,7 +90,7 @@ class Sharing:
 
         async def _save(self, running: Running, *, strict: bool) -> None: ...
 
-        async def _deliver(self, running: Running, key: str, result: types.ElicitResult) -> None: ...
+        async def _deliver(self, running: Running, key: str, result: Answer) -> None: ...
 
         async def get(self, task_id: str) -> TaskRecord: ...
 
@@ -182,8 +180,9 @@ class Sharing:
             else:
                 for key in list(running.futures):
                     raw = fields.get(ANSWER + key)
-                    if raw is not None:
-                        await self._deliver(running, key, types.ElicitResult.model_validate_json(raw))
+                    pending = running.record.pending.get(key)
+                    if raw is not None and pending is not None:  # read as its question's answer type
+                        await self._deliver(running, key, load_answer(pending, raw))
 
     async def _send(self, task_id: str, name: str, value: str) -> None:
         """Leave a request in a task another worker runs, and tell it."""

@@ -48,10 +48,15 @@ CONFORMANCE: tuple[str, ...] = (
 #: probe-kit's MCP App: a tool with a page of its own, and one only its page may call.
 APPS: tuple[str, ...] = ("dice", "dice_history")
 
+#: probe-kit's own long-running tools, each a task or a plain call: ``slow_task`` (progress, a form),
+#: ``draft_with_model`` (the client's model), ``client_roots`` (the client's roots).
+TASKS: tuple[str, ...] = ("slow_task", "draft_with_model", "client_roots")
+
 #: Name -> member tools; ``full`` is ``None``: every registered tool (internal steps, demos and the
 #: conformance fixtures too).
 TOOLSETS: Mapping[str, tuple[str, ...] | None] = {
-    "core": CORE, "ui": UI, "workflow": WORKFLOW, "apps": APPS, "conformance": CONFORMANCE, "full": None,
+    "core": CORE, "ui": UI, "workflow": WORKFLOW, "apps": APPS, "tasks": TASKS, "conformance": CONFORMANCE,
+    "full": None,
 }  # fmt: skip
 DEFAULT_TOOLSET = "full"
 

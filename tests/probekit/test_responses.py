@@ -62,6 +62,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "start_api": {"path": "app/billing.py"},
     "start_doc": {"path": "app"},
     "slow_task": {"steps": 2, "delay": 0},
+    "draft_with_model": {"topic": "tides", "points": 1, "delay": 0},  # no model here: the outline
+    "client_roots": {},  # no roots declared here: says so
     "dice": {"count": 3, "sides": 8},
     "dice_history": {},
 }

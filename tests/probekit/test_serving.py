@@ -143,7 +143,10 @@ def test_cli_unknown_toolset_exits_2(project: Path) -> None:
         text=True,
         timeout=30,
     )
-    assert out.returncode == 2 and "valid toolsets: core, ui, workflow, apps, conformance, full" in out.stderr
+    assert (
+        out.returncode == 2
+        and "valid toolsets: core, ui, workflow, apps, tasks, conformance, full" in out.stderr
+    )
 
 
 @pytest.mark.parametrize(

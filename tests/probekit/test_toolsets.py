@@ -9,13 +9,14 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcpnb.probekit import TOOLSETS, UnknownToolsetError, create_server
-from mcpnb.probekit.toolsets import CORE, UI, WORKFLOW, env_flag, resolve_toolset, select_tools
+from mcpnb.probekit.toolsets import CORE, TASKS, UI, WORKFLOW, env_flag, resolve_toolset, select_tools
 
 
 def test_toolset_members_match_the_design() -> None:
     assert len(CORE) == 15 and "start_bugfix" in CORE and "ui_search" not in CORE
     assert set(UI) == {"start_ui", "ui_search", "ui_design_system", "design2code", "genui", "sync_ui_data"}
     assert len(WORKFLOW) == 30 and {"start_doc", "gen_mock", "genchangelog"} <= set(WORKFLOW)
+    assert set(TASKS) == {"slow_task", "draft_with_model", "client_roots"}
     assert TOOLSETS["full"] is None
 
 
@@ -41,7 +42,9 @@ def test_unknown_toolset_lists_the_valid_names() -> None:
     with pytest.raises(UnknownToolsetError) as info:
         resolve_toolset("cor", {})
     message = str(info.value)
-    assert "unknown toolset 'cor'" in message and "core, ui, workflow, apps, conformance, full" in message
+    assert (
+        "unknown toolset 'cor'" in message and "core, ui, workflow, apps, tasks, conformance, full" in message
+    )
     assert "did you mean 'core'" in message
     assert isinstance(info.value, ValueError)
     with pytest.raises(ValueError, match="valid toolsets"):
@@ -85,6 +88,12 @@ async def test_env_var_selects_and_show_all_ignores_filter(
     everything = await _names(create_server(root=project))
     assert set(CORE) | set(UI) | set(WORKFLOW) | {"render_ui", "init_component_catalog"} <= everything
     assert await _names(create_server("full", root=project, show_all=False)) == everything
+
+
+@pytest.mark.anyio
+async def test_the_tasks_toolset_and_the_full_count(project: Any) -> None:
+    assert await _names(create_server("tasks", root=project)) == set(TASKS)
+    assert len(await _names(create_server("full", root=project))) == 75  # the README's tour says so
 
 
 @pytest.mark.anyio

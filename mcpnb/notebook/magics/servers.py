@@ -243,7 +243,7 @@ def _serve_args(p: Parser) -> None:
     )
     # spelled out, not read from probe-kit's TOOLSETS: that import would start probe-kit's whole
     # package (the SDK's server) when someone only asks for help (a test keeps the two in step)
-    p.add_argument("--toolset", help="core, ui, workflow, apps, conformance or full (default: full)")
+    p.add_argument("--toolset", help="core, ui, workflow, apps, tasks, conformance or full (default: full)")
     p.add_argument("--root", metavar="DIR", help="the project folder its tools may read (default: cwd)")
     p.add_argument("--task-ttl", type=int, metavar="MS", help="how long finished tasks are kept (ms)")
     p.add_argument("--poll-interval", type=int, metavar="MS", help="the poll hint tasks carry (ms)")

@@ -8,6 +8,12 @@ no result),
 tasks that wait for a person (``confirm_delete``, and ``multi_input`` with two questions at once),
 and a call that first gathers input in rounds and then becomes a task (``test_tool_with_task``).
 They run on probe-kit's own tasks layer (:mod:`mcpnb.probekit.tasks_wire`), in both eras.
+
+Two more are probe-kit's own (structured results, the ``tasks`` toolset): a task may ask its client
+more than a form. ``draft_with_model`` works a while, then asks the client's model for a completion;
+``client_roots`` asks the client which folders it shares. Called plainly they ask the same way
+(mid-call on 2025-11-25, by an input round on 2026-07-28); a client that did not declare ``sampling``
+or ``roots`` is not asked, and the result says so.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from mcp import MCPError, types
 from mcp_types.jsonrpc import INTERNAL_ERROR
 from pydantic import BaseModel, Field
 
-from mcpnb.probekit.inputs import NAME_FORM, form
-from mcpnb.probekit.responses import content_only, error_response, text
-from mcpnb.probekit.runio import RunIO, task_tool
+from mcpnb.probekit.inputs import NAME_FORM, form, said
+from mcpnb.probekit.responses import content_only, error_response, ok_structured, text
+from mcpnb.probekit.runio import CannotAsk, RunIO, task_tool
+from mcpnb.probekit.schemas import INT, OPT_S, B, arr, obj, top
 from mcpnb.probekit.state import ProbeState
 
 
@@ -89,6 +96,64 @@ async def test_tool_with_task_run(io: RunIO, user_name: str = "") -> types.CallT
     return _result(f"Hello, {user_name}! (asked before the task started, used inside it)")
 
 
+DRAFT = top(
+    "Draft",
+    {
+        "topic": {"type": "string"},
+        "outline": arr({"type": "string"}),
+        "asked": B,
+        "draft": OPT_S,
+        "model": OPT_S,
+        "stopReason": OPT_S,
+    },
+)
+ROOTS = top(
+    "ClientRoots",
+    {"asked": B, "count": INT, "roots": arr(obj({"uri": {"type": "string"}, "name": OPT_S}))},
+)
+
+
+async def draft_with_model_run(
+    io: RunIO, topic: str, points: int = 3, delay: float = 0.2, max_tokens: int = 200
+) -> types.CallToolResult:
+    """Outlines `topic` in `points` steps (0-10), `delay` seconds each (0-10), then asks the client's
+    model (sampling/createMessage) to draft a paragraph from the outline. Run it as a task to watch it
+    go working → input_required (the model's turn) → completed; a client that offers no model gets
+    the outline alone, and says so."""
+    points, delay = max(0, min(int(points), 10)), max(0.0, min(float(delay), 10.0))
+    outline: list[str] = []
+    for n in range(1, points + 1):
+        await io.progress(n - 1, points + 1, f"outlining point {n}/{points}")
+        await asyncio.sleep(delay)
+        outline.append(f"{n}. {topic}: point {n}")
+    await io.progress(points, points + 1, "asking the client's model for a draft")
+    prompt = f"Write one short paragraph about {topic!r} from this outline:\n" + "\n".join(outline)
+    data: dict[str, Any] = {"topic": topic, "outline": outline, "asked": False}
+    data.update(draft=None, model=None, stopReason=None)
+    try:
+        reply = await io.sample(prompt, max(1, min(int(max_tokens), 4000)))
+    except CannotAsk as exc:
+        head = f"Outline of {topic!r} ({len(outline)} points); no draft: {exc}"
+    else:
+        data.update(asked=True, draft=said(reply), model=reply.model, stopReason=reply.stop_reason)
+        head = f"Draft about {topic!r} by {reply.model}:\n{data['draft']}"
+    await io.progress(points + 1, points + 1, "done")
+    return ok_structured(DRAFT, data, head + "\n\nOutline:\n" + ("\n".join(outline) or "(none)"))
+
+
+async def client_roots_run(io: RunIO) -> types.CallToolResult:
+    """Asks the client which folders it shares with servers (roots/list) and lists them; a client
+    that declared no roots is not asked, and the result says so."""
+    try:
+        listed = (await io.roots()).roots
+    except CannotAsk as exc:
+        return ok_structured(ROOTS, {"asked": False, "count": 0, "roots": []}, str(exc))
+    rows = [{"uri": str(root.uri), "name": root.name} for root in listed]
+    lines = [f"- {row['name'] or '(no name)'}: {row['uri']}" for row in rows]
+    head = f"The client shares {len(rows)} root{'s' * (len(rows) != 1)}"
+    return ok_structured(ROOTS, {"asked": True, "count": len(rows), "roots": rows}, "\n".join([head, *lines]))
+
+
 def _gather_name(given: dict[str, Any]) -> dict[str, Any] | types.InputRequiredResult:
     """Before ``test_tool_with_task`` becomes a task: its name, or the round that asks for it."""
     reply = given.get("user_name")
@@ -124,4 +189,16 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     intake = made[-1]  # test_tool_with_task: the name comes from its input round, not its arguments
     intake.task_intake = _gather_name  # type: ignore[attr-defined]
     intake.input_schema = {"type": "object", "properties": {}}  # type: ignore[attr-defined]
-    return content_only(made)
+    return [*content_only(made), *_own_tools()]
+
+
+def _own_tools() -> list[Callable[..., Any]]:
+    """probe-kit's own task tools that ask the client's model and roots (structured results)."""
+    made: list[Callable[..., Any]] = []
+    for runner, schema in ((draft_with_model_run, DRAFT), (client_roots_run, ROOTS)):
+        tool = task_tool(runner)
+        tool.__name__ = runner.__name__.removesuffix("_run")
+        tool.task_support = "optional"  # type: ignore[attr-defined]
+        tool.output_schema = dict(schema)  # type: ignore[attr-defined]
+        made.append(tool)
+    return made

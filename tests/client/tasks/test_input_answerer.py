@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from mcp import types
 
+from mcpnb import Interaction, serve_probekit
 from mcpnb.client.tasks import TaskError, input_answerer
-
-pytestmark = pytest.mark.anyio
 
 FORM = {
     "method": "elicitation/create",
@@ -43,6 +42,7 @@ def roots(ctx: Any) -> types.ListRootsResult:
     return types.ListRootsResult(roots=[types.Root(uri="file:///work", name="work")])
 
 
+@pytest.mark.anyio
 async def test_each_request_goes_to_the_callback_for_its_method() -> None:
     answer = input_answerer(elicit, sample=sample, list_roots=roots)
     out = await answer({"a": FORM, "b": SAMPLE, "c": ROOTS})
@@ -51,6 +51,7 @@ async def test_each_request_goes_to_the_callback_for_its_method() -> None:
     assert [str(r.uri) for r in out["c"].roots] == ["file:///work"]
 
 
+@pytest.mark.anyio
 async def test_what_no_callback_answers_fails_the_wait_with_its_method_named() -> None:
     answer = input_answerer(elicit)  # no sampling, no roots declared
     with pytest.raises(TaskError, match=r"'sampling/createMessage' request \(key 'b'\): not declared"):
@@ -61,6 +62,7 @@ async def test_what_no_callback_answers_fails_the_wait_with_its_method_named() -
         await answer({"d": {"method": "tools/call", "params": {"name": "x"}}})
 
 
+@pytest.mark.anyio
 async def test_a_refusal_is_a_cancel_for_a_form_and_an_error_for_the_rest() -> None:
     async def refuse(ctx: Any, params: Any = None) -> types.ErrorData:
         return types.ErrorData(code=-1, message="nobody answered")
@@ -69,3 +71,33 @@ async def test_a_refusal_is_a_cancel_for_a_form_and_an_error_for_the_rest() -> N
     assert (await answer({"a": FORM}))["a"].action == "cancel"
     with pytest.raises(TaskError, match="was refused: nobody answered"):
         await answer({"b": SAMPLE})
+
+
+class Model(Interaction):
+    """Plays the model for every sampling request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prompts: list[str] = []
+
+    async def sample(self, server: str, params: Any, call: Any) -> Any:
+        self.prompts.append(params.messages[0].content.text)
+        text = types.TextContent(type="text", text="A short draft.")
+        return types.CreateMessageResult(role="assistant", model="a person", content=text)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_probekit_s_task_asks_the_pool_s_model_and_roots_in_both_eras(pool, era, tmp_path) -> None:
+    """probe-kit's draft_with_model and client_roots as tasks: on 2026-07-28 the question rides
+    tasks/get's inputRequests, on 2025-11-25 a request beside tasks/result; the pool answers both."""
+    model = Model()
+    pool.interaction = model
+    serve_probekit("probe", pool=pool, era=era)
+    handle = pool.call("probe", "draft_with_model", {"topic": "ponds", "points": 1, "delay": 0}, task=True)
+    result = handle.result(timeout=60)
+    assert not result.is_error, result.text
+    assert result.data["asked"] is True and result.data["draft"] == "A short draft."
+    assert model.prompts and "'ponds'" in model.prompts[-1]
+    serve_probekit("rooted", pool=pool, era=era, roots=[str(tmp_path)])
+    listed = pool.call("rooted", "client_roots", task=True).result(timeout=60)
+    assert tmp_path.as_uri() in listed.text, listed.text

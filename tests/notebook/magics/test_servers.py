@@ -117,8 +117,8 @@ def test_config_shows_the_transport_in_use_where_the_urls_guess_was_refused(ip, 
 
 def test_serve_probekit_in_process_and_http(ip, mcp, capsys):
     table = line(ip, "serve probe-kit")  # into this test's (empty) pool, not the default one
-    # full = 38 tools + the conformance fixtures (both eras', 2026-07-28's, the tasks extension's)
-    assert table["probe"].transport == "inprocess" and table["probe"].tools == 38 + len(CONFORMANCE)
+    # full = 40 tools + the conformance fixtures (both eras', 2026-07-28's, the tasks extension's)
+    assert table["probe"].transport == "inprocess" and table["probe"].tools == 40 + len(CONFORMANCE)
     assert mcp.pool.names == ["probe"]
     table = line(ip, "serve --http --name kit --toolset ui")  # probe-kit is the default
     assert table["kit"].transport == "http" and table["kit"].state == "connected"
