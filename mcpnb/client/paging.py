@@ -1,4 +1,4 @@
-"""Lists that come in pages (``nextCursor``): tools, resources, resource templates, prompts.
+"""Lists that come in pages (``nextCursor``): tools, resources, resource templates, prompts, tasks.
 
 A server decides its page size (FastMCP's ``list_page_size``, say); a client that reads only the
 first page shows a person part of what the server offers and no sign that more exists.
