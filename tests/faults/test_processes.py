@@ -364,7 +364,7 @@ def test_a_task_whose_server_was_started_again_says_so_not_its_ttl(pool, era):
         handle.result(timeout=30)
     said = str(info.value)
     assert "the server was started again since the task began" in said
-    assert "tasks are kept only for their TTL" not in said  # (the server's own words may guess so)
+    assert "its TTL, counted" not in said  # (the server's own words may guess so)
 
 
 NOISY = str(ROOT / "tests" / "servers" / "noisy_server.py")

@@ -313,7 +313,14 @@ class TaskHandle:
 
     async def _refresh(self) -> TaskState:
         self.polls += 1
-        self._apply(await wire.get(self.peer, self.task_id))
+        try:
+            state = await wire.get(self.peer, self.task_id)
+        except TaskExpiredError as exc:  # however asked (refresh(), a poll): the handle says expired
+            if self._failure is None:
+                self._failure = exc
+                self._notify()
+            raise
+        self._apply(state)
         return self._state
 
     async def _look(self) -> None:
@@ -322,13 +329,8 @@ class TaskHandle:
         another reason (a connection being replaced) keeps the last known state."""
         if self.expired or not self.task_id or (self._watcher is not None and not self._watcher.done()):
             return
-        try:
+        with contextlib.suppress(McpnbError):  # expired: _refresh said so on the handle
             await self._refresh()
-        except TaskExpiredError as exc:
-            self._failure = exc
-            self._notify()
-        except McpnbError:
-            pass
 
     def _ensure_watch(self) -> None:
         if self._result is not None or not self.task_id:

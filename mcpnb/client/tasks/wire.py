@@ -201,23 +201,33 @@ _OWN_PROCESS = ("stdio", "inprocess")
 
 
 def _gone(peer: Peer, task_id: str, exc: MCPError, *, seen: bool = True) -> TaskExpiredError:
+    said = _server_said(exc.message, task_id)
+    task = "the task" if task_id in exc.message else f"task {task_id[:8]}"
     if not seen:  # an id this client never had: a typo as likely as an expired task
         return TaskExpiredError(
-            f"server {peer.name!r} knows no task {task_id!r} ({exc.message}): check the id (a task "
-            "is kept only for its TTL after it ends, and a server started again knows none of the "
-            "old one's tasks)"
+            f"server {peer.name!r} knows no task {task_id!r} ({said}): check the id (a server may "
+            "forget a task once its TTL, counted from its creation, has passed, and a server "
+            "started again knows none of the old one's tasks)"
         )
     conn = peer.connection
     if conn is not None and conn.retries > peer.reconnects_at_start and conn.config.transport in _OWN_PROCESS:
         return TaskExpiredError(
-            f"server {peer.name!r} no longer knows task {task_id!r} ({exc.message}): the server was "
+            f"server {peer.name!r} no longer knows {task} ({said}): the server was "
             "started again since the task began, and a new server process knows none of the old "
             "one's tasks, so the task and its result are gone; run the tool again"
         )
     return TaskExpiredError(
-        f"server {peer.name!r} no longer knows task {task_id!r} ({exc.message}): tasks are kept only "
-        "for their TTL after they end, so its result is gone; run the tool again"
+        f"server {peer.name!r} no longer knows {task} ({said}): a server may forget a "
+        "task once its TTL, counted from its creation, has passed, so its result is gone; run the "
+        "tool again (with a longer TTL, where the server takes one)"
     )
+
+
+def _server_said(message: str, task_id: str) -> str:
+    """The server's words, the task id in them shortened as a handle shows it (the line said a
+    32-character id three times)."""
+    text = message.replace(task_id, f"{task_id[:8]}…").strip(" .") if len(task_id) > 9 else message
+    return f"it said: {text.strip(' .')}" if text.strip(" .") else "it said nothing more"
 
 
 # ---------------------------------------------------------------------------------------- requests

@@ -117,7 +117,7 @@ async def test_ttl_expiry_is_a_clear_error(transport: str, era: str, root: Path)
             pass  # already gone
         with pytest.raises(TaskExpiredError, match="TTL") as info:
             await handle
-        assert handle.failure is info.value and "no longer knows task" in str(info.value)
+        assert handle.failure is info.value and "no longer knows the task" in str(info.value)
         assert "stopped following it" in repr(handle)
 
 

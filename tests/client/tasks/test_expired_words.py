@@ -1,0 +1,32 @@
+"""A task its server no longer has, as a newcomer met it in notebook 08: the handle said "working"
+after refresh() had been told the task was gone, the error said the 32-character id three times,
+and it counted the TTL from the task's end where the spec counts it from its creation."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import wait_until
+
+from mcpnb import serve_probekit
+from mcpnb.client.tasks import TaskExpiredError
+
+
+def test_an_expired_task_says_so_once_with_its_id_short(pool):
+    serve_probekit("old", pool=pool, era="legacy")
+    handle = pool.start_task("old", "slow_task", {"steps": 2, "delay": 0.1}, ttl_ms=200)
+
+    def gone() -> bool:
+        try:
+            handle.refresh()
+        except TaskExpiredError:
+            return True
+        return False
+
+    assert wait_until(gone, timeout=30)
+    assert "expired (last seen" in repr(handle)  # not "working as of … ago"
+    with pytest.raises(TaskExpiredError) as info:
+        handle.refresh()
+    said = str(info.value)
+    assert said.count(handle.task_id) == 0 and said.count(handle.task_id[:8]) == 1, said
+    assert "its TTL, counted from its creation, has passed" in said
+    assert "(it said: " in said  # the server's own words stay
