@@ -59,6 +59,8 @@ def transform(lines: list[str]) -> list[str]:
     source = "".join(lines)
     if "run_line_magic" not in source and "run_cell_magic" not in source:
         return lines
+    if not _awaits_on_asyncio():  # `%autoawait off`: an `await` is a SyntaxError; trio: no asyncio loop
+        return lines
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):  # IPython reports it; a transformer must not
@@ -75,6 +77,23 @@ def transform(lines: list[str]) -> list[str]:
     for call, kind in sorted(calls, key=lambda c: (c[0].lineno, c[0].col_offset), reverse=True):
         _rewrite(encoded, call, kind)  # last first: earlier offsets stay valid
     return b"".join(encoded).decode().splitlines(keepends=True)
+
+
+def _awaits_on_asyncio() -> bool:
+    """The shell runs a top-level ``await`` on the kernel's asyncio loop, the only place the awaited
+    magic may run. Rewritten under ``%autoawait off`` every ``%mcp`` line failed with
+    "SyntaxError: 'await' outside function"; under ``%autoawait trio`` the cell would not run on
+    the kernel's loop at all. Then the magic runs synchronously, as in a ``def``."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:  # called directly, outside any shell: only the rewrite is asked for
+        return True
+    try:
+        from IPython.core.async_helpers import _asyncio_runner
+    except ImportError:  # an IPython that names it otherwise: do not guess
+        return False
+    return bool(getattr(shell, "autoawait", False)) and getattr(shell, "loop_runner", None) is _asyncio_runner
 
 
 def _awaitable_calls(node: ast.AST) -> list[tuple[ast.Call, str]]:

@@ -70,11 +70,16 @@ class CellUI:
         if mode in ("decline", "defaults"):
             self.why_nobody_asked = f"Mcp.elicitation is {mode!r}"
             return mode
-        if not self.stdin_allowed:
+        if mode == "text" and self.kernel is not None and not made_in_a_cell(self.kernel):
             self.why_nobody_asked = (
-                "nobody can answer in this run, as under nbclient or papermill: "
-                "give answers with the call (--answers VAR), or set MCPNB_ELICITATION=defaults"
+                "the call came from a thread of its own, which may not ask on stdin, since its "
+                "prompt would take the answer to a later cell's input(): set "
+                '%config Mcp.elicitation = "widget" to be asked in a form, or give answers with '
+                "the call (answers=...)"
             )
+            return "decline"
+        if not self.stdin_allowed:
+            self.why_nobody_asked = _why_nobody_can_answer(self.kernel)
             return "decline"  # headless: the configured policy applies (MCPNB_ELICITATION=defaults)
         if mode == "widget" and self.kernel is None:
             return "text"  # terminal IPython: no widget frontend
@@ -197,3 +202,39 @@ class CellUI:
         """The call ended: collapse the bar (the server's log lines show with the result)."""
         if self.progress is not None:
             self.progress.done(ok)
+
+
+def made_in_a_cell(kernel: Any) -> bool:
+    """The call was made by a cell's code: its context carries the kernel's parent request (a
+    cell's task, what it awaits in a thread of its own (:func:`.asynccell.off_loop`), a coroutine
+    mcpnb runs for it on its own loop). A thread of the person's own
+    (``threading.Thread(target=lambda: pool.call(...))``) starts with an empty context: the cell
+    that started it may have ended, and a prompt from there would take the answer meant for a
+    later cell's ``input()``. Without that context variable (an older ipykernel): the kernel's
+    thread, or a thread a cell awaits."""
+    parent = getattr(kernel, "_shell_parent", None)
+    if isinstance(parent, contextvars.ContextVar):
+        try:
+            parent.get()
+        except LookupError:
+            return False
+        return True
+    from mcpnb.notebook.cell.live import AWAITING
+
+    return threading.current_thread() is threading.main_thread() or AWAITING.get()
+
+
+def _why_nobody_can_answer(kernel: Any) -> str:
+    """Why a question found nobody to ask where the frontend allows no stdin: a widget's callback
+    (the parent is the click's ``comm_msg``, no cell), or a run with nobody there (nbclient)."""
+    parent = (kernel.get_parent("shell") if kernel is not None else None) or {}
+    if (parent.get("header") or {}).get("msg_type") == "comm_msg":
+        return (
+            "the call was made in a widget's callback (on_click, observe): its output goes to no "
+            "cell, and a wait there holds the kernel the answer's click needs: make the call in a "
+            "cell (await pool.acall(...)), or give answers with the call (answers=...)"
+        )
+    return (
+        "nobody can answer in this run, as under nbclient or papermill: "
+        "give answers with the call (--answers VAR), or set MCPNB_ELICITATION=defaults"
+    )

@@ -15,7 +15,8 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.interaction import CallContext
-from mcpnb.notebook.cell.capture import CellUI, Mode
+from mcpnb.notebook.cell.capture import CellUI, Mode, made_in_a_cell
+from mcpnb.notebook.frontend import current_kernel
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -125,10 +126,17 @@ def asking_ui(mode: Mode, *, awaited: bool = False) -> CellUI:
     """Where a form of mcpnb's own goes (a ``require`` choice, a VS Code file's inputs), or a server's
     for a call made from code: this cell. A cell that does not await never sees a click while it
     blocks, so there the question is asked on stdin instead. ``awaited``: the cell awaits this
-    (``await pool.acall(...)``), which lets a click through where the kernel allows it."""
+    (``await pool.acall(...)``), which lets a click through where the kernel allows it. A call from
+    a thread of the person's own holds no cell, so a click gets through: a form, never stdin (its
+    cell may have ended, and a prompt would take a later cell's answer)."""
     from mcpnb.notebook.cell.asynccell import supported
 
     awaiting = AWAITING.get() or (awaited and supported())
+    kernel = current_kernel()
+    if kernel is not None and not made_in_a_cell(kernel):
+        # a thread of the person's own: its wait leaves the kernel free for a click, and it may
+        # not ask on stdin (a text question there is declined, saying why: CellUI)
+        return CellUI(mode, awaiting=awaiting)
     return CellUI("text" if mode == "widget" and not awaiting else mode, awaiting=awaiting)
 
 

@@ -11,8 +11,10 @@ still open stop waiting, say so, and send nothing more (:meth:`CellUI.waiting`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -75,7 +77,7 @@ class NotebookInteraction(Interaction):
                     secret_input_fn=console.secret_input,
                 )
             )
-            outcome = await _ask_text(ui, ask, FormOutcome("cancel", None))
+            outcome = await _ask_text(console, ask, FormOutcome("cancel", None))
         else:
             from mcpnb.notebook.forms import ElicitationForm, UrlConsent
 
@@ -111,7 +113,7 @@ class NotebookInteraction(Interaction):
                     input_fn=console.input,
                     print_fn=console.print,
                 )
-                return await asyncio.wait_for(_ask_text(ui, ask_yes, False), self.timeout), ""
+                return await asyncio.wait_for(_ask_text(console, ask_yes, False), self.timeout), ""
             from mcpnb.notebook.forms import ConfirmPanel
 
             def build(done: Callable[[Any], None]) -> Any:
@@ -133,7 +135,7 @@ class NotebookInteraction(Interaction):
             ask_reply = functools.partial(
                 ask_sampling_text, params, server=server, input_fn=console.input, print_fn=console.print
             )
-            outcome = await _ask_text(ui, ask_reply, SamplingOutcome("reject", ""))
+            outcome = await _ask_text(console, ask_reply, SamplingOutcome("reject", ""))
         else:
             from mcpnb.notebook.forms import SamplingPanel
 
@@ -216,38 +218,87 @@ def _where_clicks_run(ui: CellUI, work: Callable[[], None]) -> None:
         loop.add_callback(work)
 
 
-async def _ask_text(ui: CellUI, ask: Callable[[], T], stopped: T) -> T:
-    """``ask()`` on stdin in a thread, until it answers or the call that asked ends: then ``stopped``,
-    said in the cell. The prompt on screen then cannot be taken back (the kernel's ``raw_input``
-    waits for its reply): what is typed there is dropped, and nothing more is asked (:class:`_Console`)."""
-    loop = asyncio.get_running_loop()
+#: One reader of the kernel's stdin at a time: two threads polling one zmq socket are not safe,
+#: and a second prompt would take the first one's answer (two calls that ask at once in one cell).
+_STDIN = threading.Lock()
+#: How long the end of a call waits for its question's thread to stop reading stdin; ipykernel
+#: polls the socket every 10 ms, so this bounds only a thread that never runs Python again.
+_LETTING_GO = 1.0
+
+
+class _Withdrawn(BaseException):
+    """Raised in a text question's thread when its call has ended. ipykernel's ``raw_input`` lets it
+    through within one 10 ms poll of the stdin socket: it catches only ``KeyboardInterrupt`` (which
+    it would report as "Interrupted by user") and ``Exception`` (which it logs and polls on)."""
+
+
+async def _ask_text(console: _Console, ask: Callable[[], T], stopped: T) -> T:
+    """``ask()`` on stdin in a daemon thread of its own, until it answers or the call that asked ends
+    (interrupted, timed out, answered otherwise): then ``stopped``, said in the cell.
+
+    The thread stops reading the kernel's stdin at once (:meth:`_Console.withdraw`). Left reading
+    (``asyncio.to_thread``), it took the answer to the next ``input()`` or ``getpass()`` of another
+    cell, which hung with no prompt while what was typed (a password too) went to the server; and
+    the executor joined it at exit, so the kernel could not shut down without a SIGTERM. The prompt
+    on screen cannot be taken back: what is typed there is dropped (the kernel flushes it before its
+    next ``input_request``)."""
+    ui, loop = console.ui, asyncio.get_running_loop()
+    answered: asyncio.Future[tuple[bool, Any]] = loop.create_future()
     ended: asyncio.Future[str] = loop.create_future()
 
-    def stop(why: str) -> None:
-        ui.print(f"✗ no longer waiting: {why} (an answer typed now is not sent)")
-        loop.call_soon_threadsafe(lambda: ended.done() or ended.set_result(why))
+    def settle(future: asyncio.Future[Any], value: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop closed: the kernel is going
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(value))
 
-    asking = asyncio.ensure_future(asyncio.to_thread(ask))
-    forget = ui.waiting(stop)
+    def run() -> None:
+        try:
+            outcome: tuple[bool, Any] = (True, ask())
+        except BaseException as exc:  # handed to the asking coroutine, never lost
+            outcome = (False, exc)
+        settle(answered, outcome)
+
+    def stop(why: str) -> None:
+        console.withdraw(why)
+        ui.print(f"✗ no longer waiting: {why} (an answer typed now is not sent)")
+        settle(ended, why)
+
+    forget = ui.waiting(stop)  # before the thread starts: a call already ended asks nothing
+    threading.Thread(target=run, name="mcpnb-text-question", daemon=True).start()
     try:
-        await asyncio.wait({asking, ended}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({answered, ended}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         forget()
-        if not asking.done():
-            asking.cancel()  # the thread goes on until its prompt is answered; its answer is dropped
-    if ended.done():
-        if asking.done() and not asking.cancelled():
-            asking.exception()  # read, so a late failure of a question given up is not reported
+        if not answered.done():  # a timeout or a cancel: the thread stops reading stdin too
+            console.withdraw("no longer waiting for an answer")
+    if ended.done() or not answered.done():
         return stopped
-    return asking.result()
+    ok, value = answered.result()
+    if not ok:
+        raise value
+    return value
+
+
+def _interrupt(thread_id: int, exc: type[BaseException] | None) -> None:
+    """Raise ``exc`` in thread ``thread_id`` when it next runs Python; ``None`` takes back one not
+    raised yet (the C API's ``PyThreadState_SetAsyncExc``)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None
+    )
 
 
 class _Console:
-    """The cell's stdin and stdout for one text question; quiet once the call that asked has ended:
-    a read then ends the question as a person gone would (``EOFError``), and prints go nowhere."""
+    """The cell's stdin and stdout for one text question; quiet once the question was given up (its
+    call ended, a timeout): a read then ends the question as a person gone would (``EOFError``),
+    and prints go nowhere. A read in progress is interrupted (:meth:`withdraw`)."""
 
     def __init__(self, ui: CellUI) -> None:
         self.ui = ui
+        self.given_up: str | None = None
+        self._state = threading.Lock()
+        self._reader: int | None = None  # the thread inside the kernel's raw_input, while it is
+        self._interrupted = False
 
     def input(self, prompt: str) -> str:
         return self._read(self.ui.input, prompt)
@@ -257,13 +308,58 @@ class _Console:
 
     def print(self, *args: Any, **kwargs: Any) -> None:
         """A line of the question (the server's words in it): never an escape sequence for the terminal."""
-        if self.ui.ended is None:
+        if not self._over():
             self.ui.print(*(printable(str(a)) for a in args), **kwargs)
 
+    def withdraw(self, why: str) -> None:
+        """Give the question up: a read of the kernel's stdin in progress ends within one poll
+        (:class:`_Withdrawn` raised in its thread), waited for here (bounded), so the socket is free
+        before the next cell can ask; the terminal's reads stop with the call (:mod:`.terminal`)."""
+        with self._state:
+            self.given_up = self.given_up or why
+            reader = self._reader if not self._interrupted else None
+            if reader is not None:
+                self._interrupted = True
+                _interrupt(reader, _Withdrawn)
+        if reader is not None and reader != threading.get_ident():
+            end = time.monotonic() + _LETTING_GO
+            while time.monotonic() < end:
+                with self._state:
+                    if self._reader != reader:
+                        return
+                time.sleep(0.002)
+
+    def _over(self) -> bool:
+        return self.given_up is not None or self.ui.ended is not None
+
     def _read(self, read: Callable[[str], str], prompt: str) -> str:
-        if self.ui.ended is not None:
-            raise EOFError
-        answer = read(printable(prompt))
-        if self.ui.ended is not None:  # typed after the call ended: dropped
+        while not _STDIN.acquire(timeout=0.05):  # another question reads: wait, unless given up
+            if self._over():
+                raise EOFError
+        try:
+            answer = self._read_alone(read, printable(prompt))
+        except _Withdrawn:
+            raise EOFError from None
+        finally:
+            _STDIN.release()
+        if self._over():  # typed after the question was given up: dropped
             raise EOFError
         return answer
+
+    def _read_alone(self, read: Callable[[str], str], prompt: str) -> str:
+        """``read(prompt)``, interruptible by :meth:`withdraw` only while inside it (in the kernel;
+        a terminal read stops by itself when the call ends). An interrupt sent as the read was
+        returning is taken back, so it never lands outside :meth:`_read`."""
+        me = threading.get_ident()
+        with self._state:
+            if self._over():
+                raise EOFError
+            if self.ui.kernel is not None:
+                self._reader = me
+        try:
+            return read(prompt)
+        finally:
+            with self._state:
+                self._reader = None
+                if self._interrupted:
+                    _interrupt(me, None)
