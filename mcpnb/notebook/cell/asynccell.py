@@ -30,7 +30,10 @@ from mcpnb.notebook.cell.live import AWAITING
 
 T = TypeVar("T")
 
-_AWAITED = "(await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_{kind}_magic("
+#: What a rewritten call reads in a traceback, as IPython's own ``get_ipython().run_line_magic(``
+#: does: the shell carries the awaited twins (:func:`install_async_cells`). (It read
+#: ``__import__('mcpnb.notebook.cell', fromlist=['_'])``, where a newcomer looked for their line.)
+_AWAITED = "(await get_ipython().arun_{kind}_magic("
 #: Where ``await`` would be a syntax error or change the meaning: leave calls under these alone.
 _OWN_SCOPE = (
     ast.Lambda,
@@ -159,6 +162,7 @@ def install_async_cells(shell: Any) -> bool:
     if getattr(shell, "kernel", None) is None or not supported():
         return False
     install_comm_status(shell.kernel)  # without it, typing in a form reaches the cell one key only
+    shell.arun_line_magic, shell.arun_cell_magic = arun_line_magic, arun_cell_magic  # what cells await
     if transform not in shell.input_transformers_post:
         shell.input_transformers_post.append(transform)
     return True
@@ -167,6 +171,9 @@ def install_async_cells(shell: Any) -> bool:
 def uninstall_async_cells(shell: Any) -> None:
     if transform in shell.input_transformers_post:
         shell.input_transformers_post.remove(transform)
+    for name in ("arun_line_magic", "arun_cell_magic"):
+        if name in vars(shell):
+            delattr(shell, name)
 
 
 async def arun_line_magic(name: str, line: str) -> Any:

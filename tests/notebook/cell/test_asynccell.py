@@ -12,7 +12,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 from mcpnb.notebook.cell.asynccell import transform
 
-AWAITED = "(await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_line_magic("
+AWAITED = "(await get_ipython().arun_line_magic("
 LINE = "get_ipython().run_line_magic('mcp', 'status')"
 
 
@@ -38,8 +38,7 @@ def compiles(code: str) -> bool:
         (f"x = 'é'; {LINE}\n", f"x = 'é'; {AWAITED}'mcp', 'status'))\n"),  # offsets count bytes
         (
             "get_ipython().run_cell_magic('mcp', 'call a.b', 'x: 1\\n')\n",
-            "(await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_cell_magic("
-            "'mcp', 'call a.b', 'x: 1\\n'))\n",
+            "(await get_ipython().arun_cell_magic('mcp', 'call a.b', 'x: 1\\n'))\n",
         ),
     ],
 )
@@ -72,7 +71,7 @@ def test_what_ipython_makes_of_magics_is_rewritten():
     manager = TransformerManager()
     cell = "%mcp status\nr = %mcp call probe.estimate task=x\nf = lambda: 1\n"
     out = rewrite(manager.transform_cell(cell))
-    assert out.count("await __import__") == 2 and compiles(out)
+    assert out.count("await get_ipython().arun_line_magic(") == 2 and compiles(out)
 
 
 # ---------------------------------------------------------------- fuzzing
@@ -125,8 +124,7 @@ def test_any_cell_stays_valid_and_keeps_its_strings(cell):
     ]
     tree = compile(out, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     after = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    added = ["_", "mcpnb.notebook.cell"] * out.count("await __import__")
-    assert sorted(n.value for n in after) == sorted([n.value for n in before] + added)
+    assert sorted(n.value for n in after) == sorted(n.value for n in before)  # no string added
     for line_in, line_out in zip(cell.splitlines(), out.splitlines(), strict=False):
         if "get_ipython" not in line_in:
             assert line_in == line_out

@@ -118,3 +118,15 @@ def test_warnings_still_show_after_a_magic_connects():
                         (7, "after the Python API's connect")):  # fmt: skip
         text = "".join(o.get("text", "") for o in nb.cells[index].outputs if o.output_type == "stream")
         assert f"UserWarning: {said}" in text, (index, nb.cells[index].outputs)
+
+
+def test_a_traceback_through_a_magic_line_reads_like_ipython_s_own():
+    """The awaited rewrite of a %mcp line is what a traceback shows: it read
+    ``(await __import__('mcpnb.notebook.cell', fromlist=['_']).arun_line_magic(...))``."""
+    nb = run(
+        ("%load_ext mcpnb\n%mcp serve probe-kit", False),
+        ("r = %mcp call probe.estimate task=x files=1\nr.nonexistent", True),
+    )
+    error = next(o for o in nb.cells[1].outputs if o.output_type == "error")
+    shown = "\n".join(error["traceback"])
+    assert "get_ipython().arun_line_magic(" in shown and "__import__" not in shown, shown
