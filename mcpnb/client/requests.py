@@ -200,17 +200,20 @@ _NETWORK_ERRORS = frozenset(
 _answers: ContextVar[list[HttpAnswer] | None] = ContextVar("mcpnb_http_answers", default=None)
 
 
-#: Requests refused before they are sent to a server whose capabilities lack their family (the
+#: Listings refused before they are sent to a server whose capabilities lack their family (the
 #: Lifecycle: "Only use capabilities that were successfully negotiated"). Tools are the catalog's
 #: (no ``tools/list`` without ``tools``); subscriptions and log levels check their own sub-capability.
-_GATED = ("resources/", "prompts/")
+#: A read or a ``prompts/get`` still goes out: the SDK's low-level ``Server`` declares ``resources``
+#: only with a ``resources/list`` handler, and a server that only serves reads (an MCP App's
+#: ``ui://`` page, a skill's files) answers them; a -32601 is explained as well afterwards.
+_GATED = frozenset({"resources/list", "resources/templates/list", "prompts/list"})
 
 
 def not_negotiated(conn: Connection, what: str) -> str | None:
-    """Why ``what`` (``resources/list``, ``prompts/get NAME``) is not sent: the server's capabilities,
-    from ``initialize`` or ``server/discover``, have no ``resources``/``prompts``; in the words of a
+    """Why ``what`` (``resources/list``, ``prompts/list``) is not sent: the server's capabilities, from
+    ``initialize`` or ``server/discover``, have no ``resources``/``prompts``; in the words of a
     -32601 to it (:func:`~mcpnb.client.errors.unoffered`). None when they have it or are unknown."""
-    if not what.startswith(_GATED):
+    if what.split(" ", 1)[0] not in _GATED:
         return None
     return unoffered(conn.name, conn.capabilities, what)
 
