@@ -453,6 +453,8 @@ def test_a_file_named_starts_its_own_servers_not_the_user_file_s(pool, tmp_path,
     monkeypatch.chdir(tmp_path)
     assert {r.name for r in pool.connect_config()} == {"personal", "both", "broken"}  # every layer
     assert [r.name for r in pool.connect_config(user)] == ["personal", "both"]  # the user file named
+    monkeypatch.chdir(user.parent)
+    assert [r.name for r in pool.connect_config(user.name)] == ["personal", "both"]  # by another spelling
 
 
 def test_a_server_with_invalid_settings_does_not_keep_the_others_from_starting(pool, tmp_path):

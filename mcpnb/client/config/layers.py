@@ -177,7 +177,8 @@ def load_config(
     spelled: dict[str, dict[str, str]] = {}
     last: dict[str, str] = {}
     in_project: set[str] = set()  # the servers a project file names (they may take ``auth``)
-    named = {str(p) for p in (project, local) if path is not None and p is not None}
+    asked = {p.resolve() for p in (project, local) if path is not None and p is not None and p.is_file()}
+    named = {str(p) for p in read if p.resolve() in asked}  # as read: the user's file by its own spelling
     in_named: list[str] = []  # the servers the file given as ``path`` (or its local file) names
     problems: dict[str, str] = {}
     reached: dict[str, str] = {}  # how each server is reached, as far as its raw entries say
