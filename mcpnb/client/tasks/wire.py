@@ -202,7 +202,7 @@ _OWN_PROCESS = ("stdio", "inprocess")
 
 def _gone(peer: Peer, task_id: str, exc: MCPError, *, seen: bool = True) -> TaskExpiredError:
     said = _server_said(exc.message, task_id)
-    task = "the task" if task_id in exc.message else f"task {task_id[:8]}"
+    task = "the task" if task_id in exc.message else f"task {task_id!r}"  # the id once, whole
     if not seen:  # an id this client never had: a typo as likely as an expired task
         return TaskExpiredError(
             f"server {peer.name!r} knows no task {task_id!r} ({said}): check the id (a server may "

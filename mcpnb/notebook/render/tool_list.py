@@ -34,11 +34,11 @@ def short(text: str | None, limit: int = SHORT_DESCRIPTION) -> str:
     the whole of it."""
     lines: list[str] = []
     for line in (text or "").strip().splitlines():
-        if not line.strip():
-            break
+        if not line.strip() or (lines and line.lstrip().startswith("#")):
+            break  # a paragraph ends, or a Markdown heading starts another
         lines.append(line.strip())
-        if line.rstrip().endswith((".", "!", "?", ":", ";", "。")):
-            break
+        if line.lstrip().startswith("#") or line.rstrip().endswith((".", "!", "?", ":", ";", "。")):
+            break  # a heading is a line of its own
     first = " ".join(lines)
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 

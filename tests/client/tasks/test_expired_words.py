@@ -30,3 +30,17 @@ def test_an_expired_task_says_so_once_with_its_id_short(pool):
     assert said.count(handle.task_id) == 0 and said.count(handle.task_id[:8]) == 1, said
     assert "its TTL, counted from its creation, has passed" in said
     assert "(it said: " in said  # the server's own words stay
+
+
+def test_a_server_s_words_without_the_id_leave_the_whole_id_in_the_line():
+    """With several tasks, a line that names none of them whole says too little."""
+    from mcp import MCPError
+
+    from mcpnb.client.tasks.wire import Peer, _gone
+
+    class Session:  # what a Peer reads of a session: a name, no connection (a raw SDK client)
+        pass
+
+    task_id = "0123456789abcdef0123456789abcdef"
+    said = str(_gone(Peer(Session(), name="s"), task_id, MCPError(code=-32602, message="Task not found")))
+    assert said.count(task_id) == 1 and "(it said: Task not found)" in said, said

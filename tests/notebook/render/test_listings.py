@@ -169,3 +169,10 @@ def test_a_description_wrapped_mid_sentence_is_not_cut_at_its_line_end():
         in (listed["text/html"])
     )
     assert "compose the\n" not in listed["text/plain"] and "compose the comp" in listed["text/plain"]
+
+
+def test_a_markdown_heading_is_a_short_description_of_its_own():
+    from mcpnb.notebook.render.tool_list import short
+
+    assert short("# Search\nFinds pages by words.") == "# Search"
+    assert short("Finds pages\n# Arguments\nq: words") == "Finds pages"
