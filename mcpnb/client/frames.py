@@ -436,7 +436,7 @@ def record_paths(rows: list[dict[Any, Any]], names: list[Any] | None = None) -> 
                 seen((*path, str(key)), value)
 
     shapes = set()
-    for row in rows[:1] if _uniform(rows) else rows:  # rows of one shape add nothing new
+    for row in rows[:1] if _uniform(rows) else _telling(rows):  # rows of one shape add nothing new
         shape = _shape(row)
         if shape in shapes:
             continue
@@ -450,6 +450,25 @@ def record_paths(rows: list[dict[Any, Any]], names: list[Any] | None = None) -> 
     raw = {(path[0] if len(path) == 1 else _NESTED.join(path)): path for path in held}
     given, _ = _settled(list(raw), lambda name: not held[raw[name]])
     return {name: path for name, path in zip(given, raw.values(), strict=True) if name is not None}
+
+
+#: Rows whose shapes :func:`record_paths` reads one by one; past them, only rows with keys none of
+#: them had (a nested object first set after them is not seen: ``.df`` has its columns all the same).
+SHAPE_ROWS = 1000
+
+
+def _telling(rows: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
+    """The rows whose shapes may name a column: the first :data:`SHAPE_ROWS`, and later ones whose
+    keys none of those had (found at C speed). Every row's shape read in Python took 0.3 s a
+    display for 100,000 rows whose nested objects are null in some rows."""
+    if len(rows) <= SHAPE_ROWS:
+        return rows
+    keys = list(map(tuple, rows))
+    seen = set(keys[:SHAPE_ROWS])
+    if set(keys[SHAPE_ROWS:]) <= seen:
+        return rows[:SHAPE_ROWS]
+    later = (row for row, k in zip(rows[SHAPE_ROWS:], keys[SHAPE_ROWS:], strict=True) if k not in seen)
+    return [*rows[:SHAPE_ROWS], *later]
 
 
 def _uniform(rows: list[dict[Any, Any]]) -> bool:

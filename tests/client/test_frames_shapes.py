@@ -211,3 +211,14 @@ def test_integers_past_a_floats_53_bits_show_as_sent_beside_nulls():
     rows = [{"id": 9007199254740993}, {"id": None}, {"id": 1}]
     text = result_bundle(ToolResult(server="s", tool="t", content=[], structured=rows))["text/plain"]
     assert "9007199254740993\n\n               1" in text and "9007199254740992" not in text
+
+
+def test_a_key_only_a_row_past_the_first_thousand_has_is_still_a_column():
+    """Shapes are read one by one in the first rows only (a display of 100,000 rows read them all in
+    Python): a later row with keys none of those had is still read."""
+    from mcpnb.client.frames import SHAPE_ROWS
+
+    rows = [{"id": i, "at": {"x": i, "y": None if i % 2 else i}} for i in range(SHAPE_ROWS + 500)]
+    rows.append({"id": -1, "at": {"x": 0, "y": 0}, "error": {"code": 7}})
+    names = [str(n) for n in find_table({"rows": rows}).column_names()]
+    assert names == ["id", "at.x", "at.y", "error.code"]
