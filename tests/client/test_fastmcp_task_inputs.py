@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from conftest import wait_until
 from mcp.types import CreateMessageResult, TextContent
 
 from mcpnb import Interaction
@@ -41,3 +43,15 @@ def test_a_task_that_asks_for_roots_gets_the_configured_ones(pool, fastmcp_url, 
     pool.connect("fm", url=fastmcp_url, roots=[str(tmp_path)])
     result = pool.call("fm", "where")
     assert not result.is_error and result.text == tmp_path.as_uri()
+
+
+def test_a_task_whose_question_is_refused_is_cancelled_not_left_waiting(pool, fastmcp_url):
+    """Nobody plays the model (a script's policy refuses sampling): the wait fails, and the task is
+    cancelled on the server rather than left in input_required until its TTL."""
+    from mcpnb.client.tasks import TaskError
+
+    pool.connect("fm", url=fastmcp_url)
+    handle = pool.call("fm", "haiku", {"topic": "refusals"}, task=True)
+    with pytest.raises(TaskError, match="was refused"):
+        handle.result(timeout=60)
+    assert wait_until(lambda: handle.refresh() == "cancelled", timeout=30)

@@ -400,9 +400,16 @@ class TaskHandle:
                 self._unanswered = True
                 self._notify()
             return
-        responses = self.answer(pending)
-        if inspect.isawaitable(responses):
-            responses = await self._ticking(responses)
+        try:
+            responses = self.answer(pending)
+            if inspect.isawaitable(responses):
+                responses = await self._ticking(responses)
+        except TaskError:  # a question this client cannot answer (not declared, refused): the task
+            # would wait for it until its TTL ran out; it is cancelled, as a plain call's would be
+            with contextlib.suppress(McpnbError):
+                self.cancel_requested = True
+                await wire.cancel(self.peer, self.task_id)
+            raise
         await self._respond(dict(responses))
 
     async def _ticking(self, answer: Awaitable[T]) -> T:
