@@ -26,6 +26,7 @@ from mcpnb.probekit.tools.tasksuite import DRAFT, ROOTS
 from tests.probekit.conftest import Answers
 from tests.probekit.stores import SHARED, redis_server, store_url  # noqa: F401  (fixtures)
 from tests.probekit.taskclient import TasksClient, ack, rpc
+from tests.probekit.test_tasks_wire import poll, raw
 
 pytestmark = pytest.mark.anyio
 RELATED = "io.modelcontextprotocol/related-task"
@@ -58,22 +59,9 @@ class Roots:
         return types.ListRootsResult(roots=SHARED_ROOTS)
 
 
-def raw(client: Client) -> Any:
-    return client.session._dispatcher.send_raw_request
-
-
 def meta_of(params: Any) -> dict[str, Any]:
     meta = params.meta
     return meta if isinstance(meta, dict) else (meta.model_dump(by_alias=True) if meta else {})
-
-
-async def poll(get: Any, task_id: str, wanted: set[str], ticks: int = 400) -> dict[str, Any]:
-    for _ in range(ticks):
-        state = await get(task_id)
-        if state["status"] in wanted:
-            return state
-        await anyio.sleep(0.01)
-    raise AssertionError(f"task never reached {wanted}")
 
 
 def modern_get(session: Any) -> Any:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from mcp import types
 
-from mcpnb import Interaction, serve_probekit
+from mcpnb import serve_probekit
 from mcpnb.client.tasks import TaskError, input_answerer
+from tests.client.test_fastmcp_task_inputs import Model
 
 FORM = {
     "method": "elicitation/create",
@@ -73,19 +74,6 @@ async def test_a_refusal_is_a_cancel_for_a_form_and_an_error_for_the_rest() -> N
         await answer({"b": SAMPLE})
 
 
-class Model(Interaction):
-    """Plays the model for every sampling request."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.prompts: list[str] = []
-
-    async def sample(self, server: str, params: Any, call: Any) -> Any:
-        self.prompts.append(params.messages[0].content.text)
-        text = types.TextContent(type="text", text="A short draft.")
-        return types.CreateMessageResult(role="assistant", model="a person", content=text)
-
-
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_probekit_s_task_asks_the_pool_s_model_and_roots_in_both_eras(pool, era, tmp_path) -> None:
     """probe-kit's draft_with_model and client_roots as tasks: on 2026-07-28 the question rides
@@ -96,7 +84,7 @@ def test_probekit_s_task_asks_the_pool_s_model_and_roots_in_both_eras(pool, era,
     handle = pool.call("probe", "draft_with_model", {"topic": "ponds", "points": 1, "delay": 0}, task=True)
     result = handle.result(timeout=60)
     assert not result.is_error, result.text
-    assert result.data["asked"] is True and result.data["draft"] == "A short draft."
+    assert result.data["asked"] is True and result.data["draft"] == "old pond, a frog jumps"
     assert model.prompts and "'ponds'" in model.prompts[-1]
     serve_probekit("rooted", pool=pool, era=era, roots=[str(tmp_path)])
     listed = pool.call("rooted", "client_roots", task=True).result(timeout=60)
