@@ -150,6 +150,16 @@ class TaskCell(CellUI):
     def __init__(self, mode: Mode = "widget") -> None:
         super().__init__(mode)
         self.cell_id = _cell_id(self.kernel)
+
+    def _resolve(self, mode: Mode) -> Mode:
+        if mode == "text" and self.kernel is not None:  # (a terminal's prompt is the terminal's own)
+            self.why_nobody_asked = (
+                "a task asks after its cell has ended, and a prompt on stdin then takes the answer "
+                "meant for another cell's input(): set %config Mcp.elicitation = \"widget\" to be "
+                "asked in a form, or give answers with the call (--answers VAR, answers=...)"
+            )
+            return "decline"
+        return super()._resolve(mode)
         self._place: Any = None  # the task's output (a display handle), once it has one
         self._what = ""  # what the place was held for ("probe.slow_task")
 
