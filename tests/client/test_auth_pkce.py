@@ -6,17 +6,26 @@ The SDK sends S256 whatever the metadata says; mcpnb checks the metadata before 
 client or shows a sign-in link. Flows without an authorization code (client credentials) use no
 PKCE and are not refused. Real servers on 127.0.0.1: ``tests/servers/oauth_server.py`` with its
 metadata's ``code_challenge_methods_supported`` left out or changed.
+
+Microsoft Entra ID leaves the field out though it does S256: ``assume_pkce: true``, set knowingly
+for one server, signs in there with a warning; a server that lists methods without S256 has said
+it does not do S256, and stays refused.
 """
 
 from __future__ import annotations
+
+import logging
+from typing import Any
 
 import pytest
 from servers.oauth_server import CLIENT_ID, OAuthServers, Person  # tests/ is on sys.path
 from servers.oauth_server import Client as Registered
 
 from mcpnb.client.auth import set_authorization_ui
+from mcpnb.client.config import ServerConfig
 from mcpnb.client.errors import McpnbError
 
+from .config.helpers import assert_located, config_error
 from .test_auth import auth_error, call, cc_config, code_config
 
 pytestmark = pytest.mark.usefixtures("isolated_tokens")
@@ -43,6 +52,11 @@ def says_why_and_what_to_do(text: str, servers: OAuthServers, said: str) -> None
     assert "MCP clients must refuse to sign in there" in text
     assert "nothing was registered and no sign-in link was shown" in text
     assert "Ask the server's operator to enable PKCE (S256)" in text
+    way_out = (
+        "if you know it supports PKCE with S256 (Microsoft Entra ID does, without saying so), "
+        "set assume_pkce: true in the server's auth settings"
+    )
+    assert (way_out in text) == (said == "has no code_challenge_methods_supported")  # only where it helps
 
 
 def nothing_happened(servers: OAuthServers, person: Person) -> bool:
@@ -96,3 +110,97 @@ def test_client_credentials_use_no_pkce_and_are_not_refused(ui):
     with OAuthServers(pkce_methods=None) as servers:
         assert call(cc_config(servers, issuer=servers.issuer)) == CLIENT_ID
         assert servers.token_requests == [("client_credentials", 200)]
+
+
+# --- assume_pkce: the person's word where the metadata says nothing ---------------------------------
+
+
+def pkce_assumed(records: list[logging.LogRecord]) -> list[str]:
+    return [
+        r.getMessage()
+        for r in records
+        if r.name == "mcpnb.client.auth"
+        and r.levelno == logging.WARNING
+        and "S256 is assumed" in r.getMessage()
+    ]
+
+
+def test_assume_pkce_signs_in_where_the_metadata_says_nothing_and_warns_once(pool, person, caplog):
+    """Entra ID's metadata has no code_challenge_methods_supported; with the setting the sign-in
+    goes on (S256 sent, the server checks the verifier), and the log says whose word it was."""
+    caplog.set_level(logging.WARNING, logger="mcpnb.client.auth")
+    with OAuthServers(pkce_methods=None) as servers:
+        auth = {"type": "oauth", "flow": "authorization_code", "assumePkce": True}
+        pool.connect("entra", url=servers.mcp_url, config={"auth": auth})
+        assert pool.call("entra", "whoami").text.startswith("dyn-")
+        assert len(person.links) == 1 and "code_challenge_method=S256" in person.links[0]
+        assert servers.token_requests == [("authorization_code", 200)]
+        said = pkce_assumed(caplog.records)
+        assert len(said) == 1, said  # checked before registering and before the link: said once
+        assert f"the authorization server at {servers.issuer}" in said[0]
+        assert "PKCE with S256 is assumed (auth.assume_pkce is true)" in said[0]
+        pool.disconnect("entra", sign_out=True)
+
+
+@pytest.mark.parametrize("methods", [("plain",), ()], ids=["plain", "empty"])
+def test_assume_pkce_does_not_override_a_server_that_lists_methods_without_s256(methods, person, caplog):
+    caplog.set_level(logging.WARNING, logger="mcpnb.client.auth")
+    with OAuthServers(pkce_methods=methods) as servers:
+        error = auth_error(code_config(servers, assume_pkce=True))
+        text = str(error)
+        assert f"the authorization server at {servers.issuer}" in text and "not S256" in text
+        assert "assume_pkce applies only where the metadata lists no methods at all" in text
+        assert "set assume_pkce: true" not in text
+        assert nothing_happened(servers, person) and not pkce_assumed(caplog.records)
+
+
+def test_assume_pkce_with_s256_listed_changes_nothing(person, caplog):
+    caplog.set_level(logging.WARNING, logger="mcpnb.client.auth")
+    with OAuthServers() as servers:
+        assert call(code_config(servers, assume_pkce=True)).startswith("dyn-")
+        assert not pkce_assumed(caplog.records)
+
+
+@pytest.mark.parametrize(
+    ("auth", "key", "said"),
+    [
+        (
+            {"type": "oauth", "client_id": "c", "client_secret": "s", "assume_pkce": True},
+            "auth.assume_pkce",
+            "applies to the authorization_code flow, where a person signs in with PKCE, not "
+            "client_credentials",
+        ),
+        (
+            {"type": "oauth", "flow": "jwt_bearer", "client_id": "c", "assertion": "a", "assumePkce": False},
+            "auth.assumePkce",
+            "applies to the authorization_code flow, where a person signs in with PKCE, not jwt_bearer",
+        ),
+        (
+            {"type": "bearer", "token": "abcd", "assume_pkce": True},
+            "auth.assume_pkce",
+            "applies to oauth auth",
+        ),
+        (
+            {"type": "oauth", "flow": "authorization_code", "assume_pkce": "yes"},
+            "auth.assume_pkce",
+            "expected true or false",
+        ),
+    ],
+    ids=["client_credentials", "jwt_bearer", "bearer", "not-a-bool"],
+)
+def test_assume_pkce_elsewhere_is_a_config_error(auth: dict[str, Any], key: str, said: str) -> None:
+    error = config_error(ServerConfig.from_dict, "s", {"url": "http://h/mcp", "auth": auth}, source="f.json")
+    assert_located(error, file="f.json", server="s", key=key)
+    assert said in str(error)
+
+
+def test_assume_pkce_is_read_in_either_spelling_and_off_by_default() -> None:
+    def taken(**extra: Any) -> Any:
+        auth = {"type": "oauth", "flow": "authorization_code", **extra}
+        config = ServerConfig.from_dict("s", {"url": "https://h/mcp", "auth": auth})
+        assert config.auth is not None
+        return config.auth.assume_pkce
+
+    assert (taken(), taken(assume_pkce=True), taken(assumePkce=True)) == (False, True, True)
+    with pytest.raises(McpnbError, match="set twice"):
+        taken(assume_pkce=True, assumePkce=True)

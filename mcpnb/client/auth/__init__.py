@@ -122,6 +122,7 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
         issuer=auth.issuer,
         redirect_port=auth.redirect_port,
         client_metadata_url=auth.client_metadata_url,
+        assume_pkce=auth.assume_pkce,
     )
 
 

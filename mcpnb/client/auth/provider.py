@@ -522,7 +522,10 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
     The redirect URI is ``http://127.0.0.1:<port>/callback`` whatever the mode (listener or paste),
     so one registration serves both. The port is fixed when the provider is built: ``redirect_port``
     (a client registered by hand for that exact address), else the one a stored registration already
-    uses, else a free one.
+    uses, else a free one. ``assume_pkce``: an authorization server whose metadata leaves out
+    ``code_challenge_methods_supported`` is taken to support S256 (the person says so: Microsoft
+    Entra ID does, without saying so), with a warning; one that lists methods without S256 is
+    still refused.
     """
 
     _flow_name = "authorization_code"
@@ -539,7 +542,10 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         issuer: str | None = None,
         redirect_port: int | None = None,
         client_metadata_url: str | None = None,
+        assume_pkce: bool = False,
     ) -> None:
+        self._assume_pkce = assume_pkce
+        self._assumed_pkce_at: set[str] = set()  # the issuers warned of: once each, not per request
         port = redirect_port or _stored_loopback_port(storage) or free_port()
         self.redirect_uri = f"http://{HOST}:{port}/callback"
         method = "client_secret_basic" if client_secret else "none"
@@ -595,23 +601,49 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         the server does not support PKCE and clients MUST refuse to proceed; the SDK sends S256
         whatever the metadata says, so a server that ignores it would take a code anyone who sees
         the redirect could redeem. No metadata at all (a 2025-03-26 server, its default endpoints
-        at its own origin) gives nothing to check, and goes on as the SDK does."""
+        at its own origin) gives nothing to check, and goes on as the SDK does. ``assume_pkce``
+        lets a sign-in go on where the field is absent only: a server that lists its methods
+        without S256 has said it does not do S256."""
         metadata = self.context.oauth_metadata
         if metadata is None:
             return
         methods = metadata.code_challenge_methods_supported
         if methods is not None and "S256" in methods:
             return
+        if methods is None and self._assume_pkce:
+            self._warn_pkce_assumed(str(metadata.issuer))
+            return
         said = (
             "has no code_challenge_methods_supported"
             if methods is None
             else f"lists code_challenge_methods_supported {', '.join(methods) or '(empty)'}, not S256"
         )
+        if methods is None:
+            way_out = (
+                "; if you know it supports PKCE with S256 (Microsoft Entra ID does, without saying so), "
+                "set assume_pkce: true in the server's auth settings"
+            )
+        elif self._assume_pkce:  # said why the setting given did not help
+            way_out = " (assume_pkce applies only where the metadata lists no methods at all)"
+        else:
+            way_out = ""
         raise self._error(
             f"the authorization server at {metadata.issuer} does not say it supports PKCE with S256 (its "
             f"metadata {said}); MCP clients must refuse to sign in there, so nothing was registered "
             "and no sign-in link was shown. Ask the server's operator to enable PKCE (S256) and "
-            "publish it in the authorization server's metadata"
+            f"publish it in the authorization server's metadata{way_out}"
+        )
+
+    def _warn_pkce_assumed(self, issuer: str) -> None:
+        """Once per authorization server: the sign-in goes on on the person's word, not the server's."""
+        if issuer in self._assumed_pkce_at:
+            return
+        self._assumed_pkce_at.add(issuer)
+        logger.warning(
+            "oauth %s: the authorization server at %s does not list code_challenge_methods_supported; "
+            "PKCE with S256 is assumed (auth.assume_pkce is true)",
+            self._server,
+            issuer,
         )
 
     def _stepping_up(self, scope: str) -> None:

@@ -85,6 +85,10 @@ class AuthConfig:
     # a fixed loopback port for the sign-in redirect (http://127.0.0.1:PORT/callback), for a client
     # registered by hand where the authorization server wants that exact address
     redirect_port: int | None = None
+    # authorization_code: sign in where the authorization server's metadata leaves out
+    # code_challenge_methods_supported, taking PKCE with S256 on the person's word (Microsoft Entra
+    # ID supports it without saying so); MCP says to refuse such a server, so this is never the default
+    assume_pkce: bool = False
     token_storage: Literal["memory", "file"] = "memory"
     # Where this auth belongs, so resolve_* errors can say which server and file need fixing.
     server_name: str | None = field(default=None, compare=False)

@@ -48,6 +48,7 @@ AUTH_ALIASES: dict[str, str] = {
     "tokenStorage": "token_storage",
     "clientMetadataUrl": "client_metadata_url",
     "redirectPort": "redirect_port",
+    "assumePkce": "assume_pkce",
     "privateKey": "private_key",
     "privateKeyEnv": "private_key_env",
     "privateKeyFile": "private_key_file",
@@ -89,6 +90,7 @@ AUTH_VERBATIM = frozenset(
         "flow",
         "token_storage",
         "redirect_port",
+        "assume_pkce",
         "signing_algorithm",
     }
 )

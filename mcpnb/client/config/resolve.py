@@ -92,6 +92,7 @@ _AUTH_FIELDS_BY_TYPE = {
         "token_storage",
         "client_metadata_url",
         "redirect_port",
+        "assume_pkce",
     },
 }
 
@@ -514,6 +515,11 @@ def _oauth(values: dict[str, Any], where: _Where, origin: str | None) -> None:
     workload = next((key for key in _WORKLOAD_FIELDS if key in values), None)
     if flow != "jwt_bearer" and workload is not None:
         raise where(f"applies to the jwt_bearer flow (workload identity), not {flow}", f"auth.{workload}")
+    if flow != "authorization_code" and "assume_pkce" in values:
+        raise where(
+            f"applies to the authorization_code flow, where a person signs in with PKCE, not {flow}",
+            "auth.assume_pkce",
+        )
     if flow == "identity_assertion":
         _identity_assertion(values, where, origin)
     elif flow == "jwt_bearer":

@@ -56,6 +56,7 @@ _NOT_IN_PROCESS = {
     "--oauth": "oauth",
     "--keep-sign-in": "keep_sign_in",
     "--issuer": "issuer",
+    "--assume-pkce": "assume_pkce",
 }
 
 
@@ -130,6 +131,7 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
             ("--oauth", ns.oauth),
             ("--keep-sign-in", ns.keep_sign_in),
             ("--issuer", ns.issuer),
+            ("--assume-pkce", ns.assume_pkce),
             ("--sse", ns.sse),
         )
         for flag, given in http_only:
@@ -157,17 +159,33 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--bearer-env or --oauth: a server takes one way to sign in")
     if ns.bearer_env:
         options["auth"] = {"type": "bearer", "token_env": ns.bearer_env}
+    oauth = _oauth_settings(ns)
+    if oauth is not None:
+        options["auth"] = oauth
+    return options
+
+
+def _oauth_settings(ns: argparse.Namespace) -> dict[str, Any] | None:
+    """The auth settings ``--oauth`` and its options say (None without ``--oauth``); an option of
+    the OAuth sign-in given without ``--oauth`` is an error, not ignored."""
     if ns.keep_sign_in and not ns.oauth:
         raise UsageError("--keep-sign-in keeps an OAuth sign-in: give it with --oauth")
     if ns.issuer and not ns.oauth:
         raise UsageError("--issuer names the authorization server of an OAuth sign-in: give it with --oauth")
-    if ns.oauth:
-        options["auth"] = {"type": "oauth", "flow": "authorization_code"}
-        if ns.keep_sign_in:
-            options["auth"]["token_storage"] = "file"
-        if ns.issuer:
-            options["auth"]["issuer"] = ns.issuer
-    return options
+    if ns.assume_pkce and not ns.oauth:
+        raise UsageError(
+            "--assume-pkce is about an OAuth sign-in's authorization server: give it with --oauth"
+        )
+    if not ns.oauth:
+        return None
+    auth: dict[str, Any] = {"type": "oauth", "flow": "authorization_code"}
+    if ns.keep_sign_in:
+        auth["token_storage"] = "file"
+    if ns.issuer:
+        auth["issuer"] = ns.issuer
+    if ns.assume_pkce:
+        auth["assume_pkce"] = True
+    return auth
 
 
 # ---------------------------------------------------------------- connect
@@ -289,6 +307,13 @@ def _connect_args(p: Parser) -> None:
         metavar="URL",
         help="with --oauth: sign in only at this authorization server (its issuer); a server that "
         "sends you elsewhere is refused before you see a link",
+    )
+    p.add_argument(
+        "--assume-pkce",
+        action="store_true",
+        help="with --oauth: sign in even where the authorization server's metadata does not list "
+        "PKCE methods, taking S256 as supported; only for one you know supports it (Microsoft Entra "
+        "ID does, without saying so)",
     )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
@@ -416,26 +441,16 @@ def _refuse_file_flags(ns: argparse.Namespace, path: str | None) -> None:
 
 
 def _sign_in_for_files(ns: argparse.Namespace) -> dict[str, Any] | None:
-    """``--oauth`` (with ``--keep-sign-in``, ``--issuer``) or ``--bearer-env`` with ``--config``:
-    the auth for the file's servers reached by URL that say nothing of signing in (no ``auth``, no
-    ``Authorization`` header), as VS Code and Cursor sign in to those; the others keep their own.
-    None when no such flag is given."""
+    """``--oauth`` (with ``--keep-sign-in``, ``--issuer``, ``--assume-pkce``) or ``--bearer-env``
+    with ``--config``: the auth for the file's servers reached by URL that say nothing of signing in
+    (no ``auth``, no ``Authorization`` header), as VS Code and Cursor sign in to those; the others
+    keep their own. None when no such flag is given."""
     if ns.bearer_env and ns.oauth:
         raise UsageError("--bearer-env or --oauth: a server takes one way to sign in")
-    if ns.keep_sign_in and not ns.oauth:
-        raise UsageError("--keep-sign-in keeps an OAuth sign-in: give it with --oauth")
-    if ns.issuer and not ns.oauth:
-        raise UsageError("--issuer names the authorization server of an OAuth sign-in: give it with --oauth")
-    if not (ns.oauth or ns.bearer_env):
-        return None
-    auth: dict[str, Any] = {"type": "bearer", "token_env": ns.bearer_env}
-    if ns.oauth:
-        auth = {"type": "oauth", "flow": "authorization_code"}
-        if ns.keep_sign_in:
-            auth["token_storage"] = "file"
-        if ns.issuer:
-            auth["issuer"] = ns.issuer
-    return auth
+    oauth = _oauth_settings(ns)
+    if oauth is not None:
+        return oauth
+    return {"type": "bearer", "token_env": ns.bearer_env} if ns.bearer_env else None
 
 
 def _some_server_takes(flag: str, auth: dict[str, Any], path: str | None, names: list[str]) -> None:

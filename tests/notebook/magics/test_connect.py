@@ -211,6 +211,34 @@ def test_connect_oauth_with_an_issuer_signs_in_only_there(ip, mcp):
         line(ip, "disconnect secure --sign-out")
 
 
+def test_connect_oauth_with_assume_pkce_signs_in_where_the_metadata_lists_no_methods(ip, mcp):
+    """``--assume-pkce``: an authorization server whose metadata leaves out
+    code_challenge_methods_supported (as Microsoft Entra ID's does) is refused with the way out
+    named; with the flag the setting reaches the server's auth and the sign-in goes on."""
+    from servers.oauth_server import OAuthServers, Person
+
+    from mcpnb.client.auth import restore_authorization_ui, set_authorization_ui
+
+    with pytest.raises(UsageError, match="--assume-pkce is about an OAuth sign-in's authorization server"):
+        line(ip, "connect web http://127.0.0.1:1/mcp --assume-pkce")
+    with pytest.raises(UsageError, match="--assume-pkce is for HTTP/SSE servers"):
+        line(ip, f"connect web --assume-pkce -- {PY} -c pass")
+    with OAuthServers(pkce_methods=None) as servers:
+        person = Person(follow=True)
+        previous = set_authorization_ui(show_link=person.show_link, mode="listener")
+        try:
+            with pytest.raises(ConnectError, match="set assume_pkce: true in the server's auth settings"):
+                line(ip, f"connect entra {servers.mcp_url} --oauth")
+            assert person.links == [] and servers.state.registrations == 0
+            table = line(ip, f"connect entra {servers.mcp_url} --oauth --assume-pkce")
+            assert table["entra"].state == "connected" and len(person.links) == 1
+            assert mcp.pool.connection("entra").config.auth.assume_pkce is True
+            assert line(ip, "call entra.whoami").text.startswith("dyn-")
+        finally:
+            restore_authorization_ui(previous)
+        line(ip, "disconnect entra --sign-out")
+
+
 def test_keep_sign_in_survives_a_kernel_restart_until_sign_out(ip, mcp, tmp_path, monkeypatch):
     """``--oauth --keep-sign-in``: the tokens go to a file only the user can read; a restarted kernel
     (memory gone) connects without a new link; ``--sign-out`` deletes the file."""
