@@ -50,9 +50,12 @@ def outcome_text(handle: TaskHandle) -> str | None:
 
 
 def message_of(handle: TaskHandle) -> str:
-    """The server's status message where it says more than the status ("completed · completed")."""
+    """The server's status message where it says more than the status ("completed · completed");
+    of a task the server no longer has, as what it said last ("block 2/3" read as current)."""
     message = handle.status_message or ""
-    return "" if message.strip().lower() == handle.state.status else message
+    if message.strip().lower() == handle.state.status:
+        return ""
+    return f"last said: {message}" if message and handle.expired else message
 
 
 def status_text(handle: TaskHandle) -> str:

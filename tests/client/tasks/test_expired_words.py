@@ -4,6 +4,8 @@ and it counted the TTL from the task's end where the spec counts it from its cre
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import wait_until
 
@@ -44,3 +46,17 @@ def test_a_server_s_words_without_the_id_leave_the_whole_id_in_the_line():
     task_id = "0123456789abcdef0123456789abcdef"
     said = str(_gone(Peer(Session(), name="s"), task_id, MCPError(code=-32602, message="Task not found")))
     assert said.count(task_id) == 1 and "(it said: Task not found)" in said, said
+
+
+def test_what_an_expired_task_said_last_is_said_as_its_last_word(pool):
+    """The newcomer's handle said "block 2/3" long after the task had ended and been forgotten."""
+    serve_probekit("old", pool=pool, era="legacy")
+    handle = pool.start_task("old", "slow_task", {"steps": 3, "delay": 0.5}, ttl_ms=300)
+    assert wait_until(
+        lambda: handle.refresh() == "working" and (handle.status_message or "").startswith("block")
+    )
+    said = handle.status_message
+    time.sleep(6)  # not asked meanwhile: it ends (1.5 s) and is forgotten 0.3 s later, unseen
+    with pytest.raises(TaskExpiredError):
+        handle.refresh()
+    assert f"· last said: {said} ·" in repr(handle), repr(handle)
