@@ -28,7 +28,7 @@ from mcpnb.client.toolinfo import ToolInfo
 #: carries the file itself (a ``data:`` URL) in the widget's state, sent whole at every change.
 LINK_LIMIT = 8 * 1024 * 1024
 #: A link a page may show the person: the web, nothing else (no ``javascript:``, ``file:``, ``data:``).
-_WEB = re.compile(r"^https?://")
+_WEB = re.compile(r"^https?://", re.IGNORECASE)  # a scheme is case-insensitive (RFC 3986)
 #: A media type as a data: URL may carry it (anything else there could end the URL's header).
 _MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 
@@ -39,6 +39,13 @@ _LISTINGS = {
     "resources/templates/list": ("resourceTemplates", "aresource_templates"),
     "prompts/list": ("prompts", "aprompts"),
 }
+
+#: What a page may ask before its ``ui/initialize`` was answered. MCP's lifecycle, which the page's
+#: handshake copies: "The client SHOULD NOT send requests other than pings before the server has
+#: responded to the initialize request"; the SDK's server answers any other with -32602 and drops
+#: notifications, and so does this host. A page that obeys loses nothing; one that skips the
+#: handshake is answered nothing else.
+_BEFORE_HANDSHAKE = ("ui/initialize", "ping")
 
 
 class AppRefused(Exception):
@@ -91,7 +98,8 @@ class AppHost:
         self.result = result
         self.send, self.note = send, note
         self.context_of_host = host_context(context)
-        self.initialized = False
+        self.greeted = False  # ui/initialize answered: the page may ask for anything else now
+        self.initialized = False  # ui/notifications/initialized heard: the host may speak now
         self.cancelled: str | None = None  # why the call ended without a result, if it did
         self.calls: list[Any] = []
         self.messages: list[dict[str, Any]] = []
@@ -112,11 +120,15 @@ class AppHost:
         if not isinstance(method, str):
             return  # an answer to a request of ours (teardown): nothing waits for it
         if "id" not in message:
-            await self._notified(method, params)
+            if self.greeted:  # before the handshake a page's notifications are dropped, as MCP's are
+                await self._notified(method, params)
             return
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
         try:
+            if not self.greeted and method not in _BEFORE_HANDSHAKE:
+                raise AppRefused(f"{method} before ui/initialize: a page starts with the handshake", -32602)
             reply["result"] = await self._answer(method, params)
+            self.greeted = self.greeted or method == "ui/initialize"
         except AppRefused as refused:
             reply["error"] = {"code": refused.code, "message": str(refused)}
         except Exception as exc:  # a failed call is the page's to show; the host goes on
@@ -299,9 +311,12 @@ class AppHost:
         url = params.get("url")
         if not isinstance(url, str) or not _WEB.match(url):
             raise AppRefused("only http(s) links open from a page")
-        # never opened for the page: the person sees where it goes and clicks, or not
+        # never opened for the page: the person sees where it goes and clicks, or not. The
+        # extension's success (`{}`) means the host opened it; this host did not, so the page hears
+        # `isError` (McpUiOpenLinkResult: "the host failed to open the URL (e.g., due to security
+        # policy)"), a result rather than an error, and may say the link is under it
         self.note(Note("link", "the page asks to open", url=url))
-        return {}
+        return {"isError": True}
 
 
 def host_context(said: Mapping[str, Any] | None) -> dict[str, Any]:

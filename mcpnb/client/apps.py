@@ -44,6 +44,10 @@ STORAGE_STAND_IN = """<script>(() => { for (const name of ["localStorage", "sess
   };
   Object.defineProperty(window, name, { configurable: true, get: () => store });
 } })();</script>"""
+#: Where a frontend may put a script of its own, after the policy and before anything of the page's
+#: (``app_view.js`` puts there the one that tells its page from a document the frame was sent to).
+#: A comment: inert where nothing replaces it.
+FRONTEND_MARK = "<!--mcpnb:frontend-->"
 #: Who may call a tool when it says nothing (``_meta.ui.visibility``).
 DEFAULT_VISIBILITY = ("model", "app")
 
@@ -51,8 +55,10 @@ DEFAULT_VISIBILITY = ("model", "app")
 #: nothing that could end the directive or open another one (``;``, ``,``, quotes, spaces).
 _SOURCE = re.compile(r"^(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9.-]+(?::[0-9]{1,5})?/?$")
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
-_HEAD = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
-_HTML = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
+#: A page's own doctype, when it is the first thing in it (a BOM and blank space before it allowed):
+#: it stays first, or the page would be drawn in quirks mode. A doctype ends at its first ``>``, as
+#: the browser's tokenizer ends it (quotes included).
+_DOCTYPE = re.compile(r"^\ufeff?\s*<!doctype\b[^>]*>", re.IGNORECASE)
 
 
 def extension_settings() -> dict[str, Any]:
@@ -109,7 +115,11 @@ class AppPage:
         opened only to the origins the server declared (``connectDomains``, ``resourceDomains``,
         ``frameDomains``, ``baseUriDomains``). Scripts may also ``eval`` and start workers from
         ``blob:``, as the MCP Apps project's reference host allows (a Three.js page evaluates the
-        scene it is given): neither reaches anything beyond the page, and the network stays shut."""
+        scene it is given): neither reaches anything beyond the page. What the policy shuts is
+        fetches, sockets, images, scripts, styles, fonts, media, frames, forms and links to
+        undeclared origins; it does not cover WebRTC (a page may send STUN packets to any address)
+        nor the one request of a page that navigates its own frame away (``app_view.js`` stops
+        answering it then), which no Content-Security-Policy governs."""
         resources = " ".join(self.csp.get("resourceDomains", []))
         connect = " ".join(self.csp.get("connectDomains", [])) or "'none'"
         frames = " ".join(self.csp.get("frameDomains", [])) or "'none'"
@@ -132,17 +142,21 @@ class AppPage:
 
     @property
     def document(self) -> str:
-        """The page with its policy as the first thing in its ``<head>``: a frame drawn from this
-        text (``srcdoc``) can reach nothing the server did not declare. Then a stand-in for the
-        storage such a frame lacks (see :data:`STORAGE_STAND_IN`)."""
-        meta = f'<meta http-equiv="Content-Security-Policy" content="{self.policy}">{STORAGE_STAND_IN}'
-        head = _HEAD.search(self.html)
-        if head:
-            return self.html[: head.end()] + meta + self.html[head.end() :]
-        top = _HTML.search(self.html)
-        if top:
-            return self.html[: top.end()] + f"<head>{meta}</head>" + self.html[top.end() :]
-        return f"<head>{meta}</head>{self.html}"
+        """The page with its policy as the very first thing in it (after its ``<!doctype>``, if the
+        page starts with one), then a stand-in for the storage such a frame lacks (see
+        :data:`STORAGE_STAND_IN`) and the frontend's place (:data:`FRONTEND_MARK`): a frame drawn
+        from this text (``srcdoc``) can reach nothing the server did not declare. The page's text
+        is never searched for its ``<head>``: the first ``<head`` in it may be inside a comment
+        (``<!-- <head> -->``: a policy put there is never applied) or after a script of its own,
+        which would run before the policy; a ``<meta>`` before ``<html>`` goes into the head the
+        browser makes, and the page's ``<html>`` and ``<head>`` tags after it still count.
+        Chromium also applies the frame's ``csp`` attribute (``app_view.js``); Firefox and Safari
+        have only this tag."""
+        policy = f'<meta http-equiv="Content-Security-Policy" content="{self.policy}">'
+        meta = policy + STORAGE_STAND_IN + FRONTEND_MARK
+        doctype = _DOCTYPE.match(self.html)
+        at = doctype.end() if doctype else 0
+        return self.html[:at] + meta + self.html[at:]
 
 
 def page_from(server: str, uri: str, contents: list[Any]) -> AppPage:

@@ -136,7 +136,8 @@ def test_a_page_drawn_for_a_models_call_tells_the_model_what_the_person_did(lab,
         TypeAdapter(MessageParam).validate_python(message)
         assert message["role"] == "user"
         [said] = message["content"]
-        assert said["type"] == "text" and said["text"].startswith("I rolled ")
+        heading = "[probe.dice's page (an MCP App) says:]\n\n"  # the page's words, never the person's
+        assert said["type"] == "text" and said["text"].startswith(heading + "I rolled ")
         assert said["text"].endswith(f" = {total}.")  # the roll the person made, not the model's
         assert again == []  # handed over once
 
@@ -178,7 +179,13 @@ def test_a_person_approves_on_fastmcps_approval_page_and_the_model_reads_it(lab,
         TypeAdapter(MessageParam).validate_python(message)
         assert message == {
             "role": "user",
-            "content": [{"type": "text", "text": f'"{summary}" — I selected: Approve'}],
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"[fm.request_approval's page (an MCP App) says:]\n\n"
+                    f'"{summary}" — I selected: Approve',
+                }
+            ],
         }
 
 

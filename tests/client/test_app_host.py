@@ -115,6 +115,7 @@ def test_a_page_calls_its_servers_app_tools_only(host_of):
 def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host_of):
     host_of.pool.connect("shop", server=shop())
     host = host_of("shop", "cart", arguments={"item": "tea"})
+    ask(host, INITIALIZE)
     said = ask(
         host,
         request(2, "ui/open-link", {"url": "https://example.com/docs"}),
@@ -144,7 +145,7 @@ def test_what_a_page_asks_of_the_person_is_noted_and_nothing_is_done_for_it(host
         {"jsonrpc": "2.0", "id": "teardown-1", "result": {}},  # an answer to the host: nothing to do
     )
     assert [m.get("result", m.get("error")) for m in said[:4]] == [
-        {},
+        {"isError": True},  # not opened: shown to the person, who may click it (the extension: isError)
         {"code": -32000, "message": "only http(s) links open from a page"},
         {},
         {},
@@ -178,6 +179,7 @@ def test_a_page_lists_its_own_servers_resources_templates_and_prompts(host_of):
 
     host_of.pool.connect("shop", server=shop())
     host = host_of("shop", "cart")
+    ask(host, INITIALIZE)
     resources, templates, prompts = ask(
         host, request(2, "resources/list"), request(3, "resources/templates/list"), request(4, "prompts/list")
     )
@@ -195,6 +197,7 @@ def test_a_file_the_page_offers_is_a_link_to_click_and_kept_for_python(host_of):
 
     host_of.pool.connect("shop", server=shop())
     host = host_of("shop", "cart")
+    ask(host, INITIALIZE)
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()
     files = [
         {
@@ -258,6 +261,7 @@ def test_a_file_too_large_for_a_link_is_kept_and_said(host_of, monkeypatch):
     monkeypatch.setattr(app_host, "LINK_LIMIT", 10)
     host_of.pool.connect("shop", server=shop())
     host = host_of("shop", "cart")
+    ask(host, INITIALIZE)
     big = {"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * 11}}
     ask(host, request(2, "ui/download-file", {"contents": [big]}))
     [note] = host.noted  # type: ignore[attr-defined]
@@ -297,10 +301,11 @@ def test_what_the_host_sends_a_page_keeps_to_the_mcp_apps_projects_schema(host_o
     )
     [display] = ask(host, request(3, "ui/request-display-mode", {"mode": "pip"}))
     assert problems("McpUiRequestDisplayModeResult", display["result"]) == []
-    for answered in ask(
+    opened, messaged = ask(
         host, request(4, "ui/open-link", {"url": "https://example.com"}), request(5, "ui/message", {})
-    ):
-        assert answered["result"] == {}
+    )
+    assert opened["result"] == {"isError": True} and messaged["result"] == {}
+    assert problems("McpUiOpenLinkResult", opened["result"]) == []
     [tool] = host_of.pool.tools("basic")
     assert problems("McpUiToolMeta", tool.meta["ui"]) == []
     # the checker itself: a shape the schema forbids is caught
@@ -326,3 +331,49 @@ def test_a_page_drawn_before_the_result_hears_it_when_it_lands_or_why_not(host_o
     assert [m["method"] for m in told] == ["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]
     assert told[1]["params"] == {"reason": "the call was interrupted"}
     assert problems("McpUiToolCancelledNotification", told[1]) == []
+
+
+def test_a_page_is_answered_nothing_but_its_handshake_and_pings_before_ui_initialize(host_of):
+    """MCP's lifecycle, which the page's handshake copies: no request but a ping before the
+    ``initialize`` answer, and the SDK's server answers any other with -32602 and drops
+    notifications. A page whose frame was sent elsewhere, or a document that skips the handshake,
+    gets no tool call, no read, no note under the page."""
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart")
+    log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}
+    called, read, pinged = ask(
+        host,
+        request(1, "tools/call", {"name": "refresh", "arguments": {}}),
+        request(2, "resources/read", {"uri": SHOP_PAGE}),
+        log,  # dropped
+        INITIALIZED,  # dropped: no handshake yet, nothing is sent to the page
+        request(3, "ping"),
+    )
+    assert called["error"] == {
+        "code": -32602,
+        "message": "tools/call before ui/initialize: a page starts with the handshake",
+    }
+    assert read["error"]["code"] == -32602 and pinged["result"] == {}
+    assert host.calls == [] and host.logs == [] and host.noted == []  # type: ignore[attr-defined]
+    [answer] = ask(host, INITIALIZE)
+    assert answer["result"]["protocolVersion"] == "2026-01-26"
+    [tool_input] = ask(host, INITIALIZED)
+    assert tool_input["method"] == "ui/notifications/tool-input"
+    [called] = ask(host, request(4, "tools/call", {"name": "refresh", "arguments": {}}))
+    assert called["result"]["structuredContent"] == {"items": ["tea", "cake"]}
+
+
+def test_a_link_in_capitals_is_a_web_link_too(host_of):
+    """A URL's scheme is case-insensitive (RFC 3986): ``HTTPS://`` is the web, shown to the person
+    as any link; anything else stays refused, in any case."""
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart")
+    ask(host, INITIALIZE)
+    shouted, odd = ask(
+        host,
+        request(2, "ui/open-link", {"url": "HTTPS://Example.com/Docs"}),
+        request(3, "ui/open-link", {"url": "JavaScript:alert(1)"}),
+    )
+    assert shouted["result"] == {"isError": True} and odd["error"]["code"] == -32000
+    [note] = host.noted  # type: ignore[attr-defined]
+    assert (note.kind, note.url) == ("link", "HTTPS://Example.com/Docs")

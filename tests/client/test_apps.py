@@ -11,7 +11,7 @@ import base64
 
 import pytest
 
-from mcpnb.client.apps import EXTENSION, PAGE_TYPE, for_model, page_from
+from mcpnb.client.apps import EXTENSION, PAGE_TYPE, STORAGE_STAND_IN, AppPage, for_model, page_from
 from tests.client.shop import shop
 
 
@@ -52,15 +52,16 @@ def test_the_pages_policy_opens_only_declared_origins(host_of):
         in page.policy
     )
     assert "x.example" not in page.policy and "evil" not in page.policy and page.prefers_border is False
-    # the policy goes first in the page's own <head>, whatever its case
-    assert page.document.startswith("<!doctype html><html><HEAD lang='en'><meta http-equiv=")
+    # the policy goes first, right after the page's doctype, whatever its case
+    assert page.document.startswith('<!doctype html><meta http-equiv="Content-Security-Policy"')
+    assert page.document.endswith("<html><HEAD lang='en'><title>cart</title></HEAD><body>cart</body></html>")
 
 
 def test_a_page_as_a_blob_and_a_resource_that_is_no_page(host_of):
     pool = host_of.pool
     pool.connect("shop", server=shop())
     blob = page_from("shop", "ui://shop/blob.html", list(pool.read("shop", "ui://shop/blob.html")))
-    assert blob.html == "<p>from a blob, é</p>" and blob.document.startswith("<head><meta http-equiv=")
+    assert blob.html == "<p>from a blob, é</p>" and blob.document.startswith("<meta http-equiv=")
     with pytest.raises(
         ValueError, match=r"^ui://shop/plain.html is not an MCP App page: its server sent text/html, not "
     ):
@@ -68,3 +69,32 @@ def test_a_page_as_a_blob_and_a_resource_that_is_no_page(host_of):
     bad = [{"uri": "ui://x", "mimeType": PAGE_TYPE, "blob": base64.b64encode(b"\xff\xfe").decode()}]
     with pytest.raises(ValueError, match=r"^ui://x: its blob is not base64 of UTF-8 HTML"):
         page_from("x", "ui://x", bad)
+
+
+def _page(html: str) -> AppPage:
+    return page_from("x", "ui://x", [{"uri": "ui://x", "mimeType": PAGE_TYPE, "text": html}])
+
+
+def test_the_policy_comes_before_anything_the_page_wrote_but_its_doctype():
+    """The policy is never put after the first text that reads ``<head``: that may sit in a comment
+    (the tag would be inside it, never applied) or after a script of the page's, which would run
+    unrestricted first. Firefox and Safari have only this tag (the frame's ``csp`` attribute is
+    Chromium's); the browser test loads such a page in a frame without it."""
+    policy = '<meta http-equiv="Content-Security-Policy"'
+    tricks = [
+        "<!-- a page whose first comment says <head> --><!DOCTYPE html><html><head></head></html>",
+        "<script>fetch('http://127.0.0.1:9/')</script><html><head><title>t</title></head></html>",
+        "<html><body><p>no head at all</p></body></html>",
+        "<HEAD data-x='>'><script>1</script></HEAD>",
+        "",
+    ]
+    for html in tricks:
+        document = _page(html).document
+        assert document.startswith(policy) and document.count(policy) == 1, html
+        assert document.index(STORAGE_STAND_IN) == document.index(">", len(policy)) + 1
+        assert document.endswith(html)
+    for doctype in ("<!DOCTYPE html>", "\ufeff <!doctype HTML SYSTEM 'about:legacy-compat'>"):
+        document = _page(doctype + "<!-- <head> --><script>x</script>").document
+        assert document.startswith(doctype + policy), doctype  # the doctype first: no quirks mode
+    # a doctype that is not first is the page's text like any other: the policy goes before it
+    assert _page("<p>hi</p><!doctype html>").document.startswith(policy)

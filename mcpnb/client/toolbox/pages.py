@@ -2,11 +2,13 @@
 
 A tool with a page (``_meta.ui.resourceUri``) gets it drawn when a :class:`~mcpnb.client.toolbox.Toolbox`
 runs the model's call in a notebook, as a chat host draws it. The page may then speak to the model:
-``ui/message`` is words for the conversation, as if the person had written them; ``ui/update-model-
-context`` is what the model should know from now on, each update replacing the last. The extension
+``ui/message`` is words for the conversation, in the person's turn but not the person's own words
+(a page can write anything: each page's are headed as its own); ``ui/update-model-context`` is what
+the model should know from now on, each update replacing the last. The extension
 leaves carrying them to the host, and with no agent framework the host's loop is yours:
 ``messages += tools.from_pages("anthropic")`` before the next model call. The turn says the context
-first (the newest of each page, once per change, marked as the page's), then the messages, each once.
+first (the newest of each page, once per change, marked as the page's), then the messages, each once,
+under a line that says which page said them.
 """
 
 from __future__ import annotations
@@ -53,15 +55,16 @@ class PageNews:
         news = self._news()
         contexts = [(page, c) for page, c, new in news if c is not None and any(item is c for item in new)]
         for page, context in contexts:
-            tool = page.tool
-            body.texts.append(f"[{tool.server}.{tool.name}'s page (an MCP App) says the model should know:]")
+            body.texts.append(f"[{_named(page)}'s page (an MCP App) says the model should know:]")
             add_blocks(body, _blocks(context.get("content")))
             if context.get("structuredContent") is not None:
                 body.texts.append(json.dumps(context["structuredContent"], ensure_ascii=False, default=str))
-        for _page, context, new in news:
-            for message in new:
-                if message is not context:
-                    add_blocks(body, _blocks(message.get("content")))
+        for page, context, new in news:
+            messages = [message for message in new if message is not context]
+            if messages:  # the page's words, never the person's own: a model must tell them apart
+                body.texts.append(f"[{_named(page)}'s page (an MCP App) says:]")
+            for message in messages:
+                add_blocks(body, _blocks(message.get("content")))
         for _page, _context, new in news:
             self._given.extend(new)
             self._given_ids.update(id(item) for item in new)
@@ -77,6 +80,10 @@ class PageNews:
             said = ([context] if context is not None else []) + list(page.messages)
             out.append((page, context, [item for item in said if id(item) not in self._given_ids]))
         return out
+
+
+def _named(page: DrawnPage) -> str:
+    return f"{page.tool.server}.{page.tool.name}"
 
 
 def _blocks(content: Any) -> list[Any]:

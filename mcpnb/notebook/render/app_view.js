@@ -4,6 +4,44 @@
 // The frame has `sandbox="allow-scripts allow-forms"` and no allow-same-origin: the page runs in an
 // opaque origin of its own, so it cannot reach JupyterLab, its cookies or the kernel, and talks only
 // through postMessage. Its Content-Security-Policy is in the document (AppPage.document).
+//
+// A page can send its own frame elsewhere (`location.href = …`, `<meta http-equiv=refresh>`): the
+// new document keeps the frame's window, so `event.source` cannot tell it from the page, and no
+// policy of the page binds it (Firefox and Safari ignore the frame's `csp`). So each document drawn
+// from the page announces itself first, with a secret the page's own scripts never see (DOCUMENT);
+// a document that did not is never relayed, and the frame is blanked with a note.
+
+// Where a frontend may put a script of its own, after the policy, before the page (apps.FRONTEND_MARK).
+const MARK = "<!--mcpnb:frontend-->";
+
+// The first script of each document drawn from the page: it takes itself out of the document (the
+// page never reads `secret`), tells the host a document of its page has begun, and that it is going
+// (beforeunload: the page navigates away; pagehide: that, or its output is cleared). The extension asks the host to
+// send `ui/resource-teardown` before a page goes and wait for the answer, but a notebook removes an
+// output, frame and all, before the widget hears of it: the page would never get the message. So
+// the page's window hears it here, as it goes, from its host (the same `source` a host's message
+// has), if its host spoke to it at all (only after `initialized`) and it was not told already.
+const DOCUMENT = (secret) => `<script>(() => {
+  const host = window.parent, post = (data) => host.postMessage(data, "*");
+  document.currentScript.remove();
+  post({ mcpnbDocument: ${JSON.stringify(secret)} });
+  let heard = false, told = false;
+  window.addEventListener("message", (event) => {
+    if (event.source !== host || event.data?.jsonrpc !== "2.0") return;
+    heard = true;
+    if (event.data.method === "ui/resource-teardown") told = true;
+  }, true);
+  // beforeunload comes before the frame asks for another document, pagehide may come after it has one
+  window.addEventListener("beforeunload", () => post({ mcpnbGone: ${JSON.stringify(secret)} }), true);
+  window.addEventListener("pagehide", () => {
+    post({ mcpnbGone: ${JSON.stringify(secret)} });
+    if (!heard || told) return;
+    const data = { jsonrpc: "2.0", id: "mcpnb-teardown", method: "ui/resource-teardown", params: {} };
+    window.dispatchEvent(new MessageEvent("message", { data, source: host }));
+  }, true);
+})();</script>`;
+
+const randomId = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 function theme() {
   const light = document.body.dataset.jpThemeLight;
@@ -67,7 +105,8 @@ function noteRow(note) {
 }
 
 function render({ model, el }) {
-  const view = Math.random().toString(36).slice(2);
+  let view = randomId(); // a new one for each document of the page: each gets its own handshake
+  const secret = randomId();
   const box = document.createElement("div");
   box.className = "mcpnb-app";
   const head = document.createElement("div");
@@ -88,7 +127,14 @@ function render({ model, el }) {
   frame.style.height = `${model.get("height")}px`;
   const notes = document.createElement("div");
   notes.className = "mcpnb-app-notes";
-  box.append(head, frame, notes);
+  const left = document.createElement("div"); // said when the page sent its frame elsewhere
+  left.className = "mcpnb-app-note mcpnb-app-refused mcpnb-app-left";
+  left.hidden = true;
+  // the document before the frame is in the page: no load of an empty frame first
+  const page = model.get("document");
+  const at = page.indexOf(MARK);
+  frame.srcdoc = at < 0 ? page : page.slice(0, at) + DOCUMENT(secret) + page.slice(at + MARK.length);
+  box.append(head, frame, left, notes);
   el.append(box);
 
   const draw = () => {
@@ -100,7 +146,6 @@ function render({ model, el }) {
   model.on("change:notes", draw);
   model.on("change:label", draw);
   model.on("change:border", draw);
-  frame.srcdoc = model.get("document");
 
   let initialized = false; // nothing goes to a page before its `initialized` (the extension)
   let modes = ["inline"]; // the display modes the page said it supports, at ui/initialize
@@ -135,9 +180,51 @@ function render({ model, el }) {
   };
   exit.addEventListener("click", () => display("inline"));
 
+  // Which document the frame holds: one of the page's (it announced itself, and has not said it is
+  // going) or another, which is never relayed; one that loaded without announcing itself means the
+  // page sent its frame elsewhere (a late announcement is waited for, briefly: a reload of the page,
+  // after the frame was moved in the notebook, is the page again).
+  let ours = false;
+  let announced = false;
+  let documents = 0;
+  let gone = false;
+  const leave = () => {
+    gone = true;
+    ours = false;
+    frame.removeAttribute("srcdoc");
+    frame.src = "about:blank";
+    left.textContent = "the page left itself (its frame was sent to another address): it is no longer answered";
+    left.hidden = false;
+  };
+  frame.addEventListener("load", () => {
+    if (gone) return;
+    if (announced) {
+      announced = false;
+      return;
+    }
+    setTimeout(() => announced || gone || leave(), 1000);
+  });
+  const announcement = (data) => {
+    if (data.mcpnbDocument === secret) {
+      ours = announced = true;
+      if (documents++ > 0) { // the page again (reloaded): a new handshake, under a new view
+        view = randomId();
+        initialized = false;
+        modes = ["inline"];
+      }
+    } else if (data.mcpnbGone === secret) {
+      ours = false; // until the next document of the page announces itself
+    }
+  };
+
   const fromPage = (event) => {
-    if (event.source !== frame.contentWindow) return; // only this view's page
+    if (event.source !== frame.contentWindow || gone) return; // only this view's page
     const message = event.data;
+    if (message && typeof message === "object" && ("mcpnbDocument" in message || "mcpnbGone" in message)) {
+      announcement(message);
+      return;
+    }
+    if (!ours) return; // a document that is not the page's
     if (!message || message.jsonrpc !== "2.0") return;
     if (message.method === "ui/notifications/size-changed") {
       // the frame's size is the frontend's alone: the kernel is not bothered at every resize
@@ -168,13 +255,16 @@ function render({ model, el }) {
   });
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
   const toPage = (content) => {
-    if (content?.view === view) frame.contentWindow?.postMessage(content.message, "*");
+    if (content?.view === view && ours) frame.contentWindow?.postMessage(content.message, "*");
   };
   window.addEventListener("message", fromPage);
   model.on("msg:custom", toPage);
   return () => {
-    // the extension asks the host to say so before a page goes; nothing can wait for its answer here
-    toPageNow({ id: `teardown-${view}`, method: "ui/resource-teardown", params: { reason: "the output was cleared" } });
+    // a frontend that lets go of a view before its output is removed: the page hears it from here,
+    // else from its own window as it goes (DOCUMENT)
+    if (initialized && ours && frame.isConnected) {
+      toPageNow({ id: `teardown-${view}`, method: "ui/resource-teardown", params: {} });
+    }
     themeWatch.disconnect();
     document.removeEventListener("fullscreenchange", onFullscreen);
     window.removeEventListener("message", fromPage);

@@ -48,6 +48,8 @@ def dice_host(pool: Pool) -> AppHost:
 
 def says(host: AppHost, *messages: tuple[str, dict[str, Any]]) -> None:
     """The page sends each ``(method, params)`` request; the host answers it."""
+    if not host.greeted:  # a page starts with the handshake; the host answers nothing else before
+        messages = (("ui/initialize", {}), *messages)
 
     async def send_all() -> None:
         for n, (method, params) in enumerate(messages):
@@ -84,10 +86,16 @@ def test_what_pages_say_for_the_model_is_one_user_turn_in_each_apis_shape(dice_p
     [anthropic] = taken.take("anthropic")
     TypeAdapter(MessageParam).validate_python(anthropic)
     header = "[probe.dice's page (an MCP App) says the model should know:]"
+    says_ = "[probe.dice's page (an MCP App) says:]"  # its words are the page's, never the person's
     assert anthropic == {
         "role": "user",
         "content": [
-            {"type": "text", "text": f'{header}\n\n{{"kept": [6]}}\n\nRoll again, please\n\nand this one'},
+            {
+                "type": "text",
+                "text": "\n\n".join(
+                    [header, '{"kept": [6]}', says_, "Roll again, please", says_, "and this one"]
+                ),
+            },
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
         ],
     }
@@ -105,14 +113,16 @@ def test_what_pages_say_for_the_model_is_one_user_turn_in_each_apis_shape(dice_p
         [turn] = fresh.take(fmt)
         check(turn)
         texts = [part.get("text") for part in turn.get("content", turn.get("parts", []))]
-        assert texts[:4] == [header, '{"kept": [6]}', "Roll again, please", "and this one"], fmt
-        assert len(turn.get("content", turn.get("parts", []))) == 5, f"{fmt}: the image travels too"
+        assert texts[:6] == [header, '{"kept": [6]}', says_, "Roll again, please", says_, "and this one"], fmt
+        assert len(turn.get("content", turn.get("parts", []))) == 7, f"{fmt}: the image travels too"
 
     [before] = news.take("openai")  # the first news: all three; then a changed context alone
-    assert [p.get("text") for p in before["content"]][:4] == [
+    assert [p.get("text") for p in before["content"]][:6] == [
         header,
         '{"kept": [6]}',
+        says_,
         "Roll again, please",
+        says_,
         "and this one",
     ]
     says(first, ("ui/update-model-context", {"content": [{"type": "text", "text": "now the 5 too"}]}))
@@ -171,7 +181,15 @@ def test_a_toolbox_draws_the_page_of_a_models_call_where_its_interaction_can(dic
     page.messages.append({"role": "user", "content": [{"type": "text", "text": "hi"}]})
     waits = "its pages said 1 thing for the model, not handed over yet: .from_pages(fmt)"
     assert repr(tools).endswith(waits)
-    assert tools.from_pages("openai") == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    assert tools.from_pages("openai") == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "[probe.dice's page (an MCP App) says:]"},
+                {"type": "text", "text": "hi"},
+            ],
+        }
+    ]
     assert waits not in repr(tools)
     with pytest.raises(ValueError, match="unknown format 'claude'; did you mean 'anthropic'"):
         tools.from_pages("claude")

@@ -371,6 +371,10 @@ def test_a_models_call_draws_its_page_in_the_cell_and_what_the_page_says_reaches
         "content": [
             {"type": "text", "text": "[probe.dice's page (an MCP App) says the model should know:]"},
             {"type": "text", "text": '{"kept": [17, 4]}'},
+            {
+                "type": "text",
+                "text": "[probe.dice's page (an MCP App) says:]",
+            },  # the page's, not the person's
             {"type": "text", "text": "Roll the rest again"},
         ],
     }
