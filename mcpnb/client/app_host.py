@@ -92,8 +92,12 @@ class AppHost:
         send: Callable[[dict[str, Any]], None],
         note: Callable[[Note], None] = lambda _note: None,
         context: Mapping[str, Any] | None = None,
+        asking: Callable[[], Any] | None = None,
     ) -> None:
         self.pool, self.tool, self.page = pool, tool, page
+        #: Where a question of a tool the page calls goes (a ``CallContext`` for each call): the
+        #: cell that drew the page; without one, the pool's default (its policy, on mcpnb's thread).
+        self.asking = asking
         self.arguments = dict(arguments or {})
         self.result = result
         self.send, self.note = send, note
@@ -249,7 +253,8 @@ class AppHost:
             self.note(Note("refused", f"the page asked for {name}, which its server keeps for models"))
             raise AppRefused(f"{name} is not callable from an app (its visibility is model only)")
         started = time.perf_counter()
-        result = await self.pool.acall(self.server, name, arguments or {})
+        context = self.asking() if self.asking is not None else None
+        result = await self.pool.acall(self.server, name, arguments or {}, context=context)
         self.calls.append(result)
         took = f"{(time.perf_counter() - started) * 1000:.0f} ms"
         outcome = "failed" if result.is_error else "✓"

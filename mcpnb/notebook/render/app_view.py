@@ -9,6 +9,7 @@ its own server while the cell that drew it has long finished. What the page asks
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -116,6 +117,9 @@ class AppView:
         self.page = page or page_from(self.tool.server, uri, list(pool.read(self.tool.server, uri)))
         self.cancelled: str | None = None  # why the call ended without a result, if it did
         self.notes: list[Note] = []
+        # the cell that draws the page: a form a tool the page calls asks for shows there, as a
+        # task's later question does (it was answered by the policy, declined or "no back-channel")
+        self._cell = contextvars.copy_context()
         self._called: dict[str | None, int] = {}
         self._hosts: dict[str, AppHost] = {}
         if self.page.reaches:
@@ -237,6 +241,7 @@ class AppView:
                 send=lambda message: self.widget.send({"view": view, "message": message}),
                 note=self._note,
                 context=content.get("context"),
+                asking=lambda: self._cell.run(self.pool.asking_context, later=True),
             )
             if self.cancelled is not None:
                 host.cancel(self.cancelled)

@@ -447,3 +447,48 @@ def test_a_tasks_page_hears_the_result_when_the_task_ends_or_that_it_was_cancell
     assert "STATUS cancelled" in fe.stdout[final]
     for page, heard in pages:  # once each, however many times the task's state changed since
         assert [m["message"].get("method") for m in fe.custom_of[page]].count(heard) == 1
+
+
+ASKING_SERVER = """
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+
+class Name(BaseModel):
+    name: str
+
+srv = MCPServer("asking")
+PAGE = "ui://asking/page.html"
+
+@srv.tool(meta={"ui": {"resourceUri": PAGE}})
+def show() -> str:
+    return "shown"
+
+@srv.tool(meta={"ui": {"resourceUri": PAGE, "visibility": ["app"]}})
+async def greet(ctx: Context) -> str:
+    answer = await ctx.elicit("Your name?", Name)
+    return f"hello {answer.data.name}" if answer.action == "accept" else f"no name ({answer.action})"
+
+@srv.resource(PAGE, mime_type="text/html;profile=mcp-app")
+def page() -> str:
+    return "<!doctype html><title>asking</title><p>asking</p>"
+"""
+
+
+def test_a_question_of_a_tool_the_page_calls_is_a_form_in_the_page_s_cell(kernel):
+    """A page's tools/call whose tool asks for a form: the policy answered it (declined on
+    2025-11-25, "no back-channel" on 2026-07-28), far from the person who clicked in the page."""
+    fe = Frontend(kernel)
+    _ok(fe, "%load_ext mcpnb\n" + ASKING_SERVER + "\n%mcp connect asking {{srv}} --era legacy")
+    cell = _ok(fe, "%mcp call asking.show")
+    page = _page(fe, cell)
+    assert page is not None
+    for message in (INITIALIZE, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}):
+        fe.send_custom(page, {"view": "v1", "message": message})
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "greet", "arguments": {}}}
+    called = fe.send_custom(page, {"view": "v1", "message": call})
+    form = fe.form(cell, "name")
+    fe.set(form["name"], "Ada")
+    fe.click(form["accept"])
+    fe.wait_for(lambda: fe.custom.get(called), what="the answer to tools/call")
+    [answer] = fe.custom[called]
+    assert answer["message"]["result"]["content"][0]["text"] == "hello Ada", answer
