@@ -110,10 +110,26 @@ class AppHost:
         self.context: dict[str, Any] | None = None
         self.logs: list[dict[str, Any]] = []
         self.downloads: list[File] = []
+        self._config = _config_of(pool, tool.server)  # the connection the page came from
 
     @property
     def server(self) -> str:
         return self.tool.server
+
+    def _reached(self) -> str:
+        """The page's server, for a request to it: refused where the name now names another
+        connection (MCP Apps: a page talks to "the same server connection only"), so a page drawn
+        from one server never calls the one connected under its name since."""
+        now = _config_of(self.pool, self.server)
+        if self._config is not None and now is not None and now != self._config:
+            self.note(
+                Note("refused", f"{self.server!r} is now another server: the page is no longer answered")
+            )
+            raise AppRefused(
+                f"{self.server!r} now names another server than the one this page came from: draw "
+                "the page again"
+            )
+        return self.server
 
     async def receive(self, message: Any) -> None:
         """Handle one message from the page; a request always gets an answer or an error."""
@@ -150,7 +166,7 @@ class AppHost:
             return await self._read(params)
         if method in _LISTINGS:  # its own server's, read only: what the extension's SDK forwards
             key, listing = _LISTINGS[method]
-            return {key: [wire(item) for item in await getattr(self.pool, listing)(self.server)]}
+            return {key: [wire(item) for item in await getattr(self.pool, listing)(self._reached())]}
         if method == "ui/open-link":
             return self._open_link(params)
         if method == "ui/message":
@@ -245,7 +261,7 @@ class AppHost:
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not isinstance(arguments, dict | None):
             raise AppRefused("tools/call takes a tool's name and an object of arguments", code=-32602)
-        tool = await self.pool.atools(self.server)
+        tool = await self.pool.atools(self._reached())
         info = next((t for t in tool if t.name == name), None)
         if info is None:
             raise AppRefused(f"{self.server!r} has no tool {name!r}", code=-32602)
@@ -254,7 +270,7 @@ class AppHost:
             raise AppRefused(f"{name} is not callable from an app (its visibility is model only)")
         started = time.perf_counter()
         context = self.asking() if self.asking is not None else None
-        result = await self.pool.acall(self.server, name, arguments or {}, context=context)
+        result = await self.pool.acall(self._reached(), name, arguments or {}, context=context)
         self.calls.append(result)
         took = f"{(time.perf_counter() - started) * 1000:.0f} ms"
         outcome = "failed" if result.is_error else "✓"
@@ -269,7 +285,7 @@ class AppHost:
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise AppRefused("resources/read takes a uri", code=-32602)
-        contents = await self.pool.aread(self.server, uri)
+        contents = await self.pool.aread(self._reached(), uri)
         return {"contents": [wire(c) for c in contents]}
 
     async def _download(self, params: dict[str, Any]) -> Any:
@@ -288,7 +304,7 @@ class AppHost:
                     self.note(Note("link", "the page offers a file to download from", url=item["uri"]))
                     continue
                 found = files_in(
-                    [wire(c) for c in await self.pool.aread(self.server, item["uri"])], "download"
+                    [wire(c) for c in await self.pool.aread(self._reached(), item["uri"])], "download"
                 )
             elif kind == "resource":
                 found = files_in([item], "download")
@@ -322,6 +338,14 @@ class AppHost:
         # policy)"), a result rather than an error, and may say the link is under it
         self.note(Note("link", "the page asks to open", url=url))
         return {"isError": True}
+
+
+def _config_of(pool: Any, server: str) -> Any:
+    """The settings ``server`` is connected with now (None where it is not, or cannot say)."""
+    try:
+        return pool.connection(server).config
+    except Exception:  # a name the pool does not know (any more): its own error says so on use
+        return None
 
 
 def host_context(said: Mapping[str, Any] | None) -> dict[str, Any]:

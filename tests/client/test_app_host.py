@@ -377,3 +377,21 @@ def test_a_link_in_capitals_is_a_web_link_too(host_of):
     assert shouted["result"] == {"isError": True} and odd["error"]["code"] == -32000
     [note] = host.noted  # type: ignore[attr-defined]
     assert (note.kind, note.url) == ("link", "HTTPS://Example.com/Docs")
+
+
+def test_a_page_talks_to_the_server_it_came_from_only(host_of):
+    """MCP Apps: "the same server connection only". Another server connected under the page's
+    server's name since took the page's calls; a reconnect of the same server does not count."""
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart", arguments={"item": "tea"})
+    ask(host, INITIALIZE)
+    call = request(2, "tools/call", {"name": "refresh", "arguments": {}})
+    [fine] = ask(host, call)
+    assert "result" in fine
+    host_of.pool.reconnect("shop")  # the same server, started again: still the page's
+    [again] = ask(host, {**call, "id": 3})
+    assert "result" in again
+    host_of.pool.connect("shop", server=shop())  # another server object under the same name
+    [refused] = ask(host, {**call, "id": 4})
+    assert refused["error"]["message"].startswith("'shop' now names another server than the one this page")
+    assert "no longer answered" in host.noted[-1].text  # type: ignore[attr-defined]
