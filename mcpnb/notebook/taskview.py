@@ -150,6 +150,8 @@ class TaskCell(CellUI):
     def __init__(self, mode: Mode = "widget") -> None:
         super().__init__(mode)
         self.cell_id = _cell_id(self.kernel)
+        self._place: Any = None  # the task's output (a display handle), once it has one
+        self._what = ""  # what the place was held for ("probe.slow_task")
 
     def _resolve(self, mode: Mode) -> Mode:
         if mode == "text" and self.kernel is not None:  # (a terminal's prompt is the terminal's own)
@@ -160,8 +162,6 @@ class TaskCell(CellUI):
             )
             return "decline"
         return super()._resolve(mode)
-        self._place: Any = None  # the task's output (a display handle), once it has one
-        self._what = ""  # what the place was held for ("probe.slow_task")
 
     def reserve(self, what: str, *, attaching: bool = False) -> None:
         """Hold the task's place in the cell before the task starts: a question its server asks at
