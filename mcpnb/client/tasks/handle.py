@@ -312,6 +312,8 @@ class TaskHandle:
         self._state, self._heard = state, self._clock()
         if state.terminal and self._ended is None:
             self._ended = self._clock()
+        if self._result is not None:
+            self._shed_sent_result()  # a later tasks/get of an ended task carries it again
         self._notify()
 
     async def _refresh(self) -> TaskState:
@@ -332,8 +334,24 @@ class TaskHandle:
         another reason (a connection being replaced) keeps the last known state."""
         if self.expired or not self.task_id or (self._watcher is not None and not self._watcher.done()):
             return
+        if self._state.terminal and not self._may_be_gone():
+            return
         with contextlib.suppress(McpnbError):  # expired: _refresh said so on the handle
             await self._refresh()
+
+    def _may_be_gone(self) -> bool:
+        """An ended task's status is final: the one thing a ``tasks/get`` can still tell is that
+        the server dropped it. Both eras count a task's TTL from its creation and let the server
+        drop it after that, not before; so ask only once its TTL has run out, when the server said
+        none (``ttl: null`` is unlimited, not unsaid), or when the connection was started again
+        since the task began (a new server process knows none of the old one's tasks). Otherwise a
+        listing of 600 finished tasks sent 600 ``tasks/get``."""
+        conn = self.peer.connection
+        if conn is not None and conn.retries > self.peer.reconnects_at_start:
+            return True
+        if self._state.ttl_ms is None:
+            return not self._state.unlimited
+        return self.ttl_left == 0
 
     def _ensure_watch(self) -> None:
         if self._result is not None or not self.task_id:
@@ -463,7 +481,15 @@ class TaskHandle:
                     raise
                 result = self._failure_result(exc.refusal if isinstance(exc, TaskRefusedError) else None)
         self._result = self._tool_result(result)
+        self._shed_sent_result()
         self._notify()
+
+    def _shed_sent_result(self) -> None:
+        """Let go of the result as a 2026-07-28 ``tasks/get`` sent it once :attr:`landed` holds it
+        read (its ``raw`` is the wire shape): a finished handle kept its result twice. A result
+        that could not be read (no object) stays in ``state.raw``, the only place it is."""
+        self._state.raw.pop("result", None)
+        self._state.result = None
 
     async def _drop_payload(self) -> None:
         payload, self._payload = self._payload, None

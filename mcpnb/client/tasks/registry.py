@@ -1,5 +1,6 @@
 """Where task handles come from: starting a tool as a task, listing a server's tasks, and the
-registry that remembers the tasks this client started (the 2026-07-28 era has no ``tasks/list``).
+registry that remembers the tasks this client started (the 2026-07-28 era has no ``tasks/list``):
+the running ones and the :data:`KEEP_ENDED` newest ended ones per server.
 
 :func:`server_tasks` is what a listing of many servers asks each one: the tasks it has, and a note
 when it has none to give (no tasks at all, no ``tasks/list``, not connected), so one server's
@@ -20,30 +21,66 @@ from mcpnb.client.tasks.errors import TaskExpiredError
 from mcpnb.client.tasks.handle import Answer, ARunner, Runner, TaskHandle
 from mcpnb.client.tasks.wire import Peer
 
+#: Ended tasks (completed, failed, cancelled, or expired: gone from the server) the registry keeps
+#: per server, the newest; older ones are let go (a handle held in a variable still works: the
+#: registry only stops holding it). Running tasks are always kept: nothing else may follow them.
+#: 100 is more rows than anyone reads in ``%mcp tasks`` and covers a session's recent history,
+#: while a long session (a loop of thousands of tasks) no longer keeps every result it ever had
+#: (about 50 MB per 1000 small tasks) nor lists them all.
+KEEP_ENDED = 100
+
+
+def _ended(handle: TaskHandle) -> bool:
+    """The task will change no more as far as a listing is concerned: it ended, or its server no
+    longer has it."""
+    return handle.state.terminal or handle.expired
+
 
 class TaskRegistry:
-    """The tasks this client started or saw, per server: what ``%mcp tasks`` lists in the modern era."""
+    """The tasks this client started or saw, per server: what ``%mcp tasks`` lists in the modern era.
 
-    def __init__(self) -> None:
+    Bounded: every running task, and the :data:`KEEP_ENDED` newest ended ones per server (see
+    :meth:`trim`). The pool forgets a server's tasks when it is disconnected, and all of them when
+    it closes (``Pool.tasks`` lists connected servers only)."""
+
+    def __init__(self, keep_ended: int = KEEP_ENDED) -> None:
         self._by_server: dict[str, dict[str, TaskHandle]] = {}
+        self.keep_ended = keep_ended
 
     def add(self, handle: TaskHandle) -> None:
         if handle.task_id:
             self._by_server.setdefault(handle.server, {})[handle.task_id] = handle
+            self.trim(handle.server)
+
+    def trim(self, server: str) -> None:
+        """Let go of ``server``'s ended tasks beyond the :attr:`keep_ended` newest (newest: last
+        added). Done on every :meth:`add` and :meth:`handles` (what a listing reads), since a task
+        ends after it was added."""
+        tasks = self._by_server.get(server, {})
+        ended = [task_id for task_id, handle in tasks.items() if _ended(handle)]
+        for task_id in ended[: max(0, len(ended) - self.keep_ended)]:
+            del tasks[task_id]
 
     def get(self, server: str, task_id: str) -> TaskHandle | None:
         return self._by_server.get(server, {}).get(task_id)
 
     def handles(self, server: str | None = None) -> list[TaskHandle]:
-        if server is not None:
-            return list(self._by_server.get(server, {}).values())
-        return [h for tasks in self._by_server.values() for h in tasks.values()]
+        """``server``'s tasks (every server's without one), oldest first, trimmed (:meth:`trim`)."""
+        servers = list(self._by_server) if server is None else [server]
+        for name in servers:
+            self.trim(name)
+        return [h for name in servers for h in self._by_server.get(name, {}).values()]
 
     def forget(self, server: str, task_id: str | None = None) -> None:
+        """Let go of one task of ``server``, or of all of them (the server was disconnected)."""
         if task_id is None:
             self._by_server.pop(server, None)
         else:
             self._by_server.get(server, {}).pop(task_id, None)
+
+    def clear(self) -> None:
+        """Let go of every server's tasks (the pool closed)."""
+        self._by_server.clear()
 
 
 #: The process-wide registry (a pool may keep its own and pass it in).
@@ -137,7 +174,9 @@ async def list_tasks(
     """Tasks on ``conn``'s server: legacy asks ``tasks/list``; modern has none, so the ones we know.
 
     Listed tasks this client did not start get a handle too (``tool`` is None: the list does not
-    say), so they can be watched, awaited or cancelled like our own.
+    say), so they can be watched, awaited or cancelled like our own; the registry keeps those that
+    run (an ended one is listed as the server says: kept, it would push this session's own ended
+    tasks, tool names and results, out of the registry's :data:`KEEP_ENDED`).
     """
     peer = _peer(conn)
     known = registry if tasks is None else tasks
@@ -152,7 +191,8 @@ async def list_tasks(
             handle = TaskHandle(
                 peer, None, state, runner=runner, arunner=arunner, started=time.monotonic() - max(0.0, age)
             )
-            known.add(handle)
+            if not state.terminal:
+                known.add(handle)
         else:
             handle._apply(state)
         out.append(handle)
@@ -217,7 +257,9 @@ LOOKS_AT_ONCE = 8
 async def look_at(handles: list[TaskHandle]) -> None:
     """Ask the server about each task nothing follows, a few at a time: a listing then shows the
     status now, not the one heard when the cell that started it ran, and a task the server no
-    longer has as expired (the 2026-07-28 era has no ``tasks/list`` to leave it out)."""
+    longer has as expired (the 2026-07-28 era has no ``tasks/list`` to leave it out). A task that
+    ended is asked about only once its server may have dropped it (``TaskHandle._look``): its
+    status is final, so a listing costs no request per finished task."""
     limit = asyncio.Semaphore(LOOKS_AT_ONCE)
 
     async def look(handle: TaskHandle) -> None:
