@@ -400,7 +400,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             await self.end_session()
             self.client = None
             raise
-        self.health.new_session()  # the old session's failed probes say nothing about this one
+        self.health.new_session(self.clock())  # the old session's failed probes say nothing of this one
         self._start_background()  # its probes and listener, in this context: their warnings are its
 
     @property
@@ -616,6 +616,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         client.session.validate_tool_result = _skip_sdk_validation
         # tasks only when asked, transcripts, resultType read as complete, lean large results
         doors.install(client.session, lambda said: self.emit("server", said))
+        health.listen(client.session._dispatcher, self.health, self.clock)  # when the server last spoke
         self.client = client
         self.protocol_version = client.protocol_version
         self.server_info = client.server_info

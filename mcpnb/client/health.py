@@ -2,12 +2,18 @@
 
 A probe is the cheapest request each era offers: ``ping`` on legacy (2025-11-25) sessions, a
 ``server/discover`` on modern ones (which have no ``ping``), ``tools/list`` when neither exists.
+
+A probe that times out while tool calls run is not counted by itself (a server may answer one
+request at a time); it is when a call times out too and the server has sent nothing at all (no
+answer to anything, no progress, no notification) since either was sent (:func:`call_timed_out`):
+a hung server that callers keep calling is found as one nobody calls is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -15,6 +21,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mcpnb.client.connection import Connection
 
 #: One failed probe marks a server unhealthy; this many in a row replace its session.
@@ -37,6 +45,13 @@ class HealthState:
     last_ok: datetime | None = None
     consecutive_failures: int = 0
     last_failure: str | None = None
+    #: When the server last sent anything on its session (an answer or an error to any request, a
+    #: notification, progress among them), on the connection's clock (see :func:`listen`).
+    last_heard: float = -math.inf
+    #: A probe that went unanswered while calls ran (when it was sent), and a call that timed out
+    #: (its last sign of life): each waits for the other (see :meth:`silent_since`).
+    probe_unanswered: float | None = None
+    call_unanswered: float | None = None
 
     @property
     def healthy(self) -> bool | None:
@@ -52,10 +67,22 @@ class HealthState:
         self.consecutive_failures = 0
         self.last_failure = None
 
-    def new_session(self) -> None:
-        """A fresh handshake just succeeded: the old session's failed probes no longer count."""
+    def new_session(self, now: float) -> None:
+        """A fresh handshake just succeeded (at ``now``): the old session's failed probes and
+        unanswered requests no longer count."""
         self.consecutive_failures = 0
         self.last_failure = None
+        self.last_heard = now
+        self.probe_unanswered = self.call_unanswered = None
+
+    def silent_since(self) -> float | None:
+        """When the server last answered, if both a probe and a call have gone unanswered since:
+        it then answers nothing, however many calls wait on it (None: no such pair). Taken once."""
+        probe, call = self.probe_unanswered, self.call_unanswered
+        if probe is None or call is None or self.last_heard >= min(probe, call):
+            return None
+        self.probe_unanswered = self.call_unanswered = None
+        return self.last_heard
 
     def failed(self, reason: str) -> None:
         self.consecutive_failures += 1
@@ -86,13 +113,80 @@ async def probe(client: Any, era: str | None) -> float:
     return (time.monotonic() - started) * 1000
 
 
+def listen(dispatcher: Any, state: HealthState, clock: Callable[[], float]) -> None:
+    """Note in ``state`` each time the server sends anything on this session: every answer and
+    every notification read passes through the JSON-RPC dispatcher's two plain (not async) steps,
+    stood in for on this one dispatcher (one function call per message; the class's own step is
+    looked up each time, so a patch of it, such as :mod:`.answers`', still applies; nothing here
+    holds the connection). A direct dispatcher (an ``MCPServer`` in this process on 2026-07-28)
+    has neither: its server runs on this loop and answers each probe, and an answered probe is
+    noted by :func:`monitor`."""
+    for step in ("_resolve_pending", "_dispatch_notification"):
+        if callable(getattr(type(dispatcher), step, None)):
+            setattr(dispatcher, step, _noting(dispatcher, step, state, clock))
+
+
+def _noting(dispatcher: Any, step: str, state: HealthState, clock: Callable[[], float]) -> Callable[..., Any]:
+    sdk = type(dispatcher)
+
+    def heard(*args: Any) -> Any:
+        state.last_heard = clock()
+        return getattr(sdk, step)(dispatcher, *args)
+
+    return heard
+
+
+def call_timed_out(conn: Connection, quiet_since: float) -> None:
+    """A tool call's deadline passed, the call having last heard of the server at ``quiet_since``
+    (its start or its last progress, on the connection's clock). Counted against the server's
+    health only when a probe also went unanswered and nothing at all came from the server since
+    either was sent (:meth:`HealthState.silent_since`): a slow tool alone, or one on a server that
+    answers anything meanwhile (another call, progress, a probe), is never the server's failure."""
+    from mcpnb.client.events import State
+
+    state = conn.health
+    if state.last_heard >= quiet_since or conn.state is not State.CONNECTED or conn.client is None:
+        return
+    state.call_unanswered = quiet_since
+    _judge_silence(conn)
+
+
+def _judge_silence(conn: Connection) -> bool:
+    """Count the server's silence as a failure if a probe and a call went unanswered (True: the
+    session was handed to recovery)."""
+    quiet = conn.health.silent_since()
+    if quiet is None:
+        return False
+    since = f" for {conn.clock() - quiet:.1f} s" if math.isfinite(quiet) else ""
+    why = (
+        "calls time out and the server answers nothing: no answer, progress or notification"
+        f"{since} (a probe and a tool call went unanswered)"
+    )
+    _failed(conn, "unanswered", why)
+    if conn.health.should_reconnect:
+        conn.lost(TimeoutError(why))
+        return True
+    return False
+
+
+def _failed(conn: Connection, what: str, why: str) -> None:
+    """One failure counted and said: unhealthy from the first."""
+    was = conn.health.healthy
+    conn.health.failed(why)
+    conn.emit("health", f"{what} ({conn.health.consecutive_failures} in a row): {why}", ok=False)
+    if was is not False:
+        conn.emit("health", "unhealthy", ok=False)
+
+
 async def monitor(conn: Connection) -> None:
     """Probe ``conn`` every ``health_check_interval`` seconds while it is connected.
 
     One failure marks it unhealthy (shown in the status table); a forgotten session is renewed;
     :data:`RECONNECT_AFTER_FAILURES` in a row replace the session. A probe that times out while
-    tool calls run does not count: a server that handles one request at a time answers it after
-    the call, and the call's own deadline says when waiting is too long.
+    tool calls run does not count by itself: a server that handles one request at a time answers
+    it after the call, and the call's own deadline says when waiting is too long. When that
+    deadline passes too, and the server has said nothing since either was sent, it counts
+    (:func:`call_timed_out`).
     """
     from mcpnb.client.errors import McpnbError, describe
     from mcpnb.client.events import State
@@ -104,27 +198,29 @@ async def monitor(conn: Connection) -> None:
         await asyncio.sleep(interval)
         if conn.state is not State.CONNECTED or conn.client is None:
             continue
+        sent, client = conn.clock(), conn.client
         try:
-            latency = await asyncio.wait_for(probe(conn.client, conn.era), timeout)
+            latency = await asyncio.wait_for(probe(client, conn.era), timeout)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if conn.client is not client:  # the session was ended or lost meanwhile: nothing to judge
+                continue
             busy = len(conn.asking.active_calls)
             if isinstance(exc, TimeoutError) and busy:
-                # a server may answer one request at a time (JSON-RPC allows it): the call's own
-                # tool_timeout judges a server that is slow to answer now, not the probe
-                conn.emit(
-                    "health", f"probe unanswered within {timeout:g} s while {busy} call(s) run: not counted"
-                )
+                # a server may answer one request at a time (JSON-RPC allows it): alone, the probe
+                # does not judge a server busy with calls; with a call that timed out, unheard, it does
+                if conn.health.last_heard >= sent:
+                    said = "not counted (the server said something since it was sent)"
+                else:
+                    conn.health.probe_unanswered = sent
+                    said = "not counted unless a call times out unanswered too"
+                conn.emit("health", f"probe unanswered within {timeout:g} s while {busy} call(s) run: {said}")
+                if _judge_silence(conn):
+                    return
                 continue
-            was = conn.health.healthy
             why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
-            conn.health.failed(why)
-            conn.emit(
-                "health", f"probe failed ({conn.health.consecutive_failures} in a row): {why}", ok=False
-            )
-            if was is not False:
-                conn.emit("health", "unhealthy", ok=False)
+            _failed(conn, "probe failed", why)
             if conn.session_expired:
                 # a new session brings its own monitor; this one ends (and a renewal that cannot
                 # reach the server has already handed over to the backoff loop)
@@ -135,6 +231,7 @@ async def monitor(conn: Connection) -> None:
                 conn.lost(exc)
                 return
             continue
+        conn.health.last_heard = conn.clock()  # (a direct dispatcher's answers are noted only here)
         recovered = conn.health.healthy is False
         conn.health.ok(latency)
         conn.last_latency_ms = latency  # the status table's latency: the server's, measured

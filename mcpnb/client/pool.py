@@ -19,14 +19,14 @@ import os
 import threading
 import weakref
 from collections.abc import Coroutine, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.connection import Connection
 from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text, out_of_reach
-from mcpnb.client.events import ConnectionEvent
+from mcpnb.client.events import ConnectionEvent, EventLog
 from mcpnb.client.interaction import CallContext, Interaction, default_interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
 from mcpnb.client.status import ServerStatus, StatusTable
@@ -46,6 +46,25 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 _Said = TypeVar("_Said", ServerStatus, StatusTable)
+
+#: Servers disconnected on purpose (or closed with the pool) that the pool remembers, the newest
+#: ones: each keeps its configuration (``reconnect`` connects it again) and its log (``logs``). A
+#: loop that connects and disconnects servers of new names kept every one of them (an in-process
+#: server's configuration holds the server object itself, about 0.65 MB); an older one is
+#: forgotten, its status row's place too, and its name is then unknown, as if never connected.
+DISCONNECTED_KEPT = 32
+
+
+@dataclass(frozen=True)
+class Disconnected:
+    """What the pool keeps of a server disconnected on purpose: what ``reconnect`` and ``logs``
+    read, not the stopped connection (its tool catalog, its stderr, its session's objects)."""
+
+    config: ServerConfig
+    #: The connection's own log, which it still writes as it stops (what it said as it ended).
+    events: EventLog
+    #: Ended by ``close()``, not ``disconnect``: a call to it says the pool closed.
+    with_pool: bool = False
 
 
 class Pool:
@@ -74,17 +93,14 @@ class Pool:
         self._connections: dict[str, Connection] = {}
         # names closed on purpose (errors then say so), each with its log: what a server said as it
         # ended is often what a person disconnected it to read (%mcp logs NAME still shows it)
-        #: Servers disconnected on purpose: their stopped connection (its log, read by ``logs``; its
-        #: configuration, which ``reconnect`` connects again).
-        self._disconnected: dict[str, Connection] = {}
+        #: Servers disconnected on purpose, oldest first (at most DISCONNECTED_KEPT: _remember).
+        self._disconnected: dict[str, Disconnected] = {}
         # Servers of a config file whose settings are invalid: not started, but listed (and named
         # in errors) until they are connected again or disconnected.
         self._misconfigured: dict[str, ServerStatus] = {}
         # Every name in the order it was first connected (or listed as invalid): the status table
         # keeps it, so a reconnect or a fix does not move a row.
         self._order: dict[str, None] = {}
-        # Servers that ended with ``close()`` (not ``disconnect``): a call to one says the pool closed.
-        self._closed_with_pool: set[str] = set()
         self._subscribers: list[Callable[[ConnectionEvent], None]] = []
         # How to stop hearing each connection's events: a closed pool lets go of them, so a stopped
         # connection that something else still holds does not keep the pool in memory (weak: one
@@ -176,7 +192,7 @@ class Pool:
                 ) from None
             if name in self._disconnected:
                 raise UnknownServerError(
-                    closed_with_pool(name) if name in self._closed_with_pool else disconnected(name),
+                    closed_with_pool(name) if self._disconnected[name].with_pool else disconnected(name),
                     model_text=out_of_reach(f"server {name!r} was disconnected by the user"),
                 ) from None
             said = did_you_mean_text(name, self._connections)
@@ -272,7 +288,6 @@ class Pool:
         self, config: ServerConfig, *, raise_on_failure: bool = True, wait: float | None = None
     ) -> ServerStatus:
         self._disconnected.pop(config.name, None)
-        self._closed_with_pool.discard(config.name)
         self._misconfigured.pop(config.name, None)
         self._order.setdefault(config.name)
         old = self._connections.pop(config.name, None)
@@ -459,8 +474,9 @@ class Pool:
         if name in self._connections or self._misconfigured.pop(name, None) is None:
             conn = self.connection(name)
             del self._connections[name]
-            self._disconnected[name] = conn
-            self._closed_with_pool.discard(name)
+            self._remember(conn)
+            if self._tasks is not None:  # Pool.tasks lists connected servers only; a held handle still works
+                self._tasks.forget(name)
             await conn.stop()
         if sign_out:
             from mcpnb.client.auth import forget_tokens
@@ -507,9 +523,10 @@ class Pool:
         conns = list(self._connections.values())
         self._misconfigured.clear()
         self._order.clear()
-        self._disconnected.update(self._connections)
-        self._closed_with_pool.update(self._connections)
+        self._remember(*self._connections.values(), with_pool=True)
         self._connections.clear()
+        if self._tasks is not None:  # their servers are gone from the pool: so are their tasks
+            self._tasks.clear()
         await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
         stops, self._services = list(self._services.values()), {}
         await asyncio.gather(*(stop() for stop in stops), return_exceptions=True)
@@ -519,6 +536,18 @@ class Pool:
         heard, self._heard = list(self._heard.values()), weakref.WeakKeyDictionary()
         for unsubscribe in heard:
             unsubscribe()
+
+    def _remember(self, *conns: Connection, with_pool: bool = False) -> None:
+        """Keep what ``reconnect`` and ``logs`` need of connections ended on purpose, the newest
+        :data:`DISCONNECTED_KEPT` of them; an older one is forgotten with its status row's place."""
+        for conn in conns:
+            self._disconnected.pop(conn.name, None)  # (again: now the newest)
+            self._disconnected[conn.name] = Disconnected(conn.config, conn.events, with_pool)
+        while len(self._disconnected) > DISCONNECTED_KEPT:
+            oldest = next(iter(self._disconnected))
+            del self._disconnected[oldest]
+            if oldest not in self._connections and oldest not in self._misconfigured:
+                self._order.pop(oldest, None)
 
     def close(self) -> None:
         """Close every connection. The pool stays usable for new connects."""
@@ -1007,7 +1036,8 @@ class Pool:
     def logs(self, server: str | None = None) -> list[str]:
         """What the server printed on stderr and what happened to the connection, oldest first;
         without ``server``, every server's, interleaved in the order it happened. A server
-        disconnected on purpose keeps its log (what it said as it ended) until connected again."""
+        disconnected on purpose keeps its log (what it said as it ended) until connected again (the
+        newest :data:`DISCONNECTED_KEPT` of them)."""
         if server is not None and self.was_disconnected(server):
             logs = [self._disconnected[server].events]
         elif server is not None:

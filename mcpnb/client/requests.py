@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client import call_logs, stalls
+from mcpnb.client import call_logs, health, stalls
 from mcpnb.client.answers import misaddressed
 from mcpnb.client.errors import (
     AuthError,
@@ -525,6 +525,7 @@ async def call_tool(
                 conn.emit("tasks", f"{name}() runs only as a task on this server: asking for one")
                 return await _send_call(client, name, arguments, deadline, progress, True)
         except DeadlinePassed:
+            health.call_timed_out(conn, deadline.last_activity)  # with a probe unanswered: a hung server
             raise CallTimeoutError(
                 conn.safe(deadline.message(f"{name}()", conn.name)), model_text=deadline.for_model()
             ) from None
