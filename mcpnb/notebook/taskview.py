@@ -153,16 +153,6 @@ class TaskCell(CellUI):
         self._place: Any = None  # the task's output (a display handle), once it has one
         self._what = ""  # what the place was held for ("probe.slow_task")
 
-    def _resolve(self, mode: Mode) -> Mode:
-        if mode == "text" and self.kernel is not None:  # (a terminal's prompt is the terminal's own)
-            self.why_nobody_asked = (
-                "a task asks after its cell has ended, and a prompt on stdin then takes the answer "
-                "meant for another cell's input(): set %config Mcp.elicitation = \"widget\" to be "
-                "asked in a form, or give answers with the call (--answers VAR, answers=...)"
-            )
-            return "decline"
-        return super()._resolve(mode)
-
     def reserve(self, what: str, *, attaching: bool = False) -> None:
         """Hold the task's place in the cell before the task starts: a question its server asks at
         once then shows below the task, not above it (it comes on mcpnb's thread, maybe before the

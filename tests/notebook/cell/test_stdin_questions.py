@@ -185,16 +185,3 @@ def test_two_text_questions_never_read_stdin_at_once():
     for reader in readers:
         reader.join(10)
     assert sorted(answers) == ["q0", "q1"] and most[0] == 1, (answers, most)
-
-
-def test_a_task_s_later_question_never_asks_on_stdin(kernel):
-    """A task asks after its cell has ended: in text mode a prompt then took the next cell's input()
-    answer (the prompt is the kernel's current cell's). It is declined instead, saying why."""
-    fe = Frontend(kernel)
-    fe.run_ok(TEXT_SETUP)
-    fe.run_ok("task = %mcp call probe.slow_task steps=2 delay=0.5 confirm=true --task")
-    assert "GOT mine" in _typed(
-        fe, "import time; time.sleep(2)\nx = input('mine? ')\nprint('GOT', x)", "mine"
-    )
-    said = fe.stdout[fe.run_ok("r = task.result(timeout=30)\nprint(r.answered_without_asking)")]
-    assert "a task asks after its cell has ended" in said, said
