@@ -244,7 +244,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             server_version=self.server_version,
             tools=None if tools is None else sum(map(self.catalog.filter.allows, tools)),  # callable ones
             last_latency_ms=self.last_latency_ms,
-            last_error=self.last_error,
+            last_error=self._row_error(),
             since=self.since,
             # the probes speak of a live session only: a failed server was once "failed · ok"
             healthy=self.health.healthy if self.state is State.CONNECTED else None,
@@ -252,6 +252,14 @@ class Connection(SessionCallbacks, ConnectionRequests):
             retries=self.retries,
             instructions=self.instructions,
         )
+
+    def _row_error(self) -> str | None:
+        """The status row's last error: while a live session is unhealthy, why the probes say so
+        (the row read "connected · unhealthy" with no reason, or an older error's)."""
+        failure = self.health.last_failure
+        if self.state is State.CONNECTED and self.health.healthy is False and failure:
+            return self.safe(f"unhealthy: {failure}")
+        return self.last_error
 
     def __repr__(self) -> str:
         return f"<Connection {self.name} {self.transport} {self.state}>"

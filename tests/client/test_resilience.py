@@ -217,9 +217,12 @@ def test_sigstopped_server_is_unhealthy_then_recovers(pool):
     os.kill(pid, signal.SIGSTOP)
     try:
         assert wait_until(lambda: pool.status()["demo"].healthy is False)
+        row = pool.status()["demo"]
+        assert row.state == "connected" and (row.last_error or "").startswith("unhealthy: ")  # and why
     finally:
         os.kill(pid, signal.SIGCONT)
     assert wait_until(lambda: pool.status()["demo"].healthy is True)
+    assert pool.status()["demo"].last_error is None  # healthy again: no reason left
     assert pool.call("demo", "pid").data == pid  # the same session survived
     conn = pool.connection("demo")
     assert len(conn.health.latencies_ms) >= 2 and conn.health.last_ok is not None
