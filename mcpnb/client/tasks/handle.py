@@ -383,15 +383,19 @@ class TaskHandle:
             await self._drop_payload()
             self._notify()
 
-    def _next_wait(self) -> float:
-        """The server's ``pollInterval`` (within :data:`MIN_POLL`..:data:`MAX_POLL`), else
-        :data:`DEFAULT_POLL`, reached by doubling from a first quick look (see :data:`FIRST_LOOK`)."""
+    def _pace(self) -> tuple[float, float]:
+        """(the first quick look, the interval polling settles at): the server's ``pollInterval``
+        within :data:`MIN_POLL`..:data:`MAX_POLL`, else :data:`DEFAULT_POLL`; looked at first after
+        :data:`FIRST_LOOK` where the server gave one, :data:`FIRST_POLL` where not."""
         hint = self._state.poll_interval_ms
-        interval = DEFAULT_POLL if hint is None else hint / 1000
-        if self._unanswered:
-            interval = max(interval, 1.0)  # nobody is answering: keep the view fresh, not the server busy
-        interval = min(MAX_POLL, max(MIN_POLL, interval))
-        first = FIRST_POLL if hint is None else FIRST_LOOK
+        settle = min(MAX_POLL, max(MIN_POLL, DEFAULT_POLL if hint is None else hint / 1000))
+        return (FIRST_POLL if hint is None else FIRST_LOOK), settle
+
+    def _next_wait(self) -> float:
+        """The interval polling settles at (:meth:`_pace`), reached by doubling from a first quick look."""
+        first, interval = self._pace()
+        if self._unanswered:  # nobody is answering: keep the view fresh, not the server busy
+            interval = min(MAX_POLL, max(interval, 1.0))
         return min(interval, max(MIN_POLL, first * 2 ** min(self._ramp, 20)))
 
     async def _sleep(self) -> None:
@@ -603,9 +607,8 @@ class TaskHandle:
 
     async def _until_settled(self, grace: float) -> TaskState:
         deadline = self.loop.time() + grace
-        hint = self._state.poll_interval_ms  # quick looks, doubling up to the server's interval
-        settle = DEFAULT_POLL if hint is None else min(MAX_POLL, max(MIN_POLL, hint / 1000))
-        wait = min(settle, FIRST_POLL if hint is None else FIRST_LOOK)
+        first, settle = self._pace()  # quick looks, doubling up to the server's interval
+        wait = min(settle, first)
         state = await self._refresh()
         while not state.terminal and self.loop.time() < deadline:
             await asyncio.sleep(min(wait, max(0.0, deadline - self.loop.time())))

@@ -226,8 +226,8 @@ def _gone(peer: Peer, task_id: str, exc: MCPError, *, seen: bool = True) -> Task
 def _server_said(message: str, task_id: str) -> str:
     """The server's words, the task id in them shortened as a handle shows it (the line said a
     32-character id three times)."""
-    text = message.replace(task_id, f"{task_id[:8]}…").strip(" .") if len(task_id) > 9 else message
-    return f"it said: {text.strip(' .')}" if text.strip(" .") else "it said nothing more"
+    text = (message.replace(task_id, f"{task_id[:8]}…") if len(task_id) > 9 else message).strip(" .")
+    return f"it said: {text}" if text else "it said nothing more"
 
 
 # ---------------------------------------------------------------------------------------- requests
