@@ -14,7 +14,7 @@ it does not do S256, and stays refused.
 
 from __future__ import annotations
 
-import logging
+import warnings
 from typing import Any
 
 import pytest
@@ -115,50 +115,48 @@ def test_client_credentials_use_no_pkce_and_are_not_refused(ui):
 # --- assume_pkce: the person's word where the metadata says nothing ---------------------------------
 
 
-def pkce_assumed(records: list[logging.LogRecord]) -> list[str]:
+def pkce_assumed(caught: list[warnings.WarningMessage]) -> list[str]:
     return [
-        r.getMessage()
-        for r in records
-        if r.name == "mcpnb.client.auth"
-        and r.levelno == logging.WARNING
-        and "S256 is assumed" in r.getMessage()
+        str(w.message) for w in caught if w.category is UserWarning and "S256 is assumed" in str(w.message)
     ]
 
 
-def test_assume_pkce_signs_in_where_the_metadata_says_nothing_and_warns_once(pool, person, caplog):
+def test_assume_pkce_signs_in_where_the_metadata_says_nothing_and_warns_once(pool, person):
     """Entra ID's metadata has no code_challenge_methods_supported; with the setting the sign-in
-    goes on (S256 sent, the server checks the verifier), and the log says whose word it was."""
-    caplog.set_level(logging.WARNING, logger="mcpnb.client.auth")
-    with OAuthServers(pkce_methods=None) as servers:
+    goes on (S256 sent, the server checks the verifier), and the person is told whose word it was:
+    where they connected (it was a line on a logger nobody had a handler for) and in the log."""
+    with OAuthServers(pkce_methods=None) as servers, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         auth = {"type": "oauth", "flow": "authorization_code", "assumePkce": True}
         pool.connect("entra", url=servers.mcp_url, config={"auth": auth})
         assert pool.call("entra", "whoami").text.startswith("dyn-")
         assert len(person.links) == 1 and "code_challenge_method=S256" in person.links[0]
         assert servers.token_requests == [("authorization_code", 200)]
-        said = pkce_assumed(caplog.records)
+        said = pkce_assumed(caught)
         assert len(said) == 1, said  # checked before registering and before the link: said once
-        assert f"the authorization server at {servers.issuer}" in said[0]
+        assert said[0].startswith(f"server 'entra': the authorization server at {servers.issuer}")
         assert "PKCE with S256 is assumed (auth.assume_pkce is true)" in said[0]
+        assert sum("S256 is assumed" in line for line in pool.logs("entra")) == 1
         pool.disconnect("entra", sign_out=True)
 
 
 @pytest.mark.parametrize("methods", [("plain",), ()], ids=["plain", "empty"])
-def test_assume_pkce_does_not_override_a_server_that_lists_methods_without_s256(methods, person, caplog):
-    caplog.set_level(logging.WARNING, logger="mcpnb.client.auth")
-    with OAuthServers(pkce_methods=methods) as servers:
+def test_assume_pkce_does_not_override_a_server_that_lists_methods_without_s256(methods, person):
+    with OAuthServers(pkce_methods=methods) as servers, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         error = auth_error(code_config(servers, assume_pkce=True))
         text = str(error)
         assert f"the authorization server at {servers.issuer}" in text and "not S256" in text
         assert "assume_pkce applies only where the metadata lists no methods at all" in text
         assert "set assume_pkce: true" not in text
-        assert nothing_happened(servers, person) and not pkce_assumed(caplog.records)
+        assert nothing_happened(servers, person) and not pkce_assumed(caught)
 
 
-def test_assume_pkce_with_s256_listed_changes_nothing(person, caplog):
-    caplog.set_level(logging.WARNING, logger="mcpnb.client.auth")
-    with OAuthServers() as servers:
+def test_assume_pkce_with_s256_listed_changes_nothing(person):
+    with OAuthServers() as servers, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         assert call(code_config(servers, assume_pkce=True)).startswith("dyn-")
-        assert not pkce_assumed(caplog.records)
+        assert not pkce_assumed(caught)
 
 
 @pytest.mark.parametrize(

@@ -545,7 +545,6 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         assume_pkce: bool = False,
     ) -> None:
         self._assume_pkce = assume_pkce
-        self._assumed_pkce_at: set[str] = set()  # the issuers warned of: once each, not per request
         port = redirect_port or _stored_loopback_port(storage) or free_port()
         self.redirect_uri = f"http://{HOST}:{port}/callback"
         method = "client_secret_basic" if client_secret else "none"
@@ -635,15 +634,11 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
         )
 
     def _warn_pkce_assumed(self, issuer: str) -> None:
-        """Once per authorization server: the sign-in goes on on the person's word, not the server's."""
-        if issuer in self._assumed_pkce_at:
-            return
-        self._assumed_pkce_at.add(issuer)
-        logger.warning(
-            "oauth %s: the authorization server at %s does not list code_challenge_methods_supported; "
-            "PKCE with S256 is assumed (auth.assume_pkce is true)",
-            self._server,
-            issuer,
+        """Where the person connected (a line in a log of a connection that works is read by
+        nobody), once: the sign-in goes on on their word, not the server's."""
+        self._tell(
+            f"server {self._server!r}: the authorization server at {issuer} does not list "
+            "code_challenge_methods_supported; PKCE with S256 is assumed (auth.assume_pkce is true)"
         )
 
     def _stepping_up(self, scope: str) -> None:
