@@ -37,6 +37,26 @@ def test_unload_and_reload(ip, mcp):
     assert line(ip, "status") == []
 
 
+def test_unload_keeps_the_kernels_servers_and_load_finds_them_again(tmp_path):
+    """As the README says: the pool is the kernel's, not the magics'."""
+    code = (
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "import mcpnb\n"
+        "ip = InteractiveShell.instance()\n"
+        "ip.run_line_magic('load_ext', 'mcpnb')\n"
+        "ip.run_line_magic('mcp', 'serve probe-kit')\n"
+        "ip.run_line_magic('unload_ext', 'mcpnb')\n"
+        "ip.run_line_magic('load_ext', 'mcpnb')\n"
+        "print('rows', [r.name for r in ip.run_line_magic('mcp', 'status')])\n"
+        "mcpnb.default_pool().close()\n"
+        "print('after close', list(ip.run_line_magic('mcp', 'status')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, cwd=tmp_path
+    )
+    assert "rows ['probe']" in out.stdout and "after close []" in out.stdout, out.stdout + out.stderr
+
+
 @pytest.mark.parametrize("content", ['{"mcpServers": {"a": ', "[1, 2]", '{"servers": {}}'])
 def test_broken_default_config_warns_and_loads(ip, mcp, tmp_path, monkeypatch, content, capsys):
     (tmp_path / ".mcp.json").write_text(content)
