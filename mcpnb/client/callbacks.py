@@ -21,6 +21,7 @@ from mcpnb.client.events import ConnectionEvent, EventLog
 if TYPE_CHECKING:
     from mcpnb.client.cache import TTLCache
     from mcpnb.client.config import ServerConfig
+    from mcpnb.client.elicitation.completions import PageCompletions
     from mcpnb.client.toolinfo import ToolInfo
     from mcpnb.client.watching import ResourceWatch
 
@@ -46,6 +47,7 @@ class SessionCallbacks:
     tool_cache: TTLCache[dict[str, ToolInfo]]
     prompt_cache: TTLCache[list[Any]]
     watch: ResourceWatch
+    pages: PageCompletions
     _stop: asyncio.Event | None
 
     if TYPE_CHECKING:
@@ -142,6 +144,7 @@ class SessionCallbacks:
         resource updates; a transport error the SDK hands over (an SSE stream that broke) means the
         session is lost."""
         from mcp.types import (
+            ElicitCompleteNotification,
             PromptListChangedNotification,
             ResourceUpdatedNotification,
             ToolListChangedNotification,
@@ -158,3 +161,9 @@ class SessionCallbacks:
             self.emit("cache", "prompt list changed on the server: cache invalidated", reason="list_changed")
         elif isinstance(message, ResourceUpdatedNotification):
             self.watch.updated(str(message.params.uri))
+        elif isinstance(message, ElicitCompleteNotification):
+            said = message.params.elicitation_id
+            if self.pages.complete(said):
+                self.emit(
+                    "ask", f"the server says the page it asked to open is done ({said})", elicitation_id=said
+                )

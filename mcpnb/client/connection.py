@@ -29,6 +29,7 @@ from mcpnb.client.asking import Asking
 from mcpnb.client.cache import TTLCache
 from mcpnb.client.callbacks import SessionCallbacks
 from mcpnb.client.catalog import ToolCatalog
+from mcpnb.client.elicitation.completions import PageCompletions
 from mcpnb.client.errors import (
     AuthError,
     ConnectError,
@@ -186,6 +187,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.log_level = "info"  # what the server should send (setLevel, or the 2026 per-request opt-in)
         self.log_level_chosen = False  # set_log_level was called: a new 2025-11-25 session is told again
         self.watch = ResourceWatch(self)  # resources this client subscribed to
+        self.pages = PageCompletions()  # pages the server said are done (a -32042 retry waits on it)
 
     # ------------------------------------------------------------------ identity and state
     @property

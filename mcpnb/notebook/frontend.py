@@ -7,6 +7,8 @@ print what is new, and questions are asked on the terminal's stdin.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any
 
 
@@ -18,3 +20,15 @@ def current_kernel() -> Any:
         return None
     shell = get_ipython()
     return getattr(shell, "kernel", None) if shell is not None else None
+
+
+def on_kernel_thread(work: Callable[[], None], kernel: Any = None) -> None:
+    """Run ``work`` on the kernel's thread, where a click is handled, so a click and what another
+    thread does to the same widgets (a call ending on mcpnb's runtime thread, a server's
+    notification) never interleave: at once there, or without a kernel."""
+    kernel = kernel if kernel is not None else current_kernel()
+    loop = getattr(kernel, "io_loop", None)
+    if loop is None or threading.current_thread() is threading.main_thread():
+        work()
+    else:
+        loop.add_callback(work)

@@ -267,7 +267,7 @@ class ToolExplorer:
             if outcome.action != "accept":
                 self.status.value = live("<i>not called again: the page was declined</i>")
 
-        panel = consent_panel(error, on_done=answered, on_retry=self.call)
+        panel = consent_panel(self.pool, error, on_done=answered, on_retry=self.call)
         self.status.value = live("<i>the server asks you to open a page first (below)</i>")
         self.keep_in_view("ask", panel.widget)
 

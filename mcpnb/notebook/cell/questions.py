@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from mcpnb.client.interaction import CallContext, Interaction
 from mcpnb.client.printable import printable
 from mcpnb.notebook.cell.capture import CellUI, no_widgets
+from mcpnb.notebook.frontend import on_kernel_thread
 
 T = TypeVar("T")
 
@@ -197,7 +198,7 @@ class NotebookInteraction(Interaction):
                 ui.run(panel.finish, stopped, f"no longer waiting: {why}")
                 done(stopped)
 
-        forget = ui.waiting(lambda why: _where_clicks_run(ui, lambda: freeze(why)))
+        forget = ui.waiting(lambda why: on_kernel_thread(lambda: freeze(why), ui.kernel))
         try:
             return await answered
         except BaseException:  # timeout or interrupt: freeze the form so nobody answers into the void
@@ -206,16 +207,6 @@ class NotebookInteraction(Interaction):
         finally:
             forget()
             rerun.close()
-
-
-def _where_clicks_run(ui: CellUI, work: Callable[[], None]) -> None:
-    """Run ``work`` on the kernel's thread, where a click is handled, so a click and a freeze never
-    interleave (a call may end on mcpnb's runtime thread); at once there, or without a kernel."""
-    loop = getattr(ui.kernel, "io_loop", None)
-    if loop is None or threading.current_thread() is threading.main_thread():
-        work()
-    else:
-        loop.add_callback(work)
 
 
 #: One reader of the kernel's stdin at a time: two threads polling one zmq socket are not safe,

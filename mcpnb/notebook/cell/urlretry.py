@@ -24,6 +24,7 @@ at its top.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import html
 import threading
 from collections.abc import Callable
@@ -33,7 +34,7 @@ from mcpnb.client.errors import McpnbError, UrlRequiredError
 from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.capture import CellUI, Mode, no_widgets
 from mcpnb.notebook.cell.live import AWAITING, ClickedUI, FailedNote, LiveCall
-from mcpnb.notebook.frontend import current_kernel
+from mcpnb.notebook.frontend import current_kernel, on_kernel_thread
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -64,20 +65,47 @@ def url_retry(
 
 
 def consent_panel(
-    error: UrlRequiredError, *, on_done: Callable[[Any], None], on_retry: Callable[[], Any]
+    pool: Pool, error: UrlRequiredError, *, on_done: Callable[[Any], None], on_retry: Callable[[], Any]
 ) -> Any:
     """The consent panel for the first page a −32042 answer asks to open: its URL, its message and
-    the server asking, with Retry."""
+    the server asking, with Retry; it retries by itself once the server says the pages are done."""
     from mcpnb.notebook.forms import UrlConsent
 
     first = error.elicitations[0]
-    return UrlConsent.retry_panel(
+    panel = UrlConsent.retry_panel(
         str(first.get("url", "")),
         message=first.get("message"),
         server=error.server,
         on_done=on_done,
         on_retry=on_retry,
     )
+    retry_when_done(pool, error, panel)
+    return panel
+
+
+def retry_when_done(pool: Pool, error: UrlRequiredError, panel: Any) -> None:
+    """Retry as a click on Retry would once the server has said every page the error names is done
+    (``notifications/elicitation/complete``, MCP 2025-11-25: a client "MAY wait for this notification
+    to automatically retry"); Retry stays for a server that never says so. A page without an
+    ``elicitationId`` cannot be said done: then only the person retries."""
+    ids = [e.get("elicitationId") for e in error.elicitations]
+    if not ids or not all(isinstance(i, str) and i for i in ids):
+        return
+    try:
+        pages = pool.connection(error.server).pages
+    except Exception:  # the server went away meanwhile: the person's Retry says so
+        return
+    left, lock = set(ids), threading.Lock()
+
+    def heard(said: str) -> None:
+        with lock:
+            last = left == {said}
+            left.discard(said)
+        if last:
+            on_kernel_thread(panel.page_done)
+
+    for elicitation_id in set(ids):
+        pages.when_done(elicitation_id, functools.partial(heard, elicitation_id))
 
 
 class _Said:
@@ -153,7 +181,7 @@ class UrlRetry:
         self._lock = threading.Lock()
         self._decided: concurrent.futures.Future[str] | None = None
         self._early: str | None = None
-        self.panel = consent_panel(error, on_done=self._answered, on_retry=self._retry_clicked)
+        self.panel = consent_panel(pool, error, on_done=self._answered, on_retry=self._retry_clicked)
         self._in_cell = False  # shown by :meth:`show`: the panel in an output of its own
         self._shown_in: str | None = None  # the run whose output that is
         self._box: Any = None  # the panel with the result under it, for a display without ``ui``

@@ -205,6 +205,19 @@ class UrlConsent(Recorded):
         self.on_retry()
         return True
 
+    def page_done(self) -> bool:
+        """The server said its page is done (``notifications/elicitation/complete``): retry as a
+        click on Retry would, saying who said so; False where the panel no longer retries."""
+        if self.on_retry is None or self.retried or self.ended:
+            return False
+        if self.outcome is None:
+            self.submit("accept")
+        elif self.outcome.action != "accept":
+            return False
+        if self._before_retry is None:  # its first retry: the server's word instead of "went on"
+            self._before_retry = live(f"✓ <b>{esc(self.server)}</b> says the page is done.", focus=True)
+        return self.retry()
+
     def finish_retry(self, ok: bool, note: str, *, final: bool = False) -> None:
         """The retried call ended: say how. When it did not go through (and it is not ``final``),
         Retry is offered again."""
