@@ -11,10 +11,14 @@ from __future__ import annotations
 import html
 import secrets
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+MAX_VISITS = 256  # consents whose page visit is awaited; the oldest are forgotten
 
 
 class PageServer:
@@ -25,6 +29,7 @@ class PageServer:
         self._tokens: dict[Path, str] = {}
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
+        self._visits: OrderedDict[str, Callable[[], None]] = OrderedDict()  # consent id -> its first visit
 
     @property
     def running(self) -> bool:
@@ -39,6 +44,25 @@ class PageServer:
             self._pages[f"/{token}/{file.name}"] = file
             host, port = self._httpd.server_address[:2]
             return f"http://{host}:{port}/{token}/{quote(file.name)}"
+
+    def on_visit(self, url: str, elicitation_id: str, then: Callable[[], None]) -> str:
+        """``url`` marked for one consent: its first visit calls ``then`` (in the serving thread),
+        which tells the client that asked that the page is done (``notifications/elicitation/complete``).
+        A page is only read here, so opening it is all the interaction there is."""
+        with self._lock:
+            self._visits[elicitation_id] = then
+            self._visits.move_to_end(elicitation_id)
+            while len(self._visits) > MAX_VISITS:
+                self._visits.popitem(last=False)
+        return f"{url}?visit={quote(elicitation_id, safe='')}"
+
+    def visited(self, path: str) -> None:
+        """A page was served: the consent its URL names (if any) is done, once."""
+        said = parse_qs(urlsplit(path).query).get("visit", [])
+        with self._lock:
+            then = self._visits.pop(said[0], None) if said else None
+        if then is not None:
+            then()
 
     def page(self, path: str) -> Path | None:
         """The published file at a request path, if any."""
@@ -69,6 +93,7 @@ def _serve(pages: PageServer) -> ThreadingHTTPServer:
             self.send_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
             self.end_headers()
             self.wfile.write(body)
+            pages.visited(self.path)
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet: a cell is not a server log
             return

@@ -5,6 +5,8 @@ Elicitation goes through the SDK's ``Resolve``/``Elicit`` markers, which work in
 cancel is a normal, clean result: a person saying no is not an error.
 """
 
+import asyncio
+import contextlib
 import re
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -108,6 +110,19 @@ def _page_url(state: ProbeState, file: Any) -> str:
     return state.pages.publish(file)
 
 
+def _said_done_on_visit(state: ProbeState, url: str, elicitation_id: str, ctx: Any) -> str:
+    """The page's URL for this −32042 answer: its first visit sends ``notifications/elicitation/complete``
+    to the session that was refused (only to it, as the spec says), so a client may retry by itself."""
+    assert state.pages is not None  # published by _page_url
+    loop, session = asyncio.get_running_loop(), ctx.session
+
+    def done() -> None:
+        with contextlib.suppress(RuntimeError):  # the session's loop has closed: nobody to tell
+            asyncio.run_coroutine_threadsafe(session.send_elicit_complete(elicitation_id), loop)
+
+    return state.pages.on_visit(url, elicitation_id, done)
+
+
 #: The key of open_local_page's URL request in a 2026-07-28 ``InputRequiredResult``.
 CONSENT = "consent"
 
@@ -186,7 +201,9 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
         client retries it with the person's answer; on 2025-11-25 the request goes over the session.
         The client must declare elicitation's `url` mode. `via="error"` (2025-11-25 only) answers
         with the -32042 "URL elicitation required" error instead, after which the client retries the
-        same call (or passes `confirmed=true`); 2026-07-28 has no -32042 and says so."""
+        same call (or passes `confirmed=true`); the page's first visit sends
+        notifications/elicitation/complete, so a client may retry by itself. 2026-07-28 has no -32042
+        and says so."""
         try:
             file, text = read_text(state.root, path)
         except ProbeError as exc:
@@ -200,8 +217,9 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
                 return _no_error_form()
             if not (confirmed or state.url_asked.came_back(who, elicitation_id)):
                 state.url_asked.ask(who, elicitation_id)
+                asked = _said_done_on_visit(state, url, elicitation_id, ctx)
                 raise UrlElicitationRequiredError(
-                    [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
+                    [types.ElicitRequestURLParams(message=message, url=asked, elicitation_id=elicitation_id)]
                 )
             return _page_result(path, url, file.name, text, "accept")
         if not inputs.can_open_pages(ctx):

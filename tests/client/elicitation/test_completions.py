@@ -74,3 +74,25 @@ def test_a_waiter_that_stopped_hears_nothing_and_old_words_are_forgotten():
         pages.complete(f"x{n}")
     pages.when_done("a", lambda: heard.append("a again"))  # forgotten: waits for a new word
     assert heard == ["b"]
+
+
+@pytest.mark.parametrize("http", [False, True], ids=["in-process", "http"])
+def test_probekits_page_opened_is_said_done_to_the_pool_that_was_refused(pool, tmp_path, http):
+    """probe-kit's −32042 page, opened as a browser would, tells this connection it is done; the
+    call then goes through."""
+    import urllib.request
+
+    from mcpnb import serve_probekit
+
+    (tmp_path / "page.md").write_text("# Welcome\n")
+    serve_probekit("probe", pool=pool, era="legacy", root=tmp_path, http=http)
+    call = {"path": "page.md", "via": "error"}
+    with pytest.raises(UrlRequiredError) as refused:
+        pool.call("probe", "open_local_page", call)
+    (page,) = refused.value.elicitations
+    heard = threading.Event()
+    pool.connection("probe").pages.when_done(page["elicitationId"], heard.set)
+    assert not heard.is_set()
+    assert b"Welcome" in urllib.request.urlopen(page["url"], timeout=10).read()  # 127.0.0.1 only
+    assert heard.wait(10)
+    assert pool.call("probe", "open_local_page", call).structured["action"] == "accept"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import urllib.request
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
@@ -108,11 +109,46 @@ async def test_url_mode_by_error_then_retry_in_legacy(server: Any) -> None:
             await client.call_tool("open_local_page", {"path": "README.md", "via": "error"})
         assert info.value.code == -32042
         (elicitation,) = UrlElicitationRequiredError.from_error(info.value.error).elicitations
-        assert elicitation.url.endswith("/README.md") and elicitation.elicitation_id.startswith("open-")
+        assert urlsplit(elicitation.url).path.endswith("/README.md")
+        assert elicitation.elicitation_id.startswith("open-")
         retry = await client.call_tool(
             "open_local_page", {"path": "README.md", "via": "error", "confirmed": True}
         )
     assert retry.structured_content["action"] == "accept"
+
+
+@pytest.mark.anyio
+async def test_visiting_the_page_tells_the_client_that_asked_it_is_done_once(server: Any) -> None:
+    """MCP 2025-11-25: a server MAY send notifications/elicitation/complete when the interaction on
+    the page is over, only to the client that was asked, with the request's elicitationId. The SDK's
+    Client (not ours) hears it; another client's session hears nothing."""
+    heard: list[Any] = []
+    others: list[Any] = []
+
+    async def note(into: list[Any], message: Any) -> None:
+        if isinstance(message, types.ElicitCompleteNotification):
+            into.append(message.params.elicitation_id)
+
+    async with (
+        Client(server, mode="legacy", message_handler=lambda m: note(heard, m)) as client,
+        Client(server, mode="legacy", message_handler=lambda m: note(others, m)) as other,
+    ):
+        with pytest.raises(MCPError) as info:
+            await client.call_tool("open_local_page", {"path": "README.md", "via": "error"})
+        (elicitation,) = UrlElicitationRequiredError.from_error(info.value.error).elicitations
+        for _ in range(2):  # opened twice: said once
+            page = await anyio.to_thread.run_sync(
+                lambda: urllib.request.urlopen(elicitation.url, timeout=10).read()
+            )
+            assert b"<pre" in page
+        with anyio.fail_after(10):
+            while not heard:
+                await anyio.sleep(0.02)
+        await other.list_tools()  # a round trip on the other session: anything sent to it has come
+        await client.list_tools()
+        assert heard == [elicitation.elicitation_id] and others == []
+        retry = await client.call_tool("open_local_page", {"path": "README.md", "via": "error"})
+        assert retry.structured_content["action"] == "accept"
 
 
 @pytest.mark.anyio
