@@ -9,6 +9,7 @@ when it has none to give (no tasks at all, no ``tasks/list``, not connected), so
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -145,7 +146,17 @@ async def attach_task(
     except TaskExpiredError as exc:
         if handle is not None:
             raise
-        ids = [h.task_id for h in known.handles(peer.name) if h.task_id]
+        ids = await _ids_known(conn, known)
+        whole = [i for i in ids if i.startswith(task_id)] if len(task_id) >= MIN_PREFIX else []
+        if len(whole) == 1:  # the start of an id, as git takes a commit's: the task it names
+            return await attach_task(
+                conn, whole[0], answer=answer, runner=runner, arunner=arunner, tasks=tasks
+            )
+        if len(whole) > 1:
+            raise TaskExpiredError(
+                f"{exc}; {len(whole)} task ids start with {task_id!r} ({', '.join(whole[:5])}"
+                f"{', …' if len(whole) > 5 else ''}): give more of it"
+            ) from None
         raise TaskExpiredError(f"{exc}{did_you_mean_text(task_id, ids)}") from None
     if handle is not None:
         handle._apply(state)
@@ -162,6 +173,20 @@ async def attach_task(
     )
     known.add(handle)
     return handle
+
+
+#: The fewest characters of a task id that attach by its start (fewer: a typo, more likely).
+MIN_PREFIX = 4
+
+
+async def _ids_known(conn: Any, known: TaskRegistry) -> list[str]:
+    """The task ids an id given in part may be the start of: the ones this client holds, and a
+    2025-11-25 server's listing where it has one (a task from before a kernel restart)."""
+    ids = [h.task_id for h in known.handles(conn.name) if h.task_id]
+    if conn.era != "modern" and optin.server_lists_tasks(conn.capabilities, conn.era):
+        with contextlib.suppress(McpnbError):
+            ids += [state.task_id for state in await wire.list_states(_peer(conn))]
+    return list(dict.fromkeys(ids))
 
 
 async def list_tasks(

@@ -7,6 +7,7 @@ stdio, after the registry forgot the task as a kernel restart would).
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -83,6 +84,33 @@ def test_a_server_everything_task_attached_again_after_the_registry_forgot_it(
     result = attached.result(timeout=60)
     assert not result.is_error and "python packaging" in result.text
     assert len(person.answers.seen) == 1  # its question came through tasks/result on the attached handle
+
+
+def test_a_task_is_attached_by_the_start_of_its_id_as_git_takes_a_commits(pool: Any, everything: str) -> None:
+    """The live view shows a task id whole (36 characters); typed by hand, its start is enough where
+    it names one task: after a restart (the registry empty) server-everything's tasks/list says
+    which ids there are."""
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    started = pool.start_task("ev", "simulate-research-query", {"topic": "go"})
+    pool.task_registry.forget("ev")
+    attached = pool.attach_task("ev", started.task_id[:8])
+    assert attached.task_id == started.task_id
+    assert "go" in attached.result(timeout=60).text
+    with pytest.raises(TaskExpiredError, match="knows no task"):  # three characters: a typo, not a start
+        pool.attach_task("ev", started.task_id[:3])
+
+
+def test_the_start_of_several_ids_is_refused_naming_them(pool: Any) -> None:
+    from tests.client.tasks.conftest import ODD_TASKS
+
+    pool.connect("odd", command=sys.executable, args=[ODD_TASKS, "legacy"])
+    ids = [pool.start_task("odd", "echo", {"text": "x", "polls": 50}).task_id for _ in range(2)]
+    assert all(i.startswith("task-") for i in ids)
+    with pytest.raises(TaskExpiredError) as refused:
+        pool.attach_task("odd", "task-")
+    said = str(refused.value)
+    assert "2 task ids start with 'task-'" in said and all(i in said for i in ids)
+    assert "give more of it" in said
 
 
 def test_a_task_is_not_asked_of_a_tool_that_cannot_be_one(pool: Any, everything: str) -> None:
