@@ -166,7 +166,8 @@ def check_arguments(tool: Any, args: Mapping[str, Any], terms: Terms | None = No
     problems = _problems(tool, values, schema)
     if problems:
         lines = [
-            f"{terms.where}: {_describe(e, args, terms)}{_how_to_write(e, args, values, props)}"
+            f"{terms.where}: {_describe(_unquoted(e, values, props), args, terms)}"
+            f"{_how_to_write(e, args, values, props)}"
             for e in problems[:_MAX_ERRORS]
         ]
         if len(problems) > _MAX_ERRORS:
@@ -289,6 +290,78 @@ def _validator(schema_json: str) -> Any:
     return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
 
 
+def _is_secret(path: list[Any], props: dict[str, Any]) -> bool:
+    """Whether the value at ``path`` is (or is inside) a secret: the parameter is one by its schema
+    (``format: password``, ``writeOnly``) or its name, or a key on the way looks like one, as forms
+    and the approval question judge it (:func:`~mcpnb.client.elicitation.fields.looks_secret`)."""
+    from mcpnb.client.elicitation.fields import looks_secret
+
+    if not path:
+        return False
+    key = str(path[0])
+    spec = props.get(key) if isinstance(props.get(key), dict) else None
+    title = spec.get("title") if spec is not None and isinstance(spec.get("title"), str) else None
+    return looks_secret(key, title, spec) or any(isinstance(p, str) and looks_secret(p) for p in path[1:])
+
+
+def _at(values: Any, path: list[Any]) -> Any:
+    for step in path:
+        try:
+            values = values[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return values
+
+
+def _kind_of(value: Any) -> str:
+    """What a hidden value is, in JSON's words: a person who passed a dict learns that much."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return f"a {type(value).__name__}"
+
+
+def _leaves(value: Any) -> list[str]:
+    """Every string and number inside ``value``, as a message could quote it."""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
+
+
+def _unquoted(problem: _Problem, values: dict[str, Any], props: dict[str, Any]) -> _Problem:
+    """``problem`` without the value it quotes, where that value is a secret: a validator says
+    ``{"v":"hunter2"} is not of type "string"``, and the error reached the cell's output (and a
+    model's context). The rest of the words stay, the value written as ``••••••``; a message that
+    still quotes a piece of it (cut short, say) is replaced by one that names only the keyword."""
+    from mcpnb.client.elicitation.fields import HIDDEN
+
+    if problem.keyword == "required" or not _is_secret(problem.path, props):
+        return problem
+    value = _at(values, problem.path)
+    forms = {repr(value), str(value)}
+    for ascii_only in (True, False):
+        forms.add(json.dumps(value, ensure_ascii=ascii_only, default=str))
+        forms.add(json.dumps(value, ensure_ascii=ascii_only, default=str, separators=(",", ":")))
+    message = problem.message
+    for shown in sorted(forms - {"", "None"}, key=len, reverse=True):
+        if message.startswith(shown + " "):  # "<value> is not of type ...": the usual shape
+            message = f"{HIDDEN} ({_kind_of(value)})" + message[len(shown) :]
+        if len(shown) >= 3:  # shorter, it could be a bound's digits ("minimum of 10")
+            message = message.replace(shown, HIDDEN)
+    if any(len(leaf) >= 3 and leaf in message for leaf in _leaves(value)):
+        message = f"{HIDDEN} (a secret: not shown) fails the schema's {problem.keyword!r}"
+    return _Problem(problem.path, problem.keyword, message, problem.missing)
+
+
 def _line(args: Mapping[str, Any], key: str, *inside: Any) -> str:
     """Which cell body line ``key`` (or the deepest of ``key`` then ``inside`` written on a line of
     its own: a nested YAML block's) is on, for the message."""
@@ -324,6 +397,10 @@ def _how_to_write(
         return ""
     kinds = type_names(spec)
     typed = args.raw.get(key, value if isinstance(value, str) else json.dumps(value, default=str))
+    if _is_secret(problem.path, props):
+        from mcpnb.client.elicitation.fields import HIDDEN
+
+        typed = HIDDEN  # how to write it, not what the secret was
     body = key in getattr(args, "lines", {})
     if "array" in kinds:
         return f"; a list is written in brackets: {key}{': ' if body else '='}[{typed}]"

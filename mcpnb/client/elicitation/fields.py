@@ -162,9 +162,19 @@ def looks_secret(name: str, title: str | None = None, schema: Any = None) -> boo
     return any(w in SECRET_WORDS for w in words) or bool(joined & _SECRET_PAIRS)
 
 
-#: Two words that name a credential together, neither alone (``one_time_code``, ``security code``).
+#: Two words that name a credential together, neither alone (``one_time_code``, ``security code``,
+#: and a payment card's number: ``card_number``, ``creditCard``).
 _SECRET_PAIRS = frozenset(
-    {"apikey", "privatekey", "accesskey", "onetime", "securitycode", "verificationcode"}
+    {
+        "apikey",
+        "privatekey",
+        "accesskey",
+        "onetime",
+        "securitycode",
+        "verificationcode",
+        "cardnumber",
+        "creditcard",
+    }
 )
 
 

@@ -87,12 +87,29 @@ async def asks(approve: Approve, tool: ToolInfo, arguments: dict[str, Any]) -> b
     return False
 
 
+def shown_arguments(tool: ToolInfo, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments as the question shows them: a secret's value masked as a form masks it (a
+    parameter the schema marks ``format: password`` or ``writeOnly``, or whose name looks secret,
+    and secret-looking keys inside objects). The question, and the record of it the notebook
+    keeps, said ``{"username": "ann", "password": "hunter2"}``."""
+    from mcpnb.client.elicitation.fields import HIDDEN, fields_from_schema, looks_secret, mask
+
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    masked = mask(fields_from_schema(schema), dict(arguments)) or {}
+    # a key the schema does not list (a model's slip) is judged by its name alone
+    listed = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    return {
+        k: HIDDEN if k not in listed and looks_secret(str(k)) and v not in (None, "") else v
+        for k, v in masked.items()
+    }
+
+
 async def ask(pool: Pool, tool: ToolInfo, arguments: Mapping[str, Any], turn: asyncio.Lock) -> None:
     """Ask the person in the calling cell; :class:`NotApprovedError` unless they said run.
 
     ``turn``: one question at a time, though ``run_all`` runs the calls at once.
     """
-    shown = json.dumps(dict(arguments), ensure_ascii=False, default=str)
+    shown = json.dumps(shown_arguments(tool, arguments), ensure_ascii=False, default=str)
     if len(shown) > _SHOWN:
         shown = shown[: _SHOWN - 1] + "…"
     what = f"{tool.server}.{tool.name}"

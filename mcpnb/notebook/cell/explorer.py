@@ -11,6 +11,13 @@ show it in. A tool that first wants a page opened (−32042) shows it there as a
 that calls again. A tool that can run as a task (``execution.taskSupport``) offers "as a task"
 (ticked and fixed where it must): the task's live view shows under Call, Stop cancels the task,
 and its result lands like a call's.
+
+Secrets stay out of the widget state a saved notebook may keep (JupyterLab's "save widget state",
+nbclient's ``store_widget_state``): a secret argument (``format: password``, ``writeOnly``, a
+secret-looking name such as ``password`` or ``api_key``) is emptied once its call is sent, as a
+sign-in page empties a password box, and the form says so; a −32042 Retry sends it again from
+memory, never from a widget. A form replaced by another tool's is closed, and a question the call
+asks ends as its record (what was sent, secrets masked), its widgets closed.
 """
 
 from __future__ import annotations
@@ -50,6 +57,9 @@ class ToolExplorer:
         self.result: Any = None
         self.page: Any = None  # the AppView of the last call, for a tool with a page
         self.form: Any = None
+        #: the secret arguments of the last call sent, for a −32042 Retry only (never in a widget)
+        self._sent_secrets: dict[str, Any] = {}
+        self._records: list[Any] = []  # the questions' records shown under Call, closed when replaced
         self.running: Any = None  # the LiveCall (or _Task) under way, which Stop cancels
         self.task: Any = None  # the TaskHandle of the last call run as a task
         for name, item in (
@@ -114,8 +124,10 @@ class ToolExplorer:
 
         tool = self.tool
         self.result_view.value = self.status.value = ""
+        old, self.form, self._sent_secrets = self.form, None, {}
         if tool is None:
             self.form_box.children, self.about.value = (), "<i>this server has no tools</i>"
+            self._close_form(old)
             return
         title = html.escape(tool.title or tool.name)
         self.about.value = f"<b>{title}</b><div>{html.escape(tool.description or '')}</div>"
@@ -128,7 +140,8 @@ class ToolExplorer:
             on_enter=self._entered,
         )
         inputs = [c.box for c in self.form.controls.values()]  # no header, buttons or status: ours
-        self.form_box.children = (*inputs, self.form.status)
+        self.form_box.children = (*inputs, *self._secret_note(), self.form.status)
+        self._close_form(old)
         support = tool.task_support
         self.as_task.layout.display = None if support in ("optional", "required") else "none"
         self.as_task.value = self.as_task.disabled = support == "required"
@@ -137,6 +150,30 @@ class ToolExplorer:
             if support == "required"
             else "start it as a task: a live view with Cancel, the kernel free meanwhile"
         )
+
+    def _secret_note(self) -> list[Any]:
+        """A line that says what happens to the form's secret fields, where it has any."""
+        import ipywidgets as w
+
+        secret = self.form.secret_fields() if self.form is not None else []
+        if not secret:
+            return []
+        names = ", ".join(f"<code>{html.escape(name)}</code>" for name in secret)
+        note = w.HTML(
+            f"<div style='color:var(--jp-ui-font-color2,#666);font-size:0.9em'>🔒 {names}: emptied once "
+            "the call is sent, so the notebook never keeps it; type it again to call again.</div>"
+        )
+        note.add_class("mcpnb-explore-secret-note")
+        return [note]
+
+    @staticmethod
+    def _close_form(form: Any) -> None:
+        """Close a replaced form's widgets: what was typed into them (a password too) leaves the
+        kernel and the frontend's widget state with them, not only the screen."""
+        from mcpnb.notebook.forms.record import close_tree
+
+        if form is not None:
+            close_tree(form.widget)  # its fields, its status line and its hidden buttons
 
     def _clicked(self) -> None:
         if self.running is not None and not self.running.done():
@@ -152,21 +189,26 @@ class ToolExplorer:
         if self.running is None or self.running.done():
             self.call()
 
-    def call(self) -> Any:
+    def call(self, *, again: bool = False) -> Any:
         """What the Call button does: validate, start the call, show its result when it lands.
 
         Returns the :class:`~mcpnb.notebook.cell.LiveCall` under way (``.result()`` waits for it),
-        or None when nothing was sent (the form has errors, the call could not start).
+        or None when nothing was sent (the form has errors, the call could not start). Once sent,
+        the form's secret fields are emptied (see the module). ``again`` (a −32042 Retry): secret
+        fields left empty take what the last call sent.
         """
         from mcpnb.notebook.cell.live import call_in_cell
         from mcpnb.notebook.settings import get_settings
 
         tool = self.tool
-        arguments = self.form.check() if self.form is not None else {}
+        if self.form is None:
+            arguments: dict[str, Any] | None = {}
+        else:
+            arguments = self.form.check(self._sent_secrets if again else None)
         if tool is None or arguments is None:
             return None
-        self._shown.clear()
-        self.asking.children, self.result_view.value = (), ""
+        self._drop_shown()
+        self.result_view.value = ""
         self.status.value = live("<i>calling…</i>")
         ui = _InExplorer(self, get_settings().elicitation)
         self._hold(True)  # another Call, or another tool, would hide what this call shows
@@ -181,7 +223,20 @@ class ToolExplorer:
         except Exception as exc:  # shown where the person looks; the notebook keeps running
             self.show(exc)
             return None
+        if self.form is not None:  # sent: out of the widgets, kept only for a Retry
+            self._sent_secrets = {k: arguments[k] for k in self.form.secret_fields() if k in arguments}
+            self.form.forget_secrets()
         return self.running
+
+    def _drop_shown(self) -> None:
+        """A new call: the last one's questions, progress and page go (its records closed)."""
+        from mcpnb.notebook.forms.record import close_tree
+
+        self._shown.clear()
+        self.asking.children = ()
+        records, self._records = self._records, []
+        for record in records:
+            close_tree(record)
 
     def _start_task(self, tool: Any, arguments: dict[str, Any], ui: CellUI) -> _Task:
         """``tasks`` for this call: its live view under Call; the result shows when it ends. The
@@ -267,7 +322,7 @@ class ToolExplorer:
             if outcome.action != "accept":
                 self.status.value = live("<i>not called again: the page was declined</i>")
 
-        panel = consent_panel(self.pool, error, on_done=answered, on_retry=self.call)
+        panel = consent_panel(self.pool, error, on_done=answered, on_retry=lambda: self.call(again=True))
         self.status.value = live("<i>the server asks you to open a page first (below)</i>")
         self.keep_in_view("ask", panel.widget)
 
@@ -280,8 +335,30 @@ class ToolExplorer:
         """A server's question or a progress bar of the call under way, under the Call button; a
         task's live view heads them (its question may come first: the task is followed at once)."""
         self._shown[slot] = widget
+        self._arrange()
+
+    def _arrange(self) -> None:
         heads = sorted(self._shown, key=lambda shown: shown != "task")
         self.asking.children = tuple(self._shown[shown] for shown in heads)
+
+    def place_of(self, widget: Any) -> Any:
+        """Where a question shown under Call leaves its record once it ends (what was asked and
+        sent, secrets masked): its widgets are then closed, and nothing typed into them stays in
+        a widget state. None for anything else (a progress bar, a page: as they were)."""
+        if self._shown.get("ask") is widget:
+            return _Spot(self, "ask", widget)
+        return None
+
+    def _replace(self, slot: str, widget: Any, bundle: dict[str, Any]) -> None:
+        import ipywidgets as w
+
+        if self._shown.get(slot) is not widget:  # a new call came first: nothing to put back
+            return
+        record = w.HTML(bundle.get("text/html", ""))
+        record.add_class("mcpnb-explore-record")
+        self._records.append(record)
+        self._shown[slot] = record
+        self._arrange()
 
 
 class _Task:
@@ -297,6 +374,17 @@ class _Task:
 
     def cancel(self) -> None:
         self.handle.cancel_soon()
+
+
+class _Spot:
+    """A question's place under Call, as a display handle is a question's place in a cell: its
+    record replaces it (``forms.record.Recorded``), which then closes the question's widgets."""
+
+    def __init__(self, explorer: ToolExplorer, slot: str, widget: Any) -> None:
+        self.explorer, self.slot, self.widget = explorer, slot, widget
+
+    def update(self, bundle: dict[str, Any], raw: bool = False) -> None:
+        self.explorer._replace(self.slot, self.widget, bundle)
 
 
 class _InExplorer(ClickedUI):
@@ -315,3 +403,7 @@ class _InExplorer(ClickedUI):
         self.explorer.keep_in_view(slot, obj)
         if slot == "ask":
             self.explorer.status.value = live("<i>waiting for your answer below…</i>")
+
+    def place_of(self, obj: Any) -> Any:
+        """A question under Call ends as its record there (:meth:`ToolExplorer.place_of`)."""
+        return self.explorer.place_of(obj)

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from mcpnb.client.elicitation.answers import FORMAT_HINTS, parse_number
-from mcpnb.client.elicitation.fields import Field
+from mcpnb.client.elicitation.fields import HIDDEN, Field
 from mcpnb.client.handwritten import json_or_flow
 from mcpnb.notebook.accessibility import FIELD, GROUP, INVALID, NAMED, live, required_name, sr_text
 from mcpnb.notebook.render.html import esc, esc_lines
@@ -71,6 +71,31 @@ def said_already(description: str | None, message: str | None) -> bool:
     return description.split() == message.split()
 
 
+def unquoted(problem: str, typed: str) -> str:
+    """``problem`` without what a person typed into a secret field: a parse error quotes the text
+    (``not a whole number: '9753x'``), and an error line is kept in the widget state and the output a
+    notebook saves. Quoted forms always go; the bare text where it is long enough to be no word of
+    the message itself ("at least 1 character")."""
+    out = problem
+    text = typed.strip()
+    forms = {repr(typed), repr(text), json.dumps(typed), json.dumps(text)}
+    if len(text) >= 4:
+        forms |= {typed, text}
+    for shown in sorted(forms - {"", "''", '""'}, key=len, reverse=True):
+        out = out.replace(shown, HIDDEN)
+    return out
+
+
+#: Text inputs and labels take the direction of what they hold (``dir="auto"``), where ipywidgets
+#: sets no attribute of ours: Hebrew or Arabic typed into a box showed left to right, its
+#: punctuation on the wrong side. ``unicode-bidi: plaintext`` on the input is CSS's ``dir="auto"``.
+BIDI = "mcpnb-bidi"
+_BIDI_STYLE = (
+    f"<style>.{BIDI} input, .{BIDI} textarea, input.{BIDI}, textarea.{BIDI} "
+    "{unicode-bidi: plaintext; text-align: start}</style>"
+)
+
+
 class Control:
     """One field's widgets and how to read an answer out of them."""
 
@@ -82,6 +107,8 @@ class Control:
         self._multi: list[Any] = []
         self.input = self._build_input(w)
         self.input.add_class(css_name(f.name))
+        if isinstance(self.input, w.Text | w.Textarea):
+            self.input.add_class(BIDI)
         self._name_input()
         self.error = w.HTML("", layout=w.Layout(display="none"))
         self.error.add_class("mcpnb-error")
@@ -89,7 +116,9 @@ class Control:
         star = f' <span style="{ERROR_STYLE}" title="required">*</span>' if f.required else ""
         name = f' <code style="{HELP_STYLE}">{esc(f.name)}</code>' if f.title != f.name else ""
         # the name a group of radios or checkboxes takes (a script reads it: see accessibility.GROUP)
-        label_html = f'<b data-mcpnb-name="{esc(self.accessible_name)}">{esc(f.title)}</b>{star}{name}'
+        label_html = (
+            f'<b dir="auto" data-mcpnb-name="{esc(self.accessible_name)}">{esc(f.title)}</b>{star}{name}'
+        )
         hints = []
         if f.description and not said_already(f.description, message):
             hints.append(esc_lines(f.description))
@@ -104,7 +133,9 @@ class Control:
         if f.kind == "boolean" and _unset_allowed(f):
             hints.append(f"“{_UNSET_LABEL}” sends {'null' if f.required else 'nothing'}.")
         label = w.HTML(
-            label_html + "".join(f'<div style="{HELP_STYLE}">{h}</div>' for h in hints),
+            label_html
+            + "".join(f'<div dir="auto" style="{HELP_STYLE}">{h}</div>' for h in hints)
+            + _BIDI_STYLE,
             layout=w.Layout(margin="0"),
         )
         parts = [label]
@@ -161,6 +192,12 @@ class Control:
                 rows = min(12, max(4, text.count("\n") + 2))
                 return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide, **_TYPED)
             return w.Text(value=text, placeholder=placeholder, layout=wide, **_TYPED)
+        if f.kind in ("integer", "number") and f.secret_like:
+            # a PIN or a one-time code: masked as a password is, never a slider (which shows it), and
+            # read as a number typed in a text box is (parsed and checked in Python)
+            hint = "a whole number" if f.kind == "integer" else "a number"
+            numeric = isinstance(default, int | float) and not isinstance(default, bool)
+            return w.Password(value=repr(default) if numeric else "", placeholder=hint, **_TYPED)
         if f.kind in ("integer", "number"):
             widget = self._number_input(w)
             self.input = widget
@@ -282,7 +319,8 @@ class Control:
                 return True, int(value) if f.kind == "integer" else float(value), None
             if not value.strip():
                 return absent_value
-            return (True, *parse_number(value, whole=f.kind == "integer"))
+            number, problem = parse_number(value, whole=f.kind == "integer")
+            return True, number, unquoted(problem, value) if problem and f.secret_like else problem
         if f.kind == "boolean":
             if self.input.value == _UNSET:
                 return absent_value
@@ -305,8 +343,16 @@ class Control:
             return absent_value
         try:
             return True, json_or_flow(text), None
-        except ValueError as exc:
-            return True, None, f"not valid JSON: {exc}"
+        except ValueError as exc:  # a secret's parser message may quote a piece of it
+            return True, None, "not valid JSON" if f.secret_like else f"not valid JSON: {exc}"
+
+    def forget(self) -> None:
+        """Empty a secret field's input: its value is out of the widget state a saved notebook may
+        keep ("save widget state" in JupyterLab, nbclient's ``store_widget_state``)."""
+        import ipywidgets as w
+
+        if self.field.secret_like and isinstance(self.input, w.Text | w.Textarea):
+            self.input.value = ""
 
     @property
     def one_line(self) -> bool:
@@ -365,6 +411,8 @@ class Control:
             self.input.add_class(GROUP)  # its label names no radio: the group is named as a whole
 
     def show_error(self, message: str | None) -> None:
+        if message and self.field.secret_like and isinstance(self.input.value, str):
+            message = unquoted(message, self.input.value)  # a validator may quote what was typed
         if message:
             # said as it appears (a screen reader hears which field went wrong, and why)
             which = sr_text(f"{self.field.title}: ")

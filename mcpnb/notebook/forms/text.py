@@ -14,7 +14,7 @@ from mcpnb.client.elicitation.answers import FORMAT_HINTS, parse_number, validat
 from mcpnb.client.elicitation.fields import MISSING, Field, fields_from_schema, mask
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
 from mcpnb.client.handwritten import json_or_flow
-from mcpnb.notebook.forms.controls import said_already
+from mcpnb.notebook.forms.controls import said_already, unquoted
 from mcpnb.notebook.forms.urls import url_parts
 
 #: After this many unusable answers to one question, give up (a script or a person stuck in a loop).
@@ -182,11 +182,11 @@ def _ask_field(
         try:
             value = coerce(f, text)
         except ValueError as exc:
-            print_fn(f"  ✗ {exc}")
+            print_fn(f"  ✗ {unquoted(str(exc), text) if f.secret_like else exc}")
             continue
         problem = validate_field(f, value, root)
         if problem:
-            print_fn(f"  ✗ {problem}")
+            print_fn(f"  ✗ {unquoted(problem, text) if f.secret_like else problem}")
             continue
         return value
     raise _Stop("cancel", f"no usable answer for {f.name!r} after {MAX_TRIES} tries")
@@ -203,8 +203,11 @@ def ask_text(
 ) -> FormOutcome:
     """Ask a form elicitation on a line-based console. Typing ``decline`` or ``cancel`` answers so.
 
-    ``secret_input_fn`` (e.g. ``getpass.getpass`` or ``Kernel.getpass``) reads secret-looking string
-    fields without echo; without it they are read with ``input_fn`` after a warning.
+    ``secret_input_fn`` (e.g. ``getpass.getpass`` or ``Kernel.getpass``) reads every secret-looking
+    field a person types (a password, a PIN, an OTP code, a JSON credential) without echo: JupyterLab
+    saves what ``input_fn`` read as the cell's ``stdin`` output, so a PIN read with it stayed in the
+    notebook. Choices and yes/no are read with ``input_fn``: their values are listed on screen
+    anyway. Without it, secrets are read with ``input_fn`` after a warning.
     """
     server = server or "The server"
     fields = fields_from_schema(schema)
@@ -215,11 +218,7 @@ def ask_text(
         todo = list(fields)
         for _round in range(MAX_TRIES):
             for f in todo:
-                read = (
-                    secret_input_fn
-                    if (f.secret_like and f.kind == "string" and secret_input_fn)
-                    else input_fn
-                )
+                read = secret_input_fn if (secret_input_fn and _typed_secret(f)) else input_fn
                 value = _ask_field(f, schema, read, print_fn, message)
                 if value is MISSING:
                     content.pop(f.name, None)
@@ -240,6 +239,11 @@ def ask_text(
         return FormOutcome(stop.action, None, reason=stop.reason)  # type: ignore[arg-type]
     print_fn(f"→ sending to {server}: {json.dumps(mask(fields, content), ensure_ascii=False, default=str)}")
     return FormOutcome("accept", content)
+
+
+def _typed_secret(f: Field) -> bool:
+    """A secret a person types (not one of listed choices): read without echo."""
+    return f.secret_like and f.kind in ("string", "integer", "number", "json")
 
 
 def ask_confirm_text(

@@ -25,7 +25,8 @@ def summary_html(fields: list[Field], outcome: FormOutcome, server: str) -> str:
         masked = mask(fields, outcome.content) or {}
         rows = "".join(
             f'<div style="line-height:1.4"><span style="{HELP_STYLE}">{esc(k)}:</span> '
-            f'<span style="white-space:pre-wrap">{esc(shown(v))}</span></div>'  # its lines, as sent
+            # its lines, as sent; in the value's own direction (a <bdi> is dir="auto")
+            f'<bdi><span style="white-space:pre-wrap">{esc(shown(v))}</span></bdi></div>'
             for k, v in masked.items()
         )
         empty = "" if rows else "<div>(an empty answer)</div>"
@@ -43,7 +44,7 @@ def header_html(server: str, message: str) -> str:
     """Who asks and what: the top of the form, and of its record."""
     return (
         f'<div style="font-size:1.05em;margin-bottom:2px">✎ <b>{esc(server)}</b> asks for input</div>'
-        f'<div style="margin-bottom:6px;line-height:1.4">{esc_lines(message)}</div>'
+        f'<div dir="auto" style="margin-bottom:6px;line-height:1.4">{esc_lines(message)}</div>'
     )
 
 
@@ -151,12 +152,15 @@ class ElicitationForm(Recorded):
         """The content Accept would send right now (fields with unparsable JSON left out)."""
         return self._gather()[0]
 
-    def check(self) -> dict[str, Any] | None:
+    def check(self, blanks: dict[str, Any] | None = None) -> dict[str, Any] | None:
         """The content if it is valid (errors cleared), else None with the errors shown inline.
 
         For forms that send more than once (the tool explorer), where :meth:`submit` would freeze.
+        ``blanks``: values for fields left empty (a secret sent before and emptied since, which a
+        retry of the same call sends again: see :meth:`forget_secrets`).
         """
         content, problems = self._gather()
+        content = {**{k: v for k, v in (blanks or {}).items() if k not in problems}, **content}
         errors = {**validate(self.schema, content), **problems}
         self.show_errors(errors, to_fix=True)
         return None if errors else content
@@ -257,14 +261,25 @@ class ElicitationForm(Recorded):
         status = f'<div class="mcpnb-status">{self.status.value}</div>'
         return record_bundle("mcpnb-form", header_html(self.server, self.message) + asked + status)
 
+    def secret_fields(self) -> list[str]:
+        """The fields whose value is a secret (``format: password``, ``writeOnly``, a secret-looking
+        name: :func:`~mcpnb.client.elicitation.fields.looks_secret`)."""
+        return [name for name, control in self.controls.items() if control.field.secret_like]
+
+    def forget_secrets(self) -> None:
+        """Empty every secret field's input (a PIN's and a JSON credential's too, not only a
+        password's): once the answer is taken, the value has no business in the widget state that
+        JupyterLab's "save widget state" writes into the notebook."""
+        for control in self.controls.values():
+            control.forget()
+
     def _freeze(self, outcome: FormOutcome, note: str | None = None) -> None:
         """Disable every input, clear secrets out of the widgets, and say what was sent."""
         self.outcome = outcome
         for control in self.controls.values():
             for widget in control.widgets():
                 widget.disabled = True
-            if control.field.secret_like and control.field.kind == "string":
-                control.input.value = ""  # out of the widget state a saved notebook may keep
+        self.forget_secrets()
         for button in self.buttons.values():
             button.disabled = True
         text = summary_html(self.fields, outcome, self.server)
