@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.cache import TTLCache
-from mcpnb.client.errors import McpnbError, ToolNotFoundError, did_you_mean
+from mcpnb.client.errors import McpnbError, ToolNotFoundError, did_you_mean_text
 from mcpnb.client.events import State
 from mcpnb.client.paging import every_page
 from mcpnb.client.toolinfo import Stale, ToolFilter, ToolInfo
@@ -205,7 +205,6 @@ class ToolCatalog:
             return tools[name]
         if unlisted:
             return ToolInfo(server, name)
-        hint = did_you_mean(name, [n for n in tools if self.filter.allows(n)])
-        raise ToolNotFoundError(
-            f"server {server!r} has no tool {name!r}" + (f"; did you mean {hint!r}?" if hint else "")
-        )
+        # the hint compares names composed (NFC), and says so when that is all that differs
+        hint = did_you_mean_text(name, [n for n in tools if self.filter.allows(n)])
+        raise ToolNotFoundError(f"server {server!r} has no tool {name!r}{hint}")

@@ -355,20 +355,34 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """The closest choice to ``word``, if any is close enough to be a plausible typo; case aside
     first (``TIME`` for ``time``, ``--TIMEOUT``: difflib alone finds nothing close in those)."""
     options = list(choices)
-    folded = [c for c in options if c.casefold() == word.casefold()]
+    word = _composed(word)
+    composed = {_composed(c): c for c in options}  # "café" typed decomposed is the composed "café"
+    folded = [c for k, c in composed.items() if k.casefold() == word.casefold()]
     if folded:
         return folded[0]
-    matches = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    # a two-letter name has one letter right at best (検策 for 検索: 0.5), which 0.6 never suggests
+    cutoff = 0.5 if len(word) <= 2 else 0.6
+    matches = difflib.get_close_matches(word, list(composed), n=1, cutoff=cutoff)
     if matches:  # as written first: "startupTimeout" is nearer "startupTimeoutSec" than "startup_timeout"
-        return matches[0]
-    by_case = {c.casefold(): c for c in options}
-    matches = difflib.get_close_matches(word.casefold(), list(by_case), n=1, cutoff=0.6)
+        return composed[matches[0]]
+    by_case = {k.casefold(): c for k, c in composed.items()}
+    matches = difflib.get_close_matches(word.casefold(), list(by_case), n=1, cutoff=cutoff)
     return by_case[matches[0]] if matches else None
+
+
+def _composed(text: str) -> str:
+    """``text`` with its letters composed (NFC), for comparing names: ``e`` + U+0301 is ``é``."""
+    import unicodedata
+
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def did_you_mean_text(word: str, choices: Iterable[str]) -> str:
     """``; did you mean 'x'?`` or nothing: appended to messages so every error reads the same."""
     hint = did_you_mean(word, list(choices))
+    if hint is not None and hint != word and _composed(hint) == _composed(word):
+        # they print alike: say what differs, or "no 'café'; did you mean 'café'?" reads as a bug
+        return f"; did you mean {hint!r} (the same letters, composed: Unicode NFC)?"
     return f"; did you mean {hint!r}?" if hint else ""
 
 

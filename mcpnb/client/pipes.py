@@ -108,7 +108,9 @@ class MessageReader:
         self._on_bad_line = on_bad_line
         self._on_end = on_end
         self._max_message = max_message
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        # utf-8-sig: a byte order mark before the first line (a Windows-built server, a .NET one) is
+        # no text; read as the first message's first character it lost the handshake's answer
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         self._pieces: list[str] = []  # a line still unfinished
         self._held = 0  # characters in _pieces
         self._ready: deque[Any] = deque()

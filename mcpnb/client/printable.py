@@ -57,3 +57,43 @@ def printable(text: str) -> str:
     if not _UNSAFE.search(text):
         return text
     return _UNSAFE.sub(_visible, without_ansi(text).replace("\r\n", "\n"))
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: two for a wide character (CJK, most emoji), none
+    for a combining mark or a zero-width one, else one; an emoji joined to the one before it by a
+    zero-width joiner (a family, 👨‍👩‍👧) draws no column of its own. ``len`` padded a Chinese name
+    short and a decomposed ``é`` long, so the columns after it went askew."""
+    if text.isascii():
+        return len(text)
+    total, joined = 0, False
+    for char in text:
+        columns = _char_width(char)
+        total += 0 if joined and columns == 2 else columns
+        joined = char == "\u200d" or (joined and columns == 0)
+    return total
+
+
+def _char_width(char: str) -> int:
+    import unicodedata
+
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    if "\U0001f3fb" <= char <= "\U0001f3ff":  # a skin tone: it colours the emoji before it
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def ljust(text: str, columns: int) -> str:
+    """``text`` padded with spaces to ``columns`` of :func:`width` (``str.ljust`` counts characters)."""
+    return text + " " * max(columns - width(text), 0)
+
+
+def columns_text(table: list[list[str]]) -> list[str]:
+    """The lines of a plain-text table (its first row the heading): each cell padded to its
+    column's :func:`width`, two spaces between, none at a line's end. The one way every listing
+    lines up its columns, so a CJK or emoji cell moves none of the others."""
+    if not table:
+        return []
+    widths = [max(width(row[i]) for row in table) for i in range(len(table[0]))]
+    return ["  ".join(ljust(c, w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table]

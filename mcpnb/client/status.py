@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from mcpnb.client.errors import did_you_mean_text
-from mcpnb.client.printable import printable
+from mcpnb.client.printable import columns_text, printable
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,7 @@ class StatusTable(list[ServerStatus]):
             return "(no servers)"
         cols = COLUMNS
         table = [cols] + [_cells(row) for row in self]
-        widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
+        lines = columns_text(table)
         if len(self) == 1 and self[0].instructions:  # a server just connected: what it says of itself
             lines.append(f"instructions: {printable(instructions_preview(self[0].instructions))}")
         return "\n".join(lines)

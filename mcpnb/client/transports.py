@@ -466,6 +466,7 @@ class _LineProtocol(asyncio.Protocol):
     def __init__(self, on_line: Callable[[str], None]) -> None:
         self._on_line = on_line
         self._buffer = b""
+        self._first = True  # a byte order mark may open the stream, once
         self._transport: asyncio.ReadTransport | None = None
         self._owed = 0.0  # loop seconds taken beyond the share, paid back as time passes
         self._at = time.perf_counter()
@@ -478,6 +479,10 @@ class _LineProtocol(asyncio.Protocol):
         start = time.perf_counter()
         self._owed = max(0.0, self._owed - (start - self._at) * STDERR_SHARE)
         self._buffer += data
+        if self._first and (len(self._buffer) >= 3 or b"\n" in self._buffer):
+            # a BOM at the stream's start is no text: kept, it hid in the log line's first word
+            self._first = False
+            self._buffer = self._buffer.removeprefix(b"\xef\xbb\xbf")
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
             self._on_line(line.decode("utf-8", "replace").rstrip("\r"))

@@ -331,3 +331,22 @@ def test_a_line_nested_deeper_than_python_reads_is_the_servers_bug_not_the_sessi
     assert [m.id for m in got] == [7, 8]
     assert got[0].error.message.startswith("the server's answer is JSON nested too deeply to read")
     assert bad == [deep, answer_line(deep)]  # both lines, whole, to its log
+
+
+def test_a_byte_order_mark_before_the_first_line_is_no_text():
+    """A server that writes UTF-8 with a BOM (a Windows-built one, a .NET one): the first line is
+    still the handshake's answer, not "other text on its line ('\\ufeff')". The mark may come in
+    two reads; a U+FEFF later in the stream is text and stays."""
+
+    async def scenario() -> tuple[list[Any], list[str]]:
+        reader, fd, bad, _ = await pipe_reader()
+        first = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"name": "日本"}})
+        os.write(fd, b"\xef\xbb")
+        await asyncio.sleep(0.05)
+        os.write(fd, b"\xbf" + first.encode() + b"\n\xef\xbb\xbfhello\n")
+        os.close(fd)
+        return await read_all(reader), bad
+
+    got, bad = asyncio.run(scenario())
+    assert [(m.id, m.result) for m in got] == [(1, {"name": "日本"})]
+    assert bad == ["\ufeffhello"]

@@ -63,3 +63,14 @@ def test_the_latency_is_the_servers_not_a_tools_work(pool):
     pool.connect("probed", **demo_command(), health_check_interval=0.2)
     first = pool.status()["probed"].last_latency_ms
     assert wait_until(lambda: pool.status()["probed"].last_latency_ms != first)  # a probe measured it
+
+
+def test_a_cjk_name_does_not_push_the_columns_after_it():
+    """``len`` counted 日本 as 2 columns: its row's transport started 2 columns right of the others'."""
+    from mcpnb.client.printable import width
+
+    lines = repr(StatusTable([ServerStatus("日本", "stdio", "connected"), ServerStatus("abcd", "http", "x")]))
+    rows = lines.splitlines()
+    assert [width(r[: r.index(t)]) for r, t in zip(rows, ["transport", "stdio", "http"], strict=True)] == [
+        6
+    ] * 3

@@ -50,3 +50,26 @@ def test_an_sse_endpoint_on_another_origin_is_named_when_the_connect_gives_up(po
     finally:
         server.kill()
         server.wait()
+
+
+def test_a_byte_order_mark_opening_a_servers_stderr_is_not_in_its_log_line():
+    """A server whose stderr starts with a UTF-8 BOM: the log line is its words, not an invisible
+    U+FEFF before them (a search of the log for "starting" missed it). One later is text."""
+    import asyncio
+
+    from mcpnb.client.transports import StderrPipe
+
+    script = "import sys; sys.stderr.buffer.write(b'\\xef\\xbb\\xbfstarting\\n\\xef\\xbb\\xbfagain\\n')"
+
+    async def scenario() -> list[str]:
+        lines: list[str] = []
+        async with StderrPipe(lines.append) as writer:
+            child = await asyncio.create_subprocess_exec(sys.executable, "-c", script, stderr=writer)
+            await child.wait()
+            for _ in range(100):
+                if len(lines) == 2:
+                    break
+                await asyncio.sleep(0.01)
+        return lines
+
+    assert asyncio.run(scenario()) == ["starting", "\ufeffagain"]

@@ -127,7 +127,7 @@ def check_name(name: Any, source: str | None) -> None:
         return
     if not isinstance(name, str):
         raise ConfigError(f"a server name must be a string, got {kind(name)}", file=source)
-    fixed = re.sub(r"[^A-Za-z0-9_-]+", "-", name)
+    fixed = re.sub(r"[^A-Za-z0-9_-]+", "-", ascii_spelling(name))
     fixed = re.sub(r"_{2,}", "_", fixed).lstrip("_-").rstrip("_")
     why = (
         "names may not contain '__' (flat tool names mcp__SERVER__TOOL split on it)"
@@ -136,7 +136,8 @@ def check_name(name: Any, source: str | None) -> None:
         if "." in name
         else "names may not end with '_' (flat tool names mcp__SERVER__TOOL split on '__')"
         if name.endswith("_")
-        else "use letters, digits, '-' and '_', starting with a letter or digit"
+        else "use ASCII letters (A-Z, a-z), digits, '-' and '_', starting with a letter or digit"
+        + ("" if name.isascii() else f" ({next(c for c in name if not c.isascii())!r} is not ASCII)")
     )
     raise ConfigError(
         f"invalid server name {name!r}: {why}",
@@ -144,6 +145,25 @@ def check_name(name: Any, source: str | None) -> None:
         server=name if name else None,
         suggestion=fixed if fixed and _NAME_RE.match(fixed) else None,
     )
+
+
+#: Letters NFKD leaves whole, as they are written in ASCII (German, Danish, Polish, Icelandic, French).
+_SPELLED = str.maketrans(
+    {"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L"}
+    | {"đ": "d", "Đ": "D", "þ": "th", "Þ": "Th"}
+)
+
+
+def ascii_spelling(name: str) -> str:
+    """``name`` with its accented Latin letters written plain (``müller`` → ``muller``, ``größe`` →
+    ``grosse``): the suggestion for a name that must be ASCII. Other scripts are left as they are
+    (日本 has no one spelling in ASCII; the caller replaces what is left)."""
+    import unicodedata
+
+    if name.isascii():
+        return name
+    decomposed = unicodedata.normalize("NFKD", name.translate(_SPELLED))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def entry(name: str, data: Any, source: str | None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from mcpnb.client.printable import columns_text
 from mcpnb.client.requirements.plan import Conflict, Plan
 
 COLUMNS = ["name", "requested by", "source", "wanted", "got", "state", "notes"]
@@ -108,8 +109,7 @@ class Resolution:
             head = "(nothing was connected)" if self.plan.problems else "(no servers required)"
             return "\n".join([head, *self.footer()])
         table = [COLUMNS] + [r.cells() for r in self.rows]
-        widths = [max(len(r[i]) for r in table) for i in range(len(COLUMNS))]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
+        lines = columns_text(table)
         return "\n".join([*lines, *self.footer()])
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from mcpnb.client.printable import columns_text
+
 COLUMNS = ["name", "server", "tool", "parameters", "strict?"]
 
 
 def text_table(columns: list[str], rows: list[list[str]]) -> str:
-    table = [columns, *rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(columns))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table)
+    return "\n".join(columns_text([columns, *rows]))

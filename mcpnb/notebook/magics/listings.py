@@ -11,21 +11,20 @@ import json
 from typing import Any, ClassVar
 
 from mcpnb.client.contents import pick
-from mcpnb.client.printable import printable
-from mcpnb.notebook.render.html import esc, pre, wrap
+from mcpnb.client.printable import columns_text, printable
+from mcpnb.notebook.render.html import esc, pre, rtl_dir, wrap
 from mcpnb.notebook.render.tool_list import not_listed_note, short
 
 
 def text_table(columns: list[str], rows: list[list[str]]) -> str:
     """The rows under their columns, each cell :func:`printable` before the columns are measured."""
     table = [columns, *([printable(cell) for cell in row] for row in rows)]
-    widths = [max(len(r[i]) for r in table) for i in range(len(columns))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table)
+    return "\n".join(columns_text(table))
 
 
 def html_table(columns: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    body = "".join("<tr>" + "".join(f"<td{rtl_dir(c)}>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

@@ -16,6 +16,7 @@ import keyword
 import re
 import shlex
 import textwrap
+import unicodedata
 import warnings
 from collections.abc import Mapping
 from typing import Any, NoReturn
@@ -28,16 +29,38 @@ from mcpnb.client.handwritten import yaml_lines, yaml_value
 
 #: ``{{ … }}``: a notebook variable (``name``, ``name.attr``) or a Python expression (``len(rows)``).
 _PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
-_NAME_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _KEY_LINE = re.compile(r"^\s*([^\s:#][^:]*?)\s*:\s?(.*)$")
 #: ``key: |`` (or ``|-``, ``|+``): the lines below, more indented, are the value, literally.
 _BLOCK = re.compile(r"^\s*\|([+-]?)\s*(?:#.*)?$")
-#: An argument's name as typed before ``=`` or ``:`` (what a bare value cannot start with).
-_NAME = re.compile(r"[A-Za-z_][\w.-]*")
-#: A line that starts with what can only be an argument's name (``kept: |+``, ``path: a.py``): an
-#: empty block before it is meant; ``def f(): pass`` at the left edge is a block not indented.
-_NAME_LINE = re.compile(rf"^\s*{_NAME.pattern}\s*:")
+#: What may be an argument's name at a line's start, before ``:`` (:func:`is_name` says whether it is).
+_LINE_HEAD = re.compile(r"^\s*([^\s:]+)\s*:")
 _PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
+#: The full-width signs a Japanese or Chinese input method types for ``=`` and ``:``.
+_WIDE_EQUALS, _WIDE_COLON = "\uff1d", "\uff1a"
+#: The ideographic (full-width) space such an input method types for a space.
+_WIDE_SPACE = "\u3000"
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` can be an argument's name as typed before ``=`` or ``:`` (what a bare value
+    cannot start with): a letter or ``_``, then letters, digits, combining marks, ``_.-``. Letters
+    of any script, as a Python parameter's name and a JSON key may be (``名前``, ``größe``, ``שם``,
+    a decomposed ``café``): ASCII only, ``テキスト=…`` went out as one string parameter's text."""
+    if not text or not (text[0] == "_" or text[0].isidentifier()):
+        return False
+    return all(ch in ".-" or ("_" + ch).isidentifier() for ch in text[1:])
+
+
+def is_ref(text: str) -> bool:
+    """Whether the text of a ``{{…}}`` is a variable's name (``name``, ``name.attr``), in any script
+    Python takes (``{{名前}}``)."""
+    return all(part.isidentifier() for part in text.split("."))
+
+
+def typed_name(key: str) -> str:
+    """A name as typed, in the composed form (NFC): a decomposed ``café`` (macOS, a pasted text) is
+    the ``café`` a schema holds, as Python itself reads the two spellings of one identifier."""
+    return key if key.isascii() else unicodedata.normalize("NFC", key)
 
 
 class HelpShown(Exception):
@@ -179,6 +202,10 @@ def split_line(line: str, *, json_values: bool = False) -> list[str]:
 
     A ``{{…}}`` is part of its word as typed, quotes and spaces in it too: ``{{servers['a']}}`` and
     ``{{ len(rows) }}`` are Python, which a shell's quoting would have mangled.
+
+    An ideographic space (U+3000, what a Japanese input method types for a space) outside quotes
+    separates words where it can only be meant to: next to a space or an end, or before another
+    ``name=`` (``名前=山田　年齢=30``); within a value (``名前=山田　太郎``) and in quotes it is text.
     """
     held: list[str] = []
 
@@ -186,11 +213,56 @@ def split_line(line: str, *, json_values: bool = False) -> list[str]:
         held.append(match[0])
         return f"{_HELD[0]}{len(held) - 1}{_HELD[1]}"
 
-    words = _split(_PLACEHOLDER.sub(hold, line), json_values=json_values)
+    words = _split(_wide_spaces(_PLACEHOLDER.sub(hold, line)), json_values=json_values)
     if not held:
         return words
     back = re.compile(f"{_HELD[0]}(\\d+){_HELD[1]}")
     return [back.sub(lambda m: held[int(m[1])], word) for word in words]
+
+
+def _wide_spaces(line: str) -> str:
+    """``line`` with each ideographic space that separates words (see :func:`split_line`) made a
+    space: read as a shell would, outside quotes, a backslash escaping the character after it."""
+    if _WIDE_SPACE not in line:
+        return line
+    out = list(line)
+    quote = ""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == _WIDE_SPACE:
+            end = i
+            while end < len(line) and line[end] == _WIDE_SPACE:
+                end += 1
+            if (
+                i == 0
+                or line[i - 1] in _BLANKS
+                or end == len(line)
+                or line[end] in _BLANKS
+                or _names_next(line, end)
+            ):
+                out[i:end] = " " * (end - i)
+            i = end
+            continue
+        i += 1
+    return "".join(out)
+
+
+def _names_next(line: str, start: int) -> bool:
+    """Whether the word at ``start`` begins ``name=`` (a name :func:`is_name` takes)."""
+    match = _NEXT_NAME.match(line, start)
+    return match is not None and is_name(match.group(1))
+
+
+#: The start of a word up to its first ``=`` (:func:`_names_next`).
+_NEXT_NAME = re.compile(f"([^\\s=\"'{_WIDE_SPACE}]+)=")
 
 
 #: What stands in for a ``{{…}}`` while a line is split (private-use characters nobody types).
@@ -274,6 +346,8 @@ def lookup(name: str, namespaces: list[Mapping[str, Any]], *, label: str | None 
     mean" offers the notebook's own variables, not IPython's (``open``, ``In``, ``exit``).
     """
     label = label or f"{{{{{name}}}}}"
+    if not name.isascii():  # as Python reads a name: a decomposed or full-width one is the same name
+        name = unicodedata.normalize("NFKC", name)
     head, *attrs = name.split(".")
     for ns in namespaces:
         if head in ns:
@@ -302,7 +376,7 @@ def _ipython_names() -> Mapping[str, Any]:
 
 #: IPython's own ways to insert a variable in a magic line, ``{name}`` and ``$name``, which ``%mcp``
 #: does not use (a ``${VAR}`` is a config's environment variable and stays as it is).
-_IPYTHON_STYLE = re.compile(r"(?<![{$])\{([A-Za-z_]\w*)\}(?!\})|\$([A-Za-z_]\w*)")
+_IPYTHON_STYLE = re.compile(r"(?<![{$])\{([^\W\d]\w*)\}(?!\})|\$([^\W\d]\w*)")
 
 
 def refuse_ipython_style(text: str, namespaces: list[Mapping[str, Any]], *, whole: bool = False) -> None:
@@ -339,13 +413,13 @@ def _expression(ref: str) -> Any:
 def _ours(ref: str) -> bool:
     """Whether the text between double braces is ours to fill: a name, or an expression Python can
     parse. Anything else (``{{#each}}``, ``{{> card}}``: a template for the server) is sent as typed."""
-    return _NAME_REF.fullmatch(ref) is not None or _expression(ref) is not None
+    return is_ref(ref) or _expression(ref) is not None
 
 
 def value_of(ref: str, namespaces: list[Mapping[str, Any]]) -> Any:
     """The value of ``{{ref}}``: a variable as :func:`lookup` finds it, or the expression evaluated
     in the notebook (as IPython's own ``{expr}`` in shell commands, and JupySQL's ``{{expr}}``)."""
-    if _NAME_REF.fullmatch(ref) and not keyword.iskeyword(ref.split(".", 1)[0]):  # {{None}}: a value
+    if is_ref(ref) and not keyword.iskeyword(ref.split(".", 1)[0]):  # {{None}}: a value
         return lookup(ref, namespaces)
     from collections import ChainMap
 
@@ -386,7 +460,7 @@ def fill_variables(text: str, namespaces: list[Mapping[str, Any]]) -> str:
 
     def fill(match: re.Match[str]) -> str:
         ref = match.group(1)
-        if _NAME_REF.fullmatch(ref) and ref.split(".")[0] not in hidden:
+        if is_ref(ref) and ref.split(".")[0] not in hidden:
             try:
                 return str(lookup(ref, namespaces))
             except UsageError as exc:
@@ -527,7 +601,7 @@ def refuse_spaced_equals(tokens: list[str]) -> None:
     """``a = 1``, as Python writes it, is three words here: say so, not "expected key=value, got 'a'"."""
     for i, token in enumerate(tokens):
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if token == "=" or (_NAME.fullmatch(token) and after.startswith("=")):
+        if token == "=" or (is_name(token) and after.startswith("=")):
             key = token if token != "=" else (tokens[i - 1] if i else "key")
             raise UsageError(f"write {key}=VALUE with no spaces around '=' (each word is one argument)")
 
@@ -545,20 +619,36 @@ def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Argum
         match = _PAIR.match(token)
         if not match:
             raise UsageError(
-                f'expected key=value, got {safe_token(token)} (quote values with spaces: key="a b")'
+                _wide_sign(token, _WIDE_EQUALS, "=")
+                or f'expected key=value, got {safe_token(token)} (quote values with spaces: key="a b")'
             )
-        key = match.group(1).strip(" \t")  # what was typed: a control character stays, and shows
+        # what was typed: a control character stays, and shows; a decomposed letter is composed
+        key = typed_name(match.group(1).strip(" \t\u3000"))
         value, raw = _value(match.group(2), namespaces)
         args.put(key, value, raw, None, "the magic line")
     return args
 
 
+def _wide_sign(text: str, wide: str, sign: str) -> str | None:
+    """What to say of ``名前＝山田`` (``名前：山田`` on a body line): a name, then the full-width sign a
+    Japanese or Chinese input method types, which is no ``=`` here; None when ``text`` is not that."""
+    name, found, _ = text.partition(wide)
+    name = name.strip(" \t" + _WIDE_SPACE)
+    if not found or sign in name or not is_name(name):
+        return None
+    what = "equals sign" if sign == "=" else "colon"
+    return (
+        f"{wide!r} after {name!r} is the full-width {what} (U+{ord(wide):04X}), no {sign!r} here: "
+        f"type {sign!r} (half-width, ASCII): {name}{sign}{'' if sign == '=' else ' '}…"
+    )
+
+
 def is_bare_value(word: str, namespaces: list[Mapping[str, Any]]) -> bool:
-    """Whether a word of the line is a value without a name: not ``name=value`` (a name: a letter,
-    then letters, digits, ``_.-``; ``"SELECT * FROM t WHERE id=2"`` and a URL's query hold a ``=``
-    too), nor all the arguments at once (a JSON object, a ``{{var}}`` holding a dict)."""
+    """Whether a word of the line is a value without a name: not ``name=value`` (a name: a letter
+    of any script, then letters, digits, ``_.-``; ``"SELECT * FROM t WHERE id=2"`` and a URL's
+    query hold a ``=`` too), nor all the arguments at once (a JSON object, a ``{{var}}`` holding a dict)."""
     match = _PAIR.match(word)
-    if match is not None and _NAME.fullmatch(match.group(1).strip(" \t")):
+    if match is not None and is_name(match.group(1).strip(" \t\u3000")):
         return False
     if word[:1] != "{":
         return True
@@ -594,6 +684,8 @@ def parse_body(
     it (SQL ends that way) and :attr:`Arguments.text_body` says so.
     """
     namespaces = namespaces or []
+    # a body pasted from Windows: its text goes out with "\n" as a "key: |" block's does
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
     structured = without_final_semicolon(body)
     text = structured.strip()
     args = Arguments()
@@ -606,7 +698,7 @@ def parse_body(
     try:
         whole = _object_arguments(text, namespaces, "the cell body")
         args = whole if whole is not None else _body_lines(structured, namespaces)
-        if all(_NAME.fullmatch(key) for key in args):  # none at all: a body of comments
+        if all(is_name(key) for key in args):  # none at all: a body of comments
             return args
     except UsageError as exc:
         # a body meant as arguments, with a mistake in it ("{...", a key twice), still goes out as
@@ -633,6 +725,13 @@ def bare_argument(name: str, word: str, namespaces: list[Mapping[str, Any]]) -> 
     args = Arguments()
     value, raw = _value(word, namespaces)
     args.put(name, value, raw, None, "the magic line")
+    wide = _wide_sign(word, _WIDE_EQUALS, "=")
+    if wide is not None and typed_name(word.partition(_WIDE_EQUALS)[0].strip(" \t" + _WIDE_SPACE)) == name:
+        raise UsageError(wide)  # 名前＝山田 for 名前 itself: its text would be "名前＝山田"
+    if wide is not None:  # a text may hold "＝", but "年齢＝30" was more likely meant as 年齢=30
+        warnings.warn(
+            f"the word went out as the text of {name!r}; if it names an argument, {wide}", stacklevel=2
+        )
     return args
 
 
@@ -649,10 +748,12 @@ def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
             continue
         match = _KEY_LINE.match(line)
         if not match:
+            wide = _wide_sign(line, _WIDE_COLON, ":")
             raise UsageError(
-                f"cell body line {number}: expected 'key: value' (or write the whole body as a JSON object)"
+                f"cell body line {number}: "
+                + (wide or "expected 'key: value' (or write the whole body as a JSON object)")
             )
-        key, rest = match.group(1).strip(), match.group(2)
+        key, rest = typed_name(match.group(1).strip()), match.group(2)
         block = _BLOCK.match(rest)
         below = _indented_end(lines, i, len(line) - len(line.lstrip()))  # the lines indented under it
         if block:
@@ -660,7 +761,7 @@ def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
             if (
                 i < len(lines)
                 and not any(x.strip() for x in lines[start:i])
-                and not _NAME_LINE.match(lines[i])
+                and not _starts_with_name(lines[i])
             ):
                 raise UsageError(
                     f"cell body line {number}: the text of {key!r} goes on the lines below '{rest.strip()}', "
@@ -703,6 +804,14 @@ def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
         value, raw = _value(rest, namespaces)
         args.put(key, value, raw, number, f"cell body line {number}")
     return args
+
+
+def _starts_with_name(line: str) -> bool:
+    """Whether ``line`` starts with what can only be an argument's name (``kept: |+``,
+    ``path: a.py``): an empty block before it is meant; ``def f(): pass`` at the left edge is a
+    block not indented."""
+    match = _LINE_HEAD.match(line)
+    return match is not None and is_name(match.group(1))
 
 
 def _indented_end(lines: list[str], start: int, indent: int) -> int:

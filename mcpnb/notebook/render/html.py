@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html as _html
 import re
+import unicodedata
 from typing import Any
 
 from mcpnb.client.printable import bidi_shown, without_ansi
@@ -64,6 +65,17 @@ def esc(value: Any) -> str:
     return _html.escape(bidi_shown("" if value is None else str(value)), quote=True)
 
 
+def rtl_dir(text: str) -> str:
+    """`` dir="auto"`` for an element whose text has right-to-left letters (Hebrew, Arabic), else
+    nothing: the browser then lays a cell or a block out from its first strong letter, so
+    ``שלום, world!`` reads from the right and its comma is where the writer put it (in a left-to-right
+    element the punctuation at a run's end jumps to the wrong side). Text without one keeps its
+    markup as it was."""
+    if text.isascii():
+        return ""
+    return ' dir="auto"' if any(unicodedata.bidirectional(c) in ("R", "AL") for c in text) else ""
+
+
 def esc_lines(value: Any) -> str:
     """Escaped text that keeps the server's line breaks."""
     return esc(value).replace("\n", "<br>")
@@ -84,7 +96,7 @@ def wrap(*parts: str) -> str:
 def pre(text: str) -> str:
     """Server text as written, its web addresses links (as JupyterLab links them in plain text: a
     Gradio app's file URL, a fetched page's links)."""
-    return f"<pre>{linked(without_ansi(text))}</pre>"
+    return f"<pre{rtl_dir(text)}>{linked(without_ansi(text))}</pre>"
 
 
 #: A web address in running text, up to a space, a quote or an angle bracket; the punctuation a

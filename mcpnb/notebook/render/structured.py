@@ -22,8 +22,9 @@ from mcpnb.client.frames import (
     table_keys,
     text_types,
 )
+from mcpnb.client.printable import width
 from mcpnb.client.results import json_head
-from mcpnb.notebook.render.html import badge, esc, pre, truncate
+from mcpnb.notebook.render.html import badge, esc, pre, rtl_dir, truncate
 
 _OPEN_LINES = 40  # short JSON starts unfolded; long JSON starts folded
 
@@ -84,22 +85,6 @@ def _html_cell(text: str) -> str:
 
 
 _ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
-
-
-def width(text: str) -> int:
-    """The columns ``text`` takes on a terminal: two for a wide character (CJK, most emoji), none
-    for a combining mark or a zero-width one, else one; ``len`` padded a Chinese name short."""
-    if text.isascii():
-        return len(text)
-    return sum(map(_char_width, text))
-
-
-def _char_width(char: str) -> int:
-    import unicodedata
-
-    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def _pad(text: str, columns: int, right: bool = False) -> str:
@@ -165,8 +150,8 @@ def frame_table(df: Any, numbers: Collection[Any] = (), most: int = COLUMNS_SHOW
         if num:
             return f'<{tag} class="mcpnb-num">{esc(text)}</{tag}>'
         if "\n" in text:
-            return f'<{tag} class="mcpnb-lines">{esc(_html_cell(text))}</{tag}>'
-        return f"<{tag}>{esc(_html_cell(text))}</{tag}>"
+            return f'<{tag} class="mcpnb-lines"{rtl_dir(text)}>{esc(_html_cell(text))}</{tag}>'
+        return f"<{tag}{rtl_dir(text)}>{esc(_html_cell(text))}</{tag}>"
 
     head = "".join(td("th", c, n) for c, n in zip(columns, numeric, strict=True))
     body = "".join(
@@ -191,7 +176,7 @@ def _field_rows(pairs: list[tuple[str, str]]) -> tuple[str, str]:
     """(HTML, text) of fields written as ``name  value`` lines, the values as given."""
     most = max(width(k) for k, _ in pairs)
     text = "\n".join(f"{_pad(k, most)}  {v}".rstrip() for k, v in pairs)
-    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in pairs)
+    rows = "".join(f"<tr><th{rtl_dir(k)}>{esc(k)}</th><td{rtl_dir(v)}>{esc(v)}</td></tr>" for k, v in pairs)
     return f'<table class="mcpnb-fields">{rows}</table>', text
 
 

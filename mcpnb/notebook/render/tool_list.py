@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpnb.client.printable import printable
+from mcpnb.client.printable import columns_text, printable
 from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
-from mcpnb.notebook.render.html import badge, esc, wrap
+from mcpnb.notebook.render.html import badge, esc, rtl_dir, wrap
 from mcpnb.notebook.render.status_table import state_badge
 
 SHORT_DESCRIPTION = 90
@@ -145,8 +145,7 @@ def tools_text(tools: list[Any], limit: int) -> str:
     shown = tools[:limit]
     columns = columns_for(shown)
     table = [columns, *([_text_cells(t)[c] for c in columns] for t in shown)]
-    widths = [max(len(r[i]) for r in table) for i in range(len(columns))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
+    lines = columns_text(table)
     if len(tools) > limit:
         lines.append(f"… {len(tools) - limit} more tools")
     return "\n".join(lines)
@@ -190,7 +189,7 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     columns = columns_for(shown)
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
     body = "".join(
-        "<tr>" + "".join(f"<td>{cells[c]}</td>" for c in columns) + "</tr>"
+        "<tr>" + "".join(f"<td{rtl_dir(cells[c])}>{cells[c]}</td>" for c in columns) + "</tr>"
         for cells in (_cells(t) for t in shown)
     )
     html = f"{stale_html}<table><thead>{head}</thead><tbody>{body}</tbody></table>"

@@ -199,3 +199,24 @@ def test_limits_and_name_pattern_agree_with_the_schema() -> None:
     shipped = schema()
     assert shipped["$defs"]["timeout"]["maximum"] == shipped["$defs"]["seconds"]["maximum"] == MAX_SECONDS
     assert shipped["properties"]["mcpServers"]["propertyNames"]["pattern"] == _NAME_RE.pattern
+
+
+@pytest.mark.parametrize(
+    ("name", "suggestion"),
+    [
+        ("müller", "muller"),
+        ("größe", "grosse"),
+        ("Ärger.srv", "Arger-srv"),
+        ("ｆｕｌｌ", "full"),
+        ("日本", None),
+    ],
+)
+def test_a_name_with_letters_beyond_ascii_says_ascii_and_is_spelled_in_it(
+    name: str, suggestion: str | None
+) -> None:
+    """ü is a letter: "use letters, digits" refused it all the same, and suggested 'm-ller'."""
+    err = config_error(ServerConfig.from_dict, name, {"command": "x"}, source="f.json")
+    assert err.suggestion == suggestion
+    if "." not in name:
+        wide = next(c for c in name if not c.isascii())
+        assert "ASCII letters" in str(err) and f"{wide!r} is not ASCII" in str(err)

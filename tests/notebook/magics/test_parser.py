@@ -12,6 +12,7 @@ from IPython.core.error import UsageError
 
 from mcpnb.notebook.magics.parser import (
     Arguments,
+    bare_argument,
     interpolate_json,
     is_bare_value,
     parse_body,
@@ -450,3 +451,75 @@ def test_spaces_around_equals_are_named_as_such():
         with pytest.raises(UsageError, match=r"write a=VALUE with no spaces around '='"):
             parse_pairs(words, [])
     assert parse_pairs(["a=1", "b=x = y"], []) == {"a": 1, "b": "x = y"}  # inside a quoted value: kept
+
+
+# ---------------------------------------------------------------- letters of any script
+def test_names_in_any_script_are_names_not_a_text_parameters_value():
+    """``テキスト="引用 符"`` names the argument テキスト: with ASCII-only names it was a bare word and
+    went out as the one text parameter's value, ``"テキスト=引用 符"``. A name typed where none is
+    meant is refused as an ASCII one is; a decomposed ``café`` is the composed one a schema has."""
+    assert not is_bare_value("テキスト=引用 符", [])
+    assert not is_bare_value("名前=日本", []) and not is_bare_value("größe=1.5", [])
+    assert not is_bare_value("שם=שלום", []) and not is_bare_value("cafe\u0301=x", [])
+    # still values: what starts with a digit or holds a "/" (a URL's query), as before
+    assert is_bare_value("1a=b", []) and is_bare_value("a/b=c", []) and is_bare_value("日本 語=x", [])
+    args = parse_pairs(split_line('テキスト="引用 符" שם=שלום cafe\u0301=x'), [])
+    assert args == {"テキスト": "引用 符", "שם": "שלום", "café": "x"}
+    with pytest.raises(UsageError, match="no spaces around"):
+        parse_pairs(["名前", "=山田"], [])
+
+
+def test_a_body_of_names_in_any_script_is_arguments_not_the_text():
+    for body in ('テキスト: 日本語\nשם: "עברית"\n', '{"テキスト": "日本語", "שם": "עברית"}'):
+        args = parse_body(body, [], bare="テキスト")
+        assert args == {"テキスト": "日本語", "שם": "עברית"} and not args.text_body
+    assert parse_body("cafe\u0301: x", []) == {"café": "x"}
+    # an empty block before a line that starts with a name is meant, in any script
+    assert parse_body("kept: |\n名前: 山田", []) == {"kept": "", "名前": "山田"}
+
+
+def test_an_ideographic_space_between_arguments_separates_them():
+    """A Japanese input method types U+3000 for a space: ``名前=山田　Ärger=怒り`` was one argument,
+    名前 = "山田　Ärger=怒り". Within a value, and in quotes, it stays text."""
+    for json_values in (False, True):
+        words = split_line("年齢=1 名前=山田\u3000Ärger=怒り\u3000", json_values=json_values)
+        assert words == ["年齢=1", "名前=山田", "Ärger=怒り"]
+        assert split_line("名前=山田\u3000太郎", json_values=json_values) == ["名前=山田\u3000太郎"]
+        assert split_line("a=\"x\u3000b=1\" c='\u3000'", json_values=json_values) == [
+            "a=x\u3000b=1",
+            "c=\u3000",
+        ]
+    assert split_line("\u3000名前=山田 \u3000年齢=3") == ["名前=山田", "年齢=3"]
+
+
+def test_full_width_equals_and_colon_are_named_with_what_to_type():
+    with pytest.raises(UsageError, match=r"'＝' after '名前' is the full-width equals sign \(U\+FF1D\).*'='"):
+        parse_pairs(["名前＝山田", "年齢=30"], [])
+    with pytest.raises(
+        UsageError, match=r"line 1: '：' after '名前' is the full-width colon \(U\+FF1A\).*':'"
+    ):
+        parse_body("名前：山田\n年齢: 30", [])
+    # a tool's one text parameter takes it as its text, as any word, and says so; named by it, refused
+    with pytest.warns(UserWarning, match="full-width equals"):
+        assert bare_argument("source", "名前＝山田", []) == {"source": "名前＝山田"}
+    with pytest.raises(UsageError, match="full-width equals"):
+        bare_argument("名前", "名前＝山田", [])
+    # a text body may hold one: it is text
+    assert parse_body("注意：熱い", [], bare="source") == {"source": "注意：熱い"}
+
+
+def test_a_non_ascii_variable_is_filled_in_a_text_body():
+    """``{{名前}}`` in a query body: with ASCII-only names it went out as typed, unsaid."""
+    ns = [{"名前": "山田", "café": "c"}]
+    args = parse_body("SELECT * FROM t WHERE name = '{{名前}}' -- {{cafe\u0301}}", ns, bare="source")
+    assert args == {"source": "SELECT * FROM t WHERE name = '山田' -- c"}
+    with pytest.warns(UserWarning, match="no variable '名称'"):
+        parse_body("{{名称}}", ns, bare="source")
+    with pytest.raises(UsageError, match="double braces"):
+        parse_pairs(["a={名前}"], ns)  # IPython's style, refused for a name in any script
+
+
+def test_a_crlf_body_goes_out_with_newlines_as_a_block_does():
+    text = parse_body("print('日本')\r\nx = 1\r\n", [], bare="source")
+    block = parse_body("source: |\r\n  print('日本')\r\n  x = 1\r\n", [])
+    assert text == {"source": "print('日本')\nx = 1"} and block == {"source": "print('日本')\nx = 1\n"}

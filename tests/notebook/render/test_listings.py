@@ -176,3 +176,26 @@ def test_a_markdown_heading_is_a_short_description_of_its_own():
 
     assert short("# Search\nFinds pages by words.") == "# Search"
     assert short("Finds pages\n# Arguments\nq: words") == "Finds pages"
+
+
+def test_the_text_listing_lines_up_cjk_and_emoji_tool_names() -> None:
+    """``%mcp tools`` of a server with 検索 and 🎉 tools: each description starts in one column."""
+    from mcpnb.client.printable import width
+
+    tools = ToolList(
+        [
+            ToolInfo(server="i18n", name="検索", description="全文検索"),
+            ToolInfo(server="i18n", name="emoji_🎉_tool", description="party"),
+            ToolInfo(server="i18n", name="plain", description="ascii"),
+        ]
+    )
+    rows = tools_bundle(tools)["text/plain"].splitlines()
+    marks = ["description", "全文検索", "party", "ascii"]
+    assert len({width(r[: r.index(m)]) for r, m in zip(rows, marks, strict=True)}) == 1
+
+
+def test_a_hebrew_tool_and_description_read_right_to_left_in_html() -> None:
+    tools = ToolList([ToolInfo(server="i18n", name="חיפוש", description="חיפוש בטקסט (RTL)")])
+    html = tools_bundle(tools)["text/html"]
+    assert '<td dir="auto"><span class="mcpnb-name">חיפוש</span></td>' in html
+    assert '<td dir="auto">חיפוש בטקסט (RTL)</td>' in html and "<td>i18n</td>" in html
