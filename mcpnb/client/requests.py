@@ -336,6 +336,7 @@ async def request(
         if answer is not None and isinstance(exc, MCPError) and exc.code in _HTTP_STAND_INS:
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
         said = _first_line(conn.safe(describe(exc)), isinstance(exc, MCPError)) + _details(exc, conn.safe)
+        said = said.replace(ASKS_BY_REQUEST, asks_by_request(conn))  # no "--" for a server object
         failed = CallError(f"{what} on {conn.name!r} failed: {said}")
         if isinstance(exc, MCPError):  # as the server sent them (result.raw keeps a result's so)
             failed.code, failed.data, failed.message = exc.code, exc.data, conn.safe(str(exc.message or ""))
@@ -563,7 +564,7 @@ async def call_tool(
     if said:
         out.warnings.extend(said)
     if out.is_error and conn.era == "modern" and _NO_PUSH_HERE.search(out.text or ""):
-        out.warnings.append(ASKS_BY_REQUEST)  # after the server's own words: what to do about them
+        out.warnings.append(asks_by_request(conn))  # after the server's own words: what to do about them
     if out.is_error:
         for _ in range(2):  # a traceback written just before the answer: its lines read first (the
             await asyncio.sleep(0)  # loop runs this task before the stderr pipe's read it just polled)
@@ -581,12 +582,26 @@ _NO_PUSH_HERE = re.compile(
     r"|no back-channel for server-initiated",
     re.IGNORECASE,
 )
-#: What to do about it (the words errors.describe gives the SDK's NoBackChannelError).
+#: What to do about it (the words errors.describe gives the SDK's NoBackChannelError), for a server
+#: started as a command or reached at a URL.
 ASKS_BY_REQUEST = (
     "This server asks its questions (elicitation, sampling) by requests of its own, which a "
     "2026-07-28 session cannot carry: connect it with --era legacy, before the -- of its command "
     "(era='legacy')"
 )
+
+
+def asks_by_request(conn: Connection) -> str:
+    """:data:`ASKS_BY_REQUEST` in the words of how ``conn`` was connected: a server object run
+    in-process has no command, so no ``--`` to put the flag before (the advice sent a server
+    author in a notebook looking for one)."""
+    if conn.transport != "inprocess":
+        return ASKS_BY_REQUEST
+    head = ASKS_BY_REQUEST.partition(": connect it")[0]
+    return (
+        f"{head}: connect it with --era legacy, %mcp connect {conn.name} {{{{srv}}}} --era legacy "
+        f"(pool.connect({conn.name!r}, server=srv, era='legacy'))"
+    )
 
 
 def _ended(call: CallContext, error: BaseException | None) -> None:

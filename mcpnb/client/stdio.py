@@ -183,7 +183,7 @@ async def stdio_transport(
         elif on_exit is not None and not ending.is_set():
             with anyio.move_on_after(_EXIT_WAIT):
                 await process.wait()
-        report(too_large or ServerExitedError(_exit_text(process.returncode)))
+        report(too_large or ServerExitedError(_exit_text(process.returncode, reader.heard)))
 
     async def keep_draining() -> None:
         """Keep a server that still writes after a too-long line from blocking on a full pipe."""
@@ -208,7 +208,7 @@ async def stdio_transport(
         with anyio.move_on_after(_clock[0]):  # its stdin is closed: as long as a server gets after EOF
             await process.wait()
         if process.returncode is not None:  # still running with its stdin closed: no exit to tell
-            report(ServerExitedError(_exit_text(process.returncode)))
+            report(ServerExitedError(_exit_text(process.returncode, reader.heard)))
 
     async def watch_exit() -> None:
         """The process ended but its output did not: something it started holds stdout open (a
@@ -216,11 +216,11 @@ async def stdio_transport(
         await process.wait()
         with anyio.move_on_after(_EXIT_WAIT):  # the usual case: end of output follows at once
             await anyio.sleep_forever()
-        report(ServerExitedError(_exit_text(process.returncode)))
+        report(ServerExitedError(_exit_text(process.returncode, reader.heard)))
 
     # anyio's Process keeps asyncio's, whose pipes the streams use without anyio's extra checkpoint
     pipes = process._process  # type: ignore[attr-defined]
-    reader = MessageReader(
+    reader = _Reader(
         pipes.stdout, server=server, on_bad_line=on_bad_line, on_end=output_ended, max_message=max_message
     )
     writer = MessageWriter(pipes.stdin, on_broken=on_broken)
@@ -272,7 +272,28 @@ async def _end(process: Any) -> None:
     await anyio.lowlevel.checkpoint()
 
 
-def _exit_text(code: int | None) -> str:
+class _Reader(MessageReader):
+    """The server's output, noting whether it ever sent a message: one that exits first never
+    reached the handshake."""
+
+    heard = False
+
+    async def receive(self) -> Any:
+        message = await super().receive()
+        self.heard = True
+        return message
+
+
+#: A server that ended well before saying anything: a file that builds a server and never runs it.
+NEVER_SERVED = (
+    " before it answered: does the file start serving? A server file ends at once unless it runs "
+    'the server, as srv.run() under if __name__ == "__main__": does'
+)
+
+
+def _exit_text(code: int | None, heard: bool = True) -> str:
+    """Why the session ended, in the process's words; exit code 0 before any message (``heard``
+    False) is a file that never starts serving, so it says what such a file lacks."""
     if code is None:
         return "the server closed its output (its process still runs)"
     if code < 0:
@@ -281,7 +302,8 @@ def _exit_text(code: int | None) -> str:
         except ValueError:
             name = f"signal {-code}"
         return f"the server process was killed ({name})"
-    return f"the server process exited (exit code {code})"
+    said = f"the server process exited (exit code {code})"
+    return said + NEVER_SERVED if code == 0 and not heard else said
 
 
 async def _wait(done: Callable[[], bool], timeout: float) -> bool:

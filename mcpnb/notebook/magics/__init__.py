@@ -99,7 +99,9 @@ class McpMagics(Magics):
             found = self._prepare(tokens, cell, local_ns, silent)
             if found is not None:
                 command, ctx, ns = found
-                return self._given(ctx, _keep(ctx, ns, command.run(ctx, ns)))
+                with _edited_servers(ctx, tokens[0] if tokens else "status", ns):
+                    result = command.run(ctx, ns)
+                return self._given(ctx, _keep(ctx, ns, result))
         return None  # only help was shown
 
     async def arun(self, line: str, cell: str | None, local_ns: Mapping[str, Any] | None = None) -> Any:
@@ -112,10 +114,11 @@ class McpMagics(Magics):
             found = self._prepare(tokens, cell, local_ns, silent)
             if found is not None:
                 command, ctx, ns = found
-                if command.awaited is not None:
-                    result = await command.awaited(ctx, ns)
-                else:
-                    result = await off_loop(command.run, ctx, ns)
+                with _edited_servers(ctx, tokens[0] if tokens else "status", ns):
+                    if command.awaited is not None:
+                        result = await command.awaited(ctx, ns)
+                    else:
+                        result = await off_loop(command.run, ctx, ns)
                 return self._given(ctx, _keep(ctx, ns, result))
         return None  # only help was shown
 
@@ -142,10 +145,12 @@ class McpMagics(Magics):
             )
         if cell is not None and cell.strip() and not command.takes_cell:
             raise UsageError(f"%%mcp {sub} takes no cell body; use the line magic %mcp {sub}")
+        user_ns = self.shell.user_ns if self.shell is not None else {}
+        namespaces = [ns_ for ns_ in (local_ns, user_ns) if ns_ is not None]
         if sub == "connect":
             from mcpnb.notebook.magics.connect import split_command
 
-            rest, tail = split_command(command.parser, rest)
+            rest, tail = split_command(command.parser, rest, namespaces)
         ns = command.parser.parse(rest)
         if sub == "connect":
             ns.command = tail
@@ -154,8 +159,6 @@ class McpMagics(Magics):
             raise UsageError(f"-o needs a Python variable name, got {out!r}")
         if out is not None and hasattr(builtins, out):  # "-o print": the next print() would fail
             raise UsageError(f"-o {out} would hide Python's own {out}; choose another name")
-        user_ns = self.shell.user_ns if self.shell is not None else {}
-        namespaces = [ns_ for ns_ in (local_ns, user_ns) if ns_ is not None]
         return command, Context(self.pool, self.settings, namespaces, user_ns, cell, silent), ns
 
 
@@ -208,6 +211,51 @@ def _remembered_words(line: str) -> tuple[str, ...]:
 
     Only ``call`` lines are remembered, and their ``key=[...]`` / ``key={...}`` values stay JSON."""
     return tuple(split_line(line, json_values=True))
+
+
+#: The subcommands that use a server's tools, prompts or resources, or show its row: where a
+#: server connected as ``{{var}}`` that the notebook has since built anew (its cell edited and run
+#: again) is said to be the old one.
+_USES_A_SERVER = {"status", "tools", "call", "functions", "resources", "read", "prompts", "prompt"}
+
+
+@contextlib.contextmanager
+def _edited_servers(ctx: Context, sub: str, ns: argparse.Namespace) -> Iterator[None]:
+    """Before a subcommand runs, one note per server it concerns whose ``{{var}}`` now holds another
+    server object than the one connected (once per new object: the tools listed, the call answered
+    are the old code's, which nothing else would say). An error of a call or prompt on such a
+    server (an unknown argument, a missing tool: the edit is not connected yet) ends with the same
+    advice."""
+    if sub not in _USES_A_SERVER:
+        yield
+        return
+    from mcpnb.notebook.magics.connect import stale_note
+
+    names = _servers_meant(ctx, ns)
+    for name in names:
+        note = stale_note(ctx, name)
+        if note is not None:
+            print(f"note: {note}")
+    try:
+        yield
+    except (UsageError, ArgumentsError, ToolNotFoundError) as exc:
+        if sub not in ("call", "prompt"):
+            raise
+        said = next((n for n in map(functools.partial(stale_note, ctx, again=True), names) if n), None)
+        if said is None:
+            raise
+        raise UsageError(f"{exc} ({said})") from None
+
+
+def _servers_meant(ctx: Context, ns: argparse.Namespace) -> list[str]:
+    """The connected servers a subcommand's words name (``NAME``, ``NAME.TOOL``, status's names), or
+    every connected one where they name none (``%mcp status``, ``%mcp tools``)."""
+    words = [getattr(ns, key, None) for key in ("name", "target")]
+    words += list(getattr(ns, "names", None) or [])
+    connected = ctx.pool.names
+    named = [w.partition(".")[0] for w in words if isinstance(w, str)]
+    meant = [n for n in dict.fromkeys(named) if n in connected]
+    return meant or (connected if not any(isinstance(w, str) and w for w in words) else [])
 
 
 def _keep(ctx: Context, ns: argparse.Namespace, result: Any) -> Any:

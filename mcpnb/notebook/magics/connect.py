@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from mcpnb.notebook.magics.parser import (
     add_input_flag,
     fill_text,
     input_values,
+    is_ref,
     may_be_secret,
     safe_token,
 )
@@ -35,9 +39,10 @@ def _filled(ctx: Context, ns: argparse.Namespace) -> None:
 
     held = whole_placeholder(ns.url) if ns.url else None
     value = value_of(held, ctx.namespaces) if held else None
-    ns.server = None
+    ns.server, ns.held = None, None
     if value is not None and not isinstance(value, str):  # {{srv}}: a server object made in the notebook
         ns.server, ns.url = value, None
+        ns.held = held if is_ref(held or "") else None  # the variable, read again by %mcp reconnect
     ns.url = fill(ns.url) if ns.url else ns.url
     ns.cwd = fill(ns.cwd) if ns.cwd else ns.cwd
     for name in ("header", "env", "command", "root"):
@@ -216,23 +221,46 @@ _CONNECT_INSTEAD = {
 }
 
 
-def split_command(parser: Parser, words: list[str]) -> tuple[list[str], list[str] | None]:
+def split_command(
+    parser: Parser, words: list[str], namespaces: Sequence[Mapping[str, Any]] = ()
+) -> tuple[list[str], list[str] | None]:
     """``%mcp connect``'s own words and the command after ``--`` (None without one).
 
     A command typed where the URL goes (``%mcp connect db uvx some-server --read-write``) would be
-    an odd URL, and its flags "unknown options": that is a UsageError saying where it goes."""
+    an odd URL, and its flags "unknown options": that is a UsageError saying where it goes. So is a
+    notebook variable holding a server object, named bare where ``{{var}}`` was meant
+    (``namespaces``: the notebook's, where such a name is looked up)."""
     if "--" in words:
         i = words.index("--")
         if not words[i + 1 :]:
             raise UsageError("nothing after '--': give the command that starts the server")
         return words[:i], words[i + 1 :]
     if "--config" not in words:
-        _refuse_command_without_separator(parser, words)
+        _refuse_command_without_separator(parser, words, namespaces)
     return words, None
 
 
-def _refuse_command_without_separator(parser: Parser, words: list[str]) -> None:
-    """The UsageError for a program where the URL goes (the second word that is no option's value)."""
+def _server_object_named(word: str, namespaces: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``word`` is a notebook variable holding a server object (an ``MCPServer``, a FastMCP
+    server): ``%mcp connect rp srv`` meant ``{{srv}}``, not a program called srv."""
+    if not word.isidentifier():
+        return False
+    for namespace in namespaces:
+        if word in namespace:
+            value = namespace[word]
+            if value is None or isinstance(value, (str, bytes, int, float)):
+                return False
+            from mcpnb.client.inprocess import runnable
+
+            return runnable(value)
+    return False
+
+
+def _refuse_command_without_separator(
+    parser: Parser, words: list[str], namespaces: Sequence[Mapping[str, Any]] = ()
+) -> None:
+    """The UsageError for a program where the URL goes (the second word that is no option's value),
+    or for a server object's variable named there without ``{{ }}``."""
     from mcpnb.client.config.resolve import looks_like_program
 
     flags = {s: a.nargs != 0 for a in parser._actions for s in a.option_strings}  # flag: takes a value?
@@ -246,6 +274,12 @@ def _refuse_command_without_separator(parser: Parser, words: list[str]) -> None:
             value_next = flags.get(word, "=" not in word)
         else:
             positional.append(i)
+    if len(positional) >= 2 and _server_object_named(words[positional[1]], namespaces):
+        name, held = words[positional[0]], words[positional[1]]
+        raise UsageError(
+            f"{held!r} is a server object of this notebook: write it as {{{{{held}}}}} to run it "
+            f"in-process: %mcp connect {name} {{{{{held}}}}}"
+        )
     if len(positional) < 2 or not looks_like_program(words[positional[1]]):
         return
     name, at = words[positional[0]], positional[1]
@@ -403,7 +437,98 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
     written = _as_written(ns)  # before {{var}} is filled in
     options = _stdio_or_url(ctx, ns)
     _warn_of_written_secrets(ns.name, written, options)
-    return one_row(ctx.pool.connect(ns.name, **options, wait=ns.wait))
+    try:
+        return one_row(ctx.pool.connect(ns.name, **options, wait=ns.wait))
+    finally:  # a failed server stays in the pool: its reconnect reads the variable again too
+        _remember_source(ctx, ns.name, ns.held if ns.server is not None else None)
+
+
+# ---------------------------------------------------------------- {{var}} servers edited in a cell
+@dataclass
+class Source:
+    """Where an in-process server connected as ``{{var}}`` came from: the variable, and the object
+    it held then. Editing the cell that builds the server and running it again makes a new object
+    under the same variable, which the connection does not see; this is how the magics notice."""
+
+    variable: str
+    connected: Any  # the object connected (identity: the pool's config holds the same one)
+    config: Any  # its ServerConfig, to connect the new object with the same settings
+    told: Any = None  # the newer object already said once
+
+
+#: Per pool (the magics' pool is swapped in tests), per connection name.
+_SOURCES: weakref.WeakKeyDictionary[Any, dict[str, Source]] = weakref.WeakKeyDictionary()
+
+
+def _remember_source(ctx: Context, name: str, variable: str | None) -> None:
+    """Remember (or, for a server reached otherwise, forget) the variable ``name``'s server came from."""
+    sources = _SOURCES.setdefault(ctx.pool, {})
+    sources.pop(name, None)
+    if variable is None or name not in ctx.pool.names:
+        return
+    config = ctx.pool.connection(name).config
+    if config.server is not None:
+        sources[name] = Source(variable, config.server, config)
+
+
+def source_of(ctx: Context, name: str) -> Source | None:
+    """The variable a server connected as ``{{var}}`` came from, while it still runs that object."""
+    source = _SOURCES.get(ctx.pool, {}).get(name)
+    if source is None:
+        return None
+    if name in ctx.pool.names and ctx.pool.connection(name).config.server is not source.connected:
+        return None  # connected again otherwise since (pool.connect in Python)
+    return source
+
+
+def newer_server(ctx: Context, name: str) -> tuple[Source, Any] | None:
+    """The server object ``{{var}}`` names now, where it is another than the one ``name`` runs: the
+    cell that builds it ran again (an edit), and the connection still answers with the old code."""
+    from mcpnb.client.inprocess import runnable
+    from mcpnb.notebook.magics.parser import lookup
+
+    source = source_of(ctx, name)
+    if source is None:
+        return None
+    try:
+        value = lookup(source.variable, ctx.namespaces)
+    except Exception:  # deleted, or an attribute that fails: nothing newer to run
+        return None
+    if value is source.connected or value is None or isinstance(value, str) or not runnable(value):
+        return None
+    return source, value
+
+
+def reconnect_newer(ctx: Context, name: str) -> Any | None:
+    """``%mcp reconnect NAME`` of a ``{{var}}`` server whose variable now holds another object:
+    that object, connected under the same settings (era, roots, timeouts), and one line saying so.
+    None when there is none (the pool's own reconnect then runs the one connected)."""
+    found = newer_server(ctx, name)
+    if found is None:
+        return None
+    source, value = found
+    config = ctx.pool.connection(name).config if name in ctx.pool.names else source.config
+    print(f"{name}: {source.variable} holds a new server object (its cell ran again): connecting that one")
+    try:
+        return ctx.pool.connect(name, config=config, server=value)
+    finally:
+        _remember_source(ctx, name, source.variable)
+
+
+def stale_note(ctx: Context, name: str, *, again: bool = False) -> str | None:
+    """What to say, once per newer object, where ``{{var}}`` now holds another server than the
+    one ``name`` runs (``again``: said even if said before, for an error about that server)."""
+    found = newer_server(ctx, name)
+    if found is None:
+        return None
+    source, value = found
+    if source.told is value and not again:
+        return None
+    source.told = value
+    return (
+        f"{source.variable} now holds another server than the one {name!r} runs (its cell ran "
+        f"again): %mcp reconnect {name} runs the new one"
+    )
 
 
 #: Flags of a server of one's own, and the key a config file says the same with.

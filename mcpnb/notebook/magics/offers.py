@@ -545,13 +545,19 @@ def resources(ctx: Context, ns: argparse.Namespace) -> Any:
 
 
 def _read_args(p: Parser) -> None:
-    p.add_argument("name", help="the server")
-    p.add_argument("uri", help="the resource URI (from %%mcp resources or a resource link)")
+    p.add_argument("name", help="the server (may be left out where one server has the URI)")
+    p.add_argument("uri", nargs="?", help="the resource URI (from %%mcp resources or a resource link)")
+
+
+#: A URI's scheme (``rp:``, ``file:``, ``https:``): what no server name starts with.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @command("read", "Read one resource: text shown, binary contents summarised.")
 @arguments(_read_args)
 def read(ctx: Context, ns: argparse.Namespace) -> Any:
+    if ns.uri is None:
+        ns.name, ns.uri = _server_of(ctx, ns.name), ns.name
     known_server(ctx, ns.name)
     placeholder = re.search(r"\{[^{}]+\}", ns.uri)
     if placeholder:  # copied from a template's row of %mcp resources
@@ -560,6 +566,30 @@ def read(ctx: Context, ns: argparse.Namespace) -> Any:
             f"e.g. %mcp read {ns.name} {ns.uri[: placeholder.start()]}VALUE{ns.uri[placeholder.end() :]}"
         )
     return ctx.pool.read(ns.name, ns.uri)
+
+
+def _server_of(ctx: Context, word: str) -> str:
+    """The server a lone ``%mcp read URI`` means: the one connected, or the one of several that lists
+    that URI. A word with no scheme is a server named without its URI: say to give both."""
+    if word in ctx.pool.names or not _SCHEME.match(word):
+        raise UsageError(
+            f"%mcp read {word} needs the resource's URI too: %mcp read NAME URI (%mcp resources lists them)"
+        )
+    names = ctx.pool.names
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        hint_if_empty(ctx)
+        raise UsageError(f"no server is connected to read {word} from")
+    listing = []
+    for server in names:
+        with contextlib.suppress(McpnbError):  # one that lists none, or is down, is not the one
+            if any(str(r.uri) == word for r in ctx.pool.resources(server)):
+                listing.append(server)
+    if len(listing) == 1:
+        return listing[0]
+    which = f" ({', '.join(listing)} list it)" if listing else ""
+    raise UsageError(f"name the server to read {word} from{which}: %mcp read NAME {word}")
 
 
 @command(
@@ -595,13 +625,29 @@ def _prompt_arguments(ctx: Context, server: str, name: str, words: list[str]) ->
     argument the named ones leave (its one required, or its only one; the server's list is read
     only for a bare word)."""
 
-    def left(given: Collection[str]) -> str | None:
+    @functools.cache
+    def arguments() -> list[Any]:
         found = next((p for p in ctx.pool.prompts(server) if p.name == name), None)
-        arguments = list(getattr(found, "arguments", None) or [])
-        return one_left([a.name for a in arguments if a.required], [a.name for a in arguments], given)
+        return list(getattr(found, "arguments", None) or [])
 
+    def left(given: Collection[str]) -> str | None:
+        said = arguments()
+        return one_left([a.name for a in said if a.required], [a.name for a in said], given)
+
+    spaced = [w for w in words if _SPACED_EQUALS.match(w)]
+    if len(spaced) == 1 and not any(is_bare_value(w, ctx.namespaces) for w in words):
+        # "x = 1", quoted: code for a prompt's one argument, not an argument named x (none is)
+        key = spaced[0].partition("=")[0].strip()
+        others = parse_pairs([w for w in words if w is not spaced[0]], ctx.namespaces)
+        bare = left(others) if key not in {a.name for a in arguments()} else None
+        if bare is not None:
+            return _joined(others, bare_argument(bare, spaced[0], ctx.namespaces))
     args, loose, _ = _line_arguments(ctx, words, left)
     return parse_pairs(words, ctx.namespaces) if loose else args  # several loose words: said there
+
+
+#: A word with spaces around its first ``=`` (``"x = 1"``, quoted on the line): Python, not ``key=value``.
+_SPACED_EQUALS = re.compile(r"^[^=]*?\S(?:\s+=\s*|=\s+)", re.DOTALL)
 
 
 def _prompt_args(p: Parser) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from mcpnb.client.errors import did_you_mean_text
-from mcpnb.notebook.magics.connect import other_files, other_files_text, path_and_names
+from mcpnb.notebook.magics.connect import other_files, other_files_text, path_and_names, reconnect_newer
 from mcpnb.notebook.magics.parser import Parser
 from mcpnb.notebook.magics.registry import Context, arguments, command, known_server, one_row
 
@@ -69,11 +69,18 @@ def disconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     return None
 
 
-@command("reconnect", "Start a fresh session with the same configuration.")
+@command(
+    "reconnect",
+    "Start a fresh session with the same configuration; a server connected as {{var}} runs the "
+    "object the variable holds now (an edited cell's).",
+)
 @arguments(lambda p: p.add_argument("name", help="the server"))
 def reconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     if not ctx.pool.was_disconnected(ns.name):  # one disconnected on purpose comes back as it was
         known_server(ctx, ns.name)
+    fresh = reconnect_newer(ctx, ns.name)  # the cell that builds it ran again: its new object
+    if fresh is not None:
+        return one_row(fresh)
     row = one_row(ctx.pool.reconnect(ns.name))
     newer = _redefined(ctx, ctx.pool.connection(ns.name).config.server)
     if newer is not None:

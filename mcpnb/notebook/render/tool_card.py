@@ -64,10 +64,20 @@ def parameter_rows(tool: Any) -> list[Entry]:
                 name + ("*" if name in needed else ""),
                 kind_words(spec, schema),
                 json.dumps(spec["default"], ensure_ascii=False) if "default" in spec else "",
-                " ".join(str(spec.get("description") or spec.get("title") or "").split()),
+                " ".join(str(spec.get("description") or _own_title(name, spec) or "").split()),
             )
         )
     return rows
+
+
+def _own_title(name: str, spec: dict[str, Any]) -> str | None:
+    """A parameter's title, where it says more than its name: pydantic titles every field with its
+    name titlecased (``a`` is "A", ``user_id`` "User Id"), which read as a description said nothing."""
+    title = spec.get("title")
+    if not isinstance(title, str):
+        return None
+    same = title.replace(" ", "").replace("_", "").lower() == name.replace("_", "").lower()
+    return None if same else title
 
 
 def returns_words(tool: Any) -> str:

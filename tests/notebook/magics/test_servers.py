@@ -331,8 +331,10 @@ def test_an_unknown_server_lists_a_dozen_names_not_all(ip, mcp):
 
 
 def test_reconnect_says_when_the_servers_cell_built_a_new_one(ip, mcp, capsys):
-    """The dev loop: edit the cell that builds an in-process server, run it, %mcp reconnect. The
-    connected object (the old code) runs again; the note names the variable and the line to run."""
+    """The dev loop, for a server connected from Python (pool.connect(server=srv)): edit the cell
+    that builds it, run it, %mcp reconnect. The connected object (the old code) runs again; the
+    note names the variable and the line to run. (Connected as {{srv}}, reconnect runs the new
+    one: test_cell_servers.py.)"""
     ip.run_cell(
         "from mcp.server import MCPServer\n"
         "srv = MCPServer('notes')\n"
@@ -340,7 +342,7 @@ def test_reconnect_says_when_the_servers_cell_built_a_new_one(ip, mcp, capsys):
         "def add(a: int, b: int) -> int:\n"
         "    return a + b\n"
     )
-    line(ip, "connect notes {{srv}}")
+    mcp.pool.connect("notes", server=ip.user_ns["srv"])
     line(ip, "reconnect notes")
     assert "note:" not in capsys.readouterr().out  # the same object: nothing to say
     ip.run_cell(
