@@ -15,6 +15,7 @@ requirements in :mod:`.requirements`, tools as functions in :mod:`.toolbox.box`,
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import weakref
@@ -792,9 +793,8 @@ class Pool:
         # unknown or filtered: a clear error, and nothing is sent; validate=False sends a tool the
         # server does not list (its own unknown-tool error is what is tested), never a filtered one
         info = await conn.catalog.get(tool, unlisted=not validate)
-        from mcpnb.client.arguments import checked_arguments, unchecked_arguments
-
-        arguments = (checked_arguments if validate else unchecked_arguments)(info, arguments)
+        checked, unchecked = _argument_checks()
+        arguments = (checked if validate else unchecked)(info, arguments)
         if task or (task is None and info.task_support == "required"):
             from mcpnb.client.tasks.extension import follow
 
@@ -1073,6 +1073,16 @@ def closed_with_pool(name: str) -> str:
 def not_started(name: str, why: str) -> str:
     """What a call to a server with invalid settings hears."""
     return f"server {name!r} was not started: {why}; fix its settings and connect it again"
+
+
+@functools.cache
+def _argument_checks() -> tuple[Any, Any]:
+    """``(checked_arguments, unchecked_arguments)``, imported on the first call (not when the
+    extension loads) and kept: an import statement in :meth:`Pool._call` cost every call about
+    a microsecond."""
+    from mcpnb.client.arguments import checked_arguments, unchecked_arguments
+
+    return checked_arguments, unchecked_arguments
 
 
 def _given(local_vars: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -43,6 +43,28 @@ PYTHON_TABLE_LIMIT = 500_000
 REPAIRED = "_mcpnb_repaired"
 
 
+def _repaired(result: Any) -> Any:
+    """What :mod:`mcpnb.client.lean` changed on ``result`` (:data:`REPAIRED`), else None.
+
+    Read from the instance's ``__dict__``, where ``setattr`` puts it: on a pydantic model a missing
+    attribute goes through pydantic's ``__getattr__``, which raises inside (µs on every call)."""
+    held = getattr(result, "__dict__", None)
+    if held is not None and REPAIRED in held:
+        return held[REPAIRED]
+    if held is not None and hasattr(type(result), "__pydantic_fields__"):
+        return None  # a model keeps what was set on it in its __dict__: nothing was
+    return getattr(result, REPAIRED, None)
+
+
+def _media_problems(content: list[Any]) -> list[str]:
+    """:func:`media_problems`, looked at only when a block is not text: a result of text blocks
+    (nearly every call's) has no image or sound to check, and is not walked block by block."""
+    for block in content:
+        if getattr(block, "type", None) != "text":  # a dict block too: the full check reads it
+            return media_problems(content)
+    return []
+
+
 @dataclass(eq=False)
 class ToolResult:
     """The outcome of a tool call. Rendering lives in :mod:`mcpnb.notebook.render`; this is the data."""
@@ -91,7 +113,7 @@ class ToolResult:
             meta=dict(result.meta) if result.meta else None,
             sdk_result=result,
             markdown=markdown,
-            warnings=[*(getattr(result, REPAIRED, None) or ()), *media_problems(result.content)],
+            warnings=[*(_repaired(result) or ()), *_media_problems(result.content)],
         )
 
     def hide_in_error(self, safe: Any) -> None:

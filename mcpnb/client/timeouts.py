@@ -59,10 +59,13 @@ def checked_timeout(
     no deadline can be: 0, negative, NaN, infinite, over a day), saying what was given and what is
     accepted; ``what`` names the setting in those words (``--timeout`` for a magic's option), and
     ``unset`` how to leave it to the server (empty for a setting that must be a number)."""
-    from mcpnb.client.config.validate import MAX_SECONDS, kind
-
     if value is None:
         return None
+    kind_of = type(value)
+    if (kind_of is int or kind_of is float) and 0 < value <= _max_seconds():  # the usual: no more to check
+        return float(value)
+    from mcpnb.client.config.validate import MAX_SECONDS, kind
+
     accepted = f"accepted: seconds greater than 0, at most {MAX_SECONDS:g}" + (
         f", or {unset}" if unset else ""
     )
@@ -77,6 +80,15 @@ def checked_timeout(
     if seconds > MAX_SECONDS:
         raise ValueError(f"{what} must be at most {MAX_SECONDS:g} s (a day), got {value!r}; {accepted}")
     return seconds
+
+
+@functools.cache
+def _max_seconds() -> float:
+    """The config's ``MAX_SECONDS``, imported on first use (as :func:`checked_timeout` always did)
+    and kept: every call checks its ``timeout=`` against it."""
+    from mcpnb.client.config.validate import MAX_SECONDS
+
+    return MAX_SECONDS
 
 
 class DeadlinePassed(TimeoutError):

@@ -207,3 +207,35 @@ def test_a_large_call_peaks_at_a_small_multiple_of_the_message(pool, request, tr
     size = len(json.dumps(result.raw))
     assert len(result.data["rows"]) == 20_000
     assert peak < bound * size, f"the call peaked at {peak / size:.1f}× the message's size"
+
+
+PLAIN_OR_NEARLY = [
+    {"content": [{"type": "text", "text": "hi"}]},
+    {"content": [{"type": "text", "text": "hi"}], "isError": False, "_meta": {"k": 1}},
+    {"content": [], "structuredContent": {"rows": [1, 2]}},
+    {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "isError": True},
+    # just outside the plain shape: the full reading decides
+    {"content": [{"type": "text", "text": 3}]},
+    {"content": [{"type": "text", "text": "x", "annotations": None}]},
+    {"content": [{"type": "txt", "text": "x"}]},
+    {"content": [{"type": "text", "text": "x"}], "isError": None},
+    {"content": [{"type": "text", "text": "x"}], "isError": "true"},
+    {"content": [{"type": "text", "text": "x"}], "_meta": [1]},
+    {"content": [{"type": "text", "text": "x"}], "structuredContent": [1, 2]},
+    {"content": "hi"},
+    {"structuredContent": {"a": 1}},
+    {"content": [{"type": "text", "text": "x"}], "resultType": "task", "task": {"taskId": "t"}},
+]
+
+
+@pytest.mark.parametrize("raw", PLAIN_OR_NEARLY)
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_the_quick_reading_of_a_plain_result_is_the_full_readings(raw, version, monkeypatch):
+    """A result of text blocks is read without the blocks' pydantic check (issue 13: ~10 µs of
+    every call); what comes out is what the full reading gives, for it and for results one step
+    off that shape."""
+    from mcpnb.client import lean
+
+    quick = lean.readable_result(raw, version)
+    monkeypatch.setattr(lean, "_plainly_readable", lambda _raw: False)
+    assert quick == lean.readable_result(raw, version)
