@@ -173,6 +173,34 @@ def held_up(began: float, handed: float) -> Stall | None:
     return watch.held_up(began, handed) if watch is not None else None
 
 
+def held_now() -> Stall | None:
+    """A loop held right now by an in-process call, asked from another thread (the kernel's, as a
+    person interrupts a cell that waits on it): its heartbeat overdue by :data:`THRESHOLD` or more
+    while in-process calls are in flight. Read without the loop (it is the one that does not
+    run): the watches' fields, which only their loops write."""
+    try:
+        watches = list(_watches.values())
+    except RuntimeError:  # a loop's watch came or went meanwhile: as good as not seen
+        return None
+    now = _monotonic()
+    for watch in watches:
+        due, calls = watch.due, list(watch.calls)
+        if due is not None and calls and now - due >= THRESHOLD:
+            return Stall(seconds=now - watch.seen, end=now, calls=tuple(sorted({c.name for c in calls})))
+    return None
+
+
+def held_words(stall: Stall) -> str:
+    """What an interrupted cell says while the loop is held (nothing could be sent meanwhile)."""
+    return (
+        f"mcpnb's runtime loop has been held for {stall.seconds:.0f} s by an in-process tool "
+        f"({stall.culprits(' or ')}): no server can be told anything, its call's cancel included, "
+        "and every server waits until it lets go; if it never does, restart the kernel. "
+        + ADVICE[0].upper()
+        + ADVICE[1:]
+    )
+
+
 ADVICE = (
     "an async tool that blocks (time.sleep, sync I/O) stops every server and its own timeout; "
     "write it as a def (run in a worker thread) or await asyncio.sleep / an async library, "

@@ -324,7 +324,10 @@ class Interrupted(McpnbError):
 def interrupted(line: str, cancelled_calls: int) -> Interrupted:
     """What an interrupted ``%mcp`` cell says, instead of a bare ``CancelledError`` or traceback."""
     what = " ".join(line.split()[:2])[:80] or "status"  # subcommand and target: arguments may hold secrets
-    if cancelled_calls:
+    held = _loop_held()
+    if held is not None:  # nothing reached any server: saying "told to cancel" would be untrue
+        text = f"%mcp {what}: interrupted; {held}"
+    elif cancelled_calls:
         calls = "the call" if cancelled_calls == 1 else f"its {cancelled_calls} calls"
         text = f"%mcp {what}: interrupted; the server was told to cancel {calls}"
     else:
@@ -332,6 +335,14 @@ def interrupted(line: str, cancelled_calls: int) -> Interrupted:
     exc = Interrupted(text)
     _shorten(exc)
     return exc
+
+
+def _loop_held() -> str | None:
+    """Why nothing could be cancelled, where an in-process tool holds mcpnb's runtime loop now."""
+    from mcpnb.client import stalls
+
+    stall = stalls.held_now()
+    return stalls.held_words(stall) if stall is not None else None
 
 
 def _shorten(exc: BaseException) -> None:

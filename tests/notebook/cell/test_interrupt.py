@@ -4,6 +4,7 @@ CancelledError or KeyboardInterrupt traceback; the call is cancelled on the serv
 from __future__ import annotations
 
 import sys
+import time
 
 from conftest import DEMO, alive, wait_until
 
@@ -82,3 +83,43 @@ def _in_kernel_until(fe: Frontend, step: str, done: str, say: str) -> str:
     )
     assert fe.reply(cell)["status"] == "ok"
     return fe.stdout[cell]
+
+
+def test_an_interrupt_while_an_async_tool_holds_the_loop_says_so_not_that_the_server_was_told(
+    kernel, tmp_path
+):
+    """An ``async def`` tool that blocks holds mcpnb's runtime loop: nothing can be sent, the
+    cancel included. The interrupt said "the server was told to cancel the call", which was not
+    true; it names the tool that holds the loop and what to do. Once the tool lets go, all is well."""
+    started, release = tmp_path / "started", tmp_path / "release"
+    fe = Frontend(kernel)
+    setup = fe.execute(
+        "%load_ext mcpnb\n"
+        "import pathlib, time\n"
+        "from mcp.server.mcpserver import MCPServer\n"
+        "srv = MCPServer('lab', log_level='WARNING')\n"
+        "@srv.tool()\n"
+        "async def hog() -> str:\n"
+        f"    pathlib.Path({str(started)!r}).write_text('1')\n"
+        f"    while not pathlib.Path({str(release)!r}).exists():\n"
+        "        time.sleep(0.05)  # blocks the loop: an async tool that does not await\n"
+        "    return 'let go'\n"
+        "@srv.tool()\n"
+        "def ping() -> str:\n"
+        "    return 'pong'\n"
+        "%mcp connect lab {{srv}}"
+    )
+    assert fe.reply(setup)["status"] == "ok"
+    cell = fe.execute("%mcp call lab.hog")
+    assert wait_until(started.exists, timeout=60), "the tool never started"
+    time.sleep(1.5)  # held past the threshold (1 s) by then
+    kernel.kernel_manager.interrupt_kernel()
+    reply = fe.reply(cell)
+    assert reply["status"] == "error" and reply["ename"] == "Interrupted", reply
+    said = reply["evalue"]
+    assert said.startswith("%mcp call lab.hog: interrupted; mcpnb's runtime loop has been held for ")
+    assert "(lab.hog)" in said and "told to cancel" not in said and "restart the kernel" in said
+    release.write_text("1")
+    after = fe.execute("r = %mcp call lab.ping\nprint(r.text)")
+    assert fe.reply(after)["status"] == "ok"
+    assert "pong" in fe.stdout[after]
