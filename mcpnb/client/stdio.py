@@ -119,13 +119,37 @@ def check_cwd(cwd: str | None, server: str) -> None:
         check_folder(cwd, server, "cwd", "the working directory")
 
 
-def child_environment(defaults: Mapping[str, str], env: Mapping[str, str] | None) -> dict[str, str]:
+#: The kernel's network settings a server that fetches needs on a corporate machine, passed on as
+#: they are: its proxies and the certificate authorities it trusts (a private CA). Without them
+#: such a server failed where the kernel itself got through; they say where, not who.
+NETWORK_SETTINGS = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+)
+
+
+def child_environment(
+    defaults: Mapping[str, str], env: Mapping[str, str] | None, kernel: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """A stdio server's environment: the SDK's minimal one (``PATH``, ``HOME`` and the like: the
-    kernel's secrets do not travel to every server), a width for its logs, Python's output unbuffered
-    (a server author's ``print()`` reaches the log as it happens, not when the process ends; the
-    SDK flushes its own messages anyway, so this costs nothing measurable), then the config's
-    ``env``, which wins."""
-    return {**defaults, "COLUMNS": CHILD_COLUMNS, "PYTHONUNBUFFERED": "1", **(env or {})}
+    kernel's secrets do not travel to every server), the kernel's :data:`NETWORK_SETTINGS` where
+    set, a width for its logs, Python's output unbuffered (a server author's ``print()`` reaches the
+    log as it happens, not when the process ends; the SDK flushes its own messages anyway, so this
+    costs nothing measurable), then the config's ``env``, which wins."""
+    kernel = os.environ if kernel is None else kernel
+    network = {name: kernel[name] for name in NETWORK_SETTINGS if kernel.get(name)}
+    return {**defaults, **network, "COLUMNS": CHILD_COLUMNS, "PYTHONUNBUFFERED": "1", **(env or {})}
 
 
 @contextlib.asynccontextmanager
