@@ -443,16 +443,104 @@ def describe(exc: BaseException) -> str:
         return str(leaf)
     if isinstance(leaf, FileNotFoundError):
         if not leaf.filename:
-            return f"file not found: {text}"
+            return _missing_ca_words() or f"file not found: {text}"
         return f"command not found: {leaf.filename}{_arguments_in_command(str(leaf.filename))}"
     if isinstance(leaf, PermissionError):
         return _not_runnable(leaf.filename) if leaf.filename else f"permission denied: {text}"
+    proxy = getattr(leaf, "mcpnb_proxy", None)
     if name == "ConnectError":
         if "WRONG_VERSION_NUMBER" in text:  # a TLS hello answered by a server that speaks plain HTTP
-            return _plain_http_port(leaf, text)
+            return _plain_http_port(leaf, text) + _through(proxy)
+        if tls_verify_failed(leaf):
+            return _certificate_words(leaf, text) + _through(proxy)
+        if proxy:  # the proxy itself is down: the server was never asked
+            return (
+                f"could not reach the proxy {proxy} ({text or 'no answer'}): is it running? It comes "
+                f"from the environment ({_PROXY_VARIABLES}); NO_PROXY=<host> sends that host direct"
+            )
         where = _address_of(leaf)
         said = f"connection refused or unreachable ({text or 'no answer'})"
         return f"{said}: is the server at {where} running, on that port?" if where else said
+    if name == "ProxyError":  # the proxy refused to open a tunnel (CONNECT) to the server
+        return _proxy_refusal_words(leaf, proxy, text)
+    if proxy:
+        return _describe_leaf(leaf, name, text) + _through(proxy)
+    return _describe_leaf(leaf, name, text)
+
+
+#: The environment variables a proxy comes from (httpx reads their lower-case forms as well).
+_PROXY_VARIABLES = "HTTPS_PROXY, HTTP_PROXY or ALL_PROXY"
+#: OpenSSL's and Python's words for a certificate the client would not trust.
+_CERTIFICATE_WORDS = ("CERTIFICATE_VERIFY_FAILED", "certificate verify failed", "Hostname mismatch")
+#: How to make a private CA trusted, said with every certificate failure.
+_TRUST_A_CA = (
+    "if it is signed by a private (company) CA, trust that CA: set SSL_CERT_FILE=/path/to/ca-bundle.pem "
+    "in the environment before mcpnb connects (httpx reads it; a PEM file with that CA's certificate)"
+)
+
+
+def tls_verify_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` (an httpx ``ConnectError``, or an ``ssl`` error) is a TLS certificate the
+    client would not trust: no wait fixes it, and "is the server running?" misleads."""
+    import ssl
+
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return True
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return True
+    return any(word in str(exc) for word in _CERTIFICATE_WORDS)
+
+
+def wrong_protocol(exc: BaseException) -> bool:
+    """Whether ``exc`` is TLS spoken to a port that answers plain HTTP (or another protocol)."""
+    return any(word in str(exc) for word in ("WRONG_VERSION_NUMBER", "record layer failure", "HTTP_REQUEST"))
+
+
+def _certificate_words(exc: BaseException, text: str) -> str:
+    """A certificate the client did not trust, said as one (not as a server that is down)."""
+    where = _address_of(exc)
+    reason = re.sub(r"^\[SSL: CERTIFICATE_VERIFY_FAILED\] ", "", text)
+    reason = re.sub(r"\s*\(_ssl\.c:\d+\)$", "", reason)
+    said = f"the server at {where}" if where else "the server"
+    cafile = os.environ.get("SSL_CERT_FILE")
+    trusted = f" (SSL_CERT_FILE={cafile} is set and does not vouch for it)" if cafile else ""
+    said = f"TLS certificate problem: {said} sent a certificate mcpnb does not trust ({reason})"
+    return f"{said}{trusted}; {_TRUST_A_CA}"
+
+
+def _missing_ca_words() -> str | None:
+    """SSL_CERT_FILE (or SSL_CERT_DIR) names a file that is not there: httpx fails with a bare
+    "No such file or directory", naming neither."""
+    for variable in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        path = os.environ.get(variable)
+        if path and not os.path.exists(path):
+            return (
+                f"the environment variable {variable} names {path}, which does not exist: httpx reads "
+                f"the trusted CA certificates from it; point it at the CA bundle (a PEM file), or unset it"
+            )
+    return None
+
+
+def _through(proxy: str | None) -> str:
+    return f" (through the proxy {proxy}, from {_PROXY_VARIABLES})" if proxy else ""
+
+
+def _proxy_refusal_words(exc: BaseException, proxy: str | None, text: str) -> str:
+    """A proxy that would not open the tunnel to the server (its status in ``text``)."""
+    where = _address_of(exc)
+    who = f"the proxy {proxy}" if proxy else "the HTTP proxy"
+    said = f"{who} refused to connect to {where or 'the server'} ({text or 'no reason given'})"
+    if text.startswith("407"):
+        return (
+            f"{said}: it asks for credentials; give them in the proxy URL "
+            f"(http://user:password@host:port in {_PROXY_VARIABLES})"
+        )
+    return f"{said}: the server was not reached; if it should be reached directly, add its host to NO_PROXY"
+
+
+def _describe_leaf(leaf: BaseException, name: str, text: str) -> str:
+    """:func:`describe` for the failures that are neither the environment's nor the network's."""
     if _closed_unanswered(leaf, name, text):
         return _closed_words(leaf)
     if isinstance(leaf, TimeoutError):
@@ -755,6 +843,11 @@ def http_refusal(status: int, message: str | None, url: str, transport: str) -> 
         hint = "it takes no MCP requests there; if it is a legacy SSE endpoint, use transport 'sse'"
     elif status == 501:
         hint = "the web server there takes no POST requests: is that an MCP server's address?"
+    elif status == 407:
+        hint = (
+            f"a proxy in between asks for credentials; give them in the proxy URL "
+            f"(http://user:password@host:port in {_PROXY_VARIABLES})"
+        )
     else:
         return text
     return f"{text}: {hint}"

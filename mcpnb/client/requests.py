@@ -37,6 +37,7 @@ from mcpnb.client.errors import (
     ServerExitedError,
     UrlRequiredError,
     describe,
+    leaves,
     out_of_reach,
     over_message_limit,
     unoffered,
@@ -174,6 +175,32 @@ def unprocessed(answer: HttpAnswer | None) -> bool:
     return answer is not None and not answer.resuming and unknown_session(answer.status, answer.message)
 
 
+#: httpx2's words for a connection that was open and broke before its answer (not a refusal).
+_CUT = frozenset({"ReadError", "RemoteProtocolError"})
+#: How long a session that saw a call's connection cut has to answer a probe to count as alive.
+CUT_PROBE_TIMEOUT = 5.0
+
+
+def cut_short(conn: Connection, exc: BaseException) -> bool:
+    """Whether ``exc`` is a Streamable HTTP call's own connection broken mid-answer: a server that
+    died, or only a middlebox that closes connections idle too long (the session is fine then)."""
+    if conn.transport != "http":  # legacy SSE: every answer comes on the one stream that broke
+        return False
+    # the 2026-07-28 transport resolves the cut call as CONNECTION_CLOSED, the httpx error unsaid
+    closed = getattr(exc, "code", None) == _CONNECTION_CLOSED and type(exc).__name__ == "MCPError"
+    return closed or any(type(leaf).__name__ in _CUT for leaf in leaves(exc))
+
+
+async def still_answers(conn: Connection, client: Any) -> bool:
+    """Whether the session answers a probe now (on a new connection): then only the call's own
+    connection was cut, and the session goes on; else it is lost, as before."""
+    try:
+        await asyncio.wait_for(health.probe(client, conn.era), CUT_PROBE_TIMEOUT)
+    except Exception:
+        return False
+    return conn.client is client and conn.state is State.CONNECTED
+
+
 def transport_failed(conn: Connection, exc: BaseException, stop: asyncio.Event | None = None) -> None:
     """The HTTP layer hit a network error (refused, reset, a stream cut mid-body), maybe on a
     background stream the SDK retries quietly: a live session is lost, say so now."""
@@ -185,7 +212,26 @@ def transport_failed(conn: Connection, exc: BaseException, stop: asyncio.Event |
         return
     if type(exc).__name__ not in _NETWORK_ERRORS and not isinstance(exc, OSError):
         return  # timeouts and the like: a slow server is not a dead one
+    if getattr(exc, "mcpnb_cut", False):  # a Streamable HTTP connection cut: maybe a middlebox
+        client = conn.client
+        if client is not None:
+            task = asyncio.get_running_loop().create_task(_lost_unless_answering(conn, client, exc))
+            _probes.add(task)
+            task.add_done_callback(_probes.discard)
+        return
     conn.lost(exc)
+
+
+#: The probes under way after a cut connection (kept, so none is collected while it runs).
+_probes: set[asyncio.Task[None]] = set()
+
+
+async def _lost_unless_answering(conn: Connection, client: Any, exc: BaseException) -> None:
+    """A connection of a Streamable HTTP session was cut (a background stream, or a call's own):
+    a server that died no longer answers, and the session is lost; a middlebox that closes idle
+    connections (a proxy, a load balancer) leaves it answering, and it goes on."""
+    if not await still_answers(conn, client) and conn.client is client and conn.state is State.CONNECTED:
+        conn.lost(exc, client)
 
 
 #: httpx2's errors that mean the wire is gone (not timeouts, not bad requests).
@@ -257,9 +303,9 @@ async def request(
             raise CallError(f"{what} did not finish: {conn.name!r} was {ended} while the call ran") from None
         if isinstance(exc, MCPError) and exc.code == _URL_ELICITATION_REQUIRED:
             data = exc.error.data if isinstance(exc.error.data, dict) else {}
-            raise UrlRequiredError(
-                conn.name, what.removesuffix("()"), list(data.get("elicitations", []))
-            ) from None
+            pages = [e for e in data.get("elicitations", []) if isinstance(e, dict)]
+            conn.pages.asked(e.get("elicitationId") for e in pages)  # asked anew: not done yet
+            raise UrlRequiredError(conn.name, what.removesuffix("()"), pages) from None
         if conn.session_expired:
             said = f" ({answer.text()})" if answer is not None else ""
             refused = unprocessed(answer)
@@ -300,7 +346,10 @@ async def request(
             # the server refused this one request (413 too large, 400, 422, 429): the session is
             # fine, and starting another would lose what the server keeps in it
             raise CallError(f"{what} on {conn.name!r} failed: {answer.text()}") from None
-        ended_early = stream_ended(conn, client, exc)
+        # a call's own connection cut (a server that died, or a middlebox): does the session answer?
+        cut = answer is None and cut_short(conn, exc)
+        alive = await still_answers(conn, client) if cut else True
+        ended_early = stream_ended(conn, client, exc) if alive else None
         if ended_early is not None:  # only this call's response stream ended: the session goes on
             if idempotent:  # 2026-07-28: "clients MUST re-issue it as a new request"
                 conn.emit(
@@ -309,8 +358,22 @@ async def request(
                 )
                 return await request(conn, what, send, idempotent=False, wait=wait, timed=timed, again=True)
             raise stream_ended_error(conn, what, ended_early, answer) from None
+        if cut and alive:
+            said = conn.safe(describe(exc))
+            if idempotent and not again:
+                conn.emit(
+                    "transport",
+                    f"the connection of {what} was cut before its answer ({said}): sending it again once",
+                )
+                return await request(conn, what, send, idempotent=False, wait=wait, timed=timed, again=True)
+            raise CallError(
+                f"{what} on {conn.name!r} failed: its connection was cut before the answer came ({said}), "
+                "so it may or may not have run; the session still answers and goes on (something in "
+                "between, a proxy or load balancer, may close connections that stay quiet): call again "
+                "if that is safe"
+            ) from None
         transport_failed = not isinstance(exc, MCPError) or exc.code == _CONNECTION_CLOSED
-        if transport_failed and is_retryable(exc, http_status=status):
+        if (transport_failed and is_retryable(exc, http_status=status)) or not alive:
             conn.lost(exc, client, http_status=status)
             back = conn.state is State.RECONNECTING
             then = (

@@ -39,6 +39,8 @@ from mcpnb.client.errors import (
     http_status_of,
     out_of_reach,
     root_cause,
+    tls_verify_failed,
+    wrong_protocol,
 )
 from mcpnb.client.events import State
 
@@ -189,8 +191,12 @@ def is_retryable(exc: BaseException, *, http_status: int | None = None) -> bool:
     status = http_status_of(exc) or http_status
     if isinstance(leaf, AuthError):
         return leaf.retryable
-    if status in (401, 403):
-        return False
+    if status in (401, 403, 407):
+        return False  # credentials (a proxy's, for 407): sending them again changes nothing
+    if type(leaf).__name__ in ("ConnectError", "ProxyError", "SSLCertVerificationError", "SSLError") and (
+        tls_verify_failed(leaf) or wrong_protocol(leaf) or str(leaf).startswith("407")
+    ):
+        return False  # a certificate not trusted, https:// to a plain-HTTP port: no wait fixes them
     if isinstance(leaf, (FileNotFoundError, PermissionError, NotADirectoryError)):
         return False  # command not found, not executable, bad cwd
     if isinstance(leaf, McpnbError):

@@ -156,7 +156,8 @@ async def _http(
 
     lean_streamable_http()  # large results without the SDK's 15× peak while parsing
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
-    client = _http_client(http_headers(config), timeout, http_auth(config), on_response, on_failure)
+    auth = http_auth(config)
+    client = _http_client(http_headers(config), timeout, auth, on_response, on_failure, background_cuts=False)
     async with client as http:
         # a whole tool result is one event in the 2025-11-25 era: the SDK's 1 MiB refuses a 10k-row table
         limit = config.max_message_bytes
@@ -260,8 +261,14 @@ def _http_client(
     auth: Any,
     on_response: ResponseHook | None,
     on_failure: FailureHook | None = None,
+    *,
+    background_cuts: bool = True,
 ) -> Any:
-    """The SDK's HTTP client (its timeouts; redirects stay the SDK's business) plus our hooks."""
+    """The SDK's HTTP client (its timeouts; redirects stay the SDK's business) plus our hooks.
+
+    ``background_cuts``: whether a cut background stream is reported (legacy HTTP+SSE, where the
+    GET stream carries every answer and its end is the session's); Streamable HTTP's GET and
+    ``subscriptions/listen`` streams are extras the SDK opens again, see :func:`watched_transport`."""
     import httpx2
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
@@ -269,13 +276,19 @@ def _http_client(
         timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
     kwargs: dict[str, Any] = {"timeout": timeout, "headers": headers, "auth": auth}
     if on_failure is not None:
-        kwargs["transport"] = watched_transport(httpx2.AsyncHTTPTransport(), on_failure)
+        # a transport of our own makes httpx2 drop the environment's proxies: mounted again here
+        watched = {"background_cuts": background_cuts}
+        kwargs["transport"] = watched_transport(httpx2.AsyncHTTPTransport(), on_failure, **watched)
+        kwargs["mounts"] = proxy_mounts(on_failure, **watched) or None
     client = httpx2.AsyncClient(**{k: v for k, v in kwargs.items() if v is not None})
     if on_response is not None:
 
         async def hook(response: Any) -> None:
             status = response.status_code
             message = await server_message(response) if status >= 400 else None
+            proxy = response.extensions.get(PROXY_EXTENSION)
+            if proxy and status in PROXY_STATUSES:  # the proxy's own refusal, not the server's
+                message = f"said by the proxy {proxy}" + (f": {message}" if message else "")
             # a 401's challenge says how to sign in, a 403's which scope the call needs
             challenge = response.headers.get("www-authenticate") if status in (401, 403) else None
             on_response(
@@ -362,25 +375,103 @@ def html_text(page: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
-def watched_transport(inner: Any, on_failure: FailureHook) -> Any:
+#: Where a response that came through a proxy names it (redacted) in ``response.extensions``.
+PROXY_EXTENSION = "mcpnb_proxy"
+#: The statuses a proxy answers with itself: it wants credentials, or could not reach the server.
+PROXY_STATUSES = frozenset({407, 502, 503, 504})
+
+
+def shown_proxy(url: Any) -> str:
+    """A proxy's URL as it may be said: any ``user:password@`` in it hidden."""
+    return re.sub(r"//[^/@]*@", "//***@", str(url).rstrip("/"))
+
+
+def proxy_mounts(on_failure: FailureHook, *, background_cuts: bool = True) -> dict[str, Any]:
+    """The environment's proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, their lower-case
+    forms) as httpx2 reads them for a client without a transport of its own, each a watched
+    transport; None (a NO_PROXY host) means the client's own, direct one.
+
+    httpx2 honours the environment only when it builds the transport itself, so mcpnb's watched
+    one made every MCP request go direct where the SDK's own client (and mcpnb's OAuth requests)
+    went through the proxy: behind a corporate proxy the server was "unreachable"."""
+    import httpx2
+
+    try:
+        from httpx2._utils import get_environment_proxies
+    except ImportError:  # pragma: no cover - an httpx2 that moved it: no proxies rather than no client
+        return {}
+    mounts: dict[str, Any] = {
+        pattern: None
+        if url is None
+        else watched_transport(
+            httpx2.AsyncHTTPTransport(proxy=url), on_failure, proxy=url, background_cuts=background_cuts
+        )
+        for pattern, url in get_environment_proxies().items()
+    }
+    if any(mount is not None for mount in mounts.values()):
+        for host in LOOPBACK:  # a server on this machine is never behind the company's proxy
+            mounts.setdefault(f"all://{host}", None)
+    return mounts
+
+
+#: This machine's own addresses, reached directly whatever the proxy settings say (as browsers do):
+#: a corporate HTTP_PROXY set for pip and the web made a notebook's own 127.0.0.1 server
+#: "unreachable" unless NO_PROXY listed it, where mcpnb had always reached it.
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def watched_transport(
+    inner: Any, on_failure: FailureHook, *, proxy: str | None = None, background_cuts: bool = True
+) -> Any:
     """An httpx transport that reports every error ``inner`` raises, while connecting or mid-body.
 
     The SDK quietly retries its background SSE streams, so a server that died is otherwise seen
     only by the next call; this tells the connection at once. (Built on first use: httpx2 is
     imported lazily.)
+
+    Not so on Streamable HTTP (``background_cuts`` False) when an open connection breaks (a
+    read fails, the peer closes it): that is the cut request's trouble, and for a call
+    :func:`~mcpnb.client.requests.request` asks the session whether it still answers. A middlebox
+    that closes idle connections (a corporate proxy, a load balancer) cuts exactly the stream that
+    stays quiet, the GET stream of server messages or a ``subscriptions/listen`` one, while the
+    server is well and the calls get through. The GET stream then ends as if the server closed it,
+    which the SDK opens again (a broken one it gives up on after two); a listen stream fails for
+    its listener alone. Failing to *connect* is still reported: a server that died refuses it.
+
+    ``proxy``: the proxy ``inner`` goes through; its errors and responses carry
+    its (redacted) URL, ``exc.mcpnb_proxy`` and ``response.extensions["mcpnb_proxy"]``, so a proxy
+    that refused or is down is named, not the server blamed.
     """
     import httpx2
 
+    shown = shown_proxy(proxy) if proxy else None
+
+    def cut(exc: Exception) -> bool:  # a connection that was open, broken before its answer
+        return isinstance(exc, (httpx2.ReadError, httpx2.RemoteProtocolError))
+
+    def failed(exc: Exception, probe: bool = False) -> None:
+        with contextlib.suppress(AttributeError):
+            if shown is not None:
+                exc.mcpnb_proxy = shown  # type: ignore[attr-defined]
+            if probe:  # a cut, not a refusal: lost only if the session no longer answers
+                exc.mcpnb_cut = True  # type: ignore[attr-defined]
+        on_failure(exc)
+
     class WatchedStream(httpx2.AsyncByteStream):
-        def __init__(self, stream: Any) -> None:
-            self.stream = stream
+        def __init__(self, stream: Any, method: str | None = None) -> None:
+            self.stream, self.method = stream, method
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             try:
                 async for chunk in self.stream:
                     yield chunk
             except Exception as exc:
-                on_failure(exc)
+                if self.method is None:
+                    failed(exc)
+                    raise
+                failed(exc, probe=True)  # the session is asked whether it still answers
+                if self.method == "GET" and isinstance(exc, httpx2.TransportError):
+                    return  # cut while idle: ended, for the SDK to open again
                 raise
 
         async def aclose(self) -> None:
@@ -391,9 +482,14 @@ def watched_transport(inner: Any, on_failure: FailureHook) -> Any:
             try:
                 response = await inner.handle_async_request(request)
             except Exception as exc:
-                on_failure(exc)
+                # refused: the server is gone, say so now; cut: ask the session first
+                failed(exc, probe=not background_cuts and cut(exc))
                 raise
-            response.stream = WatchedStream(response.stream)
+            # Streamable HTTP: a cut response is its request's trouble (requests.py asks the
+            # session whether it still answers); legacy SSE: every answer comes on one stream
+            response.stream = WatchedStream(response.stream, None if background_cuts else request.method)
+            if shown is not None:
+                response.extensions[PROXY_EXTENSION] = shown
             return response
 
         async def aclose(self) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 KEPT = 64  # ids said done that are remembered for a waiter still to come; older ones are forgotten
 
@@ -38,6 +39,15 @@ class PageCompletions:
         for hear in waiting:
             hear()
         return True
+
+    def asked(self, elicitation_ids: Iterable[Any]) -> None:
+        """A new −32042 names these pages: a word that they were done, heard before, was for an
+        earlier asking (a server may ask for the same page again, with the same id) and does not
+        count for this one."""
+        with self._lock:
+            for elicitation_id in elicitation_ids:
+                if isinstance(elicitation_id, str):
+                    self._done.pop(elicitation_id, None)
 
     def when_done(self, elicitation_id: str, hear: Callable[[], None]) -> Callable[[], None]:
         """Call ``hear`` (on the thread that says so) when the page is said done, at once where it
