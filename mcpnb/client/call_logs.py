@@ -27,6 +27,10 @@ _EXCEPTION = re.compile(
 _CRASH = re.compile(r"Traceback \(most recent call last\)|\bpanic:|\bFATAL\b")
 #: The most of an exception line quoted.
 QUOTED_CHARS = 200
+#: The most lines after an exception's own joined to it, where its line says nothing by itself.
+JOINED_LINES = 8
+#: Text that says something: a letter or a digit.
+_WORDY = re.compile(r"[^\W_]")
 
 
 def logged_during(conn: Any, elapsed: float) -> str | None:
@@ -38,7 +42,9 @@ def logged_during(conn: Any, elapsed: float) -> str | None:
     if not any(_EXCEPTION.search(line) or _CRASH.search(line) for line in lines):
         return None
     count = f"{len(lines)} line{'' if len(lines) == 1 else 's'}"
-    first = next((_said(m) for line in lines if (m := _EXCEPTION.search(line))), None)
+    first = next(
+        (_quoted(m, lines[i + 1 :]) for i, line in enumerate(lines) if (m := _EXCEPTION.search(line))), None
+    )
     quoted = ""
     if first is not None:
         cut = first if len(first) <= QUOTED_CHARS else first[: QUOTED_CHARS - 1] + "…"
@@ -47,6 +53,33 @@ def logged_during(conn: Any, elapsed: float) -> str | None:
         f"The server logged {count} during the call{quoted}: %mcp logs {conn.name} -n {len(recent)} "
         f"shows them (pool.logs({conn.name!r}) in Python)."
     )
+
+
+def _quoted(match: re.Match[str], after: list[str]) -> str:
+    """The exception's line; where its message says nothing by itself (``ValueError: {``, the head
+    of a JSON object a server raised with), the lines that follow it too, until the bracket it
+    opened is closed, up to :data:`JOINED_LINES` or :data:`QUOTED_CHARS`, one space between them;
+    with none to follow, the exception's name alone (``ValueError: {`` was quoted as it was)."""
+    said = _said(match)
+    name, colon, message = said.partition(":")
+    if not colon or _WORDY.search(message):
+        return said
+    more = [line.strip(" \t│|") for line in after[:JOINED_LINES]]
+    more = [line for line in more if line]
+    if not more:
+        return name
+    joined, depth = said, _depth(message)
+    for line in more:
+        if len(joined) > QUOTED_CHARS or depth <= 0:  # long enough, or the bracket it opened is closed
+            break
+        joined += f" {line}"
+        depth += _depth(line)
+    return joined
+
+
+def _depth(text: str) -> int:
+    """How many more brackets ``text`` opens than it closes (roughly: brackets in strings count)."""
+    return sum(map(text.count, "{[(")) - sum(map(text.count, "}])"))
 
 
 def _said(match: re.Match[str]) -> str:

@@ -61,6 +61,9 @@ from mcpnb.client.watching import ResourceWatch
 
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
+    from mcpnb.client.interaction import CallContext
+    from mcpnb.client.results import ToolResult
+    from mcpnb.client.toolinfo import ToolInfo
 
 #: How long a stopping owner task may take (a stdio server is gone within ~2 s, see client/stdio.py).
 STOP_GRACE = 8.0
@@ -80,6 +83,8 @@ _HTTP_NAMES = {"http": "Streamable HTTP", "sse": "legacy SSE"}
 #: "modern" also probes (``server/discover``): the SDK's fixed-version mode skips it and then knows
 #: neither the server's name nor its capabilities. _install() insists on the modern era instead.
 _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
+#: Answers to a handshake a server refuses because it no longer speaks that era (see _refused_era).
+_ERA_REFUSALS = (_METHOD_NOT_FOUND, _UNSUPPORTED_VERSION)
 
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
@@ -91,6 +96,15 @@ def _answered_with_an_error(exc: BaseException) -> bool:
     returned an error response", or -32601 for a 404."""
     leaf = root_cause(exc)
     return type(leaf).__name__ == "MCPError" and getattr(leaf, "code", None) in (-32603, -32601)
+
+
+def _refused_era(exc: BaseException) -> bool:
+    """The server refused the handshake as one that speaks another era: "Method not found" or
+    "Unsupported protocol version" (what a 2026-07-28-only server answers ``initialize`` with)."""
+    return any(
+        type(leaf).__name__ == "MCPError" and getattr(leaf, "code", None) in _ERA_REFUSALS
+        for leaf in leaves(exc)
+    )
 
 
 def _load_sdk() -> None:
@@ -179,6 +193,13 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # that crashes soon after each start is given up on instead of restarted forever.
         self.quick_losses = 0
         self.reopened = False  # the current session was opened by a reconnect, not by a person
+        # An 'auto' era connection's era as its server answered it (see _mode): an automatic
+        # reconnect goes straight to it instead of probing again
+        self.learned_era: str | None = None
+        # Why the last session died under us, until a reconnect replaces it; then what the first
+        # result says of it (see restart_note): the new process remembers nothing of the old one's
+        self._lost_to: str | None = None
+        self.restart_note: str | None = None
         self.attempt: Attempt | None = None  # a reconnect attempt under way, while it lasts
         self._secrets = config.secrets()
         remember_secrets(self, self._secrets)  # scrubbed from the HTTP client's and the SDK's logs too
@@ -227,6 +248,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
             self.last_error = self.safe(message)  # reconnecting: why, while it lasts
         elif state is State.CONNECTED:
             self.last_error = None
+            if previous is State.RECONNECTING and self._lost_to is not None:  # replaced automatically
+                why, self._lost_to = self._lost_to, None
+                # an in-process server is the same object again: what it holds is still there
+                self.restart_note = None if self.transport == "inprocess" else self._restarted(why)
         if state in (State.CONNECTING, State.RECONNECTING):
             self._settled.clear()
         else:
@@ -255,6 +280,20 @@ class Connection(SessionCallbacks, ConnectionRequests):
             instructions=self.instructions,
         )
 
+    def _restarted(self, why: str) -> str:
+        """What the first result after an automatic reconnect says: its server answers from a fresh
+        start (server-sequential-thinking's thoughtHistoryLength was back to 1, and nothing said so).
+        A stdio server is a new process; over HTTP only the session is known to be new."""
+        if self.transport == "stdio":
+            return self.safe(
+                f"the server was restarted before this call (its last process was lost: {why}); "
+                "what it held in memory is gone"
+            )
+        return self.safe(
+            f"the server was reconnected with a new session before this call (the last one was lost: "
+            f"{why}); what it held for the old session may be gone"
+        )
+
     def _row_error(self) -> str | None:
         """The status row's last error: while a live session is unhealthy, why the probes say so
         (the row read "connected · unhealthy" with no reason, or an older error's)."""
@@ -265,6 +304,23 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
     def __repr__(self) -> str:
         return f"<Connection {self.name} {self.transport} {self.state}>"
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        context: CallContext | None = None,
+        info: ToolInfo | None = None,
+    ) -> ToolResult:
+        """:meth:`ConnectionRequests.call_tool`; the first result after an automatic restart says
+        so (:meth:`_restarted`), among its warnings."""
+        result = await requests.call_tool(self, name, arguments, timeout=timeout, context=context, info=info)
+        if self.restart_note is not None:
+            result.warnings.insert(0, self.restart_note)
+            self.restart_note = None
+        return result
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, *, wait: float = 0.0) -> None:
@@ -277,6 +333,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return
         await self.halt("reconnected by you")  # on the transport that last answered: no new guess
         self.quick_losses, self.reopened = 0, False
+        # a person's connect probes the era afresh (the server may have been upgraded meanwhile),
+        # and what it hears first is no news of a restart: they started it
+        self.learned_era = self._lost_to = self.restart_note = None
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
             await self._open_guessing(wait)
@@ -362,7 +421,34 @@ class Connection(SessionCallbacks, ConnectionRequests):
         return f"connected: {self.server_name or '?'} {self.server_version or ''} ({self.era})".strip()
 
     async def open_session(self) -> None:
-        """One attempt at a fresh session: owner task, handshake, first tool list. Raises on failure."""
+        """One attempt at a fresh session: owner task, handshake, first tool list. Raises on failure.
+
+        An 'auto' era connection whose server answered the handshake goes straight to it (see
+        :meth:`_mode`); where the server now refuses it as one that no longer speaks that era
+        (upgraded between two starts), the same attempt probes the era again.
+        """
+        mode = self._mode()
+        try:
+            await self._open_session(mode)
+        except Exception as exc:
+            if mode == _MODES[self.config.era] or not _refused_era(exc):
+                raise
+            self.learned_era = None
+            self.emit(
+                "era", f"the server refused the {mode} handshake it answered before: asking its era again"
+            )
+            await self._open_session(_MODES[self.config.era])
+
+    def _mode(self) -> str:
+        """The SDK's connect mode: the config's era; for 'auto', the handshake directly once the
+        server is known to speak only that. Probing costs a server built on the old SDK a pydantic
+        dump of ~95 lines on stderr each time (it knows no ``server/discover``), and each automatic
+        reconnect probed again: the log's last lines were that dump, not why the server crashed."""
+        if self.config.era == "auto" and self.learned_era == "legacy":
+            return "legacy"
+        return _MODES[self.config.era]
+
+    async def _open_session(self, mode: str) -> None:
         # The first import of the SDK takes seconds on a busy machine: not on startup_timeout's clock,
         # and not on the runtime loop, which keeps serving the other connections meanwhile.
         await asyncio.to_thread(_load_sdk)
@@ -379,7 +465,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.session_stdout = []
         self.sdk_said = None
         self._ready = ready
-        self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpnb-owner-{self.name}")
+        self._owner = loop.create_task(self._own(ready, self._stop, mode), name=f"mcpnb-owner-{self.name}")
         CONNECTING.reset(connecting)
         # the first tool list is asked from this task (and the probes started from it): an
         # in-process server answers in the asker's context, and what it logs there (an invalid
@@ -546,7 +632,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             return self.safe(f"{program} {args[0]}")
         return program
 
-    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event, mode: str) -> None:
         """The owner task: enter the transport and client, wait for stop, exit in this same task."""
         from mcp import Client
         from mcp.client.extension import advertise
@@ -576,7 +662,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                 roots = self._list_roots if self.config.roots else None  # declared only where configured
                 client = Client(
                     target,
-                    mode=_MODES[self.config.era],
+                    mode=mode,
                     client_info=Implementation(name="mcpnb", version=__version__),
                     message_handler=self._on_message,
                     elicitation_callback=self.asking.on_elicit,
@@ -629,6 +715,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         health.listen(client.session._dispatcher, self.health, self.clock)  # when the server last spoke
         self.client = client
         self.protocol_version = client.protocol_version
+        if self.config.era == "auto" and self.transport != "inprocess":  # in-process: another path
+            self.learned_era = self.era
         self.server_info = client.server_info
         self.capabilities = client.server_capabilities
         # a server may write its own settings (a key from its env) into what it says of itself
@@ -683,11 +771,17 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
         Every way of ending a connection comes through here, so none leaves a recovery behind: the
         client is let go *first*, and a call that fails on it afterwards is told ``why`` instead of
-        starting a reconnect (see :meth:`lost`).
+        starting a reconnect (see :meth:`lost`). ``why=None``: not ended on purpose, but replaced
+        at once (a session the server forgot, :func:`~mcpnb.client.retry.renew_session`): the first
+        result on the new one says what may be gone with it (:meth:`_restarted`).
         """
         if self.client is not None and why is not None:
             self._ended_by = [(r, w) for r, w in self._ended_by if r() is not None]
             self._ended_by.append((weakref.ref(self.client), why))
+        elif self.client is not None:
+            answer = self.http_answer
+            said = answer.text() if answer is not None else f"HTTP {self.http_status or 404}"
+            self._lost_to = f"the server forgot it ({said})"
         self.client = None
         recovery, self._recovery = self._recovery, None
         self.watch.cancel()  # its listen stream belongs to the session that is ending
@@ -748,6 +842,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         lived = (datetime.now() - self.since).total_seconds()  # since it was connected
         self.quick_losses = self.quick_losses + 1 if self.reopened and lived < CRASH_LOOP_WINDOW else 0
         self._lost_why = (weakref.ref(self.client), why)
+        self._lost_to = why
         self.client = None
         if self._stop is not None:
             self._stop.set()  # let the owner task close what is left of the transport

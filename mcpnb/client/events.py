@@ -149,12 +149,36 @@ def unheard(message: str) -> None:
         print(f"mcpnb: {message}", file=sys.stderr, flush=True)
 
 
+#: State changes kept once a flood of other lines has pushed them out of the log's last lines.
+STATES_KEPT = 100
+
+
 class EventLog:
-    """A bounded history of events plus fan-out to subscribers (a failing subscriber is only logged)."""
+    """A bounded history of events plus fan-out to subscribers (a failing subscriber is only logged).
+
+    The last ``maxlen`` events of every kind, and before them the last :data:`STATES_KEPT` state
+    changes that have left those: a server that dumps a long traceback on stderr (an old SDK server
+    answering the era probe wrote ~95 lines on each connect) pushed out of a 200-line log the lines
+    that said when it connected, crashed and came back.
+    """
+
+    states_kept = STATES_KEPT
 
     def __init__(self, maxlen: int = 200) -> None:
-        self.history: deque[ConnectionEvent] = deque(maxlen=maxlen)
+        self._recent: deque[ConnectionEvent] = deque(maxlen=maxlen)
+        self._states: deque[ConnectionEvent] = deque(maxlen=self.states_kept)  # older than _recent's
         self._subscribers: list[Subscriber] = []
+
+    @property
+    def history(self) -> list[ConnectionEvent]:
+        """The events kept, oldest first."""
+        return [*self._states, *self._recent]
+
+    def _keep(self, event: ConnectionEvent) -> None:
+        recent = self._recent
+        if len(recent) == recent.maxlen and recent[0].kind == "state":
+            self._states.append(recent[0])  # about to be pushed out
+        recent.append(event)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call ``callback`` for every future event; returns a function that unsubscribes."""
@@ -167,7 +191,7 @@ class EventLog:
         return unsubscribe
 
     def emit(self, event: ConnectionEvent) -> None:
-        self.history.append(event)
+        self._keep(event)
         logger.log(log_level(event), "%s", event)
         self.deliver(self._subscribers, event)
 
@@ -176,4 +200,4 @@ class EventLog:
         log too (the traceback is on the logger): a name and a type, no message, which may hold
         what the callback's own code knows (a webhook's token)."""
         for said in call_each(list(callbacks), event):
-            self.history.append(ConnectionEvent(event.server, "subscriber", said))
+            self._keep(ConnectionEvent(event.server, "subscriber", said))
