@@ -337,6 +337,22 @@ def _leaves(value: Any) -> list[str]:
     return [] if value is None or isinstance(value, bool) else [str(value)]
 
 
+def _secret_leaves(value: Any) -> list[str]:
+    """What the secret-looking keys inside ``value`` hold, however deep (``{"host": "a",
+    "password": "..."}`` failing ``maxProperties`` is quoted whole by the validator)."""
+    from mcpnb.client.elicitation.fields import looks_secret
+
+    if isinstance(value, dict):
+        return [
+            leaf
+            for k, v in value.items()
+            for leaf in (_leaves(v) if looks_secret(str(k)) else _secret_leaves(v))
+        ]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _secret_leaves(v)]
+    return []
+
+
 def _unquoted(problem: _Problem, values: dict[str, Any], props: dict[str, Any]) -> _Problem:
     """``problem`` without the value it quotes, where that value is a secret: a validator says
     ``{"v":"hunter2"} is not of type "string"``, and the error reached the cell's output (and a
@@ -344,9 +360,17 @@ def _unquoted(problem: _Problem, values: dict[str, Any], props: dict[str, Any]) 
     still quotes a piece of it (cut short, say) is replaced by one that names only the keyword."""
     from mcpnb.client.elicitation.fields import HIDDEN
 
-    if problem.keyword == "required" or not _is_secret(problem.path, props):
+    if problem.keyword == "required":
         return problem
     value = _at(values, problem.path)
+    if not _is_secret(problem.path, props):  # a secret may still sit inside the value quoted
+        inside = [leaf for leaf in _secret_leaves(value) if len(leaf) >= 3 and leaf in problem.message]
+        if not inside:
+            return problem
+        message = problem.message
+        for leaf in sorted(inside, key=len, reverse=True):
+            message = message.replace(json.dumps(leaf)[1:-1], HIDDEN).replace(leaf, HIDDEN)
+        return _Problem(problem.path, problem.keyword, message, problem.missing)
     forms = {repr(value), str(value)}
     for ascii_only in (True, False):
         forms.add(json.dumps(value, ensure_ascii=ascii_only, default=str))

@@ -177,10 +177,18 @@ class ToolCatalog:
         tool = tools.get(name) if tools is not None else None
         return tool if tool is not None and self.filter.allows(name) else None
 
+    def listed(self) -> list[ToolInfo] | None:
+        """The visible tools as last listed, fresh or stale; None when never listed. No I/O and no
+        hop onto the runtime loop: what completion offers on a keypress (a server of 5000 tools
+        took seconds to list again, in-process too)."""
+        tools = self.cache.peek()
+        return None if tools is None else [t for n, t in tools.items() if self.filter.allows(n)]
+
     async def visible(self, refresh: bool = False) -> list[ToolInfo]:
         """The tools a listing shows. An in-process server's are asked afresh each time it is
-        connected: a cell that adds one to it sends no ``list_changed``, and asking costs no I/O
-        (calls still read the cache)."""
+        connected: a cell that adds one to it sends no ``list_changed``. Asking costs no network,
+        but it is a whole listing (about a millisecond a tool), so only listings ask afresh:
+        completion reads :meth:`listed`, and calls and a call's lookup read the cache (:meth:`get`)."""
         fresh = self.conn.transport == "inprocess" and self.conn.state is State.CONNECTED
         tools = await self.all(refresh or fresh)  # down: its cached list, said so (stale())
         return [t for n, t in tools.items() if self.filter.allows(n)]

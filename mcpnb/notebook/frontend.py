@@ -22,13 +22,14 @@ def current_kernel() -> Any:
     return getattr(shell, "kernel", None) if shell is not None else None
 
 
-def on_kernel_thread(work: Callable[[], None], kernel: Any = None) -> None:
+def on_kernel_thread(work: Callable[[], None], kernel: Any = None, *, later: bool = False) -> None:
     """Run ``work`` on the kernel's thread, where a click is handled, so a click and what another
     thread does to the same widgets (a call ending on mcpnb's runtime thread, a server's
-    notification) never interleave: at once there, or without a kernel."""
+    notification) never interleave: at once there (``later``: after what runs there now, as a
+    click would), or at once without a kernel."""
     kernel = kernel if kernel is not None else current_kernel()
     loop = getattr(kernel, "io_loop", None)
-    if loop is None or threading.current_thread() is threading.main_thread():
+    if loop is None or (threading.current_thread() is threading.main_thread() and not later):
         work()
     else:
         loop.add_callback(work)

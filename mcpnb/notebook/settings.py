@@ -20,7 +20,12 @@ class Mcp(Configurable):
     """mcpnb's notebook settings (``%config Mcp`` lists them with their current values)."""
 
     display_limit = Int(
-        20, help="Rows of a table (and items of a JSON list) shown before 'N more rows'."
+        20, help="Rows of a table (and items of a JSON list) in a result shown before 'N more rows'."
+    ).tag(config=True)
+    listing_limit = Int(
+        200,
+        help="Rows of a listing (tools, resources, prompts, skills, tasks, functions and tool specs) "
+        "shown before 'N more'; the listing object and its .df keep every row.",
     ).tag(config=True)
     startup_timeout = Float(
         30.0, help="Seconds a server connected by %mcp connect/serve may take to start."
@@ -53,11 +58,11 @@ class Mcp(Configurable):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._apply_display_limit(self.display_limit)
+        self._apply_limits()
 
-    @observe("display_limit")
-    def _on_display_limit(self, change: dict[str, Any]) -> None:
-        self._apply_display_limit(change["new"])
+    @observe("display_limit", "listing_limit")
+    def _on_limit(self, change: dict[str, Any]) -> None:
+        self._apply_limits()
 
     @validate("startup_timeout", "tool_timeout")
     def _positive(self, proposal: dict[str, Any]) -> float:
@@ -71,12 +76,12 @@ class Mcp(Configurable):
         except (TypeError, ValueError) as exc:
             raise TraitError(str(exc)) from None
 
-    @staticmethod
-    def _apply_display_limit(value: int) -> None:
+    def _apply_limits(self) -> None:
         # Renderers read one shared object; setting it here makes every later result obey.
         from mcpnb.notebook.render.defaults import DEFAULTS
 
-        DEFAULTS.display_limit = max(1, int(value))
+        DEFAULTS.display_limit = max(1, int(self.display_limit))
+        DEFAULTS.listing_limit = max(1, int(self.listing_limit))
 
 
 _settings: Mcp | None = None

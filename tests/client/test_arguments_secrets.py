@@ -80,3 +80,23 @@ def test_a_typed_secret_is_not_quoted_in_how_to_write_it():
 def test_other_arguments_are_quoted_as_before():
     with pytest.raises(ArgumentsError, match=r'\{"v":"plain"\} is not of type "string"'):
         check_arguments(TOOL, {"username": {"v": "plain"}})
+
+
+def test_a_secret_inside_an_object_quoted_whole_is_masked():
+    """A validator quotes the whole object that failed (``maxProperties``, ``anyOf``), a password
+    inside it too."""
+    tool = ToolInfo(
+        server="db",
+        name="connect",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "db": {"type": "object", "maxProperties": 2},
+                "dsn": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["host"]}]},
+            },
+        },
+    )
+    for arguments in ({"db": {"host": "a", "password": SECRET, "port": 5}}, {"dsn": {"password": SECRET}}):
+        with pytest.raises(ArgumentsError) as error:
+            check_arguments(tool, arguments)
+        assert SECRET not in str(error.value) and "••••••" in str(error.value)

@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -110,6 +111,11 @@ class Field:
         return self.default is not MISSING
 
     @property
+    def clearly_secret(self) -> bool:
+        """A credential beyond doubt (:func:`clearly_secret`), not only secret-looking."""
+        return self.secret_like and clearly_secret(self.name, self.title, self.schema)
+
+    @property
     def takes_lines(self) -> bool:
         """A text that has lines (source code, SQL, a diff, a traceback): a box that keeps them. A
         browser's one-line input drops the line breaks of a paste, so code reached the server as
@@ -160,6 +166,46 @@ def looks_secret(name: str, title: str | None = None, schema: Any = None) -> boo
     words = [w.lower() for w in _WORD.findall(text)]
     joined = {a + b for a, b in itertools.pairwise(words)}
     return any(w in SECRET_WORDS for w in words) or bool(joined & _SECRET_PAIRS)
+
+
+#: Words that name a credential only as the whole name (``token``, ``pin``): ``page_token``,
+#: ``pin_count``, ``cookie_policy`` hold one and are no secret; ``key`` and ``session`` never are
+#: alone (a Redis key, a tmux session: what a person must see before approving a delete).
+_SECRET_ALONE = frozenset({"token", "pin", "cookie", "auth"})
+#: :data:`SECRET_WORDS` that name a credential wherever they stand in a name.
+_SECRET_ANYWHERE = SECRET_WORDS - _SECRET_ALONE - {"key", "session"}
+#: Two words that name a credential together, beyond :data:`_SECRET_PAIRS`.
+_TOKEN_PAIRS = frozenset(
+    {
+        "accesstoken",
+        "refreshtoken",
+        "authtoken",
+        "bearertoken",
+        "idtoken",
+        "sessiontoken",
+        "clientsecret",
+        "authkey",
+    }
+)
+
+
+def clearly_secret(name: str, title: str | None = None, schema: Any = None) -> bool:
+    """Whether a value is a credential beyond doubt: marked so by its schema (``format: password``,
+    ``writeOnly``), or named so (``password``, ``api_key``, ``access_token``, a lone ``token`` or
+    ``pin``). Narrower than :func:`looks_secret`, which a form uses to think twice: this one decides
+    what is hidden from the person who must judge a call (the model's approval question, an error)
+    and what the explorer empties after a call, where hiding a Redis ``key`` or a ``page_token``
+    cost more than it saved."""
+    if isinstance(schema, dict) and (schema.get("format") == "password" or schema.get("writeOnly") is True):
+        return True
+    words = [w.lower() for w in _WORD.findall(f"{name} {title or ''}")]
+    named = [w.lower() for w in _WORD.findall(name)]
+    joined = {a + b for a, b in itertools.pairwise(words)}
+    return (
+        any(w in _SECRET_ANYWHERE for w in words)
+        or bool(joined & (_SECRET_PAIRS | _TOKEN_PAIRS))
+        or (len(named) == 1 and named[0] in _SECRET_ALONE)
+    )
 
 
 #: Two words that name a credential together, neither alone (``one_time_code``, ``security code``,
@@ -415,13 +461,19 @@ def defaults_of(fields: list[Field]) -> dict[str, Any]:
     return {f.name: f.default for f in fields if f.has_default}
 
 
-def mask(fields: list[Field], content: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Content for display: secret-looking values replaced, so a screen share never shows them."""
+def mask(
+    fields: list[Field], content: dict[str, Any] | None, *, doubtless: bool = False
+) -> dict[str, Any] | None:
+    """Content for display: secret-looking values replaced, so a screen share never shows them.
+    ``doubtless``: only credentials beyond doubt (:func:`clearly_secret`), where the person must
+    see the rest to judge (the model's approval question: a Redis ``key`` it deletes)."""
     if content is None:
         return None
-    secret = {f.name for f in fields if f.secret_like}
+    secret = {f.name for f in fields if (f.clearly_secret if doubtless else f.secret_like)}
+    judge = clearly_secret if doubtless else looks_secret
     return {
-        k: (HIDDEN if k in secret and v not in (None, "") else _masked_inside(v)) for k, v in content.items()
+        k: (HIDDEN if k in secret and v not in (None, "") else _masked_inside(v, judge))
+        for k, v in content.items()
     }
 
 
@@ -429,17 +481,17 @@ def mask(fields: list[Field], content: dict[str, Any] | None) -> dict[str, Any] 
 HIDDEN = "••••••"
 
 
-def _masked_inside(value: Any) -> Any:
+def _masked_inside(value: Any, judge: Callable[[str], bool] = looks_secret) -> Any:
     """A JSON field's value (an object or a list a person typed, or a default) with what its
     secret-looking keys hold hidden, however deep: ``{"db": {"password": ...}}`` has no field of
     its own to be marked by the schema."""
     if isinstance(value, dict):
         return {
-            k: HIDDEN if looks_secret(str(k)) and v not in (None, "") else _masked_inside(v)
+            k: HIDDEN if judge(str(k)) and v not in (None, "") else _masked_inside(v, judge)
             for k, v in value.items()
         }
     if isinstance(value, list):
-        return [_masked_inside(v) for v in value]
+        return [_masked_inside(v, judge) for v in value]
     return value
 
 

@@ -148,6 +148,8 @@ async def attach_task(
             raise
         ids = await _ids_known(conn, known)
         whole = [i for i in ids if i.startswith(task_id)] if len(task_id) >= MIN_PREFIX else []
+        if whole == [task_id]:  # listed, yet unknown to tasks/get (its TTL ran out meanwhile)
+            raise TaskExpiredError(str(exc)) from None
         if len(whole) == 1:  # the start of an id, as git takes a commit's: the task it names
             return await attach_task(
                 conn, whole[0], answer=answer, runner=runner, arunner=arunner, tasks=tasks

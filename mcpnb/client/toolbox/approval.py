@@ -92,14 +92,15 @@ def shown_arguments(tool: ToolInfo, arguments: Mapping[str, Any]) -> dict[str, A
     parameter the schema marks ``format: password`` or ``writeOnly``, or whose name looks secret,
     and secret-looking keys inside objects). The question, and the record of it the notebook
     keeps, said ``{"username": "ann", "password": "hunter2"}``."""
-    from mcpnb.client.elicitation.fields import HIDDEN, fields_from_schema, looks_secret, mask
+    from mcpnb.client.elicitation.fields import HIDDEN, clearly_secret, fields_from_schema, mask
 
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
-    masked = mask(fields_from_schema(schema), dict(arguments)) or {}
+    # credentials beyond doubt only: the person judges the call by the rest (a key it deletes)
+    masked = mask(fields_from_schema(schema), dict(arguments), doubtless=True) or {}
     # a key the schema does not list (a model's slip) is judged by its name alone
     listed = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     return {
-        k: HIDDEN if k not in listed and looks_secret(str(k)) and v not in (None, "") else v
+        k: HIDDEN if k not in listed and clearly_secret(str(k)) and v not in (None, "") else v
         for k, v in masked.items()
     }
 

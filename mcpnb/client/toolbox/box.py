@@ -33,7 +33,15 @@ from mcpnb.client.toolbox.nulls import drop_optional_nulls
 from mcpnb.client.toolbox.pages import PageNews
 from mcpnb.client.toolbox.replies import MAX_TEXT_CHARS, error_reply, result_reply
 from mcpnb.client.toolbox.schema import normal_form
-from mcpnb.client.toolbox.specs import OPENAI_FORMATS, Entry, ToolSpecs, build_specs, check_format, entries
+from mcpnb.client.toolbox.specs import (
+    OPENAI_FORMATS,
+    SHOWN_ROWS,
+    Entry,
+    ToolSpecs,
+    build_specs,
+    check_format,
+    entries,
+)
 from mcpnb.client.toolbox.strict import make_strict
 from mcpnb.client.toolbox.table import COLUMNS, text_table
 
@@ -299,10 +307,12 @@ class Toolbox(Mapping[str, ToolFunction]):
         check_format(fmt)
         return build_specs(dict(self.entries(fmt)), fmt, strict, stacklevel=2)
 
-    def rows(self) -> list[list[str]]:
-        """One row per tool: flat name, server, tool, parameters (* required), can it be strict."""
+    def rows(self, limit: int | None = None) -> list[list[str]]:
+        """One row per tool: flat name, server, tool, parameters (* required), can it be strict;
+        the first ``limit`` tools only, when given (what a display draws)."""
         rows = []
-        for function in self._functions.values():  # flat names: a provider's name clash cannot break this
+        functions = list(self._functions.values())[:limit]
+        for function in functions:  # flat names: a provider's name clash cannot break this
             tool = function.tool
             schema, _ = normal_form(tool.input_schema)
             required = set(schema.get("required") or [])
@@ -464,16 +474,31 @@ class Toolbox(Mapping[str, ToolFunction]):
         return lines
 
     def __repr__(self) -> str:
-        tail = "".join(f"\n{line}" for line in self.left_out())
-        if not self:
-            return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)" + tail
+        return self.text()
+
+    def head(self) -> str:
+        """The line above the table: how many tools, from which servers, and the skills loader."""
         servers = sorted({t.server for t in self.tools if not _runs_here(t)})
         head = f"Toolbox: {len(self)} tool{'s' if len(self) != 1 else ''} from {', '.join(servers)}"
         if self.skills:
             from mcpnb.client.toolbox.skills import LOADER, label
 
             head += f"; {LOADER} loads a skill: {', '.join(label(s) for s in self.skills)}"
-        return head + "\n" + text_table(COLUMNS, self.rows()) + tail
+        return head
+
+    def more(self, limit: int) -> str:
+        """``… 806 more tools (…)`` under a table cut at ``limit`` rows; "" when it is whole."""
+        hidden = len(self) - limit
+        return f"… {hidden} more tools (every one is in the toolbox: toolbox.tools)" if hidden > 0 else ""
+
+    def text(self, limit: int = SHOWN_ROWS) -> str:
+        """The toolbox as a text table of at most ``limit`` rows (1006 tools drew 529 KB)."""
+        tail = "".join(f"\n{line}" for line in self.left_out())
+        if not self:
+            return "Toolbox: no tools (no server is connected, or its tool filters hide every tool)" + tail
+        more = self.more(limit)
+        table = text_table(COLUMNS, self.rows(limit))
+        return self.head() + "\n" + table + (f"\n{more}" if more else "") + tail
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle

@@ -36,7 +36,8 @@ class StrictModeWarning(UserWarning):
 
 class SpecLimitWarning(UserWarning):
     """Specs past a limit the API documents: a description shortened to fit, or more tools than one
-    request takes (the API refuses the whole request, every tool with it)."""
+    request takes (the API refuses the whole request, every tool with it); or specs so big (an
+    estimate of their tokens, :data:`MAX_SPEC_TOKENS`) that every request is mostly tool specs."""
 
 
 #: The longest tool description each format takes. OpenAI Chat Completions refuses the whole
@@ -50,6 +51,16 @@ MAX_DESCRIPTION: dict[str, int] = {"openai": 1024}
 #:   ``Tool.functionDeclarations``; editions before it said 64).
 #: - Anthropic documents none (only its 32 MB request size), so none is applied.
 MAX_TOOLS: dict[str, int] = {"openai": 128, "openai-responses": 128, "gemini": 128}
+#: Estimated tokens of a request's tool specs past which they are warned about, in every format:
+#: each request carries them all (1006 tools made 5.8 MB of Anthropic specs, about 1.45M tokens,
+#: past every model's context), and no API documents a limit that would say so first.
+MAX_SPEC_TOKENS = 100_000
+#: Characters of JSON per token in :func:`estimated_tokens` (the usual rule of thumb for English
+#: and JSON; a tokenizer of each provider would say exactly, and none is imported here).
+CHARS_PER_TOKEN = 4
+#: Rows a toolbox or its specs draw as text (the notebook's ``%config Mcp.listing_limit`` sets the
+#: number its display draws); every tool stays in the toolbox and the specs.
+SHOWN_ROWS = 200
 _API_NAMES = {
     "openai": "OpenAI Chat Completions",
     "openai-responses": "OpenAI Responses",
@@ -194,6 +205,8 @@ class ToolSpecs(list[dict[str, Any]]):
         super().__init__(s.body for s in specs)
         self.format = fmt
         self.details = specs
+        #: about how many tokens of a request these specs take (:func:`estimated_tokens`)
+        self.tokens = estimated_tokens(self)
 
     def spec(self, name: str) -> dict[str, Any]:
         """The spec of one tool, by flat name (``mcp__time__convert_time``) or by the name this API sees."""
@@ -209,9 +222,10 @@ class ToolSpecs(list[dict[str, Any]]):
 
         return COLUMNS if self.format in OPENAI_FORMATS else COLUMNS[:-1]
 
-    def rows(self) -> list[list[str]]:
+    def rows(self, limit: int | None = None) -> list[list[str]]:
+        """One row per spec (the first ``limit`` only, when given: what a display draws)."""
         rows = []
-        for spec in self.details:
+        for spec in self.details[:limit]:
             tool = spec.entry.function.tool
             params = spec.entry.schema["properties"]
             required = set(spec.entry.schema.get("required") or [])
@@ -234,6 +248,14 @@ class ToolSpecs(list[dict[str, Any]]):
                 f"request past it; narrow the toolbox: pool.functions('server', ...) with only the "
                 f"servers you need, or the servers' enabled_tools / disabled_tools filters"
             )
+        if self.tokens > MAX_SPEC_TOKENS:
+            lines.append(
+                f"about {self.tokens:,} tokens of tool specs ({len(self)} tools; at "
+                f"{CHARS_PER_TOKEN} characters of JSON a token), sent with every {api} request: "
+                f"past {MAX_SPEC_TOKENS:,} they crowd out the conversation or overflow the context; "
+                f"narrow the toolbox: pool.functions('server', ...) with only the servers you need, "
+                f"or the servers' enabled_tools / disabled_tools filters"
+            )
         for spec in self.details:
             if spec.cut_from is not None:
                 lines.append(
@@ -243,19 +265,39 @@ class ToolSpecs(list[dict[str, Any]]):
         return lines
 
     def __repr__(self) -> str:
-        from mcpnb.client.toolbox.table import text_table
+        return self.text()
 
+    def head(self) -> str:
+        """The line above the table: how many specs, and how many of their problems are below."""
         problems = self.problems()
         head = f"{len(self)} {self.format} tool specs"
-        if problems:
-            head += f" ({len(problems)} past the API's limits: see below)"
-        tail = "".join(f"\n{line}" for line in problems)
-        return head + "\n" + text_table(self.columns, self.rows()) + tail
+        return head + (f" ({len(problems)} past the API's limits: see below)" if problems else "")
+
+    def more(self, limit: int) -> str:
+        """``… 806 more specs (…)`` under a table cut at ``limit`` rows; "" when it is whole."""
+        hidden = len(self) - limit
+        return f"… {hidden} more specs (every one is in this list: specs[{limit}:])" if hidden > 0 else ""
+
+    def text(self, limit: int = SHOWN_ROWS) -> str:
+        """The specs as a text table of at most ``limit`` rows, their problems under it."""
+        from mcpnb.client.toolbox.table import text_table
+
+        more = self.more(limit)
+        tail = "".join(f"\n{line}" for line in ([more] if more else []) + self.problems())
+        return self.head() + "\n" + text_table(self.columns, self.rows(limit)) + tail
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from mcpnb.client.display import mimebundle
 
         return mimebundle(self)
+
+
+def estimated_tokens(specs: list[dict[str, Any]]) -> int:
+    """About how many tokens ``specs`` take in a request: their JSON's characters over
+    :data:`CHARS_PER_TOKEN` (an estimate: it warns of a size, it counts nothing exactly)."""
+    import json
+
+    return len(json.dumps(specs, ensure_ascii=False, separators=(",", ":"), default=str)) // CHARS_PER_TOKEN
 
 
 def build_specs(found: dict[str, Entry], fmt: str, strict: bool | None, *, stacklevel: int = 2) -> ToolSpecs:

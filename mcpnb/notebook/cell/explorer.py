@@ -60,6 +60,7 @@ class ToolExplorer:
         #: the secret arguments of the last call sent, for a −32042 Retry only (never in a widget)
         self._sent_secrets: dict[str, Any] = {}
         self._records: list[Any] = []  # the questions' records shown under Call, closed when replaced
+        self._consent_panel: Any = None  # the last call's −32042 panel, which may retry by itself
         self.running: Any = None  # the LiveCall (or _Task) under way, which Stop cancels
         self.task: Any = None  # the TaskHandle of the last call run as a task
         for name, item in (
@@ -124,6 +125,7 @@ class ToolExplorer:
 
         tool = self.tool
         self.result_view.value = self.status.value = ""
+        self._forget_consent()  # its Retry would call this other tool
         old, self.form, self._sent_secrets = self.form, None, {}
         if tool is None:
             self.form_box.children, self.about.value = (), "<i>this server has no tools</i>"
@@ -155,7 +157,7 @@ class ToolExplorer:
         """A line that says what happens to the form's secret fields, where it has any."""
         import ipywidgets as w
 
-        secret = self.form.secret_fields() if self.form is not None else []
+        secret = self.form.secret_fields(doubtless=True) if self.form is not None else []
         if not secret:
             return []
         names = ", ".join(f"<code>{html.escape(name)}</code>" for name in secret)
@@ -224,9 +226,16 @@ class ToolExplorer:
             self.show(exc)
             return None
         if self.form is not None:  # sent: out of the widgets, kept only for a Retry
-            self._sent_secrets = {k: arguments[k] for k in self.form.secret_fields() if k in arguments}
-            self.form.forget_secrets()
+            secret = self.form.secret_fields(doubtless=True)  # a key or a page token stays for the next call
+            self._sent_secrets = {k: arguments[k] for k in secret if k in arguments}
+            self.form.forget_secrets(doubtless=True)
         return self.running
+
+    def _forget_consent(self) -> None:
+        """The last call's −32042 panel no longer retries by itself: a new call, or another tool."""
+        if self._consent_panel is not None:
+            self._consent_panel.stop_waiting()
+            self._consent_panel = None
 
     def _drop_shown(self) -> None:
         """A new call: the last one's questions, progress and page go (its records closed)."""
@@ -234,6 +243,7 @@ class ToolExplorer:
 
         self._shown.clear()
         self.asking.children = ()
+        self._forget_consent()
         records, self._records = self._records, []
         for record in records:
             close_tree(record)
@@ -312,7 +322,7 @@ class ToolExplorer:
     def _consent(self, error: UrlRequiredError) -> None:
         """The page the server wants opened first, as a link, under the Call button; Retry calls
         again with the form as it is then (a click cannot be made to wait on it, so nothing waits)."""
-        from mcpnb.notebook.cell.urlretry import consent_panel
+        from mcpnb.notebook.cell.urlretry import consent_panel, retry_when_done
 
         if not error.elicitations:
             self._said(str(error))
@@ -322,9 +332,11 @@ class ToolExplorer:
             if outcome.action != "accept":
                 self.status.value = live("<i>not called again: the page was declined</i>")
 
-        panel = consent_panel(self.pool, error, on_done=answered, on_retry=lambda: self.call(again=True))
+        panel = consent_panel(error, on_done=answered, on_retry=lambda: self.call(again=True))
         self.status.value = live("<i>the server asks you to open a page first (below)</i>")
         self.keep_in_view("ask", panel.widget)
+        self._consent_panel = panel
+        retry_when_done(self.pool, error, panel)
 
     def _said(self, problem: str) -> None:
         self.status.value = live(

@@ -65,29 +65,31 @@ def url_retry(
 
 
 def consent_panel(
-    pool: Pool, error: UrlRequiredError, *, on_done: Callable[[Any], None], on_retry: Callable[[], Any]
+    error: UrlRequiredError, *, on_done: Callable[[Any], None], on_retry: Callable[[], Any]
 ) -> Any:
     """The consent panel for the first page a −32042 answer asks to open: its URL, its message and
-    the server asking, with Retry; it retries by itself once the server says the pages are done."""
+    the server asking, with Retry (:func:`retry_when_done` makes it retry by itself)."""
     from mcpnb.notebook.forms import UrlConsent
 
     first = error.elicitations[0]
-    panel = UrlConsent.retry_panel(
+    return UrlConsent.retry_panel(
         str(first.get("url", "")),
         message=first.get("message"),
         server=error.server,
         on_done=on_done,
         on_retry=on_retry,
     )
-    retry_when_done(pool, error, panel)
-    return panel
 
 
 def retry_when_done(pool: Pool, error: UrlRequiredError, panel: Any) -> None:
     """Retry as a click on Retry would once the server has said every page the error names is done
     (``notifications/elicitation/complete``, MCP 2025-11-25: a client "MAY wait for this notification
     to automatically retry"); Retry stays for a server that never says so. A page without an
-    ``elicitationId`` cannot be said done: then only the person retries."""
+    ``elicitationId`` cannot be said done: then only the person retries.
+
+    Called once whoever clicks Retry is whole (the panel's owner has its panel); the retry itself
+    runs later on the kernel's thread, where clicks run, never within this call. The panel stops
+    waiting once it has ended (:meth:`~mcpnb.notebook.forms.UrlConsent.stop_waiting`)."""
     ids = [e.get("elicitationId") for e in error.elicitations]
     if not ids or not all(isinstance(i, str) and i for i in ids):
         return
@@ -102,10 +104,14 @@ def retry_when_done(pool: Pool, error: UrlRequiredError, panel: Any) -> None:
             last = left == {said}
             left.discard(said)
         if last:
-            on_kernel_thread(panel.page_done)
+            on_kernel_thread(panel.page_done, later=True)
 
-    for elicitation_id in set(ids):
-        pages.when_done(elicitation_id, functools.partial(heard, elicitation_id))
+    panel.stop_waiting_with(
+        [
+            pages.when_done(elicitation_id, functools.partial(heard, elicitation_id))
+            for elicitation_id in set(ids)
+        ]
+    )
 
 
 class _Said:
@@ -181,12 +187,13 @@ class UrlRetry:
         self._lock = threading.Lock()
         self._decided: concurrent.futures.Future[str] | None = None
         self._early: str | None = None
-        self.panel = consent_panel(pool, error, on_done=self._answered, on_retry=self._retry_clicked)
+        self.panel = consent_panel(error, on_done=self._answered, on_retry=self._retry_clicked)
         self._in_cell = False  # shown by :meth:`show`: the panel in an output of its own
         self._shown_in: str | None = None  # the run whose output that is
         self._box: Any = None  # the panel with the result under it, for a display without ``ui``
         self._asking: Any = None  # in the box: what a retried call shows before its result
         self._in_box: dict[str, Any] = {}  # by slot, in the order they came
+        retry_when_done(pool, error, self.panel)  # last: a retry may run once this is whole
 
     @property
     def result_view(self) -> Any:

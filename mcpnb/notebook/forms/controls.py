@@ -192,7 +192,7 @@ class Control:
                 rows = min(12, max(4, text.count("\n") + 2))
                 return w.Textarea(value=text, placeholder=placeholder, rows=rows, layout=wide, **_TYPED)
             return w.Text(value=text, placeholder=placeholder, layout=wide, **_TYPED)
-        if f.kind in ("integer", "number") and f.secret_like:
+        if f.kind in ("integer", "number") and f.clearly_secret:  # a PIN, not a token_count
             # a PIN or a one-time code: masked as a password is, never a slider (which shows it), and
             # read as a number typed in a text box is (parsed and checked in Python)
             hint = "a whole number" if f.kind == "integer" else "a number"
@@ -347,11 +347,12 @@ class Control:
             return True, None, "not valid JSON" if f.secret_like else f"not valid JSON: {exc}"
 
     def forget(self) -> None:
-        """Empty a secret field's input: its value is out of the widget state a saved notebook may
-        keep ("save widget state" in JupyterLab, nbclient's ``store_widget_state``)."""
+        """Empty the field's input (a secret's: the caller chooses): its value is out of the widget
+        state a saved notebook may keep ("save widget state" in JupyterLab, nbclient's
+        ``store_widget_state``)."""
         import ipywidgets as w
 
-        if self.field.secret_like and isinstance(self.input, w.Text | w.Textarea):
+        if isinstance(self.input, w.Text | w.Textarea):
             self.input.value = ""
 
     @property

@@ -83,6 +83,7 @@ class UrlConsent(Recorded):
         self.outcome: FormOutcome | None = None
         self.retried = False
         self._before_retry: str | None = None
+        self._waits: list[Callable[[], None]] = []  # what stops waiting for the server's "done"
 
         _b, host, _a, warnings = url_parts(url)
         lines = [
@@ -204,6 +205,21 @@ class UrlConsent(Recorded):
         self.status.value = self._before_retry + _RETRYING
         self.on_retry()
         return True
+
+    def stop_waiting_with(self, stops: list[Callable[[], None]]) -> None:
+        """What stops this panel waiting for the server's word that its page is done."""
+        self._waits = stops
+
+    def stop_waiting(self) -> None:
+        """No retry on the server's word any more (the panel ended, or its owner moved on); the
+        waiter, which holds the call's arguments, is let go."""
+        waits, self._waits = self._waits, []
+        for stop in waits:
+            stop()
+
+    def _ended(self) -> None:
+        super()._ended()
+        self.stop_waiting()
 
     def page_done(self) -> bool:
         """The server said its page is done (``notifications/elicitation/complete``): retry as a

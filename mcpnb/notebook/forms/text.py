@@ -243,7 +243,9 @@ def ask_text(
 
 def _typed_secret(f: Field) -> bool:
     """A secret a person types (not one of listed choices): read without echo."""
-    return f.secret_like and f.kind in ("string", "integer", "number", "json")
+    return f.secret_like and (
+        f.kind == "string" or (f.kind in ("integer", "number", "json") and f.clearly_secret)
+    )
 
 
 def ask_confirm_text(

@@ -261,17 +261,24 @@ class ElicitationForm(Recorded):
         status = f'<div class="mcpnb-status">{self.status.value}</div>'
         return record_bundle("mcpnb-form", header_html(self.server, self.message) + asked + status)
 
-    def secret_fields(self) -> list[str]:
+    def secret_fields(self, *, doubtless: bool = False) -> list[str]:
         """The fields whose value is a secret (``format: password``, ``writeOnly``, a secret-looking
-        name: :func:`~mcpnb.client.elicitation.fields.looks_secret`)."""
-        return [name for name, control in self.controls.items() if control.field.secret_like]
+        name: :func:`~mcpnb.client.elicitation.fields.looks_secret`); ``doubtless``: a credential
+        beyond doubt only (:func:`~mcpnb.client.elicitation.fields.clearly_secret`: not a Redis
+        ``key`` or a ``page_token``, which the tool explorer keeps for the next call)."""
+        return [
+            name
+            for name, control in self.controls.items()
+            if (control.field.clearly_secret if doubtless else control.field.secret_like)
+        ]
 
-    def forget_secrets(self) -> None:
+    def forget_secrets(self, *, doubtless: bool = False) -> None:
         """Empty every secret field's input (a PIN's and a JSON credential's too, not only a
         password's): once the answer is taken, the value has no business in the widget state that
-        JupyterLab's "save widget state" writes into the notebook."""
-        for control in self.controls.values():
-            control.forget()
+        JupyterLab's "save widget state" writes into the notebook (``doubtless``: see
+        :meth:`secret_fields`)."""
+        for name in self.secret_fields(doubtless=doubtless):
+            self.controls[name].forget()
 
     def _freeze(self, outcome: FormOutcome, note: str | None = None) -> None:
         """Disable every input, clear secrets out of the widgets, and say what was sent."""

@@ -8,6 +8,7 @@ raises or hangs is worse than none.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -81,7 +82,7 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
     first = not positional
     if sub == "call":
         if first:
-            return _tool_names(pool)
+            return _tool_names(pool, current)
         if "=" in current:
             return _values(pool, positional[0], current)
         return _parameters(pool, positional[0], words)
@@ -103,7 +104,7 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
     if sub == "connect" and "--config" in words:
         return _configured_names()
     if sub == "tools" and first:  # a server, or one tool in full
-        return [*pool.names, *(_tool_names(pool) if "." in current else [])]
+        return [*pool.names, *(_tool_names(pool, current) if "." in current else [])]
     if sub == "prompts" and first:  # a server, or one prompt in full
         return [*pool.names, *(_prompt_names(pool) if "." in current else [])]
     if sub in _SERVER_ARG and first:
@@ -117,21 +118,33 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
     return []
 
 
-def _tool_names(pool: Any) -> list[str]:
+def _listed_tools(pool: Any, server: str) -> list[Any]:
+    """``server``'s tools as last listed, stale or not (no I/O: a keypress must not list 5000 tools
+    again); fetched only when it never listed them (which caches them for the next key)."""
+    try:
+        listed = pool.connection(server).catalog.listed()
+    except Exception:
+        listed = None
+    return list(pool.tools(server)) if listed is None else listed
+
+
+def _tool_names(pool: Any, current: str = "") -> list[str]:
+    """``NAME.TOOL`` for the server the word already names (``demo.p``), else for every server."""
+    named = current.partition(".")[0] if "." in current else None
     out: list[str] = []
-    for server in pool.names:
+    for server in [named] if named in pool.names else pool.names:
         try:
-            out += [f"{server}.{t.name}" for t in pool.tools(server)]
+            out += [f"{server}.{t.name}" for t in _listed_tools(pool, server)]
         except Exception:
             out.append(f"{server}.")
     return out
 
 
 def _tool(pool: Any, target: str) -> Any:
-    """The listed tool ``NAME.TOOL`` names (None if there is none)."""
+    """The listed tool ``NAME.TOOL`` names (None if there is none), from its server's last list."""
     server, _, name = target.partition(".")
     try:
-        return next((t for t in pool.tools(server) if t.name == name), None)
+        return next((t for t in _listed_tools(pool, server) if t.name == name), None)
     except Exception:
         return None
 
@@ -196,15 +209,40 @@ def _as_typed(value: Any, quote: str = "") -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+#: How long (seconds) the URIs a server listed are offered again without asking it: every page of
+#: ``resources/list`` on each Tab took seconds for 10 000 resources. The client does not follow
+#: ``resources/list_changed``, so a time bounds how old they get; ``%mcp resources`` renews them.
+RESOURCE_URIS_TTL = 60.0
+#: server name -> (its connection, when listed, the URIs): per connection, so a server connected
+#: again under the same name (another one, perhaps) is asked afresh.
+_uris: dict[str, tuple[Any, float, list[str]]] = {}
+
+
+def remember_resource_uris(pool: Any, server: str, uris: Iterable[str]) -> None:
+    """Keep what a listing of ``server``'s resources found, for Tab after ``%mcp read NAME ``."""
+    import time
+
+    with contextlib.suppress(Exception):
+        _uris[server] = (pool.connection(server), time.monotonic(), [str(u) for u in uris])
+
+
 def _resource_uris(pool: Any, server: str) -> list[str]:
-    """The URIs ``server`` lists (``resources/list``), waited for no longer than a server's
-    completion is; none when it lists none, or does not answer in time."""
+    """The URIs ``server`` lists (``resources/list``), from its last listing while that is recent,
+    else asked, waited for no longer than a server's completion is; none when it lists none, or
+    does not answer in time."""
+    import time
+
     try:
-        listing = pool.connection(server).list_resources()
-        resources = pool.runtime.run(listing, timeout=SERVER_COMPLETION_TIMEOUT)
+        conn = pool.connection(server)
+        kept = _uris.get(server)
+        if kept is not None and kept[0] is conn and time.monotonic() - kept[1] < RESOURCE_URIS_TTL:
+            return kept[2]
+        resources = pool.runtime.run(conn.list_resources(), timeout=SERVER_COMPLETION_TIMEOUT)
     except Exception:
         return []
-    return [str(r.uri) for r in resources]
+    uris = [str(r.uri) for r in resources]
+    _uris[server] = (conn, time.monotonic(), uris)
+    return uris
 
 
 def _prompt_names(pool: Any) -> list[str]:

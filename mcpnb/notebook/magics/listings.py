@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from mcpnb.client.contents import pick
 from mcpnb.client.printable import columns_text, printable
 from mcpnb.notebook.render.html import esc, pre, rtl_dir, wrap
-from mcpnb.notebook.render.tool_list import not_listed_note, short
+from mcpnb.notebook.render.tool_list import more_hint, not_listed_note, short
 
 
 def text_table(columns: list[str], rows: list[list[str]]) -> str:
@@ -29,10 +29,18 @@ def html_table(columns: list[str], rows: list[list[str]]) -> str:
 
 
 class _Table(list[Any]):
-    """A list of SDK objects (with ``.server`` added by the caller) that renders as a table."""
+    """A list of SDK objects (with ``.server`` added by the caller) that renders as a table.
+
+    At most ``listing_limit`` rows are drawn (as the tools listing: 10 000 resources put 2.2 MB into
+    the notebook on every run), with how many more there are and where they all are; the list
+    itself, and ``.df``, keep every item."""
 
     columns: ClassVar[list[str]] = []
     empty = "(nothing)"
+    #: what a row is, in "… N more resources"
+    noun = "rows"
+    #: the subcommand that made it, in the hint under a cut table
+    command = ""
 
     def __init__(
         self,
@@ -47,8 +55,21 @@ class _Table(list[Any]):
     def cells(self, server: str, item: Any) -> list[str]:
         raise NotImplementedError
 
-    def _rows(self) -> list[list[str]]:
-        return [self.cells(s, item) for s, item in zip(self.servers, self, strict=True)]
+    def _rows(self, limit: int | None = None) -> list[list[str]]:
+        pairs = zip(self.servers[:limit], self[:limit], strict=True)
+        return [self.cells(s, item) for s, item in pairs]
+
+    def _limit(self) -> int:
+        from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
+
+        return resolve_limit(None, DEFAULTS.listing_limit)
+
+    def _more(self, limit: int) -> str:
+        """``… 9800 more resources (…)`` under a table cut at ``limit`` rows; "" when it is whole."""
+        hidden = len(self) - limit
+        if hidden <= 0:
+            return ""
+        return more_hint(hidden, self.noun, f"%mcp {self.command} …" if self.command else "", len(self))
 
     @property
     def df(self) -> Any:
@@ -58,8 +79,10 @@ class _Table(list[Any]):
 
     def __repr__(self) -> str:
         note = not_listed_note(self)
-        shown = text_table(self.columns, self._rows()) if self else self.empty
-        return printable(shown + (f"\n{note}" if note else ""))
+        limit = self._limit()
+        more = self._more(limit)
+        shown = text_table(self.columns, self._rows(limit)) if self else self.empty
+        return printable(shown + "".join(f"\n{line}" for line in (more, note) if line))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         note = not_listed_note(self)
@@ -69,9 +92,12 @@ class _Table(list[Any]):
                 "text/plain": repr(self),
                 "text/html": wrap(f'<div class="mcpnb-dim">{esc(self.empty)}</div>' + note_html),
             }
+        limit = self._limit()
+        more = self._more(limit)
+        more_html = f'<div class="mcpnb-dim">{esc(more)}</div>' if more else ""
         return {
             "text/plain": repr(self),
-            "text/html": wrap(html_table(self.columns, self._rows()) + note_html),
+            "text/html": wrap(html_table(self.columns, self._rows(limit)) + more_html + note_html),
         }
 
 
@@ -81,6 +107,7 @@ class ResourceList(_Table):
 
     columns: ClassVar[list[str]] = ["server", "uri", "name", "title", "mime type", "description"]
     empty = "(no resources)"
+    noun, command = "resources", "resources"
 
     def cells(self, server: str, item: Any) -> list[str]:
         desc = pick(item, "description") or ""
@@ -100,6 +127,7 @@ class SkillList(_Table):
 
     columns: ClassVar[list[str]] = ["server", "skill", "files", "description"]
     empty = "(no skills)"
+    noun, command = "skills", "skills"
 
     def cells(self, server: str, item: Any) -> list[str]:
         files = "dynamic" if item.files is None else str(len(item.files))
@@ -111,6 +139,7 @@ class PromptList(_Table):
 
     columns: ClassVar[list[str]] = ["server", "prompt", "title", "arguments", "description"]
     empty = "(no prompts)"
+    noun, command = "prompts", "prompts"
 
     def cells(self, server: str, item: Any) -> list[str]:
         args = pick(item, "arguments") or []
@@ -152,6 +181,7 @@ class TaskList(_Table):
 
     columns: ClassVar[list[str]] = ["server", "task", "tool", "status", "message", "elapsed", "ttl left"]
     empty = "(no tasks)"
+    noun, command = "tasks", "tasks"
 
     def __init__(self, handles: list[Any] = (), *, everything: bool = False) -> None:  # type: ignore[assignment]
         shown = [h for h in handles if everything or not h.expired]

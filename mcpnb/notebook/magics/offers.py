@@ -13,7 +13,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.client.errors import ArgumentsError, McpnbError, did_you_mean_text
+from mcpnb.client.errors import ArgumentsError, McpnbError, ToolNotFoundError, did_you_mean_text
 from mcpnb.client.interaction import CallContext
 from mcpnb.client.toolinfo import ToolList, one_left
 from mcpnb.notebook.magics.parser import (
@@ -73,10 +73,15 @@ def find_tool(ctx: Context, target: str, *, unlisted: bool = False) -> Any:
     known_server(ctx, server)
     if unlisted:  # the server's own unknown-tool error is what is tested (a filtered tool is refused)
         return ctx.pool.find_tool(server, name, unlisted=True)
-    for refresh in (False, True):  # the cached list may be stale: look again before giving up
-        tools = {t.name: t for t in ctx.pool.tools(server, refresh=refresh)}
-        if name in tools:
-            return tools[name]
+    # as pool.call looks it up: the last list, stale or not (list_changed, or past its TTL), asked
+    # again only when it lacks the name; never the whole list before each call (5000 tools: seconds)
+    catalog = ctx.pool.connection(server).catalog
+    try:
+        return ctx.pool.find_tool(server, name)
+    except ToolNotFoundError as exc:
+        if catalog.filter.active and catalog.filter.why_hidden(name):  # "filtered out (…)"
+            raise UsageError(str(exc)) from None
+    tools = {t.name: t for t in catalog.listed() or ()}  # as listed just now, by find_tool
     spaced = sorted(t for t in tools if t.startswith(f"{name} "))  # "my tool" typed unquoted
     hint = (
         f"; did you mean {server}.{shlex.quote(spaced[0])}? (a name with a space is quoted)"
@@ -311,7 +316,7 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
     so does the one left once the line gave the others (``%%mcp call ds.execute_sql database=shop``
     over the query)."""
     refuse_spaced_equals(ns.pairs)  # "timezone = UTC" is no text to quote
-    args, loose, bare = _line_arguments(ctx, ns.pairs, tool.text_parameter_left)
+    args, loose, bare = _line_arguments(ctx, ns.pairs, tool.text_parameter_left, tool.parameters)
     if loose:  # two words, or more, where the one text parameter was meant
         first = loose[0] if safe_token(loose[0]) == repr(loose[0]) else ""  # never a secret
         raise UsageError(
@@ -320,19 +325,25 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
             f"below %%mcp call {tool.server}.{tool.name}"
         )
     if ctx.cell is not None:  # the line's arguments may leave one text parameter for the body
-        body = parse_body(ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args))
+        body = parse_body(
+            ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args), params=tool.parameters
+        )
         ctx.silent = ctx.silent and not body.text_body  # "SELECT ...;" is a query, not "show nothing"
         args = _joined(args, body)
     return args
 
 
 def _line_arguments(
-    ctx: Context, words: list[str], left: Callable[[Collection[str]], str | None]
+    ctx: Context,
+    words: list[str],
+    left: Callable[[Collection[str]], str | None],
+    params: Collection[str] | None = None,
 ) -> tuple[Any, list[str], str | None]:
     """The line's arguments; one bare word goes to the argument the named ones leave (``left``
     says which: a tool's one text parameter, a prompt's one argument). Several bare words where
-    one is meant are returned, with that argument, for the caller to say how to write them."""
-    loose = [w for w in words if is_bare_value(w, ctx.namespaces)]
+    one is meant are returned, with that argument, for the caller to say how to write them.
+    ``params``: the tool's, for :func:`~mcpnb.notebook.magics.parser.is_prose`."""
+    loose = [w for w in words if is_bare_value(w, ctx.namespaces, params)]
     if loose:
         named = parse_pairs([w for w in words if w not in loose], ctx.namespaces)
         bare = left(named)
@@ -532,13 +543,17 @@ class RawJson(dict[str, Any]):
 )
 @arguments(lambda p: p.add_argument("name", nargs="?", help="one server"))
 def resources(ctx: Context, ns: argparse.Namespace) -> Any:
+    from mcpnb.notebook.magics.completion import remember_resource_uris
     from mcpnb.notebook.magics.listings import ResourceList
 
     rows: list[tuple[str, Any]] = []
     missed = unreachable_unless_asked(ctx, ns.name)
     for server in (s for s in servers_named(ctx, ns.name) if s not in missed):
         fetch = functools.partial(ctx.pool.resources, server)
-        rows += [(server, r) for r in skip_unsupported(ctx, ns.name, server, "resources", fetch, missed)]
+        listed = list(skip_unsupported(ctx, ns.name, server, "resources", fetch, missed))
+        if server not in missed:  # what Tab after %mcp read NAME offers next
+            remember_resource_uris(ctx.pool, server, (getattr(r, "uri", "") for r in listed))
+        rows += [(server, r) for r in listed]
         with contextlib.suppress(McpnbError):  # templates are optional: a server may list none
             rows += [(server, t) for t in ctx.pool.resource_templates(server)]
     return ResourceList(rows, not_listed=missed)

@@ -18,7 +18,7 @@ import shlex
 import textwrap
 import unicodedata
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
@@ -643,12 +643,29 @@ def _wide_sign(text: str, wide: str, sign: str) -> str | None:
     )
 
 
-def is_bare_value(word: str, namespaces: list[Mapping[str, Any]]) -> bool:
+def is_prose(name: str, params: Collection[str] | None) -> bool:
+    """Whether a name before ``=`` or ``:`` is the start of a text rather than an argument: a word
+    that starts beyond ASCII (``件名: 会議``, ``Δt=0.01``, ``Übersetzung:``) where the tool takes no
+    parameter of that name nor one it could be a slip for. Such words were always text, before
+    names in every script were names: a Japanese tool's ``テキスト=…`` is its argument, a subject
+    line over a note to translate is the note. ``params``: the tool's (None: no tool to ask)."""
+    from mcpnb.client.errors import did_you_mean
+
+    if params is None or name[:1].isascii():
+        return False
+    return typed_name(name) not in params and did_you_mean(name, params) is None
+
+
+def is_bare_value(
+    word: str, namespaces: list[Mapping[str, Any]], params: Collection[str] | None = None
+) -> bool:
     """Whether a word of the line is a value without a name: not ``name=value`` (a name: a letter
-    of any script, then letters, digits, ``_.-``; ``"SELECT * FROM t WHERE id=2"`` and a URL's
-    query hold a ``=`` too), nor all the arguments at once (a JSON object, a ``{{var}}`` holding a dict)."""
+    of any script, then letters, digits, ``_.-``, not :func:`is_prose`; ``"SELECT * FROM t WHERE
+    id=2"`` and a URL's query hold a ``=`` too), nor all the arguments at once (a JSON object, a
+    ``{{var}}`` holding a dict)."""
     match = _PAIR.match(word)
-    if match is not None and is_name(match.group(1).strip(" \t\u3000")):
+    name = match.group(1).strip(" \t\u3000") if match is not None else ""
+    if match is not None and is_name(name) and not is_prose(name, params):
         return False
     if word[:1] != "{":
         return True
@@ -664,7 +681,11 @@ def without_final_semicolon(text: str) -> str:
 
 
 def parse_body(
-    body: str, namespaces: list[Mapping[str, Any]] | None = None, *, bare: str | None = None
+    body: str,
+    namespaces: list[Mapping[str, Any]] | None = None,
+    *,
+    bare: str | None = None,
+    params: Collection[str] | None = None,
 ) -> Arguments:
     """A ``%%mcp call`` body: a JSON object, or ``key: value`` lines (``#`` starts a comment line).
 
@@ -677,8 +698,9 @@ def parse_body(
     drops the final newline), so code with ``{{`` in it stays as written.
 
     ``bare`` (a tool's one text parameter): a body that is not ``key: value`` lines with names for
-    keys is that parameter's text, as written (a query, a script), but for ``{{name}}`` of a
-    notebook variable, filled as JupySQL fills it (:func:`fill_variables`).
+    keys (``params``: the tool's, for :func:`is_prose`) is that parameter's text, as written (a
+    query, a script), but for ``{{name}}`` of a notebook variable, filled as JupySQL fills it
+    (:func:`fill_variables`).
 
     A final ``;`` (the cell's "show no output") is not part of the arguments; a text body keeps
     it (SQL ends that way) and :attr:`Arguments.text_body` says so.
@@ -698,7 +720,8 @@ def parse_body(
     try:
         whole = _object_arguments(text, namespaces, "the cell body")
         args = whole if whole is not None else _body_lines(structured, namespaces)
-        if all(is_name(key) for key in args):  # none at all: a body of comments
+        # none at all: a body of comments; all of them prose (件名: …, 本文: …): the text it is
+        if all(is_name(key) for key in args) and not (args and all(is_prose(key, params) for key in args)):
             return args
     except UsageError as exc:
         # a body meant as arguments, with a mistake in it ("{...", a key twice), still goes out as

@@ -25,6 +25,11 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/jpg", "image/gif", "i
 #: frontend may put an ``image/svg+xml`` entry in the page as markup, where the server's
 #: ``<script>`` and ``onload`` run; the HTML draws it through ``<img>``, which runs none.
 BUNDLE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif"})
+#: Bytes of an image past which it gets no bundle entry of its own: the HTML's ``data:`` URI is then
+#: its one copy (a 5 MB screenshot was saved twice, 13 MB of base64 in the .ipynb). The HTML is the
+#: one kept because it is what JupyterLab, Notebook, VS Code and nbconvert's HTML draw (they prefer
+#: ``text/html`` to ``image/png``); what draws no HTML (a PDF export) shows the text's summary.
+BUNDLE_IMAGE_LIMIT = 256 * 1024
 _AUDIO = re.compile(r"^audio/[\w.+-]+$")
 _MARKDOWN = re.compile(r"markdown", re.IGNORECASE)
 
@@ -122,7 +127,7 @@ def _media(kind: str, data: Any, mime: Any, save_hint: str | None = None) -> Ren
     extra: dict[str, Any] = {}
     if size is not None and wrong is None and kind == "image" and mime_s in IMAGE_TYPES:
         html = f'<img src="data:{esc(mime_s)};base64,{esc(data)}" alt="{esc(label)}" title="{esc(label)}">'
-        if mime_s in BUNDLE_IMAGE_TYPES:
+        if mime_s in BUNDLE_IMAGE_TYPES and size is not None and size <= BUNDLE_IMAGE_LIMIT:
             extra[mime_s] = data
     elif size is not None and kind == "audio" and _AUDIO.match(mime_s):
         html = f'<audio controls src="data:{esc(mime_s)};base64,{esc(data)}" title="{esc(label)}"></audio>'

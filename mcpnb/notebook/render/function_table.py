@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpnb.notebook.render.defaults import DEFAULTS, resolve_limit
 from mcpnb.notebook.render.html import badge, esc, wrap
 
 
@@ -33,24 +34,39 @@ def _table(columns: list[str], rows: list[list[str]], head: str) -> str:
     )
 
 
+def _more_html(more: str, total: int) -> str:
+    """The "… N more" line under a cut table, with how to draw every row."""
+    if not more:
+        return ""
+    return f'<div class="mcpnb-dim">{esc(more)}; %config Mcp.listing_limit = {total} draws every row</div>'
+
+
 def toolbox_bundle(toolbox: Any) -> dict[str, Any]:
-    """A :class:`~mcpnb.client.toolbox.Toolbox`: every function by flat name, and whether it can be strict."""
+    """A :class:`~mcpnb.client.toolbox.Toolbox`: every function by flat name, and whether it can be
+    strict; at most ``listing_limit`` rows drawn (1006 tools drew 529 KB), as the tools listing."""
     from mcpnb.client.toolbox.table import COLUMNS
 
-    text = repr(toolbox)
+    limit = resolve_limit(None, DEFAULTS.listing_limit)
+    text = toolbox.text(limit)
     if not toolbox:
         return {"text/plain": text, "text/html": wrap(f'<div class="mcpnb-dim">{esc(text)}</div>')}
-    head = text.splitlines()[0]
+    head = toolbox.head()
     formats = '"openai" | "openai-responses" | "anthropic" | "gemini"'
-    note = f'<div class="mcpnb-dim">* required; toolbox.specs({esc(formats)}) gives the specs</div>'
+    note = _more_html(toolbox.more(limit), len(toolbox))
+    note += f'<div class="mcpnb-dim">* required; toolbox.specs({esc(formats)}) gives the specs</div>'
     note += "".join(f'<div class="mcpnb-dim">{esc(line)}</div>' for line in toolbox.left_out())
-    return {"text/plain": text, "text/html": wrap(_table(COLUMNS, toolbox.rows(), head), note)}
+    return {"text/plain": text, "text/html": wrap(_table(COLUMNS, toolbox.rows(limit), head), note)}
 
 
 def specs_bundle(specs: Any) -> dict[str, Any]:
-    """:class:`~mcpnb.client.toolbox.ToolSpecs`: the names each row gets in that API's ``tools=``."""
-    text = repr(specs)
-    head = text.splitlines()[0]
-    note = '<div class="mcpnb-dim">* required; a list of dicts: pass it as tools=, specs[0] shows one</div>'
+    """:class:`~mcpnb.client.toolbox.ToolSpecs`: the names each row gets in that API's ``tools=``
+    (at most ``listing_limit`` rows drawn), and what in them is past a limit."""
+    limit = resolve_limit(None, DEFAULTS.listing_limit)
+    text = specs.text(limit)
+    note = _more_html(specs.more(limit), len(specs))
+    note += '<div class="mcpnb-dim">* required; a list of dicts: pass it as tools=, specs[0] shows one</div>'
     note += "".join(f'<div class="mcpnb-block">{badge(line, "warn")}</div>' for line in specs.problems())
-    return {"text/plain": text, "text/html": wrap(_table(specs.columns, specs.rows(), head), note)}
+    return {
+        "text/plain": text,
+        "text/html": wrap(_table(specs.columns, specs.rows(limit), specs.head()), note),
+    }

@@ -1,7 +1,7 @@
 """The tools listing: :class:`ToolList` and its bundle.
 
 A listing is what people scan to decide what to call, so each row keeps the description short (the
-full text is one click away, and in the tooltip), marks required parameters with ``*`` and turns
+full text is one click away, written once in the page), marks required parameters with ``*`` and turns
 behaviour hints into badges (read-only, destructive, ...). The ``title`` and ``hints`` columns appear
 only when some tool has one: an empty column is noise.
 """
@@ -96,8 +96,9 @@ def _description_html(text: str) -> str:
     first = short(text)
     if not text or first == text.strip():
         return esc(first)
+    # written once: a title= copy of it too made a 5.4 KB description 13.7 KB of HTML per row
     return (
-        f'<details class="mcpnb-more" title="{esc(text)}"><summary>{esc(first)}</summary>'
+        f'<details class="mcpnb-more"><summary>{esc(first)}</summary>'
         f'<span style="white-space:pre-wrap">{esc(text.strip())}</span></details>'
     )
 
@@ -139,6 +140,13 @@ def _text_cells(t: Any) -> dict[str, str]:
     return {column: printable(text) for column, text in cells.items()}
 
 
+def more_hint(hidden: int, noun: str, made_by: str, total: int) -> str:
+    """``… 5812 more tools (…)`` under a listing cut at ``listing_limit`` rows, saying where they all
+    are (``.df``, on the listing kept in a variable) and how to draw every row."""
+    keep = f".df has them all (r = {made_by}, then r.df)" if made_by else ".df has them all"
+    return f"… {hidden} more {noun} ({keep}; %config Mcp.listing_limit = {total} draws every row)"
+
+
 def tools_text(tools: list[Any], limit: int) -> str:
     if not tools:
         return "(no tools)"
@@ -147,7 +155,7 @@ def tools_text(tools: list[Any], limit: int) -> str:
     table = [columns, *([_text_cells(t)[c] for c in columns] for t in shown)]
     lines = columns_text(table)
     if len(tools) > limit:
-        lines.append(f"… {len(tools) - limit} more tools")
+        lines.append(more_hint(len(tools) - limit, "tools", "%mcp tools …", len(tools)))
     return "\n".join(lines)
 
 
@@ -194,7 +202,8 @@ def tools_bundle(tools: list[Any], *, limit: int | None = None) -> dict[str, Any
     )
     html = f"{stale_html}<table><thead>{head}</thead><tbody>{body}</tbody></table>"
     if len(tools) > n:
-        html += f'<div class="mcpnb-dim">… {len(tools) - n} more tools (.df has them all)</div>'
+        more = more_hint(len(tools) - n, "tools", "%mcp tools …", len(tools))
+        html += f'<div class="mcpnb-dim">{esc(more)}</div>'
     example = f"{shown[0].server}.{shown[0].name}"  # how to see one in full, with a real name
     html += f'<div class="mcpnb-dim">* required parameter · one in full: %mcp tools {esc(example)}</div>'
     html += note_html

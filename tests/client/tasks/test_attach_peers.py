@@ -141,3 +141,17 @@ def test_a_scripts_status_polling_sees_the_task_end(pool: Any, everything: str) 
         time.sleep(0.5)
     assert handle.status == "completed"
     assert "go" in handle.result(timeout=30).text
+
+
+def test_a_listed_id_that_tasks_get_does_not_know_is_expired_at_once(pool: Any) -> None:
+    """Its whole id starts itself: attaching it asked the server again and again (964 tasks/get in
+    0.8 s) until Python's recursion limit ended it."""
+    from pathlib import Path
+
+    server = Path(__file__).resolve().parents[2] / "servers" / "listed_unknown_task_server.py"
+    pool.connect("l", command=sys.executable, args=[str(server)], era="legacy")
+    with pytest.raises(TaskExpiredError):
+        pool.attach_task("l", "abcd1234ef")
+    time.sleep(0.3)  # its stderr lines reach the log
+    asked = [line for line in pool.logs("l") if "tasks/get #" in line]
+    assert len(asked) <= 2, asked

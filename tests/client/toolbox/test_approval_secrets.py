@@ -54,3 +54,36 @@ def test_secret_by_schema_by_name_and_inside_objects():
         "note": "n",
         "token": "••••••",  # not in the schema (a model's slip): its name says enough
     }
+
+
+def test_what_a_call_deletes_is_shown_not_hidden_as_a_secret():
+    """``key``, ``session``, ``page_token``: what the person judges a destructive call by. Only a
+    credential beyond doubt is hidden from the approval question."""
+    from mcpnb.client.toolbox.approval import shown_arguments
+    from mcpnb.client.toolinfo import ToolInfo
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "key": {"type": "string"},
+            "session": {"type": "string"},
+            "page_token": {"type": "string"},
+            "password": {"type": "string"},
+            "opts": {"type": "object"},
+        },
+    }
+    tool = ToolInfo(server="redis", name="delete", description=None, input_schema=schema)
+    shown = shown_arguments(
+        tool,
+        {
+            "key": "prod:users:*",
+            "session": "prod-db",
+            "page_token": "p2",
+            "password": "hunter2",
+            "opts": {"access_token": "abc123", "sort_key": "name"},
+            "token": "t0k3n",
+        },
+    )
+    assert shown["key"] == "prod:users:*" and shown["session"] == "prod-db" and shown["page_token"] == "p2"
+    assert shown["password"] == "••••••" and shown["token"] == "••••••"
+    assert shown["opts"] == {"access_token": "••••••", "sort_key": "name"}

@@ -92,3 +92,36 @@ def test_an_awaiting_cell_goes_on_with_the_retried_result_without_a_click(kernel
     assert fe.reply(cell, timeout=30)["status"] == "ok"
     assert "signed in (call 2)" in fe.results[cell]["text/plain"]  # the cell's result: the retry's
     assert "gate</b> says the page is done" in _status(fe)
+
+
+PROBE = """
+%load_ext mcpnb
+import pathlib, tempfile, time, urllib.request
+import mcpnb
+from mcpnb.probekit import create_server
+root = pathlib.Path(tempfile.mkdtemp()); (root / "README.md").write_text("hello page")
+mcpnb.default_pool().connect("probe", server=create_server(root=root), era="legacy")
+def go():
+    return get_ipython().run_line_magic('mcp', 'call probe.open_local_page path=README.md via=error')
+"""
+
+
+def test_a_page_asked_for_again_with_the_same_id_waits_for_its_new_visit(kernel):
+    """probe-kit's id is one client's consent to one page: the same for every call. Its earlier
+    "done" made the next refusal's panel retry at once (nobody visited) or fail as it was built."""
+    fe = Frontend(kernel)
+    _run(fe, PROBE)
+    _run(fe, "p1 = go(); url = p1.error.elicitations[0]['url']")
+    _run(fe, "urllib.request.urlopen(url, timeout=10).read()")  # the person opens the page: done
+    _run(fe, "for _ in range(100):\n    if p1.result is not None: break\n    time.sleep(0.1)")
+    told = _run(fe, "print('first', p1.result.structured['action'])")
+    assert "first accept" in fe.stdout[told]
+    second = fe.execute("p2 = go()")  # the same call again: asked again, with the same id
+    assert fe.reply(second)["status"] == "ok"
+    fe.pump(1.0)
+    told = _run(fe, "print('second', p2.result)")
+    assert "second None" in fe.stdout[told]  # waits for the person (or the page's new visit)
+    _run(fe, "urllib.request.urlopen(url, timeout=10).read()")  # visited again: now it goes on
+    _run(fe, "for _ in range(100):\n    if p2.result is not None: break\n    time.sleep(0.1)")
+    told = _run(fe, "print('second', p2.result.structured['action'])")
+    assert "second accept" in fe.stdout[told]

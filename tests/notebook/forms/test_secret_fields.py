@@ -149,3 +149,28 @@ def test_text_inputs_and_labels_follow_the_direction_of_their_text():
     label = form.controls["שם"].box.children[0].value
     assert '<b dir="auto"' in label and '<div dir="auto"' in label and "unicode-bidi: plaintext" in label
     assert 'dir="auto"' in form.header.value
+
+
+def test_a_count_of_tokens_is_a_number_and_a_key_is_kept_for_the_next_call():
+    """``token_count`` and ``session_timeout`` are numbers, not PINs: a masked box for them hid what
+    a person typed. The tool explorer empties a credential beyond doubt after a call, not a Redis
+    ``key`` or a ``page_token`` (a second Call then failed: "key: required")."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "token_count": {"type": "integer"},
+            "session_timeout": {"type": "number"},
+            "key": {"type": "string"},
+            "page_token": {"type": "string"},
+            "password": {"type": "string"},
+        },
+    }
+    form, _got = _form(schema)
+    assert not isinstance(form.inputs["token_count"], w.Password)
+    assert not isinstance(form.inputs["session_timeout"], w.Password)
+    assert form.secret_fields(doubtless=True) == ["password"]
+    for name, value in (("key", "prod:users:*"), ("page_token", "p2"), ("password", "hunter2")):
+        form.inputs[name].value = value
+    form.forget_secrets(doubtless=True)
+    assert form.inputs["key"].value == "prod:users:*" and form.inputs["page_token"].value == "p2"
+    assert form.inputs["password"].value == ""

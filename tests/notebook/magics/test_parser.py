@@ -523,3 +523,19 @@ def test_a_crlf_body_goes_out_with_newlines_as_a_block_does():
     text = parse_body("print('日本')\r\nx = 1\r\n", [], bare="source")
     block = parse_body("source: |\r\n  print('日本')\r\n  x = 1\r\n", [])
     assert text == {"source": "print('日本')\nx = 1"} and block == {"source": "print('日本')\nx = 1\n"}
+
+
+def test_prose_in_any_script_over_a_tools_one_text_is_the_text():
+    """A subject line in Japanese over a note to translate (``件名: 会議``), a formula (``Δt=0.01``),
+    a German label (``Übersetzung:``): words beyond ASCII the tool takes no parameter of were always
+    the text; reading every script's names as names made them "unknown argument" errors. A name the
+    tool has (``テキスト``), or one it could be a slip for, is still an argument."""
+    params = ["text"]
+    for body in ("件名: 会議\n本文: 明日10時", "Übersetzung: Guten Morgen"):
+        args = parse_body(body, [], bare="text", params=params)
+        assert args == {"text": body} and args.text_body
+    assert is_bare_value("Δt=0.01", [], params) and is_bare_value("α = 0.5", [], params)
+    assert not is_bare_value("テキスト=x", [], ["テキスト"])  # the tool's own name
+    assert not is_bare_value("テキス=x", [], ["テキスト"])  # a slip for it: "unknown argument", with a hint
+    assert parse_body("テキスト: 日本語", [], bare="テキスト", params=["テキスト"]) == {"テキスト": "日本語"}
+    assert not is_bare_value("txt=x", [], params)  # ASCII: a name, as it always was
