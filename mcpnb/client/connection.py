@@ -61,9 +61,6 @@ from mcpnb.client.watching import ResourceWatch
 
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
-    from mcpnb.client.interaction import CallContext
-    from mcpnb.client.results import ToolResult
-    from mcpnb.client.toolinfo import ToolInfo
 
 #: How long a stopping owner task may take (a stdio server is gone within ~2 s, see client/stdio.py).
 STOP_GRACE = 8.0
@@ -304,23 +301,6 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
     def __repr__(self) -> str:
         return f"<Connection {self.name} {self.transport} {self.state}>"
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-        context: CallContext | None = None,
-        info: ToolInfo | None = None,
-    ) -> ToolResult:
-        """:meth:`ConnectionRequests.call_tool`; the first result after an automatic restart says
-        so (:meth:`_restarted`), among its warnings."""
-        result = await requests.call_tool(self, name, arguments, timeout=timeout, context=context, info=info)
-        if self.restart_note is not None:
-            result.warnings.insert(0, self.restart_note)
-            self.restart_note = None
-        return result
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, *, wait: float = 0.0) -> None:

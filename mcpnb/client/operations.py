@@ -46,6 +46,7 @@ class ConnectionRequests:
     prompt_cache: TTLCache[list[Any]]
     watch: ResourceWatch
     log_level: str
+    restart_note: str | None  # what the first result after an automatic restart says
 
     if TYPE_CHECKING:
 
@@ -89,8 +90,14 @@ class ConnectionRequests:
         time a person takes to answer the server does not count; ``max_total_timeout`` caps the
         whole call. On timeout the request is cancelled on the server. ``context`` carries what the
         people-in-the-loop parts need (given answers, a progress callback, where to show forms).
+        The first result after an automatic restart says so among its warnings: the server's
+        memory went with its old process.
         """
-        return await requests.call_tool(self, name, arguments, timeout=timeout, context=context, info=info)
+        result = await requests.call_tool(self, name, arguments, timeout=timeout, context=context, info=info)
+        if self.restart_note is not None:
+            result.warnings.insert(0, self.restart_note)
+            self.restart_note = None
+        return result
 
     # ------------------------------------------------------------------ resources and prompts
     async def _every_page(
