@@ -199,6 +199,10 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.restart_note: str | None = None
         self.attempt: Attempt | None = None  # a reconnect attempt under way, while it lasts
         self._secrets = config.secrets()
+        if config.transport == "stdio":  # the kernel's proxy settings go to the child: a password too
+            from mcpnb.client.stdio import network_secrets
+
+            self._secrets |= network_secrets()
         remember_secrets(self, self._secrets)  # scrubbed from the HTTP client's and the SDK's logs too
         self.interaction: Interaction | None = None  # None: the process-wide default
         self.asking = Asking(self)  # the SDK callbacks for elicitation, sampling and logs

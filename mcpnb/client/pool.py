@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpnb.client.connection import Connection
-from mcpnb.client.errors import UnknownServerError, describe, did_you_mean, did_you_mean_text, out_of_reach
+from mcpnb.client.errors import (
+    ArgumentsError,
+    UnknownServerError,
+    describe,
+    did_you_mean,
+    did_you_mean_text,
+    out_of_reach,
+)
 from mcpnb.client.events import ConnectionEvent, EventLog
 from mcpnb.client.interaction import CallContext, Interaction, default_interaction
 from mcpnb.client.operations import checked_log_level, completion_reference
@@ -794,7 +801,16 @@ class Pool:
         # server does not list (its own unknown-tool error is what is tested), never a filtered one
         info = await conn.catalog.get(tool, unlisted=not validate)
         checked, unchecked = _argument_checks()
-        arguments = (checked if validate else unchecked)(info, arguments)
+        try:
+            arguments = (checked if validate else unchecked)(info, arguments)
+        except ArgumentsError:
+            if not validate or conn.catalog.cache.get() is not None:  # a fresh list said so: they are wrong
+                raise
+            # a stale list (list_changed said the tools changed, or it expired) may not know a
+            # parameter added since: asked again once before the person is told no
+            await conn.catalog.all(refresh=True)
+            info = await conn.catalog.get(tool, unlisted=not validate)
+            arguments = checked(info, arguments)
         if task or (task is None and info.task_support == "required"):
             from mcpnb.client.tasks.extension import follow
 

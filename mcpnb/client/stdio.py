@@ -139,6 +139,15 @@ NETWORK_SETTINGS = (
 )
 
 
+def network_secrets(kernel: Mapping[str, str] | None = None) -> set[str]:
+    """The passwords in the kernel's proxy settings (``http://user:pass@proxy:3128``), which a
+    stdio server gets with them (:data:`NETWORK_SETTINGS`): scrubbed from what it logs."""
+    from mcpnb.client.redact import url_secrets
+
+    kernel = os.environ if kernel is None else kernel
+    return {s for name in NETWORK_SETTINGS if kernel.get(name) for s in url_secrets(kernel[name]) if s}
+
+
 def child_environment(
     defaults: Mapping[str, str], env: Mapping[str, str] | None, kernel: Mapping[str, str] | None = None
 ) -> dict[str, str]:

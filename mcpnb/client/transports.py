@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import time
@@ -16,6 +17,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import ServerExitedError
+
+logger = logging.getLogger("mcpnb")
 
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
@@ -287,7 +290,9 @@ def _http_client(
             status = response.status_code
             message = await server_message(response) if status >= 400 else None
             proxy = response.extensions.get(PROXY_EXTENSION)
-            if proxy and status in PROXY_STATUSES:  # the proxy's own refusal, not the server's
+            # the proxy's own refusal, not the server's: over https (a CONNECT tunnel) a status is
+            # the server's, the proxy's refusal being a ProxyError
+            if proxy and status in PROXY_STATUSES and response.request.url.scheme == "http":
                 message = f"said by the proxy {proxy}" + (f": {message}" if message else "")
             # a 401's challenge says how to sign in, a 403's which scope the call needs
             challenge = response.headers.get("www-authenticate") if status in (401, 403) else None
@@ -400,24 +405,33 @@ def proxy_mounts(on_failure: FailureHook, *, background_cuts: bool = True) -> di
         from httpx2._utils import get_environment_proxies
     except ImportError:  # pragma: no cover - an httpx2 that moved it: no proxies rather than no client
         return {}
-    mounts: dict[str, Any] = {
-        pattern: None
-        if url is None
-        else watched_transport(
-            httpx2.AsyncHTTPTransport(proxy=url), on_failure, proxy=url, background_cuts=background_cuts
-        )
-        for pattern, url in get_environment_proxies().items()
-    }
+    mounts: dict[str, Any] = {}
+    for pattern, url in get_environment_proxies().items():
+        if url is None:
+            mounts[pattern] = None
+            continue
+        try:
+            proxied = httpx2.AsyncHTTPTransport(proxy=url)
+        except (ValueError, ImportError) as exc:  # socks:// (a desktop's all_proxy), socksio missing
+            logger.warning("mcpnb: the proxy %s is not used for MCP servers (%s)", shown_proxy(url), exc)
+            continue
+        mounts[pattern] = watched_transport(proxied, on_failure, proxy=url, background_cuts=background_cuts)
     if any(mount is not None for mount in mounts.values()):
-        for host in LOOPBACK:  # a server on this machine is never behind the company's proxy
-            mounts.setdefault(f"all://{host}", None)
+        mounts.update(direct_to_this_machine())
     return mounts
 
 
 #: This machine's own addresses, reached directly whatever the proxy settings say (as browsers do):
 #: a corporate HTTP_PROXY set for pip and the web made a notebook's own 127.0.0.1 server
-#: "unreachable" unless NO_PROXY listed it, where mcpnb had always reached it.
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+#: "unreachable" unless NO_PROXY listed it, where mcpnb had always reached it. (httpx mounts match
+#: hosts, not address ranges: 127.0.0.1, not all of 127/8.)
+LOOPBACK = ("127.0.0.1", "localhost", "*.localhost", "localhost.localdomain", "[::1]", "0.0.0.0")
+
+
+def direct_to_this_machine() -> dict[str, None]:
+    """httpx mounts that send :data:`LOOPBACK` hosts direct (None: no proxy), for every client that
+    reads the environment's proxies: the MCP transport's, and OAuth's side requests."""
+    return {f"all://{host}": None for host in LOOPBACK}
 
 
 def watched_transport(

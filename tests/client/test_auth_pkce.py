@@ -18,7 +18,7 @@ import warnings
 from typing import Any
 
 import pytest
-from servers.oauth_server import CLIENT_ID, OAuthServers, Person  # tests/ is on sys.path
+from servers.oauth_server import CLIENT_ID, CLIENT_SECRET, OAuthServers, Person  # tests/ is on sys.path
 from servers.oauth_server import Client as Registered
 
 from mcpnb.client.auth import set_authorization_ui
@@ -202,3 +202,25 @@ def test_assume_pkce_is_read_in_either_spelling_and_off_by_default() -> None:
     assert (taken(), taken(assume_pkce=True), taken(assumePkce=True)) == (False, True, True)
     with pytest.raises(McpnbError, match="set twice"):
         taken(assume_pkce=True, assumePkce=True)
+
+
+def test_a_corporate_proxy_setting_leaves_this_machines_authorization_server_direct(pool, monkeypatch):
+    """With HTTP_PROXY set (and no NO_PROXY) the MCP requests to 127.0.0.1 went direct, but the
+    sign-in's own requests (metadata, token) went to the proxy, and failed there."""
+    from conftest import free_port
+
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")  # nothing listens there
+    with OAuthServers() as servers:
+        auth = {
+            "type": "oauth",
+            "flow": "client_credentials",
+            "client_id": CLIENT_ID,
+            "client_secret": CLIENT_SECRET,
+            "issuer": servers.issuer,
+        }
+        pool.connect("secured", url=servers.mcp_url, config={"auth": auth})
+        assert pool.call("secured", "whoami").text == CLIENT_ID
+        assert servers.token_requests == [("client_credentials", 200)]
+        pool.disconnect("secured")

@@ -45,3 +45,28 @@ def test_a_name_that_differs_only_in_composition_is_said_so():
     nfd = unicodedata.normalize("NFD", "café")
     assert "(the same letters, composed: Unicode NFC)" in did_you_mean_text(nfd, ["café", "tea"])
     assert did_you_mean_text("ab", ["ax", "zz"]) == "; did you mean 'ax'?"
+
+
+def test_a_parameter_added_since_the_list_was_cached_is_taken_after_list_changed(pool):
+    """The server said its tools changed (list_changed marks the list stale) and a tool took a new
+    parameter: a call using it was refused from the old list, "unknown argument", nothing sent.
+    A stale list is asked again once before the person is told no; a fresh one is believed."""
+    from mcpnb.client.errors import ArgumentsError
+
+    srv = MCPServer("grow", log_level="WARNING")
+
+    def greet(name: str) -> str:
+        return f"hello {name}"
+
+    def greet_loudly(name: str, loud: bool = False) -> str:
+        return f"hello {name}" + ("!" if loud else "")
+
+    srv.add_tool(greet, name="greet")
+    pool.connect("grow", server=srv)
+    assert pool.call("grow", "greet", {"name": "a"}).text == "hello a"
+    srv.remove_tool("greet")
+    srv.add_tool(greet_loudly, name="greet")
+    with pytest.raises(ArgumentsError, match="loud"):  # the list is fresh: believed, nothing asked
+        pool.call("grow", "greet", {"name": "a", "loud": True})
+    pool.connection("grow").catalog.cache.invalidate()  # what notifications/tools/list_changed does
+    assert pool.call("grow", "greet", {"name": "a", "loud": True}).text == "hello a!"

@@ -89,6 +89,14 @@ def test_this_machines_own_server_goes_direct_whatever_the_proxy(pool, demo, no_
     assert pool.call("l", "echo", {"text": "local"}).text == "local"
 
 
+def test_a_socks_proxy_in_the_environment_breaks_nothing(pool, demo, no_proxy_env) -> None:
+    """GNOME and KDE export all_proxy=socks://…: building its transport raised ("Unknown scheme
+    for proxy URL") before any request, so no HTTP server connected, 127.0.0.1's neither."""
+    no_proxy_env.setenv("all_proxy", "socks://127.0.0.1:1080/")
+    pool.connect("s", url=demo.url, config=QUIET)
+    assert pool.call("s", "echo", {"text": "fine"}).text == "fine"
+
+
 def test_a_proxy_that_is_down_is_named_not_the_server(pool, no_proxy_env) -> None:
     port = free_port()
     no_proxy_env.setenv("HTTP_PROXY", f"http://user:hunter2@127.0.0.1:{port}")

@@ -101,7 +101,9 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
     async def _grant(self, audience: str, resource: str) -> str:
         """Leg 1: the ID token for an ID-JAG made out to ``audience`` (the configured issuer) and
         ``resource`` (the MCP server), on a client of its own like the flow's other side requests."""
-        async with httpx2.AsyncClient(timeout=SIDE_REQUEST_TIMEOUT) as idp:
+        from mcpnb.client.transports import direct_to_this_machine  # a server on this machine: direct
+
+        async with httpx2.AsyncClient(timeout=SIDE_REQUEST_TIMEOUT, mounts=direct_to_this_machine()) as idp:
             id_token = await self._id_token(idp)
             endpoint = self._idp_token_endpoint or (await self._metadata(idp))["token_endpoint"]
             data = {

@@ -291,7 +291,11 @@ class _Friendly:
                         self._stepping_up(asked)
                 else:
                     if side is None:
-                        side = httpx2.AsyncClient(timeout=SIDE_REQUEST_TIMEOUT)
+                        from mcpnb.client.transports import direct_to_this_machine
+
+                        side = httpx2.AsyncClient(
+                            timeout=SIDE_REQUEST_TIMEOUT, mounts=direct_to_this_machine()
+                        )
                     response = await self._send_side(side, outgoing)
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:

@@ -168,44 +168,33 @@ def looks_secret(name: str, title: str | None = None, schema: Any = None) -> boo
     return any(w in SECRET_WORDS for w in words) or bool(joined & _SECRET_PAIRS)
 
 
-#: Words that name a credential only as the whole name (``token``, ``pin``): ``page_token``,
-#: ``pin_count``, ``cookie_policy`` hold one and are no secret; ``key`` and ``session`` never are
-#: alone (a Redis key, a tmux session: what a person must see before approving a delete).
-_SECRET_ALONE = frozenset({"token", "pin", "cookie", "auth"})
-#: :data:`SECRET_WORDS` that name a credential wherever they stand in a name.
-_SECRET_ANYWHERE = SECRET_WORDS - _SECRET_ALONE - {"key", "session"}
-#: Two words that name a credential together, beyond :data:`_SECRET_PAIRS`.
-_TOKEN_PAIRS = frozenset(
+#: Words beside a secret-looking one that make a name no credential: a paging cursor
+#: (``next_page_token``), a count or a limit (``token_count``, ``max_tokens``), a key that names
+#: where data sits (``sort_key``, ``partition_key``), an id or a kind (``session_id``, ``key_type``).
+_NOT_A_CREDENTIAL = frozenset(
     {
-        "accesstoken",
-        "refreshtoken",
-        "authtoken",
-        "bearertoken",
-        "idtoken",
-        "sessiontoken",
-        "clientsecret",
-        "authkey",
+        "page", "next", "cursor", "continuation", "count", "max", "min", "limit", "num", "total",
+        "sort", "partition", "primary", "foreign", "id", "type", "name", "timeout", "ttl", "length",
+        "size", "expiry", "expires",
     }
-)
+)  # fmt: skip
+#: Secret-looking words that name no credential alone: a Redis ``key``, a tmux ``session``.
+_ALONE_NO_CREDENTIAL = frozenset({"key", "session"})
 
 
 def clearly_secret(name: str, title: str | None = None, schema: Any = None) -> bool:
-    """Whether a value is a credential beyond doubt: marked so by its schema (``format: password``,
-    ``writeOnly``), or named so (``password``, ``api_key``, ``access_token``, a lone ``token`` or
-    ``pin``). Narrower than :func:`looks_secret`, which a form uses to think twice: this one decides
-    what is hidden from the person who must judge a call (the model's approval question, an error)
-    and what the explorer empties after a call, where hiding a Redis ``key`` or a ``page_token``
-    cost more than it saved."""
+    """Whether a value is a credential beyond doubt: :func:`looks_secret`, but for names that say
+    otherwise (``next_page_token``, ``token_count``, ``sort_key``, ``session_id``, a lone ``key``
+    or ``session``). It decides what is hidden from the person who must judge a call (the model's
+    approval question) and what the tool explorer empties after a call, where hiding the Redis key
+    a call deletes cost more than it saved; ``github_token``, ``encryption_key`` and
+    ``session_cookie`` stay hidden."""
     if isinstance(schema, dict) and (schema.get("format") == "password" or schema.get("writeOnly") is True):
         return True
-    words = [w.lower() for w in _WORD.findall(f"{name} {title or ''}")]
-    named = [w.lower() for w in _WORD.findall(name)]
-    joined = {a + b for a, b in itertools.pairwise(words)}
-    return (
-        any(w in _SECRET_ANYWHERE for w in words)
-        or bool(joined & (_SECRET_PAIRS | _TOKEN_PAIRS))
-        or (len(named) == 1 and named[0] in _SECRET_ALONE)
-    )
+    if not looks_secret(name, title):
+        return False
+    words = [w.lower() for w in _WORD.findall(name)]
+    return not (set(words) & _NOT_A_CREDENTIAL or (len(words) == 1 and words[0] in _ALONE_NO_CREDENTIAL))
 
 
 #: Two words that name a credential together, neither alone (``one_time_code``, ``security code``,

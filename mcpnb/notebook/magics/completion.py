@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import json
 import re
+import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -118,13 +119,29 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
     return []
 
 
-def _listed_tools(pool: Any, server: str) -> list[Any]:
+#: An in-process server's list this old (seconds) is listed again for a Tab, where it is small: a
+#: cell may have added a tool to it since, and no list_changed says so. A big one (thousands of
+#: tools: seconds to list) is read as last listed, or listed again when a named tool is missing.
+INPROCESS_RELIST = 5.0
+INPROCESS_RELIST_MAX = 500
+
+
+def _listed_tools(pool: Any, server: str, name: str | None = None) -> list[Any]:
     """``server``'s tools as last listed, stale or not (no I/O: a keypress must not list 5000 tools
-    again); fetched only when it never listed them (which caches them for the next key)."""
+    again); fetched when it never listed them (which caches them for the next key), and for an
+    in-process server when ``name`` is not among them or a small list is :data:`INPROCESS_RELIST`
+    seconds old (a tool added in a cell shows on Tab, as on ``%mcp tools``)."""
     try:
-        listed = pool.connection(server).catalog.listed()
+        conn = pool.connection(server)
+        listed = conn.catalog.listed()
     except Exception:
-        listed = None
+        return list(pool.tools(server))
+    if listed is not None and conn.transport == "inprocess":
+        age = conn.catalog.cache.age
+        missing = name is not None and all(t.name != name for t in listed)
+        old = len(listed) <= INPROCESS_RELIST_MAX and (age is None or age >= INPROCESS_RELIST)
+        if missing or old:
+            listed = None
     return list(pool.tools(server)) if listed is None else listed
 
 
@@ -144,7 +161,7 @@ def _tool(pool: Any, target: str) -> Any:
     """The listed tool ``NAME.TOOL`` names (None if there is none), from its server's last list."""
     server, _, name = target.partition(".")
     try:
-        return next((t for t in _listed_tools(pool, server) if t.name == name), None)
+        return next((t for t in _listed_tools(pool, server, name) if t.name == name), None)
     except Exception:
         return None
 
@@ -213,9 +230,9 @@ def _as_typed(value: Any, quote: str = "") -> str:
 #: ``resources/list`` on each Tab took seconds for 10 000 resources. The client does not follow
 #: ``resources/list_changed``, so a time bounds how old they get; ``%mcp resources`` renews them.
 RESOURCE_URIS_TTL = 60.0
-#: server name -> (its connection, when listed, the URIs): per connection, so a server connected
-#: again under the same name (another one, perhaps) is asked afresh.
-_uris: dict[str, tuple[Any, float, list[str]]] = {}
+#: server name -> (its connection, weakly: a server disconnected is not kept alive by Tab; when
+#: listed; the URIs): per connection, so a server connected again under the same name is asked afresh.
+_uris: dict[str, tuple[weakref.ref[Any], float, list[str]]] = {}
 
 
 def remember_resource_uris(pool: Any, server: str, uris: Iterable[str]) -> None:
@@ -223,7 +240,7 @@ def remember_resource_uris(pool: Any, server: str, uris: Iterable[str]) -> None:
     import time
 
     with contextlib.suppress(Exception):
-        _uris[server] = (pool.connection(server), time.monotonic(), [str(u) for u in uris])
+        _uris[server] = (weakref.ref(pool.connection(server)), time.monotonic(), [str(u) for u in uris])
 
 
 def _resource_uris(pool: Any, server: str) -> list[str]:
@@ -235,13 +252,13 @@ def _resource_uris(pool: Any, server: str) -> list[str]:
     try:
         conn = pool.connection(server)
         kept = _uris.get(server)
-        if kept is not None and kept[0] is conn and time.monotonic() - kept[1] < RESOURCE_URIS_TTL:
+        if kept is not None and kept[0]() is conn and time.monotonic() - kept[1] < RESOURCE_URIS_TTL:
             return kept[2]
         resources = pool.runtime.run(conn.list_resources(), timeout=SERVER_COMPLETION_TIMEOUT)
     except Exception:
         return []
     uris = [str(r.uri) for r in resources]
-    _uris[server] = (conn, time.monotonic(), uris)
+    _uris[server] = (weakref.ref(conn), time.monotonic(), uris)
     return uris
 
 

@@ -370,9 +370,17 @@ def _checked(
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The arguments checked against the tool's inputSchema, and the form answers given, if any."""
     from mcpnb.client.arguments import check_arguments, unchecked_arguments
+    from mcpnb.client.errors import ArgumentsError
     from mcpnb.client.timeouts import checked_timeout
 
-    values = unchecked_arguments(tool, args) if ns.no_validate else check_arguments(tool, args)
+    try:
+        values = unchecked_arguments(tool, args) if ns.no_validate else check_arguments(tool, args)
+    except ArgumentsError:
+        if ctx.pool.cached_tool(tool.server, tool.name) is not None:  # a fresh list: they are wrong
+            raise
+        # a stale list (list_changed, or expired) may not know a parameter added since: asked again
+        ctx.pool.tools(tool.server, refresh=True)
+        values = check_arguments(ctx.pool.find_tool(tool.server, tool.name), args)
     try:
         checked_timeout(ns.timeout, "--timeout", unset="no --timeout")
     except ValueError as exc:  # nan, 0, a year: "timed out after nan s" once sent

@@ -82,8 +82,12 @@ def test_what_a_call_deletes_is_shown_not_hidden_as_a_secret():
             "password": "hunter2",
             "opts": {"access_token": "abc123", "sort_key": "name"},
             "token": "t0k3n",
+            "github_token": "ghp_SECRET",
+            "encryption_key": "k3y",
+            "session_cookie": "c00kie",
         },
     )
+    assert {shown[k] for k in ("github_token", "encryption_key", "session_cookie")} == {"••••••"}
     assert shown["key"] == "prod:users:*" and shown["session"] == "prod-db" and shown["page_token"] == "p2"
     assert shown["password"] == "••••••" and shown["token"] == "••••••"
     assert shown["opts"] == {"access_token": "••••••", "sort_key": "name"}

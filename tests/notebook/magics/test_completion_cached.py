@@ -13,6 +13,8 @@ from conftest import DEMO, demo_server_object
 from IPython.core.error import UsageError
 from mcp.server.mcpserver import MCPServer
 
+from mcpnb.notebook.magics import completion
+
 from .conftest import line
 
 
@@ -29,7 +31,8 @@ def fetches(pool: Any, server: str) -> int:
     return sum(m.startswith("tools/list fetched from the server") for m in said)
 
 
-def test_tab_lists_no_server_again_in_process_or_stale(ip, mcp):
+def test_tab_lists_no_server_again_in_process_or_stale(ip, mcp, monkeypatch):
+    monkeypatch.setattr(completion, "INPROCESS_RELIST", 3600)  # however slow this machine is today
     mcp.pool.connect("inproc", server=demo_server_object())
     line(ip, f"connect other -- {sys.executable} {DEMO} stdio")
     mcp.pool.connection("other").tool_cache.invalidate()  # what list_changed does
@@ -82,6 +85,24 @@ def test_a_tool_added_to_an_in_process_server_is_found_by_call_and_listed(ip, mc
     assert fetches(mcp.pool, "inproc") == before  # a known tool: no listing before the call
     assert line(ip, "call inproc.added x=4").data == 8  # unknown to the list: asked again
     assert "added" in [t.name for t in line(ip, "tools inproc")]
+
+
+def test_a_tool_added_to_an_in_process_server_shows_on_tab(ip, mcp, monkeypatch):
+    """No list_changed says so: a Tab lists a small in-process server again once its list is a few
+    seconds old, and a named tool its list lacks is looked for at once."""
+    srv = demo_server_object()
+    mcp.pool.connect("inproc", server=srv)
+    assert "inproc.added" not in complete(ip, "%mcp call inproc.")
+
+    @srv.tool()
+    def added(x: int) -> int:
+        return x * 2
+
+    assert complete(ip, "%mcp call inproc.added ") == ["x="]  # named: looked for at once
+    srv.remove_tool("added")
+    assert "inproc.added" in complete(ip, "%mcp call inproc.")  # as last listed: a moment ago
+    monkeypatch.setattr(completion, "INPROCESS_RELIST", 0)  # a few seconds later
+    assert "inproc.added" not in complete(ip, "%mcp call inproc.")
 
 
 def test_a_filtered_tool_is_refused_by_name(ip, mcp):
