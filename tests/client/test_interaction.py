@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from conftest import demo_command
@@ -185,7 +186,9 @@ def test_url_required_error_carries_the_elicitation(pool, probe, tmp_path, monke
     with pytest.raises(UrlRequiredError) as info:
         pool.call("probe", "open_local_page", {"path": "page.md", "via": "error"})
     [request] = info.value.elicitations
-    assert request["url"].startswith("http://127.0.0.1:") and request["url"].endswith("page.md")
+    page = urlsplit(request["url"])
+    assert request["url"].startswith("http://127.0.0.1:") and page.path.endswith("page.md")
+    assert page.query == f"visit={request['elicitationId']}"  # its visit says the page is done
     assert "needs you to open" in str(info.value)
     confirmed = pool.call("probe", "open_local_page", {"path": "page.md", "via": "error", "confirmed": True})
     assert confirmed.data["title"] == "Hello page"
