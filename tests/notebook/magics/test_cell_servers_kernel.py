@@ -6,15 +6,8 @@ runs the edited server."""
 from __future__ import annotations
 
 from tests.frontend import Frontend
+from tests.notebook.magics.test_cell_servers import BUILD
 
-BUILD = (
-    "from mcp.server.mcpserver import MCPServer\n"
-    "srv = MCPServer('demo')\n"
-    "@srv.tool()\n"
-    "def add(a: int, b: int) -> int:\n"
-    "    '''Add two numbers.'''\n"
-    "    return a + b\n"
-)
 EDITED = BUILD.replace("a: int, b: int)", "a: int, b: int, c: int = 0)").replace("a + b", "a + b + c + 1000")
 
 
