@@ -510,15 +510,15 @@ def _certificate_words(exc: BaseException, text: str) -> str:
 
 
 def _missing_ca_words() -> str | None:
-    """SSL_CERT_FILE (or SSL_CERT_DIR) names a file that is not there: httpx fails with a bare
-    "No such file or directory", naming neither."""
-    for variable in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
-        path = os.environ.get(variable)
-        if path and not os.path.exists(path):
-            return (
-                f"the environment variable {variable} names {path}, which does not exist: httpx reads "
-                f"the trusted CA certificates from it; point it at the CA bundle (a PEM file), or unset it"
-            )
+    """SSL_CERT_FILE names a file that is not there: httpx fails with a bare "No such file or
+    directory", naming neither. (A missing SSL_CERT_DIR breaks nothing: httpx reads it only where
+    it is a folder, so it is never the one to blame.)"""
+    path = os.environ.get("SSL_CERT_FILE")
+    if path and not os.path.exists(path):
+        return (
+            f"the environment variable SSL_CERT_FILE names {path}, which does not exist: httpx reads "
+            "the trusted CA certificates from it; point it at the CA bundle (a PEM file), or unset it"
+        )
     return None
 
 

@@ -211,3 +211,12 @@ def test_a_missing_ssl_cert_file_is_named(no_proxy_env, tmp_path) -> None:
     exc = _failure("https://127.0.0.1:9/")
     said = describe(exc)
     assert "SSL_CERT_FILE" in said and str(missing) in said, said
+
+
+def test_a_missing_ssl_cert_dir_is_not_blamed_for_another_missing_file(no_proxy_env, tmp_path) -> None:
+    """httpx reads SSL_CERT_DIR only where it is a folder: a missing one breaks nothing, and a file
+    not found elsewhere was put down to it."""
+    no_proxy_env.delenv("SSL_CERT_FILE", raising=False)
+    no_proxy_env.setenv("SSL_CERT_DIR", str(tmp_path / "no-such-dir"))
+    said = describe(FileNotFoundError(2, "No such file or directory"))
+    assert "SSL_CERT_DIR" not in said and "file not found" in said, said
