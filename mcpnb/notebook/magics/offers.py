@@ -316,7 +316,9 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
     so does the one left once the line gave the others (``%%mcp call ds.execute_sql database=shop``
     over the query)."""
     refuse_spaced_equals(ns.pairs)  # "timezone = UTC" is no text to quote
-    args, loose, bare = _line_arguments(ctx, ns.pairs, tool.text_parameter_left, tool.parameters)
+    args, loose, bare = _spaced_text(ctx, ns.pairs, tool) or _line_arguments(
+        ctx, ns.pairs, tool.text_parameter_left, tool.parameters
+    )
     if loose:  # two words, or more, where the one text parameter was meant
         first = loose[0] if safe_token(loose[0]) == repr(loose[0]) else ""  # never a secret
         raise UsageError(
@@ -331,6 +333,22 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
         ctx.silent = ctx.silent and not body.text_body  # "SELECT ...;" is a query, not "show nothing"
         args = _joined(args, body)
     return args
+
+
+def _spaced_text(ctx: Context, words: list[str], tool: Any) -> tuple[Any, list[str], str] | None:
+    """``%mcp call calc.evaluate "x = 1"``: one quoted word with spaces around its ``=``, whose left
+    side the tool has no parameter of, is its one text (code, a formula), as a prompt's one
+    argument takes it; it was read as an argument named ``x``, "unknown argument"."""
+    spaced = [w for w in words if _SPACED_EQUALS.match(w)]
+    if len(spaced) != 1 or any(is_bare_value(w, ctx.namespaces, tool.parameters) for w in words):
+        return None
+    if spaced[0].partition("=")[0].strip() in tool.parameters:
+        return None
+    others = parse_pairs([w for w in words if w is not spaced[0]], ctx.namespaces)
+    bare = tool.text_parameter_left(others)
+    if bare is None:
+        return None
+    return _joined(others, bare_argument(bare, spaced[0], ctx.namespaces)), [], bare
 
 
 def _line_arguments(

@@ -169,3 +169,15 @@ def test_a_tools_card_leaves_out_pydantics_automatic_titles(ip, mcp):
     text = card._repr_mimebundle_()["text/plain"]
     assert "How many" in text  # a title of the author's own
     assert "User Id" not in text and not any(row.strip().endswith(" A") for row in text.splitlines())
+
+
+def test_a_quoted_python_line_is_a_tools_one_text_too(ip, mcp):
+    """``%mcp call demo.echo "x = 1"``: as a prompt's one argument takes it (above), the tool's one
+    text; it was read as an argument named ``x``. A name the tool has is still that argument."""
+    from conftest import demo_server_object
+
+    mcp.pool.connect("demo", server=demo_server_object())
+    assert line(ip, 'call demo.echo "x = 1"').text == "x = 1"
+    assert line(ip, 'call demo.echo "print(a == b)"').text == "print(a == b)"
+    with pytest.raises(UsageError, match="no spaces around"):
+        line(ip, "call demo.echo text = hi")  # unquoted: three words, as before
