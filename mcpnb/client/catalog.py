@@ -193,6 +193,15 @@ class ToolCatalog:
         tools = await self.all(refresh or fresh)  # down: its cached list, said so (stale())
         return [t for n, t in tools.items() if self.filter.allows(n)]
 
+    async def relisted(self, name: str) -> ToolInfo | None:
+        """``name`` from a list asked again, where the one at hand is stale (``list_changed`` marked
+        it, or it expired): arguments the stale one refused may be parameters added since. None
+        where the list is fresh: its word stands."""
+        if self.cache.get() is not None:
+            return None
+        await self.all(refresh=True)
+        return await self.get(name)
+
     async def get(self, name: str, *, unlisted: bool = False) -> ToolInfo:
         """One tool by name; a clear error (and no request) for filtered or unknown tools.
 

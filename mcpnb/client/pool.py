@@ -688,6 +688,11 @@ class Pool:
         :class:`ToolInfo` to send unchecked, as ``call(..., validate=False)`` does."""
         return self._run(self.connection(server).catalog.get(tool, unlisted=unlisted))
 
+    def relisted_tool(self, server: str, tool: str) -> ToolInfo | None:
+        """``tool`` from ``server``'s list asked again where the cached one is stale, else None
+        (:meth:`~mcpnb.client.catalog.ToolCatalog.relisted`): before arguments are refused."""
+        return self._run(self.connection(server).catalog.relisted(tool))
+
     def cached_tool(self, server: str, tool: str) -> ToolInfo | None:
         """``tool`` of ``server`` if the tool list is cached and fresh, else None: no I/O, no hop."""
         conn = self._connections.get(server)
@@ -804,13 +809,10 @@ class Pool:
         try:
             arguments = (checked if validate else unchecked)(info, arguments)
         except ArgumentsError:
-            if not validate or conn.catalog.cache.get() is not None:  # a fresh list said so: they are wrong
+            fresh = await conn.catalog.relisted(tool) if validate else None  # asked again once
+            if fresh is None:  # a fresh list said so: the arguments are wrong
                 raise
-            # a stale list (list_changed said the tools changed, or it expired) may not know a
-            # parameter added since: asked again once before the person is told no
-            await conn.catalog.all(refresh=True)
-            info = await conn.catalog.get(tool, unlisted=not validate)
-            arguments = checked(info, arguments)
+            info, arguments = fresh, checked(fresh, arguments)
         if task or (task is None and info.task_support == "required"):
             from mcpnb.client.tasks.extension import follow
 

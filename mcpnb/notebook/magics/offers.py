@@ -394,11 +394,10 @@ def _checked(
     try:
         values = unchecked_arguments(tool, args) if ns.no_validate else check_arguments(tool, args)
     except ArgumentsError:
-        if ctx.pool.cached_tool(tool.server, tool.name) is not None:  # a fresh list: they are wrong
+        fresh = None if ns.no_validate else ctx.pool.relisted_tool(tool.server, tool.name)
+        if fresh is None:  # a fresh list said so: the arguments are wrong
             raise
-        # a stale list (list_changed, or expired) may not know a parameter added since: asked again
-        ctx.pool.tools(tool.server, refresh=True)
-        values = check_arguments(ctx.pool.find_tool(tool.server, tool.name), args)
+        values = check_arguments(fresh, args)
     try:
         checked_timeout(ns.timeout, "--timeout", unset="no --timeout")
     except ValueError as exc:  # nan, 0, a year: "timed out after nan s" once sent

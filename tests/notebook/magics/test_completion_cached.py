@@ -151,3 +151,22 @@ def test_a_resources_listing_feeds_tab(ip, mcp):
     assert _Counted.listed == 1
     assert complete(ip, "%mcp read res note://a") == ["note://alpha"]
     assert _Counted.listed == 1
+
+
+def test_a_parameter_added_since_list_changed_is_taken_by_the_magic_too(ip, mcp):
+    """As ``pool.call`` (tests/client/test_catalog.py): a stale list is asked again once before
+    ``%mcp call`` says "unknown argument"; a fresh one is believed."""
+    srv = MCPServer("grow", log_level="WARNING")
+
+    def greet(name: str, loud: bool = False) -> str:
+        return f"hello {name}" + ("!" if loud else "")
+
+    srv.add_tool(lambda name: f"hello {name}", name="greet")
+    mcp.pool.connect("grow", server=srv)
+    assert line(ip, "call grow.greet name=a").text == "hello a"
+    srv.remove_tool("greet")
+    srv.add_tool(greet, name="greet")
+    with pytest.raises(UsageError, match="loud"):
+        line(ip, "call grow.greet name=a loud=true")
+    mcp.pool.connection("grow").catalog.cache.invalidate()  # what notifications/tools/list_changed does
+    assert line(ip, "call grow.greet name=a loud=true").text == "hello a!"
