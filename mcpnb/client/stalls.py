@@ -110,12 +110,18 @@ class LoopWatch:
         self.due = now  # seen: the late beat, when it runs, does not count it again
         if not self.calls:  # the last beat, after the last in-process call: not theirs to say
             return
-        names = tuple(sorted({c.name for c in self.calls}))  # a tool in flight twice is one suspect
-        stall = Stall(seconds=now - self.seen, end=now, calls=names)
+        stall = self.stall(now)
         for call in self.calls:
             call.stalls = [*(call.stalls or ()), stall]
         self.last = stall
         _stalled = True
+
+    def stall(self, now: float) -> Stall:
+        """The stall as seen at ``now``: since the loop's last sign of life, with the calls in flight
+        (a tool in flight twice is one suspect). Read from another thread too (:func:`held_now`):
+        ``calls`` is copied first."""
+        names = tuple(sorted({c.name for c in list(self.calls)}))
+        return Stall(seconds=now - self.seen, end=now, calls=names)
 
     def _beat(self) -> None:
         now = _monotonic()
@@ -184,9 +190,9 @@ def held_now() -> Stall | None:
         return None
     now = _monotonic()
     for watch in watches:
-        due, calls = watch.due, list(watch.calls)
-        if due is not None and calls and now - due >= THRESHOLD:
-            return Stall(seconds=now - watch.seen, end=now, calls=tuple(sorted({c.name for c in calls})))
+        due = watch.due
+        if due is not None and watch.calls and now - due >= THRESHOLD:
+            return watch.stall(now)
     return None
 
 
