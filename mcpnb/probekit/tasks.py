@@ -94,6 +94,8 @@ class TaskIO:
     async def progress(self, done: float, total: float | None, message: str) -> None:
         self.record.progress = (done, total, message)
         await self.manager._touch(self.running, status_message=message)
+        if self.running.lost:  # the report found the task ended elsewhere: its work stops here too
+            raise asyncio.CancelledError
 
     async def ask(self, message: str, schema: type[BaseModel]) -> types.ElicitResult:
         params = {"mode": "form", "message": message, "requestedSchema": render_elicitation_schema(schema)}
@@ -325,7 +327,19 @@ class TaskManager(Sharing):
                 "(for longer than its lease and TTL), so other workers may have reported it as failed",
             )
         elif not written:
-            self._lose(running, "another worker ended it (this worker's lease on it ran out)")
+            self._lose(
+                running,
+                f"another worker ended it{await self._as_stored(record.task_id)} "
+                "(this worker's lease on it ran out)",
+            )
+
+    async def _as_stored(self, task_id: str) -> str:
+        """' as failed': how another worker ended a task, for the line that says this one stops."""
+        with contextlib.suppress(TaskStoreError):
+            fields = await self.store.read(task_id)
+            if fields and fields.get("status"):
+                return f" as {fields['status']}"
+        return ""
 
     def _fields(self, record: TaskRecord) -> dict[str, str]:
         if self.store.shared and not record.terminal:

@@ -210,6 +210,41 @@ async def test_a_task_ended_elsewhere_stays_ended_and_its_worker_says_so(
     assert "restored" not in err, err
 
 
+@pytest.mark.anyio
+async def test_a_task_whose_next_report_finds_it_ended_elsewhere_says_how(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The worker may learn it from its own refused write (a progress report) before its heartbeat
+    reads the task: the line is the same either way."""
+    manager = TaskManager(store=f"sqlite://{tmp_path / 'tasks.db'}", lease_s=60)  # no heartbeat read
+    ended_elsewhere, stopped = asyncio.Event(), asyncio.Event()
+
+    async def reports(io: Any) -> types.CallToolResult:
+        try:
+            await ended_elsewhere.wait()
+            await io.progress(1, 2, "half way")  # refused: the task is over
+            await asyncio.Event().wait()
+        finally:
+            stopped.set()
+        raise AssertionError("unreachable")
+
+    try:
+        record = await manager.create("reports", reports)
+        await _until(lambda: _stored(manager, record.task_id, "working"))
+        doc = json.loads((await manager.store.read(record.task_id))["doc"])
+        ended = {"status": "cancelled", "doc": json.dumps({**doc, "status": "cancelled"})}
+        assert await manager.store.write(record.task_id, ended, expires_at=None)
+        ended_elsewhere.set()
+        await asyncio.wait_for(stopped.wait(), 10)
+        assert (await manager.store.read(record.task_id))["status"] == "cancelled"
+    finally:
+        await manager.shutdown()
+    err = capfd.readouterr().err
+    assert (
+        f"task {record.task_id} (reports) stopped on this worker: another worker ended it as cancelled" in err
+    ), err
+
+
 # --- 2. a task store that is not running ----------------------------------------------------------
 
 
