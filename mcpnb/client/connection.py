@@ -539,6 +539,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         config = self.config
         auth = config.auth
         credentials = credentials_sent(auth, config.headers, config.url) if named else None
+        answer = self.http_answer
         return AuthError.from_status(
             self.name,
             status,
@@ -550,6 +551,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             scope=scope if credentials is not None else None,
             source=config.source,
             at_connect=at_connect,
+            said=answer.message if answer is not None and answer.status == status else None,
         )
 
     @property

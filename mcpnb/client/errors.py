@@ -134,6 +134,7 @@ class AuthError(McpnbError):
         scope: str | None = None,
         at_connect: bool = False,
         source: str | None = None,
+        said: str | None = None,
     ) -> AuthError:
         """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status.
 
@@ -144,6 +145,8 @@ class AuthError(McpnbError):
         ``scope``: a 403 insufficient_scope to those static ``credentials`` asked for it ("" when it
         named none): they were accepted but do not reach this call (``at_connect``: the server
         itself), which mcpnb cannot sign in for. ``source``: the config file the server came from.
+        ``said``: the answer's own words (an error page's title), quoted: a firewall's "Access
+        denied" page or a VPN's says who refused, which the status alone does not.
         """
         if status == 403 and scope is not None and credentials is not None:
             return cls._short_of_scope(server, url, credentials, scope, reread, at_connect, source)
@@ -156,6 +159,13 @@ class AuthError(McpnbError):
             why = (
                 "the server asks for credentials and none were sent; give them in its auth settings "
                 "(auth with token or token_env, or an Authorization header)"
+            )
+        elif not sent_credentials:  # a 403 to no credentials at all: nothing of ours was rejected
+            why = (
+                "this client was refused before it sent any credentials, by the server or by something "
+                "in front of it (a firewall, an IP allow-list, a VPN it expects); if the server wants "
+                "credentials, give them in its auth settings (auth with token or token_env, or an "
+                "Authorization header), else ask whoever runs it to let this machine in"
             )
         elif credentials is None:
             why = "the server rejected the credentials; check its auth settings (token, token_env, headers)"
@@ -177,8 +187,12 @@ class AuthError(McpnbError):
             model_text = out_of_reach(
                 f"the server rejected the credentials (HTTP {status})", "the user updates them"
             )
+        quoted = f' ("{said}")' if said else ""
         return cls(
-            f"HTTP {status} {what} from {url}: {why}", server=server, status=status, model_text=model_text
+            f"HTTP {status} {what} from {url}{quoted}: {why}",
+            server=server,
+            status=status,
+            model_text=model_text,
         )
 
     @staticmethod

@@ -55,7 +55,8 @@ def test_http_401_says_whether_the_credentials_were_rejected_or_missing(
     _fault(pool, "fail_next", status=401)
     with pytest.raises(AuthError) as info:
         pool.call("web", "add", {"a": 1, "b": 2})
-    assert str(info.value) == f"server 'web': HTTP 401 Unauthorized from {faulty_http.url}: {why}"
+    said = '("fault injected: HTTP 401")'  # the answer's own words, quoted
+    assert str(info.value) == f"server 'web': HTTP 401 Unauthorized from {faulty_http.url} {said}: {why}"
     assert pool.status()["web"].retries == 0  # no reconnect for a rejected credential
     _recovers(pool)
     pool.close()
