@@ -530,22 +530,31 @@ class StderrPipe:
     def __init__(self, on_line: Callable[[str], None]) -> None:
         self._on_line = on_line
         self._transport: asyncio.ReadTransport | None = None
+        self._protocol: _LineProtocol | None = None
         self.writer: Any = None
 
     async def __aenter__(self) -> Any:
         read_fd, write_fd = os.pipe()
         self.writer = os.fdopen(write_fd, "w")
         loop = asyncio.get_running_loop()
-        self._transport, _ = await loop.connect_read_pipe(
+        self._transport, self._protocol = await loop.connect_read_pipe(
             lambda: _LineProtocol(self._on_line), os.fdopen(read_fd, "rb", buffering=0)
         )
         return self.writer
 
     async def __aexit__(self, *exc: object) -> None:
+        """Read what is still in the pipe before closing it: a crashed server's last words (why it
+        stopped) were written just before it exited, and lines held back by the flood share wait
+        there too. Bounded: a grandchild that kept the pipe open would never send its end."""
         self.writer.close()  # the child keeps its own copy; reading ends at its EOF or below
-        await asyncio.sleep(0)  # let lines already in the pipe arrive
-        if self._transport is not None:
-            self._transport.close()
+        try:
+            if self._protocol is not None:
+                self._protocol.unthrottle()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._protocol.ended.wait(), STDERR_DRAIN)
+        finally:
+            if self._transport is not None:
+                self._transport.close()
 
 
 #: The share of the runtime loop's time one server's stderr may take, and the burst it may take at
@@ -554,6 +563,8 @@ class StderrPipe:
 #: slower). Nothing is lost: what is not read yet waits in the pipe.
 STDERR_SHARE = 0.2
 STDERR_BURST = 0.005
+#: How long a server's end waits for the rest of its stderr (its pipe's end) before closing it.
+STDERR_DRAIN = 1.0
 
 
 #: A line that never ends is passed on in pieces once this many bytes of it have come.
@@ -581,6 +592,8 @@ class _LineProtocol(asyncio.Protocol):
         self._owed = 0.0  # loop seconds taken beyond the share, paid back as time passes
         self._at = time.perf_counter()
         self._flooded = False
+        self._throttled = True  # until the server's end: then what is left is read at once
+        self.ended = asyncio.Event()  # the pipe's end (every writer closed it) or its close
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
@@ -602,7 +615,7 @@ class _LineProtocol(asyncio.Protocol):
             self._buffer = self._buffer[cut:]
         self._at = time.perf_counter()
         self._owed += self._at - start
-        if self._owed > STDERR_BURST and self._transport is not None:
+        if self._throttled and self._owed > STDERR_BURST and self._transport is not None:
             if not self._flooded:
                 self._flooded = True
                 self._on_line(STDERR_FLOOD)
@@ -614,8 +627,16 @@ class _LineProtocol(asyncio.Protocol):
         if self._transport is not None and not self._transport.is_closing():
             self._transport.resume_reading()
 
+    def unthrottle(self) -> None:
+        """The server has ended: the rest of its stderr is read at once (it is at most a pipe's worth)."""
+        self._throttled = False
+        self._resume()
+
     def eof_received(self) -> bool | None:
         if self._buffer:
             self._on_line(self._buffer.decode("utf-8", "replace"))
             self._buffer = b""
         return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.ended.set()

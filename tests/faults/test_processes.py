@@ -393,6 +393,22 @@ def test_a_server_that_floods_stderr_waits_on_its_pipe_and_loses_no_line(pool, m
     assert pool.call("noisy", "echo", {"text": "fine"}).data == "fine"
 
 
+def test_a_server_that_floods_stderr_then_crashes_keeps_its_last_words(pool, marks):
+    """Its lines wait in the pipe while the reader takes its share of the loop's time: the session's
+    end closed the pipe with them still in it, and the crash's own last line was lost."""
+    lines = 100_000
+    env = {"NOISY_LINES": str(lines), "NOISY_EXIT": "1"}
+    pool.connect("noisy", command=sys.executable, args=[NOISY], env=env, **{**QUICK, "max_retries": 0})
+    noisy = pool.connection("noisy")
+    assert wait_until(lambda: pool.status()["noisy"].state != "connected", timeout=120)
+    assert wait_until(lambda: any("fatal: out of patience" in line for line in pool.logs("noisy")), 10), (
+        noisy.stderr_count,
+        list(noisy.stderr)[-3:],
+    )
+    assert noisy.stderr_count == lines + 2  # each line once, the flood's note, the last words
+    assert "exit code 3" in (pool.status()["noisy"].last_error or "")
+
+
 BANNER_SERVER = """
 import os
 import sys
