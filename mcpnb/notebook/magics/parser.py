@@ -395,10 +395,12 @@ def refuse_ipython_style(text: str, namespaces: list[Mapping[str, Any]], *, whol
         name = match.group(1) or match.group(2)
         if name not in _ipython_names() and any(name in ns for ns in namespaces):
             as_text = f" (a JSON string, '\"{match.group(0)}\"', sends the text)" if whole else ""
-            raise UsageError(
+            error = UsageError(  # (IPython shows only an exact UsageError without a traceback)
                 f"{match.group(0)} would reach the server as typed: %mcp inserts a notebook variable "
                 f"with double braces, {{{{{name}}}}}{as_text}"
             )
+            error.ipython_style = True  # type: ignore[attr-defined]  # see parse_body
+            raise error
 
 
 @functools.lru_cache(maxsize=256)
@@ -724,6 +726,8 @@ def parse_body(
         if all(is_name(key) for key in args) and not (args and all(is_prose(key, params) for key in args)):
             return args
     except UsageError as exc:
+        if getattr(exc, "ipython_style", False):  # {name}/$name of a variable: never silently text
+            raise
         # a body meant as arguments, with a mistake in it ("{...", a key twice), still goes out as
         # the text it is, since a text may be anything; but the person is told
         if (text.startswith("{") and not text.startswith("{{")) or "given twice" in str(exc):
@@ -805,6 +809,7 @@ def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
             i = below
             continue
         if rest.strip()[:1] in ("[", "{") and not _opens_with_placeholder(rest):
+            refuse_ipython_style(rest, namespaces, whole=True)  # {name}: YAML would read a mapping
             value, how = _structured(rest, namespaces)
             while how is None and i < len(lines):
                 rest += "\n" + lines[i]

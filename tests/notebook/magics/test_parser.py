@@ -539,3 +539,21 @@ def test_prose_in_any_script_over_a_tools_one_text_is_the_text():
     assert not is_bare_value("テキス=x", [], ["テキスト"])  # a slip for it: "unknown argument", with a hint
     assert parse_body("テキスト: 日本語", [], bare="テキスト", params=["テキスト"]) == {"テキスト": "日本語"}
     assert not is_bare_value("txt=x", [], params)  # ASCII: a name, as it always was
+
+
+@pytest.mark.parametrize("bare", [None, "query"])
+@pytest.mark.parametrize("value", ["{topic}", "$topic"])
+def test_ipythons_way_to_insert_a_variable_in_a_body_is_said_as_on_the_line(value, bare):
+    """``query: {topic}`` went out as the text "{topic}" (YAML read a mapping and the typed text was
+    kept), and ``query: $topic`` made the whole body a tool's one text, its ``limit`` lost with it:
+    the line form said to write ``{{topic}}``; the cell body now says the same."""
+    ns = [{"topic": "checkout page"}]
+    with pytest.raises(
+        UsageError, match=re.escape(f"{value} would reach the server as typed") + r".*\{\{topic\}\}"
+    ):
+        parse_body(f"query: {value}\nlimit: 1", ns, bare=bare)
+    # quoted, it is the text on purpose; a name the notebook does not have is a template's own
+    assert dict(parse_body(f'query: "{value}"\nlimit: 1', ns, bare=bare)) == {"query": value, "limit": 1}
+    assert (
+        dict(parse_body(f"query: {value.replace('topic', 'other')}\nlimit: 1", ns, bare=bare))["limit"] == 1
+    )
