@@ -362,3 +362,29 @@ class _Fragments:
             if stop - start >= FRAGMENT_CHARS and (best is None or stop - start > best[1] - best[0]):
                 best = (start, stop)
         return best
+
+
+#: A typed secret shorter than this is hidden only where no letter or digit touches it: a PIN
+#: ``5432`` inside a port ``54321`` is not it, and hiding it there garbled the message.
+_STANDS_ALONE = 8
+
+
+def hide_typed(message: str, typed: str, mask: str, *, shortest: int = 4) -> str:
+    """``message`` without what a person typed into a secret field (a validator or a parser quotes
+    it back: ``not a whole number: '9753x'``). Its quoted forms always go; its bare text where it is
+    at least ``shortest`` characters (shorter, it is some word of the message itself), and, while
+    short, only where it stands alone."""
+    import json
+
+    text = typed.strip()
+    quoted = {repr(typed), repr(text), json.dumps(typed), json.dumps(text)} - {"''", '""'}
+    bare = {typed, text, json.dumps(text)[1:-1]} if len(text) >= shortest else set()
+    out = message
+    for shown in sorted(quoted, key=len, reverse=True):
+        out = out.replace(shown, mask)
+    for shown in sorted(bare - {""}, key=len, reverse=True):
+        if len(shown) >= _STANDS_ALONE:
+            out = out.replace(shown, mask)
+        else:
+            out = re.sub(rf"(?<![^\W_]){re.escape(shown)}(?![^\W_])", mask, out)
+    return out

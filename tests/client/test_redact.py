@@ -270,3 +270,14 @@ def test_words_of_a_secret_that_are_no_token_are_not_hidden_wherever_they_show(
     errors people debug with (the whole value is still hidden)."""
     assert scrub(text, [secret]) == text
     assert scrub(f"DSN={secret}", [secret]) == "DSN=***"
+
+
+def test_what_a_person_typed_is_hidden_quoted_always_bare_where_it_stands_alone():
+    from mcpnb.client.redact import hide_typed
+
+    assert hide_typed("not a whole number: '97x'", "97x", "•") == "not a whole number: •"  # quoted
+    assert hide_typed("97x is no number", "97x", "•") == "97x is no number"  # bare and short: a word
+    assert hide_typed("pin 5432 is not 54321 nor 15432", "5432", "•") == "pin • is not 54321 nor 15432"
+    assert hide_typed("got hunter22 at port 8080", "hunter22", "•") == "got • at port 8080"
+    assert hide_typed("xxhunter22xx", "hunter22", "•") == "xx•xx"  # long: hidden wherever it is
+    assert hide_typed('said "a\\"b12"', 'a"b12', "•") == "said •"  # its JSON form

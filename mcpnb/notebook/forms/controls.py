@@ -72,18 +72,11 @@ def said_already(description: str | None, message: str | None) -> bool:
 
 
 def unquoted(problem: str, typed: str) -> str:
-    """``problem`` without what a person typed into a secret field: a parse error quotes the text
-    (``not a whole number: '9753x'``), and an error line is kept in the widget state and the output a
-    notebook saves. Quoted forms always go; the bare text where it is long enough to be no word of
-    the message itself ("at least 1 character")."""
-    out = problem
-    text = typed.strip()
-    forms = {repr(typed), repr(text), json.dumps(typed), json.dumps(text)}
-    if len(text) >= 4:
-        forms |= {typed, text}
-    for shown in sorted(forms - {"", "''", '""'}, key=len, reverse=True):
-        out = out.replace(shown, HIDDEN)
-    return out
+    """``problem`` without what a person typed into a secret field: an error line is kept in the
+    widget state and the output a notebook saves (see :func:`~mcpnb.client.redact.hide_typed`)."""
+    from mcpnb.client.redact import hide_typed
+
+    return hide_typed(problem, typed, HIDDEN)
 
 
 #: Text inputs and labels take the direction of what they hold (``dir="auto"``), where ipywidgets

@@ -174,3 +174,22 @@ def test_a_count_of_tokens_is_a_number_and_a_key_is_kept_for_the_next_call():
     form.forget_secrets(doubtless=True)
     assert form.inputs["key"].value == "prod:users:*" and form.inputs["page_token"].value == "p2"
     assert form.inputs["password"].value == ""
+
+
+def test_a_short_secret_is_hidden_where_it_stands_alone_not_inside_other_numbers():
+    """A PIN ``1234`` refused for being under a minimum of ``12345``: the minimum was shown as
+    ``••••••5``, the message garbled without hiding anything more."""
+    schema = {"type": "object", "properties": {"pin": {"type": "integer", "minimum": 12345}}}
+    printed: list[str] = []
+    answers = iter(["1234", "54321"])
+    outcome = ask_text(
+        schema,
+        message="m",
+        server="s",
+        input_fn=lambda _p: "",
+        print_fn=printed.append,
+        secret_input_fn=lambda _p: next(answers),
+    )
+    assert outcome.content == {"pin": 54321}
+    said = "\n".join(printed)
+    assert "12345" in said and "1234 " not in said and not said.rstrip().endswith("1234"), said
