@@ -122,6 +122,24 @@ def test_the_tasks_exercises_can_be_done_again_after_run_all():
         assert f"✓ {name}:" in _text(cell), _text(cell)
 
 
+def test_the_fix_point_exercise_asks_for_what_the_server_s_data_allows(pool):
+    """06's exercise said "turned into the type" of an `x` the server sends as "not a number": the
+    student's `int(bad.data["x"])` raised in their own cell, and the check never spoke; the
+    solutions' mistake started from data the server never sends."""
+    demo = str(ROOT / "tests" / "servers" / "demo_server.py")
+    pool.connect("demo", command=sys.executable, args=[demo, "stdio"])
+    sent = pool.call("demo", "bad_point").data["x"]
+    nb = nbformat.read(NOTEBOOKS / "06-structured-output.ipynb", as_version=4)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f'`"{sent}"` for `x`' in prose  # section 3 says what the server really sends
+    task = next(c.source for c in nb.cells if c.source.startswith("**2. Repair a broken result.**"))
+    assert "turned into" not in task and "the integer the server meant: 3" in task
+    if not str(sent).lstrip("-").isdigit():  # text no int() reads: the exercise must say so
+        assert f'`int("{sent}")` raises' in task
+    mistake = read_solutions(SOLUTIONS / "06-structured-output.md")["06.fix-point"].wrong
+    assert mistake.startswith("fixed = {**bad.data,"), mistake  # a mistake made on the real data
+
+
 # ---------------------------------------------------------------- the map
 def test_the_course_map_says_how_long_the_course_takes():
     """It said "about two hours in all" over times that add up to 155 minutes."""
@@ -150,6 +168,20 @@ def test_the_course_map_lists_every_notebook_in_order():
     assert -1 not in positions, [n for n, at in zip(names, positions, strict=True) if at == -1]
     assert positions[:9] == sorted(positions[:9])
     assert "notebooks/README.md" in (ROOT / "README.md").read_text()  # the quick start links to it
+
+
+def test_the_local_command_opens_a_notebook():
+    """The map told a local install `jupyter lab notebooks/README.md`, which a JupyterLab without
+    Binder's overrides.json opens as Markdown source (Markdown Preview is only Binder's default
+    viewer): every `jupyter lab PATH` of both READMEs opens a notebook that exists."""
+    commands = []
+    for readme in (ROOT / "README.md", NOTEBOOKS / "README.md"):
+        commands += re.findall(r"jupyter lab (\S+)", readme.read_text())
+    assert commands
+    for path in commands:
+        assert path.endswith(".ipynb") and (ROOT / path).exists(), path
+    course_map = (NOTEBOOKS / "README.md").read_text()
+    assert "Open With → Markdown Preview" in course_map  # how to read the map rendered, locally
 
 
 # ---------------------------------------------------------------- Binder

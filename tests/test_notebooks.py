@@ -142,6 +142,66 @@ def test_tools_for_llms_headless():
     assert "Error: mcp__mcpnb__load_skill: argument 'skill': \"probe/review\" is not one of" in loaded
     real = "".join(o.get("text", "") for o in _find(nb, "OPENAI_API_KEY").outputs)
     assert real.startswith("Skipped: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
+    # What section 2's prose says of the counts, against what ran: the magic lists two fewer than
+    # section 1's toolbox (time's two tools), and neither offers probe's dice_history to a model.
+    prose = next(c.source for c in nb.cells if c.cell_type == "markdown" and "dice_history" in c.source)
+    assert "two fewer than section 1's toolbox" in prose and "`time`'s two tools" in prose
+    toolbox = int(re.search(r"^Toolbox: (\d+) tools from probe, time", table["text/plain"], re.M).group(1))
+    specs = int(
+        re.search(
+            r"^(\d+) openai tool specs", _outputs(_find(nb, "--strict"))[0]["data"]["text/plain"], re.M
+        ).group(1)
+    )
+    time_tools = table["text/plain"].count("\nmcp__time__")
+    assert toolbox - specs == 2 == time_tools, (toolbox, specs, time_tools)
+    assert "mcp__probe__dice_history" not in table["text/plain"] + warned
+
+
+#: A count of tools or specs in the prose goes stale with the next tool probe-kit gets (03 said "72
+#: specs where section 1 showed 74 tools" while 74 and 76 ran): say how they relate instead.
+STALE_COUNT = re.compile(r"\b\d+ (?:tools|tool specs|specs)\b|\b\d+(?:st|nd|rd|th) tool\b")
+
+
+def test_no_prose_counts_tools_that_drift():
+    said = []
+    for path in PATHS:
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if cell.cell_type == "markdown":
+                said += [f"{path.name}[{i}]: {m}" for m in STALE_COUNT.findall(cell.source)]
+    for path in (NOTEBOOKS / "README.md", NOTEBOOKS.parent / "README.md"):
+        said += [f"{path.name}: {m}" for m in STALE_COUNT.findall(path.read_text())]
+    assert not said, said
+
+
+def test_tool_timeout_setting_is_described_as_it_works():
+    """09 said "`%config Mcp.tool_timeout = 120` sets the default for every call"; it sets it for
+    the servers %mcp connect/serve connect afterwards, and a server already connected keeps its own."""
+    nb = nbformat.read(NOTEBOOKS / "09-resilience.ipynb", as_version=4)
+    prose = next(
+        c.source for c in nb.cells if c.cell_type == "markdown" and "%config Mcp.tool_timeout" in c.source
+    )
+    assert "for every call" not in prose
+    assert "*before* `%mcp connect`" in prose and "A server already connected keeps its own" in prose
+    demo = str(NOTEBOOKS.parent / "tests" / "servers" / "demo_server.py")
+    cells = [
+        f"%load_ext mcpnb\nimport sys\nimport mcpnb\npool = mcpnb.default_pool()\nDEMO = {demo!r}\n"
+        "pool.connect('before', command=sys.executable, args=[DEMO, 'stdio'])",
+        "%config Mcp.tool_timeout = 0.5",
+        "%mcp connect after -- {{sys.executable}} {{DEMO}} stdio",
+        "print(pool.connection('before').config.tool_timeout, pool.connection('after').config.tool_timeout)",
+        "kept = %mcp call before.slow seconds=1 tag=kept\nprint(kept.text)",  # 60 s allowed: it finishes
+        "try:\n    %mcp call after.slow seconds=3 tag=cut\n"
+        "except mcpnb.CallTimeoutError as cut:\n    print('timed out:', cut)",
+        "%mcp disconnect --all",
+    ]
+    run = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(
+        run, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
+    said = ["".join(o.get("text", "") for o in c.outputs) for c in run.cells]
+    assert said[3].split() == ["60.0", "0.5"], said[3]
+    assert said[4].startswith("slept 1"), said[4]
+    assert said[5].startswith("timed out:") and "after 0.5 s" in said[5], said[5]
 
 
 def test_mcp_features_headless():

@@ -98,6 +98,32 @@ def lesson_variables() -> Mapping[str, Any]:
     return shell.user_ns if shell is not None else {}
 
 
+def number(value: Any) -> int | float | None:
+    """A number as Python's own int or float, whatever made it: ``2``, ``2.5``, numpy's ``int64``
+    and ``float64`` (what pandas and numpy hand a student), a ``Decimal``. None for a bool (Python
+    counts True as 1, a student does not), text, NaN or anything else. Every checker that wants a
+    number reads it through here, so one lesson does not refuse what another accepts."""
+    import math
+    import numbers
+    from decimal import Decimal
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    as_float = float(value)
+    return None if math.isnan(as_float) else as_float
+
+
+def whole_number(value: Any) -> int | None:
+    """``2``, ``2.0`` or ``np.int64(2)`` as the int it is; None for what :func:`number` refuses and
+    for a fraction (or an infinity)."""
+    found = number(value)
+    if isinstance(found, float):
+        return int(found) if found.is_integer() else None
+    return found
+
+
 def exercise(name: str, *, hints: list[str], notebook: str = "") -> Callable[[Checker], Checker]:
     """Register the decorated checker as exercise ``name`` (other lessons add theirs the same way)."""
 

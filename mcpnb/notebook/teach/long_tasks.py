@@ -9,6 +9,10 @@ from mcpnb.notebook.teach.exercises import Wrong, exercise
 
 NOTEBOOK = "08-tasks.ipynb"
 
+#: The two wires of 08.poll-field, in the lesson's words: whose a name is, and who spells one.
+_WHOSE = {"legacy": "the 2025-11-25 name", "modern": "the 2026-07-28 tasks extension's name"}
+_WHO = {"legacy": "2025-11-25", "modern": "the 2026-07-28 tasks extension"}
+
 
 def _handle(value: Any, name: str) -> Any:
     from mcpnb.client.tasks import TaskHandle
@@ -99,18 +103,32 @@ def _poll_field(value: Any) -> str:
     if given == {"legacy": "pollIntervalMs", "modern": "pollInterval"}:
         raise Wrong("the other way round: the 2026-07-28 extension spells its durations with `Ms`")
     for era, field in expected.items():
-        if given[era] != field:
-            if given[era].replace("_", "").lower() in ("pollintervalms", "pollinterval"):
-                raise Wrong(
-                    f"`{given[era]}` is the handle's Python attribute (cell 4's `job.poll_interval_ms`, "
-                    "the same in both eras: mcpnb converts); the question asks for the field's name on "
-                    "the wire, in the JSON of each task object (sections 3 and 5)"
-                )
-            if given[era].lower().startswith("ttl"):
-                raise Wrong(
-                    f"`{given[era]}` is how long the task is kept; which field says how often to poll?"
-                )
-            raise Wrong(f"the {era} task object has no field `{given[era]}` for that; look at its keys again")
+        name = given[era]
+        if name == field:
+            continue
+        if name in expected.values():  # the same name for both (the likely slip): say whose it is
+            theirs = next(e for e, f in expected.items() if f == name)
+            raise Wrong(
+                f"`{name}` is {_WHOSE[theirs]}; {_WHO[era]} spells it `{field}`"
+                + (" (its durations carry `Ms`)" if era == "modern" else "")
+            )
+        if name.lower() == field.lower():  # pollinterval, PollIntervalMs
+            raise Wrong(f"field names are case-sensitive: `{field}`, not `{name}`")
+        if name.lower() in (f.lower() for f in expected.values()):  # a case slip of the other one
+            theirs = next(e for e, f in expected.items() if f.lower() == name.lower())
+            raise Wrong(
+                f"field names are case-sensitive (`{expected[theirs]}`, not `{name}`), and that one is "
+                f"{_WHOSE[theirs]}; {_WHO[era]} spells it `{field}`"
+            )
+        if "_" in name and name.replace("_", "").lower() in ("pollintervalms", "pollinterval"):
+            raise Wrong(
+                f"`{name}` is the handle's Python attribute (cell 4's `job.poll_interval_ms`, "
+                "the same in both eras: mcpnb converts); the question asks for the field's name on "
+                "the wire, in the JSON of each task object (sections 3 and 5)"
+            )
+        if name.lower().startswith("ttl"):
+            raise Wrong(f"`{name}` is how long the task is kept; which field says how often to poll?")
+        raise Wrong(f"the {era} task object has no field `{name}` for that; look at its keys again")
     return (
         "same meaning, two spellings: `ttl`/`pollInterval` (2025-11-25) vs `ttlMs`/`pollIntervalMs` "
         "(the extension)"

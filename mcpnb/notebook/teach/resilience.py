@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpnb.notebook.teach.exercises import Wrong, exercise
+from mcpnb.notebook.teach.exercises import Wrong, exercise, number
 
 NOTEBOOK = "09-resilience.ipynb"
 
@@ -67,8 +67,9 @@ def _state_word(value: Any) -> str:
         "With `every=0.5` the server speaks (a progress notification) every half second.",
     ],
 )
-def _timeout(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+def _timeout(given: Any) -> str:
+    value = number(given)  # numpy's int64(1) is 1 here, as in 07's checks
+    if value is None:
         raise Wrong("give a number of seconds")
     if value <= 0:
         raise Wrong("a timeout must be a positive number of seconds")

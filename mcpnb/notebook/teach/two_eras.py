@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpnb.notebook.teach import exercises
-from mcpnb.notebook.teach.exercises import Wrong, exercise
+from mcpnb.notebook.teach.exercises import Wrong, exercise, whole_number
 
 NOTEBOOK = "07-two-eras.ipynb"
 OPENING = {"legacy": "initialize", "modern": "server/discover"}
@@ -154,18 +154,6 @@ def _is_session_value(value: str) -> bool:
     )
 
 
-def _whole_number(value: Any) -> int | None:
-    """``2``, ``2.0`` or ``np.int64(2)`` as the int it is; None for a bool, text, or a fraction."""
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    number = float(value)
-    return int(number) if number.is_integer() else None
-
-
 @exercise(
     "07.mrtr",
     notebook=NOTEBOOK,
@@ -175,7 +163,7 @@ def _whole_number(value: Any) -> int | None:
     ],
 )
 def _mrtr(given: Any) -> str:
-    value = _whole_number(given)
+    value = whole_number(given)
     if value is None:
         raise Wrong("give a number: how many `tools/call` requests went to the server")
     if value == 2:
@@ -200,7 +188,7 @@ def _mrtr(given: Any) -> str:
     ],
 )
 def _forged(given: Any) -> str:
-    value = _whole_number(given)
+    value = whole_number(given)
     if value is None:
         raise Wrong("give the error's `code`, a number (`refused.error['code']`)")
     if value == -32602:
