@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import weakref
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -193,12 +194,27 @@ def cut_short(conn: Connection, exc: BaseException) -> bool:
 
 async def still_answers(conn: Connection, client: Any) -> bool:
     """Whether the session answers a probe now (on a new connection): then only the call's own
-    connection was cut, and the session goes on; else it is lost, as before."""
+    connection was cut, and the session goes on; else it is lost, as before.
+
+    One probe at a time per connection: a cut reaches both the HTTP layer's hook
+    (:func:`transport_failed`) and the call it broke (:func:`request`), and a middlebox may cut
+    several streams at once; each asks the probe already under way for the same session."""
+    probing = conn.cut_probe
+    if probing is None or probing[0]() is not client or probing[1].done():
+        task = asyncio.get_running_loop().create_task(
+            _probe_after_cut(conn, client), name=f"mcpnb-cut-probe-{conn.name}"
+        )
+        conn.cut_probe = probing = (weakref.ref(client), task)
+    alive = await asyncio.shield(probing[1])  # one caller cancelled does not cancel the others' probe
+    return alive and conn.client is client and conn.state is State.CONNECTED
+
+
+async def _probe_after_cut(conn: Connection, client: Any) -> bool:
     try:
         await asyncio.wait_for(health.probe(client, conn.era), CUT_PROBE_TIMEOUT)
     except Exception:
         return False
-    return conn.client is client and conn.state is State.CONNECTED
+    return True
 
 
 def transport_failed(conn: Connection, exc: BaseException, stop: asyncio.Event | None = None) -> None:
@@ -366,9 +382,10 @@ async def request(
                     f"the connection of {what} was cut before its answer ({said}): sending it again once",
                 )
                 return await request(conn, what, send, idempotent=False, wait=wait, timed=timed, again=True)
+            goes_on = "the server still answers" if conn.era == "modern" else "the session still answers"
             raise CallError(
                 f"{what} on {conn.name!r} failed: its connection was cut before the answer came ({said}), "
-                "so it may or may not have run; the session still answers and goes on (something in "
+                f"so it may or may not have run; {goes_on} and goes on (something in "
                 "between, a proxy or load balancer, may close connections that stay quiet): call again "
                 "if that is safe"
             ) from None

@@ -225,11 +225,18 @@ async def reconnect_with_backoff(conn: Connection, reason: str) -> None:
     if first:
         reason += crash_loop_words(conn)
     for attempt in range(first, attempts):
-        delay = max(conn.backoff.delay(attempt), asked_wait(conn))  # never sooner than Retry-After
+        backoff, asked = conn.backoff.delay(attempt), asked_wait(conn)
+        delay = max(backoff, asked)  # never sooner than Retry-After
+        # why so long, where the reason is not the answer that asked (a cut call's probe got a 503)
+        why = (
+            f"; {conn.http_answer.retry_after.words()}"
+            if asked > backoff and "Retry-After" not in reason
+            else ""
+        )
         conn.retries += 1
         conn.set_state(
             State.RECONNECTING,
-            f"reconnecting (attempt {attempt + 1}/{attempts}) in {delay:.2f} s after: {reason}",
+            f"reconnecting (attempt {attempt + 1}/{attempts}) in {delay:.2f} s after: {reason}{why}",
             attempt=attempt + 1,
             max_retries=attempts,
             delay=delay,

@@ -14,6 +14,8 @@ import re
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.errors import ServerExitedError
@@ -81,6 +83,7 @@ async def open_target(
     on_stdout: Callable[[str], None],
     on_response: ResponseHook | None = None,
     on_failure: FailureHook | None = None,
+    live: Callable[[], bool] | None = None,
 ) -> AsyncIterator[Any]:
     """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit.
 
@@ -89,7 +92,8 @@ async def open_target(
     ``on_response(status, request_headers, message, challenge, retry_after)`` sees every HTTP
     response: the SDK reports a 401, a 500 or an expired session only as a generic JSON-RPC error,
     and the status and the server's own words are what tell them apart. ``on_failure(exc)`` sees
-    transport errors.
+    transport errors. ``live()``: whether the session is up (Streamable HTTP: from then on a
+    request whose own connection is cut fails alone, :func:`watch_streamable_requests`).
     ``transport``: another than ``config.transport`` (the other HTTP one, for a guessed URL).
     """
     transport = transport or config.transport
@@ -97,7 +101,7 @@ async def open_target(
         async with _stdio(config, on_stderr, on_stdout, on_failure) as target:
             yield target
     elif transport == "http":
-        async with _http(config, on_response, on_failure) as target:
+        async with _http(config, on_response, on_failure, live) as target:
             yield target
     elif transport == "sse":
         yield _sse(config, on_response, on_failure)
@@ -150,7 +154,10 @@ async def _stdio(
 
 @contextlib.asynccontextmanager
 async def _http(
-    config: ServerConfig, on_response: ResponseHook | None, on_failure: FailureHook | None
+    config: ServerConfig,
+    on_response: ResponseHook | None,
+    on_failure: FailureHook | None,
+    live: Callable[[], bool] | None = None,
 ) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
@@ -161,10 +168,85 @@ async def _http(
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
     auth = http_auth(config)
     client = _http_client(http_headers(config), timeout, auth, on_response, on_failure, background_cuts=False)
+    if live is not None:
+        watch_streamable_requests()
+        _requests_watched[client] = live
     async with client as http:
         # a whole tool result is one event in the 2025-11-25 era: the SDK's 1 MiB refuses a 10k-row table
         limit = config.max_message_bytes
         yield streamable_http_client(config.url or "", http_client=http, max_sse_event_size=limit)
+
+
+#: How many times the GETs resuming one request's stream (``Last-Event-ID``) may be cut and opened
+#: again as if the server had ended them; past that a cut is the error it is, and the SDK's own
+#: count of failed attempts (two) ends the resuming (see :class:`RequestStream`).
+RESUMED_CUTS = 3
+
+
+@dataclass
+class RequestStream:
+    """One Streamable HTTP request's own exchange: its POST and the GETs that resume its stream.
+
+    A resumed stream the middlebox cuts again looks to the SDK like one the server ended, and the
+    SDK starts its count of attempts afresh after each: a resuming GET cut every time (a tool that
+    stays quiet longer than the middlebox allows, a proxy that cuts every GET) went on for ever,
+    past the call's own end on 2025-11-25, whose cancellation does not stop it."""
+
+    resumed_cuts: int = 0
+
+
+#: The request whose exchange the current task runs (None: the background stream of server
+#: messages, or no Streamable HTTP request of mcpnb's).
+_REQUEST_STREAM: ContextVar[RequestStream | None] = ContextVar("mcpnb_request_stream", default=None)
+#: The HTTP clients of mcpnb's Streamable HTTP connections (the SDK's transport class is shared),
+#: and whether each one's session is up: while it opens, a cut ends the opening as before, in the
+#: words that say what the port is (errors.describe of the httpx error).
+_requests_watched: weakref.WeakKeyDictionary[Any, Callable[[], bool]] = weakref.WeakKeyDictionary()
+
+
+def watch_streamable_requests() -> None:
+    """Point the SDK's Streamable HTTP transport at :func:`_own_exchange` (once; it acts only on the
+    HTTP clients of mcpnb's own connections, :data:`_requests_watched`).
+
+    The SDK sends each request in a task of its transport's task group. A connection cut before
+    the answer's headers came (httpx2 ``RemoteProtocolError``: a middlebox closed a POST whose
+    2026-07-28 JSON answer was still being worked on) or while a JSON body was read escaped from
+    that task and ended the task group: the whole connection, for one call's cut. A cut in an SSE
+    body the SDK already turns into that request's failure; now every cut is."""
+    import mcp.client.streamable_http as module
+
+    transport_class = getattr(module, "StreamableHTTPTransport", None)
+    for name in ("_handle_post_request", "_handle_resumption_request"):
+        sending = getattr(transport_class, name, None)
+        if sending is None or getattr(sending, "_mcpnb", False):
+            continue
+        setattr(transport_class, name, _own_exchange(sending))
+
+
+def _own_exchange(sending: Any) -> Any:
+    async def exchange(self: Any, ctx: Any) -> None:
+        live = _requests_watched.get(ctx.client)
+        if live is None:
+            return await sending(self, ctx)
+        import httpx2
+        from mcp_types import JSONRPCRequest
+
+        token = _REQUEST_STREAM.set(RequestStream())
+        try:
+            await sending(self, ctx)
+        except (httpx2.ReadError, httpx2.RemoteProtocolError) as exc:
+            message = ctx.session_message.message
+            resolve = getattr(self, "_resolve_abandoned_request", None)
+            if not isinstance(message, JSONRPCRequest) or resolve is None or not live():
+                raise  # a notification or an answer to the server (nobody waits on it), or opening
+            # CONNECTION_CLOSED naming the httpx error, which requests.cut_short knows as a cut
+            said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            await resolve(ctx.read_stream_writer, message.id, said)
+        finally:
+            _REQUEST_STREAM.reset(token)
+
+    exchange._mcpnb = True  # type: ignore[attr-defined]
+    return exchange
 
 
 def _sse(config: ServerConfig, on_response: ResponseHook | None, on_failure: FailureHook | None) -> Any:
@@ -449,8 +531,9 @@ def watched_transport(
     that closes idle connections (a corporate proxy, a load balancer) cuts exactly the stream that
     stays quiet, the GET stream of server messages or a ``subscriptions/listen`` one, while the
     server is well and the calls get through. The GET stream then ends as if the server closed it,
-    which the SDK opens again (a broken one it gives up on after two); a listen stream fails for
-    its listener alone. Failing to *connect* is still reported: a server that died refuses it.
+    which the SDK opens again (a broken one it gives up on after two), a GET resuming a request's
+    stream only :data:`RESUMED_CUTS` times; a listen stream fails for its listener alone, who
+    listens again. Failing to *connect* is still reported: a server that died refuses it.
 
     ``proxy``: the proxy ``inner`` goes through; its errors and responses carry
     its (redacted) URL, ``exc.mcpnb_proxy`` and ``response.extensions["mcpnb_proxy"]``, so a proxy
@@ -474,6 +557,7 @@ def watched_transport(
     class WatchedStream(httpx2.AsyncByteStream):
         def __init__(self, stream: Any, method: str | None = None) -> None:
             self.stream, self.method = stream, method
+            self.owner = _REQUEST_STREAM.get()  # a GET resuming a request's stream, or the background one
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             try:
@@ -484,9 +568,17 @@ def watched_transport(
                     failed(exc)
                     raise
                 failed(exc, probe=True)  # the session is asked whether it still answers
-                if self.method == "GET" and isinstance(exc, httpx2.TransportError):
+                if self.method == "GET" and isinstance(exc, httpx2.TransportError) and self._reopened():
                     return  # cut while idle: ended, for the SDK to open again
                 raise
+
+        def _reopened(self) -> bool:
+            """Whether this cut GET may end as if the server ended it (the SDK opens it again):
+            the background stream always, a request's resuming one :data:`RESUMED_CUTS` times."""
+            if self.owner is None:
+                return True
+            self.owner.resumed_cuts += 1
+            return self.owner.resumed_cuts <= RESUMED_CUTS
 
         async def aclose(self) -> None:
             await self.stream.aclose()

@@ -93,15 +93,22 @@ def test_http_404_on_a_session_renews_it(pool, faulty_http, marks):
     no_process_left(marks)
 
 
+#: What a call whose own connection was cut says (its server still answering).
+CUT = "add() on 'web' failed: its connection was cut before the answer came ("
+
+
 @ERA
-def test_a_dropped_connection_is_lost_and_recovered(pool, faulty_http, marks, era):
+def test_a_dropped_connection_fails_its_call_alone_while_the_server_answers(pool, faulty_http, marks, era):
+    """Half an answer, then the connection closes: a server that still answers the probe after it
+    is not lost (a middlebox cuts that way too); the call may or may not have run, and says so."""
     pool.connect("web", url=faulty_http.url, era=era, **QUICK)
     _fault(pool, "drop_next")
     with pytest.raises(CallError) as info:
         pool.call("web", "add", {"a": 1, "b": 2})
-    assert str(info.value).startswith("add() failed: the connection to 'web' was lost (")
+    assert str(info.value).startswith(CUT), str(info.value)
+    assert "may or may not have run" in str(info.value)
     _recovers(pool)
-    assert pool.status()["web"].retries >= 1
+    assert pool.status()["web"].retries == 0  # no reconnect: the session went on
     pool.close()
     faulty_http.stop()
     no_process_left(marks)
@@ -110,7 +117,7 @@ def test_a_dropped_connection_is_lost_and_recovered(pool, faulty_http, marks, er
 @ERA
 def test_a_rejected_credential_is_not_blamed_for_a_later_dropped_connection(pool, faulty_http, marks, era):
     """The 401 was that call's answer; a later call whose connection drops (no answer at all) is a
-    lost connection, not "the server rejected the credentials" again."""
+    cut connection, not "the server rejected the credentials" again."""
     pool.connect("web", url=faulty_http.url, era=era, **QUICK)
     _fault(pool, "fail_next", status=401)
     with pytest.raises(AuthError):
@@ -120,7 +127,7 @@ def test_a_rejected_credential_is_not_blamed_for_a_later_dropped_connection(pool
     with pytest.raises(CallError) as info:
         pool.call("web", "add", {"a": 1, "b": 2})
     assert not isinstance(info.value, AuthError)
-    assert str(info.value).startswith("add() failed: the connection to 'web' was lost (")
+    assert str(info.value).startswith(CUT), str(info.value)
     _recovers(pool)
     pool.close()
     faulty_http.stop()
@@ -142,8 +149,8 @@ def test_two_calls_failing_at_once_each_get_their_own_answer(pool, faulty_http, 
 
     outcomes = asyncio.run(both())
     rejected = [e for e in outcomes if isinstance(e, AuthError)]
-    lost = [e for e in outcomes if type(e) is CallError and "the connection to 'web' was lost" in str(e)]
-    assert len(rejected) == 1 and len(lost) == 1, outcomes
+    cut = [e for e in outcomes if type(e) is CallError and str(e).startswith(CUT)]
+    assert len(rejected) == 1 and len(cut) == 1, outcomes
     _recovers(pool)
     pool.close()
     faulty_http.stop()

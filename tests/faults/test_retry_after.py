@@ -180,14 +180,15 @@ def test_a_reconnect_waits_as_long_as_retry_after_asks(pool, gate):
     ]
     with pytest.raises(CallError):
         pool.call("s", "echo", {"text": "x"})
-    assert wait_until(lambda: len(delays) >= 2), delays
-    # the first attempt came after the backoff's 0.05 s; the second only after the 30 s asked for
-    assert delays[0] < 1 and delays[1] > 25, delays
+    assert wait_until(lambda: len(delays) >= 1), delays
+    # the cut call's probe (does the session still answer?) was answered 503 with Retry-After: the
+    # first attempt already waits the 30 s asked for, not the backoff's 0.05 s
+    assert delays[0] > 25, delays
     row = pool.status()["s"]
     assert row.state == "reconnecting", row
-    assert row.last_error.startswith("reconnecting (attempt 2/3) in "), row.last_error
+    assert row.last_error.startswith("reconnecting (attempt 1/3) in "), row.last_error
     assert "the server asks to wait 30 s (Retry-After, until " in row.last_error, row.last_error
-    assert gate_.posts("initialize") == 2  # the first connect's and the one attempt's
+    assert gate_.posts("initialize") == 1  # the first connect's: no attempt before the 30 s
     pool.disconnect("s")
 
 
