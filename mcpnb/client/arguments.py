@@ -17,6 +17,7 @@ from typing import Any
 
 from mcpnb.client.errors import ArgumentsError, did_you_mean_text
 from mcpnb.client.schemacheck import schema_key
+from mcpnb.client.whole_numbers import whole_numbers
 
 _MAX_ERRORS = 3
 #: How many of an ``enum``'s values an error lists.
@@ -144,6 +145,7 @@ def check_arguments(tool: Any, args: Mapping[str, Any], terms: Terms | None = No
     # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
     # object, which the SDK would then fail to send)
     values = native(_coerce(args, props) if getattr(args, "raw", None) else dict(args))
+    values = whole_numbers(values, schema)  # 30.0 as 30 where the schema wants an integer
     for name, default in tool.required_defaults.items():  # Playwright MCP's screenshot "scale"
         if name not in values:
             values[name] = copy.deepcopy(default)  # a copy: the next call gets the schema's own

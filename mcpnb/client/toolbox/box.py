@@ -44,6 +44,7 @@ from mcpnb.client.toolbox.specs import (
 )
 from mcpnb.client.toolbox.strict import make_strict
 from mcpnb.client.toolbox.table import COLUMNS, text_table
+from mcpnb.client.toolinfo import flat_name, split_flat_name
 
 logger = logging.getLogger("mcpnb")
 
@@ -436,19 +437,7 @@ class Toolbox(Mapping[str, ToolFunction]):
         if entry is None and call.name in self._functions:  # a flat name, from specs made elsewhere
             entry = next(e for e in known.values() if e.function.flat_name == call.name)
         if entry is None:
-            names = list(known)
-            listed = ", ".join(names[:_LISTED]) + (
-                f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
-            )
-            bare = [  # the tool's own name, not the one we gave it
-                n for n, e in known.items() if call.name in (e.function.tool.name, n.rpartition("__")[2])
-            ]
-            hint = (
-                f"; did you mean {' or '.join(map(repr, bare))}?"
-                if bare
-                else did_you_mean_text(call.name, names)
-            )
-            raise ToolNotFoundError(f"there is no tool {call.name!r}{hint} (the tools: {listed})")
+            raise ToolNotFoundError(_unknown_tool(call.name, known))
         arguments = entry.server_arguments(call.arguments())
         arguments = drop_optional_nulls(arguments, entry.original, entry.original)
         from mcpnb.client.arguments import check_arguments
@@ -504,6 +493,63 @@ class Toolbox(Mapping[str, ToolFunction]):
         from mcpnb.client.display import mimebundle
 
         return mimebundle(self)
+
+
+def _unknown_tool(name: str, known: Mapping[str, Entry]) -> str:
+    """What a model reads for a tool name it made up: the tool it may have meant, and the tools
+    there are, those of the server it named first.
+
+    Names are compared by their tool part, first among the tools of the server the model named
+    (``mcp__fm__subtract`` against fm's ``add``, ``paint`` …), then among every tool: whole flat
+    names share their ``mcp__fm__`` prefix, which made any tool of that server look close
+    (``subtract`` got ``paint``)."""
+    parts = {n: _tool_part(n, e) for n, e in known.items()}
+    server, wanted = _named_server(name, known)
+    ours = [n for n, e in known.items() if e.function.tool.server == server]
+    names = [*ours, *(n for n in known if n not in ours)]
+    bare = [n for n, e in known.items() if name in (e.function.tool.name, parts[n])]
+    if bare:  # the tool's own name, not the one we gave it
+        hint = f"; did you mean {' or '.join(map(repr, bare))}?"
+    else:
+        hint = ""
+        for among in (ours, names):  # as the model sees each tool, and as its server named it
+            seen = {known[n].function.tool.name: n for n in reversed(among)}
+            seen.update({parts[n]: n for n in reversed(among)})  # the first tool wins a shared part
+            close = did_you_mean(wanted, seen)
+            if close is not None:
+                meant = seen[close]
+                hint = did_you_mean_text(name, [meant]) or f"; did you mean {meant!r}?"
+                break
+    listed = ", ".join(names[:_LISTED]) + (
+        f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+    )
+    return f"there is no tool {name!r}{hint} (the tools: {listed})"
+
+
+def _tool_part(name: str, entry: Entry) -> str:
+    """The tool part of a provider name: after the ``mcp__{server}__`` it starts with (the tool's
+    own name when the provider's rule rewrote that prefix too)."""
+    prefix = flat_name(entry.function.tool.server, "")
+    return (
+        name[len(prefix) :]
+        if name.startswith(prefix) and len(name) > len(prefix)
+        else entry.function.tool.name
+    )
+
+
+def _named_server(name: str, known: Mapping[str, Entry]) -> tuple[str | None, str]:
+    """The server a made-up flat name names (the longest server whose ``mcp__{server}__`` it starts
+    with), and the tool part of the name; ``None`` and the name's tail after any ``mcp__x__`` when
+    it names no server of the toolbox."""
+    servers = sorted({e.function.tool.server for e in known.values()}, key=len, reverse=True)
+    for server in servers:
+        prefix = flat_name(server, "")
+        if name.startswith(prefix) and len(name) > len(prefix):
+            return server, name[len(prefix) :]
+    try:
+        return None, split_flat_name(name)[1]
+    except ValueError:
+        return None, name
 
 
 def _runs_here(tool: ToolInfo) -> bool:

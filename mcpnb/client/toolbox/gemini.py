@@ -31,6 +31,13 @@ starting as a ``$``"), and ``parametersJsonSchema`` is read by the same model, s
 lowered to that list the same way: the rest said in the description, ``const`` an ``enum``, a draft-07
 tuple ``prefixItems``, ``definitions`` ``$defs``, and a ``$ref`` with siblings wrapped in a one-option
 ``anyOf`` so both still apply.
+
+JSON Schema also allows ``true`` and ``false`` as subschemas (``"screenshot_id": true``: any value),
+which Google's API refuses with a 400 for the whole request (``Invalid value at '…properties[N].value'
+(…Schema), true``), so one such tool would break every tool sent with it. Both lowerings start from
+the schema with them lowered (:func:`no_booleans`): ``true`` is ``{}``, ``false`` removes what it
+allowed (a property, an option, array items from a position on); ``additionalProperties`` keeps its
+boolean, the form every dialect of it takes.
 """
 
 from __future__ import annotations
@@ -71,10 +78,72 @@ def declaration_parameters(schema: Schema) -> dict[str, Schema]:
         and "patternProperties" not in schema
     ):
         return {}  # a function without parameters leaves them unset
+    schema = no_booleans(schema)
     try:
         return {"parameters": to_gemini(schema)}
     except Inexpressible:
         return {"parametersJsonSchema": to_json_subset(_defs_spelled(schema))}
+
+
+def no_booleans(spec: Schema) -> Schema:
+    """``spec`` with no ``true``/``false`` where a subschema reaches Gemini as one (``properties``,
+    ``items``, ``prefixItems``, ``anyOf``/``oneOf``, ``$defs``); ``additionalProperties`` keeps its
+    boolean (its documented form, in both lowerings), and keywords said in words keep theirs (``not
+    false`` reads better than any object). ``true`` (any value) becomes ``{}``; ``false`` (no value)
+    removes what it stood for: a property (and its ``required`` entry, which no value could meet),
+    an ``anyOf``/``oneOf`` option, the items from its position on (``maxItems``); a ``$defs`` entry
+    that must stay becomes ``{"not": {}}``, said in words by the JSON lowering. The argument check,
+    against the server's own schema, still refuses what ``false`` refused."""
+    out = map_subschemas({**spec}, no_booleans)
+    gone: set[str] = set()
+    if isinstance(out.get("properties"), dict):
+        gone = {k for k, v in out["properties"].items() if v is False}
+        out["properties"] = {k: _any(v) for k, v in out["properties"].items() if v is not False}
+        if gone and isinstance(out.get("required"), list):
+            out["required"] = [r for r in out["required"] if r not in gone]
+    for key in ("anyOf", "oneOf"):
+        if isinstance(out.get(key), list):
+            kept = [_any(o) for o in out[key] if o is not False]
+            if kept:
+                out[key] = kept
+            else:  # no option can hold: nothing is valid, which JSON Schema says as not-anything
+                del out[key]
+                out["not"] = {}
+    tuple_key = "items" if isinstance(out.get("items"), list) else "prefixItems"
+    prefix = out.get(tuple_key) if isinstance(out.get(tuple_key), list) else None
+    ends = next((i for i, o in enumerate(prefix or []) if o is False), None)
+    if prefix is not None and ends is not None:  # no value at that position: the array ends before it
+        prefix = prefix[:ends]
+        out[tuple_key] = [_any(o) for o in prefix]
+        _at_most(out, len(prefix))
+        out.pop("additionalItems" if tuple_key == "items" else "items", None)
+    elif prefix is not None:
+        out[tuple_key] = [_any(o) for o in prefix]
+    rest = "additionalItems" if tuple_key == "items" else "items"
+    if out.get(rest) is False:  # nothing past the tuple (every item, without one)
+        del out[rest]
+        _at_most(out, len(prefix or []))
+    elif out.get(rest) is True:
+        out[rest] = {}
+    for key in ("$defs", "definitions"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: _any(v) for k, v in out[key].items()}
+    return out
+
+
+def _any(sub: Any) -> Any:
+    """A boolean subschema as an object: ``true`` is ``{}`` (anything), ``false`` ``{"not": {}}``."""
+    if sub is True:
+        return {}
+    if sub is False:
+        return {"not": {}}
+    return sub
+
+
+def _at_most(spec: Schema, count: int) -> None:
+    """``spec`` (an array) holds at most ``count`` items."""
+    limit = spec.get("maxItems")
+    spec["maxItems"] = min(limit, count) if isinstance(limit, int) and not isinstance(limit, bool) else count
 
 
 def to_gemini(spec: Any) -> Schema:

@@ -11,6 +11,8 @@ is imported: the shapes are plain dicts, checked in the tests against each SDK's
 - ``gemini``: a function declaration ``{"name", "description", "parameters"?}`` (wrap a list of them
   as ``{"function_declarations": specs}``); ``parameters`` in Gemini's ``Schema`` dialect, or
   ``parametersJsonSchema`` (JSON Schema) in its place for a tool that dialect cannot describe.
+
+A tool without a description (or title) has no ``description`` key in any of them (:func:`_described`).
 """
 
 from __future__ import annotations
@@ -159,7 +161,7 @@ def build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
     spec = _build_spec(entry, fmt, strict)
     limit = MAX_DESCRIPTION.get(fmt)
     full = entry.function.tool.description or entry.function.tool.title or ""
-    if limit is None or len(full) <= limit:
+    if limit is None or len(full) <= limit or not full.strip():
         return spec
     body = dict(spec.body)
     if fmt == "openai":
@@ -171,14 +173,14 @@ def build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
 
 def _build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
     tool = entry.function.tool
-    description = tool.description or tool.title or ""
+    said = _described(tool.description or tool.title or "")
     if fmt in OPENAI_FORMATS:
         parameters, is_strict, blocker = entry.schema, False, None
         if strict:
             converted, blocker = make_strict(entry.schema)
             if blocker is None:
                 parameters, is_strict = converted, True
-        function = {"name": entry.name, "description": description, "parameters": parameters}
+        function = {"name": entry.name, **said, "parameters": parameters}
         if fmt == "openai":
             if strict is not None:
                 function["strict"] = is_strict
@@ -191,10 +193,19 @@ def _build_spec(entry: Entry, fmt: str, strict: bool | None) -> Spec:
             "and limits): leave strict out"
         )
     if fmt == "anthropic":
-        body = {"name": entry.name, "description": description, "input_schema": entry.schema}
+        body = {"name": entry.name, **said, "input_schema": entry.schema}
         return Spec(entry, body, None)
-    body = {"name": entry.name, "description": description, **declaration_parameters(entry.schema)}
+    body = {"name": entry.name, **said, **declaration_parameters(entry.schema)}
     return Spec(entry, body, None)
+
+
+def _described(description: str) -> dict[str, str]:
+    """The spec's ``description`` key, or none for a tool without one. Every API marks the field
+    optional (OpenAI's ``FunctionDefinition`` and Responses ``FunctionToolParam``, Anthropic's
+    ``ToolParam``, Gemini's ``FunctionDeclaration``: "Optional"), an empty one tells the model
+    nothing, and validators on the way to a model can refuse ``""`` where they take no key (Amazon
+    Bedrock's Converse ``ToolSpecification.description``: "Minimum length of 1. Required: No")."""
+    return {"description": description} if description.strip() else {}
 
 
 class ToolSpecs(list[dict[str, Any]]):
