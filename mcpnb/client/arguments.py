@@ -361,6 +361,10 @@ def _unquoted(problem: _Problem, values: dict[str, Any], props: dict[str, Any]) 
     model's context). The rest of the words stay, the value written as ``••••••``; a message that
     still quotes a piece of it (cut short, say) is replaced by one that names only the keyword."""
     from mcpnb.client.elicitation.fields import HIDDEN
+    from mcpnb.client.redact import hide_typed
+
+    def hidden(message: str, shown: str) -> str:  # a short one where it stands alone: not in 12345
+        return hide_typed(message, shown, HIDDEN, shortest=3)
 
     if problem.keyword == "required":
         return problem
@@ -371,7 +375,7 @@ def _unquoted(problem: _Problem, values: dict[str, Any], props: dict[str, Any]) 
             return problem
         message = problem.message
         for leaf in sorted(inside, key=len, reverse=True):
-            message = message.replace(json.dumps(leaf)[1:-1], HIDDEN).replace(leaf, HIDDEN)
+            message = hidden(message, leaf)
         return _Problem(problem.path, problem.keyword, message, problem.missing)
     forms = {repr(value), str(value)}
     for ascii_only in (True, False):
@@ -381,9 +385,8 @@ def _unquoted(problem: _Problem, values: dict[str, Any], props: dict[str, Any]) 
     for shown in sorted(forms - {"", "None"}, key=len, reverse=True):
         if message.startswith(shown + " "):  # "<value> is not of type ...": the usual shape
             message = f"{HIDDEN} ({_kind_of(value)})" + message[len(shown) :]
-        if len(shown) >= 3:  # shorter, it could be a bound's digits ("minimum of 10")
-            message = message.replace(shown, HIDDEN)
-    if any(len(leaf) >= 3 and leaf in message for leaf in _leaves(value)):
+        message = hidden(message, shown)  # shorter than 3, it could be a bound's digits ("of 10")
+    if any(len(leaf) >= 3 and hidden(message, leaf) != message for leaf in _leaves(value)):
         message = f"{HIDDEN} (a secret: not shown) fails the schema's {problem.keyword!r}"
     return _Problem(problem.path, problem.keyword, message, problem.missing)
 

@@ -100,3 +100,17 @@ def test_a_secret_inside_an_object_quoted_whole_is_masked():
         with pytest.raises(ArgumentsError) as error:
             check_arguments(tool, arguments)
         assert SECRET not in str(error.value) and "••••••" in str(error.value)
+
+
+def test_a_short_secret_is_hidden_where_it_stands_alone_not_inside_the_bound():
+    """A PIN ``1234`` under a minimum of ``12345``: the bound was shown as ``••••••5``."""
+    tool = ToolInfo(
+        server="sec",
+        name="unlock",
+        input_schema={"type": "object", "properties": {"pin": {"type": "integer", "minimum": 12345}}},
+    )
+    with pytest.raises(ArgumentsError) as info:
+        check_arguments(tool, {"pin": 1234})
+    said = str(info.value)
+    assert "minimum of 12345" in said and "••••••5" not in said, said
+    assert "1234 " not in said and "(1234" not in said, said
