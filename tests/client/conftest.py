@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wait_until
+from conftest import ROOT, _accepts, free_port, wait_until
 
 from tests.peers.fastmcp_venv import FASTMCP_SERVER, fastmcp_python, serving
 
@@ -123,3 +124,35 @@ def host_of():
     make.pool = pool  # type: ignore[attr-defined]
     yield make
     pool.close()
+
+
+# ---------------------------------------------------------------- net_proxy.py: proxies and relays
+#: A proxy (``--map``), or a relay that cuts quiet connections (``--mode relay-idle5``), on 127.0.0.1.
+PROXY = ROOT / "tests" / "servers" / "net_proxy.py"
+
+
+@pytest.fixture
+def start_proxy() -> Iterator[Any]:
+    """``start_proxy(*args)``: ``net_proxy.py`` with those arguments on a free port (returned)."""
+    started: list[subprocess.Popen[str]] = []
+
+    def run(*args: str) -> int:
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, str(PROXY), "--port", str(port), *args], text=True)
+        started.append(proc)
+        assert wait_until(lambda: _accepts(port)), "the proxy never listened"
+        return port
+
+    yield run
+    for proc in started:
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.fixture
+def no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """No proxy from the environment in the way (a developer's own settings)."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    return monkeypatch

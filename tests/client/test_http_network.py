@@ -9,20 +9,16 @@ connections).
 from __future__ import annotations
 
 import ssl
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from conftest import ROOT, HttpServer, _accepts, free_port, wait_until
+from conftest import HttpServer, free_port
 
 from mcpnb.client.errors import describe
 from mcpnb.client.retry import is_retryable
 
-PROXY = ROOT / "tests" / "servers" / "net_proxy.py"
 QUIET = {"health_check_interval": 0, "retry_delay": 0.05, "max_retries": 3, "startup_timeout": 15}
 #: a name only the proxy knows (``.test`` is reserved: never resolved here, the proxy maps it to the
 #: server on 127.0.0.1); a loopback address would go direct, as this machine's servers always do
@@ -36,33 +32,8 @@ def demo() -> Iterator[HttpServer]:
     server.stop()
 
 
-@pytest.fixture
-def start_proxy() -> Iterator[Any]:
-    started: list[subprocess.Popen[str]] = []
-
-    def run(*args: str) -> int:
-        port = free_port()
-        proc = subprocess.Popen([sys.executable, str(PROXY), "--port", str(port), *args], text=True)
-        started.append(proc)
-        assert wait_until(lambda: _accepts(port)), "the proxy never listened"
-        return port
-
-    yield run
-    for proc in started:
-        proc.kill()
-        proc.wait(10)
-
-
 def _port(url: str) -> str:
     return url.split("/")[2].split(":")[1]
-
-
-@pytest.fixture
-def no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-    return monkeypatch
 
 
 def test_http_proxy_from_the_environment_carries_mcp(pool, demo, start_proxy, no_proxy_env) -> None:

@@ -17,7 +17,6 @@ for a second.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 import time
@@ -25,13 +24,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import ROOT, HttpServer, _accepts, free_port, wait_until
+from conftest import ROOT, HttpServer, _accepts, wait_until
 
 from mcpnb import CallError
 from mcpnb.client import health
 from tests.peers.fastmcp_venv import serving
 
-PROXY = ROOT / "tests" / "servers" / "net_proxy.py"
 QUIET = {"health_check_interval": 0, "retry_delay": 0.05, "max_retries": 3, "startup_timeout": 15}
 #: the relay cuts a connection quiet for this long (its watchdog looks every 0.5 s)
 IDLE = "1"
@@ -64,25 +62,15 @@ def resumable() -> Iterator[Any]:
 
 
 @pytest.fixture
-def relay(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def relay(start_proxy: Any, no_proxy_env: pytest.MonkeyPatch) -> Any:
     """``relay(url)``: the same endpoint through ``net_proxy.py``'s relay that cuts quiet
-    connections (as in ``test_http_network.py``); no proxy from the environment in the way."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-    started: list[subprocess.Popen[str]] = []
+    connections (as in ``test_http_network.py``)."""
 
     def run(url: str) -> str:
-        port, server = free_port(), url.split("/")[2]
-        command = [sys.executable, str(PROXY), "--port", str(port), "--mode", "relay-idle5"]
-        started.append(subprocess.Popen([*command, "--idle", IDLE, "--relay", server], text=True))
-        assert wait_until(lambda: _accepts(port)), "the relay never listened"
+        port = start_proxy("--mode", "relay-idle5", "--idle", IDLE, "--relay", url.split("/")[2])
         return f"http://127.0.0.1:{port}/mcp"
 
-    yield run
-    for proc in started:
-        proc.kill()
-        proc.wait(10)
+    return run
 
 
 def _reconnects(pool: Any, name: str) -> list[str]:
