@@ -70,17 +70,54 @@ def read(frame: Any, kinds: Mapping[Any, str]) -> Any:
         if name not in frame.columns:
             continue
         if kind == NUMBERS:
-            frame[name] = pd.to_numeric(frame[name])
+            frame[name] = _numbers_read(frame[name])
         elif kind == ZONED_TIMES:
-            times = pd.to_datetime(frame[name], format="ISO8601", utc=True)
+            times = _times_read(frame[name], zoned=True)
             offsets = frame[name].dropna().str.extract(_OFFSET, expand=False).unique()
             if len(offsets) == 1 and offsets[0] not in ("Z", "+00:00", "+0000", "-00:00"):
                 written = pd.Timestamp(frame[name].dropna().iloc[0])  # its offset, as a zone
                 times = times.dt.tz_convert(written.tz)
             frame[name] = times
         else:
-            frame[name] = pd.to_datetime(frame[name], format="ISO8601")
+            frame[name] = _times_read(frame[name], zoned=False)
     return frame
+
+
+def _numbers_read(texts: Any) -> Any:
+    """Integers by ``to_numeric`` (exact); a column with fractions by Python's own float: pandas
+    before 3.1 read ``"0.30000000000000004"`` as ``0.3`` (a third of random doubles came back off)."""
+    import pandas as pd
+
+    present = texts.dropna()
+    if all(v.lstrip("-").isdigit() for v in present):
+        return pd.to_numeric(texts)
+    return texts.astype(float)
+
+
+def _times_read(texts: Any, *, zoned: bool) -> Any:
+    """ISO times at microseconds on every pandas (3's own resolution for them): pandas 2 parses
+    them in nanoseconds, which end in 2262, and a server's "never" (``9999-12-31``) made ``.df``
+    raise; such a column is read one time at a time instead. A zoned column is in UTC here (the
+    caller shows it in the offset it was written in)."""
+    import pandas as pd
+
+    unit = "datetime64[us, UTC]" if zoned else "datetime64[us]"
+    try:
+        return pd.to_datetime(texts, format="ISO8601", utc=zoned).astype(unit)
+    except (pd.errors.OutOfBoundsDatetime, OverflowError):
+        pass
+    import numpy as np
+
+    def instant(text: Any) -> Any:
+        if not isinstance(text, str):
+            return np.datetime64("NaT", "us")
+        parsed = datetime.fromisoformat(text)  # (:func:`_zoned_times` read each one already)
+        local = np.datetime64(parsed.replace(tzinfo=None), "us")
+        offset = parsed.utcoffset() if zoned else None  # in numpy: year 1 at +02:00 is year 0 in UTC
+        return local - np.timedelta64(offset) if offset else local
+
+    times = pd.Series(np.array([instant(t) for t in texts], dtype="datetime64[us]"), index=texts.index)
+    return times.dt.tz_localize("UTC") if zoned else times
 
 
 #: The UTC offset an ISO time ends with (what :data:`_TIME` captured as its zone).

@@ -70,6 +70,20 @@ def test_times_read_as_the_instants_they_write():
     assert naive[0] == pd.Timestamp("2026-12-04 14:48:46.191") and naive.dt.tz is None
 
 
+@pytest.mark.parametrize("kind", [ZONED_TIMES, TIMES])
+def test_times_beyond_2262_are_read_in_microseconds_on_every_pandas(kind):
+    """A server's "never expires" (``9999-12-31``) and a year-1 placeholder: pandas 2 parsed
+    times in nanoseconds, which end in 2262, and ``.df`` raised OutOfBoundsDatetime."""
+    zone = "+02:00" if kind == ZONED_TIMES else ""
+    texts = [f"9999-12-31T23:59:59{zone}", None, f"0001-01-01T00:00:00{zone}", f"2026-12-06T10:00:00{zone}"]
+    at = read(pd.DataFrame({"at": texts}), {"at": kind})["at"]
+    assert str(at.dtype).startswith("datetime64[us")
+    assert (at[0].year, at[0].hour, at[2].year, at[3].hour) == (9999, 23, 1, 10)
+    assert pd.isna(at[1])
+    if kind == ZONED_TIMES:
+        assert str(at.dt.tz) == "UTC+02:00" and at[3] == pd.Timestamp("2026-12-06 08:00", tz="UTC")
+
+
 numbers = st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False, allow_infinity=False))
 
 
