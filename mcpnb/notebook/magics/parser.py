@@ -720,17 +720,24 @@ def parse_body(
         return whole if whole is not None else _body_lines(structured, namespaces)
     misread = None
     try:
-        whole = _object_arguments(text, namespaces, "the cell body")
-        args = whole if whole is not None else _body_lines(structured, namespaces)
-        # none at all: a body of comments; all of them prose (件名: …, 本文: …): the text it is
-        if all(is_name(key) for key in args) and not (args and all(is_prose(key, params) for key in args)):
+        args = _as_arguments(text, structured, namespaces, params)
+        if args is not None:
             return args
     except UsageError as exc:
-        if getattr(exc, "ipython_style", False):  # {name}/$name of a variable: never silently text
-            raise
+        if getattr(exc, "ipython_style", False):
+            # {name}/$name of a variable, in a body that is arguments once it is read as typed:
+            # said, not sent (query: $topic went out as the whole body's text, limit lost with it);
+            # in a text (a letter's "Subject: {topic}" line above its prose) it goes out, and is said
+            try:
+                meant = _as_arguments(text, structured, [], params)
+            except UsageError:
+                meant = None
+            if meant is not None:
+                raise
+            misread = re.sub(r" \(a JSON string, .*\)$", "", str(exc))  # (no quotes for a text)
         # a body meant as arguments, with a mistake in it ("{...", a key twice), still goes out as
         # the text it is, since a text may be anything; but the person is told
-        if (text.startswith("{") and not text.startswith("{{")) or "given twice" in str(exc):
+        elif (text.startswith("{") and not text.startswith("{{")) or "given twice" in str(exc):
             misread = str(exc)
     args = Arguments()
     args.put(
@@ -739,11 +746,24 @@ def parse_body(
     args.text_body = True
     if misread is not None:
         warnings.warn(
-            f"the cell body went out as the text of {bare!r}, as written; read as arguments: {misread}",
+            f"the cell body went out as the text of {bare!r}, as written; "
+            + (misread if "as typed" in misread else f"read as arguments: {misread}"),
             UserWarning,
             stacklevel=2,
         )
     return args
+
+
+def _as_arguments(
+    text: str, structured: str, namespaces: list[Mapping[str, Any]], params: Any
+) -> Arguments | None:
+    """The body read as arguments, or None where it is a one-text tool's text: no arguments at all
+    (a body of comments), or every key prose (件名: …, 本文: …)."""
+    whole = _object_arguments(text, namespaces, "the cell body")
+    args = whole if whole is not None else _body_lines(structured, namespaces)
+    if all(is_name(key) for key in args) and not (args and all(is_prose(key, params) for key in args)):
+        return args
+    return None
 
 
 def bare_argument(name: str, word: str, namespaces: list[Mapping[str, Any]]) -> Arguments:

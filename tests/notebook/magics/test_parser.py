@@ -557,3 +557,14 @@ def test_ipythons_way_to_insert_a_variable_in_a_body_is_said_as_on_the_line(valu
     assert (
         dict(parse_body(f"query: {value.replace('topic', 'other')}\nlimit: 1", ns, bare=bare))["limit"] == 1
     )
+
+
+def test_a_text_body_with_ipythons_braces_goes_out_as_written_and_says_so():
+    """A one-text tool's body that is prose (a letter's ``Subject: {topic}`` line above it) is its
+    text, as it always was; the person is told how %mcp inserts a variable, not refused."""
+    ns = [{"topic": "checkout"}]
+    body = "Subject: {topic}\nPlease write a friendly note about it."
+    with pytest.warns(
+        UserWarning, match=r"went out as the text of 'text', as written; \{topic\} would reach"
+    ):
+        assert dict(parse_body(body, ns, bare="text", params=["text"])) == {"text": body}
