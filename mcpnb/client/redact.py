@@ -364,16 +364,16 @@ class _Fragments:
         return best
 
 
-#: A typed secret shorter than this is hidden only where no letter or digit touches it: a PIN
-#: ``5432`` inside a port ``54321`` is not it, and hiding it there garbled the message.
+#: A typed secret of digits shorter than this (a PIN) is hidden only where no other digit touches
+#: it: ``5432`` inside a port ``54321`` is not it, and hiding it there garbled the message.
 _STANDS_ALONE = 8
 
 
 def hide_typed(message: str, typed: str, mask: str, *, shortest: int = 4) -> str:
     """``message`` without what a person typed into a secret field (a validator or a parser quotes
     it back: ``not a whole number: '9753x'``). Its quoted forms always go; its bare text where it is
-    at least ``shortest`` characters (shorter, it is some word of the message itself), and, while
-    short, only where it stands alone."""
+    at least ``shortest`` characters (shorter, it is some word of the message itself), and, for a
+    short one of digits, only where it is not part of a longer number."""
     import json
 
     text = typed.strip()
@@ -383,8 +383,8 @@ def hide_typed(message: str, typed: str, mask: str, *, shortest: int = 4) -> str
     for shown in sorted(quoted, key=len, reverse=True):
         out = out.replace(shown, mask)
     for shown in sorted(bare - {""}, key=len, reverse=True):
-        if len(shown) >= _STANDS_ALONE:
-            out = out.replace(shown, mask)
+        if shown.isdigit() and len(shown) < _STANDS_ALONE:
+            out = re.sub(rf"(?<!\d){re.escape(shown)}(?!\d)", mask, out)
         else:
-            out = re.sub(rf"(?<![^\W_]){re.escape(shown)}(?![^\W_])", mask, out)
+            out = out.replace(shown, mask)
     return out

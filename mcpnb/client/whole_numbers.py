@@ -44,8 +44,9 @@ def _whole(value: Any, specs: list[Any], root: dict[str, Any]) -> Any:
     views = [v for spec in specs for v in _views(spec, root, seen)]
     if not views:
         return value
-    if type(value) is float:
-        return int(value) if value.is_integer() and any(_wants_int(v, value) for v in views) else value
+    if type(value) is float:  # an int where a schema wants one and none takes any number
+        wanted = any(_wants_int(v, value) for v in views) and not any(map(_takes_numbers, views))
+        return int(value) if value.is_integer() and wanted else value
     if isinstance(value, dict):
         out = {k: _whole(v, _for_key(views, k), root) if _has_float(v) else v for k, v in value.items()}
         return value if all(out[k] is v for k, v in value.items()) else out
@@ -84,6 +85,13 @@ def _wants_int(spec: dict[str, Any], value: float) -> bool:
         spec.get("enum") if isinstance(spec.get("enum"), list) else [spec["const"]] if "const" in spec else []
     )
     return any(type(v) is int and v == value for v in listed)
+
+
+def _takes_numbers(spec: dict[str, Any]) -> bool:
+    """A schema for any number (``anyOf: [integer, number]``: a server typed ``int | float`` gets
+    the float it was given)."""
+    kind = spec.get("type")
+    return kind == "number" or (isinstance(kind, list) and "number" in kind)
 
 
 def _for_key(views: list[dict[str, Any]], key: str) -> list[Any]:

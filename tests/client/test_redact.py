@@ -278,6 +278,13 @@ def test_what_a_person_typed_is_hidden_quoted_always_bare_where_it_stands_alone(
     assert hide_typed("not a whole number: '97x'", "97x", "•") == "not a whole number: •"  # quoted
     assert hide_typed("97x is no number", "97x", "•") == "97x is no number"  # bare and short: a word
     assert hide_typed("pin 5432 is not 54321 nor 15432", "5432", "•") == "pin • is not 54321 nor 15432"
+    assert hide_typed("pin 5432x or a5432", "5432", "•") == "pin •x or a•"  # only digits spare it
     assert hide_typed("got hunter22 at port 8080", "hunter22", "•") == "got • at port 8080"
     assert hide_typed("xxhunter22xx", "hunter22", "•") == "xx•xx"  # long: hidden wherever it is
+    # short, not all digits: hidden inside words too, as before
+    assert hide_typed("/users/hunter2/ token=xAb12cd flag x-pw12 unknown", "hunter", "•") == (
+        "/users/•2/ token=xAb12cd flag x-pw12 unknown"
+    )
+    assert hide_typed("token=xAb12cd x-pw12", "Ab12cd", "•") == "token=x• x-pw12"
+    assert hide_typed("flag x-pw12 unknown", "-pw12", "•") == "flag x• unknown"
     assert hide_typed('said "a\\"b12"', 'a"b12', "•") == "said •"  # its JSON form

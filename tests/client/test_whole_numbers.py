@@ -36,6 +36,7 @@ COUNTS = {
             "additionalProperties": {"type": "number"},
         },
         "level": {"enum": [1, 2, 3]},
+        "int_or_float": {"anyOf": [{"type": "integer"}, {"type": "number"}]},  # any number: kept
         "nested": {
             "type": "object",
             "properties": {"rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}}},
@@ -68,13 +69,14 @@ SENT = {
     "by_pattern": {"n_a": 1.0, "w": 1.0},
     "level": 2.0,
     "nested": {"rows": [{"count": 1.0, "weight": 1.0, "children": [{"count": 2.0, "weight": 2.0}]}]},
+    "int_or_float": 8.0,
 }
 #: What the server must receive, as JSON text writes it.
 RECEIVED = (
     '{"n": 30, "maybe": 7, "ratio": 2.0, "anything": 3.0, "ids": [1, 2, 3], "pair": [1.0, 2], '
     '"old_pair": [1, 2.0], "ref": 4, "either": 5, "nullable_ref": 6, "per_key": {"a": 1}, '
     '"by_pattern": {"n_a": 1, "w": 1.0}, "level": 2, "nested": {"rows": [{"count": 1, "weight": 1.0, '
-    '"children": [{"count": 2, "weight": 2.0}]}]}}'
+    '"children": [{"count": 2, "weight": 2.0}]}]}, "int_or_float": 8.0}'
 )
 
 
