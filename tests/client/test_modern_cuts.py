@@ -17,9 +17,9 @@ for a second.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -105,7 +105,10 @@ def test_a_cut_listen_stream_is_listened_to_again(pool, demo, relay) -> None:
     cache kept its list for its whole cache_ttl."""
     pool.connect("m", url=relay(demo.url), era="modern", config=QUIET)
     assert "fresh" not in [tool.name for tool in pool.tools("m")]
-    time.sleep(2.5)  # the listen stream idles past the relay's limit: cut (as test_http_network's GET)
+    # the listen stream idles past the relay's limit: cut (as test_http_network's GET)
+    assert wait_until(
+        lambda: any("subscriptions/listen stream broke" in line for line in pool.logs("m")), timeout=30
+    ), pool.logs("m")
     assert pool.call("m", "add_tool", {"name": "fresh"}).text == "fresh"
     # pool.tools reads the cache until something drops it: only the listen stream's news does here
     assert wait_until(
@@ -128,6 +131,7 @@ def probes(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
             counts["all"] += 1
             counts["most"] = max(counts["most"], counts["now"])
         try:
+            await asyncio.sleep(0.5)  # long enough that probes asked for at once would overlap
             return await real(client, era)
         finally:
             with lock:
