@@ -57,20 +57,25 @@ def test_text_mode_reads_every_typed_secret_without_echo():
 
 @pytest.mark.parametrize("typed", ["9753x864", "9753.5"])
 def test_text_mode_does_not_quote_a_mistyped_secret(typed):
-    schema = {"type": "object", "properties": {"pin": {"type": "integer"}}}
+    outcome, said = _pin_typed({"type": "integer"}, typed, PIN)
+    assert outcome.content == {"pin": int(PIN)}
+    assert "not a whole number" in said and typed not in said
+
+
+def _pin_typed(pin: dict, *typed: str) -> tuple[FormOutcome, str]:
+    """A text-mode form of one secret ``pin`` field answered with ``typed`` in turn: its outcome,
+    and what it printed."""
     printed: list[str] = []
-    answers = iter([typed, PIN])
+    answers = iter(typed)
     outcome = ask_text(
-        schema,
+        {"type": "object", "properties": {"pin": pin}},
         message="m",
         server="s",
         input_fn=lambda _p: "",
         print_fn=printed.append,
         secret_input_fn=lambda _p: next(answers),
     )
-    assert outcome.content == {"pin": int(PIN)}
-    said = "\n".join(printed)
-    assert "not a whole number" in said and typed not in said
+    return outcome, "\n".join(printed)
 
 
 def _form(schema=ASK):
@@ -179,17 +184,6 @@ def test_a_count_of_tokens_is_a_number_and_a_key_is_kept_for_the_next_call():
 def test_a_short_secret_is_hidden_where_it_stands_alone_not_inside_other_numbers():
     """A PIN ``1234`` refused for being under a minimum of ``12345``: the minimum was shown as
     ``••••••5``, the message garbled without hiding anything more."""
-    schema = {"type": "object", "properties": {"pin": {"type": "integer", "minimum": 12345}}}
-    printed: list[str] = []
-    answers = iter(["1234", "54321"])
-    outcome = ask_text(
-        schema,
-        message="m",
-        server="s",
-        input_fn=lambda _p: "",
-        print_fn=printed.append,
-        secret_input_fn=lambda _p: next(answers),
-    )
+    outcome, said = _pin_typed({"type": "integer", "minimum": 12345}, "1234", "54321")
     assert outcome.content == {"pin": 54321}
-    said = "\n".join(printed)
     assert "12345" in said and "1234 " not in said and not said.rstrip().endswith("1234"), said
