@@ -44,6 +44,7 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.events import ConnectionEvent, EventLog, State
 from mcpnb.client.interaction import Interaction
+from mcpnb.client.listening import keep_listening
 from mcpnb.client.logfilter import SERVER_LOG, known_secrets, remember_secrets
 from mcpnb.client.operations import ConnectionRequests, send_log_level
 from mcpnb.client.redact import scrub
@@ -69,17 +70,9 @@ STDERR_LINES = 500
 #: The longest wait between reconnect attempts.
 MAX_RETRY_DELAY = 30.0
 
-#: A lost ``subscriptions/listen`` stream is opened again after this many seconds, doubling while it
-#: keeps being lost, up to the most; this many tries in a row without the server's acknowledgment
-#: end it (see Connection._listen).
-LISTEN_RETRY = 0.5
-LISTEN_RETRY_MAX = 30.0
-LISTEN_FAILURES = 5
-
 #: JSON-RPC errors a 2026-07-28-only server refuses ``initialize`` with (see _modern_only).
 _METHOD_NOT_FOUND = -32601
 _UNSUPPORTED_VERSION = -32022
-_CONNECTION_CLOSED = -32000
 
 #: The HTTP transports, each the other's fallback where the URL guessed (see _open_guessing).
 _OTHER_HTTP = {"http": "sse", "sse": "http"}
@@ -101,14 +94,6 @@ def _answered_with_an_error(exc: BaseException) -> bool:
     returned an error response", or -32601 for a 404."""
     leaf = root_cause(exc)
     return type(leaf).__name__ == "MCPError" and getattr(leaf, "code", None) in (-32603, -32601)
-
-
-def _connection_closed(exc: BaseException) -> bool:
-    """The SDK's CONNECTION_CLOSED: a stream that ended or broke, not the server's refusal."""
-    return any(
-        type(leaf).__name__ == "MCPError" and getattr(leaf, "code", None) == _CONNECTION_CLOSED
-        for leaf in leaves(exc)
-    )
 
 
 def _refused_era(exc: BaseException) -> bool:
@@ -752,50 +737,18 @@ class Connection(SessionCallbacks, ConnectionRequests):
     async def _listen(self) -> None:
         """Modern era: list_changed arrives on a ``subscriptions/listen`` stream (teed to _on_message).
 
-        A stream that is lost (a middlebox closed it while it was quiet, as they do) is opened
-        again, after :data:`LISTEN_RETRY` doubling up to :data:`LISTEN_RETRY_MAX` while it keeps
-        being lost, for as long as this session is the connection's: the server's later changes
-        reached nobody. The SDK replays nothing, so what changed meanwhile is asked for again
-        (the lists' caches are dropped). A stream the server closed itself, or refused, is not
-        opened again; nor after :data:`LISTEN_FAILURES` tries in a row that got no acknowledgment.
+        A lost stream (a middlebox closed it while it was quiet) is opened again, with the watch's
+        policy (:func:`~mcpnb.client.listening.keep_listening`); the SDK replays nothing, so what
+        changed meanwhile is asked for again (the lists' caches are dropped).
         """
-        from mcp.client.subscriptions import SubscriptionLost
-
-        client = self.client
         tools, prompts = self._changes_said()
-        delay, failures, opened = LISTEN_RETRY, 0, 0
-        while True:
-            acked = False
-            try:
-                async with client.listen(tools_list_changed=tools, prompts_list_changed=prompts) as events:
-                    acked, opened = True, opened + 1
-                    if opened > 1:
-                        self._missed_changes(tools, prompts)
-                    async for _event in events:
-                        delay = LISTEN_RETRY  # it carried news: the next loss is no pattern yet
-                return  # closed by the server: its choice
-            except (SubscriptionLost, ConnectionError, TimeoutError) as exc:
-                why = describe(exc)
-            except Exception as exc:
-                if not _connection_closed(exc):
-                    return  # refused (the server does not offer it): asking again changes nothing
-                why = describe(exc)
-            if self.client is not client or self.state is not State.CONNECTED:
-                return  # the session ended or was lost: a new one listens for itself
-            failures = 0 if acked else failures + 1
-            if failures >= LISTEN_FAILURES:
-                self.emit(
-                    "transport",
-                    f"subscriptions/listen could not be opened again ({why}): list changes are not heard",
-                )
-                return
-            self.emit(
-                "transport", f"the subscriptions/listen stream broke ({why}): listening again in {delay:g} s"
-            )
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, LISTEN_RETRY_MAX)
-            if self.client is not client or self.state is not State.CONNECTED:
-                return
+        await keep_listening(
+            self,
+            lambda client: client.listen(tools_list_changed=tools, prompts_list_changed=prompts),
+            stream="the subscriptions/listen stream",
+            unheard="list changes are not heard",
+            reopened=lambda: self._missed_changes(tools, prompts),
+        )
 
     def _missed_changes(self, tools: bool, prompts: bool) -> None:
         """A listen stream opened again: what changed while none was open was told to nobody."""

@@ -94,10 +94,16 @@ class ConnectionRequests:
         memory went with its old process.
         """
         result = await requests.call_tool(self, name, arguments, timeout=timeout, context=context, info=info)
-        if self.restart_note is not None:
-            result.warnings.insert(0, self.restart_note)
-            self.restart_note = None
+        self.note_restart(result)
         return result
+
+    def note_restart(self, result: ToolResult) -> None:
+        """Put the restart note (:attr:`restart_note`) first among ``result``'s warnings if no
+        result has said it yet: whichever result lands first after an automatic restart says it,
+        a plain call's or a task's (:class:`~mcpnb.client.tasks.TaskHandle`), and only that one."""
+        note, self.restart_note = self.restart_note, None
+        if note is not None and note not in result.warnings:
+            result.warnings.insert(0, note)
 
     # ------------------------------------------------------------------ resources and prompts
     async def _every_page(

@@ -5,22 +5,31 @@ among the session's notifications (``Connection._on_message`` hands it here). 20
 no subscribe request; a ``subscriptions/listen`` stream with ``resourceSubscriptions`` carries the
 same news, so one listener task per session follows every watched URI (restarted when the set
 changes). A new session (after a reconnect) subscribes again to everything still watched.
+
+News sent while nothing listened is not replayed: a listen stream a middlebox cut is opened again
+(:func:`~mcpnb.client.listening.keep_listening`, the list_changed listener's policy), and after
+such a gap, or a reconnect, every watcher is told of its URI once, so that it reads it again
+(it may have changed, or not). The person is told the first time a stream is opened again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mcpnb.client.errors import CallError, check_offered, describe
+from mcpnb.client.listening import keep_listening
 
 if TYPE_CHECKING:
     from mcpnb.client.connection import Connection
     from mcpnb.client.pool import Pool
 
 Watcher = Callable[[str], None]
+
+logger = logging.getLogger("mcpnb")
 
 
 class ResourceWatch:
@@ -30,6 +39,7 @@ class ResourceWatch:
         self.conn = conn
         self.watchers: dict[str, list[Watcher]] = {}
         self._listener: asyncio.Task[None] | None = None
+        self._warned = False  # the person was told a stream broke (once; later breaks are logged)
 
     @property
     def uris(self) -> list[str]:
@@ -85,19 +95,57 @@ class ResourceWatch:
                 if any(watcher is seen for seen in told):
                     continue
                 told.append(watcher)
-                try:
-                    watcher(uri)
-                except Exception as exc:
-                    self.conn.emit("resource", f"a watcher of {watched} failed: {describe(exc)}")
+                self._tell(watcher, watched, uri)
+
+    def _tell(self, watcher: Watcher, watched: str, uri: str) -> None:
+        try:
+            watcher(uri)
+        except Exception as exc:
+            self.conn.emit("resource", f"a watcher of {watched} failed: {describe(exc)}")
+
+    def _may_have_changed(self, uris: list[str]) -> None:
+        """Nothing listened for a while (a cut stream, a lost session) and nothing replays what was
+        sent meanwhile: each watcher of ``uris`` is told of its URI once, to read it again."""
+        told: list[Watcher] = []
+        for uri in uris:
+            for watcher in list(self.watchers.get(uri, ())):
+                if not any(watcher is seen for seen in told):
+                    told.append(watcher)
+                    self._tell(watcher, uri, uri)
+
+    def _reopened(self, uris: list[str]) -> None:
+        """A cut listen stream is acknowledged again: say so (to the person the first time), and
+        have the watchers read again what may have changed while it was down."""
+        said = (
+            f"the resource subscription stream of {self.conn.name!r} broke and was opened again: "
+            f"updates while it was down may have been missed, so the watchers of {', '.join(uris)} "
+            "are told once to read again"
+        )
+        self.conn.emit("resource", said, reason="relisten")
+        if not self._warned:
+            self._warned = True
+            logger.warning("mcpnb: %s (later breaks: pool.logs(%r))", self.conn.safe(said), self.conn.name)
+        self._may_have_changed(uris)
 
     async def resume(self) -> None:
-        """A new session: subscribe again to everything still watched."""
+        """A new session: subscribe again to everything still watched (2026-07-28: one stream for
+        all), then have the watchers read again what may have changed while no session was there."""
         self._listener = None
-        for uri in self.uris:
+        uris = self.uris
+        if self.conn.era == "modern" and uris:
             try:
-                await self._subscribe(uri)
+                await self._relisten()
             except Exception as exc:
-                self.conn.emit("resource", f"could not subscribe again to {uri}: {describe(exc)}")
+                self.conn.emit("resource", f"could not listen again to {', '.join(uris)}: {describe(exc)}")
+                return
+        else:
+            for uri in list(uris):
+                try:
+                    await self._subscribe(uri)
+                except Exception as exc:
+                    self.conn.emit("resource", f"could not subscribe again to {uri}: {describe(exc)}")
+                    uris.remove(uri)
+        self._may_have_changed(uris)
 
     # ------------------------------------------------------------------ the two eras
     async def _subscribe(self, uri: str) -> None:
@@ -143,18 +191,18 @@ class ResourceWatch:
         await asyncio.wait_for(asyncio.shield(ready), self.conn.config.startup_timeout)
 
     async def _listen(self, uris: list[str], ready: asyncio.Future[None]) -> None:
-        client = self.conn.client
-        try:
-            async with client.listen(resource_subscriptions=uris) as events:
-                ready.set_result(None)
-                async for _event in events:
-                    pass  # the SDK also hands each event to the message handler: updated() runs there
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            if not ready.done():
-                ready.set_exception(exc)
-            self.conn.emit("resource", f"the subscription stream ended: {describe(exc)}")
+        """Follow the stream (the SDK also hands each event to the message handler: updated() runs
+        there), opened again when it is cut, as the list_changed listener's is."""
+        refused = await keep_listening(
+            self.conn,
+            lambda client: client.listen(resource_subscriptions=uris),
+            stream="the resource subscription stream",
+            unheard=f"updates of {', '.join(uris)} are not heard",
+            reopened=lambda: self._reopened(uris),
+            ready=ready,
+        )
+        if refused is not None:
+            self.conn.emit("resource", f"the subscription stream ended: {refused}")
 
     def cancel(self) -> None:
         if self._listener is not None:

@@ -542,8 +542,13 @@ class TaskHandle:
         )
         out.answered_without_asking = list(self.answered_without_asking)
         out.warnings += [said for said in self.warnings if said not in out.warnings]
-        if self.peer.connection is not None:
-            out.hide_in_error(self.peer.connection.safe)
+        conn = self.peer.connection
+        if conn is not None:
+            out.hide_in_error(conn.safe)
+            # the first result since an automatic restart says so, a task's as a plain call's: a task
+            # started on an older session (its server restarted under it) came from before it
+            if conn.retries == self.peer.reconnects_at_start:
+                conn.note_restart(out)
         return out
 
     async def _wait(self, timeout: float | None) -> ToolResult:
