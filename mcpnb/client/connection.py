@@ -181,6 +181,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self._lost_why: tuple[weakref.ref[Any], str] | None = None
         self.http_status: int | None = None
         self.http_answer: requests.HttpAnswer | None = None  # the last HTTP error, with the server's words
+        self.web_page: str | None = None  # the title of a web page answered where MCP was asked for
         self.session_expired = False
         # What the transport said while a session was being opened (the process exited, code 3):
         # the handshake itself then fails only with "connection closed".
@@ -448,6 +449,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
         self._stop = asyncio.Event()
         self.http_status, self.http_answer, self.session_expired = None, None, False
+        self.web_page = None
         self.ended_early = None
         self._session_stderr_from = self.stderr_count
         self.session_stdout = []
@@ -521,7 +523,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             text = http_refusal(status, said, self.safe(self.config.target), self.transport if hint else "")
             asked = answer.retry_after if answer is not None and answer.status == status else None
             return f"{text}; {asked.words()}" if asked is not None else text
-        reason = describe(exc)
+        reason = describe(exc, page=self.web_page)
         if _BARE_FORGOT.search(reason) and FORGOT_SESSION not in reason:  # another process answered
             reason += f"; {FORGOT_SESSION}"
         return self._with_last_words(reason)
@@ -645,7 +647,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         on_stderr=self._on_stderr,
                         on_stdout=self._on_stdout,
                         # (status, request headers, message, challenge[, Retry-After])
-                        on_response=self._on_response,
+                        on_response=self._heard_response,
                         on_failure=lambda exc: self._transport_failed(exc, stop, ready),
                         live=lambda: self.state is State.CONNECTED and not stop.is_set(),
                     )
@@ -688,6 +690,21 @@ class Connection(SessionCallbacks, ConnectionRequests):
         finally:
             if not ready.done():
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
+
+    def _heard_response(
+        self,
+        status: int,
+        request_headers: Any,
+        message: str | None = None,
+        challenge: str | None = None,
+        retry_after: str | None = None,
+    ) -> None:
+        """Every HTTP response. A successful one carries a message only when it is a web page (its
+        title, :func:`~mcpnb.client.transports.page_title`): kept, so a sign-in page in front of
+        the server is named where the SDK says only "Unexpected content type: text/html"."""
+        if status < 300 and message:
+            self.web_page = self.safe(message)
+        self._on_response(status, request_headers, message, challenge, retry_after)
 
     def _transport_failed(self, exc: BaseException, stop: asyncio.Event, ready: asyncio.Future[Any]) -> None:
         """The transport says the session is over (:func:`~mcpnb.client.requests.transport_failed`);

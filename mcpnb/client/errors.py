@@ -448,8 +448,9 @@ def _arguments_in_command(command: str) -> str:
 _NO_BACK_CHANNEL = "no back-channel for server-initiated requests"
 
 
-def describe(exc: BaseException) -> str:
-    """One line a person can act on, for any failure the SDK or a transport raises."""
+def describe(exc: BaseException, *, page: str | None = None) -> str:
+    """One line a person can act on, for any failure the SDK or a transport raises. ``page``: the
+    title of the web page the server answered with, if one was (a sign-in page in front of it)."""
     leaf = root_cause(exc)
     name = type(leaf).__name__
     text = str(leaf).strip().splitlines()[0] if str(leaf).strip() else ""
@@ -462,6 +463,9 @@ def describe(exc: BaseException) -> str:
     if isinstance(leaf, PermissionError):
         return _not_runnable(leaf.filename) if leaf.filename else f"permission denied: {text}"
     proxy = getattr(leaf, "mcpnb_proxy", None)
+    refused = client_certificate_refused(leaf)
+    if refused is not None:  # TLS 1.3 says so on the first read (ReadError), TLS 1.2 while connecting
+        return _client_certificate_words(leaf, refused) + _through(proxy)
     if name == "ConnectError":
         if "WRONG_VERSION_NUMBER" in text:  # a TLS hello answered by a server that speaks plain HTTP
             return _plain_http_port(leaf, text) + _through(proxy)
@@ -478,8 +482,8 @@ def describe(exc: BaseException) -> str:
     if name == "ProxyError":  # the proxy refused to open a tunnel (CONNECT) to the server
         return _proxy_refusal_words(leaf, proxy, text)
     if proxy:
-        return _describe_leaf(leaf, name, text) + _through(proxy)
-    return _describe_leaf(leaf, name, text)
+        return _describe_leaf(leaf, name, text, page) + _through(proxy)
+    return _describe_leaf(leaf, name, text, page)
 
 
 #: The environment variables a proxy comes from (httpx reads their lower-case forms as well).
@@ -504,6 +508,67 @@ def tls_verify_failed(exc: BaseException) -> bool:
     if isinstance(cause, ssl.SSLCertVerificationError):
         return True
     return any(word in str(exc) for word in _CERTIFICATE_WORDS)
+
+
+#: The TLS alerts a server that wants a client certificate (mutual TLS) ends the handshake with:
+#: none came (TLS 1.3's "certificate required"; TLS 1.2 says only "handshake failure"), or the one
+#: that came is not accepted (signed by a CA it does not trust, expired, revoked, refused).
+_NO_CLIENT_CERTIFICATE = ("TLSV13_ALERT_CERTIFICATE_REQUIRED", "alert certificate required")
+_HANDSHAKE_FAILURE = ("SSLV3_ALERT_HANDSHAKE_FAILURE", "alert handshake failure")
+_CLIENT_CERTIFICATE_REFUSED = {
+    "TLSV1_ALERT_UNKNOWN_CA": "it is not signed by a CA the server trusts",
+    "SSLV3_ALERT_BAD_CERTIFICATE": "the server calls it a bad certificate",
+    "SSLV3_ALERT_CERTIFICATE_UNKNOWN": "the server does not accept it",
+    "SSLV3_ALERT_CERTIFICATE_EXPIRED": "it has expired (or is not valid yet)",
+    "SSLV3_ALERT_CERTIFICATE_REVOKED": "it has been revoked",
+    "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE": "the server does not support its kind",
+    "TLSV1_ALERT_ACCESS_DENIED": "the server denies it access",
+}
+
+
+def client_certificate_refused(exc: BaseException) -> str | None:
+    """Whether the server ended the TLS handshake over the client certificate (mutual TLS): "none"
+    (none was sent and it wants one), "handshake" (TLS 1.2's bare handshake failure: most often
+    that), or why the one sent was refused; None for anything else. No wait fixes any of them."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        text = str(exc)
+        if any(word in text for word in _NO_CLIENT_CERTIFICATE):
+            return "none"
+        if any(word in text for word in _HANDSHAKE_FAILURE):
+            return "handshake"
+        for alert, why in _CLIENT_CERTIFICATE_REFUSED.items():
+            if alert in text:
+                return why
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return None
+
+
+#: Where a client certificate is given, said with every refusal of one.
+_GIVE_A_CERTIFICATE = (
+    'give this server a client certificate: "tls": {"cert": "client.pem", "key": "client-key.pem"} '
+    'in its config (its key\'s passphrase in a variable named by "password_env"), or %mcp connect '
+    "--cert client.pem --key client-key.pem"
+)
+
+
+def _client_certificate_words(exc: BaseException, refused: str) -> str:
+    """A server that wants a client certificate (mutual TLS) it did not get, or did not accept."""
+    where = _address_of(exc)
+    said = f"the server at {where}" if where else "the server"
+    if refused == "none":
+        return f"TLS: {said} asks for a client certificate (mutual TLS) and got none; {_GIVE_A_CERTIFICATE}"
+    if refused == "handshake":
+        return (
+            f"TLS: {said} refused the handshake (alert handshake failure): most often it asks for a "
+            f"client certificate (mutual TLS) that was not sent or not accepted; {_GIVE_A_CERTIFICATE}. "
+            "Else it shares no TLS version or cipher with mcpnb"
+        )
+    return (
+        f"TLS: {said} refused the client certificate mcpnb sent: {refused}; check the certificate in "
+        "tls.cert (its issuer, its dates) with the server's operator"
+    )
 
 
 def wrong_protocol(exc: BaseException) -> bool:
@@ -553,7 +618,7 @@ def _proxy_refusal_words(exc: BaseException, proxy: str | None, text: str) -> st
     return f"{said}: the server was not reached; if it should be reached directly, add its host to NO_PROXY"
 
 
-def _describe_leaf(leaf: BaseException, name: str, text: str) -> str:
+def _describe_leaf(leaf: BaseException, name: str, text: str, page: str | None = None) -> str:
     """:func:`describe` for the failures that are neither the environment's nor the network's."""
     if _closed_unanswered(leaf, name, text):
         return _closed_words(leaf)
@@ -561,11 +626,11 @@ def _describe_leaf(leaf: BaseException, name: str, text: str) -> str:
         return text or "timed out"
     if isinstance(leaf, RuntimeError) and text == _NO_ENDPOINT and _raised_in(leaf, "sse_client"):
         return "the SSE stream ended before the server said where to send messages (no endpoint event)"
-    page = _NOT_MCP.search(text)
-    if page is not None:  # a web app's page (Gradio's, at its root) where MCP's answer was asked for
+    found = _NOT_MCP.search(text)
+    if found is not None:  # a web app's page (Gradio's, at its root) where MCP's answer was asked for
         # the legacy SSE reader's words are only ever about opening its stream
         return _not_mcp_words(
-            page[1] if page[1] is not None else page[2], page[1] is not None or _at_connect(leaf)
+            found[1] if found[1] is not None else found[2], found[1] is not None or _at_connect(leaf), page
         )
     unparsed = _UNPARSED.match(text)
     if unparsed is not None:
@@ -600,10 +665,26 @@ def _describe_leaf(leaf: BaseException, name: str, text: str) -> str:
     return f"{name}: {text}" if text else name
 
 
-def _not_mcp_words(content_type: str, connecting: bool) -> str:
+#: Words of a sign-in page's title (a single sign-on portal, an identity-aware proxy, a VPN's).
+_SIGN_IN = re.compile(r"sign[\s-]?(in|on)|log[\s-]?(in|on)|\bsso\b|authenticat|single sign", re.IGNORECASE)
+
+
+def _not_mcp_words(content_type: str, connecting: bool, page: str | None = None) -> str:
     """An answer in a content type that is none of MCP's (JSON, an event stream): at connect, the
     URL is likely not an MCP server's; on one request of a working session, only that answer was
-    odd, and the URL is no suspect."""
+    odd, and the URL is no suspect. ``page``: the web page's title, quoted as an error page's words
+    are; a sign-in page's says what stands in front of the server."""
+    if page and "html" in content_type:
+        quoted = f"a web page ({page})"
+        if _SIGN_IN.search(page):
+            return (
+                f"{quoted} answers there, not an MCP server: a sign-in page (single sign-on) stands in "
+                "front of it, which a program cannot pass; ask its operator how API clients reach the "
+                "server (another address, a token to send, a client certificate)"
+            )
+        if connecting:
+            return f"{quoted} answers there, not an MCP server; check the URL ({_USUAL_PATHS})"
+        return f"the server answered the request with {quoted}, not JSON or an event stream"
     shown = f"a web page ({content_type})" if "html" in content_type else content_type
     if not connecting:
         return (
@@ -659,11 +740,27 @@ def _closed_words(exc: BaseException) -> str:
     where = _address_of(exc)
     said = f"the server at {where}" if where else "the server"
     if _at_connect(exc):
-        return (
+        said = (
             f"{said} closed (or reset) the connection without an HTTP answer: is it an HTTP MCP "
             "server on that port?"
         )
+        return said + _maybe_mutual_tls(exc)
     return f"{said} closed (or reset) the connection without an answer"
+
+
+def _maybe_mutual_tls(exc: BaseException) -> str:
+    """Over https, a server that wants a client certificate and sends no TLS alert (Python's
+    asyncio servers, uvicorn's) closes just so once the handshake is done: said as a possibility."""
+    try:
+        https = exc.request.url.scheme == "https"  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):
+        return ""
+    if not https:
+        return ""
+    return (
+        " If it asks for a client certificate (mutual TLS), it closes so without one, or without one it "
+        'accepts: give it one ("tls": {"cert": …, "key": …} in its config, or %mcp connect --cert … --key …)'
+    )
 
 
 def _frame_names(exc: BaseException) -> list[str]:

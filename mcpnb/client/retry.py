@@ -36,6 +36,7 @@ from mcpnb.client.errors import (
     CallError,
     McpnbError,
     NotConnectedError,
+    client_certificate_refused,
     http_status_of,
     out_of_reach,
     root_cause,
@@ -197,6 +198,8 @@ def is_retryable(exc: BaseException, *, http_status: int | None = None) -> bool:
         tls_verify_failed(leaf) or wrong_protocol(leaf) or str(leaf).startswith("407")
     ):
         return False  # a certificate not trusted, https:// to a plain-HTTP port: no wait fixes them
+    if client_certificate_refused(leaf) is not None:
+        return False  # mutual TLS: a client certificate missing or refused, until the config changes
     if isinstance(leaf, (FileNotFoundError, PermissionError, NotADirectoryError)):
         return False  # command not found, not executable, bad cwd
     if isinstance(leaf, McpnbError):

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
 #: ``(status, request_headers, server_message, challenge, retry_after)`` for every HTTP response; the
-#: message is read from the body of error responses only (a JSON-RPC error's ``message``, else the
-#: first text), the challenge is a 401's ``WWW-Authenticate`` header (it says whether the server signs
+#: message is read from the body of error responses (a JSON-RPC error's ``message``, else the
+#: first text) and of a successful answer that is a web page (its title: a single sign-on page in
+#: front of the server, "Sign in – Okta"), of no other (a JSON body or an event stream is the
+#: SDK's to read), the challenge is a 401's ``WWW-Authenticate`` header (it says whether the server signs
 #: in with OAuth), ``retry_after`` the response's ``Retry-After`` header (None without one).
 ResponseHook = Callable[[int, Any, str | None, str | None, str | None], None]
 #: Called with any exception the HTTP layer raises (refused, reset, a stream cut mid-body), including
@@ -167,7 +169,15 @@ async def _http(
     lean_streamable_http()  # large results without the SDK's 15× peak while parsing
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT)
     auth = http_auth(config)
-    client = _http_client(http_headers(config), timeout, auth, on_response, on_failure, background_cuts=False)
+    client = _http_client(
+        http_headers(config),
+        timeout,
+        auth,
+        on_response,
+        on_failure,
+        background_cuts=False,
+        verify=tls_context(config),
+    )
     if live is not None:
         watch_streamable_requests()
         _requests_watched[client] = live
@@ -261,9 +271,10 @@ def _sse(config: ServerConfig, on_response: ResponseHook | None, on_failure: Fai
 
     lean_sse(config.max_message_bytes, over)  # a result is one event here; parsed without the 15× peak
     watch_sse_posts()
+    verify = tls_context(config)
 
     def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
-        client = _http_client(headers, timeout, auth, on_response, on_failure)
+        client = _http_client(headers, timeout, auth, on_response, on_failure, verify=verify)
         if on_failure is not None:
             _sse_posts_watched[client] = on_failure
         return client
@@ -348,29 +359,36 @@ def _http_client(
     on_failure: FailureHook | None = None,
     *,
     background_cuts: bool = True,
+    verify: Any = None,
 ) -> Any:
     """The SDK's HTTP client (its timeouts; redirects stay the SDK's business) plus our hooks.
 
     ``background_cuts``: whether a cut background stream is reported (legacy HTTP+SSE, where the
     GET stream carries every answer and its end is the session's); Streamable HTTP's GET and
-    ``subscriptions/listen`` streams are extras the SDK opens again, see :func:`watched_transport`."""
+    ``subscriptions/listen`` streams are extras the SDK opens again, see :func:`watched_transport`.
+    ``verify``: the server's ``ssl.SSLContext`` (:func:`tls_context`: a client certificate, a CA);
+    None: httpx's own."""
     import httpx2
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
     if timeout is None:
         timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
-    kwargs: dict[str, Any] = {"timeout": timeout, "headers": headers, "auth": auth}
+    kwargs: dict[str, Any] = {"timeout": timeout, "headers": headers, "auth": auth, "verify": verify}
     if on_failure is not None:
         # a transport of our own makes httpx2 drop the environment's proxies: mounted again here
         watched = {"background_cuts": background_cuts}
-        kwargs["transport"] = watched_transport(httpx2.AsyncHTTPTransport(), on_failure, **watched)
-        kwargs["mounts"] = proxy_mounts(on_failure, **watched) or None
+        own = httpx2.AsyncHTTPTransport(**({"verify": verify} if verify is not None else {}))
+        kwargs["transport"] = watched_transport(own, on_failure, **watched)
+        kwargs["mounts"] = proxy_mounts(on_failure, verify=verify, **watched) or None
     client = httpx2.AsyncClient(**{k: v for k, v in kwargs.items() if v is not None})
     if on_response is not None:
 
         async def hook(response: Any) -> None:
             status = response.status_code
-            message = await server_message(response) if status >= 400 else None
+            if status >= 400:
+                message = await server_message(response)
+            else:
+                message = await page_title(response) if status < 300 else None
             proxy = response.extensions.get(PROXY_EXTENSION)
             # the proxy's own refusal, not the server's: over https (a CONNECT tunnel) a status is
             # the server's, the proxy's refusal being a ProxyError
@@ -414,6 +432,69 @@ async def server_message(response: Any) -> str | None:
         body = html_text(body)
     first = body.splitlines()[0] if body else ""
     return _said(first, secrets, MESSAGE_LIMIT) or None
+
+
+async def page_title(response: Any) -> str | None:
+    """The title of a web page answered with a 2xx (``text/html``) where MCP's JSON or event
+    stream was asked for: a single sign-on page (an identity-aware proxy, a VPN portal) in front of
+    the server says whose sign-in it is. None for every other answer, whose body is never touched
+    (an event stream is read by the SDK as it comes, and may never end).
+
+    At most :data:`BODY_LIMIT` bytes are read (a page may be large, or streamed), and they are put
+    back in front of the rest, so whoever reads the body next reads all of it."""
+    content_type = response.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "text/html":
+        return None
+    stream = response.stream
+    head: list[bytes] = []
+    size = 0
+    chunks = stream.__aiter__()
+    try:
+        while size < BODY_LIMIT:
+            chunk = await chunks.__anext__()
+            head.append(chunk)
+            size += len(chunk)
+    except StopAsyncIteration:
+        pass
+    except Exception:  # a body we cannot read: no title, and the error is the next reader's
+        return None
+    finally:
+        response.stream = _prepended(head, chunks, stream)
+    page = b"".join(head)[: BODY_LIMIT + SECRET_MARGIN].decode("utf-8", "replace")
+    match = re.search(r"<title\b[^>]*>(.*?)</title>", page, re.IGNORECASE | re.DOTALL)
+    if match is None:  # no title: the body's text says nothing a person can use (a script, a blob)
+        return None
+    import html
+
+    text = html.unescape(" ".join(re.sub(r"<[^>]+>", " ", match.group(1)).split()))
+    return _said(text, _sent_secrets(response), MESSAGE_LIMIT).strip() or None
+
+
+def _prepended(head: list[bytes], rest: Any, original: Any) -> Any:
+    """A response body whose first chunks were already read (:func:`page_title`): those, then the
+    rest, as one stream; closing it closes the original."""
+    import httpx2
+
+    class Prepended(httpx2.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for chunk in head:
+                yield chunk
+            async for chunk in _remaining(rest):
+                yield chunk
+
+        async def aclose(self) -> None:
+            await original.aclose()
+
+    return Prepended()
+
+
+async def _remaining(chunks: Any) -> AsyncIterator[bytes]:
+    while True:
+        try:
+            chunk = await chunks.__anext__()
+        except StopAsyncIteration:
+            return
+        yield chunk
 
 
 def _said(text: str, secrets: set[str], limit: int) -> str:
@@ -473,7 +554,9 @@ def shown_proxy(url: Any) -> str:
     return re.sub(r"//[^/@]*@", "//***@", str(url).rstrip("/"))
 
 
-def proxy_mounts(on_failure: FailureHook, *, background_cuts: bool = True) -> dict[str, Any]:
+def proxy_mounts(
+    on_failure: FailureHook, *, background_cuts: bool = True, verify: Any = None
+) -> dict[str, Any]:
     """The environment's proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, their lower-case
     forms) as httpx2 reads them for a client without a transport of its own, each a watched
     transport; None (a NO_PROXY host) means the client's own, direct one.
@@ -493,7 +576,10 @@ def proxy_mounts(on_failure: FailureHook, *, background_cuts: bool = True) -> di
             mounts[pattern] = None
             continue
         try:
-            proxied = httpx2.AsyncHTTPTransport(proxy=url)
+            # the server's TLS (its client certificate) runs inside the proxy's tunnel
+            proxied = httpx2.AsyncHTTPTransport(
+                proxy=url, **({"verify": verify} if verify is not None else {})
+            )
         except (ValueError, ImportError) as exc:  # socks:// (a desktop's all_proxy), socksio missing
             logger.warning("mcpnb: the proxy %s is not used for MCP servers (%s)", shown_proxy(url), exc)
             continue
@@ -602,6 +688,13 @@ def watched_transport(
             await inner.aclose()
 
     return WatchedTransport()
+
+
+def tls_context(config: ServerConfig) -> Any:
+    """The ``ssl.SSLContext`` for a server with ``tls`` settings (a client certificate, a CA of its
+    own); None without: httpx's default. Built at each connect, so a renewed certificate is read;
+    a file or passphrase that is wrong raises :class:`~mcpnb.client.errors.ConfigError` saying so."""
+    return config.tls.context() if config.tls is not None else None
 
 
 def http_auth(config: ServerConfig) -> Any:

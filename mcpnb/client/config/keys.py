@@ -65,6 +65,8 @@ AUTH_ALIASES: dict[str, str] = {
     "idpClientSecret": "idp_client_secret",
     "idpClientSecretEnv": "idp_client_secret_env",
 }
+#: ``tls``'s own spellings (the client certificate, mutual TLS).
+TLS_ALIASES: dict[str, str] = {"passwordEnv": "password_env"}
 # The original plan's .mcp.json format (shared with other MCP clients) counts these camelCase time keys
 # in milliseconds; every snake_case key and every ``...Sec`` spelling is in seconds.
 MILLISECOND_KEYS: dict[str, str] = {
@@ -125,6 +127,20 @@ def canonical(
                 auth[akey] = avalue
                 spelled[f"auth.{akey}"] = f"{raw}.{araw}"
             value = auth
+        elif key == "tls":
+            tls: dict[str, Any] = {}
+            for traw, tvalue in value.items():
+                tkey = TLS_ALIASES.get(traw, traw)
+                if tkey in tls:
+                    raise ConfigError(
+                        f"set twice, as {spelled['tls.' + tkey]!r} and {'tls.' + traw!r}",
+                        file=source,
+                        server=name,
+                        key=f"{raw}.{traw}",
+                    )
+                tls[tkey] = tvalue
+                spelled[f"tls.{tkey}"] = f"{raw}.{traw}"
+            value = tls
         canon[key] = value
         spelled[key] = raw
     return canon, spelled

@@ -27,6 +27,7 @@ from mcpnb.client.config.keys import (
     Transport,
 )
 from mcpnb.client.config.resolve import resolve
+from mcpnb.client.config.tls import TLS_PATHS, TlsConfig
 from mcpnb.client.config.validate import check_name, entry, parse
 from mcpnb.client.errors import ConfigError, UnknownServerError, did_you_mean
 from mcpnb.client.redact import (
@@ -79,6 +80,8 @@ class ServerConfig:
     #: basic-memory): displays draw them as such.
     markdown: bool = False
     auth: AuthConfig | None = None
+    #: A client certificate (mutual TLS) and a CA bundle for this server (http and sse).
+    tls: TlsConfig | None = None
     #: A note for people (Gemini CLI's and others' entries have one): shown, never sent.
     description: str | None = field(default=None, compare=False)
     # Where it came from, for error messages; two configs that connect the same way are equal
@@ -104,6 +107,12 @@ class ServerConfig:
                 self,
                 "auth",
                 _dc_replace(self.auth, server_name=self.name, source=self.auth.source or self.source),
+            )
+        if self.tls is not None and (self.tls.server_name != self.name or self.tls.source is None):
+            set_(
+                self,
+                "tls",
+                _dc_replace(self.tls, server_name=self.name, source=self.tls.source or self.source),
             )
 
     # ---- identity
@@ -232,6 +241,8 @@ class ServerConfig:
                 value = {k: escape(v) for k, v in value.items()}
             elif key == "auth":
                 value = {k: (v if k in AUTH_VERBATIM else escape(v)) for k, v in value._settings().items()}
+            elif key == "tls":
+                value = {k: (escape(v) if k in TLS_PATHS else v) for k, v in value._settings().items()}
             elif isinstance(value, tuple):
                 value = list(value)
             out[key] = value
@@ -249,6 +260,8 @@ class ServerConfig:
         found: set[str] = set(self._var_secrets)
         if self.auth is not None:
             found |= self.auth.secrets()
+        if self.tls is not None:
+            found |= self.tls.secrets()
         for key, value in self.headers.items():
             if value and not is_plain_header(key):
                 found |= credential(value)
@@ -281,7 +294,7 @@ class ServerConfig:
                 value = {k: scrub(v, secrets) for k, v in redact_headers(value).items()}
             elif key == "url":
                 value = scrub(redact_url(value), secrets)
-            elif key == "auth":
+            elif key in ("auth", "tls"):
                 value = value.redacted()
             elif isinstance(value, tuple):
                 value = list(value)
@@ -292,6 +305,11 @@ class ServerConfig:
     def target(self) -> str:
         """A short, safe description of what this connects to, for status rows and progress messages."""
         if self.transport == "inprocess":
+            from mcpnb.client.inprocess import transport_label
+
+            made_by = transport_label(self.server)
+            if made_by is not None:
+                return f"<transport {made_by}>"
             label = getattr(self.server, "name", None)
             label = label if isinstance(label, str) and label else type(self.server).__name__
             return f"<in-process {label}>"

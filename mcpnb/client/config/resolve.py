@@ -21,6 +21,7 @@ from mcpnb.client.config.auth import (
 )
 from mcpnb.client.config.expand import expand
 from mcpnb.client.config.keys import AUTH_VERBATIM, MILLISECOND_KEYS, Transport
+from mcpnb.client.config.tls import TLS_PATHS, TlsConfig
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import redact_url
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 # Expanded in this order, so the first bad reference is the one reported.
 _EXPANDED = ("command", "args", "env", "headers", "cwd", "roots", "url")
 _STDIO_ONLY = ("args", "env", "cwd")
-_HTTP_ONLY = ("headers", "auth")
+_HTTP_ONLY = ("headers", "auth", "tls")
 # Held as floats, whichever number was written.
 _FLOATS = (
     "startup_timeout",
@@ -146,7 +147,7 @@ def resolve(
         written_in = origins.get(key.split(".", 1)[0], source)
         return expand(text, env_vars, fail, var_secrets, (variables or {}).get(written_in or ""))
 
-    values: dict[str, Any] = {k: v for k, v in canon.items() if k not in ("transport", "auth")}
+    values: dict[str, Any] = {k: v for k, v in canon.items() if k not in ("transport", "auth", "tls")}
     for key in _EXPANDED:
         value = values.get(key)
         if isinstance(value, list):
@@ -208,8 +209,43 @@ def resolve(
             if header.lower() == "authorization":
                 raise where("set either an Authorization header or 'auth', not both", "headers", f".{header}")
     _warn_cleartext(name, values.get("url"), auth, values.get("headers") or {})
+    tls = (
+        _tls(canon["tls"], where, expand_at, origins.get("tls", source), name, values)
+        if "tls" in canon
+        else None
+    )
 
-    return {"transport": transport, "auth": auth, **values}, frozenset(s for s in var_secrets if s)
+    return {"transport": transport, "auth": auth, "tls": tls, **values}, frozenset(
+        s for s in var_secrets if s
+    )
+
+
+def _tls(
+    raw: Mapping[str, Any],
+    where: _Where,
+    expand_at: Callable[..., str],
+    source: str | None,
+    name: str,
+    values: Mapping[str, Any],
+) -> TlsConfig | None:
+    """The ``tls`` settings: paths expanded and taken relative to the file that wrote them; a key
+    or passphrase only with the certificate they belong to; an https:// URL (no TLS otherwise)."""
+    settings = {
+        k: (_beside(expand_at(v, f"tls.{k}"), source) if k in TLS_PATHS else v) for k, v in raw.items()
+    }
+    if not settings:
+        return None
+    for key in ("key", "password_env"):
+        if key in settings and "cert" not in settings:
+            raise where("belongs to a client certificate: name its file in tls.cert too", f"tls.{key}")
+    url = values.get("url")
+    if url and urlsplit(url).scheme != "https":
+        raise where(
+            f"applies to https:// addresses, and {redact_url(url)} is plain http (no TLS to present a "
+            "certificate in)",
+            "tls",
+        )
+    return TlsConfig(**settings, server_name=name, source=source)
 
 
 def _warn_cleartext(name: str, url: str | None, auth: AuthConfig | None, headers: Mapping[str, str]) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from mcpnb.client.config.args import arg_secrets
 from mcpnb.client.config.auth import AuthConfig
 from mcpnb.client.config.keys import MILLISECOND_KEYS, canonical
+from mcpnb.client.config.tls import TlsConfig
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import redact_url
 
@@ -231,7 +232,7 @@ def kind(value: Any) -> str:
 
 def _jsonable(value: Any) -> Any:
     """Code callers pass tuples, Paths, AuthConfig objects: give the schema plain JSON shapes."""
-    if isinstance(value, AuthConfig):
+    if isinstance(value, (AuthConfig, TlsConfig)):
         return value._settings()
     if isinstance(value, Mapping):
         return {k: _jsonable(v) for k, v in value.items()}
@@ -364,7 +365,7 @@ def _quotable(value: Any, path: list[Any]) -> Any:
 def _translate(e: Any, name: str, source: str | None) -> ConfigError:
     path = list(e.absolute_path)
     key = _path_key(path)
-    secret_place = bool(path) and path[0] in ("env", "headers", "auth")
+    secret_place = bool(path) and path[0] in ("env", "headers", "auth", "tls")
     quoted = None if secret_place or isinstance(e.instance, (dict, list)) else _quotable(e.instance, path)
     shown = "" if quoted is None else f" ({quoted!r})"
     if len(shown) > 60:
@@ -383,6 +384,13 @@ def _translate(e: Any, name: str, source: str | None) -> ConfigError:
             return err("unknown key: an in-process server object can only be given from code", at)
         if extra == "name":
             return err("unknown key: the server's name is its key under 'mcpServers'", at)
+        if path and path[0] == "tls" and extra in ("password", "passphrase", "key_password", "keyPassword"):
+            return err(
+                "unknown key: a key's passphrase is never written in the config; put it in an environment "
+                "variable and name the variable in tls.password_env",
+                at,
+                "password_env",
+            )
         near = did_you_mean(extra, [*allowed, *_RENAMED, *_UNUSED] if not key else allowed)
         if near in _UNUSED:
             return err(f"unknown key: {_UNUSED[near]}", at)

@@ -45,6 +45,9 @@ def _filled(ctx: Context, ns: argparse.Namespace) -> None:
         ns.held = held if is_ref(held or "") else None  # the variable, read again by %mcp reconnect
     ns.url = fill(ns.url) if ns.url else ns.url
     ns.cwd = fill(ns.cwd) if ns.cwd else ns.cwd
+    for name in ("cert", "key", "ca"):
+        given = getattr(ns, name)
+        setattr(ns, name, fill(given) if given else given)
     for name in ("header", "env", "command", "root"):
         given = getattr(ns, name)
         if given:
@@ -62,6 +65,10 @@ _NOT_IN_PROCESS = {
     "--keep-sign-in": "keep_sign_in",
     "--issuer": "issuer",
     "--assume-pkce": "assume_pkce",
+    "--cert": "cert",
+    "--key": "key",
+    "--key-password-env": "key_password_env",
+    "--ca": "ca",
 }
 
 
@@ -138,6 +145,10 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
             ("--issuer", ns.issuer),
             ("--assume-pkce", ns.assume_pkce),
             ("--sse", ns.sse),
+            ("--cert", ns.cert),
+            ("--key", ns.key),
+            ("--key-password-env", ns.key_password_env),
+            ("--ca", ns.ca),
         )
         for flag, given in http_only:
             if given:
@@ -167,7 +178,23 @@ def _stdio_or_url(ctx: Context, ns: argparse.Namespace) -> dict[str, Any]:
     oauth = _oauth_settings(ns)
     if oauth is not None:
         options["auth"] = oauth
+    tls = _tls_settings(ns)
+    if tls is not None:
+        options["tls"] = tls
     return options
+
+
+def _tls_settings(ns: argparse.Namespace) -> dict[str, Any] | None:
+    """The ``tls`` settings ``--cert``, ``--key``, ``--key-password-env`` and ``--ca`` say (None
+    without any): paths made absolute, so a reconnect after a change of directory finds them."""
+    for flag, given in (("--key", ns.key), ("--key-password-env", ns.key_password_env)):
+        if given and not ns.cert:
+            raise UsageError(f"{flag} belongs to a client certificate: give its file with --cert too")
+    paths = {name: getattr(ns, name) for name in ("cert", "key", "ca") if getattr(ns, name)}
+    tls: dict[str, Any] = {name: str(Path(path).expanduser().absolute()) for name, path in paths.items()}
+    if ns.key_password_env:
+        tls["password_env"] = ns.key_password_env
+    return tls or None
 
 
 def _oauth_settings(ns: argparse.Namespace) -> dict[str, Any] | None:
@@ -349,6 +376,20 @@ def _connect_args(p: Parser) -> None:
         "PKCE methods, taking S256 as supported; only for one you know supports it (Microsoft Entra "
         "ID does, without saying so)",
     )
+    p.add_argument(
+        "--cert",
+        metavar="PEM",
+        help="mutual TLS: the client certificate the server asks for (a PEM file; its key in it or --key)",
+    )
+    p.add_argument("--key", metavar="PEM", help="with --cert: the certificate's private key (a PEM file)")
+    p.add_argument(
+        "--key-password-env",
+        metavar="VAR",
+        help="with --cert: the environment variable that holds the key's passphrase (never the passphrase)",
+    )
+    p.add_argument(
+        "--ca", metavar="PEM", help="a CA bundle (PEM) to trust for this server, beside the system's"
+    )
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
         "--markdown",
@@ -379,6 +420,7 @@ def _connect_args(p: Parser) -> None:
     "  %mcp connect api https://example.com/mcp --bearer-env API_TOKEN\n"
     "  %mcp connect docs https://example.com/mcp --oauth   (sign in in your browser)\n"
     "  %mcp connect box http://127.0.0.1:8080/mcp --wait 60   (a server still starting)\n"
+    "  %mcp connect corp https://mcp.corp.example/mcp --cert me.pem --key me-key.pem --ca corp-ca.pem\n"
     "  %mcp connect mine {{srv}}   (srv = MCPServer(...) made in the notebook, run in-process)\n"
     '  %mcp connect api {{url}} --header "Authorization: Bearer {{token}}"   ({{var}}: a variable)\n'
     "  %mcp connect --config            (every enabled server of .mcp.json and your user file)\n"
@@ -390,7 +432,7 @@ def _connect_args(p: Parser) -> None:
     " -- COMMAND [ARGS ...]\n"
     "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
     " [--issuer URL]]"
-    " [--era E] [--markdown] [--wait S]\n"
+    " [--cert PEM [--key PEM] [--key-password-env VAR]] [--ca PEM] [--era E] [--markdown] [--wait S]\n"
     "   or: %(prog)s NAME {{server}}   (an MCPServer or FastMCP object of the notebook, in-process)\n"
     "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]"
     " [--bearer-env VAR | --oauth [--keep-sign-in] [--issuer URL]]",
@@ -540,13 +582,17 @@ _FILE_KEYS = {
     "--era": '"era"',
     "--markdown": '"markdown": true',
     "--sse": '"type": "sse"',
+    "--cert": '"tls": {"cert": …}',
+    "--key": '"tls": {"key": …}',
+    "--key-password-env": '"tls": {"password_env": …}',
+    "--ca": '"tls": {"ca": …}',
 }
 
 
 def _refuse_file_flags(ns: argparse.Namespace, path: str | None) -> None:
     """A flag that says how to run one server does not apply to a file's servers: the file says
     it, in the key named here (the file named, or the .mcp.json layers)."""
-    given = [flag for flag in _FILE_KEYS if getattr(ns, flag[2:])]
+    given = [flag for flag in _FILE_KEYS if getattr(ns, flag[2:].replace("-", "_"))]
     if ns.wait is not None:
         raise UsageError(
             "--wait does not combine with --config: it waits for one server still starting "
