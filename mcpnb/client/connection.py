@@ -545,6 +545,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         config = self.config
         auth = config.auth
         credentials = credentials_sent(auth, config.headers, config.url) if named else None
+        if named and config.tls is not None and config.tls.cert:  # accepted by TLS, refused by the app
+            credentials = " and ".join(filter(None, [credentials, "the client certificate (tls.cert)"]))
         answer = self.http_answer
         return AuthError.from_status(
             self.name,

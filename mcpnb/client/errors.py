@@ -187,7 +187,9 @@ class AuthError(McpnbError):
             model_text = out_of_reach(
                 f"the server rejected the credentials (HTTP {status})", "the user updates them"
             )
-        quoted = f' ("{said}")' if said else ""
+        quoted = (
+            f' ("{said}")' if said and said.strip().lower() != what.lower() else ""
+        )  # not "Forbidden" again
         return cls(
             f"HTTP {status} {what} from {url}{quoted}: {why}",
             server=server,

@@ -187,8 +187,9 @@ async def _http(
         yield streamable_http_client(config.url or "", http_client=http, max_sse_event_size=limit)
 
 
-#: How many times the GETs resuming one request's stream (``Last-Event-ID``) may be cut and opened
-#: again as if the server had ended them; past that a cut is the error it is, and the SDK's own
+#: How many times in a row, with no message between, the GETs resuming one request's stream
+#: (``Last-Event-ID``) may be cut and opened again as if the server had ended them; past that a cut
+#: is the error it is, and the SDK's own
 #: count of failed attempts (two) ends the resuming (see :class:`RequestStream`).
 RESUMED_CUTS = 3
 
@@ -234,16 +235,16 @@ def watch_streamable_requests() -> None:
 
 
 def _own_exchange(sending: Any) -> Any:
-    async def exchange(self: Any, ctx: Any) -> None:
+    async def exchange(self: Any, ctx: Any, *args: Any, **kwargs: Any) -> None:
         live = _requests_watched.get(ctx.client)
-        if live is None:
-            return await sending(self, ctx)
+        if live is None:  # (the SDK's class is shared: anyone else's request passes as it came)
+            return await sending(self, ctx, *args, **kwargs)
         import httpx2
         from mcp_types import JSONRPCRequest
 
         token = _REQUEST_STREAM.set(RequestStream())
         try:
-            await sending(self, ctx)
+            await sending(self, ctx, *args, **kwargs)
         except (httpx2.ReadError, httpx2.RemoteProtocolError) as exc:
             message = ctx.session_message.message
             resolve = getattr(self, "_resolve_abandoned_request", None)
@@ -648,6 +649,8 @@ def watched_transport(
         async def __aiter__(self) -> AsyncIterator[bytes]:
             try:
                 async for chunk in self.stream:
+                    if self.owner is not None and b'"jsonrpc"' in chunk:
+                        self.owner.resumed_cuts = 0  # it brought news: the next cut starts a new count
                     yield chunk
             except Exception as exc:
                 if self.method is None:
@@ -660,7 +663,9 @@ def watched_transport(
 
         def _reopened(self) -> bool:
             """Whether this cut GET may end as if the server ended it (the SDK opens it again):
-            the background stream always, a request's resuming one :data:`RESUMED_CUTS` times."""
+            the background stream always, a request's resuming one :data:`RESUMED_CUTS` times in a
+            row without news (a job that reports less often than the middlebox allows is resumed
+            as long as it reports)."""
             if self.owner is None:
                 return True
             self.owner.resumed_cuts += 1
@@ -729,14 +734,13 @@ class StderrPipe:
 
     async def __aexit__(self, *exc: object) -> None:
         """Read what is still in the pipe before closing it: a crashed server's last words (why it
-        stopped) were written just before it exited, and lines held back by the flood share wait
-        there too. Bounded: a grandchild that kept the pipe open would never send its end."""
+            stopped) were written just before it exited, and lines held back by the flood share wait
+            there too. Bounded: a grandchild that kept the pipe open (a daemon in a session of its own,
+        which the process group's end does not reach) would never send its end."""
         self.writer.close()  # the child keeps its own copy; reading ends at its EOF or below
         try:
             if self._protocol is not None:
-                self._protocol.unthrottle()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._protocol.ended.wait(), STDERR_DRAIN)
+                await self._protocol.drain()
         finally:
             if self._transport is not None:
                 self._transport.close()
@@ -748,8 +752,10 @@ class StderrPipe:
 #: slower). Nothing is lost: what is not read yet waits in the pipe.
 STDERR_SHARE = 0.2
 STDERR_BURST = 0.005
-#: How long a server's end waits for the rest of its stderr (its pipe's end) before closing it.
+#: How long a server's end waits for the rest of its stderr (its pipe's end) before closing it, at
+#: the most, and while nothing more comes: what an exited process wrote is there at once.
 STDERR_DRAIN = 1.0
+STDERR_QUIET = 0.1
 
 
 #: A line that never ends is passed on in pieces once this many bytes of it have come.
@@ -779,11 +785,13 @@ class _LineProtocol(asyncio.Protocol):
         self._flooded = False
         self._throttled = True  # until the server's end: then what is left is read at once
         self.ended = asyncio.Event()  # the pipe's end (every writer closed it) or its close
+        self.received = 0  # bytes read: a drain goes on while they keep coming
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        self.received += len(data)
         start = time.perf_counter()
         self._owed = max(0.0, self._owed - (start - self._at) * STDERR_SHARE)
         self._buffer += data
@@ -812,10 +820,18 @@ class _LineProtocol(asyncio.Protocol):
         if self._transport is not None and not self._transport.is_closing():
             self._transport.resume_reading()
 
-    def unthrottle(self) -> None:
-        """The server has ended: the rest of its stderr is read at once (it is at most a pipe's worth)."""
+    async def drain(self) -> None:
+        """The server has ended: the rest of its stderr is read at once (at most a pipe's worth),
+        until its end, for :data:`STDERR_DRAIN` at the most and while it keeps coming."""
         self._throttled = False
         self._resume()
+        deadline = time.monotonic() + STDERR_DRAIN
+        while not self.ended.is_set() and time.monotonic() < deadline:
+            before = self.received
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.ended.wait(), STDERR_QUIET)
+            if self.received == before:
+                return  # quiet: whoever still holds the pipe writes nothing now
 
     def eof_received(self) -> bool | None:
         if self._buffer:

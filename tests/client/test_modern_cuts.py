@@ -166,3 +166,13 @@ def test_a_resumed_stream_cut_every_time_ends(pool, resumable, relay) -> None:
     assert "resuming it failed" in said and "may or may not have run" in said, said
     assert pool.call("r", "echo", {"text": "next"}).text == "next"
     _untouched(pool, "r")
+
+
+def test_a_job_that_reports_less_often_than_the_middlebox_allows_is_resumed_each_time(pool, resumable, relay):
+    """Each of its progress lines comes after the relay cut the quiet stream: every resumed GET
+    brings news before its own cut, so it is no stream cut for ever (the limit counts cuts in a
+    row without news); the job's answer arrives."""
+    pool.connect("r", url=relay(resumable()), era="legacy", config=QUIET)
+    result = pool.call("r", "ticks", {"rounds": 6, "gap": 1.6}, timeout=60)
+    assert result.text == "ticked 6"
+    _untouched(pool, "r")

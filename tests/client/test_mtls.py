@@ -108,6 +108,31 @@ def test_through_the_gateway_with_the_certificate(pool, pki, gateway) -> None:
     assert pool.call("ok", "echo", {"text": "through"}).text == "through"
 
 
+def test_a_403_to_an_accepted_certificate_names_the_certificate_not_missing_credentials(pool, pki) -> None:
+    """The handshake took the certificate; the application behind refused this identity. It said
+    "refused before it sent any credentials … give them in its auth settings (token …)"."""
+    import http.server
+    import threading
+
+    from mcpnb.client.errors import AuthError
+    from tests.client.test_refused_pages import _Firewall
+
+    app = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Firewall)
+    threading.Thread(target=app.serve_forever, daemon=True).start()
+    front = MtlsGateway(pki, f"127.0.0.1:{app.server_address[1]}")
+    try:
+        tls = _tls(pki, cert=pki.client_cert, key=pki.client_key)
+        with pytest.raises((ConnectError, AuthError)) as info:
+            pool.connect("who", url=front.url("/mcp"), config={**QUIET, "tls": tls, "max_retries": 0})
+        said = str(info.value)
+        assert "HTTP 403" in said and "the client certificate (tls.cert)" in said, said
+        assert "before it sent any credentials" not in said, said
+    finally:
+        front.stop()
+        app.shutdown()
+        app.server_close()
+
+
 def test_ca_trusts_this_servers_ca_beside_the_system(pool, pki, mtls_server, monkeypatch) -> None:
     """Without ``ca`` the private CA is not trusted (the certificate words); with it, the server is."""
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)

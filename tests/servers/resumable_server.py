@@ -72,6 +72,15 @@ def create_server() -> MCPServer:
         return f"slept {seconds} s"
 
     @server.tool()
+    async def ticks(ctx: Context, rounds: int = 6, gap: float = 1.6) -> str:
+        """Logs a line every ``gap`` seconds, ``rounds`` times, then answers: a long job that
+        reports less often than a middlebox lets a connection stay quiet."""
+        for n in range(rounds):
+            await anyio.sleep(gap)
+            await ctx.info(f"tick {n + 1} of {rounds}")
+        return f"ticked {rounds}"
+
+    @server.tool()
     async def cut(ctx: Context, text: str = "") -> str:
         """Logs a line, then answers after 0.3 s; a proxy ends its response stream after the log."""
         count_run("cut:started")
