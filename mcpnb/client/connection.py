@@ -545,8 +545,6 @@ class Connection(SessionCallbacks, ConnectionRequests):
         config = self.config
         auth = config.auth
         credentials = credentials_sent(auth, config.headers, config.url) if named else None
-        if named and config.tls is not None and config.tls.cert:  # accepted by TLS, refused by the app
-            credentials = " and ".join(filter(None, [credentials, "the client certificate (tls.cert)"]))
         answer = self.http_answer
         return AuthError.from_status(
             self.name,
@@ -560,6 +558,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
             source=config.source,
             at_connect=at_connect,
             said=answer.message if answer is not None and answer.status == status else None,
+            certificate=config.tls is not None and bool(config.tls.cert),
         )
 
     @property

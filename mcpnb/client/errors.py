@@ -135,6 +135,7 @@ class AuthError(McpnbError):
         at_connect: bool = False,
         source: str | None = None,
         said: str | None = None,
+        certificate: bool = False,
     ) -> AuthError:
         """The SDK reports a 401/403 only as a generic error; our HTTP hook saw the status.
 
@@ -147,6 +148,8 @@ class AuthError(McpnbError):
         itself), which mcpnb cannot sign in for. ``source``: the config file the server came from.
         ``said``: the answer's own words (an error page's title), quoted: a firewall's "Access
         denied" page or a VPN's says who refused, which the status alone does not.
+        ``certificate``: a client certificate was presented (``tls.cert``): a 403 to no other
+        credential refused the identity it names, not a client that sent nothing.
         """
         if status == 403 and scope is not None and credentials is not None:
             return cls._short_of_scope(server, url, credentials, scope, reread, at_connect, source)
@@ -159,6 +162,13 @@ class AuthError(McpnbError):
             why = (
                 "the server asks for credentials and none were sent; give them in its auth settings "
                 "(auth with token or token_env, or an Authorization header)"
+            )
+        elif not sent_credentials and certificate:  # the TLS handshake took it; the application did not
+            why = (
+                "the client certificate (tls.cert) was accepted on the way in, and the identity it names "
+                "is refused: ask whoever runs the server to allow it, or, if the server also wants a "
+                "token, give it in its auth settings (auth with token or token_env, or an Authorization "
+                "header)"
             )
         elif not sent_credentials:  # a 403 to no credentials at all: nothing of ours was rejected
             why = (

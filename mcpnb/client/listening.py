@@ -55,11 +55,12 @@ async def keep_listening(
     client = conn.client
     delay, failures, opened = LISTEN_RETRY, 0, 0
     while True:
-        acked = False
+        acked, opened_at = False, conn.clock()
         error: BaseException
         try:
             async with listen(client) as events:
                 acked, opened = True, opened + 1
+                opened_at = conn.clock()
                 if ready is not None and not ready.done():
                     ready.set_result(None)
                 if opened > 1:
@@ -80,6 +81,8 @@ async def keep_listening(
         if conn.client is not client or conn.state is not State.CONNECTED:
             return None  # the session ended or was lost: a new one listens for itself
         failures = 0 if acked else failures + 1
+        if acked and conn.clock() - opened_at > delay:
+            delay = LISTEN_RETRY  # it lived longer than the last wait: a quiet stream's cut, not a pattern
         if failures >= LISTEN_FAILURES:
             conn.emit("transport", f"{stream} could not be opened again ({why}): {unheard}")
             return None

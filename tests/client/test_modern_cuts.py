@@ -176,3 +176,17 @@ def test_a_job_that_reports_less_often_than_the_middlebox_allows_is_resumed_each
     result = pool.call("r", "ticks", {"rounds": 6, "gap": 1.6}, timeout=60)
     assert result.text == "ticked 6"
     _untouched(pool, "r")
+
+
+def test_a_quiet_listen_stream_cut_again_and_again_is_reopened_at_once_each_time(pool, demo, relay) -> None:
+    """Behind a middlebox that cuts every quiet connection, each reopened stream is acknowledged
+    and lives until the next cut: the wait before reopening doubled anyway (0.5, 1, 2, 4 … 30 s),
+    so the listener was deaf for longer and longer after each cut."""
+    pool.connect("m", url=relay(demo.url), era="modern", config=QUIET)
+
+    def waits() -> list[str]:
+        return [line.rsplit(" in ", 1)[-1] for line in pool.logs("m") if "stream broke (" in line]
+
+    assert wait_until(lambda: len(waits()) >= 3, timeout=60), pool.logs("m")
+    assert set(waits()[:3]) == {"0.5 s"}, waits()
+    _untouched(pool, "m")

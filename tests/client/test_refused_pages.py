@@ -18,11 +18,13 @@ PAGE = (
 
 
 class _Firewall(http.server.BaseHTTPRequestHandler):
-    """Every request refused with the firewall's page, whatever it carries."""
+    """Every request refused with the firewall's page, whatever it carries (``status``: 403)."""
+
+    status = 403
 
     def _refuse(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
-        self.send_response(403)
+        self.send_response(self.status)
         self.send_header("content-type", "text/html; charset=utf-8")
         self.send_header("content-length", str(len(PAGE)))
         self.end_headers()

@@ -250,11 +250,11 @@ class ServerConfig:
 
     @property
     def sends_credentials(self) -> bool:
-        """Whether requests carry credentials (auth, a secret header or URL parameter, a client
-        certificate): a 401 or 403 then means they were wrong or not enough, not missing."""
+        """Whether requests carry credentials (auth, a secret header or URL parameter): a 401 then
+        means they were wrong, not missing. (A client certificate is no HTTP credential: the TLS
+        gateway that took it may front an application that wants a token.)"""
         headers = any(is_secret_key(key) and value for key, value in self.headers.items())
-        cert = self.tls is not None and bool(self.tls.cert)
-        return self.auth is not None or headers or cert or bool(self.url and url_secrets(self.url))
+        return self.auth is not None or headers or bool(self.url and url_secrets(self.url))
 
     def secrets(self) -> set[str]:
         """Every secret value this config knows, for the pool to scrub from text it did not write."""
