@@ -204,6 +204,21 @@ class RequestStream:
     past the call's own end on 2025-11-25, whose cancellation does not stop it."""
 
     resumed_cuts: int = 0
+    last_event: bytes | None = None  # the id of the newest event its streams brought
+
+    def heard(self, chunk: bytes) -> None:
+        """Events in a chunk of its stream: a *new* message (not a resume's priming event, which
+        carries none; not the last one sent again, by its SSE id) starts the count of cuts afresh."""
+        for event in chunk.split(b"\n\n"):
+            if b'"jsonrpc"' not in event:
+                continue
+            found = _EVENT_ID.search(event)
+            said = found.group(1) if found else None
+            if said is None or said != self.last_event:
+                self.resumed_cuts, self.last_event = 0, said
+
+
+_EVENT_ID = re.compile(rb"^id: ?([^\r\n]+)", re.MULTILINE)
 
 
 #: The request whose exchange the current task runs (None: the background stream of server
@@ -649,8 +664,8 @@ def watched_transport(
         async def __aiter__(self) -> AsyncIterator[bytes]:
             try:
                 async for chunk in self.stream:
-                    if self.owner is not None and b'"jsonrpc"' in chunk:
-                        self.owner.resumed_cuts = 0  # it brought news: the next cut starts a new count
+                    if self.owner is not None:
+                        self.owner.heard(chunk)  # news: the next cut starts a new count
                     yield chunk
             except Exception as exc:
                 if self.method is None:

@@ -190,3 +190,19 @@ def test_a_quiet_listen_stream_cut_again_and_again_is_reopened_at_once_each_time
     assert wait_until(lambda: len(waits()) >= 3, timeout=60), pool.logs("m")
     assert set(waits()[:3]) == {"0.5 s"}, waits()
     _untouched(pool, "m")
+
+
+def test_only_a_new_message_starts_the_count_of_cuts_again() -> None:
+    """A resume's priming event (an id, no data) and the last message sent again on each resume
+    (a server that reads Last-Event-ID inclusively) are no news: counted as news, a quiet tool
+    behind an idle-cutting proxy was resumed for ever again."""
+    from mcpnb.client.transports import RequestStream
+
+    stream = RequestStream(resumed_cuts=2)
+    stream.heard(b"id: 7\ndata: \n\n")  # priming
+    assert stream.resumed_cuts == 2
+    stream.heard(b'id: 8\nevent: message\ndata: {"jsonrpc": "2.0", "method": "notifications/message"}\n\n')
+    assert stream.resumed_cuts == 0
+    stream.resumed_cuts = 2
+    stream.heard(b'id: 8\nevent: message\ndata: {"jsonrpc": "2.0", "method": "notifications/message"}\n\n')
+    assert stream.resumed_cuts == 2  # the same one again
