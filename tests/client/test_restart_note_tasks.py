@@ -66,7 +66,9 @@ def test_a_plain_result_that_lands_first_says_it_and_the_task_does_not(pool, tmp
     """The note goes with the first result to land, not with the first request sent."""
     probe_kit(pool, "legacy", str(tmp_path))
     kill_and_wait(pool)
-    handle = pool.start_task("probe", "slow_task", {"steps": 3, "delay": 0.3})
+    # a task long enough that the plain call lands first even on a loaded machine (its result is
+    # built when it ends, by itself: a short one could land first)
+    handle = pool.start_task("probe", "slow_task", {"steps": 10, "delay": 0.5})
     plain = pool.call("probe", "slow_task", TASK)
     assert len(said(plain)) == 1, plain.warnings
     assert not said(handle.result(timeout=30))
