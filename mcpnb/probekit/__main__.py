@@ -1,5 +1,6 @@
 """``python -m mcpnb.probekit [--http [--host H] [--port P] [--workers N]] [--toolset T] [--root DIR]
-[--task-store URL] [--task-ttl-ms N] [--poll-interval-ms N] [--max-tasks N] [--task-lease-s S]``.
+[--task-store URL] [--task-ttl-ms N] [--poll-interval-ms N] [--max-tasks N] [--task-lease-s S]
+[--max-tasks-per-client N] [--task-input-timeout-s S]``.
 
 stdio by default (for ``StdioServerParameters``); with ``--http`` the first stdout line is the URL,
 flushed, so a parent process can read it before connecting. ``--workers N`` serves it from N
@@ -67,7 +68,38 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds without a heartbeat before another worker declares a task's worker gone (default 10)",
     )
+    parser.add_argument(
+        "--max-tasks-per-client",
+        type=_at_least_zero(int),
+        default=None,
+        help="unfinished tasks (running, queued or waiting for an answer) one HTTP client may have on "
+        "a worker; more are refused (default 4; 0: no limit)",
+    )
+    parser.add_argument(
+        "--task-input-timeout-s",
+        type=_at_least_zero(float),
+        default=None,
+        help="seconds a task may wait for an answer before it fails and frees its worker slot "
+        "(default 600; 0: no limit)",
+    )
     return parser
+
+
+def _at_least_zero(kind: type) -> Any:
+    """An argparse type: a number of 0 or more (0: no limit)."""
+
+    def parse(raw: str) -> Any:
+        try:
+            value = kind(raw)
+        except ValueError:
+            wanted = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {raw!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more (got {value})")
+        return value
+
+    parse.__name__ = "limit"
+    return parse
 
 
 def _at_least_one(flag: str) -> Any:
@@ -95,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         ("poll_interval_ms", args.poll_interval_ms),
         ("max_concurrent_tasks", args.max_tasks),
         ("task_lease_s", args.task_lease_s),
+        ("max_tasks_per_client", args.max_tasks_per_client),
+        ("task_input_timeout_s", args.task_input_timeout_s),
     )
     options: dict[str, Any] = {k: v for k, v in given if v is not None}
     if args.http and (args.workers != 1 or args.host != HOST):
@@ -110,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = check_store(args.task_store)
     if problem:
         return _fail(problem)
+    _warn_exposure(args.task_store)
     if not args.http:
         server.run()
         return 0
@@ -133,7 +168,16 @@ def _serve_workers(args: argparse.Namespace, options: dict[str, Any]) -> int:
     problem = check_store(args.task_store)
     if problem:
         return _fail(problem)
+    _warn_exposure(args.task_store)
     env = options_to_env({**options, "root": args.root}, args.host)
+    from mcpnb.probekit.server import INPUT_TIMEOUT_ENV, MAX_PER_CLIENT_ENV
+
+    for keyword, var in (
+        ("max_tasks_per_client", MAX_PER_CLIENT_ENV),
+        ("task_input_timeout_s", INPUT_TIMEOUT_ENV),
+    ):
+        if keyword in options:  # the workers build their servers from the environment
+            env[var] = str(options[keyword])
     if args.toolset is not None:
         env["MCP_TOOLSET"] = args.toolset
     if args.task_store is not None:
@@ -142,6 +186,15 @@ def _serve_workers(args: argparse.Namespace, options: dict[str, Any]) -> int:
         return serve_workers(args.host, args.port, args.workers, env)
     except OSError as exc:  # binding the shared listener: the port is taken, or not ours to take
         return _cannot_listen(args.host, args.port, exc)
+
+
+def _warn_exposure(store_url: str | None) -> None:
+    """Say on the teacher's console, once, what other accounts could read or change in the task
+    store (a Redis without a password, a SQLite file others can read), and how to close it."""
+    from mcpnb.probekit.taskstore import exposure_warnings
+
+    for line in exposure_warnings(store_url):
+        print(line, file=sys.stderr, flush=True)
 
 
 def _fail(message: str) -> int:

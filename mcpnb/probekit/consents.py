@@ -42,6 +42,36 @@ def requester(request: Any) -> str | None:
     return f"client:{cookie}" if cookie else None
 
 
+def requester_tag(who: str | None) -> str | None:
+    """An opaque tag for a :func:`requester` (a hash: the store keeps no session id or cookie), to
+    tell whether a task's answer or cancel comes from the client that started it."""
+    return None if who is None else "client-" + hashlib.sha256(who.encode()).hexdigest()[:32]
+
+
+#: What a task says when another client than the one that started it answered or cancelled it. The
+#: specs let that happen (a task id is a bearer capability without authorization, and a client that
+#: restarts carries on with the ids it kept), so it is said, not refused: the owner is not overruled
+#: silently.
+ANSWERED_BY_ANOTHER = "{key} was answered by another client than the one that started this task"
+CANCELLED_BY_ANOTHER = "cancelled by another client than the one that started this task"
+#: Store field prefix of such a note on an answer another worker delivers (``note:input-1``).
+NOTE = "note:"
+
+
+def by_another(owner: str | None, by: str | None) -> bool:
+    """Whether ``by`` (a requestor tag) is not ``owner``, the task's creator; unknown either: no."""
+    return owner is not None and by is not None and owner != by
+
+
+def with_notes(message: str, notes: list[str]) -> str:
+    """``message`` with the notes it does not say yet, in parentheses (a task's status message
+    keeps saying who else answered or cancelled it, whatever it says next)."""
+    missing = [note for note in notes if note not in message]
+    if not missing:
+        return message
+    return f"{message} ({'; '.join(missing)})" if message else "; ".join(missing)
+
+
 def elicitation_id(who: str | None, url: str) -> str:
     """The id of one client's consent to one page: the same for that client's retry, another for
     anyone else (it says nothing about the client: a hash)."""

@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcpnb.probekit.paths import read_text
 from mcpnb.probekit.responses import ProbeError
 from mcpnb.probekit.state import ProbeState
+from mcpnb.probekit.tasks import COUNT_LIMIT
 from mcpnb.probekit.taskstore import TaskStoreError
 from mcpnb.probekit.toolsets import TOOLSETS
 
@@ -27,9 +28,10 @@ async def status_json(state: ProbeState, name: str, version: str) -> str:
     where a teacher looks first when tasks fail)."""
     tasks: dict[str, int] | None = {}
     store_down: str | None = None
+    counted_all = True
     if state.tasks:
-        try:
-            tasks = await state.tasks.counts()
+        try:  # a bounded read: at most COUNT_LIMIT tasks' status, however many the store holds
+            tasks, counted_all = await state.tasks.count()
         except TaskStoreError as exc:
             tasks = None
             store_down = f"the task store ({state.tasks.store.url}) is not answering: {exc}"
@@ -45,6 +47,14 @@ async def status_json(state: ProbeState, name: str, version: str) -> str:
         "taskStoreAnswering": store_down is None,
         "worker": state.tasks.worker if state.tasks else None,
     }
+    if state.tasks:
+        if not counted_all:
+            status["tasksCounted"] = (
+                f"the oldest {COUNT_LIMIT} tasks only (the store holds more; probe-kit reads no more "
+                "to answer this)"
+            )
+        status["thisWorker"] = state.tasks.here()  # from memory: free
+        status["limits"] = state.tasks.limits()
     if store_down is not None:
         status["taskStoreError"] = store_down
     return json.dumps(status)

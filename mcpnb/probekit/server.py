@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import logging
+import os
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -28,12 +29,13 @@ from pydantic import ValidationError
 
 from mcpnb.probekit import skills
 from mcpnb.probekit.completions import Completer
+from mcpnb.probekit.consents import requester
 from mcpnb.probekit.fixtures import add_fixtures
 from mcpnb.probekit.offers import STATUS, add_prompts, add_resources
 from mcpnb.probekit.responses import error_response
 from mcpnb.probekit.state import ProbeState
-from mcpnb.probekit.tasks import TaskManager
-from mcpnb.probekit.tasks_wire import ProbeTasks, store_errors_middleware, task_support
+from mcpnb.probekit.tasks import DEFAULT_INPUT_TIMEOUT_S, DEFAULT_MAX_PER_REQUESTOR, REQUESTOR, TaskManager
+from mcpnb.probekit.tasks_wire import LEGACY, ProbeTasks, store_errors_middleware, task_support
 from mcpnb.probekit.taskstore import LEASE_S, TaskStore, open_store
 from mcpnb.probekit.tools import all_tools
 from mcpnb.probekit.tools.apps import add_page
@@ -165,6 +167,48 @@ def debug_middleware() -> Any:
     return middleware
 
 
+#: The environment variables the two classroom limits are read from when not given (the workers
+#: of ``--workers N`` get them this way; ``0`` or ``off``: no limit).
+MAX_PER_CLIENT_ENV = "MCP_PROBEKIT_MAX_TASKS_PER_CLIENT"
+INPUT_TIMEOUT_ENV = "MCP_PROBEKIT_TASK_INPUT_TIMEOUT_S"
+
+
+def _limit(given: float | None, env: str, default: float, kind: type) -> Any:
+    """A limit: given, else from ``env``, else ``default``; 0 (or ``off``) means none."""
+    if given is None:
+        raw = os.environ.get(env, "").strip().lower()
+        if raw in ("off", "none"):
+            return None
+        try:
+            given = kind(raw) if raw else default
+        except ValueError:
+            wanted = "a whole number" if kind is int else "a number"
+            raise ValueError(f"{env}={raw!r}: expected {wanted} (0 or off: no limit)") from None
+    if given is not None and given < 0:
+        raise ValueError(f"{env.removeprefix('MCP_PROBEKIT_').lower()} must be 0 or more (got {given})")
+    return None if not given else kind(given)
+
+
+def requestor_middleware(ext: ProbeTasks) -> Any:
+    """Server middleware: who a ``tools/call`` over HTTP comes from, for the per-client task cap
+    (:data:`~mcpnb.probekit.tasks.REQUESTOR`): the 2025-11-25 session's task context (the one
+    ``tasks/list`` scopes by), a 2026-07-28 client's cookie (the one ``dice_history`` keeps rolls
+    by). stdio and in-process have one client: no cap. Outermost of the task middlewares, so the
+    task that a call creates sees it."""
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method != "tools/call" or getattr(ctx.request, "headers", None) is None:
+            return await call_next(ctx)
+        who = ext.context_of(ctx) if ctx.protocol_version in LEGACY else requester(ctx.request)
+        token = REQUESTOR.set(who)
+        try:
+            return await call_next(ctx)
+        finally:
+            REQUESTOR.reset(token)
+
+    return middleware
+
+
 def create_server(
     toolset: str | None = None,
     *,
@@ -177,6 +221,8 @@ def create_server(
     task_store: TaskStore | str | None = None,
     task_lease_s: float = LEASE_S,
     state_keys: Sequence[str] | None = None,
+    max_tasks_per_client: int | None = None,
+    task_input_timeout_s: float | None = None,
 ) -> MCPServer:
     """A fresh probe-kit server.
 
@@ -189,6 +235,10 @@ def create_server(
     and :class:`~mcpnb.probekit.taskstore.TaskStoreError` for a task store URL it cannot use.
     ``state_keys`` seal the 2026-07-28 ``requestState`` of its questions (default: a key of this
     process alone): servers that answer one client's rounds in turn (workers) must share them.
+    ``max_tasks_per_client`` (else ``$MCP_PROBEKIT_MAX_TASKS_PER_CLIENT``, else 4) caps one HTTP
+    client's unfinished tasks on this worker; ``task_input_timeout_s`` (else
+    ``$MCP_PROBEKIT_TASK_INPUT_TIMEOUT_S``, else 600) is how long a task may wait for an answer;
+    0 turns either off (docs/classroom.md, "Limits").
     """
     chosen = resolve_toolset(toolset)
     show = env_flag(show_all, "MCP_SHOW_ALL")
@@ -204,6 +254,8 @@ def create_server(
         poll_interval_ms=poll_interval_ms,
         store=task_store if isinstance(task_store, TaskStore) else open_store(task_store),
         lease_s=task_lease_s,
+        max_per_requestor=_limit(max_tasks_per_client, MAX_PER_CLIENT_ENV, DEFAULT_MAX_PER_REQUESTOR, int),
+        input_timeout_s=_limit(task_input_timeout_s, INPUT_TIMEOUT_ENV, DEFAULT_INPUT_TIMEOUT_S, float),
     )
     state = ProbeState(root=base, toolset=chosen, tasks=manager)
     holder: dict[str, MCPServer] = {}
@@ -238,6 +290,7 @@ def create_server(
             request_state_security=RequestStateSecurity(keys=list(state_keys)) if state_keys else None,
         )
     holder["server"] = server
+    server.middleware.append(requestor_middleware(ext))  # first: the task middlewares run inside it
     server.middleware.append(store_errors_middleware(manager.store.url))  # outside the task methods
     server.middleware.append(ext.legacy_middleware())
     server.middleware.append(served.legacy_middleware())

@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
 
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
 from mcpnb.probekit.consents import CLIENT_COOKIE
 
 Scope = MutableMapping[str, Any]
@@ -34,6 +36,8 @@ VERSION_HEADER = b"mcp-protocol-version"
 SESSION_HEADER = b"mcp-session-id"
 #: Sessions remembered at most (oldest forgotten first); a forgotten one just keeps its headers.
 MAX_SESSIONS = 10_000
+#: The largest request body read (the SDK's own Streamable HTTP limit, which it answers with 413).
+MAX_BODY = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 
 #: What a worker of several adds to the SDK's 404 "Session not found" (the 2025-11-25 spec's answer
@@ -78,11 +82,24 @@ class SessionEra:
         scope["headers"] = [(k, agreed.encode() if k == VERSION_HEADER else v) for k, v in scope["headers"]]
 
     async def _watch_handshake(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Read the body (an ``initialize`` is small), replay it, and note the new session's version."""
-        chunks, more = [], True
+        """Read the body (an ``initialize`` is small), replay it, and note the new session's version.
+
+        Read no further than the SDK would take (:data:`MAX_BODY`): a body past it is answered
+        as the SDK answers it (413, "Request body too large") without being held in memory (a
+        400 MB POST had made a worker 1.2 GB before the SDK's own limit could apply)."""
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > MAX_BODY:
+            await _too_large(scope, receive, send)
+            return
+        chunks, more, size = [], True, 0
         while more:
             message = await receive()
-            chunks.append(message.get("body", b""))
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY:
+                await _too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
             more = message.get("more_body", False) and message["type"] == "http.request"
         body = b"".join(chunks)
         asked = _initialize_version(body)
@@ -165,6 +182,13 @@ def _explain_unknown_session(send: Send) -> Send:
         await send({**message, "body": body, "more_body": False})
 
     return explained
+
+
+async def _too_large(scope: Scope, receive: Receive, send: Send) -> None:
+    """The SDK's answer to a body over its limit, word for word (its ``RequestBodyLimitMiddleware``)."""
+    from starlette.responses import Response
+
+    await Response("Request body too large", status_code=413)(scope, receive, send)
 
 
 def _initialize_version(body: bytes) -> str | None:

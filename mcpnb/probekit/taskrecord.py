@@ -112,7 +112,8 @@ class TaskRecord:
     owner: str | None = None
     lease_until: float | None = None
     #: Whose task it is: an opaque token of the requestor context that created it (a 2025-11-25
-    #: session), or None (a 2026-07-28 task: that era has no ``tasks/list`` to scope).
+    #: session's; a 2026-07-28 HTTP client's hashed cookie, which no ``tasks/list`` scopes by: it
+    #: only tells an answer or cancel by another client), or None.
     context: str | None = None
 
     @property

@@ -22,12 +22,20 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from mcp import MCPError, types
 from mcp.server.elicitation import render_elicitation_schema
 from pydantic import BaseModel, ValidationError
 
+from mcpnb.probekit.consents import (
+    ANSWERED_BY_ANOTHER,
+    CANCELLED_BY_ANOTHER,
+    NOTE,
+    by_another,
+    with_notes,
+)
 from mcpnb.probekit.inputs import completion
 from mcpnb.probekit.responses import ProbeError, error_response
 from mcpnb.probekit.runio import CannotAsk
@@ -46,6 +54,7 @@ from mcpnb.probekit.taskrecord import (
 from mcpnb.probekit.taskshare import Running, Sharing, Wakers
 from mcpnb.probekit.taskstore import (
     LEASE_S,
+    STATUS,
     TERMINAL,
     NotBackYet,
     Position,
@@ -53,6 +62,8 @@ from mcpnb.probekit.taskstore import (
     TaskStoreError,
     Written,
     open_store,
+    quoted_id,
+    short_id,
 )
 from mcpnb.probekit.taskstore.memory import MemoryStore
 
@@ -64,10 +75,31 @@ MAX_CLAIMS = 10_000
 LISTED = ("status", "doc", "owner", "lease", CANCEL)
 #: Tasks :meth:`TaskManager.list` reads at a time.
 LIST_BATCH = 500
+#: The most tasks ``probe://status`` reads to count them (their status field only): a count costs
+#: at most this, however many tasks a class (or one student's flood) left in the store.
+COUNT_LIMIT = 1000
+#: Default cap on one requestor's unfinished tasks (queued, working or waiting for an answer) on
+#: one worker (``--max-tasks-per-client``): what one client may keep in memory and in the store.
+DEFAULT_MAX_PER_REQUESTOR = 4
+#: Default seconds a task may wait for an answer before it fails (``--task-input-timeout-s``): a
+#: question nobody answers does not keep its task (and the client's place under the cap) for ever.
+DEFAULT_INPUT_TIMEOUT_S = 600.0
+#: The JSON-RPC error a task refused by the per-requestor cap is answered with (the spec defines no
+#: code for it: this is from JSON-RPC's implementation-defined server-error range).
+TOO_MANY_TASKS = -32000
+#: Who the current request comes from, for the per-requestor cap (set per ``tools/call`` by the
+#: server's middleware: the 2025-11-25 session's task context, a 2026-07-28 HTTP client's cookie).
+#: ``None`` (stdio, in-process: one client) puts no cap on it.
+REQUESTOR: ContextVar[str | None] = ContextVar("probekit_requestor", default=None)
 
 
 class TaskError(ProbeError):
     """A tasks request that cannot be served (unknown id, already finished, nothing to answer)."""
+
+
+class InputTimedOut(Exception):
+    """A task waited longer for an answer than the server allows: it fails (no tool result), and
+    its worker slot goes to the next task."""
 
 
 Runner = Callable[["TaskIO"], Awaitable[types.CallToolResult]]
@@ -138,11 +170,25 @@ class TaskIO:
         self.running.futures[key] = future
         self.record.pending[key] = pending
         await self.manager._touch(self.running, status="input_required", status_message=message)
+        limit = self.manager.input_timeout_s
+        self.manager._free_slot(self.running)  # a person may take minutes: others' tasks run meanwhile
         try:
-            return await future
+            if limit is None:
+                answer = await future
+            else:
+                try:
+                    answer = await asyncio.wait_for(future, limit)
+                except TimeoutError:
+                    raise InputTimedOut(
+                        f"No answer came within {_duration(limit)} (this server's limit on waiting "
+                        "for input, --task-input-timeout-s): the task stopped. Run the tool again "
+                        "when you can answer."
+                    ) from None
         finally:
             self.running.futures.pop(key, None)
             self.record.pending.pop(key, None)
+        await self.manager._take_slot(self.running)  # answered: back to work when a slot is free
+        return answer
 
 
 class TaskManager(Sharing):
@@ -152,6 +198,13 @@ class TaskManager(Sharing):
     ``poll_interval_ms`` is the hint clients get; ``default_ttl_ms``/``max_ttl_ms`` bound how long
     finished tasks stay; ``lease_s`` is how long a task outlives its worker's last heartbeat before
     another worker may declare it lost (shared stores only).
+
+    A task waiting for an answer gives its slot back until it is answered (a person may take
+    minutes; unanswered tasks held every slot of a class's workers). Limits a shared (classroom)
+    server needs (the 2025-11-25 spec's Tasks "Resource Management"): ``max_per_requestor``
+    unfinished tasks per requestor on this worker (:data:`REQUESTOR`; more are refused at creation,
+    :data:`TOO_MANY_TASKS`) and ``input_timeout_s`` seconds waiting for an answer, after which the
+    task fails. ``None``: no limit.
     """
 
     def __init__(
@@ -164,8 +217,12 @@ class TaskManager(Sharing):
         clock: Callable[[], float] = time.time,
         store: TaskStore | str | None = None,
         lease_s: float = LEASE_S,
+        max_per_requestor: int | None = None,
+        input_timeout_s: float | None = None,
     ) -> None:
         self.max_concurrent = max_concurrent
+        self.max_per_requestor = max_per_requestor
+        self.input_timeout_s = input_timeout_s
         self.default_ttl_ms, self.max_ttl_ms = default_ttl_ms, max_ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self.clock = clock
@@ -176,6 +233,8 @@ class TaskManager(Sharing):
         self.worker = f"pid {os.getpid()} ({uuid.uuid4().hex[:6]})"
         self._running: dict[str, Running] = {}
         self._slots: asyncio.Semaphore | None = None
+        self._queue: list[Running] = []  # waiting for a slot here, first come first
+        self._queue_moved = self._retelling = False
         self._wakers = Wakers()
         self._claims: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._background: list[asyncio.Task[None]] = []
@@ -203,6 +262,8 @@ class TaskManager(Sharing):
         self._start_background()
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.max_concurrent)
+        who = REQUESTOR.get()
+        self._within_cap(who)
         ttl = self.default_ttl_ms if ttl_ms is None else max(0, min(int(ttl_ms), self.max_ttl_ms))
         now = self.clock()
         record = TaskRecord(
@@ -214,16 +275,94 @@ class TaskManager(Sharing):
             owner=self.worker,
             context=context,
         )
-        running = Running(record)
+        running = Running(record, requestor=who)
         fields = self._fields(record)
         expires_at = self._expiry(record)
-        await self.store.insert(record.task_id, fields, created=now, expires_at=expires_at)
+        self._running[record.task_id] = running  # before the write: a burst of calls counts at once
+        try:
+            await self.store.insert(record.task_id, fields, created=now, expires_at=expires_at)
+        except BaseException:
+            self._running.pop(record.task_id, None)
+            raise
+        running.saved = fields
         running.stored_until = math.inf if expires_at is None else expires_at
-        self._running[record.task_id] = running
         running.job = asyncio.get_running_loop().create_task(
             self._run(running, runner, capabilities), name=f"probe-task-{tool}"
         )
         return record
+
+    def _within_cap(self, who: str | None) -> None:
+        """Refuse a new task of ``who`` that already has ``max_per_requestor`` unfinished here."""
+        cap = self.max_per_requestor
+        if who is None or cap is None:
+            return
+        mine = [
+            task_id for task_id, r in self._running.items() if r.requestor == who and not r.record.terminal
+        ]
+        if len(mine) < cap:
+            return
+        raise MCPError(
+            code=TOO_MANY_TASKS,
+            message=(
+                f"Too many tasks: you have {len(mine)} unfinished task{'s' * (len(mine) != 1)} on this "
+                f"server worker (running, queued or waiting for an answer) and the limit is {cap} per "
+                "client (--max-tasks-per-client). Wait for one to finish, answer or cancel one "
+                "(tasks/cancel), then start this one again."
+            ),
+            data={"limit": cap, "open": len(mine), "openTaskIds": mine},
+        )
+
+    async def _take_slot(self, running: Running) -> None:
+        """Wait for a slot on this worker; a task that must wait says why (its place, the limit)."""
+        assert self._slots is not None
+        if not self._slots.locked():
+            await self._slots.acquire()
+            running.holds_slot = True
+            return
+        self._queue.append(running)  # said only when it is so: every task once started "queued"
+        await self._touch(running, status_message=self._queued_message(running))
+        try:
+            await self._slots.acquire()
+            running.holds_slot = True
+        finally:
+            with contextlib.suppress(ValueError):
+                self._queue.remove(running)
+            if self._queue:  # the others moved up: their status says so
+                self._queue_moved = True
+                if not self._retelling:
+                    self._retelling = True
+                    self._spawn(self._retell_queue())
+
+    def _free_slot(self, running: Running) -> None:
+        """Give back the slot ``running`` holds (it waits for an answer, or it ended)."""
+        if running.holds_slot and self._slots is not None:
+            running.holds_slot = False
+            self._slots.release()
+
+    def _queued_message(self, running: Running) -> str:
+        ahead = self._queue.index(running) if running in self._queue else 0
+        return (
+            f"queued: waiting for a worker slot; this worker runs {self.max_concurrent} task"
+            f"{'s' * (self.max_concurrent != 1)} at once (--max-tasks), all busy, and {ahead} more "
+            f"wait{'s' * (ahead == 1)} ahead of this one"
+        )
+
+    async def _retell_queue(self) -> None:
+        """Tell each queued task its new place; moves meanwhile are told in one more pass, not one
+        pass each (a long queue draining would otherwise cost a write per task per move)."""
+        try:
+            while self._queue_moved:
+                self._queue_moved = False
+                for running in list(self._queue):
+                    if running in self._queue and not running.record.terminal:
+                        await self._touch(running, status_message=self._queued_message(running))
+        finally:
+            self._retelling = False
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        check = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]
+        self._checks.add(check)
+        check.add_done_callback(self._checks.discard)
 
     async def _run(
         self, running: Running, runner: Runner, capabilities: types.ClientCapabilities | None = None
@@ -231,15 +370,18 @@ class TaskManager(Sharing):
         assert self._slots is not None
         record = running.record
         try:
-            if self._slots.locked():  # said only when it is so: every task once started "queued"
-                await self._touch(running, status_message="queued: waiting for a worker slot")
-            async with self._slots:
+            await self._take_slot(running)
+            try:
                 await self._touch(running, status="working", status_message="working")
                 result = await runner(TaskIO(self, running, capabilities))
+            finally:
+                self._free_slot(running)
             status = "failed" if result.is_error else "completed"
             message = _first_text(result) if result.is_error else "completed"
         except asyncio.CancelledError:
             result, status, message = None, "cancelled", running.reason or "cancelled"
+        except InputTimedOut as exc:  # the server's limit, not the tool's doing: no tool result
+            result, status, message = None, "failed", str(exc)
         except ProbeError as exc:
             result, status, message = error_response(str(exc)), "failed", str(exc)
         except MCPError as exc:  # a JSON-RPC error, as a plain call would answer: no tool result
@@ -261,8 +403,8 @@ class TaskManager(Sharing):
         except TaskStoreError:  # kept here: the heartbeat saves it once the store answers again
             running.unsaved = True
             _log(
-                f"task {record.task_id} ended ({status}) while the task store {self.store.url} is not "
-                "answering; this worker keeps it and writes it once the store answers"
+                f"task {short_id(record.task_id)} ended ({status}) while the task store {self.store.url} "
+                "is not answering; this worker keeps it and writes it once the store answers"
             )
             return
         self._running.pop(record.task_id, None)
@@ -280,7 +422,7 @@ class TaskManager(Sharing):
             for listener in self.on_change:
                 listener(record)
         if status_message is not None:
-            record.status_message = status_message
+            record.status_message = with_notes(status_message, running.notes)
         record.updated = self.clock()
         await self._save(running, strict=moved and record.terminal)
         self._wakers.wake(record.task_id)
@@ -303,15 +445,19 @@ class TaskManager(Sharing):
             record = running.record
             fields = self._fields(record)  # first: it renews the lease the expiry counts from
             expires_at = self._expiry(record)
+            # only what changed since the last write: a heartbeat renews the lease, it does not
+            # rewrite a task's (possibly large) document every beat
+            changed = {k: v for k, v in fields.items() if running.saved.get(k) != v}
+            changed.setdefault(STATUS, fields[STATUS])
             try:
-                written = await self.store.write(record.task_id, fields, expires_at=expires_at)
+                written = await self.store.write(record.task_id, changed, expires_at=expires_at)
                 if written is Written.MISSING and self.clock() < running.stored_until:
                     await self.store.insert(
                         record.task_id, fields, created=record.created, expires_at=expires_at
                     )
                     written = Written.SAVED
                     _log(
-                        f"task {record.task_id} was missing from the task store {self.store.url} "
+                        f"task {short_id(record.task_id)} was missing from the task store {self.store.url} "
                         "(restarted?); restored from this worker"
                     )
             except TaskStoreError:
@@ -319,6 +465,7 @@ class TaskManager(Sharing):
                     raise
                 return
             if written:
+                running.saved = fields
                 running.stored_until = math.inf if expires_at is None else expires_at
         if written is Written.MISSING:
             self._lose(
@@ -381,7 +528,9 @@ class TaskManager(Sharing):
         if fields is None:
             if self.store.shared and self.store.outage.just_back(self.lease_s):
                 raise NotBackYet(self.store.url, task_id)
-            raise TaskError(f"No task {task_id!r}: unknown, or finished and dropped after its TTL expired.")
+            raise TaskError(
+                f"No task {quoted_id(task_id)}: unknown, or finished and dropped after its TTL expired."
+            )
         return await self._unless_lost(TaskRecord.from_fields(task_id, fields), fields)
 
     async def page(
@@ -436,12 +585,38 @@ class TaskManager(Sharing):
                 return out
 
     async def counts(self) -> dict[str, int]:
+        """Tasks in the store by status (at most :data:`COUNT_LIMIT` read: see :meth:`count`)."""
+        return (await self.count())[0]
+
+    async def count(self, limit: int = COUNT_LIMIT) -> tuple[dict[str, int], bool]:
+        """Tasks by status, reading the status of at most ``limit`` (the oldest), and whether that
+        was all of them: ``probe://status`` must stay cheap however many tasks the store holds."""
         counts = dict.fromkeys(STATUSES, 0)
-        for _, fields in await self.store.scan(["status"]):
-            status = fields.get("status")
+        rows = await self.store.page((STATUS,), None, limit + 1)
+        for _, fields in rows[:limit]:
+            status = fields.get(STATUS)
             if status in counts:
                 counts[status] += 1
-        return counts
+        return counts, len(rows) <= limit
+
+    def here(self) -> dict[str, Any]:
+        """This worker's own load, from memory (free): running, queued, waiting for an answer."""
+        live = [r.record for r in self._running.values() if not r.record.terminal]
+        return {
+            "working": sum(1 for r in live if r.status == "working"),
+            "inputRequired": sum(1 for r in live if r.status == "input_required"),
+            "queued": len(self._queue),
+            "slots": self.max_concurrent,
+        }
+
+    def limits(self) -> dict[str, Any]:
+        """The limits this worker enforces (``probe://status`` and docs/classroom.md say them)."""
+        return {
+            "maxTasksAtOnce": self.max_concurrent,
+            "maxTasksPerClient": self.max_per_requestor,
+            "inputTimeoutSeconds": self.input_timeout_s,
+            "maxTtlMs": self.max_ttl_ms,
+        }
 
     def running(self, task_id: str) -> bool:
         """Whether this worker's tool is still at work on ``task_id``.
@@ -474,28 +649,34 @@ class TaskManager(Sharing):
         return await self.get(task_id)
 
     # --- commands -----------------------------------------------------------------------------------
-    async def cancel(self, task_id: str) -> TaskRecord:
-        """Cancel a task and wait until its work has stopped (or its worker is known to be gone)."""
+    async def cancel(self, task_id: str, *, by: str | None = None) -> TaskRecord:
+        """Cancel a task and wait until its work has stopped (or its worker is known to be gone).
+        ``by``: who asks (a requestor tag); another than the task's creator is said in the task."""
         record = await self.get(task_id)
         if record.terminal:
             raise TaskError(
-                f"Task {task_id!r} is already {record.status}; only unfinished tasks can be cancelled."
+                f"Task {quoted_id(task_id)} is already {record.status}; "
+                "only unfinished tasks can be cancelled."
             )
         running = self._running.get(task_id)
+        note = CANCELLED_BY_ANOTHER if by_another(record.context, by) else None
         if running is not None and running.job is not None:
+            running.reason = running.reason or note
             running.job.cancel()
             await asyncio.gather(running.job, return_exceptions=True)
             return running.record
-        await self._send(task_id, CANCEL, "1")
+        await self._send(task_id, CANCEL, note or "1")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 2 * self.lease_s + 1
         while not record.terminal and loop.time() < deadline:
             record = await self.wait_change(record, timeout=deadline - loop.time())
         if not record.terminal:
-            raise TaskError(f"Task {task_id!r} was asked to stop but its worker has not said so yet.")
+            raise TaskError(
+                f"Task {quoted_id(task_id)} was asked to stop but its worker has not said so yet."
+            )
         return record
 
-    async def request_cancel(self, task_id: str) -> TaskRecord:
+    async def request_cancel(self, task_id: str, *, by: str | None = None) -> TaskRecord:
         """Ask a task to stop and return at once (SEP-2663: cancelling is eventually consistent).
 
         A finished task is left as it is; its status says how it ended.
@@ -504,51 +685,60 @@ class TaskManager(Sharing):
         if record.terminal:
             return record
         running = self._running.get(task_id)
+        note = CANCELLED_BY_ANOTHER if by_another(record.context, by) else None
         if running is not None and running.job is not None:
+            running.reason = running.reason or note
             running.job.cancel()
         else:
-            await self._send(task_id, CANCEL, "1")
+            await self._send(task_id, CANCEL, note or "1")
         return record
 
-    async def accept(self, task_id: str, responses: dict[str, Any]) -> list[str]:
+    async def accept(self, task_id: str, responses: dict[str, Any], *, by: str | None = None) -> list[str]:
         """SEP-2663 ``tasks/update``: deliver the answers to questions the task is waiting on and
         ignore the rest (unknown, already answered or superseded keys); returns the keys used."""
         record = await self.get(task_id)
         wanted = {k: v for k, v in responses.items() if k in record.pending}
         answers = _read_answers(record, wanted)
         for key, answer in answers.items():
-            await self.resolve(task_id, key, answer)
+            await self.resolve(task_id, key, answer, note=answered_note(record, key, by))
         return list(answers)
 
     async def answer(self, task_id: str, responses: dict[str, Any]) -> TaskRecord:
         """Deliver answers to pending questions (keys as published in ``inputRequests``)."""
         record = await self.get(task_id)
         if record.status != "input_required":
-            raise TaskError(f"Task {task_id!r} is {record.status}; it is not waiting for input.")
+            raise TaskError(f"Task {quoted_id(task_id)} is {record.status}; it is not waiting for input.")
         unknown = sorted(set(responses) - set(record.pending))
         if unknown:
             raise TaskError(
-                f"Task {task_id!r} is not waiting for {unknown}; it waits for {sorted(record.pending)}."
+                f"Task {quoted_id(task_id)} is not waiting for {unknown}; "
+                f"it waits for {sorted(record.pending)}."
             )
         answers = _read_answers(record, responses)
         for key, answer in answers.items():
             await self.resolve(task_id, key, answer)
         return await self.get(task_id)
 
-    async def resolve(self, task_id: str, key: str, result: Answer) -> None:
+    async def resolve(self, task_id: str, key: str, result: Answer, *, note: str | None = None) -> None:
         """Answer one question (an answer of its type, or the error a client answered a 2025-11-25
-        request with): here if this worker runs the task, else through the store."""
+        request with): here if this worker runs the task, else through the store. ``note``: what
+        the task says about it from then on (another client than its creator answered)."""
         running = self._running.get(task_id)
         if running is not None:
-            await self._deliver(running, key, result)
+            await self._deliver(running, key, result, note)
             return
+        if note:
+            await self.store.add(task_id, NOTE + key, note)  # before the answer: read with it
         await self._send(task_id, ANSWER + key, dump_answer(result))
 
-    async def _deliver(self, running: Running, key: str, result: Answer) -> None:
+    async def _deliver(self, running: Running, key: str, result: Answer, note: str | None = None) -> None:
         record = running.record
         future = running.futures.get(key)
         if record.pending.pop(key, None) is None and future is None:
             return  # answered already
+        if note:
+            running.notes.append(note)
+            await self._touch(running, status_message=record.status_message or "")
         if future is not None and not future.done():
             future.set_result(result)
         if not record.pending and record.status == "input_required":
@@ -562,6 +752,11 @@ class TaskManager(Sharing):
         while len(self._claims) > MAX_CLAIMS:
             self._claims.popitem(last=False)
         return True
+
+
+def answered_note(record: TaskRecord, key: str, by: str | None) -> str | None:
+    """What the task says once ``by`` answered its question ``key``, if ``by`` did not start it."""
+    return ANSWERED_BY_ANOTHER.format(key=key) if by_another(record.context, by) else None
 
 
 def _read_answers(record: TaskRecord, responses: dict[str, Any]) -> dict[str, Answer]:
@@ -581,6 +776,13 @@ def _read_answers(record: TaskRecord, responses: dict[str, Any]) -> dict[str, An
                 f"{pending.method} request: {where}: {problem['msg']}"
             ) from None
     return out
+
+
+def _duration(seconds: float) -> str:
+    """``600`` -> "10 min", ``90`` -> "90 s": a limit as a person reads it."""
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
 
 
 def _first_text(result: types.CallToolResult) -> str:

@@ -50,10 +50,11 @@ from mcp_types.jsonrpc import (
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
+from mcpnb.probekit.consents import requester, requester_tag
 from mcpnb.probekit.inputs import missing_capability
 from mcpnb.probekit.logs import connection_of
 from mcpnb.probekit.taskrecord import ELICIT, Answer, PendingInput
-from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord
+from mcpnb.probekit.tasks import TaskError, TaskManager, TaskRecord, answered_note
 from mcpnb.probekit.taskstore import NotBackYet, Position, TaskStoreError
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -262,6 +263,15 @@ class ProbeTasks(Extension):
             return "session-unkeyed"
         return token
 
+    def who(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        """Who a request comes from, as a task's ``context`` holds it: the 2025-11-25 session's
+        token (:meth:`context_of`), a 2026-07-28 client's tag (its cookie, hashed). Only compared
+        with a task's, to say that another client than its creator answered or cancelled it
+        (a task id stays a capability: see docs/classroom.md)."""
+        if ctx.protocol_version not in MODERN:
+            return self.context_of(ctx)
+        return requester_tag(requester(ctx.request))
+
     def settings(self) -> dict[str, Any]:
         return {}  # SEP-2663 defines no settings: an empty object says "supported"
 
@@ -295,6 +305,7 @@ class ProbeTasks(Extension):
         record = await self.manager.create(
             params.name,
             prepare(self.lookup, params.name, params.arguments, extra),
+            context=self.who(ctx),  # whose it is: its answers and cancels by others are said
             capabilities=ctx.session.client_capabilities,  # 2026-07-28: this request's own
         )
         return {"resultType": "task", **modern_task(record, self.manager)}
@@ -341,17 +352,18 @@ class ProbeTasks(Extension):
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
         self._negotiated(ctx, "tasks/cancel", params.task_id)
         if ctx.protocol_version in MODERN:
-            await self._request_cancel(params.task_id)
+            await self._request_cancel(params.task_id, self.who(ctx))
             return ACKNOWLEDGED
         try:
-            record = await self.manager.cancel(params.task_id)  # 2025-11-25: cancelled before answering
+            # 2025-11-25: cancelled before answering
+            record = await self.manager.cancel(params.task_id, by=self.who(ctx))
         except TaskError as exc:
             raise _bad(str(exc)) from exc
         return legacy_task(record, self.manager)
 
-    async def _request_cancel(self, task_id: str) -> None:
+    async def _request_cancel(self, task_id: str, by: str | None = None) -> None:
         try:
-            await self.manager.request_cancel(task_id)
+            await self.manager.request_cancel(task_id, by=by)
         except TaskError as exc:
             raise _bad(str(exc)) from exc
 
@@ -363,7 +375,7 @@ class ProbeTasks(Extension):
                 "ElicitResult, CreateMessageResult or ListRootsResult, as each request's method answers)."
             )
         try:
-            await self.manager.accept(params.task_id, params.input_responses)
+            await self.manager.accept(params.task_id, params.input_responses, by=self.who(ctx))
         except (TaskError, ValidationError) as exc:
             raise _bad(str(exc)) from exc
         return ACKNOWLEDGED
@@ -389,7 +401,8 @@ class ProbeTasks(Extension):
             if waiting:
                 for key, pending in waiting:
                     answer = await _ask_client(ctx, record.task_id, pending)
-                    await self.manager.resolve(record.task_id, key, answer)
+                    note = answered_note(record, key, self.who(ctx))
+                    await self.manager.resolve(record.task_id, key, answer, note=note)
                 record = await self._record(record.task_id)
                 continue
             try:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from mcpnb.probekit.consents import NOTE
 from mcpnb.probekit.taskrecord import ANSWER, CANCEL, Answer, TaskRecord, load_answer
 from mcpnb.probekit.taskstore import TERMINAL, TaskStore, TaskStoreError
 
@@ -45,6 +46,14 @@ class Running:
     #: Until when the store keeps what this worker last wrote (its expiry; inf: no expiry). A task
     #: missing before then was lost by the store, not expired or ended elsewhere: it is put back.
     stored_until: float = math.inf
+    #: Who started it (the per-requestor cap counts by it; ``None``: not counted).
+    requestor: str | None = None
+    #: What its status message keeps saying (another client than its creator answered it).
+    notes: list[str] = field(default_factory=list)
+    #: Whether it holds one of this worker's slots now (not while it waits for an answer).
+    holds_slot: bool = False
+    #: The fields as this worker last wrote them: a write sends only what changed since.
+    saved: dict[str, str] = field(default_factory=dict)
 
 
 class Wakers:
@@ -90,7 +99,9 @@ class Sharing:
 
         async def _save(self, running: Running, *, strict: bool) -> None: ...
 
-        async def _deliver(self, running: Running, key: str, result: Answer) -> None: ...
+        async def _deliver(
+            self, running: Running, key: str, result: Answer, note: str | None = None
+        ) -> None: ...
 
         async def get(self, task_id: str) -> TaskRecord: ...
 
@@ -138,7 +149,7 @@ class Sharing:
             beat = self.lease_s / 4
             await asyncio.sleep(min(beat, RETRY_WHILE_DOWN) if self.store.outage.down else beat)
             try:
-                mine = [r for r in self._running.values() if not r.record.terminal]
+                mine = [r for r in self._running.values() if r.job is not None and not r.record.terminal]
                 for running in mine:
                     await self._save(running, strict=False)
                 await self._check(mine)
@@ -176,13 +187,16 @@ class Sharing:
                     f"another worker ended it as {fields['status']} (this worker's lease on it ran out)",
                 )
             elif fields.get(CANCEL):
+                if fields[CANCEL] != "1":  # why, when said (another client than its creator asked)
+                    running.reason = running.reason or fields[CANCEL]
                 job.cancel()
             else:
                 for key in list(running.futures):
                     raw = fields.get(ANSWER + key)
                     pending = running.record.pending.get(key)
                     if raw is not None and pending is not None:  # read as its question's answer type
-                        await self._deliver(running, key, load_answer(pending, raw))
+                        note = fields.get(NOTE + key)
+                        await self._deliver(running, key, load_answer(pending, raw), note)
 
     async def _send(self, task_id: str, name: str, value: str) -> None:
         """Leave a request in a task another worker runs, and tell it."""

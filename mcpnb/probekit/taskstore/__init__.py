@@ -24,7 +24,7 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote_plus, urlsplit
 
 #: The status values after which a task never changes (the stores' guard reads ``status``).
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -52,7 +52,7 @@ class NotBackYet(TaskStoreError):
 
     def __init__(self, url: str, task_id: str) -> None:
         super().__init__(
-            f"task store {url}: task {task_id!r} is not in it; the store came back from an outage "
+            f"task store {url}: task {quoted_id(task_id)} is not in it; the store came back from an outage "
             "moments ago, and the worker running the task writes it back at its next heartbeat"
         )
 
@@ -139,6 +139,12 @@ class TaskStore(ABC):
     async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
         """Add a new task, or put back one the store lost (whatever an expired copy held is replaced)."""
 
+    def exposure(self) -> list[str]:
+        """What another account on this machine (every student's kernel, on a one-machine hub) or on
+        its network could read or change in this store, and how to close it: said once on the
+        teacher's console at start (:func:`exposure_warnings`). Empty: nothing found."""
+        return []
+
     async def ping(self) -> None:
         """Raise :class:`TaskStoreError` if the store cannot be reached now (checked at startup)."""
         await self.scan([])
@@ -209,16 +215,91 @@ class TaskStore(ABC):
         return None
 
 
+#: Query parameters whose value is a secret (redis-py reads any query key as a connection option:
+#: ``?password=``, ``?ssl_password=``): matched case-insensitively, as a part of the name.
+SECRET_QUERY_KEYS = ("pass", "pwd", "secret", "token", "auth", "credential")
+#: Where a store's password may come from instead of its URL (a URL given as ``--task-store`` is on
+#: the command line, which every local account can read with ``ps``; the environment is not).
+PASSWORD_ENV = "MCP_TASK_STORE_PASSWORD"
+
+
 def safe_url(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (it is printed in logs and ``probe://status``)."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    """``url`` with every password replaced by ``***``: the userinfo's (``redis://:pw@h``) and any
+    query parameter that carries one (``?password=pw``, which redis-py reads too, any case). The
+    URL is printed in logs, error messages and ``probe://status``, which every student reads.
+    Everything else is kept as written (``unix:///path`` stays so)."""
+    head, mark, rest = url.partition("://")
+    if not mark:
         return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    netloc, tail = rest[:cut], rest[cut:]
+    userinfo, at, host = netloc.rpartition("@")
+    if at and ":" in userinfo:  # user:password@host (the password may itself hold '@' or ':')
+        netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
+    path, question, query = tail.partition("?")
+    if question:
+        query, hash_, fragment = query.partition("#")
+        pairs = []
+        for pair in query.split("&"):
+            name, eq, _ = pair.partition("=")
+            secret = any(word in unquote_plus(name).lower() for word in SECRET_QUERY_KEYS)
+            pairs.append(f"{name}=***" if secret and eq else pair)
+        tail = f"{path}?{'&'.join(pairs)}{hash_}{fragment}"
+    return f"{head}://{netloc}{tail}"
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets :func:`safe_url` hides, as they may appear in a client library's own messages
+    (raw and percent-decoded), longest first."""
+    parts = urlsplit(url)
+    found = []
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if at and ":" in userinfo:
+        found.append(userinfo.split(":", 1)[1])
+    for pair in parts.query.split("&") if parts.query else []:
+        name, eq, value = pair.partition("=")
+        if eq and any(word in unquote_plus(name).lower() for word in SECRET_QUERY_KEYS):
+            found.append(value)
+    found += [unquote_plus(s) for s in found]
+    # a very short one would turn every such letter in a message into ***: those are left
+    return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with each of ``secrets`` replaced by ``***``."""
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+#: How much of a task id a message repeats: enough to tell tasks apart on a screen (probe-kit's ids
+#: are 32 hex digits), short enough that an id sent as 60 KB does not come back as 60 KB, and, on a
+#: console a class may see, not the whole id (without authorization an id is a bearer capability).
+SHORT_ID = 8
+
+
+def short_id(task_id: str, keep: int = SHORT_ID) -> str:
+    """The first ``keep`` characters of ``task_id`` and an ellipsis (the whole id if it is that short),
+    for messages; lookups always use the whole id."""
+    return task_id if len(task_id) <= keep else f"{task_id[:keep]}…"
+
+
+def quoted_id(task_id: str, keep: int = 40) -> str:
+    """``task_id`` quoted for an error message, cut to ``keep`` characters (a client may send any
+    string as an id; the message says how long it was when cut)."""
+    if len(task_id) <= keep:
+        return repr(task_id)
+    return f"{task_id[:keep]!r}… ({len(task_id)} characters)"
+
+
+def exposure_warnings(url: str | None = None) -> list[str]:
+    """:meth:`TaskStore.exposure` of the store ``url`` names, each line starting with
+    ``probe-kit: WARNING:`` (nothing for a URL that names no store: the start refuses it anyway)."""
+    try:
+        store = open_store(url)
+    except TaskStoreError:
+        return []
+    return [f"probe-kit: WARNING: {line}" for line in store.exposure()]
 
 
 def open_store(url: str | None = None, *, clock: Clock | None = None) -> TaskStore:

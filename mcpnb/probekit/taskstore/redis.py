@@ -15,10 +15,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import stat
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from mcpnb.probekit.taskstore import Fields, Position, TaskStore, TaskStoreError, Written
+from mcpnb.probekit.taskstore import (
+    PASSWORD_ENV,
+    Fields,
+    Position,
+    TaskStore,
+    TaskStoreError,
+    Written,
+    scrub,
+    url_secrets,
+)
 
 T = TypeVar("T")
 PREFIX = "probekit:"
@@ -78,6 +89,10 @@ class RedisStore(TaskStore):
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self._raw_url = url
+        #: A password from the environment (:data:`PASSWORD_ENV`), used when the URL has none.
+        self._password = os.environ.get(PASSWORD_ENV) or None
+        #: What error texts must never repeat (a client library may quote its options).
+        self._secrets = url_secrets(url) + ([self._password] if self._password else [])
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._scripts: dict[str, Any] = {}
@@ -93,8 +108,10 @@ class RedisStore(TaskStore):
                     "the redis task store needs the redis package: pip install 'mcpnb[classroom]'"
                 ) from None
             try:
+                extra = {} if self._password is None else {"password": self._password}  # the URL's wins
                 pool = aioredis.BlockingConnectionPool.from_url(
                     self._raw_url,
+                    **extra,
                     max_connections=MAX_CONNECTIONS,
                     timeout=OPERATION_TIMEOUT,
                     decode_responses=True,
@@ -104,7 +121,7 @@ class RedisStore(TaskStore):
                 )
                 self._client = aioredis.Redis.from_pool(pool)  # closing the client closes the pool
             except ValueError as exc:
-                raise TaskStoreError(f"bad task store URL {self.url}: {exc}") from None
+                raise TaskStoreError(f"bad task store URL {self.url}: {self._scrub(exc)}") from None
             self._loop = loop
             self._scripts = {
                 "write": self._client.register_script(WRITE),
@@ -119,7 +136,7 @@ class RedisStore(TaskStore):
             async with asyncio.timeout(OPERATION_TIMEOUT):
                 found = await fn(self._redis())
         except RedisError as exc:
-            error = TaskStoreError(f"task store {self.url}: {what} failed: {exc}")
+            error = TaskStoreError(f"task store {self.url}: {what} failed: {self._scrub(exc)}")
             self.outage.failed(error)
             raise error from exc
         except TimeoutError:
@@ -130,6 +147,40 @@ class RedisStore(TaskStore):
             raise error from None
         self.outage.answered()
         return found
+
+    def _scrub(self, exc: BaseException) -> str:
+        return scrub(str(exc), self._secrets)
+
+    def exposure(self) -> list[str]:
+        """A Redis without a password is open to every local account and anyone who reaches its
+        port (a one-machine hub runs every student's kernel next to it): they could list every task,
+        read its questions and results and write another result into it. A unix socket only its
+        owner (and group) may connect to is closed to them."""
+        try:
+            from redis.asyncio.connection import parse_url
+
+            options = parse_url(self._raw_url)
+        except (ImportError, ValueError):
+            return []  # refused when first used, with its reason
+        if options.get("password") or self._password:
+            return []
+        path = options.get("path")
+        if path:
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                return []  # not there: the start's ping says so
+            if stat.S_ISSOCK(mode) and not mode & 0o022:
+                return []  # only its owner and group may connect (connecting needs write permission)
+        return [
+            f"the task store {self.url} has no password: any account on this machine (on a one-machine "
+            "hub, every student's kernel) or anyone who reaches Redis can connect to it directly, list "
+            "every task, read its questions and results, and change them (the task's owner would "
+            "then read the forged result). Give Redis a password (requirepass, or an ACL user) and "
+            f"probe-kit the same: {PASSWORD_ENV}=PASSWORD in probe-kit's environment (kept out of "
+            "`ps`, which every account can read), or redis://:PASSWORD@127.0.0.1:6379/0; or use a unix "
+            "socket only this account may open (unixsocketperm 700). See docs/classroom.md."
+        ]
 
     # ------------------------------------------------------------------ the interface
     async def insert(self, task_id: str, fields: Fields, *, created: float, expires_at: float | None) -> None:
@@ -288,7 +339,9 @@ class RedisStore(TaskStore):
                     if message is not None and message.get("type") == "message":
                         on_change(str(message["data"]))
             except (RedisError, OSError) as exc:  # said once per outage, not once a second
-                self.outage.failed(TaskStoreError(f"task store {self.url}: listening failed: {exc}"))
+                self.outage.failed(
+                    TaskStoreError(f"task store {self.url}: listening failed: {self._scrub(exc)}")
+                )
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -97,7 +99,7 @@ class SqliteStore(TaskStore):
 
     def _open(self) -> sqlite3.Connection:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _make_private(self.path)
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             db.execute("PRAGMA journal_mode = WAL")
@@ -106,6 +108,29 @@ class SqliteStore(TaskStore):
         except (OSError, sqlite3.Error) as exc:
             raise TaskStoreError(f"cannot open the task store {self.url}: {exc}") from exc
         return db
+
+    def exposure(self) -> list[str]:
+        """The file (and its ``-wal``/``-shm`` companions, which SQLite gives the file's mode) must
+        be this account's alone: every task's questions and results are in it, and a one-machine
+        hub gives every student an account here. Said for a file or folder made before (probe-kit
+        makes them 0600 and 0700)."""
+        found = []
+        for path in (self.path, *(self.path.with_name(self.path.name + end) for end in ("-wal", "-shm"))):
+            mode = _mode(path)
+            if mode is not None and mode & 0o044:
+                found.append(
+                    f"the task store file {path} can be read by other accounts on this machine (mode "
+                    f"{stat.filemode(mode)}): every task's questions and results are in it. "
+                    f"chmod 600 {path} (probe-kit makes a new one 0600)"
+                )
+        folder = self.path.parent
+        mode = _mode(folder)
+        if mode is not None and mode & 0o022 and not mode & stat.S_ISVTX:
+            found.append(
+                f"the task store's folder {folder} can be written by other accounts (mode "
+                f"{stat.filemode(mode)}): they could replace or delete the task store. chmod 700 {folder}"
+            )
+        return found
 
     @staticmethod
     def _fields(db: sqlite3.Connection, task_id: str, now: float) -> Fields | None:
@@ -309,6 +334,29 @@ class SqliteStore(TaskStore):
 
         await asyncio.get_running_loop().run_in_executor(thread, shut)
         thread.shutdown(wait=False)
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return path.stat().st_mode
+    except OSError:
+        return None
+
+
+def _make_private(path: Path) -> None:
+    """Make the folders ``path`` needs (0700) and the file itself (0600) if they are not there yet,
+    before SQLite opens it: SQLite would make it 0644 (umask 022), readable by every account, and
+    its ``-wal`` and ``-shm`` files take the file's mode. Existing ones are left as they are
+    (:meth:`SqliteStore.exposure` says if others can read them)."""
+    missing = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
 
 
 class _transaction:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import anyio
+import anyio.to_thread
 from mcp import types
 from mcp.server.mcpserver import Elicit, ElicitationResult, Resolve
 from pydantic import BaseModel, Field
@@ -17,6 +18,9 @@ from mcpnb.probekit import schemas
 from mcpnb.probekit.responses import ProbeError, ok_structured, text_table
 from mcpnb.probekit.runio import RunIO, task_tool
 from mcpnb.probekit.state import ProbeState
+
+#: The most numbers one slow_task counts through (steps x block): enough to watch, bounded for a class.
+MAX_NUMBERS = 2_000_000
 
 
 class Proceed(BaseModel):
@@ -53,6 +57,11 @@ async def slow_task_run(
     Supports task-augmented execution (both protocol eras)."""
     if not 1 <= steps <= 1000 or not 1 <= block <= 100_000 or not 0 <= delay <= 10:
         raise ProbeError("steps must be 1–1000, block 1–100000 and delay 0–10 seconds.")
+    if steps * block > MAX_NUMBERS:
+        raise ProbeError(
+            f"steps x block must be at most {MAX_NUMBERS:,} numbers (got {steps * block:,}): "
+            "probe-kit is shared, and counting further would take a worker's CPU for minutes."
+        )
     rows: list[dict[str, Any]] = []
     confirmed: bool | None = None
     for step in range(1, steps + 1):
@@ -63,7 +72,11 @@ async def slow_task_run(
                 break
         if fail_at == step:
             raise ProbeError(f"Step {step} failed on purpose (fail_at={fail_at}).")
-        found = primes_in((step - 1) * block, step * block)
+        # off the event loop: a block of large numbers takes a while, and the worker's other
+        # clients (and its heartbeat) must not wait for it; a cancel stops the task at once
+        found = await anyio.to_thread.run_sync(
+            primes_in, (step - 1) * block, step * block, abandon_on_cancel=True
+        )
         rows.append({"step": step, "primes": len(found), "largest": found[-1] if found else 0})
         await io.progress(step, steps, f"block {step}/{steps}: {len(found)} primes")
         await anyio.sleep(delay)

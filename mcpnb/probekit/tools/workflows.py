@@ -13,9 +13,10 @@ import random
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mcp import types
+from pydantic import Field
 
 from mcpnb.probekit import schemas
 from mcpnb.probekit.paths import confine, read_text
@@ -481,8 +482,39 @@ def tools(state: ProbeState) -> list[Callable[..., Any]]:
     ]
     out = []
     for runner in runners:
+        _cap_copied(runner)
         tool = task_tool(runner)
         tool.__name__ = runner.__name__
         tool.output_schema = dict(schemas.WORKFLOW_REPORT)  # type: ignore[attr-defined]
         out.append(tool)
     return out
+
+
+#: The longest each text argument a workflow copies into its report may be (and so into its task's
+#: record, which the store keeps and every tasks/get reads): said as ``maxLength`` in the schema,
+#: so a client knows before it sends, and checked on every call.
+COPIED_CAPS = {
+    "path": 500,
+    "feature": 2000,
+    "description": 2000,
+    "framework": 100,
+    "brand_color": 100,
+    "version": 100,
+    "error": 50_000,
+    "diff": 200_000,
+}
+#: At most this many commit messages, each at most this long (``start_release``).
+MAX_COMMITS, MAX_COMMIT = 1000, 2000
+
+
+def _cap_copied(runner: Callable[..., Any]) -> None:
+    """Give ``runner``'s text arguments their :data:`COPIED_CAPS` (their schema's ``maxLength``)."""
+    hints = runner.__annotations__
+    for name, cap in COPIED_CAPS.items():
+        if name not in hints:
+            continue
+        capped = Annotated[str, Field(max_length=cap)]
+        hints[name] = capped | None if hints[name] == (str | None) else capped
+    if "commits" in hints:
+        item = Annotated[str, Field(max_length=MAX_COMMIT)]
+        hints["commits"] = Annotated[list[item], Field(max_length=MAX_COMMITS)] | None  # type: ignore[valid-type]
