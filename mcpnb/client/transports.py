@@ -450,51 +450,98 @@ async def server_message(response: Any) -> str | None:
     return _said(first, secrets, MESSAGE_LIMIT) or None
 
 
+#: How long :func:`page_title` waits for a page's title: a page that trickles (or is held open) must not
+#: hold the connect it answered, which would otherwise say "no answer within startup_timeout".
+TITLE_WAIT = 1.5
+_HEAD_END = re.compile(rb"</title|<body", re.IGNORECASE)
+
+
 async def page_title(response: Any) -> str | None:
     """The title of a web page answered with a 2xx (``text/html``) where MCP's JSON or event
     stream was asked for: a single sign-on page (an identity-aware proxy, a VPN portal) in front of
     the server says whose sign-in it is. None for every other answer, whose body is never touched
     (an event stream is read by the SDK as it comes, and may never end).
 
-    At most :data:`BODY_LIMIT` bytes are read (a page may be large, or streamed), and they are put
-    back in front of the rest, so whoever reads the body next reads all of it."""
+    Only the page's head is read: up to its ``</title>`` or ``<body``, at most :data:`BODY_LIMIT`
+    bytes and :data:`TITLE_WAIT` seconds (a portal may stream its page, or hold it open). The raw
+    bytes are decoded for the title with a decoder of their own (portals send their pages gzipped,
+    as httpx asks) and put back, still encoded, in front of the rest, so whoever reads the body
+    next reads all of it. If the read failed or was cut at the wait, that reader gets the bytes
+    read, then the error: never a body silently cut short."""
+    import anyio
+    import httpx2
+
     content_type = response.headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() != "text/html":
         return None
+    decoder = _content_decoder(response)
     stream = response.stream
     head: list[bytes] = []
-    size = 0
+    page = b""
+    failure: BaseException | None = None
     chunks = stream.__aiter__()
     try:
-        while size < BODY_LIMIT:
-            chunk = await chunks.__anext__()
-            head.append(chunk)
-            size += len(chunk)
-    except StopAsyncIteration:
-        pass
-    except Exception:  # a body we cannot read: no title, and the error is the next reader's
-        return None
+        with anyio.move_on_after(TITLE_WAIT) as waited:
+            while sum(map(len, head)) < BODY_LIMIT and len(page) < BODY_LIMIT:
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    break
+                head.append(chunk)
+                if decoder is not None:
+                    try:
+                        page += b"".join(decoder.decode(chunk))
+                    except httpx2.DecodingError:
+                        decoder = None  # not what its Content-Encoding says: the next reader finds out
+                if _HEAD_END.search(page):
+                    break
+        if waited.cancelled_caught:
+            failure = httpx2.ReadTimeout(
+                f"the page's head was read for its title for {TITLE_WAIT} s, and the rest not waited for"
+            )
+    except Exception as exc:  # a body we cannot read: no title, and the next reader gets the error
+        failure = exc
+    except BaseException:  # cancelled from outside, mid-read: a next reader gets no body cut short
+        failure = httpx2.ReadError("the page's read was cancelled while its title was sought")
+        raise
     finally:
-        response.stream = _prepended(head, chunks, stream)
-    page = b"".join(head)[: BODY_LIMIT + SECRET_MARGIN].decode("utf-8", "replace")
-    match = re.search(r"<title\b[^>]*>(.*?)</title>", page, re.IGNORECASE | re.DOTALL)
+        response.stream = _prepended(head, chunks, stream, failure)
+    text = page[: BODY_LIMIT + SECRET_MARGIN].decode("utf-8", "replace")
+    match = re.search(r"<title\b[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
     if match is None:  # no title: the body's text says nothing a person can use (a script, a blob)
         return None
     import html
 
-    text = html.unescape(" ".join(re.sub(r"<[^>]+>", " ", match.group(1)).split()))
-    return _said(text, _sent_secrets(response), MESSAGE_LIMIT).strip() or None
+    title = html.unescape(" ".join(re.sub(r"<[^>]+>", " ", match.group(1)).split()))
+    return _said(title, _sent_secrets(response), MESSAGE_LIMIT).strip() or None
 
 
-def _prepended(head: list[bytes], rest: Any, original: Any) -> Any:
+def _content_decoder(response: Any) -> Any:
+    """A fresh decoder for the response's ``Content-Encoding`` (the response's own is its next
+    reader's, and keeps state), or None for an encoding httpx2 cannot decode."""
+    from httpx2._decoders import SUPPORTED_DECODERS, MultiDecoder
+
+    codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
+    codings = [c for c in codings if c and c != "identity"]
+    if any(c not in SUPPORTED_DECODERS for c in codings):
+        return None
+    try:
+        return MultiDecoder(codings)
+    except Exception:  # more codings than httpx2 applies: the next reader is told
+        return None
+
+
+def _prepended(head: list[bytes], rest: Any, original: Any, failure: BaseException | None = None) -> Any:
     """A response body whose first chunks were already read (:func:`page_title`): those, then the
-    rest, as one stream; closing it closes the original."""
+    rest (or the error that stopped their read), as one stream; closing it closes the original."""
     import httpx2
 
     class Prepended(httpx2.AsyncByteStream):
         async def __aiter__(self) -> AsyncIterator[bytes]:
             for chunk in head:
                 yield chunk
+            if failure is not None:
+                raise failure
             async for chunk in _remaining(rest):
                 yield chunk
 

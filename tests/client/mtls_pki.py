@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import DEMO, _accepts, free_port, wait_until
+from conftest import DEMO, _accepts, wait_until
 
 #: The client key's passphrase in the tests (an environment variable holds it).
 PASSPHRASE = "correct-horse-battery"
@@ -109,7 +109,7 @@ import socket, ssl, sys
 sys.path.insert(0, {folder!r})
 import uvicorn
 from demo_server import create_server
-kind, port, cert, key, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+kind, cert, key, ca = sys.argv[1:5]
 server = create_server()
 if kind == "http":
     app = server.streamable_http_app(streamable_http_path="/mcp")
@@ -117,8 +117,9 @@ else:
     app = server.sse_app(sse_path="/sse")
 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-sock.bind(("127.0.0.1", port))
+sock.bind(("127.0.0.1", 0))  # the port is this process's from the start (no other can take it)
 sock.listen(128)
+print(sock.getsockname()[1], flush=True)
 config = uvicorn.Config(app, log_level="critical", timeout_graceful_shutdown=1, ssl_certfile=cert,
                         ssl_keyfile=key, ssl_ca_certs=ca, ssl_cert_reqs=ssl.CERT_REQUIRED)
 uvicorn.Server(config).run(sockets=[sock])
@@ -129,10 +130,13 @@ class MtlsServer:
     """The demo server over HTTPS on 127.0.0.1 that asks every client for a certificate its CA signed."""
 
     def __init__(self, pki: Pki, kind: str = "http") -> None:
-        port = free_port()
         code = _SERVE.format(folder=str(Path(DEMO).parent))
-        args = [kind, str(port), str(pki.server_cert), str(pki.server_key), str(pki.ca)]
-        self.proc = subprocess.Popen([sys.executable, "-c", code, *args])
+        args = [kind, str(pki.server_cert), str(pki.server_key), str(pki.ca)]
+        self.proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        said = self.proc.stdout.readline().strip()
+        assert said.isdigit(), f"the HTTPS server did not start: {said!r}"
+        port = int(said)
         self.url = f"https://127.0.0.1:{port}/{'mcp' if kind == 'http' else 'sse'}"
         assert wait_until(lambda: _accepts(port)), "the HTTPS server did not start"
 
@@ -186,7 +190,6 @@ class MtlsGateway:
     def _relay(self, sock) -> None:
         import socket
         import ssl
-        import threading
 
         sock.settimeout(10)
         tls = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
@@ -204,30 +207,51 @@ class MtlsGateway:
                 pass
             tls.close()
             return
-        tls.settimeout(None)
         try:
             inner = socket.create_connection(self.upstream)
         except OSError:
             tls.close()
             return
+        self._pipe(tls, inner)
 
-        def pipe(src, dst) -> None:
-            try:
-                while data := src.recv(65536):
-                    dst.sendall(data)
-            except (OSError, ssl.SSLError):
-                pass
-            finally:
-                for end in (src, dst):
-                    with contextlib.suppress(OSError):
-                        end.shutdown(socket.SHUT_RDWR)
+    def _pipe(self, tls, inner) -> None:
+        """Both directions in this one thread (an ``SSLSocket`` is not safe to read in one thread
+        while another writes): the TLS side read without blocking (a TLS record that is not data,
+        or half a record, would block a read that ``select`` said was ready), and what ``ssl`` has
+        already decrypted (``pending``) read before waiting on the socket again."""
+        import selectors
+        import socket
+        import ssl
 
-        back = threading.Thread(target=pipe, args=(inner, tls), daemon=True)
-        back.start()
-        pipe(tls, inner)
-        back.join(10)
-        tls.close()
-        inner.close()
+        tls.settimeout(0)
+        inner.settimeout(10)
+        selector = selectors.DefaultSelector()
+        selector.register(tls, selectors.EVENT_READ)
+        selector.register(inner, selectors.EVENT_READ)
+        try:
+            while not self.done.is_set():
+                ready = [tls] if tls.pending() else [key.fileobj for key, _ in selector.select(0.2)]
+                for src in ready:
+                    try:
+                        data = src.recv(65536)
+                    except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+                        continue
+                    if not data:
+                        return
+                    if src is tls:
+                        inner.sendall(data)
+                    else:
+                        tls.settimeout(10)  # sendall through ssl waits for the socket itself
+                        tls.sendall(data)
+                        tls.settimeout(0)
+        except (OSError, ssl.SSLError):
+            pass
+        finally:
+            selector.close()
+            for end in (tls, inner):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+                end.close()
 
     def stop(self) -> None:
         self.done.set()

@@ -133,6 +133,23 @@ def test_a_403_to_an_accepted_certificate_names_the_certificate_not_missing_cred
         app.server_close()
 
 
+def test_relative_paths_given_in_code_stay_the_files_meant_after_a_cd(
+    pool, pki, gateway, monkeypatch, tmp_path
+) -> None:
+    """Paths given from code (no file to be beside) are the working directory's when given: the
+    files are read again at each reconnect, and a notebook's ``%cd`` must not change which."""
+    monkeypatch.chdir(pki.folder)
+    here = os.getcwd()
+    tls = {"cert": "client.pem", "key": "client-key.pem", "ca": "ca.pem"}
+    pool.connect("rel", url=gateway, config={**QUIET, "tls": tls})
+    assert pool.connection("rel").config.tls.cert == os.path.join(here, "client.pem")
+    monkeypatch.chdir(tmp_path)  # %cd elsewhere
+    pool.reconnect("rel")
+    assert pool.call("rel", "echo", {"text": "same files"}).text == "same files"
+    said = _context_error({"cert": "nowhere.pem"})  # the error names the file it looked for
+    assert repr(os.path.join(os.getcwd(), "nowhere.pem")) in said, said
+
+
 def test_ca_trusts_this_servers_ca_beside_the_system(pool, pki, mtls_server, monkeypatch) -> None:
     """Without ``ca`` the private CA is not trusted (the certificate words); with it, the server is."""
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
@@ -175,6 +192,23 @@ def test_a_missing_or_wrong_file_is_named_with_its_setting(pki, tmp_path) -> Non
 def test_a_key_that_is_not_the_certificates_is_said(pki) -> None:
     said = _context_error({"cert": str(pki.client_cert), "key": str(pki.other_key)})
     assert "does not belong to the certificate" in said and "tls.key" in said, said
+
+
+def test_a_pkcs12_exports_latin_1_bag_attributes_do_not_reject_its_files(
+    pool, pki, gateway, tmp_path
+) -> None:
+    """``openssl pkcs12 -out`` writes "Bag Attributes" before each block, naming its owner as the
+    keystore did (Latin-1 here): OpenSSL loads such files, so mcpnb's checks must read them too."""
+    bag = "Bag Attributes\n    friendlyName: Jürgen Müller\n".encode("latin-1")
+    both = tmp_path / "export.pem"
+    both.write_bytes(bag + pki.client_cert.read_bytes() + bag + pki.client_key.read_bytes())
+    ca = tmp_path / "ca-export.pem"
+    ca.write_bytes(bag + pki.ca.read_bytes())
+    config = ServerConfig.build("corp", url=gateway, tls={"cert": str(both), "ca": str(ca)})
+    assert config.tls is not None
+    config.tls.context()
+    pool.connect("bag", url=gateway, config={**QUIET, "tls": {"cert": str(both), "ca": str(ca)}})
+    assert pool.call("bag", "echo", {"text": "latin-1"}).text == "latin-1"
 
 
 def test_an_encrypted_key_needs_password_env_and_the_right_passphrase(pki, monkeypatch) -> None:

@@ -7,7 +7,9 @@ A real local peer: ``http.server`` answering every request with a sign-in page.
 
 from __future__ import annotations
 
+import gzip
 import http.server
+import socket
 import threading
 from collections.abc import Iterator
 
@@ -24,7 +26,7 @@ PAGE = (
 ).encode()
 
 
-def _serve(page: bytes, content_type: str) -> Iterator[str]:
+def _serve(page: bytes, content_type: str, encoding: str | None = None) -> Iterator[str]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def answer(self) -> None:
             length = int(self.headers.get("content-length") or 0)
@@ -32,6 +34,8 @@ def _serve(page: bytes, content_type: str) -> Iterator[str]:
                 self.rfile.read(length)
             self.send_response(200)
             self.send_header("Content-Type", content_type)
+            if encoding:
+                self.send_header("Content-Encoding", encoding)
             self.send_header("Content-Length", str(len(page)))
             self.end_headers()
             self.wfile.write(page)
@@ -66,6 +70,58 @@ def test_a_sign_in_page_is_named_by_its_title(pool, sign_in_page, path, options)
     said = str(caught.value)
     assert f"a web page ({TITLE}) answers there, not an MCP server" in said, said
     assert "sign-in page" in said
+
+
+def test_a_gzipped_sign_in_page_is_named_by_its_title(pool) -> None:
+    """httpx asks for gzip, and portals compress their pages: the title is read from the decoded head."""
+    for url in _serve(gzip.compress(PAGE), "text/html; charset=utf-8", "gzip"):
+        with pytest.raises(ConnectError) as caught:
+            pool.connect("sso", url=url + "/mcp", config=QUIET)
+        said = str(caught.value)
+        assert f"a web page ({TITLE}) answers there, not an MCP server" in said, said
+
+
+@pytest.fixture
+def held_page() -> Iterator[str]:
+    """A portal that streams its page (chunked): the head and title at once, then nothing more, the
+    connection held open until the test ends."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    done = threading.Event()
+    head = b"<html><head><title>Sign in - Okta</title></head><body>"
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+            conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + f"{len(head):x}\r\n".encode()
+                + head
+                + b"\r\n"
+            )
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    done.set()
+    listener.close()
+    for conn in held:
+        conn.close()
+    thread.join(5)
+
+
+def test_a_page_held_open_after_its_title_is_named_at_once(pool, held_page) -> None:
+    """The head is read only up to its title: a page that never ends is named, not waited for until
+    startup_timeout."""
+    with pytest.raises(ConnectError) as caught:
+        pool.connect("sso", url=held_page + "/mcp", config={**QUIET, "startup_timeout": 6})
+    said = str(caught.value)
+    assert "a web page (Sign in - Okta) answers there, not an MCP server" in said, said
 
 
 def test_another_web_page_is_named_and_the_url_questioned(pool) -> None:
@@ -114,3 +170,41 @@ async def _bounded_head() -> None:
     stream = httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Counted())
     taken.clear()
     assert await page_title(stream) is None and not taken
+
+
+def test_page_title_waits_a_bounded_time_and_never_truncates_silently(monkeypatch) -> None:
+    import asyncio
+
+    from mcpnb.client import transports
+
+    monkeypatch.setattr(transports, "TITLE_WAIT", 0.2, raising=False)
+    asyncio.run(_bounded_wait())
+
+
+async def _bounded_wait() -> None:
+    import asyncio
+
+    import httpx2
+
+    from mcpnb.client.transports import page_title
+
+    class Trickle(httpx2.AsyncByteStream):  # no title, then a page that never comes
+        async def __aiter__(self):  # type: ignore[override]
+            yield b"<html><head><script>"
+            await asyncio.sleep(3600)
+            yield b"never"
+
+    held = httpx2.Response(200, headers={"content-type": "text/html"}, stream=Trickle())
+    assert await asyncio.wait_for(page_title(held), 10) is None  # the test's own bound, not a timing
+    with pytest.raises(httpx2.ReadTimeout, match="not waited for"):
+        await held.aread()  # the next reader is told the rest was not read, not given a cut body
+
+    class Broken(httpx2.AsyncByteStream):
+        async def __aiter__(self):  # type: ignore[override]
+            yield b"<html><head>"
+            raise httpx2.ReadError("connection reset")
+
+    broken = httpx2.Response(200, headers={"content-type": "text/html"}, stream=Broken())
+    assert await page_title(broken) is None
+    with pytest.raises(httpx2.ReadError, match="connection reset"):
+        await broken.aread()

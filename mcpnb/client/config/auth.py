@@ -33,6 +33,31 @@ _SECRET_FILES = ("private_key_file", "id_token_file", "assertion_file")
 _WHERE_FIELDS = ("server_name", "source")
 
 
+def env_value(var: str, env: Mapping[str, str], what: str, **where: Any) -> str:
+    """The value of the environment variable ``var``, which holds ``what`` (a secret, read at the last
+    moment so rotation just works); unset or empty is a :class:`ConfigError` at ``where`` (``file``,
+    ``server``, ``key``), with the variable it may have meant. Shared by ``auth`` and ``tls``."""
+    resolved = env.get(var)
+    if not resolved:
+        state = "is empty" if resolved == "" else "is not set"
+        raise ConfigError(
+            f"environment variable {var!r} {state} (it should hold the {what})",
+            suggestion=did_you_mean(var, env),
+            **where,
+        )
+    return resolved
+
+
+def settings_of(config: Any) -> dict[str, Any]:
+    """A config dataclass's fields that differ from their defaults, as a ``.mcp.json`` would say
+    them: not where it belongs (``server_name``, ``source``). Shared by ``auth`` and ``tls``."""
+    return {
+        f.name: getattr(config, f.name)
+        for f in fields(config)
+        if f.name not in _WHERE_FIELDS and not is_default(f, getattr(config, f.name))
+    }
+
+
 @dataclass(frozen=True, eq=True, repr=False)
 class AuthConfig:
     """How to authenticate to an HTTP/SSE server. Secrets may stay in the environment (``*_env``)
@@ -107,17 +132,7 @@ class AuthConfig:
                 server=self.server_name,
                 key=f"auth.{key}",
             )
-        resolved = env.get(var)
-        if not resolved:
-            state = "is empty" if resolved == "" else "is not set"
-            raise ConfigError(
-                f"environment variable {var!r} {state} (it should hold the {key})",
-                file=self.source,
-                server=self.server_name,
-                key=f"auth.{key}_env",
-                suggestion=did_you_mean(var, env),
-            )
-        return resolved
+        return env_value(var, env, key, file=self.source, server=self.server_name, key=f"auth.{key}_env")
 
     def resolve_token(self, environ: Mapping[str, str] | None = None) -> str:
         """The bearer token, read from the environment at the last moment so rotation just works."""
@@ -239,11 +254,7 @@ class AuthConfig:
 
     def _settings(self) -> dict[str, Any]:
         """The fields that differ from their defaults (``type`` always), as a ``.mcp.json`` would say them."""
-        return {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if f.name not in _WHERE_FIELDS and not is_default(f, getattr(self, f.name))
-        }
+        return settings_of(self)
 
     def redacted(self) -> dict[str, Any]:
         """A JSON-able view for display: secret values replaced, variable names kept (they help debugging)."""

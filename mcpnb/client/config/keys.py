@@ -113,34 +113,33 @@ def canonical(
             )
         if key == "transport":
             value = TRANSPORTS[value]
-        elif key == "auth":
-            auth: dict[str, Any] = {}
-            for araw, avalue in value.items():
-                akey = AUTH_ALIASES.get(araw, araw)
-                if akey in auth:
-                    raise ConfigError(
-                        f"set twice, as {spelled['auth.' + akey]!r} and {'auth.' + araw!r}",
-                        file=source,
-                        server=name,
-                        key=f"{raw}.{araw}",
-                    )
-                auth[akey] = avalue
-                spelled[f"auth.{akey}"] = f"{raw}.{araw}"
-            value = auth
-        elif key == "tls":
-            tls: dict[str, Any] = {}
-            for traw, tvalue in value.items():
-                tkey = TLS_ALIASES.get(traw, traw)
-                if tkey in tls:
-                    raise ConfigError(
-                        f"set twice, as {spelled['tls.' + tkey]!r} and {'tls.' + traw!r}",
-                        file=source,
-                        server=name,
-                        key=f"{raw}.{traw}",
-                    )
-                tls[tkey] = tvalue
-                spelled[f"tls.{tkey}"] = f"{raw}.{traw}"
-            value = tls
+        elif key in _NESTED:
+            value = _nested(raw, key, value, name, source, spelled)
         canon[key] = value
         spelled[key] = raw
     return canon, spelled
+
+
+#: The settings that are tables of their own, with their own spellings.
+_NESTED: dict[str, dict[str, str]] = {"auth": AUTH_ALIASES, "tls": TLS_ALIASES}
+
+
+def _nested(
+    raw: str, key: str, table: Mapping[str, Any], name: str, source: str | None, spelled: dict[str, str]
+) -> dict[str, Any]:
+    """``auth``'s or ``tls``'s own spellings, as :func:`canonical` for the entry (``spelled`` says
+    ``auth.x``/``tls.x`` as written, ``raw`` being how the table itself was spelled)."""
+    aliases = _NESTED[key]
+    canon: dict[str, Any] = {}
+    for inner_raw, value in table.items():
+        inner = aliases.get(inner_raw, inner_raw)
+        if inner in canon:
+            raise ConfigError(
+                f"set twice, as {spelled[f'{key}.{inner}']!r} and {f'{raw}.{inner_raw}'!r}",
+                file=source,
+                server=name,
+                key=f"{raw}.{inner_raw}",
+            )
+        canon[inner] = value
+        spelled[f"{key}.{inner}"] = f"{raw}.{inner_raw}"
+    return canon

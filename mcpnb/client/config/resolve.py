@@ -228,10 +228,13 @@ def _tls(
     name: str,
     values: Mapping[str, Any],
 ) -> TlsConfig | None:
-    """The ``tls`` settings: paths expanded and taken relative to the file that wrote them; a key
-    or passphrase only with the certificate they belong to; an https:// URL (no TLS otherwise)."""
+    """The ``tls`` settings: paths expanded and taken relative to the file that wrote them (without
+    one, to the working directory now: the files are read again at each reconnect, after a ``%cd``
+    too); a key or passphrase only with the certificate they belong to; an https:// URL (no TLS
+    otherwise)."""
     settings = {
-        k: (_beside(expand_at(v, f"tls.{k}"), source) if k in TLS_PATHS else v) for k, v in raw.items()
+        k: (os.path.abspath(_beside(expand_at(v, f"tls.{k}"), source)) if k in TLS_PATHS else v)
+        for k, v in raw.items()
     }
     if not settings:
         return None

@@ -9,17 +9,19 @@ that can be wrong with them is said with the setting to fix: ``ssl`` alone says 
 from __future__ import annotations
 
 import os
+import re
 import ssl
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
-from mcpnb.client.config.frozen import is_default
-from mcpnb.client.errors import ConfigError, did_you_mean
+from mcpnb.client.config.auth import env_value, settings_of
+from mcpnb.client.errors import ConfigError
 
-#: The fields that hold paths (``${VAR}`` expanded, relative to the file that wrote them).
+#: The fields that hold paths (``${VAR}`` expanded, relative to the file that wrote them, else made
+#: absolute where they were given).
 TLS_PATHS = ("cert", "key", "ca")
-_WHERE_FIELDS = ("server_name", "source")
+_PEM_CERTIFICATE = re.compile(r"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----", re.DOTALL)
 
 
 @dataclass(frozen=True, eq=True, repr=False)
@@ -44,26 +46,25 @@ class TlsConfig:
         """The key's passphrase from ``password_env`` (None without one), read at connect time."""
         if not self.password_env:
             return None
-        env = os.environ if environ is None else environ
-        value = env.get(self.password_env)
-        if not value:
-            state = "is empty" if value == "" else "is not set"
-            raise self._error(
-                f"environment variable {self.password_env!r} {state} (it should hold the passphrase of "
-                "the client certificate's key)",
-                "password_env",
-                suggestion=did_you_mean(self.password_env, env),
-            )
-        return value
+        return env_value(
+            self.password_env,
+            os.environ if environ is None else environ,
+            "passphrase of the client certificate's key",
+            file=self.source,
+            server=self.server_name,
+            key="tls.password_env",
+        )
 
     def _read(self, key: str, what: str) -> str:
+        """The file's text, for its checks (and the CA's load). Bytes that are not UTF-8 are replaced:
+        only the PEM blocks matter, and OpenSSL skips the text around them (a PKCS#12 export's "Bag
+        Attributes" may name its owner in Latin-1)."""
         path = getattr(self, key)
         try:
-            with open(path, encoding="utf-8") as f:
+            with open(path, encoding="utf-8", errors="replace") as f:
                 return f.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a PEM text file"
-            raise self._error(f"cannot read the {what} file {path!r} ({reason})", key) from None
+        except OSError as exc:
+            raise self._error(f"cannot read the {what} file {path!r} ({_reason(exc)})", key) from None
 
     def context(self, environ: Mapping[str, str] | None = None) -> ssl.SSLContext:
         """The ``ssl.SSLContext`` for this server: the usual trust (the system's, or ``SSL_CERT_FILE``,
@@ -73,11 +74,14 @@ class TlsConfig:
 
         context = httpx2.create_ssl_context()
         if self.ca:
-            if "-----BEGIN CERTIFICATE-----" not in self._read("ca", "CA bundle"):
+            # the certificates in the text read for the check (the file read once): the text around
+            # them, which OpenSSL skips anyway, need not be ASCII, as cadata must
+            blocks = _PEM_CERTIFICATE.findall(self._read("ca", "CA bundle"))
+            if not blocks:
                 raise self._error(f"{self.ca!r} holds no PEM certificate (-----BEGIN CERTIFICATE-----)", "ca")
             try:
-                context.load_verify_locations(cafile=self.ca)
-            except (OSError, ssl.SSLError) as exc:
+                context.load_verify_locations(cadata="\n".join(blocks))
+            except (OSError, ssl.SSLError, TypeError) as exc:  # TypeError: a block that is not ASCII
                 raise self._error(f"cannot use the CA bundle {self.ca!r} ({_reason(exc)})", "ca") from None
         if self.cert:
             self._load_chain(context, environ)
@@ -140,11 +144,7 @@ class TlsConfig:
 
     def _settings(self) -> dict[str, Any]:
         """The fields that differ from their defaults, as a ``.mcp.json`` would say them."""
-        return {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if f.name not in _WHERE_FIELDS and not is_default(f, getattr(self, f.name))
-        }
+        return settings_of(self)
 
     def redacted(self) -> dict[str, Any]:
         """For display: paths and the variable's name (no secret is held here)."""
@@ -158,8 +158,6 @@ class TlsConfig:
 
 def _reason(exc: BaseException) -> str:
     """An ``ssl``/``OSError`` in words: its reason, not "[SSL] PEM lib (_ssl.c:3900)"."""
-    import re
-
     if isinstance(exc, OSError) and not isinstance(exc, ssl.SSLError) and exc.strerror:
         return exc.strerror
     reason = getattr(exc, "reason", None)
