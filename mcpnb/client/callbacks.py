@@ -137,6 +137,11 @@ class SessionCallbacks:
         challenge: str | None = None,
         retry_after: str | None = None,
     ) -> None:
+        """Every HTTP response. A successful one carries a message only when it is a web page (its
+        title, :func:`~mcpnb.client.transports.page_title`): kept, so a sign-in page in front of
+        the server is named where the SDK says only "Unexpected content type: text/html"."""
+        if status < 300 and message:
+            self.web_page = self.safe(message)
         requests.note_response(self, status, request_headers, message, challenge, retry_after)
 
     async def _on_message(self, message: Any) -> None:

@@ -648,7 +648,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         on_stderr=self._on_stderr,
                         on_stdout=self._on_stdout,
                         # (status, request headers, message, challenge[, Retry-After])
-                        on_response=self._heard_response,
+                        on_response=self._on_response,
                         on_failure=lambda exc: self._transport_failed(exc, stop, ready),
                         live=lambda: self.state is State.CONNECTED and not stop.is_set(),
                     )
@@ -691,21 +691,6 @@ class Connection(SessionCallbacks, ConnectionRequests):
         finally:
             if not ready.done():
                 ready.set_exception(ConnectionError("the connection ended before it was ready"))
-
-    def _heard_response(
-        self,
-        status: int,
-        request_headers: Any,
-        message: str | None = None,
-        challenge: str | None = None,
-        retry_after: str | None = None,
-    ) -> None:
-        """Every HTTP response. A successful one carries a message only when it is a web page (its
-        title, :func:`~mcpnb.client.transports.page_title`): kept, so a sign-in page in front of
-        the server is named where the SDK says only "Unexpected content type: text/html"."""
-        if status < 300 and message:
-            self.web_page = self.safe(message)
-        self._on_response(status, request_headers, message, challenge, retry_after)
 
     def _transport_failed(self, exc: BaseException, stop: asyncio.Event, ready: asyncio.Future[Any]) -> None:
         """The transport says the session is over (:func:`~mcpnb.client.requests.transport_failed`);
