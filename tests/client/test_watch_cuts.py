@@ -16,8 +16,6 @@ The server is probe-kit, whose ``probe://status`` changes as tasks start and end
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -25,8 +23,8 @@ from typing import Any
 import pytest
 from conftest import _accepts, wait_until
 
-from mcpnb.client import stdio
 from tests.client.test_modern_cuts import QUIET, relay  # noqa: F401  (relay: a fixture)
+from tests.client.test_restart_note_tasks import kill_and_wait
 from tests.peers.fastmcp_venv import serving
 
 STATUS = "probe://status"
@@ -93,13 +91,8 @@ def test_a_restarted_server_is_watched_again(pool, era, tmp_path) -> None:
     pool.call("probe", "slow_task", TASK, task=True).result(timeout=30)
     assert wait_until(lambda: updates(pool, "probe") >= 1, timeout=10), pool.logs("probe")
     assert wait_until(lambda: STATUS in heard)
-    before, told = pool.status()["probe"].retries, len(heard)
-    (pid,) = [pid for pid, name in stdio.live_children().items() if name == "probe"]
-    os.kill(pid, signal.SIGKILL)
-    assert wait_until(
-        lambda: pool.status()["probe"].state == "connected" and pool.status()["probe"].retries > before,
-        timeout=30,
-    ), pool.status()["probe"].last_error
+    told = len(heard)
+    kill_and_wait(pool)
     # told once to read again (the new process starts afresh), whatever the server says next
     assert wait_until(lambda: len(heard) > told, timeout=10), pool.logs("probe")
     assert not any("could not" in line for line in pool.logs("probe")), pool.logs("probe")
