@@ -139,6 +139,72 @@ def test_a_page_that_sends_its_frame_elsewhere_is_blanked_and_answered_no_more(l
         browser.close()
 
 
+APP_VIEW = Path(__file__).parents[2] / "mcpnb" / "notebook" / "render" / "app_view.js"
+
+#: ``app_view.js`` rendered in a bare page with the little a widget model gives it (``get``, ``on``,
+#: ``send``); what it would send to the kernel is kept in ``window.sent``. ``deaf`` stops the page's
+#: "I am going" before the view hears it, as a busy browser may deliver it late.
+HARNESS = """async ([source, page, deaf]) => {
+  const view = await import(URL.createObjectURL(new Blob([source], {type: "text/javascript"})));
+  const stop = (e) => { if (e.data?.mcpnbGone) e.stopImmediatePropagation(); };
+  if (deaf) addEventListener("message", stop, true);
+  window.sent = [];
+  const values = {document: page, policy: "default-src 'none'; script-src 'unsafe-inline'", label: "bare",
+    height: 200, border: false, notes: [], max_height: 600};
+  const model = {get: (k) => values[k], on() {}, off() {}, send: (m) => window.sent.push(m.message)};
+  const el = document.createElement("div");
+  document.body.append(el);
+  view.default.render({model, el});
+}"""
+
+
+def _bare_view(pw, leak: Leak, script: str, deaf: bool = False):
+    """A browser showing a page whose body runs ``script``, through ``app_view.js`` alone."""
+    head = "<!DOCTYPE html><html><head><!--mcpnb:frontend--></head>"
+    page_html = f"{head}<body><script>{script}</script></body></html>"
+    browser = launch(pw)
+    page = browser.new_page()
+    page.goto(f"http://127.0.0.1:{leak.port}/host")
+    page.evaluate(HARNESS, [APP_VIEW.read_text(), page_html, deaf])
+    return browser, page
+
+
+def test_a_document_the_page_sent_its_frame_to_is_not_relayed_even_before_the_page_says_it_left(pw, leak):
+    """The page says it is going (beforeunload) before its frame asks for another document, but a
+    busy browser can deliver that after the new document has spoken (CI saw a call get through).
+    Here the view never hears it: the document at ``/away`` is still refused, as the frame it asks
+    from holds no document that announced itself, and the frame is blanked."""
+    script = (
+        'parent.postMessage({jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {}}, "*");'
+        f'setTimeout(() => {{ location.href = "http://127.0.0.1:{leak.port}/away"; }}, 300);'
+    )
+    browser, page = _bare_view(pw, leak, script, deaf=True)
+    try:
+        expect(page.locator(".mcpnb-app-left")).to_be_visible(timeout=30000)
+        assert "/away" in leak.paths
+        sent = page.evaluate("window.sent")
+        assert [m["method"] for m in sent] == ["ui/initialize"], sent  # the page's, and nothing of /away's
+    finally:
+        browser.close()
+
+
+def test_a_pages_messages_reach_the_kernel_all_and_in_order(pw, leak):
+    """Each message waits for the frame's document to say it is the page: none is lost or reordered
+    by that, however quickly they come."""
+    script = (
+        'for (let n = 1; n <= 40; n++) parent.postMessage({jsonrpc: "2.0", id: n, method: "ping"}, "*");'
+        'parent.postMessage({mcpnbHere: "a guess"}, "*");'  # a page cannot answer for itself
+    )
+    browser, page = _bare_view(pw, leak, script)
+    try:
+        page.wait_for_function("window.sent.length >= 40", timeout=30000)
+        page.wait_for_timeout(300)  # and nothing more comes
+        assert [m["id"] for m in page.evaluate("window.sent")] == list(range(1, 41))
+        expect(page.locator(".mcpnb-app-left")).to_be_hidden()
+    finally:
+        browser.close()
+
+
 def test_a_page_hears_its_teardown_when_its_output_is_cleared_or_its_cell_runs_again(lab, pw, leak):
     """The extension: the host MUST send ``ui/resource-teardown`` before it tears a page down. A
     notebook tears it down when the person clears the output, or runs the cell again."""

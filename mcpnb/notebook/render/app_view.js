@@ -9,7 +9,12 @@
 // new document keeps the frame's window, so `event.source` cannot tell it from the page, and no
 // policy of the page binds it (Firefox and Safari ignore the frame's `csp`). So each document drawn
 // from the page announces itself first, with a secret the page's own scripts never see (DOCUMENT);
-// a document that did not is never relayed, and the frame is blanked with a note.
+// a document that did not is never relayed, and the frame is blanked with a note. The page saying
+// it goes is not waited for: before a message is relayed, the document the frame holds *then* is
+// asked whether it is the one that announced itself, and only its answer, with the secret, lets
+// the message through (a postMessage goes to the frame's document of the moment, so the question
+// reaches a document that replaced the page, which cannot answer it; CI once saw a document the
+// page had sent its frame to get its call through before the page's "going" was heard).
 
 // Where a frontend may put a script of its own, after the policy, before the page (apps.FRONTEND_MARK).
 const MARK = "<!--mcpnb:frontend-->";
@@ -23,11 +28,18 @@ const MARK = "<!--mcpnb:frontend-->";
 // has), if its host spoke to it at all (only after `initialized`) and it was not told already.
 const DOCUMENT = (secret) => `<script>(() => {
   const host = window.parent, post = (data) => host.postMessage(data, "*");
+  const id = crypto.getRandomValues(new Uint32Array(2)).join("-"); // this document, not its reloads
   document.currentScript.remove();
-  post({ mcpnbDocument: ${JSON.stringify(secret)} });
+  post({ mcpnbDocument: ${JSON.stringify(secret)}, id });
   let heard = false, told = false;
   window.addEventListener("message", (event) => {
-    if (event.source !== host || event.data?.jsonrpc !== "2.0") return;
+    if (event.source !== host) return;
+    if (event.data?.mcpnbCheck !== undefined) { // the host asks who holds the frame: the page never sees it
+      event.stopImmediatePropagation();
+      post({ mcpnbHere: ${JSON.stringify(secret)}, id, check: event.data.mcpnbCheck });
+      return;
+    }
+    if (event.data?.jsonrpc !== "2.0") return;
     heard = true;
     if (event.data.method === "ui/resource-teardown") told = true;
   }, true);
@@ -187,10 +199,14 @@ function render({ model, el }) {
   let ours = false;
   let announced = false;
   let documents = 0;
+  let current = null; // the id the page's document of the moment announced
   let gone = false;
+  let checks = 0;
+  const checking = new Map(); // a check's number → the message waiting for it, and whose it was
   const leave = () => {
     gone = true;
     ours = false;
+    checking.clear();
     frame.removeAttribute("srcdoc");
     frame.src = "about:blank";
     left.textContent = "the page left itself (its frame was sent to another address): it is no longer answered";
@@ -205,7 +221,14 @@ function render({ model, el }) {
     setTimeout(() => announced || gone || leave(), 1000);
   });
   const announcement = (data) => {
-    if (data.mcpnbDocument === secret) {
+    if (data.mcpnbHere === secret) {
+      const waiting = checking.get(data.check);
+      checking.delete(data.check);
+      // the frame holds the document that sent it: relayed (answers come in the order asked)
+      if (waiting && ours && data.id === current && waiting.from === current) relay(waiting.message);
+    } else if (data.mcpnbDocument === secret) {
+      checking.clear(); // what an earlier document sent is not answered under this one
+      current = data.id;
       ours = announced = true;
       if (documents++ > 0) { // the page again (reloaded): a new handshake, under a new view
         view = randomId();
@@ -214,18 +237,24 @@ function render({ model, el }) {
       }
     } else if (data.mcpnbGone === secret) {
       ours = false; // until the next document of the page announces itself
+      checking.clear();
     }
   };
 
   const fromPage = (event) => {
     if (event.source !== frame.contentWindow || gone) return; // only this view's page
     const message = event.data;
-    if (message && typeof message === "object" && ("mcpnbDocument" in message || "mcpnbGone" in message)) {
+    if (message && typeof message === "object" && ["mcpnbDocument", "mcpnbGone", "mcpnbHere"].some((k) => k in message)) {
       announcement(message);
       return;
     }
     if (!ours) return; // a document that is not the page's
     if (!message || message.jsonrpc !== "2.0") return;
+    checks += 1;
+    checking.set(checks, { message, from: current });
+    frame.contentWindow?.postMessage({ mcpnbCheck: checks }, "*");
+  };
+  const relay = (message) => {
     if (message.method === "ui/notifications/size-changed") {
       // the frame's size is the frontend's alone: the kernel is not bothered at every resize
       const height = Number(message.params?.height);
