@@ -51,9 +51,10 @@ class IdentityProvider:
     """Use as a context manager. ``exchanges`` holds each token exchange as the IdP saw it (the
     subject token left out) with the status it answered; ``denied`` is the policy's deny list."""
 
-    def __init__(self, *, mcp_client_id: str = CLIENT_ID) -> None:
+    def __init__(self, *, mcp_client_id: str = CLIENT_ID, tls: dict[str, Any] | None = None) -> None:
+        """``tls``: uvicorn's ``ssl_*`` settings, to serve https."""
         self._sock = _bind()
-        self.issuer = f"http://{HOST}:{self._sock.getsockname()[1]}"
+        self.issuer = f"{'https' if tls else 'http'}://{HOST}:{self._sock.getsockname()[1]}"
         self.token_endpoint = f"{self.issuer}/token"
         self._key = ec.generate_private_key(ec.SECP256R1())
         self.public_pem = (
@@ -71,7 +72,7 @@ class IdentityProvider:
         self.replays = False  # True: a sign-in gets an ID token of an earlier sign-in (another nonce)
         self.sign_ins: list[dict[str, str]] = []  # each /authorize request's parameters
         self._codes: dict[str, dict[str, str]] = {}
-        self._served = Served([(self._app(), self._sock)])
+        self._served = Served([(self._app(), self._sock)], tls={0: tls} if tls else None)
 
     def id_token(self, subject: str = "ada@example.com", *, ttl: int = 3600, **more: str) -> str:
         """An ID token as the person's sign-in at this provider would have issued it."""

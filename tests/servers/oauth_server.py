@@ -528,9 +528,14 @@ class Served:
     """ASGI apps on their own loopback sockets, served by uvicorn in one background thread (one
     event loop), so a test can read what the servers saw."""
 
-    def __init__(self, apps: list[tuple[Any, socket.socket]]) -> None:
+    def __init__(
+        self, apps: list[tuple[Any, socket.socket]], tls: dict[int, dict[str, Any]] | None = None
+    ) -> None:
+        """``tls``: by an app's index, uvicorn's ``ssl_*`` settings for it (https)."""
+        tls = tls or {}
         self._servers = [
-            (_Server(uvicorn.Config(app, log_level="warning", lifespan="on")), sock) for app, sock in apps
+            (_Server(uvicorn.Config(app, log_level="warning", lifespan="on", **tls.get(n, {}))), sock)
+            for n, (app, sock) in enumerate(apps)
         ]
         self._thread = threading.Thread(target=self._run, name="oauth-test-servers", daemon=True)
 

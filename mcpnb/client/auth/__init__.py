@@ -72,7 +72,15 @@ def oauth_provider(config: ServerConfig) -> httpx2.Auth:
     """The ``httpx2.Auth`` for an ``oauth`` server config; raises :class:`AuthError` for what is missing.
 
     Secrets are resolved here, at connect time, so ``client_secret_env`` picks up a rotated value.
+    The flow's own requests (discovery, registration, token) use the server's ``tls`` too.
     """
+    provider = _provider(config)
+    provider.use_tls(config.tls, config.url or "")  # type: ignore[attr-defined]
+    return provider
+
+
+def _provider(config: ServerConfig) -> httpx2.Auth:
+    """The flow's provider (each one a ``provider._Friendly``), before its ``tls`` is given."""
     from mcpnb.client.auth.provider import AuthorizationCode, ClientCredentials
     from mcpnb.client.logfilter import install
 

@@ -103,7 +103,9 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
         ``resource`` (the MCP server), on a client of its own like the flow's other side requests."""
         from mcpnb.client.transports import direct_to_this_machine  # a server on this machine: direct
 
-        async with httpx2.AsyncClient(timeout=SIDE_REQUEST_TIMEOUT, mounts=direct_to_this_machine()) as idp:
+        async with httpx2.AsyncClient(
+            timeout=SIDE_REQUEST_TIMEOUT, mounts=direct_to_this_machine(), verify=self._side_verify()
+        ) as idp:
             id_token = await self._id_token(idp)
             endpoint = self._idp_token_endpoint or (await self._metadata(idp))["token_endpoint"]
             data = {

@@ -5,7 +5,10 @@ is say what went wrong in words a person can act on: a wrong secret surfaces as 
 response body inside nested exception groups, an unreachable authorization server as a bare
 ``ConnectError``. So our providers send the flow's *own* requests (metadata, registration, token)
 themselves, on a short-lived client, and turn each failure into an :class:`AuthError` naming the
-setting to fix. The request being authenticated still goes through the caller's client.
+setting to fix. The request being authenticated still goes through the caller's client. That
+short-lived client trusts and presents what the server's ``tls`` names (:meth:`_Friendly.use_tls`):
+a company's authorization server sits behind the same private CA, and may ask for the same client
+certificate (RFC 8705), as its MCP server.
 
 A client the token endpoint rejected stays rejected for the provider's lifetime: every later
 request fails at once instead of asking the token endpoint again (no retry storm).
@@ -16,9 +19,10 @@ from __future__ import annotations
 import contextlib
 import copy
 import logging
+import ssl
 import warnings
 from collections.abc import AsyncGenerator, Awaitable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -37,8 +41,11 @@ from mcpnb.client.auth.notice import tell_person
 from mcpnb.client.auth.redirect import HOST
 from mcpnb.client.auth.signin import BrowserSignIn, free_port
 from mcpnb.client.config.auth import TLS_RULE, cleartext_to_another_host
-from mcpnb.client.errors import AuthError, describe
+from mcpnb.client.errors import AuthError, client_certificate_refused, describe, tls_verify_failed
 from mcpnb.client.redact import scrub
+
+if TYPE_CHECKING:
+    from mcpnb.client.config.tls import TlsConfig
 
 logger = logging.getLogger("mcpnb.client.auth")
 
@@ -78,6 +85,8 @@ class _Friendly:
 
     context: Any  # OAuthContext, set by the SDK base class (None for the identity assertion one)
     _flow_name: str  # auth.flow, for the repr
+    _tls: TlsConfig | None = None  # the server's tls settings, for the flow's own requests (use_tls)
+    _tls_settable = False  # whether the server could have tls settings (an https:// url)
 
     def _setup(
         self,
@@ -98,6 +107,39 @@ class _Friendly:
         self._step_up: str | None = None  # the scope a 403 insufficient_scope asked for, during its flow
         self._remembered: Any = None  # the tokens last given to the log filter (_remember_tokens)
         self._tokens_held: dict[str, None] = {}  # the tokens this provider held, oldest first
+
+    def use_tls(self, tls: TlsConfig | None, server_url: str) -> None:
+        """Send the flow's own requests (metadata, registration, token) with the server's ``tls``: its
+        CA trusted and its client certificate presented there too. A company's authorization server
+        sits behind the same private CA as its MCP server (and, with certificate-bound tokens, RFC
+        8705, asks for the same certificate); without this a sign-in the person had configured
+        ``tls.ca`` for failed with a certificate error. ``server_url``: the MCP server's, which
+        decides whether ``tls`` can be given at all, for the hint after a certificate error."""
+        self._tls = tls
+        self._tls_settable = urlsplit(server_url).scheme == "https"
+
+    def _side_verify(self) -> ssl.SSLContext | bool:
+        """What the flow's own client verifies with: the server's ``tls`` context, built afresh from
+        its files for each flow (a renewed certificate is read, as at each connect), else httpx's
+        default trust. A file gone wrong since the connect raises its ``ConfigError``."""
+        return self._tls.context() if self._tls is not None else True
+
+    def _tls_hint(self) -> str:
+        """Where a CA for the flow's own requests is given, said after a certificate they did not
+        trust (the environment's way is said by :func:`describe`): ``tls.ca`` applies to an
+        https:// MCP server only."""
+        ca = self._tls.ca if self._tls is not None else None
+        if ca:
+            return (
+                f"; this server's tls.ca ({ca}) is trusted for its OAuth requests too and does not vouch "
+                "for it: add the CA that signed it to that bundle"
+            )
+        if not self._tls_settable:
+            return ""
+        return (
+            ", or give that CA in this server's tls.ca (in a notebook: %mcp connect … --ca ca.pem): it "
+            "is trusted for the server's OAuth requests too"
+        )
 
     def __repr__(self) -> str:
         flow = self._flow_name
@@ -294,7 +336,9 @@ class _Friendly:
                         from mcpnb.client.transports import direct_to_this_machine
 
                         side = httpx2.AsyncClient(
-                            timeout=SIDE_REQUEST_TIMEOUT, mounts=direct_to_this_machine()
+                            timeout=SIDE_REQUEST_TIMEOUT,
+                            mounts=direct_to_this_machine(),
+                            verify=self._side_verify(),
                         )
                     response = await self._send_side(side, outgoing)
                 outgoing = await flow.asend(response)
@@ -348,6 +392,7 @@ class _Friendly:
             f"the {what} at {where}",
             "check that the authorization server is running and that the MCP server's OAuth metadata "
             "points at it",
+            tls_hint=self._tls_hint(),
         )
         logger.debug("oauth %s: %s %s -> HTTP %d", self._server, outgoing.method, where, response.status_code)
         if "/.well-known/" in outgoing.url.path and response.status_code < 400:
@@ -370,16 +415,24 @@ class _Friendly:
             )
         return response
 
-    async def _reach(self, sending: Awaitable[httpx2.Response], what: str, check: str) -> httpx2.Response:
+    async def _reach(
+        self, sending: Awaitable[httpx2.Response], what: str, check: str, *, tls_hint: str = ""
+    ) -> httpx2.Response:
         """The response ``sending`` gets, or a retryable AuthError: ``what`` did not answer or could
-        not be reached, and ``check`` (what to look at)."""
+        not be reached, and ``check`` (what to look at). A certificate not trusted, or a client
+        certificate refused, is said as the MCP server's own would be (:func:`describe`), with
+        ``tls_hint`` after it, and not retried: no wait fixes it."""
         try:
             return await sending
         except httpx2.TimeoutException:
             raise self._error(
                 f"{what} did not answer within {SIDE_REQUEST_TIMEOUT:g} s; {check}", retryable=True
             ) from None
-        except httpx2.TransportError as exc:
+        except (httpx2.TransportError, ssl.SSLError) as exc:  # TLS 1.3's alert on the first read: raw
+            if client_certificate_refused(exc) is not None:
+                raise self._error(f"could not reach {what}: {describe(exc)}") from None
+            if tls_verify_failed(exc):
+                raise self._error(f"could not reach {what}: {describe(exc)}{tls_hint}") from None
             reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
             raise self._error(f"could not reach {what} ({reason}); {check}", retryable=True) from None
 
