@@ -23,8 +23,28 @@ _VALUES_SAID = 8  # allowed values written out, then a count
 def kind_words(spec: Any, root: dict[str, Any]) -> str:
     """A parameter's type as a person reads it: ``integer, 1 to 1000``, ``one of: "table", "view"``,
     ``a list of texts``, ``string (date)``, ``boolean or null``."""
+    return _kind_words(spec, root, frozenset(), {})
+
+
+def _kind_words(spec: Any, root: dict[str, Any], inside: frozenset[str], worded: dict[str, str]) -> str:
+    """:func:`kind_words`, each ``$ref`` worded once (``worded``) and one met again inside itself
+    (``inside``) named, not followed: a server's schema may loop (``A`` is "an ``A`` or null") or
+    fan out (40 definitions each "the next or the next": 2**40 paths), and the card must still be
+    drawn, at once."""
     from mcpnb.client.elicitation.fields import shape_of
 
+    ref = spec.get("$ref") if isinstance(spec, dict) else None
+    if isinstance(ref, str) and not spec.keys() - {"$ref"}:  # a bare reference: its words are its target's
+        if ref in worded:
+            return worded[ref]
+        if ref in inside:
+            return f"{ref.rsplit('/', 1)[-1]} (recursive)"
+        worded[ref] = _kind_words(deref(spec, root), root, inside | {ref}, worded)
+        return worded[ref]
+    if isinstance(ref, str):  # keywords beside it (a description, a default) win over the target's
+        if ref in inside:
+            return f"{ref.rsplit('/', 1)[-1]} (recursive)"
+        inside = inside | {ref}
     spec = deref(spec, root)
     if "const" in spec:
         return f"always {json.dumps(spec['const'])}"
@@ -35,7 +55,7 @@ def kind_words(spec: Any, root: dict[str, Any]) -> str:
         return f"one of: {said}{more}"
     options = [o for key in ("anyOf", "oneOf") for o in spec.get(key) or () if isinstance(o, dict)]
     if options and "type" not in spec:  # pydantic's ``Style | None``: a $ref or null
-        return " or ".join(dict.fromkeys(kind_words(o, root) for o in options))
+        return " or ".join(dict.fromkeys(_kind_words(o, root, inside, worded) for o in options))
     kinds = type_names(spec)
     if any(k in ("array", "object") for k in kinds) or isinstance(spec.get("properties"), dict):
         said = shape_of(spec, root, depth=1)
@@ -62,7 +82,7 @@ def parameter_rows(tool: Any) -> list[Entry]:
         rows.append(
             Entry(
                 name + ("*" if name in needed else ""),
-                kind_words(spec, schema),
+                kind_words(props.get(name), schema),  # as written: a reference to itself is seen as one
                 json.dumps(spec["default"], ensure_ascii=False) if "default" in spec else "",
                 " ".join(str(spec.get("description") or _own_title(name, spec) or "").split()),
             )
