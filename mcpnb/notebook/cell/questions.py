@@ -18,12 +18,19 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from mcpnb.client.interaction import CallContext, Interaction
+from mcpnb.client.interaction import ELICITATION_ENV, CallContext, Interaction, policy_from_env
 from mcpnb.client.printable import printable
 from mcpnb.notebook.cell.capture import CellUI, no_widgets
 from mcpnb.notebook.frontend import on_kernel_thread
 
 T = TypeVar("T")
+
+
+def _asks_a_person() -> bool:
+    """``Mcp.elicitation`` asks a person (a form, stdin) rather than naming a policy itself."""
+    from mcpnb.notebook.settings import get_settings
+
+    return get_settings().elicitation in ("widget", "text")
 
 
 def _cell(call: CallContext | None) -> CellUI | None:
@@ -155,7 +162,13 @@ class NotebookInteraction(Interaction):
         return await apage_for_call(pool, tool, arguments, cell=call.ui)
 
     def _with_cell_policy(self, call: CallContext | None) -> CallContext | None:
-        """Headless cells use the configured policy (``decline`` or ``defaults``)."""
+        """Headless cells use the configured policy (``decline`` or ``defaults``).
+
+        Where ``Mcp.elicitation`` asks a person (``widget``, ``text``) and nobody can answer (nbclient,
+        papermill, a thread of one's own), ``$MCPNB_ELICITATION`` is read at each question, as plain
+        Python reads it: the decline said "set MCPNB_ELICITATION=defaults", and a notebook that did
+        so (``%env``, ``os.environ``, a papermill parameter) was declined all the same, since
+        ``Mcp.elicitation`` had taken the variable's value once, before it was set."""
         ui = call.ui if call is not None else None
         if (
             isinstance(ui, CellUI)
@@ -163,8 +176,10 @@ class NotebookInteraction(Interaction):
             and call is not None
             and not call.policy
         ):
-            call.policy = ui.mode
-            call.policy_reason = ui.why_nobody_asked
+            call.policy, call.policy_reason = ui.mode, ui.why_nobody_asked
+            if ui.mode == "decline" and _asks_a_person() and policy_from_env() == "defaults":
+                why = ui.why_nobody_asked.split(":")[0]  # its advice is to set what is set
+                call.policy, call.policy_reason = "defaults", f"{why}, and ${ELICITATION_ENV} is 'defaults'"
         return call
 
     async def _ask_widget(
