@@ -22,6 +22,7 @@ from mcp import types
 from pydantic import ConfigDict, Field, field_validator
 
 from mcpnb.client.errors import McpnbError
+from mcpnb.client.printable import printable
 
 EXTENSION = "io.modelcontextprotocol/skills"
 #: Pages of ``skills/list`` read before giving up on a server that never stops paging.
@@ -105,7 +106,7 @@ class ServerSkill:
 
     def __repr__(self) -> str:
         count = "dynamic" if self.files is None else f"{len(self.files)} files"
-        return f"<ServerSkill {self.server}:{self.name} ({count}): {self.description}>"
+        return printable(f"<ServerSkill {self.server}:{self.name} ({count}): {self.description}>")
 
 
 @dataclass
@@ -132,11 +133,18 @@ class LoadedSkill:
             return path
         return self.skill.folder + path.lstrip("/")
 
-    def _repr_markdown_(self) -> str:
-        return self.body
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Drawn as ``text/html`` by the notebook room's escaping Markdown renderer, never handed
+        to the frontend as ``text/markdown``: JupyterLab runs a trusted output's Markdown as
+        markup (an ``<img onerror>``, a ``<script>``) and fetches its images unasked."""
+        from mcpnb.client.display import mimebundle
+
+        return mimebundle(self)
 
     def __repr__(self) -> str:
-        return f"<LoadedSkill {self.skill.server}:{self.skill.name}>\n{self.body}"
+        """Made :func:`printable`: the body is the server's, and a terminal acts on its escapes
+        (OSC 52 writes the clipboard). ``.body`` and ``.text`` keep it as sent."""
+        return printable(f"<LoadedSkill {self.skill.server}:{self.skill.name}>\n{self.body}")
 
 
 # ------------------------------------------------------------------------------------- the wire

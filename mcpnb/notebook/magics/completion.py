@@ -54,7 +54,59 @@ class _NothingElse(list[Any]):
 
 def candidates(pool: Any, text_until_cursor: str) -> list[str]:
     """Completions for the word under the cursor, given the line up to the cursor (``r = %mcp …``
-    too: the result captured into a variable)."""
+    too: the result captured into a variable). None that would not read as what it inserts
+    (:func:`reads_as_written`)."""
+    found = _candidates(pool, text_until_cursor)
+    kept = [word for word in found if reads_as_written(word)]
+    return Only(kept) if isinstance(found, Only) else kept
+
+
+#: Characters that are no part of a word a person reads: the bidi controls (an override, U+202E,
+#: reorders the completion list's entry and, inserted, the rest of the cell's line: the line then
+#: reads as other than it runs), the invisible format characters (zero-width space, joiners, marks,
+#: the BOM, tag characters: a name with one reads as another name), line and paragraph separators,
+#: control characters, and the blank Hangul fillers that are letters drawn as nothing.
+_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+_ZWJ = "\u200d"
+
+
+def reads_as_written(word: str) -> bool:
+    """Whether ``word`` shows as what it is, so a completion inserts what the person saw. The
+    server's words (a tool's name, a parameter, an ``enum`` value, a resource URI) come as the
+    server wrote them; one with a character that is not seen (above) is not offered: a completion
+    that inserts a name the person cannot see is worse than none, and written out (``<U+202E>``,
+    as :func:`~mcpnb.client.printable.printable` shows it) it would be a name the server does not
+    have. The person may still type it. A zero-width joiner between two emoji (a family: man,
+    joiner, woman) is seen, as the one picture it makes."""
+    if word.isascii():
+        return word.isprintable()
+    import unicodedata
+
+    for i, char in enumerate(word):
+        if char == _ZWJ and _joins_emoji(word, i):
+            continue
+        if char in _BLANK_LETTERS or unicodedata.category(char) in _UNSEEN_CATEGORIES:
+            return False
+    return True
+
+
+def _joins_emoji(word: str, i: int) -> bool:
+    """Whether the joiner at ``word[i]`` stands between two emoji (the first may carry its
+    presentation selector, U+FE0F, or a skin tone)."""
+    import unicodedata
+
+    before, after = word[i - 1 : i], word[i + 1 : i + 2]
+    if before == "\ufe0f":
+        before = word[i - 2 : i - 1]
+    return (
+        bool(before and after)
+        and unicodedata.category(before) in ("So", "Sk")
+        and unicodedata.category(after) == "So"
+    )
+
+
+def _candidates(pool: Any, text_until_cursor: str) -> list[str]:
     words = _ASSIGNED.sub("", text_until_cursor).split()
     if not words or not words[0].lstrip("%").startswith("mcp"):
         return []

@@ -34,6 +34,7 @@ RENDERERS = {
     "Resolution": "mcpnb.notebook.render.requirements_table:resolution_bundle",
     "ResourceContents": "mcpnb.notebook.render.resource:contents_bundle",
     "PromptMessages": "mcpnb.notebook.render.resource:messages_bundle",
+    "LoadedSkill": "mcpnb.notebook.render.skill:skill_bundle",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import warnings
+from typing import Any, Literal
 
 from conftest import DEMO
 
@@ -125,3 +126,37 @@ def test_an_editor_lists_only_mcp_s_names_with_what_each_is(ip, mcp):
     # Python is untouched: a name that is no %mcp line completes as before
     assert ("print", "function") in _editor(ip, "prin")
     assert any(text == "%mcp" for text, _ in _editor(ip, "%mc"))
+
+
+def _unseen_server() -> Any:
+    """A real in-process server whose tool names and ``enum`` values hide characters: a bidi
+    override (U+202E reorders what follows: ``fmt<U+202E>txt.exe`` reads as ``fmtexe.txt``), a
+    zero-width space, and an emoji family, whose joiners are seen as the one picture they make."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("unseen")
+
+    def convert(unit: Literal["m", "k\u202em", "\u200bm", "👨\u200d👩\u200d👧"] = "m") -> str:
+        return unit
+
+    server.add_tool(convert, name="convert")
+    server.add_tool(lambda: "x", name="get\u200bdata")
+    server.add_tool(lambda: "x", name="fmt\u202etxt.exe")
+    return server
+
+
+def test_a_name_that_does_not_read_as_written_is_not_offered(ip, mcp):
+    """Tab offered a server's words as it wrote them: a bidi override went into JupyterLab's list
+    (and, taken, into the cell, reordering the line after it) and a zero-width space inserted a name
+    that reads as another. Neither is offered; the person may still type it."""
+    mcp.pool.connect("un", server=_unseen_server())
+    assert complete(ip, "%mcp call un.") == ["un.convert"]
+    assert {text for text, _ in _editor(ip, "%mcp call un.")} == {"un.convert"}
+    assert set(complete(ip, "%mcp call un.convert unit=")) == {"m", "👨\u200d👩\u200d👧"}
+    assert {text for text, _ in _editor(ip, "%mcp tools un.")} == {"un.convert"}
+    # what the server listed is unchanged: only the offer is
+    assert {t.name for t in mcp.pool.tools("un")} == {"convert", "get\u200bdata", "fmt\u202etxt.exe"}
+    from mcpnb.notebook.magics.completion import reads_as_written
+
+    assert reads_as_written("📄 notes_2.md") and reads_as_written("שלום")  # letters of any script
+    assert not reads_as_written("a\u2066b") and not reads_as_written("a\tb")  # an isolate, a tab

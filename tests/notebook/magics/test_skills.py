@@ -19,8 +19,9 @@ def test_skills_listed_across_servers_then_one_loaded(ip, mcp):
     assert "review-a-change  2" in text and "demo" not in text
     loaded = line(ip, "skills probe review-a-change")
     shown, _ = ip.display_formatter.format(loaded)
-    assert shown["text/markdown"].startswith("\n# Review a change")  # the instructions, not the YAML
-    assert "name: review-a-change" not in shown["text/markdown"]
+    assert "text/markdown" not in shown  # JupyterLab runs a trusted output's Markdown as markup
+    assert "\n# Review a change" in shown["text/plain"]  # the instructions, not the YAML
+    assert "name: review-a-change" not in shown["text/plain"]
     assert loaded.read("checklist.md").startswith("# Before saying")
 
 
