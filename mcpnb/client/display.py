@@ -51,6 +51,14 @@ def offer_paste(url: str, deliver: Any) -> Any:
     return import_module("mcpnb.notebook.cell.signin").offer_paste(url, deliver)
 
 
+def nobody_can_sign_in() -> str | None:
+    """Why nobody can follow a sign-in link in the cell being run (a notebook run headless), or
+    None: outside IPython someone may read a printed link."""
+    if not _in_ipython():
+        return None
+    return import_module("mcpnb.notebook.cell.signin").why_nobody_can_sign_in()
+
+
 def _in_ipython() -> bool:
     ipython_module = sys.modules.get("IPython")
     return ipython_module is not None and ipython_module.get_ipython() is not None

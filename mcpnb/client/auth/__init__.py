@@ -7,7 +7,9 @@
   (``private_key_file`` / ``private_key_env``; :mod:`.keys`).
 - ``authorization_code`` + PKCE: the SDK's ``OAuthClientProvider``; the person approves in a browser,
   and the code comes back through a loopback listener or a pasted address
-  (:func:`set_authorization_ui` replaces how the link is shown and how the address is read).
+  (:func:`set_authorization_ui` replaces how the link is shown and how the address is read). Where
+  nobody can follow the link (a notebook run headless), the sign-in fails at once and says what
+  works without a person (:func:`.signin.nobody_to_sign_in`).
 - ``jwt_bearer`` (SEP-1933, workload identity): the JWT the workload's platform issued is the grant
   (:mod:`.workload`).
 - ``identity_assertion`` (SEP-990): the person's ID token, exchanged at the company's identity

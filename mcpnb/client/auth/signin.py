@@ -5,6 +5,10 @@ Used by every flow where a person approves: the MCP server's own authorization s
 ID token at hand). The code comes back through a loopback listener or a pasted address, whichever
 :func:`~mcpnb.client.auth.redirect.authorization_ui` says; either way the redirect URI is
 ``http://127.0.0.1:<port>/callback``, so one registration serves both.
+
+Where nobody can follow the link (a notebook run headless: nbconvert, papermill, nbclient), the
+sign-in fails at once with an :class:`AuthError` that says so and what to do instead, before any
+link shows or listener waits: :func:`nobody_to_sign_in` asks the UI.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from mcpnb.client.auth.redirect import (
     authorization_ui,
     call_hook,
     check_state,
+    default_show_link,
     parse_redirect,
     state_of,
 )
@@ -33,6 +38,31 @@ from mcpnb.client.errors import AuthError
 from mcpnb.client.timeouts import connect_clock_paused
 
 logger = logging.getLogger("mcpnb.client.auth")
+
+#: What an :class:`~mcpnb.client.auth.redirect.AuthorizationUI` (a subclass, say) may define:
+#: ``nobody_can_sign_in() -> str | None``, why no person can follow a link it would show now (None:
+#: someone may). The notebook's own UI says so for a run nobody watches.
+NOBODY_HOOK = "nobody_can_sign_in"
+
+
+def nobody_to_sign_in(ui: Any) -> str | None:
+    """Why no person can sign in through ``ui`` now, or None. Asked before the link shows: a
+    listener would otherwise wait ``ui.timeout`` for a browser nobody opens (the cell's timeout
+    ended a headless run first, saying only "Interrupted"), and a paste prompt failed as the
+    server's 401. A ``show_link`` of the person's own (a chat, a mail) may reach someone wherever
+    the code runs: only the UI that made it knows, so only its hook is asked."""
+    try:
+        hook = getattr(ui, NOBODY_HOOK, None)
+        if callable(hook):
+            return hook() or None
+        if ui.show_link is not default_show_link:
+            return None
+        from mcpnb.client.display import nobody_can_sign_in  # the notebook's side, if in one
+
+        return nobody_can_sign_in() or None
+    except Exception as exc:  # a check that fails must not stop a person who is there: the link shows
+        logger.debug("oauth: could not tell whether anyone can sign in (%s)", type(exc).__name__)
+        return None
 
 
 class BrowserSignIn:
@@ -50,6 +80,7 @@ class BrowserSignIn:
         self.purpose: str | None = None  # why this sign-in is asked beyond the first (a step-up)
 
     async def show_link(self, url: str) -> None:
+        self._check_somebody()
         # One sign-in at a time: a person faced with two links and two identical prompts cannot tell
         # which address belongs where (two OAuth servers in one --config, say); the next link shows
         # once this one is spent.
@@ -80,6 +111,13 @@ class BrowserSignIn:
             await self._close_listener()
             self.release()
             raise
+
+    def _check_somebody(self) -> None:
+        """Fail at once, not retried, where nobody can follow the link: nothing shown, nothing bound."""
+        why = nobody_to_sign_in(authorization_ui())
+        if why:
+            logger.debug("oauth %s: nobody can sign in here: the sign-in fails at once", self.server)
+            raise AuthError(f"this OAuth sign-in needs a person at a browser, and {why}", server=self.server)
 
     async def receive_code(self) -> AuthorizationCodeResult:
         ui = authorization_ui()

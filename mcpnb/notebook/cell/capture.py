@@ -224,6 +224,15 @@ def made_in_a_cell(kernel: Any) -> bool:
     return threading.current_thread() is threading.main_thread() or AWAITING.get()
 
 
+def nobody_watches(kernel: Any) -> bool:
+    """The cell was run where nobody is there at all (nbclient, papermill, nbconvert --execute): its
+    execute request allows no input. Not a widget's callback (a ``comm_msg``, a person clicked),
+    nor a kernel whose request is not known: there someone may be watching."""
+    parent = (kernel.get_parent("shell") if kernel is not None else None) or {}
+    executes = (parent.get("header") or {}).get("msg_type") == "execute_request"
+    return executes and not (parent.get("content") or {}).get("allow_stdin", False)
+
+
 def _why_nobody_can_answer(kernel: Any) -> str:
     """Why a question found nobody to ask where the frontend allows no stdin: a widget's callback
     (the parent is the click's ``comm_msg``, no cell), or a run with nobody there (nbclient)."""

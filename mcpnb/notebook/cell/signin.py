@@ -1,4 +1,5 @@
-"""A box under an OAuth sign-in link, for a browser that cannot reach the kernel's 127.0.0.1.
+"""A box under an OAuth sign-in link, for a browser that cannot reach the kernel's 127.0.0.1; and
+whether anyone can sign in at all in the cell being run (:func:`why_nobody_can_sign_in`).
 
 In listener mode the browser brings the code back to a listener on the kernel's machine. A browser
 elsewhere (the kernel in a Docker container, or on a server started in a way mcpnb cannot see)
@@ -14,8 +15,9 @@ import html
 from collections.abc import Callable
 
 from mcpnb.client.errors import AuthError
-from mcpnb.notebook.cell.capture import CellUI
+from mcpnb.notebook.cell.capture import CellUI, nobody_watches
 from mcpnb.notebook.cell.live import AWAITING
+from mcpnb.notebook.frontend import current_kernel
 
 SLOT = "signin-paste"
 _ERROR = "color:var(--jp-error-color1,#c62828)"
@@ -23,6 +25,24 @@ _HINT = (
     "Browser on another machine than this kernel (a container, a remote server)? After you approve, "
     "its page at 127.0.0.1 does not load: paste that page's address here."
 )
+
+
+#: Why a sign-in fails at once in a run nobody watches, and what does without a person there.
+NOBODY_SIGNS_IN = (
+    "nobody can sign in during this run: it runs headless (nbconvert --execute, papermill, nbclient), "
+    "where nobody opens a link or pastes an address, so no link was shown and nothing waited. Sign in "
+    "once in an interactive session with the same %mcp connect and --keep-sign-in (in a config file: "
+    'auth "token_storage": "file"): a run like this one then uses the kept sign-in, refreshed without '
+    "a person. Or connect without a person: a bearer token from an environment variable "
+    '(--bearer-env VAR), or OAuth client_credentials (auth "flow": "client_credentials" with '
+    '"client_id" and "client_secret_env", in a --config file)'
+)
+
+
+def why_nobody_can_sign_in() -> str | None:
+    """What the client's sign-in asks before it shows a link (reached by name from
+    :func:`mcpnb.client.auth.signin.nobody_to_sign_in`): None where a person may be there."""
+    return NOBODY_SIGNS_IN if nobody_watches(current_kernel()) else None
 
 
 def offer_paste(url: str, deliver: Callable[[str], None]) -> PasteBox | None:
