@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpnb.client.schemarefs import Schema, deref
+from mcpnb.client.schemarefs import Schema, read_through
 
 #: The keywords whose value maps names to schemas (a property named ``nullable`` is no keyword).
 _SCHEMA_MAPS = frozenset(
@@ -27,23 +27,29 @@ def allows_null(spec: Any, root: Schema | None = None, *, openapi: bool = True) 
     (An empty schema accepts null too, but says nothing about it: that case is "no".) With
     ``openapi=False`` the JSON Schema reading alone.
     """
-    spec = deref(spec, root or {}) if root is not None else spec
-    if not isinstance(spec, dict):
-        return False
-    if openapi and spec.get("nullable") is True:
-        return True
-    kind = spec.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if "const" in spec and spec["const"] is None:
-        return True
-    if isinstance(spec.get("enum"), list) and None in spec["enum"]:
-        return True
-    return any(
-        allows_null(option, root, openapi=openapi)
-        for key in ("anyOf", "oneOf")
-        for option in spec.get(key) or []
-    )
+    done: dict[str, bool] = {}
+
+    def read(spec: Any, inside: frozenset[str]) -> bool:
+        if not isinstance(spec, dict):
+            return False
+        if openapi and spec.get("nullable") is True:
+            return True
+        kind = spec.get("type")
+        if kind == "null" or (isinstance(kind, list) and "null" in kind):
+            return True
+        if "const" in spec and spec["const"] is None:
+            return True
+        if isinstance(spec.get("enum"), list) and None in spec["enum"]:
+            return True
+        return any(takes(option, inside) for key in ("anyOf", "oneOf") for option in spec.get(key) or [])
+
+    def takes(spec: Any, inside: frozenset[str]) -> bool:
+        # a reference followed once, and not into itself (a server's "A is an A or null")
+        if root is None:
+            return read(spec, inside)
+        return read_through(spec, root, read, lambda _ref: False, inside, done)
+
+    return takes(spec, frozenset())
 
 
 def openapi_null(spec: Schema) -> Schema:

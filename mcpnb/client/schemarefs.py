@@ -3,13 +3,21 @@
 The SDK writes a pydantic model as a reference into ``$defs``: a form's fields, ``.df``'s column
 schemas and the toolbox's specs all need what it points to. One small module, so reading a
 result's schema does not import the toolbox.
+
+A server's schema may loop (``A`` is "an ``A`` or null") or fan out (40 definitions each "the next
+or the next": 2**40 paths), so every reader that follows references reads them by one policy
+(:func:`read_through`), and a check that cannot help walking every path is not made on a schema
+that has too many (:func:`fans_out`): the server judges those arguments.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 Schema = dict[str, Any]
+T = TypeVar("T")
 
 
 def pointer(root: Schema, ref: str) -> Schema | None:
@@ -40,3 +48,91 @@ def deref(spec: Any, root: Schema) -> Schema:
             break
         spec = {**target, **{k: v for k, v in spec.items() if k != "$ref"}}
     return spec
+
+
+def read_through(
+    spec: Any,
+    root: Schema,
+    read: Callable[[Schema, frozenset[str]], T],
+    looped: Callable[[str], T],
+    inside: frozenset[str] = frozenset(),
+    done: dict[str, T] | None = None,
+) -> T:
+    """``read(spec, inside)`` of ``spec`` with its ``$ref`` followed (:func:`deref`), by the one
+    policy every reader of a server's schema keeps, since a server's schema may loop or fan out:
+
+    - a reference met inside itself is not followed again: ``looped(ref)`` stands for it (``A`` is
+      "an ``A`` or null": read on, it never ends);
+    - each reference as written (its target and the keywords beside it) is read once, and what it
+      gave is kept in ``done`` for wherever it is met again (40 definitions each "the next or the
+      next" are 2**40 paths: read once each, 41 readings).
+
+    ``read`` reads a node's subschemas through this same function, passing on the ``inside`` it
+    was given. For a question whose answer is a union over the schema's options (which types? may
+    it be null?) nothing is lost: what a looped reference would add is counted where it was first
+    read."""
+    ref = spec.get("$ref") if isinstance(spec, dict) else None
+    if not isinstance(ref, str):
+        return read(deref(spec, root), inside)
+    if ref in inside:
+        return looped(ref)
+    beside = {k: v for k, v in spec.items() if k != "$ref"}
+    key = ref + json.dumps(beside, sort_keys=True, default=str) if beside else ref
+    if done is not None and key in done:
+        return done[key]
+    value = read(deref(spec, root), inside | {ref})
+    if done is not None:
+        done[key] = value
+    return value
+
+
+#: Nodes past which a schema, its references read where they stand, is too big to walk path by
+#: path (:func:`fans_out`): 40 definitions each "the next or the next" are 2**40 paths, which a
+#: validator takes for ever over a value that fails (jsonschema-rs wording the errors of 2**14 paths
+#: took half a second), and inlining makes a spec no model could be sent.
+EXPANDED_LIMIT = 10_000
+#: The keywords whose value is data, never a schema (a ``default`` may hold a ``$ref`` key).
+_DATA = frozenset({"default", "const", "enum", "examples", "example"})
+
+
+def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
+    """How many nodes ``schema`` has once each local ``$ref`` is read where it stands, as a
+    validator or inlining reads it (a reference back into itself counted once: a value's own depth
+    bounds how often it is read); counted once per reference, so a fan-out of 2**40 paths costs 41
+    steps, and never past ``limit + 1``."""
+    root = schema if isinstance(schema, dict) else {}
+    sizes: dict[str, int] = {}
+
+    def size(node: Any, inside: frozenset[str]) -> int:
+        if isinstance(node, list):
+            return min(limit + 1, 1 + sum(size(v, inside) for v in node))
+        if not isinstance(node, dict):
+            return 0
+        count = 1 + sum(size(v, inside) for k, v in node.items() if k not in _DATA)
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref not in inside:
+            if ref not in sizes:
+                target = pointer(root, ref)
+                sizes[ref] = 0 if target is None else size(target, inside | {ref})
+            count += sizes[ref]
+        return min(limit + 1, count)
+
+    return size(schema, frozenset())
+
+
+_VERDICTS: dict[int, tuple[Any, bool]] = {}
+
+
+def fans_out(schema: Any) -> bool:
+    """Whether ``schema``, its references read where they stand, is past :data:`EXPANDED_LIMIT`
+    nodes: then a check of a value against it may follow each of its paths (a hostile server's
+    2**40), and the client leaves the value to the server. Kept per schema object (a tool's, asked
+    on every call), with the schema itself, so its ``id`` cannot be reused while known."""
+    known = _VERDICTS.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    verdict = expanded_size(schema) > EXPANDED_LIMIT
+    if len(_VERDICTS) >= 512:
+        _VERDICTS.clear()
+    _VERDICTS[id(schema)] = (schema, verdict)
+    return verdict

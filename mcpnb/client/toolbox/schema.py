@@ -31,14 +31,21 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mcpnb.client.schemarefs import Schema, pointer
+from mcpnb.client.schemarefs import EXPANDED_LIMIT, Schema, expanded_size, pointer
 
 #: Keywords whose value is a map of subschemas, a list of subschemas, or one subschema.
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+#: Where :func:`map_subschemas_at` says a subschema describes a part of the value (a property, an
+#: item), not the value itself (an ``anyOf`` option, an ``allOf`` part).
+_PART = re.compile(
+    r"(properties|patternProperties|additionalProperties|items|prefixItems|additionalItems|contains"
+    r"|propertyNames|unevaluatedProperties|unevaluatedItems)\b"
+)
 _SCHEMA_ONE = (
     "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
     "additionalItems", "unevaluatedProperties", "unevaluatedItems",
@@ -74,25 +81,42 @@ def inline_refs(schema: Schema) -> tuple[Schema, bool]:
 
     Sibling keywords next to a ``$ref`` apply as well as the target (JSON Schema 2020-12): the two are
     merged (:func:`merge`), the siblings' annotations (a ``description``, a ``default``) winning. A
-    reference back into itself cannot be inlined: it stays, and so do ``$defs``/``definitions``.
+    reference back into itself cannot be inlined: it stays, and so do ``$defs``/``definitions``;
+    one back into itself before any part of the value (a property, an item) is any value
+    (``{}``): ``A`` as "an ``A`` or null" asks nothing, and a provider may refuse such a loop,
+    with every tool sent beside it (the argument check, against the server's schema, still runs).
+    A schema whose references would unfold past :data:`~mcpnb.client.schemarefs.EXPANDED_LIMIT`
+    nodes (a server's 40 definitions each "the next or the next": 2**40 paths) keeps all of them,
+    as written: references are JSON Schema every provider's JSON Schema form takes (a recursive one
+    needs them too), and inlined it would be a spec no request could carry.
     """
+    if expanded_size(schema) > EXPANDED_LIMIT:
+        return schema, True
     recursive = False
 
-    def walk(node: Schema, stack: tuple[str, ...]) -> Schema:
+    def walk(node: Schema, stack: tuple[str, ...], here: frozenset[str]) -> Schema:
+        # ``here``: the references entered since the walk last went into a part of the value
         nonlocal recursive
         ref = node.get("$ref")
         if isinstance(ref, str):
             target = pointer(schema, ref)
             if target is None:
-                return map_subschemas(node, lambda s: walk(s, stack))
-            if ref in stack:
+                return parts(node, stack, here)
+            if ref in here:  # "an A is an A or null": the loop asks nothing of the value (any value)
+                return parts({k: v for k, v in node.items() if k != "$ref"}, stack, here)
+            if ref in stack:  # a tree's node inside a node: a reference, as every provider takes it
                 recursive = True
                 return dict(node)
             siblings = {k: v for k, v in node.items() if k != "$ref"}
-            return merge(map_subschemas(siblings, lambda s: walk(s, stack)), walk(target, (*stack, ref)))
-        return map_subschemas(node, lambda s: walk(s, stack))
+            return merge(parts(siblings, stack, here), walk(target, (*stack, ref), here | {ref}))
+        return parts(node, stack, here)
 
-    out = walk(schema, ())
+    def parts(node: Schema, stack: tuple[str, ...], here: frozenset[str]) -> Schema:
+        return map_subschemas_at(
+            node, lambda sub, at: walk(sub, stack, frozenset() if _PART.match(at) else here)
+        )
+
+    out = walk(schema, (), frozenset())
     if not recursive:
         out.pop("$defs", None)
         out.pop("definitions", None)

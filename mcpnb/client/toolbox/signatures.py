@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Literal
 
-from mcpnb.client.schemarefs import Schema, deref
+from mcpnb.client.schemarefs import Schema, deref, read_through
 from mcpnb.client.toolbox.nulls import allows_null
 
 _TYPES: dict[str, Any] = {
@@ -36,9 +36,27 @@ _TYPES: dict[str, Any] = {
 
 
 def annotation(spec: Any, root: Schema, depth: int = 0) -> Any:
-    """The Python annotation for one property schema (``Any`` when the schema does not say)."""
-    spec = deref(spec, root)
-    if not isinstance(spec, dict) or depth > 8:
+    """The Python annotation for one property schema (``Any`` when the schema does not say; a
+    reference met inside itself is ``Any`` too, and each is read once:
+    :func:`~mcpnb.client.schemarefs.read_through`)."""
+    return _annotation(spec, root, depth, frozenset(), {})
+
+
+def _annotation(spec: Any, root: Schema, depth: int, inside: frozenset[str], done: dict[str, Any]) -> Any:
+    if depth > 8:
+        return Any
+    return read_through(
+        spec,
+        root,
+        lambda spec, inside: _read(spec, root, depth, inside, done),
+        lambda _ref: Any,
+        inside,
+        done,
+    )
+
+
+def _read(spec: Any, root: Schema, depth: int, inside: frozenset[str], done: dict[str, Any]) -> Any:
+    if not isinstance(spec, dict):
         return Any
     if "const" in spec and _literal_ok([spec["const"]]):
         return Literal[spec["const"]]  # type: ignore[valid-type]
@@ -46,13 +64,13 @@ def annotation(spec: Any, root: Schema, depth: int = 0) -> Any:
         return Literal[tuple(spec["enum"])]  # type: ignore[valid-type]
     options = [o for key in ("anyOf", "oneOf") for o in spec.get(key) or [] if isinstance(o, dict)]
     if options:
-        return _union([annotation(o, root, depth + 1) for o in options])
+        return _union([_annotation(o, root, depth + 1, inside, done) for o in options])
     kind = spec.get("type")
     kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
     found = []
     for name in kinds:
         if name == "array" and isinstance(spec.get("items"), dict):
-            item = annotation(spec["items"], root, depth + 1)
+            item = _annotation(spec["items"], root, depth + 1, inside, done)
             found.append(list if item is Any else list[item])  # type: ignore[valid-type]
         else:
             found.append(_TYPES.get(name, Any))

@@ -13,7 +13,7 @@ from typing import Any
 
 from mcpnb.client.apps import DEFAULT_VISIBILITY, view_uri, visibility
 from mcpnb.client.arguments import type_names
-from mcpnb.client.schemarefs import deref
+from mcpnb.client.schemarefs import deref, read_through
 from mcpnb.notebook.render.card import Entry, card_bundle, cleaned
 from mcpnb.notebook.render.tool_list import hint_labels
 
@@ -28,24 +28,23 @@ def kind_words(spec: Any, root: dict[str, Any]) -> str:
 
 def _kind_words(spec: Any, root: dict[str, Any], inside: frozenset[str], worded: dict[str, str]) -> str:
     """:func:`kind_words`, each ``$ref`` worded once (``worded``) and one met again inside itself
-    (``inside``) named, not followed: a server's schema may loop (``A`` is "an ``A`` or null") or
+    (``inside``) named, not followed (:func:`~mcpnb.client.schemarefs.read_through`, the policy of
+    every reader of a schema): a server's schema may loop (``A`` is "an ``A`` or null") or
     fan out (40 definitions each "the next or the next": 2**40 paths), and the card must still be
     drawn, at once."""
+    return read_through(
+        spec, root, lambda spec, inside: _words(spec, root, inside, worded), _looped, inside, worded
+    )
+
+
+def _looped(ref: str) -> str:
+    return f"{ref.rsplit('/', 1)[-1]} (recursive)"
+
+
+def _words(spec: dict[str, Any], root: dict[str, Any], inside: frozenset[str], worded: dict[str, str]) -> str:
+    """:func:`kind_words` of a schema whose ``$ref`` (if any) was followed."""
     from mcpnb.client.elicitation.fields import shape_of
 
-    ref = spec.get("$ref") if isinstance(spec, dict) else None
-    if isinstance(ref, str) and not spec.keys() - {"$ref"}:  # a bare reference: its words are its target's
-        if ref in worded:
-            return worded[ref]
-        if ref in inside:
-            return f"{ref.rsplit('/', 1)[-1]} (recursive)"
-        worded[ref] = _kind_words(deref(spec, root), root, inside | {ref}, worded)
-        return worded[ref]
-    if isinstance(ref, str):  # keywords beside it (a description, a default) win over the target's
-        if ref in inside:
-            return f"{ref.rsplit('/', 1)[-1]} (recursive)"
-        inside = inside | {ref}
-    spec = deref(spec, root)
     if "const" in spec:
         return f"always {json.dumps(spec['const'])}"
     values = spec.get("enum")

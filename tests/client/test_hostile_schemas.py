@@ -1,0 +1,204 @@
+"""A tool whose ``inputSchema`` loops through ``$ref`` breaks nothing of the client (security sweep).
+
+The server is hand-written (tests/servers/hostile_schema_server.py): ``loop`` is "an ``A``, and an
+``A`` is an ``A`` or null", ``mutual`` two definitions that name each other, ``wide`` 40 definitions
+that each name the next twice (followed naively, 2**40 paths), ``node`` a tree as pydantic writes one.
+A call was refused with a RecursionError (or never answered, on the pool's loop: every other server
+of the pool waited with it), a toolbox of such a tool could not be made, nor its signature said. Now
+each reference is read once, one back into itself is not followed, and what the client cannot judge
+of such a schema goes to the server as given.
+
+Every reference look-up is counted: following all of ``wide``'s paths fails a test at once
+instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+import mcpnb.client.schemarefs as schemarefs
+from mcpnb.client.arguments import type_names
+from mcpnb.client.nullable import allows_null
+from mcpnb.client.toolbox.schema import normal_form
+from mcpnb.client.toolbox.signatures import params
+from mcpnb.client.toolbox.specs import StrictModeWarning
+from mcpnb.notebook.render import bundle
+
+HOSTILE = str(Path(__file__).resolve().parents[1] / "servers" / "hostile_schema_server.py")
+#: Reference look-ups past which a test fails: reading each of ``wide``'s 41 definitions once takes
+#: a few hundred; following its paths, 2**40.
+LOOK_UPS = 20_000
+
+
+@pytest.fixture
+def bounded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """``deref`` and ``pointer``, counted wherever mcpnb's modules hold them."""
+    calls = [0]
+
+    def counted(real: Any) -> Any:
+        def look_up(*args: Any) -> Any:
+            calls[0] += 1
+            if calls[0] > LOOK_UPS:
+                raise AssertionError("the schema's references were followed without end")
+            return real(*args)
+
+        return look_up
+
+    reals = {schemarefs.deref: counted(schemarefs.deref), schemarefs.pointer: counted(schemarefs.pointer)}
+    for module in [m for name, m in sys.modules.items() if name.startswith("mcpnb.")]:
+        for name in ("deref", "pointer"):
+            held = getattr(module, name, None)
+            if held in reals:
+                monkeypatch.setattr(module, name, reals[held])
+    return calls
+
+
+@pytest.fixture
+def hostile(pool: Any, bounded: list[int]) -> Any:
+    pool.connect("hs", command=sys.executable, args=[HOSTILE], tool_timeout=30)
+    return pool
+
+
+def _tool(pool: Any, name: str) -> Any:
+    return next(t for t in pool.tools("hs") if t.name == name)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("loop", {"x": None}),
+        ("loop", {"x": "s"}),
+        ("mutual", {"x": 1}),
+        ("mutual", {"x": []}),
+        ("wide", {"x": "s"}),
+        ("wide", {"x": 1}),  # a check would walk every path to refuse it: the server judges
+        ("node", {"tree": {"name": "a", "children": [{"name": "b", "children": None}]}}),
+    ],
+)
+def test_a_call_to_a_tool_whose_schema_loops_goes_to_the_server(
+    hostile: Any, tool: str, arguments: dict[str, Any]
+) -> None:
+    if tool == "wide":  # checked, a bad value would hold the GIL in jsonschema-rs: no timeout could end it
+        assert schemarefs.fans_out(_tool(hostile, tool).input_schema)
+    assert hostile.call("hs", tool, arguments).text == "ok"
+
+
+def test_a_schema_that_fans_out_stalls_no_other_server_of_the_pool(hostile: Any) -> None:
+    """The check ran on the pool's one loop: while it walked ``wide``'s paths, every other
+    connection's call waited (on the old code the other server never answered)."""
+    hostile.connect("other", command=sys.executable, args=[HOSTILE], tool_timeout=30)
+    assert schemarefs.fans_out(_tool(hostile, "wide").input_schema)  # else this would hang, not fail
+    hostile.tools("other")
+    with ThreadPoolExecutor(2) as calls:
+        pending = calls.submit(hostile.call, "hs", "wide", {"x": 1})
+        other = calls.submit(hostile.call, "other", "big", {"n": 3})
+        assert other.result(timeout=60).text == "xxx"
+        assert pending.result(timeout=60).text == "ok"
+
+
+def test_a_signature_says_the_types_a_looping_schema_names(hostile: Any) -> None:
+    said = {t.name: t.signature for t in hostile.tools("hs")}
+    assert said["loop"] == "loop(x: null)"  # "an A or null": what the loop adds is said where it starts
+    assert said["mutual"] == "mutual(x*: integer|string)"
+    assert said["wide"] == "wide(x: string)"
+    assert said["node"] == "node(tree: object)"
+
+
+def test_a_toolbox_of_such_tools_is_made_and_its_functions_call_them(hostile: Any) -> None:
+    box = hostile.functions("hs")
+    assert set(box) >= {f"mcp__hs__{n}" for n in ("loop", "mutual", "wide", "node")}
+    assert "x" in inspect.signature(box["mcp__hs__loop"]).parameters
+    assert box["mcp__hs__wide"](x=1).text == "ok"
+    reply = box.run({"type": "tool_use", "id": "t", "name": "mcp__hs__mutual", "input": {"x": 2}})
+    assert reply["is_error"] is False and reply["content"][0]["text"] == "ok"
+
+
+def _schemas(body: dict[str, Any]) -> list[Any]:
+    """The JSON Schemas a spec carries (Gemini's own dialect, ``parameters``, is not one)."""
+    inner = body.get("function", body)
+    return [inner[k] for k in ("parameters", "input_schema", "parametersJsonSchema") if k in inner]
+
+
+def _refs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        here = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return here + [r for v in node.values() for r in _refs(v)]
+    return [r for v in node for r in _refs(v)] if isinstance(node, list) else []
+
+
+@pytest.mark.parametrize(
+    ("fmt", "strict"),
+    [
+        ("openai", None),
+        ("openai", True),
+        ("openai-responses", None),
+        ("openai-responses", True),
+        ("anthropic", None),
+        ("gemini", None),
+    ],
+)
+def test_every_provider_gets_a_finite_valid_spec(hostile: Any, fmt: str, strict: bool | None) -> None:
+    box = hostile.functions("hs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StrictModeWarning)  # a loop's "any value" cannot be strict
+        specs = box.specs(fmt, strict=strict)
+    assert len(json.dumps(specs)) < 20_000  # inlined, wide's 2**40 paths would never be written
+    for name in ("loop", "mutual", "wide", "node"):
+        body = specs.spec(f"mcp__hs__{name}")
+        for schema in _schemas(body):
+            Draft202012Validator.check_schema(schema)
+            for ref in _refs(schema):  # every reference left points into the spec itself
+                assert schemarefs.pointer(schema, ref) is not None, (name, ref)
+            if name in ("loop", "mutual"):  # a loop that asks nothing of the value: any value
+                assert _refs(schema) == [], (name, schema)
+    if fmt == "anthropic":
+        loop = specs.spec("mcp__hs__loop")["input_schema"]["properties"]["x"]
+        assert loop == {"anyOf": [{}, {"type": "null"}]}
+        node = specs.spec("mcp__hs__node")["input_schema"]
+        assert _refs(node) and "$defs" in node  # a tree stays a tree: a reference to its node
+
+
+@pytest.mark.parametrize(
+    ("tool", "line"),
+    [
+        ("loop", "x: A (recursive) or null"),
+        ("mutual", "x*: A (recursive) or integer or string"),
+        ("wide", "x: string"),
+        ("node", "tree: an object with keys name, children"),
+    ],
+)
+def test_the_tool_card_still_words_them(hostile: Any, tool: str, line: str) -> None:
+    shown = bundle(_tool(hostile, tool))["text/plain"]
+    assert line in shown.splitlines(), shown
+
+
+def _beside(width: int) -> dict[str, Any]:
+    """``wide`` again, each reference with a word beside it (so no two are written alike)."""
+    defs: dict[str, Any] = {
+        f"D{i}": {"anyOf": [{"$ref": f"#/$defs/D{i + 1}", "description": side} for side in ("left", "right")]}
+        for i in range(width)
+    }
+    return {
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/D0"}},
+        "$defs": {**defs, f"D{width}": {"type": ["string", "null"]}},
+    }
+
+
+def test_references_written_with_words_beside_them_are_still_read_once(bounded: list[int]) -> None:
+    schema = _beside(40)
+    x = schema["properties"]["x"]
+    assert type_names(x, schema) == ["string", "null"]
+    assert allows_null(x, schema) is True
+    assert [p.key for p in params(schema)] == ["x"]
+    inlined, kept = normal_form(schema)
+    assert kept and len(json.dumps(inlined)) < 20_000
