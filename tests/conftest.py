@@ -166,6 +166,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
 
 
+#: The files that take a minute or more, longest first, run before the rest: each file runs on one
+#: worker (``--dist loadfile``) and the workers take files in the order collected, so one of these
+#: collected last (``tests/test_*.py`` sort after the folders) kept one worker busy for minutes after
+#: the others had run out of files. A file missing here only runs in its usual place.
+LONG_FILES = (
+    "browser/test_course_in_jupyterlab.py",
+    "conformance/test_conformance.py",
+    "notebook/cell/test_cell_kernel.py",
+    "probekit/test_workers.py",
+    "test_notebooks.py",
+    "test_bench.py",
+    "browser/test_form_in_jupyterlab.py",
+    "client/test_pool.py",
+    "browser/test_explorer_in_jupyterlab.py",
+    "client/test_resilience.py",
+    "faults/test_processes.py",
+    "browser/test_apps_in_jupyterlab.py",
+    "test_course.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long files first (:data:`LONG_FILES`); the order within a file, and of the others, kept."""
+    tests = Path(__file__).parent
+    rank = {str(tests / name): n for n, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(str(item.path), len(rank)))
+
+
 def run_basetemp(factory: pytest.TempPathFactory) -> Path:
     """The run's temporary folder: under xdist each worker has a subfolder of the controller's."""
     base = factory.getbasetemp()

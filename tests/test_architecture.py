@@ -45,3 +45,12 @@ def test_every_module_the_map_names_exists() -> None:
             if not (PACKAGE / room / path).exists():
                 missing.append(f"{room}/{path}")
     assert named > 30 and missing == []
+
+
+def test_the_long_files_run_first_are_files_of_the_suite():
+    """conftest's LONG_FILES go first to keep the workers busy alike; a renamed file would quietly
+    fall back to its usual place."""
+    from tests.conftest import LONG_FILES
+
+    tests = Path(__file__).parent
+    assert [name for name in LONG_FILES if not (tests / name).is_file()] == []
