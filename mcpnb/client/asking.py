@@ -33,6 +33,29 @@ class _AskFailed(Exception):
     """The interaction itself failed (not the server): an elicitation is cancelled, sampling refused."""
 
 
+class _TooMany(Exception):
+    """The server already has :data:`MAX_OPEN_QUESTIONS` questions waiting for a person."""
+
+
+#: Questions (forms, pages to open, completions) one server may have waiting for a person at once.
+#: A server that sent 200 ``elicitation/create`` at once put 200 forms (7,400 widgets) in the calling
+#: cell; past this many, the next is answered at once without asking anyone (cancel, or refused for
+#: sampling) until one is answered. Several calls in flight that each ask (a toolbox running a
+#: model's parallel calls) stay well below it. A policy answers every question whatever their number.
+MAX_OPEN_QUESTIONS = 8
+#: A server's words kept in one line of its log (characters), as a stderr line is
+#: (:data:`~mcpnb.client.callbacks.STDERR_LINE_CHARS`): the log keeps its last 200 lines for as long
+#: as the connection lives, and 300 log notifications of a megabyte each kept 200 MB there.
+LINE_CHARS = 4000
+
+
+def cut(text: str, limit: int = LINE_CHARS) -> str:
+    """``text`` for a line of the server's log: its start, and how much more there was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} more characters not kept)"
+
+
 def answer_as(answer: Any, method: str, model: Any) -> Any:
     """An interaction's answer as the SDK's ``model`` (or its ``ErrorData``). A subclass may return
     the dict it would send (``{"action": "accept", "content": {...}}``): it reached the SDK as it was
@@ -154,6 +177,10 @@ class Asking:
         self.active_calls: list[CallContext] = []
         #: Tasks that may still ask, by task id (their questions say which task they are for).
         self.task_calls: dict[str, CallContext] = {}
+        #: Questions waiting for a person now, and how many were answered without asking since
+        #: there were :data:`MAX_OPEN_QUESTIONS` (said in the log when the last one is answered).
+        self.open_questions = 0
+        self.refused_questions = 0
 
     @property
     def interaction(self) -> Interaction:
@@ -196,12 +223,24 @@ class Asking:
         ask: Callable[[Interaction, CallContext | None], Awaitable[Any]],
     ) -> Any:
         interaction = self.interaction
+        asks_someone = self._asks_someone(interaction, what, call)
+        if asks_someone and self.open_questions >= MAX_OPEN_QUESTIONS:
+            self.refused_questions += 1
+            if self.refused_questions == 1:
+                self.conn.emit(
+                    "ask",
+                    f"the server already has {MAX_OPEN_QUESTIONS} questions waiting for an answer: its next "
+                    "ones are answered without asking anyone until one is answered",
+                    refused=True,
+                )
+            raise _TooMany
         calls = call.calls if isinstance(call, Unsure) else [call] if call is not None else []
         for each in calls:  # (a transcript has the request as sent: transcript.Wire)
             each.asked.append(what)
             if each.deadline is not None:
                 each.deadline.pause()
-        self.conn.emit("ask", f"the server asks: {what}", call=call.tool if call else None)
+        self.conn.emit("ask", cut(f"the server asks: {what}"), call=call.tool if call else None)
+        self.open_questions += int(asks_someone)
         try:
             return await asyncio.wait_for(ask(interaction, call), interaction.timeout)
         except (TimeoutError, asyncio.CancelledError):
@@ -211,9 +250,42 @@ class Asking:
             self.conn.emit("ask", f"asking failed, so the server is told no: {describe(exc)}", failed=True)
             raise _AskFailed(describe(exc)) from exc
         finally:
+            self.open_questions -= int(asks_someone)
+            if not self.open_questions and self.refused_questions:
+                refused, self.refused_questions = self.refused_questions, 0
+                self.conn.emit(
+                    "ask",
+                    f"{refused} of the server's questions were answered without asking anyone: "
+                    f"it asked them while {MAX_OPEN_QUESTIONS} others were waiting for an answer",
+                    refused=refused,
+                )
             for each in calls:
                 if each.deadline is not None:
                     each.deadline.resume()
+
+    @staticmethod
+    def _asks_someone(interaction: Interaction, what: str, call: CallContext | None) -> bool:
+        """Whether a question may wait for a person: not when the base class's policy, or the
+        call's own answers, answer it (those answer any number of questions at once)."""
+        ui = call.ui if isinstance(call, CallContext) else None
+        if ui is not None and not getattr(ui, "asks_people", True):  # headless: a policy answers
+            return False
+        if what.startswith("sampling"):
+            return type(interaction).sample is not Interaction.sample
+        if what.startswith("form") and isinstance(call, CallContext) and call.answers is not None:
+            return False
+        return type(interaction).elicit is not Interaction.elicit
+
+    def _too_many(self, call: CallContext | None, asked: str, answered: str) -> None:
+        """Say on ``call`` (once) that questions of its server were answered without asking."""
+        head = (
+            f"{self.conn.name} asked more than {MAX_OPEN_QUESTIONS} questions at once: the ones past "
+            f"{MAX_OPEN_QUESTIONS} were {answered} without asking anyone"
+        )
+        calls = call.calls if isinstance(call, Unsure) else [call] if call is not None else []
+        for each in calls:  # once per call: 200 questions at once are one line under its result
+            if not any(note.startswith(head) for note in each.answered_without_asking):
+                note_unasked(each, f"{head} (the first of them: {asked})")
 
     async def on_elicit(self, ctx: Any, params: Any) -> Any:
         """The SDK's elicitation callback (both eras, form and URL mode, task questions too)."""
@@ -238,6 +310,9 @@ class Asking:
             result = ElicitResult(action="cancel")
         except _AskFailed as failed:
             note_unasked(call, f"{asked} and asking failed ({failed}): cancelled")
+            result = ElicitResult(action="cancel")
+        except _TooMany:
+            self._too_many(call, quote(params.message), "cancelled")
             result = ElicitResult(action="cancel")
         else:
             self.conn.emit("ask", f"elicitation answered: {result.action}")
@@ -279,6 +354,11 @@ class Asking:
         except _AskFailed as failed:
             note_unasked(call, f"{asked} and asking failed ({failed}): rejected")
             result = ErrorData(code=-1, message="the client could not ask anyone")
+        except _TooMany:
+            self._too_many(call, "for an LLM completion", "rejected")
+            result = ErrorData(
+                code=-1, message=f"more than {MAX_OPEN_QUESTIONS} questions at once: not asked"
+            )
         finally:
             if isinstance(call, Unsure):
                 call.spread(asked)
@@ -303,8 +383,9 @@ class Asking:
         the line: the call's log lines are saved with the notebook. (A transcript has the
         notification as the server sent it, scrubbed as it is added: transcript.Wire.)"""
         params = self.cleaned(params)
-        said = log_data_text(params.data)  # JSON, as the call's own view shows it
-        self.conn.emit("log", f"{params.level}: {said}", level=params.level, logger=params.logger)
+        said = cut(log_data_text(params.data))  # JSON, as the call's own view shows it
+        logger = cut(params.logger, 200) if isinstance(params.logger, str) else params.logger
+        self.conn.emit("log", f"{params.level}: {said}", level=params.level, logger=logger)
         call = self.current(params)
         if isinstance(call, Unsure):  # several calls in flight: the line stays in the server's log
             call = None
