@@ -350,3 +350,41 @@ def test_a_byte_order_mark_before_the_first_line_is_no_text():
     got, bad = asyncio.run(scenario())
     assert [(m.id, m.result) for m in got] == [(1, {"name": "日本"})]
     assert bad == ["\ufeffhello"]
+
+
+def test_a_backlog_of_messages_lets_the_loops_other_work_run_between_them():
+    """A server that floods (20k notifications at once) left every other connection on the runtime
+    loop waiting until its whole backlog was handled: the reader handed out buffered lines without
+    ever giving the loop a turn. Here 200 lines arrive at once, and a task that only counts the
+    loop's turns runs between them."""
+
+    async def scenario() -> tuple[int, list[int]]:
+        reader, write_fd, _bad, _ends = await pipe_reader()
+        lines = "".join(
+            json.dumps({"jsonrpc": "2.0", "method": "ping", "params": {"n": n}}) + "\n" for n in range(200)
+        )
+        os.write(write_fd, lines.encode())
+        os.close(write_fd)
+        turns = 0
+        seen: list[int] = []
+
+        async def count() -> None:
+            nonlocal turns
+            while True:
+                turns += 1
+                await asyncio.sleep(0)
+
+        counter = asyncio.ensure_future(count())
+        await asyncio.sleep(0)
+        first = (await reader.receive()).message  # the first read buffers all 200 lines
+        seen.append(turns)
+        for _ in range(199):
+            await reader.receive()
+            seen.append(turns)
+        counter.cancel()
+        assert first.params == {"n": 0}
+        return turns, seen
+
+    turns, seen = asyncio.run(scenario())
+    assert turns >= 150, turns  # the counting task ran between the messages, not only after them
+    assert seen[-1] - seen[1] >= 150, seen[:5]

@@ -15,6 +15,7 @@ loop) and is called after each flood: it keeps answering.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from typing import Any
 
@@ -93,7 +94,7 @@ def test_a_flood_of_questions_keeps_only_a_few_waiting_for_a_person(hostile, wha
 
     assert result.text == "did the requests"  # every question was answered: the server went on
     assert person.most_open <= MAX_OPEN_QUESTIONS, f"{person.most_open} questions waited at once"
-    assert person.asked == MAX_OPEN_QUESTIONS
+    assert MAX_OPEN_QUESTIONS <= person.asked < FLOOD  # a few waited for the person, the rest did not
     answered = "cancelled" if what == "elicit" else "rejected"
     said = [
         n
@@ -102,8 +103,10 @@ def test_a_flood_of_questions_keeps_only_a_few_waiting_for_a_person(hostile, wha
     ]
     assert len(said) == 1 and answered in said[0], result.answered_without_asking
     log = "\n".join(hostile.logs("hostile"))
-    assert log.count(f"already has {MAX_OPEN_QUESTIONS} questions waiting") == 1, log
-    assert f"{FLOOD - MAX_OPEN_QUESTIONS} of the server's questions were answered without asking" in log
+    assert f"already has {MAX_OPEN_QUESTIONS} questions waiting" in log, log
+    # said each time the waiting questions were all answered (as the flood comes in, maybe more than once)
+    refused = re.findall(r"(\d+) of the server's questions were answered without asking", log)
+    assert sum(map(int, refused)) == FLOOD - person.asked, log
     still_healthy(hostile)
 
 
