@@ -65,6 +65,22 @@ def _media_problems(content: list[Any]) -> list[str]:
     return []
 
 
+def _unchecked(schema: Any, structured: Any, is_error: bool) -> list[str]:
+    """What is said with a result whose outputSchema fans out (:func:`~mcpnb.client.schemarefs.fans_out`):
+    it is not checked here, since over data that fails it the validator would follow each of its
+    paths (a hostile server's 2**40) holding the GIL, and the kernel froze. The data is shown as
+    sent, neither passed nor failed."""
+    if schema is None or structured is None or is_error:
+        return []
+    from mcpnb.client.schemarefs import fans_out
+
+    if not fans_out(schema):
+        return []
+    from mcpnb.client.schemacheck import TOO_LARGE
+
+    return [f"structuredContent not checked against the tool's outputSchema: {TOO_LARGE}; shown as sent"]
+
+
 @dataclass(eq=False)
 class ToolResult:
     """The outcome of a tool call. Rendering lives in :mod:`mcpnb.notebook.render`; this is the data."""
@@ -113,7 +129,11 @@ class ToolResult:
             meta=dict(result.meta) if result.meta else None,
             sdk_result=result,
             markdown=markdown,
-            warnings=[*(_repaired(result) or ()), *_media_problems(result.content)],
+            warnings=[
+                *(_repaired(result) or ()),
+                *_media_problems(result.content),
+                *_unchecked(output_schema, result.structured_content, bool(result.is_error)),
+            ],
         )
 
     def hide_in_error(self, safe: Any) -> None:
@@ -182,14 +202,19 @@ class ToolResult:
             return None
         if self.structured is None:
             return "the tool declares an outputSchema but returned no structuredContent"
+        if _unchecked(self.output_schema, self.structured, self.is_error):  # said in warnings
+            return None
         from mcpnb.client.schemacheck import schema_problem
 
         return schema_problem(self.structured, self.output_schema)
 
     @property
     def schema_valid(self) -> bool | None:
-        """True/False against the declared ``outputSchema``; None when the tool declares none."""
+        """True/False against the declared ``outputSchema``; None when the tool declares none, or
+        one too large to check here (:attr:`warnings` says so)."""
         if self.output_schema is None or self.is_error:
+            return None
+        if _unchecked(self.output_schema, self.structured, self.is_error):
             return None
         return self.schema_error is None
 

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from mcpnb.client.schemarefs import EXPANDED_LIMIT, fans_out
+
 #: Format checkers that replace the validator's own, as hashable ``(name, check)`` pairs.
 Checkers = tuple[tuple[str, Callable[[Any], bool]], ...]
 
@@ -49,8 +51,18 @@ def json_path(path: Any) -> str:
     return out
 
 
+#: Why a value is not checked against a schema that fans out (:func:`~mcpnb.client.schemarefs.fans_out`).
+TOO_LARGE = f"it unfolds past {EXPANDED_LIMIT:,} nodes once its references are read, too many to check here"
+
+
 def schema_problem(instance: Any, schema: dict[str, Any]) -> str | None:
-    """The first validation error as one line (``at $.rows[2].age: "x" is not of type "integer"``)."""
+    """The first validation error as one line (``at $.rows[2].age: "x" is not of type "integer"``).
+
+    A schema that fans out is not checked (``cannot check against the schema: …``): over a value
+    that fails it, the validator follows each of its paths (a hostile server's 2**40) holding the
+    GIL, and the whole kernel froze with no timeout able to end it."""
+    if fans_out(schema):
+        return f"cannot check against the schema: {TOO_LARGE}"
     try:
         validator = compiled(schema_key(schema))
         if validator.is_valid(instance):

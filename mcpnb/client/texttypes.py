@@ -133,27 +133,44 @@ def column_schemas(schema: Any, path: Sequence[str | int]) -> dict[str, Any]:
         node = deref(
             node.get("items") if isinstance(key, int) else node.get("properties", {}).get(key), schema
         )
-    return _properties(deref(node.get("items"), schema), schema, "", _NESTED_DEPTH)
+    return _properties(deref(node.get("items"), schema), schema)
 
 
 #: How deep the keys of nested objects are named (``a.b.c``), as ``.df`` flattens them.
 _NESTED_DEPTH = 5
+#: Columns named at most. A schema whose every level holds P objects, each the next level, names
+#: P**5 columns by that depth (10 a level: 1.1 million, seconds; 20: never done), while a column's
+#: schema only tells what its text is. The shallowest are named first: a table's own columns always.
+COLUMN_LIMIT = 1_000
 
 
-def _properties(node: dict[str, Any], root: Any, prefix: str, depth: int) -> dict[str, Any]:
+def _properties(node: dict[str, Any], root: Any) -> dict[str, Any]:
     """An object's properties by name (``$ref`` followed), and those of the objects among them as
     ``a.b``, as ``.df`` names the columns a nested object gives; an optional object (``anyOf``
-    with ``null``, pydantic's ``Address | None``) too."""
-    properties = node.get("properties")
-    if not isinstance(properties, dict):
-        return {}
-    found = {}
-    for key, spec in properties.items():
-        column = deref(spec, root)
-        found[f"{prefix}{key}"] = column
-        if depth:
-            found.update(_properties(_object_branch(column, root), root, f"{prefix}{key}.", depth - 1))
-    return found
+    with ``null``, pydantic's ``Address | None``) too. Named level by level, at most
+    :data:`COLUMN_LIMIT`, and given in the object's order (``a``, ``a.b``, ``c``)."""
+    found: dict[tuple[int, ...], tuple[str, Any]] = {}  # where in the object's order -> name, schema
+    level: list[tuple[tuple[int, ...], str, dict[str, Any]]] = [((), "", node)]
+    for depth in range(_NESTED_DEPTH + 1):
+        below = []
+        for place, prefix, parent in level:
+            properties = parent.get("properties")
+            if not isinstance(properties, dict):
+                continue
+            for index, (key, spec) in enumerate(properties.items()):
+                if len(found) >= COLUMN_LIMIT:
+                    return _in_order(found)
+                column = deref(spec, root)
+                found[(*place, index)] = (f"{prefix}{key}", column)
+                if depth < _NESTED_DEPTH:
+                    below.append(((*place, index), f"{prefix}{key}.", _object_branch(column, root)))
+        level = below
+    return _in_order(found)
+
+
+def _in_order(found: dict[tuple[int, ...], tuple[str, Any]]) -> dict[str, Any]:
+    """Columns by name, each after its parent and before its parent's next key."""
+    return {name: column for _, (name, column) in sorted(found.items())}
 
 
 def _object_branch(schema: dict[str, Any], root: Any) -> dict[str, Any]:

@@ -8,8 +8,15 @@ of the pool waited with it), a toolbox of such a tool could not be made, nor its
 each reference is read once, one back into itself is not followed, and what the client cannot judge
 of such a schema goes to the server as given.
 
-Every reference look-up is counted: following all of ``wide``'s paths fails a test at once
-instead of hanging it.
+The same schemas reach the client elsewhere: as an ``outputSchema`` whose structured content fails
+it (the result's check froze the kernel), as a form's ``requestedSchema`` whose answers fail it
+(their check froze it, on the runtime loop), and as an ``outputSchema`` of 20 objects a level that
+``.df`` named 20**5 columns of (it never ended). A fanning-out schema is now not checked here (said
+with the result), and ``.df`` names the shallowest columns, up to a budget.
+
+Every reference look-up is counted, and a fanning-out schema compiled to check a value is refused
+and kept (:func:`unwalked`): following all of ``wide``'s paths fails a test at once instead of
+hanging it.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import inspect
 import json
 import sys
 import warnings
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -27,7 +35,10 @@ from jsonschema import Draft202012Validator
 
 import mcpnb.client.schemarefs as schemarefs
 from mcpnb.client.arguments import type_names
+from mcpnb.client.elicitation.answers import validate
 from mcpnb.client.nullable import allows_null
+from mcpnb.client.schemacheck import schema_problem
+from mcpnb.client.texttypes import column_schemas
 from mcpnb.client.toolbox.schema import normal_form
 from mcpnb.client.toolbox.signatures import params
 from mcpnb.client.toolbox.specs import StrictModeWarning
@@ -202,3 +213,83 @@ def test_references_written_with_words_beside_them_are_still_read_once(bounded: 
     assert [p.key for p in params(schema)] == ["x"]
     inlined, kept = normal_form(schema)
     assert kept and len(json.dumps(inlined)) < 20_000
+
+
+@pytest.fixture
+def unwalked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The schemas that fan out which something tried to compile to check a value, each refused:
+    compiled, a value that fails one would hold the GIL for ever (the old code's test would hang,
+    not fail). Empty, as it must be."""
+    import jsonschema_rs
+
+    from mcpnb.client.schemacheck import compiled
+
+    refused: list[str] = []
+    real = jsonschema_rs.validator_for
+
+    def guarded(schema: Any, *args: Any, **kwargs: Any) -> Any:
+        if schemarefs.fans_out(schema):
+            refused.append(json.dumps(schema)[:80])
+            raise AssertionError("a schema that fans out was compiled to check a value")
+        return real(schema, *args, **kwargs)
+
+    monkeypatch.setattr(jsonschema_rs, "validator_for", guarded)
+    compiled.cache_clear()  # a validator compiled before the guard would not be asked
+    yield refused
+    compiled.cache_clear()
+
+
+def test_a_result_whose_output_schema_fans_out_is_shown_unchecked_and_says_so(
+    hostile: Any, unwalked: list[str]
+) -> None:
+    """Its check walked each of the 2**40 paths over structured content that fails them: the
+    kernel froze as the result was shown. Now it is shown as sent, neither passed nor failed."""
+    result = hostile.call("hs", "wide_out", {})
+    assert result.data == {"x": 1}
+    assert result.schema_valid is None and result.schema_error is None
+    said = [w for w in result.warnings if "not checked against the tool's outputSchema" in w]
+    assert len(said) == 1 and "past 10,000 nodes" in said[0], result.warnings
+    shown = bundle(result)["text/plain"]
+    assert f"⚠ {said[0]}" in shown and '"x": 1' in shown and "does not match" not in shown, shown
+    assert said[0] in repr(result)
+    schema = _tool(hostile, "wide_out").output_schema
+    assert schema_problem({"x": 1}, schema).startswith("cannot check against the schema: it unfolds")
+    assert unwalked == []
+
+
+@pytest.mark.parametrize(
+    ("shape", "answer"), [("wide", {"x": 1}), ("wide", {"x": "s"}), ("loop", {"x": None})]
+)
+def test_a_form_whose_schema_loops_or_fans_out_is_answered_and_the_server_judges(
+    hostile: Any, unwalked: list[str], shape: str, answer: dict[str, Any]
+) -> None:
+    """The answers given with the call were checked against the whole ``requestedSchema``, on
+    the runtime loop: ``{"x": 1}`` against ``wide`` froze the kernel and every connection."""
+    result = hostile.call("hs", "ask", {"shape": shape}, answers=answer)
+    assert json.loads(result.text) == {"action": "accept", "content": answer}
+    assert unwalked == []
+
+
+def test_a_form_that_fans_out_is_still_checked_for_its_required_fields(unwalked: list[str]) -> None:
+    """As a form whose schema cannot be compiled: what is required, and values JSON cannot carry."""
+    schema = {**_beside(40), "required": ["x"]}
+    assert schemarefs.fans_out(schema)
+    assert validate(schema, {"x": 1}) == {}
+    assert validate(schema, {}) == {"x": "required"}
+    assert validate(schema, {"x": object()}) == {"x": "expected a JSON value, not a object"}
+    assert unwalked == []
+
+
+def test_df_names_the_columns_of_a_schema_of_millions_so_far_as_it_can(hostile: Any) -> None:
+    """20 objects a level, each the next: named to depth 5 as ``.df`` names nested keys, 20**5
+    columns (10 a level took seconds; 20 never ended). Now the shallowest are named, the
+    table's own among them, and a text column its schema declares stays text."""
+    result = hostile.call("hs", "levels", {"n": 3})
+    assert result.df["code"].tolist() == ["10001"] * 3  # declared a text: no number
+    declared = column_schemas(_tool(hostile, "levels").output_schema, ["rows"])
+    names = list(declared)
+    top = ["code", *(f"p{j}" for j in range(20))]
+    assert set(top + [f"p{j}.p{k}" for j in range(20) for k in range(20)]) <= set(names)
+    assert names[:3] == ["code", "p0", "p0.p0"]  # in the object's order, each key after its parent
+    assert [n for n in names if "." not in n] == top
+    assert len(names) <= schemarefs.EXPANDED_LIMIT

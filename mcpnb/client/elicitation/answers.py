@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.schemacheck import compiled, schema_key
+from mcpnb.client.schemarefs import fans_out
 
 if TYPE_CHECKING:
     from mcpnb.client.elicitation.fields import Field
@@ -163,7 +164,10 @@ def validate(schema: Any, content: Any) -> dict[str, str]:
     """Field name → first problem, ``""`` for problems of the whole answer; empty when valid.
 
     A schema that cannot be compiled (unknown types, bad patterns) is only checked for required
-    fields: the server validates again, and a person must never be stuck in front of a form.
+    fields: the server validates again, and a person must never be stuck in front of a form. So is
+    one that fans out (:func:`~mcpnb.client.schemarefs.fans_out`; MCP asks for flat fields, a
+    hostile server may send 2**40 paths): over an answer that fails it the validator followed each
+    path holding the GIL, and the kernel froze, on the runtime loop with every connection.
     """
     if not isinstance(schema, dict):
         return {}
@@ -171,6 +175,8 @@ def validate(schema: Any, content: Any) -> dict[str, str]:
         return {"": "expected an object"}
     foreign = {k: _not_json(schema, k, v) for k, v in content.items() if not _json_native(v)}
     readable = {k: v for k, v in content.items() if k not in foreign}
+    if fans_out(schema):
+        return {**_required_missing(schema, content), **foreign}
     try:
         check = compiled(schema_key(schema), checkers=_CHECKERS)
         if not foreign and check.is_valid(readable):
