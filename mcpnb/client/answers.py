@@ -111,7 +111,7 @@ def warn_unknown_answers(*, mine: Callable[[], bool]) -> None:
         return
 
     def _resolve_pending(self: Any, request_id: Any, outcome: Any) -> None:
-        if mine() and not _awaited(self, request_id):
+        if mine() and not awaited(self, request_id):
             _log_for_server(f"[warning] {_unknown_answer(self, request_id, outcome)}")
         resolve(self, request_id, outcome)
 
@@ -119,7 +119,7 @@ def warn_unknown_answers(*, mine: Callable[[], bool]) -> None:
     JSONRPCDispatcher._resolve_pending = _resolve_pending  # type: ignore[method-assign]
 
 
-def _awaited(dispatcher: Any, request_id: Any) -> bool:
+def awaited(dispatcher: Any, request_id: Any) -> bool:
     """Whether an answer for ``request_id`` is unremarkable: awaited, or for a request this
     session sent (the SDK numbers them 1, 2, ...; a late answer to one is no bug)."""
     from mcp.shared.dispatcher import coerce_request_id

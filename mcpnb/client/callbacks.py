@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,9 @@ STDERR_LINE_CHARS = 4000
 SECRET_MARGIN = 2000
 #: The stray stdout lines of one start kept to say why it failed (see ``Connection._silence_reason``).
 STDOUT_LINES_KEPT = 5
+#: The progress tokens this client never issued that a connection's log names, each once; the
+#: ones past them are only counted (a server that makes up a token per notification is no news).
+STRAY_TOKENS_NAMED = 3
 
 
 class SessionCallbacks:
@@ -48,7 +51,12 @@ class SessionCallbacks:
     prompt_cache: TTLCache[list[Any]]
     watch: ResourceWatch
     pages: PageCompletions
+    client: Any
     _stop: asyncio.Event | None
+    #: list_changed notices not said since the last one said, by list (see :meth:`_list_changed`);
+    #: made on first use, the mixin has no ``__init__``.
+    _unsaid_changes: dict[str, int] | None = None
+    _stray_progress: StrayProgress | None = None
 
     if TYPE_CHECKING:
 
@@ -150,6 +158,7 @@ class SessionCallbacks:
         session is lost."""
         from mcp.types import (
             ElicitCompleteNotification,
+            ProgressNotification,
             PromptListChangedNotification,
             ResourceUpdatedNotification,
             ToolListChangedNotification,
@@ -159,11 +168,11 @@ class SessionCallbacks:
             requests.transport_failed(self, message, self._stop)
             return
         if isinstance(message, ToolListChangedNotification):
-            self.tool_cache.invalidate()
-            self.emit("cache", "tool list changed on the server: cache invalidated", reason="list_changed")
+            self._list_changed("tool", self.tool_cache, self.tool_cache.invalidate)
         elif isinstance(message, PromptListChangedNotification):
-            self.prompt_cache.clear()
-            self.emit("cache", "prompt list changed on the server: cache invalidated", reason="list_changed")
+            self._list_changed("prompt", self.prompt_cache, self.prompt_cache.clear)
+        elif isinstance(message, ProgressNotification):
+            self._check_progress_token(message.params.progress_token)
         elif isinstance(message, ResourceUpdatedNotification):
             self.watch.updated(str(message.params.uri))
         elif isinstance(message, ElicitCompleteNotification):
@@ -172,3 +181,84 @@ class SessionCallbacks:
                 self.emit(
                     "ask", f"the server says the page it asked to open is done ({said})", elicitation_id=said
                 )
+
+    def _list_changed(self, which: str, cache: TTLCache[Any], invalidate: Callable[[], None]) -> None:
+        """A ``list_changed`` notice: the cache is marked stale each time, the log says so once per
+        burst. A server that sent 200 of them in a row filled the connection's log (its last 200
+        lines) with the same line and pushed out what had happened before (an error, a stderr
+        line). Said again only once the list was read since (the cache holds a list again): before
+        that, a notice changes nothing anyone sees, the next read gets the new list either way."""
+        unsaid = self._unsaid_changes
+        if unsaid is None:
+            unsaid = self._unsaid_changes = {}
+        stale = cache.age is None  # nothing read since the last notice (or since the start)
+        invalidate()
+        before = unsaid.get(which)
+        if before is not None and stale:
+            unsaid[which] = before + 1
+            return
+        unsaid[which] = 0
+        more = f" ({before} more notices came before it was read again)" if before else ""
+        self.emit(
+            "cache",
+            f"{which} list changed on the server: cache invalidated{more}; more notices are said "
+            "once the list has been read again",
+            reason="list_changed",
+        )
+
+    def _check_progress_token(self, token: Any) -> None:
+        """Progress for a token this client never issued is ignored (the SDK matches a token to the
+        request that sent it), and a call that waits on its own token then times out "without
+        progress" while the server was busy reporting it on another: the log says so, once per
+        token, for the first :data:`STRAY_TOKENS_NAMED` tokens, then only counts (at 10, 100, ...).
+        A token of a request this session sent (still waited for or not: a task's progress may
+        outlive its request) is no stray."""
+        from mcpnb.client.answers import awaited
+
+        dispatcher = getattr(getattr(self.client, "session", None), "_dispatcher", None)
+        if dispatcher is None or not hasattr(dispatcher, "_pending") or awaited(dispatcher, token):
+            return  # a direct dispatcher (in process) sends no tokens: nothing to match
+        strays = self._stray_progress
+        if strays is None:
+            strays = self._stray_progress = StrayProgress()
+        for said in strays.heard(token):
+            self.emit("progress", said, token=str(token))
+
+
+class StrayProgress:
+    """The progress notifications of one connection for tokens it never issued: which tokens were
+    named in its log, how many came."""
+
+    def __init__(self) -> None:
+        self.named: list[str] = []
+        self.others: set[str] = set()  # tokens past the named ones (a few kept to count; bounded)
+        self.count = 0
+
+    def heard(self, token: Any) -> list[str]:
+        """The lines to say for one more notice on ``token`` (usually none)."""
+        self.count += 1
+        key = repr(token)[:80]
+        said: list[str] = []
+        if key not in self.named and key not in self.others:
+            if len(self.named) < STRAY_TOKENS_NAMED:
+                self.named.append(key)
+                said.append(
+                    f"progress for token {key}, which this client never issued, ignored: no call "
+                    "hears it (a call waiting on its own token may time out 'without progress'); "
+                    "more on it are counted, not said"
+                )
+            elif len(self.others) < 10_000:
+                self.others.add(key)
+                if len(self.others) == 1:
+                    said.append(
+                        "progress for more tokens this client never issued, ignored: counted, "
+                        "the tokens not named"
+                    )
+        if self.count >= 10 and str(self.count).rstrip("0") == "1":  # 10, 100, 1000, ...
+            n = len(self.others)
+            others = f" and {n:,}{'+' if n >= 10_000 else ''} other tokens" if n else ""
+            said.append(
+                f"{self.count:,} progress notifications so far for tokens this client never "
+                f"issued ({', '.join(self.named)}{others}), all ignored"
+            )
+        return said

@@ -10,6 +10,10 @@ News sent while nothing listened is not replayed: a listen stream a middlebox cu
 (:func:`~mcpnb.client.listening.keep_listening`, the list_changed listener's policy), and after
 such a gap, or a reconnect, every watcher is told of its URI once, so that it reads it again
 (it may have changed, or not). The person is told the first time a stream is opened again.
+
+A flood of updates (50,000 ``resources/updated`` in a few seconds) is told in bursts: the watchers
+of a URI are told of it at once when it was quiet, then at most every :data:`TELL_EVERY` seconds,
+each time after the updates it stands for, so the last update is always followed by a telling.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ Watcher = Callable[[str], None]
 
 logger = logging.getLogger("mcpnb")
 
+#: The shortest time (seconds) between two tellings of one URI's updates. A watcher runs on the
+#: runtime loop, synchronously: one that re-reads (or has a thread re-read) the resource did it for
+#: every one of a flood's notifications, and held every connection meanwhile.
+TELL_EVERY = 0.1
+
 
 class ResourceWatch:
     """The watched URIs of one connection and the callbacks to tell."""
@@ -40,6 +49,9 @@ class ResourceWatch:
         self.watchers: dict[str, list[Watcher]] = {}
         self._listener: asyncio.Task[None] | None = None
         self._warned = False  # the person was told a stream broke (once; later breaks are logged)
+        self._told_at: dict[str, float] = {}  # URI -> when (loop time) its watchers were last told
+        self._due: dict[str, asyncio.TimerHandle] = {}  # URI -> its next telling, updates waiting
+        self._unsaid: dict[str, int] = {}  # URI -> updates since the log last said one
 
     @property
     def uris(self) -> list[str]:
@@ -85,8 +97,37 @@ class ResourceWatch:
 
         The update "might be a sub-resource of the one that the client actually subscribed to"
         (the schema's ``ResourceUpdatedNotification``): a watcher of a folder heard nothing when
-        a file in it changed."""
-        self.conn.emit("resource", f"resource updated: {uri}", uri=uri)
+        a file in it changed.
+
+        At once when ``uri`` was quiet for :data:`TELL_EVERY`; else one telling is scheduled for
+        then, and the updates that come meanwhile are told by it (a telling after the last of them:
+        none is lost). The log says the first update of a burst, and how many were not said."""
+        if uri in self._due:
+            self._unsaid[uri] = self._unsaid.get(uri, 0) + 1
+            return
+        loop = asyncio.get_running_loop()
+        last = self._told_at.get(uri)
+        if last is not None and loop.time() - last < TELL_EVERY:
+            self._unsaid[uri] = self._unsaid.get(uri, 0) + 1
+            self._due[uri] = loop.call_at(last + TELL_EVERY, self._tell_due, uri)
+            return
+        unsaid = self._unsaid.pop(uri, 0)
+        more = f" ({unsaid} more updates of it since the last line, told in bursts)" if unsaid else ""
+        self.conn.emit("resource", f"resource updated: {uri}{more}", uri=uri)
+        self._tell_watchers(uri)
+
+    def _tell_due(self, uri: str) -> None:
+        """The telling scheduled for the updates of ``uri`` that came too soon after the last."""
+        self._due.pop(uri, None)
+        self._tell_watchers(uri)
+
+    def _tell_watchers(self, uri: str) -> None:
+        now = asyncio.get_running_loop().time()
+        if len(self._told_at) > 1024:  # a server that names a new URI each time: keep the recent
+            for old in [u for u, t in self._told_at.items() if now - t >= TELL_EVERY and u not in self._due]:
+                del self._told_at[old]
+                self._unsaid.pop(old, None)
+        self._told_at[uri] = now
         told: list[Watcher] = []
         for watched, watchers in list(self.watchers.items()):
             if not covers(watched, uri):

@@ -9,7 +9,13 @@ loop) and is called after each flood: it keeps answering.
   without asking anyone, said once in the server's log and once under the call's result;
 - 300 log notifications of a megabyte each kept 200 MB in the server's log (its last 200 lines,
   for as long as the connection lives): a line there now keeps the start of what was said, as a
-  stderr line does; the call's own ``result.logs`` keeps each whole, as it always did.
+  stderr line does; the call's own ``result.logs`` keeps each whole, as it always did;
+- 500 ``list_changed`` put 500 lines "cache invalidated" in the server's log, which keeps its last
+  200: what had happened before was gone. Now the log says it once until the list is read again;
+- 5,000 ``resources/updated`` called a watcher 5,000 times (and said 5,000 log lines): now told in
+  bursts, the last update still followed by a telling;
+- progress on a token the client never issued was dropped without a word (a call then timed out
+  "without progress" while the server reported progress): now said, once per token, a few tokens.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import ROOT, demo_server_object
+from conftest import ROOT, demo_server_object, wait_until
 
 from mcpnb.client.asking import LINE_CHARS, MAX_OPEN_QUESTIONS
 from mcpnb.client.interaction import Interaction
@@ -129,4 +135,81 @@ def test_a_huge_log_line_keeps_its_start_in_the_servers_log(hostile):
         assert len(line) < LINE_CHARS + 200, len(line)
         assert "more characters not kept" in line
     assert [len(log.data) for log in result.logs] == [1024 * 1024 + 1] * 3  # the call's own: whole
+    still_healthy(hostile)
+
+
+def said(pool, words: str) -> list[str]:
+    return [line for line in pool.logs("hostile") if words in line]
+
+
+@pytest.mark.parametrize("which", ["tools", "prompts"])
+def test_a_list_changed_storm_is_said_once_until_the_list_is_read_again(hostile, which):
+    """What was in the log before the storm is still there; the cache is stale all the same."""
+    hostile.call("hostile", "act", {"what": "log", "n": 2})
+    before = "log: info: line 2 of 2"  # said before the storm
+    hostile.tools("hostile")  # the list is read (the cache holds it)
+    storm = {"what": f"{which}_changed", "n": 500}
+
+    hostile.call("hostile", "act", storm)
+
+    changed = f"{which.removesuffix('s')} list changed on the server"
+    assert wait_until(lambda: said(hostile, changed)), hostile.logs("hostile")
+    hostile.call("hostile", "act", {"what": "log", "n": 1})  # after the storm's notices, in order
+    assert said(hostile, before) and len(said(hostile, changed)) == 1, hostile.logs("hostile")
+    cache = hostile.connection("hostile").tool_cache if which == "tools" else None
+    if cache is not None:
+        assert cache.get() is None  # stale: the next read asks the server
+        assert [t.name for t in hostile.tools("hostile")] == ["act"]  # read again: the next is said
+        hostile.call("hostile", "act", {"what": f"{which}_changed", "n": 3})
+        assert wait_until(lambda: len(said(hostile, changed)) == 2), hostile.logs("hostile")
+        assert "499 more notices came before it was read again" in said(hostile, changed)[-1]
+    still_healthy(hostile)
+
+
+def test_a_flood_of_resource_updates_is_told_in_bursts_and_its_last_update_is_told(hostile):
+    """``act(updated, n)`` updates ``file:///r/0``, ``/1``, ``/2`` in turn; the watcher watches the
+    folder (a sub-resource's update is news for it), and tells nothing else meanwhile."""
+    heard: list[str] = []
+    hostile.watch("hostile", "file:///r", heard.append)
+    flood = 5000
+
+    hostile.call("hostile", "act", {"what": "updated", "n": flood})
+
+    uris = {f"file:///r/{i}" for i in range(3)}
+    assert wait_until(lambda: set(heard) == uris), heard
+    assert len(heard) < flood / 10, f"told {len(heard)} times of {flood} updates"
+    lines = said(hostile, "resource updated: ")
+    assert len(lines) < flood / 10, hostile.logs("hostile")
+    # one more update, at once after the flood: told too (none is lost while a burst is told)
+    told = heard.count("file:///r/0")
+    hostile.call("hostile", "act", {"what": "updated", "n": 1})
+    assert wait_until(lambda: heard.count("file:///r/0") > told), heard
+    still_healthy(hostile)
+
+
+def test_progress_on_a_token_never_issued_is_said_once(hostile):
+    result = hostile.call("hostile", "act", {"what": "progress_foreign", "n": 50})
+
+    assert result.text == "did progress_foreign"
+    lines = said(hostile, "never issued")
+    assert len(lines) == 2, lines  # the token, once; then a count at 10 (never 50 lines)
+    assert "'never-issued'" in lines[0] and "without progress" in lines[0], lines
+    assert "10 progress notifications so far" in lines[1], lines
+    # the call's own progress is no stray
+    assert hostile.call("hostile", "act", {"what": "progress", "n": 5}).text == "did progress"
+    assert len(said(hostile, "never issued")) == 2, hostile.logs("hostile")
+    still_healthy(hostile)
+
+
+def test_progress_on_many_tokens_never_issued_names_a_few_then_counts(hostile):
+    hostile.call("hostile", "act", {"what": "progress_strays", "n": 150})
+
+    named = said(hostile, "which this client never issued")
+    assert 1 <= len(named) <= 5, named  # a few tokens named, the first ones
+    assert [line.split("token ")[1].split(",")[0] for line in named] == [
+        f"'stray-{i}'" for i in range(len(named))
+    ]
+    assert len(said(hostile, "more tokens this client never issued")) == 1
+    counts = said(hostile, "progress notifications so far")
+    assert len(counts) == 2 and "100 progress" in counts[-1] and "other tokens" in counts[-1], counts
     still_healthy(hostile)

@@ -6,7 +6,7 @@ SDK server sends none of this. Its one tool, ``act(what, n)``, does ``what`` ``n
 the call, then answers ``did <what>``:
 
 - ``progress``: progress notifications on the call's ``progressToken``; ``progress_foreign`` on a
-  token never issued;
+  token never issued; ``progress_strays`` each on another token never issued;
 - ``log``: ``notifications/message`` lines; ``log_big``: lines of a megabyte each;
 - ``tools_changed``, ``prompts_changed``, ``resources_changed``: ``list_changed`` notifications;
   ``updated``: ``notifications/resources/updated``;
@@ -41,7 +41,7 @@ TOOL = {
 CAPS = {
     "tools": {"listChanged": True},
     "prompts": {"listChanged": True},
-    "resources": {"listChanged": True},
+    "resources": {"listChanged": True, "subscribe": True},
     "logging": {},
 }
 
@@ -144,6 +144,8 @@ def act(request_id: Any, params: dict[str, Any], waiting: dict[str, Any], hung: 
             notify("notifications/progress", {"progressToken": token, "progress": i + 1, "total": n})
         elif what == "progress_foreign":
             notify("notifications/progress", {"progressToken": "never-issued", "progress": i + 1})
+        elif what == "progress_strays":
+            notify("notifications/progress", {"progressToken": f"stray-{i}", "progress": 1})
         elif what == "log":
             notify("notifications/message", {"level": "info", "data": f"line {i + 1} of {n}"})
         elif what.endswith("_changed"):
