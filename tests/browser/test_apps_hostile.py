@@ -43,6 +43,11 @@ class Leak:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 paths.append(self.path)
+                if self.path == "/nocontent":  # a navigation that never commits: the page stays
+                    self.send_response(204)
+                    self.send_header("Allow-CSP-From", "*")
+                    self.end_headers()
+                    return
                 body = AWAY if self.path == "/away" else b""
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
@@ -200,6 +205,44 @@ def test_a_pages_messages_reach_the_kernel_all_and_in_order(pw, leak):
         page.wait_for_function("window.sent.length >= 40", timeout=30000)
         page.wait_for_timeout(300)  # and nothing more comes
         assert [m["id"] for m in page.evaluate("window.sent")] == list(range(1, 41))
+        expect(page.locator(".mcpnb-app-left")).to_be_hidden()
+    finally:
+        browser.close()
+
+
+def test_a_message_sent_as_the_page_reloads_is_relayed_or_said_lost_never_silently_dropped(pw, leak):
+    """The page calls a tool and reloads at once: the call is relayed if the going document could
+    still vouch for it, else the cell says a message was not relayed; the reloaded page is heard."""
+    script = (
+        "if (window.name !== 'again') {"
+        " window.name = 'again';"
+        ' parent.postMessage({jsonrpc: "2.0", id: 7, method: "tools/call", params: {name: "save"}}, "*");'
+        " location.reload();"
+        '} else { parent.postMessage({jsonrpc: "2.0", id: 8, method: "ping"}, "*"); }'
+    )
+    browser, page = _bare_view(pw, leak, script)
+    try:
+        page.wait_for_function("window.sent.some((m) => m.id === 8)", timeout=30000)
+        page.wait_for_timeout(300)
+        ids = [m["id"] for m in page.evaluate("window.sent")]
+        lost = page.locator(".mcpnb-app-lost")
+        if 7 not in ids:
+            expect(lost).to_contain_text("1 message the page sent as its document was replaced")
+        assert ids.count(8) == 1 and ids.count(7) <= 1, ids
+    finally:
+        browser.close()
+
+
+def test_a_page_whose_navigation_never_commits_is_still_heard(pw, leak):
+    """A 204 answer leaves the page where it was after its "going": it is heard again."""
+    script = (
+        f'location.href = "http://127.0.0.1:{leak.port}/nocontent";'
+        'setTimeout(() => parent.postMessage({jsonrpc: "2.0", id: 3, method: "ping"}, "*"), 1500);'
+    )
+    browser, page = _bare_view(pw, leak, script)
+    try:
+        page.wait_for_function("window.sent.some((m) => m.id === 3)", timeout=30000)
+        assert "/nocontent" in leak.paths
         expect(page.locator(".mcpnb-app-left")).to_be_hidden()
     finally:
         browser.close()

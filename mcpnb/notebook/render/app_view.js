@@ -43,15 +43,25 @@ const DOCUMENT = (secret) => `<script>(() => {
     heard = true;
     if (event.data.method === "ui/resource-teardown") told = true;
   }, true);
-  // beforeunload comes before the frame asks for another document, pagehide may come after it has one
-  window.addEventListener("beforeunload", () => post({ mcpnbGone: ${JSON.stringify(secret)} }), true);
+  // beforeunload comes before the frame asks for another document, pagehide may come after it has
+  // one; a document still here half a second after beforeunload stayed (a navigation that never
+  // committed: a 204, a download)
+  window.addEventListener("beforeunload", () => {
+    post({ mcpnbGone: ${JSON.stringify(secret)}, id });
+    setTimeout(() => post({ mcpnbStayed: ${JSON.stringify(secret)}, id }), 500);
+  }, true);
   window.addEventListener("pagehide", () => {
-    post({ mcpnbGone: ${JSON.stringify(secret)} });
+    post({ mcpnbGone: ${JSON.stringify(secret)}, id });
     if (!heard || told) return;
     const data = { jsonrpc: "2.0", id: "mcpnb-teardown", method: "ui/resource-teardown", params: {} };
     window.dispatchEvent(new MessageEvent("message", { data, source: host }));
   }, true);
 })();</script>`;
+
+// What the documents drawn from the page say to the host (DOCUMENT), never relayed.
+const MARKERS = ["mcpnbDocument", "mcpnbGone", "mcpnbStayed", "mcpnbHere"];
+// Messages waiting for their document's answer, at most (the oldest past it dropped, and counted).
+const MAX_CHECKING = 256;
 
 const randomId = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -203,10 +213,29 @@ function render({ model, el }) {
   let gone = false;
   let checks = 0;
   const checking = new Map(); // a check's number → the message waiting for it, and whose it was
+  // A message the page sent as its document was being replaced (a reload, a navigation) is asked
+  // about after the new one holds the frame, which cannot vouch for it: it is dropped, and counted
+  // here, where the person sees it (nothing tells it from what the replacing document sent).
+  let lost = 0;
+  const lostNote = document.createElement("div");
+  lostNote.className = "mcpnb-app-note mcpnb-app-refused mcpnb-app-lost";
+  lostNote.hidden = true;
+  box.insertBefore(lostNote, notes);
+  const drop = (count) => {
+    if (count <= 0) return;
+    lost += count;
+    lostNote.textContent = `${lost} message${lost === 1 ? "" : "s"} the page sent as its document was replaced `
+      + "(a reload, a navigation) not relayed: the document that replaced it cannot vouch for them";
+    lostNote.hidden = false;
+  };
+  const dropWaiting = () => {
+    drop(checking.size);
+    checking.clear();
+  };
   const leave = () => {
     gone = true;
     ours = false;
-    checking.clear();
+    dropWaiting();
     frame.removeAttribute("srcdoc");
     frame.src = "about:blank";
     left.textContent = "the page left itself (its frame was sent to another address): it is no longer answered";
@@ -223,11 +252,13 @@ function render({ model, el }) {
   const announcement = (data) => {
     if (data.mcpnbHere === secret) {
       const waiting = checking.get(data.check);
+      if (!waiting) return;
       checking.delete(data.check);
-      // the frame holds the document that sent it: relayed (answers come in the order asked)
-      if (waiting && ours && data.id === current && waiting.from === current) relay(waiting.message);
+      // the frame holds the document that sent it (going or not): relayed, in the order asked
+      if (data.id === current && waiting.from === current) relay(waiting.message);
+      else drop(1);
     } else if (data.mcpnbDocument === secret) {
-      checking.clear(); // what an earlier document sent is not answered under this one
+      dropWaiting(); // what an earlier document sent is not answered under this one
       current = data.id;
       ours = announced = true;
       if (documents++ > 0) { // the page again (reloaded): a new handshake, under a new view
@@ -235,16 +266,17 @@ function render({ model, el }) {
         initialized = false;
         modes = ["inline"];
       }
-    } else if (data.mcpnbGone === secret) {
-      ours = false; // until the next document of the page announces itself
-      checking.clear();
+    } else if (data.mcpnbGone === secret && data.id === current) {
+      ours = false; // nothing more to it, until it stays after all or the next document announces itself
+    } else if (data.mcpnbStayed === secret && data.id === current && !gone) {
+      ours = true;
     }
   };
 
   const fromPage = (event) => {
     if (event.source !== frame.contentWindow || gone) return; // only this view's page
     const message = event.data;
-    if (message && typeof message === "object" && ["mcpnbDocument", "mcpnbGone", "mcpnbHere"].some((k) => k in message)) {
+    if (message && typeof message === "object" && MARKERS.some((k) => k in message)) {
       announcement(message);
       return;
     }
@@ -252,6 +284,10 @@ function render({ model, el }) {
     if (!message || message.jsonrpc !== "2.0") return;
     checks += 1;
     checking.set(checks, { message, from: current });
+    if (checking.size > MAX_CHECKING) { // a document that never answers, and never loads either
+      checking.delete(checking.keys().next().value);
+      drop(1);
+    }
     frame.contentWindow?.postMessage({ mcpnbCheck: checks }, "*");
   };
   const relay = (message) => {
