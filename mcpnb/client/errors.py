@@ -632,7 +632,7 @@ def _proxy_refusal_words(exc: BaseException, proxy: str | None, text: str) -> st
 
 def _describe_leaf(leaf: BaseException, name: str, text: str, page: str | None = None) -> str:
     """:func:`describe` for the failures that are neither the environment's nor the network's."""
-    if _closed_unanswered(leaf, name, text):
+    if closed_unanswered(leaf, name, text):
         return _closed_words(leaf)
     if isinstance(leaf, TimeoutError):
         return text or "timed out"
@@ -737,7 +737,7 @@ def _plain_http_port(exc: BaseException, text: str) -> str:
     return f"that port answers plain HTTP, not TLS: use {plain}"
 
 
-def _closed_unanswered(exc: BaseException, name: str, text: str) -> bool:
+def closed_unanswered(exc: BaseException, name: str, text: str) -> bool:
     """Whether ``exc`` is httpx's word that the server closed or reset the connection before
     answering: a ``ReadError`` with nothing to say (a reset, or a peer that does not speak HTTP,
     an SSH banner), or h11's "Server disconnected without sending a response"."""

@@ -46,6 +46,16 @@ def cc(servers: HttpsOAuth) -> dict[str, str]:
     }
 
 
+def cc_unpinned() -> dict[str, str]:
+    """client_credentials with no auth.issuer: the MCP server's metadata names the server."""
+    return {
+        "type": "oauth",
+        "flow": "client_credentials",
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+    }
+
+
 def _https(pki: Pki, wants_certificate: bool) -> dict[str, Any]:
     """uvicorn's settings for https with a certificate from ``pki`` and, ``wants_certificate``,
     asking every client for one its CA signed."""
@@ -176,6 +186,42 @@ def test_an_authorization_server_that_asks_for_the_client_certificate_gets_it(
         assert not [text for text in shown if PASSPHRASE in text]
 
 
+def _client_certificate(pki: Pki, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The ``tls`` of a person with a client certificate (its key encrypted) and ``pki``'s CA."""
+    monkeypatch.setenv("MCPNB_TEST_AS_KEY_PASS", PASSPHRASE)
+    return {
+        "cert": str(pki.client_cert),
+        "key": str(pki.client_key_encrypted),
+        "password_env": "MCPNB_TEST_AS_KEY_PASS",
+        "ca": str(pki.ca),
+    }
+
+
+@pytest.mark.parametrize("asks", ["uvicorn", "gateway"])
+def test_an_authorization_server_no_setting_names_is_not_shown_the_client_certificate(
+    pool, pki, monkeypatch, asks
+) -> None:
+    """No auth.issuer: the authorization server (another origin) is named by the MCP server's
+    metadata alone, and it asks for a client certificate. It got the person's certificate (their
+    identity, in clear under TLS 1.2), wherever a hostile MCP server pointed. Now the MCP server's
+    own origin gets it (the connection is made with it) and that server does not: the error says
+    why and how to pin it, and is not retried."""
+    tls = _client_certificate(pki, monkeypatch)
+    auth = cc_unpinned()
+    with HttpsOAuth(pool, pki, pki, as_wants_certificate=asks) as servers:
+        with pytest.raises(McpnbError) as caught:
+            pool.connect("mtls", url=servers.mcp_url, config={**QUIET, "auth": auth, "tls": tls})
+        said = str(caught.value)
+        assert servers.issuer in said and "client certificate" in said, said
+        assert "was not sent there" in said and "none is pinned" in said, said
+        assert f'"issuer": "{servers.issuer}"' in said and f"--issuer {servers.issuer}" in said, said
+        assert "--cert" not in said, said  # a certificate is configured: giving one is not the fix
+        assert PASSPHRASE not in said
+        row = pool.status()["mtls"]
+        assert row.state == "failed" and row.retries == 0, row
+        assert servers.state.token_requests == []
+
+
 @pytest.fixture(autouse=True)
 def _no_leftover_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """SSL_CERT_FILE from the machine would decide what the tests' clients trust."""
@@ -205,17 +251,24 @@ def test_an_authorization_server_that_gets_no_client_certificate_says_so_and_is_
         assert servers.state.token_requests == []
 
 
+@pytest.mark.parametrize("certificate", [False, True], ids=["ca", "mutual-tls"])
 def test_an_identity_provider_behind_the_private_ca_of_tls_ca_exchanges_the_id_token(
-    pool, pki, monkeypatch
+    pool, pki, monkeypatch, certificate
 ) -> None:
     """Enterprise-managed authorization (SEP-990): the company's identity provider sits behind the
-    same private CA; its metadata and token exchange trust tls.ca too."""
+    same private CA; its metadata and token exchange trust tls.ca too. ``certificate``: it, and
+    the authorization server, ask for the client certificate, and get it: both are named in the
+    config (auth.idp_issuer, auth.issuer), not by the MCP server's metadata."""
     from tests.servers.identity_provider import IdentityProvider, assertion_auth
 
-    with IdentityProvider(tls=_https(pki, False)) as idp, HttpsOAuth(pool, pki, pki) as servers:
+    tls = _client_certificate(pki, monkeypatch) if certificate else {"ca": str(pki.ca)}
+    with (
+        IdentityProvider(tls=_https(pki, certificate)) as idp,
+        HttpsOAuth(pool, pki, pki, as_wants_certificate="uvicorn" if certificate else None) as servers,
+    ):
         servers.state.trusted_idp = (idp.issuer, idp.public_pem)
         monkeypatch.setenv("CORP_ID_TOKEN", idp.id_token("ada@example.com"))
         auth = {**assertion_auth(servers.issuer, idp), "id_token_env": "CORP_ID_TOKEN"}
-        pool.connect("corp", url=servers.mcp_url, config={**QUIET, "auth": auth, "tls": {"ca": str(pki.ca)}})
+        pool.connect("corp", url=servers.mcp_url, config={**QUIET, "auth": auth, "tls": tls})
         assert pool.call("corp", "whoami").text == CLIENT_ID
         assert idp.issuer.startswith("https://") and [e["status"] for e in idp.exchanges] == [200]

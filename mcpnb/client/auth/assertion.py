@@ -100,7 +100,11 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
 
     async def _grant(self, audience: str, resource: str) -> str:
         """Leg 1: the ID token for an ID-JAG made out to ``audience`` (the configured issuer) and
-        ``resource`` (the MCP server), on a client of its own like the flow's other side requests."""
+        ``resource`` (the MCP server), on a client of its own like the flow's other side requests.
+        That client presents the ``tls`` client certificate, should the identity provider ask: it
+        goes only to the identity provider the config names (auth.idp_issuer, idp_token_endpoint,
+        and the token endpoint its own metadata, checked to be its, names), never to a server an
+        MCP server's metadata chose (:meth:`_Friendly._presents_certificate`)."""
         from mcpnb.client.transports import direct_to_this_machine  # a server on this machine: direct
 
         async with httpx2.AsyncClient(

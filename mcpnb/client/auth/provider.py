@@ -6,9 +6,11 @@ response body inside nested exception groups, an unreachable authorization serve
 ``ConnectError``. So our providers send the flow's *own* requests (metadata, registration, token)
 themselves, on a short-lived client, and turn each failure into an :class:`AuthError` naming the
 setting to fix. The request being authenticated still goes through the caller's client. That
-short-lived client trusts and presents what the server's ``tls`` names (:meth:`_Friendly.use_tls`):
-a company's authorization server sits behind the same private CA, and may ask for the same client
-certificate (RFC 8705), as its MCP server.
+short-lived client trusts what the server's ``tls`` names (:meth:`_Friendly.use_tls`): a company's
+authorization server sits behind the same private CA as its MCP server. It presents the client
+certificate, which may be asked for there too (RFC 8705), only where a setting names the server:
+the MCP server's own origin and ``auth.issuer``'s. The certificate is the person's identity, and
+an MCP server's metadata alone may point anywhere.
 
 A client the token endpoint rejected stays rejected for the provider's lifetime: every later
 request fails at once instead of asking the token endpoint again (no retry storm).
@@ -41,7 +43,13 @@ from mcpnb.client.auth.notice import tell_person
 from mcpnb.client.auth.redirect import HOST
 from mcpnb.client.auth.signin import BrowserSignIn, free_port
 from mcpnb.client.config.auth import TLS_RULE, cleartext_to_another_host
-from mcpnb.client.errors import AuthError, client_certificate_refused, describe, tls_verify_failed
+from mcpnb.client.errors import (
+    AuthError,
+    client_certificate_refused,
+    closed_unanswered,
+    describe,
+    tls_verify_failed,
+)
 from mcpnb.client.redact import scrub
 
 if TYPE_CHECKING:
@@ -87,6 +95,8 @@ class _Friendly:
     _flow_name: str  # auth.flow, for the repr
     _tls: TlsConfig | None = None  # the server's tls settings, for the flow's own requests (use_tls)
     _tls_settable = False  # whether the server could have tls settings (an https:// url)
+    _server_origin = ""  # the MCP server's origin (its url's), where the client certificate may go
+    _chosen_server: str | None = None  # the authorization server the MCP server's metadata chose
 
     def _setup(
         self,
@@ -110,19 +120,82 @@ class _Friendly:
 
     def use_tls(self, tls: TlsConfig | None, server_url: str) -> None:
         """Send the flow's own requests (metadata, registration, token) with the server's ``tls``: its
-        CA trusted and its client certificate presented there too. A company's authorization server
-        sits behind the same private CA as its MCP server (and, with certificate-bound tokens, RFC
-        8705, asks for the same certificate); without this a sign-in the person had configured
-        ``tls.ca`` for failed with a certificate error. ``server_url``: the MCP server's, which
-        decides whether ``tls`` can be given at all, for the hint after a certificate error."""
+        CA trusted, and its client certificate presented where a setting names the server
+        (:meth:`_presents_certificate`). A company's authorization server sits behind the same
+        private CA as its MCP server (and, with certificate-bound tokens, RFC 8705, asks for the same
+        certificate); without this a sign-in the person had configured ``tls.ca`` for failed with a
+        certificate error. ``server_url``: the MCP server's, which decides whether ``tls`` can be
+        given at all, for the hint after a certificate error, and is one place the certificate goes."""
         self._tls = tls
         self._tls_settable = urlsplit(server_url).scheme == "https"
+        self._server_origin = _origin(server_url) if server_url else ""
 
-    def _side_verify(self) -> ssl.SSLContext | bool:
+    def _side_verify(self, *, client_certificate: bool = True) -> ssl.SSLContext | bool:
         """What the flow's own client verifies with: the server's ``tls`` context, built afresh from
         its files for each flow (a renewed certificate is read, as at each connect), else httpx's
-        default trust. A file gone wrong since the connect raises its ``ConfigError``."""
-        return self._tls.context() if self._tls is not None else True
+        default trust. ``client_certificate=False``: its CA alone. A file gone wrong since the
+        connect raises its ``ConfigError``."""
+        if self._tls is None:
+            return True
+        return self._tls.context(client_certificate=client_certificate)
+
+    def _has_certificate(self) -> bool:
+        """Whether ``tls`` names a client certificate: only then is there one to withhold."""
+        return self._tls is not None and bool(self._tls.cert)
+
+    def _presents_certificate(self, url: str) -> bool:
+        """Whether a side request to ``url`` presents the client certificate: only at the MCP
+        server's own origin and at ``auth.issuer``'s, where the person named the server. Elsewhere
+        (an authorization server only the MCP server's metadata names) it would show the person's
+        identity to whoever that metadata points at, and under TLS 1.2 in clear on the wire."""
+        if not self._has_certificate():
+            return False
+        allowed = {self._server_origin, *([_origin(self._issuer_pin)] if self._issuer_pin else [])}
+        return _origin(url) in allowed
+
+    def _side_client(self, sides: dict[bool, httpx2.AsyncClient], url: str) -> httpx2.AsyncClient:
+        """The flow's client for ``url``: one presenting the client certificate, one not, each made
+        when first needed and closed with the flow."""
+        certificate = self._presents_certificate(url)
+        if certificate not in sides:
+            from mcpnb.client.transports import direct_to_this_machine
+
+            sides[certificate] = httpx2.AsyncClient(
+                timeout=SIDE_REQUEST_TIMEOUT,
+                mounts=direct_to_this_machine(),
+                verify=self._side_verify(client_certificate=certificate),
+            )
+        return sides[certificate]
+
+    def _withheld_words(self, url: str, refused: str | None) -> str:
+        """Why an authorization server that asks for the client certificate did not get it, and how
+        to give it (``refused``: what :func:`client_certificate_refused` found; None: the
+        connection only closed). Said as the MCP server's own refusal would be, without its advice
+        to configure a certificate: one is configured."""
+        where = _origin(url)
+        if refused == "handshake":
+            said = (
+                f"TLS: the server at {where} refused the handshake (alert handshake failure): most often "
+                "it asks for a client certificate (mutual TLS)"
+            )
+        elif refused is None:
+            said = (
+                f"TLS: the server at {where} closed the connection without an answer: it may ask for a "
+                "client certificate (mutual TLS)"
+            )
+        else:
+            said = f"TLS: the server at {where} asks for a client certificate (mutual TLS)"
+        said += (
+            f", and the one in tls.cert was not sent there: it goes only to the MCP server "
+            f"({self._server_origin}) and to the authorization server auth.issuer names"
+        )
+        if self._issuer_pin is not None:
+            return f"{said} ({_origin(self._issuer_pin)}), and {where} is neither"
+        chosen = self._chosen_server or where
+        return (
+            f"{said}, and none is pinned: {where} was named by the MCP server's metadata alone. "
+            f"{_pin_advice(chosen)}"
+        )
 
     def _tls_hint(self) -> str:
         """Where a CA for the flow's own requests is given, said after a certificate they did not
@@ -202,6 +275,7 @@ class _Friendly:
         pin = self._issuer_pin
         if pin is None:
             chosen: str = super()._select_authorization_server(advertised)  # type: ignore[misc]
+            self._chosen_server = chosen
             self._check_cleartext(chosen, "authorization server")
             self._unpinned(chosen)
             return chosen
@@ -218,7 +292,8 @@ class _Friendly:
 
     def _sends(self) -> str | None:
         """What of this client's own goes to the authorization server, which belongs to the one it
-        was registered at (None: a public client, registered wherever the server points)."""
+        was registered at (None: a public client, registered wherever the server points). Never the
+        client certificate: it is not presented to an authorization server no setting names."""
         return "its client secret" if self._client_secret else None
 
     def _unpinned(self, chosen: str) -> None:
@@ -233,9 +308,7 @@ class _Friendly:
         self._tell(
             f"server {self._server!r}: the MCP server at {ours} sends its clients to the authorization "
             f"server {theirs}, and {sends} goes there: no auth.issuer says that is where this client "
-            f"belongs, so whoever answers at {ours} decides. If {chosen} is the right one, pin it: "
-            f'"issuer": "{chosen}" in its auth (in a notebook: --issuer {chosen}); a server that '
-            "points elsewhere then gets nothing"
+            f"belongs, so whoever answers at {ours} decides. {_pin_advice(chosen)}"
         )
 
     def _check_cleartext(self, url: str, what: str) -> None:
@@ -313,7 +386,7 @@ class _Friendly:
         if self._rejected is not None:  # a fresh copy: re-raising one object would grow its traceback
             raise copy.copy(self._rejected).with_traceback(None)
         flow = super().async_auth_flow(request)  # type: ignore[misc]
-        side: httpx2.AsyncClient | None = None
+        sides: dict[bool, httpx2.AsyncClient] = {}  # with the client certificate, without (_side_client)
         asked: str | None = None  # the scope this request's 403 insufficient_scope asked for
         try:
             outgoing = await flow.__anext__()
@@ -332,15 +405,7 @@ class _Friendly:
                         asked = again
                         self._stepping_up(asked)
                 else:
-                    if side is None:
-                        from mcpnb.client.transports import direct_to_this_machine
-
-                        side = httpx2.AsyncClient(
-                            timeout=SIDE_REQUEST_TIMEOUT,
-                            mounts=direct_to_this_machine(),
-                            verify=self._side_verify(),
-                        )
-                    response = await self._send_side(side, outgoing)
+                    response = await self._send_side(sides, outgoing)
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
@@ -368,7 +433,7 @@ class _Friendly:
         finally:
             self._step_up = None
             await flow.aclose()
-            if side is not None:
+            for side in sides.values():
                 await side.aclose()
             self._flow_ended()
 
@@ -379,7 +444,9 @@ class _Friendly:
         """Dynamic registration is about to be asked for: a flow that cannot go on at this
         authorization server refuses here, before it holds a client it would never use."""
 
-    async def _send_side(self, side: httpx2.AsyncClient, outgoing: httpx2.Request) -> httpx2.Response:
+    async def _send_side(
+        self, sides: dict[bool, httpx2.AsyncClient], outgoing: httpx2.Request
+    ) -> httpx2.Response:
         grant = _grant_type(outgoing)
         what = _describe(outgoing, grant, getattr(self.context, "oauth_metadata", None))
         where = str(outgoing.url.copy_with(query=None, fragment=None))
@@ -387,12 +454,14 @@ class _Friendly:
             self._before_registration()
         if grant is not None or what == "registration endpoint":  # secrets, codes, tokens: not in clear
             self._check_cleartext(where, what)
+        side = self._side_client(sides, where)
         response = await self._reach(
             side.send(outgoing),
             f"the {what} at {where}",
             "check that the authorization server is running and that the MCP server's OAuth metadata "
             "points at it",
             tls_hint=self._tls_hint(),
+            withheld=where if self._has_certificate() and not self._presents_certificate(where) else None,
         )
         logger.debug("oauth %s: %s %s -> HTTP %d", self._server, outgoing.method, where, response.status_code)
         if "/.well-known/" in outgoing.url.path and response.status_code < 400:
@@ -416,12 +485,20 @@ class _Friendly:
         return response
 
     async def _reach(
-        self, sending: Awaitable[httpx2.Response], what: str, check: str, *, tls_hint: str = ""
+        self,
+        sending: Awaitable[httpx2.Response],
+        what: str,
+        check: str,
+        *,
+        tls_hint: str = "",
+        withheld: str | None = None,
     ) -> httpx2.Response:
         """The response ``sending`` gets, or a retryable AuthError: ``what`` did not answer or could
         not be reached, and ``check`` (what to look at). A certificate not trusted, or a client
         certificate refused, is said as the MCP server's own would be (:func:`describe`), with
-        ``tls_hint`` after it, and not retried: no wait fixes it."""
+        ``tls_hint`` after it, and not retried: no wait fixes it. ``withheld``: the url sent to
+        without the configured client certificate (:meth:`_presents_certificate`); its asking for
+        one is said as that, with how to pin the server."""
         try:
             return await sending
         except httpx2.TimeoutException:
@@ -429,7 +506,12 @@ class _Friendly:
                 f"{what} did not answer within {SIDE_REQUEST_TIMEOUT:g} s; {check}", retryable=True
             ) from None
         except (httpx2.TransportError, ssl.SSLError) as exc:  # TLS 1.3's alert on the first read: raw
-            if client_certificate_refused(exc) is not None:
+            refused = client_certificate_refused(exc)
+            closed = closed_unanswered(exc, type(exc).__name__, str(exc))  # uvicorn's way to refuse
+            if withheld is not None and (refused in ("none", "handshake") or closed):
+                said = self._withheld_words(withheld, refused)
+                raise self._error(f"could not reach {what}: {said}") from None
+            if refused is not None:
                 raise self._error(f"could not reach {what}: {describe(exc)}") from None
             if tls_verify_failed(exc):
                 raise self._error(f"could not reach {what}: {describe(exc)}{tls_hint}") from None
@@ -709,6 +791,15 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
 
     def _secret_values(self) -> list[str | None]:
         return [*super()._secret_values(), self._sign_in.state]
+
+
+def _pin_advice(chosen: str) -> str:
+    """How to pin the authorization server ``chosen`` (auth.issuer), said wherever something was or
+    would be given to it on the MCP server's word alone."""
+    return (
+        f'If {chosen} is the right one, pin it: "issuer": "{chosen}" in its auth (in a notebook: '
+        f"--issuer {chosen}); a server that points elsewhere then gets nothing"
+    )
 
 
 def _origin(url: str) -> str:

@@ -66,10 +66,14 @@ class TlsConfig:
         except OSError as exc:
             raise self._error(f"cannot read the {what} file {path!r} ({_reason(exc)})", key) from None
 
-    def context(self, environ: Mapping[str, str] | None = None) -> ssl.SSLContext:
+    def context(
+        self, environ: Mapping[str, str] | None = None, *, client_certificate: bool = True
+    ) -> ssl.SSLContext:
         """The ``ssl.SSLContext`` for this server: the usual trust (the system's, or ``SSL_CERT_FILE``,
         as httpx's own), plus ``ca``, plus the client certificate. Raises :class:`ConfigError`
-        saying which file or variable is wrong, never the passphrase."""
+        saying which file or variable is wrong, never the passphrase. ``client_certificate=False``:
+        the trust alone, for a server the certificate (the person's identity) must not be shown to,
+        such as an authorization server no setting names; the key is then not even read."""
         import httpx2
 
         context = httpx2.create_ssl_context()
@@ -83,7 +87,7 @@ class TlsConfig:
                 context.load_verify_locations(cadata="\n".join(blocks))
             except (OSError, ssl.SSLError, TypeError) as exc:  # TypeError: a block that is not ASCII
                 raise self._error(f"cannot use the CA bundle {self.ca!r} ({_reason(exc)})", "ca") from None
-        if self.cert:
+        if self.cert and client_certificate:
             self._load_chain(context, environ)
         return context
 
