@@ -52,7 +52,10 @@ def json_path(path: Any) -> str:
 
 
 #: Why a value is not checked against a schema that fans out (:func:`~mcpnb.client.schemarefs.fans_out`).
-TOO_LARGE = f"it unfolds past {EXPANDED_LIMIT:,} nodes once its references are read, too many to check here"
+TOO_LARGE = (
+    f"once its references are read it unfolds past {EXPANDED_LIMIT:,} nodes, or loops back into itself "
+    "more than once at a level of the value: a check could follow too many paths"
+)
 
 
 def schema_problem(instance: Any, schema: dict[str, Any]) -> str | None:

@@ -13,7 +13,7 @@ that has too many (:func:`fans_out`): the server judges those arguments.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 Schema = dict[str, Any]
@@ -93,6 +93,24 @@ def read_through(
 EXPANDED_LIMIT = 10_000
 #: The keywords whose value is data, never a schema (a ``default`` may hold a ``$ref`` key).
 _DATA = frozenset({"default", "const", "enum", "examples", "example"})
+#: Where definitions are kept: counted where they are used, not where they are written (a schema of
+#: 5,000 fields written once in ``$defs`` and used once is 5,000 nodes, not 10,000).
+_DEFINITIONS = frozenset({"$defs", "definitions"})
+#: Keywords that apply their subschemas to a part of the value (an item, a property's value): a
+#: reference under them is met one level down the value, not at the same place.
+_DESCEND = frozenset(
+    {
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "contains",
+        "additionalProperties",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
+)
+_DESCEND_BY_NAME = frozenset({"properties", "patternProperties"})
 
 
 def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
@@ -108,7 +126,10 @@ def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
             return min(limit + 1, 1 + sum(size(v, inside) for v in node))
         if not isinstance(node, dict):
             return 0
-        count = 1 + sum(size(v, inside) for k, v in node.items() if k not in _DATA)
+        bare = isinstance(node.get("$ref"), str) and len(node) == 1  # it stands for its target alone
+        count = (0 if bare else 1) + sum(
+            size(v, inside) for k, v in node.items() if k not in _DATA and k not in _DEFINITIONS
+        )
         ref = node.get("$ref")
         if isinstance(ref, str) and ref not in inside:
             if ref not in sizes:
@@ -118,6 +139,108 @@ def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
         return min(limit + 1, count)
 
     return size(schema, frozenset())
+
+
+def loops_multiply(schema: Any, budget: int = 5 * EXPANDED_LIMIT) -> bool:
+    """Whether a reference that loops is met twice or more at one place of the value, each level
+    down: then checking a value costs that many times more per level of its depth (three ways back
+    to the root under ``items``, ``anyOf``/``allOf``/``not``, made a 40-byte value 20 levels deep
+    take minutes to word its error, the GIL held), though the schema is small. A tree (a node's
+    ``children`` are nodes) meets its reference once per level: not this. A reference met again
+    at the same place of the value, not one level down, counts too (it loops without reading the
+    value). ``budget``: steps, past which the answer is yes."""
+    root = schema if isinstance(schema, dict) else {}
+    steps = 0
+
+    def refs(node: Any) -> Iterator[str]:
+        if isinstance(node, list):
+            for v in node:
+                yield from refs(v)
+        elif isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                yield node["$ref"]
+            for k, v in node.items():
+                if k not in _DATA and k not in _DEFINITIONS:
+                    yield from refs(v)
+
+    def met(
+        node: Any,
+        target: str,
+        place: tuple[str, ...],
+        following: frozenset[str],
+        found: list[tuple[str, ...]],
+    ) -> None:
+        nonlocal steps
+        steps += 1
+        if steps > budget or len(found) > budget:
+            raise _Exhausted
+        if isinstance(node, list):
+            for v in node:
+                met(v, target, place, following, found)
+            return
+        if not isinstance(node, dict):
+            return
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            if ref == target:
+                found.append(place)
+            elif ref not in following:
+                met(pointer(root, ref), target, place, following | {ref}, found)
+        for k, v in node.items():
+            if k in _DATA or k in _DEFINITIONS:
+                continue
+            if k in _DESCEND_BY_NAME and isinstance(v, dict):
+                for name, sub in v.items():
+                    met(sub, target, (*place, f"{k}/{name}"), following, found)
+            elif k in _DESCEND and isinstance(v, list):
+                for n, sub in enumerate(v):
+                    met(sub, target, (*place, f"{k}/{n}"), following, found)
+            elif k in _DESCEND:
+                met(v, target, (*place, k), following, found)
+            else:
+                met(v, target, place, following, found)
+
+    # the references that can lead back to themselves: only they loop
+    written = {ref: set(refs(pointer(root, ref))) for ref in _all_refs(root)}
+
+    def loops(ref: str) -> bool:
+        seen: set[str] = set()
+        todo = list(written.get(ref, ()))
+        while todo:
+            nxt = todo.pop()
+            if nxt == ref:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.extend(written.get(nxt, ()))
+        return False
+
+    try:
+        for target in [ref for ref in written if loops(ref)]:
+            found: list[tuple[str, ...]] = []
+            met(pointer(root, target), target, (), frozenset({target}), found)
+            if () in found or len(found) != len(set(found)):
+                return True
+    except _Exhausted:
+        return True
+    return False
+
+
+def _all_refs(node: Any) -> Iterator[str]:
+    """Every ``$ref`` written in ``node``, its definitions' included (each as often as written)."""
+    if isinstance(node, list):
+        for v in node:
+            yield from _all_refs(v)
+    elif isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"]
+        for k, v in node.items():
+            if k not in _DATA:
+                yield from _all_refs(v)
+
+
+class _Exhausted(Exception):
+    """:func:`loops_multiply` ran out of steps."""
 
 
 _VERDICTS: dict[int, tuple[Any, bool]] = {}
@@ -131,7 +254,7 @@ def fans_out(schema: Any) -> bool:
     known = _VERDICTS.get(id(schema))
     if known is not None and known[0] is schema:
         return known[1]
-    verdict = expanded_size(schema) > EXPANDED_LIMIT
+    verdict = expanded_size(schema) > EXPANDED_LIMIT or loops_multiply(schema)
     if len(_VERDICTS) >= 512:
         _VERDICTS.clear()
     _VERDICTS[id(schema)] = (schema, verdict)
