@@ -21,6 +21,7 @@ from mcpnb.client.interaction import (
     Interaction,
     current_call,
     default_interaction,
+    headless,
     note_unasked,
     quote,
 )
@@ -40,8 +41,15 @@ class _TooMany(Exception):
 #: Questions (forms, pages to open, completions) one server may have waiting for a person at once.
 #: A server that sent 200 ``elicitation/create`` at once put 200 forms (7,400 widgets) in the calling
 #: cell; past this many, the next is answered at once without asking anyone (cancel, or refused for
-#: sampling) until one is answered. Several calls in flight that each ask (a toolbox running a
-#: model's parallel calls) stay well below it. A policy answers every question whatever their number.
+#: sampling) until one is answered, said once in the server's log and under each call concerned.
+#: Only questions put before a person count (``Interaction.waits_for_a_person``: the notebook's forms
+#: and stdin prompts): a policy, the answers given with a call, or an interaction that is a program
+#: (a model answering sampling) answer every question whatever their number. Counted per server,
+#: not per call: it bounds what one person has in front of them, whichever calls asked (a question
+#: of several calls in flight belongs to none of them). So calls in flight share it: a toolbox
+#: running a model's ten parallel calls of one server (``Toolbox.arun_all`` starts them all at
+#: once), each asking the person something, shows eight forms and has the other two cancelled,
+#: each of those calls saying so under its result.
 MAX_OPEN_QUESTIONS = 8
 #: A server's words kept in one line of its log (characters), as a stderr line is
 #: (:data:`~mcpnb.client.callbacks.STDERR_LINE_CHARS`): the log keeps its last 200 lines for as long
@@ -265,10 +273,14 @@ class Asking:
 
     @staticmethod
     def _asks_someone(interaction: Interaction, what: str, call: CallContext | None) -> bool:
-        """Whether a question may wait for a person: not when the base class's policy, or the
-        call's own answers, answer it (those answer any number of questions at once)."""
-        ui = call.ui if isinstance(call, CallContext) else None
-        if ui is not None and not getattr(ui, "asks_people", True):  # headless: a policy answers
+        """Whether a question may wait for a person, and so counts toward :data:`MAX_OPEN_QUESTIONS`:
+        only when the interaction says it asks a person (``waits_for_a_person``) and answers this
+        kind of question itself; not when a policy (a headless cell's, the base class's) or the
+        call's own answers answer it. Those, and a program, answer any number at once: a model
+        answering a server's twelve parallel sampling requests must get all twelve."""
+        if not getattr(interaction, "waits_for_a_person", False):
+            return False
+        if call is not None and headless(call.ui):  # a policy answers
             return False
         if what.startswith("sampling"):
             return type(interaction).sample is not Interaction.sample

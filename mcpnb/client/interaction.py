@@ -126,9 +126,20 @@ _told_nobody: set[tuple[str, str, str]] = set()
 
 
 class Interaction:
-    """Answers server requests without a person, by policy. Subclasses ask a person."""
+    """Answers server requests without a person, by policy. Subclasses ask a person, or answer in
+    code (a model that answers sampling, a program that fills forms)."""
 
     _policy: Policy | None = None  # None: $MCPNB_ELICITATION's, else decline
+    #: Whether :meth:`elicit` and :meth:`sample` put a server's question before a person (a form in
+    #: the cell, a prompt on stdin), who answers a few at a time: then at most
+    #: :data:`~mcpnb.client.asking.MAX_OPEN_QUESTIONS` of one server's questions wait at once, and
+    #: the ones a flood sends past them are answered without asking anyone. False here (a policy
+    #: answers) and for a subclass that does not say so: a program answers as many at once as the
+    #: server sends (a server fanning twelve sampling requests out to the model lost four to the cap
+    #: when every subclass counted as a person). A subclass that asks a person sets it True, as
+    #: ``NotebookInteraction`` does. (Not :attr:`CellUI.asks_people`, which says whether one call's
+    #: cell can ask anyone: see :func:`headless`.)
+    waits_for_a_person: bool = False
 
     def __init__(self, policy: Policy | None = None, timeout: float = ELICITATION_TIMEOUT) -> None:
         self._policy = policy
@@ -270,6 +281,17 @@ def tell_nobody_answered(server: str, call: CallContext | None, kind: str, how: 
     unheard(said)  # a script that set up no logging still hears it, once
 
 
+def headless(ui: Any) -> bool:
+    """Whether a call's ``ui`` (:attr:`CallContext.ui`) says nobody can be asked there: its
+    ``asks_people`` is False (a ``CellUI`` under nbclient, or in a thread of its own), so a policy
+    answers. A ui that says nothing (someone's own, for an Interaction of their own) is not taken
+    for headless: the interaction decides, as with no ui at all. The one rule for mcpnb's own forms
+    (:func:`ask_form`) and for the questions that count as waiting for a person
+    (``asking.MAX_OPEN_QUESTIONS``): a ui that said nothing was headless in the one (a form of
+    mcpnb's own never reached the interaction that could answer it) and asking in the other."""
+    return ui is not None and not getattr(ui, "asks_people", True)
+
+
 async def ask_form(
     interaction: Interaction, asker: str, message: str, schema: dict[str, Any], call: CallContext, given: str
 ) -> tuple[Any, str]:
@@ -278,7 +300,7 @@ async def ask_form(
     or no notebook cell and no ``given``, the values that stand in for a person's), or in time."""
     import asyncio
 
-    if call.ui is not None and not getattr(call.ui, "asks_people", False):
+    if headless(call.ui):
         return None, "nobody to ask (a headless run)"
     if call.ui is None and type(interaction).elicit is Interaction.elicit:
         return None, f"nobody to ask (no notebook cell, and no {given} given)"

@@ -6,7 +6,8 @@ loop) and is called after each flood: it keeps answering.
 
 - 200 ``elicitation/create`` at once put 200 forms (7,400 widgets) in the calling cell: now at most
   :data:`~mcpnb.client.asking.MAX_OPEN_QUESTIONS` wait for a person at once, the rest are answered
-  without asking anyone, said once in the server's log and once under the call's result;
+  without asking anyone, said once in the server's log and once under the call's result; a program
+  that answers (a model answering sampling) is no person, and answers them all;
 - 300 log notifications of a megabyte each kept 200 MB in the server's log (its last 200 lines,
   for as long as the connection lives): a line there now keeps the start of what was said, as a
   stderr line does; the call's own ``result.logs`` keeps each whole, as it always did;
@@ -43,6 +44,8 @@ class Person(Interaction):
     arrived: the first answer waits until :data:`MAX_OPEN_QUESTIONS` are open (all the flood, on
     the old code, which showed every one at once)."""
 
+    waits_for_a_person = True  # as the notebook's forms and stdin prompts do
+
     def __init__(self) -> None:
         super().__init__()
         self.open = 0
@@ -76,6 +79,54 @@ class Person(Interaction):
         await self._wait_as_a_person()
         return CreateMessageResult(
             role="assistant", content=TextContent(type="text", text="hi"), model="person"
+        )
+
+
+class Program(Interaction):
+    """Code that answers (a model answering sampling, a program filling forms), as the README has
+    one do: it says nothing of people. It answers once every question of the flood is open at once,
+    as a model does a map-reduce's requests in parallel; on the old code, which took any subclass
+    for a person, the ones past :data:`MAX_OPEN_QUESTIONS` never reached it and it gave up waiting
+    for them (``ALL_OPEN``, a bound that only a refused question reaches)."""
+
+    #: How long it waits for the whole flood to be open before answering what it has.
+    ALL_OPEN = 30.0
+
+    def __init__(self, flood: int) -> None:
+        super().__init__()
+        self.flood = flood
+        self.open = 0
+        self.most_open = 0
+        self.answered = 0
+        self._all: asyncio.Event | None = None
+
+    async def _answer_with_the_rest(self) -> None:
+        self.open += 1
+        self.most_open = max(self.most_open, self.open)
+        if self._all is None:
+            self._all = asyncio.Event()
+        if self.open >= self.flood:
+            self._all.set()
+        try:
+            await asyncio.wait_for(self._all.wait(), self.ALL_OPEN)
+        except TimeoutError:
+            pass  # some never came: the assertions say how many
+        finally:
+            self.open -= 1
+        self.answered += 1
+
+    async def elicit(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        await self._answer_with_the_rest()
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def sample(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import CreateMessageResult, TextContent
+
+        await self._answer_with_the_rest()
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text="ok"), model="the model"
         )
 
 
@@ -114,6 +165,53 @@ def test_a_flood_of_questions_keeps_only_a_few_waiting_for_a_person(hostile, wha
     refused = re.findall(r"(\d+) of the server's questions were answered without asking", log)
     assert sum(map(int, refused)) == FLOOD - person.asked, log
     still_healthy(hostile)
+
+
+@pytest.mark.parametrize("what", ["sample", "elicit"])
+def test_a_program_answers_every_question_of_a_flood(hostile, what):
+    """A model answering a server's parallel sampling requests (a map-reduce over chunks), or code
+    filling its forms, is no person: every question reaches it, all of them open at once (4 of 12
+    sampling requests were refused when any subclass counted as a person)."""
+    program = hostile.interaction = Program(FLOOD)
+
+    result = hostile.call("hostile", "act", {"what": what, "n": FLOOD})
+
+    assert result.text == "did the requests"
+    assert program.answered == FLOOD and program.most_open == FLOOD, result.answered_without_asking
+    assert not result.answered_without_asking
+    assert "questions waiting" not in "\n".join(hostile.logs("hostile"))
+    still_healthy(hostile)
+
+
+def test_the_notebook_asks_a_person_and_the_base_class_nobody():
+    """The questions that count toward the cap: the notebook's forms and stdin prompts, not the
+    base class's policy nor a subclass that does not say it asks a person."""
+    from mcpnb.notebook.cell.questions import NotebookInteraction
+
+    assert NotebookInteraction.waits_for_a_person and Person.waits_for_a_person
+    assert not Interaction.waits_for_a_person and not Program.waits_for_a_person
+
+
+class Window:
+    """Where an Interaction of someone's own asks (``CallContext.ui``): it says nothing of people."""
+
+
+def test_a_ui_that_says_nothing_of_people_is_not_taken_for_headless(hostile):
+    """One rule for a call's ui that does not say ``asks_people``: the interaction decides. A person
+    asked there is capped as anywhere, and mcpnb's own form (``ask_form``: a toolbox's
+    confirmation, a VS Code file's inputs) reaches the interaction, which the old code skipped as
+    "a headless run" while it counted the same ui's questions as waiting for a person."""
+    from mcpnb.client.interaction import CallContext, ask_form
+
+    person = hostile.interaction = Person()
+    result = hostile.call("hostile", "act", {"what": "elicit", "n": FLOOD}, context=CallContext(ui=Window()))
+    assert result.text == "did the requests"
+    assert MAX_OPEN_QUESTIONS <= person.asked < FLOOD and person.most_open <= MAX_OPEN_QUESTIONS
+
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    call = CallContext(ui=Window())
+    answer, nobody = asyncio.run(ask_form(Program(1), "mcpnb", "Your name?", schema, call, "answers"))
+    assert nobody == "" and answer.action == "accept" and answer.content == {"name": "Ada"}
 
 
 def test_a_policy_still_answers_every_question_of_a_flood(hostile):

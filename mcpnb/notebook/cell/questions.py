@@ -41,6 +41,8 @@ def _cell(call: CallContext | None) -> CellUI | None:
 class NotebookInteraction(Interaction):
     """Asks the person in the cell that made the call; falls back to the policy otherwise."""
 
+    waits_for_a_person = True  # a form or a stdin prompt: a flood of them is capped (asking.py)
+
     def code_context(self, *, awaited: bool = False, later: bool = False) -> CallContext:
         """A call from code asks in the cell that made it, as a ``%mcp`` call does: a form where the
         cell awaits the call (``await pool.acall(...)``), on stdin where it blocks in it
