@@ -67,8 +67,18 @@ def candidates(pool: Any, text_until_cursor: str) -> list[str]:
 #: the BOM, tag characters: a name with one reads as another name), line and paragraph separators,
 #: control characters, and the blank Hangul fillers that are letters drawn as nothing.
 _UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
-_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _ZWJ = "\u200d"
+#: Marks Unicode calls default-ignorable (drawn as nothing: the combining grapheme joiner, Khmer's
+#: inherent vowels, Mongolian and other variation selectors), which their category (Mn) does not
+#: give away. A presentation selector right after an emoji is part of its picture.
+_IGNORABLE_MARKS = (
+    (0x034F, 0x034F),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0xFE00, 0xFE0F),
+    (0xE0100, 0xE01EF),
+)
 
 
 def reads_as_written(word: str) -> bool:
@@ -87,6 +97,9 @@ def reads_as_written(word: str) -> bool:
         if char == _ZWJ and _joins_emoji(word, i):
             continue
         if char in _BLANK_LETTERS or unicodedata.category(char) in _UNSEEN_CATEGORIES:
+            return False
+        emoji_style = char == "\ufe0f" and i > 0 and unicodedata.category(word[i - 1]) == "So"
+        if not emoji_style and any(low <= ord(char) <= high for low, high in _IGNORABLE_MARKS):
             return False
     return True
 

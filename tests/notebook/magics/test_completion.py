@@ -160,3 +160,7 @@ def test_a_name_that_does_not_read_as_written_is_not_offered(ip, mcp):
 
     assert reads_as_written("📄 notes_2.md") and reads_as_written("שלום")  # letters of any script
     assert not reads_as_written("a\u2066b") and not reads_as_written("a\tb")  # an isolate, a tab
+    # marks drawn as nothing, which their category (Mn) does not give away (the review's)
+    for unseen in ("echo\ufe0f", "ec\u034fho", "echo\U000e0101", "echo\u17b4", "echo\u2800"):
+        assert not reads_as_written(unseen), unseen
+    assert reads_as_written("\u2764\ufe0f notes") and reads_as_written("café")  # a red heart; an accent
