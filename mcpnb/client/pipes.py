@@ -135,10 +135,9 @@ class MessageReader:
             if too_large is not None:
                 self._over = True
                 await self._on_end(too_large)
-        message = self._ready.popleft()
-        if self._ready:  # a backlog (a server's flood): the runtime loop's other work gets a turn
-            await asyncio.sleep(0)  # between its messages, or other connections wait it out whole
-        return message
+        if len(self._ready) > 1:  # a backlog (a server's flood): the runtime loop's other work gets
+            await asyncio.sleep(0)  # a turn between its messages, or other connections wait it out
+        return self._ready.popleft()  # taken after the turn: a cancellation there loses nothing
 
     def _take(self, text: str) -> MessageTooLargeError | None:
         """The messages of the lines ``text`` ends, onto the ready queue; the rest is kept."""

@@ -29,7 +29,8 @@ _HINT = (
 
 #: Why a sign-in fails at once in a run nobody watches, and what does without a person there.
 NOBODY_SIGNS_IN = (
-    "nobody can sign in during this run: it runs headless (nbconvert --execute, papermill, nbclient), "
+    "nobody can sign in during this run: it runs headless (nbconvert --execute, papermill, nbclient; "
+    "a Voilà dashboard runs its cells so too), "
     "where nobody opens a link or pastes an address, so no link was shown and nothing waited. Sign in "
     "once in an interactive session with the same %mcp connect and --keep-sign-in (in a config file: "
     'auth "token_storage": "file"): a run like this one then uses the kept sign-in, refreshed without '
