@@ -152,17 +152,6 @@ def loops_multiply(schema: Any, budget: int = 5 * EXPANDED_LIMIT) -> bool:
     root = schema if isinstance(schema, dict) else {}
     steps = 0
 
-    def refs(node: Any) -> Iterator[str]:
-        if isinstance(node, list):
-            for v in node:
-                yield from refs(v)
-        elif isinstance(node, dict):
-            if isinstance(node.get("$ref"), str):
-                yield node["$ref"]
-            for k, v in node.items():
-                if k not in _DATA and k not in _DEFINITIONS:
-                    yield from refs(v)
-
     def met(
         node: Any,
         target: str,
@@ -201,7 +190,7 @@ def loops_multiply(schema: Any, budget: int = 5 * EXPANDED_LIMIT) -> bool:
                 met(v, target, place, following, found)
 
     # the references that can lead back to themselves: only they loop
-    written = {ref: set(refs(pointer(root, ref))) for ref in _all_refs(root)}
+    written = {ref: set(_all_refs(pointer(root, ref), definitions=False)) for ref in _all_refs(root)}
 
     def loops(ref: str) -> bool:
         seen: set[str] = set()
@@ -226,17 +215,18 @@ def loops_multiply(schema: Any, budget: int = 5 * EXPANDED_LIMIT) -> bool:
     return False
 
 
-def _all_refs(node: Any) -> Iterator[str]:
-    """Every ``$ref`` written in ``node``, its definitions' included (each as often as written)."""
+def _all_refs(node: Any, *, definitions: bool = True) -> Iterator[str]:
+    """Every ``$ref`` written in ``node`` (each as often as written), its definitions' too unless
+    ``definitions`` is False (then only those its own subschemas use where they stand)."""
     if isinstance(node, list):
         for v in node:
-            yield from _all_refs(v)
+            yield from _all_refs(v, definitions=definitions)
     elif isinstance(node, dict):
         if isinstance(node.get("$ref"), str):
             yield node["$ref"]
         for k, v in node.items():
-            if k not in _DATA:
-                yield from _all_refs(v)
+            if k not in _DATA and (definitions or k not in _DEFINITIONS):
+                yield from _all_refs(v, definitions=definitions)
 
 
 class _Exhausted(Exception):

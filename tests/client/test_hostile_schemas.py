@@ -178,20 +178,6 @@ def test_every_provider_gets_a_finite_valid_spec(hostile: Any, fmt: str, strict:
         assert _refs(node) and "$defs" in node  # a tree stays a tree: a reference to its node
 
 
-@pytest.mark.parametrize(
-    ("tool", "line"),
-    [
-        ("loop", "x: A (recursive) or null"),
-        ("mutual", "x*: A (recursive) or integer or string"),
-        ("wide", "x: string"),
-        ("node", "tree: an object with keys name, children"),
-    ],
-)
-def test_the_tool_card_still_words_them(hostile: Any, tool: str, line: str) -> None:
-    shown = bundle(_tool(hostile, tool))["text/plain"]
-    assert line in shown.splitlines(), shown
-
-
 def _beside(width: int) -> dict[str, Any]:
     """``wide`` again, each reference with a word beside it (so no two are written alike)."""
     defs: dict[str, Any] = {
