@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.server
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +34,13 @@ call(0); setTimeout(() => call(1), 100); setTimeout(() => call(2), 400);
 </script></body></html>"""
 
 
+#: A document that is not the page and says (to its parent, as ``{"echo": …}``) every message it
+#: gets: nothing of the host's should reach it.
+ECHO = b"""<!DOCTYPE html><html><head><title>echo</title></head><body>not the page<script>
+addEventListener("message", (e) => parent.postMessage({echo: e.data}, "*"));
+</script></body></html>"""
+
+
 class Leak:
     """An HTTP server on 127.0.0.1 that keeps the path of every request it gets."""
 
@@ -43,12 +51,9 @@ class Leak:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 paths.append(self.path)
-                if self.path == "/nocontent":  # a navigation that never commits: the page stays
-                    self.send_response(204)
-                    self.send_header("Allow-CSP-From", "*")
-                    self.end_headers()
-                    return
-                body = AWAY if self.path == "/away" else b""
+                if self.path == "/slow-away":  # slower than the page's half-second: it has said it goes
+                    time.sleep(1)
+                body = {"/away": AWAY, "/slow-away": ECHO}.get(self.path, b"")
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Allow-CSP-From", "*")
@@ -156,7 +161,11 @@ HARNESS = """async ([source, page, deaf]) => {
   window.sent = [];
   const values = {document: page, policy: "default-src 'none'; script-src 'unsafe-inline'", label: "bare",
     height: 200, border: false, notes: [], max_height: 600};
-  const model = {get: (k) => values[k], on() {}, off() {}, send: (m) => window.sent.push(m.message)};
+  window.views = []; window.echoed = [];
+  addEventListener("message", (e) => { if (e.data?.echo) window.echoed.push(e.data.echo); });
+  const model = {get: (k) => values[k], off() {},
+    on: (n, f) => { if (n === "msg:custom") window.toPage = f; },
+    send: (m) => { window.sent.push(m.message); window.views.push(m.view); }};
   const el = document.createElement("div");
   document.body.append(el);
   view.default.render({model, el});
@@ -233,17 +242,26 @@ def test_a_message_sent_as_the_page_reloads_is_relayed_or_said_lost_never_silent
         browser.close()
 
 
-def test_a_page_whose_navigation_never_commits_is_still_heard(pw, leak):
-    """A 204 answer leaves the page where it was after its "going": it is heard again."""
+def test_a_document_the_page_sent_its_frame_to_hears_nothing_of_the_host_and_is_blanked(pw, leak):
+    """The late review's: the host's answers (a tool's result) kept going to the frame after a slow
+    navigation had put another document in it. Here the kernel answers the page every 50 ms while
+    its frame goes to a document that repeats whatever it gets: it gets nothing, and the frame is
+    blanked."""
     script = (
-        f'location.href = "http://127.0.0.1:{leak.port}/nocontent";'
-        'setTimeout(() => parent.postMessage({jsonrpc: "2.0", id: 3, method: "ping"}, "*"), 1500);'
+        'parent.postMessage({jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {}}, "*");'
+        f'setTimeout(() => {{ location.href = "http://127.0.0.1:{leak.port}/slow-away"; }}, 300);'
     )
     browser, page = _bare_view(pw, leak, script)
     try:
-        page.wait_for_function("window.sent.some((m) => m.id === 3)", timeout=30000)
-        assert "/nocontent" in leak.paths
-        expect(page.locator(".mcpnb-app-left")).to_be_hidden()
+        page.wait_for_function("window.views.length >= 1", timeout=30000)
+        answer = "{jsonrpc: '2.0', id: 1, result: {said: 'a tool result'}}"
+        for _ in range(60):  # 3 s: before, during and after the navigation
+            page.evaluate(f"window.toPage({{view: window.views[0], message: {answer}}})")
+            page.wait_for_timeout(50)
+        assert "/slow-away" in leak.paths
+        heard = page.evaluate("window.echoed")  # the host's question "who are you?" carries nothing
+        assert [m for m in heard if "mcpnbCheck" not in m] == [], heard
+        expect(page.locator(".mcpnb-app-left")).to_be_visible(timeout=10000)
     finally:
         browser.close()
 

@@ -43,13 +43,8 @@ const DOCUMENT = (secret) => `<script>(() => {
     heard = true;
     if (event.data.method === "ui/resource-teardown") told = true;
   }, true);
-  // beforeunload comes before the frame asks for another document, pagehide may come after it has
-  // one; a document still here half a second after beforeunload stayed (a navigation that never
-  // committed: a 204, a download)
-  window.addEventListener("beforeunload", () => {
-    post({ mcpnbGone: ${JSON.stringify(secret)}, id });
-    setTimeout(() => post({ mcpnbStayed: ${JSON.stringify(secret)}, id }), 500);
-  }, true);
+  // beforeunload comes before the frame asks for another document, pagehide may come after it has one
+  window.addEventListener("beforeunload", () => post({ mcpnbGone: ${JSON.stringify(secret)}, id }), true);
   window.addEventListener("pagehide", () => {
     post({ mcpnbGone: ${JSON.stringify(secret)}, id });
     if (!heard || told) return;
@@ -59,7 +54,7 @@ const DOCUMENT = (secret) => `<script>(() => {
 })();</script>`;
 
 // What the documents drawn from the page say to the host (DOCUMENT), never relayed.
-const MARKERS = ["mcpnbDocument", "mcpnbGone", "mcpnbStayed", "mcpnbHere"];
+const MARKERS = ["mcpnbDocument", "mcpnbGone", "mcpnbHere"];
 // Messages waiting for their document's answer, at most (the oldest past it dropped, and counted).
 const MAX_CHECKING = 256;
 
@@ -203,16 +198,18 @@ function render({ model, el }) {
   exit.addEventListener("click", () => display("inline"));
 
   // Which document the frame holds: one of the page's (it announced itself, and has not said it is
-  // going) or another, which is never relayed; one that loaded without announcing itself means the
-  // page sent its frame elsewhere (a late announcement is waited for, briefly: a reload of the page,
-  // after the frame was moved in the notebook, is the page again).
+  // going) or another, which is never relayed. Each document the frame loads is asked at once who it
+  // is: one that cannot answer with the secret within a second means the page sent its frame
+  // elsewhere (a reload of the page, after the frame was moved in the notebook, answers: it is the
+  // page again). Asked, not inferred from the order of its load and its announcement, which a busy
+  // browser may deliver either way round.
   let ours = false;
-  let announced = false;
   let documents = 0;
   let current = null; // the id the page's document of the moment announced
   let gone = false;
   let checks = 0;
   const checking = new Map(); // a check's number → the message waiting for it, and whose it was
+  const loaded = new Set(); // the checks asked of a document as it loaded, not answered yet
   // A message the page sent as its document was being replaced (a reload, a navigation) is asked
   // about after the new one holds the frame, which cannot vouch for it: it is dropped, and counted
   // here, where the person sees it (nothing tells it from what the replacing document sent).
@@ -236,6 +233,7 @@ function render({ model, el }) {
     gone = true;
     ours = false;
     dropWaiting();
+    loaded.clear();
     frame.removeAttribute("srcdoc");
     frame.src = "about:blank";
     left.textContent = "the page left itself (its frame was sent to another address): it is no longer answered";
@@ -243,14 +241,15 @@ function render({ model, el }) {
   };
   frame.addEventListener("load", () => {
     if (gone) return;
-    if (announced) {
-      announced = false;
-      return;
-    }
-    setTimeout(() => announced || gone || leave(), 1000);
+    checks += 1;
+    const asked = checks;
+    loaded.add(asked);
+    frame.contentWindow?.postMessage({ mcpnbCheck: asked }, "*");
+    setTimeout(() => gone || !loaded.has(asked) || leave(), 1000);
   });
   const announcement = (data) => {
     if (data.mcpnbHere === secret) {
+      if (loaded.delete(data.check)) return; // a document of the page holds the frame
       const waiting = checking.get(data.check);
       if (!waiting) return;
       checking.delete(data.check);
@@ -260,16 +259,14 @@ function render({ model, el }) {
     } else if (data.mcpnbDocument === secret) {
       dropWaiting(); // what an earlier document sent is not answered under this one
       current = data.id;
-      ours = announced = true;
+      ours = true;
       if (documents++ > 0) { // the page again (reloaded): a new handshake, under a new view
         view = randomId();
         initialized = false;
         modes = ["inline"];
       }
     } else if (data.mcpnbGone === secret && data.id === current) {
-      ours = false; // nothing more to it, until it stays after all or the next document announces itself
-    } else if (data.mcpnbStayed === secret && data.id === current && !gone) {
-      ours = true;
+      ours = false; // nothing more goes to it, until the next document of the page announces itself
     }
   };
 
