@@ -319,3 +319,29 @@ def test_a_small_schema_that_loops_back_more_than_once_per_level_is_not_walked(n
     tree = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}}
     assert not schemarefs.fans_out(tree)
     assert "at $.kids[0].kids" in schema_problem({"kids": [{"kids": 1}]}, tree)
+
+
+def test_a_reference_written_thousands_of_times_or_chained_thousands_deep_is_judged_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The late review's: one definition used from 3,000 properties (92 KB) took seconds to judge,
+    each place it was written read anew (the GIL held); 3,000 references chained raised
+    RecursionError. Steps are counted, not timed."""
+    walked = 0
+    real = schemarefs._all_refs
+
+    def counted(node: Any, **kw: Any) -> Any:
+        nonlocal walked
+        walked += 1
+        if walked > 100_000:
+            raise AssertionError("the references were read again and again")
+        return real(node, **kw)
+
+    monkeypatch.setattr(schemarefs, "_all_refs", counted)
+    many = {"type": "object", "properties": {f"p{i}": {"$ref": "#"} for i in range(3000)}}
+    assert not schemarefs.fans_out(many)  # a node with 3,000 kinds of child: a tree, checked
+    chained = {
+        "type": "object",
+        "properties": {f"p{i}": {"$ref": f"#/properties/p{(i + 1) % 3000}"} for i in range(3000)},
+    }
+    assert schemarefs.fans_out(chained)
