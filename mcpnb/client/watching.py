@@ -87,9 +87,16 @@ class ResourceWatch:
             current.remove(w)
         if not current:
             del self.watchers[uri]
+            self._drop_due(lambda due: not any(covers(watched, due) for watched in self.watchers))
             with contextlib.suppress(Exception):  # the session may be gone: nothing to undo there
                 await self._unsubscribe(uri)
         return True
+
+    def _drop_due(self, unheard: Callable[[str], bool]) -> None:
+        """Cancel the tellings scheduled for the URIs ``unheard`` says nobody is to hear any more:
+        a timer of a burst outlived an unwatch, and a disconnect, and told its watchers after it."""
+        for uri in [u for u in self._due if unheard(u)]:
+            self._due.pop(uri).cancel()
 
     def updated(self, uri: str) -> None:
         """A server said ``uri`` changed: tell the watchers of it and of every URI it lies under
@@ -249,6 +256,7 @@ class ResourceWatch:
         if self._listener is not None:
             self._listener.cancel()
             self._listener = None
+        self._drop_due(lambda _uri: True)
 
 
 def covers(watched: str, uri: str) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -282,6 +283,19 @@ def test_a_flood_of_resource_updates_is_told_in_bursts_and_its_last_update_is_to
     told = heard.count("file:///r/0")
     hostile.call("hostile", "act", {"what": "updated", "n": 1})
     assert wait_until(lambda: heard.count("file:///r/0") > told), heard
+    still_healthy(hostile)
+
+
+def test_a_burst_still_to_be_told_is_not_told_after_a_disconnect(hostile):
+    """The late review's: the timer of a burst outlived the connection's end and told its watchers
+    after it."""
+    heard: list[str] = []
+    hostile.watch("hostile", "file:///r", heard.append)
+    hostile.call("hostile", "act", {"what": "updated", "n": 2000})  # its last updates wait for a timer
+    hostile.disconnect("hostile")
+    told = len(heard)
+    time.sleep(0.5)  # past any telling that was scheduled (0.1 s)
+    assert len(heard) == told, heard[told:]
     still_healthy(hostile)
 
 
