@@ -795,6 +795,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.client = None
         recovery, self._recovery = self._recovery, None
         self.watch.cancel()  # its listen stream belongs to the session that is ending
+        self._unsaid_changes = None  # the next session's first list_changed is said (callbacks.py)
         current = asyncio.current_task()
         tasks = [t for t in (*self._background, recovery) if t is not None and t is not current]
         for task in tasks:

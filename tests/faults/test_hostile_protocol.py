@@ -265,6 +265,19 @@ def test_a_list_changed_storm_is_said_once_until_the_list_is_read_again(hostile,
     still_healthy(hostile)
 
 
+def test_a_new_sessions_first_list_changed_is_said(hostile):
+    """The late review's: what a storm left unsaid carried over a reconnect, and the new session's
+    first notice (its list not read yet) was only counted."""
+    changed = "prompt list changed on the server"  # (a new session lists its tools, not its prompts)
+    hostile.call("hostile", "act", {"what": "prompts_changed", "n": 50})
+    assert wait_until(lambda: said(hostile, changed)), hostile.logs("hostile")
+    hostile.reconnect("hostile")
+    before = len(said(hostile, changed))
+    hostile.call("hostile", "act", {"what": "prompts_changed", "n": 1})
+    assert wait_until(lambda: len(said(hostile, changed)) > before), hostile.logs("hostile")
+    still_healthy(hostile)
+
+
 def test_a_flood_of_resource_updates_is_told_in_bursts_and_its_last_update_is_told(hostile):
     """``act(updated, n)`` updates ``file:///r/0``, ``/1``, ``/2`` in turn; the watcher watches the
     folder (a sub-resource's update is news for it), and tells nothing else meanwhile."""
