@@ -243,7 +243,8 @@ class StrayProgress:
             if len(self.named) < STRAY_TOKENS_NAMED:
                 self.named.append(key)
                 said.append(
-                    f"progress for token {key}, which this client never issued, ignored: no call "
+                    f"progress for token {key}, which no request of this session waits on (never issued, or "
+                    "an earlier session's, or a token given by hand), ignored: no call "
                     "hears it (a call waiting on its own token may time out 'without progress'); "
                     "more on it are counted, not said"
                 )
