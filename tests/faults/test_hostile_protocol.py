@@ -329,7 +329,7 @@ def test_progress_on_a_token_never_issued_is_said_once(hostile):
 def test_progress_on_many_tokens_never_issued_names_a_few_then_counts(hostile):
     hostile.call("hostile", "act", {"what": "progress_strays", "n": 150})
 
-    named = said(hostile, "which this client never issued")
+    named = said(hostile, "which no request of this session waits on")
     assert 1 <= len(named) <= 5, named  # a few tokens named, the first ones
     assert [line.split("token ")[1].split(",")[0] for line in named] == [
         f"'stray-{i}'" for i in range(len(named))
