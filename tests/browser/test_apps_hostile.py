@@ -242,16 +242,18 @@ def test_a_message_sent_as_the_page_reloads_is_relayed_or_said_lost_never_silent
         browser.close()
 
 
-def test_a_document_the_page_sent_its_frame_to_hears_nothing_of_the_host_and_is_blanked(pw, leak):
+@pytest.mark.parametrize("deaf", [False, True], ids=["going-heard", "going-unheard"])
+def test_a_document_the_page_sent_its_frame_to_hears_nothing_of_the_host_and_is_blanked(pw, leak, deaf):
     """The late review's: the host's answers (a tool's result) kept going to the frame after a slow
-    navigation had put another document in it. Here the kernel answers the page every 50 ms while
-    its frame goes to a document that repeats whatever it gets: it gets nothing, and the frame is
-    blanked."""
+    navigation had put another document in it, and so they did whenever the page's "going" came
+    late (``deaf``: a busy browser). Here the kernel answers the page every 50 ms while its frame
+    goes to a document that repeats whatever it gets: it gets nothing (the host speaks through the
+    page's own MessagePort), and the frame is blanked."""
     script = (
         'parent.postMessage({jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {}}, "*");'
         f'setTimeout(() => {{ location.href = "http://127.0.0.1:{leak.port}/slow-away"; }}, 300);'
     )
-    browser, page = _bare_view(pw, leak, script)
+    browser, page = _bare_view(pw, leak, script, deaf=deaf)
     try:
         page.wait_for_function("window.views.length >= 1", timeout=30000)
         answer = "{jsonrpc: '2.0', id: 1, result: {said: 'a tool result'}}"

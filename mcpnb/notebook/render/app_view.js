@@ -8,45 +8,49 @@
 // A page can send its own frame elsewhere (`location.href = …`, `<meta http-equiv=refresh>`): the
 // new document keeps the frame's window, so `event.source` cannot tell it from the page, and no
 // policy of the page binds it (Firefox and Safari ignore the frame's `csp`). So each document drawn
-// from the page announces itself first, with a secret the page's own scripts never see (DOCUMENT);
-// a document that did not is never relayed, and the frame is blanked with a note. The page saying
-// it goes is not waited for: before a message is relayed, the document the frame holds *then* is
-// asked whether it is the one that announced itself, and only its answer, with the secret, lets
-// the message through (a postMessage goes to the frame's document of the moment, so the question
-// reaches a document that replaced the page, which cannot answer it; CI once saw a document the
-// page had sent its frame to get its call through before the page's "going" was heard).
+// from the page announces itself first, with a secret the page's own scripts never see (DOCUMENT),
+// and no question of who holds the frame waits for the browser to say the page is going (CI once
+// saw a document the page had sent its frame to get a call through before the page's "going" was
+// heard):
+// - page to host: before a message is relayed, the document the frame holds *then* is asked
+//   whether it is the one that announced itself; only its answer, with the secret, lets the
+//   message through (a postMessage goes to the frame's document of the moment, so the question
+//   reaches a document that replaced the page, which cannot answer it);
+// - host to page: through the MessagePort the document handed over as it announced itself, which
+//   dies with it (a tool's result never reaches a document the page navigated to);
+// - a document the frame loaded that cannot answer within a second blanks the frame, with a note.
 
 // Where a frontend may put a script of its own, after the policy, before the page (apps.FRONTEND_MARK).
 const MARK = "<!--mcpnb:frontend-->";
 
 // The first script of each document drawn from the page: it takes itself out of the document (the
-// page never reads `secret`), tells the host a document of its page has begun, and that it is going
-// (beforeunload: the page navigates away; pagehide: that, or its output is cleared). The extension asks the host to
-// send `ui/resource-teardown` before a page goes and wait for the answer, but a notebook removes an
-// output, frame and all, before the widget hears of it: the page would never get the message. So
-// the page's window hears it here, as it goes, from its host (the same `source` a host's message
-// has), if its host spoke to it at all (only after `initialized`) and it was not told already.
-const DOCUMENT = (secret) => `<script>(() => {
+// page never reads `secret`) and tells the host a document of its page has begun, handing it a
+// MessagePort. The host speaks to the page through that port only, which dies with this document:
+// a document the page sent its frame to never hears the host, however late the browser says the
+// frame changed hands. Each message is handed to the page here as its host's (a `message` event on
+// its window whose `source` is its parent, as the extension's SDK checks). The extension asks the
+// host to send `ui/resource-teardown` before a page goes and wait for the answer, but a notebook
+// removes an output, frame and all, before the widget hears of it: the page would never get the
+// message. So the page's window hears it here, as it goes (pagehide), if its host spoke to it at
+// all (only after `initialized`) and it was not told already.
+const DOCUMENT = (secret, origin) => `<script>(() => {
   const host = window.parent, post = (data) => host.postMessage(data, "*");
   const id = crypto.getRandomValues(new Uint32Array(2)).join("-"); // this document, not its reloads
   document.currentScript.remove();
-  post({ mcpnbDocument: ${JSON.stringify(secret)}, id });
   let heard = false, told = false;
-  window.addEventListener("message", (event) => {
-    if (event.source !== host) return;
-    if (event.data?.mcpnbCheck !== undefined) { // the host asks who holds the frame: the page never sees it
-      event.stopImmediatePropagation();
-      post({ mcpnbHere: ${JSON.stringify(secret)}, id, check: event.data.mcpnbCheck });
-      return;
-    }
-    if (event.data?.jsonrpc !== "2.0") return;
+  const channel = new MessageChannel();
+  channel.port1.onmessage = ({ data }) => {
     heard = true;
-    if (event.data.method === "ui/resource-teardown") told = true;
+    if (data?.method === "ui/resource-teardown") told = true;
+    window.dispatchEvent(new MessageEvent("message", { data, source: host, origin: ${JSON.stringify(origin)} }));
+  };
+  host.postMessage({ mcpnbDocument: ${JSON.stringify(secret)}, id }, "*", [channel.port2]);
+  window.addEventListener("message", (event) => {
+    if (event.source !== host || event.data?.mcpnbCheck === undefined) return;
+    event.stopImmediatePropagation(); // the host asks who holds the frame: the page never sees it
+    post({ mcpnbHere: ${JSON.stringify(secret)}, id, check: event.data.mcpnbCheck });
   }, true);
-  // beforeunload comes before the frame asks for another document, pagehide may come after it has one
-  window.addEventListener("beforeunload", () => post({ mcpnbGone: ${JSON.stringify(secret)}, id }), true);
   window.addEventListener("pagehide", () => {
-    post({ mcpnbGone: ${JSON.stringify(secret)}, id });
     if (!heard || told) return;
     const data = { jsonrpc: "2.0", id: "mcpnb-teardown", method: "ui/resource-teardown", params: {} };
     window.dispatchEvent(new MessageEvent("message", { data, source: host }));
@@ -54,7 +58,7 @@ const DOCUMENT = (secret) => `<script>(() => {
 })();</script>`;
 
 // What the documents drawn from the page say to the host (DOCUMENT), never relayed.
-const MARKERS = ["mcpnbDocument", "mcpnbGone", "mcpnbHere"];
+const MARKERS = ["mcpnbDocument", "mcpnbHere"];
 // Messages waiting for their document's answer, at most (the oldest past it dropped, and counted).
 const MAX_CHECKING = 256;
 
@@ -150,7 +154,8 @@ function render({ model, el }) {
   // the document before the frame is in the page: no load of an empty frame first
   const page = model.get("document");
   const at = page.indexOf(MARK);
-  frame.srcdoc = at < 0 ? page : page.slice(0, at) + DOCUMENT(secret) + page.slice(at + MARK.length);
+  const drawn = DOCUMENT(secret, window.location.origin);
+  frame.srcdoc = at < 0 ? page : page.slice(0, at) + drawn + page.slice(at + MARK.length);
   box.append(head, frame, left, notes);
   el.append(box);
 
@@ -167,7 +172,8 @@ function render({ model, el }) {
   let initialized = false; // nothing goes to a page before its `initialized` (the extension)
   let modes = ["inline"]; // the display modes the page said it supports, at ui/initialize
   let mode = "inline";
-  const toPageNow = (message) => frame.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
+  let port = null; // the page's document of the moment speaks to it here (DOCUMENT)
+  const toPageNow = (message) => port?.postMessage({ jsonrpc: "2.0", ...message });
   const contextChanged = (params) => {
     if (initialized) toPageNow({ method: "ui/notifications/host-context-changed", params });
   };
@@ -197,13 +203,11 @@ function render({ model, el }) {
   };
   exit.addEventListener("click", () => display("inline"));
 
-  // Which document the frame holds: one of the page's (it announced itself, and has not said it is
-  // going) or another, which is never relayed. Each document the frame loads is asked at once who it
-  // is: one that cannot answer with the secret within a second means the page sent its frame
-  // elsewhere (a reload of the page, after the frame was moved in the notebook, answers: it is the
-  // page again). Asked, not inferred from the order of its load and its announcement, which a busy
-  // browser may deliver either way round.
-  let ours = false;
+  // Which document the frame holds: one of the page's (it announced itself) or another, which is
+  // never relayed. Each document the frame loads is asked at once who it is: one that cannot answer
+  // with the secret within a second means the page sent its frame elsewhere (a reload of the page,
+  // after the frame was moved in the notebook, answers: it is the page again). Asked, not inferred
+  // from the order of its load and its announcement, which a busy browser may deliver either way.
   let documents = 0;
   let current = null; // the id the page's document of the moment announced
   let gone = false;
@@ -231,9 +235,10 @@ function render({ model, el }) {
   };
   const leave = () => {
     gone = true;
-    ours = false;
-    dropWaiting();
+    checking.clear(); // (what the other document sent: the note below says why nothing is answered)
     loaded.clear();
+    port?.close();
+    port = null;
     frame.removeAttribute("srcdoc");
     frame.src = "about:blank";
     left.textContent = "the page left itself (its frame was sent to another address): it is no longer answered";
@@ -247,7 +252,7 @@ function render({ model, el }) {
     frame.contentWindow?.postMessage({ mcpnbCheck: asked }, "*");
     setTimeout(() => gone || !loaded.has(asked) || leave(), 1000);
   });
-  const announcement = (data) => {
+  const announcement = (data, ports) => {
     if (data.mcpnbHere === secret) {
       if (loaded.delete(data.check)) return; // a document of the page holds the frame
       const waiting = checking.get(data.check);
@@ -259,14 +264,13 @@ function render({ model, el }) {
     } else if (data.mcpnbDocument === secret) {
       dropWaiting(); // what an earlier document sent is not answered under this one
       current = data.id;
-      ours = true;
+      port?.close();
+      port = ports[0] ?? null;
       if (documents++ > 0) { // the page again (reloaded): a new handshake, under a new view
         view = randomId();
         initialized = false;
         modes = ["inline"];
       }
-    } else if (data.mcpnbGone === secret && data.id === current) {
-      ours = false; // nothing more goes to it, until the next document of the page announces itself
     }
   };
 
@@ -274,10 +278,10 @@ function render({ model, el }) {
     if (event.source !== frame.contentWindow || gone) return; // only this view's page
     const message = event.data;
     if (message && typeof message === "object" && MARKERS.some((k) => k in message)) {
-      announcement(message);
+      announcement(message, event.ports);
       return;
     }
-    if (!ours) return; // a document that is not the page's
+    if (current === null) return; // no document of the page yet
     if (!message || message.jsonrpc !== "2.0") return;
     checks += 1;
     checking.set(checks, { message, from: current });
@@ -317,14 +321,14 @@ function render({ model, el }) {
   });
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
   const toPage = (content) => {
-    if (content?.view === view && ours) frame.contentWindow?.postMessage(content.message, "*");
+    if (content?.view === view) port?.postMessage(content.message);
   };
   window.addEventListener("message", fromPage);
   model.on("msg:custom", toPage);
   return () => {
     // a frontend that lets go of a view before its output is removed: the page hears it from here,
     // else from its own window as it goes (DOCUMENT)
-    if (initialized && ours && frame.isConnected) {
+    if (initialized && port && frame.isConnected) {
       toPageNow({ id: `teardown-${view}`, method: "ui/resource-teardown", params: {} });
     }
     themeWatch.disconnect();
