@@ -51,6 +51,11 @@ class Leak:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 paths.append(self.path)
+                if self.path == "/nocontent":  # a navigation that never commits: the page stays
+                    self.send_response(204)
+                    self.send_header("Allow-CSP-From", "*")
+                    self.end_headers()
+                    return
                 if self.path == "/slow-away":  # slower than the page's half-second: it has said it goes
                     time.sleep(1)
                 body = {"/away": AWAY, "/slow-away": ECHO}.get(self.path, b"")
@@ -264,6 +269,22 @@ def test_a_document_the_page_sent_its_frame_to_hears_nothing_of_the_host_and_is_
         heard = page.evaluate("window.echoed")  # the host's question "who are you?" carries nothing
         assert [m for m in heard if "mcpnbCheck" not in m] == [], heard
         expect(page.locator(".mcpnb-app-left")).to_be_visible(timeout=10000)
+    finally:
+        browser.close()
+
+
+def test_a_page_whose_navigation_never_commits_is_still_heard(pw, leak):
+    """A 204 answer leaves the page where it was: it goes on being heard (it stayed deaf when its
+    "going" was taken at its word)."""
+    script = (
+        f'location.href = "http://127.0.0.1:{leak.port}/nocontent";'
+        'setTimeout(() => parent.postMessage({jsonrpc: "2.0", id: 3, method: "ping"}, "*"), 1500);'
+    )
+    browser, page = _bare_view(pw, leak, script)
+    try:
+        page.wait_for_function("window.sent.some((m) => m.id === 3)", timeout=30000)
+        assert "/nocontent" in leak.paths
+        expect(page.locator(".mcpnb-app-left")).to_be_hidden()
     finally:
         browser.close()
 
