@@ -16,18 +16,23 @@ def send(message: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def requests() -> Iterator[tuple[str, Any, dict[str, Any]]]:
-    """(method, id, params) of each request read from stdin, in turn; lines that are no JSON,
-    notifications and answers to the server are passed over."""
+def messages() -> Iterator[tuple[Any, Any, dict[str, Any]]]:
+    """(method, id, params) of each JSON message read from stdin, in turn (an answer to the server
+    has no method); lines that are no JSON are passed over."""
     for line in sys.stdin:
         try:
             message = json.loads(line)
         except ValueError:
             continue
-        method, request_id = message.get("method"), message.get("id")
-        if request_id is None or method is None:
-            continue
-        yield method, request_id, message.get("params") or {}
+        yield message.get("method"), message.get("id"), message.get("params") or {}
+
+
+def requests() -> Iterator[tuple[str, Any, dict[str, Any]]]:
+    """(method, id, params) of each request read from stdin, in turn; lines that are no JSON,
+    notifications and answers to the server are passed over."""
+    for method, request_id, params in messages():
+        if request_id is not None and method is not None:
+            yield method, request_id, params
 
 
 #: The stateless revision a hand-written server speaks when started as ``modern``.

@@ -28,7 +28,7 @@ import json
 import sys
 from typing import Any
 
-from handwritten import send
+from handwritten import messages, send
 
 TOOL = {
     "name": "act",
@@ -82,13 +82,7 @@ def main() -> None:
         answer(0, {"stray": True})
     waiting: dict[str, Any] = {}  # our request ids to the client -> the call that waits for them
     hung: set[Any] = set()
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        method, request_id = message.get("method"), message.get("id")
-        params = message.get("params") or {}
+    for method, request_id, params in messages():
         if method is None:  # an answer to one of our requests
             call = waiting.pop(str(request_id), None)
             if call is not None and not any(v == call for v in waiting.values()):
