@@ -40,12 +40,39 @@ FLOOD = 30
 pytestmark = pytest.mark.timeout(120)
 
 
-class Person(Interaction):
+class Answering(Interaction):
+    """Answers every form and sampling request alike, once :meth:`wait` lets it (a subclass says
+    when), with its own words for a model's reply."""
+
+    REPLY = "ok"
+    MODEL = "the model"
+
+    async def wait(self) -> None:
+        raise NotImplementedError
+
+    async def elicit(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        await self.wait()
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def sample(self, server: str, params: Any, call: Any) -> Any:
+        from mcp.types import CreateMessageResult, TextContent
+
+        await self.wait()
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=self.REPLY), model=self.MODEL
+        )
+
+
+class Person(Answering):
     """Someone who answers each question in turn, after every question that came with it has
     arrived: the first answer waits until :data:`MAX_OPEN_QUESTIONS` are open (all the flood, on
     the old code, which showed every one at once)."""
 
     waits_for_a_person = True  # as the notebook's forms and stdin prompts do
+    REPLY = "hi"
+    MODEL = "person"
 
     def __init__(self) -> None:
         super().__init__()
@@ -54,7 +81,7 @@ class Person(Interaction):
         self.asked = 0
         self._enough: asyncio.Event | None = None
 
-    async def _wait_as_a_person(self) -> None:
+    async def wait(self) -> None:
         self.asked += 1
         self.open += 1
         self.most_open = max(self.most_open, self.open)
@@ -68,22 +95,8 @@ class Person(Interaction):
         finally:
             self.open -= 1
 
-    async def elicit(self, server: str, params: Any, call: Any) -> Any:
-        from mcp.types import ElicitResult
 
-        await self._wait_as_a_person()
-        return ElicitResult(action="accept", content={"name": "Ada"})
-
-    async def sample(self, server: str, params: Any, call: Any) -> Any:
-        from mcp.types import CreateMessageResult, TextContent
-
-        await self._wait_as_a_person()
-        return CreateMessageResult(
-            role="assistant", content=TextContent(type="text", text="hi"), model="person"
-        )
-
-
-class Program(Interaction):
+class Program(Answering):
     """Code that answers (a model answering sampling, a program filling forms), as the README has
     one do: it says nothing of people. It answers once every question of the flood is open at once,
     as a model does a map-reduce's requests in parallel; on the old code, which took any subclass
@@ -101,7 +114,7 @@ class Program(Interaction):
         self.answered = 0
         self._all: asyncio.Event | None = None
 
-    async def _answer_with_the_rest(self) -> None:
+    async def wait(self) -> None:
         self.open += 1
         self.most_open = max(self.most_open, self.open)
         if self._all is None:
@@ -115,20 +128,6 @@ class Program(Interaction):
         finally:
             self.open -= 1
         self.answered += 1
-
-    async def elicit(self, server: str, params: Any, call: Any) -> Any:
-        from mcp.types import ElicitResult
-
-        await self._answer_with_the_rest()
-        return ElicitResult(action="accept", content={"name": "Ada"})
-
-    async def sample(self, server: str, params: Any, call: Any) -> Any:
-        from mcp.types import CreateMessageResult, TextContent
-
-        await self._answer_with_the_rest()
-        return CreateMessageResult(
-            role="assistant", content=TextContent(type="text", text="ok"), model="the model"
-        )
 
 
 @pytest.fixture
