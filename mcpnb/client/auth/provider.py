@@ -94,7 +94,6 @@ class _Friendly:
     context: Any  # OAuthContext, set by the SDK base class (None for the identity assertion one)
     _flow_name: str  # auth.flow, for the repr
     _tls: TlsConfig | None = None  # the server's tls settings, for the flow's own requests (use_tls)
-    _tls_settable = False  # whether the server could have tls settings (an https:// url)
     _server_origin = ""  # the MCP server's origin (its url's), where the client certificate may go
     _chosen_server: str | None = None  # the authorization server the MCP server's metadata chose
 
@@ -127,7 +126,6 @@ class _Friendly:
         certificate error. ``server_url``: the MCP server's, which decides whether ``tls`` can be
         given at all, for the hint after a certificate error, and is one place the certificate goes."""
         self._tls = tls
-        self._tls_settable = urlsplit(server_url).scheme == "https"
         self._server_origin = _origin(server_url) if server_url else ""
 
     def _side_verify(self, *, client_certificate: bool = True) -> ssl.SSLContext | bool:
@@ -207,7 +205,7 @@ class _Friendly:
                 f"; this server's tls.ca ({ca}) is trusted for its OAuth requests too and does not vouch "
                 "for it: add the CA that signed it to that bundle"
             )
-        if not self._tls_settable:
+        if not self._server_origin.startswith("https://"):  # tls is given for https servers only
             return ""
         return (
             ", or give that CA in this server's tls.ca (in a notebook: %mcp connect … --ca ca.pem): it "
