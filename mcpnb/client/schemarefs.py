@@ -111,6 +111,9 @@ _DESCEND = frozenset(
     }
 )
 _DESCEND_BY_NAME = frozenset({"properties", "patternProperties"})
+#: Every keyword whose subschemas describe a part of the value, not the value itself (an ``anyOf``
+#: option, an ``allOf`` part): the toolbox's inlining reads loops by it too.
+PART_KEYWORDS = _DESCEND | _DESCEND_BY_NAME
 
 
 def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:

@@ -35,17 +35,14 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mcpnb.client.schemarefs import EXPANDED_LIMIT, Schema, expanded_size, pointer
+from mcpnb.client.schemarefs import EXPANDED_LIMIT, PART_KEYWORDS, Schema, expanded_size, pointer
 
 #: Keywords whose value is a map of subschemas, a list of subschemas, or one subschema.
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 #: Where :func:`map_subschemas_at` says a subschema describes a part of the value (a property, an
 #: item), not the value itself (an ``anyOf`` option, an ``allOf`` part).
-_PART = re.compile(
-    r"(properties|patternProperties|additionalProperties|items|prefixItems|additionalItems|contains"
-    r"|propertyNames|unevaluatedProperties|unevaluatedItems)\b"
-)
+_PART = re.compile(rf"({'|'.join(sorted(PART_KEYWORDS))})\b")
 _SCHEMA_ONE = (
     "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
     "additionalItems", "unevaluatedProperties", "unevaluatedItems",
