@@ -208,12 +208,16 @@ function render({ model, el }) {
   // with the secret within a second means the page sent its frame elsewhere (a reload of the page,
   // after the frame was moved in the notebook, answers: it is the page again). Asked, not inferred
   // from the order of its load and its announcement, which a busy browser may deliver either way.
-  let documents = 0;
   let current = null; // the id the page's document of the moment announced
   let gone = false;
   let checks = 0;
   const checking = new Map(); // a check's number → the message waiting for it, and whose it was
   const loaded = new Set(); // the checks asked of a document as it loaded, not answered yet
+  const ask = () => { // who holds the frame now? (its number; DOCUMENT answers with the secret)
+    checks += 1;
+    frame.contentWindow?.postMessage({ mcpnbCheck: checks }, "*");
+    return checks;
+  };
   // A message the page sent as its document was being replaced (a reload, a navigation) is asked
   // about after the new one holds the frame, which cannot vouch for it: it is dropped, and counted
   // here, where the person sees it (nothing tells it from what the replacing document sent).
@@ -246,10 +250,8 @@ function render({ model, el }) {
   };
   frame.addEventListener("load", () => {
     if (gone) return;
-    checks += 1;
-    const asked = checks;
+    const asked = ask();
     loaded.add(asked);
-    frame.contentWindow?.postMessage({ mcpnbCheck: asked }, "*");
     setTimeout(() => gone || !loaded.has(asked) || leave(), 1000);
   });
   const announcement = (data, ports) => {
@@ -263,10 +265,11 @@ function render({ model, el }) {
       else drop(1);
     } else if (data.mcpnbDocument === secret) {
       dropWaiting(); // what an earlier document sent is not answered under this one
+      const again = current !== null;
       current = data.id;
       port?.close();
       port = ports[0] ?? null;
-      if (documents++ > 0) { // the page again (reloaded): a new handshake, under a new view
+      if (again) { // the page again (reloaded): a new handshake, under a new view
         view = randomId();
         initialized = false;
         modes = ["inline"];
@@ -283,13 +286,11 @@ function render({ model, el }) {
     }
     if (current === null) return; // no document of the page yet
     if (!message || message.jsonrpc !== "2.0") return;
-    checks += 1;
-    checking.set(checks, { message, from: current });
+    checking.set(ask(), { message, from: current });
     if (checking.size > MAX_CHECKING) { // a document that never answers, and never loads either
       checking.delete(checking.keys().next().value);
       drop(1);
     }
-    frame.contentWindow?.postMessage({ mcpnbCheck: checks }, "*");
   };
   const relay = (message) => {
     if (message.method === "ui/notifications/size-changed") {
