@@ -3,10 +3,11 @@
 A probe is the cheapest request each era offers: ``ping`` on legacy (2025-11-25) sessions, a
 ``server/discover`` on modern ones (which have no ``ping``), ``tools/list`` when neither exists.
 
-A probe that times out while tool calls run is not counted by itself (a server may answer one
-request at a time); it is when a call times out too and the server has sent nothing at all (no
-answer to anything, no progress, no notification) since either was sent (:func:`call_timed_out`):
-a hung server that callers keep calling is found as one nobody calls is.
+A probe that times out while tool calls run, or while the server is heard, is not counted by
+itself (a server may answer one request at a time, and still run calls the client gave up on); it
+is when a call times out too and the server has sent nothing at all (no answer to anything, no
+progress, no notification) since either was sent (:func:`call_timed_out`): a hung server that
+callers keep calling is found as one nobody calls is.
 """
 
 from __future__ import annotations
@@ -183,8 +184,10 @@ async def monitor(conn: Connection) -> None:
 
     One failure marks it unhealthy (shown in the status table); a forgotten session is renewed;
     :data:`RECONNECT_AFTER_FAILURES` in a row replace the session. A probe that times out while
-    tool calls run does not count by itself: a server that handles one request at a time answers
-    it after the call, and the call's own deadline says when waiting is too long. When that
+    tool calls run, or while the server says something, does not count by itself: a server that
+    handles one request at a time answers it after the call (even one we gave up on, which it may
+    still run: replacing the session would end that work), and a call's own deadline says when
+    waiting is too long. When that
     deadline passes too, and the server has said nothing since either was sent, it counts
     (:func:`call_timed_out`).
     """
@@ -206,16 +209,19 @@ async def monitor(conn: Connection) -> None:
         except Exception as exc:
             if conn.client is not client:  # the session was ended or lost meanwhile: nothing to judge
                 continue
-            busy = len(conn.asking.active_calls)
-            if isinstance(exc, TimeoutError) and busy:
+            busy, heard = len(conn.asking.active_calls), conn.health.last_heard >= sent
+            if isinstance(exc, TimeoutError) and (busy or heard):
                 # a server may answer one request at a time (JSON-RPC allows it): alone, the probe
-                # does not judge a server busy with calls; with a call that timed out, unheard, it does
-                if conn.health.last_heard >= sent:
+                # does not judge a server busy with calls, ours or ones we gave up on that it still
+                # runs (heard: their progress, their late answers); with a call that timed out,
+                # unheard, it does
+                if heard:
                     said = "not counted (the server said something since it was sent)"
                 else:
                     conn.health.probe_unanswered = sent
                     said = "not counted unless a call times out unanswered too"
-                conn.emit("health", f"probe unanswered within {timeout:g} s while {busy} call(s) run: {said}")
+                running = f" while {busy} call(s) run" if busy else ""
+                conn.emit("health", f"probe unanswered within {timeout:g} s{running}: {said}")
                 if _judge_silence(conn):
                     return
                 continue

@@ -122,3 +122,35 @@ def test_one_slow_call_within_its_timeout_is_never_unhealthy(pool, tool):
     assert any("while 1 call(s) run: not counted" in m for m in said), said  # probes did go unanswered
     assert "unhealthy" not in said, said
     assert pool.status()["one"].retries == 0
+
+
+def test_a_server_still_working_on_a_call_the_client_gave_up_on_is_busy_not_unhealthy(pool):
+    """The CI race of the test above, made certain: a call queued behind a slow one times out (the
+    client gives up on it), the slow one ends, and the server, handling one request at a time, now
+    runs the abandoned call, reporting its progress. No call of ours runs, the probes wait in its
+    pipe, yet it is heard all along: it is busy, not hung, and keeps its session and its work."""
+    # probes every second, each given a second: the progress (every 0.2 s) is heard well within it
+    pool.connect(
+        "one", command=sys.executable, args=[SEQUENTIAL], **{**QUICK_HEALTH, "health_check_interval": 1}
+    )
+    pid = pool.call("one", "pid").text
+    conn = pool.connection("one")
+    first: list = []
+    slow = threading.Thread(
+        target=lambda: first.append(pool.call("one", "progress_block", {"seconds": 2}, timeout=60).text)
+    )
+    slow.start()
+    assert wait_until(lambda: conn.asking.active_calls)
+    with pytest.raises(CallTimeoutError):  # queued behind the slow call: given up on after 1 s
+        pool.call("one", "progress_block", {"seconds": 5}, timeout=1)
+    slow.join(timeout=60)
+    assert first == ["progress_block done after 2 s"]
+    # the abandoned call now runs (5 s): probes go unanswered while nothing of ours runs
+    assert wait_until(
+        lambda: any(m.startswith("probe unanswered") and "while" not in m for m in health_said(conn)),
+        timeout=30,
+    ), health_said(conn)
+    assert pool.call("one", "pid", timeout=60).text == pid  # the same session, the same process
+    said = health_said(conn)
+    assert "unhealthy" not in said and not any("in a row" in m for m in said), said
+    assert pool.status()["one"].retries == 0
