@@ -1,7 +1,9 @@
 """The per-server tool list cache: a TTL, explicit invalidation, and no I/O on a hit.
 
 ``tools/list`` is asked for constantly (listings, completion, argument validation, the output schema
-of every call), yet changes rarely; the server says when it does (``list_changed``).
+of every call), yet changes rarely; the server says when it does (``list_changed``). A notice can
+overtake the listing it makes old (the server read its list, then it changed): a listing fetched
+across a notice is kept stale, so the next read asks again (:attr:`TTLCache.generation`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class TTLCache(Generic[T]):
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     _value: T | None = field(default=None, repr=False)
     _stored_at: float | None = None
+    _generation: int = 0
 
     def get(self) -> T | None:
         """The value if it is still fresh, else None."""
@@ -33,15 +36,26 @@ class TTLCache(Generic[T]):
         """The last value even if stale (to answer a name lookup without I/O)."""
         return self._value
 
-    def put(self, value: T) -> None:
-        self._value, self._stored_at = value, self.clock()
+    @property
+    def generation(self) -> int:
+        """Moves on at each :meth:`invalidate` and :meth:`clear`: read before a fetch, handed to
+        :meth:`put` after it."""
+        return self._generation
+
+    def put(self, value: T, *, fetched_in: int | None = None) -> None:
+        """Keep ``value``; fresh unless the cache was invalidated since ``fetched_in`` (the
+        :attr:`generation` read when its fetch began): then it is only the last value known."""
+        fresh = fetched_in is None or fetched_in == self._generation
+        self._value, self._stored_at = value, self.clock() if fresh else None
 
     def invalidate(self) -> None:
         """Mark stale; the last value stays available to :meth:`peek`."""
         self._stored_at = None
+        self._generation += 1
 
     def clear(self) -> None:
         self._value, self._stored_at = None, None
+        self._generation += 1
 
     @property
     def age(self) -> float | None:

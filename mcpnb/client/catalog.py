@@ -36,7 +36,7 @@ class ToolCatalog:
         from mcpnb.client.tasks.optin import effective_task_support
 
         tools: dict[str, ToolInfo] = {}
-        listed = None
+        listed, generation = None, self.cache.generation
         if conn.capabilities is None or conn.capabilities.tools is not None:
             listed = await self._listed()
             for tool in listed:
@@ -45,7 +45,7 @@ class ToolCatalog:
                 tools[tool.name] = replace(info, task_support=support)
                 for problem in info.schema_problems:  # its author reads the log; the listing says it too
                     conn.emit("schema", f"tool {tool.name!r}: {problem}", tool=tool.name)
-        self.cache.put(tools)
+        self.cache.put(tools, fetched_in=generation)  # kept stale if list_changed came meanwhile
         # after, not before: a server that is down fetched nothing, and its log should not say so
         said = (
             f"tools/list fetched from the server ({len(tools)} tool{'' if len(tools) == 1 else 's'})"

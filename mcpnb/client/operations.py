@@ -159,10 +159,11 @@ class ConnectionRequests:
         and the server's ``prompts/list_changed`` ends it)."""
         cached = self.prompt_cache.get()
         if cached is None:
+            generation = self.prompt_cache.generation
             cached = await self._every_page(
                 "prompts/list", lambda c, at: c.list_prompts(cursor=at), "prompts"
             )
-            self.prompt_cache.put(cached)
+            self.prompt_cache.put(cached, fetched_in=generation)
         return list(cached)  # the caller's to change: the cache keeps its own
 
     async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:

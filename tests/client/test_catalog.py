@@ -3,9 +3,11 @@ two-letter name still gets its "did you mean"."""
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 
 import pytest
+from conftest import ROOT
 from mcp.server.mcpserver import MCPServer
 
 from mcpnb.client.errors import ToolNotFoundError, did_you_mean_text
@@ -70,3 +72,29 @@ def test_a_parameter_added_since_the_list_was_cached_is_taken_after_list_changed
         pool.call("grow", "greet", {"name": "a", "loud": True})
     pool.connection("grow").catalog.cache.invalidate()  # what notifications/tools/list_changed does
     assert pool.call("grow", "greet", {"name": "a", "loud": True}).text == "hello a!"
+
+
+CHANGING = str(ROOT / "tests" / "servers" / "changing_list_server.py")
+
+
+def test_a_list_that_changed_while_it_was_on_its_way_is_not_kept_as_fresh(pool):
+    """The server's tools change while a ``tools/list`` is on its way: its ``list_changed`` comes
+    before the listing it had already read. That listing answers the request, but is not kept as
+    fresh: the next read asks again and sees the new tool (it was served for ``cache_ttl``)."""
+    pool.connect("changing", command=sys.executable, args=[CHANGING], cache_ttl=3600)
+    names = lambda **kw: [t.name for t in pool.tools("changing", **kw)]  # noqa: E731
+    assert "added_2" not in names()
+    pool.call("changing", "change_during_next_list")
+    assert "added_2" not in names(refresh=True)  # the listing as it was read
+    assert "added_2" in names()
+    assert pool.call("changing", "added_2").text == "2"
+
+
+def test_a_prompt_list_that_changed_while_it_was_on_its_way_is_not_kept_as_fresh(pool):
+    """The same for prompts (``prompts/list_changed``)."""
+    pool.connect("changing", command=sys.executable, args=[CHANGING], cache_ttl=3600)
+    assert [p.name for p in pool.prompts("changing")] == ["prompt_v1"]
+    pool.call("changing", "change_during_next_list")
+    pool.connection("changing").prompt_cache.invalidate()  # a read that asks the server again
+    assert [p.name for p in pool.prompts("changing")] == ["prompt_v1"]  # as it was read
+    assert [p.name for p in pool.prompts("changing")] == ["prompt_v2"]
