@@ -278,8 +278,11 @@ def _cmdline(pid: int) -> str:
 
 @pytest.fixture(autouse=True)
 def _isolated_user_config(tmp_path_factory, monkeypatch):
-    """Tests never read the developer's own user-level MCP config."""
-    monkeypatch.setenv("MCPNB_USER_CONFIG", str(tmp_path_factory.mktemp("user") / "mcp.json"))
+    """Tests never read the developer's own user-level MCP config, nor the machine's site files
+    (an ``/etc/mcpnb/mcp.json``)."""
+    kept = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(kept / "mcp.json"))
+    monkeypatch.setenv("MCPNB_SITE_CONFIG", str(kept / "site.json"))
 
 
 @pytest.fixture(autouse=True)

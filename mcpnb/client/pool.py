@@ -598,7 +598,7 @@ class Pool:
         """Connect what ``spec`` declares (``{"mcpServers": {...}, "skills": [...]}``, as a mapping or
         JSON/YAML text), with the skills it names and the ``.mcp.json`` layers, each server once.
 
-        ``strategy`` settles conflicts: ``priority`` (notebook > skill > local > project > user),
+        ``strategy`` settles conflicts: ``priority`` (notebook > skill > local > project > user > site),
         ``newest``, ``ask`` (a form, or ``answers``; headless, priority) or ``error``. Servers already
         connected with the same settings are left alone. Returns a
         :class:`~mcpnb.client.requirements.Resolution` (the table); raises a ``RequirementError``

@@ -28,6 +28,7 @@ from mcpnb.client.config.layers import (
     find_vscode_config,
     load_config,
     load_file,
+    site_config_paths,
     user_config_path,
 )
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig
@@ -50,5 +51,6 @@ __all__ = [
     "load_config",
     "load_file",
     "schema",
+    "site_config_paths",
     "user_config_path",
 ]

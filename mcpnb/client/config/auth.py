@@ -35,17 +35,22 @@ _WHERE_FIELDS = ("server_name", "source")
 
 def env_value(var: str, env: Mapping[str, str], what: str, **where: Any) -> str:
     """The value of the environment variable ``var``, which holds ``what`` (a secret, read at the last
-    moment so rotation just works); unset or empty is a :class:`ConfigError` at ``where`` (``file``,
-    ``server``, ``key``), with the variable it may have meant. Shared by ``auth`` and ``tls``."""
+    moment so rotation just works); unset, empty or blank is a :class:`ConfigError` at ``where``
+    (``file``, ``server``, ``key``), with the variable it may have meant when it is not set. The line
+    endings around the value are not part of it: a token set from a file saved on Windows
+    (``TOKEN=$(cat token.txt)``, ``docker --env-file``) ends in ``\\r``, and the request carrying it
+    failed with "Illegal header value". Shared by ``auth`` and ``tls``."""
     resolved = env.get(var)
-    if not resolved:
-        state = "is empty" if resolved == "" else "is not set"
+    if resolved is None:
         raise ConfigError(
-            f"environment variable {var!r} {state} (it should hold the {what})",
-            suggestion=did_you_mean(var, env),
+            f"environment variable {var!r} is not set (it should hold the {what})",
+            suggestion=did_you_mean(var, [name for name in env if name != var]),
             **where,
         )
-    return resolved
+    if not resolved.strip():
+        state = "is empty" if resolved == "" else "holds only spaces"
+        raise ConfigError(f"environment variable {var!r} {state} (it should hold the {what})", **where)
+    return resolved.strip("\r\n")
 
 
 def settings_of(config: Any) -> dict[str, Any]:
@@ -123,7 +128,7 @@ class AuthConfig:
         self, value: str | None, var: str | None, key: str, environ: Mapping[str, str] | None
     ) -> str:
         if value:
-            return value
+            return value.strip("\r\n")  # "${TOKEN}" of a token set from a file saved on Windows
         env = os.environ if environ is None else environ
         if not var:
             raise ConfigError(

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.expand import escape, literal
-from mcpnb.client.config.validate import Refused, kind, milliseconds, misspelt, strings
+from mcpnb.client.config.validate import Refused, kind, milliseconds, misspelt, read_text, strings
 from mcpnb.client.errors import ConfigError, did_you_mean
 
 #: Codex keys that do not change how a server is reached or called from a cell.
@@ -53,11 +53,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     """The file as TOML, with a located message for a syntax error."""
     file = str(path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ConfigError("not UTF-8 text", file=file) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror or exc}", file=file) from None
+        return tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", file=file) from None
 

@@ -47,19 +47,19 @@ def expand(
         if variables is not None and (value := variables.expand(body, environ, fail, found)) is not None:
             return _noted(value, body.rpartition(":")[2], found)
         var, sep, default = body.partition(":-")
+        vscode = _vscode_hint(var)
         if not _ENV_NAME_RE.match(var) or "${" in default:
             raise fail(
-                f"malformed variable reference '${{{var}…}}': use ${{VAR}} or ${{VAR:-default}}"
-                + _vscode_hint(var)
+                vscode or f"malformed variable reference '${{{var}…}}': use ${{VAR}} or ${{VAR:-default}}"
             )
         value = environ.get(var)
         if value is None or (sep and value == ""):
             if sep:  # written in the file for all to read: a secret only under a secret's name
                 return _noted(default, var, found) if looks_secret_name(var) else default
             raise fail(
-                f"environment variable {var!r} is not set (give a default with ${{{var}:-default}})"
-                + _vscode_hint(var),
-                suggestion=did_you_mean(var, environ),
+                vscode
+                or f"environment variable {var!r} is not set (give a default with ${{{var}:-default}})",
+                suggestion=None if vscode else did_you_mean(var, environ),
             )
         return _noted(value, var, found)
 
@@ -75,17 +75,22 @@ def _noted(value: str, name: str, found: set[str]) -> str:
 
 
 def _vscode_hint(var: str) -> str:
-    """What to write instead of a VS Code variable, for a config copied from ``.vscode/mcp.json``."""
+    """What a VS Code variable is and what to write instead, for a config copied from
+    ``.vscode/mcp.json`` into a file of another format (empty for any other reference): said first,
+    since "malformed" or "not set" would send the person looking in the wrong place."""
     kind, _, name = var.partition(":")
     if kind == "env" and _ENV_NAME_RE.match(name):
-        return f"; VS Code's ${{env:{name}}} is ${{{name}}} here"
+        return f"VS Code's ${{env:{name}}} is ${{{name}}} here"
     if kind == "input":
         return (
-            f"; ${{input:{name}}} is a VS Code prompt, which these files do not have: put the value "
-            "in an environment variable and write ${VAR}"
+            f"${{input:{name}}} is a VS Code prompt, which these files do not have (nothing would ask "
+            "for it, and a server must not get the text as written): put the value in an environment "
+            "variable and write ${VAR} here; or keep the servers in VS Code's format ('servers' and "
+            "'inputs', in .vscode/mcp.json or any file but .mcp.json) and connect with --config PATH "
+            f"--input {name}=VALUE"
         )
     if var in ("workspaceFolder", "workspaceRoot", "userHome", "cwd"):
-        return f"; VS Code's ${{{var}}} is not expanded here: write the path itself"
+        return f"VS Code's ${{{var}}} is not expanded here: write the path itself"
     return ""
 
 

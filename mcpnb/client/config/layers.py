@@ -1,4 +1,5 @@
-"""Config files and their layers: user → project (``.mcp.json``) → local (``.mcp.local.json``) → code.
+"""Config files and their layers: site → user → project (``.mcp.json``) → local (``.mcp.local.json``)
+→ code.
 
 ``platformdirs`` (for the user layer's default place) is imported on first use.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
@@ -17,7 +19,7 @@ from mcpnb.client.config.frozen import FrozenDict
 from mcpnb.client.config.keys import TRANSPORT_KEYS, TRANSPORT_NAMING, TRANSPORTS
 from mcpnb.client.config.model import CODE_SOURCE, ConfigSet, ServerConfig, assemble
 from mcpnb.client.config.resolve import transport_of_url
-from mcpnb.client.config.validate import NESTED_TOO_DEEP, Refused, kind, parse
+from mcpnb.client.config.validate import NESTED_TOO_DEEP, Refused, kind, parse, read_text
 from mcpnb.client.config.vscode import (
     Variables,
     cursor_variables,
@@ -26,7 +28,8 @@ from mcpnb.client.config.vscode import (
     with_env_file,
     without_comments,
 )
-from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
+from mcpnb.client.errors import ConfigError, did_you_mean
+from mcpnb.client.errors import json_problem as _json_problem
 from mcpnb.client.redact import is_secret_key, url_secrets
 
 PROJECT_FILE = ".mcp.json"
@@ -34,14 +37,44 @@ LOCAL_FILE = ".mcp.local.json"
 VSCODE_FILE = ".vscode/mcp.json"
 
 
+USER_CONFIG_ENV = "MCPNB_USER_CONFIG"
+SITE_CONFIG_ENV = "MCPNB_SITE_CONFIG"
+
+
 def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
-    """``$MCPNB_USER_CONFIG`` if set, else ``<user config dir>/mcpnb/mcp.json``."""
+    """``$MCPNB_USER_CONFIG`` if set, else ``<user config dir>/mcpnb/mcp.json``. Spaces and line
+    endings around the variable's value are not part of the path (a spawner's environment written
+    in a file saved on Windows ends each value in ``\\r``), and one that is blank is not set."""
     env = os.environ if environ is None else environ
-    if env.get("MCPNB_USER_CONFIG"):
-        return Path(env["MCPNB_USER_CONFIG"]).expanduser()
+    given = env.get(USER_CONFIG_ENV, "").strip()
+    if given:
+        return Path(given).expanduser()
     import platformdirs
 
     return Path(platformdirs.user_config_dir("mcpnb")) / "mcp.json"
+
+
+def site_config_paths(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Where an administrator sets defaults for everyone on a machine or in an environment (a
+    JupyterHub's users): each file is read before the user's, which overrides it server by server
+    and key by key. ``$MCPNB_SITE_CONFIG`` (paths separated by ``os.pathsep``) if set, else
+    ``mcpnb/mcp.json`` in the folders Jupyter keeps its own system-wide config in, the most general
+    first: ``/etc``, ``/usr/local/etc``, then ``{sys.prefix}/etc`` (the environment's) wins;
+    ``%PROGRAMDATA%`` before ``{sys.prefix}/etc`` on Windows."""
+    env = os.environ if environ is None else environ
+    given = [p.strip() for p in env.get(SITE_CONFIG_ENV, "").split(os.pathsep) if p.strip()]
+    if given:
+        return tuple(Path(p).expanduser() for p in given)
+    if os.name == "nt":
+        folders = [Path(env["PROGRAMDATA"])] if env.get("PROGRAMDATA", "").strip() else []
+    else:
+        folders = [Path("/etc"), Path("/usr/local/etc")]
+    found: list[Path] = []
+    for folder in (*folders, Path(sys.prefix) / "etc"):
+        path = folder / "mcpnb" / "mcp.json"
+        if path not in found:  # sys.prefix is /usr/local for a system Python
+            found.append(path)
+    return tuple(found)
 
 
 def find_project_config(start: Path) -> Path | None:
@@ -72,8 +105,8 @@ def find_other_configs(start: Path) -> dict[str, Path]:
     found = {}
     for client, (filename, key) in OTHER_CLIENTS.items():
         path = _find_upward(Path(start), filename)
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            if path is not None and key in path.read_text(encoding="utf-8-sig"):
+        with contextlib.suppress(ConfigError):  # one that cannot be read points nowhere
+            if path is not None and key in read_text(path):
                 found[client] = path
     return found
 
@@ -115,14 +148,17 @@ def load_config(
     inputs: Mapping[str, str] | None = None,
     auth: Mapping[str, Any] | None = None,
 ) -> ConfigSet:
-    """Merge user → project → local → ``overrides``; later layers win per server, key by key.
+    """Merge site → user → project → local → ``overrides``; later layers win per server, key by key.
 
     A layer that names a transport (``command``, ``url``, ``type``) replaces the earlier layer's way
     of reaching the server wholesale: a local ``url`` must not inherit the project's ``args``.
     ``env`` and ``headers`` otherwise merge entry by entry, so ``.mcp.local.json`` can add a secret
     variable without repeating the project's others (a header replaces one whose name differs only
     in case: HTTP sees one header). An explicit ``path`` that does not exist is an
-    error; a missing layer file found by search is simply skipped.
+    error; a missing layer file found by search is simply skipped. One that exists but cannot be
+    read (its permissions, a folder on the way one may not enter) is skipped too, with a warning
+    that names it and why, and in ``unread``: an administrator's file a user may not read must not
+    take the user's own servers with it (:func:`site_config_paths`).
 
     An invalid server raises :class:`ConfigError`; with ``keep_going`` it is left out and named in
     ``problems`` with what is wrong, so the others can start. A file that cannot be read as a whole
@@ -138,11 +174,14 @@ def load_config(
     themselves when it asks for OAuth, and their files say nothing of it. Never to a server of the
     user's own file: a token given for a project must not reach a server set up elsewhere.
     """
+    site = site_config_paths(environ)
     user = user_config_path(environ)
+    unread: dict[str, str] = {}  # file -> why it could not be read (it is left out)
     if path is not None:
         project: Path | None = Path(path).expanduser()
-        if not project.is_file():
-            raise ConfigError("file not found", file=str(project))
+        if not _is_file(project, unread):
+            why = unread.pop(str(project), None)
+            raise ConfigError(f"cannot read: {why}" if why else "file not found", file=str(project))
         local: Path | None = project.parent / LOCAL_FILE
     else:
         here = Path.cwd() if start is None else Path(start).expanduser()
@@ -151,14 +190,20 @@ def load_config(
         local = project.parent / LOCAL_FILE if project else _find_upward(here, LOCAL_FILE)
 
     read: list[Path] = []
-    projects = {str(p) for p in (project, local) if p is not None and p.is_file()}
-    if user is not None:
-        projects.discard(str(user))  # the user's file doubling as the project's stays the user's
-    for candidate in (user, project, local):
-        if candidate is None or not candidate.is_file():
+    projects = {str(p) for p in (project, local) if p is not None and _is_file(p)}
+    for own in (*site, user):  # the user's (or the site's) file doubling as the project's stays theirs
+        projects.discard(str(own))
+    for candidate in (*site, user, project, local):
+        if candidate is None or not _is_file(candidate, unread):
             continue
         if candidate.resolve() not in {p.resolve() for p in read}:  # e.g. the user file is the project's
-            read.append(candidate)
+            if candidate is project and path is not None:
+                read.append(candidate)  # the file asked for: one that cannot be read says so below
+            elif (why := _unreadable(candidate)) is None:
+                read.append(candidate)
+            else:
+                unread[str(candidate)] = why
+    _warn_unread(unread)
     layers: list[tuple[str, Mapping[str, Any]]] = []
     variables: dict[str, Variables] = {}  # file -> the ${…} of a VS Code file
     for p in read:
@@ -244,7 +289,46 @@ def load_config(
         problem_transports=FrozenDict({name: reached[name] for name in problems}),
         order=tuple(reached),
         named_file_servers=tuple(n for n in reached if n in in_named) if path is not None else None,
+        unread=FrozenDict(unread),
     )
+
+
+def _is_file(path: Path, unread: dict[str, str] | None = None) -> bool:
+    """Whether ``path`` is a file; one whose folder may not be entered (a permission) is not, and
+    why goes in ``unread``. ``Path.is_file`` raises there, and a layer found by search that nobody
+    can look into must not stop the others."""
+    try:
+        return path.is_file()
+    except OSError as exc:
+        if unread is not None:
+            unread[str(path)] = exc.strerror or str(exc)
+        return False
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why ``path`` cannot be opened for reading (``Permission denied``), or None when it can."""
+    try:
+        with open(path, "rb"):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def _warn_unread(unread: Mapping[str, str]) -> None:
+    """Say which files were left out, once each: a person who cannot read an administrator's
+    file (or their own, after a ``chmod``) should know why its servers are missing, and that the
+    others still apply."""
+    if not unread:
+        return
+    import warnings
+
+    for file, why in unread.items():
+        warnings.warn(
+            f"{file}: cannot read ({why}): its servers are left out, the other config files still apply "
+            "(make it readable to you, or ask whoever keeps it: chmod a+r for a file all users share)",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def signs_in_unsaid(canon: Mapping[str, Any]) -> bool:
@@ -277,7 +361,7 @@ def _find_upward(start: Path, filename: str) -> Path | None:
     start = start.resolve()
     for directory in (start, *start.parents):
         candidate = directory / filename
-        if candidate.is_file():
+        if _is_file(candidate):  # a folder one may not enter holds nothing for us
             return candidate
     return None
 
@@ -374,12 +458,7 @@ def _no_constants(token: str) -> NoReturn:
 
 def _read_json(path: Path) -> Any:
     file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError("not UTF-8 text", file=file) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror or exc}", file=file) from None
+    text = read_text(path)
     try:
         return _parse_json(text, file)
     except json.JSONDecodeError as exc:
@@ -397,6 +476,18 @@ def _read_json(path: Path) -> Any:
         if is_vscode(data) or gemini.is_gemini(path):  # Gemini CLI's settings allow comments too
             return data
         raise ConfigError(json_problem(text, exc), file=file) from None
+
+
+def json_problem(text: str, exc: json.JSONDecodeError) -> str:
+    """Where the JSON is wrong, and for a backslash JSON does not take (``"C:\\Program Files"``,
+    ``"C:\\users"``) that a Windows path wants each one written twice."""
+    problem = _json_problem(text, exc)
+    if exc.msg.startswith("Invalid \\"):
+        problem += (
+            ' (a Windows path? In JSON a backslash starts an escape: write each one twice, "C:\\\\Users", '
+            "or use / instead)"
+        )
+    return problem
 
 
 def _parse_json(text: str, file: str) -> Any:

@@ -345,6 +345,9 @@ class ConfigSet:
     #: what naming a file asks to start (the user file's others only merge into them). None when no
     #: file was named: every layer's servers are asked for.
     named_file_servers: tuple[str, ...] | None = None
+    #: Layer files found that could not be read (permissions), each with why: left out, with a
+    #: warning, while the other layers apply.
+    unread: Mapping[str, str] = field(default_factory=dict)
 
     def enabled(self) -> dict[str, ServerConfig]:
         """The servers to start; disabled ones stay listed so a status table can show them."""

@@ -6,6 +6,7 @@ ranges), with jsonschema's findings turned into one located, "did you mean" mess
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -13,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from mcpnb.client.config.args import arg_secrets
@@ -211,6 +213,35 @@ def _number_text(value: float) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         return str(int(value))  # 8080.0 is "8080", as JavaScript (VS Code) writes it
     return repr(value)
+
+
+def read_text(path: Path) -> str:
+    """A config file's text: UTF-8 (a byte order mark, as Notepad writes, is not part of it), or
+    UTF-16 with its byte order mark (Windows PowerShell's ``>``, Notepad's "Unicode"), which is
+    unambiguous. Anything else is a :class:`ConfigError` that says which encoding it looks like and
+    how to save it, instead of a JSON error at column 2."""
+    import codecs
+
+    file = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", file=file) from None
+    fix = "save it as UTF-8 (in Notepad: Save As, Encoding UTF-8; in PowerShell: Set-Content -Encoding utf8)"
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        with contextlib.suppress(UnicodeDecodeError):
+            return raw.decode("utf-16")
+    elif b"\x00" in raw[:2]:  # ASCII in UTF-16 is every other byte 0, which UTF-8 text never has
+        raise ConfigError(f"not UTF-8 text: it looks like UTF-16 without a byte order mark; {fix}", file=file)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"not UTF-8 text (line {line}, byte 0x{raw[exc.start]:02X}): it looks like another encoding "
+            f"(a Windows code page, as Notepad's ANSI); {fix}",
+            file=file,
+        ) from None
 
 
 def kind(value: Any) -> str:

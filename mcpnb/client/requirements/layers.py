@@ -1,7 +1,7 @@
 """The ``.mcp.json`` layers as declarations, ranked by the closest layer that names each server.
 
-They are merged exactly as ``%mcp connect --config`` merges them (user < project < local, key by
-key), so a local file that only adds a secret ``env`` entry still completes the project's server.
+They are merged exactly as ``%mcp connect --config`` merges them (site < user < project < local,
+key by key), so a local file that only adds a secret ``env`` entry still completes the project's server.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def layer_declarations(
     """
     import warnings
 
-    from mcpnb.client.config import LOCAL_FILE, load_config, user_config_path
+    from mcpnb.client.config import LOCAL_FILE, load_config, site_config_paths, user_config_path
     from mcpnb.client.errors import ConfigError
 
     found = load_config(start=base, path=path, keep_going=True, inputs=inputs)
@@ -45,11 +45,19 @@ def layer_declarations(
     broken = [name for name in broken if name not in settled]
     if broken:
         raise ConfigError(found.problems[broken[0]])
-    user = user_config_path()
+    user, site = user_config_path(), site_config_paths()
     out = []
     for name, config in found.servers.items():
         where = Path(config.source or "")
-        layer: Source = "local" if where.name == LOCAL_FILE else "user" if _same(where, user) else "project"
+        layer: Source = (
+            "local"
+            if where.name == LOCAL_FILE
+            else "user"
+            if _same(where, user)
+            else "site"
+            if any(_same(where, s) for s in site)
+            else "project"
+        )
         out.append(Declaration(name, layer, f"{layer} ({where.name})", config=config))
     return tuple(out)
 

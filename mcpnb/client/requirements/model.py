@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from mcpnb.client.config import ServerConfig
 
-Source = Literal["notebook", "skill", "local", "project", "user"]
+Source = Literal["notebook", "skill", "local", "project", "user", "site"]
 #: Closest first: under the ``priority`` strategy the closer source wins.
-SOURCES: tuple[Source, ...] = ("notebook", "skill", "local", "project", "user")
+SOURCES: tuple[Source, ...] = ("notebook", "skill", "local", "project", "user", "site")
 RANK = {source: i for i, source in enumerate(SOURCES)}
 
 

@@ -33,7 +33,7 @@ def resolve(
 ) -> Plan:
     """The plan for ``declarations`` under ``strategy``.
 
-    ``priority``: the closest source wins (notebook > skill > local > project > user; among skills,
+    ``priority``: the closest source wins (notebook > skill > local > project > user > site; among skills,
     the one fewer ``requires`` steps from the notebook). ``newest``: the declaration that insists on
     the highest version wins (priority breaks a tie). ``error``: any conflict stops. ``ask``: the
     ``choices`` made (by :attr:`Conflict.key` → option id; ``chosen_by`` says who made them); where

@@ -36,7 +36,7 @@ def _args(p: Parser) -> None:
         "--strategy",
         choices=STRATEGIES,
         default="priority",
-        help="settle conflicts by source (priority: notebook > skill > local > project > user), by the "
+        help="settle conflicts by source (priority: notebook > skill > local > project > user > site), by the "
         "highest version (newest), with a form (ask) or not at all (error)",
     )
     p.add_argument(

@@ -137,3 +137,26 @@ def test_one_of_two_keys_reads_as_everywhere_else(auth, said):
     """The bearer and basic checks say it as the other flows do (one helper for all of them)."""
     with pytest.raises(ConfigError, match=said):
         ServerConfig.from_dict("s", {"url": "https://h/mcp", "auth": auth})
+
+
+@pytest.mark.parametrize(("value", "state"), [("", "is empty"), ("  \t", "holds only spaces")])
+def test_a_token_variable_set_to_nothing_says_so_and_suggests_no_other(value: str, state: str) -> None:
+    """An administrator's spawner that sets the variable to nothing: the message names it, and does
+    not ask whether it meant itself (``did you mean 'DOCS_TOKEN'?``)."""
+    auth = AuthConfig(type="bearer", token_env="DOCS_TOKEN", server_name="docs", source="f.json")
+    err = config_error(auth.resolve_token, {"DOCS_TOKEN": value, "DOCS_TOKENS": TOKEN})
+    assert_located(err, file="f.json", server="docs", key="auth.token_env")
+    assert f"'DOCS_TOKEN' {state}" in str(err) and "did you mean" not in str(err)
+    unset = config_error(auth.resolve_token, {"DOCS_TOKENS": TOKEN})
+    assert "is not set" in str(unset) and unset.suggestion == "DOCS_TOKENS"
+
+
+def test_secrets_lose_the_line_endings_a_windows_file_leaves() -> None:
+    auth = AuthConfig(type="basic", username="u", password_env="PW")
+    assert auth.resolve_password({"PW": f"{PASSWORD}\r\n"}) == PASSWORD
+    literal = ServerConfig.from_dict(
+        "s",
+        {"url": "https://h/mcp", "auth": {"type": "bearer", "token": "${T}"}},
+        environ={"T": f"{TOKEN}\r"},
+    )
+    assert literal.auth is not None and literal.auth.resolve_token({}) == TOKEN

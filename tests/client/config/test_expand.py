@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from mcpnb.client.config import (
 from mcpnb.client.config.expand import escape, expand
 from mcpnb.client.errors import ConfigError
 
-from .helpers import TOKEN, assert_located, config_error
+from .helpers import TOKEN, assert_located, config_error, write
 
 
 def never(message: str, suggestion: str | None = None) -> ConfigError:
@@ -144,3 +145,21 @@ def test_a_vs_code_variable_says_what_to_write_instead(text: str, said: str) -> 
     )
     assert_located(err, file="f.json", server="s", key="args[0]")
     assert said in str(err)
+
+
+@pytest.mark.parametrize("name", [".mcp.json", "claude_desktop_config.json", "mcp.json"])
+def test_a_vs_code_input_pasted_into_another_format_says_what_it_is_and_what_to_do(
+    tmp_path: Path, name: str
+) -> None:
+    """Said first, not as a "malformed variable reference", and never started with the text as written."""
+    from mcpnb.client.config import load_config
+
+    entry = {"command": "npx", "env": {"GITHUB_TOKEN": "${input:github_token}"}}
+    path = write(tmp_path / name, {"mcpServers": {"gh": entry, "ok": {"command": "npx"}}})
+    found = load_config(
+        path=path, environ={"MCPNB_USER_CONFIG": str(tmp_path / "none.json")}, keep_going=True
+    )
+    said = found.problems["gh"]
+    assert list(found.servers) == ["ok"] and "malformed" not in said
+    assert "key 'env.GITHUB_TOKEN': ${input:github_token} is a VS Code prompt" in said
+    assert "write ${VAR}" in said and "--input github_token=VALUE" in said

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +288,158 @@ def test_keep_going_leaves_out_only_the_invalid_servers(tmp_path: Path, environ:
     with pytest.raises(ConfigError, match="invalid JSON"):  # a file that cannot be read still raises
         write(project, "{")
         load_config(tmp_path, environ=environ, keep_going=True)
+
+
+# ---------------------------------------------------------------- files saved on Windows
+
+
+def test_notepads_bom_and_crlf_and_powershells_utf16_read_as_written(tmp_path: Path) -> None:
+    """Notepad writes a UTF-8 BOM and CRLF; Windows PowerShell's ``>`` writes UTF-16 with a BOM."""
+    lines = [
+        "{",
+        '  "mcpServers": {',
+        '    "time": {"command": "uvx", "args": ["mcp-server-time"]}',
+        "  }",
+        "}",
+    ]
+    text = "\ufeff" + "\r\n".join(lines) + "\r\n"
+    for encoding in ("utf-8", "utf-16-le"):
+        path = tmp_path / encoding / ".mcp.json"
+        path.parent.mkdir()
+        path.write_bytes(text.encode(encoding))
+        assert load_file(path)["time"].args == ("mcp-server-time",)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ('{"mcpServers": {}}'.encode("utf-16-le"), "UTF-16 without a byte order mark"),
+        (
+            '{"mcpServers": {"a": {"command": "x",\n "description": "café"}}}'.encode("cp1252"),
+            "(line 2, byte 0xE9): it looks like another encoding",
+        ),
+    ],
+)
+def test_a_file_in_another_encoding_says_which_and_how_to_save_it(
+    tmp_path: Path, data: bytes, said: str
+) -> None:
+    path = tmp_path / ".mcp.json"
+    path.write_bytes(data)
+    err = config_error(load_file, path)
+    assert said in str(err) and "save it as UTF-8" in str(err)
+
+
+def test_a_windows_path_with_single_backslashes_says_to_double_them(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / ".mcp.json", r'{"mcpServers": {"fs": {"command": "C:\Program Files\nodejs\npx.cmd"}}}'
+    )
+    err = config_error(load_file, path)
+    assert "Invalid \\escape" in str(err) and "write each one twice" in str(err)
+
+
+# ---------------------------------------------------------------- a JupyterHub's administrator
+
+
+def test_site_files_set_defaults_that_the_users_file_overrides(
+    tmp_path: Path, environ: dict[str, str]
+) -> None:
+    """An administrator's files (``$MCPNB_SITE_CONFIG``, most general first) come before the
+    user's, which changes a key of one server and turns another off; the project's come after."""
+    machine = write(
+        tmp_path / "etc" / "mcp.json",
+        servers(docs={"url": "https://docs.example.com/mcp", "toolTimeoutSec": 30}, lab={"command": "lab"}),
+    )
+    venv = write(tmp_path / "venv" / "mcp.json", servers(docs={"url": "https://docs.internal/mcp"}))
+    user = write(
+        Path(environ["MCPNB_USER_CONFIG"]), servers(docs={"tool_timeout": 90}, lab={"enabled": False})
+    )
+    project = write(tmp_path / "proj" / ".mcp.json", servers(own={"command": "own"}))
+    env = {**environ, "MCPNB_SITE_CONFIG": f"{machine}{os.pathsep} {venv}\r"}
+
+    found = load_config(tmp_path / "proj", environ=env)
+    assert found.files == (machine, venv, user, project)
+    assert found["docs"].url == "https://docs.internal/mcp" and found["docs"].tool_timeout == 90
+    assert found["lab"].enabled is False and found["own"].command == "own"
+    assert found["docs"].source == str(user)
+
+
+def test_site_files_default_to_where_jupyter_keeps_its_own(tmp_path: Path) -> None:
+    from mcpnb.client.config import site_config_paths
+
+    paths = site_config_paths({"MCPNB_SITE_CONFIG": " \r"})  # blank: not set
+    assert paths[-1] == Path(sys.prefix) / "etc" / "mcpnb" / "mcp.json"
+    if os.name != "nt":
+        assert paths[0] == Path("/etc/mcpnb/mcp.json")
+    assert site_config_paths({"MCPNB_SITE_CONFIG": str(tmp_path / "a.json")}) == (tmp_path / "a.json",)
+
+
+def test_a_sign_in_for_the_project_never_goes_to_a_site_server(
+    tmp_path: Path, environ: dict[str, str]
+) -> None:
+    site = write(tmp_path / "site.json", servers(wiki={"url": "https://wiki.example.com/mcp"}))
+    project = write(tmp_path / "proj" / ".mcp.json", servers(app={"url": "https://app.example.com/mcp"}))
+    env = {**environ, "MCPNB_SITE_CONFIG": str(site)}
+    found = load_config(path=project, environ=env, auth={"type": "oauth", "flow": "authorization_code"})
+    assert found["app"].auth is not None and found["wiki"].auth is None
+
+
+def test_a_path_variable_ends_without_its_line_ending(tmp_path: Path) -> None:
+    """A spawner's environment written in a file saved on Windows ends each value in \\r."""
+    assert user_config_path({"MCPNB_USER_CONFIG": f" {tmp_path / 'u.json'}\r"}) == tmp_path / "u.json"
+    assert user_config_path({"MCPNB_USER_CONFIG": " \r"}) == user_config_path({})
+
+
+_UNREADABLE = """
+import json, sys, warnings
+from mcpnb.client.config import load_config
+with warnings.catch_warnings(record=True) as said:
+    warnings.simplefilter("always")
+    found = load_config(sys.argv[1], environ=json.loads(sys.argv[2]), keep_going=True)
+print(json.dumps({"servers": sorted(found.servers), "unread": dict(found.unread),
+                  "said": [str(w.message) for w in said]}))
+"""
+
+
+def _unprivileged(*args: str) -> dict[str, Any]:
+    """Runs ``_UNREADABLE`` where file permissions apply: as root (a container), without the
+    capabilities that let root read any file."""
+    import json
+    import shutil
+    import subprocess
+
+    command = [sys.executable, "-c", _UNREADABLE, *args]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root, and no setpriv to drop the right to read every file")
+        command = [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    if out.returncode != 0 and "setpriv" in out.stderr:
+        pytest.skip(f"cannot drop capabilities here: {out.stderr.strip()}")
+    assert out.returncode == 0, out.stderr
+    return dict(json.loads(out.stdout))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_a_file_nobody_may_read_is_left_out_saying_so_and_the_others_apply(
+    tmp_path: Path, environ: dict[str, str]
+) -> None:
+    """The administrator's file nobody may read (its mode 000), and a user file in a folder one
+    may not enter: each said once, by name and why; the project's servers start."""
+    site = write(tmp_path / "etc" / "mcp.json", servers(admin={"command": "a"}))
+    site.chmod(0o000)
+    user = write(tmp_path / "private" / "mcp.json", servers(mine={"command": "m"}))
+    user.parent.chmod(0o000)
+    write(tmp_path / "proj" / ".mcp.json", servers(proj={"command": "p"}))
+    env = {**environ, "MCPNB_SITE_CONFIG": str(site), "MCPNB_USER_CONFIG": str(user)}
+    try:
+        found = _unprivileged(str(tmp_path / "proj"), __import__("json").dumps(env))
+    finally:
+        user.parent.chmod(0o755)
+    assert found["servers"] == ["proj"]
+    assert found["unread"] == {str(site): "Permission denied", str(user): "Permission denied"}
+    assert len(found["said"]) == 2
+    assert all(
+        "cannot read (Permission denied)" in w and "other config files still apply" in w
+        for w in found["said"]
+    )

@@ -26,6 +26,7 @@ def test_public_names() -> None:
         "load_config",
         "load_file",
         "schema",
+        "site_config_paths",
         "user_config_path",
     ]
     assert all(hasattr(config, name) for name in config.__all__)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from mcpnb.client.config import (
     load_file,
 )
 
-from .helpers import assert_located, config_error, servers, write
+from .helpers import TOKEN, assert_located, config_error, servers, write
 
 
 @pytest.mark.parametrize(
@@ -138,3 +139,118 @@ def test_roots_are_absolute_relative_to_the_file_and_expanded(tmp_path: Path, mo
     assert ServerConfig.build("s", command="x", roots=["here"]).roots == (str(tmp_path / "here"),)
     err = config_error(ServerConfig.from_dict, "s", {"command": "x", "roots": "/tmp"}, source="f.json")
     assert "did you mean" in str(err) and '["/tmp"]' in str(err)
+
+
+# ---------------------------------------------------------------- a Windows user's settings
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "said"),
+    [
+        (
+            {"command": "C:\nodejs\npx.cmd"},
+            "command",
+            "holds a line break (\\n): in JSON a backslash starts an escape",
+        ),
+        ({"command": "npx", "cwd": "C:\temp"}, "cwd", "holds a tab (\\t)"),
+    ],
+)
+def test_a_path_a_json_escape_ate_into_says_to_double_the_backslashes(
+    entry: dict[str, Any], key: str, said: str
+) -> None:
+    """``"C:\\nodejs"`` in a JSON file is ``C:``, a line break and ``odejs``: valid JSON, no path."""
+    err = config_error(ServerConfig.from_dict, "s", entry, source="f.json", environ={})
+    assert_located(err, file="f.json", server="s", key=key)
+    assert said in str(err) and "each backslash written twice" in str(err)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a Windows path is this machine's own there")
+@pytest.mark.parametrize(
+    ("entry", "key", "said"),
+    [
+        ({"command": "C:\\Program Files\\nodejs\\npx.cmd"}, "command", "is a Windows path"),
+        ({"command": "npx", "cwd": "C:\\Users\\me\\proj"}, "cwd", "is a Windows path"),
+        ({"command": "npx", "cwd": "D:/work"}, "cwd", "is a Windows path"),
+        ({"command": "npx", "roots": ["\\\\server\\share\\data"]}, "roots[0]", "is a Windows path"),
+        ({"command": "npx", "cwd": "${HOME}\\proj"}, "cwd", "separates folders with backslashes"),
+        ({"command": "cmd", "args": ["/c", "npx", "-y", "x"]}, "command", "is Windows' shell"),
+        ({"command": "sh.exe"}, "command", "is Windows' name for 'sh'"),
+    ],
+)
+def test_a_windows_path_on_this_machine_is_said_as_one(
+    tmp_path: Path, entry: dict[str, Any], key: str, said: str
+) -> None:
+    """Not a file name beside the config file (``/proj/C:\\Users\\me``), nor "command not found"."""
+    err = config_error(ServerConfig.from_dict, "s", entry, source="f.json", environ={"HOME": str(tmp_path)})
+    assert_located(err, file="f.json", server="s", key=key)
+    assert said in str(err)
+
+
+def test_a_vs_code_file_from_windows_says_its_backslashes(tmp_path: Path) -> None:
+    from mcpnb.client.config import load_config
+
+    entry = {"type": "stdio", "command": "npx", "cwd": "${workspaceFolder}\\server"}
+    path = write(tmp_path / ".vscode" / "mcp.json", {"servers": {"s": entry}})
+    found = load_config(
+        path=path, environ={"MCPNB_USER_CONFIG": str(tmp_path / "none.json")}, keep_going=True
+    )
+    assert "separates folders with backslashes" in found.problems["s"]
+
+
+def test_values_from_a_windows_environment_lose_their_line_endings() -> None:
+    """``TOKEN=$(cat token.txt)`` of a file saved on Windows, ``docker --env-file`` of one: ``\\r``."""
+    env = {"TOKEN": f"{TOKEN}\r", "DOCS_URL": "https://docs.example.com/mcp\r\n"}
+    entry = {"url": "${DOCS_URL}", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": " data "}}
+    config = ServerConfig.from_dict("s", entry, environ=env)
+    assert config.url == "https://docs.example.com/mcp"
+    assert dict(config.headers) == {"Authorization": f"Bearer {TOKEN}", "X-Team": "data"}
+    assert TOKEN not in repr(config)
+
+
+@pytest.mark.parametrize("value", ["", "  ", "\r"])
+def test_a_variable_set_to_nothing_is_named_where_it_empties_a_setting(value: str) -> None:
+    env = {"TOKEN": value, "CMD": value, "URL": value}
+    for entry, key in [
+        ({"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}, "headers.Authorization"),
+        ({"command": "${CMD}"}, "command"),
+        ({"url": "${URL}"}, "url"),
+    ]:
+        err = config_error(ServerConfig.from_dict, "s", entry, source="f.json", environ=env)
+        assert_located(err, file="f.json", server="s", key=key)
+        assert "is set, but to nothing" in str(err)
+
+
+def test_a_line_break_inside_a_header_is_refused_without_showing_it() -> None:
+    env = {"TOKEN": f"{TOKEN}\nX-Injected: 1"}
+    entry = {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
+    err = config_error(ServerConfig.from_dict, "s", entry, source="f.json", environ=env)
+    assert "line break" in str(err) and "'TOKEN'" in str(err) and TOKEN not in str(err)
+
+
+def test_a_token_with_a_windows_line_ending_reaches_the_server(
+    pool: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The same token in a header and in ``auth.token_env``: both connect (the request failed with
+    "Illegal header value" before), and the token shows nowhere."""
+    from conftest import HttpServer
+
+    server = HttpServer("http", "--require-token", TOKEN)
+    try:
+        monkeypatch.setenv("WIN_TOKEN", f"{TOKEN}\r")
+        path = write(
+            tmp_path / ".mcp.json",
+            servers(
+                header={"url": server.url, "headers": {"Authorization": "Bearer ${WIN_TOKEN}"}},
+                auth={"url": server.url, "auth": {"type": "bearer", "token_env": "WIN_TOKEN"}},
+            ),
+        )
+        table = pool.connect_config(path)
+        assert {row.name: row.state for row in table} == {
+            "header": "connected",
+            "auth": "connected",
+        }
+        for name in ("header", "auth"):
+            assert pool.call(name, "header", {"name": "authorization"}).text == f"Bearer {TOKEN}"
+        assert TOKEN not in repr(pool.status())
+    finally:
+        server.stop()

@@ -117,7 +117,7 @@ def test_unknown_and_wrong_keys_name_the_key(tmp_path, spec, says):
 
 def test_an_unknown_source_is_refused(tmp_path):
     with pytest.raises(
-        ValueError, match="unknown source 'cell': use one of notebook, skill, local, project, user"
+        ValueError, match="unknown source 'cell': use one of notebook, skill, local, project, user, site"
     ):
         load({}, tmp_path, source="cell")
 
@@ -244,15 +244,20 @@ def test_config_layers_become_declarations_ranked_by_their_layer(tmp_path, monke
     user = tmp_path / "user.json"
     user.write_text(json.dumps({"mcpServers": {"u": {"command": "srv"}}}))
     monkeypatch.setenv("MCPNB_USER_CONFIG", str(user))
+    site = tmp_path / "site.json"  # an administrator's (/etc/mcpnb/mcp.json)
+    site.write_text(json.dumps({"mcpServers": {"s": {"command": "srv"}, "u": {"command": "other"}}}))
+    monkeypatch.setenv("MCPNB_SITE_CONFIG", str(site))
     (tmp_path / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"p": {"command": "srv"}, "l": {"command": "srv"}}})
     )
     (tmp_path / ".mcp.local.json").write_text(json.dumps({"mcpServers": {"l": {"env": {"TOKEN": "x"}}}}))
     layers = {d.name: d for d in load(None, tmp_path, config=True).layers}
     assert {n: (d.source, d.origin) for n, d in layers.items()} == {
-        "u": ("user", "user (user.json)"),
+        "s": ("site", "site (site.json)"),
+        "u": ("user", "user (user.json)"),  # the user's own settings for it win over the site's
         "p": ("project", "project (.mcp.json)"),
         "l": ("local", "local (.mcp.local.json)"),  # merged with the project's entry, ranked as local
     }
     assert layers["l"].config.command == "srv" and layers["l"].config.env == {"TOKEN": "x"}
+    assert layers["u"].config.command == "srv"
     assert load(None, tmp_path, config=False).layers == ()
