@@ -26,8 +26,10 @@ def isolated_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
     monkeypatch.setenv("MCPNB_TOKEN_DIR", str(tmp_path / "tokens"))
     storage._MEMORY.clear()
+    storage._HELD.clear()
     yield
     storage._MEMORY.clear()
+    storage._HELD.clear()
 
 
 @pytest.fixture

@@ -337,3 +337,60 @@ def test_a_connect_keeps_its_tokens_privately_through_the_flow(servers, tmp_path
     assert stat.S_IMODE(tokens.stat().st_mode) & 0o077 == 0
     assert wait_until(lambda: (tokens / "secured.json").exists())
     assert stat.S_IMODE((tokens / "secured.json").stat().st_mode) == 0o600
+
+
+def test_a_token_directory_that_cannot_be_written_keeps_the_sign_in_for_the_session(
+    servers, tmp_path, monkeypatch
+):
+    """A read-only home (a JupyterHub image, a locked-down container): the sign-in succeeded, then
+    keeping its tokens failed, and the connect with it. The tokens are held for the session
+    instead, and the person is told once where they could not be kept and how to keep them."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")  # a folder under a file cannot be made, even by root
+    monkeypatch.setenv("MCPNB_TOKEN_DIR", f"{blocked / 'tokens'}\r")  # a spawner's CRLF env file
+    result, caught = recorded(lambda: call(cc_config(servers, issuer=servers.issuer, token_storage="file")))
+    assert result == CLIENT_ID
+    said = [str(w.message) for w in caught if "could not keep" in str(w.message)]
+    assert len(said) == 1, [str(w.message) for w in caught]
+    assert str(blocked / "tokens") in said[0] and "MCPNB_TOKEN_DIR" in said[0] and "\r" not in said[0]
+    assert "Not a directory" in said[0]
+
+
+def test_tokens_held_for_the_session_are_read_back_and_written_once_the_folder_is_there(
+    tmp_path, monkeypatch
+):
+    from mcp.shared.auth import OAuthToken
+
+    blocked = tmp_path / "later"
+    blocked.write_text("")
+    store = FileTokenStorage(blocked / "tokens" / "s.json", "http://127.0.0.1:1/mcp")
+    _, caught = recorded(
+        lambda: asyncio.run(store.set_tokens(OAuthToken(access_token="abc", token_type="Bearer")))
+    )
+    assert [w for w in caught if "could not keep" in str(w.message)]
+    assert asyncio.run(store.get_tokens()).access_token == "abc"  # held, though not on disk
+    assert "abc" not in repr(store)
+    blocked.unlink()  # the folder can be made now: the next change is kept on disk, whole
+    asyncio.run(store.set_tokens(OAuthToken(access_token="def", token_type="Bearer")))
+    kept = json.loads((blocked / "tokens" / "s.json").read_text())
+    assert kept["tokens"]["access_token"] == "def"
+    assert FileTokenStorage(blocked / "tokens" / "s.json", "http://127.0.0.1:1/mcp").expires_at is None
+
+
+def test_tokens_held_for_the_session_outlive_the_storage_and_a_log_out_drops_them(tmp_path, monkeypatch):
+    """A reconnect builds its storage again: what was held is still there, until forgotten."""
+    from mcp.shared.auth import OAuthToken
+
+    from mcpnb.client.auth.storage import forget_tokens, token_path
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("MCPNB_TOKEN_DIR", str(blocked / "tokens"))
+    url = "http://127.0.0.1:1/mcp"
+    recorded(
+        lambda: asyncio.run(FileTokenStorage(token_path("s"), url).set_tokens(OAuthToken(access_token="abc")))
+    )
+    assert asyncio.run(FileTokenStorage(token_path("s"), url).get_tokens()).access_token == "abc"
+    assert asyncio.run(FileTokenStorage(token_path("s"), "http://127.0.0.1:2/mcp").get_tokens()) is None
+    forget_tokens("s")
+    assert asyncio.run(FileTokenStorage(token_path("s"), url).get_tokens()) is None

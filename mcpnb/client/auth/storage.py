@@ -28,11 +28,16 @@ from mcpnb.client.auth.notice import tell_person
 from mcpnb.client.errors import AuthError
 
 TOKEN_DIR_ENV = "MCPNB_TOKEN_DIR"
+#: What a :class:`FileTokenStorage` could not write (its folder read-only), by file and server URL:
+#: held for the kernel's life, as a new storage for the same file (a reconnect's) reads it.
+_HELD: dict[tuple[str, str], dict[str, Any]] = {}
 
 
 def token_dir() -> Path:
-    """``$MCPNB_TOKEN_DIR`` or ``<user config dir>/mcpnb/tokens`` (looked up at call time, for tests)."""
-    override = os.environ.get(TOKEN_DIR_ENV)
+    """``$MCPNB_TOKEN_DIR`` or ``<user config dir>/mcpnb/tokens`` (looked up at call time, for tests).
+    The spaces and line endings around the variable's value are not part of it (a spawner's
+    environment file saved on Windows), and one that is blank is not set."""
+    override = os.environ.get(TOKEN_DIR_ENV, "").strip()
     if override:
         return Path(override)
     import platformdirs
@@ -88,7 +93,9 @@ class FileTokenStorage:
     """Tokens and client registration in ``<token dir>/<server>.json``, readable by the owner only.
 
     The file records the server URL it belongs to and is ignored for any other URL, so renaming a
-    server entry can never send one server's token to another.
+    server entry can never send one server's token to another. Where the file cannot be written (a
+    read-only home), what would have gone in it is held for the session instead, said once: a
+    sign-in that succeeded must not fail for want of a place to keep it.
     """
 
     def __init__(self, path: Path, server_url: str) -> None:
@@ -97,7 +104,14 @@ class FileTokenStorage:
     def __repr__(self) -> str:
         return f"FileTokenStorage(path={str(self.path)!r})"
 
+    @property
+    def _key(self) -> tuple[str, str]:
+        return str(self.path), self.server_url
+
     def _load(self) -> dict[str, Any]:
+        held = _HELD.get(self._key)
+        if held is not None:
+            return held
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -107,10 +121,24 @@ class FileTokenStorage:
         return data
 
     def _save(self, **changes: Any) -> None:
+        data = {**self._load(), **changes, "server_url": self.server_url}
+        try:
+            self._write(data)
+        except OSError as exc:
+            if self._key not in _HELD:
+                tell_person(
+                    f"mcpnb could not keep the sign-in in {self.path.parent} ({exc.strerror or exc}): it "
+                    f"is held until the kernel stops, and asked for again after; set {TOKEN_DIR_ENV} to a "
+                    "folder you can write to keep it"
+                )
+            _HELD[self._key] = data
+        else:
+            _HELD.pop(self._key, None)
+
+    def _write(self, data: dict[str, Any]) -> None:
         """Write the file whole or not at all: a new file of an unguessable name, created by this call
         alone (mkstemp: O_EXCL, and O_NOFOLLOW, so a link planted in its place is never written
         through), mode 0600 from the first byte, on disk before it replaces the old one."""
-        data = {**self._load(), **changes, "server_url": self.server_url}
         private_directory(self.path.parent)
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         try:
@@ -168,7 +196,9 @@ class FileTokenStorage:
         self._save(oauth_metadata=metadata.model_dump(mode="json", exclude_none=True))
 
     def clear(self) -> None:
-        self.path.unlink(missing_ok=True)
+        _HELD.pop(self._key, None)
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # never kept on disk
+            self.path.unlink()
 
 
 def private_directory(directory: Path) -> None:
@@ -210,4 +240,8 @@ def forget_tokens(server: str) -> None:
     """Drop what mcpnb holds for ``server``: memory stores and the token file (a 'log out')."""
     for key in [k for k in _MEMORY if k[0] == server]:
         del _MEMORY[key]
-    token_path(server).unlink(missing_ok=True)
+    path = token_path(server)
+    for key in [k for k in _HELD if k[0] == str(path)]:
+        del _HELD[key]
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # never kept on disk
+        path.unlink()

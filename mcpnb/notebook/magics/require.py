@@ -36,8 +36,8 @@ def _args(p: Parser) -> None:
         "--strategy",
         choices=STRATEGIES,
         default="priority",
-        help="settle conflicts by source (priority: notebook > skill > local > project > user > site), by the "
-        "highest version (newest), with a form (ask) or not at all (error)",
+        help="settle conflicts by source (priority: notebook > skill > local > project > user > site), "
+        "by the highest version (newest), with a form (ask) or not at all (error)",
     )
     p.add_argument(
         "--config", metavar="PATH", help="the .mcp.json to rank below the notebook (default: found)"
