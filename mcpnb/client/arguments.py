@@ -17,7 +17,8 @@ from typing import Any
 
 from mcpnb.client.errors import ArgumentsError, did_you_mean_text
 from mcpnb.client.schemacheck import schema_key
-from mcpnb.client.schemarefs import fans_out, read_through
+from mcpnb.client.schemacost import fans_out
+from mcpnb.client.schemarefs import read_through
 from mcpnb.client.whole_numbers import whole_numbers
 
 _MAX_ERRORS = 3

@@ -66,13 +66,13 @@ def _media_problems(content: list[Any]) -> list[str]:
 
 
 def _unchecked(schema: Any, structured: Any, is_error: bool) -> list[str]:
-    """What is said with a result whose outputSchema fans out (:func:`~mcpnb.client.schemarefs.fans_out`):
+    """What is said with a result whose outputSchema fans out (:func:`~mcpnb.client.schemacost.fans_out`):
     it is not checked here, since over data that fails it the validator would follow each of its
     paths (a hostile server's 2**40) holding the GIL, and the kernel froze. The data is shown as
     sent, neither passed nor failed."""
     if schema is None or structured is None or is_error:
         return []
-    from mcpnb.client.schemarefs import fans_out
+    from mcpnb.client.schemacost import fans_out
 
     if not fans_out(schema):
         return []

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from mcpnb.client.schemarefs import EXPANDED_LIMIT, fans_out
+from mcpnb.client.schemacost import fans_out
+from mcpnb.client.schemarefs import EXPANDED_LIMIT
 
 #: Format checkers that replace the validator's own, as hashable ``(name, check)`` pairs.
 Checkers = tuple[tuple[str, Callable[[Any], bool]], ...]
@@ -51,10 +52,11 @@ def json_path(path: Any) -> str:
     return out
 
 
-#: Why a value is not checked against a schema that fans out (:func:`~mcpnb.client.schemarefs.fans_out`).
+#: Why a value is not checked against a schema that fans out (:func:`~mcpnb.client.schemacost.fans_out`).
 TOO_LARGE = (
-    f"once its references are read it unfolds past {EXPANDED_LIMIT:,} nodes, or loops back into itself "
-    "more than once at a level of the value: a check could follow too many paths"
+    f"it applies past {EXPANDED_LIMIT:,} subschemas at one place of the value once its references "
+    "are read, loops back into itself more than once at a level of the value, or names parts of "
+    "itself in a way this client does not follow: a check could follow too many paths"
 )
 
 

@@ -7,13 +7,14 @@ result's schema does not import the toolbox.
 A server's schema may loop (``A`` is "an ``A`` or null") or fan out (40 definitions each "the next
 or the next": 2**40 paths), so every reader that follows references reads them by one policy
 (:func:`read_through`), and a check that cannot help walking every path is not made on a schema
-that has too many (:func:`fans_out`): the server judges those arguments.
+that has too many at one place of a value (:func:`mcpnb.client.schemacost.fans_out`): the server
+judges those arguments.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 Schema = dict[str, Any]
@@ -86,19 +87,20 @@ def read_through(
     return value
 
 
-#: Nodes past which a schema, its references read where they stand, is too big to walk path by
-#: path (:func:`fans_out`): 40 definitions each "the next or the next" are 2**40 paths, which a
-#: validator takes for ever over a value that fails (jsonschema-rs wording the errors of 2**14 paths
-#: took half a second), and inlining makes a spec no model could be sent.
+#: Nodes past which a schema is too big to walk path by path: applied at one place of a value
+#: (:mod:`~mcpnb.client.schemacost`), 40 definitions each "the next or the next" are 2**40
+#: paths, which a validator takes for ever over a value that fails (jsonschema-rs wording the
+#: errors of 2**14 paths took half a second); its references read where they stand
+#: (:func:`expanded_size`), inlining makes a spec no model could be sent.
 EXPANDED_LIMIT = 10_000
 #: The keywords whose value is data, never a schema (a ``default`` may hold a ``$ref`` key).
-_DATA = frozenset({"default", "const", "enum", "examples", "example"})
+DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
 #: Where definitions are kept: counted where they are used, not where they are written (a schema of
 #: 5,000 fields written once in ``$defs`` and used once is 5,000 nodes, not 10,000).
-_DEFINITIONS = frozenset({"$defs", "definitions"})
+DEFINITION_KEYWORDS = frozenset({"$defs", "definitions"})
 #: Keywords that apply their subschemas to a part of the value (an item, a property's value): a
 #: reference under them is met one level down the value, not at the same place.
-_DESCEND = frozenset(
+DESCEND = frozenset(
     {
         "items",
         "prefixItems",
@@ -110,10 +112,10 @@ _DESCEND = frozenset(
         "unevaluatedProperties",
     }
 )
-_DESCEND_BY_NAME = frozenset({"properties", "patternProperties"})
+DESCEND_BY_NAME = frozenset({"properties", "patternProperties"})
 #: Every keyword whose subschemas describe a part of the value, not the value itself (an ``anyOf``
 #: option, an ``allOf`` part): the toolbox's inlining reads loops by it too.
-PART_KEYWORDS = _DESCEND | _DESCEND_BY_NAME
+PART_KEYWORDS = DESCEND | DESCEND_BY_NAME
 
 
 def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
@@ -131,7 +133,9 @@ def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
             return 0
         bare = isinstance(node.get("$ref"), str) and len(node) == 1  # it stands for its target alone
         count = (0 if bare else 1) + sum(
-            size(v, inside) for k, v in node.items() if k not in _DATA and k not in _DEFINITIONS
+            size(v, inside)
+            for k, v in node.items()
+            if k not in DATA_KEYWORDS and k not in DEFINITION_KEYWORDS
         )
         ref = node.get("$ref")
         if isinstance(ref, str) and ref not in inside:
@@ -142,127 +146,3 @@ def expanded_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
         return min(limit + 1, count)
 
     return size(schema, frozenset())
-
-
-def loops_multiply(schema: Any, budget: int = 5 * EXPANDED_LIMIT) -> bool:
-    """Whether a reference that loops is met twice or more at one place of the value, each level
-    down: then checking a value costs that many times more per level of its depth (three ways back
-    to the root under ``items``, ``anyOf``/``allOf``/``not``, made a 40-byte value 20 levels deep
-    take minutes to word its error, the GIL held), though the schema is small. A tree (a node's
-    ``children`` are nodes) meets its reference once per level: not this. A reference met again
-    at the same place of the value, not one level down, counts too (it loops without reading the
-    value). ``budget``: steps, past which the answer is yes."""
-    root = schema if isinstance(schema, dict) else {}
-    steps = 0
-
-    def met(
-        node: Any,
-        target: str,
-        place: tuple[str, ...],
-        following: frozenset[str],
-        found: list[tuple[str, ...]],
-    ) -> None:
-        nonlocal steps
-        steps += 1
-        if steps > budget or len(found) > budget:
-            raise _Exhausted
-        if isinstance(node, list):
-            for v in node:
-                met(v, target, place, following, found)
-            return
-        if not isinstance(node, dict):
-            return
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            if ref == target:
-                found.append(place)
-            elif ref not in following:
-                met(pointer(root, ref), target, place, following | {ref}, found)
-        for k, v in node.items():
-            if k in _DATA or k in _DEFINITIONS:
-                continue
-            if k in _DESCEND_BY_NAME and isinstance(v, dict):
-                for name, sub in v.items():
-                    met(sub, target, (*place, f"{k}/{name}"), following, found)
-            elif k in _DESCEND and isinstance(v, list):
-                for n, sub in enumerate(v):
-                    met(sub, target, (*place, f"{k}/{n}"), following, found)
-            elif k in _DESCEND:
-                met(v, target, (*place, k), following, found)
-            else:
-                met(v, target, place, following, found)
-
-    def charged(refs: Iterator[str]) -> Iterator[str]:
-        nonlocal steps
-        for ref in refs:
-            steps += 1
-            if steps > budget:
-                raise _Exhausted
-            yield ref
-
-    def loops(ref: str) -> bool:
-        seen: set[str] = set()
-        todo = list(written.get(ref, ()))
-        while todo:
-            nxt = todo.pop()
-            if nxt == ref:
-                return True
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.extend(written.get(nxt, ()))
-        return False
-
-    try:
-        # the references that can lead back to themselves (only they loop), each read once: one
-        # written 3,000 times was read 3,000 times (seconds, the GIL held)
-        written = {
-            ref: set(charged(_all_refs(pointer(root, ref), definitions=False)))
-            for ref in dict.fromkeys(charged(_all_refs(root)))
-        }
-        for target in [ref for ref in written if loops(ref)]:
-            found: list[tuple[str, ...]] = []
-            met(pointer(root, target), target, (), frozenset({target}), found)
-            if () in found or len(found) != len(set(found)):
-                return True
-    except _Exhausted:
-        return True
-    return False
-
-
-def _all_refs(node: Any, *, definitions: bool = True) -> Iterator[str]:
-    """Every ``$ref`` written in ``node`` (each as often as written), its definitions' too unless
-    ``definitions`` is False (then only those its own subschemas use where they stand)."""
-    if isinstance(node, list):
-        for v in node:
-            yield from _all_refs(v, definitions=definitions)
-    elif isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"]
-        for k, v in node.items():
-            if k not in _DATA and (definitions or k not in _DEFINITIONS):
-                yield from _all_refs(v, definitions=definitions)
-
-
-class _Exhausted(Exception):
-    """:func:`loops_multiply` ran out of steps."""
-
-
-_VERDICTS: dict[int, tuple[Any, bool]] = {}
-
-
-def fans_out(schema: Any) -> bool:
-    """Whether ``schema``, its references read where they stand, is past :data:`EXPANDED_LIMIT`
-    nodes: then a check of a value against it may follow each of its paths (a hostile server's
-    2**40), and the client leaves the value to the server. Kept per schema object (a tool's, asked
-    on every call), with the schema itself, so its ``id`` cannot be reused while known."""
-    known = _VERDICTS.get(id(schema))
-    if known is not None and known[0] is schema:
-        return known[1]
-    try:
-        verdict = expanded_size(schema) > EXPANDED_LIMIT or loops_multiply(schema)
-    except RecursionError:  # references chained thousands deep: no validator walks that either
-        verdict = True
-    if len(_VERDICTS) >= 512:
-        _VERDICTS.clear()
-    _VERDICTS[id(schema)] = (schema, verdict)
-    return verdict

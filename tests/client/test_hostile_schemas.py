@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+import mcpnb.client.schemacost as schemacost
 import mcpnb.client.schemarefs as schemarefs
 from mcpnb.client.arguments import type_names
 from mcpnb.client.elicitation.answers import validate
@@ -99,7 +100,7 @@ def test_a_call_to_a_tool_whose_schema_loops_goes_to_the_server(
     hostile: Any, tool: str, arguments: dict[str, Any]
 ) -> None:
     if tool == "wide":  # checked, a bad value would hold the GIL in jsonschema-rs: no timeout could end it
-        assert schemarefs.fans_out(_tool(hostile, tool).input_schema)
+        assert schemacost.fans_out(_tool(hostile, tool).input_schema)
     assert hostile.call("hs", tool, arguments).text == "ok"
 
 
@@ -107,7 +108,7 @@ def test_a_schema_that_fans_out_stalls_no_other_server_of_the_pool(hostile: Any)
     """The check ran on the pool's one loop: while it walked ``wide``'s paths, every other
     connection's call waited (on the old code the other server never answered)."""
     hostile.connect("other", command=sys.executable, args=[HOSTILE], tool_timeout=30)
-    assert schemarefs.fans_out(_tool(hostile, "wide").input_schema)  # else this would hang, not fail
+    assert schemacost.fans_out(_tool(hostile, "wide").input_schema)  # else this would hang, not fail
     hostile.tools("other")
     with ThreadPoolExecutor(2) as calls:
         pending = calls.submit(hostile.call, "hs", "wide", {"x": 1})
@@ -214,7 +215,7 @@ def unwalked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     real = jsonschema_rs.validator_for
 
     def guarded(schema: Any, *args: Any, **kwargs: Any) -> Any:
-        if schemarefs.fans_out(schema):
+        if schemacost.fans_out(schema):
             refused.append(json.dumps(schema)[:80])
             raise AssertionError("a schema that fans out was compiled to check a value")
         return real(schema, *args, **kwargs)
@@ -234,13 +235,13 @@ def test_a_result_whose_output_schema_fans_out_is_shown_unchecked_and_says_so(
     assert result.data == {"x": 1}
     assert result.schema_valid is None and result.schema_error is None
     said = [w for w in result.warnings if "not checked against the tool's outputSchema" in w]
-    assert len(said) == 1 and "past 10,000 nodes" in said[0], result.warnings
+    assert len(said) == 1 and "past 10,000 subschemas at one place" in said[0], result.warnings
     shown = bundle(result)["text/plain"]
     assert f"⚠ {said[0]}" in shown and '"x": 1' in shown and "does not match" not in shown, shown
     assert said[0] in repr(result)
     schema = _tool(hostile, "wide_out").output_schema
     assert schema_problem({"x": 1}, schema).startswith(
-        "cannot check against the schema: once its references are read it unfolds"
+        "cannot check against the schema: it applies past 10,000 subschemas at one place"
     )
     assert unwalked == []
 
@@ -261,7 +262,7 @@ def test_a_form_whose_schema_loops_or_fans_out_is_answered_and_the_server_judges
 def test_a_form_that_fans_out_is_still_checked_for_its_required_fields(unwalked: list[str]) -> None:
     """As a form whose schema cannot be compiled: what is required, and values JSON cannot carry."""
     schema = {**_beside(40), "required": ["x"]}
-    assert schemarefs.fans_out(schema)
+    assert schemacost.fans_out(schema)
     assert validate(schema, {"x": 1}) == {}
     assert validate(schema, {}) == {"x": "required"}
     assert validate(schema, {"x": object()}) == {"x": "expected a JSON value, not a object"}
@@ -309,7 +310,7 @@ def test_a_small_schema_that_loops_back_more_than_once_per_level_is_not_walked(n
     from mcpnb.client.schemacheck import schema_problem
 
     schema = MULTIPLYING[name]
-    assert schemarefs.fans_out(schema)
+    assert schemacost.fans_out(schema)
     value: Any = 1
     for _ in range(30):
         value = [value] if name == "three ways back" else {"a": value}
@@ -317,7 +318,7 @@ def test_a_small_schema_that_loops_back_more_than_once_per_level_is_not_walked(n
         value = {"x": value}
     assert schema_problem(value, schema).startswith("cannot check against the schema")
     tree = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}}
-    assert not schemarefs.fans_out(tree)
+    assert not schemacost.fans_out(tree)
     assert "at $.kids[0].kids" in schema_problem({"kids": [{"kids": 1}]}, tree)
 
 
@@ -328,7 +329,7 @@ def test_a_reference_written_thousands_of_times_or_chained_thousands_deep_is_jud
     each place it was written read anew (the GIL held); 3,000 references chained raised
     RecursionError. Steps are counted, not timed."""
     walked = 0
-    real = schemarefs._all_refs
+    real = schemacost._all_refs
 
     def counted(node: Any, **kw: Any) -> Any:
         nonlocal walked
@@ -337,11 +338,11 @@ def test_a_reference_written_thousands_of_times_or_chained_thousands_deep_is_jud
             raise AssertionError("the references were read again and again")
         return real(node, **kw)
 
-    monkeypatch.setattr(schemarefs, "_all_refs", counted)
+    monkeypatch.setattr(schemacost, "_all_refs", counted)
     many = {"type": "object", "properties": {f"p{i}": {"$ref": "#"} for i in range(3000)}}
-    assert not schemarefs.fans_out(many)  # a node with 3,000 kinds of child: a tree, checked
+    assert not schemacost.fans_out(many)  # a node with 3,000 kinds of child: a tree, checked
     chained = {
         "type": "object",
         "properties": {f"p{i}": {"$ref": f"#/properties/p{(i + 1) % 3000}"} for i in range(3000)},
     }
-    assert schemarefs.fans_out(chained)
+    assert schemacost.fans_out(chained)

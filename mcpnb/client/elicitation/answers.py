@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.schemacheck import compiled, schema_key
-from mcpnb.client.schemarefs import fans_out
+from mcpnb.client.schemacost import fans_out
 
 if TYPE_CHECKING:
     from mcpnb.client.elicitation.fields import Field
@@ -165,7 +165,7 @@ def validate(schema: Any, content: Any) -> dict[str, str]:
 
     A schema that cannot be compiled (unknown types, bad patterns) is only checked for required
     fields: the server validates again, and a person must never be stuck in front of a form. So is
-    one that fans out (:func:`~mcpnb.client.schemarefs.fans_out`; MCP asks for flat fields, a
+    one that fans out (:func:`~mcpnb.client.schemacost.fans_out`; MCP asks for flat fields, a
     hostile server may send 2**40 paths): over an answer that fails it the validator followed each
     path holding the GIL, and the kernel froze, on the runtime loop with every connection.
     """
