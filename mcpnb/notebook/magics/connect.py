@@ -464,7 +464,14 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         connecting = ctx.pool.aconnect_config(
             path, words or None, inputs=inputs, context=asking, auth=sign_in
         )
-        return ctx.pool.runtime.run(connecting)  # an awaiting cell's interrupt cancels it
+        table = ctx.pool.runtime.run(connecting)  # an awaiting cell's interrupt cancels it
+        failed = failed_servers_error(table, path)
+        if failed is not None:  # the table first (every server's row), then the one error
+            from IPython.display import display
+
+            display(table)
+            raise failed
+        return table
     if ns.input:
         raise UsageError("--input goes with --config (the values of a VS Code file's ${input:ID})")
     if ns.more:
@@ -483,6 +490,48 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         return one_row(ctx.pool.connect(ns.name, **options, wait=ns.wait))
     finally:  # a failed server stays in the pool: its reconnect reads the variable again too
         _remember_source(ctx, ns.name, ns.held if ns.server is not None else None)
+
+
+def failed_servers_error(table: Any, path: str | None) -> Exception | None:
+    """The one ``ConnectError`` for the servers of a file that failed to connect (None when none did).
+
+    ``Pool.connect_config`` never raises for one server: a broken entry must not keep the others
+    from connecting. The magic still ends its cell with an error, as ``%mcp connect NAME`` does for
+    its one server, so a notebook run headless (nbclient, papermill) stops there instead of going on
+    without the server; a person sees every row first, then this. ``.server`` and ``.reason`` are
+    the first failed server's; the message names each, the servers that did connect, and the line
+    that connects the failed ones again once fixed (or only the ones the notebook needs)."""
+    import shlex
+
+    from mcpnb.client.errors import ConnectError
+
+    failed = [row for row in table if row.state == "failed"]
+    if not failed:
+        return None
+    command = "%mcp connect --config" + (f" {shlex.quote(path)}" if path else "")
+    connected = [row.name for row in table if row.state == "connected"]
+    why = {row.name: (row.last_error or "no reason given").rstrip(".") for row in failed}
+    first = failed[0].name
+    if len(failed) == 1:
+        said = f"could not connect to {first!r}: {why[first]}"
+    else:
+        reasons = "; ".join(f"{name!r}: {reason}" for name, reason in why.items())
+        said = f"could not connect to {len(failed)} of {len(table)} servers: {reasons}"
+    if connected:
+        said += f". Connected: {', '.join(map(repr, connected))}"
+    said += f". Fix {'it' if len(failed) == 1 else 'them'}, then: {command} {_words(why)}"
+    if connected:
+        said += f"; or connect only what this notebook needs: {command} {_words(connected)}"
+    error = ConnectError(first, why[first])
+    error.args = (said,)  # every failed server's, where the class would say the first one's
+    return error
+
+
+def _words(names: Any) -> str:
+    """Server names as a ``%mcp`` line takes them (a name with a space quoted)."""
+    import shlex
+
+    return " ".join(map(shlex.quote, names))
 
 
 # ---------------------------------------------------------------- {{var}} servers edited in a cell

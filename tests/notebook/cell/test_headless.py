@@ -134,3 +134,45 @@ def test_mcpnb_elicitation_set_in_the_notebook_answers_the_next_question():
     assert "nobody can answer in this run" in said, said
     # a policy the notebook named itself stands
     assert "action=decline" in _text(nb.cells[5])
+
+
+def test_a_config_server_that_fails_connects_the_others_and_stops_the_run(tmp_path):
+    """``%mcp connect --config`` with one broken server of three: the other two connect (one broken
+    server never takes the others down) and the table shows every row, but the cell ends in a
+    ``ConnectError`` naming it, as ``%mcp connect NAME`` does. It printed the table and the run went
+    on: ``nbconvert --execute`` exited 0 without the server. A failed ``%%mcp call`` fails its cell too."""
+    import json
+
+    from nbclient.exceptions import CellExecutionError
+
+    good = {"command": sys.executable, "args": [DEMO, "stdio"]}
+    team = tmp_path / "team.json"
+    broken = str(tmp_path / "no-such-server")
+    team.write_text(json.dumps({"mcpServers": {"good": good, "broken": {"command": broken}, "good2": good}}))
+    nb = _run(
+        _notebook(
+            "%load_ext mcpnb",
+            (f"%mcp connect --config {team}", "raises-exception"),
+            "r = %mcp call good2.echo text=hi\nprint(r.text)",
+            ("%%mcp call good.slow --timeout 0.5\nseconds: 3", "raises-exception"),
+        )
+    )
+    connect = nb.cells[1]
+    assert [o.output_type for o in connect.outputs] == ["display_data", "error"], connect.outputs
+    table, error = connect.outputs[0].data["text/plain"], connect.outputs[1]
+    rows = {line.split()[0]: line.split()[2] for line in table.splitlines()[1:]}
+    assert rows == {"good": "connected", "broken": "failed", "good2": "connected"}, table
+    assert error.ename == "ConnectError", error
+    assert error.evalue.startswith(f"could not connect to 'broken': command not found: {broken}"), error
+    assert "Connected: 'good', 'good2'" in error.evalue
+    assert f"%mcp connect --config {team} broken" in error.evalue  # what to run once it is fixed
+    assert f"%mcp connect --config {team} good good2" in error.evalue  # or without it
+    assert "hi" in _text(nb.cells[2])  # the others work
+    call = nb.cells[3]
+    assert [(o.output_type, o.get("ename")) for o in call.outputs] == [("error", "CallTimeoutError")]
+
+    # untagged, the cell stops the run there, as nbconvert --execute and papermill run it
+    stopped = _notebook("%load_ext mcpnb", f"%mcp connect --config {team} broken", "print('went on')")
+    with pytest.raises(CellExecutionError, match="could not connect to 'broken'"):
+        _run(stopped)
+    assert stopped.cells[2].outputs == []

@@ -14,6 +14,8 @@ import pytest
 from conftest import DEMO
 from IPython.core.error import UsageError
 
+from mcpnb.client.errors import ConnectError
+
 from .conftest import line
 
 
@@ -35,7 +37,9 @@ def test_oauth_combines_with_config_for_servers_that_set_no_auth(
         local = {"command": sys.executable, "args": [DEMO, "stdio"]}
         (tmp_path / "other.json").write_text(json.dumps({"mcpServers": {"own": own, "local": local}}))
 
-        failed = line(ip, "connect --config .vscode/mcp.json remote")["remote"]
+        with pytest.raises(ConnectError, match="could not connect to 'remote'"):
+            line(ip, "connect --config .vscode/mcp.json remote")
+        failed = line(ip, "status remote")["remote"]
         assert failed.state == "failed" and "signs people in with OAuth" in (failed.last_error or "")
         # connected again from its file, not as a one-off that would take its place
         assert re.search(
@@ -122,5 +126,6 @@ def test_a_file_read_twice_for_oauth_warns_once(
     vscode.write_text(json.dumps({"servers": {"boxed": boxed, "remote": remote}}))
     with warnings.catch_warnings():
         warnings.simplefilter("always")
-        line(ip, f"connect --config {vscode} --oauth")
+        with pytest.raises(ConnectError, match="could not connect to 2 of 2 servers"):
+            line(ip, f"connect --config {vscode} --oauth")
     assert capsys.readouterr().err.count("sandboxEnabled is not applied here") == 1

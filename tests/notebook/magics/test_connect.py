@@ -332,7 +332,12 @@ def test_config_with_one_invalid_server_connects_the_rest_and_shows_the_problem(
     entry = {"command": PY, "args": [DEMO, "stdio"], "env": {"TOKEN": "hunter2-secret"}}
     path.write_text(json.dumps({"mcpServers": {"one": entry, "bad": {**entry, "argz": []}}}))
     monkeypatch.chdir(tmp_path)
-    table = line(ip, "connect --config")
+    with pytest.raises(
+        ConnectError, match=r"could not connect to 'bad': invalid settings: .*key 'argz'"
+    ) as info:
+        line(ip, "connect --config")  # the others connect all the same; the cell still ends in an error
+    assert "Connected: 'one'" in str(info.value) and "hunter2-secret" not in str(info.value)
+    table = line(ip, "status")
     assert {r.name: r.state for r in table} == {"one": "connected", "bad": "failed"}
     assert "key 'argz'" in table["bad"].last_error and "did you mean 'args'" in table["bad"].last_error
     view = line(ip, "config")
@@ -345,7 +350,8 @@ def test_config_with_one_invalid_server_connects_the_rest_and_shows_the_problem(
     assert [r.name for r in line(ip, "status")] == ["one", "bad"]
     line(ip, "disconnect bad")  # never started: its failed row goes
     assert [r.name for r in line(ip, "status")] == ["one"]
-    line(ip, "connect --config")
+    with pytest.raises(ConnectError, match="Fix it, then: %mcp connect --config bad; or connect only"):
+        line(ip, "connect --config")
     line(ip, "disconnect --all")
     assert list(line(ip, "status")) == []
 

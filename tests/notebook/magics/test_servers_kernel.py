@@ -85,7 +85,9 @@ def test_headless_nobody_is_asked_and_the_row_says_how_to_give_them(kernel, tmp_
     path = _setup(fe, tmp_path)
     cell = fe.execute(f"%mcp connect --config {path}", allow_stdin=False)
     reply = fe.reply(cell)
-    assert reply["status"] == "ok", reply
-    text = fe.results[cell]["text/plain"]
+    # the cell fails (a headless run stops there), after the table with the row that says why
+    assert reply["status"] == "error" and reply["ename"] == "ConnectError", reply
+    assert "--input toolset=VALUE --input key=VALUE" in reply["evalue"]
+    text = fe.displays[cell][-1]["text/plain"]
     assert "failed" in text and "--input toolset=VALUE --input key=VALUE" in text
     assert not [m for m in fe.models.values() if "mcpnb-form" in m.get("_dom_classes", [])]
