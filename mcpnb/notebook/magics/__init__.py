@@ -457,12 +457,13 @@ def _warn_on_broken_default_config() -> None:
     except Exception as exc:  # never let a config problem stop the extension from loading
         warnings.warn(f"mcpnb: could not look for .mcp.json: {exc}", stacklevel=3)
         return
+    from mcpnb.client.config.validate import read_text
     from mcpnb.client.errors import json_problem
 
     for path in files:
         text = ""
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            text = read_text(path)  # UTF-8, BOM or not, or UTF-16 with one (as --config reads it)
             data = json.loads(text)
             if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
                 raise ValueError("expected an object with an 'mcpServers' object")

@@ -397,9 +397,11 @@ def _input_ids(words: list[str]) -> list[str]:
 def _configured_names() -> list[str]:
     """Server names in the default ``.mcp.json`` files, read as plain JSON (no validation, no imports)."""
     names: list[str] = []
+    from mcpnb.client.config.validate import read_text
+
     for path in default_config_files():
         try:
-            servers = json.loads(path.read_text(encoding="utf-8-sig")).get("mcpServers") or {}
+            servers = json.loads(read_text(path)).get("mcpServers") or {}
             names += [n for n in servers if n not in names]
         except Exception:
             continue
@@ -407,14 +409,22 @@ def _configured_names() -> list[str]:
 
 
 def default_config_files() -> list[Path]:
-    """The user, project and local files a bare ``%mcp connect --config`` would read (those that exist)."""
-    from mcpnb.client.config import LOCAL_FILE, find_project_config, user_config_path
+    """The site, user, project and local files a bare ``%mcp connect --config`` would read (those
+    that exist; one in a folder that may not be entered does not)."""
+    from mcpnb.client.config import LOCAL_FILE, find_project_config, site_config_paths, user_config_path
 
-    found = [user_config_path()]
+    found = [*site_config_paths(), user_config_path()]
     project = find_project_config(Path.cwd())
     if project is not None:
         found += [project, project.parent / LOCAL_FILE]
-    return [p for p in found if p.is_file()]
+    return [p for p in found if _is_file(p)]
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def make_hook(get_pool: Callable[[], Any]) -> Callable[[Any, Any], list[str]]:

@@ -452,7 +452,8 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
                     or "give a path: %mcp connect --config PATH"
                 )
                 raise UsageError(
-                    f"no .mcp.json found in {Path.cwd()} or its parents (and no user config file); {then}"
+                    f"no .mcp.json found in {Path.cwd()} or its parents (and no user or site config "
+                    f"file); {then}"
                 )
         from mcpnb.client.interaction import CallContext
         from mcpnb.notebook.cell.live import asking_ui

@@ -91,3 +91,40 @@ def test_broken_user_config_warns_too(ip, mcp, tmp_path, monkeypatch, capsys):
     from mcpnb.notebook.magics import get_magics
 
     get_magics(ip).pool = mcp.pool
+
+
+def test_a_default_config_saved_as_utf16_loads_without_a_warning_and_completes(
+    ip, mcp, tmp_path, monkeypatch, capsys
+):
+    """A ``.mcp.json`` from PowerShell's ``>`` (UTF-16 with a byte order mark) is read by
+    ``%mcp connect --config``; the load's quick look said it was broken, and completion missed it."""
+    from .test_completion import complete
+
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"sixteen": {"command": "srv"}}}), "utf-16")
+    monkeypatch.chdir(tmp_path)
+    ip.run_line_magic("unload_ext", "mcpnb")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        ip.run_line_magic("load_ext", "mcpnb")
+    assert "ignoring" not in capsys.readouterr().err
+    from mcpnb.notebook.magics import get_magics
+
+    get_magics(ip).pool = mcp.pool
+    assert "sixteen" in complete(ip, "%mcp connect --config ")
+
+
+def test_a_site_file_alone_is_what_a_bare_connect_config_reads(ip, mcp, tmp_path, monkeypatch):
+    """An administrator's ``/etc/mcpnb/mcp.json`` and nothing else: ``--config`` connects its
+    servers (it said "no .mcp.json found"), and completion offers them."""
+    from conftest import DEMO
+
+    from .test_completion import complete
+
+    site = tmp_path / "site.json"
+    site.write_text(json.dumps({"mcpServers": {"shared": {"command": sys.executable, "args": [DEMO]}}}))
+    monkeypatch.setenv("MCPNB_SITE_CONFIG", str(site))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    assert "shared" in complete(ip, "%mcp connect --config ")
+    table = line(ip, "connect --config")
+    assert [row.name for row in table] == ["shared"] and table[0].state == "connected"
