@@ -233,8 +233,9 @@ async def monitor(conn: Connection) -> None:
                 with contextlib.suppress(McpnbError):
                     await renew_session(conn)
                 return
-            if conn.health.should_reconnect:
-                conn.lost(exc)
+            if conn.health.should_reconnect:  # the loss says why (a bare TimeoutError: "timed out")
+                in_a_row = f"{why} to {RECONNECT_AFTER_FAILURES} health probes in a row"
+                conn.lost(TimeoutError(in_a_row) if isinstance(exc, TimeoutError) else exc)
                 return
             continue
         conn.health.last_heard = conn.clock()  # (a direct dispatcher's answers are noted only here)

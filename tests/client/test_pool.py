@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -248,9 +247,10 @@ def test_killed_server_fails_cleanly_and_reconnects_by_hand(pool):
     pool.connect("demo", **demo_command(), max_retries=0)  # no automatic reconnect (see test_resilience)
     pool.connect("other", **demo_command())
     pid = pool.call("demo", "pid").data
+    conn = pool.connection("demo")
 
-    def kill_soon() -> None:
-        time.sleep(0.3)
+    def kill_soon() -> None:  # once the call is on its way (a sleep guessed when, on a busy machine)
+        assert wait_until(lambda: conn.asking.active_calls, timeout=60)
         os.kill(pid, signal.SIGKILL)
 
     threading.Thread(target=kill_soon).start()

@@ -244,6 +244,8 @@ def test_hung_server_is_replaced_after_repeated_failures(pool):
         assert wait_until(lambda: pool.status()["demo"].state == "connected", timeout=30)
         assert pool.call("demo", "pid").data != pid
         assert verdicts and False not in verdicts  # not "unhealthy" for the old session's failures
+        lost = [e.message for e in conn.events.history if e.message.startswith("connection lost")]
+        assert lost[0] == "connection lost: no answer within 0.3 s to 3 health probes in a row", lost
     finally:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)

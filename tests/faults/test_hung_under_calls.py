@@ -81,7 +81,14 @@ def test_a_hung_server_that_callers_keep_calling_is_unhealthy_then_replaced(pool
         said = health_said(conn)
         assert any("calls time out and the server answers nothing" in m for m in said), said
         lost = [e.message for e in conn.events.history if e.message.startswith("connection lost")]
-        assert lost and "calls time out and the server answers nothing" in lost[0]
+        # the third failure in a row ends the session and is its reason: a call's timeout met by
+        # silence, or a probe's own timeout when it fell between calls (both callers' calls time
+        # out together, in the loop tick that times the probe out too: seen under CI-like load)
+        said_loss = (
+            "calls time out and the server answers nothing",
+            "no answer within 0.3 s to 3 health probes",
+        )
+        assert lost and any(words in lost[0] for words in said_loss), lost
         assert pool.call("demo", "pid").data != pid  # a new process answers
         assert wait_until(lambda: not alive(pid))  # the frozen one was ended with its session
     finally:
@@ -95,8 +102,11 @@ def test_a_hung_server_that_callers_keep_calling_is_unhealthy_then_replaced(pool
 def test_calls_queued_behind_a_tool_that_reports_progress_never_make_it_unhealthy(pool):
     """A server that handles one request at a time runs a tool that reports progress: the calls
     queued behind it time out, and the probes wait unanswered, but the server is heard meanwhile
-    (the progress): it is busy, not hung, and keeps its session."""
-    pool.connect("one", command=sys.executable, args=[SEQUENTIAL], **QUICK_HEALTH)
+    (the progress): it is busy, not hung, and keeps its session. Probes each given a second: the
+    progress (every 0.2 s) is heard well within it, on a busy machine too."""
+    pool.connect(
+        "one", command=sys.executable, args=[SEQUENTIAL], **{**QUICK_HEALTH, "health_check_interval": 1}
+    )
     pid = pool.call("one", "pid").text
     conn = pool.connection("one")
     with callers(pool, "one", "progress_block", {"seconds": 2}, threads=2, timeout=1) as outcomes:
