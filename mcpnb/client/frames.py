@@ -830,7 +830,8 @@ def _declared_columns(declared: dict[str, Any], frame: Any) -> Any:
     no columns, and ``df["id"]`` a KeyError for a query that found nothing."""
     import pandas as pd
 
-    names = [name for name in declared if not any(other.startswith(f"{name}.") for other in declared)]
+    parents = {other[:i] for other in declared for i, c in enumerate(other) if c == "."}  # "a" of "a.b"
+    names = [name for name in declared if name not in parents]
     return pd.DataFrame(columns=names) if names else frame
 
 
