@@ -16,8 +16,10 @@ def test_a_question_and_a_progress_bar_say_themselves_in_text(kernel):
     run = fe.execute(
         'r = %mcp call probe.ask_user question="Pick a colour"\nprint("ACTION", r.data["action"])'
     )
-    form = fe.form(run, "answer")
-    (shown,) = [d for d in fe.displays[run] if WIDGET in d]
+    form = fe.form(run, "answer")  # its models are open; the display that shows them may trail
+    (shown,) = fe.wait_for(
+        lambda: [d for d in fe.displays.get(run, []) if WIDGET in d], what="the form shown"
+    )
     plain = shown["text/plain"]
     assert plain.startswith("✎ probe asks for input") and "VBox" not in plain, plain
     assert 'interrupt the cell, then %config Mcp.elicitation = "text"' in plain
