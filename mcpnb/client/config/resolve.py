@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import shutil
-import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -24,6 +22,7 @@ from mcpnb.client.config.auth import (
 from mcpnb.client.config.expand import expand
 from mcpnb.client.config.keys import AUTH_VERBATIM, MILLISECOND_KEYS, Transport
 from mcpnb.client.config.tls import TLS_PATHS, TlsConfig
+from mcpnb.client.config.values import check_command, check_path, header_value, url_value
 from mcpnb.client.errors import ConfigError, did_you_mean
 from mcpnb.client.redact import redact_url
 
@@ -160,16 +159,16 @@ def resolve(
             values[key] = expand_at(value, key)
 
     if "url" in values:
-        values["url"] = _url_value(values["url"], canon["url"], env_vars, where)
+        values["url"] = url_value(values["url"], canon["url"], env_vars, where)
         _check_url(values["url"], where)
     if "command" in values:
-        _check_command(values["command"], canon["command"], env_vars, var_secrets, where)
+        check_command(values["command"], canon["command"], env_vars, var_secrets, where)
     for key in ("cwd", "roots"):
         value = values.get(key)
         for i, one in enumerate([value] if isinstance(value, str) else value or ()):
-            _check_path(one, key, "" if isinstance(value, str) else f"[{i}]", var_secrets, where)
+            check_path(one, key, "" if isinstance(value, str) else f"[{i}]", var_secrets, where)
     for header, value in (values.get("headers") or {}).items():
-        values["headers"][header] = _header_value(header, canon["headers"][header], value, env_vars, where)
+        values["headers"][header] = header_value(header, canon["headers"][header], value, env_vars, where)
     seen: dict[str, str] = {}
     for header in values.get("headers") or {}:
         if (first := seen.setdefault(header.lower(), header)) != header:
@@ -410,130 +409,6 @@ def _transport(canon: Mapping[str, Any], values: Mapping[str, Any], server: Any,
     if reach == _REACH[inferred][0]:
         return given  # type: ignore[no-any-return]
     raise where(f"transport {given!r} needs {need}", "transport", suggestion=inferred)
-
-
-#: ``${NAME}`` (or a VS Code file's ``${env:NAME}``) without a default: what an empty variable empties.
-_BARE_REFERENCE = re.compile(r"(?<!\$)\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
-#: A Windows path where this machine has none: ``C:\\...``, ``C:/...`` or ``\\\\server\\share``.
-_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\[^\\]+\\)")
-#: What a JSON escape a Windows path fell into turns into (``C:\new`` is ``C:`` + a line break + ``ew``).
-_ESCAPED = {"\n": "a line break (\\n)", "\t": "a tab (\\t)", "\r": "a carriage return (\\r)",
-            "\b": "a backspace (\\b)", "\f": "a form feed (\\f)"}  # fmt: skip
-
-
-#: Windows' shells, which a Windows config starts a server through (``cmd /c npx ...``).
-_WINDOWS_SHELLS = ("cmd", "cmd.exe", "powershell", "powershell.exe")
-
-
-def _emptied(written: str, environ: Mapping[str, str]) -> list[str]:
-    """The variables ``written`` refers to without a default that are set to nothing (or spaces)."""
-    return [
-        name
-        for name in dict.fromkeys(_BARE_REFERENCE.findall(written))
-        if name in environ and not environ[name].strip()
-    ]
-
-
-def _shown(value: str, secrets: set[str]) -> str:
-    """``value`` quoted for an error, every secret a variable put in it hidden."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        if secret:
-            value = value.replace(secret, "***")
-    return repr(value)
-
-
-def _check_command(
-    command: str, written: Any, environ: Mapping[str, str], secrets: set[str], where: _Where
-) -> None:
-    """A program to start: not empty (a variable set to nothing: the OS says only "Permission
-    denied: ''"), and a path this machine can have (:func:`_check_path`)."""
-    if not command.strip():
-        emptied = _emptied(written if isinstance(written, str) else "", environ)
-        said = f": the variable {emptied[0]!r} is set, but to nothing" if emptied else ""
-        raise where(f"names no program{said}", "command")
-    _check_path(command, "command", "", secrets, where)
-    if os.name == "nt" or shutil.which(command) is not None:
-        return
-    stem, dot, suffix = command.rpartition(".")
-    if command.lower() in _WINDOWS_SHELLS:  # "cmd" "/c" "npx" ...: how Windows starts npx
-        raise where(
-            f"{command!r} is Windows' shell, which this kernel ({sys.platform}) does not have: make "
-            "the program it runs (after /c) the command, and the rest its args",
-            "command",
-        )
-    if dot and suffix.lower() in ("cmd", "bat", "exe") and shutil.which(stem):
-        raise where(
-            f"{command!r} is Windows' name for {stem!r}: write {stem!r} here", "command", suggestion=stem
-        )
-
-
-def _check_path(path: str, key: str, sub: str, secrets: set[str], where: _Where) -> None:
-    """A path of this machine, not a Windows one pasted here (which would be taken as a file name
-    beside the config file), and none a JSON escape ate into: ``"C:\nodejs"`` in JSON is ``C:``, a
-    line break and ``odejs``, which no program or folder is named."""
-    control = next((c for c in path if ord(c) < 32 or c == "\x7f"), None)
-    if control is not None:
-        what = _ESCAPED.get(control, f"the control character {control!r}")
-        raise where(
-            f"{_shown(path, secrets)} holds {what}: in JSON a backslash starts an escape, so a Windows "
-            'path needs each backslash written twice ("C:\\\\Program Files\\\\nodejs") or forward '
-            "slashes instead",
-            key,
-            sub,
-        )
-    if os.name == "nt":
-        return
-    if _WINDOWS_PATH.match(path):
-        said = f"{_shown(path, secrets)} is a Windows path, and this kernel runs on {sys.platform}"
-    elif "\\" in path and not os.path.exists(path):
-        said = f"{_shown(path, secrets)} separates folders with backslashes, which only Windows does"
-    else:
-        return
-    fix = (
-        "name the program as this machine has it (one on PATH by its name alone, as npx or uvx)"
-        if key == "command"
-        else "write the folder as this machine names it, with / between its parts"
-    )
-    raise where(f"{said}: {fix}", key, sub)
-
-
-def _url_value(url: str, written: Any, environ: Mapping[str, str], where: _Where) -> str:
-    """The URL without the spaces and control characters around it, as a browser reads one (the
-    WHATWG URL standard strips them): ``${DOCS_URL}`` set from a file saved on Windows ends in
-    ``\\r``, and httpx refused it at the first request. Empty because a variable is: said by name."""
-    stripped = url.strip("".join(map(chr, range(33))))
-    if not stripped:
-        emptied = _emptied(written if isinstance(written, str) else "", environ)
-        said = f"the variable {emptied[0]!r} is set, but to nothing" if emptied else "it is empty"
-        raise where(f"expected an http:// or https:// URL, and {said}", "url")
-    if any(ord(c) < 32 or c == "\x7f" for c in stripped):
-        raise where("holds a line break or another control character, which no URL can", "url")
-    return stripped
-
-
-def _header_value(header: str, written: Any, value: str, environ: Mapping[str, str], where: _Where) -> str:
-    """An HTTP header's value: without the spaces and line endings around it, which HTTP does not
-    count as part of it (a token read from a file saved on Windows ends in ``\\r``, and the request
-    failed with "Illegal header value"); a variable set to nothing refused by name (``Bearer ``
-    would be sent, and the server's 401 would hide why); never a line break inside."""
-    emptied = _emptied(written if isinstance(written, str) else "", environ)
-    if emptied:
-        raise where(
-            f"the variable {emptied[0]!r} is set, but to nothing: the header would go without it "
-            "(set it, or leave the header out)",
-            "headers",
-            f".{header}",
-        )
-    stripped = value.strip(" \t\r\n")
-    if any((ord(c) < 32 and c != "\t") or c == "\x7f" for c in stripped):
-        from_vars = [n for n in _BARE_REFERENCE.findall(str(written)) if n in environ]
-        said = f" (from the variable {from_vars[0]!r})" if from_vars else ""
-        raise where(
-            f"holds a line break or another control character{said}, which no HTTP header can carry",
-            "headers",
-            f".{header}",
-        )
-    return stripped
 
 
 def _beside(path: str, origin: str | None) -> str:
