@@ -3,11 +3,11 @@
 A probe is the cheapest request each era offers: ``ping`` on legacy (2025-11-25) sessions, a
 ``server/discover`` on modern ones (which have no ``ping``), ``tools/list`` when neither exists.
 
-A probe that times out while tool calls run, or while the server is heard, is not counted by
-itself (a server may answer one request at a time, and still run calls the client gave up on); it
-is when a call times out too and the server has sent nothing at all (no answer to anything, no
-progress, no notification) since either was sent (:func:`call_timed_out`): a hung server that
-callers keep calling is found as one nobody calls is.
+A probe that times out while tool calls run, or while the server answers or reports progress, is
+not counted by itself (a server may answer one request at a time, and still run calls the client
+gave up on); it is when a call times out too and the server has sent nothing at all (no answer to
+anything, no progress, no notification) since either was sent (:func:`call_timed_out`): a hung
+server that callers keep calling is found as one nobody calls is.
 """
 
 from __future__ import annotations
@@ -49,6 +49,9 @@ class HealthState:
     #: When the server last sent anything on its session (an answer or an error to any request, a
     #: notification, progress among them), on the connection's clock (see :func:`listen`).
     last_heard: float = -math.inf
+    #: When it last answered a request (any, one given up on too) or reported progress: signs it
+    #: works through requests, which a log line from a thread of its own is not.
+    last_working: float = -math.inf
     #: A probe that went unanswered while calls ran (when it was sent), and a call that timed out
     #: (its last sign of life): each waits for the other (see :meth:`silent_since`).
     probe_unanswered: float | None = None
@@ -73,7 +76,7 @@ class HealthState:
         unanswered requests no longer count."""
         self.consecutive_failures = 0
         self.last_failure = None
-        self.last_heard = now
+        self.last_heard = self.last_working = now
         self.probe_unanswered = self.call_unanswered = None
 
     def silent_since(self) -> float | None:
@@ -129,9 +132,12 @@ def listen(dispatcher: Any, state: HealthState, clock: Callable[[], float]) -> N
 
 def _noting(dispatcher: Any, step: str, state: HealthState, clock: Callable[[], float]) -> Callable[..., Any]:
     sdk = type(dispatcher)
+    answers = step == "_resolve_pending"
 
     def heard(*args: Any) -> Any:
-        state.last_heard = clock()
+        state.last_heard = now = clock()
+        if answers or getattr(args[0] if args else None, "method", None) == "notifications/progress":
+            state.last_working = now
         return getattr(sdk, step)(dispatcher, *args)
 
     return heard
@@ -184,12 +190,11 @@ async def monitor(conn: Connection) -> None:
 
     One failure marks it unhealthy (shown in the status table); a forgotten session is renewed;
     :data:`RECONNECT_AFTER_FAILURES` in a row replace the session. A probe that times out while
-    tool calls run, or while the server says something, does not count by itself: a server that
-    handles one request at a time answers it after the call (even one we gave up on, which it may
-    still run: replacing the session would end that work), and a call's own deadline says when
-    waiting is too long. When that
-    deadline passes too, and the server has said nothing since either was sent, it counts
-    (:func:`call_timed_out`).
+    tool calls run, or while the server answers or reports progress, does not count by itself: a
+    server that handles one request at a time answers it after the call (even one we gave up on,
+    which it may still run: replacing the session would end that work), and a call's own deadline
+    says when waiting is too long. When that deadline passes too, and the server has said nothing
+    since either was sent, it counts (:func:`call_timed_out`).
     """
     from mcpnb.client.errors import McpnbError, describe
     from mcpnb.client.events import State
@@ -209,12 +214,15 @@ async def monitor(conn: Connection) -> None:
         except Exception as exc:
             if conn.client is not client:  # the session was ended or lost meanwhile: nothing to judge
                 continue
-            busy, heard = len(conn.asking.active_calls), conn.health.last_heard >= sent
+            busy = len(conn.asking.active_calls)
+            # with no call of ours running, only an answer or progress since shows it works on
+            # requests (ones we gave up on that it still runs): a log line alone is no excuse
+            heard = (conn.health.last_heard if busy else conn.health.last_working) >= sent
             if isinstance(exc, TimeoutError) and (busy or heard):
                 # a server may answer one request at a time (JSON-RPC allows it): alone, the probe
                 # does not judge a server busy with calls, ours or ones we gave up on that it still
-                # runs (heard: their progress, their late answers); with a call that timed out,
-                # unheard, it does
+                # runs (their progress, their late answers); with a call that timed out, unheard,
+                # it does
                 if heard:
                     said = "not counted (the server said something since it was sent)"
                 else:

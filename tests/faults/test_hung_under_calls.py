@@ -164,3 +164,16 @@ def test_a_server_still_working_on_a_call_the_client_gave_up_on_is_busy_not_unhe
     said = health_said(conn)
     assert "unhealthy" not in said and not any("in a row" in m for m in said), said
     assert pool.status()["one"].retries == 0
+
+
+CHATTY_HUNG = str(ROOT / "tests" / "servers" / "chatty_hung_server.py")
+
+
+def test_a_hung_server_that_keeps_logging_is_unhealthy_then_replaced(pool):
+    """Heard is not working: a server whose request handler hangs while a thread of its own keeps
+    logging answers no probe, nor anything else. Its log lines do not excuse the probes (they did,
+    for a moment today, once an idle server's being heard was taken as being busy)."""
+    pool.connect("chatty", command=sys.executable, args=[CHATTY_HUNG], **QUICK_HEALTH)
+    conn = pool.connection("chatty")
+    assert wait_until(lambda: pool.status()["chatty"].retries >= 1, timeout=30), health_said(conn)
+    assert any("probe failed (3 in a row)" in m for m in health_said(conn)), health_said(conn)
