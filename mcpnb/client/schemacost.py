@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import Any
 
 from mcpnb.client.schemarefs import (
@@ -21,6 +22,7 @@ from mcpnb.client.schemarefs import (
     DESCEND_BY_NAME,
     EXPANDED_LIMIT,
     Schema,
+    locate,
     pointer,
 )
 
@@ -132,10 +134,10 @@ def _all_refs(node: Any, *, definitions: bool = True) -> Iterator[str]:
 
 #: One step down the value, as :func:`loops_multiply` compares them: the kind of part (``o`` a
 #: property's value, ``a`` an item, ``n`` a property's name), which one (a name or an index; None
-#: for any), the schema object that wrote it, and how it chooses (``named``, ``pattern``, ``rest``:
+#: for any), the schema object that wrote it, how it chooses (``named``, ``pattern``, ``rest``:
 #: what the same object's named ones leave, as ``additionalProperties`` and ``items`` after
-#: ``prefixItems`` do; ``any``).
-_Step = tuple[str, Any, int, str]
+#: ``prefixItems`` do; ``any``), and a pattern's own text (else None).
+_Step = tuple[str, Any, int, str, Any]
 _STEPS: dict[str, tuple[str, str]] = {
     "properties": ("o", "named"),
     "patternProperties": ("o", "pattern"),
@@ -154,16 +156,44 @@ def _step(keyword: str, which: Any, owner: dict[str, Any]) -> _Step:
         kind, how = ("a", "named") if which is not None else ("a", "rest")
     else:
         kind, how = _STEPS[keyword]
-    return kind, which if how == "named" else None, id(owner), how
+    return kind, which if how == "named" else None, id(owner), how, which if how == "pattern" else None
 
 
 def _coincide(a: _Step, b: _Step) -> bool:
     """Whether one part of a value can be reached by both steps (a property ``a`` by
     ``properties/a`` and a pattern ``^a$``; never by two names, nor by a name and what the same
-    object's names leave)."""
+    object's names leave, nor by a name and a pattern it does not match: ``child`` and ``^x-``,
+    a tree with extensions, is not a loop met twice)."""
     if a[0] != b[0] or (a[1] is not None and b[1] is not None and a[1] != b[1]):
         return False
+    for name, pattern in ((a, b), (b, a)):
+        named_only = name[3] == "named" and pattern[3] == "pattern" and isinstance(name[1], str)
+        if named_only and not _may_match(pattern[4], name[1]):
+            return False
     return a[2] != b[2] or {a[3], b[3]} not in ({"rest", "named"}, {"rest", "pattern"})
+
+
+def _may_match(pattern: Any, name: str) -> bool:
+    """Whether ``pattern`` may match ``name``, read by the validator's own regex engine (Python's
+    ``re`` backtracks for ever on ``^(a+)+$`` and a name of 40 ``a``s and a ``!``, the GIL held,
+    where the validator's stops); a pattern it cannot read may match anything."""
+    validator = _pattern_validator(pattern) if isinstance(pattern, str) else None
+    if validator is None:
+        return True
+    try:
+        return bool(validator.is_valid(name))
+    except Exception:  # a pattern the engine gives up on: it may match
+        return True
+
+
+@lru_cache(maxsize=256)
+def _pattern_validator(pattern: str) -> Any:
+    import jsonschema_rs  # imported by the check this judges anyway
+
+    try:
+        return jsonschema_rs.validator_for({"type": "string", "pattern": pattern})
+    except Exception:  # not a pattern it reads
+        return None
 
 
 def _overlap(found: list[tuple[_Step, ...]], charge: Callable[[int], None]) -> bool:
@@ -210,7 +240,9 @@ def _unfollowable(schema: Any) -> bool:
     validator does: a ``$dynamicRef`` or ``$recursiveRef``; a ``$ref`` by anchor, by escaped name
     (``#/$defs/A%20B``), relative to the document (``""``, ``json-schema:///#``: jsonschema-rs's
     own name for it) or by an ``$id`` or anchor the schema gives; or an ``$id`` below the root
-    (beneath it ``#/...`` names a part of that subschema, not of the root). Counted from what the
+    (beneath it ``#/...`` names a part of that subschema, not of the root); or a ``#/...`` that
+    names nothing here (or no schema: a number), followed from the targets too (one written as
+    data, under ``enum``, is read where a reference names it). Counted from what the
     pointer finds instead, ``anyOf: [{"$dynamicRef": "#n"}] * 2`` or ``[{"$ref":
     "json-schema:///#"}] * 2`` per level was judged a tree, and a 14-deep value took 4-20 s to
     check. A reference elsewhere (``https://...``) the validator refuses to fetch: left to it. None
@@ -221,6 +253,7 @@ def _unfollowable(schema: Any) -> bool:
     naming = ids | _ANCHORS
     named = False  # an $id or anchor given: a reference by it may be local
     others: list[str] = []
+    local: list[str] = []
 
     def odd(node: Any, top: bool) -> bool:
         nonlocal named
@@ -228,6 +261,7 @@ def _unfollowable(schema: Any) -> bool:
             return any(odd(v, False) for v in node)
         if not isinstance(node, dict):
             return False
+        read.add(id(node))
         for k, v in node.items():
             if k in DATA_KEYWORDS:
                 continue
@@ -241,6 +275,8 @@ def _unfollowable(schema: Any) -> bool:
                     others.append(v)
                 elif "%" in v:
                     return True
+                else:
+                    local.append(v)
             if k in _NAMED and isinstance(v, dict):  # its keys are names, not keywords
                 if any(odd(sub, False) for sub in v.values()):
                     return True
@@ -248,8 +284,20 @@ def _unfollowable(schema: Any) -> bool:
                 return True
         return False
 
+    read: set[int] = set()  # the objects walked: a reference into data is walked from its target
     if odd(schema, True):
         return True
+    checked: set[str] = set()
+    while local:  # what each local reference names, and what that names in turn
+        ref = local.pop()
+        if ref in checked:
+            continue
+        checked.add(ref)
+        target = locate(root, ref)[1]
+        if not isinstance(target, dict | bool):
+            return True  # names nothing here (or no schema): counted as nothing, it may hide anything
+        if isinstance(target, dict) and id(target) not in read and odd(target, False):
+            return True
     return any(named or ref.startswith("json-schema:") or not _SCHEME.match(ref) for ref in others)
 
 
@@ -271,11 +319,16 @@ _ROLES: dict[str, str] = {
 }
 
 
+#: Keywords that need to know what the other subschemas at their place evaluated.
+_UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+
+
 def place_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
     """The most schema nodes a validator may apply at one place of a value (the value itself, or
     one property's value, or one item), never past ``limit + 1``: what applies at a place is added
     up (``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else``, a ``$ref``'s target,
-    each as often as written there), a property or an item moves to another place (the worst one
+    each as often as written there; twice beside ``unevaluatedProperties`` or ``unevaluatedItems``,
+    which apply them again), a property or an item moves to another place (the worst one
     counted, not their sum, as one part of a value is one place). ``wide``'s 40 definitions each
     "the next or the next" are 2**40 nodes at ``x``; the Kubernetes Deployment, 3,395 nodes once
     its references are read where they stand, is at most 3 at one place.
@@ -310,11 +363,10 @@ def place_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
             return memo[key]
         visit(node)
         ref = node.get("$ref")
-        here = 0 if isinstance(ref, str) and len(node) == 1 else 1  # a bare $ref stands for its target
-        below = 0
+        own = 0 if isinstance(ref, str) and len(node) == 1 else 1  # a bare $ref stands for its target
+        here = below = 0  # what its in-place subschemas apply, here and below
         if isinstance(ref, str) and ref not in reading[1]:
-            ref_here, ref_below = value.get(ref, (0, 0))
-            here, below = here + ref_here, ref_below
+            here, below = value.get(ref, (0, 0))
         named = rest = patterns = any_key = names = 0
         positions = items = any_item = 0
         for k, v in node.items():
@@ -340,10 +392,14 @@ def place_size(schema: Any, limit: int = EXPANDED_LIMIT) -> int:
                 items = max(items, worst(v))
             elif role == "any item":
                 any_item += worst(v)
+        if _UNEVALUATED & node.keys():
+            # the validator applies the in-place subschemas again to learn which parts they
+            # evaluated: k such levels nested under anyOf are 2**k (24 levels, 49 nodes: 18 s)
+            here, below = 2 * here, 2 * below
         # a property is a named one or one they leave, and any pattern may match it too; an item
         # is at a position or after them; what applies to any property or item applies besides
         down = max(max(named, rest) + patterns + any_key, names, max(positions, items) + any_item)
-        memo[key] = min(cap, here), min(cap, below + down)
+        memo[key] = min(cap, own + here), min(cap, below + down)
         return memo[key]
 
     try:

@@ -14,25 +14,40 @@ judges those arguments.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 Schema = dict[str, Any]
 T = TypeVar("T")
+#: A JSON Pointer's index into a list (RFC 6901): ``0`` or digits without a leading zero.
+_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def pointer(root: Schema, ref: str) -> Schema | None:
     """The object a local JSON pointer (``#/$defs/Order``) names in ``root``; None for a remote
     reference or one that names nothing (or no object)."""
+    found, node = locate(root, ref)
+    return node if found and isinstance(node, dict) else None
+
+
+def locate(root: Schema, ref: str) -> tuple[bool, Any]:
+    """Whether a local JSON pointer names something in ``root``, and what: a number names an item
+    of a list as RFC 6901 reads it (``#/$defs/H/anyOf/3``; no sign, no leading zero), as the
+    validator does. Read only by names, such a reference found nothing, and a 2**40 fan-out behind
+    it was counted as no nodes at all."""
     if not ref.startswith("#"):
-        return None  # a remote reference: nothing here to follow
+        return False, None  # a remote reference: nothing here to follow
     node: Any = root
     for part in ref[1:].split("/")[1:] if ref != "#" else []:
         part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node if isinstance(node, dict) else None
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and _INDEX.fullmatch(part) and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False, None
+    return True, node
 
 
 def deref(spec: Any, root: Schema) -> Schema:

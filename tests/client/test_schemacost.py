@@ -253,3 +253,164 @@ def test_a_definition_nested_in_hundreds_of_others_is_judged_in_steps_linear_in_
     monkeypatch.setattr(schemacost._Visits, "__call__", counted)
     assert schemacost.fans_out(schema)
     assert readings <= 5 * schemarefs.EXPANDED_LIMIT + 5 * 2_000
+
+
+def _through_a_list(n: int) -> dict[str, Any]:
+    """``x`` is item 0 of ``H``'s ``anyOf``, each item "the next item or the next item": named by
+    index into a list, which the client's pointer could not follow (counted as nothing)."""
+    h = {"anyOf": [{"anyOf": [{"$ref": f"#/$defs/H/anyOf/{i + 1}"}] * 2} for i in range(n)]}
+    h["anyOf"].append({"type": "string"})
+    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/H/anyOf/0"}}, "$defs": {"H": h}}
+
+
+#: References through a list's items (RFC 6901 reads ``/3`` as the fourth item, as the validator
+#: does), each "the next or the next" 40 times: 2**40 at ``x``, once judged 0 nodes (a check froze
+#: the kernel past 40 s).
+THROUGH_LISTS = {
+    "a definition's anyOf": _through_a_list(40),
+    "the root's anyOf": {
+        "anyOf": [
+            {
+                "not": {},
+                "anyOf": [{"anyOf": [{"$ref": f"#/anyOf/0/anyOf/{i + 1}"}] * 2} for i in range(40)]
+                + [{"type": "integer"}],
+            },
+            {"$ref": "#/anyOf/0/anyOf/0"},
+        ]
+    },
+    "an unknown keyword's list": {
+        "x-list": [{"anyOf": [{"$ref": f"#/x-list/{i + 1}"}] * 2} for i in range(40)] + [{"type": "integer"}],
+        "$ref": "#/x-list/0",
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(THROUGH_LISTS))
+def test_a_reference_through_a_list_is_counted_where_it_leads(name: str) -> None:
+    schema = THROUGH_LISTS[name]
+    assert schemacost.place_size(schema) > schemarefs.EXPANDED_LIMIT
+    assert schemacost.fans_out(schema)
+    value = {"x": 10**9} if "properties" in schema else 10**9
+    assert schema_problem(value, schema).startswith("cannot check against the schema")
+
+
+def test_a_pointer_reads_list_items_as_rfc_6901_does() -> None:
+    root = {"anyOf": [{"type": "string"}, {"type": "integer"}], "$defs": {"0": {"type": "null"}}}
+    assert schemarefs.pointer(root, "#/anyOf/1") == {"type": "integer"}
+    assert schemarefs.pointer(root, "#/$defs/0") == {"type": "null"}  # an object's key, not an index
+    for ref in ("#/anyOf/01", "#/anyOf/-1", "#/anyOf/2", "#/anyOf/+1", "#/anyOf/-"):
+        assert schemarefs.pointer(root, ref) is None, ref
+
+
+#: Local references that name nothing here (or no schema): the client counts nothing behind them,
+#: and cannot say what the validator makes of them.
+NOWHERE = {
+    "no such definition": {"type": "array", "items": {"anyOf": [{"$ref": "#/$defs/N"}] * 2}},
+    "an index with a leading zero": {"anyOf": [{"type": "string"}], "$ref": "#/anyOf/00"},
+    "past the list's end": {"anyOf": [{"type": "string"}], "$ref": "#/anyOf/1"},
+    "a number, not a schema": {"properties": {"a": {"maximum": 3}}, "$ref": "#/properties/a/maximum"},
+    # the target's own reference (#/enum/1) names nothing: read from the target, not skipped as data
+    "a reference inside a target written as data": {
+        "anyOf": [
+            {"enum": [{"anyOf": [{"$ref": f"#/enum/{i + 1}"}] * 2} for i in range(40)]},
+            {"$ref": "#/anyOf/0/enum/0"},
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(NOWHERE))
+def test_a_local_reference_that_names_nothing_is_left_to_the_server(name: str) -> None:
+    assert schemacost.fans_out(NOWHERE[name])
+
+
+def test_a_reference_to_a_boolean_schema_is_checked() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/Any"}, "b": {"$ref": "#/$defs/No"}},
+        "$defs": {"Any": True, "No": False},
+    }
+    assert not schemacost.fans_out(schema)
+    said = schema_problem({"a": 1, "b": 2}, schema)
+    assert said is not None and said.startswith("at $.b:"), said
+
+
+def _unevaluated(k: int, keyword: str = "anyOf") -> dict[str, Any]:
+    """``k`` levels, each "the level below or a property of its own", no property left unevaluated:
+    49 nodes at a place for ``k`` = 24, whose check took 18 s (each level's options are applied
+    again to learn what they evaluated)."""
+    s: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    for i in range(k):
+        s = {keyword: [s, {"properties": {f"p{i}": {}}}], "unevaluatedProperties": False}
+    return s
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        _unevaluated(24),
+        _unevaluated(30, "allOf"),
+        {
+            "$defs": {
+                **{
+                    f"D{i}": {"anyOf": [{"$ref": f"#/$defs/D{i + 1}"}, {}], "unevaluatedItems": False}
+                    for i in range(30)
+                },
+                "D30": {"type": "array"},
+            },
+            "$ref": "#/$defs/D0",
+        },
+    ],
+    ids=["anyOf", "allOf", "unevaluatedItems by reference"],
+)
+def test_unevaluated_parts_nested_under_in_place_options_are_left_to_the_server(schema: Any) -> None:
+    assert schemacost.place_size(schema) > schemarefs.EXPANDED_LIMIT
+    assert schemacost.fans_out(schema)
+    assert schema_problem({"a": "x", "zz": 1}, schema).startswith("cannot check against the schema")
+
+
+def test_a_few_levels_of_unevaluated_parts_are_checked() -> None:
+    schema = _unevaluated(3)
+    assert schemacost.place_size(schema) <= 2**5
+    assert not schemacost.fans_out(schema)
+    said = schema_problem({"a": 1, "p1": 0, "zz": 1}, schema)
+    assert said is not None and "zz" in said, said
+
+
+def test_a_tree_with_extensions_by_pattern_is_checked() -> None:
+    """A node's ``child`` and its ``x-`` extensions are each a node: no property is both, so each
+    part of a value is reached once (the old comparison took ``child`` for a possible ``^x-``)."""
+    schema = {
+        "$defs": {
+            "N": {
+                "type": "object",
+                "properties": {"child": {"$ref": "#/$defs/N"}, "n": {"type": "integer"}},
+                "patternProperties": {"^x-": {"$ref": "#/$defs/N"}},
+            }
+        },
+        "$ref": "#/$defs/N",
+    }
+    assert not schemacost.loops_multiply(schema)
+    assert not schemacost.fans_out(schema)
+    value: Any = {"n": "one"}
+    for _ in range(30):
+        value = {"child": value}
+    said = schema_problem(value, schema)
+    assert said is not None and said.startswith("at $" + ".child" * 30 + ".n:"), said
+
+
+@pytest.mark.parametrize("pattern", ["^ch", "(", "^(c+)+$"])
+def test_a_name_a_pattern_may_match_still_meets_the_loop_twice(pattern: str) -> None:
+    """``child`` matched by the pattern (or a pattern the engine cannot read: it may match) is
+    reached both ways at each level. ``^(c+)+$`` is read without backtracking for ever."""
+    schema = {
+        "type": "object",
+        "properties": {"child": ROOT},
+        "patternProperties": {pattern: ROOT},
+    }
+    if pattern == "^(c+)+$":
+        schema["properties"] = {"c" * 40 + "!": ROOT}
+        assert not schemacost.loops_multiply(schema)
+    else:
+        assert schemacost.loops_multiply(schema)
+        assert schemacost.fans_out(schema)
