@@ -28,8 +28,7 @@ from mcpnb.client.config.vscode import (
     with_env_file,
     without_comments,
 )
-from mcpnb.client.errors import ConfigError, did_you_mean
-from mcpnb.client.errors import json_problem as _json_problem
+from mcpnb.client.errors import ConfigError, did_you_mean, json_problem
 from mcpnb.client.redact import is_secret_key, url_secrets
 
 PROJECT_FILE = ".mcp.json"
@@ -179,7 +178,7 @@ def load_config(
     unread: dict[str, str] = {}  # file -> why it could not be read (it is left out)
     if path is not None:
         project: Path | None = Path(path).expanduser()
-        if not _is_file(project, unread):
+        if not is_file(project, unread):
             why = unread.pop(str(project), None)
             raise ConfigError(f"cannot read: {why}" if why else "file not found", file=str(project))
         local: Path | None = project.parent / LOCAL_FILE
@@ -190,11 +189,11 @@ def load_config(
         local = project.parent / LOCAL_FILE if project else _find_upward(here, LOCAL_FILE)
 
     read: list[Path] = []
-    projects = {str(p) for p in (project, local) if p is not None and _is_file(p)}
+    projects = {str(p) for p in (project, local) if p is not None and is_file(p)}
     for own in (*site, user):  # the user's (or the site's) file doubling as the project's stays theirs
         projects.discard(str(own))
     for candidate in (*site, user, project, local):
-        if candidate is None or not _is_file(candidate, unread):
+        if candidate is None or not is_file(candidate, unread):
             continue
         if candidate.resolve() not in {p.resolve() for p in read}:  # e.g. the user file is the project's
             if candidate is project and path is not None:
@@ -293,7 +292,7 @@ def load_config(
     )
 
 
-def _is_file(path: Path, unread: dict[str, str] | None = None) -> bool:
+def is_file(path: Path, unread: dict[str, str] | None = None) -> bool:
     """Whether ``path`` is a file; one whose folder may not be entered (a permission) is not, and
     why goes in ``unread``. ``Path.is_file`` raises there, and a layer found by search that nobody
     can look into must not stop the others."""
@@ -361,7 +360,7 @@ def _find_upward(start: Path, filename: str) -> Path | None:
     start = start.resolve()
     for directory in (start, *start.parents):
         candidate = directory / filename
-        if _is_file(candidate):  # a folder one may not enter holds nothing for us
+        if is_file(candidate):  # a folder one may not enter holds nothing for us
             return candidate
     return None
 
@@ -463,7 +462,7 @@ def _read_json(path: Path) -> Any:
         return _parse_json(text, file)
     except json.JSONDecodeError as exc:
         if not _may_be_vscode(path):
-            raise ConfigError(json_problem(text, exc), file=file) from None
+            raise ConfigError(config_json_problem(text, exc), file=file) from None
         # VS Code's mcp.json may have comments and trailing commas; read that way, an error in a
         # file of its own format is the one to show ("JSON does not allow comments" would mislead)
         relaxed = without_comments(text)
@@ -471,17 +470,18 @@ def _read_json(path: Path) -> Any:
             data = _parse_json(relaxed, file)
         except json.JSONDecodeError as in_vscode:
             if '"servers"' in text and '"mcpServers"' not in text:
-                raise ConfigError(json_problem(relaxed, in_vscode), file=file) from None
-            raise ConfigError(json_problem(text, exc), file=file) from None
+                raise ConfigError(config_json_problem(relaxed, in_vscode), file=file) from None
+            raise ConfigError(config_json_problem(text, exc), file=file) from None
         if is_vscode(data) or gemini.is_gemini(path):  # Gemini CLI's settings allow comments too
             return data
-        raise ConfigError(json_problem(text, exc), file=file) from None
+        raise ConfigError(config_json_problem(text, exc), file=file) from None
 
 
-def json_problem(text: str, exc: json.JSONDecodeError) -> str:
-    """Where the JSON is wrong, and for a backslash JSON does not take (``"C:\\Program Files"``,
-    ``"C:\\users"``) that a Windows path wants each one written twice."""
-    problem = _json_problem(text, exc)
+def config_json_problem(text: str, exc: json.JSONDecodeError) -> str:
+    """Where a config file's JSON is wrong (:func:`mcpnb.client.errors.json_problem`), and for a
+    backslash JSON does not take (``"C:\\Program Files"``, ``"C:\\users"``) that a Windows path wants
+    each one written twice: the magics' check at load time says it too, so both read alike."""
+    problem = json_problem(text, exc)
     if exc.msg.startswith("Invalid \\"):
         problem += (
             ' (a Windows path? In JSON a backslash starts an escape: write each one twice, "C:\\\\Users", '

@@ -164,9 +164,18 @@ def resolve(
     if "command" in values:
         check_command(values["command"], canon["command"], env_vars, var_secrets, where)
     for key in ("cwd", "roots"):
-        value = values.get(key)
+        value, written = values.get(key), canon.get(key)
         for i, one in enumerate([value] if isinstance(value, str) else value or ()):
-            check_path(one, key, "" if isinstance(value, str) else f"[{i}]", var_secrets, where)
+            check_path(
+                one,
+                key,
+                "" if isinstance(value, str) else f"[{i}]",
+                var_secrets,
+                where,
+                written=written if isinstance(value, str) else written[i],
+                environ=env_vars,
+                beside=_beside(one, origins.get(key, source)),  # as it is used below
+            )
     for header, value in (values.get("headers") or {}).items():
         values["headers"][header] = header_value(header, canon["headers"][header], value, env_vars, where)
     seen: dict[str, str] = {}

@@ -217,9 +217,11 @@ def _number_text(value: float) -> str:
 
 def read_text(path: Path) -> str:
     """A config file's text: UTF-8 (a byte order mark, as Notepad writes, is not part of it), or
-    UTF-16 with its byte order mark (Windows PowerShell's ``>``, Notepad's "Unicode"), which is
-    unambiguous. Anything else is a :class:`ConfigError` that says which encoding it looks like and
-    how to save it, instead of a JSON error at column 2."""
+    UTF-16 with its byte order mark (Windows PowerShell's ``>``, Notepad's "Unicode"), or UTF-32 with
+    its (PowerShell's ``-Encoding utf32``), which are unambiguous (UTF-32's mark starts like
+    UTF-16's, and read as UTF-16 gave a JSON error at column 1). Anything else is a
+    :class:`ConfigError` that says which encoding it looks like and how to save it, instead of a
+    JSON error at column 2."""
     import codecs
 
     file = str(path)
@@ -228,9 +230,16 @@ def read_text(path: Path) -> str:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", file=file) from None
     fix = "save it as UTF-8 (in Notepad: Save As, Encoding UTF-8; in PowerShell: Set-Content -Encoding utf8)"
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16: FF FE starts both
+        try:
+            return raw.decode("utf-32")
+        except UnicodeDecodeError:
+            raise ConfigError(f"not UTF-8 text: it starts as UTF-32 but is not; {fix}", file=file) from None
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         with contextlib.suppress(UnicodeDecodeError):
             return raw.decode("utf-16")
+    elif b"\x00\x00\x00" in raw[:4]:  # ASCII in UTF-32 is three 0 bytes in every four
+        raise ConfigError(f"not UTF-8 text: it looks like UTF-32 without a byte order mark; {fix}", file=file)
     elif b"\x00" in raw[:2]:  # ASCII in UTF-16 is every other byte 0, which UTF-8 text never has
         raise ConfigError(f"not UTF-8 text: it looks like UTF-16 without a byte order mark; {fix}", file=file)
     try:

@@ -14,12 +14,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpnb.client.errors import ConfigError
+from mcpnb.client.redact import is_secret_key
 
 #: Builds a located error: ``where(message, key, sub)`` (``resolve``'s ``_Where``).
 Where = Callable[..., ConfigError]
 
 #: ``${NAME}`` (or a VS Code file's ``${env:NAME}``) without a default: what an empty variable empties.
 _BARE_REFERENCE = re.compile(r"(?<!\$)\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
+#: Any ``${NAME}`` (with a default or not): where a character the written value lacks came from.
+_BARE_ANY = re.compile(r"(?<!\$)\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}")
 #: A Windows path where this machine has none: ``C:\\...``, ``C:/...`` or ``\\\\server\\share``.
 _WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\[^\\]+\\)")
 #: What a JSON escape a Windows path fell into turns into (``C:\new`` is ``C:`` + a line break + ``ew``).
@@ -57,7 +60,7 @@ def check_command(
         emptied = _emptied(written if isinstance(written, str) else "", environ)
         said = f": the variable {emptied[0]!r} is set, but to nothing" if emptied else ""
         raise where(f"names no program{said}", "command")
-    check_path(command, "command", "", secrets, where)
+    check_path(command, "command", "", secrets, where, written=written, environ=environ)
     if os.name == "nt" or shutil.which(command) is not None:
         return
     stem, dot, suffix = command.rpartition(".")
@@ -73,13 +76,39 @@ def check_command(
         )
 
 
-def check_path(path: str, key: str, sub: str, secrets: set[str], where: Where) -> None:
+def check_path(
+    path: str,
+    key: str,
+    sub: str,
+    secrets: set[str],
+    where: Where,
+    *,
+    written: Any = None,
+    environ: Mapping[str, str] | None = None,
+    beside: str | None = None,
+) -> None:
     """A path of this machine, not a Windows one pasted here (which would be taken as a file name
     beside the config file), and none a JSON escape ate into: ``"C:\nodejs"`` in JSON is ``C:``, a
-    line break and ``odejs``, which no program or folder is named."""
+    line break and ``odejs``, which no program or folder is named.
+
+    ``written`` is the value as the file wrote it (before its ``${VAR}``s were read): a control
+    character it lacks came from a variable, and blaming JSON escapes would send the person to a
+    file that is fine. ``beside`` is the path as it will be used (relative to the config file that
+    wrote it): a folder ``sub\\dir`` that exists there is a Linux name with a backslash in it."""
     control = next((c for c in path if ord(c) < 32 or c == "\x7f"), None)
     if control is not None:
         what = _ESCAPED.get(control, f"the control character {control!r}")
+        if isinstance(written, str) and control not in written:
+            names = [
+                n for n in dict.fromkeys(_BARE_ANY.findall(written)) if control in (environ or {}).get(n, "")
+            ]
+            source = f"the variable {names[0]!r}" if names else "a variable it refers to"
+            raise where(
+                f"{_shown(path, secrets)} holds {what}, which came from {source}: no program or folder "
+                "is named with one (set the variable without it)",
+                key,
+                sub,
+            )
         raise where(
             f"{_shown(path, secrets)} holds {what}: in JSON a backslash starts an escape, so a Windows "
             'path needs each backslash written twice ("C:\\\\Program Files\\\\nodejs") or forward '
@@ -91,7 +120,7 @@ def check_path(path: str, key: str, sub: str, secrets: set[str], where: Where) -
         return
     if _WINDOWS_PATH.match(path):
         said = f"{_shown(path, secrets)} is a Windows path, and this kernel runs on {sys.platform}"
-    elif "\\" in path and not os.path.exists(path):
+    elif "\\" in path and not os.path.exists(path if beside is None else beside):
         said = f"{_shown(path, secrets)} separates folders with backslashes, which only Windows does"
     else:
         return
@@ -120,9 +149,11 @@ def url_value(url: str, written: Any, environ: Mapping[str, str], where: Where) 
 def header_value(header: str, written: Any, value: str, environ: Mapping[str, str], where: Where) -> str:
     """An HTTP header's value: without the spaces and line endings around it, which HTTP does not
     count as part of it (a token read from a file saved on Windows ends in ``\\r``, and the request
-    failed with "Illegal header value"); a variable set to nothing refused by name (``Bearer ``
-    would be sent, and the server's 401 would hide why); never a line break inside."""
-    emptied = _emptied(written if isinstance(written, str) else "", environ)
+    failed with "Illegal header value"); never a line break inside. A variable set to nothing is
+    refused by name only in a header that carries a credential (``Bearer ${TOKEN}`` would send
+    ``Bearer``, and the server's 401 would hide why); any other header (``X-Trace: ${TRACE_ID}``,
+    ``User-Agent: mcpnb ${SUFFIX}``) is sent as it comes out, as it always was."""
+    emptied = _emptied(written if isinstance(written, str) else "", environ) if is_secret_key(header) else []
     if emptied:
         raise where(
             f"the variable {emptied[0]!r} is set, but to nothing: the header would go without it "

@@ -457,8 +457,8 @@ def _warn_on_broken_default_config() -> None:
     except Exception as exc:  # never let a config problem stop the extension from loading
         warnings.warn(f"mcpnb: could not look for .mcp.json: {exc}", stacklevel=3)
         return
+    from mcpnb.client.config.layers import config_json_problem
     from mcpnb.client.config.validate import read_text
-    from mcpnb.client.errors import json_problem
 
     for path in files:
         text = ""
@@ -468,7 +468,7 @@ def _warn_on_broken_default_config() -> None:
             if not isinstance(data, dict) or not isinstance(data.get("mcpServers"), dict):
                 raise ValueError("expected an object with an 'mcpServers' object")
         except Exception as exc:
-            reason = json_problem(text, exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
+            reason = config_json_problem(text, exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
             warnings.warn(
                 f"mcpnb: ignoring {path}: {reason}. "
                 "The magics work; fix the file before %mcp connect --config.",

@@ -412,19 +412,13 @@ def default_config_files() -> list[Path]:
     """The site, user, project and local files a bare ``%mcp connect --config`` would read (those
     that exist; one in a folder that may not be entered does not)."""
     from mcpnb.client.config import LOCAL_FILE, find_project_config, site_config_paths, user_config_path
+    from mcpnb.client.config.layers import is_file
 
     found = [*site_config_paths(), user_config_path()]
     project = find_project_config(Path.cwd())
     if project is not None:
         found += [project, project.parent / LOCAL_FILE]
-    return [p for p in found if _is_file(p)]
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except OSError:
-        return False
+    return [p for p in found if is_file(p)]
 
 
 def make_hook(get_pool: Callable[[], Any]) -> Callable[[Any, Any], list[str]]:

@@ -303,7 +303,7 @@ def test_notepads_bom_and_crlf_and_powershells_utf16_read_as_written(tmp_path: P
         "}",
     ]
     text = "\ufeff" + "\r\n".join(lines) + "\r\n"
-    for encoding in ("utf-8", "utf-16-le"):
+    for encoding in ("utf-8", "utf-16-le", "utf-32-le", "utf-32-be"):  # UTF-32's mark starts as UTF-16's
         path = tmp_path / encoding / ".mcp.json"
         path.parent.mkdir()
         path.write_bytes(text.encode(encoding))
@@ -314,11 +314,14 @@ def test_notepads_bom_and_crlf_and_powershells_utf16_read_as_written(tmp_path: P
     ("data", "said"),
     [
         ('{"mcpServers": {}}'.encode("utf-16-le"), "UTF-16 without a byte order mark"),
+        ('{"mcpServers": {}}'.encode("utf-32-le"), "UTF-32 without a byte order mark"),
+        ('{"mcpServers": {}}'.encode("utf-32-be"), "UTF-32 without a byte order mark"),
         (
             '{"mcpServers": {"a": {"command": "x",\n "description": "café"}}}'.encode("cp1252"),
             "(line 2, byte 0xE9): it looks like another encoding",
         ),
     ],
+    ids=["utf-16", "utf-32-le", "utf-32-be", "cp1252"],
 )
 def test_a_file_in_another_encoding_says_which_and_how_to_save_it(
     tmp_path: Path, data: bytes, said: str

@@ -220,6 +220,65 @@ def test_a_variable_set_to_nothing_is_named_where_it_empties_a_setting(value: st
         assert "is set, but to nothing" in str(err)
 
 
+@pytest.mark.parametrize(
+    ("header", "written", "sent"),
+    [("X-Trace", "${TRACE}", ""), ("User-Agent", "mcpnb ${TRACE}", "mcpnb")],
+)
+def test_a_variable_set_to_nothing_in_a_header_without_a_credential_is_sent_as_it_comes_out(
+    header: str, written: str, sent: str
+) -> None:
+    """An empty trace id or suffix is a value like any other (these connected before the empty
+    variable check, which refused them); only a credential header is refused."""
+    entry = {"url": "https://h/mcp", "headers": {header: written}}
+    config = ServerConfig.from_dict("s", entry, source="f.json", environ={"TRACE": ""})
+    assert dict(config.headers) == {header: sent}
+
+
+@pytest.mark.parametrize("header", ["Proxy-Authorization", "X-Api-Key", "X-Auth-Token", "Cookie"])
+def test_a_variable_set_to_nothing_in_a_credential_header_is_named(header: str) -> None:
+    entry = {"url": "https://h/mcp", "headers": {header: "${SECRET}"}}
+    err = config_error(ServerConfig.from_dict, "s", entry, source="f.json", environ={"SECRET": " "})
+    assert_located(err, file="f.json", server="s", key=f"headers.{header}")
+    assert "'SECRET' is set, but to nothing" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("entry", "key"),
+    [
+        ({"command": "${NODE}"}, "command"),
+        ({"command": "npx", "cwd": "${PROJ}"}, "cwd"),
+        ({"command": "npx", "roots": ["/srv", "${PROJ:-/x}/data"]}, "roots[1]"),
+    ],
+)
+def test_a_control_character_from_a_variable_names_the_variable_not_json_escapes(
+    entry: dict[str, Any], key: str
+) -> None:
+    """The file is fine: the variable (set from a Windows file, a heredoc) holds the line break."""
+    env = {"NODE": "/usr/bin/node\n", "PROJ": "/home/me/proj\n"}
+    err = config_error(ServerConfig.from_dict, "s", entry, source="f.json", environ=env)
+    assert_located(err, file="f.json", server="s", key=key)
+    name = "NODE" if key == "command" else "PROJ"
+    assert f"came from the variable {name!r}" in str(err) and "JSON" not in str(err)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="backslashes separate folders there")
+@pytest.mark.parametrize("key", ["cwd", "roots"])
+def test_a_folder_with_a_backslash_in_its_name_beside_the_config_file_is_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """A Linux folder may have a backslash in its name; one that exists where the path is read
+    (beside the config file, not in the kernel's working directory) is that folder."""
+    (tmp_path / "proj" / "sub\\dir").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    value = "sub\\dir" if key == "cwd" else ["sub\\dir"]
+    path = write(tmp_path / "proj" / ".mcp.json", servers(s={"command": "npx", key: value}))
+    config = load_file(path)["s"]
+    got = config.cwd if key == "cwd" else config.roots[0]
+    assert got == str(tmp_path / "proj" / "sub\\dir")
+
+
 def test_a_line_break_inside_a_header_is_refused_without_showing_it() -> None:
     env = {"TOKEN": f"{TOKEN}\nX-Injected: 1"}
     entry = {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}

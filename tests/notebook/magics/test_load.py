@@ -78,6 +78,23 @@ def test_broken_default_config_warns_and_loads(ip, mcp, tmp_path, monkeypatch, c
     assert view.problems and "files: (none could be read)" in repr(view)
 
 
+def test_a_broken_default_config_with_a_windows_path_says_to_double_the_backslashes(
+    ip, mcp, tmp_path, monkeypatch, capsys
+):
+    """The load's quick look says what ``%mcp connect --config`` says of the same file."""
+    (tmp_path / ".mcp.json").write_text(r'{"mcpServers": {"fs": {"command": "C:\Program Files\npx.cmd"}}}')
+    monkeypatch.chdir(tmp_path)
+    ip.run_line_magic("unload_ext", "mcpnb")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        ip.run_line_magic("load_ext", "mcpnb")
+    said = capsys.readouterr().err
+    assert "invalid JSON at line 1" in said and "write each one twice" in said
+    from mcpnb.notebook.magics import get_magics
+
+    get_magics(ip).pool = mcp.pool
+
+
 def test_broken_user_config_warns_too(ip, mcp, tmp_path, monkeypatch, capsys):
     user = tmp_path / "user.json"
     user.write_text("{not json")
