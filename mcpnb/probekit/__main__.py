@@ -3,8 +3,10 @@
 [--max-tasks-per-client N] [--task-input-timeout-s S]``.
 
 stdio by default (for ``StdioServerParameters``); with ``--http`` the first stdout line is the URL,
-flushed, so a parent process can read it before connecting. ``--workers N`` serves it from N
-processes sharing ``--task-store`` (see :mod:`mcpnb.probekit.workers` and docs/classroom.md).
+flushed, so a parent process can read it before connecting: printed once the server (with
+``--workers N``, every worker) accepts, so a connection made right then is answered at once.
+``--workers N`` serves it from N processes sharing ``--task-store`` (see
+:mod:`mcpnb.probekit.workers` and docs/classroom.md).
 """
 
 from __future__ import annotations

@@ -1,18 +1,28 @@
 """Serve probe-kit from several worker processes on one port (``--http --workers N``).
 
 This process binds the listener itself (``IPPROTO_TCP``, so accepted connections get
-``TCP_NODELAY``; see DESIGN: without it every response waits ~40 ms), prints the URL, and hands the
-socket to uvicorn's supervisor, which starts N workers that accept from it, restarts a worker that
-dies, and stops them all on Ctrl-C or SIGTERM. Each worker builds its server with
+``TCP_NODELAY``; see DESIGN: without it every response waits ~40 ms) and hands the socket to
+uvicorn's supervisor, which starts N workers that accept from it, restarts a worker that dies, and
+stops them all on Ctrl-C or SIGTERM. Each worker builds its server with
 :func:`mcpnb.probekit.app.create_app` from the environment set here.
+
+The URL (the first stdout line, which a parent process or a teacher waits for) is printed only once
+every worker serves: each has built its app and accepts from the socket, as it says over uvicorn's
+health-check pipe (:func:`_announcing`). Printed any earlier, connections made at once queued in the
+listen backlog while the workers still imported; on a busy machine a first ``server/discover``
+waited past the SDK's 10 s and a client in ``mode="auto"`` fell back to a 2025-11-25 session, which
+several workers cannot keep. A worker that ends before it serves, or workers not serving within
+:data:`START_TIMEOUT_S` (``MCP_PROBEKIT_START_TIMEOUT_S``), stop them all: the reason on stderr,
+no URL, exit code :data:`NOT_STARTED` (2).
 
 A stop (SIGTERM or SIGINT, to this process or to its whole process group) is quiet: each worker
 finishes what it is sending for at most ``http_server.GRACE_S`` (2) seconds, then ends the requests
 still running (open streams, long calls) without a word (``http_server.quiet_stops``), cancels its
 running tasks, which say so in the store, and exits; this process exits once every worker has,
-with :data:`STOPPED` (0). Refused at start (a bad store, a taken port): 2, see ``__main__``. A
-worker that dies (killed, crashed) is replaced at once, and this process says so on stderr
-(:func:`replaced_line`): its running tasks only turn ``failed`` once their lease runs out.
+with :data:`STOPPED` (0). Refused at start (a bad store, a taken port, a worker that cannot
+start): 2, see ``__main__``. A worker that dies (killed, crashed) once all serve is replaced at
+once, and this process says so on stderr (:func:`replaced_line`): its running tasks only turn
+``failed`` once their lease runs out.
 
 Workers share nothing but the task store, so more than one worker needs a shared store (SQLite or
 Redis): with the memory store a task made on one worker would be unknown to the others.
@@ -26,7 +36,8 @@ import secrets
 import signal
 import socket
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcpnb.probekit.taskstore import LEASE_S, TaskStoreError, open_store, safe_url
@@ -35,6 +46,12 @@ LOOPBACK = "127.0.0.1"
 BACKLOG = 2048
 #: Exit code of a stop asked by SIGTERM or SIGINT.
 STOPPED = 0
+#: Exit code when the workers could not all start serving (nothing was served; the URL never shown).
+NOT_STARTED = 2
+#: Seconds every worker gets to start serving (import, build its app, accept): a loaded machine
+#: took tens of seconds; ``MCP_PROBEKIT_START_TIMEOUT_S`` gives another bound.
+START_TIMEOUT_S = 120.0
+START_TIMEOUT_ENV = "MCP_PROBEKIT_START_TIMEOUT_S"
 #: The protocol eras a client can use, by whether one worker or several serve the port.
 ONE_WORKER_ERAS = "2026-07-28 and 2025-11-25"
 MANY_WORKERS_ERAS = (
@@ -136,18 +153,22 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> int:
     """Run ``workers`` probe-kit workers on ``host:port`` until SIGTERM or SIGINT; returns
-    :data:`STOPPED` once every worker has exited (see the module docstring)."""
+    :data:`STOPPED` once every worker has exited, or :data:`NOT_STARTED` if they could not all
+    start (see the module docstring)."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
     sock = bind(host, port)
     actual = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    print(f"http://{shown}:{actual}/mcp", flush=True)  # the first line: a parent process reads it
-    print(startup_line(workers, env.get("MCP_TASK_STORE")), file=sys.stderr, flush=True)
-    warning = reachable_warning(host, actual)
-    if warning:
-        print(warning, file=sys.stderr, flush=True)
+
+    def announce() -> None:
+        print(f"http://{shown}:{actual}/mcp", flush=True)  # the first line: a parent process reads it
+        print(startup_line(workers, env.get("MCP_TASK_STORE")), file=sys.stderr, flush=True)
+        warning = reachable_warning(host, actual)
+        if warning:
+            print(warning, file=sys.stderr, flush=True)
+
     from mcpnb.probekit.app import STATE_KEY_ENV, WORKERS_ENV
     from mcpnb.probekit.http_server import GRACE_S
 
@@ -164,32 +185,169 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
         log_level="warning",
         timeout_graceful_shutdown=GRACE_S,  # a listen stream never ends by itself: do not wait long
     )
+    outcome = STOPPED
     try:
         with _stop_is_an_exception():
             if workers == 1:
-                uvicorn.Server(config).run(sockets=[sock])
+                outcome = _serve_one(_announcing_server(uvicorn.Server, announce)(config), sock)
             else:
-                _saying_replacements(Multiprocess)(config, sockets=[sock]).run()
+                supervisor = _announcing(_saying_replacements(Multiprocess))(
+                    config, sockets=[sock], announce=announce, timeout=start_timeout()
+                )
+                supervisor.run()
+                outcome = NOT_STARTED if supervisor.failed else STOPPED
     except (KeyboardInterrupt, _Stop):
         pass  # a stop asked for (uvicorn passes the signal on once it has stopped): not an error
     finally:
         sock.close()
+    return outcome
+
+
+def start_timeout() -> float:
+    """:data:`START_TIMEOUT_S`, or the seconds ``MCP_PROBEKIT_START_TIMEOUT_S`` gives (a number above 0)."""
+    raw = os.environ.get(START_TIMEOUT_ENV, "").strip()
+    try:
+        given = float(raw)
+    except ValueError:
+        return START_TIMEOUT_S
+    return given if given > 0 else START_TIMEOUT_S
+
+
+def _serve_one(server: Any, sock: socket.socket) -> int:
+    """One uvicorn server in this process (``--workers 1`` on a host of the person's choosing)."""
+    from uvicorn.config import STARTUP_FAILURE
+
+    try:
+        server.run(sockets=[sock])
+    except SystemExit as exc:  # uvicorn's own "could not start": its reason is logged above
+        if exc.code != STARTUP_FAILURE:
+            raise
+        print("probe-kit: the server could not start (its error is above)", file=sys.stderr, flush=True)
+        return NOT_STARTED
     return STOPPED
+
+
+def _announcing_server(server: type[Any], announce: Callable[[], None]) -> type[Any]:
+    """uvicorn's server, announcing once it accepts (its app built, its lifespan started)."""
+
+    class Announcing(server):  # type: ignore[misc,valid-type]
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and not self.should_exit:
+                announce()
+
+    return Announcing
+
+
+def _announcing(supervisor: type[Any]) -> type[Any]:
+    """uvicorn's multi-process supervisor, announcing once every worker it started serves.
+
+    Each uvicorn worker answers pings on its health-check pipe with whether its server has started
+    (app built, lifespan run, accepting from the socket): one ping at a time is kept in flight per
+    worker, so no stale answer is read later. A worker that ends first, or a bound passed, stops
+    them all (SIGTERM, then SIGKILL after a grace) and says why; a SIGINT or SIGTERM meanwhile is a
+    plain stop."""
+
+    class Announcing(supervisor):  # type: ignore[misc,valid-type]
+        def __init__(
+            self, config: Any, sockets: list[socket.socket], *, announce: Callable[[], None], timeout: float
+        ) -> None:
+            super().__init__(config, sockets)
+            self.announce = announce
+            self.timeout = timeout
+            #: Why the workers could not start, or None.
+            self.failed: str | None = None
+
+        def init_processes(self) -> None:
+            super().init_processes()
+            problem = self._wait_until_serving()
+            if problem is None:
+                if not self.should_exit.is_set():
+                    self.announce()
+                return
+            self.failed = problem
+            print(f"probe-kit: {problem}", file=sys.stderr, flush=True)
+            self._stop_all()
+            self.should_exit.set()
+
+        def _wait_until_serving(self) -> str | None:
+            from multiprocessing.connection import wait
+
+            deadline = time.monotonic() + self.timeout
+            waiting = list(self.processes)
+            asked: set[int] = set()
+            while waiting:
+                self.handle_signals()
+                if self.should_exit.is_set():
+                    return None
+                for process in list(waiting):
+                    if _serves(process, asked):
+                        waiting.remove(process)
+                    elif not process.process.is_alive():
+                        return (
+                            f"worker pid {process.pid} {_ended(process.exitcode)} before it could serve "
+                            "(its own message, if any, is above); stopped the other workers: nothing "
+                            "is served"
+                        )
+                left = deadline - time.monotonic()
+                if waiting and left <= 0:
+                    pids = ", ".join(str(p.pid) for p in waiting)
+                    return (
+                        f"{len(waiting)} of {len(self.processes)} workers (pid {pids}) did not start "
+                        f"serving within {self.timeout:g} s: still loading on a very busy machine, or "
+                        f"stuck (more time: {START_TIMEOUT_ENV}=SECONDS); stopped every worker: nothing "
+                        "is served"
+                    )
+                if waiting:
+                    handles = [p.parent_conn for p in waiting] + [p.process.sentinel for p in waiting]
+                    wait(handles, timeout=min(left, 0.5))  # an answer, an exit, or a look at signals
+            return None
+
+        def _stop_all(self) -> None:
+            from mcpnb.probekit.http_server import GRACE_S
+
+            for process in self.processes:
+                process.terminate()  # only those still running
+            for process in self.processes:
+                process.process.join(GRACE_S + 5)
+                if process.process.is_alive():
+                    process.kill()
+                    process.process.join()
+
+    return Announcing
+
+
+def _serves(process: Any, asked: set[int]) -> bool:
+    """Whether this uvicorn worker has said its server started; keeps one ping in flight."""
+    conn = process.parent_conn
+    try:
+        if id(process) not in asked:
+            conn.send(b"ping")
+            asked.add(id(process))
+        if not conn.poll(0):
+            return False
+        asked.discard(id(process))
+        return conn.recv() is True
+    except (OSError, EOFError):  # it is gone: the caller sees it has ended
+        return False
+
+
+def _ended(exitcode: int | None) -> str:
+    """How a process ended, in words."""
+    if exitcode is None:
+        return "stopped answering"
+    if exitcode < 0:
+        return f"was killed by {_signal_name(-exitcode)}"
+    return f"exited with code {exitcode}"
 
 
 def replaced_line(old_pid: int | None, exitcode: int | None, new_pid: int | None, lease_s: str) -> str:
     """What probe-kit says when uvicorn replaces a worker that died: which one, how it ended, and
     what becomes of the tasks it ran (their status stays ``working`` until their lease runs out)."""
-    if exitcode is None:
-        how = "stopped answering"
-    elif exitcode < 0:
-        how = f"was killed by {_signal_name(-exitcode)}"
-    else:
-        how = f"exited with code {exitcode}"
     return (
-        f"[probe-kit] worker pid {old_pid} {how}; started pid {new_pid} in its place. Tasks it was "
-        f"running stay 'working' until their lease runs out (--task-lease-s, {lease_s} s), then end "
-        "as failed; finished tasks keep their results."
+        f"[probe-kit] worker pid {old_pid} {_ended(exitcode)}; started pid {new_pid} in its place. "
+        "Tasks it was running stay 'working' until their lease runs out "
+        f"(--task-lease-s, {lease_s} s), then end as failed; finished tasks keep their results."
     )
 
 

@@ -51,10 +51,11 @@ class Worker:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             line = pool.submit(self.proc.stdout.readline)  # type: ignore[union-attr]
             try:
-                self.url = line.result(timeout=60).strip()
+                # printed once every worker serves; probe-kit itself gives up after START_TIMEOUT_S (120)
+                self.url = line.result(timeout=150).strip()
             except concurrent.futures.TimeoutError:
                 self.kill()
-                raise AssertionError(f"worker printed no URL in 60 s: {log.read_text()[-2000:]}") from None
+                raise AssertionError(f"worker printed no URL in 150 s: {log.read_text()[-2000:]}") from None
         assert self.url.startswith("http://127.0.0.1:"), f"{self.url!r}: {log.read_text()[-2000:]}"
         self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
 
