@@ -25,6 +25,7 @@ class TTLCache(Generic[T]):
     _value: T | None = field(default=None, repr=False)
     _stored_at: float | None = None
     _generation: int = 0
+    _value_from: int = -1  # the generation the kept value was fetched in
 
     def get(self) -> T | None:
         """The value if it is still fresh, else None."""
@@ -44,9 +45,14 @@ class TTLCache(Generic[T]):
 
     def put(self, value: T, *, fetched_in: int | None = None) -> None:
         """Keep ``value``; fresh unless the cache was invalidated since ``fetched_in`` (the
-        :attr:`generation` read when its fetch began): then it is only the last value known."""
-        fresh = fetched_in is None or fetched_in == self._generation
-        self._value, self._stored_at = value, self.clock() if fresh else None
+        :attr:`generation` read when its fetch began): then it is only the last value known,
+        unless a fetch begun later is kept already (two fetches crossed a notice: the older one's
+        answer, arriving last, is not the newer)."""
+        began = self._generation if fetched_in is None else fetched_in
+        if began < self._value_from:
+            return
+        fresh = began == self._generation
+        self._value, self._stored_at, self._value_from = value, self.clock() if fresh else None, began
 
     def invalidate(self) -> None:
         """Mark stale; the last value stays available to :meth:`peek`."""
@@ -54,7 +60,7 @@ class TTLCache(Generic[T]):
         self._generation += 1
 
     def clear(self) -> None:
-        self._value, self._stored_at = None, None
+        self._value, self._stored_at, self._value_from = None, None, -1
         self._generation += 1
 
     @property

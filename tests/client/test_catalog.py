@@ -98,3 +98,20 @@ def test_a_prompt_list_that_changed_while_it_was_on_its_way_is_not_kept_as_fresh
     pool.connection("changing").prompt_cache.invalidate()  # a read that asks the server again
     assert [p.name for p in pool.prompts("changing")] == ["prompt_v1"]  # as it was read
     assert [p.name for p in pool.prompts("changing")] == ["prompt_v2"]
+
+
+def test_of_two_listings_that_crossed_a_notice_the_one_asked_later_is_kept():
+    """Listing A is asked, the server says its list changed, listing B is asked and answered;
+    A's answer, arriving last, must not replace B's (it is older)."""
+    from mcpnb.client.cache import TTLCache
+
+    cache: TTLCache[list[str]] = TTLCache(3600)
+    a = cache.generation
+    cache.invalidate()  # list_changed
+    b = cache.generation
+    cache.put(["new"], fetched_in=b)
+    cache.put(["old"], fetched_in=a)
+    assert cache.get() == ["new"] and cache.peek() == ["new"]
+    cache.clear()  # a new session: any listing is taken again
+    cache.put(["again"], fetched_in=cache.generation)
+    assert cache.get() == ["again"]
