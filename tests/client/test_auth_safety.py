@@ -394,3 +394,52 @@ def test_tokens_held_for_the_session_outlive_the_storage_and_a_log_out_drops_the
     assert asyncio.run(FileTokenStorage(token_path("s"), "http://127.0.0.1:2/mcp").get_tokens()) is None
     forget_tokens("s")
     assert asyncio.run(FileTokenStorage(token_path("s"), url).get_tokens()) is None
+
+
+_SIGN_OUT = """
+import asyncio, json, os, sys, warnings
+from mcp.shared.auth import OAuthToken
+from mcpnb.client.auth.storage import FileTokenStorage, forget_tokens, token_path
+url = "http://127.0.0.1:1/mcp"
+read = lambda: asyncio.run(FileTokenStorage(token_path("s"), url).get_tokens())
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    asyncio.run(FileTokenStorage(token_path("s"), url).set_tokens(OAuthToken(access_token="NEW")))
+    after_set = read().access_token
+    forget_tokens("s")
+    after_forget = read()
+print(json.dumps({"after_set": after_set, "after_forget": after_forget and after_forget.access_token,
+                  "said": [str(w.message) for w in caught]}))
+"""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_a_sign_out_that_cannot_remove_the_token_file_does_not_read_it_again(tmp_path):
+    """A folder that cannot be written: the new tokens are held, and a sign-out that cannot remove
+    the old file must not fall back to its old tokens (it did: dropped what was held, then read
+    the file), and says so."""
+    import shutil
+    import subprocess
+    import sys
+
+    from mcp.shared.auth import OAuthToken
+
+    tokens = tmp_path / "tokens"
+    tokens.mkdir(mode=0o700)
+    old = FileTokenStorage(tokens / "s.json", "http://127.0.0.1:1/mcp")
+    asyncio.run(old.set_tokens(OAuthToken(access_token="OLD")))
+    tokens.chmod(0o500)  # read and enter, not write
+    command = [sys.executable, "-c", _SIGN_OUT]
+    if os.geteuid() == 0:  # root may write anywhere: drop that right, as a person has it not
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "running as root needs setpriv (util-linux) to drop the right to write anywhere"
+        command = [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
+    try:
+        env = {**os.environ, "MCPNB_TOKEN_DIR": str(tokens)}
+        out = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    finally:
+        tokens.chmod(0o700)
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)
+    assert found["after_set"] == "NEW" and found["after_forget"] is None, found
+    assert any("could not remove" in said and "delete it yourself" in said for said in found["said"]), found

@@ -28,9 +28,10 @@ from mcpnb.client.auth.notice import tell_person
 from mcpnb.client.errors import AuthError
 
 TOKEN_DIR_ENV = "MCPNB_TOKEN_DIR"
-#: What a :class:`FileTokenStorage` could not write (its folder read-only), by file and server URL:
-#: held for the kernel's life, as a new storage for the same file (a reconnect's) reads it.
-_HELD: dict[tuple[str, str], dict[str, Any]] = {}
+#: What a :class:`FileTokenStorage` could not write (its folder read-only), or ``{}`` for a file it
+#: could not remove (a sign-out: the file is not read again), by file: held for the kernel's life,
+#: as a new storage for the same file (a reconnect's) reads it.
+_HELD: dict[str, dict[str, Any]] = {}
 
 
 def token_dir() -> Path:
@@ -104,18 +105,13 @@ class FileTokenStorage:
     def __repr__(self) -> str:
         return f"FileTokenStorage(path={str(self.path)!r})"
 
-    @property
-    def _key(self) -> tuple[str, str]:
-        return str(self.path), self.server_url
-
     def _load(self) -> dict[str, Any]:
-        held = _HELD.get(self._key)
-        if held is not None:
-            return held
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
+        data = _HELD.get(str(self.path))
+        if data is None:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
         if not isinstance(data, dict) or data.get("server_url") != self.server_url:
             return {}
         return data
@@ -125,15 +121,15 @@ class FileTokenStorage:
         try:
             self._write(data)
         except OSError as exc:
-            if self._key not in _HELD:
+            if str(self.path) not in _HELD:
                 tell_person(
                     f"mcpnb could not keep the sign-in in {self.path.parent} ({exc.strerror or exc}): it "
                     f"is held until the kernel stops, and asked for again after; set {TOKEN_DIR_ENV} to a "
                     "folder you can write to keep it"
                 )
-            _HELD[self._key] = data
+            _HELD[str(self.path)] = data
         else:
-            _HELD.pop(self._key, None)
+            _HELD.pop(str(self.path), None)
 
     def _write(self, data: dict[str, Any]) -> None:
         """Write the file whole or not at all: a new file of an unguessable name, created by this call
@@ -196,9 +192,7 @@ class FileTokenStorage:
         self._save(oauth_metadata=metadata.model_dump(mode="json", exclude_none=True))
 
     def clear(self) -> None:
-        _HELD.pop(self._key, None)
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # never kept on disk
-            self.path.unlink()
+        _removed(self.path)
 
 
 def private_directory(directory: Path) -> None:
@@ -240,8 +234,20 @@ def forget_tokens(server: str) -> None:
     """Drop what mcpnb holds for ``server``: memory stores and the token file (a 'log out')."""
     for key in [k for k in _MEMORY if k[0] == server]:
         del _MEMORY[key]
-    path = token_path(server)
-    for key in [k for k in _HELD if k[0] == str(path)]:
-        del _HELD[key]
-    with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # never kept on disk
+    _removed(token_path(server))
+
+
+def _removed(path: Path) -> None:
+    """``path`` removed; one that cannot be (its folder read-only) is not read again by this kernel,
+    said once: a sign-out must not leave the old tokens in use."""
+    _HELD.pop(str(path), None)
+    try:
         path.unlink()
+    except (FileNotFoundError, NotADirectoryError):  # never kept on disk
+        pass
+    except OSError as exc:
+        _HELD[str(path)] = {}
+        tell_person(
+            f"mcpnb could not remove {path} ({exc.strerror or exc}): this kernel no longer reads it, "
+            "but a new one would; delete it yourself to sign out everywhere"
+        )
