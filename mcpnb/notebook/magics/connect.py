@@ -466,7 +466,7 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
             path, words or None, inputs=inputs, context=asking, auth=sign_in
         )
         table = ctx.pool.runtime.run(connecting)  # an awaiting cell's interrupt cancels it
-        failed = failed_servers_error(table, path)
+        failed = failed_servers_error(table, path, _not_asked_for(ctx.pool, table, path, words))
         if failed is not None:  # the table first (every server's row), then the one error
             from IPython.display import display
 
@@ -493,7 +493,33 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
         _remember_source(ctx, ns.name, ns.held if ns.server is not None else None)
 
 
-def failed_servers_error(table: Any, path: str | None) -> Exception | None:
+def _not_asked_for(pool: Any, table: Any, path: str | None, words: list[str]) -> set[str]:
+    """The failed servers a bare ``--config`` started only because the site or the person's user
+    file has them (not named, nor the project's): every notebook's connect cell would end in their
+    error, and an administrator's server one person cannot start is no fault of the notebook."""
+    if path is not None or words:
+        return set()
+    from mcpnb.client.config import site_config_paths, user_config_path
+    from mcpnb.client.config.layers import is_file
+
+    broad = {str(p) for p in (*site_config_paths(), user_config_path()) if is_file(p)}
+    resolved = {str(Path(p).resolve()) for p in broad}
+    found = set()
+    for row in table:
+        if row.state != "failed":
+            continue
+        try:
+            source = pool.connection(row.name).config.source
+        except Exception:  # no connection kept for it: said as any other
+            continue
+        if source and (source in broad or str(Path(source).resolve()) in resolved):
+            found.add(row.name)
+    return found
+
+
+def failed_servers_error(
+    table: Any, path: str | None, not_asked_for: set[str] = frozenset()
+) -> Exception | None:
     """The one ``ConnectError`` for the servers of a file that failed to connect (None when none did).
 
     ``Pool.connect_config`` never raises for one server: a broken entry must not keep the others
@@ -507,6 +533,21 @@ def failed_servers_error(table: Any, path: str | None) -> Exception | None:
     from mcpnb.client.errors import ConnectError
 
     failed = [row for row in table if row.state == "failed"]
+    spared = [row for row in failed if row.name in not_asked_for]
+    if spared:
+        import warnings
+
+        names = ", ".join(
+            f"{row.name!r} ({(row.last_error or 'no reason given').rstrip('.')})" for row in spared
+        )
+        warnings.warn(
+            f"not connected, from the site or your user config file: {names}. The cell goes on; "
+            'turn one off in your user file with "enabled": false, or name it to need it: '
+            f"%mcp connect --config {_words(row.name for row in spared)}",
+            UserWarning,
+            stacklevel=2,
+        )
+    failed = [row for row in failed if row.name not in not_asked_for]
     if not failed:
         return None
     command = "%mcp connect --config" + (f" {shlex.quote(path)}" if path else "")

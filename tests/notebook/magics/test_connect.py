@@ -491,3 +491,32 @@ def test_an_expression_with_quotes_and_spaces_in_braces_is_python_not_shell_word
     assert line(ip, "connect mine {{servers['a']}}")["mine"].state == "connected"
     assert line(ip, 'connect web {{ urls["web"] }} --era legacy')["web"].state == "connected"
     assert line(ip, "call mine.add a={{ len(urls) }} b=2").data == 3
+
+
+def test_a_broken_server_of_the_site_or_user_file_is_said_but_ends_no_cell(
+    ip, mcp, tmp_path, monkeypatch, capsys
+):
+    """An administrator's server that cannot start for this person (a program their environment
+    lacks), and one of their own user file: a bare ``--config`` shows them failed and warns, but
+    the cell, which asked for the project's servers, goes on. Named, either ends it."""
+    ok = {"command": PY, "args": [DEMO, "stdio"]}
+    missing = {"command": "no-such-program-mcpnb"}
+    site, user = tmp_path / "site.json", tmp_path / "user.json"
+    site.write_text(json.dumps({"mcpServers": {"admins": missing}}))
+    user.write_text(json.dumps({"mcpServers": {"mine": missing}}))
+    monkeypatch.setenv("MCPNB_SITE_CONFIG", str(site))
+    monkeypatch.setenv("MCPNB_USER_CONFIG", str(user))
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": ok}}))
+    monkeypatch.chdir(tmp_path / "proj")
+    table = line(ip, "connect --config")
+    assert {r.name: r.state for r in table} == {"admins": "failed", "mine": "failed", "proj": "connected"}
+    said = capsys.readouterr().err
+    assert re.search(r"'admins'.*'mine'.*\"enabled\": false", said) and "no-such-program-mcpnb" in said, said
+    line(ip, "disconnect --all")
+    with pytest.raises(ConnectError, match="could not connect to 'admins'"):
+        line(ip, "connect --config admins proj")  # named: the notebook needs it
+    line(ip, "disconnect --all")
+    (tmp_path / "proj" / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": missing}}))
+    with pytest.raises(ConnectError, match="could not connect to 'proj'"):
+        line(ip, "connect --config")  # the project's own: the cell ends
