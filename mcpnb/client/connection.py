@@ -83,6 +83,11 @@ _HTTP_NAMES = {"http": "Streamable HTTP", "sse": "legacy SSE"}
 _MODES = {"auto": "auto", "legacy": "legacy", "modern": "auto"}
 #: Answers to a handshake a server refuses because it no longer speaks that era (see _refused_era).
 _ERA_REFUSALS = (_METHOD_NOT_FOUND, _UNSUPPORTED_VERSION)
+#: The SDK's answer to a request it stopped waiting for (its ``server/discover`` probe waits 10 s).
+_REQUEST_TIMEOUT = -32001
+#: At most this many ``server/discover`` probes per attempt (see _patient_probe): an endless
+#: startup_timeout must not probe a server that drops unknown methods for ever.
+DISCOVER_TRIES = 3
 
 
 async def _skip_sdk_validation(name: str, result: Any) -> None:
@@ -195,6 +200,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # An 'auto' era connection's era as its server answered it (see _mode): an automatic
         # reconnect goes straight to it instead of probing again
         self.learned_era: str | None = None
+        # The seconds each unanswered ``server/discover`` probe of the session being opened waited
+        # (see _patient_probe): a handshake after them is a guess, not the server's answer
+        self._unanswered_probes: list[float] = []
         # Why the last session died under us, until a reconnect replaces it; then what the first
         # result says of it (see restart_note): the new process remembers nothing of the old one's
         self._lost_to: str | None = None
@@ -454,6 +462,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self._session_stderr_from = self.stderr_count
         self.session_stdout = []
         self.sdk_said = None
+        self._unanswered_probes = []
         self._ready = ready
         self._owner = loop.create_task(self._own(ready, self._stop, mode), name=f"mcpnb-owner-{self.name}")
         CONNECTING.reset(connecting)
@@ -472,6 +481,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
             client = await within(deadline, asyncio.shield(ready))
             self._install(client)
             self.prompt_cache.clear()  # a new session's server may offer other prompts
+            if self.config.era == "modern" and self.era != "modern" and self._unanswered_probes:
+                raise McpnbError(  # not "it speaks only": it never said
+                    f"{self._silence_of_probes()}, and it answered the {self.protocol_version} handshake "
+                    "instead; raise startup_timeout if it is just slow, or use era 'auto' or 'legacy'"
+                )
             if self.config.era == "modern" and self.era != "modern":
                 raise McpnbError(
                     f"the server only speaks the handshake era ({self.protocol_version}), not 2026-07-28; "
@@ -676,6 +690,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         advertise(apps.EXTENSION, apps.extension_settings()),
                     ],
                 )
+                self._patient_probe(client)
                 await stack.enter_async_context(client)
                 ready.set_result(client)
                 await stop.wait()
@@ -700,6 +715,74 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if isinstance(exc, ServerExitedError) and not ready.done():
             ready.set_exception(exc)
 
+    def _patient_probe(self, client: Any) -> None:
+        """A ``server/discover`` probe that got no answer is asked again while startup_timeout leaves
+        time for another and the handshake after it.
+
+        The SDK's ``mode='auto'`` takes any error of its probe for "a legacy server", its own 10 s
+        timeout too: a 2026-07-28 server still starting (a cold instance, workers still importing)
+        got a 2025-11-25 ``initialize`` session, which it may not keep (probe-kit's workers keep
+        2026-07-28 sessions only: "Session not found"). A refusal ("Method not found", a real
+        legacy server) still falls back at once; so does the last probe's timeout (a server that
+        drops a method it does not know), as a guess :meth:`_install` says and does not remember.
+        The SDK builds its session inside ``__aenter__`` and negotiates there, so the probe is
+        wrapped as the session is built.
+        """
+        from mcp.client import session as sdk_session
+        from mcp.shared.exceptions import MCPError
+
+        deadline = CONNECTING.get()  # this attempt's startup_timeout, as the owner task sees it
+        build = client._build_session
+
+        async def build_session(stack: Any) -> Any:
+            session = await build(stack)
+            probe = session.send_discover
+
+            async def send_discover(version: str) -> Any:
+                while True:
+                    waited = sdk_session.DISCOVER_TIMEOUT_SECONDS
+                    try:
+                        return await probe(version)
+                    except MCPError as exc:
+                        if exc.code != _REQUEST_TIMEOUT:
+                            raise
+                        self._unanswered_probes.append(waited)
+                        left = deadline.remaining() if deadline is not None else None
+                        # another probe, and still half a probe's time for the handshake after it
+                        # (startup_timeout=30 s: a second probe at 10 s, the handshake at 20 s)
+                        tried = len(self._unanswered_probes)
+                        if tried >= DISCOVER_TRIES or left is None or left <= 1.5 * waited:
+                            raise
+                        self.emit("era", f"server/discover got no answer in {waited:g} s: asking again")
+
+            session.send_discover = send_discover
+            return session
+
+        client._build_session = build_session
+
+    def _era_note(self) -> None:
+        """What the log says of an era chosen after unanswered probes (see :meth:`_patient_probe`)."""
+        waits = self._unanswered_probes
+        if not waits:
+            return
+        silence = self._silence_of_probes()
+        if self.era == "modern":
+            self.emit(
+                "era", f"{silence}, then one was answered: a {self.protocol_version} session", guessed=False
+            )
+        else:
+            self.emit(
+                "era",
+                f"{silence}: used the {self.protocol_version} initialize handshake, which the server "
+                "answered; a guess, not its answer to discover, so the next connect asks again",
+                guessed=True,
+            )
+
+    def _silence_of_probes(self) -> str:
+        waits = self._unanswered_probes
+        probes = f"{len(waits)} probes" if len(waits) > 1 else "1 probe"
+        return f"server/discover got no answer in {waits[-1]:g} s ({probes})"
+
     def _install(self, client: Any) -> None:
         from mcpnb.client import doors
 
@@ -710,7 +793,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.client = client
         self.protocol_version = client.protocol_version
         if self.config.era == "auto" and self.transport != "inprocess":  # in-process: another path
-            self.learned_era = self.era
+            # a handshake sent because discover went unanswered says nothing of the server's era
+            self.learned_era = None if self._unanswered_probes and self.era != "modern" else self.era
+        self._era_note()
         self.server_info = client.server_info
         self.capabilities = client.server_capabilities
         # a server may write its own settings (a key from its env) into what it says of itself
