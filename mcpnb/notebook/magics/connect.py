@@ -8,6 +8,7 @@ where each word goes, since argparse alone would call a server's ``--read-write`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import weakref
 from collections.abc import Mapping, Sequence
@@ -496,23 +497,34 @@ def connect(ctx: Context, ns: argparse.Namespace) -> Any:
 def _not_asked_for(pool: Any, table: Any, path: str | None, words: list[str]) -> set[str]:
     """The failed servers a bare ``--config`` started only because the site or the person's user
     file has them (not named, nor the project's): every notebook's connect cell would end in their
-    error, and an administrator's server one person cannot start is no fault of the notebook."""
+    error, and an administrator's server one person cannot start is no fault of the notebook. One
+    whose settings are invalid has no connection: its error names the file it was written in."""
     if path is not None or words:
         return set()
-    from mcpnb.client.config import site_config_paths, user_config_path
-    from mcpnb.client.config.layers import is_file
+    import json
 
-    broad = {str(p) for p in (*site_config_paths(), user_config_path()) if is_file(p)}
-    resolved = {str(Path(p).resolve()) for p in broad}
+    from mcpnb.client.config import LOCAL_FILE, find_project_config, site_config_paths, user_config_path
+    from mcpnb.client.config.layers import is_file
+    from mcpnb.client.config.validate import read_text
+
+    broad = [p for p in (*site_config_paths(), user_config_path()) if is_file(p)]
+    spellings = {str(p) for p in broad} | {str(p.resolve()) for p in broad}
+    projects = set()  # the project's own servers: theirs to fail
+    project = find_project_config(Path.cwd())
+    for file in (project, project.parent / LOCAL_FILE) if project is not None else ():
+        with contextlib.suppress(Exception):
+            projects |= set(json.loads(read_text(file)).get("mcpServers") or {})
     found = set()
     for row in table:
-        if row.state != "failed":
+        if row.state != "failed" or row.name in projects:
             continue
         try:
-            source = pool.connection(row.name).config.source
-        except Exception:  # no connection kept for it: said as any other
-            continue
-        if source and (source in broad or str(Path(source).resolve()) in resolved):
+            source = pool.connection(row.name).config.source or ""
+            written_in = {source, str(Path(source).resolve())} if source else set()
+        except Exception:  # settings invalid: never started
+            said = row.last_error or ""
+            written_in = {file for file in spellings if f"{file}:" in said}
+        if written_in & spellings:
             found.add(row.name)
     return found
 

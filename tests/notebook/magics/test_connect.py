@@ -502,7 +502,9 @@ def test_a_broken_server_of_the_site_or_user_file_is_said_but_ends_no_cell(
     ok = {"command": PY, "args": [DEMO, "stdio"]}
     missing = {"command": "no-such-program-mcpnb"}
     site, user = tmp_path / "site.json", tmp_path / "user.json"
-    site.write_text(json.dumps({"mcpServers": {"admins": missing}}))
+    # one the person cannot start, one whose settings need a variable they do not have (never started)
+    needs = {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${ADMIN_TOKEN_X}"}}
+    site.write_text(json.dumps({"mcpServers": {"admins": missing, "admins2": needs}}))
     user.write_text(json.dumps({"mcpServers": {"mine": missing}}))
     monkeypatch.setenv("MCPNB_SITE_CONFIG", str(site))
     monkeypatch.setenv("MCPNB_USER_CONFIG", str(user))
@@ -510,7 +512,12 @@ def test_a_broken_server_of_the_site_or_user_file_is_said_but_ends_no_cell(
     (tmp_path / "proj" / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": ok}}))
     monkeypatch.chdir(tmp_path / "proj")
     table = line(ip, "connect --config")
-    assert {r.name: r.state for r in table} == {"admins": "failed", "mine": "failed", "proj": "connected"}
+    assert {r.name: r.state for r in table} == {
+        "admins": "failed",
+        "admins2": "failed",
+        "mine": "failed",
+        "proj": "connected",
+    }
     said = capsys.readouterr().err
     assert re.search(r"'admins'.*'mine'.*\"enabled\": false", said) and "no-such-program-mcpnb" in said, said
     line(ip, "disconnect --all")
