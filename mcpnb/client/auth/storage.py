@@ -240,14 +240,15 @@ def forget_tokens(server: str) -> None:
 def _removed(path: Path) -> None:
     """``path`` removed; one that cannot be (its folder read-only) is not read again by this kernel,
     said once: a sign-out must not leave the old tokens in use."""
-    _HELD.pop(str(path), None)
+    signed_out = _HELD.pop(str(path), None) == {}  # already: said
     try:
         path.unlink()
     except (FileNotFoundError, NotADirectoryError):  # never kept on disk
         pass
     except OSError as exc:
         _HELD[str(path)] = {}
-        tell_person(
-            f"mcpnb could not remove {path} ({exc.strerror or exc}): this kernel no longer reads it, "
-            "but a new one would; delete it yourself to sign out everywhere"
-        )
+        if not signed_out:
+            tell_person(
+                f"mcpnb could not remove {path} ({exc.strerror or exc}): this kernel no longer reads "
+                "it, but a new one would; delete it yourself to sign out everywhere"
+            )
