@@ -173,12 +173,20 @@ def _coincide(a: _Step, b: _Step) -> bool:
     return a[2] != b[2] or {a[3], b[3]} not in ({"rest", "named"}, {"rest", "pattern"})
 
 
+#: A name the two regex engines read alike (the Python ``jsonschema`` fallback's ``re`` and
+#: jsonschema-rs's): ``$`` matches before a final line break in ``re`` only, and classes differ
+#: past ASCII.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]*")
+
+
 def _may_match(pattern: Any, name: str) -> bool:
     """Whether ``pattern`` may match ``name``, read by the validator's own regex engine (Python's
     ``re`` backtracks for ever on ``^(a+)+$`` and a name of 40 ``a``s and a ``!``, the GIL held,
-    where the validator's stops); a pattern it cannot read may match anything."""
+    where the validator's stops); a pattern it cannot read may match anything. Where the engines
+    may differ (a name with a line break or past ASCII, a POSIX class ``[[:digit:]]``), it may: a
+    check that falls back to ``jsonschema`` reads patterns with ``re`` (``^a$`` matches ``a\n``)."""
     validator = _pattern_validator(pattern) if isinstance(pattern, str) else None
-    if validator is None:
+    if validator is None or not _PLAIN_NAME.fullmatch(name) or "[:" in pattern:
         return True
     try:
         return bool(validator.is_valid(name))
