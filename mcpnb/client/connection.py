@@ -203,6 +203,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # The seconds each unanswered ``server/discover`` probe of the session being opened waited
         # (see _patient_probe): a handshake after them is a guess, not the server's answer
         self._unanswered_probes: list[float] = []
+        # This connection's last era was such a guess: an automatic reconnect probes once, not
+        # DISCOVER_TRIES times (a server that drops discover would cost ~20 s each time)
+        self._era_guessed = False
         # Why the last session died under us, until a reconnect replaces it; then what the first
         # result says of it (see restart_note): the new process remembers nothing of the old one's
         self._lost_to: str | None = None
@@ -333,6 +336,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         # a person's connect probes the era afresh (the server may have been upgraded meanwhile),
         # and what it hears first is no news of a restart: they started it
         self.learned_era = self._lost_to = self.restart_note = None
+        self._era_guessed = False
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
             await self._open_guessing(wait)
@@ -751,7 +755,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         # another probe, and still half a probe's time for the handshake after it
                         # (startup_timeout=30 s: a second probe at 10 s, the handshake at 20 s)
                         tried = len(self._unanswered_probes)
-                        if tried >= DISCOVER_TRIES or left is None or left <= 1.5 * waited:
+                        tries = 1 if self._era_guessed else DISCOVER_TRIES
+                        if tried >= tries or left is None or left <= 1.5 * waited:
                             raise
                         self.emit("era", f"server/discover got no answer in {waited:g} s: asking again")
 
@@ -794,7 +799,8 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.protocol_version = client.protocol_version
         if self.config.era == "auto" and self.transport != "inprocess":  # in-process: another path
             # a handshake sent because discover went unanswered says nothing of the server's era
-            self.learned_era = None if self._unanswered_probes and self.era != "modern" else self.era
+            self._era_guessed = bool(self._unanswered_probes) and self.era != "modern"
+            self.learned_era = None if self._era_guessed else self.era
         self._era_note()
         self.server_info = client.server_info
         self.capabilities = client.server_capabilities

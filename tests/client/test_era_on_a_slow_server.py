@@ -67,3 +67,25 @@ def test_era_modern_on_a_server_that_never_answers_discover_says_so(pool, short_
     with pytest.raises(McpnbError, match="server/discover got no answer in 1 s") as caught:
         pool.connect("silent", command=sys.executable, args=[str(SERVER), "--silent"], era="modern", **quick)
     assert "only speaks" not in str(caught.value)
+
+
+@pytest.mark.timeout(90)
+def test_after_a_guess_an_automatic_reconnect_probes_once(pool, short_probe):
+    """The server that drops discover is lost (its process killed): the automatic reconnect asks
+    discover once more, not three times (each unanswered probe costs the SDK's full wait)."""
+    import os
+    import signal
+
+    from conftest import wait_until
+
+    pool.connect("silent", command=sys.executable, args=[str(SERVER), "--silent"], **QUICK)
+    first = len(pool.connection("silent")._unanswered_probes)
+    assert first == 3, era_lines(pool, "silent")  # a person's connect: asked while startup_timeout allows
+    pid = int(pool.call("silent", "pid", {}).text)
+    os.kill(pid, signal.SIGKILL)
+    assert wait_until(
+        lambda: pool.status()["silent"].retries >= 1 and pool.status()["silent"].state == "connected"
+    )
+    assert int(pool.call("silent", "pid", {}).text) != pid
+    assert len(pool.connection("silent")._unanswered_probes) == 1, era_lines(pool, "silent")
+    assert pool.status()["silent"].era == "legacy"

@@ -6,17 +6,21 @@ first ``server/discover`` (every request sent meanwhile waits in the pipe behind
 it and every later one at once; ``--silent`` never answers ``server/discover`` at all (some old
 servers drop a method they do not know instead of refusing it). ``initialize`` (2025-11-25) is
 answered too, so whichever handshake the client sends wins: the era a client gets says which it
-chose. Tool: ``which_era()``, the era of the request that called it.
+chose. Tools: ``which_era()``, the era of the request that called it; ``pid()``, this process's id.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from handwritten import MODERN, cache, greeting, requests, send
 
-TOOLS = [{"name": "which_era", "inputSchema": {"type": "object"}}]
+TOOLS = [
+    {"name": "which_era", "inputSchema": {"type": "object"}},
+    {"name": "pid", "inputSchema": {"type": "object"}},
+]
 CAPABILITIES = {"tools": {}}
 
 
@@ -50,6 +54,8 @@ def main() -> None:
             answer(request_id, {})
         elif method == "tools/list":
             answer(request_id, {**cache(era), "tools": TOOLS})
+        elif method == "tools/call" and params.get("name") == "pid":
+            answer(request_id, {"content": [{"type": "text", "text": str(os.getpid())}]})
         elif method == "tools/call" and params.get("name") == "which_era":
             answer(request_id, {"content": [{"type": "text", "text": era}]})
         else:
