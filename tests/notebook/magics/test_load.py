@@ -57,23 +57,29 @@ def test_unload_keeps_the_kernels_servers_and_load_finds_them_again(tmp_path):
     assert "rows ['probe']" in out.stdout and "after close []" in out.stdout, out.stdout + out.stderr
 
 
-@pytest.mark.parametrize("content", ['{"mcpServers": {"a": ', "[1, 2]", '{"servers": {}}'])
-def test_broken_default_config_warns_and_loads(ip, mcp, tmp_path, monkeypatch, content, capsys):
-    (tmp_path / ".mcp.json").write_text(content)
-    monkeypatch.chdir(tmp_path)
+def reloaded(ip, mcp, capsys) -> str:
+    """``%load_ext mcpnb`` again, every warning shown: what it printed (its quick look at the
+    default config files); the test's pool put back."""
+    from mcpnb.notebook.magics import get_magics
+
     ip.run_line_magic("unload_ext", "mcpnb")
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         ip.run_line_magic("load_ext", "mcpnb")
-    said = capsys.readouterr().err
+    get_magics(ip).pool = mcp.pool
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", ['{"mcpServers": {"a": ', "[1, 2]", '{"servers": {}}'])
+def test_broken_default_config_warns_and_loads(ip, mcp, tmp_path, monkeypatch, content, capsys):
+    (tmp_path / ".mcp.json").write_text(content)
+    monkeypatch.chdir(tmp_path)
+    said = reloaded(ip, mcp, capsys)
     # the message alone, as %mcp's own warnings: not Python's "…/mcpnb/__init__.py:133: UserWarning"
     assert said.startswith(f"UserWarning: mcpnb: ignoring {tmp_path / '.mcp.json'}: ") and ".py:" not in said
     if content.startswith('{"mcpServers": {"a": '):  # a JSON slip: where, as a config error says it
         assert "invalid JSON at line 1, column" in said
     assert ip.find_line_magic("mcp") is not None
-    from mcpnb.notebook.magics import get_magics
-
-    get_magics(ip).pool = mcp.pool
     view = line(ip, "config")  # the full loader explains the problem instead of failing
     assert view.problems and "files: (none could be read)" in repr(view)
 
@@ -84,15 +90,8 @@ def test_a_broken_default_config_with_a_windows_path_says_to_double_the_backslas
     """The load's quick look says what ``%mcp connect --config`` says of the same file."""
     (tmp_path / ".mcp.json").write_text(r'{"mcpServers": {"fs": {"command": "C:\Program Files\npx.cmd"}}}')
     monkeypatch.chdir(tmp_path)
-    ip.run_line_magic("unload_ext", "mcpnb")
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        ip.run_line_magic("load_ext", "mcpnb")
-    said = capsys.readouterr().err
+    said = reloaded(ip, mcp, capsys)
     assert "invalid JSON at line 1" in said and "write each one twice" in said
-    from mcpnb.notebook.magics import get_magics
-
-    get_magics(ip).pool = mcp.pool
 
 
 def test_broken_user_config_warns_too(ip, mcp, tmp_path, monkeypatch, capsys):
@@ -100,14 +99,7 @@ def test_broken_user_config_warns_too(ip, mcp, tmp_path, monkeypatch, capsys):
     user.write_text("{not json")
     monkeypatch.setenv("MCPNB_USER_CONFIG", str(user))
     monkeypatch.chdir(tmp_path)
-    ip.run_line_magic("unload_ext", "mcpnb")
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        ip.run_line_magic("load_ext", "mcpnb")
-    assert "user.json" in capsys.readouterr().err
-    from mcpnb.notebook.magics import get_magics
-
-    get_magics(ip).pool = mcp.pool
+    assert "user.json" in reloaded(ip, mcp, capsys)
 
 
 def test_a_default_config_saved_as_utf16_loads_without_a_warning_and_completes(
@@ -119,14 +111,7 @@ def test_a_default_config_saved_as_utf16_loads_without_a_warning_and_completes(
 
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"sixteen": {"command": "srv"}}}), "utf-16")
     monkeypatch.chdir(tmp_path)
-    ip.run_line_magic("unload_ext", "mcpnb")
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        ip.run_line_magic("load_ext", "mcpnb")
-    assert "ignoring" not in capsys.readouterr().err
-    from mcpnb.notebook.magics import get_magics
-
-    get_magics(ip).pool = mcp.pool
+    assert "ignoring" not in reloaded(ip, mcp, capsys)
     assert "sixteen" in complete(ip, "%mcp connect --config ")
 
 
