@@ -39,6 +39,10 @@ class ToolCatalog:
         listed, generation = None, self.cache.generation
         if conn.capabilities is None or conn.capabilities.tools is not None:
             listed = await self._listed()
+            if self.cache.generation != generation:  # list_changed came meanwhile: it may be old
+                conn.emit("cache", "the server's tools changed while they were listed: listed again")
+                generation = self.cache.generation  # once: a server that says so each time is believed
+                listed = await self._listed()
             for tool in listed:
                 info = tool if isinstance(tool, ToolInfo) else ToolInfo.from_sdk(conn.name, tool)
                 support = effective_task_support(info.task_support, conn.capabilities, conn.era)

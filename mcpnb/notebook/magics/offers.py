@@ -414,7 +414,8 @@ def _refuse_plain_only(ctx: Context, tool: Any) -> None:
     """``--task`` for a listed tool that runs only as a plain call: said in the magic's words before
     the cell shows "starting … as a task" (the pool's own refusal speaks of ``task=True``). A tool
     the server does not list (``--no-validate``) is left to the pool, which says it is unknown."""
-    if tool.task_support != "forbidden" or ctx.pool.cached_tool(tool.server, tool.name) is None:
+    listed = ctx.pool.connection(tool.server).tool_cache.peek() or {}  # the last list, fresh or not
+    if tool.task_support != "forbidden" or tool.name not in listed:
         return
     from mcpnb.client.tasks.optin import server_offers_tasks
 
