@@ -396,10 +396,16 @@ def _input_ids(words: list[str]) -> list[str]:
 
 def _configured_names() -> list[str]:
     """Server names in the default ``.mcp.json`` files, read as plain JSON (no validation, no imports)."""
-    names: list[str] = []
+    return server_names_in(default_config_files())
+
+
+def server_names_in(files: list[Path]) -> list[str]:
+    """The ``mcpServers`` names of ``files``, each once, read as plain JSON; a file that cannot be
+    read names none."""
     from mcpnb.client.config.validate import read_text
 
-    for path in default_config_files():
+    names: list[str] = []
+    for path in files:
         try:
             servers = json.loads(read_text(path)).get("mcpServers") or {}
             names += [n for n in servers if n not in names]
@@ -411,13 +417,25 @@ def _configured_names() -> list[str]:
 def default_config_files() -> list[Path]:
     """The site, user, project and local files a bare ``%mcp connect --config`` would read (those
     that exist; one in a folder that may not be entered does not)."""
-    from mcpnb.client.config import LOCAL_FILE, find_project_config, site_config_paths, user_config_path
+    return broad_config_files() + project_config_files()
+
+
+def broad_config_files() -> list[Path]:
+    """The site and user files that exist: what every notebook on this machine reads."""
+    from mcpnb.client.config import site_config_paths, user_config_path
     from mcpnb.client.config.layers import is_file
 
-    found = [*site_config_paths(), user_config_path()]
+    return [p for p in (*site_config_paths(), user_config_path()) if is_file(p)]
+
+
+def project_config_files() -> list[Path]:
+    """The project's ``.mcp.json`` (from the working directory up) and its ``.mcp.local.json``, those
+    that exist."""
+    from mcpnb.client.config import LOCAL_FILE, find_project_config
+    from mcpnb.client.config.layers import is_file
+
     project = find_project_config(Path.cwd())
-    if project is not None:
-        found += [project, project.parent / LOCAL_FILE]
+    found = [project, project.parent / LOCAL_FILE] if project is not None else []
     return [p for p in found if is_file(p)]
 
 

@@ -8,7 +8,6 @@ where each word goes, since argparse alone would call a server's ``--read-write`
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import weakref
 from collections.abc import Mapping, Sequence
@@ -501,19 +500,11 @@ def _not_asked_for(pool: Any, table: Any, path: str | None, words: list[str]) ->
     whose settings are invalid has no connection: its error names the file it was written in."""
     if path is not None or words:
         return set()
-    import json
+    from mcpnb.notebook.magics.completion import broad_config_files, project_config_files, server_names_in
 
-    from mcpnb.client.config import LOCAL_FILE, find_project_config, site_config_paths, user_config_path
-    from mcpnb.client.config.layers import is_file
-    from mcpnb.client.config.validate import read_text
-
-    broad = [p for p in (*site_config_paths(), user_config_path()) if is_file(p)]
+    broad = broad_config_files()
     spellings = {str(p) for p in broad} | {str(p.resolve()) for p in broad}
-    projects = set()  # the project's own servers: theirs to fail
-    project = find_project_config(Path.cwd())
-    for file in (project, project.parent / LOCAL_FILE) if project is not None else ():
-        with contextlib.suppress(Exception):
-            projects |= set(json.loads(read_text(file)).get("mcpServers") or {})
+    projects = set(server_names_in(project_config_files()))  # the project's own servers: theirs to fail
     found = set()
     for row in table:
         if row.state != "failed" or row.name in projects:
