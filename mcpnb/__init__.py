@@ -17,7 +17,10 @@ _install_moved()  # 0.1's deep imports (mcpnb.pool, mcpnb.results, ...) still wo
 # A library's logger prints nothing unless the application configures logging: without a handler,
 # Python's last resort writes WARNING and above on stderr, which a kernel shows, in red, in whichever
 # cell runs when a server is lost. mcpnb says that in its status and its calls' errors already.
-_logging.getLogger("mcpnb").addHandler(_logging.NullHandler())
+# Once: %reload_ext mcpnb runs this module again.
+_logger = _logging.getLogger("mcpnb")
+if not any(isinstance(h, _logging.NullHandler) for h in _logger.handlers):
+    _logger.addHandler(_logging.NullHandler())
 
 _LAZY = {
     "AppView": "mcpnb.notebook.render.app_view",
@@ -52,6 +55,7 @@ _LAZY = {
     "NameCollisionError": "mcpnb.client.toolbox.names",
     "ToolFailedError": "mcpnb.client.toolbox.box",
     "NotTabularError": "mcpnb.client.frames",
+    "ContentsError": "mcpnb.client.contents",
     "RequirementError": "mcpnb.client.requirements.errors",
     "RequirementConflictError": "mcpnb.client.requirements.errors",
     "RequirementCycleError": "mcpnb.client.requirements.errors",
@@ -88,6 +92,7 @@ __all__ = [
     "ConnectError",
     "Connection",
     "ConnectionEvent",
+    "ContentsError",
     "ForkedPoolError",
     "Interaction",
     "McpnbError",
@@ -137,6 +142,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcpnb.client.auth import set_authorization_ui
     from mcpnb.client.config import AuthConfig, ServerConfig, load_config
     from mcpnb.client.connection import Connection
+    from mcpnb.client.contents import ContentsError
     from mcpnb.client.errors import (
         ArgumentsError,
         AuthError,

@@ -349,10 +349,24 @@ def everything() -> str:
     return str(EVERYTHING)
 
 
+def started_kernel(**options: Any) -> tuple[Any, Any]:
+    """``start_new_kernel``, tried again (twice at most) when the kernel dies before it replies:
+    jupyter_client picks five free ports, frees them and hands them to the kernel, and another
+    process of the run (a server on port 0, another worker's kernel) may take one meanwhile
+    ("ZMQError: Address already in use"): a race of the machine's ports, not what a test tests."""
+    for attempt in range(3):
+        try:
+            return start_new_kernel(**{"kernel_name": "python3", "cwd": str(ROOT), **options})
+        except RuntimeError as exc:  # "Kernel died before replying to kernel_info"
+            if attempt == 2 or "died" not in str(exc):
+                raise
+    raise AssertionError("unreachable")
+
+
 @pytest.fixture
 def kernel():
     """A fresh kernel per test (~1 s): a failed test must not leave an awaiting cell for the next."""
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    km, kc = started_kernel()
     kc.kernel_manager = km  # for tests that interrupt it, as the ■ button does
     try:
         yield kc

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from pathlib import Path
 
@@ -21,6 +23,13 @@ def _no_model_keys(monkeypatch):
 
 
 def execute(path: Path) -> nbformat.NotebookNode:
+    """``path`` run top to bottom in a fresh kernel, once per test file: a notebook's own checks
+    read the run :func:`test_notebook_runs` made (each gets a copy), not one more of their own."""
+    return copy.deepcopy(_executed(path))
+
+
+@functools.cache
+def _executed(path: Path) -> nbformat.NotebookNode:
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}

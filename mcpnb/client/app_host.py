@@ -14,19 +14,24 @@ from __future__ import annotations
 import base64
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from mcpnb.client.apps import PROTOCOL_VERSION, AppPage, visibility
+from mcpnb.client.call_logs import KeptLogs
 from mcpnb.client.contents import human_size, wire
 from mcpnb.client.files import File, files_in
+from mcpnb.client.interaction import LOG_LIMIT
 from mcpnb.client.redact import REDACTED, is_secret_key
 from mcpnb.client.toolinfo import ToolInfo
 
 #: A file a page offers larger than this is kept for Python but offered as no link: the link
 #: carries the file itself (a ``data:`` URL) in the widget's state, sent whole at every change.
 LINK_LIMIT = 8 * 1024 * 1024
+#: What a page handed over that a host keeps (results, messages, files): the newest this many.
+KEPT = 200
 #: A link a page may show the person: the web, nothing else (no ``javascript:``, ``file:``, ``data:``).
 _WEB = re.compile(r"^https?://", re.IGNORECASE)  # a scheme is case-insensitive (RFC 3986)
 #: A media type as a data: URL may carry it (anything else there could end the URL's header).
@@ -105,16 +110,38 @@ class AppHost:
         self.greeted = False  # ui/initialize answered: the page may ask for anything else now
         self.initialized = False  # ui/notifications/initialized heard: the host may speak now
         self.cancelled: str | None = None  # why the call ended without a result, if it did
-        self.calls: list[Any] = []
-        self.messages: list[dict[str, Any]] = []
+        # bounded, newest kept: a live page may call a tool, say something or log at every event
+        # for as long as it stays open (a dashboard polling each second held every result)
+        self._calls: deque[Any] = deque(maxlen=KEPT)
+        self._messages: deque[dict[str, Any]] = deque(maxlen=KEPT)
         self.context: dict[str, Any] | None = None
-        self.logs: list[dict[str, Any]] = []
-        self.downloads: list[File] = []
+        self._logs = KeptLogs(LOG_LIMIT)
+        self._downloads: deque[File] = deque(maxlen=KEPT)
         self._config = _config_of(pool, tool.server)  # the connection the page came from
 
     @property
     def server(self) -> str:
         return self.tool.server
+
+    @property
+    def calls(self) -> list[Any]:
+        """The results of the page's tool calls, the newest :data:`KEPT`."""
+        return list(self._calls)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The page's ``ui/message`` params, the newest :data:`KEPT`."""
+        return list(self._messages)
+
+    @property
+    def downloads(self) -> list[File]:
+        """The files the page offered, the newest :data:`KEPT`."""
+        return list(self._downloads)
+
+    @property
+    def logs(self) -> list[dict[str, Any]]:
+        """The page's log notifications, the newest within the bounds of a call's log."""
+        return self._logs.kept()
 
     def _reached(self) -> str:
         """The page's server, for a request to it: refused where the name now names another
@@ -170,7 +197,7 @@ class AppHost:
         if method == "ui/open-link":
             return self._open_link(params)
         if method == "ui/message":
-            self.messages.append(params)
+            self._messages.append(params)
             self.note(Note("message", f"the page says, for a model: {_content_text(params.get('content'))}"))
             return {}
         if method == "ui/update-model-context":
@@ -199,7 +226,7 @@ class AppHost:
             elif self.cancelled is not None:
                 self._notify("ui/notifications/tool-cancelled", {"reason": self.cancelled})
         elif method == "notifications/message":
-            self.logs.append(params)
+            self._logs.add(params)
             level = params.get("level", "info")
             self.note(Note("log", f"{level}: {_short(params.get('data'))}"))
 
@@ -271,7 +298,7 @@ class AppHost:
         started = time.perf_counter()
         context = self.asking() if self.asking is not None else None
         result = await self.pool.acall(self._reached(), name, arguments or {}, context=context)
-        self.calls.append(result)
+        self._calls.append(result)
         took = f"{(time.perf_counter() - started) * 1000:.0f} ms"
         outcome = "failed" if result.is_error else "✓"
         shown = {
@@ -317,7 +344,7 @@ class AppHost:
             except ValueError as exc:  # a blob that is not base64
                 raise AppRefused(str(exc), code=-32602) from None
         for file, data in files:
-            self.downloads.append(file)
+            self._downloads.append(file)
             what = f"{file.mime or 'no type'}, {human_size(len(data))}"
             if len(data) > LINK_LIMIT:
                 said = f"the page offers {file.name} ({what}), too large for a link: see .downloads"

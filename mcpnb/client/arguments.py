@@ -2,21 +2,23 @@
 
 A server's own error for a bad argument is often a stack trace or a generic "invalid params"; the
 schema knows exactly which field is wrong, so we say it first and send nothing. A compiled check
-(``jsonschema-rs``) passes good arguments in microseconds and words what is wrong with bad ones;
-``jsonschema`` is imported only for a schema or values it cannot take, never when the extension loads.
+(``jsonschema-rs``) passes good arguments in microseconds and words what is wrong with bad ones.
+It reads the arguments as they will be sent (a datetime as its ISO text), and nothing else judges
+them: a second validator running a server's ``pattern`` with Python's backtracking ``re`` could
+hold the kernel for minutes on one hostile pattern.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from decimal import Decimal
 from typing import Any
 
 from mcpnb.client.errors import ArgumentsError, did_you_mean_text
-from mcpnb.client.schemacheck import schema_key
+from mcpnb.client.schemacheck import failed_keyword, json_path, readable
 from mcpnb.client.schemacost import fans_out
 from mcpnb.client.schemarefs import read_through
 from mcpnb.client.whole_numbers import whole_numbers
@@ -102,24 +104,118 @@ def _matches_any(value: Any, kinds: list[str]) -> bool:
 _JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
+class NotJson(ValueError):
+    """A value no JSON can carry, at ``path`` inside what :func:`native` was given; ``why`` says
+    what, where it is a key of the object there rather than a value."""
+
+    def __init__(self, leaf: Any, path: tuple[Any, ...] = (), why: str | None = None) -> None:
+        super().__init__(why or f"{type(leaf).__name__} at {list(path)}")
+        self.leaf, self.path, self.why = leaf, path, why
+
+
 def native(value: Any) -> Any:
     """``value`` with a notebook's data types turned into JSON's own: numpy scalars and arrays,
-    pandas Series (lists) and DataFrames (records), tuples (lists). The very same object when there
-    is nothing to turn, so plain arguments cost one walk and no copy."""
+    pandas Series (lists) and DataFrames (records), tuples (lists), and what the SDK writes as JSON
+    (a datetime, a UUID: their text; a Decimal: its number; NaT: null) as it will write it, so
+    that the check reads what the server will (a datetime for a ``date-time`` string was refused
+    as "not of type string"). The very same object when there is nothing to turn, so plain
+    arguments cost one walk and no copy. :class:`NotJson` for what no JSON carries (a lock, a
+    whole result), with where it is: looked for only then, so a good value's walk pays nothing."""
+    try:
+        return _turned(value)
+    except NotJson as exc:
+        raise NotJson(exc.leaf, _where_foreign(value), exc.why) from None
+
+
+def _turned(value: Any) -> Any:
     kind = type(value)
     if kind in _JSON_LEAVES:
         return value
     if kind is dict:
-        turned = {k: native(v) for k, v in value.items()}
+        turned = {k: _turned(v) for k, v in value.items()}
+        if not all(type(k) is str for k in turned):
+            return _text_keys(turned)
         return value if all(turned[k] is v for k, v in value.items()) else turned
     if kind is list or kind is tuple:
-        items = [native(v) for v in value]
+        items = [_turned(v) for v in value]
         return value if kind is list and all(a is b for a, b in zip(items, value, strict=True)) else items
-    if hasattr(value, "columns") and hasattr(value, "to_dict"):  # a DataFrame: its rows
-        return native(value.to_dict("records"))
-    if hasattr(value, "dtype") and hasattr(value, "tolist"):  # numpy scalars and arrays, a Series
-        return native(value.tolist())
+    unpacked = _unpacked(value)
+    if unpacked is not value:
+        return _turned(unpacked)
+    if kind.__name__ == "NaTType":  # a frame's missing date, as its missing number (NaN) is sent: null
+        return None
+    if isinstance(value, Decimal):  # a NUMERIC column's value is a number (pydantic writes its text)
+        return int(value) if value.is_finite() and value == value.to_integral_value() else float(value)
+    if kind.__module__.startswith("mcpnb.") or isinstance(value, Iterator):
+        raise NotJson(value)  # a result (pydantic would send its every field); a generator, used up once read
+    from pydantic_core import to_jsonable_python
+
+    try:
+        return to_jsonable_python(value)  # as the SDK will write it
+    except (ValueError, TypeError):  # PydanticSerializationError, bytes that are no UTF-8, a NaT-like
+        raise NotJson(value) from None
+
+
+def _text_keys(value: dict[Any, Any]) -> dict[str, Any]:
+    """An object's keys as JSON has them, text: a number's or a date's as it is written (a
+    ``groupby`` count's ``{2024: 3}`` goes out as ``{"2024": 3}``, as the SDK would write it, so
+    that the check reads what the server will). Where two keys would become one (``1`` and
+    ``"1"``: the SDK wrote both, and the server kept the last), or a key has no text of its own
+    (a tuple, None), :class:`NotJson` says which."""
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        text = key if type(key) is str else _key_text(key)
+        if text in out:
+            raise NotJson(
+                key, why=f"keys {_shown_key(value, text)} and {key!r}, both written {text!r} in JSON"
+            )
+        out[text] = item
+    return out
+
+
+def _key_text(key: Any) -> str:
+    turned = _turned(key)  # (numpy, a date: as the value would be written)
+    if isinstance(turned, str):
+        return turned
+    if isinstance(turned, bool) or (isinstance(turned, int | float) and turned == turned):
+        return json.dumps(turned)  # true, 2024, 1.5: JSON's own words for them
+    raise NotJson(key, why=f"a key {key!r} (a {type(key).__name__}), which JSON cannot write as a key")
+
+
+def _shown_key(value: dict[Any, Any], text: str) -> str:
+    """The first key of ``value`` written as ``text``, for a collision's words."""
+    return next(repr(k) for k in value if (k if type(k) is str else _key_text(k)) == text)
+
+
+def _unpacked(value: Any) -> Any:
+    """A DataFrame's rows, a numpy value's or a Series' list (what JSON carries of them); else ``value``."""
+    if hasattr(value, "columns") and hasattr(value, "to_dict"):
+        return value.to_dict("records")
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):
+        return value.tolist()
     return value
+
+
+def _where_foreign(value: Any) -> tuple[Any, ...]:
+    """The keys and indexes down to the first part of ``value`` no JSON carries: each level's
+    children walked once more, down one branch (a lock 20 lists deep was placed in 24 s when every
+    level walked its child again)."""
+    path: list[Any] = []
+    while True:
+        if type(value) not in (dict, list, tuple):
+            value = _unpacked(value)
+        items = (
+            value.items() if type(value) is dict else enumerate(value) if type(value) in (list, tuple) else ()
+        )
+        for key, child in items:
+            try:
+                _turned(child)
+            except NotJson:
+                path.append(key)
+                value = child
+                break
+        else:
+            return tuple(path)
 
 
 @dataclass(frozen=True)
@@ -152,7 +248,7 @@ def check_arguments(tool: Any, args: Mapping[str, Any], terms: Terms | None = No
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     # numpy, pandas: turned first, always (the compiled check takes an np.int64 inside a free-form
     # object, which the SDK would then fail to send)
-    values = native(_coerce(args, props) if getattr(args, "raw", None) else dict(args))
+    values = _sent(terms, args, _coerce(args, props) if getattr(args, "raw", None) else dict(args))
     values = whole_numbers(values, schema)  # 30.0 as 30 where the schema wants an integer
     for name, default in tool.required_defaults.items():  # Playwright MCP's screenshot "scale"
         if name not in values:
@@ -168,9 +264,6 @@ def check_arguments(tool: Any, args: Mapping[str, Any], terms: Terms | None = No
                     f"{terms.where}: unknown argument {key!r}{_line(args, key)}"
                     f"{did_you_mean_text(key, free)}\n  {terms.signature}\n  (nothing was sent)"
                 )
-    for key, value in values.items():
-        if type(value) not in _JSON_LEAVES and not isinstance(value, dict | list):
-            _sendable(terms, args, key, value)
     if fans_out(schema):  # its check would walk each of too many paths (2**40): the server judges
         return values
     if _passes(tool, values):
@@ -188,23 +281,30 @@ def check_arguments(tool: Any, args: Mapping[str, Any], terms: Terms | None = No
     return values
 
 
-def _sendable(terms: Terms, args: Any, key: str, value: Any) -> None:
-    """An :class:`ArgumentsError` for a value no JSON can carry (``text={{r}}``, a whole result:
-    pydantic would send its every field); what the SDK writes as JSON (a datetime, a UUID) goes."""
-    from pydantic_core import PydanticSerializationError, to_jsonable_python
-
-    if not type(value).__module__.startswith("mcpnb."):  # a result, a resource: its data is meant
-        try:
-            to_jsonable_python(value)
-            return
-        except PydanticSerializationError:
-            pass
-    kind = type(value).__name__
-    hint = " (a result's data is r.data, its text r.text)" if kind == "ToolResult" else ""
-    raise ArgumentsError(
-        f"{terms.where}: argument {terms.key(key)!r}{_line(args, key)} is a {kind}, which JSON "
-        f"cannot carry{hint}\n  {terms.signature}\n  (nothing was sent)"
-    )
+def _sent(terms: Terms, args: Any, values: Any) -> dict[str, Any]:
+    """:func:`native` of ``values``, or an :class:`ArgumentsError` for a value no JSON can carry
+    (``text={{r}}``, a whole result; a lock; bytes that are no UTF-8), said where it is."""
+    try:
+        return native(values)
+    except NotJson as exc:
+        if exc.why and not exc.path:  # among the argument names themselves
+            raise ArgumentsError(
+                f"{terms.where}: the arguments have {exc.why}\n  {terms.signature}\n  (nothing was sent)"
+            ) from None
+        key, inside = exc.path[0], exc.path[1:]
+        if exc.why:
+            where = f" (at {json_path(inside).removeprefix('$')})" if inside else ""
+            raise ArgumentsError(
+                f"{terms.where}: argument {terms.key(key)!r}{_line(args, key)} has {exc.why}{where}"
+                f"\n  {terms.signature}\n  (nothing was sent)"
+            ) from None
+        kind = type(exc.leaf).__name__
+        hint = " (a result's data is r.data, its text r.text)" if kind == "ToolResult" else ""
+        where = f"holds a {kind} at {json_path(inside).removeprefix('$')}" if inside else f"is a {kind}"
+        raise ArgumentsError(
+            f"{terms.where}: argument {terms.key(key)!r}{_line(args, key)} {where}, which JSON "
+            f"cannot carry{hint}\n  {terms.signature}\n  (nothing was sent)"
+        ) from None
 
 
 def _passes(tool: Any, values: dict[str, Any]) -> bool:
@@ -212,13 +312,13 @@ def _passes(tool: Any, values: dict[str, Any]) -> bool:
     check = tool.argument_check
     try:
         return check is not None and check.is_valid(values)
-    except Exception:  # values it cannot read (a datetime, say): jsonschema decides
+    except Exception:  # values it cannot read: _problems asks again, and leaves them to the server
         return False
 
 
 @dataclass(frozen=True)
 class _Problem:
-    """One complaint of the schema, from either validator: where, which keyword, what it says."""
+    """One complaint of the schema: where, which keyword, what it says."""
 
     path: list[Any]
     keyword: str
@@ -231,16 +331,13 @@ def _problems(tool: Any, values: dict[str, Any], schema: dict[str, Any]) -> list
 
     Valid arguments (the common case: every call) never get here: the tool's compiled check
     (:attr:`~mcpnb.client.toolinfo.ToolInfo.argument_check`) passed them. The same check words the
-    errors, values quoted as JSON like the outputSchema warnings; ``jsonschema`` (whose first import
-    takes seconds where ``rfc3987-syntax`` is installed) only for what ``jsonschema-rs`` cannot take.
+    errors, values quoted as JSON like the outputSchema warnings.
     """
     if not schema:
         return []
     found = _compiled_problems(tool.argument_check, values)
-    if found is None:
-        from mcpnb.client.nullable import openapi_nulls
-
-        found = _jsonschema_problems(values, openapi_nulls(schema))  # as the compiled check reads it
+    if found is None:  # values it cannot read, though JSON carries them: the server judges
+        return []
     return sorted(found, key=lambda p: (p.path, p.keyword != "required"))
 
 
@@ -249,12 +346,16 @@ def _compiled_problems(check: Any, values: dict[str, Any]) -> list[_Problem] | N
         return None
     try:
         errors = list(check.iter_errors(values))
-    except Exception:  # values it cannot read (a datetime, say): jsonschema says what is wrong
+    except Exception:  # values it cannot read, though native turned what JSON cannot carry away
         return None
-    return [
-        _Problem(list(e.instance_path), _keyword(e.schema_path), _said(e), getattr(e.kind, "property", None))
-        for e in errors
-    ]
+    return [_problem_of(e) for e in errors]
+
+
+def _problem_of(error: Any) -> _Problem:
+    e = readable(error)
+    return _Problem(
+        list(e.instance_path), failed_keyword(e.schema_path), _said(e), getattr(e.kind, "property", None)
+    )
 
 
 def _said(error: Any) -> str:
@@ -268,40 +369,6 @@ def _said(error: Any) -> str:
     return f"{json.dumps(error.instance, ensure_ascii=False, default=str)[:100]} is not one of {shown}{more}"
 
 
-def _keyword(schema_path: Any) -> str:
-    """The keyword that failed: the last name on the schema path (``properties.a.type`` -> ``type``)."""
-    return next((k for k in reversed(list(schema_path)) if isinstance(k, str)), "")
-
-
-def _jsonschema_problems(values: dict[str, Any], schema: dict[str, Any]) -> list[_Problem]:
-    try:
-        errors = list(_validator(schema_key(schema)).iter_errors(values))
-    except Exception:  # a broken schema is the server's problem: let the server judge the call
-        return []
-    return [
-        _Problem(
-            list(e.absolute_path),
-            str(e.validator),
-            e.message,
-            _absent(e) if e.validator == "required" else None,
-        )
-        for e in errors
-    ]
-
-
-def _absent(error: Any) -> str | None:
-    instance = error.instance if isinstance(error.instance, dict) else {}
-    return next((k for k in error.validator_value if k not in instance), None)
-
-
-@lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Any:
-    import jsonschema
-
-    schema = json.loads(schema_json)
-    return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
-
-
 def _is_secret(path: list[Any], props: dict[str, Any]) -> bool:
     """Whether the value at ``path`` is (or is inside) a secret: the parameter is one by its schema
     (``format: password``, ``writeOnly``) or its name, or a key on the way looks like one, as forms
@@ -313,7 +380,13 @@ def _is_secret(path: list[Any], props: dict[str, Any]) -> bool:
     key = str(path[0])
     spec = props.get(key) if isinstance(props.get(key), dict) else None
     title = spec.get("title") if spec is not None and isinstance(spec.get("title"), str) else None
-    return looks_secret(key, title, spec) or any(isinstance(p, str) and looks_secret(p) for p in path[1:])
+    # pydantic's SecretStr | None: the password format is on a branch of its anyOf
+    branches = [b for k in ("anyOf", "oneOf") for b in (spec or {}).get(k) or () if isinstance(b, dict)]
+    return (
+        looks_secret(key, title, spec)
+        or any(looks_secret(key, title, b) for b in branches)
+        or any(isinstance(p, str) and looks_secret(p) for p in path[1:])
+    )
 
 
 def _at(values: Any, path: list[Any]) -> Any:
@@ -461,8 +534,9 @@ def unchecked_arguments(tool: Any, arguments: Mapping[str, Any] | None) -> dict[
     leaves that to the server; a pandas row or a numpy value is still no JSON the SDK could send)."""
     if arguments is None:
         return {}
-    _mapping(server_terms(tool), arguments)
-    return native(dict(arguments))
+    terms = server_terms(tool)
+    _mapping(terms, arguments)
+    return _sent(terms, arguments, dict(arguments))
 
 
 def checked_arguments(tool: Any, arguments: Mapping[str, Any] | None) -> dict[str, Any]:

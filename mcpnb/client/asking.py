@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.errors import describe
+from mcpnb.client.errors import REFUSED_HERE, describe
 from mcpnb.client.events import log_data_text
 from mcpnb.client.interaction import (
     CallContext,
@@ -174,6 +174,17 @@ def masked_answer(schema: Any, content: dict[str, Any]) -> dict[str, Any]:
     declared = {f.name for f in fields}
     fields += [field_from_property(str(key), {}) for key in content if key not in declared]
     return mask(fields, content) or {}
+
+
+def _sampling_outcome(result: Any) -> str:
+    """How a sampling request was answered, for the server's log, as an elicitation's ``accept``
+    is said there: which model replied and why it stopped, or the refusal's words. The log said
+    that the server asked, and never whether the model (or the person playing it) answered."""
+    message = getattr(result, "message", None)
+    if getattr(result, "code", None) is not None and isinstance(message, str):
+        return f"sampling rejected: {message}"
+    stop = getattr(result, "stop_reason", None)
+    return f"sampling answered by {getattr(result, 'model', '?')!r}" + (f" ({stop})" if stop else "")
 
 
 class Asking:
@@ -361,21 +372,27 @@ class Asking:
         try:
             result = await self._ask("sampling (an LLM completion)", call, sample)
         except TimeoutError:
+            self.conn.emit("ask", "nobody answered the sampling request in time: rejected")
             note_unasked(call, f"{asked} and nobody answered in time: rejected")
             result = ErrorData(code=-1, message="nobody answered the sampling request in time")
         except _AskFailed as failed:
             note_unasked(call, f"{asked} and asking failed ({failed}): rejected")
-            result = ErrorData(code=-1, message="the client could not ask anyone")
-        except _TooMany:
+            # not "could not ask anyone": the interaction may be a model function that raised
+            result = ErrorData(code=-1, message="the client failed to answer the sampling request")
+        except _TooMany:  # said once in the log for the whole flood (see _ask), not per question
             self._too_many(call, "for an LLM completion", "rejected")
             result = ErrorData(
                 code=-1, message=f"more than {MAX_OPEN_QUESTIONS} questions at once: not asked"
             )
+        else:
+            self.conn.emit("ask", cut(_sampling_outcome(result)))
         finally:
             if isinstance(call, Unsure):
                 call.spread(asked)
         if self.conn.era != "modern":
             _record_answer(call, "sampling/createMessage", result)
+        elif isinstance(result, ErrorData):  # ends the call here: errors.describe says so
+            result = result.model_copy(update={"data": REFUSED_HERE})
         return result
 
     def _undeclared_sampling_fields(self, params: Any) -> list[str]:

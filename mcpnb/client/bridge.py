@@ -68,6 +68,14 @@ class Handover(Generic[T]):
             self._finish(concurrent.futures.CancelledError())
             return
         self._task = self._loop.create_task(self._drive(), context=self._context)
+        self._task.add_done_callback(self._never_ran)
+
+    def _never_ran(self, _task: asyncio.Task[None]) -> None:
+        """A task cancelled before its first step (a Ctrl-C that came as the hand-over was queued)
+        ends without running ``_drive``: its caller, its lock and its coroutine are settled here."""
+        if not self.done:
+            self._coro.close()
+            self._finish(concurrent.futures.CancelledError())
 
     async def _drive(self) -> None:
         __tracebackhide__ = True
@@ -97,8 +105,9 @@ class Handover(Generic[T]):
         """
         try:
             return self.lock.acquire(timeout=-1 if timeout is None else timeout)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             self.cancel_and_settle()
+            _word_interrupt(exc, self)
             raise
 
     def future(self) -> concurrent.futures.Future[T]:
@@ -201,7 +210,27 @@ class Mailbox:
         self._items.append(item)  # first: a drain that already started still sees it
         if not self._armed:
             self._armed = True
-            self._loop.call_soon_threadsafe(self._drain)
+            try:
+                self._loop.call_soon_threadsafe(self._drain)
+            except BaseException as exc:
+                self._unarm(item, exc)
+                raise
+
+    def _unarm(self, item: Any, exc: BaseException) -> None:
+        """A post that failed to wake the loop: Ctrl-C landed in it (a loop of quick calls, the ■
+        button), or the loop is closed. Armed, no later post would wake the loop again, and every
+        call after it waited for ever; a hand-over nobody will wait for (the interrupt leaves
+        ``hand_over`` before it returns) is cancelled, not left to run unseen."""
+        self._armed = False
+        hop = getattr(item, "__self__", None)
+        if isinstance(hop, Handover):
+            hop.cancel()  # first: the drain below finds it cancelled, and closes its coroutine unrun
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing runs there any more
+                self._loop.call_soon_threadsafe(self._drain)
+            if isinstance(exc, KeyboardInterrupt):
+                from mcpnb.client import errors
+
+                errors.interrupt_said(exc, errors.NOTHING_SENT)
 
     def _drain(self) -> None:
         self._armed = False  # before taking: a post from now on arms a new drain
@@ -254,6 +283,25 @@ async def wait_ticking(
     try:
         with per_loop(Ticker, loop):
             await waiter
-    except BaseException:
+    except BaseException as exc:
         cancel()
+        if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+            hop = getattr(cancel, "__self__", None)  # Runtime.arun's hand-over, or a future
+            _word_interrupt(exc, hop if isinstance(hop, Handover) else None)
         raise
+
+
+def _word_interrupt(exc: BaseException, hop: Handover[Any] | None) -> None:
+    """Word an interrupt of a wait for the runtime loop (:func:`~mcpnb.client.errors.interrupt_said`):
+    a tool call's, any other wait's, or, where an in-process tool holds the loop, that nothing could
+    be cancelled. Read only once interrupted: nothing on the hot path."""
+    from mcpnb.client import errors, stalls
+
+    stall = stalls.held_now()
+    if stall is not None:
+        words = stalls.held_words(stall)
+    elif hop is not None and getattr(getattr(hop._coro, "cr_code", None), "co_name", "") == "_call":
+        words = errors.CALL_CANCELLED  # Pool._call: a tool call, as the magics word it
+    else:
+        words = errors.WAIT_CANCELLED
+    errors.interrupt_said(exc, f"interrupted; {words}" if isinstance(exc, KeyboardInterrupt) else words)

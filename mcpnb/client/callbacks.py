@@ -96,11 +96,23 @@ class SessionCallbacks:
             check_folder(root, self.name, "roots", "the root")
 
     async def _list_roots(self, context: Any) -> Any:
-        """``roots/list``: the directories the server's config offers (``roots``), as file URIs."""
+        """``roots/list``: the directories the server's config offers (``roots``), as file URIs.
+
+        A folder whose name is not UTF-8 (raw bytes on Linux) keeps its bytes in the URI, percent-
+        encoded, and its name shows them as U+FFFD: JSON cannot carry the undecodable characters
+        Python reads them as, and one such name failed the whole list (the server got no roots)."""
         from mcp import types
 
-        roots = [types.Root(uri=Path(p).as_uri(), name=Path(p).name or p) for p in self.config.roots]
+        roots = [
+            types.Root(uri=Path(p).as_uri(), name=self._root_name(Path(p).name or p))
+            for p in self.config.roots
+        ]
         return types.ListRootsResult(roots=roots)
+
+    @staticmethod
+    def _root_name(name: str) -> str:
+        """``name`` with each lone surrogate (an undecodable byte of a file name) as U+FFFD."""
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in name)
 
     def _on_sdk_log(self, line: str, kind: str = "sdk", traceback: Sequence[str] = ()) -> None:
         """A record the SDK (or an in-process server) logged in this connection's tasks, with the

@@ -152,6 +152,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self.stderr_count = 0  # lines ever written, and where this session's began: see session_stderr
         self._session_stderr_from = 0
+        self._stderr_pipe: Any = None  # a stdio server's (transports.StderrPipe): see read_stderr
         self.session_stdout: list[str] = []  # this start's first lines on stdout that are no JSON-RPC
         self.sdk_said: str | None = None  # the SDK's last warning or error in this start's tasks
         self.state = State.DISABLED if not config.enabled else State.DISCONNECTED
@@ -591,6 +592,12 @@ class Connection(SessionCallbacks, ConnectionRequests):
         count = min(self.stderr_count - self._session_stderr_from, len(self.stderr))
         return list(self.stderr)[len(self.stderr) - count :]
 
+    async def read_stderr(self) -> None:
+        """Take in what a stdio server has written on stderr until now: its answer comes on another
+        pipe, so a failed call would otherwise be told of before the traceback written ahead of it."""
+        if self._stderr_pipe is not None:
+            await self._stderr_pipe.catch_up()
+
     def _with_last_words(self, reason: str) -> str:
         """``reason``, and the stderr line of a stdio server that says why it stopped, if any."""
         said = last_words(self.session_stderr) if self.config.transport == "stdio" else None
@@ -669,6 +676,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
                         on_response=self._on_response,
                         on_failure=lambda exc: self._transport_failed(exc, stop, ready),
                         live=lambda: self.state is State.CONNECTED and not stop.is_set(),
+                        on_pipe=lambda pipe: setattr(self, "_stderr_pipe", pipe),
                     )
                 )
                 roots = self._list_roots if self.config.roots else None  # declared only where configured

@@ -17,10 +17,13 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpnb.client.errors import validation_problem
+from mcpnb.client.errors import McpnbError, json_problem, validation_problem
 from mcpnb.client.printable import printable
+
+if TYPE_CHECKING:
+    from mcpnb.client.toolbox.prompts import ModelMessages
 
 #: Media types whose bytes are text a person can read (a server may send text as a base64 blob).
 TEXTUAL = re.compile(
@@ -68,6 +71,15 @@ def pick(obj: Any, *names: str) -> Any:
     return None
 
 
+class ContentsError(McpnbError, ValueError):
+    """A resource's ``.data`` or ``.df`` has no text to read as asked (binary, several contents,
+    no JSON). Both an :class:`McpnbError` and a ``ValueError``, as ``json.loads``' own error is."""
+
+
+#: Media types ``ResourceContents.df`` reads with pandas, and their separators.
+_SEPARATORS = {"text/csv": ",", "application/csv": ",", "text/tab-separated-values": "\t"}
+
+
 class _Listed(list[Any]):
     """A list of an SDK result's items, the result's other fields read through from ``sdk_result``."""
 
@@ -106,6 +118,64 @@ class ResourceContents(_Listed):
             for c, t in zip(self, texts, strict=True)
         ]
         return "\n\n".join(t for t in texts if isinstance(t, str))
+
+    @property
+    def data(self) -> Any:
+        """The resource's JSON as Python values (a config, a list of records), as ``json.load``
+        reads a ``.json`` file: a data person's next line after ``%mcp read`` was ``json.loads(r.text)``.
+        A resource that is no JSON says so (``.text`` has it as sent)."""
+        text = self._one_text("data")
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ContentsError(
+                f"{self.server} {self.uri}: {json_problem(text, exc)}; .text has it as sent"
+            ) from None
+
+    @property
+    def df(self) -> Any:
+        """The resource as a pandas DataFrame: CSV and TSV (by their type) as pandas reads them,
+        JSON as ``result.df`` reads it (records, columns, one object as one row, the plain fields
+        beside the rows in ``df.attrs``), or one Markdown table."""
+        from mcpnb.client.frames import NotTabularError, markdown_rows, to_dataframe
+
+        text = self._one_text("df")
+        mime = str(pick(self[0], "mime_type", "mimeType") or "").split(";")[0].strip().lower()
+        separator = _SEPARATORS.get(mime)
+        if separator is not None:
+            import io
+
+            import pandas as pd
+
+            return pd.read_csv(io.StringIO(text), sep=separator)
+        try:
+            found = json.loads(text)
+        except ValueError:
+            found = markdown_rows(text)
+        if found is not None:
+            return to_dataframe(found)
+        said = f"a {mime} resource" if mime else "its text"
+        raise NotTabularError(
+            f"{self.server} {self.uri}: {said} is neither CSV, JSON nor a Markdown table: .text has it"
+        )
+
+    def _one_text(self, what: str) -> str:
+        """The text of the one content ``.data`` and ``.df`` read (a blob's whose type is text)."""
+        if len(self) != 1:
+            raise ContentsError(
+                f"{self.server} {self.uri} has {len(self)} contents, and .{what} reads one: "
+                "read each one's text (r[i].text)"
+            )
+        [content] = self
+        text = pick(content, "text")
+        if not isinstance(text, str):
+            text = blob_text(pick(content, "blob"), pick(content, "mime_type", "mimeType"))
+        if text is None:
+            mime = pick(content, "mime_type", "mimeType") or "no type"
+            raise ContentsError(
+                f"{self.server} {self.uri} is binary ({mime}), not text: r.save() writes its bytes"
+            )
+        return text
 
     def save(
         self, path: str | os.PathLike[str] = ".", *, which: int | None = None, overwrite: bool = False
@@ -157,6 +227,16 @@ class PromptMessages(_Listed):
         texts = [_message_text(pick(m, "content") or {}) for m in self]
         return "\n\n".join(t for t in texts if isinstance(t, str))
 
+    def for_model(self, fmt: str) -> ModelMessages:
+        """The messages as the list ``fmt``'s API takes, named as ``tools.specs(fmt)`` names them:
+        ``"openai"`` (Chat Completions ``messages``), ``"openai-responses"`` (``input``),
+        ``"anthropic"`` (``messages``), ``"gemini"`` (``contents``). Images and embedded resources
+        go in that API's parts, as a tool's result does; what it cannot take is a line of text
+        saying so (:mod:`mcpnb.client.toolbox.prompts`). A list: add your own turns to it."""
+        from mcpnb.client.toolbox.prompts import model_messages
+
+        return model_messages(self, fmt, source=f"{self.server}.{self.name}")
+
     def __repr__(self) -> str:
         """Text outside a notebook; a notebook shows what ``%mcp prompt`` shows."""
         head = f"<PromptMessages {self.server}.{self.name}>" + (
@@ -171,6 +251,9 @@ class PromptMessages(_Listed):
                 mime = pick(pick(content, "resource") or content, "mime_type", "mimeType")
                 label = f"[{kind.replace('_', ' ')} {uri}" + (f", {mime}]" if mime else "]")
                 shown = f"{label}\n{text}" if text is not None else label
+            elif kind in ("image", "audio"):  # what it is, as the notebook's own line says it
+                data, mime = pick(content, "data"), pick(content, "mime_type", "mimeType") or "no type"
+                shown = f"[{media_label(kind, mime, b64_size(data) if isinstance(data, str) else None)}]"
             else:
                 shown = text if text is not None else f"[{kind}]"
             lines.append(f"[{pick(m, 'role') or '?'}] {shown}")
@@ -181,10 +264,14 @@ class PromptMessages(_Listed):
 
 
 def _message_text(content: Any) -> str | None:
-    """A prompt message's text: a text block's, or an embedded resource's text (None for others)."""
+    """A prompt message's text: a text block's, or an embedded resource's text, a text file sent as
+    base64 too (None for others)."""
     text = pick(content, "text")
     if not isinstance(text, str) and pick(content, "type") == "resource":
-        text = pick(pick(content, "resource") or {}, "text")
+        resource = pick(content, "resource") or {}
+        text = pick(resource, "text")
+        if not isinstance(text, str):
+            text = blob_text(pick(resource, "blob"), pick(resource, "mime_type", "mimeType"))
     return text if isinstance(text, str) else None
 
 
@@ -281,10 +368,23 @@ def human_size(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB"
 
 
+def media_label(kind: str, mime: str, size: int | None) -> str:
+    """``image image/png, 70 B``: an image or a sound as every place says it in words (the
+    notebook's summary, a prompt's text, the messages a model is handed); ``size`` decoded
+    (:func:`b64_size`), None for data that is no base64."""
+    return f"{kind} {mime}, {human_size(size) if size is not None else 'invalid base64'}"
+
+
 def b64_size(data: str) -> int | None:
     """Decoded size of base64 data, or None when it is not valid base64 (then it is never inlined)."""
+    raw = b64_bytes(data)
+    return None if raw is None else len(raw)
+
+
+def b64_bytes(data: str) -> bytes | None:
+    """The bytes of base64 ``data``, or None when it is not valid base64."""
     try:
-        return len(base64.b64decode(data, validate=True))
+        return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError, TypeError):
         return None
 
@@ -306,6 +406,14 @@ _RASTER = {
 }
 
 
+def raster_format(head: bytes) -> str | None:
+    """The raster type ``head`` (an image's first bytes) begins as (``"PNG"``, ``"JPEG"``, ``"GIF"``,
+    ``"WebP"``), told by its bytes and never by what a server says it is; None for anything else
+    (an SVG, HTML, no image at all)."""
+    found = next((name for name, sigs in _SIGNATURES.items() if any(head.startswith(s) for s in sigs)), None)
+    return None if found == "WebP" and head[8:12] != b"WEBP" else found  # RIFF is a WAV's start too
+
+
 def not_an_image(data: str, mime: str) -> str | None:
     """Why ``data`` (base64) is not the raster image ``mime`` says, or None when it is one (of that
     type or another: a browser reads a JPEG sent as ``image/png``)."""
@@ -313,7 +421,7 @@ def not_an_image(data: str, mime: str) -> str | None:
     if expected is None:
         return None
     head = base64.b64decode(data[:24] + "=" * (-len(data[:24]) % 4))
-    if any(head.startswith(sig) for sigs in _SIGNATURES.values() for sig in sigs):
+    if raster_format(head) is not None:
         return None
     return f"not a {expected} image: its data starts with {head[:8].hex(' ')}"
 

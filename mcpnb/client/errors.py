@@ -7,6 +7,7 @@ do, so every public entry point raises a subclass of :class:`McpnbError` built f
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import json
 import os
@@ -285,6 +286,12 @@ def check_offered(server: str, capabilities: Any, path: str, offers: str, instea
         raise CallError(f"{server!r} does not offer {offers} (its capabilities have no {path}): {instead}")
 
 
+#: The ``data`` of a refusal mcpnb made itself of a question a 2026-07-28 call's input round asked
+#: (sampling): it cannot be sent to the server, the SDK raises it as an ``MCPError`` that ends the
+#: call, and its words read as the server's ("… (MCP error -1)") unless :func:`describe` says so.
+REFUSED_HERE = {"mcpnb": "refused here"}
+
+
 #: The capability that answers each family of methods, and what it is called in words.
 _SERVES = {
     "tools/": ("tools", "tools"),
@@ -331,6 +338,34 @@ class UrlRequiredError(CallError):
 class CallTimeoutError(CallError, TimeoutError):
     """A request took longer than its timeout; the server was told to cancel it (whether it stopped
     is the server's business: a tool that does not look for a cancel runs to its end)."""
+
+
+#: What an interrupt (Ctrl-C, the kernel's ■ button) of a tool call did (after "interrupted; " where
+#: it is a ``KeyboardInterrupt``: a ``CancelledError`` may be a ``wait_for``'s timeout):
+#: the call is cancelled on its server (``notifications/cancelled``); the connection goes on.
+CALL_CANCELLED = "the server was told to cancel the call"
+#: ... of any other wait for mcpnb's runtime (a connect, a listing): cancelled, a request in flight too.
+WAIT_CANCELLED = "what it waited for was cancelled (on its server too)"
+#: ... that landed as the work was handed to the runtime loop: the whole line, it never started.
+NOTHING_SENT = "interrupted before anything was sent"
+#: ... of a wait for a task's outcome, after what was stopped: only the waiting.
+TASK_KEEPS_RUNNING = "it keeps running on the server: wait again, or cancel it (handle.cancel())"
+
+
+def interrupt_said(exc: BaseException, words: str) -> BaseException:
+    """Give an interrupt (``KeyboardInterrupt``, an awaiting cell's ``CancelledError``) its one line.
+
+    The same exception, its type unchanged (a loop or a script still stops; asyncio still sees
+    its cancellation), shown by IPython as that line alone: a bare interrupt showed a traceback
+    through mcpnb's thread hand-over, which says nothing of what was stopped and what goes on. A
+    ``KeyboardInterrupt`` takes ``words`` as its message too; a ``CancelledError`` keeps its own,
+    which says whose it is (anyio's cancel scopes know theirs by it: ``move_on_after`` around
+    ``await pool.acall(...)`` let the cancellation escape once its message was changed)."""
+    if not isinstance(exc, asyncio.CancelledError):
+        exc.args = (words,)
+    line = f"{type(exc).__name__}: {words}"
+    exc._render_traceback_ = lambda: [line]  # type: ignore[attr-defined]
+    return exc
 
 
 class ServerExitedError(ConnectionError):
@@ -588,12 +623,46 @@ def wrong_protocol(exc: BaseException) -> bool:
     return any(word in str(exc) for word in ("WRONG_VERSION_NUMBER", "record layer failure", "HTTP_REQUEST"))
 
 
+#: OpenSSL's reasons for refusing a certificate that only a strict check finds (RFC 5280's rules for
+#: its extensions): ``VERIFY_X509_STRICT`` is in ``ssl.create_default_context``'s flags from Python
+#: 3.13 on, so a private CA's certificate that 3.11 and 3.12 accepted fails there, trusted or not.
+_NOT_STRICT_ENOUGH = (
+    "Missing Authority Key Identifier",
+    "Missing Subject Key Identifier",
+    "Authority Key Identifier marked critical",
+    "Subject Key Identifier marked critical",
+    "Basic Constraints of CA cert not marked critical",
+    "CA cert does not include key usage extension",
+    "Key usage keyCertSign invalid for non-CA cert",
+    "Path length given without key usage keyCertSign",
+    "Path length invalid for non-CA cert",
+    "Empty Subject Alternative Name extension",
+    "Subject empty and Subject Alt Name extension not critical",
+    "Subject name empty",
+    "Issuer name empty",
+    "Certificate public key has explicit ECC parameters",
+)
+
+
+def not_strict_enough(text: str) -> bool:
+    """Whether a certificate was refused for falling short of a strict (RFC 5280) check: trusting
+    its CA (SSL_CERT_FILE, tls.ca) does not help; only a certificate issued with what it lacks does."""
+    return any(reason in text for reason in _NOT_STRICT_ENOUGH)
+
+
 def _certificate_words(exc: BaseException, text: str) -> str:
     """A certificate the client did not trust, said as one (not as a server that is down)."""
     where = _address_of(exc)
     reason = re.sub(r"^\[SSL: CERTIFICATE_VERIFY_FAILED\] ", "", text)
     reason = re.sub(r"\s*\(_ssl\.c:\d+\)$", "", reason)
     said = f"the server at {where}" if where else "the server"
+    if not_strict_enough(reason):  # "trust that CA" would send the person to what is already done
+        return (
+            f"TLS certificate problem: {said} sent a certificate that falls short of the strict check "
+            f"(RFC 5280) Python 3.13 and later make ({reason}): trusting its CA does not help; the "
+            "certificate, or its CA's, must be issued again with what it lacks (Python 3.11 and 3.12 "
+            "accept it as it is)"
+        )
     cafile = os.environ.get("SSL_CERT_FILE")
     trusted = f" (SSL_CERT_FILE={cafile} is set and does not vouch for it)" if cafile else ""
     said = f"TLS certificate problem: {said} sent a certificate mcpnb does not trust ({reason})"
@@ -671,6 +740,12 @@ def _describe_leaf(leaf: BaseException, name: str, text: str, page: str | None =
         return (
             f"the server asked for input again after each answer ({rounds} rounds) and gave no "
             "result; its questions and the answers given are in the call's transcript (--transcript)"
+        )
+    if name == "MCPError" and getattr(leaf, "data", None) == REFUSED_HERE:
+        return (
+            f"the server asked for an LLM completion (sampling) and it was refused here ({text}); "
+            "a 2026-07-28 call cannot tell the server so, and ends: answer sampling requests "
+            "(pool.interaction) to let it go on"
         )
     if name == "MCPError":  # the TypeScript SDK writes its code into the message too: said once
         return f"{re.sub(r'^MCP error -?[0-9]+: *', '', text)} (MCP error {code})"
@@ -923,6 +998,10 @@ def validation_problem(exc: Any) -> str:
     return f"{where}: {first['msg']}" if where else first["msg"]
 
 
+#: Python's constants, as JSON writes them.
+_JSON_WORDS = {"None": "null", "True": "true", "False": "false"}
+
+
 def json_problem(text: str, exc: Any, first_line: int = 1) -> str:
     """``invalid JSON at line 3, column 5: ... (a trailing comma?)`` for a ``json.JSONDecodeError``:
     where, and the slips people make most when they write JSON by hand. ``first_line``: the line
@@ -936,6 +1015,10 @@ def json_problem(text: str, exc: Any, first_line: int = 1) -> str:
         hint = " (a trailing comma?)"
     elif exc.msg.startswith("Unterminated string"):
         hint = " (a missing closing quote?)"
+    elif text[exc.pos : exc.pos + 1] == "'":
+        hint = " (JSON quotes with \" only, not ')"
+    elif python := re.match(r"(None|True|False)\b", text[exc.pos :]):
+        hint = f" (Python's {python[1]}: JSON writes {_JSON_WORDS[python[1]]})"
     # json's own message points on with "at" to the position it reports apart: "Unterminated string
     # starting at", "Invalid control character at"; the position is already said, first
     what = exc.msg.removesuffix(" at").removesuffix(" starting")

@@ -67,8 +67,9 @@ class CallContext:
     policy: Policy | None = None  # overrides the Interaction's policy for this call
     on_progress: ProgressFn | None = None
     ui: Any = None  # opaque to the core: where a notebook UI shows forms for this call
-    logs: list[Any] = field(default_factory=list)  # the last LOG_LIMIT log notifications of the call
-    logs_dropped: int = 0  # earlier ones, not kept: a server may log 50,000 lines in one call
+    #: The last log notifications of the call (a :class:`~mcpnb.client.call_logs.KeptLogs`, made
+    #: at the first: most calls log nothing).
+    _logs: Any = field(default=None, repr=False)
     asked: list[str] = field(default_factory=list)  # what the server asked for, for the record
     #: The server's questions that nobody was asked, each said as a sentence: how the policy or the
     #: call's answers answered, and why (shown with the result: a typo in the answers, or a headless
@@ -82,16 +83,26 @@ class CallContext:
     on_end: Callable[[BaseException | None], None] | None = field(default=None, repr=False)
 
     def add_log(self, params: Any) -> None:
-        """Keep the newest :data:`LOG_LIMIT` log notifications; count the ones that fall out."""
-        self.logs.append(params)
-        if len(self.logs) > 2 * LOG_LIMIT:  # trim in batches: appending stays O(1) on average
-            self.logs_dropped += len(self.logs) - LOG_LIMIT
-            del self.logs[:-LOG_LIMIT]
+        """Keep a log notification of the call, within :data:`LOG_LIMIT` and a size budget."""
+        if self._logs is None:
+            from mcpnb.client.call_logs import KeptLogs
+
+            self._logs = KeptLogs(LOG_LIMIT)
+        self._logs.add(params)
+
+    @property
+    def logs(self) -> list[Any]:
+        """The log notifications kept so far, oldest first (as ``result.logs`` will have them)."""
+        return self.kept_logs()[0]
+
+    @property
+    def logs_dropped(self) -> int:
+        """Earlier ones not kept: a server may log 50,000 lines in one call."""
+        return self.kept_logs()[1]
 
     def kept_logs(self) -> tuple[list[Any], int]:
-        """The newest :data:`LOG_LIMIT` log notifications, and how many earlier ones were dropped."""
-        extra = max(0, len(self.logs) - LOG_LIMIT)
-        return self.logs[extra:], self.logs_dropped + extra
+        """The log notifications kept, oldest first, and how many earlier ones were dropped."""
+        return ([], 0) if self._logs is None else (self._logs.kept(), self._logs.dropped)
 
 
 def quote(message: Any, limit: int = 100) -> str:
@@ -222,11 +233,7 @@ class Interaction:
 
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
         """Answer a sampling request (an LLM completion the server wants). Headless: reject."""
-        from mcp.types import ErrorData
-
-        note_unasked(call, f"{server} asked for an LLM completion, answered without asking anyone: rejected")
-        tell_nobody_answered(server, call, "completion", "rejected")
-        return ErrorData(code=-1, message="sampling was rejected: no person is there to answer")
+        return reject_sampling(server, call)
 
     async def log(self, server: str, params: Any, call: CallContext | None) -> None:
         """A log notification from the server. Kept on the call (shown under its result)."""
@@ -279,6 +286,28 @@ def tell_nobody_answered(server: str, call: CallContext | None, kind: str, how: 
     )
     logger.warning("%s", said)
     unheard(said)  # a script that set up no logging still hears it, once
+
+
+def reject_sampling(
+    server: str, call: CallContext | None, why: str = "", *, person_there: bool = False
+) -> Any:
+    """A sampling request nobody was asked to answer, refused (``ErrorData``, as a person's reject
+    is), and said with the call's result, with ``why`` nobody was asked.
+
+    The server is told that no person is there, unless one is (``person_there``: a notebook whose
+    ``Mcp.elicitation`` is ``decline``, a ``%%capture`` cell, a call from a thread): then ``why``.
+    A server echoes the words in its call's error, which is what the person reads, and "no person
+    is there to answer" was said to someone sitting at the notebook, without the reason."""
+    from mcp.types import ErrorData
+
+    because = f" ({why})" if why else ""
+    note_unasked(
+        call, f"{server} asked for an LLM completion, answered without asking anyone: rejected{because}"
+    )
+    tell_nobody_answered(server, call, "completion", "rejected")
+    if person_there and why:
+        return ErrorData(code=-1, message=f"sampling was rejected without asking the person: {why}")
+    return ErrorData(code=-1, message="sampling was rejected: no person is there to answer")
 
 
 def headless(ui: Any) -> bool:

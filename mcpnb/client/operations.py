@@ -139,7 +139,8 @@ class ConnectionRequests:
             close = await self.unlisted_resource(uri) if type(exc) is CallError else None
             if not close or close in str(exc):
                 raise
-            raise CallError(f"{exc}; did you mean {close!r}?") from exc
+            first, more = str(exc).partition("\n")[::2]  # on its first line, not after the data sent with it
+            raise CallError(f"{first}; did you mean {close!r}?" + (f"\n{more}" if more else "")) from exc
 
     async def unlisted_resource(self, uri: str) -> str | None:
         """For a URI the server lists neither as a resource nor as a template's match (a typo, most
@@ -179,24 +180,52 @@ class ConnectionRequests:
         await self._check_prompt(name, texts)
         return await self.request(f"prompts/get {name}", lambda c: c.get_prompt(name, texts or None))
 
+    async def find_prompt(self, name: str) -> Any:
+        """``name`` from the server's prompt list; a cached list that lacks it is asked again first
+        (a prompt added since: a server that declares no ``listChanged``, FastMCP's on 2026-07-28,
+        never says so, and its new prompt was refused for the cache's whole life). An unknown name
+        is an :class:`ArgumentsError` with a did-you-mean."""
+        return (await self._found_prompt(name))[0]
+
+    async def _found_prompt(self, name: str) -> tuple[Any, bool]:
+        """The prompt, and whether its list came from the cache (an older list than the server's)."""
+        cached = self.prompt_cache.get() is not None
+        listed = {p.name: p for p in await self.list_prompts()}
+        if name not in listed and cached:
+            self.prompt_cache.clear()
+            listed, cached = {p.name: p for p in await self.list_prompts()}, False
+        if name not in listed:
+            raise ArgumentsError(
+                f"server {self.name!r} has no prompt {name!r}{did_you_mean_text(name, listed)}"
+            )
+        return listed[name], cached
+
     async def _check_prompt(self, name: str, arguments: Mapping[str, str]) -> None:
+        """Refuse a prompt the server does not list, or arguments it does not declare; a refusal
+        by a cached list asks the server again first (its arguments may have changed since)."""
         try:
-            prompts = {p.name: p for p in await self.list_prompts()}
+            prompt, cached = await self._found_prompt(name)
+            problem = self._arguments_problem(prompt, arguments)
+            if problem is not None and cached:
+                self.prompt_cache.clear()
+                prompt, _ = await self._found_prompt(name)
+                problem = self._arguments_problem(prompt, arguments)
+        except ArgumentsError:
+            raise
         except McpnbError:  # no list to check against: the server says what is wrong, if anything
             return
-        if name not in prompts:
-            raise ArgumentsError(
-                f"server {self.name!r} has no prompt {name!r}{did_you_mean_text(name, prompts)}"
-            )
-        declared = {a.name: a for a in prompts[name].arguments or ()}
-        label = f"{self.name}.{name}"
+        if problem is not None:
+            raise ArgumentsError(problem)
+
+    def _arguments_problem(self, prompt: Any, arguments: Mapping[str, str]) -> str | None:
+        declared = {a.name: a for a in prompt.arguments or ()}
+        label = f"{self.name}.{prompt.name}"
         for key in arguments:
             if key not in declared:
                 hint, have = did_you_mean_text(key, declared), ", ".join(declared) or "none"
-                raise ArgumentsError(f"{label}: unknown argument {key!r}{hint} (its arguments: {have})")
+                return f"{label}: unknown argument {key!r}{hint} (its arguments: {have})"
         missing = [a for a, spec in declared.items() if spec.required and a not in arguments]
-        if missing:
-            raise ArgumentsError(f"{label}: missing required argument {missing[0]!r}")
+        return f"{label}: missing required argument {missing[0]!r}" if missing else None
 
     # ------------------------------------------------------------------ logging, completion, subscriptions
     async def set_log_level(self, level: str) -> None:
@@ -307,9 +336,15 @@ def completion_reference(prompt: str, template: str | None) -> Any:
 
 
 def template_fits(template: str, uri: str) -> bool:
-    """Whether ``uri`` could come from an RFC 6570 ``template`` (each ``{…}`` taken as any text)."""
-    parts = re.split(r"\{[^}]*\}", template)
-    return re.fullmatch(".+".join(map(re.escape, parts)), uri) is not None
+    """Whether ``uri`` could come from an RFC 6570 ``template`` (each ``{…}`` taken as any text;
+    one with an operator, ``{?q}``, ``{#frag}``, ``{/seg}``, as none at all, which is what it
+    expands to when its variables are left out: ``find://items`` fits ``find://items{?q}``)."""
+    pieces = re.split(r"\{([^}]*)\}", template)  # fixed text, expression, fixed text, …
+    pattern = "".join(
+        re.escape(piece) if i % 2 == 0 else ".*" if piece[:1] in "?&#/;." else ".+"
+        for i, piece in enumerate(pieces)
+    )
+    return re.fullmatch(pattern, uri, re.DOTALL) is not None
 
 
 def template_variables(template: str) -> list[str]:

@@ -755,6 +755,7 @@ class Pool:
         context: CallContext | None = None,
         task: bool | None = None,
         validate: bool = True,
+        **keywords: Any,
     ) -> Any:
         """Call ``tool`` on ``server`` and return its result. The tool may also be named as the magics
         name it, ``pool.call("probe.ui_search", {...})``, or by its flat ``mcp__server__tool`` name.
@@ -765,10 +766,13 @@ class Pool:
         The arguments are checked against the tool's ``inputSchema`` first (``ArgumentsError``, and
         nothing is sent); ``validate=False`` leaves that to the server, and sends a tool the server
         does not list too (its unknown-tool error comes back as any error does).
+        The tool's arguments are one dict, never keywords: ``pool.call("probe", "ui_search",
+        {"query": "login"})`` (a keyword is refused, saying so).
         A plain call stays a plain call. ``task=True`` runs it as a task and returns the live
         :class:`~mcpnb.client.tasks.TaskHandle` at once; a tool that *requires* tasks runs as one
         anyway, and the call waits for its result.
         """
+        _no_keywords(keywords, server, tool)
         timeout = checked_timeout(timeout)  # a bad one raises here: nothing is sent
         server, tool, arguments = self._target(server, tool, arguments)
         ctx = self._call_context(context, answers, later=task is True)  # a task asks after the cell
@@ -785,7 +789,9 @@ class Pool:
         context: CallContext | None = None,
         task: bool | None = None,
         validate: bool = True,
+        **keywords: Any,
     ) -> Any:
+        _no_keywords(keywords, server, tool)
         timeout = checked_timeout(timeout)  # a bad one raises here: nothing is sent
         server, tool, arguments = self._target(server, tool, arguments)
         ctx = self._call_context(context, answers, awaited=self.awaited_here(), later=task is True)
@@ -849,6 +855,7 @@ class Pool:
         *,
         ttl_ms: int | None = None,
         context: CallContext | None = None,
+        **keywords: Any,
     ) -> Any:
         """Start ``tool`` as a task (both protocol eras) and return its live ``TaskHandle`` at once.
 
@@ -858,6 +865,7 @@ class Pool:
         """
         from mcpnb.client.tasks import pooled
 
+        _no_keywords(keywords, server, tool, "start_task")
         server, tool, arguments = self._target(server, tool, arguments)
         pooled.warn_unsent_ttl(self, server, ttl_ms)
         context = context or self.asking_context(later=True)
@@ -871,9 +879,11 @@ class Pool:
         *,
         ttl_ms: int | None = None,
         context: CallContext | None = None,
+        **keywords: Any,
     ) -> Any:
         from mcpnb.client.tasks import pooled
 
+        _no_keywords(keywords, server, tool, "start_task")
         server, tool, arguments = self._target(server, tool, arguments)
         pooled.warn_unsent_ttl(self, server, ttl_ms)
         context = context or self.asking_context(later=True)
@@ -965,11 +975,26 @@ class Pool:
         runtime = self.runtime
         return [skill_of(server, e, conn.read_resource, runtime.run, runtime.arun) for e in entries]
 
-    def prompts(self, server: str) -> list[Any]:
-        return self._run(self.connection(server).list_prompts())
+    def prompts(self, server: str, *, refresh: bool = False) -> list[Any]:
+        """``server``'s prompts, from its cached list while fresh; ``refresh`` asks the server again
+        (a server that says nothing when it adds one: FastMCP on 2026-07-28 declares no
+        ``listChanged``)."""
+        return self._run(self._prompts(server, refresh))
 
-    async def aprompts(self, server: str) -> list[Any]:
-        return await self._arun(self.connection(server).list_prompts())
+    async def aprompts(self, server: str, *, refresh: bool = False) -> list[Any]:
+        return await self._arun(self._prompts(server, refresh))
+
+    async def _prompts(self, server: str, refresh: bool) -> list[Any]:
+        conn = self.connection(server)
+        if refresh:  # stale, not dropped: the last list still answers a name while the new one comes
+            conn.prompt_cache.invalidate()
+        return await conn.list_prompts()
+
+    def find_prompt(self, server: str, name: str) -> Any:
+        """``name`` of ``server``'s prompts (the SDK's ``Prompt``: its arguments, description), its
+        list asked again when the cached one lacks it; an unknown name raises
+        :class:`ArgumentsError` with a did-you-mean."""
+        return self._run(self.connection(server).find_prompt(name))
 
     def prompt(self, server: str, name: str, arguments: Mapping[str, Any] | None = None) -> PromptMessages:
         """``prompts/get``: the messages (a list), ``.text`` of them all, ``.sdk_result``.
@@ -1134,3 +1159,17 @@ def default_pool() -> Pool:
         if _default is None or _default.runtime.closed:
             _default = Pool()
         return _default
+
+
+def _no_keywords(keywords: dict[str, Any], server: str, tool: Any, method: str = "call") -> None:
+    """Refuse a tool's arguments given as keywords (``pool.call("s", "t", x=1)``), saying how to give
+    them: Python's own "unexpected keyword argument 'x'" said nothing of the dict ``call`` takes."""
+    if not keywords:
+        return
+    names = list(keywords)
+    named = repr(server) if tool is None or isinstance(tool, Mapping) else f"{server!r}, {tool!r}"
+    given = "{" + ", ".join(f"{k!r}: ..." for k in names) + "}"
+    raise TypeError(
+        f"{method}() takes the tool's arguments as one dict, not as keywords ({', '.join(names)}): "
+        f"pool.{method}({named}, {given}) or pool.{method}({named}, arguments={given})"
+    )

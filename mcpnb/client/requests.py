@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from mcpnb.client import call_logs, health, stalls
 from mcpnb.client.answers import misaddressed
 from mcpnb.client.errors import (
+    REFUSED_HERE,
     AuthError,
     CallError,
     CallTimeoutError,
@@ -461,7 +463,7 @@ def _details(exc: BaseException, safe: Callable[[str], str]) -> str:
 
     from mcp import MCPError
 
-    if not isinstance(exc, MCPError) or exc.code in _CLIENTS_OWN:
+    if not isinstance(exc, MCPError) or exc.code in _CLIENTS_OWN or exc.data == REFUSED_HERE:
         return ""
     rest = str(exc.message or "").strip().splitlines()[1:]
     data = exc.data
@@ -573,48 +575,8 @@ async def call_tool(
     idle = conn.config.tool_timeout if timeout is None else timeout
     call_ctx = context or CallContext()
     call_ctx.server, call_ctx.tool = conn.name, name
-    started = conn.clock()
-
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        call_ctx.deadline.touch()  # (a transcript has the notification as sent: transcript.Wire)
-        if call_ctx.on_progress is not None:
-            await call_ctx.on_progress(value, total, message)
-
-    async def send(client: Any) -> Any:
-        total = max(idle, conn.config.max_total_timeout)
-        deadline = call_ctx.deadline = Deadline(idle, total, conn.clock)
-        tap = None
-        if call_ctx.transcript is not None:  # what the server sends is routed to calls as its questions are
-            from mcpnb.client.transcript import wire
-
-            tap = wire(client.session._dispatcher)
-            tap.route = conn.asking.current
-            tap.enter(call_ctx)  # the whole call: a task's notifications between its polls too
-        token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
-        conn.asking.active_calls.append(call_ctx)  # legacy push requests find their call here
-        try:
-            # past the deadline this task is cancelled: the SDK tells the server (notifications/cancelled)
-            try:
-                return await _send_call(client, name, arguments, deadline, progress, task_required)
-            except Exception as exc:
-                from mcpnb.client.tasks import optin
-
-                if not optin.requires_tasks(exc) or conn.era != "modern":
-                    raise
-                # the server runs this tool only as a task, and said so before running anything
-                conn.catalog.learn_task_support(name, "required")
-                conn.emit("tasks", f"{name}() runs only as a task on this server: asking for one")
-                return await _send_call(client, name, arguments, deadline, progress, True)
-        except DeadlinePassed:
-            health.call_timed_out(conn, deadline.last_activity)  # with a probe unanswered: a hung server
-            raise CallTimeoutError(
-                conn.safe(deadline.message(f"{name}()", conn.name)), model_text=deadline.for_model()
-            ) from None
-        finally:
-            conn.asking.active_calls.remove(call_ctx)
-            current_call.reset(token)
-            if tap is not None:
-                tap.leave(call_ctx)
+    started, began = conn.clock(), time.monotonic()  # (a log event's stamp is on the second)
+    send = _ToolCall(conn, name, arguments, idle, call_ctx, task_required).send
 
     # an in-process server runs on this loop: a tool of it that blocks holds every call (stalls.py)
     span = stalls.begin(conn, name)
@@ -646,9 +608,8 @@ async def call_tool(
     if out.is_error and conn.era == "modern" and _NO_PUSH_HERE.search(out.text or ""):
         out.warnings.append(asks_by_request(conn))  # after the server's own words: what to do about them
     if out.is_error:
-        for _ in range(2):  # a traceback written just before the answer: its lines read first (the
-            await asyncio.sleep(0)  # loop runs this task before the stderr pipe's read it just polled)
-        pointer = call_logs.logged_during(conn, out.elapsed)
+        await conn.read_stderr()  # a traceback written just before the answer, on another pipe
+        pointer = call_logs.logged_during(conn, began)
         if pointer is not None:
             out.warnings.append(pointer)
     return out
@@ -692,14 +653,95 @@ def _ended(call: CallContext, error: BaseException | None) -> None:
             told(error)
 
 
-async def _send_call(
+class _ToolCall:
+    """One ``tools/call`` on its way: what :func:`request` sends, and the progress the SDK reports.
+
+    An object with slots, not two closures in :func:`call_tool`: a hundred calls at once keep a
+    hundred of these alive for as long as the server works, and each closure's cells, functions and
+    tuples were objects the garbage collector tracks (tracked objects alive across its young
+    collections are what make it run full collections, each over the whole heap)."""
+
+    __slots__ = ("arguments", "conn", "ctx", "idle", "name", "task_required")
+
+    def __init__(
+        self,
+        conn: Connection,
+        name: str,
+        arguments: dict[str, Any] | None,
+        idle: float,
+        ctx: CallContext,
+        task_required: bool,
+    ) -> None:
+        self.conn, self.name, self.arguments, self.idle = conn, name, arguments, idle
+        self.ctx, self.task_required = ctx, task_required
+
+    async def progress(self, value: float, total: float | None, message: str | None) -> None:
+        call_ctx = self.ctx
+        call_ctx.deadline.touch()  # (a transcript has the notification as sent: transcript.Wire)
+        if call_ctx.on_progress is not None:
+            await call_ctx.on_progress(value, total, message)
+
+    async def send(self, client: Any) -> Any:
+        conn, call_ctx, name, idle = self.conn, self.ctx, self.name, self.idle
+        total = max(idle, conn.config.max_total_timeout)
+        deadline = call_ctx.deadline = Deadline(idle, total, conn.clock)
+        tap = None
+        if call_ctx.transcript is not None:  # what the server sends is routed to calls as its questions are
+            from mcpnb.client.transcript import wire
+
+            tap = wire(client.session._dispatcher)
+            tap.route = conn.asking.current
+            tap.enter(call_ctx)  # the whole call: a task's notifications between its polls too
+        token = current_call.set(call_ctx)  # modern-era requests arrive in this task and see it
+        conn.asking.active_calls.append(call_ctx)  # legacy push requests find their call here
+        try:
+            # past the deadline this task is cancelled: the SDK tells the server (notifications/cancelled)
+            try:
+                return await _send_call(
+                    client, name, self.arguments, deadline, self.progress, self.task_required
+                )
+            except Exception as exc:
+                from mcpnb.client.tasks import optin
+
+                if not optin.requires_tasks(exc) or conn.era != "modern":
+                    raise
+                # the server runs this tool only as a task, and said so before running anything
+                conn.catalog.learn_task_support(name, "required")
+                conn.emit("tasks", f"{name}() runs only as a task on this server: asking for one")
+                return await _send_call(client, name, self.arguments, deadline, self.progress, True)
+        except DeadlinePassed:
+            health.call_timed_out(conn, deadline.last_activity)  # with a probe unanswered: a hung server
+            raise CallTimeoutError(
+                conn.safe(deadline.message(f"{name}()", conn.name)), model_text=deadline.for_model()
+            ) from None
+        finally:
+            _forget(conn.asking.active_calls, call_ctx)
+            current_call.reset(token)
+            if tap is not None:
+                tap.leave(call_ctx)
+
+
+def _forget(calls: list[CallContext], call_ctx: CallContext) -> None:
+    """Take ``call_ctx`` itself out of the calls in flight. Not ``list.remove``: it compares each
+    call before it with ``==``, a dataclass comparison field by field (its deadline's too), so a
+    hundred calls at once that end out of order each paid for the ones still running."""
+    for i, call in enumerate(calls):
+        if call is call_ctx:
+            del calls[i]
+            return
+
+
+def _send_call(
     client: Any, name: str, arguments: dict[str, Any] | None, deadline: Deadline, progress: Any, as_task: bool
-) -> Any:
+) -> Awaitable[Any]:
     """SEP-2663: the tasks extension is declared on this request only when a task is wanted (the
-    tool requires one); otherwise (the default) a task-optional tool answers as a plain call."""
+    tool requires one); otherwise (the default) a task-optional tool answers as a plain call.
+    The plain call's awaitable is handed back as it is (no coroutine of its own per call)."""
     sending = within(deadline, client.call_tool(name, arguments or {}, progress_callback=progress))
-    if not as_task:
-        return await sending
+    return sending if not as_task else _as_task(sending)
+
+
+async def _as_task(sending: Awaitable[Any]) -> Any:
     from mcpnb.client.tasks.optin import task_call
 
     with task_call():

@@ -95,8 +95,10 @@ class ToolResult:
     meta: dict[str, Any] | None = None
     sdk_result: Any = field(default=None, repr=False)
     transcript: Any = field(default=None, repr=False)  # the call's traffic, when it was asked for
-    logs: list[Any] = field(default_factory=list, repr=False)  # the last log notifications of the call
-    logs_dropped: int = 0  # earlier log notifications that were not kept
+    #: The last log notifications of the call: the newest 200, within a size budget (a message's data
+    #: past 2,000,000 characters cut, saying how much: :mod:`mcpnb.client.call_logs`).
+    logs: list[Any] = field(default_factory=list, repr=False)
+    logs_dropped: int = 0  # earlier log notifications that were not kept (by count or by size)
     #: The server's questions answered by a policy or the call's answers, not a person (how and why).
     answered_without_asking: list[str] = field(default_factory=list, repr=False)
     #: The tool's description says its text is Markdown (``ToolInfo.answers_in_markdown``).

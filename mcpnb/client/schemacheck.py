@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -78,7 +79,65 @@ def schema_problem(instance: Any, schema: dict[str, Any]) -> str | None:
         return f"cannot check against the schema: {first}"
     if error is None:
         return None
+    error = readable(error)
     return f"at {json_path(error.instance_path)}: {short_message(error.message, error.instance)}"
+
+
+@dataclass(frozen=True)
+class _TypeRefused:
+    """What :func:`readable` says of an ``anyOf``/``oneOf`` whose every branch refused the value's
+    type, as the validator's own errors read (``schema_path`` ends in the keyword)."""
+
+    instance_path: list[Any]
+    schema_path: list[Any]
+    message: str
+    instance: Any
+    types: tuple[str, ...] = ()
+    kind: Any = None
+
+
+def readable(error: Any) -> Any:
+    """The error of a ``jsonschema-rs`` check a person should read. An ``anyOf``/``oneOf`` that no
+    branch takes says only "is not valid under any of the schemas listed in the 'anyOf' keyword",
+    and that is every optional field of a Python server (``int | None`` is ``anyOf: [integer,
+    null]``): where each branch refused the value's type, the types they take are said (``"x" is
+    not of type "integer" or "null"``); where one branch took its type, that branch's own first
+    complaint is (``3 is less than the minimum of 5``). Else ``error`` itself."""
+    branches = getattr(error.kind, "context", None)
+    if not isinstance(branches, list) or not branches or not all(branches):
+        return error
+    here = list(error.instance_path)
+    refused = [_types_refused(b, here) for b in branches]
+    fitting = [b for b, kinds in zip(branches, refused, strict=True) if kinds is None]
+    if len(fitting) == 1:
+        return readable(fitting[0][0])
+    if fitting:
+        return error
+    kinds = dict.fromkeys(t for types in refused for t in types or ())
+    shown = json.dumps(error.instance, separators=(",", ":"), ensure_ascii=False, sort_keys=True, default=str)
+    said = " or ".join(f'"{t}"' for t in kinds)
+    message = f"{shown} is not of type {said}"
+    return _TypeRefused(here, [*error.schema_path, "type"], message, error.instance, tuple(kinds))
+
+
+def _types_refused(branch: list[Any], here: list[Any]) -> list[str] | None:
+    """The types a branch of an ``anyOf`` takes, where it refused the value for its type (a ``type``
+    error at the value itself, or an ``anyOf`` there that refused it so: ``Literal | None``'s
+    ``enum`` beside its ``type`` still refuses a number by type); None where it took the type."""
+    types: list[str] = []
+    for e in branch:
+        if list(e.instance_path) != here:
+            continue
+        if failed_keyword(e.schema_path) == "type":
+            types += getattr(e.kind, "types", ())
+        elif isinstance(inner := readable(e), _TypeRefused):
+            types += inner.types
+    return types or None
+
+
+def failed_keyword(schema_path: Any) -> str:
+    """The keyword that failed: the last name on the schema path (``properties.a.type`` -> ``type``)."""
+    return next((k for k in reversed(list(schema_path)) if isinstance(k, str)), "")
 
 
 #: Characters of an offending value quoted in a message; and of a whole message, past which its

@@ -84,31 +84,12 @@ def loops_multiply(schema: Any, budget: int = 5 * EXPANDED_LIMIT) -> bool:
         if steps > budget:
             raise _Exhausted
 
-    def charged(refs: Iterator[str]) -> Iterator[str]:
-        for ref in refs:
-            charge()
-            yield ref
-
-    def loops(ref: str) -> bool:
-        seen: set[str] = set()
-        todo = list(written.get(ref, ()))
-        while todo:
-            nxt = todo.pop()
-            if nxt == ref:
-                return True
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.extend(written.get(nxt, ()))
-        return False
-
     try:
         # the references that can lead back to themselves (only they loop), each read once: one
         # written 3,000 times was read 3,000 times (seconds, the GIL held)
-        written = {
-            ref: set(charged(_all_refs(pointer(root, ref), definitions=False)))
-            for ref in dict.fromkeys(charged(_all_refs(root)))
-        }
-        for target in [ref for ref in written if loops(ref)]:
+        groups, edges = _loops_first(root, _Visits(budget))
+        looping = [ref for group in groups for ref in group if len(group) > 1 or ref in edges[ref]]
+        for target in looping:
             found: list[tuple[_Step, ...]] = []
             met(pointer(root, target), target, (), frozenset({target}), found)
             if () in found or _overlap(found, charge):
@@ -116,20 +97,6 @@ def loops_multiply(schema: Any, budget: int = 5 * EXPANDED_LIMIT) -> bool:
     except _Exhausted:
         return True
     return False
-
-
-def _all_refs(node: Any, *, definitions: bool = True) -> Iterator[str]:
-    """Every ``$ref`` written in ``node`` (each as often as written), its definitions' too unless
-    ``definitions`` is False (then only those its own subschemas use where they stand)."""
-    if isinstance(node, list):
-        for v in node:
-            yield from _all_refs(v, definitions=definitions)
-    elif isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"]
-        for k, v in node.items():
-            if k not in DATA_KEYWORDS and (definitions or k not in DEFINITION_KEYWORDS):
-                yield from _all_refs(v, definitions=definitions)
 
 
 #: One step down the value, as :func:`loops_multiply` compares them: the kind of part (``o`` a
@@ -449,8 +416,9 @@ class _Visits:
 
 
 def _written(node: Any, visit: _Visits) -> list[str]:
-    """The ``$ref``s written in ``node``, its definitions' not (:func:`_all_refs`), each node read
-    counted by ``visit``; without recursion."""
+    """The ``$ref``s written in ``node`` (each as often as written), its definitions' not (only
+    those its own subschemas use where they stand), each node read counted by ``visit``; without
+    recursion."""
     found: list[str] = []
     todo = [node]
     while todo:

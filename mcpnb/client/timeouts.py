@@ -100,8 +100,9 @@ class Deadline:
     idle: float
     total: float
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
-    #: Called after every change, so whoever enforces the deadline can reschedule its timer.
-    on_change: Callable[[], None] | None = field(default=None, repr=False)
+    #: The loop's watch enforcing it while :func:`within` awaits, told of every change so that it
+    #: reschedules its timer (kept as the watch itself, not a partial made per call).
+    watch: _Watch | None = field(default=None, init=False, repr=False, compare=False)
     started: float = field(init=False)
     last_activity: float = field(init=False)
     paused: int = field(default=0, init=False)
@@ -113,8 +114,8 @@ class Deadline:
         self.started = self.last_activity = self.clock()
 
     def _changed(self) -> None:
-        if self.on_change is not None:
-            self.on_change()
+        if self.watch is not None:
+            self.watch.arm_for(self)
 
     def touch(self) -> None:
         """Progress arrived: the idle clock starts again."""
@@ -183,7 +184,7 @@ async def within(deadline: Deadline, work: Awaitable[T]) -> T:
     cancelling = task.cancelling()
     key = id(deadline)
     watch.calls[key] = (deadline, task)
-    deadline.on_change = functools.partial(watch.arm_for, deadline)
+    deadline.watch = watch
     watch.arm_for(deadline)
     try:
         result = await work
@@ -197,7 +198,7 @@ async def within(deadline: Deadline, work: Awaitable[T]) -> T:
         raise
     finally:
         watch.calls.pop(key, None)
-        deadline.on_change = None
+        deadline.watch = None
     if deadline.expired:  # the work swallowed our cancel and finished: keep its result
         task.uncancel()
     return result

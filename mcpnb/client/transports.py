@@ -13,7 +13,7 @@ import os
 import re
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,6 +86,7 @@ async def open_target(
     on_response: ResponseHook | None = None,
     on_failure: FailureHook | None = None,
     live: Callable[[], bool] | None = None,
+    on_pipe: Callable[[StderrPipe], None] | None = None,
 ) -> AsyncIterator[Any]:
     """Yield what ``mcp.Client(...)`` takes for this server; clean up on exit.
 
@@ -96,11 +97,12 @@ async def open_target(
     and the status and the server's own words are what tell them apart. ``on_failure(exc)`` sees
     transport errors. ``live()``: whether the session is up (Streamable HTTP: from then on a
     request whose own connection is cut fails alone, :func:`watch_streamable_requests`).
+    ``on_pipe(pipe)``: a stdio server's stderr pipe, to read it up to now (:meth:`StderrPipe.catch_up`).
     ``transport``: another than ``config.transport`` (the other HTTP one, for a guessed URL).
     """
     transport = transport or config.transport
     if transport == "stdio":
-        async with _stdio(config, on_stderr, on_stdout, on_failure) as target:
+        async with _stdio(config, on_stderr, on_stdout, on_failure, on_pipe) as target:
             yield target
     elif transport == "http":
         async with _http(config, on_response, on_failure, live) as target:
@@ -122,6 +124,7 @@ async def _stdio(
     on_stderr: Callable[[str], None],
     on_stdout: Callable[[str], None],
     on_failure: FailureHook | None,
+    on_pipe: Callable[[StderrPipe], None] | None,
 ) -> AsyncIterator[Any]:
     import sys
 
@@ -133,14 +136,14 @@ async def _stdio(
         params = StdioServerParameters(
             command=config.program, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
         )
-        async with StderrPipe(on_stderr) as errlog:
+        async with _pipe(on_stderr, on_pipe) as errlog:
             yield stdio_client(params, errlog=errlog)
         return
 
     from mcpnb.client.lean import mark_mine
 
     mark_mine()  # an answer for a request never sent is said in the server's log, as over HTTP
-    async with StderrPipe(on_stderr) as errlog:
+    async with _pipe(on_stderr, on_pipe) as errlog:
         yield stdio_transport(
             config.name,
             config.program,
@@ -152,6 +155,17 @@ async def _stdio(
             on_exit=on_failure,
             max_message=config.max_message_bytes,
         )
+
+
+@contextlib.asynccontextmanager
+async def _pipe(
+    on_line: Callable[[str], None], on_pipe: Callable[[StderrPipe], None] | None
+) -> AsyncIterator[Any]:
+    pipe = StderrPipe(on_line)
+    async with pipe as errlog:
+        if on_pipe is not None:
+            on_pipe(pipe)
+        yield errlog
 
 
 @contextlib.asynccontextmanager
@@ -709,8 +723,9 @@ def watched_transport(
             self.owner = _REQUEST_STREAM.get()  # a GET resuming a request's stream, or the background one
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
+            chunks = self.stream.__aiter__()
             try:
-                async for chunk in self.stream:
+                async for chunk in chunks:
                     if self.owner is not None:
                         self.owner.heard(chunk)  # news: the next cut starts a new count
                     yield chunk
@@ -722,6 +737,12 @@ def watched_transport(
                 if self.method == "GET" and isinstance(exc, httpx2.TransportError) and self._reopened():
                     return  # cut while idle: ended, for the SDK to open again
                 raise
+            finally:
+                # closed here, as httpx closes ours: an async generator left unfinished (every
+                # 2025-11-25 answer's event stream, which the SDK leaves once its answer came) is
+                # finalized by the loop's hook instead, a self-pipe write and a task per request
+                if isinstance(chunks, AsyncGenerator):
+                    await chunks.aclose()
 
         def _reopened(self) -> bool:
             """Whether this cut GET may end as if the server ended it (the SDK opens it again):
@@ -793,6 +814,14 @@ class StderrPipe:
             lambda: _LineProtocol(self._on_line), os.fdopen(read_fd, "rb", buffering=0)
         )
         return self.writer
+
+    async def catch_up(self) -> None:
+        """Read what the server has written until now, however throttled its stderr is: a call's
+        failure points at the traceback its server wrote before answering (the answer comes on
+        another pipe), and a server that had just logged much at its start had its reading paused,
+        so the traceback still waited in the pipe when the call's error was made (CI, loaded)."""
+        if self._protocol is not None:
+            await self._protocol.catch_up()
 
     async def __aexit__(self, *exc: object) -> None:
         """Read what is still in the pipe before closing it: a crashed server's last words (why it
@@ -881,6 +910,13 @@ class _LineProtocol(asyncio.Protocol):
         self._owed, self._at = 0.0, time.perf_counter()
         if self._transport is not None and not self._transport.is_closing():
             self._transport.resume_reading()
+
+    async def catch_up(self) -> None:
+        """One read of what waits in the pipe now (up to the transport's read size), paused or not:
+        a throttle pauses only after a read's lines are passed on."""
+        self._resume()
+        for _ in range(2):  # the first yield lets the loop poll the pipe, the second runs its read first
+            await asyncio.sleep(0)
 
     async def drain(self) -> None:
         """The server has ended: the rest of its stderr is read at once (at most a pipe's worth),

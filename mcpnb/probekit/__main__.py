@@ -217,8 +217,8 @@ async def _serve(server: object, port: int, store_url: str | None) -> int:
         handle = await serve_http(server, port=port)  # type: ignore[arg-type]
     except OSError as exc:  # the port is taken, or not ours to take: one line, not a traceback
         return _cannot_listen(HOST, port, exc)
+    print(startup_line(1, store_url), file=sys.stderr, flush=True)  # first: written when the URL is read
     print(handle.url, flush=True)  # the first line: a parent process reads it
-    print(startup_line(1, store_url), file=sys.stderr, flush=True)
     loop = asyncio.get_running_loop()
     asked = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

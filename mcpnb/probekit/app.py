@@ -46,6 +46,9 @@ WORKERS_ENV = PREFIX + "WORKERS"
 #: for uvicorn's own workers): each worker would otherwise seal with a key of its own, and a retry
 #: that reached another worker than its first round was refused (-32602, "invalid requestState").
 STATE_KEY_ENV = PREFIX + "STATE_KEY"
+#: The pid of the process that started the workers (set by ``--workers``): each dies with it, even
+#: when it is killed outright (:func:`~mcpnb.probekit.workers.die_with_supervisor`).
+SUPERVISOR_ENV = PREFIX + "SUPERVISOR"
 
 
 def options_from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -89,6 +92,11 @@ def create_app() -> Any:
     from mcpnb.probekit.http_server import quiet_stops
     from mcpnb.probekit.server import create_server
 
+    supervisor = os.environ.get(SUPERVISOR_ENV, "")
+    if supervisor.isdigit() and int(supervisor) != os.getpid():  # a worker, not --workers 1's own
+        from mcpnb.probekit.workers import die_with_supervisor
+
+        die_with_supervisor(int(supervisor))
     quiet_stops()
 
     key = os.environ.get(STATE_KEY_ENV)

@@ -24,6 +24,13 @@ start): 2, see ``__main__``. A worker that dies (killed, crashed) once all serve
 once, and this process says so on stderr (:func:`replaced_line`): its running tasks only turn
 ``failed`` once their lease runs out.
 
+A supervisor killed outright (SIGKILL: the OOM killer, ``kill -9``) runs none of that: its workers
+went on running, each holding the socket, so the port stayed taken. On Linux each worker asks,
+first thing in its app factory, to get SIGTERM when its supervisor dies (``PR_SET_PDEATHSIG``,
+:func:`die_with_supervisor`), and so stops as it would on a SIGTERM; elsewhere they still outlive
+it. uvicorn starts every worker from the supervisor's main thread (the first ones, replacements,
+those SIGHUP or SIGTTIN ask for), the thread whose end ``PR_SET_PDEATHSIG`` watches.
+
 Workers share nothing but the task store, so more than one worker needs a shared store (SQLite or
 Redis): with the memory store a task made on one worker would be unknown to the others.
 """
@@ -163,16 +170,18 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
     shown = f"[{host}]" if ":" in host else host
 
     def announce() -> None:
-        print(f"http://{shown}:{actual}/mcp", flush=True)  # the first line: a parent process reads it
+        # what it says on stderr first: a reader of the URL finds it written already
         print(startup_line(workers, env.get("MCP_TASK_STORE")), file=sys.stderr, flush=True)
         warning = reachable_warning(host, actual)
         if warning:
             print(warning, file=sys.stderr, flush=True)
+        print(f"http://{shown}:{actual}/mcp", flush=True)  # the first line: a parent process reads it
 
-    from mcpnb.probekit.app import STATE_KEY_ENV, WORKERS_ENV
+    from mcpnb.probekit.app import STATE_KEY_ENV, SUPERVISOR_ENV, WORKERS_ENV
     from mcpnb.probekit.http_server import GRACE_S
 
-    os.environ.update({**env, WORKERS_ENV: str(workers)})  # the workers (spawned) inherit it
+    # the workers (spawned) inherit it; each dies with this process (:func:`die_with_supervisor`)
+    os.environ.update({**env, WORKERS_ENV: str(workers), SUPERVISOR_ENV: str(os.getpid())})
     os.environ.setdefault(STATE_KEY_ENV, secrets.token_hex(32))  # one key seals every worker's rounds
     config = uvicorn.Config(
         "mcpnb.probekit.app:create_app",
@@ -201,6 +210,27 @@ def serve_workers(host: str, port: int, workers: int, env: dict[str, str]) -> in
     finally:
         sock.close()
     return outcome
+
+
+def die_with_supervisor(supervisor: int) -> None:
+    """Have this process get SIGTERM when ``supervisor``, its parent, dies, however it dies (Linux's
+    ``PR_SET_PDEATHSIG``; elsewhere nothing). SIGTERM, not SIGKILL: a worker stops as on any
+    SIGTERM, ending its open requests and its running tasks, which say so in the store. A parent
+    already gone before this was asked sends nothing, so the parent is looked at after: this
+    process was reparented, and ends at once the same way."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0) != 0:
+            return  # refused (a sandbox, say): the worker may outlive a SIGKILLed supervisor, as before
+    except (OSError, AttributeError):  # no prctl in this C library
+        return
+    if os.getppid() != supervisor:
+        signal.raise_signal(signal.SIGTERM)
 
 
 def start_timeout() -> float:

@@ -1,4 +1,4 @@
-"""Fixtures of the browser tests: one JupyterLab per module, screenshots kept as artifacts.
+"""Fixtures of the browser tests: one JupyterLab and one chromium per module, screenshots kept.
 
 These tests fail (never skip) when chromium, JupyterLab or playwright is missing: CI installs them
 (``apt-get install chromium``; ``pip install -e .[test]``; never ``playwright install``).
@@ -18,7 +18,7 @@ import pytest
 from conftest import report_at_the_end, run_basetemp
 from playwright.sync_api import expect
 
-from browser.lab import Server
+from browser.lab import Chromium, Server
 
 # What a click sets off (the kernel, a server, the widget's answer) shows on the page only after a
 # round trip; on a loaded 2-core machine (parallel test workers, each with a kernel, a JupyterLab
@@ -76,21 +76,70 @@ def shots(shot_dir, request) -> Shots:
     return Shots(shot_dir, name)
 
 
+class Labs:
+    """The JupyterLab servers of one test process. Each test file gets its own (a fresh root, no
+    kernels, files or workspaces of another file's tests); a file's server is stopped as the file
+    ends, and its shutdown (kernels, their MCP servers) goes on while the next file runs: every
+    one is waited for at the end of the session."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self.tmp = tmp_path_factory
+        self.stopping: list[Server] = []
+
+    def start(self) -> Server:
+        return Server("lab", self.tmp.mktemp("lab"))
+
+    def stop(self, server: Server) -> None:
+        server.stop(wait=False)
+        self.stopping.append(server)
+
+    def close(self) -> None:
+        while self.stopping:
+            self.stopping.pop().reap()
+
+
+@pytest.fixture(scope="session")
+def labs(tmp_path_factory) -> Iterator[Labs]:
+    all_labs = Labs(tmp_path_factory)
+    try:
+        yield all_labs
+    finally:
+        all_labs.close()
+
+
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory) -> Iterator[Server]:
+def lab(labs) -> Iterator[Server]:
     """JupyterLab on 127.0.0.1 with a token, serving a tmp dir; no news popup, no PyPI lookups."""
     import jupyterlab  # noqa: F401  (a missing JupyterLab is a failure, not a skip)
 
-    server = Server("lab", tmp_path_factory.mktemp("lab"))
+    server = labs.start()
     try:
         yield server
     finally:
-        server.stop()
+        labs.stop(server)
 
 
-@pytest.fixture
-def pw() -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Chromium]:
+    """One Playwright driver and one chromium per test file (see :class:`browser.lab.Chromium`).
+
+    Module scope, not session: a file may drive Playwright itself (the course's tests do), and
+    Playwright's sync API allows one driver at a time in a thread."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        yield p
+        shared = Chromium(p)
+        try:
+            yield shared
+        finally:
+            shared.close()
+
+
+@pytest.fixture
+def pw(chromium) -> Iterator[Chromium]:
+    """What a test passes to :func:`browser.lab.launch` for a browser of its own (a fresh context
+    of the file's chromium); whatever it left open is closed after it."""
+    try:
+        yield chromium
+    finally:
+        chromium.end_test()

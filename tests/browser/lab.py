@@ -35,6 +35,37 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
     "--proxy-server=http://127.0.0.1:9",
 ]
+#: JupyterLab plugins no test opens or clicks, left out of every page (``disabledExtensions``): a page
+#: load costs chromium ~5 CPU-s, and each of these loads code, activates and draws panels (debugger,
+#: LSP, table of contents, property inspector, help, terminals, ...). Measured over fresh pages of a
+#: notebook: ~5.0 -> ~4.1 chromium CPU-s a load. The notebook, its toolbar and status bar, the cell
+#: toolbar, completer, file browser, themes, widgets and the Binder settings' plugins stay.
+UNUSED_LAB_PLUGINS = [
+    "@jupyterlab/apputils-extension:announcements",
+    "@jupyterlab/application-extension:property-inspector",
+    "@jupyterlab/celltags-extension",
+    "@jupyterlab/debugger-extension",
+    "@jupyterlab/extensionmanager-extension",
+    "@jupyterlab/fileeditor-extension:language-server",
+    "@jupyterlab/help-extension",
+    "@jupyterlab/hub-extension",
+    "@jupyterlab/inspector-extension",
+    "@jupyterlab/lsp-extension",
+    "@jupyterlab/metadataform-extension",
+    "@jupyterlab/notebook-extension:active-cell-tool",
+    "@jupyterlab/notebook-extension:language-server",
+    "@jupyterlab/notebook-extension:metadata-editor",
+    "@jupyterlab/notebook-extension:toc",
+    "@jupyterlab/notebook-extension:tools",
+    "@jupyterlab/notebook-extension:update-raw-mimetype",  # needs the metadata form
+    "@jupyterlab/pluginmanager-extension",
+    "@jupyterlab/running-extension",
+    "@jupyterlab/settingeditor-extension",
+    "@jupyterlab/terminal-extension",
+    "@jupyterlab/toc-extension",
+    "@jupyterlab/workspaces-extension",
+    "@jupyter-notebook/lab-extension",
+]
 #: A person's pace is ~100 ms a key; 15 ms keeps the tests quick and still sends one event per key.
 KEY_DELAY_MS = 15
 #: The visible notebook only (JupyterLab keeps hidden tabs in the DOM).
@@ -50,7 +81,7 @@ def free_port() -> int:
 class Server:
     """``jupyter lab`` or ``jupyter notebook`` serving ``root`` on a free loopback port."""
 
-    def __init__(self, app: str, home: Path) -> None:
+    def __init__(self, app: str, home: Path, *, wait: bool = True) -> None:
         self.app = app
         self.home = home
         self.root = home / "root"
@@ -65,6 +96,13 @@ class Server:
         (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
             json.dumps({"windowingMode": "none"})
         )
+        # no "build recommended" check at each page load: it ran a build dry run in the server for
+        # 1.5 s of every page's start, while the page's own requests waited behind it
+        (home / ".jupyter" / "labconfig").mkdir(parents=True, exist_ok=True)
+        page_config: dict[str, Any] = {"buildCheck": False, "buildAvailable": False}
+        if app == "lab":
+            page_config["disabledExtensions"] = dict.fromkeys(UNUSED_LAB_PLUGINS, True)
+        (home / ".jupyter" / "labconfig" / "page_config.json").write_text(json.dumps(page_config))
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {
@@ -96,7 +134,15 @@ class Server:
                 stderr=subprocess.STDOUT,
                 env=env,
             )
+        #: What the kernels it starts inherit (the course's tests set a policy before their lab).
+        self.environ = dict(os.environ)
+        if wait:
+            self.ready()
+
+    def ready(self) -> Server:
+        """Once it answers (a server spawned with ``wait=False`` starts while other work goes on)."""
         self._wait_http(f"{self.base}/api/status?token={TOKEN}", 90)
+        return self
 
     def _wait_http(self, url: str, timeout: float) -> None:
         end = time.monotonic() + timeout
@@ -108,12 +154,20 @@ class Server:
                     if resp.status == 200:
                         return
             except OSError:
-                time.sleep(0.25)
+                time.sleep(0.05)
         log = self.log.read_text()[-3000:]
         raise AssertionError(f"jupyter {self.app} did not answer in {timeout} s:\n{log}")
 
-    def stop(self) -> None:
-        self.proc.terminate()
+    def stop(self, wait: bool = True) -> None:
+        """SIGTERM: the server shuts its kernels down (and they their MCP servers), which takes a
+        second or three; ``wait=False`` leaves that to go on while the next tests run, and
+        :meth:`reap` to make sure of it later."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        if wait:
+            self.reap()
+
+    def reap(self) -> None:
         try:
             self.proc.wait(15)
         except subprocess.TimeoutExpired:
@@ -121,10 +175,79 @@ class Server:
             self.proc.wait(5)
 
 
-def launch(pw: Any) -> Any:
+def launch_chromium(playwright: Any) -> Any:
     """Debian's chromium (Playwright never downloads a browser here)."""
     assert Path(CHROMIUM).exists(), "Debian chromium is required: apt-get install -y chromium"
-    return pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+class Chromium:
+    """One chromium for a test file (the ``pw`` fixture), launched when a test first asks for it.
+
+    Starting Playwright's driver and a chromium took about a second a test; a browser context is
+    what keeps tests apart (its own cookies, storage, cache, permissions and pages), and each test
+    gets its own through :class:`Lease`. A chromium that died is launched again.
+    """
+
+    def __init__(self, playwright: Any) -> None:
+        self.playwright = playwright
+        self._browser: Any = None
+        self.leases: list[Lease] = []
+
+    def browser(self) -> Any:
+        if self._browser is None or not self._browser.is_connected():
+            self._browser = launch_chromium(self.playwright)
+        return self._browser
+
+    def end_test(self) -> None:
+        """Close what a test left open (a test closes its lease itself; a failed one may not)."""
+        while self.leases:
+            self.leases.pop().close()
+
+    def close(self) -> None:
+        self.end_test()
+        if self._browser is not None and self._browser.is_connected():
+            self._browser.close()
+        self._browser = None
+
+
+class Lease:
+    """A test's share of the file's chromium: what it opens are contexts of its own, and its
+    ``close()`` closes them (and so their pages), not the chromium the next test uses."""
+
+    def __init__(self, chromium: Chromium) -> None:
+        self._browser = chromium.browser()
+        self._contexts: list[Any] = []
+        chromium.leases.append(self)
+
+    def new_context(self, **options: Any) -> Any:
+        context = self._browser.new_context(**options)
+        self._contexts.append(context)
+        return context
+
+    def new_page(self, **options: Any) -> Any:
+        """A page in a context of its own, as ``Browser.new_page`` gives."""
+        return self.new_context(**options).new_page()
+
+    def close(self) -> None:
+        while self._contexts:
+            context = self._contexts.pop()
+            try:
+                context.close()
+            except Exception:  # its chromium died: nothing left to close
+                if self._browser.is_connected():
+                    raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+
+def launch(pw: Any) -> Any:
+    """A browser for one test: a :class:`Lease` of the file's chromium (the ``pw`` fixture), or a
+    chromium of its own when ``pw`` is a Playwright."""
+    if isinstance(pw, Chromium):
+        return Lease(pw)
+    return launch_chromium(pw)
 
 
 def new_page(browser: Any, base: str, height: int = 1400) -> Any:

@@ -33,7 +33,10 @@ class Pki:
     stranger_key: Path
 
 
-def make_pki(folder: Path) -> Pki:
+def make_pki(folder: Path, *, rfc5280: bool = True) -> Pki:
+    """``rfc5280=False``: certificates without the key identifiers and key usage RFC 5280 asks for,
+    as some private CAs issue them; Python 3.13 and later refuse those (``VERIFY_X509_STRICT`` is
+    in ``ssl.create_default_context``'s flags), 3.11 and 3.12 accept them."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -52,6 +55,26 @@ def make_pki(folder: Path) -> Pki:
             .not_valid_after(now + datetime.timedelta(days=2))
             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
         )  # fmt: skip
+        if rfc5280:  # what a strict (Python >= 3.13) check asks of each certificate
+            builder = builder.add_extension(
+                x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False
+            ).add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False
+            )
+            builder = builder.add_extension(
+                x509.KeyUsage(
+                    digital_signature=not ca,
+                    content_commitment=False,
+                    key_encipherment=False,
+                    data_encipherment=False,
+                    key_agreement=False,
+                    key_cert_sign=ca,
+                    crl_sign=ca,
+                    encipher_only=False,
+                    decipher_only=False,
+                ),
+                critical=True,
+            )
         if server:
             san = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
             builder = builder.add_extension(san, critical=False).add_extension(
@@ -80,7 +103,9 @@ def make_pki(folder: Path) -> Pki:
         return path
 
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca = issue("mcpnb test CA", ca_key, name("mcpnb test CA"), ca_key, ca=True)
+    # (a name of its own without key identifiers: beside the other CA, the issuer is found by name)
+    ca_name = "mcpnb test CA" if rfc5280 else "mcpnb test CA without key identifiers"
+    ca = issue(ca_name, ca_key, name(ca_name), ca_key, ca=True)
     server_key = ec.generate_private_key(ec.SECP256R1())
     server = issue("127.0.0.1", server_key, ca.subject, ca_key, server=True)
     client_key = ec.generate_private_key(ec.SECP256R1())

@@ -395,3 +395,42 @@ def test_a_page_talks_to_the_server_it_came_from_only(host_of):
     [refused] = ask(host, {**call, "id": 4})
     assert refused["error"]["message"].startswith("'shop' now names another server than the one this page")
     assert "no longer answered" in host.noted[-1].text  # type: ignore[attr-defined]
+
+
+def test_a_page_open_for_hours_holds_no_more_than_its_newest(host_of):
+    """A live page (a dashboard polling its tool, logging at every event) stays open all day: the
+    host held every result, message and log line it was handed, 5 MB lines whole."""
+    from mcpnb.client.app_host import KEPT
+    from mcpnb.client.call_logs import MESSAGE_CHARS
+    from mcpnb.client.interaction import LOG_LIMIT
+
+    host_of.pool.connect("shop", server=shop())
+    host = host_of("shop", "cart")
+    ask(host, INITIALIZE, INITIALIZED)
+    polls = [request(10 + n, "tools/call", {"name": "refresh", "arguments": {}}) for n in range(KEPT + 5)]
+    said = [
+        request(1000 + n, "ui/message", {"role": "user", "content": [{"type": "text", "text": f"m{n}"}]})
+        for n in range(KEPT + 5)
+    ]
+    logged = [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": f"line {n}"},
+        }
+        for n in range(LOG_LIMIT + 50)
+    ]
+    huge = {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": "x" * (2 * MESSAGE_CHARS)},
+    }
+    answers = ask(host, *polls, *said, *logged, huge)
+    assert len(answers) == 2 * (KEPT + 5) and all("result" in a for a in answers)
+    assert len(host.calls) == KEPT and len(host.messages) == KEPT
+    assert host.messages[-1]["content"][0]["text"] == f"m{KEPT + 4}"  # the newest kept
+    assert len(host.logs) == LOG_LIMIT and host.logs[-2]["data"] == f"line {LOG_LIMIT + 49}"
+    assert (
+        len(host.logs[-1]["data"]) < MESSAGE_CHARS + 100
+        and "more characters not kept" in host.logs[-1]["data"]
+    )

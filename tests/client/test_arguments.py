@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
 import subprocess
 import sys
+import uuid
+from typing import Annotated, Any
 
 import pytest
+from pydantic import BaseModel, Field
 
-from mcpnb.client.arguments import check_arguments, signature
+from mcpnb.client.arguments import check_arguments, signature, unchecked_arguments
 from mcpnb.client.errors import ArgumentsError
 from mcpnb.client.toolinfo import ToolInfo
 from mcpnb.notebook.magics.parser import parse_body, parse_pairs
@@ -136,13 +140,61 @@ def test_a_notebooks_numpy_and_pandas_values_go_as_json():
         check_arguments(TOOL, {"query": "x", "limit": np.int64(0)})  # turned, then checked as any
 
 
-def test_a_value_the_compiled_check_cannot_read_is_worded_by_jsonschema():
-    import datetime
+def test_values_are_checked_as_the_sdk_will_write_them():
+    """A datetime for a ``date-time`` string was refused as "not of type 'string'" (the check read
+    the Python object; the SDK sends its ISO text), and a pandas Timestamp in a frame's rows too."""
 
-    with pytest.raises(
-        ArgumentsError, match=r"argument 'limit': datetime\.date\(2024, 1, 1\) is not of type"
-    ):
-        check_arguments(TOOL, {"query": "x", "limit": datetime.date(2024, 1, 1)})
+    import pandas as pd
+
+    when = datetime.datetime(2026, 12, 6, 20, 0)
+    ref = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    tool = ToolInfo(
+        server="s",
+        name="book",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "when": {"type": "string", "format": "date-time"},
+                "ref": {"type": "string"},
+                "rows": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"t": {"type": "string"}}},
+                },
+            },
+        },
+    )
+    frame = pd.DataFrame({"t": [pd.Timestamp(when)]})
+    assert check_arguments(tool, {"when": when, "ref": ref, "rows": frame}) == {
+        "when": "2026-12-06T20:00:00",
+        "ref": "12345678-1234-5678-1234-567812345678",
+        "rows": [{"t": "2026-12-06T20:00:00"}],
+    }
+    with pytest.raises(ArgumentsError, match=r"argument 'limit': \"2024-01-01\" is not of type \"integer\""):
+        check_arguments(TOOL, {"query": "x", "limit": datetime.date(2024, 1, 1)})  # as it would be sent
+
+
+def test_a_servers_pattern_is_never_run_by_pythons_re():
+    """Values the compiled check could not read (a datetime) went to ``jsonschema``, which runs a
+    server's ``pattern`` with ``re``: ``^(a+)+$`` over 40 a's and a ``!`` would hold the kernel for
+    hours. Now nothing but the compiled check (a linear-time engine) judges arguments."""
+    code = """if True:
+        import datetime, sys
+        from mcpnb.client.arguments import check_arguments
+        from mcpnb.client.errors import ArgumentsError
+        from mcpnb.client.toolinfo import ToolInfo
+        props = {"text": {"type": "string", "pattern": "^(a+)+$"}, "when": {"type": "string"}}
+        tool = ToolInfo(server="s", name="t", input_schema={"type": "object", "properties": props})
+        try:
+            check_arguments(tool, {"text": "a" * 40 + "!", "when": datetime.datetime(2026, 1, 1)})
+        except ArgumentsError as exc:
+            print(str(exc).splitlines()[0])
+        print("jsonschema" in sys.modules)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.splitlines() == [
+        f's.t: argument \'text\': "{"a" * 40}!" does not match "^(a+)+$"',
+        "False",
+    ], out.stderr[-2000:]
 
 
 def test_wrong_arguments_are_worded_without_importing_jsonschema():
@@ -178,8 +230,6 @@ def test_schemas_that_allow_anything():
 
 
 def test_an_object_json_cannot_carry_is_refused_before_sending():
-    import datetime
-
     from mcpnb.client.results import ToolResult
 
     tool = ToolInfo(server="s", name="note", input_schema={"type": "object", "properties": {"text": {}}})
@@ -188,7 +238,12 @@ def test_an_object_json_cannot_carry_is_refused_before_sending():
     with pytest.raises(ArgumentsError, match=r"argument 'text' is a lock, which JSON cannot carry"):
         check_arguments(tool, {"text": __import__("threading").Lock()})
     when = datetime.date(2026, 12, 5)
-    assert check_arguments(tool, {"text": when}) == {"text": when}  # the SDK writes a date as JSON
+    assert check_arguments(tool, {"text": when}) == {"text": "2026-12-05"}  # as the SDK writes it
+    deep = {"text": [1, {"lock": __import__("threading").Lock()}]}
+    with pytest.raises(ArgumentsError, match=r"argument 'text' holds a lock at \[1\]\.lock, which JSON"):
+        check_arguments(tool, deep)  # the compiled check passed it (any value goes): the SDK failed
+    with pytest.raises(ArgumentsError, match=r"argument 'text' holds a bytes at \[0\], which JSON"):
+        unchecked_arguments(tool, {"text": [b"\xff"]})  # no UTF-8: a UnicodeDecodeError escaped
 
 
 def test_an_unknown_argument_is_not_offered_a_name_already_given():
@@ -199,3 +254,149 @@ def test_an_unknown_argument_is_not_offered_a_name_already_given():
     assert "unknown argument 'tex'" in str(said.value) and "did you mean" not in str(said.value)
     with pytest.raises(ArgumentsError, match="did you mean 'text'"):
         check_arguments(tool, {"tex": 1})
+
+
+class Slot(BaseModel):
+    at: datetime.datetime
+    room: str
+
+
+def test_a_frame_of_dates_from_one_call_is_sent_to_the_next(pool):
+    """A person passes a result's table on: its datetime column (pandas Timestamps) was refused
+    as "not of type 'string'" before anything was sent; the server now reads each as it was."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("rooms", log_level="WARNING")
+    start = datetime.datetime(2026, 12, 7, 9, 30, tzinfo=datetime.UTC)
+
+    @server.tool()
+    def slots() -> list[Slot]:
+        """The free slots."""
+        return [Slot(at=start, room="A"), Slot(at=start + datetime.timedelta(hours=1), room="B")]
+
+    @server.tool()
+    def book(rows: list[Slot], ref: uuid.UUID) -> str:
+        """Book these slots."""
+        return " ".join(f"{r.room}@{r.at.isoformat()}" for r in rows) + f" ref={ref}"
+
+    pool.connect("rooms", server=server)
+    frame = pool.call("rooms", "slots").df
+    ref = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    booked = pool.call("rooms", "book", {"rows": frame, "ref": ref})
+    assert booked.text == (
+        "A@2026-12-07T09:30:00+00:00 B@2026-12-07T10:30:00+00:00 ref=12345678-1234-5678-1234-567812345678"
+    )
+
+
+def test_an_objects_keys_go_as_the_text_json_writes_and_two_that_become_one_are_refused(pool):
+    """A ``groupby`` count (``{2024: 3}``, numpy or date keys) passed on to a tool: its keys were
+    sent unchecked (the check read numbers where the server reads text, and ``{1: .., "1": ..}``
+    went out with the key twice, the server keeping one); a tuple's key went out as "1,2"."""
+    import numpy as np
+    import pandas as pd
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("tally", log_level="WARNING")
+
+    @server.tool()
+    def tally(counts: dict[str, int]) -> str:
+        """Sum the counts, saying each key."""
+        return " ".join(f"{k}={v}" for k, v in sorted(counts.items())) + f" total={sum(counts.values())}"
+
+    pool.connect("tally", server=server)
+    years = pd.DataFrame({"year": [2024, 2024, 2025]}).groupby("year").size().to_dict()
+    assert pool.call("tally", "tally", {"counts": years}).text == "2024=2 2025=1 total=3"
+    mixed = {np.int64(7): 1, datetime.date(2026, 12, 5): 2, True: 3, 1.5: 4}
+    assert pool.call("tally", "tally", {"counts": mixed}).text == "1.5=4 2026-12-05=2 7=1 true=3 total=10"
+    with pytest.raises(ArgumentsError) as twice:
+        pool.call("tally", "tally", {"counts": {1: 5, "1": 6}})
+    assert "argument 'counts' has keys 1 and '1', both written '1' in JSON" in str(twice.value)
+    assert "nothing was sent" in str(twice.value)
+    with pytest.raises(
+        ArgumentsError, match=r"has a key \(1, 2\) \(a tuple\), which JSON cannot write as a key"
+    ):
+        pool.call("tally", "tally", {"counts": {(1, 2): 5}}, validate=False)  # the server's check, even
+    tool = ToolInfo(server="s", name="note", input_schema={"type": "object", "properties": {"rows": {}}})
+    with pytest.raises(ArgumentsError, match=r"argument 'rows' has a key None .* \(at \[1\]\)"):
+        check_arguments(tool, {"rows": [{}, {None: 1}]})
+    with pytest.raises(ArgumentsError, match=r"the arguments have keys 1 and '1', both written '1'"):
+        check_arguments(tool, {1: "a", "1": "b"})
+
+
+def test_an_optional_parameter_of_a_python_server_says_what_it_takes(pool):
+    """``int | None`` is ``anyOf: [integer, null]`` in every Python server's schema: a wrong value
+    was "not valid under any of the schemas listed in the 'anyOf' keyword". Now the types are said
+    (and a list's brackets hinted), or, where one branch took the value's type, its own complaint."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("shop", log_level="WARNING")
+
+    @server.tool()
+    def search(
+        limit: int | None = None,
+        tags: list[str] | None = None,
+        page: Annotated[int, Field(ge=1)] | Annotated[str, Field(pattern="^next$")] = 1,
+    ) -> str:
+        """Search the shop."""
+        return "ok"
+
+    pool.connect("shop", server=server)
+    tool = pool.find_tool("shop", "search")
+    said = []
+    for words in (["limit=x"], ["tags=new,sale"], ["tags=[1]"], ["page=0"]):
+        with pytest.raises(ArgumentsError) as caught:
+            check_arguments(tool, parse_pairs(words, []))
+        said.append(str(caught.value).splitlines()[0])
+    assert said == [
+        'shop.search: argument \'limit\': "x" is not of type "integer" or "null"',
+        'shop.search: argument \'tags\': "new,sale" is not of type "array" or "null"; '
+        "a list is written in brackets: tags=[new,sale]",
+        "shop.search: argument 'tags'[0]: 1 is not of type \"string\"",
+        "shop.search: argument 'page': 0 is less than the minimum of 1",
+    ]
+    assert pool.call("shop", "search", {"limit": 3, "tags": ["new"]}).text == "ok"
+
+
+def test_the_reviews_values_a_frame_from_a_database_holds():
+    """A NUMERIC column's Decimal was sent as its text ("1.5" is not of type "number"); a missing
+    date (NaT) escaped as a TypeError from inside mcpnb; a bad value 20 lists deep took 24 s to
+    place (each level walked its child again) and a generator's raised an AssertionError."""
+    import decimal
+    import threading
+
+    import pandas as pd
+
+    tool = ToolInfo(
+        server="s",
+        name="t",
+        input_schema={"type": "object", "properties": {"x": {"type": "number"}, "rows": {"type": "array"}}},
+    )
+    frame = pd.DataFrame({"t": [pd.Timestamp("2026-01-01"), pd.NaT]})
+    assert check_arguments(tool, {"x": decimal.Decimal("1.5"), "rows": frame}) == {
+        "x": 1.5,
+        "rows": [{"t": "2026-01-01T00:00:00"}, {"t": None}],
+    }
+    assert check_arguments(tool, {"x": decimal.Decimal("3")})["x"] == 3
+    deep: Any = threading.Lock()
+    for _ in range(40):
+        deep = [deep]
+    with pytest.raises(ArgumentsError, match=r"argument 'rows' holds a lock at \[0\]\[0\]"):
+        check_arguments(tool, {"rows": deep})
+    with pytest.raises(ArgumentsError, match=r"argument 'rows' is a generator, which JSON cannot carry"):
+        check_arguments(tool, {"rows": (v for v in [threading.Lock()])})
+
+
+def test_a_secret_on_a_branch_of_an_optional_parameter_is_hidden():
+    """pydantic's ``SecretStr | None`` puts ``format: password`` on a branch of its anyOf: the
+    value was quoted in the error."""
+    secret = "hunter2xx"
+    spec = {
+        "anyOf": [
+            {"type": "string", "format": "password", "writeOnly": True, "minLength": 10},
+            {"type": "null"},
+        ]
+    }
+    tool = ToolInfo(server="s", name="t", input_schema={"type": "object", "properties": {"p": spec}})
+    with pytest.raises(ArgumentsError) as error:
+        check_arguments(tool, {"p": secret})
+    assert secret not in str(error.value) and "is shorter than 10 characters" in str(error.value)

@@ -164,6 +164,32 @@ def test_a_tls_ca_that_does_not_vouch_for_the_authorization_server_says_so(pool,
         assert pool.status()["corp"].retries == 0
 
 
+def test_an_authorization_server_certificate_the_strict_check_refuses_is_said_so(
+    pool, pki, tmp_path, monkeypatch
+) -> None:
+    """Its CA in tls.ca, an authorization server's certificate without the key identifiers RFC 5280
+    asks for: accepted where Python does not check strictly (3.11, 3.12); on 3.13 and later it was
+    said as one tls.ca "does not vouch for: add the CA that signed it to that bundle" (it is there)."""
+    import httpx2
+
+    loose = make_pki(tmp_path, rfc5280=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(pki.ca))  # the MCP server's CA, as a public one would be
+    config = {**QUIET, "auth": None, "tls": {"ca": str(loose.ca)}}
+    with HttpsOAuth(pool, pki, loose) as servers:
+        config["auth"] = cc(servers)
+        if not httpx2.create_ssl_context().verify_flags & ssl.VERIFY_X509_STRICT:
+            pool.connect("corp", url=servers.mcp_url, config=config)
+            assert pool.call("corp", "whoami").text == CLIENT_ID
+            return
+        with pytest.raises(McpnbError) as caught:
+            pool.connect("corp", url=servers.mcp_url, config=config)
+        said = str(caught.value)
+        assert servers.issuer in said and "Missing Authority Key Identifier" in said, said
+        assert "strict check" in said and "issued again" in said, said
+        assert "vouch" not in said and "add the CA" not in said, said
+        assert pool.status()["corp"].retries == 0
+
+
 @pytest.mark.parametrize("asks", ["uvicorn", "gateway"])
 def test_an_authorization_server_that_asks_for_the_client_certificate_gets_it(
     pool, pki, monkeypatch, asks

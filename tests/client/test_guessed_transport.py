@@ -68,13 +68,14 @@ def test_an_sse_server_at_another_path_is_reached_after_the_post_is_refused(pool
 def test_a_lost_session_comes_back_on_the_transport_that_answered(pool):
     first = HttpServer("sse", "--path", "/events")
     port = int(first.url.split(":")[2].split("/")[0])
-    pool.connect("odd", url=first.url, config={"health_check_interval": 0})
+    # attempts that outlast a new server's start on a loaded machine (the default's ~7 s did not)
+    pool.connect("odd", url=first.url, health_check_interval=0, max_retries=20, retry_delay=0.2)
     first.stop()
     with pytest.raises(Exception):  # noqa: B017  (what a dead server says is not this test's)
         pool.call("odd", "add", {"a": 1, "b": 1})
     again = HttpServer("sse", "--path", "/events", port=port)
     try:
-        assert wait_until(lambda: pool.status()["odd"].state == "connected", 30), pool.logs("odd")
+        assert wait_until(lambda: pool.status()["odd"].state == "connected", 60), pool.logs("odd")
         assert pool.call("odd", "add", {"a": 1, "b": 1}).text == "2"
         assert pool.status()["odd"].transport == "sse" and len(tried(pool, "odd")) == 1  # no new guess
     finally:

@@ -329,16 +329,16 @@ def test_a_reference_written_thousands_of_times_or_chained_thousands_deep_is_jud
     each place it was written read anew (the GIL held); 3,000 references chained raised
     RecursionError. Steps are counted, not timed."""
     walked = 0
-    real = schemacost._all_refs
+    real = schemacost._written
 
-    def counted(node: Any, **kw: Any) -> Any:
+    def counted(node: Any, visit: Any) -> Any:
         nonlocal walked
         walked += 1
         if walked > 100_000:
             raise AssertionError("the references were read again and again")
-        return real(node, **kw)
+        return real(node, visit)
 
-    monkeypatch.setattr(schemacost, "_all_refs", counted)
+    monkeypatch.setattr(schemacost, "_written", counted)
     many = {"type": "object", "properties": {f"p{i}": {"$ref": "#"} for i in range(3000)}}
     assert not schemacost.fans_out(many)  # a node with 3,000 kinds of child: a tree, checked
     chained = {

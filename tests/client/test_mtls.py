@@ -7,6 +7,7 @@ front of the demo server that ends a refused handshake with its TLS alert, as ng
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Iterator
 
 import pytest
@@ -158,6 +159,66 @@ def test_ca_trusts_this_servers_ca_beside_the_system(pool, pki, mtls_server, mon
         pool.connect("noca", url=mtls_server.url, config={**QUIET, "tls": tls})
     pool.connect("ca", url=mtls_server.url, config={**QUIET, "tls": {**tls, "ca": str(pki.ca)}})
     assert pool.call("ca", "echo", {"text": "trusted"}).text == "trusted"
+
+
+# ---------------------------------------------------------------- Python 3.13's strict check
+@pytest.fixture(scope="module")
+def loose_pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    """A private CA whose certificates lack the key identifiers RFC 5280 asks for."""
+    return make_pki(tmp_path_factory.mktemp("loose_pki"), rfc5280=False)
+
+
+def _strict_by_default() -> bool:
+    import httpx2
+
+    return bool(httpx2.create_ssl_context().verify_flags & ssl.VERIFY_X509_STRICT)
+
+
+def _strict_words(said: str) -> None:
+    assert "Missing Authority Key Identifier" in said and "strict check" in said, said
+    assert "issued again" in said and "Python 3.13" in said, said
+    # its CA is trusted already: pointing at SSL_CERT_FILE or another bundle sends the person nowhere
+    assert "trust that CA" not in said and "SSL_CERT_FILE" not in said and "vouch" not in said, said
+
+
+def test_a_certificate_the_strict_check_refuses_is_not_said_as_an_untrusted_ca(loose_pki) -> None:
+    """Python 3.13 checks certificates strictly (``VERIFY_X509_STRICT``): its CA trusted, a
+    certificate without an Authority Key Identifier was said as one "mcpnb does not trust", with
+    "trust that CA: set SSL_CERT_FILE" (done already). The flag is set here as 3.13 sets it, so
+    every Python shows it."""
+    import httpx2
+
+    from mcpnb.client.errors import describe
+
+    server = MtlsServer(loose_pki)
+    try:
+        config = ServerConfig.build("corp", url=server.url, tls=_tls(loose_pki))
+        assert config.tls is not None
+        context = config.tls.context()
+        context.verify_flags |= ssl.VERIFY_X509_STRICT
+        with httpx2.Client(verify=context) as client, pytest.raises(httpx2.ConnectError) as caught:
+            client.get(server.url)
+    finally:
+        server.stop()
+    _strict_words(describe(caught.value))
+
+
+def test_a_private_cas_certificate_without_key_identifiers_on_this_python(pool, loose_pki) -> None:
+    """What a person with such a CA sees: connected where Python does not check strictly (3.11,
+    3.12), and on 3.13 and later why not, once (no wait mends a certificate)."""
+    server = MtlsServer(loose_pki)
+    tls = _tls(loose_pki, cert=loose_pki.client_cert, key=loose_pki.client_key)
+    try:
+        if not _strict_by_default():
+            pool.connect("loose", url=server.url, config={**QUIET, "tls": tls})
+            assert pool.call("loose", "echo", {"text": "accepted"}).text == "accepted"
+            return
+        with pytest.raises(ConnectError) as caught:
+            pool.connect("loose", url=server.url, config={**QUIET, "tls": tls})
+        assert pool.status()["loose"].retries == 0
+    finally:
+        server.stop()
+    _strict_words(str(caught.value))
 
 
 # ---------------------------------------------------------------- the files, in words

@@ -109,3 +109,29 @@ def test_a_value_inside_the_message_is_quoted_short_and_a_long_rest_is_cut_in_th
     said = schema_problem("other", {"const": wanted})
     assert said.startswith('at $: {"key0":0') and said.endswith(" was expected") and " … " in said
     assert len(said) < 600, len(said)
+
+
+def test_an_optional_field_of_a_python_servers_output_says_what_it_takes():
+    """``eta: datetime | None`` is ``anyOf: [string, null]`` in pydantic's schema: a result whose
+    ``eta`` was a number warned "is not valid under any of the schemas listed in the 'anyOf'
+    keyword"; now the types, or the one branch's own complaint."""
+    from pydantic import BaseModel, Field, TypeAdapter
+
+    class Order(BaseModel):
+        eta: str | None = None
+        qty: int | None = Field(default=None, ge=1)
+
+    schema = TypeAdapter(list[Order]).json_schema()
+    assert schema_problem([{"eta": 5}], schema) == 'at $[0].eta: 5 is not of type "string" or "null"'
+    assert schema_problem([{"qty": 0}], schema) == "at $[0].qty: 0 is less than the minimum of 1"
+
+
+def test_an_optional_choice_or_a_nested_union_names_every_type_it_takes():
+    """The review's: ``Literal["a", "b"] | None`` given 5 said only "string" (its enum beside the
+    type counted as taking the type), and a union inside a union lost its ``null``."""
+    literal = {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]}
+    nested = {"anyOf": [{"anyOf": [{"type": "integer"}, {"type": "boolean"}]}, {"type": "null"}]}
+    schema = {"type": "object", "properties": {"x": literal, "y": nested}}
+    assert schema_problem({"x": 5}, schema) == 'at $.x: 5 is not of type "string" or "null"'
+    assert schema_problem({"x": "c"}, schema) == 'at $.x: "c" is not one of "a" or "b"'
+    assert schema_problem({"y": "s"}, schema) == 'at $.y: "s" is not of type "integer" or "boolean" or "null"'

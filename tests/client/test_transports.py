@@ -73,3 +73,43 @@ def test_a_byte_order_mark_opening_a_servers_stderr_is_not_in_its_log_line():
         return lines
 
     assert asyncio.run(scenario()) == ["starting", "\ufeffagain"]
+
+
+def test_a_watched_response_stream_left_early_closes_the_stream_it_reads():
+    """The SDK leaves a 2025-11-25 answer's event stream once its answer came. The watched stream
+    closes the one it reads there and then, as httpx closes the watched one; left to the garbage
+    collector, each request's was finalized through the loop's hook (a self-pipe write and a task
+    per request, on the hot path of every call)."""
+    import asyncio
+
+    import httpx2
+
+    from mcpnb.client.transports import watched_transport
+
+    closed_in: list[object] = []
+
+    class Events(httpx2.AsyncByteStream):
+        async def __aiter__(self):
+            try:
+                yield b"event: message\ndata: {}\n\n"
+                yield b"event: message\ndata: {}\n\n"
+            finally:
+                closed_in.append(asyncio.current_task())
+
+    class Server(httpx2.AsyncBaseTransport):
+        async def handle_async_request(self, request):
+            return httpx2.Response(200, stream=Events())
+
+    async def leave_early() -> object:
+        transport = watched_transport(Server(), lambda exc: None, background_cuts=False)
+        response = await transport.handle_async_request(httpx2.Request("POST", "http://127.0.0.1:9/mcp"))
+        chunks = response.stream.__aiter__()
+        assert await chunks.__anext__()
+        await chunks.aclose()
+        return asyncio.current_task()
+
+    async def main() -> None:
+        task = await asyncio.create_task(leave_early())
+        assert closed_in == [task]  # closed by the reader, before aclose() returned
+
+    asyncio.run(main())

@@ -1,9 +1,11 @@
 """The ``@modelcontextprotocol/conformance`` client scenarios, run against ``client.py`` (mcpnb's Pool).
 
 The runner (Node >= 22, both from ``tests/peers``: ``npm ci --prefix tests/peers``) starts one
-scenario server, runs ``client.py <url>``, and prints its checks. One scenario per runner, one
-runner at a time: ``sse-retry`` measures the client's reconnection delay and fails when the
-machine is busy. Two releases of the suite run: 0.1.16, and 0.2.0's pre-release
+scenario server, runs ``client.py <url>``, and prints its checks. ``client.py`` starts warm
+(:mod:`tests.conformance.warm`): one process of this module imports it, and each run is a fork of
+that process as it stood after the imports, handed the runner's arguments, environment and pipes.
+One scenario per runner, one runner at a time: ``sse-retry`` measures the client's reconnection
+delay and fails when the machine is busy. Two releases of the suite run: 0.1.16, and 0.2.0's pre-release
 (``conformance-next``), which alone has the 2026-07-28 client scenarios (stateless requests,
 SEP-2322 input rounds, SEP-2243 headers, SEP-2106 schemas, the issuer checks), and checks more in
 some 2025-11-25 ones: those run on both (``RECHECKED_SCENARIOS``); the rest of 0.1.16's list runs
@@ -22,6 +24,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,7 @@ NODE = PEERS / "node" / "bin" / "node"
 RUNNER = PEERS / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 NEXT_RUNNER = PEERS / "conformance-next" / "dist" / "index.js"
 CLIENT = Path(__file__).resolve().parent / "client.py"
+WARM = Path(__file__).resolve().parent / "warm.py"
 
 SCENARIOS = [
     "initialize",
@@ -121,6 +125,29 @@ TOTALS = re.compile(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings")
 
 
 @pytest.fixture(scope="module")
+def client_command(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The ``--command`` the runner starts for each scenario: ``client.py``, warm (see
+    :mod:`tests.conformance.warm`: one process of this module imports it, every run is a fork of
+    that process as it stood after the imports, so no run sees anything of another)."""
+    folder = tmp_path_factory.mktemp("warm-client")
+    sock = folder / "client.sock"
+    log = folder / "server.txt"
+    with log.open("w") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, str(WARM), "serve", str(sock)], cwd=ROOT, stdout=subprocess.PIPE, stderr=sink
+        )
+    try:
+        ready = proc.stdout.readline() if proc.stdout else b""
+        assert ready == b"ready\n", f"the warm client did not start:\n{log.read_text()}"
+        command = f"{sys.executable} -I -S {WARM} connect {sock}"
+        assert " " not in str(WARM) + str(sock), "the runner splits --command on spaces"
+        yield command
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="module")
 def preload() -> Path:
     if not (NODE.exists() and RUNNER.exists() and NEXT_RUNNER.exists()):
         pytest.fail(
@@ -173,9 +200,12 @@ def run_scenario(
     runner: Path = RUNNER,
     log: Path | None = None,
     extra_env: dict[str, str] | None = None,
+    command: str | None = None,
 ) -> tuple[int | None, str, set[str]]:
-    """Run one scenario; ``log``: where ``client.py`` writes the connection's events at its end."""
-    command = f"{sys.executable} {CLIENT}"
+    """Run one scenario; ``log``: where ``client.py`` writes the connection's events at its end;
+    ``command``: how the runner starts ``client.py`` (the ``client_command`` fixture's warm one),
+    by default ``python client.py``."""
+    command = command or f"{sys.executable} {CLIENT}"
     assert " " not in sys.executable and " " not in str(CLIENT), "the runner splits --command on spaces"
     args = [str(NODE), "-r", str(preload), str(runner), "client", "--command", command]
     args += ["--scenario", scenario, "--timeout", str(CLIENT_TIMEOUT_MS)]
@@ -221,15 +251,16 @@ def _passed(scenario: str, returncode: int | None, output: str, listened: set[st
 
 @pytest.mark.timeout(RUN_TIMEOUT + 20)
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_client_scenario(scenario, preload, tmp_path):
-    _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt"))
+def test_client_scenario(scenario, preload, client_command, tmp_path):
+    _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt", command=client_command))
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 20)
 @pytest.mark.parametrize("scenario", NEXT_SCENARIOS)
-def test_client_scenario_of_2026_07_28(scenario, preload, tmp_path):
+def test_client_scenario_of_2026_07_28(scenario, preload, client_command, tmp_path):
     log = tmp_path / "events.txt"
-    _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, log))
+    run = run_scenario(scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, log, command=client_command)
+    _passed(scenario, *run)
     refused = {
         "sep-2640-client-verify-digest": "does not match the sha256 the listing gives",
         "sep-2640-client-verify-size": "bytes where the listing says",
@@ -246,12 +277,13 @@ def test_client_scenario_of_2026_07_28(scenario, preload, tmp_path):
 
 @pytest.mark.timeout(RUN_TIMEOUT + 20)
 @pytest.mark.parametrize("scenario", RECHECKED_SCENARIOS)
-def test_client_scenario_rechecked_by_0_2_0(scenario, preload, tmp_path):
-    _passed(scenario, *run_scenario(scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER))
+def test_client_scenario_rechecked_by_0_2_0(scenario, preload, client_command, tmp_path):
+    run = run_scenario(scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, command=client_command)
+    _passed(scenario, *run)
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 20)
-def test_metadata_that_names_another_issuer_is_not_used(preload, tmp_path):
+def test_metadata_that_names_another_issuer_is_not_used(preload, client_command, tmp_path):
     """``auth/2025-03-26-oauth-metadata-backcompat`` serves, at the server's root
     ``/.well-known/oauth-authorization-server``, metadata whose ``issuer`` has a path
     (``http://localhost:PORT/oauth``). RFC 8414 §3.3 says such metadata MUST NOT be used (its issuer
@@ -259,7 +291,7 @@ def test_metadata_that_names_another_issuer_is_not_used(preload, tmp_path):
     the scenario expects a client to register and sign in there anyway. mcpnb keeps the RFC's side:
     the connect fails with that reason, and nothing is registered, authorized or asked for a token."""
     scenario = "auth/2025-03-26-oauth-metadata-backcompat"
-    returncode, output, _ = run_scenario(scenario, preload, tmp_path / "runner.txt")
+    returncode, output, _ = run_scenario(scenario, preload, tmp_path / "runner.txt", command=client_command)
     report = f"conformance client --scenario {scenario} (exit {returncode}):\n{output}"
     assert returncode not in (0, None), report
     assert re.search(r"issuer mismatch: http://localhost:\d+/oauth != http://localhost:\d+", output), report
@@ -269,14 +301,14 @@ def test_metadata_that_names_another_issuer_is_not_used(preload, tmp_path):
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 20)
-def test_a_workload_token_for_another_audience_is_refused_once_and_said(preload, tmp_path):
+def test_a_workload_token_for_another_audience_is_refused_once_and_said(preload, client_command, tmp_path):
     """``auth/wif-jwt-bearer`` with the runner's token made out to another audience: the
     authorization server refuses it, and the person reads why and where the token came from. mcpnb
     asks once: no retry with the same token, no other grant (the scenario warns of either)."""
     scenario = "auth/wif-jwt-bearer"
     env = {WIF_TOKEN_ENV: "wrong_audience_jwt"}
     returncode, output, _ = run_scenario(
-        scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, extra_env=env
+        scenario, preload, tmp_path / "runner.txt", NEXT_RUNNER, extra_env=env, command=client_command
     )
     report = f"conformance client --scenario {scenario} (exit {returncode}):\n{output}"
     assert returncode not in (0, None), report

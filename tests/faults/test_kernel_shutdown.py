@@ -14,8 +14,7 @@ import signal
 import sys
 import time
 
-from conftest import ROOT, alive, wait_until
-from jupyter_client.manager import start_new_kernel
+from conftest import alive, started_kernel, wait_until
 
 from faults.conftest import FAULTY
 
@@ -52,7 +51,7 @@ def _start_deaf_server(kc, marks) -> int:
 
 
 def test_kernel_restart_and_shutdown_end_a_server_that_ignores_sigterm(marks):
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    km, kc = started_kernel()
     pids: list[int] = []
     try:
         pids.append(_start_deaf_server(kc, marks))

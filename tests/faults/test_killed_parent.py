@@ -13,8 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from conftest import DEMO, ROOT, alive, children, wait_until
-from jupyter_client.manager import start_new_kernel
+from conftest import DEMO, ROOT, alive, children, started_kernel, wait_until
 
 from faults.conftest import FAULTY
 from faults.test_kernel_shutdown import _run
@@ -75,7 +74,7 @@ def test_a_python_killed_with_sigkill_leaves_no_server(marks):
 
 
 def test_a_kernel_killed_with_sigkill_leaves_no_server(marks):
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    km, kc = started_kernel()
     try:
         out = _run(
             kc,

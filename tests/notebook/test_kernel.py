@@ -8,8 +8,7 @@ import time
 
 import nbformat
 import pytest
-from conftest import ROOT, alive, demo_command, wait_until
-from jupyter_client.manager import start_new_kernel
+from conftest import ROOT, alive, demo_command, started_kernel, wait_until
 from nbclient import NotebookClient
 
 from tests.frontend import shell_reply
@@ -102,7 +101,7 @@ def _text(msgs: list[dict]) -> str:
 
 @pytest.mark.parametrize("style", ["sync", "await"])
 def test_interrupt_cancels_the_call_on_the_server(style, tmp_path):
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    km, kc = started_kernel()
     try:
         connect = CONNECT.replace(
             'pool.connect("demo", ', f'pool.connect("demo", env={{"DEMO_MARKS": {str(tmp_path)!r}}}, '

@@ -12,7 +12,7 @@ Run: ``python tests/servers/changing_list_server.py``. The 2025-11-25 handshake.
 
 from __future__ import annotations
 
-from handwritten import greeting, requests, send
+from handwritten import answer, greeting, refuse, requests, send
 
 CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged": True}}
 state = {"version": 1, "change_pending": False}
@@ -31,7 +31,7 @@ def main() -> None:
     for method, request_id, params in requests():
         opening = greeting(method, params, "legacy", "changing", CAPABILITIES)
         if opening is not None:
-            send({"jsonrpc": "2.0", "id": request_id, "result": opening})
+            answer(request_id, opening)
         elif method in ("tools/list", "prompts/list"):
             listing = {"tools": tools()} if method == "tools/list" else {"prompts": prompts()}
             if state["change_pending"]:
@@ -39,20 +39,16 @@ def main() -> None:
                 state["version"] += 1
                 which = method.split("/")[0]
                 send({"jsonrpc": "2.0", "method": f"notifications/{which}/list_changed"})
-            send({"jsonrpc": "2.0", "id": request_id, "result": listing})
+            answer(request_id, listing)
         elif method == "tools/call" and params.get("name") == "change_during_next_list":
             state["change_pending"] = True
-            send({"jsonrpc": "2.0", "id": request_id, "result": {"content": []}})
+            answer(request_id, {"content": []})
         elif method == "tools/call":
-            text = str(state["version"])
-            send(
-                {"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}}
-            )
+            answer(request_id, {"content": [{"type": "text", "text": str(state["version"])}]})
         elif method == "ping":
-            send({"jsonrpc": "2.0", "id": request_id, "result": {}})
+            answer(request_id, {})
         else:
-            error = {"code": -32601, "message": "Method not found"}
-            send({"jsonrpc": "2.0", "id": request_id, "error": error})
+            refuse(request_id)
 
 
 if __name__ == "__main__":

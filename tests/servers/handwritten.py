@@ -16,6 +16,14 @@ def send(message: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def answer(request_id: Any, result: dict[str, Any]) -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def refuse(request_id: Any, code: int = -32601, message: str = "Method not found") -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+
 def messages() -> Iterator[tuple[Any, Any, dict[str, Any]]]:
     """(method, id, params) of each JSON message read from stdin, in turn (an answer to the server
     has no method); lines that are no JSON are passed over."""

@@ -81,6 +81,10 @@ class AuthState:
     token_requests: list[tuple[str, int]] = field(default_factory=list)
     authorize_requests: int = 0
     registrations: int = 0
+    # /register answers once this many registrations have come (0: at once): two clients that
+    # start at the same moment then both register before either stores what it got
+    register_together: int = 0
+    registering: int = 0
     # private_key_jwt: the algorithms the metadata lists, and the assertion ids seen (no replays)
     signing_algorithms: list[str] = field(default_factory=lambda: ["RS256", "ES256", "EdDSA"])
     assertion_ids: set[str] = field(default_factory=set)
@@ -202,6 +206,10 @@ def authorization_app(
         if not uris:
             return _error(400, "invalid_redirect_uri", "redirect_uris is required")
         method = meta.get("token_endpoint_auth_method") or "client_secret_basic"
+        state.registering += 1
+        waited_until = time.monotonic() + 30
+        while state.registering < state.register_together and time.monotonic() < waited_until:
+            await asyncio.sleep(0.02)
         client = Client(
             client_id="dyn-" + secrets.token_hex(6),
             secret=None if method == "none" else secrets.token_urlsafe(16),

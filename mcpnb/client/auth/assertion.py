@@ -27,8 +27,9 @@ import httpx2
 from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 from mcp.client.auth.utils import issuers_match
 
-from mcpnb.client.auth.provider import SIDE_REQUEST_TIMEOUT, _Friendly, refusal
+from mcpnb.client.auth.provider import _Friendly, refusal
 from mcpnb.client.auth.redirect import HOST
+from mcpnb.client.auth.sides import SIDE_REQUEST_TIMEOUT
 from mcpnb.client.auth.signin import BrowserSignIn, free_port
 from mcpnb.client.errors import AuthError, ConfigError
 
@@ -104,7 +105,7 @@ class IdentityAssertion(_Friendly, IdentityAssertionOAuthProvider):
         That client presents the ``tls`` client certificate, should the identity provider ask: it
         goes only to the identity provider the config names (auth.idp_issuer, idp_token_endpoint,
         and the token endpoint its own metadata, checked to be its, names), never to a server an
-        MCP server's metadata chose (:meth:`_Friendly._presents_certificate`)."""
+        MCP server's metadata chose (:meth:`.sides.SideRequests._presents_certificate`)."""
         from mcpnb.client.transports import direct_to_this_machine  # a server on this machine: direct
 
         async with httpx2.AsyncClient(

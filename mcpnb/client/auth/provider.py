@@ -4,13 +4,10 @@ The SDK's providers do the protocol (discovery, registration, PKCE, refresh). Wh
 is say what went wrong in words a person can act on: a wrong secret surfaces as a raw token
 response body inside nested exception groups, an unreachable authorization server as a bare
 ``ConnectError``. So our providers send the flow's *own* requests (metadata, registration, token)
-themselves, on a short-lived client, and turn each failure into an :class:`AuthError` naming the
-setting to fix. The request being authenticated still goes through the caller's client. That
-short-lived client trusts what the server's ``tls`` names (:meth:`_Friendly.use_tls`): a company's
-authorization server sits behind the same private CA as its MCP server. It presents the client
-certificate, which may be asked for there too (RFC 8705), only where a setting names the server:
-the MCP server's own origin and ``auth.issuer``'s. The certificate is the person's identity, and
-an MCP server's metadata alone may point anywhere.
+themselves, on a short-lived client (:mod:`.sides`: the TLS it trusts, where the client
+certificate goes), and turn each failure into an :class:`AuthError` naming the setting to fix. The
+request being authenticated still goes through the caller's client. Where the tokens are kept in a
+file several processes share, each provider keeps in step with the others (:mod:`.shared`).
 
 A client the token endpoint rejected stays rejected for the provider's lifetime: every later
 request fails at once instead of asking the token endpoint again (no retry storm).
@@ -21,10 +18,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import logging
-import ssl
 import warnings
-from collections.abc import AsyncGenerator, Awaitable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -40,29 +36,20 @@ from pydantic import AnyUrl
 
 from mcpnb.client.auth.keys import SigningKey
 from mcpnb.client.auth.notice import tell_person
-from mcpnb.client.auth.redirect import HOST
+from mcpnb.client.auth.redirect import HOST, authorization_ui
+from mcpnb.client.auth.shared import SharedTokenFile
+from mcpnb.client.auth.sides import SIDE_REQUEST_TIMEOUT, SideRequests, origin, pin_advice
 from mcpnb.client.auth.signin import BrowserSignIn, free_port
 from mcpnb.client.config.auth import TLS_RULE, cleartext_to_another_host
-from mcpnb.client.errors import (
-    AuthError,
-    client_certificate_refused,
-    closed_unanswered,
-    describe,
-    tls_verify_failed,
-)
+from mcpnb.client.errors import AuthError, describe
 from mcpnb.client.redact import scrub
-
-if TYPE_CHECKING:
-    from mcpnb.client.config.tls import TlsConfig
+from mcpnb.client.timeouts import connect_clock_paused
 
 logger = logging.getLogger("mcpnb.client.auth")
 
 #: What a flow raises only through a bug in its code (ours or the SDK's), never because of a setting
 #: or a server's answer: the connect would otherwise report the server's 401 instead.
 _FAULTS = (AttributeError, TypeError, LookupError, NameError, AssertionError)
-
-#: Budget for each metadata/registration/token request (the person's wait is not counted).
-SIDE_REQUEST_TIMEOUT = 30.0
 
 #: Why a step-up authorization did not get a request the scope its server asked for, by (server
 #: name, url): the request itself only ends in the server's 403, which names no setting.
@@ -88,14 +75,13 @@ def scope_challenge(response: httpx2.Response) -> str | None:
 TOKENS_HELD = 12
 
 
-class _Friendly:
-    """Mixed into the SDK providers: send the flow's own requests, translate failures, hide secrets."""
+class _Friendly(SideRequests, SharedTokenFile):
+    """Mixed into the SDK providers: send the flow's own requests (on :class:`.sides.SideRequests`'
+    client), translate failures, hide secrets; and keep in step with a token file other processes
+    share (:class:`.shared.SharedTokenFile`, between this and the SDK's flow)."""
 
     context: Any  # OAuthContext, set by the SDK base class (None for the identity assertion one)
     _flow_name: str  # auth.flow, for the repr
-    _tls: TlsConfig | None = None  # the server's tls settings, for the flow's own requests (use_tls)
-    _server_origin = ""  # the MCP server's origin (its url's), where the client certificate may go
-    _chosen_server: str | None = None  # the authorization server the MCP server's metadata chose
 
     def _setup(
         self,
@@ -116,101 +102,6 @@ class _Friendly:
         self._step_up: str | None = None  # the scope a 403 insufficient_scope asked for, during its flow
         self._remembered: Any = None  # the tokens last given to the log filter (_remember_tokens)
         self._tokens_held: dict[str, None] = {}  # the tokens this provider held, oldest first
-
-    def use_tls(self, tls: TlsConfig | None, server_url: str) -> None:
-        """Send the flow's own requests (metadata, registration, token) with the server's ``tls``: its
-        CA trusted, and its client certificate presented where a setting names the server
-        (:meth:`_presents_certificate`). A company's authorization server sits behind the same
-        private CA as its MCP server (and, with certificate-bound tokens, RFC 8705, asks for the same
-        certificate); without this a sign-in the person had configured ``tls.ca`` for failed with a
-        certificate error. ``server_url``: the MCP server's, which decides whether ``tls`` can be
-        given at all, for the hint after a certificate error, and is one place the certificate goes."""
-        self._tls = tls
-        self._server_origin = _origin(server_url) if server_url else ""
-
-    def _side_verify(self, *, client_certificate: bool = True) -> ssl.SSLContext | bool:
-        """What the flow's own client verifies with: the server's ``tls`` context, built afresh from
-        its files for each flow (a renewed certificate is read, as at each connect), else httpx's
-        default trust. ``client_certificate=False``: its CA alone. A file gone wrong since the
-        connect raises its ``ConfigError``."""
-        if self._tls is None:
-            return True
-        return self._tls.context(client_certificate=client_certificate)
-
-    def _has_certificate(self) -> bool:
-        """Whether ``tls`` names a client certificate: only then is there one to withhold."""
-        return self._tls is not None and bool(self._tls.cert)
-
-    def _presents_certificate(self, url: str) -> bool:
-        """Whether a side request to ``url`` presents the client certificate: only at the MCP
-        server's own origin and at ``auth.issuer``'s, where the person named the server. Elsewhere
-        (an authorization server only the MCP server's metadata names) it would show the person's
-        identity to whoever that metadata points at, and under TLS 1.2 in clear on the wire."""
-        if not self._has_certificate():
-            return False
-        allowed = {self._server_origin, *([_origin(self._issuer_pin)] if self._issuer_pin else [])}
-        return _origin(url) in allowed
-
-    def _side_client(self, sides: dict[bool, httpx2.AsyncClient], url: str) -> httpx2.AsyncClient:
-        """The flow's client for ``url``: one presenting the client certificate, one not, each made
-        when first needed and closed with the flow."""
-        certificate = self._presents_certificate(url)
-        if certificate not in sides:
-            from mcpnb.client.transports import direct_to_this_machine
-
-            sides[certificate] = httpx2.AsyncClient(
-                timeout=SIDE_REQUEST_TIMEOUT,
-                mounts=direct_to_this_machine(),
-                verify=self._side_verify(client_certificate=certificate),
-            )
-        return sides[certificate]
-
-    def _withheld_words(self, url: str, refused: str | None) -> str:
-        """Why an authorization server that asks for the client certificate did not get it, and how
-        to give it (``refused``: what :func:`client_certificate_refused` found; None: the
-        connection only closed). Said as the MCP server's own refusal would be, without its advice
-        to configure a certificate: one is configured."""
-        where = _origin(url)
-        if refused == "handshake":
-            said = (
-                f"TLS: the server at {where} refused the handshake (alert handshake failure): most often "
-                "it asks for a client certificate (mutual TLS)"
-            )
-        elif refused is None:
-            said = (
-                f"TLS: the server at {where} closed the connection without an answer: it may ask for a "
-                "client certificate (mutual TLS)"
-            )
-        else:
-            said = f"TLS: the server at {where} asks for a client certificate (mutual TLS)"
-        said += (
-            f", and the one in tls.cert was not sent there: it goes only to the MCP server "
-            f"({self._server_origin}) and to the authorization server auth.issuer names"
-        )
-        if self._issuer_pin is not None:
-            return f"{said} ({_origin(self._issuer_pin)}), and {where} is neither"
-        chosen = self._chosen_server or where
-        return (
-            f"{said}, and none is pinned: {where} was named by the MCP server's metadata alone. "
-            f"{_pin_advice(chosen)}"
-        )
-
-    def _tls_hint(self) -> str:
-        """Where a CA for the flow's own requests is given, said after a certificate they did not
-        trust (the environment's way is said by :func:`describe`): ``tls.ca`` applies to an
-        https:// MCP server only."""
-        ca = self._tls.ca if self._tls is not None else None
-        if ca:
-            return (
-                f"; this server's tls.ca ({ca}) is trusted for its OAuth requests too and does not vouch "
-                "for it: add the CA that signed it to that bundle"
-            )
-        if not self._server_origin.startswith("https://"):  # tls is given for https servers only
-            return ""
-        return (
-            ", or give that CA in this server's tls.ca (in a notebook: %mcp connect … --ca ca.pem): it "
-            "is trusted for the server's OAuth requests too"
-        )
 
     def __repr__(self) -> str:
         flow = self._flow_name
@@ -300,13 +191,13 @@ class _Friendly:
         connection (not refused: the MCP spec finds the authorization server this way, most are at
         another origin than the MCP server, and the SDK only deprecates an absent issuer so far)."""
         sends = self._sends()
-        ours, theirs = _origin(self.context.server_url), _origin(chosen)
+        ours, theirs = origin(self.context.server_url), origin(chosen)
         if sends is None or ours == theirs:
             return
         self._tell(
             f"server {self._server!r}: the MCP server at {ours} sends its clients to the authorization "
             f"server {theirs}, and {sends} goes there: no auth.issuer says that is where this client "
-            f"belongs, so whoever answers at {ours} decides. {_pin_advice(chosen)}"
+            f"belongs, so whoever answers at {ours} decides. {pin_advice(chosen)}"
         )
 
     def _check_cleartext(self, url: str, what: str) -> None:
@@ -315,7 +206,7 @@ class _Friendly:
         if not cleartext_to_another_host(url):
             return
         named = (self.context.server_url, self._issuer_pin)
-        where = _origin(url)
+        where = origin(url)
         if any(u and cleartext_to_another_host(u) for u in named):
             self._tell(
                 f"server {self._server!r}: the {what} {where} is plain http to another machine: anyone on "
@@ -383,6 +274,7 @@ class _Friendly:
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         if self._rejected is not None:  # a fresh copy: re-raising one object would grow its traceback
             raise copy.copy(self._rejected).with_traceback(None)
+        # the SDK's flow, kept in step with a token file other processes share (SharedTokenFile)
         flow = super().async_auth_flow(request)  # type: ignore[misc]
         sides: dict[bool, httpx2.AsyncClient] = {}  # with the client certificate, without (_side_client)
         asked: str | None = None  # the scope this request's 403 insufficient_scope asked for
@@ -481,40 +373,6 @@ class _Friendly:
                 "(and client_secret or client_secret_env)"
             )
         return response
-
-    async def _reach(
-        self,
-        sending: Awaitable[httpx2.Response],
-        what: str,
-        check: str,
-        *,
-        tls_hint: str = "",
-        withheld: str | None = None,
-    ) -> httpx2.Response:
-        """The response ``sending`` gets, or a retryable AuthError: ``what`` did not answer or could
-        not be reached, and ``check`` (what to look at). A certificate not trusted, or a client
-        certificate refused, is said as the MCP server's own would be (:func:`describe`), with
-        ``tls_hint`` after it, and not retried: no wait fixes it. ``withheld``: the url sent to
-        without the configured client certificate (:meth:`_presents_certificate`); its asking for
-        one is said as that, with how to pin the server."""
-        try:
-            return await sending
-        except httpx2.TimeoutException:
-            raise self._error(
-                f"{what} did not answer within {SIDE_REQUEST_TIMEOUT:g} s; {check}", retryable=True
-            ) from None
-        except (httpx2.TransportError, ssl.SSLError) as exc:  # TLS 1.3's alert on the first read: raw
-            refused = client_certificate_refused(exc)
-            closed = closed_unanswered(exc, type(exc).__name__, str(exc))  # uvicorn's way to refuse
-            if withheld is not None and (refused in ("none", "handshake") or closed):
-                said = self._withheld_words(withheld, refused)
-                raise self._error(f"could not reach {what}: {said}") from None
-            if refused is not None:
-                raise self._error(f"could not reach {what}: {describe(exc)}") from None
-            if tls_verify_failed(exc):
-                raise self._error(f"could not reach {what}: {describe(exc)}{tls_hint}") from None
-            reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
-            raise self._error(f"could not reach {what} ({reason}); {check}", retryable=True) from None
 
     def _token_failure(self, response: httpx2.Response, grant: str) -> AuthError:
         status = response.status_code
@@ -778,6 +636,40 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
             "code_challenge_methods_supported; PKCE with S256 is assumed (auth.assume_pkce is true)"
         )
 
+    async def _sign_in_turn(self, storage: Any) -> Any:
+        take = getattr(storage, "sign_in_turn", None)
+        if take is None:
+            return None
+        patience = authorization_ui().timeout + SIDE_REQUEST_TIMEOUT  # the other's wait, and its token
+
+        def slow() -> None:
+            self._tell(
+                f"server {self._server!r}: another kernel or process of yours is signing in to this "
+                f"server (its sign-in is kept in {storage.path}): this kernel waits for it, up to "
+                f"{patience:g} s, and uses that sign-in instead of showing a second link; finish it "
+                "there (if it fails, the link shows here)"
+            )
+
+        with connect_clock_paused():  # waiting for a person elsewhere is not this server being slow
+            return await take(patience, slow=slow)
+
+    def _adopt_client(self, info: OAuthClientInformationFull) -> bool:
+        """Go on as ``info``'s client, with its redirect address (a sign-in later must bring the
+        person back to an address that client registered), as a provider built after it would
+        (:func:`_stored_loopback_port`). A client configured here (``auth.client_id``) is kept."""
+        if self._fixed_client_info is not None:
+            return False
+        for uri in info.redirect_uris or []:
+            parts = urlsplit(str(uri))
+            if parts.hostname == HOST and parts.port:
+                self.redirect_uri = self._sign_in.redirect_uri = f"http://{HOST}:{parts.port}/callback"
+                self.context.client_metadata.redirect_uris = [AnyUrl(self.redirect_uri)]
+                return True
+        return False
+
+    def _after_sign_out(self) -> None:
+        self._sign_in.purpose = "you signed out in another kernel or process"
+
     def _stepping_up(self, scope: str) -> None:
         super()._stepping_up(scope)
         more = f"the scope {scope}" if scope else "more scope"
@@ -789,26 +681,6 @@ class AuthorizationCode(_Friendly, OAuthClientProvider):
 
     def _secret_values(self) -> list[str | None]:
         return [*super()._secret_values(), self._sign_in.state]
-
-
-def _pin_advice(chosen: str) -> str:
-    """How to pin the authorization server ``chosen`` (auth.issuer), said wherever something was or
-    would be given to it on the MCP server's word alone."""
-    return (
-        f'If {chosen} is the right one, pin it: "issuer": "{chosen}" in its auth (in a notebook: '
-        f"--issuer {chosen}); a server that points elsewhere then gets nothing"
-    )
-
-
-def _origin(url: str) -> str:
-    """``scheme://host[:port]`` of ``url``, the default port left out: what decides whether two
-    addresses are one server (RFC 6454)."""
-    parts = urlsplit(str(url))
-    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
-    host = f"[{host}]" if ":" in host else host
-    port = parts.port
-    default = {"http": 80, "https": 443}.get(scheme)
-    return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
 
 
 def _grant_type(request: httpx2.Request) -> str | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import html
 import inspect
 import logging
@@ -241,6 +242,16 @@ def check_state(result: AuthorizationCodeResult, expected: str | None) -> Author
     return result
 
 
+#: Said when the redirect's port is taken: most often by another sign-in to the same server (a second
+#: kernel's, whose registration, kept in the shared token file, or ``auth.redirect_port`` names the
+#: same address) that waits for its person, and nothing of the person's is to be closed.
+_PORT_TAKEN = (
+    "another sign-in to this server may be waiting there (another kernel's: the client is registered "
+    "for that address): finish it, then connect again, and with token_storage 'file' this kernel uses "
+    "the tokens it kept; otherwise "
+)
+
+
 class CallbackListener:
     """A one-shot HTTP listener on 127.0.0.1: the redirect of *this* sign-in ends it.
 
@@ -269,7 +280,8 @@ class CallbackListener:
         except OSError as exc:
             raise AuthError(
                 f"cannot listen for the OAuth redirect on {HOST}:{self.port} ({exc.strerror or exc}); "
-                "close what uses that port, or use mcpnb.set_authorization_ui(mode='paste')",
+                + (_PORT_TAKEN if exc.errno == errno.EADDRINUSE else "")
+                + "close what uses that port, or use mcpnb.set_authorization_ui(mode='paste')",
                 retryable=True,
             ) from None
         self.port = self._server.sockets[0].getsockname()[1]

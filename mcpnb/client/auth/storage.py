@@ -8,20 +8,34 @@ waits for a 401, or refreshes against the MCP server's own origin and fails.
 Memory stores are shared per server within the process: the pool builds a new provider on every
 (re)connect, and a person who authorized in a browser once should not have to do it again because
 the server restarted.
+
+A token file is shared by every process of the person's that connects to that server (three
+notebooks side by side, a papermill run, a script): each change to it is read, merged and written
+while holding a lock beside it (:meth:`FileTokenStorage.writing`), and a refresh waits for any other
+process's refresh of the same file (:meth:`FileTokenStorage.refresh_turn`), so that it reads, and
+refreshes with, what that one stored. A browser sign-in waits in the same way for another process's
+sign-in to the same server (:meth:`FileTokenStorage.sign_in_turn`), and uses what it stored instead
+of asking the person twice. Tokens gone from the file are a sign-out (:func:`forget_tokens` in another
+process, or the person deleting the file): a refresh never writes them back
+(:meth:`FileTokenStorage.replacing`). The locks are ``flock`` locks (POSIX; elsewhere none is taken),
+which the system drops when their process ends however it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import stat
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
 
 from mcpnb.client.auth.notice import tell_person
@@ -101,9 +115,50 @@ class FileTokenStorage:
 
     def __init__(self, path: Path, server_url: str) -> None:
         self.path, self.server_url = Path(path), server_url
+        #: The client the tokens given to :meth:`set_tokens` were issued to (its provider's), kept
+        #: with them: two kernels that each registered a client (both signed in at once) share the
+        #: file, and one's tokens are refreshed by the other's client only to be refused.
+        self.client_id: str | None = None
+        #: That client's registration, where it registered (a configured client's secret stays in
+        #: the configuration): stored with the tokens as the file's registration, so that the file
+        #: never pairs one kernel's tokens with another's client, which a kernel taking them up
+        #: (a new one, or one whose own tokens the server refused) could not refresh them with.
+        self.registration: OAuthClientInformationFull | None = None
+        self._replacing = False  # within replacing(): set_tokens only replaces tokens on file
+        #: Whether the last set_tokens within :meth:`replacing` found no tokens to replace (a sign-out
+        #: since they were read) and wrote nothing.
+        self.gone = False
 
     def __repr__(self) -> str:
         return f"FileTokenStorage(path={str(self.path)!r})"
+
+    def signature(self) -> tuple[Any, ...]:
+        """What changes whenever the file is written or removed (by any process), read with one
+        ``stat``: a provider re-reads the file only when it changed, not on every request."""
+        try:
+            info = os.stat(self.path)
+            on_disk: tuple[int, int, int] | None = (info.st_ino, info.st_mtime_ns, info.st_size)
+        except OSError:
+            on_disk = None
+        held = _HELD.get(str(self.path))
+        return (on_disk, None if held is None else id(held))
+
+    def signed_out(self) -> bool:
+        """Whether the file says this server's sign-in was removed: no file (a sign-out removes
+        it), or this server's record with no tokens in it. A file written for another URL under
+        the same name, or one that cannot be read (a write cut short), says nothing of this
+        sign-in: a kernel holding tokens goes on with them."""
+        data = _HELD.get(str(self.path))
+        if data is None:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                return True
+            except (OSError, ValueError):
+                return False
+        return not data or (
+            isinstance(data, dict) and data.get("server_url") == self.server_url and not data.get("tokens")
+        )
 
     def _load(self) -> dict[str, Any]:
         data = _HELD.get(str(self.path))
@@ -117,10 +172,23 @@ class FileTokenStorage:
         return data
 
     def _save(self, **changes: Any) -> None:
-        data = {**self._load(), **changes, "server_url": self.server_url}
+        def merged() -> dict[str, Any] | None:
+            found = self._load()
+            if "tokens" in changes and self._replacing and not found.get("tokens") and self.signed_out():
+                self.gone = True  # signed out since they were read: a refresh does not undo that
+                return None
+            return {**found, **changes, "server_url": self.server_url}
+
         try:
-            self._write(data)
+            with self.writing():  # what another process wrote meanwhile is merged, not written over
+                data = merged()
+                if data is None:
+                    return
+                self._write(data)
         except OSError as exc:
+            data = merged()
+            if data is None:
+                return
             if str(self.path) not in _HELD:
                 tell_person(
                     f"mcpnb could not keep the sign-in in {self.path.parent} ({exc.strerror or exc}): it "
@@ -130,6 +198,77 @@ class FileTokenStorage:
             _HELD[str(self.path)] = data
         else:
             _HELD.pop(str(self.path), None)
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Held while this process reads, merges and writes the file. Two processes that save at
+        once (one a refreshed token, the other its registration or the server's metadata) each
+        read the file before the other wrote it, and the second write put back what the first had
+        replaced: a refresh token the server had since spent, say. Brief (no request is made
+        while it is held), so it is waited for without a timeout."""
+        private_directory(self.path.parent)
+        lock = _FileLock(self._beside("lock"))
+        lock.acquire()
+        try:
+            yield
+        finally:
+            lock.release()
+
+    async def refresh_turn(
+        self, patience: float, *, slow: Callable[[], None] | None = None, after: float = 2.0
+    ) -> _FileLock | None:
+        """This process's turn to refresh the tokens in the file, once no other process is
+        refreshing them (held until the refreshed tokens are stored; ``release()`` it). Waited for
+        up to ``patience`` seconds (a refresh is one token request), then None: the refresh goes on
+        without it. None also where no lock can be made (a read-only folder, not POSIX). ``slow()``
+        is called once the wait has lasted ``after`` seconds: a cell that stands still says why."""
+        return await self._turn("refresh", patience, slow, after)
+
+    async def sign_in_turn(
+        self, patience: float, *, slow: Callable[[], None] | None = None, after: float = 0.0
+    ) -> _FileLock | None:
+        """This process's turn to sign in to the server in a browser, once no other process is
+        signing in to it (held until the new tokens are stored or the sign-in failed; ``release()``
+        it). Two kernels that both need a sign-in (the first run of two notebooks, or both after a
+        sign-out) showed two links, and the person approved twice; the second now waits for the
+        first and uses what it stored. Waited for up to ``patience`` seconds (as long as a sign-in
+        may take), then None: the sign-in goes on without it; None also where no lock can be made."""
+        return await self._turn("signin", patience, slow, after)
+
+    async def _turn(
+        self, what: str, patience: float, slow: Callable[[], None] | None, after: float
+    ) -> _FileLock | None:
+        lock = _FileLock(self._beside(what))
+        start = time.monotonic()
+        try:
+            private_directory(self.path.parent)
+            while not lock.acquire(wait=False):
+                waited = time.monotonic() - start
+                if waited > patience:
+                    return None
+                if slow is not None and waited >= after:
+                    slow, said = None, slow
+                    said()
+                await anyio.sleep(0.05)
+        except (OSError, AuthError):
+            return None
+        return lock
+
+    @contextlib.contextmanager
+    def replacing(self) -> Iterator[None]:
+        """Held while a refresh stores its tokens: they replace tokens on file, and are not written
+        where there are none any more (:attr:`gone` then says so). Another process that signed out
+        (removed the file) meanwhile would otherwise have its sign-out undone by this one, which
+        still held the tokens in memory, refreshed them and wrote them back."""
+        self._replacing, self.gone = True, False
+        try:
+            yield
+        finally:
+            self._replacing = False
+
+    def _beside(self, what: str) -> Path:
+        """A lock file beside the token file (a dot name: never a server's file, see token_path)."""
+        return self.path.parent / f".{self.path.name}.{what}"
 
     def _write(self, data: dict[str, Any]) -> None:
         """Write the file whole or not at all: a new file of an unguessable name, created by this call
@@ -161,7 +300,22 @@ class FileTokenStorage:
             return None
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
-        self._save(tokens=tokens.model_dump(mode="json", exclude_none=True), expires_at=_expiry(tokens))
+        registration = self.registration
+        self._save(
+            tokens=tokens.model_dump(mode="json", exclude_none=True),
+            expires_at=_expiry(tokens),
+            tokens_client_id=self.client_id,
+            **(
+                {}
+                if registration is None
+                else {"client_info": registration.model_dump(mode="json", exclude_none=True)}
+            ),
+        )
+
+    def tokens_client_id(self) -> str | None:
+        """The client the stored tokens were issued to, where the process that stored them said."""
+        value = self._load().get("tokens_client_id")
+        return value if isinstance(value, str) else None
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         raw = self._load().get("client_info")
@@ -218,6 +372,64 @@ def private_directory(directory: Path) -> None:
     )
 
 
+#: What ``flock`` says on a file system that has no locks: then none is taken (as where there is no
+#: ``fcntl``), rather than failing every save and sending the person to sign in again and again.
+_NO_LOCKS = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL})
+
+
+class _FileLock:
+    """An exclusive ``flock`` on a file at ``path``: one holder among every process and every open of
+    it. The file is there only while the lock is held (no file of its own stays in the token
+    folder): its holder removes it before letting go, and whoever then got the lock of a removed
+    file takes the one there now. Created 0600, never through a link. No lock where there is no
+    ``fcntl`` (Windows)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self, *, wait: bool = True) -> bool:
+        """Whether the lock is now held (``wait=False``: taken only if free). OSError: no lock file
+        can be made there."""
+        if os.name != "posix":
+            return True
+        import fcntl
+
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                now = os.stat(self.path, follow_symlinks=False)
+            except BlockingIOError:
+                os.close(fd)
+                return False
+            except FileNotFoundError:  # its holder removed it as this process got the lock
+                os.close(fd)
+                continue
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno not in _NO_LOCKS:
+                    raise
+                with contextlib.suppress(OSError):  # no lock on this file system (NFS without
+                    os.unlink(self.path)  # lockd, CIFS, some FUSE): go on without one, as on Windows
+                return True
+            except BaseException:
+                os.close(fd)
+                raise
+            if os.path.samestat(os.fstat(fd), now):
+                self._fd = fd
+                return True
+            os.close(fd)  # the lock of a file removed meanwhile: the one there now is the lock
+
+    def release(self) -> None:
+        """Let go of the lock, removing its file first; safe to repeat."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            os.close(fd)
+
+
 def _expiry(tokens: OAuthToken) -> float | None:
     return time.time() + tokens.expires_in if tokens.expires_in else None
 
@@ -241,6 +453,11 @@ def _removed(path: Path) -> None:
     """``path`` removed; one that cannot be (its folder read-only) is not read again by this kernel,
     said once: a sign-out must not leave the old tokens in use."""
     signed_out = _HELD.pop(str(path), None) == {}  # already: said
+    lock = _FileLock(path.parent / f".{path.name}.lock")  # FileTokenStorage.writing's: not mid-save
+    try:
+        locked = path.parent.is_dir() and lock.acquire()
+    except OSError:
+        locked = False
     try:
         path.unlink()
     except (FileNotFoundError, NotADirectoryError):  # never kept on disk
@@ -252,3 +469,6 @@ def _removed(path: Path) -> None:
                 f"mcpnb could not remove {path} ({exc.strerror or exc}): this kernel no longer reads "
                 "it, but a new one would; delete it yourself to sign out everywhere"
             )
+    finally:
+        if locked:
+            lock.release()

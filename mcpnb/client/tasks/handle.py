@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from mcp import types
 
 from mcpnb.client.bridge import await_in_ticks
-from mcpnb.client.errors import McpnbError
+from mcpnb.client.errors import TASK_KEEPS_RUNNING, McpnbError, interrupt_said
 from mcpnb.client.lean import read_tool_result
 from mcpnb.client.results import ToolResult
 from mcpnb.client.tasks import wire
@@ -661,7 +661,11 @@ class TaskHandle:
         (modern, no ``answer``), or :class:`TaskTimeoutError` (the task keeps running). A failed task
         is a ``ToolResult`` with ``is_error``, like a failed call.
         """
-        return await self._bridge(self._wait(timeout))
+        try:
+            return await self._bridge(self._wait(timeout))
+        except asyncio.CancelledError as exc:
+            self._stopped_waiting(exc)
+            raise
 
     aresult = wait
 
@@ -682,7 +686,20 @@ class TaskHandle:
 
     def result(self, timeout: float | None = None) -> ToolResult:
         """Block until the task ends (see :meth:`wait`). An interrupt stops waiting, not the task."""
-        return self._block(self._wait(timeout))
+        try:
+            return self._block(self._wait(timeout))
+        except KeyboardInterrupt as exc:
+            self._stopped_waiting(exc)
+            raise
+
+    def _stopped_waiting(self, exc: BaseException) -> None:
+        """Word an interrupted wait: what stopped (our waiting) and what goes on (the task), where a
+        bare interrupt showed a traceback through the thread hand-over and no word of the task."""
+        said = f"stopped waiting for task {self.task_id!r} ({self.label})"
+        if self._state.terminal:  # it ended as the interrupt came
+            interrupt_said(exc, f"{said}, which has {self._state.status}: wait again for its outcome")
+        else:
+            interrupt_said(exc, f"{said}; {TASK_KEEPS_RUNNING}")
 
     def cancel(self) -> str:
         return self._block(self._cancel())

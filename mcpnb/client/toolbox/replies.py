@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcpnb.client.contents import media_problem, pick
+from mcpnb.client.contents import blob_text, media_problem, pick
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolbox.calls import ToolCall
 
@@ -81,7 +81,7 @@ class Payload:
         parts = list(self.texts)
         if images_as_text:
             parts += [
-                _image_note(mime, data, "this API takes no images in tool results")
+                image_note(mime, data, "this API takes no images in tool results")
                 for mime, data in self.images
             ]
         return "\n\n".join(parts) or (
@@ -93,7 +93,9 @@ def _size(data: str) -> int:
     return len(data) * 3 // 4
 
 
-def _image_note(mime: str, data: str, why: str) -> str:
+def image_note(mime: str, data: str, why: str) -> str:
+    """An image left out, as the line the model reads in its place: a model told nothing would
+    answer as though it had seen everything (a prompt's assistant turn says it too)."""
     return f"[image {mime}, {_size(data)} bytes: not shown, {why}]"
 
 
@@ -154,13 +156,13 @@ def fitted(
     for mime, data in body.images:
         unreadable = media_problem("image", data, mime)
         if unreadable is not None:  # an API refuses the whole request for one such image
-            notes.append(_image_note(mime, data, unreadable))
+            notes.append(image_note(mime, data, unreadable))
         elif mime not in kinds:
-            notes.append(_image_note(mime, data, f"{api} takes {_listed(kinds)} only"))
+            notes.append(image_note(mime, data, f"{api} takes {_listed(kinds)} only"))
         elif limit is not None and _size(data) > limit:
-            notes.append(_image_note(mime, data, f"larger than the {limit} bytes {api} takes"))
+            notes.append(image_note(mime, data, f"larger than the {limit} bytes {api} takes"))
         elif mime == "image/gif" and fmt in ("openai", "openai-responses") and _animated(data):
-            notes.append(_image_note(mime, data, f"{api} takes no animated GIFs"))
+            notes.append(image_note(mime, data, f"{api} takes no animated GIFs"))
         else:
             images.append((mime, data))
     out = replace(body, texts=[*body.texts, *notes], images=images, repeats=set(body.repeats))
@@ -251,6 +253,8 @@ def add_blocks(out: Payload, content: Any) -> None:
             resource = pick(block, "resource") or {}
             uri, mime = pick(resource, "uri"), pick(resource, "mime_type", "mimeType")
             text, blob = pick(resource, "text"), pick(resource, "blob")
+            if text is None:  # a text file a server sent as base64 (server-everything does): its text
+                text = blob_text(blob, mime)
             if text is not None:
                 out.texts.append(f"[resource {uri}]\n{text}")
             elif blob is not None and str(mime or "").startswith("image/"):

@@ -11,8 +11,9 @@ loop stays free for clicks and for interrupts.
 The cell is parsed (``ast``), not searched with a pattern: only real calls are rewritten, never text
 inside a string, and only where ``await`` is allowed and means the same thing: in the cell's own
 top-level statements (and the blocks of a top-level ``if``/``for``/``with``/``try``), outside any
-``lambda``, ``def``, ``class``, comprehension or f-string. The rest (``f = lambda: %mcp status``, a
-``%mcp`` inside a ``def``) takes the synchronous path, where :class:`~.live.LiveCall` takes over.
+``lambda``, ``def``, ``class``, comprehension or f-string. The rest (a ``%mcp`` inside a ``def``,
+``get_ipython().run_line_magic("mcp", ...)`` in a lambda) takes the synchronous path, where
+:class:`~.live.LiveCall` takes over.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import ast
 import concurrent.futures
 import contextvars
 import functools
+import signal
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -58,9 +62,17 @@ def supported() -> bool:
 
 
 def transform(lines: list[str]) -> list[str]:
-    """Rewrite the top-level ``%mcp`` calls of a cell into awaits; anything else stays as it is."""
+    """Rewrite the top-level ``%mcp`` calls of a cell into awaits; anything else stays as it is.
+
+    Only a cell the kernel is about to run: a cell that is running already transforms text of its
+    own with ``%%time``, ``%time``, ``%%timeit`` or ``%prun`` (which compile it where ``await`` is
+    "outside function", a SyntaxError), or runs it with ``%%capture`` (whose nested run did nothing
+    at all: no call, no error, no variable), ``%run`` or ``run_cell``. There the magic runs as in a
+    ``def``."""
     source = "".join(lines)
     if "run_line_magic" not in source and "run_cell_magic" not in source:
+        return lines
+    if _a_cell_runs():
         return lines
     if not _awaits_on_asyncio():  # `%autoawait off`: an `await` is a SyntaxError; trio: no asyncio loop
         return lines
@@ -80,6 +92,25 @@ def transform(lines: list[str]) -> list[str]:
     for call, kind in sorted(calls, key=lambda c: (c[0].lineno, c[0].col_offset), reverse=True):
         _rewrite(encoded, call, kind)  # last first: earlier offsets stay valid
     return b"".join(encoded).decode().splitlines(keepends=True)
+
+
+def _a_cell_runs() -> bool:
+    """Whether a cell's own code is on this thread's stack: the text is then a running cell's (its
+    magic's, or its ``run_cell``'s), never the kernel's next cell. Asked of the stack, not counted
+    with ``pre_execute``/``post_execute``: an empty cell ends without having started, so a
+    ``%run notebook.ipynb`` with an empty cell lost count, and its next ``%mcp`` cell, rewritten
+    inside the running one, failed with "This event loop is already running"."""
+    from IPython import get_ipython
+
+    cells = getattr(getattr(get_ipython(), "compile", None), "_filename_map", None)
+    if not isinstance(cells, dict):
+        return False
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename in cells:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _awaits_on_asyncio() -> bool:
@@ -169,11 +200,12 @@ def install_async_cells(shell: Any) -> bool:
 
 
 def uninstall_async_cells(shell: Any) -> None:
+    """Stop rewriting cells. The shell keeps its awaited twins: a cell rewritten before it ran
+    ``%unload_ext mcpnb`` still awaits them on its later lines, and they say what IPython says of a
+    magic that is not there ("UsageError: Line magic function `%mcp` not found"), where an
+    AttributeError on ``arun_line_magic`` told nothing."""
     if transform in shell.input_transformers_post:
         shell.input_transformers_post.remove(transform)
-    for name in ("arun_line_magic", "arun_cell_magic"):
-        if name in vars(shell):
-            delattr(shell, name)
 
 
 async def arun_line_magic(name: str, line: str) -> Any:
@@ -193,6 +225,7 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
     from mcpnb.notebook.magics import McpMagics
 
     shell = get_ipython()
+    interruptible_rest(shell)
     fn = shell.find_cell_magic(name) if cell is not None else shell.find_line_magic(name)
     if fn is None:  # the extension was unloaded: run it the ordinary way (raises the usual error)
         return (
@@ -209,6 +242,34 @@ async def _arun(name: str, line: str, cell: str | None) -> Any:
     if silenced and DisplayHook.semicolon_at_end_of_expression(line if cell is None else cell):
         return None
     return result
+
+
+def interruptible_rest(shell: Any) -> None:
+    """Let the ■ button stop the rest of this cell too. A rewritten cell is async, and while an async
+    cell runs ipykernel's SIGINT handler only cancels it at its next ``await``: the cell's own code
+    after a ``%mcp`` line (``time.sleep(30)``, ``job.result()``) ran to its end, the interrupt
+    unheard. So, for this cell, the handler is wrapped: ipykernel's runs, and where the signal
+    finds the cell's own code running (its frame on the stack, not suspended at an ``await``),
+    ``KeyboardInterrupt`` is raised there, as in a synchronous cell. At an ``await`` (a call
+    waiting on its server) ipykernel's handling is left as it was. ipykernel puts its saved handler
+    back when the cell ends."""
+    current = signal.getsignal(signal.SIGINT)
+    cells = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if not callable(current) or getattr(current, "mcpnb_cell", False) or not isinstance(cells, dict):
+        return
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        current(signum, frame)
+        depth = 0
+        while frame is not None and depth < 500:
+            if frame.f_code.co_filename in cells:  # the cell's own code is running: stop it here
+                raise KeyboardInterrupt
+            frame, depth = frame.f_back, depth + 1
+
+    handler.mcpnb_cell = True  # type: ignore[attr-defined]
+    signal.signal(signal.SIGINT, handler)
 
 
 async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

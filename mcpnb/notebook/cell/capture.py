@@ -81,6 +81,12 @@ class CellUI:
         if not self.stdin_allowed:
             self.why_nobody_asked = _why_nobody_can_answer(self.kernel)
             return "decline"  # headless: the configured policy applies (MCPNB_ELICITATION=defaults)
+        if mode == "widget" and _captured():
+            self.why_nobody_asked = (
+                "the cell's output is captured (%%capture), where a form would wait unseen: make "
+                "the call outside %%capture, or give answers with the call (--answers VAR)"
+            )
+            return "decline"
         if mode == "widget" and self.kernel is None:
             return "text"  # terminal IPython: no widget frontend
         return mode
@@ -222,6 +228,15 @@ def made_in_a_cell(kernel: Any) -> bool:
     from mcpnb.notebook.cell.live import AWAITING
 
     return threading.current_thread() is threading.main_thread() or AWAITING.get()
+
+
+def _captured() -> bool:
+    """``%%capture`` holds the cell's displays (``capture_output`` swaps the shell's publisher)."""
+    from IPython import get_ipython
+    from IPython.core.displaypub import CapturingDisplayPublisher
+
+    shell = get_ipython()
+    return shell is not None and isinstance(getattr(shell, "display_pub", None), CapturingDisplayPublisher)
 
 
 def nobody_watches(kernel: Any) -> bool:

@@ -18,7 +18,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from mcpnb.client.interaction import ELICITATION_ENV, CallContext, Interaction, policy_from_env
+from mcpnb.client.interaction import (
+    ELICITATION_ENV,
+    CallContext,
+    Interaction,
+    policy_from_env,
+    reject_sampling,
+)
 from mcpnb.client.printable import printable
 from mcpnb.notebook.cell.capture import CellUI, no_widgets
 from mcpnb.notebook.frontend import on_kernel_thread
@@ -137,7 +143,12 @@ class NotebookInteraction(Interaction):
     async def sample(self, server: str, params: Any, call: CallContext | None) -> Any:
         ui = _cell(call)
         if ui is None:
-            return await super().sample(server, params, call)
+            cell = call.ui if call is not None and isinstance(call.ui, CellUI) else None
+            if cell is None or not cell.why_nobody_asked:
+                return await super().sample(server, params, call)
+            # why nobody was asked; what follows its colon is advice for forms (answers=, defaults)
+            why = cell.why_nobody_asked.split(":")[0]
+            return reject_sampling(server, call, why, person_there=cell.stdin_allowed)
         if ui.mode == "text":
             from mcpnb.notebook.forms import SamplingOutcome, ask_sampling_text
 

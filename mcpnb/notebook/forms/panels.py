@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpnb.client.contents import b64_bytes, b64_size, human_size, media_label, raster_format
 from mcpnb.client.elicitation.outcome import FormOutcome, SamplingOutcome
 from mcpnb.notebook.accessibility import (
     INVALID,
@@ -332,6 +333,54 @@ class ConfirmPanel(Recorded):
 # --- sampling -----------------------------------------------------------------------------------
 
 
+#: The largest picture or sound a form shows (decoded); a larger one is its label and size, so one
+#: request cannot make the kernel decode, and the page receive, more than this at once.
+MEDIA_CAP = 10_000_000
+#: All the pictures and sounds of one request together; those past it are labels too.
+MEDIA_TOTAL_CAP = 32_000_000
+#: The pictures a form shows, as their type says (their bytes must agree: :func:`media_widget`).
+_PICTURE_TYPES = {"image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp"}
+#: The audio types a browser's player is handed, as the ``audio/<format>`` it is told.
+_SOUND_FORMATS = {
+    "audio/wav": "wav",
+    "audio/wave": "wav",
+    "audio/x-wav": "wav",
+    "audio/vnd.wave": "wav",
+    "audio/mpeg": "mpeg",
+    "audio/mp3": "mpeg",
+    "audio/ogg": "ogg",
+    "audio/opus": "ogg",
+    "audio/webm": "webm",
+    "audio/flac": "flac",
+    "audio/x-flac": "flac",
+    "audio/aac": "aac",
+    "audio/mp4": "mp4",
+    "audio/x-m4a": "mp4",
+}
+#: ``includeContext`` as a person reads it.
+_SEES = "the server would like the model to see"
+_CONTEXT_WORDS = {
+    "none": "nothing beyond this conversation",
+    "thisServer": "this server's context",
+    "allServers": "the context of every server the notebook is connected to",
+}
+#: ``modelPreferences``' priorities in the spec's order, by the word a person reads (a high cost
+#: priority asks for a cheap model).
+_PRIORITIES = (("cost", "low cost"), ("speed", "speed"), ("intelligence", "intelligence"))
+
+
+@dataclass
+class SamplingMedia:
+    """A picture or sound of the conversation, kept as the server sent it (base64) until a panel
+    shows it: the text fallback never decodes it."""
+
+    message: int  # its message's index in ``SamplingView.messages``
+    role: str
+    kind: str  # "image" or "audio"
+    mime_type: str
+    data: str
+
+
 @dataclass
 class SamplingView:
     """A sampling request reduced to what a person needs to read, whatever shape it arrived in."""
@@ -342,6 +391,29 @@ class SamplingView:
     temperature: float | None = None
     model_hints: list[str] = field(default_factory=list)
     stop_sequences: list[str] = field(default_factory=list)
+    #: ``modelPreferences``' priorities the server gave, 0 to 1, by the word a person reads.
+    priorities: dict[str, float] = field(default_factory=dict)
+    include_context: str | None = None
+    media: list[SamplingMedia] = field(default_factory=list)
+
+    def settings(self) -> list[tuple[str, str]]:
+        """What the server asked of the model besides the conversation, as (what, its value),
+        worded alike for the panel and the console."""
+        said = []
+        if self.max_tokens is not None:
+            said.append(("token limit", str(self.max_tokens)))
+        if self.temperature is not None:
+            said.append(("temperature", str(self.temperature)))
+        if self.model_hints:
+            said.append(("model hints", ", ".join(self.model_hints)))
+        if self.priorities:
+            said.append(("priorities (0 to 1)", ", ".join(f"{k} {v:g}" for k, v in self.priorities.items())))
+        if self.stop_sequences:
+            said.append(("stop at", ", ".join(repr(s) for s in self.stop_sequences)))
+        if self.include_context:
+            words = _CONTEXT_WORDS.get(self.include_context, repr(self.include_context))
+            said.append((_SEES, words))
+        return said
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -360,8 +432,9 @@ def _content_text(content: Any) -> str:
     if kind == "text":
         return str(_get(content, "text") or "")
     if kind in ("image", "audio"):
-        data = _get(content, "data") or ""
-        return f"[{kind} {_get(content, 'mime_type', 'mimeType') or ''}, {len(data) * 3 // 4} bytes]"
+        data = _get(content, "data")
+        size = b64_size(data) if isinstance(data, str) else None
+        return f"[{media_label(kind, _get(content, 'mime_type', 'mimeType') or '(no type)', size)}]"
     if kind in ("tool_use", "tool_result"):
         return f"[{kind} {_get(content, 'name') or _get(content, 'tool_use_id', 'toolUseId') or ''}]"
     if content is None:
@@ -372,11 +445,26 @@ def _content_text(content: Any) -> str:
         return str(content)
 
 
+def _media_of(content: Any) -> list[tuple[str, str, str]]:
+    """``(kind, mime type, base64 data)`` of each picture or sound in one message's content."""
+    if isinstance(content, list | tuple):
+        return [m for c in content for m in _media_of(c)]
+    kind = _get(content, "type")
+    data = _get(content, "data")
+    if kind in ("image", "audio") and isinstance(data, str):
+        return [(kind, str(_get(content, "mime_type", "mimeType") or ""), data)]
+    return []
+
+
 def sampling_view(params: Any) -> SamplingView:
     """Read ``CreateMessageRequestParams`` or its JSON dict (camelCase or snake_case)."""
     view = SamplingView()
-    for message in _get(params, "messages") or []:
-        view.messages.append((str(_get(message, "role") or "?"), _content_text(_get(message, "content"))))
+    for index, message in enumerate(_get(params, "messages") or []):
+        role = str(_get(message, "role") or "?")
+        content = _get(message, "content")
+        view.messages.append((role, _content_text(content)))
+        for kind, mime, data in _media_of(content):
+            view.media.append(SamplingMedia(index, role, kind, mime, data))
     system = _get(params, "system_prompt", "systemPrompt")
     view.system_prompt = str(system) if system else None
     max_tokens = _get(params, "max_tokens", "maxTokens")
@@ -388,8 +476,58 @@ def sampling_view(params: Any) -> SamplingView:
         name = _get(hint, "name")
         if name:
             view.model_hints.append(str(name))
+    for key, words in _PRIORITIES:
+        value = _get(prefs, f"{key}_priority", f"{key}Priority")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            view.priorities[words] = value
     view.stop_sequences = [str(s) for s in (_get(params, "stop_sequences", "stopSequences") or [])]
+    context = _get(params, "include_context", "includeContext")
+    view.include_context = str(context) if context else None
     return view
+
+
+def media_widget(media: SamplingMedia, budget: int = MEDIA_CAP) -> tuple[Any | None, str]:
+    """An ``ipywidgets.Image`` or ``Audio`` for one picture or sound, and the words that say what it
+    is; ``(None, why not)`` when it is not shown (past ``budget`` or the cap, no base64, a type a
+    form does not show): the person then reads the label and the reason instead. A picture is
+    shown only as the raster its bytes are (:func:`~mcpnb.client.contents.raster_format`): a
+    server's SVG or HTML never reaches the page."""
+    import ipywidgets as w
+
+    what = f"{media.kind} {media.mime_type or '(no type)'}"
+    about = len(media.data) * 3 // 4 - media.data[-2:].count("=")  # the caps come before decoding
+    if about > MEDIA_CAP:
+        return None, f"{what}, {human_size(about)}: not shown, over the {human_size(MEDIA_CAP)} a form shows"
+    if about > budget:
+        cap = human_size(MEDIA_TOTAL_CAP)
+        return None, f"{what}, {human_size(about)}: not shown, the ones above fill the {cap} a form shows"
+    raw = b64_bytes("".join(media.data.split()))  # a line-wrapped base64 too
+    label = media_label(media.kind, media.mime_type or "(no type)", len(raw) if raw else None)
+    if not raw:
+        return None, f"{label}: not shown"
+    mime = media.mime_type.split(";", 1)[0].strip().lower()
+    if media.kind == "image":
+        if mime not in _PICTURE_TYPES:
+            return None, f"{label}: not shown (a form shows PNG, JPEG, GIF and WebP pictures only)"
+        fmt = raster_format(raw)
+        if fmt is None:
+            return None, f"{label}: not shown, its bytes are not a picture"
+        picture = w.Image(
+            value=raw,
+            format=fmt.lower(),
+            tooltip=f"{media.role}'s {label}",
+            layout=w.Layout(
+                max_width="480px", max_height="360px", width="auto", height="auto", object_fit="contain"
+            ),
+        )
+        picture.add_class("mcpnb-sampling-image")
+        return picture, label
+    if mime not in _SOUND_FORMATS:
+        return None, f"{label}: not shown (a form plays WAV, MP3, Ogg, WebM, FLAC, AAC and MP4 only)"
+    sound = w.Audio(value=raw, format=_SOUND_FORMATS[mime], autoplay=False, loop=False, controls=True)
+    sound.tooltip = f"{media.role}'s {label}"
+    sound.add_class("mcpnb-sampling-audio")
+    return sound, label
 
 
 class SamplingPanel(Recorded):
@@ -419,18 +557,11 @@ class SamplingPanel(Recorded):
                 f'<div style="margin:4px 0"><b>{esc(role)}</b>: '
                 f'<span style="white-space:pre-wrap">{esc(text)}</span></div>'
             )
-        limits = []
-        if v.max_tokens is not None:
-            limits.append(f"token limit {v.max_tokens}")
-        if v.temperature is not None:
-            limits.append(f"temperature {v.temperature}")
-        if v.model_hints:
-            limits.append("model hints " + ", ".join(v.model_hints))
-        if v.stop_sequences:
-            limits.append("stop at " + ", ".join(repr(s) for s in v.stop_sequences))
+        limits = [f"{what}{':' if what == _SEES else ''} {value}" for what, value in v.settings()]
         if limits:
             parts.append(f'<div style="{_HELP}">{esc("; ".join(limits))}</div>')
         self.info = w.HTML('<div style="line-height:1.4">' + "".join(parts) + "</div>")
+        self.media = self._media_box(w)
         self.reply = w.Textarea(
             placeholder="Your reply",
             rows=4,
@@ -452,11 +583,34 @@ class SamplingPanel(Recorded):
         self.status = w.HTML("")
         self.status.add_class("mcpnb-status")
         self.widget = w.VBox(
-            [self.info, self.reply, w.HBox(list(self.buttons.values())), self.status, *page_aids()],
+            [
+                self.info,
+                *([self.media] if self.media.children else []),
+                self.reply,
+                w.HBox(list(self.buttons.values())),
+                self.status,
+                *page_aids(),
+            ],
             layout=w.Layout(**_BOX),
         )
         self.widget.add_class("mcpnb-sampling")
         mark_root(self.widget)
+
+    def _media_box(self, w: Any) -> Any:
+        """The conversation's pictures and sounds under it, each after a line naming its message
+        (the conversation above shows each as its label, in place)."""
+        rows: list[Any] = []
+        budget = MEDIA_TOTAL_CAP
+        for media in self.view.media:
+            shown, what = media_widget(media, budget)
+            said = f"message {media.message + 1} ({media.role}): {what}"
+            rows.append(w.HTML(f'<div style="{_HELP}">{esc(said)}</div>'))
+            if shown is not None:
+                budget -= len(shown.value)
+                rows.append(shown)
+        box = w.VBox(rows)
+        box.add_class("mcpnb-sampling-media")
+        return box
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

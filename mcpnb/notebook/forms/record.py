@@ -83,19 +83,28 @@ def record_bundle(css_class: str, inner_html: str) -> dict[str, str]:
     return {"text/plain": text_of(inner_html), "text/html": shown}
 
 
+def widget_tree(widget: Any) -> list[Any]:
+    """``widget`` and every widget among its children, theirs and so on, each before its own."""
+    found = []
+    todo = [widget] if widget is not None else []
+    while todo:
+        found.append(todo.pop())
+        todo.extend(reversed(getattr(found[-1], "children", None) or ()))
+    return found
+
+
 def close_tree(widget: Any) -> None:
     """Close ``widget`` and every widget inside it (children, layouts, styles): their comms go, and
     the frontend forgets their state, a field's value included."""
     from ipywidgets import Widget
 
-    for child in getattr(widget, "children", None) or ():
-        close_tree(child)
-    for part in ("layout", "style"):
-        inner = getattr(widget, part, None)
-        if isinstance(inner, Widget):
-            inner.close()
-    if isinstance(widget, Widget):
-        widget.close()
+    for each in reversed(widget_tree(widget)):  # the children before the box that holds them
+        for part in ("layout", "style"):
+            inner = getattr(each, part, None)
+            if isinstance(inner, Widget):
+                inner.close()
+        if isinstance(each, Widget):
+            each.close()
 
 
 _BLOCKS = frozenset({"div", "p", "br", "tr", "li", "pre", "table", "ul", "ol"})

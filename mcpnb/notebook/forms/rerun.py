@@ -39,10 +39,14 @@ the second connected: to the kernel that is what a reload looks like. That run w
 unseen and unexplained, for an answer in a window the person may not be looking at; the form says
 why, and running its cell again asks again. Once the first window has spoken after the second
 appeared (typing into the form, running anything), the second's runs wait behind its forms as
-before (as Run All's cells wait in one page). A question that does not hold the kernel (a cell
-that let go, a task's question) is left to its page. The −32042 panel ("open this page, then
-retry") that a cell waits on is watched as a form is (:mod:`mcpnb.notebook.cell.urlretry`): withdrawn,
-it is not retried.
+before (as Run All's cells wait in one page). So do they once a person has typed into the form or
+clicked it in the second window (it restores the form's live widgets from the kernel when it opens
+the saved notebook): a teacher's laptop tab that answers there shows the form, and a run there
+withdrew the answer half typed in it, saying the form's page was gone. Only a person's messages to
+the form's widgets count (a value changed, a click), not the state every page asks for as it
+opens. A question that does not hold the kernel (a cell that let go, a task's question) is left to
+its page. The −32042 panel ("open this page, then retry") that a cell waits on is watched as a form
+is (:mod:`mcpnb.notebook.cell.urlretry`): withdrawn, it is not retried.
 
 A request without a cell id (a frontend that sends none) withdraws by page only; a kernel whose
 internals are not the ones read here (another ipykernel) keeps the old behaviour: nothing is
@@ -102,9 +106,12 @@ class _Asking:
         page: str,
         holds_kernel: bool,
         withdraw: Callable[[str, Why], None],
+        widgets: frozenset[str] = frozenset(),
     ) -> None:
         self.cell, self.request, self.page = cell, request, page
         self.holds_kernel, self.withdraw = holds_kernel, withdraw
+        #: The comm ids of the form's widgets, and when a person last spoke to one, from any page.
+        self.widgets, self.touched = widgets, 0
 
 
 class Watch:
@@ -153,6 +160,7 @@ def watch_rerun(
         page,
         holds_kernel,
         lambda by, why: context.copy().run(_withdraw, panel, stopped, done, by, why),
+        _comm_ids(panel),
     )
     with _lock:
         by, why = _withdrawn_before_asked(asking)
@@ -162,6 +170,15 @@ def watch_rerun(
         kernel.io_loop.add_callback(asking.withdraw, by, why)
         return Watch()
     return Watch(asking)
+
+
+def _comm_ids(panel: Any) -> frozenset[str]:
+    """The comm ids of every widget in ``panel``'s tree (a form's ``widget``; the −32042 wait's
+    ``panel.widget``): a message to one is a person at the form, in whichever page shows it."""
+    from mcpnb.notebook.forms.record import widget_tree
+
+    root = getattr(panel, "widget", None) or getattr(getattr(panel, "panel", None), "widget", None)
+    return frozenset(w.model_id for w in widget_tree(root) if isinstance(getattr(w, "model_id", None), str))
 
 
 def _request_of(kernel: Any) -> tuple[str | None, str, str] | None:
@@ -197,13 +214,14 @@ def _withdrawn_before_asked(asking: _Asking) -> tuple[str | None, Why | None]:
     return None, None
 
 
-def _left_behind(old: str, new: str) -> bool:
-    """Page ``old`` has sent nothing since page ``new`` was first heard from. Under ``_lock``."""
+def _left_behind(old: str, new: str, touched: int = 0) -> bool:
+    """Page ``old`` has sent nothing since page ``new`` was first heard from, nor has anyone at its
+    form since (``touched``: when a person last spoke to the form's widgets). Under ``_lock``."""
     if not old or not new or old == new:
         return False
     first_new = _pages[new][0] if new in _pages else 0
     last_old = _pages[old][1] if old in _pages else 0
-    return first_new > last_old
+    return first_new > max(last_old, touched)
 
 
 def _heard_from(page: str) -> int:
@@ -348,6 +366,8 @@ def _notice(kernel: Any, msg: list[Any]) -> None:
     page = str(header.get("session") or "")
     with _lock:
         tick = _heard_from(page)
+    if header.get("msg_type") == "comm_msg" and _asking:  # a form waits: was a person at it?
+        _touched(session.unpack(parsed["content"]), tick)
     if header.get("msg_type") != "execute_request":
         return
     if session.unpack(parsed["content"]).get("silent"):
@@ -373,13 +393,27 @@ def _notice(kernel: Any, msg: list[Any]) -> None:
             asking.withdraw(msg_id, why)
 
 
+def _touched(content: Any, tick: int) -> None:
+    """A widget message: where it is a person's (a value changed, a click or Enter) at a waiting
+    form's widget, that form was seen at ``tick``, whichever page sent it. The ``request_state`` a
+    page sends for every widget as it opens (a reloaded page too) is nobody at the form."""
+    data = content.get("data") if isinstance(content, dict) else None
+    if not isinstance(data, dict) or data.get("method") not in ("update", "custom"):
+        return
+    comm = content.get("comm_id")
+    with _lock:
+        for asking in _asking:
+            if comm in asking.widgets:
+                asking.touched = tick
+
+
 def _why_withdrawn(asking: _Asking, cell: str | None, msg_id: str, page: str) -> Why | None:
     """Why run ``msg_id`` (of ``cell``, from ``page``) withdraws ``asking``, if it does. Under ``_lock``."""
     if asking.request == msg_id:
         return None
     if cell is not None and asking.cell == cell:
         return "rerun"
-    if asking.holds_kernel and _left_behind(asking.page, page):
+    if asking.holds_kernel and _left_behind(asking.page, page, asking.touched):
         return "page"
     return None
 

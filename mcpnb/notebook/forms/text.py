@@ -313,8 +313,10 @@ def ask_sampling_text(
         print_fn(f"   system: {view.system_prompt}")
     for role, text in view.messages:
         print_fn(f"   {role}: {text}")
-    if view.max_tokens is not None:
-        print_fn(f"   token limit: {view.max_tokens}")
+    if view.media:
+        print_fn("   (a console shows a picture or sound as its type and size only)")
+    for what, value in view.settings():
+        print_fn(f"   {what}: {value}")
     print_fn("   Type your reply (a blank line ends it), or 'reject':")
     for _ in range(MAX_TRIES):
         lines: list[str] = []

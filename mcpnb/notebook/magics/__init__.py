@@ -40,7 +40,13 @@ from mcpnb.client.errors import (
 )
 from mcpnb.client.printable import printable
 from mcpnb.notebook.magics.commands import COMMANDS, Command, Context, overview
-from mcpnb.notebook.magics.parser import HelpShown, split_line, without_final_semicolon
+from mcpnb.notebook.magics.parser import (
+    HelpShown,
+    cell_magic_below,
+    cell_magic_first,
+    split_line,
+    without_final_semicolon,
+)
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -139,12 +145,19 @@ class McpMagics(Magics):
             print(overview())
             return None
         command = COMMANDS.get(sub)
+        later = next((t for t in rest if t in COMMANDS), None) if sub.startswith("-") else None
+        if command is None and later is not None:  # "%mcp --timeout 5 call ...": argparse's order
+            option = sub.split("=", 1)[0]
+            raise UsageError(f"{option} goes after the subcommand: %mcp {later} … {option}")
         if command is None:
             raise UsageError(
                 f"unknown subcommand {sub!r}{did_you_mean_text(sub, COMMANDS)} (%mcp help lists them)"
             )
         if cell is not None and cell.strip() and not command.takes_cell:
             raise UsageError(f"%%mcp {sub} takes no cell body; use the line magic %mcp {sub}")
+        under = cell_magic_first(cell) if sub != "call" else None  # (call: where the tool is known)
+        if under is not None:
+            raise UsageError(cell_magic_below(under))
         user_ns = self.shell.user_ns if self.shell is not None else {}
         namespaces = [ns_ for ns_ in (local_ns, user_ns) if ns_ is not None]
         if sub == "connect":
@@ -427,6 +440,9 @@ def unload_ipython_extension(ip: Any) -> None:
     if magics is not None and magics in manager.registry.values():
         for key in [k for k, v in manager.registry.items() if v is magics]:
             del manager.registry[key]
+    # register_magics listed it among the shell's configurables too: each %reload_ext left one more
+    # there, holding the old magics (and the pool it was given) for the kernel's life
+    ip.configurables[:] = [c for c in ip.configurables if not isinstance(c, McpMagics)]
     ip.Completer.custom_matchers[:] = [
         m for m in ip.Completer.custom_matchers if getattr(m, "__name__", "") != "mcp_matcher"
     ]

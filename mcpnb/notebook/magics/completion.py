@@ -15,7 +15,8 @@ import re
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import quote
 
 from mcpnb.notebook.magics.commands import COMMANDS
 
@@ -153,9 +154,13 @@ def _candidates(pool: Any, text_until_cursor: str) -> list[str]:
             return _values(pool, positional[0], current)
         return _parameters(pool, positional[0], words)
     if sub == "prompt":
-        return _prompt_names(pool) if first else _prompt_arguments(pool, positional[0], current, words)
+        if first:
+            return _prompt_names(pool)
+        return _prompt_arguments(pool, positional[0], current, text_until_cursor)
     if sub in ("subscribe", "unsubscribe") and first:
         return list(pool.names)
+    if sub == "unsubscribe" and len(positional) == 1:  # what it watches: nothing else can be unwatched
+        return Only(_fitting_prefix(_watched(pool, positional[0]), current))
     if sub == "serve" and first:
         return ["probe-kit"]
     if sub == "help" and first:
@@ -175,8 +180,8 @@ def _candidates(pool: Any, text_until_cursor: str) -> list[str]:
         return [*pool.names, *(_prompt_names(pool) if "." in current else [])]
     if sub in _SERVER_ARG and first:
         return list(pool.names)
-    if sub == "read" and len(positional) == 1:
-        return Only(_resource_uris(pool, positional[0]))
+    if sub in ("read", "subscribe") and len(positional) == 1:
+        return Only(_uris_for(pool, positional[0], current))
     if sub == "skills":  # a server, then one of its skills
         return (
             list(pool.names) if first else _skill_names(pool, positional[0]) if len(positional) == 1 else []
@@ -327,6 +332,186 @@ def _resource_uris(pool: Any, server: str) -> list[str]:
     return uris
 
 
+#: server name -> (its connection, weakly; when listed; its resource templates' ``uriTemplate``s).
+_templates: dict[str, tuple[weakref.ref[Any], float, list[str]]] = {}
+#: Templates asked for their variable's values on one Tab, at most (each bounded in time).
+_TEMPLATES_ASKED = 3
+
+
+def _fitting_prefix(words: Iterable[str], typed: str) -> list[str]:
+    """Those of ``words`` that begin with what is typed: IPython's own fallback matched the part
+    after the last ``/``, which offered every URI for ``demo://resource/dynamic/text/``."""
+    return [w for w in dict.fromkeys(words) if w.startswith(typed)]
+
+
+def _uris_for(pool: Any, server: str, typed: str) -> list[str]:
+    """The resource URIs ``server`` lists that begin with ``typed``, then what its templates make of
+    it (:func:`_template_uris`)."""
+    return _fitting_prefix([*_resource_uris(pool, server), *_template_uris(pool, server, typed)], typed)
+
+
+def _watched(pool: Any, server: str) -> list[str]:
+    try:
+        return list(pool.watched(server))
+    except Exception:
+        return []
+
+
+def _uri_templates(pool: Any, server: str) -> list[str]:
+    """``server``'s resource templates (``resources/templates/list``), kept as its URIs are
+    (:data:`RESOURCE_URIS_TTL`); none when it has no resources, lists none, or does not answer in
+    time, and that is kept too: most servers have no templates, and each Tab must not wait again."""
+    import time
+
+    try:
+        conn = pool.connection(server)
+    except Exception:
+        return []
+    kept = _templates.get(server)
+    if kept is not None and kept[0]() is conn and time.monotonic() - kept[1] < RESOURCE_URIS_TTL:
+        return kept[2]
+    found: list[str] = []
+    with contextlib.suppress(Exception):
+        if getattr(conn.capabilities, "resources", None) is not None:
+            listed = pool.runtime.run(conn.list_resource_templates(), timeout=SERVER_COMPLETION_TIMEOUT)
+            found = [str(t.uri_template) for t in listed]
+    _templates[server] = (weakref.ref(conn), time.monotonic(), found)
+    return found
+
+
+def _template_uris(pool: Any, server: str, typed: str) -> list[str]:
+    """URIs ``server``'s templates make of ``typed``: where it stops inside a template's fixed text,
+    that text up to the next ``{var}`` (``demo://resource/d`` offers ``demo://resource/dynamic/text/``);
+    where it stops inside a ``{var}``, the values the server suggests for it (``completion/complete``
+    with a ``ref/resource``, the variables before it as context), if it offers completions."""
+    out: list[str] = []
+    asked = 0
+    for template in _uri_templates(pool, server):
+        place = template_place(template, typed)
+        if isinstance(place, str):
+            out.append(place)
+        elif place is not None and asked < _TEMPLATES_ASKED:
+            asked += 1
+            try:
+                values = pool.complete(
+                    server, "", place.name, place.value, place.context or None,
+                    template=template, timeout=SERVER_COMPLETION_TIMEOUT,
+                )  # fmt: skip
+            except Exception:  # no completions offered, or slow: the value is the person's to type
+                continue
+            out += [place.head + expanded(str(v), place.reserved) for v in values]
+    return out
+
+
+class InVariable(NamedTuple):
+    """Where a typed URI stops inside a template's ``{name}``."""
+
+    name: str
+    head: str  # what is typed before the variable's value
+    value: str  # the value typed so far, percent-decoded
+    context: dict[str, str]  # the variables before it, as typed
+    reserved: bool = False  # a ``{+name}`` or ``{#name}``: its value keeps reserved characters
+
+
+#: One ``{…}`` of a URI template. Completed: a plain ``{var}``, ``{+var}`` and ``{#var}`` (one name
+#: each) and ``{?a,b}`` / ``{&a,b}`` (form-style query, written ``?a=…&b=…``); other operators
+#: (``{/x}``, ``{.x}``, ``{;x}``), several names in one ``{x,y}`` and modifiers (``{x*}``,
+#: ``{x:3}``) are not.
+_EXPRESSION = re.compile(r"\{([^{}]*)\}")
+_PLAIN_VARIABLE = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+#: What a ``{var}`` (or a query's) value may hold in a URI: RFC 6570 writes every reserved
+#: character percent-encoded, so the first one typed ends the value.
+_VALUE = re.compile(r"[^:/?#\[\]@!$&'()*+,;=]*")
+#: RFC 3986's reserved characters, which ``{+var}`` and ``{#var}`` write as they are.
+_RESERVED = ":/?#[]@!$&'()*+,;="
+_TRIPLET = re.compile(r"(%[0-9A-Fa-f]{2})")
+
+
+def expanded(value: str, reserved: bool = False) -> str:
+    """``value`` as RFC 6570 writes it in a URI: ``{var}`` percent-encodes all but the unreserved
+    characters (``a b/c`` gives ``a%20b%2Fc``); ``{+var}`` and ``{#var}`` keep reserved ones and
+    ``%XX`` triplets (``a%20b/c``), so a path completes into its folders."""
+    if not reserved:
+        return quote(value, safe="")
+    parts = _TRIPLET.split(value)  # the triplets at odd places, kept
+    return "".join(part if i % 2 else quote(part, safe=_RESERVED) for i, part in enumerate(parts))
+
+
+def template_place(template: str, typed: str) -> str | InVariable | None:
+    """Where ``typed`` stops in ``template``: inside its fixed text (or before a ``{?q}``'s
+    ``?q=``), that text completed up to the next variable (a ``str``); inside a variable, an
+    :class:`InVariable`; None where ``typed`` does not fit the template, reaches past it, or stops
+    in an expression not completed (above)."""
+    from urllib.parse import unquote
+
+    pieces = _EXPRESSION.split(template)  # fixed text, expression, fixed text, …
+    at, context = 0, dict[str, str]()
+    for i in range(0, len(pieces), 2):
+        fixed, rest = pieces[i], typed[at:]
+        if not rest.startswith(fixed):
+            return typed + fixed[len(rest) :] if fixed.startswith(rest) else None
+        at += len(fixed)
+        if i + 1 == len(pieces):
+            return None
+        body = pieces[i + 1]
+        operator = body[:1] if body[:1] in "+#?&" else ""
+        names = body[len(operator) :].split(",")
+        if not all(_PLAIN_VARIABLE.fullmatch(n) for n in names):
+            return None
+        if operator in ("?", "&"):
+            place = _in_query(operator, names, typed, at, context)
+            if not isinstance(place, int):
+                return place
+            at = place
+            continue
+        if len(names) != 1:
+            return None
+        if operator == "#":
+            if not typed.startswith("#", at):
+                if at == len(typed):
+                    return typed + "#"
+                continue  # left out (undefined): the next fixed text follows
+            at += 1
+        if operator:  # {+x} / {#x}: reserved characters are its own; it ends where the next text begins
+            following = pieces[i + 2] if i + 2 < len(pieces) else ""
+            found = typed.find(following, at) if following else -1
+            end = len(typed) if found < 0 else found
+        else:
+            end = _VALUE.match(typed, at).end()  # type: ignore[union-attr]  # matches the empty text
+        if end == len(typed):
+            return InVariable(names[0], typed[:at], unquote(typed[at:end]), context, reserved=bool(operator))
+        context[names[0]] = unquote(typed[at:end])
+        at = end
+    return None
+
+
+def _in_query(
+    operator: str, names: list[str], typed: str, at: int, context: dict[str, str]
+) -> str | InVariable | int:
+    """A ``{?a,b}`` / ``{&a,b}`` at ``at``: ``?a=…&b=…``, each pair optional (an undefined variable
+    is left out). Where ``typed`` stops before a pair, that pair's ``?a=``; inside a value, an
+    :class:`InVariable`; past the expression, where it ends (an ``int``)."""
+    from urllib.parse import unquote
+
+    separator = operator
+    for name in names:
+        pair = f"{separator}{name}="
+        rest = typed[at:]
+        if not rest.startswith(pair):
+            if rest and pair.startswith(rest):
+                return typed + pair[len(rest) :]
+            if not rest and separator == operator:
+                return typed + pair
+            continue
+        at += len(pair)
+        end = _VALUE.match(typed, at).end()  # type: ignore[union-attr]
+        if end == len(typed):
+            return InVariable(name, typed[:at], unquote(typed[at:end]), context)
+        context[name] = unquote(typed[at:end])
+        at, separator = end, "&"
+    return at
+
+
 def _prompt_names(pool: Any) -> list[str]:
     out: list[str] = []
     for server in pool.names:
@@ -345,26 +530,49 @@ def _skill_names(pool: Any, server: str) -> list[str]:
         return []
 
 
-def _prompt_arguments(pool: Any, target: str, current: str, words: list[str]) -> list[str]:
+def _prompt_arguments(pool: Any, target: str, current: str, line: str) -> list[str]:
     """``key=`` for the arguments not given yet; after ``key=``, the server's suggestions for it
-    (``completion/complete``, with the arguments already typed as context). IPython splits words at
-    ``=``, so a value is offered bare, matching the part after the ``=``."""
+    (``completion/complete``, with the arguments already typed as context, read as the line reads
+    them: ``department="Sales"`` says ``Sales``). A value begun with a quote is asked for without
+    it; values are offered as the line reads them (quoted where they hold a space), matching the
+    part after the ``=`` (IPython splits words there)."""
     server, _, name = target.partition(".")
-    given = dict(w.split("=", 1) for w in words[1:-1] if "=" in w and not w.startswith("-"))
+    given = _typed_arguments(_words_before(line, current))
     if "=" in current:
         key, _, partial = current.partition("=")
         if _in_placeholder(partial):
             return []
-        context = {k: v for k, v in given.items() if k != key} or None
+        quote_typed = partial[:1] if partial[:1] in ("'", '"') else ""
+        context = {k: v for k, v in given.items() if k != key and "{{" not in v} or None
         try:
-            return Only(pool.complete(server, name, key, partial, context, timeout=SERVER_COMPLETION_TIMEOUT))
+            values = pool.complete(
+                server, name, key, partial[len(quote_typed) :], context, timeout=SERVER_COMPLETION_TIMEOUT
+            )
         except Exception:  # the server offers no completions, or is slow: the value is the person's
             return Only()
+        return Only(dict.fromkeys(_as_typed(str(v), quote_typed) for v in values))
     try:
         prompt = next(p for p in pool.prompts(server) if p.name == name)
     except Exception:
         return []
     return [f"{a.name}=" for a in (prompt.arguments or []) if a.name not in given]
+
+
+def _words_before(line: str, current: str) -> list[str]:
+    """The words of ``line`` after ``%mcp prompt`` and before the one being typed, split as the
+    magic splits them: quotes group and are dropped."""
+    from mcpnb.notebook.magics.parser import split_line
+
+    before = line[: len(line) - len(current)] if current else line
+    try:
+        words = split_line(_ASSIGNED.sub("", before))
+    except Exception:  # a quote left open: the words as typed
+        words = before.split()
+    return words[2:]
+
+
+def _typed_arguments(words: list[str]) -> dict[str, str]:
+    return dict(w.split("=", 1) for w in words if "=" in w and not w.startswith("-"))
 
 
 def _paths(current: str, limit: int = 200) -> list[str]:
@@ -500,8 +708,8 @@ def _kind(candidate: str, sub: str | None, servers: set[str]) -> str:
         return "subcommand"
     if sub == "=":
         return "value"
-    if sub == "read":
-        return "resource"
+    if sub in ("read", "subscribe", "unsubscribe"):
+        return "server" if candidate in servers else "resource"
     if candidate.startswith("-"):
         return "option"
     if candidate.endswith("="):

@@ -257,6 +257,7 @@ def split_command(
     an odd URL, and its flags "unknown options": that is a UsageError saying where it goes. So is a
     notebook variable holding a server object, named bare where ``{{var}}`` was meant
     (``namespaces``: the notebook's, where such a name is looked up)."""
+    parser.refuse_typographic_dashes(words)  # "–era legacy" read as the URL and "too many words"
     if "--" in words:
         i = words.index("--")
         if not words[i + 1 :]:
@@ -431,11 +432,11 @@ def _connect_args(p: Parser) -> None:
     usage="%(prog)s NAME [--env K=V] [--cwd DIR] [--root DIR] [--era E] [--markdown] [--wait S]"
     " -- COMMAND [ARGS ...]\n"
     "   or: %(prog)s NAME URL [--sse] [--header 'K: V'] [--bearer-env VAR | --oauth [--keep-sign-in]"
-    " [--issuer URL]]"
+    " [--issuer URL] [--assume-pkce]]"
     " [--cert PEM [--key PEM] [--key-password-env VAR]] [--ca PEM] [--era E] [--markdown] [--wait S]\n"
     "   or: %(prog)s NAME {{server}}   (an MCPServer or FastMCP object of the notebook, in-process)\n"
     "   or: %(prog)s --config [PATH] [NAME ...] [--input ID=VALUE]"
-    " [--bearer-env VAR | --oauth [--keep-sign-in] [--issuer URL]]",
+    " [--bearer-env VAR | --oauth [--keep-sign-in] [--issuer URL] [--assume-pkce]]",
 )
 @arguments(_connect_args)
 def connect(ctx: Context, ns: argparse.Namespace) -> Any:

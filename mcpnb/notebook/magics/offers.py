@@ -8,6 +8,7 @@ import contextlib
 import functools
 import re
 import shlex
+import warnings
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -19,13 +20,18 @@ from mcpnb.client.toolinfo import ToolList, one_left
 from mcpnb.notebook.magics.parser import (
     Parser,
     bare_argument,
+    cell_magic_below,
+    cell_magic_first,
+    colon_pair,
     is_bare_value,
+    not_a_pair,
     parse_body,
     parse_pairs,
     refuse_spaced_equals,
     safe_token,
     split_target,
 )
+from mcpnb.notebook.magics.pasted import pasted_call, tool_in_paste
 from mcpnb.notebook.magics.registry import (
     Context,
     arguments,
@@ -33,6 +39,7 @@ from mcpnb.notebook.magics.registry import (
     command,
     hint_if_empty,
     known_server,
+    server_listing,
     servers_named,
     skip_unsupported,
     unreachable_unless_asked,
@@ -83,9 +90,12 @@ def find_tool(ctx: Context, target: str, *, unlisted: bool = False) -> Any:
             raise UsageError(str(exc)) from None
     tools = {t.name: t for t in catalog.listed() or ()}  # as listed just now, by find_tool
     spaced = sorted(t for t in tools if t.startswith(f"{name} "))  # "my tool" typed unquoted
+    elsewhere = server_listing(ctx, name, but=server)  # demo's echo typed as probe.echo
     hint = (
         f"; did you mean {server}.{shlex.quote(spaced[0])}? (a name with a space is quoted)"
         if spaced
+        else f"; did you mean {elsewhere}.{name}?"
+        if elsewhere
         else did_you_mean_text(name, tools)
     )
     raise UsageError(f"server {server!r} has no tool {name!r}{hint} (%mcp tools {server} lists them)")
@@ -219,11 +229,14 @@ def _call_args(p: Parser) -> None:
     "  query: login {{topic}}                   {{var}} inserts a notebook variable)\n"
     "a tool's one text parameter (a query, SQL, a URL) goes bare: one quoted word on the line, or\n"
     "a body that is the text itself, sent as written but for {{name}} of a notebook variable; so\n"
-    "does the one the line leaves: %%mcp call ds.execute_sql database=shop, the query below",
+    "does the one the line leaves: %%mcp call ds.execute_sql database=shop, the query below;\n"
+    "a tools/call pasted whole (from the Inspector, a transcript) sends its arguments:\n"
+    '  %%mcp call probe      (then {"name": "ui_search", "arguments": {"query": "date"}})',
     remember=True,
 )
 @arguments(_call_args)
 def call(ctx: Context, ns: argparse.Namespace) -> Any:
+    _target_in_paste(ctx, ns)
     check_spaced(ctx, "call", ns.target, ns.pairs)
     tool = find_tool(ctx, ns.target, unlisted=ns.no_validate)
     values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns, tool))
@@ -284,6 +297,7 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
     """
     from mcpnb.notebook.cell import off_loop
 
+    _target_in_paste(ctx, ns)
     server, name = split_target(ns.target)
     tool = ctx.pool.cached_tool(server, name) if server is not None else None
     if tool is None or ns.task or tool.task_support == "required":
@@ -327,12 +341,31 @@ def _call_arguments(ctx: Context, ns: argparse.Namespace, tool: Any) -> Any:
             f"below %%mcp call {tool.server}.{tool.name}"
         )
     if ctx.cell is not None:  # the line's arguments may leave one text parameter for the body
-        body = parse_body(
-            ctx.cell, ctx.namespaces, bare=tool.text_parameter_left(args), params=tool.parameters
-        )
+        bare, under = tool.text_parameter_left(args), cell_magic_first(ctx.cell)
+        if under is not None and bare is None:
+            raise UsageError(f"{cell_magic_below(under)}: nothing was sent")
+        if under is not None:  # code for a tool that runs it (%%bash for a notebook server) may be meant
+            warnings.warn(
+                f"{cell_magic_below(under)}: the body went out as the text of {bare!r}", stacklevel=2
+            )
+        body = parse_body(ctx.cell, ctx.namespaces, bare=bare, params=tool.parameters)
         ctx.silent = ctx.silent and not body.text_body  # "SELECT ...;" is a query, not "show nothing"
+        pasted = None if body.text_body else pasted_call(body, tool.parameters, as_task=ns.task)
+        if pasted is not None:  # a tools/call copied whole (the Inspector, a transcript)
+            named, body = pasted
+            if named is not None and named != tool.name:
+                raise UsageError(
+                    f"the cell body is a call of {named!r}, and the line names {tool.server}.{tool.name}: "
+                    f"call {tool.server}.{named}, or put {tool.name}'s arguments alone in the body"
+                )
         args = _joined(args, body)
     return args
+
+
+def _target_in_paste(ctx: Context, ns: argparse.Namespace) -> None:
+    """``%%mcp call probe`` over a pasted call that names its tool: that tool of ``probe``."""
+    if "." not in ns.target and ns.target in ctx.pool.names:
+        ns.target = tool_in_paste(ns.target, ctx.cell) or ns.target
 
 
 def _spaced_text(ctx: Context, words: list[str], tool: Any) -> tuple[Any, list[str], str] | None:
@@ -365,6 +398,10 @@ def _line_arguments(
     if loose:
         named = parse_pairs([w for w in words if w not in loose], ctx.namespaces)
         bare = left(named)
+        for word in loose:  # "name:Ada" for greet's one text "name", a body line's way: sent as "name:Ada"
+            # (a search's "repo:octo/hello is:open" for its query, beside a repo parameter, is meant)
+            if bare is not None and colon_pair(word) == bare and not any(c.isspace() for c in word):
+                raise UsageError(f"expected key=value, got {not_a_pair(word, '', words)}")
         if bare is not None and len(loose) == 1:
             return _joined(named, bare_argument(bare, loose[0], ctx.namespaces)), [], bare
         if bare is not None:
@@ -388,7 +425,6 @@ def _checked(
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The arguments checked against the tool's inputSchema, and the form answers given, if any."""
     from mcpnb.client.arguments import check_arguments, unchecked_arguments
-    from mcpnb.client.errors import ArgumentsError
     from mcpnb.client.timeouts import checked_timeout
 
     try:
@@ -633,30 +669,33 @@ def _server_of(ctx: Context, word: str) -> str:
     raise UsageError(f"name the server to read {word} from{which}: %mcp read NAME {word}")
 
 
+def _prompts_args(p: Parser) -> None:
+    p.add_argument("name", nargs="?", help="one server, or NAME.PROMPT: that prompt in full")
+    p.add_argument("--refresh", action="store_true", help="ask the server again instead of the cached list")
+
+
 @command(
     "prompts",
     "List prompt templates of one server (default: every connected server); NAME.PROMPT shows one "
     "prompt in full (each argument's description).",
 )
-@arguments(
-    lambda p: p.add_argument("name", nargs="?", help="one server, or NAME.PROMPT: that prompt in full")
-)
+@arguments(_prompts_args)
 def prompts(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.magics.listings import PromptCard, PromptList
 
     if ns.name and ns.name not in ctx.pool.names and "." in ns.name:  # %mcp prompts ev.args-prompt
         server, name = split_target(ns.name, "prompt")
-        known = {p.name: p for p in ctx.pool.prompts(known_server(ctx, server or ""))}
-        if name not in known:
-            raise UsageError(
-                f"server {server!r} has no prompt {name!r}{did_you_mean_text(name, known)} "
-                f"(%mcp prompts {server} lists them)"
-            )
-        return PromptCard(server or "", known[name])
+        server = known_server(ctx, server or "")
+        if ns.refresh:
+            ctx.pool.prompts(server, refresh=True)
+        try:
+            return PromptCard(server, ctx.pool.find_prompt(server, name))
+        except ArgumentsError as exc:
+            raise UsageError(f"{exc} (%mcp prompts {server} lists them)") from None
     rows: list[tuple[str, Any]] = []
     missed = unreachable_unless_asked(ctx, ns.name)
     for server in (s for s in servers_named(ctx, ns.name) if s not in missed):
-        fetch = functools.partial(ctx.pool.prompts, server)
+        fetch = functools.partial(ctx.pool.prompts, server, refresh=ns.refresh)
         rows += [(server, p) for p in skip_unsupported(ctx, ns.name, server, "prompts", fetch, missed)]
     return PromptList(rows, not_listed=missed)
 

@@ -13,6 +13,7 @@ import functools
 import io
 import json
 import keyword
+import os
 import re
 import shlex
 import textwrap
@@ -35,10 +36,17 @@ _BLOCK = re.compile(r"^\s*\|([+-]?)\s*(?:#.*)?$")
 #: What may be an argument's name at a line's start, before ``:`` (:func:`is_name` says whether it is).
 _LINE_HEAD = re.compile(r"^\s*([^\s:]+)\s*:")
 _PAIR = re.compile(r"^([^=\s][^=]*)=(.*)$", re.DOTALL)
+#: ``name = value`` (or ``name=value``) as a whole body line: a line magic's pair, or Python.
+_EQUALS_LINE = re.compile(r"^\s*([^\s=:]+)\s*=(?!=)")
 #: The full-width signs a Japanese or Chinese input method types for ``=`` and ``:``.
 _WIDE_EQUALS, _WIDE_COLON = "\uff1d", "\uff1a"
 #: The ideographic (full-width) space such an input method types for a space.
 _WIDE_SPACE = "\u3000"
+#: Dashes that are not ASCII's hyphen-minus: what autocorrect (Word, iOS's smart punctuation) makes
+#: of ``--`` (an en or em dash), a minus sign, a full-width hyphen.
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+#: Typographic quotes, which a shell's quoting (and so a magic line) takes for letters.
+_CURLY_QUOTES = "\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb"
 
 
 def is_name(text: str) -> bool:
@@ -123,6 +131,7 @@ class Parser(MagicArgumentParser):
         key = tuple(tokens)
         known = self._parsed.get(key) if self.remember else None
         if known is None:
+            self.refuse_typographic_dashes(tokens)
             # an unknown --option first: argparse would take its value for a positional and say
             # "argument probe-kit: invalid choice: 'code'" of "--toolsets code"
             options = self.option_strings()
@@ -145,15 +154,40 @@ class Parser(MagicArgumentParser):
         # a fresh namespace each time, lists copied: a subcommand may change what it was given
         return argparse.Namespace(**{k: list(v) if isinstance(v, list) else v for k, v in known.items()})
 
+    def refuse_typographic_dashes(self, tokens: list[str]) -> None:
+        """``—timeout 5``: the em or en dash a word processor, a phone keyboard or a web page makes of
+        ``--`` is no option's dash, so the word went on as a value ("expected key=value, got
+        '—timeout'", or the text of a tool's one parameter). Said where the word names an option of
+        this subcommand (``—Timeout`` too: a phone capitalises), before ``--``; a value that merely
+        starts with a dash is left alone."""
+        options = {s.lstrip("-").casefold(): s for s in self.option_strings()}
+        for token in tokens:
+            if token == "--":
+                return
+            if token[:1] not in _DASHES:
+                continue
+            word = token.split("=", 1)[0]
+            name = word.lstrip("-" + _DASHES)
+            meant = options.get(name.casefold())
+            if meant is None:
+                continue
+            dash = token[0]
+            raise UsageError(
+                f"{self.prog}: {word!r} starts with {unicodedata.name(dash, 'a dash').lower()} "
+                f"(U+{ord(dash):04X}), which a word processor or a phone keyboard makes of '--': "
+                f"type {meant} (two ASCII hyphens)"
+            )
+
     def _unexpected(self, extra: list[str]) -> NoReturn:
         options = [t for t in extra if t.startswith("-") and len(t) > 1]
         if options:
             word = options[0].split("=", 1)[0]
             known = {s.lstrip("-"): s for s in self.option_strings() if s.startswith("--")}
-            hint = did_you_mean(word.lstrip("-"), known)
-            suggestion = f"; did you mean {known[hint]!r}?" if hint else ""
-            if word in self.instead:
-                suggestion = f": {self.instead[word]}"
+            guessed = {s.lstrip("-"): s for s in self.instead}  # "--timout": near "--timeout", not "--out"
+            hint = did_you_mean(word.lstrip("-"), {**guessed, **known})
+            suggestion = f"; did you mean {known[hint]!r}?" if hint in known else ""
+            if word in self.instead or hint in guessed.keys() - known.keys():
+                suggestion = f": {self.instead[word if word in self.instead else guessed[str(hint)]]}"
             raise UsageError(
                 f"{self.prog}: unknown option {word!r}{suggestion} (see %mcp {self.subcommand} -h)"
             )
@@ -287,8 +321,7 @@ def _split(line: str, *, json_values: bool) -> list[str]:
         if end is None and not pair and line[i] == "{":  # an object that never closes: say so as JSON
             words.append(line[i:].rstrip(_BLANKS))
             break
-        lexer = shlex.shlex(io.StringIO(line[i:]), posix=True)
-        lexer.whitespace_split, lexer.commenters = True, ""
+        lexer = _lexer(line[i:])
         try:
             word = lexer.get_token()
         except ValueError as exc:
@@ -301,9 +334,24 @@ def _split(line: str, *, json_values: bool) -> list[str]:
 
 def _shell_words(line: str) -> list[str]:
     try:
-        return shlex.split(line, posix=True)
+        return list(_lexer(line))
     except ValueError as exc:
         raise _unsplittable(exc) from None
+
+
+#: Whether a backslash escapes the next character, as in a POSIX shell. Not on Windows, where it
+#: separates a path's folders: ``-- python C:\tools\server.py`` ran ``C:toolsserver.py``. Quotes
+#: group words there as well.
+BACKSLASH_ESCAPES = os.name != "nt"
+
+
+def _lexer(text: str) -> shlex.shlex:
+    """Words as a shell splits them (``shlex.split``'s rules), each read on demand."""
+    lexer = shlex.shlex(io.StringIO(text), posix=True)
+    lexer.whitespace_split, lexer.commenters = True, ""
+    if not BACKSLASH_ESCAPES:
+        lexer.escape = ""
+    return lexer
 
 
 def _unsplittable(exc: ValueError) -> UsageError:
@@ -612,7 +660,7 @@ def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Argum
     """``key=value`` words from the magic line, or a JSON object (``{"a": 1}``, ``{{args}}``) among them."""
     refuse_spaced_equals(tokens)
     args = Arguments()
-    for token in tokens:
+    for i, token in enumerate(tokens):
         whole = _object_arguments(token, namespaces, "the magic line") if token[:1] == "{" else None
         if whole is not None:
             for key, value in whole.items():
@@ -622,13 +670,39 @@ def parse_pairs(tokens: list[str], namespaces: list[Mapping[str, Any]]) -> Argum
         if not match:
             raise UsageError(
                 _wide_sign(token, _WIDE_EQUALS, "=")
-                or f'expected key=value, got {safe_token(token)} (quote values with spaces: key="a b")'
+                or f"expected key=value, got {not_a_pair(token, tokens[i - 1] if i else '', tokens)}"
             )
         # what was typed: a control character stays, and shows; a decomposed letter is composed
         key = typed_name(match.group(1).strip(" \t\u3000"))
-        value, raw = _value(match.group(2), namespaces)
+        said = match.group(2)
+        if match.group(1)[-1:].isspace():  # "password = x", quoted: spaced as Python spaces it, the
+            said = said.lstrip(" \t\u3000")  # value is "x" (it went out as " x"), as the key is "password"
+        value, raw = _value(said, namespaces)
         args.put(key, value, raw, None, "the magic line")
     return args
+
+
+def not_a_pair(token: str, before: str, tokens: list[str]) -> str:
+    """``token`` (no ``key=value``; ``before`` the word before it, of the line's ``tokens``) shown
+    safely, and the slip that most likely made it."""
+    shown = safe_token(token)
+    if before.endswith("=") and is_name(before[:-1]):  # "name= Ada"
+        return f"{shown} after {before!r}: write {before}VALUE with no space after '='"
+    colon = colon_pair(token)
+    if colon is not None:  # "name:Ada", as a cell body's line writes it
+        return f"{shown}: write {colon}=… on the magic line ('{colon}: …' is for the lines of a %%mcp cell)"
+    if token.startswith("--"):  # only "--" lets an option's word through to here
+        return f"{shown}: every word after '--' is an argument; put options before '--'"
+    if any(q in word for word in tokens for q in _CURLY_QUOTES):
+        return f"{shown} (“ ” and ‘ ’ are typographic quotes, which group nothing: type \"a b\" or 'a b')"
+    return f'{shown} (quote values with spaces: key="a b")'
+
+
+def colon_pair(word: str) -> str | None:
+    """The name of ``name:value`` (a cell body's way, typed on the line), else None; not a URL's
+    scheme (``https://…``) nor a drive (``C:\\data``)."""
+    name, colon, rest = word.partition(":")
+    return typed_name(name) if colon and is_name(name) and rest[:1] not in ("/", "\\") else None
 
 
 def _wide_sign(text: str, wide: str, sign: str) -> str | None:
@@ -680,6 +754,25 @@ def without_final_semicolon(text: str) -> str:
     block's final newlines (``|+``) and a line count stay."""
     end = text.rstrip()
     return end[:-1] if end.endswith(";") else text
+
+
+def cell_magic_first(cell: str | None) -> str | None:
+    """The cell magic a ``%%mcp`` body opens with (``%%time``), if IPython has one of that name:
+    a MATLAB-style ``%% Section`` line, or ``%%`` in a text, is no magic."""
+    from IPython import get_ipython
+
+    head = re.match(r"\s*%%(\w+)", cell or "")
+    shell = get_ipython() if head is not None else None
+    return head[1] if shell is not None and shell.find_cell_magic(head[1]) is not None else None
+
+
+def cell_magic_below(name: str) -> str:
+    """Why ``%%name`` on a ``%%mcp`` body's first line did not run: IPython runs the first line's
+    cell magic only, and the rest is its body (a timing line went out as a tool's text)."""
+    return (
+        f"%%{name} goes on the cell's first line, above %%mcp (IPython runs the first line's cell "
+        "magic only; the rest is its body)"
+    )
 
 
 def parse_body(
@@ -735,6 +828,10 @@ def parse_body(
             if meant is not None:
                 raise
             misread = re.sub(r" \(a JSON string, .*\)$", "", str(exc))  # (no quotes for a text)
+        elif getattr(exc, "key_equals", None) in (params or ()) and _all_equals_lines(text, params):
+            raise  # "limit = 3" under "query = login": the whole body went out as the query
+        elif _PLACEHOLDER.search(text) and _arguments_but_for_placeholders(text, structured, params):
+            raise  # "query: {{topc}}", a typo: the whole body went out as the query, limit lost
         # a body meant as arguments, with a mistake in it ("{...", a key twice), still goes out as
         # the text it is, since a text may be anything; but the person is told
         elif (text.startswith("{") and not text.startswith("{{")) or "given twice" in str(exc):
@@ -764,6 +861,29 @@ def _as_arguments(
     if all(is_name(key) for key in args) and not (args and all(is_prose(key, params) for key in args)):
         return args
     return None
+
+
+def _all_equals_lines(text: str, params: Any) -> bool:
+    """Whether every line of ``text`` is ``param = value`` or ``param: value`` of the tool's
+    parameters (Python's ``code = open(p).read()`` above more code is a text)."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    heads = [_EQUALS_LINE.match(line) or _LINE_HEAD.match(line) for line in lines]
+    return all(head is not None and typed_name(head.group(1)) in params for head in heads)
+
+
+def _arguments_but_for_placeholders(text: str, structured: str, params: Any) -> bool:
+    """Whether the body reads as arguments once its ``{{…}}`` (one failed) stand for ``null``: then a
+    slip in a placeholder is said, not the whole body sent as the one text parameter's."""
+
+    def null(match: re.Match[str]) -> str:
+        return "null" if _ours(match.group(1)) else match.group(0)
+
+    try:
+        read = _as_arguments(_PLACEHOLDER.sub(null, text), _PLACEHOLDER.sub(null, structured), [], params)
+    except UsageError:
+        return False
+    # the tool's own parameters: a workflow's "name: CI" with ${{ secrets.TOKEN }} is a text
+    return read is not None and set(read) <= set(params or ())
 
 
 def bare_argument(name: str, word: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
@@ -796,6 +916,14 @@ def _body_lines(body: str, namespaces: list[Mapping[str, Any]]) -> Arguments:
         match = _KEY_LINE.match(line)
         if not match:
             wide = _wide_sign(line, _WIDE_COLON, ":")
+            equals = _EQUALS_LINE.match(line)
+            if not wide and equals and is_name(equals.group(1)):  # "limit = 3", the line's way
+                error = UsageError(  # IPython shows a UsageError (its own class only) without a traceback
+                    f"cell body line {number}: write '{equals.group(1)}: …' "
+                    "(a colon in a cell body; key=value is the magic line's way)"
+                )
+                error.key_equals = typed_name(equals.group(1))  # type: ignore[attr-defined]  # parse_body
+                raise error
             raise UsageError(
                 f"cell body line {number}: "
                 + (wide or "expected 'key: value' (or write the whole body as a JSON object)")

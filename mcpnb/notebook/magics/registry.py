@@ -119,8 +119,21 @@ def known_server(ctx: Context, name: str) -> str:
         listed = ctx.pool.roll_call(12) + (": %mcp status" if len(known) > 12 else "")
         if not known:
             listed = "connected: none yet; start one with %mcp serve probe-kit"
-        raise UsageError(f"no server named {name!r}{did_you_mean_text(name, known)} ({listed})")
+        lists = server_listing(ctx, name)  # a tool's name typed for its server's (%mcp tools greet)
+        hint = did_you_mean_text(name, known) or (
+            f"; {name!r} is a tool of {lists}: {lists}.{name}" if lists else ""
+        )
+        raise UsageError(f"no server named {name!r}{hint} ({listed})")
     return name
+
+
+def server_listing(ctx: Context, tool: str, *, but: str | None = None) -> str | None:
+    """The first connected server (other than ``but``) whose tool list at hand names ``tool``: what
+    a slip of the server's name meant. No server is asked."""
+    for server in ctx.pool.names:
+        if server != but and any(t.name == tool for t in ctx.pool.connection(server).catalog.listed() or ()):
+            return server
+    return None
 
 
 #: What an empty pool means to someone who just loaded the extension.

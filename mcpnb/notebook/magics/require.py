@@ -107,7 +107,7 @@ def require(ctx: Context, ns: argparse.Namespace) -> Any:
 
 
 def _answers(name: str, namespaces: list[Mapping[str, Any]]) -> dict[str, Any]:
-    value = lookup(name, namespaces)
+    value = lookup(name, namespaces, label=f"--answers {name}")  # (not "{{pics}}": never typed so)
     if not isinstance(value, Mapping):
         raise UsageError(
             f"--answers {name}: expected a dict {{server: source}}, got a {type(value).__name__}"

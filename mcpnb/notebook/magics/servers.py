@@ -81,6 +81,11 @@ def reconnect(ctx: Context, ns: argparse.Namespace) -> Any:
     fresh = reconnect_newer(ctx, ns.name)  # the cell that builds it ran again: its new object
     if fresh is not None:
         return one_row(fresh)
+    from mcpnb.notebook.launch import serve_again
+
+    said = serve_again(ns.name, pool=ctx.pool)  # a probe-kit its disconnect stopped listens again
+    if said is not None:
+        print(said)
     row = one_row(ctx.pool.reconnect(ns.name))
     newer = _redefined(ctx, ctx.pool.connection(ns.name).config.server)
     if newer is not None:
@@ -259,6 +264,12 @@ def _serve_args(p: Parser) -> None:
     p.add_argument("--name", default=None, help="connection name (default: probe)")
     p.add_argument("--era", choices=["auto", "legacy", "modern"], help="protocol era (default: auto)")
     p.add_argument(
+        "--restart",
+        action="store_true",
+        help="start it afresh even when it already serves with these settings (its state is lost; "
+        "over HTTP it keeps its port while the port is free)",
+    )
+    p.add_argument(
         "--stop",
         nargs="?",
         const="probe",
@@ -269,9 +280,12 @@ def _serve_args(p: Parser) -> None:
 
 @command(
     "serve",
-    "Start probe-kit, mcpnb's teaching server, and connect it (in-process by default).",
+    "Start probe-kit, mcpnb's teaching server, and connect it (in-process by default). Run again "
+    "with the same settings, the one serving is left as it is (its state and URL kept); other "
+    "settings, or --restart, start it afresh.",
     epilog="examples:\n  %mcp serve probe-kit      (or just %mcp serve: probe-kit is the one it serves)\n"
     "  %mcp serve --toolset core --http --name kit\n"
+    "  %mcp serve --restart   (a fresh probe-kit: its tasks, counters and subscriptions start empty)\n"
     "  %mcp serve --stop kit\n  %mcp serve --stop      (the one named probe)",
 )
 @arguments(_serve_args)
@@ -279,7 +293,7 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
     from mcpnb.notebook.launch import serve_probekit, stop_probekit
 
     if ns.stop:
-        if ns.server or ns.http or ns.toolset or ns.root or ns.task_ttl is not None:
+        if ns.server or ns.http or ns.toolset or ns.root or ns.task_ttl is not None or ns.restart:
             raise UsageError("%mcp serve --stop [NAME] takes no other options")
         known_server(ctx, ns.stop)
         stop_probekit(ns.stop, pool=ctx.pool)
@@ -315,6 +329,8 @@ def serve(ctx: Context, ns: argparse.Namespace) -> Any:
         root=Path(ns.root).expanduser() if ns.root else None,
         task_ttl_ms=ns.task_ttl,
         poll_interval_ms=ns.poll_interval,
+        restart=ns.restart,
+        restart_hint="--restart",
         **options,
     )
     return one_row(status)

@@ -45,8 +45,10 @@ _CSS = """
 
 #: Pages ``AppView.drawn`` keeps (each holds its page's HTML and what the page did).
 _KEPT_DRAWN = 20
-#: Notes shown under a page, the latest (``AppView.notes`` holds them all, a tool's calls as one).
+#: Notes shown under a page, the latest (``AppView.notes`` holds more, a tool's calls as one).
 _NOTES_SHOWN = 20
+#: Notes kept for Python (``AppView.notes``), the newest.
+NOTES_KEPT = 1000
 
 
 def _widget_class() -> type:
@@ -266,6 +268,7 @@ class AppView:
         elif note.kind == "context":  # each update replaces the last: the newest is what counts
             self.notes = [n for n in self.notes if n.kind != "context"]
         self.notes.append(note)
+        del self.notes[:-NOTES_KEPT]  # a page that logs at every event, for as long as it is open
         self.widget.notes = [_note_state(n) for n in self.notes[-_NOTES_SHOWN:]]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:

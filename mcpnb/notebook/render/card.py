@@ -23,6 +23,36 @@ class Entry:
     description: str = ""
 
 
+def secret_variable(name: str) -> str | None:
+    """The notebook variable a card's call line names for an argument whose name says it is a
+    secret (``password``, ``api_key``: :func:`~mcpnb.client.redact.is_secret_key`), None for any
+    other. A value typed onto the ``%mcp`` line stays in the notebook's history and its saved file;
+    ``{{password}}`` is read from the kernel when the line runs. The server's name is made a plain
+    Python name (``X-Api-Key`` gives ``X_Api_Key``): a ``{{…}}`` runs as Python in the notebook."""
+    import keyword
+    import re
+
+    from mcpnb.client.redact import is_secret_key
+
+    if not is_secret_key(name):
+        return None
+    variable = re.sub(r"\W", "_", name.strip()) or "secret"
+    if not variable.isidentifier():  # a digit first
+        variable = f"_{variable}"
+    return f"{variable}_" if keyword.iskeyword(variable) else variable
+
+
+def secret_trailers(variables: list[str]) -> list[tuple[str, str, bool]]:
+    """The card's line saying where the ``{{…}}`` of its call line comes from (none without one)."""
+    if not variables:
+        return []
+    said = ", ".join(f"{{{{{v}}}}}" for v in variables)
+    how = f"{variables[0]} = getpass.getpass()"
+    return [
+        ("secret", f"{said} reads the notebook's variable: set it with {how}, so it is in no cell", False)
+    ]
+
+
 def cleaned(description: str | None) -> str:
     """A description as a docstring is cleaned (a C# or Python server's keeps its source's
     indentation), or a word that there is none."""

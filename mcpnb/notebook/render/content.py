@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpnb.client.contents import b64_size, blob_text, human_size, not_an_image
+from mcpnb.client.contents import b64_size, blob_text, human_size, media_label, not_an_image
 from mcpnb.client.files import File
 from mcpnb.notebook.render.html import badge, esc, pre, truncate, web_link, without_ansi
 from mcpnb.notebook.render.markdown import markdown_to_html
@@ -120,7 +120,7 @@ def _media(kind: str, data: Any, mime: Any, save_hint: str | None = None) -> Ren
     ``save_hint``: how to save it, said in text (a terminal shows no image) and beside a summary."""
     mime_s = mime if isinstance(mime, str) else "unknown type"
     size = b64_size(data) if isinstance(data, str) else None
-    label = f"{kind} {mime_s}" + (f", {human_size(size)}" if size is not None else ", invalid base64")
+    label = media_label(kind, mime_s, size)
     wrong = not_an_image(data, mime_s) if size is not None and kind == "image" else None
     if wrong is not None:
         label += f", {wrong}"
@@ -181,13 +181,16 @@ def _resource_link(block: Any, server: str) -> Rendered:
     return Rendered(html, text + f"\n  {hint}")
 
 
-def _embedded(block: Any, server: str, text_limit: int, whole: str, save_hint: str | None) -> Rendered:
+def _embedded(
+    block: Any, server: str, text_limit: int, whole: str, save_hint: str | None, what: str | None
+) -> Rendered:
+    """A resource's contents in a block (``what`` says how it came: ``embedded resource``)."""
     res = get(block, "resource") or {}
     uri = sget(res, "uri") or ""
     mime = sget(res, "mime_type", "mimeType")
     text = get(res, "text")
     blob = get(res, "blob")
-    head_facts = " · ".join(p for p in ("embedded resource", mime) if p)
+    head_facts = " · ".join(p for p in (what, mime) if p)
     head = f'<div>📄 {_uri_html(uri)} <span class="mcpnb-dim">{esc(head_facts)}</span></div>'
     if isinstance(text, str):
         body, body_text = _text_body(text, is_markdown(res, mime), text_limit, whole)
@@ -220,6 +223,7 @@ def render_block(
     whole: str | None = None,
     markdown: bool = False,
     save_hint: str | None = None,
+    embedded: bool = True,
 ) -> Rendered:
     """HTML and text for one block; unknown block types show as escaped JSON rather than vanish.
 
@@ -227,7 +231,8 @@ def render_block(
     text cut at ``text_limit`` says where all of it is. ``markdown``: the tool says its text is
     Markdown (a block's own mark, ``_meta`` or a mime type, says so too). ``save_hint``: how to
     save a file the block holds (:func:`save_hints`): a resource's, instead of how to read it again;
-    an image's or a sound's in text.
+    an image's or a sound's in text. ``embedded=False``: a resource block holds what
+    ``resources/read`` gave, not a resource embedded in a result or a prompt, and says no such thing.
     """
     kind = block_type(block)
     if kind == "text":
@@ -241,7 +246,8 @@ def render_block(
     elif kind == "resource_link":
         out = _resource_link(block, server)
     elif kind == "resource":
-        out = _embedded(block, server, text_limit, whole or f"all of it: {at}.resource.text", save_hint)
+        what = "embedded resource" if embedded else None
+        out = _embedded(block, server, text_limit, whole or f"all of it: {at}.resource.text", save_hint, what)
     else:
         dump = getattr(block, "model_dump", None)
         raw = dump(mode="json", by_alias=True, exclude_none=True) if dump else block

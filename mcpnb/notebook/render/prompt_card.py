@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpnb.client.contents import pick
-from mcpnb.notebook.render.card import Entry, card_bundle, cleaned
+from mcpnb.notebook.render.card import Entry, card_bundle, cleaned, secret_trailers, secret_variable
 
 
 def prompt_bundle(server: str, prompt: Any) -> dict[str, Any]:
@@ -17,6 +17,9 @@ def prompt_bundle(server: str, prompt: Any) -> dict[str, Any]:
     name, title = pick(prompt, "name") or "", pick(prompt, "title")
     given = pick(prompt, "arguments") or []
     needed = [str(pick(a, "name")) for a in given if pick(a, "required")]
+    secret = {a: secret_variable(a) for a in needed}  # a password is never typed onto the line
+    words = [f"{a}={{{{{v}}}}}" if v else f"{a}=…" for a, v in secret.items()]
+    secrets = [v for v in secret.values() if v]
     arguments = [
         Entry(
             str(pick(a, "name")) + ("*" if pick(a, "required") else ""),
@@ -31,5 +34,5 @@ def prompt_bundle(server: str, prompt: Any) -> dict[str, Any]:
         "argument",
         arguments,
         "* a prompt needs it" if needed else None,
-        [("get it", " ".join([f"%mcp prompt {server}.{name}", *(f"{a}=…" for a in needed)]), True)],
+        [("get it", " ".join([f"%mcp prompt {server}.{name}", *words]), True), *secret_trailers(secrets)],
     )

@@ -27,6 +27,7 @@ def contents_bundle(contents: Any) -> dict[str, Any]:
             text_limit=DEFAULTS.text_limit,
             whole=whole,
             save_hint=saves.get(i),
+            embedded=False,  # read, not embedded in anything
         )
         for i, c in enumerate(contents)
     ]

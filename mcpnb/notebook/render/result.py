@@ -172,7 +172,8 @@ def build_result(result: Any, limit: int, notes: Sequence[str] = ()) -> dict[str
 
 
 #: Lines and characters of one server log message under a result: Desktop Commander logs its
-#: whole configuration (150 lines) at every get_config; result.logs keeps each message whole.
+#: whole configuration (150 lines) at every get_config; result.logs keeps each message (up to its size
+#: bound, :mod:`mcpnb.client.call_logs`).
 _LOG_LINES, _LOG_CHARS = 5, 500
 
 
@@ -184,7 +185,7 @@ def _log_head(line: str) -> str:
         return line
     left = len(rows) - len(head.splitlines())
     rest = f"{left} more lines" if left > 0 else f"{len(line) - len(head):,} more characters"
-    return f"{head}… ({rest}; result.logs has it whole)"
+    return f"{head}… ({rest} in result.logs)"
 
 
 def _displayable(bundle: dict[str, Any]) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 from mcpnb.client.apps import DEFAULT_VISIBILITY, view_uri, visibility
 from mcpnb.client.arguments import type_names
 from mcpnb.client.schemarefs import deref, read_through
-from mcpnb.notebook.render.card import Entry, card_bundle, cleaned
+from mcpnb.notebook.render.card import Entry, card_bundle, cleaned, secret_trailers, secret_variable
 from mcpnb.notebook.render.tool_list import hint_labels
 
 _VALUES_SAID = 8  # allowed values written out, then a count
@@ -119,6 +119,10 @@ def call_line(tool: Any) -> str:
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     words = [f"%mcp call {tool.server}.{tool.name}"]
     for name in tool.needed:
+        variable = secret_variable(name)
+        if variable is not None:  # never typed onto the line: it would be kept in the notebook
+            words.append(f"{name}={{{{{variable}}}}}")
+            continue
         values = deref(props.get(name), schema).get("enum")
         value = values[0] if isinstance(values, list) and values else "…"
         value = "…" if "{{" in json.dumps(value) else value
@@ -162,6 +166,7 @@ def tool_bundle(tool: Any) -> dict[str, Any]:
             ("returns", returns_words(tool), False),
             *([("page", page, False)] if page else []),
             ("call it", call_line(tool), True),
+            *secret_trailers([v for v in map(secret_variable, tool.needed) if v is not None]),
             *(("⚠ problem", said, False) for said in problems),
         ],
     )

@@ -7,6 +7,7 @@ these sentences for tool arguments (``inputSchema``) and for results (``outputSc
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 #: JSON's names for Python's types, with the article a sentence needs.
@@ -93,9 +94,10 @@ def explain(value: Any, schema: dict[str, Any], *, sender: str = "your value has
     """
     import jsonschema
 
-    from mcpnb.client.arguments import native
+    from mcpnb.client.arguments import NotJson, native
 
-    value = native(value)
+    with contextlib.suppress(NotJson):  # something no JSON carries: judged as it is, said to be no JSON
+        value = native(value)
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     errors = sorted(cls(schema).iter_errors(value), key=lambda e: list(e.absolute_path))

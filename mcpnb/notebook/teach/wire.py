@@ -77,6 +77,25 @@ class Exchange:
         return f"<pre style='font-size:12px;line-height:1.3'>{html.escape(self._text())}</pre>"
 
 
+class NothingListening(ConnectionRefusedError):
+    """No server at a Wire's address any more.
+
+    A lesson makes its Wire from the address of the probe-kit its first cell started; that cell
+    run with ``--restart`` (or after ``%mcp serve --stop``) starts a new probe-kit on a new free
+    port, and the old address goes dead (run again as it is, it leaves the one serving alone). urllib said
+    only ``<urlopen error [Errno 111] Connection refused>`` under a traceback of its own internals,
+    which told a student nothing about which cell to run again.
+    """
+
+    def __init__(self, url: str) -> None:
+        super().__init__(
+            f"nothing answers at {url} any more: the probe-kit this Wire was made for has stopped "
+            "(%mcp serve after --stop starts a new one, on a new port). Run the cell "
+            "that makes this Wire (`teach.Wire(url, ...)`) again, after the cells that set `url`"
+        )
+        self.url = url
+
+
 def _pretty(message: Any) -> str:
     text = json.dumps(message, indent=2, ensure_ascii=False)
     return text if len(text) < 4000 else text[:4000] + "\n  … (cut)"
@@ -153,6 +172,10 @@ class Wire:
                 status, got, raw = resp.status, _lower(resp.headers), resp.read().decode()
         except urllib.error.HTTPError as exc:  # a JSON-RPC error may come with a 4xx status
             status, got, raw = exc.code, _lower(exc.headers), exc.read().decode()
+        except urllib.error.URLError as exc:
+            if not isinstance(exc.reason, ConnectionRefusedError):
+                raise
+            raise NothingListening(self.url) from None
         if body.get("method") == "initialize" and got.get("mcp-session-id"):
             self.session_id = got["mcp-session-id"]
         fold = self._envelope_shown and self.era == "modern"

@@ -41,7 +41,14 @@ def test_load_file_reads_every_server(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "line", "column", "hint"),
     [
-        ('{"mcpServers": {\n  "a": {"command": "x",}\n}}', 2, 24, "trailing comma"),
+        # Python's own column: after the comma ("Expecting property name"); 3.13 points at the comma
+        # itself and says "Illegal trailing comma" (so mcpnb adds no hint of its own there)
+        (
+            '{"mcpServers": {\n  "a": {"command": "x",}\n}}',
+            2,
+            23 if sys.version_info >= (3, 13) else 24,
+            "trailing comma",
+        ),
         ('{"mcpServers": {\n  // comment\n}}', 2, 3, "comments"),
         ('{"mcpServers": {"a": {"command": "x"}}', 1, 39, None),
         ('{"mcpServers": {"a": {"command": "x}}}', 1, 34, "Unterminated string (a missing closing quote?)"),

@@ -113,7 +113,7 @@ def test_a_broken_url_is_a_config_error(url, why):
     "text",
     [
         '{"mcpServers": {"a": {"command": "x", "env": ' + "[" * 5000 + "]" * 5000 + "}}}",
-        "[" * 5000 + "]" * 5000,
+        "[" * 50_000 + "]" * 50_000,  # deeper than any Python's json reads (3.13's reads 5000: a list)
         '{"mcpServers": ' + '{"a": ' * 5000 + "1" + "}" * 5000 + "}",
     ],
 )

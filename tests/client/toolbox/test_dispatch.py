@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from anthropic.types import ToolResultBlockParam, ToolUseBlock
 from google.genai import types as genai
+from mcp import types as mcp_types
 from openai.types.chat import ChatCompletionMessageFunctionToolCall, ChatCompletionToolMessageParam
 from openai.types.responses import ResponseFunctionToolCall
 from openai.types.responses.response_input_item_param import FunctionCallOutput
@@ -127,6 +128,27 @@ def test_a_returned_string_or_number_travels_once(pool, api):
     assert said.count("read z") == 1 and number.count("42") == 1
     if api.fmt != "gemini":  # (Gemini gets the JSON object itself)
         assert (said, number) == ("read z", "42")
+
+
+@pytest.mark.parametrize("api", APIS, ids=IDS)
+def test_a_text_file_sent_as_base64_reaches_the_model_as_its_text(pool, api):
+    """A tool that embeds a text file as a base64 blob (server-everything does, for its
+    ``resource-prompt``'s Blob): the model read "[resource …: text/plain, N bytes: not shown]"."""
+    import base64
+
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("files", log_level="WARNING")
+
+    @server.tool()
+    def notes() -> list[mcp_types.EmbeddedResource]:
+        blob = base64.b64encode(b"Meeting moved to Tuesday.").decode()
+        contents = mcp_types.BlobResourceContents(uri="file:///notes.txt", mime_type="text/plain", blob=blob)
+        return [mcp_types.EmbeddedResource(type="resource", resource=contents)]
+
+    pool.connect("files", server=server)
+    said = api.text(api.check(pool.functions("files").run(api.call("mcp__files__notes", {}))))
+    assert "Meeting moved to Tuesday." in said and "not shown" not in said
 
 
 @pytest.mark.parametrize("api", APIS, ids=IDS)

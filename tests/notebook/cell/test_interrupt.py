@@ -123,3 +123,22 @@ def test_an_interrupt_while_an_async_tool_holds_the_loop_says_so_not_that_the_se
     after = fe.execute("r = %mcp call lab.ping\nprint(r.text)")
     assert fe.reply(after)["status"] == "ok"
     assert "pong" in fe.stdout[after]
+
+
+def test_the_stop_button_stops_the_code_after_a_mcp_line(kernel, tmp_path):
+    """An out-of-order student's: a %mcp line makes the cell async, and ipykernel then only cancels
+    it at its next await: ``time.sleep`` (or ``job.result()``) after the line ran to its end,
+    the interrupt unheard. Now it stops there, as in a cell without %mcp."""
+    fe = Frontend(kernel)
+    assert fe.reply(fe.execute("%load_ext mcpnb\nimport pathlib, time"))["status"] == "ok"
+    marker = tmp_path / "sleeping"
+    cell = fe.execute(
+        f"%mcp status\npathlib.Path({str(marker)!r}).touch()\ntime.sleep(120)\nprint('ran to its end')"
+    )
+    assert wait_until(marker.exists, timeout=60), "the cell never reached its sleep"
+    time.sleep(0.2)
+    kernel.kernel_manager.interrupt_kernel()
+    reply = fe.reply(cell, timeout=60)
+    assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt", reply
+    after = fe.reply(fe.execute("print('the kernel goes on')"))
+    assert after["status"] == "ok"

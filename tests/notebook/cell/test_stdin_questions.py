@@ -15,8 +15,7 @@ import threading
 import time
 from types import SimpleNamespace
 
-from conftest import DEMO, ROOT
-from jupyter_client.manager import start_new_kernel
+from conftest import DEMO, started_kernel
 
 from tests.frontend import Frontend, input_request
 
@@ -66,7 +65,7 @@ def test_a_question_given_up_leaves_the_next_input_and_getpass_their_answers(ker
 def test_a_kernel_with_a_question_given_up_shuts_down_by_itself():
     """The question's thread no longer holds the interpreter's exit: a clean shutdown ends the
     kernel with exit code 0, where the kernel manager had to SIGTERM it (−15)."""
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    km, kc = started_kernel()
     process = km.provisioner.process
     try:
         fe = Frontend(kc)

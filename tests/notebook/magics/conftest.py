@@ -67,6 +67,17 @@ def line(ip: Any, text: str) -> Any:
     return ip.run_line_magic("mcp", text)
 
 
+def complete(ip: Any, text: str) -> list[str]:
+    """What Tab offers after ``text`` through the legacy API (``ip.complete``), which terminals call
+    (its "pending deprecation" warning silenced)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        _, matches = ip.complete("", text, len(text))
+    return list(matches)
+
+
 def cell(ip: Any, source: str) -> Any:
     """Run a whole cell as a person would; returns IPython's ExecutionResult."""
     return ip.run_cell(source)

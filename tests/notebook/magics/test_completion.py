@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-import warnings
 from typing import Any, Literal
 
 from conftest import DEMO
 
 from mcpnb.notebook.magics.completion import candidates
 
-from .conftest import line
-
-
-def complete(ip, text: str) -> list[str]:
-    with warnings.catch_warnings():  # the v1 API is "pending deprecation" but is what terminals call
-        warnings.simplefilter("ignore", PendingDeprecationWarning)
-        _, matches = ip.complete("", text, len(text))
-    return list(matches)
+from .conftest import complete, line
 
 
 def test_subcommands(ip, mcp):

@@ -5,7 +5,6 @@ millisecond a tool), and Tab after ``%mcp read NAME `` asked every page of 10 00
 from __future__ import annotations
 
 import sys
-import warnings
 from typing import Any
 
 import pytest
@@ -15,14 +14,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcpnb.notebook.magics import completion
 
-from .conftest import line
-
-
-def complete(ip: Any, text: str) -> list[str]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PendingDeprecationWarning)
-        _, matches = ip.complete("", text, len(text))
-    return list(matches)
+from .conftest import complete, line
 
 
 def fetches(pool: Any, server: str) -> int:

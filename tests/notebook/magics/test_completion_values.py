@@ -7,26 +7,17 @@ Tab after ``%mcp call ev.get-sum a=`` offered ``b=`` (accepting it gave ``a=b=``
 
 from __future__ import annotations
 
-import warnings
 from enum import StrEnum
 from typing import Literal
 
 from conftest import EVERYTHING
 
-from .conftest import line
+from .conftest import complete, line
 
 
 class Color(StrEnum):
     red = "red"
     dark_blue = "dark blue"
-
-
-def complete(ip, text: str) -> list[str]:
-    """What the legacy API (``ip.complete``) answers."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PendingDeprecationWarning)
-        _, matches = ip.complete("", text, len(text))
-    return list(matches)
 
 
 def editor(ip, text: str) -> list[tuple[str, str, str]]:

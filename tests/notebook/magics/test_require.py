@@ -189,6 +189,12 @@ def test_strategy_ask_without_a_person_falls_back_to_priority_and_says_so(ip, mc
         ("skills: [a]\n", "", RequirementCycleError, "a → a"),
         (None, "", UsageError, "needs a body"),
         ("mcpServers: {}\n", "--answers x", UsageError, "--answers is for --strategy ask"),
+        (
+            "mcpServers: {}\n",
+            "--strategy ask --answers pics",
+            UsageError,
+            "--answers pics: no variable 'pics'",
+        ),
         ("mcpServers: {}\n", "--config x.json --no-config", UsageError, "contradict"),
     ],
 )

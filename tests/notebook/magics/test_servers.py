@@ -156,6 +156,20 @@ def test_serve_stop_without_a_name_stops_probe(ip, mcp, capsys):
     assert "stopped: probe" in capsys.readouterr().out and "probe" not in mcp.pool
 
 
+def test_serve_run_again_is_said_and_stop_takes_no_restart(ip, mcp, capsys):
+    line(ip, "serve probe-kit")
+    row = line(ip, "serve probe-kit")
+    assert capsys.readouterr().out == (
+        "probe is already serving (in-process, toolset full); --restart starts it afresh\n"
+    )
+    assert row["probe"].state == "connected"
+    line(ip, "serve probe-kit --restart")
+    assert capsys.readouterr().out == "restarted probe afresh, as asked\n"
+    with pytest.raises(UsageError, match="takes no other options"):
+        line(ip, "serve --stop --restart")
+    assert "probe" in mcp.pool
+
+
 def test_help_and_generated_usage(ip, mcp, capsys):
     line(ip, "help")
     out = capsys.readouterr().out
@@ -195,7 +209,7 @@ def test_help_lines_fit_a_pager_and_break_between_options(ip, mcp, capsys):
         unbalanced = [each for each in usage if each.count("[") != each.count("]")]
         assert not unbalanced  # an option and its value on one line: "[--wait S]", not "[--wait" / "S]"
     words = " ".join(shown.split())
-    assert "[--bearer-env VAR | --oauth [--keep-sign-in] [--issuer URL]]" in words  # nothing lost
+    assert "[--bearer-env VAR | --oauth [--keep-sign-in] [--issuer URL] [--assume-pkce]]" in words
 
 
 def test_serve_help_names_every_toolset(ip, mcp, capsys):

@@ -180,6 +180,13 @@ def test_a_page_that_may_reach_the_network_says_so_under_it():
         )
         with_nothing = AppView(pool, "maps.show")  # the page alone, no result: none handed to it
         assert with_nothing.result is None and with_nothing.tool.name == "show"
+        # a page that logs at every event for hours: the newest notes kept, the first ones with them
+        from mcpnb.client.app_host import Note
+        from mcpnb.notebook.render.app_view import NOTES_KEPT
+
+        for n in range(NOTES_KEPT + 5):
+            view._note(Note("log", f"info: {n}"))  # what its hosts call for each
+        assert len(view.notes) == NOTES_KEPT and view.notes[-1].text == f"info: {NOTES_KEPT + 4}"
     finally:
         pool.close()
 

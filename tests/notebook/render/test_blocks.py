@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
-import wave
 from typing import Any
 
 import pytest
@@ -15,23 +13,14 @@ from mcp.server.mcpserver import Audio, Context, MCPServer
 from mcpnb.client.results import ToolResult
 from mcpnb.notebook.render import result_bundle
 from mcpnb.notebook.render.markdown import markdown_to_html
+from tests.media import wav
 
 from .test_inprocess import PNG
 
 pytestmark = pytest.mark.anyio
 
 
-def _wav() -> bytes:
-    buf = io.BytesIO()
-    with wave.open(buf, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(8000)
-        w.writeframes(b"\x00\x00" * 80)
-    return buf.getvalue()
-
-
-WAV = _wav()
+WAV = wav(80)
 MARKDOWN = """# Report <script>x()</script>
 
 Some **bold**, *italic* and `code <b>`, a [link](https://example.com/?a=1&b=2)
@@ -382,7 +371,7 @@ def test_a_long_log_message_shows_its_start_and_result_logs_keeps_it(pool) -> No
     shown = result_bundle(result)
     text, html = shown["text/plain"], shown["text/html"]
     assert "server log: 2 messages:\n  [error] getConfig result: {\n    " in text
-    assert '    "cmd2",… (150 more lines; result.logs has it whole)\n  [info] a short one' in text
+    assert '    "cmd2",… (150 more lines in result.logs)\n  [info] a short one' in text
     assert "cmd3" not in text and "cmd3" not in html  # nor in the saved notebook's HTML
     assert json.loads(result.logs[0].data.split(": ", 1)[1]) == config  # whole
 

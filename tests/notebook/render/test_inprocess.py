@@ -6,8 +6,6 @@ import base64
 import html as html_module
 import json
 import re
-import struct
-import zlib
 from typing import Any
 
 import pytest
@@ -18,27 +16,12 @@ from mcp.types import CallToolResult, TextContent
 
 from mcpnb.client.results import ToolResult
 from mcpnb.notebook.render import DEFAULTS, NotTabularError, result_bundle
+from tests.media import png
 
 pytestmark = pytest.mark.anyio
 
 
-def _png(width: int = 2, height: int = 2) -> bytes:
-    """A real, decodable PNG (solid red), built by hand so the test needs no imaging library."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b"")
-    )
-
-
-PNG = _png()
+PNG = png()
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>'
 
 server = MCPServer("render-test", log_level="WARNING")
