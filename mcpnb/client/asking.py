@@ -19,6 +19,7 @@ from mcpnb.client.events import log_data_text
 from mcpnb.client.interaction import (
     CallContext,
     Interaction,
+    answered,
     current_call,
     default_interaction,
     headless,
@@ -323,7 +324,7 @@ class Asking:
                 # the call's own answers beat any interaction: a subclass set as pool.interaction
                 # that asks in its own way (and knows nothing of answers=) ignored them
                 return await Interaction.elicit(interaction, server, params, call)
-            return answer_as(await interaction.elicit(server, params, call), "elicit", ElicitResult)
+            return answer_as(await answered(interaction.elicit, server, params, call), "elicit", ElicitResult)
 
         try:
             result = await self._ask(f"{mode} elicitation: {params.message}", call, elicit)
@@ -367,7 +368,8 @@ class Asking:
             return result
 
         async def sample(interaction: Interaction, call: CallContext | None) -> Any:
-            return answer_as(await interaction.sample(server, params, call), "sample", CreateMessageResult)
+            answer = await answered(interaction.sample, server, params, call)
+            return answer_as(answer, "sample", CreateMessageResult)
 
         try:
             result = await self._ask("sampling (an LLM completion)", call, sample)
@@ -419,7 +421,7 @@ class Asking:
         if isinstance(call, Unsure):  # several calls in flight: the line stays in the server's log
             call = None
         try:
-            await self.interaction.log(self.conn.name, params, call)
+            await answered(self.interaction.log, self.conn.name, params, call)
         except Exception as exc:  # a broken log view must not break the session
             self.conn.emit("log", f"showing the log line failed: {describe(exc)}")
 

@@ -138,7 +138,9 @@ _told_nobody: set[tuple[str, str, str]] = set()
 
 class Interaction:
     """Answers server requests without a person, by policy. Subclasses ask a person, or answer in
-    code (a model that answers sampling, a program that fills forms)."""
+    code (a model that answers sampling, a program that fills forms). A subclass may write
+    :meth:`elicit`, :meth:`sample` and :meth:`log` as plain functions too: they run in a thread of
+    their own (see :func:`answered`), so one that waits on a model's API holds no other server up."""
 
     _policy: Policy | None = None  # None: $MCPNB_ELICITATION's, else decline
     #: Whether :meth:`elicit` and :meth:`sample` put a server's question before a person (a form in
@@ -337,9 +339,25 @@ async def ask_form(
 
     params = ElicitRequestFormParams(message=message, requested_schema=schema)
     try:
-        return await asyncio.wait_for(interaction.elicit(asker, params, call), interaction.timeout), ""
+        return await asyncio.wait_for(
+            answered(interaction.elicit, asker, params, call), interaction.timeout
+        ), ""
     except TimeoutError:
         return None, f"nobody answered within {interaction.timeout:g} s"
+
+
+async def answered(method: Callable[..., Any], *args: Any) -> Any:
+    """What an :class:`Interaction` method returns, whether its subclass wrote it ``async def`` or
+    ``def``: a plain function (a model called through a blocking client library, say) runs in a
+    thread, not on the loop every connection shares; before, it failed with "object ... can't be
+    used in 'await' expression"."""
+    import asyncio
+    import inspect
+
+    if inspect.iscoroutinefunction(method):
+        return await method(*args)
+    value = await asyncio.to_thread(method, *args)
+    return await value if inspect.isawaitable(value) else value
 
 
 _default_interaction: Interaction | None = None

@@ -244,6 +244,55 @@ def test_server_everything_push_elicitation_and_sampling(pool, everything):
     assert ("ev", "sampling", "trigger-sampling-request") in person.seen
 
 
+class PlainPerson(Interaction):
+    """An interaction written with plain ``def``s, as code that calls a blocking model library
+    would be; it notes, for each question, whether it ran on an event loop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_a_loop: list[tuple[str, bool]] = []
+
+    def _note(self, kind: str) -> None:
+        try:
+            asyncio.get_running_loop()
+            self.on_a_loop.append((kind, True))
+        except RuntimeError:
+            self.on_a_loop.append((kind, False))
+
+    def elicit(self, server: str, params: Any, call: Any) -> Any:
+        self._note("elicit")
+        return ElicitResult(action="accept", content={"name": "Plain Ada", "check": True})
+
+    def sample(self, server: str, params: Any, call: Any) -> Any:
+        self._note("sample")
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text="a plain def answered"), model="m"
+        )
+
+    def log(self, server: str, params: Any, call: Any) -> None:
+        self._note("log")
+        if call is not None:
+            call.add_log(params)
+
+
+def test_an_interaction_written_with_plain_defs_answers_off_the_loop(pool, everything):
+    """``def sample`` (not ``async def``) failed with "can't be used in 'await' expression", and a
+    blocking one would have held every connection's loop: now each runs in a thread of its own."""
+    person = PlainPerson()
+    pool.interaction = person
+    pool.connect("ev", command="node", args=[everything, "stdio"])
+    elicited = pool.call("ev", "trigger-elicitation-request")
+    assert not elicited.is_error and "Plain Ada" in elicited.text, elicited.text
+    sampled = pool.call("ev", "trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 20})
+    assert not sampled.is_error and "a plain def answered" in sampled.text, sampled.text
+    assert person.on_a_loop == [("elicit", False), ("sample", False)]
+    pool.connect("demo", **demo_command())
+    logged = CallContext()
+    assert pool.call("demo", "chatty", context=logged).data == "said things"
+    assert [p.data for p in logged.logs] == ["starting up", "almost done"]
+    assert person.on_a_loop[2:] == [("log", False), ("log", False)]
+
+
 def test_sampling_is_rejected_headless(pool, everything):
     pool.connect("ev", command="node", args=[everything, "stdio"])
     pool.tools("ev", refresh=True)
