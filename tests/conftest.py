@@ -169,21 +169,30 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 #: The files that take a minute or more, longest first, run before the rest: each file runs on one
 #: worker (``--dist loadfile``) and the workers take files in the order collected, so one of these
 #: collected last (``tests/test_*.py`` sort after the folders) kept one worker busy for minutes after
-#: the others had run out of files. A file missing here only runs in its usual place.
+#: the others had run out of files. That order holds only with ``--no-loadscope-reorder`` (in
+#: pyproject's addopts): xdist otherwise sorts files by their number of tests, which put the
+#: JupyterLab files (few tests, each long) last. Browser and other files take turns, so the two
+#: workers do not both drive a JupyterLab and a chromium at the start. Seconds from a run here,
+#: for whoever reorders: a file missing here only runs in its usual place.
 LONG_FILES = (
-    "browser/test_course_in_jupyterlab.py",
-    "conformance/test_conformance.py",
-    "notebook/cell/test_cell_kernel.py",
-    "probekit/test_workers.py",
-    "test_notebooks.py",
-    "test_bench.py",
-    "browser/test_form_in_jupyterlab.py",
-    "client/test_pool.py",
-    "browser/test_explorer_in_jupyterlab.py",
-    "client/test_resilience.py",
-    "faults/test_processes.py",
-    "browser/test_apps_in_jupyterlab.py",
-    "test_course.py",
+    "browser/test_course_in_jupyterlab.py",  # 234
+    "client/test_resilience.py",  # 164 (with the FastMCP peer's venv, built on first use)
+    "probekit/test_workers.py",  # 147
+    "browser/test_form_in_jupyterlab.py",  # 158
+    "browser/test_two_views_in_jupyterlab.py",  # 125
+    "notebook/cell/test_cell_kernel.py",  # 135
+    "client/test_pool.py",  # 119
+    "browser/test_apps_in_jupyterlab.py",  # 117
+    "browser/test_explorer_in_jupyterlab.py",  # 106
+    "test_bench.py",  # 116
+    "faults/test_processes.py",  # 105
+    "browser/test_typing.py",  # 94
+    "browser/test_apps_hostile.py",  # 78
+    "test_notebooks.py",  # 101
+    "conformance/test_conformance.py",  # 96
+    "test_course.py",  # 73
+    "client/test_auth_two_kernels.py",  # 73
+    "notebook/magics/test_connect.py",  # 68
 )
 
 
