@@ -122,7 +122,13 @@ def serve_probekit(
             )
             return pool.connection(name).status()
     kept = before.handle.port if before is not None and before.handle is not None and http and not port else 0
+    other = pool.connection(name).config.target if before is None and name in pool else None
     status, served = _start(pool, name, asked, settings, kept)
+    if other is not None:  # a server of that name that is not probe-kit: said, not silently dropped
+        print(
+            f"{name} was connected to {other}: disconnected, and probe-kit serves as {name} now "
+            "(another name keeps both)"
+        )
     if before is None:
         return status  # a first start says nothing
     if restart:

@@ -170,15 +170,25 @@ def test_a_server_that_is_not_well_is_started_afresh(pool, capsys):
     assert capsys.readouterr().out == "probe was disconnected: started afresh\n"
 
 
-def test_a_name_connected_to_another_server_since_is_replaced_quietly(pool, capsys):
+def test_a_name_connected_to_another_server_since_is_replaced_and_said(pool, capsys):
     """``%mcp connect probe URL`` after a serve: the name is no probe-kit of ours any more, and a
-    serve replaces it as it always did (no "already serving")."""
+    serve replaces it as it always did (no "already serving"), saying which server it dropped: it
+    was replaced without a word, a ``%%mcp require`` server of that name too."""
     serve_probekit("probe", pool=pool)
     serve_probekit("web", http=True, pool=pool)
-    pool.connect("probe", url=pool.connection("web").config.url)  # probe names web's server now
+    url = pool.connection("web").config.url
+    pool.connect("probe", url=url)  # probe names web's server now
+    capsys.readouterr()
     serve_probekit("probe", pool=pool)
-    assert capsys.readouterr().out == ""
+    said = capsys.readouterr().out
+    assert said == (
+        f"probe was connected to {url}: disconnected, and probe-kit serves as probe now "
+        "(another name keeps both)\n"
+    )
     assert pool.status()["probe"].transport == "inprocess"
+    assert pool.tools("web", refresh=True)  # only the name moved: web's server still serves
+    serve_probekit("probe", pool=pool)  # its own again: the usual line, no replacement
+    assert "is already serving" in capsys.readouterr().out
 
 
 def test_root_task_ttl_and_poll_interval(pool, tmp_path):
