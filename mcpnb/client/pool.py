@@ -61,6 +61,8 @@ _Said = TypeVar("_Said", ServerStatus, StatusTable)
 #: server's configuration holds the server object itself, about 0.65 MB); an older one is
 #: forgotten, its status row's place too, and its name is then unknown, as if never connected.
 DISCONNECTED_KEPT = 32
+#: How long ``logs()`` waits, at most, for the stdio servers' stderr written until now to be read.
+STDERR_CATCH_UP = 1.0
 
 
 @dataclass(frozen=True)
@@ -1085,13 +1087,32 @@ class Pool:
             logs = [self._disconnected[server].events]
         elif server is not None:
             logs = [self.connection(server).events]
+            self._read_stderr([self.connection(server)])
         else:
             logs = [conn.events for conn in self._connections.values()]
+            self._read_stderr(list(self._connections.values()))
             logs += [
                 conn.events for name, conn in self._disconnected.items() if name not in self._connections
             ]
         events = sorted((e for log in logs for e in log.history), key=lambda e: e.monotonic)
         return [str(e) for e in events]
+
+    def _read_stderr(self, conns: list[Connection]) -> None:
+        """Take in what stdio servers have written on stderr until now, before their log is read:
+        a server that had said much at its start has its stderr reading paused a while (the flood
+        throttle), and a line it printed during the call just made still waited in the pipe, missing
+        from ``%mcp logs``. Bounded (a second), skipped on the runtime thread, where it cannot wait."""
+        piped = [conn for conn in conns if conn.config.transport == "stdio"]
+        if not piped or self.runtime.in_runtime_thread or self.runtime.closed:
+            return
+
+        async def read() -> None:
+            for conn in piped:
+                await conn.read_stderr()
+
+        hop = self.runtime.hand_over(read())
+        if not hop.wait(STDERR_CATCH_UP):
+            hop.cancel_and_settle()
 
     def __repr__(self) -> str:
         return f"<Pool {len(self)} servers>\n{self.status()!r}"

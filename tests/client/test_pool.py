@@ -159,6 +159,21 @@ def test_stderr_is_captured_not_leaked(pool, capfd):
     assert "4711" not in out + err
 
 
+def test_logs_read_right_after_a_call_have_its_stderr_line_however_throttled(pool, monkeypatch):
+    """A server that had said much at its start has its stderr reading paused a while (the flood
+    throttle): a line it printed during the call just made still waited in the pipe, and
+    ``pool.logs()`` (``%mcp logs``) read at once did not show it. Here every read is throttled."""
+    from mcpnb.client import transports
+
+    monkeypatch.setattr(transports, "STDERR_BURST", 0.0)
+    monkeypatch.setattr(transports, "STDERR_SHARE", 0.001)  # a pause of seconds after each read
+    pool.connect("demo", **demo_command())
+    for n in range(3):
+        assert pool.call("demo", "stderr_line", {"text": f"said during call {n}"}).text == "printed"
+        assert any(f"said during call {n}" in line for line in pool.logs("demo")), n
+        assert any(f"said during call {n}" in line for line in pool.logs()), n  # every server's too
+
+
 def test_a_huge_stderr_line_keeps_its_start_and_says_how_much_was_cut(pool):
     from mcpnb.client.callbacks import STDERR_LINE_CHARS
 
