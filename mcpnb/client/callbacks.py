@@ -10,6 +10,7 @@ config, event log, stderr buffer, tool cache, watched resources and stop event.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -103,10 +104,12 @@ class SessionCallbacks:
         Python reads them as, and one such name failed the whole list (the server got no roots)."""
         from mcp import types
 
-        roots = [
-            types.Root(uri=Path(p).as_uri(), name=self._root_name(Path(p).name or p))
-            for p in self.config.roots
-        ]
+        roots = []
+        for p in self.config.roots:
+            if not os.path.isdir(p):  # checked at the connect: deleted or moved since
+                self.emit("roots", f"roots/list: the root {p!r} is no folder any more: not offered")
+                continue
+            roots.append(types.Root(uri=Path(p).as_uri(), name=self._root_name(Path(p).name or p)))
         return types.ListRootsResult(roots=roots)
 
     @staticmethod

@@ -92,3 +92,18 @@ def test_fastmcp_gets_percent_encoded_uris_in_both_eras(pool, peer, tmp_path, mo
         {"uri": f"{base}/50%25%20%231%3F", "name": "50% #1?"},
         {"uri": f"{base}/lat%E9in", "name": "lat\ufffdin"},
     ]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_root_deleted_after_the_connect_is_not_offered_and_the_log_says_so(pool, peer, tmp_path, era):
+    """The roots are checked at the connect; one deleted since was still offered to the server, a
+    place it could not work in."""
+    kept, gone = tmp_path / "kept", tmp_path / "gone"
+    kept.mkdir()
+    gone.mkdir()
+    pool.connect("fm", era=era, roots=[kept, gone], **peer)
+    assert [r["name"] for r in json.loads(pool.call("fm", "roots").text)] == ["kept", "gone"]
+    gone.rmdir()
+    assert json.loads(pool.call("fm", "roots").text) == [{"uri": kept.as_uri(), "name": "kept"}]
+    said = [line for line in pool.logs("fm") if "no folder any more" in line]
+    assert said and f"the root {str(gone)!r} is no folder any more: not offered" in said[-1], said
