@@ -161,6 +161,24 @@ class Frontend:
         return json.loads(line.removeprefix("OUTCOME "))
 
 
+def iopub_until_idle(kc: Any, msg_id: str, timeout: float = 60.0) -> list[dict[str, Any]]:
+    """The iopub messages of request ``msg_id`` up to its ``idle`` status, which ends the list (what
+    came within ``timeout`` when it never went idle); other requests' messages are skipped."""
+    msgs: list[dict[str, Any]] = []
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            msg = kc.get_iopub_msg(timeout=0.2)
+        except queue.Empty:
+            continue
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        msgs.append(msg)
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    return msgs
+
+
 def shell_reply(kc: Any, msg_id: str, timeout: float = 90.0, between: Any = None) -> dict[str, Any]:
     """The content of the reply to request ``msg_id``; replies to other requests are skipped.
 

@@ -9,34 +9,27 @@ shutdown hook can end it in time.
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import sys
-import time
 
 from conftest import alive, started_kernel, wait_until
 
 from faults.conftest import FAULTY
+from tests.frontend import iopub_until_idle
 
 
 def _run(kc, code: str, timeout: float = 120) -> str:
     """Execute ``code``; its stdout (replies matched by msg_id)."""
-    msg_id = kc.execute(code)
-    out, deadline = [], time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            msg = kc.get_iopub_msg(timeout=0.2)
-        except queue.Empty:
-            continue
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
+    msgs = iopub_until_idle(kc, kc.execute(code), timeout)
+    if not msgs or msgs[-1]["msg_type"] != "status":
+        raise AssertionError(f"no answer to {code!r}")
+    out = []
+    for msg in msgs:
         if msg["msg_type"] == "stream":
             out.append(msg["content"]["text"])
         elif msg["msg_type"] == "error":
             raise AssertionError("\n".join(msg["content"]["traceback"]))
-        elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            return "".join(out)
-    raise AssertionError(f"no answer to {code!r}")
+    return "".join(out)
 
 
 def _start_deaf_server(kc, marks) -> int:

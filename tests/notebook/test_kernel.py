@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import queue
-import time
 
 import nbformat
 import pytest
 from conftest import ROOT, alive, demo_command, started_kernel, wait_until
 from nbclient import NotebookClient
 
-from tests.frontend import shell_reply
+from tests.frontend import iopub_until_idle, shell_reply
 
 
 def _notebook(*cells: str) -> nbformat.NotebookNode:
@@ -66,25 +64,8 @@ def test_kernel_shutdown_leaves_no_server_process():
 def _execute(kc, code: str, timeout: float = 60) -> tuple[str, list[dict]]:
     """Run code; return (status, iopub messages for it)."""
     msg_id = kc.execute(code)
-    msgs = _until_idle(kc, msg_id, timeout)
+    msgs = iopub_until_idle(kc, msg_id, timeout)
     return shell_reply(kc, msg_id, timeout)["status"], msgs
-
-
-def _until_idle(kc, msg_id: str, timeout: float = 60) -> list[dict]:
-    """The iopub messages of request ``msg_id``, up to its idle status (then the last one)."""
-    msgs = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            msg = kc.get_iopub_msg(timeout=0.2)
-        except queue.Empty:
-            continue
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        msgs.append(msg)
-        if _idle(msg):
-            break
-    return msgs
 
 
 def _idle(msg: dict) -> bool:
@@ -122,7 +103,7 @@ def test_interrupt_cancels_the_call_on_the_server(style, tmp_path):
         # As a person's next click comes after the cell stops: after an error, ipykernel answers
         # "aborted" to a request that reaches it before it is done aborting (it finishes after
         # sending the error reply).
-        went = _until_idle(kc, msg_id, timeout=30)
+        went = iopub_until_idle(kc, msg_id, timeout=30)
         assert went and _idle(went[-1])
         code = (
             "import time\n"

@@ -4,16 +4,14 @@ guess, and the kernel, the servers and the rest of the cell carry on."""
 from __future__ import annotations
 
 import json
-import queue
 import sys
-import time
 
 import pytest
 from IPython.core.error import UsageError
 
 from mcpnb.client.errors import json_problem
 from mcpnb.notebook.magics.parser import Parser, parse_body, parse_pairs
-from tests.frontend import shell_reply
+from tests.frontend import iopub_until_idle, shell_reply
 
 
 # ---------------------------------------------------------------- the line
@@ -108,14 +106,7 @@ def _run(kc, code: str) -> tuple[str, str, int]:
     """Run ``code``: its reply's status, what the person reads, and how many traceback lines show."""
     msg_id = kc.execute(code)
     said, traceback = [], 0
-    end = time.monotonic() + 120
-    while time.monotonic() < end:
-        try:
-            msg = kc.get_iopub_msg(timeout=0.2)
-        except queue.Empty:
-            continue
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
+    for msg in iopub_until_idle(kc, msg_id, 120):
         kind, content = msg["msg_type"], msg["content"]
         if kind == "stream":
             said.append(content["text"])
@@ -124,8 +115,6 @@ def _run(kc, code: str) -> tuple[str, str, int]:
         elif kind == "error":
             traceback = len(content["traceback"])
             said.append(f"{content['ename']}: {content['evalue']}")
-        elif kind == "status" and content["execution_state"] == "idle":
-            break
     return shell_reply(kc, msg_id)["status"], "".join(said), traceback
 
 
