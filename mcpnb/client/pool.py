@@ -1086,11 +1086,12 @@ class Pool:
         if server is not None and self.was_disconnected(server):
             logs = [self._disconnected[server].events]
         elif server is not None:
-            logs = [self.connection(server).events]
-            self._read_stderr([self.connection(server)])
+            conn = self.connection(server)
+            self._read_stderr([conn])
+            logs = [conn.events]
         else:
-            logs = [conn.events for conn in self._connections.values()]
             self._read_stderr(list(self._connections.values()))
+            logs = [conn.events for conn in self._connections.values()]
             logs += [
                 conn.events for name, conn in self._disconnected.items() if name not in self._connections
             ]
