@@ -72,6 +72,19 @@ def second_tab(browser: Any, base: str, name: str) -> Any:
     return page
 
 
+def form_in_two_tabs(browser: Any, lab: Any, name: str) -> tuple[Any, Any, Any, Any]:
+    """Notebook ``name`` run in the projected tab until its form shows, saved, and opened in the
+    laptop's tab: the two pages, then the form in each."""
+    projected = new_page(browser, lab.base)
+    open_and_run(projected, lab.base, name)
+    projected.evaluate(WATCH_ERRORS)
+    form_a = code_cell(projected, "ask_user").locator(".mcpnb-form")
+    expect(form_a).to_be_visible(timeout=90000)
+    save(projected)
+    laptop = second_tab(browser, lab.base, name)
+    return projected, laptop, form_a, code_cell(laptop, "ask_user").locator(".mcpnb-form")
+
+
 def kernel_errors(page: Any) -> list[str]:
     return page.evaluate("() => window.__kernelErrors")
 
@@ -98,14 +111,7 @@ def test_a_form_in_two_tabs_is_answered_once(lab, pw, shots):
     write_notebook(lab.root / "two-tabs.ipynb", *FORM_CELLS)
     browser = launch(pw)
     try:
-        projected = new_page(browser, lab.base)
-        open_and_run(projected, lab.base, "two-tabs.ipynb")
-        projected.evaluate(WATCH_ERRORS)
-        form_a = code_cell(projected, "ask_user").locator(".mcpnb-form")
-        expect(form_a).to_be_visible(timeout=90000)
-        save(projected)
-        laptop = second_tab(browser, lab.base, "two-tabs.ipynb")
-        form_b = code_cell(laptop, "ask_user").locator(".mcpnb-form")
+        projected, laptop, form_a, form_b = form_in_two_tabs(browser, lab, "two-tabs.ipynb")
         expect(form_b).to_be_visible()  # the same live form, restored from the kernel
         field_a, field_b = (f.locator(".mcpnb-field-answer input") for f in (form_a, form_b))
 
@@ -261,14 +267,7 @@ def test_a_run_in_the_tab_that_types_into_the_form_does_not_withdraw_it(lab, pw,
     write_notebook(lab.root / "run-tabs.ipynb", *RUN_CELLS)
     browser = launch(pw)
     try:
-        projected = new_page(browser, lab.base)
-        open_and_run(projected, lab.base, "run-tabs.ipynb")
-        projected.evaluate(WATCH_ERRORS)
-        form_a = code_cell(projected, "ask_user").locator(".mcpnb-form")
-        expect(form_a).to_be_visible(timeout=90000)
-        save(projected)
-        laptop = second_tab(browser, lab.base, "run-tabs.ipynb")
-        form_b = code_cell(laptop, "ask_user").locator(".mcpnb-form")
+        projected, laptop, form_a, form_b = form_in_two_tabs(browser, lab, "run-tabs.ipynb")
         field_b = form_b.locator(".mcpnb-field-answer input")
         type_into(laptop, field_b, "Grace")
         laptop.keyboard.press("Tab")
