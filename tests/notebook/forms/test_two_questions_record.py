@@ -64,23 +64,38 @@ LET_GO = "def go():\n    r = %mcp call vault.open_shelf\n    return r\nlive = go
 
 def _open(fe: Frontend, saved: SavedNotebook, run: str, field: str) -> dict[str, str]:
     """The form of ``run`` that asks for ``field`` (its inputs and Accept): the live one, not an
-    answered form's closed widgets."""
+    answered form's closed widgets.
 
-    def live(css: str, model: str | None = None) -> str | None:
-        found = [
-            comm
-            for comm, state in fe.models.items()
-            if fe.opened_by.get(comm) == run
-            and css in state.get("_dom_classes", [])
-            and (model is None or state.get("_model_name") == model)
-            and comm not in saved.closed
-        ]
-        return found[-1] if found else None
+    Found as the form whose widget tree holds the field, and its Accept in that same tree: the
+    answered form closes while the next one opens, so "a live form" and "a live Accept" alone can be
+    the old form's, or the new field's form may not have all its widgets yet.
+    """
 
-    fe.wait_for(lambda: live(f"mcpnb-field-{field}") and live("mcpnb-form"), what=f"the {field} form")
-    accept = live("mcpnb-accept", "ButtonModel")
+    def tree(comm: str) -> list[str]:
+        kids = [c.removeprefix("IPY_MODEL_") for c in fe.models.get(comm, {}).get("children", [])]
+        return [comm] + [d for k in kids for d in tree(k)]
+
+    def with_class(comms: list[str], css: str, model: str | None = None) -> str | None:
+        for comm in comms:
+            state = fe.models.get(comm, {})
+            if css in state.get("_dom_classes", []) and model in (None, state.get("_model_name")):
+                return comm
+        return None
+
+    def live_form() -> list[str] | None:
+        for comm, state in fe.models.items():
+            if fe.opened_by.get(comm) != run or comm in saved.closed:
+                continue
+            if "mcpnb-form" in state.get("_dom_classes", []):
+                found = tree(comm)
+                if with_class(found, f"mcpnb-field-{field}"):
+                    return found
+        return None
+
+    form = fe.wait_for(live_form, what=f"the {field} form")
+    accept = with_class(form, "mcpnb-accept", "ButtonModel")
     assert accept
-    return {"accept": accept, "field": live(f"mcpnb-field-{field}") or ""}
+    return {"accept": accept, "field": with_class(form, f"mcpnb-field-{field}") or ""}
 
 
 def _answer_both(fe: Frontend, saved: SavedNotebook, run: str) -> None:
