@@ -52,12 +52,21 @@ def _run(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def _text(cell: nbformat.NotebookNode) -> str:
-    """What a reader without widgets or HTML sees of a cell: its text, errors included."""
-    said = []
+    """What a reader without widgets or HTML sees of a cell: its text, errors included. A print
+    may reach the notebook in pieces (the kernel flushes its stdout on a timer, not by line), which
+    a frontend shows as one text: so are they here."""
+    said: list[str] = []
+    stream = None  # the stream the last output was part of, if it was one
     for output in cell.outputs:
         if output.output_type == "stream":
-            said.append(output.text)
-        elif output.output_type == "error":
+            if output.name == stream:
+                said[-1] += output.text
+            else:
+                said.append(output.text)
+            stream = output.name
+            continue
+        stream = None
+        if output.output_type == "error":
             said.append(f"{output.ename}: {output.evalue}")
         else:
             said.append(output.data.get("text/plain", ""))
