@@ -317,12 +317,20 @@ def _iso():
 
 
 #: Every JSON-RPC message a window receives, recorded from its first script on (Playwright runs this
-#: in each frame): the top window receives what the page sends its host, the page what the host sends.
+#: in each frame): the top window receives what the page sends its host. What the host sends the
+#: page is recorded as the host hands it to the page's MessagePort (``__told``), in the top window:
+#: the page's own recorder, in its sandboxed frame, once started after the page's first exchange.
 RECORD = """
 window.__heard = [];
+window.__told = [];
 window.addEventListener("message", (e) => {
   if (e.data && e.data.jsonrpc === "2.0") window.__heard.push(e.data);
 }, true);
+const send = MessagePort.prototype.postMessage;
+MessagePort.prototype.postMessage = function (data, ...rest) {
+  if (data && data.jsonrpc === "2.0") window.__told.push(data);
+  return send.call(this, data, ...rest);
+};
 """
 
 
@@ -376,8 +384,8 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
         page.evaluate(
             "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})"
         )
-        # this cell's page, not the first frame of that title: another tab JupyterLab restored may
-        # show an earlier dice page, whose recorder heard another conversation
+        # the one page this window shows (the recorders hear every page of the window) is this cell's
+        expect(page.locator("iframe.mcpnb-app-frame")).to_have_count(1)
         inside = cell.locator("iframe.mcpnb-app-frame").element_handle().content_frame()
         assert inside is not None and inside.title() == "probe-kit dice"
         expect(frame.locator("html")).to_have_attribute("data-theme", "dark")
@@ -400,7 +408,7 @@ def test_probe_kits_dice_page_and_its_host_keep_to_the_extensions_schema(lab, pw
         assert box.evaluate("b => document.fullscreenElement === null")
         expect(frame.get_by_role("button", name="Full screen")).to_be_visible()
 
-        sent, received = page.evaluate("() => window.__heard"), inside.evaluate("() => window.__heard")
+        sent, received = page.evaluate("() => window.__heard"), page.evaluate("() => window.__told")
         by_method: dict[str, list] = {}
         for message in sent:
             by_method.setdefault(message.get("method", "(answer)"), []).append(message)
