@@ -232,6 +232,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 # ---------------------------------------------------------------- nothing outlives the test session
 #: Linux prctl option: orphaned descendants are re-parented to this process, not to init.
 _PR_SET_CHILD_SUBREAPER = 36
+#: what stops the FastMCP peer's venv build :func:`pytest_sessionstart` started ahead of its tests
+_ahead: list[Any] = []
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -245,6 +247,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # over SSH must not switch OAuth sign-ins to paste mode (mcpnb.client.auth.redirect).
     for var in ("SSH_CONNECTION", "SSH_CLIENT"):
         os.environ.pop(var, None)
+    if session.config.pluginmanager.has_plugin("dsession"):  # xdist's controller: a whole run
+        from tests.peers.fastmcp_venv import build_ahead
+
+        _ahead.append(build_ahead())
 
 
 @pytest.hookimpl(trylast=True)  # on the xdist controller: after its workers are down
@@ -254,6 +260,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     Every fixture has been torn down by now; a process still ending gets a few seconds to go. Each
     xdist worker checks its own and tells the controller, which also sees what a worker orphaned.
     """
+    while _ahead:  # the FastMCP peer's venv, if the run ended before its build did
+        _ahead.pop()()
     wait_until(lambda: not children(), timeout=10, interval=0.1)
     left = sorted(children())
     lines = [f"{pid}: {_cmdline(pid)}" for pid in left]

@@ -12,7 +12,9 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import threading
 import venv
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,8 @@ FASTMCP_REQUIREMENTS = ("fastmcp-tasks==4.1.4", "prefab-ui==0.21.1")
 FASTMCP_REQUIREMENT = " ".join(FASTMCP_REQUIREMENTS)
 FASTMCP_VENV = ROOT / "tests" / "peers" / ".fastmcp-venv"
 FASTMCP_LOCK = ROOT / "tests" / "peers" / ".fastmcp-venv.lock"
+FASTMCP_PYTHON = FASTMCP_VENV / "bin" / "python"
+FASTMCP_STAMP = FASTMCP_VENV / ".mcpnb-ready"
 FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_tasks_server.py"
 FASTMCP_APPS_SERVER = ROOT / "tests" / "servers" / "fastmcp_apps_server.py"
 
@@ -31,41 +35,78 @@ FASTMCP_APPS_SERVER = ROOT / "tests" / "servers" / "fastmcp_apps_server.py"
 def fastmcp_python() -> Path:
     """The venv's interpreter, building the venv first if it is missing or stale.
 
-    Parallel test workers may all ask at once on a clean machine: one builds, the others wait on
-    the lock and find it built. Neither is the asking test's time: the build downloads and installs
-    a few dozen packages (a minute or more while another worker runs tests), which is not what a
-    test's timeout bounds.
+    Parallel test workers may all ask at once on a clean machine: one builds (or the build
+    :func:`build_ahead` started), the others wait on the lock and find it built. Neither is the
+    asking test's time: the build downloads and installs a few dozen packages (a minute or more
+    while another worker runs tests), which is not what a test's timeout bounds.
     """
-    python = FASTMCP_VENV / "bin" / "python"
-    stamp = FASTMCP_VENV / ".mcpnb-ready"
     with unclocked(), open(FASTMCP_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if python.exists() and stamp.exists() and stamp.read_text() == FASTMCP_REQUIREMENT:
-            return python
-        return _build_fastmcp_venv(python, stamp)
+        if _built():
+            return FASTMCP_PYTHON
+        why = _build()
+        if why is not None:
+            pytest.fail(f"could not build the FastMCP peer's venv ({FASTMCP_REQUIREMENT}):\n{why}")
+        return FASTMCP_PYTHON
 
 
-def _build_fastmcp_venv(python: Path, stamp: Path) -> Path:
-    venv.EnvBuilder(clear=True, with_pip=True).create(FASTMCP_VENV)
-    done = subprocess.run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            *FASTMCP_REQUIREMENTS,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+def build_ahead() -> Callable[[], None]:
+    """Start building the venv in a thread, for a whole run: its first user (a minute into the run)
+    then finds it built instead of waiting a minute for it. Returns what stops it at the run's end:
+    an unfinished build is killed (the venv is built again the next time it is needed). A build
+    that fails says nothing here: the first test that needs the venv builds it again and fails
+    with pip's words."""
+    stopped = threading.Event()
+    running: list[subprocess.Popen[str]] = []
+
+    def build() -> None:
+        with open(FASTMCP_LOCK, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not _built() and not stopped.is_set():
+                _build(running, stopped)
+
+    thread = threading.Thread(target=build, name="fastmcp-venv", daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        stopped.set()
+        for proc in running:
+            proc.kill()
+        thread.join()
+
+    return stop
+
+
+def _built() -> bool:
+    return (
+        FASTMCP_PYTHON.exists()
+        and FASTMCP_STAMP.exists()
+        and FASTMCP_STAMP.read_text() == FASTMCP_REQUIREMENT
     )
-    if done.returncode != 0:
-        why = done.stderr[-2000:]
-        pytest.fail(f"could not build the FastMCP peer's venv ({FASTMCP_REQUIREMENT}):\n{why}")
-    stamp.write_text(FASTMCP_REQUIREMENT)
-    return python
+
+
+def _build(
+    running: list[subprocess.Popen[str]] | None = None, stopped: threading.Event | None = None
+) -> str | None:
+    """Build the venv: None once built, else why not (pip's last words)."""
+    venv.EnvBuilder(clear=True, with_pip=True).create(FASTMCP_VENV)
+    install = [str(FASTMCP_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    proc = subprocess.Popen(
+        [*install, *FASTMCP_REQUIREMENTS], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    if running is not None:
+        running.append(proc)
+    if stopped is not None and stopped.is_set():
+        proc.kill()
+    try:
+        _, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    if proc.returncode != 0:
+        return err[-2000:] or f"pip ended with {proc.returncode}"
+    FASTMCP_STAMP.write_text(FASTMCP_REQUIREMENT)
+    return None
 
 
 def serving(command: list[str], what: str) -> tuple[subprocess.Popen[str], str, int]:
