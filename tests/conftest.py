@@ -18,8 +18,6 @@ from typing import Any
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from tests.frontend import iopub_until_idle, shell_reply
-
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "tests" / "servers" / "demo_server.py")
 EVERYTHING = (
@@ -382,95 +380,13 @@ def started_kernel(**options: Any) -> tuple[Any, Any]:
     raise AssertionError("unreachable")
 
 
-class KernelAhead:
-    """The next test's kernel, started while this test runs.
-
-    A kernel takes a second to start here and a run starts over a hundred through :func:`kernel`:
-    started ahead, the next test finds its kernel ready. It must still be the fresh kernel the test
-    would have started. It began with the environment of the test before, so what the next test's
-    fixtures changed since (its own user config, its token folder) is set in it before it is handed
-    over, silently (no history, no execution count, no output); a kernel whose Python would have
-    started differently (``PYTHON*``, ``JUPYTER*``, ``IPYTHON*``, ``HOME``, the locale changed) is
-    shut down unused, and the test starts its own.
-    """
-
-    STARTUP = ("PYTHON", "JUPYTER", "IPYTHON", "HOME", "LANG", "LC_", "TZ")
-
-    def __init__(self) -> None:
-        self._thread: threading.Thread | None = None
-        self._made: tuple[Any, Any, dict[str, str]] | None = None
-
-    def start(self) -> None:
-        env = dict(os.environ)
-
-        def make() -> None:
-            with contextlib.suppress(Exception):  # no kernel ahead: the next test starts its own
-                self._made = (*started_kernel(env=env), env)
-
-        self._thread = threading.Thread(target=make, name="kernel-ahead", daemon=True)
-        self._thread.start()
-
-    def settle(self) -> None:
-        """Wait for a start under way: a kernel never starts across two tests (a test may count
-        this process's children)."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def take(self) -> tuple[Any, Any] | None:
-        self.settle()
-        made, self._made = self._made, None
-        if made is None:
-            return None
-        km, kc, then = made
-        now = dict(os.environ)
-        changed = {k: v for k, v in now.items() if then.get(k) != v}
-        gone = [k for k in then if k not in now]
-        if any(k.startswith(self.STARTUP) for k in [*changed, *gone]):
-            self._shut(km, kc)
-            return None
-        if changed or gone:
-            env = "__import__('os').environ"
-            code = f"{env}.update({changed!r}); [{env}.pop(k, None) for k in {gone!r}]"
-            sync = kc.execute(code, silent=True, store_history=False)
-            reply = shell_reply(kc, sync, timeout=60)
-            iopub_until_idle(kc, sync)
-            if reply.get("status") != "ok":
-                self._shut(km, kc)
-                return None
-        return km, kc
-
-    def close(self) -> None:
-        self.settle()
-        if self._made is not None:
-            km, kc, _ = self._made
-            self._made = None
-            self._shut(km, kc)
-
-    @staticmethod
-    def _shut(km: Any, kc: Any) -> None:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-
-
-@pytest.fixture(scope="session")
-def _kernel_ahead() -> Iterator[KernelAhead]:
-    ahead = KernelAhead()
-    try:
-        yield ahead
-    finally:
-        ahead.close()
-
-
 @pytest.fixture
-def kernel(_kernel_ahead):
-    """A fresh kernel per test: a failed test must not leave an awaiting cell for the next. Each
-    one started while the test before ran (:class:`KernelAhead`)."""
-    km, kc = _kernel_ahead.take() or started_kernel()
+def kernel():
+    """A fresh kernel per test (~1 s): a failed test must not leave an awaiting cell for the next."""
+    km, kc = started_kernel()
     kc.kernel_manager = km  # for tests that interrupt it, as the ■ button does
-    _kernel_ahead.start()
     try:
         yield kc
     finally:
-        _kernel_ahead.settle()
-        KernelAhead._shut(km, kc)
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
