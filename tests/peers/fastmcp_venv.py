@@ -1,9 +1,10 @@
 """The FastMCP peer's own virtual environment, built once for the tests that need it.
 
 ``fastmcp-tasks`` pins ``fastmcp-slim`` and friends to versions that conflict with ours, so it can
-never join the project's environment: the first test that needs it builds a separate venv under
-``tests/peers/.fastmcp-venv`` (git-ignored; about half a minute from PyPI on a clean machine; kept
-while the pinned requirements are unchanged). Client, kernel and browser tests all run FastMCP
+never join the project's environment: a separate venv under ``tests/peers/.fastmcp-venv``
+(git-ignored; about half a minute from PyPI on a clean machine; kept while the pinned requirements
+are unchanged), which a whole run starts building as it starts (:func:`build_ahead`) and otherwise
+the first test that needs it builds. Client, kernel and browser tests all run FastMCP
 servers (``tests/servers/fastmcp_*.py``) with :func:`fastmcp_python`, over HTTP with :func:`serving`.
 """
 
