@@ -174,9 +174,14 @@ def iopub_until_idle(kc: Any, msg_id: str, timeout: float = 60.0) -> list[dict[s
         if msg["parent_header"].get("msg_id") != msg_id:
             continue
         msgs.append(msg)
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+        if is_idle(msg):
             break
     return msgs
+
+
+def is_idle(msg: dict[str, Any]) -> bool:
+    """Whether ``msg`` is the ``idle`` status that ends a request's iopub messages."""
+    return msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
 
 
 def shell_reply(kc: Any, msg_id: str, timeout: float = 90.0, between: Any = None) -> dict[str, Any]:

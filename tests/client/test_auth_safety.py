@@ -42,6 +42,7 @@ from mcpnb.client.auth.storage import private_directory
 from mcpnb.client.config import ServerConfig
 from mcpnb.client.config.auth import cleartext_to_another_host
 from mcpnb.client.errors import AuthError
+from tests.frontend import iopub_until_idle, is_idle, shell_reply
 
 from .test_auth import auth_error, call, cc_config, code_config
 
@@ -152,21 +153,12 @@ def test_the_warning_shows_in_the_cell_that_connected(kernel, tmp_path, servers)
 def _run(kernel: Any, code: str) -> tuple[str, str]:
     """Run a cell; its status and what it wrote to stderr."""
     cell = kernel.execute(code)
-    stderr, status = "", None
-    while True:
-        msg = kernel.get_iopub_msg(timeout=60)
-        if msg["parent_header"].get("msg_id") != cell:
-            continue
-        content = msg["content"]
-        if msg["msg_type"] == "stream" and content["name"] == "stderr":
-            stderr += content["text"]
-        if msg["msg_type"] == "status" and content["execution_state"] == "idle":
-            break
-    reply = kernel.get_shell_msg(timeout=60)
-    while reply["parent_header"].get("msg_id") != cell:
-        reply = kernel.get_shell_msg(timeout=60)
-    status = reply["content"]["status"]
-    return status, stderr
+    msgs = iopub_until_idle(kernel, cell, timeout=120)
+    assert msgs and is_idle(msgs[-1]), f"{code!r} never ended"
+    stderr = "".join(
+        m["content"]["text"] for m in msgs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr"
+    )
+    return shell_reply(kernel, cell, timeout=60)["status"], stderr
 
 
 # --- 2. plain http to another machine ----------------------------------------------------------

@@ -20,7 +20,7 @@ import textwrap
 
 import pytest
 from conftest import DEMO, ROOT, demo_command
-from frontend import shell_reply
+from frontend import iopub_until_idle, is_idle, shell_reply
 
 from mcpnb import CallError
 from mcpnb.client.events import ConnectionEvent, EventLog, State
@@ -199,13 +199,10 @@ def test_a_kernel_cell_shows_no_stderr_when_a_server_is_lost(kernel):
     reply = shell_reply(kernel, cell)
     assert reply["status"] == "ok", reply
     streams: dict[str, str] = {"stdout": "", "stderr": ""}
-    while True:
-        msg = kernel.get_iopub_msg(timeout=30)
-        if msg["parent_header"].get("msg_id") != cell:
-            continue
+    msgs = iopub_until_idle(kernel, cell, timeout=30)
+    assert msgs and is_idle(msgs[-1]), "the cell's idle status never came"
+    for msg in msgs:
         if msg["msg_type"] == "stream":
             streams[msg["content"]["name"]] += msg["content"]["text"]
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            break
     assert streams["stdout"].strip() == "BACK True", json.dumps(streams)
     assert streams["stderr"] == ""

@@ -15,13 +15,13 @@ import sys
 from conftest import alive, started_kernel, wait_until
 
 from faults.conftest import FAULTY
-from tests.frontend import iopub_until_idle
+from tests.frontend import iopub_until_idle, is_idle
 
 
 def _run(kc, code: str, timeout: float = 120) -> str:
     """Execute ``code``; its stdout (replies matched by msg_id)."""
     msgs = iopub_until_idle(kc, kc.execute(code), timeout)
-    if not msgs or msgs[-1]["msg_type"] != "status":
+    if not msgs or not is_idle(msgs[-1]):
         raise AssertionError(f"no answer to {code!r}")
     out = []
     for msg in msgs:

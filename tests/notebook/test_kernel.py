@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, alive, demo_command, started_kernel, wait_until
 from nbclient import NotebookClient
 
-from tests.frontend import iopub_until_idle, shell_reply
+from tests.frontend import iopub_until_idle, is_idle, shell_reply
 
 
 def _notebook(*cells: str) -> nbformat.NotebookNode:
@@ -68,10 +68,6 @@ def _execute(kc, code: str, timeout: float = 60) -> tuple[str, list[dict]]:
     return shell_reply(kc, msg_id, timeout)["status"], msgs
 
 
-def _idle(msg: dict) -> bool:
-    return msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
-
-
 def _text(msgs: list[dict]) -> str:
     parts = []
     for m in msgs:
@@ -104,7 +100,7 @@ def test_interrupt_cancels_the_call_on_the_server(style, tmp_path):
         # "aborted" to a request that reaches it before it is done aborting (it finishes after
         # sending the error reply).
         went = iopub_until_idle(kc, msg_id, timeout=30)
-        assert went and _idle(went[-1])
+        assert went and is_idle(went[-1])
         code = (
             "import time\n"
             "for _ in range(50):\n"
