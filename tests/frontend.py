@@ -107,10 +107,19 @@ class Frontend:
         return ids  # type: ignore[return-value]
 
     def find(
-        self, cell: str | None, *, css: str | None = None, model: str | None = None, **state: Any
+        self,
+        cell: str | None,
+        *,
+        css: str | None = None,
+        model: str | None = None,
+        within: list[str] | None = None,
+        **state: Any,
     ) -> str | None:
-        """A widget model opened by ``cell`` (None: by anything, e.g. a click handler's new widgets)."""
+        """A widget model opened by ``cell`` (None: by anything, e.g. a click handler's new widgets),
+        among the comms ``within`` where given (a :meth:`tree`)."""
         for comm_id, st in self.models.items():
+            if within is not None and comm_id not in within:
+                continue
             if cell is not None and self.opened_by.get(comm_id) != cell:
                 continue
             if css is not None and css not in st.get("_dom_classes", []):
@@ -120,6 +129,11 @@ class Frontend:
             if all(st.get(k) == v for k, v in state.items()):
                 return comm_id
         return None
+
+    def tree(self, comm_id: str) -> list[str]:
+        """Widget ``comm_id`` and every widget under it (its ``children``, followed down)."""
+        kids = [c.removeprefix("IPY_MODEL_") for c in self.models.get(comm_id, {}).get("children", [])]
+        return [comm_id] + [d for kid in kids for d in self.tree(kid)]
 
     def _send(self, comm_id: str, data: dict[str, Any]) -> str:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})

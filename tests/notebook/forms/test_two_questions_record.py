@@ -71,31 +71,22 @@ def _open(fe: Frontend, saved: SavedNotebook, run: str, field: str) -> dict[str,
     the old form's, or the new field's form may not have all its widgets yet.
     """
 
-    def tree(comm: str) -> list[str]:
-        kids = [c.removeprefix("IPY_MODEL_") for c in fe.models.get(comm, {}).get("children", [])]
-        return [comm] + [d for k in kids for d in tree(k)]
-
-    def with_class(comms: list[str], css: str, model: str | None = None) -> str | None:
-        for comm in comms:
-            state = fe.models.get(comm, {})
-            if css in state.get("_dom_classes", []) and model in (None, state.get("_model_name")):
-                return comm
-        return None
-
-    def live_form() -> list[str] | None:
-        for comm, state in fe.models.items():
-            if fe.opened_by.get(comm) != run or comm in saved.closed:
+    def live_form() -> dict[str, str] | None:
+        for comm in list(fe.models):
+            if comm in saved.closed or not fe.find(run, css="mcpnb-form", within=[comm]):
                 continue
-            if "mcpnb-form" in state.get("_dom_classes", []):
-                found = tree(comm)
-                if with_class(found, f"mcpnb-field-{field}"):
-                    return found
+            form = fe.tree(comm)
+            asked = fe.find(run, css=f"mcpnb-field-{field}", within=form)
+            if asked:
+                return {
+                    "field": asked,
+                    "accept": fe.find(run, css="mcpnb-accept", model="ButtonModel", within=form) or "",
+                }
         return None
 
-    form = fe.wait_for(live_form, what=f"the {field} form")
-    accept = with_class(form, "mcpnb-accept", "ButtonModel")
-    assert accept
-    return {"accept": accept, "field": with_class(form, f"mcpnb-field-{field}") or ""}
+    found = fe.wait_for(live_form, what=f"the {field} form")
+    assert found["accept"]
+    return found
 
 
 def _answer_both(fe: Frontend, saved: SavedNotebook, run: str) -> None:
