@@ -13,12 +13,21 @@ message gets ``busy`` and ``idle`` with that message as parent, exactly as when 
 then ``busy`` again for the cell that still runs, so the kernel indicator stays honest. Any status
 ipykernel itself would publish for that message is dropped (a later ipykernel that fixes this does
 not get two ``idle`` for one update). The report for upstream is in the closing note of issue 10.
+
+It also mends the parent that ``shell_main`` puts back after such a message. ``shell_main`` reads
+the shell parent (the running cell), awaits the comm's dispatch, then sets that parent again; when
+the cell ended and the next one started in between, that parent is stale, and the next cell's
+outputs and ``idle`` went to the cell before it. JupyterLab then showed that next cell as never
+finished (``[*]``, no execution count): seen in lesson 10, a drawn page's message as a cell ended,
+and of quick async cells sent among widget updates about one in four never went idle. So the parent
+put back is the one of the request now running on that thread.
 """
 
 from __future__ import annotations
 
 import contextvars
 import inspect
+import threading
 from typing import Any
 
 from mcpnb.notebook.frontend import current_kernel
@@ -54,6 +63,20 @@ def install_comm_status(kernel: Any = None) -> bool:
         return True
     original_dispatch = kernel.dispatch_shell
     original_publish = kernel._publish_status
+    original_set_parent = kernel.set_parent
+    #: per thread (a subshell has its own), the (ident, parent) of the request that holds the shell
+    running: dict[int, tuple[Any, Any]] = {}
+    #: parents read by shell_main before a concurrent comm dispatch, which it will set again after
+    to_put_back: list[Any] = []
+
+    def set_parent(ident: Any, parent: Any, channel: str = "shell") -> None:
+        if channel == "shell" and not _IN_COMM.get():
+            put_back = next((i for i, p in enumerate(to_put_back) if p is parent), None)
+            if put_back is not None:
+                del to_put_back[put_back]
+                ident, parent = running.get(threading.get_ident(), (ident, parent))
+            running[threading.get_ident()] = (ident, parent)
+        original_set_parent(ident, parent, channel)
 
     def publish_status(status: Any, channel: Any, parent: Any = None) -> None:
         if _IN_COMM.get():
@@ -66,7 +89,8 @@ def install_comm_status(kernel: Any = None) -> bool:
         comm = _comm_header(kernel, msg)
         if comm is None:
             return await original_dispatch(msg, subshell_id=subshell_id, concurrent=True)
-        cell = kernel.get_parent("shell")  # the request that holds the shell: the awaiting cell
+        cell = kernel.get_parent("shell")  # what shell_main read, and sets again after this
+        to_put_back.append(cell)
         original_publish("busy", "shell", comm)
         token = _IN_COMM.set(True)
         try:
@@ -74,11 +98,14 @@ def install_comm_status(kernel: Any = None) -> bool:
         finally:
             _IN_COMM.reset(token)
             original_publish("idle", "shell", comm)
-            if cell and _holds_shell(kernel, subshell_id):
-                original_publish("busy", "shell", cell)  # the cell is still running
+            if _holds_shell(kernel, subshell_id):  # a cell still runs: this one, or the next by now
+                _ident, now = running.get(threading.get_ident(), (None, cell))
+                if now:
+                    original_publish("busy", "shell", now)
 
     kernel.dispatch_shell = dispatch_shell
     kernel._publish_status = publish_status
+    kernel.set_parent = set_parent
     setattr(kernel, _MARK, (original_dispatch, original_publish))
     return True
 
@@ -89,6 +116,7 @@ def uninstall_comm_status(kernel: Any = None) -> None:
         return
     vars(kernel).pop("dispatch_shell", None)
     vars(kernel).pop("_publish_status", None)
+    vars(kernel).pop("set_parent", None)
     delattr(kernel, _MARK)
 
 

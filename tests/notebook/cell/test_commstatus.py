@@ -8,7 +8,7 @@ statuses the kernel publishes.
 
 from __future__ import annotations
 
-from tests.frontend import Frontend
+from tests.frontend import Frontend, shell_reply
 
 CELL = """
 import asyncio
@@ -60,3 +60,25 @@ def test_updates_while_the_kernel_is_idle_keep_their_single_status(kernel):
     fe.wait_for(lambda: "idle" in _statuses(fe, sent), what="idle for the update")
     fe.pump(0.3)
     assert _statuses(fe, sent) == ["busy", "idle"]
+
+
+def test_cells_run_between_widget_updates_keep_their_own_outputs_and_idle(kernel):
+    """ipykernel's ``shell_main`` reads the shell parent (the running cell), dispatches a widget
+    message concurrently, then sets that parent back. When the cell ended and the next one started
+    in between, the next cell's outputs and ``idle`` went to the cell before it, and JupyterLab
+    showed it as never finished (lesson 10: a drawn page's message as a cell ended). Quick async
+    cells sent among widget updates hit that window: about one cell in four, before the mend."""
+    fe = Frontend(kernel)
+    fe.run_ok(CELL.replace('print("GOT", await asyncio.wait_for(fut, 60))', ""))
+    box = fe.find(None, css="typed")
+    cells = []
+    for i in range(60):
+        cells.append(fe.execute(f"await asyncio.sleep(0.002)\nprint('cell {i}')"))
+        for j in range(3):
+            fe.set(box, f"{i}-{j}")
+    assert shell_reply(kernel, cells[-1], between=fe.pump)["status"] == "ok"  # the kernel is done
+    fe.pump(0.5)
+    never_idle = [i for i, c in enumerate(cells) if (c, "idle") not in fe.statuses]
+    assert never_idle == []
+    assert [fe.stdout.get(c) for c in cells] == [f"cell {i}\n" for i in range(60)]
+    assert all(_statuses(fe, c)[-1] == "idle" for c in cells)
