@@ -96,15 +96,29 @@ class Frontend:
     def form(
         self, cell: str, *fields: str, buttons: tuple[str, ...] = ("accept",), status: bool = False
     ) -> dict[str, str]:
-        """The comm ids of the form ``cell`` shows, once it shows: each field's input (``name`` for
-        ``mcpnb-field-name``), each button (``accept`` for ``mcpnb-accept``) and its status line."""
-        self.wait_for(lambda: self.find(cell, css="mcpnb-form"), what="the form")
-        ids = {f: self.find(cell, css=f"mcpnb-field-{f}") for f in fields}
-        ids |= {b: self.find(cell, css=f"mcpnb-{b}", model="ButtonModel") for b in buttons}
+        """The comm ids of the newest form ``cell`` shows, once all its widgets came: each field's
+        input (``name`` for ``mcpnb-field-name``), each button (``accept`` for ``mcpnb-accept``) and
+        its status line, all from that form's own tree (an answered form's widgets stay in
+        :attr:`models`, and a cell may show a second form as the first one closes)."""
+        wanted = {f: (f"mcpnb-field-{f}", None) for f in fields}
+        wanted |= {b: (f"mcpnb-{b}", "ButtonModel") for b in buttons}
         if status:
-            ids["status"] = self.find(cell, css="mcpnb-status")
-        assert all(ids.values()), ids
-        return ids  # type: ignore[return-value]
+            wanted["status"] = ("mcpnb-status", None)
+
+        def newest() -> dict[str, str] | None:
+            for comm in reversed(list(self.models)):
+                if not self.find(cell, css="mcpnb-form", within=[comm]):
+                    continue
+                tree = self.tree(comm)
+                ids = {
+                    k: self.find(cell, css=css, model=model, within=tree)
+                    for k, (css, model) in wanted.items()
+                }
+                if all(ids.values()):
+                    return ids  # type: ignore[return-value]
+            return None
+
+        return self.wait_for(newest, what=f"the form with {sorted(wanted)}")
 
     def find(
         self,
