@@ -25,6 +25,7 @@ class Frontend:
         self.kc = kc
         self.models: dict[str, dict[str, Any]] = {}
         self.opened_by: dict[str, str] = {}
+        self.closed: set[str] = set()  # widget comms the kernel closed (their models stay above)
         self.displayed: dict[str, list[str]] = {}  # widget models shown, by cell
         self.displays: dict[str, list[dict[str, Any]]] = {}  # display_data bundles, by cell
         self.stdout: dict[str, str] = {}
@@ -63,6 +64,8 @@ class Frontend:
             elif kind == "comm_open" and content.get("target_name") == "jupyter.widget":
                 self.models[content["comm_id"]] = dict(content["data"]["state"])
                 self.opened_by[content["comm_id"]] = parent
+            elif kind == "comm_close":
+                self.closed.add(content["comm_id"])
             elif kind == "comm_msg" and content["data"].get("method") == "update":
                 self.models.setdefault(content["comm_id"], {}).update(content["data"]["state"])
             elif kind == "comm_msg" and content["data"].get("method") == "custom":
@@ -96,10 +99,10 @@ class Frontend:
     def form(
         self, cell: str, *fields: str, buttons: tuple[str, ...] = ("accept",), status: bool = False
     ) -> dict[str, str]:
-        """The comm ids of the newest form ``cell`` shows, once all its widgets came: each field's
-        input (``name`` for ``mcpnb-field-name``), each button (``accept`` for ``mcpnb-accept``) and
-        its status line, all from that form's own tree (an answered form's widgets stay in
-        :attr:`models`, and a cell may show a second form as the first one closes)."""
+        """The comm ids of the newest live form ``cell`` shows, once all its widgets came: each
+        field's input (``name`` for ``mcpnb-field-name``), each button (``accept`` for
+        ``mcpnb-accept``) and its status line, all from that form's own tree (an answered form's
+        widgets stay in :attr:`models`, and a cell may show a second form as the first one closes)."""
         wanted = {f: (f"mcpnb-field-{f}", None) for f in fields}
         wanted |= {b: (f"mcpnb-{b}", "ButtonModel") for b in buttons}
         if status:
@@ -107,7 +110,7 @@ class Frontend:
 
         def newest() -> dict[str, str] | None:
             for comm in reversed(list(self.models)):
-                if not self.find(cell, css="mcpnb-form", within=[comm]):
+                if comm in self.closed or not self.find(cell, css="mcpnb-form", within=[comm]):
                     continue
                 tree = self.tree(comm)
                 ids = {

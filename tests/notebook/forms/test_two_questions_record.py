@@ -62,42 +62,16 @@ AWAITED = 'r = %mcp call vault.open_shelf\nprint("after:", r.text)'
 LET_GO = "def go():\n    r = %mcp call vault.open_shelf\n    return r\nlive = go()"
 
 
-def _open(fe: Frontend, saved: SavedNotebook, run: str, field: str) -> dict[str, str]:
-    """The form of ``run`` that asks for ``field`` (its inputs and Accept): the live one, not an
-    answered form's closed widgets.
-
-    Found as the form whose widget tree holds the field, and its Accept in that same tree: the
-    answered form closes while the next one opens, so "a live form" and "a live Accept" alone can be
-    the old form's, or the new field's form may not have all its widgets yet.
-    """
-
-    def live_form() -> dict[str, str] | None:
-        for comm in list(fe.models):
-            if comm in saved.closed or not fe.find(run, css="mcpnb-form", within=[comm]):
-                continue
-            form = fe.tree(comm)
-            asked = fe.find(run, css=f"mcpnb-field-{field}", within=form)
-            if asked:
-                return {
-                    "field": asked,
-                    "accept": fe.find(run, css="mcpnb-accept", model="ButtonModel", within=form) or "",
-                }
-        return None
-
-    found = fe.wait_for(live_form, what=f"the {field} form")
-    assert found["accept"]
-    return found
-
-
-def _answer_both(fe: Frontend, saved: SavedNotebook, run: str) -> None:
-    sign_in = _open(fe, saved, run, "password")
-    user = fe.find(run, css="mcpnb-field-user")
-    assert user
-    fe.set(user, "ada")
-    fe.set(sign_in["field"], PASSWORD)
+def _answer_both(fe: Frontend, run: str) -> None:
+    """Each form as :meth:`Frontend.form` finds it: the newest live one whose own widgets hold its
+    fields and Accept (the answered form closes while the next one opens, so "a live form" and "a
+    live Accept" alone can be the old form's, or the new one may not have all its widgets yet)."""
+    sign_in = fe.form(run, "user", "password")
+    fe.set(sign_in["user"], "ada")
+    fe.set(sign_in["password"], PASSWORD)
     fe.click(sign_in["accept"])
-    shelf = _open(fe, saved, run, "shelf")  # the second question, once the first was answered
-    fe.set(shelf["field"], "B-7")
+    shelf = fe.form(run, "shelf")  # the second question, once the first was answered
+    fe.set(shelf["shelf"], "B-7")
     fe.click(shelf["accept"])
 
 
@@ -110,7 +84,7 @@ def test_both_questions_of_one_call_are_saved_in_order(kernel, how):
     run = fe.execute(code)
     if how == "let go":
         assert fe.reply(run)["status"] == "ok"  # the cell ended: the questions come after it
-    _answer_both(fe, saved, run)
+    _answer_both(fe, run)
     if how == "awaited":
         assert fe.reply(run)["status"] == "ok"
         assert "after: ada opened shelf B-7" in fe.stdout[run]
