@@ -26,6 +26,9 @@ display(w.VBox([box, done]))
 print("GOT", await asyncio.wait_for(fut, 60))
 """
 
+#: the same widgets, in a cell that ends at once
+SHOWN = CELL.replace('print("GOT", await asyncio.wait_for(fut, 60))', "")
+
 
 def _statuses(fe: Frontend, parent: str) -> list[str]:
     return [state for p, state in fe.statuses if p == parent]
@@ -53,7 +56,7 @@ def test_each_update_to_an_awaiting_cell_gets_busy_then_idle(kernel):
 def test_updates_while_the_kernel_is_idle_keep_their_single_status(kernel):
     """Outside an awaiting cell ipykernel publishes the statuses itself: nothing is doubled."""
     fe = Frontend(kernel)
-    cell = fe.execute(CELL.replace('print("GOT", await asyncio.wait_for(fut, 60))', ""))
+    cell = fe.execute(SHOWN)
     assert fe.reply(cell)["status"] == "ok"
     box = fe.find(cell, css="typed")
     sent = fe.set(box, "idle kernel")
@@ -69,7 +72,7 @@ def test_cells_run_between_widget_updates_keep_their_own_outputs_and_idle(kernel
     showed it as never finished (lesson 10: a drawn page's message as a cell ended). Quick async
     cells sent among widget updates hit that window: about one cell in four, before the mend."""
     fe = Frontend(kernel)
-    fe.run_ok(CELL.replace('print("GOT", await asyncio.wait_for(fut, 60))', ""))
+    fe.run_ok(SHOWN)
     box = fe.find(None, css="typed")
     cells = []
     for i in range(60):
