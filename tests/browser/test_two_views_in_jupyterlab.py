@@ -146,6 +146,43 @@ def test_a_form_in_two_tabs_is_answered_once(lab, pw, shots):
         browser.close()
 
 
+#: The kernel answers the widget control channel 6 s late, as a loaded machine may: JupyterLab's
+#: widget manager waits 4 s for it, then asks the kernel which widget comms it has.
+LATE_CONTROL = (
+    "import asyncio, ipywidgets\n"
+    "_reply = ipywidgets.Widget._handle_control_comm_msg.__func__\n"
+    "ipywidgets.Widget._handle_control_comm_msg = classmethod(\n"
+    "    lambda cls, msg: asyncio.get_running_loop().call_later(6, _reply, cls, msg))"
+)
+
+
+def test_a_second_tab_gets_the_live_form_when_the_control_channel_answers_late(lab, pw, shots):
+    """JupyterLab restores a tab's widgets through the control channel, and when that is slow (a
+    loaded laptop, a Binder) through the list of widget comms; the kernel answers that list while
+    the cell waits for the form, so the laptop's tab gets the live form and its answer lands."""
+    cells = (
+        FORM_CELLS[0] + "\n" + LATE_CONTROL,
+        FORM_CELLS[1],
+        FORM_CELLS[2].replace("form.json", "late.json"),
+    )
+    write_notebook(lab.root / "late-control.ipynb", *cells)
+    browser = launch(pw)
+    try:
+        projected, laptop, _form_a, form_b = form_in_two_tabs(browser, lab, "late-control.ipynb")
+        field_b = form_b.locator(".mcpnb-field-answer input")
+        expect(field_b).to_be_editable(timeout=30000)
+        shots.take(laptop, "laptop-restored")
+        type_into(laptop, field_b, "Ada")
+        laptop.keyboard.press("Tab")
+        form_b.get_by_role("button", name="Accept").click()
+        got = wait_file(lab.root / "late.json")
+        assert got["data"]["answers"] == [{"question": "Who is presenting?", "answer": "Ada"}]
+        assert kernel_errors(projected) == []
+        assert kernel_errors(laptop) == []
+    finally:
+        browser.close()
+
+
 TASK_CELLS = (
     "%load_ext mcpnb\n%mcp serve probe-kit",
     "h = %mcp call probe.slow_task steps=600 delay=0.1 --task\nh",

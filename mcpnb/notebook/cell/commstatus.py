@@ -21,10 +21,17 @@ outputs and ``idle`` went to the cell before it. JupyterLab then showed that nex
 finished (``[*]``, no execution count): seen in lesson 10, a drawn page's message as a cell ended,
 and of quick async cells sent among widget updates about one in four never went idle. So the parent
 put back is the one of the request now running on that thread.
+
+And it answers ``comm_info_request`` beside an awaiting cell, as ``comm_open`` is. A tab that opens
+a notebook whose cell runs (a second tab, a reloaded page) gets its widgets through the
+``jupyter.widget.control`` comm, and when that takes JupyterLab's 4 s (a loaded laptop, a Binder),
+through the list of widget comms; that list waited for the cell, so a form the cell waits for never
+showed there, and a progress bar came as "model not found" once its cell had ended.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import inspect
 import threading
@@ -33,6 +40,8 @@ from typing import Any
 from mcpnb.notebook.frontend import current_kernel
 
 _COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
+#: Read-only, answered beside an awaiting cell by our own hook (shell_main would queue it).
+_BESIDE_TYPES = frozenset({"comm_info_request"})
 #: Set inside a concurrently dispatched comm message: statuses ipykernel publishes there are ours to send.
 _IN_COMM: contextvars.ContextVar[bool] = contextvars.ContextVar("mcpnb_in_comm_dispatch", default=False)
 _MARK = "_mcpnb_comm_status"
@@ -83,54 +92,74 @@ def install_comm_status(kernel: Any = None) -> bool:
             return  # inside a concurrent comm dispatch we publish the statuses ourselves
         original_publish(status, channel, parent)
 
-    async def dispatch_shell(msg: Any, /, subshell_id: Any = None, *, concurrent: bool = False) -> Any:
-        if not concurrent:
-            return await original_dispatch(msg, subshell_id=subshell_id)
-        comm = _comm_header(kernel, msg)
-        if comm is None:
-            return await original_dispatch(msg, subshell_id=subshell_id, concurrent=True)
-        cell = kernel.get_parent("shell")  # what shell_main read, and sets again after this
-        to_put_back.append(cell)
-        del to_put_back[:-64]  # a kernel whose shell_main puts nothing back must not grow this
-        original_publish("busy", "shell", comm)
+    async def beside_the_cell(msg: Any, subshell_id: Any, header: dict[str, Any], cell: Any) -> Any:
+        """Dispatch a message while a cell holds the shell, with that message's own busy/idle."""
+        original_publish("busy", "shell", header)
         token = _IN_COMM.set(True)
         try:
             return await original_dispatch(msg, subshell_id=subshell_id, concurrent=True)
         finally:
             _IN_COMM.reset(token)
-            original_publish("idle", "shell", comm)
+            original_publish("idle", "shell", header)
             if _holds_shell(kernel, subshell_id):  # a cell still runs: this one, or the next by now
                 _ident, now = running.get(threading.get_ident(), (None, cell))
                 if now:
                     original_publish("busy", "shell", now)
 
+    async def dispatch_shell(msg: Any, /, subshell_id: Any = None, *, concurrent: bool = False) -> Any:
+        if not concurrent:
+            return await original_dispatch(msg, subshell_id=subshell_id)
+        header = _header(kernel, msg, _COMM_TYPES)
+        if header is None:
+            return await original_dispatch(msg, subshell_id=subshell_id, concurrent=True)
+        cell = kernel.get_parent("shell")  # what shell_main read, and sets again after this
+        to_put_back.append(cell)
+        del to_put_back[:-64]  # a kernel whose shell_main puts nothing back must not grow this
+        return await beside_the_cell(msg, subshell_id, header, cell)
+
+    stream = _main_shell_stream(kernel)
+    shell_main = stream._recv_callback if stream is not None else None
+    installing_cell = kernel.get_parent("shell")  # holds the shell until `running` records the next
+
+    def on_shell_message(msg: Any) -> Any:
+        if _holds_shell(kernel, None):
+            header = _header(kernel, msg, _BESIDE_TYPES)
+            if header is not None:
+                answer = beside_the_cell(msg, None, header, installing_cell)
+                return asyncio.create_task(answer, context=contextvars.copy_context())
+        return shell_main(msg)
+
     kernel.dispatch_shell = dispatch_shell
     kernel._publish_status = publish_status
     kernel.set_parent = set_parent
-    setattr(kernel, _MARK, (original_dispatch, original_publish))
+    if shell_main is not None:
+        stream.on_recv(on_shell_message, copy=stream._recv_copy)
+    setattr(kernel, _MARK, True)  # for the kernel's life: a form shown before %unload_ext still needs it
     return True
 
 
-def uninstall_comm_status(kernel: Any = None) -> None:
-    kernel = kernel if kernel is not None else current_kernel()
-    if kernel is None or not installed(kernel):
-        return
-    vars(kernel).pop("dispatch_shell", None)
-    vars(kernel).pop("_publish_status", None)
-    vars(kernel).pop("set_parent", None)
-    delattr(kernel, _MARK)
-
-
-def _comm_header(kernel: Any, msg: Any) -> dict[str, Any] | None:
-    """The message as a parent (its header only), when it is a comm message."""
+def _header(kernel: Any, msg: Any, types: frozenset[str]) -> dict[str, Any] | None:
+    """The message as a parent (its header only), when it is of one of ``types``."""
     try:
         _idents, frames = kernel.session.feed_identities(msg, copy=False)
         parsed = kernel.session.deserialize(frames, content=False, copy=False)
     except Exception:
         return None
-    if parsed.get("header", {}).get("msg_type") not in _COMM_TYPES:
+    if parsed.get("header", {}).get("msg_type") not in types:
         return None
     return {"header": parsed["header"]}
+
+
+def _main_shell_stream(kernel: Any) -> Any:
+    """The stream whose callback hands the main shell's messages to ``shell_main`` (None if unknown)."""
+    try:
+        if kernel.shell_channel_thread is not None:
+            stream = kernel.shell_channel_thread.manager.get_shell_channel_to_subshell_pair(None).to_stream
+        else:
+            stream = kernel.shell_stream
+    except Exception:
+        return None
+    return stream if callable(getattr(stream, "_recv_callback", None)) else None
 
 
 def _holds_shell(kernel: Any, subshell_id: Any) -> bool:

@@ -85,3 +85,25 @@ def test_cells_run_between_widget_updates_keep_their_own_outputs_and_idle(kernel
     assert never_idle == []
     assert [fe.stdout.get(c) for c in cells] == [f"cell {i}\n" for i in range(60)]
     assert all(_statuses(fe, c)[-1] == "idle" for c in cells)
+
+
+def test_the_list_of_widget_comms_is_answered_while_a_cell_awaits(kernel):
+    """A tab that opens the notebook while a cell waits for its form restores the widgets; when the
+    control channel is slow, JupyterLab asks for the list of widget comms. That list came only once
+    the cell ended, so the form never showed in that tab; now it comes at once, with its own
+    busy/idle, and the cell stays busy until it ends."""
+    fe = Frontend(kernel)
+    cell = fe.execute(CELL)
+    fe.wait_for(lambda: fe.find(cell, css="done"), what="the widgets")
+    asked = kernel.comm_info(target_name="jupyter.widget")
+    listed = shell_reply(kernel, asked, timeout=20, between=fe.pump)["comms"]
+    assert (cell, "idle") not in fe.statuses  # the answer came while the cell waits
+    assert set(fe.models) <= set(listed)
+    assert {c["target_name"] for c in listed.values()} == {"jupyter.widget"}
+    fe.wait_for(lambda: _statuses(fe, asked) == ["busy", "idle"], what="busy/idle for the list")
+    after = fe.statuses.index((asked, "idle"))
+    fe.wait_for(lambda: (cell, "busy") in fe.statuses[after:], what="the cell busy again")
+    fe.click(fe.find(cell, css="done"))
+    assert fe.reply(cell)["status"] == "ok"
+    assert "GOT " in fe.stdout[cell]
+    assert _statuses(fe, cell)[-1] == "idle"
