@@ -35,6 +35,7 @@ import asyncio
 import contextvars
 import inspect
 import threading
+from functools import partial
 from typing import Any
 
 from mcpnb.notebook.frontend import current_kernel
@@ -133,7 +134,11 @@ def install_comm_status(kernel: Any = None) -> bool:
     kernel._publish_status = publish_status
     kernel.set_parent = set_parent
     if shell_main is not None:
-        stream.on_recv(on_shell_message, copy=stream._recv_copy)
+        hook = partial(stream.on_recv, on_shell_message, copy=getattr(stream, "_recv_copy", False))
+        if threading.current_thread() is threading.main_thread():
+            hook()
+        else:  # a form built on another thread: the stream belongs to the kernel's loop
+            kernel.io_loop.add_callback(hook)
     setattr(kernel, _MARK, True)  # for the kernel's life: a form shown before %unload_ext still needs it
     return True
 

@@ -8,6 +8,8 @@ statuses the kernel publishes.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.frontend import Frontend, shell_reply
 
 CELL = """
@@ -87,13 +89,24 @@ def test_cells_run_between_widget_updates_keep_their_own_outputs_and_idle(kernel
     assert all(_statuses(fe, c)[-1] == "idle" for c in cells)
 
 
-def test_the_list_of_widget_comms_is_answered_while_a_cell_awaits(kernel):
+#: CELL with the patch installed from another thread, as a form built off the kernel's thread does
+FROM_A_THREAD = CELL.replace(
+    'print("PATCHED", commstatus.install_comm_status())',
+    "import threading\n"
+    "patching = threading.Thread(target=commstatus.install_comm_status, args=(get_ipython().kernel,))\n"
+    "patching.start(); patching.join()",
+)
+
+
+@pytest.mark.parametrize("cell_code", [CELL, FROM_A_THREAD], ids=["installed-in-the-cell", "from-a-thread"])
+def test_the_list_of_widget_comms_is_answered_while_a_cell_awaits(kernel, cell_code):
     """A tab that opens the notebook while a cell waits for its form restores the widgets; when the
     control channel is slow, JupyterLab asks for the list of widget comms. That list came only once
     the cell ended, so the form never showed in that tab; now it comes at once, with its own
     busy/idle, and the cell stays busy until it ends."""
+    assert cell_code.count("install_comm_status") == 1
     fe = Frontend(kernel)
-    cell = fe.execute(CELL)
+    cell = fe.execute(cell_code)
     fe.wait_for(lambda: fe.find(cell, css="done"), what="the widgets")
     asked = kernel.comm_info(target_name="jupyter.widget")
     listed = shell_reply(kernel, asked, timeout=20, between=fe.pump)["comms"]
