@@ -33,3 +33,36 @@ def on_kernel_thread(work: Callable[[], None], kernel: Any = None, *, later: boo
         work()
     else:
         loop.add_callback(work)
+
+
+#: Two watchers that wrap the main shell's feed at once (from different threads) keep each other.
+_feed_lock = threading.Lock()
+
+
+def main_shell_feed(kernel: Any) -> Any:
+    """The ZMQ stream whose callback starts each message of the main shell, on the kernel's thread,
+    before ipykernel queues it behind a running cell (ipykernel 7 with subshells: the inproc pair from
+    its shell-channel thread; otherwise the shell stream); None for a kernel of another make."""
+    try:
+        if getattr(kernel, "_supports_kernel_subshells", False):
+            manager = kernel.shell_channel_thread.manager
+            stream = manager.get_shell_channel_to_subshell_pair(None).to_stream
+        else:
+            stream = kernel.shell_stream
+    except Exception:
+        return None
+    return stream if callable(getattr(stream, "_recv_callback", None)) else None
+
+
+def wrap_shell_feed(kernel: Any, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Any:
+    """Put ``wrap(callback)`` in place of the main shell feed's callback; (stream, callback, ours),
+    or None without a feed. The stream reads its callback anew for each message, so this is safe
+    from any thread."""
+    stream = main_shell_feed(kernel)
+    if stream is None:
+        return None
+    with _feed_lock:
+        original = stream._recv_callback
+        ours = wrap(original)
+        stream._recv_callback = ours
+    return stream, original, ours

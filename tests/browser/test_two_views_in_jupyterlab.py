@@ -186,7 +186,9 @@ def test_a_second_tab_gets_the_live_form_when_the_control_channel_answers_late(l
 TASK_CELLS = (
     "%load_ext mcpnb\n%mcp serve probe-kit",
     "h = %mcp call probe.slow_task steps=600 delay=0.1 --task\nh",
-    "p = %mcp call probe.slow_task steps=60 delay=0.25",
+    # 36 s: the bar must still run when the laptop's tab has loaded and restored it, which on a
+    # loaded machine took longer than the 15 s this call once lasted (an ended bar's model is gone)
+    "p = %mcp call probe.slow_task steps=60 delay=0.6",
     "import json, pathlib\n"
     "_ = pathlib.Path('task.json').write_text(json.dumps({'status': h.status, 'server': h.refresh(), "
     "'id': h.task_id, 'rows': len(p.df)}))",

@@ -193,6 +193,9 @@ def install_async_cells(shell: Any) -> bool:
     if getattr(shell, "kernel", None) is None or not supported():
         return False
     install_comm_status(shell.kernel)  # without it, typing in a form reaches the cell one key only
+    from mcpnb.notebook.forms.rerun import install as watch_reruns
+
+    watch_reruns(shell.kernel)  # from now on, so a run that comes before the first form is seen
     shell.arun_line_magic, shell.arun_cell_magic = arun_line_magic, arun_cell_magic  # what cells await
     if transform not in shell.input_transformers_post:
         shell.input_transformers_post.append(transform)

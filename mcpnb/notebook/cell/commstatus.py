@@ -35,10 +35,9 @@ import asyncio
 import contextvars
 import inspect
 import threading
-from functools import partial
 from typing import Any
 
-from mcpnb.notebook.frontend import current_kernel
+from mcpnb.notebook.frontend import current_kernel, wrap_shell_feed
 
 _COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
 #: Read-only, answered beside an awaiting cell by our own hook (shell_main would queue it).
@@ -118,27 +117,23 @@ def install_comm_status(kernel: Any = None) -> bool:
         del to_put_back[:-64]  # a kernel whose shell_main puts nothing back must not grow this
         return await beside_the_cell(msg, subshell_id, header, cell)
 
-    stream = _main_shell_stream(kernel)
-    shell_main = stream._recv_callback if stream is not None else None
     installing_cell = kernel.get_parent("shell")  # holds the shell until `running` records the next
 
-    def on_shell_message(msg: Any) -> Any:
-        if _holds_shell(kernel, None):
-            header = _header(kernel, msg, _BESIDE_TYPES)
-            if header is not None:
-                answer = beside_the_cell(msg, None, header, installing_cell)
-                return asyncio.create_task(answer, context=contextvars.copy_context())
-        return shell_main(msg)
+    def answering_comm_info(shell_main: Any) -> Any:
+        def on_shell_message(msg: Any) -> Any:
+            if _holds_shell(kernel, None):
+                header = _header(kernel, msg, _BESIDE_TYPES)
+                if header is not None:
+                    answer = beside_the_cell(msg, None, header, installing_cell)
+                    return asyncio.create_task(answer, context=contextvars.copy_context())
+            return shell_main(msg)
+
+        return on_shell_message
 
     kernel.dispatch_shell = dispatch_shell
     kernel._publish_status = publish_status
     kernel.set_parent = set_parent
-    if shell_main is not None:
-        hook = partial(stream.on_recv, on_shell_message, copy=getattr(stream, "_recv_copy", False))
-        if threading.current_thread() is threading.main_thread():
-            hook()
-        else:  # a form built on another thread: the stream belongs to the kernel's loop
-            kernel.io_loop.add_callback(hook)
+    wrap_shell_feed(kernel, answering_comm_info)
     setattr(kernel, _MARK, True)  # for the kernel's life: a form shown before %unload_ext still needs it
     return True
 
@@ -153,18 +148,6 @@ def _header(kernel: Any, msg: Any, types: frozenset[str]) -> dict[str, Any] | No
     if parsed.get("header", {}).get("msg_type") not in types:
         return None
     return {"header": parsed["header"]}
-
-
-def _main_shell_stream(kernel: Any) -> Any:
-    """The stream whose callback hands the main shell's messages to ``shell_main`` (None if unknown)."""
-    try:
-        if kernel.shell_channel_thread is not None:
-            stream = kernel.shell_channel_thread.manager.get_shell_channel_to_subshell_pair(None).to_stream
-        else:
-            stream = kernel.shell_stream
-    except Exception:
-        return None
-    return stream if callable(getattr(stream, "_recv_callback", None)) else None
 
 
 def _holds_shell(kernel: Any, subshell_id: Any) -> bool:

@@ -63,7 +63,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Literal
 
-from mcpnb.notebook.frontend import current_kernel
+from mcpnb.notebook.frontend import current_kernel, wrap_shell_feed
 from mcpnb.notebook.render.html import esc
 
 log = logging.getLogger(__name__)
@@ -293,10 +293,10 @@ def _quote(message: Any) -> str:
 def install(kernel: Any = None) -> bool:
     """Watch the main shell's incoming requests (once per kernel); whether the watch is in place.
 
-    The receive callback of the stream that feeds the main shell is wrapped: ipykernel 7 with
-    subshells reads the inproc pair from its shell-channel thread, otherwise the shell stream
-    itself; the stream reads its callback anew for each message, so setting it from any thread is
-    safe. A kernel without these parts is left alone.
+    ``%load_ext mcpnb`` starts it: a run that arrives before the first form is asked (Shift+Enter
+    twice, the form not drawn yet) must be seen, or that form waits with the re-run queued behind
+    it. The main shell's feed is wrapped (:func:`~mcpnb.notebook.frontend.wrap_shell_feed`); a
+    kernel without it is left alone.
     """
     kernel = kernel if kernel is not None else current_kernel()
     if kernel is None:
@@ -304,20 +304,23 @@ def install(kernel: Any = None) -> bool:
     with _lock:
         if _MARK in vars(kernel):
             return True
-        stream = _main_feed(kernel)
-        original = getattr(stream, "_recv_callback", None)
-        if not callable(original) or getattr(kernel, "session", None) is None:
+        if getattr(kernel, "session", None) is None:
             return False
 
-        def on_recv(msg: Any, *args: Any, **kwargs: Any) -> Any:
-            try:
-                _notice(kernel, msg)
-            except Exception:  # the message itself goes on as it came, whatever happened here
-                log.debug("mcpnb could not read a shell message", exc_info=True)
-            return original(msg, *args, **kwargs)
+        def noticing(original: Callable[..., Any]) -> Callable[..., Any]:
+            def on_recv(msg: Any, *args: Any, **kwargs: Any) -> Any:
+                try:
+                    _notice(kernel, msg)
+                except Exception:  # the message itself goes on as it came, whatever happened here
+                    log.debug("mcpnb could not read a shell message", exc_info=True)
+                return original(msg, *args, **kwargs)
 
-        stream._recv_callback = on_recv
-        setattr(kernel, _MARK, (stream, original, on_recv))
+            return on_recv
+
+        wrapped = wrap_shell_feed(kernel, noticing)
+        if wrapped is None:
+            return False
+        setattr(kernel, _MARK, wrapped)
     shell = getattr(kernel, "shell", None)
     if shell is not None and _say_at_top not in shell.events.callbacks["pre_run_cell"]:
         shell.events.register("pre_run_cell", _say_at_top)
@@ -340,17 +343,6 @@ def uninstall(kernel: Any = None) -> None:
         for kept in (_asking, _newest, _notes, _pages, _requests):
             kept.clear()
         _heard = 0
-
-
-def _main_feed(kernel: Any) -> Any:
-    """The ZMQ stream whose callback starts each message of the main shell, on the kernel's thread."""
-    try:
-        if getattr(kernel, "_supports_kernel_subshells", False):
-            manager = kernel.shell_channel_thread.manager
-            return manager.get_shell_channel_to_subshell_pair(None).to_stream
-        return kernel.shell_stream
-    except Exception:
-        return None
 
 
 def _notice(kernel: Any, msg: list[Any]) -> None:

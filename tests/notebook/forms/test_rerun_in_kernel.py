@@ -73,6 +73,23 @@ def _processed_after(fe: Frontend, form: dict[str, str]) -> None:
     fe.wait_for(lambda: (sent, "idle") in fe.statuses, what="the update's idle")
 
 
+def test_a_cell_run_twice_at_once_withdraws_the_first_runs_form_as_it_is_asked(kernel):
+    """Shift+Enter twice: the second run arrives while the first still calls the server, before its
+    form exists and before this kernel ever asked one. The first run's form goes as it is asked
+    (it waited, the re-run queued behind it, until an interrupt); the re-run asks afresh."""
+    fe = Frontend(kernel)
+    _ok(fe, run_cell(fe, SETUP, "setup"))
+    first = run_cell(fe, ASK, "ask")
+    again = run_cell(fe, ASK, "ask")
+    _ok(fe, first)
+    assert "ACTION cancel" in fe.stdout[first]
+    new = _form(fe, again)
+    assert WITHDRAWN in _said(fe, again)
+    _answer(fe, new, "Ada")
+    _ok(fe, again)
+    assert "ACTION accept" in fe.stdout[again]
+
+
 def test_running_the_same_cell_again_withdraws_its_form_and_the_rerun_asks_afresh(kernel):
     fe = Frontend(kernel)
     _ok(fe, run_cell(fe, SETUP, "setup"))
