@@ -3,6 +3,9 @@
 The answer decides how things look and ask: only a kernel has widgets, outputs that change in place
 (display ids) and an input box per cell; in a terminal what is printed stays printed, so live views
 print what is new, and questions are asked on the terminal's stdin.
+
+In a kernel, what a page sends also reaches us here first: :func:`wrap_shell_feed` sees the main
+shell's requests as they arrive, before ipykernel queues them behind a running cell.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ def on_kernel_thread(work: Callable[[], None], kernel: Any = None, *, later: boo
 _feed_lock = threading.Lock()
 
 
-def main_shell_feed(kernel: Any) -> Any:
+def _main_shell_feed(kernel: Any) -> Any:
     """The ZMQ stream whose callback starts each message of the main shell, on the kernel's thread,
     before ipykernel queues it behind a running cell (ipykernel 7 with subshells: the inproc pair from
     its shell-channel thread; otherwise the shell stream); None for a kernel of another make."""
@@ -58,7 +61,7 @@ def wrap_shell_feed(kernel: Any, wrap: Callable[[Callable[..., Any]], Callable[.
     """Put ``wrap(callback)`` in place of the main shell feed's callback; (stream, callback, ours),
     or None without a feed. The stream reads its callback anew for each message, so this is safe
     from any thread."""
-    stream = main_shell_feed(kernel)
+    stream = _main_shell_feed(kernel)
     if stream is None:
         return None
     with _feed_lock:
