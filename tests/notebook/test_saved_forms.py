@@ -60,7 +60,6 @@ class SavedNotebook:
 
     def __init__(self, kc: Any) -> None:
         self.outputs: dict[str, list[Any]] = {}
-        self.closed: set[str] = set()  # widget comms the kernel closed
         self._by_display_id: dict[str, list[Any]] = {}
         read = kc.get_iopub_msg
 
@@ -78,8 +77,6 @@ class SavedNotebook:
         if kind == "update_display_data":  # in place, in whichever cell showed it
             for out in self._by_display_id.get(display_id, []):
                 out["data"], out["metadata"] = content["data"], content.get("metadata", {})
-        elif kind == "comm_close":
-            self.closed.add(content["comm_id"])
         elif kind == "stream" and outputs and outputs[-1].get("name") == content["name"]:
             outputs[-1]["text"] += content["text"]
         elif kind in ("display_data", "execute_result", "stream", "error"):
@@ -155,7 +152,7 @@ def test_an_answered_form_is_saved_as_html_with_the_password_masked(kernel):
     assert "Asked for: User name, Password" in _html(record)
 
     # and the form's widgets are gone: no widget state left to save, the password box's included
-    assert {form["password"], form["user"], other["password"]} <= saved.closed
+    assert {form["password"], form["user"], other["password"]} <= fe.closed
 
 
 def test_a_finished_progress_bar_is_saved_as_its_last_line(kernel, everything):
