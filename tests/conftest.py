@@ -145,6 +145,30 @@ class HttpServer:
             self.proc.wait()
 
 
+def tcp_sockets() -> list[tuple[str, str, str, str]]:
+    """This machine's TCP sockets, read from ``/proc/net/tcp*``: ``(local, remote, state, inode)``,
+    addresses as ``host:port`` (IPv4 dotted, IPv6 as /proc's hex), states as /proc's hex
+    (``0A`` LISTEN, ``01`` ESTABLISHED, ``06`` TIME_WAIT)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            found.append((_address(fields[1]), _address(fields[2]), fields[3], fields[9]))
+    return found
+
+
+def _address(field: str) -> str:
+    host_hex, port_hex = field.split(":")
+    host = (
+        ".".join(str(int(host_hex[i : i + 2], 16)) for i in (6, 4, 2, 0)) if len(host_hex) == 8 else host_hex
+    )
+    return f"{host}:{int(port_hex, 16)}"
+
+
 def _accepts(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0

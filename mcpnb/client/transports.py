@@ -718,17 +718,19 @@ def watched_transport(
         on_failure(exc)
 
     class WatchedStream(httpx2.AsyncByteStream):
-        def __init__(self, stream: Any, method: str | None = None) -> None:
-            self.stream, self.method = stream, method
+        def __init__(self, stream: Any, method: str | None = None, finish: bool = False) -> None:
+            self.stream, self.method, self.finish = stream, method, finish
             self.owner = _REQUEST_STREAM.get()  # a GET resuming a request's stream, or the background one
+            self.chunks: Any = None  # the inner stream's iterator, once read; None again at its end
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            chunks = self.stream.__aiter__()
+            chunks = self.chunks = self.stream.__aiter__()
             try:
                 async for chunk in chunks:
                     if self.owner is not None:
                         self.owner.heard(chunk)  # news: the next cut starts a new count
                     yield chunk
+                self.chunks = None
             except Exception as exc:
                 if self.method is None:
                     failed(exc)
@@ -755,7 +757,11 @@ def watched_transport(
             return self.owner.resumed_cuts <= RESUMED_CUTS
 
         async def aclose(self) -> None:
-            await self.stream.aclose()
+            try:
+                if self.finish and self.chunks is not None:
+                    await _finish_body(self.chunks)
+            finally:
+                await self.stream.aclose()
 
     class WatchedTransport(httpx2.AsyncBaseTransport):
         async def handle_async_request(self, request: Any) -> Any:
@@ -767,7 +773,12 @@ def watched_transport(
                 raise
             # Streamable HTTP: a cut response is its request's trouble (requests.py asks the
             # session whether it still answers); legacy SSE: every answer comes on one stream
-            response.stream = WatchedStream(response.stream, None if background_cuts else request.method)
+            # a POST's event stream is read to its end if left early, so its connection is kept
+            events = response.headers.get("content-type", "").startswith("text/event-stream")
+            finish = events and request.method == "POST" and not background_cuts
+            response.stream = WatchedStream(
+                response.stream, None if background_cuts else request.method, finish
+            )
             if shown is not None:
                 response.extensions[PROXY_EXTENSION] = shown
             return response
@@ -776,6 +787,35 @@ def watched_transport(
             await inner.aclose()
 
     return WatchedTransport()
+
+
+#: How long, and how many bytes, a POST's answer stream left before its end is still read to its
+#: end so that its connection serves the next request (:func:`_finish_body`).
+FINISH_WAIT = 0.5
+FINISH_LIMIT = 64 * 1024
+
+
+async def _finish_body(chunks: Any) -> None:
+    """Read what is left of a POST's event stream that its reader left once its answer came.
+
+    The SDK closes a 2025-11-25 answer's event stream as soon as the answer is in, a moment before
+    the server's own end of it arrives; httpcore then cannot reuse the connection and closes it, so
+    every call of that era opened a TCP connection of its own (a connect here, an accept and a new
+    HTTP connection on the server). The server ends the stream right after the answer, so the rest
+    is a few bytes already on their way: they are read (within :data:`FINISH_WAIT` and
+    :data:`FINISH_LIMIT`; a server that keeps the stream open loses its connection as before). The
+    caller has its answer already: this runs in the request's own task, after it."""
+    import anyio
+
+    left = FINISH_LIMIT
+    with anyio.move_on_after(FINISH_WAIT):
+        while left > 0:
+            try:
+                left -= len(await chunks.__anext__())
+            except StopAsyncIteration:
+                return
+            except Exception:  # a cut: the connection closes, as it would have
+                return
 
 
 def tls_context(config: ServerConfig) -> Any:

@@ -1,11 +1,12 @@
 """Fixtures the client tests share: the OAuth tests' token isolation, authorization UI and key, and
-the peers we did not write that need more than ``node``: FastMCP with its tasks package
-(SEP-2663), run as a subprocess on 127.0.0.1 from its own virtual environment
+the peers we did not write: server-everything over Streamable HTTP, and FastMCP with its tasks
+package (SEP-2663), run as a subprocess on 127.0.0.1 from its own virtual environment
 (``tests/peers/fastmcp_venv.py`` builds it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, _accepts, free_port, wait_until
+from conftest import LOOPBACK, ROOT, _accepts, free_port, tcp_sockets, wait_until
 
 from tests.peers.fastmcp_venv import FASTMCP_SERVER, fastmcp_python, serving
 
@@ -135,12 +136,16 @@ PROXY = ROOT / "tests" / "servers" / "net_proxy.py"
 
 @pytest.fixture
 def start_proxy() -> Iterator[Any]:
-    """``start_proxy(*args)``: ``net_proxy.py`` with those arguments on a free port (returned)."""
+    """``start_proxy(*args)``: ``net_proxy.py`` with those arguments on a free port (returned);
+    ``log=path``: what it logs (a line per request, or per connection it relays) goes there."""
     started: list[subprocess.Popen[str]] = []
 
-    def run(*args: str) -> int:
+    def run(*args: str, log: Path | None = None) -> int:
         port = free_port()
-        proc = subprocess.Popen([sys.executable, str(PROXY), "--port", str(port), *args], text=True)
+        with open(log, "w") if log is not None else contextlib.nullcontext() as out:
+            proc = subprocess.Popen(
+                [sys.executable, str(PROXY), "--port", str(port), *args], stdout=out, text=True
+            )
         started.append(proc)
         assert wait_until(lambda: _accepts(port)), "the proxy never listened"
         return port
@@ -158,3 +163,24 @@ def no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
     return monkeypatch
+
+
+@pytest.fixture
+def everything_http(everything: str) -> Iterator[str]:
+    """server-everything (the TypeScript SDK's, a 2025-11-25 peer) over Streamable HTTP on
+    127.0.0.1: its URL."""
+    port = free_port()
+    proc = subprocess.Popen(
+        ["node", "-r", LOOPBACK, everything, "streamableHttp"],
+        env={"PORT": str(port), "PATH": "/usr/bin:/bin:/usr/local/bin", "GZIP_ALLOWED_DOMAINS": "127.0.0.1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    address = f"127.0.0.1:{port}"
+    listening = wait_until(
+        lambda: any(local == address and state == "0A" for local, _, state, _ in tcp_sockets())
+    )
+    assert listening, "server-everything did not start on 127.0.0.1"
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)

@@ -3,12 +3,10 @@ mcp-server-time (PyPI)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from conftest import LOOPBACK, free_port, wait_until
+from conftest import tcp_sockets
 
 from mcpnb import CallError, ConnectError
 
@@ -148,40 +146,8 @@ def test_a_root_that_is_no_folder_is_refused_before_the_server_starts(pool, ever
     assert "1 total" in pool.call("everything", "get-roots-list").text
 
 
-@pytest.fixture
-def everything_http(everything):
-    port = free_port()
-    proc = subprocess.Popen(
-        ["node", "-r", LOOPBACK, everything, "streamableHttp"],
-        env={"PORT": str(port), "PATH": "/usr/bin:/bin:/usr/local/bin", "GZIP_ALLOWED_DOMAINS": "127.0.0.1"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    listening = wait_until(lambda: f"127.0.0.1:{port}" in _listening_sockets())
-    assert listening, "server-everything did not start on 127.0.0.1"
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(10)
-
-
 def _listening_sockets() -> str:
-    lines = []
-    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(path).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            local, state = row.split()[1], row.split()[3]
-            if state == "0A":  # LISTEN
-                host_hex, port_hex = local.split(":")
-                host = (
-                    ".".join(str(int(host_hex[i : i + 2], 16)) for i in (6, 4, 2, 0))
-                    if len(host_hex) == 8
-                    else host_hex
-                )
-                lines.append(f"{host}:{int(port_hex, 16)}")
-    return " ".join(lines)
+    return " ".join(local for local, _, state, _ in tcp_sockets() if state == "0A")
 
 
 def test_server_everything_over_streamable_http_pinned_to_loopback(pool, everything_http):

@@ -113,3 +113,70 @@ def test_a_watched_response_stream_left_early_closes_the_stream_it_reads():
         assert closed_in == [task]  # closed by the reader, before aclose() returned
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("peer", ["MCPServer", "server-everything"])
+def test_calls_of_the_handshake_era_over_streamable_http_share_their_connections(
+    pool, peer, request, tmp_path, start_proxy
+):
+    """A 2025-11-25 answer comes as an event stream that the server ends right after the answer.
+    The SDK leaves the stream as soon as the answer is in, a moment before that end arrives, so
+    httpcore could not reuse the connection: every call opened a TCP connection of its own. mcpnb
+    reads the stream's end (transports._finish_body), so the calls share the connections already
+    open. Counted by a TCP relay in front of the server (``net_proxy.py``), which logs each
+    connection it accepts. Peers: the Python SDK's MCPServer and the TypeScript SDK's
+    server-everything."""
+    url = request.getfixturevalue("http_url" if peer == "MCPServer" else "everything_http")
+    server = url.split("//")[1].split("/")[0]
+    log = tmp_path / "relay.log"
+    port = start_proxy("--mode", "relay-idle5", "--relay", server, log=log)
+    tool = "add" if peer == "MCPServer" else "get-sum"
+    pool.connect("peer", url=url.replace(server, f"127.0.0.1:{port}"), era="legacy", health_check_interval=0)
+    assert pool.status()["peer"].era == "legacy"
+    assert "3" in pool.call("peer", tool, {"a": 1, "b": 2}).text
+    opened = log.read_text().count("RELAY conn from")
+    for n in range(20):
+        assert str(n + 2) in pool.call("peer", tool, {"a": n, "b": 2}).text
+    assert log.read_text().count("RELAY conn from") - opened < 5  # a connection per call: 20 more
+
+
+def test_a_post_answer_stream_the_server_keeps_open_is_closed_after_a_while(monkeypatch):
+    """A server that keeps an answer's stream open after the answer loses that connection, as
+    before, once :data:`~mcpnb.client.transports.FINISH_WAIT` has passed; the stream's end is read
+    no longer than that (the caller has its answer already)."""
+    import asyncio
+
+    import anyio
+    import httpx2
+
+    from mcpnb.client import transports
+
+    monkeypatch.setattr(transports, "FINISH_WAIT", 0.2)
+    read_after_answer: list[bytes] = []
+    closed: list[bool] = []
+
+    class Held(httpx2.AsyncByteStream):
+        async def __aiter__(self):
+            yield b"event: message\ndata: {}\n\n"
+            read_after_answer.append(b": still here\n\n")
+            yield b": still here\n\n"
+            await anyio.sleep_forever()
+
+        async def aclose(self) -> None:
+            closed.append(True)
+
+    class Server(httpx2.AsyncBaseTransport):
+        async def handle_async_request(self, request):
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Held())
+
+    async def main() -> None:
+        transport = transports.watched_transport(Server(), lambda exc: None, background_cuts=False)
+        response = await transport.handle_async_request(httpx2.Request("POST", "http://127.0.0.1:9/mcp"))
+        chunks = response.stream.__aiter__()
+        assert await chunks.__anext__() == b"event: message\ndata: {}\n\n"  # the answer: the SDK leaves
+        with anyio.fail_after(5):
+            await response.stream.aclose()
+        assert read_after_answer and closed == [True]
+        await chunks.aclose()
+
+    asyncio.run(main())

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import LOOPBACK, ROOT
+from conftest import LOOPBACK, ROOT, tcp_sockets
 
 from tests.conformance.client import LOG_ENV, WIF_TOKEN_ENV
 
@@ -174,23 +174,7 @@ def _socket_inodes(pid: int) -> set[str]:
 
 def _listening(inodes: set[str]) -> set[str]:
     """``host:port`` of the LISTEN sockets among ``inodes`` (IPv4 dotted, IPv6 as /proc's hex)."""
-    found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            fields = row.split()
-            if fields[3] != "0A" or fields[9] not in inodes:
-                continue
-            host_hex, port_hex = fields[1].split(":")
-            if len(host_hex) == 8:
-                host = ".".join(str(int(host_hex[i : i + 2], 16)) for i in (6, 4, 2, 0))
-            else:
-                host = host_hex
-            found.add(f"{host}:{int(port_hex, 16)}")
-    return found
+    return {local for local, _, state, inode in tcp_sockets() if state == "0A" and inode in inodes}
 
 
 def run_scenario(
