@@ -52,6 +52,11 @@ SECTION_NOTES = {
         " share them), so its time swings with whatever else runs; each value is the median of"
         " several bursts, raw and pool taking turns."
     ),
+    "startup": (
+        "mcpnb's bytecode is compiled before these runs, as installing a package compiles it (the SDK's"
+        " is): a checkout run with `PYTHONDONTWRITEBYTECODE` compiles every mcpnb module in each new"
+        " interpreter, which is not what a person who installed mcpnb waits for."
+    ),
     "large": (
         "The peak memory rows give the multiple of the result's own size (compact JSON) in the notes."
         " mcpnb parses large messages with jiter and skips the SDK session's throw-away copy of"
