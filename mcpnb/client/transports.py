@@ -705,6 +705,12 @@ def watched_transport(
     import httpx2
 
     shown = shown_proxy(proxy) if proxy else None
+    finishing = True  # whether POST answer streams left early are read to their end (_finish_body)
+
+    async def read_to_end(chunks: Any) -> None:
+        nonlocal finishing
+        if not await _finish_body(chunks):
+            finishing = False  # this server keeps its answer streams open: not waited for again
 
     def cut(exc: Exception) -> bool:  # a connection that was open, broken before its answer
         return isinstance(exc, (httpx2.ReadError, httpx2.RemoteProtocolError))
@@ -758,8 +764,8 @@ def watched_transport(
 
         async def aclose(self) -> None:
             try:
-                if self.finish and self.chunks is not None:
-                    await _finish_body(self.chunks)
+                if self.finish and finishing and self.chunks is not None:
+                    await read_to_end(self.chunks)
             finally:
                 await self.stream.aclose()
 
@@ -795,15 +801,16 @@ FINISH_WAIT = 0.5
 FINISH_LIMIT = 64 * 1024
 
 
-async def _finish_body(chunks: Any) -> None:
-    """Read what is left of a POST's event stream that its reader left once its answer came.
+async def _finish_body(chunks: Any) -> bool:
+    """Read what is left of a POST's event stream that its reader left once its answer came; False
+    if the stream did not end within :data:`FINISH_WAIT` and :data:`FINISH_LIMIT`.
 
     The SDK closes a 2025-11-25 answer's event stream as soon as the answer is in, a moment before
     the server's own end of it arrives; httpcore then cannot reuse the connection and closes it, so
     every call of that era opened a TCP connection of its own (a connect here, an accept and a new
     HTTP connection on the server). The server ends the stream right after the answer, so the rest
-    is a few bytes already on their way: they are read (within :data:`FINISH_WAIT` and
-    :data:`FINISH_LIMIT`; a server that keeps the stream open loses its connection as before). The
+    is a few bytes already on their way. A server that keeps the stream open loses the connection
+    as before, and is not waited for again (each wait holds a connection a moment longer). The
     caller has its answer already: this runs in the request's own task, after it."""
     import anyio
 
@@ -813,9 +820,10 @@ async def _finish_body(chunks: Any) -> None:
             try:
                 left -= len(await chunks.__anext__())
             except StopAsyncIteration:
-                return
+                return True
             except Exception:  # a cut: the connection closes, as it would have
-                return
+                return True
+    return False
 
 
 def tls_context(config: ServerConfig) -> Any:

@@ -115,7 +115,7 @@ def test_a_watched_response_stream_left_early_closes_the_stream_it_reads():
     asyncio.run(main())
 
 
-@pytest.mark.parametrize("peer", ["MCPServer", "server-everything"])
+@pytest.mark.parametrize("peer", ["MCPServer", "server-everything", "FastMCP"])
 def test_calls_of_the_handshake_era_over_streamable_http_share_their_connections(
     pool, peer, request, tmp_path, start_proxy
 ):
@@ -124,26 +124,36 @@ def test_calls_of_the_handshake_era_over_streamable_http_share_their_connections
     httpcore could not reuse the connection: every call opened a TCP connection of its own. mcpnb
     reads the stream's end (transports._finish_body), so the calls share the connections already
     open. Counted by a TCP relay in front of the server (``net_proxy.py``), which logs each
-    connection it accepts. Peers: the Python SDK's MCPServer and the TypeScript SDK's
-    server-everything."""
-    url = request.getfixturevalue("http_url" if peer == "MCPServer" else "everything_http")
+    connection it accepts. Peers: the Python SDK's MCPServer, the TypeScript SDK's
+    server-everything, and FastMCP."""
+    fixtures = {"MCPServer": "http_url", "server-everything": "everything_http", "FastMCP": "fastmcp_url"}
+    url = request.getfixturevalue(fixtures[peer])
     server = url.split("//")[1].split("/")[0]
     log = tmp_path / "relay.log"
     port = start_proxy("--mode", "relay-idle5", "--relay", server, log=log)
-    tool = "add" if peer == "MCPServer" else "get-sum"
     pool.connect("peer", url=url.replace(server, f"127.0.0.1:{port}"), era="legacy", health_check_interval=0)
     assert pool.status()["peer"].era == "legacy"
-    assert "3" in pool.call("peer", tool, {"a": 1, "b": 2}).text
+
+    def answers(n: int) -> bool:
+        if peer == "FastMCP":
+            return f"call {n}" in pool.call("peer", "echo", {"text": f"call {n}"}).text
+        return (
+            str(n + 1000)
+            in pool.call("peer", "add" if peer == "MCPServer" else "get-sum", {"a": n, "b": 1000}).text
+        )
+
+    assert answers(0)
     opened = log.read_text().count("RELAY conn from")
-    for n in range(20):
-        assert str(n + 2) in pool.call("peer", tool, {"a": n, "b": 2}).text
+    for n in range(1, 21):
+        assert answers(n)
     assert log.read_text().count("RELAY conn from") - opened < 5  # a connection per call: 20 more
 
 
 def test_a_post_answer_stream_the_server_keeps_open_is_closed_after_a_while(monkeypatch):
     """A server that keeps an answer's stream open after the answer loses that connection, as
-    before, once :data:`~mcpnb.client.transports.FINISH_WAIT` has passed; the stream's end is read
-    no longer than that (the caller has its answer already)."""
+    before, once :data:`~mcpnb.client.transports.FINISH_WAIT` has passed (the caller has its answer
+    already); and its next answers' streams are closed at once, as they always were: each wait
+    would hold a connection a moment longer, for nothing."""
     import asyncio
 
     import anyio
@@ -152,31 +162,43 @@ def test_a_post_answer_stream_the_server_keeps_open_is_closed_after_a_while(monk
     from mcpnb.client import transports
 
     monkeypatch.setattr(transports, "FINISH_WAIT", 0.2)
-    read_after_answer: list[bytes] = []
-    closed: list[bool] = []
+    read_after_answer: list[int] = []
+    closed: list[int] = []
 
     class Held(httpx2.AsyncByteStream):
+        def __init__(self, n: int) -> None:
+            self.n = n
+
         async def __aiter__(self):
             yield b"event: message\ndata: {}\n\n"
-            read_after_answer.append(b": still here\n\n")
+            read_after_answer.append(self.n)
             yield b": still here\n\n"
             await anyio.sleep_forever()
 
         async def aclose(self) -> None:
-            closed.append(True)
+            closed.append(self.n)
 
     class Server(httpx2.AsyncBaseTransport):
-        async def handle_async_request(self, request):
-            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Held())
+        def __init__(self) -> None:
+            self.n = 0
 
-    async def main() -> None:
-        transport = transports.watched_transport(Server(), lambda exc: None, background_cuts=False)
+        async def handle_async_request(self, request):
+            self.n += 1
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Held(self.n))
+
+    async def answer_and_leave(transport: object) -> None:
         response = await transport.handle_async_request(httpx2.Request("POST", "http://127.0.0.1:9/mcp"))
         chunks = response.stream.__aiter__()
         assert await chunks.__anext__() == b"event: message\ndata: {}\n\n"  # the answer: the SDK leaves
         with anyio.fail_after(5):
             await response.stream.aclose()
-        assert read_after_answer and closed == [True]
         await chunks.aclose()
+
+    async def main() -> None:
+        transport = transports.watched_transport(Server(), lambda exc: None, background_cuts=False)
+        await answer_and_leave(transport)
+        assert read_after_answer == [1] and closed == [1]  # waited for, then closed
+        await answer_and_leave(transport)
+        assert read_after_answer == [1] and closed == [1, 2]  # closed at once
 
     asyncio.run(main())
