@@ -705,12 +705,11 @@ def watched_transport(
     import httpx2
 
     shown = shown_proxy(proxy) if proxy else None
-    finishing = True  # whether POST answer streams left early are read to their end (_finish_body)
+    kept_open = 0  # POST answer streams in a row that did not end when read to their end (_finish_body)
 
     async def read_to_end(chunks: Any) -> None:
-        nonlocal finishing
-        if not await _finish_body(chunks):
-            finishing = False  # this server keeps its answer streams open: not waited for again
+        nonlocal kept_open
+        kept_open = 0 if await _finish_body(chunks) else kept_open + 1
 
     def cut(exc: Exception) -> bool:  # a connection that was open, broken before its answer
         return isinstance(exc, (httpx2.ReadError, httpx2.RemoteProtocolError))
@@ -764,7 +763,8 @@ def watched_transport(
 
         async def aclose(self) -> None:
             try:
-                if self.finish and finishing and self.chunks is not None:
+                # a server that keeps its answer streams open is not waited for any more
+                if self.finish and kept_open < KEPT_OPEN and self.chunks is not None:
                     await read_to_end(self.chunks)
             finally:
                 await self.stream.aclose()
@@ -799,6 +799,9 @@ def watched_transport(
 #: end so that its connection serves the next request (:func:`_finish_body`).
 FINISH_WAIT = 0.5
 FINISH_LIMIT = 64 * 1024
+#: After this many such streams in a row that did not end, a connection's answer streams are closed
+#: at once, as before: its server keeps them open, and each wait holds a connection a moment longer.
+KEPT_OPEN = 3
 
 
 async def _finish_body(chunks: Any) -> bool:
@@ -810,8 +813,8 @@ async def _finish_body(chunks: Any) -> bool:
     every call of that era opened a TCP connection of its own (a connect here, an accept and a new
     HTTP connection on the server). The server ends the stream right after the answer, so the rest
     is a few bytes already on their way. A server that keeps the stream open loses the connection
-    as before, and is not waited for again (each wait holds a connection a moment longer). The
-    caller has its answer already: this runs in the request's own task, after it."""
+    as before (and, :data:`KEPT_OPEN` times in a row, is not waited for again). The caller has its
+    answer already: this runs in the request's own task, after it."""
     import anyio
 
     left = FINISH_LIMIT

@@ -152,8 +152,9 @@ def test_calls_of_the_handshake_era_over_streamable_http_share_their_connections
 def test_a_post_answer_stream_the_server_keeps_open_is_closed_after_a_while(monkeypatch):
     """A server that keeps an answer's stream open after the answer loses that connection, as
     before, once :data:`~mcpnb.client.transports.FINISH_WAIT` has passed (the caller has its answer
-    already); and its next answers' streams are closed at once, as they always were: each wait
-    would hold a connection a moment longer, for nothing."""
+    already). After :data:`~mcpnb.client.transports.KEPT_OPEN` of those in a row, its answers'
+    streams are closed at once, as they always were: each wait would hold a connection a moment
+    longer, for nothing."""
     import asyncio
 
     import anyio
@@ -196,9 +197,11 @@ def test_a_post_answer_stream_the_server_keeps_open_is_closed_after_a_while(monk
 
     async def main() -> None:
         transport = transports.watched_transport(Server(), lambda exc: None, background_cuts=False)
+        waited = list(range(1, transports.KEPT_OPEN + 1))
+        for _ in waited:
+            await answer_and_leave(transport)
+        assert read_after_answer == waited and closed == waited  # each waited for, then closed
         await answer_and_leave(transport)
-        assert read_after_answer == [1] and closed == [1]  # waited for, then closed
-        await answer_and_leave(transport)
-        assert read_after_answer == [1] and closed == [1, 2]  # closed at once
+        assert read_after_answer == waited and closed == [*waited, len(waited) + 1]  # closed at once
 
     asyncio.run(main())
