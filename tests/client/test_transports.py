@@ -130,7 +130,7 @@ def test_calls_of_the_handshake_era_over_streamable_http_share_their_connections
     url = request.getfixturevalue(fixtures[peer])
     server = url.split("//")[1].split("/")[0]
     log = tmp_path / "relay.log"
-    port = start_proxy("--mode", "relay-idle5", "--relay", server, log=log)
+    port = start_proxy("--mode", "relay-idle5", "--idle", "600", "--relay", server, log=log)  # cuts nothing
     pool.connect("peer", url=url.replace(server, f"127.0.0.1:{port}"), era="legacy", health_check_interval=0)
     assert pool.status()["peer"].era == "legacy"
 
