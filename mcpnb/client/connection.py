@@ -600,7 +600,11 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
     def _with_last_words(self, reason: str) -> str:
         """``reason``, and the stderr line of a stdio server that says why it stopped, if any."""
-        said = last_words(self.session_stderr) if self.config.transport == "stdio" else None
+        from mcpnb.client.transports import STDERR_FLOOD
+
+        # the flood notice is mcpnb's line: amid a traceback it hid the place the server named
+        lines = [line for line in self.session_stderr if line != STDERR_FLOOD]
+        said = last_words(lines) if self.config.transport == "stdio" else None
         if not said and (logged := self._in_process_words()):
             return f"{reason}; the server logged: {logged} (%mcp logs {self.name})"
         return f"{reason} (server stderr: {said})" if said else reason

@@ -934,7 +934,7 @@ class _LineProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.received += len(data)
-        start = time.perf_counter()
+        start, spending = time.perf_counter(), time.thread_time()
         self._owed = max(0.0, self._owed - (start - self._at) * STDERR_SHARE)
         self._buffer += data
         if self._first and (len(self._buffer) >= 3 or b"\n" in self._buffer):
@@ -949,7 +949,9 @@ class _LineProtocol(asyncio.Protocol):
             self._on_line(self._buffer[:cut].decode("utf-8", "replace"))
             self._buffer = self._buffer[cut:]
         self._at = time.perf_counter()
-        self._owed += self._at - start
+        # the loop's time this read took: CPU time, not the wall clock, which on a loaded machine
+        # also counts the moments the thread waited for a CPU, and called a short traceback a flood
+        self._owed += time.thread_time() - spending
         if self._throttled and self._owed > STDERR_BURST and self._transport is not None:
             if not self._flooded:
                 self._flooded = True

@@ -75,6 +75,41 @@ def test_a_byte_order_mark_opening_a_servers_stderr_is_not_in_its_log_line():
     assert asyncio.run(scenario()) == ["starting", "\ufeffagain"]
 
 
+def test_a_server_whose_lines_wait_for_a_cpu_is_no_flood():
+    """The share of the loop's time a server's stderr takes is counted in the runtime thread's CPU
+    time. Counted on the wall clock, a loaded machine (the thread waiting for a CPU in the middle
+    of a read) made a ten-line traceback "a flood": the notice went into the server's log, amid
+    the traceback. Here each line's handling waits 20 ms without working, as a thread that is not
+    given a CPU does; a server writing as fast as it can still gets the notice."""
+    import asyncio
+    import time
+
+    from mcpnb.client.transports import STDERR_FLOOD, StderrPipe
+
+    def read(script: str, on_line) -> list[str]:
+        async def scenario() -> list[str]:
+            lines: list[str] = []
+
+            def heard(line: str) -> None:
+                lines.append(line)
+                on_line()
+
+            async with StderrPipe(heard) as writer:
+                child = await asyncio.create_subprocess_exec(sys.executable, "-c", script, stderr=writer)
+                await child.wait()
+            return lines
+
+        return asyncio.run(scenario())
+
+    traceback = "import sys; sys.stderr.write(''.join(f'  line {n}\\n' for n in range(10)))"
+    waited = read(traceback, lambda: time.sleep(0.02))
+    assert waited == [f"  line {n}" for n in range(10)]  # no notice among them
+    busy = read(
+        "import sys\nfor n in range(20_000): sys.stderr.write(f'noise {n}\\n')", lambda: sum(range(2000))
+    )
+    assert STDERR_FLOOD in busy and len([line for line in busy if line != STDERR_FLOOD]) == 20_000
+
+
 def test_a_watched_response_stream_left_early_closes_the_stream_it_reads():
     """The SDK leaves a 2025-11-25 answer's event stream once its answer came. The watched stream
     closes the one it reads there and then, as httpx closes the watched one; left to the garbage

@@ -240,3 +240,36 @@ def test_a_server_that_closes_its_input_then_exits_says_its_exit_code(pool):
         "could not connect to 'shut': the server process exited (exit code 4) "
         "(server stderr: fatal: cannot open the store)"
     )
+
+
+def test_the_place_is_named_when_the_flood_notice_falls_inside_the_traceback(pool, tmp_path, monkeypatch):
+    """The notice that a server's stderr is read at a share of the loop's time is mcpnb's line:
+    written amid a traceback (its frames read first, its last line after), it hid the place the
+    traceback names, and the person got the bare error line. Every read counts as a flood here, so
+    the notice comes after the first part; the server writes its traceback in two parts."""
+    from mcpnb.client import transports
+
+    monkeypatch.setattr(transports, "STDERR_BURST", 0.0)
+    server = _script(
+        tmp_path,
+        "server.py",
+        """
+        import sys, time
+
+        sys.stderr.write(
+            "Traceback (most recent call last):\\n"
+            f'  File "{__file__}", line 4, in <module>\\n'
+            "    limit = undefined_setting + 1\\n"
+        )
+        sys.stderr.flush()
+        time.sleep(0.5)
+        sys.stderr.write("NameError: name 'undefined_setting' is not defined\\n")
+        sys.exit(1)
+        """,
+    )
+    message = _failed_connect(pool, "name", PY, server)
+    assert transports.STDERR_FLOOD in pool.connection("name").stderr  # the notice came, amid them
+    assert message.endswith(
+        "(server stderr: NameError: name 'undefined_setting' is not defined, "
+        f"at {server}:4: limit = undefined_setting + 1)"
+    ), message
