@@ -53,7 +53,7 @@ def compile_mcpnb() -> None:
 
     A checkout run with ``PYTHONDONTWRITEBYTECODE`` (this machine sets it), or read-only, has no
     bytecode for mcpnb's own modules: each fresh interpreter then compiles all of them, which
-    doubled ``%load_ext`` here (539 ms against 181 ms) and put 0.3 s on mcpnb's side of the first
+    about tripled ``%load_ext`` here (539 ms against 181 ms) and put 0.3 s on mcpnb's side of the first
     connect, where the SDK's modules, compiled when installed, pay nothing. (Stale bytecode is
     never used: Python compares it with its source.)"""
     import compileall

@@ -587,10 +587,13 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
     @property
     def session_stderr(self) -> list[str]:
-        """The stderr lines of the latest start: an earlier process's last words (a crash that has
-        since been fixed) must not explain why this one failed. The log keeps them all."""
+        """The stderr lines the server wrote in its latest start: an earlier process's last words (a
+        crash that has since been fixed) must not explain why this one failed, nor mcpnb's flood
+        notice, which amid a traceback hid the place it named. The log keeps them all."""
+        from mcpnb.client.transports import STDERR_FLOOD
+
         count = min(self.stderr_count - self._session_stderr_from, len(self.stderr))
-        return list(self.stderr)[len(self.stderr) - count :]
+        return [line for line in list(self.stderr)[len(self.stderr) - count :] if line != STDERR_FLOOD]
 
     async def read_stderr(self) -> None:
         """Take in what a stdio server has written on stderr until now: its answer comes on another
@@ -600,11 +603,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
 
     def _with_last_words(self, reason: str) -> str:
         """``reason``, and the stderr line of a stdio server that says why it stopped, if any."""
-        from mcpnb.client.transports import STDERR_FLOOD
-
-        # the flood notice is mcpnb's line: amid a traceback it hid the place the server named
-        lines = [line for line in self.session_stderr if line != STDERR_FLOOD]
-        said = last_words(lines) if self.config.transport == "stdio" else None
+        said = last_words(self.session_stderr) if self.config.transport == "stdio" else None
         if not said and (logged := self._in_process_words()):
             return f"{reason}; the server logged: {logged} (%mcp logs {self.name})"
         return f"{reason} (server stderr: {said})" if said else reason
