@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from mcpnb.client.runtime import STARTED
 from mcpnb.notebook.cell.commstatus import install_comm_status
 from mcpnb.notebook.cell.live import AWAITING
+from mcpnb.notebook.frontend import current_shell
 
 T = TypeVar("T")
 
@@ -100,9 +101,7 @@ def _a_cell_runs() -> bool:
     with ``pre_execute``/``post_execute``: an empty cell ends without having started, so a
     ``%run notebook.ipynb`` with an empty cell lost count, and its next ``%mcp`` cell, rewritten
     inside the running one, failed with "This event loop is already running"."""
-    from IPython import get_ipython
-
-    cells = getattr(getattr(get_ipython(), "compile", None), "_filename_map", None)
+    cells = getattr(getattr(current_shell(), "compile", None), "_filename_map", None)
     if not isinstance(cells, dict):
         return False
     frame = sys._getframe(1)
@@ -118,9 +117,7 @@ def _awaits_on_asyncio() -> bool:
     magic may run. Rewritten under ``%autoawait off`` every ``%mcp`` line failed with
     "SyntaxError: 'await' outside function"; under ``%autoawait trio`` the cell would not run on
     the kernel's loop at all. Then the magic runs synchronously, as in a ``def``."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
+    shell = current_shell()
     if shell is None:  # called directly, outside any shell: only the rewrite is asked for
         return True
     try:
@@ -222,12 +219,11 @@ async def arun_cell_magic(name: str, line: str, cell: str) -> Any:
 
 
 async def _arun(name: str, line: str, cell: str | None) -> Any:
-    from IPython import get_ipython
     from IPython.core.displayhook import DisplayHook
 
     from mcpnb.notebook.magics import McpMagics
 
-    shell = get_ipython()
+    shell = current_shell()
     interruptible_rest(shell)
     fn = shell.find_cell_magic(name) if cell is not None else shell.find_line_magic(name)
     if fn is None:  # the extension was unloaded: run it the ordinary way (raises the usual error)

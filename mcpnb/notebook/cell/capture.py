@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from mcpnb.notebook.cell.terminal import TerminalReads
-from mcpnb.notebook.frontend import current_kernel
+from mcpnb.notebook.frontend import current_kernel, current_shell
 
 Mode = Literal["widget", "text", "decline", "defaults"]
 
@@ -55,7 +55,9 @@ class CellUI:
         self._open: dict[int, Callable[[str], None]] = {}
         #: Why the call ended (None while it runs): a question asked after that stops at once.
         self.ended: str | None = None
-        self._terminal = TerminalReads()  # stopped when the call ends: no more reading stdin
+        #: terminal IPython's reads (a kernel asks through its own input box): stopped when the
+        #: call ends, no more reading stdin
+        self._terminal = TerminalReads() if self.kernel is None else None
 
     def _stdin_allowed(self) -> bool:
         """False under nbclient/papermill: nobody is there to type, or to click."""
@@ -147,12 +149,12 @@ class CellUI:
     def input(self, prompt: str) -> str:
         """Ask on stdin in the calling cell (the kernel's input box, or the terminal: there the
         read stops when the call ends, :mod:`.terminal`, so it takes no line typed after)."""
-        if self.kernel is None:
+        if self._terminal is not None:
             return self._terminal.read_line(prompt)
         return self.run(self.kernel.raw_input, prompt)
 
     def secret_input(self, prompt: str) -> str:
-        if self.kernel is None:
+        if self._terminal is not None:
             return self._terminal.read_line(prompt, secret=True)
         return self.run(self.kernel.getpass, prompt)
 
@@ -196,7 +198,8 @@ class CellUI:
 
     def end_questions(self, why: str) -> None:
         """The call ended (``why``: "the call was interrupted"): every question still open stops."""
-        self._terminal.stop()  # a terminal read gives up, its echo back on: the next line is IPython's
+        if self._terminal is not None:  # a terminal read gives up, its echo back on: IPython's next
+            self._terminal.stop()
         with self._slots:
             if self.ended is None:
                 self.ended = why
@@ -232,10 +235,9 @@ def made_in_a_cell(kernel: Any) -> bool:
 
 def _captured() -> bool:
     """``%%capture`` holds the cell's displays (``capture_output`` swaps the shell's publisher)."""
-    from IPython import get_ipython
     from IPython.core.displaypub import CapturingDisplayPublisher
 
-    shell = get_ipython()
+    shell = current_shell()
     return shell is not None and isinstance(getattr(shell, "display_pub", None), CapturingDisplayPublisher)
 
 

@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mcpnb.notebook.frontend import current_shell
+
 SETTLE = 0.3
 MAX_WAIT = 3.0
 
@@ -93,8 +95,6 @@ def settle_now() -> None:
 
 
 def _run_before_cells() -> None:
-    from IPython import get_ipython
-
-    shell = get_ipython()
+    shell = current_shell()
     if shell is not None and _run_waiting not in shell.events.callbacks["pre_run_cell"]:
         shell.events.register("pre_run_cell", _run_waiting)

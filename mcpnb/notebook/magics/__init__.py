@@ -39,6 +39,7 @@ from mcpnb.client.errors import (
     did_you_mean_text,
 )
 from mcpnb.client.printable import printable
+from mcpnb.notebook.frontend import current_shell
 from mcpnb.notebook.magics.commands import COMMANDS, Command, Context, overview
 from mcpnb.notebook.magics.parser import (
     HelpShown,
@@ -382,9 +383,7 @@ def _shorten(exc: BaseException) -> None:
 
 def _red(line: str) -> str:
     """Red, as IPython shows an error, unless the shell shows no colours (``--colors=NoColor``)."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
+    shell = current_shell()
     if shell is not None and str(getattr(shell, "colors", "")).lower() == "nocolor":
         return line
     return f"\x1b[0;31m{line}\x1b[0m"

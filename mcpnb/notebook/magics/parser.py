@@ -27,6 +27,7 @@ from IPython.core.magic_arguments import MagicArgumentParser
 
 from mcpnb.client.errors import did_you_mean, did_you_mean_text, json_problem
 from mcpnb.client.handwritten import yaml_lines, yaml_value
+from mcpnb.notebook.frontend import current_shell
 
 #: ``{{ … }}``: a notebook variable (``name``, ``name.attr``) or a Python expression (``len(rows)``).
 _PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
@@ -416,9 +417,7 @@ def lookup(name: str, namespaces: list[Mapping[str, Any]], *, label: str | None 
 
 def _ipython_names() -> Mapping[str, Any]:
     """What IPython itself put in the user namespace (``In``, ``Out``, ``open``, ``exit``...)."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
+    shell = current_shell()
     return getattr(shell, "user_ns_hidden", None) or {}
 
 
@@ -759,10 +758,8 @@ def without_final_semicolon(text: str) -> str:
 def cell_magic_first(cell: str | None) -> str | None:
     """The cell magic a ``%%mcp`` body opens with (``%%time``), if IPython has one of that name:
     a MATLAB-style ``%% Section`` line, or ``%%`` in a text, is no magic."""
-    from IPython import get_ipython
-
     head = re.match(r"\s*%%(\w+)", cell or "")
-    shell = get_ipython() if head is not None else None
+    shell = current_shell() if head is not None else None
     return head[1] if shell is not None and shell.find_cell_magic(head[1]) is not None else None
 
 

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpnb.notebook.frontend import current_shell
+
 Checker = Callable[[Any], str]
 
 #: Where the worked solutions live, for the message after the last hint: relative to the lesson's
@@ -88,13 +90,7 @@ def lesson_variables() -> Mapping[str, Any]:
     A checker compares an answer with what the lesson itself made (08's ``long``, say): a handle the
     lesson started is not one the student started. Tests point it at a dict of their own.
     """
-    import sys
-
-    if "IPython" not in sys.modules:  # never imported: no notebook here
-        return {}
-    from IPython import get_ipython
-
-    shell = get_ipython()
+    shell = current_shell()
     return shell.user_ns if shell is not None else {}
 
 
