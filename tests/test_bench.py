@@ -63,6 +63,20 @@ def _finite(value: object) -> bool:
     return isinstance(value, float) and math.isfinite(value)
 
 
+def test_fastmcps_row_has_a_call_even_when_its_budget_is_spent_before_it_measures():
+    """On a loaded machine FastMCP's connect and warm-up took the whole budget, and its rows said
+    "no call completed": the budget bounds how many calls are measured, never whether any is."""
+    spec = {"transport": "stdio", "url": None, "tool": "add", "args": {"a": 1, "b": 2}}
+    spec |= {"warmup": 1, "calls": 50, "budget": 0}
+    script = ROOT / "bench" / "suite" / "fastmcp_client.py"
+    out = subprocess.run(
+        [sys.executable, str(script), json.dumps(spec)], capture_output=True, text=True, timeout=120
+    )
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(answer["times"]) == 1, answer  # one measured call, and the budget stopped the rest
+    assert _finite(answer["times"][0])
+
+
 @pytest.mark.timeout(900)
 def test_quick_run_reports_every_row(tmp_path):
     rows_file = tmp_path / "rows.json"
