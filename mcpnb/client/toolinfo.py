@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from functools import cached_property
 from typing import Any
 
@@ -247,8 +248,6 @@ class ToolFilter:
 
     def why_hidden(self, name: str) -> str | None:
         """Which setting hides ``name`` (None when it is visible)."""
-        from fnmatch import fnmatchcase
-
         if self.enabled is not None and not any(fnmatchcase(name, p) for p in self.enabled):
             return "it is not in enabled_tools"
         if any(fnmatchcase(name, p) for p in self.disabled):
@@ -261,8 +260,6 @@ class ToolFilter:
 
     def unmatched(self, names: list[str]) -> list[str]:
         """What to say of each pattern that matches none of ``names`` (a typo filters nothing)."""
-        from fnmatch import fnmatchcase
-
         from mcpnb.client.errors import did_you_mean
 
         said = []

@@ -8,6 +8,7 @@ appears in the same output when the call ends.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import contextvars
@@ -15,8 +16,10 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from mcpnb.client.interaction import CallContext
+from mcpnb.client.transcript import Transcript
 from mcpnb.notebook.cell.capture import CellUI, Mode, made_in_a_cell
 from mcpnb.notebook.frontend import current_kernel
+from mcpnb.notebook.settings import get_settings
 
 if TYPE_CHECKING:
     from mcpnb.client.pool import Pool
@@ -111,8 +114,6 @@ def _ended(
 
 def why_ended(error: BaseException | None, *, stopped: str = "interrupted") -> str:
     """Why a call ended, as a question of it still open says it: "the call was interrupted"."""
-    import asyncio
-
     if error is None:
         return "the call has ended"
     if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, concurrent.futures.CancelledError)):
@@ -129,9 +130,11 @@ def asking_ui(mode: Mode, *, awaited: bool = False) -> CellUI:
     (``await pool.acall(...)``), which lets a click through where the kernel allows it. A call from
     a thread of the person's own holds no cell, so a click gets through: a form, never stdin (its
     cell may have ended, and a prompt would take a later cell's answer)."""
-    from mcpnb.notebook.cell.asynccell import supported
+    awaiting = AWAITING.get()
+    if awaited and not awaiting:  # (a module that imports this one: asked only where it is needed)
+        from mcpnb.notebook.cell.asynccell import supported
 
-    awaiting = AWAITING.get() or (awaited and supported())
+        awaiting = supported()
     kernel = current_kernel()
     if kernel is not None and not made_in_a_cell(kernel):
         # a thread of the person's own: its wait leaves the kernel free for a click, and it may
@@ -161,9 +164,6 @@ def _in_cell(
     ui: CellUI | None = None,
 ) -> tuple[CellUI, CallContext]:
     """The cell's UI (or ``ui``) and the call context that reaches it (forms, progress, the transcript)."""
-    from mcpnb.client.transcript import Transcript
-    from mcpnb.notebook.settings import get_settings
-
     ui = ui or CellUI(mode or get_settings().elicitation, awaiting=awaiting)
     ctx = CallContext(
         answers=answers, ui=ui, on_progress=ui.on_progress, transcript=Transcript() if transcript else None

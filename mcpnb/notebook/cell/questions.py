@@ -27,15 +27,15 @@ from mcpnb.client.interaction import (
 )
 from mcpnb.client.printable import printable
 from mcpnb.notebook.cell.capture import CellUI, no_widgets
+from mcpnb.notebook.cell.live import asking_ui, why_ended
 from mcpnb.notebook.frontend import on_kernel_thread
+from mcpnb.notebook.settings import get_settings
 
 T = TypeVar("T")
 
 
 def _asks_a_person() -> bool:
     """``Mcp.elicitation`` asks a person (a form, stdin) rather than naming a policy itself."""
-    from mcpnb.notebook.settings import get_settings
-
     return get_settings().elicitation in ("widget", "text")
 
 
@@ -56,12 +56,10 @@ class NotebookInteraction(Interaction):
         there, as under nbclient: the policy, with why. A task's questions (``later``) come after
         the cell has ended, when the kernel is free for a click: a form in that cell, as
         ``%mcp call --task`` shows them."""
-        from mcpnb.notebook.cell.live import asking_ui, why_ended
-        from mcpnb.notebook.settings import get_settings
-        from mcpnb.notebook.taskview import TaskCell  # a task's questions: each in an output of its own
-
         mode = get_settings().elicitation
         if later:
+            from mcpnb.notebook.taskview import TaskCell  # a task's questions: each in an output of its own
+
             return CallContext(ui=TaskCell(mode))
         ui = asking_ui(mode, awaited=awaited)
         # the call ends (an interrupt of the awaiting cell, say): its questions still open stop

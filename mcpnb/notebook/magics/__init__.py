@@ -31,6 +31,7 @@ from IPython.core.magic import (
 )
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from mcpnb.client import logfilter
 from mcpnb.client.errors import (
     ArgumentsError,
     McpnbError,
@@ -41,6 +42,7 @@ from mcpnb.client.errors import (
 from mcpnb.client.printable import printable
 from mcpnb.notebook.frontend import current_shell
 from mcpnb.notebook.magics.commands import COMMANDS, Command, Context, overview
+from mcpnb.notebook.magics.connect import stale_note
 from mcpnb.notebook.magics.parser import (
     HelpShown,
     cell_magic_below,
@@ -243,8 +245,6 @@ def _edited_servers(ctx: Context, sub: str, ns: argparse.Namespace) -> Iterator[
     if sub not in _USES_A_SERVER:
         yield
         return
-    from mcpnb.notebook.magics.connect import stale_note
-
     names = _servers_meant(ctx, ns)
     for name in names:
         note = stale_note(ctx, name)
@@ -309,8 +309,6 @@ def _warnings_as_text() -> Iterator[None]:
     person and bury what to fix. The warning filters in force still decide what shows. One raised
     in a connection's tasks meanwhile (an in-process server's code, the SDK's for it) still goes to
     that server's log: every call printed the SDK's deprecation warnings into the cell."""
-    from mcpnb.client import logfilter
-
     caught: list[tuple[type[Warning], Warning | str]] = []
 
     def show(

@@ -621,12 +621,12 @@ def source_of(ctx: Context, name: str) -> Source | None:
 def newer_server(ctx: Context, name: str) -> tuple[Source, Any] | None:
     """The server object ``{{var}}`` names now, where it is another than the one ``name`` runs: the
     cell that builds it ran again (an edit), and the connection still answers with the old code."""
+    source = source_of(ctx, name)
+    if source is None:  # the usual case, asked on every call: nothing more is looked up (or imported)
+        return None
     from mcpnb.client.inprocess import runnable
     from mcpnb.notebook.magics.parser import lookup
 
-    source = source_of(ctx, name)
-    if source is None:
-        return None
     try:
         value = lookup(source.variable, ctx.namespaces)
     except Exception:  # deleted, or an attribute that fails: nothing newer to run

@@ -14,9 +14,17 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from mcpnb.client.errors import ArgumentsError, McpnbError, ToolNotFoundError, did_you_mean_text
+from mcpnb.client.errors import (
+    ArgumentsError,
+    McpnbError,
+    ToolNotFoundError,
+    UrlRequiredError,
+    did_you_mean_text,
+)
 from mcpnb.client.interaction import CallContext
+from mcpnb.client.results import ToolResult
 from mcpnb.client.toolinfo import ToolList, one_left
+from mcpnb.notebook.cell import acall_in_cell, call_in_cell, off_loop, url_retry
 from mcpnb.notebook.magics.parser import (
     Parser,
     bare_argument,
@@ -240,9 +248,6 @@ def call(ctx: Context, ns: argparse.Namespace) -> Any:
     check_spaced(ctx, "call", ns.target, ns.pairs)
     tool = find_tool(ctx, ns.target, unlisted=ns.no_validate)
     values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns, tool))
-    from mcpnb.client.errors import UrlRequiredError
-    from mcpnb.notebook.cell import call_in_cell, url_retry
-
     if ns.task or tool.task_support == "required":
         from mcpnb.client.tasks.pooled import unsent_ttl
 
@@ -295,17 +300,12 @@ async def acall(ctx: Context, ns: argparse.Namespace) -> Any:
 
     A task, or a tool whose list is not cached yet, takes the blocking path in a thread instead.
     """
-    from mcpnb.notebook.cell import off_loop
-
     _target_in_paste(ctx, ns)
     server, name = split_target(ns.target)
     tool = ctx.pool.cached_tool(server, name) if server is not None else None
     if tool is None or ns.task or tool.task_support == "required":
         return await off_loop(call, ctx, ns)
     values, answers = _checked(ctx, ns, tool, _call_arguments(ctx, ns, tool))
-    from mcpnb.client.errors import UrlRequiredError
-    from mcpnb.notebook.cell import acall_in_cell, url_retry
-
     page = await _apage(ctx, ns, tool, values)
     try:
         result = await acall_in_cell(
@@ -479,8 +479,6 @@ def _in_cell(ctx: Context, ns: argparse.Namespace, answers: dict[str, Any] | Non
 def _shown(result: Any, ns: argparse.Namespace) -> Any:
     """What the cell shows: the result or its JSON (``--raw``); a :class:`~mcpnb.notebook.cell.LiveCall`
     (a person is asked in this cell, the result shows there later) or a declined retry's None as is."""
-    from mcpnb.client.results import ToolResult
-
     if not isinstance(result, ToolResult):
         return result
     return RawJson(result.json()) if ns.raw else result

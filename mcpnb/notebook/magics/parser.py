@@ -724,8 +724,6 @@ def is_prose(name: str, params: Collection[str] | None) -> bool:
     parameter of that name nor one it could be a slip for. Such words were always text, before
     names in every script were names: a Japanese tool's ``テキスト=…`` is its argument, a subject
     line over a note to translate is the note. ``params``: the tool's (None: no tool to ask)."""
-    from mcpnb.client.errors import did_you_mean
-
     if params is None or name[:1].isascii():
         return False
     return typed_name(name) not in params and did_you_mean(name, params) is None

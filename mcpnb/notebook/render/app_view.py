@@ -20,6 +20,8 @@ from mcpnb.client.errors import McpnbError
 from mcpnb.client.files import File
 from mcpnb.client.results import ToolResult
 from mcpnb.client.toolinfo import ToolInfo
+from mcpnb.notebook.frontend import current_kernel
+from mcpnb.notebook.settings import get_settings
 
 if TYPE_CHECKING:
     from mcpnb.notebook.cell.capture import CellUI
@@ -281,8 +283,6 @@ class AppView:
 def draws_page(tool: ToolInfo) -> bool:
     """Whether a call of ``tool`` gets its page drawn (``%mcp call``, the explorer): it has one,
     and ``%config Mcp.draw_pages`` is on."""
-    from mcpnb.notebook.settings import get_settings
-
     return view_uri(tool) is not None and get_settings().draw_pages
 
 
@@ -328,8 +328,6 @@ def _now(fn: Callable[[], T]) -> T:
 
 
 def _drawn_here(tool: ToolInfo) -> bool:
-    from mcpnb.notebook.frontend import current_kernel
-
     return draws_page(tool) and current_kernel() is not None
 
 
