@@ -65,7 +65,7 @@ class Scale:
     concurrent_reps: int = 15
     slow_seconds: float = 0.05
     one_by_one: int = 10  # sequential slow calls measured (scaled to `concurrent`)
-    kernel_calls: int = 200  # per repetition, in blocks too
+    kernel_calls: int = 200  # per repetition, the four ways taking turns call by call
     load_ext_runs: int = 5
     first_connect_runs: int = 3
     sizes: tuple[int, ...] = (100_000, 1_000_000)

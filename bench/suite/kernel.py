@@ -1,13 +1,13 @@
 """``%mcp call`` against ``pool.call`` in a real kernel (jupyter_client plays the frontend).
 
-The clock runs inside the kernel: ``time.perf_counter`` around each call, in blocks of N calls of
-each way, the four ways taking turns; the difference of the median calls is what the magic adds
-(parsing, the tool lookup, the calling cell's context), not the kernel's messaging. Medians of
-single calls, not means of blocks: on a shared 2-core machine a block's mean carries whatever
-else ran meanwhile. Two pairs: the synchronous path
-(a magic inside a loop or a function) against ``pool.call``, and the awaited path a top-level
-``%mcp`` cell takes (the input transformer rewrites it into ``await arun_line_magic(...)``)
-against ``await pool.acall``.
+The clock runs inside the kernel: ``time.perf_counter`` around each call, the four ways taking
+turns call by call, so whatever else the machine does lands on all four alike (in blocks of 50 of
+each way, a stdio server's drift from block to block swung the magic's difference from 0.3 to
+1.1 ms between runs of the same code). The difference of the median calls is what the magic adds
+(parsing, the tool lookup, the calling cell's context), not the kernel's messaging. Two pairs: the
+synchronous path (a magic inside a loop or a function) against ``pool.call``, and the awaited path
+a top-level ``%mcp`` cell takes (the input transformer rewrites it into
+``await arun_line_magic(...)``) against ``await pool.acall``.
 Replies and output are matched to the request by their parent msg_id.
 """
 
@@ -36,46 +36,26 @@ print(pool.status()["demo"].state)
 
 MEASURE = """
 _clock = time.perf_counter
+_got = {"pool": [], "magic": [], "apool": [], "amagic": []}
 
-def _pool_sync(n):
-    times = []
+async def _turns(n, keep):
     for _ in range(n):
         t = _clock()
         pool.call("demo", "add", {"a": 1, "b": 2})
-        times.append(_clock() - t)
-    return times
-
-def _magic_sync(n):
-    times = []
-    for _ in range(n):
-        t = _clock()
+        t1 = _clock()
         %mcp call demo.add a=1 b=2
-        times.append(_clock() - t)
-    return times
-
-async def _pool_async(n):
-    times = []
-    for _ in range(n):
-        t = _clock()
+        t2 = _clock()
         await pool.acall("demo", "add", {"a": 1, "b": 2})
-        times.append(_clock() - t)
-    return times
-
-async def _magic_async(n):  # what a top-level `%mcp call demo.add a=1 b=2` cell is rewritten into
-    times = []
-    for _ in range(n):
-        t = _clock()
+        t3 = _clock()
+        # what a top-level `%mcp call demo.add a=1 b=2` cell is rewritten into
         await arun_line_magic("mcp", "call demo.add a=1 b=2")
-        times.append(_clock() - t)
-    return times
+        t4 = _clock()
+        if keep:
+            for way, took in zip(_got, (t1 - t, t2 - t1, t3 - t2, t4 - t3)):
+                _got[way].append(took)
 
-_got = {"pool": [], "magic": [], "apool": [], "amagic": []}
-_pool_sync($warm); _magic_sync($warm); await _pool_async($warm); await _magic_async($warm)
-for _ in range($blocks):
-    _got["pool"] += _pool_sync($n)
-    _got["magic"] += _magic_sync($n)
-    _got["apool"] += await _pool_async($n)
-    _got["amagic"] += await _magic_async($n)
+await _turns($warm, False)
+await _turns($n, True)
 print($mark + json.dumps(_got))
 """
 
@@ -141,10 +121,9 @@ def measure(scale: Scale, tick: Tick) -> list[Row]:
         state = execute(kc, SETUP, 120).strip().splitlines()[-1]
         if state != "connected":
             raise RuntimeError(f"demo server not connected in the kernel: {state}")
-        n = min(scale.block, scale.kernel_calls)
-        rounds = max(1, scale.kernel_calls * scale.reps // n)
-        tick(f"kernel: {rounds} blocks of {n} calls each way")
-        code = Template(MEASURE).substitute(warm=scale.warmup, blocks=rounds, n=n, mark=repr(MARK))
+        n = scale.kernel_calls * scale.reps
+        tick(f"kernel: {n} calls each way, taking turns")
+        code = Template(MEASURE).substitute(warm=scale.warmup, n=n, mark=repr(MARK))
         started = time.monotonic()
         out = execute(kc, code, scale.budget * 4 + 60)
         got = json.loads(next(line for line in out.splitlines() if line.startswith(MARK))[len(MARK) :])
@@ -159,7 +138,7 @@ def measure(scale: Scale, tick: Tick) -> list[Row]:
             km.shutdown_kernel(now=True)
 
     ms = {k: median(v) * 1000 for k, v in got.items()}
-    detail = f"median per call, n={len(got['pool'])} in blocks of {n}, timed inside the kernel"
+    detail = f"median per call, n={len(got['pool'])}, the four ways taking turns, timed inside the kernel"
     rows = []
     for base, magic, (pool_key, magic_key, overhead_key), versus in (
         ("pool", "magic", KEYS["call"], "pool.call"),
