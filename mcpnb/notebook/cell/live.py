@@ -131,7 +131,7 @@ def asking_ui(mode: Mode, *, awaited: bool = False) -> CellUI:
     a thread of the person's own holds no cell, so a click gets through: a form, never stdin (its
     cell may have ended, and a prompt would take a later cell's answer)."""
     awaiting = AWAITING.get()
-    if awaited and not awaiting:  # (a module that imports this one: asked only where it is needed)
+    if awaited and not awaiting:  # (asynccell imports this module: imported here, when needed)
         from mcpnb.notebook.cell.asynccell import supported
 
         awaiting = supported()
