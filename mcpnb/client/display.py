@@ -60,5 +60,5 @@ def nobody_can_sign_in() -> str | None:
 
 
 def _in_ipython() -> bool:
-    ipython_module = sys.modules.get("IPython")
-    return ipython_module is not None and ipython_module.get_ipython() is not None
+    """A shell runs here (asked of the notebook room only where IPython is loaded at all)."""
+    return "IPython" in sys.modules and import_module("mcpnb.notebook.frontend").current_shell() is not None
