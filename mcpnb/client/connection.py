@@ -65,6 +65,8 @@ if TYPE_CHECKING:
 
 #: How long a stopping owner task may take (a stdio server is gone within ~2 s, see client/stdio.py).
 STOP_GRACE = 8.0
+#: Why a connection is ``failed`` after a person stopped its connect.
+CONNECT_CANCELLED = "connect cancelled"
 #: Last lines of a stdio server's stderr kept per connection.
 STDERR_LINES = 500
 #: The longest wait between reconnect attempts.
@@ -341,14 +343,24 @@ class Connection(SessionCallbacks, ConnectionRequests):
         self.set_state(State.CONNECTING, f"connecting to {self.config.target}")
         try:
             await self._open_guessing(wait)
+        except asyncio.CancelledError:
+            self._connect_cancelled()
+            raise
         except BaseException as exc:
             reason = self.failure_reason(exc)
             self.revivable = isinstance(exc, Exception) and self.time_may_fix(exc)
             self.set_state(State.FAILED, reason)
-            if isinstance(exc, asyncio.CancelledError):
-                raise
             raise ConnectError(self.name, self.safe(reason)) from None
         self.set_state(State.CONNECTED, self.connected_message())
+
+    def _connect_cancelled(self) -> None:
+        """A person's connect was stopped (an interrupt, a timeout around ``aconnect``): ``failed``
+        at once. Ending the server it was starting can take seconds (a process that ignores SIGTERM
+        waits for the SIGKILL), and the status said "connecting" all that time, to a person who had
+        just stopped it. An automatic reconnect (``reconnecting``) is left to whoever stopped it."""
+        if self.state is State.CONNECTING:
+            self.revivable = False
+            self.set_state(State.FAILED, CONNECT_CANCELLED)
 
     async def _open_guessing(self, wait: float) -> None:
         """The first session; where the URL's path guessed the transport and the server refused it
@@ -501,7 +513,9 @@ class Connection(SessionCallbacks, ConnectionRequests):
             self.last_latency_ms = (self.clock() - listing) * 1000  # the status's first latency
             if self.log_level_chosen and self.era != "modern":  # 2025-11-25 forgets it with the session
                 await within(deadline, send_log_level(client, self.log_level))
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                self._connect_cancelled()  # before the wait for its server's process to end
             await self.end_session()
             self.client = None
             raise
@@ -526,7 +540,7 @@ class Connection(SessionCallbacks, ConnectionRequests):
         if isinstance(exc, TimeoutError) and not isinstance(exc, McpnbError):
             return self._silence_reason()
         if isinstance(exc, asyncio.CancelledError):
-            return "connect cancelled"
+            return CONNECT_CANCELLED
         auth_failure = next((leaf for leaf in leaves(exc) if isinstance(leaf, AuthError)), None)
         if auth_failure is not None:  # an OAuth flow's own message beats the 401 that started it
             return str(auth_failure)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import threading
 
 import pytest
@@ -151,3 +152,41 @@ def test_a_tasks_arguments_as_keywords_are_refused_too(pool):
         pool.start_task("probe", "slow_task", steps=5)
     with pytest.raises(TypeError, match=r"pool\.start_task\('probe', 'slow_task', arguments="):
         asyncio.run(pool.astart_task("probe", "slow_task", steps=5))
+
+
+STUBBORN = """\
+import os, pathlib, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # ends only at the SIGKILL: its stop takes a while
+pathlib.Path(sys.argv[1]).write_text(str(os.getpid()))
+time.sleep(60)
+"""
+
+
+def test_a_stopped_connect_is_failed_at_once_while_its_server_is_still_being_ended(pool, tmp_path):
+    """The status said "connecting" until the server it was starting had ended: seconds for a
+    process that ignores SIGTERM, to a person who had just pressed ■. It says the connect was
+    cancelled as soon as it is; the process is ended all the same, and the name connects again."""
+    from conftest import alive
+
+    server, marker = tmp_path / "stubborn.py", tmp_path / "pid"
+    server.write_text(STUBBORN)
+
+    async def stop_the_connect() -> None:
+        connecting = asyncio.ensure_future(
+            pool.aconnect("slow", command=sys.executable, args=[str(server), str(marker)], startup_timeout=60)
+        )
+        while not marker.exists():  # the server runs, and will not answer
+            await asyncio.sleep(0.05)
+        connecting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await connecting
+
+    asyncio.run(stop_the_connect())
+    pid = int(marker.read_text())
+    assert wait_until(lambda: pool.status()["slow"].state != "connecting", timeout=30)
+    assert alive(pid), "the status changed only once the server had ended"
+    row = pool.status()["slow"]
+    assert (row.state, row.last_error) == ("failed", "connect cancelled")
+    assert wait_until(lambda: not alive(pid), timeout=30), "the server it was starting was left running"
+    pool.connect("slow", **demo_command())
+    assert pool.call("slow", "echo", {"text": "again"}).text == "again"

@@ -68,7 +68,7 @@ def test_an_interrupted_connect_stops_the_server_it_was_starting(kernel, tmp_pat
     assert reply["status"] == "error" and reply["evalue"] == "%mcp connect slow: interrupted"
     pid = int(marker.read_text())
     assert wait_until(lambda: not alive(pid), timeout=10), "the server it was starting is still running"
-    # the connect ends as the process does: a moment after it
+    # the connect is failed (cancelled) as the interrupt lands, not once its process has ended
     state = _in_kernel_until(
         fe, "row = %mcp status slow", "row['slow'].state != 'connecting'", "row['slow'].state"
     )
