@@ -10,7 +10,7 @@ import sys
 import threading
 
 import pytest
-from conftest import demo_command, wait_until
+from conftest import alive, demo_command, wait_until
 
 
 def test_an_interrupted_call_says_the_server_was_told(pool, ctrl_c):
@@ -166,8 +166,6 @@ def test_a_stopped_connect_is_failed_at_once_while_its_server_is_still_being_end
     """The status said "connecting" until the server it was starting had ended: seconds for a
     process that ignores SIGTERM, to a person who had just pressed ■. It says the connect was
     cancelled as soon as it is; the process is ended all the same, and the name connects again."""
-    from conftest import alive
-
     server, marker = tmp_path / "stubborn.py", tmp_path / "pid"
     server.write_text(STUBBORN)
 
