@@ -45,7 +45,10 @@ def expected_keys() -> list[str]:
         keys += [f"sequential/{t}/pool-over-hop-{way}" for way in ("sync", "async", "declared")]
     keys += [f"placement/{where}/{k}" for where in ("free", "one-cpu") for k in ("round_trip", "raw", "pool")]
     for t in TRANSPORTS:
-        keys += [f"concurrency/{t}/{c}" for c in ("raw", "pool-async", "one-by-one", "speed-up")]
+        keys += [
+            f"concurrency/{t}/{c}"
+            for c in ("raw", "floor", "pool-async", "pool-over-floor", "one-by-one", "speed-up")
+        ]
     for way in ("call", "await"):
         keys += [f"kernel/{k}" for k in KERNEL[way]]
     keys += ["startup/load-ext", "startup/sdk-import"]

@@ -1,10 +1,11 @@
 """Many slow calls at once on one connection: does the pool overlap them as well as the SDK does?
 
 ``concurrent`` calls of the demo server's ``slow`` tool (``slow_seconds`` each) are gathered on one
-connection through the raw ``mcp.Client`` and through ``await pool.acall``; the same calls made one
-by one through ``pool.call`` (a few measured, scaled up) give the speed-up. After one burst each
-that is not counted, each burst is repeated ``concurrent_reps`` times, raw and pool taking turns,
-and the median wall time is kept.
+connection through the raw ``mcp.Client``, through the same client held on mcpnb's runtime thread
+declaring what mcpnb declares (``await runtime.arun``: the floor, as in the sequential section) and
+through ``await pool.acall``; the same calls made one by one through ``pool.call`` (a few
+measured, scaled up) give the speed-up. After one burst each that is not counted, each burst is
+repeated ``concurrent_reps`` times, the three taking turns, and the median wall time is kept.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import time
 from typing import Any
 
 from suite.common import Deadline, Row, Scale, Tick, failed, median, ratio
-from suite.owned import OwnedClient
-from suite.servers import Servers, pool_options, raw_client
+from suite.owned import OwnedClient, RuntimeClient
+from suite.servers import Servers, declared_client, no_progress, pool_options, raw_client
 
 SECTION = "concurrency"
 
@@ -30,9 +31,14 @@ def labels(transport: str, scale: Scale) -> dict[str, str]:
     n, ms = scale.concurrent, scale.slow_seconds * 1000
     return {
         "raw": f"{transport} · {n} × {ms:.0f} ms at once, mcp.Client (raw)",
+        "floor": (
+            f"{transport} · {n} × {ms:.0f} ms at once, mcp.Client on the runtime thread declaring what "
+            "mcpnb declares, await runtime.arun (floor)"
+        ),
         "pool-async": f"{transport} · {n} × {ms:.0f} ms at once, mcpnb pool.acall",
         "one-by-one": f"{transport} · {n} × {ms:.0f} ms one by one, mcpnb pool.call",
         "speed-up": f"{transport} · speed-up of the pool's concurrent calls over one by one",
+        "pool-over-floor": f"{transport} · {n} × {ms:.0f} ms at once, mcpnb pool.acall over the floor",
     }
 
 
@@ -49,14 +55,19 @@ def measure(
     args = {"seconds": scale.slow_seconds}
     names = labels(transport, scale)
     raw = OwnedClient(loop, lambda: raw_client(transport, url, servers.procs.devnull))
+    held = RuntimeClient(pool.runtime, lambda: declared_client(transport, url, servers.procs.devnull))
     try:
         tick(f"{transport}: connecting")
-        client = raw.start()
+        client, declaring = raw.start(), held.start()
         pool.connect(name, **pool_options(transport, url))
         client_warm = loop.run_until_complete(client.call_tool("slow", {"seconds": 0}))
         assert not client_warm.is_error, client_warm
         pool.call(name, "slow", {"seconds": 0})
-        raw_times, pool_times = [], []
+        raw_times, floor_times, pool_times = [], [], []
+
+        def floor_call() -> Any:
+            return pool.runtime.arun(declaring.call_tool("slow", args, progress_callback=no_progress))
+
         # one burst each first, not counted: the first burst on a connection also pays for what a
         # hundred requests at once set up once (the server's worker threads, buffers, tasks)
         for rep in range(-1, scale.concurrent_reps):
@@ -65,11 +76,13 @@ def measure(
             raw_s = loop.run_until_complete(
                 burst(lambda: client.call_tool("slow", args), scale.concurrent, scale.budget)
             )
+            floor_s = loop.run_until_complete(burst(floor_call, scale.concurrent, scale.budget))
             pool_s = loop.run_until_complete(
                 burst(lambda: pool.acall(name, "slow", args, timeout=60), scale.concurrent, scale.budget)
             )
             if rep >= 0:
                 raw_times.append(raw_s)
+                floor_times.append(floor_s)
                 pool_times.append(pool_s)
         tick(f"{transport}: one by one")
         deadline = Deadline(scale.budget)
@@ -84,14 +97,25 @@ def measure(
         return [failed(SECTION, f"{SECTION}/{transport}/{k}", label, exc) for k, label in names.items()]
     finally:
         raw.close()
+        held.close()
         if name in pool:
             pool.disconnect(name)
 
-    raw_s, pool_s = median(raw_times), median(pool_times)
+    raw_s, floor_s, pool_s = median(raw_times), median(floor_times), median(pool_times)
     one_by_one = median(singles) * scale.concurrent
     detail = f"median of {scale.concurrent_reps}"
     return [
         Row(SECTION, f"{SECTION}/{transport}/raw", names["raw"], raw_s, "s", detail=detail),
+        Row(
+            SECTION,
+            f"{SECTION}/{transport}/floor",
+            names["floor"],
+            floor_s,
+            "s",
+            ratio=ratio(floor_s, raw_s),
+            versus="raw at once",
+            detail=detail,
+        ),
         Row(
             SECTION,
             f"{SECTION}/{transport}/pool-async",
@@ -102,6 +126,16 @@ def measure(
             versus="raw at once",
             target="≤ 1.15",
             detail=detail,
+        ),
+        Row(
+            SECTION,
+            f"{SECTION}/{transport}/pool-over-floor",
+            names["pool-over-floor"],
+            pool_s,
+            "s",
+            ratio=ratio(pool_s, floor_s),
+            versus="floor at once",
+            detail=f"{detail}, what the pool adds to the same threads and the same requests",
         ),
         Row(
             SECTION,

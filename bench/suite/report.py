@@ -50,7 +50,11 @@ SECTION_NOTES = {
     "concurrency": (
         "A burst of 100 HTTP calls is CPU-bound on 2 cores (server, client and its runtime thread"
         " share them), so its time swings with whatever else runs; each value is the median of"
-        " several bursts, raw and pool taking turns."
+        " several bursts, the three clients taking turns. The *floor* is the raw client held on mcpnb's"
+        " runtime thread, declaring what mcpnb declares and asking for progress, awaited through"
+        " `runtime.arun`: the same threads and the same requests as the pool's (on 2026-07-28 every"
+        " request carries the client's capabilities, and the server reads them each time), so the pool"
+        " over the floor is its own code alone."
     ),
     "startup": (
         "mcpnb's bytecode is compiled before these runs, as installing a package compiles it (the SDK's"

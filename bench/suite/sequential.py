@@ -22,7 +22,7 @@ from typing import Any
 
 from suite.common import PYTHON, Deadline, Row, Scale, Tick, blocks, failed, latency_row, median
 from suite.owned import OwnedClient, RuntimeClient
-from suite.servers import Servers, declared_client, demo_server, pool_options, raw_client
+from suite.servers import Servers, declared_client, demo_server, no_progress, pool_options, raw_client
 
 SECTION = "sequential"
 TOOL, ARGS = "add", {"a": 1, "b": 2}
@@ -56,10 +56,6 @@ OVER_WHAT = {
     ),
 }
 FASTMCP_SCRIPT = __file__.replace("sequential.py", "fastmcp_client.py")
-
-
-async def no_progress(*_: Any) -> None:
-    """A progress callback, so the floor's request carries a progressToken as the pool's does."""
 
 
 def target_for(transport: str, client: str) -> str:

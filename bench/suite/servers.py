@@ -152,6 +152,10 @@ def declared_client(transport: str, url: str | None, errlog: Any) -> Any:
     )
 
 
+async def no_progress(*_: Any) -> None:
+    """A progress callback, so the floor's request carries a progressToken as the pool's does."""
+
+
 def raw_target(transport: str, url: str | None, errlog: Any, server: Any = None) -> Any:
     """What ``mcp.Client`` takes for ``transport``; a stdio child's stderr goes to ``errlog``."""
     if transport == "inprocess":
