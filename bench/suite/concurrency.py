@@ -104,51 +104,28 @@ def measure(
     raw_s, floor_s, pool_s = median(raw_times), median(floor_times), median(pool_times)
     one_by_one = median(singles) * scale.concurrent
     detail = f"median of {scale.concurrent_reps}"
+
+    def row(key: str, value: float, unit: str = "s", **more: Any) -> Row:
+        return Row(SECTION, f"{SECTION}/{transport}/{key}", names[key], value, unit, **more)
+
+    def at_once(key: str, value: float, versus: str, over: float, **more: Any) -> Row:
+        more.setdefault("detail", detail)
+        return row(key, value, ratio=ratio(value, over), versus=f"{versus} at once", **more)
+
     return [
-        Row(SECTION, f"{SECTION}/{transport}/raw", names["raw"], raw_s, "s", detail=detail),
-        Row(
-            SECTION,
-            f"{SECTION}/{transport}/floor",
-            names["floor"],
+        row("raw", raw_s, detail=detail),
+        at_once("floor", floor_s, "raw", raw_s),
+        at_once("pool-async", pool_s, "raw", raw_s, target="≤ 1.15"),
+        at_once(
+            "pool-over-floor",
+            pool_s,
+            "floor",
             floor_s,
-            "s",
-            ratio=ratio(floor_s, raw_s),
-            versus="raw at once",
-            detail=detail,
-        ),
-        Row(
-            SECTION,
-            f"{SECTION}/{transport}/pool-async",
-            names["pool-async"],
-            pool_s,
-            "s",
-            ratio=ratio(pool_s, raw_s),
-            versus="raw at once",
-            target="≤ 1.15",
-            detail=detail,
-        ),
-        Row(
-            SECTION,
-            f"{SECTION}/{transport}/pool-over-floor",
-            names["pool-over-floor"],
-            pool_s,
-            "s",
-            ratio=ratio(pool_s, floor_s),
-            versus="floor at once",
             detail=f"{detail}, what the pool adds to the same threads and the same requests",
         ),
-        Row(
-            SECTION,
-            f"{SECTION}/{transport}/one-by-one",
-            names["one-by-one"],
-            one_by_one,
-            "s",
-            detail=f"{len(singles)} calls measured, scaled to {scale.concurrent}",
-        ),
-        Row(
-            SECTION,
-            f"{SECTION}/{transport}/speed-up",
-            names["speed-up"],
+        row("one-by-one", one_by_one, detail=f"{len(singles)} calls measured, scaled to {scale.concurrent}"),
+        row(
+            "speed-up",
             one_by_one / pool_s,
             "×",
             # the goal is for stdio (bench/pool_overhead.py's old case); over HTTP even the raw
